@@ -83,7 +83,8 @@ def _check_order(graph: Graph) -> None:
     for i in graph.outputs:
         if i not in available:
             raise ModelFormatError(
-                f"{graph.source}: graph output tensor {i} '{graph.tensors[i].name}' is never written"
+                f"{graph.source}: graph output tensor {i} '{graph.tensors[i].name}' "
+                "is never written"
             )
 
 

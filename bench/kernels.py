@@ -1,0 +1,89 @@
+"""Kernel benchmark: exact executed-instruction counts of MLPerf Tiny layers on QEMU.
+
+    python bench/kernels.py [--json] [--board mps2-an386]
+
+Builds the kernel test firmware (tests/kernels/firmware) twice for the board, once with
+the portable C path (TH_NN_FORCE_PORTABLE) and once with the DSP path, runs each layer
+once under the QEMU icount plugin (tools/qemu-icount: every instruction between
+th_mark_start and th_mark_stop, i.e. the whole kernel call including argument checks;
+the 2 marker instructions are subtracted) and checks the outputs against the NumPy
+reference. Prints a table; with --json the table goes to stderr and a JSON list, one
+object per (layer, path) with keys layer, path, macs, instructions (+ mac_per_instruction),
+to stdout. Not a test: nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from kernels.cases import ConvCase, FcCase, Op, check_result  # noqa: E402
+from kernels.layers import fc_layer, layer_case  # noqa: E402
+from kernels.target import build_firmware, run_cases  # noqa: E402
+from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
+
+TARGETS = {"pointwise": 0.9, "conv3x3": 0.9, "depthwise3x3": 0.6, "fully_connected": 0.7}
+
+
+def layers() -> list[tuple[str, str, ConvCase | FcCase]]:
+    return [
+        ("vww pw 48x48x8->16", "pointwise", layer_case(Op.CONV, (48, 48), 8, 16, 1, 1)),
+        ("vww dw3x3 s1 48x48x8", "depthwise3x3", layer_case(Op.DW, (48, 48), 8, 8, 3, 1)),
+        ("vww dw3x3 s2 48x48x16", "depthwise3x3", layer_case(Op.DW, (48, 48), 16, 16, 3, 2)),
+        ("kws pw 25x5x64->64", "pointwise", layer_case(Op.CONV, (25, 5), 64, 64, 1, 1)),
+        ("kws dw3x3 s1 25x5x64", "depthwise3x3", layer_case(Op.DW, (25, 5), 64, 64, 3, 1)),
+        ("resnet conv3x3 32x32x16->16", "conv3x3",
+         layer_case(Op.CONV, (32, 32), 16, 16, 3, 1)),
+        ("ad fc 640->128", "fully_connected", fc_layer(640, 128)),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true", help="JSON list on stdout")
+    ap.add_argument("--board", default="mps2-an386")
+    args = ap.parse_args(argv)
+
+    entries = layers()
+    cases = [case for _, _, case in entries]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="th-kbench-") as tmp:
+        for path, portable in (("portable", True), ("dsp", False)):
+            fw = build_firmware(args.board, Path(tmp), portable=portable, big=True)
+            run = run_cases(fw, cases, interleaved=not portable, icount=True)
+            if len(run.counts) != len(cases):
+                raise SystemExit(f"{len(run.counts)} instruction counts for {len(cases)} layers")
+            for (name, kind, case), result, count in zip(entries, run.results, run.counts,
+                                                         strict=True):
+                problem = check_result(case, result)
+                if problem is not None:
+                    raise SystemExit(f"{name} [{path}]: output differs from reference: "
+                                     f"{problem}")
+                instructions = count - MARKER_OVERHEAD
+                rows.append({"layer": name, "path": path, "kind": kind, "macs": case.macs,
+                             "instructions": instructions,
+                             "mac_per_instruction": round(case.macs / instructions, 3)})
+
+    out = sys.stderr if args.json else sys.stdout
+    print(f"{'layer':30} {'path':9} {'MACs':>10} {'instructions':>13} {'MAC/instr':>9} "
+          f"{'target':>6}", file=out)
+    for r in rows:
+        target = TARGETS[r["kind"]] if r["path"] == "dsp" else None
+        print(f"{r['layer']:30} {r['path']:9} {r['macs']:>10,} {r['instructions']:>13,} "
+              f"{r['mac_per_instruction']:>9.3f} {'' if target is None else target:>6}",
+              file=out)
+    if args.json:
+        print(json.dumps([{k: r[k] for k in ("layer", "path", "macs", "instructions",
+                                              "mac_per_instruction")} for r in rows],
+                         indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

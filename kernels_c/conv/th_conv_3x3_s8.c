@@ -1,0 +1,51 @@
+/* th_conv_3x3_s8: CONV_2D with a 3x3 filter, dilation 1, no groups; any stride/padding. */
+#include <stddef.h>
+
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+int32_t th_conv_3x3_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
+                                    const th_dims *filter_dims, const th_dims *output_dims)
+{
+    (void)params;
+    (void)input_dims;
+    (void)output_dims;
+#if TH_NN_DSP
+    if (filter_dims == NULL) {
+        return 0;
+    }
+    return th_nn_im2col_pair_bytes(9 * filter_dims->c);
+#else
+    (void)filter_dims;
+    return 0;
+#endif
+}
+
+th_status th_conv_3x3_s8(const th_context *ctx, const th_conv_params *params,
+                         const th_per_channel_quant *quant, const th_dims *input_dims,
+                         const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                         const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    th_status status = th_nn_check_conv(params, quant, input_dims, input, filter_dims, filter,
+                                        output_dims, output, 0);
+    if (status != TH_OK) {
+        return status;
+    }
+    if (filter_dims->h != 3 || filter_dims->w != 3 || params->dilation.h != 1 ||
+        params->dilation.w != 1) {
+        return TH_ERR_UNSUPPORTED;
+    }
+    status = th_nn_check_scratch(
+        ctx, th_conv_3x3_s8_scratch_size(params, input_dims, filter_dims, output_dims));
+    if (status != TH_OK) {
+        return status;
+    }
+#if TH_NN_DSP
+    th_nn_conv_im2col_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                         output_dims, output);
+#else
+    th_nn_conv_ref_s8(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,
+                      output);
+#endif
+    return TH_OK;
+}

@@ -1,0 +1,53 @@
+/* th_conv_general_s8: CONV_2D with any filter size, stride, padding, dilation and groups.
+ * DSP path (groups == 1): int16 im2col of two output pixels, then the 2x2 SMLAD core. */
+#include <stddef.h>
+
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+int32_t th_conv_general_s8_scratch_size(const th_conv_params *params,
+                                        const th_dims *input_dims, const th_dims *filter_dims,
+                                        const th_dims *output_dims)
+{
+    (void)params;
+    (void)output_dims;
+#if TH_NN_DSP
+    if (input_dims == NULL || filter_dims == NULL || input_dims->c != filter_dims->c) {
+        return 0; /* grouped convolution: the reference loop needs no scratch */
+    }
+    return th_nn_im2col_pair_bytes(filter_dims->h * filter_dims->w * filter_dims->c);
+#else
+    (void)input_dims;
+    (void)filter_dims;
+    return 0;
+#endif
+}
+
+
+th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params,
+                             const th_per_channel_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int8_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output)
+{
+    th_status status = th_nn_check_conv(params, quant, input_dims, input, filter_dims, filter,
+                                        output_dims, output, 1);
+    if (status != TH_OK) {
+        return status;
+    }
+    status = th_nn_check_scratch(
+        ctx, th_conv_general_s8_scratch_size(params, input_dims, filter_dims, output_dims));
+    if (status != TH_OK) {
+        return status;
+    }
+#if TH_NN_DSP
+    if (input_dims->c == filter_dims->c) {
+        th_nn_conv_im2col_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                             output_dims, output);
+        return TH_OK;
+    }
+#endif
+    th_nn_conv_ref_s8(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,
+                      output);
+    return TH_OK;
+}

@@ -1,0 +1,12 @@
+/* th_add_s8: int8 ADD with broadcasting (see th_nn_add_sub_s8.c). */
+#include "th_nn_add_sub_s8.h"
+
+th_status th_add_s8(const th_context *ctx, const th_add_params *params,
+                    const th_add_quant *quant, const th_shape *input1_shape,
+                    const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
+                    const th_shape *output_shape, int8_t *output)
+{
+    (void)ctx;
+    return th_nn_add_sub_s8(params, quant, input1_shape, input1, input2_shape, input2,
+                            output_shape, output, 0);
+}

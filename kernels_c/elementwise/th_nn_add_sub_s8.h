@@ -1,0 +1,15 @@
+/* th_nn_add_sub_s8.h - private: the shared core of th_add_s8 and th_sub_s8. */
+#ifndef TH_NN_ADD_SUB_S8_H
+#define TH_NN_ADD_SUB_S8_H
+
+#include <stddef.h>
+
+#include "th_nn.h"
+
+/* subtract == 0: input1 + input2; otherwise input1 - input2. */
+th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quant,
+                           const th_shape *input1_shape, const int8_t *input1,
+                           const th_shape *input2_shape, const int8_t *input2,
+                           const th_shape *output_shape, int8_t *output, int subtract);
+
+#endif /* TH_NN_ADD_SUB_S8_H */

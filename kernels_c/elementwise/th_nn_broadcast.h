@@ -1,0 +1,142 @@
+/*
+ * th_nn_broadcast.h - private: NumPy broadcasting of two inputs for the binary kernels.
+ *
+ * The output shape is reduced to as few dims as possible: dims of size 1 are dropped and
+ * neighbours that both inputs walk contiguously (or both broadcast) are merged. What is
+ * left is walked row by row; in the innermost dim each input moves by 1 or 0 (broadcast),
+ * so the common cases (same shape, [..., C] against [C], scalar) become one or a few
+ * long rows.
+ */
+#ifndef TH_NN_BROADCAST_H
+#define TH_NN_BROADCAST_H
+
+#include <stdint.h>
+
+#include "../reshape/th_nn_shape.h"
+
+typedef struct {
+    int32_t rank; /* >= 1 */
+    int32_t dims[TH_MAX_RANK];
+    int32_t stride1[TH_MAX_RANK]; /* element strides of input1, 0 where it broadcasts */
+    int32_t stride2[TH_MAX_RANK];
+    int32_t count1; /* element counts of the inputs and the output */
+    int32_t count2;
+    int32_t count;
+} th_nn_bcast;
+
+/* Input dim aligned with output dim i (1 where the input has fewer dims). */
+static inline int32_t th_nn_bcast_dim(const th_shape *s, int32_t rank, int32_t i)
+{
+    const int32_t j = i - (rank - s->rank);
+    return j >= 0 ? s->dims[j] : 1;
+}
+
+/* Returns 0 if the shapes are invalid or the output is not their broadcast shape. */
+static inline int th_nn_bcast_init(th_nn_bcast *b, const th_shape *s1, const th_shape *s2,
+                                   const th_shape *out)
+{
+    b->count1 = th_nn_shape_count(s1);
+    b->count2 = th_nn_shape_count(s2);
+    b->count = th_nn_shape_count(out);
+    if (b->count1 < 0 || b->count2 < 0 || b->count < 0 || s1->rank > out->rank ||
+        s2->rank > out->rank) {
+        return 0;
+    }
+    const int32_t rank = out->rank;
+    int32_t st1[TH_MAX_RANK];
+    int32_t st2[TH_MAX_RANK];
+    int32_t next1 = 1;
+    int32_t next2 = 1;
+    for (int32_t i = rank - 1; i >= 0; i--) {
+        const int32_t d1 = th_nn_bcast_dim(s1, rank, i);
+        const int32_t d2 = th_nn_bcast_dim(s2, rank, i);
+        const int32_t d = out->dims[i];
+        if ((d1 != d && d1 != 1) || (d2 != d && d2 != 1) || (d != 1 && d1 == 1 && d2 == 1)) {
+            return 0;
+        }
+        st1[i] = d1 == 1 ? 0 : next1;
+        st2[i] = d2 == 1 ? 0 : next2;
+        next1 *= d1;
+        next2 *= d2;
+    }
+    /* Collapse from the innermost dim outwards, then reverse into b. */
+    int32_t dims[TH_MAX_RANK];
+    int32_t a1[TH_MAX_RANK];
+    int32_t a2[TH_MAX_RANK];
+    int32_t n = 0;
+    for (int32_t i = rank - 1; i >= 0; i--) {
+        const int32_t d = out->dims[i];
+        if (d == 1) {
+            continue;
+        }
+        if (n > 0 && st1[i] == a1[n - 1] * dims[n - 1] && st2[i] == a2[n - 1] * dims[n - 1]) {
+            dims[n - 1] *= d;
+            continue;
+        }
+        dims[n] = d;
+        a1[n] = st1[i];
+        a2[n] = st2[i];
+        n++;
+    }
+    if (n == 0) {
+        dims[0] = 1;
+        a1[0] = 0;
+        a2[0] = 0;
+        n = 1;
+    }
+    b->rank = n;
+    for (int32_t i = 0; i < n; i++) {
+        b->dims[i] = dims[n - 1 - i];
+        b->stride1[i] = a1[n - 1 - i];
+        b->stride2[i] = a2[n - 1 - i];
+    }
+    return 1;
+}
+
+/* Row walker: rows = product of all but the innermost dim. */
+typedef struct {
+    int32_t idx[TH_MAX_RANK];
+    int32_t off1;
+    int32_t off2;
+} th_nn_bcast_pos;
+
+static inline void th_nn_bcast_start(th_nn_bcast_pos *p)
+{
+    for (int32_t i = 0; i < TH_MAX_RANK; i++) {
+        p->idx[i] = 0;
+    }
+    p->off1 = 0;
+    p->off2 = 0;
+}
+
+/* Advances to the next row (odometer over the outer dims). */
+static inline void th_nn_bcast_next(const th_nn_bcast *b, th_nn_bcast_pos *p)
+{
+    for (int32_t d = b->rank - 2; d >= 0; d--) {
+        p->off1 += b->stride1[d];
+        p->off2 += b->stride2[d];
+        if (++p->idx[d] < b->dims[d]) {
+            return;
+        }
+        p->off1 -= b->stride1[d] * b->dims[d];
+        p->off2 -= b->stride2[d] * b->dims[d];
+        p->idx[d] = 0;
+    }
+}
+
+/* Shared precondition of the in-place rule: an output may only alias a full-size input. */
+static inline int th_nn_bcast_alias_ok(const th_nn_bcast *b, const int8_t *in1,
+                                       const int8_t *in2, const int8_t *out)
+{
+    /* compared as integers: the pointers may belong to different arrays */
+    const uintptr_t o = (uintptr_t)out;
+    const uintptr_t a = (uintptr_t)in1;
+    const uintptr_t c = (uintptr_t)in2;
+    const int bad1 = a != o && a < o + (uintptr_t)b->count && o < a + (uintptr_t)b->count1;
+    const int bad2 = c != o && c < o + (uintptr_t)b->count && o < c + (uintptr_t)b->count2;
+    const int short1 = in1 == out && b->count1 != b->count;
+    const int short2 = in2 == out && b->count2 != b->count;
+    return !(bad1 || bad2 || short1 || short2);
+}
+
+#endif /* TH_NN_BROADCAST_H */

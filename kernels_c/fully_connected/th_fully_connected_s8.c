@@ -1,0 +1,36 @@
+/* th_fully_connected_s8: FULLY_CONNECTED with per-tensor requantization. */
+#include <stddef.h>
+
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
+                                           const th_dims *input_dims,
+                                           const th_dims *filter_dims)
+{
+    (void)params;
+    (void)input_dims;
+    (void)filter_dims;
+    return 0;
+}
+
+th_status th_fully_connected_s8(const th_context *ctx, const th_fc_params *params,
+                                const th_per_tensor_quant *quant, const th_dims *input_dims,
+                                const int8_t *input, const th_dims *filter_dims,
+                                const int8_t *filter, const int32_t *bias,
+                                const th_dims *output_dims, int8_t *output)
+{
+    (void)ctx;
+    if (quant == NULL) {
+        return TH_ERR_ARG;
+    }
+    const th_status status =
+        th_nn_check_fc(params, &quant->multiplier, &quant->shift, 1, input_dims, input,
+                       filter_dims, filter, output_dims, output);
+    if (status != TH_OK) {
+        return status;
+    }
+    th_nn_fc_s8(params, &quant->multiplier, &quant->shift, 0, input_dims, input, filter_dims,
+                filter, bias, output_dims, output);
+    return TH_OK;
+}

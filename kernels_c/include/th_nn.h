@@ -1,0 +1,268 @@
+/*
+ * th_nn.h - the public API of the tinyhost int8 kernels (DESIGN.md §3, §6).
+ *
+ * Every kernel takes, in this order: a context (caller-provided scratch), the op params,
+ * the quant params, then (dims, data) pairs for input, filter, bias, output. It checks
+ * its preconditions at entry and returns a th_status. No malloc, no global state.
+ * Results are bit-exact with TFLite Micro's int8 reference kernels (double rounding).
+ *
+ * Scratch rule: call the kernel's *_scratch_size() companion with the same params and
+ * dims; pass a 4-byte aligned buffer of at least that many bytes (NULL/0 if it returns 0).
+ * A wrapper's size is the size of the variant it picks for those params.
+ *
+ * Build paths: on Armv7E-M/Armv8-M cores with the DSP extension (__ARM_FEATURE_DSP) the
+ * kernels use SMLAD/SXTB16 inner loops unless TH_NN_FORCE_PORTABLE is defined; otherwise a
+ * portable C99 path runs (Cortex-M0/M3, host). TH_NN_HAS_DSP tells which.
+ *
+ * Filter layout: on DSP builds (TH_NN_FILTER_INTERLEAVED == 1) CONV_2D filters and
+ * FULLY_CONNECTED weights are passed pre-interleaved by output-channel blocks (2 for conv,
+ * 4 for FC) with K = KH*KW*Cin padded to a multiple of 4; see th_nn_support.h and
+ * tests/kernels/layouts.py (interleave_filter). Filter bytes: Cout * round_up(K, 4).
+ * Portable builds take the plain OHWI / [Cout, Cin] layout. DEPTHWISE filters are always
+ * plain [1, KH, KW, Cout].
+ *
+ * Aliasing (what the planner may overlap; any other overlap of output with an input or
+ * the scratch is not allowed):
+ *  (a) th_dw_conv_s8 / th_dw_conv_3x3_s8 / th_dw_conv_general_s8 with ch_mult == 1 may be
+ *      computed in place: output == input (the same pointer, buffer of max(input, output)
+ *      bytes), for any stride and padding, if N == 1 or OH*OW <= H*W. The kernels work
+ *      batch by batch, channel by channel: channel c's input plane is copied to scratch
+ *      before any output of channel c is written, and output pixel p channel c is written
+ *      at p*C + c only.
+ *  (b) th_conv_1x1_s8 (and th_conv_s8 when it picks it) with stride 1, no padding and
+ *      Cout <= Cin may be computed in place: output == input. Pixels are read into scratch
+ *      TH_CONV_1X1_INPLACE_PIXELS at a time before their outputs are written.
+ * Everything else: output must not overlap input, filter, bias or scratch.
+ */
+#ifndef TH_NN_H
+#define TH_NN_H
+
+#include <stdint.h>
+
+#include "th_nn_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(TH_NN_FORCE_PORTABLE)
+#define TH_NN_HAS_DSP 1
+#elif defined(TH_NN_EMULATE_DSP) && TH_NN_EMULATE_DSP
+#define TH_NN_HAS_DSP 1
+#else
+#define TH_NN_HAS_DSP 0
+#endif
+
+#if defined(TH_NN_INTERLEAVED_FILTERS)
+#define TH_NN_FILTER_INTERLEAVED TH_NN_INTERLEAVED_FILTERS
+#else
+#define TH_NN_FILTER_INTERLEAVED TH_NN_HAS_DSP
+#endif
+
+/* Pixels the 1x1 kernel stages in scratch at a time (aliasing rule (b)). */
+#define TH_CONV_1X1_INPLACE_PIXELS 2
+
+/* Build description, for generated code and tests: bit 0 = DSP path compiled in,
+ * bit 1 = interleaved filter layout expected, bit 2 = DSP instructions native. */
+int32_t th_nn_build_flags(void);
+
+/* ---- CONV_2D ---------------------------------------------------------------------------
+ * input (N, H, W, Cin), filter (Cout, KH, KW, Cin / groups), bias [Cout] or NULL,
+ * output (N, OH, OW, Cout). Per-channel requantization (per-tensor: repeat the pair). */
+
+/* Picks th_conv_1x1_s8, th_conv_3x3_s8 or th_conv_general_s8. */
+th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,
+                     const th_per_channel_quant *quant, const th_dims *input_dims,
+                     const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                     const int32_t *bias, const th_dims *output_dims, int8_t *output);
+int32_t th_conv_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
+                                const th_dims *filter_dims, const th_dims *output_dims);
+
+/* 1x1 filter, no padding, no groups, dilation irrelevant; any stride. */
+th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
+                         const th_per_channel_quant *quant, const th_dims *input_dims,
+                         const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                         const int32_t *bias, const th_dims *output_dims, int8_t *output);
+int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
+                                    const th_dims *filter_dims, const th_dims *output_dims);
+
+/* 3x3 filter, dilation 1, no groups; any stride and padding. */
+th_status th_conv_3x3_s8(const th_context *ctx, const th_conv_params *params,
+                         const th_per_channel_quant *quant, const th_dims *input_dims,
+                         const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                         const int32_t *bias, const th_dims *output_dims, int8_t *output);
+int32_t th_conv_3x3_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
+                                    const th_dims *filter_dims, const th_dims *output_dims);
+
+/* Any filter, stride, padding, dilation and group count. */
+th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params,
+                             const th_per_channel_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int8_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output);
+int32_t th_conv_general_s8_scratch_size(const th_conv_params *params,
+                                        const th_dims *input_dims, const th_dims *filter_dims,
+                                        const th_dims *output_dims);
+
+/* ---- DEPTHWISE_CONV_2D -----------------------------------------------------------------
+ * input (N, H, W, Cin), filter (1, KH, KW, Cin * ch_mult), bias [Cout] or NULL,
+ * output (N, OH, OW, Cin * ch_mult). */
+
+/* Picks th_dw_conv_3x3_s8 or th_dw_conv_general_s8. */
+th_status th_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params,
+                        const th_per_channel_quant *quant, const th_dims *input_dims,
+                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                        const int32_t *bias, const th_dims *output_dims, int8_t *output);
+int32_t th_dw_conv_s8_scratch_size(const th_dw_conv_params *params, const th_dims *input_dims,
+                                   const th_dims *filter_dims, const th_dims *output_dims);
+
+/* 3x3 filter, ch_mult 1, dilation 1, stride 1 or 2 (both directions equal); any padding. */
+th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *params,
+                            const th_per_channel_quant *quant, const th_dims *input_dims,
+                            const int8_t *input, const th_dims *filter_dims,
+                            const int8_t *filter, const int32_t *bias,
+                            const th_dims *output_dims, int8_t *output);
+int32_t th_dw_conv_3x3_s8_scratch_size(const th_dw_conv_params *params,
+                                       const th_dims *input_dims, const th_dims *filter_dims,
+                                       const th_dims *output_dims);
+
+/* Any filter, stride, padding, dilation and depth multiplier. */
+th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *params,
+                                const th_per_channel_quant *quant, const th_dims *input_dims,
+                                const int8_t *input, const th_dims *filter_dims,
+                                const int8_t *filter, const int32_t *bias,
+                                const th_dims *output_dims, int8_t *output);
+int32_t th_dw_conv_general_s8_scratch_size(const th_dw_conv_params *params,
+                                           const th_dims *input_dims,
+                                           const th_dims *filter_dims,
+                                           const th_dims *output_dims);
+
+/* ---- FULLY_CONNECTED -------------------------------------------------------------------
+ * input (batches, 1, 1, Cin) (any shape whose product is batches * Cin: pass n = batches,
+ * c = Cin), weights (Cout, 1, 1, Cin), bias [Cout] or NULL, output (batches, 1, 1, Cout).
+ * Scratch: none (size 0). */
+
+/* Per-tensor requantization; params->filter_offset applies. */
+th_status th_fully_connected_s8(const th_context *ctx, const th_fc_params *params,
+                                const th_per_tensor_quant *quant, const th_dims *input_dims,
+                                const int8_t *input, const th_dims *filter_dims,
+                                const int8_t *filter, const int32_t *bias,
+                                const th_dims *output_dims, int8_t *output);
+
+/* Per-channel requantization; params->filter_offset must be 0. */
+th_status th_fully_connected_per_channel_s8(const th_context *ctx, const th_fc_params *params,
+                                            const th_per_channel_quant *quant,
+                                            const th_dims *input_dims, const int8_t *input,
+                                            const th_dims *filter_dims, const int8_t *filter,
+                                            const int32_t *bias, const th_dims *output_dims,
+                                            int8_t *output);
+
+int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
+                                           const th_dims *input_dims,
+                                           const th_dims *filter_dims);
+
+/* ---- pooling, elementwise, activations, data movement ----------------------------------
+ * None of these kernels needs scratch: ctx may be NULL, there is no *_scratch_size
+ * companion, the planner reserves nothing. Every kernel checks its arguments at entry
+ * (TH_ERR_ARG) and writes nothing when it refuses them.
+ *
+ * LUT design: every unary int8 -> int8 function (LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU,
+ * RELU, RELU6, RELU_N1_TO_1, QUANTIZE int8 -> int8) runs as th_lut_s8, one table load per
+ * element. The host builds the 256-entry table by running the NumPy reference (the spec,
+ * bit-exact with TFLM's gemmlowp Q4.27 / int16 fixed-point paths) on all 256 inputs
+ * (tinyhost.arith.lut), so the kernel is exact by construction; no fixed-point
+ * logistic/tanh runs on the device. Table index: (uint8_t)x, i.e. table[0..127] are the
+ * outputs for x = 0..127 and table[128..255] for x = -128..-1.
+ *
+ * Aliasing (in addition to the rules above): th_lut_s8 may run in place (output ==
+ * input). th_add_s8 / th_sub_s8 / th_mul_s8 may write over input1 or input2 (the same
+ * pointer) when that input has the output's element count (is not broadcast). Any other
+ * overlap of an output with an input is not allowed.
+ */
+
+/* AVERAGE_POOL_2D: input (N, H, W, C), output (N, OH, OW, C). The padding is never
+ * averaged in; a window with no input in it is refused (TH_ERR_ARG), as TFLM does. */
+th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
+                        const th_dims *input_dims, const int8_t *input,
+                        const th_dims *output_dims, int8_t *output);
+
+/* MAX_POOL_2D: as th_avgpool_s8; a window entirely in the padding gives -128, clamped. */
+th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
+                        const th_dims *input_dims, const int8_t *input,
+                        const th_dims *output_dims, int8_t *output);
+
+/* ADD / SUB (input1 - input2) / MUL with NumPy broadcasting of up to TH_MAX_RANK dims:
+ * shapes align on their last dims, a dim of 1 (or a missing one) broadcasts, and the
+ * output shape must be the broadcast shape. */
+th_status th_add_s8(const th_context *ctx, const th_add_params *params,
+                    const th_add_quant *quant, const th_shape *input1_shape,
+                    const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
+                    const th_shape *output_shape, int8_t *output);
+th_status th_sub_s8(const th_context *ctx, const th_add_params *params,
+                    const th_add_quant *quant, const th_shape *input1_shape,
+                    const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
+                    const th_shape *output_shape, int8_t *output);
+th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
+                    const th_per_tensor_quant *quant, const th_shape *input1_shape,
+                    const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
+                    const th_shape *output_shape, int8_t *output);
+
+/* SOFTMAX over the last dim of shape; output has the same shape. Rows longer than 4095
+ * are refused (TH_ERR_UNSUPPORTED): TFLM's Q12.19 sum of exps could overflow. */
+th_status th_softmax_s8(const th_context *ctx, const th_softmax_params *params,
+                        const th_shape *shape, const int8_t *input, int8_t *output);
+th_status th_softmax_s8_s16(const th_context *ctx, const th_softmax_params *params,
+                            const th_shape *shape, const int8_t *input, int16_t *output);
+
+/* Unary int8 function through a 256-entry table (see "LUT design" above). */
+th_status th_lut_s8(const th_context *ctx, const int8_t *table, int32_t size,
+                    const int8_t *input, int8_t *output);
+
+/* QUANTIZE float32 -> int8: round(x / scale) (float32 division, halves away from zero)
+ * + zero point, saturated; NaN counts as 0. Float32 arithmetic only (no double, no libm). */
+th_status th_quantize_f32_s8(const th_context *ctx, const th_affine_params *params,
+                             int32_t size, const float *input, int8_t *output);
+
+/* DEQUANTIZE int8 -> float32. TFLM computes scale * (q - zp) in double and rounds to
+ * float32; since |q - zp| <= 255 the double product is exact, so the single float32
+ * product scale * (float)(q - zp) rounds the same exact value once: identical results
+ * (also for subnormal results, provided the FPU does not flush to zero). */
+th_status th_dequantize_s8_f32(const th_context *ctx, const th_affine_params *params,
+                               int32_t size, const int8_t *input, float *output);
+
+/* PAD / PADV2: output dim i = input dim i + before[i] + after[i]. */
+th_status th_pad_s8(const th_context *ctx, const th_pad_params *params,
+                    const th_shape *input_shape, const int8_t *input,
+                    const th_shape *output_shape, int8_t *output);
+
+/* CONCATENATION along params->axis of params->num_inputs inputs (input_shapes[i],
+ * inputs[i]) sharing every other dim; raw copies (TFLM requires equal quantization). */
+th_status th_concat_s8(const th_context *ctx, const th_concat_params *params,
+                       const th_shape *input_shapes, const int8_t *const *inputs,
+                       const th_shape *output_shape, int8_t *output);
+
+/* TRANSPOSE: output dims[i] = input dims[perm[i]]. */
+th_status th_transpose_s8(const th_context *ctx, const th_transpose_params *params,
+                          const th_shape *input_shape, const int8_t *input,
+                          const th_shape *output_shape, int8_t *output);
+
+/* STRIDED_SLICE, resolved on the host: output_shape has the input's rank (a shrunk dim has
+ * size 1; new axes are not listed) and output[i...] = input[begin + i * stride ...]; every
+ * index must lie inside the input. The output tensor's own shape is a reshape of this. */
+th_status th_strided_slice_s8(const th_context *ctx, const th_strided_slice_params *params,
+                              const th_shape *input_shape, const int8_t *input,
+                              const th_shape *output_shape, int8_t *output);
+
+/* MEAN over the dims in params->axis_mask, as TFLM's int8 QuantizedMeanOrSum: the
+ * zero-point corrected int32 sum requantized with quant (input_scale / output_scale)
+ * folded with 1/count, + output zero point. output_shape may keep the reduced dims as 1
+ * or drop them (only its element count is checked). */
+th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
+                     const th_per_tensor_quant *quant, const th_shape *input_shape,
+                     const int8_t *input, const th_shape *output_shape, int8_t *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TH_NN_H */

@@ -1,0 +1,433 @@
+/*
+ * th_nn_support.h - internal helpers of the tinyhost kernels (not part of the public API).
+ *
+ *  - th_requantize(): TFLite Micro's MultiplyByQuantizedMultiplier with double rounding,
+ *    the exact form of host/tinyhost/arith/fixedpoint.py.
+ *  - A fast exact requantization for the DSP paths (th_requant_fast_*), valid under
+ *    conditions the kernels check once at entry.
+ *  - SIMD wrappers (th_smlad, th_sxtb16, ...): ACLE intrinsics on Armv7E-M/Armv8-M with the
+ *    DSP extension, plain C models of the same instructions when TH_NN_EMULATE_DSP is set
+ *    (host builds that run the DSP algorithms under ASan/UBSan).
+ */
+#ifndef TH_NN_SUPPORT_H
+#define TH_NN_SUPPORT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "th_nn_types.h"
+
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(TH_NN_FORCE_PORTABLE)
+#define TH_NN_DSP_NATIVE 1
+#include <arm_acle.h>
+#else
+#define TH_NN_DSP_NATIVE 0
+#endif
+
+/* TH_NN_DSP: compile the DSP algorithms (natively, or emulated in C for host tests). */
+#if TH_NN_DSP_NATIVE || (defined(TH_NN_EMULATE_DSP) && TH_NN_EMULATE_DSP)
+#define TH_NN_DSP 1
+#else
+#define TH_NN_DSP 0
+#endif
+
+#define TH_INLINE static inline __attribute__((always_inline))
+#define TH_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define TH_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* ---- exact TFLite Micro requantization (portable) ------------------------------------- */
+
+/* gemmlowp SaturatingRoundingDoublingHighMul. */
+TH_INLINE int32_t th_srdhm(int32_t a, int32_t b)
+{
+    if (a == b && a == INT32_MIN) {
+        return INT32_MAX;
+    }
+    const int64_t ab = (int64_t)a * b;
+    const int64_t nudge = ab >= 0 ? (INT64_C(1) << 30) : (1 - (INT64_C(1) << 30));
+    /* C division truncates toward zero, as gemmlowp relies on. */
+    return (int32_t)((ab + nudge) / (INT64_C(1) << 31));
+}
+
+/* gemmlowp RoundingDivideByPOT, exponent in [0, 31]: rounds half away from zero. */
+TH_INLINE int32_t th_rdbpot(int32_t x, int32_t exponent)
+{
+    const int32_t mask = (int32_t)((UINT32_C(1) << exponent) - 1u);
+    const int32_t remainder = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/* MultiplyByQuantizedMultiplier (double rounding); shift in [-31, 30]. The left shift wraps
+ * modulo 2^32 like the reference (fixedpoint.wrap_int32). */
+TH_INLINE int32_t th_requantize(int32_t acc, int32_t multiplier, int32_t shift)
+{
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : -shift;
+    const int32_t shifted = (int32_t)((uint32_t)acc << left);
+    return th_rdbpot(th_srdhm(shifted, multiplier), right);
+}
+
+TH_INLINE int32_t th_clamp(int32_t x, int32_t lo, int32_t hi)
+{
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* Requantized value + output offset, clamped to the activation range (int64: no overflow
+ * even for extreme requantized values). */
+TH_INLINE int8_t th_out_s8(int32_t requantized, int32_t output_offset, int32_t act_min,
+                           int32_t act_max)
+{
+    const int64_t v = (int64_t)requantized + output_offset;
+    return (int8_t)(v < act_min ? act_min : (v > act_max ? act_max : v));
+}
+
+/* Wrapping int32 add: accumulators that TFLM keeps in int32 (models never overflow them;
+ * wrapping keeps random tests defined instead of UB). */
+TH_INLINE int32_t th_add_wrap(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+/* ---- unaligned little-endian loads and stores (compile to single ldr/str on Cortex-M) -- */
+
+TH_INLINE int32_t th_read_s32(const void *p)
+{
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+TH_INLINE void th_write_s32(void *p, int32_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+TH_INLINE void th_write_s16(void *p, int16_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* ---- DSP instruction models ------------------------------------------------------------ */
+#if TH_NN_DSP_NATIVE
+
+TH_INLINE int32_t th_smlad(int32_t a, int32_t b, int32_t acc)
+{
+    return __smlad((uint32_t)a, (uint32_t)b, acc);
+}
+TH_INLINE int32_t th_smlabb(int32_t a, int32_t b, int32_t acc)
+{
+    return __smlabb(a, b, acc);
+}
+TH_INLINE int32_t th_smlatb(int32_t a, int32_t b, int32_t acc)
+{
+    return __smlatb(a, b, acc);
+}
+/* (sign-extended byte 0, byte 2) */
+TH_INLINE int32_t th_sxtb16(int32_t x)
+{
+    return (int32_t)__sxtb16((uint32_t)x);
+}
+/* (byte 1, byte 3) */
+TH_INLINE int32_t th_sxtb16_ror8(int32_t x)
+{
+    const uint32_t u = (uint32_t)x;
+    return (int32_t)__sxtb16((u >> 8) | (u << 24)); /* gcc folds the rotate into SXTB16 */
+}
+/* halfwords of a plus sign-extended bytes 0 and 2 of x */
+TH_INLINE int32_t th_sxtab16(int32_t a, int32_t x)
+{
+    return (int32_t)__sxtab16((uint32_t)a, (uint32_t)x);
+}
+TH_INLINE int32_t th_sxtab16_ror8(int32_t a, int32_t x)
+{
+    const uint32_t u = (uint32_t)x;
+    return (int32_t)__sxtab16((uint32_t)a, (u >> 8) | (u << 24));
+}
+TH_INLINE int32_t th_sadd16(int32_t a, int32_t b)
+{
+    return (int32_t)__sadd16((uint32_t)a, (uint32_t)b);
+}
+/* (bottom of a, bottom of b) */
+TH_INLINE int32_t th_pkhbt(int32_t a, int32_t b)
+{
+    return (int32_t)(((uint32_t)a & 0xFFFFu) | ((uint32_t)b << 16));
+}
+/* (top of a, top of b) */
+TH_INLINE int32_t th_pkhtb(int32_t a, int32_t b)
+{
+    return (int32_t)(((uint32_t)a >> 16) | ((uint32_t)b & 0xFFFF0000u));
+}
+TH_INLINE int32_t th_ssat8(int32_t x)
+{
+    return __ssat(x, 8);
+}
+/* acc + ((a * b + 2^31) >> 32): SMMLAR (no ACLE intrinsic). */
+TH_INLINE int32_t th_smmlar(int32_t a, int32_t b, int32_t acc)
+{
+    int32_t r;
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+    return r;
+}
+
+#elif TH_NN_DSP /* C models for host tests of the DSP algorithms */
+
+TH_INLINE int32_t th_lo16(int32_t x)
+{
+    return (int16_t)(uint16_t)((uint32_t)x & 0xFFFFu);
+}
+TH_INLINE int32_t th_hi16(int32_t x)
+{
+    return (int16_t)(uint16_t)((uint32_t)x >> 16);
+}
+TH_INLINE int32_t th_pack16(int32_t lo, int32_t hi)
+{
+    return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xFFFFu));
+}
+TH_INLINE int32_t th_smlad(int32_t a, int32_t b, int32_t acc)
+{
+    return th_add_wrap(acc, th_lo16(a) * th_lo16(b) + th_hi16(a) * th_hi16(b));
+}
+TH_INLINE int32_t th_smlabb(int32_t a, int32_t b, int32_t acc)
+{
+    return th_add_wrap(acc, th_lo16(a) * th_lo16(b));
+}
+TH_INLINE int32_t th_smlatb(int32_t a, int32_t b, int32_t acc)
+{
+    return th_add_wrap(acc, th_hi16(a) * th_lo16(b));
+}
+TH_INLINE int32_t th_sxtb16(int32_t x)
+{
+    const uint32_t u = (uint32_t)x;
+    return th_pack16((int8_t)(uint8_t)(u & 0xFFu), (int8_t)(uint8_t)((u >> 16) & 0xFFu));
+}
+TH_INLINE int32_t th_sxtb16_ror8(int32_t x)
+{
+    const uint32_t u = (uint32_t)x;
+    return th_pack16((int8_t)(uint8_t)((u >> 8) & 0xFFu), (int8_t)(uint8_t)(u >> 24));
+}
+TH_INLINE int32_t th_sadd16(int32_t a, int32_t b)
+{
+    return th_pack16(th_lo16(a) + th_lo16(b), th_hi16(a) + th_hi16(b));
+}
+TH_INLINE int32_t th_sxtab16(int32_t a, int32_t x)
+{
+    return th_sadd16(a, th_sxtb16(x));
+}
+TH_INLINE int32_t th_sxtab16_ror8(int32_t a, int32_t x)
+{
+    return th_sadd16(a, th_sxtb16_ror8(x));
+}
+TH_INLINE int32_t th_pkhbt(int32_t a, int32_t b)
+{
+    return th_pack16(th_lo16(a), th_lo16(b));
+}
+TH_INLINE int32_t th_pkhtb(int32_t a, int32_t b)
+{
+    return th_pack16(th_hi16(a), th_hi16(b));
+}
+TH_INLINE int32_t th_ssat8(int32_t x)
+{
+    return th_clamp(x, -128, 127);
+}
+TH_INLINE int32_t th_smmlar(int32_t a, int32_t b, int32_t acc)
+{
+    const int64_t p = (int64_t)a * b + (INT64_C(1) << 31);
+    return th_add_wrap(acc, (int32_t)(p >> 32));
+}
+
+#endif /* DSP models */
+
+/* ---- fast exact requantization (DSP paths) ---------------------------------------------
+ *
+ * For a right shift e = -shift in [1, TH_FAST_MAX_E], a multiplier >= 0 and |acc| < 2^29:
+ *     RDBPOT(SRDHM(acc, M), e) + zp == (SMMLAR(2*acc, M, R) + [acc < 0 ? -1 : 0]) >> e
+ * with R = 2^(e-1) + zp * 2^e. Proof: SMMLAR(2a, M, R) = R + floor((aM + 2^30) / 2^31)
+ * = R + SRDHM(a, M) (TFLM's nudge-and-truncate equals this floor), and RDBPOT(y, e) =
+ * floor((y + 2^(e-1) - [y < 0]) / 2^e); y < 0 and a < 0 only disagree when y == 0, where
+ * both roundings give 0. Kernels check the conditions once and fall back to th_requantize.
+ */
+#define TH_FAST_MAX_E 22
+
+typedef struct {
+    int32_t multiplier;
+    int32_t round_zp; /* 2^(e-1) + zp * 2^e */
+    int32_t e;
+} th_fast_rq;
+
+TH_INLINE th_fast_rq th_fast_rq_make(int32_t multiplier, int32_t shift, int32_t zp)
+{
+    th_fast_rq r;
+    r.multiplier = multiplier;
+    r.e = -shift;
+    r.round_zp = (int32_t)((UINT32_C(1) << (r.e - 1)) + ((uint32_t)zp << r.e));
+    return r;
+}
+
+/* True when th_fast_rq_apply() is exact for this (multiplier, shift) and any accumulator
+ * with |acc| <= acc_bound. */
+TH_INLINE int th_fast_rq_ok(int32_t multiplier, int32_t shift, int64_t acc_bound)
+{
+    return multiplier >= 0 && shift <= -1 && shift >= -TH_FAST_MAX_E &&
+           acc_bound < (INT64_C(1) << 29);
+}
+
+#if TH_NN_DSP
+/* Requantized, zero-point-added value saturated to int8 (activation clamp not applied). */
+TH_INLINE int32_t th_fast_rq_apply(int32_t acc, const th_fast_rq *rq)
+{
+    const int32_t a2 = (int32_t)((uint32_t)acc << 1);
+    int32_t y = th_smmlar(a2, rq->multiplier, rq->round_zp);
+    y += a2 >> 31;
+    return th_ssat8(y >> rq->e);
+}
+#endif
+
+/* Largest |accumulator| a MAC kernel can produce: taps * 255 * 128 + max |bias|. */
+TH_INLINE int64_t th_acc_bound(int32_t taps, int32_t max_weight_abs, const int32_t *bias,
+                               int32_t channels)
+{
+    int64_t max_bias = 0;
+    if (bias != NULL) {
+        for (int32_t c = 0; c < channels; c++) {
+            const int64_t b = bias[c] < 0 ? -(int64_t)bias[c] : (int64_t)bias[c];
+            max_bias = b > max_bias ? b : max_bias;
+        }
+    }
+    return (int64_t)taps * 256 * max_weight_abs + max_bias;
+}
+
+/* ---- offline filter layouts (DSP builds) ------------------------------------------------
+ *
+ * CONV_2D filters (block 2) and FULLY_CONNECTED weights (block 4) are stored as a
+ * [Cout, K] matrix (K = KH*KW*Cin) with K padded to Kp = round_up(K, 4) by zeros, output
+ * channels taken in blocks of B (the last block may be smaller, g channels), and within a
+ * block the 4-byte chunks of its channels interleaved:
+ *     index(c, k) = (c / B) * B * Kp + (k / 4) * 4 * g + (c % B) * 4 + k % 4
+ * so one load brings 4 taps of g channels. tests/kernels/layouts.py builds it.
+ */
+#if defined(TH_NN_INTERLEAVED_FILTERS)
+#define TH_NN_INTERLEAVED TH_NN_INTERLEAVED_FILTERS
+#else
+#define TH_NN_INTERLEAVED TH_NN_DSP
+#endif
+
+#define TH_CONV_BLOCK 2
+#define TH_FC_BLOCK 4
+
+TH_INLINE int32_t th_round_up4(int32_t k)
+{
+    return (k + 3) & ~3;
+}
+
+TH_INLINE int32_t th_filter_index(int32_t c, int32_t k, int32_t K, int32_t cout, int32_t block)
+{
+#if TH_NN_INTERLEAVED
+    const int32_t kp = th_round_up4(K);
+    const int32_t first = (c / block) * block;
+    const int32_t g = TH_MIN(block, cout - first);
+    return first * kp + (k / 4) * 4 * g + (c - first) * 4 + (k & 3);
+#else
+    (void)cout;
+    (void)block;
+    return c * K + k;
+#endif
+}
+
+
+/* ---- internal functions shared by the kernels (kernels_c/support/) ----------------------- */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Output stage shared by the MAC kernels. */
+typedef struct {
+    int32_t output_offset;
+    int32_t act_min;
+    int32_t act_max;
+    int32_t fast; /* th_fast_rq_apply is exact for every channel (checked at entry) */
+    int32_t clamp; /* activation range narrower than [-128, 127] */
+} th_nn_out_stage;
+
+/* Fills the output stage; fast requantization if every channel qualifies for acc_bound. */
+void th_nn_out_stage_init(th_nn_out_stage *stage, const th_per_channel_quant *quant,
+                          int32_t channels, int32_t output_offset,
+                          const th_activation *activation, int64_t acc_bound);
+
+/* Common argument checks of CONV_2D kernels (groups allowed when allow_groups). */
+th_status th_nn_check_conv(const th_conv_params *params, const th_per_channel_quant *quant,
+                           const th_dims *input_dims, const int8_t *input,
+                           const th_dims *filter_dims, const int8_t *filter,
+                           const th_dims *output_dims, const int8_t *output, int allow_groups);
+
+th_status th_nn_check_dw(const th_dw_conv_params *params, const th_per_channel_quant *quant,
+                         const th_dims *input_dims, const int8_t *input,
+                         const th_dims *filter_dims, const int8_t *filter,
+                         const th_dims *output_dims, const int8_t *output);
+
+th_status th_nn_check_scratch(const th_context *ctx, int32_t needed);
+
+/* Straightforward CONV_2D over every output pixel (any params, either filter layout).
+ * Reads the input while writing the output: no aliasing. */
+void th_nn_conv_ref_s8(const th_conv_params *params, const th_per_channel_quant *quant,
+                       const th_dims *input_dims, const int8_t *input,
+                       const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
+                       const th_dims *output_dims, int8_t *output);
+
+#if TH_NN_DSP
+/* int16 im2col: writes K = taps * cin values (x + input_offset, zero for padding) of one
+ * output pixel as Kp/4 chunks of (x0, x2, x1, x3), chunk j at dst[j * chunk_stride_words]
+ * (2 words per chunk; chunk_stride_words = 4 interleaves two pixels). */
+void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
+                      const th_dims *input_dims, const th_conv_params *params,
+                      const th_dims *filter_dims, int32_t out_y, int32_t out_x);
+
+/* One (num_pixels == 1) or two pixels of a CONV_2D / FC as a matrix product over K:
+ * cols holds their int16 columns as written by th_nn_im2col_s16 (chunk_stride 2 or 4),
+ * filter the interleaved (block 2) layout, kp = round_up(K, 4). Writes cout values at
+ * out0 (and out1). */
+void th_nn_mat_mult_s8_s16(const int32_t *cols, int32_t num_pixels, int32_t kp,
+                           const int8_t *filter, const int32_t *bias,
+                           const th_per_channel_quant *quant, const th_nn_out_stage *stage,
+                           int32_t cout, int8_t *out0, int8_t *out1);
+
+/* CONV_2D with groups == 1 via th_nn_im2col_s16 + th_nn_mat_mult_s8_s16; scratch of
+ * th_nn_im2col_pair_bytes(K). Arguments already checked. */
+void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output);
+#endif
+
+/* DEPTHWISE_CONV_2D channel by channel through an int8 copy of each input plane (scratch
+ * of H*W bytes): any params, in place when ch_mult == 1. Arguments already checked. */
+void th_nn_dw_conv_ref_s8(int8_t *plane, const th_dw_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output);
+
+/* FULLY_CONNECTED core; multiplier/shift arrays of length 1 (per tensor, mult_step 0) or
+ * Cout (per channel, mult_step 1). Arguments already checked. */
+void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
+                 int32_t mult_step, const th_dims *input_dims, const int8_t *input,
+                 const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
+                 const th_dims *output_dims, int8_t *output);
+
+th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
+                         const int32_t *shift, int32_t count, const th_dims *input_dims,
+                         const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                         const th_dims *output_dims, const int8_t *output);
+
+/* Scratch bytes of the int16 im2col for two pixels. */
+TH_INLINE int32_t th_nn_im2col_pair_bytes(int32_t k)
+{
+    return 4 * th_round_up4(k);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TH_NN_SUPPORT_H */

@@ -1,0 +1,196 @@
+/*
+ * th_nn_types.h - plain structs and the status enum of the tinyhost int8 kernels.
+ *
+ * Conventions (DESIGN.md §3, §6):
+ *  - Activations are int8 NHWC; a th_dims describes them as (n, h, w, c).
+ *  - CONV_2D filters are OHWI int8, described as (n=Cout, h=KH, w=KW, c=Cin/groups).
+ *    DEPTHWISE_CONV_2D filters are [1, KH, KW, Cout]. FULLY_CONNECTED weights are
+ *    [Cout, Cin], described as (n=Cout, h=1, w=1, c=Cin).
+ *  - On builds with the DSP path (TH_NN_HAS_DSP == 1) CONV_2D and FULLY_CONNECTED take
+ *    their filter in an offline-reordered layout instead, see th_nn.h.
+ *  - Bias is int32 [Cout] or NULL. Multipliers are Q31 significands, shifts are
+ *    exponents (positive = left), exactly as TFLite's QuantizeMultiplier returns them.
+ */
+#ifndef TH_NN_TYPES_H
+#define TH_NN_TYPES_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every kernel returns one of these; TH_OK is the only success. */
+typedef enum {
+    TH_OK = 0,
+    TH_ERR_ARG = 1,         /* NULL pointer, non-positive or inconsistent dims, bad range */
+    TH_ERR_UNSUPPORTED = 2, /* a specialized variant refuses these params: use the wrapper */
+    TH_ERR_SCRATCH = 3      /* scratch missing, too small or not 4-byte aligned */
+} th_status;
+
+/* Caller-owned scratch memory (from the arena). size in bytes; buf 4-byte aligned. */
+typedef struct {
+    void *buf;
+    int32_t size;
+} th_context;
+
+typedef struct {
+    int32_t n;
+    int32_t h;
+    int32_t w;
+    int32_t c;
+} th_dims;
+
+typedef struct {
+    int32_t h;
+    int32_t w;
+} th_tile;
+
+/* Inclusive int8 range applied last (the fused activation). */
+typedef struct {
+    int32_t min;
+    int32_t max;
+} th_activation;
+
+typedef struct {
+    int32_t input_offset;  /* -input zero point, in [-127, 128] */
+    int32_t output_offset; /* output zero point, in [-128, 127] */
+    th_tile stride;        /* >= 1 */
+    th_tile padding;       /* top and left padding; bottom/right follow from the output dims */
+    th_tile dilation;      /* >= 1 */
+    th_activation activation;
+} th_conv_params;
+
+typedef struct {
+    int32_t input_offset;
+    int32_t output_offset;
+    int32_t ch_mult; /* output channels per input channel (depth multiplier) */
+    th_tile stride;
+    th_tile padding;
+    th_tile dilation;
+    th_activation activation;
+} th_dw_conv_params;
+
+typedef struct {
+    int32_t input_offset;
+    int32_t filter_offset; /* -weights zero point (per-tensor FC only; 0 per channel) */
+    int32_t output_offset;
+    th_activation activation;
+} th_fc_params;
+
+/* One (multiplier, shift) per output channel. */
+typedef struct {
+    const int32_t *multiplier;
+    const int32_t *shift;
+} th_per_channel_quant;
+
+typedef struct {
+    int32_t multiplier;
+    int32_t shift;
+} th_per_tensor_quant;
+
+/* ---- pooling, elementwise, activations, data movement ---- */
+/* The structs below mirror the host dataclasses of tinyhost.arith (field for field, split
+ * into op params and quant params like the MAC kernels); the code generators fill them
+ * from those dataclasses. */
+
+#define TH_MAX_RANK 6
+
+/* Row-major shape, dims[0] outermost; rank in [1, TH_MAX_RANK], every dim >= 1. */
+typedef struct {
+    int32_t rank;
+    int32_t dims[TH_MAX_RANK];
+} th_shape;
+
+/* AVERAGE_POOL_2D / MAX_POOL_2D (arith.pool.PoolParams). Input and output share their
+ * quantization (TFLM requires it), so there is no quant struct. */
+typedef struct {
+    th_tile stride;  /* >= 1 */
+    th_tile filter;  /* >= 1 */
+    th_tile padding; /* top and left; bottom/right follow from the output dims */
+    th_activation activation;
+} th_pool_params;
+
+/* ADD / SUB (arith.elementwise.AddParams): offsets, shift and clamp ... */
+typedef struct {
+    int32_t input1_offset; /* -input1 zero point */
+    int32_t input2_offset; /* -input2 zero point */
+    int32_t output_offset; /* output zero point */
+    int32_t left_shift;    /* 20 for int8 */
+    th_activation activation;
+} th_add_params;
+
+/* ... and the three multipliers (every shift <= 0). */
+typedef struct {
+    int32_t input1_multiplier;
+    int32_t input1_shift;
+    int32_t input2_multiplier;
+    int32_t input2_shift;
+    int32_t output_multiplier;
+    int32_t output_shift;
+} th_add_quant;
+
+/* MUL (arith.elementwise.MulParams); the multiplier comes as a th_per_tensor_quant. */
+typedef struct {
+    int32_t input1_offset;
+    int32_t input2_offset;
+    int32_t output_offset;
+    th_activation activation;
+} th_mul_params;
+
+/* SOFTMAX over the last dim (arith.activations.SoftmaxParams); output zero point -128,
+ * scale 1/256 (int8) or -32768, 1/65536 (int16). */
+typedef struct {
+    int32_t input_multiplier;
+    int32_t input_left_shift; /* >= 0 */
+    int32_t diff_min;         /* <= 0 */
+} th_softmax_params;
+
+/* QUANTIZE float32 -> int8 (arith.activations.QuantizeParams) and DEQUANTIZE int8 ->
+ * float32 (DequantizeParams): the tensor's float32 scale and zero point. */
+typedef struct {
+    float scale;
+    int32_t zero_point;
+} th_affine_params;
+
+/* PAD / PADV2: per dim of the input shape, elements added before and after. pad_value is
+ * the raw int8 fill (PAD: the output zero point; PADV2: the constant operand). */
+typedef struct {
+    int32_t pad_value;
+    int32_t before[TH_MAX_RANK];
+    int32_t after[TH_MAX_RANK];
+} th_pad_params;
+
+/* CONCATENATION: axis in [0, rank) (resolved), inputs in order. */
+typedef struct {
+    int32_t axis;
+    int32_t num_inputs; /* >= 1 */
+} th_concat_params;
+
+/* TRANSPOSE: output dim i is input dim perm[i]. */
+typedef struct {
+    int32_t perm[TH_MAX_RANK];
+} th_transpose_params;
+
+/* STRIDED_SLICE after the host resolved masks (see th_strided_slice_s8): per input dim,
+ * the first index and the step (non-zero, may be negative); the count per dim is the
+ * output shape given to the kernel (same rank as the input). */
+typedef struct {
+    int32_t begin[TH_MAX_RANK];
+    int32_t stride[TH_MAX_RANK];
+} th_strided_slice_params;
+
+/* MEAN (arith.reduce.MeanParams); the multiplier/shift of input_scale / output_scale
+ * (before the 1/count fold, which the kernel does as TFLM's Eval) come as a
+ * th_per_tensor_quant. */
+typedef struct {
+    int32_t input_zero_point;
+    int32_t output_zero_point;
+    uint32_t axis_mask; /* bit i set: input dim i is reduced */
+} th_mean_params;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TH_NN_TYPES_H */

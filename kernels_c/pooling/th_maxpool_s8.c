@@ -1,0 +1,104 @@
+/* th_maxpool_s8: int8 MAX_POOL_2D as TFLite Micro's reference. The output pixel is the
+ * running maximum (no scratch); on DSP builds four channels at a time with SSUB8 + SEL,
+ * which is exact (SSUB8 sets each GE bit from the full 9-bit signed difference). */
+#include <string.h>
+
+#include "th_nn.h"
+#include "th_nn_pool.h"
+#include "th_nn_support.h"
+
+#if TH_NN_DSP_NATIVE
+/* Bytewise signed max of two words. One asm block: SEL must see SSUB8's GE flags. */
+TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    return r;
+}
+#elif TH_NN_DSP
+/* C model of SSUB8 + SEL for host tests of the DSP path. */
+TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i += 8) {
+        const int32_t x = (int8_t)(uint8_t)(a >> i);
+        const int32_t y = (int8_t)(uint8_t)(b >> i);
+        r |= (uint32_t)(uint8_t)(x - y >= 0 ? x : y) << i;
+    }
+    return r;
+}
+#endif
+
+/* dst[k] = max(dst[k], src[k]) for k < n. */
+static void max_into(int8_t *dst, const int8_t *src, int32_t n)
+{
+    int32_t k = 0;
+#if TH_NN_DSP
+    for (; k + 4 <= n; k += 4) {
+        uint32_t a;
+        uint32_t b;
+        memcpy(&a, dst + k, 4);
+        memcpy(&b, src + k, 4);
+        a = max_s8x4(a, b);
+        memcpy(dst + k, &a, 4);
+    }
+#endif
+    for (; k < n; k++) {
+        dst[k] = src[k] > dst[k] ? src[k] : dst[k];
+    }
+}
+
+th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
+                        const th_dims *input_dims, const int8_t *input,
+                        const th_dims *output_dims, int8_t *output)
+{
+    (void)ctx;
+    const th_status status = th_nn_check_pool(params, input_dims, input, output_dims, output);
+    if (status != TH_OK) {
+        return status;
+    }
+    const int32_t in_h = input_dims->h;
+    const int32_t in_w = input_dims->w;
+    const int32_t channels = input_dims->c;
+    const int32_t act_min = params->activation.min;
+    const int32_t act_max = params->activation.max;
+    const int clamp = act_min > -128 || act_max < 127;
+    int8_t *out = output;
+    for (int32_t n = 0; n < input_dims->n; n++) {
+        const int8_t *image = input + (int32_t)n * in_h * in_w * channels;
+        for (int32_t oy = 0; oy < output_dims->h; oy++) {
+            const th_nn_window wy = th_nn_window_at(oy, params->stride.h, params->padding.h,
+                                                    params->filter.h, in_h);
+            for (int32_t ox = 0; ox < output_dims->w; ox++) {
+                const th_nn_window wx = th_nn_window_at(ox, params->stride.w,
+                                                        params->padding.w, params->filter.w,
+                                                        in_w);
+                if (wy.end <= wy.start || wx.end <= wx.start) {
+                    memset(out, -128, (size_t)channels); /* TFLM's initial value */
+                } else {
+                    int first = 1;
+                    for (int32_t fy = wy.start; fy < wy.end; fy++) {
+                        const int32_t row = (wy.origin + fy) * in_w + wx.origin;
+                        for (int32_t fx = wx.start; fx < wx.end; fx++) {
+                            const int8_t *px = image + (row + fx) * channels;
+                            if (first) {
+                                memcpy(out, px, (size_t)channels);
+                                first = 0;
+                            } else {
+                                max_into(out, px, channels);
+                            }
+                        }
+                    }
+                }
+                if (clamp) {
+                    for (int32_t k = 0; k < channels; k++) {
+                        const int32_t v = out[k];
+                        out[k] = (int8_t)(v < act_min ? act_min : (v > act_max ? act_max : v));
+                    }
+                }
+                out += channels;
+            }
+        }
+    }
+    return TH_OK;
+}

@@ -1,0 +1,139 @@
+/* th_mean_s8: int8 MEAN as TFLite Micro's QuantizedMeanOrSum (EvalMeanHelper, int8):
+ *   sum = sum of the raw int8 inputs (int32, wrapping) over the reduced dims
+ *   shift_by = min(floor(log2(count)), 32, 31 + shift)
+ *   multiplier' = (multiplier << shift_by) / count,  shift' = shift - shift_by
+ *   out = clamp(MultiplyByQuantizedMultiplier(sum - zp_in * count, multiplier', shift')
+ *               + zp_out, -128, 127)
+ * (arith.reduce.fold_count). Dims are grouped into alternating kept / reduced runs; the
+ * output is written in order and each output sums its reduced elements with a 2-level
+ * stride walk per reduced group. */
+#include <stddef.h>
+
+#include "../reshape/th_nn_shape.h"
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+typedef struct {
+    int32_t rank;
+    int32_t dims[TH_MAX_RANK];
+    int32_t stride[TH_MAX_RANK];
+    int32_t reduced[TH_MAX_RANK];
+} mean_groups;
+
+static int32_t floor_log2(int32_t x)
+{
+    int32_t n = -1;
+    while (x > 0) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+
+static int32_t next_reduced(const mean_groups *g, int32_t d)
+{
+    while (d < g->rank && !g->reduced[d]) {
+        d++;
+    }
+    return d;
+}
+
+/* Sum of the elements of one output: the reduced groups from d on vary, the kept groups
+ * are fixed by base. int32 wrapping like TFLM's accumulator. */
+static int32_t reduced_sum(const mean_groups *g, const int8_t *base, int32_t d)
+{
+    d = next_reduced(g, d);
+    if (d == g->rank) {
+        return base[0];
+    }
+    const int32_t stride = g->stride[d];
+    uint32_t sum = 0;
+    if (next_reduced(g, d + 1) == g->rank) {
+        for (int32_t i = 0; i < g->dims[d]; i++) {
+            sum += (uint32_t)(int32_t)base[i * stride];
+        }
+    } else {
+        for (int32_t i = 0; i < g->dims[d]; i++) {
+            sum += (uint32_t)reduced_sum(g, base + i * stride, d + 1);
+        }
+    }
+    return (int32_t)sum;
+}
+
+th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
+                     const th_per_tensor_quant *quant, const th_shape *input_shape,
+                     const int8_t *input, const th_shape *output_shape, int8_t *output)
+{
+    (void)ctx;
+    if (params == NULL || quant == NULL || input == NULL || output == NULL) {
+        return TH_ERR_ARG;
+    }
+    const int32_t in_count = th_nn_shape_count(input_shape);
+    const int32_t out_count = th_nn_shape_count(output_shape);
+    if (in_count < 0 || out_count < 0 || params->input_zero_point < -128 ||
+        params->input_zero_point > 127 || params->output_zero_point < -128 ||
+        params->output_zero_point > 127 || quant->multiplier < 0 || quant->shift < -31 ||
+        quant->shift > 30 || (params->axis_mask >> input_shape->rank) != 0) {
+        return TH_ERR_ARG;
+    }
+    /* Group the dims: size-1 dims dropped, neighbours with the same status merged. */
+    int32_t in_stride[TH_MAX_RANK];
+    th_nn_shape_strides(input_shape, in_stride);
+    mean_groups g;
+    g.rank = 0;
+    int32_t count = 1;
+    int32_t kept = 1;
+    for (int32_t d = 0; d < input_shape->rank; d++) {
+        const int32_t size = input_shape->dims[d];
+        const int32_t reduced = (params->axis_mask >> d) & 1u;
+        if (reduced) {
+            count *= size;
+        } else {
+            kept *= size;
+        }
+        if (size == 1) {
+            continue;
+        }
+        if (g.rank > 0 && g.reduced[g.rank - 1] == reduced) {
+            g.dims[g.rank - 1] *= size;
+            g.stride[g.rank - 1] = in_stride[d];
+            continue;
+        }
+        g.dims[g.rank] = size;
+        g.stride[g.rank] = in_stride[d];
+        g.reduced[g.rank] = reduced;
+        g.rank++;
+    }
+    if (kept != out_count) {
+        return TH_ERR_ARG;
+    }
+    /* The 1/count fold of TFLM's Eval. */
+    int32_t shift_by = floor_log2(count);
+    shift_by = shift_by < 32 ? shift_by : 32;
+    shift_by = shift_by < 31 + quant->shift ? shift_by : 31 + quant->shift;
+    const int32_t multiplier = (int32_t)(((int64_t)quant->multiplier << shift_by) / count);
+    const int32_t shift = quant->shift - shift_by;
+    const int32_t zp_total = (int32_t)((uint32_t)params->input_zero_point * (uint32_t)count);
+
+    /* Odometer over the kept groups; each output sums its reduced groups. */
+    int32_t idx[TH_MAX_RANK] = {0};
+    int32_t off = 0;
+    for (int32_t o = 0; o < out_count; o++) {
+        const int32_t sum = reduced_sum(&g, input + off, 0);
+        const int32_t centered = (int32_t)((uint32_t)sum - (uint32_t)zp_total);
+        const int32_t v = th_requantize(centered, multiplier, shift) + params->output_zero_point;
+        output[o] = (int8_t)th_clamp(v, -128, 127);
+        for (int32_t d = g.rank - 1; d >= 0; d--) {
+            if (g.reduced[d]) {
+                continue;
+            }
+            off += g.stride[d];
+            if (++idx[d] < g.dims[d]) {
+                break;
+            }
+            off -= g.stride[d] * g.dims[d];
+            idx[d] = 0;
+        }
+    }
+    return TH_OK;
+}

@@ -1,0 +1,51 @@
+/*
+ * th_nn_shape.h - private helpers of the shape-generic kernels (elementwise, data movement,
+ * reduce, softmax): th_shape validation and element counts. Not part of the public API.
+ */
+#ifndef TH_NN_SHAPE_H
+#define TH_NN_SHAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "th_nn_types.h"
+
+/* Element counts stay below 2^30 so that int32 index arithmetic never overflows. */
+#define TH_NN_MAX_ELEMENTS (INT32_C(1) << 30)
+
+/* Element count of a valid shape, or -1 if the shape is invalid (rank out of range, a dim
+ * below 1, too many elements). */
+static inline int32_t th_nn_shape_count(const th_shape *s)
+{
+    if (s == NULL || s->rank < 1 || s->rank > TH_MAX_RANK) {
+        return -1;
+    }
+    int64_t n = 1;
+    for (int32_t i = 0; i < s->rank; i++) {
+        if (s->dims[i] < 1) {
+            return -1;
+        }
+        n *= s->dims[i];
+        if (n >= TH_NN_MAX_ELEMENTS) {
+            return -1;
+        }
+    }
+    return (int32_t)n;
+}
+
+/* Row-major element strides of a valid shape. */
+static inline void th_nn_shape_strides(const th_shape *s, int32_t *strides)
+{
+    int32_t stride = 1;
+    for (int32_t i = s->rank - 1; i >= 0; i--) {
+        strides[i] = stride;
+        stride *= s->dims[i];
+    }
+}
+
+static inline int th_nn_activation_ok(const th_activation *act)
+{
+    return act->min >= -128 && act->min <= act->max && act->max <= 127;
+}
+
+#endif /* TH_NN_SHAPE_H */

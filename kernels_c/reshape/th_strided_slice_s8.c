@@ -1,0 +1,62 @@
+/* th_strided_slice_s8: STRIDED_SLICE of an int8 tensor once the host has resolved begin,
+ * end, masks and shrink/new axes into a first index and a step per input dim; the output
+ * shape (input rank) gives the count per dim. Every index is checked at entry. */
+#include <stddef.h>
+#include <string.h>
+
+#include "th_nn.h"
+#include "th_nn_shape.h"
+
+th_status th_strided_slice_s8(const th_context *ctx, const th_strided_slice_params *params,
+                              const th_shape *input_shape, const int8_t *input,
+                              const th_shape *output_shape, int8_t *output)
+{
+    (void)ctx;
+    if (params == NULL || input == NULL || output == NULL) {
+        return TH_ERR_ARG;
+    }
+    const int32_t count = th_nn_shape_count(output_shape);
+    if (th_nn_shape_count(input_shape) < 0 || count < 0 ||
+        output_shape->rank != input_shape->rank) {
+        return TH_ERR_ARG;
+    }
+    const int32_t rank = input_shape->rank;
+    int32_t in_stride[TH_MAX_RANK];
+    th_nn_shape_strides(input_shape, in_stride);
+    int32_t step[TH_MAX_RANK];
+    int32_t off = 0;
+    for (int32_t d = 0; d < rank; d++) {
+        const int64_t first = params->begin[d];
+        const int64_t last = first + (int64_t)(output_shape->dims[d] - 1) * params->stride[d];
+        if (params->stride[d] == 0 || first < 0 || first >= input_shape->dims[d] || last < 0 ||
+            last >= input_shape->dims[d]) {
+            return TH_ERR_ARG;
+        }
+        off += params->begin[d] * in_stride[d];
+        step[d] = params->stride[d] * in_stride[d];
+    }
+    const int32_t run = output_shape->dims[rank - 1];
+    const int32_t run_step = step[rank - 1];
+    int32_t idx[TH_MAX_RANK] = {0};
+    int8_t *out = output;
+    for (int32_t r = 0; r < count / run; r++) {
+        if (run_step == 1) {
+            memcpy(out, input + off, (size_t)run);
+        } else {
+            /* integer offsets: a negative step never forms a pointer before the array */
+            for (int32_t k = 0; k < run; k++) {
+                out[k] = input[off + k * run_step];
+            }
+        }
+        out += run;
+        for (int32_t d = rank - 2; d >= 0; d--) {
+            off += step[d];
+            if (++idx[d] < output_shape->dims[d]) {
+                break;
+            }
+            off -= step[d] * output_shape->dims[d];
+            idx[d] = 0;
+        }
+    }
+    return TH_OK;
+}

@@ -1,0 +1,8 @@
+/* th_nn_build_flags: which paths this build of the kernels compiled in. */
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+int32_t th_nn_build_flags(void)
+{
+    return (TH_NN_DSP ? 1 : 0) | (TH_NN_INTERLEAVED ? 2 : 0) | (TH_NN_DSP_NATIVE ? 4 : 0);
+}

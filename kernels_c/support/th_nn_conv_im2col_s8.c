@@ -1,0 +1,45 @@
+/* th_nn_conv_im2col_s8: CONV_2D (groups 1) through int16 im2col and the 2x2 SMLAD core,
+ * two output pixels at a time. */
+#include <stddef.h>
+
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+#if TH_NN_DSP
+void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output)
+{
+    const int32_t k_total = filter_dims->h * filter_dims->w * filter_dims->c;
+    const int32_t cout = output_dims->c;
+    const int32_t out_w = output_dims->w;
+    const int32_t pixels = output_dims->h * out_w;
+    th_nn_out_stage stage;
+    th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
+                         th_acc_bound(k_total, 128, bias, cout));
+    int32_t *cols = (int32_t *)ctx->buf;
+    const int32_t kp = th_round_up4(k_total);
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b =
+            input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
+        int8_t *out_b = output + (int64_t)b * pixels * cout;
+        int32_t p = 0;
+        for (; p + 1 < pixels; p += 2) {
+            th_nn_im2col_s16(cols, 4, in_b, input_dims, params, filter_dims, p / out_w,
+                             p % out_w);
+            th_nn_im2col_s16(cols + 2, 4, in_b, input_dims, params, filter_dims,
+                             (p + 1) / out_w, (p + 1) % out_w);
+            th_nn_mat_mult_s8_s16(cols, 2, kp, filter, bias, quant, &stage, cout,
+                                  out_b + (int64_t)p * cout, out_b + (int64_t)(p + 1) * cout);
+        }
+        if (p < pixels) {
+            th_nn_im2col_s16(cols, 2, in_b, input_dims, params, filter_dims, p / out_w,
+                             p % out_w);
+            th_nn_mat_mult_s8_s16(cols, 1, kp, filter, bias, quant, &stage, cout,
+                                  out_b + (int64_t)p * cout, NULL);
+        }
+    }
+}
+#endif

@@ -1,0 +1,1 @@
+"""Kernel test harness: case records, NumPy expectations, host driver and target runs."""

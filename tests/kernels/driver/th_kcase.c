@@ -1,0 +1,361 @@
+/* th_kcase.c - decode a kernel test case, run the kernel, encode the result. */
+#include "th_kcase.h"
+
+#include <string.h>
+
+#include "th_nn.h"
+
+enum {
+    OP_CONV = 1,
+    OP_CONV_1X1 = 2,
+    OP_CONV_3X3 = 3,
+    OP_CONV_GENERAL = 4,
+    OP_DW = 10,
+    OP_DW_3X3 = 11,
+    OP_DW_GENERAL = 12,
+    OP_FC = 20,
+    OP_FC_PER_CHANNEL = 21,
+    OP_BUILD_FLAGS = 90
+};
+
+#define FLAG_IN_PLACE 1
+#define MAX_INTS 64
+#define MAX_BLOBS 8
+
+typedef struct {
+    uint32_t case_id;
+    uint32_t op;
+    uint32_t n_ints;
+    int32_t ints[MAX_INTS];
+    uint32_t n_blobs;
+    const uint8_t *blob[MAX_BLOBS];
+    uint32_t blob_len[MAX_BLOBS];
+} decoded_case;
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+static void wr32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static int decode(const uint8_t *rec, size_t len, decoded_case *dc)
+{
+    size_t pos = 0;
+    if (len < 24 || rd32(rec) != TH_KCASE_MAGIC || rd32(rec + 4) != len) {
+        return 0;
+    }
+    dc->case_id = rd32(rec + 8);
+    dc->op = rd32(rec + 12);
+    dc->n_ints = rd32(rec + 16);
+    pos = 20;
+    if (dc->n_ints > MAX_INTS || pos + 4u * dc->n_ints + 4u > len) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < dc->n_ints; i++, pos += 4) {
+        dc->ints[i] = (int32_t)rd32(rec + pos);
+    }
+    dc->n_blobs = rd32(rec + pos);
+    pos += 4;
+    if (dc->n_blobs > MAX_BLOBS) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < dc->n_blobs; i++) {
+        if (pos + 4 > len) {
+            return 0;
+        }
+        const uint32_t n = rd32(rec + pos);
+        pos += 4;
+        const size_t padded = ((size_t)n + 3u) & ~(size_t)3u;
+        if (padded > len - pos) {
+            return 0;
+        }
+        dc->blob[i] = rec + pos;
+        dc->blob_len[i] = n;
+        pos += padded;
+    }
+    return pos == len;
+}
+
+/* Copies a blob into fresh memory (exact size) so the kernel sees a real, aligned array. */
+static void *copy_blob(const th_kalloc *mem, const decoded_case *dc, uint32_t i)
+{
+    if (i >= dc->n_blobs || dc->blob_len[i] == 0) {
+        return NULL;
+    }
+    void *p = mem->alloc(mem->self, dc->blob_len[i]);
+    if (p != NULL) {
+        memcpy(p, dc->blob[i], dc->blob_len[i]);
+    }
+    return p;
+}
+
+static th_dims dims_at(const int32_t *v)
+{
+    th_dims d;
+    d.n = v[0];
+    d.h = v[1];
+    d.w = v[2];
+    d.c = v[3];
+    return d;
+}
+
+static int64_t dims_count(const th_dims *d)
+{
+    return (int64_t)d->n * d->h * d->w * d->c;
+}
+
+/* Shared state of one run: where the output lands and how long it is. */
+typedef struct {
+    int32_t status;
+    const int8_t *out;
+    int64_t out_len;
+} run_result;
+
+/* conv / dw ints: flags, in(4), filter(4), out(4), input_offset, output_offset,
+ * stride(2), padding(2), dilation(2), act(2), ch_mult (dw only)
+ * blobs: input, filter, bias (empty = none), multiplier (int32), shift (int32) */
+static run_result run_conv_like(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    const int is_dw = dc->op >= OP_DW && dc->op <= OP_DW_GENERAL;
+    if (dc->n_ints < (is_dw ? 24u : 23u) || dc->n_blobs != 5) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const int32_t flags = v[0];
+    const th_dims in_dims = dims_at(v + 1);
+    const th_dims f_dims = dims_at(v + 5);
+    const th_dims out_dims = dims_at(v + 9);
+    const int64_t in_len = dims_count(&in_dims);
+    const int64_t out_len = dims_count(&out_dims);
+    if (in_len <= 0 || out_len <= 0 || in_len != (int64_t)dc->blob_len[0] ||
+        dc->blob_len[3] != 4u * (uint32_t)out_dims.c || dc->blob_len[4] != dc->blob_len[3] ||
+        (dc->blob_len[2] != 0 && dc->blob_len[2] != dc->blob_len[3])) {
+        return rr;
+    }
+    const int8_t *filter = copy_blob(mem, dc, 1);
+    const int32_t *bias = copy_blob(mem, dc, 2);
+    const int32_t *mult = copy_blob(mem, dc, 3);
+    const int32_t *shift = copy_blob(mem, dc, 4);
+    int8_t *input;
+    int8_t *output;
+    if (flags & FLAG_IN_PLACE) {
+        const int64_t n = in_len > out_len ? in_len : out_len;
+        input = mem->alloc(mem->self, (size_t)n);
+        output = input;
+    } else {
+        input = mem->alloc(mem->self, (size_t)in_len);
+        output = mem->alloc(mem->self, (size_t)out_len);
+    }
+    if (filter == NULL || mult == NULL || shift == NULL || input == NULL || output == NULL ||
+        (dc->blob_len[2] != 0 && bias == NULL)) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    memcpy(input, dc->blob[0], (size_t)in_len);
+    const th_per_channel_quant quant = {mult, shift};
+    int32_t scratch_size;
+    th_context ctx = {NULL, 0};
+    if (is_dw) {
+        th_dw_conv_params p;
+        p.input_offset = v[13];
+        p.output_offset = v[14];
+        p.stride.h = v[15];
+        p.stride.w = v[16];
+        p.padding.h = v[17];
+        p.padding.w = v[18];
+        p.dilation.h = v[19];
+        p.dilation.w = v[20];
+        p.activation.min = v[21];
+        p.activation.max = v[22];
+        p.ch_mult = v[23];
+        scratch_size = dc->op == OP_DW_3X3
+                           ? th_dw_conv_3x3_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims)
+                       : dc->op == OP_DW_GENERAL
+                           ? th_dw_conv_general_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims)
+                           : th_dw_conv_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims);
+        if (scratch_size > 0) {
+            ctx.buf = mem->alloc(mem->self, (size_t)scratch_size);
+            ctx.size = scratch_size;
+            if (ctx.buf == NULL) {
+                rr.status = TH_KCASE_NO_MEMORY;
+                return rr;
+            }
+        }
+        th_kcase_before_kernel();
+        if (dc->op == OP_DW_3X3) {
+            rr.status = th_dw_conv_3x3_s8(&ctx, &p, &quant, &in_dims, input, &f_dims, filter,
+                                          bias, &out_dims, output);
+        } else if (dc->op == OP_DW_GENERAL) {
+            rr.status = th_dw_conv_general_s8(&ctx, &p, &quant, &in_dims, input, &f_dims,
+                                              filter, bias, &out_dims, output);
+        } else {
+            rr.status = th_dw_conv_s8(&ctx, &p, &quant, &in_dims, input, &f_dims, filter, bias,
+                                      &out_dims, output);
+        }
+        th_kcase_after_kernel();
+    } else {
+        th_conv_params p;
+        p.input_offset = v[13];
+        p.output_offset = v[14];
+        p.stride.h = v[15];
+        p.stride.w = v[16];
+        p.padding.h = v[17];
+        p.padding.w = v[18];
+        p.dilation.h = v[19];
+        p.dilation.w = v[20];
+        p.activation.min = v[21];
+        p.activation.max = v[22];
+        scratch_size =
+            dc->op == OP_CONV_1X1 ? th_conv_1x1_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims)
+            : dc->op == OP_CONV_3X3
+                ? th_conv_3x3_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims)
+            : dc->op == OP_CONV_GENERAL
+                ? th_conv_general_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims)
+                : th_conv_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims);
+        if (scratch_size > 0) {
+            ctx.buf = mem->alloc(mem->self, (size_t)scratch_size);
+            ctx.size = scratch_size;
+            if (ctx.buf == NULL) {
+                rr.status = TH_KCASE_NO_MEMORY;
+                return rr;
+            }
+        }
+        th_kcase_before_kernel();
+        if (dc->op == OP_CONV_1X1) {
+            rr.status = th_conv_1x1_s8(&ctx, &p, &quant, &in_dims, input, &f_dims, filter, bias,
+                                       &out_dims, output);
+        } else if (dc->op == OP_CONV_3X3) {
+            rr.status = th_conv_3x3_s8(&ctx, &p, &quant, &in_dims, input, &f_dims, filter, bias,
+                                       &out_dims, output);
+        } else if (dc->op == OP_CONV_GENERAL) {
+            rr.status = th_conv_general_s8(&ctx, &p, &quant, &in_dims, input, &f_dims, filter,
+                                           bias, &out_dims, output);
+        } else {
+            rr.status = th_conv_s8(&ctx, &p, &quant, &in_dims, input, &f_dims, filter, bias,
+                                   &out_dims, output);
+        }
+        th_kcase_after_kernel();
+    }
+    rr.out = output;
+    rr.out_len = out_len;
+    return rr;
+}
+
+/* fc ints: flags, batches, cin, cout, input_offset, filter_offset, output_offset, act(2)
+ * blobs: input, weights, bias (empty = none), multiplier, shift (1 or cout int32) */
+static run_result run_fc(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    if (dc->n_ints < 9 || dc->n_blobs != 5) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const th_dims in_dims = {v[1], 1, 1, v[2]};
+    const th_dims f_dims = {v[3], 1, 1, v[2]};
+    const th_dims out_dims = {v[1], 1, 1, v[3]};
+    const int64_t in_len = dims_count(&in_dims);
+    const int64_t out_len = dims_count(&out_dims);
+    if (in_len <= 0 || out_len <= 0 || in_len != (int64_t)dc->blob_len[0] ||
+        dc->blob_len[3] == 0 || dc->blob_len[4] != dc->blob_len[3]) {
+        return rr;
+    }
+    const int8_t *input = copy_blob(mem, dc, 0);
+    const int8_t *filter = copy_blob(mem, dc, 1);
+    const int32_t *bias = copy_blob(mem, dc, 2);
+    const int32_t *mult = copy_blob(mem, dc, 3);
+    const int32_t *shift = copy_blob(mem, dc, 4);
+    int8_t *output = mem->alloc(mem->self, (size_t)out_len);
+    if (input == NULL || filter == NULL || mult == NULL || shift == NULL || output == NULL ||
+        (dc->blob_len[2] != 0 && bias == NULL)) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    th_fc_params p;
+    p.input_offset = v[4];
+    p.filter_offset = v[5];
+    p.output_offset = v[6];
+    p.activation.min = v[7];
+    p.activation.max = v[8];
+    const th_context ctx = {NULL, 0};
+    th_kcase_before_kernel();
+    if (dc->op == OP_FC) {
+        const th_per_tensor_quant q = {mult[0], shift[0]};
+        rr.status = th_fully_connected_s8(&ctx, &p, &q, &in_dims, input, &f_dims, filter, bias,
+                                          &out_dims, output);
+    } else {
+        if (dc->blob_len[3] != 4u * (uint32_t)v[3]) {
+            return rr;
+        }
+        const th_per_channel_quant q = {mult, shift};
+        rr.status = th_fully_connected_per_channel_s8(&ctx, &p, &q, &in_dims, input, &f_dims,
+                                                      filter, bias, &out_dims, output);
+    }
+    th_kcase_after_kernel();
+    rr.out = output;
+    rr.out_len = out_len;
+    return rr;
+}
+
+size_t th_kcase_run(const uint8_t *record, size_t record_len, const th_kalloc *mem,
+                    uint8_t *out, size_t out_cap)
+{
+    decoded_case dc;
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    int32_t flags_value = 0;
+    memset(&dc, 0, sizeof dc);
+    if (decode(record, record_len, &dc)) {
+        switch (dc.op) {
+        case OP_CONV:
+        case OP_CONV_1X1:
+        case OP_CONV_3X3:
+        case OP_CONV_GENERAL:
+        case OP_DW:
+        case OP_DW_3X3:
+        case OP_DW_GENERAL:
+            rr = run_conv_like(&dc, mem);
+            break;
+        case OP_FC:
+        case OP_FC_PER_CHANNEL:
+            rr = run_fc(&dc, mem);
+            break;
+        case OP_BUILD_FLAGS:
+            flags_value = th_nn_build_flags();
+            rr.status = 0;
+            rr.out = (const int8_t *)&flags_value;
+            rr.out_len = 4;
+            break;
+        default:
+            rr.status = TH_KCASE_BAD_OP;
+            break;
+        }
+    }
+    if (rr.status == TH_OK && !mem->guards_intact(mem->self)) {
+        rr.status = TH_KCASE_GUARD;
+    }
+    const size_t payload = rr.status == TH_OK ? (size_t)rr.out_len : 0;
+    const size_t total = 20 + ((payload + 3u) & ~(size_t)3u);
+    if (total > out_cap) {
+        mem->release_all(mem->self);
+        return 0;
+    }
+    wr32(out, TH_KRESULT_MAGIC);
+    wr32(out + 4, (uint32_t)total);
+    wr32(out + 8, dc.case_id);
+    wr32(out + 12, (uint32_t)rr.status);
+    wr32(out + 16, (uint32_t)payload);
+    memset(out + 20, 0, total - 20);
+    if (payload > 0) {
+        memcpy(out + 20, rr.out, payload);
+    }
+    mem->release_all(mem->self);
+    return total;
+}

@@ -1,0 +1,16 @@
+# Kernel test firmware (tests/kernels/firmware): runs the case records of cases.bin
+# (semihosting) through th_kcase_run and writes results.bin. Options (cmake -D...):
+#   TH_KTEST_PORTABLE=ON   build the kernels with TH_NN_FORCE_PORTABLE (no DSP path)
+#   TH_KTEST_BIG=ON        large case buffers (bench layers; boards with MiBs of RAM)
+set(TH_APP_NAME kernel_tests)
+set(TH_APP_SOURCES
+  "${CMAKE_CURRENT_LIST_DIR}/main.c"
+  "${CMAKE_CURRENT_LIST_DIR}/../driver/th_kcase.c")
+set(TH_APP_INCLUDE_DIRS "${CMAKE_CURRENT_LIST_DIR}/../driver")
+if(TH_KTEST_BIG)
+  list(APPEND TH_APP_DEFINES TH_KTEST_RECORD_CAP=196608 TH_KTEST_RESULT_CAP=65536
+       TH_KTEST_ARENA_CAP=393216)
+endif()
+if(TH_KTEST_PORTABLE AND TARGET th_kernels)
+  target_compile_definitions(th_kernels PUBLIC TH_NN_FORCE_PORTABLE=1)
+endif()

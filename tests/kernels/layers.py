@@ -1,0 +1,65 @@
+"""Layers of the MLPerf Tiny models (shapes as in the .tflite files) with random data and
+realistic requantization, for the layer tests and bench/kernels.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels.cases import DW_OPS, ConvCase, FcCase, Op
+from tinyhost.arith.conv import ConvParams, FullyConnectedParams
+from tinyhost.arith.fixedpoint import quantize_multiplier
+
+# Layers of the MLPerf Tiny models (shapes as in the .tflite files), random data.
+REAL_LAYERS = [
+    ("vww pw 48x48x8->16", Op.CONV, dict(hw=(48, 48), cin=8, cout=16, k=1, stride=1)),
+    ("vww conv 3x3 s2 96x96x3->8", Op.CONV, dict(hw=(96, 96), cin=3, cout=8, k=3, stride=2)),
+    ("resnet conv 3x3 32x32x16", Op.CONV, dict(hw=(32, 32), cin=16, cout=16, k=3, stride=1)),
+    ("kws conv 10x4 s2 49x10x1->64", Op.CONV, dict(hw=(49, 10), cin=1, cout=64, k=(10, 4),
+                                                    stride=2)),
+    ("vww dw 3x3 s1 48x48x8", Op.DW, dict(hw=(48, 48), cin=8, cout=8, k=3, stride=1)),
+    ("vww dw 3x3 s2 48x48x16", Op.DW, dict(hw=(48, 48), cin=16, cout=16, k=3, stride=2)),
+    ("kws dw 3x3 25x5x64", Op.DW, dict(hw=(25, 5), cin=64, cout=64, k=3, stride=1)),
+]
+
+
+def layer_case(op: Op, hw: tuple[int, int], cin: int, cout: int, k: int | tuple[int, int],
+               stride: int, seed: int = 0) -> ConvCase:
+    """A SAME-padded layer with realistic requantization (as TFLM would compute it)."""
+    rng = np.random.default_rng(seed)
+    kh, kw = (k, k) if isinstance(k, int) else k
+    oh, ow = -(-hw[0] // stride), -(-hw[1] // stride)
+    pad_h = max((oh - 1) * stride + kh - hw[0], 0)
+    pad_w = max((ow - 1) * stride + kw - hw[1], 0)
+    depthwise = op in DW_OPS
+    taps = kh * kw * (1 if depthwise else cin)
+    scale = 30.0 / (np.sqrt(taps) * 110 * 70)
+    mult = np.empty(cout, np.int32)
+    shift = np.empty(cout, np.int32)
+    for c in range(cout):
+        mult[c], shift[c] = quantize_multiplier(scale * float(rng.uniform(0.5, 2.0)))
+    p = ConvParams(input_offset=128, output_offset=-128 + int(rng.integers(0, 40)),
+                   out_multiplier=mult, out_shift=shift, act_min=-128, act_max=127,
+                   stride_h=stride, stride_w=stride, dilation_h=1, dilation_w=1,
+                   pad_top=pad_h // 2, pad_left=pad_w // 2, pad_bottom=pad_h - pad_h // 2,
+                   pad_right=pad_w - pad_w // 2)
+    x = rng.integers(-128, 128, (1, *hw, cin)).astype(np.int8)
+    w_shape = (1, kh, kw, cout) if depthwise else (cout, kh, kw, cin)
+    w = rng.integers(-127, 128, w_shape).astype(np.int8)
+    bias = rng.integers(-20000, 20000, cout).astype(np.int32)
+    return ConvCase(op, x, w, bias, p, (1, oh, ow, cout))
+
+
+
+
+def fc_layer(cin: int, cout: int, seed: int = 0) -> FcCase:
+    """A per-tensor FULLY_CONNECTED layer."""
+    rng = np.random.default_rng(seed)
+    m, s = quantize_multiplier(20.0 / (np.sqrt(cin) * 110 * 70))
+    p = FullyConnectedParams(input_offset=int(rng.integers(-20, 20)), weights_offset=0,
+                             output_offset=int(rng.integers(-20, 20)),
+                             out_multiplier=np.array([m], np.int32),
+                             out_shift=np.array([s], np.int32), act_min=-128, act_max=127)
+    x = rng.integers(-128, 128, (1, cin)).astype(np.int8)
+    w = rng.integers(-127, 128, (cout, cin)).astype(np.int8)
+    bias = rng.integers(-20000, 20000, cout).astype(np.int32)
+    return FcCase(Op.FC, x, w, bias, p)

@@ -1,0 +1,50 @@
+"""Offline filter layouts the DSP kernels read (see kernels_c/include/th_nn_support.h).
+
+CONV_2D filters use blocks of 2 output channels, FULLY_CONNECTED weights blocks of 4: the
+[Cout, K] matrix (K = KH*KW*Cin) is zero-padded to Kp = round_up(K, 4) and, inside each
+block of g channels, the 4-byte chunks of the channels are interleaved, so one word load
+brings 4 taps of a channel and the next words the same taps of the block's other channels.
+(To move to codegen.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+CONV_BLOCK = 2
+FC_BLOCK = 4
+
+
+def round_up4(k: int) -> int:
+    return (k + 3) & ~3
+
+
+def interleave_filter(w: np.ndarray, block: int) -> np.ndarray:
+    """[Cout, ...] int8 -> 1-D int8 array of Cout * round_up4(K) bytes in block layout."""
+    cout = w.shape[0]
+    mat = np.asarray(w, np.int8).reshape(cout, -1)
+    k = mat.shape[1]
+    kp = round_up4(k)
+    padded = np.zeros((cout, kp), np.int8)
+    padded[:, :k] = mat
+    parts = []
+    for first in range(0, cout, block):
+        group = padded[first:first + block]  # [g, kp]
+        g = group.shape[0]
+        # [g, kp/4, 4] -> [kp/4, g, 4]: chunk j of every channel of the block, in order.
+        parts.append(group.reshape(g, kp // 4, 4).transpose(1, 0, 2).reshape(-1))
+    return np.concatenate(parts)
+
+
+def conv_filter_layout(w: np.ndarray, interleaved: bool) -> np.ndarray:
+    """The CONV_2D filter bytes a build expects (OHWI, or block-2 interleaved)."""
+    if interleaved:
+        return interleave_filter(w, CONV_BLOCK)
+    return np.ascontiguousarray(w, np.int8).reshape(-1)
+
+
+def fc_weights_layout(w: np.ndarray, interleaved: bool) -> np.ndarray:
+    """The FULLY_CONNECTED weight bytes a build expects ([Cout, Cin], or block-4)."""
+    if interleaved:
+        return interleave_filter(w, FC_BLOCK)
+    return np.ascontiguousarray(w, np.int8).reshape(-1)

@@ -1,0 +1,156 @@
+"""C kernels on the host vs the NumPy reference, under ASan and UBSan (issue #3).
+
+Both builds of the kernels run here: the portable C99 path and the DSP algorithms with the
+Cortex-M instructions modelled in C (interleaved filter layout). Hypothesis draws shapes,
+strides, paddings, dilations, groups, depth multipliers, zero points, per-channel
+multipliers/shifts, biases and activation ranges; any differing byte, non-OK status or
+sanitizer report fails. The same cases run on QEMU in test_kernels_target.py.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kernels.cases import (
+    CONV_OPS,
+    DW_OPS,
+    FC_OPS,
+    ConvCase,
+    FcCase,
+    Op,
+    check_result,
+    random_case,
+)
+from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, Driver, build_driver
+from kernels.layers import REAL_LAYERS, layer_case
+from kernels.layouts import interleave_filter
+from tinyhost.arith.conv import ConvParams, FullyConnectedParams
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+VARIANTS = ("portable", "dsp")
+EXAMPLES = 250  # per (variant, op): 2 x 9 x 250 = 4,500 random cases per run
+
+
+@pytest.fixture(scope="module", params=VARIANTS)
+def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
+    with Driver(build_driver(request.param)) as d:
+        yield d
+
+
+class HypothesisDraw:
+    def __init__(self, data: st.DataObject) -> None:
+        self.data = data
+
+    def int(self, lo: int, hi: int) -> int:
+        return self.data.draw(st.integers(lo, hi))
+
+    def bool(self, p_true: float = 0.5) -> bool:
+        # Integer draw so hypothesis shrinks toward False.
+        return self.data.draw(st.integers(0, 999)) < int(p_true * 1000)
+
+
+def _check(driver: Driver, case: ConvCase | FcCase) -> None:
+    problem = check_result(case, driver.run(case))
+    assert problem is None, f"{case.op.name} [{driver.build.variant}]: {problem}\n{case}"
+
+
+@pytest.mark.parametrize("op", [*CONV_OPS, *DW_OPS, *FC_OPS], ids=lambda op: op.name)
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_random_cases_match_reference(driver: Driver, op: Op, data: st.DataObject) -> None:
+    _check(driver, random_case(HypothesisDraw(data), op))
+
+
+def test_build_variants_are_what_they_claim(driver: Driver) -> None:
+    dsp = driver.build.variant == "dsp"
+    assert bool(driver.build_flags & BUILD_FLAG_DSP) == dsp
+    assert bool(driver.build_flags & BUILD_FLAG_INTERLEAVED) == dsp
+
+
+def _conv_params(**overrides: object) -> ConvParams:
+    base = dict(input_offset=5, output_offset=-3, out_multiplier=np.full(4, 1 << 30, np.int32),
+                out_shift=np.full(4, -8, np.int32), act_min=-128, act_max=127, stride_h=1,
+                stride_w=1, dilation_h=1, dilation_w=1, pad_top=0, pad_left=0, pad_bottom=0,
+                pad_right=0)
+    base.update(overrides)
+    return ConvParams(**base)  # type: ignore[arg-type]
+
+
+def _conv_1x1(op: Op) -> ConvCase:
+    rng = np.random.default_rng(1)
+    x = rng.integers(-128, 128, (1, 3, 3, 4)).astype(np.int8)
+    w = rng.integers(-127, 128, (4, 1, 1, 4)).astype(np.int8)
+    return ConvCase(op, x, w, None, _conv_params(), (1, 3, 3, 4))
+
+
+def test_specialized_variants_refuse_what_they_do_not_support(driver: Driver) -> None:
+    # A 1x1 filter is not 3x3, and a padded 3x3 conv is not 1x1: status TH_ERR_UNSUPPORTED.
+    assert driver.run(_conv_1x1(Op.CONV_3X3)).status == 2
+    rng = np.random.default_rng(2)
+    x = rng.integers(-128, 128, (1, 4, 4, 3)).astype(np.int8)
+    w3 = rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)
+    padded = ConvCase(Op.CONV_1X1, x, w3, None, _conv_params(pad_top=1, pad_left=1,
+                                                             pad_bottom=1, pad_right=1),
+                      (1, 4, 4, 4))
+    assert driver.run(padded).status == 2
+    wdw = rng.integers(-127, 128, (1, 3, 3, 6)).astype(np.int8)
+    mult2 = ConvCase(Op.DW_3X3, x, wdw, None,
+                     _conv_params(depth_multiplier=2, out_multiplier=np.full(6, 1 << 30,
+                                                                              np.int32),
+                                  out_shift=np.full(6, -8, np.int32)), (1, 2, 2, 6))
+    assert driver.run(mult2).status == 2
+    # ...and the wrappers take the same calls.
+    assert check_result(padded, driver.run(ConvCase(Op.CONV, x, w3, None, padded.p,
+                                                    (1, 4, 4, 4)))) is None
+
+
+def test_bad_arguments_are_refused(driver: Driver) -> None:
+    case = _conv_1x1(Op.CONV)
+    bad_act = ConvCase(Op.CONV, case.x, case.w, None, _conv_params(act_min=5, act_max=4),
+                       case.out_shape)
+    assert driver.run(bad_act).status == 1
+    bad_shift = ConvCase(Op.CONV, case.x, case.w, None,
+                         _conv_params(out_shift=np.full(4, -40, np.int32)), case.out_shape)
+    assert driver.run(bad_shift).status == 1
+    fc = FcCase(Op.FC_PER_CHANNEL, case.x.reshape(9, 4), case.w.reshape(4, 4), None,
+                FullyConnectedParams(0, 3, 0, np.full(4, 1 << 30, np.int32),
+                                     np.full(4, -5, np.int32), -128, 127))
+    assert driver.run(fc).status == 2  # a filter offset makes no sense per channel
+
+
+def test_interleave_filter_layout_matches_the_documented_index() -> None:
+    rng = np.random.default_rng(3)
+    for cout, k, block in [(5, 7, 2), (9, 12, 4), (1, 3, 4), (4, 16, 2)]:
+        w = rng.integers(-127, 128, (cout, k)).astype(np.int8)
+        flat = interleave_filter(w, block)
+        kp = (k + 3) // 4 * 4
+        assert flat.size == cout * kp
+        for c in range(cout):
+            for j in range(k):
+                first = c // block * block
+                g = min(block, cout - first)
+                index = first * kp + (j // 4) * 4 * g + (c - first) * 4 + j % 4
+                assert flat[index] == w[c, j]
+
+
+@pytest.mark.parametrize("name,op,shape", REAL_LAYERS, ids=[r[0] for r in REAL_LAYERS])
+def test_mlperf_tiny_layers_match_reference(driver: Driver, name: str, op: Op,
+                                            shape: dict) -> None:
+    case = layer_case(op, **shape)
+    assert check_result(case, driver.run(case)) is None
+
+
+def test_in_place_depthwise_and_pointwise_match_reference(driver: Driver) -> None:
+    dw = layer_case(Op.DW, (12, 9), 8, 8, 3, 1)
+    pw = layer_case(Op.CONV_1X1, (7, 5), 16, 12, 1, 1)
+    for case in (dw, pw):
+        in_place = ConvCase(case.op, case.x, case.w, case.bias, case.p, case.out_shape, True)
+        assert check_result(in_place, driver.run(in_place)) is None

@@ -1,0 +1,834 @@
+"""The int8 kernels without MAC loops (kernels_c/{pooling,elementwise,activations,softmax,
+quantization,reshape,reduce}) against the NumPy reference, bit for bit.
+
+The kernels are built by K1's harness (tests/kernels/harness.py) into the sanitized shared
+library `libth_nn_host.so` (ASan + UBSan, -fno-sanitize-recover). These tests call it with
+ctypes from a worker subprocess that has libasan preloaded, because the kernel signatures
+here (shapes, pointer arrays, float buffers) are not in the driver's case-record format yet.
+Every buffer the kernel sees is malloc'ed at its exact size, so ASan stops the worker on a
+one-byte overrun, and the test fails with the sanitizer report.
+
+Params come from single-op graphs through the real `tinyhost.arith.*_params` functions
+(random scales, zero points and activations); expected outputs come from
+`tinyhost.reference.ops`, never from the C code. Unary int8 ops are checked exhaustively
+(all 256 inputs) through the host-built tables of `tinyhost.arith.lut`.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kernels.harness import HarnessError, build_driver
+from reference_single_op import q, single_op_graph
+from tinyhost.arith.activations import (
+    QuantizeParams,
+    softmax_params,
+)
+from tinyhost.arith.elementwise import add_params, mul_params, sub_params
+from tinyhost.arith.lut import LUT_OPS, TABLE_INPUTS, apply_table, op_table
+from tinyhost.arith.padding import compute_window_padding
+from tinyhost.arith.pool import PoolParams
+from tinyhost.arith.reduce import mean_params
+from tinyhost.errors import UnsupportedModelError
+from tinyhost.ir import (
+    Activation,
+    FusedActivationOptions,
+    LeakyReluOptions,
+    NoOptions,
+    OpKind,
+    Padding,
+    ReducerOptions,
+    SoftmaxOptions,
+    StridedSliceOptions,
+    Tensor,
+)
+from tinyhost.reference.ops import activations as ref_act
+from tinyhost.reference.ops import quantize as ref_quant
+from tinyhost.reference.ops.elementwise import add_int8, mul_int8, sub_int8
+from tinyhost.reference.ops.pool import avg_pool_int8, max_pool_int8
+from tinyhost.reference.ops.reduce import mean_int8
+from tinyhost.reference.ops.shape import (
+    _dense_spec,
+    concatenate,
+    pad,
+    slice_bounds,
+    strided_slice,
+    transpose,
+)
+from tinyhost.reference.ops.softmax import softmax_int8, softmax_int8_int16
+
+SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.function_scoped_fixture])
+I8 = np.dtype(np.int8)
+F32 = np.dtype(np.float32)
+TH_OK, TH_ERR_ARG, TH_ERR_UNSUPPORTED = 0, 1, 2
+MAX_RANK = 6
+INT8_ACTIVATIONS = [Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1]
+
+# ------------------------------------------------------------------------------ the worker
+
+_WORKER = r"""
+import ctypes, pickle, struct, sys
+lib = ctypes.CDLL(sys.argv[1])
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    head = inp.read(4)
+    if len(head) < 4:
+        break
+    name, args = pickle.loads(inp.read(struct.unpack('<I', head)[0]))
+    ptrs, sizes, owned, keep = [], [], [], []
+    for kind, value in args:  # pass 1: allocate, so 'ptrs' may name later buffers
+        p, n = None, 0
+        if kind in ('buf', 'out', 'data'):
+            n = len(value) if kind != 'out' else value
+            p = libc.malloc(max(n, 1))  # exact size: ASan guards the bytes around it
+            owned.append(p)
+            if kind == 'out':
+                ctypes.memset(p, 0x5A, n)
+            else:
+                ctypes.memmove(p, value, n)
+        ptrs.append(p)
+        sizes.append(n)
+    for i, (kind, value) in enumerate(args):
+        if kind == 'alias':
+            ptrs[i], sizes[i] = ptrs[value], sizes[value]
+    cargs = []
+    for i, (kind, value) in enumerate(args):  # pass 2: the C arguments
+        if kind in ('buf', 'out', 'alias'):
+            cargs.append(ctypes.c_void_p(ptrs[i]))
+        elif kind == 'ptrs':
+            array = (ctypes.c_void_p * len(value))(*[ptrs[k] for k in value])
+            keep.append(array)
+            cargs.append(array)
+        elif kind == 'int':
+            cargs.append(ctypes.c_int32(value))
+        elif kind == 'null':
+            cargs.append(None)
+    fn = getattr(lib, name)
+    fn.restype = ctypes.c_int32
+    status = fn(*cargs)
+    data = [ctypes.string_at(p, n) if p is not None and n else b'' for p, n in zip(ptrs, sizes)]
+    for p in owned:
+        libc.free(p)
+    reply = pickle.dumps((status, data))
+    out.write(struct.pack('<I', len(reply)) + reply)
+    out.flush()
+"""
+
+
+class Kernels:
+    """A worker process with the sanitized kernel library loaded; call(name, *args).
+
+    Args: ("buf", bytes) an input copied to a fresh exact-size malloc, ("out", n) n bytes
+    filled with 0x5A, ("data", bytes) like "buf" but not passed (reached through "ptrs"),
+    ("alias", k) the same pointer as arg k, ("ptrs", [k, ...]) an array of the pointers of
+    those args, ("int", v) an int32, ("null", None). Returns the status and
+    the bytes of every buffer after the call.
+    """
+
+    def __init__(self, lib: Path) -> None:
+        self.lib = lib
+        self.proc: subprocess.Popen | None = None
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
+
+    def _spawn(self) -> subprocess.Popen:
+        env = dict(os.environ)
+        asan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        env["LD_PRELOAD"] = asan
+        env["ASAN_OPTIONS"] = "detect_leaks=0:halt_on_error=1:abort_on_error=0"
+        env["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"
+        self._stderr.seek(0)
+        self._stderr.truncate()
+        return subprocess.Popen([sys.executable, "-c", _WORKER, str(self.lib)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=self._stderr, env=env)
+
+    def _died(self) -> HarnessError:
+        assert self.proc is not None
+        self.proc.wait(timeout=10)
+        self._stderr.seek(0)
+        log = self._stderr.read().decode(errors="replace")
+        code = self.proc.returncode
+        self.proc = None  # the next call starts a fresh worker: one failure, not a cascade
+        return HarnessError(f"kernel worker died (exit {code}):\n{log[-6000:]}")
+
+    def call(self, name: str, *args: tuple) -> tuple[int, list[bytes]]:
+        if self.proc is None:
+            self.proc = self._spawn()
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        request = pickle.dumps((name, list(args)))
+        try:
+            self.proc.stdin.write(struct.pack("<I", len(request)) + request)
+            self.proc.stdin.flush()
+        except BrokenPipeError as exc:
+            raise self._died() from exc
+        head = self.proc.stdout.read(4)
+        if len(head) < 4:
+            raise self._died()
+        body = self.proc.stdout.read(struct.unpack("<I", head)[0])
+        return pickle.loads(body)
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.stdin is not None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+        self._stderr.close()
+
+
+def _start(variant: str) -> Iterator[Kernels]:
+    try:
+        build = build_driver(variant)
+    except HarnessError as error:
+        pytest.fail(f"kernel build failed: {error}")
+    k = Kernels(build.shared_lib)
+    yield k
+    k.close()
+
+
+@pytest.fixture(scope="module")
+def kern() -> Iterator[Kernels]:
+    yield from _start("portable")
+
+
+@pytest.fixture(scope="module", params=["portable", "dsp"])
+def kern_both(request) -> Iterator[Kernels]:
+    """Both builds: kernels with a DSP path (max pool) run it with modelled instructions."""
+    yield from _start(request.param)
+
+
+# ------------------------------------------------------------------------- struct packing
+
+
+def shape_bytes(shape: tuple[int, ...]) -> bytes:
+    dims = list(shape) + [0] * (MAX_RANK - len(shape))
+    return struct.pack("<7i", len(shape), *dims)
+
+
+def i32(*values: int) -> bytes:
+    return struct.pack(f"<{len(values)}i", *values)
+
+
+def buf(data: bytes | np.ndarray) -> tuple:
+    return ("buf", data.tobytes() if isinstance(data, np.ndarray) else data)
+
+
+def out(n: int) -> tuple:
+    return ("out", n)
+
+
+def i8(data: bytes, shape: tuple[int, ...]) -> np.ndarray:
+    return np.frombuffer(data, np.int8).reshape(shape)
+
+
+def assert_same(got: np.ndarray, want: np.ndarray, what: str = "") -> None:
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if not np.array_equal(got, want):
+        bad = np.argwhere(got != want)
+        first = tuple(int(i) for i in bad[0])
+        raise AssertionError(f"{what}: {len(bad)} of {want.size} differ; first at {first}: "
+                             f"got {got[first]}, want {want[first]}")
+
+
+# ----------------------------------------------------------------------- random choices
+
+
+def scale(draw, lo: float = -10.0, hi: float = 0.0) -> float:
+    return float(np.float32(2.0 ** draw(st.floats(lo, hi))))
+
+
+def zero_point(draw) -> int:
+    return draw(st.integers(-128, 127))
+
+
+def arrays_rng(draw) -> np.random.Generator:
+    return np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+
+
+def random_int8(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return rng.integers(-128, 128, size=shape, dtype=np.int8)
+
+
+# ------------------------------------------------------------------------------- pooling
+
+
+def _pool_case(draw, rng):
+    n = draw(st.integers(1, 2))
+    h, w = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    c = draw(st.sampled_from([1, 3, 4, 8, 17, 32, 33, 40, 70]))
+    if draw(st.booleans()):
+        fh, fw = h, w  # global pooling
+        sh = sw = 1
+    else:
+        fh, fw = draw(st.integers(1, 5)), draw(st.integers(1, 5))
+        sh, sw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    padding = draw(st.sampled_from([Padding.SAME, Padding.VALID]))
+    pads = compute_window_padding(padding, h, w, fh, fw, sh, sw)
+    if pads.out_h <= 0 or pads.out_w <= 0:
+        padding = Padding.SAME
+        pads = compute_window_padding(padding, h, w, fh, fw, sh, sw)
+    lo = draw(st.sampled_from([-128, -128, draw(st.integers(-128, 120))]))
+    hi = draw(st.sampled_from([127, 127, draw(st.integers(lo, 127))]))
+    p = PoolParams(sh, sw, fh, fw, pads.top, pads.left, pads.bottom, pads.right, lo, hi)
+    x = random_int8(rng, (n, h, w, c))
+    return x, p, (n, pads.out_h, pads.out_w, c)
+
+
+def _pool_args(x: np.ndarray, p: PoolParams, out_shape) -> list[tuple]:
+    params = i32(p.stride_h, p.stride_w, p.filter_h, p.filter_w, p.pad_top, p.pad_left,
+                 p.act_min, p.act_max)
+    return [("null", None), buf(params), buf(i32(*x.shape)), buf(x), buf(i32(*out_shape)),
+            out(int(np.prod(out_shape)))]
+
+
+@SETTINGS
+@given(st.data())
+def test_avgpool(kern_both, data):
+    draw = data.draw
+    x, p, out_shape = _pool_case(draw, arrays_rng(draw))
+    status, bufs = kern_both.call("th_avgpool_s8", *_pool_args(x, p, out_shape))
+    assert status == TH_OK
+    assert_same(i8(bufs[5], out_shape), avg_pool_int8(x, p), "avgpool")
+
+
+@SETTINGS
+@given(st.data())
+def test_maxpool(kern_both, data):
+    draw = data.draw
+    x, p, out_shape = _pool_case(draw, arrays_rng(draw))
+    status, bufs = kern_both.call("th_maxpool_s8", *_pool_args(x, p, out_shape))
+    assert status == TH_OK
+    assert_same(i8(bufs[5], out_shape), max_pool_int8(x, p), "maxpool")
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_pool_explicit_padding(kern, data):
+    """Padding wider than SAME's: avgpool refuses windows with no input (as the reference
+    and TFLM do) without writing; maxpool gives -128 there."""
+    draw = data.draw
+    rng = arrays_rng(draw)
+    h, w, c = draw(st.integers(1, 6)), draw(st.integers(1, 6)), draw(st.integers(1, 9))
+    fh, fw = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    sh, sw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    pt, pl = draw(st.integers(0, 6)), draw(st.integers(0, 6))
+    pb, pr = draw(st.integers(0, 6)), draw(st.integers(0, 6))
+    out_h = (h + pt + pb - fh) // sh + 1
+    out_w = (w + pl + pr - fw) // sw + 1
+    if out_h <= 0 or out_w <= 0:
+        return
+    pb, pr = (out_h - 1) * sh + fh - h - pt, (out_w - 1) * sw + fw - w - pl
+    p = PoolParams(sh, sw, fh, fw, pt, pl, pb, pr)
+    x = random_int8(rng, (1, h, w, c))
+    out_shape = (1, out_h, out_w, c)
+    status, bufs = kern.call("th_maxpool_s8", *_pool_args(x, p, out_shape))
+    assert status == TH_OK
+    assert_same(i8(bufs[5], out_shape), max_pool_int8(x, p), "maxpool")
+    status, bufs = kern.call("th_avgpool_s8", *_pool_args(x, p, out_shape))
+    try:
+        want = avg_pool_int8(x, p)
+    except UnsupportedModelError:
+        assert status == TH_ERR_ARG
+        assert set(bufs[5]) == {0x5A}, "refused call wrote its output"
+        return
+    assert status == TH_OK
+    assert_same(i8(bufs[5], out_shape), want, "avgpool")
+
+
+# ---------------------------------------------------------------------- ADD, SUB, MUL
+
+
+def _broadcast_shapes(draw) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    kind = draw(st.sampled_from(["same", "channel", "scalar", "general", "general"]))
+    rank = draw(st.integers(1, 6)) if kind == "general" else draw(st.sampled_from([2, 4, 4]))
+    max_dim = 4 if rank > 4 else 7
+    out_shape = tuple(draw(st.integers(1, max_dim)) for _ in range(rank))
+    if kind == "same":
+        return out_shape, out_shape, out_shape
+    if kind == "channel":
+        other = (1,) * (rank - 1) + out_shape[-1:]
+        if draw(st.booleans()):
+            other = other[-1:]
+        pair = (out_shape, other)
+    elif kind == "scalar":
+        other = (1,) * draw(st.integers(0, rank)) or (1,)
+        pair = (out_shape, other)
+    else:
+        shapes = []
+        for _ in range(2):
+            s = tuple(d if draw(st.booleans()) else 1 for d in out_shape)
+            shapes.append(s[draw(st.integers(0, rank - 1)):])
+        a, b = shapes
+        # make sure the broadcast of a and b is out_shape
+        out_shape = tuple(np.broadcast_shapes(a, b))
+        pair = (a, b)
+    if draw(st.booleans()):
+        pair = pair[::-1]
+    return pair[0], pair[1], out_shape
+
+
+def _binary_graph(kind, activation, shapes, quants):
+    tensors = [Tensor(name, shape, I8, quant=qq)
+               for name, shape, qq in zip(("a", "b", "y"), shapes, quants)]
+    return single_op_graph(kind, FusedActivationOptions(activation), tensors, [0, 1], [2])
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.data(), st.sampled_from([OpKind.ADD, OpKind.SUB, OpKind.MUL]))
+def test_binary(kern, data, kind):
+    draw = data.draw
+    rng = arrays_rng(draw)
+    s1 = scale(draw, -8, 0)
+    s2 = s1 if draw(st.booleans()) else scale(draw, -8, 0)
+    so = scale(draw, -8, 1)
+    quants = [q(s, zero_point(draw)) for s in (s1, s2, so)]
+    shapes = _broadcast_shapes(draw)
+    activation = draw(st.sampled_from(INT8_ACTIVATIONS))
+    graph = _binary_graph(kind, activation, shapes, quants)
+    a, b = random_int8(rng, shapes[0]), random_int8(rng, shapes[1])
+    try:
+        if kind is OpKind.MUL:
+            p = mul_params(graph, graph.ops[0])
+        else:
+            p = (add_params if kind is OpKind.ADD else sub_params)(graph, graph.ops[0])
+    except UnsupportedModelError:
+        return  # TFLM refuses these scales too
+    if kind is OpKind.MUL:
+        want = mul_int8(a, b, p)
+        args = [buf(i32(p.input1_offset, p.input2_offset, p.output_offset,
+                        p.activation_min, p.activation_max)),
+                buf(i32(p.output_multiplier, p.output_shift))]
+        name = "th_mul_s8"
+    else:
+        want = (add_int8 if kind is OpKind.ADD else sub_int8)(a, b, p)
+        args = [buf(i32(p.input1_offset, p.input2_offset, p.output_offset, p.left_shift,
+                        p.activation_min, p.activation_max)),
+                buf(i32(p.input1_multiplier, p.input1_shift, p.input2_multiplier,
+                        p.input2_shift, p.output_multiplier, p.output_shift))]
+        name = "th_add_s8" if kind is OpKind.ADD else "th_sub_s8"
+    # In place when an input has the output's shape (the documented aliasing rule).
+    in_place = [i for i in (0, 1) if shapes[i] == shapes[2] and draw(st.booleans())]
+    out_arg = ("alias", 4 + 2 * in_place[0]) if in_place else out(want.size)
+    status, bufs = kern.call(name, ("null", None), *args, buf(shape_bytes(shapes[0])), buf(a),
+                             buf(shape_bytes(shapes[1])), buf(b), buf(shape_bytes(shapes[2])),
+                             out_arg)
+    assert status == TH_OK
+    assert_same(i8(bufs[8], shapes[2]), want, f"{kind.name} {shapes} in_place={in_place}")
+
+
+def test_binary_refuses_bad_shapes(kern):
+    params = buf(i32(0, 0, 0, 20, -128, 127))
+    quant = buf(i32(1 << 30, -1, 1 << 30, -1, 1 << 30, -20))
+    a = np.zeros((2, 3), np.int8)
+    b = np.zeros((4, 3), np.int8)
+    for s2, out_shape in [((4, 3), (2, 3)), ((2, 3), (2, 4)), ((2, 3), (1, 2, 3, 1))]:
+        status, bufs = kern.call("th_add_s8", ("null", None), params, quant,
+                                 buf(shape_bytes((2, 3))), buf(a), buf(shape_bytes(s2)),
+                                 buf(b if s2 == (4, 3) else a), buf(shape_bytes(out_shape)),
+                                 out(int(np.prod(out_shape))))
+        assert status == TH_ERR_ARG, (s2, out_shape)
+        assert set(bufs[8]) == {0x5A}
+
+
+# ------------------------------------------------------------------------------- SOFTMAX
+
+
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.data(), st.sampled_from([np.int8, np.int16]))
+def test_softmax(kern, data, out_dtype):
+    draw = data.draw
+    rng = arrays_rng(draw)
+    rows = draw(st.integers(1, 4))
+    depth = draw(st.sampled_from([1, 2, 10, 12, draw(st.integers(1, 300)), 1000, 4095]))
+    shape = (rows, depth) if draw(st.booleans()) else (1, rows, 1, depth)
+    beta = draw(st.sampled_from([1.0, draw(st.floats(0.1, 4.0))]))
+    in_q = q(scale(draw, -7, 1), zero_point(draw))
+    out_q = q(1 / 256, -128) if out_dtype == np.int8 else q(1 / 65536, -32768)
+    tensors = [Tensor("x", shape, I8, quant=in_q),
+               Tensor("y", shape, np.dtype(out_dtype), quant=out_q)]
+    graph = single_op_graph(OpKind.SOFTMAX, SoftmaxOptions(beta), tensors, [0], [1])
+    try:
+        p = softmax_params(graph, graph.ops[0])
+    except UnsupportedModelError:
+        return
+    x = random_int8(rng, shape)
+    if draw(st.booleans()):  # rows with ties and a narrow spread
+        x = (x // 16).astype(np.int8)
+    itemsize = np.dtype(out_dtype).itemsize
+    name = "th_softmax_s8" if out_dtype == np.int8 else "th_softmax_s8_s16"
+    status, bufs = kern.call(name, ("null", None),
+                             buf(i32(p.input_multiplier, p.input_left_shift, p.diff_min)),
+                             buf(shape_bytes(shape)), buf(x), out(x.size * itemsize))
+    assert status == TH_OK
+    want = softmax_int8(x, p) if out_dtype == np.int8 else softmax_int8_int16(x, p)
+    got = np.frombuffer(bufs[4], out_dtype).reshape(shape)
+    assert_same(got, want, f"softmax {shape} beta={beta}")
+
+
+def test_softmax_refuses_rows_that_could_overflow(kern):
+    x = np.zeros((1, 4096), np.int8)
+    status, bufs = kern.call("th_softmax_s8", ("null", None), buf(i32(1 << 30, 20, -100)),
+                             buf(shape_bytes(x.shape)), buf(x), out(x.size))
+    assert status == TH_ERR_UNSUPPORTED
+    assert set(bufs[4]) == {0x5A}
+
+
+# ------------------------------------------------------------------- unary int8 (tables)
+
+
+def _unary_graph(draw, kind: OpKind):
+    in_q = q(scale(draw, -9, 1), zero_point(draw))
+    if kind is OpKind.LOGISTIC:
+        out_q = q(1 / 256, -128)
+    elif kind is OpKind.TANH:
+        out_q = q(1 / 128, 0)
+    else:
+        out_q = q(scale(draw, -9, 1), zero_point(draw))
+    options = LeakyReluOptions(draw(st.floats(-2.0, 2.0))) if kind is OpKind.LEAKY_RELU \
+        else NoOptions()
+    tensors = [Tensor("x", (256,), I8, quant=in_q), Tensor("y", (256,), I8, quant=out_q)]
+    return single_op_graph(kind, options, tensors, [0], [1])
+
+
+def _unary_reference(graph, x: np.ndarray) -> np.ndarray:
+    """The reference kernel applied directly to x (not through a table)."""
+    from tinyhost.arith import activations as a
+
+    op = graph.ops[0]
+    fn = {
+        OpKind.LOGISTIC: lambda: ref_act.logistic_int8(x, a.logistic_params(graph, op)),
+        OpKind.TANH: lambda: ref_act.tanh_int8(x, a.tanh_params(graph, op)),
+        OpKind.HARD_SWISH: lambda: ref_act.hard_swish_int8(x, a.hard_swish_params(graph, op)),
+        OpKind.LEAKY_RELU: lambda: ref_act.leaky_relu_int8(x, a.leaky_relu_params(graph, op)),
+        OpKind.RELU: lambda: ref_act.relu_int8(x, a.relu_params(graph, op)),
+        OpKind.RELU6: lambda: ref_act.relu6_int8(x, a.relu6_params(graph, op)),
+        OpKind.QUANTIZE: lambda: ref_quant.requantize(x, a.requantize_params(graph, op)),
+    }[op.kind]
+    return fn()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.data(), st.sampled_from(sorted(LUT_OPS, key=lambda k: k.value)))
+def test_unary_lut_exhaustive(kern, data, kind):
+    """All 256 inputs (shuffled, with a tail that is not a multiple of 4), out of place and
+    in place, against the reference kernel evaluated directly."""
+    draw = data.draw
+    rng = arrays_rng(draw)
+    graph = _unary_graph(draw, kind)
+    try:
+        table = op_table(graph, graph.ops[0])
+    except UnsupportedModelError:
+        return
+    x = rng.permutation(TABLE_INPUTS)
+    x = np.concatenate([x, x[:draw(st.integers(0, 7))]])
+    want = _unary_reference(graph, x)
+    assert_same(apply_table(table, x), want, f"{kind.name} table")
+    in_place = draw(st.booleans())
+    status, bufs = kern.call("th_lut_s8", ("null", None), buf(table), ("int", x.size), buf(x),
+                             ("alias", 3) if in_place else out(x.size))
+    assert status == TH_OK
+    assert_same(i8(bufs[4], x.shape), want, f"{kind.name} in_place={in_place}")
+
+
+def test_lut_table_order_is_uint8_index():
+    """Entry i of a table is f((int8)i): the order th_lut_s8 indexes with (uint8_t)x."""
+    tensors = [Tensor("x", (256,), I8, quant=q(0.5, 3)), Tensor("y", (256,), I8,
+                                                                quant=q(0.5, 3))]
+    graph = single_op_graph(OpKind.RELU, NoOptions(), tensors, [0], [1])
+    table = op_table(graph, graph.ops[0])
+    # Same scales: RELU is max(x, zero point 3).
+    assert table[0] == 3 and table[10] == 10 and table[127] == 127
+    assert table[128] == 3 and table[255] == 3  # x = -128 and x = -1
+
+
+def test_lut_refuses_non_int8():
+    tensors = [Tensor("x", (4,), F32), Tensor("y", (4,), F32)]
+    graph = single_op_graph(OpKind.TANH, NoOptions(), tensors, [0], [1])
+    with pytest.raises(UnsupportedModelError, match="int8"):
+        op_table(graph, graph.ops[0])
+
+
+# --------------------------------------------------------------- QUANTIZE / DEQUANTIZE
+
+
+def _quantize_inputs(rng: np.random.Generator, s: np.float32) -> np.ndarray:
+    k = rng.integers(-300, 300, 200).astype(np.float32)
+    halves = (k + np.float32(0.5)) * s  # lands on or next to .5 after the division
+    near = np.nextafter(halves, np.float32(np.inf) * np.sign(rng.standard_normal(200)))
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e38, -1e38, 1e-45, -1e-45,
+                        0.49999997, -0.49999997, 2.5, -2.5], np.float32)
+    wide = (rng.standard_normal(200) * 200 * s).astype(np.float32)
+    return np.concatenate([halves, near.astype(np.float32), special, wide]).astype(np.float32)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_quantize_float(kern, data):
+    draw = data.draw
+    rng = arrays_rng(draw)
+    s = np.float32(scale(draw, -20, 4))
+    zp = zero_point(draw)
+    x = _quantize_inputs(rng, s)
+    want = ref_quant.quantize_float(x, QuantizeParams(float(s), zp))
+    params = struct.pack("<fi", s, zp)
+    status, bufs = kern.call("th_quantize_f32_s8", ("null", None), buf(params),
+                             ("int", x.size), buf(x), out(x.size))
+    assert status == TH_OK
+    assert_same(i8(bufs[4], x.shape), want, f"quantize scale={s} zp={zp}")
+
+
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_dequantize_exhaustive(kern, data):
+    """Bitwise equal float32 (the float32 product vs TFLM's double product)."""
+    draw = data.draw
+    # Scales from subnormal-producing to huge (overflow to inf) included.
+    s = np.float32(draw(st.sampled_from([
+        2.0 ** draw(st.floats(-140, -100)), 2.0 ** draw(st.floats(-30, 10)),
+        2.0 ** draw(st.floats(110, 127)), float(np.float32(draw(st.floats(1e-6, 1.0)))),
+    ])))
+    zp = zero_point(draw)
+    x = TABLE_INPUTS.copy()
+    from tinyhost.arith.activations import DequantizeParams
+
+    want = ref_quant.dequantize(x, DequantizeParams(float(s), zp))
+    status, bufs = kern.call("th_dequantize_s8_f32", ("null", None),
+                             buf(struct.pack("<fi", s, zp)), ("int", x.size), buf(x),
+                             out(4 * x.size))
+    assert status == TH_OK
+    got = np.frombuffer(bufs[4], np.float32)
+    assert_same(got.view(np.uint32), want.view(np.uint32), f"dequantize scale={s} zp={zp}")
+
+
+# ------------------------------------------------------------------------ data movement
+
+
+def _shape(draw, rank_lo: int = 1, rank_hi: int = 5, dim_hi: int = 5) -> tuple[int, ...]:
+    rank = draw(st.integers(rank_lo, rank_hi))
+    return tuple(draw(st.integers(1, dim_hi)) for _ in range(rank))
+
+
+@SETTINGS
+@given(st.data())
+def test_pad(kern, data):
+    draw = data.draw
+    rng = arrays_rng(draw)
+    shape = _shape(draw, 1, 6, 4)
+    widths = [(draw(st.integers(0, 3)) if draw(st.booleans()) else 0,
+               draw(st.integers(0, 3)) if draw(st.booleans()) else 0) for _ in shape]
+    value = zero_point(draw)
+    x = random_int8(rng, shape)
+    want = pad(x, widths, value)
+    before = [w[0] for w in widths] + [0] * (MAX_RANK - len(shape))
+    after = [w[1] for w in widths] + [0] * (MAX_RANK - len(shape))
+    status, bufs = kern.call("th_pad_s8", ("null", None), buf(i32(value, *before, *after)),
+                             buf(shape_bytes(shape)), buf(x), buf(shape_bytes(want.shape)),
+                             out(want.size))
+    assert status == TH_OK
+    assert_same(i8(bufs[5], want.shape), want, f"pad {shape} {widths}")
+
+
+@SETTINGS
+@given(st.data())
+def test_concat(kern, data):
+    draw = data.draw
+    rng = arrays_rng(draw)
+    shape = _shape(draw, 1, 5, 4)
+    axis = draw(st.integers(0, len(shape) - 1))
+    count = draw(st.integers(1, 4))
+    inputs = []
+    for _ in range(count):
+        s = list(shape)
+        s[axis] = draw(st.integers(1, 4))
+        inputs.append(random_int8(rng, tuple(s)))
+    want = concatenate(inputs, axis)
+    shapes = b"".join(shape_bytes(a.shape) for a in inputs)
+    args = [("null", None), buf(i32(axis, count)), buf(shapes)]
+    first = len(args) + 2  # after the pointer array, the output shape: the output
+    ptrs = ("ptrs", list(range(first + 1, first + 1 + count)))
+    status, bufs = kern.call("th_concat_s8", *args, ptrs, buf(shape_bytes(want.shape)),
+                             out(want.size), *[("data", a.tobytes()) for a in inputs])
+    assert status == TH_OK
+    assert_same(i8(bufs[first], want.shape), want, f"concat axis {axis}")
+
+
+@SETTINGS
+@given(st.data())
+def test_transpose(kern, data):
+    draw = data.draw
+    rng = arrays_rng(draw)
+    shape = _shape(draw, 1, 6, 4)
+    perm = draw(st.permutations(range(len(shape))))
+    x = random_int8(rng, shape)
+    want = transpose(x, perm)
+    status, bufs = kern.call("th_transpose_s8", ("null", None),
+                             buf(i32(*perm, *[0] * (MAX_RANK - len(perm)))),
+                             buf(shape_bytes(shape)), buf(x), buf(shape_bytes(want.shape)),
+                             out(want.size))
+    assert status == TH_OK
+    assert_same(i8(bufs[5], want.shape), want, f"transpose {shape} {perm}")
+
+
+def resolve_strided_slice(shape, begin, end, strides, o: StridedSliceOptions):
+    """Per input dim (first index, step, count) as the reference walks them; None when the
+    result is empty. (A code generator needs the same resolution.)"""
+    entries = _dense_spec(len(shape), len(begin), o)
+    firsts, steps, counts = [], [], []
+    axis = 0
+    for kind, i in entries:
+        if kind == "new":
+            continue
+        size = shape[axis]
+        if kind == "full":
+            start, stop, stride = 0, size, 1
+        else:
+            stride = strides[i]
+            start, stop = slice_bounds(size, begin[i], end[i], stride,
+                                       bool(o.begin_mask >> i & 1), bool(o.end_mask >> i & 1),
+                                       bool(o.shrink_axis_mask >> i & 1), o.offset)
+        n = len(range(start, stop, stride))
+        if n == 0:
+            return None
+        firsts.append(start)
+        steps.append(stride)
+        counts.append(n)
+        axis += 1
+    return firsts, steps, tuple(counts)
+
+
+@SETTINGS
+@given(st.data())
+def test_strided_slice(kern, data):
+    draw = data.draw
+    rng = arrays_rng(draw)
+    shape = _shape(draw, 1, 5, 6)
+    n_spec = draw(st.integers(1, len(shape)))
+    begin = [draw(st.integers(-7, 7)) for _ in range(n_spec)]
+    end = [draw(st.integers(-7, 7)) for _ in range(n_spec)]
+    strides = [draw(st.sampled_from([1, 1, 2, 3, -1, -2])) for _ in range(n_spec)]
+    mask = st.integers(0, (1 << n_spec) - 1)
+    o = StridedSliceOptions(begin_mask=draw(mask), end_mask=draw(mask),
+                            shrink_axis_mask=draw(mask) if draw(st.booleans()) else 0,
+                            offset=draw(st.booleans()) and draw(st.booleans()))
+    x = random_int8(rng, shape)
+    try:
+        want = strided_slice(x, begin, end, strides, o)
+    except Exception:  # noqa: BLE001 (invalid shrink etc.: nothing to compare)
+        return
+    resolved = resolve_strided_slice(shape, begin, end, strides, o)
+    if resolved is None:
+        assert want.size == 0
+        return
+    firsts, steps, counts = resolved
+    pad_n = [0] * (MAX_RANK - len(shape))
+    status, bufs = kern.call("th_strided_slice_s8", ("null", None),
+                             buf(i32(*firsts, *pad_n, *steps, *pad_n)),
+                             buf(shape_bytes(shape)), buf(x), buf(shape_bytes(counts)),
+                             out(int(np.prod(counts))))
+    assert status == TH_OK
+    assert_same(i8(bufs[5], want.shape), want, f"strided_slice {shape} {begin} {end} {strides}")
+
+
+def test_strided_slice_refuses_out_of_range(kern):
+    x = np.arange(8, dtype=np.int8)
+    for first, step, count in [(8, 1, 1), (6, 1, 3), (1, -1, 3), (0, 0, 2)]:
+        status, bufs = kern.call("th_strided_slice_s8", ("null", None),
+                                 buf(i32(first, 0, 0, 0, 0, 0, step, 0, 0, 0, 0, 0)),
+                                 buf(shape_bytes((8,))), buf(x), buf(shape_bytes((count,))),
+                                 out(count))
+        assert status == TH_ERR_ARG, (first, step, count)
+        assert set(bufs[5]) == {0x5A}
+
+
+# --------------------------------------------------------------------------------- MEAN
+
+
+@settings(max_examples=250, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_mean(kern, data):
+    draw = data.draw
+    rng = arrays_rng(draw)
+    if draw(st.booleans()):
+        shape = (draw(st.integers(1, 2)), draw(st.integers(1, 12)), draw(st.integers(1, 12)),
+                 draw(st.integers(1, 20)))
+        axes = [1, 2]
+    else:
+        shape = _shape(draw, 1, 5, 5)
+        axes = sorted(draw(st.sets(st.integers(0, len(shape) - 1), min_size=1)))
+    given_axes = [a - len(shape) if draw(st.booleans()) else a for a in axes]
+    keep_dims = draw(st.booleans())
+    in_q = q(scale(draw, -8, 0), zero_point(draw))
+    out_q = in_q if draw(st.booleans()) else q(scale(draw, -8, 0), zero_point(draw))
+    out_shape = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keep_dims \
+        else tuple(d for i, d in enumerate(shape) if i not in axes)
+    tensors = [Tensor("x", shape, I8, quant=in_q),
+               Tensor("axes", (len(axes),), np.dtype(np.int32),
+                      data=np.array(given_axes, np.int32)),
+               Tensor("y", out_shape, I8, quant=out_q)]
+    graph = single_op_graph(OpKind.MEAN, ReducerOptions(keep_dims), tensors, [0, 1], [2])
+    p = mean_params(graph, graph.ops[0])
+    x = random_int8(rng, shape)
+    want = mean_int8(x, p)
+    mask = sum(1 << a for a in p.axes)
+    kernel_out_shape = want.shape if want.ndim else (1,)
+    from tinyhost.arith.fixedpoint import quantize_multiplier
+
+    multiplier, shift = quantize_multiplier(float(np.float32(in_q.scale[0]))
+                                            / float(np.float32(out_q.scale[0])))
+    assert (multiplier, shift) == (p.multiplier, p.shift)
+    status, bufs = kern.call("th_mean_s8", ("null", None),
+                             buf(struct.pack("<iiI", p.input_zero_point, p.output_zero_point,
+                                             mask)),
+                             buf(i32(p.multiplier, p.shift)), buf(shape_bytes(shape)), buf(x),
+                             buf(shape_bytes(kernel_out_shape)), out(want.size))
+    assert status == TH_OK
+    assert_same(i8(bufs[6], want.shape), want, f"mean {shape} axes {axes}")
+
+
+# ------------------------------------------------------------------- TFLM-level checks
+
+
+def test_lut_tables_match_tflm():
+    """A few tables against TFLite Micro itself on all 256 inputs (the reference is already
+    checked against TFLM in test_reference_activations; this guards the table path)."""
+    pytest.importorskip("tflite_micro")
+    from reference_single_op import run_tflm
+
+    rng = np.random.default_rng(7)
+    for kind in sorted(LUT_OPS, key=lambda k: k.value):
+        in_scale = float(np.float32(2.0 ** rng.uniform(-6, 0)))
+        in_zp = int(rng.integers(-20, 20))
+        out_q = {OpKind.LOGISTIC: q(1 / 256, -128), OpKind.TANH: q(1 / 128, 0)}.get(
+            kind, q(float(np.float32(2.0 ** rng.uniform(-6, 0))), int(rng.integers(-20, 20))))
+        options = LeakyReluOptions(0.2) if kind is OpKind.LEAKY_RELU else NoOptions()
+        tensors = [Tensor("x", (256,), I8, quant=q(in_scale, in_zp)),
+                   Tensor("y", (256,), I8, quant=out_q)]
+        graph = single_op_graph(kind, options, tensors, [0], [1])
+        table = op_table(graph, graph.ops[0])
+        (theirs,) = run_tflm(graph, [TABLE_INPUTS.copy()])
+        assert_same(table, np.asarray(theirs, np.int8).reshape(-1), f"{kind.name} vs TFLM")
+

@@ -1,0 +1,120 @@
+"""C kernels on emulated Cortex-M boards vs the NumPy reference (issue #3).
+
+The test firmware (tests/kernels/firmware) reads the same case records as the host driver
+through semihosting, runs them all in one QEMU run per board and writes the outputs back;
+they are compared here with the reference. The DSP path must be the one that ran: the
+firmware reports its build flags and the ELF's inner loops must contain SMLAD/SXTB16.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import CONV_OPS, DW_OPS, FC_OPS, Case, Op, RngDraw, check_result, random_case
+from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, BUILD_FLAG_NATIVE, REPO
+from kernels.layers import REAL_LAYERS, layer_case
+from kernels.target import build_firmware, fits_small_firmware, function_disassembly, run_cases
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+    reason="arm-none-eabi-gcc or qemu-system-arm not installed",
+)
+
+DSP_BOARDS = ("mps2-an386", "netduinoplus2", "mps2-an500")  # Cortex-M4, M4F, M7
+CASES_PER_BOARD = 1500
+OPS = (*CONV_OPS, *DW_OPS, *FC_OPS)
+DSP_FUNCTIONS = {  # function -> instructions its DSP build must contain
+    "th_nn_mat_mult_s8_s16": ("smlad", "sxtb16", "ldmia", "smmlar"),
+    "th_nn_fc_s8": ("smlad", "sxtab16"),
+    "th_dw_conv_3x3_s8": ("smlad", "smlabb"),
+}
+
+
+def random_cases(seed: int, count: int) -> list[Case]:
+    draw = RngDraw(np.random.default_rng(seed))
+    cases: list[Case] = []
+    i = 0
+    while len(cases) < count:
+        case = random_case(draw, OPS[i % len(OPS)])
+        i += 1
+        if fits_small_firmware(case):
+            cases.append(case)
+    return cases
+
+
+def assert_all_match(cases: list[Case], results: list, where: str) -> None:
+    problems = []
+    for i, (case, result) in enumerate(zip(cases, results, strict=True)):
+        problem = check_result(case, result)
+        if problem is not None:
+            problems.append(f"case {i + 1} {case.op.name}: {problem}")
+    assert not problems, f"{where}: {len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
+        problems[:10])
+
+
+@pytest.fixture(scope="module")
+def build_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("kernel-fw")
+
+
+@pytest.mark.parametrize("board", DSP_BOARDS)
+def test_random_cases_on_dsp_boards(build_root: Path, board: str) -> None:
+    fw = build_firmware(board, build_root)
+    cases = random_cases(seed=DSP_BOARDS.index(board), count=CASES_PER_BOARD)
+    run = run_cases(fw, cases, interleaved=True)
+    expected = BUILD_FLAG_DSP | BUILD_FLAG_INTERLEAVED | BUILD_FLAG_NATIVE
+    assert run.build_flags == expected, f"{board} firmware flags {run.build_flags}"
+    assert_all_match(cases, run.results, board)
+    for function, mnemonics in DSP_FUNCTIONS.items():
+        asm = function_disassembly(fw.elf, function)
+        for mnemonic in mnemonics:
+            assert f"\t{mnemonic}" in asm, f"{board}: {function} has no {mnemonic}"
+
+
+def test_portable_path_on_cortex_m4(build_root: Path) -> None:
+    fw = build_firmware("mps2-an386", build_root, portable=True)
+    cases = random_cases(seed=100, count=500)
+    run = run_cases(fw, cases, interleaved=False)
+    assert run.build_flags == 0
+    assert_all_match(cases, run.results, "mps2-an386 portable")
+    assert "\tsmlad" not in function_disassembly(fw.elf, "th_nn_fc_s8")
+
+
+@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500"))
+def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
+    fw = build_firmware(board, build_root, big=True)
+    cases: list[Case] = [layer_case(op, **shape) for _, op, shape in REAL_LAYERS]
+    in_place = [layer_case(Op.DW, (24, 24), 16, 16, 3, 2), layer_case(Op.CONV, (12, 12), 32,
+                                                                       24, 1, 1)]
+    cases += [type(c)(c.op, c.x, c.w, c.bias, c.p, c.out_shape, True) for c in in_place]
+    run = run_cases(fw, cases, interleaved=True)
+    assert_all_match(cases, run.results, f"{board} layers")
+
+
+@pytest.mark.parametrize("cpu,extra", [
+    ("cortex-m0", []), ("cortex-m3", []), ("cortex-m4", ["-mfpu=fpv4-sp-d16",
+                                                          "-mfloat-abi=hard"]),
+    ("cortex-m7", ["-mfpu=fpv5-d16", "-mfloat-abi=hard"]), ("cortex-m33", []),
+    ("cortex-m55", []),
+])
+def test_kernels_compile_cleanly_for_every_core(tmp_path: Path, cpu: str,
+                                                extra: list[str]) -> None:
+    """-Wall -Wextra -Werror clean on every core the issue names (M0/M3 portable)."""
+    sources = sorted((REPO / "kernels_c").rglob("*.c"))
+    for src in sources:
+        cmd = ["arm-none-eabi-gcc", f"-mcpu={cpu}", "-mthumb", *extra, "-std=c99", "-O2",
+               "-Wall", "-Wextra", "-Werror", f"-I{REPO / 'kernels_c' / 'include'}", "-c",
+               str(src), "-o", str(tmp_path / (src.stem + ".o"))]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        assert proc.returncode == 0, f"{cpu} {src.name}:\n{proc.stderr}"
+    flags_obj = tmp_path / "th_nn_build_flags.o"
+    nm = subprocess.run(["arm-none-eabi-objdump", "-d", str(flags_obj)], capture_output=True,
+                        text=True, check=True).stdout
+    # Cores without the DSP extension report 0 (portable), the others 7.
+    has_dsp = cpu not in ("cortex-m0", "cortex-m3")
+    assert ("movs\tr0, #7" in nm) == has_dsp, nm
