@@ -27,6 +27,9 @@ const char *th_board_name(void)
     return TH_BOARD_NAME;
 }
 
+/* A counter driver that decides its unit at run time (counter_dwt.c: DWT cycles on hardware,
+ * SysTick where the DWT does not count, e.g. under Renode) defines these two itself. */
+#if !(defined(TH_COUNTER_UNIT_RUNTIME) && TH_COUNTER_UNIT_RUNTIME)
 const char *th_counter_unit(void)
 {
     return TH_COUNTER_UNIT;
@@ -36,6 +39,7 @@ uint64_t th_counter_hz(void)
 {
     return (uint64_t)TH_COUNTER_HZ;
 }
+#endif
 
 void th_uart_puts(const char *s)
 {

@@ -7,6 +7,11 @@
 
 void th_board_init(void)
 {
+#if defined(TH_BOARD_HW_INIT) && TH_BOARD_HW_INIT
+    /* Real-hardware boards: clocks and UART pins first (boards/<name>/board_hw.c); the UART
+     * baud divider and the counter rate assume the clock it sets up. */
+    th_board_hw_init();
+#endif
     th_counter_hw_init();
     th_uart_hw_init();
 }

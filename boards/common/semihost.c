@@ -8,6 +8,68 @@
 
 #include "th_board.h"
 
+#if defined(TH_SEMIHOSTING) && !TH_SEMIHOSTING
+/*
+ * Boards without a semihosting host (real hardware, Renode; board.json "semihosting": false):
+ * BKPT 0xAB with no debugger attached escalates to HardFault, and a debugger that does not
+ * serve semihosting just halts. So: no files, no console, and th_exit announces the code on
+ * the UART ("th_exit <code>") and parks the core.
+ */
+void th_exit(int code)
+{
+    char num[24];
+    uint64_t mag = code < 0 ? (uint64_t)(-(int64_t)code) : (uint64_t)code;
+    th_uart_puts(code < 0 ? "th_exit -" : "th_exit ");
+    th_fmt_u64(num, mag);
+    th_uart_puts(num);
+    th_uart_puts("\n");
+    for (;;) {
+        __asm__ volatile("wfi");
+    }
+}
+
+void th_sh_puts(const char *s)
+{
+    (void)s;
+}
+
+int th_sh_open(const char *path, int mode)
+{
+    (void)path;
+    (void)mode;
+    return -1;
+}
+
+long th_sh_read(int handle, void *buf, size_t len)
+{
+    (void)handle;
+    (void)buf;
+    (void)len;
+    return -1;
+}
+
+long th_sh_write(int handle, const void *buf, size_t len)
+{
+    (void)handle;
+    (void)buf;
+    (void)len;
+    return -1;
+}
+
+long th_sh_flen(int handle)
+{
+    (void)handle;
+    return -1;
+}
+
+int th_sh_close(int handle)
+{
+    (void)handle;
+    return -1;
+}
+
+#else /* semihosting (QEMU) */
+
 enum {
     SH_SYS_OPEN = 0x01,
     SH_SYS_CLOSE = 0x02,
@@ -86,3 +148,5 @@ int th_sh_close(int handle)
     uint32_t block[1] = {(uint32_t)handle};
     return sh_call(SH_SYS_CLOSE, block) == 0 ? 0 : -1;
 }
+
+#endif /* TH_SEMIHOSTING */

@@ -17,6 +17,11 @@ void th_uart_hw_putc(uint8_t c);
 
 void th_counter_hw_init(void);
 
+/* Boards built with TH_BOARD_HW_INIT=1 (boards/common/stm32_board.cmake) define this in their
+ * folder: clock tree (drivers/clock_<driver>.c: th_clock_hw_init) and UART pin muxing. */
+void th_board_hw_init(void);
+void th_clock_hw_init(void);
+
 /* Used by fault handlers: write to semihosting console and UART. */
 void th_report(const char *s);
 void th_report_hex(const char *label, uint32_t v);

@@ -16,6 +16,7 @@ from tinyhost.deploy.errors import DeployError
 COUNTER_UNITS = ("instructions", "cycles", "systick", "host-ns")
 TOOLCHAINS = ("arm-none-eabi", "host")
 EMULATOR_KINDS = ("qemu", "renode")
+FLASH_METHODS = ("openocd", "st-flash", "pyocd")
 
 
 def repo_root() -> Path:
@@ -43,6 +44,8 @@ class UartInfo:
     base: int | None = None
     clock_hz: int | None = None
     baud: int | None = None
+    pins: str | None = None  # e.g. "USART2 TX=PA2 RX=PA3 (AF7)" (real boards)
+    vcp: bool = False  # reachable as the ST-LINK's virtual COM port (USB CDC, /dev/ttyACM*)
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,25 @@ class CounterInfo:
 @dataclass(frozen=True)
 class Emulator:
     kind: str  # "qemu" | "renode"
-    machine: str  # QEMU -M machine, or Renode platform
+    machine: str  # QEMU -M machine, or Renode platform (.repl path in Renode's tree)
+
+
+@dataclass(frozen=True)
+class ClockInfo:
+    """Clock setup of a real-hardware board (drivers/clock_<driver>.c); core clock = clock_hz."""
+
+    driver: str
+    hse_hz: int = 0  # 0: the PLL runs from the internal HSI oscillator
+    overdrive: bool = False
+
+
+@dataclass(frozen=True)
+class ProbeInfo:
+    """How the flashing tools name the chip (tinyhost.deploy.flash)."""
+
+    openocd_target: str | None = None  # e.g. "target/stm32f4x.cfg"
+    pyocd_target: str | None = None  # e.g. "stm32f446retx"
+    openocd_interface: str = "interface/stlink.cfg"
 
 
 @dataclass(frozen=True)
@@ -77,6 +98,10 @@ class Board:
     emulator: Emulator | None
     flash_method: str | None
     path: Path
+    # Optional keys (absent in the QEMU/host boards' board.json):
+    clock: ClockInfo | None = None
+    semihosting: bool = True  # false: no semihosting host (real hardware, Renode)
+    probe: ProbeInfo | None = None
 
     @property
     def is_host(self) -> bool:
@@ -91,6 +116,17 @@ class Board:
         if self.emulator is not None and self.emulator.kind == "qemu":
             return self.emulator.machine
         return None
+
+    @property
+    def renode_platform(self) -> str | None:
+        if self.emulator is not None and self.emulator.kind == "renode":
+            return self.emulator.machine
+        return None
+
+    @property
+    def is_hardware(self) -> bool:
+        """A real board that can be flashed (it may also have a Renode model)."""
+        return self.flash_method is not None
 
     @property
     def arena_alignment(self) -> int:
@@ -217,6 +253,30 @@ def _parse_board(data: Any, path: Path) -> Board:
             )
         emulator = Emulator(kind, machine)
 
+    clock_raw = data.get("clock")
+    clock: ClockInfo | None = None
+    if clock_raw is not None:
+        if not isinstance(clock_raw, dict) or not isinstance(clock_raw.get("driver"), str):
+            raise _err(path, "clock: expected null or an object with a 'driver'")
+        clock = ClockInfo(
+            driver=clock_raw["driver"],
+            hse_hz=_int(path, "clock.hse_hz", clock_raw.get("hse_hz", 0)),
+            overdrive=_bool(path, "clock.overdrive", clock_raw.get("overdrive", False)),
+        )
+    probe_raw = data.get("probe")
+    probe: ProbeInfo | None = None
+    if probe_raw is not None:
+        if not isinstance(probe_raw, dict):
+            raise _err(path, "probe: expected null or an object")
+        probe = ProbeInfo(
+            openocd_target=_opt_str(path, "probe.openocd_target", probe_raw.get("openocd_target")),
+            pyocd_target=_opt_str(path, "probe.pyocd_target", probe_raw.get("pyocd_target")),
+            openocd_interface=_opt_str(
+                path, "probe.openocd_interface", probe_raw.get("openocd_interface")
+            )
+            or "interface/stlink.cfg",
+        )
+
     board = Board(
         name=name,
         description=str(data["description"]),
@@ -235,6 +295,8 @@ def _parse_board(data: Any, path: Path) -> Board:
             base=_opt_int(path, "uart.base", uart.get("base")),
             clock_hz=_opt_int(path, "uart.clock_hz", uart.get("clock_hz")),
             baud=_opt_int(path, "uart.baud", uart.get("baud")),
+            pins=_opt_str(path, "uart.pins", uart.get("pins")),
+            vcp=_bool(path, "uart.vcp", uart.get("vcp", False)),
         ),
         counter=CounterInfo(
             driver=counter["driver"],
@@ -244,6 +306,9 @@ def _parse_board(data: Any, path: Path) -> Board:
         emulator=emulator,
         flash_method=_opt_str(path, "flash_method", data["flash_method"]),
         path=path.parent,
+        clock=clock,
+        semihosting=_bool(path, "semihosting", data.get("semihosting", True)),
+        probe=probe,
     )
     if not board.is_host:
         for key in ("cpu", "flash", "ram", "clock_hz"):
@@ -253,6 +318,14 @@ def _parse_board(data: Any, path: Path) -> Board:
             raise _err(path, "uart.base is required for a Cortex-M board")
         if not (board.path / "linker.ld").is_file():
             raise _err(path, "Cortex-M board folder has no linker.ld")
-    if emulator is not None and board.flash_method is not None:
-        raise _err(path, "an emulated board has flash_method null")
+    if board.flash_method is not None and board.flash_method not in FLASH_METHODS:
+        raise _err(path, f"flash_method must be null or one of {FLASH_METHODS}")
+    # A QEMU machine is only an emulator; a Renode platform models a real board, so one folder
+    # may describe both (e.g. stm32f746g_disco: Renode + openocd).
+    if board.qemu_machine is not None and board.flash_method is not None:
+        raise _err(path, "a QEMU board has flash_method null")
+    if board.flash_method is not None and board.probe is None:
+        raise _err(path, "a board with a flash_method needs a 'probe' object")
+    if board.counter.driver == "dwt" and board.qemu_machine is not None:
+        raise _err(path, "counter 'dwt' on a QEMU board: DWT CYCCNT reads 0 on QEMU")
     return board

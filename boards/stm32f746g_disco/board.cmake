@@ -1,0 +1,2 @@
+# stm32f746g_disco: clock driver, no semihosting, run-time counter unit (see the shared file).
+include("${TH_BOARDS_DIR}/common/stm32_board.cmake")

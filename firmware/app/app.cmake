@@ -1,0 +1,22 @@
+# The interpreter firmware: board + serial protocol + interpreter + one generated model dir
+# (tinyhost convert --backend interpreter), whose model.cmake adds the blob, the op table
+# and the op adapters it needs.
+#
+#   cmake -S . -B build/fw -DBOARD=host -DAPP=firmware/app -DMODEL_DIR=<convert output>
+if(NOT MODEL_DIR)
+  message(FATAL_ERROR "firmware/app needs -DMODEL_DIR=<dir made by tinyhost convert>")
+endif()
+set(TH_APP_NAME tinyhost_interp)
+set(TH_INTERP_DIR "${TH_ROOT}/firmware/interpreter")
+set(TH_APP_SOURCES
+  "${CMAKE_CURRENT_LIST_DIR}/main.c"
+  "${TH_INTERP_DIR}/th_interp.c"
+  "${TH_ROOT}/firmware/protocol/th_proto.c")
+set(TH_APP_INCLUDE_DIRS "${TH_INTERP_DIR}" "${TH_ROOT}/firmware/protocol")
+set(TH_APP_LINK_KERNELS ON)
+# -DTH_SANITIZE=ON (host board): AddressSanitizer + UBSan, for the robustness tests.
+if(TH_SANITIZE AND NOT TH_CORTEX_M)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

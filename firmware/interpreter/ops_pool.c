@@ -1,0 +1,91 @@
+/*
+ * ops_pool.c - AVERAGE_POOL_2D (kernel id 5) and MAX_POOL_2D (id 6), int8 NHWC.
+ * Params: stride_h, stride_w, filter_h, filter_w, pad_top, pad_left, act_min, act_max.
+ */
+#include "ops_common.h"
+
+#define POOL_WORDS 8u
+
+static th_interp_status setup(const th_interp_op *op, th_pool_params *pp, th_dims *in,
+                              th_dims *out)
+{
+    const int32_t *p = op->params;
+    const th_interp_tensor *x = &op->in[0], *y = &op->out[0];
+    if (op->n_in != 1 || op->n_out != 1 || op->n_params != POOL_WORDS ||
+        !th_interp_is(x, TH_INTERP_INT8, 4) || !th_interp_is(y, TH_INTERP_INT8, 4)) {
+        return TH_INTERP_E_PARAMS;
+    }
+    in->n = x->dims[0];
+    in->h = x->dims[1];
+    in->w = x->dims[2];
+    in->c = x->dims[3];
+    out->n = y->dims[0];
+    out->h = y->dims[1];
+    out->w = y->dims[2];
+    out->c = y->dims[3];
+    pp->stride.h = p[0];
+    pp->stride.w = p[1];
+    pp->filter.h = p[2];
+    pp->filter.w = p[3];
+    pp->padding.h = p[4];
+    pp->padding.w = p[5];
+    pp->activation.min = p[6];
+    pp->activation.max = p[7];
+    return TH_INTERP_OK;
+}
+
+static int window_ok(int32_t in, int32_t out, int32_t k, int32_t stride, int32_t pad)
+{
+    return stride >= 1 && k >= 1 && pad >= 0 && pad < k &&
+           (int64_t)(out - 1) * stride + k <= (int64_t)in + 2 * (int64_t)pad + 1;
+}
+
+static th_interp_status prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    th_pool_params pp;
+    th_dims in, out;
+    th_interp_status s = setup(op, &pp, &in, &out);
+    *scratch = 0;
+    if (s != TH_INTERP_OK) {
+        return s;
+    }
+    if (in.n != out.n || in.c != out.c ||
+        !window_ok(in.h, out.h, pp.filter.h, pp.stride.h, pp.padding.h) ||
+        !window_ok(in.w, out.w, pp.filter.w, pp.stride.w, pp.padding.w) ||
+        !th_interp_act_ok(pp.activation.min, pp.activation.max)) {
+        return TH_INTERP_E_PARAMS;
+    }
+    return TH_INTERP_OK;
+}
+
+th_interp_status th_interp_avgpool_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare(op, scratch);
+}
+
+th_interp_status th_interp_maxpool_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare(op, scratch);
+}
+
+th_interp_status th_interp_avgpool_s8_eval(const th_interp_op *op)
+{
+    th_pool_params pp;
+    th_dims in, out;
+    if (setup(op, &pp, &in, &out) != TH_INTERP_OK) {
+        return TH_INTERP_E_PARAMS;
+    }
+    return th_interp_kstatus(th_avgpool_s8(NULL, &pp, &in, (const int8_t *)op->in[0].data,
+                                           &out, (int8_t *)op->out[0].data));
+}
+
+th_interp_status th_interp_maxpool_s8_eval(const th_interp_op *op)
+{
+    th_pool_params pp;
+    th_dims in, out;
+    if (setup(op, &pp, &in, &out) != TH_INTERP_OK) {
+        return TH_INTERP_E_PARAMS;
+    }
+    return th_interp_kstatus(th_maxpool_s8(NULL, &pp, &in, (const int8_t *)op->in[0].data,
+                                           &out, (int8_t *)op->out[0].data));
+}

@@ -1,0 +1,126 @@
+/*
+ * th_interp_ops.h - how op adapters (ops_*.c) plug into the interpreter.
+ *
+ * An adapter turns one blob op (decoded into a th_interp_op view) into one kernels_c call.
+ * prepare() runs once at th_interp_init and must check everything the kernel will rely on
+ * (tensor ranks, dtypes, shapes against the parameter words, constant arrays inside the
+ * blob, the filter layout) and report the scratch the kernel needs; eval() runs the kernel.
+ * The op table th_interp_kernels[] (generated per model: only the adapters it uses, or all)
+ * lists the adapters a firmware has; a blob naming any other kernel id is refused.
+ */
+#ifndef TH_INTERP_OPS_H
+#define TH_INTERP_OPS_H
+
+#include "th_interp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Stable kernel ids (host/tinyhost/codegen/kernels.py holds the same table). */
+enum {
+    TH_KERNEL_CONV2D_S8 = 1,
+    TH_KERNEL_DWCONV2D_S8 = 2,
+    TH_KERNEL_FC_S8 = 3,
+    TH_KERNEL_FC_PC_S8 = 4,
+    TH_KERNEL_AVGPOOL_S8 = 5,
+    TH_KERNEL_MAXPOOL_S8 = 6,
+    TH_KERNEL_SOFTMAX_S8 = 7,
+    TH_KERNEL_ADD_S8 = 8,
+    TH_KERNEL_COPY = 9,
+    TH_KERNEL_SUB_S8 = 10,
+    TH_KERNEL_MUL_S8 = 11,
+    TH_KERNEL_LUT_S8 = 12,
+    TH_KERNEL_QUANTIZE_F32_S8 = 13,
+    TH_KERNEL_DEQUANTIZE_S8_F32 = 14,
+    TH_KERNEL_MEAN_S8 = 15,
+    TH_KERNEL_PAD_S8 = 16,
+    TH_KERNEL_CONCAT_S8 = 17,
+    TH_KERNEL_TRANSPOSE_S8 = 18,
+    TH_KERNEL_STRIDED_SLICE_S8 = 19
+};
+
+/* Blob tensor locations */
+enum { TH_LOC_NONE = 0, TH_LOC_ARENA = 1, TH_LOC_CONST = 2 };
+#define TH_TENSOR_INTERLEAVED 0x1u
+
+typedef struct {
+    const th_interp *ctx;
+    uint32_t index; /* position in execution order */
+    uint32_t n_in;
+    uint32_t n_out;
+    th_interp_tensor in[TH_INTERP_MAX_OP_INPUTS];
+    th_interp_tensor out[TH_INTERP_MAX_OP_OUTPUTS];
+    const int32_t *params; /* 4-byte aligned words inside the blob */
+    uint32_t n_params;
+    void *scratch; /* in the arena, 4-byte aligned, or NULL */
+    uint32_t scratch_size;
+} th_interp_op;
+
+typedef struct {
+    uint16_t id;
+    const char *name;
+    /* Validate the op; *scratch_needed = bytes of scratch the kernel asks for. */
+    th_interp_status (*prepare)(const th_interp_op *op, uint32_t *scratch_needed);
+    /* Run it; a kernel error is returned as TH_INTERP_E_KERNEL_FAILED. */
+    th_interp_status (*eval)(const th_interp_op *op);
+} th_interp_kernel;
+
+/* The op table (th_ops_table.c, generated). */
+extern const th_interp_kernel th_interp_kernels[];
+extern const uint32_t th_interp_kernel_count;
+
+/* Pointer to `count` elements of `elem_size` bytes at constants offset `offset`, or NULL if
+ * any byte lies outside the constants section or the offset is not elem_size-aligned. */
+const void *th_interp_const(const th_interp_op *op, int32_t offset, uint32_t count,
+                            uint32_t elem_size);
+
+/* Helpers for prepare(): tensor checks. */
+int th_interp_is(const th_interp_tensor *t, uint8_t dtype, uint8_t rank);
+uint32_t th_interp_elements(const th_interp_tensor *t);
+
+/* Adapters (ops_*.c) */
+th_interp_status th_interp_conv2d_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_conv2d_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_dwconv2d_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_dwconv2d_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_fc_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_fc_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_fc_pc_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_fc_pc_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_avgpool_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_avgpool_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_maxpool_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_maxpool_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_softmax_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_softmax_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_add_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_add_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_sub_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_sub_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_mul_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_lut_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_lut_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_quantize_f32_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_quantize_f32_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_dequantize_s8_f32_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_dequantize_s8_f32_eval(const th_interp_op *op);
+th_interp_status th_interp_mean_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_mean_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_pad_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_pad_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_concat_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_concat_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_transpose_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_transpose_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_strided_slice_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_strided_slice_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_copy_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_copy_eval(const th_interp_op *op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TH_INTERP_OPS_H */

@@ -1,0 +1,132 @@
+"""`tinyhost convert | build | run`: a model onto a board through a backend.
+
+    tinyhost convert MODEL --backend interpreter --board B -o OUTDIR [--all-ops]
+        [--arena-bytes N] [--load-capacity N] [--calib DATA ...]
+    tinyhost build OUTDIR --board B [--build-dir DIR] [--sanitize]
+    tinyhost run MODEL --board B --backend interpreter --input X.npy [--input ...] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tinyhost.ir import Graph
+
+
+def load_int8_graph(path: str, args: argparse.Namespace) -> Graph:
+    """Read MODEL; quantize it first when it is float (needs --calib)."""
+    from tinyhost.quantize.quantizer import is_float_model
+    from tinyhost.tflite import read_model
+
+    graph = read_model(path)
+    if is_float_model(graph):
+        from tinyhost.cli_quantize import options_from_args, quantize_for_convert
+
+        graph = quantize_for_convert(graph, getattr(args, "calib", None), options_from_args(args))
+    return graph
+
+
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--backend", choices=["interpreter"], default="interpreter",
+                   help="interpreter: model blob + C runtime (the only backend so far)")
+    p.add_argument("--board", required=True, help="board name (boards/<name>/)")
+    p.add_argument("--all-ops", action="store_true",
+                   help="link every available kernel, so LOAD_MODEL can bring other models")
+    p.add_argument("--arena-bytes", type=int, metavar="N",
+                   help="reserve at least N arena bytes (for models loaded later)")
+    from tinyhost.cli_quantize import add_arguments
+
+    add_arguments(p, calib_required=False)
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("convert", help="model -> interpreter blob + C sources for a board")
+    p.add_argument("model", help=".tflite file (float models are quantized with --calib)")
+    p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="directory to write")
+    p.add_argument("--load-capacity", type=int, metavar="N",
+                   help="LOAD_MODEL buffer bytes in the firmware (default: board-dependent)")
+    _add_model_options(p)
+    p.set_defaults(func=_cmd_convert)
+
+    p = subparsers.add_parser("build", help="build the firmware for a converted model directory")
+    p.add_argument("model_dir", help="OUTDIR of tinyhost convert")
+    p.add_argument("--board", required=True)
+    p.add_argument("--build-dir", help="CMake build directory (reused between builds)")
+    p.add_argument("--sanitize", action="store_true", help="host board: ASan + UBSan")
+    p.set_defaults(func=_cmd_build)
+
+    p = subparsers.add_parser("run", help="convert, build and run a model on a board")
+    p.add_argument("model", help=".tflite file")
+    p.add_argument("--input", action="append", required=True, metavar="X.npy",
+                   help="input array (repeat for several inputs); a leading sample axis runs "
+                        "each sample")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--work-dir", help="where the model directory and build go")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds for the whole run")
+    p.add_argument("--port", metavar="URL",
+                   help="serial port of a flashed board (e.g. /dev/ttyACM0 or any pyserial URL); "
+                        "the model goes over LOAD_MODEL when the board has another one")
+    _add_model_options(p)
+    p.set_defaults(func=_cmd_run)
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from tinyhost.codegen.interpreter import convert
+    from tinyhost.deploy.boards import load_board
+
+    board = load_board(args.board)
+    graph = load_int8_graph(args.model, args)
+    result = convert(graph, board, args.output, all_ops=args.all_ops,
+                     arena_bytes=args.arena_bytes, load_capacity=args.load_capacity)
+    print(f"{args.output}: blob {len(result.blob.data)} B (crc 0x{result.blob.crc:08x}), "
+          f"arena {result.arena_bytes} B, kernels: {', '.join(result.kernels)}")
+    return 0
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    from tinyhost.deploy.runner import build_firmware
+
+    build_dir = Path(args.build_dir) if args.build_dir else None
+    fw = build_firmware(Path(args.model_dir), args.board, build_dir, sanitize=args.sanitize)
+    print(f"{fw.elf}: text {fw.size.text} B, data {fw.size.data} B, bss {fw.size.bss} B")
+    return 0
+
+
+def _split_samples(graph: Graph, arrays: list[np.ndarray]) -> list[list[np.ndarray]]:
+    from tinyhost.cli import _split_batches
+
+    return _split_batches(graph, arrays)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from tinyhost.cli import load_array
+    from tinyhost.deploy.runner import run_model
+
+    graph = load_int8_graph(args.model, args)
+    arrays = [load_array(p) for p in args.input]
+    report = run_model(
+        graph, args.board, _split_samples(graph, arrays), backend=args.backend,
+        work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
+        arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
+    )  # fmt: skip
+    if args.json:
+        json.dump(report.to_json(), sys.stdout)
+        print()
+        return 0
+    first = report.runs[0]
+    lat = first.latency
+    print(f"{report.model} on {report.board} ({report.backend}): arena {report.arena_bytes} B, "
+          f"blob {report.blob_bytes} B")
+    for k, o in enumerate(first.outputs):
+        flat = o.reshape(-1)
+        more = " ..." if flat.size > 16 else ""
+        print(f"output {k}: {o.dtype}{list(o.shape)} = {flat[:16].tolist()}{more}")
+    print(f"latency: {lat.total} {lat.unit} total")
+    for name, count in zip(report.op_names, lat.per_op):
+        print(f"  {name:<20} {count:>12} {lat.unit}")
+    return 0

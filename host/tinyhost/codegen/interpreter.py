@@ -1,0 +1,250 @@
+"""`tinyhost convert --backend interpreter`: an int8 graph -> a model directory for the firmware.
+
+The directory holds:
+
+- `model_blob.bin`: the blob (BLOB_FORMAT.md), for LOAD_MODEL or a file system;
+- `model_blob.c` / `model_blob.h`: the same bytes as a const, 16-byte aligned C array, and the
+  arena size the plan needs (plus any `--arena-bytes` reserve);
+- `th_ops_table.c`: the interpreter's op table with only the kernels the model uses (or every
+  available one with `all_ops`, for firmware that must accept other models later);
+- `model.cmake`: the fragment the top-level CMakeLists.txt includes (-DMODEL_DIR=...);
+- `model.json`: what was generated (kernels, arena, plan summary), for the runner and reports;
+- `README.md`: how to use the directory inside your own firmware.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from tinyhost.codegen.blob import Blob, BlobTarget, build_blob
+from tinyhost.codegen.kernels import KERNELS, available_kernels
+from tinyhost.deploy.boards import Board, repo_root
+from tinyhost.ir import Graph
+
+HOST_LOAD_CAPACITY = 4 << 20
+# RAM the plan does not see: stack, protocol buffers, .data/.bss of board and interpreter.
+FIRMWARE_RAM_RESERVE = 16 << 10
+# Flash for the firmware's code: runtime, protocol, board, kernels (measured: < 40 KiB).
+FIRMWARE_FLASH_RESERVE = 48 << 10
+
+
+@dataclass(frozen=True)
+class ConvertResult:
+    out_dir: Path
+    blob: Blob
+    kernels: tuple[str, ...]  # in the op table
+    arena_bytes: int  # the firmware's static arena (>= blob.arena_bytes)
+    load_capacity: int  # LOAD_MODEL buffer bytes (0: LOAD_MODEL refused)
+
+
+def target_for(board: Board) -> BlobTarget:
+    """The kernel build a board's firmware has: DSP kernels read interleaved filters."""
+    dsp = board.dsp and not board.is_host
+    return BlobTarget(interleaved=dsp, dsp=dsp, alignment=board.arena_alignment)
+
+
+def _require_fits(graph: Graph, board: Board, blob: Blob, arena: int, load_capacity: int) -> None:
+    """Refuse, before any build, a model whose arena or blob exceeds the board (by how much)."""
+    from tinyhost.plan.budget import BoardLimits, Budget, DoesNotFitError
+
+    limits = BoardLimits(
+        board.name,
+        None if board.ram is None else board.ram.size,
+        None if board.flash is None else board.flash.size,
+        board.arena_alignment,
+        ram_reserve=FIRMWARE_RAM_RESERVE + load_capacity,
+        flash_reserve=FIRMWARE_FLASH_RESERVE,
+    )
+    budget = Budget(limits, ram_needed=arena + limits.ram_reserve,
+                    flash_needed=len(blob.data) + limits.flash_reserve)  # fmt: skip
+    if not budget.fits:
+        raise DoesNotFitError(
+            f"{graph.source}: arena {arena:,} B and blob {len(blob.data):,} B do not fit "
+            f"{budget.describe()}"
+        )
+
+
+def _c_array(data: bytes) -> str:
+    lines = []
+    for i in range(0, len(data), 16):
+        lines.append("    " + ", ".join(f"0x{b:02x}" for b in data[i : i + 16]) + ",")
+    return "\n".join(lines)
+
+
+def _c_ident(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name)
+
+
+def convert(
+    graph: Graph,
+    board: Board,
+    out_dir: Path | str,
+    *,
+    all_ops: bool = False,
+    arena_bytes: int | None = None,
+    load_capacity: int | None = None,
+    name: str | None = None,
+) -> ConvertResult:
+    """Write the interpreter model directory for `graph` (int8) and `board`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model_name = name or Path(graph.source).stem or graph.name or "model"
+    blob = build_blob(graph, target_for(board), name=model_name)
+    available = available_kernels()
+    kernels = tuple(sorted(available if all_ops else set(blob.kernels),
+                           key=lambda k: KERNELS[k].kernel_id))  # fmt: skip
+    arena = max(blob.arena_bytes, arena_bytes or 0)
+    arena = (arena + 15) // 16 * 16
+    ram_left = None
+    if board.ram is not None:
+        ram_left = max(0, board.ram.size - arena - FIRMWARE_RAM_RESERVE) // 16 * 16
+    if load_capacity is None:
+        if board.is_host or ram_left is None:
+            load_capacity = HOST_LOAD_CAPACITY
+        elif all_ops:
+            load_capacity = ram_left  # room for whatever model comes later
+        else:
+            blob_room = (len(blob.data) + 15) // 16 * 16
+            load_capacity = blob_room if blob_room <= ram_left else 0
+    _require_fits(graph, board, blob, arena, load_capacity)
+    _write_sources(out, blob, kernels, arena, load_capacity, model_name, graph)
+    return ConvertResult(out, blob, kernels, arena, load_capacity)
+
+
+def _write_sources(
+    out: Path, blob: Blob, kernels: tuple[str, ...], arena: int, load_capacity: int,
+    model_name: str, graph: Graph,
+) -> None:  # fmt: skip
+    interp_dir = repo_root() / "firmware" / "interpreter"
+    (out / "model_blob.bin").write_bytes(blob.data)
+    (out / "model_blob.h").write_text(
+        f"""/* Generated by tinyhost convert --backend interpreter: model '{model_name}'. */
+#ifndef TH_MODEL_BLOB_H
+#define TH_MODEL_BLOB_H
+
+#include <stdint.h>
+
+#define TH_MODEL_NAME "{model_name}"
+/* Arena the plan needs ({blob.arena_bytes} B), plus any --arena-bytes reserve. */
+#define TH_MODEL_ARENA_BYTES {arena}u
+/* LOAD_MODEL receive buffer (0 = the firmware refuses LOAD_MODEL). */
+#define TH_MODEL_LOAD_CAPACITY {load_capacity}u
+#define TH_MODEL_BLOB_CRC 0x{blob.crc:08x}u
+
+extern const uint8_t th_model_blob[];
+extern const uint32_t th_model_blob_len;
+
+#endif
+"""
+    )
+    (out / "model_blob.c").write_text(
+        f"""/* Generated by tinyhost convert: the interpreter blob of '{model_name}'
+ * ({len(blob.data)} bytes, CRC-32 0x{blob.crc:08x}; layout in BLOB_FORMAT.md). */
+#include "model_blob.h"
+
+__attribute__((aligned(16))) const uint8_t th_model_blob[{len(blob.data)}] = {{
+{_c_array(blob.data)}
+}};
+const uint32_t th_model_blob_len = {len(blob.data)}u;
+"""
+    )
+    rows = "\n".join(
+        f"    {{{KERNELS[k].kernel_id}, \"{k}\", th_interp_{k}_prepare, th_interp_{k}_eval}},"
+        for k in kernels
+    )
+    (out / "th_ops_table.c").write_text(
+        f"""/* Generated by tinyhost convert: the interpreter's op table ({len(kernels)} kernels).
+ * A blob naming a kernel id that is not listed here is refused by th_interp_init. */
+#include "th_interp_ops.h"
+
+const th_interp_kernel th_interp_kernels[] = {{
+{rows}
+}};
+const uint32_t th_interp_kernel_count = {len(kernels)}u;
+"""
+    )
+    sources = sorted({KERNELS[k].source for k in kernels})
+    src_lines = "\n".join(f'  "${{TH_INTERP_DIR}}/{s}"' for s in sources)
+    (out / "model.cmake").write_text(
+        f"""# Generated by tinyhost convert --backend interpreter (model '{model_name}').
+# Included by the top-level CMakeLists.txt (-DMODEL_DIR=<this dir>); adds the blob, the op
+# table and the op adapters the table names. firmware/app/app.cmake sets TH_INTERP_DIR.
+if(NOT DEFINED TH_INTERP_DIR)
+  set(TH_INTERP_DIR "{interp_dir.as_posix()}")
+  list(APPEND TH_APP_SOURCES "${{TH_INTERP_DIR}}/th_interp.c")
+  list(APPEND TH_APP_INCLUDE_DIRS "${{TH_INTERP_DIR}}")
+endif()
+list(APPEND TH_APP_SOURCES
+  "${{CMAKE_CURRENT_LIST_DIR}}/model_blob.c"
+  "${{CMAKE_CURRENT_LIST_DIR}}/th_ops_table.c"
+{src_lines})
+list(APPEND TH_APP_INCLUDE_DIRS "${{CMAKE_CURRENT_LIST_DIR}}")
+"""
+    )
+    plan = blob.plan
+    info = {
+        "model": model_name,
+        "source": graph.source,
+        "backend": "interpreter",
+        "blob_bytes": len(blob.data),
+        "blob_crc": blob.crc,
+        "arena_bytes": arena,
+        "plan_arena_bytes": plan.arena_bytes,
+        "plan_lower_bound_bytes": plan.lower_bound_bytes,
+        "scratch_tail_bytes": blob.scratch_tail_bytes,
+        "load_capacity": load_capacity,
+        "kernels": list(kernels),
+        "model_kernels": list(blob.kernels),
+        "op_order": list(blob.op_order),
+        "ops": [graph.ops[i].name for i in blob.op_order],
+    }
+    (out / "model.json").write_text(json.dumps(info, indent=2) + "\n")
+    (out / "README.md").write_text(_README.format(name=model_name, blob=len(blob.data),
+                                                  arena=arena, interp=interp_dir.as_posix(),
+                                                  sources=", ".join(sources)))  # fmt: skip
+
+
+_README = """# {name}: tinyhost interpreter model
+
+Generated by `tinyhost convert --backend interpreter`. Blob: {blob} bytes
+(`model_blob.bin`, also compiled in by `model_blob.c`); arena: {arena} bytes.
+
+## In the tinyhost firmware
+
+    cmake -S <tinyhost> -B build -DBOARD=<board> -DAPP=firmware/app -DMODEL_DIR=<this dir>
+
+`tinyhost run` does this for you and talks to the firmware over the serial protocol.
+
+## In your own firmware
+
+Compile `model_blob.c`, `th_ops_table.c`, the interpreter (`{interp}/th_interp.c` and the
+adapters {sources}) and the kernels in `kernels_c/` (include dirs: this directory,
+`{interp}`, `kernels_c/include`). Provide `uint64_t th_counter_read(void)` (any free-running
+counter; only used for the per-op profile). Then:
+
+```c
+#include "model_blob.h"
+#include "th_interp.h"
+
+static th_interp ctx;
+static uint8_t arena[TH_MODEL_ARENA_BYTES] __attribute__((aligned(16)));
+
+if (th_interp_init(&ctx, th_model_blob, th_model_blob_len, arena, sizeof arena) != TH_INTERP_OK) {{
+    th_interp_error e = th_interp_last_error(&ctx);  /* e.status, e.op, e.detail */
+}}
+th_interp_tensor in, out;
+th_interp_input(&ctx, 0, &in);         /* in.data, in.bytes, in.dims, in.scale, in.zero_point */
+memcpy(in.data, my_int8_input, in.bytes);
+th_interp_invoke_ex(&ctx, 1);          /* 1 = record per-op counter ticks */
+th_interp_output(&ctx, 0, &out);
+uint32_t n; uint64_t total;
+const uint32_t *per_op = th_interp_profile(&ctx, &n, &total);
+```
+
+A blob can also arrive at run time (e.g. `model_blob.bin` over serial or from a file):
+`th_interp_init` validates it completely (magic, version, CRC-32, every offset and size,
+kernel ids against `th_ops_table.c`, shapes against parameters) and refuses it with a status
+before anything runs. The blob must be 4-byte aligned and stay unchanged while in use.
+"""
