@@ -98,7 +98,7 @@ def _dump_tensors(graph, tensors: dict[int, np.ndarray], directory: Path) -> Non
 def _cmd_demo(args: argparse.Namespace) -> int:
     from tinyhost.demo import run_demo
 
-    print(run_demo())
+    print(run_demo(board=None if args.board == "none" else args.board))
     return 0
 
 
@@ -128,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_reference)
 
     p = sub.add_parser("demo", help="run the bundled demo model end to end (no hardware)")
+    p.add_argument("--board", default="mps2-an386",
+                   help="where the int8 model runs after the reference (default mps2-an386 on "
+                        "QEMU; 'host' runs natively; 'none' skips the device)")
     p.set_defaults(func=_cmd_demo)
 
     # Subcommands that live in their own modules.

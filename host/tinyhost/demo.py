@@ -4,6 +4,10 @@ Takes the bundled float digits CNN (trained by tests/models/make_digits.py), qua
 to int8 with tinyhost's post-training quantizer on the calibration split, and measures top-1
 accuracy over the held-out test split for the float model, tinyhost's int8 model and
 TensorFlow's int8 model of the same network, all executed by the bit-exact NumPy reference.
+Then it converts tinyhost's int8 model for a board (default: QEMU mps2-an386, Cortex-M4),
+builds the interpreter firmware, runs every test image on it over the serial link, and
+reports the device's accuracy, how many outputs equal the reference bit for bit, latency
+in the board counter's unit, arena and flash.
 """
 
 from __future__ import annotations
@@ -51,7 +55,36 @@ def evaluate(graph: Graph, label: str, images: np.ndarray, labels: np.ndarray) -
     return Accuracy(label, int(np.sum(predictions == labels)), len(labels), ms)
 
 
-def run_demo(models: Path = DEMO_MODELS) -> str:
+def device_section(graph: Graph, board: str, images: np.ndarray, labels: np.ndarray,
+                   expected: list[np.ndarray]) -> list[str]:
+    """Convert, build and run `graph` on `board` for every image; the report lines."""
+    from tinyhost.deploy.runner import run_model
+
+    report = run_model(graph, board, [[image[None]] for image in images])
+    outputs = [run.outputs[0] for run in report.runs]
+    predictions = np.array([int(np.argmax(o)) for o in outputs])
+    same = sum(int(np.array_equal(o, e)) for o, e in zip(outputs, expected))
+    totals = [run.latency.total for run in report.runs]
+    lat = report.runs[0].latency
+    lines = [
+        "",
+        f"on {report.board} ({report.backend} backend, firmware {report.firmware}):",
+        f"  top-1 {100 * float(np.mean(predictions == labels)):.2f}% over {len(labels)} images; "
+        f"outputs bit-exact with the reference: {same}/{len(labels)}",
+        f"  latency: {int(np.median(totals)):,} {lat.unit} per inference (median; "
+        f"min {min(totals):,}, max {max(totals):,})",
+        f"  arena {report.arena_bytes:,} B, model blob {report.blob_bytes:,} B",
+    ]
+    if lat.hz and lat.unit in ("cycles", "instructions"):
+        est = " (estimate: 1 instruction per cycle)" if lat.unit == "instructions" else ""
+        lines.append(f"  = {1000 * int(np.median(totals)) / lat.hz:.3f} ms at "
+                     f"{lat.hz / 1e6:g} MHz{est}")  # fmt: skip
+    if same != len(labels):
+        lines.append("  MISMATCH: the device disagrees with the reference (a bug: please report)")
+    return lines
+
+
+def run_demo(models: Path = DEMO_MODELS, board: str | None = "mps2-an386") -> str:
     data_path = models / "digits_data.npz"
     if not data_path.is_file():
         raise InputDataError(f"{data_path}: demo data missing (run from a tinyhost checkout)")
@@ -67,6 +100,7 @@ def run_demo(models: Path = DEMO_MODELS) -> str:
     }
     lines = []
     results = []
+    int8_graph = graphs["int8 (tinyhost)"]
     for label, graph in graphs.items():
         stats = graph_stats(graph)
         lines.append(
@@ -84,4 +118,7 @@ def run_demo(models: Path = DEMO_MODELS) -> str:
     lines.append(f"{'model':<16} {'top-1':>8} {'ms/inference':>13}")
     for r in results:
         lines.append(f"{r.label:<16} {100 * r.top1:>7.2f}% {r.ms_per_inference:>13.2f}")
+    if board is not None:
+        expected = [reference.run(int8_graph, [image[None]]).outputs[0] for image in images]
+        lines += device_section(int8_graph, board, images, labels, expected)
     return "\n".join(lines)
