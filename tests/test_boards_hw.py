@@ -82,17 +82,6 @@ def test_hw_board_json(name: str) -> None:
         assert b.emulator is None
 
 
-@pytest.mark.parametrize("name", HW_BOARDS)
-def test_hw_linker_script_matches_board_json(name: str) -> None:
-    b = load_board(name)
-    text = (b.path / "linker.ld").read_text()
-    pattern = r"(\w+)\s*\(\w+\)\s*:\s*ORIGIN\s*=\s*(\w+),\s*LENGTH\s*=\s*(\w+)"
-    regions = {m[1]: (int(m[2], 0), int(m[3], 0)) for m in re.finditer(pattern, text)}
-    assert b.flash is not None and b.ram is not None
-    assert regions["FLASH"] == (b.flash.base, b.flash.size)
-    assert regions["RAM"] == (b.ram.base, b.ram.size)
-
-
 def test_no_qemu_board_uses_dwt() -> None:
     """DWT CYCCNT reads 0 on QEMU (DESIGN §7)."""
     for name in list_boards():
