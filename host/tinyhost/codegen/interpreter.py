@@ -89,7 +89,6 @@ def convert(
 ) -> ConvertResult:
     """Write the interpreter model directory for `graph` (int8) and `board`."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     model_name = name or Path(graph.source).stem or graph.name or "model"
     blob = build_blob(graph, target_for(board), name=model_name)
     available = available_kernels()
@@ -109,6 +108,7 @@ def convert(
             blob_room = (len(blob.data) + 15) // 16 * 16
             load_capacity = blob_room if blob_room <= ram_left else 0
     _require_fits(graph, board, blob, arena, load_capacity)
+    out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
     _write_sources(out, blob, kernels, arena, load_capacity, model_name, graph)
     return ConvertResult(out, blob, kernels, arena, load_capacity)
 

@@ -1,0 +1,86 @@
+"""`tinyhost convert`: float models are quantized first, bad models are refused before any
+file is written, models too big for the board are refused with the bytes missing."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paths import PROJECT_MODELS
+from tinyhost.cli import main
+from tinyhost.cli_quantize import quantize_for_convert
+from tinyhost.codegen.blob import build_blob
+from tinyhost.codegen.interpreter import convert, target_for
+from tinyhost.deploy.boards import MemoryRegion, load_board
+from tinyhost.plan.budget import DoesNotFitError
+from tinyhost.quantize import QuantizeOptions
+from tinyhost.tflite import read_model
+
+DIGITS = PROJECT_MODELS / "digits_float.tflite"
+UNSUPPORTED = PROJECT_MODELS / "unsupported" / "exp_gather_cumsum_float.tflite"
+
+
+@pytest.fixture(scope="module")
+def calib(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("calib") / "calib.npy"
+    np.save(path, np.load(PROJECT_MODELS / "digits_data.npz")["calib_x"][:64])
+    return path
+
+
+def test_float_model_needs_calibration(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    out = tmp_path / "out"
+    assert main(["convert", str(DIGITS), "--board", "host", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "digits_float.tflite" in err and "--calib" in err
+    assert not out.exists()
+
+
+def test_float_model_is_quantized_with_the_calibration(tmp_path: Path, calib: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["convert", str(DIGITS), "--board", "mps2-an386", "-o", str(out),
+                 "--calib", str(calib)]) == 0  # fmt: skip
+    # the same quantization done through the library gives the same blob, byte for byte
+    graph = quantize_for_convert(read_model(DIGITS), str(calib), QuantizeOptions(),
+                                 progress=False)  # fmt: skip
+    blob = build_blob(graph, target_for(load_board("mps2-an386")), name="digits_float")
+    assert (out / "model_blob.bin").read_bytes() == blob.data
+    info = json.loads((out / "model.json").read_text())
+    assert info["blob_crc"] == blob.crc and info["arena_bytes"] >= blob.arena_bytes
+    assert (out / "model.cmake").is_file() and (out / "th_ops_table.c").is_file()
+
+
+def test_random_calibration_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["convert", str(DIGITS), "--board", "host", "-o", str(tmp_path / "o"),
+                 "--calib", "random"]) == 0  # fmt: skip
+    assert "accuracy is unknown" in capsys.readouterr().err
+
+
+def test_unsupported_ops_all_listed_before_any_output(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["convert", str(UNSUPPORTED), "--board", "host", "-o", str(out),
+                 "--calib", "random"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    for op in ("op 0 (EXP)", "op 1 (GATHER)", "op 3 (CUMSUM)"):
+        assert op in err
+    assert not out.exists()
+
+
+def test_model_too_big_for_the_board_says_by_how_much(tmp_path: Path) -> None:
+    graph = quantize_for_convert(read_model(DIGITS), "random", warn=lambda _: None,
+                                 progress=False)  # fmt: skip
+    board = load_board("netduinoplus2")
+    tiny = dataclasses.replace(board, ram=MemoryRegion(board.ram.base, 8 << 10))  # type: ignore[union-attr]
+    with pytest.raises(DoesNotFitError) as info:
+        convert(graph, tiny, tmp_path / "out")
+    msg = str(info.value)
+    m = re.search(r"RAM ([\d,]+) of 8,192 bytes .*exceeded by ([\d,]+) bytes", msg)
+    assert m, msg
+    need = int(m.group(1).replace(",", ""))
+    assert int(m.group(2).replace(",", "")) == need - 8192 > 0
+    assert not (tmp_path / "out").exists()
