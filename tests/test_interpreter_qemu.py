@@ -23,10 +23,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 CASES = [
-    ("mps2-an386", SHARED_MODELS / "mlperf_tiny" / "kws_ref_model.tflite", "systick"),
+    ("mps2-an386", SHARED_MODELS / "mlperf_tiny" / "kws_ref_model.tflite", "instructions"),
     ("netduinoplus2", PROJECT_MODELS / "vision_hswish_concat_sigmoid_int8.tflite",
      "instructions"),
-    ("mps2-an500", PROJECT_MODELS / "fc_pertensor_bias_relu6_nobias_int8.tflite", "systick"),
+    ("mps2-an500", PROJECT_MODELS / "fc_pertensor_bias_relu6_nobias_int8.tflite", "instructions"),
 ]
 
 

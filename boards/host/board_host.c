@@ -157,3 +157,8 @@ __attribute__((noipa)) void th_mark_stop(void)
 {
     __asm__ volatile("" ::: "memory");
 }
+
+__attribute__((noipa)) void th_icount_mark(void)
+{
+    __asm__ volatile("" ::: "memory");
+}

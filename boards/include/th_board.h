@@ -113,6 +113,11 @@ void th_mark_start(void);
 void th_mark_stop(void);
 #define TH_MARK_OVERHEAD 2
 
+/* One-instruction function (bx lr) whose every execution the plugin's mark
+ * mode logs with the running instruction total: two consecutive calls around
+ * K instructions differ by K + TH_MARK_OVERHEAD. A no-op everywhere else. */
+void th_icount_mark(void);
+
 /* --- small formatting helpers (no printf needed) ----------------------- */
 
 /* Writes the decimal form of v into buf (>= 21 bytes), returns length. */

@@ -14,6 +14,8 @@ set(TH_APP_SOURCES
   "${TH_ROOT}/firmware/protocol/th_proto.c")
 set(TH_APP_INCLUDE_DIRS "${TH_INTERP_DIR}" "${TH_ROOT}/firmware/protocol")
 set(TH_APP_LINK_KERNELS ON)
+# Profiled invokes call th_icount_mark() (boards/README.md "Exact instruction latency").
+set(TH_APP_DEFINES TH_INTERP_ICOUNT_MARK=1)
 # -DTH_SANITIZE=ON (host board): AddressSanitizer + UBSan, for the robustness tests.
 if(TH_SANITIZE AND NOT TH_CORTEX_M)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all

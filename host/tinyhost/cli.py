@@ -134,11 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_demo)
 
     # Subcommands that live in their own modules.
-    from tinyhost import cli_backend, cli_flash, cli_plan, cli_quantize
+    from tinyhost import cli_backend, cli_bench, cli_flash, cli_plan, cli_quantize
 
     cli_quantize.add_parser(sub)
     cli_plan.add_parser(sub)
     cli_backend.add_parser(sub)
+    cli_bench.add_parser(sub)
     cli_flash.add_parser(sub)
     return parser
 

@@ -3,6 +3,7 @@
  * QEMU TCG plugin (tinyhost, DESIGN §7/§9).
  *
  *   qemu-system-arm ... -plugin icount.so,start=0xADDR,stop=0xADDR[,out=FILE]
+ *   qemu-system-arm ... -plugin icount.so,mark=0xADDR[,mark=0xADDR...],out=FILE
  *
  * Every instruction except the two markers gets an inline "total += 1"
  * emitted before it, so the count is per executed instruction, not per
@@ -18,6 +19,16 @@
  * Each start/stop pair gives one count; counts are appended to FILE as they
  * happen (one decimal per line, flushed, so a killed QEMU keeps them) or, if
  * no out= is given, printed at exit with qemu_plugin_outs (shown by -d plugin).
+ *
+ * Mark mode (mark=ADDR, up to MAX_MARKS of them, instead of start/stop; out=
+ * required): each time a mark function's first instruction executes, the running total of executed
+ * instructions *before* it (since boot) is appended to FILE as one line.
+ * The difference of two lines is the exact number of instructions from the
+ * first mark's first instruction (inclusive) to the second's (exclusive);
+ * with a one-instruction mark (bx lr) called by "bl", a region of K
+ * instructions between two calls gives a difference of K + 2. The lines are
+ * written and flushed before the mark returns, so a host that learns over
+ * the UART that the guest passed a mark finds the line already in FILE.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,9 +39,13 @@
 
 TH_QEMU_PLUGIN_EXPORT int qemu_plugin_version = TH_QEMU_PLUGIN_API_VERSION;
 
+#define MAX_MARKS 8
+
 typedef struct {
     uint64_t start_addr;
     uint64_t stop_addr;
+    uint64_t mark_addrs[MAX_MARKS];
+    size_t n_marks; /* > 0: mark mode */
     uint64_t total;    /* every instruction executed since boot */
     uint64_t snapshot; /* total at the last start marker */
     int active;
@@ -82,9 +97,28 @@ static void on_stop(unsigned int vcpu_index, void *userdata)
     s->total += 1;
 }
 
+static void on_mark(unsigned int vcpu_index, void *userdata)
+{
+    icount_state *s = userdata;
+    (void)vcpu_index;
+    fprintf(s->out, "%" PRIu64 "\n", s->total);
+    fflush(s->out);
+    s->total += 1; /* the mark instruction itself */
+}
+
 /* QEMU passes no userdata to translation callbacks; the state pointer is
  * kept here, the one global the plugin ABI forces on us. */
 static icount_state *g_state;
+
+static int is_mark(const icount_state *s, uint64_t vaddr)
+{
+    for (size_t i = 0; i < s->n_marks; i++) {
+        if (s->mark_addrs[i] == vaddr) {
+            return 1;
+        }
+    }
+    return 0;
+}
 
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
@@ -94,7 +128,14 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
-        if (vaddr == s->start_addr) {
+        if (s->n_marks > 0) {
+            if (is_mark(s, vaddr)) {
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, s);
+            } else {
+                qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                           &s->total, 1);
+            }
+        } else if (vaddr == s->start_addr) {
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_start, QEMU_PLUGIN_CB_NO_REGS, s);
         } else if (vaddr == s->stop_addr) {
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_stop, QEMU_PLUGIN_CB_NO_REGS, s);
@@ -110,7 +151,7 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *userdata)
     icount_state *s = userdata;
     char line[96];
     (void)id;
-    if (s->out == NULL) {
+    if (s->out == NULL && s->n_marks == 0) {
         for (size_t i = 0; i < s->n_counts; i++) {
             snprintf(line, sizeof line, "icount: %" PRIu64 "\n", s->counts[i]);
             qemu_plugin_outs(line);
@@ -162,15 +203,26 @@ TH_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_in
             have_start = 1;
         } else if (strncmp(a, "stop=", 5) == 0 && parse_addr(a + 5, &s->stop_addr) == 0) {
             have_stop = 1;
+        } else if (strncmp(a, "mark=", 5) == 0 && s->n_marks < MAX_MARKS &&
+                   parse_addr(a + 5, &s->mark_addrs[s->n_marks]) == 0) {
+            s->n_marks++;
         } else if (strncmp(a, "out=", 4) == 0 && a[4] != '\0') {
             out_path = a + 4;
         } else {
-            fprintf(stderr, "icount: bad argument '%s' (want start=ADDR,stop=ADDR[,out=FILE])\n", a);
+            fprintf(stderr,
+                    "icount: bad argument '%s' (want start=ADDR,stop=ADDR[,out=FILE] or "
+                    "mark=ADDR[,mark=ADDR...],out=FILE)\n",
+                    a);
             free(s);
             return -1;
         }
     }
-    if (!have_start || !have_stop || s->start_addr == s->stop_addr) {
+    if (s->n_marks > 0 && (have_start || have_stop || out_path == NULL)) {
+        fprintf(stderr, "icount: mark=ADDR takes out=FILE and no start/stop\n");
+        free(s);
+        return -1;
+    }
+    if (s->n_marks == 0 && (!have_start || !have_stop || s->start_addr == s->stop_addr)) {
         fprintf(stderr, "icount: need distinct start=ADDR and stop=ADDR\n");
         free(s);
         return -1;

@@ -5,6 +5,11 @@ The plugin counts every instruction executed from the first instruction of ``th_
 one count. Both markers are one ``bx lr`` on Cortex-M, so a region of K instructions between the
 two calls counts ``K + MARKER_OVERHEAD``.
 
+Mark mode (``mark=ADDR``): every execution of ``th_icount_mark`` appends the running instruction
+total to the out file; :class:`MarkLog` reads the new lines, and :func:`invoke_latency` turns the
+``2 * n_ops + 2`` marks of one profiled interpreter invoke into exact instruction counts
+(boards/README.md "Exact instruction latency").
+
 The plugin is compiled with the host gcc on first use and cached by the hash of its source.
 """
 
@@ -25,6 +30,7 @@ from tinyhost.deploy.qemu import Plugin, RunResult, run_semihosted
 MARKER_OVERHEAD = 2  # the start marker's bx lr + the call to th_mark_stop
 START_SYMBOL = "th_mark_start"
 STOP_SYMBOL = "th_mark_stop"
+MARK_SYMBOL = "th_icount_mark"
 
 
 def plugin_source_dir(root: Path | None = None) -> Path:
@@ -55,8 +61,8 @@ def build_plugin(cache_dir: Path | str | None = None, root: Path | None = None) 
     return so
 
 
-def marker_addresses(elf: Path | str) -> tuple[int, int]:
-    """Addresses of th_mark_start and th_mark_stop in ``elf`` (Thumb bit cleared)."""
+def _symbols(elf: Path | str, names: tuple[str, ...]) -> dict[str, int]:
+    """Addresses of those of ``names`` defined in ``elf`` (Thumb bit cleared)."""
     nm = require_tool("arm-none-eabi-nm")
     proc = subprocess.run([nm, str(elf)], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -64,8 +70,14 @@ def marker_addresses(elf: Path | str) -> tuple[int, int]:
     found: dict[str, int] = {}
     for line in proc.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[2] in (START_SYMBOL, STOP_SYMBOL):
+        if len(parts) == 3 and parts[2] in names:
             found[parts[2]] = int(parts[0], 16) & ~1
+    return found
+
+
+def marker_addresses(elf: Path | str) -> tuple[int, int]:
+    """Addresses of th_mark_start and th_mark_stop in ``elf`` (Thumb bit cleared)."""
+    found = _symbols(elf, (START_SYMBOL, STOP_SYMBOL))
     missing = [s for s in (START_SYMBOL, STOP_SYMBOL) if s not in found]
     if missing:
         raise DeployError(
@@ -84,6 +96,65 @@ def icount_plugin(
         build_plugin(cache_dir),
         (("start", hex(start)), ("stop", hex(stop)), ("out", str(Path(out_file).resolve()))),
     )
+
+
+def mark_address(elf: Path | str) -> int | None:
+    """Address of th_icount_mark in ``elf``, or None if the firmware has no mark."""
+    return _symbols(elf, (MARK_SYMBOL,)).get(MARK_SYMBOL)
+
+
+def mark_plugin(
+    elf: Path | str, out_file: Path | str, cache_dir: Path | str | None = None
+) -> Plugin | None:
+    """The plugin spec logging every th_icount_mark of ``elf`` to ``out_file``; None without one."""
+    addr = mark_address(elf)
+    if addr is None:
+        return None
+    return Plugin(build_plugin(cache_dir),
+                  (("mark", hex(addr)), ("out", str(Path(out_file).resolve()))))  # fmt: skip
+
+
+class MarkLog:
+    """Reads the mark lines the plugin appended to its out file since the last :meth:`take`."""
+
+    def __init__(self, out_file: Path | str) -> None:
+        self.path = Path(out_file)
+        self._offset = 0
+
+    def take(self) -> list[int]:
+        """The running totals logged since the last call (complete lines only)."""
+        if not self.path.is_file():
+            return []
+        with self.path.open("rb") as f:
+            f.seek(self._offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        self._offset += end
+        return [int(x) for x in data[:end].split()]
+
+
+@dataclass(frozen=True)
+class InvokeCounts:
+    """Exact instructions of one profiled interpreter invoke, from its marks."""
+
+    total: int  # entry mark to exit mark: dispatch, kernels, counter reads, inner marks
+    per_op: list[int]  # each op's kernel call (between the marks around it)
+
+
+def invoke_latency(marks: list[int], n_ops: int) -> InvokeCounts:
+    """Turn the ``2 * n_ops + 2`` running totals of one invoke into instruction counts.
+
+    Each difference of consecutive marks counts the instructions between the two calls plus
+    MARKER_OVERHEAD (the mark's ``bx lr`` and the next ``bl``), which is subtracted.
+    """
+    if len(marks) != 2 * n_ops + 2:
+        raise DeployError(
+            f"icount: expected {2 * n_ops + 2} marks for an invoke of {n_ops} ops, got {len(marks)}"
+        )
+    if any(b <= a for a, b in zip(marks, marks[1:])):
+        raise DeployError(f"icount: mark totals are not increasing: {marks[:8]}...")
+    per_op = [marks[2 + 2 * i] - marks[1 + 2 * i] - MARKER_OVERHEAD for i in range(n_ops)]
+    return InvokeCounts(marks[-1] - marks[0] - MARKER_OVERHEAD, per_op)
 
 
 def read_counts(out_file: Path | str) -> list[int]:

@@ -5,12 +5,19 @@ build the interpreter firmware (reusing the build tree), start it (natively for 
 board, on QEMU otherwise), wait for READY, then SET_INPUT / INVOKE / GET_OUTPUT /
 GET_PROFILE for each input set. Latency is reported in the board counter's unit
 (DESIGN §9): `host-ns`, `instructions`, `systick` or `cycles`, never a bare number.
+
+On QEMU boards QEMU runs with the icount plugin in mark mode and latency is the EXACT count of
+executed instructions (unit `instructions`, `hz` = the board's real clock, so milliseconds are
+an estimate): `total` spans the whole profiled invoke (dispatch included), `per_op` each op's
+kernel call (boards/README.md "Exact instruction latency"). Without the plugin's marks (old
+firmware) the device's own counter figures are reported.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +27,7 @@ import numpy as np
 from tinyhost.deploy.boards import Board, repo_root, resolve_board
 from tinyhost.deploy.build import BuildResult, build
 from tinyhost.deploy.errors import DeployError
+from tinyhost.deploy.icount import MarkLog, invoke_latency, mark_plugin
 from tinyhost.deploy.protocol import Device, DeviceInfo, Link
 from tinyhost.deploy.qemu import open_session
 from tinyhost.errors import InputDataError
@@ -32,7 +40,7 @@ BACKENDS = ("interpreter",)
 @dataclass(frozen=True)
 class Latency:
     unit: str  # "host-ns" | "instructions" | "systick" | "cycles" | "none"
-    total: int  # INVOKE's elapsed count (profiling on: includes one counter read per op)
+    total: int  # the whole invoke (profiling on: includes the per-op counter reads/marks)
     per_op: list[int]  # GET_PROFILE, execution order
     hz: int = 0  # counter ticks per second, 0 if unknown
 
@@ -58,6 +66,7 @@ class RunReport:
     blob_bytes: int
     runs: list[ModelRun]
     op_names: list[str] = field(default_factory=list)  # execution order
+    op_indices: list[int] = field(default_factory=list)  # graph op index, execution order
     firmware: Path | None = None
 
     def to_json(self) -> dict:
@@ -112,8 +121,12 @@ def _connected(link: Link, timeout: float, ready_timeout: float) -> Iterator[Dev
 def open_device(
     elf: Path | None, board: Board | str, *, timeout: float = 600.0, ready_timeout: float = 20.0,
     request_timeout: float | None = None, port: str | None = None, baud: int | None = None,
+    icount_out: Path | None = None,
 ) -> Iterator[Device]:  # fmt: skip
     """Start the firmware and yield a connected Device (READY received or HELLO answered).
+
+    With `icount_out` on a QEMU board, QEMU runs the icount plugin in mark mode, appending the
+    running instruction total at every th_icount_mark to that file (read it with MarkLog).
 
     Where it runs: `port` (a pyserial URL or device, e.g. a board's ST-LINK virtual COM port,
     with the firmware already flashed), else the host board natively, QEMU or Renode as the
@@ -150,7 +163,8 @@ def open_device(
             f"{b.name} is a hardware board: flash it (tinyhost flash) and pass --port with its "
             "serial port (e.g. /dev/ttyACM0, the ST-LINK virtual COM port)"
         )
-    with open_session(elf, b, timeout=timeout) as session:
+    plugin = mark_plugin(elf, icount_out) if icount_out is not None else None
+    with open_session(elf, b, timeout=timeout, plugin=plugin) as session:
         link = Link(session.port, f"{b.name} (QEMU)")  # type: ignore[arg-type]
         # QEMU under icount is slow on big chunks: generous per-request timeouts.
         with _connected(link, request_timeout or 10.0, ready_timeout) as device:
@@ -171,15 +185,28 @@ def check_device_model(info: DeviceInfo, graph: Graph) -> None:
                 )
 
 
-def invoke_once(device: Device, inputs: Sequence[np.ndarray]) -> ModelRun:
+def invoke_once(
+    device: Device, inputs: Sequence[np.ndarray], marks: MarkLog | None = None, clock_hz: int = 0
+) -> ModelRun:
+    """SET_INPUT, INVOKE, GET_OUTPUT, GET_PROFILE; latency from `marks` when they are logged.
+
+    `marks` is the plugin's mark log of this device (open_device icount_out); the invoke's
+    marks give exact instruction counts, reported with `clock_hz` (the board's clock).
+    """
     info = device.info() if device._info is None else device._info  # noqa: SLF001
     if len(inputs) != len(info.inputs):
         raise InputDataError(f"the device model has {len(info.inputs)} input(s), "
                              f"{len(inputs)} given")  # fmt: skip
     for k, x in enumerate(inputs):
         device.set_input(k, np.asarray(x))
+    if marks is not None:
+        marks.take()  # anything logged before this invoke is not ours
     total = device.invoke()
+    logged = marks.take() if marks is not None else []
     outputs = [device.get_output(k) for k in range(len(info.outputs))]
+    if logged:
+        counts = invoke_latency(logged, info.n_ops)
+        return ModelRun(outputs, Latency("instructions", counts.total, counts.per_op, clock_hz))
     per_op = device.get_profile()
     return ModelRun(outputs, Latency(info.counter_unit, total, per_op, info.counter_hz))
 
@@ -224,7 +251,14 @@ def run_model(
     fw = None if port is not None else build_firmware(work / "model", b, work / "build")
     prepared = [prepare_device_inputs(graph, s) for s in input_sets]
     runs: list[ModelRun] = []
-    with open_device(fw.elf if fw else None, b, timeout=timeout, port=port) as device:
+    exact = port is None and b.qemu_machine is not None
+    with contextlib.ExitStack() as stack:
+        icount_out = None
+        if exact:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="th-marks-"))
+            icount_out = Path(tmp) / "marks.txt"
+        device = stack.enter_context(open_device(fw.elf if fw else None, b, timeout=timeout,
+                                                 port=port, icount_out=icount_out))  # fmt: skip
         info = device.info()
         if port is not None and (not info.model_ready or info.model_hash != conv.blob.crc):
             device.load_model(conv.blob.data)
@@ -232,8 +266,9 @@ def run_model(
         if not info.model_ready:
             raise DeployError(f"{b.name}: the firmware did not accept the model blob")
         check_device_model(info, graph)
+        marks = MarkLog(icount_out) if icount_out is not None else None
         for inputs in prepared:
-            runs.append(invoke_once(device, inputs))
+            runs.append(invoke_once(device, inputs, marks, b.clock_hz or 0))
     return RunReport(
         model=name,
         board=b.name,
@@ -242,5 +277,6 @@ def run_model(
         blob_bytes=len(conv.blob.data),
         runs=runs,
         op_names=[graph.ops[i].name for i in conv.blob.op_order],
+        op_indices=list(conv.blob.op_order),
         firmware=fw.elf if fw else None,
     )
