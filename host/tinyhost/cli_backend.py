@@ -126,7 +126,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         flat = o.reshape(-1)
         more = " ..." if flat.size > 16 else ""
         print(f"output {k}: {o.dtype}{list(o.shape)} = {flat[:16].tolist()}{more}")
-    print(f"latency: {lat.total} {lat.unit} total")
+    est = ""
+    if lat.hz and lat.unit in ("cycles", "instructions"):
+        guess = " if 1 instruction = 1 cycle" if lat.unit == "instructions" else ""
+        est = f" = {1000 * lat.total / lat.hz:.3f} ms at {lat.hz / 1e6:g} MHz{guess}"
+    print(f"latency: {lat.total:,} {lat.unit} total{est}")
     for name, count in zip(report.op_names, lat.per_op):
-        print(f"  {name:<20} {count:>12} {lat.unit}")
+        print(f"  {name:<20} {count:>12,} {lat.unit}")
     return 0
