@@ -11,8 +11,20 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinyhost.ir import Padding
-from tinyhost.plan.overlap import OVERLAP_TABLE, OverlapMode, sliding_d_max
+from tinyhost.ir import (
+    Conv2DOptions,
+    DepthwiseConv2DOptions,
+    FusedActivationOptions,
+    Graph,
+    NoOptions,
+    Op,
+    OpKind,
+    Padding,
+    SoftmaxOptions,
+    Tensor,
+)
+from tinyhost.plan import PlanOptions
+from tinyhost.plan.overlap import OVERLAP_TABLE, OverlapMode, op_overlaps, sliding_d_max
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -185,3 +197,68 @@ def test_every_rule_states_its_contract() -> None:
     assert modes == set(OverlapMode)
     for r in OVERLAP_TABLE:
         assert r.kinds and r.condition and r.offset and r.access_order and r.scratch
+
+
+# ------------------------------------------------ the table declares only what kernels do
+
+
+def _graph(kind: OpKind, options, shapes: list[tuple[int, ...]], const: set[int],
+           dtypes: dict[int, np.dtype] | None = None) -> Graph:
+    """One op: tensors 0..k-2 are its inputs (those in `const` constants), k-1 its output."""
+    tensors = []
+    for i, shape in enumerate(shapes):
+        dtype = np.dtype((dtypes or {}).get(i, np.int8))
+        data = np.ones(shape, dtype) if i in const else None
+        tensors.append(Tensor(f"t{i}", shape, dtype, data))
+    n = len(shapes) - 1
+    op = Op(kind, tuple(range(n)), (n,), options)
+    return Graph(tuple(tensors), (op,), tuple(i for i in range(n) if i not in const), (n,), "t")
+
+
+def _modes(graph: Graph) -> dict[OverlapMode, list]:
+    out: dict[OverlapMode, list] = {}
+    for ov in op_overlaps(graph, 0, PlanOptions()):
+        out.setdefault(ov.mode, []).append(ov)
+    return out
+
+
+def test_depthwise_has_no_raster_order_overlap() -> None:
+    """Depthwise kernels go channel by channel over the whole image: only multiples of C."""
+    dw = DepthwiseConv2DOptions(Padding.SAME, 1, 1)
+    m = _modes(_graph(OpKind.DEPTHWISE_CONV_2D, dw, [(1, 6, 6, 4), (1, 3, 3, 4), (1, 6, 6, 4)],
+                      {1}))  # fmt: skip
+    assert set(m) == {OverlapMode.DEPTHWISE_CHANNEL}
+    assert m[OverlapMode.DEPTHWISE_CHANNEL][0].modulus == 4
+    # depth multiplier 2 (from the shapes): no in-place mode at all
+    m2 = _modes(_graph(OpKind.DEPTHWISE_CONV_2D, dw, [(1, 6, 6, 4), (1, 3, 3, 8), (1, 6, 6, 8)],
+                       {1}))  # fmt: skip
+    assert m2 == {}
+
+
+def test_pointwise_needs_the_1x1_kernel() -> None:
+    conv = Conv2DOptions(Padding.VALID, 1, 1)
+    plain = _modes(_graph(OpKind.CONV_2D, conv, [(1, 4, 4, 8), (6, 1, 1, 8), (1, 4, 4, 6)], {1}))
+    assert set(plain) == {OverlapMode.POINTWISE_PIXEL, OverlapMode.SLIDING}
+    assert plain[OverlapMode.POINTWISE_PIXEL][0].d_max == 0
+    # grouped 1x1 (filter Cin 4 of 8): the reference loop re-reads the pixel per channel
+    grouped = _modes(_graph(OpKind.CONV_2D, conv, [(1, 4, 4, 8), (6, 1, 1, 4), (1, 4, 4, 6)],
+                            {1}))  # fmt: skip
+    assert set(grouped) == {OverlapMode.SLIDING}
+
+
+def test_elementwise_is_the_same_pointer_only() -> None:
+    relu = _modes(_graph(OpKind.RELU, NoOptions(), [(1, 10), (1, 10)], set()))
+    (ov,) = relu[OverlapMode.ELEMENTWISE]
+    assert (ov.d_min, ov.d_max) == (0, 0)
+    add = FusedActivationOptions()
+    same = _modes(_graph(OpKind.ADD, add, [(2, 5), (2, 5), (2, 5)], set()))
+    assert len(same[OverlapMode.ELEMENTWISE]) == 2
+    # a broadcast input never shares the output's bytes; the full-size one may
+    bcast = _modes(_graph(OpKind.ADD, add, [(2, 5), (1, 5), (2, 5)], set()))
+    assert [o.input_tensor for o in bcast[OverlapMode.ELEMENTWISE]] == [0]
+    # no in-place mode: SOFTMAX, float QUANTIZE / DEQUANTIZE
+    assert _modes(_graph(OpKind.SOFTMAX, SoftmaxOptions(1.0), [(1, 10), (1, 10)], set())) == {}
+    f32 = {0: np.dtype(np.float32)}
+    assert _modes(_graph(OpKind.QUANTIZE, NoOptions(), [(1, 10), (1, 10)], set(), f32)) == {}
+    assert _modes(_graph(OpKind.DEQUANTIZE, NoOptions(), [(1, 10), (1, 10)], set(),
+                         {1: np.dtype(np.float32)})) == {}  # fmt: skip

@@ -125,7 +125,7 @@ OPTIONS = st.sampled_from(
         PlanOptions(),
         PlanOptions(inplace=False),
         PlanOptions(alignment=16),
-        PlanOptions(pointwise_scratch_pixels=1, dsp=False),
+        PlanOptions(dsp=False),
         PlanOptions(sliding=False),
     ]
 )
@@ -150,7 +150,8 @@ def test_chains_reach_the_lower_bound_without_in_place(shape, steps) -> None:
     assert plan.arena_bytes == plan.lower_bound_bytes
 
 
-ELEMENTWISE_STEP = STEP.filter(lambda s: s[0] in ("relu", "softmax", "reshape", "add"))
+# SOFTMAX has no in-place mode in the kernels (th_nn.h): it is not among these.
+ELEMENTWISE_STEP = STEP.filter(lambda s: s[0] in ("relu", "reshape", "add"))
 
 
 @SETTINGS

@@ -21,17 +21,34 @@
  * Portable builds take the plain OHWI / [Cout, Cin] layout. DEPTHWISE filters are always
  * plain [1, KH, KW, Cout].
  *
- * Aliasing (what the planner may overlap; any other overlap of output with an input or
- * the scratch is not allowed):
+ * Aliasing (what the planner may overlap; host/tinyhost/plan/overlap.py states the same rules
+ * and the interpreter blob plans with them). d = output - input in bytes; the input must
+ * not be needed after the call. Any other overlap of output with an input or the scratch
+ * is not allowed. Every rule holds in the DSP and the portable build, uses the kernel's
+ * ordinary scratch (the *_scratch_size value; no in-place variant needs more), and is
+ * tested at its bound (tests/test_plan_inplace_kernels.py). A kernel change that breaks
+ * one of these access orders must change the rule and the planner with it.
  *  (a) th_dw_conv_s8 / th_dw_conv_3x3_s8 / th_dw_conv_general_s8 with ch_mult == 1 may be
  *      computed in place: output == input (the same pointer, buffer of max(input, output)
- *      bytes), for any stride and padding, if N == 1 or OH*OW <= H*W. The kernels work
- *      batch by batch, channel by channel: channel c's input plane is copied to scratch
- *      before any output of channel c is written, and output pixel p channel c is written
- *      at p*C + c only.
- *  (b) th_conv_1x1_s8 (and th_conv_s8 when it picks it) with stride 1, no padding and
- *      Cout <= Cin may be computed in place: output == input. Pixels are read into scratch
- *      TH_CONV_1X1_INPLACE_PIXELS at a time before their outputs are written.
+ *      bytes), for any stride and padding, if N == 1 or OH*OW <= H*W. With N == 1 any d
+ *      that is a multiple of C is allowed too (e.g. the output in the tail of the input,
+ *      d = H*W*C - OH*OW*C). The kernels work batch by batch, channel by channel: channel
+ *      c's input plane is copied to scratch before any output of channel c is written,
+ *      and output pixel p channel c is written at d + p*C + c only, so channel c's writes
+ *      land on channel-c input bytes (already copied) or outside the input.
+ *  (b) th_conv_1x1_s8 (and th_conv_s8 when it picks it) with stride 1, no padding, no
+ *      groups may be computed in place: d <= 0 when Cout <= Cin (output == input included),
+ *      and d <= H*W*(Cin - Cout) when Cout > Cin (the input in the tail of the output).
+ *      Pixels go in ascending order, TH_CONV_1X1_INPLACE_PIXELS (DSP) or 1 (portable) at a
+ *      time, each group read into scratch before its outputs are written.
+ *  (c) Raster order: th_conv_s8 (every variant and build, grouped included),
+ *      th_avgpool_s8 and th_maxpool_s8 compute output pixels in ascending (n, y, x) order,
+ *      and pixel q reads only its own window and writes only its own Cout bytes, at any
+ *      time after pixel q starts (th_maxpool_s8 uses them as its running maximum; the
+ *      DSP conv reads two pixels' windows before writing either). So any d is allowed at
+ *      which, for every q, d + (q+1)*Cout <= the first input byte read by any pixel >= q
+ *      (plan/overlap.py sliding_d_max_padded computes the bound). Depthwise kernels do
+ *      NOT follow this order (they go channel by channel over the whole image).
  * Everything else: output must not overlap input, filter, bias or scratch.
  */
 #ifndef TH_NN_H
@@ -175,9 +192,12 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
  * outputs for x = 0..127 and table[128..255] for x = -128..-1.
  *
  * Aliasing (in addition to the rules above): th_lut_s8 may run in place (output ==
- * input). th_add_s8 / th_sub_s8 / th_mul_s8 may write over input1 or input2 (the same
- * pointer) when that input has the output's element count (is not broadcast). Any other
- * overlap of an output with an input is not allowed.
+ * input: four elements are read before those four are written, ascending). th_add_s8 /
+ * th_sub_s8 / th_mul_s8 may write over input1 or input2 (the same pointer, d = 0) when that
+ * input has the output's element count (is not broadcast); they refuse a partial overlap
+ * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8, DEQUANTIZE, MEAN, PAD, CONCATENATION,
+ * TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other overlap of an output with
+ * an input is not allowed.
  */
 
 /* AVERAGE_POOL_2D: input (N, H, W, C), output (N, OH, OW, C). The padding is never

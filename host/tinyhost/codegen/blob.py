@@ -127,9 +127,9 @@ def build_blob(
     target = target or BlobTarget()
     lowered = lower_graph(graph)
     if plan is None:
-        # In-place overlaps need kernel support the adapters do not declare yet; RESHAPE and
-        # SQUEEZE aliases need nothing (the copy adapter is a no-op on aliased buffers).
-        options = PlanOptions(alignment=target.alignment, inplace=False, dsp=target.dsp)
+        # The overlaps the kernels declare (plan/overlap.py, th_nn.h "Aliasing"): RESHAPE /
+        # SQUEEZE aliases, elementwise and depthwise in place, pointwise and sliding windows.
+        options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
         plan = plan_memory(graph, options=options)
     order = plan.op_order
     if len(graph.tensors) >= ABSENT:

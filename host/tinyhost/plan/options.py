@@ -9,9 +9,9 @@ from dataclasses import dataclass, replace
 class PlanOptions:
     """Switches for every overlap rule of `overlap.OVERLAP_TABLE`, and the scratch build.
 
-    `inplace=False` turns every in-place rule off at once (aliases of RESHAPE/SQUEEZE stay:
-    they need nothing from a kernel), so the interpreter can plan without them until the
-    kernels implement them.
+    The rules state what the kernels_c kernels guarantee (th_nn.h "Aliasing"); the interpreter
+    blob plans with all of them. `inplace=False` turns every in-place rule off at once
+    (aliases of RESHAPE/SQUEEZE stay: they need nothing from a kernel), for comparison.
     """
 
     alignment: int = 4  # 16 for MVE boards
@@ -20,8 +20,7 @@ class PlanOptions:
     inplace_elementwise: bool = True
     inplace_depthwise: bool = True
     inplace_pointwise: bool = True
-    sliding: bool = True  # raster-order overlap of conv / depthwise / pool windows
-    pointwise_scratch_pixels: int = 2  # input pixels the in-place pointwise kernel saves at once
+    sliding: bool = True  # raster-order overlap of CONV_2D / AVERAGE_POOL_2D / MAX_POOL_2D
     dsp: bool = True  # scratch sizes of the Cortex-M DSP kernels (False: portable C)
     reorder: bool = True  # try other topological op orders for graphs with branches
 

@@ -1,9 +1,14 @@
 """The declared overlaps: which input of which op may share bytes with its output.
 
-This table is the contract between the planner and the C kernels. A kernel that runs with
-an overlapping input and output must implement exactly the access order stated here; the
-plan checker accepts an overlap between two live tensors only if a row of this table allows
-it, and end-to-end tests prove the kernels honour it.
+This table is the contract between the planner and the C kernels (kernels_c, th_nn.h
+"Aliasing"): each row states what the kernels guarantee, in both the DSP and the portable
+build, and nothing more. The plan checker accepts an overlap between two live tensors only
+if a row of this table allows it; kernel tests (tests/test_plan_inplace_kernels.py) run the
+C kernels at the offsets the rows allow, and end-to-end tests run every model's blob, which
+uses these overlaps, bit-exact on the host board and on QEMU.
+
+No in-place mode needs other scratch than the kernel's ordinary one (scratch.py): the
+kernels that run in place stage what they still need in that scratch anyway.
 
 Offsets: `d = offset(output) - offset(input)` in bytes. A row allows overlap when the input
 dies at the op (no later reader, not a graph output) and `d_min <= d <= d_max` and
@@ -28,7 +33,7 @@ from tinyhost.ir import (
     Pool2DOptions,
 )
 from tinyhost.plan.options import PlanOptions
-from tinyhost.plan.scratch import is_pointwise_conv, scratch_bytes
+from tinyhost.plan.scratch import depth_multiplier, is_pointwise_conv, scratch_bytes
 
 UNBOUNDED = 1 << 62
 
@@ -55,7 +60,8 @@ class OverlapRule:
     scratch: str
 
 
-_UNARY = (
+# Unary int8 -> int8 ops the interpreter runs as th_lut_s8 (QUANTIZE only int8 -> int8).
+_LUT = (
     OpKind.RELU,
     OpKind.RELU6,
     OpKind.LEAKY_RELU,
@@ -63,13 +69,13 @@ _UNARY = (
     OpKind.LOGISTIC,
     OpKind.TANH,
     OpKind.QUANTIZE,
-    OpKind.DEQUANTIZE,
-    OpKind.SOFTMAX,
 )
 _BINARY = (OpKind.ADD, OpKind.SUB, OpKind.MUL)
-_WINDOWED = (
+# Windowed kernels that write output pixels in raster order, each after its own window is
+# read (th_conv_s8 in all variants and builds, th_avgpool_s8, th_maxpool_s8). Depthwise is
+# not among them: it works channel by channel over the whole image (DEPTHWISE_CHANNEL).
+_SLIDING = (
     OpKind.CONV_2D,
-    OpKind.DEPTHWISE_CONV_2D,
     OpKind.AVERAGE_POOL_2D,
     OpKind.MAX_POOL_2D,
 )
@@ -87,15 +93,15 @@ OVERLAP_TABLE: tuple[OverlapRule, ...] = (
     ),
     OverlapRule(
         OverlapMode.ELEMENTWISE,
-        _UNARY + _BINARY,
+        _LUT + _BINARY,
         (0, 1),
         "inplace_elementwise",
-        "input and output have the same number of elements (no broadcasting); SOFTMAX "
-        "reduces over the last axis only",
-        "d <= 0 if out element bytes <= in element bytes, else d <= in_bytes - out_bytes "
-        "(output ends at or before the input's end)",
-        "elements in ascending order; element i (or a chunk of them) is read before output "
-        "element i is written; SOFTMAX reads a whole row (max, sum) before writing any of it",
+        "int8 input and output with the same number of elements (a binary op's input is "
+        "not broadcast)",
+        "d = 0 (the same pointer: th_add_s8 / th_sub_s8 / th_mul_s8 refuse a partial "
+        "overlap)",
+        "th_lut_s8: four elements read, then those four written, ascending; ADD / SUB / MUL: "
+        "element i of both inputs read before output element i is written, ascending",
         "0",
     ),
     OverlapRule(
@@ -104,30 +110,31 @@ OVERLAP_TABLE: tuple[OverlapRule, ...] = (
         (0,),
         "inplace_depthwise",
         "depth multiplier 1, batch 1, int8 in and out, output no larger than input "
-        "(any stride, padding, dilation)",
+        "(any filter, stride, padding, dilation)",
         "d % C == 0 (C = channels); normally d = 0",
-        "channel by channel (c ascending): copy input plane c (H*W bytes) to scratch, then "
-        "compute and write every output pixel of channel c from the scratch",
-        "H_in * W_in bytes (one input channel plane); no other scratch",
+        "channel by channel (c ascending): input plane c is copied to scratch (int8, or the "
+        "int16 padded plane of the DSP 3x3 kernel), then every output pixel of channel c is "
+        "written, at p * C + c only",
+        "the kernel's ordinary scratch: one input channel plane",
     ),
     OverlapRule(
         OverlapMode.POINTWISE_PIXEL,
         (OpKind.CONV_2D,),
         (0,),
         "inplace_pointwise",
-        "1x1 filter, stride 1, int8 in and out",
+        "1x1 filter, stride 1, no groups, int8 in and out (th_conv_1x1_s8)",
         "d <= 0 if Cout <= Cin, else d <= in_bytes - out_bytes (output ends at or before "
         "the input's end: the input sits in the tail of the output)",
-        "pixels in ascending order, K at a time: copy K input pixels to scratch, then compute "
-        "and write their K output pixels from the scratch",
-        "K * Cin bytes, K = PlanOptions.pointwise_scratch_pixels (default 2)",
+        "pixels in ascending order, K at a time (K = 2 on the DSP path, 1 portable): the K "
+        "input pixels are copied to scratch, then their K output pixels are written",
+        "the kernel's ordinary scratch (4 * round_up4(Cin) DSP, Cin portable)",
     ),
     OverlapRule(
         OverlapMode.SLIDING,
-        _WINDOWED,
+        _SLIDING,
         (0,),
         "sliding",
-        "NHWC int8 input and output",
+        "NHWC int8 input and output (CONV_2D any variant, AVERAGE_POOL_2D, MAX_POOL_2D)",
         "d <= d_max(shape): the largest d such that, for every output pixel q in raster "
         "order, the bytes of pixels 0..q end at or before the first input byte read by any "
         "pixel >= q (computed by sliding_d_max)",
@@ -178,10 +185,6 @@ def rule_for(mode: OverlapMode) -> OverlapRule:
     return next(r for r in OVERLAP_TABLE if r.mode is mode)
 
 
-def _elementwise_d_max(in_bytes: int, out_bytes: int, in_item: int, out_item: int) -> int:
-    return 0 if out_item <= in_item else in_bytes - out_bytes
-
-
 def _same_pixels(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     return len(a) == len(b) == 4 and a[:3] == b[:3]
 
@@ -209,16 +212,30 @@ def sliding_d_max(
     out_shape: tuple[int, ...],
     window: tuple[int, int, int, int, int, int, Padding],
 ) -> int:
-    """Largest output-minus-input offset at which a raster-order windowed kernel is safe.
+    """Largest output-minus-input offset at which a raster-order windowed kernel is safe."""
+    _, h, w, _ = in_shape
+    _, oh, ow, _ = out_shape
+    kh, kw, sh, sw, dh, dw, padding = window
+    pad_t = _pad_before(h, oh, sh, kh, dh, padding)
+    pad_l = _pad_before(w, ow, sw, kw, dw, padding)
+    return sliding_d_max_padded(in_shape, out_shape, (kh, kw, sh, sw, dh, dw), (pad_t, pad_l))
+
+
+def sliding_d_max_padded(
+    in_shape: tuple[int, ...],
+    out_shape: tuple[int, ...],
+    window: tuple[int, int, int, int, int, int],
+    pads: tuple[int, int],
+) -> int:
+    """sliding_d_max with explicit (top, left) padding; window = (kh, kw, sh, sw, dh, dw).
 
     Pixel q's output bytes end at d + (q+1)*out_pixel_bytes; the first input byte still to be
     read once pixel q starts is the smallest window start of the pixels q, q+1, ...
     """
     n, h, w, cin = in_shape
     _, oh, ow, cout = out_shape
-    kh, kw, sh, sw, dh, dw, padding = window
-    pad_t = _pad_before(h, oh, sh, kh, dh, padding)
-    pad_l = _pad_before(w, ow, sw, kw, dw, padding)
+    kh, kw, sh, sw, dh, dw = window
+    pad_t, pad_l = pads
 
     def first_inside(start: np.ndarray, dil: int) -> np.ndarray:
         # first tap of the window that lands inside the image (taps before it read padding)
@@ -256,23 +273,18 @@ def op_overlaps(graph: Graph, index: int, options: PlanOptions) -> list[Overlap]
             result.append(Overlap(index, OverlapMode.ALIAS, t, out_t, 0, 0, 1, 0))
         return result
 
-    if op.kind in _UNARY + _BINARY and options.rule_enabled("inplace_elementwise"):
+    if op.kind in _LUT + _BINARY and options.rule_enabled("inplace_elementwise"):
         slots = (0, 1) if op.kind in _BINARY else (0,)
         for slot in slots:
             t = arena_input(slot)
             if t is None:
                 continue
             src = graph.tensors[t]
-            if src.shape != out.shape and int(np.prod(src.shape)) != int(np.prod(out.shape)):
+            if src.dtype != np.int8 or out.dtype != np.int8 or src.size_bytes != out.size_bytes:
                 continue
-            if op.kind in _BINARY and src.shape != out.shape:
-                continue
-            d_max = _elementwise_d_max(
-                src.size_bytes, out.size_bytes, src.dtype.itemsize, out.dtype.itemsize
-            )
-            result.append(
-                Overlap(index, OverlapMode.ELEMENTWISE, t, out_t, -UNBOUNDED, d_max, 1, ordinary)
-            )
+            if op.kind in _BINARY and tuple(src.shape) != tuple(out.shape):
+                continue  # a broadcast input has fewer elements; same-shape inputs only
+            result.append(Overlap(index, OverlapMode.ELEMENTWISE, t, out_t, 0, 0, 1, ordinary))
 
     src_t = arena_input(0)
     if src_t is None:
@@ -286,33 +298,34 @@ def op_overlaps(graph: Graph, index: int, options: PlanOptions) -> list[Overlap]
         and int8_io
         and isinstance(op.options, DepthwiseConv2DOptions)
         and len(src.shape) == 4
+        and len(out.shape) == 4
         and src.shape[0] == 1
+        and depth_multiplier(graph, op) == 1
         and src.shape[3] == out.shape[3]
         and out.size_bytes <= src.size_bytes
     ):
-        _, h, w, c = src.shape
+        c = src.shape[3]
         result.append(
             Overlap(
-                index, OverlapMode.DEPTHWISE_CHANNEL, src_t, out_t, -UNBOUNDED, UNBOUNDED, c, h * w
+                index, OverlapMode.DEPTHWISE_CHANNEL, src_t, out_t, -UNBOUNDED, UNBOUNDED, c,
+                ordinary,
             )
         )
 
     if (
-        is_pointwise_conv(graph, op)
-        and options.rule_enabled("inplace_pointwise")
+        options.rule_enabled("inplace_pointwise")
         and int8_io
+        and is_pointwise_conv(graph, op)
         and _same_pixels(src.shape, out.shape)
     ):
         cin, cout = src.shape[3], out.shape[3]
         d_max = 0 if cout <= cin else src.size_bytes - out.size_bytes
-        k = max(1, options.pointwise_scratch_pixels)
-        result.append(
-            Overlap(index, OverlapMode.POINTWISE_PIXEL, src_t, out_t, -UNBOUNDED, d_max, 1, k * cin)
-        )
+        mode = OverlapMode.POINTWISE_PIXEL
+        result.append(Overlap(index, mode, src_t, out_t, -UNBOUNDED, d_max, 1, ordinary))
 
     window = _window(op, graph)
     if (
-        op.kind in _WINDOWED
+        op.kind in _SLIDING
         and window is not None
         and options.rule_enabled("sliding")
         and int8_io

@@ -306,7 +306,7 @@ def _plan_order(graph: Graph, order: tuple[int, ...], options: PlanOptions) -> _
             setup = _setup(graph, order, options, banned, stationary)
             if lb is None:
                 lb = (setup.lower_bound, setup.lower_bound_step)
-            size, name, offsets = _solve(setup, options.alignment, lb[0])
+            size, name, offsets = _solve(setup, options.alignment, setup.lower_bound)
             unused = _unused_pairs(setup, offsets)
             if unused:
                 # those ops run their ordinary kernel (other scratch): plan again without them
@@ -315,7 +315,7 @@ def _plan_order(graph: Graph, order: tuple[int, ...], options: PlanOptions) -> _
                 results.append(_Result(size, name, offsets, setup, order, banned))
         if all_ops not in tried:  # the plan without in-place overlaps always exists
             setup = _setup(graph, order, options, all_ops, stationary)
-            size, name, offsets = _solve(setup, options.alignment, lb[0])
+            size, name, offsets = _solve(setup, options.alignment, setup.lower_bound)
             results.append(_Result(size, name, offsets, setup, order, all_ops))
     best = min(results, key=lambda r: (r.arena, len(r.setup.pairs) == 0))
     assert lb is not None

@@ -1,25 +1,35 @@
 """Scratch bytes each kernel needs in the arena, one documented rule per op.
 
-These rules are the contract the C kernels' `*_scratch_size` functions implement; the planner
-never guesses. Rules for the in-place variants of kernels live in `overlap.py` with the rule
-that allows the overlap.
+These rules are exactly what the kernels_c `*_scratch_size` companions return (th_nn.h) for
+the kernel variant the wrapper picks, in the DSP build (`PlanOptions.dsp`) or the portable
+one; the planner never guesses. The in-place modes of overlap.py use the same scratch (the
+kernels stage their input there anyway). `tinyhost.codegen.kernels.scratch_needed` states
+the same sizes for the blob; tests/test_blob_inplace.py checks the two agree on every model.
 
-| op | rule (bytes) |
-|---|---|
-| CONV_2D, 1x1 filter, stride 1 | 0: the kernel reads each input pixel's channels directly |
-| CONV_2D, other, DSP int8 build | 2 * kh * kw * cin * 2: int16 im2col of two output pixels |
-| DEPTHWISE_CONV_2D, multiplier 1, DSP int8 | kh * kw * c * 2: int16 window of one output pixel |
-| AVERAGE_POOL_2D, DSP int8 build | 4 * c: int32 sums of one output pixel |
-| MEAN (int8) | 4 * output elements: int32 accumulators |
-| everything else, portable C build, float32 | 0 |
+| op (int8) | DSP build (bytes) | portable build |
+|---|---|---|
+| CONV_2D 1x1, no padding, no groups (th_conv_1x1_s8) | 4 * round_up4(Cin) | Cin |
+| CONV_2D 3x3, dilation 1, no groups (th_conv_3x3_s8) | 4 * round_up4(9 * Cin) | 0 |
+| CONV_2D other, no groups (th_conv_general_s8) | 4 * round_up4(KH * KW * Cin) | 0 |
+| CONV_2D grouped | 0 | 0 |
+| DEPTHWISE 3x3, mult 1, dilation 1, stride 1 or 2 | 2 * PH * PW (int16 plane) | round_up4(H*W) |
+| DEPTHWISE other (th_dw_conv_general_s8) | round_up4(H * W) | round_up4(H * W) |
+| everything else (pool, elementwise, MEAN, ...), float32 | 0 | 0 |
+
+PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tinyhost.arith.padding import compute_window_padding
 from tinyhost.ir import Conv2DOptions, DepthwiseConv2DOptions, Graph, Op, OpKind
 from tinyhost.plan.options import PlanOptions
+
+
+def _ru4(k: int) -> int:
+    return (k + 3) & ~3
 
 
 def _is_int8(graph: Graph, op: Op) -> bool:
@@ -27,33 +37,95 @@ def _is_int8(graph: Graph, op: Op) -> bool:
     return first is not None and graph.tensors[first].dtype == np.int8
 
 
-def is_pointwise_conv(graph: Graph, op: Op) -> bool:
-    """A 1x1, stride-1 CONV_2D: each output pixel depends on its own input pixel only."""
+def _pads(graph: Graph, op: Op) -> tuple[int, int]:
+    """(top, left) padding of a CONV_2D / DEPTHWISE_CONV_2D op, as TFLM computes it."""
+    o = op.options
+    assert isinstance(o, Conv2DOptions | DepthwiseConv2DOptions)
+    _, h, w, _ = graph.tensors[op.inputs[0]].shape
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    p = compute_window_padding(
+        o.padding, h, w, kh, kw, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w
+    )
+    return p.top, p.left
+
+
+def is_conv_1x1_kernel(graph: Graph, op: Op) -> bool:
+    """th_conv_s8 picks th_conv_1x1_s8: 1x1 filter, no padding, no groups (any stride)."""
     if op.kind is not OpKind.CONV_2D or not isinstance(op.options, Conv2DOptions):
         return False
-    filt = graph.tensors[op.inputs[1]].shape  # Cout, KH, KW, Cin
+    x = graph.tensors[op.inputs[0]].shape
+    f = graph.tensors[op.inputs[1]].shape  # Cout, KH, KW, Cin / groups
+    y = graph.tensors[op.outputs[0]].shape
+    if len(x) != 4 or len(f) != 4 or len(y) != 4:
+        return False
     o = op.options
-    return filt[1] == 1 and filt[2] == 1 and o.stride_h == 1 and o.stride_w == 1
+    return (
+        x[3] == f[3]
+        and f[1] == 1
+        and f[2] == 1
+        and _pads(graph, op) == (0, 0)
+        and (y[1] - 1) * o.stride_h < x[1]
+        and (y[2] - 1) * o.stride_w < x[2]
+    )
+
+
+def is_pointwise_conv(graph: Graph, op: Op) -> bool:
+    """A stride-1 CONV_2D run by th_conv_1x1_s8: output pixel p depends on input pixel p only,
+    staged in scratch before it is written (th_nn.h aliasing rule (b))."""
+    if not is_conv_1x1_kernel(graph, op):
+        return False
+    o = op.options
+    assert isinstance(o, Conv2DOptions)
+    return o.stride_h == 1 and o.stride_w == 1
+
+
+def depth_multiplier(graph: Graph, op: Op) -> int:
+    """From the shapes (some files store 0 in the option), as tinyhost.arith.conv does."""
+    cin = graph.tensors[op.inputs[0]].shape[3]
+    cout = graph.tensors[op.inputs[1]].shape[3]
+    return cout // cin if cin else 0
+
+
+def _conv_scratch(graph: Graph, op: Op, dsp: bool) -> int:
+    x = graph.tensors[op.inputs[0]].shape
+    _, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    if is_conv_1x1_kernel(graph, op):
+        return 4 * _ru4(x[3]) if dsp else x[3]
+    if not dsp or x[3] != wc:
+        return 0  # portable paths and grouped convolution: the reference loop, no scratch
+    return 4 * _ru4(kh * kw * wc)  # 3x3 and general: int16 im2col of two output pixels
+
+
+def _dw_scratch(graph: Graph, op: Op, dsp: bool) -> int:
+    o = op.options
+    assert isinstance(o, DepthwiseConv2DOptions)
+    _, h, w, _ = graph.tensors[op.inputs[0]].shape
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
+    is_3x3 = (
+        kh == 3
+        and kw == 3
+        and depth_multiplier(graph, op) == 1
+        and o.dilation_h == 1
+        and o.dilation_w == 1
+        and o.stride_h == o.stride_w
+        and o.stride_h in (1, 2)
+    )
+    if dsp and is_3x3:
+        s = o.stride_h
+        return 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
+    return _ru4(h * w)
 
 
 def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
-    """Scratch of the op's ordinary (not in-place) kernel, per the table above."""
+    """Scratch of the op's kernel (in place or not), per the table above."""
     options = options or PlanOptions()
-    if not (options.dsp and _is_int8(graph, op)):
+    if not _is_int8(graph, op) or not op.outputs:
         return 0
-    if op.kind is OpKind.CONV_2D:
-        if is_pointwise_conv(graph, op):
-            return 0
-        _, kh, kw, cin = graph.tensors[op.inputs[1]].shape
-        return 2 * kh * kw * cin * 2
-    if op.kind is OpKind.DEPTHWISE_CONV_2D:
-        assert isinstance(op.options, DepthwiseConv2DOptions)
-        if op.options.depth_multiplier != 1:
-            return 0
-        _, kh, kw, c = graph.tensors[op.inputs[1]].shape
-        return kh * kw * c * 2
-    if op.kind is OpKind.AVERAGE_POOL_2D:
-        return 4 * graph.tensors[op.outputs[0]].shape[-1]
-    if op.kind is OpKind.MEAN:
-        return 4 * int(np.prod(graph.tensors[op.outputs[0]].shape, dtype=np.int64))
+    if graph.tensors[op.outputs[0]].dtype != np.int8:
+        return 0
+    if op.kind is OpKind.CONV_2D and isinstance(op.options, Conv2DOptions):
+        return _conv_scratch(graph, op, options.dsp)
+    if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
+        return _dw_scratch(graph, op, options.dsp)
     return 0
