@@ -84,3 +84,18 @@ def test_model_too_big_for_the_board_says_by_how_much(tmp_path: Path) -> None:
     need = int(m.group(1).replace(",", ""))
     assert int(m.group(2).replace(",", "")) == need - 8192 > 0
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(__import__("shutil").which("arm-none-eabi-gcc") is None,
+                    reason="arm-none-eabi-gcc not installed")
+def test_all_ops_firmware_links_with_its_default_load_buffer(tmp_path: Path) -> None:
+    """--all-ops gives LOAD_MODEL all the RAM the firmware leaves: it must still link."""
+    from tinyhost.deploy.runner import build_firmware
+
+    graph = quantize_for_convert(read_model(DIGITS), "random", warn=lambda _: None,
+                                 progress=False)  # fmt: skip
+    board = load_board("netduinoplus2")
+    result = convert(graph, board, tmp_path / "model", all_ops=True)
+    assert result.load_capacity > 32 << 10
+    fw = build_firmware(result.out_dir, board, tmp_path / "build")
+    assert fw.size.bss >= result.arena_bytes + result.load_capacity
