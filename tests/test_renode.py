@@ -1,0 +1,134 @@
+"""Renode boards: the generated platform and script files, the command line, the missing-tool
+error, the interpreter firmware built for them, and (where `renode` is installed) a real run
+bit-exact with the reference over the UART socket."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paths import PROJECT_MODELS
+from tinyhost import reference
+from tinyhost.codegen.interpreter import convert
+from tinyhost.deploy.boards import list_boards, load_board
+from tinyhost.deploy.errors import DeployError
+from tinyhost.deploy.renode import (
+    RENODE_UARTS,
+    RenodeFiles,
+    renode_command,
+    renode_files_dir,
+    repl_text,
+    resc_text,
+    write_renode_files,
+)
+from tinyhost.deploy.runner import build_firmware, run_model
+from tinyhost.tflite import read_model
+
+REPO = Path(__file__).resolve().parents[1]
+RENODE_BOARDS = [n for n in list_boards() if load_board(n).renode_platform is not None]
+MODEL = PROJECT_MODELS / "kws_dscnn_int8.tflite"
+
+
+def test_renode_boards_are_the_two_discovery_kits() -> None:
+    assert sorted(RENODE_BOARDS) == ["stm32f4_discovery", "stm32f746g_disco"]
+
+
+@pytest.mark.parametrize("name", RENODE_BOARDS)
+def test_committed_files_are_what_the_board_data_generates(name: str) -> None:
+    d = renode_files_dir()
+    assert (d / f"{name}.repl").read_text() == repl_text(name)
+    assert (d / f"{name}.resc").read_text() == resc_text(name)
+
+
+@pytest.mark.parametrize("name", RENODE_BOARDS)
+def test_script_wires_the_board_data(name: str, tmp_path: Path) -> None:
+    b = load_board(name)
+    files = write_renode_files(name, tmp_path)
+    repl, resc = files.repl.read_text(), files.resc.read_text()
+    assert f'using "{b.renode_platform}"' in repl
+    assert f"systickFrequency: {b.clock_hz}" in repl
+    # the UART that board.json names (by base address) is the one exposed as a TCP server
+    uart = RENODE_UARTS[b.uart.base]  # type: ignore[index]
+    assert re.search(r'CreateServerSocketTerminal \$port "term" false', resc)
+    assert f"connector Connect sysbus.{uart} term" in resc
+    assert f"cpu PerformanceInMips {round(b.clock_hz / 1e6)}" in resc  # type: ignore[operator]
+    assert f"cpu VectorTableOffset {b.flash.base:#010x}" in resc  # type: ignore[union-attr]
+    # create, load platform, connect, load, start: in that order
+    order = ["mach create", "LoadPlatformDescription", "connector Connect", "LoadELF", "start"]
+    positions = [resc.index(step) for step in order]
+    assert positions == sorted(positions)
+
+
+def test_command_line_overrides_elf_repl_and_port(tmp_path: Path) -> None:
+    files = RenodeFiles(tmp_path / "b.repl", tmp_path / "b.resc")
+    cmd = renode_command(files, tmp_path / "fw.elf", 4567, renode="renode")
+    assert cmd[:4] == ["renode", "--disable-xwt", "--console", "--plain"]
+    script = cmd[cmd.index("-e") + 1]
+    assert f"$elf=@{(tmp_path / 'fw.elf').resolve()}" in script
+    assert "$port=4567" in script
+    assert script.endswith(f"i @{files.resc.resolve()}")
+
+
+def test_paths_with_spaces_are_refused(tmp_path: Path) -> None:
+    files = RenodeFiles(tmp_path / "b.repl", tmp_path / "b.resc")
+    with pytest.raises(DeployError, match="whitespace"):
+        renode_command(files, tmp_path / "my fw.elf", 4567)
+
+
+def test_missing_renode_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    if shutil.which("renode") is not None:
+        pytest.skip("renode is installed here: the missing-tool path cannot be exercised")
+    graph = read_model(MODEL)
+    x = np.zeros(graph.tensors[graph.inputs[0]].shape, np.int8)
+    with pytest.raises(DeployError, match=r"renode not found.*install Renode"):
+        run_model(graph, "stm32f4_discovery", [[x]],
+                  work_dir=REPO / "build" / "test_renode" / "missing")  # fmt: skip
+
+
+def test_non_renode_board_has_no_renode_files() -> None:
+    with pytest.raises(DeployError, match="no Renode platform"):
+        repl_text("mps2-an386")
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,
+                    reason="arm-none-eabi-gcc not installed")
+@pytest.mark.parametrize("name", RENODE_BOARDS)
+def test_interpreter_firmware_builds_for_renode_board(name: str) -> None:
+    """The firmware Renode would run: vectors at the flash base, DWT counter, no semihosting."""
+    b = load_board(name)
+    work = REPO / "build" / "test_renode" / name
+    conv = convert(read_model(MODEL), b, work / "model")
+    fw = build_firmware(conv.out_dir, b, work / "build")
+    out = subprocess.run(["arm-none-eabi-readelf", "-S", str(fw.elf)], capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    m = re.search(r"\.vectors?\s+PROGBITS\s+([0-9a-f]+)", out) or re.search(
+        r"\.isr_vector\s+PROGBITS\s+([0-9a-f]+)", out)  # fmt: skip
+    text = re.search(r"\.text\s+PROGBITS\s+([0-9a-f]+)", out)
+    first = int(m.group(1), 16) if m else int(text.group(1), 16)  # type: ignore[union-attr]
+    assert first == b.flash.base  # type: ignore[union-attr]
+    nm = subprocess.run(["arm-none-eabi-nm", str(fw.elf)], capture_output=True, text=True,
+                        check=True).stdout  # fmt: skip
+    assert "th_counter_read" in nm
+    assert fw.size.text + fw.size.data <= b.flash.size  # type: ignore[union-attr]
+    assert fw.size.data + fw.size.bss <= b.ram.size  # type: ignore[union-attr]
+
+
+@pytest.mark.skipif(shutil.which("renode") is None, reason="renode not installed")
+@pytest.mark.parametrize("name", RENODE_BOARDS)
+def test_model_on_renode_bit_exact(name: str) -> None:
+    graph = read_model(MODEL)
+    rng = np.random.default_rng(1)
+    sets = [[rng.integers(-128, 128, graph.tensors[graph.inputs[0]].shape).astype(np.int8)]
+            for _ in range(2)]  # fmt: skip
+    report = run_model(graph, name, sets, work_dir=REPO / "build" / "test_renode" / f"run-{name}",
+                       timeout=300)  # fmt: skip
+    for inputs, run in zip(sets, report.runs):
+        for got, want in zip(run.outputs, reference.run(graph, inputs).outputs):
+            np.testing.assert_array_equal(got, want)
+        assert run.latency.unit in ("cycles", "systick")
+        assert len(run.latency.per_op) == len(graph.ops)
