@@ -62,7 +62,7 @@ def _declared(graph: Graph, kernel: str, mode: OverlapMode, op: int, src: int, d
     o = graph.ops[op]
     if mode is OverlapMode.ELEMENTWISE:
         # th_lut_s8 in place; th_add/sub/mul_s8 over a full-size input; the same pointer.
-        if kernel not in ("lut_s8", "add_s8", "sub_s8", "mul_s8"):
+        if kernel not in ("lut_s8", "add_s8", "sub_s8", "mul_s8", "add_tab_s8", "sub_tab_s8"):
             return f"{kernel} has no elementwise in-place mode"
         if x.size_bytes != y.size_bytes or d != 0:
             return f"elementwise overlap needs a full-size input at d = 0, got d = {d}"

@@ -36,7 +36,7 @@ from tinyhost.arith.activations import (
     QuantizeParams,
     softmax_params,
 )
-from tinyhost.arith.elementwise import add_params, mul_params, sub_params
+from tinyhost.arith.elementwise import add_input_tables, add_params, mul_params, sub_params
 from tinyhost.arith.lut import LUT_OPS, TABLE_INPUTS, apply_table, op_table
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams
@@ -433,6 +433,65 @@ def test_binary(kern, data, kind):
                              out_arg)
     assert status == TH_OK
     assert_same(i8(bufs[8], shapes[2]), want, f"{kind.name} {shapes} in_place={in_place}")
+
+
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.data(), st.sampled_from([OpKind.ADD, OpKind.SUB]))
+def test_binary_tables(kern_both, data, kind):
+    """th_add_s8_tables / th_sub_s8_tables with the host-built tables (either may be NULL),
+    against the reference, broadcast and in place included; the DSP build runs the SMMLAR
+    requantization path."""
+    draw = data.draw
+    rng = arrays_rng(draw)
+    s1 = scale(draw, -8, 0)
+    s2 = s1 if draw(st.booleans()) else scale(draw, -8, 0)
+    quants = [q(s, zero_point(draw)) for s in (s1, s2, scale(draw, -8, 1))]
+    shapes = _broadcast_shapes(draw)
+    if draw(st.booleans()):  # long rows: the 4-element loop and its tail
+        n = draw(st.integers(4, 70))
+        shapes = ((2, n), (2, n), (2, n)) if draw(st.booleans()) else ((2, n), (1, n), (2, n))
+    activation = draw(st.sampled_from(INT8_ACTIVATIONS))
+    graph = _binary_graph(kind, activation, shapes, quants)
+    a, b = random_int8(rng, shapes[0]), random_int8(rng, shapes[1])
+    try:
+        p = (add_params if kind is OpKind.ADD else sub_params)(graph, graph.ops[0])
+    except UnsupportedModelError:
+        return
+    want = (add_int8 if kind is OpKind.ADD else sub_int8)(a, b, p)
+    t1, t2 = add_input_tables(p)
+    which = draw(st.sampled_from(["12", "12", "12", "1", "2"]))  # mostly both tables
+    tables = [buf(t) if str(k + 1) in which else ("null", None) for k, t in enumerate((t1, t2))]
+    in_place = [i for i in (0, 1) if shapes[i] == shapes[2] and draw(st.booleans())]
+    out_arg = ("alias", 6 + 2 * in_place[0]) if in_place else out(want.size)
+    status, bufs = kern_both.call(
+        "th_add_s8_tables" if kind is OpKind.ADD else "th_sub_s8_tables", ("null", None),
+        buf(i32(p.input1_offset, p.input2_offset, p.output_offset, p.left_shift,
+                p.activation_min, p.activation_max)),
+        buf(i32(p.input1_multiplier, p.input1_shift, p.input2_multiplier, p.input2_shift,
+                p.output_multiplier, p.output_shift)),
+        *tables, buf(shape_bytes(shapes[0])), buf(a), buf(shape_bytes(shapes[1])), buf(b),
+        buf(shape_bytes(shapes[2])), out_arg)
+    assert status == TH_OK
+    assert_same(i8(bufs[10], shapes[2]), want,
+                f"{kind.name} {shapes} in_place={in_place} tables={[t[0] for t in tables]}")
+
+
+def test_add_input_tables_match_reference():
+    """Table entries summed and finished as the reference does give the reference's ADD
+    for all 65536 input pairs."""
+    from tinyhost.arith.fixedpoint import wrap_int32
+    from tinyhost.reference.ops.elementwise import _finish
+
+    graph = _binary_graph(OpKind.ADD, Activation.NONE, ((16, 16), (16, 16), (16, 16)),
+                          [q(0.05, 3), q(0.02, -7), q(0.07, 1)])
+    p = add_params(graph, graph.ops[0])
+    t1, t2 = add_input_tables(p)
+    x = np.arange(256, dtype=np.uint8).view(np.int8)
+    a, b = np.meshgrid(x, x, indexing="ij")
+    idx = lambda v: v.view(np.uint8).astype(np.intp)  # noqa: E731
+    got = _finish(wrap_int32(t1[idx(a)].astype(np.int64) + t2[idx(b)]), p)
+    assert_same(got, add_int8(a, b, p), "tables vs reference")
 
 
 def test_binary_refuses_bad_shapes(kern):

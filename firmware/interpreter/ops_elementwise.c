@@ -3,6 +3,8 @@
  * ADD/SUB params: input1_offset, input2_offset, output_offset, left_shift,
  *   input1_multiplier, input1_shift, input2_multiplier, input2_shift, output_multiplier,
  *   output_shift, act_min, act_max.
+ * ADD/SUB with input tables (kernel ids 20, 21): the 12 ADD/SUB words, then table1_off,
+ *   table2_off (256 int32 each in the constants, made by the host: th_add_s8_tables).
  * MUL params: input1_offset, input2_offset, output_offset, multiplier, shift, act_min, act_max.
  * Either input may be a constant; the kernel checks the broadcast shapes (and the adapter
  * checks them once at load, by running the same rule).
@@ -38,13 +40,17 @@ static th_interp_status check_binary(const th_interp_op *op, uint32_t words)
     return TH_INTERP_OK;
 }
 
-static th_interp_status prepare_add(const th_interp_op *op, uint32_t *scratch)
+static th_interp_status prepare_add(const th_interp_op *op, uint32_t *scratch, uint32_t words)
 {
     const int32_t *p = op->params;
     *scratch = 0;
-    if (check_binary(op, 12u) != TH_INTERP_OK || p[3] < 0 || p[3] > 30 || p[5] > 0 ||
+    if (check_binary(op, words) != TH_INTERP_OK || p[3] < 0 || p[3] > 30 || p[5] > 0 ||
         p[7] > 0 || p[9] > 0 || p[5] < -31 || p[7] < -31 || p[9] < -31 ||
         !th_interp_act_ok(p[10], p[11])) {
+        return TH_INTERP_E_PARAMS;
+    }
+    if (words == 14u && (th_interp_const(op, p[12], 256u, 4u) == NULL ||
+                         th_interp_const(op, p[13], 256u, 4u) == NULL)) {
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
@@ -85,7 +91,7 @@ static th_interp_status eval_add(const th_interp_op *op, add_fn fn)
 
 th_interp_status th_interp_add_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    return prepare_add(op, scratch);
+    return prepare_add(op, scratch, 12u);
 }
 
 th_interp_status th_interp_add_s8_eval(const th_interp_op *op)
@@ -95,7 +101,49 @@ th_interp_status th_interp_add_s8_eval(const th_interp_op *op)
 
 th_interp_status th_interp_sub_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    return prepare_add(op, scratch);
+    return prepare_add(op, scratch, 12u);
+}
+
+typedef th_status (*add_tab_fn)(const th_context *, const th_add_params *,
+                                const th_add_quant *, const int32_t *, const int32_t *,
+                                const th_shape *, const int8_t *, const th_shape *,
+                                const int8_t *, const th_shape *, int8_t *);
+
+static th_interp_status eval_add_tab(const th_interp_op *op, add_tab_fn fn)
+{
+    th_add_params ap;
+    th_add_quant aq;
+    th_shape s1, s2, so;
+    add_structs(op->params, &ap, &aq);
+    /* checked in prepare: never NULL here */
+    const int32_t *t1 = th_interp_const(op, op->params[12], 256u, 4u);
+    const int32_t *t2 = th_interp_const(op, op->params[13], 256u, 4u);
+    th_interp_to_shape_r1(&op->in[0], &s1);
+    th_interp_to_shape_r1(&op->in[1], &s2);
+    th_interp_to_shape_r1(&op->out[0], &so);
+    return th_interp_kstatus(fn(NULL, &ap, &aq, t1, t2, &s1, (const int8_t *)op->in[0].data,
+                                &s2, (const int8_t *)op->in[1].data, &so,
+                                (int8_t *)op->out[0].data));
+}
+
+th_interp_status th_interp_add_tab_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare_add(op, scratch, 14u);
+}
+
+th_interp_status th_interp_add_tab_s8_eval(const th_interp_op *op)
+{
+    return eval_add_tab(op, th_add_s8_tables);
+}
+
+th_interp_status th_interp_sub_tab_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare_add(op, scratch, 14u);
+}
+
+th_interp_status th_interp_sub_tab_s8_eval(const th_interp_op *op)
+{
+    return eval_add_tab(op, th_sub_s8_tables);
 }
 
 th_interp_status th_interp_sub_s8_eval(const th_interp_op *op)

@@ -98,6 +98,10 @@ th_interp_status th_interp_add_s8_prepare(const th_interp_op *op, uint32_t *scra
 th_interp_status th_interp_add_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_sub_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_sub_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_add_tab_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_add_tab_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_sub_tab_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_sub_tab_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_mul_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_lut_s8_prepare(const th_interp_op *op, uint32_t *scratch);

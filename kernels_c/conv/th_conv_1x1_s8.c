@@ -73,6 +73,7 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(cin, 128, bias, cout));
+    th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
     int32_t *cols = (int32_t *)ctx->buf;
     const int32_t kp = th_round_up4(cin);
     for (int32_t b = 0; b < input_dims->n; b++) {

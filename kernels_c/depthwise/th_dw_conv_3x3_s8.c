@@ -1,10 +1,12 @@
 /* th_dw_conv_3x3_s8: DEPTHWISE_CONV_2D, 3x3 filter, ch_mult 1, dilation 1, stride 1 or 2.
  *
  * DSP path, one channel at a time (so it runs in place, th_nn.h rule (a)): the channel's
- * input plane is copied into scratch as int16 (x + input_offset) with its padding as
- * zeros, so the inner loop has no bounds checks. A filter row then is two SMLAD operands
- * (w0, w1) and w2: with stride 1, four outputs of a row take 3 aligned and 2 unaligned
- * word loads and 8 MAC instructions (12 MACs).
+ * input plane is copied into scratch as int16 raw values with its padding as
+ * -input_offset (the offset is folded into the accumulator's start value), so the inner
+ * loop has no bounds checks. A filter row then is two halfword pairs (w0, w1), (w1, w2):
+ * four outputs of a row take 3 (stride 1) or 5 (stride 2) aligned word loads and 8 MAC
+ * instructions (12 MACs). With the fast requantization the weights are doubled, which
+ * saves its shift.
  */
 #include <stddef.h>
 
@@ -44,167 +46,407 @@ int32_t th_dw_conv_3x3_s8_scratch_size(const th_dw_conv_params *params,
 
 #if TH_NN_DSP
 
-/* Copies channel c of the input into the zero-padded int16 plane. */
-static void fill_plane(int16_t *plane, int32_t ph, int32_t pw, const int8_t *in,
-                       const th_dims *input_dims, int32_t c, int32_t pad_t, int32_t pad_l,
-                       int32_t offset)
+/* How a channel is laid out in the plane. Plane rows run along the input's "outer" axis
+ * (y, or x when transposed), plane columns along the "inner" one: a narrow, tall layer
+ * (KWS: 25x5) is processed transposed, so that the four-output blocks run along its long
+ * axis. The 3x3 filter is transposed with it (strides are equal in both directions). */
+typedef struct {
+    int32_t ph, pw; /* plane rows, columns (even) */
+    int32_t outer, inner; /* input extent along plane rows, columns */
+    int32_t pad_outer, pad_inner;
+    int32_t src_outer, src_inner; /* input bytes between neighbours along those axes */
+    int32_t out_rows, out_cols; /* outputs along plane rows, columns */
+    int32_t out_row_step, out_col_step; /* output bytes between neighbours */
+    int32_t tap_row_step, tap_col_step; /* filter taps (x channels) between neighbours */
+} dw_geometry;
+
+/* Copies channel c of the input into the int16 plane as raw values, the padding as
+ * -input_offset (so that x + input_offset is 0 there: the offset is folded into the
+ * accumulator's start value instead, see dw3x3_channel_impl). Two values per word store.
+ * interior_only: the padding is already there (it does not depend on the channel). */
+static void fill_plane(int16_t *plane, const dw_geometry *g, const int8_t *in, int32_t c,
+                       int32_t offset, int interior_only)
 {
-    const int32_t in_c = input_dims->c;
+    const int32_t ph = g->ph;
+    const int32_t pw = g->pw;
+    const int32_t pad_t = g->pad_outer;
+    const int32_t pad_l = g->pad_inner;
+    const int32_t in_c = g->src_inner;
+    const int16_t pad = (int16_t)(-offset);
+    const int32_t pad2 = (int32_t)(((uint32_t)(uint16_t)pad << 16) | (uint16_t)pad);
+    const int32_t x_begin = TH_MIN(pad_l, pw);
+    const int32_t x_end = TH_MIN(pad_l + g->inner, pw);
     for (int32_t r = 0; r < ph; r++) {
-        int16_t *row = plane + r * pw;
+        int16_t *row = plane + r * pw; /* pw is even: rows are word aligned */
         const int32_t y = r - pad_t;
-        if (y < 0 || y >= input_dims->h) {
-            for (int32_t q = 0; q < pw; q++) {
-                row[q] = 0;
+        if (y < 0 || y >= g->outer) {
+            if (interior_only) {
+                continue;
+            }
+            for (int32_t q = 0; q < pw; q += 2) {
+                th_write_s32(row + q, pad2);
             }
             continue;
         }
-        const int32_t x_begin = TH_MIN(pad_l, pw);
-        const int32_t x_end = TH_MIN(pad_l + input_dims->w, pw);
-        int32_t q = 0;
+        int32_t q = interior_only ? x_begin : 0;
         for (; q < x_begin; q++) {
-            row[q] = 0;
+            row[q] = pad;
         }
         if (q < x_end) {
-            const int8_t *src = in + ((int64_t)y * input_dims->w + (q - pad_l)) * in_c + c;
-            for (; q < x_end; q++, src += in_c) {
-                row[q] = (int16_t)(*src + offset);
+            const int8_t *src = in + (int64_t)y * g->src_outer + (int64_t)(q - pad_l) * in_c + c;
+            if ((q & 1) != 0) {
+                row[q++] = *src;
+                src += in_c;
+            }
+            int16_t *d = row + q;
+            const int32_t step2 = 2 * in_c;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+            /* Four values per iteration: 4 LDRSB, 2 PKHBT, STRD, 2 ADD, CMP, BNE. */
+            const int32_t quads = (x_end - q) / 4;
+            if (quads > 0) {
+                const int16_t *end = d + 4 * quads;
+                int32_t t0, t1, t2, t3;
+                __asm__ volatile(
+                    "1:\n\t"
+                    "ldrsb %[t0], [%[s]]\n\t"
+                    "ldrsb %[t1], [%[s], %[c]]\n\t"
+                    "add %[s], %[s], %[c], lsl #1\n\t"
+                    "ldrsb %[t2], [%[s]]\n\t"
+                    "ldrsb %[t3], [%[s], %[c]]\n\t"
+                    "add %[s], %[s], %[c], lsl #1\n\t"
+                    "pkhbt %[t0], %[t0], %[t1], lsl #16\n\t"
+                    "pkhbt %[t2], %[t2], %[t3], lsl #16\n\t"
+                    "strd %[t0], %[t2], [%[d]], #8\n\t"
+                    "cmp %[d], %[end]\n\t"
+                    "bne 1b\n\t"
+                    : [s] "+r"(src), [d] "+r"(d), [t0] "=&r"(t0), [t1] "=&r"(t1),
+                      [t2] "=&r"(t2), [t3] "=&r"(t3)
+                    : [c] "r"(in_c), [end] "r"(end)
+                    : "cc", "memory");
+                q += 4 * quads;
+            }
+#endif
+            for (; q + 1 < x_end; q += 2, src += step2) {
+                const uint32_t a = (uint16_t)(int16_t)src[0];
+                const uint32_t b = (uint32_t)(int32_t)src[in_c];
+                th_write_s32(d, (int32_t)(a | (b << 16)));
+                d += 2;
+            }
+            if (q < x_end) {
+                row[q++] = *src;
             }
         }
+        if (interior_only) {
+            continue;
+        }
         for (; q < pw; q++) {
-            row[q] = 0;
+            row[q] = pad;
         }
     }
 }
 
-/* `fast_only` is a compile-time constant at each call site (see mat_mult). */
+/* `fast_only` is a compile-time constant at each call site (see mat_mult). With it, the
+ * accumulators are doubled (weights times 2) and th_fast_rq_apply2 applies. */
 TH_INLINE int8_t dw_out(int32_t acc, const th_fast_rq *rq, int32_t c,
                         const th_per_channel_quant *quant, const th_nn_out_stage *stage,
                         int fast_only)
 {
     int32_t v;
     if (fast_only) {
-        return (int8_t)th_fast_rq_apply(acc, rq);
+        return (int8_t)th_fast_rq_apply2(acc, rq);
     }
     if (stage->fast) {
         v = th_fast_rq_apply(acc, rq);
     } else {
-        v = th_out_s8(th_requantize(acc, quant->multiplier[c], quant->shift[c]),
-                      stage->output_offset, -128, 127);
+        v = th_requantize_s8(acc, quant->multiplier[c], quant->shift[c], stage->output_offset);
     }
     return (int8_t)th_clamp(v, stage->act_min, stage->act_max);
 }
 
-/* One filter row of four stride-1 outputs: p points at the row's first tap of output 0. */
-#define TH_DW_ROW_S1(p, w01, w2)                                                             \
-    do {                                                                                     \
-        const int32_t v0 = th_read_s32(p);       /* (p0, p1) */                             \
-        const int32_t v1 = th_read_s32((p) + 2); /* (p2, p3) */                             \
-        const int32_t v2 = th_read_s32((p) + 4); /* (p4, p5) */                             \
-        const int32_t u0 = th_read_s32((p) + 1); /* (p1, p2) */                             \
-        const int32_t u1 = th_read_s32((p) + 3); /* (p3, p4) */                             \
-        a0 = th_smlad(v0, w01, a0);                                                          \
-        a0 = th_smlabb(v1, w2, a0);                                                          \
-        a1 = th_smlad(u0, w01, a1);                                                          \
-        a1 = th_smlatb(v1, w2, a1);                                                          \
-        a2 = th_smlad(v1, w01, a2);                                                          \
-        a2 = th_smlabb(v2, w2, a2);                                                          \
-        a3 = th_smlad(u1, w01, a3);                                                          \
-        a3 = th_smlatb(v2, w2, a3);                                                          \
-    } while (0)
-
-/* One filter row of two stride-2 outputs. */
-#define TH_DW_ROW_S2(p, w01, w2)                                                             \
+/* One filter row of output k: taps (v_k) . (w0, w1) + bottom(v_k+1) * w2, where v_j is
+ * the word of plane values (2j, 2j+1) from the row's first tap (stride 2), or for stride 1
+ * outputs 2j and 2j + 1 from v_j = (p0, p1) and v_j+1 = (p2, p3):
+ *     out 2j     = (p0, p1) . (w0, w1) + p2 * w2        SMLAD v_j, W01; SMLABT v_j+1, W12
+ *     out 2j + 1 = p1 * w0 + (p2, p3) . (w1, w2)       SMLATB v_j, W01; SMLAD v_j+1, W12
+ * with W01 = (w0, w1), W12 = (w1, w2): aligned word loads only. */
+#define TH_DW_ROW_S1(p, w01, w12)                                                            \
     do {                                                                                     \
         const int32_t v0 = th_read_s32(p);                                                   \
         const int32_t v1 = th_read_s32((p) + 2);                                             \
         const int32_t v2 = th_read_s32((p) + 4);                                             \
         a0 = th_smlad(v0, w01, a0);                                                          \
-        a0 = th_smlabb(v1, w2, a0);                                                          \
-        a1 = th_smlad(v1, w01, a1);                                                          \
-        a1 = th_smlabb(v2, w2, a1);                                                          \
+        a0 = th_smlabt(v1, w12, a0);                                                         \
+        a1 = th_smlatb(v0, w01, a1);                                                         \
+        a1 = th_smlad(v1, w12, a1);                                                          \
+        a2 = th_smlad(v1, w01, a2);                                                          \
+        a2 = th_smlabt(v2, w12, a2);                                                         \
+        a3 = th_smlatb(v1, w01, a3);                                                         \
+        a3 = th_smlad(v2, w12, a3);                                                          \
     } while (0)
 
-TH_INLINE void dw3x3_channel_impl(const int16_t *plane, int32_t pw, int32_t stride,
-                                  const int8_t *filter, int32_t c, int32_t channels,
-                                  int32_t acc0, const th_per_channel_quant *quant,
-                                  const th_nn_out_stage *stage, const th_dims *output_dims,
-                                  int8_t *out, const int fast_only)
+/* One filter row of four stride-2 outputs. */
+#define TH_DW_ROW_S2(p, w01, w12)                                                            \
+    do {                                                                                     \
+        const int32_t v0 = th_read_s32(p);                                                   \
+        const int32_t v1 = th_read_s32((p) + 2);                                             \
+        const int32_t v2 = th_read_s32((p) + 4);                                             \
+        const int32_t v3 = th_read_s32((p) + 6);                                             \
+        const int32_t v4 = th_read_s32((p) + 8);                                             \
+        a0 = th_smlabt(v1, w12, th_smlad(v0, w01, a0));                                      \
+        a1 = th_smlabt(v2, w12, th_smlad(v1, w01, a1));                                      \
+        a2 = th_smlabt(v3, w12, th_smlad(v2, w01, a2));                                      \
+        a3 = th_smlabt(v4, w12, th_smlad(v3, w01, a3));                                      \
+    } while (0)
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* What the assembly row loop reads: the six weight words, the accumulator start, the fast
+ * requantization and the end of the loop (offsets are fixed in the assembly). */
+typedef struct {
+    int32_t w[6]; /* W01, W12 of rows 0, 1, 2 */
+    int32_t acc0; /* 24 */
+    int32_t multiplier; /* 28 */
+    int32_t round_zp; /* 32 */
+    int32_t e; /* 36 */
+    const int16_t *end; /* 40: r0 after the last block of four */
+} dw_row_args;
+
+/* One filter row for four outputs (stride 1): 2 LDRD + LDR + 8 MAC for 12 MACs. */
+#define TH_DW_ASM_S1(P, WOFF)                                                                \
+    "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
+    "ldrd %[v0], %[v1], [%[" P "]], #8\n\t"                                                  \
+    "smlad %[a0], %[v0], %[wa], %[a0]\n\t"                                                   \
+    "smlatb %[a1], %[v0], %[wa], %[a1]\n\t"                                                  \
+    "ldr %[v0], [%[" P "]]\n\t"                                                              \
+    "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
+    "smlad %[a1], %[v1], %[wb], %[a1]\n\t"                                                   \
+    "smlad %[a2], %[v1], %[wa], %[a2]\n\t"                                                   \
+    "smlatb %[a3], %[v1], %[wa], %[a3]\n\t"                                                  \
+    "smlabt %[a2], %[v0], %[wb], %[a2]\n\t"                                                  \
+    "smlad %[a3], %[v0], %[wb], %[a3]\n\t"
+
+/* One filter row for four outputs (stride 2): 3 LDRD + LDR + 8 MAC for 12 MACs. */
+#define TH_DW_ASM_S2(P, WOFF)                                                                \
+    "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
+    "ldrd %[v0], %[v1], [%[" P "]], #8\n\t"                                                  \
+    "smlad %[a0], %[v0], %[wa], %[a0]\n\t"                                                   \
+    "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
+    "smlad %[a1], %[v1], %[wa], %[a1]\n\t"                                                   \
+    "ldrd %[v0], %[v1], [%[" P "]], #8\n\t"                                                  \
+    "smlabt %[a1], %[v0], %[wb], %[a1]\n\t"                                                  \
+    "smlad %[a2], %[v0], %[wa], %[a2]\n\t"                                                   \
+    "smlabt %[a2], %[v1], %[wb], %[a2]\n\t"                                                  \
+    "smlad %[a3], %[v1], %[wa], %[a3]\n\t"                                                   \
+    "ldr %[v0], [%[" P "]]\n\t"                                                              \
+    "smlabt %[a3], %[v0], %[wb], %[a3]\n\t"
+
+/* Requantize accumulator A (doubled) and store it at [o + OFF]. */
+#define TH_DW_ASM_OUT(A, ADDR)                                                               \
+    "smmlar %[v0], %[" A "], %[wa], %[wb]\n\t"                                               \
+    "add %[v0], %[v0], %[" A "], asr #31\n\t"                                                \
+    "asr %[v0], %[v0], %[v1]\n\t"                                                            \
+    "ssat %[v0], #8, %[v0]\n\t"                                                              \
+    "strb %[v0], " ADDR "\n\t"
+
+#define TH_DW_ASM_TAIL                                                                       \
+    "ldrd %[wa], %[wb], [%[k], #28]\n\t"                                                     \
+    "ldr %[v1], [%[k], #36]\n\t"                                                             \
+    TH_DW_ASM_OUT("a0", "[%[o]]")                                                            \
+    TH_DW_ASM_OUT("a1", "[%[o], %[cs]]")                                                     \
+    "add %[o], %[o], %[cs], lsl #1\n\t"                                                      \
+    TH_DW_ASM_OUT("a2", "[%[o]]")                                                            \
+    TH_DW_ASM_OUT("a3", "[%[o], %[cs]]")                                                     \
+    "add %[o], %[o], %[cs], lsl #1\n\t"                                                      \
+    "ldr %[v0], [%[k], #40]\n\t"                                                             \
+    "cmp %[p0], %[v0]\n\t"                                                                   \
+    "bne 1b\n\t"
+
+#define TH_DW_ASM_HEAD                                                                       \
+    "1:\n\t"                                                                                 \
+    "ldr %[a0], [%[k], #24]\n\t"                                                             \
+    "mov %[a1], %[a0]\n\t"                                                                   \
+    "mov %[a2], %[a0]\n\t"                                                                   \
+    "mov %[a3], %[a0]\n\t"
+
+#define TH_DW_ASM_OPERANDS                                                                   \
+    : [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [o] "+r"(o), [a0] "=&r"(a0),              \
+      [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [v0] "=&r"(v0), [v1] "=&r"(v1),        \
+      [wa] "=&r"(wa), [wb] "=&r"(wb)                                                         \
+    : [k] "r"(k), [cs] "r"(cs)                                                               \
+    : "cc", "memory"
+
+/* Blocks of four outputs of one output row (at least one block); returns the output
+ * pointer after them. */
+static int8_t *dw_row_s1_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2,
+                             int8_t *o, int32_t cs, const dw_row_args *k)
 {
-    int32_t wa[3];
-    int32_t wb[3];
+    int32_t a0, a1, a2, a3, v0, v1, wa, wb;
+    __asm__ volatile(TH_DW_ASM_HEAD TH_DW_ASM_S1("p0", "0") TH_DW_ASM_S1("p1", "8")
+                         TH_DW_ASM_S1("p2", "16") TH_DW_ASM_TAIL TH_DW_ASM_OPERANDS);
+    return o;
+}
+
+static int8_t *dw_row_s2_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2,
+                             int8_t *o, int32_t cs, const dw_row_args *k)
+{
+    int32_t a0, a1, a2, a3, v0, v1, wa, wb;
+    __asm__ volatile(TH_DW_ASM_HEAD TH_DW_ASM_S2("p0", "0") TH_DW_ASM_S2("p1", "8")
+                         TH_DW_ASM_S2("p2", "16") TH_DW_ASM_TAIL TH_DW_ASM_OPERANDS);
+    return o;
+}
+#define TH_DW_ASM 1
+#else
+#define TH_DW_ASM 0
+#endif
+
+TH_INLINE void dw3x3_channel_impl(const int16_t *plane, const dw_geometry *g, int32_t stride,
+                                  const int8_t *filter, int32_t c, int32_t bias,
+                                  int32_t offset, const th_per_channel_quant *quant,
+                                  const th_nn_out_stage *stage, int8_t *out,
+                                  const int fast_only)
+{
+    const int32_t pw = g->pw;
+    const int32_t cs = g->out_col_step;
+    /* Doubled weights (fast_only): |w| <= 128, so 2w fits a halfword. */
+    const int32_t scale = fast_only ? 2 : 1;
+    int32_t w01[3];
+    int32_t w12[3];
+    int32_t wsum = 0;
     for (int32_t r = 0; r < 3; r++) {
-        const int32_t a = filter[(3 * r) * channels + c];
-        const int32_t b = filter[(3 * r + 1) * channels + c];
-        wa[r] = (int32_t)(((uint32_t)b << 16) | ((uint32_t)a & 0xFFFFu));
-        wb[r] = filter[(3 * r + 2) * channels + c];
+        const int8_t *f = filter + r * g->tap_row_step + c;
+        const int32_t a = scale * f[0];
+        const int32_t b = scale * f[g->tap_col_step];
+        const int32_t d = scale * f[2 * g->tap_col_step];
+        w01[r] = (int32_t)(((uint32_t)b << 16) | ((uint32_t)a & 0xFFFFu));
+        w12[r] = (int32_t)(((uint32_t)d << 16) | ((uint32_t)b & 0xFFFFu));
+        wsum += a + b + d;
     }
-    const int32_t w01_0 = wa[0], w01_1 = wa[1], w01_2 = wa[2];
-    const int32_t w2_0 = wb[0], w2_1 = wb[1], w2_2 = wb[2];
+    /* sum((x + offset) * w) = sum(x * w) + offset * sum(w); padding holds -offset. */
+    const int32_t acc0 = th_add_wrap((int32_t)((uint32_t)bias * (uint32_t)scale),
+                                     (int32_t)((uint32_t)offset * (uint32_t)wsum));
+    const int32_t w01_0 = w01[0], w01_1 = w01[1], w01_2 = w01[2];
+    const int32_t w12_0 = w12[0], w12_1 = w12[1], w12_2 = w12[2];
     th_fast_rq rq = {0, 0, 0};
     if (fast_only || stage->fast) {
         rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c], stage->output_offset);
     }
-    const int32_t out_w = output_dims->w;
-    for (int32_t oy = 0; oy < output_dims->h; oy++) {
+#if TH_DW_ASM
+    dw_row_args args;
+    for (int32_t r = 0; r < 3; r++) {
+        args.w[2 * r] = w01[r];
+        args.w[2 * r + 1] = w12[r];
+    }
+    args.acc0 = acc0;
+    args.multiplier = rq.multiplier;
+    args.round_zp = rq.round_zp;
+    args.e = rq.e;
+#endif
+    const int32_t out_w = g->out_cols;
+    const int32_t step = 4 * stride; /* plane columns per four outputs */
+    for (int32_t oy = 0; oy < g->out_rows; oy++) {
         const int16_t *r0 = plane + oy * stride * pw;
         const int16_t *r1 = r0 + pw;
         const int16_t *r2 = r1 + pw;
-        int8_t *o = out + ((int64_t)oy * out_w) * channels + c;
+        int8_t *o = out + (int64_t)oy * g->out_row_step + c;
         int32_t ox = 0;
-        if (stride == 1) {
-            for (; ox + 3 < out_w; ox += 4, r0 += 4, r1 += 4, r2 += 4) {
-                int32_t a0 = acc0;
-                int32_t a1 = acc0;
-                int32_t a2 = acc0;
-                int32_t a3 = acc0;
-                TH_DW_ROW_S1(r0, w01_0, w2_0);
-                TH_DW_ROW_S1(r1, w01_1, w2_1);
-                TH_DW_ROW_S1(r2, w01_2, w2_2);
-                o[0] = dw_out(a0, &rq, c, quant, stage, fast_only);
-                o += channels;
-                o[0] = dw_out(a1, &rq, c, quant, stage, fast_only);
-                o += channels;
-                o[0] = dw_out(a2, &rq, c, quant, stage, fast_only);
-                o += channels;
-                o[0] = dw_out(a3, &rq, c, quant, stage, fast_only);
-                o += channels;
+#if TH_DW_ASM
+        if (fast_only && out_w >= 4) {
+            const int32_t blocks = out_w / 4;
+            args.end = r0 + blocks * step;
+            o = stride == 1 ? dw_row_s1_asm(r0, r1, r2, o, cs, &args)
+                            : dw_row_s2_asm(r0, r1, r2, o, cs, &args);
+            ox = 4 * blocks;
+            r0 += blocks * step;
+            r1 += blocks * step;
+            r2 += blocks * step;
+        }
+#endif
+        for (; ox + 3 < out_w; ox += 4, r0 += step, r1 += step, r2 += step) {
+            int32_t a0 = acc0;
+            int32_t a1 = acc0;
+            int32_t a2 = acc0;
+            int32_t a3 = acc0;
+            if (stride == 1) {
+                TH_DW_ROW_S1(r0, w01_0, w12_0);
+                TH_DW_ROW_S1(r1, w01_1, w12_1);
+                TH_DW_ROW_S1(r2, w01_2, w12_2);
+            } else {
+                TH_DW_ROW_S2(r0, w01_0, w12_0);
+                TH_DW_ROW_S2(r1, w01_1, w12_1);
+                TH_DW_ROW_S2(r2, w01_2, w12_2);
             }
-        } else {
-            for (; ox + 1 < out_w; ox += 2, r0 += 4, r1 += 4, r2 += 4) {
-                int32_t a0 = acc0;
-                int32_t a1 = acc0;
-                TH_DW_ROW_S2(r0, w01_0, w2_0);
-                TH_DW_ROW_S2(r1, w01_1, w2_1);
-                TH_DW_ROW_S2(r2, w01_2, w2_2);
-                o[0] = dw_out(a0, &rq, c, quant, stage, fast_only);
-                o += channels;
-                o[0] = dw_out(a1, &rq, c, quant, stage, fast_only);
-                o += channels;
-            }
+            o[0] = dw_out(a0, &rq, c, quant, stage, fast_only);
+            o += cs;
+            o[0] = dw_out(a1, &rq, c, quant, stage, fast_only);
+            o += cs;
+            o[0] = dw_out(a2, &rq, c, quant, stage, fast_only);
+            o += cs;
+            o[0] = dw_out(a3, &rq, c, quant, stage, fast_only);
+            o += cs;
         }
         for (; ox < out_w; ox++, r0 += stride, r1 += stride, r2 += stride) {
             int32_t a = acc0;
-            a = th_smlabb(th_read_s32(r0 + 2), w2_0, th_smlad(th_read_s32(r0), w01_0, a));
-            a = th_smlabb(th_read_s32(r1 + 2), w2_1, th_smlad(th_read_s32(r1), w01_1, a));
-            a = th_smlabb(th_read_s32(r2 + 2), w2_2, th_smlad(th_read_s32(r2), w01_2, a));
+            a = th_smlabt(th_read_s32(r0 + 2), w12_0, th_smlad(th_read_s32(r0), w01_0, a));
+            a = th_smlabt(th_read_s32(r1 + 2), w12_1, th_smlad(th_read_s32(r1), w01_1, a));
+            a = th_smlabt(th_read_s32(r2 + 2), w12_2, th_smlad(th_read_s32(r2), w01_2, a));
             o[0] = dw_out(a, &rq, c, quant, stage, fast_only);
-            o += channels;
+            o += cs;
         }
     }
 }
 
-static void dw3x3_channel(const int16_t *plane, int32_t pw, int32_t stride,
-                          const int8_t *filter, int32_t c, int32_t channels, int32_t acc0,
+static void dw3x3_channel(const int16_t *plane, const dw_geometry *g, int32_t stride,
+                          const int8_t *filter, int32_t c, int32_t bias, int32_t offset,
                           const th_per_channel_quant *quant, const th_nn_out_stage *stage,
-                          const th_dims *output_dims, int8_t *out)
+                          int8_t *out)
 {
     if (stage->fast && !stage->clamp) {
-        dw3x3_channel_impl(plane, pw, stride, filter, c, channels, acc0, quant, stage,
-                           output_dims, out, 1);
+        dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 1);
     } else {
-        dw3x3_channel_impl(plane, pw, stride, filter, c, channels, acc0, quant, stage,
-                           output_dims, out, 0);
+        dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 0);
+    }
+}
+
+/* Plain orientation, or transposed when the output is taller than wide and the transposed
+ * plane fits the scratch (sized for the plain one). */
+static void make_geometry(dw_geometry *g, const th_dw_conv_params *params,
+                          const th_dims *input_dims, const th_dims *output_dims)
+{
+    const int32_t s = params->stride.h;
+    const int32_t ch = output_dims->c;
+    const int32_t oh = output_dims->h;
+    const int32_t ow = output_dims->w;
+    const int32_t plain = plane_h(s, oh) * plane_w(s, ow);
+    const int transpose = oh > ow && plane_h(s, ow) * plane_w(s, oh) <= plain;
+    if (!transpose) {
+        g->ph = plane_h(s, oh);
+        g->pw = plane_w(s, ow);
+        g->outer = input_dims->h;
+        g->inner = input_dims->w;
+        g->pad_outer = params->padding.h;
+        g->pad_inner = params->padding.w;
+        g->src_outer = input_dims->w * input_dims->c;
+        g->src_inner = input_dims->c;
+        g->out_rows = oh;
+        g->out_cols = ow;
+        g->out_row_step = ow * ch;
+        g->out_col_step = ch;
+        g->tap_row_step = 3 * ch;
+        g->tap_col_step = ch;
+    } else {
+        g->ph = plane_h(s, ow);
+        g->pw = plane_w(s, oh);
+        g->outer = input_dims->w;
+        g->inner = input_dims->h;
+        g->pad_outer = params->padding.w;
+        g->pad_inner = params->padding.h;
+        g->src_outer = input_dims->c;
+        g->src_inner = input_dims->w * input_dims->c;
+        g->out_rows = ow;
+        g->out_cols = oh;
+        g->out_row_step = ch;
+        g->out_col_step = ow * ch;
+        g->tap_row_step = ch;
+        g->tap_col_step = 3 * ch;
     }
 }
 
@@ -234,8 +476,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
 #if TH_NN_DSP
     const int32_t channels = output_dims->c;
     const int32_t stride = params->stride.h;
-    const int32_t ph = plane_h(stride, output_dims->h);
-    const int32_t pw = plane_w(stride, output_dims->w);
+    dw_geometry geo;
+    make_geometry(&geo, params, input_dims, output_dims);
     int16_t *plane = (int16_t *)ctx->buf;
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, channels, params->output_offset, &params->activation,
@@ -245,10 +487,10 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * channels;
         for (int32_t c = 0; c < channels; c++) {
-            fill_plane(plane, ph, pw, in_b, input_dims, c, params->padding.h,
-                       params->padding.w, params->input_offset);
-            dw3x3_channel(plane, pw, stride, filter, c, channels,
-                          bias != NULL ? bias[c] : 0, quant, &stage, output_dims, out_b);
+            /* The padding is the same for every channel: written once. */
+            fill_plane(plane, &geo, in_b, c, params->input_offset, b > 0 || c > 0);
+            dw3x3_channel(plane, &geo, stride, filter, c, bias != NULL ? bias[c] : 0,
+                          params->input_offset, quant, &stage, out_b);
         }
     }
 #else

@@ -2,7 +2,15 @@
  * SubElementwise with the broadcast variants): each input, offset and shifted left by
  * left_shift, is rescaled to the common scale with its own multiplier, the two are added
  * (subtracted) in int32 and the sum is rescaled to the output; all three rescalings use
- * the double-rounding MultiplyByQuantizedMultiplierSmallerThanOneExp. */
+ * the double-rounding MultiplyByQuantizedMultiplierSmallerThanOneExp.
+ *
+ * Table path (th_add_s8_tables / th_sub_s8_tables): the input rescaling depends on the
+ * int8 value only, so a host-built table of 256 int32 per input replaces it (one load).
+ * On DSP builds the output rescaling then runs as th_fast_rq_apply (SMMLAR), exact for
+ * |sum| < 2^29 and an output right shift in [1, 22]: the bound on the sum follows from the
+ * params (each rescaled input is at most ((255 << left_shift) * M >> 31 + 1 >> e) + 1 in
+ * magnitude), so it is checked once per call; otherwise the exact portable rescaling runs.
+ */
 #include <stddef.h>
 
 #include "th_nn_add_sub_s8.h"
@@ -23,6 +31,12 @@ typedef struct {
     int32_t act_min;
     int32_t act_max;
     int32_t subtract;
+    const int32_t *t1; /* NULL: rescale input1 per element */
+    const int32_t *t2;
+#if TH_NN_DSP
+    int fast; /* th_fast_rq_apply is exact for every sum */
+    th_fast_rq rq;
+#endif
 } add_consts;
 
 TH_INLINE int32_t scale_input(int32_t x, int32_t offset, int32_t left_shift, int32_t m,
@@ -30,6 +44,18 @@ TH_INLINE int32_t scale_input(int32_t x, int32_t offset, int32_t left_shift, int
 {
     const int32_t shifted = (int32_t)((uint32_t)(x + offset) << left_shift);
     return th_rdbpot(th_srdhm(shifted, m), e);
+}
+
+TH_INLINE int32_t in1(const add_consts *k, int8_t x)
+{
+    return k->t1 != NULL ? k->t1[(uint8_t)x]
+                         : scale_input(x, k->in1_offset, k->left_shift, k->m1, k->e1);
+}
+
+TH_INLINE int32_t in2(const add_consts *k, int8_t x)
+{
+    return k->t2 != NULL ? k->t2[(uint8_t)x]
+                         : scale_input(x, k->in2_offset, k->left_shift, k->m2, k->e2);
 }
 
 TH_INLINE int8_t finish(const add_consts *k, int32_t s1, int32_t s2)
@@ -45,28 +71,149 @@ static void add_row(const add_consts *k, const int8_t *a, int32_t step_a, const 
                     int32_t step_b, int32_t n, int8_t *out)
 {
     if (step_a == 0 && step_b == 0) {
-        const int8_t v = finish(k, scale_input(a[0], k->in1_offset, k->left_shift, k->m1, k->e1),
-                                scale_input(b[0], k->in2_offset, k->left_shift, k->m2, k->e2));
+        const int8_t v = finish(k, in1(k, a[0]), in2(k, b[0]));
         for (int32_t i = 0; i < n; i++) {
             out[i] = v;
         }
     } else if (step_a == 0) {
-        const int32_t s1 = scale_input(a[0], k->in1_offset, k->left_shift, k->m1, k->e1);
+        const int32_t s1 = in1(k, a[0]);
         for (int32_t i = 0; i < n; i++) {
-            out[i] = finish(k, s1, scale_input(b[i], k->in2_offset, k->left_shift, k->m2, k->e2));
+            out[i] = finish(k, s1, in2(k, b[i]));
         }
     } else if (step_b == 0) {
-        const int32_t s2 = scale_input(b[0], k->in2_offset, k->left_shift, k->m2, k->e2);
+        const int32_t s2 = in2(k, b[0]);
         for (int32_t i = 0; i < n; i++) {
-            out[i] = finish(k, scale_input(a[i], k->in1_offset, k->left_shift, k->m1, k->e1), s2);
+            out[i] = finish(k, in1(k, a[i]), s2);
         }
     } else {
         for (int32_t i = 0; i < n; i++) {
-            out[i] = finish(k, scale_input(a[i], k->in1_offset, k->left_shift, k->m1, k->e1),
-                            scale_input(b[i], k->in2_offset, k->left_shift, k->m2, k->e2));
+            out[i] = finish(k, in1(k, a[i]), in2(k, b[i]));
         }
     }
 }
+
+#if TH_NN_DSP
+/* Activation clamp after the int8 saturation of th_fast_rq_apply: none (the range is the
+ * whole int8 range), the lower bound only (act_max == 127, e.g. RELU), or both. */
+enum { CLAMP_NONE, CLAMP_LO, CLAMP_BOTH };
+
+/* Output rescale + offset, saturated to int8, then the activation clamp. The callers pass
+ * copies of the constants held in locals: stores through int8_t may alias add_consts,
+ * which would make the compiler reload it after every store. */
+TH_INLINE int8_t fast_out(const th_fast_rq *rq, int32_t raw, int clamp, int32_t lo, int32_t hi)
+{
+    int32_t v = th_fast_rq_apply(raw, rq);
+    if (clamp != CLAMP_NONE) {
+        v = v < lo ? lo : v;
+    }
+    if (clamp == CLAMP_BOTH) {
+        v = v > hi ? hi : v;
+    }
+    return (int8_t)v;
+}
+
+/* Both inputs through their tables, no broadcast in this row; sub and clamp are constants
+ * after inlining. Four elements per iteration, each read before it is written. */
+TH_INLINE void tab_row(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,
+                       int8_t *out, int sub, int clamp)
+{
+    const int32_t *t1 = k->t1, *t2 = k->t2;
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max;
+    int32_t i = 0;
+    if (clamp != CLAMP_BOTH) {
+        for (; i + 4 <= n; i += 4) {
+            const uint32_t a0 = a[i], a1 = a[i + 1], a2 = a[i + 2], a3 = a[i + 3];
+            const uint32_t b0 = b[i], b1 = b[i + 1], b2 = b[i + 2], b3 = b[i + 3];
+            const uint32_t x0 = (uint32_t)t1[a0], y0 = (uint32_t)t2[b0];
+            const uint32_t x1 = (uint32_t)t1[a1], y1 = (uint32_t)t2[b1];
+            const uint32_t x2 = (uint32_t)t1[a2], y2 = (uint32_t)t2[b2];
+            const uint32_t x3 = (uint32_t)t1[a3], y3 = (uint32_t)t2[b3];
+            out[i] = fast_out(&rq, (int32_t)(sub ? x0 - y0 : x0 + y0), clamp, lo, hi);
+            out[i + 1] = fast_out(&rq, (int32_t)(sub ? x1 - y1 : x1 + y1), clamp, lo, hi);
+            out[i + 2] = fast_out(&rq, (int32_t)(sub ? x2 - y2 : x2 + y2), clamp, lo, hi);
+            out[i + 3] = fast_out(&rq, (int32_t)(sub ? x3 - y3 : x3 + y3), clamp, lo, hi);
+        }
+    }
+    for (; i < n; i++) {
+        const uint32_t x = (uint32_t)t1[a[i]], y = (uint32_t)t2[b[i]];
+        out[i] = fast_out(&rq, (int32_t)(sub ? x - y : x + y), clamp, lo, hi);
+    }
+}
+
+typedef void (*tab_row_fn)(const add_consts *, const uint8_t *, const uint8_t *, int32_t,
+                           int8_t *);
+
+#define TAB_ROW(name, sub, clamp)                                                             \
+    static void name(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,      \
+                     int8_t *out)                                                             \
+    {                                                                                         \
+        tab_row(k, a, b, n, out, sub, clamp);                                                 \
+    }
+TAB_ROW(tab_row_add_none, 0, CLAMP_NONE)
+TAB_ROW(tab_row_add_lo, 0, CLAMP_LO)
+TAB_ROW(tab_row_sub_none, 1, CLAMP_NONE)
+TAB_ROW(tab_row_sub_lo, 1, CLAMP_LO)
+#undef TAB_ROW
+
+/* Rarely used (act_max < 127: RELU6, RELU_N1_TO_1): one loop for ADD and SUB. */
+static void tab_row_both(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,
+                         int8_t *out)
+{
+    if (k->subtract) {
+        tab_row(k, a, b, n, out, 1, CLAMP_BOTH);
+    } else {
+        tab_row(k, a, b, n, out, 0, CLAMP_BOTH);
+    }
+}
+
+/* One input broadcast in this row (its rescaled value c), the other (x, table t) advancing:
+ * raw = c + t[x], or c - t[x] when neg (SUB with input1 broadcast; SUB with input2
+ * broadcast passes c = -s2, the same modulo 2^32). */
+static void bcast_row(const add_consts *k, uint32_t c, const int32_t *t, int neg,
+                      const uint8_t *x, int32_t n, int8_t *out)
+{
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max;
+    for (int32_t i = 0; i < n; i++) {
+        const uint32_t v = (uint32_t)t[x[i]];
+        out[i] = fast_out(&rq, (int32_t)(neg ? c - v : c + v), CLAMP_BOTH, lo, hi);
+    }
+}
+
+/* The DSP table path for one row; 0 when it does not apply (add_row runs instead). */
+static int fast_row(const add_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                    int32_t step_b, int32_t n, int8_t *out)
+{
+    if (step_a == 1 && step_b == 1 && k->t1 != NULL && k->t2 != NULL) {
+        tab_row_fn row = tab_row_both;
+        if (k->act_max == 127) {
+            const int full = k->act_min == -128;
+            row = k->subtract ? (full ? tab_row_sub_none : tab_row_sub_lo)
+                              : (full ? tab_row_add_none : tab_row_add_lo);
+        }
+        row(k, (const uint8_t *)a, (const uint8_t *)b, n, out);
+        return 1;
+    }
+    if (step_a == 0 && step_b == 1 && k->t2 != NULL) {
+        bcast_row(k, (uint32_t)in1(k, a[0]), k->t2, k->subtract, (const uint8_t *)b, n, out);
+        return 1;
+    }
+    if (step_a == 1 && step_b == 0 && k->t1 != NULL) {
+        const uint32_t s2 = (uint32_t)in2(k, b[0]);
+        bcast_row(k, k->subtract ? 0u - s2 : s2, k->t1, 0, (const uint8_t *)a, n, out);
+        return 1;
+    }
+    return 0;
+}
+
+/* Largest |rescaled input| scale_input can return for these params (see the top). */
+static int64_t input_bound(int32_t left_shift, int32_t m, int32_t e)
+{
+    const int64_t v = (int64_t)255 << left_shift;
+    return ((((v * m) >> 31) + 1) >> e) + 1;
+}
+#endif
 
 static int multiplier_ok(int32_t m, int32_t shift)
 {
@@ -74,6 +221,7 @@ static int multiplier_ok(int32_t m, int32_t shift)
 }
 
 th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quant,
+                           const int32_t *input1_table, const int32_t *input2_table,
                            const th_shape *input1_shape, const int8_t *input1,
                            const th_shape *input2_shape, const int8_t *input2,
                            const th_shape *output_shape, int8_t *output, int subtract)
@@ -111,14 +259,35 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
     k.act_min = params->activation.min;
     k.act_max = params->activation.max;
     k.subtract = subtract != 0;
+    k.t1 = input1_table;
+    k.t2 = input2_table;
+#if TH_NN_DSP
+    {
+        const int64_t bound = input_bound(k.left_shift, k.m1, k.e1) +
+                              input_bound(k.left_shift, k.m2, k.e2);
+        k.fast = (input1_table != NULL || input2_table != NULL) &&
+                 th_fast_rq_ok(k.mo, quant->output_shift, bound);
+        if (k.fast) {
+            k.rq = th_fast_rq_make(k.mo, quant->output_shift, k.out_offset);
+        }
+    }
+#endif
 
     const int32_t inner = b.dims[b.rank - 1];
     const int32_t rows = b.count / inner;
     th_nn_bcast_pos pos;
     th_nn_bcast_start(&pos);
     for (int32_t r = 0; r < rows; r++) {
-        add_row(&k, input1 + pos.off1, b.stride1[b.rank - 1], input2 + pos.off2,
-                b.stride2[b.rank - 1], inner, output + r * inner);
+        const int8_t *a = input1 + pos.off1, *bb = input2 + pos.off2;
+        const int32_t step_a = b.stride1[b.rank - 1], step_b = b.stride2[b.rank - 1];
+        int8_t *o = output + r * inner;
+#if TH_NN_DSP
+        if (k.fast && fast_row(&k, a, step_a, bb, step_b, inner, o)) {
+            th_nn_bcast_next(&b, &pos);
+            continue;
+        }
+#endif
+        add_row(&k, a, step_a, bb, step_b, inner, o);
         th_nn_bcast_next(&b, &pos);
     }
     return TH_OK;

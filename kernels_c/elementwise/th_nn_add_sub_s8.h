@@ -6,8 +6,10 @@
 
 #include "th_nn.h"
 
-/* subtract == 0: input1 + input2; otherwise input1 - input2. */
+/* subtract == 0: input1 + input2; otherwise input1 - input2. A table NULL: that input is
+ * rescaled per element. */
 th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quant,
+                           const int32_t *input1_table, const int32_t *input2_table,
                            const th_shape *input1_shape, const int8_t *input1,
                            const th_shape *input2_shape, const int8_t *input2,
                            const th_shape *output_shape, int8_t *output, int subtract);

@@ -222,6 +222,23 @@ th_status th_sub_s8(const th_context *ctx, const th_add_params *params,
                     const th_add_quant *quant, const th_shape *input1_shape,
                     const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
                     const th_shape *output_shape, int8_t *output);
+/* ADD / SUB with host-built input tables: input1_table / input2_table are NULL (that input
+ * is rescaled per element, as th_add_s8) or 256 int32 with table[(uint8_t)x] = the
+ * rescaled input, RDBPOT(SRDHM((x + input_offset) << left_shift, multiplier), -shift)
+ * (tinyhost.arith.elementwise.add_input_tables). params and quant are still required and
+ * checked; with tables that match them the results equal th_add_s8 / th_sub_s8 bit for bit
+ * (a table that does not match gives wrong values, never out-of-bounds accesses). Same
+ * shapes, broadcasting and in-place rule as th_add_s8. */
+th_status th_add_s8_tables(const th_context *ctx, const th_add_params *params,
+                           const th_add_quant *quant, const int32_t *input1_table,
+                           const int32_t *input2_table, const th_shape *input1_shape,
+                           const int8_t *input1, const th_shape *input2_shape,
+                           const int8_t *input2, const th_shape *output_shape, int8_t *output);
+th_status th_sub_s8_tables(const th_context *ctx, const th_add_params *params,
+                           const th_add_quant *quant, const int32_t *input1_table,
+                           const int32_t *input2_table, const th_shape *input1_shape,
+                           const int8_t *input1, const th_shape *input2_shape,
+                           const int8_t *input2, const th_shape *output_shape, int8_t *output);
 th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
                     const th_per_tensor_quant *quant, const th_shape *input1_shape,
                     const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,

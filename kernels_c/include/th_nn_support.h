@@ -68,6 +68,25 @@ TH_INLINE int32_t th_requantize(int32_t acc, int32_t multiplier, int32_t shift)
     return th_rdbpot(th_srdhm(shifted, multiplier), right);
 }
 
+/* th_requantize + output offset, saturated to int8, for multiplier >= 0 (checked at kernel
+ * entry), in fewer instructions: SRDHM as floor((a * M + 2^30) / 2^31), which equals
+ * gemmlowp's nudge-and-truncate (see th_fast_rq_apply), via one 64-bit product and shift
+ * (no saturation case: M >= 0 excludes a == M == INT32_MIN); then RDBPOT; the result is
+ * saturated to [-256, 255] before the offset so the sum cannot overflow and clamps like
+ * the exact sum would. */
+TH_INLINE int32_t th_requantize_s8(int32_t acc, int32_t multiplier, int32_t shift,
+                                   int32_t output_offset)
+{
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : -shift;
+    const int32_t a = (int32_t)((uint32_t)acc << left);
+    const int32_t y = (int32_t)(((int64_t)a * multiplier + (INT64_C(1) << 30)) >> 31);
+    int32_t r = th_rdbpot(y, right);
+    r = r < -256 ? -256 : (r > 255 ? 255 : r);
+    r += output_offset;
+    return r < -128 ? -128 : (r > 127 ? 127 : r);
+}
+
 TH_INLINE int32_t th_clamp(int32_t x, int32_t lo, int32_t hi)
 {
     return x < lo ? lo : (x > hi ? hi : x);
@@ -123,16 +142,21 @@ TH_INLINE int32_t th_smlatb(int32_t a, int32_t b, int32_t acc)
 {
     return __smlatb(a, b, acc);
 }
+TH_INLINE int32_t th_smlabt(int32_t a, int32_t b, int32_t acc)
+{
+    return __smlabt(a, b, acc);
+}
 /* (sign-extended byte 0, byte 2) */
 TH_INLINE int32_t th_sxtb16(int32_t x)
 {
     return (int32_t)__sxtb16((uint32_t)x);
 }
-/* (byte 1, byte 3) */
+/* (byte 1, byte 3). Inline asm: gcc 12 does not fold a C rotate into SXTB16. */
 TH_INLINE int32_t th_sxtb16_ror8(int32_t x)
 {
-    const uint32_t u = (uint32_t)x;
-    return (int32_t)__sxtb16((u >> 8) | (u << 24)); /* gcc folds the rotate into SXTB16 */
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
 }
 /* halfwords of a plus sign-extended bytes 0 and 2 of x */
 TH_INLINE int32_t th_sxtab16(int32_t a, int32_t x)
@@ -141,8 +165,9 @@ TH_INLINE int32_t th_sxtab16(int32_t a, int32_t x)
 }
 TH_INLINE int32_t th_sxtab16_ror8(int32_t a, int32_t x)
 {
-    const uint32_t u = (uint32_t)x;
-    return (int32_t)__sxtab16((uint32_t)a, (u >> 8) | (u << 24));
+    int32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
+    return r;
 }
 TH_INLINE int32_t th_sadd16(int32_t a, int32_t b)
 {
@@ -195,6 +220,10 @@ TH_INLINE int32_t th_smlabb(int32_t a, int32_t b, int32_t acc)
 TH_INLINE int32_t th_smlatb(int32_t a, int32_t b, int32_t acc)
 {
     return th_add_wrap(acc, th_hi16(a) * th_lo16(b));
+}
+TH_INLINE int32_t th_smlabt(int32_t a, int32_t b, int32_t acc)
+{
+    return th_add_wrap(acc, th_lo16(a) * th_hi16(b));
 }
 TH_INLINE int32_t th_sxtb16(int32_t x)
 {
@@ -264,6 +293,12 @@ TH_INLINE th_fast_rq th_fast_rq_make(int32_t multiplier, int32_t shift, int32_t 
     return r;
 }
 
+/* The shift part of th_fast_rq_ok (multipliers are checked >= 0 at kernel entry). */
+TH_INLINE int th_fast_shift_ok(int32_t shift)
+{
+    return (uint32_t)(-1 - shift) < (uint32_t)TH_FAST_MAX_E;
+}
+
 /* True when th_fast_rq_apply() is exact for this (multiplier, shift) and any accumulator
  * with |acc| <= acc_bound. */
 TH_INLINE int th_fast_rq_ok(int32_t multiplier, int32_t shift, int64_t acc_bound)
@@ -279,6 +314,17 @@ TH_INLINE int32_t th_fast_rq_apply(int32_t acc, const th_fast_rq *rq)
     const int32_t a2 = (int32_t)((uint32_t)acc << 1);
     int32_t y = th_smmlar(a2, rq->multiplier, rq->round_zp);
     y += a2 >> 31;
+    return th_ssat8(y >> rq->e);
+}
+#endif
+
+#if TH_NN_DSP
+/* th_fast_rq_apply for an accumulator the kernel already computed doubled (2 * acc, e.g.
+ * with doubled weights): saves the LSL. Same conditions as th_fast_rq_apply. */
+TH_INLINE int32_t th_fast_rq_apply2(int32_t acc2, const th_fast_rq *rq)
+{
+    int32_t y = th_smmlar(acc2, rq->multiplier, rq->round_zp);
+    y += acc2 >> 31;
     return th_ssat8(y >> rq->e);
 }
 #endif
@@ -346,6 +392,8 @@ typedef struct {
     int32_t act_min;
     int32_t act_max;
     int32_t fast; /* th_fast_rq_apply is exact for every channel (checked at entry) */
+    int32_t mixed; /* not for all channels, but for those with th_nn_fast_channel */
+    int32_t bias_limit; /* mixed: |bias| below this keeps |acc| < 2^29 */
     int32_t clamp; /* activation range narrower than [-128, 127] */
 } th_nn_out_stage;
 
@@ -353,6 +401,22 @@ typedef struct {
 void th_nn_out_stage_init(th_nn_out_stage *stage, const th_per_channel_quant *quant,
                           int32_t channels, int32_t output_offset,
                           const th_activation *activation, int64_t acc_bound);
+
+/* After th_nn_out_stage_init: when the fast requantization is not exact for every channel,
+ * sets stage->mixed if it is for some, judged per channel by th_nn_fast_channel
+ * (taps_bound: largest |acc - bias|, taps * 256 * 128). Models have such layers: a near-dead
+ * channel gets shift -31 or a huge bias, and must not slow the whole layer down. */
+void th_nn_out_stage_mixed(th_nn_out_stage *stage, const th_per_channel_quant *quant,
+                           const int32_t *bias, int32_t channels, int64_t taps_bound);
+
+/* True when the fast requantization is exact for channel c (stage->mixed). */
+TH_INLINE int th_nn_fast_channel(const th_nn_out_stage *stage,
+                                 const th_per_channel_quant *quant, const int32_t *bias,
+                                 int32_t c)
+{
+    return th_fast_shift_ok(quant->shift[c]) &&
+           (bias == NULL || (bias[c] < stage->bias_limit && bias[c] > -stage->bias_limit));
+}
 
 /* Common argument checks of CONV_2D kernels (groups allowed when allow_groups). */
 th_status th_nn_check_conv(const th_conv_params *params, const th_per_channel_quant *quant,
@@ -381,6 +445,12 @@ void th_nn_conv_ref_s8(const th_conv_params *params, const th_per_channel_quant 
 void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
                       const th_dims *input_dims, const th_conv_params *params,
                       const th_dims *filter_dims, int32_t out_y, int32_t out_x);
+
+/* th_nn_im2col_s16 of output pixels (out_y, out_x) and (out_y, out_x + 1), chunk stride 4
+ * (interleaved), widening the input the two windows share once. */
+void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                           const th_conv_params *params, const th_dims *filter_dims,
+                           int32_t out_y, int32_t out_x);
 
 /* One (num_pixels == 1) or two pixels of a CONV_2D / FC as a matrix product over K:
  * cols holds their int16 columns as written by th_nn_im2col_s16 (chunk_stride 2 or 4),

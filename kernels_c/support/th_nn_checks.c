@@ -44,8 +44,22 @@ void th_nn_out_stage_init(th_nn_out_stage *stage, const th_per_channel_quant *qu
     stage->act_max = activation->max;
     stage->clamp = activation->min > -128 || activation->max < 127;
     stage->fast = TH_NN_DSP;
+    stage->mixed = 0;
+    stage->bias_limit = 0;
     for (int32_t c = 0; c < channels && stage->fast; c++) {
         stage->fast = th_fast_rq_ok(quant->multiplier[c], quant->shift[c], acc_bound);
+    }
+}
+
+void th_nn_out_stage_mixed(th_nn_out_stage *stage, const th_per_channel_quant *quant,
+                           const int32_t *bias, int32_t channels, int64_t taps_bound)
+{
+    if (!TH_NN_DSP || stage->fast || taps_bound >= (INT64_C(1) << 29)) {
+        return;
+    }
+    stage->bias_limit = (int32_t)((INT64_C(1) << 29) - taps_bound);
+    for (int32_t c = 0; c < channels && !stage->mixed; c++) {
+        stage->mixed = th_nn_fast_channel(stage, quant, bias, c);
     }
 }
 

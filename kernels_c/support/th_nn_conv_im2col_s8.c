@@ -19,6 +19,7 @@ void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(k_total, 128, bias, cout));
+    th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)k_total * 256 * 128);
     int32_t *cols = (int32_t *)ctx->buf;
     const int32_t kp = th_round_up4(k_total);
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -27,10 +28,15 @@ void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
         int8_t *out_b = output + (int64_t)b * pixels * cout;
         int32_t p = 0;
         for (; p + 1 < pixels; p += 2) {
-            th_nn_im2col_s16(cols, 4, in_b, input_dims, params, filter_dims, p / out_w,
-                             p % out_w);
-            th_nn_im2col_s16(cols + 2, 4, in_b, input_dims, params, filter_dims,
-                             (p + 1) / out_w, (p + 1) % out_w);
+            const int32_t oy = p / out_w;
+            const int32_t ox = p - oy * out_w;
+            if (ox + 1 < out_w && (input_dims->c & 3) == 0) {
+                th_nn_im2col_pair_s16(cols, in_b, input_dims, params, filter_dims, oy, ox);
+            } else {
+                th_nn_im2col_s16(cols, 4, in_b, input_dims, params, filter_dims, oy, ox);
+                th_nn_im2col_s16(cols + 2, 4, in_b, input_dims, params, filter_dims,
+                                 (p + 1) / out_w, (p + 1) % out_w);
+            }
             th_nn_mat_mult_s8_s16(cols, 2, kp, filter, bias, quant, &stage, cout,
                                   out_b + (int64_t)p * cout, out_b + (int64_t)(p + 1) * cout);
         }

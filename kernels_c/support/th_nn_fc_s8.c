@@ -82,8 +82,8 @@ static void block_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_
     }
 }
 
-/* Four channels: the hot loop (21 instructions per 16 MACs once compiled). */
-static void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
+/* Four channels: the hot loop. */
+TH_INLINE void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
                        int32_t acc[4])
 {
     int32_t a0 = acc[0];
@@ -91,6 +91,60 @@ static void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8
     int32_t a2 = acc[2];
     int32_t a3 = acc[3];
     const int32_t full = cin / 4;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* 16 MACs in 22 instructions: LDR, 2 SXTAB16 (input + offset), 2 LDRD, 8 SXTB16,
+     * 8 SMLAD, and SUBS + BNE every second chunk. gcc does not keep all of it in
+     * registers without help. */
+    int32_t n = full;
+    int32_t xa;
+    int32_t xb;
+    int32_t w0;
+    int32_t w1;
+    int32_t t;
+#define TH_FC_CHUNK                                                                          \
+    "ldr %[xb], [%[x]], #4\n\t"                                                             \
+    "ldrd %[w0], %[w1], [%[w]], #8\n\t"                                                     \
+    "sxtab16 %[xa], %[off], %[xb]\n\t"                                                      \
+    "sxtab16 %[xb], %[off], %[xb], ror #8\n\t"                                              \
+    "sxtb16 %[t], %[w0]\n\t"                                                                \
+    "smlad %[a0], %[xa], %[t], %[a0]\n\t"                                                   \
+    "sxtb16 %[t], %[w0], ror #8\n\t"                                                        \
+    "smlad %[a0], %[xb], %[t], %[a0]\n\t"                                                   \
+    "sxtb16 %[t], %[w1]\n\t"                                                                \
+    "smlad %[a1], %[xa], %[t], %[a1]\n\t"                                                   \
+    "sxtb16 %[t], %[w1], ror #8\n\t"                                                        \
+    "smlad %[a1], %[xb], %[t], %[a1]\n\t"                                                   \
+    "ldrd %[w0], %[w1], [%[w]], #8\n\t"                                                     \
+    "sxtb16 %[t], %[w0]\n\t"                                                                \
+    "smlad %[a2], %[xa], %[t], %[a2]\n\t"                                                   \
+    "sxtb16 %[t], %[w0], ror #8\n\t"                                                        \
+    "smlad %[a2], %[xb], %[t], %[a2]\n\t"                                                   \
+    "sxtb16 %[t], %[w1]\n\t"                                                                \
+    "smlad %[a3], %[xa], %[t], %[a3]\n\t"                                                   \
+    "sxtb16 %[t], %[w1], ror #8\n\t"                                                        \
+    "smlad %[a3], %[xb], %[t], %[a3]\n\t"
+    /* Odd count: one chunk first, then two per iteration. */
+    if (n > 0) {
+        __asm__ volatile(
+            "tst %[n], #1\n\t"
+            "beq 1f\n\t"
+            TH_FC_CHUNK
+            "subs %[n], %[n], #1\n\t"
+            "beq 3f\n\t"
+            "1:\n\t"
+            TH_FC_CHUNK
+            TH_FC_CHUNK
+            "subs %[n], %[n], #2\n\t"
+            "bne 1b\n\t"
+            "3:\n\t"
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+              [w] "+r"(w), [n] "+r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
+              [w1] "=&r"(w1), [t] "=&r"(t)
+            : [off] "r"(offset2)
+            : "cc", "memory");
+    }
+#undef TH_FC_CHUNK
+#else
     for (int32_t j = 0; j < full; j++) {
         const int32_t xv = th_read_s32(x);
         x += 4;
@@ -110,6 +164,7 @@ static void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8
         a3 = th_smlad(xa, th_sxtb16(w3), a3);
         a3 = th_smlad(xb, th_sxtb16_ror8(w3), a3);
     }
+#endif
     if (cin & 3) {
         const int32_t xv = load_x(x, 0, cin & 3);
         const int32_t xa = th_sxtab16(offset2, xv);
@@ -156,6 +211,9 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
             fast = th_fast_rq_ok(multiplier[c], shift[c], acc_bound);
         }
     }
+    const th_fast_rq rq_tensor =
+        fast ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
+             : (th_fast_rq){0, 0, 0};
 #endif
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *x = input + (int64_t)b * cin;
@@ -167,13 +225,46 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
             }
         }
 #if TH_NN_DSP
-        for (int32_t c0 = 0; c0 < cout; c0 += TH_FC_BLOCK) {
+        const int32_t fo_sum =
+            (int32_t)((uint32_t)params->filter_offset * (uint32_t)x_sum);
+        int32_t first = 0; /* first channel the general loop below handles */
+        if (fast && mult_step == 0) {
+            /* Per-tensor fast requantization (the common case): tight blocks of four,
+             * accumulators spelled out so that they stay in registers. */
+            const int32_t lo = params->activation.min;
+            const int32_t hi = params->activation.max;
+            const int clamp = lo > -128 || hi < 127; /* else SSAT already clamped */
+            for (; first + 4 <= cout; first += 4) {
+                int32_t acc[4] = {fo_sum, fo_sum, fo_sum, fo_sum};
+                if (bias != NULL) {
+                    acc[0] = th_add_wrap(bias[first], fo_sum);
+                    acc[1] = th_add_wrap(bias[first + 1], fo_sum);
+                    acc[2] = th_add_wrap(bias[first + 2], fo_sum);
+                    acc[3] = th_add_wrap(bias[first + 3], fo_sum);
+                }
+                block4_dot(x, cin, offset2, filter + (int64_t)first * kp, acc);
+                int32_t v0 = th_fast_rq_apply(acc[0], &rq_tensor);
+                int32_t v1 = th_fast_rq_apply(acc[1], &rq_tensor);
+                int32_t v2 = th_fast_rq_apply(acc[2], &rq_tensor);
+                int32_t v3 = th_fast_rq_apply(acc[3], &rq_tensor);
+                if (clamp) {
+                    v0 = th_clamp(v0, lo, hi);
+                    v1 = th_clamp(v1, lo, hi);
+                    v2 = th_clamp(v2, lo, hi);
+                    v3 = th_clamp(v3, lo, hi);
+                }
+                int8_t *o = out + first;
+                o[0] = (int8_t)v0;
+                o[1] = (int8_t)v1;
+                o[2] = (int8_t)v2;
+                o[3] = (int8_t)v3;
+            }
+        }
+        for (int32_t c0 = first; c0 < cout; c0 += TH_FC_BLOCK) {
             const int32_t g = TH_MIN(TH_FC_BLOCK, cout - c0);
             int32_t acc[4] = {0, 0, 0, 0};
             for (int32_t j = 0; j < g; j++) {
-                acc[j] = th_add_wrap(bias != NULL ? bias[c0 + j] : 0,
-                                     (int32_t)((uint32_t)params->filter_offset *
-                                               (uint32_t)x_sum));
+                acc[j] = th_add_wrap(bias != NULL ? bias[c0 + j] : 0, fo_sum);
             }
             const int8_t *w = filter + (int64_t)c0 * kp;
             if (g == 4) {
@@ -187,12 +278,13 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
                 const int32_t s = shift[c * mult_step];
                 int32_t v;
                 if (fast) {
-                    const th_fast_rq rq = th_fast_rq_make(m, s, params->output_offset);
+                    const th_fast_rq rq =
+                        mult_step ? th_fast_rq_make(m, s, params->output_offset) : rq_tensor;
                     v = th_clamp(th_fast_rq_apply(acc[j], &rq), params->activation.min,
                                  params->activation.max);
                 } else {
-                    v = th_out_s8(th_requantize(acc[j], m, s), params->output_offset,
-                                  params->activation.min, params->activation.max);
+                    v = th_clamp(th_requantize_s8(acc[j], m, s, params->output_offset),
+                                 params->activation.min, params->activation.max);
                 }
                 out[c] = (int8_t)v;
             }

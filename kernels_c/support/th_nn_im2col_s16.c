@@ -12,6 +12,89 @@ static void put_s16(int32_t *dst, int32_t chunk_stride_words, int32_t k, int32_t
     th_write_s16(base + 2 * ((k >> 1) & 1), (int16_t)v);
 }
 
+/* Largest K the byte-staged path takes (a stack buffer of this many bytes). */
+#define TH_IM2COL_BYTES 256
+
+/* n bytes, a word at a time while it can (unaligned word access is fine on these cores).
+ * No byte loops: gcc would turn them into memcpy/memset calls, slow for a few bytes. */
+TH_INLINE void copy_bytes(int8_t *d, const int8_t *s, int32_t n)
+{
+    for (; n >= 4; n -= 4, d += 4, s += 4) {
+        th_write_s32(d, th_read_s32(s));
+    }
+    if (n & 2) {
+        d[0] = s[0];
+        d[1] = s[1];
+        d += 2;
+        s += 2;
+    }
+    if (n & 1) {
+        d[0] = s[0];
+    }
+}
+
+TH_INLINE void fill_bytes(int8_t *d, int32_t v4, int32_t n)
+{
+    for (; n >= 4; n -= 4, d += 4) {
+        th_write_s32(d, v4);
+    }
+    if (n & 2) {
+        d[0] = (int8_t)v4;
+        d[1] = (int8_t)v4;
+        d += 2;
+    }
+    if (n & 1) {
+        d[0] = (int8_t)v4;
+    }
+}
+
+/* Input channels not a multiple of 4 (first layers: 1 or 3 channels): the column is
+ * gathered as int8 first, the padding as -input_offset (it becomes 0 once widened with
+ * the offset), then widened a word at a time. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* Keep gcc from turning the short copy loops into memcpy/memset calls. */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void im2col_bytes(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
+                         const th_dims *input_dims, const th_conv_params *params,
+                         const th_dims *filter_dims, int32_t y0, int32_t x0, int32_t chunks,
+                         int32_t offset2)
+{
+    int32_t words[TH_IM2COL_BYTES / 4];
+    int8_t *b = (int8_t *)words;
+    const int32_t cin = input_dims->c;
+    const int32_t kw = filter_dims->w;
+    const int32_t pad = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+    const int row_run = params->dilation.w == 1 && x0 >= 0 && x0 + kw <= input_dims->w;
+    int32_t k = 0;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++, k += kw * cin) {
+        const int32_t y = y0 + ky * params->dilation.h;
+        if (y < 0 || y >= input_dims->h) {
+            fill_bytes(b + k, pad, kw * cin);
+            continue;
+        }
+        const int8_t *row = input + (int64_t)y * input_dims->w * cin;
+        if (row_run) {
+            copy_bytes(b + k, row + (int64_t)x0 * cin, kw * cin);
+            continue;
+        }
+        for (int32_t kx = 0; kx < kw; kx++) {
+            const int32_t x = x0 + kx * params->dilation.w;
+            if (x >= 0 && x < input_dims->w) {
+                copy_bytes(b + k + kx * cin, row + (int64_t)x * cin, cin);
+            } else {
+                fill_bytes(b + k + kx * cin, pad, cin);
+            }
+        }
+    }
+    fill_bytes(b + k, pad, chunks * 4 - k); /* K padding: widens to 0 */
+    for (int32_t j = 0; j < chunks; j++, dst += chunk_stride_words) {
+        const int32_t w = words[j];
+        dst[0] = th_sxtab16(offset2, w);
+        dst[1] = th_sxtab16_ror8(offset2, w);
+    }
+}
+
 void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
                       const th_dims *input_dims, const th_conv_params *params,
                       const th_dims *filter_dims, int32_t out_y, int32_t out_x)
@@ -24,13 +107,42 @@ void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *in
     const int32_t y0 = out_y * params->stride.h - params->padding.h;
     const int32_t x0 = out_x * params->stride.w - params->padding.w;
 
+    if ((cin & 3) != 0 && k_total <= TH_IM2COL_BYTES) {
+        im2col_bytes(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0, x0,
+                     chunks, offset2);
+        return;
+    }
+
     /* The padded tail of the last chunk must read as zero. */
     dst[(chunks - 1) * chunk_stride_words] = 0;
     dst[(chunks - 1) * chunk_stride_words + 1] = 0;
 
+    /* A filter row whose taps are all inside and adjacent (dilation 1) is one contiguous
+     * run of KW * cin input bytes: one word loop over it. */
+    const int row_runs = (cin & 3) == 0 && params->dilation.w == 1 && x0 >= 0 &&
+                         x0 + filter_dims->w <= input_dims->w;
+    const int32_t row_words = filter_dims->w * cin / 4;
     int32_t k = 0;
     for (int32_t ky = 0; ky < filter_dims->h; ky++) {
         const int32_t y = y0 + ky * params->dilation.h;
+        if (row_runs) {
+            int32_t *d = dst + (k / 4) * chunk_stride_words;
+            k += filter_dims->w * cin;
+            if (y < 0 || y >= input_dims->h) {
+                for (int32_t i = 0; i < row_words; i++, d += chunk_stride_words) {
+                    d[0] = 0;
+                    d[1] = 0;
+                }
+                continue;
+            }
+            const int8_t *px = input + ((int64_t)y * input_dims->w + x0) * cin;
+            for (int32_t i = 0; i < row_words; i++, d += chunk_stride_words, px += 4) {
+                const int32_t w = th_read_s32(px);
+                d[0] = th_sxtab16(offset2, w);
+                d[1] = th_sxtab16_ror8(offset2, w);
+            }
+            continue;
+        }
         for (int32_t kx = 0; kx < filter_dims->w; kx++, k += cin) {
             const int32_t x = x0 + kx * params->dilation.w;
             const int inside = y >= 0 && y < input_dims->h && x >= 0 && x < input_dims->w;
@@ -53,6 +165,67 @@ void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *in
                 }
             }
         }
+    }
+}
+
+/* Widened words i in [from, to) of a run starting at src, stored at d[(i - shift) * 4]. */
+TH_INLINE void widen_run(int32_t *d, const int8_t *src, int32_t from, int32_t to,
+                         int32_t shift, int32_t offset2)
+{
+    for (int32_t i = from; i < to; i++) {
+        const int32_t w = th_read_s32(src + 4 * i);
+        int32_t *c = d + (i - shift) * 4;
+        c[0] = th_sxtab16(offset2, w);
+        c[1] = th_sxtab16_ror8(offset2, w);
+    }
+}
+
+void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                           const th_conv_params *params, const th_dims *filter_dims,
+                           int32_t out_y, int32_t out_x)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t kw = filter_dims->w;
+    const int32_t s = params->stride.w;
+    const int32_t y0 = out_y * params->stride.h - params->padding.h;
+    const int32_t x0 = out_x * s - params->padding.w;
+    if ((cin & 3) != 0 || params->dilation.w != 1 || s >= kw || x0 < 0 ||
+        x0 + s + kw > input_dims->w) {
+        th_nn_im2col_s16(dst, 4, input, input_dims, params, filter_dims, out_y, out_x);
+        th_nn_im2col_s16(dst + 2, 4, input, input_dims, params, filter_dims, out_y, out_x + 1);
+        return;
+    }
+    /* One run of (kw + s) * cin bytes per filter row covers both windows: its first
+     * kw * cin bytes are pixel 0's taps, the ones from s * cin on pixel 1's; the words in
+     * both are widened once and stored twice. */
+    const int32_t offset = params->input_offset;
+    const int32_t offset2 = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
+    const int32_t row_words = kw * cin / 4;
+    const int32_t shift_words = s * cin / 4;
+    int32_t *row = dst; /* K = kh * kw * cin is a multiple of 4: no padded tail */
+    for (int32_t ky = 0; ky < filter_dims->h; ky++, row += 4 * row_words) {
+        const int32_t y = y0 + ky * params->dilation.h;
+        if (y < 0 || y >= input_dims->h) {
+            for (int32_t i = 0; i < 4 * row_words; i++) {
+                row[i] = 0;
+            }
+            continue;
+        }
+        const int8_t *src = input + ((int64_t)y * input_dims->w + x0) * cin;
+        widen_run(row, src, 0, shift_words, 0, offset2);                /* pixel 0 only */
+        for (int32_t i = shift_words; i < row_words; i++) {             /* both */
+            const int32_t w = th_read_s32(src + 4 * i);
+            const int32_t lo = th_sxtab16(offset2, w);
+            const int32_t hi = th_sxtab16_ror8(offset2, w);
+            int32_t *c0 = row + i * 4;
+            int32_t *c1 = row + (i - shift_words) * 4 + 2;
+            c0[0] = lo;
+            c0[1] = hi;
+            c1[0] = lo;
+            c1[1] = hi;
+        }
+        widen_run(row + 2, src, row_words, row_words + shift_words, shift_words,
+                  offset2); /* pixel 1 only */
     }
 }
 

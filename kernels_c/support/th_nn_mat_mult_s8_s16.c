@@ -3,7 +3,10 @@
  * Register block: 2 output channels x 2 pixels. Per chunk of 4 taps it loads the two
  * pixels' 4 words (one LDM), the two channels' 2 words (one LDRD), sign-extends each
  * weight word into two halfword pairs (SXTB16, SXTB16 ROR 8) and issues 8 SMLAD:
- * 16 MACs in 14 instructions, no shuffles (the column is stored in SXTB16 order).
+ * 16 MACs in 14 instructions (+ SUBS, BNE every second chunk), no shuffles (the column
+ * is stored in SXTB16 order). Requantization happens once per 2x2 block; with
+ * stage->mixed, channels the fast requantization is not exact for (near-dead channels:
+ * shift -31, bias +-2^30) take th_requantize_s8, the others stay fast.
  */
 #include <stddef.h>
 
@@ -14,20 +17,24 @@
 
 /* Output of one accumulator. `fast_only` is a compile-time constant at every call site:
  * the common case (fast requantization, no activation clamp) compiles to
- * LSL, SMMLAR, ADD, ASR, SSAT. */
+ * LSL, SMMLAR, ADD, ASR, SSAT. fast_only == 2: the fast requantization for the channels
+ * it is exact for, th_requantize for the others (stage->mixed, no clamp). */
 TH_INLINE int8_t requant_one(int32_t acc, int32_t c, const th_per_channel_quant *quant,
-                             const th_nn_out_stage *stage, const th_fast_rq *rq, int fast_only)
+                             const int32_t *bias, const th_nn_out_stage *stage,
+                             const th_fast_rq *rq, int fast_only)
 {
     int32_t v;
+    if (fast_only == 2 && !th_nn_fast_channel(stage, quant, bias, c)) {
+        return (int8_t)th_requantize_s8(acc, quant->multiplier[c], quant->shift[c],
+                                        stage->output_offset);
+    }
     if (fast_only) {
         return (int8_t)th_fast_rq_apply(acc, rq);
     }
     if (stage->fast) {
         v = th_fast_rq_apply(acc, rq);
     } else {
-        v = th_requantize(acc, quant->multiplier[c], quant->shift[c]);
-        const int64_t w = (int64_t)v + stage->output_offset;
-        v = (int32_t)(w < -128 ? -128 : (w > 127 ? 127 : w));
+        v = th_requantize_s8(acc, quant->multiplier[c], quant->shift[c], stage->output_offset);
     }
     if (stage->clamp) {
         v = th_clamp(v, stage->act_min, stage->act_max);
@@ -35,11 +42,12 @@ TH_INLINE int8_t requant_one(int32_t acc, int32_t c, const th_per_channel_quant 
     return (int8_t)v;
 }
 
-TH_INLINE th_fast_rq make_rq(const th_per_channel_quant *quant, const th_nn_out_stage *stage,
-                             int32_t c, int fast_only)
+TH_INLINE th_fast_rq make_rq(const th_per_channel_quant *quant, const int32_t *bias,
+                             const th_nn_out_stage *stage, int32_t c, int fast_only)
 {
     th_fast_rq rq = {0, 0, 0};
-    if (fast_only || stage->fast) {
+    if ((fast_only == 1 || stage->fast) ||
+        (fast_only == 2 && th_nn_fast_channel(stage, quant, bias, c))) {
         rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c], stage->output_offset);
     }
     return rq;
@@ -72,30 +80,41 @@ TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
             int32_t w1;
             int32_t t;
             int32_t n = chunks;
+#define TH_MM_CHUNK                                                                          \
+    "ldmia %[x]!, {%[x0a], %[x0b], %[x1a], %[x1b]}\n\t"                                      \
+    "ldrd %[w0], %[w1], [%[w]], #8\n\t"                                                     \
+    "sxtb16 %[t], %[w0]\n\t"                                                                \
+    "smlad %[a00], %[x0a], %[t], %[a00]\n\t"                                                \
+    "smlad %[a10], %[x1a], %[t], %[a10]\n\t"                                                \
+    "sxtb16 %[t], %[w0], ror #8\n\t"                                                        \
+    "smlad %[a00], %[x0b], %[t], %[a00]\n\t"                                                \
+    "smlad %[a10], %[x1b], %[t], %[a10]\n\t"                                                \
+    "sxtb16 %[t], %[w1]\n\t"                                                                \
+    "smlad %[a01], %[x0a], %[t], %[a01]\n\t"                                                \
+    "smlad %[a11], %[x1a], %[t], %[a11]\n\t"                                                \
+    "sxtb16 %[t], %[w1], ror #8\n\t"                                                        \
+    "smlad %[a01], %[x0b], %[t], %[a01]\n\t"                                                \
+    "smlad %[a11], %[x1b], %[t], %[a11]\n\t"
+            /* Odd chunk count: one chunk first, then two per iteration. */
             __asm__ volatile(
-                "1:\n\t"
-                "ldmia %[x]!, {%[x0a], %[x0b], %[x1a], %[x1b]}\n\t"
-                "ldrd %[w0], %[w1], [%[w]], #8\n\t"
-                "sxtb16 %[t], %[w0]\n\t"
-                "smlad %[a00], %[x0a], %[t], %[a00]\n\t"
-                "smlad %[a10], %[x1a], %[t], %[a10]\n\t"
-                "sxtb16 %[t], %[w0], ror #8\n\t"
-                "smlad %[a00], %[x0b], %[t], %[a00]\n\t"
-                "smlad %[a10], %[x1b], %[t], %[a10]\n\t"
-                "sxtb16 %[t], %[w1]\n\t"
-                "smlad %[a01], %[x0a], %[t], %[a01]\n\t"
-                "smlad %[a11], %[x1a], %[t], %[a11]\n\t"
-                "sxtb16 %[t], %[w1], ror #8\n\t"
-                "smlad %[a01], %[x0b], %[t], %[a01]\n\t"
-                "smlad %[a11], %[x1b], %[t], %[a11]\n\t"
+                "tst %[n], #1\n\t"
+                "beq 1f\n\t"
+                TH_MM_CHUNK
                 "subs %[n], %[n], #1\n\t"
+                "beq 3f\n\t"
+                "1:\n\t"
+                TH_MM_CHUNK
+                TH_MM_CHUNK
+                "subs %[n], %[n], #2\n\t"
                 "bne 1b\n\t"
+                "3:\n\t"
                 : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
                   [x] "+r"(x), [w] "+r"(w), [n] "+r"(n), [x0a] "=r"(x0a), [x0b] "=r"(x0b),
                   [x1a] "=r"(x1a), [x1b] "=r"(x1b), [w0] "=&r"(w0), [w1] "=&r"(w1),
                   [t] "=&r"(t)
                 :
                 : "cc", "memory");
+#undef TH_MM_CHUNK
 #else
             for (int32_t j = 0; j < chunks; j++) {
                 const int32_t x0a = x[0];
@@ -120,12 +139,23 @@ TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
                 a11 = th_smlad(x1b, t, a11);
             }
 #endif
-            const th_fast_rq rq0 = make_rq(quant, stage, c, fast_only);
-            const th_fast_rq rq1 = make_rq(quant, stage, c + 1, fast_only);
-            out0[c] = requant_one(a00, c, quant, stage, &rq0, fast_only);
-            out0[c + 1] = requant_one(a01, c + 1, quant, stage, &rq1, fast_only);
-            out1[c] = requant_one(a10, c, quant, stage, &rq0, fast_only);
-            out1[c + 1] = requant_one(a11, c + 1, quant, stage, &rq1, fast_only);
+            if (fast_only == 2 && !(th_nn_fast_channel(stage, quant, bias, c) &&
+                                    th_nn_fast_channel(stage, quant, bias, c + 1))) {
+                const th_fast_rq none = {0, 0, 0};
+                out0[c] = requant_one(a00, c, quant, bias, stage, &none, 0);
+                out0[c + 1] = requant_one(a01, c + 1, quant, bias, stage, &none, 0);
+                out1[c] = requant_one(a10, c, quant, bias, stage, &none, 0);
+                out1[c + 1] = requant_one(a11, c + 1, quant, bias, stage, &none, 0);
+                continue;
+            }
+            /* Mode 2 got here with both channels fast: requantize as mode 1. */
+            const int fast_pair = fast_only != 0;
+            const th_fast_rq rq0 = make_rq(quant, bias, stage, c, fast_pair);
+            const th_fast_rq rq1 = make_rq(quant, bias, stage, c + 1, fast_pair);
+            out0[c] = requant_one(a00, c, quant, bias, stage, &rq0, fast_pair);
+            out0[c + 1] = requant_one(a01, c + 1, quant, bias, stage, &rq1, fast_pair);
+            out1[c] = requant_one(a10, c, quant, bias, stage, &rq0, fast_pair);
+            out1[c + 1] = requant_one(a11, c + 1, quant, bias, stage, &rq1, fast_pair);
         }
         if (c < cout) {
             int32_t a0 = bias != NULL ? bias[c] : 0;
@@ -142,9 +172,9 @@ TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
                 a1 = th_smlad(x[3], hi, a1);
                 x += 4;
             }
-            const th_fast_rq rq = make_rq(quant, stage, c, fast_only);
-            out0[c] = requant_one(a0, c, quant, stage, &rq, fast_only);
-            out1[c] = requant_one(a1, c, quant, stage, &rq, fast_only);
+            const th_fast_rq rq = make_rq(quant, bias, stage, c, fast_only);
+            out0[c] = requant_one(a0, c, quant, bias, stage, &rq, fast_only);
+            out1[c] = requant_one(a1, c, quant, bias, stage, &rq, fast_only);
         }
         return;
     }
@@ -165,10 +195,10 @@ TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
             a1 = th_smlad(xa, th_sxtb16(w1), a1);
             a1 = th_smlad(xb, th_sxtb16_ror8(w1), a1);
         }
-        const th_fast_rq rq0 = make_rq(quant, stage, c, fast_only);
-        const th_fast_rq rq1 = make_rq(quant, stage, c + 1, fast_only);
-        out0[c] = requant_one(a0, c, quant, stage, &rq0, fast_only);
-        out0[c + 1] = requant_one(a1, c + 1, quant, stage, &rq1, fast_only);
+        const th_fast_rq rq0 = make_rq(quant, bias, stage, c, fast_only);
+        const th_fast_rq rq1 = make_rq(quant, bias, stage, c + 1, fast_only);
+        out0[c] = requant_one(a0, c, quant, bias, stage, &rq0, fast_only);
+        out0[c + 1] = requant_one(a1, c + 1, quant, bias, stage, &rq1, fast_only);
     }
     if (c < cout) {
         int32_t a0 = bias != NULL ? bias[c] : 0;
@@ -180,8 +210,8 @@ TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
             a0 = th_smlad(x[1], th_sxtb16_ror8(w0), a0);
             x += 2;
         }
-        const th_fast_rq rq = make_rq(quant, stage, c, fast_only);
-        out0[c] = requant_one(a0, c, quant, stage, &rq, fast_only);
+        const th_fast_rq rq = make_rq(quant, bias, stage, c, fast_only);
+        out0[c] = requant_one(a0, c, quant, bias, stage, &rq, fast_only);
     }
 }
 
@@ -192,6 +222,8 @@ void th_nn_mat_mult_s8_s16(const int32_t *cols, int32_t num_pixels, int32_t kp,
 {
     if (stage->fast && !stage->clamp) {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 1);
+    } else if (stage->mixed && !stage->clamp) {
+        mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 2);
     } else {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 0);
     }

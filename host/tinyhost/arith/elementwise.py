@@ -12,7 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from tinyhost.arith.activation import int8_activation_range
-from tinyhost.arith.fixedpoint import quantize_multiplier
+from tinyhost.arith.fixedpoint import (
+    quantize_multiplier,
+    rounding_divide_by_pot,
+    saturating_rounding_doubling_high_mul,
+    wrap_int32,
+)
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import FusedActivationOptions, Graph, Op, Quantization, Tensor
 
@@ -139,3 +144,22 @@ def mul_params(graph: Graph, op: Op) -> MulParams:
     multiplier, shift = quantize_multiplier(float(s1) * float(s2) / float(so))
     act_min, act_max = _activation(graph, op, out)
     return MulParams(-z1, -z2, zo, multiplier, shift, act_min, act_max)
+
+
+def add_input_tables(p: AddParams) -> tuple[np.ndarray, np.ndarray]:
+    """The rescaled ADD/SUB inputs for every int8 value: two int32 tables of 256.
+
+    table_i[(uint8)x] = RDBPOT(SRDHM((x + input_i_offset) << left_shift, multiplier_i),
+    -shift_i), the first step of TFLM's AddElementwise with fixedpoint's arithmetic (the
+    same functions the reference runs). The kernels' table path (th_add_s8_tables) looks
+    the inputs up instead of rescaling them; index (uint8)x, as the LUT tables.
+    """
+    x = np.arange(256, dtype=np.uint8).view(np.int8).astype(np.int64)
+    tables = []
+    for offset, multiplier, shift in ((p.input1_offset, p.input1_multiplier, p.input1_shift),
+                                      (p.input2_offset, p.input2_multiplier, p.input2_shift)):
+        shifted = wrap_int32((x + offset) << p.left_shift)
+        scaled = rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier),
+                                        -shift)
+        tables.append(np.asarray(scaled, dtype=np.int64).astype("<i4"))
+    return tables[0], tables[1]
