@@ -114,4 +114,6 @@ def affine_quantize(x: np.ndarray, scale: float, zero_point: int, dtype=np.int8)
 
 def affine_dequantize(q: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
     """integer -> float as TFLite Micro's DEQUANTIZE: computed in double, stored as float32."""
-    return (np.float64(scale) * (np.asarray(q, np.int64) - zero_point)).astype(np.float32)
+    # A double beyond float32's range becomes +-inf, as the C conversion does: not an error.
+    with np.errstate(over="ignore"):
+        return (np.float64(scale) * (np.asarray(q, np.int64) - zero_point)).astype(np.float32)
