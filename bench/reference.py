@@ -25,15 +25,7 @@ SHARED_MODELS = Path(__file__).resolve().parents[2] / "shared" / "models"
 
 
 def _inputs(graph) -> list[np.ndarray]:
-    rng = np.random.default_rng(0)
-    arrays = []
-    for i in graph.inputs:
-        t = graph.tensors[i]
-        if t.dtype == np.int8:
-            arrays.append(rng.integers(-128, 128, t.shape, dtype=np.int8))
-        else:
-            arrays.append(rng.standard_normal(t.shape).astype(t.dtype))
-    return arrays
+    return reference.random_inputs(graph, np.random.default_rng(0))
 
 
 def measure(path: Path, repeat: int) -> dict:

@@ -219,13 +219,7 @@ def test_in_place_blob_bit_exact_on_qemu(qemu_device: Device, path: Path) -> Non
     assert info.model_ready and info.model_hash == blob.crc
     rng = np.random.default_rng(17)
     for _ in range(2):
-        inputs = []
-        for i in graph.inputs:
-            t = graph.tensors[i]
-            if t.dtype == np.float32:
-                inputs.append(rng.normal(0, 1.0, t.shape).astype(np.float32))
-            else:
-                inputs.append(rng.integers(-128, 128, t.shape).astype(t.dtype))
+        inputs = reference.random_inputs(graph, rng)
         run = invoke_once(qemu_device, inputs)
         expected = reference.run(graph, inputs).outputs
         assert len(run.outputs) == len(expected)

@@ -91,15 +91,7 @@ def _exercise(data: bytes) -> str:
         graph = read_model_bytes(data, "mutated.tflite")
         inspect_graph(graph)
         reference.check_executable(graph)
-        rng = np.random.default_rng(0)
-        inputs = []
-        for i in graph.inputs:
-            t = graph.tensors[i]
-            if t.dtype == np.int8:
-                inputs.append(rng.integers(-128, 128, t.shape, dtype=np.int8))
-            else:
-                inputs.append(rng.standard_normal(t.shape).astype(t.dtype))
-        reference.run(graph, inputs)
+        reference.run(graph, reference.random_inputs(graph, np.random.default_rng(0)))
     except TinyhostError as e:
         message = str(e)
         assert message.startswith("mutated.tflite"), f"error does not name the file: {message}"

@@ -25,15 +25,7 @@ from tinyhost.tflite import read_model
 
 
 def _random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    arrays = []
-    for index in graph.inputs:
-        t = graph.tensors[index]
-        if t.dtype == np.int8:
-            arrays.append(rng.integers(-128, 128, size=t.shape, dtype=np.int8))
-        else:
-            arrays.append(rng.standard_normal(size=t.shape).astype(t.dtype))
-    return arrays
+    return reference.random_inputs(graph, np.random.default_rng(seed))
 
 
 def _sample_inputs(name: str) -> list[list[np.ndarray]]:

@@ -59,14 +59,7 @@ def device(firmware: Path) -> Iterator[Device]:
 
 
 def random_inputs(graph: Graph, rng: np.random.Generator) -> list[np.ndarray]:
-    out = []
-    for i in graph.inputs:
-        t = graph.tensors[i]
-        if t.dtype == np.float32:
-            out.append(rng.normal(0, 1.0, t.shape).astype(np.float32))
-        else:
-            out.append(rng.integers(-128, 128, t.shape).astype(t.dtype))
-    return out
+    return reference.random_inputs(graph, rng)
 
 
 def shared_inputs(path: Path, graph: Graph) -> list[list[np.ndarray]]:

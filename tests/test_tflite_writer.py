@@ -10,6 +10,7 @@ import tflite
 
 from oracle import tflm_run_all_tensors
 from paths import model_params, project_model_paths, shared_model, shared_model_paths
+from tinyhost import reference
 from tinyhost.errors import ModelFormatError, UnsupportedModelError
 from tinyhost.ir import (
     Activation,
@@ -46,15 +47,7 @@ TFLM_SHARED = [
 
 
 def _random_inputs(graph: Graph, rng: np.random.Generator) -> list[np.ndarray]:
-    inputs = []
-    for i in graph.inputs:
-        t = graph.tensors[i]
-        if t.dtype.kind == "f":
-            inputs.append(rng.uniform(-1.0, 1.0, t.shape).astype(t.dtype))
-        else:
-            info = np.iinfo(t.dtype)
-            inputs.append(rng.integers(info.min, info.max, t.shape, dtype=t.dtype, endpoint=True))
-    return inputs
+    return reference.random_inputs(graph, rng)
 
 
 def _assert_same_tflm_outputs(original: bytes, written: bytes, graph: Graph) -> None:

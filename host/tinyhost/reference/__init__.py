@@ -1,5 +1,11 @@
 """NumPy reference executor: TFLite Micro's int8 arithmetic and plain float32 (DESIGN.md §3)."""
 
-from tinyhost.reference.executor import RunResult, check_executable, prepare_inputs, run
+from tinyhost.reference.executor import (
+    RunResult,
+    check_executable,
+    prepare_inputs,
+    random_inputs,
+    run,
+)
 
-__all__ = ["RunResult", "check_executable", "prepare_inputs", "run"]
+__all__ = ["RunResult", "check_executable", "prepare_inputs", "random_inputs", "run"]

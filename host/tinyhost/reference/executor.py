@@ -97,6 +97,20 @@ def prepare_inputs(graph: Graph, arrays: Sequence[np.ndarray]) -> list[np.ndarra
     return prepared
 
 
+def random_inputs(graph: Graph, rng: np.random.Generator) -> list[np.ndarray]:
+    """Random arrays for the graph's inputs: integers uniform over the dtype's whole range,
+    floats standard normal. For tests and benchmarks that need any valid input."""
+    arrays = []
+    for index in graph.inputs:
+        t = graph.tensors[index]
+        if t.dtype.kind == "f":
+            arrays.append(rng.standard_normal(t.shape).astype(t.dtype))
+        else:
+            info = np.iinfo(t.dtype)
+            arrays.append(rng.integers(info.min, info.max, t.shape, dtype=t.dtype, endpoint=True))
+    return arrays
+
+
 def run(graph: Graph, inputs: Sequence[np.ndarray], keep_intermediates: bool = False) -> RunResult:
     """Execute the graph; inputs are converted by `prepare_inputs` first."""
     check_executable(graph)
