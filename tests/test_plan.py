@@ -98,18 +98,9 @@ def _tflm_head_bytes(path: Path) -> int | None:
     return int(m.group(1)) if run.returncode == 0 and m else None
 
 
-# micro_speech's DEPTHWISE_CONV_2D has depth multiplier 8: th_dw_conv_general_s8 copies each
-# input plane to scratch (H*W = 1,960 B) even though that op can never run in place, so the
-# arena is input + output + plane = 7,920 B against TFLM's 5,968 B. A kernel that reads the
-# input directly when ch_mult > 1 (scratch 0) would give 5,960 B; strict, so it shows then.
-_HEAD_GAPS = {"tflm/micro_speech_quantized.tflite": "dw ch_mult > 1 plane scratch"}
-
-
-@pytest.mark.parametrize(
-    "rel",
-    [pytest.param(r, marks=pytest.mark.xfail(reason=_HEAD_GAPS[r], strict=True))
-     if r in _HEAD_GAPS else r for r in SHARED_INT8 + SHARED_FLOAT],
-)  # fmt: skip
+# micro_speech's DEPTHWISE_CONV_2D (depth multiplier 8) fits only because the kernel reads its
+# input directly when ch_mult > 1 (no plane scratch): input + output = 5,960 B <= 5,968 B.
+@pytest.mark.parametrize("rel", SHARED_INT8 + SHARED_FLOAT)
 def test_arena_not_larger_than_tflite_micro_head(rel: str) -> None:
     path = _shared(rel)
     head = _tflm_head_bytes(path)

@@ -74,6 +74,8 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(cin, 128, bias, cout));
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
+    th_nn_rq_pair rq_buf[TH_NN_RQ_PAIRS]; /* 256 bytes of stack */
+    const th_nn_rq_pair *tab = th_nn_rq_table(rq_buf, quant, bias, &stage, cout);
     int32_t *cols = (int32_t *)ctx->buf;
     const int32_t kp = th_round_up4(cin);
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -89,8 +91,9 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
                 th_nn_im2col_s16(cols + 2, 4, in_b, input_dims, params, filter_dims,
                                  (p + 1) / out_w, (p + 1) % out_w);
             }
-            th_nn_mat_mult_s8_s16(cols, 2, kp, filter, bias, quant, &stage, cout,
-                                  out_b + (int64_t)p * cout, out_b + (int64_t)(p + 1) * cout);
+            th_nn_mat_mult_s8_s16_tab(cols, 2, kp, filter, bias, quant, &stage, tab, cout,
+                                      out_b + (int64_t)p * cout,
+                                      out_b + (int64_t)(p + 1) * cout);
         }
         if (p < pixels) {
             th_nn_im2col_s16(cols, 2, in_b, input_dims, params, filter_dims, p / out_w,

@@ -6,7 +6,9 @@
  * loop has no bounds checks. A filter row then is two halfword pairs (w0, w1), (w1, w2):
  * four outputs of a row take 3 (stride 1) or 5 (stride 2) aligned word loads and 8 MAC
  * instructions (12 MACs). With the fast requantization the weights are doubled, which
- * saves its shift.
+ * saves its shift. That case runs in assembly: one loop over the blocks of four of every
+ * output row of the channel, then (when out_w % 4 >= 2) one over a pair per row; only the
+ * padding is written once per call, later channels copy just the plane's interior.
  */
 #include <stddef.h>
 
@@ -145,6 +147,74 @@ static void fill_plane(int16_t *plane, const dw_geometry *g, const int8_t *in, i
     }
 }
 
+/* Four input values (stride in_c bytes) from src to the int16 plane at d (word aligned):
+ * 4 LDRSB, ADD, 2 PKHBT, STRD, CMP, BNE per iteration. */
+TH_INLINE void copy_quads(int16_t *d, const int8_t *src, int32_t in_c, int32_t quads)
+{
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    const int16_t *end = d + 4 * quads;
+    const int32_t in_c3 = 3 * in_c;
+    int32_t t0, t1, t2, t3;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldrsb %[t0], [%[s]]\n\t"
+        "ldrsb %[t1], [%[s], %[c]]\n\t"
+        "ldrsb %[t2], [%[s], %[c], lsl #1]\n\t"
+        "ldrsb %[t3], [%[s], %[c3]]\n\t"
+        "add %[s], %[s], %[c], lsl #2\n\t"
+        "pkhbt %[t0], %[t0], %[t1], lsl #16\n\t"
+        "pkhbt %[t2], %[t2], %[t3], lsl #16\n\t"
+        "strd %[t0], %[t2], [%[d]], #8\n\t"
+        "cmp %[d], %[end]\n\t"
+        "bne 1b\n\t"
+        : [s] "+r"(src), [d] "+r"(d), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
+          [t3] "=&r"(t3)
+        : [c] "r"(in_c), [c3] "r"(in_c3), [end] "r"(end)
+        : "cc", "memory");
+#else
+    for (int32_t i = 0; i < 4 * quads; i++) {
+        d[i] = src[(int32_t)i * in_c];
+    }
+#endif
+}
+
+/* fill_plane with interior_only set (the padding is already in the plane): copies channel
+ * c of the input into the plane rectangle it covers, with little work per row. */
+static void fill_interior(int16_t *plane, const dw_geometry *g, const int8_t *in, int32_t c)
+{
+    const int32_t pw = g->pw;
+    const int32_t in_c = g->src_inner;
+    const int32_t x_begin = TH_MIN(g->pad_inner, pw);
+    const int32_t x_end = TH_MIN(g->pad_inner + g->inner, pw);
+    const int32_t r_begin = TH_MIN(g->pad_outer, g->ph);
+    const int32_t r_end = TH_MIN(g->pad_outer + g->outer, g->ph);
+    if (x_end <= x_begin || r_end <= r_begin) {
+        return;
+    }
+    const int32_t lead = x_begin & 1; /* one value first, so that the rest is word aligned */
+    const int32_t quads = (x_end - x_begin - lead) / 4;
+    const int32_t tail = (x_end - x_begin - lead) - 4 * quads;
+    const int8_t *src = in + (x_begin - g->pad_inner) * in_c + c +
+                        (r_begin - g->pad_outer) * g->src_outer;
+    int16_t *d = plane + r_begin * pw + x_begin;
+    for (int32_t r = r_begin; r < r_end; r++, src += g->src_outer, d += pw) {
+        const int8_t *s = src;
+        int16_t *q = d;
+        if (lead) {
+            *q++ = *s;
+            s += in_c;
+        }
+        if (quads > 0) {
+            copy_quads(q, s, in_c, quads);
+            q += 4 * quads;
+            s += 4 * quads * in_c;
+        }
+        for (int32_t i = 0; i < tail; i++, s += in_c) {
+            q[i] = *s;
+        }
+    }
+}
+
 /* `fast_only` is a compile-time constant at each call site (see mat_mult). With it, the
  * accumulators are doubled (weights times 2) and th_fast_rq_apply2 applies. */
 TH_INLINE int8_t dw_out(int32_t acc, const th_fast_rq *rq, int32_t c,
@@ -199,43 +269,48 @@ TH_INLINE int8_t dw_out(int32_t acc, const th_fast_rq *rq, int32_t c,
     } while (0)
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* What the assembly row loop reads: the six weight words, the accumulator start, the fast
- * requantization and the end of the loop (offsets are fixed in the assembly). */
+/* What the assembly loop reads: the six weight words, the accumulator start, the fast
+ * requantization and the loop bounds (offsets are fixed in the assembly). The loop covers
+ * the blocks of four of every output row; it updates `end` and `rows` as it goes. */
 typedef struct {
     int32_t w[6]; /* W01, W12 of rows 0, 1, 2 */
     int32_t acc0; /* 24 */
     int32_t multiplier; /* 28 */
     int32_t round_zp; /* 32 */
     int32_t e; /* 36 */
-    const int16_t *end; /* 40: r0 after the last block of four */
+    const int16_t *end; /* 40: r0 after the last block of four of the current row */
+    int32_t p_skip; /* 44: bytes from there to the next row's first window */
+    int32_t o_skip; /* 48: output bytes from after the row's last block to the next row */
+    int32_t rows; /* 52: output rows left, including the current one */
+    int32_t span; /* 56: bytes from a row's first window to its `end` */
 } dw_row_args;
 
 /* One filter row for four outputs (stride 1): 2 LDRD + LDR + 8 MAC for 12 MACs. */
-#define TH_DW_ASM_S1(P, WOFF)                                                                \
+#define TH_DW_ASM_S1(P, WOFF, I0, I1, I2, I3)                                                \
     "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
     "ldrd %[v0], %[v1], [%[" P "]], #8\n\t"                                                  \
-    "smlad %[a0], %[v0], %[wa], %[a0]\n\t"                                                   \
-    "smlatb %[a1], %[v0], %[wa], %[a1]\n\t"                                                  \
+    "smlad %[a0], %[v0], %[wa], %[" I0 "]\n\t"                                               \
+    "smlatb %[a1], %[v0], %[wa], %[" I1 "]\n\t"                                              \
     "ldr %[v0], [%[" P "]]\n\t"                                                              \
     "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
     "smlad %[a1], %[v1], %[wb], %[a1]\n\t"                                                   \
-    "smlad %[a2], %[v1], %[wa], %[a2]\n\t"                                                   \
-    "smlatb %[a3], %[v1], %[wa], %[a3]\n\t"                                                  \
+    "smlad %[a2], %[v1], %[wa], %[" I2 "]\n\t"                                               \
+    "smlatb %[a3], %[v1], %[wa], %[" I3 "]\n\t"                                              \
     "smlabt %[a2], %[v0], %[wb], %[a2]\n\t"                                                  \
     "smlad %[a3], %[v0], %[wb], %[a3]\n\t"
 
 /* One filter row for four outputs (stride 2): 3 LDRD + LDR + 8 MAC for 12 MACs. */
-#define TH_DW_ASM_S2(P, WOFF)                                                                \
+#define TH_DW_ASM_S2(P, WOFF, I0, I1, I2, I3)                                                \
     "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
     "ldrd %[v0], %[v1], [%[" P "]], #8\n\t"                                                  \
-    "smlad %[a0], %[v0], %[wa], %[a0]\n\t"                                                   \
+    "smlad %[a0], %[v0], %[wa], %[" I0 "]\n\t"                                               \
     "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
-    "smlad %[a1], %[v1], %[wa], %[a1]\n\t"                                                   \
+    "smlad %[a1], %[v1], %[wa], %[" I1 "]\n\t"                                               \
     "ldrd %[v0], %[v1], [%[" P "]], #8\n\t"                                                  \
     "smlabt %[a1], %[v0], %[wb], %[a1]\n\t"                                                  \
-    "smlad %[a2], %[v0], %[wa], %[a2]\n\t"                                                   \
+    "smlad %[a2], %[v0], %[wa], %[" I2 "]\n\t"                                               \
     "smlabt %[a2], %[v1], %[wb], %[a2]\n\t"                                                  \
-    "smlad %[a3], %[v1], %[wa], %[a3]\n\t"                                                   \
+    "smlad %[a3], %[v1], %[wa], %[" I3 "]\n\t"                                               \
     "ldr %[v0], [%[" P "]]\n\t"                                                              \
     "smlabt %[a3], %[v0], %[wb], %[a3]\n\t"
 
@@ -258,14 +333,23 @@ typedef struct {
     "add %[o], %[o], %[cs], lsl #1\n\t"                                                      \
     "ldr %[v0], [%[k], #40]\n\t"                                                             \
     "cmp %[p0], %[v0]\n\t"                                                                   \
+    "bne 1b\n\t"                                                                             \
+    "ldrd %[wa], %[wb], [%[k], #44]\n\t"                                                     \
+    "add %[p0], %[p0], %[wa]\n\t"                                                            \
+    "add %[p1], %[p1], %[wa]\n\t"                                                            \
+    "add %[p2], %[p2], %[wa]\n\t"                                                            \
+    "add %[o], %[o], %[wb]\n\t"                                                              \
+    "ldrd %[v0], %[v1], [%[k], #52]\n\t"                                                     \
+    "add %[a0], %[p0], %[v1]\n\t"                                                            \
+    "str %[a0], [%[k], #40]\n\t"                                                             \
+    "subs %[v0], %[v0], #1\n\t"                                                              \
+    "str %[v0], [%[k], #52]\n\t"                                                             \
     "bne 1b\n\t"
 
+/* The accumulator start goes to a3; the first filter row takes it as its addend. */
 #define TH_DW_ASM_HEAD                                                                       \
     "1:\n\t"                                                                                 \
-    "ldr %[a0], [%[k], #24]\n\t"                                                             \
-    "mov %[a1], %[a0]\n\t"                                                                   \
-    "mov %[a2], %[a0]\n\t"                                                                   \
-    "mov %[a3], %[a0]\n\t"
+    "ldr %[a3], [%[k], #24]\n\t"
 
 #define TH_DW_ASM_OPERANDS                                                                   \
     : [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [o] "+r"(o), [a0] "=&r"(a0),              \
@@ -274,24 +358,87 @@ typedef struct {
     : [k] "r"(k), [cs] "r"(cs)                                                               \
     : "cc", "memory"
 
-/* Blocks of four outputs of one output row (at least one block); returns the output
- * pointer after them. */
-static int8_t *dw_row_s1_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2,
-                             int8_t *o, int32_t cs, const dw_row_args *k)
+/* The blocks of four outputs of every output row (at least one block, one row), from the
+ * row windows p0, p1, p2 of the first row and its output o. */
+static void dw_rows_s1_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2,
+                           int8_t *o, int32_t cs, dw_row_args *k)
 {
     int32_t a0, a1, a2, a3, v0, v1, wa, wb;
-    __asm__ volatile(TH_DW_ASM_HEAD TH_DW_ASM_S1("p0", "0") TH_DW_ASM_S1("p1", "8")
-                         TH_DW_ASM_S1("p2", "16") TH_DW_ASM_TAIL TH_DW_ASM_OPERANDS);
-    return o;
+    __asm__ volatile(TH_DW_ASM_HEAD TH_DW_ASM_S1("p0", "0", "a3", "a3", "a3", "a3")
+                         TH_DW_ASM_S1("p1", "8", "a0", "a1", "a2", "a3")
+                         TH_DW_ASM_S1("p2", "16", "a0", "a1", "a2", "a3")
+                             TH_DW_ASM_TAIL TH_DW_ASM_OPERANDS);
 }
 
-static int8_t *dw_row_s2_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2,
-                             int8_t *o, int32_t cs, const dw_row_args *k)
+static void dw_rows_s2_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2,
+                           int8_t *o, int32_t cs, dw_row_args *k)
 {
     int32_t a0, a1, a2, a3, v0, v1, wa, wb;
-    __asm__ volatile(TH_DW_ASM_HEAD TH_DW_ASM_S2("p0", "0") TH_DW_ASM_S2("p1", "8")
-                         TH_DW_ASM_S2("p2", "16") TH_DW_ASM_TAIL TH_DW_ASM_OPERANDS);
-    return o;
+    __asm__ volatile(TH_DW_ASM_HEAD TH_DW_ASM_S2("p0", "0", "a3", "a3", "a3", "a3")
+                         TH_DW_ASM_S2("p1", "8", "a0", "a1", "a2", "a3")
+                         TH_DW_ASM_S2("p2", "16", "a0", "a1", "a2", "a3")
+                             TH_DW_ASM_TAIL TH_DW_ASM_OPERANDS);
+}
+
+/* Two outputs of one filter row (stride 1), the accumulators' addend A0 (a1 for the first
+ * row, which holds the start value): LDRD + LDRD + 4 MAC. */
+#define TH_DW2_ASM_S1(P, WOFF, A0)                                                           \
+    "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
+    "ldrd %[v0], %[v1], [%[" P "]]\n\t"                                                      \
+    "smlad %[a0], %[v0], %[wa], %[" A0 "]\n\t"                                               \
+    "smlatb %[a1], %[v0], %[wa], %[a1]\n\t"                                                  \
+    "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
+    "smlad %[a1], %[v1], %[wb], %[a1]\n\t"
+
+/* Two outputs of one filter row (stride 2): LDRD + LDRD + LDR + 4 MAC. */
+#define TH_DW2_ASM_S2(P, WOFF, A0)                                                           \
+    "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
+    "ldrd %[v0], %[v1], [%[" P "]]\n\t"                                                      \
+    "smlad %[a0], %[v0], %[wa], %[" A0 "]\n\t"                                               \
+    "smlad %[a1], %[v1], %[wa], %[a1]\n\t"                                                   \
+    "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
+    "ldr %[v0], [%[" P "], #8]\n\t"                                                          \
+    "smlabt %[a1], %[v0], %[wb], %[a1]\n\t"
+
+/* Requantizes and stores the two outputs, then steps to the next output row: p_skip and
+ * o_skip are the whole row steps here, rows counts down. */
+#define TH_DW2_ASM_TAIL                                                                      \
+    "ldrd %[wa], %[wb], [%[k], #28]\n\t"                                                     \
+    "ldr %[v1], [%[k], #36]\n\t"                                                             \
+    TH_DW_ASM_OUT("a0", "[%[o]]")                                                            \
+    TH_DW_ASM_OUT("a1", "[%[o], %[cs]]")                                                     \
+    "ldrd %[wa], %[wb], [%[k], #44]\n\t"                                                     \
+    "add %[p0], %[p0], %[wa]\n\t"                                                            \
+    "add %[p1], %[p1], %[wa]\n\t"                                                            \
+    "add %[p2], %[p2], %[wa]\n\t"                                                            \
+    "add %[o], %[o], %[wb]\n\t"                                                              \
+    "ldr %[v0], [%[k], #52]\n\t"                                                             \
+    "subs %[v0], %[v0], #1\n\t"                                                              \
+    "str %[v0], [%[k], #52]\n\t"                                                             \
+    "bne 1b\n\t"
+
+#define TH_DW2_ASM_OPERANDS                                                                  \
+    : [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [o] "+r"(o), [a0] "=&r"(a0),              \
+      [a1] "=&r"(a1), [v0] "=&r"(v0), [v1] "=&r"(v1), [wa] "=&r"(wa), [wb] "=&r"(wb)         \
+    : [k] "r"(k), [cs] "r"(cs)                                                               \
+    : "cc", "memory"
+
+/* Two outputs (columns starting at an even plane column) of every output row. */
+static void dw_pairs_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2, int8_t *o,
+                         int32_t cs, int32_t stride, dw_row_args *k)
+{
+    int32_t a0, a1, v0, v1, wa, wb;
+    if (stride == 1) {
+        __asm__ volatile("1:\n\t"
+                         "ldr %[a1], [%[k], #24]\n\t" TH_DW2_ASM_S1("p0", "0", "a1")
+                             TH_DW2_ASM_S1("p1", "8", "a0") TH_DW2_ASM_S1("p2", "16", "a0")
+                                 TH_DW2_ASM_TAIL TH_DW2_ASM_OPERANDS);
+    } else {
+        __asm__ volatile("1:\n\t"
+                         "ldr %[a1], [%[k], #24]\n\t" TH_DW2_ASM_S2("p0", "0", "a1")
+                             TH_DW2_ASM_S2("p1", "8", "a0") TH_DW2_ASM_S2("p2", "16", "a0")
+                                 TH_DW2_ASM_TAIL TH_DW2_ASM_OPERANDS);
+    }
 }
 #define TH_DW_ASM 1
 #else
@@ -342,24 +489,61 @@ TH_INLINE void dw3x3_channel_impl(const int16_t *plane, const dw_geometry *g, in
 #endif
     const int32_t out_w = g->out_cols;
     const int32_t step = 4 * stride; /* plane columns per four outputs */
+    int32_t ox_first = 0; /* columns of every row the assembly loop computed */
+#if TH_DW_ASM
+    if (fast_only && out_w >= 4) {
+        const int32_t blocks = out_w / 4;
+        args.end = plane + blocks * step;
+        args.p_skip = (int32_t)sizeof(int16_t) * (stride * pw - blocks * step);
+        args.o_skip = g->out_row_step - 4 * blocks * cs;
+        args.rows = g->out_rows;
+        args.span = (int32_t)sizeof(int16_t) * blocks * step;
+        if (stride == 1) {
+            dw_rows_s1_asm(plane, plane + pw, plane + 2 * pw, out + c, cs, &args);
+        } else {
+            dw_rows_s2_asm(plane, plane + pw, plane + 2 * pw, out + c, cs, &args);
+        }
+        ox_first = 4 * blocks;
+    }
+#endif
+    if (ox_first > 0) {
+#if TH_DW_ASM
+        if (out_w - ox_first >= 2) {
+            /* Two more outputs of each row (ox_first is even). */
+            const int16_t *p = plane + ox_first * stride;
+            args.p_skip = (int32_t)sizeof(int16_t) * stride * pw;
+            args.o_skip = g->out_row_step;
+            args.rows = g->out_rows;
+            dw_pairs_asm(p, p + pw, p + 2 * pw, out + c + ox_first * cs, cs, stride, &args);
+            ox_first += 2;
+        }
+#endif
+        /* The last outputs of each row, one at a time. */
+        const int32_t left = out_w - ox_first;
+        const int16_t *rp = plane + ox_first * stride;
+        int8_t *orow = out + c + ox_first * cs;
+        for (int32_t oy = 0; left > 0 && oy < g->out_rows;
+             oy++, rp += stride * pw, orow += g->out_row_step) {
+            const int16_t *r0 = rp;
+            int8_t *o = orow;
+            for (int32_t i = 0; i < left; i++, r0 += stride, o += cs) {
+                int32_t a = acc0;
+                a = th_smlabt(th_read_s32(r0 + 2), w12_0, th_smlad(th_read_s32(r0), w01_0, a));
+                a = th_smlabt(th_read_s32(r0 + pw + 2), w12_1,
+                              th_smlad(th_read_s32(r0 + pw), w01_1, a));
+                a = th_smlabt(th_read_s32(r0 + 2 * pw + 2), w12_2,
+                              th_smlad(th_read_s32(r0 + 2 * pw), w01_2, a));
+                o[0] = dw_out(a, &rq, c, quant, stage, fast_only);
+            }
+        }
+        return;
+    }
     for (int32_t oy = 0; oy < g->out_rows; oy++) {
+        int32_t ox = 0;
         const int16_t *r0 = plane + oy * stride * pw;
         const int16_t *r1 = r0 + pw;
         const int16_t *r2 = r1 + pw;
         int8_t *o = out + (int64_t)oy * g->out_row_step + c;
-        int32_t ox = 0;
-#if TH_DW_ASM
-        if (fast_only && out_w >= 4) {
-            const int32_t blocks = out_w / 4;
-            args.end = r0 + blocks * step;
-            o = stride == 1 ? dw_row_s1_asm(r0, r1, r2, o, cs, &args)
-                            : dw_row_s2_asm(r0, r1, r2, o, cs, &args);
-            ox = 4 * blocks;
-            r0 += blocks * step;
-            r1 += blocks * step;
-            r2 += blocks * step;
-        }
-#endif
         for (; ox + 3 < out_w; ox += 4, r0 += step, r1 += step, r2 += step) {
             int32_t a0 = acc0;
             int32_t a1 = acc0;
@@ -488,7 +672,11 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * channels;
         for (int32_t c = 0; c < channels; c++) {
             /* The padding is the same for every channel: written once. */
-            fill_plane(plane, &geo, in_b, c, params->input_offset, b > 0 || c > 0);
+            if (b > 0 || c > 0) {
+                fill_interior(plane, &geo, in_b, c);
+            } else {
+                fill_plane(plane, &geo, in_b, c, params->input_offset, 0);
+            }
             dw3x3_channel(plane, &geo, stride, filter, c, bias != NULL ? bias[c] : 0,
                           params->input_offset, quant, &stage, out_b);
         }

@@ -1,5 +1,6 @@
 /* th_dw_conv_general_s8: DEPTHWISE_CONV_2D with any filter, stride, padding, dilation and
- * depth multiplier; in place when ch_mult == 1. */
+ * depth multiplier; in place when ch_mult == 1 (scratch: one int8 input plane), reads the
+ * input directly when ch_mult > 1 (no scratch). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -10,10 +11,11 @@ int32_t th_dw_conv_general_s8_scratch_size(const th_dw_conv_params *params,
                                            const th_dims *filter_dims,
                                            const th_dims *output_dims)
 {
-    (void)params;
     (void)filter_dims;
     (void)output_dims;
-    if (input_dims == NULL || input_dims->h <= 0 || input_dims->w <= 0) {
+    /* ch_mult > 1 never runs in place (th_nn.h rule (a)): the input is read directly. */
+    if (params == NULL || params->ch_mult != 1 || input_dims == NULL || input_dims->h <= 0 ||
+        input_dims->w <= 0) {
         return 0;
     }
     return th_round_up4(input_dims->h * input_dims->w);
@@ -35,7 +37,8 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
     if (status != TH_OK) {
         return status;
     }
-    th_nn_dw_conv_ref_s8((int8_t *)ctx->buf, params, quant, input_dims, input, filter_dims,
-                         filter, bias, output_dims, output);
+    int8_t *plane = ctx != NULL ? (int8_t *)ctx->buf : NULL;
+    th_nn_dw_conv_ref_s8(plane, params, quant, input_dims, input, filter_dims, filter, bias,
+                         output_dims, output);
     return TH_OK;
 }

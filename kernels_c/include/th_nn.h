@@ -85,7 +85,10 @@ int32_t th_nn_build_flags(void);
 
 /* ---- CONV_2D ---------------------------------------------------------------------------
  * input (N, H, W, Cin), filter (Cout, KH, KW, Cin / groups), bias [Cout] or NULL,
- * output (N, OH, OW, Cout). Per-channel requantization (per-tensor: repeat the pair). */
+ * output (N, OH, OW, Cout). Per-channel requantization (per-tensor: repeat the pair).
+ * Stack (DSP builds, Cortex-M4 gcc -O2): at most about 1 KB per call; the fixed buffers are
+ * a 256-byte table of requantization constants (Cout <= 17, prepared once per call) and,
+ * for Cin not a multiple of 4 (first layers), 256 bytes of byte-staged im2col columns. */
 
 /* Picks th_conv_1x1_s8, th_conv_3x3_s8 or th_conv_general_s8. */
 th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,
@@ -143,7 +146,9 @@ int32_t th_dw_conv_3x3_s8_scratch_size(const th_dw_conv_params *params,
                                        const th_dims *input_dims, const th_dims *filter_dims,
                                        const th_dims *output_dims);
 
-/* Any filter, stride, padding, dilation and depth multiplier. */
+/* Any filter, stride, padding, dilation and depth multiplier. Scratch: one int8 input plane
+ * (round_up4(H*W)) when ch_mult == 1; none when ch_mult > 1 (the input is read directly;
+ * such an op never runs in place, rule (a)). */
 th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *params,
                                 const th_per_channel_quant *quant, const th_dims *input_dims,
                                 const int8_t *input, const th_dims *filter_dims,

@@ -452,6 +452,12 @@ void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *inp
                            const th_conv_params *params, const th_dims *filter_dims,
                            int32_t out_y, int32_t out_x);
 
+/* th_nn_im2col_s16 of output pixels (out_y0, out_x0) and (out_y1, out_x1), chunk stride 4
+ * (interleaved); input channels not a multiple of 4 are staged as bytes for both at once. */
+void th_nn_im2col_two_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                          const th_conv_params *params, const th_dims *filter_dims,
+                          int32_t out_y0, int32_t out_x0, int32_t out_y1, int32_t out_x1);
+
 /* One (num_pixels == 1) or two pixels of a CONV_2D / FC as a matrix product over K:
  * cols holds their int16 columns as written by th_nn_im2col_s16 (chunk_stride 2 or 4),
  * filter the interleaved (block 2) layout, kp = round_up(K, 4). Writes cout values at
@@ -460,6 +466,32 @@ void th_nn_mat_mult_s8_s16(const int32_t *cols, int32_t num_pixels, int32_t kp,
                            const int8_t *filter, const int32_t *bias,
                            const th_per_channel_quant *quant, const th_nn_out_stage *stage,
                            int32_t cout, int8_t *out0, int8_t *out1);
+
+/* Per channel pair constants of the fast requantization, prepared once per kernel call
+ * (th_nn_rq_table) so the 2 x 2 block loop reads them with two loads. */
+typedef struct {
+    int32_t bias[2];
+    int32_t multiplier[2];
+    int32_t round_zp[2]; /* 2^(e-1) + zp * 2^e */
+    int32_t e[2]; /* -shift */
+} th_nn_rq_pair;
+
+/* Channel pairs a kernel keeps on its stack: 8 * 32 = 256 bytes, Cout <= 17. */
+#define TH_NN_RQ_PAIRS 8
+
+/* Fills tab[0 .. cout / 2) and returns tab when the table applies (stage->fast, no
+ * activation clamp, bias present, cout / 2 <= TH_NN_RQ_PAIRS); NULL otherwise. */
+const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, const th_per_channel_quant *quant,
+                                    const int32_t *bias, const th_nn_out_stage *stage,
+                                    int32_t cout);
+
+/* th_nn_mat_mult_s8_s16 with the constants of th_nn_rq_table (tab may be NULL: same as
+ * th_nn_mat_mult_s8_s16). */
+void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t kp,
+                               const int8_t *filter, const int32_t *bias,
+                               const th_per_channel_quant *quant,
+                               const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
+                               int32_t cout, int8_t *out0, int8_t *out1);
 
 /* CONV_2D with groups == 1 via th_nn_im2col_s16 + th_nn_mat_mult_s8_s16; scratch of
  * th_nn_im2col_pair_bytes(K). Arguments already checked. */
@@ -470,8 +502,9 @@ void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
                           const th_dims *output_dims, int8_t *output);
 #endif
 
-/* DEPTHWISE_CONV_2D channel by channel through an int8 copy of each input plane (scratch
- * of H*W bytes): any params, in place when ch_mult == 1. Arguments already checked. */
+/* DEPTHWISE_CONV_2D channel by channel: any params. ch_mult == 1: through an int8 copy of
+ * each input plane (scratch of H*W bytes), in place allowed; ch_mult > 1: reads the input
+ * directly (plane unused, may be NULL). Arguments already checked. */
 void th_nn_dw_conv_ref_s8(int8_t *plane, const th_dw_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,

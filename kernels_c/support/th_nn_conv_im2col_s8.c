@@ -20,6 +20,8 @@ void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(k_total, 128, bias, cout));
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)k_total * 256 * 128);
+    th_nn_rq_pair rq_buf[TH_NN_RQ_PAIRS]; /* 256 bytes of stack */
+    const th_nn_rq_pair *tab = th_nn_rq_table(rq_buf, quant, bias, &stage, cout);
     int32_t *cols = (int32_t *)ctx->buf;
     const int32_t kp = th_round_up4(k_total);
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -33,12 +35,12 @@ void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
             if (ox + 1 < out_w && (input_dims->c & 3) == 0) {
                 th_nn_im2col_pair_s16(cols, in_b, input_dims, params, filter_dims, oy, ox);
             } else {
-                th_nn_im2col_s16(cols, 4, in_b, input_dims, params, filter_dims, oy, ox);
-                th_nn_im2col_s16(cols + 2, 4, in_b, input_dims, params, filter_dims,
-                                 (p + 1) / out_w, (p + 1) % out_w);
+                th_nn_im2col_two_s16(cols, in_b, input_dims, params, filter_dims, oy, ox,
+                                     (p + 1) / out_w, (p + 1) % out_w);
             }
-            th_nn_mat_mult_s8_s16(cols, 2, kp, filter, bias, quant, &stage, cout,
-                                  out_b + (int64_t)p * cout, out_b + (int64_t)(p + 1) * cout);
+            th_nn_mat_mult_s8_s16_tab(cols, 2, kp, filter, bias, quant, &stage, tab, cout,
+                                      out_b + (int64_t)p * cout,
+                                      out_b + (int64_t)(p + 1) * cout);
         }
         if (p < pixels) {
             th_nn_im2col_s16(cols, 2, in_b, input_dims, params, filter_dims, p / out_w,

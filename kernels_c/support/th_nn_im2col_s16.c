@@ -55,17 +55,17 @@ TH_INLINE void fill_bytes(int8_t *d, int32_t v4, int32_t n)
 /* Keep gcc from turning the short copy loops into memcpy/memset calls. */
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
-static void im2col_bytes(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
-                         const th_dims *input_dims, const th_conv_params *params,
-                         const th_dims *filter_dims, int32_t y0, int32_t x0, int32_t chunks,
-                         int32_t offset2)
+static void gather_bytes(int8_t *b, const int8_t *input, const th_dims *input_dims,
+                         const th_conv_params *params, const th_dims *filter_dims, int32_t y0,
+                         int32_t x0, int32_t chunks)
 {
-    int32_t words[TH_IM2COL_BYTES / 4];
-    int8_t *b = (int8_t *)words;
     const int32_t cin = input_dims->c;
     const int32_t kw = filter_dims->w;
     const int32_t pad = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
-    const int row_run = params->dilation.w == 1 && x0 >= 0 && x0 + kw <= input_dims->w;
+    const int row_run = params->dilation.w == 1;
+    /* dilation.w 1: taps [lo, hi) of a row are inside, the others are padding */
+    const int32_t lo = TH_MIN(kw, TH_MAX(0, -x0));
+    const int32_t hi = TH_MAX(lo, TH_MIN(kw, input_dims->w - x0));
     int32_t k = 0;
     for (int32_t ky = 0; ky < filter_dims->h; ky++, k += kw * cin) {
         const int32_t y = y0 + ky * params->dilation.h;
@@ -75,7 +75,11 @@ static void im2col_bytes(int32_t *dst, int32_t chunk_stride_words, const int8_t 
         }
         const int8_t *row = input + (int64_t)y * input_dims->w * cin;
         if (row_run) {
-            copy_bytes(b + k, row + (int64_t)x0 * cin, kw * cin);
+            fill_bytes(b + k, pad, lo * cin);
+            if (hi > lo) {
+                copy_bytes(b + k + lo * cin, row + (int64_t)(x0 + lo) * cin, (hi - lo) * cin);
+            }
+            fill_bytes(b + k + hi * cin, pad, (kw - hi) * cin);
             continue;
         }
         for (int32_t kx = 0; kx < kw; kx++) {
@@ -88,11 +92,151 @@ static void im2col_bytes(int32_t *dst, int32_t chunk_stride_words, const int8_t 
         }
     }
     fill_bytes(b + k, pad, chunks * 4 - k); /* K padding: widens to 0 */
+}
+
+static void im2col_bytes(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
+                         const th_dims *input_dims, const th_conv_params *params,
+                         const th_dims *filter_dims, int32_t y0, int32_t x0, int32_t chunks,
+                         int32_t offset2)
+{
+    int32_t words[TH_IM2COL_BYTES / 4];
+    gather_bytes((int8_t *)words, input, input_dims, params, filter_dims, y0, x0, chunks);
     for (int32_t j = 0; j < chunks; j++, dst += chunk_stride_words) {
         const int32_t w = words[j];
         dst[0] = th_sxtab16(offset2, w);
         dst[1] = th_sxtab16_ror8(offset2, w);
     }
+}
+
+/* Largest K of the byte-staged pixel pair (two stack buffers of this many bytes). */
+#define TH_IM2COL_PAIR_BYTES 128
+
+/* gather_bytes for a window inside the input horizontally with dilation.w 1: one run of
+ * kw * cin bytes per filter row. */
+TH_INLINE void gather_rows(int8_t *b, const int8_t *input, const th_dims *input_dims,
+                           const th_conv_params *params, const th_dims *filter_dims, int32_t y0,
+                           int32_t x0, int32_t chunks, int32_t pad)
+{
+    const int32_t run = filter_dims->w * input_dims->c;
+    int32_t k = 0;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++, k += run) {
+        const int32_t y = y0 + ky * params->dilation.h;
+        if (y < 0 || y >= input_dims->h) {
+            fill_bytes(b + k, pad, run);
+        } else {
+            copy_bytes(b + k, input + ((int64_t)y * input_dims->w + x0) * input_dims->c, run);
+        }
+    }
+    fill_bytes(b + k, pad, chunks * 4 - k); /* K padding: widens to 0 */
+}
+
+/* Either gather, by whether the window is inside horizontally. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void gather_any(int8_t *b, const int8_t *input, const th_dims *input_dims,
+                       const th_conv_params *params, const th_dims *filter_dims, int32_t y0,
+                       int32_t x0, int32_t chunks)
+{
+    if (params->dilation.w == 1 && x0 >= 0 && x0 + filter_dims->w <= input_dims->w) {
+        const int32_t pad = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+        gather_rows(b, input, input_dims, params, filter_dims, y0, x0, chunks, pad);
+    } else {
+        gather_bytes(b, input, input_dims, params, filter_dims, y0, x0, chunks);
+    }
+}
+
+/* Two windows in the same rows, both inside the input horizontally (dilation.w 1): per
+ * filter row one run of kw * cin bytes for each, then both widened in one loop into the
+ * interleaved (chunk stride 4) layout. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void im2col_row_pair_bytes(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                                  const th_conv_params *params, const th_dims *filter_dims,
+                                  int32_t y0, int32_t x0, int32_t x1, int32_t chunks)
+{
+    int32_t words0[TH_IM2COL_PAIR_BYTES / 4];
+    int32_t words1[TH_IM2COL_PAIR_BYTES / 4];
+    int8_t *b0 = (int8_t *)words0;
+    int8_t *b1 = (int8_t *)words1;
+    const int32_t cin = input_dims->c;
+    const int32_t run = filter_dims->w * cin;
+    const int32_t step = (x1 - x0) * cin;
+    const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
+                                      ((uint32_t)params->input_offset & 0xFFFFu));
+    const int32_t pad = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+    int32_t k = 0;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++, k += run) {
+        const int32_t y = y0 + ky * params->dilation.h;
+        if (y < 0 || y >= input_dims->h) {
+            fill_bytes(b0 + k, pad, run);
+            fill_bytes(b1 + k, pad, run);
+            continue;
+        }
+        const int8_t *row = input + ((int64_t)y * input_dims->w + x0) * cin;
+        copy_bytes(b0 + k, row, run);
+        copy_bytes(b1 + k, row + step, run);
+    }
+    fill_bytes(b0 + k, pad, chunks * 4 - k); /* K padding: widens to 0 */
+    fill_bytes(b1 + k, pad, chunks * 4 - k);
+    for (int32_t j = 0; j < chunks; j++, dst += 4) {
+        const int32_t w0 = words0[j];
+        const int32_t w1 = words1[j];
+        dst[0] = th_sxtab16(offset2, w0);
+        dst[1] = th_sxtab16_ror8(offset2, w0);
+        dst[2] = th_sxtab16(offset2, w1);
+        dst[3] = th_sxtab16_ror8(offset2, w1);
+    }
+}
+
+/* im2col_bytes for two pixels (window origins (y0, x0) and (y1, x1)), both widened in one
+ * loop into the interleaved (chunk stride 4) layout. */
+static void im2col_two_bytes(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                             const th_conv_params *params, const th_dims *filter_dims,
+                             int32_t y0, int32_t x0, int32_t y1, int32_t x1, int32_t chunks)
+{
+    int32_t words0[TH_IM2COL_PAIR_BYTES / 4];
+    int32_t words1[TH_IM2COL_PAIR_BYTES / 4];
+    const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
+                                      ((uint32_t)params->input_offset & 0xFFFFu));
+    gather_any((int8_t *)words0, input, input_dims, params, filter_dims, y0, x0, chunks);
+    gather_any((int8_t *)words1, input, input_dims, params, filter_dims, y1, x1, chunks);
+    for (int32_t j = 0; j < chunks; j++, dst += 4) {
+        const int32_t w0 = words0[j];
+        const int32_t w1 = words1[j];
+        dst[0] = th_sxtab16(offset2, w0);
+        dst[1] = th_sxtab16_ror8(offset2, w0);
+        dst[2] = th_sxtab16(offset2, w1);
+        dst[3] = th_sxtab16_ror8(offset2, w1);
+    }
+}
+
+void th_nn_im2col_two_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                          const th_conv_params *params, const th_dims *filter_dims,
+                          int32_t out_y0, int32_t out_x0, int32_t out_y1, int32_t out_x1)
+{
+    const int32_t k_total = filter_dims->h * filter_dims->w * input_dims->c;
+    if ((input_dims->c & 3) != 0 && k_total <= TH_IM2COL_PAIR_BYTES) {
+        const int32_t y0 = out_y0 * params->stride.h - params->padding.h;
+        const int32_t x0 = out_x0 * params->stride.w - params->padding.w;
+        const int32_t x1 = out_x1 * params->stride.w - params->padding.w;
+        if (out_y0 == out_y1 && params->dilation.w == 1 && x0 >= 0 && x1 >= 0 &&
+            x0 + filter_dims->w <= input_dims->w && x1 + filter_dims->w <= input_dims->w) {
+            im2col_row_pair_bytes(dst, input, input_dims, params, filter_dims, y0, x0, x1,
+                                  th_round_up4(k_total) / 4);
+            return;
+        }
+        im2col_two_bytes(dst, input, input_dims, params, filter_dims,
+                         out_y0 * params->stride.h - params->padding.h,
+                         out_x0 * params->stride.w - params->padding.w,
+                         out_y1 * params->stride.h - params->padding.h,
+                         out_x1 * params->stride.w - params->padding.w,
+                         th_round_up4(k_total) / 4);
+        return;
+    }
+    th_nn_im2col_s16(dst, 4, input, input_dims, params, filter_dims, out_y0, out_x0);
+    th_nn_im2col_s16(dst + 2, 4, input, input_dims, params, filter_dims, out_y1, out_x1);
 }
 
 void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
@@ -172,9 +316,10 @@ void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *in
 TH_INLINE void widen_run(int32_t *d, const int8_t *src, int32_t from, int32_t to,
                          int32_t shift, int32_t offset2)
 {
-    for (int32_t i = from; i < to; i++) {
-        const int32_t w = th_read_s32(src + 4 * i);
-        int32_t *c = d + (i - shift) * 4;
+    const int8_t *p = src + 4 * from;
+    int32_t *c = d + (from - shift) * 4;
+    for (int32_t n = to - from; n > 0; n--, p += 4, c += 4) {
+        const int32_t w = th_read_s32(p);
         c[0] = th_sxtab16(offset2, w);
         c[1] = th_sxtab16_ror8(offset2, w);
     }
@@ -189,7 +334,12 @@ void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *inp
     const int32_t s = params->stride.w;
     const int32_t y0 = out_y * params->stride.h - params->padding.h;
     const int32_t x0 = out_x * s - params->padding.w;
-    if ((cin & 3) != 0 || params->dilation.w != 1 || s >= kw || x0 < 0 ||
+    if ((cin & 3) != 0) {
+        th_nn_im2col_two_s16(dst, input, input_dims, params, filter_dims, out_y, out_x, out_y,
+                             out_x + 1);
+        return;
+    }
+    if ( params->dilation.w != 1 || s >= kw || x0 < 0 ||
         x0 + s + kw > input_dims->w) {
         th_nn_im2col_s16(dst, 4, input, input_dims, params, filter_dims, out_y, out_x);
         th_nn_im2col_s16(dst + 2, 4, input, input_dims, params, filter_dims, out_y, out_x + 1);
@@ -213,16 +363,19 @@ void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *inp
         }
         const int8_t *src = input + ((int64_t)y * input_dims->w + x0) * cin;
         widen_run(row, src, 0, shift_words, 0, offset2);                /* pixel 0 only */
-        for (int32_t i = shift_words; i < row_words; i++) {             /* both */
-            const int32_t w = th_read_s32(src + 4 * i);
-            const int32_t lo = th_sxtab16(offset2, w);
-            const int32_t hi = th_sxtab16_ror8(offset2, w);
-            int32_t *c0 = row + i * 4;
-            int32_t *c1 = row + (i - shift_words) * 4 + 2;
-            c0[0] = lo;
-            c0[1] = hi;
-            c1[0] = lo;
-            c1[1] = hi;
+        {                                                               /* both */
+            const int8_t *p = src + 4 * shift_words;
+            int32_t *c0 = row + shift_words * 4;
+            int32_t *c1 = row + 2;
+            for (int32_t n = row_words - shift_words; n > 0; n--, p += 4, c0 += 4, c1 += 4) {
+                const int32_t w = th_read_s32(p);
+                const int32_t lo = th_sxtab16(offset2, w);
+                const int32_t hi = th_sxtab16_ror8(offset2, w);
+                c0[0] = lo;
+                c0[1] = hi;
+                c1[0] = lo;
+                c1[1] = hi;
+            }
         }
         widen_run(row + 2, src, row_words, row_words + shift_words, shift_words,
                   offset2); /* pixel 1 only */

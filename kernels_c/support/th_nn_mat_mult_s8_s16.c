@@ -3,8 +3,10 @@
  * Register block: 2 output channels x 2 pixels. Per chunk of 4 taps it loads the two
  * pixels' 4 words (one LDM), the two channels' 2 words (one LDRD), sign-extends each
  * weight word into two halfword pairs (SXTB16, SXTB16 ROR 8) and issues 8 SMLAD:
- * 16 MACs in 14 instructions (+ SUBS, BNE every second chunk), no shuffles (the column
- * is stored in SXTB16 order). Requantization happens once per 2x2 block; with
+ * 16 MACs in 14 instructions (+ SUBS, BNE every fourth chunk), no shuffles (the column
+ * is stored in SXTB16 order). Requantization happens once per 2x2 block. Two pixels with
+ * the fast requantization go through lean loops (mat_mult_2x2_*: constants straight from
+ * quant, or from a per-call table, th_nn_rq_table, when Cout <= 17); otherwise, with
  * stage->mixed, channels the fast requantization is not exact for (near-dead channels:
  * shift -31, bias +-2^30) take th_requantize_s8, the others stay fast.
  */
@@ -53,33 +55,29 @@ TH_INLINE th_fast_rq make_rq(const th_per_channel_quant *quant, const int32_t *b
     return rq;
 }
 
-TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
-                        const int8_t *filter, const int32_t *bias,
-                        const th_per_channel_quant *quant, const th_nn_out_stage *stage,
-                        int32_t cout, int8_t *out0, int8_t *out1, const int fast_only)
+/* The 2 pixels x 2 channels MAC loop over `chunks` chunks of 4 taps: cols as written by
+ * th_nn_im2col_s16 with chunk stride 4, *wp the channel pair's interleaved filter (advanced
+ * past it). */
+TH_INLINE void mac_2x2(const int32_t *cols, const int8_t **wp, int32_t chunks, int32_t *p00,
+                       int32_t *p01, int32_t *p10, int32_t *p11)
 {
-    const int32_t chunks = kp / 4;
-    const int8_t *w = (const int8_t *)__builtin_assume_aligned(filter, 4);
-    int32_t c = 0;
-
-    if (num_pixels == 2) {
-        for (; c + 1 < cout; c += 2) {
-            int32_t a00 = bias != NULL ? bias[c] : 0; /* a<pixel><channel> */
-            int32_t a01 = bias != NULL ? bias[c + 1] : 0;
-            int32_t a10 = a00;
-            int32_t a11 = a01;
-            const int32_t *x = cols;
+    const int32_t *x = cols;
+    const int8_t *w = *wp;
+    int32_t a00 = *p00;
+    int32_t a01 = *p01;
+    int32_t a10 = *p10;
+    int32_t a11 = *p11;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-            /* The compiler neither merges the loads into LDM/LDRD nor folds the rotate
-             * into SXTB16: 14 instructions per 16 MACs need the loop spelled out. */
-            register int32_t x0a __asm__("r8");
-            register int32_t x0b __asm__("r9");
-            register int32_t x1a __asm__("r10");
-            register int32_t x1b __asm__("r11");
-            int32_t w0;
-            int32_t w1;
-            int32_t t;
-            int32_t n = chunks;
+    /* The compiler neither merges the loads into LDM/LDRD nor folds the rotate
+     * into SXTB16: 14 instructions per 16 MACs need the loop spelled out. */
+    register int32_t x0a __asm__("r8");
+    register int32_t x0b __asm__("r9");
+    register int32_t x1a __asm__("r10");
+    register int32_t x1b __asm__("r11");
+    int32_t w0;
+    int32_t w1;
+    int32_t t;
+    int32_t n = chunks;
 #define TH_MM_CHUNK                                                                          \
     "ldmia %[x]!, {%[x0a], %[x0b], %[x1a], %[x1b]}\n\t"                                      \
     "ldrd %[w0], %[w1], [%[w]], #8\n\t"                                                     \
@@ -95,50 +93,92 @@ TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
     "sxtb16 %[t], %[w1], ror #8\n\t"                                                        \
     "smlad %[a01], %[x0b], %[t], %[a01]\n\t"                                                \
     "smlad %[a11], %[x1b], %[t], %[a11]\n\t"
-            /* Odd chunk count: one chunk first, then two per iteration. */
-            __asm__ volatile(
-                "tst %[n], #1\n\t"
-                "beq 1f\n\t"
-                TH_MM_CHUNK
-                "subs %[n], %[n], #1\n\t"
-                "beq 3f\n\t"
-                "1:\n\t"
-                TH_MM_CHUNK
-                TH_MM_CHUNK
-                "subs %[n], %[n], #2\n\t"
-                "bne 1b\n\t"
-                "3:\n\t"
-                : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
-                  [x] "+r"(x), [w] "+r"(w), [n] "+r"(n), [x0a] "=r"(x0a), [x0b] "=r"(x0b),
-                  [x1a] "=r"(x1a), [x1b] "=r"(x1b), [w0] "=&r"(w0), [w1] "=&r"(w1),
-                  [t] "=&r"(t)
-                :
-                : "cc", "memory");
+    /* chunks % 4 chunks first (bit 0, then bit 1 shifted into carry), then four per
+     * iteration; the chunk instructions leave the flags alone, so the Z of the second LSRS
+     * (chunks / 4 == 0) still holds after the two chunks. */
+    __asm__ volatile(
+        "lsrs %[n], %[n], #1\n\t"
+        "bcc 1f\n\t"
+        TH_MM_CHUNK
+        "1:\n\t"
+        "lsrs %[n], %[n], #1\n\t"
+        "bcc 2f\n\t"
+        TH_MM_CHUNK
+        TH_MM_CHUNK
+        "2:\n\t"
+        "beq 3f\n\t"
+        "4:\n\t"
+        TH_MM_CHUNK
+        TH_MM_CHUNK
+        TH_MM_CHUNK
+        TH_MM_CHUNK
+        "subs %[n], %[n], #1\n\t"
+        "bne 4b\n\t"
+        "3:\n\t"
+        : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
+          [x] "+r"(x), [w] "+r"(w), [n] "+r"(n), [x0a] "=r"(x0a), [x0b] "=r"(x0b),
+          [x1a] "=r"(x1a), [x1b] "=r"(x1b), [w0] "=&r"(w0), [w1] "=&r"(w1),
+          [t] "=&r"(t)
+        :
+        : "cc", "memory");
 #undef TH_MM_CHUNK
 #else
-            for (int32_t j = 0; j < chunks; j++) {
-                const int32_t x0a = x[0];
-                const int32_t x0b = x[1];
-                const int32_t x1a = x[2];
-                const int32_t x1b = x[3];
-                x += 4;
-                const int32_t w0 = th_read_s32(w);
-                const int32_t w1 = th_read_s32(w + 4);
-                w += 8;
-                int32_t t = th_sxtb16(w0);
-                a00 = th_smlad(x0a, t, a00);
-                a10 = th_smlad(x1a, t, a10);
-                t = th_sxtb16_ror8(w0);
-                a00 = th_smlad(x0b, t, a00);
-                a10 = th_smlad(x1b, t, a10);
-                t = th_sxtb16(w1);
-                a01 = th_smlad(x0a, t, a01);
-                a11 = th_smlad(x1a, t, a11);
-                t = th_sxtb16_ror8(w1);
-                a01 = th_smlad(x0b, t, a01);
-                a11 = th_smlad(x1b, t, a11);
-            }
+    for (int32_t j = 0; j < chunks; j++) {
+        const int32_t x0a = x[0];
+        const int32_t x0b = x[1];
+        const int32_t x1a = x[2];
+        const int32_t x1b = x[3];
+        x += 4;
+        const int32_t w0 = th_read_s32(w);
+        const int32_t w1 = th_read_s32(w + 4);
+        w += 8;
+        int32_t t = th_sxtb16(w0);
+        a00 = th_smlad(x0a, t, a00);
+        a10 = th_smlad(x1a, t, a10);
+        t = th_sxtb16_ror8(w0);
+        a00 = th_smlad(x0b, t, a00);
+        a10 = th_smlad(x1b, t, a10);
+        t = th_sxtb16(w1);
+        a01 = th_smlad(x0a, t, a01);
+        a11 = th_smlad(x1a, t, a11);
+        t = th_sxtb16_ror8(w1);
+        a01 = th_smlad(x0b, t, a01);
+        a11 = th_smlad(x1b, t, a11);
+    }
 #endif
+    *wp = w;
+    *p00 = a00;
+    *p01 = a01;
+    *p10 = a10;
+    *p11 = a11;
+}
+
+/* Fast requantization of one accumulator (lean loop): mode 1 clamps to the activation. */
+TH_INLINE int32_t lean_rq(int32_t acc, int32_t m, int32_t round_zp, int32_t e,
+                          const th_nn_out_stage *stage, const int mode)
+{
+    const int32_t a2 = (int32_t)((uint32_t)acc << 1);
+    const int32_t y = th_smmlar(a2, m, round_zp) + (a2 >> 31);
+    const int32_t v = th_ssat8(y >> e);
+    return mode == 1 ? th_clamp(v, stage->act_min, stage->act_max) : v;
+}
+
+TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
+                        const int8_t *filter, const int32_t *bias,
+                        const th_per_channel_quant *quant, const th_nn_out_stage *stage,
+                        int32_t cout, int8_t *out0, int8_t *out1, const int fast_only)
+{
+    const int32_t chunks = kp / 4;
+    const int8_t *w = (const int8_t *)__builtin_assume_aligned(filter, 4);
+    int32_t c = 0;
+
+    if (num_pixels == 2) {
+        for (; c + 1 < cout; c += 2) {
+            int32_t a00 = bias != NULL ? bias[c] : 0; /* a<pixel><channel> */
+            int32_t a01 = bias != NULL ? bias[c + 1] : 0;
+            int32_t a10 = a00;
+            int32_t a11 = a01;
+            mac_2x2(cols, &w, chunks, &a00, &a01, &a10, &a11);
             if (fast_only == 2 && !(th_nn_fast_channel(stage, quant, bias, c) &&
                                     th_nn_fast_channel(stage, quant, bias, c + 1))) {
                 const th_fast_rq none = {0, 0, 0};
@@ -215,17 +255,191 @@ TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
     }
 }
 
+/* 2 pixels x (cout & ~1) channels with the fast requantization for every channel (stage->fast
+ * or, mixed, per pair when both channels qualify): a lean loop whose only live state besides
+ * the MAC registers is a handful of pointers. Per channel the constants come straight from
+ * quant: e = -shift, round_zp = (2 * zp + 1) << (e - 1) (== 2^(e-1) + zp * 2^e mod 2^32).
+ * Mode 0: stage->fast, no clamp; 1: stage->fast with the activation clamp; 2: stage->mixed,
+ * no clamp (pairs with a channel the fast form is not exact for take th_requantize_s8).
+ * Returns the number of channels done (cout & ~1). */
+TH_INLINE int32_t mat_mult_2x2_lean(const int32_t *cols, int32_t chunks, const int8_t *filter,
+                                    const int32_t *bias, const th_per_channel_quant *quant,
+                                    const th_nn_out_stage *stage, int32_t cout, int8_t *out0,
+                                    int8_t *out1, const int mode)
+{
+    const int32_t zp21 = (int32_t)(2u * (uint32_t)stage->output_offset + 1u);
+    const int32_t *mult = quant->multiplier;
+    const int32_t *shift = quant->shift;
+    const int32_t *b = bias;
+    const int8_t *w = (const int8_t *)__builtin_assume_aligned(filter, 4);
+    const int32_t pairs = cout >> 1;
+    const int32_t *b_end = bias + 2 * pairs;
+    for (; b < b_end; b += 2, mult += 2, shift += 2, out0 += 2, out1 += 2) {
+        int32_t a00 = b[0];
+        int32_t a01 = b[1];
+        int32_t a10 = a00;
+        int32_t a11 = a01;
+        mac_2x2(cols, &w, chunks, &a00, &a01, &a10, &a11);
+        const int32_t s0 = shift[0];
+        const int32_t s1 = shift[1];
+        const int32_t m0 = mult[0];
+        const int32_t m1 = mult[1];
+        if (mode == 2) {
+            const int32_t c = (int32_t)(b - bias);
+            if (!(th_nn_fast_channel(stage, quant, bias, c) &&
+                  th_nn_fast_channel(stage, quant, bias, c + 1))) {
+                const int32_t zp = stage->output_offset;
+                out0[0] = (int8_t)th_requantize_s8(a00, m0, s0, zp);
+                out1[0] = (int8_t)th_requantize_s8(a10, m0, s0, zp);
+                out0[1] = (int8_t)th_requantize_s8(a01, m1, s1, zp);
+                out1[1] = (int8_t)th_requantize_s8(a11, m1, s1, zp);
+                continue;
+            }
+        }
+        const int32_t r0 = (int32_t)((uint32_t)zp21 << (uint32_t)~s0);
+        const int32_t r1 = (int32_t)((uint32_t)zp21 << (uint32_t)~s1);
+        out0[0] = (int8_t)lean_rq(a00, m0, r0, -s0, stage, mode);
+        out1[0] = (int8_t)lean_rq(a10, m0, r0, -s0, stage, mode);
+        out0[1] = (int8_t)lean_rq(a01, m1, r1, -s1, stage, mode);
+        out1[1] = (int8_t)lean_rq(a11, m1, r1, -s1, stage, mode);
+    }
+    return 2 * pairs;
+}
+
+static int32_t __attribute__((noinline))
+mat_mult_2x2_plain(const int32_t *cols, int32_t chunks, const int8_t *filter,
+                   const int32_t *bias, const th_per_channel_quant *quant,
+                   const th_nn_out_stage *stage, int32_t cout, int8_t *out0, int8_t *out1)
+{
+    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 0);
+}
+
+static int32_t __attribute__((noinline))
+mat_mult_2x2_clamp(const int32_t *cols, int32_t chunks, const int8_t *filter,
+                   const int32_t *bias, const th_per_channel_quant *quant,
+                   const th_nn_out_stage *stage, int32_t cout, int8_t *out0, int8_t *out1)
+{
+    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 1);
+}
+
+static int32_t __attribute__((noinline))
+mat_mult_2x2_mixed(const int32_t *cols, int32_t chunks, const int8_t *filter,
+                   const int32_t *bias, const th_per_channel_quant *quant,
+                   const th_nn_out_stage *stage, int32_t cout, int8_t *out0, int8_t *out1)
+{
+    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 2);
+}
+
+/* The last (odd) channel c of two pixels: th_nn_mat_mult_s8_s16 on one channel, which takes
+ * mat_mult (quant, bias and filter shifted to c, a block boundary as c is even). */
+static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
+                         const int32_t *bias, const th_per_channel_quant *quant,
+                         const th_nn_out_stage *stage, int32_t c, int8_t *out0, int8_t *out1)
+{
+    th_per_channel_quant q;
+    q.multiplier = quant->multiplier + c;
+    q.shift = quant->shift + c;
+    th_nn_mat_mult_s8_s16(cols, 2, kp, filter + (int64_t)c * kp, bias + c, &q, stage, 1,
+                          out0 + c, out1 + c);
+}
+
 void th_nn_mat_mult_s8_s16(const int32_t *cols, int32_t num_pixels, int32_t kp,
                            const int8_t *filter, const int32_t *bias,
                            const th_per_channel_quant *quant, const th_nn_out_stage *stage,
                            int32_t cout, int8_t *out0, int8_t *out1)
 {
+    if (num_pixels == 2 && cout > 1 && bias != NULL &&
+        (stage->fast || (stage->mixed && !stage->clamp))) {
+        int32_t c;
+        if (stage->fast && !stage->clamp) {
+            c = mat_mult_2x2_plain(cols, kp / 4, filter, bias, quant, stage, cout, out0, out1);
+        } else if (stage->fast) {
+            c = mat_mult_2x2_clamp(cols, kp / 4, filter, bias, quant, stage, cout, out0, out1);
+        } else {
+            c = mat_mult_2x2_mixed(cols, kp / 4, filter, bias, quant, stage, cout, out0, out1);
+        }
+        if (c < cout) {
+            last_channel(cols, kp, filter, bias, quant, stage, c, out0, out1);
+        }
+        return;
+    }
     if (stage->fast && !stage->clamp) {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 1);
     } else if (stage->mixed && !stage->clamp) {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 2);
     } else {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 0);
+    }
+}
+
+const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, const th_per_channel_quant *quant,
+                                    const int32_t *bias, const th_nn_out_stage *stage,
+                                    int32_t cout)
+{
+    const int32_t pairs = cout / 2;
+    if (!stage->fast || stage->clamp || bias == NULL || pairs > TH_NN_RQ_PAIRS) {
+        return NULL;
+    }
+    for (int32_t i = 0; i < pairs; i++) {
+        for (int32_t j = 0; j < 2; j++) {
+            const int32_t c = 2 * i + j;
+            const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
+                                                  stage->output_offset);
+            tab[i].bias[j] = bias[c];
+            tab[i].multiplier[j] = rq.multiplier;
+            tab[i].round_zp[j] = rq.round_zp;
+            tab[i].e[j] = rq.e;
+        }
+    }
+    return tab;
+}
+
+/* The 2 x 2 blocks of channel pairs [0, pairs) with table constants. */
+static void __attribute__((noinline))
+mat_mult_2x2_tab(const int32_t *cols, int32_t chunks, const int8_t *filter,
+                 const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
+{
+    const int8_t *w = (const int8_t *)__builtin_assume_aligned(filter, 4);
+    const th_nn_rq_pair *end = tab + pairs;
+    const int32_t delta = (int32_t)(out1 - out0);
+    for (; tab < end; tab++, out0 += 2) {
+        int32_t a00 = tab->bias[0];
+        int32_t a01 = tab->bias[1];
+        int32_t a10 = a00;
+        int32_t a11 = a01;
+        mac_2x2(cols, &w, chunks, &a00, &a01, &a10, &a11);
+        const int32_t a00x2 = (int32_t)((uint32_t)a00 << 1);
+        const int32_t a01x2 = (int32_t)((uint32_t)a01 << 1);
+        const int32_t a10x2 = (int32_t)((uint32_t)a10 << 1);
+        const int32_t a11x2 = (int32_t)((uint32_t)a11 << 1);
+        const int32_t m0 = tab->multiplier[0];
+        const int32_t m1 = tab->multiplier[1];
+        const int32_t r0 = tab->round_zp[0];
+        const int32_t r1 = tab->round_zp[1];
+        const int32_t e0 = tab->e[0];
+        const int32_t e1 = tab->e[1];
+        out0[0] = (int8_t)th_ssat8((th_smmlar(a00x2, m0, r0) + (a00x2 >> 31)) >> e0);
+        out0[1] = (int8_t)th_ssat8((th_smmlar(a01x2, m1, r1) + (a01x2 >> 31)) >> e1);
+        out0[delta] = (int8_t)th_ssat8((th_smmlar(a10x2, m0, r0) + (a10x2 >> 31)) >> e0);
+        out0[delta + 1] = (int8_t)th_ssat8((th_smmlar(a11x2, m1, r1) + (a11x2 >> 31)) >> e1);
+    }
+}
+
+void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t kp,
+                               const int8_t *filter, const int32_t *bias,
+                               const th_per_channel_quant *quant,
+                               const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
+                               int32_t cout, int8_t *out0, int8_t *out1)
+{
+    if (tab == NULL || num_pixels != 2) {
+        th_nn_mat_mult_s8_s16(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0,
+                              out1);
+        return;
+    }
+    const int32_t pairs = cout / 2;
+    mat_mult_2x2_tab(cols, kp / 4, filter, tab, pairs, out0, out1);
+    if (2 * pairs < cout) {
+        last_channel(cols, kp, filter, bias, quant, stage, 2 * pairs, out0, out1);
     }
 }
 

@@ -463,5 +463,7 @@ def scratch_needed(graph: Graph, low: Lowered, dsp: bool) -> int:
             plane_w = ((y[2] - 1) * sh + 4 + 1) & ~1
             plane_h = (y[1] - 1) * sh + 3
             return 2 * plane_h * plane_w
+        if mult != 1:
+            return 0  # th_dw_conv_general_s8 reads the input directly (never in place)
         return _ru4(x[1] * x[2])
     return 0  # th_nn.h: pooling, elementwise, softmax and data movement need no scratch

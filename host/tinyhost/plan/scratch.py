@@ -13,7 +13,8 @@ the same sizes for the blob; tests/test_blob_inplace.py checks the two agree on 
 | CONV_2D other, no groups (th_conv_general_s8) | 4 * round_up4(KH * KW * Cin) | 0 |
 | CONV_2D grouped | 0 | 0 |
 | DEPTHWISE 3x3, mult 1, dilation 1, stride 1 or 2 | 2 * PH * PW (int16 plane) | round_up4(H*W) |
-| DEPTHWISE other (th_dw_conv_general_s8) | round_up4(H * W) | round_up4(H * W) |
+| DEPTHWISE other, mult 1 (th_dw_conv_general_s8) | round_up4(H * W) | round_up4(H * W) |
+| DEPTHWISE mult > 1 (input read directly, never in place) | 0 | 0 |
 | everything else (pool, elementwise, MEAN, ...), float32 | 0 | 0 |
 
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c).
@@ -114,6 +115,8 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool) -> int:
     if dsp and is_3x3:
         s = o.stride_h
         return 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
+    if depth_multiplier(graph, op) != 1:
+        return 0  # th_dw_conv_general_s8 reads the input directly
     return _ru4(h * w)
 
 
