@@ -86,9 +86,11 @@ int32_t th_nn_build_flags(void);
 /* ---- CONV_2D ---------------------------------------------------------------------------
  * input (N, H, W, Cin), filter (Cout, KH, KW, Cin / groups), bias [Cout] or NULL,
  * output (N, OH, OW, Cout). Per-channel requantization (per-tensor: repeat the pair).
- * Stack (DSP builds, Cortex-M4 gcc -O2): at most about 1 KB per call; the fixed buffers are
- * a 256-byte table of requantization constants (Cout <= 17, prepared once per call) and,
- * for Cin not a multiple of 4 (first layers), 256 bytes of byte-staged im2col columns. */
+ * Stack (DSP builds, Cortex-M4 gcc -O2): at most about 1.5 KB per call; the fixed buffers
+ * are a table of requantization constants prepared once per call (256 bytes, Cout <= 17;
+ * 1 KB for the stride-1 pointwise convolution, Cout <= 65, which stages nothing else on the
+ * stack: about 1.5 KB in all) and, for Cin not a multiple of 4 (first layers), 256 bytes of
+ * byte-staged im2col columns. */
 
 /* Picks th_conv_1x1_s8, th_conv_3x3_s8 or th_conv_general_s8. */
 th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,

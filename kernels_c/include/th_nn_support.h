@@ -476,14 +476,26 @@ typedef struct {
     int32_t e[2]; /* -shift */
 } th_nn_rq_pair;
 
-/* Channel pairs a kernel keeps on its stack: 8 * 32 = 256 bytes, Cout <= 17. */
+/* Channel pairs a kernel keeps on its stack: 8 * 32 = 256 bytes, Cout <= 17 (im2col
+ * convolutions, whose column staging takes stack too). */
 #define TH_NN_RQ_PAIRS 8
 
+/* The same for the pointwise convolution (no staging on the stack): 32 * 32 = 1024 bytes,
+ * Cout <= 65. */
+#define TH_NN_RQ_PAIRS_1X1 32
+
+/* True when th_nn_rq_table applies (see below). */
+TH_INLINE int th_nn_rq_table_applies(int32_t capacity, const int32_t *bias,
+                                     const th_nn_out_stage *stage, int32_t cout)
+{
+    return stage->fast && !stage->clamp && bias != NULL && cout / 2 <= capacity;
+}
+
 /* Fills tab[0 .. cout / 2) and returns tab when the table applies (stage->fast, no
- * activation clamp, bias present, cout / 2 <= TH_NN_RQ_PAIRS); NULL otherwise. */
-const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, const th_per_channel_quant *quant,
-                                    const int32_t *bias, const th_nn_out_stage *stage,
-                                    int32_t cout);
+ * activation clamp, bias present, cout / 2 <= capacity); NULL otherwise. */
+const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, int32_t capacity,
+                                    const th_per_channel_quant *quant, const int32_t *bias,
+                                    const th_nn_out_stage *stage, int32_t cout);
 
 /* th_nn_mat_mult_s8_s16 with the constants of th_nn_rq_table (tab may be NULL: same as
  * th_nn_mat_mult_s8_s16). */

@@ -21,7 +21,8 @@ void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
                          th_acc_bound(k_total, 128, bias, cout));
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)k_total * 256 * 128);
     th_nn_rq_pair rq_buf[TH_NN_RQ_PAIRS]; /* 256 bytes of stack */
-    const th_nn_rq_pair *tab = th_nn_rq_table(rq_buf, quant, bias, &stage, cout);
+    const th_nn_rq_pair *tab =
+        th_nn_rq_table(rq_buf, TH_NN_RQ_PAIRS, quant, bias, &stage, cout);
     int32_t *cols = (int32_t *)ctx->buf;
     const int32_t kp = th_round_up4(k_total);
     for (int32_t b = 0; b < input_dims->n; b++) {

@@ -312,16 +312,112 @@ void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *in
     }
 }
 
-/* Widened words i in [from, to) of a run starting at src, stored at d[(i - shift) * 4]. */
-TH_INLINE void widen_run(int32_t *d, const int8_t *src, int32_t from, int32_t to,
-                         int32_t shift, int32_t offset2)
+/* n widened words of the run at p, stored at c[4 * i] and, when d1 is not NULL, also at
+ * d1[4 * i]. */
+TH_INLINE void widen_run(int32_t *c, int32_t *d1, const int8_t *p, int32_t n, int32_t offset2)
 {
-    const int8_t *p = src + 4 * from;
-    int32_t *c = d + (from - shift) * 4;
-    for (int32_t n = to - from; n > 0; n--, p += 4, c += 4) {
+    if (n <= 0) {
+        return;
+    }
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* gcc stores the pair as two STRs with separate pointer updates: 7 instructions per
+     * word (10 for both pixels) where LDR, 2 SXTAB16, STRD (x2) and the loop take 6 (7). */
+    int32_t w;
+    int32_t lo;
+    int32_t hi;
+    if (d1 == NULL) {
+        __asm__ volatile("1:\n\t"
+                         "ldr %[w], [%[p]], #4\n\t"
+                         "sxtab16 %[lo], %[o], %[w]\n\t"
+                         "sxtab16 %[hi], %[o], %[w], ror #8\n\t"
+                         "strd %[lo], %[hi], [%[c]], #16\n\t"
+                         "subs %[n], %[n], #1\n\t"
+                         "bne 1b\n\t"
+                         : [p] "+r"(p), [c] "+r"(c), [n] "+r"(n), [w] "=&r"(w),
+                           [lo] "=&r"(lo), [hi] "=&r"(hi)
+                         : [o] "r"(offset2)
+                         : "cc", "memory");
+        return;
+    }
+    __asm__ volatile("1:\n\t"
+                     "ldr %[w], [%[p]], #4\n\t"
+                     "sxtab16 %[lo], %[o], %[w]\n\t"
+                     "sxtab16 %[hi], %[o], %[w], ror #8\n\t"
+                     "strd %[lo], %[hi], [%[c]], #16\n\t"
+                     "strd %[lo], %[hi], [%[c1]], #16\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     : [p] "+r"(p), [c] "+r"(c), [c1] "+r"(d1), [n] "+r"(n), [w] "=&r"(w),
+                       [lo] "=&r"(lo), [hi] "=&r"(hi)
+                     : [o] "r"(offset2)
+                     : "cc", "memory");
+#else
+    for (; n > 0; n--, p += 4, c += 4) {
         const int32_t w = th_read_s32(p);
-        c[0] = th_sxtab16(offset2, w);
-        c[1] = th_sxtab16_ror8(offset2, w);
+        const int32_t lo = th_sxtab16(offset2, w);
+        const int32_t hi = th_sxtab16_ror8(offset2, w);
+        c[0] = lo;
+        c[1] = hi;
+        if (d1 != NULL) {
+            d1[0] = lo;
+            d1[1] = hi;
+            d1 += 4;
+        }
+    }
+#endif
+}
+
+/* Words [from, to) of the pair's row run (word i at in_row + run_off + 4 * i) clipped to
+ * the words inside the input, [lo, hi): pixel 0 (pix0) stores word i at row[4 * i],
+ * pixel 1 (pix1) at row[2 + 4 * (i - shift)]. */
+TH_INLINE void widen_clipped(int32_t *row, const int8_t *in_row, int32_t run_off,
+                             int32_t from, int32_t to,
+                             int32_t lo, int32_t hi, int32_t shift, int pix0, int pix1,
+                             int32_t offset2)
+{
+    const int32_t a = TH_MAX(from, lo);
+    const int32_t b = TH_MIN(to, hi);
+    if (a >= b) {
+        return;
+    }
+    int32_t *d0 = pix0 ? row + 4 * a : NULL;
+    int32_t *d1 = pix1 ? row + 2 + 4 * (a - shift) : NULL;
+    widen_run(d0 != NULL ? d0 : d1, d0 != NULL ? d1 : NULL, in_row + (run_off + 4 * a), b - a,
+              offset2);
+}
+
+/* th_nn_im2col_pair_s16 for a pair whose combined window is not inside the input
+ * horizontally (s < kw, dilation.w 1, cin % 4 == 0): words [lo, hi) of each row run are
+ * inside, the rows are zeroed first. */
+static void __attribute__((noinline))
+pair_clipped(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+             const th_conv_params *params, const th_dims *filter_dims, int32_t y0, int32_t x0)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t offset = params->input_offset;
+    const int32_t offset2 = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
+    const int32_t row_words = filter_dims->w * cin / 4;
+    const int32_t shift_words = params->stride.w * cin / 4;
+    const int32_t total_words = row_words + shift_words;
+    const int32_t lo = TH_MIN(total_words, TH_MAX(0, -x0) * (cin / 4));
+    const int32_t hi = TH_MAX(lo, TH_MIN(total_words, (input_dims->w - x0) * (cin / 4)));
+    int32_t *row = dst;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++, row += 4 * row_words) {
+        const int32_t y = y0 + ky * params->dilation.h;
+        for (int32_t i = 0; i < 4 * row_words; i++) {
+            row[i] = 0;
+        }
+        if (y < 0 || y >= input_dims->h) {
+            continue;
+        }
+        /* run word i is input x = x0 + i / (cin / 4) of row y: only [lo, hi) are read */
+        const int8_t *in_row = input + (int64_t)y * input_dims->w * cin;
+        const int32_t run_off = x0 * cin;
+        widen_clipped(row, in_row, run_off, 0, shift_words, lo, hi, shift_words, 1, 0, offset2);
+        widen_clipped(row, in_row, run_off, shift_words, row_words, lo, hi, shift_words, 1, 1,
+                      offset2);
+        widen_clipped(row, in_row, run_off, row_words, total_words, lo, hi, shift_words, 0, 1,
+                      offset2);
     }
 }
 
@@ -339,10 +435,13 @@ void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *inp
                              out_x + 1);
         return;
     }
-    if ( params->dilation.w != 1 || s >= kw || x0 < 0 ||
-        x0 + s + kw > input_dims->w) {
+    if (params->dilation.w != 1 || s >= kw) {
         th_nn_im2col_s16(dst, 4, input, input_dims, params, filter_dims, out_y, out_x);
         th_nn_im2col_s16(dst + 2, 4, input, input_dims, params, filter_dims, out_y, out_x + 1);
+        return;
+    }
+    if (x0 < 0 || x0 + s + kw > input_dims->w) {
+        pair_clipped(dst, input, input_dims, params, filter_dims, y0, x0);
         return;
     }
     /* One run of (kw + s) * cin bytes per filter row covers both windows: its first
@@ -362,23 +461,11 @@ void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *inp
             continue;
         }
         const int8_t *src = input + ((int64_t)y * input_dims->w + x0) * cin;
-        widen_run(row, src, 0, shift_words, 0, offset2);                /* pixel 0 only */
-        {                                                               /* both */
-            const int8_t *p = src + 4 * shift_words;
-            int32_t *c0 = row + shift_words * 4;
-            int32_t *c1 = row + 2;
-            for (int32_t n = row_words - shift_words; n > 0; n--, p += 4, c0 += 4, c1 += 4) {
-                const int32_t w = th_read_s32(p);
-                const int32_t lo = th_sxtab16(offset2, w);
-                const int32_t hi = th_sxtab16_ror8(offset2, w);
-                c0[0] = lo;
-                c0[1] = hi;
-                c1[0] = lo;
-                c1[1] = hi;
-            }
-        }
-        widen_run(row + 2, src, row_words, row_words + shift_words, shift_words,
-                  offset2); /* pixel 1 only */
+        widen_run(row, NULL, src, shift_words, offset2);                       /* pixel 0 */
+        widen_run(row + 4 * shift_words, row + 2, src + 4 * shift_words,
+                  row_words - shift_words, offset2);                           /* both */
+        widen_run(row + 2 + 4 * (row_words - shift_words), NULL, src + 4 * row_words,
+                  shift_words, offset2);                                       /* pixel 1 */
     }
 }
 

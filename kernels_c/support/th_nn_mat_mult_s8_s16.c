@@ -93,9 +93,10 @@ TH_INLINE void mac_2x2(const int32_t *cols, const int8_t **wp, int32_t chunks, i
     "sxtb16 %[t], %[w1], ror #8\n\t"                                                        \
     "smlad %[a01], %[x0b], %[t], %[a01]\n\t"                                                \
     "smlad %[a11], %[x1b], %[t], %[a11]\n\t"
-    /* chunks % 4 chunks first (bit 0, then bit 1 shifted into carry), then four per
-     * iteration; the chunk instructions leave the flags alone, so the Z of the second LSRS
-     * (chunks / 4 == 0) still holds after the two chunks. */
+    /* chunks % 8 chunks first (bit 0, then bits 1 and 2 shifted into carry), then eight
+     * per iteration; the chunk instructions leave the flags alone, so the Z of the second
+     * LSRS (chunks / 4 == 0: done, the common 2-chunk case) still holds after the two
+     * chunks, the Z of the third (chunks / 8 == 0) after the four. */
     __asm__ volatile(
         "lsrs %[n], %[n], #1\n\t"
         "bcc 1f\n\t"
@@ -105,9 +106,21 @@ TH_INLINE void mac_2x2(const int32_t *cols, const int8_t **wp, int32_t chunks, i
         "bcc 2f\n\t"
         TH_MM_CHUNK
         TH_MM_CHUNK
+        "beq 3f\n\t"
         "2:\n\t"
+        "lsrs %[n], %[n], #1\n\t"
+        "bcc 5f\n\t"
+        TH_MM_CHUNK
+        TH_MM_CHUNK
+        TH_MM_CHUNK
+        TH_MM_CHUNK
+        "5:\n\t"
         "beq 3f\n\t"
         "4:\n\t"
+        TH_MM_CHUNK
+        TH_MM_CHUNK
+        TH_MM_CHUNK
+        TH_MM_CHUNK
         TH_MM_CHUNK
         TH_MM_CHUNK
         TH_MM_CHUNK
@@ -372,12 +385,12 @@ void th_nn_mat_mult_s8_s16(const int32_t *cols, int32_t num_pixels, int32_t kp,
     }
 }
 
-const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, const th_per_channel_quant *quant,
-                                    const int32_t *bias, const th_nn_out_stage *stage,
-                                    int32_t cout)
+const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, int32_t capacity,
+                                    const th_per_channel_quant *quant, const int32_t *bias,
+                                    const th_nn_out_stage *stage, int32_t cout)
 {
     const int32_t pairs = cout / 2;
-    if (!stage->fast || stage->clamp || bias == NULL || pairs > TH_NN_RQ_PAIRS) {
+    if (!th_nn_rq_table_applies(capacity, bias, stage, cout)) {
         return NULL;
     }
     for (int32_t i = 0; i < pairs; i++) {
@@ -394,7 +407,119 @@ const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, const th_per_channel_qua
     return tab;
 }
 
-/* The 2 x 2 blocks of channel pairs [0, pairs) with table constants. */
+/* The 2 x 2 blocks of channel pairs [0, pairs) with table constants. Native: the whole
+ * block loop in assembly (gcc spills the loop state around the 14-register MAC loop with
+ * about 10 more instructions per block). Registers in the MAC loop: accumulators r0-r3
+ * (a00, a01, a10, a11), columns r8-r11, weights r6, r7, sign-extended r5, iteration counter
+ * r4, column pointer ip, filter pointer lr. The MAC loop does 8 chunks (56 bytes of code
+ * each) per iteration and is entered Duff-style at chunk (-chunks) & 7 through an address
+ * computed once per call: one LDR PC per block. Frame: [sp] cols, iterations, tab, tab end,
+ * out0, out1, entry. Requantization as th_fast_rq_apply. */
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+#define TH_TAB_CHUNK \
+    "ldmia ip!, {r8, r9, r10, r11}\n\t" \
+    "ldrd r6, r7, [lr], #8\n\t" \
+    "sxtb16 r5, r6\n\t" \
+    "smlad r0, r8, r5, r0\n\t" \
+    "smlad r2, r10, r5, r2\n\t" \
+    "sxtb16 r5, r6, ror #8\n\t" \
+    "smlad r0, r9, r5, r0\n\t" \
+    "smlad r2, r11, r5, r2\n\t" \
+    "sxtb16 r5, r7\n\t" \
+    "smlad r1, r8, r5, r1\n\t" \
+    "smlad r3, r10, r5, r3\n\t" \
+    "sxtb16 r5, r7, ror #8\n\t" \
+    "smlad r1, r9, r5, r1\n\t" \
+    "smlad r3, r11, r5, r3\n\t"
+
+/* The arguments are read by the assembly (AAPCS: r0-r3, then the stack). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline))
+mat_mult_2x2_tab(const int32_t *cols, int32_t chunks, const int8_t *filter,
+                 const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #28\n\t"
+        "ldr r4, [sp, #64]\n\t"
+        "cmp r4, #0\n\t"
+        "ble 9f\n\t"
+        "ldrd r5, r6, [sp, #68]\n\t"
+        "add r4, r3, r4, lsl #5\n\t"
+        "strd r3, r4, [sp, #8]\n\t"
+        "strd r5, r6, [sp, #16]\n\t"
+        "adds r4, r1, #7\n\t"
+        "lsrs r4, r4, #3\n\t"
+        "strd r0, r4, [sp, #0]\n\t"
+        "rsbs r5, r1, #0\n\t"
+        "and r5, r5, #7\n\t"
+        "movs r6, #56\n\t"
+        "adr.w r7, 5f\n\t"
+        "mla r7, r5, r6, r7\n\t"
+        "orr r7, r7, #1\n\t"
+        "str r7, [sp, #24]\n\t"
+        "mov lr, r2\n\t"
+        "mov r10, r3\n\t"
+        "1:\n\t"
+        "ldrd r0, r1, [r10], #32\n\t"
+        "str r10, [sp, #8]\n\t"
+        "mov r2, r0\n\t"
+        "mov r3, r1\n\t"
+        "ldrd ip, r4, [sp, #0]\n\t"
+        "ldr pc, [sp, #24]\n\t"
+        "5:\n\t"
+        TH_TAB_CHUNK
+        TH_TAB_CHUNK
+        TH_TAB_CHUNK
+        TH_TAB_CHUNK
+        TH_TAB_CHUNK
+        TH_TAB_CHUNK
+        TH_TAB_CHUNK
+        TH_TAB_CHUNK
+        "subs r4, r4, #1\n\t"
+        "bne 5b\n\t"
+        "6:\n\t"
+        "ldr ip, [sp, #8]\n\t"
+        "ldrd r4, r5, [ip, #-24]\n\t"
+        "ldrd r6, r7, [ip, #-16]\n\t"
+        "ldrd r8, r9, [ip, #-8]\n\t"
+        "ldrd r11, ip, [sp, #16]\n\t"
+        "lsls r0, r0, #1\n\t"
+        "smmlar r10, r0, r4, r6\n\t"
+        "add r10, r10, r0, asr #31\n\t"
+        "asrs r10, r10, r8\n\t"
+        "ssat r10, #8, r10\n\t"
+        "strb r10, [r11], #1\n\t"
+        "lsls r1, r1, #1\n\t"
+        "smmlar r10, r1, r5, r7\n\t"
+        "add r10, r10, r1, asr #31\n\t"
+        "asrs r10, r10, r9\n\t"
+        "ssat r10, #8, r10\n\t"
+        "strb r10, [r11], #1\n\t"
+        "lsls r2, r2, #1\n\t"
+        "smmlar r10, r2, r4, r6\n\t"
+        "add r10, r10, r2, asr #31\n\t"
+        "asrs r10, r10, r8\n\t"
+        "ssat r10, #8, r10\n\t"
+        "strb r10, [ip], #1\n\t"
+        "lsls r3, r3, #1\n\t"
+        "smmlar r10, r3, r5, r7\n\t"
+        "add r10, r10, r3, asr #31\n\t"
+        "asrs r10, r10, r9\n\t"
+        "ssat r10, #8, r10\n\t"
+        "strb r10, [ip], #1\n\t"
+        "strd r11, ip, [sp, #16]\n\t"
+        "ldrd r10, r11, [sp, #8]\n\t"
+        "cmp r10, r11\n\t"
+        "bne 1b\n\t"
+        "9:\n\t"
+        "add sp, sp, #28\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#undef TH_TAB_CHUNK
+#else
 static void __attribute__((noinline))
 mat_mult_2x2_tab(const int32_t *cols, int32_t chunks, const int8_t *filter,
                  const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
@@ -424,6 +549,7 @@ mat_mult_2x2_tab(const int32_t *cols, int32_t chunks, const int8_t *filter,
         out0[delta + 1] = (int8_t)th_ssat8((th_smmlar(a11x2, m1, r1) + (a11x2 >> 31)) >> e1);
     }
 }
+#endif
 
 void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t kp,
                                const int8_t *filter, const int32_t *bias,
