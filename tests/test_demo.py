@@ -31,4 +31,5 @@ def test_demo_runs_on_qemu_bit_exact(capsys: pytest.CaptureFixture[str]) -> None
     float_top1 = float(re.search(r"float32\s+([\d.]+)%", out).group(1))  # type: ignore[union-attr]
     assert float(ref.group(1)) >= float_top1 - 0.5
     assert re.search(r"latency: [\d,]+ instructions per inference", out), out
-    assert re.search(r"image 0 \(label \d\): output int8\[1, 10\] = \[(-?\d+, ){9}-?\d+\]", out), out
+    scores = r"image 0 \(label \d\): output int8\[1, 10\] = \[(-?\d+, ){9}-?\d+\]"
+    assert re.search(scores, out), out
