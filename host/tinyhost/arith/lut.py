@@ -63,26 +63,19 @@ def op_table(graph: Graph, op: Op) -> np.ndarray:
     y = graph.tensors[op.outputs[0]] if op.outputs else None
     if x is None or y is None or x.dtype != np.int8 or y.dtype != np.int8:
         raise UnsupportedModelError(f"{op_where(graph, op)}: a table needs int8 in and out")
-    kind = op.kind
-    if kind is OpKind.LOGISTIC:
-        p = logistic_params(graph, op)
-        return table_from(lambda v: activations.logistic_int8(v, p))
-    if kind is OpKind.TANH:
-        p = tanh_params(graph, op)
-        return table_from(lambda v: activations.tanh_int8(v, p))
-    if kind is OpKind.HARD_SWISH:
-        p = hard_swish_params(graph, op)
-        return table_from(lambda v: activations.hard_swish_int8(v, p))
-    if kind is OpKind.LEAKY_RELU:
-        p = leaky_relu_params(graph, op)
-        return table_from(lambda v: activations.leaky_relu_int8(v, p))
-    if kind is OpKind.RELU:
-        p = relu_params(graph, op)
-        return table_from(lambda v: activations.relu_int8(v, p))
-    if kind is OpKind.RELU6:
-        p = relu6_params(graph, op)
-        return table_from(lambda v: activations.relu6_int8(v, p))
-    if kind is OpKind.QUANTIZE:
-        p = requantize_params(graph, op)
-        return table_from(lambda v: quantize.requantize(v, p, np.int8))
+    # op -> (its integer params, the reference function that applies them to int8 values)
+    recipes = {
+        OpKind.LOGISTIC: (logistic_params, activations.logistic_int8),
+        OpKind.TANH: (tanh_params, activations.tanh_int8),
+        OpKind.HARD_SWISH: (hard_swish_params, activations.hard_swish_int8),
+        OpKind.LEAKY_RELU: (leaky_relu_params, activations.leaky_relu_int8),
+        OpKind.RELU: (relu_params, activations.relu_int8),
+        OpKind.RELU6: (relu6_params, activations.relu6_int8),
+        OpKind.QUANTIZE: (requantize_params,
+                          lambda v, p: quantize.requantize(v, p, np.int8)),
+    }  # fmt: skip
+    if op.kind in recipes:
+        params_of, apply = recipes[op.kind]
+        p = params_of(graph, op)
+        return table_from(lambda v: apply(v, p))
     raise UnsupportedModelError(f"{op_where(graph, op)}: no int8 table for {op.name}")
