@@ -151,6 +151,15 @@ def test_mlperf_tiny_layers_match_reference(driver: Driver, name: str, op: Op,
 def test_in_place_depthwise_and_pointwise_match_reference(driver: Driver) -> None:
     dw = layer_case(Op.DW, (12, 9), 8, 8, 3, 1)
     pw = layer_case(Op.CONV_1X1, (7, 5), 16, 12, 1, 1)
-    for case in (dw, pw):
+    pw8 = layer_case(Op.CONV_1X1, (5, 7), 8, 8, 1, 1)  # the 8-input-channel path
+    pw8_narrow = layer_case(Op.CONV_1X1, (3, 3), 8, 4, 1, 1)
+    for case in (dw, pw, pw8, pw8_narrow):
         in_place = ConvCase(case.op, case.x, case.w, case.bias, case.p, case.out_shape, True)
         assert check_result(in_place, driver.run(in_place)) is None
+
+
+def test_pointwise_with_eight_input_channels_matches_reference(driver: Driver) -> None:
+    """Cin == 8 has its own DSP path (per-channel records, chunks of 32 channels)."""
+    for cout, hw, seed in ((48, (3, 5), 1), (4, (1, 1), 2), (36, (6, 2), 3), (12, (2, 2), 4)):
+        case = layer_case(Op.CONV_1X1, hw, 8, cout, 1, 1, seed=seed)
+        assert check_result(case, driver.run(case)) is None

@@ -32,6 +32,7 @@ DSP_FUNCTIONS = {  # function -> instructions its DSP build must contain
     "th_nn_mat_mult_s8_s16": ("smlad", "sxtb16", "ldmia", "smmlar"),
     "th_nn_fc_s8": ("smlad", "sxtab16"),
     "th_dw_conv_3x3_s8": ("smlad", "smlabt"),
+    "conv_1x1_k8_pixels": ("smlad", "sxtb16", "ldmia", "smmlar"),
 }
 
 
@@ -89,8 +90,11 @@ def test_portable_path_on_cortex_m4(build_root: Path) -> None:
 def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
     fw = build_firmware(board, build_root, big=True)
     cases: list[Case] = [layer_case(op, **shape) for _, op, shape in REAL_LAYERS]
-    in_place = [layer_case(Op.DW, (24, 24), 16, 16, 3, 2), layer_case(Op.CONV, (12, 12), 32,
-                                                                       24, 1, 1)]
+    in_place = [layer_case(Op.DW, (24, 24), 16, 16, 3, 2),
+                layer_case(Op.CONV, (12, 12), 32, 24, 1, 1),
+                layer_case(Op.CONV, (9, 7), 8, 8, 1, 1)]
+    # Cin == 8 pointwise: more channels than one 32-record chunk.
+    cases.append(layer_case(Op.CONV, (5, 6), 8, 48, 1, 1, seed=3))
     cases += [type(c)(c.op, c.x, c.w, c.bias, c.p, c.out_shape, True) for c in in_place]
     run = run_cases(fw, cases, interleaved=True)
     assert_all_match(cases, run.results, f"{board} layers")

@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kernels.cases import DW_OPS, ConvCase, Op, conv_case, dw_case
+from kernels.layers import layer_case
 from kernels.layouts import conv_filter_layout
 from tinyhost.arith.pool import PoolParams
 from tinyhost.plan.overlap import sliding_d_max_padded
@@ -206,8 +207,8 @@ def test_conv_raster_order_at_the_sliding_bound(lib: ctypes.CDLL, data: st.DataO
 
 
 @SETTINGS
-@given(data=st.data(), cin=st.integers(1, 24), cout=st.integers(1, 24),
-       slack=st.integers(0, 2))
+@given(data=st.data(), cin=st.sampled_from((1, 3, 4, 8, 8, 12, 16, 24)),
+       cout=st.integers(1, 48), slack=st.integers(0, 2))
 def test_pointwise_in_place_at_the_pixel_bound(lib: ctypes.CDLL, data: st.DataObject,
                                                cin: int, cout: int, slack: int) -> None:
     """1x1 stride 1 (th_conv_1x1_s8): d <= 0 when Cout <= Cin, else the input in the tail."""
@@ -226,6 +227,17 @@ def test_pointwise_in_place_at_the_pixel_bound(lib: ctypes.CDLL, data: st.DataOb
     case = ConvCase(Op.CONV, x, wt, bias, p, (1, h, w, cout))
     bound = 0 if cout <= cin else h * w * (cin - cout)
     for k, d in enumerate((bound, bound - slack * cin)):
+        _run_conv(lib, case, d, seed=k)
+
+
+@pytest.mark.parametrize("cout", (8, 16, 48))
+def test_eight_input_channel_pointwise_in_place_at_the_bound(lib: ctypes.CDLL,
+                                                             cout: int) -> None:
+    """Cin == 8 has its own DSP path, in chunks of 32 channels (which must not run in place:
+    a later chunk re-reads input an earlier one overwrote)."""
+    case = layer_case(Op.CONV, (6, 5), 8, cout, 1, 1, seed=cout)
+    bound = 0 if cout <= 8 else 6 * 5 * (8 - cout)
+    for k, d in enumerate((bound, bound - 8)):
         _run_conv(lib, case, d, seed=k)
 
 

@@ -96,6 +96,159 @@ conv_1x1_dense_tab(int32_t *cols, const th_conv_params *params,
                    stage, tab);
 }
 
+/* ---- 8 input channels -------------------------------------------------------------------
+ * With K = 8 a 2 x 2 block has 32 MACs against 4 requantizations, and staging columns and
+ * loading constants cost as much as the MACs. This path keeps one pixel's 8 values in four
+ * registers as SXTB16 pairs of the raw bytes (the input offset is folded into the bias:
+ * sum((x + o) * w) = sum(x * w) + o * sum(w), exact) and streams per-channel records
+ * {4 weight words, doubled, in SXTB16 order; 2 * bias'; multiplier; round_zp; e} with one
+ * LDM each: per output LDM, 4 SMLAD, then SMMLAR, ADD, ASR, SSAT, STRB (th_fast_rq_apply2).
+ * Channels go in groups of four; bit 8 of the last record's e (the shift only reads bits
+ * 0-7) ends the pixel. Records live on the stack, up to K8_CHUNK channels at a time. One
+ * pixel is read before any of its outputs is written: in place per rule (b). */
+#define K8_RECORD_WORDS 8
+#define K8_CHUNK 32 /* 32 records: 1 KiB of stack */
+#define K8_LAST 256
+
+/* Records of channels [c0, c0 + n) (n a multiple of 4). */
+static void k8_records(int32_t *rec, int32_t c0, int32_t n, const int8_t *filter,
+                       const int32_t *bias, const th_per_channel_quant *quant,
+                       const th_nn_out_stage *stage, int32_t input_offset, int32_t cout)
+{
+    for (int32_t j = 0; j < n; j++, rec += K8_RECORD_WORDS) {
+        const int32_t c = c0 + j;
+        const int32_t lo = th_read_s32(filter + th_filter_index(c, 0, 8, cout, TH_CONV_BLOCK));
+        const int32_t hi = th_read_s32(filter + th_filter_index(c, 4, 8, cout, TH_CONV_BLOCK));
+        const int32_t w[4] = {th_sxtb16(lo), th_sxtb16_ror8(lo), th_sxtb16(hi),
+                              th_sxtb16_ror8(hi)};
+        int32_t wsum = 0;
+        for (int32_t i = 0; i < 4; i++) {
+            rec[i] = th_sadd16(w[i], w[i]); /* |2w| <= 256 fits a halfword */
+        }
+        for (int32_t k = 0; k < 8; k++) {
+            wsum += filter[th_filter_index(c, k, 8, cout, TH_CONV_BLOCK)];
+        }
+        const uint32_t b = (uint32_t)(bias != NULL ? bias[c] : 0) +
+                           (uint32_t)input_offset * (uint32_t)wsum;
+        const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
+                                              stage->output_offset);
+        rec[4] = (int32_t)(b << 1);
+        rec[5] = rq.multiplier;
+        rec[6] = rq.round_zp;
+        rec[7] = rq.e | (j == n - 1 ? K8_LAST : 0);
+    }
+}
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+#define K8_OUTPUT \
+    "ldmia lr!, {r4, r5, r6, r7, r8, r9, r10, r11}\n\t" \
+    "smlad r8, r0, r4, r8\n\t" \
+    "smlad r8, r1, r5, r8\n\t" \
+    "smlad r8, r2, r6, r8\n\t" \
+    "smlad r8, r3, r7, r8\n\t" \
+    "smmlar r4, r8, r9, r10\n\t" \
+    "add r4, r4, r8, asr #31\n\t" \
+    "asr r4, r4, r11\n\t" \
+    "ssat r4, #8, r4\n\t" \
+    "strb r4, [ip], #1\n\t"
+
+/* Pixels from `in` (8 bytes each) to `out` until `out_end`, the records' channels of each,
+ * then `skip` bytes to the next pixel's first one. Registers: pixel r0-r3, record r4-r11
+ * (the accumulator in r8), output ip, records lr. Frame: [sp] in, records, skip, end. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline))
+conv_1x1_k8_pixels(const int8_t *in, const int32_t *rec, int32_t skip, int8_t *out,
+                   const int8_t *out_end)
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #16\n\t"
+        "ldr r4, [sp, #52]\n\t"
+        "strd r0, r1, [sp]\n\t"
+        "strd r2, r4, [sp, #8]\n\t"
+        "mov ip, r3\n\t"
+        "1:\n\t"
+        "ldrd r4, lr, [sp]\n\t"
+        "ldr r1, [r4], #4\n\t"
+        "ldr r3, [r4], #4\n\t"
+        "str r4, [sp]\n\t"
+        "sxtb16 r0, r1\n\t"
+        "sxtb16 r1, r1, ror #8\n\t"
+        "sxtb16 r2, r3\n\t"
+        "sxtb16 r3, r3, ror #8\n\t"
+        "2:\n\t"
+        K8_OUTPUT K8_OUTPUT K8_OUTPUT K8_OUTPUT
+        "tst r11, #256\n\t"
+        "beq 2b\n\t"
+        "ldrd r4, r5, [sp, #8]\n\t"
+        "add ip, ip, r4\n\t"
+        "cmp ip, r5\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #16\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#undef K8_OUTPUT
+#else
+static void conv_1x1_k8_pixels(const int8_t *in, const int32_t *rec, int32_t skip,
+                               int8_t *out, const int8_t *out_end)
+{
+    while (out != out_end) {
+        const int32_t lo = th_read_s32(in);
+        const int32_t hi = th_read_s32(in + 4);
+        in += 8;
+        const int32_t x[4] = {th_sxtb16(lo), th_sxtb16_ror8(lo), th_sxtb16(hi),
+                              th_sxtb16_ror8(hi)};
+        const int32_t *r = rec;
+        int32_t last;
+        do {
+            int32_t acc = r[4];
+            for (int32_t i = 0; i < 4; i++) {
+                acc = th_smlad(x[i], r[i], acc);
+            }
+            const int32_t y = th_add_wrap(th_smmlar(acc, r[5], r[6]), acc >> 31);
+            *out++ = (int8_t)th_ssat8(y >> (r[7] & 0xFF));
+            last = r[7] & K8_LAST;
+            r += K8_RECORD_WORDS;
+        } while (!last);
+        out += skip;
+    }
+}
+#endif
+
+/* True when the input and output tensors share bytes (in place). */
+static int overlaps(const int8_t *input, const th_dims *input_dims, const int8_t *output,
+                    const th_dims *output_dims)
+{
+    const int64_t in_bytes = (int64_t)input_dims->n * input_dims->h * input_dims->w *
+                             input_dims->c;
+    const int64_t out_bytes = (int64_t)output_dims->n * output_dims->h * output_dims->w *
+                              output_dims->c;
+    const uintptr_t a = (uintptr_t)input;
+    const uintptr_t b = (uintptr_t)output;
+    return a < b + (uintptr_t)out_bytes && b < a + (uintptr_t)in_bytes;
+}
+
+/* Stride 1, Cin == 8, Cout a multiple of 4, fast requantization without clamp. Chunks of
+ * channels re-read the input after earlier chunks wrote the output: one chunk in place. */
+static void __attribute__((noinline))
+conv_1x1_k8(const th_conv_params *params, const th_per_channel_quant *quant,
+            const th_dims *input_dims, const int8_t *input, const int8_t *filter,
+            const int32_t *bias, const th_dims *output_dims, int8_t *output,
+            const th_nn_out_stage *stage)
+{
+    int32_t rec[K8_CHUNK * K8_RECORD_WORDS];
+    const int32_t cout = output_dims->c;
+    const int32_t pixels = input_dims->n * input_dims->h * input_dims->w;
+    for (int32_t c0 = 0; c0 < cout; c0 += K8_CHUNK) {
+        const int32_t n = TH_MIN(K8_CHUNK, cout - c0);
+        k8_records(rec, c0, n, filter, bias, quant, stage, params->input_offset, cout);
+        conv_1x1_k8_pixels(input, rec, cout - n, output + c0,
+                           output + c0 + (int64_t)pixels * cout);
+    }
+}
+
 /* Any other stride or Cin: th_nn_im2col_s16 per pixel, a table for Cout <= 17. */
 static void __attribute__((noinline))
 conv_1x1_im2col(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
@@ -163,7 +316,16 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
                          th_acc_bound(cin, 128, bias, cout));
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
     int32_t *cols = (int32_t *)ctx->buf;
-    if ((cin & 3) == 0 && params->stride.h == 1 && params->stride.w == 1) {
+    /* Output pixel p reads input pixel p. */
+    const int dense = params->stride.h == 1 && params->stride.w == 1 &&
+                      output_dims->h == input_dims->h && output_dims->w == input_dims->w;
+    if (cin == 8 && dense && (cout & 3) == 0 && stage.fast && !stage.clamp &&
+        (cout <= K8_CHUNK || !overlaps(input, input_dims, output, output_dims))) {
+        conv_1x1_k8(params, quant, input_dims, input, filter, bias, output_dims, output,
+                    &stage);
+        return TH_OK;
+    }
+    if ((cin & 3) == 0 && dense) {
         if (th_nn_rq_table_applies(TH_NN_RQ_PAIRS_1X1, bias, &stage, cout)) {
             conv_1x1_dense_tab(cols, params, quant, input_dims, input, filter, bias,
                                output_dims, output, &stage);
