@@ -28,7 +28,7 @@ from kernels.cases import (
     random_case,
 )
 from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, Driver, build_driver
-from kernels.layers import REAL_LAYERS, layer_case
+from kernels.layers import REAL_LAYERS, layer_case, with_dead_channels
 from kernels.layouts import interleave_filter
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 
@@ -156,6 +156,18 @@ def test_in_place_depthwise_and_pointwise_match_reference(driver: Driver) -> Non
     for case in (dw, pw, pw8, pw8_narrow):
         in_place = ConvCase(case.op, case.x, case.w, case.bias, case.p, case.out_shape, True)
         assert check_result(in_place, driver.run(in_place)) is None
+
+
+@pytest.mark.parametrize("cout,dead", [
+    (128, [0, 5, 77, 127]),  # table in scratch (Cout > 65)
+    (64, [1, 2, 63]),  # table on the stack
+    (67, [3, 66]),  # odd Cout: the last channel outside the pairs
+    (96, list(range(0, 96, 5))),  # more dead channels than the fix-up list holds
+])
+def test_pointwise_with_near_dead_channels_matches_reference(driver: Driver, cout: int,
+                                                             dead: list[int]) -> None:
+    case = with_dead_channels(layer_case(Op.CONV_1X1, (3, 4), 32, cout, 1, 1, seed=cout), dead)
+    assert check_result(case, driver.run(case)) is None
 
 
 def test_pointwise_with_eight_input_channels_matches_reference(driver: Driver) -> None:

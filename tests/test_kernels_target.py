@@ -17,7 +17,7 @@ import pytest
 
 from kernels.cases import CONV_OPS, DW_OPS, FC_OPS, Case, Op, RngDraw, check_result, random_case
 from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, BUILD_FLAG_NATIVE, REPO
-from kernels.layers import REAL_LAYERS, layer_case
+from kernels.layers import REAL_LAYERS, layer_case, with_dead_channels
 from kernels.target import build_firmware, fits_small_firmware, function_disassembly, run_cases
 
 pytestmark = pytest.mark.skipif(
@@ -95,6 +95,9 @@ def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
                 layer_case(Op.CONV, (9, 7), 8, 8, 1, 1)]
     # Cin == 8 pointwise: more channels than one 32-record chunk.
     cases.append(layer_case(Op.CONV, (5, 6), 8, 48, 1, 1, seed=3))
+    # Near-dead channels (exact fix-up after the block loop), table in scratch and on stack.
+    cases.append(with_dead_channels(layer_case(Op.CONV, (6, 6), 128, 128, 1, 1), [0, 9, 127]))
+    cases.append(with_dead_channels(layer_case(Op.CONV, (5, 3), 64, 64, 1, 1), [2, 3]))
     cases += [type(c)(c.op, c.x, c.w, c.bias, c.p, c.out_shape, True) for c in in_place]
     run = run_cases(fw, cases, interleaved=True)
     assert_all_match(cases, run.results, f"{board} layers")

@@ -9,27 +9,50 @@
 #include "th_nn.h"
 #include "th_nn_support.h"
 
+#if TH_NN_DSP
+/* Output pixel p reads input pixel p (stride 1, same size), Cin a multiple of 4: the paths
+ * that widen consecutive pixels two at a time. */
+static int dense_shape(const th_conv_params *params, const th_dims *input_dims,
+                       const th_dims *output_dims)
+{
+    return params->stride.h == 1 && params->stride.w == 1 &&
+           output_dims->h == input_dims->h && output_dims->w == input_dims->w &&
+           (input_dims->c & 3) == 0;
+}
+
+/* The dense path's requantization table goes in scratch when it would not fit the 1 KiB on
+ * the stack (Cout > 65): bytes after the columns. */
+static int32_t table_scratch_bytes(int32_t cout)
+{
+    return cout / 2 > TH_NN_RQ_PAIRS_1X1 ? (cout / 2) * (int32_t)sizeof(th_nn_rq_pair) : 0;
+}
+#endif
+
 int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
                                     const th_dims *filter_dims, const th_dims *output_dims)
 {
-    (void)params;
     (void)filter_dims;
-    (void)output_dims;
     if (input_dims == NULL || input_dims->c <= 0) {
         return 0;
     }
 #if TH_NN_DSP
-    return th_nn_im2col_pair_bytes(input_dims->c);
+    int32_t bytes = th_nn_im2col_pair_bytes(input_dims->c);
+    if (params != NULL && output_dims != NULL && dense_shape(params, input_dims, output_dims)) {
+        bytes += table_scratch_bytes(output_dims->c);
+    }
+    return bytes;
 #else
+    (void)params;
+    (void)output_dims;
     return input_dims->c;
 #endif
 }
 
 #if TH_NN_DSP
-/* Two consecutive pixels (stride 1) as interleaved int16 columns, 4 channels per step. */
-static void pixel_pair_s16(int32_t *cols, const int8_t *px, int32_t cin, int32_t offset2)
+/* Two pixels as interleaved int16 columns, 4 channels per step. */
+static void pixel_pair_s16(int32_t *cols, const int8_t *px, const int8_t *px1, int32_t cin,
+                           int32_t offset2)
 {
-    const int8_t *px1 = px + cin;
     for (int32_t i = 0; i < cin; i += 4, cols += 4) {
         const int32_t a = th_read_s32(px + i);
         const int32_t b = th_read_s32(px1 + i);
@@ -50,13 +73,30 @@ static void pixel_one_s16(int32_t *cols, const int8_t *px, int32_t cin, int32_t 
     }
 }
 
-/* Stride 1, Cin a multiple of 4: consecutive pixels, widened two at a time; tab: the
- * requantization constants or NULL. */
+/* Channels of a table the block loop cannot requantize exactly (th_nn_rq_table_mixed). */
+typedef struct {
+    int16_t channel[TH_NN_RQ_SLOW_MAX];
+    int32_t count;
+} slow_channels;
+
+/* Input bytes before the pixel that output pixel p reads. */
+static int64_t pixel_offset(int32_t p, const th_conv_params *params,
+                            const th_dims *input_dims, const th_dims *output_dims)
+{
+    const int32_t y = (p / output_dims->w) * params->stride.h;
+    const int32_t x = (p % output_dims->w) * params->stride.w;
+    return ((int64_t)y * input_dims->w + x) * input_dims->c;
+}
+
+/* Cin a multiple of 4, any stride: pixels widened two at a time (in raster order, rule (b)
+ * at stride 1, (c) otherwise); tab: the requantization constants or NULL; slow: channels to
+ * fix after each pair of pixels. */
 static void __attribute__((noinline))
-conv_1x1_dense(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
+conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
                const th_dims *input_dims, const int8_t *input, const int8_t *filter,
                const int32_t *bias, const th_dims *output_dims, int8_t *output,
-               const th_nn_out_stage *stage, const th_nn_rq_pair *tab)
+               const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
+               const slow_channels *slow)
 {
     const int32_t cin = input_dims->c;
     const int32_t cout = output_dims->c;
@@ -68,32 +108,50 @@ conv_1x1_dense(int32_t *cols, const th_conv_params *params, const th_per_channel
         int8_t *out_b = output + (int64_t)b * pixels * cout;
         int32_t p = 0;
         for (; p + 1 < pixels; p += 2) {
-            pixel_pair_s16(cols, in_b + (int64_t)p * cin, cin, offset2);
+            pixel_pair_s16(cols, in_b + pixel_offset(p, params, input_dims, output_dims),
+                           in_b + pixel_offset(p + 1, params, input_dims, output_dims), cin,
+                           offset2);
+            int8_t *out0 = out_b + (int64_t)p * cout;
+            int8_t *out1 = out0 + cout;
             th_nn_mat_mult_s8_s16_tab(cols, 2, cin, filter, bias, quant, stage, tab, cout,
-                                      out_b + (int64_t)p * cout,
-                                      out_b + (int64_t)(p + 1) * cout);
+                                      out0, out1);
+            if (slow != NULL && slow->count > 0) {
+                th_nn_mat_mult_fix_channels(cols, cin, filter, bias, quant, stage,
+                                            slow->channel, slow->count, out0, out1);
+            }
         }
         if (p < pixels) {
-            pixel_one_s16(cols, in_b + (int64_t)p * cin, cin, offset2);
+            pixel_one_s16(cols, in_b + pixel_offset(p, params, input_dims, output_dims), cin,
+                          offset2);
             th_nn_mat_mult_s8_s16(cols, 1, cin, filter, bias, quant, stage, cout,
                                   out_b + (int64_t)p * cout, NULL);
         }
     }
 }
-/* conv_1x1_dense with a table of up to TH_NN_RQ_PAIRS_1X1 channel pairs (1 KiB) on this
- * frame; only called when the table applies, so that frames below it are the table path's
- * (no im2col staging, no th_nn_mat_mult_s8_s16 fallback but for an odd last channel). */
+/* conv_1x1_pairs with a table of up to TH_NN_RQ_PAIRS_1X1 channel pairs (1 KiB) on this
+ * frame, or in scratch after the columns for more channels; only called when the table
+ * applies, so that frames below it are the table path's (no im2col staging, no
+ * th_nn_mat_mult_s8_s16 fallback but for an odd last channel). Near-dead channels of a
+ * mixed stage are fixed up exactly after each pair of pixels. */
 static void __attribute__((noinline))
-conv_1x1_dense_tab(int32_t *cols, const th_conv_params *params,
+conv_1x1_pairs_tab(int32_t *cols, const th_conv_params *params,
                    const th_per_channel_quant *quant, const th_dims *input_dims,
                    const int8_t *input, const int8_t *filter, const int32_t *bias,
                    const th_dims *output_dims, int8_t *output, const th_nn_out_stage *stage)
 {
     th_nn_rq_pair rq_buf[TH_NN_RQ_PAIRS_1X1];
-    const th_nn_rq_pair *tab =
-        th_nn_rq_table(rq_buf, TH_NN_RQ_PAIRS_1X1, quant, bias, stage, output_dims->c);
-    conv_1x1_dense(cols, params, quant, input_dims, input, filter, bias, output_dims, output,
-                   stage, tab);
+    const int32_t cout = output_dims->c;
+    th_nn_rq_pair *buf = rq_buf;
+    int32_t capacity = TH_NN_RQ_PAIRS_1X1;
+    if (table_scratch_bytes(cout) > 0 && dense_shape(params, input_dims, output_dims)) {
+        buf = (th_nn_rq_pair *)(void *)((int8_t *)cols + th_nn_im2col_pair_bytes(input_dims->c));
+        capacity = cout / 2;
+    }
+    slow_channels slow;
+    const th_nn_rq_pair *tab = th_nn_rq_table_mixed(buf, capacity, quant, bias, stage, cout,
+                                                    slow.channel, &slow.count);
+    conv_1x1_pairs(cols, params, quant, input_dims, input, filter, bias, output_dims, output,
+                   stage, tab, &slow);
 }
 
 /* ---- 8 input channels -------------------------------------------------------------------
@@ -249,7 +307,7 @@ conv_1x1_k8(const th_conv_params *params, const th_per_channel_quant *quant,
     }
 }
 
-/* Any other stride or Cin: th_nn_im2col_s16 per pixel, a table for Cout <= 17. */
+/* Cin not a multiple of 4: th_nn_im2col_s16 per pixel, a table for Cout <= 17. */
 static void __attribute__((noinline))
 conv_1x1_im2col(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
                 const th_dims *input_dims, const int8_t *input, const th_dims *filter_dims,
@@ -316,22 +374,20 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
                          th_acc_bound(cin, 128, bias, cout));
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
     int32_t *cols = (int32_t *)ctx->buf;
-    /* Output pixel p reads input pixel p. */
-    const int dense = params->stride.h == 1 && params->stride.w == 1 &&
-                      output_dims->h == input_dims->h && output_dims->w == input_dims->w;
+    const int dense = dense_shape(params, input_dims, output_dims);
     if (cin == 8 && dense && (cout & 3) == 0 && stage.fast && !stage.clamp &&
         (cout <= K8_CHUNK || !overlaps(input, input_dims, output, output_dims))) {
         conv_1x1_k8(params, quant, input_dims, input, filter, bias, output_dims, output,
                     &stage);
         return TH_OK;
     }
-    if ((cin & 3) == 0 && dense) {
-        if (th_nn_rq_table_applies(TH_NN_RQ_PAIRS_1X1, bias, &stage, cout)) {
-            conv_1x1_dense_tab(cols, params, quant, input_dims, input, filter, bias,
+    if ((cin & 3) == 0) {
+        if (th_nn_rq_table_mixed_applies(cout, bias, &stage, cout)) {
+            conv_1x1_pairs_tab(cols, params, quant, input_dims, input, filter, bias,
                                output_dims, output, &stage);
         } else {
-            conv_1x1_dense(cols, params, quant, input_dims, input, filter, bias, output_dims,
-                           output, &stage, NULL);
+            conv_1x1_pairs(cols, params, quant, input_dims, input, filter, bias, output_dims,
+                           output, &stage, NULL, NULL);
         }
         return TH_OK;
     }

@@ -88,9 +88,11 @@ int32_t th_nn_build_flags(void);
  * output (N, OH, OW, Cout). Per-channel requantization (per-tensor: repeat the pair).
  * Stack (DSP builds, Cortex-M4 gcc -O2): at most about 1.5 KB per call; the fixed buffers
  * are a table of requantization constants prepared once per call (256 bytes, Cout <= 17;
- * 1 KB for the stride-1 pointwise convolution, Cout <= 65, which stages nothing else on the
- * stack: about 1.5 KB in all) and, for Cin not a multiple of 4 (first layers), 256 bytes of
- * byte-staged im2col columns. */
+ * 1 KB for the stride-1 pointwise convolution, which stages nothing else on the stack:
+ * about 1.5 KB in all; with Cout > 65 its table goes in scratch instead, see
+ * th_conv_1x1_s8_scratch_size; Cin == 8 streams 32-byte records of up to 32 channels from
+ * a 1 KB buffer) and, for Cin not a multiple of 4 (first layers), 256 bytes of byte-staged
+ * im2col columns. */
 
 /* Picks th_conv_1x1_s8, th_conv_3x3_s8 or th_conv_general_s8. */
 th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,

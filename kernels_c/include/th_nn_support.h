@@ -497,6 +497,33 @@ const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, int32_t capacity,
                                     const th_per_channel_quant *quant, const int32_t *bias,
                                     const th_nn_out_stage *stage, int32_t cout);
 
+/* Channels th_nn_rq_table_mixed can leave to an exact fix-up (near-dead channels). */
+#define TH_NN_RQ_SLOW_MAX 16
+
+/* True when th_nn_rq_table_mixed applies: the fast requantization for all channels or (mixed)
+ * for some, no activation clamp, bias present, cout / 2 <= capacity. */
+TH_INLINE int th_nn_rq_table_mixed_applies(int32_t capacity, const int32_t *bias,
+                                           const th_nn_out_stage *stage, int32_t cout)
+{
+    return (stage->fast || stage->mixed) && !stage->clamp && bias != NULL &&
+           cout / 2 <= capacity;
+}
+
+/* th_nn_rq_table for a mixed stage too: channels of the pairs the fast requantization is
+ * not exact for get placeholder constants and are listed in slow (at most
+ * TH_NN_RQ_SLOW_MAX, else NULL), for th_nn_mat_mult_fix_channels after each block. */
+const th_nn_rq_pair *th_nn_rq_table_mixed(th_nn_rq_pair *tab, int32_t capacity,
+                                          const th_per_channel_quant *quant,
+                                          const int32_t *bias, const th_nn_out_stage *stage,
+                                          int32_t cout, int16_t *slow, int32_t *slow_count);
+
+/* Recomputes the listed channels of two pixels (cols as for th_nn_mat_mult_s8_s16, chunk
+ * stride 4) with the exact requantization, overwriting out0[c] and out1[c]. */
+void th_nn_mat_mult_fix_channels(const int32_t *cols, int32_t kp, const int8_t *filter,
+                                 const int32_t *bias, const th_per_channel_quant *quant,
+                                 const th_nn_out_stage *stage, const int16_t *slow,
+                                 int32_t slow_count, int8_t *out0, int8_t *out1);
+
 /* th_nn_mat_mult_s8_s16 with the constants of th_nn_rq_table (tab may be NULL: same as
  * th_nn_mat_mult_s8_s16). */
 void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t kp,

@@ -407,6 +407,66 @@ const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, int32_t capacity,
     return tab;
 }
 
+const th_nn_rq_pair *th_nn_rq_table_mixed(th_nn_rq_pair *tab, int32_t capacity,
+                                          const th_per_channel_quant *quant,
+                                          const int32_t *bias, const th_nn_out_stage *stage,
+                                          int32_t cout, int16_t *slow, int32_t *slow_count)
+{
+    *slow_count = 0;
+    if (!th_nn_rq_table_mixed_applies(capacity, bias, stage, cout)) {
+        return NULL;
+    }
+    for (int32_t c = 0; c < 2 * (cout / 2); c++) {
+        th_nn_rq_pair *entry = &tab[c / 2];
+        const int32_t j = c & 1;
+        if (stage->fast || th_nn_fast_channel(stage, quant, bias, c)) {
+            const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
+                                                  stage->output_offset);
+            entry->bias[j] = bias[c];
+            entry->multiplier[j] = rq.multiplier;
+            entry->round_zp[j] = rq.round_zp;
+            entry->e[j] = rq.e;
+            continue;
+        }
+        if (*slow_count == TH_NN_RQ_SLOW_MAX) {
+            *slow_count = 0;
+            return NULL;
+        }
+        slow[(*slow_count)++] = (int16_t)c;
+        /* A harmless placeholder: the block loop writes 0 or -1, then the fix-up. */
+        entry->bias[j] = 0;
+        entry->multiplier[j] = 0;
+        entry->round_zp[j] = 0;
+        entry->e[j] = 0;
+    }
+    return tab;
+}
+
+void th_nn_mat_mult_fix_channels(const int32_t *cols, int32_t kp, const int8_t *filter,
+                                 const int32_t *bias, const th_per_channel_quant *quant,
+                                 const th_nn_out_stage *stage, const int16_t *slow,
+                                 int32_t slow_count, int8_t *out0, int8_t *out1)
+{
+    for (int32_t i = 0; i < slow_count; i++) {
+        const int32_t c = slow[i];
+        const int32_t first = c & ~1; /* a channel of a full pair: block of 2, see layout */
+        const int8_t *f = filter + (int64_t)first * kp + (c - first) * 4;
+        int32_t acc0 = bias[c];
+        int32_t acc1 = bias[c];
+        for (int32_t j = 0; j < kp / 4; j++, f += 8) {
+            const int32_t w = th_read_s32(f);
+            const int32_t lo = th_sxtb16(w);
+            const int32_t hi = th_sxtb16_ror8(w);
+            acc0 = th_smlad(cols[4 * j + 1], hi, th_smlad(cols[4 * j], lo, acc0));
+            acc1 = th_smlad(cols[4 * j + 3], hi, th_smlad(cols[4 * j + 2], lo, acc1));
+        }
+        out0[c] = (int8_t)th_requantize_s8(acc0, quant->multiplier[c], quant->shift[c],
+                                           stage->output_offset);
+        out1[c] = (int8_t)th_requantize_s8(acc1, quant->multiplier[c], quant->shift[c],
+                                           stage->output_offset);
+    }
+}
+
 /* The 2 x 2 blocks of channel pairs [0, pairs) with table constants. Native: the whole
  * block loop in assembly (gcc spills the loop state around the 14-register MAC loop with
  * about 10 more instructions per block). Registers in the MAC loop: accumulators r0-r3

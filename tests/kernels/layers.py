@@ -3,6 +3,8 @@ realistic requantization, for the layer tests and bench/kernels.py."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from kernels.cases import DW_OPS, ConvCase, FcCase, Op
@@ -49,6 +51,19 @@ def layer_case(op: Op, hw: tuple[int, int], cin: int, cout: int, k: int | tuple[
     return ConvCase(op, x, w, bias, p, (1, oh, ow, cout))
 
 
+
+
+def with_dead_channels(case: ConvCase, channels: list[int]) -> ConvCase:
+    """The case with near-dead output channels as real models have them (VWW's later
+    pointwise layers): bias +-2^30 and shift -31, where the kernels' fast requantization is
+    not exact and they must switch to the exact one for those channels only."""
+    bias = np.array(case.bias, np.int32)
+    shift = np.array(case.p.out_shift, np.int32)
+    for k, c in enumerate(channels):
+        bias[c] = (1 << 30) if k % 2 == 0 else -(1 << 30)
+        shift[c] = -31
+    p = dataclasses.replace(case.p, out_shift=shift)
+    return dataclasses.replace(case, bias=bias, p=p)
 
 
 def fc_layer(cin: int, cout: int, seed: int = 0) -> FcCase:

@@ -24,6 +24,7 @@ from tinyhost.arith import pool as pool_arith
 from tinyhost.arith.activations import softmax_params
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph, Op, OpKind
+from tinyhost.plan.scratch import RQ_PAIRS_ON_STACK
 
 KERNEL_ABI = 1
 
@@ -453,7 +454,11 @@ def scratch_needed(graph: Graph, low: Lowered, dsp: bool) -> int:
             kh, kw, wc = w[1], w[2], w[3]
             if (no_groups and kh == 1 and kw == 1 and pad_t == 0 and pad_l == 0
                     and (y[1] - 1) * sh < x[1] and (y[2] - 1) * sw < x[2]):  # fmt: skip
-                return 4 * _ru4(x[3]) if dsp else x[3]
+                if not dsp:
+                    return x[3]
+                dense = (sh, sw) == (1, 1) and y[1:3] == x[1:3] and x[3] % 4 == 0
+                pairs = y[3] // 2
+                return 4 * _ru4(x[3]) + (32 * pairs if dense and pairs > RQ_PAIRS_ON_STACK else 0)
             if no_groups and kh == 3 and kw == 3 and dh == 1 and dw_ == 1:
                 return 4 * _ru4(9 * wc) if dsp else 0
             return 4 * _ru4(kh * kw * wc) if dsp and no_groups else 0

@@ -8,7 +8,7 @@ the same sizes for the blob; tests/test_blob_inplace.py checks the two agree on 
 
 | op (int8) | DSP build (bytes) | portable build |
 |---|---|---|
-| CONV_2D 1x1, no padding, no groups (th_conv_1x1_s8) | 4 * round_up4(Cin) | Cin |
+| CONV_2D 1x1, no padding, no groups (th_conv_1x1_s8) | 4 * round_up4(Cin) + T | Cin |
 | CONV_2D 3x3, dilation 1, no groups (th_conv_3x3_s8) | 4 * round_up4(9 * Cin) | 0 |
 | CONV_2D other, no groups (th_conv_general_s8) | 4 * round_up4(KH * KW * Cin) | 0 |
 | CONV_2D grouped | 0 | 0 |
@@ -17,6 +17,8 @@ the same sizes for the blob; tests/test_blob_inplace.py checks the two agree on 
 | DEPTHWISE mult > 1 (input read directly, never in place) | 0 | 0 |
 | everything else (pool, elementwise, MEAN, ...), float32 | 0 | 0 |
 
+T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, Cin % 4 == 0)
+and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c).
 """
 
@@ -87,11 +89,24 @@ def depth_multiplier(graph: Graph, op: Op) -> int:
     return cout // cin if cin else 0
 
 
+# th_nn_support.h TH_NN_RQ_PAIRS_1X1: the dense 1x1 path keeps up to this many channel pairs of
+# requantization constants (32 bytes each) on the stack, more in scratch after the columns.
+RQ_PAIRS_ON_STACK = 32
+
+
 def _conv_scratch(graph: Graph, op: Op, dsp: bool) -> int:
     x = graph.tensors[op.inputs[0]].shape
     _, kh, kw, wc = graph.tensors[op.inputs[1]].shape
     if is_conv_1x1_kernel(graph, op):
-        return 4 * _ru4(x[3]) if dsp else x[3]
+        if not dsp:
+            return x[3]
+        y = graph.tensors[op.outputs[0]].shape
+        o = op.options
+        assert isinstance(o, Conv2DOptions)
+        dense = (o.stride_h, o.stride_w) == (1, 1) and y[1:3] == x[1:3] and x[3] % 4 == 0
+        pairs = y[3] // 2
+        table = 32 * pairs if dense and pairs > RQ_PAIRS_ON_STACK else 0
+        return 4 * _ru4(x[3]) + table
     if not dsp or x[3] != wc:
         return 0  # portable paths and grouped convolution: the reference loop, no scratch
     return 4 * _ru4(kh * kw * wc)  # 3x3 and general: int16 im2col of two output pixels
