@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,6 +50,14 @@ def layers() -> list[tuple[str, str, ConvCase | FcCase]]:
         # Small spatial size, many channels (VWW's last blocks).
         ("vww pw 6x6x128->128", "pointwise", layer_case(Op.CONV, (6, 6), 128, 128, 1, 1)),
         ("vww dw3x3 s1 6x6x128", "depthwise3x3", layer_case(Op.DW, (6, 6), 128, 128, 3, 1)),
+        # Given four planes of scratch (th_dw_conv_3x3_s8_scratch_size_fast, which the blob
+        # grants where the arena has room: VWW's 6x6 layers, not KWS's peak layer).
+        ("vww dw3x3 s1 48x48x8 4-plane", "depthwise3x3",
+         replace(layer_case(Op.DW, (48, 48), 8, 8, 3, 1), fast_scratch=True)),
+        ("kws dw3x3 s1 25x5x64 4-plane", "depthwise3x3",
+         replace(layer_case(Op.DW, (25, 5), 64, 64, 3, 1), fast_scratch=True)),
+        ("vww dw3x3 s1 6x6x128 4-plane", "depthwise3x3",
+         replace(layer_case(Op.DW, (6, 6), 128, 128, 3, 1), fast_scratch=True)),
     ]
 
 

@@ -36,6 +36,7 @@ from tinyhost.ir import Graph, OpKind
 from tinyhost.plan import PlanOptions, plan_memory
 from tinyhost.plan.checker import check_plan
 from tinyhost.plan.overlap import OverlapMode
+from tinyhost.plan.scratch import fast_scratch_bytes
 from tinyhost.quantize.quantizer import is_float_model
 from tinyhost.tflite import read_model
 
@@ -144,6 +145,18 @@ def test_blob_arena_is_the_checked_in_place_plan(path: Path, target_name: str) -
         planned = blob.plan.scratch_for(i)
         assert (planned.size if planned else 0) == need, (i, low.kernel.name)
 
+    # Each op's scratch in the blob: at least what its kernel needs, inside the arena, and
+    # (when larger than planned: the kernel's faster path) on bytes nothing live then uses.
+    step_of = {op: k for k, op in enumerate(blob.op_order)}
+    for op, offset, size in blob.scratch:
+        assert size >= scratch_needed(graph, lowered[op], target.dsp)
+        assert offset >= 0 and offset + size <= blob.arena_bytes
+        own = blob.plan.scratch_for(op)
+        for b in blob.plan.buffers:
+            if b is own or not b.first_op <= step_of[op] <= b.last_op:
+                continue
+            assert offset + size <= b.offset or b.offset + b.size <= offset, (op, b.name)
+
     for u in blob.plan.overlaps:
         if u.mode is OverlapMode.ALIAS:
             assert lowered[u.op].kernel.name == "copy" and u.d == 0
@@ -151,6 +164,24 @@ def test_blob_arena_is_the_checked_in_place_plan(path: Path, target_name: str) -
         why = _declared(graph, lowered[u.op].kernel.name, u.mode, u.op, u.input_tensor,
                         u.output_tensor, u.d)
         assert why is None, f"op {u.op} {graph.ops[u.op].name}: {why}"
+
+
+def test_depthwise_gets_its_fast_scratch_only_where_the_arena_has_room() -> None:
+    """VWW's late 6x6 depthwise layers are far from the arena peak: they get four planes;
+    KWS's depthwise layer is its peak: one plane, so its arena does not grow."""
+    granted = {}
+    for name in ("kws_ref_model", "vww_96_int8"):
+        path = SHARED_MODELS / "mlperf_tiny" / f"{name}.tflite"
+        if not path.is_file():
+            pytest.skip(f"{path} absent")
+        graph = read_model(path)
+        blob = build_blob(graph, TARGETS["dsp"])
+        options = PlanOptions(dsp=True)
+        assert blob.arena_bytes == plan_memory(graph, options=options).arena_bytes
+        granted[name] = sum(size == fast_scratch_bytes(graph, graph.ops[op], options) > 0
+                            for op, _, size in blob.scratch)
+    assert granted["vww_96_int8"] >= 5
+    assert granted["kws_ref_model"] == 0
 
 
 def test_in_place_shrinks_the_mlperf_blobs() -> None:

@@ -9,6 +9,7 @@ sanitizer report fails. The same cases run on QEMU in test_kernels_target.py.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Iterator
 
@@ -168,6 +169,17 @@ def test_pointwise_with_near_dead_channels_matches_reference(driver: Driver, cou
                                                              dead: list[int]) -> None:
     case = with_dead_channels(layer_case(Op.CONV_1X1, (3, 4), 32, cout, 1, 1, seed=cout), dead)
     assert check_result(case, driver.run(case)) is None
+
+
+@pytest.mark.parametrize("name,op,shape", [r for r in REAL_LAYERS if r[1] is Op.DW],
+                         ids=[r[0] for r in REAL_LAYERS if r[1] is Op.DW])
+def test_depthwise_layers_with_fast_scratch_match_reference(driver: Driver, name: str, op: Op,
+                                                            shape: dict) -> None:
+    """Given th_dw_conv_3x3_s8_scratch_size_fast, stride 1 stages four channels per pass."""
+    case = dataclasses.replace(layer_case(op, **shape), fast_scratch=True)
+    assert check_result(case, driver.run(case)) is None
+    in_place = dataclasses.replace(case, in_place=True)
+    assert check_result(in_place, driver.run(in_place)) is None
 
 
 def test_pointwise_with_eight_input_channels_matches_reference(driver: Driver) -> None:

@@ -8,6 +8,7 @@ firmware reports its build flags and the ELF's inner loops must contain SMLAD/SX
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,7 +16,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels.cases import CONV_OPS, DW_OPS, FC_OPS, Case, Op, RngDraw, check_result, random_case
+from kernels.cases import (
+    CONV_OPS,
+    DW_OPS,
+    FC_OPS,
+    Case,
+    ConvCase,
+    Op,
+    RngDraw,
+    check_result,
+    random_case,
+)
 from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, BUILD_FLAG_NATIVE, REPO
 from kernels.layers import REAL_LAYERS, layer_case, with_dead_channels
 from kernels.target import build_firmware, fits_small_firmware, function_disassembly, run_cases
@@ -98,7 +109,17 @@ def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
     # Near-dead channels (exact fix-up after the block loop), table in scratch and on stack.
     cases.append(with_dead_channels(layer_case(Op.CONV, (6, 6), 128, 128, 1, 1), [0, 9, 127]))
     cases.append(with_dead_channels(layer_case(Op.CONV, (5, 3), 64, 64, 1, 1), [2, 3]))
+    # Few input channels (th_conv_small_cin_s8.c): padded column blocks (bp 10, bp 4), with and
+    # without the 2-word tail, several tiles of 16 pixels, Cin 1 and 2.
+    small_cin = [layer_case(Op.CONV, (9, 40), 3, 8, 3, 1, seed=4),
+                 layer_case(Op.CONV, (11, 9), 1, 12, (5, 3), 2, seed=5),
+                 layer_case(Op.CONV, (7, 6), 1, 4, 3, 1, seed=6),
+                 layer_case(Op.CONV, (8, 8), 2, 16, 3, 2, seed=7)]
+    cases += small_cin
     cases += [type(c)(c.op, c.x, c.w, c.bias, c.p, c.out_shape, True) for c in in_place]
+    # Depthwise given the larger scratch: four channels staged per pass (stride 1).
+    cases += [dataclasses.replace(c, fast_scratch=True) for c in cases
+              if isinstance(c, ConvCase) and c.depthwise]
     run = run_cases(fw, cases, interleaved=True)
     assert_all_match(cases, run.results, f"{board} layers")
 

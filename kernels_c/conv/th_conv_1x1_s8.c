@@ -79,13 +79,20 @@ typedef struct {
     int32_t count;
 } slow_channels;
 
-/* Input bytes before the pixel that output pixel p reads. */
-static int64_t pixel_offset(int32_t p, const th_conv_params *params,
-                            const th_dims *input_dims, const th_dims *output_dims)
+/* Where output pixel p reads its input pixel (locals: the output may alias anything). */
+typedef struct {
+    int32_t out_w, stride_h, stride_w, in_w, cin;
+    int dense; /* stride 1, same width: pixel p is input pixel p */
+} pixel_walk;
+
+static int64_t pixel_offset(const pixel_walk *wk, int32_t p)
 {
-    const int32_t y = (p / output_dims->w) * params->stride.h;
-    const int32_t x = (p % output_dims->w) * params->stride.w;
-    return ((int64_t)y * input_dims->w + x) * input_dims->c;
+    if (wk->dense) {
+        return (int64_t)p * wk->cin;
+    }
+    const int32_t y = (p / wk->out_w) * wk->stride_h;
+    const int32_t x = (p % wk->out_w) * wk->stride_w;
+    return ((int64_t)y * wk->in_w + x) * wk->cin;
 }
 
 /* Cin a multiple of 4, any stride: pixels widened two at a time (in raster order, rule (b)
@@ -103,26 +110,35 @@ conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel
     const int32_t pixels = output_dims->h * output_dims->w;
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
                                       ((uint32_t)params->input_offset & 0xFFFFu));
+    const pixel_walk wk = {output_dims->w, params->stride.h, params->stride.w, input_dims->w,
+                           cin,
+                           params->stride.h == 1 && params->stride.w == 1 &&
+                               output_dims->w == input_dims->w};
+    const int dense = wk.dense;
+    const int32_t slow_count = slow != NULL ? slow->count : 0;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + (int64_t)b * input_dims->h * input_dims->w * cin;
         int8_t *out_b = output + (int64_t)b * pixels * cout;
         int32_t p = 0;
         for (; p + 1 < pixels; p += 2) {
-            pixel_pair_s16(cols, in_b + pixel_offset(p, params, input_dims, output_dims),
-                           in_b + pixel_offset(p + 1, params, input_dims, output_dims), cin,
-                           offset2);
+            const int8_t *px0 = in_b + (int64_t)p * cin;
+            const int8_t *px1 = px0 + cin;
+            if (!dense) {
+                px0 = in_b + pixel_offset(&wk, p);
+                px1 = in_b + pixel_offset(&wk, p + 1);
+            }
+            pixel_pair_s16(cols, px0, px1, cin, offset2);
             int8_t *out0 = out_b + (int64_t)p * cout;
             int8_t *out1 = out0 + cout;
             th_nn_mat_mult_s8_s16_tab(cols, 2, cin, filter, bias, quant, stage, tab, cout,
                                       out0, out1);
-            if (slow != NULL && slow->count > 0) {
+            if (slow_count > 0) {
                 th_nn_mat_mult_fix_channels(cols, cin, filter, bias, quant, stage,
-                                            slow->channel, slow->count, out0, out1);
+                                            slow->channel, slow_count, out0, out1);
             }
         }
         if (p < pixels) {
-            pixel_one_s16(cols, in_b + pixel_offset(p, params, input_dims, output_dims), cin,
-                          offset2);
+            pixel_one_s16(cols, in_b + pixel_offset(&wk, p), cin, offset2);
             th_nn_mat_mult_s8_s16(cols, 1, cin, filter, bias, quant, stage, cout,
                                   out_b + (int64_t)p * cout, NULL);
         }

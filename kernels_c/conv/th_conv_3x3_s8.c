@@ -7,16 +7,17 @@
 int32_t th_conv_3x3_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
                                     const th_dims *filter_dims, const th_dims *output_dims)
 {
-    (void)params;
-    (void)input_dims;
-    (void)output_dims;
 #if TH_NN_DSP
-    if (filter_dims == NULL) {
+    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL) {
         return 0;
     }
-    return th_nn_im2col_pair_bytes(9 * filter_dims->c);
+    return TH_MAX(th_nn_im2col_pair_bytes(9 * filter_dims->c),
+                  th_nn_conv_small_cin_scratch(params, input_dims, filter_dims, output_dims));
 #else
+    (void)params;
+    (void)input_dims;
     (void)filter_dims;
+    (void)output_dims;
     return 0;
 #endif
 }
@@ -41,6 +42,10 @@ th_status th_conv_3x3_s8(const th_context *ctx, const th_conv_params *params,
         return status;
     }
 #if TH_NN_DSP
+    if (th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                                output_dims, output)) {
+        return TH_OK;
+    }
     th_nn_conv_im2col_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                          output_dims, output);
 #else

@@ -9,16 +9,18 @@ int32_t th_conv_general_s8_scratch_size(const th_conv_params *params,
                                         const th_dims *input_dims, const th_dims *filter_dims,
                                         const th_dims *output_dims)
 {
-    (void)params;
-    (void)output_dims;
 #if TH_NN_DSP
-    if (input_dims == NULL || filter_dims == NULL || input_dims->c != filter_dims->c) {
+    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL ||
+        input_dims->c != filter_dims->c) {
         return 0; /* grouped convolution: the reference loop needs no scratch */
     }
-    return th_nn_im2col_pair_bytes(filter_dims->h * filter_dims->w * filter_dims->c);
+    return TH_MAX(th_nn_im2col_pair_bytes(filter_dims->h * filter_dims->w * filter_dims->c),
+                  th_nn_conv_small_cin_scratch(params, input_dims, filter_dims, output_dims));
 #else
+    (void)params;
     (void)input_dims;
     (void)filter_dims;
+    (void)output_dims;
     return 0;
 #endif
 }
@@ -42,6 +44,10 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
     }
 #if TH_NN_DSP
     if (input_dims->c == filter_dims->c) {
+        if (th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
+                                    bias, output_dims, output)) {
+            return TH_OK;
+        }
         th_nn_conv_im2col_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                              output_dims, output);
         return TH_OK;

@@ -27,6 +27,17 @@ static int32_t plane_h(int32_t stride, int32_t out_h)
 {
     return (out_h - 1) * stride + 3;
 }
+
+/* Bytes of four planes (channels staged four at a time: one 32-bit load brings a pixel's
+ * four values, see fill_group4), when that applies (stride 1, C a multiple of 4), else 0. */
+static int32_t four_planes_bytes(const th_dw_conv_params *params, const th_dims *output_dims)
+{
+    const int32_t s = params->stride.h;
+    if (s != 1 || output_dims->c < 4 || (output_dims->c & 3) != 0) {
+        return 0;
+    }
+    return 4 * 2 * plane_h(s, output_dims->h) * plane_w(s, output_dims->w);
+}
 #endif
 
 int32_t th_dw_conv_3x3_s8_scratch_size(const th_dw_conv_params *params,
@@ -34,15 +45,35 @@ int32_t th_dw_conv_3x3_s8_scratch_size(const th_dw_conv_params *params,
                                        const th_dims *output_dims)
 {
 #if TH_NN_DSP
-    (void)input_dims;
     (void)filter_dims;
-    if (params == NULL || output_dims == NULL || output_dims->h <= 0 || output_dims->w <= 0) {
+    if (params == NULL || input_dims == NULL || output_dims == NULL || output_dims->h <= 0 ||
+        output_dims->w <= 0) {
         return 0;
     }
+    (void)input_dims;
     return 2 * plane_h(params->stride.h, output_dims->h) *
            plane_w(params->stride.w, output_dims->w);
 #else
     return th_dw_conv_general_s8_scratch_size(params, input_dims, filter_dims, output_dims);
+#endif
+}
+
+int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
+                                            const th_dims *input_dims,
+                                            const th_dims *filter_dims,
+                                            const th_dims *output_dims)
+{
+    (void)input_dims;
+    (void)filter_dims;
+#if TH_NN_DSP
+    if (params == NULL || output_dims == NULL || output_dims->h <= 0 || output_dims->w <= 0) {
+        return 0;
+    }
+    return four_planes_bytes(params, output_dims);
+#else
+    (void)params;
+    (void)output_dims;
+    return 0;
 #endif
 }
 
@@ -62,93 +93,68 @@ typedef struct {
     int32_t tap_row_step, tap_col_step; /* filter taps (x channels) between neighbours */
 } dw_geometry;
 
-/* Copies channel c of the input into the int16 plane as raw values, the padding as
- * -input_offset (so that x + input_offset is 0 there: the offset is folded into the
- * accumulator's start value instead, see dw3x3_channel_impl). Two values per word store.
- * interior_only: the padding is already there (it does not depend on the channel). */
-static void fill_plane(int16_t *plane, const dw_geometry *g, const int8_t *in, int32_t c,
-                       int32_t offset, int interior_only)
+/* The interior rectangle of a plane (the columns and rows the input covers); the rest is
+ * padding. */
+typedef struct {
+    int32_t x_begin, x_end, r_begin, r_end;
+} dw_interior;
+
+static dw_interior interior_of(const dw_geometry *g)
 {
-    const int32_t ph = g->ph;
-    const int32_t pw = g->pw;
-    const int32_t pad_t = g->pad_outer;
-    const int32_t pad_l = g->pad_inner;
-    const int32_t in_c = g->src_inner;
+    dw_interior in;
+    in.x_begin = TH_MIN(g->pad_inner, g->pw);
+    in.x_end = TH_MIN(g->pad_inner + g->inner, g->pw);
+    in.r_begin = TH_MIN(g->pad_outer, g->ph);
+    in.r_end = TH_MIN(g->pad_outer + g->outer, g->ph);
+    if (in.x_end < in.x_begin) {
+        in.x_end = in.x_begin;
+    }
+    if (in.r_end < in.r_begin) {
+        in.r_end = in.r_begin;
+    }
+    return in;
+}
+
+/* Writes the padding of a plane: -input_offset everywhere outside the interior (so that
+ * x + input_offset is 0 there: the offset is folded into the accumulator's start value
+ * instead, see dw3x3_channel_impl). It does not depend on the channel: written once per
+ * call, the channels then only copy their interior (fill_interior, fill_group4). */
+static void fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
+{
     const int16_t pad = (int16_t)(-offset);
     const int32_t pad2 = (int32_t)(((uint32_t)(uint16_t)pad << 16) | (uint16_t)pad);
-    const int32_t x_begin = TH_MIN(pad_l, pw);
-    const int32_t x_end = TH_MIN(pad_l + g->inner, pw);
-    for (int32_t r = 0; r < ph; r++) {
-        int16_t *row = plane + r * pw; /* pw is even: rows are word aligned */
-        const int32_t y = r - pad_t;
-        if (y < 0 || y >= g->outer) {
-            if (interior_only) {
-                continue;
-            }
+    const dw_interior in = interior_of(g);
+    const int32_t pw = g->pw; /* even: rows are word aligned */
+    for (int32_t r = 0; r < g->ph; r++) {
+        int16_t *row = plane + r * pw;
+        if (r < in.r_begin || r >= in.r_end || in.x_end == in.x_begin) {
             for (int32_t q = 0; q < pw; q += 2) {
                 th_write_s32(row + q, pad2);
             }
             continue;
         }
-        int32_t q = interior_only ? x_begin : 0;
-        for (; q < x_begin; q++) {
+        for (int32_t q = 0; q < in.x_begin; q++) {
             row[q] = pad;
         }
-        if (q < x_end) {
-            const int8_t *src = in + (int64_t)y * g->src_outer + (int64_t)(q - pad_l) * in_c + c;
-            if ((q & 1) != 0) {
-                row[q++] = *src;
-                src += in_c;
-            }
-            int16_t *d = row + q;
-            const int32_t step2 = 2 * in_c;
-#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-            /* Four values per iteration: 4 LDRSB, 2 PKHBT, STRD, 2 ADD, CMP, BNE. */
-            const int32_t quads = (x_end - q) / 4;
-            if (quads > 0) {
-                const int16_t *end = d + 4 * quads;
-                int32_t t0, t1, t2, t3;
-                __asm__ volatile(
-                    "1:\n\t"
-                    "ldrsb %[t0], [%[s]]\n\t"
-                    "ldrsb %[t1], [%[s], %[c]]\n\t"
-                    "add %[s], %[s], %[c], lsl #1\n\t"
-                    "ldrsb %[t2], [%[s]]\n\t"
-                    "ldrsb %[t3], [%[s], %[c]]\n\t"
-                    "add %[s], %[s], %[c], lsl #1\n\t"
-                    "pkhbt %[t0], %[t0], %[t1], lsl #16\n\t"
-                    "pkhbt %[t2], %[t2], %[t3], lsl #16\n\t"
-                    "strd %[t0], %[t2], [%[d]], #8\n\t"
-                    "cmp %[d], %[end]\n\t"
-                    "bne 1b\n\t"
-                    : [s] "+r"(src), [d] "+r"(d), [t0] "=&r"(t0), [t1] "=&r"(t1),
-                      [t2] "=&r"(t2), [t3] "=&r"(t3)
-                    : [c] "r"(in_c), [end] "r"(end)
-                    : "cc", "memory");
-                q += 4 * quads;
-            }
-#endif
-            for (; q + 1 < x_end; q += 2, src += step2) {
-                const uint32_t a = (uint16_t)(int16_t)src[0];
-                const uint32_t b = (uint32_t)(int32_t)src[in_c];
-                th_write_s32(d, (int32_t)(a | (b << 16)));
-                d += 2;
-            }
-            if (q < x_end) {
-                row[q++] = *src;
-            }
-        }
-        if (interior_only) {
-            continue;
-        }
-        for (; q < pw; q++) {
+        for (int32_t q = in.x_end; q < pw; q++) {
             row[q] = pad;
         }
     }
 }
 
-/* Four input values (stride in_c bytes) from src to the int16 plane at d (word aligned):
- * 4 LDRSB, ADD, 2 PKHBT, STRD, CMP, BNE per iteration. */
+/* Four input values (stride in_c bytes) from src to the int16 plane at d (word aligned),
+ * `quads` times: 4 LDRSB, ADD, 2 PKHBT, STRD per four values, the loop unrolled twice (an
+ * odd count enters it in the middle). */
+#define TH_DW_COPY_QUAD                                                                      \
+    "ldrsb %[t0], [%[s]]\n\t"                                                                \
+    "ldrsb %[t1], [%[s], %[c]]\n\t"                                                          \
+    "ldrsb %[t2], [%[s], %[c], lsl #1]\n\t"                                                  \
+    "ldrsb %[t3], [%[s], %[c3]]\n\t"                                                         \
+    "add %[s], %[s], %[c], lsl #2\n\t"                                                       \
+    "pkhbt %[t0], %[t0], %[t1], lsl #16\n\t"                                                 \
+    "pkhbt %[t2], %[t2], %[t3], lsl #16\n\t"                                                 \
+    "strd %[t0], %[t2], [%[d]], #8\n\t"
+
 TH_INLINE void copy_quads(int16_t *d, const int8_t *src, int32_t in_c, int32_t quads)
 {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
@@ -156,20 +162,15 @@ TH_INLINE void copy_quads(int16_t *d, const int8_t *src, int32_t in_c, int32_t q
     const int32_t in_c3 = 3 * in_c;
     int32_t t0, t1, t2, t3;
     __asm__ volatile(
-        "1:\n\t"
-        "ldrsb %[t0], [%[s]]\n\t"
-        "ldrsb %[t1], [%[s], %[c]]\n\t"
-        "ldrsb %[t2], [%[s], %[c], lsl #1]\n\t"
-        "ldrsb %[t3], [%[s], %[c3]]\n\t"
-        "add %[s], %[s], %[c], lsl #2\n\t"
-        "pkhbt %[t0], %[t0], %[t1], lsl #16\n\t"
-        "pkhbt %[t2], %[t2], %[t3], lsl #16\n\t"
-        "strd %[t0], %[t2], [%[d]], #8\n\t"
+        "tst %[n], #1\n\t"
+        "bne 2f\n\t"
+        "1:\n\t" TH_DW_COPY_QUAD
+        "2:\n\t" TH_DW_COPY_QUAD
         "cmp %[d], %[end]\n\t"
         "bne 1b\n\t"
         : [s] "+r"(src), [d] "+r"(d), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
           [t3] "=&r"(t3)
-        : [c] "r"(in_c), [c3] "r"(in_c3), [end] "r"(end)
+        : [c] "r"(in_c), [c3] "r"(in_c3), [end] "r"(end), [n] "r"(quads)
         : "cc", "memory");
 #else
     for (int32_t i = 0; i < 4 * quads; i++) {
@@ -178,8 +179,8 @@ TH_INLINE void copy_quads(int16_t *d, const int8_t *src, int32_t in_c, int32_t q
 #endif
 }
 
-/* fill_plane with interior_only set (the padding is already in the plane): copies channel
- * c of the input into the plane rectangle it covers, with little work per row. */
+/* Copies channel c of the input into the interior of its int16 plane as raw values (the
+ * padding is already there, fill_padding), with little work per row. */
 static void fill_interior(int16_t *plane, const dw_geometry *g, const int8_t *in, int32_t c)
 {
     const int32_t pw = g->pw;
@@ -211,6 +212,93 @@ static void fill_interior(int16_t *plane, const dw_geometry *g, const int8_t *in
         }
         for (int32_t i = 0; i < tail; i++, s += in_c) {
             q[i] = *s;
+        }
+    }
+}
+
+/* Pixel value w (four channels' bytes) to four planes `slot` values apart, at q. */
+TH_INLINE void put4(int16_t *q, int32_t slot, int32_t w)
+{
+    const uint32_t u = (uint32_t)w;
+    q[0] = (int8_t)(uint8_t)u;
+    q[slot] = (int8_t)(uint8_t)(u >> 8);
+    q[2 * slot] = (int8_t)(uint8_t)(u >> 16);
+    q[3 * slot] = (int8_t)(uint8_t)(u >> 24);
+}
+
+/* Pairs of pixels (stride in_c bytes, four channels each) from src to four planes `slot`
+ * values apart, at q (word aligned): per pair, two 32-bit loads, PKHBT/PKHTB gather the
+ * pixels' bytes of channels (0, 1) and (2, 3), and SXTB16 / SXTB16 ROR 8 sign-extend them
+ * to a plane word (x, x+1) of each channel: 14 instructions per 8 values. */
+TH_INLINE void copy_pairs4(int16_t *q, int32_t slot, const int8_t *src, int32_t in_c,
+                           int32_t pairs)
+{
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    int16_t *d0 = q;
+    int16_t *d1 = q + slot;
+    int16_t *d2 = q + 2 * slot;
+    int16_t *d3 = q + 3 * slot;
+    const int16_t *end = q + 2 * pairs;
+    int32_t a, b, t;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldr %[a], [%[s]]\n\t"
+        "ldr %[b], [%[s], %[c]]\n\t"
+        "add %[s], %[s], %[c], lsl #1\n\t"
+        "pkhtb %[t], %[b], %[a], asr #16\n\t"
+        "pkhbt %[a], %[a], %[b], lsl #16\n\t"
+        "sxtb16 %[b], %[a]\n\t"
+        "str %[b], [%[d0]], #4\n\t"
+        "sxtb16 %[b], %[a], ror #8\n\t"
+        "str %[b], [%[d1]], #4\n\t"
+        "sxtb16 %[b], %[t]\n\t"
+        "str %[b], [%[d2]], #4\n\t"
+        "sxtb16 %[b], %[t], ror #8\n\t"
+        "str %[b], [%[d3]], #4\n\t"
+        "cmp %[d0], %[end]\n\t"
+        "bne 1b\n\t"
+        : [s] "+r"(src), [d0] "+r"(d0), [d1] "+r"(d1), [d2] "+r"(d2), [d3] "+r"(d3),
+          [a] "=&r"(a), [b] "=&r"(b), [t] "=&r"(t)
+        : [c] "r"(in_c), [end] "r"(end)
+        : "cc", "memory");
+#else
+    for (int32_t i = 0; i < 2 * pairs; i++) {
+        put4(q + i, slot, th_read_s32(src + (int32_t)i * in_c));
+    }
+#endif
+}
+
+/* Copies channels c .. c + 3 of the input into the interiors of four planes `slot` values
+ * apart (fill_interior for four channels at once: a pixel's four values are one load). */
+static void fill_group4(int16_t *plane, int32_t slot, const dw_geometry *g, const int8_t *in,
+                        int32_t c)
+{
+    const int32_t pw = g->pw;
+    const int32_t in_c = g->src_inner;
+    const dw_interior box = interior_of(g);
+    if (box.x_end == box.x_begin || box.r_end == box.r_begin) {
+        return;
+    }
+    const int32_t lead = box.x_begin & 1; /* one value first: the rest is word aligned */
+    const int32_t pairs = (box.x_end - box.x_begin - lead) / 2;
+    const int32_t tail = (box.x_end - box.x_begin - lead) & 1;
+    const int8_t *src = in + (box.x_begin - g->pad_inner) * in_c + c +
+                        (box.r_begin - g->pad_outer) * g->src_outer;
+    int16_t *d = plane + box.r_begin * pw + box.x_begin;
+    for (int32_t r = box.r_begin; r < box.r_end; r++, src += g->src_outer, d += pw) {
+        const int8_t *s = src;
+        int16_t *q = d;
+        if (lead) {
+            put4(q++, slot, th_read_s32(s));
+            s += in_c;
+        }
+        if (pairs > 0) {
+            copy_pairs4(q, slot, s, in_c, pairs);
+            q += 2 * pairs;
+            s += 2 * pairs * in_c;
+        }
+        if (tail) {
+            put4(q, slot, th_read_s32(s));
         }
     }
 }
@@ -322,7 +410,8 @@ typedef struct {
     "ssat %[v0], #8, %[v0]\n\t"                                                              \
     "strb %[v0], " ADDR "\n\t"
 
-#define TH_DW_ASM_TAIL                                                                       \
+/* Requantizes and stores the block's four outputs. */
+#define TH_DW_ASM_OUT4                                                                       \
     "ldrd %[wa], %[wb], [%[k], #28]\n\t"                                                     \
     "ldr %[v1], [%[k], #36]\n\t"                                                             \
     TH_DW_ASM_OUT("a0", "[%[o]]")                                                            \
@@ -330,7 +419,20 @@ typedef struct {
     "add %[o], %[o], %[cs], lsl #1\n\t"                                                      \
     TH_DW_ASM_OUT("a2", "[%[o]]")                                                            \
     TH_DW_ASM_OUT("a3", "[%[o], %[cs]]")                                                     \
-    "add %[o], %[o], %[cs], lsl #1\n\t"                                                      \
+    "add %[o], %[o], %[cs], lsl #1\n\t"
+
+/* One block of four outputs: the accumulator start goes to a3, the first filter row takes
+ * it as its addend. ROW is TH_DW_ASM_S1 or TH_DW_ASM_S2. */
+#define TH_DW_ASM_BLOCK(ROW)                                                                 \
+    "ldr %[a3], [%[k], #24]\n\t"                                                             \
+    ROW("p0", "0", "a3", "a3", "a3", "a3")                                                   \
+    ROW("p1", "8", "a0", "a1", "a2", "a3")                                                   \
+    ROW("p2", "16", "a0", "a1", "a2", "a3") TH_DW_ASM_OUT4
+
+/* After two blocks: back to label 1 until the row's `end`, then on to the next output row
+ * (back to label L: 1b for an even count of blocks per row, 2b, the second block, for an
+ * odd one). */
+#define TH_DW_ASM_NEXT(L)                                                                    \
     "ldr %[v0], [%[k], #40]\n\t"                                                             \
     "cmp %[p0], %[v0]\n\t"                                                                   \
     "bne 1b\n\t"                                                                             \
@@ -344,12 +446,7 @@ typedef struct {
     "str %[a0], [%[k], #40]\n\t"                                                             \
     "subs %[v0], %[v0], #1\n\t"                                                              \
     "str %[v0], [%[k], #52]\n\t"                                                             \
-    "bne 1b\n\t"
-
-/* The accumulator start goes to a3; the first filter row takes it as its addend. */
-#define TH_DW_ASM_HEAD                                                                       \
-    "1:\n\t"                                                                                 \
-    "ldr %[a3], [%[k], #24]\n\t"
+    "bne " L "\n\t"
 
 #define TH_DW_ASM_OPERANDS                                                                   \
     : [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [o] "+r"(o), [a0] "=&r"(a0),              \
@@ -359,26 +456,26 @@ typedef struct {
     : "cc", "memory"
 
 /* The blocks of four outputs of every output row (at least one block, one row), from the
- * row windows p0, p1, p2 of the first row and its output o. */
-static void dw_rows_s1_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2,
-                           int8_t *o, int32_t cs, dw_row_args *k)
-{
-    int32_t a0, a1, a2, a3, v0, v1, wa, wb;
-    __asm__ volatile(TH_DW_ASM_HEAD TH_DW_ASM_S1("p0", "0", "a3", "a3", "a3", "a3")
-                         TH_DW_ASM_S1("p1", "8", "a0", "a1", "a2", "a3")
-                         TH_DW_ASM_S1("p2", "16", "a0", "a1", "a2", "a3")
-                             TH_DW_ASM_TAIL TH_DW_ASM_OPERANDS);
-}
+ * row windows p0, p1, p2 of the first row and its output o; two blocks per loop iteration
+ * (one end-of-row check per eight outputs), an odd count of blocks enters at the second. */
+#define TH_DW_ROWS_FN(NAME, ROW)                                                             \
+    static void NAME(const int16_t *p0, const int16_t *p1, const int16_t *p2, int8_t *o,     \
+                     int32_t cs, dw_row_args *k, int32_t odd)                                 \
+    {                                                                                        \
+        int32_t a0, a1, a2, a3, v0, v1, wa, wb;                                              \
+        if (odd) {                                                                           \
+            __asm__ volatile("b 2f\n\t"                                                      \
+                             "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)     \
+                                 TH_DW_ASM_NEXT("2b") TH_DW_ASM_OPERANDS);                   \
+        } else {                                                                             \
+            __asm__ volatile("1:\n\t" TH_DW_ASM_BLOCK(ROW) TH_DW_ASM_BLOCK(ROW)              \
+                                 TH_DW_ASM_NEXT("1b") TH_DW_ASM_OPERANDS);                   \
+        }                                                                                    \
+    }
 
-static void dw_rows_s2_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2,
-                           int8_t *o, int32_t cs, dw_row_args *k)
-{
-    int32_t a0, a1, a2, a3, v0, v1, wa, wb;
-    __asm__ volatile(TH_DW_ASM_HEAD TH_DW_ASM_S2("p0", "0", "a3", "a3", "a3", "a3")
-                         TH_DW_ASM_S2("p1", "8", "a0", "a1", "a2", "a3")
-                         TH_DW_ASM_S2("p2", "16", "a0", "a1", "a2", "a3")
-                             TH_DW_ASM_TAIL TH_DW_ASM_OPERANDS);
-}
+TH_DW_ROWS_FN(dw_rows_s1_asm, TH_DW_ASM_S1)
+TH_DW_ROWS_FN(dw_rows_s2_asm, TH_DW_ASM_S2)
+#undef TH_DW_ROWS_FN
 
 /* Two outputs of one filter row (stride 1), the accumulators' addend A0 (a1 for the first
  * row, which holds the start value): LDRD + LDRD + 4 MAC. */
@@ -499,9 +596,9 @@ TH_INLINE void dw3x3_channel_impl(const int16_t *plane, const dw_geometry *g, in
         args.rows = g->out_rows;
         args.span = (int32_t)sizeof(int16_t) * blocks * step;
         if (stride == 1) {
-            dw_rows_s1_asm(plane, plane + pw, plane + 2 * pw, out + c, cs, &args);
+            dw_rows_s1_asm(plane, plane + pw, plane + 2 * pw, out + c, cs, &args, blocks & 1);
         } else {
-            dw_rows_s2_asm(plane, plane + pw, plane + 2 * pw, out + c, cs, &args);
+            dw_rows_s2_asm(plane, plane + pw, plane + 2 * pw, out + c, cs, &args, blocks & 1);
         }
         ox_first = 4 * blocks;
     }
@@ -663,22 +760,34 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     dw_geometry geo;
     make_geometry(&geo, params, input_dims, output_dims);
     int16_t *plane = (int16_t *)ctx->buf;
+    /* Four channels per pass when the caller's scratch holds four planes (the planner gives
+     * it where the arena has room to spare), else one. */
+    const int32_t four = four_planes_bytes(params, output_dims);
+    const int32_t planes = four > 0 && ctx->size >= four ? 4 : 1;
+    /* Plane k at plane + k * slot (the plain plane's size; a transposed one fits in it). */
+    const int32_t slot = plane_h(stride, output_dims->h) * plane_w(stride, output_dims->w);
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, channels, params->output_offset, &params->activation,
                          th_acc_bound(9, 128, bias, channels));
+    for (int32_t k = 0; k < planes; k++) {
+        fill_padding(plane + k * slot, &geo, params->input_offset);
+    }
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * channels;
-        for (int32_t c = 0; c < channels; c++) {
-            /* The padding is the same for every channel: written once. */
-            if (b > 0 || c > 0) {
-                fill_interior(plane, &geo, in_b, c);
+        for (int32_t c = 0; c < channels; c += planes) {
+            /* Every staged channel is copied before any of its outputs is written. */
+            if (planes == 4) {
+                fill_group4(plane, slot, &geo, in_b, c);
             } else {
-                fill_plane(plane, &geo, in_b, c, params->input_offset, 0);
+                fill_interior(plane, &geo, in_b, c);
             }
-            dw3x3_channel(plane, &geo, stride, filter, c, bias != NULL ? bias[c] : 0,
-                          params->input_offset, quant, &stage, out_b);
+            for (int32_t k = 0; k < planes; k++) {
+                dw3x3_channel(plane + k * slot, &geo, stride, filter, c + k,
+                              bias != NULL ? bias[c + k] : 0, params->input_offset, quant,
+                              &stage, out_b);
+            }
         }
     }
 #else

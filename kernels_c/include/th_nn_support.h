@@ -532,6 +532,18 @@ void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t 
                                const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
                                int32_t cout, int8_t *out0, int8_t *out1);
 
+/* CONV_2D with few input channels (th_conv_small_cin_s8.c): scratch bytes it needs, 0 when
+ * the shapes are not its (shapes and params only); the kernel returns 0 without touching
+ * anything when it does not apply (shapes, or requantization not fast / activation clamp),
+ * 1 when done. Arguments already checked, scratch of max(this, the im2col path's). */
+int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
+                                     const th_dims *filter_dims, const th_dims *output_dims);
+int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
+                            const th_per_channel_quant *quant, const th_dims *input_dims,
+                            const int8_t *input, const th_dims *filter_dims,
+                            const int8_t *filter, const int32_t *bias,
+                            const th_dims *output_dims, int8_t *output);
+
 /* CONV_2D with groups == 1 via th_nn_im2col_s16 + th_nn_mat_mult_s8_s16; scratch of
  * th_nn_im2col_pair_bytes(K). Arguments already checked. */
 void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,

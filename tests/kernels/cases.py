@@ -35,6 +35,7 @@ from tinyhost.reference.ops.fully_connected import fully_connected_int8
 CASE_MAGIC = 0x434B4854
 RESULT_MAGIC = 0x524B4854
 FLAG_IN_PLACE = 1
+FLAG_FAST_SCRATCH = 2  # depthwise: the kernel's larger, faster scratch size
 
 
 class Op(IntEnum):
@@ -120,6 +121,7 @@ class ConvCase:
     p: ConvParams
     out_shape: tuple[int, int, int, int]
     in_place: bool = False
+    fast_scratch: bool = False
 
     @property
     def depthwise(self) -> bool:
@@ -141,7 +143,9 @@ class ConvCase:
 
     def encode(self, case_id: int, interleaved: bool) -> bytes:
         p = self.p
-        ints = [FLAG_IN_PLACE if self.in_place else 0, *self.x.shape, *self.w.shape,
+        flags = (FLAG_IN_PLACE if self.in_place else 0) | (
+            FLAG_FAST_SCRATCH if self.fast_scratch else 0)
+        ints = [flags, *self.x.shape, *self.w.shape,
                 *self.out_shape, p.input_offset, p.output_offset, p.stride_h, p.stride_w,
                 p.pad_top, p.pad_left, p.dilation_h, p.dilation_w, p.act_min, p.act_max]
         if self.depthwise:
@@ -362,6 +366,7 @@ def dw_case(draw: Draw, op: Op, limits: Limits = Limits()) -> ConvCase:
         # aliasing rule (a): ch_mult 1, and one batch or an output no larger than the input
         in_place=(mult_ch == 1 and (batches == 1 or out_h * out_w <= in_h * in_w)
                   and draw.bool(0.4)),
+        fast_scratch=draw.bool(0.5),
     )
 
 

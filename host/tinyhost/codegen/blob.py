@@ -24,6 +24,7 @@ from tinyhost.codegen.kernels import KERNEL_ABI, Lowered, lower_graph, scratch_n
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
+from tinyhost.plan.scratch import fast_scratch_bytes
 
 MAGIC = b"THIB"
 VERSION = 1
@@ -69,6 +70,7 @@ class Blob:
     kernels: tuple[str, ...]  # kernel names the model uses, sorted
     op_order: tuple[int, ...]
     scratch_tail_bytes: int  # scratch placed after the planned arena (kernel needs > plan)
+    scratch: tuple[tuple[int, int, int], ...] = ()  # (op, arena offset, bytes) per op with any
 
     @property
     def crc(self) -> int:
@@ -142,12 +144,17 @@ def build_blob(
     tail_offset = _align(arena, target.alignment)
     tail = 0
     scratch: dict[int, tuple[int, int]] = {}
-    for i in order:
+    for step, i in enumerate(order):
         need = scratch_needed(graph, lowered[i], target.dsp)
         if need == 0:
             continue
         planned = plan.scratch_for(i)
-        if planned is not None and planned.size >= need:
+        # A kernel with a faster path for more scratch gets it where the arena has room free.
+        fast = fast_scratch_bytes(graph, graph.ops[i], PlanOptions(dsp=target.dsp))
+        room = plan.free_block(step, fast, keep=planned) if fast > need else None
+        if room is not None:
+            scratch[i] = (room, fast)
+        elif planned is not None and planned.size >= need:
             scratch[i] = (planned.offset, planned.size)
         else:
             scratch[i] = (tail_offset, need)
@@ -230,6 +237,7 @@ def build_blob(
         kernels=tuple(sorted({low.kernel.name for low in lowered})),
         op_order=tuple(order),
         scratch_tail_bytes=tail,
+        scratch=tuple((i, off, size) for i, (off, size) in sorted(scratch.items())),
     )
 
 

@@ -24,7 +24,7 @@ from tinyhost.arith import pool as pool_arith
 from tinyhost.arith.activations import softmax_params
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph, Op, OpKind
-from tinyhost.plan.scratch import RQ_PAIRS_ON_STACK
+from tinyhost.plan.scratch import RQ_PAIRS_ON_STACK, small_cin_conv_scratch
 
 KERNEL_ABI = 1
 
@@ -459,15 +459,16 @@ def scratch_needed(graph: Graph, low: Lowered, dsp: bool) -> int:
                 dense = (sh, sw) == (1, 1) and y[1:3] == x[1:3] and x[3] % 4 == 0
                 pairs = y[3] // 2
                 return 4 * _ru4(x[3]) + (32 * pairs if dense and pairs > RQ_PAIRS_ON_STACK else 0)
-            if no_groups and kh == 3 and kw == 3 and dh == 1 and dw_ == 1:
-                return 4 * _ru4(9 * wc) if dsp else 0
-            return 4 * _ru4(kh * kw * wc) if dsp and no_groups else 0
+            if not (dsp and no_groups):
+                return 0
+            # 3x3 and general: im2col of two pixels, or the few-input-channel path
+            small = small_cin_conv_scratch(wc, kh, kw, y[3], y[2], sw, dh, dw_)
+            return max(4 * _ru4(kh * kw * wc), small)
         mult = int(low.params[12])  # type: ignore[arg-type]
         is_3x3 = w[1] == 3 and w[2] == 3 and mult == 1 and dh == 1 and dw_ == 1 and sh == sw
         if dsp and is_3x3 and sh in (1, 2):
             plane_w = ((y[2] - 1) * sh + 4 + 1) & ~1
-            plane_h = (y[1] - 1) * sh + 3
-            return 2 * plane_h * plane_w
+            return 2 * ((y[1] - 1) * sh + 3) * plane_w  # one plane (more: fast_scratch_bytes)
         if mult != 1:
             return 0  # th_dw_conv_general_s8 reads the input directly (never in place)
         return _ru4(x[1] * x[2])

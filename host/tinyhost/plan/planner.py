@@ -76,6 +76,18 @@ class MemoryPlan:
     def scratch_for(self, op: int) -> PlannedBuffer | None:
         return next((b for b in self.buffers if b.kind == "scratch" and b.op == op), None)
 
+    def free_block(self, step: int, size: int, keep: PlannedBuffer | None = None) -> int | None:
+        """Lowest aligned offset of `size` bytes inside the arena that no buffer live at `step`
+        uses (but `keep`, which may be reused), or None: room a kernel can have for free."""
+        taken = sorted((b.offset, b.offset + b.size) for b in self.buffers
+                       if b.first_op <= step <= b.last_op and b is not keep and b.size > 0)
+        offset = 0
+        for start, end in taken:
+            if offset + size <= start:
+                break
+            offset = max(offset, align_up(end, self.alignment))
+        return offset if offset + size <= self.arena_bytes else None
+
     def overlap_for(self, op: int) -> UsedOverlap | None:
         return next((u for u in self.overlaps if u.op == op), None)
 

@@ -9,8 +9,8 @@ the same sizes for the blob; tests/test_blob_inplace.py checks the two agree on 
 | op (int8) | DSP build (bytes) | portable build |
 |---|---|---|
 | CONV_2D 1x1, no padding, no groups (th_conv_1x1_s8) | 4 * round_up4(Cin) + T | Cin |
-| CONV_2D 3x3, dilation 1, no groups (th_conv_3x3_s8) | 4 * round_up4(9 * Cin) | 0 |
-| CONV_2D other, no groups (th_conv_general_s8) | 4 * round_up4(KH * KW * Cin) | 0 |
+| CONV_2D 3x3, dilation 1, no groups (th_conv_3x3_s8) | max(4 * round_up4(9 * Cin), S) | 0 |
+| CONV_2D other, no groups (th_conv_general_s8) | max(4 * round_up4(KH * KW * Cin), S) | 0 |
 | CONV_2D grouped | 0 | 0 |
 | DEPTHWISE 3x3, mult 1, dilation 1, stride 1 or 2 | 2 * PH * PW (int16 plane) | round_up4(H*W) |
 | DEPTHWISE other, mult 1 (th_dw_conv_general_s8) | round_up4(H * W) | round_up4(H * W) |
@@ -19,7 +19,10 @@ the same sizes for the blob; tests/test_blob_inplace.py checks the two agree on 
 
 T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, Cin % 4 == 0)
 and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
-PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c).
+PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c). Given four
+planes (fast_scratch_bytes: stride 1, C % 4 == 0) it stages four channels per pass instead; the
+blob gives it that where the planned arena has the room free.
+S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
 """
 
 from __future__ import annotations
@@ -94,6 +97,35 @@ def depth_multiplier(graph: Graph, op: Op) -> int:
 RQ_PAIRS_ON_STACK = 32
 
 
+# th_conv_small_cin_s8.c: largest unrolled chunk count and record stream.
+SMALL_CIN_MAX_CHUNKS = 8
+SMALL_CIN_MAX_RECORD_BYTES = 1024
+SMALL_CIN_TILE = 16
+
+
+def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, stride_w: int,
+                           dilation_h: int, dilation_w: int) -> int:
+    """Scratch of the few-input-channel CONV_2D path (th_nn_conv_small_cin_scratch), 0 when it
+    does not apply: groups 1 (cin = the filter's), dilation 1, Cin <= 3, Cout % 4 == 0, a
+    receptive field of at most 8 chunks of 4 int16 pairs (+ a tail of 2) and a record stream
+    (weights, biases, requantization constants) of at most 1 KB. Scratch: the record stream
+    plus the staged columns (int16) of up to 16 output pixels of a row."""
+    if cin > 3 or dilation_h != 1 or dilation_w != 1 or cout % 4 != 0:
+        return 0
+    b = kh * cin
+    bp = b + ((b * stride_w) & 1)
+    words = (((kw * bp + 1) // 2) + 1) & ~1
+    if words // 4 > SMALL_CIN_MAX_CHUNKS:
+        return 0
+    record_words = 5 + (cout // 4) * (4 * words + 17)
+    if 4 * record_words > SMALL_CIN_MAX_RECORD_BYTES:
+        return 0
+    tile = min(ow, SMALL_CIN_TILE)  # output pixels staged at a time
+    cols = (tile - 1) * stride_w + kw
+    values = max(cols * bp, (tile - 1) * stride_w * bp + 2 * words)
+    return 4 * record_words + 2 * ((values + 1) & ~1)
+
+
 def _conv_scratch(graph: Graph, op: Op, dsp: bool) -> int:
     x = graph.tensors[op.inputs[0]].shape
     _, kh, kw, wc = graph.tensors[op.inputs[1]].shape
@@ -109,15 +141,21 @@ def _conv_scratch(graph: Graph, op: Op, dsp: bool) -> int:
         return 4 * _ru4(x[3]) + table
     if not dsp or x[3] != wc:
         return 0  # portable paths and grouped convolution: the reference loop, no scratch
-    return 4 * _ru4(kh * kw * wc)  # 3x3 and general: int16 im2col of two output pixels
+    o = op.options
+    assert isinstance(o, Conv2DOptions)
+    y = graph.tensors[op.outputs[0]].shape
+    small = small_cin_conv_scratch(wc, kh, kw, y[3], y[2], o.stride_w,
+                                   o.dilation_h, o.dilation_w)
+    # 3x3 and general: int16 im2col of two output pixels, or the few-input-channel path
+    return max(4 * _ru4(kh * kw * wc), small)
 
 
-def _dw_scratch(graph: Graph, op: Op, dsp: bool) -> int:
+def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
     o = op.options
     assert isinstance(o, DepthwiseConv2DOptions)
     _, h, w, _ = graph.tensors[op.inputs[0]].shape
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
-    _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
+    _, oh, ow, oc = graph.tensors[op.outputs[0]].shape
     is_3x3 = (
         kh == 3
         and kw == 3
@@ -129,10 +167,30 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool) -> int:
     )
     if dsp and is_3x3:
         s = o.stride_h
-        return 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
+        plane = 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
+        if fast:  # th_dw_conv_3x3_s8_scratch_size_fast: four channels staged per pass
+            return 4 * plane if s == 1 and oc >= 4 and oc % 4 == 0 else 0
+        return plane
+    if fast:
+        return 0
     if depth_multiplier(graph, op) != 1:
         return 0  # th_dw_conv_general_s8 reads the input directly
     return _ru4(h * w)
+
+
+def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
+    """Scratch with which the op's kernel runs a faster path (more than scratch_bytes), 0 when
+    it has none: the 3x3 depthwise stages four channels per pass at stride 1
+    (th_dw_conv_3x3_s8_scratch_size_fast). The kernel picks the path from the scratch size it
+    is given; codegen gives it where the planned arena has that much room free (no growth)."""
+    options = options or PlanOptions()
+    if not options.dsp or not _is_int8(graph, op) or not op.outputs:
+        return 0
+    if graph.tensors[op.outputs[0]].dtype != np.int8:
+        return 0
+    if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
+        return _dw_scratch(graph, op, True, fast=True)
+    return 0
 
 
 def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:

@@ -19,6 +19,7 @@ enum {
 };
 
 #define FLAG_IN_PLACE 1
+#define FLAG_FAST_SCRATCH 2 /* dw: the scratch of th_dw_conv_3x3_s8_scratch_size_fast */
 #define MAX_INTS 64
 #define MAX_BLOBS 8
 
@@ -182,6 +183,11 @@ static run_result run_conv_like(const decoded_case *dc, const th_kalloc *mem)
                        : dc->op == OP_DW_GENERAL
                            ? th_dw_conv_general_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims)
                            : th_dw_conv_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims);
+        if ((flags & FLAG_FAST_SCRATCH) && dc->op != OP_DW_GENERAL) {
+            const int32_t fast =
+                th_dw_conv_3x3_s8_scratch_size_fast(&p, &in_dims, &f_dims, &out_dims);
+            scratch_size = fast > scratch_size ? fast : scratch_size;
+        }
         if (scratch_size > 0) {
             ctx.buf = mem->alloc(mem->self, (size_t)scratch_size);
             ctx.size = scratch_size;

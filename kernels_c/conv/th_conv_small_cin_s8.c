@@ -1,0 +1,491 @@
+/* th_nn_conv_small_cin_s8: CONV_2D with few input channels (first layers), DSP builds.
+ *
+ * The int16 im2col of the general path costs more than the MACs when Cin is 1-3. Here the
+ * input an output row needs is staged once per row as "column blocks": for every input
+ * column (padding included) its KH * Cin values, raw (no offset; padding as -input_offset,
+ * so that the offset folds into the bias: bias' = bias + input_offset * sum(w), exact mod
+ * 2^32), in a fixed order within the block. An output pixel's whole receptive field is then
+ * KW consecutive blocks: kw_words int16 pairs at an even offset. The weights are re-arranged
+ * once per call into the same order, doubled (saves the LSL of th_fast_rq_apply2), as int16
+ * pairs, with the requantization constants, in a record stream the MAC loop reads with one
+ * pointer: per block of 4 output channels, chunks of 4 words (one LDM of the pixel's 4
+ * column words, four LDMs of the 4 channels' weight words, 16 SMLAD), an optional tail of
+ * 2 words, the 12 constants, then the next block's 4 (doubled) biases and the address to go
+ * on at: one LDM {r0-r3, pc} per block starts it.
+ *
+ * Applies (th_nn_small_cin_geometry) to groups 1, dilation 1, Cin <= 3, Cout % 4 == 0 and
+ * small enough filters; runs when the fast requantization is exact for every channel and
+ * there is no activation clamp (otherwise the caller takes th_nn_conv_im2col_s8, whose
+ * scratch the kernels reserve too). Raster order (th_nn.h rule (c)): an output row's input
+ * is staged before any of its outputs is written, and only rows of pixels not yet written
+ * are read.
+ */
+#include <stddef.h>
+
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+#if TH_NN_DSP
+
+/* Largest chunk count of the unrolled MAC sequence and largest record stream. */
+#define TH_SC_MAX_CHUNKS 8
+#define TH_SC_MAX_RECORD_BYTES 1024
+/* Output pixels staged at a time (scratch: their columns only). */
+#define TH_SC_TILE 16
+
+typedef struct {
+    int32_t bp; /* values per column block (KH * Cin, + 1 if needed for even offsets) */
+    int32_t kw_words; /* int16 pairs per receptive field, even */
+    int32_t chunks; /* kw_words / 4 */
+    int32_t tail; /* kw_words % 4: 0 or 2 */
+    int32_t quads; /* Cout / 4 */
+    int32_t quad_words; /* record words per block of 4 channels (trailer included) */
+    int32_t record_words;
+    int32_t stage_values; /* int16 values of the staged row */
+    int32_t cols; /* staged columns of a full tile */
+} th_sc_geometry;
+
+static int geometry(const th_conv_params *params, const th_dims *input_dims,
+                    const th_dims *filter_dims, const th_dims *output_dims, th_sc_geometry *g)
+{
+    const int32_t cin = input_dims->c;
+    if (cin != filter_dims->c || cin > 3 || params->dilation.h != 1 ||
+        params->dilation.w != 1 || (output_dims->c & 3) != 0) {
+        return 0;
+    }
+    const int32_t b = filter_dims->h * cin;
+    g->bp = b + ((b * params->stride.w) & 1);
+    const int32_t field = filter_dims->w * g->bp;
+    g->kw_words = (((field + 1) / 2) + 1) & ~1;
+    g->chunks = g->kw_words / 4;
+    g->tail = g->kw_words & 3;
+    if (g->chunks > TH_SC_MAX_CHUNKS) {
+        return 0;
+    }
+    g->quads = output_dims->c / 4;
+    g->quad_words = 4 * g->kw_words + 12 + 5;
+    g->record_words = 5 + g->quads * g->quad_words;
+    if (4 * g->record_words > TH_SC_MAX_RECORD_BYTES) {
+        return 0;
+    }
+    const int32_t tile = TH_MIN(output_dims->w, TH_SC_TILE);
+    g->cols = (tile - 1) * params->stride.w + filter_dims->w;
+    const int32_t last = (tile - 1) * params->stride.w * g->bp + 2 * g->kw_words;
+    const int32_t values = TH_MAX(g->cols * g->bp, last);
+    g->stage_values = (values + 1) & ~1;
+    return 1;
+}
+
+int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
+                                     const th_dims *filter_dims, const th_dims *output_dims)
+{
+    th_sc_geometry g;
+    if (!geometry(params, input_dims, filter_dims, output_dims, &g)) {
+        return 0;
+    }
+    return 4 * g.record_words + 2 * g.stage_values;
+}
+
+/* Position of tap (ky, ci) inside a column block: Cin == 3 stores each row's values as
+ * (c0, c2, c1), the order one word load and two SXTB16 give. */
+TH_INLINE int32_t block_pos(int32_t ky, int32_t ci, int32_t cin)
+{
+    if (cin == 3) {
+        return 3 * ky + (ci == 0 ? 0 : (ci == 2 ? 1 : 2));
+    }
+    return ky * cin + ci;
+}
+
+TH_INLINE int32_t pack16(int32_t lo, int32_t hi)
+{
+    return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xFFFFu));
+}
+
+/* The record stream (see the file comment). */
+static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias, int32_t output_offset)
+{
+    const int32_t cin = filter_dims->c;
+    const int32_t kh = filter_dims->h;
+    const int32_t kwid = filter_dims->w;
+    const int32_t k_total = kh * kwid * cin;
+    const int32_t cout = filter_dims->n;
+    for (int32_t i = 0; i < g->record_words; i++) {
+        rec[i] = 0;
+    }
+    for (int32_t c = 0; c < cout; c++) {
+        const int32_t q = c / 4;
+        const int32_t i = c & 3;
+        int32_t *body = rec + 5 + q * g->quad_words;
+        uint32_t sum = 0;
+        for (int32_t ky = 0; ky < kh; ky++) {
+            for (int32_t kx = 0; kx < kwid; kx++) {
+                for (int32_t ci = 0; ci < cin; ci++) {
+                    const int32_t k = (ky * kwid + kx) * cin + ci;
+                    const int32_t w = filter[th_filter_index(c, k, k_total, cout, TH_CONV_BLOCK)];
+                    sum += (uint32_t)w;
+                    const int32_t pos = kx * g->bp + block_pos(ky, ci, cin);
+                    const int32_t word = pos / 2;
+                    /* word m of the channel: chunk m / 4 holds 4 words per channel, the tail
+                     * 2 words per channel */
+                    int32_t *dst;
+                    if (word < 4 * g->chunks) {
+                        dst = body + (word / 4) * 16 + i * 4 + (word & 3);
+                    } else {
+                        dst = body + 16 * g->chunks + i * 2 + (word & 1);
+                    }
+                    const int32_t old = *dst;
+                    const int32_t v = 2 * w;
+                    *dst = (pos & 1) ? pack16(old, v) : pack16(v, old >> 16);
+                }
+            }
+        }
+        const uint32_t b = bias != NULL ? (uint32_t)bias[c] : 0u;
+        const uint32_t b2 = 2u * (b + (uint32_t)params->input_offset * sum);
+        /* the bias slot of block q: the trailer of block q - 1 (or the stream head) */
+        rec[q * g->quad_words + i] = (int32_t)b2;
+        const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
+                                              output_offset);
+        int32_t *k3 = body + 4 * g->kw_words + 3 * i;
+        k3[0] = rq.multiplier;
+        k3[1] = rq.round_zp;
+        k3[2] = rq.e;
+    }
+}
+
+/* Widens n columns of Cin == 3 (not the row's last) into column blocks bp values apart,
+ * each as (c0, c2, c1) at its row's slot: one word load, two SXTB16, two stores. */
+TH_INLINE void widen3(int16_t *d, const int8_t *s, int32_t n, int32_t bp)
+{
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    const int32_t step = 2 * bp;
+    int32_t v;
+    int32_t lo;
+    int32_t hi;
+    if (n <= 0) {
+        return;
+    }
+    __asm__ volatile("1:\n\t"
+                     "ldr %[v], [%[s]], #3\n\t"
+                     "sxtb16 %[lo], %[v]\n\t"
+                     "sxtb16 %[hi], %[v], ror #8\n\t"
+                     "strh %[hi], [%[d], #4]\n\t"
+                     "str %[lo], [%[d]]\n\t"
+                     "add %[d], %[d], %[step]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     : [s] "+r"(s), [d] "+r"(d), [n] "+r"(n), [v] "=&r"(v), [lo] "=&r"(lo),
+                       [hi] "=&r"(hi)
+                     : [step] "r"(step)
+                     : "cc", "memory");
+#else
+    for (; n > 0; n--, s += 3, d += bp) {
+        const int32_t v = th_read_s32(s);
+        th_write_s32(d, th_sxtb16(v));
+        th_write_s16(d + 2, (int16_t)th_sxtb16_ror8(v));
+    }
+#endif
+}
+
+TH_INLINE void fill_cols(int16_t *d, int32_t n, int32_t bp, int32_t cin, int16_t pad)
+{
+    for (; n > 0; n--, d += bp) {
+        for (int32_t ci = 0; ci < cin; ci++) {
+            d[ci] = pad;
+        }
+    }
+}
+
+/* Stages the receptive fields of output pixels [ox0, ox0 + npix) of row oy: column xc (input
+ * x = ox0 * stride - pad_l + xc) at stage[xc * bp], padding as -input_offset, the extra slot
+ * and the values after the last column zero. */
+static void stage_tile(int16_t *stage, const th_sc_geometry *g, const int8_t *input,
+                       const th_dims *input_dims, const th_conv_params *params,
+                       const th_dims *filter_dims, int32_t oy, int32_t ox0, int32_t npix)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t w_in = input_dims->w;
+    const int32_t bp = g->bp;
+    const int32_t cols = (npix - 1) * params->stride.w + filter_dims->w;
+    const int32_t x0 = ox0 * params->stride.w - params->padding.w;
+    const int16_t pad = (int16_t)(-params->input_offset);
+    /* columns [xs, xe) are inside the input */
+    const int32_t xs = TH_MIN(cols, TH_MAX(0, -x0));
+    const int32_t xe = TH_MAX(xs, TH_MIN(cols, w_in - x0));
+    for (int32_t ky = 0; ky < filter_dims->h; ky++) {
+        const int32_t y = oy * params->stride.h - params->padding.h + ky;
+        int16_t *d = stage + ky * cin;
+        if (y < 0 || y >= input_dims->h || xe <= xs) {
+            fill_cols(d, cols, bp, cin, pad);
+            continue;
+        }
+        fill_cols(d, xs, bp, cin, pad);
+        fill_cols(d + xe * bp, cols - xe, bp, cin, pad);
+        const int8_t *s = input + ((int64_t)y * w_in + (xs + x0)) * cin;
+        int16_t *dc = d + xs * bp;
+        const int32_t n = xe - xs;
+        if (cin == 3) {
+            /* word loads except for the input row's last column (no read past the row) */
+            const int32_t words = xe + x0 < w_in ? n : n - 1;
+            widen3(dc, s, words, bp);
+            if (words < n) {
+                s += 3 * words;
+                dc += bp * words;
+                dc[0] = s[0];
+                dc[1] = s[2];
+                dc[2] = s[1];
+            }
+        } else {
+            for (int32_t i = 0; i < n; i++, s += cin, dc += bp) {
+                for (int32_t ci = 0; ci < cin; ci++) {
+                    dc[ci] = s[ci];
+                }
+            }
+        }
+    }
+    if (bp > filter_dims->h * cin) {
+        for (int32_t xc = 0; xc < cols; xc++) {
+            stage[xc * bp + bp - 1] = 0;
+        }
+    }
+    const int32_t last = (npix - 1) * params->stride.w * bp + 2 * g->kw_words;
+    for (int32_t v = cols * bp; v < last; v++) {
+        stage[v] = 0;
+    }
+}
+
+/* One output row (npix pixels) of the MAC + requantization loop. */
+typedef struct {
+    const int16_t *x; /* first pixel's receptive field */
+    int32_t x_step; /* bytes between pixels */
+    int32_t npix;
+    int32_t *rec;
+    int8_t *out;
+    int32_t quads;
+    int32_t quad_bytes;
+    int32_t chunks;
+    int32_t tail;
+} th_sc_row;
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+/* Registers: accumulators r0-r3 (channels 0-3 of the block, doubled), column words r4-r7,
+ * weight words r8-r11, column pointer ip, record pointer lr. Frame: [sp] out, [sp, #4]
+ * column base, [sp, #8] x_step, [sp, #12] pixels left, [sp, #16] record start. The
+ * record's address slots are written at entry: the chunk sequence entered so that exactly
+ * `chunks` chunks run (84 bytes each), with or without the tail, or the pixel end. */
+#define TH_SC_CHUNK \
+    "ldmia.w ip!, {r4, r5, r6, r7}\n\t" \
+    "ldmia.w lr!, {r8, r9, r10, r11}\n\t" \
+    "smlad r0, r4, r8, r0\n\t" \
+    "smlad r0, r5, r9, r0\n\t" \
+    "smlad r0, r6, r10, r0\n\t" \
+    "smlad r0, r7, r11, r0\n\t" \
+    "ldmia.w lr!, {r8, r9, r10, r11}\n\t" \
+    "smlad r1, r4, r8, r1\n\t" \
+    "smlad r1, r5, r9, r1\n\t" \
+    "smlad r1, r6, r10, r1\n\t" \
+    "smlad r1, r7, r11, r1\n\t" \
+    "ldmia.w lr!, {r8, r9, r10, r11}\n\t" \
+    "smlad r2, r4, r8, r2\n\t" \
+    "smlad r2, r5, r9, r2\n\t" \
+    "smlad r2, r6, r10, r2\n\t" \
+    "smlad r2, r7, r11, r2\n\t" \
+    "ldmia.w lr!, {r8, r9, r10, r11}\n\t" \
+    "smlad r3, r4, r8, r3\n\t" \
+    "smlad r3, r5, r9, r3\n\t" \
+    "smlad r3, r6, r10, r3\n\t" \
+    "smlad r3, r7, r11, r3\n\t"
+#define TH_SC_CHUNKS8 \
+    TH_SC_CHUNK TH_SC_CHUNK TH_SC_CHUNK TH_SC_CHUNK \
+    TH_SC_CHUNK TH_SC_CHUNK TH_SC_CHUNK TH_SC_CHUNK
+#define TH_SC_TAIL1(acc) \
+    "ldrd r8, r9, [lr], #8\n\t" \
+    "smlad " acc ", r4, r8, " acc "\n\t" \
+    "smlad " acc ", r5, r9, " acc "\n\t"
+#define TH_SC_RQ(acc, m, r, e) \
+    "smmlar r10, " acc ", " m ", " r "\n\t" \
+    "add.w " acc ", r10, " acc ", asr #31\n\t" \
+    "asr.w " acc ", " acc ", " e "\n\t" \
+    "ssat " acc ", #8, " acc "\n\t"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline)) mac_row(const th_sc_row *a)
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #24\n\t"
+        "ldrd r1, r2, [r0, #0]\n\t"    /* x, x_step */
+        "ldrd r3, r4, [r0, #8]\n\t"    /* npix, rec */
+        "ldr r5, [r0, #16]\n\t"        /* out */
+        "str r5, [sp, #0]\n\t"
+        "strd r1, r2, [sp, #4]\n\t"
+        "strd r3, r4, [sp, #12]\n\t"
+        "ldrd r5, r6, [r0, #20]\n\t"   /* quads, quad_bytes */
+        "ldrd r7, r8, [r0, #28]\n\t"   /* chunks, tail */
+        "adr.w r9, 7f\n\t"             /* end of the chunks without tail */
+        "adr.w r10, 6f\n\t"            /* end of the chunks with tail */
+        "cmp r8, #0\n\t"
+        "it ne\n\t"
+        "movne r9, r10\n\t"
+        "movs r10, #84\n\t"
+        "mls r9, r7, r10, r9\n\t"
+        "orr r9, r9, #1\n\t"
+        "adr.w r10, 8f\n\t"
+        "orr r10, r10, #1\n\t"
+        "add r4, r4, #16\n\t"          /* the first address slot */
+        "1:\n\t"
+        "str r9, [r4]\n\t"
+        "add r4, r4, r6\n\t"
+        "subs r5, r5, #1\n\t"
+        "bne 1b\n\t"
+        "str r10, [r4]\n\t"
+        "mov ip, r1\n\t"
+        "ldr lr, [sp, #16]\n\t"
+        "ldmia.w lr!, {r0, r1, r2, r3, pc}\n\t"
+        ".p2align 2\n\t"
+        "5:\n\t"
+        TH_SC_CHUNKS8
+        "6:\n\t"
+        "ldrd r4, r5, [ip]\n\t"
+        TH_SC_TAIL1("r0")
+        TH_SC_TAIL1("r1")
+        TH_SC_TAIL1("r2")
+        TH_SC_TAIL1("r3")
+        "b 7f\n\t"
+        ".p2align 2\n\t"
+        "4:\n\t"
+        TH_SC_CHUNKS8
+        "7:\n\t"
+        ".if (7b - 4b) != 8 * 84\n\t"
+        ".error \"chunk size\"\n\t"
+        ".endif\n\t"
+        ".if (6b - 5b) != 8 * 84\n\t"
+        ".error \"chunk size\"\n\t"
+        ".endif\n\t"
+        "ldmia.w lr!, {r4, r5, r6, r7, r8, r9}\n\t"
+        TH_SC_RQ("r0", "r4", "r5", "r6")
+        TH_SC_RQ("r1", "r7", "r8", "r9")
+        "ldmia.w lr!, {r4, r5, r6, r7, r8, r9}\n\t"
+        TH_SC_RQ("r2", "r4", "r5", "r6")
+        TH_SC_RQ("r3", "r7", "r8", "r9")
+        "ldr ip, [sp, #0]\n\t"
+        "strb r0, [ip], #1\n\t"
+        "strb r1, [ip], #1\n\t"
+        "strb r2, [ip], #1\n\t"
+        "strb r3, [ip], #1\n\t"
+        "str ip, [sp, #0]\n\t"
+        "ldr ip, [sp, #4]\n\t"
+        "ldmia.w lr!, {r0, r1, r2, r3, pc}\n\t"
+        "8:\n\t"
+        "ldrd r4, r5, [sp, #4]\n\t"
+        "add ip, r4, r5\n\t"
+        "str ip, [sp, #4]\n\t"
+        "ldr r6, [sp, #12]\n\t"
+        "subs r6, r6, #1\n\t"
+        "str r6, [sp, #12]\n\t"
+        "beq 9f\n\t"
+        "ldr lr, [sp, #16]\n\t"
+        "ldmia.w lr!, {r0, r1, r2, r3, pc}\n\t"
+        "9:\n\t"
+        "add sp, sp, #24\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#undef TH_SC_CHUNK
+#undef TH_SC_CHUNKS8
+#undef TH_SC_TAIL1
+#undef TH_SC_RQ
+#else
+/* C model of mac_row (host builds with TH_NN_EMULATE_DSP): the same record stream. */
+static void mac_row(const th_sc_row *a)
+{
+    const int32_t kw_words = 4 * a->chunks + a->tail;
+    const char *x = (const char *)a->x;
+    int8_t *out = a->out;
+    for (int32_t p = 0; p < a->npix; p++) {
+        const int32_t *r = a->rec;
+        int32_t acc[4];
+        for (int32_t q = 0; q < a->quads; q++) {
+            for (int32_t i = 0; i < 4; i++) {
+                acc[i] = r[i];
+            }
+            r += 5;
+            for (int32_t j = 0; j < a->chunks; j++) {
+                for (int32_t i = 0; i < 4; i++) {
+                    for (int32_t m = 0; m < 4; m++) {
+                        acc[i] = th_smlad(th_read_s32(x + 4 * (4 * j + m)), r[m], acc[i]);
+                    }
+                    r += 4;
+                }
+            }
+            if (a->tail != 0) {
+                for (int32_t i = 0; i < 4; i++) {
+                    acc[i] = th_smlad(th_read_s32(x + 4 * (kw_words - 2)), r[0], acc[i]);
+                    acc[i] = th_smlad(th_read_s32(x + 4 * (kw_words - 1)), r[1], acc[i]);
+                    r += 2;
+                }
+            }
+            for (int32_t i = 0; i < 4; i++) {
+                th_fast_rq rq;
+                rq.multiplier = r[0];
+                rq.round_zp = r[1];
+                rq.e = r[2];
+                r += 3;
+                *out++ = (int8_t)th_fast_rq_apply2(acc[i], &rq);
+            }
+        }
+        x += a->x_step;
+    }
+}
+#endif
+
+int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
+                            const th_per_channel_quant *quant, const th_dims *input_dims,
+                            const int8_t *input, const th_dims *filter_dims,
+                            const int8_t *filter, const int32_t *bias,
+                            const th_dims *output_dims, int8_t *output)
+{
+    th_sc_geometry g;
+    if (!geometry(params, input_dims, filter_dims, output_dims, &g)) {
+        return 0;
+    }
+    const int32_t cout = output_dims->c;
+    const int32_t k_total = filter_dims->h * filter_dims->w * filter_dims->c;
+    th_nn_out_stage stage;
+    th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
+                         th_acc_bound(k_total, 128, bias, cout));
+    if (!stage.fast || stage.clamp) {
+        return 0;
+    }
+    int32_t *rec = (int32_t *)ctx->buf;
+    int16_t *staged = (int16_t *)(void *)(rec + g.record_words);
+    build_records(rec, &g, params, quant, filter_dims, filter, bias, params->output_offset);
+    th_sc_row row;
+    row.x_step = 2 * params->stride.w * g.bp;
+    row.rec = rec;
+    row.quads = g.quads;
+    row.quad_bytes = 4 * g.quad_words;
+    row.chunks = g.chunks;
+    row.tail = g.tail;
+    const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
+    const int64_t out_row = (int64_t)output_dims->w * cout;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b = input + b * in_batch;
+        int8_t *out_b = output + (int64_t)b * output_dims->h * out_row;
+        for (int32_t oy = 0; oy < output_dims->h; oy++) {
+            for (int32_t ox = 0; ox < output_dims->w; ox += TH_SC_TILE) {
+                const int32_t npix = TH_MIN(TH_SC_TILE, output_dims->w - ox);
+                stage_tile(staged, &g, in_b, input_dims, params, filter_dims, oy, ox, npix);
+                row.x = staged;
+                row.npix = npix;
+                row.out = out_b + oy * out_row + (int64_t)ox * cout;
+                mac_row(&row);
+            }
+        }
+    }
+    return 1;
+}
+
+#endif /* TH_NN_DSP */
