@@ -119,99 +119,169 @@ static dw_interior interior_of(const dw_geometry *g)
  * x + input_offset is 0 there: the offset is folded into the accumulator's start value
  * instead, see dw3x3_channel_impl). It does not depend on the channel: written once per
  * call, the channels then only copy their interior (fill_interior, fill_group4). */
-static void fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
+static void __attribute__((noinline))
+fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
 {
     const int16_t pad = (int16_t)(-offset);
     const int32_t pad2 = (int32_t)(((uint32_t)(uint16_t)pad << 16) | (uint16_t)pad);
     const dw_interior in = interior_of(g);
     const int32_t pw = g->pw; /* even: rows are word aligned */
-    for (int32_t r = 0; r < g->ph; r++) {
-        int16_t *row = plane + r * pw;
-        if (r < in.r_begin || r >= in.r_end || in.x_end == in.x_begin) {
-            for (int32_t q = 0; q < pw; q += 2) {
-                th_write_s32(row + q, pad2);
-            }
-            continue;
+    int32_t r_begin = in.r_begin;
+    int32_t r_end = in.r_end;
+    if (in.x_end == in.x_begin || r_end == r_begin) {
+        r_begin = g->ph;
+        r_end = g->ph;
+    }
+    /* Whole rows above and below the interior. */
+    for (int32_t i = 0; i < r_begin * pw; i += 2) {
+        th_write_s32(plane + i, pad2);
+    }
+    for (int32_t i = r_end * pw; i < g->ph * pw; i += 2) {
+        th_write_s32(plane + i, pad2);
+    }
+    if (r_end == r_begin) {
+        return;
+    }
+    /* Left of the first interior row, then the runs right of one interior row and left of
+     * the next (contiguous), then right of the last one. */
+    for (int32_t q = 0; q < in.x_begin; q++) {
+        plane[r_begin * pw + q] = pad;
+    }
+    const int32_t run = pw - in.x_end + in.x_begin;
+    int16_t *q = plane + r_begin * pw + in.x_end;
+    for (int32_t r = r_begin; r + 1 < r_end; r++, q += pw) {
+        for (int32_t i = 0; i < run; i++) {
+            q[i] = pad;
         }
-        for (int32_t q = 0; q < in.x_begin; q++) {
-            row[q] = pad;
-        }
-        for (int32_t q = in.x_end; q < pw; q++) {
-            row[q] = pad;
-        }
+    }
+    for (int32_t i = 0; i < pw - in.x_end; i++) {
+        q[i] = pad;
     }
 }
 
-/* Four input values (stride in_c bytes) from src to the int16 plane at d (word aligned),
- * `quads` times: 4 LDRSB, ADD, 2 PKHBT, STRD per four values, the loop unrolled twice (an
- * odd count enters it in the middle). */
-#define TH_DW_COPY_QUAD                                                                      \
-    "ldrsb %[t0], [%[s]]\n\t"                                                                \
-    "ldrsb %[t1], [%[s], %[c]]\n\t"                                                          \
-    "ldrsb %[t2], [%[s], %[c], lsl #1]\n\t"                                                  \
-    "ldrsb %[t3], [%[s], %[c3]]\n\t"                                                         \
-    "add %[s], %[s], %[c], lsl #2\n\t"                                                       \
-    "pkhbt %[t0], %[t0], %[t1], lsl #16\n\t"                                                 \
-    "pkhbt %[t2], %[t2], %[t3], lsl #16\n\t"                                                 \
-    "strd %[t0], %[t2], [%[d]], #8\n\t"
-
-TH_INLINE void copy_quads(int16_t *d, const int8_t *src, int32_t in_c, int32_t quads)
-{
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    const int16_t *end = d + 4 * quads;
-    const int32_t in_c3 = 3 * in_c;
-    int32_t t0, t1, t2, t3;
-    __asm__ volatile(
-        "tst %[n], #1\n\t"
-        "bne 2f\n\t"
-        "1:\n\t" TH_DW_COPY_QUAD
-        "2:\n\t" TH_DW_COPY_QUAD
-        "cmp %[d], %[end]\n\t"
-        "bne 1b\n\t"
-        : [s] "+r"(src), [d] "+r"(d), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
-          [t3] "=&r"(t3)
-        : [c] "r"(in_c), [c3] "r"(in_c3), [end] "r"(end), [n] "r"(quads)
-        : "cc", "memory");
-#else
-    for (int32_t i = 0; i < 4 * quads; i++) {
-        d[i] = src[(int32_t)i * in_c];
-    }
-#endif
+/* What copy_rows_asm reads (offsets fixed in the assembly). */
+typedef struct {
+    const int8_t *src; /* 0: first interior value of the first row */
+    int16_t *d; /* 4: its place in the plane */
+    int32_t in_c; /* 8: input bytes between neighbours along the row */
+    int32_t quad_bytes; /* 12: 8 x the aligned quads per row (at least one) */
+    int32_t rows; /* 16: at least one */
+    int32_t flags; /* 20: bit 0 one value first (odd start), bit 1 an overlapping last quad */
+    int32_t s_adv; /* 24: input bytes from after a row's quads to the next row */
+    int32_t d_adv; /* 28: plane bytes from after a row's quads to the next row */
+    int32_t back_s; /* 32: input bytes from after the quads back to the last quad's start */
+    int32_t back_d; /* 36: plane bytes, likewise */
+} dw_copy_args;
+
+typedef char dw_copy_args_size_check[sizeof(dw_copy_args) == 40 ? 1 : -1];
+
+/* Four input values (stride r2 bytes, r3 = 3 x r2) from r0 to the plane at r1 (word
+ * aligned): 4 LDRSB, ADD, 2 PKHBT, STRD. */
+#define TH_DW_COPY_QUAD                                                                      \
+    "ldrsb r5, [r0]\n\t"                                                                     \
+    "ldrsb r6, [r0, r2]\n\t"                                                                 \
+    "ldrsb r7, [r0, r2, lsl #1]\n\t"                                                         \
+    "ldrsb r8, [r0, r3]\n\t"                                                                 \
+    "add r0, r0, r2, lsl #2\n\t"                                                             \
+    "pkhbt r5, r5, r6, lsl #16\n\t"                                                          \
+    "pkhbt r7, r7, r8, lsl #16\n\t"                                                          \
+    "strd r5, r7, [r1], #8\n\t"
+
+/* Copies the interior rows of a channel's plane: per row, one value when the interior
+ * starts at an odd column, then word-aligned quads (the loop unrolled twice, an odd count
+ * enters it in the middle), then, when the row's length left a remainder, one more quad
+ * ending at the row's last value (rewriting up to three values with the same ones: 4 LDRSB
+ * and 4 STRH). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline)) copy_rows_asm(const dw_copy_args *a)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #12\n\t"
+                     "ldrd r5, r6, [r0, #32]\n\t"
+                     "strd r5, r6, [sp]\n\t"
+                     "ldm r0, {r0-r2, r9-r12, lr}\n\t"
+                     "add r3, r2, r2, lsl #1\n\t"
+                     "5:\n\t"
+                     "tst r11, #1\n\t"
+                     "beq 3f\n\t"
+                     "ldrsb r5, [r0]\n\t"
+                     "add r0, r0, r2\n\t"
+                     "strh r5, [r1], #2\n\t"
+                     "3:\n\t"
+                     "add r4, r1, r9\n\t"
+                     "tst r9, #8\n\t"
+                     "bne 2f\n\t"
+                     "1:\n\t" TH_DW_COPY_QUAD "2:\n\t" TH_DW_COPY_QUAD
+                     "cmp r1, r4\n\t"
+                     "bne 1b\n\t"
+                     "tst r11, #2\n\t"
+                     "beq 4f\n\t"
+                     "ldrd r5, r6, [sp]\n\t"
+                     "sub r5, r0, r5\n\t"
+                     "sub r6, r1, r6\n\t"
+                     "ldrsb r7, [r5]\n\t"
+                     "ldrsb r8, [r5, r2]\n\t"
+                     "strh r7, [r6]\n\t"
+                     "strh r8, [r6, #2]\n\t"
+                     "ldrsb r7, [r5, r2, lsl #1]\n\t"
+                     "ldrsb r8, [r5, r3]\n\t"
+                     "strh r7, [r6, #4]\n\t"
+                     "strh r8, [r6, #6]\n\t"
+                     "4:\n\t"
+                     "add r0, r0, r12\n\t"
+                     "add r1, r1, lr\n\t"
+                     "subs r10, r10, #1\n\t"
+                     "bne 5b\n\t"
+                     "add sp, sp, #12\n\t"
+                     "pop {r4-r11, pc}\n\t");
 }
+#pragma GCC diagnostic pop
+#undef TH_DW_COPY_QUAD
+#define TH_DW_COPY_ASM 1
+#else
+#define TH_DW_COPY_ASM 0
+#endif
 
 /* Copies channel c of the input into the interior of its int16 plane as raw values (the
- * padding is already there, fill_padding), with little work per row. */
+ * padding is already there, fill_padding). */
 static void fill_interior(int16_t *plane, const dw_geometry *g, const int8_t *in, int32_t c)
 {
     const int32_t pw = g->pw;
     const int32_t in_c = g->src_inner;
-    const int32_t x_begin = TH_MIN(g->pad_inner, pw);
-    const int32_t x_end = TH_MIN(g->pad_inner + g->inner, pw);
-    const int32_t r_begin = TH_MIN(g->pad_outer, g->ph);
-    const int32_t r_end = TH_MIN(g->pad_outer + g->outer, g->ph);
-    if (x_end <= x_begin || r_end <= r_begin) {
+    const dw_interior box = interior_of(g);
+    const int32_t n = box.x_end - box.x_begin;
+    if (n <= 0 || box.r_end <= box.r_begin) {
         return;
     }
-    const int32_t lead = x_begin & 1; /* one value first, so that the rest is word aligned */
-    const int32_t quads = (x_end - x_begin - lead) / 4;
-    const int32_t tail = (x_end - x_begin - lead) - 4 * quads;
-    const int8_t *src = in + (x_begin - g->pad_inner) * in_c + c +
-                        (r_begin - g->pad_outer) * g->src_outer;
-    int16_t *d = plane + r_begin * pw + x_begin;
-    for (int32_t r = r_begin; r < r_end; r++, src += g->src_outer, d += pw) {
-        const int8_t *s = src;
-        int16_t *q = d;
-        if (lead) {
-            *q++ = *s;
-            s += in_c;
-        }
-        if (quads > 0) {
-            copy_quads(q, s, in_c, quads);
-            q += 4 * quads;
-            s += 4 * quads * in_c;
-        }
-        for (int32_t i = 0; i < tail; i++, s += in_c) {
-            q[i] = *s;
+    const int8_t *src = in + (box.x_begin - g->pad_inner) * in_c + c +
+                        (box.r_begin - g->pad_outer) * g->src_outer;
+    int16_t *d = plane + box.r_begin * pw + box.x_begin;
+#if TH_DW_COPY_ASM
+    const int32_t lead = box.x_begin & 1; /* one value first, so that the rest is word aligned */
+    const int32_t quads = (n - lead) / 4;
+    if (quads > 0) {
+        const int32_t rem = n - lead - 4 * quads;
+        const int32_t done = lead + 4 * quads; /* values per row before the last quad */
+        dw_copy_args a;
+        a.src = src;
+        a.d = d;
+        a.in_c = in_c;
+        a.quad_bytes = 8 * quads;
+        a.rows = box.r_end - box.r_begin;
+        a.flags = lead | (rem > 0 ? 2 : 0);
+        a.s_adv = g->src_outer - done * in_c;
+        a.d_adv = (int32_t)sizeof(int16_t) * (pw - done);
+        a.back_s = (4 - rem) * in_c;
+        a.back_d = (int32_t)sizeof(int16_t) * (4 - rem);
+        copy_rows_asm(&a);
+        return;
+    }
+#endif
+    for (int32_t r = box.r_begin; r < box.r_end; r++, src += g->src_outer, d += pw) {
+        for (int32_t i = 0; i < n; i++) {
+            d[i] = src[i * in_c];
         }
     }
 }
@@ -226,47 +296,132 @@ TH_INLINE void put4(int16_t *q, int32_t slot, int32_t w)
     q[3 * slot] = (int8_t)(uint8_t)(u >> 24);
 }
 
-/* Pairs of pixels (stride in_c bytes, four channels each) from src to four planes `slot`
- * values apart, at q (word aligned): per pair, two 32-bit loads, PKHBT/PKHTB gather the
- * pixels' bytes of channels (0, 1) and (2, 3), and SXTB16 / SXTB16 ROR 8 sign-extend them
- * to a plane word (x, x+1) of each channel: 14 instructions per 8 values. */
-TH_INLINE void copy_pairs4(int16_t *q, int32_t slot, const int8_t *src, int32_t in_c,
-                           int32_t pairs)
+#if TH_DW_COPY_ASM
+/* What copy4_rows_asm reads (offsets fixed in the assembly). */
+typedef struct {
+    const int8_t *src; /* 0: first interior pixel of the first row (channel c) */
+    int16_t *d; /* 4: its place in the first plane */
+    int32_t in_c; /* 8: input bytes between neighbours along the row */
+    int32_t slot_bytes; /* 12: bytes between the planes */
+    int32_t quad_bytes; /* 16: 8 x the pixel quads per row */
+    int32_t flags; /* 20: bit 0 one pixel first (odd start), bit 1 a pair, bit 2 a last one */
+    int32_t s_adv; /* 24: input bytes from after a row's pair to the next row */
+    int32_t d_adv; /* 28: plane bytes, likewise */
+    int32_t rows; /* 32: at least one */
+} dw_copy4_args;
+
+typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 36 ? 1 : -1];
+
+/* Copies the interior rows of four planes (fill_interior for four channels at once: a
+ * pixel's four values are one load). Per row: one pixel (4 LDRSB, 4 STRH) when the interior
+ * starts at an odd column, then quads of pixels: 4 loads, PKHBT/PKHTB gather the pixels'
+ * bytes of channels (0, 1) and (2, 3), SXTB16 / SXTB16 ROR 8 sign-extend them to plane
+ * words, one STRD per plane (23 instructions per 16 values), then a pair and a last pixel
+ * as the flags say. Registers: r0 input, r1 r4 r5 r6 the planes, r2 in_c, r3 3 x in_c,
+ * r7 end of the row's quads, r8-r12 lr values; row state on the stack. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args *a)
 {
-#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    int16_t *d0 = q;
-    int16_t *d1 = q + slot;
-    int16_t *d2 = q + 2 * slot;
-    int16_t *d3 = q + 3 * slot;
-    const int16_t *end = q + 2 * pairs;
-    int32_t a, b, t;
-    __asm__ volatile(
-        "1:\n\t"
-        "ldr %[a], [%[s]]\n\t"
-        "ldr %[b], [%[s], %[c]]\n\t"
-        "add %[s], %[s], %[c], lsl #1\n\t"
-        "pkhtb %[t], %[b], %[a], asr #16\n\t"
-        "pkhbt %[a], %[a], %[b], lsl #16\n\t"
-        "sxtb16 %[b], %[a]\n\t"
-        "str %[b], [%[d0]], #4\n\t"
-        "sxtb16 %[b], %[a], ror #8\n\t"
-        "str %[b], [%[d1]], #4\n\t"
-        "sxtb16 %[b], %[t]\n\t"
-        "str %[b], [%[d2]], #4\n\t"
-        "sxtb16 %[b], %[t], ror #8\n\t"
-        "str %[b], [%[d3]], #4\n\t"
-        "cmp %[d0], %[end]\n\t"
-        "bne 1b\n\t"
-        : [s] "+r"(src), [d0] "+r"(d0), [d1] "+r"(d1), [d2] "+r"(d2), [d3] "+r"(d3),
-          [a] "=&r"(a), [b] "=&r"(b), [t] "=&r"(t)
-        : [c] "r"(in_c), [end] "r"(end)
-        : "cc", "memory");
-#else
-    for (int32_t i = 0; i < 2 * pairs; i++) {
-        put4(q + i, slot, th_read_s32(src + (int32_t)i * in_c));
-    }
-#endif
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #20\n\t"
+                     "ldrd r4, r5, [r0, #16]\n\t"
+                     "strd r4, r5, [sp]\n\t"
+                     "ldrd r4, r5, [r0, #24]\n\t"
+                     "strd r4, r5, [sp, #8]\n\t"
+                     "ldr r4, [r0, #32]\n\t"
+                     "str r4, [sp, #16]\n\t"
+                     "ldm r0, {r0-r3}\n\t"
+                     "add r4, r1, r3\n\t"
+                     "add r5, r4, r3\n\t"
+                     "add r6, r5, r3\n\t"
+                     "add r3, r2, r2, lsl #1\n\t"
+                     "5:\n\t"
+                     "ldr r8, [sp, #4]\n\t"
+                     "tst r8, #1\n\t"
+                     "beq 3f\n\t"
+                     "ldrsb r9, [r0]\n\t"
+                     "ldrsb r10, [r0, #1]\n\t"
+                     "ldrsb r11, [r0, #2]\n\t"
+                     "ldrsb r12, [r0, #3]\n\t"
+                     "add r0, r0, r2\n\t"
+                     "strh r9, [r1], #2\n\t"
+                     "strh r10, [r4], #2\n\t"
+                     "strh r11, [r5], #2\n\t"
+                     "strh r12, [r6], #2\n\t"
+                     "3:\n\t"
+                     "ldr r7, [sp]\n\t"
+                     "cmp r7, #0\n\t"
+                     "beq 4f\n\t"
+                     "add r7, r7, r1\n\t"
+                     "1:\n\t"
+                     "ldr r8, [r0]\n\t"
+                     "ldr r9, [r0, r2]\n\t"
+                     "ldr r10, [r0, r2, lsl #1]\n\t"
+                     "ldr r11, [r0, r3]\n\t"
+                     "add r0, r0, r2, lsl #2\n\t"
+                     "pkhtb r12, r9, r8, asr #16\n\t"
+                     "pkhbt r8, r8, r9, lsl #16\n\t"
+                     "pkhtb lr, r11, r10, asr #16\n\t"
+                     "pkhbt r10, r10, r11, lsl #16\n\t"
+                     "sxtb16 r9, r8\n\t"
+                     "sxtb16 r11, r10\n\t"
+                     "strd r9, r11, [r1], #8\n\t"
+                     "sxtb16 r9, r8, ror #8\n\t"
+                     "sxtb16 r11, r10, ror #8\n\t"
+                     "strd r9, r11, [r4], #8\n\t"
+                     "sxtb16 r9, r12\n\t"
+                     "sxtb16 r11, lr\n\t"
+                     "strd r9, r11, [r5], #8\n\t"
+                     "sxtb16 r9, r12, ror #8\n\t"
+                     "sxtb16 r11, lr, ror #8\n\t"
+                     "strd r9, r11, [r6], #8\n\t"
+                     "cmp r1, r7\n\t"
+                     "bne 1b\n\t"
+                     "4:\n\t"
+                     "ldr r8, [sp, #4]\n\t"
+                     "tst r8, #2\n\t"
+                     "beq 6f\n\t"
+                     "ldr r9, [r0]\n\t"
+                     "ldr r10, [r0, r2]\n\t"
+                     "add r0, r0, r2, lsl #1\n\t"
+                     "pkhtb r12, r10, r9, asr #16\n\t"
+                     "pkhbt r9, r9, r10, lsl #16\n\t"
+                     "sxtb16 r10, r9\n\t"
+                     "str r10, [r1], #4\n\t"
+                     "sxtb16 r10, r9, ror #8\n\t"
+                     "str r10, [r4], #4\n\t"
+                     "sxtb16 r10, r12\n\t"
+                     "str r10, [r5], #4\n\t"
+                     "sxtb16 r10, r12, ror #8\n\t"
+                     "str r10, [r6], #4\n\t"
+                     "6:\n\t"
+                     "tst r8, #4\n\t"
+                     "beq 7f\n\t"
+                     "ldrsb r9, [r0]\n\t"
+                     "ldrsb r10, [r0, #1]\n\t"
+                     "ldrsb r11, [r0, #2]\n\t"
+                     "ldrsb r12, [r0, #3]\n\t"
+                     "strh r9, [r1]\n\t"
+                     "strh r10, [r4]\n\t"
+                     "strh r11, [r5]\n\t"
+                     "strh r12, [r6]\n\t"
+                     "7:\n\t"
+                     "ldrd r8, r9, [sp, #8]\n\t"
+                     "add r0, r0, r8\n\t"
+                     "add r1, r1, r9\n\t"
+                     "add r4, r4, r9\n\t"
+                     "add r5, r5, r9\n\t"
+                     "add r6, r6, r9\n\t"
+                     "ldr r8, [sp, #16]\n\t"
+                     "subs r8, r8, #1\n\t"
+                     "str r8, [sp, #16]\n\t"
+                     "bne 5b\n\t"
+                     "add sp, sp, #20\n\t"
+                     "pop {r4-r11, pc}\n\t");
 }
+#pragma GCC diagnostic pop
+#endif
 
 /* Copies channels c .. c + 3 of the input into the interiors of four planes `slot` values
  * apart (fill_interior for four channels at once: a pixel's four values are one load). */
@@ -280,11 +435,28 @@ static void fill_group4(int16_t *plane, int32_t slot, const dw_geometry *g, cons
         return;
     }
     const int32_t lead = box.x_begin & 1; /* one value first: the rest is word aligned */
-    const int32_t pairs = (box.x_end - box.x_begin - lead) / 2;
-    const int32_t tail = (box.x_end - box.x_begin - lead) & 1;
     const int8_t *src = in + (box.x_begin - g->pad_inner) * in_c + c +
                         (box.r_begin - g->pad_outer) * g->src_outer;
     int16_t *d = plane + box.r_begin * pw + box.x_begin;
+#if TH_DW_COPY_ASM
+    const int32_t rest = box.x_end - box.x_begin - lead;
+    const int32_t quads = rest / 4;
+    const int32_t pair = (rest >> 1) & 1;
+    const int32_t done = lead + 4 * quads + 2 * pair; /* pixels before a last one */
+    dw_copy4_args a;
+    a.src = src;
+    a.d = d;
+    a.in_c = in_c;
+    a.slot_bytes = (int32_t)sizeof(int16_t) * slot;
+    a.quad_bytes = 8 * quads;
+    a.flags = lead | (pair << 1) | ((rest & 1) << 2);
+    a.s_adv = g->src_outer - done * in_c;
+    a.d_adv = (int32_t)sizeof(int16_t) * (pw - done);
+    a.rows = box.r_end - box.r_begin;
+    copy4_rows_asm(&a);
+#else
+    const int32_t pairs = (box.x_end - box.x_begin - lead) / 2;
+    const int32_t tail = (box.x_end - box.x_begin - lead) & 1;
     for (int32_t r = box.r_begin; r < box.r_end; r++, src += g->src_outer, d += pw) {
         const int8_t *s = src;
         int16_t *q = d;
@@ -292,15 +464,16 @@ static void fill_group4(int16_t *plane, int32_t slot, const dw_geometry *g, cons
             put4(q++, slot, th_read_s32(s));
             s += in_c;
         }
-        if (pairs > 0) {
-            copy_pairs4(q, slot, s, in_c, pairs);
-            q += 2 * pairs;
-            s += 2 * pairs * in_c;
+        for (int32_t i = 0; i < 2 * pairs; i++) {
+            put4(q + i, slot, th_read_s32(s + (int32_t)i * in_c));
         }
+        q += 2 * pairs;
+        s += 2 * pairs * in_c;
         if (tail) {
             put4(q, slot, th_read_s32(s));
         }
     }
+#endif
 }
 
 /* `fast_only` is a compile-time constant at each call site (see mat_mult). With it, the
@@ -357,189 +530,262 @@ TH_INLINE int8_t dw_out(int32_t acc, const th_fast_rq *rq, int32_t c,
     } while (0)
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* What the assembly loop reads: the six weight words, the accumulator start, the fast
- * requantization and the loop bounds (offsets are fixed in the assembly). The loop covers
- * the blocks of four of every output row; it updates `end` and `rows` as it goes. */
+/* What the assembly reads, in the order its stack frame holds it (the first 14 words are
+ * copied there): the weights of filter row 0 and the accumulator start together (one LDM
+ * brings all three), the other rows' weight words, the fast requantization, the row steps.
+ * e_count: the shift in its low byte (all ASR reads), above it 2^24 minus the loop's
+ * iterations per row (ADDS #256 carries out after the last one). */
 typedef struct {
-    int32_t w[6]; /* W01, W12 of rows 0, 1, 2 */
-    int32_t acc0; /* 24 */
+    int32_t w0[2]; /* 0: W01, W12 of filter row 0 */
+    int32_t acc0; /* 8 */
+    int32_t w12[4]; /* 12: W01, W12 of rows 1, 2 */
     int32_t multiplier; /* 28 */
     int32_t round_zp; /* 32 */
-    int32_t e; /* 36 */
-    const int16_t *end; /* 40: r0 after the last block of four of the current row */
-    int32_t p_skip; /* 44: bytes from there to the next row's first window */
-    int32_t o_skip; /* 48: output bytes from after the row's last block to the next row */
-    int32_t rows; /* 52: output rows left, including the current one */
-    int32_t span; /* 56: bytes from a row's first window to its `end` */
+    int32_t e_count; /* 36 */
+    int32_t p_skip; /* 40: bytes from a row's last block to the next row's first window */
+    int32_t o_skip; /* 44: output bytes from after a row's last block to the next row */
+    int8_t *o_end; /* 48: the first output of the row after the last */
+    int32_t tail; /* 52: bit 0 a pair after each row's blocks, bit 1 a single output */
+    const int16_t *p0; /* 56: row windows of the first output row */
+    const int16_t *p1;
+    const int16_t *p2;
+    int8_t *o; /* 68: its first output */
+    int32_t cs; /* 72: output bytes between neighbours along the row */
 } dw_row_args;
 
-/* One filter row for four outputs (stride 1): 2 LDRD + LDR + 8 MAC for 12 MACs. */
-#define TH_DW_ASM_S1(P, WOFF, I0, I1, I2, I3)                                                \
-    "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
-    "ldrd %[v0], %[v1], [%[" P "]], #8\n\t"                                                  \
-    "smlad %[a0], %[v0], %[wa], %[" I0 "]\n\t"                                               \
-    "smlatb %[a1], %[v0], %[wa], %[" I1 "]\n\t"                                              \
-    "ldr %[v0], [%[" P "]]\n\t"                                                              \
-    "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
-    "smlad %[a1], %[v1], %[wb], %[a1]\n\t"                                                   \
-    "smlad %[a2], %[v1], %[wa], %[" I2 "]\n\t"                                               \
-    "smlatb %[a3], %[v1], %[wa], %[" I3 "]\n\t"                                              \
-    "smlabt %[a2], %[v0], %[wb], %[a2]\n\t"                                                  \
-    "smlad %[a3], %[v0], %[wb], %[a3]\n\t"
+/* The assembly's offsets assume 32-bit pointers. */
+typedef char dw_row_args_size_check[sizeof(dw_row_args) == 76 ? 1 : -1];
 
-/* One filter row for four outputs (stride 2): 3 LDRD + LDR + 8 MAC for 12 MACs. */
-#define TH_DW_ASM_S2(P, WOFF, I0, I1, I2, I3)                                                \
-    "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
-    "ldrd %[v0], %[v1], [%[" P "]], #8\n\t"                                                  \
-    "smlad %[a0], %[v0], %[wa], %[" I0 "]\n\t"                                               \
-    "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
-    "smlad %[a1], %[v1], %[wa], %[" I1 "]\n\t"                                               \
-    "ldrd %[v0], %[v1], [%[" P "]], #8\n\t"                                                  \
-    "smlabt %[a1], %[v0], %[wb], %[a1]\n\t"                                                  \
-    "smlad %[a2], %[v0], %[wa], %[" I2 "]\n\t"                                               \
-    "smlabt %[a2], %[v1], %[wb], %[a2]\n\t"                                                  \
-    "smlad %[a3], %[v1], %[wa], %[" I3 "]\n\t"                                               \
-    "ldr %[v0], [%[" P "]]\n\t"                                                              \
-    "smlabt %[a3], %[v0], %[wb], %[a3]\n\t"
+/* Register use of the block loop: r0-r2 row windows p0-p2, r3 r4 weight pair (W01, W12) or
+ * requantization (multiplier, round_zp), r6 r7 r8 r5 accumulators of outputs 0-3 (r5 takes
+ * the start value: ldm sp, {r3, r4, r5}), r9 r10 plane words, r11 output, r12 its step,
+ * lr shift and iteration count (e_count). */
 
-/* Requantize accumulator A (doubled) and store it at [o + OFF]. */
+/* One filter row for four outputs (stride 1): LDRD + LDR + 8 MAC for 12 MACs; I0-I3 are the
+ * accumulators' addends (r5, the start value, for every output of row 0). */
+#define TH_DW_ASM_S1(P, I0, I1, I2, I3)                                                      \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlatb r7, r9, r3, " I1 "\n\t"                                                          \
+    "ldr r9, [" P "]\n\t"                                                                    \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r4, r7\n\t"                                                              \
+    "smlad r8, r10, r3, " I2 "\n\t"                                                          \
+    "smlatb r5, r10, r3, " I3 "\n\t"                                                         \
+    "smlabt r8, r9, r4, r8\n\t"                                                              \
+    "smlad r5, r9, r4, r5\n\t"
+
+/* One filter row for four outputs (stride 2): 2 LDRD + LDR + 8 MAC for 12 MACs. */
+#define TH_DW_ASM_S2(P, I0, I1, I2, I3)                                                      \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r3, " I1 "\n\t"                                                          \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlabt r7, r9, r4, r7\n\t"                                                              \
+    "smlad r8, r9, r3, " I2 "\n\t"                                                           \
+    "smlabt r8, r10, r4, r8\n\t"                                                             \
+    "smlad r5, r10, r3, " I3 "\n\t"                                                          \
+    "ldr r9, [" P "]\n\t"                                                                    \
+    "smlabt r5, r9, r4, r5\n\t"
+
+/* Requantizes accumulator A (doubled) and stores it at ADDR. */
 #define TH_DW_ASM_OUT(A, ADDR)                                                               \
-    "smmlar %[v0], %[" A "], %[wa], %[wb]\n\t"                                               \
-    "add %[v0], %[v0], %[" A "], asr #31\n\t"                                                \
-    "asr %[v0], %[v0], %[v1]\n\t"                                                            \
-    "ssat %[v0], #8, %[v0]\n\t"                                                              \
-    "strb %[v0], " ADDR "\n\t"
+    "smmlar r9, " A ", r3, r4\n\t"                                                           \
+    "add r9, r9, " A ", asr #31\n\t"                                                         \
+    "asr r9, r9, lr\n\t"                                                                     \
+    "ssat r9, #8, r9\n\t"                                                                    \
+    "strb r9, " ADDR "\n\t"
 
-/* Requantizes and stores the block's four outputs. */
-#define TH_DW_ASM_OUT4                                                                       \
-    "ldrd %[wa], %[wb], [%[k], #28]\n\t"                                                     \
-    "ldr %[v1], [%[k], #36]\n\t"                                                             \
-    TH_DW_ASM_OUT("a0", "[%[o]]")                                                            \
-    TH_DW_ASM_OUT("a1", "[%[o], %[cs]]")                                                     \
-    "add %[o], %[o], %[cs], lsl #1\n\t"                                                      \
-    TH_DW_ASM_OUT("a2", "[%[o]]")                                                            \
-    TH_DW_ASM_OUT("a3", "[%[o], %[cs]]")                                                     \
-    "add %[o], %[o], %[cs], lsl #1\n\t"
-
-/* One block of four outputs: the accumulator start goes to a3, the first filter row takes
- * it as its addend. ROW is TH_DW_ASM_S1 or TH_DW_ASM_S2. */
+/* One block of four outputs: 3 weight loads (the first with the start value), 9 words of
+ * input in 6 loads, 24 MAC instructions, one load of the requantization constants, 4 x 5 to
+ * requantize and store, 2 output steps. ROW is TH_DW_ASM_S1 or TH_DW_ASM_S2. */
 #define TH_DW_ASM_BLOCK(ROW)                                                                 \
-    "ldr %[a3], [%[k], #24]\n\t"                                                             \
-    ROW("p0", "0", "a3", "a3", "a3", "a3")                                                   \
-    ROW("p1", "8", "a0", "a1", "a2", "a3")                                                   \
-    ROW("p2", "16", "a0", "a1", "a2", "a3") TH_DW_ASM_OUT4
+    "ldm sp, {r3, r4, r5}\n\t"                                                               \
+    ROW("r0", "r5", "r5", "r5", "r5")                                                        \
+    "ldrd r3, r4, [sp, #12]\n\t"                                                             \
+    ROW("r1", "r6", "r7", "r8", "r5")                                                        \
+    "ldrd r3, r4, [sp, #20]\n\t"                                                             \
+    ROW("r2", "r6", "r7", "r8", "r5")                                                        \
+    "ldrd r3, r4, [sp, #28]\n\t"                                                             \
+    TH_DW_ASM_OUT("r6", "[r11]")                                                             \
+    TH_DW_ASM_OUT("r7", "[r11, r12]")                                                        \
+    "add r11, r11, r12, lsl #1\n\t"                                                          \
+    TH_DW_ASM_OUT("r8", "[r11]")                                                             \
+    TH_DW_ASM_OUT("r5", "[r11, r12]")                                                        \
+    "add r11, r11, r12, lsl #1\n\t"
 
-/* After two blocks: back to label 1 until the row's `end`, then on to the next output row
- * (back to label L: 1b for an even count of blocks per row, 2b, the second block, for an
- * odd one). */
-#define TH_DW_ASM_NEXT(L)                                                                    \
-    "ldr %[v0], [%[k], #40]\n\t"                                                             \
-    "cmp %[p0], %[v0]\n\t"                                                                   \
-    "bne 1b\n\t"                                                                             \
-    "ldrd %[wa], %[wb], [%[k], #44]\n\t"                                                     \
-    "add %[p0], %[p0], %[wa]\n\t"                                                            \
-    "add %[p1], %[p1], %[wa]\n\t"                                                            \
-    "add %[p2], %[p2], %[wa]\n\t"                                                            \
-    "add %[o], %[o], %[wb]\n\t"                                                              \
-    "ldrd %[v0], %[v1], [%[k], #52]\n\t"                                                     \
-    "add %[a0], %[p0], %[v1]\n\t"                                                            \
-    "str %[a0], [%[k], #40]\n\t"                                                             \
-    "subs %[v0], %[v0], #1\n\t"                                                              \
-    "str %[v0], [%[k], #52]\n\t"                                                             \
-    "bne " L "\n\t"
+/* The last outputs of a row after its blocks: a pair (stride 1: 4 MAC per filter row) ... */
+#define TH_DW_PAIR_S1(P, I0, I1)                                                             \
+    "ldrd r9, r10, [" P "], #4\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlatb r7, r9, r3, " I1 "\n\t"                                                          \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r4, r7\n\t"
 
-#define TH_DW_ASM_OPERANDS                                                                   \
-    : [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [o] "+r"(o), [a0] "=&r"(a0),              \
-      [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [v0] "=&r"(v0), [v1] "=&r"(v1),        \
-      [wa] "=&r"(wa), [wb] "=&r"(wb)                                                         \
-    : [k] "r"(k), [cs] "r"(cs)                                                               \
-    : "cc", "memory"
+/* ... or stride 2 (r8 holds the window's third word) ... */
+#define TH_DW_PAIR_S2(P, I0, I1)                                                             \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "ldr r8, [" P "]\n\t"                                                                    \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r3, " I1 "\n\t"                                                          \
+    "smlabt r7, r8, r4, r7\n\t"
 
-/* The blocks of four outputs of every output row (at least one block, one row), from the
- * row windows p0, p1, p2 of the first row and its output o; two blocks per loop iteration
- * (one end-of-row check per eight outputs), an odd count of blocks enters at the second. */
-#define TH_DW_ROWS_FN(NAME, ROW)                                                             \
-    static void NAME(const int16_t *p0, const int16_t *p1, const int16_t *p2, int8_t *o,     \
-                     int32_t cs, dw_row_args *k, int32_t odd)                                 \
+/* ... and a single output (either stride). */
+#define TH_DW_SINGLE(P, I0)                                                                  \
+    "ldrd r9, r10, [" P "]\n\t"                                                              \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlabt r6, r10, r4, r6\n\t"
+
+#define TH_DW_ASM_PAIR(PAIR)                                                                 \
+    "ldm sp, {r3, r4, r5}\n\t"                                                               \
+    PAIR("r0", "r5", "r5")                                                                   \
+    "ldrd r3, r4, [sp, #12]\n\t"                                                             \
+    PAIR("r1", "r6", "r7")                                                                   \
+    "ldrd r3, r4, [sp, #20]\n\t"                                                             \
+    PAIR("r2", "r6", "r7")                                                                   \
+    "ldrd r3, r4, [sp, #28]\n\t"                                                             \
+    TH_DW_ASM_OUT("r6", "[r11]")                                                             \
+    TH_DW_ASM_OUT("r7", "[r11, r12]")                                                        \
+    "add r11, r11, r12, lsl #1\n\t"
+
+#define TH_DW_ASM_SINGLE                                                                     \
+    "ldm sp, {r3, r4, r5}\n\t"                                                               \
+    TH_DW_SINGLE("r0", "r5")                                                                 \
+    "ldrd r3, r4, [sp, #12]\n\t"                                                             \
+    TH_DW_SINGLE("r1", "r6")                                                                 \
+    "ldrd r3, r4, [sp, #20]\n\t"                                                             \
+    TH_DW_SINGLE("r2", "r6")                                                                 \
+    "ldrd r3, r4, [sp, #28]\n\t"                                                             \
+    TH_DW_ASM_OUT("r6", "[r11]")
+
+/* Every output of every output row (at least one block of four per row, one row): the
+ * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
+ * row enters at the second: ENTRY "2", else "1"), then the row's pair and single output as
+ * the flags say (LSLS #31: N bit 0, C bit 1), until the output reaches o_end. The
+ * arguments' first 14 words go to a stack frame. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define TH_DW_ROWS_FN(NAME, ROW, PAIR, ENTRY)                                                \
+    static void __attribute__((naked, noinline)) NAME(const dw_row_args *k)                  \
     {                                                                                        \
-        int32_t a0, a1, a2, a3, v0, v1, wa, wb;                                              \
-        if (odd) {                                                                           \
-            __asm__ volatile("b 2f\n\t"                                                      \
-                             "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)     \
-                                 TH_DW_ASM_NEXT("2b") TH_DW_ASM_OPERANDS);                   \
-        } else {                                                                             \
-            __asm__ volatile("1:\n\t" TH_DW_ASM_BLOCK(ROW) TH_DW_ASM_BLOCK(ROW)              \
-                                 TH_DW_ASM_NEXT("1b") TH_DW_ASM_OPERANDS);                   \
-        }                                                                                    \
+        __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
+                         "sub sp, sp, #60\n\t"                                               \
+                         "ldm r0!, {r1-r8}\n\t"                                              \
+                         "stm sp, {r1-r8}\n\t"                                               \
+                         "ldm r0!, {r1-r6}\n\t"                                              \
+                         "add r7, sp, #32\n\t"                                               \
+                         "stm r7, {r1-r6}\n\t"                                               \
+                         "ldm r0, {r0-r2, r11, r12}\n\t"                                     \
+                         "ldr lr, [sp, #36]\n\t"                                             \
+                         "b " ENTRY "f\n\t"                                                  \
+                         "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)         \
+                         "adds lr, lr, #256\n\t"                                             \
+                         "bcc 1b\n\t"                                                        \
+                         "ldr r9, [sp, #52]\n\t"                                             \
+                         "lsls r9, r9, #31\n\t"                                              \
+                         "bpl 5f\n\t" TH_DW_ASM_PAIR(PAIR) "5:\n\t"                          \
+                         "bcc 6f\n\t" TH_DW_ASM_SINGLE "6:\n\t"                              \
+                         "ldrd r3, r4, [sp, #40]\n\t"                                        \
+                         "add r0, r0, r3\n\t"                                                \
+                         "add r1, r1, r3\n\t"                                                \
+                         "add r2, r2, r3\n\t"                                                \
+                         "add r11, r11, r4\n\t"                                              \
+                         "ldr lr, [sp, #36]\n\t"                                             \
+                         "ldr r9, [sp, #48]\n\t"                                             \
+                         "cmp r11, r9\n\t"                                                   \
+                         "bne " ENTRY "b\n\t"                                                \
+                         "add sp, sp, #60\n\t"                                               \
+                         "pop {r4-r11, pc}\n\t");                                            \
     }
 
-TH_DW_ROWS_FN(dw_rows_s1_asm, TH_DW_ASM_S1)
-TH_DW_ROWS_FN(dw_rows_s2_asm, TH_DW_ASM_S2)
+TH_DW_ROWS_FN(dw_rows_s1_even, TH_DW_ASM_S1, TH_DW_PAIR_S1, "1")
+TH_DW_ROWS_FN(dw_rows_s1_odd, TH_DW_ASM_S1, TH_DW_PAIR_S1, "2")
+TH_DW_ROWS_FN(dw_rows_s2_even, TH_DW_ASM_S2, TH_DW_PAIR_S2, "1")
+TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, "2")
+#pragma GCC diagnostic pop
 #undef TH_DW_ROWS_FN
-
-/* Two outputs of one filter row (stride 1), the accumulators' addend A0 (a1 for the first
- * row, which holds the start value): LDRD + LDRD + 4 MAC. */
-#define TH_DW2_ASM_S1(P, WOFF, A0)                                                           \
-    "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
-    "ldrd %[v0], %[v1], [%[" P "]]\n\t"                                                      \
-    "smlad %[a0], %[v0], %[wa], %[" A0 "]\n\t"                                               \
-    "smlatb %[a1], %[v0], %[wa], %[a1]\n\t"                                                  \
-    "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
-    "smlad %[a1], %[v1], %[wb], %[a1]\n\t"
-
-/* Two outputs of one filter row (stride 2): LDRD + LDRD + LDR + 4 MAC. */
-#define TH_DW2_ASM_S2(P, WOFF, A0)                                                           \
-    "ldrd %[wa], %[wb], [%[k], #" WOFF "]\n\t"                                               \
-    "ldrd %[v0], %[v1], [%[" P "]]\n\t"                                                      \
-    "smlad %[a0], %[v0], %[wa], %[" A0 "]\n\t"                                               \
-    "smlad %[a1], %[v1], %[wa], %[a1]\n\t"                                                   \
-    "smlabt %[a0], %[v1], %[wb], %[a0]\n\t"                                                  \
-    "ldr %[v0], [%[" P "], #8]\n\t"                                                          \
-    "smlabt %[a1], %[v0], %[wb], %[a1]\n\t"
-
-/* Requantizes and stores the two outputs, then steps to the next output row: p_skip and
- * o_skip are the whole row steps here, rows counts down. */
-#define TH_DW2_ASM_TAIL                                                                      \
-    "ldrd %[wa], %[wb], [%[k], #28]\n\t"                                                     \
-    "ldr %[v1], [%[k], #36]\n\t"                                                             \
-    TH_DW_ASM_OUT("a0", "[%[o]]")                                                            \
-    TH_DW_ASM_OUT("a1", "[%[o], %[cs]]")                                                     \
-    "ldrd %[wa], %[wb], [%[k], #44]\n\t"                                                     \
-    "add %[p0], %[p0], %[wa]\n\t"                                                            \
-    "add %[p1], %[p1], %[wa]\n\t"                                                            \
-    "add %[p2], %[p2], %[wa]\n\t"                                                            \
-    "add %[o], %[o], %[wb]\n\t"                                                              \
-    "ldr %[v0], [%[k], #52]\n\t"                                                             \
-    "subs %[v0], %[v0], #1\n\t"                                                              \
-    "str %[v0], [%[k], #52]\n\t"                                                             \
-    "bne 1b\n\t"
-
-#define TH_DW2_ASM_OPERANDS                                                                  \
-    : [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [o] "+r"(o), [a0] "=&r"(a0),              \
-      [a1] "=&r"(a1), [v0] "=&r"(v0), [v1] "=&r"(v1), [wa] "=&r"(wa), [wb] "=&r"(wb)         \
-    : [k] "r"(k), [cs] "r"(cs)                                                               \
-    : "cc", "memory"
-
-/* Two outputs (columns starting at an even plane column) of every output row. */
-static void dw_pairs_asm(const int16_t *p0, const int16_t *p1, const int16_t *p2, int8_t *o,
-                         int32_t cs, int32_t stride, dw_row_args *k)
-{
-    int32_t a0, a1, v0, v1, wa, wb;
-    if (stride == 1) {
-        __asm__ volatile("1:\n\t"
-                         "ldr %[a1], [%[k], #24]\n\t" TH_DW2_ASM_S1("p0", "0", "a1")
-                             TH_DW2_ASM_S1("p1", "8", "a0") TH_DW2_ASM_S1("p2", "16", "a0")
-                                 TH_DW2_ASM_TAIL TH_DW2_ASM_OPERANDS);
-    } else {
-        __asm__ volatile("1:\n\t"
-                         "ldr %[a1], [%[k], #24]\n\t" TH_DW2_ASM_S2("p0", "0", "a1")
-                             TH_DW2_ASM_S2("p1", "8", "a0") TH_DW2_ASM_S2("p2", "16", "a0")
-                                 TH_DW2_ASM_TAIL TH_DW2_ASM_OPERANDS);
-    }
-}
 #define TH_DW_ASM 1
 #else
 #define TH_DW_ASM 0
+#endif
+
+#if TH_DW_ASM
+/* Per call: the assembly's arguments but for each channel's own words, and which loop. */
+typedef struct {
+    dw_row_args k;
+    void (*rows_fn)(const dw_row_args *k);
+    uint32_t count; /* the iteration count bits of e_count */
+    int32_t o_span; /* output bytes of all rows */
+} dw_asm_call;
+
+/* Prepares the assembly for the fast requantization without clamp and rows of at least
+ * four outputs; 0 when that does not apply. */
+static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t stride,
+                          const th_nn_out_stage *stage)
+{
+    const int32_t out_w = g->out_cols;
+    if (!stage->fast || stage->clamp || out_w < 4) {
+        return 0;
+    }
+    const int32_t blocks = out_w / 4;
+    const int32_t pair = out_w - 4 * blocks >= 2;
+    const int32_t done = 4 * blocks + 2 * pair; /* outputs of a row before a single one */
+    /* Two blocks per iteration (an odd count enters at the second). */
+    call->count = (0u - (uint32_t)(blocks + 1) / 2) << 8;
+    call->k.p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
+    call->k.o_skip = g->out_row_step - done * g->out_col_step;
+    call->o_span = g->out_rows * g->out_row_step;
+    call->k.tail = pair | ((out_w & 1) << 1);
+    call->k.cs = g->out_col_step;
+    if (stride == 1) {
+        call->rows_fn = blocks & 1 ? dw_rows_s1_odd : dw_rows_s1_even;
+    } else {
+        call->rows_fn = blocks & 1 ? dw_rows_s2_odd : dw_rows_s2_even;
+    }
+    return 1;
+}
+
+/* Weight words of filter row f (taps tc apart), doubled: (w0, w1) to *w01, (w1, w2) to
+ * *w12; returns w0 + w1 + w2. */
+TH_INLINE int32_t dw_row_words(const int8_t *f, int32_t tc, int32_t *w01, int32_t *w12)
+{
+    const int32_t a = f[0];
+    const int32_t b = f[tc];
+    const int32_t d = f[2 * tc];
+    const uint32_t b2 = (uint32_t)(2 * b) & 0xFFFFu;
+    *w01 = (int32_t)((b2 << 16) | ((uint32_t)(2 * a) & 0xFFFFu));
+    *w12 = (int32_t)(((uint32_t)(2 * d) << 16) | b2);
+    return a + b + d;
+}
+
+/* One channel in assembly: the same words dw3x3_channel_impl computes with fast_only. */
+static void __attribute__((noinline))
+dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, const dw_geometry *g,
+                  const int8_t *filter, int32_t c, int32_t bias, int32_t offset,
+                  const th_per_channel_quant *quant, int32_t zp, int8_t *out)
+{
+    dw_row_args *k = &call->k;
+    const int8_t *f = filter + c;
+    const int32_t tr = g->tap_row_step;
+    const int32_t tc = g->tap_col_step;
+    int32_t wsum = dw_row_words(f, tc, &k->w0[0], &k->w0[1]);
+    wsum += dw_row_words(f + tr, tc, &k->w12[0], &k->w12[1]);
+    wsum += dw_row_words(f + 2 * tr, tc, &k->w12[2], &k->w12[3]);
+    /* Doubled: 2 * (bias + offset * sum(w)), see dw3x3_channel_impl. */
+    k->acc0 = (int32_t)(2u * ((uint32_t)bias + (uint32_t)offset * (uint32_t)wsum));
+    const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c], zp);
+    k->multiplier = rq.multiplier;
+    k->round_zp = rq.round_zp;
+    k->e_count = (int32_t)(call->count | ((uint32_t)rq.e & 0xFFu));
+    k->p0 = plane;
+    k->p1 = plane + g->pw;
+    k->p2 = plane + 2 * g->pw;
+    k->o = out + c;
+    k->o_end = k->o + call->o_span;
+    call->rows_fn(k);
+}
 #endif
 
 TH_INLINE void dw3x3_channel_impl(const int16_t *plane, const dw_geometry *g, int32_t stride,
@@ -573,68 +819,8 @@ TH_INLINE void dw3x3_channel_impl(const int16_t *plane, const dw_geometry *g, in
     if (fast_only || stage->fast) {
         rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c], stage->output_offset);
     }
-#if TH_DW_ASM
-    dw_row_args args;
-    for (int32_t r = 0; r < 3; r++) {
-        args.w[2 * r] = w01[r];
-        args.w[2 * r + 1] = w12[r];
-    }
-    args.acc0 = acc0;
-    args.multiplier = rq.multiplier;
-    args.round_zp = rq.round_zp;
-    args.e = rq.e;
-#endif
     const int32_t out_w = g->out_cols;
     const int32_t step = 4 * stride; /* plane columns per four outputs */
-    int32_t ox_first = 0; /* columns of every row the assembly loop computed */
-#if TH_DW_ASM
-    if (fast_only && out_w >= 4) {
-        const int32_t blocks = out_w / 4;
-        args.end = plane + blocks * step;
-        args.p_skip = (int32_t)sizeof(int16_t) * (stride * pw - blocks * step);
-        args.o_skip = g->out_row_step - 4 * blocks * cs;
-        args.rows = g->out_rows;
-        args.span = (int32_t)sizeof(int16_t) * blocks * step;
-        if (stride == 1) {
-            dw_rows_s1_asm(plane, plane + pw, plane + 2 * pw, out + c, cs, &args, blocks & 1);
-        } else {
-            dw_rows_s2_asm(plane, plane + pw, plane + 2 * pw, out + c, cs, &args, blocks & 1);
-        }
-        ox_first = 4 * blocks;
-    }
-#endif
-    if (ox_first > 0) {
-#if TH_DW_ASM
-        if (out_w - ox_first >= 2) {
-            /* Two more outputs of each row (ox_first is even). */
-            const int16_t *p = plane + ox_first * stride;
-            args.p_skip = (int32_t)sizeof(int16_t) * stride * pw;
-            args.o_skip = g->out_row_step;
-            args.rows = g->out_rows;
-            dw_pairs_asm(p, p + pw, p + 2 * pw, out + c + ox_first * cs, cs, stride, &args);
-            ox_first += 2;
-        }
-#endif
-        /* The last outputs of each row, one at a time. */
-        const int32_t left = out_w - ox_first;
-        const int16_t *rp = plane + ox_first * stride;
-        int8_t *orow = out + c + ox_first * cs;
-        for (int32_t oy = 0; left > 0 && oy < g->out_rows;
-             oy++, rp += stride * pw, orow += g->out_row_step) {
-            const int16_t *r0 = rp;
-            int8_t *o = orow;
-            for (int32_t i = 0; i < left; i++, r0 += stride, o += cs) {
-                int32_t a = acc0;
-                a = th_smlabt(th_read_s32(r0 + 2), w12_0, th_smlad(th_read_s32(r0), w01_0, a));
-                a = th_smlabt(th_read_s32(r0 + pw + 2), w12_1,
-                              th_smlad(th_read_s32(r0 + pw), w01_1, a));
-                a = th_smlabt(th_read_s32(r0 + 2 * pw + 2), w12_2,
-                              th_smlad(th_read_s32(r0 + 2 * pw), w01_2, a));
-                o[0] = dw_out(a, &rq, c, quant, stage, fast_only);
-            }
-        }
-        return;
-    }
     for (int32_t oy = 0; oy < g->out_rows; oy++) {
         int32_t ox = 0;
         const int16_t *r0 = plane + oy * stride * pw;
@@ -772,6 +958,10 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     for (int32_t k = 0; k < planes; k++) {
         fill_padding(plane + k * slot, &geo, params->input_offset);
     }
+#if TH_DW_ASM
+    dw_asm_call call;
+    const int use_asm = dw_asm_prepare(&call, &geo, stride, &stage);
+#endif
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
@@ -784,6 +974,14 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                 fill_interior(plane, &geo, in_b, c);
             }
             for (int32_t k = 0; k < planes; k++) {
+#if TH_DW_ASM
+                if (use_asm) {
+                    dw3x3_channel_asm(&call, plane + k * slot, &geo, filter, c + k,
+                                      bias != NULL ? bias[c + k] : 0, params->input_offset,
+                                      quant, stage.output_offset, out_b);
+                    continue;
+                }
+#endif
                 dw3x3_channel(plane + k * slot, &geo, stride, filter, c + k,
                               bias != NULL ? bias[c + k] : 0, params->input_offset, quant,
                               &stage, out_b);
