@@ -389,22 +389,12 @@ const th_nn_rq_pair *th_nn_rq_table(th_nn_rq_pair *tab, int32_t capacity,
                                     const th_per_channel_quant *quant, const int32_t *bias,
                                     const th_nn_out_stage *stage, int32_t cout)
 {
-    const int32_t pairs = cout / 2;
     if (!th_nn_rq_table_applies(capacity, bias, stage, cout)) {
         return NULL;
     }
-    for (int32_t i = 0; i < pairs; i++) {
-        for (int32_t j = 0; j < 2; j++) {
-            const int32_t c = 2 * i + j;
-            const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
-                                                  stage->output_offset);
-            tab[i].bias[j] = bias[c];
-            tab[i].multiplier[j] = rq.multiplier;
-            tab[i].round_zp[j] = rq.round_zp;
-            tab[i].e[j] = rq.e;
-        }
-    }
-    return tab;
+    int16_t slow[TH_NN_RQ_SLOW_MAX];
+    int32_t slow_count; /* stays 0: stage->fast holds for every channel */
+    return th_nn_rq_table_mixed(tab, capacity, quant, bias, stage, cout, slow, &slow_count);
 }
 
 const th_nn_rq_pair *th_nn_rq_table_mixed(th_nn_rq_pair *tab, int32_t capacity,
