@@ -2,7 +2,7 @@
 
     python bench/mlperf.py [--json] [--board mps2-an386] [--models kws_ref_model ...]
 
-Each model runs through `tinyhost bench` (tinyhost.cli_bench.bench): exact executed
+Each model runs through `tinyhost bench` (tinyhost.deploy.bench.bench): exact executed
 instructions of one inference (QEMU icount plugin), with the same deterministic input as the
 peer figures (input byte i = (uint8)(i*7+3)). The peer figures are parsed at run time from the
 "TensorFlow Lite Micro on the same emulator" table of PEERS.md in the shared folder
@@ -23,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-from tinyhost.cli_bench import BenchResult, bench
+from tinyhost.deploy.bench import BenchResult, bench
 from tinyhost.tflite import read_model
 
 ROOT = Path(__file__).resolve().parents[1]

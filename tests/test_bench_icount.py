@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from paths import PROJECT_MODELS
+from tinyhost.boards import load_all_boards, load_board
 from tinyhost.cli import main as cli_main
-from tinyhost.cli_bench import deterministic_inputs
 from tinyhost.codegen.interpreter import convert
-from tinyhost.deploy import DeployError, build
-from tinyhost.deploy.boards import load_all_boards, load_board, repo_root
+from tinyhost.deploy import build
+from tinyhost.deploy.bench import deterministic_inputs
 from tinyhost.deploy.build import size_of
 from tinyhost.deploy.icount import (
     MARKER_OVERHEAD,
@@ -32,7 +32,9 @@ from tinyhost.deploy.icount import (
 )
 from tinyhost.deploy.qemu import Plugin, run_semihosted
 from tinyhost.deploy.runner import build_firmware, open_device, run_model
+from tinyhost.errors import DeployError
 from tinyhost.ir.stats import graph_stats
+from tinyhost.paths import repo_root
 from tinyhost.tflite import read_model
 
 ROOT = repo_root()

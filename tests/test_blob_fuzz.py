@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from paths import PROJECT_MODELS, SHARED_MODELS
+from tinyhost.boards import load_board
 from tinyhost.codegen.blob import HEADER, OP, TENSOR, build_blob, read_header
 from tinyhost.codegen.interpreter import convert
-from tinyhost.deploy.boards import load_board
 from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]

@@ -26,10 +26,10 @@ from paths import project_models as _project_models
 from tinyhost import reference
 from tinyhost.arith.conv import conv_params
 from tinyhost.arith.pool import pool_params
+from tinyhost.boards import load_board
 from tinyhost.codegen.blob import BlobTarget, build_blob
 from tinyhost.codegen.interpreter import convert, target_for
 from tinyhost.codegen.kernels import lower_graph, scratch_needed
-from tinyhost.deploy.boards import load_board
 from tinyhost.deploy.protocol import Device
 from tinyhost.deploy.runner import build_firmware, invoke_once, open_device
 from tinyhost.ir import Graph, OpKind
@@ -205,7 +205,7 @@ def test_tinyhost_plan_reports_the_blob_arena(board: str, capsys: pytest.Capture
     import argparse
     import json
 
-    from tinyhost import cli_plan
+    from tinyhost.cli import plan as cli_plan
 
     path = SHARED_MODELS / "mlperf_tiny" / "vww_96_int8.tflite"
     if not path.is_file():

@@ -1,4 +1,4 @@
-"""Board data and firmware builds (tinyhost.deploy.boards / .build, CMakeLists.txt)."""
+"""Board data and firmware builds (tinyhost.boards / .build, CMakeLists.txt)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tinyhost.deploy import DeployError, build, list_boards, load_board, run_semihosted
-from tinyhost.deploy.boards import repo_root
+from tinyhost.boards import list_boards, load_board
+from tinyhost.deploy import build, run_semihosted
 from tinyhost.deploy.build import BuildResult
+from tinyhost.errors import DeployError
+from tinyhost.paths import repo_root
 
 ROOT = repo_root()
 QEMU_BOARDS = ["mps2-an386", "mps2-an500", "netduinoplus2", "mps3-an547"]

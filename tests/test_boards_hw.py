@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from tinyhost.deploy import DeployError, build, list_boards, load_board
-from tinyhost.deploy.boards import repo_root
+from tinyhost.boards import list_boards, load_board
+from tinyhost.deploy import build
 from tinyhost.deploy.build import BuildResult
+from tinyhost.errors import DeployError
+from tinyhost.paths import repo_root
 
 ROOT = repo_root()
 HELLO = ROOT / "boards" / "examples" / "hello"

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from paths import PROJECT_MODELS
+from tinyhost.boards import MemoryRegion, load_board
 from tinyhost.cli import main
-from tinyhost.cli_quantize import quantize_for_convert
+from tinyhost.cli.quantize import quantize_for_convert
 from tinyhost.codegen.blob import build_blob
 from tinyhost.codegen.interpreter import convert, target_for
-from tinyhost.deploy.boards import MemoryRegion, load_board
 from tinyhost.plan.budget import DoesNotFitError
 from tinyhost.quantize import QuantizeOptions
 from tinyhost.tflite import read_model

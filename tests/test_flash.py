@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tinyhost.deploy import DeployError, load_board
+from tinyhost.boards import load_board
 from tinyhost.deploy.flash import (
     FlashImage,
     describe_serial,
@@ -26,6 +26,7 @@ from tinyhost.deploy.flash import (
     plan_flash,
     select_flasher,
 )
+from tinyhost.errors import DeployError
 
 TOOLS = ("openocd", "st-flash", "pyocd")
 
@@ -227,7 +228,7 @@ def test_st_flash_makes_the_bin(tmp_path: Path) -> None:
 
 
 def _cli(argv: list[str]) -> argparse.Namespace:
-    from tinyhost import cli_flash
+    from tinyhost.cli import flash as cli_flash
 
     parser = argparse.ArgumentParser(prog="tinyhost")
     cli_flash.add_parser(parser.add_subparsers())

@@ -17,9 +17,9 @@ import pytest
 
 from paths import PROJECT_MODELS
 from tinyhost import reference
+from tinyhost.boards import load_board
 from tinyhost.codegen.blob import build_blob
 from tinyhost.codegen.interpreter import convert, target_for
-from tinyhost.deploy.boards import load_board
 from tinyhost.deploy.protocol import (
     Device,
     DeviceError,

@@ -11,7 +11,7 @@ one-byte overrun, and the test fails with the sanitizer report.
 Params come from single-op graphs through the real `tinyhost.arith.*_params` functions
 (random scales, zero points and activations); expected outputs come from
 `tinyhost.reference.ops`, never from the C code. Unary int8 ops are checked exhaustively
-(all 256 inputs) through the host-built tables of `tinyhost.arith.lut`.
+(all 256 inputs) through the host-built tables of `tinyhost.codegen.lut`.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ from tinyhost.arith.activations import (
     softmax_params,
 )
 from tinyhost.arith.elementwise import add_input_tables, add_params, mul_params, sub_params
-from tinyhost.arith.lut import LUT_OPS, TABLE_INPUTS, apply_table, op_table
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import mean_params
+from tinyhost.codegen.lut import LUT_OPS, TABLE_INPUTS, apply_table, op_table
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import (
     Activation,
@@ -60,8 +60,8 @@ from tinyhost.reference.ops.elementwise import add_int8, mul_int8, sub_int8
 from tinyhost.reference.ops.pool import avg_pool_int8, max_pool_int8
 from tinyhost.reference.ops.reduce import mean_int8
 from tinyhost.reference.ops.shape import (
-    _dense_spec,
     concatenate,
+    dense_spec,
     pad,
     slice_bounds,
     strided_slice,
@@ -754,7 +754,7 @@ def test_transpose(kern, data):
 def resolve_strided_slice(shape, begin, end, strides, o: StridedSliceOptions):
     """Per input dim (first index, step, count) as the reference walks them; None when the
     result is empty. (A code generator needs the same resolution.)"""
-    entries = _dense_spec(len(shape), len(begin), o)
+    entries = dense_spec(len(shape), len(begin), o)
     firsts, steps, counts = [], [], []
     axis = 0
     for kind, i in entries:

@@ -19,7 +19,7 @@ from tinyhost.ir import Conv2DOptions, Graph, Op, OpKind, Padding, Quantization,
 from tinyhost.plan import PlanOptions, plan_memory
 from tinyhost.plan.budget import BoardLimits, DoesNotFitError, load_board_limits, require_fits
 from tinyhost.plan.checker import check_plan
-from tinyhost.plan.flash import flash_usage
+from tinyhost.plan.footprint import flash_usage
 from tinyhost.tflite import read_model
 from tinyhost.tflite.writer import write_model_file
 
@@ -199,7 +199,7 @@ def test_flash_overflow_is_refused_too() -> None:
 
 
 def _cli(argv: list[str]) -> int:
-    from tinyhost import cli_plan
+    from tinyhost.cli import plan as cli_plan
 
     parser = argparse.ArgumentParser()
     cli_plan.add_parser(parser.add_subparsers(dest="command"))

@@ -15,16 +15,16 @@ import pytest
 
 from tinyhost.deploy import (
     MARKER_OVERHEAD,
-    DeployError,
     build,
     count_instructions,
     open_session,
     run_semihosted,
     run_with_icount,
 )
-from tinyhost.deploy.boards import repo_root
 from tinyhost.deploy.build import BuildResult
 from tinyhost.deploy.icount import marker_addresses
+from tinyhost.errors import DeployError
+from tinyhost.paths import repo_root
 
 ROOT = repo_root()
 EXAMPLES = ROOT / "boards" / "examples"

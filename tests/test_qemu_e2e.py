@@ -38,9 +38,9 @@ from paths import (
 )
 from paths import project_models as _project_models
 from tinyhost import reference
+from tinyhost.boards import Board, load_board
 from tinyhost.codegen.blob import build_blob
 from tinyhost.codegen.interpreter import convert, target_for
-from tinyhost.deploy.boards import Board, load_board
 from tinyhost.deploy.protocol import Device
 from tinyhost.deploy.runner import ModelRun, build_firmware, invoke_once, open_device
 from tinyhost.ir import Graph

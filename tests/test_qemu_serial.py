@@ -25,8 +25,8 @@ import serial
 
 from paths import PROJECT_MODELS
 from tinyhost import reference
+from tinyhost.boards import load_board
 from tinyhost.codegen.interpreter import convert
-from tinyhost.deploy.boards import load_board
 from tinyhost.deploy.protocol import (
     HEADER,
     LINK_ERRORS,

@@ -13,7 +13,7 @@ import pytest
 from oracle import tflm_run_all_tensors
 from paths import PROJECT_MODELS, shared_model
 from tinyhost import reference
-from tinyhost.cli_quantize import RANDOM_WARNING, add_parser, quantize_for_convert
+from tinyhost.cli.quantize import RANDOM_WARNING, add_parser, quantize_for_convert
 from tinyhost.errors import InputDataError, TinyhostError, UnsupportedModelError
 from tinyhost.ir import (
     Activation,

@@ -14,9 +14,8 @@ import pytest
 
 from paths import PROJECT_MODELS
 from tinyhost import reference
+from tinyhost.boards import list_boards, load_board
 from tinyhost.codegen.interpreter import convert
-from tinyhost.deploy.boards import list_boards, load_board
-from tinyhost.deploy.errors import DeployError
 from tinyhost.deploy.renode import (
     RENODE_UARTS,
     RenodeFiles,
@@ -27,6 +26,7 @@ from tinyhost.deploy.renode import (
     write_renode_files,
 )
 from tinyhost.deploy.runner import build_firmware, run_model
+from tinyhost.errors import DeployError
 from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]

@@ -21,9 +21,9 @@ import pytest
 from paths import SHARED_DATA, SHARED_FLOAT, SHARED_INT8, SHARED_MODELS, model_params
 from paths import project_models as _project_models
 from tinyhost import reference
+from tinyhost.boards import load_board
 from tinyhost.codegen.blob import build_blob
 from tinyhost.codegen.interpreter import convert, target_for
-from tinyhost.deploy.boards import load_board
 from tinyhost.deploy.protocol import Device
 from tinyhost.deploy.runner import build_firmware, invoke_once, open_device
 from tinyhost.ir import Graph
@@ -109,7 +109,7 @@ def test_int8_model_bit_exact_over_protocol(device: Device, path: Path) -> None:
 def test_float_model_quantized_then_bit_exact(device: Device, path: Path) -> None:
     """Float models go through `convert`'s quantization step, then run bit-exact with the
     reference of the quantized graph."""
-    from tinyhost.cli_quantize import quantize_for_convert
+    from tinyhost.cli.quantize import quantize_for_convert
 
     graph = quantize_for_convert(read_model(path), "random", warn=lambda _: None,
                                  progress=False)  # fmt: skip
@@ -119,7 +119,7 @@ def test_float_model_quantized_then_bit_exact(device: Device, path: Path) -> Non
 
 def test_tinyhost_run_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`tinyhost run MODEL --board host --backend interpreter --input X.npy --json`."""
-    from tinyhost import cli_backend
+    from tinyhost.cli import backend as cli_backend
 
     model = SHARED_MODELS / "mlperf_tiny" / "ad01_int8.tflite"
     if not model.is_file():

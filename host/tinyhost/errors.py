@@ -21,3 +21,7 @@ class UnsupportedModelError(TinyhostError):
 
 class InputDataError(TinyhostError):
     """An input, calibration or data file is missing or has the wrong shape or dtype."""
+
+
+class DeployError(TinyhostError):
+    """A board, build, emulator or flashing step failed; the message says why and what to do."""

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinyhost.arith.activation import int8_activation_range
 from tinyhost.arith.fixedpoint import quantize_multiplier
+from tinyhost.arith.fused_activation import int8_activation_range
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.errors import ModelFormatError, UnsupportedModelError
 from tinyhost.ir import (

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinyhost.arith.activation import int8_activation_range
 from tinyhost.arith.fixedpoint import (
     quantize_multiplier,
     rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul,
     wrap_int32,
 )
+from tinyhost.arith.fused_activation import int8_activation_range
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import FusedActivationOptions, Graph, Op, Quantization, Tensor
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinyhost.arith.activation import int8_activation_range
+from tinyhost.arith.fused_activation import int8_activation_range
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.errors import ModelFormatError, UnsupportedModelError
 from tinyhost.ir import Activation, Graph, Op, Pool2DOptions

@@ -18,10 +18,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from tinyhost.boards import Board
 from tinyhost.codegen.blob import Blob, BlobTarget, build_blob
 from tinyhost.codegen.kernels import KERNELS, available_kernels
-from tinyhost.deploy.boards import Board, repo_root
 from tinyhost.ir import Graph
+from tinyhost.paths import repo_root
 
 HOST_LOAD_CAPACITY = 4 << 20
 # RAM the plan does not see: the 16 KiB stack (boards/common/th_sections.ld) plus the

@@ -71,7 +71,7 @@ _DEFINITION = re.compile(r"^[A-Za-z_][\w \t\*]*?\b(th_\w+)\s*\(", re.MULTILINE)
 
 
 def kernels_c_dir() -> Path:
-    from tinyhost.deploy.boards import repo_root
+    from tinyhost.paths import repo_root
 
     return repo_root() / "kernels_c"
 
@@ -315,7 +315,7 @@ def _lower_pad(graph: Graph, index: int, op: Op) -> Lowered:
 
 def _lower_concat(graph: Graph, index: int, op: Op) -> Lowered:
     from tinyhost.ir import Activation, ConcatenationOptions
-    from tinyhost.reference.ops.shape import _check_same_quantization
+    from tinyhost.reference.ops.shape import check_same_quantization
 
     ins = [t for t in op.inputs if t is not None]
     _require_int8(graph, index, op, [*ins, op.outputs[0]])
@@ -325,7 +325,7 @@ def _lower_concat(graph: Graph, index: int, op: Op) -> Lowered:
         raise UnsupportedModelError(f"{_where(graph, index, op)}: fused {o.activation.name}")
     if len(ins) > 8:
         raise UnsupportedModelError(f"{_where(graph, index, op)}: {len(ins)} inputs (max 8)")
-    _check_same_quantization(graph, op)
+    check_same_quantization(graph, op)
     rank = len(graph.tensors[op.outputs[0]].shape)
     axis = o.axis + rank if o.axis < 0 else o.axis
     return Lowered(KERNELS["concat_s8"], tuple(ins), (op.outputs[0],), (axis,), {})
@@ -340,7 +340,7 @@ def _lower_transpose(graph: Graph, index: int, op: Op) -> Lowered:
 
 def _lower_strided_slice(graph: Graph, index: int, op: Op) -> Lowered:
     from tinyhost.ir import StridedSliceOptions
-    from tinyhost.reference.ops.shape import _dense_spec, slice_bounds
+    from tinyhost.reference.ops.shape import dense_spec, slice_bounds
 
     _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
     x = graph.tensors[op.inputs[0]]
@@ -350,7 +350,7 @@ def _lower_strided_slice(graph: Graph, index: int, op: Op) -> Lowered:
     o = op.options if isinstance(op.options, StridedSliceOptions) else StridedSliceOptions()
     starts, steps, counts = [], [], []
     axis = 0
-    for kind, i in _dense_spec(len(x.shape), len(begin), o):
+    for kind, i in dense_spec(len(x.shape), len(begin), o):
         if kind == "new":
             continue
         size = x.shape[axis]

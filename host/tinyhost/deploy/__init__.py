@@ -1,23 +1,17 @@
-"""Deploy stage: boards, firmware builds, QEMU/host runs and exact instruction counts."""
+"""Deploy stage: firmware builds, QEMU/host runs and exact instruction counts."""
 
-from tinyhost.deploy.boards import Board, list_boards, load_board
 from tinyhost.deploy.build import BuildResult, SizeInfo, build
-from tinyhost.deploy.errors import DeployError
 from tinyhost.deploy.icount import MARKER_OVERHEAD, count_instructions, run_with_icount
 from tinyhost.deploy.qemu import RunResult, Session, open_session, run_semihosted
 
 __all__ = [
     "MARKER_OVERHEAD",
-    "Board",
     "BuildResult",
-    "DeployError",
     "RunResult",
     "Session",
     "SizeInfo",
     "build",
     "count_instructions",
-    "list_boards",
-    "load_board",
     "open_session",
     "run_semihosted",
     "run_with_icount",

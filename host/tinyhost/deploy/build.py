@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tinyhost.deploy.boards import Board, repo_root, resolve_board
-from tinyhost.deploy.errors import DeployError
+from tinyhost.boards import Board, resolve_board
+from tinyhost.errors import DeployError
+from tinyhost.paths import repo_root
 
 APT_HINTS = {
     "cmake": "apt install cmake ninja-build",

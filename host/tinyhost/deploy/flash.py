@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tinyhost.deploy.boards import FLASH_METHODS, Board, resolve_board
-from tinyhost.deploy.errors import DeployError
+from tinyhost.boards import FLASH_METHODS, Board, resolve_board
+from tinyhost.errors import DeployError
 
 INSTALL_HINTS = {
     "openocd": "apt install openocd",

@@ -22,10 +22,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tinyhost.deploy.boards import Board, repo_root, resolve_board
+from tinyhost.boards import Board, resolve_board
 from tinyhost.deploy.build import require_tool
-from tinyhost.deploy.errors import DeployError
 from tinyhost.deploy.qemu import Plugin, RunResult, run_semihosted
+from tinyhost.errors import DeployError
+from tinyhost.paths import repo_root
 
 MARKER_OVERHEAD = 2  # the start marker's bx lr + the call to th_mark_stop
 START_SYMBOL = "th_mark_start"

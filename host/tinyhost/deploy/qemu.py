@@ -31,9 +31,9 @@ from typing import IO, Protocol
 
 import serial
 
-from tinyhost.deploy.boards import Board, resolve_board
+from tinyhost.boards import Board, resolve_board
 from tinyhost.deploy.build import require_tool
-from tinyhost.deploy.errors import DeployError
+from tinyhost.errors import DeployError
 
 ICOUNT_ARGS = ("-icount", "shift=0,align=off,sleep=off")
 

@@ -36,8 +36,9 @@ from typing import IO
 
 import serial
 
-from tinyhost.deploy.boards import Board, repo_root, resolve_board
-from tinyhost.deploy.errors import DeployError
+from tinyhost.boards import Board, resolve_board
+from tinyhost.errors import DeployError
+from tinyhost.paths import repo_root
 
 RENODE_INSTALL_HINT = (
     "install Renode from https://github.com/renode/renode/releases (the .deb, or the portable "

@@ -24,14 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
-from tinyhost.deploy.boards import Board, repo_root, resolve_board
+from tinyhost.boards import Board, resolve_board
 from tinyhost.deploy.build import BuildResult, build
-from tinyhost.deploy.errors import DeployError
 from tinyhost.deploy.icount import MarkLog, invoke_latency, mark_plugin
 from tinyhost.deploy.protocol import Device, DeviceInfo, Link
 from tinyhost.deploy.qemu import open_session
-from tinyhost.errors import InputDataError
+from tinyhost.errors import DeployError, InputDataError
 from tinyhost.ir import Graph
+from tinyhost.paths import repo_root
 
 APP_DIR = Path("firmware") / "app"
 BACKENDS = ("interpreter",)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tinyhost.errors import TinyhostError
-from tinyhost.plan.flash import FlashUsage
+from tinyhost.plan.footprint import FlashUsage
 from tinyhost.plan.planner import MemoryPlan
 
 # Kept free for what the plan does not see: stack, firmware state, and the code itself.
@@ -67,7 +67,7 @@ class Budget:
 
 def load_board_limits(name: str) -> BoardLimits:
     """RAM/flash sizes and kernel build of a board (boards/<name>/board.json)."""
-    from tinyhost.deploy.boards import load_board
+    from tinyhost.boards import load_board
 
     b = load_board(name)
     return BoardLimits(

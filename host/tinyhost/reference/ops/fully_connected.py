@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyhost.arith.activation import apply_float_activation
 from tinyhost.arith.conv import FullyConnectedParams, fully_connected_params
 from tinyhost.arith.fixedpoint import requantize_to_int8, wrap_int32
+from tinyhost.arith.fused_activation import apply_float_activation
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import FullyConnectedOptions, Graph, Op, OpKind
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tinyhost.arith.activation import apply_float_activation
+from tinyhost.arith.fused_activation import apply_float_activation
 from tinyhost.arith.pool import PoolParams, pool_params
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph, Op, OpKind

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tinyhost.arith.activation import apply_float_activation
+from tinyhost.arith.fused_activation import apply_float_activation
 from tinyhost.errors import ModelFormatError, UnsupportedModelError
 from tinyhost.ir import (
     Activation,
@@ -99,7 +99,7 @@ def run_transpose(graph: Graph, op: Op, args: list[np.ndarray | None]) -> list[n
 
 # -- STRIDED_SLICE ---------------------------------------------------------------------------
 
-def _dense_spec(rank: int, n_spec: int, o: StridedSliceOptions) -> list[tuple[str, int]]:
+def dense_spec(rank: int, n_spec: int, o: StridedSliceOptions) -> list[tuple[str, int]]:
     """Map each index spec entry to the input dim it slices (TensorFlow's BuildDenseSpec).
 
     Returns one ('dim', spec_index) per input dim in order, or ('full', -1) for dims an
@@ -153,7 +153,7 @@ def strided_slice(x: np.ndarray, begin: Sequence[int], end: Sequence[int],
     begin, end, strides = [int(v) for v in begin], [int(v) for v in end], [int(v) for v in strides]
     if not len(begin) == len(end) == len(strides):
         raise ModelFormatError("STRIDED_SLICE begin, end and strides differ in length")
-    entries = _dense_spec(x.ndim, len(begin), o)
+    entries = dense_spec(x.ndim, len(begin), o)
     result = x
     out_shape: list[int] = []
     axis = 0
@@ -227,7 +227,7 @@ def concatenate(inputs: Sequence[np.ndarray], axis: int) -> np.ndarray:
     return np.concatenate(inputs, axis=positive)
 
 
-def _check_same_quantization(graph: Graph, op: Op) -> None:
+def check_same_quantization(graph: Graph, op: Op) -> None:
     """TFLM's ConcatenationPrepare: every int8 input has exactly the output's quantization."""
     out = graph.tensors[op.outputs[0]]
     for index in op.inputs:
@@ -254,7 +254,7 @@ def run_concatenation(graph: Graph, op: Op, args: list[np.ndarray | None]) -> li
     inputs = [a for a in args if a is not None]
     out = graph.tensors[op.outputs[0]]
     if out.dtype == np.int8:
-        _check_same_quantization(graph, op)
+        check_same_quantization(graph, op)
     y = concatenate(inputs, options.axis)
     if options.activation is not Activation.NONE:
         if y.dtype != np.float32:

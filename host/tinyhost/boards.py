@@ -11,17 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tinyhost.deploy.errors import DeployError
+from tinyhost.errors import DeployError
+from tinyhost.paths import repo_root
 
 COUNTER_UNITS = ("instructions", "cycles", "systick", "host-ns")
 TOOLCHAINS = ("arm-none-eabi", "host")
 EMULATOR_KINDS = ("qemu", "renode")
 FLASH_METHODS = ("openocd", "st-flash", "pyocd")
-
-
-def repo_root() -> Path:
-    """The tinyhost source tree (host/tinyhost/deploy/boards.py -> repo)."""
-    return Path(__file__).resolve().parents[3]
 
 
 def boards_dir(root: Path | None = None) -> Path:

@@ -1,33 +1,15 @@
-"""The `tinyhost` command. It only parses arguments and wires the stages together.
-
-Errors caused by the user's input (TinyhostError) are printed as one line on stderr with
-exit code 2; nothing else is caught, so a bug still shows its traceback.
-"""
+"""`tinyhost inspect | reference | demo`: a model on its own, no board."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import re
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from tinyhost import __version__
-from tinyhost.errors import InputDataError, TinyhostError
-
-
-def load_array(path: str) -> np.ndarray:
-    """Load one .npy file, with errors that name it."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputDataError(f"{path}: no such file")
-    try:
-        return np.load(p, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as e:
-        raise InputDataError(f"{path}: not a readable .npy array ({e})") from None
+from tinyhost.cli.inputs import load_array, split_batches
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
@@ -46,7 +28,7 @@ def _cmd_reference(args: argparse.Namespace) -> int:
     graph = read_model(args.model)
     reference.check_executable(graph)
     arrays = [load_array(p) for p in args.input]
-    batches = _split_batches(graph, arrays)
+    batches = split_batches(graph, arrays)
     results = [
         reference.run(graph, batch, keep_intermediates=bool(args.dump_dir)) for batch in batches
     ]
@@ -62,24 +44,6 @@ def _cmd_reference(args: argparse.Namespace) -> int:
     for i, o in enumerate(outputs):
         print(f"output {i}: {o.dtype}{list(o.shape)} -> {out}")
     return 0
-
-
-def _split_batches(graph, arrays: list[np.ndarray]) -> list[list[np.ndarray]]:
-    """Inputs with a leading sample axis on a batch-1 model run once per sample."""
-    shapes = [graph.tensors[i].shape for i in graph.inputs]
-    counts = {
-        a.shape[0]
-        for a, s in zip(arrays, shapes)
-        if len(s) >= 1
-        and s[0] == 1
-        and a.ndim == len(s)
-        and a.shape[1:] == s[1:]
-        and a.shape[0] > 1
-    }
-    if len(counts) != 1 or len(arrays) != len(shapes):
-        return [arrays]
-    n = counts.pop()
-    return [[a[k : k + 1] for a in arrays] for k in range(n)]
 
 
 def _dump_tensors(graph, tensors: dict[int, np.ndarray], directory: Path) -> None:
@@ -102,13 +66,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tinyhost", description="Bit-exact int8 inference for Cortex-M microcontrollers."
-    )
-    parser.add_argument("--version", action="version", version=f"tinyhost {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def add_parser(sub) -> None:
     p = sub.add_parser("inspect", help="list a model's ops, shapes, quantization and MACs")
     p.add_argument("model", help=".tflite file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -133,32 +91,3 @@ def build_parser() -> argparse.ArgumentParser:
                         "QEMU; 'host' runs natively; 'none' skips the device)")
     p.set_defaults(func=_cmd_demo)
 
-    # Subcommands that live in their own modules.
-    from tinyhost import cli_backend, cli_bench, cli_flash, cli_plan, cli_quantize
-
-    cli_quantize.add_parser(sub)
-    cli_plan.add_parser(sub)
-    cli_backend.add_parser(sub)
-    cli_bench.add_parser(sub)
-    cli_flash.add_parser(sub)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except TinyhostError as e:
-        print(f"tinyhost: error: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. `tinyhost inspect m.tflite | head`
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:
-        print("tinyhost: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,19 +1,14 @@
-"""`tinyhost bench`: exact instructions, MACs, memory and flash of one model on one board.
+"""Bench one model on one board: exact instructions, MACs, memory and flash, checked outputs.
 
-    tinyhost bench MODEL --board B [--backend interpreter] [--runs N] [--json]
-
-Converts, builds and runs the model (tinyhost.deploy.runner.run_model) with the deterministic
-input of /work/shared/PEERS.md (input byte i = (uint8)(i*7+3)), checks the outputs against the
-NumPy reference and reports: instructions per inference (exact on QEMU boards: unit
+`bench` converts, builds and runs the model (tinyhost.deploy.runner.run_model) with the
+deterministic input of ../shared/PEERS.md (input byte i = (uint8)(i*7+3)), checks the outputs
+against the NumPy reference and reports: instructions per inference (exact on QEMU boards: unit
 "instructions"), MACs (tinyhost.ir.stats), MACs per instruction, arena bytes, flash bytes split
-into code (text + data of the ELF minus the model blob) and model data (the blob), per op.
+into code (text + data of the ELF minus the model) and model data, per op.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,7 +104,7 @@ def bench(
 ) -> BenchResult:
     """Run ``graph`` ``runs`` times on ``board`` with the deterministic input and measure it."""
     from tinyhost import reference
-    from tinyhost.deploy.boards import resolve_board
+    from tinyhost.boards import resolve_board
     from tinyhost.deploy.build import size_of
     from tinyhost.deploy.runner import run_model
     from tinyhost.ir.stats import graph_stats, op_macs
@@ -153,52 +148,3 @@ def bench(
         clock_hz=b.clock_hz or 0,
         output_head=list(report.runs[0].outputs[0].tobytes()[:16]),
     )
-
-
-def add_parser(subparsers) -> None:
-    from tinyhost.cli_backend import _add_model_options
-
-    p = subparsers.add_parser(
-        "bench", help="exact instructions, MACs, arena and flash of a model on a board"
-    )
-    p.add_argument("model", help=".tflite file (float models are quantized with --calib)")
-    p.add_argument("--runs", type=int, default=1, metavar="N",
-                   help="inferences to run (all must give the same counts)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--work-dir", help="where the model directory and build go")
-    p.add_argument("--timeout", type=float, default=1800.0, help="seconds for the whole run")
-    _add_model_options(p)
-    p.set_defaults(func=_cmd_bench)
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    from tinyhost.cli_backend import load_int8_graph
-
-    graph = load_int8_graph(args.model, args)
-    result = bench(graph, args.board, backend=args.backend, runs=args.runs,
-                   work_dir=Path(args.work_dir) if args.work_dir else None,
-                   arena_bytes=args.arena_bytes, timeout=args.timeout)  # fmt: skip
-    if args.json:
-        json.dump(result.to_json(), sys.stdout)
-        print()
-    else:
-        print_result(result)
-    return 0 if result.bit_exact and result.repeatable else 1
-
-
-def print_result(r: BenchResult) -> None:
-    print(f"{r.model} on {r.board} ({r.backend}), {r.runs} run(s)")
-    ms = f" (~{r.total / r.clock_hz * 1e3:.2f} ms at {r.clock_hz / 1e6:g} MHz, 1 IPC)" if (
-        r.unit == "instructions" and r.clock_hz) else ""  # fmt: skip
-    print(f"  latency       {r.total:>12,} {r.unit}{ms}")
-    mpi = r.macs_per_instruction
-    print(f"  MACs          {r.macs:>12,}" + (f"  ({mpi:.3f} MAC/instruction)" if mpi else ""))
-    print(f"  arena         {r.arena_bytes:>12,} B")
-    print(f"  flash code    {r.flash_code_bytes:>12,} B")
-    print(f"  flash model   {r.flash_data_bytes:>12,} B")
-    print(f"  bit-exact     {'yes' if r.bit_exact else 'NO'} (NumPy reference)")
-    print(f"  repeatable    {'yes' if r.repeatable else 'NO'}")
-    for k, op in enumerate(r.per_op):
-        share = 100.0 * op.count / r.total if r.total else 0.0
-        label = op.kind if op.name == op.kind else f"{op.kind} {op.name}"
-        print(f"  {k:>4} {label[:40]:<40} {op.count:>12,} {share:5.1f}%  {op.macs:>10,} MACs")

@@ -13,8 +13,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from tinyhost.ir import Graph
 
 
@@ -25,13 +23,13 @@ def load_int8_graph(path: str, args: argparse.Namespace) -> Graph:
 
     graph = read_model(path)
     if is_float_model(graph):
-        from tinyhost.cli_quantize import options_from_args, quantize_for_convert
+        from tinyhost.cli.quantize import options_from_args, quantize_for_convert
 
         graph = quantize_for_convert(graph, getattr(args, "calib", None), options_from_args(args))
     return graph
 
 
-def _add_model_options(p: argparse.ArgumentParser) -> None:
+def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=["interpreter"], default="interpreter",
                    help="interpreter: model blob + C runtime (the only backend so far)")
     p.add_argument("--board", required=True, help="board name (boards/<name>/)")
@@ -39,7 +37,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
                    help="link every available kernel, so LOAD_MODEL can bring other models")
     p.add_argument("--arena-bytes", type=int, metavar="N",
                    help="reserve at least N arena bytes (for models loaded later)")
-    from tinyhost.cli_quantize import add_arguments
+    from tinyhost.cli.quantize import add_arguments
 
     add_arguments(p, calib_required=False)
 
@@ -50,7 +48,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="directory to write")
     p.add_argument("--load-capacity", type=int, metavar="N",
                    help="LOAD_MODEL buffer bytes in the firmware (default: board-dependent)")
-    _add_model_options(p)
+    add_model_options(p)
     p.set_defaults(func=_cmd_convert)
 
     p = subparsers.add_parser("build", help="build the firmware for a converted model directory")
@@ -71,13 +69,13 @@ def add_parser(subparsers) -> None:
     p.add_argument("--port", metavar="URL",
                    help="serial port of a flashed board (e.g. /dev/ttyACM0 or any pyserial URL); "
                         "the model goes over LOAD_MODEL when the board has another one")
-    _add_model_options(p)
+    add_model_options(p)
     p.set_defaults(func=_cmd_run)
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
+    from tinyhost.boards import load_board
     from tinyhost.codegen.interpreter import convert
-    from tinyhost.deploy.boards import load_board
 
     board = load_board(args.board)
     graph = load_int8_graph(args.model, args)
@@ -97,20 +95,14 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _split_samples(graph: Graph, arrays: list[np.ndarray]) -> list[list[np.ndarray]]:
-    from tinyhost.cli import _split_batches
-
-    return _split_batches(graph, arrays)
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
-    from tinyhost.cli import load_array
+    from tinyhost.cli.inputs import load_array, split_batches
     from tinyhost.deploy.runner import run_model
 
     graph = load_int8_graph(args.model, args)
     arrays = [load_array(p) for p in args.input]
     report = run_model(
-        graph, args.board, _split_samples(graph, arrays), backend=args.backend,
+        graph, args.board, split_batches(graph, arrays), backend=args.backend,
         work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
         arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
     )  # fmt: skip

@@ -28,7 +28,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from tinyhost.plan import PlanOptions, plan_memory
     from tinyhost.plan.budget import budget, load_board_limits, require_fits
-    from tinyhost.plan.flash import flash_usage
+    from tinyhost.plan.footprint import flash_usage
     from tinyhost.tflite import read_model
 
     graph = read_model(args.model)

@@ -1,0 +1,7 @@
+"""`python -m tinyhost.cli`."""
+
+import sys
+
+from tinyhost.cli import main
+
+sys.exit(main())

@@ -1,0 +1,59 @@
+"""`tinyhost bench MODEL --board B [--backend B] [--runs N] [--json]` (tinyhost.deploy.bench)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tinyhost.deploy.bench import BenchResult, bench
+
+
+def add_parser(subparsers) -> None:
+    from tinyhost.cli.backend import add_model_options
+
+    p = subparsers.add_parser(
+        "bench", help="exact instructions, MACs, arena and flash of a model on a board"
+    )
+    p.add_argument("model", help=".tflite file (float models are quantized with --calib)")
+    p.add_argument("--runs", type=int, default=1, metavar="N",
+                   help="inferences to run (all must give the same counts)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--work-dir", help="where the model directory and build go")
+    p.add_argument("--timeout", type=float, default=1800.0, help="seconds for the whole run")
+    add_model_options(p)
+    p.set_defaults(func=_cmd_bench)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from tinyhost.cli.backend import load_int8_graph
+
+    graph = load_int8_graph(args.model, args)
+    result = bench(graph, args.board, backend=args.backend, runs=args.runs,
+                   work_dir=Path(args.work_dir) if args.work_dir else None,
+                   arena_bytes=args.arena_bytes, timeout=args.timeout)  # fmt: skip
+    if args.json:
+        json.dump(result.to_json(), sys.stdout)
+        print()
+    else:
+        print_result(result)
+    return 0 if result.bit_exact and result.repeatable else 1
+
+
+def print_result(r: BenchResult) -> None:
+    print(f"{r.model} on {r.board} ({r.backend}), {r.runs} run(s)")
+    ms = f" (~{r.total / r.clock_hz * 1e3:.2f} ms at {r.clock_hz / 1e6:g} MHz, 1 IPC)" if (
+        r.unit == "instructions" and r.clock_hz) else ""  # fmt: skip
+    print(f"  latency       {r.total:>12,} {r.unit}{ms}")
+    mpi = r.macs_per_instruction
+    print(f"  MACs          {r.macs:>12,}" + (f"  ({mpi:.3f} MAC/instruction)" if mpi else ""))
+    print(f"  arena         {r.arena_bytes:>12,} B")
+    print(f"  flash code    {r.flash_code_bytes:>12,} B")
+    print(f"  flash model   {r.flash_data_bytes:>12,} B")
+    print(f"  bit-exact     {'yes' if r.bit_exact else 'NO'} (NumPy reference)")
+    print(f"  repeatable    {'yes' if r.repeatable else 'NO'}")
+    for k, op in enumerate(r.per_op):
+        share = 100.0 * op.count / r.total if r.total else 0.0
+        label = op.kind if op.name == op.kind else f"{op.kind} {op.name}"
+        print(f"  {k:>4} {label[:40]:<40} {op.count:>12,} {share:5.1f}%  {op.macs:>10,} MACs")
