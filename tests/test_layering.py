@@ -120,3 +120,36 @@ def test_lower_layers_do_not_import_deploy_or_cli(lower: str) -> None:
         if module == lower or module.startswith(lower + "."):
             bad = {d for d in deps if d.startswith(("tinyhost.deploy", "tinyhost.cli"))}
             assert not bad, f"{module} imports {sorted(bad)}"
+
+
+# Packages depend downwards only (../shared/STYLE.md, ARCHITECTURE.md "Layers"): a package may
+# import its own layer and the layers below it.
+LAYERS = [
+    {"tinyhost.errors", "tinyhost.paths", "tinyhost"},
+    {"tinyhost.tflite", "tinyhost.ir"},
+    {"tinyhost.passes"},
+    {"tinyhost.arith", "tinyhost.reference", "tinyhost.quantize", "tinyhost.boards"},
+    {"tinyhost.plan"},
+    {"tinyhost.codegen"},
+    {"tinyhost.deploy"},
+    {"tinyhost.report"},
+    {"tinyhost.demo", "tinyhost.cli"},
+]
+
+
+def _layer(package: str) -> int:
+    for rank, members in enumerate(LAYERS):
+        if package in members:
+            return rank
+    raise AssertionError(f"{package} is in no layer: add it to LAYERS and ARCHITECTURE.md")
+
+
+def test_packages_depend_downwards() -> None:
+    upward = []
+    for module, deps in _graph().items():
+        src = _package_of(module)
+        for dep in deps:
+            dst = _package_of(dep)
+            if _layer(dst) > _layer(src):
+                upward.append(f"{module} -> {dep}")
+    assert not upward, upward
