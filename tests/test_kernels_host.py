@@ -104,7 +104,7 @@ def test_specialized_variants_refuse_what_they_do_not_support(driver: Driver) ->
     assert driver.run(padded).status == 2
     wdw = rng.integers(-127, 128, (1, 3, 3, 6)).astype(np.int8)
     mult2 = ConvCase(Op.DW_3X3, x, wdw, None,
-                     _conv_params(depth_multiplier=2, out_multiplier=np.full(6, 1 << 30,
+                     _conv_params(ch_mult=2, out_multiplier=np.full(6, 1 << 30,
                                                                               np.int32),
                                   out_shift=np.full(6, -8, np.int32)), (1, 2, 2, 6))
     assert driver.run(mult2).status == 2

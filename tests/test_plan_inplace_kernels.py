@@ -153,7 +153,7 @@ def _run_conv(lib: ctypes.CDLL, case: ConvCase, d: int, seed: int) -> None:
     y_dims = Dims(*case.out_shape)
     act = Activation(p.act_min, p.act_max)
     if dw:
-        params = DwParamsC(p.input_offset, p.output_offset, p.depth_multiplier,
+        params = DwParamsC(p.input_offset, p.output_offset, p.ch_mult,
                            Tile(p.stride_h, p.stride_w), Tile(p.pad_top, p.pad_left),
                            Tile(p.dilation_h, p.dilation_w), act)  # fmt: skip
         filt = np.ascontiguousarray(case.w, np.int8).reshape(-1)
@@ -248,7 +248,7 @@ def test_depthwise_in_place_at_multiples_of_c(lib: ctypes.CDLL, data: st.DataObj
     """Channel by channel (th_dw_conv_s8: 3x3 and general): d = k * C on either side, and the
     output in the tail of the input (d = in - out), with ch_mult 1 and one batch."""
     case = dw_case(HypothesisDraw(data), Op.DW)
-    assume(case.p.depth_multiplier == 1 and case.x.shape[0] == 1)
+    assume(case.p.ch_mult == 1 and case.x.shape[0] == 1)
     out_len = int(np.prod(case.out_shape))
     assume(out_len <= case.x.size)
     c = case.x.shape[3]

@@ -217,7 +217,7 @@ def test_depthwise_multiplier_comes_from_the_shapes() -> None:
     # Files that store depth_multiplier 0 must compute like the correct value 3 (TFLM itself
     # would read 0 and write nothing, so it is the oracle only for the stored-3 graph).
     good, zero = _depthwise_graph(3), _depthwise_graph(0)
-    assert conv_params(zero, zero.ops[0]).depth_multiplier == 3
+    assert conv_params(zero, zero.ops[0]).ch_mult == 3
     x = random_int8(np.random.default_rng(6), (1, 6, 6, 2))
     expected = assert_matches_tflm(good, [x])[0]
     np.testing.assert_array_equal(run_reference(zero, [x])[0], expected)

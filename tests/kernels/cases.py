@@ -149,7 +149,7 @@ class ConvCase:
                 *self.out_shape, p.input_offset, p.output_offset, p.stride_h, p.stride_w,
                 p.pad_top, p.pad_left, p.dilation_h, p.dilation_w, p.act_min, p.act_max]
         if self.depthwise:
-            ints.append(p.depth_multiplier)
+            ints.append(p.ch_mult)
             filt = np.ascontiguousarray(self.w, np.int8).reshape(-1)
         else:
             filt = conv_filter_layout(self.w, interleaved)
@@ -183,7 +183,7 @@ class FcCase:
     def encode(self, case_id: int, interleaved: bool) -> bytes:
         p = self.p
         batches, cin = self.x.shape
-        ints = [0, batches, cin, self.w.shape[0], p.input_offset, p.weights_offset,
+        ints = [0, batches, cin, self.w.shape[0], p.input_offset, p.filter_offset,
                 p.output_offset, p.act_min, p.act_max]
         bias = b"" if self.bias is None else self.bias.astype("<i4").tobytes()
         blobs = [self.x.astype(np.int8).tobytes(),
@@ -357,7 +357,7 @@ def dw_case(draw: Draw, op: Op, limits: Limits = Limits()) -> ConvCase:
         input_offset=-draw.int(-128, 127), output_offset=draw.int(-128, 127),
         out_multiplier=mult, out_shift=shift, act_min=act_min, act_max=act_max,
         stride_h=stride_h, stride_w=stride_w, dilation_h=dil_h, dilation_w=dil_w,
-        pad_top=pt, pad_left=pl, pad_bottom=pb, pad_right=pr, depth_multiplier=mult_ch,
+        pad_top=pt, pad_left=pl, pad_bottom=pb, pad_right=pr, ch_mult=mult_ch,
     )
     return ConvCase(
         op=op, x=_int8(rng, (batches, in_h, in_w, cin)),
@@ -380,9 +380,9 @@ def fc_case(draw: Draw, op: Op, limits: Limits = Limits()) -> FcCase:
     per_channel = op == Op.FC_PER_CHANNEL
     mult, shift = _quant(draw, rng, cout, cin, per_channel)
     act_min, act_max = _activation(draw)
-    weights_offset = 0 if per_channel or draw.bool(0.5) else draw.int(-20, 20)
+    filter_offset = 0 if per_channel or draw.bool(0.5) else draw.int(-20, 20)
     p = FullyConnectedParams(
-        input_offset=-draw.int(-128, 127), weights_offset=weights_offset,
+        input_offset=-draw.int(-128, 127), filter_offset=filter_offset,
         output_offset=draw.int(-128, 127), out_multiplier=mult, out_shift=shift,
         act_min=act_min, act_max=act_max,
     )

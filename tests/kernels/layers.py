@@ -70,7 +70,7 @@ def fc_layer(cin: int, cout: int, seed: int = 0) -> FcCase:
     """A per-tensor FULLY_CONNECTED layer."""
     rng = np.random.default_rng(seed)
     m, s = quantize_multiplier(20.0 / (np.sqrt(cin) * 110 * 70))
-    p = FullyConnectedParams(input_offset=int(rng.integers(-20, 20)), weights_offset=0,
+    p = FullyConnectedParams(input_offset=int(rng.integers(-20, 20)), filter_offset=0,
                              output_offset=int(rng.integers(-20, 20)),
                              out_multiplier=np.array([m], np.int32),
                              out_shift=np.array([s], np.int32), act_min=-128, act_max=127)

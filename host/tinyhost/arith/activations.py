@@ -58,7 +58,7 @@ class TanhParams:
 class ReluParams:
     """RELU: requantize from the input to the output scale, then clamp at the output zero."""
 
-    input_offset: int  # input zero point (subtracted)
+    input_zero_point: int  # subtracted (ARCHITECTURE.md §4.1: an *_offset is what is added)
     output_offset: int  # output zero point (added)
     output_multiplier: int
     output_shift: int
@@ -76,7 +76,7 @@ class Relu6Params:
 
 @dataclass(frozen=True)
 class LeakyReluParams:
-    input_offset: int  # input zero point (subtracted)
+    input_zero_point: int  # subtracted (ARCHITECTURE.md §4.1: an *_offset is what is added)
     output_offset: int  # output zero point (added)
     output_multiplier_alpha: int  # negative when alpha < 0
     output_shift_alpha: int

@@ -51,7 +51,7 @@ class ConvParams:
     pad_left: int
     pad_bottom: int  # the window never reads below/right of these, see arith.padding
     pad_right: int
-    depth_multiplier: int = 1  # DEPTHWISE_CONV_2D: output channels per input channel
+    ch_mult: int = 1  # DEPTHWISE_CONV_2D: output channels per input channel
     activation: Activation = Activation.NONE
 
 
@@ -59,12 +59,12 @@ class ConvParams:
 class FullyConnectedParams:
     """One FULLY_CONNECTED; per-tensor weights give multiplier arrays of length 1.
 
-    `weights_offset` is -weights_zero_point for per-tensor weights (TFLM still applies it
+    `filter_offset` is -weights_zero_point for per-tensor weights (TFLM still applies it
     there for backward compatibility) and 0 for per-channel weights (TFLM ignores it).
     """
 
     input_offset: int
-    weights_offset: int
+    filter_offset: int
     output_offset: int
     out_multiplier: np.ndarray  # int32 [1] or [out_channels]
     out_shift: np.ndarray  # int32 [1] or [out_channels]
@@ -146,7 +146,7 @@ def conv_params(graph: Graph, op: Op) -> ConvParams:
     depthwise = op.kind is OpKind.DEPTHWISE_CONV_2D
     # Conv filters are [Cout, KH, KW, Cin/groups]; depthwise filters are [1, KH, KW, Cout].
     out_channels = w.shape[3] if depthwise else w.shape[0]
-    depth_multiplier = 1
+    ch_mult = 1
     if depthwise:
         # Computed from the shapes: some files store 0 in the option.
         if x.shape[3] == 0 or out_channels % x.shape[3] != 0:
@@ -154,7 +154,7 @@ def conv_params(graph: Graph, op: Op) -> ConvParams:
                 f"{_where(graph, op)}: {out_channels} output channels are not a multiple of "
                 f"{x.shape[3]} input channels"
             )
-        depth_multiplier = out_channels // x.shape[3]
+        ch_mult = out_channels // x.shape[3]
     pads = compute_window_padding(
         options.padding, x.shape[1], x.shape[2], w.shape[1], w.shape[2],
         options.stride_h, options.stride_w, options.dilation_h, options.dilation_w,
@@ -192,7 +192,7 @@ def conv_params(graph: Graph, op: Op) -> ConvParams:
         pad_left=pads.left,
         pad_bottom=pads.bottom,
         pad_right=pads.right,
-        depth_multiplier=depth_multiplier,
+        ch_mult=ch_mult,
         activation=options.activation,
     )
 
@@ -210,7 +210,7 @@ def fully_connected_params(graph: Graph, op: Op) -> FullyConnectedParams:
         )
     if x.dtype != np.int8:
         return FullyConnectedParams(
-            input_offset=0, weights_offset=0, output_offset=0,
+            input_offset=0, filter_offset=0, output_offset=0,
             out_multiplier=np.zeros(0, np.int32), out_shift=np.zeros(0, np.int32),
             act_min=-128, act_max=127, activation=options.activation,
         )
@@ -226,16 +226,16 @@ def fully_connected_params(graph: Graph, op: Op) -> FullyConnectedParams:
         multipliers, shifts = per_channel_multipliers(
             float(xq.scale[0]), wq.scale, float(yq.scale[0]), w.shape[0]
         )
-        weights_offset = 0
+        filter_offset = 0
     else:
         m, s = per_tensor_fc_multiplier(float(xq.scale[0]), float(wq.scale[0]),
                                         float(yq.scale[0]))
         multipliers, shifts = np.array([m], np.int32), np.array([s], np.int32)
-        weights_offset = -int(wq.zero_point[0])
+        filter_offset = -int(wq.zero_point[0])
     act_min, act_max = int8_activation_range(options.activation, yq)
     return FullyConnectedParams(
         input_offset=-int(xq.zero_point[0]),
-        weights_offset=weights_offset,
+        filter_offset=filter_offset,
         output_offset=int(yq.zero_point[0]),
         out_multiplier=multipliers,
         out_shift=shifts,

@@ -142,7 +142,7 @@ def _lower_conv(graph: Graph, index: int, op: Op) -> Lowered:
         ("const", "shift"),
     ]  # fmt: skip
     if dw:
-        words.append(p.depth_multiplier)
+        words.append(p.ch_mult)
     bias = op.inputs[2] if len(op.inputs) > 2 else None
     return Lowered(
         KERNELS["dwconv2d_s8" if dw else "conv2d_s8"],
@@ -158,7 +158,7 @@ def _lower_fc(graph: Graph, index: int, op: Op) -> Lowered:
     p = conv_arith.fully_connected_params(graph, op)
     bias = op.inputs[2] if len(op.inputs) > 2 else None
     io = ((op.inputs[0], op.inputs[1], bias), (op.outputs[0],))
-    head = [p.input_offset, p.weights_offset, p.output_offset, p.act_min, p.act_max]
+    head = [p.input_offset, p.filter_offset, p.output_offset, p.act_min, p.act_max]
     if p.out_multiplier.size == 1:
         return Lowered(KERNELS["fc_s8"], *io,
                        tuple(head + [int(p.out_multiplier[0]), int(p.out_shift[0])]), {})

@@ -33,7 +33,7 @@ from tinyhost.ir import (
     Pool2DOptions,
 )
 from tinyhost.plan.options import PlanOptions
-from tinyhost.plan.scratch import depth_multiplier, is_pointwise_conv, scratch_bytes
+from tinyhost.plan.scratch import ch_mult, is_pointwise_conv, scratch_bytes
 
 UNBOUNDED = 1 << 62
 
@@ -300,7 +300,7 @@ def op_overlaps(graph: Graph, index: int, options: PlanOptions) -> list[Overlap]
         and len(src.shape) == 4
         and len(out.shape) == 4
         and src.shape[0] == 1
-        and depth_multiplier(graph, op) == 1
+        and ch_mult(graph, op) == 1
         and src.shape[3] == out.shape[3]
         and out.size_bytes <= src.size_bytes
     ):

@@ -85,7 +85,7 @@ def is_pointwise_conv(graph: Graph, op: Op) -> bool:
     return o.stride_h == 1 and o.stride_w == 1
 
 
-def depth_multiplier(graph: Graph, op: Op) -> int:
+def ch_mult(graph: Graph, op: Op) -> int:
     """From the shapes (some files store 0 in the option), as tinyhost.arith.conv does."""
     cin = graph.tensors[op.inputs[0]].shape[3]
     cout = graph.tensors[op.inputs[1]].shape[3]
@@ -159,7 +159,7 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
     is_3x3 = (
         kh == 3
         and kw == 3
-        and depth_multiplier(graph, op) == 1
+        and ch_mult(graph, op) == 1
         and o.dilation_h == 1
         and o.dilation_w == 1
         and o.stride_h == o.stride_w
@@ -173,7 +173,7 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
         return plane
     if fast:
         return 0
-    if depth_multiplier(graph, op) != 1:
+    if ch_mult(graph, op) != 1:
         return 0  # th_dw_conv_general_s8 reads the input directly
     return _ru4(h * w)
 

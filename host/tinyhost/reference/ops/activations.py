@@ -55,7 +55,7 @@ def tanh_int8(x: np.ndarray, p: TanhParams) -> np.ndarray:
 
 def relu_int8(x: np.ndarray, p: ReluParams) -> np.ndarray:
     scaled = multiply_by_quantized_multiplier(
-        x.astype(np.int64) - p.input_offset, p.output_multiplier, p.output_shift
+        x.astype(np.int64) - p.input_zero_point, p.output_multiplier, p.output_shift
     )
     return np.clip(scaled + p.output_offset, p.activation_min, p.activation_max).astype(np.int8)
 
@@ -69,7 +69,7 @@ def relu6_int8(x: np.ndarray, p: Relu6Params) -> np.ndarray:
 def leaky_relu_int8(x: np.ndarray, p: LeakyReluParams) -> np.ndarray:
     """Identity multiplier for x >= zp, alpha multiplier below; a negative alpha multiplier
     is applied as the negation of its magnitude's product, as TFLite Micro does."""
-    centered = x.astype(np.int64) - p.input_offset
+    centered = x.astype(np.int64) - p.input_zero_point
     identity = multiply_by_quantized_multiplier(
         centered, p.output_multiplier_identity, p.output_shift_identity
     )

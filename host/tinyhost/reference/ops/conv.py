@@ -96,14 +96,14 @@ def conv2d_float(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
 
 def _depthwise_acc(xs: np.ndarray, w: np.ndarray, p: ConvParams, acc_dtype: type) -> np.ndarray:
     filter_h, filter_w, out_channels = w.shape[1], w.shape[2], w.shape[3]
-    if xs.shape[3] * p.depth_multiplier != out_channels:
+    if xs.shape[3] * p.ch_mult != out_channels:
         raise UnsupportedModelError(
             f"DEPTHWISE_CONV_2D: {xs.shape[3]} input channels x depth multiplier "
-            f"{p.depth_multiplier} != {out_channels} output channels"
+            f"{p.ch_mult} != {out_channels} output channels"
         )
-    if p.depth_multiplier > 1:
-        # Output channel ic * depth_multiplier + m reads input channel ic.
-        xs = np.repeat(xs, p.depth_multiplier, axis=3)
+    if p.ch_mult > 1:
+        # Output channel ic * ch_mult + m reads input channel ic.
+        xs = np.repeat(xs, p.ch_mult, axis=3)
     out_h, out_w = _geometry(xs.shape, filter_h, filter_w, p)
     padded = _padded(xs, filter_h, filter_w, p, out_h, out_w)
     acc = np.zeros((xs.shape[0], out_h, out_w, out_channels), acc_dtype)
@@ -116,7 +116,7 @@ def _depthwise_acc(xs: np.ndarray, w: np.ndarray, p: ConvParams, acc_dtype: type
 
 def depthwise_conv2d_int8(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
                           p: ConvParams) -> np.ndarray:
-    """int8 NHWC depthwise conv, filter [1, KH, KW, Cin * depth_multiplier]."""
+    """int8 NHWC depthwise conv, filter [1, KH, KW, Cin * ch_mult]."""
     taps_count = w.shape[1] * w.shape[2]
     # Each product is at most 255 * 128 in magnitude: int32 holds the sum for < 65k taps.
     acc_dtype = np.int32 if taps_count < 65_000 else np.int64

@@ -2,7 +2,7 @@
 
 The input, of any rank, is read as [batches, in_features] with in_features the weights'
 last dimension, exactly as TFLM walks the flat buffer. int8:
-acc = sum((x + input_offset) * (w + weights_offset)) + bias, requantized (per tensor or per
+acc = sum((x + input_offset) * (w + filter_offset)) + bias, requantized (per tensor or per
 output channel), + output_offset, clamped.
 """
 
@@ -30,7 +30,7 @@ def fully_connected_int8(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
                          p: FullyConnectedParams) -> np.ndarray:
     """int8 FC; weights [units, in_features]; returns [batches, units]."""
     rows = _rows(x, w.shape[1]).astype(np.float64) + p.input_offset
-    weights = w.astype(np.float64) + p.weights_offset
+    weights = w.astype(np.float64) + p.filter_offset
     # float64 BLAS is exact: partial sums are integers far below 2**53.
     acc = (rows @ weights.T).astype(np.int64)
     if bias is not None:
