@@ -94,12 +94,6 @@ class Graph:
     def tensor(self, index: int) -> Tensor:
         return self.tensors[index]
 
-    def input_tensors(self, op: Op) -> list[Tensor | None]:
-        return [None if i is None else self.tensors[i] for i in op.inputs]
-
-    def output_tensors(self, op: Op) -> list[Tensor]:
-        return [self.tensors[i] for i in op.outputs]
-
     def unsupported_ops(self) -> list[tuple[int, Op]]:
         return [(i, op) for i, op in enumerate(self.ops) if op.kind is OpKind.UNSUPPORTED]
 

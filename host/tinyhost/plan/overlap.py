@@ -181,10 +181,6 @@ class Overlap:
         return best
 
 
-def rule_for(mode: OverlapMode) -> OverlapRule:
-    return next(r for r in OVERLAP_TABLE if r.mode is mode)
-
-
 def _same_pixels(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     return len(a) == len(b) == 4 and a[:3] == b[:3]
 

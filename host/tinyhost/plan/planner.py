@@ -88,9 +88,6 @@ class MemoryPlan:
             offset = max(offset, align_up(end, self.alignment))
         return offset if offset + size <= self.arena_bytes else None
 
-    def overlap_for(self, op: int) -> UsedOverlap | None:
-        return next((u for u in self.overlaps if u.op == op), None)
-
     def to_json(self) -> dict:
         g = self.graph
         peak = self.peak_op
