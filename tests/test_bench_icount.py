@@ -200,8 +200,8 @@ def test_bench_json() -> None:
     assert sum(op["macs"] for op in out["per_op"]) == out["macs"]
     assert 0 < sum(op["instructions"] for op in out["per_op"]) <= out["instructions"]
     with tempfile.TemporaryDirectory() as tmp:
-        blob = convert(graph, load_board(board), Path(tmp)).blob
-    assert out["flash_data_bytes"] == len(blob.data)
+        result = convert(graph, load_board(board), Path(tmp))
+    assert out["flash_data_bytes"] == result.model_flash_bytes == len(result.load_image or b"")
     (elf,) = (work / "build").glob("*.elf")
     size = size_of(elf, load_board(board))
     assert out["flash_code_bytes"] + out["flash_data_bytes"] == size.text + size.data

@@ -15,10 +15,11 @@ from tinyhost.codegen.blob import (
     TENSOR,
     BlobTarget,
     build_blob,
-    interleave_filter,
     read_header,
 )
-from tinyhost.codegen.kernels import KERNELS_BY_ID, lower_graph
+from tinyhost.codegen.interpreter_abi import ADAPTERS
+from tinyhost.codegen.layout import interleave_filter
+from tinyhost.codegen.lower import lower_graph
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.tflite import read_model
 
@@ -48,7 +49,7 @@ def test_conv_params_and_multipliers_match_arith() -> None:
     for k in range(h.n_ops):
         kid, n_in, n_out, io_first, p_first, p_count, *_ = OP.unpack_from(
             blob.data, h.ops_off + k * OP.size)
-        assert KERNELS_BY_ID[kid].name == "conv2d_s8"
+        assert {a.kernel_id: a for a in ADAPTERS}[kid].name == "conv2d_s8"
         words = struct.unpack_from(f"<{p_count}i", blob.data, h.params_off + 4 * p_first)
         op = graph.ops[blob.op_order[k]]
         p = conv_params(graph, op)

@@ -29,14 +29,15 @@ from tinyhost.arith.pool import pool_params
 from tinyhost.boards import load_board
 from tinyhost.codegen.blob import BlobTarget, build_blob
 from tinyhost.codegen.interpreter import convert, target_for
-from tinyhost.codegen.kernels import lower_graph, scratch_needed
+from tinyhost.codegen.interpreter_abi import adapter_for
+from tinyhost.codegen.lower import lower_graph
 from tinyhost.deploy.protocol import Device
 from tinyhost.deploy.runner import build_firmware, invoke_once, open_device
 from tinyhost.ir import Graph, OpKind
 from tinyhost.plan import PlanOptions, plan_memory
 from tinyhost.plan.checker import check_plan
 from tinyhost.plan.overlap import OverlapMode
-from tinyhost.plan.scratch import fast_scratch_bytes
+from tinyhost.plan.scratch import fast_scratch_bytes, scratch_bytes
 from tinyhost.quantize.quantizer import is_float_model
 from tinyhost.tflite import read_model
 
@@ -139,17 +140,17 @@ def test_blob_arena_is_the_checked_in_place_plan(path: Path, target_name: str) -
     assert blob.arena_bytes <= plain.arena_bytes
     assert check_plan(blob.plan) == []
 
-    lowered = lower_graph(graph)
-    for i, low in enumerate(lowered):
-        need = scratch_needed(graph, low, target.dsp)
+    kernel = [adapter_for(call).name for call in lower_graph(graph)]
+    options = PlanOptions(dsp=target.dsp)
+    for i, op in enumerate(graph.ops):
         planned = blob.plan.scratch_for(i)
-        assert (planned.size if planned else 0) == need, (i, low.kernel.name)
+        assert (planned.size if planned else 0) == scratch_bytes(graph, op, options), i
 
     # Each op's scratch in the blob: at least what its kernel needs, inside the arena, and
     # (when larger than planned: the kernel's faster path) on bytes nothing live then uses.
     step_of = {op: k for k, op in enumerate(blob.op_order)}
     for op, offset, size in blob.scratch:
-        assert size >= scratch_needed(graph, lowered[op], target.dsp)
+        assert size >= scratch_bytes(graph, graph.ops[op], options)
         assert offset >= 0 and offset + size <= blob.arena_bytes
         own = blob.plan.scratch_for(op)
         for b in blob.plan.buffers:
@@ -159,9 +160,9 @@ def test_blob_arena_is_the_checked_in_place_plan(path: Path, target_name: str) -
 
     for u in blob.plan.overlaps:
         if u.mode is OverlapMode.ALIAS:
-            assert lowered[u.op].kernel.name == "copy" and u.d == 0
+            assert kernel[u.op] == "copy" and u.d == 0
             continue
-        why = _declared(graph, lowered[u.op].kernel.name, u.mode, u.op, u.input_tensor,
+        why = _declared(graph, kernel[u.op], u.mode, u.op, u.input_tensor,
                         u.output_tensor, u.d)
         assert why is None, f"op {u.op} {graph.ops[u.op].name}: {why}"
 

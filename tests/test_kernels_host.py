@@ -30,8 +30,8 @@ from kernels.cases import (
 )
 from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, Driver, build_driver
 from kernels.layers import REAL_LAYERS, layer_case, with_dead_channels
-from kernels.layouts import interleave_filter
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
+from tinyhost.codegen.layout import interleave_filter
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 

@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 
 from kernels.cases import DW_OPS, ConvCase, Op, conv_case, dw_case
 from kernels.layers import layer_case
-from kernels.layouts import conv_filter_layout
 from tinyhost.arith.pool import PoolParams
+from tinyhost.codegen.layout import conv_filter_layout
 from tinyhost.plan.overlap import sliding_d_max_padded
 from tinyhost.reference.ops.pool import avg_pool_int8, max_pool_int8
 

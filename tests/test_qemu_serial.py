@@ -69,7 +69,7 @@ def firmware(request: pytest.FixtureRequest) -> Firmware:
     board = load_board(request.param)
     conv = convert(read_model(MODEL), board, BUILD / board.name / "model")
     fw = build_firmware(conv.out_dir, board, BUILD / board.name / "build")
-    return Firmware(board.name, fw.elf, conv.blob.crc)
+    return Firmware(board.name, fw.elf, conv.model_hash)
 
 
 @dataclass

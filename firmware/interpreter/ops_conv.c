@@ -2,14 +2,13 @@
  * ops_conv.c - CONV_2D and DEPTHWISE_CONV_2D adapters (kernel ids 1, 2).
  *
  * Inputs: x (int8 NHWC, arena), filter (int8 const), bias (int32 const [Cout] or absent).
- * Params (int32 words): input_offset, output_offset, stride_h, stride_w, pad_top, pad_left,
- * dilation_h, dilation_w, act_min, act_max, multiplier_off, shift_off [, ch_mult (dw)].
+ * Parameter words: TH_CONV2D_P_* / TH_DWCONV2D_P_* (th_interp_abi.h, generated); multiplier
+ * and shift are constants-section offsets of [Cout] int32 arrays.
  */
 #include "th_interp_ops.h"
 #include "th_nn.h"
 
-#define CONV_WORDS 12u
-#define DW_WORDS 13u
+/* Depthwise words are the conv words plus ch_mult (th_interp_abi.h). */
 
 typedef struct {
     th_dims in, filter, out;
@@ -41,7 +40,7 @@ static th_interp_status setup(const th_interp_op *op, int depthwise, conv_setup 
     const int32_t *p = op->params;
     const th_interp_tensor *x = &op->in[0], *w = &op->in[1], *b = &op->in[2], *y = &op->out[0];
     int32_t cout;
-    if (op->n_in != 3 || op->n_out != 1 || op->n_params != (depthwise ? DW_WORDS : CONV_WORDS) ||
+    if (op->n_in != 3 || op->n_out != 1 || op->n_params != (depthwise ? TH_DWCONV2D_WORDS : TH_CONV2D_WORDS) ||
         !th_interp_is(x, TH_INTERP_INT8, 4) || !th_interp_is(w, TH_INTERP_INT8, 4) ||
         !th_interp_is(y, TH_INTERP_INT8, 4)) {
         return TH_INTERP_E_PARAMS;
@@ -49,20 +48,20 @@ static th_interp_status setup(const th_interp_op *op, int depthwise, conv_setup 
     dims4(x, &s->in);
     dims4(w, &s->filter);
     dims4(y, &s->out);
-    s->input_offset = p[0];
-    s->output_offset = p[1];
-    s->stride.h = p[2];
-    s->stride.w = p[3];
-    s->pad.h = p[4];
-    s->pad.w = p[5];
-    s->dilation.h = p[6];
-    s->dilation.w = p[7];
-    s->act_min = p[8];
-    s->act_max = p[9];
-    s->ch_mult = depthwise ? p[12] : 1;
+    s->input_offset = p[TH_CONV2D_P_INPUT_OFFSET];
+    s->output_offset = p[TH_CONV2D_P_OUTPUT_OFFSET];
+    s->stride.h = p[TH_CONV2D_P_STRIDE_H];
+    s->stride.w = p[TH_CONV2D_P_STRIDE_W];
+    s->pad.h = p[TH_CONV2D_P_PAD_TOP];
+    s->pad.w = p[TH_CONV2D_P_PAD_LEFT];
+    s->dilation.h = p[TH_CONV2D_P_DILATION_H];
+    s->dilation.w = p[TH_CONV2D_P_DILATION_W];
+    s->act_min = p[TH_CONV2D_P_ACT_MIN];
+    s->act_max = p[TH_CONV2D_P_ACT_MAX];
+    s->ch_mult = depthwise ? p[TH_DWCONV2D_P_CH_MULT] : 1;
     cout = depthwise ? s->filter.c : s->filter.n;
-    s->quant.multiplier = th_interp_const(op, p[10], (uint32_t)cout, 4);
-    s->quant.shift = th_interp_const(op, p[11], (uint32_t)cout, 4);
+    s->quant.multiplier = th_interp_const(op, p[TH_CONV2D_P_MULTIPLIER], (uint32_t)cout, 4);
+    s->quant.shift = th_interp_const(op, p[TH_CONV2D_P_SHIFT], (uint32_t)cout, 4);
     if (s->quant.multiplier == NULL || s->quant.shift == NULL) {
         return TH_INTERP_E_PARAMS;
     }

@@ -9,7 +9,7 @@
 th_interp_status th_interp_copy_prepare(const th_interp_op *op, uint32_t *scratch)
 {
     *scratch = 0;
-    if (op->n_in < 1 || op->n_out != 1 || op->n_params != 0 || !op->in[0].present ||
+    if (op->n_in < 1 || op->n_out != 1 || op->n_params != TH_COPY_WORDS || !op->in[0].present ||
         !op->out[0].present || op->in[0].bytes != op->out[0].bytes ||
         op->in[0].dtype != op->out[0].dtype) {
         return TH_INTERP_E_PARAMS;

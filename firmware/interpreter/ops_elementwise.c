@@ -1,11 +1,8 @@
 /*
  * ops_elementwise.c - ADD (kernel id 8), SUB (10), MUL (11): int8 with broadcasting.
- * ADD/SUB params: input1_offset, input2_offset, output_offset, left_shift,
- *   input1_multiplier, input1_shift, input2_multiplier, input2_shift, output_multiplier,
- *   output_shift, act_min, act_max.
- * ADD/SUB with input tables (kernel ids 20, 21): the 12 ADD/SUB words, then table1_off,
- *   table2_off (256 int32 each in the constants, made by the host: th_add_s8_tables).
- * MUL params: input1_offset, input2_offset, output_offset, multiplier, shift, act_min, act_max.
+ * Parameter words: TH_ADD_P_*, TH_ADD_TAB_P_* (ADD/SUB with input tables, kernel ids 20, 21:
+ * 256 int32 each in the constants, made by the host: th_add_s8_tables) and TH_MUL_P_*, in
+ * th_interp_abi.h (generated from host/tinyhost/codegen/interpreter_abi.py).
  * Either input may be a constant; the kernel checks the broadcast shapes (and the adapter
  * checks them once at load, by running the same rule).
  */
@@ -40,17 +37,24 @@ static th_interp_status check_binary(const th_interp_op *op, uint32_t words)
     return TH_INTERP_OK;
 }
 
+static int shift_ok(int32_t shift)
+{
+    return shift <= 0 && shift >= -31;
+}
+
 static th_interp_status prepare_add(const th_interp_op *op, uint32_t *scratch, uint32_t words)
 {
     const int32_t *p = op->params;
     *scratch = 0;
-    if (check_binary(op, words) != TH_INTERP_OK || p[3] < 0 || p[3] > 30 || p[5] > 0 ||
-        p[7] > 0 || p[9] > 0 || p[5] < -31 || p[7] < -31 || p[9] < -31 ||
-        !th_interp_act_ok(p[10], p[11])) {
+    if (check_binary(op, words) != TH_INTERP_OK || p[TH_ADD_P_LEFT_SHIFT] < 0 ||
+        p[TH_ADD_P_LEFT_SHIFT] > 30 || !shift_ok(p[TH_ADD_P_INPUT1_SHIFT]) ||
+        !shift_ok(p[TH_ADD_P_INPUT2_SHIFT]) || !shift_ok(p[TH_ADD_P_OUTPUT_SHIFT]) ||
+        !th_interp_act_ok(p[TH_ADD_P_ACT_MIN], p[TH_ADD_P_ACT_MAX])) {
         return TH_INTERP_E_PARAMS;
     }
-    if (words == 14u && (th_interp_const(op, p[12], 256u, 4u) == NULL ||
-                         th_interp_const(op, p[13], 256u, 4u) == NULL)) {
+    if (words == TH_ADD_TAB_WORDS &&
+        (th_interp_const(op, p[TH_ADD_TAB_P_TABLE1], 256u, 4u) == NULL ||
+         th_interp_const(op, p[TH_ADD_TAB_P_TABLE2], 256u, 4u) == NULL)) {
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
@@ -58,18 +62,18 @@ static th_interp_status prepare_add(const th_interp_op *op, uint32_t *scratch, u
 
 static void add_structs(const int32_t *p, th_add_params *ap, th_add_quant *aq)
 {
-    ap->input1_offset = p[0];
-    ap->input2_offset = p[1];
-    ap->output_offset = p[2];
-    ap->left_shift = p[3];
-    aq->input1_multiplier = p[4];
-    aq->input1_shift = p[5];
-    aq->input2_multiplier = p[6];
-    aq->input2_shift = p[7];
-    aq->output_multiplier = p[8];
-    aq->output_shift = p[9];
-    ap->activation.min = p[10];
-    ap->activation.max = p[11];
+    ap->input1_offset = p[TH_ADD_P_INPUT1_OFFSET];
+    ap->input2_offset = p[TH_ADD_P_INPUT2_OFFSET];
+    ap->output_offset = p[TH_ADD_P_OUTPUT_OFFSET];
+    ap->left_shift = p[TH_ADD_P_LEFT_SHIFT];
+    aq->input1_multiplier = p[TH_ADD_P_INPUT1_MULTIPLIER];
+    aq->input1_shift = p[TH_ADD_P_INPUT1_SHIFT];
+    aq->input2_multiplier = p[TH_ADD_P_INPUT2_MULTIPLIER];
+    aq->input2_shift = p[TH_ADD_P_INPUT2_SHIFT];
+    aq->output_multiplier = p[TH_ADD_P_OUTPUT_MULTIPLIER];
+    aq->output_shift = p[TH_ADD_P_OUTPUT_SHIFT];
+    ap->activation.min = p[TH_ADD_P_ACT_MIN];
+    ap->activation.max = p[TH_ADD_P_ACT_MAX];
 }
 
 typedef th_status (*add_fn)(const th_context *, const th_add_params *, const th_add_quant *,
@@ -91,7 +95,7 @@ static th_interp_status eval_add(const th_interp_op *op, add_fn fn)
 
 th_interp_status th_interp_add_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    return prepare_add(op, scratch, 12u);
+    return prepare_add(op, scratch, TH_ADD_WORDS);
 }
 
 th_interp_status th_interp_add_s8_eval(const th_interp_op *op)
@@ -101,7 +105,7 @@ th_interp_status th_interp_add_s8_eval(const th_interp_op *op)
 
 th_interp_status th_interp_sub_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    return prepare_add(op, scratch, 12u);
+    return prepare_add(op, scratch, TH_ADD_WORDS);
 }
 
 typedef th_status (*add_tab_fn)(const th_context *, const th_add_params *,
@@ -116,8 +120,8 @@ static th_interp_status eval_add_tab(const th_interp_op *op, add_tab_fn fn)
     th_shape s1, s2, so;
     add_structs(op->params, &ap, &aq);
     /* checked in prepare: never NULL here */
-    const int32_t *t1 = th_interp_const(op, op->params[12], 256u, 4u);
-    const int32_t *t2 = th_interp_const(op, op->params[13], 256u, 4u);
+    const int32_t *t1 = th_interp_const(op, op->params[TH_ADD_TAB_P_TABLE1], 256u, 4u);
+    const int32_t *t2 = th_interp_const(op, op->params[TH_ADD_TAB_P_TABLE2], 256u, 4u);
     th_interp_to_shape_r1(&op->in[0], &s1);
     th_interp_to_shape_r1(&op->in[1], &s2);
     th_interp_to_shape_r1(&op->out[0], &so);
@@ -128,7 +132,7 @@ static th_interp_status eval_add_tab(const th_interp_op *op, add_tab_fn fn)
 
 th_interp_status th_interp_add_tab_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    return prepare_add(op, scratch, 14u);
+    return prepare_add(op, scratch, TH_ADD_TAB_WORDS);
 }
 
 th_interp_status th_interp_add_tab_s8_eval(const th_interp_op *op)
@@ -138,7 +142,7 @@ th_interp_status th_interp_add_tab_s8_eval(const th_interp_op *op)
 
 th_interp_status th_interp_sub_tab_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    return prepare_add(op, scratch, 14u);
+    return prepare_add(op, scratch, TH_ADD_TAB_WORDS);
 }
 
 th_interp_status th_interp_sub_tab_s8_eval(const th_interp_op *op)
@@ -155,8 +159,9 @@ th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scra
 {
     const int32_t *p = op->params;
     *scratch = 0;
-    if (check_binary(op, 7u) != TH_INTERP_OK || p[3] < 0 || p[4] < -31 || p[4] > 30 ||
-        !th_interp_act_ok(p[5], p[6])) {
+    if (check_binary(op, TH_MUL_WORDS) != TH_INTERP_OK || p[TH_MUL_P_OUTPUT_MULTIPLIER] < 0 ||
+        p[TH_MUL_P_OUTPUT_SHIFT] < -31 || p[TH_MUL_P_OUTPUT_SHIFT] > 30 ||
+        !th_interp_act_ok(p[TH_MUL_P_ACT_MIN], p[TH_MUL_P_ACT_MAX])) {
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
@@ -168,13 +173,13 @@ th_interp_status th_interp_mul_s8_eval(const th_interp_op *op)
     th_mul_params mp;
     th_per_tensor_quant q;
     th_shape s1, s2, so;
-    mp.input1_offset = p[0];
-    mp.input2_offset = p[1];
-    mp.output_offset = p[2];
-    q.multiplier = p[3];
-    q.shift = p[4];
-    mp.activation.min = p[5];
-    mp.activation.max = p[6];
+    mp.input1_offset = p[TH_MUL_P_INPUT1_OFFSET];
+    mp.input2_offset = p[TH_MUL_P_INPUT2_OFFSET];
+    mp.output_offset = p[TH_MUL_P_OUTPUT_OFFSET];
+    q.multiplier = p[TH_MUL_P_OUTPUT_MULTIPLIER];
+    q.shift = p[TH_MUL_P_OUTPUT_SHIFT];
+    mp.activation.min = p[TH_MUL_P_ACT_MIN];
+    mp.activation.max = p[TH_MUL_P_ACT_MAX];
     th_interp_to_shape_r1(&op->in[0], &s1);
     th_interp_to_shape_r1(&op->in[1], &s2);
     th_interp_to_shape_r1(&op->out[0], &so);

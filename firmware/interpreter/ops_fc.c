@@ -3,13 +3,12 @@
  *
  * Inputs: x (int8, any shape with batches * Cin elements), weights (int8 const [Cout, Cin]),
  * bias (int32 const [Cout] or absent); output int8 with batches * Cout elements.
- * Params: input_offset, weights_offset, output_offset, act_min, act_max, then
- * multiplier, shift (per tensor) or multiplier_off, shift_off (per channel, Cout each).
+ * Parameter words: TH_FC_P_* (th_interp_abi.h); multiplier and shift are the values (per
+ * tensor) or constants-section offsets of [Cout] int32 arrays (per channel).
  */
 #include "th_interp_ops.h"
 #include "th_nn.h"
 
-#define FC_WORDS 7u
 
 typedef struct {
     th_fc_params params;
@@ -24,7 +23,7 @@ static th_interp_status setup(const th_interp_op *op, int per_channel, fc_setup 
     const th_interp_tensor *x = &op->in[0], *w = &op->in[1], *b = &op->in[2], *y = &op->out[0];
     int32_t cin, cout;
     uint32_t x_elems, y_elems;
-    if (op->n_in != 3 || op->n_out != 1 || op->n_params != FC_WORDS ||
+    if (op->n_in != 3 || op->n_out != 1 || op->n_params != TH_FC_WORDS ||
         !th_interp_is(w, TH_INTERP_INT8, 2) || !x->present || x->dtype != TH_INTERP_INT8 ||
         !y->present || y->dtype != TH_INTERP_INT8) {
         return TH_INTERP_E_PARAMS;
@@ -46,17 +45,17 @@ static th_interp_status setup(const th_interp_op *op, int per_channel, fc_setup 
     s->out.n = s->in.n;
     s->out.h = s->out.w = 1;
     s->out.c = cout;
-    s->params.input_offset = p[0];
-    s->params.filter_offset = p[1];
-    s->params.output_offset = p[2];
-    s->params.activation.min = p[3];
-    s->params.activation.max = p[4];
+    s->params.input_offset = p[TH_FC_P_INPUT_OFFSET];
+    s->params.filter_offset = p[TH_FC_P_FILTER_OFFSET];
+    s->params.output_offset = p[TH_FC_P_OUTPUT_OFFSET];
+    s->params.activation.min = p[TH_FC_P_ACT_MIN];
+    s->params.activation.max = p[TH_FC_P_ACT_MAX];
     if (per_channel) {
-        s->multiplier = th_interp_const(op, p[5], (uint32_t)cout, 4);
-        s->shift = th_interp_const(op, p[6], (uint32_t)cout, 4);
+        s->multiplier = th_interp_const(op, p[TH_FC_P_MULTIPLIER], (uint32_t)cout, 4);
+        s->shift = th_interp_const(op, p[TH_FC_P_SHIFT], (uint32_t)cout, 4);
     } else {
-        s->multiplier = &p[5];
-        s->shift = &p[6];
+        s->multiplier = &p[TH_FC_P_MULTIPLIER];
+        s->shift = &p[TH_FC_P_SHIFT];
     }
     if (s->multiplier == NULL || s->shift == NULL) {
         return TH_INTERP_E_PARAMS;

@@ -1,6 +1,6 @@
 /*
  * ops_mean.c - MEAN int8 (kernel id 15).
- * Params: input_zero_point, output_zero_point, axis_mask, multiplier, shift.
+ * Parameter words: TH_MEAN_P_* (th_interp_abi.h).
  */
 #include "ops_common.h"
 
@@ -10,14 +10,14 @@ th_interp_status th_interp_mean_s8_prepare(const th_interp_op *op, uint32_t *scr
     const th_interp_tensor *x = &op->in[0], *y = &op->out[0];
     uint64_t kept = 1;
     *scratch = 0;
-    if (op->n_in != 1 || op->n_out != 1 || op->n_params != 5u || !th_interp_s8_any(x) ||
-        !th_interp_s8_any(y) || x->rank < 1 || ((uint32_t)p[2] >> x->rank) != 0 ||
-        p[0] < -128 || p[0] > 127 || p[1] < -128 || p[1] > 127 || p[3] < 0 || p[4] < -31 ||
-        p[4] > 30) {
+    if (op->n_in != 1 || op->n_out != 1 || op->n_params != TH_MEAN_WORDS || !th_interp_s8_any(x) ||
+        !th_interp_s8_any(y) || x->rank < 1 || ((uint32_t)p[TH_MEAN_P_AXIS_MASK] >> x->rank) != 0 ||
+        p[TH_MEAN_P_INPUT_ZERO_POINT] < -128 || p[TH_MEAN_P_INPUT_ZERO_POINT] > 127 || p[TH_MEAN_P_OUTPUT_ZERO_POINT] < -128 || p[TH_MEAN_P_OUTPUT_ZERO_POINT] > 127 || p[TH_MEAN_P_MULTIPLIER] < 0 || p[TH_MEAN_P_SHIFT] < -31 ||
+        p[TH_MEAN_P_SHIFT] > 30) {
         return TH_INTERP_E_PARAMS;
     }
     for (uint32_t d = 0; d < x->rank; d++) {
-        if ((((uint32_t)p[2] >> d) & 1u) == 0) {
+        if ((((uint32_t)p[TH_MEAN_P_AXIS_MASK] >> d) & 1u) == 0) {
             kept *= (uint32_t)x->dims[d];
         }
     }
@@ -30,11 +30,11 @@ th_interp_status th_interp_mean_s8_eval(const th_interp_op *op)
     th_mean_params mp;
     th_per_tensor_quant q;
     th_shape si, so;
-    mp.input_zero_point = p[0];
-    mp.output_zero_point = p[1];
-    mp.axis_mask = (uint32_t)p[2];
-    q.multiplier = p[3];
-    q.shift = p[4];
+    mp.input_zero_point = p[TH_MEAN_P_INPUT_ZERO_POINT];
+    mp.output_zero_point = p[TH_MEAN_P_OUTPUT_ZERO_POINT];
+    mp.axis_mask = (uint32_t)p[TH_MEAN_P_AXIS_MASK];
+    q.multiplier = p[TH_MEAN_P_MULTIPLIER];
+    q.shift = p[TH_MEAN_P_SHIFT];
     th_interp_to_shape(&op->in[0], &si);
     th_interp_to_shape_r1(&op->out[0], &so);
     return th_interp_kstatus(th_mean_s8(NULL, &mp, &q, &si, (const int8_t *)op->in[0].data, &so,

@@ -1,17 +1,16 @@
 /*
  * ops_pool.c - AVERAGE_POOL_2D (kernel id 5) and MAX_POOL_2D (id 6), int8 NHWC.
- * Params: stride_h, stride_w, filter_h, filter_w, pad_top, pad_left, act_min, act_max.
+ * Parameter words: TH_POOL_P_* (th_interp_abi.h).
  */
 #include "ops_common.h"
 
-#define POOL_WORDS 8u
 
 static th_interp_status setup(const th_interp_op *op, th_pool_params *pp, th_dims *in,
                               th_dims *out)
 {
     const int32_t *p = op->params;
     const th_interp_tensor *x = &op->in[0], *y = &op->out[0];
-    if (op->n_in != 1 || op->n_out != 1 || op->n_params != POOL_WORDS ||
+    if (op->n_in != 1 || op->n_out != 1 || op->n_params != TH_POOL_WORDS ||
         !th_interp_is(x, TH_INTERP_INT8, 4) || !th_interp_is(y, TH_INTERP_INT8, 4)) {
         return TH_INTERP_E_PARAMS;
     }
@@ -23,14 +22,14 @@ static th_interp_status setup(const th_interp_op *op, th_pool_params *pp, th_dim
     out->h = y->dims[1];
     out->w = y->dims[2];
     out->c = y->dims[3];
-    pp->stride.h = p[0];
-    pp->stride.w = p[1];
-    pp->filter.h = p[2];
-    pp->filter.w = p[3];
-    pp->padding.h = p[4];
-    pp->padding.w = p[5];
-    pp->activation.min = p[6];
-    pp->activation.max = p[7];
+    pp->stride.h = p[TH_POOL_P_STRIDE_H];
+    pp->stride.w = p[TH_POOL_P_STRIDE_W];
+    pp->filter.h = p[TH_POOL_P_FILTER_H];
+    pp->filter.w = p[TH_POOL_P_FILTER_W];
+    pp->padding.h = p[TH_POOL_P_PAD_TOP];
+    pp->padding.w = p[TH_POOL_P_PAD_LEFT];
+    pp->activation.min = p[TH_POOL_P_ACT_MIN];
+    pp->activation.max = p[TH_POOL_P_ACT_MAX];
     return TH_INTERP_OK;
 }
 

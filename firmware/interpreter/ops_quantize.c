@@ -1,6 +1,6 @@
 /*
  * ops_quantize.c - QUANTIZE float32 -> int8 (kernel id 13) and DEQUANTIZE int8 -> float32
- * (id 14), for models with float inputs or outputs. Params: scale (float32 bits), zero_point.
+ * (id 14), for models with float inputs or outputs. Words: TH_QUANTIZE_P_* (th_interp_abi.h).
  */
 #include <string.h>
 
@@ -9,10 +9,10 @@
 static th_interp_status check(const th_interp_op *op, uint8_t in_type, uint8_t out_type)
 {
     const th_interp_tensor *x = &op->in[0], *y = &op->out[0];
-    if (op->n_in != 1 || op->n_out != 1 || op->n_params != 2u || !x->present || !y->present ||
+    if (op->n_in != 1 || op->n_out != 1 || op->n_params != TH_QUANTIZE_WORDS || !x->present || !y->present ||
         x->dtype != in_type || y->dtype != out_type ||
-        th_interp_elements(x) != th_interp_elements(y) || op->params[1] < -128 ||
-        op->params[1] > 127) {
+        th_interp_elements(x) != th_interp_elements(y) || op->params[TH_QUANTIZE_P_ZERO_POINT] < -128 ||
+        op->params[TH_QUANTIZE_P_ZERO_POINT] > 127) {
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
@@ -21,8 +21,8 @@ static th_interp_status check(const th_interp_op *op, uint8_t in_type, uint8_t o
 static th_affine_params affine(const th_interp_op *op)
 {
     th_affine_params a;
-    memcpy(&a.scale, &op->params[0], sizeof a.scale);
-    a.zero_point = op->params[1];
+    memcpy(&a.scale, &op->params[TH_QUANTIZE_P_SCALE_BITS], sizeof a.scale);
+    a.zero_point = op->params[TH_QUANTIZE_P_ZERO_POINT];
     return a;
 }
 

@@ -47,7 +47,6 @@ void th_icount_mark(void);
 #define OP_SIZE 32u
 #define SECTION_ALIGN 16u
 #define CRC_START 16u
-#define ABSENT 0xFFFFu
 #define KNOWN_FLAGS 0x1u
 
 static const uint8_t MAGIC[4] = {'T', 'H', 'I', 'B'};
@@ -224,7 +223,7 @@ static th_interp_status decode_op(th_interp *ctx, uint32_t i, th_interp_op *op,
     for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
         const uint32_t t = rd16(io + 2u * k);
         th_interp_tensor *dst = k < op->n_in ? &op->in[k] : &op->out[k - op->n_in];
-        if (t == ABSENT) {
+        if (t == TH_INTERP_ABSENT) {
             if (check && k >= op->n_in) {
                 return fail(ctx, TH_INTERP_E_OP, (int32_t)i, i);
             }

@@ -26,18 +26,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "th_interp_abi.h" /* kernel ids, parameter words, limits (generated) */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define TH_INTERP_BLOB_VERSION 1u
-#define TH_INTERP_KERNEL_ABI 1u
-#define TH_INTERP_MAX_RANK 6
-#define TH_INTERP_MAX_OP_INPUTS 8
-#define TH_INTERP_MAX_OP_OUTPUTS 2
-#ifndef TH_INTERP_MAX_OPS
-#define TH_INTERP_MAX_OPS 256 /* profile slots in the context */
-#endif
 
 typedef enum {
     TH_INTERP_OK = 0,

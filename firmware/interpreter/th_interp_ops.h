@@ -17,29 +17,6 @@
 extern "C" {
 #endif
 
-/* Stable kernel ids (host/tinyhost/codegen/kernels.py holds the same table). */
-enum {
-    TH_KERNEL_CONV2D_S8 = 1,
-    TH_KERNEL_DWCONV2D_S8 = 2,
-    TH_KERNEL_FC_S8 = 3,
-    TH_KERNEL_FC_PC_S8 = 4,
-    TH_KERNEL_AVGPOOL_S8 = 5,
-    TH_KERNEL_MAXPOOL_S8 = 6,
-    TH_KERNEL_SOFTMAX_S8 = 7,
-    TH_KERNEL_ADD_S8 = 8,
-    TH_KERNEL_COPY = 9,
-    TH_KERNEL_SUB_S8 = 10,
-    TH_KERNEL_MUL_S8 = 11,
-    TH_KERNEL_LUT_S8 = 12,
-    TH_KERNEL_QUANTIZE_F32_S8 = 13,
-    TH_KERNEL_DEQUANTIZE_S8_F32 = 14,
-    TH_KERNEL_MEAN_S8 = 15,
-    TH_KERNEL_PAD_S8 = 16,
-    TH_KERNEL_CONCAT_S8 = 17,
-    TH_KERNEL_TRANSPOSE_S8 = 18,
-    TH_KERNEL_STRIDED_SLICE_S8 = 19
-};
-
 /* Blob tensor locations */
 enum { TH_LOC_NONE = 0, TH_LOC_ARENA = 1, TH_LOC_CONST = 2 };
 #define TH_TENSOR_INTERLEAVED 0x1u

@@ -73,7 +73,7 @@ def device_section(graph: Graph, board: str, images: np.ndarray, labels: np.ndar
         f"outputs bit-exact with the reference: {same}/{len(labels)}",
         f"  latency: {int(np.median(totals)):,} {lat.unit} per inference (median; "
         f"min {min(totals):,}, max {max(totals):,})",
-        f"  arena {report.arena_bytes:,} B, model blob {report.blob_bytes:,} B",
+        f"  arena {report.arena_bytes:,} B, model {report.model_flash_bytes:,} B",
         f"  image 0 (label {int(labels[0])}): output {outputs[0].dtype}{list(outputs[0].shape)} = "
         f"{outputs[0].reshape(-1).tolist()}, per op "
         + ", ".join(f"{name} {n:,}" for name, n in zip(report.op_names, lat.per_op))

@@ -17,7 +17,7 @@
  * Filter layout: on DSP builds (TH_NN_FILTER_INTERLEAVED == 1) CONV_2D filters and
  * FULLY_CONNECTED weights are passed pre-interleaved by output-channel blocks (2 for conv,
  * 4 for FC) with K = KH*KW*Cin padded to a multiple of 4; see th_nn_support.h and
- * tests/kernels/layouts.py (interleave_filter). Filter bytes: Cout * round_up(K, 4).
+ * host/tinyhost/codegen/layout.py (interleave_filter). Filter bytes: Cout * round_up(K, 4).
  * Portable builds take the plain OHWI / [Cout, Cin] layout. DEPTHWISE filters are always
  * plain [1, KH, KW, Cout].
  *

@@ -27,8 +27,8 @@ from typing import Protocol
 
 import numpy as np
 
-from kernels.layouts import conv_filter_layout, fc_weights_layout
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
+from tinyhost.codegen.layout import conv_filter_layout, fc_weights_layout
 from tinyhost.reference.ops.conv import conv2d_int8, depthwise_conv2d_int8
 from tinyhost.reference.ops.fully_connected import fully_connected_int8
 

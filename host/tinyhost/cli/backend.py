@@ -30,8 +30,10 @@ def load_int8_graph(path: str, args: argparse.Namespace) -> Graph:
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", choices=["interpreter"], default="interpreter",
-                   help="interpreter: model blob + C runtime (the only backend so far)")
+    from tinyhost.codegen.backends import backend_names, backends_help
+
+    p.add_argument("--backend", choices=backend_names(), default="interpreter",
+                   help=f"how the model runs (default interpreter): {backends_help()}")
     p.add_argument("--board", required=True, help="board name (boards/<name>/)")
     p.add_argument("--all-ops", action="store_true",
                    help="link every available kernel, so LOAD_MODEL can bring other models")
@@ -43,7 +45,7 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("convert", help="model -> interpreter blob + C sources for a board")
+    p = subparsers.add_parser("convert", help="model -> a model directory (C sources) for a board")
     p.add_argument("model", help=".tflite file (float models are quantized with --calib)")
     p.add_argument("-o", "--output", required=True, metavar="OUTDIR", help="directory to write")
     p.add_argument("--load-capacity", type=int, metavar="N",
@@ -75,14 +77,16 @@ def add_parser(subparsers) -> None:
 
 def _cmd_convert(args: argparse.Namespace) -> int:
     from tinyhost.boards import load_board
-    from tinyhost.codegen.interpreter import convert
+    from tinyhost.codegen import get_backend
 
     board = load_board(args.board)
+    convert = get_backend(args.backend).convert
     graph = load_int8_graph(args.model, args)
     result = convert(graph, board, args.output, all_ops=args.all_ops,
                      arena_bytes=args.arena_bytes, load_capacity=args.load_capacity)
-    print(f"{args.output}: blob {len(result.blob.data)} B (crc 0x{result.blob.crc:08x}), "
-          f"arena {result.arena_bytes} B, kernels: {', '.join(result.kernels)}")
+    print(f"{args.output}: {result.backend}, model {result.model_flash_bytes} B "
+          f"(hash 0x{result.model_hash:08x}), arena {result.arena_bytes} B, "
+          f"kernels: {', '.join(result.kernels)}")
     return 0
 
 
@@ -113,7 +117,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     first = report.runs[0]
     lat = first.latency
     print(f"{report.model} on {report.board} ({report.backend}): arena {report.arena_bytes} B, "
-          f"blob {report.blob_bytes} B")
+          f"model {report.model_flash_bytes} B")
     for k, o in enumerate(first.outputs):
         flat = o.reshape(-1)
         more = " ..." if flat.size > 16 else ""

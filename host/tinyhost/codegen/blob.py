@@ -20,20 +20,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinyhost.codegen.kernels import KERNEL_ABI, Lowered, lower_graph, scratch_needed
+from tinyhost.codegen.interpreter_abi import (
+    ABSENT,
+    KERNEL_ABI,
+    LIMITS,
+    ConstRef,
+    check_limits,
+    pack,
+)
+from tinyhost.codegen.layout import CONV_BLOCK, FC_BLOCK, interleave_filter
+from tinyhost.codegen.lower import Call, lower_graph
+from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
-from tinyhost.plan.scratch import fast_scratch_bytes
 
 MAGIC = b"THIB"
 VERSION = 1
 HEADER = struct.Struct("<4sHHIIIIHHHBBIIIIIIIIIIII")
 TENSOR = struct.Struct("<BBBB6iIIfiI")
 OP = struct.Struct("<HBBIIIIIHHI")
-MAX_RANK = 6
-MAX_OP_INPUTS = 8
-ABSENT = 0xFFFF
+MAX_RANK = LIMITS["TH_INTERP_MAX_RANK"]
 SECTION_ALIGN = 16
 CRC_START = 16  # the CRC covers every byte after the first 16 (magic, version, sizes, crc)
 
@@ -81,30 +88,11 @@ def _align(n: int, a: int = SECTION_ALIGN) -> int:
     return (n + a - 1) // a * a
 
 
-def interleave_filter(matrix: np.ndarray, block: int) -> np.ndarray:
-    """[Cout, K] int8 -> the DSP kernels' layout (th_nn_support.h, th_filter_index).
-
-    K is zero-padded to Kp = round_up(K, 4); output channels go in blocks of `block` (the last
-    may have g < block channels) and within a block the 4-tap chunks of its channels
-    interleave: index(c, k) = (c // B) * B * Kp + (k // 4) * 4 * g + (c % B) * 4 + k % 4.
-    """
-    cout, k = matrix.shape
-    kp = (k + 3) // 4 * 4
-    padded = np.zeros((cout, kp), np.int8)
-    padded[:, :k] = matrix
-    out = np.empty(cout * kp, np.int8)
-    for first in range(0, cout, block):
-        g = min(block, cout - first)
-        chunk = padded[first : first + g].reshape(g, kp // 4, 4).transpose(1, 0, 2)
-        out[first * kp : (first + g) * kp] = chunk.reshape(-1)
-    return out
-
-
-def _interleave_block(kernel_name: str) -> int | None:
-    if kernel_name == "conv2d_s8":
-        return 2
-    if kernel_name in ("fc_s8", "fc_pc_s8"):
-        return 4
+def _interleave_block(adapter: str) -> int | None:
+    if adapter == "conv2d_s8":
+        return CONV_BLOCK
+    if adapter in ("fc_s8", "fc_pc_s8"):
+        return FC_BLOCK
     return None
 
 
@@ -127,47 +115,31 @@ def build_blob(
 ) -> Blob:
     """Lower, plan and serialize `graph` (int8) into an interpreter blob."""
     target = target or BlobTarget()
-    lowered = lower_graph(graph)
+    calls = lower_graph(graph, "interpreter")
+    check_limits(graph.source, len(graph.ops), len(graph.tensors), len(graph.inputs),
+                 len(graph.outputs), calls)  # fmt: skip
+    options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
     if plan is None:
         # The overlaps the kernels declare (plan/overlap.py, th_nn.h "Aliasing"): RESHAPE /
         # SQUEEZE aliases, elementwise and depthwise in place, pointwise and sliding windows.
-        options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
         plan = plan_memory(graph, options=options)
-    order = plan.op_order
-    if len(graph.tensors) >= ABSENT:
-        raise UnsupportedModelError(f"{graph.source}: {len(graph.tensors)} tensors (max 65534)")
-    if len(graph.inputs) > 255 or len(graph.outputs) > 255:
-        raise UnsupportedModelError(f"{graph.source}: more than 255 model inputs or outputs")
+    grants = grant_scratch(graph, calls, plan, options)
+    by_op = {c.op: c for c in calls}
+    return _serialize(graph, target, plan, grants, [by_op[i] for i in plan.op_order], name)
 
-    # Scratch: the planner's buffer when it is large enough, else one shared tail region.
-    arena = plan.arena_bytes
-    tail_offset = _align(arena, target.alignment)
-    tail = 0
-    scratch: dict[int, tuple[int, int]] = {}
-    for step, i in enumerate(order):
-        need = scratch_needed(graph, lowered[i], target.dsp)
-        if need == 0:
-            continue
-        planned = plan.scratch_for(i)
-        # A kernel with a faster path for more scratch gets it where the arena has room free.
-        fast = fast_scratch_bytes(graph, graph.ops[i], PlanOptions(dsp=target.dsp))
-        room = plan.free_block(step, fast, keep=planned) if fast > need else None
-        if room is not None:
-            scratch[i] = (room, fast)
-        elif planned is not None and planned.size >= need:
-            scratch[i] = (planned.offset, planned.size)
-        else:
-            scratch[i] = (tail_offset, need)
-            tail = max(tail, _align(need, target.alignment))
-    arena_bytes = max(arena, tail_offset + tail) if tail else arena
 
+def _serialize(graph: Graph, target: BlobTarget, plan: MemoryPlan, grants: ScratchGrants,
+               calls: list[Call], name: str | None) -> Blob:
+    """The blob bytes of `calls` (in execution order) under `plan` and `grants`."""
     consts = _Consts()
     tensor_loc: dict[int, tuple[int, int, int, int]] = {}  # idx -> (loc, offset, nbytes, flags)
     for idx in _arena_tensors(plan):
         tensor_loc[idx] = (LOC_ARENA, plan.tensor_offset(idx), graph.tensors[idx].size_bytes, 0)
-    for low in lowered:
-        block = _interleave_block(low.kernel.name) if target.interleaved else None
-        for pos, t in enumerate(low.inputs):
+    packed = [pack(call) for call in calls]
+    # Constant tensors in graph op order (the layout does not depend on the schedule).
+    for call, (adapter, _) in sorted(zip(calls, packed), key=lambda cp: cp[0].op):
+        block = _interleave_block(adapter.name) if target.interleaved else None
+        for pos, t in enumerate(call.inputs):
             if t is None or t in tensor_loc:
                 continue
             tensor = graph.tensors[t]
@@ -184,20 +156,23 @@ def build_blob(
     io: list[int] = [*graph.inputs, *graph.outputs]
     params: list[int] = []
     op_records: list[bytes] = []
-    for i in order:
-        low = lowered[i]
-        const_offsets = {key: consts.add(arr.tobytes()) for key, arr in low.consts.items()}
-        words = [const_offsets[w[1]] if isinstance(w, tuple) else int(w) for w in low.params]
+    for call, (adapter, raw_words) in zip(calls, packed):
+        i = call.op
+        used = {w.key for w in raw_words if isinstance(w, ConstRef)}
+        const_offsets = {key: consts.add(np.ascontiguousarray(arr).tobytes())
+                         for key, arr in call.arrays.items() if key in used}  # fmt: skip
+        words = [const_offsets[w.key] if isinstance(w, ConstRef) else int(w) for w in raw_words]
         for w in words:
             if not -(1 << 31) <= w < (1 << 31):
                 raise UnsupportedModelError(f"{graph.source}: op {i}: parameter {w} overflows")
         io_first, params_first = len(io), len(params)
-        io.extend(ABSENT if t is None else t for t in low.inputs)
-        io.extend(low.outputs)
+        io.extend(ABSENT if t is None else t for t in call.inputs)
+        io.extend(call.outputs)
         params.extend(words)
-        s_off, s_size = scratch.get(i, (0, 0))
+        grant = grants.for_op(i)
+        s_off, s_size = (grant.offset, grant.size) if grant is not None else (0, 0)
         op_records.append(OP.pack(
-            low.kernel.kernel_id, len(low.inputs), len(low.outputs), io_first, params_first,
+            adapter.kernel_id, len(call.inputs), len(call.outputs), io_first, params_first,
             len(words), s_off, s_size, i, graph.ops[i].kind.value & 0xFFFF, 0,
         ))  # fmt: skip
 
@@ -224,7 +199,7 @@ def build_blob(
     out[consts_off : consts_off + len(consts.buf)] = consts.buf
     flags = FLAG_INTERLEAVED if target.interleaved else 0
     HEADER.pack_into(
-        out, 0, MAGIC, VERSION, HEADER.size, total, 0, flags, arena_bytes, KERNEL_ABI,
+        out, 0, MAGIC, VERSION, HEADER.size, total, 0, flags, grants.arena_bytes, KERNEL_ABI,
         len(graph.tensors), len(op_records), len(graph.inputs), len(graph.outputs),
         tensors_off, ops_off, io_off, len(io), params_off, len(params), consts_off,
         len(consts.buf), name_off, len(model_name), 0, 0,
@@ -232,12 +207,12 @@ def build_blob(
     struct.pack_into("<I", out, 12, zlib.crc32(bytes(out[CRC_START:])) & 0xFFFFFFFF)
     return Blob(
         data=bytes(out),
-        arena_bytes=arena_bytes,
+        arena_bytes=grants.arena_bytes,
         plan=plan,
-        kernels=tuple(sorted({low.kernel.name for low in lowered})),
-        op_order=tuple(order),
-        scratch_tail_bytes=tail,
-        scratch=tuple((i, off, size) for i, (off, size) in sorted(scratch.items())),
+        kernels=tuple(sorted({adapter.name for adapter, _ in packed})),
+        op_order=tuple(plan.op_order),
+        scratch_tail_bytes=grants.tail_bytes,
+        scratch=tuple((i, g.offset, g.size) for i, g in sorted(grants.grants.items())),
     )
 
 
@@ -303,6 +278,3 @@ class BlobHeader:
 def read_header(data: bytes) -> BlobHeader:
     return BlobHeader(*HEADER.unpack_from(data, 0))
 
-
-def lowered_ops(graph: Graph) -> list[Lowered]:
-    return lower_graph(graph)

@@ -34,7 +34,6 @@ from tinyhost.ir import Graph
 from tinyhost.paths import repo_root
 
 APP_DIR = Path("firmware") / "app"
-BACKENDS = ("interpreter",)
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ class RunReport:
     board: str
     backend: str
     arena_bytes: int
-    blob_bytes: int
+    model_flash_bytes: int  # the model's data in flash (the interpreter's blob)
     runs: list[ModelRun]
     op_names: list[str] = field(default_factory=list)  # execution order
     op_indices: list[int] = field(default_factory=list)  # graph op index, execution order
@@ -79,7 +78,8 @@ class RunReport:
             "output_shapes": [list(o.shape) for o in first.outputs],
             "latency": first.latency.to_json(),
             "arena_bytes": self.arena_bytes,
-            "blob_bytes": self.blob_bytes,
+            "model_flash_bytes": self.model_flash_bytes,
+            "blob_bytes": self.model_flash_bytes,  # kept: the key scripts read before 0.2
             "ops": self.op_names,
         }
         if len(self.runs) > 1:
@@ -235,10 +235,9 @@ def run_model(
     With `port`, the firmware already on the board (tinyhost flash) is used: when its model
     is not this one (CRC of the blob), the blob goes over LOAD_MODEL, no rebuild.
     """
-    if backend not in BACKENDS:
-        raise DeployError(f"backend {backend!r} is not available; choose from {BACKENDS}")
-    from tinyhost.codegen.interpreter import convert
+    from tinyhost.codegen import get_backend
 
+    convert = get_backend(backend).convert
     b = resolve_board(board)
     if port is None and not b.is_host and b.qemu_machine is None and b.renode_platform is None:
         raise DeployError(
@@ -260,8 +259,13 @@ def run_model(
         device = stack.enter_context(open_device(fw.elf if fw else None, b, timeout=timeout,
                                                  port=port, icount_out=icount_out))  # fmt: skip
         info = device.info()
-        if port is not None and (not info.model_ready or info.model_hash != conv.blob.crc):
-            device.load_model(conv.blob.data)
+        if port is not None and (not info.model_ready or info.model_hash != conv.model_hash):
+            if conv.load_image is None:
+                raise DeployError(
+                    f"{b.name}: the board runs another model and the {backend} backend cannot "
+                    "load one over the link: flash this model's firmware (tinyhost flash)"
+                )
+            device.load_model(conv.load_image)
             info = device.info()
         if not info.model_ready:
             raise DeployError(f"{b.name}: the firmware did not accept the model blob")
@@ -274,9 +278,9 @@ def run_model(
         board=b.name,
         backend=backend,
         arena_bytes=conv.arena_bytes,
-        blob_bytes=len(conv.blob.data),
+        model_flash_bytes=conv.model_flash_bytes,
         runs=runs,
-        op_names=[graph.ops[i].name for i in conv.blob.op_order],
-        op_indices=list(conv.blob.op_order),
+        op_names=list(conv.op_names),
+        op_indices=list(conv.op_order),
         firmware=fw.elf if fw else None,
     )

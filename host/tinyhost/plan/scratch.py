@@ -3,8 +3,9 @@
 These rules are exactly what the kernels_c `*_scratch_size` companions return (th_nn.h) for
 the kernel variant the wrapper picks, in the DSP build (`PlanOptions.dsp`) or the portable
 one; the planner never guesses. The in-place modes of overlap.py use the same scratch (the
-kernels stage their input there anyway). `tinyhost.codegen.kernels.scratch_needed` states
-the same sizes for the blob; tests/test_blob_inplace.py checks the two agree on every model.
+kernels stage their input there anyway). This is the only Python statement of these sizes
+(ARCHITECTURE.md §4.2): codegen grants scratch from it, and tests/test_scratch_sizes.py checks
+it against the C functions of both kernel builds on random shapes.
 
 | op (int8) | DSP build (bytes) | portable build |
 |---|---|---|

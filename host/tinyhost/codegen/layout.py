@@ -1,10 +1,11 @@
-"""Offline filter layouts the DSP kernels read (see kernels_c/include/th_nn_support.h).
+"""Filter layouts the DSP kernels read (kernels_c/include/th_nn_support.h, ARCHITECTURE.md §4.3).
 
 CONV_2D filters use blocks of 2 output channels, FULLY_CONNECTED weights blocks of 4: the
-[Cout, K] matrix (K = KH*KW*Cin) is zero-padded to Kp = round_up(K, 4) and, inside each
-block of g channels, the 4-byte chunks of the channels are interleaved, so one word load
-brings 4 taps of a channel and the next words the same taps of the block's other channels.
-(To move to codegen.)
+[Cout, K] matrix (K = KH*KW*Cin) is zero-padded to Kp = round_up(K, 4) and, inside each block
+of g channels (the last block may be smaller), the 4-byte chunks of the channels interleave,
+so one word load brings 4 taps of a channel and the next words the same taps of the block's
+other channels: index(c, k) = (c // B) * B * Kp + (k // 4) * 4 * g + (c % B) * 4 + k % 4.
+Portable builds take the plain OHWI / [Cout, Cin] layout; depthwise filters are always plain.
 """
 
 from __future__ import annotations
@@ -22,18 +23,18 @@ def round_up4(k: int) -> int:
 def interleave_filter(w: np.ndarray, block: int) -> np.ndarray:
     """[Cout, ...] int8 -> 1-D int8 array of Cout * round_up4(K) bytes in block layout."""
     cout = w.shape[0]
-    mat = np.asarray(w, np.int8).reshape(cout, -1)
-    k = mat.shape[1]
+    matrix = np.asarray(w, np.int8).reshape(cout, -1)
+    k = matrix.shape[1]
     kp = round_up4(k)
     padded = np.zeros((cout, kp), np.int8)
-    padded[:, :k] = mat
-    parts = []
+    padded[:, :k] = matrix
+    out = np.empty(cout * kp, np.int8)
     for first in range(0, cout, block):
-        group = padded[first:first + block]  # [g, kp]
-        g = group.shape[0]
+        g = min(block, cout - first)
         # [g, kp/4, 4] -> [kp/4, g, 4]: chunk j of every channel of the block, in order.
-        parts.append(group.reshape(g, kp // 4, 4).transpose(1, 0, 2).reshape(-1))
-    return np.concatenate(parts)
+        chunk = padded[first : first + g].reshape(g, kp // 4, 4).transpose(1, 0, 2)
+        out[first * kp : (first + g) * kp] = chunk.reshape(-1)
+    return out
 
 
 def conv_filter_layout(w: np.ndarray, interleaved: bool) -> np.ndarray:

@@ -1,0 +1,358 @@
+"""The interpreter's calling convention, declared once (ARCHITECTURE.md §4.4).
+
+An adapter (`firmware/interpreter/ops_*.c`) turns one blob op into one kernels_c call. Here,
+and only here, are: each adapter's stable kernel id, the names and order of its int32
+parameter words, the kernels_c functions it calls, and the interpreter's limits. The C header
+the adapters read, `firmware/interpreter/th_interp_abi.h`, is generated from this module
+(`python -m tinyhost.codegen.interpreter_abi --write`; tests/test_interpreter_abi.py
+regenerates it and fails on any difference), and `pack` turns a lowered call into words by
+those same names, so the host and the device cannot disagree on a word's position.
+
+Ids are stable: a changed parameter layout gets a new id, and `KERNEL_ABI` (stored in every
+blob) changes only when ids are removed or renumbered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from tinyhost.arith.activations import DequantizeParams, QuantizeParams, SoftmaxParams
+from tinyhost.arith.conv import ConvParams, FullyConnectedParams
+from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.pool import PoolParams
+from tinyhost.arith.reduce import MeanParams
+from tinyhost.codegen.lower import (
+    MAX_RANK,
+    Call,
+    ConcatParams,
+    LutParams,
+    PadParams,
+    StridedSliceParams,
+    TransposeParams,
+)
+from tinyhost.errors import UnsupportedModelError
+from tinyhost.paths import repo_root
+
+KERNEL_ABI = 1
+
+# Limits of the interpreter (th_interp.c sizes its context with them).
+LIMITS = {
+    "TH_INTERP_MAX_OPS": 256,  # per-op profile slots in the context
+    "TH_INTERP_MAX_OP_INPUTS": 8,
+    "TH_INTERP_MAX_OP_OUTPUTS": 2,
+    "TH_INTERP_MAX_RANK": MAX_RANK,
+    "TH_INTERP_MAX_TENSORS": 0xFFFE,  # u16 tensor indices; 0xFFFF marks an absent operand
+    "TH_INTERP_MAX_MODEL_IO": 255,  # u8 input and output counts in the header
+}
+ABSENT = 0xFFFF
+
+
+@dataclass(frozen=True)
+class ConstRef:
+    """A parameter word holding the constants-section offset of `Call.arrays[key]`."""
+
+    key: str
+
+
+Word = int | ConstRef
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """One interpreter adapter: th_interp_<name>_prepare/_eval in firmware/interpreter/<source>."""
+
+    kernel_id: int
+    name: str
+    source: str
+    needs: tuple[str, ...]  # kernels_c functions it calls
+    words: tuple[str, ...]  # parameter word names, in order; "name[k]" is an array of k words
+    macro: str  # prefix of its names in th_interp_abi.h
+
+    def word_names(self) -> list[str]:
+        """The words one by one (`perm[6]` -> perm0 ... perm5)."""
+        out = []
+        for w in self.words:
+            m = re.fullmatch(r"(\w+)\[(\d+)\]", w)
+            out.extend([f"{m.group(1)}{k}" for k in range(int(m.group(2)))] if m else [w])
+        return out
+
+
+_CONV = ("input_offset", "output_offset", "stride_h", "stride_w", "pad_top", "pad_left",
+         "dilation_h", "dilation_w", "act_min", "act_max", "multiplier", "shift")  # fmt: skip
+_FC = ("input_offset", "filter_offset", "output_offset", "act_min", "act_max", "multiplier",
+       "shift")  # fmt: skip
+_ADD = ("input1_offset", "input2_offset", "output_offset", "left_shift", "input1_multiplier",
+        "input1_shift", "input2_multiplier", "input2_shift", "output_multiplier",
+        "output_shift", "act_min", "act_max")  # fmt: skip
+_SCALE = ("scale_bits", "zero_point")  # scale_bits: the float32 scale's bit pattern
+
+ADAPTERS: tuple[Adapter, ...] = (
+    Adapter(1, "conv2d_s8", "ops_conv.c", ("th_conv_s8", "th_conv_s8_scratch_size"), _CONV,
+            "CONV2D"),
+    Adapter(2, "dwconv2d_s8", "ops_conv.c", ("th_dw_conv_s8", "th_dw_conv_s8_scratch_size"),
+            (*_CONV, "ch_mult"), "DWCONV2D"),
+    Adapter(3, "fc_s8", "ops_fc.c", ("th_fully_connected_s8",), _FC, "FC"),
+    Adapter(4, "fc_pc_s8", "ops_fc.c", ("th_fully_connected_per_channel_s8",), _FC, "FC_PC"),
+    Adapter(5, "avgpool_s8", "ops_pool.c", ("th_avgpool_s8",),
+            ("stride_h", "stride_w", "filter_h", "filter_w", "pad_top", "pad_left", "act_min",
+             "act_max"), "POOL"),
+    Adapter(6, "maxpool_s8", "ops_pool.c", ("th_maxpool_s8",),
+            ("stride_h", "stride_w", "filter_h", "filter_w", "pad_top", "pad_left", "act_min",
+             "act_max"), "POOL"),
+    Adapter(7, "softmax_s8", "ops_softmax.c", ("th_softmax_s8",),
+            ("input_multiplier", "input_left_shift", "diff_min"), "SOFTMAX"),
+    Adapter(8, "add_s8", "ops_elementwise.c", ("th_add_s8",), _ADD, "ADD"),
+    Adapter(9, "copy", "ops_copy.c", (), (), "COPY"),
+    Adapter(10, "sub_s8", "ops_elementwise.c", ("th_sub_s8",), _ADD, "ADD"),
+    Adapter(11, "mul_s8", "ops_elementwise.c", ("th_mul_s8",),
+            ("input1_offset", "input2_offset", "output_offset", "output_multiplier",
+             "output_shift", "act_min", "act_max"), "MUL"),
+    Adapter(12, "lut_s8", "ops_lut.c", ("th_lut_s8",), ("table",), "LUT"),
+    Adapter(13, "quantize_f32_s8", "ops_quantize.c", ("th_quantize_f32_s8",), _SCALE,
+            "QUANTIZE"),
+    Adapter(14, "dequantize_s8_f32", "ops_quantize.c", ("th_dequantize_s8_f32",), _SCALE,
+            "QUANTIZE"),
+    Adapter(15, "mean_s8", "ops_mean.c", ("th_mean_s8",),
+            ("input_zero_point", "output_zero_point", "axis_mask", "multiplier", "shift"),
+            "MEAN"),
+    Adapter(16, "pad_s8", "ops_shape.c", ("th_pad_s8",),
+            ("pad_value", f"before[{MAX_RANK}]", f"after[{MAX_RANK}]"), "PAD"),
+    Adapter(17, "concat_s8", "ops_shape.c", ("th_concat_s8",), ("axis",), "CONCAT"),
+    Adapter(18, "transpose_s8", "ops_shape.c", ("th_transpose_s8",), (f"perm[{MAX_RANK}]",),
+            "TRANSPOSE"),
+    Adapter(19, "strided_slice_s8", "ops_shape.c", ("th_strided_slice_s8",),
+            (f"begin[{MAX_RANK}]", f"stride[{MAX_RANK}]", f"count[{MAX_RANK}]"), "SLICE"),
+    Adapter(20, "add_tab_s8", "ops_elementwise.c", ("th_add_s8_tables",),
+            (*_ADD, "table1", "table2"), "ADD_TAB"),
+    Adapter(21, "sub_tab_s8", "ops_elementwise.c", ("th_sub_s8_tables",),
+            (*_ADD, "table1", "table2"), "ADD_TAB"),
+)  # fmt: skip
+ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
+
+# Which adapter runs a kernels_c function (Call.function).
+_ADAPTER_OF = {
+    "th_conv_s8": "conv2d_s8",
+    "th_dw_conv_s8": "dwconv2d_s8",
+    "th_fully_connected_s8": "fc_s8",
+    "th_fully_connected_per_channel_s8": "fc_pc_s8",
+    "th_avgpool_s8": "avgpool_s8",
+    "th_maxpool_s8": "maxpool_s8",
+    "th_softmax_s8": "softmax_s8",
+    "th_add_s8": "add_s8",
+    "th_sub_s8": "sub_s8",
+    "th_add_s8_tables": "add_tab_s8",
+    "th_sub_s8_tables": "sub_tab_s8",
+    "th_mul_s8": "mul_s8",
+    "th_lut_s8": "lut_s8",
+    "th_quantize_f32_s8": "quantize_f32_s8",
+    "th_dequantize_s8_f32": "dequantize_s8_f32",
+    "th_mean_s8": "mean_s8",
+    "th_pad_s8": "pad_s8",
+    "th_concat_s8": "concat_s8",
+    "th_transpose_s8": "transpose_s8",
+    "th_strided_slice_s8": "strided_slice_s8",
+    "copy": "copy",
+}
+
+
+def adapter_for(call: Call) -> Adapter:
+    return ADAPTERS_BY_NAME[_ADAPTER_OF[call.function]]
+
+
+def _f32_bits(value: float) -> int:
+    return struct.unpack("<i", struct.pack("<f", value))[0]
+
+
+def _rank6(values: tuple[int, ...], fill: int) -> list[int]:
+    return list(values) + [fill] * (MAX_RANK - len(values))
+
+
+def _fields(call: Call) -> dict[str, Word]:
+    """The call's parameters by word name (before ordering)."""
+    p = call.params
+    if isinstance(p, ConvParams):
+        return {"input_offset": p.input_offset, "output_offset": p.output_offset,
+                "stride_h": p.stride_h, "stride_w": p.stride_w, "pad_top": p.pad_top,
+                "pad_left": p.pad_left, "dilation_h": p.dilation_h, "dilation_w": p.dilation_w,
+                "act_min": p.act_min, "act_max": p.act_max, "multiplier": ConstRef("multiplier"),
+                "shift": ConstRef("shift"), "ch_mult": p.ch_mult}  # fmt: skip
+    if isinstance(p, FullyConnectedParams):
+        per_channel = p.out_multiplier.size > 1
+        return {"input_offset": p.input_offset, "filter_offset": p.filter_offset,
+                "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
+                "multiplier": ConstRef("multiplier") if per_channel else int(p.out_multiplier[0]),
+                "shift": ConstRef("shift") if per_channel else int(p.out_shift[0])}  # fmt: skip
+    if isinstance(p, PoolParams):
+        return {"stride_h": p.stride_h, "stride_w": p.stride_w, "filter_h": p.filter_h,
+                "filter_w": p.filter_w, "pad_top": p.pad_top, "pad_left": p.pad_left,
+                "act_min": p.act_min, "act_max": p.act_max}  # fmt: skip
+    if isinstance(p, SoftmaxParams):
+        return {"input_multiplier": p.input_multiplier, "input_left_shift": p.input_left_shift,
+                "diff_min": p.diff_min}  # fmt: skip
+    if isinstance(p, AddParams):
+        return {"input1_offset": p.input1_offset, "input2_offset": p.input2_offset,
+                "output_offset": p.output_offset, "left_shift": p.left_shift,
+                "input1_multiplier": p.input1_multiplier, "input1_shift": p.input1_shift,
+                "input2_multiplier": p.input2_multiplier, "input2_shift": p.input2_shift,
+                "output_multiplier": p.output_multiplier, "output_shift": p.output_shift,
+                "act_min": p.activation_min, "act_max": p.activation_max,
+                "table1": ConstRef("table1"), "table2": ConstRef("table2")}  # fmt: skip
+    if isinstance(p, MulParams):
+        return {"input1_offset": p.input1_offset, "input2_offset": p.input2_offset,
+                "output_offset": p.output_offset, "output_multiplier": p.output_multiplier,
+                "output_shift": p.output_shift, "act_min": p.activation_min,
+                "act_max": p.activation_max}  # fmt: skip
+    if isinstance(p, QuantizeParams | DequantizeParams):
+        return {"scale_bits": _f32_bits(p.scale), "zero_point": p.zero_point}
+    if isinstance(p, MeanParams):
+        return {"input_zero_point": p.input_zero_point, "output_zero_point": p.output_zero_point,
+                "axis_mask": sum(1 << a for a in p.axes), "multiplier": p.multiplier,
+                "shift": p.shift}  # fmt: skip
+    if isinstance(p, PadParams):
+        words: dict[str, Word] = {"pad_value": p.pad_value}
+        words.update({f"before{k}": v for k, v in enumerate(_rank6(p.before, 0))})
+        words.update({f"after{k}": v for k, v in enumerate(_rank6(p.after, 0))})
+        return words
+    if isinstance(p, ConcatParams):
+        return {"axis": p.axis}
+    if isinstance(p, TransposeParams):
+        return {f"perm{k}": v for k, v in enumerate(_rank6(p.perm, 0))}
+    if isinstance(p, StridedSliceParams):
+        return {**{f"begin{k}": v for k, v in enumerate(_rank6(p.begin, 0))},
+                **{f"stride{k}": v for k, v in enumerate(_rank6(p.stride, 1))},
+                **{f"count{k}": v for k, v in enumerate(_rank6(p.count, 0))}}  # fmt: skip
+    if isinstance(p, LutParams):
+        return {"table": ConstRef("table")}
+    return {}  # CopyParams: no words
+
+
+def pack(call: Call) -> tuple[Adapter, list[Word]]:
+    """The adapter that runs `call` and its parameter words, in the adapter's order."""
+    adapter = adapter_for(call)
+    fields = _fields(call)
+    return adapter, [fields[name] for name in adapter.word_names()]
+
+
+def check_limits(graph_source: str, n_ops: int, n_tensors: int, n_inputs: int,
+                 n_outputs: int, calls: list[Call]) -> None:
+    """Refuse, on the host, a model over any of the interpreter's limits."""
+    problems = []
+    if n_ops > LIMITS["TH_INTERP_MAX_OPS"]:
+        problems.append(f"{n_ops} ops (the interpreter runs at most "
+                        f"{LIMITS['TH_INTERP_MAX_OPS']})")  # fmt: skip
+    if n_tensors > LIMITS["TH_INTERP_MAX_TENSORS"]:
+        problems.append(f"{n_tensors} tensors (max {LIMITS['TH_INTERP_MAX_TENSORS']})")
+    if max(n_inputs, n_outputs) > LIMITS["TH_INTERP_MAX_MODEL_IO"]:
+        problems.append(f"{n_inputs} inputs and {n_outputs} outputs "
+                        f"(max {LIMITS['TH_INTERP_MAX_MODEL_IO']} each)")  # fmt: skip
+    for call in calls:
+        if len(call.inputs) > LIMITS["TH_INTERP_MAX_OP_INPUTS"]:
+            problems.append(f"op {call.op}: {len(call.inputs)} inputs "
+                            f"(max {LIMITS['TH_INTERP_MAX_OP_INPUTS']})")  # fmt: skip
+        if len(call.outputs) > LIMITS["TH_INTERP_MAX_OP_OUTPUTS"]:
+            problems.append(f"op {call.op}: {len(call.outputs)} outputs "
+                            f"(max {LIMITS['TH_INTERP_MAX_OP_OUTPUTS']})")  # fmt: skip
+    if problems:
+        raise UnsupportedModelError(
+            f"{graph_source}: over the interpreter's limits: " + "; ".join(problems)
+        )
+
+
+# --- which adapters this checkout's kernels_c can serve ---------------------------------------
+
+_DEFINITION = re.compile(r"^[A-Za-z_][\w \t\*]*?\b(th_\w+)\s*\(", re.MULTILINE)
+
+
+def defined_functions(root: Path | None = None) -> frozenset[str]:
+    """Names of the th_* functions defined (at column 0) in kernels_c/**/*.c."""
+    root = root or repo_root() / "kernels_c"
+    names: set[str] = set()
+    for path in sorted(root.rglob("*.c")):
+        names.update(_DEFINITION.findall(path.read_text(errors="replace")))
+    return frozenset(names)
+
+
+def available_adapters(root: Path | None = None) -> frozenset[str]:
+    """Adapter names whose kernels_c functions all exist."""
+    defined = defined_functions(root)
+    return frozenset(a.name for a in ADAPTERS if all(f in defined for f in a.needs))
+
+
+# --- the generated C header -------------------------------------------------------------------
+
+HEADER_PATH = Path("firmware") / "interpreter" / "th_interp_abi.h"
+
+
+def render_header() -> str:
+    lines = [
+        "/*",
+        " * th_interp_abi.h - the interpreter's calling convention: kernel ids, parameter words,",
+        " * limits. GENERATED from host/tinyhost/codegen/interpreter_abi.py: do not edit; run",
+        " * `python -m tinyhost.codegen.interpreter_abi --write` (tests/test_interpreter_abi.py",
+        " * fails when this file and the Python declaration differ).",
+        " */",
+        "#ifndef TH_INTERP_ABI_H",
+        "#define TH_INTERP_ABI_H",
+        "",
+        f"#define TH_INTERP_KERNEL_ABI {KERNEL_ABI}u",
+        "",
+        "/* Limits */",
+    ]
+    for name, value in LIMITS.items():
+        guard = name == "TH_INTERP_MAX_OPS"
+        if guard:
+            lines.append(f"#ifndef {name}")
+        lines.append(f"#define {name} {value}")
+        if guard:
+            lines.append("#endif")
+    lines.append(f"#define TH_INTERP_ABSENT 0x{ABSENT:X}u /* operand index of an absent input */")
+    lines += ["", "/* Kernel ids (blob op records) */"]
+    for a in ADAPTERS:
+        lines.append(f"#define TH_KERNEL_{a.name.upper()} {a.kernel_id}u")
+    lines += ["", "/* Parameter words: index of each word in the op's array, and their count */"]
+    done: dict[str, tuple[str, ...]] = {}
+    for a in ADAPTERS:
+        if a.macro in done:  # adapters sharing a prefix share their words exactly
+            if done[a.macro] != a.words:
+                raise AssertionError(f"{a.name}: words differ from those of TH_{a.macro}_*")
+            continue
+        done[a.macro] = a.words
+        _emit_words(lines, a)
+    lines += ["", "#endif /* TH_INTERP_ABI_H */", ""]
+    return "\n".join(lines)
+
+
+def _emit_words(lines: list[str], a: Adapter) -> None:
+    index = 0
+    for w in a.words:
+        m = re.fullmatch(r"(\w+)\[(\d+)\]", w)
+        name, count = (m.group(1), int(m.group(2))) if m else (w, 1)
+        lines.append(f"#define TH_{a.macro}_P_{name.upper()} {index}u")
+        index += count
+    lines.append(f"#define TH_{a.macro}_WORDS {index}u")
+
+
+def write_header(root: Path | None = None) -> Path:
+    path = (root or repo_root()) / HEADER_PATH
+    path.write_text(render_header())
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="print or write th_interp_abi.h")
+    parser.add_argument("--write", action="store_true", help=f"write {HEADER_PATH}")
+    args = parser.parse_args(argv)
+    if args.write:
+        print(write_header())
+    else:
+        print(render_header(), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+

@@ -1,0 +1,406 @@
+"""Lowering: each op of an int8 graph as one call of a `kernels_c` function, backend-neutral.
+
+A `Call` names the kernels_c entry point (`function`), the tensors it reads and writes, and
+its parameters as a typed record whose fields carry the names of the C structs they fill
+(`kernels_c/include/th_nn_types.h`; ARCHITECTURE.md §4.1): `arith`'s parameter dataclasses
+where one exists, the small records below otherwise. Every backend starts from these calls:
+the interpreter packs them into parameter words (`codegen.interpreter_abi`), a compiled
+backend writes them out as literals. What an op needs that is not a tensor (requantization
+arrays, lookup tables) is in `Call.arrays`, by name.
+
+`lower_graph` refuses a graph with UnsupportedModelError listing every op it cannot lower, so
+one call tells the user everything at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tinyhost.arith import conv as conv_arith
+from tinyhost.arith import elementwise as ew_arith
+from tinyhost.arith import pool as pool_arith
+from tinyhost.arith.activations import (
+    DequantizeParams,
+    QuantizeParams,
+    SoftmaxParams,
+    dequantize_params,
+    quantize_params,
+    softmax_params,
+)
+from tinyhost.arith.conv import ConvParams, FullyConnectedParams
+from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.pool import PoolParams
+from tinyhost.arith.reduce import MeanParams, mean_params
+from tinyhost.codegen.lut import op_table
+from tinyhost.errors import UnsupportedModelError
+from tinyhost.ir import (
+    Activation,
+    ConcatenationOptions,
+    Graph,
+    Op,
+    OpKind,
+    StridedSliceOptions,
+)
+from tinyhost.reference.ops.shape import check_same_quantization, dense_spec, slice_bounds
+
+MAX_RANK = 6  # th_nn.h TH_MAX_RANK: data-movement kernels take up to 6 dimensions
+MAX_CONCAT_INPUTS = 8  # th_concat_s8 (th_nn.h)
+
+# ADD/SUB with at least this many output elements take the table kernels (th_add_s8_tables):
+# 2 KB of constants (two tables of 256 int32) buy ~90 fewer instructions per element on
+# Cortex-M4 (~105 -> ~14), i.e. >= ~11.5K instructions per inference here; below, the op
+# costs under ~13K instructions in all and the flash is the scarcer resource.
+ADD_TABLE_MIN_ELEMENTS = 128
+
+
+# --- parameter records of the calls that have no arith dataclass ----------------------------
+
+
+@dataclass(frozen=True)
+class LutParams:
+    """th_lut_s8: y = table[(uint8_t)x]; the table is `Call.arrays["table"]`."""
+
+
+@dataclass(frozen=True)
+class PadParams:
+    pad_value: int
+    before: tuple[int, ...]  # per dimension, up to MAX_RANK
+    after: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ConcatParams:
+    axis: int  # non-negative
+
+
+@dataclass(frozen=True)
+class TransposeParams:
+    perm: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class StridedSliceParams:
+    """The slice resolved on the host: per kept input dimension, start, step and count."""
+
+    begin: tuple[int, ...]
+    stride: tuple[int, ...]
+    count: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CopyParams:
+    """RESHAPE / SQUEEZE: the bytes are the same; a copy when the plan does not alias them."""
+
+
+CallParams = (
+    ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
+    | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
+    | TransposeParams | StridedSliceParams | CopyParams
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Call:
+    """One op as a kernels_c call.
+
+    `function` is the kernels_c entry point (`copy` for RESHAPE/SQUEEZE, a plain byte copy).
+    `inputs` keep the op's positions (None for an absent optional operand, e.g. no bias).
+    """
+
+    op: int  # index of the op in graph.ops
+    function: str
+    inputs: tuple[int | None, ...]
+    outputs: tuple[int, ...]
+    params: CallParams
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def per_channel(self) -> bool:
+        """FULLY_CONNECTED with one multiplier per output channel."""
+        return isinstance(self.params, FullyConnectedParams) and self.params.out_multiplier.size > 1
+
+
+def _where(index: int, op: Op) -> str:
+    return f"op {index} ({op.name})"
+
+
+def _short(name: str, limit: int = 48) -> str:
+    """TF's fused tensor names run to hundreds of characters: keep the head."""
+    return name if len(name) <= limit else name[: limit - 3] + "..."
+
+
+def _require_int8(graph: Graph, index: int, op: Op, tensors: list[int | None]) -> None:
+    for t in tensors:
+        if t is None:
+            continue
+        tensor = graph.tensors[t]
+        if tensor.dtype != np.int8:
+            raise UnsupportedModelError(
+                f"{_where(index, op)}: tensor {t} '{_short(tensor.name)}' is "
+                f"{tensor.dtype}, not int8"
+            )
+
+
+def _requant_arrays(multiplier: np.ndarray, shift: np.ndarray) -> dict[str, np.ndarray]:
+    return {"multiplier": multiplier.astype("<i4"), "shift": shift.astype("<i4")}
+
+
+def _lower_conv(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    p = conv_arith.conv_params(graph, op)
+    dw = op.kind is OpKind.DEPTHWISE_CONV_2D
+    bias = op.inputs[2] if len(op.inputs) > 2 else None
+    return Call(index, "th_dw_conv_s8" if dw else "th_conv_s8",
+                (op.inputs[0], op.inputs[1], bias), (op.outputs[0],), p,
+                _requant_arrays(p.out_multiplier, p.out_shift))  # fmt: skip
+
+
+def _lower_fc(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    p = conv_arith.fully_connected_params(graph, op)
+    bias = op.inputs[2] if len(op.inputs) > 2 else None
+    per_channel = p.out_multiplier.size > 1
+    function = "th_fully_connected_per_channel_s8" if per_channel else "th_fully_connected_s8"
+    arrays = _requant_arrays(p.out_multiplier, p.out_shift) if per_channel else {}
+    return Call(index, function, (op.inputs[0], op.inputs[1], bias), (op.outputs[0],), p,
+                arrays)  # fmt: skip
+
+
+def _lower_pool(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    p = pool_arith.pool_params(graph, op)
+    function = "th_avgpool_s8" if op.kind is OpKind.AVERAGE_POOL_2D else "th_maxpool_s8"
+    return Call(index, function, (op.inputs[0],), (op.outputs[0],), p)
+
+
+def _lower_softmax(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    return Call(index, "th_softmax_s8", (op.inputs[0],), (op.outputs[0],),
+                softmax_params(graph, op))  # fmt: skip
+
+
+def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
+    io = ((op.inputs[0], op.inputs[1]), (op.outputs[0],))
+    if op.kind is OpKind.MUL:
+        return Call(index, "th_mul_s8", *io, ew_arith.mul_params(graph, op))
+    p = ew_arith.add_params(graph, op)
+    name = "th_sub_s8" if op.kind is OpKind.SUB else "th_add_s8"
+    if graph.tensors[op.outputs[0]].size_bytes < ADD_TABLE_MIN_ELEMENTS:
+        return Call(index, name, *io, p)
+    table1, table2 = ew_arith.add_input_tables(p)
+    return Call(index, name + "_tables", *io, p, {"table1": table1, "table2": table2})
+
+
+def _lower_lut(graph: Graph, index: int, op: Op) -> Call:
+    """Unary int8 -> int8 ops as a 256-entry table made by the reference (codegen.lut)."""
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    try:
+        table = op_table(graph, op)
+    except ValueError as e:
+        raise UnsupportedModelError(f"{_where(index, op)}: {e}") from None
+    return Call(index, "th_lut_s8", (op.inputs[0],), (op.outputs[0],), LutParams(),
+                {"table": table})  # fmt: skip
+
+
+def _lower_quantize(graph: Graph, index: int, op: Op) -> Call:
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    if x.dtype == np.int8:
+        return _lower_lut(graph, index, op)  # int8 -> int8 requantization
+    if x.dtype != np.float32 or y.dtype != np.int8:
+        raise UnsupportedModelError(
+            f"{_where(index, op)}: QUANTIZE {x.dtype} -> {y.dtype} is not supported"
+        )
+    return Call(index, "th_quantize_f32_s8", (op.inputs[0],), (op.outputs[0],),
+                quantize_params(graph, op))  # fmt: skip
+
+
+def _lower_dequantize(graph: Graph, index: int, op: Op) -> Call:
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    if x.dtype != np.int8 or y.dtype != np.float32:
+        raise UnsupportedModelError(
+            f"{_where(index, op)}: DEQUANTIZE {x.dtype} -> {y.dtype} is not supported"
+        )
+    return Call(index, "th_dequantize_s8_f32", (op.inputs[0],), (op.outputs[0],),
+                dequantize_params(graph, op))  # fmt: skip
+
+
+def _lower_mean(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    return Call(index, "th_mean_s8", (op.inputs[0],), (op.outputs[0],), mean_params(graph, op))
+
+
+def _const(graph: Graph, index: int, op: Op, position: int) -> np.ndarray:
+    t = op.inputs[position] if position < len(op.inputs) else None
+    data = None if t is None else graph.tensors[t].data
+    if data is None:
+        raise UnsupportedModelError(f"{_where(index, op)}: operand {position} must be a constant")
+    return np.asarray(data)
+
+
+def _lower_pad(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    x = graph.tensors[op.inputs[0]]
+    widths = _const(graph, index, op, 1).astype(np.int64).reshape(-1, 2)
+    if widths.shape[0] != len(x.shape) or len(x.shape) > MAX_RANK or np.any(widths < 0):
+        raise UnsupportedModelError(f"{_where(index, op)}: paddings {widths.tolist()}")
+    if len(op.inputs) > 2 and op.inputs[2] is not None:
+        value = int(_const(graph, index, op, 2).reshape(-1)[0])
+    else:
+        q = graph.tensors[op.outputs[0]].quant
+        value = int(q.zero_point[0]) if q is not None else 0
+    params = PadParams(value, tuple(int(v) for v in widths[:, 0]),
+                       tuple(int(v) for v in widths[:, 1]))  # fmt: skip
+    return Call(index, "th_pad_s8", (op.inputs[0],), (op.outputs[0],), params)
+
+
+def _lower_concat(graph: Graph, index: int, op: Op) -> Call:
+    ins = [t for t in op.inputs if t is not None]
+    _require_int8(graph, index, op, [*ins, op.outputs[0]])
+    o = op.options
+    assert isinstance(o, ConcatenationOptions)
+    if o.activation is not Activation.NONE:
+        raise UnsupportedModelError(f"{_where(index, op)}: fused {o.activation.name}")
+    if len(ins) > MAX_CONCAT_INPUTS:
+        raise UnsupportedModelError(
+            f"{_where(index, op)}: {len(ins)} inputs (max {MAX_CONCAT_INPUTS})"
+        )
+    check_same_quantization(graph, op)
+    rank = len(graph.tensors[op.outputs[0]].shape)
+    axis = o.axis + rank if o.axis < 0 else o.axis
+    return Call(index, "th_concat_s8", tuple(ins), (op.outputs[0],), ConcatParams(axis))
+
+
+def _lower_transpose(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    perm = tuple(int(v) for v in _const(graph, index, op, 1).reshape(-1))
+    if len(perm) > MAX_RANK:
+        raise UnsupportedModelError(f"{_where(index, op)}: rank {len(perm)} (max {MAX_RANK})")
+    return Call(index, "th_transpose_s8", (op.inputs[0],), (op.outputs[0],),
+                TransposeParams(perm))  # fmt: skip
+
+
+def _lower_strided_slice(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    x = graph.tensors[op.inputs[0]]
+    begin, end, strides = (
+        [int(v) for v in _const(graph, index, op, k).reshape(-1)] for k in (1, 2, 3)
+    )
+    o = op.options if isinstance(op.options, StridedSliceOptions) else StridedSliceOptions()
+    starts, steps, counts = [], [], []
+    axis = 0
+    for kind, i in dense_spec(len(x.shape), len(begin), o):
+        if kind == "new":
+            continue
+        size = x.shape[axis]
+        if kind == "full":
+            start, stop, step = 0, size, 1
+        else:
+            step = strides[i]
+            start, stop = slice_bounds(size, begin[i], end[i], step, bool(o.begin_mask >> i & 1),
+                                       bool(o.end_mask >> i & 1),
+                                       bool(o.shrink_axis_mask >> i & 1), o.offset)  # fmt: skip
+        starts.append(start)
+        steps.append(step)
+        counts.append(len(range(start, stop, step)))
+        axis += 1
+    if len(counts) > MAX_RANK or int(np.prod(counts)) != int(
+        np.prod(graph.tensors[op.outputs[0]].shape)
+    ):
+        raise UnsupportedModelError(f"{_where(index, op)}: slice of {counts} elements")
+    return Call(index, "th_strided_slice_s8", (op.inputs[0],), (op.outputs[0],),
+                StridedSliceParams(tuple(starts), tuple(steps), tuple(counts)))  # fmt: skip
+
+
+def _lower_copy(graph: Graph, index: int, op: Op) -> Call:
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    if x.size_bytes != y.size_bytes or x.dtype != y.dtype:
+        raise UnsupportedModelError(
+            f"{_where(index, op)}: reshapes {x.dtype}{list(x.shape)} into "
+            f"{y.dtype}{list(y.shape)} (sizes differ)"
+        )
+    return Call(index, "copy", (op.inputs[0],), (op.outputs[0],), CopyParams())
+
+
+_LUT_OPS = (OpKind.LOGISTIC, OpKind.TANH, OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
+            OpKind.HARD_SWISH)  # fmt: skip
+
+LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
+    **{k: _lower_lut for k in _LUT_OPS},
+    OpKind.QUANTIZE: _lower_quantize,
+    OpKind.DEQUANTIZE: _lower_dequantize,
+    OpKind.MEAN: _lower_mean,
+    OpKind.PAD: _lower_pad,
+    OpKind.PADV2: _lower_pad,
+    OpKind.CONCATENATION: _lower_concat,
+    OpKind.TRANSPOSE: _lower_transpose,
+    OpKind.STRIDED_SLICE: _lower_strided_slice,
+    OpKind.CONV_2D: _lower_conv,
+    OpKind.DEPTHWISE_CONV_2D: _lower_conv,
+    OpKind.FULLY_CONNECTED: _lower_fc,
+    OpKind.AVERAGE_POOL_2D: _lower_pool,
+    OpKind.MAX_POOL_2D: _lower_pool,
+    OpKind.SOFTMAX: _lower_softmax,
+    OpKind.ADD: _lower_binary,
+    OpKind.SUB: _lower_binary,
+    OpKind.MUL: _lower_binary,
+    OpKind.RESHAPE: _lower_copy,
+    OpKind.SQUEEZE: _lower_copy,
+}
+
+
+@dataclass(frozen=True)
+class LoweringProblem:
+    """Why one op cannot run on the device."""
+
+    op: int
+    kind: str
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+def lower_op(graph: Graph, index: int) -> Call | LoweringProblem:
+    """One op as a call, or why it cannot be one."""
+    op = graph.ops[index]
+    lower = LOWERINGS.get(op.kind)
+    if lower is None:
+        return LoweringProblem(index, op.name, f"{_where(index, op)}: no kernel for this op")
+    try:
+        return lower(graph, index, op)
+    except UnsupportedModelError as e:
+        return LoweringProblem(index, op.name, str(e))
+
+
+def lowering_problems(graph: Graph) -> list[LoweringProblem]:
+    """Every op that cannot be lowered, in op order (empty: the whole graph lowers)."""
+    results = (lower_op(graph, i) for i in range(len(graph.ops)))
+    return [r for r in results if isinstance(r, LoweringProblem)]
+
+
+def unsupported_message(graph: Graph, problems: list[LoweringProblem], backend: str) -> str:
+    hint = ""
+    if any(p.reason.endswith("not int8") for p in problems):
+        hint = (" (int8 activations only: quantize a float model with --calib, and use the "
+                "float original of a hybrid one)")  # fmt: skip
+    return (f"{graph.source}: the {backend} backend cannot run {len(problems)} op(s){hint}: "
+            + "; ".join(str(p) for p in problems))  # fmt: skip
+
+
+def lower_graph(graph: Graph, backend: str = "interpreter") -> list[Call]:
+    """Every op of `graph` as a call; UnsupportedModelError lists every op that is not."""
+    calls: list[Call] = []
+    problems: list[LoweringProblem] = []
+    for index in range(len(graph.ops)):
+        result = lower_op(graph, index)
+        if isinstance(result, LoweringProblem):
+            problems.append(result)
+        else:
+            calls.append(result)
+    if problems:
+        raise UnsupportedModelError(unsupported_message(graph, problems, backend))
+    return calls

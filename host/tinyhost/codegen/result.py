@@ -1,0 +1,27 @@
+"""What every backend's `convert` returns: a converted model directory, backend-neutral."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tinyhost.plan import MemoryPlan
+
+
+@dataclass(frozen=True)
+class ConvertResult:
+    """A converted model directory, described for the stages after it."""
+
+    backend: str
+    board: str
+    out_dir: Path
+    model_name: str
+    arena_bytes: int  # the firmware's static arena
+    plan: MemoryPlan
+    op_order: tuple[int, ...]  # graph op indices in execution order (the per-op profile's)
+    op_names: tuple[str, ...]  # the ops' kinds, execution order
+    kernels: tuple[str, ...]  # what the firmware links for the model (backend's own names)
+    model_flash_bytes: int  # model data in flash (weights, biases, tables, descriptions)
+    model_hash: int  # what the device reports in INFO for this model
+    load_image: bytes | None  # what LOAD_MODEL takes to install this model; None: cannot
+    load_capacity: int  # LOAD_MODEL receive buffer of the firmware (0: refused)

@@ -1,0 +1,187 @@
+"""plan/scratch.py (the one Python statement of every kernel's scratch) against the C.
+
+The kernels are compiled natively as a shared library in both builds the planner plans for:
+portable and DSP (the DSP algorithms with the instructions modelled in C,
+TH_NN_EMULATE_DSP). For random CONV_2D / DEPTHWISE_CONV_2D layers (pointwise, 3x3, general,
+few input channels, grouped, strided, dilated, padded), `scratch_bytes` and
+`fast_scratch_bytes` must equal what `th_conv_s8_scratch_size`, `th_dw_conv_s8_scratch_size`
+and `th_dw_conv_3x3_s8_scratch_size_fast` return for the same params and dims.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tinyhost.arith.padding import compute_window_padding
+from tinyhost.ir import (
+    Conv2DOptions,
+    DepthwiseConv2DOptions,
+    Graph,
+    Op,
+    OpKind,
+    Padding,
+    Quantization,
+    Tensor,
+)
+from tinyhost.plan import PlanOptions
+from tinyhost.plan.scratch import fast_scratch_bytes, scratch_bytes
+
+REPO = Path(__file__).resolve().parents[1]
+KERNELS = REPO / "kernels_c"
+CASES = 400  # per build; a case is a few microseconds of ctypes
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+
+class Dims(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_int32), ("h", ctypes.c_int32), ("w", ctypes.c_int32),
+                ("c", ctypes.c_int32)]  # fmt: skip
+
+
+class Tile(ctypes.Structure):
+    _fields_ = [("h", ctypes.c_int32), ("w", ctypes.c_int32)]
+
+
+class Act(ctypes.Structure):
+    _fields_ = [("min", ctypes.c_int32), ("max", ctypes.c_int32)]
+
+
+class ConvParams(ctypes.Structure):  # th_conv_params
+    _fields_ = [("input_offset", ctypes.c_int32), ("output_offset", ctypes.c_int32),
+                ("stride", Tile), ("padding", Tile), ("dilation", Tile),
+                ("activation", Act)]  # fmt: skip
+
+
+class DwParams(ctypes.Structure):  # th_dw_conv_params
+    _fields_ = [("input_offset", ctypes.c_int32), ("output_offset", ctypes.c_int32),
+                ("ch_mult", ctypes.c_int32), ("stride", Tile), ("padding", Tile),
+                ("dilation", Tile), ("activation", Act)]  # fmt: skip
+
+
+def _library(tmp_root: Path, dsp: bool) -> ctypes.CDLL:
+    sources = sorted(KERNELS.rglob("*.c"))
+    digest = hashlib.sha256(b"dsp" if dsp else b"portable")
+    for path in (*sources, *sorted(KERNELS.rglob("*.h"))):
+        digest.update(path.read_bytes())
+    lib = tmp_root / f"libth_nn_{'dsp' if dsp else 'portable'}_{digest.hexdigest()[:12]}.so"
+    if not lib.exists():
+        cmd = ["gcc", "-std=c99", "-O1", "-shared", "-fPIC", f"-I{KERNELS / 'include'}",
+               *(["-DTH_NN_EMULATE_DSP=1"] if dsp else []), *map(str, sources), "-o", str(lib)]
+        subprocess.run(cmd, check=True, capture_output=True)
+    return ctypes.CDLL(str(lib))
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["portable", "dsp"])
+def build(request, tmp_path_factory) -> tuple[bool, ctypes.CDLL]:
+    return request.param, _library(tmp_path_factory.getbasetemp(), request.param)
+
+
+def _q(scale: float = 0.05) -> Quantization:
+    return Quantization(scale=np.array([scale], np.float32), zero_point=np.array([0]), axis=0)
+
+
+def _layer(rng: np.random.Generator) -> Graph:
+    """One random CONV_2D or DEPTHWISE_CONV_2D layer, int8, shapes as TFLite computes them."""
+    depthwise = rng.random() < 0.45
+    kh = int(rng.choice([1, 1, 3, 3, 5, int(rng.integers(1, 8))]))
+    kw = int(rng.choice([kh, kh, kh, 1, int(rng.integers(1, 8))]))
+    stride = int(rng.choice([1, 1, 2, 3]))
+    stride_w = stride if rng.random() < 0.8 else int(rng.integers(1, 4))
+    dil = 1 if rng.random() < 0.8 else int(rng.integers(2, 4))
+    padding = Padding.SAME if rng.random() < 0.6 else Padding.VALID
+    h = int(rng.integers(max(kh, (kh - 1) * dil + 1), 40))
+    w = int(rng.integers(max(kw, (kw - 1) * dil + 1), 40))
+    cin = int(rng.choice([1, 2, 3, 4, 8, 16, int(rng.integers(1, 70))]))
+    if depthwise:
+        mult = 1 if rng.random() < 0.75 else int(rng.integers(2, 5))
+        cout, filter_shape = cin * mult, (1, kh, kw, cin * mult)
+        options: Conv2DOptions | DepthwiseConv2DOptions = DepthwiseConv2DOptions(
+            padding, stride, stride_w, mult, dil, dil)
+    else:
+        groups = 1 if rng.random() < 0.9 else int(rng.choice([g for g in (2, 3, 4)
+                                                              if cin % g == 0] or [1]))
+        cout = int(rng.choice([4, 8, 16, 2 * int(rng.integers(1, 80)), int(rng.integers(1, 70))]))
+        cout = max(groups, cout // groups * groups)
+        filter_shape = (cout, kh, kw, cin // groups)
+        options = Conv2DOptions(padding, stride, stride_w, dil, dil)
+    if padding is Padding.SAME:
+        oh, ow = -(-h // stride), -(-w // stride_w)
+    else:
+        oh = (h - (kh - 1) * dil - 1) // stride + 1
+        ow = (w - (kw - 1) * dil - 1) // stride_w + 1
+    tensors = (
+        Tensor("x", (1, h, w, cin), np.dtype(np.int8), quant=_q()),
+        Tensor("w", filter_shape, np.dtype(np.int8), np.zeros(filter_shape, np.int8), _q()),
+        Tensor("b", (cout,), np.dtype(np.int32), np.zeros(cout, np.int32), _q(0.0025)),
+        Tensor("y", (1, oh, ow, cout), np.dtype(np.int8), quant=_q(0.1)),
+    )
+    kind = OpKind.DEPTHWISE_CONV_2D if depthwise else OpKind.CONV_2D
+    return Graph(tensors=tensors, ops=(Op(kind, (0, 1, 2), (3,), options),), inputs=(0,),
+                 outputs=(3,), name="layer")  # fmt: skip
+
+
+def _c_sizes(lib: ctypes.CDLL, graph: Graph) -> tuple[int, int]:
+    """(scratch, fast scratch) as the C wrappers state them for this layer."""
+    op = graph.ops[0]
+    o = op.options
+    x, f, y = (graph.tensors[i].shape for i in (0, 1, 3))
+    pads = compute_window_padding(o.padding, x[1], x[2], f[1], f[2], o.stride_h, o.stride_w,
+                                  o.dilation_h, o.dilation_w)  # fmt: skip
+    dims = [Dims(*x), Dims(*f), Dims(*y)]
+    common = dict(input_offset=0, output_offset=0, stride=Tile(o.stride_h, o.stride_w),
+                  padding=Tile(pads.top, pads.left),
+                  dilation=Tile(o.dilation_h, o.dilation_w), activation=Act(-128, 127))
+    refs = [ctypes.byref(d) for d in dims]
+    if op.kind is OpKind.CONV_2D:
+        fn = lib.th_conv_s8_scratch_size
+        return fn(ctypes.byref(ConvParams(**common)), *refs), 0
+    params = DwParams(ch_mult=y[3] // x[3], **common)
+    fast = 0
+    if f[1] == 3 and f[2] == 3:  # th_dw_conv_s8 passes a fast grant on to the 3x3 kernel
+        picks_3x3 = (params.ch_mult == 1 and o.dilation_h == o.dilation_w == 1
+                     and o.stride_h == o.stride_w and o.stride_h in (1, 2))  # fmt: skip
+        if picks_3x3:
+            fast = lib.th_dw_conv_3x3_s8_scratch_size_fast(ctypes.byref(params), *refs)
+    return lib.th_dw_conv_s8_scratch_size(ctypes.byref(params), *refs), fast
+
+
+def test_python_scratch_rules_equal_the_c_functions(build) -> None:
+    dsp, lib = build
+    for fn in ("th_conv_s8_scratch_size", "th_dw_conv_s8_scratch_size",
+               "th_dw_conv_3x3_s8_scratch_size_fast"):  # fmt: skip
+        getattr(lib, fn).restype = ctypes.c_int32
+    options = PlanOptions(dsp=dsp)
+    rng = np.random.default_rng(20261124 + dsp)
+    seen_nonzero = 0
+    for case in range(CASES):
+        graph = _layer(rng)
+        if min(graph.tensors[3].shape) < 1:
+            continue
+        want, want_fast = _c_sizes(lib, graph)
+        got = scratch_bytes(graph, graph.ops[0], options)
+        got_fast = fast_scratch_bytes(graph, graph.ops[0], options)
+        shapes = [graph.tensors[i].shape for i in (0, 1, 3)]
+        assert (got, got_fast) == (want, want_fast), (case, graph.ops[0], shapes)
+        seen_nonzero += want > 0
+    assert seen_nonzero > CASES // 4  # the draw reaches the paths that need scratch
+
+
+def test_the_comparison_can_fail(build) -> None:
+    """A rule that is off by 4 bytes is caught: the C function is really consulted."""
+    dsp, lib = build
+    lib.th_conv_s8_scratch_size.restype = ctypes.c_int32
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        graph = _layer(rng)
+        want, _ = _c_sizes(lib, graph)
+        if graph.ops[0].kind is OpKind.CONV_2D and want > 0:
+            assert scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) + 4 != want
+            return
+    pytest.fail("no conv layer with scratch drawn")
