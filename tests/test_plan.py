@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 from paths import SHARED_FLOAT, SHARED_INT8, SHARED_MODELS, SKIP_NO_SHARED, project_models
+from tinyhost.boards import load_board
 from tinyhost.errors import TinyhostError
 from tinyhost.ir import Conv2DOptions, Graph, Op, OpKind, Padding, Quantization, Tensor
 from tinyhost.plan import PlanOptions, plan_memory
-from tinyhost.plan.budget import BoardLimits, DoesNotFitError, load_board_limits, require_fits
+from tinyhost.plan.budget import DoesNotFitError, budget_for, require_fits
 from tinyhost.plan.checker import check_plan
 from tinyhost.plan.footprint import flash_usage
 from tinyhost.tflite import read_model
@@ -178,24 +179,25 @@ def _big_model(tmp_path: Path) -> Path:
 
 def test_model_too_big_for_a_board_is_refused_with_the_excess(tmp_path: Path) -> None:
     graph = read_model(_big_model(tmp_path))
-    board = load_board_limits("netduinoplus2")
-    assert board.ram_bytes == 128 * 1024
-    plan = plan_memory(graph, options=PlanOptions(alignment=board.alignment, dsp=board.dsp))
-    excess = plan.arena_bytes + board.ram_reserve - board.ram_bytes
-    assert excess > 0
+    board = load_board("netduinoplus2")
+    assert board.ram is not None and board.ram.size == 128 * 1024
+    plan = plan_memory(graph, options=PlanOptions(alignment=board.arena_alignment, dsp=board.dsp))
+    fit = budget_for(board, plan.arena_bytes, flash_usage(graph).total_bytes)
+    excess = plan.arena_bytes + fit.reserves.ram - board.ram.size
+    assert excess > 0 and fit.ram_headroom == -excess
     with pytest.raises(DoesNotFitError, match=f"RAM .*exceeded by {excess:,} bytes"):
-        require_fits(plan, flash_usage(graph), board)
+        require_fits(fit, graph.source)
 
 
 def test_flash_overflow_is_refused_too() -> None:
-    graph = read_model(_shared("mlperf_tiny/kws_ref_model.tflite"))
-    plan = plan_memory(graph)
-    flash = flash_usage(graph)
-    tiny = BoardLimits("tiny", ram_bytes=64 * 1024, flash_bytes=flash.total_bytes, flash_reserve=1)
+    board = load_board("mps2-an386")
+    assert board.flash is not None
+    code = budget_for(board, 1024, 0).reserves.flash
+    over = budget_for(board, 1024, board.flash.size - code + 1)
     with pytest.raises(DoesNotFitError, match="flash .*exceeded by 1 bytes"):
-        require_fits(plan, flash, tiny)
-    roomy = replace(tiny, flash_reserve=0)
-    assert require_fits(plan, flash, roomy).flash_headroom == 0
+        require_fits(over, "m.tflite")
+    exact = budget_for(board, 1024, board.flash.size - code)
+    assert require_fits(exact, "m.tflite").flash_headroom == 0
 
 
 def _cli(argv: list[str]) -> int:

@@ -87,6 +87,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     print(f"{args.output}: {result.backend}, model {result.model_flash_bytes} B "
           f"(hash 0x{result.model_hash:08x}), arena {result.arena_bytes} B, "
           f"kernels: {', '.join(result.kernels)}")
+    print(result.budget.verdict())
     return 0
 
 
@@ -118,6 +119,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     lat = first.latency
     print(f"{report.model} on {report.board} ({report.backend}): arena {report.arena_bytes} B, "
           f"model {report.model_flash_bytes} B")
+    if report.budget is not None:
+        print(report.budget.verdict())
     for k, o in enumerate(first.outputs):
         flat = o.reshape(-1)
         more = " ..." if flat.size > 16 else ""

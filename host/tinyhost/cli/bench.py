@@ -51,6 +51,8 @@ def print_result(r: BenchResult) -> None:
     print(f"  arena         {r.arena_bytes:>12,} B")
     print(f"  flash code    {r.flash_code_bytes:>12,} B")
     print(f"  flash model   {r.flash_data_bytes:>12,} B")
+    if r.budget is not None:
+        print(f"  fit           {r.budget.verdict()}")
     print(f"  bit-exact     {'yes' if r.bit_exact else 'NO'} (NumPy reference)")
     print(f"  repeatable    {'yes' if r.repeatable else 'NO'}")
     for k, op in enumerate(r.per_op):

@@ -16,7 +16,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     from tinyhost.report.inspect import format_inspect, inspect_graph
     from tinyhost.tflite import read_model
 
-    summary = inspect_graph(read_model(args.model))
+    summary = inspect_graph(read_model(args.model), args.backend)
     print(json.dumps(summary, indent=2) if args.json else format_inspect(summary))
     return 0
 
@@ -67,9 +67,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub) -> None:
+    from tinyhost.codegen.backends import backend_names
+
     p = sub.add_parser("inspect", help="list a model's ops, shapes, quantization and MACs")
     p.add_argument("model", help=".tflite file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--backend", choices=backend_names(), default="interpreter",
+                   help="backend whose device support is listed (default interpreter)")
     p.set_defaults(func=_cmd_inspect)
 
     p = sub.add_parser("reference", help="run a model through the NumPy reference")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from tinyhost.codegen import interpreter
 from tinyhost.codegen.result import ConvertResult
 from tinyhost.errors import TinyhostError
+from tinyhost.plan.budget import Budget
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class Backend:
     name: str
     summary: str  # one line for --help
     convert: Callable[..., ConvertResult]  # (graph, board, out_dir, **options)
+    fit: Callable[..., Budget]  # (graph, board, **options): convert's figures, nothing written
 
 
 BACKENDS: dict[str, Backend] = {
@@ -27,6 +29,7 @@ BACKENDS: dict[str, Backend] = {
         "interpreter",
         "model blob + C interpreter (LOAD_MODEL can swap the model without a rebuild)",
         interpreter.convert,
+        interpreter.fit,
     ),
 }
 

@@ -15,21 +15,19 @@ The directory holds:
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import Blob, BlobTarget, build_blob
 from tinyhost.codegen.interpreter_abi import ADAPTERS_BY_NAME, available_adapters
 from tinyhost.codegen.result import ConvertResult
+from tinyhost.codegen.support import require_device_support
 from tinyhost.ir import Graph
 from tinyhost.paths import repo_root
+from tinyhost.plan.budget import Budget, budget_for, ram_left_for_loading, require_fits
 
 HOST_LOAD_CAPACITY = 4 << 20
-# RAM the plan does not see: the 16 KiB stack (boards/common/th_sections.ld) plus the
-# firmware's .data/.bss (protocol buffers, interpreter state: about 5 KiB), with headroom.
-FIRMWARE_RAM_RESERVE = 24 << 10
-# Flash for the firmware's code: runtime, protocol, board, kernels (measured: < 40 KiB).
-FIRMWARE_FLASH_RESERVE = 48 << 10
 
 
 def target_for(board: Board) -> BlobTarget:
@@ -38,25 +36,46 @@ def target_for(board: Board) -> BlobTarget:
     return BlobTarget(interleaved=dsp, dsp=dsp, alignment=board.arena_alignment)
 
 
-def _require_fits(graph: Graph, board: Board, blob: Blob, arena: int, load_capacity: int) -> None:
-    """Refuse, before any build, a model whose arena or blob exceeds the board (by how much)."""
-    from tinyhost.plan.budget import BoardLimits, Budget, DoesNotFitError
+@dataclass(frozen=True)
+class Sized:
+    """The interpreter model for a board, before anything is written."""
 
-    limits = BoardLimits(
-        board.name,
-        None if board.ram is None else board.ram.size,
-        None if board.flash is None else board.flash.size,
-        board.arena_alignment,
-        ram_reserve=FIRMWARE_RAM_RESERVE + load_capacity,
-        flash_reserve=FIRMWARE_FLASH_RESERVE,
-    )
-    budget = Budget(limits, ram_needed=arena + limits.ram_reserve,
-                    flash_needed=len(blob.data) + limits.flash_reserve)  # fmt: skip
-    if not budget.fits:
-        raise DoesNotFitError(
-            f"{graph.source}: arena {arena:,} B and blob {len(blob.data):,} B do not fit "
-            f"{budget.describe()}"
-        )
+    blob: Blob
+    kernels: tuple[str, ...]  # adapters in the op table
+    arena_bytes: int  # the firmware's static arena
+    load_capacity: int  # LOAD_MODEL buffer bytes (0: LOAD_MODEL refused)
+    budget: Budget
+
+
+def size_model(graph: Graph, board: Board, *, all_ops: bool = False,
+               arena_bytes: int | None = None, load_capacity: int | None = None,
+               name: str | None = None) -> Sized:
+    """Blob, op table, arena and LOAD_MODEL buffer of `graph` on `board`, and their budget."""
+    model_name = name or Path(graph.source).stem or graph.name or "model"
+    require_device_support(graph, "interpreter")
+    blob = build_blob(graph, target_for(board), name=model_name)
+    available = available_adapters()
+    kernels = tuple(sorted(available if all_ops else set(blob.kernels),
+                           key=lambda k: ADAPTERS_BY_NAME[k].kernel_id))  # fmt: skip
+    arena = max(blob.arena_bytes, arena_bytes or 0)
+    arena = (arena + 15) // 16 * 16
+    ram_left = ram_left_for_loading(board, arena)
+    if load_capacity is None:
+        if board.is_host or ram_left is None:
+            load_capacity = HOST_LOAD_CAPACITY
+        elif all_ops:
+            load_capacity = ram_left  # room for whatever model comes later
+        else:
+            blob_room = (len(blob.data) + 15) // 16 * 16
+            load_capacity = blob_room if blob_room <= ram_left else 0
+    budget = budget_for(board, arena, len(blob.data),
+                        0 if board.is_host else load_capacity)  # fmt: skip
+    return Sized(blob, kernels, arena, load_capacity, budget)
+
+
+def fit(graph: Graph, board: Board, **options: object) -> Budget:
+    """What `convert` would need on `board` (the `plan --board` figures)."""
+    return size_model(graph, board, **options).budget  # type: ignore[arg-type]
 
 
 def _c_array(data: bytes) -> str:
@@ -83,24 +102,11 @@ def convert(
     """Write the interpreter model directory for `graph` (int8) and `board`."""
     out = Path(out_dir)
     model_name = name or Path(graph.source).stem or graph.name or "model"
-    blob = build_blob(graph, target_for(board), name=model_name)
-    available = available_adapters()
-    kernels = tuple(sorted(available if all_ops else set(blob.kernels),
-                           key=lambda k: ADAPTERS_BY_NAME[k].kernel_id))  # fmt: skip
-    arena = max(blob.arena_bytes, arena_bytes or 0)
-    arena = (arena + 15) // 16 * 16
-    ram_left = None
-    if board.ram is not None:
-        ram_left = max(0, board.ram.size - arena - FIRMWARE_RAM_RESERVE) // 16 * 16
-    if load_capacity is None:
-        if board.is_host or ram_left is None:
-            load_capacity = HOST_LOAD_CAPACITY
-        elif all_ops:
-            load_capacity = ram_left  # room for whatever model comes later
-        else:
-            blob_room = (len(blob.data) + 15) // 16 * 16
-            load_capacity = blob_room if blob_room <= ram_left else 0
-    _require_fits(graph, board, blob, arena, load_capacity)
+    sized = size_model(graph, board, all_ops=all_ops, arena_bytes=arena_bytes,
+                       load_capacity=load_capacity, name=model_name)
+    require_fits(sized.budget, graph.source)
+    blob, kernels, arena, load_capacity = (sized.blob, sized.kernels, sized.arena_bytes,
+                                           sized.load_capacity)  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
     _write_sources(out, blob, kernels, arena, load_capacity, model_name, graph)
     return ConvertResult(
@@ -117,6 +123,7 @@ def convert(
         model_hash=blob.crc,
         load_image=blob.data,
         load_capacity=load_capacity,
+        budget=sized.budget,
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tinyhost.plan import MemoryPlan
+from tinyhost.plan.budget import Budget
 
 
 @dataclass(frozen=True)
@@ -25,3 +26,4 @@ class ConvertResult:
     model_hash: int  # what the device reports in INFO for this model
     load_image: bytes | None  # what LOAD_MODEL takes to install this model; None: cannot
     load_capacity: int  # LOAD_MODEL receive buffer of the firmware (0: refused)
+    budget: Budget  # the fit on the board (plan.budget: the same figures everywhere)

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from tinyhost.ir import Graph
+from tinyhost.plan.budget import Budget
 
 
 def deterministic_inputs(graph: Graph) -> list[np.ndarray]:
@@ -60,6 +61,7 @@ class BenchResult:
     per_op: list[OpBench] = field(default_factory=list)
     clock_hz: int = 0
     output_head: list[int] = field(default_factory=list)  # first bytes of output 0 (uint8)
+    budget: Budget | None = None  # the fit on the board, as plan --board prints it
 
     @property
     def instructions(self) -> int | None:
@@ -89,6 +91,7 @@ class BenchResult:
             "clock_hz": self.clock_hz,
             "per_op": [op.to_json(self.unit) for op in self.per_op],
             "output_head": list(self.output_head),
+            "fit": None if self.budget is None else self.budget.to_json(),
         }
 
 
@@ -147,4 +150,5 @@ def bench(
         per_op=per_op,
         clock_hz=b.clock_hz or 0,
         output_head=list(report.runs[0].outputs[0].tobytes()[:16]),
+        budget=report.budget,
     )

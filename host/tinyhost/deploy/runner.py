@@ -32,6 +32,7 @@ from tinyhost.deploy.qemu import open_session
 from tinyhost.errors import DeployError, InputDataError
 from tinyhost.ir import Graph
 from tinyhost.paths import repo_root
+from tinyhost.plan.budget import Budget
 
 APP_DIR = Path("firmware") / "app"
 
@@ -67,6 +68,7 @@ class RunReport:
     op_names: list[str] = field(default_factory=list)  # execution order
     op_indices: list[int] = field(default_factory=list)  # graph op index, execution order
     firmware: Path | None = None
+    budget: Budget | None = None  # the fit on the board, as plan --board prints it
 
     def to_json(self) -> dict:
         first = self.runs[0]
@@ -81,6 +83,7 @@ class RunReport:
             "model_flash_bytes": self.model_flash_bytes,
             "blob_bytes": self.model_flash_bytes,  # kept: the key scripts read before 0.2
             "ops": self.op_names,
+            "fit": None if self.budget is None else self.budget.to_json(),
         }
         if len(self.runs) > 1:
             out["runs"] = [
@@ -283,4 +286,5 @@ def run_model(
         op_names=list(conv.op_names),
         op_indices=list(conv.op_order),
         firmware=fw.elf if fw else None,
+        budget=conv.budget,
     )

@@ -1,96 +1,142 @@
-"""Does the plan fit the board? Checked before any build; refused with the numbers if not."""
+"""Does a model fit the board? One policy for `plan --board`, `convert`, `run` and `bench`.
+
+The firmware needs, besides the model's arena and its data in flash, RAM and flash that no
+plan sees. They are named here once (ARCHITECTURE.md §4.8), so every command adds the same
+reserves and prints the same figures and verdict; a model that does not fit is refused before
+any file is written, with the bytes missing.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tinyhost.boards import Board
 from tinyhost.errors import TinyhostError
-from tinyhost.plan.footprint import FlashUsage
-from tinyhost.plan.planner import MemoryPlan
 
-# Kept free for what the plan does not see: stack, firmware state, and the code itself.
-DEFAULT_RAM_RESERVE = 4 * 1024
-DEFAULT_FLASH_RESERVE = 64 * 1024
+# RAM the plan does not see (boards/common/th_sections.ld reserves the stack).
+STACK_BYTES = 16 << 10
+# The protocol firmware's .data/.bss besides arena and load buffer: protocol frame buffers,
+# the interpreter context and its per-op profile (measured about 5 KiB), with headroom.
+FIRMWARE_STATE_BYTES = 8 << 10
+# Flash for the firmware's code: runtime, protocol, board, kernels (measured < 60 KiB).
+FIRMWARE_CODE_BYTES = 48 << 10
 
 
 class DoesNotFitError(TinyhostError):
-    """The model's arena or constants exceed the board's RAM or flash."""
+    """The model's arena or data exceed the board's RAM or flash."""
 
 
 @dataclass(frozen=True)
-class BoardLimits:
-    name: str
-    ram_bytes: int | None  # None: no limit (the host board)
-    flash_bytes: int | None
-    alignment: int = 4  # 16 on MVE cores
-    ram_reserve: int = DEFAULT_RAM_RESERVE
-    flash_reserve: int = DEFAULT_FLASH_RESERVE
-    dsp: bool = True
+class Reserves:
+    """What the firmware needs besides the model, per memory."""
+
+    stack: int = STACK_BYTES
+    firmware_state: int = FIRMWARE_STATE_BYTES
+    load_buffer: int = 0  # LOAD_MODEL receive buffer
+    firmware_code: int = FIRMWARE_CODE_BYTES
+
+    @property
+    def ram(self) -> int:
+        return self.stack + self.firmware_state + self.load_buffer
+
+    @property
+    def flash(self) -> int:
+        return self.firmware_code
 
 
 @dataclass(frozen=True)
 class Budget:
-    board: BoardLimits
-    ram_needed: int  # arena + reserve
-    flash_needed: int  # model constants + reserve
+    """A model's footprint on one board: the same figures wherever they are printed."""
+
+    board: str
+    ram_bytes: int | None  # the board's; None: no limit (the host board)
+    flash_bytes: int | None
+    arena_bytes: int  # the firmware's static arena for the model
+    model_flash_bytes: int  # the model's data in flash
+    reserves: Reserves
+
+    @property
+    def ram_needed(self) -> int:
+        return self.arena_bytes + self.reserves.ram
+
+    @property
+    def flash_needed(self) -> int:
+        return self.model_flash_bytes + self.reserves.flash
 
     @property
     def ram_headroom(self) -> int | None:
-        b = self.board.ram_bytes
-        return None if b is None else b - self.ram_needed
+        return None if self.ram_bytes is None else self.ram_bytes - self.ram_needed
 
     @property
     def flash_headroom(self) -> int | None:
-        b = self.board.flash_bytes
-        return None if b is None else b - self.flash_needed
+        return None if self.flash_bytes is None else self.flash_bytes - self.flash_needed
 
     @property
     def fits(self) -> bool:
         return all(r is None or r >= 0 for r in (self.ram_headroom, self.flash_headroom))
 
     def describe(self) -> str:
-        b = self.board
+        r = self.reserves
         parts = []
-        for what, need, have, room, reserve in (
-            ("RAM", self.ram_needed, b.ram_bytes, self.ram_headroom, b.ram_reserve),
-            ("flash", self.flash_needed, b.flash_bytes, self.flash_headroom, b.flash_reserve),
-        ):
+        for what, need, have, room, detail in (
+            ("RAM", self.ram_needed, self.ram_bytes, self.ram_headroom,
+             f"arena {self.arena_bytes:,} + stack {r.stack:,} + firmware {r.firmware_state:,}"
+             + (f" + load buffer {r.load_buffer:,}" if r.load_buffer else "")),
+            ("flash", self.flash_needed, self.flash_bytes, self.flash_headroom,
+             f"model {self.model_flash_bytes:,} + code {r.firmware_code:,}"),
+        ):  # fmt: skip
             if have is None or room is None:
-                parts.append(f"{what} {need:,} bytes (no limit)")
+                parts.append(f"{what} {need:,} bytes ({detail}; no limit)")
                 continue
             verdict = f"{room:,} bytes free" if room >= 0 else f"exceeded by {-room:,} bytes"
-            parts.append(
-                f"{what} {need:,} of {have:,} bytes (incl. {reserve:,} reserved): {verdict}"
-            )
-        return f"{b.name}: " + "; ".join(parts)
+            parts.append(f"{what} {need:,} of {have:,} bytes ({detail}): {verdict}")
+        return f"{self.board}: " + "; ".join(parts)
+
+    def verdict(self) -> str:
+        """The one line every command prints for this fit."""
+        return f"{'fits' if self.fits else 'DOES NOT FIT'} {self.describe()}"
+
+    def to_json(self) -> dict:
+        return {
+            "board": self.board,
+            "fits": self.fits,
+            "arena_bytes": self.arena_bytes,
+            "model_flash_bytes": self.model_flash_bytes,
+            "ram_bytes": self.ram_bytes,
+            "flash_bytes": self.flash_bytes,
+            "ram_needed": self.ram_needed,
+            "flash_needed": self.flash_needed,
+            "ram_headroom": self.ram_headroom,
+            "flash_headroom": self.flash_headroom,
+            "reserves": {"stack": self.reserves.stack,
+                         "firmware_state": self.reserves.firmware_state,
+                         "load_buffer": self.reserves.load_buffer,
+                         "firmware_code": self.reserves.firmware_code},  # fmt: skip
+        }
 
 
-def load_board_limits(name: str) -> BoardLimits:
-    """RAM/flash sizes and kernel build of a board (boards/<name>/board.json)."""
-    from tinyhost.boards import load_board
-
-    b = load_board(name)
-    return BoardLimits(
-        name,
-        None if b.ram is None else b.ram.size,
-        None if b.flash is None else b.flash.size,
-        b.arena_alignment,
-        dsp=b.dsp,
-    )
-
-
-def budget(plan: MemoryPlan, flash: FlashUsage, board: BoardLimits) -> Budget:
+def budget_for(board: Board, arena_bytes: int, model_flash_bytes: int,
+               load_buffer: int = 0) -> Budget:
+    """The budget of a model of these sizes on `board`, with the firmware's reserves."""
     return Budget(
-        board,
-        ram_needed=plan.arena_bytes + board.ram_reserve,
-        flash_needed=flash.total_bytes + board.flash_reserve,
+        board.name,
+        None if board.ram is None else board.ram.size,
+        None if board.flash is None else board.flash.size,
+        arena_bytes,
+        model_flash_bytes,
+        Reserves(load_buffer=load_buffer),
     )
 
 
-def require_fits(plan: MemoryPlan, flash: FlashUsage, board: BoardLimits) -> Budget:
-    """The budget, or DoesNotFitError saying by how many bytes RAM / flash are exceeded."""
-    b = budget(plan, flash, board)
-    if not b.fits:
-        model = plan.graph.name or plan.graph.source
-        raise DoesNotFitError(f"{model} does not fit {b.describe()}")
-    return b
+def ram_left_for_loading(board: Board, arena_bytes: int) -> int | None:
+    """RAM free for a LOAD_MODEL buffer after arena and reserves (16-byte multiple)."""
+    if board.ram is None:
+        return None
+    return max(0, board.ram.size - arena_bytes - Reserves().ram) // 16 * 16
+
+
+def require_fits(budget: Budget, model: str) -> Budget:
+    """`budget`, or DoesNotFitError saying by how many bytes RAM / flash are exceeded."""
+    if not budget.fits:
+        raise DoesNotFitError(f"{model} does not fit {budget.describe()}")
+    return budget

@@ -47,7 +47,24 @@ def _op_summary(graph: Graph, index: int, op: Op) -> dict[str, Any]:
     }
 
 
-def inspect_graph(graph: Graph) -> dict[str, Any]:
+def _device_summary(graph: Graph, backend: str) -> dict[str, Any]:
+    """Which ops the reference runs but the device does not (codegen.support decides)."""
+    from tinyhost.codegen.support import device_problems
+    from tinyhost.quantize.quantizer import is_float_model
+
+    if is_float_model(graph):
+        return {"backend": backend, "checked": False,
+                "note": "float model: convert quantizes it first (--calib); the device runs "
+                        "the int8 model, so support is checked on that",
+                "not_on_device": []}  # fmt: skip
+    reader_unsupported = {i for i, _ in graph.unsupported_ops()}
+    problems = [p for p in device_problems(graph, backend) if p.op not in reader_unsupported]
+    return {"backend": backend, "checked": True,
+            "not_on_device": [{"index": p.op, "kind": p.kind, "reason": p.reason}
+                              for p in problems]}  # fmt: skip
+
+
+def inspect_graph(graph: Graph, backend: str = "interpreter") -> dict[str, Any]:
     stats = graph_stats(graph)
     return {
         "model": graph.source,
@@ -59,6 +76,7 @@ def inspect_graph(graph: Graph) -> dict[str, Any]:
         "outputs": [_tensor_summary(graph, i) for i in graph.outputs],
         "ops": [_op_summary(graph, i, op) for i, op in enumerate(graph.ops)],
         "unsupported": [{"index": i, "kind": op.name} for i, op in graph.unsupported_ops()],
+        "device": _device_summary(graph, backend),
     }
 
 
@@ -100,4 +118,12 @@ def format_inspect(summary: dict[str, Any]) -> str:
         lines.append(f"unsupported ops: {ops}")
     else:
         lines.append("unsupported ops: none")
+    device = summary["device"]
+    if not device["checked"]:
+        lines.append(f"device ({device['backend']}): {device['note']}")
+    elif device["not_on_device"]:
+        lines.append(f"runs on the reference but not on the device ({device['backend']}):")
+        lines.extend(f"  {p['reason']}" for p in device["not_on_device"])
+    else:
+        lines.append(f"device ({device['backend']}): every supported op runs")
     return "\n".join(lines)

@@ -1,0 +1,35 @@
+"""Which ops the device runs: one answer for inspect, plan, convert, run and bench.
+
+The lowering decides (ARCHITECTURE.md §4.9): an op runs on a backend when it lowers to a kernel
+call that backend has. Every command asks here, so they list the same ops for the same model.
+"""
+
+from __future__ import annotations
+
+from tinyhost.codegen.interpreter_abi import adapter_for, available_adapters
+from tinyhost.codegen.lower import LoweringProblem, lower_op, unsupported_message
+from tinyhost.errors import UnsupportedModelError
+from tinyhost.ir import Graph
+
+
+def device_problems(graph: Graph, backend: str = "interpreter") -> list[LoweringProblem]:
+    """Every op of `graph` the backend cannot run, with the reason, in op order."""
+    available = available_adapters() if backend == "interpreter" else None
+    problems = []
+    for index, op in enumerate(graph.ops):
+        result = lower_op(graph, index)
+        if isinstance(result, LoweringProblem):
+            problems.append(result)
+        elif available is not None and adapter_for(result).name not in available:
+            missing = ", ".join(adapter_for(result).needs)
+            problems.append(LoweringProblem(
+                index, op.name, f"op {index} ({op.name}): its kernel ({missing}) is not in "
+                "kernels_c"))  # fmt: skip
+    return problems
+
+
+def require_device_support(graph: Graph, backend: str = "interpreter") -> None:
+    """UnsupportedModelError listing every op the backend cannot run (nothing if all run)."""
+    problems = device_problems(graph, backend)
+    if problems:
+        raise UnsupportedModelError(unsupported_message(graph, problems, backend))
