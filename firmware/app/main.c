@@ -1,39 +1,26 @@
 /*
- * tinyhost interpreter firmware: init the board, bind the compiled-in model blob, announce
- * READY, then serve the serial protocol (firmware/protocol/README.md) forever: INFO,
- * SET_INPUT, INVOKE (profiled per op), GET_OUTPUT, GET_PROFILE and LOAD_MODEL (a new blob,
- * validated completely before it replaces nothing-at-all: the old model is unusable from
- * the first chunk on, as the protocol says).
+ * tinyhost protocol firmware: init the board, bind the model through th_model.h (whichever
+ * backend implements it: the interpreter's blob or compiled code), announce READY, then serve
+ * the serial protocol (firmware/protocol/README.md) forever: INFO, SET_INPUT, INVOKE
+ * (profiled per op), GET_OUTPUT, GET_PROFILE and, where the backend can replace its model,
+ * LOAD_MODEL (the old model is unusable from the first chunk on, as the protocol says).
  */
 #include <string.h>
 
-#include "model_blob.h"
 #include "th_board.h"
-#include "th_interp.h"
+#include "th_model.h"
 #include "th_proto.h"
 
-#define FW_VERSION "tinyhost-interp 1.0"
+#define FW_VERSION "tinyhost-fw 1.1"
 #define MAX_IO 16u
-
-#ifndef TH_MODEL_LOAD_CAPACITY
-#define TH_MODEL_LOAD_CAPACITY 0u
-#endif
 
 typedef struct {
     th_proto proto;
-    th_interp interp;
-    const uint8_t *model_src; /* th_model_blob or load_buf */
-    uint32_t load_total;
-    uint32_t load_received;
     uint8_t have_output;
     th_proto_tensor_info inputs[MAX_IO];
     th_proto_tensor_info outputs[MAX_IO];
 } app_state;
 
-static uint8_t arena[TH_MODEL_ARENA_BYTES > 0 ? TH_MODEL_ARENA_BYTES : 16] TH_ARENA;
-#if TH_MODEL_LOAD_CAPACITY > 0
-static uint8_t load_buf[TH_MODEL_LOAD_CAPACITY] __attribute__((aligned(16)));
-#endif
 static app_state app; /* file scope: a few KiB, kept off the stack */
 
 static void uart_write(void *ctx, const uint8_t *data, size_t len)
@@ -60,7 +47,7 @@ static uint8_t counter_unit(void)
     return TH_PROTO_UNIT_NONE;
 }
 
-static void to_proto(const th_interp_tensor *t, th_proto_tensor_info *p)
+static void to_proto(const th_model_tensor *t, th_proto_tensor_info *p)
 {
     memset(p, 0, sizeof *p);
     p->dtype = t->dtype;
@@ -72,48 +59,52 @@ static void to_proto(const th_interp_tensor *t, th_proto_tensor_info *p)
     p->zero_point = t->zero_point;
 }
 
-/* Bind a blob; on success cache the I/O descriptions INFO reports. */
-static th_interp_status bind(app_state *a, const uint8_t *blob, uint32_t len)
+/* After a model is bound: cache the I/O descriptions INFO reports. */
+static int describe_io(app_state *a)
 {
-    th_interp_status s = th_interp_init(&a->interp, blob, len, arena, sizeof arena);
+    th_model_info m;
+    th_model_get_info(&m);
     a->have_output = 0;
-    if (s != TH_INTERP_OK) {
-        return s;
+    if (!m.ready || m.n_inputs > MAX_IO || m.n_outputs > MAX_IO) {
+        return 0;
     }
-    if (th_interp_num_inputs(&a->interp) > MAX_IO || th_interp_num_outputs(&a->interp) > MAX_IO) {
-        th_interp_reset(&a->interp);
-        return TH_INTERP_E_TOO_MANY;
-    }
-    for (uint32_t i = 0; i < th_interp_num_inputs(&a->interp); i++) {
-        th_interp_tensor t;
-        th_interp_input(&a->interp, i, &t);
+    for (uint32_t i = 0; i < m.n_inputs; i++) {
+        th_model_tensor t;
+        (void)th_model_input(i, &t);
         to_proto(&t, &a->inputs[i]);
     }
-    for (uint32_t i = 0; i < th_interp_num_outputs(&a->interp); i++) {
-        th_interp_tensor t;
-        th_interp_output(&a->interp, i, &t);
+    for (uint32_t i = 0; i < m.n_outputs; i++) {
+        th_model_tensor t;
+        (void)th_model_output(i, &t);
         to_proto(&t, &a->outputs[i]);
     }
-    a->model_src = blob;
-    return TH_INTERP_OK;
+    return 1;
+}
+
+static int model_ready(void)
+{
+    th_model_info m;
+    th_model_get_info(&m);
+    return m.ready && m.n_inputs <= MAX_IO && m.n_outputs <= MAX_IO;
 }
 
 static th_proto_status cb_info(void *ctx, th_proto_info *info)
 {
     app_state *a = ctx;
-    const int ready = th_interp_ready(&a->interp);
+    th_model_info m;
+    th_model_get_info(&m);
     info->fw_version = FW_VERSION;
     info->board = th_board_name();
-    info->backend = "interpreter";
-    info->model_name = ready ? th_interp_model_name(&a->interp) : "";
-    info->model_hash = th_interp_model_crc(&a->interp);
-    info->arena_size = ready ? th_interp_arena_used(&a->interp) : (uint32_t)sizeof arena;
+    info->backend = m.backend;
+    info->model_name = m.name;
+    info->model_hash = m.hash;
+    info->arena_size = m.arena_bytes;
     info->counter_unit = counter_unit();
     info->counter_hz = (uint32_t)(th_counter_hz() > 0xFFFFFFFFu ? 0u : th_counter_hz());
-    info->flags = ready ? TH_PROTO_FLAG_MODEL_READY : 0u;
-    info->n_ops = (uint16_t)th_interp_num_ops(&a->interp);
-    info->n_inputs = (uint8_t)th_interp_num_inputs(&a->interp);
-    info->n_outputs = (uint8_t)th_interp_num_outputs(&a->interp);
+    info->flags = model_ready() ? TH_PROTO_FLAG_MODEL_READY : 0u;
+    info->n_ops = (uint16_t)m.n_ops;
+    info->n_inputs = (uint8_t)m.n_inputs;
+    info->n_outputs = (uint8_t)m.n_outputs;
     info->inputs = a->inputs;
     info->outputs = a->outputs;
     return TH_PROTO_OK;
@@ -123,12 +114,14 @@ static th_proto_status cb_set_input(void *ctx, uint8_t tensor, uint32_t offset,
                                     const uint8_t *data, uint32_t len)
 {
     app_state *a = ctx;
-    th_interp_tensor t;
-    if (!th_interp_ready(&a->interp)) {
+    th_model_tensor t;
+    th_model_info m;
+    if (!model_ready()) {
         return TH_PROTO_E_BAD_STATE;
     }
-    if (th_interp_input(&a->interp, tensor, &t) != TH_INTERP_OK) {
-        th_proto_set_detail(&a->proto, th_interp_num_inputs(&a->interp));
+    if (th_model_input(tensor, &t) != TH_MODEL_OK) {
+        th_model_get_info(&m);
+        th_proto_set_detail(&a->proto, m.n_inputs);
         return TH_PROTO_E_BAD_ARG;
     }
     if (offset > t.bytes || len > t.bytes - offset) {
@@ -143,18 +136,14 @@ static th_proto_status cb_set_input(void *ctx, uint8_t tensor, uint32_t offset,
 static th_proto_status cb_invoke(void *ctx, uint64_t *elapsed)
 {
     app_state *a = ctx;
-    th_interp_status s;
     uint64_t total = 0;
-    if (!th_interp_ready(&a->interp)) {
+    if (!model_ready()) {
         return TH_PROTO_E_BAD_STATE;
     }
-    s = th_interp_invoke_ex(&a->interp, 1);
-    if (s != TH_INTERP_OK) {
-        th_interp_error e = th_interp_last_error(&a->interp);
-        th_proto_set_detail(&a->proto, (uint32_t)s | ((uint32_t)(e.op + 1) << 8));
+    if (th_model_invoke(1, &total) != TH_MODEL_OK) {
+        th_proto_set_detail(&a->proto, th_model_detail());
         return TH_PROTO_E_INTERNAL;
     }
-    (void)th_interp_profile(&a->interp, NULL, &total);
     *elapsed = total;
     a->have_output = 1;
     return TH_PROTO_OK;
@@ -164,13 +153,15 @@ static th_proto_status cb_get_output(void *ctx, uint8_t tensor, uint32_t offset,
                                      uint32_t max, uint32_t *written, uint32_t *total)
 {
     app_state *a = ctx;
-    th_interp_tensor t;
+    th_model_tensor t;
+    th_model_info m;
     uint32_t n;
-    if (!th_interp_ready(&a->interp) || !a->have_output) {
+    if (!model_ready() || !a->have_output) {
         return TH_PROTO_E_BAD_STATE;
     }
-    if (th_interp_output(&a->interp, tensor, &t) != TH_INTERP_OK) {
-        th_proto_set_detail(&a->proto, th_interp_num_outputs(&a->interp));
+    if (th_model_output(tensor, &t) != TH_MODEL_OK) {
+        th_model_get_info(&m);
+        th_proto_set_detail(&a->proto, m.n_outputs);
         return TH_PROTO_E_BAD_ARG;
     }
     if (offset > t.bytes) {
@@ -190,10 +181,10 @@ static th_proto_status cb_get_profile(void *ctx, uint16_t first, uint32_t *count
     app_state *a = ctx;
     uint32_t n = 0, k = 0;
     const uint32_t *prof;
-    if (!th_interp_ready(&a->interp) || !a->have_output) {
+    if (!model_ready() || !a->have_output) {
         return TH_PROTO_E_BAD_STATE;
     }
-    prof = th_interp_profile(&a->interp, &n, NULL);
+    prof = th_model_profile(&n);
     if (first > n) {
         th_proto_set_detail(&a->proto, n);
         return TH_PROTO_E_BAD_ARG;
@@ -210,47 +201,29 @@ static th_proto_status cb_load_model(void *ctx, uint32_t offset, const uint8_t *
                                      uint32_t len, uint32_t total, int final)
 {
     app_state *a = ctx;
-#if TH_MODEL_LOAD_CAPACITY > 0
-    th_interp_status s;
-    if (total > sizeof load_buf) {
-        th_proto_set_detail(&a->proto, (uint32_t)sizeof load_buf);
-        return TH_PROTO_E_TOO_LARGE;
-    }
-    if (offset == 0u) { /* a new load: the old model (maybe in load_buf) is gone */
-        th_interp_reset(&a->interp);
+    th_model_status s;
+    if (offset == 0u) {
         a->have_output = 0;
-        a->load_total = total;
-        a->load_received = 0;
     }
-    if (offset != a->load_received || total != a->load_total || len > total - offset) {
-        th_proto_set_detail(&a->proto, a->load_received);
-        return TH_PROTO_E_BAD_ARG;
+    s = th_model_load_chunk(offset, chunk, len, total, final);
+    if (s != TH_MODEL_OK) {
+        th_proto_set_detail(&a->proto, th_model_detail());
     }
-    memcpy(load_buf + offset, chunk, len);
-    a->load_received += len;
-    if (!final) {
+    switch (s) {
+    case TH_MODEL_OK:
+        if (final && !describe_io(a)) {
+            return TH_PROTO_E_MODEL_INVALID; /* more inputs/outputs than INFO can describe */
+        }
         return TH_PROTO_OK;
-    }
-    if (a->load_received != total) {
-        th_proto_set_detail(&a->proto, a->load_received);
+    case TH_MODEL_E_TOO_LARGE:
+        return TH_PROTO_E_TOO_LARGE;
+    case TH_MODEL_E_SEQUENCE:
+        return TH_PROTO_E_BAD_ARG;
+    case TH_MODEL_E_UNSUPPORTED:
+        return TH_PROTO_E_UNSUPPORTED;
+    default:
         return TH_PROTO_E_MODEL_INVALID;
     }
-    s = bind(a, load_buf, total);
-    if (s != TH_INTERP_OK) {
-        th_interp_error e = th_interp_last_error(&a->interp);
-        th_proto_set_detail(&a->proto, (uint32_t)s | ((uint32_t)(e.op + 1) << 8));
-        return TH_PROTO_E_MODEL_INVALID;
-    }
-    return TH_PROTO_OK;
-#else
-    (void)offset;
-    (void)chunk;
-    (void)len;
-    (void)total;
-    (void)final;
-    th_proto_set_detail(&a->proto, 0u);
-    return TH_PROTO_E_TOO_LARGE;
-#endif
 }
 
 int main(void)
@@ -266,8 +239,12 @@ int main(void)
     cbs.invoke = cb_invoke;
     cbs.get_output = cb_get_output;
     cbs.get_profile = cb_get_profile;
-    cbs.load_model = cb_load_model;
-    (void)bind(&app, th_model_blob, th_model_blob_len);
+    /* A backend that cannot replace its model leaves LOAD_MODEL unhandled: the protocol
+     * answers ERROR UNSUPPORTED, and the host says why. */
+    cbs.load_model = th_model_can_load() ? cb_load_model : NULL;
+    if (th_model_init() == TH_MODEL_OK) {
+        (void)describe_io(&app);
+    }
     th_proto_init(&app.proto, &cbs);
     th_proto_send_ready(&app.proto);
     for (;;) {

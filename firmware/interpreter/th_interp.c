@@ -24,23 +24,7 @@
 /* The board's free-running counter (th_board.h); only used when profiling. */
 uint64_t th_counter_read(void);
 
-/* Instruction-count marks for the QEMU icount plugin (th_board.h th_icount_mark; contract in
- * boards/README.md "Exact instruction latency"): a profiled invoke calls the mark once on
- * entry, right before and right after each op's kernel, and once before returning (success
- * only), 2 * n_ops + 2 calls in all.
- * Firmware linking the board library defines TH_INTERP_ICOUNT_MARK=1 (firmware/app); elsewhere
- * the marks compile away. */
-#if defined(TH_INTERP_ICOUNT_MARK) && TH_INTERP_ICOUNT_MARK
-void th_icount_mark(void);
-#define TH_ICOUNT_MARK(profile) \
-    do {                        \
-        if (profile) {          \
-            th_icount_mark();   \
-        }                       \
-    } while (0)
-#else
-#define TH_ICOUNT_MARK(profile) ((void)(profile))
-#endif
+#include "th_profile.h" /* the mark contract: TH_PROFILE_MARK */
 
 #define HEADER_SIZE 80u
 #define TENSOR_SIZE 48u
@@ -468,7 +452,7 @@ th_interp_status th_interp_invoke_ex(th_interp *ctx, int profile)
     if (!th_interp_ready(ctx)) {
         return ctx == NULL ? TH_INTERP_E_ARG : TH_INTERP_E_STATE;
     }
-    TH_ICOUNT_MARK(profile);
+    TH_PROFILE_MARK(profile);
     if (profile) {
         start = prev = th_counter_read();
     }
@@ -479,9 +463,9 @@ th_interp_status th_interp_invoke_ex(th_interp *ctx, int profile)
         th_interp_status s;
         (void)decode_op(ctx, i, &op, &id, 0);
         k = find_kernel(id);
-        TH_ICOUNT_MARK(profile);
+        TH_PROFILE_MARK(profile);
         s = k != NULL ? k->eval(&op) : TH_INTERP_E_KERNEL;
-        TH_ICOUNT_MARK(profile);
+        TH_PROFILE_MARK(profile);
         if (s != TH_INTERP_OK) {
             ctx->error.status = s;
             ctx->error.op = (int32_t)i;
@@ -496,7 +480,7 @@ th_interp_status th_interp_invoke_ex(th_interp *ctx, int profile)
         }
     }
     ctx->last_total = profile ? prev - start : 0u;
-    TH_ICOUNT_MARK(profile);
+    TH_PROFILE_MARK(profile);
     return TH_INTERP_OK;
 }
 

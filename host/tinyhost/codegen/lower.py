@@ -35,7 +35,7 @@ from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
 from tinyhost.codegen.lut import op_table
-from tinyhost.errors import UnsupportedModelError
+from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import (
     Activation,
     ConcatenationOptions,
@@ -372,8 +372,9 @@ def lower_op(graph: Graph, index: int) -> Call | LoweringProblem:
         return LoweringProblem(index, op.name, f"{_where(index, op)}: no kernel for this op")
     try:
         return lower(graph, index, op)
-    except UnsupportedModelError as e:
-        return LoweringProblem(index, op.name, str(e))
+    except TinyhostError as e:  # unsupported, or parameters the kernels cannot take
+        reason = str(e) if f"op {index} " in str(e) else f"{_where(index, op)}: {e}"
+        return LoweringProblem(index, op.name, reason)
 
 
 def lowering_problems(graph: Graph) -> list[LoweringProblem]:

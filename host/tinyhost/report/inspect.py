@@ -57,7 +57,15 @@ def _device_summary(graph: Graph, backend: str) -> dict[str, Any]:
                 "note": "float model: convert quantizes it first (--calib); the device runs "
                         "the int8 model, so support is checked on that",
                 "not_on_device": []}  # fmt: skip
+    from tinyhost.errors import TinyhostError
+    from tinyhost.passes.validate import check_graph
+
     reader_unsupported = {i for i, _ in graph.unsupported_ops()}
+    try:
+        check_graph(graph)  # the lowering takes validated graphs only
+    except TinyhostError as e:
+        return {"backend": backend, "checked": False, "note": f"not checked: {e}",
+                "not_on_device": []}  # fmt: skip
     problems = [p for p in device_problems(graph, backend) if p.op not in reader_unsupported]
     return {"backend": backend, "checked": True,
             "not_on_device": [{"index": p.op, "kind": p.kind, "reason": p.reason}
