@@ -726,9 +726,20 @@ class Device:
         for offset in offsets:
             piece = blob[offset : offset + chunk]
             final = offset + chunk >= total
-            frame = self.request(
-                MsgType.LOAD_MODEL, struct.pack("<IIB", offset, total, int(final)) + piece
-            )
+            try:
+                frame = self.request(
+                    MsgType.LOAD_MODEL, struct.pack("<IIB", offset, total, int(final)) + piece
+                )
+            except DeviceError as e:
+                if e.code != ErrorCode.UNSUPPORTED:
+                    raise
+                backend = self.info().backend
+                raise DeviceError(
+                    f"{self.link.name}: the firmware's {backend} backend cannot load a model "
+                    "over the link (its model is compiled in): build and flash the firmware "
+                    "for this model instead (tinyhost build / flash)",
+                    code=e.code, request="LOAD_MODEL", port=self.link.name,
+                ) from None
             if frame.payload != struct.pack("<I", offset + len(piece)):
                 raise self._malformed("LOAD_MODEL", ValueError(frame.payload.hex()))
         self._info = None  # the model changed
