@@ -54,12 +54,21 @@ def _calls(bindir: Path, name: str) -> list[list[str]]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
+ARM, X86_64 = 40, 62  # ELF e_machine
+
+
+def _elf_header(machine: int) -> bytes:
+    """The first bytes of a little-endian 32-bit executable for `machine`."""
+    return b"\x7fELF\x01\x01\x01" + bytes(9) + (2).to_bytes(2, "little") + \
+        machine.to_bytes(2, "little") + bytes(32)
+
+
 @pytest.fixture
 def outdir(tmp_path: Path) -> Path:
     """A fake build directory as tinyhost.deploy.build leaves it (th_app.json, .elf, .bin)."""
     d = tmp_path / "build"
     d.mkdir()
-    (d / "app.elf").write_bytes(b"\x7fELF fake")
+    (d / "app.elf").write_bytes(_elf_header(ARM))
     (d / "app.bin").write_bytes(b"\x00" * 16)
     (d / "th_app.json").write_text(json.dumps({"name": "app", "elf": str(d / "app.elf")}))
     return d
@@ -247,6 +256,32 @@ def test_cli_dry_run_prints_the_command(
     bin_path = (outdir / "app.bin").resolve()
     assert out == f"{bindir / 'st-flash'} --reset write {bin_path} 0x08000000"
     assert _calls(bindir, "st-flash") == []  # dry run: nothing executed
+
+
+def test_dry_run_prints_the_command_without_any_flasher(
+    outdir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    args = _cli(["flash", str(outdir), "--board", "nucleo-f446re", "--dry-run"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("openocd -f interface/stlink.cfg") and "app.elf" in out
+
+
+def test_firmware_built_for_another_board_is_refused(outdir: Path) -> None:
+    info = json.loads((outdir / "th_app.json").read_text())
+    (outdir / "th_app.json").write_text(json.dumps({**info, "board": "nucleo-l4r5zi"}))
+    with pytest.raises(DeployError, match="built for nucleo-l4r5zi, not nucleo-f446re"):
+        plan_flash(outdir, "nucleo-f446re", dry_run=True)
+    assert plan_flash(outdir, "nucleo-l4r5zi", dry_run=True).board.name == "nucleo-l4r5zi"
+
+
+def test_a_host_build_is_refused(outdir: Path) -> None:
+    (outdir / "app.elf").write_bytes(_elf_header(X86_64))
+    with pytest.raises(DeployError, match="not an Arm firmware .*host build"):
+        plan_flash(outdir, "nucleo-f446re", dry_run=True)
 
 
 def test_cli_requires_board(outdir: Path) -> None:

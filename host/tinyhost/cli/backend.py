@@ -55,7 +55,8 @@ def add_parser(subparsers) -> None:
 
     p = subparsers.add_parser("build", help="build the firmware for a converted model directory")
     p.add_argument("model_dir", help="OUTDIR of tinyhost convert")
-    p.add_argument("--board", required=True)
+    p.add_argument("--board", required=True,
+                   help="board name; must be the board the directory was converted for")
     p.add_argument("--build-dir", help="CMake build directory (reused between builds)")
     p.add_argument("--sanitize", action="store_true", help="host board: ASan + UBSan")
     p.set_defaults(func=_cmd_build)

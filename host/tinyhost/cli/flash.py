@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from tinyhost.deploy.flash import describe_serial, flash, plan_flash
 
     if args.dry_run:
-        plan = plan_flash(args.outdir, args.board, args.flasher)
+        plan = plan_flash(args.outdir, args.board, args.flasher, dry_run=True)
         if plan.flasher == "st-flash" and plan.image.bin is None:
             print(f"# st-flash needs {plan.command[3]}: made from the ELF with objcopy when run")
         print(plan.shell())

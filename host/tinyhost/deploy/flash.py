@@ -94,6 +94,35 @@ def find_image(outdir: Path | str) -> FlashImage:
     return FlashImage(elf.resolve(), bin_path.resolve() if bin_path.is_file() else None)
 
 
+_EM_ARM = 40  # ELF e_machine of 32-bit Arm
+
+
+def check_image_board(image: FlashImage, board: Board) -> None:
+    """Refuse firmware built for another board, or a host build (not an Arm ELF).
+
+    The build records its board in th_app.json beside the ELF (CMakeLists.txt)."""
+    head = image.elf.read_bytes()[:20]
+    if head[:4] != b"\x7fELF" or len(head) < 20:
+        raise DeployError(f"{image.elf} is not an ELF file")
+    machine = int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+    if machine != _EM_ARM:
+        raise DeployError(
+            f"{image.elf} is not an Arm firmware (ELF machine {machine}: a host build?); "
+            f"build it for {board.name}: tinyhost build OUTDIR --board {board.name}"
+        )
+    info = image.elf.parent / "th_app.json"
+    if info.is_file():
+        try:
+            built_for = json.loads(info.read_text()).get("board")
+        except (OSError, ValueError) as e:
+            raise DeployError(f"{info}: unreadable build info: {e}") from e
+        if built_for and built_for != board.name:
+            raise DeployError(
+                f"{image.elf} was built for {built_for}, not {board.name}: build it for "
+                f"{board.name} (tinyhost build OUTDIR --board {board.name})"
+            )
+
+
 def _which(tool: str, path: str | None) -> str | None:
     return shutil.which(tool, path=path)
 
@@ -156,8 +185,10 @@ def plan_flash(
     board: Board | str,
     flasher: str | None = None,
     path: str | None = None,
+    dry_run: bool = False,
 ) -> FlashPlan:
-    """Find the image, pick the tool and build its command (nothing is run)."""
+    """Find the image, check it was built for `board`, pick the tool and build its command
+    (nothing is run). With `dry_run`, a missing tool is named by its plain command name."""
     b = resolve_board(board)
     if not b.is_hardware:
         raise DeployError(
@@ -165,7 +196,15 @@ def plan_flash(
             "flashed have a flash_method in board.json"
         )
     image = find_image(outdir)
-    name, exe = select_flasher(b, flasher, path)
+    check_image_board(image, b)
+    try:
+        name, exe = select_flasher(b, flasher, path)
+    except DeployError:
+        if not dry_run:
+            raise
+        # A dry run shows the command a user would run once the tool is installed.
+        name = flasher or b.flash_method or FLASH_METHODS[0]
+        exe = name
     return FlashPlan(b, name, flash_command(b, name, exe, image), image)
 
 

@@ -101,13 +101,33 @@ def default_build_root() -> Path:
 def build_firmware(
     model_dir: Path, board: Board | str, build_dir: Path | None = None, sanitize: bool = False
 ) -> BuildResult:
-    """Build the interpreter firmware for a converted model directory."""
+    """Build the protocol firmware for a converted model directory (made for this board)."""
     b = resolve_board(board)
+    check_model_dir(Path(model_dir), b)
     if build_dir is None:
         key = hashlib.sha1(str(Path(model_dir).resolve()).encode()).hexdigest()[:10]
         build_dir = default_build_root() / f"fw-{b.name}-{key}"
     defines = {"TH_SANITIZE": sanitize} if b.is_host else {}
     return build(repo_root() / APP_DIR, b, build_dir, defines=defines, model_dir=model_dir)
+
+
+def check_model_dir(model_dir: Path, board: Board) -> None:
+    """A directory tinyhost convert made for `board`; else one line saying what to do."""
+    import json
+
+    info_path = model_dir / "model.json"
+    if not info_path.is_file():
+        raise DeployError(f"{model_dir}: not a converted model directory (no model.json): "
+                          f"run tinyhost convert MODEL --board {board.name} -o {model_dir}")
+    try:
+        converted_for = json.loads(info_path.read_text()).get("board")
+    except (OSError, ValueError) as e:
+        raise DeployError(f"{info_path}: unreadable: {e}") from e
+    if converted_for is not None and converted_for != board.name:
+        raise DeployError(
+            f"{model_dir} was converted for {converted_for}, not {board.name} (kernel build, "
+            f"arena and filter layout differ): convert it again with --board {board.name}"
+        )
 
 
 @contextlib.contextmanager

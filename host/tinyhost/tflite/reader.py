@@ -9,6 +9,8 @@ quantization) before handing it on.
 
 from __future__ import annotations
 
+import re
+import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,8 @@ from tinyhost.tflite.schema import (
     TENSOR_TYPE_TO_DTYPE,
 )
 
+# struct.error's wording for a read past the end of the buffer.
+_READ_PAST_END = re.compile(r"at least (\d+) bytes .* at offset (\d+)")
 _IDENTIFIER = b"TFL3"
 _MAX_RANK = 8
 _MAX_TENSOR_BYTES = 1 << 30
@@ -75,11 +79,23 @@ def read_model_bytes(data: bytes, source: str = "<bytes>") -> Graph:
         )
     root = int.from_bytes(data[0:4], "little")
     if root + 4 > len(data):
-        raise ModelFormatError(f"{source}: root table offset {root} is past the end of the file")
+        raise ModelFormatError(
+            f"{source}: truncated at byte {len(data):,} of at least {root + 4:,} (the root "
+            f"table at byte {root} lies past the end)"
+        )
     try:
         graph = _Parser(data, source).parse()
     except TinyhostError:
         raise
+    except struct.error as e:  # a read past the end: the file is cut short
+        need = _READ_PAST_END.search(str(e))
+        if need is not None:
+            offset, end = int(need.group(2)), int(need.group(1))
+            raise ModelFormatError(
+                f"{source}: truncated at byte {len(data):,} of at least {end:,} (a field at "
+                f"byte {offset:,} lies past the end)"
+            ) from None
+        raise ModelFormatError(f"{source}: corrupt flatbuffer ({e})") from None
     except Exception as e:  # the flatbuffers runtime raises anything on corrupt data
         raise ModelFormatError(f"{source}: corrupt flatbuffer ({type(e).__name__}: {e})") from None
     _validate(graph)
