@@ -202,7 +202,7 @@ def test_bench_json() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         result = convert(graph, load_board(board), Path(tmp))
     assert out["flash_data_bytes"] == result.model_flash_bytes == len(result.load_image or b"")
-    (elf,) = (work / "build").glob("*.elf")
+    elf = Path(json.loads((work / "build" / "th_app.json").read_text())["elf"])
     size = size_of(elf, load_board(board))
     assert out["flash_code_bytes"] + out["flash_data_bytes"] == size.text + size.data
     assert out["flash_code_bytes"] > 0

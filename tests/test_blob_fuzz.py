@@ -64,7 +64,8 @@ def driver() -> Path:
     exe = BUILD / "blob_check"
     cmd = [gcc, "-std=c99", "-O1", "-g", "-fsanitize=address,undefined",
            "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-Wall", "-Wextra", "-Werror",
-           "-I", str(interp), "-I", str(REPO / "kernels_c" / "include"),
+           "-I", str(interp), "-I", str(REPO / "firmware" / "include"),
+           "-I", str(REPO / "kernels_c" / "include"),
            "-I", str(REPO / "kernels_c"), *map(str, sources), "-o", str(exe)]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]

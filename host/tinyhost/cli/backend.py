@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from tinyhost.ir import Graph
 
 
@@ -68,7 +70,11 @@ def add_parser(subparsers) -> None:
                         "each sample")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--work-dir", help="where the model directory and build go")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds for the whole run")
+    p.add_argument("-o", "--output", metavar="OUT.npy",
+                   help="save every sample's outputs (.npy; .npz for several output tensors)")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds the device may take in all: start-up, handshake and every "
+                        "request (default %(default)g)")
     p.add_argument("--port", metavar="URL",
                    help="serial port of a flashed board (e.g. /dev/ttyACM0 or any pyserial URL); "
                         "the model goes over LOAD_MODEL when the board has another one")
@@ -78,8 +84,10 @@ def add_parser(subparsers) -> None:
 
 def _cmd_convert(args: argparse.Namespace) -> int:
     from tinyhost.boards import load_board
+    from tinyhost.cli.inputs import output_path
     from tinyhost.codegen import get_backend
 
+    output_path(args.output, "model directory", directory=True)
     board = load_board(args.board)
     convert = get_backend(args.backend).convert
     graph = load_int8_graph(args.model, args)
@@ -101,10 +109,18 @@ def _cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _save_outputs(path: Path, outputs: list[np.ndarray]) -> None:
+    if len(outputs) == 1:
+        np.save(path, outputs[0])
+    else:
+        np.savez(path, **{f"output_{k}": o for k, o in enumerate(outputs)})
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
-    from tinyhost.cli.inputs import load_array, split_batches
+    from tinyhost.cli.inputs import load_array, output_path, split_batches
     from tinyhost.deploy.runner import run_model
 
+    out_path = output_path(args.output, "outputs") if args.output else None
     graph = load_int8_graph(args.model, args)
     arrays = [load_array(p) for p in args.input]
     report = run_model(
@@ -112,25 +128,37 @@ def _cmd_run(args: argparse.Namespace) -> int:
         work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
         arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
     )  # fmt: skip
+    if out_path is not None:
+        _save_outputs(out_path, report.stacked_outputs())
     if args.json:
         json.dump(report.to_json(), sys.stdout)
         print()
         return 0
-    first = report.runs[0]
-    lat = first.latency
+    summary = report.latency_summary()
+    unit, n = summary["unit"], summary["samples"]
     print(f"{report.model} on {report.board} ({report.backend}): arena {report.arena_bytes} B, "
           f"model {report.model_flash_bytes} B")
     if report.budget is not None:
         print(report.budget.verdict())
-    for k, o in enumerate(first.outputs):
-        flat = o.reshape(-1)
+    for k, o in enumerate(report.stacked_outputs()):
+        flat = report.runs[0].outputs[k].reshape(-1)
         more = " ..." if flat.size > 16 else ""
-        print(f"output {k}: {o.dtype}{list(o.shape)} = {flat[:16].tolist()}{more}")
+        head = "" if n == 1 else " (sample 0)"
+        print(f"output {k}: {o.dtype}{list(o.shape)}{head} = {flat[:16].tolist()}{more}")
+    if out_path is not None:
+        print(f"outputs of {n} sample(s) saved to {out_path}")
+    elif n > 1:
+        print(f"{n} samples: pass -o OUT.npy to save every output")
+    hz = summary["hz"]
     est = ""
-    if lat.hz and lat.unit in ("cycles", "instructions"):
-        guess = " if 1 instruction = 1 cycle" if lat.unit == "instructions" else ""
-        est = f" = {1000 * lat.total / lat.hz:.3f} ms at {lat.hz / 1e6:g} MHz{guess}"
-    print(f"latency: {lat.total:,} {lat.unit} total{est}")
-    for name, count in zip(report.op_names, lat.per_op):
-        print(f"  {name:<20} {count:>12,} {lat.unit}")
+    if hz and unit in ("cycles", "instructions"):
+        guess = " if 1 instruction = 1 cycle" if unit == "instructions" else ""
+        est = f" = {1000 * summary['total'] / hz:.3f} ms at {hz / 1e6:g} MHz{guess}"
+    if n == 1:
+        print(f"latency: {summary['total']:,} {unit} total{est}")
+    else:
+        print(f"latency over {n} samples: median {summary['total']:,}, min {summary['min']:,}, "
+              f"max {summary['max']:,} {unit}{est}")  # fmt: skip
+    for name, count in zip(report.op_names, summary["per_op"]):
+        print(f"  {name:<20} {count:>12,} {unit}")
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tinyhost.cli.inputs import load_array, split_batches
+from tinyhost.cli.inputs import load_array, output_path, split_batches
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
@@ -25,6 +25,9 @@ def _cmd_reference(args: argparse.Namespace) -> int:
     from tinyhost import reference
     from tinyhost.tflite import read_model
 
+    out = output_path(args.output, "outputs")
+    if args.dump_dir:
+        output_path(args.dump_dir, "tensor dumps", directory=True)
     graph = read_model(args.model)
     reference.check_executable(graph)
     arrays = [load_array(p) for p in args.input]
@@ -34,7 +37,6 @@ def _cmd_reference(args: argparse.Namespace) -> int:
     ]
 
     outputs = [np.concatenate([r.outputs[i] for r in results]) for i in range(len(graph.outputs))]
-    out = Path(args.output)
     if len(outputs) == 1:
         np.save(out, outputs[0])
     else:

@@ -55,12 +55,15 @@ def _int8_graph(args: argparse.Namespace) -> tuple[Graph, str | None]:
 
 def run(args: argparse.Namespace) -> int:
     from tinyhost.boards import load_board
+    from tinyhost.cli.inputs import output_path
     from tinyhost.codegen import get_backend
     from tinyhost.codegen.support import require_device_support
     from tinyhost.plan import PlanOptions, plan_memory
     from tinyhost.plan.budget import require_fits
     from tinyhost.plan.footprint import flash_usage
 
+    if args.plot:
+        output_path(args.plot, "plot")
     board = load_board(args.board) if args.board else None
     graph, note = _int8_graph(args)
     if note and not args.json:

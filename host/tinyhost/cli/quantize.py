@@ -105,9 +105,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tinyhost.cli.inputs import output_path
     from tinyhost.tflite import read_model
     from tinyhost.tflite.writer import write_model
 
+    output_path(args.output, "quantized model")
     graph = read_model(args.model)
     check_quantizable(graph)
     samples = calibration_samples(graph, args.calib)

@@ -14,20 +14,41 @@ from pathlib import Path
 
 import numpy as np
 
-from tinyhost.ir import Graph
+from tinyhost.ir import Graph, OpKind
 from tinyhost.plan.budget import Budget
 
 
+def _pattern(count: int) -> np.ndarray:
+    return ((np.arange(count, dtype=np.int64) * 7 + 3) % 256).astype(np.uint8)
+
+
+def _consumer_quant(graph: Graph, tensor: int) -> tuple[float, int] | None:
+    """Scale and zero point of the QUANTIZE op that takes a float model input."""
+    for op in graph.ops:
+        if op.kind is OpKind.QUANTIZE and op.inputs and op.inputs[0] == tensor:
+            q = graph.tensors[op.outputs[0]].quant
+            if q is not None and q.scale.size == 1:
+                return float(q.scale[0]), int(q.zero_point[0])
+    return None
+
+
 def deterministic_inputs(graph: Graph) -> list[np.ndarray]:
-    """Each input tensor filled with bytes (uint8)(i*7+3), i = byte index in that tensor."""
+    """Each integer input filled with bytes (uint8)(i*7+3), i = byte index in that tensor.
+
+    A float input (QUANTIZE at the model's edge) gets the values that quantize to that same
+    int8 pattern, so the int8 network sees the inputs of ../shared/PEERS.md either way."""
     arrays = []
     for index in graph.inputs:
         t = graph.tensors[index]
         dtype = np.dtype(t.dtype)
-        if dtype.kind not in "iu":
-            raise ValueError(f"bench needs integer model inputs; input {t.name!r} is {dtype}")
-        nbytes = int(np.prod(t.shape, dtype=np.int64)) * dtype.itemsize
-        raw = ((np.arange(nbytes, dtype=np.int64) * 7 + 3) % 256).astype(np.uint8)
+        count = int(np.prod(t.shape, dtype=np.int64))
+        if dtype.kind == "f":
+            q = _consumer_quant(graph, index)
+            codes = _pattern(count).view(np.int8).astype(np.float64)
+            scale, zero_point = q if q is not None else (1.0 / 128, 0)
+            arrays.append(((codes - zero_point) * scale).astype(dtype).reshape(t.shape))
+            continue
+        raw = _pattern(count * dtype.itemsize)
         arrays.append(raw.view(dtype.newbyteorder("<")).astype(dtype).reshape(t.shape))
     return arrays
 
@@ -61,7 +82,18 @@ class BenchResult:
     per_op: list[OpBench] = field(default_factory=list)
     clock_hz: int = 0
     output_head: list[int] = field(default_factory=list)  # first bytes of output 0 (uint8)
+    outputs: list[list] = field(default_factory=list)  # each output, its dtype's values
     budget: Budget | None = None  # the fit on the board, as plan --board prints it
+
+    @property
+    def exact(self) -> bool:
+        """Counts that must repeat run to run (QEMU's executed instructions)."""
+        return self.unit == "instructions"
+
+    @property
+    def ok(self) -> bool:
+        """Bit-exact, and repeatable where the counter is exact (timing noise is not a fault)."""
+        return self.bit_exact and (self.repeatable or not self.exact)
 
     @property
     def instructions(self) -> int | None:
@@ -91,6 +123,7 @@ class BenchResult:
             "clock_hz": self.clock_hz,
             "per_op": [op.to_json(self.unit) for op in self.per_op],
             "output_head": list(self.output_head),
+            "outputs": self.outputs,
             "fit": None if self.budget is None else self.budget.to_json(),
         }
 
@@ -104,8 +137,10 @@ def bench(
     work_dir: Path | None = None,
     arena_bytes: int | None = None,
     timeout: float = 1800.0,
+    inputs: list[np.ndarray] | None = None,
 ) -> BenchResult:
-    """Run ``graph`` ``runs`` times on ``board`` with the deterministic input and measure it."""
+    """Run ``graph`` ``runs`` times on ``board`` (the deterministic input unless ``inputs``)
+    and measure it. Latency is the median run; exact counters must also repeat exactly."""
     from tinyhost import reference
     from tinyhost.boards import resolve_board
     from tinyhost.deploy.build import size_of
@@ -115,7 +150,8 @@ def bench(
     if runs < 1:
         raise ValueError("runs must be at least 1")
     b = resolve_board(board)
-    inputs = deterministic_inputs(graph)
+    if inputs is None:
+        inputs = deterministic_inputs(graph)
     report = run_model(graph, b, [inputs] * runs, backend=backend, work_dir=work_dir,
                        arena_bytes=arena_bytes, timeout=timeout)  # fmt: skip
     expected = reference.run(graph, inputs).outputs
@@ -128,18 +164,19 @@ def bench(
     first = report.runs[0].latency
     repeatable = all(r.latency.total == first.total and r.latency.per_op == first.per_op
                      for r in report.runs)  # fmt: skip
+    summary = report.latency_summary()
     assert report.firmware is not None
     size = size_of(report.firmware, b)
     per_op = [
         OpBench(graph.ops[i].name, graph.ops[i].kind.name, op_macs(graph, graph.ops[i]), n)
-        for i, n in zip(report.op_indices, first.per_op)
+        for i, n in zip(report.op_indices, summary["per_op"])
     ]
     return BenchResult(
         model=report.model,
         board=b.name,
         backend=backend,
         unit=first.unit,
-        total=first.total,
+        total=summary["total"],
         macs=graph_stats(graph).macs,
         arena_bytes=report.arena_bytes,
         flash_code_bytes=size.flash - report.model_flash_bytes,
@@ -150,5 +187,6 @@ def bench(
         per_op=per_op,
         clock_hz=b.clock_hz or 0,
         output_head=list(report.runs[0].outputs[0].tobytes()[:16]),
+        outputs=[o.reshape(-1).tolist() for o in report.runs[0].outputs],
         budget=report.budget,
     )

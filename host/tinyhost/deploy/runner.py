@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from tinyhost.boards import Board, resolve_board
+from tinyhost.codegen.result import ConvertResult
 from tinyhost.deploy.build import BuildResult, build
 from tinyhost.deploy.icount import MarkLog, invoke_latency, mark_plugin
-from tinyhost.deploy.protocol import Device, DeviceInfo, Link
+from tinyhost.deploy.protocol import Device, DeviceError, DeviceInfo, DeviceTimeout, Link
 from tinyhost.deploy.qemu import open_session
 from tinyhost.errors import DeployError, InputDataError
 from tinyhost.ir import Graph
@@ -70,28 +72,42 @@ class RunReport:
     firmware: Path | None = None
     budget: Budget | None = None  # the fit on the board, as plan --board prints it
 
+    def stacked_outputs(self) -> list[np.ndarray]:
+        """Each output tensor of every run, concatenated on the sample axis (as the inputs
+        were split: `reference -o` gives the same arrays)."""
+        n_out = len(self.runs[0].outputs)
+        return [np.concatenate([r.outputs[k] for r in self.runs]) for k in range(n_out)]
+
+    def latency_summary(self) -> dict:
+        """Median, min and max over all runs, with the median per op."""
+        totals = [r.latency.total for r in self.runs]
+        per_op = np.median(np.array([r.latency.per_op for r in self.runs], np.float64), axis=0)
+        first = self.runs[0].latency
+        return {"unit": first.unit, "hz": first.hz, "samples": len(self.runs),
+                "total": int(np.median(totals)), "median": float(np.median(totals)),
+                "min": int(min(totals)), "max": int(max(totals)),
+                "per_op": [int(round(v)) for v in per_op.tolist()] if len(per_op.shape) else [],
+                "summary": f"median over {len(self.runs)} run(s); runs[] has each"}  # fmt: skip
+
     def to_json(self) -> dict:
-        first = self.runs[0]
-        out = {
+        """Top-level fields summarize every run (README.md, "run --json")."""
+        outputs = self.stacked_outputs()
+        return {
             "model": self.model,
             "board": self.board,
             "backend": self.backend,
-            "outputs": [o.reshape(-1).tolist() for o in first.outputs],
-            "output_shapes": [list(o.shape) for o in first.outputs],
-            "latency": first.latency.to_json(),
+            "samples": len(self.runs),
+            "outputs": [o.reshape(-1).tolist() for o in outputs],
+            "output_shapes": [list(o.shape) for o in outputs],
+            "latency": self.latency_summary(),
             "arena_bytes": self.arena_bytes,
             "model_flash_bytes": self.model_flash_bytes,
             "blob_bytes": self.model_flash_bytes,  # kept: the key scripts read before 0.2
             "ops": self.op_names,
             "fit": None if self.budget is None else self.budget.to_json(),
+            "runs": [{"outputs": [o.reshape(-1).tolist() for o in r.outputs],
+                      "latency": r.latency.to_json()} for r in self.runs],  # fmt: skip
         }
-        if len(self.runs) > 1:
-            out["runs"] = [
-                {"outputs": [o.reshape(-1).tolist() for o in r.outputs],
-                 "latency": r.latency.to_json()}
-                for r in self.runs
-            ]  # fmt: skip
-        return out
 
 
 def default_build_root() -> Path:
@@ -140,6 +156,11 @@ def _connected(link: Link, timeout: float, ready_timeout: float) -> Iterator[Dev
         device.close()
 
 
+def _bounded(wait: float, timeout: float) -> float:
+    """No single wait outlives the run's --timeout."""
+    return min(wait, timeout)
+
+
 @contextlib.contextmanager
 def open_device(
     elf: Path | None, board: Board | str, *, timeout: float = 600.0, ready_timeout: float = 20.0,
@@ -163,14 +184,15 @@ def open_device(
             ser = serial.serial_for_url(port, baudrate=baud or b.uart.baud or 115200, timeout=1.0)
         except (serial.SerialException, ValueError) as e:
             raise DeployError(f"{b.name}: cannot open serial port {port}: {e}") from e
-        with _connected(Link(ser, f"{b.name} ({port})"), request_timeout or 10.0,
+        with _connected(Link(ser, f"{b.name} ({port})"), _bounded(request_timeout or 10.0, timeout),
                         ready_timeout) as device:  # fmt: skip
             yield device
         return
     if elf is None:
         raise DeployError(f"{b.name}: no firmware to start and no --port given")
     if b.is_host:
-        with _connected(Link.spawn([str(elf)]), request_timeout or 2.0, ready_timeout) as dev:
+        with _connected(Link.spawn([str(elf)]), _bounded(request_timeout or 2.0, timeout),
+                        ready_timeout) as dev:
             yield dev
         return
     if b.renode_platform is not None:
@@ -178,7 +200,8 @@ def open_device(
 
         with open_renode_session(elf, b, timeout=timeout) as session:
             link = Link(session.port, f"{b.name} (Renode)")  # type: ignore[arg-type]
-            with _connected(link, request_timeout or 30.0, ready_timeout * 3) as device:
+            with _connected(link, _bounded(request_timeout or 30.0, timeout),
+                            _bounded(ready_timeout * 3, timeout)) as device:
                 yield device
         return
     if b.qemu_machine is None:
@@ -190,7 +213,7 @@ def open_device(
     with open_session(elf, b, timeout=timeout, plugin=plugin) as session:
         link = Link(session.port, f"{b.name} (QEMU)")  # type: ignore[arg-type]
         # QEMU under icount is slow on big chunks: generous per-request timeouts.
-        with _connected(link, request_timeout or 10.0, ready_timeout) as device:
+        with _connected(link, _bounded(request_timeout or 10.0, timeout), ready_timeout) as device:
             yield device
 
 
@@ -241,6 +264,26 @@ def prepare_device_inputs(graph: Graph, arrays: Sequence[np.ndarray]) -> list[np
     return prepare_inputs(graph, arrays)
 
 
+def _run_all(device: Device, conv: ConvertResult, graph: Graph,
+             prepared: list[list[np.ndarray]], b: Board, backend: str, port: str | None,
+             icount_out: Path | None) -> list[ModelRun]:
+    """Install the model if the device runs another one, then invoke once per input set."""
+    info = device.info()
+    if port is not None and (not info.model_ready or info.model_hash != conv.model_hash):
+        if conv.load_image is None:
+            raise DeployError(
+                f"{b.name}: the board runs another model and the {backend} backend cannot "
+                "load one over the link: flash this model's firmware (tinyhost flash)"
+            )
+        device.load_model(conv.load_image)
+        info = device.info()
+    if not info.model_ready:
+        raise DeployError(f"{b.name}: the firmware did not accept the model")
+    check_device_model(info, graph)
+    marks = MarkLog(icount_out) if icount_out is not None else None
+    return [invoke_once(device, inputs, marks, b.clock_hz or 0) for inputs in prepared]
+
+
 def run_model(
     graph: Graph,
     board: Board | str,
@@ -272,30 +315,26 @@ def run_model(
     conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes)
     fw = None if port is not None else build_firmware(work / "model", b, work / "build")
     prepared = [prepare_device_inputs(graph, s) for s in input_sets]
-    runs: list[ModelRun] = []
     exact = port is None and b.qemu_machine is not None
     with contextlib.ExitStack() as stack:
         icount_out = None
         if exact:
             tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="th-marks-"))
             icount_out = Path(tmp) / "marks.txt"
-        device = stack.enter_context(open_device(fw.elf if fw else None, b, timeout=timeout,
-                                                 port=port, icount_out=icount_out))  # fmt: skip
-        info = device.info()
-        if port is not None and (not info.model_ready or info.model_hash != conv.model_hash):
-            if conv.load_image is None:
+        started = time.monotonic()
+        try:
+            device = stack.enter_context(open_device(
+                fw.elf if fw else None, b, timeout=timeout, ready_timeout=min(20.0, timeout),
+                port=port, icount_out=icount_out))  # fmt: skip
+            runs = _run_all(device, conv, graph, prepared, b, backend, port, icount_out)
+            if time.monotonic() - started > timeout:  # each wait was bounded, the sum not
+                raise DeviceTimeout(f"{len(runs)} run(s) took longer")
+        except (DeviceError, OSError) as e:  # a reset link after the watchdog, too
+            if isinstance(e, DeviceTimeout) or time.monotonic() - started >= timeout:
                 raise DeployError(
-                    f"{b.name}: the board runs another model and the {backend} backend cannot "
-                    "load one over the link: flash this model's firmware (tinyhost flash)"
-                )
-            device.load_model(conv.load_image)
-            info = device.info()
-        if not info.model_ready:
-            raise DeployError(f"{b.name}: the firmware did not accept the model blob")
-        check_device_model(info, graph)
-        marks = MarkLog(icount_out) if icount_out is not None else None
-        for inputs in prepared:
-            runs.append(invoke_once(device, inputs, marks, b.clock_hz or 0))
+                    f"{b.name}: timed out after {timeout:g} s (--timeout): {e}"
+                ) from None
+            raise
     return RunReport(
         model=name,
         board=b.name,
