@@ -25,7 +25,7 @@
 #include "th_nn.h"
 #include "th_nn_support.h"
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 
 /* Largest chunk count of the unrolled MAC sequence and largest record stream. */
 #define TH_SC_MAX_CHUNKS 8
@@ -488,4 +488,4 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
     return 1;
 }
 
-#endif /* TH_NN_DSP */
+#endif /* TH_NN_HAS_DSP */

@@ -15,7 +15,7 @@
 #include "th_nn.h"
 #include "th_nn_support.h"
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 /* Plane geometry: rows/columns the 3x3 windows of all outputs touch, plus one spare
  * column (the 4-wide block reads one element past the last window), width even. */
 static int32_t plane_w(int32_t stride, int32_t out_w)
@@ -44,7 +44,7 @@ int32_t th_dw_conv_3x3_s8_scratch_size(const th_dw_conv_params *params,
                                        const th_dims *input_dims, const th_dims *filter_dims,
                                        const th_dims *output_dims)
 {
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
     (void)filter_dims;
     if (params == NULL || input_dims == NULL || output_dims == NULL || output_dims->h <= 0 ||
         output_dims->w <= 0) {
@@ -65,7 +65,7 @@ int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
 {
     (void)input_dims;
     (void)filter_dims;
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
     if (params == NULL || output_dims == NULL || output_dims->h <= 0 || output_dims->w <= 0) {
         return 0;
     }
@@ -77,7 +77,7 @@ int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
 #endif
 }
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 
 /* How a channel is laid out in the plane. Plane rows run along the input's "outer" axis
  * (y, or x when transposed), plane columns along the "inner" one: a narrow, tall layer
@@ -917,7 +917,7 @@ static void make_geometry(dw_geometry *g, const th_dw_conv_params *params,
     }
 }
 
-#endif /* TH_NN_DSP */
+#endif /* TH_NN_HAS_DSP */
 
 th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *params,
                             const th_per_channel_quant *quant, const th_dims *input_dims,
@@ -940,7 +940,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     if (status != TH_OK) {
         return status;
     }
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
     const int32_t channels = output_dims->c;
     const int32_t stride = params->stride.h;
     dw_geometry geo;

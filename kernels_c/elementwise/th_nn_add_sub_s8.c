@@ -33,7 +33,7 @@ typedef struct {
     int32_t subtract;
     const int32_t *t1; /* NULL: rescale input1 per element */
     const int32_t *t2;
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
     int fast; /* th_fast_rq_apply is exact for every sum */
     th_fast_rq rq;
 #endif
@@ -92,7 +92,7 @@ static void add_row(const add_consts *k, const int8_t *a, int32_t step_a, const 
     }
 }
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 /* Activation clamp after the int8 saturation of th_fast_rq_apply: none (the range is the
  * whole int8 range), the lower bound only (act_max == 127, e.g. RELU), or both. */
 enum { CLAMP_NONE, CLAMP_LO, CLAMP_BOTH };
@@ -261,7 +261,7 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
     k.subtract = subtract != 0;
     k.t1 = input1_table;
     k.t2 = input2_table;
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
     {
         const int64_t bound = input_bound(k.left_shift, k.m1, k.e1) +
                               input_bound(k.left_shift, k.m2, k.e2);
@@ -281,7 +281,7 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
         const int8_t *a = input1 + pos.off1, *bb = input2 + pos.off2;
         const int32_t step_a = b.stride1[b.rank - 1], step_b = b.stride2[b.rank - 1];
         int8_t *o = output + r * inner;
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
         if (k.fast && fast_row(&k, a, step_a, bb, step_b, inner, o)) {
             th_nn_bcast_next(&b, &pos);
             continue;

@@ -62,20 +62,6 @@
 extern "C" {
 #endif
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(TH_NN_FORCE_PORTABLE)
-#define TH_NN_HAS_DSP 1
-#elif defined(TH_NN_EMULATE_DSP) && TH_NN_EMULATE_DSP
-#define TH_NN_HAS_DSP 1
-#else
-#define TH_NN_HAS_DSP 0
-#endif
-
-#if defined(TH_NN_INTERLEAVED_FILTERS)
-#define TH_NN_FILTER_INTERLEAVED TH_NN_INTERLEAVED_FILTERS
-#else
-#define TH_NN_FILTER_INTERLEAVED TH_NN_HAS_DSP
-#endif
-
 /* Pixels the 1x1 kernel stages in scratch at a time (aliasing rule (b)). */
 #define TH_CONV_1X1_INPLACE_PIXELS 2
 

@@ -17,18 +17,8 @@
 
 #include "th_nn_types.h"
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(TH_NN_FORCE_PORTABLE)
-#define TH_NN_DSP_NATIVE 1
+#if TH_NN_DSP_NATIVE
 #include <arm_acle.h>
-#else
-#define TH_NN_DSP_NATIVE 0
-#endif
-
-/* TH_NN_DSP: compile the DSP algorithms (natively, or emulated in C for host tests). */
-#if TH_NN_DSP_NATIVE || (defined(TH_NN_EMULATE_DSP) && TH_NN_EMULATE_DSP)
-#define TH_NN_DSP 1
-#else
-#define TH_NN_DSP 0
 #endif
 
 #define TH_INLINE static inline __attribute__((always_inline))
@@ -195,7 +185,7 @@ TH_INLINE int32_t th_smmlar(int32_t a, int32_t b, int32_t acc)
     return r;
 }
 
-#elif TH_NN_DSP /* C models for host tests of the DSP algorithms */
+#elif TH_NN_HAS_DSP /* C models for host tests of the DSP algorithms */
 
 TH_INLINE int32_t th_lo16(int32_t x)
 {
@@ -307,7 +297,7 @@ TH_INLINE int th_fast_rq_ok(int32_t multiplier, int32_t shift, int64_t acc_bound
            acc_bound < (INT64_C(1) << 29);
 }
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 /* Requantized, zero-point-added value saturated to int8 (activation clamp not applied). */
 TH_INLINE int32_t th_fast_rq_apply(int32_t acc, const th_fast_rq *rq)
 {
@@ -318,7 +308,7 @@ TH_INLINE int32_t th_fast_rq_apply(int32_t acc, const th_fast_rq *rq)
 }
 #endif
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 /* th_fast_rq_apply for an accumulator the kernel already computed doubled (2 * acc, e.g.
  * with doubled weights): saves the LSL. Same conditions as th_fast_rq_apply. */
 TH_INLINE int32_t th_fast_rq_apply2(int32_t acc2, const th_fast_rq *rq)
@@ -350,14 +340,8 @@ TH_INLINE int64_t th_acc_bound(int32_t taps, int32_t max_weight_abs, const int32
  * channels taken in blocks of B (the last block may be smaller, g channels), and within a
  * block the 4-byte chunks of its channels interleaved:
  *     index(c, k) = (c / B) * B * Kp + (k / 4) * 4 * g + (c % B) * 4 + k % 4
- * so one load brings 4 taps of g channels. tests/kernels/layouts.py builds it.
+ * so one load brings 4 taps of g channels. host/tinyhost/codegen/layout.py builds it.
  */
-#if defined(TH_NN_INTERLEAVED_FILTERS)
-#define TH_NN_INTERLEAVED TH_NN_INTERLEAVED_FILTERS
-#else
-#define TH_NN_INTERLEAVED TH_NN_DSP
-#endif
-
 #define TH_CONV_BLOCK 2
 #define TH_FC_BLOCK 4
 
@@ -368,7 +352,7 @@ TH_INLINE int32_t th_round_up4(int32_t k)
 
 TH_INLINE int32_t th_filter_index(int32_t c, int32_t k, int32_t K, int32_t cout, int32_t block)
 {
-#if TH_NN_INTERLEAVED
+#if TH_NN_FILTER_INTERLEAVED
     const int32_t kp = th_round_up4(K);
     const int32_t first = (c / block) * block;
     const int32_t g = TH_MIN(block, cout - first);
@@ -438,7 +422,7 @@ void th_nn_conv_ref_s8(const th_conv_params *params, const th_per_channel_quant 
                        const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
                        const th_dims *output_dims, int8_t *output);
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 /* int16 im2col: writes K = taps * cin values (x + input_offset, zero for padding) of one
  * output pixel as Kp/4 chunks of (x0, x2, x1, x3), chunk j at dst[j * chunk_stride_words]
  * (2 words per chunk; chunk_stride_words = 4 interleaves two pixels). */

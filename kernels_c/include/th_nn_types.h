@@ -16,6 +16,28 @@
 
 #include <stdint.h>
 
+/* Build paths, stated once for the public and the support headers (th_nn.h explains them):
+ * TH_NN_DSP_NATIVE - the core has the DSP extension and it is used;
+ * TH_NN_HAS_DSP - the DSP algorithms are compiled (natively, or modelled in C for host tests
+ *                 with TH_NN_EMULATE_DSP);
+ * TH_NN_FILTER_INTERLEAVED - CONV_2D / FULLY_CONNECTED filters come in the DSP layout
+ *                 (follows TH_NN_HAS_DSP unless TH_NN_INTERLEAVED_FILTERS says otherwise). */
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(TH_NN_FORCE_PORTABLE)
+#define TH_NN_DSP_NATIVE 1
+#else
+#define TH_NN_DSP_NATIVE 0
+#endif
+#if TH_NN_DSP_NATIVE || (defined(TH_NN_EMULATE_DSP) && TH_NN_EMULATE_DSP)
+#define TH_NN_HAS_DSP 1
+#else
+#define TH_NN_HAS_DSP 0
+#endif
+#if defined(TH_NN_INTERLEAVED_FILTERS)
+#define TH_NN_FILTER_INTERLEAVED TH_NN_INTERLEAVED_FILTERS
+#else
+#define TH_NN_FILTER_INTERLEAVED TH_NN_HAS_DSP
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -15,7 +15,7 @@ TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
     __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(a), "r"(b) : "cc");
     return r;
 }
-#elif TH_NN_DSP
+#elif TH_NN_HAS_DSP
 /* C model of SSUB8 + SEL for host tests of the DSP path. */
 TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
 {
@@ -33,7 +33,7 @@ TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
 static void max_into(int8_t *dst, const int8_t *src, int32_t n)
 {
     int32_t k = 0;
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
     for (; k + 4 <= n; k += 4) {
         uint32_t a;
         uint32_t b;

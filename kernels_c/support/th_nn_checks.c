@@ -43,7 +43,7 @@ void th_nn_out_stage_init(th_nn_out_stage *stage, const th_per_channel_quant *qu
     stage->act_min = activation->min;
     stage->act_max = activation->max;
     stage->clamp = activation->min > -128 || activation->max < 127;
-    stage->fast = TH_NN_DSP;
+    stage->fast = TH_NN_HAS_DSP;
     stage->mixed = 0;
     stage->bias_limit = 0;
     for (int32_t c = 0; c < channels && stage->fast; c++) {
@@ -54,7 +54,7 @@ void th_nn_out_stage_init(th_nn_out_stage *stage, const th_per_channel_quant *qu
 void th_nn_out_stage_mixed(th_nn_out_stage *stage, const th_per_channel_quant *quant,
                            const int32_t *bias, int32_t channels, int64_t taps_bound)
 {
-    if (!TH_NN_DSP || stage->fast || taps_bound >= (INT64_C(1) << 29)) {
+    if (!TH_NN_HAS_DSP || stage->fast || taps_bound >= (INT64_C(1) << 29)) {
         return;
     }
     stage->bias_limit = (int32_t)((INT64_C(1) << 29) - taps_bound);
@@ -105,7 +105,7 @@ th_status th_nn_check_conv(const th_conv_params *params, const th_per_channel_qu
     if (!quant_ok(quant, output_dims->c)) {
         return TH_ERR_ARG;
     }
-#if TH_NN_INTERLEAVED
+#if TH_NN_FILTER_INTERLEAVED
     if (((uintptr_t)filter & 3u) != 0) {
         return TH_ERR_ARG; /* the interleaved layout is read a word at a time */
     }

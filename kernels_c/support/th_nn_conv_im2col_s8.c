@@ -5,7 +5,7 @@
 #include "th_nn.h"
 #include "th_nn_support.h"
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,

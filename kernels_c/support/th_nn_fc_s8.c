@@ -40,7 +40,7 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
             return TH_ERR_ARG;
         }
     }
-#if TH_NN_INTERLEAVED
+#if TH_NN_FILTER_INTERLEAVED
     if (((uintptr_t)filter & 3u) != 0) {
         return TH_ERR_ARG;
     }
@@ -48,7 +48,7 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
     return TH_OK;
 }
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 
 /* Input word k..k+3, zero-padded past cin (the filter's padding is zero too). */
 TH_INLINE int32_t load_x(const int8_t *x, int32_t k, int32_t cin)
@@ -184,7 +184,7 @@ TH_INLINE void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
     acc[3] = a3;
 }
 
-#endif /* TH_NN_DSP */
+#endif /* TH_NN_HAS_DSP */
 
 void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
                  int32_t mult_step, const th_dims *input_dims, const int8_t *input,
@@ -194,7 +194,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
     const int32_t cin = filter_dims->c;
     const int32_t cout = filter_dims->n;
     (void)output_dims;
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
     const int32_t kp = th_round_up4(cin);
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
                                       ((uint32_t)params->input_offset & 0xFFFFu));
@@ -224,7 +224,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
                 x_sum += x[k] + params->input_offset;
             }
         }
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
         const int32_t fo_sum =
             (int32_t)((uint32_t)params->filter_offset * (uint32_t)x_sum);
         int32_t first = 0; /* first channel the general loop below handles */

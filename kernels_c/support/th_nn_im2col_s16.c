@@ -2,7 +2,7 @@
 #include "th_nn.h"
 #include "th_nn_support.h"
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 
 /* Element k of the column lives in word (k / 4) * stride + (k & 1), halfword (k >> 1) & 1:
  * chunk (x0, x1, x2, x3) is stored as words (x0, x2), (x1, x3), the order SXTB16 gives. */
@@ -469,4 +469,4 @@ void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *inp
     }
 }
 
-#endif /* TH_NN_DSP */
+#endif /* TH_NN_HAS_DSP */

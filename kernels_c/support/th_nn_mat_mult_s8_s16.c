@@ -15,7 +15,7 @@
 #include "th_nn.h"
 #include "th_nn_support.h"
 
-#if TH_NN_DSP
+#if TH_NN_HAS_DSP
 
 /* Output of one accumulator. `fast_only` is a compile-time constant at every call site:
  * the common case (fast requantization, no activation clamp) compiles to
@@ -619,4 +619,4 @@ void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t 
     }
 }
 
-#endif /* TH_NN_DSP */
+#endif /* TH_NN_HAS_DSP */

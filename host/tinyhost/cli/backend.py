@@ -95,7 +95,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
                      arena_bytes=args.arena_bytes, load_capacity=args.load_capacity)
     print(f"{args.output}: {result.backend}, model {result.model_flash_bytes} B "
           f"(hash 0x{result.model_hash:08x}), arena {result.arena_bytes} B, "
-          f"kernels: {', '.join(result.kernels)}")
+          f"links: {', '.join(result.linked)}")
     print(result.budget.verdict())
     return 0
 

@@ -74,7 +74,7 @@ class Blob:
     data: bytes
     arena_bytes: int
     plan: MemoryPlan
-    kernels: tuple[str, ...]  # kernel names the model uses, sorted
+    adapters: tuple[str, ...]  # interpreter adapters the model uses, sorted
     op_order: tuple[int, ...]
     scratch_tail_bytes: int  # scratch placed after the planned arena (kernel needs > plan)
     scratch: tuple[tuple[int, int, int], ...] = ()  # (op, arena offset, bytes) per op with any
@@ -209,7 +209,7 @@ def _serialize(graph: Graph, target: BlobTarget, plan: MemoryPlan, grants: Scrat
         data=bytes(out),
         arena_bytes=grants.arena_bytes,
         plan=plan,
-        kernels=tuple(sorted({adapter.name for adapter, _ in packed})),
+        adapters=tuple(sorted({adapter.name for adapter, _ in packed})),
         op_order=tuple(plan.op_order),
         scratch_tail_bytes=grants.tail_bytes,
         scratch=tuple((i, g.offset, g.size) for i, g in sorted(grants.grants.items())),

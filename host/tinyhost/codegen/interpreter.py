@@ -42,7 +42,7 @@ class Sized:
     """The interpreter model for a board, before anything is written."""
 
     blob: Blob
-    kernels: tuple[str, ...]  # adapters in the op table
+    adapters: tuple[str, ...]  # in the op table
     arena_bytes: int  # the firmware's static arena
     load_capacity: int  # LOAD_MODEL buffer bytes (0: LOAD_MODEL refused)
     budget: Budget
@@ -56,7 +56,7 @@ def size_model(graph: Graph, board: Board, *, all_ops: bool = False,
     require_device_support(graph, "interpreter")
     blob = build_blob(graph, target_for(board), name=model_name)
     available = available_adapters()
-    kernels = tuple(sorted(available if all_ops else set(blob.kernels),
+    kernels = tuple(sorted(available if all_ops else set(blob.adapters),
                            key=lambda k: ADAPTERS_BY_NAME[k].kernel_id))  # fmt: skip
     arena = max(blob.arena_bytes, arena_bytes or 0)
     arena = (arena + 15) // 16 * 16
@@ -135,7 +135,7 @@ def convert(
     sized = size_model(graph, board, all_ops=all_ops, arena_bytes=arena_bytes,
                        load_capacity=load_capacity, name=model_name)
     require_fits(sized.budget, graph.source)
-    blob, kernels, arena, load_capacity = (sized.blob, sized.kernels, sized.arena_bytes,
+    blob, kernels, arena, load_capacity = (sized.blob, sized.adapters, sized.arena_bytes,
                                            sized.load_capacity)  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
     _write_sources(out, blob, kernels, arena, load_capacity, model_name, graph, board.name)
@@ -148,7 +148,7 @@ def convert(
         plan=blob.plan,
         op_order=blob.op_order,
         op_names=tuple(graph.ops[i].name for i in blob.op_order),
-        kernels=kernels,
+        linked=kernels,
         model_flash_bytes=len(blob.data),
         model_hash=blob.crc,
         load_image=blob.data,
@@ -240,7 +240,7 @@ list(APPEND TH_APP_INCLUDE_DIRS "${{CMAKE_CURRENT_LIST_DIR}}")
         "scratch_tail_bytes": blob.scratch_tail_bytes,
         "load_capacity": load_capacity,
         "kernels": list(kernels),
-        "model_kernels": list(blob.kernels),
+        "model_kernels": list(blob.adapters),
         "op_order": list(blob.op_order),
         "ops": [graph.ops[i].name for i in blob.op_order],
         "board": board_name,

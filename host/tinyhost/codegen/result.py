@@ -21,7 +21,7 @@ class ConvertResult:
     plan: MemoryPlan
     op_order: tuple[int, ...]  # graph op indices in execution order (the per-op profile's)
     op_names: tuple[str, ...]  # the ops' kinds, execution order
-    kernels: tuple[str, ...]  # what the firmware links for the model (backend's own names)
+    linked: tuple[str, ...]  # what the firmware links: interpreter adapters, kernel functions
     model_flash_bytes: int  # model data in flash (weights, biases, tables, descriptions)
     model_hash: int  # what the device reports in INFO for this model
     load_image: bytes | None  # what LOAD_MODEL takes to install this model; None: cannot
