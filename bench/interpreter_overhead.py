@@ -7,7 +7,7 @@ counter. Also a chain of N one-element ADDs (dispatch + the smallest real kernel
 
     python bench/interpreter_overhead.py [--board host|netduinoplus2|mps2-an386] [--ops 200]
 
-Prints a table and one JSON line. Units follow the board counter (DESIGN §9).
+Prints a table and one JSON line. Units follow the board counter (ARCHITECTURE.md §4.7).
 """
 
 from __future__ import annotations

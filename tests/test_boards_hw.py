@@ -67,7 +67,7 @@ def test_hw_board_json(name: str) -> None:
     assert b.clock_hz == clock
     assert b.flash_method in ("openocd", "st-flash", "pyocd") and b.is_hardware
     assert b.probe is not None and b.probe.openocd_target and b.probe.pyocd_target
-    # Real hardware reports DWT cycles at the core clock (DESIGN §9).
+    # Real hardware reports DWT cycles at the core clock (ARCHITECTURE.md §4.7).
     assert (b.counter.driver, b.counter.unit, b.counter.hz) == ("dwt", "cycles", clock)
     assert not b.semihosting  # BKPT 0xAB without a debugger would HardFault
     assert (b.uart.base, b.uart.vcp) == VCP[name]
@@ -85,7 +85,7 @@ def test_hw_board_json(name: str) -> None:
 
 
 def test_no_qemu_board_uses_dwt() -> None:
-    """DWT CYCCNT reads 0 on QEMU (DESIGN §7)."""
+    """DWT CYCCNT reads 0 on QEMU (ARCHITECTURE.md §4.10)."""
     for name in list_boards():
         b = load_board(name)
         if b.qemu_machine is not None:

@@ -1,4 +1,4 @@
-"""The serial protocol (DESIGN §8, firmware/protocol/README.md), both ends.
+"""The serial protocol (ARCHITECTURE.md §4.5, firmware/protocol/README.md), both ends.
 
 The device end runs as the native test device (firmware/protocol/test_device: th_proto with a
 fake application), built with gcc and ASan/UBSan, over real pipes and a pty. Every read has a

@@ -61,7 +61,7 @@ def test_hello_over_serial_link(board: str, firmware: dict[tuple[str, str], Buil
     with open_session(elf, board, timeout=30) as s:
         line = s.port.read_until(f"hello {board}\n".encode())
         assert line.endswith(f"hello {board}\n".encode()), line
-        # RX was enabled before that line went out, so this byte cannot be lost (DESIGN §7).
+        # RX was on before that line went out, so this byte cannot be lost (ARCHITECTURE.md §4.10).
         s.port.write(b"x")
         rest = s.port.read_until(b"echo:x\n")
         assert rest.endswith(b"echo:x\n"), rest

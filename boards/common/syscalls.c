@@ -1,7 +1,7 @@
 /*
  * Minimal newlib system calls for bare-metal boards, so printf and friends
  * link: stdout/stderr go to the UART, and the heap is deliberately absent
- * (_sbrk always fails), which keeps memory use fully static (DESIGN §4):
+ * (_sbrk always fails), which keeps memory use fully static (ARCHITECTURE.md §4.2):
  * malloc returns NULL instead of growing into the stack.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /*
  * th_interp.h - the tinyhost model interpreter: runs a model blob (BLOB_FORMAT.md) with the
- * tinyhost int8 kernels. DESIGN.md §5.
+ * tinyhost int8 kernels. ARCHITECTURE.md §4.4.
  *
  *   static th_interp ctx;                         // ~1.3 KiB: keep it static
  *   static uint8_t arena[ARENA_BYTES] TH_ARENA;   // from the generated model_blob.h

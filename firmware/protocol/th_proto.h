@@ -1,5 +1,5 @@
 /*
- * th_proto: the device end of the tinyhost serial protocol (DESIGN.md §8).
+ * th_proto: the device end of the tinyhost serial protocol (ARCHITECTURE.md §4.5).
  * The wire format is specified in README.md next to this file; this header
  * is the C API the firmware application plugs into.
  *
@@ -85,7 +85,7 @@ enum th_proto_dtype {
     TH_PROTO_DT_FLOAT32 = 4
 };
 
-/* Counter unit codes (DESIGN §9) */
+/* Counter unit codes (ARCHITECTURE.md §4.7) */
 enum th_proto_unit {
     TH_PROTO_UNIT_NONE = 0,
     TH_PROTO_UNIT_CYCLES = 1,

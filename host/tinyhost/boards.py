@@ -126,7 +126,7 @@ class Board:
 
     @property
     def arena_alignment(self) -> int:
-        """Arena buffer alignment (DESIGN §4): 16 bytes for MVE targets, else 4."""
+        """Arena buffer alignment (ARCHITECTURE.md §4.2): 16 bytes for MVE targets, else 4."""
         return 16 if self.mve else 4
 
 

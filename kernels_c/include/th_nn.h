@@ -1,5 +1,5 @@
 /*
- * th_nn.h - the public API of the tinyhost int8 kernels (DESIGN.md §3, §6).
+ * th_nn.h - the public API of the tinyhost int8 kernels (ARCHITECTURE.md §4.1-§4.3).
  *
  * Every kernel takes, in this order: a context (caller-provided scratch), the op params,
  * the quant params, then (dims, data) pairs for input, filter, bias, output. It checks

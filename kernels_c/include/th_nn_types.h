@@ -1,7 +1,7 @@
 /*
  * th_nn_types.h - plain structs and the status enum of the tinyhost int8 kernels.
  *
- * Conventions (DESIGN.md §3, §6):
+ * Conventions (ARCHITECTURE.md §4.1-§4.3):
  *  - Activations are int8 NHWC; a th_dims describes them as (n, h, w, c).
  *  - CONV_2D filters are OHWI int8, described as (n=Cout, h=KH, w=KW, c=Cin/groups).
  *    DEPTHWISE_CONV_2D filters are [1, KH, KW, Cout]. FULLY_CONNECTED weights are

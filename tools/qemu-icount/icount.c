@@ -1,6 +1,6 @@
 /*
  * icount.c - exact instruction counter between two marker addresses, as a
- * QEMU TCG plugin (tinyhost, DESIGN §7/§9).
+ * QEMU TCG plugin (tinyhost, ARCHITECTURE.md §4.7, §4.10).
  *
  *   qemu-system-arm ... -plugin icount.so,start=0xADDR,stop=0xADDR[,out=FILE]
  *   qemu-system-arm ... -plugin icount.so,mark=0xADDR[,mark=0xADDR...],out=FILE

@@ -1,6 +1,6 @@
 /*
  * DWT CYCCNT (Cortex-M3/M4/M7) as the free-running counter: core clock cycles on real
- * hardware. Never select it for QEMU boards: CYCCNT reads 0 on every QEMU machine (DESIGN §7).
+ * hardware. Never select it for QEMU boards: CYCCNT reads 0 on every QEMU machine (ARCHITECTURE.md §4.10).
  *
  * Where the DWT does not count (Renode tags it on its STM32F7 platform) th_counter_hw_init
  * notices and falls back to SysTick on the processor clock, reporting the unit "systick";

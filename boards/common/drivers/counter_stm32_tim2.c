@@ -2,7 +2,7 @@
  * STM32 TIM2 (32-bit) as free-running counter. On QEMU the timer clock is
  * 1 GHz of virtual time, so with prescaler 0 under
  * -icount shift=0,align=off,sleep=off it counts exactly one per executed
- * instruction (measured, DESIGN §7).
+ * instruction (measured, ARCHITECTURE.md §4.10).
  */
 #include "th_board.h"
 #include "th_board_internal.h"

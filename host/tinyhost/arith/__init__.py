@@ -1,4 +1,4 @@
-"""The int8 arithmetic contract (DESIGN.md §3), shared by the reference and the code generators.
+"""The int8 arithmetic contract (ARCHITECTURE.md §4.1), shared by reference and code generators.
 
 `fixedpoint` holds the integer primitives; the other modules derive each op's integer
 parameters from the IR exactly as TFLite Micro's Prepare functions do, so the NumPy

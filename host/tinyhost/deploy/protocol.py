@@ -1,4 +1,4 @@
-"""Host end of the tinyhost serial protocol (DESIGN.md §8).
+"""Host end of the tinyhost serial protocol (ARCHITECTURE.md §4.5).
 
 The wire format is specified in firmware/protocol/README.md; the device end is
 firmware/protocol/th_proto.c. Layers, bottom up:

@@ -11,7 +11,7 @@ Two ways to run:
   manager that always kills the process, and a watchdog kills it at the timeout.
 
 All QEMU runs use ``-icount shift=0,align=off,sleep=off``: every timer is deterministic and
-netduinoplus2's TIM2 counts one per instruction (DESIGN §7).
+netduinoplus2's TIM2 counts one per instruction (ARCHITECTURE.md §4.10).
 """
 
 from __future__ import annotations

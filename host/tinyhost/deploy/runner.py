@@ -4,7 +4,7 @@
 build the interpreter firmware (reusing the build tree), start it (natively for the `host`
 board, on QEMU otherwise), wait for READY, then SET_INPUT / INVOKE / GET_OUTPUT /
 GET_PROFILE for each input set. Latency is reported in the board counter's unit
-(DESIGN §9): `host-ns`, `instructions`, `systick` or `cycles`, never a bare number.
+(ARCHITECTURE.md §4.7): `host-ns`, `instructions`, `systick` or `cycles`, never a bare number.
 
 On QEMU boards QEMU runs with the icount plugin in mark mode and latency is the EXACT count of
 executed instructions (unit `instructions`, `hz` = the board's real clock, so milliseconds are

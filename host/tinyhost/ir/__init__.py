@@ -1,4 +1,4 @@
-"""The intermediate representation: a graph of tensors and ops in execution order (DESIGN.md §2)."""
+"""The intermediate representation: tensors and ops in execution order (ARCHITECTURE.md §4.11)."""
 
 from tinyhost.ir.graph import Graph, Op, Quantization, Tensor
 from tinyhost.ir.ops import (

@@ -1,4 +1,4 @@
-"""NumPy reference executor: TFLite Micro's int8 arithmetic and plain float32 (DESIGN.md §3)."""
+"""NumPy reference executor: TFLite Micro's int8 arithmetic and float32 (ARCHITECTURE.md §4.1)."""
 
 from tinyhost.reference.executor import (
     RunResult,
