@@ -1,6 +1,7 @@
 """The four MLPerf Tiny int8 models on mps2-an386 beside TFLite Micro + CMSIS-NN.
 
     python bench/mlperf.py [--json] [--board mps2-an386] [--models kws_ref_model ...]
+                           [--backends interpreter compiled]
 
 Each model runs through `tinyhost bench` (tinyhost.deploy.bench.bench): exact executed
 instructions of one inference (QEMU icount plugin), with the same deterministic input as the
@@ -121,13 +122,13 @@ def _fmt(v: float | None, spec: str = ",.0f") -> str:
 
 def print_table(rows: list[dict], board: str) -> None:
     print(f"MLPerf Tiny int8 on {board} (exact executed instructions per inference)")
-    head = (f"{'model':<24} {'ours':>12} {'TFLM+CMSIS':>12} {'ratio':>6} {'MAC/ins':>7} "
+    head = (f"{'model':<24} {'backend':<11} {'ours':>12} {'TFLM+CMSIS':>12} {'ratio':>6} {'MAC/ins':>7} "
             f"{'arena':>8} {'TFLM':>8} {'code B':>8} {'TFLM lib':>8} "
             f"{'exact':>5} {'=TFLM':>5}")  # fmt: skip
     print(head)
     print("-" * len(head))
     for r in rows:
-        print(f"{r['model']:<24} {_fmt(r['instructions']):>12} {_fmt(r['tflm_instructions']):>12} "
+        print(f"{r['model']:<24} {r['backend']:<11} {_fmt(r['instructions']):>12} {_fmt(r['tflm_instructions']):>12} "
               f"{_fmt(r['ratio_instructions'], '.2f'):>6} "
               f"{_fmt(r['macs_per_instruction'], '.3f'):>7} "
               f"{_fmt(r['arena_bytes']):>8} {_fmt(r['tflm_arena_bytes']):>8} "
@@ -149,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--board", default="mps2-an386", help="QEMU board (peers: mps2-an386)")
     ap.add_argument("--models", nargs="*", default=MODELS, help="subset of the four models")
     ap.add_argument("--runs", type=int, default=1, help="inferences per model")
+    ap.add_argument("--backends", nargs="*", default=["interpreter", "compiled"],
+                    help="backends to run, each a row per model (default both)")
     args = ap.parse_args(argv)
 
     peers_md = SHARED / "PEERS.md"
@@ -160,9 +163,11 @@ def main(argv: list[str] | None = None) -> int:
             skipped.append(name)
             print(f"skip {name}: {path} absent", file=sys.stderr)
             continue
-        work = ROOT / "build" / "bench" / f"mlperf-{args.board}-{name}"
-        result = bench(read_model(path), args.board, runs=args.runs, work_dir=work)
-        rows.append(compare(result, peers.get(f"mlperf_tiny/{name}", {})))
+        for backend in args.backends:
+            work = ROOT / "build" / "bench" / f"mlperf-{args.board}-{backend}-{name}"
+            result = bench(read_model(path), args.board, backend=backend, runs=args.runs,
+                           work_dir=work)  # fmt: skip
+            rows.append(compare(result, peers.get(f"mlperf_tiny/{name}", {})))
     if args.json:
         json.dump({"board": args.board, "models": rows, "skipped": skipped}, sys.stdout)
         print()

@@ -56,11 +56,11 @@ def evaluate(graph: Graph, label: str, images: np.ndarray, labels: np.ndarray) -
 
 
 def device_section(graph: Graph, board: str, images: np.ndarray, labels: np.ndarray,
-                   expected: list[np.ndarray]) -> list[str]:
+                   expected: list[np.ndarray], backend: str = "interpreter") -> list[str]:
     """Convert, build and run `graph` on `board` for every image; the report lines."""
     from tinyhost.deploy.runner import run_model
 
-    report = run_model(graph, board, [[image[None]] for image in images])
+    report = run_model(graph, board, [[image[None]] for image in images], backend=backend)
     outputs = [run.outputs[0] for run in report.runs]
     predictions = np.array([int(np.argmax(o)) for o in outputs])
     same = sum(int(np.array_equal(o, e)) for o, e in zip(outputs, expected))
@@ -88,7 +88,8 @@ def device_section(graph: Graph, board: str, images: np.ndarray, labels: np.ndar
     return lines
 
 
-def run_demo(models: Path = DEMO_MODELS, board: str | None = "mps2-an386") -> str:
+def run_demo(models: Path = DEMO_MODELS, board: str | None = "mps2-an386",
+             backend: str = "interpreter") -> str:
     data_path = models / "digits_data.npz"
     if not data_path.is_file():
         raise InputDataError(f"{data_path}: demo data missing (run from a tinyhost checkout)")
@@ -124,5 +125,5 @@ def run_demo(models: Path = DEMO_MODELS, board: str | None = "mps2-an386") -> st
         lines.append(f"{r.label:<16} {100 * r.top1:>7.2f}% {r.ms_per_inference:>13.2f}")
     if board is not None:
         expected = [reference.run(int8_graph, [image[None]]).outputs[0] for image in images]
-        lines += device_section(int8_graph, board, images, labels, expected)
+        lines += device_section(int8_graph, board, images, labels, expected, backend)
     return "\n".join(lines)

@@ -64,7 +64,7 @@ def _dump_tensors(graph, tensors: dict[int, np.ndarray], directory: Path) -> Non
 def _cmd_demo(args: argparse.Namespace) -> int:
     from tinyhost.demo import run_demo
 
-    print(run_demo(board=None if args.board == "none" else args.board))
+    print(run_demo(board=None if args.board == "none" else args.board, backend=args.backend))
     return 0
 
 
@@ -95,5 +95,7 @@ def add_parser(sub) -> None:
     p.add_argument("--board", default="mps2-an386",
                    help="where the int8 model runs after the reference (default mps2-an386 on "
                         "QEMU; 'host' runs natively; 'none' skips the device)")
+    p.add_argument("--backend", choices=backend_names(), default="interpreter",
+                   help="how the model runs on the board (default interpreter)")
     p.set_defaults(func=_cmd_demo)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tinyhost.codegen import interpreter
+from tinyhost.codegen import compiled, interpreter
 from tinyhost.codegen.result import ConvertResult
 from tinyhost.errors import TinyhostError
 from tinyhost.plan.budget import Budget
@@ -30,6 +30,12 @@ BACKENDS: dict[str, Backend] = {
         "model blob + C interpreter (LOAD_MODEL can swap the model without a rebuild)",
         interpreter.convert,
         interpreter.fit,
+    ),
+    "compiled": Backend(
+        "compiled",
+        "generated C, one function per op, no interpreter (the model is compiled in)",
+        compiled.convert,
+        compiled.fit,
     ),
 }
 

@@ -96,7 +96,7 @@ def io_quantization(graph: Graph) -> dict[str, list[dict]]:
     return out
 
 
-def _io_quant_defines(graph: Graph) -> str:
+def io_quant_defines(graph: Graph) -> str:
     lines = ["/* Model inputs and outputs: real = SCALE * (q - ZERO_POINT). */"]
     for role, entries in io_quantization(graph).items():
         for k, e in enumerate(entries):
@@ -175,7 +175,7 @@ def _write_sources(
 /* LOAD_MODEL receive buffer (0 = the firmware refuses LOAD_MODEL). */
 #define TH_MODEL_LOAD_CAPACITY {load_capacity}u
 #define TH_MODEL_BLOB_CRC 0x{blob.crc:08x}u
-{_io_quant_defines(graph)}
+{io_quant_defines(graph)}
 
 extern const uint8_t th_model_blob[];
 extern const uint32_t th_model_blob_len;

@@ -311,7 +311,8 @@ def run_model(
             "serial port (e.g. /dev/ttyACM0, the ST-LINK virtual COM port)"
         )
     name = Path(graph.source).stem or "model"
-    work = Path(work_dir) if work_dir is not None else default_build_root() / f"{b.name}-{name}"
+    work = (Path(work_dir) if work_dir is not None
+            else default_build_root() / f"{b.name}-{backend}-{name}")
     conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes)
     fw = None if port is not None else build_firmware(work / "model", b, work / "build")
     prepared = [prepare_device_inputs(graph, s) for s in input_sets]

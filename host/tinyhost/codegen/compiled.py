@@ -1,0 +1,421 @@
+"""`tinyhost convert --backend compiled`: the model as generated C, no interpreter.
+
+From the same lowering, plan and scratch grants as the interpreter (ARCHITECTURE.md §4.4), a
+jinja2 template (`templates/compiled_model.c.j2`) writes `model.c`: one function per op that
+calls its kernels_c function with every shape, offset and quantization parameter as a
+constant (static const structs), activations at the planner's fixed arena offsets, weights in
+the layout the board's kernel build reads, and the firmware's model interface
+(`firmware/model/th_model.h`), so the protocol firmware runs it unchanged. RESHAPE/SQUEEZE
+cost nothing where the plan aliased them; the linker keeps only the kernels the calls name.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import numpy as np
+
+from tinyhost.arith.activations import DequantizeParams, QuantizeParams, SoftmaxParams
+from tinyhost.arith.conv import ConvParams, FullyConnectedParams
+from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.pool import PoolParams
+from tinyhost.arith.reduce import MeanParams
+from tinyhost.boards import Board
+from tinyhost.codegen.interpreter import io_quant_defines, io_quantization, target_for
+from tinyhost.codegen.layout import CONV_BLOCK, FC_BLOCK, interleave_filter
+from tinyhost.codegen.lower import (
+    MAX_RANK,
+    Call,
+    ConcatParams,
+    CopyParams,
+    LutParams,
+    PadParams,
+    StridedSliceParams,
+    TransposeParams,
+    lower_graph,
+)
+from tinyhost.codegen.result import ConvertResult
+from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
+from tinyhost.codegen.support import require_device_support
+from tinyhost.errors import TinyhostError
+from tinyhost.ir import Graph
+from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
+from tinyhost.plan.budget import Budget, budget_for, require_fits
+
+_CTYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t",
+           np.dtype(np.int16): "int16_t", np.dtype(np.uint8): "uint8_t",
+           np.dtype(np.float32): "float"}  # fmt: skip
+_DTYPE_CODES = {np.dtype(np.int8): "TH_MODEL_INT8", np.dtype(np.uint8): "TH_MODEL_UINT8",
+                np.dtype(np.int16): "TH_MODEL_INT16", np.dtype(np.int32): "TH_MODEL_INT32",
+                np.dtype(np.float32): "TH_MODEL_FLOAT32"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Array:
+    name: str
+    ctype: str
+    count: int
+    body: str
+    nbytes: int
+
+
+class _Model:
+    """What the template needs, gathered from the calls (one instance per conversion)."""
+
+    def __init__(self, graph: Graph, plan: MemoryPlan, grants: ScratchGrants,
+                 interleaved: bool) -> None:
+        self.graph = graph
+        self.plan = plan
+        self.grants = grants
+        self.interleaved = interleaved
+        self.arrays: list[_Array] = []
+        self._tensor_arrays: dict[int, str] = {}
+
+    # -- data ---------------------------------------------------------------------------------
+
+    def array(self, name: str, data: np.ndarray) -> str:
+        data = np.ascontiguousarray(data).reshape(-1)
+        ctype = _CTYPES[data.dtype]
+        if data.dtype == np.float32:
+            values = [f"{float(v)!r}f" for v in data]
+        else:
+            values = [str(int(v)) for v in data]
+        per_line = 16 if data.itemsize == 1 else 8
+        lines = [", ".join(values[k : k + per_line]) for k in range(0, len(values), per_line)]
+        body = ",\n".join("    " + line for line in lines)
+        self.arrays.append(_Array(name, ctype, max(1, data.size), body or "    0", data.nbytes))
+        return name
+
+    def constant_tensor(self, t: int, layout_block: int | None = None) -> str:
+        if t not in self._tensor_arrays:
+            tensor = self.graph.tensors[t]
+            data = np.asarray(tensor.data).astype(tensor.dtype)
+            if layout_block is not None:
+                data = interleave_filter(data.reshape(data.shape[0], -1), layout_block)
+            self._tensor_arrays[t] = self.array(f"tensor_{t}", data)
+        return self._tensor_arrays[t]
+
+    def pointer(self, t: int | None, ctype: str, const: bool = True,
+                layout_block: int | None = None) -> str:
+        """A C expression for tensor t: a const array, or its fixed place in the arena."""
+        if t is None:
+            return "NULL"
+        tensor = self.graph.tensors[t]
+        if tensor.data is not None:
+            return self.constant_tensor(t, layout_block)
+        qual = "const " if const else ""
+        return f"({qual}{ctype} *)(arena + {self.plan.tensor_offset(t)})"
+
+    def context(self, op: int) -> str:
+        grant = self.grants.for_op(op)
+        if grant is None:
+            return "    static const th_context ctx = {NULL, 0};"
+        return f"    const th_context ctx = {{arena + {grant.offset}, {grant.size}}};"
+
+    def shape(self, t: int) -> str:
+        """th_shape of tensor t with its own rank (a scalar as rank 1)."""
+        dims = list(self.graph.tensors[t].shape)
+        rank = len(dims)
+        if rank == 0:
+            rank, dims = 1, [1]
+        return f"{{{rank}, {{{', '.join(map(str, dims + [1] * (MAX_RANK - len(dims))))}}}}}"
+
+    def dims4(self, t: int) -> str:
+        return "{" + ", ".join(map(str, self.graph.tensors[t].shape)) + "}"
+
+    # -- one op ---------------------------------------------------------------------------------
+
+    def body(self, call: Call) -> tuple[str, str]:
+        """(C statements of op_<index>(), a note for its comment)."""
+        p, i = call.params, call.op
+        x, out = call.inputs[0], call.outputs[0]
+        y = self.pointer(out, "int8_t", const=False)
+        if isinstance(p, ConvParams):
+            dw = call.function == "th_dw_conv_s8"
+            mult = self.array(f"op{i}_multiplier", call.arrays["multiplier"])
+            shift = self.array(f"op{i}_shift", call.arrays["shift"])
+            block = None if dw or not self.interleaved else CONV_BLOCK
+            w = self.pointer(call.inputs[1], "int8_t", layout_block=block)
+            b = self.pointer(call.inputs[2], "int32_t")
+            ptype = "th_dw_conv_params" if dw else "th_conv_params"
+            fields = (f".input_offset = {p.input_offset}, .output_offset = {p.output_offset}, "
+                      + (f".ch_mult = {p.ch_mult}, " if dw else "")
+                      + f".stride = {{{p.stride_h}, {p.stride_w}}}, "
+                      f".padding = {{{p.pad_top}, {p.pad_left}}}, "
+                      f".dilation = {{{p.dilation_h}, {p.dilation_w}}}, "
+                      f".activation = {{{p.act_min}, {p.act_max}}}")  # fmt: skip
+            return (f"{self.context(i)}\n"
+                    f"    static const {ptype} params = {{{fields}}};\n"
+                    f"    static const th_per_channel_quant quant = {{{mult}, {shift}}};\n"
+                    f"    static const th_dims in = {self.dims4(x)}, filter = "
+                    f"{self.dims4(call.inputs[1])}, out = {self.dims4(out)};\n"
+                    f"    return {call.function}(&ctx, &params, &quant, &in, "
+                    f"{self.pointer(x, 'int8_t')}, &filter, {w}, {b}, &out, {y});"), ""
+        if isinstance(p, FullyConnectedParams):
+            w_shape = self.graph.tensors[call.inputs[1]].shape
+            cout, cin = int(w_shape[0]), int(w_shape[1])
+            batches = int(np.prod(self.graph.tensors[x].shape)) // cin
+            block = FC_BLOCK if self.interleaved else None
+            w = self.pointer(call.inputs[1], "int8_t", layout_block=block)
+            b = self.pointer(call.inputs[2], "int32_t")
+            if call.per_channel:
+                mult = self.array(f"op{i}_multiplier", call.arrays["multiplier"])
+                shift = self.array(f"op{i}_shift", call.arrays["shift"])
+                quant = (f"    static const th_per_channel_quant quant = {{{mult}, {shift}}};")
+            else:
+                quant = (f"    static const th_per_tensor_quant quant = "
+                         f"{{{int(p.out_multiplier[0])}, {int(p.out_shift[0])}}};")  # fmt: skip
+            return (f"{self.context(i)}\n"
+                    f"    static const th_fc_params params = {{{p.input_offset}, "
+                    f"{p.filter_offset}, {p.output_offset}, {{{p.act_min}, {p.act_max}}}}};\n"
+                    f"{quant}\n"
+                    f"    static const th_dims in = {{{batches}, 1, 1, {cin}}}, filter = "
+                    f"{{{cout}, 1, 1, {cin}}}, out = {{{batches}, 1, 1, {cout}}};\n"
+                    f"    return {call.function}(&ctx, &params, &quant, &in, "
+                    f"{self.pointer(x, 'int8_t')}, &filter, {w}, {b}, &out, {y});"), ""
+        if isinstance(p, PoolParams):
+            return (f"    static const th_pool_params params = {{{{{p.stride_h}, {p.stride_w}}}, "
+                    f"{{{p.filter_h}, {p.filter_w}}}, {{{p.pad_top}, {p.pad_left}}}, "
+                    f"{{{p.act_min}, {p.act_max}}}}};\n"
+                    f"    static const th_dims in = {self.dims4(x)}, out = {self.dims4(out)};\n"
+                    f"    return {call.function}(NULL, &params, &in, {self.pointer(x, 'int8_t')}, "
+                    f"&out, {y});"), ""
+        if isinstance(p, SoftmaxParams):
+            return (f"    static const th_softmax_params params = {{{p.input_multiplier}, "
+                    f"{p.input_left_shift}, {p.diff_min}}};\n"
+                    f"    static const th_shape shape = {self.shape(x)};\n"
+                    f"    return th_softmax_s8(NULL, &params, &shape, {self.pointer(x, 'int8_t')}, "
+                    f"{y});"), ""
+        if isinstance(p, AddParams):
+            a, b2 = call.inputs[0], call.inputs[1]
+            head = (f"    static const th_add_params params = {{{p.input1_offset}, "
+                    f"{p.input2_offset}, {p.output_offset}, {p.left_shift}, "
+                    f"{{{p.activation_min}, {p.activation_max}}}}};\n"
+                    f"    static const th_add_quant quant = {{{p.input1_multiplier}, "
+                    f"{p.input1_shift}, {p.input2_multiplier}, {p.input2_shift}, "
+                    f"{p.output_multiplier}, {p.output_shift}}};\n"
+                    f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
+                    f"so = {self.shape(out)};\n")  # fmt: skip
+            tables = ""
+            if call.function.endswith("_tables"):
+                t1 = self.array(f"op{i}_table1", np.asarray(call.arrays["table1"], np.int32))
+                t2 = self.array(f"op{i}_table2", np.asarray(call.arrays["table2"], np.int32))
+                tables = f"{t1}, {t2}, "
+            return (head + f"    return {call.function}(NULL, &params, &quant, {tables}&s1, "
+                    f"{self.pointer(a, 'int8_t')}, &s2, {self.pointer(b2, 'int8_t')}, &so, "
+                    f"{y});"), ""
+        if isinstance(p, MulParams):
+            a, b2 = call.inputs[0], call.inputs[1]
+            return (f"    static const th_mul_params params = {{{p.input1_offset}, "
+                    f"{p.input2_offset}, {p.output_offset}, "
+                    f"{{{p.activation_min}, {p.activation_max}}}}};\n"
+                    f"    static const th_per_tensor_quant quant = {{{p.output_multiplier}, "
+                    f"{p.output_shift}}};\n"
+                    f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
+                    f"so = {self.shape(out)};\n"
+                    f"    return th_mul_s8(NULL, &params, &quant, &s1, {self.pointer(a, 'int8_t')}"
+                    f", &s2, {self.pointer(b2, 'int8_t')}, &so, {y});"), ""
+        if isinstance(p, LutParams):
+            table = self.array(f"op{i}_table", np.asarray(call.arrays["table"], np.int8))
+            size = self.graph.tensors[x].size_bytes
+            return (f"    return th_lut_s8(NULL, {table}, {size}, {self.pointer(x, 'int8_t')}, "
+                    f"{y});"), ""
+        if isinstance(p, QuantizeParams | DequantizeParams):
+            n = int(np.prod(self.graph.tensors[x].shape))
+            q = isinstance(p, QuantizeParams)
+            src, dst = ("float", "int8_t") if q else ("int8_t", "float")
+            return (f"    static const th_affine_params params = {{{float(np.float32(p.scale))!r}f,"
+                    f" {p.zero_point}}};\n"
+                    f"    return {call.function}(NULL, &params, {n}, {self.pointer(x, src)}, "
+                    f"{self.pointer(out, dst, const=False)});"), ""
+        if isinstance(p, MeanParams):
+            mask = sum(1 << a for a in p.axes)
+            return (f"    static const th_mean_params params = {{{p.input_zero_point}, "
+                    f"{p.output_zero_point}, {mask}u}};\n"
+                    f"    static const th_per_tensor_quant quant = {{{p.multiplier}, "
+                    f"{p.shift}}};\n"
+                    f"    static const th_shape si = {self.shape(x)}, "
+                    f"so = {self.shape(out)};\n"
+                    f"    return th_mean_s8(NULL, &params, &quant, &si, "
+                    f"{self.pointer(x, 'int8_t')}, &so, {y});"), ""
+        if isinstance(p, PadParams):
+            rank = len(p.before)
+            before = ", ".join(map(str, list(p.before) + [0] * (MAX_RANK - rank)))
+            after = ", ".join(map(str, list(p.after) + [0] * (MAX_RANK - rank)))
+            return (f"    static const th_pad_params params = {{{p.pad_value}, {{{before}}}, "
+                    f"{{{after}}}}};\n"
+                    f"    static const th_shape si = {self.shape(x)}, "
+                    f"so = {self.shape(out)};\n"
+                    f"    return th_pad_s8(NULL, &params, &si, {self.pointer(x, 'int8_t')}, &so, "
+                    f"{y});"), ""
+        if isinstance(p, ConcatParams):
+            ins = [t for t in call.inputs if t is not None]
+            shapes = ", ".join(self.shape(t) for t in ins)
+            ptrs = ", ".join(self.pointer(t, "int8_t") for t in ins)
+            return (f"    static const th_concat_params params = {{{p.axis}, {len(ins)}}};\n"
+                    f"    static const th_shape shapes[{len(ins)}] = {{{shapes}}};\n"
+                    f"    const int8_t *const inputs[{len(ins)}] = {{{ptrs}}};\n"
+                    f"    static const th_shape so = {self.shape(out)};\n"
+                    f"    return th_concat_s8(NULL, &params, shapes, inputs, &so, {y});"), ""
+        if isinstance(p, TransposeParams):
+            perm = list(p.perm) + list(range(len(p.perm), MAX_RANK))
+            return (f"    static const th_transpose_params params = "
+                    f"{{{{{', '.join(map(str, perm))}}}}};\n"
+                    f"    static const th_shape si = {self.shape(x)}, "
+                    f"so = {self.shape(out)};\n"
+                    f"    return th_transpose_s8(NULL, &params, &si, {self.pointer(x, 'int8_t')}, "
+                    f"&so, {y});"), ""
+        if isinstance(p, StridedSliceParams):
+            rank = len(p.begin)
+            begin = list(p.begin) + [0] * (MAX_RANK - rank)
+            stride = list(p.stride) + [1] * (MAX_RANK - rank)
+            count = list(p.count) + [1] * (MAX_RANK - rank)
+            return (f"    static const th_strided_slice_params params = "
+                    f"{{{{{', '.join(map(str, begin))}}}, {{{', '.join(map(str, stride))}}}}};\n"
+                    f"    static const th_shape si = {self.shape(x)}, "
+                    f"so = {{{rank}, {{{', '.join(map(str, count))}}}}};\n"
+                    f"    return th_strided_slice_s8(NULL, &params, &si, "
+                    f"{self.pointer(x, 'int8_t')}, &so, {y});"), ""
+        if isinstance(p, CopyParams):
+            src, dst = self.plan.tensor_offset(x), self.plan.tensor_offset(out)
+            if src == dst:
+                return "    return TH_OK;", "aliased by the plan: no code"
+            n = self.graph.tensors[out].size_bytes
+            return f"    memmove(arena + {dst}, arena + {src}, {n});\n    return TH_OK;", ""
+        raise TinyhostError(f"op {i}: the compiled backend has no template for {call.function}")
+
+
+def _io_entries(graph: Graph, plan: MemoryPlan) -> list[dict]:
+    entries = []
+    for role, indices in (("input", graph.inputs), ("output", graph.outputs)):
+        for t in indices:
+            tensor = graph.tensors[t]
+            q = tensor.quant
+            quantized = q is not None and q.scale.size == 1
+            dims = list(tensor.shape) + [0] * (MAX_RANK - len(tensor.shape))
+            entries.append({
+                "role": role, "name": tensor.name.replace("*/", "* /"),
+                "offset": plan.tensor_offset(t), "bytes": tensor.size_bytes,
+                "dtype": _DTYPE_CODES[np.dtype(tensor.dtype)], "rank": len(tensor.shape),
+                "dims": ", ".join(map(str, dims)),
+                "scale": repr(float(np.float32(q.scale[0]))) if quantized else "0.0",
+                "zero_point": int(q.zero_point[0]) if quantized else 0,
+            })  # fmt: skip
+    return entries
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Generated:
+    model_c: str
+    model_h: str
+    arena_bytes: int
+    model_flash_bytes: int
+    model_hash: int
+    plan: MemoryPlan
+    linked: tuple[str, ...]
+
+
+def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None) -> Generated:
+    """model.c and model.h for `graph` on `board` (nothing written)."""
+    require_device_support(graph, "compiled")
+    calls = lower_graph(graph, "compiled")
+    target = target_for(board)
+    options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
+    plan = plan_memory(graph, options=options)
+    grants = grant_scratch(graph, calls, plan, options)
+    arena = max(grants.arena_bytes, arena_bytes or 0)
+    arena = (arena + 15) // 16 * 16
+    model = _Model(graph, plan, grants, target.interleaved)
+    by_op = {c.op: c for c in calls}
+    ops = []
+    for i in plan.op_order:
+        body, note = model.body(by_op[i])
+        ops.append({"index": i, "kind": graph.ops[i].name, "body": body, "note": note})
+    context = {
+        "name": name, "board": board.name, "arena": arena, "plan_arena": plan.arena_bytes,
+        "tail": grants.tail_bytes, "n_ops": len(ops), "ops": ops, "arrays": model.arrays,
+        "io": _io_entries(graph, plan), "n_inputs": len(graph.inputs),
+        "n_outputs": len(graph.outputs), "io_defines": io_quant_defines(graph),
+    }  # fmt: skip
+    env = _environment()
+    body = env.get_template("compiled_model.c.j2").render(**context)
+    model_hash = zlib.crc32(body.encode()) & 0xFFFFFFFF
+    header = env.get_template("compiled_model.h.j2").render(hash=model_hash, **context)
+    linked = tuple(sorted({c.function for c in calls if c.function != "copy"}))
+    return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
+                     plan, linked)  # fmt: skip
+
+
+def _model_name(graph: Graph, name: str | None) -> str:
+    return name or Path(graph.source).stem or graph.name or "model"
+
+
+def fit(graph: Graph, board: Board, *, arena_bytes: int | None = None,
+        name: str | None = None, **options: object) -> Budget:
+    """What `convert --backend compiled` would need on `board` (nothing written)."""
+    _refuse_interpreter_options(options)
+    g = generate(graph, board, _model_name(graph, name), arena_bytes)
+    return budget_for(board, g.arena_bytes, g.model_flash_bytes)
+
+
+def _refuse_interpreter_options(options: dict) -> None:
+    if options.get("all_ops"):
+        raise TinyhostError("--all-ops is the interpreter's: the compiled backend links exactly "
+                            "the kernels its model calls")  # fmt: skip
+    if options.get("load_capacity"):
+        raise TinyhostError("--load-capacity is the interpreter's: a compiled model cannot be "
+                            "replaced over the link")  # fmt: skip
+
+
+def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int | None = None,
+            name: str | None = None, **options: object) -> ConvertResult:
+    """Write model.c, model.h, model.cmake and model.json for `graph` (int8) and `board`."""
+    _refuse_interpreter_options(options)
+    out = Path(out_dir)
+    model_name = _model_name(graph, name)
+    g = generate(graph, board, model_name, arena_bytes)
+    budget = budget_for(board, g.arena_bytes, g.model_flash_bytes)
+    require_fits(budget, graph.source)
+    out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
+    (out / "model.c").write_text(g.model_c)
+    (out / "model.h").write_text(g.model_h)
+    (out / "model.cmake").write_text(_CMAKE.format(name=model_name))
+    info = {
+        "model": model_name, "source": graph.source, "backend": "compiled", "board": board.name,
+        "arena_bytes": g.arena_bytes, "plan_arena_bytes": g.plan.arena_bytes,
+        "plan_lower_bound_bytes": g.plan.lower_bound_bytes,
+        "model_flash_bytes": g.model_flash_bytes, "model_hash": g.model_hash,
+        "linked": list(g.linked), "op_order": list(g.plan.op_order),
+        "ops": [graph.ops[i].name for i in g.plan.op_order], **io_quantization(graph),
+    }  # fmt: skip
+    (out / "model.json").write_text(json.dumps(info, indent=2) + "\n")
+    return ConvertResult(
+        backend="compiled", board=board.name, out_dir=out, model_name=model_name,
+        arena_bytes=g.arena_bytes, plan=g.plan, op_order=tuple(g.plan.op_order),
+        op_names=tuple(graph.ops[i].name for i in g.plan.op_order), linked=g.linked,
+        model_flash_bytes=g.model_flash_bytes, model_hash=g.model_hash, load_image=None,
+        load_capacity=0, budget=budget,
+    )  # fmt: skip
+
+
+_CMAKE = """# Generated by tinyhost convert --backend compiled (model '{name}').
+# Included by tinyhost's top-level CMakeLists.txt (-DMODEL_DIR=<this dir>), which sets TH_ROOT.
+if(NOT DEFINED TH_ROOT)
+  message(FATAL_ERROR "model.cmake is for tinyhost's CMakeLists.txt")
+endif()
+list(APPEND TH_APP_SOURCES "${{CMAKE_CURRENT_LIST_DIR}}/model.c")
+list(APPEND TH_APP_INCLUDE_DIRS "${{CMAKE_CURRENT_LIST_DIR}}" "${{TH_ROOT}}/firmware/include"
+     "${{TH_ROOT}}/firmware/model")
+"""
