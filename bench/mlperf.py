@@ -122,13 +122,15 @@ def _fmt(v: float | None, spec: str = ",.0f") -> str:
 
 def print_table(rows: list[dict], board: str) -> None:
     print(f"MLPerf Tiny int8 on {board} (exact executed instructions per inference)")
-    head = (f"{'model':<24} {'backend':<11} {'ours':>12} {'TFLM+CMSIS':>12} {'ratio':>6} {'MAC/ins':>7} "
+    head = (f"{'model':<24} {'backend':<11} {'ours':>12} {'TFLM+CMSIS':>12} {'ratio':>6} "
+            f"{'MAC/ins':>7} "
             f"{'arena':>8} {'TFLM':>8} {'code B':>8} {'TFLM lib':>8} "
             f"{'exact':>5} {'=TFLM':>5}")  # fmt: skip
     print(head)
     print("-" * len(head))
     for r in rows:
-        print(f"{r['model']:<24} {r['backend']:<11} {_fmt(r['instructions']):>12} {_fmt(r['tflm_instructions']):>12} "
+        print(f"{r['model']:<24} {r['backend']:<11} {_fmt(r['instructions']):>12} "
+              f"{_fmt(r['tflm_instructions']):>12} "
               f"{_fmt(r['ratio_instructions'], '.2f'):>6} "
               f"{_fmt(r['macs_per_instruction'], '.3f'):>7} "
               f"{_fmt(r['arena_bytes']):>8} {_fmt(r['tflm_arena_bytes']):>8} "
