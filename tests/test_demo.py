@@ -33,3 +33,13 @@ def test_demo_runs_on_qemu_bit_exact(capsys: pytest.CaptureFixture[str]) -> None
     assert re.search(r"latency: [\d,]+ instructions per inference", out), out
     scores = r"image 0 \(label \d\): output int8\[1, 10\] = \[(-?\d+, ){9}-?\d+\]"
     assert re.search(scores, out), out
+
+
+def test_demo_with_the_compiled_backend(capsys: pytest.CaptureFixture[str]) -> None:
+    """`tinyhost demo --backend compiled`: the same 300 images, bit-exact, no interpreter."""
+    assert main(["demo", "--backend", "compiled"]) == 0
+    out = capsys.readouterr().out
+    dev = re.search(r"on mps2-an386 \(compiled backend.*\n\s+top-1 ([\d.]+)% over 300 images; "
+                    r"outputs bit-exact with the reference: 300/300", out)  # fmt: skip
+    ref = re.search(r"int8 \(tinyhost\)\s+([\d.]+)%", out)
+    assert dev and ref and dev.group(1) == ref.group(1), out
