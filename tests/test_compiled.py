@@ -91,3 +91,10 @@ def test_interpreter_only_options_are_refused(tmp_path: Path) -> None:
     with pytest.raises(TinyhostError, match="--all-ops is the interpreter's"):
         get_backend("compiled").convert(graph, load_board("host"), tmp_path / "m", all_ops=True)
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("board", ["mps2-an500", "netduinoplus2", "mps3-an547"])
+@pytest.mark.parametrize("model", ["kws_dscnn_int8", "mobilenet_block_residual_int8"])
+def test_project_models_on_the_other_qemu_boards(board: str, model: str) -> None:
+    """Cortex-M7, the STM32F405's 128 KiB SRAM and Cortex-M55 (16-byte arena alignment)."""
+    _check(REPO / "tests" / "models" / f"{model}.tflite", board, samples=1)

@@ -124,6 +124,14 @@ class _Model:
             rank, dims = 1, [1]
         return f"{{{rank}, {{{', '.join(map(str, dims + [1] * (MAX_RANK - len(dims))))}}}}}"
 
+    def reshaping(self, function: str, params: str, x: int, out: int,
+                  so: str | None = None) -> str:
+        """A data-movement call: params, then input and output shapes and pointers."""
+        return (f"    static const {params};\n"
+                f"    static const th_shape si = {self.shape(x)}, so = {so or self.shape(out)};\n"
+                f"    return {function}(NULL, &params, &si, {self.pointer(x, 'int8_t')}, &so, "
+                f"{self.pointer(out, 'int8_t', const=False)});")
+
     def dims4(self, t: int) -> str:
         return "{" + ", ".join(map(str, self.graph.tensors[t].shape)) + "}"
 
@@ -246,12 +254,8 @@ class _Model:
             rank = len(p.before)
             before = ", ".join(map(str, list(p.before) + [0] * (MAX_RANK - rank)))
             after = ", ".join(map(str, list(p.after) + [0] * (MAX_RANK - rank)))
-            return (f"    static const th_pad_params params = {{{p.pad_value}, {{{before}}}, "
-                    f"{{{after}}}}};\n"
-                    f"    static const th_shape si = {self.shape(x)}, "
-                    f"so = {self.shape(out)};\n"
-                    f"    return th_pad_s8(NULL, &params, &si, {self.pointer(x, 'int8_t')}, &so, "
-                    f"{y});"), ""
+            return self.reshaping("th_pad_s8", f"th_pad_params params = {{{p.pad_value}, "
+                                  f"{{{before}}}, {{{after}}}}}", x, out), ""
         if isinstance(p, ConcatParams):
             ins = [t for t in call.inputs if t is not None]
             shapes = ", ".join(self.shape(t) for t in ins)
@@ -263,23 +267,17 @@ class _Model:
                     f"    return th_concat_s8(NULL, &params, shapes, inputs, &so, {y});"), ""
         if isinstance(p, TransposeParams):
             perm = list(p.perm) + list(range(len(p.perm), MAX_RANK))
-            return (f"    static const th_transpose_params params = "
-                    f"{{{{{', '.join(map(str, perm))}}}}};\n"
-                    f"    static const th_shape si = {self.shape(x)}, "
-                    f"so = {self.shape(out)};\n"
-                    f"    return th_transpose_s8(NULL, &params, &si, {self.pointer(x, 'int8_t')}, "
-                    f"&so, {y});"), ""
+            return self.reshaping("th_transpose_s8", f"th_transpose_params params = "
+                                  f"{{{{{', '.join(map(str, perm))}}}}}", x, out), ""
         if isinstance(p, StridedSliceParams):
             rank = len(p.begin)
             begin = list(p.begin) + [0] * (MAX_RANK - rank)
             stride = list(p.stride) + [1] * (MAX_RANK - rank)
             count = list(p.count) + [1] * (MAX_RANK - rank)
-            return (f"    static const th_strided_slice_params params = "
-                    f"{{{{{', '.join(map(str, begin))}}}, {{{', '.join(map(str, stride))}}}}};\n"
-                    f"    static const th_shape si = {self.shape(x)}, "
-                    f"so = {{{rank}, {{{', '.join(map(str, count))}}}}};\n"
-                    f"    return th_strided_slice_s8(NULL, &params, &si, "
-                    f"{self.pointer(x, 'int8_t')}, &so, {y});"), ""
+            so = f"{{{rank}, {{{', '.join(map(str, count))}}}}}"
+            return self.reshaping("th_strided_slice_s8", f"th_strided_slice_params params = "
+                                  f"{{{{{', '.join(map(str, begin))}}}, "
+                                  f"{{{', '.join(map(str, stride))}}}}}", x, out, so), ""
         if isinstance(p, CopyParams):
             src, dst = self.plan.tensor_offset(x), self.plan.tensor_offset(out)
             if src == dst:
