@@ -64,7 +64,9 @@ def test_every_command_names_the_same_unsupported_ops(tmp_path: Path, capsys) ->
 
 def test_the_same_model_fits_the_same_everywhere(tmp_path: Path, capsys) -> None:
     assert main(["plan", str(DIGITS), "--board", BOARD, "--json"]) == 0
-    planned = json.loads(capsys.readouterr().out)["board"]
+    plan_json = json.loads(capsys.readouterr().out)
+    assert plan_json["model"] == str(DIGITS)  # the file, for every model
+    planned = plan_json["board"]
     planned.pop("name")
     planned.pop("backend")
     assert planned["fits"] is True and planned["ram_bytes"] > 0
@@ -106,3 +108,18 @@ def test_plan_exits_2_when_the_model_does_not_fit(tmp_path: Path, capsys, board:
     assert main(["plan", str(model), "--board", board]) == 2
     captured = capsys.readouterr()
     assert "DOES NOT FIT" in captured.out and "exceeded by" in captured.err
+
+
+def test_plan_of_a_float_model_is_the_int8_model_convert_deploys(tmp_path: Path, capsys) -> None:
+    float_model = PROJECT_MODELS / "digits_float.tflite"
+    calib = f"{PROJECT_MODELS / 'digits_data.npz'}:calib_x"
+    assert main(["plan", str(float_model), "--board", BOARD, "--calib", calib, "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert "quantized with --calib" in planned["quantized_for_planning"]
+    assert main(["convert", str(float_model), "--board", BOARD, "--calib", calib,
+                 "-o", str(tmp_path / "m")]) == 0  # fmt: skip
+    converted = json.loads((tmp_path / "m" / "model.json").read_text())
+    assert converted["arena_bytes"] == planned["board"]["arena_bytes"]
+    assert main(["plan", str(float_model)]) == 0
+    assert "planned the int8 model quantized from random calibration data" in (
+        capsys.readouterr().out)

@@ -89,3 +89,10 @@ def test_a_model_over_the_op_limit_is_refused_before_writing(tmp_path: Path) -> 
     assert not out.exists()
     convert(_relu_chain(limit), load_board("host"), out)  # at the limit: fine
     assert (out / "model_blob.bin").is_file()
+
+
+def test_model_io_limit_is_the_firmware_s() -> None:
+    """The host's I/O limit is the one the protocol firmware describes (th_model.h)."""
+    header = (REPO / "firmware" / "model" / "th_model.h").read_text()
+    m = re.search(r"#define TH_MODEL_MAX_IO (\d+)", header)
+    assert m and int(m.group(1)) == LIMITS["TH_INTERP_MAX_MODEL_IO"]

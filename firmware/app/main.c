@@ -12,7 +12,7 @@
 #include "th_proto.h"
 
 #define FW_VERSION "tinyhost-fw 1.1"
-#define MAX_IO 16u
+#define MAX_IO ((uint32_t)TH_MODEL_MAX_IO)
 
 typedef struct {
     th_proto proto;

@@ -17,7 +17,7 @@
 #define TH_INTERP_MAX_OP_OUTPUTS 2
 #define TH_INTERP_MAX_RANK 6
 #define TH_INTERP_MAX_TENSORS 65534
-#define TH_INTERP_MAX_MODEL_IO 255
+#define TH_INTERP_MAX_MODEL_IO 16
 #define TH_INTERP_ABSENT 0xFFFFu /* operand index of an absent input */
 
 /* Kernel ids (blob op records) */

@@ -21,6 +21,9 @@ extern "C" {
 #endif
 
 #define TH_MODEL_MAX_RANK 6
+/* Inputs and outputs (each) the protocol firmware describes in INFO; the host refuses a
+ * model with more before it writes a file (codegen/interpreter_abi.py LIMITS checks this). */
+#define TH_MODEL_MAX_IO 16
 
 typedef enum {
     TH_MODEL_OK = 0,

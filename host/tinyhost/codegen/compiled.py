@@ -26,6 +26,7 @@ from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.boards import Board
 from tinyhost.codegen.interpreter import io_quant_defines, io_quantization, target_for
+from tinyhost.codegen.interpreter_abi import LIMITS
 from tinyhost.codegen.layout import CONV_BLOCK, FC_BLOCK, interleave_filter
 from tinyhost.codegen.lower import (
     MAX_RANK,
@@ -41,7 +42,7 @@ from tinyhost.codegen.lower import (
 from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support
-from tinyhost.errors import TinyhostError
+from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import Graph
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
 from tinyhost.plan.budget import Budget, budget_for, require_fits
@@ -329,6 +330,12 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     """model.c and model.h for `graph` on `board` (nothing written)."""
     require_device_support(graph, "compiled")
     calls = lower_graph(graph, "compiled")
+    io_max = LIMITS["TH_INTERP_MAX_MODEL_IO"]  # the protocol firmware's, th_model.h
+    if max(len(graph.inputs), len(graph.outputs)) > io_max:
+        raise UnsupportedModelError(
+            f"{graph.source}: {len(graph.inputs)} inputs and {len(graph.outputs)} outputs "
+            f"(the protocol firmware describes at most {io_max} each)"
+        )
     target = target_for(board)
     options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
     plan = plan_memory(graph, options=options)

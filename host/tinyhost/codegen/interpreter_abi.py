@@ -46,7 +46,9 @@ LIMITS = {
     "TH_INTERP_MAX_OP_OUTPUTS": 2,
     "TH_INTERP_MAX_RANK": MAX_RANK,
     "TH_INTERP_MAX_TENSORS": 0xFFFE,  # u16 tensor indices; 0xFFFF marks an absent operand
-    "TH_INTERP_MAX_MODEL_IO": 255,  # u8 input and output counts in the header
+    # Inputs and outputs (each) the protocol firmware describes: th_model.h TH_MODEL_MAX_IO
+    # (tests/test_interpreter_abi.py reads it there); the blob itself could hold 255.
+    "TH_INTERP_MAX_MODEL_IO": 16,
 }
 ABSENT = 0xFFFF
 
