@@ -71,3 +71,37 @@ void th_report_hex(const char *label, uint32_t v)
     line[n] = '\0';
     th_report(line);
 }
+
+/* Stack bounds from boards/common/th_sections.ld. */
+extern uint32_t __stack_limit__;
+extern uint32_t __stack_top__;
+
+#define TH_STACK_PAINT 0xA5C3A5C3u
+/* Left unpainted below the caller's stack pointer: the frames of th_stack_paint itself. */
+#define TH_STACK_PAINT_GUARD 64u
+
+static uintptr_t stack_pointer(void)
+{
+    uintptr_t sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    return sp;
+}
+
+void th_stack_paint(void)
+{
+    volatile uint32_t *w = &__stack_limit__;
+    const uintptr_t end = stack_pointer() - TH_STACK_PAINT_GUARD;
+    while ((uintptr_t)w < end) {
+        *w++ = TH_STACK_PAINT;
+    }
+}
+
+uint32_t th_stack_peak(void)
+{
+    const volatile uint32_t *w = &__stack_limit__;
+    const uintptr_t top = (uintptr_t)&__stack_top__;
+    while ((uintptr_t)w < top && *w == TH_STACK_PAINT) {
+        w++;
+    }
+    return (uint32_t)(top - (uintptr_t)w);
+}

@@ -118,6 +118,15 @@ void th_mark_stop(void);
  * K instructions differ by K + TH_MARK_OVERHEAD. A no-op everywhere else. */
 void th_icount_mark(void);
 
+/* --- stack use --------------------------------------------------------- */
+
+/* th_stack_paint() fills the stack below the caller's frame with a pattern; after the work
+ * to measure, th_stack_peak() returns how many bytes of stack have been used since (the
+ * deepest overwritten word, measured from the stack's top). 0 where unknown: the host
+ * board, whose stack the OS owns. Counted in bench's RAM total (ARCHITECTURE.md §4.8). */
+void th_stack_paint(void);
+uint32_t th_stack_peak(void);
+
 /* --- small formatting helpers (no printf needed) ----------------------- */
 
 /* Writes the decimal form of v into buf (>= 21 bytes), returns length. */

@@ -133,14 +133,18 @@ static th_proto_status cb_set_input(void *ctx, uint8_t tensor, uint32_t offset,
     return TH_PROTO_OK;
 }
 
-static th_proto_status cb_invoke(void *ctx, uint64_t *elapsed)
+static th_proto_status cb_invoke(void *ctx, uint64_t *elapsed, uint32_t *stack_peak)
 {
     app_state *a = ctx;
     uint64_t total = 0;
+    th_model_status s;
     if (!model_ready()) {
         return TH_PROTO_E_BAD_STATE;
     }
-    if (th_model_invoke(1, &total) != TH_MODEL_OK) {
+    th_stack_paint();
+    s = th_model_invoke(1, &total);
+    *stack_peak = th_stack_peak();
+    if (s != TH_MODEL_OK) {
         th_proto_set_detail(&a->proto, th_model_detail());
         return TH_PROTO_E_INTERNAL;
     }

@@ -330,6 +330,7 @@ static th_proto_status do_set_input(th_proto *p, exchange *x)
 static th_proto_status do_invoke(th_proto *p, exchange *x)
 {
     uint64_t elapsed = 0;
+    uint32_t stack_peak = 0;
     th_proto_status st;
     if (x->req_len != 0u) {
         th_proto_set_detail(p, x->req_len);
@@ -338,13 +339,14 @@ static th_proto_status do_invoke(th_proto *p, exchange *x)
     if (!p->app->invoke) {
         return TH_PROTO_E_UNSUPPORTED;
     }
-    st = p->app->invoke(p->app->ctx, &elapsed);
+    st = p->app->invoke(p->app->ctx, &elapsed, &stack_peak);
     if (st != TH_PROTO_OK) {
         return st;
     }
     wr32(x->pl, (uint32_t)elapsed);
     wr32(x->pl + 4, (uint32_t)(elapsed >> 32));
-    x->plen = 8u;
+    wr32(x->pl + 8, stack_peak);
+    x->plen = 12u;
     return TH_PROTO_OK;
 }
 

@@ -135,8 +135,9 @@ typedef struct th_proto_app {
     /* SET_INPUT: store `len` bytes at byte `offset` of input tensor `tensor`. */
     th_proto_status (*set_input)(void *ctx, uint8_t tensor, uint32_t offset,
                                  const uint8_t *data, uint32_t len);
-    /* INVOKE: run the model; *elapsed = total counter ticks (0 if not measured). */
-    th_proto_status (*invoke)(void *ctx, uint64_t *elapsed);
+    /* INVOKE: run the model; *elapsed = total counter ticks (0 if not measured), and
+     * *stack_peak = bytes of stack the invoke used (0 if not measured). */
+    th_proto_status (*invoke)(void *ctx, uint64_t *elapsed, uint32_t *stack_peak);
     /* GET_OUTPUT: copy up to `max` bytes from byte `offset` of output `tensor`
      * into dst; set *written and *total (the tensor's size in bytes). */
     th_proto_status (*get_output)(void *ctx, uint8_t tensor, uint32_t offset, uint8_t *dst,

@@ -202,10 +202,10 @@ static void test_dedupe(feeder *fd)
     uint8_t first[64];
     feed(fd, frame_buf, n);
     CHECK(fd->cap->last[0] == (TH_PROTO_INVOKE | TH_PROTO_RESP));
-    memcpy(first, fd->cap->last, 17);
+    memcpy(first, fd->cap->last, 21);
     feed(fd, frame_buf, n); /* retry of the same request */
     CHECK(fd->app->invoke_count == before + 1u);
-    CHECK(fd->cap->last_len == 17u && memcmp(first, fd->cap->last, 17) == 0);
+    CHECK(fd->cap->last_len == 21u && memcmp(first, fd->cap->last, 21) == 0);
     n = make_frame(frame_buf, TH_PROTO_INVOKE, 78u, NULL, 0);
     feed(fd, frame_buf, n); /* a new seq runs again */
     CHECK(fd->app->invoke_count == before + 2u);

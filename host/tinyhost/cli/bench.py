@@ -62,6 +62,12 @@ def print_result(r: BenchResult) -> None:
     mpi = r.macs_per_instruction
     print(f"  MACs          {r.macs:>12,}" + (f"  ({mpi:.3f} MAC/instruction)" if mpi else ""))
     print(f"  arena         {r.arena_bytes:>12,} B")
+    if r.ram_total_bytes is not None:
+        print(f"  RAM total     {r.ram_total_bytes:>12,} B (arena + {r.ram_static_model_bytes:,} "
+              f"static + {r.stack_peak_bytes:,} stack peak; protocol "
+              f"{r.ram_protocol_bytes:,} B apart)")  # fmt: skip
+    if r.flash_model_code_bytes is not None:
+        print(f"  model code    {r.flash_model_code_bytes:>12,} B (backend + kernels + runtime)")
     print(f"  flash code    {r.flash_code_bytes:>12,} B")
     print(f"  flash model   {r.flash_data_bytes:>12,} B")
     if r.budget is not None:

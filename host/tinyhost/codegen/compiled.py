@@ -324,6 +324,7 @@ class Generated:
     model_hash: int
     plan: MemoryPlan
     linked: tuple[str, ...]
+    data_symbols: tuple[str, ...]
 
 
 def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None) -> Generated:
@@ -360,7 +361,7 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     header = env.get_template("compiled_model.h.j2").render(hash=model_hash, **context)
     linked = tuple(sorted({c.function for c in calls if c.function != "copy"}))
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
-                     plan, linked)  # fmt: skip
+                     plan, linked, tuple(a.name for a in model.arrays))  # fmt: skip
 
 
 def _model_name(graph: Graph, name: str | None) -> str:
@@ -411,7 +412,7 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         arena_bytes=g.arena_bytes, plan=g.plan, op_order=tuple(g.plan.op_order),
         op_names=tuple(graph.ops[i].name for i in g.plan.op_order), linked=g.linked,
         model_flash_bytes=g.model_flash_bytes, model_hash=g.model_hash, load_image=None,
-        load_capacity=0, budget=budget,
+        load_capacity=0, budget=budget, data_symbols=g.data_symbols,
     )  # fmt: skip
 
 

@@ -27,3 +27,4 @@ class ConvertResult:
     load_image: bytes | None  # what LOAD_MODEL takes to install this model; None: cannot
     load_capacity: int  # LOAD_MODEL receive buffer of the firmware (0: refused)
     budget: Budget  # the fit on the board (plan.budget: the same figures everywhere)
+    data_symbols: tuple[str, ...] = ()  # constant arrays of model data in generated code

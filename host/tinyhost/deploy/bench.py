@@ -84,6 +84,18 @@ class BenchResult:
     output_head: list[int] = field(default_factory=list)  # first bytes of output 0 (uint8)
     outputs: list[list] = field(default_factory=list)  # each output, its dtype's values
     budget: Budget | None = None  # the fit on the board, as plan --board prints it
+    # RAM counted honestly (Cortex-M builds, from the linker map and the painted stack):
+    stack_peak_bytes: int | None = None  # deepest stack an invoke used
+    ram_static_model_bytes: int | None = None  # the model code's static RAM besides the arena
+    ram_protocol_bytes: int | None = None  # app + protocol buffers + LOAD_MODEL buffer, apart
+    flash_model_code_bytes: int | None = None  # generated code/interpreter + kernels + runtime
+
+    @property
+    def ram_total_bytes(self) -> int | None:
+        """Arena + every other static RAM the model code needs + the measured stack peak."""
+        if self.ram_static_model_bytes is None or self.stack_peak_bytes is None:
+            return None
+        return self.arena_bytes + self.ram_static_model_bytes + self.stack_peak_bytes
 
     @property
     def exact(self) -> bool:
@@ -125,6 +137,12 @@ class BenchResult:
             "output_head": list(self.output_head),
             "outputs": self.outputs,
             "fit": None if self.budget is None else self.budget.to_json(),
+            "ram_total_bytes": self.ram_total_bytes,
+            "ram_static_model_bytes": self.ram_static_model_bytes,
+            "stack_peak_bytes": self.stack_peak_bytes,
+            "ram_protocol_bytes": self.ram_protocol_bytes,
+            "flash_model_code_bytes": self.flash_model_code_bytes,
+            "flash_model_bytes": self.flash_data_bytes,
         }
 
 
@@ -144,6 +162,7 @@ def bench(
     from tinyhost import reference
     from tinyhost.boards import resolve_board
     from tinyhost.deploy.build import size_of
+    from tinyhost.deploy.footprint import footprint
     from tinyhost.deploy.runner import run_model
     from tinyhost.ir.stats import graph_stats, op_macs
 
@@ -167,6 +186,8 @@ def bench(
     summary = report.latency_summary()
     assert report.firmware is not None
     size = size_of(report.firmware, b)
+    map_path = report.firmware.with_suffix(".map")
+    parts = footprint(map_path, report.data_symbols) if map_path.is_file() else None
     per_op = [
         OpBench(graph.ops[i].name, graph.ops[i].kind.name, op_macs(graph, graph.ops[i]), n)
         for i, n in zip(report.op_indices, summary["per_op"])
@@ -189,4 +210,8 @@ def bench(
         output_head=list(report.runs[0].outputs[0].tobytes()[:16]),
         outputs=[o.reshape(-1).tolist() for o in report.runs[0].outputs],
         budget=report.budget,
+        stack_peak_bytes=report.stack_peak,
+        ram_static_model_bytes=None if parts is None else parts.model_ram_bytes,
+        ram_protocol_bytes=None if parts is None else parts.protocol_ram_bytes,
+        flash_model_code_bytes=None if parts is None else parts.model_code_bytes,
     )

@@ -576,6 +576,7 @@ class Device:
         self.max_payload = 256  # safe until the device says otherwise
         self._info: DeviceInfo | None = None
         self.retries_used = 0  # total resends, for diagnostics and tests
+        self.last_stack_peak: int | None = None  # of the last INVOKE, bytes
         self.stale_replies = 0
 
     # -- session ---------------------------------------------------------------------------
@@ -666,11 +667,16 @@ class Device:
             self.request(MsgType.SET_INPUT, struct.pack("<BI", index, offset) + piece)
 
     def invoke(self) -> int:
-        """Run the model once; returns the elapsed count in the INFO counter unit (0 = none)."""
+        """Run the model once; returns the elapsed count in the INFO counter unit (0 = none).
+
+        The bytes of stack the invoke used are kept in `last_stack_peak` (None: the firmware
+        does not report it, 0: not measured there)."""
         frame = self.request(MsgType.INVOKE, timeout=self.invoke_timeout)
-        if len(frame.payload) != 8:
+        if len(frame.payload) not in (8, 12):
             raise self._malformed("INVOKE", ValueError(f"{len(frame.payload)} bytes"))
-        return struct.unpack("<Q", frame.payload)[0]
+        self.last_stack_peak = (struct.unpack_from("<I", frame.payload, 8)[0]
+                                if len(frame.payload) == 12 else None)  # fmt: skip
+        return struct.unpack_from("<Q", frame.payload)[0]
 
     def get_output(self, index: int) -> np.ndarray:
         """Output tensor `index` with the device's dtype and shape."""

@@ -57,6 +57,7 @@ class ModelRun:
 
     outputs: list[np.ndarray]
     latency: Latency
+    stack_peak: int | None = None  # bytes of stack the invoke used (None: not reported)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,13 @@ class RunReport:
     op_indices: list[int] = field(default_factory=list)  # graph op index, execution order
     firmware: Path | None = None
     budget: Budget | None = None  # the fit on the board, as plan --board prints it
+    data_symbols: tuple[str, ...] = ()  # model data arrays in generated code (footprint)
+
+    @property
+    def stack_peak(self) -> int | None:
+        """The deepest stack any invoke used, bytes (None: not measured on this board)."""
+        peaks = [r.stack_peak for r in self.runs if r.stack_peak]
+        return max(peaks) if peaks else None
 
     def stacked_outputs(self) -> list[np.ndarray]:
         """Each output tensor of every run, concatenated on the sample axis (as the inputs
@@ -105,6 +113,7 @@ class RunReport:
             "blob_bytes": self.model_flash_bytes,  # kept: the key scripts read before 0.2
             "ops": self.op_names,
             "fit": None if self.budget is None else self.budget.to_json(),
+            "stack_peak_bytes": self.stack_peak,
             "runs": [{"outputs": [o.reshape(-1).tolist() for o in r.outputs],
                       "latency": r.latency.to_json()} for r in self.runs],  # fmt: skip
         }
@@ -252,9 +261,10 @@ def invoke_once(
     outputs = [device.get_output(k) for k in range(len(info.outputs))]
     if logged:
         counts = invoke_latency(logged, info.n_ops)
-        return ModelRun(outputs, Latency("instructions", counts.total, counts.per_op, clock_hz))
-    per_op = device.get_profile()
-    return ModelRun(outputs, Latency(info.counter_unit, total, per_op, info.counter_hz))
+        latency = Latency("instructions", counts.total, counts.per_op, clock_hz)
+    else:
+        latency = Latency(info.counter_unit, total, device.get_profile(), info.counter_hz)
+    return ModelRun(outputs, latency, device.last_stack_peak or None)
 
 
 def prepare_device_inputs(graph: Graph, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -347,4 +357,5 @@ def run_model(
         op_indices=list(conv.op_order),
         firmware=fw.elf if fw else None,
         budget=conv.budget,
+        data_symbols=conv.data_symbols,
     )
