@@ -1,0 +1,73 @@
+"""Every layer on the device, both backends: each op's output tensor is made a model output,
+so the firmware returns it, and it must equal the reference's tensor bit for bit.
+
+Exposing a tensor as an output keeps it live to the end of the plan, so no later op may reuse
+its bytes: what the device returns is exactly what that op wrote. Models whose op outputs
+fit the protocol firmware's 16 outputs run whole; longer ones in windows of 16 ops.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paths import PROJECT_MODELS, SHARED_MODELS
+from tinyhost import reference
+from tinyhost.codegen.interpreter_abi import LIMITS
+from tinyhost.deploy.runner import run_model
+from tinyhost.ir import Graph
+from tinyhost.reference.executor import random_inputs
+from tinyhost.tflite import read_model
+
+REPO = Path(__file__).resolve().parents[1]
+BUILD = REPO / "build" / "test_layers_on_device"
+WINDOW = LIMITS["TH_INTERP_MAX_MODEL_IO"]
+
+MODELS = [PROJECT_MODELS / f"{m}.tflite" for m in (
+    "kws_dscnn_int8", "mobilenet_block_residual_int8", "vision_hswish_concat_sigmoid_int8",
+    "pad_concat_requantize_int8", "elementwise_add_sub_mul_broadcast_int8")]  # fmt: skip
+
+
+def _layer_outputs(graph: Graph) -> list[int]:
+    return [t for op in graph.ops for t in op.outputs]
+
+
+def _with_outputs(graph: Graph, outputs: list[int]) -> Graph:
+    return replace(graph, outputs=tuple(outputs))
+
+
+def _check_layers(path: Path, board: str, backend: str) -> int:
+    graph = read_model(path)
+    x = random_inputs(graph, np.random.default_rng(zlib.crc32(path.name.encode())))
+    expected = reference.run(graph, x, keep_intermediates=True).tensors
+    layers = _layer_outputs(graph)
+    for first in range(0, len(layers), WINDOW):
+        window = layers[first : first + WINDOW]
+        probe = _with_outputs(graph, window)
+        report = run_model(probe, board, [x], backend=backend,
+                           work_dir=BUILD / f"{board}-{backend}-{path.stem}-{first}")  # fmt: skip
+        for t, got in zip(window, report.runs[0].outputs):
+            want = np.asarray(expected[t]).reshape(got.shape)
+            assert np.array_equal(got, want), (
+                f"{path.name}: tensor {t} '{graph.tensors[t].name}' differs "
+                f"({int(np.sum(got != want))} of {got.size} values)"
+            )
+    return len(layers)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+@pytest.mark.parametrize("path", MODELS, ids=[p.stem for p in MODELS])
+def test_every_layer_bit_exact_on_the_host_board(path: Path, backend: str) -> None:
+    assert _check_layers(path, "host", backend) == len(read_model(path).ops)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+def test_every_layer_of_kws_on_qemu(backend: str) -> None:
+    path = SHARED_MODELS / "mlperf_tiny" / "kws_ref_model.tflite"
+    if not path.is_file():
+        path = MODELS[0]
+    _check_layers(path, "mps2-an386", backend)
