@@ -154,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=1, help="inferences per model")
     ap.add_argument("--backends", nargs="*", default=["interpreter", "compiled"],
                     help="backends to run, each a row per model (default both)")
+    ap.add_argument("--optimize", choices=("speed", "size"), default="speed",
+                    help="the compiled backend's build: fastest kernels or smallest code")
     args = ap.parse_args(argv)
 
     peers_md = SHARED / "PEERS.md"
@@ -166,9 +168,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skip {name}: {path} absent", file=sys.stderr)
             continue
         for backend in args.backends:
-            work = ROOT / "build" / "bench" / f"mlperf-{args.board}-{backend}-{name}"
+            optimize = args.optimize if backend == "compiled" else "speed"
+            work = ROOT / "build" / "bench" / f"mlperf-{args.board}-{backend}-{optimize}-{name}"
             result = bench(read_model(path), args.board, backend=backend, runs=args.runs,
-                           work_dir=work)  # fmt: skip
+                           work_dir=work, optimize=optimize)  # fmt: skip
             rows.append(compare(result, peers.get(f"mlperf_tiny/{name}", {})))
     if args.json:
         json.dump({"board": args.board, "models": rows, "skipped": skipped}, sys.stdout)

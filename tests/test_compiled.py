@@ -79,7 +79,7 @@ def test_generated_code_reads_like_the_model(tmp_path: Path) -> None:
     for i in range(len(graph.ops)):
         assert f"static th_status op_{i}(void)" in source
     assert "static const int8_t tensor_" in source and "static uint8_t arena[" in source
-    assert set(result.linked) == {"th_conv_s8", "th_fully_connected_per_channel_s8",
+    assert set(result.linked) == {"th_conv_3x3_s8", "th_fully_connected_per_channel_s8",
                                   "th_softmax_s8"}  # fmt: skip
     assert result.load_image is None and result.load_capacity == 0
 
@@ -98,3 +98,15 @@ def test_interpreter_only_options_are_refused(tmp_path: Path) -> None:
 def test_project_models_on_the_other_qemu_boards(board: str, model: str) -> None:
     """Cortex-M7, the STM32F405's 128 KiB SRAM and Cortex-M55 (16-byte arena alignment)."""
     _check(REPO / "tests" / "models" / f"{model}.tflite", board, samples=1)
+
+
+def test_optimize_size_trades_speed_for_code(tmp_path: Path) -> None:
+    """--optimize size: portable kernels built -Os; still bit-exact, far less model code."""
+    from tinyhost.deploy.bench import bench
+
+    graph = read_model(REPO / "tests" / "models" / "kws_dscnn_int8.tflite")
+    fast, small = (bench(graph, "mps2-an386", backend="compiled", optimize=o,
+                         work_dir=BUILD / f"optimize-{o}") for o in ("speed", "size"))  # fmt: skip
+    assert fast.bit_exact and small.bit_exact
+    assert small.flash_model_code_bytes < fast.flash_model_code_bytes / 2
+    assert small.instructions > fast.instructions

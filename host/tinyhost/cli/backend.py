@@ -41,6 +41,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                    help="link every available kernel, so LOAD_MODEL can bring other models")
     p.add_argument("--arena-bytes", type=int, metavar="N",
                    help="reserve at least N arena bytes (for models loaded later)")
+    p.add_argument("--optimize", choices=("speed", "size"), default="speed",
+                   help="compiled backend: the fastest kernels (default), or the smallest code "
+                        "(portable kernels built with -Os)")
     from tinyhost.cli.quantize import add_arguments
 
     add_arguments(p, calib_required=False)
@@ -92,7 +95,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     convert = get_backend(args.backend).convert
     graph = load_int8_graph(args.model, args)
     result = convert(graph, board, args.output, all_ops=args.all_ops,
-                     arena_bytes=args.arena_bytes, load_capacity=args.load_capacity)
+                     arena_bytes=args.arena_bytes, load_capacity=args.load_capacity,
+                     optimize=args.optimize)
     print(f"{args.output}: {result.backend}, model {result.model_flash_bytes} B "
           f"(hash 0x{result.model_hash:08x}), arena {result.arena_bytes} B, "
           f"links: {', '.join(result.linked)}")
@@ -127,6 +131,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         graph, args.board, split_batches(graph, arrays), backend=args.backend,
         work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
         arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
+        optimize=args.optimize,
     )  # fmt: skip
     if out_path is not None:
         _save_outputs(out_path, report.stacked_outputs())

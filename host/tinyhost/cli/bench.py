@@ -45,7 +45,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     result = bench(graph, args.board, backend=args.backend, runs=args.runs,
                    work_dir=Path(args.work_dir) if args.work_dir else None,
                    arena_bytes=args.arena_bytes, timeout=args.timeout,
-                   inputs=inputs)  # fmt: skip
+                   inputs=inputs, optimize=args.optimize)  # fmt: skip
     if args.json:
         json.dump(result.to_json(), sys.stdout)
         print()

@@ -26,6 +26,7 @@ from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.boards import Board
+from tinyhost.codegen.blob import BlobTarget
 from tinyhost.codegen.interpreter import io_quant_defines, io_quantization, target_for
 from tinyhost.codegen.interpreter_abi import LIMITS
 from tinyhost.codegen.layout import CONV_BLOCK, FC_BLOCK, interleave_filter
@@ -48,6 +49,7 @@ from tinyhost.ir import Graph
 from tinyhost.paths import repo_root
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
 from tinyhost.plan.budget import Budget, budget_for, require_fits
+from tinyhost.plan.scratch import conv_variant
 
 _CTYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t",
            np.dtype(np.int16): "int16_t", np.dtype(np.uint8): "uint8_t",
@@ -159,13 +161,14 @@ class _Model:
                       f".padding = {{{p.pad_top}, {p.pad_left}}}, "
                       f".dilation = {{{p.dilation_h}, {p.dilation_w}}}, "
                       f".activation = {{{p.act_min}, {p.act_max}}}")  # fmt: skip
+            function = conv_variant(self.graph, self.graph.ops[i])  # the wrapper's pick
             return (f"{self.context(i)}\n"
                     f"    static const {ptype} params = {{{fields}}};\n"
                     f"    static const th_per_channel_quant quant = {{{mult}, {shift}}};\n"
                     f"    static const th_dims in = {self.dims4(x)}, filter = "
                     f"{self.dims4(call.inputs[1])}, out = {self.dims4(out)};\n"
-                    f"    return {call.function}(&ctx, &params, &quant, &in, "
-                    f"{self.pointer(x, 'int8_t')}, &filter, {w}, {b}, &out, {y});"), ""
+                    f"    return {function}(&ctx, &params, &quant, &in, "
+                    f"{self.pointer(x, 'int8_t')}, &filter, {w}, {b}, &out, {y});"), function
         if isinstance(p, FullyConnectedParams):
             w_shape = self.graph.tensors[call.inputs[1]].shape
             cout, cin = int(w_shape[0]), int(w_shape[1])
@@ -329,7 +332,21 @@ class Generated:
     data_symbols: tuple[str, ...]
 
 
-def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None) -> Generated:
+OPTIMIZE = ("speed", "size")
+
+
+def kernel_build(board: Board, optimize: str) -> BlobTarget:
+    """The kernels the firmware gets: the board's fastest build, or for `size` the portable
+    C paths (no DSP variants, plain filter layout), which the firmware then compiles -Os."""
+    if optimize not in OPTIMIZE:
+        raise TinyhostError(f"--optimize {optimize!r}: one of {', '.join(OPTIMIZE)}")
+    if optimize == "size":
+        return BlobTarget(interleaved=False, dsp=False, alignment=board.arena_alignment)
+    return target_for(board)
+
+
+def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None,
+             optimize: str = "speed") -> Generated:
     """model.c and model.h for `graph` on `board` (nothing written)."""
     require_device_support(graph, "compiled")
     calls = lower_graph(graph, "compiled")
@@ -339,18 +356,22 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
             f"{graph.source}: {len(graph.inputs)} inputs and {len(graph.outputs)} outputs "
             f"(the protocol firmware describes at most {io_max} each)"
         )
-    target = target_for(board)
+    target = kernel_build(board, optimize)
     options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
     plan = plan_memory(graph, options=options)
     grants = grant_scratch(graph, calls, plan, options)
-    arena = max(grants.arena_bytes, arena_bytes or 0)
-    arena = (arena + 15) // 16 * 16
+    arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
     model = _Model(graph, plan, grants, target.interleaved)
     by_op = {c.op: c for c in calls}
     ops = []
+    called: list[str] = []
     for i in plan.op_order:
         body, note = model.body(by_op[i])
         ops.append({"index": i, "kind": graph.ops[i].name, "body": body, "note": note})
+        if note.startswith("th_"):  # a conv variant called directly (the note names it)
+            called.append(note)
+        elif by_op[i].function != "copy":
+            called.append(by_op[i].function)
     context = {
         "name": name, "board": board.name, "arena": arena, "plan_arena": plan.arena_bytes,
         "tail": grants.tail_bytes, "n_ops": len(ops), "ops": ops, "arrays": model.arrays,
@@ -361,7 +382,7 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     body = env.get_template("compiled_model.c.j2").render(**context)
     model_hash = zlib.crc32(body.encode()) & 0xFFFFFFFF
     header = env.get_template("compiled_model.h.j2").render(hash=model_hash, **context)
-    linked = tuple(sorted({c.function for c in calls if c.function != "copy"}))
+    linked = tuple(sorted(set(called)))
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays))  # fmt: skip
 
@@ -371,10 +392,10 @@ def _model_name(graph: Graph, name: str | None) -> str:
 
 
 def fit(graph: Graph, board: Board, *, arena_bytes: int | None = None,
-        name: str | None = None, **options: object) -> Budget:
+        name: str | None = None, optimize: str = "speed", **options: object) -> Budget:
     """What `convert --backend compiled` would need on `board` (nothing written)."""
     _refuse_interpreter_options(options)
-    g = generate(graph, board, _model_name(graph, name), arena_bytes)
+    g = generate(graph, board, _model_name(graph, name), arena_bytes, optimize)
     return budget_for(board, g.arena_bytes, g.model_flash_bytes)
 
 
@@ -388,24 +409,27 @@ def _refuse_interpreter_options(options: dict) -> None:
 
 
 def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int | None = None,
-            name: str | None = None, **options: object) -> ConvertResult:
+            name: str | None = None, optimize: str = "speed",
+            **options: object) -> ConvertResult:
     """Write model.c, model.h, model.cmake and model.json for `graph` (int8) and `board`."""
     _refuse_interpreter_options(options)
     out = Path(out_dir)
     model_name = _model_name(graph, name)
-    g = generate(graph, board, model_name, arena_bytes)
+    g = generate(graph, board, model_name, arena_bytes, optimize)
     budget = budget_for(board, g.arena_bytes, g.model_flash_bytes)
     require_fits(budget, graph.source)
     out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
     (out / "model.c").write_text(g.model_c)
     (out / "model.h").write_text(g.model_h)
-    (out / "model.cmake").write_text(_CMAKE.format(name=model_name))
-    _write_export(out, board, model_name, g, target_for(board).interleaved)
+    cmake = _CMAKE.format(name=model_name) + (_CMAKE_SIZE if optimize == "size" else "")
+    (out / "model.cmake").write_text(cmake)
+    _write_export(out, board, model_name, g, kernel_build(board, optimize).interleaved)
     info = {
         "model": model_name, "source": graph.source, "backend": "compiled", "board": board.name,
         "arena_bytes": g.arena_bytes, "plan_arena_bytes": g.plan.arena_bytes,
         "plan_lower_bound_bytes": g.plan.lower_bound_bytes,
         "model_flash_bytes": g.model_flash_bytes, "model_hash": g.model_hash,
+        "optimize": optimize,
         "linked": list(g.linked), "op_order": list(g.plan.op_order),
         "ops": [graph.ops[i].name for i in g.plan.op_order], **io_quantization(graph),
     }  # fmt: skip
@@ -456,4 +480,14 @@ endif()
 list(APPEND TH_APP_SOURCES "${{CMAKE_CURRENT_LIST_DIR}}/model.c")
 list(APPEND TH_APP_INCLUDE_DIRS "${{CMAKE_CURRENT_LIST_DIR}}" "${{TH_ROOT}}/firmware/include"
      "${{TH_ROOT}}/firmware/model")
+"""
+
+# --optimize size: the portable kernels (no DSP variants; model.c then holds plain filters)
+# and every function of the model and the kernels compiled for size.
+_CMAKE_SIZE = """# --optimize size: portable kernels, compiled -Os.
+if(TARGET th_kernels)
+  target_compile_definitions(th_kernels PUBLIC TH_NN_FORCE_PORTABLE=1)
+  target_compile_options(th_kernels PRIVATE -Os)
+endif()
+add_compile_options(-Os)
 """

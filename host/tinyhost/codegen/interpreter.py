@@ -25,6 +25,7 @@ from tinyhost.codegen.blob import Blob, BlobTarget, build_blob
 from tinyhost.codegen.interpreter_abi import ADAPTERS_BY_NAME, available_adapters
 from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.support import require_device_support
+from tinyhost.errors import TinyhostError
 from tinyhost.ir import Graph
 from tinyhost.plan.budget import Budget, budget_for, ram_left_for_loading, require_fits
 
@@ -74,8 +75,14 @@ def size_model(graph: Graph, board: Board, *, all_ops: bool = False,
     return Sized(blob, kernels, arena, load_capacity, budget)
 
 
-def fit(graph: Graph, board: Board, **options: object) -> Budget:
+def _speed_only(optimize: str) -> None:
+    if optimize != "speed":
+        raise TinyhostError(f"--optimize {optimize} is the compiled backend's: the interpreter "
+                            "firmware links the kernels its op table names, as built")
+
+def fit(graph: Graph, board: Board, optimize: str = "speed", **options: object) -> Budget:
     """What `convert` would need on `board` (the `plan --board` figures)."""
+    _speed_only(optimize)
     return size_model(graph, board, **options).budget  # type: ignore[arg-type]
 
 
@@ -128,8 +135,10 @@ def convert(
     arena_bytes: int | None = None,
     load_capacity: int | None = None,
     name: str | None = None,
+    optimize: str = "speed",
 ) -> ConvertResult:
     """Write the interpreter model directory for `graph` (int8) and `board`."""
+    _speed_only(optimize)
     out = Path(out_dir)
     model_name = name or Path(graph.source).stem or graph.name or "model"
     sized = size_model(graph, board, all_ops=all_ops, arena_bytes=arena_bytes,

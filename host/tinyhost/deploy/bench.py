@@ -156,6 +156,7 @@ def bench(
     arena_bytes: int | None = None,
     timeout: float = 1800.0,
     inputs: list[np.ndarray] | None = None,
+    optimize: str = "speed",
 ) -> BenchResult:
     """Run ``graph`` ``runs`` times on ``board`` (the deterministic input unless ``inputs``)
     and measure it. Latency is the median run; exact counters must also repeat exactly."""
@@ -172,7 +173,7 @@ def bench(
     if inputs is None:
         inputs = deterministic_inputs(graph)
     report = run_model(graph, b, [inputs] * runs, backend=backend, work_dir=work_dir,
-                       arena_bytes=arena_bytes, timeout=timeout)  # fmt: skip
+                       arena_bytes=arena_bytes, timeout=timeout, optimize=optimize)  # fmt: skip
     expected = reference.run(graph, inputs).outputs
     bit_exact = all(
         len(r.outputs) == len(expected)

@@ -305,6 +305,7 @@ def run_model(
     arena_bytes: int | None = None,
     timeout: float = 600.0,
     port: str | None = None,
+    optimize: str = "speed",
 ) -> RunReport:
     """Convert, build (cached) and run `graph` on `board` once per input set.
 
@@ -323,7 +324,8 @@ def run_model(
     name = Path(graph.source).stem or "model"
     work = (Path(work_dir) if work_dir is not None
             else default_build_root() / f"{b.name}-{backend}-{name}")
-    conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes)
+    conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes,
+                   optimize=optimize)
     fw = None if port is not None else build_firmware(work / "model", b, work / "build")
     prepared = [prepare_device_inputs(graph, s) for s in input_sets]
     exact = port is None and b.qemu_machine is not None

@@ -93,6 +93,31 @@ def ch_mult(graph: Graph, op: Op) -> int:
     return cout // cin if cin else 0
 
 
+def conv_variant(graph: Graph, op: Op) -> str:
+    """The kernels_c function the CONV_2D / DEPTHWISE_CONV_2D wrapper runs for this op
+    (th_conv_s8.c `pick`, th_dw_conv_s8.c `is_3x3`); a compiled model calls it directly."""
+    if op.kind is OpKind.DEPTHWISE_CONV_2D:
+        return "th_dw_conv_3x3_s8" if _is_dw_3x3(graph, op) else "th_dw_conv_general_s8"
+    if is_conv_1x1_kernel(graph, op):
+        return "th_conv_1x1_s8"
+    o = op.options
+    assert isinstance(o, Conv2DOptions)
+    x = graph.tensors[op.inputs[0]].shape
+    _, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    if x[3] == wc and kh == 3 and kw == 3 and o.dilation_h == 1 and o.dilation_w == 1:
+        return "th_conv_3x3_s8"
+    return "th_conv_general_s8"
+
+
+def _is_dw_3x3(graph: Graph, op: Op) -> bool:
+    """th_dw_conv_s8.c is_3x3: the 3x3 kernel takes the op."""
+    o = op.options
+    assert isinstance(o, DepthwiseConv2DOptions)
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    return (kh == 3 and kw == 3 and ch_mult(graph, op) == 1 and o.dilation_h == 1
+            and o.dilation_w == 1 and o.stride_h == o.stride_w and o.stride_h in (1, 2))
+
+
 # th_nn_support.h TH_NN_RQ_PAIRS_1X1: the dense 1x1 path keeps up to this many channel pairs of
 # requantization constants (32 bytes each) on the stack, more in scratch after the columns.
 RQ_PAIRS_ON_STACK = 32
@@ -157,16 +182,7 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
     _, h, w, _ = graph.tensors[op.inputs[0]].shape
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     _, oh, ow, oc = graph.tensors[op.outputs[0]].shape
-    is_3x3 = (
-        kh == 3
-        and kw == 3
-        and ch_mult(graph, op) == 1
-        and o.dilation_h == 1
-        and o.dilation_w == 1
-        and o.stride_h == o.stride_w
-        and o.stride_h in (1, 2)
-    )
-    if dsp and is_3x3:
+    if dsp and _is_dw_3x3(graph, op):
         s = o.stride_h
         plane = 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
         if fast:  # th_dw_conv_3x3_s8_scratch_size_fast: four channels staged per pass
