@@ -2,8 +2,8 @@
 
 Every int8 project model and shared model is converted with `--backend compiled`, built with
 the protocol firmware and run on the host board (native gcc, -Werror) with random inputs;
-the MLPerf Tiny models and a spread of project models also run on QEMU mps2-an386 (DSP
-kernels, interleaved filters, exact instruction counts per layer). A model the backend cannot
+every one also runs on QEMU mps2-an386 (DSP kernels, interleaved filters, exact instruction
+counts per layer), and two project models on each other QEMU board. A model the backend cannot
 run is refused before anything is written, and LOAD_MODEL is refused with a reason.
 """
 
@@ -53,17 +53,7 @@ def test_every_model_bit_exact_on_the_host_board(path: Path) -> None:
     _check(path, "host")
 
 
-QEMU_PROJECT = ("conv_same_stride2_relu6_int8", "dwconv_mult2_mult3_dilated2_valid_int8",
-                "digits_tf_int8", "activations_int8")  # fmt: skip
-
-
-def _qemu_models() -> list[Path]:
-    shared = [SHARED_MODELS / m for m in SHARED_INT8[:4] if (SHARED_MODELS / m).is_file()]
-    project = [p for p in project_models() if p.stem in QEMU_PROJECT]
-    return shared + project
-
-
-@pytest.mark.parametrize("path", model_params(_qemu_models()))
+@pytest.mark.parametrize("path", model_params(_int8_models()))
 def test_models_bit_exact_on_qemu(path: Path) -> None:
     _check(path, "mps2-an386", samples=1)
 
