@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +41,16 @@ def test_generated_header_is_up_to_date() -> None:
         "th_interp_abi.h differs from codegen/interpreter_abi.py: run "
         "`python -m tinyhost.codegen.interpreter_abi --write`"
     )
+
+
+def test_the_documented_command_prints_the_header_without_warnings() -> None:
+    """`python -m tinyhost.codegen.interpreter_abi` (the header's banner) runs cleanly."""
+    run = subprocess.run(
+        [sys.executable, "-W", "error", "-m", "tinyhost.codegen.interpreter_abi"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert run.stdout == (REPO / HEADER_PATH).read_text()
 
 
 def test_every_adapter_in_the_firmware_is_declared() -> None:
