@@ -1,5 +1,5 @@
 """Code generation: lowering to kernel calls, scratch grants, and the backends that turn them
-into a model directory (the interpreter's blob; compiled C next). ARCHITECTURE.md §4.4."""
+into a model directory (the interpreter's blob, or compiled C). ARCHITECTURE.md §4.4, §4.4b."""
 
 from __future__ import annotations
 
