@@ -232,9 +232,11 @@ def run_eval(
             raise InputDataError(f"{log_path}: the log is of another run ({old}); drop --resume "
                                  "or remove it")  # fmt: skip
     if not resume or not log_path.is_file():
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        log_path.write_text(json.dumps({"header": header}) + "\n")
         done = {}
+    # Rewritten whole: drops a line torn by the interruption, so appends start on a clean line.
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.write_text("".join(json.dumps(o) + "\n" for o in [{"header": header},
+                                                                *done.values()]))  # fmt: skip
     todo = [i for i in range(len(dataset.x)) if i not in done]
     n_jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     if port is not None:
