@@ -259,6 +259,7 @@ def run_eval(
         "flash_code_bytes": fw.size.text if fw else None,
         "ram_bytes": (fw.size.data + fw.size.bss) if fw else None,
         "ops": [graph.ops[i].name for i in conv.blob.op_order],
+        "model_info": model_info(graph, conv.blob.op_order),
         "data": {"source": dataset.source, "samples": len(dataset.x),
                  "preprocessing": dataset.preprocessing, "classes": dataset.class_names},
         "throughput": {"jobs": n_jobs, "samples_run": len(todo), "seconds": elapsed,
@@ -392,6 +393,18 @@ def summarize(graph: Graph, float_graph: Graph | None, dataset: Dataset,
     if lat is not None:
         out["latency"] = lat
     return out
+
+
+def model_info(graph: Graph, order: Sequence[int]) -> dict:
+    """Ops in execution order with output shapes and MACs; totals."""
+    from tinyhost.ir.stats import graph_stats, op_macs
+
+    stats = graph_stats(graph)
+    ops = [{"index": i, "op": graph.ops[i].name,
+            "output": [list(graph.tensors[t].shape) for t in graph.ops[i].outputs],
+            "macs": op_macs(graph, graph.ops[i])} for i in order]  # fmt: skip
+    return {"ops": ops, "macs": stats.macs, "weight_bytes": stats.weight_bytes,
+            "largest_activation_bytes": stats.largest_activation_bytes}  # fmt: skip
 
 
 def _brief(y: np.ndarray, scores: np.ndarray) -> dict:
