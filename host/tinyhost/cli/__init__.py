@@ -18,6 +18,7 @@ from tinyhost.errors import TinyhostError
 
 def build_parser() -> argparse.ArgumentParser:
     from tinyhost.cli import backend, bench, flash, model, plan, quantize
+    from tinyhost.cli import compare as compare_cmd
     from tinyhost.cli import eval as eval_cmd
     from tinyhost.cli import report as report_cmd
 
@@ -26,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tinyhost {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (model, quantize, plan, backend, bench, flash, eval_cmd, report_cmd):
+    for group in (model, quantize, plan, backend, bench, flash, eval_cmd, compare_cmd,
+                  report_cmd):
         group.add_parser(sub)
     return parser
 
