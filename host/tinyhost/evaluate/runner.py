@@ -287,7 +287,7 @@ def _fan_out(e: Engines, xs: np.ndarray, todo: list[int], n_jobs: int, log_path:
     try:
         with log_path.open("a") as log:
             while running:
-                kind, payload = _get(queue, procs)
+                kind, payload = _get(queue, procs, running)
                 if kind == "sample":
                     log.write(json.dumps(payload) + "\n")
                     log.flush()
@@ -308,14 +308,15 @@ def _fan_out(e: Engines, xs: np.ndarray, todo: list[int], n_jobs: int, log_path:
                           f"continues): {error}")  # fmt: skip
 
 
-def _get(queue, procs: list) -> tuple[str, object]:
+def _get(queue, procs: list, running: int) -> tuple[str, object]:
+    """The next message; an error when fewer workers live than have yet to say "done"."""
     import queue as queue_mod
 
     while True:
         try:
             return queue.get(timeout=1.0)
         except queue_mod.Empty:
-            if not any(p.is_alive() for p in procs) and queue.empty():
+            if sum(p.is_alive() for p in procs) < running and queue.empty():
                 return ("error", "a worker process died without a word")
 
 
