@@ -74,6 +74,7 @@ def test_eval_qemu_matches_reference(digits, tmp_path):
     assert r["accuracy"]["device"]["correct"] == int(np.sum(np.argmax(ref[:n], axis=1) == y[:n]))
     assert r["agreement"]["device_vs_reference"]["bit_exact_samples"] == n
     assert r["latency"]["unit"] == "instructions" and r["latency"]["min"] > 1000
+    assert r["latency"]["samples"] == n // 2  # one of the two workers runs the icount plugin
 
 
 def test_resume_after_interruption_equals_uninterrupted(digits, tmp_path):

@@ -32,6 +32,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--work-dir", help="where the model directory and build go")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per device session")
     p.add_argument("--port", metavar="URL", help="serial port of a flashed board")
+    p.add_argument("--latency-jobs", type=int, default=1, metavar="N",
+                   help="workers that measure latency (QEMU's icount plugin halves its speed); "
+                        "0: all")  # fmt: skip
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     from tinyhost.cli.backend import add_model_options
 
@@ -62,7 +65,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         graph, ds, args.board, float_graph=float_graph, log_path=log, jobs=args.jobs,
         resume=args.resume, work_dir=Path(args.work_dir) if args.work_dir else None,
         port=args.port, timeout=args.timeout, progress=not args.no_progress,
-        backend=args.backend,
+        backend=args.backend, latency_jobs=args.latency_jobs,
     )  # fmt: skip
     if out is not None:
         out.write_text(json.dumps(results, indent=1) + "\n")
@@ -114,7 +117,8 @@ def summary_lines(r: dict) -> list[str]:
             note = f", {lat['ms_note']}" if "ms_note" in lat else ""
             ms = f" = {lat['ms_at_clock']:.3f} ms at {lat['hz'] / 1e6:g} MHz{note}"
         lines.append(f"  latency: {lat['median']:,.0f} {lat['unit']} median (min "
-                     f"{lat['min']:,.0f}, max {lat['max']:,.0f}){ms}")  # fmt: skip
+                     f"{lat['min']:,.0f}, max {lat['max']:,.0f}, over {lat['samples']} "
+                     f"samples){ms}")  # fmt: skip
     t = r.get("throughput", {})
     if t.get("samples_per_s"):
         lines.append(f"  throughput: {t['samples_per_s']:.1f} samples/s with {t['jobs']} "

@@ -121,14 +121,18 @@ def sample_record(e: Engines, index: int, x: np.ndarray, device_outputs: list[np
     return rec
 
 
-def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue) -> None:
-    """Run a shard; every sample goes on the queue, then ("done", None) or ("error", text)."""
+def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bool) -> None:
+    """Run a shard; every sample goes on the queue, then ("done", None) or ("error", text).
+
+    `timed`: on QEMU, run the icount plugin for exact latency (it slows QEMU about 2x, so by
+    default only one worker measures; the others only check outputs).
+    """
     from tinyhost.deploy.icount import MarkLog
     from tinyhost.deploy.runner import check_device_model, invoke_once, open_device
 
     try:
         with contextlib.ExitStack() as stack:
-            exact = e.port is None and e.board.qemu_machine is not None
+            exact = timed and e.port is None and e.board.qemu_machine is not None
             icount_out = None
             if exact:
                 tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="th-eval-"))
@@ -147,7 +151,8 @@ def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue) -> None:
                 x = xs[i]
                 inputs = prepare_device_inputs(e.graph, [x[None]])
                 run = invoke_once(device, inputs, marks, e.board.clock_hz or 0)
-                queue.put(("sample", sample_record(e, i, x, run.outputs, run.latency.to_json())))
+                lat = run.latency.to_json() if timed else None
+                queue.put(("sample", sample_record(e, i, x, run.outputs, lat)))
         queue.put(("done", None))
     except TinyhostError as err:
         queue.put(("error", str(err)))
@@ -202,8 +207,12 @@ def run_eval(
     timeout: float = 600.0,
     progress: bool = True,
     backend: str = "interpreter",
+    latency_jobs: int = 1,
 ) -> dict:
-    """Evaluate; returns the results dict (also the content of `tinyhost eval -o`)."""
+    """Evaluate; returns the results dict (also the content of `tinyhost eval -o`).
+
+    Latency is measured by the first `latency_jobs` workers (0: all), on their samples.
+    """
     from tinyhost.codegen.interpreter import convert
     from tinyhost.deploy.runner import build_firmware, default_build_root
 
@@ -244,7 +253,9 @@ def run_eval(
     engines = Engines(graph, float_graph, b, fw.elf if fw else None, port, timeout)
     start = time.perf_counter()
     if todo:
-        _fan_out(engines, dataset.x, todo, n_jobs, log_path, len(done), len(dataset.x), progress)
+        timed = n_jobs if latency_jobs <= 0 else min(latency_jobs, n_jobs)
+        _fan_out(engines, dataset.x, todo, n_jobs, timed, log_path, len(done), len(dataset.x),
+                 progress)  # fmt: skip
     elapsed = time.perf_counter() - start
     _, samples = read_log(log_path)
     results = summarize(graph, float_graph, dataset, samples)
@@ -271,14 +282,15 @@ def run_eval(
     return results
 
 
-def _fan_out(e: Engines, xs: np.ndarray, todo: list[int], n_jobs: int, log_path: Path,
-             already: int, total: int, progress: bool) -> None:  # fmt: skip
+def _fan_out(e: Engines, xs: np.ndarray, todo: list[int], n_jobs: int, timed: int,
+             log_path: Path, already: int, total: int, progress: bool) -> None:  # fmt: skip
     from tqdm import tqdm
 
     ctx = mp.get_context("fork")  # the graphs go to the workers without pickling
     queue = ctx.Queue()
     shards = [todo[k::n_jobs] for k in range(n_jobs)]
-    procs = [ctx.Process(target=_worker, args=(e, xs, s, queue), daemon=True) for s in shards]
+    procs = [ctx.Process(target=_worker, args=(e, xs, s, queue, k < timed), daemon=True)
+             for k, s in enumerate(shards)]  # fmt: skip
     for p in procs:
         p.start()
     bar = tqdm(total=total, initial=already, desc=f"eval on {e.board.name}", unit="sample",
@@ -330,6 +342,7 @@ def _latency_summary(samples: list[dict]) -> dict | None:
     out = {
         "unit": first["unit"],
         "hz": first["hz"],
+        "samples": len(lats),
         "median": float(np.median(totals)),
         "min": float(totals.min()),
         "max": float(totals.max()),
