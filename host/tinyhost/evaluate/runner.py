@@ -46,6 +46,8 @@ class Engines:
     elf: Path | None
     port: str | None
     timeout: float
+    blob: bytes = b""  # sent over LOAD_MODEL when the board on `port` has another model
+    blob_crc: int = 0
 
 
 def _layer_pairs(graph: Graph, float_graph: Graph) -> list[tuple[str, str, int, int]]:
@@ -141,6 +143,9 @@ def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bo
                 open_device(e.elf, e.board, timeout=e.timeout, port=e.port, icount_out=icount_out)
             )
             info = device.info()
+            if e.port is not None and (not info.model_ready or info.model_hash != e.blob_crc):
+                device.load_model(e.blob)
+                info = device.info()
             if not info.model_ready:
                 raise DeployError(f"{e.board.name}: the firmware did not accept the model blob")
             check_device_model(info, e.graph)
@@ -250,7 +255,8 @@ def run_eval(
     n_jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     if port is not None:
         n_jobs = 1  # one board, one serial port
-    engines = Engines(graph, float_graph, b, fw.elf if fw else None, port, timeout)
+    engines = Engines(graph, float_graph, b, fw.elf if fw else None, port, timeout,
+                      conv.blob.data, conv.blob.crc)  # fmt: skip
     start = time.perf_counter()
     if todo:
         timed = n_jobs if latency_jobs <= 0 else min(latency_jobs, n_jobs)
