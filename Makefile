@@ -7,7 +7,7 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm cmake ninja-build gcc make
+APT_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm cmake ninja-build gcc make chromium
 
 .PHONY: setup system-packages demo test lint clean
 
@@ -15,7 +15,7 @@ setup: system-packages $(VENV)/.installed
 
 system-packages:
 	@missing=""; \
-	for tool in arm-none-eabi-gcc qemu-system-arm cmake gcc make; do \
+	for tool in arm-none-eabi-gcc qemu-system-arm cmake gcc make chromium; do \
 	  command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; \
 	done; \
 	if [ -f /usr/lib/arm-none-eabi/newlib/libc.a ] || [ -d /usr/lib/arm-none-eabi/lib ]; then :; else missing="$$missing newlib"; fi; \

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -28,6 +29,11 @@ def test_demo_runs_on_qemu_bit_exact(capsys: pytest.CaptureFixture[str]) -> None
     assert int(dev.group(3)) == n, out
     # the device's accuracy is the reference's: same int8 model, same arithmetic
     assert dev.group(1) == ref.group(1)
+    # `make demo` ends with the digits report's path; the report holds the device's accuracy.
+    report = re.search(r"\nreport: (\S+\.html)$", out.rstrip())
+    assert report, out
+    html = Path(report.group(1)).read_text()
+    assert f"{dev.group(1)}%" in html and "300/300 samples bit-exact" in html
     float_top1 = float(re.search(r"float32\s+([\d.]+)%", out).group(1))  # type: ignore[union-attr]
     assert float(ref.group(1)) >= float_top1 - 0.5
     assert re.search(r"latency: [\d,]+ instructions per inference", out), out

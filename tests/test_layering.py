@@ -132,7 +132,7 @@ LAYERS = [
     {"tinyhost.plan"},
     {"tinyhost.codegen"},
     {"tinyhost.deploy"},
-    {"tinyhost.report"},
+    {"tinyhost.report", "tinyhost.evaluate"},
     {"tinyhost.demo", "tinyhost.cli"},
 ]
 

@@ -126,4 +126,25 @@ def run_demo(models: Path = DEMO_MODELS, board: str | None = "mps2-an386",
     if board is not None:
         expected = [reference.run(int8_graph, [image[None]]).outputs[0] for image in images]
         lines += device_section(int8_graph, board, images, labels, expected, backend)
+        lines += ["", f"report: {write_demo_report(int8_graph, models, board, backend)}"]
     return "\n".join(lines)
+
+
+def write_demo_report(int8_graph: Graph, models: Path, board: str,
+                      backend: str = "interpreter") -> Path:
+    """`tinyhost eval` + `tinyhost report` on the digits test split; the HTML report's path."""
+    from tinyhost.evaluate.data import load_dataset
+    from tinyhost.evaluate.runner import run_eval
+    from tinyhost.paths import repo_root
+    from tinyhost.report.render import write_report
+    from tinyhost.tflite.writer import write_model_file
+
+    out = repo_root() / "build" / "demo"
+    out.mkdir(parents=True, exist_ok=True)
+    write_model_file(int8_graph, out / "digits_int8.tflite")  # the report draws its plan
+    graph = read_model(out / "digits_int8.tflite")
+    ds = load_dataset(str(models / "digits_data.npz"), None, graph.tensors[graph.inputs[0]])
+    results = run_eval(graph, ds, board, float_graph=read_model(models / "digits_float.tflite"),
+                       log_path=out / f"digits-{backend}.samples.jsonl", progress=False,
+                       backend=backend)  # fmt: skip
+    return write_report([results], out / "digits-report.html")

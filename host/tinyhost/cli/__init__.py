@@ -18,13 +18,17 @@ from tinyhost.errors import TinyhostError
 
 def build_parser() -> argparse.ArgumentParser:
     from tinyhost.cli import backend, bench, boards, flash, model, plan, quantize
+    from tinyhost.cli import compare as compare_cmd
+    from tinyhost.cli import eval as eval_cmd
+    from tinyhost.cli import report as report_cmd
 
     parser = argparse.ArgumentParser(
         prog="tinyhost", description="Bit-exact int8 inference for Cortex-M microcontrollers."
     )
     parser.add_argument("--version", action="version", version=f"tinyhost {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (model, quantize, plan, backend, bench, flash, boards):
+    for group in (model, quantize, plan, backend, bench, flash, boards, eval_cmd, compare_cmd,
+                  report_cmd):
         group.add_parser(sub)
     return parser
 
