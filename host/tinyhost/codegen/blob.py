@@ -146,14 +146,17 @@ def build_blob(
     scratch: dict[int, tuple[int, int]] = {}
     for step, i in enumerate(order):
         need = scratch_needed(graph, lowered[i], target.dsp)
-        if need == 0:
+        # A kernel with a faster path for more scratch gets it where the arena has room free
+        # (also one that needs none otherwise: the general depthwise with ch_mult > 1).
+        fast = fast_scratch_bytes(graph, graph.ops[i], PlanOptions(dsp=target.dsp))
+        if need == 0 and fast == 0:
             continue
         planned = plan.scratch_for(i)
-        # A kernel with a faster path for more scratch gets it where the arena has room free.
-        fast = fast_scratch_bytes(graph, graph.ops[i], PlanOptions(dsp=target.dsp))
         room = plan.free_block(step, fast, keep=planned) if fast > need else None
         if room is not None:
             scratch[i] = (room, fast)
+        elif need == 0:
+            continue
         elif planned is not None and planned.size >= need:
             scratch[i] = (planned.offset, planned.size)
         else:
