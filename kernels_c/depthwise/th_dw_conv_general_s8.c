@@ -44,7 +44,9 @@ static dw_geom dw_geometry(const th_dw_conv_params *params, const th_dims *input
         g.in_a = input_dims->w, g.in_b = input_dims->h;
         g.out_a = output_dims->w, g.out_b = output_dims->h;
     }
-    g.pb = (g.out_b - 1) * g.sb + (g.kb - 1) * g.db + 1;
+    /* With dilation 1 an odd row's last tap is read as a pair with a zero weight: one more
+     * value per band row. */
+    g.pb = (g.out_b - 1) * g.sb + (g.kb - 1) * g.db + 1 + (g.db == 1 ? (g.kb & 1) : 0);
     g.kb_pairs = (g.kb + 1) / 2;
     return g;
 }
@@ -124,8 +126,51 @@ TH_INLINE int8_t dw_out(int32_t acc, const dw_out_stage *o)
     return (int8_t)th_clamp(v, o->act_min, o->act_max);
 }
 
-/* One output row of one output channel; two outputs per pass share each weight load when
- * the taps along B are adjacent (dilation 1). Not inlined: its loops get the registers. */
+/* Four outputs of a row per pass sharing each weight load, taps adjacent (dilation 1; odd
+ * rows end with a zero-weight pair). sb is a constant at the fast call sites, so the four
+ * input loads take immediate offsets. */
+TH_INLINE int32_t dw_row4(int8_t *out, int32_t out_step, const int16_t *band,
+                          const int32_t *w, int32_t acc0, int32_t n, int32_t ka, int32_t kbp,
+                          int32_t pb, int32_t sb, const dw_out_stage *o)
+{
+    int32_t b = 0;
+    for (; b + 3 < n; b += 4, out += 4 * out_step) {
+        const int16_t *r = band + b * sb;
+        const int32_t *wa = w;
+        int32_t s0 = acc0;
+        int32_t s1 = acc0;
+        int32_t s2 = acc0;
+        int32_t s3 = acc0;
+        for (int32_t a = 0; a < ka; a++, r += pb) {
+            const int16_t *x = r;
+            for (int32_t p = 0; p < kbp; p++, x += 2) {
+                const int32_t wv = *wa++;
+                s0 = th_smlad(th_read_s32(x), wv, s0);
+                s1 = th_smlad(th_read_s32(x + sb), wv, s1);
+                s2 = th_smlad(th_read_s32(x + 2 * sb), wv, s2);
+                s3 = th_smlad(th_read_s32(x + 3 * sb), wv, s3);
+            }
+        }
+        out[0] = dw_out(s0, o);
+        out[out_step] = dw_out(s1, o);
+        out[2 * out_step] = dw_out(s2, o);
+        out[3 * out_step] = dw_out(s3, o);
+    }
+    for (; b < n; b++, out += out_step) {
+        const int16_t *r = band + b * sb;
+        const int32_t *wa = w;
+        int32_t acc = acc0;
+        for (int32_t a = 0; a < ka; a++, r += pb) {
+            for (int32_t p = 0; p < kbp; p++) {
+                acc = th_smlad(th_read_s32(r + 2 * p), *wa++, acc);
+            }
+        }
+        *out = dw_out(acc, o);
+    }
+    return b;
+}
+
+/* One output row of one output channel. Not inlined: its loops get the registers. */
 __attribute__((noinline)) static void dw_row(int8_t *out, int32_t out_step,
                                              const int16_t *band, const int32_t *w,
                                              int32_t acc0, const dw_geom *g,
@@ -142,30 +187,17 @@ __attribute__((noinline)) static void dw_row(int8_t *out, int32_t out_step,
     const int32_t sb = g->sb;
     const int32_t db = g->db;
     const int32_t n = g->out_b;
-    int32_t b = 0;
     if (db == 1) {
-        for (; b + 1 < n; b += 2, out += 2 * out_step) {
-            const int16_t *r = band + b * sb;
-            const int32_t *wa = w;
-            int32_t s0 = acc0;
-            int32_t s1 = acc0;
-            for (int32_t a = 0; a < ka; a++, r += pb, wa += kbp) {
-                for (int32_t p = 0; p < full; p++) {
-                    const int32_t wv = wa[p];
-                    s0 = th_smlad(th_read_s32(r + 2 * p), wv, s0);
-                    s1 = th_smlad(th_read_s32(r + sb + 2 * p), wv, s1);
-                }
-                if (kb & 1) {
-                    const int32_t wv = wa[full];
-                    s0 = th_smlabb(r[kb - 1], wv, s0);
-                    s1 = th_smlabb(r[sb + kb - 1], wv, s1);
-                }
-            }
-            out[0] = dw_out(s0, o);
-            out[out_step] = dw_out(s1, o);
+        if (sb == 1) {
+            dw_row4(out, out_step, band, w, acc0, n, ka, kbp, pb, 1, o);
+        } else if (sb == 2) {
+            dw_row4(out, out_step, band, w, acc0, n, ka, kbp, pb, 2, o);
+        } else {
+            dw_row4(out, out_step, band, w, acc0, n, ka, kbp, pb, sb, o);
         }
+        return;
     }
-    for (; b < n; b++, out += out_step) {
+    for (int32_t b = 0; b < n; b++, out += out_step) {
         const int16_t *r = band + b * sb;
         const int32_t *wa = w;
         int32_t acc = acc0;

@@ -25,9 +25,9 @@ blob gives it that where the planned arena has the room free.
 Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP rows path, else the
 reference loop: G = [round_up4(H * W) if mult 1] + round_up4(2 * KA * PB) + 4 * mult * KA *
 ceil(KB / 2): the int8 plane (in place), a band of KA int16 rows of
-PB = (OB - 1) * SB + (KB - 1) * DB + 1 values and the int16 weight pairs of one input
-channel's outputs, in the frame where the filter's longer side is B (A, B = H, W, or W, H
-when KW < KH; th_dw_conv_general_s8.c).
+PB = (OB - 1) * SB + (KB - 1) * DB + 1 (+ 1 if DB == 1 and KB odd) values and the int16
+weight pairs of one input channel's outputs, in the frame where the filter's longer side is
+B (A, B = H, W, or W, H when KW < KH; th_dw_conv_general_s8.c).
 S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
 """
 
@@ -165,6 +165,7 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     b = 1 if k[1] >= k[0] else 0  # index of the contiguous (B) axis: the filter's longer side
     ka, kb = k[1 - b], k[b]
     pb = (out_hw[b] - 1) * stride[b] + (kb - 1) * dilation[b] + 1
+    pb += kb & 1 if dilation[b] == 1 else 0  # an odd row's last tap read as a pair
     plane = _ru4(hw[0] * hw[1]) if mult == 1 else 0
     return plane + _ru4(2 * ka * pb) + 4 * mult * ka * ((kb + 1) // 2)
 
