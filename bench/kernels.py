@@ -1,6 +1,7 @@
 """Kernel benchmark: exact executed-instruction counts of MLPerf Tiny layers on QEMU.
 
     python bench/kernels.py [--json] [--board mps2-an386]
+    python bench/kernels.py --sweep [--seed S] [--per-class N] [--json]
 
 Builds the kernel test firmware (tests/kernels/firmware) twice for the board, once with
 the portable C path (TH_NN_FORCE_PORTABLE) and once with the DSP path, runs each layer
@@ -10,6 +11,12 @@ the 2 marker instructions are subtracted) and checks the outputs against the Num
 reference. Prints a table; with --json the table goes to stderr and a JSON list, one
 object per (layer, path) with keys layer, path, macs, instructions (+ mac_per_instruction),
 to stdout. Not a test: nothing here asserts a speed.
+
+--sweep: N (default 30) random shapes per layer class (tests/kernels/sweep.py: conv,
+pointwise, depthwise, fully connected; 1k-500k MACs) on the DSP path only, outputs checked
+against the reference; prints per class the median and worst MAC/instruction with the worst
+shape and the issue-14 floor (worst over the shapes the floor applies to); with --json one
+row per shape (class, shape, macs, instructions) on stdout.
 """
 
 from __future__ import annotations
@@ -21,11 +28,14 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from kernels.cases import ConvCase, FcCase, Op, check_result  # noqa: E402
 from kernels.layers import fc_layer, layer_case  # noqa: E402
+from kernels.sweep import describe, sweep_cases  # noqa: E402
 from kernels.target import build_firmware, run_cases  # noqa: E402
 from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
 
@@ -61,11 +71,62 @@ def layers() -> list[tuple[str, str, ConvCase | FcCase]]:
     ]
 
 
+def sweep_floor(kind: str, case: ConvCase | FcCase) -> float | None:
+    """Issue 14's MAC/instruction floor for a shape (None: no floor for it)."""
+    if isinstance(case, FcCase):
+        return 0.6
+    kh, kw = case.w.shape[1], case.w.shape[2]
+    if case.depthwise:
+        return 0.35 if kh * kw * case.p.ch_mult >= 9 else 0.2
+    return 0.5 if kh * kw * case.w.shape[3] >= 27 else None
+
+
+def sweep(args: argparse.Namespace) -> int:
+    entries = sweep_cases(args.seed, args.per_class)
+    cases = [case for _, case in entries]
+    with tempfile.TemporaryDirectory(prefix="th-ksweep-") as tmp:
+        fw = build_firmware(args.board, Path(tmp), portable=False, big=True)
+        run = run_cases(fw, cases, interleaved=True, icount=True, timeout=1800.0)
+    if len(run.counts) != len(cases):
+        raise SystemExit(f"{len(run.counts)} instruction counts for {len(cases)} layers")
+    rows = []
+    for (kind, case), result, count in zip(entries, run.results, run.counts, strict=True):
+        problem = check_result(case, result)
+        if problem is not None:
+            raise SystemExit(f"{kind} {describe(case)}: output differs from reference: "
+                             f"{problem}")
+        rows.append({"class": kind, "shape": describe(case), "macs": case.macs,
+                     "instructions": count - MARKER_OVERHEAD,
+                     "floor": sweep_floor(kind, case)})
+    out = sys.stderr if args.json else sys.stdout
+    print(f"sweep seed {args.seed}, {args.per_class} shapes per class, DSP path, "
+          f"{args.board}", file=out)
+    print(f"{'class':16} {'median':>7} {'worst':>7} {'floor':>6} {'<floor':>6}  worst shape "
+          f"(MAC/instr, among shapes with a floor)", file=out)
+    for kind in dict.fromkeys(r["class"] for r in rows):
+        mine = [r for r in rows if r["class"] == kind]
+        rate = [r["macs"] / r["instructions"] for r in mine]
+        floored = [(r["macs"] / r["instructions"], r) for r in mine if r["floor"] is not None]
+        worst_rate, worst = min(floored, key=lambda t: t[0] / t[1]["floor"])
+        below = sum(1 for v, r in floored if v < r["floor"])
+        print(f"{kind:16} {float(np.median(rate)):7.3f} {worst_rate:7.3f} "
+              f"{worst['floor']:6.2f} {below:6d}  {worst['shape']}", file=out)
+    if args.json:
+        print(json.dumps([{k: r[k] for k in ("class", "shape", "macs", "instructions")}
+                          for r in rows], indent=1))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="JSON list on stdout")
     ap.add_argument("--board", default="mps2-an386")
+    ap.add_argument("--sweep", action="store_true", help="random shapes per layer class")
+    ap.add_argument("--seed", type=int, default=0, help="sweep: shape seed")
+    ap.add_argument("--per-class", type=int, default=30, help="sweep: shapes per class")
     args = ap.parse_args(argv)
+    if args.sweep:
+        return sweep(args)
 
     entries = layers()
     cases = [case for _, _, case in entries]

@@ -5,7 +5,7 @@ portable and DSP (the DSP algorithms with the instructions modelled in C,
 TH_NN_EMULATE_DSP). For random CONV_2D / DEPTHWISE_CONV_2D layers (pointwise, 3x3, general,
 few input channels, grouped, strided, dilated, padded), `scratch_bytes` and
 `fast_scratch_bytes` must equal what `th_conv_s8_scratch_size`, `th_dw_conv_s8_scratch_size`
-and `th_dw_conv_3x3_s8_scratch_size_fast` return for the same params and dims.
+and `th_dw_conv_s8_scratch_size_fast` return for the same params and dims.
 """
 
 from __future__ import annotations
@@ -143,19 +143,14 @@ def _c_sizes(lib: ctypes.CDLL, graph: Graph) -> tuple[int, int]:
         fn = lib.th_conv_s8_scratch_size
         return fn(ctypes.byref(ConvParams(**common)), *refs), 0
     params = DwParams(ch_mult=y[3] // x[3], **common)
-    fast = 0
-    if f[1] == 3 and f[2] == 3:  # th_dw_conv_s8 passes a fast grant on to the 3x3 kernel
-        picks_3x3 = (params.ch_mult == 1 and o.dilation_h == o.dilation_w == 1
-                     and o.stride_h == o.stride_w and o.stride_h in (1, 2))  # fmt: skip
-        if picks_3x3:
-            fast = lib.th_dw_conv_3x3_s8_scratch_size_fast(ctypes.byref(params), *refs)
+    fast = lib.th_dw_conv_s8_scratch_size_fast(ctypes.byref(params), *refs)
     return lib.th_dw_conv_s8_scratch_size(ctypes.byref(params), *refs), fast
 
 
 def test_python_scratch_rules_equal_the_c_functions(build) -> None:
     dsp, lib = build
     for fn in ("th_conv_s8_scratch_size", "th_dw_conv_s8_scratch_size",
-               "th_dw_conv_3x3_s8_scratch_size_fast"):  # fmt: skip
+               "th_dw_conv_s8_scratch_size_fast"):  # fmt: skip
         getattr(lib, fn).restype = ctypes.c_int32
     options = PlanOptions(dsp=dsp)
     rng = np.random.default_rng(20261124 + dsp)

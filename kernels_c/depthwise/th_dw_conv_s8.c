@@ -24,6 +24,21 @@ int32_t th_dw_conv_s8_scratch_size(const th_dw_conv_params *params, const th_dim
     return th_dw_conv_general_s8_scratch_size(params, input_dims, filter_dims, output_dims);
 }
 
+int32_t th_dw_conv_s8_scratch_size_fast(const th_dw_conv_params *params,
+                                        const th_dims *input_dims, const th_dims *filter_dims,
+                                        const th_dims *output_dims)
+{
+    if (params == NULL || filter_dims == NULL) {
+        return 0;
+    }
+    if (is_3x3(params, filter_dims)) {
+        return th_dw_conv_3x3_s8_scratch_size_fast(params, input_dims, filter_dims,
+                                                   output_dims);
+    }
+    return th_dw_conv_general_s8_scratch_size_fast(params, input_dims, filter_dims,
+                                                   output_dims);
+}
+
 th_status th_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params,
                         const th_per_channel_quant *quant, const th_dims *input_dims,
                         const int8_t *input, const th_dims *filter_dims, const int8_t *filter,

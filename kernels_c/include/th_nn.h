@@ -125,6 +125,11 @@ th_status th_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params,
                         const int32_t *bias, const th_dims *output_dims, int8_t *output);
 int32_t th_dw_conv_s8_scratch_size(const th_dw_conv_params *params, const th_dims *input_dims,
                                    const th_dims *filter_dims, const th_dims *output_dims);
+/* The faster path's scratch of the kernel th_dw_conv_s8 picks (its *_scratch_size_fast), 0
+ * when it has none. */
+int32_t th_dw_conv_s8_scratch_size_fast(const th_dw_conv_params *params,
+                                        const th_dims *input_dims, const th_dims *filter_dims,
+                                        const th_dims *output_dims);
 
 /* 3x3 filter, ch_mult 1, dilation 1, stride 1 or 2 (both directions equal); any padding. */
 th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *params,
@@ -147,7 +152,10 @@ int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
 
 /* Any filter, stride, padding, dilation and depth multiplier. Scratch: one int8 input plane
  * (round_up4(H*W)) when ch_mult == 1; none when ch_mult > 1 (the input is read directly;
- * such an op never runs in place, rule (a)). */
+ * such an op never runs in place, rule (a)). Given at least
+ * th_dw_conv_general_s8_scratch_size_fast (DSP builds; 0 in portable ones) it runs the DSP
+ * rows path (int16 bands, tap pairs by SMLAD), else the reference loop; the tinyhost planner
+ * gives that where it does not grow the arena. */
 th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *params,
                                 const th_per_channel_quant *quant, const th_dims *input_dims,
                                 const int8_t *input, const th_dims *filter_dims,
@@ -157,6 +165,10 @@ int32_t th_dw_conv_general_s8_scratch_size(const th_dw_conv_params *params,
                                            const th_dims *input_dims,
                                            const th_dims *filter_dims,
                                            const th_dims *output_dims);
+int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
+                                                const th_dims *input_dims,
+                                                const th_dims *filter_dims,
+                                                const th_dims *output_dims);
 
 /* ---- FULLY_CONNECTED -------------------------------------------------------------------
  * input (batches, 1, 1, Cin) (any shape whose product is batches * Cin: pass n = batches,

@@ -338,14 +338,25 @@ def dw_case(draw: Draw, op: Op, limits: Limits = Limits()) -> ConvCase:
     cin = draw.int(1, limits.max_c)
     mult_ch = 1
     dil_h = dil_w = 1
-    if op == Op.DW_3X3 or draw.bool(0.6):
+    if op == Op.DW_3X3 or draw.bool(0.45):
         kh = kw = 3
         stride_h = stride_w = draw.int(1, 2)
     else:
-        kh, kw = draw.int(1, 5), draw.int(1, 5)
         stride_h, stride_w = draw.int(1, 3), draw.int(1, 3)
+        shape = draw.int(0, 2)
+        if shape == 0:  # any K x K' up to 15
+            kh, kw = draw.int(1, 15), draw.int(1, 15)
+        elif shape == 1:  # K x 1 on audio shapes [1, T, 1, C]
+            kh, kw = draw.int(2, 15), 1
+            in_h, in_w = draw.int(1, 3 * limits.max_hw), draw.int(1, 2)
+        else:  # 1 x K
+            kh, kw = 1, draw.int(2, 15)
+            in_h, in_w = draw.int(1, 2), draw.int(1, 3 * limits.max_hw)
     if op != Op.DW_3X3 and draw.bool(0.3):
-        mult_ch = draw.int(1, 3)
+        # multipliers up to 32 come with few input channels (first layers)
+        mult_ch = draw.int(1, 3) if draw.bool(0.6) else draw.int(4, 32)
+        if mult_ch > 3:
+            cin = draw.int(1, 2)
     if op != Op.DW_3X3 and draw.bool(0.2):
         dil_h, dil_w = draw.int(1, 3), draw.int(1, 3)
     pt, pb, out_h = _window(draw, in_h, kh, stride_h, dil_h, True)

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels.cases import Case, Result, build_flags_record, decode_results
+from kernels.cases import Case, ConvCase, Result, build_flags_record, decode_results
 from kernels.harness import REPO
 from tinyhost.deploy import build, run_semihosted, run_with_icount
 from tinyhost.deploy.build import BuildResult
+from tinyhost.plan.scratch import dw_general_scratch
 
 FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
 
@@ -30,6 +31,11 @@ def fits_small_firmware(case: Case, interleaved: bool = True) -> bool:
     # arena: copies of every blob + output + scratch (<= 4 * K + a padded plane) + guards
     scratch = 2 * (case.x.shape[-2] + 8) * (case.x.shape[-3] + 8) if case.x.ndim == 4 else 0
     scratch += 4 * (case.w.size // case.w.shape[0] + 4)
+    if isinstance(case, ConvCase) and case.depthwise:
+        p = case.p
+        scratch = max(scratch, dw_general_scratch(
+            case.x.shape[1:3], case.w.shape[1:3], case.out_shape[1:3],
+            (p.stride_h, p.stride_w), (p.dilation_h, p.dilation_w), p.ch_mult, True))
     return record <= RECORD_CAP and out + 32 <= RESULT_CAP and \
         record + out + scratch + 512 <= ARENA_CAP
 

@@ -52,13 +52,17 @@ def grant_scratch(graph: Graph, calls: list[Call], plan: MemoryPlan,
             continue
         op = graph.ops[i]
         need = scratch_bytes(graph, op, options)
-        if need == 0:
+        # A faster path may want scratch where the ordinary one needs none (the general
+        # depthwise with ch_mult > 1): it gets it only from free room, never from the tail.
+        fast = fast_scratch_bytes(graph, op, options)
+        if need == 0 and fast == 0:
             continue
         planned = plan.scratch_for(i)
-        fast = fast_scratch_bytes(graph, op, options)
         room = plan.free_block(step, fast, keep=planned) if fast > need else None
         if room is not None:
             grants[i] = ScratchGrant(i, room, fast, True)
+        elif need == 0:
+            continue
         elif planned is not None and planned.size >= need:
             grants[i] = ScratchGrant(i, planned.offset, planned.size, False)
         else:

@@ -23,6 +23,12 @@ and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c). Given four
 planes (fast_scratch_bytes: stride 1, C % 4 == 0) it stages four channels per pass instead; the
 blob gives it that where the planned arena has the room free.
+Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP rows path, else the
+reference loop: G = [round_up4(H * W) if mult 1] + round_up4(2 * KA * PB) + 4 * mult * KA *
+ceil(KB / 2): the int8 plane (in place), a band of KA int16 rows of
+PB = (OB - 1) * SB + (KB - 1) * DB + 1 (+ 1 if DB == 1 and KB odd) values and the int16
+weight pairs of one input channel's outputs, in the frame where the filter's longer side is
+B (A, B = H, W, or W, H when KW < KH; th_dw_conv_general_s8.c).
 S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
 """
 
@@ -176,6 +182,20 @@ def _conv_scratch(graph: Graph, op: Op, dsp: bool) -> int:
     return max(4 * _ru4(kh * kw * wc), small)
 
 
+def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
+                       stride: tuple[int, int], dilation: tuple[int, int], mult: int,
+                       dsp: bool) -> int:
+    """th_dw_conv_general_s8_scratch_size_fast (G above; 0 in portable builds), (h, w)."""
+    if not dsp:
+        return 0
+    b = 1 if k[1] >= k[0] else 0  # index of the contiguous (B) axis: the filter's longer side
+    ka, kb = k[1 - b], k[b]
+    pb = (out_hw[b] - 1) * stride[b] + (kb - 1) * dilation[b] + 1
+    pb += kb & 1 if dilation[b] == 1 else 0  # an odd row's last tap read as a pair
+    plane = _ru4(hw[0] * hw[1]) if mult == 1 else 0
+    return plane + _ru4(2 * ka * pb) + 4 * mult * ka * ((kb + 1) // 2)
+
+
 def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
     o = op.options
     assert isinstance(o, DepthwiseConv2DOptions)
@@ -188,8 +208,9 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
         if fast:  # th_dw_conv_3x3_s8_scratch_size_fast: four channels staged per pass
             return 4 * plane if s == 1 and oc >= 4 and oc % 4 == 0 else 0
         return plane
-    if fast:
-        return 0
+    if fast:  # th_dw_conv_general_s8_scratch_size_fast: the DSP rows path
+        return dw_general_scratch((h, w), (kh, kw), (oh, ow), (o.stride_h, o.stride_w),
+                                  (o.dilation_h, o.dilation_w), ch_mult(graph, op), dsp)
     if ch_mult(graph, op) != 1:
         return 0  # th_dw_conv_general_s8 reads the input directly
     return _ru4(h * w)
@@ -198,7 +219,8 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
 def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
     """Scratch with which the op's kernel runs a faster path (more than scratch_bytes), 0 when
     it has none: the 3x3 depthwise stages four channels per pass at stride 1
-    (th_dw_conv_3x3_s8_scratch_size_fast). The kernel picks the path from the scratch size it
+    (th_dw_conv_3x3_s8_scratch_size_fast), the general depthwise runs its DSP rows path
+    (th_dw_conv_general_s8_scratch_size_fast). The kernel picks the path from the scratch size it
     is given; codegen gives it where the planned arena has that much room free (no growth)."""
     options = options or PlanOptions()
     if not options.dsp or not _is_int8(graph, op) or not op.outputs:

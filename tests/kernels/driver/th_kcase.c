@@ -183,9 +183,13 @@ static run_result run_conv_like(const decoded_case *dc, const th_kalloc *mem)
                        : dc->op == OP_DW_GENERAL
                            ? th_dw_conv_general_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims)
                            : th_dw_conv_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims);
-        if ((flags & FLAG_FAST_SCRATCH) && dc->op != OP_DW_GENERAL) {
+        if (flags & FLAG_FAST_SCRATCH) {
             const int32_t fast =
-                th_dw_conv_3x3_s8_scratch_size_fast(&p, &in_dims, &f_dims, &out_dims);
+                dc->op == OP_DW_3X3
+                    ? th_dw_conv_3x3_s8_scratch_size_fast(&p, &in_dims, &f_dims, &out_dims)
+                : dc->op == OP_DW_GENERAL
+                    ? th_dw_conv_general_s8_scratch_size_fast(&p, &in_dims, &f_dims, &out_dims)
+                    : th_dw_conv_s8_scratch_size_fast(&p, &in_dims, &f_dims, &out_dims);
             scratch_size = fast > scratch_size ? fast : scratch_size;
         }
         if (scratch_size > 0) {
