@@ -39,6 +39,9 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
                    help="link every available kernel, so LOAD_MODEL can bring other models")
     p.add_argument("--arena-bytes", type=int, metavar="N",
                    help="reserve at least N arena bytes (for models loaded later)")
+    p.add_argument("--renode", metavar="PATH",
+                   help="Renode to run Renode boards with (else $TINYHOST_RENODE, `renode` on "
+                        "PATH, or the copy `make setup` unpacked into build/)")  # fmt: skip
     from tinyhost.cli_quantize import add_arguments
 
     add_arguments(p, calib_required=False)
@@ -112,7 +115,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     report = run_model(
         graph, args.board, _split_samples(graph, arrays), backend=args.backend,
         work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
-        arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
+        arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port, renode=args.renode,
     )  # fmt: skip
     if args.json:
         json.dump(report.to_json(), sys.stdout)
@@ -122,6 +125,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     lat = first.latency
     print(f"{report.model} on {report.board} ({report.backend}): arena {report.arena_bytes} B, "
           f"blob {report.blob_bytes} B")
+    if report.emulator is not None:
+        print(f"emulator: {report.emulator['name']} {report.emulator['version']} "
+              f"({report.emulator['path']}, found by {report.emulator['found_by']})")
     for k, o in enumerate(first.outputs):
         flat = o.reshape(-1)
         more = " ..." if flat.size > 16 else ""

@@ -65,6 +65,7 @@ class BenchResult:
     per_op: list[OpBench] = field(default_factory=list)
     clock_hz: int = 0
     output_head: list[int] = field(default_factory=list)  # first bytes of output 0 (uint8)
+    emulator: dict[str, str] | None = None  # e.g. which Renode ran it (version, path)
 
     @property
     def instructions(self) -> int | None:
@@ -94,6 +95,7 @@ class BenchResult:
             "clock_hz": self.clock_hz,
             "per_op": [op.to_json(self.unit) for op in self.per_op],
             "output_head": list(self.output_head),
+            **({"emulator": self.emulator} if self.emulator is not None else {}),
         }
 
 
@@ -106,6 +108,7 @@ def bench(
     work_dir: Path | None = None,
     arena_bytes: int | None = None,
     timeout: float = 1800.0,
+    renode: str | None = None,
 ) -> BenchResult:
     """Run ``graph`` ``runs`` times on ``board`` with the deterministic input and measure it."""
     from tinyhost import reference
@@ -119,7 +122,7 @@ def bench(
     b = resolve_board(board)
     inputs = deterministic_inputs(graph)
     report = run_model(graph, b, [inputs] * runs, backend=backend, work_dir=work_dir,
-                       arena_bytes=arena_bytes, timeout=timeout)  # fmt: skip
+                       arena_bytes=arena_bytes, timeout=timeout, renode=renode)  # fmt: skip
     expected = reference.run(graph, inputs).outputs
     bit_exact = all(
         len(r.outputs) == len(expected)
@@ -152,6 +155,7 @@ def bench(
         per_op=per_op,
         clock_hz=b.clock_hz or 0,
         output_head=list(report.runs[0].outputs[0].tobytes()[:16]),
+        emulator=report.emulator,
     )
 
 
@@ -177,7 +181,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     graph = load_int8_graph(args.model, args)
     result = bench(graph, args.board, backend=args.backend, runs=args.runs,
                    work_dir=Path(args.work_dir) if args.work_dir else None,
-                   arena_bytes=args.arena_bytes, timeout=args.timeout)  # fmt: skip
+                   arena_bytes=args.arena_bytes, timeout=args.timeout,
+                   renode=args.renode)  # fmt: skip
     if args.json:
         json.dump(result.to_json(), sys.stdout)
         print()
@@ -188,6 +193,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def print_result(r: BenchResult) -> None:
     print(f"{r.model} on {r.board} ({r.backend}), {r.runs} run(s)")
+    if r.emulator is not None:
+        print(f"  emulator      {r.emulator['name']} {r.emulator['version']} "
+              f"({r.emulator['path']})")
     ms = f" (~{r.total / r.clock_hz * 1e3:.2f} ms at {r.clock_hz / 1e6:g} MHz, 1 IPC)" if (
         r.unit == "instructions" and r.clock_hz) else ""  # fmt: skip
     print(f"  latency       {r.total:>12,} {r.unit}{ms}")

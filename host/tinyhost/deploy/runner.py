@@ -68,6 +68,7 @@ class RunReport:
     op_names: list[str] = field(default_factory=list)  # execution order
     op_indices: list[int] = field(default_factory=list)  # graph op index, execution order
     firmware: Path | None = None
+    emulator: dict[str, str] | None = None  # which emulator ran it, e.g. Renode's version/path
 
     def to_json(self) -> dict:
         first = self.runs[0]
@@ -82,6 +83,8 @@ class RunReport:
             "blob_bytes": self.blob_bytes,
             "ops": self.op_names,
         }
+        if self.emulator is not None:
+            out["emulator"] = self.emulator
         if len(self.runs) > 1:
             out["runs"] = [
                 {"outputs": [o.reshape(-1).tolist() for o in r.outputs],
@@ -121,7 +124,7 @@ def _connected(link: Link, timeout: float, ready_timeout: float) -> Iterator[Dev
 def open_device(
     elf: Path | None, board: Board | str, *, timeout: float = 600.0, ready_timeout: float = 20.0,
     request_timeout: float | None = None, port: str | None = None, baud: int | None = None,
-    icount_out: Path | None = None,
+    icount_out: Path | None = None, renode: str | None = None,
 ) -> Iterator[Device]:  # fmt: skip
     """Start the firmware and yield a connected Device (READY received or HELLO answered).
 
@@ -153,7 +156,7 @@ def open_device(
     if b.renode_platform is not None:
         from tinyhost.deploy.renode import open_renode_session
 
-        with open_renode_session(elf, b, timeout=timeout) as session:
+        with open_renode_session(elf, b, timeout=timeout, renode=renode) as session:
             link = Link(session.port, f"{b.name} (Renode)")  # type: ignore[arg-type]
             with _connected(link, request_timeout or 30.0, ready_timeout * 3) as device:
                 yield device
@@ -229,6 +232,7 @@ def run_model(
     arena_bytes: int | None = None,
     timeout: float = 600.0,
     port: str | None = None,
+    renode: str | None = None,
 ) -> RunReport:
     """Convert, build (cached) and run `graph` on `board` once per input set.
 
@@ -245,6 +249,15 @@ def run_model(
             f"{b.name} is a hardware board: flash it (tinyhost flash) and pass --port with its "
             "serial port (e.g. /dev/ttyACM0, the ST-LINK virtual COM port)"
         )
+    emulator = None
+    if port is None and b.renode_platform is not None:
+        # Found (or refused) before anything is built.
+        from tinyhost.deploy.renode import find_renode, renode_version
+
+        tool = find_renode(renode)
+        renode = tool.path
+        emulator = {"name": "renode", "version": renode_version(tool.path), "path": tool.path,
+                    "found_by": tool.source}  # fmt: skip
     name = Path(graph.source).stem or "model"
     work = Path(work_dir) if work_dir is not None else default_build_root() / f"{b.name}-{name}"
     conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes)
@@ -258,7 +271,8 @@ def run_model(
             tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="th-marks-"))
             icount_out = Path(tmp) / "marks.txt"
         device = stack.enter_context(open_device(fw.elf if fw else None, b, timeout=timeout,
-                                                 port=port, icount_out=icount_out))  # fmt: skip
+                                                 port=port, icount_out=icount_out,
+                                                 renode=renode))  # fmt: skip
         info = device.info()
         if port is not None and (not info.model_ready or info.model_hash != conv.blob.crc):
             device.load_model(conv.blob.data)
@@ -279,4 +293,5 @@ def run_model(
         op_names=[graph.ops[i].name for i in conv.blob.op_order],
         op_indices=list(conv.blob.op_order),
         firmware=fw.elf if fw else None,
+        emulator=emulator,
     )
