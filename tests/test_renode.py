@@ -28,7 +28,7 @@ from tinyhost.deploy.renode import (
     resc_text,
     write_renode_files,
 )
-from tinyhost.deploy.runner import build_firmware, run_model
+from tinyhost.deploy.runner import RENODE_GRANULE, build_firmware, run_model
 from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -179,5 +179,28 @@ def test_model_on_renode_bit_exact(name: str) -> None:
     for inputs, run in zip(sets, report.runs):
         for got, want in zip(run.outputs, reference.run(graph, inputs).outputs):
             np.testing.assert_array_equal(got, want)
-        assert run.latency.unit in ("cycles", "systick")
+        assert run.latency.unit == "instructions"
         assert len(run.latency.per_op) == len(graph.ops)
+    assert report.emulator is not None and report.emulator["version"].startswith("Renode v")
+
+
+@NEEDS_RENODE
+def test_renode_counter_is_qemus_instruction_count_in_steps_of_24() -> None:
+    """What Renode's counter measures: the firmware's counter delta is the executed instruction
+    count (PerformanceInMips = clock MHz, SysTick at the clock), read in steps of 24. The same
+    model and input on QEMU's Cortex-M4 (netduinoplus2, exact icount) gives the same total to
+    within a few granules (the two boards' firmware differ only in their drivers)."""
+    graph = read_model(MODEL)
+    x = np.random.default_rng(3).integers(-128, 128, graph.tensors[graph.inputs[0]].shape)
+    sets = [[x.astype(np.int8)]]
+    renode = run_model(graph, "stm32f4_discovery", sets, timeout=300,
+                       work_dir=REPO / "build" / "test_renode" / "unit-renode").runs[0].latency
+    qemu = run_model(graph, "netduinoplus2", sets, timeout=300,
+                     work_dir=REPO / "build" / "test_renode" / "unit-qemu").runs[0].latency
+    assert (renode.unit, qemu.unit) == ("instructions", "instructions")
+    assert all(n % RENODE_GRANULE == 0 for n in [renode.total, *renode.per_op])
+    assert renode.total % RENODE_GRANULE == 0 and renode.total > 0
+    assert abs(renode.total - qemu.total) <= 2 * RENODE_GRANULE
+    # per-op deltas partition the invoke on Renode (QEMU's marks exclude the dispatch glue)
+    assert sum(renode.per_op) == renode.total
+    assert sum(qemu.per_op) < qemu.total

@@ -5,8 +5,8 @@ Files (``write_renode_files``, default directory ``renode/`` of the repo):
 * ``<board>.repl`` takes Renode's stock platform (board.json ``emulator.renode``, a path inside
   Renode's tree such as ``platforms/boards/stm32f4_discovery-kit.repl``) and sets the NVIC's
   SysTick frequency to the board clock. With ``cpu PerformanceInMips <clock MHz>`` in the .resc,
-  one SysTick tick is one instruction of virtual time: the counter fallback of
-  ``counter_dwt.c`` then reports ``systick`` ticks at ``clock_hz``.
+  one SysTick tick is one executed instruction: the runner reports Renode's counts as
+  ``instructions`` (read in steps of 24; ``runner.renode_latency``).
 * ``<board>.resc`` creates the machine, exposes the board's UART as a TCP server
   (``emulation CreateServerSocketTerminal $port "term" false`` +
   ``connector Connect sysbus.<usart> term``), loads ``$elf`` and starts. ``$elf``, ``$repl``

@@ -94,6 +94,23 @@ class RunReport:
         return out
 
 
+RENODE_GRANULE = 24  # Renode's counters read in steps of 24 instructions (tests/test_renode.py)
+
+
+def renode_latency(run: ModelRun) -> ModelRun:
+    """Renode's SysTick/DWT counts executed instructions, not a pipeline's cycles.
+
+    The generated .resc sets ``cpu PerformanceInMips`` to the clock in MHz and the .repl the
+    SysTick rate to the clock, so one tick is one executed instruction; each reading is that
+    count rounded to a multiple of RENODE_GRANULE (tests/test_renode.py checks it against QEMU's
+    exact count). Reported as ``instructions``; per-op counts are exact to one granule.
+    """
+    lat = run.latency
+    if lat.unit not in ("systick", "cycles"):
+        return run
+    return ModelRun(run.outputs, Latency("instructions", lat.total, lat.per_op, lat.hz))
+
+
 def default_build_root() -> Path:
     return repo_root() / "build" / "tinyhost-run"
 
@@ -283,6 +300,8 @@ def run_model(
         marks = MarkLog(icount_out) if icount_out is not None else None
         for inputs in prepared:
             runs.append(invoke_once(device, inputs, marks, b.clock_hz or 0))
+    if emulator is not None:
+        runs = [renode_latency(r) for r in runs]
     return RunReport(
         model=name,
         board=b.name,
