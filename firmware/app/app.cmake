@@ -11,8 +11,10 @@ set(TH_INTERP_DIR "${TH_ROOT}/firmware/interpreter")
 set(TH_APP_SOURCES
   "${CMAKE_CURRENT_LIST_DIR}/main.c"
   "${TH_INTERP_DIR}/th_interp.c"
-  "${TH_ROOT}/firmware/protocol/th_proto.c")
-set(TH_APP_INCLUDE_DIRS "${TH_INTERP_DIR}" "${TH_ROOT}/firmware/protocol")
+  "${TH_ROOT}/firmware/protocol/th_proto.c"
+  "${TH_ROOT}/firmware/selfcheck/th_selfcheck.c")
+set(TH_APP_INCLUDE_DIRS "${TH_INTERP_DIR}" "${TH_ROOT}/firmware/protocol"
+  "${TH_ROOT}/firmware/selfcheck")
 set(TH_APP_LINK_KERNELS ON)
 # Profiled invokes call th_icount_mark() (boards/README.md "Exact instruction latency").
 set(TH_APP_DEFINES TH_INTERP_ICOUNT_MARK=1)

@@ -11,6 +11,7 @@
 #include "th_board.h"
 #include "th_interp.h"
 #include "th_proto.h"
+#include "th_selfcheck.h"
 
 #define FW_VERSION "tinyhost-interp 1.0"
 #define MAX_IO 16u
@@ -116,6 +117,7 @@ static th_proto_status cb_info(void *ctx, th_proto_info *info)
     info->n_outputs = (uint8_t)th_interp_num_outputs(&a->interp);
     info->inputs = a->inputs;
     info->outputs = a->outputs;
+    info->selfcheck = th_selfcheck_verdict();
     return TH_PROTO_OK;
 }
 
@@ -258,6 +260,7 @@ int main(void)
     th_proto_app cbs;
     uint8_t byte;
     th_board_init();
+    th_selfcheck_run(); /* verdict in INFO: the host refuses a target that fails it */
     memset(&cbs, 0, sizeof cbs);
     cbs.ctx = &app;
     cbs.write = uart_write;

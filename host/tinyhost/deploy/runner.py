@@ -291,6 +291,9 @@ def run_model(
                                                  port=port, icount_out=icount_out,
                                                  renode=renode))  # fmt: skip
         info = device.info()
+        from tinyhost.deploy.selfcheck import check_selfcheck
+
+        check_selfcheck(info.selfcheck, b.name, emulator["name"] if emulator else None)
         if port is not None and (not info.model_ready or info.model_hash != conv.blob.crc):
             device.load_model(conv.blob.data)
             info = device.info()
