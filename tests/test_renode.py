@@ -80,6 +80,28 @@ def test_script_wires_the_board_data(name: str, tmp_path: Path) -> None:
     assert positions == sorted(positions)
 
 
+@NEEDS_RENODE
+@pytest.mark.parametrize("name", RENODE_BOARDS)
+def test_platform_keeps_renodes_sysbus_init_without_the_svd_download(name: str) -> None:
+    """Renode's CPU file's sysbus init, minus ApplySVD (5 failed downloads offline)."""
+    tree = Path(find_renode().path).resolve().parent / "platforms"
+    board_repl = (tree.parent / load_board(name).renode_platform).read_text()  # type: ignore[operator]
+    cpu = re.search(r'using "(?:\./)?(platforms/cpus/[^"]+|[^"]+)"', board_repl)
+    assert cpu is not None
+    cpu_file = tree / "cpus" / Path(cpu.group(1)).name
+    if not cpu_file.is_file():  # the discovery kit includes the board file, which names the CPU
+        inner = (tree / "boards" / Path(cpu.group(1)).name).read_text()
+        cpu_file = tree / "cpus" / Path(re.search(r'using "([^"]+)"', inner).group(1)).name  # type: ignore[union-attr]
+    init = cpu_file.read_text().split("sysbus:\n    init:\n", 1)[1]
+    theirs = [ln.strip() for ln in init.splitlines() if ln.strip().startswith(("Tag", "ApplySVD"))]
+    ours = repl_text(name)
+    assert "ApplySVD" not in ours and "sysbus:" in ours
+    assert any(t.startswith("ApplySVD") for t in theirs)
+    for line in theirs:
+        if not line.startswith("ApplySVD"):
+            assert line in ours
+
+
 def test_command_line_overrides_elf_repl_and_port(tmp_path: Path) -> None:
     files = RenodeFiles(tmp_path / "b.repl", tmp_path / "b.resc")
     cmd = renode_command(files, tmp_path / "fw.elf", 4567, renode="renode")

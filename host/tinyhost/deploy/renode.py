@@ -56,6 +56,18 @@ RENODE_UARTS = {
     0x40011400: "usart6",
 }
 
+# Renode's STM32 CPU files end with a ``sysbus`` init that downloads an SVD (register names for
+# logs only): offline, 5 failed attempts per start. The generated .repl replaces that init with
+# the same lines minus ApplySVD (Renode 1.15 platforms/cpus/stm32f4.repl, stm32f746.repl).
+SYSBUS_INIT_WITHOUT_SVD = {
+    "platforms/boards/stm32f4_discovery-kit.repl": (
+        'Tag <0x40021000, 0x40021003> "GPIOE_MODER" 0xFFFFFFFF',
+        'Tag <0x40021004, 0x40021007> "GPIOE_OTYPER" 0x00000008',
+        'Tag <0x50000010, 0x5000003f> "USB:RESET" 0x80000000',
+    ),
+    "platforms/boards/stm32f7_discovery-bb.repl": ('Tag <0xE0001000, 0xE0001FFF> "M4_DWT"',),
+}
+
 _EXIT_RE = re.compile(rb"th_exit (-?\d+)\n")
 
 
@@ -101,7 +113,17 @@ def repl_text(board: Board | str) -> str:
         "// tick is one instruction of virtual time.\n"
         "nvic:\n"
         f"    systickFrequency: {b.clock_hz}\n"
+        + _sysbus_init(b.renode_platform)
     )
+
+
+def _sysbus_init(platform: str | None) -> str:
+    lines = SYSBUS_INIT_WITHOUT_SVD.get(platform or "")
+    if lines is None:
+        return ""
+    body = "".join(f"        {line}\n" for line in lines)
+    return ("\n// Renode's sysbus init minus its SVD download (no network needed).\n"
+            f"sysbus:\n    init:\n{body}")
 
 
 def resc_text(
