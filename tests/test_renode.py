@@ -226,3 +226,14 @@ def test_renode_counter_is_qemus_instruction_count_in_steps_of_24() -> None:
     # per-op deltas partition the invoke on Renode (QEMU's marks exclude the dispatch glue)
     assert sum(renode.per_op) == renode.total
     assert sum(qemu.per_op) < qemu.total
+
+
+@NEEDS_RENODE
+def test_demo_runs_on_renode() -> None:
+    from tinyhost.demo import run_demo
+
+    text = run_demo(board="stm32f4_discovery")
+    assert "on stm32f4_discovery (interpreter backend" in text
+    m = re.search(r"outputs bit-exact with the reference: (\d+)/(\d+)", text)
+    assert m is not None and m.group(1) == m.group(2)
+    assert "run by Renode v" in text and "instructions per inference" in text

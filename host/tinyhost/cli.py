@@ -98,7 +98,7 @@ def _dump_tensors(graph, tensors: dict[int, np.ndarray], directory: Path) -> Non
 def _cmd_demo(args: argparse.Namespace) -> int:
     from tinyhost.demo import run_demo
 
-    print(run_demo(board=None if args.board == "none" else args.board))
+    print(run_demo(board=None if args.board == "none" else args.board, renode=args.renode))
     return 0
 
 
@@ -130,7 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="run the bundled demo model end to end (no hardware)")
     p.add_argument("--board", default="mps2-an386",
                    help="where the int8 model runs after the reference (default mps2-an386 on "
-                        "QEMU; 'host' runs natively; 'none' skips the device)")
+                        "QEMU; 'host' runs natively; 'none' skips the device; "
+                        "stm32f4_discovery / stm32f746g_disco run on Renode)")
+    p.add_argument("--renode", metavar="PATH",
+                   help="Renode for the Renode boards (else $TINYHOST_RENODE, `renode` on PATH, "
+                        "or the copy `make setup` unpacked into build/)")  # fmt: skip
     p.set_defaults(func=_cmd_demo)
 
     # Subcommands that live in their own modules.
