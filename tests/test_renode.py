@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paths import PROJECT_MODELS
+from paths import PROJECT_MODELS, SHARED
 from tinyhost import reference
 from tinyhost.codegen.interpreter import convert
 from tinyhost.deploy.boards import list_boards, load_board
@@ -34,7 +34,7 @@ from tinyhost.tflite import read_model
 REPO = Path(__file__).resolve().parents[1]
 RENODE_BOARDS = [n for n in list_boards() if load_board(n).renode_platform is not None]
 MODEL = PROJECT_MODELS / "kws_dscnn_int8.tflite"
-SHARED_RENODE = REPO.parent / "shared" / "tools" / "renode"
+SHARED_RENODE = SHARED / "tools" / "renode"
 
 
 def renode_available() -> bool:
