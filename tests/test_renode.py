@@ -221,8 +221,10 @@ def test_renode_counter_is_qemus_instruction_count_in_steps_of_24() -> None:
                      work_dir=REPO / "build" / "test_renode" / "unit-qemu").runs[0].latency
     assert (renode.unit, qemu.unit) == ("instructions", "instructions")
     assert all(n % RENODE_GRANULE == 0 for n in [renode.total, *renode.per_op])
-    assert renode.total % RENODE_GRANULE == 0 and renode.total > 0
-    assert abs(renode.total - qemu.total) <= 2 * RENODE_GRANULE
+    assert renode.total > 0
+    # one granule per reading, and per op the two boards' counter-read code (DWT/SysTick
+    # read vs QEMU's icount mark) differ by a few instructions: 0.1% here, measured 8 apart
+    assert abs(renode.total - qemu.total) <= RENODE_GRANULE * (len(graph.ops) + 2)
     # per-op deltas partition the invoke on Renode (QEMU's marks exclude the dispatch glue)
     assert sum(renode.per_op) == renode.total
     assert sum(qemu.per_op) < qemu.total
