@@ -7,11 +7,23 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# Renode (the STM32 boards' emulator) is not packaged in Debian: where none is installed and
+# ../shared carries the portable build, `make setup` unpacks it into build/renode-portable,
+# where tinyhost looks last (after --renode, $$TINYHOST_RENODE and PATH).
+RENODE_TARBALL := ../shared/tools/renode/renode-1.15.1-portable.tar.gz
+RENODE_DIR     := build/renode-portable
 APT_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm cmake ninja-build gcc make chromium
 
-.PHONY: setup system-packages demo test lint clean
+.PHONY: setup system-packages renode demo test lint clean
 
-setup: system-packages $(VENV)/.installed
+setup: system-packages renode $(VENV)/.installed
+
+renode:
+	@if [ -z "$$TINYHOST_RENODE" ] && ! command -v renode >/dev/null 2>&1 \
+	    && [ ! -x $(RENODE_DIR)/renode ] && [ -f $(RENODE_TARBALL) ]; then \
+	  echo "unpacking Renode into $(RENODE_DIR)"; \
+	  mkdir -p build && tar -xzf $(RENODE_TARBALL) -C build; \
+	fi
 
 system-packages:
 	@missing=""; \

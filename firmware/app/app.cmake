@@ -9,11 +9,13 @@ endif()
 set(TH_APP_NAME tinyhost_fw)
 set(TH_APP_SOURCES
   "${CMAKE_CURRENT_LIST_DIR}/main.c"
-  "${TH_ROOT}/firmware/protocol/th_proto.c")
+  "${TH_ROOT}/firmware/protocol/th_proto.c"
+  "${TH_ROOT}/firmware/selfcheck/th_selfcheck.c")
 set(TH_APP_INCLUDE_DIRS
   "${TH_ROOT}/firmware/model"
   "${TH_ROOT}/firmware/include"
-  "${TH_ROOT}/firmware/protocol")
+  "${TH_ROOT}/firmware/protocol"
+  "${TH_ROOT}/firmware/selfcheck")
 set(TH_APP_LINK_KERNELS ON)
 # Profiled invokes call th_icount_mark() (firmware/include/th_profile.h).
 set(TH_APP_DEFINES TH_PROFILE_ICOUNT_MARK=1)

@@ -10,6 +10,7 @@
 #include "th_board.h"
 #include "th_model.h"
 #include "th_proto.h"
+#include "th_selfcheck.h"
 
 #define FW_VERSION "tinyhost-fw 1.1"
 #define MAX_IO ((uint32_t)TH_MODEL_MAX_IO)
@@ -107,6 +108,7 @@ static th_proto_status cb_info(void *ctx, th_proto_info *info)
     info->n_outputs = (uint8_t)m.n_outputs;
     info->inputs = a->inputs;
     info->outputs = a->outputs;
+    info->selfcheck = th_selfcheck_verdict();
     return TH_PROTO_OK;
 }
 
@@ -235,6 +237,7 @@ int main(void)
     th_proto_app cbs;
     uint8_t byte;
     th_board_init();
+    th_selfcheck_run(); /* verdict in INFO: the host refuses a target that fails it */
     memset(&cbs, 0, sizeof cbs);
     cbs.ctx = &app;
     cbs.write = uart_write;

@@ -234,6 +234,9 @@ static void win_info(window *w, const th_proto_info *in)
     if (in->outputs) {
         win_tensors(w, in->outputs, in->n_outputs);
     }
+    if (in->selfcheck) {
+        win_str(w, in->selfcheck);
+    }
 }
 
 /* ------------------------------------------------------------------ */

@@ -119,6 +119,9 @@ typedef struct th_proto_info {
     uint8_t n_outputs;
     const th_proto_tensor_info *inputs;
     const th_proto_tensor_info *outputs;
+    /* Start-up self-check verdict ("ok", "none", "fail:SSUB8,..."), sent after the tensors
+     * when not NULL; older hosts ignore it, older firmware does not send it. */
+    const char *selfcheck;
 } th_proto_info;
 
 /*

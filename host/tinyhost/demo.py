@@ -56,11 +56,13 @@ def evaluate(graph: Graph, label: str, images: np.ndarray, labels: np.ndarray) -
 
 
 def device_section(graph: Graph, board: str, images: np.ndarray, labels: np.ndarray,
-                   expected: list[np.ndarray], backend: str = "interpreter") -> list[str]:
+                   expected: list[np.ndarray], backend: str = "interpreter",
+                   renode: str | None = None) -> list[str]:
     """Convert, build and run `graph` on `board` for every image; the report lines."""
     from tinyhost.deploy.runner import run_model
 
-    report = run_model(graph, board, [[image[None]] for image in images], backend=backend)
+    report = run_model(graph, board, [[image[None]] for image in images], backend=backend,
+                       renode=renode)
     outputs = [run.outputs[0] for run in report.runs]
     predictions = np.array([int(np.argmax(o)) for o in outputs])
     same = sum(int(np.array_equal(o, e)) for o, e in zip(outputs, expected))
@@ -79,6 +81,9 @@ def device_section(graph: Graph, board: str, images: np.ndarray, labels: np.ndar
         + ", ".join(f"{name} {n:,}" for name, n in zip(report.op_names, lat.per_op))
         + f" {lat.unit}",
     ]
+    if report.emulator is not None:
+        e = report.emulator
+        lines.insert(2, f"  run by {e['version']} ({e['path']}, found by {e['found_by']})")
     if lat.hz and lat.unit in ("cycles", "instructions"):
         est = " (estimate: 1 instruction per cycle)" if lat.unit == "instructions" else ""
         lines.append(f"  = {1000 * int(np.median(totals)) / lat.hz:.3f} ms at "
@@ -89,7 +94,7 @@ def device_section(graph: Graph, board: str, images: np.ndarray, labels: np.ndar
 
 
 def run_demo(models: Path = DEMO_MODELS, board: str | None = "mps2-an386",
-             backend: str = "interpreter") -> str:
+             backend: str = "interpreter", renode: str | None = None) -> str:
     data_path = models / "digits_data.npz"
     if not data_path.is_file():
         raise InputDataError(f"{data_path}: demo data missing (run from a tinyhost checkout)")
@@ -125,7 +130,7 @@ def run_demo(models: Path = DEMO_MODELS, board: str | None = "mps2-an386",
         lines.append(f"{r.label:<16} {100 * r.top1:>7.2f}% {r.ms_per_inference:>13.2f}")
     if board is not None:
         expected = [reference.run(int8_graph, [image[None]]).outputs[0] for image in images]
-        lines += device_section(int8_graph, board, images, labels, expected, backend)
+        lines += device_section(int8_graph, board, images, labels, expected, backend, renode)
         lines += ["", f"report: {write_demo_report(int8_graph, models, board, backend)}"]
     return "\n".join(lines)
 

@@ -32,7 +32,8 @@ REPO = Path(__file__).resolve().parents[2]
 KERNELS_DIR = REPO / "kernels_c"
 DRIVER_DIR = Path(__file__).resolve().parent / "driver"
 
-CFLAGS = ("-std=c99", "-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
+CFLAGS = ("-std=c99", "-O1", "-g", "-Wundef", "-fsanitize=address,undefined",
+          "-fno-omit-frame-pointer",
           "-fno-sanitize-recover=all", "-Wall", "-Wextra", "-Werror")
 VARIANT_DEFINES = {"portable": (), "dsp": ("-DTH_NN_EMULATE_DSP=1",)}
 BUILD_FLAG_DSP = 1

@@ -44,6 +44,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--optimize", choices=("speed", "size"), default="speed",
                    help="compiled backend: the fastest kernels (default), or the smallest code "
                         "(portable kernels built with -Os)")
+    p.add_argument("--renode", metavar="PATH",
+                   help="Renode to run Renode boards with (else $TINYHOST_RENODE, `renode` on "
+                        "PATH, or the copy `make setup` unpacked into build/)")  # fmt: skip
     from tinyhost.cli.quantize import add_arguments
 
     add_arguments(p, calib_required=False)
@@ -131,7 +134,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         graph, args.board, split_batches(graph, arrays), backend=args.backend,
         work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
         arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
-        optimize=args.optimize,
+        optimize=args.optimize, renode=args.renode,
     )  # fmt: skip
     if out_path is not None:
         _save_outputs(out_path, report.stacked_outputs())
@@ -143,6 +146,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     unit, n = summary["unit"], summary["samples"]
     print(f"{report.model} on {report.board} ({report.backend}): arena {report.arena_bytes} B, "
           f"model {report.model_flash_bytes} B")
+    if report.emulator is not None:
+        print(f"emulator: {report.emulator['name']} {report.emulator['version']} "
+              f"({report.emulator['path']}, found by {report.emulator['found_by']})")
     if report.budget is not None:
         print(report.budget.verdict())
     for k, o in enumerate(report.stacked_outputs()):

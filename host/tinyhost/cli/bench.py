@@ -45,7 +45,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     result = bench(graph, args.board, backend=args.backend, runs=args.runs,
                    work_dir=Path(args.work_dir) if args.work_dir else None,
                    arena_bytes=args.arena_bytes, timeout=args.timeout,
-                   inputs=inputs, optimize=args.optimize)  # fmt: skip
+                   inputs=inputs, optimize=args.optimize, renode=args.renode)  # fmt: skip
     if args.json:
         json.dump(result.to_json(), sys.stdout)
         print()
@@ -56,6 +56,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def print_result(r: BenchResult) -> None:
     print(f"{r.model} on {r.board} ({r.backend}), {r.runs} run(s)")
+    if r.emulator is not None:
+        print(f"  emulator      {r.emulator['name']} {r.emulator['version']} "
+              f"({r.emulator['path']})")
     ms = f" (~{r.total / r.clock_hz * 1e3:.2f} ms at {r.clock_hz / 1e6:g} MHz, 1 IPC)" if (
         r.unit == "instructions" and r.clock_hz) else ""  # fmt: skip
     print(f"  latency       {r.total:>12,} {r.unit}{ms}")

@@ -64,7 +64,8 @@ def _dump_tensors(graph, tensors: dict[int, np.ndarray], directory: Path) -> Non
 def _cmd_demo(args: argparse.Namespace) -> int:
     from tinyhost.demo import run_demo
 
-    print(run_demo(board=None if args.board == "none" else args.board, backend=args.backend))
+    print(run_demo(board=None if args.board == "none" else args.board, backend=args.backend,
+                   renode=args.renode))
     return 0
 
 
@@ -94,8 +95,12 @@ def add_parser(sub) -> None:
     p = sub.add_parser("demo", help="run the bundled demo model end to end (no hardware)")
     p.add_argument("--board", default="mps2-an386",
                    help="where the int8 model runs after the reference (default mps2-an386 on "
-                        "QEMU; 'host' runs natively; 'none' skips the device)")
+                        "QEMU; 'host' runs natively; 'none' skips the device; "
+                        "stm32f4_discovery / stm32f746g_disco run on Renode)")
     p.add_argument("--backend", choices=backend_names(), default="interpreter",
                    help="how the model runs on the board (default interpreter)")
+    p.add_argument("--renode", metavar="PATH",
+                   help="Renode for the Renode boards (else $TINYHOST_RENODE, `renode` on PATH, "
+                        "or the copy `make setup` unpacked into build/)")  # fmt: skip
     p.set_defaults(func=_cmd_demo)
 

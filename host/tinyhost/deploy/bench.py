@@ -82,6 +82,7 @@ class BenchResult:
     per_op: list[OpBench] = field(default_factory=list)
     clock_hz: int = 0
     output_head: list[int] = field(default_factory=list)  # first bytes of output 0 (uint8)
+    emulator: dict[str, str] | None = None  # e.g. which Renode ran it (version, path)
     outputs: list[list] = field(default_factory=list)  # each output, its dtype's values
     budget: Budget | None = None  # the fit on the board, as plan --board prints it
     # RAM counted honestly (Cortex-M builds, from the linker map and the painted stack):
@@ -143,6 +144,7 @@ class BenchResult:
             "ram_protocol_bytes": self.ram_protocol_bytes,
             "flash_model_code_bytes": self.flash_model_code_bytes,
             "flash_model_bytes": self.flash_data_bytes,
+            **({"emulator": self.emulator} if self.emulator is not None else {}),
         }
 
 
@@ -157,6 +159,7 @@ def bench(
     timeout: float = 1800.0,
     inputs: list[np.ndarray] | None = None,
     optimize: str = "speed",
+    renode: str | None = None,
 ) -> BenchResult:
     """Run ``graph`` ``runs`` times on ``board`` (the deterministic input unless ``inputs``)
     and measure it. Latency is the median run; exact counters must also repeat exactly."""
@@ -173,7 +176,8 @@ def bench(
     if inputs is None:
         inputs = deterministic_inputs(graph)
     report = run_model(graph, b, [inputs] * runs, backend=backend, work_dir=work_dir,
-                       arena_bytes=arena_bytes, timeout=timeout, optimize=optimize)  # fmt: skip
+                       arena_bytes=arena_bytes, timeout=timeout, optimize=optimize,
+                       renode=renode)  # fmt: skip
     expected = reference.run(graph, inputs).outputs
     bit_exact = all(
         len(r.outputs) == len(expected)
@@ -211,6 +215,7 @@ def bench(
         output_head=list(report.runs[0].outputs[0].tobytes()[:16]),
         outputs=[o.reshape(-1).tolist() for o in report.runs[0].outputs],
         budget=report.budget,
+        emulator=report.emulator,
         stack_peak_bytes=report.stack_peak,
         ram_static_model_bytes=None if parts is None else parts.model_ram_bytes,
         ram_protocol_bytes=None if parts is None else parts.protocol_ram_bytes,

@@ -451,6 +451,9 @@ class DeviceInfo:
     n_ops: int
     inputs: tuple[TensorInfo, ...]
     outputs: tuple[TensorInfo, ...]
+    # Start-up self-check verdict: "ok", "none" (nothing to check), "fail:SSUB8,...";
+    # None from firmware that predates it (the field is optional, after the tensors).
+    selfcheck: str | None = None
 
     @property
     def model_ready(self) -> bool:
@@ -514,6 +517,7 @@ def parse_info(data: bytes) -> DeviceInfo:
     model_hash, arena_size, unit, counter_hz, n_ops, n_in, n_out = cur.take("IIBIHBB")
     inputs = _parse_tensors(cur, n_in)
     outputs = _parse_tensors(cur, n_out)
+    selfcheck = cur.string() if cur.pos < len(data) else None
     return DeviceInfo(
         version,
         flags,
@@ -528,6 +532,7 @@ def parse_info(data: bytes) -> DeviceInfo:
         n_ops,
         inputs,
         outputs,
+        selfcheck,
     )
 
 

@@ -5,8 +5,8 @@ Files (``write_renode_files``, default directory ``renode/`` of the repo):
 * ``<board>.repl`` takes Renode's stock platform (board.json ``emulator.renode``, a path inside
   Renode's tree such as ``platforms/boards/stm32f4_discovery-kit.repl``) and sets the NVIC's
   SysTick frequency to the board clock. With ``cpu PerformanceInMips <clock MHz>`` in the .resc,
-  one SysTick tick is one instruction of virtual time: the counter fallback of
-  ``counter_dwt.c`` then reports ``systick`` ticks at ``clock_hz``.
+  one SysTick tick is one executed instruction: the runner reports Renode's counts as
+  ``instructions`` (read in steps of 24; ``runner.renode_latency``).
 * ``<board>.resc`` creates the machine, exposes the board's UART as a TCP server
   (``emulation CreateServerSocketTerminal $port "term" false`` +
   ``connector Connect sysbus.<usart> term``), loads ``$elf`` and starts. ``$elf``, ``$repl``
@@ -30,6 +30,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -54,6 +55,18 @@ RENODE_UARTS = {
     0x40004C00: "uart4",
     0x40005000: "uart5",
     0x40011400: "usart6",
+}
+
+# Renode's STM32 CPU files end with a ``sysbus`` init that downloads an SVD (register names for
+# logs only): offline, 5 failed attempts per start. The generated .repl replaces that init with
+# the same lines minus ApplySVD (Renode 1.15 platforms/cpus/stm32f4.repl, stm32f746.repl).
+SYSBUS_INIT_WITHOUT_SVD = {
+    "platforms/boards/stm32f4_discovery-kit.repl": (
+        'Tag <0x40021000, 0x40021003> "GPIOE_MODER" 0xFFFFFFFF',
+        'Tag <0x40021004, 0x40021007> "GPIOE_OTYPER" 0x00000008',
+        'Tag <0x50000010, 0x5000003f> "USB:RESET" 0x80000000',
+    ),
+    "platforms/boards/stm32f7_discovery-bb.repl": ('Tag <0xE0001000, 0xE0001FFF> "M4_DWT"',),
 }
 
 _EXIT_RE = re.compile(rb"th_exit (-?\d+)\n")
@@ -101,7 +114,17 @@ def repl_text(board: Board | str) -> str:
         "// tick is one instruction of virtual time.\n"
         "nvic:\n"
         f"    systickFrequency: {b.clock_hz}\n"
+        + _sysbus_init(b.renode_platform)
     )
+
+
+def _sysbus_init(platform: str | None) -> str:
+    lines = SYSBUS_INIT_WITHOUT_SVD.get(platform or "")
+    if lines is None:
+        return ""
+    body = "".join(f"        {line}\n" for line in lines)
+    return ("\n// Renode's sysbus init minus its SVD download (no network needed).\n"
+            f"sysbus:\n    init:\n{body}")
 
 
 def resc_text(
@@ -162,14 +185,61 @@ def write_renode_files(board: Board | str, out_dir: Path | str | None = None) ->
     return files
 
 
-def find_renode() -> str:
-    """``renode`` on PATH, or a DeployError saying how to install it."""
+BUNDLED_RENODE = Path("build") / "renode-portable" / "renode"  # where `make setup` unpacks it
+RENODE_ENV = "TINYHOST_RENODE"
+
+
+@dataclass(frozen=True)
+class RenodeTool:
+    """The Renode that will run: its launcher and how it was found."""
+
+    path: str
+    source: str  # "--renode" | "TINYHOST_RENODE" | "PATH" | "make setup"
+
+
+def find_renode(
+    explicit: str | None = None,
+    env: Mapping[str, str] | None = None,
+    root: Path | None = None,
+) -> RenodeTool:
+    """Renode from, in order: ``--renode PATH``, ``$TINYHOST_RENODE``, ``renode`` on PATH, the
+    copy ``make setup`` unpacked into ``build/renode-portable``; else a DeployError naming them.
+    """
     from shutil import which
 
-    path = which("renode")
-    if path is None:
-        raise DeployError(f"renode not found on PATH; {RENODE_INSTALL_HINT}")
-    return path
+    environ = os.environ if env is None else env
+    candidates = (
+        ("--renode", explicit),
+        (RENODE_ENV, environ.get(RENODE_ENV) or None),
+    )
+    for source, value in candidates:
+        if value is None:
+            continue
+        found = which(value) or (value if Path(value).is_file() else None)
+        if found is None:
+            raise DeployError(f"{source} {value}: no such Renode executable")
+        return RenodeTool(str(Path(found).resolve()), source)
+    on_path = which("renode", path=environ.get("PATH"))
+    if on_path is not None:
+        return RenodeTool(on_path, "PATH")
+    bundled = (root or repo_root()) / BUNDLED_RENODE
+    if bundled.is_file():
+        return RenodeTool(str(bundled), "make setup")
+    raise DeployError(
+        f"renode not found: pass --renode PATH, set {RENODE_ENV}, put `renode` on PATH, or run "
+        f"`make setup` with ../shared/tools/renode/ beside the repo; {RENODE_INSTALL_HINT}"
+    )
+
+
+def renode_version(path: str, timeout: float = 60.0) -> str:
+    """``Renode v1.15.1.11247`` from ``renode --version`` (first line), or "unknown"."""
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True,
+                             timeout=timeout, stdin=subprocess.DEVNULL).stdout  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    first = out.strip().splitlines()[:1]
+    return first[0].strip() if first else "unknown"
 
 
 def renode_command(
@@ -206,8 +276,10 @@ class RenodeSession:
         port_timeout: float = 10.0,
         files_dir: Path | str | None = None,
         startup_timeout: float = 60.0,
+        renode: str | None = None,
     ) -> None:
         self.board = board
+        self.renode = find_renode(renode)
         self.elf = elf
         self.timeout = timeout
         self.port_timeout = port_timeout
@@ -233,7 +305,7 @@ class RenodeSession:
         return self._port
 
     def command(self, port: int) -> list[str]:
-        return renode_command(self.files, self.elf, port, find_renode())
+        return renode_command(self.files, self.elf, port, self.renode.path)
 
     def start(self) -> None:
         port = _free_port()
@@ -314,10 +386,11 @@ def open_renode_session(
     timeout: float = 120.0,
     port_timeout: float = 10.0,
     files_dir: Path | str | None = None,
+    renode: str | None = None,
 ) -> RenodeSession:
     """``with open_renode_session(elf, "stm32f4_discovery") as s: s.port.read_until(...)``.
 
     ``files_dir`` is where the .repl/.resc go (default: the repo's ``renode/``).
     """
     b = _renode_board(board)
-    return RenodeSession(b, Path(elf).resolve(), timeout, port_timeout, files_dir)
+    return RenodeSession(b, Path(elf).resolve(), timeout, port_timeout, files_dir, renode=renode)

@@ -72,6 +72,7 @@ class RunReport:
     op_indices: list[int] = field(default_factory=list)  # graph op index, execution order
     firmware: Path | None = None
     budget: Budget | None = None  # the fit on the board, as plan --board prints it
+    emulator: dict[str, str] | None = None  # which emulator ran it, e.g. Renode's version/path
     data_symbols: tuple[str, ...] = ()  # model data arrays in generated code (footprint)
 
     @property
@@ -114,9 +115,27 @@ class RunReport:
             "ops": self.op_names,
             "fit": None if self.budget is None else self.budget.to_json(),
             "stack_peak_bytes": self.stack_peak,
+            **({"emulator": self.emulator} if self.emulator is not None else {}),
             "runs": [{"outputs": [o.reshape(-1).tolist() for o in r.outputs],
                       "latency": r.latency.to_json()} for r in self.runs],  # fmt: skip
         }
+
+
+RENODE_GRANULE = 24  # Renode's counters read in steps of 24 instructions (tests/test_renode.py)
+
+
+def renode_latency(run: ModelRun) -> ModelRun:
+    """Renode's SysTick/DWT counts executed instructions, not a pipeline's cycles.
+
+    The generated .resc sets ``cpu PerformanceInMips`` to the clock in MHz and the .repl the
+    SysTick rate to the clock, so one tick is one executed instruction; each reading is that
+    count rounded to a multiple of RENODE_GRANULE (tests/test_renode.py checks it against QEMU's
+    exact count). Reported as ``instructions``; per-op counts are exact to one granule.
+    """
+    lat = run.latency
+    if lat.unit not in ("systick", "cycles"):
+        return run
+    return ModelRun(run.outputs, Latency("instructions", lat.total, lat.per_op, lat.hz))
 
 
 def default_build_root() -> Path:
@@ -174,7 +193,7 @@ def _bounded(wait: float, timeout: float) -> float:
 def open_device(
     elf: Path | None, board: Board | str, *, timeout: float = 600.0, ready_timeout: float = 20.0,
     request_timeout: float | None = None, port: str | None = None, baud: int | None = None,
-    icount_out: Path | None = None,
+    icount_out: Path | None = None, renode: str | None = None,
 ) -> Iterator[Device]:  # fmt: skip
     """Start the firmware and yield a connected Device (READY received or HELLO answered).
 
@@ -207,7 +226,7 @@ def open_device(
     if b.renode_platform is not None:
         from tinyhost.deploy.renode import open_renode_session
 
-        with open_renode_session(elf, b, timeout=timeout) as session:
+        with open_renode_session(elf, b, timeout=timeout, renode=renode) as session:
             link = Link(session.port, f"{b.name} (Renode)")  # type: ignore[arg-type]
             with _connected(link, _bounded(request_timeout or 30.0, timeout),
                             _bounded(ready_timeout * 3, timeout)) as device:
@@ -276,9 +295,13 @@ def prepare_device_inputs(graph: Graph, arrays: Sequence[np.ndarray]) -> list[np
 
 def _run_all(device: Device, conv: ConvertResult, graph: Graph,
              prepared: list[list[np.ndarray]], b: Board, backend: str, port: str | None,
-             icount_out: Path | None) -> list[ModelRun]:
-    """Install the model if the device runs another one, then invoke once per input set."""
+             icount_out: Path | None, emulator: dict | None = None) -> list[ModelRun]:
+    """Check the target, install the model if the device runs another one, then invoke once
+    per input set."""
+    from tinyhost.deploy.selfcheck import check_selfcheck
+
     info = device.info()
+    check_selfcheck(info.selfcheck, b.name, emulator["name"] if emulator else None)
     if port is not None and (not info.model_ready or info.model_hash != conv.model_hash):
         if conv.load_image is None:
             raise DeployError(
@@ -306,6 +329,7 @@ def run_model(
     timeout: float = 600.0,
     port: str | None = None,
     optimize: str = "speed",
+    renode: str | None = None,
 ) -> RunReport:
     """Convert, build (cached) and run `graph` on `board` once per input set.
 
@@ -321,6 +345,15 @@ def run_model(
             f"{b.name} is a hardware board: flash it (tinyhost flash) and pass --port with its "
             "serial port (e.g. /dev/ttyACM0, the ST-LINK virtual COM port)"
         )
+    emulator = None
+    if port is None and b.renode_platform is not None:
+        # Found (or refused) before anything is built.
+        from tinyhost.deploy.renode import find_renode, renode_version
+
+        tool = find_renode(renode)
+        renode = tool.path
+        emulator = {"name": "renode", "version": renode_version(tool.path), "path": tool.path,
+                    "found_by": tool.source}  # fmt: skip
     name = Path(graph.source).stem or "model"
     work = (Path(work_dir) if work_dir is not None
             else default_build_root() / f"{b.name}-{backend}-{name}")
@@ -338,8 +371,9 @@ def run_model(
         try:
             device = stack.enter_context(open_device(
                 fw.elf if fw else None, b, timeout=timeout, ready_timeout=min(20.0, timeout),
-                port=port, icount_out=icount_out))  # fmt: skip
-            runs = _run_all(device, conv, graph, prepared, b, backend, port, icount_out)
+                port=port, icount_out=icount_out, renode=renode))  # fmt: skip
+            runs = _run_all(device, conv, graph, prepared, b, backend, port, icount_out,
+                            emulator)
             if time.monotonic() - started > timeout:  # each wait was bounded, the sum not
                 raise DeviceTimeout(f"{len(runs)} run(s) took longer")
         except (DeviceError, OSError) as e:  # a reset link after the watchdog, too
@@ -348,6 +382,8 @@ def run_model(
                     f"{b.name}: timed out after {timeout:g} s (--timeout): {e}"
                 ) from None
             raise
+    if emulator is not None:
+        runs = [renode_latency(r) for r in runs]
     return RunReport(
         model=name,
         board=b.name,
@@ -360,4 +396,5 @@ def run_model(
         firmware=fw.elf if fw else None,
         budget=conv.budget,
         data_symbols=conv.data_symbols,
+        emulator=emulator,
     )

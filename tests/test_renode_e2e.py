@@ -1,0 +1,143 @@
+"""End to end on the Renode boards (stm32f4_discovery, stm32f746g_disco): every int8 model
+through the real interpreter firmware on Renode, bit-exact with the NumPy reference.
+
+Per board one firmware is built with every kernel and a LOAD_MODEL buffer, and one Renode
+process serves all models that fit it over LOAD_MODEL (a Renode start costs ~2-3 s, a build
+more); blobs too big for the buffer are compiled into their own firmware. Each model runs two
+inputs and must report a per-op profile with one count per op.
+
+Renode comes from `make setup` (../shared/tools/renode unpacked into build/): where ../shared
+carries it these tests run, never skip.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from paths import SHARED_INT8, SHARED_MODELS, model_id
+from paths import project_models as _project_models
+from test_renode import NEEDS_RENODE
+from tinyhost import reference
+from tinyhost.boards import load_board
+from tinyhost.codegen.interpreter import convert
+from tinyhost.deploy.protocol import Device
+from tinyhost.deploy.runner import build_firmware, invoke_once, open_device
+from tinyhost.quantize.quantizer import is_float_model
+from tinyhost.tflite import read_model
+
+REPO = Path(__file__).resolve().parents[1]
+BUILD = REPO / "build" / "test_renode_e2e"
+PROJECT_INT8 = [p for p in _project_models() if not is_float_model(read_model(p))]
+SEED = REPO / "tests" / "models" / "fc_pertensor_bias_relu6_nobias_int8.tflite"
+LOADED = "loaded"
+
+pytestmark = NEEDS_RENODE
+
+
+@dataclass(frozen=True)
+class BoardPlan:
+    arena: int  # the LOAD_MODEL firmware's arena
+    load_capacity: int  # its LOAD_MODEL buffer
+    shared: tuple[str, ...]  # shared int8 models run on this board (all project ones run)
+    compiled: tuple[str, ...]  # of those, compiled into their own firmware
+
+
+ALL_SHARED = tuple(m.removesuffix(".tflite") for m in SHARED_INT8)
+PLANS = {
+    # 128 KiB SRAM: every shared model; ResNet's, VWW's and AD01's blobs (85-270 KB) go in
+    # flash with their own firmware (VWW's arena is ~41 KB, AD01's under 1 KB).
+    "stm32f4_discovery": BoardPlan(48 << 10, 48 << 10, ALL_SHARED,
+                                   ("mlperf_tiny/pretrainedResnet_quant",
+                                    "mlperf_tiny/vww_96_int8", "mlperf_tiny/ad01_int8")),
+    # 320 KiB SRAM: the ~250 KB blobs are compiled in.
+    "stm32f746g_disco": BoardPlan(112 << 10, 128 << 10, ALL_SHARED,
+                                  ("mlperf_tiny/vww_96_int8", "mlperf_tiny/ad01_int8")),
+}  # fmt: skip
+
+
+def _cases() -> list:
+    params = []
+    for board, plan in PLANS.items():
+        compiled = [SHARED_MODELS / f"{m}.tflite" for m in plan.compiled]
+        loaded = [SHARED_MODELS / f"{m}.tflite" for m in plan.shared if m not in plan.compiled]
+        cases = [(p, LOADED) for p in loaded + PROJECT_INT8] + [(p, model_id(p)) for p in compiled]
+        for path, key in cases:
+            params.append(pytest.param(board, path, key, id=f"{board}-{model_id(path)}"))
+    return params
+
+
+class RenodePool:
+    """One Renode at a time; reused while consecutive tests want the same firmware."""
+
+    def __init__(self) -> None:
+        self._key: tuple[str, str] | None = None
+        self._stack = contextlib.ExitStack()
+        self._device: Device | None = None
+
+    def device(self, board_name: str, key: str) -> Device:
+        if self._key == (board_name, key) and self._device is not None:
+            return self._device
+        self.close()
+        board = load_board(board_name)
+        out = BUILD / board_name / key.replace("/", "-")
+        if key == LOADED:
+            plan = PLANS[board_name]
+            conv = convert(read_model(SEED), board, out / "model", all_ops=True,
+                           arena_bytes=plan.arena, load_capacity=plan.load_capacity)  # fmt: skip
+        else:
+            conv = convert(read_model(SHARED_MODELS / f"{key}.tflite"), board, out / "model",
+                           load_capacity=0)  # fmt: skip
+        elf = build_firmware(conv.out_dir, board, out / "build").elf
+        self._device = self._stack.enter_context(
+            open_device(elf, board, timeout=900.0, request_timeout=60.0))  # fmt: skip
+        self._key = (board_name, key)
+        return self._device
+
+    def close(self) -> None:
+        self._stack.close()
+        self._stack = contextlib.ExitStack()
+        self._key = None
+        self._device = None
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[RenodePool]:
+    p = RenodePool()
+    yield p
+    p.close()
+
+
+@pytest.mark.parametrize(("board", "path", "key"), _cases())
+def test_model_bit_exact_on_renode(pool: RenodePool, board: str, path: Path, key: str) -> None:
+    if not path.is_file():
+        pytest.fail(f"{path} absent")  # ../shared is there (NEEDS_RENODE): its models must be
+    graph = read_model(path)
+    device = pool.device(board, key)
+    if key == LOADED:
+        from tinyhost.codegen.blob import build_blob
+        from tinyhost.codegen.interpreter import target_for
+
+        device.load_model(build_blob(graph, target_for(load_board(board))).data)
+    info = device.info()
+    assert info.model_ready
+    assert info.selfcheck == "ok"  # the shared Renode computes SSUB8/SEL & co. as hardware does
+    rng = np.random.default_rng(zlib.crc32(path.name.encode()))  # reproducible per model
+    for _ in range(2):
+        inputs = [rng.integers(-128, 128, graph.tensors[i].shape).astype(np.int8)
+                  if graph.tensors[i].dtype == np.int8 else
+                  rng.integers(0, 256, graph.tensors[i].shape).astype(graph.tensors[i].dtype)
+                  for i in graph.inputs]  # fmt: skip
+        run = invoke_once(device, inputs)
+        want = reference.run(graph, inputs).outputs
+        assert len(run.outputs) == len(want)
+        for got, exp in zip(run.outputs, want):
+            np.testing.assert_array_equal(got.reshape(exp.shape), exp)
+        assert len(run.latency.per_op) == len(graph.ops)
+        assert run.latency.total > 0
