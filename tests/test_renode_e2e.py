@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paths import SHARED_INT8, SHARED_MODELS, model_id
+from paths import PROJECT_MODELS, SHARED_INT8, SHARED_MODELS, model_id
 from paths import project_models as _project_models
 from test_renode import NEEDS_RENODE
 from tinyhost import reference
@@ -141,3 +141,22 @@ def test_model_bit_exact_on_renode(pool: RenodePool, board: str, path: Path, key
             np.testing.assert_array_equal(got.reshape(exp.shape), exp)
         assert len(run.latency.per_op) == len(graph.ops)
         assert run.latency.total > 0
+
+
+@NEEDS_RENODE
+@pytest.mark.parametrize("board", ["stm32f4_discovery", "stm32f746g_disco"])
+def test_compiled_backend_bit_exact_on_renode(board: str) -> None:
+    """The compiled backend's firmware on both Renode boards, per-op profile included."""
+    from tinyhost.deploy.runner import run_model
+
+    path = PROJECT_MODELS / "kws_dscnn_int8.tflite"
+    graph = read_model(path)
+    rng = np.random.default_rng(zlib.crc32(path.name.encode()))
+    inputs = [[rng.integers(-128, 128, graph.tensors[graph.inputs[0]].shape).astype(np.int8)]
+              for _ in range(2)]  # fmt: skip
+    report = run_model(graph, board, inputs, backend="compiled",
+                       work_dir=BUILD / f"compiled-{board}")  # fmt: skip
+    assert report.backend == "compiled" and report.emulator is not None
+    for x, run in zip(inputs, report.runs):
+        np.testing.assert_array_equal(run.outputs[0], reference.run(graph, x).outputs[0])
+        assert len(run.latency.per_op) == len(graph.ops) and run.latency.unit == "instructions"

@@ -131,6 +131,7 @@ def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bo
     """
     from tinyhost.deploy.icount import MarkLog
     from tinyhost.deploy.runner import check_device_model, invoke_once, open_device
+    from tinyhost.deploy.selfcheck import check_selfcheck
 
     try:
         with contextlib.ExitStack() as stack:
@@ -143,6 +144,8 @@ def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bo
                 open_device(e.elf, e.board, timeout=e.timeout, port=e.port, icount_out=icount_out)
             )
             info = device.info()
+            check_selfcheck(info.selfcheck, e.board.name,
+                            "renode" if e.board.renode_platform is not None else None)
             if e.port is not None and (not info.model_ready or info.model_hash != e.model_hash):
                 if e.load_image is None:
                     raise DeployError(f"{e.board.name}: the board runs another model and this "
