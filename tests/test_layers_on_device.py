@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paths import PROJECT_MODELS, SHARED_MODELS
+from paths import PROJECT_MODELS, SHARED_INT8, SHARED_MODELS
 from tinyhost import reference
 from tinyhost.codegen.interpreter_abi import LIMITS
 from tinyhost.deploy.runner import run_model
@@ -30,6 +30,8 @@ WINDOW = LIMITS["TH_INTERP_MAX_MODEL_IO"]
 MODELS = [PROJECT_MODELS / f"{m}.tflite" for m in (
     "kws_dscnn_int8", "mobilenet_block_residual_int8", "vision_hswish_concat_sigmoid_int8",
     "pad_concat_requantize_int8", "elementwise_add_sub_mul_broadcast_int8")]  # fmt: skip
+# Every shared int8 model TFLite Micro runs, where ../shared is present.
+MODELS += [SHARED_MODELS / m for m in SHARED_INT8 if (SHARED_MODELS / m).is_file()]
 
 
 def _layer_outputs(graph: Graph) -> list[int]:
