@@ -158,6 +158,7 @@ def conv_params(graph: Graph, op: Op) -> ConvParams:
     pads = compute_window_padding(
         options.padding, x.shape[1], x.shape[2], w.shape[1], w.shape[2],
         options.stride_h, options.stride_w, options.dilation_h, options.dilation_w,
+        explicit=options.explicit_padding,
     )
     if x.dtype == np.int8:
         xq = _quant(graph, op, op.inputs[0], "input")

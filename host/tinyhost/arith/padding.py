@@ -52,10 +52,24 @@ def compute_window_padding(
     stride_w: int,
     dilation_h: int = 1,
     dilation_w: int = 1,
+    explicit: tuple[int, int, int, int] | None = None,
 ) -> WindowPadding:
-    """ComputePaddingHeightWidth: output size from the padding mode, then the padding."""
+    """ComputePaddingHeightWidth: output size from the padding mode, then the padding.
+    `explicit` (top, bottom, left, right) replaces the mode: a conv with a PAD folded in."""
+    if explicit is not None:
+        top, bottom, left, right = explicit
+        return WindowPadding(
+            top=top, bottom=bottom, left=left, right=right,
+            out_h=_explicit_out_size(in_h + top + bottom, filter_h, stride_h, dilation_h),
+            out_w=_explicit_out_size(in_w + left + right, filter_w, stride_w, dilation_w),
+        )  # fmt: skip
     out_h = compute_out_size(padding, in_h, filter_h, stride_h, dilation_h)
     out_w = compute_out_size(padding, in_w, filter_w, stride_w, dilation_w)
     top, bottom = compute_padding_1d(stride_h, dilation_h, in_h, filter_h, out_h)
     left, right = compute_padding_1d(stride_w, dilation_w, in_w, filter_w, out_w)
     return WindowPadding(top=top, bottom=bottom, left=left, right=right, out_h=out_h, out_w=out_w)
+
+
+def _explicit_out_size(padded: int, filter_size: int, stride: int, dilation: int) -> int:
+    """VALID output extent over an input already `padded`."""
+    return max(0, (padded - ((filter_size - 1) * dilation + 1)) // stride + 1)

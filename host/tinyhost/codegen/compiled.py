@@ -27,6 +27,7 @@ from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import BlobTarget
+from tinyhost.codegen.fold import Folded, fold_pads
 from tinyhost.codegen.interpreter import io_quant_defines, io_quantization, target_for
 from tinyhost.codegen.interpreter_abi import LIMITS
 from tinyhost.codegen.layout import CONV_BLOCK, FC_BLOCK, interleave_filter
@@ -142,9 +143,9 @@ class _Model:
 
     # -- one op ---------------------------------------------------------------------------------
 
-    def body(self, call: Call) -> tuple[str, str]:
+    def body(self, call: Call, source_op: int) -> tuple[str, str]:
         """(C statements of op_<index>(), a note for its comment)."""
-        p, i = call.params, call.op
+        p, i = call.params, source_op  # arrays and comments use the user's op numbers
         x, out = call.inputs[0], call.outputs[0]
         y = self.pointer(out, "int8_t", const=False)
         if isinstance(p, ConvParams):
@@ -161,8 +162,8 @@ class _Model:
                       f".padding = {{{p.pad_top}, {p.pad_left}}}, "
                       f".dilation = {{{p.dilation_h}, {p.dilation_w}}}, "
                       f".activation = {{{p.act_min}, {p.act_max}}}")  # fmt: skip
-            function = conv_variant(self.graph, self.graph.ops[i])  # the wrapper's pick
-            return (f"{self.context(i)}\n"
+            function = conv_variant(self.graph, self.graph.ops[call.op])  # the wrapper's pick
+            return (f"{self.context(call.op)}\n"
                     f"    static const {ptype} params = {{{fields}}};\n"
                     f"    static const th_per_channel_quant quant = {{{mult}, {shift}}};\n"
                     f"    static const th_dims in = {self.dims4(x)}, filter = "
@@ -183,7 +184,7 @@ class _Model:
             else:
                 quant = (f"    static const th_per_tensor_quant quant = "
                          f"{{{int(p.out_multiplier[0])}, {int(p.out_shift[0])}}};")  # fmt: skip
-            return (f"{self.context(i)}\n"
+            return (f"{self.context(call.op)}\n"
                     f"    static const th_fc_params params = {{{p.input_offset}, "
                     f"{p.filter_offset}, {p.output_offset}, {{{p.act_min}, {p.act_max}}}}};\n"
                     f"{quant}\n"
@@ -327,9 +328,15 @@ class Generated:
     arena_bytes: int
     model_flash_bytes: int
     model_hash: int
-    plan: MemoryPlan
+    plan: MemoryPlan  # of folded.graph
     linked: tuple[str, ...]
     data_symbols: tuple[str, ...]
+    folded: Folded
+
+    @property
+    def op_order(self) -> tuple[int, ...]:
+        """Execution order in the source graph's op numbers (folded PADs absent)."""
+        return tuple(self.folded.origin[i] for i in self.plan.op_order)
 
 
 OPTIMIZE = ("speed", "size")
@@ -349,6 +356,8 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
              optimize: str = "speed") -> Generated:
     """model.c and model.h for `graph` on `board` (nothing written)."""
     require_device_support(graph, "compiled")
+    folded = fold_pads(graph)
+    graph = folded.graph
     calls = lower_graph(graph, "compiled")
     io_max = LIMITS["TH_INTERP_MAX_MODEL_IO"]  # the protocol firmware's, th_model.h
     if max(len(graph.inputs), len(graph.outputs)) > io_max:
@@ -366,8 +375,10 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     ops = []
     called: list[str] = []
     for i in plan.op_order:
-        body, note = model.body(by_op[i])
-        ops.append({"index": i, "kind": graph.ops[i].name, "body": body, "note": note})
+        source_op = folded.origin[i]
+        body, note = model.body(by_op[i], source_op)
+        shown = "; ".join(n for n in (note, _folded_note(folded, source_op)) if n)
+        ops.append({"index": source_op, "kind": graph.ops[i].name, "body": body, "note": shown})
         if note.startswith("th_"):  # a conv variant called directly (the note names it)
             called.append(note)
         elif by_op[i].function != "copy":
@@ -384,7 +395,12 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     header = env.get_template("compiled_model.h.j2").render(hash=model_hash, **context)
     linked = tuple(sorted(set(called)))
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
-                     plan, linked, tuple(a.name for a in model.arrays))  # fmt: skip
+                     plan, linked, tuple(a.name for a in model.arrays), folded)  # fmt: skip
+
+
+def _folded_note(folded: Folded, op: int) -> str:
+    pads = [f.pad for f in folded.pads if f.conv == op]
+    return f"PAD op {pads[0]} folded into its padding" if pads else ""
 
 
 def _model_name(graph: Graph, name: str | None) -> str:
@@ -430,14 +446,17 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "plan_lower_bound_bytes": g.plan.lower_bound_bytes,
         "model_flash_bytes": g.model_flash_bytes, "model_hash": g.model_hash,
         "optimize": optimize,
-        "linked": list(g.linked), "op_order": list(g.plan.op_order),
-        "ops": [graph.ops[i].name for i in g.plan.op_order], **io_quantization(graph),
+        "linked": list(g.linked), "op_order": list(g.op_order),
+        "ops": [graph.ops[i].name for i in g.op_order],
+        "folded": [{"op": f.pad, "kind": graph.ops[f.pad].name, "into": f.conv}
+                   for f in g.folded.pads],
+        **io_quantization(graph),
     }  # fmt: skip
     (out / "model.json").write_text(json.dumps(info, indent=2) + "\n")
     return ConvertResult(
         backend="compiled", board=board.name, out_dir=out, model_name=model_name,
-        arena_bytes=g.arena_bytes, plan=g.plan, op_order=tuple(g.plan.op_order),
-        op_names=tuple(graph.ops[i].name for i in g.plan.op_order), linked=g.linked,
+        arena_bytes=g.arena_bytes, plan=g.plan, op_order=g.op_order,
+        op_names=tuple(graph.ops[i].name for i in g.op_order), linked=g.linked,
         model_flash_bytes=g.model_flash_bytes, model_hash=g.model_hash, load_image=None,
         load_capacity=0, budget=budget, data_symbols=g.data_symbols,
     )  # fmt: skip

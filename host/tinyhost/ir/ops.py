@@ -74,6 +74,9 @@ class Conv2DOptions:
     dilation_h: int = 1
     dilation_w: int = 1
     activation: Activation = Activation.NONE
+    # (top, bottom, left, right) rows/columns of zero-point padding replacing `padding`'s;
+    # set by codegen.fold when a PAD op is folded in, never read from a .tflite file.
+    explicit_padding: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class DepthwiseConv2DOptions:
     dilation_h: int = 1
     dilation_w: int = 1
     activation: Activation = Activation.NONE
+    explicit_padding: tuple[int, int, int, int] | None = None  # as Conv2DOptions'
 
 
 @dataclass(frozen=True)

@@ -228,12 +228,18 @@ def _check_conv(graph: Graph, op: Op, x: Tensor, out: Tensor, fail) -> None:
             raise fail(f"depthwise filter {list(w.shape)} does not fit input depth {x.shape[3]}")
     _check_weights(w, channels, axis, x, fail)
     _check_bias(graph, op, channels, fail)
-    expected = (
-        x.shape[0],
-        conv_output_size(x.shape[1], w.shape[1], opt.stride_h, opt.dilation_h, opt.padding),
-        conv_output_size(x.shape[2], w.shape[2], opt.stride_w, opt.dilation_w, opt.padding),
-        channels,
-    )
+    if opt.explicit_padding is None:
+        out_h = conv_output_size(x.shape[1], w.shape[1], opt.stride_h, opt.dilation_h,
+                                 opt.padding)  # fmt: skip
+        out_w = conv_output_size(x.shape[2], w.shape[2], opt.stride_w, opt.dilation_w,
+                                 opt.padding)  # fmt: skip
+    else:  # a PAD folded in (codegen.fold): VALID over the padded input
+        top, bottom, left, right = opt.explicit_padding
+        out_h = conv_output_size(x.shape[1] + top + bottom, w.shape[1], opt.stride_h,
+                                 opt.dilation_h, Padding.VALID)  # fmt: skip
+        out_w = conv_output_size(x.shape[2] + left + right, w.shape[2], opt.stride_w,
+                                 opt.dilation_w, Padding.VALID)  # fmt: skip
+    expected = (x.shape[0], out_h, out_w, channels)
     if min(expected) <= 0:
         raise fail(f"the filter {list(w.shape)} does not fit the input {list(x.shape)}")
     _expect_shape(out, expected, fail)

@@ -192,12 +192,17 @@ def _pad_before(size: int, out: int, stride: int, k: int, dilation: int, pad: Pa
     return total // 2
 
 
-def _window(op: Op, graph: Graph) -> tuple[int, int, int, int, int, int, Padding] | None:
-    """(kh, kw, stride_h, stride_w, dilation_h, dilation_w, padding) of a windowed op."""
+_Window = tuple[int, int, int, int, int, int, Padding | tuple[int, int, int, int]]
+
+
+def _window(op: Op, graph: Graph) -> _Window | None:
+    """(kh, kw, stride_h, stride_w, dilation_h, dilation_w, padding) of a windowed op; the
+    padding is (top, bottom, left, right) where a PAD was folded into a conv."""
     o = op.options
     if isinstance(o, Conv2DOptions | DepthwiseConv2DOptions):
         _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
-        return kh, kw, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w, o.padding
+        padding = o.padding if o.explicit_padding is None else o.explicit_padding
+        return kh, kw, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w, padding
     if isinstance(o, Pool2DOptions):
         return o.filter_h, o.filter_w, o.stride_h, o.stride_w, 1, 1, o.padding
     return None
@@ -206,14 +211,17 @@ def _window(op: Op, graph: Graph) -> tuple[int, int, int, int, int, int, Padding
 def sliding_d_max(
     in_shape: tuple[int, ...],
     out_shape: tuple[int, ...],
-    window: tuple[int, int, int, int, int, int, Padding],
+    window: _Window,
 ) -> int:
     """Largest output-minus-input offset at which a raster-order windowed kernel is safe."""
     _, h, w, _ = in_shape
     _, oh, ow, _ = out_shape
     kh, kw, sh, sw, dh, dw, padding = window
-    pad_t = _pad_before(h, oh, sh, kh, dh, padding)
-    pad_l = _pad_before(w, ow, sw, kw, dw, padding)
+    if isinstance(padding, tuple):
+        pad_t, pad_l = padding[0], padding[2]
+    else:
+        pad_t = _pad_before(h, oh, sh, kh, dh, padding)
+        pad_l = _pad_before(w, ow, sw, kw, dw, padding)
     return sliding_d_max_padded(in_shape, out_shape, (kh, kw, sh, sw, dh, dw), (pad_t, pad_l))
 
 

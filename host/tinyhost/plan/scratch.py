@@ -57,7 +57,8 @@ def _pads(graph: Graph, op: Op) -> tuple[int, int]:
     _, h, w, _ = graph.tensors[op.inputs[0]].shape
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     p = compute_window_padding(
-        o.padding, h, w, kh, kw, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w
+        o.padding, h, w, kh, kw, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w,
+        explicit=o.explicit_padding,
     )
     return p.top, p.left
 

@@ -266,8 +266,17 @@ def _little_endian_bytes(data: np.ndarray) -> bytes:
 _Builder = flatbuffers.Builder
 
 
+def _refuse_explicit_padding(o: Conv2DOptions | DepthwiseConv2DOptions) -> None:
+    if o.explicit_padding is not None:  # TFLite has SAME and VALID only
+        raise UnsupportedModelError(
+            f"a convolution with a PAD folded in (padding {list(o.explicit_padding)}) has no "
+            ".tflite form: write the graph before codegen.fold"
+        )
+
+
 def _conv2d(b: _Builder, o: OpOptions) -> int:
     assert isinstance(o, Conv2DOptions)
+    _refuse_explicit_padding(o)
     tflite.Conv2DOptionsStart(b)
     tflite.Conv2DOptionsAddPadding(b, o.padding.value)
     tflite.Conv2DOptionsAddStrideW(b, o.stride_w)
@@ -280,6 +289,7 @@ def _conv2d(b: _Builder, o: OpOptions) -> int:
 
 def _depthwise(b: _Builder, o: OpOptions) -> int:
     assert isinstance(o, DepthwiseConv2DOptions)
+    _refuse_explicit_padding(o)
     tflite.DepthwiseConv2DOptionsStart(b)
     tflite.DepthwiseConv2DOptionsAddPadding(b, o.padding.value)
     tflite.DepthwiseConv2DOptionsAddStrideW(b, o.stride_w)
