@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graph_builder import I8, I32, GraphBuilder
 from reference_single_op import q
 from tinyhost import reference
 from tinyhost.boards import load_board
@@ -26,17 +27,14 @@ from tinyhost.ir import (
     DepthwiseConv2DOptions,
     Graph,
     NoOptions,
-    Op,
     OpKind,
     Padding,
-    Tensor,
 )
 from tinyhost.passes.validate import check_graph
 from tinyhost.reference.executor import random_inputs
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_fold_pad"
-I8, I32 = np.dtype(np.int8), np.dtype(np.int32)
 
 
 @dataclass(frozen=True)
@@ -51,64 +49,35 @@ class Chain:
     cout: int  # depthwise: cin * multiplier
 
 
-class _Builder:
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
-        self.tensors: list[Tensor] = []
-        self.ops: list[Op] = []
-
-    def tensor(self, name: str, shape: tuple[int, ...], dtype: np.dtype = I8,
-               data: np.ndarray | None = None, quant=None) -> int:  # noqa: ANN001
-        self.tensors.append(Tensor(name, tuple(shape), dtype, data, quant))
-        return len(self.tensors) - 1
-
+class _Builder(GraphBuilder):
     def chain(self, x: int, c: Chain, n: int, pad_kind: OpKind = OpKind.PAD,
               pad_value: int | None = None, extra_reader: bool = False) -> int:
+        """PAD then the chain's conv; the conv's output (or with extra_reader, the padded
+        tensor, to be made a model output)."""
         rng = self.rng
         _, h, w, cin = self.tensors[x].shape
-        xq = self.tensors[x].quant
         t, b, left, r = c.pads
         widths = np.array([[0, 0], [t, b], [left, r], [0, 0]], np.int32)
         inputs = [x, self.tensor(f"pads{n}", (4, 2), I32, widths)]
         if pad_value is not None:
             inputs.append(self.tensor(f"value{n}", (1,), I8, np.array([pad_value], np.int8)))
-        padded = self.tensor(f"padded{n}", (1, h + t + b, w + left + r, cin), quant=xq)
-        self.ops.append(Op(pad_kind, tuple(inputs), (padded,), NoOptions()))
+        padded = self.tensor(f"padded{n}", (1, h + t + b, w + left + r, cin),
+                             quant=self.tensors[x].quant)  # fmt: skip
+        self.op(pad_kind, tuple(inputs), (padded,), NoOptions())
         kh, kw = c.k
+        options: Conv2DOptions | DepthwiseConv2DOptions
         if c.depthwise:
             shape = (1, kh, kw, c.cout)
-            wq = q(rng.uniform(0.002, 0.02, c.cout), 0, axis=3)
             options = DepthwiseConv2DOptions(c.padding, c.stride, c.stride, c.cout // cin,
                                              c.dilation, c.dilation)  # fmt: skip
-            kind = OpKind.DEPTHWISE_CONV_2D
         else:
             shape = (c.cout, kh, kw, cin)
-            wq = q(rng.uniform(0.002, 0.02, c.cout), 0, axis=0)
             options = Conv2DOptions(c.padding, c.stride, c.stride, c.dilation, c.dilation)
-            kind = OpKind.CONV_2D
-        weights = rng.integers(-127, 128, shape, dtype=np.int8)
-        wt = self.tensor(f"w{n}", shape, I8, weights, wq)
-        bscale = (float(xq.scale[0]) * wq.scale).astype(np.float32)
-        bias = self.tensor(f"b{n}", (c.cout,), I32,
-                           rng.integers(-2000, 2000, c.cout).astype(np.int32),
-                           q(bscale, 0))  # fmt: skip
-        eff_h, eff_w = (kh - 1) * c.dilation + 1, (kw - 1) * c.dilation + 1
-        ph, pw = h + t + b, w + left + r
-        if c.padding is Padding.SAME:
-            oh, ow = -(-ph // c.stride), -(-pw // c.stride)
-        else:
-            oh, ow = (ph - eff_h) // c.stride + 1, (pw - eff_w) // c.stride + 1
-        y = self.tensor(f"y{n}", (1, oh, ow, c.cout), quant=q(0.05, int(rng.integers(-10, 10))))
-        self.ops.append(Op(kind, (padded, wt, bias), (y,), options))
-        if extra_reader:  # the padded tensor is also a model output: it must exist
-            return padded
-        return y
-
-    def graph(self, inputs: list[int], outputs: list[int]) -> Graph:
-        g = Graph(tuple(self.tensors), tuple(self.ops), tuple(inputs), tuple(outputs),
-                  name="fold_pad")  # fmt: skip
-        check_graph(g)
-        return g
+        y = self.conv(padded, options, rng.integers(-127, 128, shape),
+                      rng.uniform(0.002, 0.02, c.cout).astype(np.float32),
+                      rng.integers(-2000, 2000, c.cout),
+                      q(0.05, int(rng.integers(-10, 10))), f"conv{n}")  # fmt: skip
+        return padded if extra_reader else y
 
 
 def _random_chain(rng: np.random.Generator, cin: int) -> Chain:
@@ -131,7 +100,7 @@ def _graph(seed: int, chains: int) -> Graph:
     for n in range(chains):
         x = x3 if n % 3 == 2 else x8
         outputs.append(b.chain(x, _random_chain(rng, b.tensors[x].shape[3]), n))
-    return b.graph([x8, x3], outputs)
+    return b.graph([x8, x3], outputs, "fold_pad")
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -155,7 +124,7 @@ def test_only_exact_folds_happen() -> None:
         b.chain(x, same, 1, extra_reader=True),  # the padded tensor is read again
     ]
     folded_ok = b.chain(x, same, 2, OpKind.PADV2, pad_value=5)  # PADV2 with the zero point
-    graph = b.graph([x], [*kept, folded_ok])
+    graph = b.graph([x], [*kept, folded_ok], "fold_pad")
     folded = fold_pads(graph)
     assert [(f.pad, f.conv) for f in folded.pads] == [(4, 5)]
     out = generate(graph, load_board("host"), "fold")

@@ -288,6 +288,12 @@ th_status th_pad_s8(const th_context *ctx, const th_pad_params *params,
                     const th_shape *input_shape, const int8_t *input,
                     const th_shape *output_shape, int8_t *output);
 
+/* A convolution's output from its computed channels (compiled backend): every pixel is
+ * `pixel` (channels bytes of constants) with live[j] written at live_channel[j]. */
+th_status th_expand_channels_s8(const th_context *ctx, const int8_t *live, int32_t pixels,
+                                int32_t live_count, const uint16_t *live_channel,
+                                const int8_t *pixel, int32_t channels, int8_t *output);
+
 /* CONCATENATION along params->axis of params->num_inputs inputs (input_shapes[i],
  * inputs[i]) sharing every other dim; raw copies (TFLM requires equal quantization). */
 th_status th_concat_s8(const th_context *ctx, const th_concat_params *params,

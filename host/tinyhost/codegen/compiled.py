@@ -27,6 +27,7 @@ from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import BlobTarget
+from tinyhost.codegen.constant_channels import ConstantChannels, constant_channels
 from tinyhost.codegen.fold import Folded, fold_pads
 from tinyhost.codegen.interpreter import io_quant_defines, io_quantization, target_for
 from tinyhost.codegen.interpreter_abi import LIMITS
@@ -54,6 +55,7 @@ from tinyhost.plan.scratch import conv_variant
 
 _CTYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t",
            np.dtype(np.int16): "int16_t", np.dtype(np.uint8): "uint8_t",
+           np.dtype(np.uint16): "uint16_t",
            np.dtype(np.float32): "float"}  # fmt: skip
 _DTYPE_CODES = {np.dtype(np.int8): "TH_MODEL_INT8", np.dtype(np.uint8): "TH_MODEL_UINT8",
                 np.dtype(np.int16): "TH_MODEL_INT16", np.dtype(np.int32): "TH_MODEL_INT32",
@@ -69,15 +71,50 @@ class _Array:
     nbytes: int
 
 
+@dataclass(frozen=True)
+class _LiveChannels:
+    """A CONV_2D run for its non-constant channels only, into `offset` of the arena."""
+
+    channels: ConstantChannels
+    offset: int
+
+
+# Computing only the live channels pays when at least this share of them is constant: the
+# expansion costs about a word copy per 4 channels and 3 instructions per live value.
+_MIN_CONSTANT_SHARE = 1 / 8
+
+
+def _live_channel_plan(graph: Graph, calls: list[Call], plan: MemoryPlan,
+                       grants: ScratchGrants) -> dict[int, _LiveChannels]:
+    """Convolutions with constant channels (codegen/constant_channels.py) that have room in
+    the planned arena, at their step, for the live channels' output beside their scratch."""
+    out: dict[int, _LiveChannels] = {}
+    convs = {c.op for c in calls if c.function == "th_conv_s8"}
+    for step, i in enumerate(plan.op_order):
+        op = graph.ops[i]
+        cc = constant_channels(graph, op) if i in convs else None
+        if cc is None or cc.constant_count < _MIN_CONSTANT_SHARE * cc.pixel.size:
+            continue
+        y = graph.tensors[op.outputs[0]]
+        size = y.size_bytes // cc.pixel.size * len(cc.live)
+        grant = grants.for_op(i)
+        avoid = () if grant is None else ((grant.offset, grant.size),)
+        room = plan.free_block(step, max(size, 1), avoid=avoid)
+        if room is not None:
+            out[i] = _LiveChannels(cc, room)
+    return out
+
+
 class _Model:
     """What the template needs, gathered from the calls (one instance per conversion)."""
 
     def __init__(self, graph: Graph, plan: MemoryPlan, grants: ScratchGrants,
-                 interleaved: bool) -> None:
+                 interleaved: bool, live: dict[int, _LiveChannels]) -> None:
         self.graph = graph
         self.plan = plan
         self.grants = grants
         self.interleaved = interleaved
+        self.live = live
         self.arrays: list[_Array] = []
         self._tensor_arrays: dict[int, str] = {}
 
@@ -143,33 +180,82 @@ class _Model:
 
     # -- one op ---------------------------------------------------------------------------------
 
+    def conv(self, call: Call, p: ConvParams, i: int) -> tuple[str, str]:
+        """CONV_2D / DEPTHWISE_CONV_2D: the variant the C wrapper would pick, called directly;
+        a CONV_2D with constant channels computes the others only, then expands."""
+        x, out = call.inputs[0], call.outputs[0]
+        dw = call.function == "th_dw_conv_s8"
+        live = self.live.get(call.op)
+        multiplier, shift = call.arrays["multiplier"], call.arrays["shift"]
+        weights_t, bias_t = call.inputs[1], call.inputs[2]
+        filter_dims, out_dims = self.dims4(weights_t), self.dims4(out)
+        if live is not None and not live.channels.live:  # every channel constant: no conv
+            return self.expand(call, i, live, "pixel"), (
+                f"all {live.channels.pixel.size} channels constant")
+        if live is None:
+            block = None if dw or not self.interleaved else CONV_BLOCK
+            w = self.pointer(weights_t, "int8_t", layout_block=block)
+            b = self.pointer(bias_t, "int32_t")
+            y = self.pointer(out, "int8_t", const=False)
+        else:
+            keep = list(live.channels.live)
+            weights = np.asarray(self.graph.tensors[weights_t].data)[keep]
+            if self.interleaved:
+                weights = interleave_filter(weights.reshape(len(keep), -1), CONV_BLOCK)
+            w = self.array(f"op{i}_live_weights", weights.astype(np.int8))
+            b = ("NULL" if bias_t is None else self.array(
+                f"op{i}_live_bias", np.asarray(self.graph.tensors[bias_t].data)[keep]))
+            multiplier, shift = multiplier[keep], shift[keep]
+            kdims = self.graph.tensors[weights_t].shape[1:]
+            odims = self.graph.tensors[out].shape[:3]
+            filter_dims = "{" + ", ".join(map(str, (len(keep), *kdims))) + "}"
+            out_dims = "{" + ", ".join(map(str, (*odims, len(keep)))) + "}"
+            y = "live"
+        mult = self.array(f"op{i}_multiplier", multiplier)
+        shift_name = self.array(f"op{i}_shift", shift)
+        ptype = "th_dw_conv_params" if dw else "th_conv_params"
+        fields = (f".input_offset = {p.input_offset}, .output_offset = {p.output_offset}, "
+                  + (f".ch_mult = {p.ch_mult}, " if dw else "")
+                  + f".stride = {{{p.stride_h}, {p.stride_w}}}, "
+                  f".padding = {{{p.pad_top}, {p.pad_left}}}, "
+                  f".dilation = {{{p.dilation_h}, {p.dilation_w}}}, "
+                  f".activation = {{{p.act_min}, {p.act_max}}}")  # fmt: skip
+        function = conv_variant(self.graph, self.graph.ops[call.op])  # the wrapper's pick
+        head = (f"{self.context(call.op)}\n"
+                f"    static const {ptype} params = {{{fields}}};\n"
+                f"    static const th_per_channel_quant quant = {{{mult}, {shift_name}}};\n"
+                f"    static const th_dims in = {self.dims4(x)}, filter = {filter_dims}, "
+                f"out = {out_dims};\n")
+        call_c = (f"{function}(&ctx, &params, &quant, &in, {self.pointer(x, 'int8_t')}, "
+                  f"&filter, {w}, {b}, &out, {y})")
+        if live is None:
+            return head + f"    return {call_c};", function
+        return (head + f"    int8_t *const live = (int8_t *)(arena + {live.offset});\n"
+                f"    const th_status status = {call_c};\n"
+                f"    if (status != TH_OK) {{\n        return status;\n    }}\n"
+                + self.expand(call, i, live, "live"), function)
+
+    def expand(self, call: Call, i: int, live: _LiveChannels, source: str) -> str:
+        """`return th_expand_channels_s8(...)` from `source` ("live": the computed channels
+        in the arena; "pixel": none, every channel constant)."""
+        cc = live.channels
+        out = call.outputs[0]
+        pixels = int(np.prod(self.graph.tensors[out].shape[:3]))
+        pixel = self.array(f"op{i}_constant_pixel", cc.pixel)
+        index = (self.array(f"op{i}_live_channel", np.asarray(cc.live, np.uint16))
+                 if cc.live else "NULL")
+        src = pixel if source == "pixel" else "live"
+        return (f"    return th_expand_channels_s8(NULL, {src}, {pixels}, {len(cc.live)}, "
+                f"{index}, {pixel}, {cc.pixel.size}, "
+                f"{self.pointer(out, 'int8_t', const=False)});")
+
     def body(self, call: Call, source_op: int) -> tuple[str, str]:
         """(C statements of op_<index>(), a note for its comment)."""
         p, i = call.params, source_op  # arrays and comments use the user's op numbers
         x, out = call.inputs[0], call.outputs[0]
         y = self.pointer(out, "int8_t", const=False)
         if isinstance(p, ConvParams):
-            dw = call.function == "th_dw_conv_s8"
-            mult = self.array(f"op{i}_multiplier", call.arrays["multiplier"])
-            shift = self.array(f"op{i}_shift", call.arrays["shift"])
-            block = None if dw or not self.interleaved else CONV_BLOCK
-            w = self.pointer(call.inputs[1], "int8_t", layout_block=block)
-            b = self.pointer(call.inputs[2], "int32_t")
-            ptype = "th_dw_conv_params" if dw else "th_conv_params"
-            fields = (f".input_offset = {p.input_offset}, .output_offset = {p.output_offset}, "
-                      + (f".ch_mult = {p.ch_mult}, " if dw else "")
-                      + f".stride = {{{p.stride_h}, {p.stride_w}}}, "
-                      f".padding = {{{p.pad_top}, {p.pad_left}}}, "
-                      f".dilation = {{{p.dilation_h}, {p.dilation_w}}}, "
-                      f".activation = {{{p.act_min}, {p.act_max}}}")  # fmt: skip
-            function = conv_variant(self.graph, self.graph.ops[call.op])  # the wrapper's pick
-            return (f"{self.context(call.op)}\n"
-                    f"    static const {ptype} params = {{{fields}}};\n"
-                    f"    static const th_per_channel_quant quant = {{{mult}, {shift}}};\n"
-                    f"    static const th_dims in = {self.dims4(x)}, filter = "
-                    f"{self.dims4(call.inputs[1])}, out = {self.dims4(out)};\n"
-                    f"    return {function}(&ctx, &params, &quant, &in, "
-                    f"{self.pointer(x, 'int8_t')}, &filter, {w}, {b}, &out, {y});"), function
+            return self.conv(call, p, i)
         if isinstance(p, FullyConnectedParams):
             w_shape = self.graph.tensors[call.inputs[1]].shape
             cout, cin = int(w_shape[0]), int(w_shape[1])
@@ -370,18 +456,24 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     plan = plan_memory(graph, options=options)
     grants = grant_scratch(graph, calls, plan, options)
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
-    model = _Model(graph, plan, grants, target.interleaved)
+    live = _live_channel_plan(graph, calls, plan, grants)
+    model = _Model(graph, plan, grants, target.interleaved, live)
     by_op = {c.op: c for c in calls}
     ops = []
     called: list[str] = []
     for i in plan.op_order:
         source_op = folded.origin[i]
         body, note = model.body(by_op[i], source_op)
-        shown = "; ".join(n for n in (note, _folded_note(folded, source_op)) if n)
+        constant = "" if i not in live else (
+            f"{live[i].channels.constant_count} of {live[i].channels.pixel.size} channels "
+            "constant, computed on the host")
+        shown = "; ".join(n for n in (note, constant, _folded_note(folded, source_op)) if n)
         ops.append({"index": source_op, "kind": graph.ops[i].name, "body": body, "note": shown})
+        if i in live:
+            called.append("th_expand_channels_s8")
         if note.startswith("th_"):  # a conv variant called directly (the note names it)
             called.append(note)
-        elif by_op[i].function != "copy":
+        elif by_op[i].function not in ("copy", "th_conv_s8", "th_dw_conv_s8"):
             called.append(by_op[i].function)
     context = {
         "name": name, "board": board.name, "arena": arena, "plan_arena": plan.arena_bytes,

@@ -9,7 +9,10 @@ Each is put in one part:
 - arena: the `.arena` section;
 - protocol: the serial protocol and the app (firmware/app, firmware/protocol) and the
   LOAD_MODEL receive buffer, reported apart;
-- board: startup, drivers, semihosting.
+- board: startup, drivers, semihosting, the start-up self-check.
+A member of the C runtime (libc, libgcc) is charged to the model when the model's code, or a
+runtime member the model needs, references it (the map's cross-reference table, -Wl,--cref),
+else to the protocol or the board that pulled it in.
 `bench` reports RAM honestly with it (ARCHITECTURE.md §4.8): arena + the model's other static
 RAM + the stack peak measured during invoke.
 """
@@ -43,11 +46,52 @@ def _part(section: str, source: str) -> str:
     if section.startswith(_PROTOCOL_SYMBOLS) or "firmware/app/" in source \
             or "firmware/protocol/" in source:
         return "protocol"
-    if "libth_board.a" in source or "th_board_rt.dir" in source:
+    if "libth_board.a" in source or "th_board_rt.dir" in source \
+            or "firmware/selfcheck/" in source:
         return "board"
     if "model_blob.c" in source:
         return "model_data"
-    return "model"  # kernels, interpreter, generated model, libc/libgcc helpers
+    return "model"  # kernels, interpreter, generated model
+
+
+def _is_runtime(source: str) -> bool:
+    """A member of the toolchain's libraries (libc, libgcc, libm, ...), not of ours."""
+    return ".a(" in source and "libth_" not in source
+
+
+def _references(text: str) -> dict[str, set[str]]:
+    """From the cross-reference table: for each defining object, the objects that reference
+    one of its symbols."""
+    start = text.find("Cross Reference Table")
+    refs: dict[str, set[str]] = {}
+    definer: str | None = None
+    for line in text[start:].splitlines()[3:] if start >= 0 else []:
+        if not line.strip():
+            continue
+        if not line[0].isspace():  # "symbol   definer"
+            fields = line.split(None, 1)
+            definer = fields[1].strip() if len(fields) == 2 else None
+        elif definer is not None:
+            refs.setdefault(definer, set()).add(line.strip())
+    return refs
+
+
+def _runtime_parts(sources: set[str], refs: dict[str, set[str]]) -> dict[str, str]:
+    """Part of each runtime member: model if the model (directly or through other runtime
+    members) references it, else the part of the first non-runtime object that does."""
+    runtime = {s for s in sources if _is_runtime(s)}
+    parts: dict[str, str] = {}
+    for wanted in ("model", "protocol", "board"):
+        changed = True
+        while changed:
+            changed = False
+            for member in runtime - parts.keys():
+                users = refs.get(member, set())
+                if any(parts.get(u) == wanted or (not _is_runtime(u) and _part("", u) == wanted)
+                       for u in users):
+                    parts[member] = wanted
+                    changed = True
+    return {m: parts.get(m, "board") for m in runtime}
 
 
 def _input_sections(text: str) -> list[tuple[str, int, str]]:
@@ -78,11 +122,14 @@ def footprint(map_path: Path, model_data_symbols: tuple[str, ...] = ()) -> Footp
     of model data inside the model's own object (the compiled backend's weights)."""
     ram = {"arena": 0, "model": 0, "protocol": 0, "board": 0, "model_data": 0}
     code = dict.fromkeys(ram, 0)
-    for section, size, source in _input_sections(map_path.read_text(errors="replace")):
+    text = map_path.read_text(errors="replace")
+    sections = _input_sections(text)
+    runtime = _runtime_parts({src for _, _, src in sections}, _references(text))
+    for section, size, source in sections:
         if section.startswith(".arena"):
             ram["arena"] += size
             continue
-        part = _part(section, source)
+        part = runtime.get(source) or _part(section, source)
         if section.startswith(_RAM):
             ram[part] += size
         elif section.startswith(_CODE):

@@ -76,11 +76,14 @@ class MemoryPlan:
     def scratch_for(self, op: int) -> PlannedBuffer | None:
         return next((b for b in self.buffers if b.kind == "scratch" and b.op == op), None)
 
-    def free_block(self, step: int, size: int, keep: PlannedBuffer | None = None) -> int | None:
+    def free_block(self, step: int, size: int, keep: PlannedBuffer | None = None,
+                   avoid: tuple[tuple[int, int], ...] = ()) -> int | None:
         """Lowest aligned offset of `size` bytes inside the arena that no buffer live at `step`
-        uses (but `keep`, which may be reused), or None: room a kernel can have for free."""
-        taken = sorted((b.offset, b.offset + b.size) for b in self.buffers
-                       if b.first_op <= step <= b.last_op and b is not keep and b.size > 0)
+        uses (but `keep`, which may be reused) nor the (offset, size) ranges of `avoid`, or
+        None: room a kernel can have for free."""
+        taken = sorted([(b.offset, b.offset + b.size) for b in self.buffers
+                        if b.first_op <= step <= b.last_op and b is not keep and b.size > 0]
+                       + [(o, o + n) for o, n in avoid if n > 0])
         offset = 0
         for start, end in taken:
             if offset + size <= start:
