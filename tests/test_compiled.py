@@ -3,7 +3,8 @@
 Every int8 project model and shared model is converted with `--backend compiled`, built with
 the protocol firmware and run on the host board (native gcc, -Werror) with random inputs;
 every one also runs on QEMU mps2-an386 (DSP kernels, interleaved filters, exact instruction
-counts per layer), and two project models on each other QEMU board. A model the backend cannot
+counts per layer), mps2-an500 (Cortex-M7), netduinoplus2 (STM32F405) and mps3-an547
+(Cortex-M55). A model the backend cannot
 run is refused before anything is written, and LOAD_MODEL is refused with a reason.
 """
 
@@ -88,10 +89,10 @@ def test_interpreter_only_options_are_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("board", ["mps2-an500", "netduinoplus2", "mps3-an547"])
-@pytest.mark.parametrize("model", ["kws_dscnn_int8", "mobilenet_block_residual_int8"])
-def test_project_models_on_the_other_qemu_boards(board: str, model: str) -> None:
+@pytest.mark.parametrize("path", model_params(_int8_models()))
+def test_models_on_the_other_qemu_boards(board: str, path: Path) -> None:
     """Cortex-M7, the STM32F405's 128 KiB SRAM and Cortex-M55 (16-byte arena alignment)."""
-    _check(REPO / "tests" / "models" / f"{model}.tflite", board, samples=1)
+    _check(path, board, samples=1)
 
 
 def test_optimize_size_trades_speed_for_code(tmp_path: Path) -> None:

@@ -139,6 +139,10 @@ def _build_locked(
     cmd = [cmake, "-S", str(root), "-B", str(out), "-G", generator,
            f"-DBOARD={b.name}", f"-DAPP={app}"]  # fmt: skip
     cmd.append(f"-DMODEL_DIR={Path(model_dir).resolve()}" if model_dir else "-DMODEL_DIR=")
+    if shutil.which("ccache"):
+        # Many builds share the kernels: compile them once. -g would put the build directory
+        # into ccache's hash; the debug info's directory is all that differs without it.
+        cmd.append("-DCMAKE_C_COMPILER_LAUNCHER=/usr/bin/env;CCACHE_NOHASHDIR=true;ccache")
     for key, value in (defines or {}).items():
         v = ("ON" if value else "OFF") if isinstance(value, bool) else str(value)
         cmd.append(f"-D{key}={v}")
