@@ -1,5 +1,6 @@
 """End to end on the Renode boards (stm32f4_discovery, stm32f746g_disco): every int8 model
-through the real interpreter firmware on Renode, bit-exact with the NumPy reference.
+through the real interpreter firmware and through its compiled firmware on Renode, bit-exact
+with the NumPy reference.
 
 Per board one firmware is built with every kernel and a LOAD_MODEL buffer, and one Renode
 process serves all models that fit it over LOAD_MODEL (a Renode start costs ~2-3 s, a build
@@ -21,15 +22,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paths import PROJECT_MODELS, SHARED_INT8, SHARED_MODELS, model_id
+from paths import SHARED_INT8, SHARED_MODELS, model_id
 from paths import project_models as _project_models
 from test_renode import NEEDS_RENODE
 from tinyhost import reference
 from tinyhost.boards import load_board
+from tinyhost.codegen import get_backend
 from tinyhost.codegen.interpreter import convert
-from tinyhost.deploy.protocol import Device
-from tinyhost.deploy.runner import build_firmware, invoke_once, open_device
+from tinyhost.deploy.protocol import Device, Link
+from tinyhost.deploy.renode import RenodeSession, open_renode_session
+from tinyhost.deploy.runner import build_firmware, invoke_once, open_device, renode_latency
 from tinyhost.quantize.quantizer import is_float_model
+from tinyhost.reference.executor import random_inputs
 from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -143,20 +147,64 @@ def test_model_bit_exact_on_renode(pool: RenodePool, board: str, path: Path, key
         assert run.latency.total > 0
 
 
-@NEEDS_RENODE
-@pytest.mark.parametrize("board", ["stm32f4_discovery", "stm32f746g_disco"])
-def test_compiled_backend_bit_exact_on_renode(board: str) -> None:
-    """The compiled backend's firmware on both Renode boards, per-op profile included."""
-    from tinyhost.deploy.runner import run_model
+class CompiledPool:
+    """One Renode per board for compiled firmware: each model's image is loaded into the
+    running machine (RenodeSession.reload, ~0.1 s) instead of starting Renode again."""
 
-    path = PROJECT_MODELS / "kws_dscnn_int8.tflite"
+    def __init__(self) -> None:
+        self._stack = contextlib.ExitStack()
+        self._sessions: dict[str, RenodeSession] = {}
+
+    def device(self, board: str, elf: Path) -> Device:
+        session = self._sessions.get(board)
+        if session is None:
+            session = self._stack.enter_context(open_renode_session(elf, board, timeout=900.0))
+            self._sessions[board] = session
+        else:
+            session.reload(elf)
+        device = Device(Link(session.port, f"{board} (Renode)"), timeout=60.0)
+        device.connect(ready_timeout=60.0)
+        return device
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+@pytest.fixture(scope="module")
+def compiled_pool() -> Iterator[CompiledPool]:
+    p = CompiledPool()
+    yield p
+    p.close()
+
+
+def _compiled_cases() -> list:
+    shared = [SHARED_MODELS / f"{m}.tflite" for m in ALL_SHARED]
+    return [pytest.param(board, path, id=f"{board}-{model_id(path)}")
+            for board in PLANS for path in shared + PROJECT_INT8]
+
+
+@pytest.mark.parametrize(("board", "path"), _compiled_cases())
+def test_compiled_backend_bit_exact_on_renode(compiled_pool: CompiledPool, board: str,
+                                              path: Path) -> None:
+    """Every int8 model's compiled firmware on both Renode boards, per-op profile included."""
+    if not path.is_file():
+        pytest.fail(f"{path} absent")
     graph = read_model(path)
-    rng = np.random.default_rng(zlib.crc32(path.name.encode()))
-    inputs = [[rng.integers(-128, 128, graph.tensors[graph.inputs[0]].shape).astype(np.int8)]
-              for _ in range(2)]  # fmt: skip
-    report = run_model(graph, board, inputs, backend="compiled",
-                       work_dir=BUILD / f"compiled-{board}")  # fmt: skip
-    assert report.backend == "compiled" and report.emulator is not None
-    for x, run in zip(inputs, report.runs):
-        np.testing.assert_array_equal(run.outputs[0], reference.run(graph, x).outputs[0])
-        assert len(run.latency.per_op) == len(graph.ops) and run.latency.unit == "instructions"
+    out = BUILD / f"compiled-{board}" / model_id(path).replace("/", "-")
+    conv = get_backend("compiled").convert(graph, load_board(board), out / "model")
+    elf = build_firmware(conv.out_dir, board, out / "build").elf
+    device = compiled_pool.device(board, elf)
+    try:
+        info = device.info()
+        assert info.backend == "compiled" and info.model_hash == conv.model_hash
+        assert info.selfcheck == "ok"
+        rng = np.random.default_rng(zlib.crc32(path.name.encode()))
+        for _ in range(2):
+            inputs = random_inputs(graph, rng)
+            run = renode_latency(invoke_once(device, inputs))
+            for got, want in zip(run.outputs, reference.run(graph, inputs).outputs, strict=True):
+                np.testing.assert_array_equal(got.reshape(want.shape), want)
+            assert len(run.latency.per_op) == len(conv.op_order)
+            assert run.latency.unit == "instructions" and run.latency.total > 0
+    finally:
+        device.close()

@@ -54,14 +54,21 @@ def test_without_dsp_kernels_there_is_nothing_to_check(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="no arm-none-eabi-gcc")
 @pytest.mark.parametrize("cpu", ["cortex-m4", "cortex-m7", "cortex-m55"])
 def test_native_checks_compile_warning_free(cpu: str, tmp_path: Path) -> None:
-    subprocess.run(["arm-none-eabi-gcc", *FLAGS, f"-mcpu={cpu}", "-mthumb", "-c",
+    abi = ["-mfloat-abi=hard"] if cpu == "cortex-m55" else []  # as boards/mps3-an547 builds
+    subprocess.run(["arm-none-eabi-gcc", *FLAGS, f"-mcpu={cpu}", "-mthumb", *abi, "-c",
                     f"-I{SELFCHECK}", f"-I{REPO / 'kernels_c/include'}",
                     str(SELFCHECK / "th_selfcheck.c"), "-o", str(tmp_path / "s.o")],
                    check=True)  # fmt: skip
-    nm = subprocess.run(["arm-none-eabi-objdump", "-d", str(tmp_path / "s.o")],
+    decode = ["-marmv8.1-m.main"] if cpu == "cortex-m55" else []  # objdump's MVE decoder
+    nm = subprocess.run(["arm-none-eabi-objdump", "-d", *decode, str(tmp_path / "s.o")],
                         capture_output=True, text=True, check=True).stdout  # fmt: skip
     for insn in ("ssub8", "sadd8", "ssub16", "sadd16", "usub8", "sel", "usat", "smmlar"):
         assert f"\t{insn}" in nm, insn
+    # Cortex-M55 also checks its Helium instructions, the others cannot (objdump prints
+    # VMLADAV without exchange as its alias VMLAV)
+    helium = (("vmladav.s8", "vmlav.s8"), ("vqrdmulh.s32",), ("vrshl.s32",), ("vldrb.s16",))
+    for names in helium:
+        assert any(f"\t{n}" in nm for n in names) == (cpu == "cortex-m55"), names
 
 
 def test_refusal_names_the_instruction_and_the_fix() -> None:
@@ -108,8 +115,10 @@ def test_run_refuses_a_target_whose_check_fails(monkeypatch: pytest.MonkeyPatch,
 @pytest.mark.skipif(shutil.which("qemu-system-arm") is None
                     or shutil.which("arm-none-eabi-gcc") is None,
                     reason="qemu-system-arm or arm-none-eabi-gcc not installed")  # fmt: skip
-def test_checks_pass_on_qemu_cortex_m4() -> None:
-    board = load_board("mps2-an386")
+@pytest.mark.parametrize("board_name", ["mps2-an386", "mps3-an547"])
+def test_checks_pass_on_qemu(board_name: str) -> None:
+    """Cortex-M4 (DSP) and Cortex-M55 (DSP and Helium)."""
+    board = load_board(board_name)
     work = REPO / "build" / "test_selfcheck" / board.name
     conv = convert(read_model(MODEL), board, work / "model")
     elf = build_firmware(conv.out_dir, board, work / "build").elf

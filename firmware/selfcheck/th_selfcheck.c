@@ -4,7 +4,8 @@
  * cases (signed overflow, borrow, -128/127 bytes, 0x8000 halfwords); the GE-setting parallel
  * add/subtract instructions are checked through SEL, which is how the kernels use them.
  * Native builds run the instructions (inline asm / the kernels' own wrappers); host builds with
- * TH_NN_EMULATE_DSP check the kernels' C models the same way.
+ * TH_NN_EMULATE_DSP check the kernels' C models the same way. Cortex-M55 builds also check the
+ * Helium instructions (check_mve).
  *
  * TH_SELFCHECK_FORCE_FAIL=1 makes the SSUB8 check fail (host tests of the refusal path).
  */
@@ -129,6 +130,68 @@ static void fail(const char *name)
     }
 }
 
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+/* Helium (M55): the integer MVE instructions int8 kernels are built from, against their
+ * Arm ARM definitions: VLDRB.S16 (widening load), VMLADAV.S8 (dot product across lanes),
+ * VQRDMULH.S32 (rounding doubling high multiply, saturating only at INT32_MIN^2) and VRSHL.S32
+ * (rounding shift by a signed amount). */
+#include <arm_mve.h>
+
+static void check_mve(const uint32_t (*operand_table)[2], unsigned n)
+{
+    /* volatile: the compiler must not fold the checks at build time */
+    const volatile uint32_t(*ops)[2] = operand_table;
+    int8_t a8[16];
+    int8_t b8[16];
+    for (unsigned i = 0; i < 16; i++) {
+        a8[i] = (int8_t)(uint8_t)(ops[i / 4 % n][0] >> (8 * (i % 4)));
+        b8[i] = (int8_t)(uint8_t)(ops[(i / 4 + 1) % n][1] >> (8 * (i % 4)));
+    }
+    int32_t dot = 0;
+    for (unsigned i = 0; i < 16; i++) {
+        dot += a8[i] * b8[i];
+    }
+    if (vmladavq_s8(vld1q_s8(a8), vld1q_s8(b8)) != dot) {
+        fail("VMLADAV");
+    }
+    int16_t wide[8];
+    vst1q_s16(wide, vldrbq_s16(a8 + 8));
+    for (unsigned i = 0; i < 8; i++) {
+        if (wide[i] != a8[8 + i]) {
+            fail("VLDRB");
+        }
+    }
+    for (unsigned k = 0; k < n; k++) {
+        int32_t x[4];
+        int32_t y[4];
+        int32_t sh[4];
+        for (unsigned i = 0; i < 4; i++) {
+            x[i] = (int32_t)ops[(k + i) % n][0];
+            y[i] = (int32_t)ops[(k + i + 1) % n][1];
+            sh[i] = (int32_t)(i * 7u + k) % 19 - 9; /* -9..9 */
+        }
+        x[3] = y[3] = INT32_MIN; /* the one saturating case */
+        int32_t got[4];
+        vst1q_s32(got, vqrdmulhq_s32(vld1q_s32(x), vld1q_s32(y)));
+        for (unsigned i = 0; i < 4; i++) {
+            const int64_t v = ((int64_t)x[i] * y[i] + (INT64_C(1) << 30)) >> 31;
+            if (got[i] != (v > INT32_MAX ? INT32_MAX : (int32_t)v)) {
+                fail("VQRDMULH");
+            }
+        }
+        vst1q_s32(got, vrshlq_s32(vld1q_s32(x), vld1q_s32(sh)));
+        for (unsigned i = 0; i < 4; i++) {
+            const int64_t v = sh[i] >= 0
+                                  ? (int64_t)(int32_t)((uint32_t)x[i] << sh[i])
+                                  : ((int64_t)x[i] + (INT64_C(1) << (-sh[i] - 1))) >> -sh[i];
+            if (got[i] != (int32_t)v) {
+                fail("VRSHL");
+            }
+        }
+    }
+}
+#endif
+
 static int32_t lo16(uint32_t x)
 {
     return (int16_t)(uint16_t)x;
@@ -193,6 +256,9 @@ const char *th_selfcheck_run(void)
             fail("USAT");
         }
     }
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+    check_mve(operands, N_OPERANDS);
+#endif
     if (strcmp(verdict, "fail:") == 0) {
         strcpy(verdict, "ok");
     }

@@ -70,6 +70,7 @@ SYSBUS_INIT_WITHOUT_SVD = {
 }
 
 _EXIT_RE = re.compile(rb"th_exit (-?\d+)\n")
+_RESUMED = "Machine resumed."  # Renode's log line after `start` on a paused machine
 
 
 def renode_files_dir(root: Path | None = None) -> Path:
@@ -289,6 +290,7 @@ class RenodeSession:
         self._port: serial.SerialBase | None = None
         self._log: IO[bytes] | None = None
         self._watchdog: threading.Timer | None = None
+        self._url = ""
         self.log = ""
 
     def __enter__(self) -> RenodeSession:
@@ -326,9 +328,8 @@ class RenodeSession:
             if self._proc.poll() is not None:
                 break
             try:
-                self._port = serial.serial_for_url(
-                    f"socket://127.0.0.1:{port}", timeout=self.port_timeout
-                )
+                self._url = f"socket://127.0.0.1:{port}"
+                self._port = serial.serial_for_url(self._url, timeout=self.port_timeout)
                 return
             except serial.SerialException:
                 time.sleep(0.1)
@@ -337,6 +338,42 @@ class RenodeSession:
             f"Renode did not open the UART socket on port {port} within "
             f"{self.startup_timeout:.0f} s: {' '.join(cmd)}\n{self.log[-3000:]}"
         )
+
+    def reload(self, elf: Path | str, timeout: float = 30.0) -> None:
+        """Run another firmware in this Renode (~0.1 s, where a new Renode takes 2-3 s): pause,
+        load the image, reset the CPU (it restarts from the image's vector table; the
+        firmware's start-up code sets up what it uses), reconnect the UART, resume. Returns
+        once Renode reports the machine resumed; the new image's first bytes (READY) reach
+        the new connection."""
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.poll() is not None or self._log is None:
+            raise DeployError("Renode session not running")
+        if self._port is not None:
+            with contextlib.suppress(Exception):
+                self._port.close()
+            self._port = None
+        assert self.board.flash is not None
+        resumed = self._log_text().count(_RESUMED)
+        proc.stdin.write((f"pause\nsysbus LoadELF {_monitor_path(Path(elf).resolve())}\n"
+                          f"cpu VectorTableOffset {self.board.flash.base:#010x}\n"
+                          "cpu Reset\n").encode())  # fmt: skip
+        proc.stdin.flush()
+        self._port = serial.serial_for_url(self._url, timeout=self.port_timeout)
+        proc.stdin.write(b"start\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while self._log_text().count(_RESUMED) <= resumed:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise DeployError(f"Renode did not restart with {elf}:\n"
+                                  f"{self._log_text()[-3000:]}")  # fmt: skip
+            time.sleep(0.01)
+        self.elf = Path(elf)
+
+    def _log_text(self) -> str:
+        """Renode's output so far (read without moving the offset Renode writes at)."""
+        assert self._log is not None
+        fd = self._log.fileno()
+        return os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace")
 
     def wait_exit(self, timeout: float = 30.0) -> int | None:
         """Read the UART until ``th_exit <code>``; the code, or None at the timeout."""
