@@ -260,12 +260,14 @@ def check_device_model(info: DeviceInfo, graph: Graph) -> None:
 
 
 def invoke_once(
-    device: Device, inputs: Sequence[np.ndarray], marks: MarkLog | None = None, clock_hz: int = 0
-) -> ModelRun:
+    device: Device, inputs: Sequence[np.ndarray], marks: MarkLog | None = None, clock_hz: int = 0,
+    *, profile: bool = True,
+) -> ModelRun:  # fmt: skip
     """SET_INPUT, INVOKE, GET_OUTPUT, GET_PROFILE; latency from `marks` when they are logged.
 
     `marks` is the plugin's mark log of this device (open_device icount_out); the invoke's
     marks give exact instruction counts, reported with `clock_hz` (the board's clock).
+    `profile=False` skips GET_PROFILE (one link round trip) when no per-op counts are wanted.
     """
     info = device.info() if device._info is None else device._info  # noqa: SLF001
     if len(inputs) != len(info.inputs):
@@ -282,7 +284,8 @@ def invoke_once(
         counts = invoke_latency(logged, info.n_ops)
         latency = Latency("instructions", counts.total, counts.per_op, clock_hz)
     else:
-        latency = Latency(info.counter_unit, total, device.get_profile(), info.counter_hz)
+        per_op = device.get_profile() if profile else []
+        latency = Latency(info.counter_unit, total, per_op, info.counter_hz)
     return ModelRun(outputs, latency, device.last_stack_peak or None)
 
 

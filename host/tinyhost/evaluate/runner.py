@@ -161,7 +161,7 @@ def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bo
             for i in indices:
                 x = xs[i]
                 inputs = prepare_device_inputs(e.graph, [x[None]])
-                run = invoke_once(device, inputs, marks, e.board.clock_hz or 0)
+                run = invoke_once(device, inputs, marks, e.board.clock_hz or 0, profile=timed)
                 lat = run.latency.to_json() if timed else None
                 queue.put(("sample", sample_record(e, i, x, run.outputs, lat)))
         queue.put(("done", None))
