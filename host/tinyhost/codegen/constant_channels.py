@@ -43,6 +43,8 @@ def constant_channels(graph: Graph, op: Op) -> ConstantChannels | None:
     bias_data = None if bias_t is None else graph.tensors[bias_t].data
     if weights is None or (bias_t is not None and bias_data is None):
         return None
+    if np.shape(weights)[3] != graph.tensors[op.inputs[0]].shape[3]:
+        return None  # grouped: dropping channels would break the groups' channel ranges
     p = conv_params(graph, op)
     w = np.asarray(weights, np.int64).reshape(np.shape(weights)[0], -1)
     bias = np.zeros(w.shape[0], np.int64) if bias_data is None else np.asarray(bias_data, np.int64)
