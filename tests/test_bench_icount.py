@@ -206,6 +206,10 @@ def test_bench_json() -> None:
     size = size_of(elf, load_board(board))
     assert out["flash_code_bytes"] + out["flash_data_bytes"] == size.text + size.data
     assert out["flash_code_bytes"] > 0
+    est = out["cycles_estimate"]  # Cortex-M4: the board's core, labelled an estimate
+    assert est["label"] == "estimate" and est["core"] == "cortex-m4" and est["assumptions"]
+    assert out["instructions"] < est["cycles"] < 3 * out["instructions"]
+    assert len(est["per_op"]) == len(out["per_op"]) and sum(est["per_op"]) <= est["cycles"]
 
 
 # --- bench/mlperf.py's reading of PEERS.md -------------------------------------------------

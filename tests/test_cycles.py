@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tinyhost.report.cycles import CoreModel, Insn, estimate
+from tinyhost.deploy.cycles import CoreModel, Insn, estimate
 
 M4 = CoreModel("cortex-m4", refill=2)
 M7 = CoreModel("cortex-m7")

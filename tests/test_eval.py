@@ -75,6 +75,13 @@ def test_eval_qemu_matches_reference(digits, tmp_path):
     assert r["agreement"]["device_vs_reference"]["bit_exact_samples"] == n
     assert r["latency"]["unit"] == "instructions" and r["latency"]["min"] > 1000
     assert r["latency"]["samples"] == n // 2  # one of the two workers runs the icount plugin
+    # Cortex-M4 cycles estimated from the instruction classes QEMU executed, labelled so
+    est = r["latency"]["cycles_estimate"]
+    assert est["label"] == "estimate"
+    assert r["latency"]["median"] < est["median"] < 3 * r["latency"]["median"]
+    from tinyhost.report.render import comparison_rows
+
+    assert comparison_rows([r])[0].cycles_est == est["median"]
 
 
 def test_resume_after_interruption_equals_uninterrupted(digits, tmp_path):

@@ -29,6 +29,15 @@
  * instructions between two calls gives a difference of K + 2. The lines are
  * written and flushed before the mark returns, so a host that learns over
  * the UART that the guest passed a mark finds the line already in FILE.
+ *
+ * Class mode (classes=1, with mark=): every instruction also runs a callback
+ * that keeps the counters of host/tinyhost/deploy/cycles.py (ClassCounts, in
+ * the order of its COUNTERS), which each mark line lists after the total:
+ * instructions per class (from QEMU's disassembly at translation), loads and
+ * stores right after a single load/store, registers moved by block transfers,
+ * taken branches (the next executed instruction is not the fall-through) and
+ * Cortex-M7 dual-issue pairs formed greedily. Slower (a call per instruction);
+ * the counts feed a cycle estimate, never the exact instruction count.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,6 +49,16 @@
 TH_QEMU_PLUGIN_EXPORT int qemu_plugin_version = TH_QEMU_PLUGIN_API_VERSION;
 
 #define MAX_MARKS 8
+
+enum { C_ALU, C_MUL, C_DIV, C_LOAD, C_STORE, C_LDM, C_STM, C_BRANCH, N_CLASSES };
+enum { K_MEM_PIPELINED = N_CLASSES, K_BLOCK_REGS, K_TAKEN, K_PAIRS, N_COUNTERS };
+
+typedef struct {
+    uint64_t vaddr;
+    uint8_t cls;
+    uint8_t size;
+    uint8_t regs;
+} insn_class;
 
 typedef struct {
     uint64_t start_addr;
@@ -55,6 +74,11 @@ typedef struct {
     uint64_t restarts;        /* start while already started */
     uint64_t unmatched_stops; /* stop while not started */
     FILE *out;
+    int classes;                 /* class mode */
+    uint64_t counter[N_COUNTERS]; /* class mode: ClassCounts */
+    uint64_t next_vaddr;          /* fall-through of the last instruction (0: none yet) */
+    int prev_mem;                 /* the last instruction was a single load/store */
+    int pending;                  /* class of an unpaired M7 first-issue candidate, or -1 */
 } icount_state;
 
 static void on_start(unsigned int vcpu_index, void *userdata)
@@ -97,18 +121,164 @@ static void on_stop(unsigned int vcpu_index, void *userdata)
     s->total += 1;
 }
 
+/* QEMU passes no userdata to translation callbacks; the state pointer is
+ * kept here, the one global the plugin ABI forces on us. */
+static icount_state *g_state;
+
+static int pairable(int first, int second)
+{
+    return (first == C_ALU || first == C_LOAD || first == C_STORE) &&
+           (second == C_ALU || second == C_LOAD || second == C_STORE || second == C_BRANCH) &&
+           (first == C_ALU || second == C_ALU);
+}
+
+/* The previous instruction was a taken branch if this one is not its fall-through. */
+static void note_fallthrough(icount_state *s, const insn_class *i)
+{
+    if (s->next_vaddr != 0 && i->vaddr != s->next_vaddr) {
+        s->counter[K_TAKEN]++;
+    }
+    s->next_vaddr = i->vaddr + i->size;
+}
+
+/* One executed instruction in class mode (the state machine of cycles.count_classes), after
+ * note_fallthrough. */
+static void count_class(icount_state *s, const insn_class *i)
+{
+    s->counter[i->cls]++;
+    const int mem = i->cls == C_LOAD || i->cls == C_STORE;
+    s->counter[K_MEM_PIPELINED] += (uint64_t)(mem && s->prev_mem);
+    s->prev_mem = mem;
+    if (i->cls == C_LDM || i->cls == C_STM) {
+        s->counter[K_BLOCK_REGS] += i->regs;
+    }
+    if (s->pending >= 0 && pairable(s->pending, i->cls)) {
+        s->counter[K_PAIRS]++;
+        s->pending = -1;
+    } else {
+        s->pending = (i->cls == C_ALU || i->cls == C_LOAD || i->cls == C_STORE) ? i->cls : -1;
+    }
+}
+
+static void on_insn(unsigned int vcpu_index, void *userdata)
+{
+    (void)vcpu_index;
+    note_fallthrough(g_state, userdata);
+    count_class(g_state, userdata);
+}
+
 static void on_mark(unsigned int vcpu_index, void *userdata)
 {
-    icount_state *s = userdata;
+    icount_state *s = g_state;
     (void)vcpu_index;
-    fprintf(s->out, "%" PRIu64 "\n", s->total);
+    if (s->classes) {
+        note_fallthrough(s, userdata); /* the call into the mark belongs before the line */
+    }
+    fprintf(s->out, "%" PRIu64, s->total);
+    if (s->classes) {
+        for (int k = 0; k < N_COUNTERS; k++) {
+            fprintf(s->out, " %" PRIu64, s->counter[k]);
+        }
+        count_class(s, userdata); /* counted after the line, like the total */
+    }
+    fputc('\n', s->out);
     fflush(s->out);
     s->total += 1; /* the mark instruction itself */
 }
 
-/* QEMU passes no userdata to translation callbacks; the state pointer is
- * kept here, the one global the plugin ABI forces on us. */
-static icount_state *g_state;
+/* Registers in a "{r4, r5, pc}" list (LDM/STM/PUSH/POP/VPUSH/VPOP/VLDM/VSTM). */
+static int list_regs(const char *text)
+{
+    const char *open = strchr(text, '{');
+    int n = 0;
+    if (open == NULL) {
+        return 1;
+    }
+    for (const char *c = open; *c != '\0' && *c != '}'; c++) {
+        n += *c == ',';
+    }
+    return n + 1;
+}
+
+static int starts(const char *m, const char *prefix)
+{
+    return strncmp(m, prefix, strlen(prefix)) == 0;
+}
+
+/* Class of one instruction from its disassembly ("ldr r0, [r1]", "pop {r4, pc}"). */
+static insn_class classify(const char *text)
+{
+    static const char *const conds[] = {"eq", "ne", "cs", "hs", "cc", "lo", "mi", "pl", "vs",
+                                        "vc", "hi", "ls", "ge", "lt", "gt", "le", "al"};
+    insn_class r = {0, C_ALU, 2, 1};
+    char m[16] = {0};
+    size_t k = 0;
+    while (text[k] != '\0' && text[k] != ' ' && text[k] != '.' && k + 1 < sizeof m) {
+        m[k] = text[k];
+        k++;
+    }
+    const char *ops = strchr(text, ' ');
+    const int to_pc = ops != NULL && starts(ops + 1, "pc");
+    if (starts(m, "ldm") || starts(m, "pop") || starts(m, "vldm") || starts(m, "vpop")) {
+        r.cls = C_LDM;
+        r.regs = (uint8_t)list_regs(text);
+    } else if (starts(m, "stm") || starts(m, "push") || starts(m, "vstm") ||
+               starts(m, "vpush")) {
+        r.cls = C_STM;
+        r.regs = (uint8_t)list_regs(text);
+    } else if (strcmp(m, "ldrd") == 0 || strcmp(m, "strd") == 0) {
+        r.cls = m[0] == 'l' ? C_LDM : C_STM;
+        r.regs = 2;
+    } else if (starts(m, "ldr") || strcmp(m, "vldr") == 0 || starts(m, "pld")) {
+        r.cls = to_pc ? C_BRANCH : C_LOAD;
+    } else if (starts(m, "str") || strcmp(m, "vstr") == 0) {
+        r.cls = C_STORE;
+    } else if (strcmp(m, "sdiv") == 0 || strcmp(m, "udiv") == 0 || starts(m, "vdiv") ||
+               starts(m, "vsqrt")) {
+        r.cls = C_DIV;
+    } else if (starts(m, "mul") || starts(m, "mla") || starts(m, "mls") || starts(m, "smul") ||
+               starts(m, "smla") || starts(m, "smls") || starts(m, "smmul") ||
+               starts(m, "smmla") || starts(m, "smmls") || starts(m, "smuad") ||
+               starts(m, "smusd") || starts(m, "umul") || starts(m, "umla") ||
+               starts(m, "umaal") || starts(m, "vmul") || starts(m, "vmla") ||
+               starts(m, "vmls") || starts(m, "vfm") || starts(m, "vnm")) {
+        r.cls = C_MUL;
+    } else if (strcmp(m, "cbz") == 0 || strcmp(m, "cbnz") == 0 || strcmp(m, "tbb") == 0 ||
+               strcmp(m, "tbh") == 0 || to_pc) {
+        r.cls = C_BRANCH;
+    } else if (m[0] == 'b') {
+        const char *rest = m + 1;
+        if (*rest == '\0' || strcmp(rest, "l") == 0 || strcmp(rest, "lx") == 0 ||
+            strcmp(rest, "x") == 0) {
+            r.cls = C_BRANCH;
+        }
+        for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
+            if (strcmp(rest, conds[c]) == 0) {
+                r.cls = C_BRANCH;
+            }
+        }
+    }
+    return r;
+}
+
+static insn_class *class_of(struct qemu_plugin_insn *insn)
+{
+    insn_class *c = malloc(sizeof *c); /* lives as long as the translation: never freed */
+    char *text = qemu_plugin_insn_disas(insn);
+    if (c == NULL) {
+        free(text);
+        return NULL;
+    }
+    if (text != NULL) {
+        *c = classify(text);
+        free(text);
+    } else {
+        *c = (insn_class){0, C_ALU, 2, 1};
+    }
+    c->vaddr = qemu_plugin_insn_vaddr(insn);
+    c->size = (uint8_t)qemu_plugin_insn_size(insn);
+    return c;
+}
 
 static int is_mark(const icount_state *s, uint64_t vaddr)
 {
@@ -129,11 +299,16 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
         if (s->n_marks > 0) {
+            insn_class *c = s->classes ? class_of(insn) : NULL;
             if (is_mark(s, vaddr)) {
-                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, s);
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, c);
             } else {
                 qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
                                                            &s->total, 1);
+                if (c != NULL) {
+                    qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS,
+                                                           c);
+                }
             }
         } else if (vaddr == s->start_addr) {
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_start, QEMU_PLUGIN_CB_NO_REGS, s);
@@ -206,6 +381,8 @@ TH_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_in
         } else if (strncmp(a, "mark=", 5) == 0 && s->n_marks < MAX_MARKS &&
                    parse_addr(a + 5, &s->mark_addrs[s->n_marks]) == 0) {
             s->n_marks++;
+        } else if (strcmp(a, "classes=1") == 0) {
+            s->classes = 1;
         } else if (strncmp(a, "out=", 4) == 0 && a[4] != '\0') {
             out_path = a + 4;
         } else {
@@ -216,6 +393,12 @@ TH_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_in
             free(s);
             return -1;
         }
+    }
+    s->pending = -1;
+    if (s->classes && s->n_marks == 0) {
+        fprintf(stderr, "icount: classes=1 needs mark mode\n");
+        free(s);
+        return -1;
     }
     if (s->n_marks > 0 && (have_start || have_stop || out_path == NULL)) {
         fprintf(stderr, "icount: mark=ADDR takes out=FILE and no start/stop\n");

@@ -62,6 +62,11 @@ def print_result(r: BenchResult) -> None:
     ms = f" (~{r.total / r.clock_hz * 1e3:.2f} ms at {r.clock_hz / 1e6:g} MHz, 1 IPC)" if (
         r.unit == "instructions" and r.clock_hz) else ""  # fmt: skip
     print(f"  latency       {r.total:>12,} {r.unit}{ms}")
+    if r.cycles_estimate is not None:
+        est = r.cycles_estimate
+        at = f" (~{est['time_s'] * 1e3:.2f} ms)" if est["time_s"] else ""
+        print(f"  cycles        {est['cycles']:>12,} ESTIMATE for {est['core']}{at}: "
+              f"{'; '.join(est['assumptions'])}")
     mpi = r.macs_per_instruction
     print(f"  MACs          {r.macs:>12,}" + (f"  ({mpi:.3f} MAC/instruction)" if mpi else ""))
     print(f"  arena         {r.arena_bytes:>12,} B")

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tinyhost.deploy.cycles import CORES, CoreModel, cycles
 from tinyhost.ir import Graph, OpKind
 from tinyhost.plan.budget import Budget
+
+if TYPE_CHECKING:
+    from tinyhost.deploy.runner import ModelRun
 
 
 def _pattern(count: int) -> np.ndarray:
@@ -90,6 +95,8 @@ class BenchResult:
     ram_static_model_bytes: int | None = None  # the model code's static RAM besides the arena
     ram_protocol_bytes: int | None = None  # app + protocol buffers + LOAD_MODEL buffer, apart
     flash_model_code_bytes: int | None = None  # generated code/interpreter + kernels + runtime
+    # Cortex-M4/M7 cycles ESTIMATED from QEMU's instruction classes (deploy/cycles.py)
+    cycles_estimate: dict | None = None
 
     @property
     def ram_total_bytes(self) -> int | None:
@@ -144,6 +151,7 @@ class BenchResult:
             "ram_protocol_bytes": self.ram_protocol_bytes,
             "flash_model_code_bytes": self.flash_model_code_bytes,
             "flash_model_bytes": self.flash_data_bytes,
+            "cycles_estimate": self.cycles_estimate,
             **({"emulator": self.emulator} if self.emulator is not None else {}),
         }
 
@@ -175,9 +183,10 @@ def bench(
     b = resolve_board(board)
     if inputs is None:
         inputs = deterministic_inputs(graph)
+    estimable = b.qemu_machine is not None and b.cpu in CORES
     report = run_model(graph, b, [inputs] * runs, backend=backend, work_dir=work_dir,
                        arena_bytes=arena_bytes, timeout=timeout, optimize=optimize,
-                       renode=renode)  # fmt: skip
+                       renode=renode, classes=estimable)  # fmt: skip
     expected = reference.run(graph, inputs).outputs
     bit_exact = all(
         len(r.outputs) == len(expected)
@@ -220,4 +229,18 @@ def bench(
         ram_static_model_bytes=None if parts is None else parts.model_ram_bytes,
         ram_protocol_bytes=None if parts is None else parts.protocol_ram_bytes,
         flash_model_code_bytes=None if parts is None else parts.model_code_bytes,
+        cycles_estimate=_cycles_estimate(report.runs[0], b.cpu, b.clock_hz or 0),
     )
+
+
+def _cycles_estimate(run: ModelRun, cpu: str, clock_hz: int) -> dict | None:
+    """The run's cycles on `cpu` estimated from its instruction classes, with the model's
+    assumptions: an estimate, always labelled so; the exact figure is the instruction count."""
+    if run.classes is None or run.classes_per_op is None or cpu not in CORES:
+        return None
+    model = CoreModel(cpu)
+    total = cycles(run.classes, model)
+    return {"label": "estimate", "core": cpu, "cycles": total,
+            "per_op": [cycles(c, model) for c in run.classes_per_op],
+            "time_s": total / clock_hz if clock_hz else None,
+            "assumptions": model.assumptions()}  # fmt: skip

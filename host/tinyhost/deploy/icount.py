@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tinyhost.boards import Board, resolve_board
 from tinyhost.deploy.build import require_tool
+from tinyhost.deploy.cycles import ClassCounts
 from tinyhost.deploy.qemu import Plugin, RunResult, run_semihosted
 from tinyhost.errors import DeployError
 from tinyhost.paths import repo_root
@@ -105,14 +106,16 @@ def mark_address(elf: Path | str) -> int | None:
 
 
 def mark_plugin(
-    elf: Path | str, out_file: Path | str, cache_dir: Path | str | None = None
-) -> Plugin | None:
-    """The plugin spec logging every th_icount_mark of ``elf`` to ``out_file``; None without one."""
+    elf: Path | str, out_file: Path | str, cache_dir: Path | str | None = None,
+    classes: bool = False,
+) -> Plugin | None:  # fmt: skip
+    """The plugin spec logging every th_icount_mark of ``elf`` to ``out_file``; None without one.
+    ``classes``: each line also carries the instruction-class counters (cycles.ClassCounts)."""
     addr = mark_address(elf)
     if addr is None:
         return None
-    return Plugin(build_plugin(cache_dir),
-                  (("mark", hex(addr)), ("out", str(Path(out_file).resolve()))))  # fmt: skip
+    args = (("mark", hex(addr)), ("out", str(Path(out_file).resolve())))
+    return Plugin(build_plugin(cache_dir), args + ((("classes", "1"),) if classes else ()))
 
 
 class MarkLog:
@@ -123,7 +126,9 @@ class MarkLog:
         self._offset = 0
 
     def take(self) -> list[int]:
-        """The running totals logged since the last call (complete lines only)."""
+        """The running totals logged since the last call (complete lines only); in class mode
+        their class counters are kept in `counters`, one per total."""
+        self.counters: list[ClassCounts] = []
         if not self.path.is_file():
             return []
         with self.path.open("rb") as f:
@@ -131,7 +136,13 @@ class MarkLog:
             data = f.read()
         end = data.rfind(b"\n") + 1
         self._offset += end
-        return [int(x) for x in data[:end].split()]
+        totals = []
+        for line in data[:end].splitlines():
+            fields = [int(x) for x in line.split()]
+            totals.append(fields[0])
+            if len(fields) > 1:
+                self.counters.append(ClassCounts.of(fields[1:]))
+        return totals
 
 
 @dataclass(frozen=True)
@@ -140,6 +151,17 @@ class InvokeCounts:
 
     total: int  # entry mark to exit mark: dispatch, kernels, counter reads, inner marks
     per_op: list[int]  # each op's kernel call (between the marks around it)
+
+
+def invoke_classes(counters: list[ClassCounts], n_ops: int) -> tuple[ClassCounts,
+                                                                     list[ClassCounts]]:
+    """The class counters of one invoke (whole, per op) from its marks' counters, as
+    invoke_latency splits the totals (the counters include the marks' own calls)."""
+    if len(counters) != 2 * n_ops + 2:
+        raise DeployError(f"{len(counters)} class-counter marks for {n_ops} ops, want "
+                          f"{2 * n_ops + 2}")  # fmt: skip
+    per_op = [counters[2 + 2 * i] - counters[1 + 2 * i] for i in range(n_ops)]
+    return counters[-1] - counters[0], per_op
 
 
 def invoke_latency(marks: list[int], n_ops: int) -> InvokeCounts:

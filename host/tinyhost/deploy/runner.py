@@ -28,7 +28,8 @@ import numpy as np
 from tinyhost.boards import Board, resolve_board
 from tinyhost.codegen.result import ConvertResult
 from tinyhost.deploy.build import BuildResult, build
-from tinyhost.deploy.icount import MarkLog, invoke_latency, mark_plugin
+from tinyhost.deploy.cycles import ClassCounts
+from tinyhost.deploy.icount import MarkLog, invoke_classes, invoke_latency, mark_plugin
 from tinyhost.deploy.protocol import Device, DeviceError, DeviceInfo, DeviceTimeout, Link
 from tinyhost.deploy.qemu import open_session
 from tinyhost.errors import DeployError, InputDataError
@@ -58,6 +59,10 @@ class ModelRun:
     outputs: list[np.ndarray]
     latency: Latency
     stack_peak: int | None = None  # bytes of stack the invoke used (None: not reported)
+    # QEMU with the plugin's class mode (run_model classes=True): the invoke's instruction
+    # class counters, whole and per op, for the cycle estimate (deploy/cycles.py)
+    classes: ClassCounts | None = None
+    classes_per_op: list[ClassCounts] | None = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +198,7 @@ def _bounded(wait: float, timeout: float) -> float:
 def open_device(
     elf: Path | None, board: Board | str, *, timeout: float = 600.0, ready_timeout: float = 20.0,
     request_timeout: float | None = None, port: str | None = None, baud: int | None = None,
-    icount_out: Path | None = None, renode: str | None = None,
+    icount_out: Path | None = None, renode: str | None = None, classes: bool = False,
 ) -> Iterator[Device]:  # fmt: skip
     """Start the firmware and yield a connected Device (READY received or HELLO answered).
 
@@ -237,7 +242,7 @@ def open_device(
             f"{b.name} is a hardware board: flash it (tinyhost flash) and pass --port with its "
             "serial port (e.g. /dev/ttyACM0, the ST-LINK virtual COM port)"
         )
-    plugin = mark_plugin(elf, icount_out) if icount_out is not None else None
+    plugin = mark_plugin(elf, icount_out, classes=classes) if icount_out is not None else None
     with open_session(elf, b, timeout=timeout, plugin=plugin) as session:
         link = Link(session.port, f"{b.name} (QEMU)")  # type: ignore[arg-type]
         # QEMU under icount is slow on big chunks: generous per-request timeouts.
@@ -280,13 +285,17 @@ def invoke_once(
     total = device.invoke()
     logged = marks.take() if marks is not None else []
     outputs = [device.get_output(k) for k in range(len(info.outputs))]
+    classes = None
     if logged:
         counts = invoke_latency(logged, info.n_ops)
         latency = Latency("instructions", counts.total, counts.per_op, clock_hz)
+        if marks is not None and marks.counters:
+            classes = invoke_classes(marks.counters, info.n_ops)
     else:
         per_op = device.get_profile() if profile else []
         latency = Latency(info.counter_unit, total, per_op, info.counter_hz)
-    return ModelRun(outputs, latency, device.last_stack_peak or None)
+    return ModelRun(outputs, latency, device.last_stack_peak or None,
+                    *(classes if classes is not None else (None, None)))
 
 
 def prepare_device_inputs(graph: Graph, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -333,8 +342,11 @@ def run_model(
     port: str | None = None,
     optimize: str = "speed",
     renode: str | None = None,
+    classes: bool = False,
 ) -> RunReport:
     """Convert, build (cached) and run `graph` on `board` once per input set.
+
+    `classes`: on QEMU, also count instruction classes (slower) for a cycle estimate.
 
     With `port`, the firmware already on the board (tinyhost flash) is used: when its model
     is not this one (CRC of the blob), the blob goes over LOAD_MODEL, no rebuild.
@@ -374,7 +386,7 @@ def run_model(
         try:
             device = stack.enter_context(open_device(
                 fw.elf if fw else None, b, timeout=timeout, ready_timeout=min(20.0, timeout),
-                port=port, icount_out=icount_out, renode=renode))  # fmt: skip
+                port=port, icount_out=icount_out, renode=renode, classes=classes))  # fmt: skip
             runs = _run_all(device, conv, graph, prepared, b, backend, port, icount_out,
                             emulator)
             if time.monotonic() - started > timeout:  # each wait was bounded, the sum not

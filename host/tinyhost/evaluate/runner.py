@@ -129,6 +129,7 @@ def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bo
     `timed`: on QEMU, run the icount plugin for exact latency (it slows QEMU about 2x, so by
     default only one worker measures; the others only check outputs).
     """
+    from tinyhost.deploy.cycles import CORES, CoreModel, cycles
     from tinyhost.deploy.icount import MarkLog
     from tinyhost.deploy.runner import check_device_model, invoke_once, open_device
     from tinyhost.deploy.selfcheck import check_selfcheck
@@ -136,12 +137,14 @@ def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bo
     try:
         with contextlib.ExitStack() as stack:
             exact = timed and e.port is None and e.board.qemu_machine is not None
+            core = CoreModel(e.board.cpu) if exact and e.board.cpu in CORES else None
             icount_out = None
             if exact:
                 tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="th-eval-"))
                 icount_out = Path(tmp) / "marks.txt"
             device = stack.enter_context(
-                open_device(e.elf, e.board, timeout=e.timeout, port=e.port, icount_out=icount_out)
+                open_device(e.elf, e.board, timeout=e.timeout, port=e.port, icount_out=icount_out,
+                            classes=core is not None)  # fmt: skip
             )
             info = device.info()
             check_selfcheck(info.selfcheck, e.board.name,
@@ -163,6 +166,8 @@ def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bo
                 inputs = prepare_device_inputs(e.graph, [x[None]])
                 run = invoke_once(device, inputs, marks, e.board.clock_hz or 0, profile=timed)
                 lat = run.latency.to_json() if timed else None
+                if lat is not None and core is not None and run.classes is not None:
+                    lat["cycles_estimate"] = cycles(run.classes, core)
                 queue.put(("sample", sample_record(e, i, x, run.outputs, lat)))
         queue.put(("done", None))
     except TinyhostError as err:
@@ -367,6 +372,17 @@ def _latency_summary(samples: list[dict]) -> dict | None:
         out["ms_at_clock"] = 1000 * out["median"] / first["hz"]
         if first["unit"] == "instructions":
             out["ms_note"] = "estimate: 1 instruction = 1 cycle"
+    estimates = [lt["cycles_estimate"] for lt in lats if "cycles_estimate" in lt]
+    if estimates:
+        median = float(np.median(estimates))
+        out["cycles_estimate"] = {
+            "label": "estimate", "median": median,
+            "ms_at_clock": 1000 * median / first["hz"] if first["hz"] else None,
+            "model": "deploy/cycles.py: Cortex-M4/M7 costs from the TRMs over QEMU's "
+                     "instruction classes",
+        }  # fmt: skip
+        if out.get("ms_note"):
+            out["ms_note"] = "at 1 instruction per cycle; see cycles_estimate"
     return out
 
 

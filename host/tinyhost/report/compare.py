@@ -26,8 +26,9 @@ def normalize(r: dict, source: str) -> Row:
         hz = r.get("clock_hz") or 0
         return Row(r["model"], r["board"], r.get("backend", "interpreter"), None, None,
                    r["latency_total"], r.get("unit", ""), 1000 * r["latency_total"] / hz if hz
-                   else None, r.get("arena_bytes"), None, r.get("flash_code_bytes"),
-                   r.get("flash_data_bytes"))  # fmt: skip
+                   else None, r.get("arena_bytes"), r.get("ram_total_bytes"),
+                   r.get("flash_code_bytes"), r.get("flash_data_bytes"),
+                   (r.get("cycles_estimate") or {}).get("cycles"))  # fmt: skip
     lat = r.get("latency", {})  # run --json: the first run's latency
     hz = lat.get("hz") or 0
     totals = [x["latency"]["total"] for x in r.get("runs", [])] or [lat.get("total")]
@@ -45,7 +46,7 @@ def table(rows: Sequence[Row], baseline: int = 0) -> list[str]:
         return "-" if v is None else format(v, f)
 
     head = ["", "model", "board", "backend", "top-1", "bit-exact", "latency", "unit", "x base",
-            "ms@clock", "arena B", "RAM B", "code B", "model B"]  # fmt: skip
+            "ms@clock", "est. cycles", "arena B", "RAM B", "code B", "model B"]  # fmt: skip
     body = []
     for k, r in enumerate(rows):
         ratio = (n(r.latency / base.latency, ".2f") if r.latency and base.latency
@@ -53,7 +54,7 @@ def table(rows: Sequence[Row], baseline: int = 0) -> list[str]:
         body.append(["*" if k == baseline else "", r.model, r.board, r.backend,
                      "-" if r.top1 is None else f"{100 * r.top1:.2f}%",
                      "-" if r.agreement is None else f"{r.agreement:.1f}%", n(r.latency), r.unit,
-                     ratio, n(r.ms, ".3f"), n(r.arena), n(r.ram), n(r.flash_code),
+                     ratio, n(r.ms, ".3f"), n(r.cycles_est), n(r.arena), n(r.ram), n(r.flash_code),
                      n(r.flash_model)])  # fmt: skip
     widths = [max(len(str(c[i])) for c in [head, *body]) for i in range(len(head))]
     left = {1, 2, 3, 7}

@@ -34,6 +34,7 @@ class Row:
     ram: int | None
     flash_code: int | None
     flash_model: int | None
+    cycles_est: float | None = None  # Cortex-M4/M7 cycles, estimated (deploy/cycles.py)
 
 
 def load_results(paths: list[str]) -> list[dict]:
@@ -58,7 +59,8 @@ def comparison_rows(results: list[dict]) -> list[Row]:
         rows.append(Row(r["model"], r["board"], r.get("backend", "interpreter"), acc.get("top1"),
                         agree.get("percent"), lat.get("median"), lat.get("unit", ""),
                         lat.get("ms_at_clock"), r.get("arena_bytes"), r.get("ram_bytes"),
-                        r.get("flash_code_bytes"), r.get("blob_bytes")))  # fmt: skip
+                        r.get("flash_code_bytes"), r.get("blob_bytes"),
+                        lat.get("cycles_estimate", {}).get("median")))  # fmt: skip
     return rows
 
 
