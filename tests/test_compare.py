@@ -26,6 +26,10 @@ def test_compare_two_boards_with_tflm(tmp_path, capsys):
     assert rc == 0
     text = capsys.readouterr().out
     assert f"TFLite Micro vs tinyhost on digits_tf_int8: {n}/{n} samples bit-exact" in text
+    check = json.loads(out.read_text())["tflm"][0]
+    assert check["tflm_arena_bytes"] == (check["tflm_arena_head_bytes"]
+                                         + check["tflm_arena_tail_bytes"]) > 0  # fmt: skip
+    assert f"arena: TFLite Micro {check['tflm_arena_bytes']:,} B" in text
     rows = json.loads(out.read_text())["rows"]
     assert [r["board"] for r in rows] == ["host", "mps2-an386"]
     assert [r["unit"] for r in rows] == ["host-ns", "instructions"]

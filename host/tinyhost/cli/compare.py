@@ -72,9 +72,15 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if not 0 <= args.baseline < len(rows):
         raise InputDataError(f"--baseline {args.baseline}: there are {len(rows)} rows")
     print("\n".join(table(rows, args.baseline)))
+    arenas = {(r.model, r.arena) for r in rows if r.arena}
     for c in checks:
         print(f"TFLite Micro vs tinyhost on {c['model']}: {c['bit_exact']}/{c['samples']} "
               f"samples bit-exact")  # fmt: skip
+        ours = sorted(a for m, a in arenas if m == c["model"])
+        if "tflm_arena_bytes" in c:
+            print(f"  arena: TFLite Micro {c['tflm_arena_bytes']:,} B (planned activations "
+                  f"{c['tflm_arena_head_bytes']:,} + persistent {c['tflm_arena_tail_bytes']:,})"
+                  + (f", tinyhost {', '.join(f'{a:,}' for a in ours)} B" if ours else ""))
     if args.output:
         Path(args.output).write_text(json.dumps(
             {"rows": [r.__dict__ for r in rows], "runs": runs, "tflm": checks}, indent=1) + "\n")

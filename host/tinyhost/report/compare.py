@@ -7,6 +7,11 @@ QEMU, ns on the host and cycles on hardware do not compare.
 
 from __future__ import annotations
 
+import ctypes
+import os
+import re
+import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -93,4 +98,31 @@ def tflm_check(model_path: Path, xs: np.ndarray) -> dict:
         else:
             mism.append(i)
     return {"model": model_path.stem, "samples": len(xs), "bit_exact": same,
-            "mismatched_samples": mism[:20]}  # fmt: skip
+            "mismatched_samples": mism[:20], **tflm_arena(interp)}  # fmt: skip
+
+
+_ARENA_LINE = re.compile(r"Arena allocation (total|head|tail) (\d+) bytes")
+
+
+def tflm_arena(interp: object) -> dict[str, int]:
+    """TFLM's arena use after a run, from its recording allocator's report (printed by the
+    C++ side to file descriptor 2, so captured there): `tflm_arena_bytes` (head + tail, what a
+    TFLM user must reserve) and its `head` (the planned activations) and `tail` (persistent
+    allocations) parts."""
+    with tempfile.TemporaryFile() as capture:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(capture.fileno(), 2)
+            interp.print_allocations()  # type: ignore[attr-defined]
+            ctypes.CDLL(None).fflush(None)  # anything the C side buffered, while fd 2 is ours
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        capture.seek(0)
+        text = capture.read().decode(errors="replace")
+    found = {k: int(v) for k, v in _ARENA_LINE.findall(text)}
+    if "total" not in found:
+        return {}
+    return {"tflm_arena_bytes": found["total"], "tflm_arena_head_bytes": found.get("head", 0),
+            "tflm_arena_tail_bytes": found.get("tail", 0)}  # fmt: skip
