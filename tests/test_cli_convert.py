@@ -99,3 +99,30 @@ def test_all_ops_firmware_links_with_its_default_load_buffer(tmp_path: Path) -> 
     assert result.load_capacity > 32 << 10
     fw = build_firmware(result.out_dir, board, tmp_path / "build")
     assert fw.size.bss >= result.arena_bytes + result.load_capacity
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+def test_run_and_eval_take_a_converted_directory_or_its_firmware(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str) -> None:
+    """`run`/`eval` MODEL may be what `convert` wrote (its int8 model, backend and board) or
+    the firmware `build` made from it; the same outputs as from the .tflite."""
+    model = PROJECT_MODELS / "digits_tf_int8.tflite"
+    x = np.load(PROJECT_MODELS / "digits_data.npz")["test_x"][:3]
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out"
+    assert main(["convert", str(model), "--board", "host", "--backend", backend,
+                 "-o", str(out)]) == 0  # fmt: skip
+    assert main(["build", str(out), "--board", "host", "--build-dir",
+                 str(tmp_path / "build")]) == 0  # fmt: skip
+    results = []
+    for target in (model, out, tmp_path / "build" / "tinyhost_fw.elf"):
+        capsys.readouterr()
+        chosen = ["--backend", backend] if target == model else []  # else the directory's
+        assert main(["run", str(target), "--board", "host", "--input", str(tmp_path / "x.npy"),
+                     *chosen, "--json", "-o", str(tmp_path / f"{len(results)}.npy")]) == 0
+        results.append(np.load(tmp_path / f"{len(results)}.npy"))
+        assert json.loads(capsys.readouterr().out)["backend"] == backend
+    assert all(np.array_equal(results[0], r) for r in results[1:])
+    assert main(["run", str(out), "--board", "mps2-an386", "--input",
+                 str(tmp_path / "x.npy")]) == 2  # fmt: skip
+    assert "was converted for host, not mps2-an386" in capsys.readouterr().err

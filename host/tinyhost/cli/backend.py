@@ -15,7 +15,45 @@ from pathlib import Path
 
 import numpy as np
 
+from tinyhost.errors import InputDataError
 from tinyhost.ir import Graph
+
+INT8_MODEL = "model_int8.tflite"  # the int8 model convert deployed, beside its model.json
+
+
+def _model_dir_of(path: Path) -> Path | None:
+    """The model directory behind MODEL: MODEL itself (written by `convert`), or the one a
+    firmware (an ELF in a `build` directory) was built from (its CMakeCache's MODEL_DIR)."""
+    if path.is_dir():
+        return path
+    if path.suffix == ".elf" and path.is_file():
+        cache = path.parent / "CMakeCache.txt"
+        lines = cache.read_text(errors="replace").splitlines() if cache.is_file() else []
+        for line in lines:
+            if line.startswith("MODEL_DIR:"):
+                return Path(line.split("=", 1)[1])
+        raise InputDataError(f"{path}: not a firmware tinyhost built (no MODEL_DIR in {cache})")
+    return None
+
+
+def resolve_model(args: argparse.Namespace) -> None:
+    """MODEL may be a .tflite, a directory `convert` wrote or a firmware `build` made from one:
+    for the latter two, the directory's int8 model runs with the backend and --optimize it was
+    converted with, on the board it was converted for (--board must name it)."""
+    model_dir = _model_dir_of(Path(args.model))
+    if model_dir is None:
+        return
+    info_path, int8 = model_dir / "model.json", model_dir / INT8_MODEL
+    if not info_path.is_file() or not int8.is_file():
+        raise InputDataError(f"{args.model}: not a model directory of tinyhost convert (no "
+                             f"{info_path.name} and {int8.name} in {model_dir})")  # fmt: skip
+    info = json.loads(info_path.read_text())
+    if info.get("board") != args.board:
+        raise InputDataError(f"{model_dir} was converted for {info.get('board')}, not "
+                             f"{args.board}: pass --board {info.get('board')}")  # fmt: skip
+    args.model = str(int8)
+    args.backend = info.get("backend", args.backend)
+    args.optimize = info.get("optimize", args.optimize)
 
 
 def load_int8_graph(path: str, args: argparse.Namespace) -> Graph:
@@ -70,7 +108,8 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=_cmd_build)
 
     p = subparsers.add_parser("run", help="convert, build and run a model on a board")
-    p.add_argument("model", help=".tflite file")
+    p.add_argument("model", help=".tflite file, a directory of tinyhost convert, or a firmware "
+                                 "(.elf) built from one")
     p.add_argument("--input", action="append", required=True, metavar="X.npy",
                    help="input array (repeat for several inputs); a leading sample axis runs "
                         "each sample")
@@ -100,6 +139,10 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     result = convert(graph, board, args.output, all_ops=args.all_ops,
                      arena_bytes=args.arena_bytes, load_capacity=args.load_capacity,
                      optimize=args.optimize)
+    from tinyhost.tflite.writer import write_model
+
+    # the int8 model as deployed, so `run`/`eval` can take this directory (or its firmware)
+    (Path(args.output) / INT8_MODEL).write_bytes(write_model(graph))
     print(f"{args.output}: {result.backend}, model {result.model_flash_bytes} B "
           f"(hash 0x{result.model_hash:08x}), arena {result.arena_bytes} B, "
           f"links: {', '.join(result.linked)}")
@@ -128,6 +171,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from tinyhost.deploy.runner import run_model
 
     out_path = output_path(args.output, "outputs") if args.output else None
+    resolve_model(args)
     graph = load_int8_graph(args.model, args)
     arrays = [load_array(p) for p in args.input]
     report = run_model(

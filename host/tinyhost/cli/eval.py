@@ -16,7 +16,8 @@ from pathlib import Path
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("eval", help="accuracy, agreement and latency over a labelled set")
-    p.add_argument("model", help="int8 .tflite (float models are quantized with --calib)")
+    p.add_argument("model", help="int8 .tflite (float models are quantized with --calib), a "
+                                 "directory of tinyhost convert, or a firmware built from one")
     p.add_argument("--data", required=True,
                    help=".npy/.npz (e.g. X_test/y_test), a folder of images (one subfolder per "
                         "class) or a CSV")  # fmt: skip
@@ -43,11 +44,12 @@ def add_parser(subparsers) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from tinyhost.cli.backend import load_int8_graph
+    from tinyhost.cli.backend import load_int8_graph, resolve_model
     from tinyhost.evaluate.data import Dataset, load_dataset
     from tinyhost.evaluate.runner import run_eval
     from tinyhost.tflite import read_model
 
+    resolve_model(args)
     graph = load_int8_graph(args.model, args)
     ds = load_dataset(args.data, args.labels, graph.tensors[graph.inputs[0]])
     if args.limit is not None:
