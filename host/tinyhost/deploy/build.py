@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -64,6 +65,33 @@ class BuildResult:
 def _run(cmd: list[str], cwd: Path | None = None) -> str:
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     out = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        tail = "\n".join(out.splitlines()[-40:])
+        raise DeployError(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{tail}")
+    return out
+
+
+_NINJA_STEP = re.compile(r"^\[(\d+)/(\d+)\]")
+
+
+def _run_with_progress(cmd: list[str], what: str) -> str:
+    """`cmd` (a build) with a progress bar from ninja's "[n/m]" lines (shown on a terminal
+    only); the output, as _run returns it."""
+    from tqdm import tqdm
+
+    lines = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True) as proc, \
+            tqdm(desc=what, unit="step", disable=None, leave=False) as bar:  # fmt: skip
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            step = _NINJA_STEP.match(line)
+            if step:
+                bar.total = int(step.group(2))
+                bar.n = int(step.group(1))
+                bar.refresh()
+    out = "".join(lines)
     if proc.returncode != 0:
         tail = "\n".join(out.splitlines()[-40:])
         raise DeployError(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{tail}")
@@ -150,7 +178,7 @@ def _build_locked(
         # Keep the generator of an existing tree (CMake refuses to switch).
         cmd = [c for c in cmd if c not in ("-G", generator)]
     log = _run(cmd)
-    log += _run([cmake, "--build", str(out)])
+    log += _run_with_progress([cmake, "--build", str(out)], f"building for {b.name}")
 
     info_path = out / "th_app.json"
     try:

@@ -326,7 +326,12 @@ def _run_all(device: Device, conv: ConvertResult, graph: Graph,
         raise DeployError(f"{b.name}: the firmware did not accept the model")
     check_device_model(info, graph)
     marks = MarkLog(icount_out) if icount_out is not None else None
-    return [invoke_once(device, inputs, marks, b.clock_hz or 0) for inputs in prepared]
+    from tqdm import tqdm
+
+    # a bar for long runs (many samples), shown on a terminal only
+    samples = tqdm(prepared, desc=f"running on {b.name}", unit="sample", leave=False,
+                   disable=None if len(prepared) > 1 else True)  # fmt: skip
+    return [invoke_once(device, inputs, marks, b.clock_hz or 0) for inputs in samples]
 
 
 def run_model(
