@@ -7,7 +7,6 @@ from pathlib import Path
 from tinyhost.errors import TinyhostError
 from tinyhost.plan.planner import MemoryPlan
 
-
 _FONT_PT = 6
 _CHAR_PT = 0.6 * _FONT_PT  # a character's width at that size, about
 _LINE_PT = 1.3 * _FONT_PT
