@@ -74,7 +74,8 @@ def test_eval_qemu_matches_reference(digits, tmp_path):
     assert r["accuracy"]["device"]["correct"] == int(np.sum(np.argmax(ref[:n], axis=1) == y[:n]))
     assert r["agreement"]["device_vs_reference"]["bit_exact_samples"] == n
     assert r["latency"]["unit"] == "instructions" and r["latency"]["min"] > 1000
-    assert r["latency"]["samples"] == n // 2  # one of the two workers runs the icount plugin
+    # one of the two workers runs the icount plugin, on the chunks it takes
+    assert 0 < r["latency"]["samples"] <= n
     # Cortex-M4 cycles estimated from the instruction classes QEMU executed, labelled so
     est = r["latency"]["cycles_estimate"]
     assert est["label"] == "estimate"

@@ -123,8 +123,13 @@ def sample_record(e: Engines, index: int, x: np.ndarray, device_outputs: list[np
     return rec
 
 
-def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bool) -> None:
-    """Run a shard; every sample goes on the queue, then ("done", None) or ("error", text).
+BATCH = 16  # samples per link round trip in the workers that do not measure latency
+
+
+def _worker(e: Engines, xs: np.ndarray, work, queue, timed: bool) -> None:
+    """Run chunks of sample indices taken from `work` until its None; every sample goes on
+    `queue`, then ("done", None) or ("error", text). Chunks are taken as workers get free,
+    so a worker that measures latency (slower) simply runs fewer of them.
 
     `timed`: on QEMU, run the icount plugin for exact latency (it slows QEMU about 2x, so by
     default only one worker measures; the others only check outputs).
@@ -161,14 +166,23 @@ def _worker(e: Engines, xs: np.ndarray, indices: Sequence[int], queue, timed: bo
             marks = MarkLog(icount_out) if icount_out is not None else None
             from tinyhost.deploy.runner import prepare_device_inputs
 
-            for i in indices:
-                x = xs[i]
-                inputs = prepare_device_inputs(e.graph, [x[None]])
-                run = invoke_once(device, inputs, marks, e.board.clock_hz or 0, profile=timed)
-                lat = run.latency.to_json() if timed else None
-                if lat is not None and core is not None and run.classes is not None:
-                    lat["cycles_estimate"] = cycles(run.classes, core)
-                queue.put(("sample", sample_record(e, i, x, run.outputs, lat)))
+            while (chunk := work.get()) is not None:
+                if not timed and e.port is None:
+                    # Emulators and the host board buffer the link: the chunk's samples in one
+                    # round trip (Device.run_batch), the link's latency paid once per chunk.
+                    sets = [prepare_device_inputs(e.graph, [xs[i][None]]) for i in chunk]
+                    for i, outputs in zip(chunk, device.run_batch(sets)):
+                        queue.put(("sample", sample_record(e, i, xs[i], outputs, None)))
+                    continue
+                for i in chunk:
+                    x = xs[i]
+                    inputs = prepare_device_inputs(e.graph, [x[None]])
+                    run = invoke_once(device, inputs, marks, e.board.clock_hz or 0,
+                                      profile=timed)  # fmt: skip
+                    lat = run.latency.to_json() if timed else None
+                    if lat is not None and core is not None and run.classes is not None:
+                        lat["cycles_estimate"] = cycles(run.classes, core)
+                    queue.put(("sample", sample_record(e, i, x, run.outputs, lat)))
         queue.put(("done", None))
     except TinyhostError as err:
         queue.put(("error", str(err)))
@@ -306,10 +320,13 @@ def _fan_out(e: Engines, xs: np.ndarray, todo: list[int], n_jobs: int, timed: in
     from tqdm import tqdm
 
     ctx = mp.get_context("fork")  # the graphs go to the workers without pickling
-    queue = ctx.Queue()
-    shards = [todo[k::n_jobs] for k in range(n_jobs)]
-    procs = [ctx.Process(target=_worker, args=(e, xs, s, queue, k < timed), daemon=True)
-             for k, s in enumerate(shards)]  # fmt: skip
+    queue, work = ctx.Queue(), ctx.Queue()
+    for start in range(0, len(todo), BATCH):
+        work.put(todo[start : start + BATCH])
+    for _ in range(n_jobs):
+        work.put(None)  # one stop per worker
+    procs = [ctx.Process(target=_worker, args=(e, xs, work, queue, k < timed), daemon=True)
+             for k in range(n_jobs)]  # fmt: skip
     for p in procs:
         p.start()
     bar = tqdm(total=total, initial=already, desc=f"eval on {e.board.name}", unit="sample",
