@@ -4,7 +4,9 @@ with the NumPy reference.
 
 Per board one firmware is built with every kernel and a LOAD_MODEL buffer, and one Renode
 process serves all models that fit it over LOAD_MODEL (a Renode start costs ~2-3 s, a build
-more); blobs too big for the buffer are compiled into their own firmware. Each model runs two
+more); blobs too big for the buffer are compiled into their own firmware, which the same
+Renode loads in place of the first (RenodeSession.reload, ~0.1 s), as it loads each model's
+compiled-backend firmware. Each model runs two
 inputs and must report a per-op profile with one count per op.
 
 Renode comes from `make setup` (../shared/tools/renode unpacked into build/): where ../shared
@@ -31,7 +33,7 @@ from tinyhost.codegen import get_backend
 from tinyhost.codegen.interpreter import convert
 from tinyhost.deploy.protocol import Device, Link
 from tinyhost.deploy.renode import RenodeSession, open_renode_session
-from tinyhost.deploy.runner import build_firmware, invoke_once, open_device, renode_latency
+from tinyhost.deploy.runner import build_firmware, invoke_once, renode_latency
 from tinyhost.quantize.quantizer import is_float_model
 from tinyhost.reference.executor import random_inputs
 from tinyhost.tflite import read_model
@@ -78,17 +80,21 @@ def _cases() -> list:
 
 
 class RenodePool:
-    """One Renode at a time; reused while consecutive tests want the same firmware."""
+    """One Renode per board; a test that wants another firmware gets it loaded into the running
+    machine (RenodeSession.reload), the same firmware is reused as it is."""
 
     def __init__(self) -> None:
         self._key: tuple[str, str] | None = None
         self._stack = contextlib.ExitStack()
         self._device: Device | None = None
+        self._sessions: dict[str, RenodeSession] = {}
 
     def device(self, board_name: str, key: str) -> Device:
         if self._key == (board_name, key) and self._device is not None:
             return self._device
-        self.close()
+        if self._device is not None:
+            self._device.close()
+            self._device = None
         board = load_board(board_name)
         out = BUILD / board_name / key.replace("/", "-")
         if key == LOADED:
@@ -98,15 +104,34 @@ class RenodePool:
         else:
             conv = convert(read_model(SHARED_MODELS / f"{key}.tflite"), board, out / "model",
                            load_capacity=0)  # fmt: skip
-        elf = build_firmware(conv.out_dir, board, out / "build").elf
-        self._device = self._stack.enter_context(
-            open_device(elf, board, timeout=900.0, request_timeout=60.0))  # fmt: skip
+        return self.load(board_name, key, build_firmware(conv.out_dir, board, out / "build").elf)
+
+    def load(self, board_name: str, key: str, elf: Path) -> Device:
+        """The device running `elf` (known as `key`) on the board's Renode."""
+        if self._key == (board_name, key) and self._device is not None:
+            return self._device
+        if self._device is not None:
+            self._device.close()
+            self._device = None
+        session = self._sessions.get(board_name)
+        if session is None:
+            session = self._stack.enter_context(
+                open_renode_session(elf, board_name, timeout=900.0))  # fmt: skip
+            self._sessions[board_name] = session
+        else:
+            session.reload(elf)
+        self._device = Device(Link(session.port, f"{board_name} (Renode)"), timeout=60.0,
+                              invoke_timeout=60.0)  # fmt: skip
+        self._device.connect(ready_timeout=60.0)
         self._key = (board_name, key)
         return self._device
 
     def close(self) -> None:
+        if self._device is not None:
+            self._device.close()
         self._stack.close()
         self._stack = contextlib.ExitStack()
+        self._sessions = {}
         self._key = None
         self._device = None
 
@@ -147,36 +172,6 @@ def test_model_bit_exact_on_renode(pool: RenodePool, board: str, path: Path, key
         assert run.latency.total > 0
 
 
-class CompiledPool:
-    """One Renode per board for compiled firmware: each model's image is loaded into the
-    running machine (RenodeSession.reload, ~0.1 s) instead of starting Renode again."""
-
-    def __init__(self) -> None:
-        self._stack = contextlib.ExitStack()
-        self._sessions: dict[str, RenodeSession] = {}
-
-    def device(self, board: str, elf: Path) -> Device:
-        session = self._sessions.get(board)
-        if session is None:
-            session = self._stack.enter_context(open_renode_session(elf, board, timeout=900.0))
-            self._sessions[board] = session
-        else:
-            session.reload(elf)
-        device = Device(Link(session.port, f"{board} (Renode)"), timeout=60.0)
-        device.connect(ready_timeout=60.0)
-        return device
-
-    def close(self) -> None:
-        self._stack.close()
-
-
-@pytest.fixture(scope="module")
-def compiled_pool() -> Iterator[CompiledPool]:
-    p = CompiledPool()
-    yield p
-    p.close()
-
-
 def _compiled_cases() -> list:
     shared = [SHARED_MODELS / f"{m}.tflite" for m in ALL_SHARED]
     return [pytest.param(board, path, id=f"{board}-{model_id(path)}")
@@ -184,7 +179,7 @@ def _compiled_cases() -> list:
 
 
 @pytest.mark.parametrize(("board", "path"), _compiled_cases())
-def test_compiled_backend_bit_exact_on_renode(compiled_pool: CompiledPool, board: str,
+def test_compiled_backend_bit_exact_on_renode(pool: RenodePool, board: str,
                                               path: Path) -> None:
     """Every int8 model's compiled firmware on both Renode boards, per-op profile included."""
     if not path.is_file():
@@ -193,18 +188,15 @@ def test_compiled_backend_bit_exact_on_renode(compiled_pool: CompiledPool, board
     out = BUILD / f"compiled-{board}" / model_id(path).replace("/", "-")
     conv = get_backend("compiled").convert(graph, load_board(board), out / "model")
     elf = build_firmware(conv.out_dir, board, out / "build").elf
-    device = compiled_pool.device(board, elf)
-    try:
-        info = device.info()
-        assert info.backend == "compiled" and info.model_hash == conv.model_hash
-        assert info.selfcheck == "ok"
-        rng = np.random.default_rng(zlib.crc32(path.name.encode()))
-        for _ in range(2):
-            inputs = random_inputs(graph, rng)
-            run = renode_latency(invoke_once(device, inputs))
-            for got, want in zip(run.outputs, reference.run(graph, inputs).outputs, strict=True):
-                np.testing.assert_array_equal(got.reshape(want.shape), want)
-            assert len(run.latency.per_op) == len(conv.op_order)
-            assert run.latency.unit == "instructions" and run.latency.total > 0
-    finally:
-        device.close()
+    device = pool.load(board, f"compiled:{model_id(path)}", elf)
+    info = device.info()
+    assert info.backend == "compiled" and info.model_hash == conv.model_hash
+    assert info.selfcheck == "ok"
+    rng = np.random.default_rng(zlib.crc32(path.name.encode()))
+    for _ in range(2):
+        inputs = random_inputs(graph, rng)
+        run = renode_latency(invoke_once(device, inputs))
+        for got, want in zip(run.outputs, reference.run(graph, inputs).outputs, strict=True):
+            np.testing.assert_array_equal(got.reshape(want.shape), want)
+        assert len(run.latency.per_op) == len(conv.op_order)
+        assert run.latency.unit == "instructions" and run.latency.total > 0
