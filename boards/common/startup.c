@@ -86,8 +86,25 @@ __attribute__((naked)) void HardFault_Handler(void)
         "b th_fault_report\n");
 }
 
+__attribute__((weak)) void th_fault_hook(const th_fault_info *info)
+{
+    (void)info;
+}
+
 void th_fault_report(const uint32_t *frame, uint32_t exc_return)
 {
+    th_fault_info info;
+    uint32_t ipsr;
+    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+    info.exception = ipsr & 0x1FFu;
+    info.pc = frame[6];
+    info.lr = frame[5];
+    info.xpsr = frame[7];
+    info.cfsr = TH_REG32(0xE000ED28);
+    info.hfsr = TH_REG32(0xE000ED2C);
+    info.mmfar = TH_REG32(0xE000ED34);
+    info.bfar = TH_REG32(0xE000ED38);
+    th_fault_hook(&info);
     th_report("\n*** HardFault ***\n");
     th_report_hex("pc", frame[6]);
     th_report_hex("lr", frame[5]);

@@ -72,6 +72,21 @@ const char *th_counter_unit(void);
 /* Counter ticks per second of (virtual) time. */
 uint64_t th_counter_hz(void);
 
+/* --- faults ------------------------------------------------------------ */
+
+/* What a fault handler saw: the exception taken (3 HardFault, 4 MemManage, 5 BusFault,
+ * 6 UsageFault, 7 SecureFault), the stacked pc/lr/xpsr and the fault status registers. */
+typedef struct {
+    uint32_t exception;
+    uint32_t pc, lr, xpsr;
+    uint32_t cfsr, hfsr, mmfar, bfar;
+} th_fault_info;
+
+/* Called first by the boards' fault handler (a weak no-op otherwise), then the fault is
+ * reported by semihosting/UART text and the program ends (th_exit). The protocol firmware
+ * sends the fault over the link from here. */
+void th_fault_hook(const th_fault_info *info);
+
 /* --- exit -------------------------------------------------------------- */
 
 /* End the program with an exit code: semihosting SYS_EXIT_EXTENDED on

@@ -232,6 +232,26 @@ static th_proto_status cb_load_model(void *ctx, uint32_t offset, const uint8_t *
     }
 }
 
+/* The board's fault handler calls this before it ends the program: the host learns which op
+ * faulted and how (FAULT frame, firmware/protocol/README.md) instead of a silent link. */
+void th_fault_hook(const th_fault_info *info)
+{
+    uint8_t pl[TH_PROTO_FAULT_PAYLOAD];
+    const uint32_t words[7] = {info->pc, info->lr, info->xpsr, info->cfsr, info->hfsr,
+                               info->mmfar, info->bfar};
+    const int32_t op = th_model_running_op();
+    pl[0] = (uint8_t)info->exception;
+    for (unsigned k = 0; k < 4u; k++) {
+        pl[1 + k] = (uint8_t)((uint32_t)op >> (8u * k));
+    }
+    for (unsigned w = 0; w < 7u; w++) {
+        for (unsigned k = 0; k < 4u; k++) {
+            pl[5 + 4 * w + k] = (uint8_t)(words[w] >> (8u * k));
+        }
+    }
+    th_proto_send_fault(&app.proto, pl);
+}
+
 int main(void)
 {
     th_proto_app cbs;

@@ -263,6 +263,7 @@ th_interp_status th_interp_init(th_interp *ctx, const uint8_t *blob, uint32_t bl
         return TH_INTERP_E_ARG;
     }
     memset(ctx, 0, sizeof *ctx);
+    ctx->running_op = -1;
     ctx->error.op = -1;
     if (blob == NULL || (arena == NULL && arena_len != 0) || ((uintptr_t)blob & 3u) != 0 ||
         ((uintptr_t)arena & 3u) != 0) {
@@ -463,9 +464,11 @@ th_interp_status th_interp_invoke_ex(th_interp *ctx, int profile)
         th_interp_status s;
         (void)decode_op(ctx, i, &op, &id, 0);
         k = find_kernel(id);
+        ctx->running_op = (int32_t)i;
         TH_PROFILE_MARK(profile);
         s = k != NULL ? k->eval(&op) : TH_INTERP_E_KERNEL;
         TH_PROFILE_MARK(profile);
+        ctx->running_op = -1;
         if (s != TH_INTERP_OK) {
             ctx->error.status = s;
             ctx->error.op = (int32_t)i;

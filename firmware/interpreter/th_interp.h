@@ -90,6 +90,7 @@ typedef struct th_interp {
     uint32_t consts_off, consts_size, name_off, name_len;
     uint32_t crc;
     uint64_t last_total;                  /* counter ticks of the last invoke */
+    volatile int32_t running_op;          /* op being run (execution order), -1 outside */
     uint32_t profile[TH_INTERP_MAX_OPS];  /* counter ticks per op of the last invoke */
 } th_interp;
 

@@ -121,6 +121,11 @@ uint32_t th_model_detail(void)
     return model.detail;
 }
 
+int32_t th_model_running_op(void)
+{
+    return th_interp_ready(&model.interp) ? model.interp.running_op : -1;
+}
+
 int th_model_can_load(void)
 {
     return 1; /* a zero-capacity build refuses each load as too large, saying its capacity */

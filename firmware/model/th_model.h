@@ -80,6 +80,10 @@ const uint32_t *th_model_profile(uint32_t *n_ops);
  * low byte, the failing op + 1 above), 0 when none. */
 uint32_t th_model_detail(void);
 
+/* The op an invoke is running (its position in execution order), -1 outside an invoke: what a
+ * fault handler reports. A plain read, safe from an exception handler. */
+int32_t th_model_running_op(void);
+
 /* Replacing the model at run time (LOAD_MODEL). A backend that cannot returns 0 from
  * th_model_can_load and TH_MODEL_E_UNSUPPORTED from the others. From the first chunk of a
  * load on, the previous model is gone; the new one is bound only after the final chunk

@@ -616,3 +616,11 @@ void th_proto_feed(th_proto *p, const uint8_t *data, size_t len)
         th_proto_feed_byte(p, data[i]);
     }
 }
+
+void th_proto_send_fault(th_proto *p, const uint8_t payload[TH_PROTO_FAULT_PAYLOAD])
+{
+    /* Its own buffer: the fault may have struck while tx_buf was half written. */
+    uint8_t raw[TH_PROTO_HEADER_SIZE + TH_PROTO_FAULT_PAYLOAD + TH_PROTO_CRC_SIZE];
+    memcpy(raw + TH_PROTO_HEADER_SIZE, payload, TH_PROTO_FAULT_PAYLOAD);
+    send_raw(p, raw, seal(raw, TH_PROTO_FAULT, 0u, TH_PROTO_FAULT_PAYLOAD));
+}

@@ -48,6 +48,7 @@ enum th_proto_type {
     TH_PROTO_GET_PROFILE = 0x06,
     TH_PROTO_LOAD_MODEL = 0x07,
     TH_PROTO_RESP = 0x80,
+    TH_PROTO_FAULT = 0xFD, /* unsolicited, seq 0: the device faulted (payload: README) */
     TH_PROTO_READY = 0xFE, /* unsolicited, seq 0, payload as HELLO_RESP */
     TH_PROTO_ERROR = 0xFF
 };
@@ -183,6 +184,11 @@ typedef struct th_proto {
 void th_proto_init(th_proto *p, const th_proto_app *app);
 /* Announce readiness: send the unsolicited READY frame. Call once at boot. */
 void th_proto_send_ready(th_proto *p);
+
+/* The device faulted (called from the fault handler, which resets after it): send the
+ * unsolicited FAULT frame. `payload` as firmware/protocol/README.md gives it. */
+#define TH_PROTO_FAULT_PAYLOAD 33u
+void th_proto_send_fault(th_proto *p, const uint8_t payload[TH_PROTO_FAULT_PAYLOAD]);
 /* Feed received bytes; complete frames are processed and answered here. */
 void th_proto_feed(th_proto *p, const uint8_t *data, size_t len);
 void th_proto_feed_byte(th_proto *p, uint8_t byte);

@@ -51,6 +51,7 @@ class MsgType(enum.IntEnum):
     GET_OUTPUT = 0x05
     GET_PROFILE = 0x06
     LOAD_MODEL = 0x07
+    FAULT = 0xFD
     READY = 0xFE
     ERROR = 0xFF
 
@@ -109,6 +110,45 @@ class DeviceError(TinyhostError):
 
 class DeviceTimeout(DeviceError):
     """No valid reply arrived in time, after every retry."""
+
+
+_EXCEPTIONS = {3: "HardFault", 4: "MemManage", 5: "BusFault", 6: "UsageFault", 7: "SecureFault"}
+# Configurable Fault Status Register bits (Armv7-M/v8-M ARM B3.2.15): what the fault was.
+_CFSR_BITS = {0: "IACCVIOL", 1: "DACCVIOL", 3: "MUNSTKERR", 4: "MSTKERR", 5: "MLSPERR",
+              8: "IBUSERR", 9: "PRECISERR", 10: "IMPRECISERR", 11: "UNSTKERR", 12: "STKERR",
+              13: "LSPERR", 16: "UNDEFINSTR", 17: "INVSTATE", 18: "INVPC", 19: "NOCP",
+              20: "STKOF", 24: "UNALIGNED", 25: "DIVBYZERO"}  # fmt: skip
+
+
+class DeviceFault(DeviceError):
+    """The device faulted (FAULT frame): the op it was running (position in execution order,
+    -1 outside an invoke), the exception and the fault registers."""
+
+    def __init__(self, payload: bytes, port: str) -> None:
+        self.op, self.kind, self.registers = -1, "malformed FAULT frame", {}
+        if len(payload) == 33:
+            exception, self.op = payload[0], struct.unpack_from("<i", payload, 1)[0]
+            names = ("pc", "lr", "xpsr", "cfsr", "hfsr", "mmfar", "bfar")
+            self.registers = dict(zip(names, struct.unpack_from("<7I", payload, 5)))
+            self.kind = _fault_kind(exception, self.registers["cfsr"], self.registers["hfsr"])
+        super().__init__(self.describe(f"op {self.op}" if self.op >= 0 else "no op"),
+                         port=port)  # fmt: skip
+
+    def describe(self, where: str) -> str:
+        regs = ", ".join(f"{n}=0x{v:08x}" for n, v in self.registers.items())
+        return f"device fault in {where} ({self.kind}): {regs}"
+
+
+def _fault_kind(exception: int, cfsr: int, hfsr: int) -> str:
+    """"UsageFault: UNDEFINSTR, escalated to HardFault" from the exception taken and the
+    status registers (a fault whose handler is disabled escalates: HFSR.FORCED)."""
+    causes = [n for b, n in _CFSR_BITS.items() if cfsr >> b & 1]
+    kind = _EXCEPTIONS.get(exception, f"exception {exception}")
+    if exception == 3 and hfsr >> 30 & 1 and cfsr:
+        underlying = ("MemManage" if cfsr & 0xFF else "BusFault" if cfsr & 0xFF00
+                      else "UsageFault")  # fmt: skip
+        return f"{underlying}: {', '.join(causes)}, escalated to HardFault"
+    return f"{kind}: {', '.join(causes)}" if causes else kind
 
 
 class FrameError(DeviceError):
@@ -794,6 +834,8 @@ class Device:
             if reply is None:
                 raise DeviceTimeout(f"{len(wanted)} of {len(seqs)} batched replies missing from "
                                     f"{self.link.name}", port=self.link.name)  # fmt: skip
+            if reply.type == MsgType.FAULT:
+                raise DeviceFault(reply.payload, self.link.name)
             if reply.seq not in wanted:
                 self.stale_replies += 1
                 continue
@@ -859,6 +901,8 @@ class Device:
                 reply = self.link.receive(remaining)
                 if reply is None:
                     break
+                if reply.type == MsgType.FAULT:
+                    raise DeviceFault(reply.payload, self.link.name)
                 if reply.seq != seq or reply.type == MsgType.READY:
                     self.stale_replies += 1
                     continue

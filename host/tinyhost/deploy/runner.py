@@ -30,7 +30,14 @@ from tinyhost.codegen.result import ConvertResult
 from tinyhost.deploy.build import BuildResult, build
 from tinyhost.deploy.cycles import ClassCounts
 from tinyhost.deploy.icount import MarkLog, invoke_classes, invoke_latency, mark_plugin
-from tinyhost.deploy.protocol import Device, DeviceError, DeviceInfo, DeviceTimeout, Link
+from tinyhost.deploy.protocol import (
+    Device,
+    DeviceError,
+    DeviceFault,
+    DeviceInfo,
+    DeviceTimeout,
+    Link,
+)
 from tinyhost.deploy.qemu import open_session
 from tinyhost.errors import DeployError, InputDataError
 from tinyhost.ir import Graph
@@ -397,6 +404,10 @@ def run_model(
             if time.monotonic() - started > timeout:  # each wait was bounded, the sum not
                 raise DeviceTimeout(f"{len(runs)} run(s) took longer")
         except (DeviceError, OSError) as e:  # a reset link after the watchdog, too
+            if isinstance(e, DeviceFault):  # name the op as the user's model numbers it
+                where = (f"op {conv.op_order[e.op]} ({conv.op_names[e.op]})"
+                         if 0 <= e.op < len(conv.op_order) else "no op (outside an invoke)")
+                raise DeployError(f"{b.name}: {e.describe(where)}") from None
             if isinstance(e, DeviceTimeout) or time.monotonic() - started >= timeout:
                 raise DeployError(
                     f"{b.name}: timed out after {timeout:g} s (--timeout): {e}"

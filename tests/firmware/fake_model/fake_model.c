@@ -81,6 +81,11 @@ uint32_t th_model_detail(void)
     return 0;
 }
 
+int32_t th_model_running_op(void)
+{
+    return -1;
+}
+
 int th_model_can_load(void)
 {
     return 0;
