@@ -44,6 +44,7 @@ from tinyhost.ir import (
     OpKind,
     StridedSliceOptions,
 )
+from tinyhost.passes.validate import check_graph
 from tinyhost.reference.ops.shape import check_same_quantization, dense_spec, slice_bounds
 
 MAX_RANK = 6  # th_nn.h TH_MAX_RANK: data-movement kernels take up to 6 dimensions
@@ -393,7 +394,9 @@ def unsupported_message(graph: Graph, problems: list[LoweringProblem], backend: 
 
 
 def lower_graph(graph: Graph, backend: str = "interpreter") -> list[Call]:
-    """Every op of `graph` as a call; UnsupportedModelError lists every op that is not."""
+    """Every op of `graph` as a call; UnsupportedModelError lists every op that is not. The
+    graph is validated first (a file from the field may carry NaN scales and the like)."""
+    check_graph(graph)
     calls: list[Call] = []
     problems: list[LoweringProblem] = []
     for index in range(len(graph.ops)):

@@ -10,6 +10,7 @@ from tinyhost.codegen.interpreter_abi import adapter_for, available_adapters
 from tinyhost.codegen.lower import LoweringProblem, lower_op, unsupported_message
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph
+from tinyhost.passes.validate import check_graph
 
 
 def device_problems(graph: Graph, backend: str = "interpreter") -> list[LoweringProblem]:
@@ -29,7 +30,9 @@ def device_problems(graph: Graph, backend: str = "interpreter") -> list[Lowering
 
 
 def require_device_support(graph: Graph, backend: str = "interpreter") -> None:
-    """UnsupportedModelError listing every op the backend cannot run (nothing if all run)."""
+    """UnsupportedModelError listing every op the backend cannot run (nothing if all run);
+    ModelFormatError first if the graph is inconsistent (validated before anything uses it)."""
+    check_graph(graph)
     problems = device_problems(graph, backend)
     if problems:
         raise UnsupportedModelError(unsupported_message(graph, problems, backend))

@@ -66,7 +66,19 @@ def check_graph(graph: Graph) -> None:
     _check_order(graph)
     for index, op in enumerate(graph.ops):
         if op.kind is not OpKind.UNSUPPORTED:
+            _check_activations(graph, index, op)
             _check_op(graph, index, op)
+
+
+def _check_activations(graph: Graph, index: int, op: Op) -> None:
+    """Every int8 activation an op reads or writes has one finite positive scale and an int8
+    zero point: a file from the field may carry anything (NaN, 0, -0.1, zero point 300)."""
+    def fail(msg: str) -> ModelFormatError:
+        return ModelFormatError(f"{graph.source}: op {index} ({op.name}): {msg}")
+
+    for t in (*op.inputs, *op.outputs):
+        if t is not None and graph.tensors[t].data is None:
+            _check_quantized_activation(graph.tensors[t], fail)
 
 
 def _check_order(graph: Graph) -> None:
@@ -197,7 +209,8 @@ def _check_weights(w: Tensor, channels: int, axis: int, x: Tensor, fail) -> None
                 f"expected {channels} on axis {axis}"
             )
         if not np.isfinite(w.quant.scale).all() or (w.quant.scale <= 0).any():
-            raise fail(f"weights '{w.name}' have a non-positive scale")
+            raise fail(f"weights '{w.name}' have a scale that is not finite and positive: "
+                       f"{w.quant.scale.tolist()[:4]}")
 
 
 def _check_bias(graph: Graph, op: Op, channels: int, fail) -> None:
