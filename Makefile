@@ -12,7 +12,7 @@ PY     := $(VENV)/bin/python
 # where tinyhost looks last (after --renode, $$TINYHOST_RENODE and PATH).
 RENODE_TARBALL := ../shared/tools/renode/renode-1.15.1-portable.tar.gz
 RENODE_DIR     := build/renode-portable
-APT_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm cmake ninja-build gcc make chromium ccache
+APT_PACKAGES := gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm cmake ninja-build gcc make chromium ccache clang
 
 .PHONY: setup system-packages renode demo test lint clean
 
@@ -27,7 +27,7 @@ renode:
 
 system-packages:
 	@missing=""; \
-	for tool in arm-none-eabi-gcc qemu-system-arm cmake gcc make chromium ccache; do \
+	for tool in arm-none-eabi-gcc qemu-system-arm cmake gcc make chromium ccache clang; do \
 	  command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; \
 	done; \
 	if [ -f /usr/lib/arm-none-eabi/newlib/libc.a ] || [ -d /usr/lib/arm-none-eabi/lib ]; then :; else missing="$$missing newlib"; fi; \
