@@ -213,7 +213,7 @@ static void win_tensors(window *w, const th_proto_tensor_info *t, uint8_t n)
     }
 }
 
-static void win_info(window *w, const th_proto_info *in)
+static void win_info(window *w, const th_proto_info *in, const th_proto *p)
 {
     win_u16(w, TH_PROTO_VERSION);
     win_byte(w, in->flags);
@@ -234,9 +234,12 @@ static void win_info(window *w, const th_proto_info *in)
     if (in->outputs) {
         win_tensors(w, in->outputs, in->n_outputs);
     }
-    if (in->selfcheck) {
-        win_str(w, in->selfcheck);
-    }
+    /* Optional trailer (older hosts stop before it): the self-check verdict ("" if none),
+     * then the link counters, so a host can account for every frame it sent. */
+    win_str(w, in->selfcheck);
+    win_u32(w, p->frames_rx);
+    win_u32(w, p->frames_bad);
+    win_u32(w, p->replies_cached);
 }
 
 /* ------------------------------------------------------------------ */
@@ -304,7 +307,7 @@ static th_proto_status do_info(th_proto *p, exchange *x)
     w.start = offset;
     w.cap = TH_PROTO_MAX_PAYLOAD - 8u;
     w.pos = 0;
-    win_info(&w, &info);
+    win_info(&w, &info, p);
     if (offset > w.pos) {
         th_proto_set_detail(p, w.pos);
         return TH_PROTO_E_BAD_ARG;

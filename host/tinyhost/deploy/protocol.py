@@ -494,6 +494,12 @@ class DeviceInfo:
     # Start-up self-check verdict: "ok", "none" (nothing to check), "fail:SSUB8,...";
     # None from firmware that predates it (the field is optional, after the tensors).
     selfcheck: str | None = None
+    # The device's link counters at this INFO (None from firmware that predates them):
+    # non-empty frames received, of which rejected before dispatch (damaged, too long), and
+    # duplicates answered from the reply cache.
+    frames_rx: int | None = None
+    frames_bad: int | None = None
+    replies_cached: int | None = None
 
     @property
     def model_ready(self) -> bool:
@@ -557,7 +563,8 @@ def parse_info(data: bytes) -> DeviceInfo:
     model_hash, arena_size, unit, counter_hz, n_ops, n_in, n_out = cur.take("IIBIHBB")
     inputs = _parse_tensors(cur, n_in)
     outputs = _parse_tensors(cur, n_out)
-    selfcheck = cur.string() if cur.pos < len(data) else None
+    selfcheck = (cur.string() or None) if cur.pos < len(data) else None
+    counters = cur.take("III") if len(data) - cur.pos >= 12 else (None, None, None)
     return DeviceInfo(
         version,
         flags,
@@ -573,6 +580,7 @@ def parse_info(data: bytes) -> DeviceInfo:
         inputs,
         outputs,
         selfcheck,
+        *counters,
     )
 
 
