@@ -175,3 +175,18 @@ def test_in_place_chains_never_exceed_the_plain_lower_bound(shape, steps) -> Non
     plain = plan_memory(graph, options=PlanOptions(inplace=False))
     assert check_plan(plan) == []
     assert plan.lower_bound_bytes <= plan.arena_bytes <= plain.lower_bound_bytes
+
+
+def test_inplace_over_an_input_and_its_alias() -> None:
+    """Found by the random test: ADD(x, reshape(x)) written in place over x's bytes is one
+    in-place pair for the checker, covering the alias too (the kernel reads both inputs at
+    index i before it writes index i)."""
+    steps = [("reshape", 1, 1, Padding.SAME, 0)] + [("conv1", 1, 1, Padding.SAME, 0)] * 3
+    graph = _build((1, 4, 1, 4), [*steps, ("add", 1, 1, Padding.SAME, 3)], chain=False)
+    plan = plan_memory(graph, options=PlanOptions())
+    add = len(graph.ops) - 1
+    assert graph.ops[add].kind is OpKind.ADD
+    x, alias = graph.ops[add].inputs
+    out = graph.ops[add].outputs[0]
+    assert plan.tensor_offset(out) == plan.tensor_offset(x) == plan.tensor_offset(alias)
+    assert check_plan(plan) == []

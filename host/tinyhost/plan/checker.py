@@ -129,6 +129,7 @@ def check_plan(plan: MemoryPlan) -> list[str]:
             errors.append(f"op {i} {op.name}: needs {need} scratch bytes at step {s}")
 
     # Pairwise: nothing live at the same step shares bytes unless declared.
+    inplace_roots = {(root(a), root(b)) for a, b in inplace}
     spans = []
     for t, (first, last) in life.items():
         if t in where:
@@ -146,7 +147,9 @@ def check_plan(plan: MemoryPlan) -> list[str]:
                 tx, ty = kx[1], ky[1]
                 if root(tx) == root(ty) and ox == oy:
                     continue
-                if (tx, ty) in inplace or (ty, tx) in inplace:
+                # An in-place pair is about bytes: it covers every alias of its input (an
+                # ADD of x and reshape(x) reads both at index i before writing index i).
+                if {(root(tx), root(ty)), (root(ty), root(tx))} & inplace_roots:
                     continue
             errors.append(
                 f"{_label(g, kx)} [{ox}, {ox + sx}) steps [{fx}, {lx}] overlaps "
