@@ -32,7 +32,10 @@ if(_th_abi)
   string(APPEND _th_cpu_flags " -mfloat-abi=${_th_abi}")
 endif()
 
-set(CMAKE_C_FLAGS_INIT "${_th_cpu_flags} -ffunction-sections -fdata-sections")
+# -fstack-usage -fcallgraph-info=su: per-function stack and the call graph, for the static
+# worst-case stack bound (host/tinyhost/deploy/stack.py)
+set(CMAKE_C_FLAGS_INIT
+    "${_th_cpu_flags} -ffunction-sections -fdata-sections -fstack-usage -fcallgraph-info=su")
 set(CMAKE_ASM_FLAGS_INIT "${_th_cpu_flags}")
 set(CMAKE_EXE_LINKER_FLAGS_INIT
     "${_th_cpu_flags} --specs=nano.specs -nostartfiles -Wl,--gc-sections")

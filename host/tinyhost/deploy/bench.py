@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tinyhost.deploy.cycles import CORES, CoreModel, cycles
+from tinyhost.deploy.stack import static_stack
 from tinyhost.ir import Graph, OpKind
 from tinyhost.plan.budget import Budget
 
@@ -97,6 +98,9 @@ class BenchResult:
     flash_model_code_bytes: int | None = None  # generated code/interpreter + kernels + runtime
     # Cortex-M4/M7 cycles ESTIMATED from QEMU's instruction classes (deploy/cycles.py)
     cycles_estimate: dict | None = None
+    # The firmware's static worst-case stack (deploy/stack.py; None: no bound, or no build
+    # with call-graph information), which the measured stack_peak_bytes must stay under
+    stack_static_bytes: int | None = None
 
     @property
     def ram_total_bytes(self) -> int | None:
@@ -152,6 +156,7 @@ class BenchResult:
             "flash_model_code_bytes": self.flash_model_code_bytes,
             "flash_model_bytes": self.flash_data_bytes,
             "cycles_estimate": self.cycles_estimate,
+            "stack_static_bytes": self.stack_static_bytes,
             **({"emulator": self.emulator} if self.emulator is not None else {}),
         }
 
@@ -230,6 +235,8 @@ def bench(
         ram_protocol_bytes=None if parts is None else parts.protocol_ram_bytes,
         flash_model_code_bytes=None if parts is None else parts.model_code_bytes,
         cycles_estimate=_cycles_estimate(report.runs[0], b.cpu, b.clock_hz or 0),
+        stack_static_bytes=(static_stack(report.firmware.parent, report.firmware).bytes
+                            if not b.is_host else None),
     )
 
 

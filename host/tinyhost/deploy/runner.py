@@ -167,6 +167,18 @@ def build_firmware(
     return build(repo_root() / APP_DIR, b, build_dir, defines=defines, model_dir=model_dir)
 
 
+def _check_static_stack(budget: Budget, fw: BuildResult) -> None:
+    """The image's static worst-case stack (deploy/stack.py) must fit the stack the fit check
+    reserved for it; else say so before anything runs."""
+    from tinyhost.deploy.stack import static_stack
+
+    bound = static_stack(fw.build_dir, fw.elf)
+    if bound.bytes is not None and bound.bytes > budget.reserves.stack:
+        raise DeployError(f"{fw.elf}: the firmware may need {bound.bytes:,} bytes of stack "
+                          f"(static worst case through {' > '.join(bound.path[:6])}...), more "
+                          f"than the {budget.reserves.stack:,} the fit check reserves")  # fmt: skip
+
+
 def check_model_dir(model_dir: Path, board: Board) -> None:
     """A directory tinyhost convert made for `board`; else one line saying what to do."""
     import json
@@ -387,6 +399,8 @@ def run_model(
     conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes,
                    optimize=optimize)
     fw = None if port is not None else build_firmware(work / "model", b, work / "build")
+    if fw is not None and not b.is_host:
+        _check_static_stack(conv.budget, fw)
     prepared = [prepare_device_inputs(graph, s) for s in input_sets]
     exact = port is None and b.qemu_machine is not None
     with contextlib.ExitStack() as stack:
