@@ -68,3 +68,41 @@ def test_run_fails_naming_the_source_op(monkeypatch: pytest.MonkeyPatch) -> None
                                           r"\(UsageFault: UNDEFINSTR"):  # fmt: skip
         run_model(graph, "mps2-an386", [[x]], backend="compiled",
                   work_dir=BUILD / "run-model")  # fmt: skip
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+def test_guard_bytes_pass_a_clean_invoke(backend: str) -> None:
+    """A debug build (guard bytes after the arena, checked after every invoke) runs the model
+    bit-exact: the guards sit outside every planned buffer."""
+    from tinyhost import reference
+
+    graph = read_model(PROJECT_MODELS / "kws_dscnn_int8.tflite")
+    board = load_board("mps2-an386")
+    work = BUILD / f"guards-{backend}"
+    get_backend(backend).convert(graph, board, work / "model")
+    fw = build(repo_root() / "firmware" / "app", board, work / "build",
+               defines={"TH_DEBUG_GUARDS": True}, model_dir=work / "model")  # fmt: skip
+    x = np.random.default_rng(1).integers(-128, 128, graph.tensors[graph.inputs[0]].shape)
+    x = x.astype(np.int8)
+    with open_device(fw.elf, board, timeout=60.0) as device:
+        run = invoke_once(device, [x])
+    np.testing.assert_array_equal(run.outputs[0], reference.run(graph, [x]).outputs[0])
+
+
+def test_write_past_the_arena_is_reported() -> None:
+    """A compiled model whose op 1 writes one byte past the arena: the invoke fails saying so,
+    and the next invoke (guards restored) runs."""
+    from tinyhost.deploy.protocol import DeviceError
+
+    graph = read_model(PROJECT_MODELS / "kws_dscnn_int8.tflite")
+    board = load_board("mps2-an386")
+    work = BUILD / "overrun"
+    get_backend("compiled").convert(graph, board, work / "model")
+    fw = build(repo_root() / "firmware" / "app", board, work / "build",
+               defines={"TH_DEBUG_GUARDS": True, "TH_OVERRUN_INJECT_OP": 1},
+               model_dir=work / "model")  # fmt: skip
+    x = np.zeros(graph.tensors[graph.inputs[0]].shape, np.int8)
+    with open_device(fw.elf, board, timeout=60.0) as device:
+        with pytest.raises(DeviceError, match="wrote past the model's arena"):
+            invoke_once(device, [x])
+        assert device.info().model_ready  # the device is still there and answers

@@ -8,6 +8,7 @@
 #include "model_blob.h"
 #include "th_board.h"
 #include "th_interp.h"
+#include "th_guard.h"
 #include "th_model.h"
 
 #ifndef TH_MODEL_LOAD_CAPACITY
@@ -21,7 +22,8 @@ typedef struct {
     uint32_t detail;
 } interp_model;
 
-static uint8_t arena[TH_MODEL_ARENA_BYTES > 0 ? TH_MODEL_ARENA_BYTES : 16] TH_ARENA;
+#define ARENA_BYTES (TH_MODEL_ARENA_BYTES > 0 ? TH_MODEL_ARENA_BYTES : 16)
+static uint8_t arena[ARENA_BYTES + TH_GUARD_BYTES] TH_ARENA; /* guard bytes: th_guard.h */
 #if TH_MODEL_LOAD_CAPACITY > 0
 static uint8_t load_buf[TH_MODEL_LOAD_CAPACITY] __attribute__((aligned(16)));
 #endif
@@ -35,7 +37,7 @@ static uint32_t failure_detail(th_interp_status s)
 
 static th_model_status bind(const uint8_t *blob, uint32_t len)
 {
-    const th_interp_status s = th_interp_init(&model.interp, blob, len, arena, sizeof arena);
+    const th_interp_status s = th_interp_init(&model.interp, blob, len, arena, ARENA_BYTES);
     if (s != TH_INTERP_OK) {
         model.detail = failure_detail(s);
         return TH_MODEL_E_FAILED;
@@ -46,6 +48,7 @@ static th_model_status bind(const uint8_t *blob, uint32_t len)
 
 th_model_status th_model_init(void)
 {
+    th_guard_set(arena + ARENA_BYTES);
     return bind(th_model_blob, th_model_blob_len);
 }
 
@@ -55,7 +58,7 @@ void th_model_get_info(th_model_info *info)
     info->backend = "interpreter";
     info->name = ready ? th_interp_model_name(&model.interp) : "";
     info->hash = th_interp_model_crc(&model.interp);
-    info->arena_bytes = ready ? th_interp_arena_used(&model.interp) : (uint32_t)sizeof arena;
+    info->arena_bytes = ready ? th_interp_arena_used(&model.interp) : (uint32_t)ARENA_BYTES;
     info->n_ops = th_interp_num_ops(&model.interp);
     info->n_inputs = th_interp_num_inputs(&model.interp);
     info->n_outputs = th_interp_num_outputs(&model.interp);
@@ -103,6 +106,11 @@ th_model_status th_model_invoke(int profile, uint64_t *total)
     s = th_interp_invoke_ex(&model.interp, profile);
     if (s != TH_INTERP_OK) {
         model.detail = failure_detail(s);
+        return TH_MODEL_E_FAILED;
+    }
+    if (!th_guard_ok(arena + ARENA_BYTES)) {
+        model.detail = TH_MODEL_DETAIL_ARENA_GUARD;
+        th_guard_set(arena + ARENA_BYTES);
         return TH_MODEL_E_FAILED;
     }
     if (total != NULL) {

@@ -76,8 +76,11 @@ th_model_status th_model_invoke(int profile, uint64_t *total);
 /* Per-op counter ticks of the last profiled invoke, execution order; *n_ops entries. */
 const uint32_t *th_model_profile(uint32_t *n_ops);
 
+/* th_model_detail() of an invoke that wrote past the arena (debug builds, th_guard.h). */
+#define TH_MODEL_DETAIL_ARENA_GUARD 0x6A4D0000u
+
 /* A backend-defined number qualifying the last failure (the interpreter: its status in the
- * low byte, the failing op + 1 above), 0 when none. */
+ * low byte, the failing op + 1 above; TH_MODEL_DETAIL_ARENA_GUARD), 0 when none. */
 uint32_t th_model_detail(void);
 
 /* The op an invoke is running (its position in execution order), -1 outside an invoke: what a

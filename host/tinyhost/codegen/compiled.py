@@ -560,7 +560,8 @@ def _write_export(out: Path, board: Board, name: str, g: Generated, interleaved:
     env = _environment()
     (out / "include").mkdir(exist_ok=True)
     for header in (root / "firmware" / "model" / "th_model.h",
-                   root / "firmware" / "include" / "th_profile.h"):  # fmt: skip
+                   root / "firmware" / "include" / "th_profile.h",
+                   root / "firmware" / "include" / "th_guard.h"):  # fmt: skip
         shutil.copy2(header, out / "include" / header.name)
     kernels = out / "kernels"
     if kernels.exists():

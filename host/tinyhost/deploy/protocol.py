@@ -87,6 +87,7 @@ DTYPES: dict[int, np.dtype] = {
     4: np.dtype(np.float32),
 }
 COUNTER_UNITS = {0: "none", 1: "cycles", 2: "instructions", 3: "host-ns", 4: "systick"}
+ARENA_GUARD_DETAIL = 0x6A4D0000  # th_model.h TH_MODEL_DETAIL_ARENA_GUARD (debug builds)
 
 
 class DeviceError(TinyhostError):
@@ -939,8 +940,11 @@ class Device:
             code, _, detail = struct.unpack_from("<BBI", reply.payload)
         elif reply.payload:
             code = reply.payload[0]
+        what = f"{_error_name(code)} (detail {detail})"
+        if detail == ARENA_GUARD_DETAIL:
+            what = "the invoke wrote past the model's arena (its guard bytes changed)"
         return DeviceError(
-            f"{self.link.name} refused {name}: {_error_name(code)} (detail {detail}){note}",
+            f"{self.link.name} refused {name}: {what}{note}",
             code=code,
             detail=detail,
             request=name,
