@@ -102,7 +102,11 @@ def per_channel_multipliers(
     shifts = np.empty(channels, np.int32)
     for c in range(channels):
         real = float(np.float32(input_scale)) * float(scales[c]) / float(np.float32(output_scale))
-        multipliers[c], shifts[c] = quantize_multiplier(real)
+        multiplier, shift = quantize_multiplier(real)
+        if shift > 30:  # TFLM's integer arithmetic would overflow; the kernels take <= 30
+            raise ModelFormatError(f"a requantization scale of {real:.3g} (a degenerate "
+                                   "model's scales): int8 arithmetic cannot represent it")
+        multipliers[c], shifts[c] = multiplier, shift
     return multipliers, shifts
 
 

@@ -11,8 +11,6 @@ import math
 
 import numpy as np
 
-from tinyhost.errors import ModelFormatError
-
 INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 
@@ -38,9 +36,6 @@ def quantize_multiplier(real_multiplier: float) -> tuple[int, int]:
         exponent += 1
     if exponent < -31:  # every bit would be shifted out: flush to zero like TFLite
         return 0, 0
-    if exponent > 30:  # TFLM's integer arithmetic overflows; the kernels take shifts <= 30
-        raise ModelFormatError(f"a requantization scale of {real_multiplier:.3g} (a degenerate "
-                               "model's scales): int8 arithmetic cannot represent it")
     return q_fixed, exponent
 
 
