@@ -106,3 +106,41 @@ def test_write_past_the_arena_is_reported() -> None:
         with pytest.raises(DeviceError, match="wrote past the model's arena"):
             invoke_once(device, [x])
         assert device.info().model_ready  # the device is still there and answers
+
+
+def test_a_fault_resets_and_the_device_comes_back() -> None:
+    """Built as hardware builds are (TH_FAULT_RESET: reset after the report instead of ending),
+    the device reports the fault, resets (QEMU restarts the machine on SYSRESETREQ), and
+    answers again: READY, INFO with the model bound, and the same fault on the next invoke."""
+    graph = read_model(PROJECT_MODELS / "kws_dscnn_int8.tflite")
+    board = load_board("mps2-an386")
+    work = BUILD / "reset"
+    get_backend("compiled").convert(graph, board, work / "model")
+    fw = build(repo_root() / "firmware" / "app", board, work / "build",
+               defines={"TH_FAULT_INJECT_OP": 1, "TH_FAULT_RESET": True},
+               model_dir=work / "model")  # fmt: skip
+    x = np.zeros(graph.tensors[graph.inputs[0]].shape, np.int8)
+    with open_device(fw.elf, board, timeout=60.0) as device:
+        for _ in range(2):
+            with pytest.raises(DeviceFault) as caught:
+                invoke_once(device, [x])
+            assert caught.value.op == 1
+            assert device.info().model_ready  # after the reset
+
+
+def test_stack_overflow_is_reported() -> None:
+    """A firmware linked with a stack smaller than its invoke needs: the canary words at the
+    stack's limit change, the invoke fails saying so, and the device keeps answering."""
+    from tinyhost.deploy.protocol import DeviceError
+
+    graph = read_model(PROJECT_MODELS / "kws_dscnn_int8.tflite")
+    board = load_board("mps2-an386")
+    work = BUILD / "stack-overflow"
+    get_backend("compiled").convert(graph, board, work / "model")
+    fw = build(repo_root() / "firmware" / "app", board, work / "build",
+               defines={"TH_STACK_BYTES": 1024}, model_dir=work / "model")  # fmt: skip
+    x = np.zeros(graph.tensors[graph.inputs[0]].shape, np.int8)
+    with open_device(fw.elf, board, timeout=60.0) as device:
+        with pytest.raises(DeviceError, match="overflowed the device's stack"):
+            invoke_once(device, [x])
+        assert device.info().model_ready

@@ -96,6 +96,11 @@ void th_stack_paint(void)
     }
 }
 
+uint32_t th_stack_size(void)
+{
+    return (uint32_t)((uintptr_t)&__stack_top__ - (uintptr_t)&__stack_limit__);
+}
+
 uint32_t th_stack_peak(void)
 {
     const volatile uint32_t *w = &__stack_limit__;

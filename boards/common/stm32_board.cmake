@@ -34,6 +34,7 @@ endif()
 string(JSON _th_sh_type ERROR_VARIABLE _th_sh_err TYPE "${TH_BOARD_JSON}" semihosting)
 if(NOT _th_sh_err AND _th_sh_type STREQUAL "BOOLEAN" AND NOT _th_semihosting)
   target_compile_definitions(th_board PRIVATE TH_SEMIHOSTING=0)
+  target_compile_definitions(th_board_rt PRIVATE TH_SEMIHOSTING=0) # faults reset (startup.c)
 endif()
 
 if(TH_COUNTER_DRIVER STREQUAL "dwt")

@@ -14,6 +14,9 @@ void th_uart_hw_init(void);
 /* Non-blocking: returns 1 and stores a byte if one is waiting. */
 int th_uart_hw_poll(uint8_t *out);
 void th_uart_hw_putc(uint8_t c);
+/* Returns once every byte written has left the UART (before a reset would cut it off). */
+void th_uart_hw_drain(void);
+#define TH_UART_DRAIN_SPINS 1000000u
 
 void th_counter_hw_init(void);
 

@@ -172,3 +172,8 @@ uint32_t th_stack_peak(void)
 {
     return 0;
 }
+
+uint32_t th_stack_size(void)
+{
+    return 0;
+}

@@ -141,6 +141,11 @@ void th_icount_mark(void);
  * board, whose stack the OS owns. Counted in bench's RAM total (ARCHITECTURE.md §4.8). */
 void th_stack_paint(void);
 uint32_t th_stack_peak(void);
+/* The stack's size in bytes (boards/common/th_sections.ld, __stack_size), 0 on the host board.
+ * Its lowest TH_STACK_CANARY_BYTES are the canary: a measured peak that reaches into them
+ * means the work overflowed the stack into whatever lies below it. */
+uint32_t th_stack_size(void);
+#define TH_STACK_CANARY_BYTES 32u
 
 /* --- small formatting helpers (no printf needed) ----------------------- */
 

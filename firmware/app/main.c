@@ -146,6 +146,11 @@ static th_proto_status cb_invoke(void *ctx, uint64_t *elapsed, uint32_t *stack_p
     th_stack_paint();
     s = th_model_invoke(1, &total);
     *stack_peak = th_stack_peak();
+    if (*stack_peak != 0u && *stack_peak > th_stack_size() - TH_STACK_CANARY_BYTES) {
+        /* Always checked, not only in debug builds: an overflow corrupts silently. */
+        th_proto_set_detail(&a->proto, TH_MODEL_DETAIL_STACK_OVERFLOW);
+        return TH_PROTO_E_INTERNAL;
+    }
     if (s != TH_MODEL_OK) {
         th_proto_set_detail(&a->proto, th_model_detail());
         return TH_PROTO_E_INTERNAL;

@@ -78,6 +78,9 @@ const uint32_t *th_model_profile(uint32_t *n_ops);
 
 /* th_model_detail() of an invoke that wrote past the arena (debug builds, th_guard.h). */
 #define TH_MODEL_DETAIL_ARENA_GUARD 0x6A4D0000u
+/* The detail the protocol firmware reports for an invoke that overflowed the stack (its canary
+ * words, th_board.h, changed): the model's outputs and the memory below the stack are suspect. */
+#define TH_MODEL_DETAIL_STACK_OVERFLOW 0x6A4D0001u
 
 /* A backend-defined number qualifying the last failure (the interpreter: its status in the
  * low byte, the failing op + 1 above; TH_MODEL_DETAIL_ARENA_GUARD), 0 when none. */

@@ -38,6 +38,14 @@ void th_uart_hw_putc(uint8_t c)
     UART_DATA = c;
 }
 
+/* The CMSDK UART shows only its one-byte buffer: drained when it is empty. */
+void th_uart_hw_drain(void)
+{
+    /* Bounded: an emulator that never sets the flag must not hang a fault report. */
+    for (uint32_t spin = 0; spin < TH_UART_DRAIN_SPINS && ((UART_STATE & STATE_TX_FULL) != 0u); spin++) {
+    }
+}
+
 int th_uart_hw_poll(uint8_t *out)
 {
     if ((UART_STATE & STATE_RX_FULL) == 0u) {

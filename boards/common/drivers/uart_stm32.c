@@ -17,6 +17,7 @@
 #define USART_CR1 TH_REG32(TH_UART_BASE + 0x0Cu)
 
 #define SR_RXNE (1u << 5)
+#define SR_TC (1u << 6)
 #define SR_TXE (1u << 7)
 #define CR1_RE (1u << 2)
 #define CR1_TE (1u << 3)
@@ -45,6 +46,13 @@ void th_uart_hw_putc(uint8_t c)
     while ((USART_SR & SR_TXE) == 0u) {
     }
     USART_DR = c;
+}
+
+void th_uart_hw_drain(void)
+{
+    /* Bounded: an emulator that never sets the flag must not hang a fault report. */
+    for (uint32_t spin = 0; spin < TH_UART_DRAIN_SPINS && ((USART_SR & SR_TC) == 0u); spin++) {
+    }
 }
 
 int th_uart_hw_poll(uint8_t *out)

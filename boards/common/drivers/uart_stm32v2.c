@@ -30,6 +30,7 @@
 #define CR1_TE (1u << 3)
 #define ISR_ORE (1u << 3)
 #define ISR_RXNE (1u << 5)
+#define ISR_TC (1u << 6)
 #define ISR_TXE (1u << 7)
 #define ICR_ORECF (1u << 3)
 
@@ -59,6 +60,13 @@ void th_uart_hw_putc(uint8_t c)
     while ((USART_ISR & ISR_TXE) == 0u) {
     }
     USART_TDR = c;
+}
+
+void th_uart_hw_drain(void)
+{
+    /* Bounded: an emulator that never sets the flag must not hang a fault report. */
+    for (uint32_t spin = 0; spin < TH_UART_DRAIN_SPINS && ((USART_ISR & ISR_TC) == 0u); spin++) {
+    }
 }
 
 int th_uart_hw_poll(uint8_t *out)

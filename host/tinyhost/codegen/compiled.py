@@ -45,13 +45,14 @@ from tinyhost.codegen.lower import (
 )
 from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
-from tinyhost.codegen.support import require_device_support
+from tinyhost.codegen.support import require_device_support, stack_cmake
 from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import Graph
 from tinyhost.paths import repo_root
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
 from tinyhost.plan.budget import Budget, budget_for, require_fits
 from tinyhost.plan.scratch import conv_variant
+from tinyhost.plan.stack import StackReserve, stack_reserve
 
 _CTYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t",
            np.dtype(np.int16): "int16_t", np.dtype(np.uint8): "uint8_t",
@@ -418,6 +419,8 @@ class Generated:
     linked: tuple[str, ...]
     data_symbols: tuple[str, ...]
     folded: Folded
+    functions: tuple[str, ...]  # every kernels_c function the model calls
+    stack: StackReserve  # the firmware's stack, derived from them
 
     @property
     def op_order(self) -> tuple[int, ...]:
@@ -486,8 +489,11 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     model_hash = zlib.crc32(body.encode()) & 0xFFFFFFFF
     header = env.get_template("compiled_model.h.j2").render(hash=model_hash, **context)
     linked = tuple(sorted(set(called)))
+    # The stack: that of every kernel function the model calls (dispatchers included).
+    functions = tuple(sorted(set(called) | {c.function for c in calls}))
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
-                     plan, linked, tuple(a.name for a in model.arrays), folded)  # fmt: skip
+                     plan, linked, tuple(a.name for a in model.arrays), folded,
+                     functions, stack_reserve(board, functions))  # fmt: skip
 
 
 def _folded_note(folded: Folded, op: int) -> str:
@@ -504,7 +510,11 @@ def fit(graph: Graph, board: Board, *, arena_bytes: int | None = None,
     """What `convert --backend compiled` would need on `board` (nothing written)."""
     _refuse_interpreter_options(options)
     g = generate(graph, board, _model_name(graph, name), arena_bytes, optimize)
-    return budget_for(board, g.arena_bytes, g.model_flash_bytes)
+    return _budget(board, g)
+
+
+def _budget(board: Board, g: Generated) -> Budget:
+    return budget_for(board, g.arena_bytes, g.model_flash_bytes, kernels=g.functions)
 
 
 def _refuse_interpreter_options(options: dict) -> None:
@@ -524,12 +534,13 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
     out = Path(out_dir)
     model_name = _model_name(graph, name)
     g = generate(graph, board, model_name, arena_bytes, optimize)
-    budget = budget_for(board, g.arena_bytes, g.model_flash_bytes)
+    budget = _budget(board, g)
     require_fits(budget, graph.source)
     out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
     (out / "model.c").write_text(g.model_c)
     (out / "model.h").write_text(g.model_h)
-    cmake = _CMAKE.format(name=model_name) + (_CMAKE_SIZE if optimize == "size" else "")
+    cmake = (_CMAKE.format(name=model_name) + (_CMAKE_SIZE if optimize == "size" else "")
+             + stack_cmake(g.stack.bytes if g.stack.derived else None))  # fmt: skip
     (out / "model.cmake").write_text(cmake)
     _write_export(out, board, model_name, g, kernel_build(board, optimize).interleaved)
     info = {
@@ -538,6 +549,7 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "plan_lower_bound_bytes": g.plan.lower_bound_bytes,
         "model_flash_bytes": g.model_flash_bytes, "model_hash": g.model_hash,
         "optimize": optimize,
+        "stack_reserve_bytes": g.stack.bytes, "stack_reserve_derived": g.stack.derived,
         "linked": list(g.linked), "op_order": list(g.op_order),
         "ops": [graph.ops[i].name for i in g.op_order],
         "folded": [{"op": f.pad, "kind": graph.ops[f.pad].name, "into": f.conv}

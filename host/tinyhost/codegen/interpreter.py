@@ -23,11 +23,13 @@ import numpy as np
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import Blob, BlobTarget, build_blob
 from tinyhost.codegen.interpreter_abi import ADAPTERS_BY_NAME, available_adapters
+from tinyhost.codegen.lower import lower_graph
 from tinyhost.codegen.result import ConvertResult
-from tinyhost.codegen.support import require_device_support
+from tinyhost.codegen.support import require_device_support, stack_cmake
 from tinyhost.errors import TinyhostError
 from tinyhost.ir import Graph
 from tinyhost.plan.budget import Budget, budget_for, ram_left_for_loading, require_fits
+from tinyhost.plan.stack import StackReserve, stack_reserve
 
 HOST_LOAD_CAPACITY = 4 << 20
 
@@ -47,6 +49,7 @@ class Sized:
     arena_bytes: int  # the firmware's static arena
     load_capacity: int  # LOAD_MODEL buffer bytes (0: LOAD_MODEL refused)
     budget: Budget
+    stack: StackReserve  # the firmware's stack, derived from the kernels the table reaches
 
 
 def size_model(graph: Graph, board: Board, *, all_ops: bool = False,
@@ -61,7 +64,9 @@ def size_model(graph: Graph, board: Board, *, all_ops: bool = False,
                            key=lambda k: ADAPTERS_BY_NAME[k].kernel_id))  # fmt: skip
     arena = max(blob.arena_bytes, arena_bytes or 0)
     arena = (arena + 15) // 16 * 16
-    ram_left = ram_left_for_loading(board, arena)
+    # The stack: that of the kernels this op table reaches (any kernel with every adapter).
+    functions = None if all_ops else sorted({c.function for c in lower_graph(graph)})
+    ram_left = ram_left_for_loading(board, arena, functions)
     if load_capacity is None:
         if board.is_host or ram_left is None:
             load_capacity = HOST_LOAD_CAPACITY
@@ -71,8 +76,8 @@ def size_model(graph: Graph, board: Board, *, all_ops: bool = False,
             blob_room = (len(blob.data) + 15) // 16 * 16
             load_capacity = blob_room if blob_room <= ram_left else 0
     budget = budget_for(board, arena, len(blob.data),
-                        0 if board.is_host else load_capacity)  # fmt: skip
-    return Sized(blob, kernels, arena, load_capacity, budget)
+                        0 if board.is_host else load_capacity, functions)  # fmt: skip
+    return Sized(blob, kernels, arena, load_capacity, budget, stack_reserve(board, functions))
 
 
 def _speed_only(optimize: str) -> None:
@@ -147,7 +152,8 @@ def convert(
     blob, kernels, arena, load_capacity = (sized.blob, sized.adapters, sized.arena_bytes,
                                            sized.load_capacity)  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
-    _write_sources(out, blob, kernels, arena, load_capacity, model_name, graph, board.name)
+    _write_sources(out, blob, kernels, arena, load_capacity, model_name, graph, board.name,
+                   sized.stack)
     return ConvertResult(
         backend="interpreter",
         board=board.name,
@@ -168,7 +174,7 @@ def convert(
 
 def _write_sources(
     out: Path, blob: Blob, kernels: tuple[str, ...], arena: int, load_capacity: int,
-    model_name: str, graph: Graph, board_name: str,
+    model_name: str, graph: Graph, board_name: str, stack: StackReserve,
 ) -> None:  # fmt: skip
     (out / "model_blob.bin").write_bytes(blob.data)
     (out / "model_blob.h").write_text(
@@ -235,6 +241,7 @@ list(APPEND TH_APP_SOURCES
 {src_lines})
 list(APPEND TH_APP_INCLUDE_DIRS "${{CMAKE_CURRENT_LIST_DIR}}")
 """
+        + stack_cmake(stack.bytes if stack.derived else None)
     )
     plan = blob.plan
     info = {
@@ -253,6 +260,8 @@ list(APPEND TH_APP_INCLUDE_DIRS "${{CMAKE_CURRENT_LIST_DIR}}")
         "op_order": list(blob.op_order),
         "ops": [graph.ops[i].name for i in blob.op_order],
         "board": board_name,
+        "stack_reserve_bytes": stack.bytes,
+        "stack_reserve_derived": stack.derived,
         **io_quantization(graph),
     }
     (out / "model.json").write_text(json.dumps(info, indent=2) + "\n")

@@ -36,3 +36,16 @@ def require_device_support(graph: Graph, backend: str = "interpreter") -> None:
     problems = device_problems(graph, backend)
     if problems:
         raise UnsupportedModelError(unsupported_message(graph, problems, backend))
+
+
+def stack_cmake(stack_bytes: int | None) -> str:
+    """model.cmake lines that size the firmware's stack (plan/stack.py), or none (no derived
+    figure: the linker script's default)."""
+    if stack_bytes is None:
+        return ""
+    return f"""# The stack this model's firmware needs: the static bound of the kernels it calls
+# (plan/stack.py). A -DTH_STACK_BYTES=<bytes> on the cmake command line wins.
+if(NOT TH_STACK_BYTES)
+  set(TH_STACK_BYTES {stack_bytes})
+endif()
+"""

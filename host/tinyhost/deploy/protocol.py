@@ -88,6 +88,7 @@ DTYPES: dict[int, np.dtype] = {
 }
 COUNTER_UNITS = {0: "none", 1: "cycles", 2: "instructions", 3: "host-ns", 4: "systick"}
 ARENA_GUARD_DETAIL = 0x6A4D0000  # th_model.h TH_MODEL_DETAIL_ARENA_GUARD (debug builds)
+STACK_OVERFLOW_DETAIL = 0x6A4D0001  # th_model.h TH_MODEL_DETAIL_STACK_OVERFLOW
 
 
 class DeviceError(TinyhostError):
@@ -943,6 +944,9 @@ class Device:
         what = f"{_error_name(code)} (detail {detail})"
         if detail == ARENA_GUARD_DETAIL:
             what = "the invoke wrote past the model's arena (its guard bytes changed)"
+        elif detail == STACK_OVERFLOW_DETAIL:
+            what = ("the invoke overflowed the device's stack (the canary words at its limit "
+                    "changed): rebuild with a larger stack (TH_STACK_BYTES)")  # fmt: skip
         return DeviceError(
             f"{self.link.name} refused {name}: {what}{note}",
             code=code,

@@ -37,7 +37,8 @@ ROOT = "main"
 FAULT_ROOT = "th_fault_report"  # the fault handler's C part (HardFault_Handler branches to it)
 
 _SU = re.compile(r"^(.*?):\d+:\d+:([^\t]+)\t(\d+)\t(\S+)", re.M)
-_FUNC = re.compile(r"^[0-9a-f]+ <([^>]+)>:$")
+_FUNC = re.compile(r"^([0-9a-f]+) <([^>]+)>:$")
+_POOL_WORD = re.compile(r"\t\.word\t0x([0-9a-f]+)$")
 _CALL = re.compile(r"\t(?:bl|b|b\.w|b\.n)\t[0-9a-f]+ <([^>+]+)>$")
 _POINTER_CALL = re.compile(r"\tblx\t(?:r\d+|ip|lr)$")
 
@@ -62,14 +63,21 @@ class _Graph:
                 if "dynamic" in kind and "bounded" not in kind:
                     self.dynamic.add(name)
         self.calls: dict[str, set[str]] = {}
+        self.pool: dict[str, set[int]] = {}  # function -> words of its literal pool
+        at: dict[int, str] = {}  # start address -> function
         current = None
         for line in disassembly.splitlines():
             m = _FUNC.match(line)
             if m:
-                current = m.group(1)
+                current = m.group(2)
+                at[int(m.group(1), 16)] = current
                 self.calls.setdefault(current, set())
                 continue
             if current is None:
+                continue
+            word = _POOL_WORD.search(line)
+            if word:
+                self.pool.setdefault(current, set()).add(int(word.group(1), 16) & ~1)
                 continue
             call = _CALL.search(line)
             if call and call.group(1) != current:
@@ -77,6 +85,9 @@ class _Graph:
             elif _POINTER_CALL.search(line):
                 self.calls[current].add("__indirect_call")
         self.name = {f: f for f in self.calls}  # the graph's functions: the linked image's
+        # Functions whose address a function loads from its literal pool (Thumb bit cleared).
+        self.addressed = {f: {at[w] for w in words if w in at} - {f}
+                          for f, words in self.pool.items()}  # fmt: skip
         called = {d for ds in self.calls.values() for d in ds}
         # Exception handlers are entered by the hardware, and what leads to main (start-up)
         # by the reset: neither through a pointer call.
@@ -99,10 +110,18 @@ class _Graph:
         return found
 
     def pointer_targets(self, title: str) -> set[str]:
-        """What a pointer call in `title` may reach: in a kernel, the functions of its own file
-        nothing calls directly (its variant tables); elsewhere those of its own directory
-        (the interpreter's op adapters), else those of the other firmware directories (the
-        protocol's callbacks in the app)."""
+        """What a pointer call in `title` may reach: the functions whose address it or a direct
+        caller loads from its literal pool (a helper handed a kernel, e.g. the elementwise
+        adapters'); else, in a kernel, the functions of its own file nothing calls directly
+        (its variant tables); elsewhere those of its own directory (the interpreter's op
+        adapters), else those of the other firmware directories (the protocol's callbacks)."""
+        handed = set(self.addressed.get(title, ()))
+        for caller, callees in self.calls.items():
+            if title in callees:
+                handed |= self.addressed.get(caller, set())
+        handed = {f for f in handed if f in self.frame and f != title}
+        if handed:
+            return handed
         here = self.file.get(title, "")
         targets = self.indirect_targets - {title}
         if "kernels_c/" in here:
@@ -141,19 +160,85 @@ class _Graph:
         return self.memo[title]
 
 
+    def reachable(self, root: str) -> set[str]:
+        """Every function a call chain from `root` may enter."""
+        seen, todo = {root}, [root]
+        while todo:
+            for callee in self.callees(todo.pop()):
+                if callee not in seen:
+                    seen.add(callee)
+                    todo.append(callee)
+        return seen
+
+    def callees(self, title: str) -> set[str]:
+        out = set(self.calls.get(title, ()))
+        if "__indirect_call" in out:
+            out.discard("__indirect_call")
+            out |= self.pointer_targets(title)
+        return out - {title}
+
+    def is_kernel(self, title: str) -> bool:
+        return "kernels_c/" in self.file.get(title, "")
+
+    def kernel_table(self) -> tuple[int, dict[str, int]]:
+        """(base, {kernel function: bytes}) for the stack table: `base` is the deepest path from
+        main that enters no kernel from outside kernels_c (protocol, self-check, the model's
+        own code); each kernel function gets the deepest path from main into a kernel entry
+        (a kernel called from outside kernels_c) that may reach it, through that entry."""
+        live = self.reachable(ROOT)
+        callers: dict[str, set[str]] = {}
+        for f in live:
+            for c in self.callees(f):
+                callers.setdefault(c, set()).add(f)
+        entries = {c for c, fs in callers.items()
+                   if self.is_kernel(c) and any(not self.is_kernel(f) for f in fs)}  # fmt: skip
+        into: dict[str, int] = {ROOT: 0}
+
+        def longest_to(title: str, active: tuple[str, ...] = ()) -> int:
+            if title not in into:
+                into[title] = max((longest_to(f, (*active, title)) + self.own(f)
+                                   for f in callers.get(title, ()) if f not in active),
+                                  default=0)  # fmt: skip
+            return into[title]
+
+        table: dict[str, int] = {}
+        for entry in sorted(entries):
+            depth = longest_to(entry) + self.worst(entry)[0]
+            for g in self.reachable(entry):
+                if self.is_kernel(g):
+                    table[g] = max(table.get(g, 0), depth)
+        # base: the graph without the edges into kernel entries from outside kernels_c
+        saved = {f: set(ds) for f, ds in self.calls.items()}
+        for f in self.calls:
+            if not self.is_kernel(f):
+                self.calls[f] -= entries
+        self.memo.clear()
+        try:
+            base = self.worst(ROOT)[0]
+        finally:
+            self.calls, self.memo = saved, {}
+        return base, table
+
+
 class _NoBound(Exception):
     pass
 
 
-def static_stack(build_dir: Path, elf: Path) -> StackBound:
-    """The bound for the firmware `elf` built in `build_dir` (module docstring)."""
+def _graph(build_dir: Path, elf: Path) -> _Graph | None:
     su_files = sorted(Path(build_dir).rglob("*.su"))
     if not su_files:
-        return StackBound(None, reason=f"no stack-usage files in {build_dir}")
+        return None
     objdump = require_tool("arm-none-eabi-objdump")
     disassembly = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(elf)],
                                  capture_output=True, text=True).stdout  # fmt: skip
-    graph = _Graph(su_files, disassembly)
+    return _Graph(su_files, disassembly)
+
+
+def static_stack(build_dir: Path, elf: Path) -> StackBound:
+    """The bound for the firmware `elf` built in `build_dir` (module docstring)."""
+    graph = _graph(build_dir, elf)
+    if graph is None:
+        return StackBound(None, reason=f"no stack-usage files in {build_dir}")
     if ROOT not in graph.calls:
         return StackBound(None, reason=f"no {ROOT} in {elf}")
     try:
@@ -163,3 +248,15 @@ def static_stack(build_dir: Path, elf: Path) -> StackBound:
     except _NoBound as e:
         return StackBound(None, reason=str(e))
     return StackBound(depth + fault, path, fault)
+
+
+def stack_table_entry(build_dir: Path, elf: Path) -> dict:
+    """What plan/stack_table.json holds for one CPU, measured on an interpreter firmware with
+    every op adapter (so every kernel): `base`, `fault` and `kernels` (plan/stack.py)."""
+    graph = _graph(build_dir, elf)
+    if graph is None or ROOT not in graph.calls:
+        raise ValueError(f"{elf}: no stack-usage files or no {ROOT}")
+    base, kernels = graph.kernel_table()
+    fault = EXCEPTION_FRAME_BYTES + (graph.worst(FAULT_ROOT)[0]
+                                     if FAULT_ROOT in graph.calls else 0)  # fmt: skip
+    return {"base": base, "fault": fault, "kernels": dict(sorted(kernels.items()))}

@@ -8,13 +8,15 @@ any file is written, with the bytes missing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tinyhost.boards import Board
 from tinyhost.errors import TinyhostError
+from tinyhost.plan.stack import DEFAULT_STACK_BYTES, stack_reserve
 
-# RAM the plan does not see (boards/common/th_sections.ld reserves the stack).
-STACK_BYTES = 16 << 10
+# RAM the plan does not see: the stack (derived per model from the static stack bound of the
+# kernels it calls, plan/stack.py; the linker script reserves what model.cmake asks for)
 # The protocol firmware's .data/.bss besides arena and load buffer: protocol frame buffers,
 # the interpreter context and its per-op profile (measured about 5 KiB), with headroom.
 FIRMWARE_STATE_BYTES = 8 << 10
@@ -30,7 +32,7 @@ class DoesNotFitError(TinyhostError):
 class Reserves:
     """What the firmware needs besides the model, per memory."""
 
-    stack: int = STACK_BYTES
+    stack: int = DEFAULT_STACK_BYTES
     firmware_state: int = FIRMWARE_STATE_BYTES
     load_buffer: int = 0  # LOAD_MODEL receive buffer
     firmware_code: int = FIRMWARE_CODE_BYTES
@@ -116,23 +118,26 @@ class Budget:
 
 
 def budget_for(board: Board, arena_bytes: int, model_flash_bytes: int,
-               load_buffer: int = 0) -> Budget:
-    """The budget of a model of these sizes on `board`, with the firmware's reserves."""
+               load_buffer: int = 0, kernels: Iterable[str] | None = None) -> Budget:
+    """The budget of a model of these sizes on `board`, with the firmware's reserves; the
+    stack is derived from the kernel functions the model calls (None: any kernel)."""
     return Budget(
         board.name,
         None if board.ram is None else board.ram.size,
         None if board.flash is None else board.flash.size,
         arena_bytes,
         model_flash_bytes,
-        Reserves(load_buffer=load_buffer),
+        Reserves(stack=stack_reserve(board, kernels).bytes, load_buffer=load_buffer),
     )
 
 
-def ram_left_for_loading(board: Board, arena_bytes: int) -> int | None:
+def ram_left_for_loading(board: Board, arena_bytes: int,
+                         kernels: Iterable[str] | None = None) -> int | None:
     """RAM free for a LOAD_MODEL buffer after arena and reserves (16-byte multiple)."""
     if board.ram is None:
         return None
-    return max(0, board.ram.size - arena_bytes - Reserves().ram) // 16 * 16
+    reserves = Reserves(stack=stack_reserve(board, kernels).bytes)
+    return max(0, board.ram.size - arena_bytes - reserves.ram) // 16 * 16
 
 
 def require_fits(budget: Budget, model: str) -> Budget:
