@@ -13,7 +13,8 @@ figure can be checked:
 - functions without a frame record (libc's memcpy/memset, assembly files) count
   EXTERNAL_BYTES; naked assembly functions, which GCC reports as 0 bytes, count NAKED_BYTES
   (ours push at most r4-r11, lr and 60 bytes of locals);
-- the two recursions have known depths (BOUNDED_RECURSION).
+- the two recursions have known depths (BOUNDED_RECURSION), and the protocol's frame writer
+  calls only the link writer (KNOWN_POINTER_CALLS).
 Any other recursion or an unbounded dynamic frame (alloca, VLA) makes the bound unknown
 (None), said why.
 """
@@ -33,6 +34,11 @@ EXCEPTION_FRAME_BYTES = 8 * 4 + 18 * 4  # r0-r3, r12, lr, pc, xpsr + s0-s15, fps
 # Recursions with a known depth: th_pad_s8's pad_dim, one level per dimension (TH_MAX_RANK);
 # th_nn_mat_mult_s8_s16 calls itself once, for an odd last channel, with one channel.
 BOUNDED_RECURSION = {"pad_dim": 6, "th_nn_mat_mult_s8_s16": 2}
+# Pointer calls whose targets are known by role: the protocol's frame writer (th_proto.c
+# send_raw) calls only the app's link writer (firmware/app/main.c uart_write) and its INFO
+# builder only the app's info callback, never the other request callbacks, which the rule for
+# other pointer calls would include.
+KNOWN_POINTER_CALLS = {"send_raw": {"uart_write"}, "get_info": {"cb_info"}}
 ROOT = "main"
 FAULT_ROOT = "th_fault_report"  # the fault handler's C part (HardFault_Handler branches to it)
 
@@ -96,6 +102,7 @@ class _Graph:
                                  and not f.endswith("_Handler") and f != FAULT_ROOT
                                  and f in self.frame}  # fmt: skip
         self.memo: dict[str, tuple[int, list[str]]] = {}
+        self.cut: set[str] = set()  # kernel entries not followed from outside kernels_c
 
     def _callers_of(self, targets: set[str]) -> set[str]:
         """`targets` and every function that reaches one of them by direct calls."""
@@ -115,6 +122,9 @@ class _Graph:
         adapters'); else, in a kernel, the functions of its own file nothing calls directly
         (its variant tables); elsewhere those of its own directory (the interpreter's op
         adapters), else those of the other firmware directories (the protocol's callbacks)."""
+        known = KNOWN_POINTER_CALLS.get(title.split(".")[0])
+        if known is not None:
+            return {f for f in self.calls if f.split(".")[0] in known}
         handed = set(self.addressed.get(title, ()))
         for caller, callees in self.calls.items():
             if title in callees:
@@ -142,10 +152,9 @@ class _Graph:
             return self.memo[title]
         if title in self.dynamic:
             raise _NoBound(f"{self.name[title]} has a dynamic frame")
-        callees = set(self.calls.get(title, ()))
-        if "__indirect_call" in callees:
-            callees.discard("__indirect_call")
-            callees |= self.pointer_targets(title)
+        callees = self.callees(title)
+        if not self.is_kernel(title):
+            callees -= self.cut
         best, chain = 0, []
         for callee in callees:
             if callee in active or callee == title:
@@ -175,7 +184,7 @@ class _Graph:
         if "__indirect_call" in out:
             out.discard("__indirect_call")
             out |= self.pointer_targets(title)
-        return out - {title}
+        return out
 
     def is_kernel(self, title: str) -> bool:
         return "kernels_c/" in self.file.get(title, "")
@@ -188,7 +197,7 @@ class _Graph:
         live = self.reachable(ROOT)
         callers: dict[str, set[str]] = {}
         for f in live:
-            for c in self.callees(f):
+            for c in self.callees(f) - {f}:
                 callers.setdefault(c, set()).add(f)
         entries = {c for c, fs in callers.items()
                    if self.is_kernel(c) and any(not self.is_kernel(f) for f in fs)}  # fmt: skip
@@ -207,16 +216,12 @@ class _Graph:
             for g in self.reachable(entry):
                 if self.is_kernel(g):
                     table[g] = max(table.get(g, 0), depth)
-        # base: the graph without the edges into kernel entries from outside kernels_c
-        saved = {f: set(ds) for f, ds in self.calls.items()}
-        for f in self.calls:
-            if not self.is_kernel(f):
-                self.calls[f] -= entries
-        self.memo.clear()
+        # base: the graph without the calls into kernel entries from outside kernels_c
+        self.cut, self.memo = entries, {}
         try:
             base = self.worst(ROOT)[0]
         finally:
-            self.calls, self.memo = saved, {}
+            self.cut, self.memo = set(), {}
         return base, table
 
 
