@@ -186,3 +186,15 @@ def test_truncated_file_says_where(tmp_path: Path, capsys, cut: int) -> None:
     assert main(["inspect", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"truncated at byte {cut:,} of at least" in err and err.count("\n") == 1
+
+
+def test_run_reports_its_stack(tmp_path: Path, capsys) -> None:
+    """run --json on a Cortex-M board: the measured stack peak, the image's static bound and
+    the reserve it was linked with, in that order of size."""
+    x_path, _ = _samples(tmp_path, 1)
+    argv = ["run", str(DIGITS), "--board", "mps2-an386", "--input", str(x_path),
+            "--work-dir", str(tmp_path / "w"), "--json"]  # fmt: skip
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 0 < out["stack_peak_bytes"] <= out["stack_static_bytes"] <= out["stack_reserve_bytes"]
+    assert out["stack_reserve_bytes"] == out["fit"]["reserves"]["stack"]

@@ -195,6 +195,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
               f"({report.emulator['path']}, found by {report.emulator['found_by']})")
     if report.budget is not None:
         print(report.budget.verdict())
+    if report.stack_peak is not None or report.stack_static is not None:
+        known = [f"{what} {v:,} B" for what, v in (
+            ("measured peak", report.stack_peak), ("static bound", report.stack_static),
+            ("reserved", report.budget.reserves.stack if report.budget else None)) if v]
+        print(f"stack: {', '.join(known)}")
     for k, o in enumerate(report.stacked_outputs()):
         flat = report.runs[0].outputs[k].reshape(-1)
         more = " ..." if flat.size > 16 else ""

@@ -74,6 +74,9 @@ def print_result(r: BenchResult) -> None:
         print(f"  RAM total     {r.ram_total_bytes:>12,} B (arena + {r.ram_static_model_bytes:,} "
               f"static + {r.stack_peak_bytes:,} stack peak; protocol "
               f"{r.ram_protocol_bytes:,} B apart)")  # fmt: skip
+    if r.stack_static_bytes is not None and r.budget is not None:
+        print(f"  stack         {r.stack_static_bytes:>12,} B static bound ("
+              f"{r.stack_peak_bytes or 0:,} measured, {r.budget.reserves.stack:,} reserved)")
     if r.flash_model_code_bytes is not None:
         print(f"  model code    {r.flash_model_code_bytes:>12,} B (backend + kernels + runtime)")
     print(f"  flash code    {r.flash_code_bytes:>12,} B")

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tinyhost.deploy.cycles import CORES, CoreModel, cycles
-from tinyhost.deploy.stack import static_stack
 from tinyhost.ir import Graph, OpKind
 from tinyhost.plan.budget import Budget
 
@@ -235,8 +234,7 @@ def bench(
         ram_protocol_bytes=None if parts is None else parts.protocol_ram_bytes,
         flash_model_code_bytes=None if parts is None else parts.model_code_bytes,
         cycles_estimate=_cycles_estimate(report.runs[0], b.cpu, b.clock_hz or 0),
-        stack_static_bytes=(static_stack(report.firmware.parent, report.firmware).bytes
-                            if not b.is_host else None),
+        stack_static_bytes=report.stack_static,
     )
 
 

@@ -86,6 +86,7 @@ class RunReport:
     budget: Budget | None = None  # the fit on the board, as plan --board prints it
     emulator: dict[str, str] | None = None  # which emulator ran it, e.g. Renode's version/path
     data_symbols: tuple[str, ...] = ()  # model data arrays in generated code (footprint)
+    stack_static: int | None = None  # the image's static worst-case stack (deploy/stack.py)
 
     @property
     def stack_peak(self) -> int | None:
@@ -127,6 +128,8 @@ class RunReport:
             "ops": self.op_names,
             "fit": None if self.budget is None else self.budget.to_json(),
             "stack_peak_bytes": self.stack_peak,
+            "stack_static_bytes": self.stack_static,
+            "stack_reserve_bytes": None if self.budget is None else self.budget.reserves.stack,
             **({"emulator": self.emulator} if self.emulator is not None else {}),
             "runs": [{"outputs": [o.reshape(-1).tolist() for o in r.outputs],
                       "latency": r.latency.to_json()} for r in self.runs],  # fmt: skip
@@ -167,9 +170,9 @@ def build_firmware(
     return build(repo_root() / APP_DIR, b, build_dir, defines=defines, model_dir=model_dir)
 
 
-def _check_static_stack(budget: Budget, fw: BuildResult) -> None:
-    """The image's static worst-case stack (deploy/stack.py) must fit the stack the fit check
-    reserved for it; else say so before anything runs."""
+def _check_static_stack(budget: Budget, fw: BuildResult) -> int | None:
+    """The image's static worst-case stack (deploy/stack.py), which must fit the stack the fit
+    check reserved for it (else say so before anything runs); None: no bound."""
     from tinyhost.deploy.stack import static_stack
 
     bound = static_stack(fw.build_dir, fw.elf)
@@ -177,6 +180,7 @@ def _check_static_stack(budget: Budget, fw: BuildResult) -> None:
         raise DeployError(f"{fw.elf}: the firmware may need {bound.bytes:,} bytes of stack "
                           f"(static worst case through {' > '.join(bound.path[:6])}...), more "
                           f"than the {budget.reserves.stack:,} the fit check reserves")  # fmt: skip
+    return bound.bytes
 
 
 def check_model_dir(model_dir: Path, board: Board) -> None:
@@ -399,8 +403,9 @@ def run_model(
     conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes,
                    optimize=optimize)
     fw = None if port is not None else build_firmware(work / "model", b, work / "build")
+    stack_static = None
     if fw is not None and not b.is_host:
-        _check_static_stack(conv.budget, fw)
+        stack_static = _check_static_stack(conv.budget, fw)
     prepared = [prepare_device_inputs(graph, s) for s in input_sets]
     exact = port is None and b.qemu_machine is not None
     with contextlib.ExitStack() as stack:
@@ -442,4 +447,5 @@ def run_model(
         budget=conv.budget,
         data_symbols=conv.data_symbols,
         emulator=emulator,
+        stack_static=stack_static,
     )
