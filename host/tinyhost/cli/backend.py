@@ -54,6 +54,9 @@ def resolve_model(args: argparse.Namespace) -> None:
     args.model = str(int8)
     args.backend = info.get("backend", args.backend)
     args.optimize = info.get("optimize", args.optimize)
+    patch = info.get("patch")
+    if patch:
+        args.patch, args.max_overhead = patch["request"], patch["max_overhead"]
 
 
 def load_int8_graph(path: str, args: argparse.Namespace) -> Graph:
@@ -82,12 +85,26 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--optimize", choices=("speed", "size"), default="speed",
                    help="compiled backend: the fastest kernels (default), or the smallest code "
                         "(portable kernels built with -Os)")
+    p.add_argument("--patch", metavar="auto|off|N", default="off",
+                   help="compiled backend: run the first layers in N row bands (auto: the "
+                        "split and band count with the smallest arena) to go below the "
+                        "layer-by-layer memory bound; the input is not preserved (default off)")
+    p.add_argument("--max-overhead", type=float, default=0.10, metavar="F",
+                   help="--patch auto: at most this share of extra MACs from recomputed band "
+                        "borders (default %(default)g)")
     p.add_argument("--renode", metavar="PATH",
                    help="Renode to run Renode boards with (else $TINYHOST_RENODE, `renode` on "
                         "PATH, or the copy `make setup` unpacked into build/)")  # fmt: skip
     from tinyhost.cli.quantize import add_arguments
 
     add_arguments(p, calib_required=False)
+
+
+def patch_request(args: argparse.Namespace):  # noqa: ANN201
+    """--patch / --max-overhead as a PatchRequest (None: off)."""
+    from tinyhost.plan.patch import parse_patch
+
+    return parse_patch(args.patch, args.max_overhead)
 
 
 def add_parser(subparsers) -> None:
@@ -138,7 +155,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     graph = load_int8_graph(args.model, args)
     result = convert(graph, board, args.output, all_ops=args.all_ops,
                      arena_bytes=args.arena_bytes, load_capacity=args.load_capacity,
-                     optimize=args.optimize)
+                     optimize=args.optimize, patch=patch_request(args))
     from tinyhost.tflite.writer import write_model
 
     # the int8 model as deployed, so `run`/`eval` can take this directory (or its firmware)
@@ -178,7 +195,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         graph, args.board, split_batches(graph, arrays), backend=args.backend,
         work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
         arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
-        optimize=args.optimize, renode=args.renode,
+        optimize=args.optimize, renode=args.renode, patch=patch_request(args),
     )  # fmt: skip
     if out_path is not None:
         _save_outputs(out_path, report.stacked_outputs())

@@ -33,7 +33,7 @@ def add_parser(subparsers) -> None:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from tinyhost.cli.backend import load_int8_graph
+    from tinyhost.cli.backend import load_int8_graph, patch_request
 
     graph = load_int8_graph(args.model, args)
     inputs = None
@@ -45,7 +45,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     result = bench(graph, args.board, backend=args.backend, runs=args.runs,
                    work_dir=Path(args.work_dir) if args.work_dir else None,
                    arena_bytes=args.arena_bytes, timeout=args.timeout,
-                   inputs=inputs, optimize=args.optimize, renode=args.renode)  # fmt: skip
+                   inputs=inputs, optimize=args.optimize, renode=args.renode,
+                   patch=patch_request(args))  # fmt: skip
     if args.json:
         json.dump(result.to_json(), sys.stdout)
         print()
@@ -90,5 +91,7 @@ def print_result(r: BenchResult) -> None:
         print(f"  latency       median of {r.runs} runs ({r.unit} vary run to run)")
     for k, op in enumerate(r.per_op):
         share = 100.0 * op.count / r.total if r.total else 0.0
-        label = op.kind if op.name == op.kind else f"{op.kind} {op.name}"
+        # a patched stage's ops name their band or view themselves
+        label = op.name if op.name.startswith(op.kind) or "view" in op.name else (
+            f"{op.kind} {op.name}")
         print(f"  {k:>4} {label[:40]:<40} {op.count:>12,} {share:5.1f}%  {op.macs:>10,} MACs")

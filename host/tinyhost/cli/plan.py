@@ -30,6 +30,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="plan without in-place kernels (aliases of RESHAPE/SQUEEZE stay)",
     )
     p.add_argument("--alignment", type=int, help="buffer alignment in bytes (default: board's)")
+    p.add_argument("--patch", metavar="auto|off|N", default="off",
+                   help="with --backend compiled: plan the first layers in N row bands (auto: "
+                        "the candidate with the smallest arena); lists every candidate")
+    p.add_argument("--max-overhead", type=float, default=0.10, metavar="F",
+                   help="--patch auto: at most this share of extra MACs (default %(default)g)")
     add_arguments(p, calib_required=False)
     p.set_defaults(func=run)
     return p
@@ -76,14 +81,19 @@ def run(args: argparse.Namespace) -> int:
         options = replace(options, alignment=args.alignment)
     if args.no_inplace:
         options = options.without_inplace()
+    request = _patch_request(args)
     try:
         plan = plan_memory(graph, options=options)
     except ValueError as e:  # e.g. an alignment that is not a power of two
         from tinyhost.errors import TinyhostError
 
         raise TinyhostError(str(e)) from None
+    patch_json = None
+    if request is not None:
+        plan, patch_json = _patched_plan(graph, options, request)
     flash = flash_usage(graph)
-    fit = get_backend(args.backend).fit(graph, board) if board is not None else None
+    fit = (get_backend(args.backend).fit(graph, board, patch=request) if board is not None
+           else None)  # fmt: skip
 
     if args.plot:
         from tinyhost.plan.plot import plot_plan
@@ -101,12 +111,67 @@ def run(args: argparse.Namespace) -> int:
         }
         if fit is not None:
             out["board"] = {"name": fit.board, "backend": args.backend, **fit.to_json()}
+        if patch_json is not None:
+            out["patch"] = patch_json
         print(json.dumps(out, indent=2))
     else:
+        if patch_json is not None:
+            print(_format_patch(patch_json))
         print(format_plan(plan, flash, fit, args.backend))
     if fit is not None:
         require_fits(fit, args.model)  # exit 2 with the bytes missing
     return 0
+
+
+def _patch_request(args: argparse.Namespace):  # noqa: ANN202
+    from tinyhost.errors import TinyhostError
+    from tinyhost.plan.patch import parse_patch
+
+    request = parse_patch(args.patch, args.max_overhead)
+    if request is not None and args.backend != "compiled":
+        raise TinyhostError("--patch is the compiled backend's: add --backend compiled")
+    return request
+
+
+def _patched_plan(graph: Graph, options, request):  # noqa: ANN001, ANN202
+    """The compiled backend's view: PADs folded, then the stage in bands (plan/patch.py)."""
+    from tinyhost.codegen.fold import fold_pads
+    from tinyhost.plan.patch import layout_patched, patch_graph, pick
+
+    folded = fold_pads(graph)
+    chosen, cands, unpatched = pick(folded.graph, options, request)
+    info = {"request": args_text(request), "unpatched_arena_bytes": unpatched,
+            "max_overhead": request.max_overhead,
+            "candidates": [c.to_json() for c in cands],
+            "chosen": None if chosen is None else chosen.to_json()}  # fmt: skip
+    if chosen is None:
+        from tinyhost.plan import plan_memory
+
+        return plan_memory(folded.graph, options=options), info
+    p = patch_graph(folded.graph, chosen.split_op, chosen.tiles)
+    # op numbers as the user's model has them (folded PADs absent from the plan's graph)
+    for entry in (*info["candidates"], info["chosen"]):
+        entry["split_op"] = folded.origin[entry["split_op"]]
+    return layout_patched(p, options).plan, info
+
+
+def args_text(request) -> str:  # noqa: ANN001
+    return "auto" if request.tiles is None else str(request.tiles)
+
+
+def _format_patch(info: dict) -> str:
+    lines = [f"patch: {len(info['candidates'])} candidates (split op, tiles), unpatched arena "
+             f"{info['unpatched_arena_bytes']:,} B, max overhead {info['max_overhead']:g}"]
+    best = sorted(info["candidates"], key=lambda c: (c["arena_bytes"], c["extra_macs"]))[:8]
+    for c in best:
+        lines.append(f"  split op {c['split_op']:>3}  tiles {c['tiles']:>3}  arena "
+                     f"{c['arena_bytes']:>9,} B  extra MACs {c['extra_macs']:>10,} "
+                     f"({100 * c['overhead']:.1f}%)")
+    chosen = info["chosen"]
+    lines.append("chosen: none (nothing beats layer by layer within the overhead)" if chosen is None
+                 else f"chosen: split op {chosen['split_op']}, {chosen['tiles']} row bands, "
+                      f"arena {chosen['arena_bytes']:,} B; the input is not preserved")
+    return "\n".join(lines)
 
 
 def format_plan(plan, flash, fit, backend: str = "interpreter") -> str:

@@ -47,10 +47,18 @@ from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support, stack_cmake
 from tinyhost.errors import TinyhostError, UnsupportedModelError
-from tinyhost.ir import Graph
+from tinyhost.ir import Graph, OpKind
+from tinyhost.ir.stats import op_macs
 from tinyhost.paths import repo_root
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
 from tinyhost.plan.budget import Budget, budget_for, require_fits
+from tinyhost.plan.patch import (
+    Patched,
+    PatchRequest,
+    check_patched,
+    layout_patched,
+    resolve_patch,
+)
 from tinyhost.plan.scratch import conv_variant
 from tinyhost.plan.stack import StackReserve, stack_reserve
 
@@ -117,12 +125,18 @@ class _Model:
         self.interleaved = interleaved
         self.live = live
         self.arrays: list[_Array] = []
+        self._array_data: dict[str, np.ndarray] = {}
         self._tensor_arrays: dict[int, str] = {}
 
     # -- data ---------------------------------------------------------------------------------
 
     def array(self, name: str, data: np.ndarray) -> str:
         data = np.ascontiguousarray(data).reshape(-1)
+        if name in self._array_data:  # the bands of a patched op share their data
+            if not np.array_equal(self._array_data[name], data):
+                raise TinyhostError(f"two different arrays named {name}")
+            return name
+        self._array_data[name] = data
         ctype = _CTYPES[data.dtype]
         if data.dtype == np.float32:
             values = [f"{float(v)!r}f" for v in data]
@@ -421,11 +435,36 @@ class Generated:
     folded: Folded
     functions: tuple[str, ...]  # every kernels_c function the model calls
     stack: StackReserve  # the firmware's stack, derived from them
+    patched: Patched | None = None  # the stage run in row bands (plan/patch.py), if any
 
     @property
     def op_order(self) -> tuple[int, ...]:
-        """Execution order in the source graph's op numbers (folded PADs absent)."""
-        return tuple(self.folded.origin[i] for i in self.plan.op_order)
+        """Execution order in the source graph's op numbers (folded PADs absent; a patched
+        op once per band, its views too)."""
+        p = self.patched
+        return tuple(self.folded.origin[i if p is None else p.origin[i]]
+                     for i in self.plan.op_order)  # fmt: skip
+
+    def op_names(self, source: Graph) -> tuple[str, ...]:
+        """The executed ops' kinds; a patched stage's say which band (and which are views)."""
+        names = [source.ops[i].name for i in self.op_order]
+        p = self.patched
+        if p is None:
+            return tuple(names)
+        for step, i in enumerate(self.plan.op_order):
+            if i in p.views:
+                names[step] = (f"STRIDED_SLICE (band {p.band[i]} input rows, view)"
+                               if p.band[i] is not None
+                               else f"CONCATENATION ({p.tiles} bands' rows, view)")  # fmt: skip
+            elif p.band[i] is not None:
+                names[step] += f" band {p.band[i]}/{p.tiles}"
+        return tuple(names)
+
+    def op_macs(self) -> tuple[int, ...] | None:
+        if self.patched is None:
+            return None
+        g = self.patched.graph
+        return tuple(op_macs(g, g.ops[i]) for i in self.plan.op_order)
 
 
 OPTIMIZE = ("speed", "size")
@@ -442,12 +481,11 @@ def kernel_build(board: Board, optimize: str) -> BlobTarget:
 
 
 def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None,
-             optimize: str = "speed") -> Generated:
+             optimize: str = "speed", patch: PatchRequest | None = None) -> Generated:
     """model.c and model.h for `graph` on `board` (nothing written)."""
     require_device_support(graph, "compiled")
     folded = fold_pads(graph)
     graph = folded.graph
-    calls = lower_graph(graph, "compiled")
     io_max = LIMITS["TH_INTERP_MAX_MODEL_IO"]  # the protocol firmware's, th_model.h
     if max(len(graph.inputs), len(graph.outputs)) > io_max:
         raise UnsupportedModelError(
@@ -456,7 +494,17 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
         )
     target = kernel_build(board, optimize)
     options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
-    plan = plan_memory(graph, options=options)
+    patched = None if patch is None else resolve_patch(graph, options, patch)
+    if patched is None:
+        plan = plan_memory(graph, options=options)
+    else:
+        layout = layout_patched(patched, options)
+        problems = check_patched(patched, layout)
+        if problems:  # a bug, not a user error: say everything
+            raise TinyhostError(f"{graph.source}: the patched layout is unsafe: "
+                                + "; ".join(problems))  # fmt: skip
+        graph, plan = patched.graph, layout.plan
+    calls = lower_graph(graph, "compiled", frozenset() if patched is None else patched.views)
     grants = grant_scratch(graph, calls, plan, options)
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
     live = _live_channel_plan(graph, calls, plan, grants)
@@ -465,13 +513,25 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     ops = []
     called: list[str] = []
     for i in plan.op_order:
-        source_op = folded.origin[i]
+        source_op = folded.origin[i if patched is None else patched.origin[i]]
+        band = None if patched is None else patched.band[i]
+        function = f"op_{source_op}" + ("" if band is None else f"_band{band}")
+        if patched is not None and i in patched.views:
+            what = "input rows" if graph.ops[i].kind is OpKind.STRIDED_SLICE else "rows"
+            ops.append({"index": source_op, "kind": f"{graph.ops[i].name} (view)",
+                        "function": function + ("_in" if band is not None else "_out"),
+                        "body": "    return TH_OK;",
+                        "note": f"patched stage: the band's {what} in place, no code"})
+            continue
         body, note = model.body(by_op[i], source_op)
         constant = "" if i not in live else (
             f"{live[i].channels.constant_count} of {live[i].channels.pixel.size} channels "
             "constant, computed on the host")
         shown = "; ".join(n for n in (note, constant, _folded_note(folded, source_op)) if n)
-        ops.append({"index": source_op, "kind": graph.ops[i].name, "body": body, "note": shown})
+        if band is not None:
+            shown = "; ".join(n for n in (f"band {band} of {patched.tiles}", shown) if n)
+        ops.append({"index": source_op, "kind": graph.ops[i].name, "function": function,
+                    "body": body, "note": shown})
         if i in live:
             called.append("th_expand_channels_s8")
         if note.startswith("th_"):  # a conv variant called directly (the note names it)
@@ -493,7 +553,7 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     functions = tuple(sorted(set(called) | {c.function for c in calls}))
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays), folded,
-                     functions, stack_reserve(board, functions))  # fmt: skip
+                     functions, stack_reserve(board, functions), patched)  # fmt: skip
 
 
 def _folded_note(folded: Folded, op: int) -> str:
@@ -506,10 +566,11 @@ def _model_name(graph: Graph, name: str | None) -> str:
 
 
 def fit(graph: Graph, board: Board, *, arena_bytes: int | None = None,
-        name: str | None = None, optimize: str = "speed", **options: object) -> Budget:
+        name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
+        **options: object) -> Budget:
     """What `convert --backend compiled` would need on `board` (nothing written)."""
     _refuse_interpreter_options(options)
-    g = generate(graph, board, _model_name(graph, name), arena_bytes, optimize)
+    g = generate(graph, board, _model_name(graph, name), arena_bytes, optimize, patch)
     return _budget(board, g)
 
 
@@ -527,13 +588,13 @@ def _refuse_interpreter_options(options: dict) -> None:
 
 
 def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int | None = None,
-            name: str | None = None, optimize: str = "speed",
+            name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
             **options: object) -> ConvertResult:
     """Write model.c, model.h, model.cmake and model.json for `graph` (int8) and `board`."""
     _refuse_interpreter_options(options)
     out = Path(out_dir)
     model_name = _model_name(graph, name)
-    g = generate(graph, board, model_name, arena_bytes, optimize)
+    g = generate(graph, board, model_name, arena_bytes, optimize, patch)
     budget = _budget(board, g)
     require_fits(budget, graph.source)
     out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
@@ -554,13 +615,18 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "ops": [graph.ops[i].name for i in g.op_order],
         "folded": [{"op": f.pad, "kind": graph.ops[f.pad].name, "into": f.conv}
                    for f in g.folded.pads],
+        "patch": None if g.patched is None else {
+            "split_op": g.folded.origin[g.patched.stage[-1]], "tiles": g.patched.tiles,
+            "request": "auto" if patch is None or patch.tiles is None else str(patch.tiles),
+            "max_overhead": None if patch is None else patch.max_overhead,
+            "input_preserved": False},
         **io_quantization(graph),
     }  # fmt: skip
     (out / "model.json").write_text(json.dumps(info, indent=2) + "\n")
     return ConvertResult(
         backend="compiled", board=board.name, out_dir=out, model_name=model_name,
         arena_bytes=g.arena_bytes, plan=g.plan, op_order=g.op_order,
-        op_names=tuple(graph.ops[i].name for i in g.op_order), linked=g.linked,
+        op_names=g.op_names(graph), linked=g.linked, op_macs=g.op_macs(),
         model_flash_bytes=g.model_flash_bytes, model_hash=g.model_hash, load_image=None,
         load_capacity=0, budget=budget, data_symbols=g.data_symbols,
     )  # fmt: skip

@@ -37,14 +37,6 @@ class Folded:
     pads: tuple[FoldedPad, ...]
 
 
-def _readers(graph: Graph) -> dict[int, list[int]]:
-    readers: dict[int, list[int]] = {}
-    for i, op in enumerate(graph.ops):
-        for t in {t for t in op.inputs if t is not None}:
-            readers.setdefault(t, []).append(i)
-    return readers
-
-
 def _same_quantization(graph: Graph, a: int, b: int) -> bool:
     qa, qb = graph.tensors[a].quant, graph.tensors[b].quant
     return (qa is not None and qb is not None and qa.scale.size == qb.scale.size == 1
@@ -91,7 +83,7 @@ def _absorb(graph: Graph, conv: Op, pad: PadParams, source: int) -> Op:
 
 def fold_pads(graph: Graph) -> Folded:
     """`graph` with every foldable PAD absorbed by the conv after it (module docstring)."""
-    readers = _readers(graph)
+    readers = graph.readers()
     ops = list(graph.ops)
     folded: list[FoldedPad] = []
     for i, op in enumerate(graph.ops):

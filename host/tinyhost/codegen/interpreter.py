@@ -80,14 +80,22 @@ def size_model(graph: Graph, board: Board, *, all_ops: bool = False,
     return Sized(blob, kernels, arena, load_capacity, budget, stack_reserve(board, functions))
 
 
+def _no_patch(patch: object) -> None:
+    if patch is not None:
+        raise TinyhostError("--patch is the compiled backend's: the interpreter runs every op "
+                            "layer by layer (use --backend compiled)")  # fmt: skip
+
+
 def _speed_only(optimize: str) -> None:
     if optimize != "speed":
         raise TinyhostError(f"--optimize {optimize} is the compiled backend's: the interpreter "
                             "firmware links the kernels its op table names, as built")
 
-def fit(graph: Graph, board: Board, optimize: str = "speed", **options: object) -> Budget:
+def fit(graph: Graph, board: Board, optimize: str = "speed", patch: object = None,
+        **options: object) -> Budget:
     """What `convert` would need on `board` (the `plan --board` figures)."""
     _speed_only(optimize)
+    _no_patch(patch)
     return size_model(graph, board, **options).budget  # type: ignore[arg-type]
 
 
@@ -141,9 +149,11 @@ def convert(
     load_capacity: int | None = None,
     name: str | None = None,
     optimize: str = "speed",
+    patch: object = None,
 ) -> ConvertResult:
     """Write the interpreter model directory for `graph` (int8) and `board`."""
     _speed_only(optimize)
+    _no_patch(patch)
     out = Path(out_dir)
     model_name = name or Path(graph.source).stem or graph.name or "model"
     sized = size_model(graph, board, all_ops=all_ops, arena_bytes=arena_bytes,

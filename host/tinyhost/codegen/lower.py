@@ -393,13 +393,17 @@ def unsupported_message(graph: Graph, problems: list[LoweringProblem], backend: 
             + "; ".join(str(p) for p in problems))  # fmt: skip
 
 
-def lower_graph(graph: Graph, backend: str = "interpreter") -> list[Call]:
-    """Every op of `graph` as a call; UnsupportedModelError lists every op that is not. The
+def lower_graph(graph: Graph, backend: str = "interpreter",
+                skip: frozenset[int] = frozenset()) -> list[Call]:
+    """Every op of `graph` as a call (but the `skip` ops, which a backend runs as views of
+    other tensors, without code); UnsupportedModelError lists every op that is not. The
     graph is validated first (a file from the field may carry NaN scales and the like)."""
     check_graph(graph)
     calls: list[Call] = []
     problems: list[LoweringProblem] = []
     for index in range(len(graph.ops)):
+        if index in skip:
+            continue
         result = lower_op(graph, index)
         if isinstance(result, LoweringProblem):
             problems.append(result)

@@ -28,3 +28,6 @@ class ConvertResult:
     load_capacity: int  # LOAD_MODEL receive buffer of the firmware (0: refused)
     budget: Budget  # the fit on the board (plan.budget: the same figures everywhere)
     data_symbols: tuple[str, ...] = ()  # constant arrays of model data in generated code
+    # MACs of each executed op where they differ from its source op's (a patched stage's
+    # bands compute part of an op each); None: the source ops'
+    op_macs: tuple[int, ...] | None = None

@@ -18,6 +18,7 @@ import numpy as np
 from tinyhost.deploy.cycles import CORES, CoreModel, cycles
 from tinyhost.ir import Graph, OpKind
 from tinyhost.plan.budget import Budget
+from tinyhost.plan.patch import PatchRequest
 
 if TYPE_CHECKING:
     from tinyhost.deploy.runner import ModelRun
@@ -171,6 +172,7 @@ def bench(
     timeout: float = 1800.0,
     inputs: list[np.ndarray] | None = None,
     optimize: str = "speed",
+    patch: PatchRequest | None = None,
     renode: str | None = None,
 ) -> BenchResult:
     """Run ``graph`` ``runs`` times on ``board`` (the deterministic input unless ``inputs``)
@@ -189,7 +191,7 @@ def bench(
         inputs = deterministic_inputs(graph)
     estimable = b.qemu_machine is not None and b.cpu in CORES
     report = run_model(graph, b, [inputs] * runs, backend=backend, work_dir=work_dir,
-                       arena_bytes=arena_bytes, timeout=timeout, optimize=optimize,
+                       arena_bytes=arena_bytes, timeout=timeout, optimize=optimize, patch=patch,
                        renode=renode, classes=estimable)  # fmt: skip
     expected = reference.run(graph, inputs).outputs
     bit_exact = all(
@@ -206,9 +208,10 @@ def bench(
     size = size_of(report.firmware, b)
     map_path = report.firmware.with_suffix(".map")
     parts = footprint(map_path, report.data_symbols) if map_path.is_file() else None
+    macs_of = report.op_macs or [op_macs(graph, graph.ops[i]) for i in report.op_indices]
     per_op = [
-        OpBench(graph.ops[i].name, graph.ops[i].kind.name, op_macs(graph, graph.ops[i]), n)
-        for i, n in zip(report.op_indices, summary["per_op"])
+        OpBench(name, graph.ops[i].kind.name, m, n)
+        for i, name, m, n in zip(report.op_indices, report.op_names, macs_of, summary["per_op"])
     ]
     return BenchResult(
         model=report.model,

@@ -43,6 +43,7 @@ from tinyhost.errors import DeployError, InputDataError
 from tinyhost.ir import Graph
 from tinyhost.paths import repo_root
 from tinyhost.plan.budget import Budget
+from tinyhost.plan.patch import PatchRequest
 
 APP_DIR = Path("firmware") / "app"
 
@@ -87,6 +88,7 @@ class RunReport:
     emulator: dict[str, str] | None = None  # which emulator ran it, e.g. Renode's version/path
     data_symbols: tuple[str, ...] = ()  # model data arrays in generated code (footprint)
     stack_static: int | None = None  # the image's static worst-case stack (deploy/stack.py)
+    op_macs: list[int] | None = None  # per executed op, when not the source ops' (patched)
 
     @property
     def stack_peak(self) -> int | None:
@@ -369,6 +371,7 @@ def run_model(
     timeout: float = 600.0,
     port: str | None = None,
     optimize: str = "speed",
+    patch: PatchRequest | None = None,
     renode: str | None = None,
     classes: bool = False,
 ) -> RunReport:
@@ -401,7 +404,7 @@ def run_model(
     work = (Path(work_dir) if work_dir is not None
             else default_build_root() / f"{b.name}-{backend}-{name}")
     conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes,
-                   optimize=optimize)
+                   optimize=optimize, patch=patch)
     fw = None if port is not None else build_firmware(work / "model", b, work / "build")
     stack_static = None
     if fw is not None and not b.is_host:
@@ -442,6 +445,7 @@ def run_model(
         model_flash_bytes=conv.model_flash_bytes,
         runs=runs,
         op_names=list(conv.op_names),
+        op_macs=None if conv.op_macs is None else list(conv.op_macs),
         op_indices=list(conv.op_order),
         firmware=fw.elf if fw else None,
         budget=conv.budget,

@@ -94,6 +94,14 @@ class Graph:
     def tensor(self, index: int) -> Tensor:
         return self.tensors[index]
 
+    def readers(self) -> dict[int, list[int]]:
+        """For each tensor, the ops that read it (in op order, each once)."""
+        out: dict[int, list[int]] = {}
+        for i, op in enumerate(self.ops):
+            for t in dict.fromkeys(t for t in op.inputs if t is not None):
+                out.setdefault(t, []).append(i)
+        return out
+
     def unsupported_ops(self) -> list[tuple[int, Op]]:
         return [(i, op) for i, op in enumerate(self.ops) if op.kind is OpKind.UNSUPPORTED]
 
