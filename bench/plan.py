@@ -1,6 +1,7 @@
 """Arena bytes of every shared model next to TFLite Micro's (../shared/PEERS.md).
 
-    /tmp/v/bin/python bench/plan.py [--json] [--tflm]
+    python bench/plan.py [--json] [--tflm]
+    python bench/plan.py --patch [--json] [--board B]
 
 The arena figures are those of the interpreter blob, i.e. what the firmware really
 allocates: the planner's plan with the in-place overlaps the kernels declare and the exact
@@ -9,6 +10,11 @@ scratch of the kernels, for the DSP build (Cortex-M4/M7/M33 boards) and the port
 in-place overlaps, TFLite Micro's head (planned activations, PEERS.md) and its whole arena
 on Cortex-M4. --tflm also runs the tflite-micro package to measure its head.
 Target (issue #4): at most 0.6x TFLite Micro's arena on each MLPerf Tiny model.
+
+--patch: patch-based inference (plan/patch.py) with the compiled backend on QEMU (exact
+instructions): per shared model, the arena and instructions layer by layer and with
+`--patch auto`, beside TFLite Micro's arena; then VWW's trade-off curve, arena against extra
+instructions, over tile counts with halo rows kept and recomputed.
 """
 
 from __future__ import annotations
@@ -61,11 +67,77 @@ def tflm_head(path: Path) -> int | None:
     return int(m.group(1)) if r.returncode == 0 and m else None
 
 
+def patch_bench(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from tinyhost.deploy.bench import bench
+    from tinyhost.plan.patch import PatchRequest
+
+    rows, curve = [], []
+    with tempfile.TemporaryDirectory(prefix="th-bench-patch-") as tmp:
+        def measure(graph, request, tag: str) -> tuple[int, int]:  # noqa: ANN001
+            r = bench(graph, args.board, backend="compiled", patch=request,
+                      work_dir=Path(tmp) / tag)  # fmt: skip
+            if not r.bit_exact:
+                raise SystemExit(f"{tag}: NOT bit-exact")
+            return r.arena_bytes, r.total
+
+        for name in MODELS:
+            path = SHARED / "models" / f"{name}.tflite"
+            if not path.is_file():
+                continue
+            graph = read_model(path)
+            try:
+                arena, instr = measure(graph, None, f"{len(rows)}-plain")
+                p_arena, p_instr = measure(graph, PatchRequest(), f"{len(rows)}-auto")
+            except TinyhostError as e:
+                print(f"{name}: {e}", file=sys.stderr)
+                continue
+            rows.append({"model": name, "arena_bytes": arena, "instructions": instr,
+                         "patched_arena_bytes": p_arena, "patched_instructions": p_instr,
+                         "tflm_arena_m4": TFLM_ARENA.get(name)})  # fmt: skip
+        vww = SHARED / "models" / "mlperf_tiny" / "vww_96_int8.tflite"
+        if vww.is_file():
+            graph = read_model(vww)
+            base_arena, base = measure(graph, None, "vww-plain")
+            for keep in (True, False):
+                for tiles in (2, 3, 4, 6, 8, 12, 16, 24):
+                    arena, instr = measure(graph, PatchRequest(tiles, keep_halo=keep),
+                                           f"vww-{tiles}-{keep}")  # fmt: skip
+                    curve.append({"tiles": tiles, "halo": "kept" if keep else "recomputed",
+                                  "arena_bytes": arena, "instructions": instr,
+                                  "extra_instructions": round(instr / base - 1, 4)})  # fmt: skip
+    if args.json:
+        print(json.dumps({"board": args.board, "models": rows, "vww_curve": curve}, indent=2))
+        return 0
+    print(f"compiled backend on {args.board}, --patch auto vs layer by layer")
+    print(f"{'model':36} {'arena':>8} {'patched':>8} {'TFLM M4':>8} {'instructions':>13} "
+          f"{'patched':>13} {'extra':>7}")  # fmt: skip
+    for r in rows:
+        tflm = "-" if r["tflm_arena_m4"] is None else f"{r['tflm_arena_m4']:,}"
+        extra = r["patched_instructions"] / r["instructions"] - 1
+        print(f"{r['model']:36} {r['arena_bytes']:>8,} {r['patched_arena_bytes']:>8,} "
+              f"{tflm:>8} {r['instructions']:>13,} {r['patched_instructions']:>13,} "
+              f"{100 * extra:>6.1f}%")  # fmt: skip
+    if curve:
+        print("\nVWW trade-off (the split with the smallest arena for each tile count):")
+        for c in curve:
+            extra = 100 * c["extra_instructions"]
+            print(f"  {c['tiles']:>3} tiles, halo {c['halo']:<10} arena {c['arena_bytes']:>7,} B"
+                  f"  instructions {c['instructions']:>11,} (+{extra:.1f}%)")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--tflm", action="store_true", help="measure TFLM's head with the package")
+    ap.add_argument("--patch", action="store_true",
+                    help="patched vs layer-by-layer arena and instructions (compiled, QEMU)")
+    ap.add_argument("--board", default="mps2-an386", help="--patch: the QEMU board")
     args = ap.parse_args()
+    if args.patch:
+        return patch_bench(args)
     rows = []
     for name in MODELS:
         path = SHARED / "models" / f"{name}.tflite"

@@ -1,4 +1,4 @@
-"""Constant output channels (codegen/constant_channels.py): found soundly, and the compiled
+"""Constant output channels (arith/constant_channels.py): found soundly, and the compiled
 backend's live-channel convolutions bit-exact on the host board and QEMU.
 
 Convolutions get near-dead channels (a tiny weight scale under a bias of 2^30), channels
@@ -18,9 +18,9 @@ import pytest
 from graph_builder import GraphBuilder
 from reference_single_op import q
 from tinyhost import reference
+from tinyhost.arith.constant_channels import constant_channels
 from tinyhost.boards import load_board
 from tinyhost.codegen.compiled import generate
-from tinyhost.codegen.constant_channels import constant_channels
 from tinyhost.deploy.runner import run_model
 from tinyhost.ir import Activation, Conv2DOptions, Graph, Padding
 from tinyhost.reference.executor import random_inputs

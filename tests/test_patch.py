@@ -26,6 +26,7 @@ from tinyhost.plan.patch import (
     band_geometry,
     candidates,
     check_patched,
+    extra_macs,
     layout_patched,
     patch_graph,
     stage_chain,
@@ -54,7 +55,12 @@ def _input(graph, seed: int = 0) -> np.ndarray:
 
 
 def _check_rewrite(graph, split: int, tiles: int) -> None:
-    p = patch_graph(graph, split, tiles)
+    for keep in (True, False):
+        _check_one(graph, split, tiles, keep)
+
+
+def _check_one(graph, split: int, tiles: int, keep: bool) -> None:
+    p = patch_graph(graph, split, tiles, keep)
     x = _input(graph, split * 31 + tiles)
     want = reference.run(graph, [x], keep_intermediates=True)
     got = reference.run(p.graph, [x], keep_intermediates=True)
@@ -65,6 +71,9 @@ def _check_rewrite(graph, split: int, tiles: int) -> None:
     assert check_patched(p, layout) == []
     assert check_plan(layout.rest) == []
     assert layout.plan.tensor_offset(p.input_tensor) == layout.input_offset
+    if keep:  # every row of every stage op computed at most once: no extra MACs
+        stage = list(p.stage)
+        assert extra_macs(graph, stage, [list(b) for b in p.bands]) <= 0
 
 
 @pytest.mark.parametrize("path", MODELS, ids=[p.stem for p in MODELS])

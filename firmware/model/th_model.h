@@ -66,6 +66,9 @@ th_model_status th_model_init(void);
 
 void th_model_get_info(th_model_info *info);
 
+/* Where input `index` is written before an invoke. A model converted with --patch (its first
+ * layers in row bands, plan/patch.py) reuses the input's bytes during the invoke: the input
+ * is not preserved across th_model_invoke and must be written again before the next one. */
 th_model_status th_model_input(uint32_t index, th_model_tensor *tensor);
 th_model_status th_model_output(uint32_t index, th_model_tensor *tensor);
 

@@ -166,7 +166,7 @@ def _format_patch(info: dict) -> str:
     for c in best:
         lines.append(f"  split op {c['split_op']:>3}  tiles {c['tiles']:>3}  arena "
                      f"{c['arena_bytes']:>9,} B  extra MACs {c['extra_macs']:>10,} "
-                     f"({100 * c['overhead']:.1f}%)")
+                     f"({100 * c['overhead']:.1f}%), halo {c['halo']}")
     chosen = info["chosen"]
     lines.append("chosen: none (nothing beats layer by layer within the overhead)" if chosen is None
                  else f"chosen: split op {chosen['split_op']}, {chosen['tiles']} row bands, "

@@ -21,13 +21,13 @@ import jinja2
 import numpy as np
 
 from tinyhost.arith.activations import DequantizeParams, QuantizeParams, SoftmaxParams
+from tinyhost.arith.constant_channels import ConstantChannels, constant_channels
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import BlobTarget
-from tinyhost.codegen.constant_channels import ConstantChannels, constant_channels
 from tinyhost.codegen.fold import Folded, fold_pads
 from tinyhost.codegen.interpreter import io_quant_defines, io_quantization, target_for
 from tinyhost.codegen.interpreter_abi import LIMITS
@@ -47,7 +47,7 @@ from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support, stack_cmake
 from tinyhost.errors import TinyhostError, UnsupportedModelError
-from tinyhost.ir import Graph, OpKind
+from tinyhost.ir import Graph, Op, OpKind
 from tinyhost.ir.stats import op_macs
 from tinyhost.paths import repo_root
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
@@ -88,21 +88,18 @@ class _LiveChannels:
     offset: int
 
 
-# Computing only the live channels pays when at least this share of them is constant: the
-# expansion costs about a word copy per 4 channels and 3 instructions per live value.
-_MIN_CONSTANT_SHARE = 1 / 8
 
 
 def _live_channel_plan(graph: Graph, calls: list[Call], plan: MemoryPlan,
                        grants: ScratchGrants) -> dict[int, _LiveChannels]:
-    """Convolutions with constant channels (codegen/constant_channels.py) that have room in
+    """Convolutions with constant channels (arith/constant_channels.py) that have room in
     the planned arena, at their step, for the live channels' output beside their scratch."""
     out: dict[int, _LiveChannels] = {}
     convs = {c.op for c in calls if c.function == "th_conv_s8"}
     for step, i in enumerate(plan.op_order):
         op = graph.ops[i]
         cc = constant_channels(graph, op) if i in convs else None
-        if cc is None or cc.constant_count < _MIN_CONSTANT_SHARE * cc.pixel.size:
+        if cc is None or not cc.worth_it:
             continue
         y = graph.tensors[op.outputs[0]]
         size = y.size_bytes // cc.pixel.size * len(cc.live)
@@ -451,11 +448,15 @@ class Generated:
         p = self.patched
         if p is None:
             return tuple(names)
+        g = p.graph
         for step, i in enumerate(self.plan.op_order):
-            if i in p.views:
-                names[step] = (f"STRIDED_SLICE (band {p.band[i]} input rows, view)"
-                               if p.band[i] is not None
-                               else f"CONCATENATION ({p.tiles} bands' rows, view)")  # fmt: skip
+            kind = g.ops[i].kind.name
+            if i in p.moves:
+                names[step] = f"{kind} (band {p.band[i]}: kept halo rows moved)"
+            elif i in p.views and p.band[i] is None:
+                names[step] = f"{kind} ({p.tiles} bands' rows, view)"
+            elif i in p.views:
+                names[step] = f"{kind} (band {p.band[i]} rows, view)"
             elif p.band[i] is not None:
                 names[step] += f" band {p.band[i]}/{p.tiles}"
         return tuple(names)
@@ -504,7 +505,8 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
             raise TinyhostError(f"{graph.source}: the patched layout is unsafe: "
                                 + "; ".join(problems))  # fmt: skip
         graph, plan = patched.graph, layout.plan
-    calls = lower_graph(graph, "compiled", frozenset() if patched is None else patched.views)
+    calls = lower_graph(graph, "compiled",
+                        frozenset() if patched is None else patched.views | patched.moves)
     grants = grant_scratch(graph, calls, plan, options)
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
     live = _live_channel_plan(graph, calls, plan, grants)
@@ -518,10 +520,17 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
         function = f"op_{source_op}" + ("" if band is None else f"_band{band}")
         if patched is not None and i in patched.views:
             what = "input rows" if graph.ops[i].kind is OpKind.STRIDED_SLICE else "rows"
+            if band is not None and what == "rows":
+                function += "_rows"
             ops.append({"index": source_op, "kind": f"{graph.ops[i].name} (view)",
                         "function": function + ("_in" if band is not None else "_out"),
                         "body": "    return TH_OK;",
                         "note": f"patched stage: the band's {what} in place, no code"})
+            continue
+        if patched is not None and i in patched.moves:
+            ops.append({"index": source_op, "kind": "kept halo rows", "body": _move_rows(
+                graph, plan, graph.ops[i]), "function": function + "_keep",
+                "note": "patched stage: rows the next band needs again, to the area's start"})
             continue
         body, note = model.body(by_op[i], source_op)
         constant = "" if i not in live else (
@@ -554,6 +563,19 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays), folded,
                      functions, stack_reserve(board, functions), patched)  # fmt: skip
+
+
+def _move_rows(graph: Graph, plan: MemoryPlan, op: Op) -> str:
+    """A patched stage's move of kept rows (a STRIDED_SLICE of whole rows): one memmove."""
+    src, out = op.inputs[0], op.outputs[0]
+    shape = graph.tensors[src].shape
+    begin_row = int(np.asarray(graph.tensors[op.inputs[1]].data)[1])
+    src_off = plan.tensor_offset(src) + begin_row * shape[2] * shape[3]
+    dst_off = plan.tensor_offset(out)
+    if src_off == dst_off:
+        return "    return TH_OK; /* already in place */"
+    return (f"    memmove(arena + {dst_off}, arena + {src_off}, "
+            f"{graph.tensors[out].size_bytes});\n    return TH_OK;")
 
 
 def _folded_note(folded: Folded, op: int) -> str:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from tinyhost.arith.constant_channels import constant_channels
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.errors import TinyhostError
 from tinyhost.ir import (
@@ -52,8 +53,9 @@ MAX_TILES = 32
 
 @dataclass(frozen=True)
 class OpBand:
-    """One op of the stage over one band: output rows [out_lo, out_hi), input rows
-    [in_lo, in_hi), and the padding rows above and below that the band sees."""
+    """One op of the stage over one band: the output rows it computes [out_lo, out_hi) (none
+    when equal), the input rows it reads [in_lo, in_hi), and the padding rows above and below
+    that the band sees."""
 
     out_lo: int
     out_hi: int
@@ -61,6 +63,10 @@ class OpBand:
     in_hi: int
     pad_top: int
     pad_bottom: int
+
+    @property
+    def runs(self) -> bool:
+        return self.out_hi > self.out_lo
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,7 @@ class PatchCandidate:
     arena_bytes: int
     extra_macs: int
     macs: int  # the whole model's, unpatched
+    keep_halo: bool = True  # halo rows kept between bands (else recomputed)
 
     @property
     def overhead(self) -> float:
@@ -77,7 +84,13 @@ class PatchCandidate:
 
     def to_json(self) -> dict:
         return {"split_op": self.split_op, "tiles": self.tiles, "arena_bytes": self.arena_bytes,
-                "extra_macs": self.extra_macs, "overhead": round(self.overhead, 4)}  # fmt: skip
+                "extra_macs": self.extra_macs, "overhead": round(self.overhead, 4),
+                "halo": "kept" if self.keep_halo else "recomputed"}  # fmt: skip
+
+
+# Where a stage tensor lives: ("x", byte offset in the input), ("t", byte offset in the split
+# output), or ("area", area index, byte offset in that band area).
+Placement = tuple
 
 
 @dataclass(frozen=True)
@@ -87,15 +100,25 @@ class Patched:
     graph: Graph
     origin: tuple[int, ...]  # origin[i]: the source graph's op for rewritten op i
     band: tuple[int | None, ...]  # band of rewritten op i (None: not a stage op)
-    views: frozenset[int]  # rewritten ops that are views (no code): band slices and the concat
+    views: frozenset[int]  # rewritten ops that are views (no code): input rows, concats
+    moves: frozenset[int]  # rewritten ops that move kept halo rows to their area's start
     stage_ops: int  # the rewritten graph's first stage_ops ops are the stage
     stage: tuple[int, ...]  # source op indices of the stage, in order
     tiles: int
+    keep_halo: bool
     input_tensor: int
     split_tensor: int
     bands: tuple[tuple[OpBand, ...], ...]  # bands[k][j]: stage op j over band k
-    band_tensors: tuple[tuple[int, ...], ...]  # [k][j]: the rewritten tensor op j of band k
-    band_inputs: tuple[int, ...]  # [k]: band k's input rows (a view of the input)
+    placement: dict[int, Placement]  # every stage tensor's place
+
+    def area_bytes(self) -> list[int]:
+        """Bytes of each band area (the most any of its tensors reaches)."""
+        sizes: dict[int, int] = {}
+        for t, place in self.placement.items():
+            if place[0] == "area":
+                end = place[2] + self.graph.tensors[t].size_bytes
+                sizes[place[1]] = max(sizes.get(place[1], 0), end)
+        return [sizes.get(j, 0) for j in range(max(sizes, default=-1) + 1)]
 
 
 def stage_chain(graph: Graph) -> list[int]:
@@ -133,26 +156,40 @@ def _window(graph: Graph, op: Op):  # noqa: ANN202
     return o, h, kh, pad
 
 
-def band_geometry(graph: Graph, stage: list[int], tiles: int) -> list[list[OpBand]] | None:
-    """bands[k][j]: the rows stage op j computes and reads for band k of the split output,
-    or None when a band would be empty."""
+def band_geometry(graph: Graph, stage: list[int], tiles: int,
+                  keep_halo: bool = True) -> list[list[OpBand]] | None:
+    """bands[k][j]: the rows stage op j computes and reads for band k of the split output, or
+    None when a band would be empty. With `keep_halo` each op computes each of its output rows
+    once (the rows the next band's halo needs again are kept); else every band recomputes the
+    rows it needs."""
     out_h = graph.tensors[graph.ops[stage[-1]].outputs[0]].shape[1]
     if not 2 <= tiles <= out_h:
         return None
     edges = [round(k * out_h / tiles) for k in range(tiles + 1)]
+    done = [0] * len(stage)  # rows of each op's output computed so far (keep_halo)
     bands: list[list[OpBand]] = []
     for k in range(tiles):
         lo, hi = edges[k], edges[k + 1]
+        if hi <= lo:
+            return None
         per_op: list[OpBand] = []
-        for i in reversed(stage):
-            o, h, kh, pad = _window(graph, graph.ops[i])
-            need_lo = lo * o.stride_h - pad.top
-            need_hi = (hi - 1) * o.stride_h - pad.top + (kh - 1) * o.dilation_h + 1
-            in_lo, in_hi = max(0, need_lo), min(h, need_hi)
-            if in_hi <= in_lo or hi <= lo:
-                return None
-            per_op.append(OpBand(lo, hi, in_lo, in_hi, in_lo - need_lo, need_hi - in_hi))
-            lo, hi = in_lo, in_hi
+        for j in reversed(range(len(stage))):
+            o, h, kh, pad = _window(graph, graph.ops[stage[j]])
+            if hi > lo:
+                need_lo = lo * o.stride_h - pad.top
+                need_hi = (hi - 1) * o.stride_h - pad.top + (kh - 1) * o.dilation_h + 1
+                in_lo, in_hi = max(0, need_lo), min(h, need_hi)
+                if in_hi <= in_lo:
+                    return None
+                per_op.append(OpBand(lo, hi, in_lo, in_hi, in_lo - need_lo, need_hi - in_hi))
+            else:
+                in_lo = in_hi = done[j - 1] if j else 0
+                per_op.append(OpBand(lo, hi, in_lo, in_hi, 0, 0))
+            done[j] = max(done[j], hi)
+            if j and keep_halo:
+                lo, hi = done[j - 1], max(done[j - 1], in_hi)
+            elif j:
+                lo, hi = in_lo, in_hi
         bands.append(per_op[::-1])
     return bands
 
@@ -163,7 +200,7 @@ def extra_macs(graph: Graph, stage: list[int], bands: list[list[OpBand]]) -> int
     for j, i in enumerate(stage):
         op = graph.ops[i]
         height = graph.tensors[op.outputs[0]].shape[1]
-        rows = sum(b[j].out_hi - b[j].out_lo for b in bands)
+        rows = sum(b[j].out_hi - b[j].out_lo for b in bands if b[j].runs)
         extra += op_macs(graph, op) // height * (rows - height)
     return extra
 
@@ -176,82 +213,136 @@ def _const_i32(name: str, values: list[int]) -> Tensor:
     return Tensor(name, (len(values),), np.dtype(np.int32), data)
 
 
-def patch_graph(graph: Graph, split_op: int, tiles: int) -> Patched:
+def patch_graph(graph: Graph, split_op: int, tiles: int, keep_halo: bool = True) -> Patched:
     """`graph` with its stage (up to `split_op`) run in `tiles` row bands (module docstring)."""
     chain = stage_chain(graph)
     if split_op not in chain:
         raise TinyhostError(f"op {split_op} does not end a stage that can be patched "
-                         f"(the chain from the input is {chain})")  # fmt: skip
+                            f"(the chain from the input is {chain})")  # fmt: skip
     stage = chain[: chain.index(split_op) + 1]
-    geometry = band_geometry(graph, stage, tiles)
+    geometry = band_geometry(graph, stage, tiles, keep_halo)
     if geometry is None:
         raise TinyhostError(f"{tiles} tiles do not split op {split_op}'s output")
-    tensors = list(graph.tensors)
-    x, t_split = graph.inputs[0], graph.ops[stage[-1]].outputs[0]
+    return _Rewriter(graph, stage, tiles, keep_halo, geometry).run()
 
-    def add(t: Tensor) -> int:
-        tensors.append(t)
-        return len(tensors) - 1
 
-    ops: list[Op] = []
-    origin: list[int] = []
-    band_of: list[int | None] = []
-    views: set[int] = set()
-    band_tensors: list[tuple[int, ...]] = []
-    band_inputs: list[int] = []
-    outs_of_bands: list[int] = []
-    for k, per_op in enumerate(geometry):
-        xt = graph.tensors[x]
-        first = per_op[0]
-        rows = first.in_hi - first.in_lo
-        src = add(replace(xt, name=f"{xt.name}/band{k}", shape=(1, rows, *xt.shape[2:]),
-                          tflite_index=None))  # fmt: skip
-        begin = add(_const_i32(f"patch/band{k}/begin", [0, first.in_lo, 0, 0]))
-        end = add(_const_i32(f"patch/band{k}/end", [1, first.in_hi, *xt.shape[2:]]))
-        strides = add(_const_i32(f"patch/band{k}/strides", [1, 1, 1, 1]))
-        views.add(len(ops))
-        ops.append(Op(OpKind.STRIDED_SLICE, (x, begin, end, strides), (src,),
-                      StridedSliceOptions()))  # fmt: skip
-        origin.append(stage[0])
-        band_of.append(k)
-        band_inputs.append(src)
-        made: list[int] = []
-        cur = src
-        for j, i in enumerate(stage):
-            op = graph.ops[i]
-            b = per_op[j]
-            _, _, _, pad = _window(graph, op)
-            yt = graph.tensors[op.outputs[0]]
-            out = add(replace(yt, name=f"{yt.name}/band{k}",
-                              shape=(1, b.out_hi - b.out_lo, *yt.shape[2:]),
-                              tflite_index=None))  # fmt: skip
-            options = replace(op.options, explicit_padding=(b.pad_top, b.pad_bottom,
-                                                            pad.left, pad.right))  # fmt: skip
-            ops.append(replace(op, inputs=(cur, *op.inputs[1:]), outputs=(out,),
-                               options=options))  # fmt: skip
-            origin.append(i)
-            band_of.append(k)
-            made.append(out)
-            cur = out
-        band_tensors.append(tuple(made))
-        outs_of_bands.append(cur)
-    views.add(len(ops))
-    ops.append(Op(OpKind.CONCATENATION, tuple(outs_of_bands), (t_split,),
-                  ConcatenationOptions(axis=1)))  # fmt: skip
-    origin.append(stage[-1])
-    band_of.append(None)
-    stage_ops = len(ops)
-    done = set(stage)
-    for i, op in enumerate(graph.ops):
-        if i not in done:
-            ops.append(op)
-            origin.append(i)
-            band_of.append(None)
-    patched = replace(graph, tensors=tuple(tensors), ops=tuple(ops))
-    return Patched(patched, tuple(origin), tuple(band_of), frozenset(views), stage_ops,
-                   tuple(stage), tiles, x, t_split,
-                   tuple(tuple(b) for b in geometry), tuple(band_tensors),
-                   tuple(band_inputs))  # fmt: skip
+class _Rewriter:
+    """Builds the patched graph band by band (one instance per patch_graph call)."""
+
+    def __init__(self, graph: Graph, stage: list[int], tiles: int, keep_halo: bool,
+                 bands: list[list[OpBand]]) -> None:
+        self.graph, self.stage, self.tiles, self.keep, self.bands = (graph, stage, tiles,
+                                                                     keep_halo, bands)
+        self.tensors = list(graph.tensors)
+        self.ops: list[Op] = []
+        self.origin: list[int] = []
+        self.band: list[int | None] = []
+        self.views: set[int] = set()
+        self.moves: set[int] = set()
+        self.placement: dict[int, Placement] = {}
+        self.x = graph.inputs[0]
+        self.t = graph.ops[stage[-1]].outputs[0]
+
+    def row_bytes(self, j: int) -> int:
+        """Bytes per row of stage op j's output."""
+        _, _, w, c = self.graph.tensors[self.graph.ops[self.stage[j]].outputs[0]].shape
+        return w * c
+
+    def rows_tensor(self, like: int, rows: int, name: str) -> int:
+        t = self.tensors[like]
+        self.tensors.append(replace(t, name=f"{t.name}/{name}", shape=(1, rows, *t.shape[2:]),
+                                    tflite_index=None))  # fmt: skip
+        return len(self.tensors) - 1
+
+    def emit(self, op: Op, source: int, band: int | None, kind: str = "") -> int:
+        index = len(self.ops)
+        self.ops.append(op)
+        self.origin.append(source)
+        self.band.append(band)
+        if kind == "view":
+            self.views.add(index)
+        elif kind == "move":
+            self.moves.add(index)
+        return index
+
+    def slice_rows(self, src: int, lo: int, hi: int, name: str, source: int, band: int,
+                   kind: str) -> int:
+        """A STRIDED_SLICE of rows [lo, hi) of 4-D tensor `src`: a view or a move."""
+        shape = self.tensors[src].shape
+        out = self.rows_tensor(src, hi - lo, name)
+        consts = []
+        for what, values in (("begin", [0, lo, 0, 0]), ("end", [1, hi, *shape[2:]]),
+                             ("strides", [1, 1, 1, 1])):  # fmt: skip
+            self.tensors.append(_const_i32(f"patch/{name}/{what}", values))
+            consts.append(len(self.tensors) - 1)
+        self.emit(Op(OpKind.STRIDED_SLICE, (src, *consts), (out,), StridedSliceOptions()),
+                  source, band, kind)  # fmt: skip
+        return out
+
+    def run(self) -> Patched:
+        g, stage, m = self.graph, self.stage, len(self.stage)
+        x_row = g.tensors[self.x].shape[2] * g.tensors[self.x].shape[3]
+        t_row = self.row_bytes(m - 1)
+        kept: list[tuple[int, int] | None] = [None] * m  # op j's last buffer and its first row
+        t_rows: list[int] = []
+        for k, per_op in enumerate(self.bands):
+            for j, b in enumerate(per_op):
+                area = j if self.keep else j % 2
+                # what op j + 1 reads of op j's output in this band (None: op j + 1 idle)
+                reads = per_op[j + 1] if j + 1 < m and per_op[j + 1].runs else None
+                retained = None
+                if self.keep and reads is not None and kept[j] is not None:
+                    buf, first = kept[j]
+                    lo, hi = reads.in_lo, min(b.out_lo if b.runs else reads.in_hi, reads.in_hi)
+                    if hi > lo:
+                        retained = self.slice_rows(buf, lo - first, hi - first,
+                                                   f"band{k}/kept", stage[j], k, "move")
+                        self.placement[retained] = ("area", area, 0)
+                new = None
+                if b.runs:
+                    if j == 0:
+                        src = self.slice_rows(self.x, b.in_lo, b.in_hi, f"band{k}", stage[0],
+                                              k, "view")
+                        self.placement[src] = ("x", b.in_lo * x_row)
+                    else:
+                        src = kept[j - 1][0]  # type: ignore[index]
+                    op = g.ops[stage[j]]
+                    new = self.rows_tensor(op.outputs[0], b.out_hi - b.out_lo, f"band{k}")
+                    _, _, _, pad = _window(g, op)
+                    options = replace(op.options, explicit_padding=(b.pad_top, b.pad_bottom,
+                                                                    pad.left, pad.right))
+                    self.emit(replace(op, inputs=(src, *op.inputs[1:]), outputs=(new,),
+                                      options=options), stage[j], k)  # fmt: skip
+                    if j == m - 1:
+                        self.placement[new] = ("t", b.out_lo * t_row)
+                        t_rows.append(new)
+                        continue
+                    head = 0 if retained is None else self.tensors[retained].size_bytes
+                    self.placement[new] = ("area", area, head)
+                if j == m - 1 or reads is None:
+                    continue
+                parts = [t for t in (retained, new) if t is not None]
+                if len(parts) == 2:
+                    whole = self.rows_tensor(g.ops[stage[j]].outputs[0],
+                                             reads.in_hi - reads.in_lo, f"band{k}/rows")
+                    self.emit(Op(OpKind.CONCATENATION, tuple(parts), (whole,),
+                                 ConcatenationOptions(axis=1)), stage[j], k, "view")
+                    self.placement[whole] = ("area", area, 0)
+                else:
+                    whole = parts[0]
+                kept[j] = (whole, reads.in_lo)
+        self.emit(Op(OpKind.CONCATENATION, tuple(t_rows), (self.t,),
+                     ConcatenationOptions(axis=1)), stage[-1], None, "view")  # fmt: skip
+        stage_ops = len(self.ops)
+        done = set(stage)
+        for i, op in enumerate(g.ops):
+            if i not in done:
+                self.emit(op, i, None)
+        patched = replace(g, tensors=tuple(self.tensors), ops=tuple(self.ops))
+        return Patched(patched, tuple(self.origin), tuple(self.band), frozenset(self.views),
+                       frozenset(self.moves), stage_ops, tuple(stage), self.tiles, self.keep,
+                       self.x, self.t, tuple(tuple(b) for b in self.bands),
+                       self.placement)  # fmt: skip
 
 
 # -- memory --------------------------------------------------------------------------------------
@@ -271,102 +362,129 @@ def _rest_graph(p: Patched) -> Graph:
     return replace(g, ops=g.ops[p.stage_ops:], inputs=(p.split_tensor,))
 
 
+def _x_reads(p: Patched) -> list[tuple[int, int] | None]:
+    """Per band, the input rows its first op reads (None: it reads none)."""
+    return [(b[0].in_lo, b[0].in_hi) if b[0].runs else None for b in p.bands]
+
+
+def _stream_room(p: Patched, row_in: int, row_t: int) -> int:
+    """The most offset(T) - offset(X) may be: band k's rows of T must not land on input rows
+    a later band reads (a one-op stage reads and writes in one call: not its own either)."""
+    reads = _x_reads(p)
+    own = len(p.stage) == 1
+    room = None
+    for k, b in enumerate(p.bands):
+        later = [r for r in reads[k if own else k + 1:] if r is not None]
+        if later:
+            r = later[0][0] * row_in - b[-1].out_hi * row_t
+            room = r if room is None else min(room, r)
+    return 0 if room is None else room
+
+
+def _live_room(p: Patched, alignment: int) -> int:
+    """Room a band's conv needs for its live channels (arith/constant_channels.py: the
+    compiled backend computes those only, into free arena room, then expands them): the
+    largest over the stage's band convs that have enough constant channels."""
+    g = p.graph
+    room = 0
+    for i in range(p.stage_ops):
+        cc = constant_channels(g, g.ops[i]) if g.ops[i].kind is OpKind.CONV_2D else None
+        if cc is not None and cc.worth_it:
+            y = g.tensors[g.ops[i].outputs[0]]
+            room = max(room, align_up(y.size_bytes // cc.pixel.size * len(cc.live), alignment))
+    return room
+
+
 def layout_patched(p: Patched, options: PlanOptions,
                    rest: MemoryPlan | None = None) -> PatchedLayout:
     """One arena for the patched graph: the rest planned as usual (`rest`: that plan, when
-    already made for this split), the stage streamed."""
+    already made for this split), the stage streamed, its band areas beside."""
     g, a = p.graph, options.alignment
     if rest is None:
         rest = plan_memory(_rest_graph(p), options=options)
     x, t = g.tensors[p.input_tensor], g.tensors[p.split_tensor]
     row_in = x.shape[2] * x.shape[3] * x.dtype.itemsize
     row_t = t.shape[2] * t.shape[3] * t.dtype.itemsize
-    # T band k may land on input rows no later band reads: offset(T) - offset(X) <= room.
-    # A one-op stage reads the input and writes T in the same call: not even its own rows.
-    own = len(p.stage) == 1
-    room = min((p.bands[k + (0 if own else 1)][0].in_lo * row_in - p.bands[k][-1].out_hi * row_t
-                for k in range(p.tiles - (0 if own else 1))), default=0)  # fmt: skip
-    delta = min(0, room) // a * a if room < 0 else 0  # offset(T) - offset(X)
+    room = _stream_room(p, row_in, row_t)
+    delta = room // a * a if room < 0 else 0  # offset(T) - offset(X)
     lo, hi = min(0, delta), max(x.size_bytes, delta + t.size_bytes)  # relative to X
-    # band buffers: op j's band output in area j % 2 (the last op writes T), then scratch
-    stage = [g.ops[i] for i in range(p.stage_ops)]
-    sizes = [0, 0]
-    for per_band in p.band_tensors:
-        for j, tensor in enumerate(per_band[:-1]):
-            sizes[j % 2] = max(sizes[j % 2], align_up(g.tensors[tensor].size_bytes, a))
-    scratch = max((align_up(scratch_bytes(g, op, options), a) for op in stage
-                   if op.kind in _CONVS), default=0)  # fmt: skip
-    band_bytes = sizes[0] + sizes[1] + scratch
+    areas = [align_up(n, a) for n in p.area_bytes()]
+    scratch = max((align_up(scratch_bytes(g, g.ops[i], options), a)
+                   for i in range(p.stage_ops) if g.ops[i].kind in _CONVS), default=0)
+    band_bytes = sum(areas) + scratch + _live_room(p, a)
     t_rest = rest.tensor_offset(p.split_tensor)
     best = None
     for band_first in (True, False):
-        x_off = max(t_rest - delta, -lo + (band_bytes if band_first else 0))
-        x_off = align_up(x_off, a)
+        x_off = align_up(max(t_rest - delta, -lo + (band_bytes if band_first else 0)), a)
         shift = x_off + delta - t_rest
         band_off = 0 if band_first else align_up(x_off + hi, a)
-        arena = max(rest.arena_bytes + shift, x_off + hi, band_off + band_bytes)
+        arena = align_up(max(rest.arena_bytes + shift, x_off + hi, band_off + band_bytes), a)
         if best is None or arena < best[0]:
-            best = (align_up(arena, a), x_off, shift, band_off)
+            best = (arena, x_off, shift, band_off)
     assert best is not None
     arena, x_off, shift, band_off = best
-    return PatchedLayout(_combined_plan(p, rest, arena, x_off, x_off + delta, shift, band_off,
-                                        sizes, options),
-                         rest, x_off, x_off + delta, (band_off, band_bytes))  # fmt: skip
+    area_off = [band_off + sum(areas[:j]) for j in range(len(areas))]
+    plan = _combined_plan(p, rest, arena, x_off, x_off + delta, shift, area_off,
+                          band_off + sum(areas), options)  # fmt: skip
+    return PatchedLayout(plan, rest, x_off, x_off + delta, (band_off, band_bytes))
 
 
 def _combined_plan(p: Patched, rest: MemoryPlan, arena: int, x_off: int, t_off: int,
-                   shift: int, band_off: int, sizes: list[int],
+                   shift: int, area_off: list[int], scratch_off: int,
                    options: PlanOptions) -> MemoryPlan:
     g = p.graph
     n_stage = p.stage_ops
-    x, t = g.tensors[p.input_tensor], g.tensors[p.split_tensor]
-    row_in = x.shape[2] * x.shape[3] * x.dtype.itemsize
-    row_t = t.shape[2] * t.shape[3] * t.dtype.itemsize
-    buffers: list[PlannedBuffer] = []
-    last_read = max(i for i in range(n_stage) if p.input_tensor in g.ops[i].inputs)
-    buffers.append(PlannedBuffer("input (streamed)", "tensor", (p.input_tensor,), x_off,
-                                 x.size_bytes, 0, last_read))  # fmt: skip
-    scratch_off = band_off + sizes[0] + sizes[1]
-    step = 0
-    for k in range(p.tiles):
-        first = p.bands[k][0]
-        # the slice (a view of the input), then the stage's ops
-        buffers.append(PlannedBuffer(f"input band {k}", "tensor", (p.band_inputs[k],),
-                                     x_off + first.in_lo * row_in,
-                                     g.tensors[p.band_inputs[k]].size_bytes, step, step + 1))
-        step += 1
-        for j, tensor in enumerate(p.band_tensors[k]):
-            last = j == len(p.band_tensors[k]) - 1
-            offset = (t_off + p.bands[k][j].out_lo * row_t if last
-                      else band_off + (0 if j % 2 == 0 else sizes[0]))  # fmt: skip
-            buffers.append(PlannedBuffer(f"band {k} op {p.stage[j]}", "tensor", (tensor,),
-                                         offset, g.tensors[tensor].size_bytes, step,
-                                         n_stage - 1 if last else step + 1))  # fmt: skip
-            need = scratch_bytes(g, g.ops[step], options)
-            if need:
-                buffers.append(PlannedBuffer(f"band {k} op {p.stage[j]} scratch", "scratch",
-                                             (), scratch_off, need, step, step, op=step))
-            step += 1
-    assert step == n_stage - 1  # the concat (a view) remains
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+    for step in range(n_stage):
+        op = g.ops[step]
+        for tensor in op.outputs:
+            first.setdefault(tensor, step)
+            last[tensor] = max(last.get(tensor, step), step)
+        for tensor in op.inputs:
+            if tensor is not None and g.tensors[tensor].data is None:
+                first.setdefault(tensor, 0)
+                last[tensor] = step
+    buffers: list[PlannedBuffer] = [
+        PlannedBuffer("input (streamed)", "tensor", (p.input_tensor,), x_off,
+                      g.tensors[p.input_tensor].size_bytes, 0, last[p.input_tensor])]
+    for tensor, place in p.placement.items():
+        if place[0] == "x":
+            offset = x_off + place[1]
+        elif place[0] == "t":
+            offset = t_off + place[1]
+            last[tensor] = n_stage - 1  # kept until the bands' rows are whole
+        else:
+            offset = area_off[place[1]] + place[2]
+        buffers.append(PlannedBuffer(g.tensors[tensor].name, "tensor", (tensor,), offset,
+                                     g.tensors[tensor].size_bytes, first[tensor],
+                                     last[tensor]))  # fmt: skip
+    for step in range(n_stage):
+        need = scratch_bytes(g, g.ops[step], options) if g.ops[step].kind in _CONVS else 0
+        if need:
+            buffers.append(PlannedBuffer(f"stage op {step} scratch", "scratch", (), scratch_off,
+                                         need, step, step, op=step))  # fmt: skip
     for b in rest.buffers:
-        first = 0 if p.split_tensor in b.tensors else b.first_op + n_stage
-        buffers.append(replace(b, offset=b.offset + shift, first_op=first,
+        start = 0 if p.split_tensor in b.tensors else b.first_op + n_stage
+        buffers.append(replace(b, offset=b.offset + shift, first_op=start,
                                last_op=b.last_op + n_stage,
                                op=None if b.op is None else b.op + n_stage))  # fmt: skip
     assert t_off == rest.tensor_offset(p.split_tensor) + shift
     order = tuple(range(n_stage)) + tuple(i + n_stage for i in rest.op_order)
     overlaps = tuple(replace(o, op=o.op + n_stage) for o in rest.overlaps)
+    halo = "kept" if p.keep_halo else "recomputed"
     return MemoryPlan(arena, rest.lower_bound_bytes, rest.lower_bound_step + n_stage,
                       rest.peak_step + n_stage, options.alignment, order, tuple(buffers),
-                      overlaps, f"patched ({p.tiles} row bands) + {rest.strategy}", options,
-                      g)  # fmt: skip
+                      overlaps, f"patched ({p.tiles} row bands, halo {halo}) + "
+                      f"{rest.strategy}", options, g)  # fmt: skip
 
 
 def check_patched(p: Patched, layout: PatchedLayout) -> list[str]:
     """Every way the stage's layout is unsafe, as sentences (empty: safe). Independent of
-    layout_patched: recomputes what each band reads and writes and checks that no write lands
-    on bytes a later step still reads, and that the band area and the streamed region are
-    apart and inside the arena."""
+    layout_patched: recomputes what each band reads and writes and checks that no band's rows
+    of T land on input rows a later band (or, in a one-op stage, the same call) reads, that
+    the bands cover T's rows once, that the band areas keep apart from the streamed region
+    and from each other, and that everything lies inside the arena."""
     g = p.graph
     errors: list[str] = []
     x, t = g.tensors[p.input_tensor], g.tensors[p.split_tensor]
@@ -374,26 +492,43 @@ def check_patched(p: Patched, layout: PatchedLayout) -> list[str]:
     row_t = t.shape[2] * t.shape[3]
     xo, to = layout.input_offset, layout.split_offset
     written: list[tuple[int, int]] = []  # T rows written so far, as byte ranges
-    for k in range(p.tiles):
-        first, last = p.bands[k][0], p.bands[k][-1]
-        reads = (xo + first.in_lo * row_in, xo + first.in_hi * row_in)
+    for k, (band, reads) in enumerate(zip(p.bands, _x_reads(p), strict=True)):
+        last = band[-1]
+        mine = (to + last.out_lo * row_t, to + last.out_hi * row_t)
         if len(p.stage) == 1:  # the same call reads the input and writes T
-            written.append((to + last.out_lo * row_t, to + last.out_hi * row_t))
-        for w0, w1 in written:
-            if w0 < reads[1] and reads[0] < w1:
-                errors.append(f"band {k} reads input bytes [{reads[0]}, {reads[1]}) that an "
-                              f"earlier band's output [{w0}, {w1}) overwrote")  # fmt: skip
+            written.append(mine)
+        if reads is not None:
+            r0, r1 = xo + reads[0] * row_in, xo + reads[1] * row_in
+            for w0, w1 in written:
+                if w0 < r1 and r0 < w1:
+                    errors.append(f"band {k} reads input bytes [{r0}, {r1}) that an "
+                                  f"earlier band's output [{w0}, {w1}) overwrote")  # fmt: skip
         if len(p.stage) > 1:
-            written.append((to + last.out_lo * row_t, to + last.out_hi * row_t))
-    expected = sum(b[-1].out_hi - b[-1].out_lo for b in p.bands)
-    if expected != t.shape[1] or any(p.bands[k][-1].out_hi != p.bands[k + 1][-1].out_lo
-                                     for k in range(p.tiles - 1)):  # fmt: skip
+            written.append(mine)
+    rows = [(b[-1].out_lo, b[-1].out_hi) for b in p.bands]
+    if rows[0][0] != 0 or rows[-1][1] != t.shape[1] or any(
+            a[1] != b[0] for a, b in zip(rows, rows[1:])):  # fmt: skip
         errors.append("the bands do not cover the split output's rows exactly once")
+    for j in range(len(p.stage)):
+        made = sum(b[j].out_hi - b[j].out_lo for b in p.bands if b[j].runs)
+        height = g.tensors[g.ops[p.stage[j]] .outputs[0]].shape[1] if False else None
+        del made, height
     stream = (min(xo, to), max(xo + x.size_bytes, to + t.size_bytes))
     b0, nb = layout.band_area
     if nb and b0 < stream[1] and stream[0] < b0 + nb:
         errors.append(f"band area [{b0}, {b0 + nb}) overlaps the streamed input/output "
                       f"[{stream[0]}, {stream[1]})")  # fmt: skip
+    areas: dict[int, tuple[int, int]] = {}
+    for tensor, place in p.placement.items():
+        if place[0] == "area":
+            off = layout.plan.tensor_offset(tensor)
+            end = off + g.tensors[tensor].size_bytes
+            lo, hi = areas.get(place[1], (off, end))
+            areas[place[1]] = (min(lo, off), max(hi, end))
+    spans = sorted(areas.values())
+    for (a0, a1), (c0, _) in zip(spans, spans[1:]):
+        if c0 < a1:
+            errors.append(f"band areas [{a0}, {a1}) and [{c0}, ...) overlap")
     arena = layout.plan.arena_bytes
     for lo, hi, what in ((*stream, "streamed region"), (b0, b0 + nb, "band area")):
         if lo < 0 or hi > arena:
@@ -406,8 +541,8 @@ def check_patched(p: Patched, layout: PatchedLayout) -> list[str]:
 
 def candidates(graph: Graph, options: PlanOptions,
                tiles: int | None = None) -> list[PatchCandidate]:
-    """Every (split op, tiles) the stage allows with its arena and extra MACs (tiles: only
-    that count)."""
+    """Every (split op, tiles, halo kept or recomputed) the stage allows with its arena and
+    extra MACs (tiles: only that count)."""
     chain = stage_chain(graph)
     macs = graph_stats(graph).macs
     out: list[PatchCandidate] = []
@@ -420,21 +555,22 @@ def candidates(graph: Graph, options: PlanOptions,
         counts = [tiles] if tiles is not None else range(2, min(height, MAX_TILES) + 1)
         rest = None  # the same for every tile count of this split
         for n in counts:
-            bands = band_geometry(graph, stage, n)
-            if bands is None:
-                continue
-            p = patch_graph(graph, stage[-1], n)
-            layout = layout_patched(p, options, rest)
-            rest = layout.rest
-            out.append(PatchCandidate(stage[-1], n, layout.plan.arena_bytes,
-                                      extra_macs(graph, stage, bands), macs))
+            for keep in (True, False):
+                bands = band_geometry(graph, stage, n, keep)
+                if bands is None:
+                    continue
+                p = patch_graph(graph, stage[-1], n, keep)
+                layout = layout_patched(p, options, rest)
+                rest = layout.rest
+                out.append(PatchCandidate(stage[-1], n, layout.plan.arena_bytes,
+                                          extra_macs(graph, stage, bands), macs, keep))
     return out
 
 
 def choose(cands: list[PatchCandidate], unpatched_arena: int,
            max_overhead: float = DEFAULT_MAX_OVERHEAD) -> PatchCandidate | None:
     """The smallest arena within the MAC overhead, if it beats the unpatched one (ties: fewer
-    extra MACs, then fewer tiles)."""
+    extra MACs, then fewer tiles: fewer calls)."""
     ok = [c for c in cands if c.overhead <= max_overhead and c.arena_bytes < unpatched_arena]
     return min(ok, key=lambda c: (c.arena_bytes, c.extra_macs, c.tiles), default=None)
 
@@ -445,6 +581,7 @@ class PatchRequest:
 
     tiles: int | None = None
     max_overhead: float = DEFAULT_MAX_OVERHEAD
+    keep_halo: bool | None = None  # only that halo scheme (None: either)
 
 
 def parse_patch(text: str | None, max_overhead: float = DEFAULT_MAX_OVERHEAD
@@ -463,10 +600,12 @@ def pick(graph: Graph, options: PlanOptions, request: PatchRequest
          ) -> tuple[PatchCandidate | None, list[PatchCandidate], int]:  # fmt: skip
     """(the chosen candidate or None, every candidate, the unpatched arena)."""
     unpatched = plan_memory(graph, options=options).arena_bytes
-    cands = candidates(graph, options, request.tiles)
+    cands = [c for c in candidates(graph, options, request.tiles)
+             if request.keep_halo is None or c.keep_halo == request.keep_halo]
     if request.tiles is None:
         return choose(cands, unpatched, request.max_overhead), cands, unpatched
-    best = min(cands, key=lambda c: (c.arena_bytes, c.extra_macs), default=None)
+    best = min(cands, key=lambda c: (c.arena_bytes, c.extra_macs, not c.keep_halo),
+               default=None)  # fmt: skip
     return best, cands, unpatched
 
 
@@ -477,7 +616,7 @@ def resolve_patch(graph: Graph, options: PlanOptions, request: PatchRequest) -> 
     if chosen is None:
         if request.tiles is not None:
             raise TinyhostError(f"{graph.source}: no stage of this model can run in "
-                             f"{request.tiles} row bands (a chain of convolutions from the "
-                             "input whose output is at least that many rows)")  # fmt: skip
+                                f"{request.tiles} row bands (a chain of convolutions from "
+                                "the input whose output is at least that many rows)")
         return None
-    return patch_graph(graph, chosen.split_op, chosen.tiles)
+    return patch_graph(graph, chosen.split_op, chosen.tiles, chosen.keep_halo)
