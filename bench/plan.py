@@ -82,8 +82,11 @@ def patch_bench(args: argparse.Namespace) -> int:
                 raise SystemExit(f"{tag}: NOT bit-exact")
             return r.arena_bytes, r.total
 
-        for name in MODELS:
-            path = SHARED / "models" / f"{name}.tflite"
+        project = Path(__file__).resolve().parents[1] / "tests" / "models"
+        paths = [(n, SHARED / "models" / f"{n}.tflite") for n in MODELS]
+        paths.append(("tests/models/large/mobilenetv2_stage_128",
+                      project / "large" / "mobilenetv2_stage_128_int8.tflite"))
+        for name, path in paths:
             if not path.is_file():
                 continue
             graph = read_model(path)

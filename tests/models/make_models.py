@@ -111,6 +111,9 @@ class Spec:
     # or a (lo, hi) uniform range; one for all inputs or a list, one per input
     input_dist: object = "uniform"
     doc: str = ""
+    # "large/": models too big for the every-model sweeps of the test suite (tests/paths.py
+    # globs tests/models/*.tflite only); the tests that want them name them
+    subdir: str = ""
 
 
 def model_specs():
@@ -555,6 +558,41 @@ def model_specs():
         )
     )
 
+    def b_mbv2_128(tf, rng):
+        # The high-resolution first stage of a MobileNetV2 at 128x128 (width 0.35-like): where
+        # the layer-by-layer arena peaks and patch-based inference (plan/patch.py) cuts it.
+        def f(x):
+            y = conv(tf, rng, x, 16, (3, 3), stride=2, padding="SAME", a="relu6")  # 64x64
+            y = dw(tf, rng, y, 1, (3, 3), stride=1, padding="SAME", a="relu6")
+            y = conv(tf, rng, y, 8, (1, 1), a=None)
+            y = conv(tf, rng, y, 48, (1, 1), a="relu6")  # expand
+            y = dw(tf, rng, y, 1, (3, 3), stride=2, padding="SAME", a="relu6")  # 32x32
+            y = conv(tf, rng, y, 16, (1, 1), a=None)
+            z = conv(tf, rng, y, 96, (1, 1), a="relu6")
+            z = dw(tf, rng, z, 1, (3, 3), stride=1, padding="SAME", a="relu6")
+            y = y + conv(tf, rng, z, 16, (1, 1), a=None)  # inverted residual
+            y = conv(tf, rng, y, 96, (1, 1), a="relu6")
+            y = dw(tf, rng, y, 1, (3, 3), stride=2, padding="SAME", a="relu6")  # 16x16
+            y = conv(tf, rng, y, 24, (1, 1), a=None)
+            y = tf.reduce_mean(y, [1, 2])
+            return tf.nn.softmax(fc(tf, rng, y, 10, bias=True))
+
+        return f
+
+    specs.append(
+        Spec(
+            "mobilenetv2_stage_128",
+            b_mbv2_128,
+            [("x", (1, 128, 128, 3))],
+            kinds=("int8",),
+            input_dist="normal",
+            subdir="large/",
+            doc="MobileNetV2 at 128x128: conv 3x3/2, dw + project, three inverted residual "
+            "blocks (expand 1x1 RELU6, dw 3x3, project, one residual ADD), MEAN, "
+            "FULLY_CONNECTED, SOFTMAX: the high-resolution stage patch-based inference cuts",
+        )
+    )
+
     def b_kws(tf, rng):
         def f(x):
             y = conv(tf, rng, x, 16, (5, 5), stride=2, padding="SAME", a="relu")
@@ -839,7 +877,7 @@ def generate() -> None:
     import tensorflow as tf
 
     tf.random.set_seed(0)
-    for p in list(HERE.glob("*.tflite")):
+    for p in [*HERE.glob("*.tflite"), *HERE.glob("large/*.tflite")]:
         if not p.name.startswith("digits_"):
             p.unlink()
     suffix = {"int8": "int8", "float": "float", "float_io_int8": "int8"}
@@ -853,7 +891,8 @@ def generate() -> None:
         for kind in spec.kinds:
             stem = f"{spec.name}_{suffix[kind]}"
             data = convert(tf, spec, kind)
-            (HERE / f"{stem}.tflite").write_bytes(data)
+            (HERE / spec.subdir).mkdir(exist_ok=True)
+            (HERE / spec.subdir / f"{stem}.tflite").write_bytes(data)
             info = describe_tflite(data)
             ins, outs = reference_io(tf, data, spec)
             for i, x in enumerate(ins):
@@ -862,7 +901,7 @@ def generate() -> None:
                 ref[f"{stem}__out{j}"] = y
             manifest["models"].append(
                 {
-                    "file": f"{stem}.tflite",
+                    "file": f"{spec.subdir}{stem}.tflite",
                     "kind": kind,
                     "description": spec.doc,
                     "bytes": len(data),
@@ -932,14 +971,14 @@ def verify() -> int:
     ref = np.load(REFERENCE)
     bad = 0
     for m in manifest["models"]:
-        stem = m["file"][: -len(".tflite")]
+        stem = Path(m["file"]).stem
         if f"{stem}__in0" not in ref:
             print(f"--  {m['file']:<48} no reference I/O (digits: make_digits.py --verify)")
             continue
         try:
             it = runtime.Interpreter.from_file(
                 str(HERE / m["file"]),
-                arena_size=256 * 1024,
+                arena_size=2 * 1024 * 1024,  # the 128x128 MobileNetV2 stage needs ~0.8 MB in TFLM
                 intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors,
             )
             for i in range(len(m["inputs"])):
@@ -965,7 +1004,7 @@ def verify() -> int:
         except Exception as e:  # noqa: BLE001 - report every model
             bad += 1
             print(f"ERR {m['file']:<48} {type(e).__name__}: {e}")
-    n = sum(1 for m in manifest["models"] if f"{m['file'][:-7]}__in0" in ref)
+    n = sum(1 for m in manifest["models"] if f"{Path(m['file']).stem}__in0" in ref)
     print(f"{n - bad} passed, {bad} failed")
     return 1 if bad else 0
 
