@@ -37,8 +37,10 @@ REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_patch"
 OPTIONS = PlanOptions(alignment=4, dsp=True)
 
+# the project models with a stage that can be patched (a chain of convs whose output the rest
+# of the model reads)
 MODELS = sorted(p for p in PROJECT_MODELS.glob("*_int8.tflite")
-                if stage_chain(fold_pads(read_model(p)).graph))  # fmt: skip
+                if candidates(fold_pads(read_model(p)).graph, OPTIONS, 2))  # fmt: skip
 VWW = SHARED_MODELS / "mlperf_tiny" / "vww_96_int8.tflite"
 SHARED = [SHARED_MODELS / "mlperf_tiny" / n for n in ("vww_96_int8.tflite", "kws_ref_model.tflite",
                                                        "pretrainedResnet_quant.tflite")]
@@ -148,9 +150,8 @@ needs_toolchain = pytest.mark.skipif(
     shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
     reason="qemu-system-arm or arm-none-eabi-gcc not installed")  # fmt: skip
 
-DEVICE_MODELS = [PROJECT_MODELS / n for n in ("kws_dscnn_int8.tflite", "digits_tf_int8.tflite",
-                                              "dwconv_mult2_mult3_dilated2_valid_int8.tflite",
-                                              "conv_1x3_dilated2_stride2_valid_int8.tflite")]
+# every project model with a stage, and the shared ones that have one
+DEVICE_MODELS = MODELS + [p for p in SHARED if p.is_file()]
 
 
 @pytest.mark.parametrize("tiles", ["2", "3", "auto"])
