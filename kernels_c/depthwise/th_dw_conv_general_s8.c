@@ -140,6 +140,30 @@ static int32_t record_words(const dw_geom *g)
 #define DW_REC_E 3
 #define DW_REC_W 4
 
+/* (bottom halfword of a, bottom of b) and (top of a, top of b) in one instruction (gcc
+ * does not always find PKHBT / PKHTB in the C forms of th_nn_support.h). */
+TH_INLINE int32_t dw_pkhbt(int32_t a, int32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return th_pkhbt(a, b);
+#endif
+}
+
+TH_INLINE int32_t dw_pkhtb(int32_t a, int32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return th_pkhtb(a, b);
+#endif
+}
+
 /* What prepare_record needs, fixed per call. */
 typedef struct {
     const int8_t *filter;
@@ -173,6 +197,33 @@ static dw_rec_ctx rec_ctx(const th_dw_conv_params *params, const th_per_channel_
     return c;
 }
 
+/* Weight pairs of a 2-D filter in band order ((a, b) at b KA + a), scaled; adds the sum of
+ * the unscaled weights to *wsum. */
+static void dw_weights_2d(int32_t *w, const dw_rec_ctx *c, const int8_t *f, int32_t scale,
+                          int32_t *wsum)
+{
+    int32_t sum = 0;
+    /* Taps in band order: (a, b) at b KA + a. */
+    int32_t t = 0;
+    int32_t pending = 0;
+    for (int32_t b = 0; b < c->kb; b++) {
+        const int8_t *fa = f + b * c->fb;
+        for (int32_t a = 0; a < c->ka; a++, fa += c->fa, t++) {
+            const int32_t v = *fa;
+            sum += v;
+            if (t & 1) {
+                *w++ = th_pkhbt(scale * pending, scale * v);
+            } else {
+                pending = v;
+            }
+        }
+    }
+    if (t & 1) {
+        *w++ = th_pkhbt(scale * pending, 0);
+    }
+    *wsum += sum;
+}
+
 /* Fills the record of output channel oc at rec (mode word, then the record). */
 static void __attribute__((noinline)) prepare_record(int32_t *rec, const dw_rec_ctx *c,
                                                      int32_t oc)
@@ -186,23 +237,21 @@ static void __attribute__((noinline)) prepare_record(int32_t *rec, const dw_rec_
     int32_t wsum = 0;
     int32_t *w = rec + 1 + DW_REC_W;
     const int8_t *f = c->filter + oc;
-    /* Taps in band order: (a, b) at b KA + a. */
-    int32_t t = 0;
-    int32_t pending = 0;
-    for (int32_t b = 0; b < c->kb; b++) {
-        const int8_t *fa = f + b * c->fb;
-        for (int32_t a = 0; a < c->ka; a++, fa += c->fa, t++) {
-            const int32_t v = *fa;
-            wsum += v;
-            if (t & 1) {
-                *w++ = th_pkhbt(scale * pending, scale * v);
-            } else {
-                pending = v;
-            }
+    if (c->ka == 1) { /* taps along B only */
+        const int32_t fb = c->fb;
+        for (int32_t p = c->kb >> 1; p > 0; p--, f += 2 * fb) {
+            const int32_t w0 = f[0];
+            const int32_t w1 = f[fb];
+            wsum += w0 + w1;
+            *w++ = dw_pkhbt(w0 * scale, w1 * scale);
         }
-    }
-    if (t & 1) {
-        *w++ = th_pkhbt(scale * pending, 0);
+        if (c->kb & 1) {
+            const int32_t w0 = f[0];
+            wsum += w0;
+            *w = (int32_t)((uint32_t)(w0 * scale) & 0xFFFFu);
+        }
+    } else {
+        dw_weights_2d(w, c, f, scale, &wsum);
     }
     rec[0] = mode;
     rec += 1;
@@ -219,30 +268,6 @@ static void __attribute__((noinline)) prepare_record(int32_t *rec, const dw_rec_
         rec[DW_REC_RZP] = rq.round_zp;
         rec[DW_REC_E] = rq.e;
     }
-}
-
-/* (bottom halfword of a, bottom of b) and (top of a, top of b) in one instruction (gcc
- * does not always find PKHBT / PKHTB in the C forms of th_nn_support.h). */
-TH_INLINE int32_t dw_pkhbt(int32_t a, int32_t b)
-{
-#if TH_NN_DSP_NATIVE
-    int32_t r;
-    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-#else
-    return th_pkhbt(a, b);
-#endif
-}
-
-TH_INLINE int32_t dw_pkhtb(int32_t a, int32_t b)
-{
-#if TH_NN_DSP_NATIVE
-    int32_t r;
-    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-#else
-    return th_pkhtb(a, b);
-#endif
 }
 
 /* d[i] = s[i * st], i < count. */
@@ -269,8 +294,27 @@ static void __attribute__((noinline)) gather1(int16_t *d, const int8_t *s, int32
 static void __attribute__((noinline)) gather_strided(int16_t *d, int32_t ds, const int8_t *s,
                                                      int32_t st, int32_t count)
 {
-    for (int32_t i = 0; i < count; i++, d += ds, s += st) {
+    int32_t i = count >> 2;
+    for (; i > 0; i--, d += 4 * ds, s += 4 * st) {
+        const int16_t v0 = s[0];
+        const int16_t v1 = s[st];
+        const int16_t v2 = s[2 * st];
+        const int16_t v3 = s[3 * st];
+        d[0] = v0;
+        d[ds] = v1;
+        d[2 * ds] = v2;
+        d[3 * ds] = v3;
+    }
+    for (i = count & 3; i > 0; i--, d += ds, s += st) {
         *d = *s;
+    }
+}
+
+/* d[i * ds] = v, i < count. */
+TH_INLINE void fill_strided(int16_t *d, int32_t ds, int16_t v, int32_t count)
+{
+    for (int32_t i = 0; i < count; i++, d += ds) {
+        *d = v;
     }
 }
 
@@ -302,7 +346,8 @@ static void __attribute__((noinline)) gather4(int16_t *d0, int32_t slot, const i
 
 /* Stages the band of output row oa for `group` channels (1 or 4, adjacent in memory; 4 only
  * with KA 1) to bands `slot` values apart: phase rows of interleaved raw values, -offset
- * outside the input. src(a, b) = src[a * step_a + b * step_b]. */
+ * outside the input (the columns left and right of the input hold it from the start,
+ * dw_rows_s8). src(a, b) = src[a * step_a + b * step_b]. */
 static void __attribute__((noinline))
 stage_band(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t step_a,
            int32_t step_b, int32_t oa, const dw_geom *g, int32_t offset)
@@ -318,19 +363,12 @@ stage_band(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t
             TH_MIN(TH_MAX((g->pad_b + g->in_b - r + g->db - 1) / g->db, lo), g->cols);
         for (int32_t a = 0; a < ka; a++) {
             const int32_t row = row0 + a * g->da;
-            const int32_t inside = row >= 0 && row < g->in_a && lo < hi;
-            const int32_t i_lo = inside ? lo : g->cols;
-            const int32_t i_hi = inside ? hi : g->cols;
-            for (int32_t k = 0; k < group; k++) {
-                int16_t *dk = d + k * slot + a;
-                for (int32_t i = 0; i < i_lo; i++) {
-                    dk[i * ka] = pad;
-                }
-                for (int32_t i = i_hi; i < g->cols; i++) {
-                    dk[i * ka] = pad;
-                }
-                if (g->plen > g->cols * ka && a == 0) {
-                    d[k * slot + g->plen - 1] = pad; /* read with a zero weight only */
+            const int32_t inside = row >= 0 && row < g->in_a;
+            const int32_t i_lo = lo;
+            const int32_t i_hi = inside ? hi : lo;
+            if (!inside) { /* columns outside [lo, hi) hold -offset already (dw_rows_s8) */
+                for (int32_t k = 0; k < group; k++) {
+                    fill_strided(d + k * slot + a + lo * ka, ka, pad, hi - lo);
                 }
             }
             if (i_lo < i_hi) {
@@ -378,7 +416,7 @@ typedef struct {
 /* Four accumulators += kp tap pairs (weight words w) of the windows at q, q + s, q + 2 s,
  * q + 3 s. With constant kp and s the loop unrolls and loads of the same word are shared. */
 #define DW_ACC4(q, w, kp, s)                                                                 \
-    for (int32_t p_ = 0; p_ < (kp); p_++) {                                                  \
+    _Pragma("GCC unroll 8") for (int32_t p_ = 0; p_ < (kp); p_++) {                          \
         const int32_t wv_ = (w)[p_];                                                         \
         s0 = th_smlad(th_read_s32((q) + 2 * p_), wv_, s0);                                   \
         s1 = th_smlad(th_read_s32((q) + 2 * p_ + (s)), wv_, s1);                             \
@@ -443,7 +481,7 @@ TH_INLINE void dw_row_impl(const dw_row_args *r, const int32_t *rec, const int K
     const int32_t *wts = rec + DW_REC_W;
     int32_t wl[4] = {0, 0, 0, 0};
     if (KP > 0 && KP <= 4) {
-        for (int32_t p = 0; p < KP; p++) {
+        _Pragma("GCC unroll 4") for (int32_t p = 0; p < KP; p++) {
             wl[p] = wts[p];
         }
     }
@@ -598,6 +636,8 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
     r.lo = params->activation.min;
     r.hi = params->activation.max;
     const dw_row_fn fn = pick_row_fn(r.kp, r.s);
+    /* -offset everywhere: stage_band writes only the columns inside the input. */
+    fill_strided(band, 1, (int16_t)(-params->input_offset), g.group * band_slot);
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_b = input + (int64_t)n * plane_size * in_c;
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
