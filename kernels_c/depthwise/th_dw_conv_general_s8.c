@@ -411,18 +411,27 @@ typedef struct {
     int32_t s; /* band values between outputs */
     int32_t kp; /* tap pairs */
     int32_t zp, lo, hi;
+    int32_t channels; /* output channels (adjacent bytes), records rw words apart */
+    int32_t rw;
 } dw_row_args;
 
 /* Four accumulators += kp tap pairs (weight words w) of the windows at q, q + s, q + 2 s,
- * q + 3 s. With constant kp and s the loop unrolls and loads of the same word are shared. */
+ * q + 3 s (four base pointers: immediate offsets). With constant kp and s the loop unrolls
+ * and loads of the same word are shared. */
 #define DW_ACC4(q, w, kp, s)                                                                 \
-    _Pragma("GCC unroll 8") for (int32_t p_ = 0; p_ < (kp); p_++) {                          \
-        const int32_t wv_ = (w)[p_];                                                         \
-        s0 = th_smlad(th_read_s32((q) + 2 * p_), wv_, s0);                                   \
-        s1 = th_smlad(th_read_s32((q) + 2 * p_ + (s)), wv_, s1);                             \
-        s2 = th_smlad(th_read_s32((q) + 2 * p_ + 2 * (s)), wv_, s2);                         \
-        s3 = th_smlad(th_read_s32((q) + 2 * p_ + 3 * (s)), wv_, s3);                         \
-    }
+    do {                                                                                     \
+        const int16_t *q0_ = (q);                                                            \
+        const int16_t *q1_ = q0_ + (s);                                                      \
+        const int16_t *q2_ = q1_ + (s);                                                      \
+        const int16_t *q3_ = q2_ + (s);                                                      \
+        _Pragma("GCC unroll 8") for (int32_t p_ = 0; p_ < (kp); p_++) {                      \
+            const int32_t wv_ = (w)[p_];                                                     \
+            s0 = th_smlad(th_read_s32(q0_ + 2 * p_), wv_, s0);                               \
+            s1 = th_smlad(th_read_s32(q1_ + 2 * p_), wv_, s1);                               \
+            s2 = th_smlad(th_read_s32(q2_ + 2 * p_), wv_, s2);                               \
+            s3 = th_smlad(th_read_s32(q3_ + 2 * p_), wv_, s3);                               \
+        }                                                                                    \
+    } while (0)
 
 /* Stride 1, runtime kp: the windows of the four outputs overlap, two new words per pair. */
 TH_INLINE void dw_acc4_s1(const int16_t *q, const int32_t *w, int32_t kp, int32_t *a0,
@@ -466,10 +475,10 @@ TH_INLINE int32_t dw_rq(int32_t acc2, int32_t mult, int32_t rzp, int32_t e)
     return th_ssat8(y >> e);
 }
 
-/* One row segment of one output channel, record mode 0. KP > 0: constant tap pairs (up to
- * four are held in registers); S > 0: constant stride. */
-TH_INLINE void dw_row_impl(const dw_row_args *r, const int32_t *rec, const int KP,
-                           const int S)
+/* One row segment of one output channel (outputs at out), record mode 0. KP > 0: constant
+ * tap pairs (up to four are held in registers); S > 0: constant stride. */
+TH_INLINE void dw_row_one(const dw_row_args *r, const int32_t *rec, int8_t *out, const int KP,
+                          const int S)
 {
     const int32_t kp = KP > 0 ? KP : r->kp;
     const int32_t s = S > 0 ? S : r->s;
@@ -486,7 +495,6 @@ TH_INLINE void dw_row_impl(const dw_row_args *r, const int32_t *rec, const int K
         }
     }
     const int16_t *x = r->x;
-    int8_t *out = r->out;
     int32_t blocks = (r->n + 3) >> 2;
     /* Whole blocks; the bands cover the last one's windows too (dw_geometry), it stores only
      * its outputs. */
@@ -524,17 +532,31 @@ TH_INLINE void dw_row_impl(const dw_row_args *r, const int32_t *rec, const int K
 }
 
 /* Any record mode (activation clamp, exact requantization), one output at a time. */
-static void __attribute__((noinline)) dw_row_slow(const dw_row_args *r, const int32_t *rec)
+static void __attribute__((noinline)) dw_row_slow(const dw_row_args *r, const int32_t *rec,
+                                                  int8_t *out)
 {
     const int32_t mode = rec[-1];
     const int16_t *x = r->x;
-    int8_t *out = r->out;
     for (int32_t n = r->n; n > 0; n--, x += r->s, out += r->os) {
         int32_t acc = rec[DW_REC_ACC];
         for (int32_t p = 0; p < r->kp; p++) {
             acc = th_smlad(th_read_s32(x + 2 * p), rec[DW_REC_W + p], acc);
         }
         out[0] = dw_out1(acc, rec, mode, r->zp, r->lo, r->hi);
+    }
+}
+
+/* The row segment of r->channels output channels (records from rec, mode word first). */
+TH_INLINE void dw_row_impl(const dw_row_args *r, const int32_t *rec, const int KP,
+                           const int S)
+{
+    int8_t *out = r->out;
+    for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
+        if (rec[0] == 0) {
+            dw_row_one(r, rec + 1, out, KP, S);
+        } else {
+            dw_row_slow(r, rec + 1, out);
+        }
     }
 }
 
@@ -581,16 +603,15 @@ static dw_row_fn pick_row_fn(int32_t kp, int32_t s)
     return si == 0 ? dw_row_any_s1 : dw_row_any_sn;
 }
 
-/* All outputs of one output row of one output channel (record rec: mode word first). */
+/* All outputs of one output row of r->channels output channels (records from rec). */
 static void dw_out_row(dw_row_fn fn, dw_row_args *r, const int16_t *band, int8_t *out_row,
                        int32_t out_step_b, const int32_t *rec, const dw_geom *g)
 {
-    const dw_row_fn f = rec[0] == 0 ? fn : dw_row_slow;
     if (g->p == 1) {
         r->x = band;
         r->out = out_row;
         r->n = g->out_b;
-        f(r, rec + 1);
+        fn(r, rec);
         return;
     }
     for (int32_t o0 = 0; o0 < g->p && o0 < g->out_b; o0++) {
@@ -598,7 +619,7 @@ static void dw_out_row(dw_row_fn fn, dw_row_args *r, const int16_t *band, int8_t
         r->x = band + ph * g->plen + ((o0 * g->sb) / g->db) * g->ka;
         r->out = out_row + (int64_t)o0 * out_step_b;
         r->n = (g->out_b - o0 + g->p - 1) / g->p;
-        f(r, rec + 1);
+        fn(r, rec);
     }
 }
 
@@ -635,6 +656,8 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
     r.zp = params->output_offset;
     r.lo = params->activation.min;
     r.hi = params->activation.max;
+    r.channels = mult;
+    r.rw = rw;
     const dw_row_fn fn = pick_row_fn(r.kp, r.s);
     /* -offset everywhere: stage_band writes only the columns inside the input. */
     fill_strided(band, 1, (int16_t)(-params->input_offset), g.group * band_slot);
@@ -665,17 +688,14 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
                 stage_band(band, group, band_slot, src, step_a, step_b, oa, &g,
                            params->input_offset);
                 int8_t *out_row = out_b + (int64_t)oa * out_step_a + ic * mult;
-                for (int32_t k = 0; k < group; k++) {
-                    for (int32_t m = 0; m < mult; m++, out_row++) {
-                        const int32_t *rec = records + m * rw;
-                        if (group == 4) {
-                            /* One output row: each record is used once. */
-                            rec = records;
-                            prepare_record(records, &rc, (ic + k) * mult + m);
+                for (int32_t k = 0; k < group; k++, out_row += mult) {
+                    if (group == 4) {
+                        /* One output row: each record is used once. */
+                        for (int32_t m = 0; m < mult; m++) {
+                            prepare_record(records + m * rw, &rc, (ic + k) * mult + m);
                         }
-                        dw_out_row(fn, &r, band + k * band_slot, out_row, out_step_b, rec,
-                                   &g);
                     }
+                    dw_out_row(fn, &r, band + k * band_slot, out_row, out_step_b, records, &g);
                 }
             }
             ic += group;
