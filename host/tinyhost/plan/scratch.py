@@ -21,8 +21,8 @@ it against the C functions of both kernel builds on random shapes.
 T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, Cin % 4 == 0)
 and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c). Given four
-planes (fast_scratch_bytes: stride 1, C % 4 == 0) it stages four channels per pass instead; the
-blob gives it that where the planned arena has the room free.
+planes (fast_scratch_bytes: C >= 4) it stages four channels per pass (the last C % 4 one at a
+time) instead; the blob gives it that where the planned arena has the room free.
 Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP rows path, else the
 reference loop: G = [round_up4(H * W) if mult 1 and OA > 1] + 2 * group * DB * PL +
 4 * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = 4 channels staged per
@@ -228,7 +228,7 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
         s = o.stride_h
         plane = 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
         if fast:  # th_dw_conv_3x3_s8_scratch_size_fast: four channels staged per pass
-            return 4 * plane if s == 1 and oc >= 4 and oc % 4 == 0 else 0
+            return 4 * plane if oc >= 4 else 0
         return plane
     if fast:  # th_dw_conv_general_s8_scratch_size_fast: the DSP rows path
         return dw_general_scratch((h, w), (kh, kw), (oh, ow), (o.stride_h, o.stride_w),
@@ -240,7 +240,7 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
 
 def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
     """Scratch with which the op's kernel runs a faster path (more than scratch_bytes), 0 when
-    it has none: the 3x3 depthwise stages four channels per pass at stride 1
+    it has none: the 3x3 depthwise stages four channels per pass
     (th_dw_conv_3x3_s8_scratch_size_fast), the general depthwise runs its DSP rows path
     (th_dw_conv_general_s8_scratch_size_fast). The kernel picks the path from the scratch size it
     is given; codegen gives it where the planned arena has that much room free (no growth)."""
