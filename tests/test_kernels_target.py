@@ -46,7 +46,7 @@ DSP_FUNCTIONS = {  # function -> instructions its DSP build must contain
     "dw_rows_s1_even": ("smlad", "smlabt", "smlatb", "smmlar", "ldm"),
     "dw_rows_s2_odd": ("smlad", "smlabt", "smmlar", "ldm"),
     "conv_1x1_k8_pixels": ("smlad", "sxtb16", "ldmia", "smmlar"),
-    "dw_row": ("smlad", "smlabb"),  # th_dw_conv_general_s8: any filter, multiplier
+    "dw_row_k2_s2": ("smlad", "smmlar"),  # th_dw_conv_general_s8: any filter, multiplier
 }
 
 

@@ -29,11 +29,12 @@ static int32_t plane_h(int32_t stride, int32_t out_h)
 }
 
 /* Bytes of four planes (channels staged four at a time: one 32-bit load brings a pixel's
- * four values, see fill_group4), when that applies (stride 1, C a multiple of 4), else 0. */
+ * four values, see fill_group4; the last C % 4 channels one at a time), when that applies
+ * (C >= 4), else 0. */
 static int32_t four_planes_bytes(const th_dw_conv_params *params, const th_dims *output_dims)
 {
     const int32_t s = params->stride.h;
-    if (s != 1 || output_dims->c < 4 || (output_dims->c & 3) != 0) {
+    if (output_dims->c < 4) {
         return 0;
     }
     return 4 * 2 * plane_h(s, output_dims->h) * plane_w(s, output_dims->w);
@@ -966,14 +967,15 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * channels;
-        for (int32_t c = 0; c < channels; c += planes) {
+        for (int32_t c = 0; c < channels;) {
             /* Every staged channel is copied before any of its outputs is written. */
-            if (planes == 4) {
+            const int32_t group = planes == 4 && c + 4 <= channels ? 4 : 1;
+            if (group == 4) {
                 fill_group4(plane, slot, &geo, in_b, c);
             } else {
                 fill_interior(plane, &geo, in_b, c);
             }
-            for (int32_t k = 0; k < planes; k++) {
+            for (int32_t k = 0; k < group; k++) {
 #if TH_DW_ASM
                 if (use_asm) {
                     dw3x3_channel_asm(&call, plane + k * slot, &geo, filter, c + k,
@@ -986,6 +988,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                               bias != NULL ? bias[c + k] : 0, params->input_offset, quant,
                               &stage, out_b);
             }
+            c += group;
         }
     }
 #else

@@ -1,34 +1,81 @@
 /* th_dw_conv_general_s8: DEPTHWISE_CONV_2D with any filter, stride, padding, dilation and
  * depth multiplier.
  *
- * DSP builds, given th_dw_conv_general_s8_scratch_size_fast (rows path): the filter is oriented so that its longer side runs along the
- * contiguous axis of a staged band (K x 1 audio kernels become 1 x K), the KA filter rows
- * that one output row reads are staged as int16 (input + offset, padding 0) once per output
- * row and input channel, and every output is a chain of SMLADs over tap pairs with the
- * weights of all ch_mult output channels prepared once per input channel as int16 pairs.
- * ch_mult == 1 first copies the channel's int8 plane to scratch (in place, th_nn.h rule
- * (a): later bands read input rows that earlier output rows may have overwritten).
- * Otherwise, and in portable builds: the reference loop (one int8 plane of scratch when
- * ch_mult == 1). */
+ * DSP builds, given th_dw_conv_general_s8_scratch_size_fast (rows path): the filter is
+ * oriented so that its longer side B runs along the contiguous axis of a staged band (K x 1
+ * audio kernels become 1 x K). Per output row, the KA input rows it reads are staged as
+ * int16 raw values with -input_offset in the padding (the offset is folded into each
+ * channel's start value), dilation along B split into phase rows so that an output's taps
+ * are adjacent; every output is then a chain of SMLADs over tap pairs, four outputs of a
+ * row at a time sharing each weight word, with per output channel records (doubled weight
+ * pairs, start value, requantization constants) prepared once per input channel. Layers
+ * with one output row (audio [1, T, 1, C], after orientation) stage four channels per
+ * pass with one word load per position. ch_mult == 1 with several output rows first
+ * copies the channel's int8 plane to scratch when the output overlaps the input (th_nn.h
+ * rule (a): later bands read input rows that earlier output rows may have overwritten);
+ * with one output row a channel's bands hold all of its input before any of its outputs
+ * is written. Otherwise, and in portable builds: the reference loop (one int8 plane of
+ * scratch when ch_mult == 1). */
 #include <stddef.h>
 
 #include "th_nn.h"
 #include "th_nn_support.h"
 
 #if TH_NN_HAS_DSP
-/* Geometry in the oriented frame: A = band rows, B = contiguous axis. */
+/* Geometry in the oriented frame: B = w or h, whichever stages fewer values. A band
+ * holds, for one output row, the KA input rows it reads interleaved column by column: value
+ * (a, b) at b KA + a, so that an output's KA x KB taps are one contiguous run of values (a
+ * 1-D convolution with KA KB taps and stride SB KA). Dilation along B: the band is staged as
+ * DB phase rows (phase r holds the columns r, r + DB, r + 2 DB, ...), so that an output's
+ * columns are adjacent in one phase row. Outputs j = o0 + P t (P = DB / gcd(SB, DB)) share
+ * the phase (o0 SB) mod DB and start at column (o0 SB) / DB + SBP t there (SBP = SB / gcd). */
 typedef struct {
-    int32_t transposed; /* filter wider along h than w: A = w, B = h */
+    int32_t transposed; /* A = w, B = h (dw_transposed) */
     int32_t ka, kb, sa, sb, da, db, pad_a, pad_b, in_a, in_b, out_a, out_b;
-    int32_t pb; /* band row length (int16 values) */
-    int32_t kb_pairs; /* (kb + 1) / 2 weight words per filter row */
+    int32_t kp; /* weight words: (KA KB + 1) / 2 tap pairs */
+    int32_t p; /* output phases */
+    int32_t sbp; /* column stride within a phase row */
+    int32_t g; /* gcd(sb, db): only phases that are multiples of it are read */
+    int32_t cols; /* columns per phase row */
+    int32_t plen; /* values per phase row: cols KA, rounded up to even */
+    int32_t group; /* channels staged per pass (4: KA 1, one output row, at least 4 channels) */
 } dw_geom;
+
+static int32_t gcd32(int32_t a, int32_t b)
+{
+    while (b != 0) {
+        const int32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Rough instructions to stage the bands of one channel with B along w (transposed 0) or h:
+ * about 3 per staged value, KA ((OB - 1) SB + (KB - 1) DB + 1) per output row, plus 80 per
+ * output row for the calls. The cheaper frame is used. */
+static int64_t stage_cost(int32_t ka, int32_t kb, int32_t sb, int32_t db, int32_t out_a,
+                          int32_t out_b)
+{
+    return (int64_t)out_a * (3 * (int64_t)ka * ((out_b - 1) * (int64_t)sb +
+                                                (kb - 1) * (int64_t)db + 1) + 80);
+}
+
+static int32_t dw_transposed(const th_dw_conv_params *params, const th_dims *filter_dims,
+                             const th_dims *output_dims)
+{
+    const int64_t plain = stage_cost(filter_dims->h, filter_dims->w, params->stride.w,
+                                     params->dilation.w, output_dims->h, output_dims->w);
+    const int64_t transposed = stage_cost(filter_dims->w, filter_dims->h, params->stride.h,
+                                          params->dilation.h, output_dims->w, output_dims->h);
+    return transposed < plain;
+}
 
 static dw_geom dw_geometry(const th_dw_conv_params *params, const th_dims *input_dims,
                            const th_dims *filter_dims, const th_dims *output_dims)
 {
     dw_geom g;
-    g.transposed = filter_dims->w < filter_dims->h;
+    g.transposed = dw_transposed(params, filter_dims, output_dims);
     if (!g.transposed) {
         g.ka = filter_dims->h, g.kb = filter_dims->w;
         g.sa = params->stride.h, g.sb = params->stride.w;
@@ -44,173 +91,535 @@ static dw_geom dw_geometry(const th_dw_conv_params *params, const th_dims *input
         g.in_a = input_dims->w, g.in_b = input_dims->h;
         g.out_a = output_dims->w, g.out_b = output_dims->h;
     }
-    /* With dilation 1 an odd row's last tap is read as a pair with a zero weight: one more
-     * value per band row. */
-    g.pb = (g.out_b - 1) * g.sb + (g.kb - 1) * g.db + 1 + (g.db == 1 ? (g.kb & 1) : 0);
-    g.kb_pairs = (g.kb + 1) / 2;
+    g.kp = (g.ka * g.kb + 1) / 2;
+    g.g = gcd32(g.sb, g.db);
+    g.p = g.db / g.g;
+    g.sbp = g.sb / g.g;
+    /* Values read in a phase row: the last output of phase o0 reads 2 kp values from
+     * ((o0 sb) / db + sbp (n - 1)) KA, n rounded up to a multiple of four (the last, partial
+     * block of four outputs is computed whole). */
+    int32_t need = 0;
+    for (int32_t o0 = 0; o0 < g.p && o0 < g.out_b; o0++) {
+        const int32_t n = ((g.out_b - o0 + g.p - 1) / g.p + 3) & ~3;
+        const int32_t end = ((o0 * g.sb) / g.db + g.sbp * (n - 1)) * g.ka + 2 * g.kp;
+        need = TH_MAX(need, end);
+    }
+    g.cols = (need + g.ka - 1) / g.ka;
+    g.plen = (g.cols * g.ka + 1) & ~1;
+    g.group = g.ka == 1 && g.out_a == 1 && input_dims->c >= 4 ? 4 : 1;
     return g;
 }
 
-/* Scratch layout: [int8 plane (ch_mult 1)] [int16 band KA x PB] [int32 weights]. */
-static int32_t plane_bytes(const th_dw_conv_params *params, const th_dims *input_dims)
+/* Scratch layout: [int8 plane (ch_mult 1, several output rows: in place)]
+ * [int16 bands: group x DB x plen] [int32 records: ch_mult x (5 + kp)]. */
+static int32_t plane_bytes(const th_dw_conv_params *params, const th_dims *input_dims,
+                           const dw_geom *g)
 {
-    return params->ch_mult == 1 ? th_round_up4(input_dims->h * input_dims->w) : 0;
+    return params->ch_mult == 1 && g->out_a > 1 ? th_round_up4(input_dims->h * input_dims->w)
+                                                : 0;
 }
 
 static int32_t band_bytes(const dw_geom *g)
 {
-    return th_round_up4(2 * g->ka * g->pb);
+    return 2 * g->group * g->db * g->plen;
 }
 
-static int32_t weight_bytes(const th_dw_conv_params *params, const dw_geom *g)
+static int32_t record_words(const dw_geom *g)
 {
-    return 4 * params->ch_mult * g->ka * g->kb_pairs;
+    return 4 + g->kp;
 }
 
-/* One band row: input values (offset added) of oriented row `row` at columns -pad_b ...,
- * zeros outside the input. src(a, b) = src[a * step_a + b * step_b]. */
-static void stage_row(int16_t *dst, const int8_t *src, int32_t step_a, int32_t step_b,
-                      int32_t row, const dw_geom *g, int32_t input_offset)
+/* Output record of one output channel: mode, then
+ *   mode 0/1 (fast requantization exact; 1: activation narrower than int8):
+ *     2 * (bias + input_offset * sum(w)), multiplier, 2^(e-1) + zp 2^e, e; weights doubled
+ *   mode 2: bias + input_offset * sum(w), multiplier, shift, -; weights as they are
+ * then kp words of int16 weight pairs in band order (b KA + a; an odd count ends (w, 0)). */
+#define DW_REC_ACC 0
+#define DW_REC_MULT 1
+#define DW_REC_RZP 2
+#define DW_REC_E 3
+#define DW_REC_W 4
+
+/* (bottom halfword of a, bottom of b) and (top of a, top of b) in one instruction (gcc
+ * does not always find PKHBT / PKHTB in the C forms of th_nn_support.h). */
+TH_INLINE int32_t dw_pkhbt(int32_t a, int32_t b)
 {
-    if (row < 0 || row >= g->in_a) {
-        for (int32_t j = 0; j < g->pb; j++) {
-            dst[j] = 0;
-        }
-        return;
-    }
-    const int32_t lead = TH_MIN(g->pad_b, g->pb);
-    const int32_t body_end = TH_MIN(g->pb, g->pad_b + g->in_b);
-    int32_t j = 0;
-    for (; j < lead; j++) {
-        dst[j] = 0;
-    }
-    const int8_t *s = src + (int64_t)row * step_a + (int64_t)(j - g->pad_b) * step_b;
-    for (; j < body_end; j++, s += step_b) {
-        dst[j] = (int16_t)(*s + input_offset);
-    }
-    for (; j < g->pb; j++) {
-        dst[j] = 0;
-    }
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return th_pkhbt(a, b);
+#endif
 }
 
-/* Weights of output channel oc as int16 pairs along the oriented B axis (an odd row's last
- * word holds one weight and a zero). */
-static void prepare_weights(int32_t *dst, const int8_t *filter, int32_t oc, int32_t out_c,
-                            const th_dims *filter_dims, const dw_geom *g)
+TH_INLINE int32_t dw_pkhtb(int32_t a, int32_t b)
 {
-    for (int32_t a = 0; a < g->ka; a++) {
-        for (int32_t p = 0; p < g->kb_pairs; p++) {
-            int32_t w[2] = {0, 0};
-            for (int32_t k = 0; k < 2 && 2 * p + k < g->kb; k++) {
-                const int32_t b = 2 * p + k;
-                const int32_t ky = g->transposed ? b : a;
-                const int32_t kx = g->transposed ? a : b;
-                w[k] = filter[(ky * filter_dims->w + kx) * out_c + oc];
-            }
-            dst[a * g->kb_pairs + p] = th_pkhbt(w[0], w[1]);
-        }
-    }
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return th_pkhtb(a, b);
+#endif
 }
 
-/* Output stage of one output channel. */
+/* What prepare_record needs, fixed per call. */
 typedef struct {
-    th_fast_rq rq;
-    int32_t fast;
-    int32_t multiplier, shift, output_offset, act_min, act_max;
-} dw_out_stage;
+    const int8_t *filter;
+    const int32_t *bias, *multiplier, *shift;
+    int32_t fa, fb; /* filter bytes between taps along A and along B */
+    int32_t ka, kb;
+    int32_t offset, zp, clamp;
+    int32_t taps_bound; /* KA KB 256 128: |acc - bias| */
+} dw_rec_ctx;
 
-TH_INLINE int8_t dw_out(int32_t acc, const dw_out_stage *o)
+static dw_rec_ctx rec_ctx(const th_dw_conv_params *params, const th_per_channel_quant *quant,
+                          const th_dims *filter_dims, const int8_t *filter,
+                          const int32_t *bias, int32_t out_c, const dw_geom *g)
 {
-    const int32_t v = o->fast ? th_fast_rq_apply(acc, &o->rq)
-                              : th_requantize_s8(acc, o->multiplier, o->shift, o->output_offset);
-    return (int8_t)th_clamp(v, o->act_min, o->act_max);
+    dw_rec_ctx c;
+    c.filter = filter;
+    c.bias = bias;
+    c.multiplier = quant->multiplier;
+    c.shift = quant->shift;
+    const int32_t step_w = out_c;
+    const int32_t step_h = filter_dims->w * out_c;
+    c.fa = g->transposed ? step_w : step_h;
+    c.fb = g->transposed ? step_h : step_w;
+    c.ka = g->ka;
+    c.kb = g->kb;
+    c.offset = params->input_offset;
+    c.zp = params->output_offset;
+    c.clamp = params->activation.min > -128 || params->activation.max < 127;
+    const int64_t taps = (int64_t)g->ka * g->kb * 256 * 128;
+    c.taps_bound = taps < (INT64_C(1) << 29) ? (int32_t)taps : (1 << 29);
+    return c;
 }
 
-/* Four outputs of a row per pass sharing each weight load, taps adjacent (dilation 1; odd
- * rows end with a zero-weight pair). sb is a constant at the fast call sites, so the four
- * input loads take immediate offsets. */
-TH_INLINE int32_t dw_row4(int8_t *out, int32_t out_step, const int16_t *band,
-                          const int32_t *w, int32_t acc0, int32_t n, int32_t ka, int32_t kbp,
-                          int32_t pb, int32_t sb, const dw_out_stage *o)
+/* Weight pairs of a 2-D filter in band order ((a, b) at b KA + a), scaled; adds the sum of
+ * the unscaled weights to *wsum. */
+static void dw_weights_2d(int32_t *w, const dw_rec_ctx *c, const int8_t *f, int32_t scale,
+                          int32_t *wsum)
 {
-    int32_t b = 0;
-    for (; b + 3 < n; b += 4, out += 4 * out_step) {
-        const int16_t *r = band + b * sb;
-        const int32_t *wa = w;
-        int32_t s0 = acc0;
-        int32_t s1 = acc0;
-        int32_t s2 = acc0;
-        int32_t s3 = acc0;
-        for (int32_t a = 0; a < ka; a++, r += pb) {
-            const int16_t *x = r;
-            for (int32_t p = 0; p < kbp; p++, x += 2) {
-                const int32_t wv = *wa++;
-                s0 = th_smlad(th_read_s32(x), wv, s0);
-                s1 = th_smlad(th_read_s32(x + sb), wv, s1);
-                s2 = th_smlad(th_read_s32(x + 2 * sb), wv, s2);
-                s3 = th_smlad(th_read_s32(x + 3 * sb), wv, s3);
+    int32_t sum = 0;
+    /* Taps in band order: (a, b) at b KA + a. */
+    int32_t t = 0;
+    int32_t pending = 0;
+    for (int32_t b = 0; b < c->kb; b++) {
+        const int8_t *fa = f + b * c->fb;
+        for (int32_t a = 0; a < c->ka; a++, fa += c->fa, t++) {
+            const int32_t v = *fa;
+            sum += v;
+            if (t & 1) {
+                *w++ = th_pkhbt(scale * pending, scale * v);
+            } else {
+                pending = v;
             }
         }
-        out[0] = dw_out(s0, o);
-        out[out_step] = dw_out(s1, o);
-        out[2 * out_step] = dw_out(s2, o);
-        out[3 * out_step] = dw_out(s3, o);
     }
-    for (; b < n; b++, out += out_step) {
-        const int16_t *r = band + b * sb;
-        const int32_t *wa = w;
-        int32_t acc = acc0;
-        for (int32_t a = 0; a < ka; a++, r += pb) {
-            for (int32_t p = 0; p < kbp; p++) {
-                acc = th_smlad(th_read_s32(r + 2 * p), *wa++, acc);
-            }
-        }
-        *out = dw_out(acc, o);
+    if (t & 1) {
+        *w++ = th_pkhbt(scale * pending, 0);
     }
-    return b;
+    *wsum += sum;
 }
 
-/* One output row of one output channel. Not inlined: its loops get the registers. */
-__attribute__((noinline)) static void dw_row(int8_t *out, int32_t out_step,
-                                             const int16_t *band, const int32_t *w,
-                                             int32_t acc0, const dw_geom *g,
-                                             const dw_out_stage *stage)
+/* Fills the record of output channel oc at rec (mode word, then the record). */
+static void __attribute__((noinline)) prepare_record(int32_t *rec, const dw_rec_ctx *c,
+                                                     int32_t oc)
 {
-    /* A local copy: the int8 stores below could alias *stage, which would reload it. */
-    const dw_out_stage os = *stage;
-    const dw_out_stage *o = &os;
-    const int32_t pb = g->pb;
+    const int32_t b = c->bias != NULL ? c->bias[oc] : 0;
+    const int32_t mult = c->multiplier[oc];
+    const int32_t shift = c->shift[oc];
+    const int64_t bound = (int64_t)c->taps_bound + (b < 0 ? -(int64_t)b : b);
+    const int32_t mode = th_fast_rq_ok(mult, shift, bound) ? c->clamp : 2;
+    const int32_t scale = mode == 2 ? 1 : 2;
+    int32_t wsum = 0;
+    int32_t *w = rec + 1 + DW_REC_W;
+    const int8_t *f = c->filter + oc;
+    if (c->ka == 1) { /* taps along B only */
+        const int32_t fb = c->fb;
+        for (int32_t p = c->kb >> 1; p > 0; p--, f += 2 * fb) {
+            const int32_t w0 = f[0];
+            const int32_t w1 = f[fb];
+            wsum += w0 + w1;
+            *w++ = dw_pkhbt(w0 * scale, w1 * scale);
+        }
+        if (c->kb & 1) {
+            const int32_t w0 = f[0];
+            wsum += w0;
+            *w = (int32_t)((uint32_t)(w0 * scale) & 0xFFFFu);
+        }
+    } else {
+        dw_weights_2d(w, c, f, scale, &wsum);
+    }
+    rec[0] = mode;
+    rec += 1;
+    /* sum((x + offset) w) = sum(x w) + offset sum(w): the bands hold raw values and -offset
+     * in the padding. */
+    rec[DW_REC_ACC] = (int32_t)((uint32_t)b * (uint32_t)scale +
+                                (uint32_t)c->offset * (uint32_t)(scale * wsum));
+    rec[DW_REC_MULT] = mult;
+    if (mode == 2) {
+        rec[DW_REC_RZP] = shift;
+        rec[DW_REC_E] = 0;
+    } else {
+        const th_fast_rq rq = th_fast_rq_make(mult, shift, c->zp);
+        rec[DW_REC_RZP] = rq.round_zp;
+        rec[DW_REC_E] = rq.e;
+    }
+}
+
+/* d[i] = s[i * st], i < count. */
+static void __attribute__((noinline)) gather1(int16_t *d, const int8_t *s, int32_t st,
+                                               int32_t count)
+{
+    int16_t *const end = d + (count & ~3);
+    const int32_t st2 = 2 * st;
+    const int32_t st3 = 3 * st;
+    for (; d != end; d += 4, s += 4 * st) {
+        const int32_t v0 = s[0];
+        const int32_t v1 = s[st];
+        const int32_t v2 = s[st2];
+        const int32_t v3 = s[st3];
+        th_write_s32(d, dw_pkhbt(v0, v1));
+        th_write_s32(d + 2, dw_pkhbt(v2, v3));
+    }
+    for (int32_t i = 0; i < (count & 3); i++, s += st) {
+        d[i] = *s;
+    }
+}
+
+/* d[i * ds] = s[i * st], i < count (one row of an interleaved band). */
+static void __attribute__((noinline)) gather_strided(int16_t *d, int32_t ds, const int8_t *s,
+                                                     int32_t st, int32_t count)
+{
+    int32_t i = count >> 2;
+    for (; i > 0; i--, d += 4 * ds, s += 4 * st) {
+        const int16_t v0 = s[0];
+        const int16_t v1 = s[st];
+        const int16_t v2 = s[2 * st];
+        const int16_t v3 = s[3 * st];
+        d[0] = v0;
+        d[ds] = v1;
+        d[2 * ds] = v2;
+        d[3 * ds] = v3;
+    }
+    for (i = count & 3; i > 0; i--, d += ds, s += st) {
+        *d = *s;
+    }
+}
+
+/* d[i * ds] = v, i < count. */
+TH_INLINE void fill_strided(int16_t *d, int32_t ds, int16_t v, int32_t count)
+{
+    for (int32_t i = 0; i < count; i++, d += ds) {
+        *d = v;
+    }
+}
+
+/* Four channels: dk[i] = s[i * st + k] for bands d0 + k * slot, i < count. */
+static void __attribute__((noinline)) gather4(int16_t *d0, int32_t slot, const int8_t *s,
+                                               int32_t st, int32_t count)
+{
+    int16_t *d1 = d0 + slot;
+    int16_t *d2 = d1 + slot;
+    int16_t *d3 = d2 + slot;
+    int16_t *const end = d0 + (count & ~1);
+    for (; d0 != end; d0 += 2, d1 += 2, d2 += 2, d3 += 2, s += 2 * st) {
+        const int32_t x = th_read_s32(s);
+        const int32_t y = th_read_s32(s + st);
+        const int32_t lo = dw_pkhbt(x, y); /* bytes x0 x1 y0 y1 */
+        const int32_t hi = dw_pkhtb(x, y); /* bytes x2 x3 y2 y3 */
+        th_write_s32(d0, th_sxtb16(lo));
+        th_write_s32(d1, th_sxtb16_ror8(lo));
+        th_write_s32(d2, th_sxtb16(hi));
+        th_write_s32(d3, th_sxtb16_ror8(hi));
+    }
+    if (count & 1) {
+        d0[0] = s[0];
+        d1[0] = s[1];
+        d2[0] = s[2];
+        d3[0] = s[3];
+    }
+}
+
+/* Stages the band of output row oa for `group` channels (1 or 4, adjacent in memory; 4 only
+ * with KA 1) to bands `slot` values apart: phase rows of interleaved raw values, -offset
+ * outside the input (the columns left and right of the input hold it from the start,
+ * dw_rows_s8). src(a, b) = src[a * step_a + b * step_b]. */
+static void __attribute__((noinline))
+stage_band(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t step_a,
+           int32_t step_b, int32_t oa, const dw_geom *g, int32_t offset)
+{
+    const int16_t pad = (int16_t)(-offset);
     const int32_t ka = g->ka;
-    const int32_t kb = g->kb;
-    const int32_t kbp = g->kb_pairs;
-    const int32_t full = kb / 2;
-    const int32_t sb = g->sb;
-    const int32_t db = g->db;
-    const int32_t n = g->out_b;
-    if (db == 1) {
-        if (sb == 1) {
-            dw_row4(out, out_step, band, w, acc0, n, ka, kbp, pb, 1, o);
-        } else if (sb == 2) {
-            dw_row4(out, out_step, band, w, acc0, n, ka, kbp, pb, 2, o);
-        } else {
-            dw_row4(out, out_step, band, w, acc0, n, ka, kbp, pb, sb, o);
+    const int32_t row0 = oa * g->sa - g->pad_a;
+    for (int32_t r = 0; r < g->db; r += g->g) { /* no output reads the other phases */
+        int16_t *d = dst + r * g->plen;
+        /* Phase r column i holds input column r + i db - pad_b. */
+        const int32_t lo = TH_MIN(TH_MAX((g->pad_b - r + g->db - 1) / g->db, 0), g->cols);
+        const int32_t hi =
+            TH_MIN(TH_MAX((g->pad_b + g->in_b - r + g->db - 1) / g->db, lo), g->cols);
+        for (int32_t a = 0; a < ka; a++) {
+            const int32_t row = row0 + a * g->da;
+            const int32_t inside = row >= 0 && row < g->in_a;
+            const int32_t i_lo = lo;
+            const int32_t i_hi = inside ? hi : lo;
+            if (!inside) { /* columns outside [lo, hi) hold -offset already (dw_rows_s8) */
+                for (int32_t k = 0; k < group; k++) {
+                    fill_strided(d + k * slot + a + lo * ka, ka, pad, hi - lo);
+                }
+            }
+            if (i_lo < i_hi) {
+                const int8_t *s = src + (int64_t)row * step_a +
+                                  (int64_t)(r + i_lo * g->db - g->pad_b) * step_b;
+                const int32_t st = step_b * g->db;
+                if (group == 4) {
+                    gather4(d + i_lo, slot, s, st, i_hi - i_lo);
+                } else if (ka == 1) {
+                    gather1(d + i_lo, s, st, i_hi - i_lo);
+                } else {
+                    gather_strided(d + i_lo * ka + a, ka, s, st, i_hi - i_lo);
+                }
+            }
         }
+    }
+}
+
+/* Requantized output of one accumulator (see the record above). */
+TH_INLINE int8_t dw_out1(int32_t acc, const int32_t *rec, int32_t mode, int32_t zp,
+                         int32_t lo, int32_t hi)
+{
+    int32_t y;
+    if (mode == 2) {
+        y = th_requantize_s8(acc, rec[DW_REC_MULT], rec[DW_REC_RZP], zp);
+    } else {
+        y = th_smmlar(acc, rec[DW_REC_MULT], rec[DW_REC_RZP]);
+        y += acc >> 31;
+        y = th_ssat8(y >> rec[DW_REC_E]);
+    }
+    return (int8_t)th_clamp(y, lo, hi);
+}
+
+/* Row kernel arguments. */
+typedef struct {
+    const int16_t *x; /* first value of the first output's taps */
+    int8_t *out;
+    int32_t n; /* outputs */
+    int32_t os; /* output bytes between outputs */
+    int32_t s; /* band values between outputs */
+    int32_t kp; /* tap pairs */
+    int32_t zp, lo, hi;
+    int32_t channels; /* output channels (adjacent bytes), records rw words apart */
+    int32_t rw;
+} dw_row_args;
+
+/* Four accumulators += kp tap pairs (weight words w) of the windows at q, q + s, q + 2 s,
+ * q + 3 s (four base pointers: immediate offsets). With constant kp and s the loop unrolls
+ * and loads of the same word are shared. */
+#define DW_ACC4(q, w, kp, s)                                                                 \
+    do {                                                                                     \
+        const int16_t *q0_ = (q);                                                            \
+        const int16_t *q1_ = q0_ + (s);                                                      \
+        const int16_t *q2_ = q1_ + (s);                                                      \
+        const int16_t *q3_ = q2_ + (s);                                                      \
+        _Pragma("GCC unroll 8") for (int32_t p_ = 0; p_ < (kp); p_++) {                      \
+            const int32_t wv_ = (w)[p_];                                                     \
+            s0 = th_smlad(th_read_s32(q0_ + 2 * p_), wv_, s0);                               \
+            s1 = th_smlad(th_read_s32(q1_ + 2 * p_), wv_, s1);                               \
+            s2 = th_smlad(th_read_s32(q2_ + 2 * p_), wv_, s2);                               \
+            s3 = th_smlad(th_read_s32(q3_ + 2 * p_), wv_, s3);                               \
+        }                                                                                    \
+    } while (0)
+
+/* Stride 1, runtime kp: the windows of the four outputs overlap, two new words per pair. */
+TH_INLINE void dw_acc4_s1(const int16_t *q, const int32_t *w, int32_t kp, int32_t *a0,
+                          int32_t *a1, int32_t *a2, int32_t *a3)
+{
+    int32_t s0 = *a0, s1 = *a1, s2 = *a2, s3 = *a3;
+    int32_t x0 = th_read_s32(q);
+    int32_t x1 = th_read_s32(q + 1);
+    int32_t p = 0;
+    for (; p + 1 < kp; p += 2, q += 4) {
+        const int32_t w0 = w[p];
+        const int32_t w1 = w[p + 1];
+        const int32_t x2 = th_read_s32(q + 2);
+        const int32_t x3 = th_read_s32(q + 3);
+        s0 = th_smlad(x0, w0, s0);
+        s1 = th_smlad(x1, w0, s1);
+        s2 = th_smlad(x2, w0, s2);
+        s3 = th_smlad(x3, w0, s3);
+        x0 = th_read_s32(q + 4);
+        x1 = th_read_s32(q + 5);
+        s0 = th_smlad(x2, w1, s0);
+        s1 = th_smlad(x3, w1, s1);
+        s2 = th_smlad(x0, w1, s2);
+        s3 = th_smlad(x1, w1, s3);
+    }
+    if (p < kp) {
+        const int32_t w0 = w[p];
+        s0 = th_smlad(x0, w0, s0);
+        s1 = th_smlad(x1, w0, s1);
+        s2 = th_smlad(th_read_s32(q + 2), w0, s2);
+        s3 = th_smlad(th_read_s32(q + 3), w0, s3);
+    }
+    *a0 = s0, *a1 = s1, *a2 = s2, *a3 = s3;
+}
+
+/* Fast requantization of a doubled accumulator (record mode 0). */
+TH_INLINE int32_t dw_rq(int32_t acc2, int32_t mult, int32_t rzp, int32_t e)
+{
+    int32_t y = th_smmlar(acc2, mult, rzp);
+    y += acc2 >> 31;
+    return th_ssat8(y >> e);
+}
+
+/* One row segment of one output channel (outputs at out), record mode 0. KP > 0: constant
+ * tap pairs (up to four are held in registers); S > 0: constant stride. */
+TH_INLINE void dw_row_one(const dw_row_args *r, const int32_t *rec, int8_t *out, const int KP,
+                          const int S)
+{
+    const int32_t kp = KP > 0 ? KP : r->kp;
+    const int32_t s = S > 0 ? S : r->s;
+    const int32_t os = r->os;
+    const int32_t acc0 = rec[DW_REC_ACC];
+    const int32_t mult = rec[DW_REC_MULT];
+    const int32_t rzp = rec[DW_REC_RZP];
+    const int32_t e = rec[DW_REC_E];
+    const int32_t *wts = rec + DW_REC_W;
+    int32_t wl[4] = {0, 0, 0, 0};
+    if (KP > 0 && KP <= 4) {
+        _Pragma("GCC unroll 4") for (int32_t p = 0; p < KP; p++) {
+            wl[p] = wts[p];
+        }
+    }
+    const int16_t *x = r->x;
+    int32_t blocks = (r->n + 3) >> 2;
+    /* Whole blocks; the bands cover the last one's windows too (dw_geometry), it stores only
+     * its outputs. */
+    for (;;) {
+        int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
+        if (KP > 0 && KP <= 4) {
+            DW_ACC4(x, wl, KP, s);
+        } else if (KP > 0 || s != 1) {
+            DW_ACC4(x, wts, kp, s);
+        } else {
+            dw_acc4_s1(x, wts, kp, &s0, &s1, &s2, &s3);
+        }
+        if (--blocks == 0) {
+            const int32_t rest = r->n & 3;
+            out[0] = (int8_t)dw_rq(s0, mult, rzp, e);
+            if (rest != 1) {
+                out[os] = (int8_t)dw_rq(s1, mult, rzp, e);
+                if (rest != 2) {
+                    out[2 * os] = (int8_t)dw_rq(s2, mult, rzp, e);
+                    if (rest != 3) {
+                        out[3 * os] = (int8_t)dw_rq(s3, mult, rzp, e);
+                    }
+                }
+            }
+            return;
+        }
+        out[0] = (int8_t)dw_rq(s0, mult, rzp, e);
+        out[os] = (int8_t)dw_rq(s1, mult, rzp, e);
+        out += 2 * os;
+        out[0] = (int8_t)dw_rq(s2, mult, rzp, e);
+        out[os] = (int8_t)dw_rq(s3, mult, rzp, e);
+        out += 2 * os;
+        x += 4 * s;
+    }
+}
+
+/* Any record mode (activation clamp, exact requantization), one output at a time. */
+static void __attribute__((noinline)) dw_row_slow(const dw_row_args *r, const int32_t *rec,
+                                                  int8_t *out)
+{
+    const int32_t mode = rec[-1];
+    const int16_t *x = r->x;
+    for (int32_t n = r->n; n > 0; n--, x += r->s, out += r->os) {
+        int32_t acc = rec[DW_REC_ACC];
+        for (int32_t p = 0; p < r->kp; p++) {
+            acc = th_smlad(th_read_s32(x + 2 * p), rec[DW_REC_W + p], acc);
+        }
+        out[0] = dw_out1(acc, rec, mode, r->zp, r->lo, r->hi);
+    }
+}
+
+/* The row segment of r->channels output channels (records from rec, mode word first). */
+TH_INLINE void dw_row_impl(const dw_row_args *r, const int32_t *rec, const int KP,
+                           const int S)
+{
+    int8_t *out = r->out;
+    for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
+        if (rec[0] == 0) {
+            dw_row_one(r, rec + 1, out, KP, S);
+        } else {
+            dw_row_slow(r, rec + 1, out);
+        }
+    }
+}
+
+typedef void (*dw_row_fn)(const dw_row_args *r, const int32_t *rec);
+
+#define DW_ROW_FN(name, KP, S)                                                               \
+    static void name(const dw_row_args *r, const int32_t *rec)                               \
+    {                                                                                        \
+        dw_row_impl(r, rec, KP, S);                                                          \
+    }
+#define DW_ROW_FNS(KP)                                                                       \
+    DW_ROW_FN(dw_row_k##KP##_s1, KP, 1)                                                      \
+    DW_ROW_FN(dw_row_k##KP##_s2, KP, 2)                                                      \
+    DW_ROW_FN(dw_row_k##KP##_sn, KP, 0)
+DW_ROW_FNS(1)
+DW_ROW_FNS(2)
+DW_ROW_FNS(3)
+DW_ROW_FNS(4)
+DW_ROW_FNS(5)
+DW_ROW_FNS(6)
+DW_ROW_FNS(7)
+DW_ROW_FNS(8)
+DW_ROW_FN(dw_row_k5_s3, 5, 3)
+DW_ROW_FN(dw_row_any_s1, 0, 1)
+DW_ROW_FN(dw_row_any_sn, 0, 0)
+#undef DW_ROW_FNS
+#undef DW_ROW_FN
+
+static dw_row_fn pick_row_fn(int32_t kp, int32_t s)
+{
+    static const dw_row_fn by_kp[8][3] = {
+        {dw_row_k1_s1, dw_row_k1_s2, dw_row_k1_sn}, {dw_row_k2_s1, dw_row_k2_s2, dw_row_k2_sn},
+        {dw_row_k3_s1, dw_row_k3_s2, dw_row_k3_sn}, {dw_row_k4_s1, dw_row_k4_s2, dw_row_k4_sn},
+        {dw_row_k5_s1, dw_row_k5_s2, dw_row_k5_sn}, {dw_row_k6_s1, dw_row_k6_s2, dw_row_k6_sn},
+        {dw_row_k7_s1, dw_row_k7_s2, dw_row_k7_sn}, {dw_row_k8_s1, dw_row_k8_s2, dw_row_k8_sn},
+    };
+    if (kp == 5 && s == 3) {
+        return dw_row_k5_s3; /* 3 x 3, stride 1 */
+    }
+    const int32_t si = s == 1 ? 0 : (s == 2 ? 1 : 2);
+    if (kp <= 8) {
+        return by_kp[kp - 1][si];
+    }
+    return si == 0 ? dw_row_any_s1 : dw_row_any_sn;
+}
+
+/* All outputs of one output row of r->channels output channels (records from rec). */
+static void dw_out_row(dw_row_fn fn, dw_row_args *r, const int16_t *band, int8_t *out_row,
+                       int32_t out_step_b, const int32_t *rec, const dw_geom *g)
+{
+    if (g->p == 1) {
+        r->x = band;
+        r->out = out_row;
+        r->n = g->out_b;
+        fn(r, rec);
         return;
     }
-    for (int32_t b = 0; b < n; b++, out += out_step) {
-        const int16_t *r = band + b * sb;
-        const int32_t *wa = w;
-        int32_t acc = acc0;
-        for (int32_t a = 0; a < ka; a++, r += pb, wa += kbp) {
-            const int16_t *t = r;
-            for (int32_t p = 0; p < full; p++, t += 2 * db) {
-                acc = th_smlad(th_pkhbt(t[0], t[db]), wa[p], acc);
-            }
-            if (kb & 1) {
-                acc = th_smlabb(*t, wa[full], acc);
-            }
-        }
-        *out = dw_out(acc, o);
+    for (int32_t o0 = 0; o0 < g->p && o0 < g->out_b; o0++) {
+        const int32_t ph = (o0 * g->sb) % g->db;
+        r->x = band + ph * g->plen + ((o0 * g->sb) / g->db) * g->ka;
+        r->out = out_row + (int64_t)o0 * out_step_b;
+        r->n = (g->out_b - o0 + g->p - 1) / g->p;
+        fn(r, rec);
     }
 }
 
@@ -221,26 +630,42 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
 {
     const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
     int8_t *plane = scratch;
-    int16_t *band = (int16_t *)(void *)(scratch + plane_bytes(params, input_dims));
-    int32_t *weights = (int32_t *)(void *)((int8_t *)band + band_bytes(&g));
+    int16_t *band = (int16_t *)(void *)(scratch + plane_bytes(params, input_dims, &g));
+    int32_t *records = (int32_t *)(void *)((int8_t *)band + band_bytes(&g));
     const int32_t in_c = input_dims->c;
     const int32_t out_c = output_dims->c;
     const int32_t mult = params->ch_mult;
-    const int32_t words = g.ka * g.kb_pairs;
-    const int64_t bound = th_acc_bound(filter_dims->h * filter_dims->w, 128, bias, out_c);
+    const int32_t rw = 1 + record_words(&g); /* mode word first */
+    const int32_t band_slot = g.db * g.plen;
+    const dw_rec_ctx rc = rec_ctx(params, quant, filter_dims, filter, bias, out_c, &g);
     /* Output steps in the oriented frame. */
     const int32_t out_step_a = g.transposed ? out_c : output_dims->w * out_c;
     const int32_t out_step_b = g.transposed ? output_dims->w * out_c : out_c;
     const int32_t plane_size = input_dims->h * input_dims->w;
-    /* The plane copy is only needed when the output overwrites the input (rule (a)). */
+    /* The plane copy is only needed when the output overwrites the input (th_nn.h rule
+     * (a)) and later output rows read input rows that earlier ones may have overwritten. */
     const int8_t *in_end = input + (int64_t)input_dims->n * plane_size * in_c;
     const int8_t *out_end = output + (int64_t)output_dims->n * output_dims->h *
                                          output_dims->w * out_c;
-    const int32_t in_place = mult == 1 && output < in_end && input < out_end;
+    const int32_t in_place = plane_bytes(params, input_dims, &g) > 0 && output < in_end &&
+                             input < out_end;
+    dw_row_args r;
+    r.os = g.p * out_step_b;
+    r.s = g.sbp * g.ka;
+    r.kp = g.kp;
+    r.zp = params->output_offset;
+    r.lo = params->activation.min;
+    r.hi = params->activation.max;
+    r.channels = mult;
+    r.rw = rw;
+    const dw_row_fn fn = pick_row_fn(r.kp, r.s);
+    /* -offset everywhere: stage_band writes only the columns inside the input. */
+    fill_strided(band, 1, (int16_t)(-params->input_offset), g.group * band_slot);
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_b = input + (int64_t)n * plane_size * in_c;
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
-        for (int32_t ic = 0; ic < in_c; ic++) {
+        for (int32_t ic = 0; ic < in_c;) {
+            const int32_t group = g.group == 4 && ic + 4 <= in_c ? 4 : 1;
             const int8_t *src = in_b + ic;
             int32_t step_h = input_dims->w * in_c;
             int32_t step_w = in_c;
@@ -254,31 +679,26 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
             }
             const int32_t step_a = g.transposed ? step_w : step_h;
             const int32_t step_b = g.transposed ? step_h : step_w;
-            for (int32_t m = 0; m < mult; m++) {
-                prepare_weights(weights + m * words, filter, ic * mult + m, out_c, filter_dims,
-                                &g);
+            if (group == 1) {
+                for (int32_t m = 0; m < mult; m++) {
+                    prepare_record(records + m * rw, &rc, ic * mult + m);
+                }
             }
             for (int32_t oa = 0; oa < g.out_a; oa++) {
-                const int32_t row0 = oa * g.sa - g.pad_a;
-                for (int32_t a = 0; a < g.ka; a++) {
-                    stage_row(band + a * g.pb, src, step_a, step_b, row0 + a * g.da, &g,
-                              params->input_offset);
-                }
-                for (int32_t m = 0; m < mult; m++) {
-                    const int32_t oc = ic * mult + m;
-                    dw_out_stage o;
-                    o.multiplier = quant->multiplier[oc];
-                    o.shift = quant->shift[oc];
-                    o.output_offset = params->output_offset;
-                    o.act_min = params->activation.min;
-                    o.act_max = params->activation.max;
-                    o.fast = th_fast_rq_ok(o.multiplier, o.shift, bound);
-                    o.rq = o.fast ? th_fast_rq_make(o.multiplier, o.shift, o.output_offset)
-                                  : (th_fast_rq){0, 0, 0};
-                    dw_row(out_b + (int64_t)oa * out_step_a + oc, out_step_b, band,
-                           weights + m * words, bias != NULL ? bias[oc] : 0, &g, &o);
+                stage_band(band, group, band_slot, src, step_a, step_b, oa, &g,
+                           params->input_offset);
+                int8_t *out_row = out_b + (int64_t)oa * out_step_a + ic * mult;
+                for (int32_t k = 0; k < group; k++, out_row += mult) {
+                    if (group == 4) {
+                        /* One output row: each record is used once. */
+                        for (int32_t m = 0; m < mult; m++) {
+                            prepare_record(records + m * rw, &rc, (ic + k) * mult + m);
+                        }
+                    }
+                    dw_out_row(fn, &r, band + k * band_slot, out_row, out_step_b, records, &g);
                 }
             }
+            ic += group;
         }
     }
 }
@@ -312,7 +732,8 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
         return 0;
     }
     const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
-    return plane_bytes(params, input_dims) + band_bytes(&g) + weight_bytes(params, &g);
+    return plane_bytes(params, input_dims, &g) + band_bytes(&g) +
+           4 * params->ch_mult * (1 + record_words(&g));
 #else
     (void)params;
     (void)input_dims;

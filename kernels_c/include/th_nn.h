@@ -140,8 +140,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
 int32_t th_dw_conv_3x3_s8_scratch_size(const th_dw_conv_params *params,
                                        const th_dims *input_dims, const th_dims *filter_dims,
                                        const th_dims *output_dims);
-/* Scratch with which the DSP path stages four channels per pass (stride 1, C % 4 == 0;
- * faster, more RAM), 0 when that does not apply; the kernel uses it whenever ctx->size is at
+/* Scratch with which the DSP path stages four channels per pass (C >= 4, the last C % 4
+ * one at a time; faster, more RAM), 0 when that does not apply; the kernel uses it whenever ctx->size is at
  * least this, and one channel per pass (th_dw_conv_3x3_s8_scratch_size) otherwise. The
  * tinyhost planner gives it where it does not grow the arena. th_dw_conv_s8 passes the
  * context through, so the same holds for it when it picks this kernel. */
@@ -154,8 +154,10 @@ int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
  * (round_up4(H*W)) when ch_mult == 1; none when ch_mult > 1 (the input is read directly;
  * such an op never runs in place, rule (a)). Given at least
  * th_dw_conv_general_s8_scratch_size_fast (DSP builds; 0 in portable ones) it runs the DSP
- * rows path (int16 bands, tap pairs by SMLAD), else the reference loop; the tinyhost planner
- * gives that where it does not grow the arena. */
+ * rows path (int16 bands of raw values, dilation split into phase rows, four outputs per
+ * pass by SMLAD over tap pairs; four channels staged per pass when there is one output
+ * row), else the reference loop; the tinyhost planner gives that where it does not grow
+ * the arena. */
 th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *params,
                                 const th_per_channel_quant *quant, const th_dims *input_dims,
                                 const int8_t *input, const th_dims *filter_dims,

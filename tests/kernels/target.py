@@ -35,7 +35,8 @@ def fits_small_firmware(case: Case, interleaved: bool = True) -> bool:
         p = case.p
         scratch = max(scratch, dw_general_scratch(
             case.x.shape[1:3], case.w.shape[1:3], case.out_shape[1:3],
-            (p.stride_h, p.stride_w), (p.dilation_h, p.dilation_w), p.ch_mult, True))
+            (p.stride_h, p.stride_w), (p.dilation_h, p.dilation_w), p.ch_mult, True,
+            case.x.shape[3]))
     return record <= RECORD_CAP and out + 32 <= RESULT_CAP and \
         record + out + scratch + 512 <= ARENA_CAP
 

@@ -21,18 +21,24 @@ it against the C functions of both kernel builds on random shapes.
 T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, Cin % 4 == 0)
 and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c). Given four
-planes (fast_scratch_bytes: stride 1, C % 4 == 0) it stages four channels per pass instead; the
-blob gives it that where the planned arena has the room free.
+planes (fast_scratch_bytes: C >= 4) it stages four channels per pass (the last C % 4 one at a
+time) instead; the blob gives it that where the planned arena has the room free.
 Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP rows path, else the
-reference loop: G = [round_up4(H * W) if mult 1] + round_up4(2 * KA * PB) + 4 * mult * KA *
-ceil(KB / 2): the int8 plane (in place), a band of KA int16 rows of
-PB = (OB - 1) * SB + (KB - 1) * DB + 1 (+ 1 if DB == 1 and KB odd) values and the int16
-weight pairs of one input channel's outputs, in the frame where the filter's longer side is
-B (A, B = H, W, or W, H when KW < KH; th_dw_conv_general_s8.c).
+reference loop: G = [round_up4(H * W) if mult 1 and OA > 1] + 2 * group * DB * PL +
+4 * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = 4 channels staged per
+pass when KA == 1, OA == 1 and C >= 4, else 1) of DB phase rows of PL values each, and the
+records (mode, start value, requantization constants, KP = ceil(KA * KB / 2) weight pairs) of
+one input channel's outputs, in the frame (A, B) = (H, W) or (W, H) that stages fewer values
+(stage_cost, th_dw_conv_general_s8.c). A band row interleaves the KA input rows column by
+column; PL = round_up2(KA * ceil(N / KA)), N = the largest
+((o0 * SB) // DB + SB' * (n - 1)) * KA + 2 * KP over the P = DB / gcd(SB, DB) output phases o0
+(n = their output count rounded up to a multiple of four, SB' = SB / gcd).
 S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -185,33 +191,48 @@ def _conv_scratch(graph: Graph, op: Op, dsp: bool) -> int:
 
 def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
                        stride: tuple[int, int], dilation: tuple[int, int], mult: int,
-                       dsp: bool) -> int:
-    """th_dw_conv_general_s8_scratch_size_fast (G above; 0 in portable builds), (h, w)."""
+                       dsp: bool, channels: int = 1) -> int:
+    """th_dw_conv_general_s8_scratch_size_fast (G above; 0 in portable builds), (h, w);
+    channels: the input's C."""
     if not dsp:
         return 0
-    b = 1 if k[1] >= k[0] else 0  # index of the contiguous (B) axis: the filter's longer side
+
+    def cost(b: int) -> int:  # th_dw_conv_general_s8.c stage_cost, B = axis b
+        return out_hw[1 - b] * (3 * k[1 - b] * ((out_hw[b] - 1) * stride[b]
+                                                + (k[b] - 1) * dilation[b] + 1) + 80)
+
+    b = 0 if cost(0) < cost(1) else 1  # index of the contiguous (B) axis: fewer staged values
     ka, kb = k[1 - b], k[b]
-    pb = (out_hw[b] - 1) * stride[b] + (kb - 1) * dilation[b] + 1
-    pb += kb & 1 if dilation[b] == 1 else 0  # an odd row's last tap read as a pair
-    plane = _ru4(hw[0] * hw[1]) if mult == 1 else 0
-    return plane + _ru4(2 * ka * pb) + 4 * mult * ka * ((kb + 1) // 2)
+    sb, db, out_a, out_b = stride[b], dilation[b], out_hw[1 - b], out_hw[b]
+    kp = (ka * kb + 1) // 2
+    g = math.gcd(sb, db)
+    phases, sbp = db // g, sb // g
+    need = 0  # values read per phase row: the last output of phase o0 reads 2 kp from its start
+    for o0 in range(min(phases, out_b)):
+        n = ((out_b - o0 + phases - 1) // phases + 3) & ~3  # whole blocks of four outputs
+        need = max(need, ((o0 * sb) // db + sbp * (n - 1)) * ka + 2 * kp)
+    cols = (need + ka - 1) // ka
+    plen = (cols * ka + 1) & ~1
+    group = 4 if ka == 1 and out_a == 1 and channels >= 4 else 1
+    plane = _ru4(hw[0] * hw[1]) if mult == 1 and out_a > 1 else 0
+    return plane + 2 * group * db * plen + 4 * mult * (5 + kp)
 
 
 def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
     o = op.options
     assert isinstance(o, DepthwiseConv2DOptions)
-    _, h, w, _ = graph.tensors[op.inputs[0]].shape
+    _, h, w, c = graph.tensors[op.inputs[0]].shape
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     _, oh, ow, oc = graph.tensors[op.outputs[0]].shape
     if dsp and _is_dw_3x3(graph, op):
         s = o.stride_h
         plane = 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
         if fast:  # th_dw_conv_3x3_s8_scratch_size_fast: four channels staged per pass
-            return 4 * plane if s == 1 and oc >= 4 and oc % 4 == 0 else 0
+            return 4 * plane if oc >= 4 else 0
         return plane
     if fast:  # th_dw_conv_general_s8_scratch_size_fast: the DSP rows path
         return dw_general_scratch((h, w), (kh, kw), (oh, ow), (o.stride_h, o.stride_w),
-                                  (o.dilation_h, o.dilation_w), ch_mult(graph, op), dsp)
+                                  (o.dilation_h, o.dilation_w), ch_mult(graph, op), dsp, c)
     if ch_mult(graph, op) != 1:
         return 0  # th_dw_conv_general_s8 reads the input directly
     return _ru4(h * w)
@@ -219,7 +240,7 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
 
 def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
     """Scratch with which the op's kernel runs a faster path (more than scratch_bytes), 0 when
-    it has none: the 3x3 depthwise stages four channels per pass at stride 1
+    it has none: the 3x3 depthwise stages four channels per pass
     (th_dw_conv_3x3_s8_scratch_size_fast), the general depthwise runs its DSP rows path
     (th_dw_conv_general_s8_scratch_size_fast). The kernel picks the path from the scratch size it
     is given; codegen gives it where the planned arena has that much room free (no growth)."""
