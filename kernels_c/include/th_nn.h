@@ -66,7 +66,8 @@ extern "C" {
 #define TH_CONV_1X1_INPLACE_PIXELS 2
 
 /* Build description, for generated code and tests: bit 0 = DSP path compiled in,
- * bit 1 = interleaved filter layout expected, bit 2 = DSP instructions native. */
+ * bit 1 = interleaved filter layout expected, bit 2 = DSP instructions native, bit 3 = MVE
+ * (Helium) paths (CONV_2D, FULLY_CONNECTED; plain filter layout). */
 int32_t th_nn_build_flags(void);
 
 /* ---- CONV_2D ---------------------------------------------------------------------------

@@ -54,9 +54,11 @@ def build_firmware(board: str, build_root: Path, portable: bool = False,
                  defines={"TH_KTEST_PORTABLE": portable, "TH_KTEST_BIG": big}, root=REPO)
 
 
-def function_disassembly(elf: Path, function: str) -> str:
-    """arm-none-eabi-objdump of one function (to check which instructions it really has)."""
-    proc = subprocess.run(["arm-none-eabi-objdump", "-d", f"--disassemble={function}",
+def function_disassembly(elf: Path, function: str, mve: bool = False) -> str:
+    """arm-none-eabi-objdump of one function (to check which instructions it really has);
+    `mve`: decode Helium instructions (Armv8.1-M)."""
+    decode = ["-marmv8.1-m.main"] if mve else []
+    proc = subprocess.run(["arm-none-eabi-objdump", "-d", *decode, f"--disassemble={function}",
                            str(elf)], capture_output=True, text=True, check=True)
     return proc.stdout
 

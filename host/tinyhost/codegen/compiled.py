@@ -452,7 +452,7 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
             f"(the protocol firmware describes at most {io_max} each)"
         )
     target = kernel_build(board, optimize)
-    options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
+    options = PlanOptions(alignment=target.alignment, dsp=target.dsp, mve=target.mve)
     plan = plan_memory(graph, options=options)
     grants = grant_scratch(graph, calls, plan, options)
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned

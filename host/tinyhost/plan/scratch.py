@@ -30,6 +30,11 @@ PB = (OB - 1) * SB + (KB - 1) * DB + 1 (+ 1 if DB == 1 and KB odd) values and th
 weight pairs of one input channel's outputs, in the frame where the filter's longer side is
 B (A, B = H, W, or W, H when KW < KH; th_dw_conv_general_s8.c).
 S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
+
+Helium build (`PlanOptions.mve`, with `dsp`; th_nn_mve_s8.c): every CONV_2D without groups (1x1,
+3x3, general) needs 4 * Cout (bias + input offset * sum of weights, per channel) +
+round_up4(KH * KW * Cin) (one int8 column, or the staged pixel of an in-place 1x1); grouped 0.
+Depthwise and the other ops as in the DSP build.
 """
 
 from __future__ import annotations
@@ -159,9 +164,11 @@ def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, strid
     return 4 * record_words + 2 * ((values + 1) & ~1)
 
 
-def _conv_scratch(graph: Graph, op: Op, dsp: bool) -> int:
+def _conv_scratch(graph: Graph, op: Op, dsp: bool, mve: bool = False) -> int:
     x = graph.tensors[op.inputs[0]].shape
-    _, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    if dsp and mve:  # th_nn_mve_conv_scratch: the table of 4 * Cout, one int8 column
+        return 0 if x[3] != wc else 4 * cout + _ru4(kh * kw * wc)
     if is_conv_1x1_kernel(graph, op):
         if not dsp:
             return x[3]
@@ -241,7 +248,7 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
     if graph.tensors[op.outputs[0]].dtype != np.int8:
         return 0
     if op.kind is OpKind.CONV_2D and isinstance(op.options, Conv2DOptions):
-        return _conv_scratch(graph, op, options.dsp)
+        return _conv_scratch(graph, op, options.dsp, options.mve)
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
         return _dw_scratch(graph, op, options.dsp)
     return 0
