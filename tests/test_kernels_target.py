@@ -62,6 +62,10 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain (obj
     "th_nn_mve_pixel_tab": ("vmlava.s8", "vldrb.u8", "vqrdmulh.s32", "vrshl.s32", "vctp.8"),
     "th_nn_mve_pixel_sums": ("vmlava.s8", "vaddva.s8", "vldrb.u8", "vqrdmulh.s32"),
     "th_nn_mve_kernel_sums": ("vaddva.s8", "vldrb.u8"),
+    "mve_dw_3x3_s1": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb.32"),
+    "mve_dw_3x3_s2": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb.32"),
+    "mve_dw_any": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb.32"),
+    "th_nn_mve_dw_conv_s8": ("vldrb.s16", "vstrb.16"),  # the gather of a channel plane
 }
 
 
@@ -118,7 +122,8 @@ def test_random_cases_on_the_mve_board(build_root: Path) -> None:
         asm = function_disassembly(fw.elf, function, mve=True)
         for mnemonic in mnemonics:
             assert f"\t{mnemonic}" in asm, f"{MVE_BOARD}: {function} has no {mnemonic}"
-    for function in ("th_nn_mat_mult_s8_s16", "conv_1x1_k8_pixels"):  # DSP conv cores: gone
+    for function in ("th_nn_mat_mult_s8_s16", "conv_1x1_k8_pixels", "dw_rows_s1_even",
+                     "th_dw_conv_3x3_s8"):  # the DSP conv and depthwise cores: not used
         assert "\tsmlad" not in function_disassembly(fw.elf, function, mve=True)
 
 
@@ -131,7 +136,7 @@ def test_portable_path_on_cortex_m4(build_root: Path) -> None:
     assert "\tsmlad" not in function_disassembly(fw.elf, "th_nn_fc_s8")
 
 
-@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500"))
+@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500", MVE_BOARD))
 def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
     fw = build_firmware(board, build_root, big=True)
     cases: list[Case] = [layer_case(op, **shape) for _, op, shape in REAL_LAYERS]
@@ -154,7 +159,7 @@ def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
     # Depthwise given the larger scratch: four channels staged per pass (stride 1).
     cases += [dataclasses.replace(c, fast_scratch=True) for c in cases
               if isinstance(c, ConvCase) and c.depthwise]
-    run = run_cases(fw, cases, interleaved=True)
+    run = run_cases(fw, cases, interleaved=board != MVE_BOARD)
     assert_all_match(cases, run.results, f"{board} layers")
 
 

@@ -629,6 +629,20 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                        const int32_t *bias, const th_dims *output_dims, int8_t *output);
+
+/* Scratch of th_nn_mve_dw_conv_s8: four channels of the padded input plane the outputs
+ * read, 4 * PH * PW bytes, PH = (OH - 1) * SH + (KH - 1) * DH + 1 (PW alike). */
+int32_t th_nn_mve_dw_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
+                             const th_dims *output_dims);
+
+/* DEPTHWISE_CONV_2D, any filter, stride, padding, dilation and ch_mult, arguments and
+ * scratch already checked: four output channels per pass, staged before any of their
+ * outputs is written (in place, rule (a)). */
+void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output);
 #endif /* TH_NN_MVE */
 
 /* Scratch bytes of the int16 im2col for two pixels. */

@@ -338,3 +338,337 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
 }
 
 #endif /* TH_NN_MVE */
+
+#if TH_NN_MVE
+/* ---- DEPTHWISE_CONV_2D ------------------------------------------------------------------
+ * One output channel at a time, four output pixels of a row in the four int32 lanes (MVE's
+ * VMLA multiplies by a scalar: the tap's weight). The input channel's plane is staged in
+ * scratch as int8 with its padding as the input zero point (the folded offset, bias +
+ * input_offset * sum of the taps, makes it count 0, so the loop has no bounds checks),
+ * eight pixels per VLDRB.S16 gather (offsets i * C) and narrowing VSTRB.16. Per tap and
+ * four outputs: one widening VLDRB.S32 (a gather of offsets 0, s, 2s, 3s at stride s > 1)
+ * and one VMLA.S32; the four results requantized as one vector and stored with a VSTRB.32
+ * scatter (offsets j * Cout), tail-predicated. Channel c's plane is staged before any of its
+ * outputs is written, and only channel c is written: in place as th_nn.h rule (a). */
+
+typedef struct {
+    int32_t kh, kw, sh, sw, dh, dw, ph, pw; /* filter, stride, dilation, staged plane */
+} mve_dw_geom;
+
+static mve_dw_geom mve_dw_geometry(const th_dw_conv_params *params,
+                                   const th_dims *filter_dims, const th_dims *output_dims)
+{
+    mve_dw_geom g;
+    g.kh = filter_dims->h;
+    g.kw = filter_dims->w;
+    g.sh = params->stride.h;
+    g.sw = params->stride.w;
+    g.dh = params->dilation.h;
+    g.dw = params->dilation.w;
+    g.ph = (output_dims->h - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+    g.pw = (output_dims->w - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+    return g;
+}
+
+int32_t th_nn_mve_dw_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
+                             const th_dims *output_dims)
+{
+    const mve_dw_geom g = mve_dw_geometry(params, filter_dims, output_dims);
+    return th_round_up4(g.ph * g.pw);
+}
+
+/* n pixels' channel bytes (stride cin) from src to dst. */
+static void gather_channel(int8_t *dst, const int8_t *src, int32_t n, int32_t cin)
+{
+    if (cin <= 9000) {
+        const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)cin);
+        for (; n >= 8; n -= 8, src += 8 * cin, dst += 8) {
+            vstrbq_s16(dst, vldrbq_gather_offset_s16(src, offs));
+        }
+        if (n > 0) {
+            const mve_pred16_t p = vctp16q((uint32_t)n);
+            vstrbq_p_s16(dst, vldrbq_gather_offset_z_s16(src, offs, p), p);
+        }
+        return;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        dst[i] = src[(int64_t)i * cin];
+    }
+}
+
+/* The padded plane of input channel ic of one batch. */
+static void mve_dw_stage(int8_t *plane, const mve_dw_geom *geo, const int8_t *in_b,
+                         const th_dims *input_dims, const th_dw_conv_params *params,
+                         int32_t ic)
+{
+    const int32_t in_h = input_dims->h, in_w = input_dims->w, cin = input_dims->c;
+    const int8_t zp = (int8_t)(-params->input_offset);
+    const int32_t top = params->padding.h, left = params->padding.w;
+    const int32_t x_lo = TH_MIN(left, geo->pw);
+    const int32_t x_hi = TH_MAX(x_lo, TH_MIN(geo->pw, left + in_w));
+    for (int32_t y = 0; y < geo->ph; y++) {
+        int8_t *dst = plane + (int64_t)y * geo->pw;
+        const int32_t iy = y - top;
+        if (iy < 0 || iy >= in_h) {
+            th_nn_mve_fill(dst, zp, geo->pw);
+            continue;
+        }
+        if (x_lo > 0) {
+            th_nn_mve_fill(dst, zp, x_lo);
+        }
+        if (x_hi > x_lo) {
+            gather_channel(dst + x_lo, in_b + ((int64_t)iy * in_w + (x_lo - left)) * cin + ic,
+                           x_hi - x_lo, cin);
+        }
+        if (x_hi < geo->pw) {
+            th_nn_mve_fill(dst + x_hi, zp, geo->pw - x_hi);
+        }
+    }
+}
+
+/* th_mve_requantize for one channel in all lanes: scalar multiplier and shifts (left >= 0,
+ * right <= 0; the half-away fix-up only when right < 0, as there). */
+TH_INLINE int32x4_t rq_channel(int32x4_t acc, int32_t multiplier, int32_t left, int32_t right,
+                               int32_t zp, int32x4_t lo, int32x4_t hi)
+{
+    int32x4_t y = vshlq_r_s32(acc, left);
+    y = vqrdmulhq_n_s32(y, multiplier);
+    if (right < 0) {
+        y = vqaddq_s32(y, vshrq_n_s32(y, 31));
+        y = vrshlq_n_s32(y, right);
+    }
+    y = vqaddq_n_s32(y, zp);
+    return vminq_s32(vmaxq_s32(y, lo), hi);
+}
+
+/* Four outputs' sum over the taps from x (the window of the first), unpredicated or (p) not */
+TH_INLINE int32x4_t dw_taps(const int8_t *r, int32_t row_step, const int32_t *wt,
+                            const int8_t *w, int32_t oc_stride, int32x4_t acc,
+                            uint32x4_t in_offs, const int kh, const int kw, const int sw,
+                            const int dw, const int table, const int pred, mve_pred16_t p)
+{
+#pragma GCC unroll 3
+    for (int ky = 0; ky < kh; ky++, r += row_step) {
+#pragma GCC unroll 3
+        for (int kx = 0; kx < kw; kx++) {
+            const int8_t *x = r + kx * dw;
+            int32x4_t xv;
+            if (pred) {
+                xv = sw == 1 ? vldrbq_z_s32(x, p) : vldrbq_gather_offset_z_s32(x, in_offs, p);
+            } else {
+                xv = sw == 1 ? vldrbq_s32(x) : vldrbq_gather_offset_s32(x, in_offs);
+            }
+            const int t = ky * kw + kx;
+            acc = vmlaq_n_s32(acc, xv, table ? wt[t] : w[(int64_t)t * oc_stride]);
+        }
+    }
+    return acc;
+}
+
+/* Output rows of one channel from its staged plane; KH, KW, SW, DW constant where the caller
+ * inlines it for a common geometry. w: the channel's first tap, taps oc_stride apart. Eight
+ * outputs of a row per step (each tap's weight read once for both vectors), then four, then
+ * the last one to three predicated (nothing read past them). */
+TH_INLINE void mve_dw_rows(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w,
+                           int32_t oc_stride, int32_t start, int32_t multiplier,
+                           int32_t shift, const th_mve_out *o, const th_dims *output_dims,
+                           int8_t *out, const int kh, const int kw, const int sw,
+                           const int dw)
+{
+    /* 3x3: the weights in registers (or at least a local table); else read as needed */
+    int32_t wt[9];
+    const int table = kh * kw <= 9;
+    for (int t = 0; table && t < kh * kw; t++) {
+        wt[t] = w[(int64_t)t * oc_stride];
+    }
+    const int32_t out_w = output_dims->w;
+    const int32_t row_step = geo->dh * geo->pw;
+    const uint32x4_t in_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)sw);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    const mve_pred16_t all = vctp32q(4);
+    for (int32_t oy = 0; oy < output_dims->h; oy++) {
+        const int8_t *row = plane + (int64_t)oy * geo->sh * geo->pw;
+        int8_t *o_row = out + (int64_t)oy * out_w * oc_stride;
+        int32_t ox = 0;
+        for (; ox + 8 <= out_w; ox += 8) {
+            const int8_t *r = row + ox * sw;
+            int32x4_t a0 = init, a1 = init;
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+            if (kh == 3 && kw == 3 && sw == 1 && dw == 1 && table) {
+                /* 3x3, stride 1: 18 widening loads (low base registers), 18 VMLA, 9 LDR */
+                const int8_t *r1 = r + row_step, *r2 = r + 2 * row_step;
+                int32_t t;
+                __asm__("ldr %[t], [%[wp], #0]\n\t"
+                        "vldrb.s32 q0, [%[r0]]\n\t"
+                        "vldrb.s32 q1, [%[r0], #4]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #4]\n\t"
+                        "vldrb.s32 q0, [%[r0], #1]\n\t"
+                        "vldrb.s32 q1, [%[r0], #5]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #8]\n\t"
+                        "vldrb.s32 q0, [%[r0], #2]\n\t"
+                        "vldrb.s32 q1, [%[r0], #6]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #12]\n\t"
+                        "vldrb.s32 q0, [%[r1]]\n\t"
+                        "vldrb.s32 q1, [%[r1], #4]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #16]\n\t"
+                        "vldrb.s32 q0, [%[r1], #1]\n\t"
+                        "vldrb.s32 q1, [%[r1], #5]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #20]\n\t"
+                        "vldrb.s32 q0, [%[r1], #2]\n\t"
+                        "vldrb.s32 q1, [%[r1], #6]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #24]\n\t"
+                        "vldrb.s32 q0, [%[r2]]\n\t"
+                        "vldrb.s32 q1, [%[r2], #4]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #28]\n\t"
+                        "vldrb.s32 q0, [%[r2], #1]\n\t"
+                        "vldrb.s32 q1, [%[r2], #5]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #32]\n\t"
+                        "vldrb.s32 q0, [%[r2], #2]\n\t"
+                        "vldrb.s32 q1, [%[r2], #6]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]"
+                        : [a0] "+w"(a0), [a1] "+w"(a1), [t] "=&r"(t)
+                        : [r0] "l"(r), [r1] "l"(r1), [r2] "l"(r2), [wp] "r"(wt)
+                        : "d0", "d1", "d2", "d3", "memory");
+                int8_t *op = o_row + (int64_t)ox * oc_stride;
+                vstrbq_scatter_offset_s32(op, out_offs,
+                                          rq_channel(a0, multiplier, left, right, zp, lo, hi));
+                vstrbq_scatter_offset_s32(op + 4 * oc_stride, out_offs,
+                                          rq_channel(a1, multiplier, left, right, zp, lo, hi));
+                continue;
+            }
+#endif
+#pragma GCC unroll 3
+            for (int ky = 0; ky < kh; ky++, r += row_step) {
+#pragma GCC unroll 3
+                for (int kx = 0; kx < kw; kx++) {
+                    const int8_t *x = r + kx * dw;
+                    const int t = ky * kw + kx;
+                    const int32_t wv = table ? wt[t] : w[(int64_t)t * oc_stride];
+                    if (sw == 1) {
+                        a0 = vmlaq_n_s32(a0, vldrbq_s32(x), wv);
+                        a1 = vmlaq_n_s32(a1, vldrbq_s32(x + 4), wv);
+                    } else {
+                        a0 = vmlaq_n_s32(a0, vldrbq_gather_offset_s32(x, in_offs), wv);
+                        a1 = vmlaq_n_s32(a1, vldrbq_gather_offset_s32(x + 4 * sw, in_offs),
+                                         wv);
+                    }
+                }
+            }
+            int8_t *op = o_row + (int64_t)ox * oc_stride;
+            vstrbq_scatter_offset_s32(op, out_offs,
+                                      rq_channel(a0, multiplier, left, right, zp, lo, hi));
+            vstrbq_scatter_offset_s32(op + 4 * oc_stride, out_offs,
+                                      rq_channel(a1, multiplier, left, right, zp, lo, hi));
+        }
+        for (; ox + 4 <= out_w; ox += 4) {
+            const int32x4_t a = dw_taps(row + ox * sw, row_step, wt, w, oc_stride, init,
+                                        in_offs, kh, kw, sw, dw, table, 0, all);
+            vstrbq_scatter_offset_s32(o_row + (int64_t)ox * oc_stride, out_offs,
+                                      rq_channel(a, multiplier, left, right, zp, lo, hi));
+        }
+        if (ox < out_w) {
+            const mve_pred16_t p = vctp32q((uint32_t)(out_w - ox));
+            const int32x4_t a = dw_taps(row + ox * sw, row_step, wt, w, oc_stride, init,
+                                        in_offs, kh, kw, sw, dw, table, 1, p);
+            vstrbq_scatter_offset_p_s32(o_row + (int64_t)ox * oc_stride, out_offs,
+                                        rq_channel(a, multiplier, left, right, zp, lo, hi), p);
+        }
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_3x3_s1(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
+              int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,
+              const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_rows(plane, geo, w, oc_stride, start, multiplier, shift, o, output_dims, out, 3, 3,
+                1, 1);
+}
+
+static void __attribute__((noinline))
+mve_dw_3x3_s2(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
+              int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,
+              const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_rows(plane, geo, w, oc_stride, start, multiplier, shift, o, output_dims, out, 3, 3,
+                2, 1);
+}
+
+static void __attribute__((noinline))
+mve_dw_any(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
+           int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,
+           const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_rows(plane, geo, w, oc_stride, start, multiplier, shift, o, output_dims, out,
+                geo->kh, geo->kw, geo->sw, geo->dw);
+}
+
+void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output)
+{
+    const mve_dw_geom geo = mve_dw_geometry(params, filter_dims, output_dims);
+    int8_t *plane = (int8_t *)ctx->buf;
+    const int32_t oc_total = output_dims->c;
+    const int32_t taps = geo.kh * geo.kw;
+    const int32_t mult_ch = params->ch_mult;
+    const th_mve_out o = {params->output_offset, params->activation.min,
+                          params->activation.max};
+    const int s1 = geo.kh == 3 && geo.kw == 3 && geo.sw == 1 && geo.dw == 1;
+    const int s2 = geo.kh == 3 && geo.kw == 3 && geo.sw == 2 && geo.dw == 1;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b =
+            input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
+        int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
+        for (int32_t oc = 0; oc < oc_total; oc++) {
+            if (oc % mult_ch == 0) {
+                mve_dw_stage(plane, &geo, in_b, input_dims, params, oc / mult_ch);
+            }
+            uint32_t wsum = 0;
+            for (int32_t t = 0; t < taps; t++) {
+                wsum += (uint32_t)(int32_t)filter[(int64_t)t * oc_total + oc];
+            }
+            const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
+                                   (uint32_t)params->input_offset * wsum;
+            if (s1) {
+                mve_dw_3x3_s1(plane, &geo, filter + oc, oc_total, (int32_t)start,
+                              quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                              out_b + oc);
+            } else if (s2) {
+                mve_dw_3x3_s2(plane, &geo, filter + oc, oc_total, (int32_t)start,
+                              quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                              out_b + oc);
+            } else {
+                mve_dw_any(plane, &geo, filter + oc, oc_total, (int32_t)start,
+                           quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                           out_b + oc);
+            }
+        }
+    }
+}
+#endif /* TH_NN_MVE */

@@ -34,7 +34,8 @@ S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when i
 Helium build (`PlanOptions.mve`, with `dsp`; th_nn_mve_s8.c): every CONV_2D without groups (1x1,
 3x3, general) needs 4 * Cout (bias + input offset * sum of weights, per channel) +
 round_up4(KH * KW * Cin) (one int8 column, or the staged pixel of an in-place 1x1); grouped 0.
-Depthwise and the other ops as in the DSP build.
+Every DEPTHWISE_CONV_2D round_up4(PH * PW), PH = (OH - 1) * SH + (KH - 1) * DH + 1 (PW alike):
+one int8 input plane with its padding (mve_dw_scratch), no faster path. Other ops: none.
 """
 
 from __future__ import annotations
@@ -204,12 +205,23 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     return plane + _ru4(2 * ka * pb) + 4 * mult * ka * ((kb + 1) // 2)
 
 
-def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
+def mve_dw_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+                   dilation: tuple[int, int]) -> int:
+    """th_nn_mve_dw_scratch: one int8 input plane padded to what the outputs read."""
+    ph = (out_hw[0] - 1) * stride[0] + (k[0] - 1) * dilation[0] + 1
+    pw = (out_hw[1] - 1) * stride[1] + (k[1] - 1) * dilation[1] + 1
+    return _ru4(ph * pw)
+
+
+def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False, mve: bool = False) -> int:
     o = op.options
     assert isinstance(o, DepthwiseConv2DOptions)
     _, h, w, _ = graph.tensors[op.inputs[0]].shape
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     _, oh, ow, oc = graph.tensors[op.outputs[0]].shape
+    if dsp and mve:  # every depthwise: its Helium path, no faster one
+        return 0 if fast else mve_dw_scratch((kh, kw), (oh, ow), (o.stride_h, o.stride_w),
+                                             (o.dilation_h, o.dilation_w))
     if dsp and _is_dw_3x3(graph, op):
         s = o.stride_h
         plane = 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
@@ -236,7 +248,7 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     if graph.tensors[op.outputs[0]].dtype != np.int8:
         return 0
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
-        return _dw_scratch(graph, op, True, fast=True)
+        return _dw_scratch(graph, op, True, fast=True, mve=options.mve)
     return 0
 
 
@@ -250,5 +262,5 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
     if op.kind is OpKind.CONV_2D and isinstance(op.options, Conv2DOptions):
         return _conv_scratch(graph, op, options.dsp, options.mve)
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
-        return _dw_scratch(graph, op, options.dsp)
+        return _dw_scratch(graph, op, options.dsp, mve=options.mve)
     return 0
