@@ -62,9 +62,10 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain (obj
     "th_nn_mve_pixel_tab": ("vmlava.s8", "vldrb.u8", "vqrdmulh.s32", "vrshl.s32", "vctp.8"),
     "th_nn_mve_pixel_sums": ("vmlava.s8", "vaddva.s8", "vldrb.u8", "vqrdmulh.s32"),
     "th_nn_mve_kernel_sums": ("vaddva.s8", "vldrb.u8"),
-    "mve_dw_3x3_s1": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb.32"),
-    "mve_dw_3x3_s2": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb.32"),
-    "mve_dw_any": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb.32"),
+    "mve_dw_3x3_s1": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
+    "mve_dw_3x3_s2": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
+    "mve_dw_any": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
+    "mve_dw_flat_3x3": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
     "th_nn_mve_dw_conv_s8": ("vldrb.s16", "vstrb.16"),  # the gather of a channel plane
 }
 

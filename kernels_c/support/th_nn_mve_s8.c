@@ -396,33 +396,25 @@ static void gather_channel(int8_t *dst, const int8_t *src, int32_t n, int32_t ci
     }
 }
 
-/* The padded plane of input channel ic of one batch. */
+/* The interior of input channel ic of one batch into the plane (its padding, the same for
+ * every channel, is filled once per call). */
 static void mve_dw_stage(int8_t *plane, const mve_dw_geom *geo, const int8_t *in_b,
                          const th_dims *input_dims, const th_dw_conv_params *params,
                          int32_t ic)
 {
     const int32_t in_h = input_dims->h, in_w = input_dims->w, cin = input_dims->c;
-    const int8_t zp = (int8_t)(-params->input_offset);
     const int32_t top = params->padding.h, left = params->padding.w;
     const int32_t x_lo = TH_MIN(left, geo->pw);
     const int32_t x_hi = TH_MAX(x_lo, TH_MIN(geo->pw, left + in_w));
-    for (int32_t y = 0; y < geo->ph; y++) {
-        int8_t *dst = plane + (int64_t)y * geo->pw;
-        const int32_t iy = y - top;
-        if (iy < 0 || iy >= in_h) {
-            th_nn_mve_fill(dst, zp, geo->pw);
-            continue;
-        }
-        if (x_lo > 0) {
-            th_nn_mve_fill(dst, zp, x_lo);
-        }
-        if (x_hi > x_lo) {
-            gather_channel(dst + x_lo, in_b + ((int64_t)iy * in_w + (x_lo - left)) * cin + ic,
-                           x_hi - x_lo, cin);
-        }
-        if (x_hi < geo->pw) {
-            th_nn_mve_fill(dst + x_hi, zp, geo->pw - x_hi);
-        }
+    if (x_hi <= x_lo) {
+        return;
+    }
+    const int32_t y_lo = TH_MIN(top, geo->ph);
+    const int32_t y_hi = TH_MAX(y_lo, TH_MIN(geo->ph, top + in_h));
+    for (int32_t y = y_lo; y < y_hi; y++) {
+        gather_channel(plane + (int64_t)y * geo->pw + x_lo,
+                       in_b + ((int64_t)(y - top) * in_w + (x_lo - left)) * cin + ic,
+                       x_hi - x_lo, cin);
     }
 }
 
@@ -599,6 +591,127 @@ TH_INLINE void mve_dw_rows(const int8_t *plane, const mve_dw_geom *geo, const in
     }
 }
 
+/* The output plane as one sequence of OH * OW pixels, four per vector whatever the row width
+ * (narrow outputs: KWS's 25x5, VWW's 6x6 and 3x3): per lane the window origin in the staged
+ * plane, oy * SH * PW + ox * SW, kept as (oy, ox) vectors stepped by four with a carry into
+ * oy; per tap one VLDRB.S32 gather (offsets: the origins) and one VMLA.S32. */
+TH_INLINE void mve_dw_flat(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w,
+                           int32_t oc_stride, int32_t start, int32_t multiplier,
+                           int32_t shift, const th_mve_out *o, const th_dims *output_dims,
+                           int8_t *out, const int kh, const int kw)
+{
+    int32_t wt[9];
+    const int table = kh * kw <= 9;
+    for (int t = 0; table && t < kh * kw; t++) {
+        wt[t] = w[(int64_t)t * oc_stride];
+    }
+    const int32_t ow = output_dims->w;
+    const int32_t total = output_dims->h * ow;
+    const int32_t row_step = geo->dh * geo->pw;
+    const int32_t y_step = geo->sh * geo->pw;
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    int32x4_t ox = vreinterpretq_s32_u32(vidupq_n_u32(0, 1));
+    int32x4_t oy = vdupq_n_s32(0);
+    uint32x4_t oidx = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    for (mve_pred16_t c = vcmpgeq_n_s32(ox, ow); c != 0; c = vcmpgeq_n_s32(ox, ow)) {
+        ox = vsubq_m_n_s32(ox, ox, ow, c);
+        oy = vaddq_m_n_s32(oy, oy, 1, c);
+    }
+    for (int32_t q = 0; q < total; q += 4) {
+        const uint32x4_t origin =
+            vreinterpretq_u32_s32(vmlaq_n_s32(vmulq_n_s32(ox, geo->sw), oy, y_step));
+        const mve_pred16_t p = vctp32q((uint32_t)(total - q));
+        const int8_t *r = plane;
+        int32x4_t acc = init;
+        if (q + 4 <= total && kh == 3 && kw == 3 && table && geo->dw == 1) {
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+            {
+                int32_t t;
+                __asm__("vadd.i32 q1, %q[o0], %[one]\n\t"
+                    "vadd.i32 q2, %q[o0], %[two]\n\t"
+                    "ldr %[t], [%[wp], #0]\n\t"
+                    "vldrb.s32 q3, [%[b0], %q[o0]]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #4]\n\t"
+                    "vldrb.s32 q3, [%[b0], q1]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #8]\n\t"
+                    "vldrb.s32 q3, [%[b0], q2]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #12]\n\t"
+                    "vldrb.s32 q3, [%[b1], %q[o0]]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #16]\n\t"
+                    "vldrb.s32 q3, [%[b1], q1]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #20]\n\t"
+                    "vldrb.s32 q3, [%[b1], q2]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #24]\n\t"
+                    "vldrb.s32 q3, [%[b2], %q[o0]]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #28]\n\t"
+                    "vldrb.s32 q3, [%[b2], q1]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #32]\n\t"
+                    "vldrb.s32 q3, [%[b2], q2]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]"
+                    : [acc] "+w"(acc), [t] "=&r"(t)
+                    : [o0] "w"(origin), [b0] "r"(plane), [b1] "r"(plane + row_step),
+                      [b2] "r"(plane + 2 * row_step), [wp] "r"(wt), [one] "r"(1), [two] "r"(2)
+                    : "d2", "d3", "d4", "d5", "d6", "d7", "memory");
+            }
+#else
+            for (int t = 0; t < 9; t++) {
+                acc = vmlaq_n_s32(
+                    acc, vldrbq_gather_offset_s32(plane + (t / 3) * row_step + t % 3, origin),
+                    wt[t]);
+            }
+#endif
+        } else if (q + 4 <= total) {
+#pragma GCC unroll 3
+            for (int ky = 0; ky < kh; ky++, r += row_step) {
+#pragma GCC unroll 3
+                for (int kx = 0; kx < kw; kx++) {
+                    const int t = ky * kw + kx;
+                    acc = vmlaq_n_s32(acc, vldrbq_gather_offset_s32(r + kx * geo->dw, origin),
+                                      table ? wt[t] : w[(int64_t)t * oc_stride]);
+                }
+            }
+        } else {
+            for (int ky = 0; ky < kh; ky++, r += row_step) {
+                for (int kx = 0; kx < kw; kx++) {
+                    const int t = ky * kw + kx;
+                    acc = vmlaq_n_s32(acc,
+                                      vldrbq_gather_offset_z_s32(r + kx * geo->dw, origin, p),
+                                      table ? wt[t] : w[(int64_t)t * oc_stride]);
+                }
+            }
+        }
+        vstrbq_scatter_offset_p_s32(out, oidx,
+                                    rq_channel(acc, multiplier, left, right, zp, lo, hi), p);
+        oidx = vaddq_n_u32(oidx, (uint32_t)(4 * oc_stride));
+        ox = vaddq_n_s32(ox, 4);
+        for (mve_pred16_t c = vcmpgeq_n_s32(ox, ow); c != 0; c = vcmpgeq_n_s32(ox, ow)) {
+            ox = vsubq_m_n_s32(ox, ox, ow, c);
+            oy = vaddq_m_n_s32(oy, oy, 1, c);
+        }
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_flat_3x3(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w,
+                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_flat(plane, geo, w, oc_stride, start, multiplier, shift, o, output_dims, out, 3, 3);
+}
+
 static void __attribute__((noinline))
 mve_dw_3x3_s1(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
               int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,
@@ -641,6 +754,10 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
                           params->activation.max};
     const int s1 = geo.kh == 3 && geo.kw == 3 && geo.sw == 1 && geo.dw == 1;
     const int s2 = geo.kh == 3 && geo.kw == 3 && geo.sw == 2 && geo.dw == 1;
+    /* rows shorter than two vectors: the flattened loop (s1 rows of 8+ keep the row loop's
+     * 8-output block) */
+    const int narrow = s1 ? output_dims->w < 8 : output_dims->w < 16;
+    th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
@@ -655,7 +772,11 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
             }
             const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
                                    (uint32_t)params->input_offset * wsum;
-            if (s1) {
+            if (narrow && geo.kh == 3 && geo.kw == 3) {
+                mve_dw_flat_3x3(plane, &geo, filter + oc, oc_total, (int32_t)start,
+                                quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                out_b + oc);
+            } else if (s1) {
                 mve_dw_3x3_s1(plane, &geo, filter + oc, oc_total, (int32_t)start,
                               quant->multiplier[oc], quant->shift[oc], &o, output_dims,
                               out_b + oc);
