@@ -60,6 +60,7 @@ MVE_BOARD = "mps3-an547"  # Cortex-M55 with Helium
 MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain (objdump names
     # VMLADAV without exchange VMLAV)
     "th_nn_mve_pixel_tab": ("vmlava.s8", "vldrb.u8", "vqrdmulh.s32", "vrshl.s32", "vctp.8"),
+    "th_nn_mve_pixel2_tab": ("vmlava.s8", "vldrb.u8", "vqrdmulh.s32", "vrshl.s32", "vctp.8"),
     "th_nn_mve_pixel_sums": ("vmlava.s8", "vaddva.s8", "vldrb.u8", "vqrdmulh.s32"),
     "th_nn_mve_kernel_sums": ("vaddva.s8", "vldrb.u8"),
     "mve_dw_3x3_s1": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),

@@ -1,8 +1,8 @@
 /* th_conv_1x1_s8: pointwise CONV_2D (1x1 filter, no padding), any stride.
  *
  * In place (th_nn.h aliasing rule (b)): pixels are staged in scratch before their outputs
- * are written, two at a time on the DSP path, one at a time on the portable and MVE paths
- * (the MVE path stages only when the output overlaps the input).
+ * are written, two at a time on the DSP and MVE paths (the MVE path stages only when the
+ * output overlaps the input), one at a time on the portable path.
  */
 #include <stddef.h>
 #include <string.h>
@@ -41,7 +41,7 @@ int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims 
     if (output_dims == NULL || output_dims->c <= 0) {
         return 0;
     }
-    return 4 * output_dims->c + th_round_up4(input_dims->c);
+    return 4 * output_dims->c + 2 * th_round_up4(input_dims->c);
 #elif TH_NN_HAS_DSP
     int32_t bytes = th_nn_im2col_pair_bytes(input_dims->c);
     if (params != NULL && output_dims != NULL && dense_shape(params, input_dims, output_dims)) {

@@ -618,13 +618,18 @@ void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int3
                           const int32_t *multiplier, const int32_t *shift,
                           int32_t per_channel, const th_mve_out *o, int8_t *out);
 
-/* Scratch of th_nn_mve_conv_s8: the table (4 * Cout) and one column (round_up4(K)). */
+/* Two output pixels (columns x0, x1) at once, as th_nn_mve_pixel_tab. */
+void th_nn_mve_pixel2_tab(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k,
+                          int32_t cout, const int32_t *tab, const th_per_channel_quant *quant,
+                          const th_mve_out *o, int8_t *out0, int8_t *out1);
+
+/* Scratch of th_nn_mve_conv_s8: the table (4 * Cout) and two columns (round_up4(K) each). */
 int32_t th_nn_mve_conv_scratch(const th_dims *filter_dims);
 
 /* CONV_2D with groups == 1 (any filter, stride, padding, dilation), arguments and scratch
- * already checked: a pixel at a time in raster order (rules (b), (c)), through an int8
- * column in scratch (a 1x1 without padding reads the input pixel directly unless the output
- * overlaps the input). */
+ * already checked: two pixels at a time in raster order, both read before either is written
+ * (rules (b), (c)), through int8 columns in scratch (a 1x1 without padding reads the input
+ * pixels directly unless the output overlaps the input). */
 void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,

@@ -228,6 +228,103 @@ void th_nn_mve_pixel_tab(const int8_t *x, const int8_t *filter, int32_t k, int32
     pixel(x, filter, k, cout, tab, NULL, 0, 0, quant->multiplier, quant->shift, 1, o, out, 0);
 }
 
+/* x0 . wa, x0 . wb, x1 . wa, x1 . wb over k taps (two pixels, two filter rows). */
+TH_INLINE void dot2x2(const int8_t *x0, const int8_t *x1, const int8_t *wa, const int8_t *wb,
+                      int32_t k, int32_t *r)
+{
+    int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+    uint32_t n = (uint32_t)k >> 4;
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    if (n > 0) {
+        __asm__("1:\n\t"
+                "vldrb.8 q0, [%[x0]], #16\n\t"
+                "vldrb.8 q2, [%[wa]], #16\n\t"
+                "vldrb.8 q1, [%[x1]], #16\n\t"
+                "vmlava.s8 %[a00], q0, q2\n\t"
+                "vldrb.8 q3, [%[wb]], #16\n\t"
+                "vmlava.s8 %[a10], q1, q2\n\t"
+                "vmlava.s8 %[a01], q0, q3\n\t"
+                "vmlava.s8 %[a11], q1, q3\n\t"
+                "subs %[n], %[n], #1\n\t"
+                "bne 1b"
+                : [x0] "+r"(x0), [x1] "+r"(x1), [wa] "+r"(wa), [wb] "+r"(wb), [n] "+r"(n),
+                  [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11)
+                :
+                : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "memory", "cc");
+    }
+#else
+    for (; n > 0; n--, x0 += 16, x1 += 16, wa += 16, wb += 16) {
+        const int8x16_t v0 = vldrbq_s8(x0), v1 = vldrbq_s8(x1);
+        const int8x16_t va = vldrbq_s8(wa), vb = vldrbq_s8(wb);
+        a00 = vmladavaq_s8(a00, v0, va);
+        a01 = vmladavaq_s8(a01, v0, vb);
+        a10 = vmladavaq_s8(a10, v1, va);
+        a11 = vmladavaq_s8(a11, v1, vb);
+    }
+#endif
+    const int32_t i = k & 15;
+    if (i > 0) {
+        const mve_pred16_t p = vctp8q((uint32_t)i);
+        const int8x16_t v0 = vldrbq_z_s8(x0, p), v1 = vldrbq_z_s8(x1, p);
+        const int8x16_t va = vldrbq_z_s8(wa, p), vb = vldrbq_z_s8(wb, p);
+        a00 = vmladavaq_s8(a00, v0, va);
+        a01 = vmladavaq_s8(a01, v0, vb);
+        a10 = vmladavaq_s8(a10, v1, va);
+        a11 = vmladavaq_s8(a11, v1, vb);
+    }
+    r[0] = a00;
+    r[1] = a01;
+    r[2] = a10;
+    r[3] = a11;
+}
+
+/* Two output pixels (columns x0, x1; outputs out0, out1), all cout channels, with tab:
+ * four channels a step as two dot2x2 passes, so the requantization constants, the table
+ * and the filter rows' setup serve both pixels. */
+void th_nn_mve_pixel2_tab(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k,
+                          int32_t cout, const int32_t *tab, const th_per_channel_quant *quant,
+                          const th_mve_out *o, int8_t *out0, int8_t *out1)
+{
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    int32_t c = 0;
+    for (; c + 4 <= cout; c += 4) {
+        const int8_t *w0 = filter + (int64_t)c * k;
+        int32_t r01[4], r23[4];
+        dot2x2(x0, x1, w0, w0 + k, k, r01);
+        dot2x2(x0, x1, w0 + 2 * k, w0 + 3 * k, k, r23);
+        const int32x4_t t = vldrwq_s32(tab + c);
+        const int32x4_t m = vldrwq_s32(mult + c), s = vldrwq_s32(shift + c);
+        int32x4_t a = vdupq_n_s32(r01[0]);
+        a = vsetq_lane_s32(r01[1], a, 1);
+        a = vsetq_lane_s32(r23[0], a, 2);
+        a = vsetq_lane_s32(r23[1], a, 3);
+        int32x4_t b = vdupq_n_s32(r01[2]);
+        b = vsetq_lane_s32(r01[3], b, 1);
+        b = vsetq_lane_s32(r23[2], b, 2);
+        b = vsetq_lane_s32(r23[3], b, 3);
+        vstrbq_s32(out0 + c, th_mve_requantize(vaddq_s32(a, t), m, s, o));
+        vstrbq_s32(out1 + c, th_mve_requantize(vaddq_s32(b, t), m, s, o));
+    }
+    if (c < cout) {
+        const int32_t g = cout - c;
+        const mve_pred16_t p = vctp32q((uint32_t)g);
+        const int8_t *w0 = filter + (int64_t)c * k;
+        int32_t r01[4], r23[4];
+        dot2x2(x0, x1, w0, g > 1 ? w0 + k : w0, k, r01);
+        dot2x2(x0, x1, g > 2 ? w0 + 2 * k : w0, w0, k, r23);
+        const int32x4_t t = vldrwq_z_s32(tab + c, p);
+        const int32x4_t m = vldrwq_z_s32(mult + c, p), s = vldrwq_z_s32(shift + c, p);
+        int32x4_t a = vdupq_n_s32(r01[0]);
+        a = vsetq_lane_s32(r01[1], a, 1);
+        a = vsetq_lane_s32(r23[0], a, 2);
+        int32x4_t b = vdupq_n_s32(r01[2]);
+        b = vsetq_lane_s32(r01[3], b, 1);
+        b = vsetq_lane_s32(r23[2], b, 2);
+        vstrbq_p_s32(out0 + c, th_mve_requantize(vaddq_s32(a, t), m, s, o), p);
+        vstrbq_p_s32(out1 + c, th_mve_requantize(vaddq_s32(b, t), m, s, o), p);
+    }
+}
+
 void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
                           const int32_t *bias, int32_t input_offset, int32_t row_add,
                           const int32_t *multiplier, const int32_t *shift,
@@ -239,7 +336,8 @@ void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int3
 
 int32_t th_nn_mve_conv_scratch(const th_dims *filter_dims)
 {
-    return 4 * filter_dims->n + th_round_up4(filter_dims->h * filter_dims->w * filter_dims->c);
+    return 4 * filter_dims->n +
+           2 * th_round_up4(filter_dims->h * filter_dims->w * filter_dims->c);
 }
 
 /* Whether [a, a + an) and [b, b + bn) share a byte. */
@@ -301,7 +399,8 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
     const int32_t cin = input_dims->c, cout = output_dims->c;
     const int32_t k = filter_dims->h * filter_dims->w * cin;
     int32_t *tab = (int32_t *)ctx->buf;
-    int8_t *col = (int8_t *)ctx->buf + 4 * cout;
+    int8_t *col0 = (int8_t *)ctx->buf + 4 * cout;
+    int8_t *col1 = col0 + th_round_up4(k);
     th_nn_mve_kernel_sums(tab, filter, bias, cout, k, params->input_offset);
     const th_mve_out o = {params->output_offset, params->activation.min,
                           params->activation.max};
@@ -309,29 +408,53 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
     const int64_t in_bytes = (int64_t)input_dims->h * input_dims->w * cin;
     const int64_t out_bytes = (int64_t)out_h * out_w * cout;
     /* 1x1 without padding: the column is the input pixel itself, staged only when the
-     * output overlaps the input (in place, th_nn.h rule (b): one pixel at a time). */
+     * output overlaps the input (in place, th_nn.h rule (b): two pixels at a time, both read
+     * before either is written, as the DSP path; rule (c) likewise). */
     const int pointwise = filter_dims->h == 1 && filter_dims->w == 1 &&
                           params->padding.h == 0 && params->padding.w == 0;
     const int stage = overlaps(input, in_bytes * input_dims->n, output,
                                out_bytes * output_dims->n);
+    const int32_t pixels = out_h * out_w;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * in_bytes;
         int8_t *out = output + b * out_bytes;
-        for (int32_t oy = 0; oy < out_h; oy++) {
-            for (int32_t ox = 0; ox < out_w; ox++, out += cout) {
-                const int8_t *x;
-                if (pointwise) {
-                    x = in_b + ((int64_t)oy * params->stride.h * input_dims->w +
-                                (int64_t)ox * params->stride.w) * cin;
-                    if (stage) {
-                        th_nn_mve_copy(col, x, cin);
-                        x = col;
-                    }
-                } else {
-                    im2col(col, in_b, input_dims, params, filter_dims, oy, ox);
-                    x = col;
+        int32_t oy = 0, ox = 0;
+        for (int32_t q = 0; q < pixels; q += 2) {
+            const int pair = q + 1 < pixels;
+            const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1;
+            const int32_t ox1 = ox + 1 < out_w ? ox + 1 : 0;
+            const int8_t *x0, *x1 = NULL;
+            if (pointwise) {
+                x0 = in_b + ((int64_t)oy * params->stride.h * input_dims->w +
+                             (int64_t)ox * params->stride.w) * cin;
+                if (pair) {
+                    x1 = in_b + ((int64_t)oy1 * params->stride.h * input_dims->w +
+                                 (int64_t)ox1 * params->stride.w) * cin;
                 }
-                th_nn_mve_pixel_tab(x, filter, k, cout, tab, quant, &o, out);
+                if (stage) {
+                    th_nn_mve_copy(col0, x0, cin);
+                    x0 = col0;
+                    if (pair) {
+                        th_nn_mve_copy(col1, x1, cin);
+                        x1 = col1;
+                    }
+                }
+            } else {
+                im2col(col0, in_b, input_dims, params, filter_dims, oy, ox);
+                x0 = col0;
+                if (pair) {
+                    im2col(col1, in_b, input_dims, params, filter_dims, oy1, ox1);
+                    x1 = col1;
+                }
+            }
+            if (pair) {
+                th_nn_mve_pixel2_tab(x0, x1, filter, k, cout, tab, quant, &o,
+                                     out + (int64_t)q * cout, out + (int64_t)(q + 1) * cout);
+                oy = ox1 + 1 < out_w ? oy1 : oy1 + 1;
+                ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
+            } else {
+                th_nn_mve_pixel_tab(x0, filter, k, cout, tab, quant, &o,
+                                    out + (int64_t)q * cout);
             }
         }
     }

@@ -33,7 +33,8 @@ S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when i
 
 Helium build (`PlanOptions.mve`, with `dsp`; th_nn_mve_s8.c): every CONV_2D without groups (1x1,
 3x3, general) needs 4 * Cout (bias + input offset * sum of weights, per channel) +
-round_up4(KH * KW * Cin) (one int8 column, or the staged pixel of an in-place 1x1); grouped 0.
+2 * round_up4(KH * KW * Cin) (two int8 columns, or the staged pixels of an in-place 1x1);
+grouped 0.
 Every DEPTHWISE_CONV_2D round_up4(PH * PW), PH = (OH - 1) * SH + (KH - 1) * DH + 1 (PW alike):
 one int8 input plane with its padding (mve_dw_scratch), no faster path. Other ops: none.
 """
@@ -169,7 +170,7 @@ def _conv_scratch(graph: Graph, op: Op, dsp: bool, mve: bool = False) -> int:
     x = graph.tensors[op.inputs[0]].shape
     cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
     if dsp and mve:  # th_nn_mve_conv_scratch: the table of 4 * Cout, one int8 column
-        return 0 if x[3] != wc else 4 * cout + _ru4(kh * kw * wc)
+        return 0 if x[3] != wc else 4 * cout + 2 * _ru4(kh * kw * wc)
     if is_conv_1x1_kernel(graph, op):
         if not dsp:
             return x[3]
