@@ -501,10 +501,10 @@ int32_t th_nn_mve_dw_scratch(const th_dw_conv_params *params, const th_dims *fil
 }
 
 /* n pixels' channel bytes (stride cin) from src to dst. */
-static void gather_channel(int8_t *dst, const int8_t *src, int32_t n, int32_t cin)
+TH_INLINE void gather_channel(int8_t *dst, const int8_t *src, int32_t n, int32_t cin,
+                              uint16x8_t offs)
 {
     if (cin <= 9000) {
-        const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)cin);
         for (; n >= 8; n -= 8, src += 8 * cin, dst += 8) {
             vstrbq_s16(dst, vldrbq_gather_offset_s16(src, offs));
         }
@@ -534,10 +534,11 @@ static void mve_dw_stage(int8_t *plane, const mve_dw_geom *geo, const int8_t *in
     }
     const int32_t y_lo = TH_MIN(top, geo->ph);
     const int32_t y_hi = TH_MAX(y_lo, TH_MIN(geo->ph, top + in_h));
-    for (int32_t y = y_lo; y < y_hi; y++) {
-        gather_channel(plane + (int64_t)y * geo->pw + x_lo,
-                       in_b + ((int64_t)(y - top) * in_w + (x_lo - left)) * cin + ic,
-                       x_hi - x_lo, cin);
+    const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)cin);
+    int8_t *dst = plane + (int64_t)y_lo * geo->pw + x_lo;
+    const int8_t *src = in_b + ((int64_t)(y_lo - top) * in_w + (x_lo - left)) * cin + ic;
+    for (int32_t y = y_lo; y < y_hi; y++, dst += geo->pw, src += (int64_t)in_w * cin) {
+        gather_channel(dst, src, x_hi - x_lo, cin, offs);
     }
 }
 
@@ -835,6 +836,170 @@ mve_dw_flat_3x3(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w,
     mve_dw_flat(plane, geo, w, oc_stride, start, multiplier, shift, o, output_dims, out, 3, 3);
 }
 
+/* Filters of at most 16 taps whose window spans at most 256 bytes of the plane (3x3 at any
+ * stride, 1xN, ...): one output is one VLDRB.8 gather of its taps (byte offsets ky * DH * PW
+ * + kx * DW, unused lanes at 0) and one VMLADAV against the channel's taps (held in a vector,
+ * unused lanes 0); four outputs a step, requantized as one vector. */
+#define MVE_DW_DOT_TAPS 16
+
+static int mve_dw_dot_applies(const mve_dw_geom *g)
+{
+    return g->kh * g->kw <= MVE_DW_DOT_TAPS &&
+           (g->kh - 1) * g->dh * g->pw + (g->kw - 1) * g->dw <= 255;
+}
+
+static uint8x16_t mve_dw_dot_offsets(const mve_dw_geom *geo)
+{
+    uint8_t off[16];
+    for (int32_t t = 0; t < 16; t++) {
+        const int32_t ky = t / geo->kw, kx = t % geo->kw;
+        off[t] = t < geo->kh * geo->kw ? (uint8_t)(ky * geo->dh * geo->pw + kx * geo->dw) : 0u;
+    }
+    return vld1q_u8(off);
+}
+
+TH_INLINE int8x16_t mve_dw_dot_taps(const int8_t *w, int32_t oc_stride, int32_t taps)
+{
+    int8_t tv[16];
+    memset(tv, 0, sizeof tv);
+    for (int32_t t = 0; t < taps; t++) {
+        tv[t] = w[(int64_t)t * oc_stride];
+    }
+    return vld1q_s8(tv);
+}
+
+/* Outputs narrower than eight, at most this many in all: the output pixels as one sequence,
+ * four a step, each window's offset in the plane from a table made once per call. */
+#define MVE_DW_FLAT_MAX 512
+
+static void mve_dw_flat_table(uint16_t *tab, const mve_dw_geom *geo,
+                              const th_dims *output_dims)
+{
+    int32_t i = 0;
+    for (int32_t oy = 0; oy < output_dims->h; oy++) {
+        for (int32_t ox = 0; ox < output_dims->w; ox++) {
+            tab[i++] = (uint16_t)(oy * geo->sh * geo->pw + ox * geo->sw);
+        }
+    }
+    for (int32_t j = 0; j < 3; j++) {
+        tab[i + j] = tab[i - 1]; /* the last step's unused lanes read a valid window */
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_dot_flat(const int8_t *plane, const uint16_t *tab, uint8x16_t offs, int8x16_t wv,
+                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    const int32_t total = output_dims->h * output_dims->w;
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride, tab += 4) {
+        int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[0], offs), wv));
+        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[1], offs), wv), acc, 1);
+        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[2], offs), wv), acc, 2);
+        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[3], offs), wv), acc, 3);
+        const int32x4_t v = rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi);
+        if (q + 4 <= total) {
+            vstrbq_scatter_offset_s32(out, out_offs, v);
+        } else {
+            vstrbq_scatter_offset_p_s32(out, out_offs, v, vctp32q((uint32_t)(total - q)));
+        }
+    }
+}
+
+/* The same with the offsets computed as it goes (any size). */
+static void __attribute__((noinline))
+mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
+                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    const int32_t ow = output_dims->w, sw = geo->sw, ystep = geo->sh * geo->pw;
+    const int32_t total = output_dims->h * ow;
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    const int8_t *row = plane, *b = plane;
+    int32_t ox = 0;
+    for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride) {
+        const int32_t n = TH_MIN(4, total - q);
+        int32_t a[4] = {0, 0, 0, 0};
+        for (int32_t j = 0; j < n; j++) {
+            a[j] = vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv);
+            if (++ox == ow) {
+                ox = 0;
+                row += ystep;
+                b = row;
+            } else {
+                b += sw;
+            }
+        }
+        int32x4_t acc = vdupq_n_s32(a[0]);
+        acc = vsetq_lane_s32(a[1], acc, 1);
+        acc = vsetq_lane_s32(a[2], acc, 2);
+        acc = vsetq_lane_s32(a[3], acc, 3);
+        vstrbq_scatter_offset_p_s32(
+            out, out_offs, rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi),
+            vctp32q((uint32_t)n));
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
+           int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+           const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    const int32_t ow = output_dims->w, sw = geo->sw;
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    for (int32_t oy = 0; oy < output_dims->h; oy++) {
+        const int8_t *b = plane + (int64_t)oy * geo->sh * geo->pw;
+        int8_t *o_row = out + (int64_t)oy * ow * oc_stride;
+        int32_t ox = 0;
+        for (; ox + 4 <= ow; ox += 4, b += 4 * sw) {
+            int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv));
+            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + sw, offs), wv), acc, 1);
+            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + 2 * sw, offs), wv),
+                                 acc, 2);
+            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + 3 * sw, offs), wv),
+                                 acc, 3);
+            vstrbq_scatter_offset_s32(
+                o_row + (int64_t)ox * oc_stride, out_offs,
+                rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi));
+        }
+        if (ox < ow) {
+            const int32_t n = ow - ox;
+            int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv));
+            if (n > 1) {
+                acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + sw, offs), wv),
+                                     acc, 1);
+            }
+            if (n > 2) {
+                acc = vsetq_lane_s32(
+                    vmladavq_s8(vldrbq_gather_offset_s8(b + 2 * sw, offs), wv), acc, 2);
+            }
+            vstrbq_scatter_offset_p_s32(
+                o_row + (int64_t)ox * oc_stride, out_offs,
+                rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi),
+                vctp32q((uint32_t)n));
+        }
+    }
+}
+
 static void __attribute__((noinline))
 mve_dw_3x3_s1(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
               int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,
@@ -880,6 +1045,15 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     /* rows shorter than two vectors: the flattened loop (s1 rows of 8+ keep the row loop's
      * 8-output block) */
     const int narrow = s1 ? output_dims->w < 8 : output_dims->w < 16;
+    const int dot = mve_dw_dot_applies(&geo);
+    const uint8x16_t dot_offs = dot ? mve_dw_dot_offsets(&geo) : vdupq_n_u8(0);
+    uint16_t flat_tab[MVE_DW_FLAT_MAX + 3];
+    const int flat = dot && output_dims->w < 8 &&
+                     output_dims->h * output_dims->w <= MVE_DW_FLAT_MAX &&
+                     geo.ph * geo.pw <= 65536;
+    if (flat) {
+        mve_dw_flat_table(flat_tab, &geo, output_dims);
+    }
     th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
@@ -895,7 +1069,22 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
             }
             const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
                                    (uint32_t)params->input_offset * wsum;
-            if (narrow && geo.kh == 3 && geo.kw == 3) {
+            if (dot) {
+                const int8x16_t wv = mve_dw_dot_taps(filter + oc, oc_total, taps);
+                if (flat) {
+                    mve_dw_dot_flat(plane, flat_tab, dot_offs, wv, oc_total, (int32_t)start,
+                                    quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                    out_b + oc);
+                } else if (output_dims->w < 8) {
+                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
+                                    quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                    out_b + oc);
+                } else {
+                    mve_dw_dot(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
+                               quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                               out_b + oc);
+                }
+            } else if (narrow && geo.kh == 3 && geo.kw == 3) {
                 mve_dw_flat_3x3(plane, &geo, filter + oc, oc_total, (int32_t)start,
                                 quant->multiplier[oc], quant->shift[oc], &o, output_dims,
                                 out_b + oc);
