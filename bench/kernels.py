@@ -8,7 +8,9 @@ the portable C path (TH_NN_FORCE_PORTABLE) and once with the DSP path, runs each
 once under the QEMU icount plugin (tools/qemu-icount: every instruction between
 th_mark_start and th_mark_stop, i.e. the whole kernel call including argument checks;
 the 2 marker instructions are subtracted) and checks the outputs against the NumPy
-reference. Prints a table; with --json the table goes to stderr and a JSON list, one
+reference. On a board with MVE (mps3-an547) the DSP build is made without the Helium paths
+(TH_NN_FORCE_NO_MVE) and a third build, path "mve", runs them, with its gain over the DSP path
+on the same board. Prints a table; with --json the table goes to stderr and a JSON list, one
 object per (layer, path) with keys layer, path, macs, instructions (+ mac_per_instruction),
 to stdout. Not a test: nothing here asserts a speed.
 
@@ -37,6 +39,7 @@ from kernels.cases import ConvCase, FcCase, Op, check_result  # noqa: E402
 from kernels.layers import fc_layer, layer_case  # noqa: E402
 from kernels.sweep import describe, sweep_cases  # noqa: E402
 from kernels.target import build_firmware, run_cases  # noqa: E402
+from tinyhost.boards import load_board  # noqa: E402
 from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
 
 TARGETS = {"pointwise": 0.9, "conv3x3": 0.9, "depthwise3x3": 0.6, "fully_connected": 0.7,
@@ -81,12 +84,29 @@ def sweep_floor(kind: str, case: ConvCase | FcCase) -> float | None:
     return 0.5 if kh * kw * case.w.shape[3] >= 27 else None
 
 
+def paths(board: str) -> list[tuple[str, bool, bool, bool]]:
+    """(path, portable, no_mve, interleaved filters) of the kernel builds to compare: portable
+    and DSP, plus the Helium build on an MVE board (its DSP build then without MVE)."""
+    mve = load_board(board).mve
+    rows = [("portable", True, False, False), ("dsp", False, mve, True)]
+    return rows + [("mve", False, False, False)] if mve else rows
+
+
 def sweep(args: argparse.Namespace) -> int:
     entries = sweep_cases(args.seed, args.per_class)
     cases = [case for _, case in entries]
+    mve = load_board(args.board).mve
     with tempfile.TemporaryDirectory(prefix="th-ksweep-") as tmp:
-        fw = build_firmware(args.board, Path(tmp), portable=False, big=True)
+        fw = build_firmware(args.board, Path(tmp), portable=False, big=True, no_mve=mve)
         run = run_cases(fw, cases, interleaved=True, icount=True, timeout=1800.0)
+        if mve:
+            fw_mve = build_firmware(args.board, Path(tmp), portable=False, big=True)
+            run_mve = run_cases(fw_mve, cases, interleaved=False, icount=True, timeout=1800.0)
+            for (kind, case), result in zip(entries, run_mve.results, strict=True):
+                problem = check_result(case, result)
+                if problem is not None:
+                    raise SystemExit(f"{kind} {describe(case)} [mve]: output differs from "
+                                     f"reference: {problem}")
     if len(run.counts) != len(cases):
         raise SystemExit(f"{len(run.counts)} instruction counts for {len(cases)} layers")
     rows = []
@@ -111,9 +131,22 @@ def sweep(args: argparse.Namespace) -> int:
         below = sum(1 for v, r in floored if v < r["floor"])
         print(f"{kind:16} {float(np.median(rate)):7.3f} {worst_rate:7.3f} "
               f"{worst['floor']:6.2f} {below:6d}  {worst['shape']}", file=out)
+    if mve:
+        for r, count in zip(rows, run_mve.counts, strict=True):
+            r["mve_instructions"] = count - MARKER_OVERHEAD
+        print(f"Helium path on {args.board}: instructions DSP / MVE per class", file=out)
+        print(f"{'class':16} {'median':>7} {'worst':>7} {'MVE MAC/instr':>13}  worst shape",
+              file=out)
+        for kind in dict.fromkeys(r["class"] for r in rows):
+            mine = [r for r in rows if r["class"] == kind]
+            gains = [r["instructions"] / r["mve_instructions"] for r in mine]
+            worst = min(mine, key=lambda r: r["instructions"] / r["mve_instructions"])
+            rate = float(np.median([r["macs"] / r["mve_instructions"] for r in mine]))
+            print(f"{kind:16} {float(np.median(gains)):6.2f}x {min(gains):6.2f}x {rate:13.3f}"
+                  f"  {worst['shape']}", file=out)
     if args.json:
-        print(json.dumps([{k: r[k] for k in ("class", "shape", "macs", "instructions")}
-                          for r in rows], indent=1))
+        keys = ("class", "shape", "macs", "instructions", "mve_instructions")
+        print(json.dumps([{k: r[k] for k in keys if k in r} for r in rows], indent=1))
     return 0
 
 
@@ -132,9 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     cases = [case for _, _, case in entries]
     rows = []
     with tempfile.TemporaryDirectory(prefix="th-kbench-") as tmp:
-        for path, portable in (("portable", True), ("dsp", False)):
-            fw = build_firmware(args.board, Path(tmp), portable=portable, big=True)
-            run = run_cases(fw, cases, interleaved=not portable, icount=True)
+        for path, portable, no_mve, interleaved in paths(args.board):
+            fw = build_firmware(args.board, Path(tmp), portable=portable, big=True,
+                                no_mve=no_mve)
+            run = run_cases(fw, cases, interleaved=interleaved, icount=True)
             if len(run.counts) != len(cases):
                 raise SystemExit(f"{len(run.counts)} instruction counts for {len(cases)} layers")
             for (name, kind, case), result, count in zip(entries, run.results, run.counts,
@@ -149,13 +183,15 @@ def main(argv: list[str] | None = None) -> int:
                              "mac_per_instruction": round(case.macs / instructions, 3)})
 
     out = sys.stderr if args.json else sys.stdout
+    dsp = {r["layer"]: r["instructions"] for r in rows if r["path"] == "dsp"}
     print(f"{'layer':30} {'path':9} {'MACs':>10} {'instructions':>13} {'MAC/instr':>9} "
-          f"{'target':>6}", file=out)
+          f"{'target':>6} {'vs dsp':>6}", file=out)
     for r in rows:
         target = TARGETS[r["kind"]] if r["path"] == "dsp" else None
         target = "" if target is None else target
+        gain = f"{dsp[r['layer']] / r['instructions']:.2f}x" if r["path"] == "mve" else ""
         print(f"{r['layer']:30} {r['path']:9} {r['macs']:>10,} {r['instructions']:>13,} "
-              f"{r['mac_per_instruction']:>9.3f} {target:>6}",
+              f"{r['mac_per_instruction']:>9.3f} {target:>6} {gain:>6}",
               file=out)
     if args.json:
         print(json.dumps([{k: r[k] for k in ("layer", "path", "macs", "instructions",

@@ -27,7 +27,13 @@ from kernels.cases import (
     check_result,
     random_case,
 )
-from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, BUILD_FLAG_NATIVE, REPO
+from kernels.harness import (
+    BUILD_FLAG_DSP,
+    BUILD_FLAG_INTERLEAVED,
+    BUILD_FLAG_MVE,
+    BUILD_FLAG_NATIVE,
+    REPO,
+)
 from kernels.layers import REAL_LAYERS, layer_case, with_dead_channels
 from kernels.target import build_firmware, fits_small_firmware, function_disassembly, run_cases
 
@@ -47,6 +53,21 @@ DSP_FUNCTIONS = {  # function -> instructions its DSP build must contain
     "dw_rows_s2_odd": ("smlad", "smlabt", "smmlar", "ldm"),
     "conv_1x1_k8_pixels": ("smlad", "sxtb16", "ldmia", "smmlar"),
     "dw_row_k2_s2": ("smlad", "smmlar"),  # th_dw_conv_general_s8: any filter, multiplier
+}
+
+
+MVE_BOARD = "mps3-an547"  # Cortex-M55 with Helium
+MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain (objdump names
+    # VMLADAV without exchange VMLAV)
+    "th_nn_mve_pixel_tab": ("vmlava.s8", "vldrb.u8", "vqrdmulh.s32", "vrshl.s32", "vctp.8"),
+    "th_nn_mve_pixel2_tab": ("vmlava.s8", "vldrb.u8", "vqrdmulh.s32", "vrshl.s32", "vctp.8"),
+    "th_nn_mve_pixel_sums": ("vmlava.s8", "vaddva.s8", "vldrb.u8", "vqrdmulh.s32"),
+    "th_nn_mve_kernel_sums": ("vaddva.s8", "vldrb.u8"),
+    "mve_dw_3x3_s1": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
+    "mve_dw_3x3_s2": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
+    "mve_dw_any": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
+    "mve_dw_dot": ("vldrb.u8", "vmlav.s8", "vqrdmulh.s32", "vstrb"),
+    "th_nn_mve_dw_conv_s8": ("vldrb.s16", "vstrb.16"),  # the gather of a channel plane
 }
 
 
@@ -91,6 +112,23 @@ def test_random_cases_on_dsp_boards(build_root: Path, board: str) -> None:
             assert f"\t{mnemonic}" in asm, f"{board}: {function} has no {mnemonic}"
 
 
+def test_random_cases_on_the_mve_board(build_root: Path) -> None:
+    """Cortex-M55: CONV_2D and FULLY_CONNECTED on their Helium paths (plain filters), the
+    other kernels on the DSP ones; the MVE kernels really are the ones linked."""
+    fw = build_firmware(MVE_BOARD, build_root)
+    cases = random_cases(seed=55, count=CASES_PER_BOARD)
+    run = run_cases(fw, cases, interleaved=False)
+    assert run.build_flags == BUILD_FLAG_DSP | BUILD_FLAG_NATIVE | BUILD_FLAG_MVE
+    assert_all_match(cases, run.results, MVE_BOARD)
+    for function, mnemonics in MVE_FUNCTIONS.items():
+        asm = function_disassembly(fw.elf, function, mve=True)
+        for mnemonic in mnemonics:
+            assert f"\t{mnemonic}" in asm, f"{MVE_BOARD}: {function} has no {mnemonic}"
+    for function in ("th_nn_mat_mult_s8_s16", "conv_1x1_k8_pixels", "dw_rows_s1_even",
+                     "th_dw_conv_3x3_s8"):  # the DSP conv and depthwise cores: not used
+        assert "\tsmlad" not in function_disassembly(fw.elf, function, mve=True)
+
+
 def test_portable_path_on_cortex_m4(build_root: Path) -> None:
     fw = build_firmware("mps2-an386", build_root, portable=True)
     cases = random_cases(seed=100, count=500)
@@ -100,7 +138,7 @@ def test_portable_path_on_cortex_m4(build_root: Path) -> None:
     assert "\tsmlad" not in function_disassembly(fw.elf, "th_nn_fc_s8")
 
 
-@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500"))
+@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500", MVE_BOARD))
 def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
     fw = build_firmware(board, build_root, big=True)
     cases: list[Case] = [layer_case(op, **shape) for _, op, shape in REAL_LAYERS]
@@ -123,7 +161,7 @@ def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
     # Depthwise given the larger scratch: four channels staged per pass (stride 1).
     cases += [dataclasses.replace(c, fast_scratch=True) for c in cases
               if isinstance(c, ConvCase) and c.depthwise]
-    run = run_cases(fw, cases, interleaved=True)
+    run = run_cases(fw, cases, interleaved=board != MVE_BOARD)
     assert_all_match(cases, run.results, f"{board} layers")
 
 

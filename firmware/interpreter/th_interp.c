@@ -20,6 +20,10 @@
 #include "th_nn.h"
 #define TH_INTERP_FILTER_INTERLEAVED TH_NN_FILTER_INTERLEAVED
 #endif
+#ifndef TH_INTERP_MVE
+#include "th_nn.h"
+#define TH_INTERP_MVE TH_NN_MVE /* the kernels' Helium build: its own scratch plan */
+#endif
 
 /* The board's free-running counter (th_board.h); only used when profiling. */
 uint64_t th_counter_read(void);
@@ -31,7 +35,7 @@ uint64_t th_counter_read(void);
 #define OP_SIZE 32u
 #define SECTION_ALIGN 16u
 #define CRC_START 16u
-#define KNOWN_FLAGS 0x1u
+#define KNOWN_FLAGS 0x3u
 
 static const uint8_t MAGIC[4] = {'T', 'H', 'I', 'B'};
 
@@ -319,7 +323,8 @@ th_interp_status th_interp_init(th_interp *ctx, const uint8_t *blob, uint32_t bl
         return fail(ctx, TH_INTERP_E_LAYOUT, -1, 72);
     }
     if ((ctx->flags & ~KNOWN_FLAGS) != 0 ||
-        (ctx->flags & 1u) != (uint32_t)(TH_INTERP_FILTER_INTERLEAVED ? 1u : 0u)) {
+        (ctx->flags & 1u) != (uint32_t)(TH_INTERP_FILTER_INTERLEAVED ? 1u : 0u) ||
+        (ctx->flags & 2u) != (uint32_t)(TH_INTERP_MVE ? 2u : 0u)) {
         return fail(ctx, TH_INTERP_E_BUILD, -1, ctx->flags);
     }
     s = check_sections(ctx, total);

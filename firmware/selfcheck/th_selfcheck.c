@@ -137,6 +137,56 @@ static void fail(const char *name)
  * (rounding shift by a signed amount). */
 #include <arm_mve.h>
 
+#if TH_NN_MVE
+/* The kernels' vector requantization (th_mve_requantize) against the scalar statement of
+ * TFLM's double rounding (th_requantize + offset + clamp) on 4096 x 4 pseudo-random
+ * accumulators, multipliers, shifts (all of [-31, 30]), offsets and ranges, extremes mixed
+ * in (INT32_MIN / INT32_MAX accumulators, multipliers 0, 2^30 and 2^31 - 1, ties). */
+static uint32_t lcg(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return *state ^ (*state >> 15);
+}
+
+static void check_mve_requantize(uint32_t seed)
+{
+    uint32_t st = seed | 1u;
+    for (unsigned it = 0; it < 4096; it++) {
+        int32_t acc[4], mult[4], sh[4], got[4];
+        const th_mve_out o = {(int32_t)(lcg(&st) % 256u) - 128, -128 + (int32_t)(it % 3u) * 64,
+                              127 - (int32_t)(it % 5u) * 30};
+        for (unsigned i = 0; i < 4; i++) {
+            const uint32_t r = lcg(&st);
+            sh[i] = (int32_t)(lcg(&st) % 62u) - 31;
+            switch (r % 8u) {
+            case 0: acc[i] = INT32_MIN; break;
+            case 1: acc[i] = INT32_MAX; break;
+            case 2: acc[i] = (int32_t)(lcg(&st) % 65536u) - 32768; break;
+            case 3: /* an exact tie of the final shift */
+                acc[i] = (int32_t)((lcg(&st) | 1u) << 12) >> 12;
+                break;
+            default: acc[i] = (int32_t)lcg(&st) >> (lcg(&st) % 31u); break;
+            }
+            switch ((r >> 8) % 6u) {
+            case 0: mult[i] = 0; break;
+            case 1: mult[i] = 1 << 30; break;
+            case 2: mult[i] = INT32_MAX; break;
+            default: mult[i] = (int32_t)(lcg(&st) >> 1); break;
+            }
+        }
+        vst1q_s32(got, th_mve_requantize(vld1q_s32(acc), vld1q_s32(mult), vld1q_s32(sh), &o));
+        for (unsigned i = 0; i < 4; i++) {
+            const int32_t want = th_out_s8(th_requantize(acc[i], mult[i], sh[i]),
+                                           o.output_offset, o.act_min, o.act_max);
+            if (got[i] != want) {
+                fail("MVE-RQ");
+                return;
+            }
+        }
+    }
+}
+#endif
+
 static void check_mve(const uint32_t (*operand_table)[2], unsigned n)
 {
     /* volatile: the compiler must not fold the checks at build time */
@@ -189,6 +239,9 @@ static void check_mve(const uint32_t (*operand_table)[2], unsigned n)
             }
         }
     }
+#if TH_NN_MVE
+    check_mve_requantize(ops[0][0]);
+#endif
 }
 #endif
 

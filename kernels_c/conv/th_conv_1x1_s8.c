@@ -1,7 +1,8 @@
 /* th_conv_1x1_s8: pointwise CONV_2D (1x1 filter, no padding), any stride.
  *
  * In place (th_nn.h aliasing rule (b)): pixels are staged in scratch before their outputs
- * are written, two at a time on the DSP path, one at a time on the portable path.
+ * are written, two at a time on the DSP and MVE paths (the MVE path stages only when the
+ * output overlaps the input), one at a time on the portable path.
  */
 #include <stddef.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "th_nn.h"
 #include "th_nn_support.h"
 
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 /* Output pixel p reads input pixel p (stride 1, same size), Cin a multiple of 4: the paths
  * that widen consecutive pixels two at a time. */
 static int dense_shape(const th_conv_params *params, const th_dims *input_dims,
@@ -35,7 +36,13 @@ int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims 
     if (input_dims == NULL || input_dims->c <= 0) {
         return 0;
     }
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    (void)params;
+    if (output_dims == NULL || output_dims->c <= 0) {
+        return 0;
+    }
+    return 4 * output_dims->c + 2 * th_round_up4(input_dims->c);
+#elif TH_NN_HAS_DSP
     int32_t bytes = th_nn_im2col_pair_bytes(input_dims->c);
     if (params != NULL && output_dims != NULL && dense_shape(params, input_dims, output_dims)) {
         bytes += table_scratch_bytes(output_dims->c);
@@ -48,7 +55,7 @@ int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims 
 #endif
 }
 
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 /* Two pixels as interleaved int16 columns, 4 channels per step. */
 static void pixel_pair_s16(int32_t *cols, const int8_t *px, const int8_t *px1, int32_t cin,
                            int32_t offset2)
@@ -384,7 +391,12 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     const int32_t cin = input_dims->c;
     const int32_t cout = output_dims->c;
 
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    (void)cin;
+    (void)cout;
+    th_nn_mve_conv_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                      output_dims, output);
+#elif TH_NN_HAS_DSP
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(cin, 128, bias, cout));

@@ -7,7 +7,12 @@
 int32_t th_conv_3x3_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
                                     const th_dims *filter_dims, const th_dims *output_dims)
 {
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL) {
+        return 0;
+    }
+    return th_nn_mve_conv_scratch(filter_dims);
+#elif TH_NN_HAS_DSP
     if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL) {
         return 0;
     }
@@ -41,7 +46,10 @@ th_status th_conv_3x3_s8(const th_context *ctx, const th_conv_params *params,
     if (status != TH_OK) {
         return status;
     }
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    th_nn_mve_conv_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                      output_dims, output);
+#elif TH_NN_HAS_DSP
     if (th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                                 output_dims, output)) {
         return TH_OK;

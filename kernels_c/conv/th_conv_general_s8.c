@@ -1,5 +1,6 @@
 /* th_conv_general_s8: CONV_2D with any filter size, stride, padding, dilation and groups.
- * DSP path (groups == 1): int16 im2col of two output pixels, then the 2x2 SMLAD core. */
+ * DSP path (groups == 1): int16 im2col of two output pixels, then the 2x2 SMLAD core.
+ * MVE path (groups == 1): int8 im2col of one pixel, th_nn_mve_conv_s8. */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -9,7 +10,13 @@ int32_t th_conv_general_s8_scratch_size(const th_conv_params *params,
                                         const th_dims *input_dims, const th_dims *filter_dims,
                                         const th_dims *output_dims)
 {
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL ||
+        input_dims->c != filter_dims->c) {
+        return 0; /* grouped convolution: the reference loop needs no scratch */
+    }
+    return th_nn_mve_conv_scratch(filter_dims);
+#elif TH_NN_HAS_DSP
     if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL ||
         input_dims->c != filter_dims->c) {
         return 0; /* grouped convolution: the reference loop needs no scratch */
@@ -42,7 +49,13 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
     if (status != TH_OK) {
         return status;
     }
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    if (input_dims->c == filter_dims->c) {
+        th_nn_mve_conv_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                          output_dims, output);
+        return TH_OK;
+    }
+#elif TH_NN_HAS_DSP
     if (input_dims->c == filter_dims->c) {
         if (th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
                                     bias, output_dims, output)) {

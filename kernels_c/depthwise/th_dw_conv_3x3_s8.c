@@ -15,7 +15,7 @@
 #include "th_nn.h"
 #include "th_nn_support.h"
 
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 /* Plane geometry: rows/columns the 3x3 windows of all outputs touch, plus one spare
  * column (the 4-wide block reads one element past the last window), width even. */
 static int32_t plane_w(int32_t stride, int32_t out_w)
@@ -45,7 +45,15 @@ int32_t th_dw_conv_3x3_s8_scratch_size(const th_dw_conv_params *params,
                                        const th_dims *input_dims, const th_dims *filter_dims,
                                        const th_dims *output_dims)
 {
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL ||
+        output_dims->h <= 0 || output_dims->w <= 0 || filter_dims->h <= 0 ||
+        filter_dims->w <= 0 || params->stride.h <= 0 || params->stride.w <= 0 ||
+        params->dilation.h <= 0 || params->dilation.w <= 0) {
+        return 0;
+    }
+    return th_nn_mve_dw_scratch(params, filter_dims, output_dims);
+#elif TH_NN_HAS_DSP
     (void)filter_dims;
     if (params == NULL || input_dims == NULL || output_dims == NULL || output_dims->h <= 0 ||
         output_dims->w <= 0) {
@@ -66,7 +74,7 @@ int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
 {
     (void)input_dims;
     (void)filter_dims;
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
     if (params == NULL || output_dims == NULL || output_dims->h <= 0 || output_dims->w <= 0) {
         return 0;
     }
@@ -78,7 +86,7 @@ int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
 #endif
 }
 
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 
 /* How a channel is laid out in the plane. Plane rows run along the input's "outer" axis
  * (y, or x when transposed), plane columns along the "inner" one: a narrow, tall layer
@@ -941,7 +949,10 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     if (status != TH_OK) {
         return status;
     }
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    th_nn_mve_dw_conv_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                         output_dims, output);
+#elif TH_NN_HAS_DSP
     const int32_t channels = output_dims->c;
     const int32_t stride = params->stride.h;
     dw_geometry geo;

@@ -21,7 +21,7 @@
 #include "th_nn.h"
 #include "th_nn_support.h"
 
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 /* Geometry in the oriented frame: B = w or h, whichever stages fewer values. A band
  * holds, for one output row, the KA input rows it reads interleaved column by column: value
  * (a, b) at b KA + a, so that an output's KA x KB taps are one contiguous run of values (a
@@ -709,6 +709,15 @@ int32_t th_dw_conv_general_s8_scratch_size(const th_dw_conv_params *params,
                                            const th_dims *filter_dims,
                                            const th_dims *output_dims)
 {
+#if TH_NN_MVE
+    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL ||
+        output_dims->h <= 0 || output_dims->w <= 0 || filter_dims->h <= 0 ||
+        filter_dims->w <= 0 || params->stride.h <= 0 || params->stride.w <= 0 ||
+        params->dilation.h <= 0 || params->dilation.w <= 0) {
+        return 0;
+    }
+    return th_nn_mve_dw_scratch(params, filter_dims, output_dims);
+#endif
     (void)filter_dims;
     (void)output_dims;
     /* ch_mult > 1 never runs in place (th_nn.h rule (a)): the input is read directly. */
@@ -724,7 +733,7 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
                                                 const th_dims *filter_dims,
                                                 const th_dims *output_dims)
 {
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
     if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL ||
         input_dims->h <= 0 || input_dims->w <= 0 || filter_dims->h <= 0 ||
         filter_dims->w <= 0 || output_dims->h <= 0 || output_dims->w <= 0 ||
@@ -759,8 +768,13 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
     if (status != TH_OK) {
         return status;
     }
+#if TH_NN_MVE
+    th_nn_mve_dw_conv_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                         output_dims, output);
+    return TH_OK;
+#endif
     int8_t *plane = ctx != NULL ? (int8_t *)ctx->buf : NULL;
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
     const int32_t fast = th_dw_conv_general_s8_scratch_size_fast(params, input_dims,
                                                                  filter_dims, output_dims);
     if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK) {

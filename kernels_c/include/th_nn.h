@@ -39,8 +39,8 @@
  *  (b) th_conv_1x1_s8 (and th_conv_s8 when it picks it) with stride 1, no padding, no
  *      groups may be computed in place: d <= 0 when Cout <= Cin (output == input included),
  *      and d <= H*W*(Cin - Cout) when Cout > Cin (the input in the tail of the output).
- *      Pixels go in ascending order, TH_CONV_1X1_INPLACE_PIXELS (DSP) or 1 (portable) at a
- *      time, each group read into scratch before its outputs are written.
+ *      Pixels go in ascending order, TH_CONV_1X1_INPLACE_PIXELS (DSP, MVE) or 1 (portable)
+ *      at a time, each group read into scratch before its outputs are written.
  *  (c) Raster order: th_conv_s8 (every variant and build, grouped included),
  *      th_avgpool_s8 and th_maxpool_s8 compute output pixels in ascending (n, y, x) order,
  *      and pixel q reads only its own window and writes only its own Cout bytes, at any
@@ -66,7 +66,8 @@ extern "C" {
 #define TH_CONV_1X1_INPLACE_PIXELS 2
 
 /* Build description, for generated code and tests: bit 0 = DSP path compiled in,
- * bit 1 = interleaved filter layout expected, bit 2 = DSP instructions native. */
+ * bit 1 = interleaved filter layout expected, bit 2 = DSP instructions native, bit 3 = MVE
+ * (Helium) paths (CONV_2D, FULLY_CONNECTED; plain filter layout). */
 int32_t th_nn_build_flags(void);
 
 /* ---- CONV_2D ---------------------------------------------------------------------------

@@ -20,6 +20,9 @@
 #if TH_NN_DSP_NATIVE
 #include <arm_acle.h>
 #endif
+#if TH_NN_MVE
+#include <arm_mve.h>
+#endif
 
 #define TH_INLINE static inline __attribute__((always_inline))
 #define TH_MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -557,6 +560,95 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
                          const int32_t *shift, int32_t count, const th_dims *input_dims,
                          const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                          const th_dims *output_dims, const int8_t *output);
+
+#if TH_NN_MVE
+/* ---- Helium (MVE) paths (th_nn_mve_s8.c) ---------------------------------------------- */
+
+/* Output stage of the MVE paths: zero point and activation range. */
+typedef struct {
+    int32_t output_offset;
+    int32_t act_min;
+    int32_t act_max;
+} th_mve_out;
+
+/* th_requantize + output offset + activation clamp on four lanes, exact for every
+ * multiplier >= 0 and shift in [-31, 30]: the left shift wraps (VSHL); VQRDMULH is gemmlowp's
+ * SaturatingRoundingDoublingHighMul exactly (its nudge-and-truncate for a negative product
+ * equals floor((a * m + 2^30) / 2^31), what VQRDMULH computes, and both saturate only at
+ * INT32_MIN * INT32_MIN); RoundingDivideByPOT rounds half away from zero, VRSHL half up, so
+ * a negative y is first lowered by one (saturating; exact: y = q * 2^e + r with 0 <= r < 2^e
+ * rounds to q + [r > 2^(e-1)] both ways), only in lanes that shift right (e = 0 must stay y).
+ * The offset is added saturating: the clamp to [act_min, act_max] then gives what the exact
+ * sum gives. tests/test_kernels_target.py checks it against th_requantize on random and
+ * extreme values (the th_mve_requant_check case). */
+TH_INLINE int32x4_t th_mve_requantize(int32x4_t acc, int32x4_t multiplier, int32x4_t shift,
+                                      const th_mve_out *o)
+{
+    const int32x4_t zero = vdupq_n_s32(0);
+    const mve_pred16_t right = vcmpltq_n_s32(shift, 0);
+    int32x4_t y = vshlq_s32(acc, vmaxq_s32(shift, zero));
+    y = vqrdmulhq_s32(y, multiplier);
+    y = vqaddq_m_s32(y, y, vshrq_n_s32(y, 31), right);
+    y = vrshlq_s32(y, vminq_s32(shift, zero));
+    y = vqaddq_n_s32(y, o->output_offset);
+    y = vmaxq_s32(y, vdupq_n_s32(o->act_min));
+    return vminq_s32(y, vdupq_n_s32(o->act_max));
+}
+
+/* n bytes from src to dst (no overlap), n >= 0, vector loads and stores. */
+void th_nn_mve_copy(int8_t *dst, const int8_t *src, int32_t n);
+/* n bytes of value at dst. */
+void th_nn_mve_fill(int8_t *dst, int8_t value, int32_t n);
+
+/* tab[c] = bias[c] (0 without bias) + input_offset * sum_k filter[c][k], wrapping. */
+void th_nn_mve_kernel_sums(int32_t *tab, const int8_t *filter, const int32_t *bias,
+                           int32_t cout, int32_t k, int32_t input_offset);
+
+/* One output pixel, all cout channels: out[c] = requantized tab[c] + sum_k x[k] *
+ * filter[c][k] (filter plain [cout, k]), per-channel quant. */
+void th_nn_mve_pixel_tab(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
+                         const int32_t *tab, const th_per_channel_quant *quant,
+                         const th_mve_out *o, int8_t *out);
+
+/* The same with the sums of weights taken alongside (no table): acc = bias[c] + row_add +
+ * sum_k (x[k] + input_offset) * filter[c][k]; multiplier/shift per channel (per_channel)
+ * or one pair. */
+void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
+                          const int32_t *bias, int32_t input_offset, int32_t row_add,
+                          const int32_t *multiplier, const int32_t *shift,
+                          int32_t per_channel, const th_mve_out *o, int8_t *out);
+
+/* Two output pixels (columns x0, x1) at once, as th_nn_mve_pixel_tab. */
+void th_nn_mve_pixel2_tab(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k,
+                          int32_t cout, const int32_t *tab, const th_per_channel_quant *quant,
+                          const th_mve_out *o, int8_t *out0, int8_t *out1);
+
+/* Scratch of th_nn_mve_conv_s8: the table (4 * Cout) and two columns (round_up4(K) each). */
+int32_t th_nn_mve_conv_scratch(const th_dims *filter_dims);
+
+/* CONV_2D with groups == 1 (any filter, stride, padding, dilation), arguments and scratch
+ * already checked: two pixels at a time in raster order, both read before either is written
+ * (rules (b), (c)), through int8 columns in scratch (a 1x1 without padding reads the input
+ * pixels directly unless the output overlaps the input). */
+void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
+                       const th_per_channel_quant *quant, const th_dims *input_dims,
+                       const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                       const int32_t *bias, const th_dims *output_dims, int8_t *output);
+
+/* Scratch of th_nn_mve_dw_conv_s8: four channels of the padded input plane the outputs
+ * read, 4 * PH * PW bytes, PH = (OH - 1) * SH + (KH - 1) * DH + 1 (PW alike). */
+int32_t th_nn_mve_dw_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
+                             const th_dims *output_dims);
+
+/* DEPTHWISE_CONV_2D, any filter, stride, padding, dilation and ch_mult, arguments and
+ * scratch already checked: four output channels per pass, staged before any of their
+ * outputs is written (in place, rule (a)). */
+void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output);
+#endif /* TH_NN_MVE */
 
 /* Scratch bytes of the int16 im2col for two pixels. */
 TH_INLINE int32_t th_nn_im2col_pair_bytes(int32_t k)

@@ -21,7 +21,8 @@
  * TH_NN_HAS_DSP - the DSP algorithms are compiled (natively, or modelled in C for host tests
  *                 with TH_NN_EMULATE_DSP);
  * TH_NN_FILTER_INTERLEAVED - CONV_2D / FULLY_CONNECTED filters come in the DSP layout
- *                 (follows TH_NN_HAS_DSP unless TH_NN_INTERLEAVED_FILTERS says otherwise). */
+ *                 (follows TH_NN_HAS_DSP, except on MVE builds, unless
+ *                 TH_NN_INTERLEAVED_FILTERS says otherwise). */
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(TH_NN_FORCE_PORTABLE)
 #define TH_NN_DSP_NATIVE 1
 #else
@@ -32,8 +33,20 @@
 #else
 #define TH_NN_HAS_DSP 0
 #endif
+/* TH_NN_MVE - integer Helium (MVE, e.g. -mcpu=cortex-m55 with a hard or softfp float ABI)
+ *                 is used: CONV_2D and FULLY_CONNECTED run their MVE paths and take their
+ *                 filters in the plain OHWI / [Cout, Cin] layout (K contiguous per output
+ *                 channel, what VMLADAV wants); the other kernels keep their DSP paths. */
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && TH_NN_DSP_NATIVE && \
+    !defined(TH_NN_FORCE_NO_MVE)
+#define TH_NN_MVE 1
+#else
+#define TH_NN_MVE 0
+#endif
 #if defined(TH_NN_INTERLEAVED_FILTERS)
 #define TH_NN_FILTER_INTERLEAVED TH_NN_INTERLEAVED_FILTERS
+#elif TH_NN_MVE
+#define TH_NN_FILTER_INTERLEAVED 0
 #else
 #define TH_NN_FILTER_INTERLEAVED TH_NN_HAS_DSP
 #endif

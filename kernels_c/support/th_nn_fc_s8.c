@@ -4,6 +4,7 @@
  * read in place as int8 and widened with SXTAB16 (the input offset rides along), so no
  * scratch is needed. A filter offset (per-tensor FC) is folded in exactly:
  * sum((x + io) * (w + fo)) = sum((x + io) * w) + fo * sum(x + io).
+ * MVE path: th_nn_mve_pixel_sums per batch row (th_nn_mve_s8.c).
  */
 #include <stddef.h>
 
@@ -48,7 +49,7 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
     return TH_OK;
 }
 
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 
 /* Input word k..k+3, zero-padded past cin (the filter's padding is zero too). */
 TH_INLINE int32_t load_x(const int8_t *x, int32_t k, int32_t cin)
@@ -194,6 +195,32 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
     const int32_t cin = filter_dims->c;
     const int32_t cout = filter_dims->n;
     (void)output_dims;
+#if TH_NN_MVE
+    /* Helium: plain [Cout, Cin] weights, four rows per pass, sums of weights alongside (no
+     * scratch); the filter offset as fo * sum(x + io) added to every channel. */
+    const th_mve_out o = {params->output_offset, params->activation.min,
+                          params->activation.max};
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *x = input + (int64_t)b * cin;
+        uint32_t row_add = 0;
+        if (params->filter_offset != 0) {
+            int32_t x_sum = 0;
+            int32_t i = cin;
+            const int8_t *xp = x;
+            for (; i >= 16; i -= 16, xp += 16) {
+                x_sum = vaddvaq_s8(x_sum, vldrbq_s8(xp));
+            }
+            if (i > 0) {
+                x_sum = vaddvaq_s8(x_sum, vldrbq_z_s8(xp, vctp8q((uint32_t)i)));
+            }
+            row_add = (uint32_t)params->filter_offset *
+                      ((uint32_t)x_sum + (uint32_t)params->input_offset * (uint32_t)cin);
+        }
+        th_nn_mve_pixel_sums(x, filter, cin, cout, bias, params->input_offset,
+                             (int32_t)row_add, multiplier, shift, mult_step,
+                             &o, output + (int64_t)b * cout);
+    }
+#else
 #if TH_NN_HAS_DSP
     const int32_t kp = th_round_up4(cin);
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
@@ -303,4 +330,5 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
         }
 #endif
     }
+#endif /* TH_NN_MVE */
 }

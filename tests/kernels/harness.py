@@ -39,6 +39,7 @@ VARIANT_DEFINES = {"portable": (), "dsp": ("-DTH_NN_EMULATE_DSP=1",)}
 BUILD_FLAG_DSP = 1
 BUILD_FLAG_INTERLEAVED = 2
 BUILD_FLAG_NATIVE = 4
+BUILD_FLAG_MVE = 8
 
 
 class HarnessError(RuntimeError):

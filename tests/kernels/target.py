@@ -31,6 +31,7 @@ def fits_small_firmware(case: Case, interleaved: bool = True) -> bool:
     # arena: copies of every blob + output + scratch (<= 4 * K + a padded plane) + guards
     scratch = 2 * (case.x.shape[-2] + 8) * (case.x.shape[-3] + 8) if case.x.ndim == 4 else 0
     scratch += 4 * (case.w.size // case.w.shape[0] + 4)
+    scratch += 4 * case.w.shape[0]  # the MVE conv's per-channel table
     if isinstance(case, ConvCase) and case.depthwise:
         p = case.p
         scratch = max(scratch, dw_general_scratch(
@@ -49,15 +50,20 @@ class TargetRun:
 
 
 def build_firmware(board: str, build_root: Path, portable: bool = False,
-                   big: bool = False) -> BuildResult:
-    name = f"{board}-{'portable' if portable else 'default'}{'-big' if big else ''}"
+                   big: bool = False, no_mve: bool = False) -> BuildResult:
+    """`no_mve`: on an MVE board, the DSP build of the kernels (TH_NN_FORCE_NO_MVE)."""
+    name = (f"{board}-{'portable' if portable else 'default'}{'-big' if big else ''}"
+            f"{'-nomve' if no_mve else ''}")
     return build(FIRMWARE_DIR, board, build_root / name,
-                 defines={"TH_KTEST_PORTABLE": portable, "TH_KTEST_BIG": big}, root=REPO)
+                 defines={"TH_KTEST_PORTABLE": portable, "TH_KTEST_BIG": big,
+                          "TH_KTEST_NO_MVE": no_mve}, root=REPO)
 
 
-def function_disassembly(elf: Path, function: str) -> str:
-    """arm-none-eabi-objdump of one function (to check which instructions it really has)."""
-    proc = subprocess.run(["arm-none-eabi-objdump", "-d", f"--disassemble={function}",
+def function_disassembly(elf: Path, function: str, mve: bool = False) -> str:
+    """arm-none-eabi-objdump of one function (to check which instructions it really has);
+    `mve`: decode Helium instructions (Armv8.1-M)."""
+    decode = ["-marmv8.1-m.main"] if mve else []
+    proc = subprocess.run(["arm-none-eabi-objdump", "-d", *decode, f"--disassemble={function}",
                            str(elf)], capture_output=True, text=True, check=True)
     return proc.stdout
 

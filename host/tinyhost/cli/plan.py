@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
     options = PlanOptions()
     if board is not None:
         require_device_support(graph, args.backend)  # every op, listed, before any planning
-        options = replace(options, alignment=board.arena_alignment, dsp=board.dsp)
+        options = replace(options, alignment=board.arena_alignment, dsp=board.dsp,
+                          mve=board.dsp and board.mve)
     if args.alignment:
         options = replace(options, alignment=args.alignment)
     if args.no_inplace:

@@ -45,6 +45,7 @@ SECTION_ALIGN = 16
 CRC_START = 16  # the CRC covers every byte after the first 16 (magic, version, sizes, crc)
 
 FLAG_INTERLEAVED = 0x1  # CONV_2D / FULLY_CONNECTED filters in the DSP kernels' layout
+FLAG_MVE = 0x2  # planned for the Helium (MVE) kernel build (TH_NN_MVE)
 
 LOC_NONE, LOC_ARENA, LOC_CONST = 0, 1, 2
 TFLAG_INTERLEAVED = 0x1
@@ -67,6 +68,7 @@ class BlobTarget:
     interleaved: bool = False  # DSP build of kernels_c (TH_NN_FILTER_INTERLEAVED)
     dsp: bool = False  # scratch sizes of the DSP kernels
     alignment: int = 4  # arena buffer alignment (16 on MVE)
+    mve: bool = False  # Helium build of kernels_c (TH_NN_MVE): its scratch sizes, plain filters
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def build_blob(
     calls = lower_graph(graph, "interpreter")
     check_limits(graph.source, len(graph.ops), len(graph.tensors), len(graph.inputs),
                  len(graph.outputs), calls)  # fmt: skip
-    options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
+    options = PlanOptions(alignment=target.alignment, dsp=target.dsp, mve=target.mve)
     if plan is None:
         # The overlaps the kernels declare (plan/overlap.py, th_nn.h "Aliasing"): RESHAPE /
         # SQUEEZE aliases, elementwise and depthwise in place, pointwise and sliding windows.
@@ -197,7 +199,7 @@ def _serialize(graph: Graph, target: BlobTarget, plan: MemoryPlan, grants: Scrat
     out[params_off : params_off + 4 * len(params)] = np.asarray(params, "<i4").tobytes()
     out[name_off : name_off + len(model_name)] = model_name
     out[consts_off : consts_off + len(consts.buf)] = consts.buf
-    flags = FLAG_INTERLEAVED if target.interleaved else 0
+    flags = (FLAG_INTERLEAVED if target.interleaved else 0) | (FLAG_MVE if target.mve else 0)
     HEADER.pack_into(
         out, 0, MAGIC, VERSION, HEADER.size, total, 0, flags, grants.arena_bytes, KERNEL_ABI,
         len(graph.tensors), len(op_records), len(graph.inputs), len(graph.outputs),

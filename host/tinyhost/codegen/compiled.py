@@ -494,7 +494,7 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
             f"(the protocol firmware describes at most {io_max} each)"
         )
     target = kernel_build(board, optimize)
-    options = PlanOptions(alignment=target.alignment, dsp=target.dsp)
+    options = PlanOptions(alignment=target.alignment, dsp=target.dsp, mve=target.mve)
     patched = None if patch is None else resolve_patch(graph, options, patch)
     if patched is None:
         plan = plan_memory(graph, options=options)

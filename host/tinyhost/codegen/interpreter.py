@@ -35,9 +35,12 @@ HOST_LOAD_CAPACITY = 4 << 20
 
 
 def target_for(board: Board) -> BlobTarget:
-    """The kernel build a board's firmware has: DSP kernels read interleaved filters."""
+    """The kernel build a board's firmware has: DSP kernels read interleaved filters, the
+    Helium (MVE) build of an MVE board plain ones (th_nn_types.h TH_NN_MVE)."""
     dsp = board.dsp and not board.is_host
-    return BlobTarget(interleaved=dsp, dsp=dsp, alignment=board.arena_alignment)
+    mve = dsp and board.mve
+    return BlobTarget(interleaved=dsp and not mve, dsp=dsp, alignment=board.arena_alignment,
+                      mve=mve)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ class PlanOptions:
     inplace_pointwise: bool = True
     sliding: bool = True  # raster-order overlap of CONV_2D / AVERAGE_POOL_2D / MAX_POOL_2D
     dsp: bool = True  # scratch sizes of the Cortex-M DSP kernels (False: portable C)
+    mve: bool = False  # with dsp: the Helium build's CONV_2D scratch sizes (th_nn_mve_s8.c)
     reorder: bool = True  # try other topological op orders for graphs with branches
 
     def rule_enabled(self, option: str) -> bool:

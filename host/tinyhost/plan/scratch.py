@@ -34,6 +34,13 @@ column; PL = round_up2(KA * ceil(N / KA)), N = the largest
 ((o0 * SB) // DB + SB' * (n - 1)) * KA + 2 * KP over the P = DB / gcd(SB, DB) output phases o0
 (n = their output count rounded up to a multiple of four, SB' = SB / gcd).
 S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
+
+Helium build (`PlanOptions.mve`, with `dsp`; th_nn_mve_s8.c): every CONV_2D without groups (1x1,
+3x3, general) needs 4 * Cout (bias + input offset * sum of weights, per channel) +
+2 * round_up4(KH * KW * Cin) (two int8 columns, or the staged pixels of an in-place 1x1);
+grouped 0.
+Every DEPTHWISE_CONV_2D round_up4(PH * PW), PH = (OH - 1) * SH + (KH - 1) * DH + 1 (PW alike):
+one int8 input plane with its padding (mve_dw_scratch), no faster path. Other ops: none.
 """
 
 from __future__ import annotations
@@ -165,9 +172,11 @@ def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, strid
     return 4 * record_words + 2 * ((values + 1) & ~1)
 
 
-def _conv_scratch(graph: Graph, op: Op, dsp: bool) -> int:
+def _conv_scratch(graph: Graph, op: Op, dsp: bool, mve: bool = False) -> int:
     x = graph.tensors[op.inputs[0]].shape
-    _, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    if dsp and mve:  # th_nn_mve_conv_scratch: the table of 4 * Cout, one int8 column
+        return 0 if x[3] != wc else 4 * cout + 2 * _ru4(kh * kw * wc)
     if is_conv_1x1_kernel(graph, op):
         if not dsp:
             return x[3]
@@ -218,12 +227,23 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     return plane + 2 * group * db * plen + 4 * mult * (5 + kp)
 
 
-def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False) -> int:
+def mve_dw_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+                   dilation: tuple[int, int]) -> int:
+    """th_nn_mve_dw_scratch: one int8 input plane padded to what the outputs read."""
+    ph = (out_hw[0] - 1) * stride[0] + (k[0] - 1) * dilation[0] + 1
+    pw = (out_hw[1] - 1) * stride[1] + (k[1] - 1) * dilation[1] + 1
+    return _ru4(ph * pw)
+
+
+def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False, mve: bool = False) -> int:
     o = op.options
     assert isinstance(o, DepthwiseConv2DOptions)
     _, h, w, c = graph.tensors[op.inputs[0]].shape
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     _, oh, ow, oc = graph.tensors[op.outputs[0]].shape
+    if dsp and mve:  # every depthwise: its Helium path, no faster one
+        return 0 if fast else mve_dw_scratch((kh, kw), (oh, ow), (o.stride_h, o.stride_w),
+                                             (o.dilation_h, o.dilation_w))
     if dsp and _is_dw_3x3(graph, op):
         s = o.stride_h
         plane = 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
@@ -250,7 +270,7 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     if graph.tensors[op.outputs[0]].dtype != np.int8:
         return 0
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
-        return _dw_scratch(graph, op, True, fast=True)
+        return _dw_scratch(graph, op, True, fast=True, mve=options.mve)
     return 0
 
 
@@ -262,7 +282,7 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
     if graph.tensors[op.outputs[0]].dtype != np.int8:
         return 0
     if op.kind is OpKind.CONV_2D and isinstance(op.options, Conv2DOptions):
-        return _conv_scratch(graph, op, options.dsp)
+        return _conv_scratch(graph, op, options.dsp, options.mve)
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
-        return _dw_scratch(graph, op, options.dsp)
+        return _dw_scratch(graph, op, options.dsp, mve=options.mve)
     return 0

@@ -1,0 +1,1107 @@
+/* th_nn_mve_s8: the Helium (MVE) matrix core of CONV_2D and FULLY_CONNECTED (TH_NN_MVE).
+ *
+ * Filters are plain [Cout, K] (K = KH*KW*Cin contiguous per output channel). One output
+ * pixel's column x (K int8) meets four filter rows at a time: per 16 taps one VLDRB of x,
+ * four VLDRB of weights and four VMLADAVA (int8 x int8 summed into an int32), the last
+ * partial 16 by tail-predicated loads (VCTP8, zeroing: nothing is read past K). The input
+ * offset is folded in exactly: sum((x + io) * w) = sum(x * w) + io * sum(w), with sum(w)
+ * per channel either prepared once per call (th_nn_mve_kernel_sums, CONV_2D: in scratch,
+ * bias included) or summed alongside by VADDVA (FULLY_CONNECTED, no scratch). Wrapping int32
+ * arithmetic throughout, so the sums equal the reference's mod 2^32, as its own do.
+ * The four results are requantized as one vector (th_mve_requantize, TFLM's double
+ * rounding, exact) and stored with a narrowing, tail-predicated VSTRB.32.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+#if TH_NN_MVE
+
+void th_nn_mve_copy(int8_t *dst, const int8_t *src, int32_t n)
+{
+    for (; n >= 16; n -= 16, src += 16, dst += 16) {
+        vstrbq_s8(dst, vldrbq_s8(src));
+    }
+    if (n > 0) {
+        const mve_pred16_t p = vctp8q((uint32_t)n);
+        vstrbq_p_s8(dst, vldrbq_z_s8(src, p), p);
+    }
+}
+
+void th_nn_mve_fill(int8_t *dst, int8_t value, int32_t n)
+{
+    const int8x16_t v = vdupq_n_s8(value);
+    for (; n >= 16; n -= 16, dst += 16) {
+        vstrbq_s8(dst, v);
+    }
+    if (n > 0) {
+        vstrbq_p_s8(dst, v, vctp8q((uint32_t)n));
+    }
+}
+
+void th_nn_mve_kernel_sums(int32_t *tab, const int8_t *filter, const int32_t *bias,
+                           int32_t cout, int32_t k, int32_t input_offset)
+{
+    for (int32_t c = 0; c < cout; c++) {
+        const int8_t *w = filter + (int64_t)c * k;
+        int32_t sum = 0;
+        int32_t i = k;
+        for (; i >= 16; i -= 16, w += 16) {
+            sum = vaddvaq_s8(sum, vldrbq_s8(w));
+        }
+        if (i > 0) {
+            sum = vaddvaq_s8(sum, vldrbq_z_s8(w, vctp8q((uint32_t)i)));
+        }
+        const uint32_t b = bias != NULL ? (uint32_t)bias[c] : 0u;
+        tab[c] = (int32_t)(b + (uint32_t)input_offset * (uint32_t)sum);
+    }
+}
+
+/* sum(x * w_j) of four rows (dot4) and, when SUMS, sum(w_j) too. */
+TH_INLINE void dot4(const int8_t *x, const int8_t *w0, const int8_t *w1, const int8_t *w2,
+                    const int8_t *w3, int32_t k, int32_t *acc, int32_t *wsum, const int sums)
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int32_t i = k & 15;
+    uint32_t n = (uint32_t)k >> 4;
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    /* The 16-tap loop with post-incremented loads (gcc 12 would recompute each address):
+     * 5 loads, 4 VMLADAVA (+ 4 VADDVA) and the loop branch per 64 MACs. */
+    if (n > 0) {
+        if (sums) {
+            /* two rows at a time: the sums of weights need four more registers */
+            const int8_t *xr = x;
+            uint32_t m = n;
+            __asm__("1:\n\t"
+                    "vldrb.8 q0, [%[x]], #16\n\t"
+                    "vldrb.8 q1, [%[w0]], #16\n\t"
+                    "vldrb.8 q2, [%[w1]], #16\n\t"
+                    "vmlava.s8 %[a0], q0, q1\n\t"
+                    "vaddva.s8 %[s0], q1\n\t"
+                    "vmlava.s8 %[a1], q0, q2\n\t"
+                    "vaddva.s8 %[s1], q2\n\t"
+                    "subs %[n], %[n], #1\n\t"
+                    "bne 1b"
+                    : [x] "+r"(xr), [w0] "+r"(w0), [w1] "+r"(w1), [n] "+r"(m), [a0] "+Te"(a0),
+                      [a1] "+Te"(a1), [s0] "+Te"(s0), [s1] "+Te"(s1)
+                    :
+                    : "d0", "d1", "d2", "d3", "d4", "d5", "memory", "cc");
+            __asm__("1:\n\t"
+                    "vldrb.8 q0, [%[x]], #16\n\t"
+                    "vldrb.8 q1, [%[w2]], #16\n\t"
+                    "vldrb.8 q2, [%[w3]], #16\n\t"
+                    "vmlava.s8 %[a2], q0, q1\n\t"
+                    "vaddva.s8 %[s2], q1\n\t"
+                    "vmlava.s8 %[a3], q0, q2\n\t"
+                    "vaddva.s8 %[s3], q2\n\t"
+                    "subs %[n], %[n], #1\n\t"
+                    "bne 1b"
+                    : [x] "+r"(x), [w2] "+r"(w2), [w3] "+r"(w3), [n] "+r"(n), [a2] "+Te"(a2),
+                      [a3] "+Te"(a3), [s2] "+Te"(s2), [s3] "+Te"(s3)
+                    :
+                    : "d0", "d1", "d2", "d3", "d4", "d5", "memory", "cc");
+        } else {
+            __asm__("1:\n\t"
+                    "vldrb.8 q0, [%[x]], #16\n\t"
+                    "vldrb.8 q1, [%[w0]], #16\n\t"
+                    "vldrb.8 q2, [%[w1]], #16\n\t"
+                    "vmlava.s8 %[a0], q0, q1\n\t"
+                    "vldrb.8 q3, [%[w2]], #16\n\t"
+                    "vmlava.s8 %[a1], q0, q2\n\t"
+                    "vldrb.8 q1, [%[w3]], #16\n\t"
+                    "vmlava.s8 %[a2], q0, q3\n\t"
+                    "vmlava.s8 %[a3], q0, q1\n\t"
+                    "subs %[n], %[n], #1\n\t"
+                    "bne 1b"
+                    : [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3),
+                      [n] "+r"(n), [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2),
+                      [a3] "+Te"(a3)
+                    :
+                    : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "memory", "cc");
+        }
+    }
+#else
+    for (; n > 0; n--) {
+        const int8x16_t xv = vldrbq_s8(x);
+        const int8x16_t v0 = vldrbq_s8(w0);
+        const int8x16_t v1 = vldrbq_s8(w1);
+        const int8x16_t v2 = vldrbq_s8(w2);
+        const int8x16_t v3 = vldrbq_s8(w3);
+        x += 16;
+        w0 += 16;
+        w1 += 16;
+        w2 += 16;
+        w3 += 16;
+        a0 = vmladavaq_s8(a0, xv, v0);
+        a1 = vmladavaq_s8(a1, xv, v1);
+        a2 = vmladavaq_s8(a2, xv, v2);
+        a3 = vmladavaq_s8(a3, xv, v3);
+        if (sums) {
+            s0 = vaddvaq_s8(s0, v0);
+            s1 = vaddvaq_s8(s1, v1);
+            s2 = vaddvaq_s8(s2, v2);
+            s3 = vaddvaq_s8(s3, v3);
+        }
+    }
+#endif
+    if (i > 0) {
+        const mve_pred16_t p = vctp8q((uint32_t)i);
+        const int8x16_t xv = vldrbq_z_s8(x, p);
+        const int8x16_t v0 = vldrbq_z_s8(w0, p);
+        const int8x16_t v1 = vldrbq_z_s8(w1, p);
+        const int8x16_t v2 = vldrbq_z_s8(w2, p);
+        const int8x16_t v3 = vldrbq_z_s8(w3, p);
+        a0 = vmladavaq_s8(a0, xv, v0);
+        a1 = vmladavaq_s8(a1, xv, v1);
+        a2 = vmladavaq_s8(a2, xv, v2);
+        a3 = vmladavaq_s8(a3, xv, v3);
+        if (sums) {
+            s0 = vaddvaq_s8(s0, v0);
+            s1 = vaddvaq_s8(s1, v1);
+            s2 = vaddvaq_s8(s2, v2);
+            s3 = vaddvaq_s8(s3, v3);
+        }
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+    if (sums) {
+        wsum[0] = s0;
+        wsum[1] = s1;
+        wsum[2] = s2;
+        wsum[3] = s3;
+    }
+}
+
+TH_INLINE int32x4_t vec4(const int32_t *v)
+{
+    int32x4_t r = vdupq_n_s32(v[0]);
+    r = vsetq_lane_s32(v[1], r, 1);
+    r = vsetq_lane_s32(v[2], r, 2);
+    return vsetq_lane_s32(v[3], r, 3);
+}
+
+/* One output pixel (all cout channels) from its column x; the shared body of the two entry
+ * points below (SUMS: FULLY_CONNECTED, sums of weights on the fly; else tab). */
+TH_INLINE void pixel(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
+                     const int32_t *tab, const int32_t *bias, int32_t input_offset,
+                     int32_t row_add, const int32_t *multiplier, const int32_t *shift,
+                     int32_t per_channel, const th_mve_out *o, int8_t *out, const int sums)
+{
+    int32x4_t mult = vdupq_n_s32(multiplier[0]);
+    int32x4_t sh = vdupq_n_s32(shift[0]);
+    for (int32_t c = 0; c < cout; c += 4) {
+        const int32_t g = TH_MIN(4, cout - c);
+        const mve_pred16_t p = vctp32q((uint32_t)g);
+        const int8_t *w0 = filter + (int64_t)c * k;
+        const int8_t *w1 = g > 1 ? w0 + k : w0;
+        const int8_t *w2 = g > 2 ? w1 + k : w0;
+        const int8_t *w3 = g > 3 ? w2 + k : w0;
+        int32_t acc[4], wsum[4];
+        dot4(x, w0, w1, w2, w3, k, acc, wsum, sums);
+        int32x4_t a = vec4(acc);
+        if (sums) {
+            a = vmlaq_n_s32(a, vec4(wsum), input_offset);
+            if (bias != NULL) {
+                a = vaddq_s32(a, vldrwq_z_s32(bias + c, p));
+            }
+            a = vaddq_n_s32(a, row_add);
+        } else {
+            a = vaddq_s32(a, vldrwq_z_s32(tab + c, p));
+        }
+        if (per_channel) {
+            mult = vldrwq_z_s32(multiplier + c, p);
+            sh = vldrwq_z_s32(shift + c, p);
+        }
+        vstrbq_p_s32(out + c, th_mve_requantize(a, mult, sh, o), p);
+    }
+}
+
+void th_nn_mve_pixel_tab(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
+                         const int32_t *tab, const th_per_channel_quant *quant,
+                         const th_mve_out *o, int8_t *out)
+{
+    pixel(x, filter, k, cout, tab, NULL, 0, 0, quant->multiplier, quant->shift, 1, o, out, 0);
+}
+
+/* x0 . wa, x0 . wb, x1 . wa, x1 . wb over k taps (two pixels, two filter rows). */
+TH_INLINE void dot2x2(const int8_t *x0, const int8_t *x1, const int8_t *wa, const int8_t *wb,
+                      int32_t k, int32_t *r)
+{
+    int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+    uint32_t n = (uint32_t)k >> 4;
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    if (n > 0) {
+        __asm__("1:\n\t"
+                "vldrb.8 q0, [%[x0]], #16\n\t"
+                "vldrb.8 q2, [%[wa]], #16\n\t"
+                "vldrb.8 q1, [%[x1]], #16\n\t"
+                "vmlava.s8 %[a00], q0, q2\n\t"
+                "vldrb.8 q3, [%[wb]], #16\n\t"
+                "vmlava.s8 %[a10], q1, q2\n\t"
+                "vmlava.s8 %[a01], q0, q3\n\t"
+                "vmlava.s8 %[a11], q1, q3\n\t"
+                "subs %[n], %[n], #1\n\t"
+                "bne 1b"
+                : [x0] "+r"(x0), [x1] "+r"(x1), [wa] "+r"(wa), [wb] "+r"(wb), [n] "+r"(n),
+                  [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11)
+                :
+                : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "memory", "cc");
+    }
+#else
+    for (; n > 0; n--, x0 += 16, x1 += 16, wa += 16, wb += 16) {
+        const int8x16_t v0 = vldrbq_s8(x0), v1 = vldrbq_s8(x1);
+        const int8x16_t va = vldrbq_s8(wa), vb = vldrbq_s8(wb);
+        a00 = vmladavaq_s8(a00, v0, va);
+        a01 = vmladavaq_s8(a01, v0, vb);
+        a10 = vmladavaq_s8(a10, v1, va);
+        a11 = vmladavaq_s8(a11, v1, vb);
+    }
+#endif
+    const int32_t i = k & 15;
+    if (i > 0) {
+        const mve_pred16_t p = vctp8q((uint32_t)i);
+        const int8x16_t v0 = vldrbq_z_s8(x0, p), v1 = vldrbq_z_s8(x1, p);
+        const int8x16_t va = vldrbq_z_s8(wa, p), vb = vldrbq_z_s8(wb, p);
+        a00 = vmladavaq_s8(a00, v0, va);
+        a01 = vmladavaq_s8(a01, v0, vb);
+        a10 = vmladavaq_s8(a10, v1, va);
+        a11 = vmladavaq_s8(a11, v1, vb);
+    }
+    r[0] = a00;
+    r[1] = a01;
+    r[2] = a10;
+    r[3] = a11;
+}
+
+/* Two output pixels (columns x0, x1; outputs out0, out1), all cout channels, with tab:
+ * four channels a step as two dot2x2 passes, so the requantization constants, the table
+ * and the filter rows' setup serve both pixels. */
+void th_nn_mve_pixel2_tab(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k,
+                          int32_t cout, const int32_t *tab, const th_per_channel_quant *quant,
+                          const th_mve_out *o, int8_t *out0, int8_t *out1)
+{
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    int32_t c = 0;
+    for (; c + 4 <= cout; c += 4) {
+        const int8_t *w0 = filter + (int64_t)c * k;
+        int32_t r01[4], r23[4];
+        dot2x2(x0, x1, w0, w0 + k, k, r01);
+        dot2x2(x0, x1, w0 + 2 * k, w0 + 3 * k, k, r23);
+        const int32x4_t t = vldrwq_s32(tab + c);
+        const int32x4_t m = vldrwq_s32(mult + c), s = vldrwq_s32(shift + c);
+        int32x4_t a = vdupq_n_s32(r01[0]);
+        a = vsetq_lane_s32(r01[1], a, 1);
+        a = vsetq_lane_s32(r23[0], a, 2);
+        a = vsetq_lane_s32(r23[1], a, 3);
+        int32x4_t b = vdupq_n_s32(r01[2]);
+        b = vsetq_lane_s32(r01[3], b, 1);
+        b = vsetq_lane_s32(r23[2], b, 2);
+        b = vsetq_lane_s32(r23[3], b, 3);
+        vstrbq_s32(out0 + c, th_mve_requantize(vaddq_s32(a, t), m, s, o));
+        vstrbq_s32(out1 + c, th_mve_requantize(vaddq_s32(b, t), m, s, o));
+    }
+    if (c < cout) {
+        const int32_t g = cout - c;
+        const mve_pred16_t p = vctp32q((uint32_t)g);
+        const int8_t *w0 = filter + (int64_t)c * k;
+        int32_t r01[4], r23[4];
+        dot2x2(x0, x1, w0, g > 1 ? w0 + k : w0, k, r01);
+        dot2x2(x0, x1, g > 2 ? w0 + 2 * k : w0, w0, k, r23);
+        const int32x4_t t = vldrwq_z_s32(tab + c, p);
+        const int32x4_t m = vldrwq_z_s32(mult + c, p), s = vldrwq_z_s32(shift + c, p);
+        int32x4_t a = vdupq_n_s32(r01[0]);
+        a = vsetq_lane_s32(r01[1], a, 1);
+        a = vsetq_lane_s32(r23[0], a, 2);
+        int32x4_t b = vdupq_n_s32(r01[2]);
+        b = vsetq_lane_s32(r01[3], b, 1);
+        b = vsetq_lane_s32(r23[2], b, 2);
+        vstrbq_p_s32(out0 + c, th_mve_requantize(vaddq_s32(a, t), m, s, o), p);
+        vstrbq_p_s32(out1 + c, th_mve_requantize(vaddq_s32(b, t), m, s, o), p);
+    }
+}
+
+void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
+                          const int32_t *bias, int32_t input_offset, int32_t row_add,
+                          const int32_t *multiplier, const int32_t *shift,
+                          int32_t per_channel, const th_mve_out *o, int8_t *out)
+{
+    pixel(x, filter, k, cout, NULL, bias, input_offset, row_add, multiplier, shift,
+          per_channel, o, out, 1);
+}
+
+int32_t th_nn_mve_conv_scratch(const th_dims *filter_dims)
+{
+    return 4 * filter_dims->n +
+           2 * th_round_up4(filter_dims->h * filter_dims->w * filter_dims->c);
+}
+
+/* Whether [a, a + an) and [b, b + bn) share a byte. */
+static int overlaps(const void *a, int64_t an, const void *b, int64_t bn)
+{
+    const uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+    return pa < pb + (uintptr_t)bn && pb < pa + (uintptr_t)an;
+}
+
+/* The column of output pixel (oy, ox): K bytes, the padding as the input zero point
+ * (-input_offset), which the folded offset turns into 0 as the reference skips it. */
+static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
+                   const th_conv_params *params, const th_dims *filter_dims, int32_t oy,
+                   int32_t ox)
+{
+    const int32_t in_h = input_dims->h, in_w = input_dims->w, cin = input_dims->c;
+    const int32_t kh = filter_dims->h, kw = filter_dims->w;
+    const int32_t dh = params->dilation.h, dw = params->dilation.w;
+    const int8_t pad = (int8_t)(-params->input_offset);
+    const int32_t y0 = oy * params->stride.h - params->padding.h;
+    const int32_t x0 = ox * params->stride.w - params->padding.w;
+    const int32_t row_bytes = kw * cin;
+    for (int32_t ky = 0; ky < kh; ky++, col += row_bytes) {
+        const int32_t y = y0 + ky * dh;
+        if (y < 0 || y >= in_h) {
+            th_nn_mve_fill(col, pad, row_bytes);
+            continue;
+        }
+        const int8_t *row = in_b + (int64_t)y * in_w * cin;
+        if (dw == 1) {
+            /* taps [lo, hi) inside the row, one copy */
+            const int32_t lo = x0 < 0 ? TH_MIN(-x0, kw) : 0;
+            const int32_t hi = TH_MAX(lo, TH_MIN(kw, in_w - x0));
+            if (lo > 0) {
+                th_nn_mve_fill(col, pad, lo * cin);
+            }
+            th_nn_mve_copy(col + lo * cin, row + (int64_t)(x0 + lo) * cin, (hi - lo) * cin);
+            if (hi < kw) {
+                th_nn_mve_fill(col + hi * cin, pad, (kw - hi) * cin);
+            }
+            continue;
+        }
+        for (int32_t kx = 0; kx < kw; kx++) {
+            const int32_t x = x0 + kx * dw;
+            if (x < 0 || x >= in_w) {
+                th_nn_mve_fill(col + kx * cin, pad, cin);
+            } else {
+                th_nn_mve_copy(col + kx * cin, row + (int64_t)x * cin, cin);
+            }
+        }
+    }
+}
+
+void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
+                       const th_per_channel_quant *quant, const th_dims *input_dims,
+                       const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                       const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    const int32_t cin = input_dims->c, cout = output_dims->c;
+    const int32_t k = filter_dims->h * filter_dims->w * cin;
+    int32_t *tab = (int32_t *)ctx->buf;
+    int8_t *col0 = (int8_t *)ctx->buf + 4 * cout;
+    int8_t *col1 = col0 + th_round_up4(k);
+    th_nn_mve_kernel_sums(tab, filter, bias, cout, k, params->input_offset);
+    const th_mve_out o = {params->output_offset, params->activation.min,
+                          params->activation.max};
+    const int32_t out_h = output_dims->h, out_w = output_dims->w;
+    const int64_t in_bytes = (int64_t)input_dims->h * input_dims->w * cin;
+    const int64_t out_bytes = (int64_t)out_h * out_w * cout;
+    /* 1x1 without padding: the column is the input pixel itself, staged only when the
+     * output overlaps the input (in place, th_nn.h rule (b): two pixels at a time, both read
+     * before either is written, as the DSP path; rule (c) likewise). */
+    const int pointwise = filter_dims->h == 1 && filter_dims->w == 1 &&
+                          params->padding.h == 0 && params->padding.w == 0;
+    const int stage = overlaps(input, in_bytes * input_dims->n, output,
+                               out_bytes * output_dims->n);
+    const int32_t pixels = out_h * out_w;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b = input + b * in_bytes;
+        int8_t *out = output + b * out_bytes;
+        int32_t oy = 0, ox = 0;
+        for (int32_t q = 0; q < pixels; q += 2) {
+            const int pair = q + 1 < pixels;
+            const int32_t oy1 = ox + 1 < out_w ? oy : oy + 1;
+            const int32_t ox1 = ox + 1 < out_w ? ox + 1 : 0;
+            const int8_t *x0, *x1 = NULL;
+            if (pointwise) {
+                x0 = in_b + ((int64_t)oy * params->stride.h * input_dims->w +
+                             (int64_t)ox * params->stride.w) * cin;
+                if (pair) {
+                    x1 = in_b + ((int64_t)oy1 * params->stride.h * input_dims->w +
+                                 (int64_t)ox1 * params->stride.w) * cin;
+                }
+                if (stage) {
+                    th_nn_mve_copy(col0, x0, cin);
+                    x0 = col0;
+                    if (pair) {
+                        th_nn_mve_copy(col1, x1, cin);
+                        x1 = col1;
+                    }
+                }
+            } else {
+                im2col(col0, in_b, input_dims, params, filter_dims, oy, ox);
+                x0 = col0;
+                if (pair) {
+                    im2col(col1, in_b, input_dims, params, filter_dims, oy1, ox1);
+                    x1 = col1;
+                }
+            }
+            if (pair) {
+                th_nn_mve_pixel2_tab(x0, x1, filter, k, cout, tab, quant, &o,
+                                     out + (int64_t)q * cout, out + (int64_t)(q + 1) * cout);
+                oy = ox1 + 1 < out_w ? oy1 : oy1 + 1;
+                ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
+            } else {
+                th_nn_mve_pixel_tab(x0, filter, k, cout, tab, quant, &o,
+                                    out + (int64_t)q * cout);
+            }
+        }
+    }
+}
+
+#endif /* TH_NN_MVE */
+
+#if TH_NN_MVE
+/* ---- DEPTHWISE_CONV_2D ------------------------------------------------------------------
+ * One output channel at a time, four output pixels of a row in the four int32 lanes (MVE's
+ * VMLA multiplies by a scalar: the tap's weight). The input channel's plane is staged in
+ * scratch as int8 with its padding as the input zero point (the folded offset, bias +
+ * input_offset * sum of the taps, makes it count 0, so the loop has no bounds checks),
+ * eight pixels per VLDRB.S16 gather (offsets i * C) and narrowing VSTRB.16. Per tap and
+ * four outputs: one widening VLDRB.S32 (a gather of offsets 0, s, 2s, 3s at stride s > 1)
+ * and one VMLA.S32; the four results requantized as one vector and stored with a VSTRB.32
+ * scatter (offsets j * Cout), tail-predicated. Channel c's plane is staged before any of its
+ * outputs is written, and only channel c is written: in place as th_nn.h rule (a). */
+
+typedef struct {
+    int32_t kh, kw, sh, sw, dh, dw, ph, pw; /* filter, stride, dilation, staged plane */
+} mve_dw_geom;
+
+static mve_dw_geom mve_dw_geometry(const th_dw_conv_params *params,
+                                   const th_dims *filter_dims, const th_dims *output_dims)
+{
+    mve_dw_geom g;
+    g.kh = filter_dims->h;
+    g.kw = filter_dims->w;
+    g.sh = params->stride.h;
+    g.sw = params->stride.w;
+    g.dh = params->dilation.h;
+    g.dw = params->dilation.w;
+    g.ph = (output_dims->h - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+    g.pw = (output_dims->w - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+    return g;
+}
+
+int32_t th_nn_mve_dw_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
+                             const th_dims *output_dims)
+{
+    const mve_dw_geom g = mve_dw_geometry(params, filter_dims, output_dims);
+    return th_round_up4(g.ph * g.pw);
+}
+
+/* n pixels' channel bytes (stride cin) from src to dst. */
+TH_INLINE void gather_channel(int8_t *dst, const int8_t *src, int32_t n, int32_t cin,
+                              uint16x8_t offs)
+{
+    if (cin <= 9000) {
+        for (; n >= 8; n -= 8, src += 8 * cin, dst += 8) {
+            vstrbq_s16(dst, vldrbq_gather_offset_s16(src, offs));
+        }
+        if (n > 0) {
+            const mve_pred16_t p = vctp16q((uint32_t)n);
+            vstrbq_p_s16(dst, vldrbq_gather_offset_z_s16(src, offs, p), p);
+        }
+        return;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        dst[i] = src[(int64_t)i * cin];
+    }
+}
+
+/* The interior of input channel ic of one batch into the plane (its padding, the same for
+ * every channel, is filled once per call). */
+static void mve_dw_stage(int8_t *plane, const mve_dw_geom *geo, const int8_t *in_b,
+                         const th_dims *input_dims, const th_dw_conv_params *params,
+                         int32_t ic)
+{
+    const int32_t in_h = input_dims->h, in_w = input_dims->w, cin = input_dims->c;
+    const int32_t top = params->padding.h, left = params->padding.w;
+    const int32_t x_lo = TH_MIN(left, geo->pw);
+    const int32_t x_hi = TH_MAX(x_lo, TH_MIN(geo->pw, left + in_w));
+    if (x_hi <= x_lo) {
+        return;
+    }
+    const int32_t y_lo = TH_MIN(top, geo->ph);
+    const int32_t y_hi = TH_MAX(y_lo, TH_MIN(geo->ph, top + in_h));
+    const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)cin);
+    int8_t *dst = plane + (int64_t)y_lo * geo->pw + x_lo;
+    const int8_t *src = in_b + ((int64_t)(y_lo - top) * in_w + (x_lo - left)) * cin + ic;
+    for (int32_t y = y_lo; y < y_hi; y++, dst += geo->pw, src += (int64_t)in_w * cin) {
+        gather_channel(dst, src, x_hi - x_lo, cin, offs);
+    }
+}
+
+/* th_mve_requantize for one channel in all lanes: scalar multiplier and shifts (left >= 0,
+ * right <= 0; the half-away fix-up only when right < 0, as there). */
+TH_INLINE int32x4_t rq_channel(int32x4_t acc, int32_t multiplier, int32_t left, int32_t right,
+                               int32_t zp, int32x4_t lo, int32x4_t hi)
+{
+    int32x4_t y = vshlq_r_s32(acc, left);
+    y = vqrdmulhq_n_s32(y, multiplier);
+    if (right < 0) {
+        y = vqaddq_s32(y, vshrq_n_s32(y, 31));
+        y = vrshlq_n_s32(y, right);
+    }
+    y = vqaddq_n_s32(y, zp);
+    return vminq_s32(vmaxq_s32(y, lo), hi);
+}
+
+/* Four outputs' sum over the taps from x (the window of the first), unpredicated or (p) not */
+TH_INLINE int32x4_t dw_taps(const int8_t *r, int32_t row_step, const int32_t *wt,
+                            const int8_t *w, int32_t oc_stride, int32x4_t acc,
+                            uint32x4_t in_offs, const int kh, const int kw, const int sw,
+                            const int dw, const int table, const int pred, mve_pred16_t p)
+{
+#pragma GCC unroll 3
+    for (int ky = 0; ky < kh; ky++, r += row_step) {
+#pragma GCC unroll 3
+        for (int kx = 0; kx < kw; kx++) {
+            const int8_t *x = r + kx * dw;
+            int32x4_t xv;
+            if (pred) {
+                xv = sw == 1 ? vldrbq_z_s32(x, p) : vldrbq_gather_offset_z_s32(x, in_offs, p);
+            } else {
+                xv = sw == 1 ? vldrbq_s32(x) : vldrbq_gather_offset_s32(x, in_offs);
+            }
+            const int t = ky * kw + kx;
+            acc = vmlaq_n_s32(acc, xv, table ? wt[t] : w[(int64_t)t * oc_stride]);
+        }
+    }
+    return acc;
+}
+
+/* Output rows of one channel from its staged plane; KH, KW, SW, DW constant where the caller
+ * inlines it for a common geometry. w: the channel's first tap, taps oc_stride apart. Eight
+ * outputs of a row per step (each tap's weight read once for both vectors), then four, then
+ * the last one to three predicated (nothing read past them). */
+TH_INLINE void mve_dw_rows(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w,
+                           int32_t oc_stride, int32_t start, int32_t multiplier,
+                           int32_t shift, const th_mve_out *o, const th_dims *output_dims,
+                           int8_t *out, const int kh, const int kw, const int sw,
+                           const int dw)
+{
+    /* 3x3: the weights in registers (or at least a local table); else read as needed */
+    int32_t wt[9];
+    const int table = kh * kw <= 9;
+    for (int t = 0; table && t < kh * kw; t++) {
+        wt[t] = w[(int64_t)t * oc_stride];
+    }
+    const int32_t out_w = output_dims->w;
+    const int32_t row_step = geo->dh * geo->pw;
+    const uint32x4_t in_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)sw);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    const mve_pred16_t all = vctp32q(4);
+    for (int32_t oy = 0; oy < output_dims->h; oy++) {
+        const int8_t *row = plane + (int64_t)oy * geo->sh * geo->pw;
+        int8_t *o_row = out + (int64_t)oy * out_w * oc_stride;
+        int32_t ox = 0;
+        for (; ox + 8 <= out_w; ox += 8) {
+            const int8_t *r = row + ox * sw;
+            int32x4_t a0 = init, a1 = init;
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+            if (kh == 3 && kw == 3 && sw == 1 && dw == 1 && table) {
+                /* 3x3, stride 1: 18 widening loads (low base registers), 18 VMLA, 9 LDR */
+                const int8_t *r1 = r + row_step, *r2 = r + 2 * row_step;
+                int32_t t;
+                __asm__("ldr %[t], [%[wp], #0]\n\t"
+                        "vldrb.s32 q0, [%[r0]]\n\t"
+                        "vldrb.s32 q1, [%[r0], #4]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #4]\n\t"
+                        "vldrb.s32 q0, [%[r0], #1]\n\t"
+                        "vldrb.s32 q1, [%[r0], #5]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #8]\n\t"
+                        "vldrb.s32 q0, [%[r0], #2]\n\t"
+                        "vldrb.s32 q1, [%[r0], #6]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #12]\n\t"
+                        "vldrb.s32 q0, [%[r1]]\n\t"
+                        "vldrb.s32 q1, [%[r1], #4]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #16]\n\t"
+                        "vldrb.s32 q0, [%[r1], #1]\n\t"
+                        "vldrb.s32 q1, [%[r1], #5]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #20]\n\t"
+                        "vldrb.s32 q0, [%[r1], #2]\n\t"
+                        "vldrb.s32 q1, [%[r1], #6]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #24]\n\t"
+                        "vldrb.s32 q0, [%[r2]]\n\t"
+                        "vldrb.s32 q1, [%[r2], #4]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #28]\n\t"
+                        "vldrb.s32 q0, [%[r2], #1]\n\t"
+                        "vldrb.s32 q1, [%[r2], #5]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]\n\t"
+                        "ldr %[t], [%[wp], #32]\n\t"
+                        "vldrb.s32 q0, [%[r2], #2]\n\t"
+                        "vldrb.s32 q1, [%[r2], #6]\n\t"
+                        "vmla.s32 %q[a0], q0, %[t]\n\t"
+                        "vmla.s32 %q[a1], q1, %[t]"
+                        : [a0] "+w"(a0), [a1] "+w"(a1), [t] "=&r"(t)
+                        : [r0] "l"(r), [r1] "l"(r1), [r2] "l"(r2), [wp] "r"(wt)
+                        : "d0", "d1", "d2", "d3", "memory");
+                int8_t *op = o_row + (int64_t)ox * oc_stride;
+                vstrbq_scatter_offset_s32(op, out_offs,
+                                          rq_channel(a0, multiplier, left, right, zp, lo, hi));
+                vstrbq_scatter_offset_s32(op + 4 * oc_stride, out_offs,
+                                          rq_channel(a1, multiplier, left, right, zp, lo, hi));
+                continue;
+            }
+#endif
+#pragma GCC unroll 3
+            for (int ky = 0; ky < kh; ky++, r += row_step) {
+#pragma GCC unroll 3
+                for (int kx = 0; kx < kw; kx++) {
+                    const int8_t *x = r + kx * dw;
+                    const int t = ky * kw + kx;
+                    const int32_t wv = table ? wt[t] : w[(int64_t)t * oc_stride];
+                    if (sw == 1) {
+                        a0 = vmlaq_n_s32(a0, vldrbq_s32(x), wv);
+                        a1 = vmlaq_n_s32(a1, vldrbq_s32(x + 4), wv);
+                    } else {
+                        a0 = vmlaq_n_s32(a0, vldrbq_gather_offset_s32(x, in_offs), wv);
+                        a1 = vmlaq_n_s32(a1, vldrbq_gather_offset_s32(x + 4 * sw, in_offs),
+                                         wv);
+                    }
+                }
+            }
+            int8_t *op = o_row + (int64_t)ox * oc_stride;
+            vstrbq_scatter_offset_s32(op, out_offs,
+                                      rq_channel(a0, multiplier, left, right, zp, lo, hi));
+            vstrbq_scatter_offset_s32(op + 4 * oc_stride, out_offs,
+                                      rq_channel(a1, multiplier, left, right, zp, lo, hi));
+        }
+        for (; ox + 4 <= out_w; ox += 4) {
+            const int32x4_t a = dw_taps(row + ox * sw, row_step, wt, w, oc_stride, init,
+                                        in_offs, kh, kw, sw, dw, table, 0, all);
+            vstrbq_scatter_offset_s32(o_row + (int64_t)ox * oc_stride, out_offs,
+                                      rq_channel(a, multiplier, left, right, zp, lo, hi));
+        }
+        if (ox < out_w) {
+            const mve_pred16_t p = vctp32q((uint32_t)(out_w - ox));
+            const int32x4_t a = dw_taps(row + ox * sw, row_step, wt, w, oc_stride, init,
+                                        in_offs, kh, kw, sw, dw, table, 1, p);
+            vstrbq_scatter_offset_p_s32(o_row + (int64_t)ox * oc_stride, out_offs,
+                                        rq_channel(a, multiplier, left, right, zp, lo, hi), p);
+        }
+    }
+}
+
+/* The output plane as one sequence of OH * OW pixels, four per vector whatever the row width
+ * (narrow outputs: KWS's 25x5, VWW's 6x6 and 3x3): per lane the window origin in the staged
+ * plane, oy * SH * PW + ox * SW, kept as (oy, ox) vectors stepped by four with a carry into
+ * oy; per tap one VLDRB.S32 gather (offsets: the origins) and one VMLA.S32. */
+TH_INLINE void mve_dw_flat(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w,
+                           int32_t oc_stride, int32_t start, int32_t multiplier,
+                           int32_t shift, const th_mve_out *o, const th_dims *output_dims,
+                           int8_t *out, const int kh, const int kw)
+{
+    int32_t wt[9];
+    const int table = kh * kw <= 9;
+    for (int t = 0; table && t < kh * kw; t++) {
+        wt[t] = w[(int64_t)t * oc_stride];
+    }
+    const int32_t ow = output_dims->w;
+    const int32_t total = output_dims->h * ow;
+    const int32_t row_step = geo->dh * geo->pw;
+    const int32_t y_step = geo->sh * geo->pw;
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    int32x4_t ox = vreinterpretq_s32_u32(vidupq_n_u32(0, 1));
+    int32x4_t oy = vdupq_n_s32(0);
+    uint32x4_t oidx = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    for (mve_pred16_t c = vcmpgeq_n_s32(ox, ow); c != 0; c = vcmpgeq_n_s32(ox, ow)) {
+        ox = vsubq_m_n_s32(ox, ox, ow, c);
+        oy = vaddq_m_n_s32(oy, oy, 1, c);
+    }
+    for (int32_t q = 0; q < total; q += 4) {
+        const uint32x4_t origin =
+            vreinterpretq_u32_s32(vmlaq_n_s32(vmulq_n_s32(ox, geo->sw), oy, y_step));
+        const mve_pred16_t p = vctp32q((uint32_t)(total - q));
+        const int8_t *r = plane;
+        int32x4_t acc = init;
+        if (q + 4 <= total && kh == 3 && kw == 3 && table && geo->dw == 1) {
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+            {
+                int32_t t;
+                __asm__("vadd.i32 q1, %q[o0], %[one]\n\t"
+                    "vadd.i32 q2, %q[o0], %[two]\n\t"
+                    "ldr %[t], [%[wp], #0]\n\t"
+                    "vldrb.s32 q3, [%[b0], %q[o0]]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #4]\n\t"
+                    "vldrb.s32 q3, [%[b0], q1]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #8]\n\t"
+                    "vldrb.s32 q3, [%[b0], q2]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #12]\n\t"
+                    "vldrb.s32 q3, [%[b1], %q[o0]]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #16]\n\t"
+                    "vldrb.s32 q3, [%[b1], q1]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #20]\n\t"
+                    "vldrb.s32 q3, [%[b1], q2]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #24]\n\t"
+                    "vldrb.s32 q3, [%[b2], %q[o0]]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #28]\n\t"
+                    "vldrb.s32 q3, [%[b2], q1]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]\n\t"
+                    "ldr %[t], [%[wp], #32]\n\t"
+                    "vldrb.s32 q3, [%[b2], q2]\n\t"
+                    "vmla.s32 %q[acc], q3, %[t]"
+                    : [acc] "+w"(acc), [t] "=&r"(t)
+                    : [o0] "w"(origin), [b0] "r"(plane), [b1] "r"(plane + row_step),
+                      [b2] "r"(plane + 2 * row_step), [wp] "r"(wt), [one] "r"(1), [two] "r"(2)
+                    : "d2", "d3", "d4", "d5", "d6", "d7", "memory");
+            }
+#else
+            for (int t = 0; t < 9; t++) {
+                acc = vmlaq_n_s32(
+                    acc, vldrbq_gather_offset_s32(plane + (t / 3) * row_step + t % 3, origin),
+                    wt[t]);
+            }
+#endif
+        } else if (q + 4 <= total) {
+#pragma GCC unroll 3
+            for (int ky = 0; ky < kh; ky++, r += row_step) {
+#pragma GCC unroll 3
+                for (int kx = 0; kx < kw; kx++) {
+                    const int t = ky * kw + kx;
+                    acc = vmlaq_n_s32(acc, vldrbq_gather_offset_s32(r + kx * geo->dw, origin),
+                                      table ? wt[t] : w[(int64_t)t * oc_stride]);
+                }
+            }
+        } else {
+            for (int ky = 0; ky < kh; ky++, r += row_step) {
+                for (int kx = 0; kx < kw; kx++) {
+                    const int t = ky * kw + kx;
+                    acc = vmlaq_n_s32(acc,
+                                      vldrbq_gather_offset_z_s32(r + kx * geo->dw, origin, p),
+                                      table ? wt[t] : w[(int64_t)t * oc_stride]);
+                }
+            }
+        }
+        vstrbq_scatter_offset_p_s32(out, oidx,
+                                    rq_channel(acc, multiplier, left, right, zp, lo, hi), p);
+        oidx = vaddq_n_u32(oidx, (uint32_t)(4 * oc_stride));
+        ox = vaddq_n_s32(ox, 4);
+        for (mve_pred16_t c = vcmpgeq_n_s32(ox, ow); c != 0; c = vcmpgeq_n_s32(ox, ow)) {
+            ox = vsubq_m_n_s32(ox, ox, ow, c);
+            oy = vaddq_m_n_s32(oy, oy, 1, c);
+        }
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_flat_3x3(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w,
+                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_flat(plane, geo, w, oc_stride, start, multiplier, shift, o, output_dims, out, 3, 3);
+}
+
+/* Filters of at most 16 taps whose window spans at most 256 bytes of the plane (3x3 at any
+ * stride, 1xN, ...): one output is one VLDRB.8 gather of its taps (byte offsets ky * DH * PW
+ * + kx * DW, unused lanes at 0) and one VMLADAV against the channel's taps (held in a vector,
+ * unused lanes 0); four outputs a step, requantized as one vector. */
+#define MVE_DW_DOT_TAPS 16
+
+static int mve_dw_dot_applies(const mve_dw_geom *g)
+{
+    return g->kh * g->kw <= MVE_DW_DOT_TAPS &&
+           (g->kh - 1) * g->dh * g->pw + (g->kw - 1) * g->dw <= 255;
+}
+
+static uint8x16_t mve_dw_dot_offsets(const mve_dw_geom *geo)
+{
+    uint8_t off[16];
+    for (int32_t t = 0; t < 16; t++) {
+        const int32_t ky = t / geo->kw, kx = t % geo->kw;
+        off[t] = t < geo->kh * geo->kw ? (uint8_t)(ky * geo->dh * geo->pw + kx * geo->dw) : 0u;
+    }
+    return vld1q_u8(off);
+}
+
+TH_INLINE int8x16_t mve_dw_dot_taps(const int8_t *w, int32_t oc_stride, int32_t taps)
+{
+    int8_t tv[16];
+    memset(tv, 0, sizeof tv);
+    for (int32_t t = 0; t < taps; t++) {
+        tv[t] = w[(int64_t)t * oc_stride];
+    }
+    return vld1q_s8(tv);
+}
+
+/* Outputs narrower than eight, at most this many in all: the output pixels as one sequence,
+ * four a step, each window's offset in the plane from a table made once per call. */
+#define MVE_DW_FLAT_MAX 512
+
+static void mve_dw_flat_table(uint16_t *tab, const mve_dw_geom *geo,
+                              const th_dims *output_dims)
+{
+    int32_t i = 0;
+    for (int32_t oy = 0; oy < output_dims->h; oy++) {
+        for (int32_t ox = 0; ox < output_dims->w; ox++) {
+            tab[i++] = (uint16_t)(oy * geo->sh * geo->pw + ox * geo->sw);
+        }
+    }
+    for (int32_t j = 0; j < 3; j++) {
+        tab[i + j] = tab[i - 1]; /* the last step's unused lanes read a valid window */
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_dot_flat(const int8_t *plane, const uint16_t *tab, uint8x16_t offs, int8x16_t wv,
+                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    const int32_t total = output_dims->h * output_dims->w;
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride, tab += 4) {
+        int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[0], offs), wv));
+        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[1], offs), wv), acc, 1);
+        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[2], offs), wv), acc, 2);
+        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[3], offs), wv), acc, 3);
+        const int32x4_t v = rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi);
+        if (q + 4 <= total) {
+            vstrbq_scatter_offset_s32(out, out_offs, v);
+        } else {
+            vstrbq_scatter_offset_p_s32(out, out_offs, v, vctp32q((uint32_t)(total - q)));
+        }
+    }
+}
+
+/* The same with the offsets computed as it goes (any size). */
+static void __attribute__((noinline))
+mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
+                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    const int32_t ow = output_dims->w, sw = geo->sw, ystep = geo->sh * geo->pw;
+    const int32_t total = output_dims->h * ow;
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    const int8_t *row = plane, *b = plane;
+    int32_t ox = 0;
+    for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride) {
+        const int32_t n = TH_MIN(4, total - q);
+        int32_t a[4] = {0, 0, 0, 0};
+        for (int32_t j = 0; j < n; j++) {
+            a[j] = vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv);
+            if (++ox == ow) {
+                ox = 0;
+                row += ystep;
+                b = row;
+            } else {
+                b += sw;
+            }
+        }
+        int32x4_t acc = vdupq_n_s32(a[0]);
+        acc = vsetq_lane_s32(a[1], acc, 1);
+        acc = vsetq_lane_s32(a[2], acc, 2);
+        acc = vsetq_lane_s32(a[3], acc, 3);
+        vstrbq_scatter_offset_p_s32(
+            out, out_offs, rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi),
+            vctp32q((uint32_t)n));
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
+           int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+           const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    const int32_t ow = output_dims->w, sw = geo->sw;
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : shift;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const int32x4_t init = vdupq_n_s32(start);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    for (int32_t oy = 0; oy < output_dims->h; oy++) {
+        const int8_t *b = plane + (int64_t)oy * geo->sh * geo->pw;
+        int8_t *o_row = out + (int64_t)oy * ow * oc_stride;
+        int32_t ox = 0;
+        for (; ox + 4 <= ow; ox += 4, b += 4 * sw) {
+            int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv));
+            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + sw, offs), wv), acc, 1);
+            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + 2 * sw, offs), wv),
+                                 acc, 2);
+            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + 3 * sw, offs), wv),
+                                 acc, 3);
+            vstrbq_scatter_offset_s32(
+                o_row + (int64_t)ox * oc_stride, out_offs,
+                rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi));
+        }
+        if (ox < ow) {
+            const int32_t n = ow - ox;
+            int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv));
+            if (n > 1) {
+                acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + sw, offs), wv),
+                                     acc, 1);
+            }
+            if (n > 2) {
+                acc = vsetq_lane_s32(
+                    vmladavq_s8(vldrbq_gather_offset_s8(b + 2 * sw, offs), wv), acc, 2);
+            }
+            vstrbq_scatter_offset_p_s32(
+                o_row + (int64_t)ox * oc_stride, out_offs,
+                rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi),
+                vctp32q((uint32_t)n));
+        }
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_3x3_s1(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
+              int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,
+              const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_rows(plane, geo, w, oc_stride, start, multiplier, shift, o, output_dims, out, 3, 3,
+                1, 1);
+}
+
+static void __attribute__((noinline))
+mve_dw_3x3_s2(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
+              int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,
+              const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_rows(plane, geo, w, oc_stride, start, multiplier, shift, o, output_dims, out, 3, 3,
+                2, 1);
+}
+
+static void __attribute__((noinline))
+mve_dw_any(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
+           int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,
+           const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_rows(plane, geo, w, oc_stride, start, multiplier, shift, o, output_dims, out,
+                geo->kh, geo->kw, geo->sw, geo->dw);
+}
+
+void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output)
+{
+    const mve_dw_geom geo = mve_dw_geometry(params, filter_dims, output_dims);
+    int8_t *plane = (int8_t *)ctx->buf;
+    const int32_t oc_total = output_dims->c;
+    const int32_t taps = geo.kh * geo.kw;
+    const int32_t mult_ch = params->ch_mult;
+    const th_mve_out o = {params->output_offset, params->activation.min,
+                          params->activation.max};
+    const int s1 = geo.kh == 3 && geo.kw == 3 && geo.sw == 1 && geo.dw == 1;
+    const int s2 = geo.kh == 3 && geo.kw == 3 && geo.sw == 2 && geo.dw == 1;
+    /* rows shorter than two vectors: the flattened loop (s1 rows of 8+ keep the row loop's
+     * 8-output block) */
+    const int narrow = s1 ? output_dims->w < 8 : output_dims->w < 16;
+    const int dot = mve_dw_dot_applies(&geo);
+    const uint8x16_t dot_offs = dot ? mve_dw_dot_offsets(&geo) : vdupq_n_u8(0);
+    uint16_t flat_tab[MVE_DW_FLAT_MAX + 3];
+    const int flat = dot && output_dims->w < 8 &&
+                     output_dims->h * output_dims->w <= MVE_DW_FLAT_MAX &&
+                     geo.ph * geo.pw <= 65536;
+    if (flat) {
+        mve_dw_flat_table(flat_tab, &geo, output_dims);
+    }
+    th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b =
+            input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
+        int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
+        for (int32_t oc = 0; oc < oc_total; oc++) {
+            if (oc % mult_ch == 0) {
+                mve_dw_stage(plane, &geo, in_b, input_dims, params, oc / mult_ch);
+            }
+            uint32_t wsum = 0;
+            for (int32_t t = 0; t < taps; t++) {
+                wsum += (uint32_t)(int32_t)filter[(int64_t)t * oc_total + oc];
+            }
+            const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
+                                   (uint32_t)params->input_offset * wsum;
+            if (dot) {
+                const int8x16_t wv = mve_dw_dot_taps(filter + oc, oc_total, taps);
+                if (flat) {
+                    mve_dw_dot_flat(plane, flat_tab, dot_offs, wv, oc_total, (int32_t)start,
+                                    quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                    out_b + oc);
+                } else if (output_dims->w < 8) {
+                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
+                                    quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                    out_b + oc);
+                } else {
+                    mve_dw_dot(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
+                               quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                               out_b + oc);
+                }
+            } else if (narrow && geo.kh == 3 && geo.kw == 3) {
+                mve_dw_flat_3x3(plane, &geo, filter + oc, oc_total, (int32_t)start,
+                                quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                out_b + oc);
+            } else if (s1) {
+                mve_dw_3x3_s1(plane, &geo, filter + oc, oc_total, (int32_t)start,
+                              quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                              out_b + oc);
+            } else if (s2) {
+                mve_dw_3x3_s2(plane, &geo, filter + oc, oc_total, (int32_t)start,
+                              quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                              out_b + oc);
+            } else {
+                mve_dw_any(plane, &geo, filter + oc, oc_total, (int32_t)start,
+                           quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                           out_b + oc);
+            }
+        }
+    }
+}
+#endif /* TH_NN_MVE */
