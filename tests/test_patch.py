@@ -29,6 +29,7 @@ from tinyhost.plan.patch import (
     extra_macs,
     layout_patched,
     patch_graph,
+    split_points,
     stage_chain,
 )
 from tinyhost.tflite import read_model
@@ -81,13 +82,11 @@ def _check_one(graph, split: int, tiles: int, keep: bool) -> None:
 @pytest.mark.parametrize("path", MODELS, ids=[p.stem for p in MODELS])
 def test_rewrite_is_bit_exact_for_every_split(path: Path) -> None:
     graph = _graph(path)
-    for split in stage_chain(graph):
+    chain = stage_chain(graph)
+    for split in split_points(graph):
         t = graph.ops[split].outputs[0]
-        if t in graph.outputs:
-            break
         for tiles in sorted({2, 3, graph.tensors[t].shape[1]}):
-            if band_geometry(graph, stage_chain(graph)[: stage_chain(graph).index(split) + 1],
-                             tiles) is not None:  # fmt: skip
+            if band_geometry(graph, chain[: chain.index(split) + 1], tiles) is not None:
                 _check_rewrite(graph, split, tiles)
 
 
@@ -95,7 +94,7 @@ def test_rewrite_is_bit_exact_for_every_split(path: Path) -> None:
 @pytest.mark.parametrize("path", SHARED, ids=[p.stem for p in SHARED])
 def test_rewrite_is_bit_exact_on_shared_models(path: Path) -> None:
     graph = _graph(path)
-    chain = stage_chain(graph)
+    chain = split_points(graph)
     for split in chain[:: max(1, len(chain) // 3)][:3]:
         height = graph.tensors[graph.ops[split].outputs[0]].shape[1]
         for tiles in sorted({2, min(5, height), height}):
@@ -272,6 +271,7 @@ def test_mobilenet_128_runs_on_a_128k_board_only_patched(tmp_path: Path) -> None
 
 def test_mobilenet_128_rewrite_is_bit_exact() -> None:
     graph = _graph(MOBILENET)
-    chain = stage_chain(graph)
-    _check_rewrite(graph, chain[-1], 8)
-    _check_rewrite(graph, chain[1], 16)
+    splits = split_points(graph)
+    assert any(graph.ops[i].kind.name == "ADD" for i in stage_chain(graph)[: splits[-1] + 1])
+    _check_rewrite(graph, splits[-1], 8)  # through the inverted residual
+    _check_rewrite(graph, splits[1], 16)

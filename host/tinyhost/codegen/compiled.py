@@ -519,17 +519,16 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
         band = None if patched is None else patched.band[i]
         function = f"op_{source_op}" + ("" if band is None else f"_band{band}")
         if patched is not None and i in patched.views:
-            what = "input rows" if graph.ops[i].kind is OpKind.STRIDED_SLICE else "rows"
-            if band is not None and what == "rows":
-                function += "_rows"
+            what = "rows" if graph.ops[i].kind is OpKind.STRIDED_SLICE else "rows joined"
             ops.append({"index": source_op, "kind": f"{graph.ops[i].name} (view)",
-                        "function": function + ("_in" if band is not None else "_out"),
+                        "function": f"{function}_view{i}" if band is not None else
+                                    f"{function}_out",
                         "body": "    return TH_OK;",
                         "note": f"patched stage: the band's {what} in place, no code"})
             continue
         if patched is not None and i in patched.moves:
             ops.append({"index": source_op, "kind": "kept halo rows", "body": _move_rows(
-                graph, plan, graph.ops[i]), "function": function + "_keep",
+                graph, plan, graph.ops[i]), "function": f"{function}_keep{i}",
                 "note": "patched stage: rows the next band needs again, to the area's start"})
             continue
         body, note = model.body(by_op[i], source_op)

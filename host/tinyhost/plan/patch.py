@@ -110,6 +110,7 @@ class Patched:
     split_tensor: int
     bands: tuple[tuple[OpBand, ...], ...]  # bands[k][j]: stage op j over band k
     placement: dict[int, Placement]  # every stage tensor's place
+    reads_input: tuple[bool, ...]  # [j]: stage op j reads the model input
 
     def area_bytes(self) -> list[int]:
         """Bytes of each band area (the most any of its tensors reaches)."""
@@ -121,29 +122,57 @@ class Patched:
         return [sizes.get(j, 0) for j in range(max(sizes, default=-1) + 1)]
 
 
+def _is_stage_add(graph: Graph, op: Op) -> bool:
+    """An ADD of two int8 tensors of one 4-D shape (no broadcast): row bands pass through."""
+    if op.kind is not OpKind.ADD or len(op.inputs) != 2 or None in op.inputs:
+        return False
+    a, b = (graph.tensors[t] for t in op.inputs)  # type: ignore[index]
+    y = graph.tensors[op.outputs[0]]
+    return a.shape == b.shape == y.shape and len(y.shape) == 4 and a.data is None is b.data
+
+
 def stage_chain(graph: Graph) -> list[int]:
-    """The ops a patched stage may hold: the chain of convolutions from the model's single
-    4-D input, each the only reader of the previous one's output (graph op indices, in order)."""
+    """The ops a patched stage may hold, in execution order: from the first op on, the
+    CONV_2D / DEPTHWISE_CONV_2D ops and residual ADDs that read only the model's single 4-D
+    input or tensors made before them in the stage (graph op indices). A prefix of it is a
+    stage when only its last op's output is read after it."""
     if len(graph.inputs) != 1:
         return []
     x = graph.inputs[0]
     t = graph.tensors[x]
     if len(t.shape) != 4 or t.shape[0] != 1 or t.dtype != np.int8:
         return []
-    readers = graph.readers()
+    made = {x}
     chain: list[int] = []
-    cur = x
-    while True:
-        users = readers.get(cur, [])
-        if len(users) != 1 or (chain and cur in graph.outputs):
+    for i, op in enumerate(graph.ops):
+        acts = [u for u in op.inputs[:1 if op.kind in _CONVS else 2] if u is not None]
+        ok = (op.kind in _CONVS and op.inputs[0] in made and
+              not any(u in made for u in op.inputs[1:] if u is not None)) or (
+              _is_stage_add(graph, op) and all(u in made for u in acts))  # fmt: skip
+        if not ok or i != len(chain):
             break
-        op = graph.ops[users[0]]
-        if op.kind not in _CONVS or op.inputs[0] != cur or cur in op.inputs[1:]:
-            break
-        chain.append(users[0])
-        cur = op.outputs[0]
-    # ops are in execution order: the chain must be the first ops run on the input
-    return chain if chain == sorted(chain) else []
+        chain.append(i)
+        made.add(op.outputs[0])
+    return chain
+
+
+def split_points(graph: Graph) -> list[int]:
+    """The ops a stage may end at: a prefix of stage_chain whose tensors (the input included)
+    nothing after it reads, but its last op's output, which is not a model output."""
+    chain = stage_chain(graph)
+    readers = graph.readers()
+    out = []
+    for n in range(1, len(chain) + 1):
+        inside = set(chain[:n])
+        last = graph.ops[chain[n - 1]].outputs[0]
+        if last in graph.outputs:
+            continue
+        made = [graph.inputs[0]] + [graph.ops[i].outputs[0] for i in chain[: n - 1]]
+        if any(t in graph.outputs or any(r not in inside for r in readers.get(t, []))
+               for t in made):  # fmt: skip
+            continue
+        out.append(chain[n - 1])
+    return out
 
 
 def _window(graph: Graph, op: Op):  # noqa: ANN202
@@ -156,42 +185,62 @@ def _window(graph: Graph, op: Op):  # noqa: ANN202
     return o, h, kh, pad
 
 
+def _producer_index(graph: Graph, stage: list[int]) -> dict[int, int]:
+    return {graph.ops[i].outputs[0]: j for j, i in enumerate(stage)}
+
+
+def _stage_inputs(graph: Graph, op: Op) -> list[int]:
+    """The activation tensors a stage op reads (a conv its input, an ADD both)."""
+    return [op.inputs[0]] if op.kind in _CONVS else [t for t in op.inputs if t is not None]
+
+
 def band_geometry(graph: Graph, stage: list[int], tiles: int,
                   keep_halo: bool = True) -> list[list[OpBand]] | None:
     """bands[k][j]: the rows stage op j computes and reads for band k of the split output, or
-    None when a band would be empty. With `keep_halo` each op computes each of its output rows
-    once (the rows the next band's halo needs again are kept); else every band recomputes the
-    rows it needs."""
+    None when a band would be empty. Ops are visited last to first: each op's output must
+    provide the rows every reader in the stage needs in this band; with `keep_halo` the op
+    computes only the rows not computed before (rows needed again are kept), else all of
+    them (recomputed)."""
     out_h = graph.tensors[graph.ops[stage[-1]].outputs[0]].shape[1]
     if not 2 <= tiles <= out_h:
         return None
     edges = [round(k * out_h / tiles) for k in range(tiles + 1)]
+    producer = _producer_index(graph, stage)
     done = [0] * len(stage)  # rows of each op's output computed so far (keep_halo)
     bands: list[list[OpBand]] = []
     for k in range(tiles):
-        lo, hi = edges[k], edges[k + 1]
-        if hi <= lo:
+        if edges[k + 1] <= edges[k]:
             return None
-        per_op: list[OpBand] = []
+        need: dict[int, tuple[int, int]] = {len(stage) - 1: (edges[k], edges[k + 1])}
+        per_op: list[OpBand | None] = [None] * len(stage)
         for j in reversed(range(len(stage))):
-            o, h, kh, pad = _window(graph, graph.ops[stage[j]])
-            if hi > lo:
+            op = graph.ops[stage[j]]
+            lo, hi = need.get(j, (done[j], done[j]))
+            if keep_halo and j != len(stage) - 1:
+                lo = max(lo, done[j]) if hi > done[j] else hi
+            if hi <= lo:
+                per_op[j] = OpBand(lo, lo, 0, 0, 0, 0)
+                continue
+            if op.kind in _CONVS:
+                o, h, kh, pad = _window(graph, op)
                 need_lo = lo * o.stride_h - pad.top
                 need_hi = (hi - 1) * o.stride_h - pad.top + (kh - 1) * o.dilation_h + 1
                 in_lo, in_hi = max(0, need_lo), min(h, need_hi)
                 if in_hi <= in_lo:
                     return None
-                per_op.append(OpBand(lo, hi, in_lo, in_hi, in_lo - need_lo, need_hi - in_hi))
+                per_op[j] = OpBand(lo, hi, in_lo, in_hi, in_lo - need_lo, need_hi - in_hi)
             else:
-                in_lo = in_hi = done[j - 1] if j else 0
-                per_op.append(OpBand(lo, hi, in_lo, in_hi, 0, 0))
+                in_lo, in_hi = lo, hi
+                per_op[j] = OpBand(lo, hi, lo, hi, 0, 0)
+            for u in _stage_inputs(graph, op):
+                if u in producer:
+                    pj = producer[u]
+                    old = need.get(pj)
+                    need[pj] = (in_lo, in_hi) if old is None else (min(old[0], in_lo),
+                                                                   max(old[1], in_hi))
             done[j] = max(done[j], hi)
-            if j and keep_halo:
-                lo, hi = done[j - 1], max(done[j - 1], in_hi)
-            elif j:
-                lo, hi = in_lo, in_hi
-        bands.append(per_op[::-1])
-    return bands
+        bands.append(per_op)  # type: ignore[arg-type]
+    return bands  # type: ignore[return-value]
 
 
 def extra_macs(graph: Graph, stage: list[int], bands: list[list[OpBand]]) -> int:
@@ -216,9 +265,9 @@ def _const_i32(name: str, values: list[int]) -> Tensor:
 def patch_graph(graph: Graph, split_op: int, tiles: int, keep_halo: bool = True) -> Patched:
     """`graph` with its stage (up to `split_op`) run in `tiles` row bands (module docstring)."""
     chain = stage_chain(graph)
-    if split_op not in chain:
+    if split_op not in split_points(graph):
         raise TinyhostError(f"op {split_op} does not end a stage that can be patched "
-                            f"(the chain from the input is {chain})")  # fmt: skip
+                            f"(they can end at ops {split_points(graph)})")  # fmt: skip
     stage = chain[: chain.index(split_op) + 1]
     geometry = band_geometry(graph, stage, tiles, keep_halo)
     if geometry is None:
@@ -242,6 +291,7 @@ class _Rewriter:
         self.placement: dict[int, Placement] = {}
         self.x = graph.inputs[0]
         self.t = graph.ops[stage[-1]].outputs[0]
+        self.dag = any(graph.ops[i].kind is OpKind.ADD for i in stage)
 
     def row_bytes(self, j: int) -> int:
         """Bytes per row of stage op j's output."""
@@ -279,58 +329,29 @@ class _Rewriter:
                   source, band, kind)  # fmt: skip
         return out
 
+    def area_of(self, j: int) -> int:
+        """The band area op j's rows live in: its own when halos are kept or the stage has a
+        residual (a tensor read twice), else two areas in turn."""
+        return j if self.keep or self.dag else j % 2
+
     def run(self) -> Patched:
         g, stage, m = self.graph, self.stage, len(self.stage)
+        producer = _producer_index(g, stage)
         x_row = g.tensors[self.x].shape[2] * g.tensors[self.x].shape[3]
         t_row = self.row_bytes(m - 1)
-        kept: list[tuple[int, int] | None] = [None] * m  # op j's last buffer and its first row
+        cur: dict[int, tuple[int, int]] = {}  # op j's current rows buffer and its first row
         t_rows: list[int] = []
         for k, per_op in enumerate(self.bands):
+            needs: dict[int, tuple[int, int]] = {}  # rows of op j's output read in band k
             for j, b in enumerate(per_op):
-                area = j if self.keep else j % 2
-                # what op j + 1 reads of op j's output in this band (None: op j + 1 idle)
-                reads = per_op[j + 1] if j + 1 < m and per_op[j + 1].runs else None
-                retained = None
-                if self.keep and reads is not None and kept[j] is not None:
-                    buf, first = kept[j]
-                    lo, hi = reads.in_lo, min(b.out_lo if b.runs else reads.in_hi, reads.in_hi)
-                    if hi > lo:
-                        retained = self.slice_rows(buf, lo - first, hi - first,
-                                                   f"band{k}/kept", stage[j], k, "move")
-                        self.placement[retained] = ("area", area, 0)
-                new = None
                 if b.runs:
-                    if j == 0:
-                        src = self.slice_rows(self.x, b.in_lo, b.in_hi, f"band{k}", stage[0],
-                                              k, "view")
-                        self.placement[src] = ("x", b.in_lo * x_row)
-                    else:
-                        src = kept[j - 1][0]  # type: ignore[index]
-                    op = g.ops[stage[j]]
-                    new = self.rows_tensor(op.outputs[0], b.out_hi - b.out_lo, f"band{k}")
-                    _, _, _, pad = _window(g, op)
-                    options = replace(op.options, explicit_padding=(b.pad_top, b.pad_bottom,
-                                                                    pad.left, pad.right))
-                    self.emit(replace(op, inputs=(src, *op.inputs[1:]), outputs=(new,),
-                                      options=options), stage[j], k)  # fmt: skip
-                    if j == m - 1:
-                        self.placement[new] = ("t", b.out_lo * t_row)
-                        t_rows.append(new)
-                        continue
-                    head = 0 if retained is None else self.tensors[retained].size_bytes
-                    self.placement[new] = ("area", area, head)
-                if j == m - 1 or reads is None:
-                    continue
-                parts = [t for t in (retained, new) if t is not None]
-                if len(parts) == 2:
-                    whole = self.rows_tensor(g.ops[stage[j]].outputs[0],
-                                             reads.in_hi - reads.in_lo, f"band{k}/rows")
-                    self.emit(Op(OpKind.CONCATENATION, tuple(parts), (whole,),
-                                 ConcatenationOptions(axis=1)), stage[j], k, "view")
-                    self.placement[whole] = ("area", area, 0)
-                else:
-                    whole = parts[0]
-                kept[j] = (whole, reads.in_lo)
+                    for u in _stage_inputs(g, g.ops[stage[j]]):
+                        if u in producer:
+                            pj, old = producer[u], needs.get(producer[u])
+                            needs[pj] = (b.in_lo, b.in_hi) if old is None else (
+                                min(old[0], b.in_lo), max(old[1], b.in_hi))
+            for j, b in enumerate(per_op):
+                self.band_op(k, j, b, needs.get(j), cur, producer, x_row, t_row, t_rows)
         self.emit(Op(OpKind.CONCATENATION, tuple(t_rows), (self.t,),
                      ConcatenationOptions(axis=1)), stage[-1], None, "view")  # fmt: skip
         stage_ops = len(self.ops)
@@ -339,10 +360,75 @@ class _Rewriter:
             if i not in done:
                 self.emit(op, i, None)
         patched = replace(g, tensors=tuple(self.tensors), ops=tuple(self.ops))
+        reads_input = tuple(self.x in _stage_inputs(g, g.ops[i]) for i in stage)
         return Patched(patched, tuple(self.origin), tuple(self.band), frozenset(self.views),
                        frozenset(self.moves), stage_ops, tuple(stage), self.tiles, self.keep,
                        self.x, self.t, tuple(tuple(b) for b in self.bands),
-                       self.placement)  # fmt: skip
+                       self.placement, reads_input)  # fmt: skip
+
+    def rows_view(self, u: int, lo: int, hi: int, cur: dict, producer: dict, k: int,
+                  x_row: int) -> int:
+        """Rows [lo, hi) of stage tensor u (the input, or an op's rows buffer) as a tensor."""
+        if u == self.x:
+            view = self.slice_rows(self.x, lo, hi, f"band{k}", self.stage[0], k, "view")
+            self.placement[view] = ("x", lo * x_row)
+            return view
+        pj = producer[u]
+        buf, first = cur[pj]
+        if (lo, hi) == (first, first + self.tensors[buf].shape[1]):
+            return buf
+        view = self.slice_rows(buf, lo - first, hi - first, f"band{k}/rows", self.stage[pj],
+                               k, "view")  # fmt: skip
+        kind, area, off = self.placement[buf]
+        self.placement[view] = (kind, area, off + (lo - first) * self.row_bytes(pj))
+        return view
+
+    def band_op(self, k: int, j: int, b: OpBand, need: tuple[int, int] | None, cur: dict,
+                producer: dict, x_row: int, t_row: int, t_rows: list[int]) -> None:
+        """Op j over band k: kept rows moved, the new rows computed, its rows buffer."""
+        g, stage, m = self.graph, self.stage, len(self.stage)
+        area = self.area_of(j)
+        last = j == m - 1
+        retained = None
+        if self.keep and not last and need is not None and j in cur:
+            buf, first = cur[j]
+            lo, hi = need[0], min(b.out_lo if b.runs else need[1], need[1])
+            if hi > lo:
+                retained = self.slice_rows(buf, lo - first, hi - first, f"band{k}/kept",
+                                           stage[j], k, "move")  # fmt: skip
+                self.placement[retained] = ("area", area, 0)
+        new = None
+        if b.runs:
+            op = g.ops[stage[j]]
+            srcs = [self.rows_view(u, b.in_lo, b.in_hi, cur, producer, k, x_row)
+                    for u in _stage_inputs(g, op)]  # fmt: skip
+            new = self.rows_tensor(op.outputs[0], b.out_hi - b.out_lo, f"band{k}")
+            if op.kind in _CONVS:
+                _, _, _, pad = _window(g, op)
+                options = replace(op.options, explicit_padding=(b.pad_top, b.pad_bottom,
+                                                                pad.left, pad.right))
+                self.emit(replace(op, inputs=(srcs[0], *op.inputs[1:]), outputs=(new,),
+                                  options=options), stage[j], k)  # fmt: skip
+            else:
+                self.emit(replace(op, inputs=tuple(srcs), outputs=(new,)), stage[j], k)
+            if last:
+                self.placement[new] = ("t", b.out_lo * t_row)
+                t_rows.append(new)
+                return
+            head = 0 if retained is None else self.tensors[retained].size_bytes
+            self.placement[new] = ("area", area, head)
+        if last or need is None:
+            return
+        parts = [t for t in (retained, new) if t is not None]
+        if len(parts) == 2:
+            whole = self.rows_tensor(g.ops[stage[j]].outputs[0], need[1] - need[0],
+                                     f"band{k}/rows")  # fmt: skip
+            self.emit(Op(OpKind.CONCATENATION, tuple(parts), (whole,),
+                         ConcatenationOptions(axis=1)), stage[j], k, "view")
+            self.placement[whole] = ("area", area, 0)
+        else:
+            whole = parts[0]
+        cur[j] = (whole, need[0])
 
 
 # -- memory --------------------------------------------------------------------------------------
@@ -363,15 +449,20 @@ def _rest_graph(p: Patched) -> Graph:
 
 
 def _x_reads(p: Patched) -> list[tuple[int, int] | None]:
-    """Per band, the input rows its first op reads (None: it reads none)."""
-    return [(b[0].in_lo, b[0].in_hi) if b[0].runs else None for b in p.bands]
+    """Per band, the input rows its ops read (None: none)."""
+    out: list[tuple[int, int] | None] = []
+    for band in p.bands:
+        rows = [(b.in_lo, b.in_hi) for b, r in zip(band, p.reads_input, strict=True)
+                if r and b.runs]  # fmt: skip
+        out.append((min(r[0] for r in rows), max(r[1] for r in rows)) if rows else None)
+    return out
 
 
 def _stream_room(p: Patched, row_in: int, row_t: int) -> int:
     """The most offset(T) - offset(X) may be: band k's rows of T must not land on input rows
     a later band reads (a one-op stage reads and writes in one call: not its own either)."""
     reads = _x_reads(p)
-    own = len(p.stage) == 1
+    own = p.reads_input[-1]
     room = None
     for k, b in enumerate(p.bands):
         later = [r for r in reads[k if own else k + 1:] if r is not None]
@@ -495,7 +586,7 @@ def check_patched(p: Patched, layout: PatchedLayout) -> list[str]:
     for k, (band, reads) in enumerate(zip(p.bands, _x_reads(p), strict=True)):
         last = band[-1]
         mine = (to + last.out_lo * row_t, to + last.out_hi * row_t)
-        if len(p.stage) == 1:  # the same call reads the input and writes T
+        if p.reads_input[-1]:  # the same call reads the input and writes T
             written.append(mine)
         if reads is not None:
             r0, r1 = xo + reads[0] * row_in, xo + reads[1] * row_in
@@ -503,16 +594,12 @@ def check_patched(p: Patched, layout: PatchedLayout) -> list[str]:
                 if w0 < r1 and r0 < w1:
                     errors.append(f"band {k} reads input bytes [{r0}, {r1}) that an "
                                   f"earlier band's output [{w0}, {w1}) overwrote")  # fmt: skip
-        if len(p.stage) > 1:
+        if not p.reads_input[-1]:
             written.append(mine)
     rows = [(b[-1].out_lo, b[-1].out_hi) for b in p.bands]
     if rows[0][0] != 0 or rows[-1][1] != t.shape[1] or any(
             a[1] != b[0] for a, b in zip(rows, rows[1:])):  # fmt: skip
         errors.append("the bands do not cover the split output's rows exactly once")
-    for j in range(len(p.stage)):
-        made = sum(b[j].out_hi - b[j].out_lo for b in p.bands if b[j].runs)
-        height = g.tensors[g.ops[p.stage[j]] .outputs[0]].shape[1] if False else None
-        del made, height
     stream = (min(xo, to), max(xo + x.size_bytes, to + t.size_bytes))
     b0, nb = layout.band_area
     if nb and b0 < stream[1] and stream[0] < b0 + nb:
@@ -546,11 +633,9 @@ def candidates(graph: Graph, options: PlanOptions,
     chain = stage_chain(graph)
     macs = graph_stats(graph).macs
     out: list[PatchCandidate] = []
-    for n_ops in range(1, len(chain) + 1):
-        stage = chain[:n_ops]
-        split_t = graph.ops[stage[-1]].outputs[0]
-        if split_t in graph.outputs:
-            break
+    for split in split_points(graph):
+        stage = chain[: chain.index(split) + 1]
+        split_t = graph.ops[split].outputs[0]
         height = graph.tensors[split_t].shape[1]
         counts = [tiles] if tiles is not None else range(2, min(height, MAX_TILES) + 1)
         rest = None  # the same for every tile count of this split
