@@ -149,7 +149,7 @@ def _patched_plan(graph: Graph, options, request):  # noqa: ANN001, ANN202
         from tinyhost.plan import plan_memory
 
         return plan_memory(folded.graph, options=options), info
-    p = patch_graph(folded.graph, chosen.split_op, chosen.tiles)
+    p = patch_graph(folded.graph, chosen.split_op, chosen.tiles, chosen.keep_halo)
     # op numbers as the user's model has them (folded PADs absent from the plan's graph)
     for entry in (*info["candidates"], info["chosen"]):
         entry["split_op"] = folded.origin[entry["split_op"]]

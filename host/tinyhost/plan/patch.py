@@ -89,7 +89,8 @@ class PatchCandidate:
 
 
 # Where a stage tensor lives: ("x", byte offset in the input), ("t", byte offset in the split
-# output), or ("area", area index, byte offset in that band area).
+# output), or ("area", (op j, band k), byte offset in that rows buffer): op j's rows buffer
+# in band k (kept rows, new rows and the views of them), which layout_patched places.
 Placement = tuple
 
 
@@ -112,14 +113,14 @@ class Patched:
     placement: dict[int, Placement]  # every stage tensor's place
     reads_input: tuple[bool, ...]  # [j]: stage op j reads the model input
 
-    def area_bytes(self) -> list[int]:
-        """Bytes of each band area (the most any of its tensors reaches)."""
-        sizes: dict[int, int] = {}
+    def buffer_bytes(self) -> dict[tuple[int, int], int]:
+        """Bytes of each rows buffer (op j, band k): the most any of its tensors reaches."""
+        sizes: dict[tuple[int, int], int] = {}
         for t, place in self.placement.items():
             if place[0] == "area":
                 end = place[2] + self.graph.tensors[t].size_bytes
                 sizes[place[1]] = max(sizes.get(place[1], 0), end)
-        return [sizes.get(j, 0) for j in range(max(sizes, default=-1) + 1)]
+        return sizes
 
 
 def _is_stage_add(graph: Graph, op: Op) -> bool:
@@ -291,7 +292,6 @@ class _Rewriter:
         self.placement: dict[int, Placement] = {}
         self.x = graph.inputs[0]
         self.t = graph.ops[stage[-1]].outputs[0]
-        self.dag = any(graph.ops[i].kind is OpKind.ADD for i in stage)
 
     def row_bytes(self, j: int) -> int:
         """Bytes per row of stage op j's output."""
@@ -328,11 +328,6 @@ class _Rewriter:
         self.emit(Op(OpKind.STRIDED_SLICE, (src, *consts), (out,), StridedSliceOptions()),
                   source, band, kind)  # fmt: skip
         return out
-
-    def area_of(self, j: int) -> int:
-        """The band area op j's rows live in: its own when halos are kept or the stage has a
-        residual (a tensor read twice), else two areas in turn."""
-        return j if self.keep or self.dag else j % 2
 
     def run(self) -> Patched:
         g, stage, m = self.graph, self.stage, len(self.stage)
@@ -387,7 +382,7 @@ class _Rewriter:
                 producer: dict, x_row: int, t_row: int, t_rows: list[int]) -> None:
         """Op j over band k: kept rows moved, the new rows computed, its rows buffer."""
         g, stage, m = self.graph, self.stage, len(self.stage)
-        area = self.area_of(j)
+        area = (j, k)  # op j's rows buffer in band k
         last = j == m - 1
         retained = None
         if self.keep and not last and need is not None and j in cur:
@@ -486,6 +481,47 @@ def _live_room(p: Patched, alignment: int) -> int:
     return room
 
 
+def _steps(p: Patched) -> dict[int, tuple[int, int]]:
+    """Each stage tensor's first and last step (rewritten op index) in the stage."""
+    span: dict[int, list[int]] = {}
+    g = p.graph
+    for step in range(p.stage_ops):
+        op = g.ops[step]
+        for t in [*op.inputs, *op.outputs]:
+            if t is not None and g.tensors[t].data is None:
+                s = span.setdefault(t, [step, step])
+                s[0], s[1] = min(s[0], step), max(s[1], step)
+    return {t: (s[0], s[1]) for t, s in span.items()}
+
+
+def _pack_buffers(p: Patched, alignment: int) -> tuple[dict[tuple[int, int], int], int]:
+    """Offsets of the rows buffers (op j, band k) in the band region, and its size: a buffer
+    lives from its first member's first step to its last member's last step (kept rows are
+    read by the next band's move), and buffers live at the same time never share bytes
+    (greedy by size, lowest offset that fits)."""
+    steps = _steps(p)
+    life: dict[tuple[int, int], list[int]] = {}
+    for t, place in p.placement.items():
+        if place[0] == "area" and t in steps:
+            lo, hi = steps[t]
+            span = life.setdefault(place[1], [lo, hi])
+            span[0], span[1] = min(span[0], lo), max(span[1], hi)
+    sizes = {key: align_up(n, alignment) for key, n in p.buffer_bytes().items()}
+    placed: list[tuple[int, int, int, int]] = []  # offset, end, first step, last step
+    offsets: dict[tuple[int, int], int] = {}
+    for key in sorted(sizes, key=lambda k: (-sizes[k], life[k][0])):
+        first, last = life[key]
+        busy = sorted((o, e) for o, e, f0, f1 in placed if f0 <= last and first <= f1)
+        offset = 0
+        for o, e in busy:
+            if offset + sizes[key] <= o:
+                break
+            offset = max(offset, align_up(e, alignment))
+        offsets[key] = offset
+        placed.append((offset, offset + sizes[key], first, last))
+    return offsets, max((e for _, e, _, _ in placed), default=0)
+
+
 def layout_patched(p: Patched, options: PlanOptions,
                    rest: MemoryPlan | None = None) -> PatchedLayout:
     """One arena for the patched graph: the rest planned as usual (`rest`: that plan, when
@@ -499,10 +535,10 @@ def layout_patched(p: Patched, options: PlanOptions,
     room = _stream_room(p, row_in, row_t)
     delta = room // a * a if room < 0 else 0  # offset(T) - offset(X)
     lo, hi = min(0, delta), max(x.size_bytes, delta + t.size_bytes)  # relative to X
-    areas = [align_up(n, a) for n in p.area_bytes()]
+    buffers, area_bytes = _pack_buffers(p, a)
     scratch = max((align_up(scratch_bytes(g, g.ops[i], options), a)
                    for i in range(p.stage_ops) if g.ops[i].kind in _CONVS), default=0)
-    band_bytes = sum(areas) + scratch + _live_room(p, a)
+    band_bytes = area_bytes + scratch + _live_room(p, a)
     t_rest = rest.tensor_offset(p.split_tensor)
     best = None
     for band_first in (True, False):
@@ -514,14 +550,14 @@ def layout_patched(p: Patched, options: PlanOptions,
             best = (arena, x_off, shift, band_off)
     assert best is not None
     arena, x_off, shift, band_off = best
-    area_off = [band_off + sum(areas[:j]) for j in range(len(areas))]
+    area_off = {key: band_off + off for key, off in buffers.items()}
     plan = _combined_plan(p, rest, arena, x_off, x_off + delta, shift, area_off,
-                          band_off + sum(areas), options)  # fmt: skip
+                          band_off + area_bytes, options)  # fmt: skip
     return PatchedLayout(plan, rest, x_off, x_off + delta, (band_off, band_bytes))
 
 
 def _combined_plan(p: Patched, rest: MemoryPlan, arena: int, x_off: int, t_off: int,
-                   shift: int, area_off: list[int], scratch_off: int,
+                   shift: int, area_off: dict[tuple[int, int], int], scratch_off: int,
                    options: PlanOptions) -> MemoryPlan:
     g = p.graph
     n_stage = p.stage_ops
@@ -574,8 +610,9 @@ def check_patched(p: Patched, layout: PatchedLayout) -> list[str]:
     """Every way the stage's layout is unsafe, as sentences (empty: safe). Independent of
     layout_patched: recomputes what each band reads and writes and checks that no band's rows
     of T land on input rows a later band (or, in a one-op stage, the same call) reads, that
-    the bands cover T's rows once, that the band areas keep apart from the streamed region
-    and from each other, and that everything lies inside the arena."""
+    the bands cover T's rows once, that the band area keeps apart from the streamed region,
+    that rows buffers live at the same time do not share bytes, and that everything lies
+    inside the arena."""
     g = p.graph
     errors: list[str] = []
     x, t = g.tensors[p.input_tensor], g.tensors[p.split_tensor]
@@ -605,17 +642,23 @@ def check_patched(p: Patched, layout: PatchedLayout) -> list[str]:
     if nb and b0 < stream[1] and stream[0] < b0 + nb:
         errors.append(f"band area [{b0}, {b0 + nb}) overlaps the streamed input/output "
                       f"[{stream[0]}, {stream[1]})")  # fmt: skip
-    areas: dict[int, tuple[int, int]] = {}
+    # rows buffers: the bytes each occupies and when (recomputed from the plan's offsets)
+    steps = _steps(p)
+    extent: dict[tuple[int, int], list[int]] = {}
     for tensor, place in p.placement.items():
-        if place[0] == "area":
+        if place[0] == "area" and tensor in steps:
             off = layout.plan.tensor_offset(tensor)
             end = off + g.tensors[tensor].size_bytes
-            lo, hi = areas.get(place[1], (off, end))
-            areas[place[1]] = (min(lo, off), max(hi, end))
-    spans = sorted(areas.values())
-    for (a0, a1), (c0, _) in zip(spans, spans[1:]):
-        if c0 < a1:
-            errors.append(f"band areas [{a0}, {a1}) and [{c0}, ...) overlap")
+            e = extent.setdefault(place[1], [off, end, *steps[tensor]])
+            e[0], e[1] = min(e[0], off), max(e[1], end)
+            e[2], e[3] = min(e[2], steps[tensor][0]), max(e[3], steps[tensor][1])
+    items = sorted(extent.items())
+    for n, (ka, a) in enumerate(items):
+        if nb and not (b0 <= a[0] and a[1] <= b0 + nb):
+            errors.append(f"rows buffer {ka} [{a[0]}, {a[1]}) outside the band area")
+        for kb, b in items[n + 1:]:
+            if a[0] < b[1] and b[0] < a[1] and a[2] <= b[3] and b[2] <= a[3]:
+                errors.append(f"rows buffers {ka} and {kb} share bytes while both are live")
     arena = layout.plan.arena_bytes
     for lo, hi, what in ((*stream, "streamed region"), (b0, b0 + nb, "band area")):
         if lo < 0 or hi > arena:
