@@ -89,8 +89,9 @@ class PatchCandidate:
 
 
 # Where a stage tensor lives: ("x", byte offset in the input), ("t", byte offset in the split
-# output), or ("area", (op j, band k), byte offset in that rows buffer): op j's rows buffer
-# in band k (kept rows, new rows and the views of them), which layout_patched places.
+# output), or ("area", (op j, band k or -1), byte offset in that rows buffer): op j's rows
+# buffer in band k, or in every band when halo rows are kept (kept rows, new rows and the
+# views of them), which layout_patched places.
 Placement = tuple
 
 
@@ -382,7 +383,9 @@ class _Rewriter:
                 producer: dict, x_row: int, t_row: int, t_rows: list[int]) -> None:
         """Op j over band k: kept rows moved, the new rows computed, its rows buffer."""
         g, stage, m = self.graph, self.stage, len(self.stage)
-        area = (j, k)  # op j's rows buffer in band k
+        # op j's rows buffer: one for all bands when rows are kept (moved down in place),
+        # else one per band, which the layout packs by lifetime
+        area = (j, -1) if self.keep else (j, k)
         last = j == m - 1
         retained = None
         if self.keep and not last and need is not None and j in cur:
