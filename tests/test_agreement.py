@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +38,11 @@ def _concat_of(n: int, path: Path) -> Path:
 def test_every_command_names_the_same_unsupported_ops(tmp_path: Path, capsys) -> None:
     model = _concat_of(9, tmp_path / "concat9.tflite")
     assert main(["inspect", str(model), "--json"]) == 0
-    device = json.loads(capsys.readouterr().out)["device"]
+    summary = json.loads(capsys.readouterr().out)
+    # per op, the three runners: the reference runs any n, neither device kernel takes 9
+    assert summary["ops"][0]["runs"] == {"reference": True, "interpreter": False,
+                                         "compiled": False}
+    device = summary["device"]
     assert device["checked"] and [p["index"] for p in device["not_on_device"]] == [0]
     reason = device["not_on_device"][0]["reason"]
     assert "9 inputs (max 8)" in reason
@@ -45,6 +50,7 @@ def test_every_command_names_the_same_unsupported_ops(tmp_path: Path, capsys) ->
     assert main(["inspect", str(model)]) == 0
     text = capsys.readouterr().out
     assert "runs on the reference but not on the device (interpreter):" in text
+    assert re.search(r"0  CONCATENATION +yes +no +no ", text), text
     assert reason in text
 
     for argv in (["plan", str(model), "--board", BOARD],

@@ -48,6 +48,8 @@ def test_inspect_json_vww_macs() -> None:
         t.data.nbytes for t in graph.tensors if t.data is not None
     )
     assert summary["inputs"][0]["shape"] == [1, 96, 96, 3]
+    every = {"reference": True, "interpreter": True, "compiled": True}
+    assert all(op["runs"] == every for op in summary["ops"])
 
 
 def test_inspect_text_lists_every_op() -> None:
@@ -165,6 +167,10 @@ def test_inspect_lists_every_unsupported_op() -> None:
         {"index": 3, "kind": "CUMSUM"},
     ]
     assert [op["supported"] for op in summary["ops"]] == [False, False, True, False]
+    # a float model: the device runs its int8 twin, so device support is not claimed either way
+    assert [op["runs"] for op in summary["ops"]] == [
+        {"reference": ok, "interpreter": None, "compiled": None}
+        for ok in (False, False, True, False)]
 
 
 def test_reference_refuses_unsupported_model_listing_all(tmp_path: Path) -> None:

@@ -36,11 +36,13 @@ def _tensor_summary(graph: Graph, index: int) -> dict[str, Any]:
     }
 
 
-def _op_summary(graph: Graph, index: int, op: Op) -> dict[str, Any]:
+def _op_summary(graph: Graph, index: int, op: Op, runs: dict[str, bool | None]
+                ) -> dict[str, Any]:
     return {
         "index": index,
         "kind": op.name,
         "supported": op.kind is not OpKind.UNSUPPORTED,
+        "runs": runs,
         "macs": op_macs(graph, op) if op.kind is not OpKind.UNSUPPORTED else 0,
         "inputs": [_tensor_summary(graph, i) for i in op.inputs if i is not None],
         "outputs": [_tensor_summary(graph, i) for i in op.outputs],
@@ -52,6 +54,8 @@ def _device_summary(graph: Graph, backend: str) -> dict[str, Any]:
     from tinyhost.codegen.support import device_problems
     from tinyhost.quantize.quantizer import is_float_model
 
+    if backend == "reference":
+        return {"backend": backend, "checked": True, "not_on_device": []}
     if is_float_model(graph):
         return {"backend": backend, "checked": False,
                 "note": "float model: convert quantizes it first (--calib); the device runs "
@@ -72,8 +76,32 @@ def _device_summary(graph: Graph, backend: str) -> dict[str, Any]:
                               for p in problems]}  # fmt: skip
 
 
+RUNNERS = ("reference", "interpreter", "compiled")
+
+
+def _runs_per_op(graph: Graph, devices: dict[str, dict[str, Any]]) -> list[dict[str, bool | None]]:
+    """Per op and runner: True / False, or None where the device support was not checked (a
+    float model, whose int8 twin is what the device runs)."""
+    from tinyhost.reference.ops import KERNELS
+
+    table = []
+    for index, op in enumerate(graph.ops):
+        on_reference = op.kind in KERNELS
+        runs: dict[str, bool | None] = {"reference": on_reference}
+        for name, device in devices.items():
+            refused = {p["index"] for p in device["not_on_device"]}
+            runs[name] = (None if not device["checked"]
+                          else on_reference and index not in refused)  # fmt: skip
+        table.append(runs)
+    return table
+
+
 def inspect_graph(graph: Graph, backend: str = "interpreter") -> dict[str, Any]:
+    """`backend`'s device support is the summary's "device"; every op also says which of the
+    reference, the interpreter and the compiled backend run it ("runs")."""
     stats = graph_stats(graph)
+    devices = {name: _device_summary(graph, name) for name in RUNNERS[1:]}
+    runs = _runs_per_op(graph, devices)
     return {
         "model": graph.source,
         "macs": stats.macs,
@@ -82,9 +110,9 @@ def inspect_graph(graph: Graph, backend: str = "interpreter") -> dict[str, Any]:
         "largest_activation": stats.largest_activation,
         "inputs": [_tensor_summary(graph, i) for i in graph.inputs],
         "outputs": [_tensor_summary(graph, i) for i in graph.outputs],
-        "ops": [_op_summary(graph, i, op) for i, op in enumerate(graph.ops)],
+        "ops": [_op_summary(graph, i, op, runs[i]) for i, op in enumerate(graph.ops)],
         "unsupported": [{"index": i, "kind": op.name} for i, op in graph.unsupported_ops()],
-        "device": _device_summary(graph, backend),
+        "device": devices.get(backend) or _device_summary(graph, backend),
     }
 
 
@@ -96,6 +124,12 @@ def _fmt_tensor(t: dict[str, Any]) -> str:
     return text
 
 
+def _fmt_runs(runs: dict[str, bool | None]) -> str:
+    """'yes'/'no'/'?' (not checked: float model) per runner, in RUNNERS order."""
+    marks = {True: "yes", False: "no", None: "?"}
+    return " ".join(f"{marks[runs[name]]:<3}" for name in RUNNERS)
+
+
 def format_inspect(summary: dict[str, Any]) -> str:
     """A fixed-width table people can read in a terminal."""
     lines = [f"model: {summary['model']}"]
@@ -103,13 +137,13 @@ def format_inspect(summary: dict[str, Any]) -> str:
         for t in summary[role]:
             lines.append(f"{role[:-1]:>6}: {t['name']} {_fmt_tensor(t)}")
     lines.append("")
-    lines.append(f"{'#':>4}  {'op':<20} {'MACs':>12}  {'inputs -> outputs'}")
+    lines.append(f"{'#':>4}  {'op':<20} {'ref int cmp':<11} {'MACs':>12}  {'inputs -> outputs'}")
     for op in summary["ops"]:
         activations = [_fmt_tensor(t) for t in op["inputs"] if not t["constant"]]
         weights = [f"{t['dtype']}{t['shape']}" for t in op["inputs"] if t["constant"]]
         flag = "" if op["supported"] else "   <-- unsupported"
         lines.append(
-            f"{op['index']:>4}  {op['kind']:<20} {op['macs']:>12,}  "
+            f"{op['index']:>4}  {op['kind']:<20} {_fmt_runs(op['runs']):<11} {op['macs']:>12,}  "
             f"{', '.join(activations)} -> {', '.join(_fmt_tensor(t) for t in op['outputs'])}"
             + (f"  [const {', '.join(weights)}]" if weights else "")
             + flag
