@@ -196,53 +196,97 @@ def _stage_inputs(graph: Graph, op: Op) -> list[int]:
     return [op.inputs[0]] if op.kind in _CONVS else [t for t in op.inputs if t is not None]
 
 
+def _op_band(graph: Graph, op: Op, lo: int, hi: int) -> OpBand | None:
+    """Op over output rows [lo, hi): the input rows it reads and the padding it sees (None:
+    the rows read nothing, an impossible band)."""
+    if hi <= lo:
+        return OpBand(lo, lo, 0, 0, 0, 0)
+    if op.kind not in _CONVS:
+        return OpBand(lo, hi, lo, hi, 0, 0)
+    o, h, kh, pad = _window(graph, op)
+    need_lo = lo * o.stride_h - pad.top
+    need_hi = (hi - 1) * o.stride_h - pad.top + (kh - 1) * o.dilation_h + 1
+    in_lo, in_hi = max(0, need_lo), min(h, need_hi)
+    if in_hi <= in_lo:
+        return None
+    return OpBand(lo, hi, in_lo, in_hi, in_lo - need_lo, need_hi - in_hi)
+
+
+def _computable(graph: Graph, op: Op, available: list[int]) -> int:
+    """The output rows an op can compute when its inputs have `available` rows each."""
+    y_h = graph.tensors[op.outputs[0]].shape[1]
+    if op.kind not in _CONVS:
+        return min([y_h, *available])
+    o, h, kh, pad = _window(graph, op)
+    a = available[0]
+    if a >= h:
+        return y_h
+    return max(0, min(y_h, (a + pad.top - (kh - 1) * o.dilation_h - 1) // o.stride_h + 1))
+
+
 def band_geometry(graph: Graph, stage: list[int], tiles: int,
                   keep_halo: bool = True) -> list[list[OpBand]] | None:
-    """bands[k][j]: the rows stage op j computes and reads for band k of the split output, or
-    None when a band would be empty. Ops are visited last to first: each op's output must
-    provide the rows every reader in the stage needs in this band; with `keep_halo` the op
-    computes only the rows not computed before (rows needed again are kept), else all of
-    them (recomputed)."""
+    """bands[k][j]: the rows stage op j computes and reads in band k, or None when a band
+    would be empty. The split output is cut into `tiles` bands of rows; ops are visited last
+    to first: each op's output must provide the rows every reader in the stage needs in the
+    band. Halos recomputed: every op computes all of them, one band per tile. Halos kept: each
+    op computes only rows not computed before, and at most its share of rows per band
+    (ceil(height / tiles)), as far as its inputs allow: the first tile's receptive field is
+    filled over a few warm-up bands in which the split op computes nothing, instead of in
+    one band whose rows buffers would be several times the steady state's."""
     out_h = graph.tensors[graph.ops[stage[-1]].outputs[0]].shape[1]
-    if not 2 <= tiles <= out_h:
+    ops = [graph.ops[i] for i in stage]
+    heights = [graph.tensors[op.outputs[0]].shape[1] for op in ops]
+    # kept halos: more bands than split rows make the earlier, taller ops' steps finer
+    if not 2 <= tiles <= (max(heights) if keep_halo else out_h):
         return None
     edges = [round(k * out_h / tiles) for k in range(tiles + 1)]
+    if not keep_halo and any(b <= a for a, b in zip(edges, edges[1:])):
+        return None
     producer = _producer_index(graph, stage)
+    cap = [-(-h // tiles) for h in heights]
     done = [0] * len(stage)  # rows of each op's output computed so far (keep_halo)
     bands: list[list[OpBand]] = []
-    for k in range(tiles):
-        if edges[k + 1] <= edges[k]:
+    last = len(stage) - 1
+    while (done[last] < out_h) if keep_halo else len(bands) < tiles:
+        k = len(bands)
+        if k > 4 * tiles + 4 * max(heights):  # a stage that does not advance: not patchable
             return None
-        need: dict[int, tuple[int, int]] = {len(stage) - 1: (edges[k], edges[k + 1])}
-        per_op: list[OpBand | None] = [None] * len(stage)
+        target = (done[last] if keep_halo else edges[k], edges[min(k + 1, tiles)])
+        need: dict[int, tuple[int, int]] = {last: target}
+        wanted: list[tuple[int, int]] = [(0, 0)] * len(stage)
         for j in reversed(range(len(stage))):
-            op = graph.ops[stage[j]]
             lo, hi = need.get(j, (done[j], done[j]))
-            if keep_halo and j != len(stage) - 1:
-                lo = max(lo, done[j]) if hi > done[j] else hi
-            if hi <= lo:
-                per_op[j] = OpBand(lo, lo, 0, 0, 0, 0)
+            if keep_halo and j != last:
+                # rows continue where the op stopped (a row no reader needs, under a strided
+                # 1x1 reader, is still computed once, as the unpatched op does): each rows
+                # buffer holds one run of rows
+                lo = done[j] if hi > done[j] else hi
+            wanted[j] = (lo, hi)
+            band = _op_band(graph, ops[j], lo, hi)
+            if band is None:
+                return None
+            if not band.runs:
                 continue
-            if op.kind in _CONVS:
-                o, h, kh, pad = _window(graph, op)
-                need_lo = lo * o.stride_h - pad.top
-                need_hi = (hi - 1) * o.stride_h - pad.top + (kh - 1) * o.dilation_h + 1
-                in_lo, in_hi = max(0, need_lo), min(h, need_hi)
-                if in_hi <= in_lo:
-                    return None
-                per_op[j] = OpBand(lo, hi, in_lo, in_hi, in_lo - need_lo, need_hi - in_hi)
-            else:
-                in_lo, in_hi = lo, hi
-                per_op[j] = OpBand(lo, hi, lo, hi, 0, 0)
-            for u in _stage_inputs(graph, op):
+            for u in _stage_inputs(graph, ops[j]):
                 if u in producer:
                     pj = producer[u]
                     old = need.get(pj)
-                    need[pj] = (in_lo, in_hi) if old is None else (min(old[0], in_lo),
-                                                                   max(old[1], in_hi))
-            done[j] = max(done[j], hi)
-        bands.append(per_op)  # type: ignore[arg-type]
-    return bands  # type: ignore[return-value]
+                    need[pj] = (band.in_lo, band.in_hi) if old is None else (
+                        min(old[0], band.in_lo), max(old[1], band.in_hi))
+        per_op: list[OpBand] = []
+        for j, (lo, hi) in enumerate(wanted):
+            if keep_halo and hi > lo:
+                available = [done[producer[u]] if u in producer else graph.tensors[u].shape[1]
+                             for u in _stage_inputs(graph, ops[j])]  # fmt: skip
+                hi = min(hi, done[j] + cap[j], _computable(graph, ops[j], available))
+            band = _op_band(graph, ops[j], lo, max(lo, hi))
+            if band is None:
+                return None
+            per_op.append(band)
+            done[j] = max(done[j], band.out_hi)
+        bands.append(per_op)
+    return bands
 
 
 def extra_macs(graph: Graph, stage: list[int], bands: list[list[OpBand]]) -> int:
@@ -337,17 +381,32 @@ class _Rewriter:
         t_row = self.row_bytes(m - 1)
         cur: dict[int, tuple[int, int]] = {}  # op j's current rows buffer and its first row
         t_rows: list[int] = []
-        for k, per_op in enumerate(self.bands):
-            needs: dict[int, tuple[int, int]] = {}  # rows of op j's output read in band k
+        needs: list[dict[int, tuple[int, int]]] = []  # [k][j]: rows of op j read in band k
+        for per_op in self.bands:
+            band_needs: dict[int, tuple[int, int]] = {}
             for j, b in enumerate(per_op):
                 if b.runs:
                     for u in _stage_inputs(g, g.ops[stage[j]]):
                         if u in producer:
-                            pj, old = producer[u], needs.get(producer[u])
-                            needs[pj] = (b.in_lo, b.in_hi) if old is None else (
+                            pj, old = producer[u], band_needs.get(producer[u])
+                            band_needs[pj] = (b.in_lo, b.in_hi) if old is None else (
                                 min(old[0], b.in_lo), max(old[1], b.in_hi))
+            needs.append(band_needs)
+        # [k][j]: the first row of op j's output that band k or a later one reads (kept rows
+        # start there; rows above it are never read again)
+        keep_from: list[dict[int, int]] = [{} for _ in self.bands]
+        later: dict[int, int] = {}
+        for k in reversed(range(len(self.bands))):
+            for j, (lo, _) in needs[k].items():
+                later[j] = min(lo, later.get(j, lo))
+            keep_from[k] = dict(later)
+        for k, per_op in enumerate(self.bands):
             for j, b in enumerate(per_op):
-                self.band_op(k, j, b, needs.get(j), cur, producer, x_row, t_row, t_rows)
+                if self.keep and j != m - 1:
+                    self.kept_band_op(k, j, b, keep_from[k].get(j), cur, producer, x_row)
+                else:
+                    self.band_op(k, j, b, needs[k].get(j), cur, producer, x_row, t_row,
+                                 t_rows)
         self.emit(Op(OpKind.CONCATENATION, tuple(t_rows), (self.t,),
                      ConcatenationOptions(axis=1)), stage[-1], None, "view")  # fmt: skip
         stage_ops = len(self.ops)
@@ -379,54 +438,69 @@ class _Rewriter:
         self.placement[view] = (kind, area, off + (lo - first) * self.row_bytes(pj))
         return view
 
-    def band_op(self, k: int, j: int, b: OpBand, need: tuple[int, int] | None, cur: dict,
-                producer: dict, x_row: int, t_row: int, t_rows: list[int]) -> None:
-        """Op j over band k: kept rows moved, the new rows computed, its rows buffer."""
-        g, stage, m = self.graph, self.stage, len(self.stage)
-        # op j's rows buffer: one for all bands when rows are kept (moved down in place),
-        # else one per band, which the layout packs by lifetime
-        area = (j, -1) if self.keep else (j, k)
-        last = j == m - 1
+    def compute(self, k: int, j: int, b: OpBand, cur: dict, producer: dict,
+                x_row: int) -> int:
+        """Emit op j over band k's rows; returns its rows tensor (not yet placed)."""
+        g, op = self.graph, self.graph.ops[self.stage[j]]
+        srcs = [self.rows_view(u, b.in_lo, b.in_hi, cur, producer, k, x_row)
+                for u in _stage_inputs(g, op)]  # fmt: skip
+        new = self.rows_tensor(op.outputs[0], b.out_hi - b.out_lo, f"band{k}")
+        if op.kind in _CONVS:
+            _, _, _, pad = _window(g, op)
+            options = replace(op.options, explicit_padding=(b.pad_top, b.pad_bottom,
+                                                            pad.left, pad.right))
+            self.emit(replace(op, inputs=(srcs[0], *op.inputs[1:]), outputs=(new,),
+                              options=options), self.stage[j], k)  # fmt: skip
+        else:
+            self.emit(replace(op, inputs=tuple(srcs), outputs=(new,)), self.stage[j], k)
+        return new
+
+    def kept_band_op(self, k: int, j: int, b: OpBand, keep_lo: int | None, cur: dict,
+                     producer: dict, x_row: int) -> None:
+        """Op j (not the split op) over band k, halo rows kept: one rows buffer for all bands.
+        When it computes rows, the rows still to be read (from keep_lo) move to the buffer's
+        start and the new rows follow them; otherwise the buffer stays as it is and readers
+        take views into it."""
+        if not b.runs:
+            return
+        area = (j, -1)
         retained = None
-        if self.keep and not last and need is not None and j in cur:
+        if j in cur and keep_lo is not None:
             buf, first = cur[j]
-            lo, hi = need[0], min(b.out_lo if b.runs else need[1], need[1])
+            lo, hi = max(keep_lo, first), first + self.tensors[buf].shape[1]
             if hi > lo:
                 retained = self.slice_rows(buf, lo - first, hi - first, f"band{k}/kept",
-                                           stage[j], k, "move")  # fmt: skip
+                                           self.stage[j], k, "move")  # fmt: skip
                 self.placement[retained] = ("area", area, 0)
-        new = None
-        if b.runs:
-            op = g.ops[stage[j]]
-            srcs = [self.rows_view(u, b.in_lo, b.in_hi, cur, producer, k, x_row)
-                    for u in _stage_inputs(g, op)]  # fmt: skip
-            new = self.rows_tensor(op.outputs[0], b.out_hi - b.out_lo, f"band{k}")
-            if op.kind in _CONVS:
-                _, _, _, pad = _window(g, op)
-                options = replace(op.options, explicit_padding=(b.pad_top, b.pad_bottom,
-                                                                pad.left, pad.right))
-                self.emit(replace(op, inputs=(srcs[0], *op.inputs[1:]), outputs=(new,),
-                                  options=options), stage[j], k)  # fmt: skip
-            else:
-                self.emit(replace(op, inputs=tuple(srcs), outputs=(new,)), stage[j], k)
-            if last:
-                self.placement[new] = ("t", b.out_lo * t_row)
-                t_rows.append(new)
-                return
-            head = 0 if retained is None else self.tensors[retained].size_bytes
-            self.placement[new] = ("area", area, head)
-        if last or need is None:
+        assert j not in cur or b.out_lo == cur[j][1] + self.tensors[cur[j][0]].shape[1]
+        new = self.compute(k, j, b, cur, producer, x_row)
+        head = 0 if retained is None else self.tensors[retained].size_bytes
+        self.placement[new] = ("area", area, head)
+        if retained is None:
+            cur[j] = (new, b.out_lo)
             return
-        parts = [t for t in (retained, new) if t is not None]
-        if len(parts) == 2:
-            whole = self.rows_tensor(g.ops[stage[j]].outputs[0], need[1] - need[0],
-                                     f"band{k}/rows")  # fmt: skip
-            self.emit(Op(OpKind.CONCATENATION, tuple(parts), (whole,),
-                         ConcatenationOptions(axis=1)), stage[j], k, "view")
-            self.placement[whole] = ("area", area, 0)
-        else:
-            whole = parts[0]
-        cur[j] = (whole, need[0])
+        rows = self.tensors[retained].shape[1] + b.out_hi - b.out_lo
+        whole = self.rows_tensor(self.graph.ops[self.stage[j]].outputs[0], rows,
+                                 f"band{k}/rows")  # fmt: skip
+        self.emit(Op(OpKind.CONCATENATION, (retained, new), (whole,),
+                     ConcatenationOptions(axis=1)), self.stage[j], k, "view")
+        self.placement[whole] = ("area", area, 0)
+        cur[j] = (whole, b.out_lo - self.tensors[retained].shape[1])
+
+    def band_op(self, k: int, j: int, b: OpBand, need: tuple[int, int] | None, cur: dict,
+                producer: dict, x_row: int, t_row: int, t_rows: list[int]) -> None:
+        """Op j over band k when halo rows are recomputed (one rows buffer per band, which
+        the layout packs by lifetime), or the split op (its rows go to T)."""
+        if not b.runs:
+            return
+        new = self.compute(k, j, b, cur, producer, x_row)
+        if j == len(self.stage) - 1:
+            self.placement[new] = ("t", b.out_lo * t_row)
+            t_rows.append(new)
+            return
+        self.placement[new] = ("area", (j, k), 0)
+        if need is not None:
+            cur[j] = (new, b.out_lo)
 
 
 # -- memory --------------------------------------------------------------------------------------
@@ -683,10 +757,13 @@ def candidates(graph: Graph, options: PlanOptions,
         stage = chain[: chain.index(split) + 1]
         split_t = graph.ops[split].outputs[0]
         height = graph.tensors[split_t].shape[1]
+        tallest = max(graph.tensors[graph.ops[i].outputs[0]].shape[1] for i in stage)
         counts = [tiles] if tiles is not None else range(2, min(height, MAX_TILES) + 1)
+        finer = [] if tiles is not None else sorted(
+            {min(height << e, tallest) for e in range(1, 8)} - {height})
         rest = None  # the same for every tile count of this split
-        for n in counts:
-            for keep in (True, False):
+        for n, keeps in [*((n, (True, False)) for n in counts), *((n, (True,)) for n in finer)]:
+            for keep in keeps:
                 bands = band_geometry(graph, stage, n, keep)
                 if bands is None:
                     continue
