@@ -23,9 +23,12 @@ from tinyhost.codegen.fold import fold_pads
 from tinyhost.plan import PlanOptions
 from tinyhost.plan.checker import check_plan
 from tinyhost.plan.patch import (
+    INSTRUCTIONS_PER_CALL,
+    PatchCandidate,
     band_geometry,
     candidates,
     check_patched,
+    choose,
     extra_macs,
     layout_patched,
     patch_graph,
@@ -306,3 +309,17 @@ def test_mobilenet_224_goes_4x_below_the_layer_by_layer_arena() -> None:
     unpatched = plan_memory(graph, options=OPTIONS).arena_bytes
     assert len(p.bands) > tallest  # warm-up bands: the split op computes nothing in them
     assert 4 * patched <= unpatched, (patched, unpatched)
+
+
+def test_auto_bounds_the_calls_not_only_the_macs() -> None:
+    """Kept halos add no MACs, but every band call repeats its kernel's setup: `auto` takes
+    the smallest arena whose estimated extra instructions also stay within the bound."""
+    macs = 10_000_000
+    calls_at_10_percent = macs // 10 // INSTRUCTIONS_PER_CALL
+    many = PatchCandidate(3, 48, 30_000, 0, macs, True, calls_at_10_percent + 1)
+    fewer = PatchCandidate(3, 24, 31_000, 0, macs, True, calls_at_10_percent)
+    recomputed = PatchCandidate(3, 8, 29_000, macs // 5, macs, False, 10)
+    assert many.overhead == 0.0 and many.instruction_overhead > 0.1
+    assert choose([many, fewer, recomputed], 40_000, 0.1) == fewer
+    assert choose([many, fewer, recomputed], 40_000, 0.5) == recomputed
+    assert choose([many, fewer], 30_500, 0.1) is None  # the one within bounds is not smaller

@@ -69,6 +69,15 @@ class OpBand:
         return self.out_hi > self.out_lo
 
 
+# What a patched stage costs beyond its extra MACs, in executed instructions: each band op
+# call repeats its kernel's per-call setup (requantization tables, plane padding, staging)
+# and each kept-rows move copies. Fit on the compiled backend's VWW bands on Cortex-M4
+# (bench/plan.py --patch: 3,400-4,100 instructions per call with kept halos, about 1.5 per
+# recomputed MAC); an estimate for choosing, not a measurement.
+INSTRUCTIONS_PER_CALL = 4000
+INSTRUCTIONS_PER_EXTRA_MAC = 1.5
+
+
 @dataclass(frozen=True)
 class PatchCandidate:
     split_op: int  # graph op index: the stage's last op
@@ -77,14 +86,25 @@ class PatchCandidate:
     extra_macs: int
     macs: int  # the whole model's, unpatched
     keep_halo: bool = True  # halo rows kept between bands (else recomputed)
+    calls: int = 0  # the stage's kernel calls and moves (views cost nothing)
 
     @property
     def overhead(self) -> float:
         return self.extra_macs / self.macs if self.macs else 0.0
 
+    @property
+    def instruction_overhead(self) -> float:
+        """Estimated extra instructions over the model's MACs (a floor for its instructions
+        on our kernels, so the share is not underestimated by much)."""
+        extra = (self.extra_macs * INSTRUCTIONS_PER_EXTRA_MAC
+                 + self.calls * INSTRUCTIONS_PER_CALL)  # fmt: skip
+        return extra / self.macs if self.macs else 0.0
+
     def to_json(self) -> dict:
         return {"split_op": self.split_op, "tiles": self.tiles, "arena_bytes": self.arena_bytes,
                 "extra_macs": self.extra_macs, "overhead": round(self.overhead, 4),
+                "calls": self.calls,
+                "instruction_overhead_estimate": round(self.instruction_overhead, 4),
                 "halo": "kept" if self.keep_halo else "recomputed"}  # fmt: skip
 
 
@@ -770,17 +790,21 @@ def candidates(graph: Graph, options: PlanOptions,
                 p = patch_graph(graph, stage[-1], n, keep)
                 layout = layout_patched(p, options, rest)
                 rest = layout.rest
+                calls = sum(1 for i in range(p.stage_ops) if i not in p.views)
                 out.append(PatchCandidate(stage[-1], n, layout.plan.arena_bytes,
-                                          extra_macs(graph, stage, bands), macs, keep))
+                                          extra_macs(graph, stage, bands), macs, keep, calls))
     return out
 
 
 def choose(cands: list[PatchCandidate], unpatched_arena: int,
            max_overhead: float = DEFAULT_MAX_OVERHEAD) -> PatchCandidate | None:
-    """The smallest arena within the MAC overhead, if it beats the unpatched one (ties: fewer
-    extra MACs, then fewer tiles: fewer calls)."""
-    ok = [c for c in cands if c.overhead <= max_overhead and c.arena_bytes < unpatched_arena]
-    return min(ok, key=lambda c: (c.arena_bytes, c.extra_macs, c.tiles), default=None)
+    """The smallest arena within the overhead, if it beats the unpatched one (ties: fewer
+    extra MACs, then fewer calls). The overhead bounds both the extra MACs and the estimated
+    extra instructions (band calls and moves included), so that `auto` does not trade a few
+    bytes for many more calls."""
+    ok = [c for c in cands if c.overhead <= max_overhead
+          and c.instruction_overhead <= max_overhead and c.arena_bytes < unpatched_arena]
+    return min(ok, key=lambda c: (c.arena_bytes, c.extra_macs, c.calls), default=None)
 
 
 @dataclass(frozen=True)
