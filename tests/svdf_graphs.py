@@ -1,0 +1,55 @@
+"""SVDF graphs built in memory (int8 input and weights_feature, int16 weights_time and state,
+int32 bias), shared by the reference oracle test and the device tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from reference_single_op import q
+from tinyhost.ir import Activation, Graph, Op, OpKind, SVDFOptions, Tensor
+
+I8, I16, I32 = np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)
+
+
+def svdf_tensors(rng: np.random.Generator, prefix: str, x: int, batches: int, input_size: int,
+                 units: int, rank: int, memory: int, bias: bool,
+                 tensors: list[Tensor]) -> tuple[int, int, int, int | None, int, int]:
+    """Append one SVDF's tensors reading tensor `x`; returns (x, wf, wt, bias, state, y)."""
+    filters = units * rank
+    s_in = float(tensors[x].quant.scale[0])
+    s_wf = 0.01
+    s_state = float(np.float32(s_in * s_wf * input_size * 4.0))  # newest values ~ +-2000
+    s_wt = 1.0 / 4096
+    # time sums of rank * memory terms of ~2000 x ~4000 land near +-100 at the output scale
+    s_out = float(np.float32(s_state * s_wt * 2000 * 4000 * np.sqrt(rank * memory) / 60))
+    n = len(tensors)
+    tensors += [
+        Tensor(f"{prefix}_wf", (filters, input_size), I8,
+               rng.integers(-127, 128, (filters, input_size)).astype(np.int8), q(s_wf)),
+        Tensor(f"{prefix}_wt", (filters, memory), I16,
+               rng.integers(-8000, 8001, (filters, memory)).astype(np.int16), q(s_wt)),
+    ]
+    b = None
+    if bias:
+        s_bias = float(np.float32(np.float32(s_state) * np.float32(s_wt)))
+        tensors.append(Tensor(f"{prefix}_b", (units,), I32,
+                              rng.integers(-200_000, 200_001, units).astype(np.int32),
+                              q(s_bias)))
+        b = len(tensors) - 1
+    tensors.append(Tensor(f"{prefix}_state", (batches, filters * memory), I16, None,
+                          q(s_state), is_variable=True))
+    state = len(tensors) - 1
+    tensors.append(Tensor(f"{prefix}_y", (batches, units), I8, None,
+                          q(s_out, int(rng.integers(-20, 21)))))
+    return x, n, n + 1, b, state, len(tensors) - 1
+
+
+def svdf_graph(rng: np.random.Generator, batches: int, input_size: int, units: int, rank: int,
+               memory: int, activation: Activation = Activation.NONE,
+               bias: bool = True) -> Graph:
+    """One SVDF op; the graph's only input is the op's input."""
+    tensors = [Tensor("x", (batches, input_size), I8, None, q(0.05, int(rng.integers(-10, 11))))]
+    x, wf, wt, b, state, y = svdf_tensors(rng, "svdf", 0, batches, input_size, units, rank,
+                                          memory, bias, tensors)
+    op = Op(OpKind.SVDF, (x, wf, wt, b, state), (y,), SVDFOptions(rank, activation))
+    return Graph(tuple(tensors), (op,), (x,), (y,), name="svdf")

@@ -1,0 +1,110 @@
+"""SVDF and variable tensors: the reference against TFLite Micro over consecutive invokes,
+the state carried from one to the next, then reset."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reference_single_op import random_int8
+from svdf_graphs import svdf_graph
+from tinyhost import reference
+from tinyhost.errors import ModelFormatError
+from tinyhost.ir import Activation
+from tinyhost.passes.validate import check_graph
+from tinyhost.tflite.reader import read_model_bytes
+from tinyhost.tflite.writer import write_model
+
+INVOKES = 4
+
+
+def _tflm_sequence(graph, inputs, reset_after: int) -> list[np.ndarray]:
+    """Outputs of consecutive invokes, the interpreter reset after `reset_after` of them."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    interpreter = runtime.Interpreter.from_bytes(write_model(graph), arena_size=1 << 20)
+    outs = []
+    for k, x in enumerate(inputs):
+        if k == reset_after:
+            interpreter.reset()
+        interpreter.set_input(x, 0)
+        interpreter.invoke()
+        outs.append(np.array(interpreter.get_output(0)))
+    return outs
+
+
+def _reference_sequence(graph, inputs, reset_after: int) -> list[np.ndarray]:
+    outs, state = [], None
+    for k, x in enumerate(inputs):
+        if k == reset_after:
+            state = reference.initial_state(graph)
+        result = reference.run(graph, [x], state=state)
+        state = result.state
+        outs.append(result.outputs[0])
+    return outs
+
+
+@pytest.mark.parametrize(
+    "batches,input_size,units,rank,memory,activation,seed",
+    [
+        (1, 16, 8, 1, 5, Activation.NONE, 0),
+        (1, 24, 6, 2, 8, Activation.RELU, 1),
+        (2, 10, 4, 2, 3, Activation.NONE, 2),
+        (2, 7, 5, 1, 10, Activation.RELU, 3),
+        (1, 40, 16, 2, 4, Activation.NONE, 4),
+    ],
+)
+def test_svdf_matches_tflm_across_invokes_and_reset(batches, input_size, units, rank, memory,
+                                                    activation, seed):
+    rng = np.random.default_rng(seed)
+    graph = svdf_graph(rng, batches, input_size, units, rank, memory, activation)
+    xs = [random_int8(rng, (batches, input_size)) for _ in range(INVOKES)]
+    # the same first inputs after the reset: the outputs must repeat the first invokes'
+    inputs = xs + xs[:2]
+    ours = _reference_sequence(graph, inputs, INVOKES)
+    theirs = _tflm_sequence(graph, inputs, INVOKES)
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        np.testing.assert_array_equal(a, b.reshape(a.shape), err_msg=f"invoke {k}")
+    np.testing.assert_array_equal(ours[INVOKES], ours[0])
+    np.testing.assert_array_equal(ours[INVOKES + 1], ours[1])
+    # the state matters: the same input twice in a row gives different outputs
+    assert any(not np.array_equal(ours[k], ours[k + 1]) for k in range(INVOKES - 1)) or \
+        any(not np.array_equal(ours[0], ours[k]) for k in range(1, INVOKES))
+
+
+def test_svdf_without_bias_is_svdf_with_zero_bias():
+    rng = np.random.default_rng(7)
+    graph = svdf_graph(rng, 1, 12, 4, 2, 6, bias=True)
+    op = graph.ops[0]
+    t = graph.tensors[op.inputs[3]]
+    tensors = list(graph.tensors)
+    tensors[op.inputs[3]] = type(t)(t.name, t.shape, t.dtype, np.zeros_like(t.data), t.quant)
+    zeroed = type(graph)(tuple(tensors), graph.ops, graph.inputs, graph.outputs)
+    no_bias = type(op)(op.kind, (*op.inputs[:3], None, op.inputs[4]), op.outputs, op.options)
+    without = type(graph)(graph.tensors, (no_bias,), graph.inputs, graph.outputs)
+    s1 = s2 = None
+    for _ in range(3):
+        x = random_int8(rng, (1, 12))
+        r1 = reference.run(zeroed, [x], state=s1)
+        r2 = reference.run(without, [x], state=s2)
+        np.testing.assert_array_equal(r1.outputs[0], r2.outputs[0])
+        s1, s2 = r1.state, r2.state
+
+
+def test_variable_flag_survives_write_and_read():
+    graph = svdf_graph(np.random.default_rng(0), 1, 8, 4, 1, 3)
+    back = read_model_bytes(write_model(graph))
+    assert back.equals(graph)
+    assert back.variable_tensors() == graph.variable_tensors() != []
+
+
+def test_state_must_be_variable():
+    graph = svdf_graph(np.random.default_rng(0), 1, 8, 4, 1, 3)
+    index = graph.ops[0].inputs[4]
+    t = graph.tensors[index]
+    tensors = list(graph.tensors)
+    tensors[index] = type(t)(t.name, t.shape, t.dtype, None, t.quant, is_variable=False)
+    bad = type(graph)(tuple(tensors), graph.ops, graph.inputs, graph.outputs)
+    with pytest.raises(ModelFormatError,
+                       match=r"op 0 \(SVDF\).*(not a variable|before any op writes)"):
+        check_graph(bad)
