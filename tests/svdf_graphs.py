@@ -53,3 +53,16 @@ def svdf_graph(rng: np.random.Generator, batches: int, input_size: int, units: i
                                           memory, bias, tensors)
     op = Op(OpKind.SVDF, (x, wf, wt, b, state), (y,), SVDFOptions(rank, activation))
     return Graph(tuple(tensors), (op,), (x,), (y,), name="svdf")
+
+
+def svdf_stack_graph(rng: np.random.Generator) -> Graph:
+    """Two SVDFs in a row, as a keyword-spotting model stacks them: rank 1 with bias and
+    RELU (ignored by the integer SVDF, as in TFLM), then rank 2 without bias; both outputs
+    are model outputs."""
+    tensors = [Tensor("x", (1, 16), I8, None, q(0.05, 3))]
+    x, wf, wt, b, s1, y1 = svdf_tensors(rng, "svdf1", 0, 1, 16, 12, 1, 4, True, tensors)
+    ops = [Op(OpKind.SVDF, (x, wf, wt, b, s1), (y1,), SVDFOptions(1, Activation.RELU))]
+    _, wf2, wt2, _, s2, y2 = svdf_tensors(rng, "svdf2", y1, 1, 12, 6, 2, 8, False, tensors)
+    ops.append(Op(OpKind.SVDF, (y1, wf2, wt2, None, s2), (y2,), SVDFOptions(2)))
+    return Graph(tuple(tensors), tuple(ops), (x,), (y1, y2), name="svdf_stack",
+                 source="svdf_stack.tflite")

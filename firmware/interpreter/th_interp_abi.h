@@ -42,6 +42,7 @@
 #define TH_KERNEL_STRIDED_SLICE_S8 19u
 #define TH_KERNEL_ADD_TAB_S8 20u
 #define TH_KERNEL_SUB_TAB_S8 21u
+#define TH_KERNEL_SVDF_S8 70u
 
 /* Parameter words: index of each word in the op's array, and their count */
 #define TH_CONV2D_P_INPUT_OFFSET 0u
@@ -160,5 +161,13 @@
 #define TH_ADD_TAB_P_TABLE1 12u
 #define TH_ADD_TAB_P_TABLE2 13u
 #define TH_ADD_TAB_WORDS 14u
+#define TH_SVDF_P_INPUT_OFFSET 0u
+#define TH_SVDF_P_OUTPUT_OFFSET 1u
+#define TH_SVDF_P_RANK 2u
+#define TH_SVDF_P_FEATURE_MULTIPLIER 3u
+#define TH_SVDF_P_FEATURE_SHIFT 4u
+#define TH_SVDF_P_TIME_MULTIPLIER 5u
+#define TH_SVDF_P_TIME_SHIFT 6u
+#define TH_SVDF_WORDS 7u
 
 #endif /* TH_INTERP_ABI_H */

@@ -181,6 +181,23 @@ typedef struct {
     int32_t diff_min;         /* <= 0 */
 } th_softmax_params;
 
+/* SVDF (arith.svdf.SvdfParams): int8 input, int16 state with zero point 0 (the host
+ * refuses any other), int8 output. */
+typedef struct {
+    int32_t input_offset;  /* -input zero point */
+    int32_t output_offset; /* output zero point */
+    int32_t rank;          /* filters per unit, >= 1 */
+} th_svdf_params;
+
+/* The two requantizations: the feature sum into the state's scale, the time sum into the
+ * output's. */
+typedef struct {
+    int32_t feature_multiplier;
+    int32_t feature_shift;
+    int32_t time_multiplier;
+    int32_t time_shift;
+} th_svdf_quant;
+
 /* QUANTIZE float32 -> int8 (arith.activations.QuantizeParams) and DEQUANTIZE int8 ->
  * float32 (DequantizeParams): the tensor's float32 scale and zero point. */
 typedef struct {

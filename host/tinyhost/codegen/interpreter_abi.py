@@ -25,6 +25,7 @@ from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.svdf import SvdfParams
 from tinyhost.codegen.lower import (
     MAX_RANK,
     Call,
@@ -132,6 +133,9 @@ ADAPTERS: tuple[Adapter, ...] = (
             (*_ADD, "table1", "table2"), "ADD_TAB"),
     Adapter(21, "sub_tab_s8", "ops_elementwise.c", ("th_sub_s8_tables",),
             (*_ADD, "table1", "table2"), "ADD_TAB"),
+    Adapter(70, "svdf_s8", "ops_svdf.c", ("th_svdf_s8", "th_svdf_s8_scratch_size"),
+            ("input_offset", "output_offset", "rank", "feature_multiplier", "feature_shift",
+             "time_multiplier", "time_shift"), "SVDF"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -157,6 +161,7 @@ _ADAPTER_OF = {
     "th_concat_s8": "concat_s8",
     "th_transpose_s8": "transpose_s8",
     "th_strided_slice_s8": "strided_slice_s8",
+    "th_svdf_s8": "svdf_s8",
     "copy": "copy",
 }
 
@@ -229,6 +234,11 @@ def _fields(call: Call) -> dict[str, Word]:
                 **{f"count{k}": v for k, v in enumerate(_rank6(p.count, 0))}}  # fmt: skip
     if isinstance(p, LutParams):
         return {"table": ConstRef("table")}
+    if isinstance(p, SvdfParams):
+        return {"input_offset": p.input_offset, "output_offset": p.output_offset,
+                "rank": p.rank, "feature_multiplier": p.feature_multiplier,
+                "feature_shift": p.feature_shift, "time_multiplier": p.time_multiplier,
+                "time_shift": p.time_shift}  # fmt: skip
     return {}  # CopyParams: no words
 
 

@@ -34,6 +34,7 @@ from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
+from tinyhost.arith.svdf import SvdfParams, svdf_params
 from tinyhost.codegen.lut import op_table
 from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import (
@@ -99,7 +100,7 @@ class CopyParams:
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
-    | TransposeParams | StridedSliceParams | CopyParams
+    | TransposeParams | StridedSliceParams | CopyParams | SvdfParams
 )  # fmt: skip
 
 
@@ -234,6 +235,22 @@ def _lower_mean(graph: Graph, index: int, op: Op) -> Call:
     return Call(index, "th_mean_s8", (op.inputs[0],), (op.outputs[0],), mean_params(graph, op))
 
 
+def _lower_svdf(graph: Graph, index: int, op: Op) -> Call:
+    """th_svdf_s8; the state (input 4, a variable tensor) is read and written in place."""
+    _require_int8(graph, index, op, [op.inputs[0], op.inputs[1], op.outputs[0]])
+    state = graph.tensors[op.inputs[4]]
+    if state.dtype != np.int16 or graph.tensors[op.inputs[2]].dtype != np.int16:
+        raise UnsupportedModelError(
+            f"{_where(index, op)}: SVDF with {state.dtype} state: only int16 state and "
+            "weights_time are supported"
+        )
+    for k in (1, 2, 3):
+        if op.inputs[k] is not None and graph.tensors[op.inputs[k]].data is None:
+            raise UnsupportedModelError(f"{_where(index, op)}: operand {k} must be a constant")
+    return Call(index, "th_svdf_s8", tuple(op.inputs[:5]), (op.outputs[0],),
+                svdf_params(graph, op))
+
+
 def _const(graph: Graph, index: int, op: Op, position: int) -> np.ndarray:
     t = op.inputs[position] if position < len(op.inputs) else None
     data = None if t is None else graph.tensors[t].data
@@ -334,6 +351,7 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.QUANTIZE: _lower_quantize,
     OpKind.DEQUANTIZE: _lower_dequantize,
     OpKind.MEAN: _lower_mean,
+    OpKind.SVDF: _lower_svdf,
     OpKind.PAD: _lower_pad,
     OpKind.PADV2: _lower_pad,
     OpKind.CONCATENATION: _lower_concat,

@@ -16,6 +16,7 @@ it against the C functions of both kernel builds on random shapes.
 | DEPTHWISE 3x3, mult 1, dilation 1, stride 1 or 2 | 2 * PH * PW (int16 plane) | round_up4(H*W) |
 | DEPTHWISE other, mult 1 (th_dw_conv_general_s8) | round_up4(H * W) | round_up4(H * W) |
 | DEPTHWISE mult > 1 (input read directly, never in place) | 0 | 0 |
+| SVDF (th_svdf_s8: the input as int16) | round_up4(2 * input_size) | round_up4(2 * input_size) |
 | everything else (pool, elementwise, MEAN, ...), float32 | 0 | 0 |
 
 T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, Cin % 4 == 0)
@@ -274,6 +275,11 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     return 0
 
 
+def svdf_scratch_bytes(input_size: int) -> int:
+    """th_svdf_s8_scratch_size: one batch's input + offset as int16 (every build)."""
+    return _ru4(2 * input_size)
+
+
 def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
     """Scratch of the op's kernel (in place or not), per the table above."""
     options = options or PlanOptions()
@@ -285,4 +291,6 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
         return _conv_scratch(graph, op, options.dsp, options.mve)
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
         return _dw_scratch(graph, op, options.dsp, mve=options.mve)
+    if op.kind is OpKind.SVDF:
+        return svdf_scratch_bytes(graph.tensors[op.inputs[0]].shape[-1])
     return 0
