@@ -31,11 +31,11 @@ def dims(n: int, c: int) -> bytes:
     return i32(n, 1, 1, c)
 
 
-def scratch_bytes(input_size: int) -> int:
+def scratch_bytes(input_size: int, filters: int) -> int:
     """plan/scratch.py's statement (checked against the C function in test_scratch_sizes)."""
     from tinyhost.plan.scratch import svdf_scratch_bytes
 
-    return svdf_scratch_bytes(input_size)
+    return svdf_scratch_bytes(input_size, filters)
 
 
 @settings(max_examples=40, deadline=None, derandomize=True,
@@ -58,7 +58,7 @@ def test_svdf_kernel_over_calls(kern_svdf, data):
         state = rng.integers(-32768, 32768, state.shape).astype(np.int16)
     params = i32(p.input_offset, p.output_offset, p.rank)
     quant = i32(p.feature_multiplier, p.feature_shift, p.time_multiplier, p.time_shift)
-    scratch = scratch_bytes(input_size)
+    scratch = scratch_bytes(input_size, filters)
     for call in range(3):
         x = rng.integers(-128, 128, (batches, input_size)).astype(np.int8)
         want_y, want_state = svdf_int8(x, wf, wt, b, state, p)
@@ -86,6 +86,6 @@ def test_svdf_kernel_refuses_small_scratch(kern_svdf):
         buf(i32(p.feature_multiplier, p.feature_shift, p.time_multiplier, p.time_shift)),
         buf(dims(1, 9)), buf(np.zeros((1, 9), np.int8)), buf(dims(2, 9)), buf(wf),
         buf(dims(2, 3)), buf(wt), buf(b), buf(state), buf(dims(1, 2)), out(2),
-        out(scratch_bytes(9) - 4))
+        out(scratch_bytes(9, 2) - 2))
     assert status == TH_ERR_SCRATCH
     assert set(bufs[12]) == {0x5A}

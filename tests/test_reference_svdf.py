@@ -108,3 +108,28 @@ def test_state_must_be_variable():
     with pytest.raises(ModelFormatError,
                        match=r"op 0 \(SVDF\).*(not a variable|before any op writes)"):
         check_graph(bad)
+
+
+def _replace_tensor(graph, index, **changes):
+    from dataclasses import replace
+
+    tensors = list(graph.tensors)
+    tensors[index] = replace(tensors[index], **changes)
+    return replace(graph, tensors=tuple(tensors))
+
+
+def test_quantization_tflm_refuses_is_refused_naming_op_and_tensor():
+    from reference_single_op import q
+
+    graph = svdf_graph(np.random.default_rng(0), 1, 8, 4, 1, 3)
+    op = graph.ops[0]
+    bad_bias = _replace_tensor(graph, op.inputs[3], quant=q(0.5))
+    with pytest.raises(ModelFormatError, match=r"op 0 \(SVDF\).*bias 'svdf_b' has scale"):
+        check_graph(bad_bias)
+    state = graph.tensors[op.inputs[4]]
+    bad_zp = _replace_tensor(graph, op.inputs[4], quant=q(float(state.quant.scale[0]), 5))
+    with pytest.raises(ModelFormatError, match=r"op 0 \(SVDF\).*'svdf_state' has zero point 5"):
+        check_graph(bad_zp)
+    int8_state = _replace_tensor(graph, op.inputs[4], dtype=np.dtype(np.int8))
+    with pytest.raises(ModelFormatError, match=r"op 0 \(SVDF\).*'svdf_state' is int8"):
+        check_graph(int8_state)

@@ -68,6 +68,7 @@ th_interp_status th_interp_svdf_s8_prepare(const th_interp_op *op, uint32_t *scr
     }
     if (s.params.input_offset < -127 || s.params.input_offset > 128 ||
         s.params.output_offset < -128 || s.params.output_offset > 127 ||
+        s.quant.feature_multiplier < 0 || s.quant.time_multiplier < 0 ||
         s.quant.feature_shift < -31 || s.quant.feature_shift > 30 ||
         s.quant.time_shift < -31 || s.quant.time_shift > 30) {
         return TH_INTERP_E_PARAMS;

@@ -202,8 +202,9 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
  * weights_time (n=filters, c=memory) int16 (plain layouts in every build), bias [units]
  * int32 or NULL, state batches * filters * memory int16 (TFLite's variable tensor, kept by
  * the caller across calls and updated in place: zero after a reset), output (n=batches,
- * c=units) int8, units = filters / rank. Scratch: th_svdf_s8_scratch_size (the input as
- * int16). No output may overlap an input, the state or the scratch. */
+ * c=units) int8, units = filters / rank. Scratch: th_svdf_s8_scratch_size (the input and
+ * the newest state values as int16). No output may overlap an input, the state or the
+ * scratch. */
 th_status th_svdf_s8(const th_context *ctx, const th_svdf_params *params,
                      const th_svdf_quant *quant, const th_dims *input_dims, const int8_t *input,
                      const th_dims *weights_feature_dims, const int8_t *weights_feature,

@@ -1,19 +1,21 @@
 /* th_svdf_s8: int8 SVDF with int16 weights_time and an int16 state, as TFLite Micro's
  * integer SVDF (EvalIntegerSvdfReference), per batch b:
- *   1. every state row (b, f) = memory int16 values, oldest first, moves one step left
- *      (one memmove of the whole state: the value crossing into the previous row lands
- *      in that row's newest slot, which step 2 overwrites);
- *   2. newest(b, f) = clamp16(MultiplyByQuantizedMultiplier(
+ *   1. newest(b, f) = clamp16(MultiplyByQuantizedMultiplier(
  *          sum_c weights_feature[f][c] * (input[b][c] + input_offset), feature quant));
+ *   2. every state row (b, f) = memory int16 values, oldest first, moves one step left and
+ *      takes newest(b, f) last (TFLM shifts the whole buffer by one value, then overwrites
+ *      each row's last value: the same);
  *   3. out(b, u) = clamp8(MultiplyByQuantizedMultiplier(bias[u] + sum over the rank
  *          filters f of unit u of sum_m weights_time[f][m] * state(b, f)[m], time quant)
  *          + output_offset).
  * No fused activation: TFLM's integer SVDF ignores it. int32 sums wrap like TFLM's.
- * Scratch: the batch's input plus input_offset as int16, once per batch (on DSP builds
- * each group of four stored as x0 x2 x1 x3, the order SXTB16 unpacks the weights in, so
- * one SMLAD takes two products); the time sums take pairs of int16 through SMLAD. */
+ * Scratch (th_svdf_s8_scratch_size): the batch's input plus input_offset as int16 (on DSP
+ * builds each group of four stored as x0 x2 x1 x3, the order SXTB16 unpacks the weights in,
+ * so one SMLAD takes two products), then the batch's newest values, int16 [filters]: the
+ * feature sums go two filters at a time (each staged input word loaded once for both);
+ * then each state row is shifted and summed against weights_time in one pass (on DSP
+ * builds two values per word and SMLAD). */
 #include <stddef.h>
-#include <string.h>
 
 #include "th_nn.h"
 #include "th_nn_support.h"
@@ -23,12 +25,13 @@ int32_t th_svdf_s8_scratch_size(const th_svdf_params *params, const th_dims *inp
                                 const th_dims *weights_time_dims)
 {
     (void)params;
-    (void)weights_feature_dims;
     (void)weights_time_dims;
-    if (input_dims == NULL || input_dims->c <= 0) {
+    if (input_dims == NULL || weights_feature_dims == NULL || input_dims->c <= 0 ||
+        weights_feature_dims->n <= 0) {
         return 0;
     }
-    return (int32_t)(((uint32_t)input_dims->c * 2u + 3u) & ~3u);
+    return (int32_t)((((uint32_t)input_dims->c * 2u + 3u) & ~3u) +
+                     (((uint32_t)weights_feature_dims->n * 2u + 3u) & ~3u));
 }
 
 /* The batch's input + offset, int16, in the order the feature dot product reads it. */
@@ -48,36 +51,80 @@ static void stage_input(const int8_t *x, int32_t n, int32_t offset, int16_t *sta
     }
 }
 
-static int32_t feature_dot(const int8_t *w, const int16_t *staged, int32_t n)
+/* The feature sums of two filters (w0, w1: their weights rows) over the staged input. */
+static void feature_dot2(const int8_t *w0, const int8_t *w1, const int16_t *staged, int32_t n,
+                         int32_t *dot0, int32_t *dot1)
 {
-    int32_t acc = 0;
+    int32_t a0 = 0, a1 = 0;
     int32_t c = 0;
 #if TH_NN_HAS_DSP
     for (; c + 4 <= n; c += 4) {
-        const int32_t w4 = th_read_s32(w + c);
-        acc = th_smlad(th_sxtb16(w4), th_read_s32(staged + c), acc);
-        acc = th_smlad(th_sxtb16_ror8(w4), th_read_s32(staged + c + 2), acc);
+        const int32_t x02 = th_read_s32(staged + c);
+        const int32_t x13 = th_read_s32(staged + c + 2);
+        const int32_t p = th_read_s32(w0 + c);
+        const int32_t q = th_read_s32(w1 + c);
+        a0 = th_smlad(th_sxtb16(p), x02, a0);
+        a1 = th_smlad(th_sxtb16(q), x02, a1);
+        a0 = th_smlad(th_sxtb16_ror8(p), x13, a0);
+        a1 = th_smlad(th_sxtb16_ror8(q), x13, a1);
     }
 #endif
     for (; c < n; c++) {
-        acc = th_add_wrap(acc, (int32_t)w[c] * staged[c]);
+        a0 = th_add_wrap(a0, (int32_t)w0[c] * staged[c]);
+        a1 = th_add_wrap(a1, (int32_t)w1[c] * staged[c]);
     }
-    return acc;
+    *dot0 = a0;
+    *dot1 = a1;
 }
 
-static int32_t time_dot(const int16_t *w, const int16_t *s, int32_t n)
+/* th_requantize for a multiplier >= 0 (checked at entry), in fewer instructions: SRDHM as
+ * floor((a * M + 2^30) / 2^31), which equals gemmlowp's nudge-and-truncate (th_nn_support.h
+ * th_requantize_s8 explains why), then RDBPOT. */
+static int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift)
+{
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : -shift;
+    const int32_t a = (int32_t)((uint32_t)acc << left);
+    return th_rdbpot((int32_t)(((int64_t)a * multiplier + (INT64_C(1) << 30)) >> 31), right);
+}
+
+static int16_t to_state(int32_t dot, const th_svdf_quant *quant)
+{
+    const int32_t v = requantize(dot, quant->feature_multiplier, quant->feature_shift);
+    return (int16_t)th_clamp(v, INT16_MIN, INT16_MAX);
+}
+
+/* One state row: every value moves one step left (the oldest drops out), `newest` enters
+ * last; returns the time sum of weights_time's row with the new values. One pass, in place,
+ * ascending: value m + 1 is read before value m is written. On DSP builds an even-length
+ * row goes a word (two values) at a time: the new word k is the high
+ * half of old word k and the low half of old word k + 1, then one SMLAD. */
+static int32_t shift_and_time_dot(int16_t *row, const int16_t *w, int32_t n, int16_t newest)
 {
     int32_t acc = 0;
-    int32_t m = 0;
 #if TH_NN_HAS_DSP
-    for (; m + 2 <= n; m += 2) {
-        acc = th_smlad(th_read_s32(w + m), th_read_s32(s + m), acc);
+    if ((n & 1) == 0) {
+        const int32_t words = n / 2;
+        uint32_t cur = (uint32_t)th_read_s32(row);
+        for (int32_t k = 0; k + 1 < words; k++) {
+            const uint32_t next = (uint32_t)th_read_s32(row + 2 * k + 2);
+            const uint32_t v = (cur >> 16) | (next << 16);
+            th_write_s32(row + 2 * k, (int32_t)v);
+            acc = th_smlad(th_read_s32(w + 2 * k), (int32_t)v, acc);
+            cur = next;
+        }
+        const uint32_t last = (cur >> 16) | ((uint32_t)(uint16_t)newest << 16);
+        th_write_s32(row + n - 2, (int32_t)last);
+        return th_smlad(th_read_s32(w + n - 2), (int32_t)last, acc);
     }
 #endif
-    for (; m < n; m++) {
-        acc = th_add_wrap(acc, (int32_t)w[m] * s[m]);
+    for (int32_t m = 0; m + 1 < n; m++) {
+        const int16_t v = row[m + 1];
+        row[m] = v;
+        acc = th_add_wrap(acc, (int32_t)w[m] * v);
     }
-    return acc;
+    row[n - 1] = newest;
+    return th_add_wrap(acc, (int32_t)w[n - 1] * newest);
 }
 
 th_status th_svdf_s8(const th_context *ctx, const th_svdf_params *params,
@@ -102,7 +149,8 @@ th_status th_svdf_s8(const th_context *ctx, const th_svdf_params *params,
         weights_time_dims->n != filters || output_dims->n != batches ||
         output_dims->c != filters / rank || params->input_offset < -127 ||
         params->input_offset > 128 || params->output_offset < -128 ||
-        params->output_offset > 127 || quant->feature_shift < -31 ||
+        params->output_offset > 127 || quant->feature_multiplier < 0 ||
+        quant->time_multiplier < 0 || quant->feature_shift < -31 ||
         quant->feature_shift > 30 || quant->time_shift < -31 || quant->time_shift > 30) {
         return TH_ERR_ARG;
     }
@@ -113,30 +161,33 @@ th_status th_svdf_s8(const th_context *ctx, const th_svdf_params *params,
         return TH_ERR_SCRATCH;
     }
     int16_t *staged = (int16_t *)ctx->buf;
+    int16_t *newest = staged + (((uint32_t)n_input + 1u) & ~1u);
     const int32_t units = filters / rank;
-    const int32_t row = filters * memory; /* state values of one batch */
+    const int32_t row_values = filters * memory; /* state values of one batch */
 
-    memmove(state, state + 1, ((size_t)batches * (size_t)row - 1u) * sizeof(int16_t));
     for (int32_t b = 0; b < batches; b++) {
-        int16_t *st = state + (size_t)b * (size_t)row;
+        int16_t *row = state + (size_t)b * (size_t)row_values;
         stage_input(input + (size_t)b * (size_t)n_input, n_input, params->input_offset,
                     staged);
-        const int8_t *w = weights_feature;
-        for (int32_t f = 0; f < filters; f++, w += n_input) {
-            const int32_t dot = feature_dot(w, staged, n_input);
-            const int32_t v = th_requantize(dot, quant->feature_multiplier,
-                                            quant->feature_shift);
-            st[(size_t)f * (size_t)memory + (size_t)memory - 1u] =
-                (int16_t)th_clamp(v, INT16_MIN, INT16_MAX);
+        for (int32_t f = 0; f < filters; f += 2) {
+            int32_t dot0, dot1;
+            const int8_t *wf = weights_feature + (size_t)f * (size_t)n_input;
+            /* an odd last filter pairs with itself */
+            feature_dot2(wf, f + 1 < filters ? wf + n_input : wf, staged, n_input, &dot0,
+                         &dot1);
+            newest[f] = to_state(dot0, quant);
+            if (f + 1 < filters) {
+                newest[f + 1] = to_state(dot1, quant);
+            }
         }
         const int16_t *wt = weights_time;
-        const int16_t *s = st;
+        const int16_t *nw = newest;
         for (int32_t u = 0; u < units; u++) {
             int32_t acc = bias != NULL ? bias[u] : 0;
-            for (int32_t r = 0; r < rank; r++, wt += memory, s += memory) {
-                acc = th_add_wrap(acc, time_dot(wt, s, memory));
+            for (int32_t r = 0; r < rank; r++, wt += memory, row += memory) {
+                acc = th_add_wrap(acc, shift_and_time_dot(row, wt, memory, *nw++));
             }
-            const int32_t v = th_requantize(acc, quant->time_multiplier, quant->time_shift);
+            const int32_t v = requantize(acc, quant->time_multiplier, quant->time_shift);
             output[(size_t)b * (size_t)units + (size_t)u] =
                 th_out_s8(v, params->output_offset, -128, 127);
         }

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tinyhost.arith.elementwise import op_where, per_tensor_quant
+from tinyhost.arith.elementwise import per_tensor_quant
 from tinyhost.arith.fixedpoint import quantize_multiplier
-from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph, Op, SVDFOptions
 
 
@@ -38,24 +37,17 @@ class SvdfParams:
 
 
 def svdf_params(graph: Graph, op: Op) -> SvdfParams:
+    """For a validated graph (passes.validate checks the shapes, types and bias scale)."""
     o = op.options
     assert isinstance(o, SVDFOptions)
     x, wf, wt = (graph.tensors[op.inputs[k]] for k in range(3))
     state = graph.tensors[op.inputs[4]]
     out = graph.tensors[op.outputs[0]]
-    bias = graph.tensors[op.inputs[3]] if op.inputs[3] is not None else None
     s_in, zp_in = per_tensor_quant(graph, op, x)
     s_wf, _ = per_tensor_quant(graph, op, wf)
     s_wt, _ = per_tensor_quant(graph, op, wt)
     s_state, zp_state = per_tensor_quant(graph, op, state)
     s_out, zp_out = per_tensor_quant(graph, op, out)
-    if bias is not None:
-        s_bias = float(per_tensor_quant(graph, op, bias)[0])
-        if abs(s_bias - float(np.float32(s_state * s_wt))) >= 1e-5:
-            raise UnsupportedModelError(
-                f"{op_where(graph, op)}: bias '{bias.name}' scale {s_bias!r} is not state scale "
-                f"x weights_time scale ({float(s_state * s_wt)!r}); TFLite Micro refuses it"
-            )
     # float32 products and quotient, as the C++ computes them before the cast to double.
     feature = float(np.float32(np.float32(s_in * s_wf) / s_state))
     time = float(np.float32(np.float32(s_state * s_wt) / s_out))

@@ -337,3 +337,10 @@ def _check_svdf(graph: Graph, op: Op, x: Tensor, out: Tensor, fail) -> None:
         if int(state.quant.zero_point[0]) != 0:
             raise fail(f"int16 state '{state.name}' has zero point "
                        f"{int(state.quant.zero_point[0])}, expected 0")
+        if op.inputs[3] is not None:
+            bias = graph.tensors[op.inputs[3]]
+            want = float(np.float32(state.quant.scale[0]) * np.float32(wt.quant.scale[0]))
+            got = float(bias.quant.scale[0]) if bias.quant is not None else float("nan")
+            if not abs(got - want) < 1e-5:  # TFLM's PrepareSvdf refuses the model
+                raise fail(f"bias '{bias.name}' has scale {got!r}, not state scale x "
+                           f"weights_time scale ({want!r}) as TFLite Micro requires")
