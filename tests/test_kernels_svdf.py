@@ -47,7 +47,9 @@ def test_svdf_kernel_over_calls(kern_svdf, data):
     batches, input_size = draw(st.integers(1, 3)), draw(st.integers(1, 41))
     units, rank, memory = draw(st.integers(1, 9)), draw(st.integers(1, 3)), draw(st.integers(1, 11))
     bias = draw(st.booleans())
-    graph = svdf_graph(rng, batches, input_size, units, rank, memory, bias=bias)
+    gain = draw(st.sampled_from([1.0, 1.0, 0.02]))  # 0.02: newest state values saturate
+    graph = svdf_graph(rng, batches, input_size, units, rank, memory, bias=bias,
+                       state_gain=gain)
     op = graph.ops[0]
     p = svdf_params(graph, op)
     wf, wt = (graph.tensors[op.inputs[k]].data for k in (1, 2))

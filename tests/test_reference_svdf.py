@@ -45,23 +45,29 @@ def _reference_sequence(graph, inputs, reset_after: int) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize(
-    "batches,input_size,units,rank,memory,activation,seed",
+    "batches,input_size,units,rank,memory,activation,seed,gain",
     [
-        (1, 16, 8, 1, 5, Activation.NONE, 0),
-        (1, 24, 6, 2, 8, Activation.RELU, 1),
-        (2, 10, 4, 2, 3, Activation.NONE, 2),
-        (2, 7, 5, 1, 10, Activation.RELU, 3),
-        (1, 40, 16, 2, 4, Activation.NONE, 4),
+        (1, 16, 8, 1, 5, Activation.NONE, 0, 1.0),
+        (1, 24, 6, 2, 8, Activation.RELU, 1, 1.0),
+        (2, 10, 4, 2, 3, Activation.NONE, 2, 1.0),
+        (2, 7, 5, 1, 10, Activation.RELU, 3, 1.0),
+        (1, 40, 16, 2, 4, Activation.NONE, 4, 1.0),
+        (1, 20, 8, 2, 6, Activation.NONE, 5, 0.02),  # the state saturates at int16's bounds
     ],
 )
 def test_svdf_matches_tflm_across_invokes_and_reset(batches, input_size, units, rank, memory,
-                                                    activation, seed):
+                                                    activation, seed, gain):
     rng = np.random.default_rng(seed)
-    graph = svdf_graph(rng, batches, input_size, units, rank, memory, activation)
+    graph = svdf_graph(rng, batches, input_size, units, rank, memory, activation,
+                       state_gain=gain)
     xs = [random_int8(rng, (batches, input_size)) for _ in range(INVOKES)]
     # the same first inputs after the reset: the outputs must repeat the first invokes'
     inputs = xs + xs[:2]
     ours = _reference_sequence(graph, inputs, INVOKES)
+    if gain < 1:  # the case reaches the clamp of the newest state values
+        state = reference.run(graph, [xs[0]]).state
+        assert np.abs(np.concatenate([v.ravel() for v in state.values.values()])).max() == \
+            32767 or np.min(np.concatenate([v.ravel() for v in state.values.values()])) == -32768
     theirs = _tflm_sequence(graph, inputs, INVOKES)
     for k, (a, b) in enumerate(zip(ours, theirs)):
         np.testing.assert_array_equal(a, b.reshape(a.shape), err_msg=f"invoke {k}")
