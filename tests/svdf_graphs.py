@@ -6,7 +6,16 @@ from __future__ import annotations
 import numpy as np
 
 from reference_single_op import q
-from tinyhost.ir import Activation, Graph, Op, OpKind, SVDFOptions, Tensor
+from tinyhost.ir import (
+    Activation,
+    Graph,
+    NoOptions,
+    Op,
+    OpKind,
+    SoftmaxOptions,
+    SVDFOptions,
+    Tensor,
+)
 
 I8, I16, I32 = np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)
 
@@ -59,14 +68,39 @@ def svdf_graph(rng: np.random.Generator, batches: int, input_size: int, units: i
     return Graph(tuple(tensors), (op,), (x,), (y,), name="svdf")
 
 
-def svdf_stack_graph(rng: np.random.Generator) -> Graph:
+def svdf_stack_graph(rng: np.random.Generator, second_bias: bool = False) -> Graph:
     """Two SVDFs in a row, as a keyword-spotting model stacks them: rank 1 with bias and
-    RELU (ignored by the integer SVDF, as in TFLM), then rank 2 without bias; both outputs
+    RELU (ignored by the integer SVDF, as in TFLM), then rank 2 without bias (TFLM's
+    Prepare cannot take that: it reads the bias's scale) unless `second_bias`; both outputs
     are model outputs."""
     tensors = [Tensor("x", (1, 16), I8, None, q(0.05, 3))]
     x, wf, wt, b, s1, y1 = svdf_tensors(rng, "svdf1", 0, 1, 16, 12, 1, 4, True, tensors)
     ops = [Op(OpKind.SVDF, (x, wf, wt, b, s1), (y1,), SVDFOptions(1, Activation.RELU))]
-    _, wf2, wt2, _, s2, y2 = svdf_tensors(rng, "svdf2", y1, 1, 12, 6, 2, 8, False, tensors)
-    ops.append(Op(OpKind.SVDF, (y1, wf2, wt2, None, s2), (y2,), SVDFOptions(2)))
+    _, wf2, wt2, b2, s2, y2 = svdf_tensors(rng, "svdf2", y1, 1, 12, 6, 2, 8, second_bias,
+                                          tensors)
+    ops.append(Op(OpKind.SVDF, (y1, wf2, wt2, b2, s2), (y2,), SVDFOptions(2)))
     return Graph(tuple(tensors), tuple(ops), (x,), (y1, y2), name="svdf_stack",
                  source="svdf_stack.tflite")
+
+
+def kws_svdf_graph(rng: np.random.Generator, second_bias: bool = True) -> Graph:
+    """The stack above with the int16 edges a keyword-spotting SVDF model brings: SOFTMAX
+    int8 -> int16, QUANTIZE int16 -> int8 of its probabilities and QUANTIZE int8 -> int16
+    of the logits; outputs: the first SVDF's, the int16 and int8 probabilities and the int16
+    logits."""
+    base = svdf_stack_graph(rng, second_bias)
+    tensors = list(base.tensors)
+    y1, y2 = base.outputs
+    logits_q = tensors[y2].quant
+    tensors += [
+        Tensor("probs16", (1, 6), I16, None, q(1.0 / 65536, -32768)),
+        Tensor("probs8", (1, 6), I8, None, q(1.0 / 256, -128)),
+        Tensor("logits16", (1, 6), I16, None, q(float(logits_q.scale[0]) / 200.0, 0)),
+    ]
+    p16, p8, l16 = len(tensors) - 3, len(tensors) - 2, len(tensors) - 1
+    ops = [*base.ops,
+           Op(OpKind.SOFTMAX, (y2,), (p16,), SoftmaxOptions(1.0)),
+           Op(OpKind.QUANTIZE, (p16,), (p8,), NoOptions()),
+           Op(OpKind.QUANTIZE, (y2,), (l16,), NoOptions())]
+    return Graph(tuple(tensors), tuple(ops), base.inputs, (y1, p16, p8, l16), name="kws_svdf",
+                 source="kws_svdf.tflite")

@@ -139,3 +139,32 @@ def test_quantization_tflm_refuses_is_refused_naming_op_and_tensor():
     int8_state = _replace_tensor(graph, op.inputs[4], dtype=np.dtype(np.int8))
     with pytest.raises(ModelFormatError, match=r"op 0 \(SVDF\).*'svdf_state' is int8"):
         check_graph(int8_state)
+
+
+def test_kws_svdf_model_matches_tflm_across_invokes_and_reset():
+    """Two SVDFs, SOFTMAX int8 -> int16, QUANTIZE int16 -> int8 and int8 -> int16: every
+    output of every invoke, the state reset before the fifth."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    from svdf_graphs import kws_svdf_graph
+
+    rng = np.random.default_rng(23)
+    graph = kws_svdf_graph(rng)
+    xs = [random_int8(rng, (1, 16)) for _ in range(INVOKES)]
+    inputs = xs + xs[:2]
+    interpreter = runtime.Interpreter.from_bytes(write_model(graph), arena_size=1 << 20)
+    state = None
+    for k, x in enumerate(inputs):
+        if k == INVOKES:
+            interpreter.reset()
+            state = reference.initial_state(graph)
+        result = reference.run(graph, [x], state=state)
+        state = result.state
+        interpreter.set_input(x, 0)
+        interpreter.invoke()
+        for j, ours in enumerate(result.outputs):
+            theirs = np.array(interpreter.get_output(j))
+            assert theirs.dtype == ours.dtype
+            np.testing.assert_array_equal(ours, theirs.reshape(ours.shape),
+                                          err_msg=f"invoke {k} output {j}")
+    assert len({int(v) for v in result.outputs[1].ravel()}) > 1  # probabilities differ

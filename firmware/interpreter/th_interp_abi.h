@@ -43,6 +43,9 @@
 #define TH_KERNEL_ADD_TAB_S8 20u
 #define TH_KERNEL_SUB_TAB_S8 21u
 #define TH_KERNEL_SVDF_S8 70u
+#define TH_KERNEL_SOFTMAX_S8_S16 71u
+#define TH_KERNEL_REQUANTIZE_S8_S16 72u
+#define TH_KERNEL_REQUANTIZE_S16_S8 73u
 
 /* Parameter words: index of each word in the op's array, and their count */
 #define TH_CONV2D_P_INPUT_OFFSET 0u
@@ -169,5 +172,10 @@
 #define TH_SVDF_P_TIME_MULTIPLIER 5u
 #define TH_SVDF_P_TIME_SHIFT 6u
 #define TH_SVDF_WORDS 7u
+#define TH_REQUANTIZE_P_INPUT_ZERO_POINT 0u
+#define TH_REQUANTIZE_P_OUTPUT_ZERO_POINT 1u
+#define TH_REQUANTIZE_P_MULTIPLIER 2u
+#define TH_REQUANTIZE_P_SHIFT 3u
+#define TH_REQUANTIZE_WORDS 4u
 
 #endif /* TH_INTERP_ABI_H */

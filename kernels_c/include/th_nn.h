@@ -232,9 +232,9 @@ int32_t th_svdf_s8_scratch_size(const th_svdf_params *params, const th_dims *inp
  * input: four elements are read before those four are written, ascending). th_add_s8 /
  * th_sub_s8 / th_mul_s8 may write over input1 or input2 (the same pointer, d = 0) when that
  * input has the output's element count (is not broadcast); they refuse a partial overlap
- * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8, DEQUANTIZE, MEAN, PAD, CONCATENATION,
- * TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other overlap of an output with
- * an input is not allowed.
+ * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8 and int8 <-> int16, DEQUANTIZE, MEAN,
+ * PAD, CONCATENATION, TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other
+ * overlap of an output with an input is not allowed.
  */
 
 /* AVERAGE_POOL_2D: input (N, H, W, C), output (N, OH, OW, C). The padding is never
@@ -303,6 +303,15 @@ th_status th_quantize_f32_s8(const th_context *ctx, const th_affine_params *para
  * (also for subnormal results, provided the FPU does not flush to zero). */
 th_status th_dequantize_s8_f32(const th_context *ctx, const th_affine_params *params,
                                int32_t size, const int8_t *input, float *output);
+
+/* QUANTIZE int8 -> int16 and int16 -> int8 as TFLM's Requantize: (x - input zero point)
+ * times the multiplier (double rounding) + output zero point, saturated to the output type. */
+th_status th_requantize_s8_s16(const th_context *ctx, const th_requantize_params *params,
+                               const th_per_tensor_quant *quant, int32_t size,
+                               const int8_t *input, int16_t *output);
+th_status th_requantize_s16_s8(const th_context *ctx, const th_requantize_params *params,
+                               const th_per_tensor_quant *quant, int32_t size,
+                               const int16_t *input, int8_t *output);
 
 /* PAD / PADV2: output dim i = input dim i + before[i] + after[i]. */
 th_status th_pad_s8(const th_context *ctx, const th_pad_params *params,

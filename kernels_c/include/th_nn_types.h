@@ -205,6 +205,13 @@ typedef struct {
     int32_t zero_point;
 } th_affine_params;
 
+/* QUANTIZE between int8 and int16 (arith.activations.RequantizeParams); the multiplier
+ * (input scale / output scale) comes as a th_per_tensor_quant. */
+typedef struct {
+    int32_t input_zero_point;
+    int32_t output_zero_point;
+} th_requantize_params;
+
 /* PAD / PADV2: per dim of the input shape, elements added before and after. pad_value is
  * the raw int8 fill (PAD: the output zero point; PADV2: the constant operand). */
 typedef struct {

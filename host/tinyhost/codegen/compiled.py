@@ -20,7 +20,12 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
-from tinyhost.arith.activations import DequantizeParams, QuantizeParams, SoftmaxParams
+from tinyhost.arith.activations import (
+    DequantizeParams,
+    QuantizeParams,
+    RequantizeParams,
+    SoftmaxParams,
+)
 from tinyhost.arith.constant_channels import ConstantChannels, constant_channels
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
@@ -299,11 +304,13 @@ class _Model:
                     f"    return {call.function}(NULL, &params, &in, {self.pointer(x, 'int8_t')}, "
                     f"&out, {y});"), ""
         if isinstance(p, SoftmaxParams):
+            out_ctype = _CTYPES[np.dtype(self.graph.tensors[out].dtype)]
             return (f"    static const th_softmax_params params = {{{p.input_multiplier}, "
                     f"{p.input_left_shift}, {p.diff_min}}};\n"
                     f"    static const th_shape shape = {self.shape(x)};\n"
-                    f"    return th_softmax_s8(NULL, &params, &shape, {self.pointer(x, 'int8_t')}, "
-                    f"{y});"), ""
+                    f"    return {call.function}(NULL, &params, &shape, "
+                    f"{self.pointer(x, 'int8_t')}, {self.pointer(out, out_ctype, const=False)});"
+                    ), ""
         if isinstance(p, AddParams):
             a, b2 = call.inputs[0], call.inputs[1]
             head = (f"    static const th_add_params params = {{{p.input1_offset}, "
@@ -338,6 +345,14 @@ class _Model:
             size = self.graph.tensors[x].size_bytes
             return (f"    return th_lut_s8(NULL, {table}, {size}, {self.pointer(x, 'int8_t')}, "
                     f"{y});"), ""
+        if isinstance(p, RequantizeParams):
+            n = int(np.prod(self.graph.tensors[x].shape))
+            src, dst = (_CTYPES[np.dtype(self.graph.tensors[t].dtype)] for t in (x, out))
+            return (f"    static const th_requantize_params params = {{{p.input_zero_point}, "
+                    f"{p.output_zero_point}}};\n"
+                    f"    static const th_per_tensor_quant quant = {{{p.multiplier}, {p.shift}}};\n"
+                    f"    return {call.function}(NULL, &params, &quant, {n}, "
+                    f"{self.pointer(x, src)}, {self.pointer(out, dst, const=False)});"), ""
         if isinstance(p, QuantizeParams | DequantizeParams):
             n = int(np.prod(self.graph.tensors[x].shape))
             q = isinstance(p, QuantizeParams)

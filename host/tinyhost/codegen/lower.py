@@ -25,9 +25,11 @@ from tinyhost.arith import pool as pool_arith
 from tinyhost.arith.activations import (
     DequantizeParams,
     QuantizeParams,
+    RequantizeParams,
     SoftmaxParams,
     dequantize_params,
     quantize_params,
+    requantize_params,
     softmax_params,
 )
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
@@ -100,7 +102,7 @@ class CopyParams:
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
-    | TransposeParams | StridedSliceParams | CopyParams | SvdfParams
+    | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | RequantizeParams
 )  # fmt: skip
 
 
@@ -179,9 +181,13 @@ def _lower_pool(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_softmax(graph: Graph, index: int, op: Op) -> Call:
-    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
-    return Call(index, "th_softmax_s8", (op.inputs[0],), (op.outputs[0],),
-                softmax_params(graph, op))  # fmt: skip
+    """int8 -> int8 (th_softmax_s8) or int8 -> int16 (th_softmax_s8_s16)."""
+    _require_int8(graph, index, op, [op.inputs[0]])
+    s16 = graph.tensors[op.outputs[0]].dtype == np.int16
+    if not s16:
+        _require_int8(graph, index, op, [op.outputs[0]])
+    return Call(index, "th_softmax_s8_s16" if s16 else "th_softmax_s8", (op.inputs[0],),
+                (op.outputs[0],), softmax_params(graph, op))  # fmt: skip
 
 
 def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
@@ -208,9 +214,16 @@ def _lower_lut(graph: Graph, index: int, op: Op) -> Call:
                 {"table": table})  # fmt: skip
 
 
+_REQUANTIZE = {(np.dtype(np.int8), np.dtype(np.int16)): "th_requantize_s8_s16",
+               (np.dtype(np.int16), np.dtype(np.int8)): "th_requantize_s16_s8"}
+
+
 def _lower_quantize(graph: Graph, index: int, op: Op) -> Call:
     x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
-    if x.dtype == np.int8:
+    if (x.dtype, y.dtype) in _REQUANTIZE:
+        return Call(index, _REQUANTIZE[(x.dtype, y.dtype)], (op.inputs[0],), (op.outputs[0],),
+                    requantize_params(graph, op))
+    if x.dtype == np.int8 and y.dtype == np.int8:
         return _lower_lut(graph, index, op)  # int8 -> int8 requantization
     if x.dtype != np.float32 or y.dtype != np.int8:
         raise UnsupportedModelError(
