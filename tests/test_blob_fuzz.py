@@ -201,3 +201,32 @@ def test_every_header_field_change_is_refused(driver: Path) -> None:
         cases.append((bytes(fix_crc(b)), arena))
     outcomes = run_driver(driver, cases)
     assert all(o.status != OK for o in outcomes), outcomes
+
+
+def test_stateful_blob_runs_and_its_corruptions_are_refused(driver: Path) -> None:
+    """A model with state (SVDF's variable tensors, blob tensor flag bit 1, reset by init):
+    valid it runs; corrupted (the flag on a constant tensor included) it is refused without a
+    memory error."""
+    from svdf_graphs import kws_svdf_graph
+
+    graph = kws_svdf_graph(np.random.default_rng(5), second_bias=False)
+    blob = build_blob(graph)
+    h = read_header(blob.data)
+    flagged = [t for t in range(h.n_tensors)
+               if blob.data[h.tensors_off + t * TENSOR.size + 3] & 2]  # fmt: skip
+    assert flagged == graph.variable_tensors()
+    const = next(t for t in range(h.n_tensors) if blob.data[h.tensors_off + t * TENSOR.size + 2]
+                 == 2)  # fmt: skip
+    bad = bytearray(blob.data)
+    bad[h.tensors_off + const * TENSOR.size + 3] |= 2  # "variable" on a constant
+    rng = np.random.default_rng(17)
+    cases = [("valid", blob.data, blob.arena_bytes, True),
+             ("variable constant", bytes(fix_crc(bad)), blob.arena_bytes, True),
+             *mutations("kws_svdf", blob.data, blob.arena_bytes, rng, 120)]
+    outcomes = run_driver(driver, [(b, arena) for _, b, arena, _ in cases])
+    assert outcomes[0].status == OK and outcomes[0].invoked
+    assert outcomes[1].status == 8  # TH_INTERP_E_TENSOR
+    for (label, _b, _arena, crc_ok), out in zip(cases[2:], outcomes[2:]):
+        assert 0 <= out.status <= 17, label
+        if not crc_ok:
+            assert out.status in (E_TRUNCATED, E_MAGIC, E_VERSION, E_CRC, 6), (label, out)

@@ -117,6 +117,12 @@ while True:
             array = (ctypes.c_void_p * len(value))(*[ptrs[k] for k in value])
             keep.append(array)
             cargs.append(array)
+        elif kind == 'ctx':  # a th_context over the scratch buffer of arg `value`
+            class Ctx(ctypes.Structure):
+                _fields_ = [('buf', ctypes.c_void_p), ('size', ctypes.c_int32)]
+            ctx = Ctx(ptrs[value], sizes[value])
+            keep.append(ctx)
+            cargs.append(ctypes.byref(ctx))
         elif kind == 'int':
             cargs.append(ctypes.c_int32(value))
         elif kind == 'null':
@@ -139,7 +145,8 @@ class Kernels:
     Args: ("buf", bytes) an input copied to a fresh exact-size malloc, ("out", n) n bytes
     filled with 0x5A, ("data", bytes) like "buf" but not passed (reached through "ptrs"),
     ("alias", k) the same pointer as arg k, ("ptrs", [k, ...]) an array of the pointers of
-    those args, ("int", v) an int32, ("null", None). Returns the status and
+    those args, ("ctx", k) a th_context over arg k's buffer and size, ("int", v) an int32,
+    ("null", None). Returns the status and
     the bytes of every buffer after the call.
     """
 

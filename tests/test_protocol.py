@@ -520,11 +520,22 @@ def test_corrupt_frames_get_link_errors_with_their_seq(link: Link) -> None:
 
 def test_unknown_type_and_reply_types_are_refused(link: Link) -> None:
     make_device(link)
-    for frame_type in (0x00, 0x08, 0x42, 0x81, MsgType.READY, MsgType.ERROR):
+    for frame_type in (0x00, 0x09, 0x42, 0x81, MsgType.READY, MsgType.ERROR):
         link.send(frame_type, 77, b"abc")
         reply = receive(link)
         assert reply.seq == 77
         assert error_fields(reply) == (ErrorCode.UNKNOWN_TYPE, frame_type, frame_type)
+
+
+def test_reset_state_without_a_handler_says_so(link: Link) -> None:
+    """RESET_STATE (protocol 1.2) takes no payload; an application without the callback
+    answers UNSUPPORTED, which the host turns into a sentence naming the request."""
+    dev = make_device(link)
+    link.send(MsgType.RESET_STATE, 78, b"x")
+    reply = receive(link)
+    assert error_fields(reply)[:2] == (ErrorCode.BAD_PAYLOAD, MsgType.RESET_STATE)
+    with pytest.raises(DeviceError, match="RESET_STATE"):
+        dev.reset_state()
 
 
 def test_empty_frames_get_no_reply(link: Link) -> None:

@@ -180,3 +180,28 @@ def test_the_comparison_can_fail(build) -> None:
             assert scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) + 4 != want
             return
     pytest.fail("no conv layer with scratch drawn")
+
+
+class SvdfParams(ctypes.Structure):  # th_svdf_params
+    _fields_ = [("input_offset", ctypes.c_int32), ("output_offset", ctypes.c_int32),
+                ("rank", ctypes.c_int32)]  # fmt: skip
+
+
+def test_svdf_scratch_rule_equals_the_c_function(build) -> None:
+    from svdf_graphs import svdf_graph
+
+    dsp, lib = build
+    lib.th_svdf_s8_scratch_size.restype = ctypes.c_int32
+    rng = np.random.default_rng(11 + dsp)
+    for _ in range(60):
+        batches, size = int(rng.integers(1, 4)), int(rng.integers(1, 300))
+        units, rank, memory = (int(v) for v in rng.integers(1, 9, 3))
+        graph = svdf_graph(rng, batches, size, units, rank, memory)
+        filters = units * rank
+        params = SvdfParams(0, 0, rank)
+        want = lib.th_svdf_s8_scratch_size(ctypes.byref(params),
+                                           ctypes.byref(Dims(batches, 1, 1, size)),
+                                           ctypes.byref(Dims(filters, 1, 1, size)),
+                                           ctypes.byref(Dims(filters, 1, 1, memory)))
+        assert want > 0
+        assert scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) == want, size

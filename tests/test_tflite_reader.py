@@ -34,6 +34,7 @@ from tinyhost.ir import (
     SoftmaxOptions,
     SqueezeOptions,
     StridedSliceOptions,
+    SVDFOptions,
     Tensor,
 )
 from tinyhost.tflite import read_model, read_model_bytes
@@ -256,6 +257,7 @@ OPTION_CASES: list[tuple[OpKind, OpOptions, int]] = [
     (OpKind.LEAKY_RELU, LeakyReluOptions(0.25), 1),  # float32 in the file: exact
     (OpKind.MEAN, ReducerOptions(True), 2),
     (OpKind.STRIDED_SLICE, StridedSliceOptions(1, 2, 4, 8, 16, True), 4),
+    (OpKind.SVDF, SVDFOptions(2, Activation.RELU, asymmetric_quantize_inputs=True), 5),
     *[(kind, NoOptions(), 1) for kind in (
         OpKind.DEQUANTIZE, OpKind.LOGISTIC, OpKind.RELU, OpKind.RELU6, OpKind.TANH, OpKind.PAD,
         OpKind.TRANSPOSE, OpKind.PADV2, OpKind.QUANTIZE, OpKind.HARD_SWISH)],

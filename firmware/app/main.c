@@ -237,6 +237,19 @@ static th_proto_status cb_load_model(void *ctx, uint32_t offset, const uint8_t *
     }
 }
 
+static th_proto_status cb_reset_state(void *ctx)
+{
+    app_state *a = ctx;
+    if (!model_ready()) {
+        return TH_PROTO_E_BAD_STATE;
+    }
+    if (th_model_reset_state() != TH_MODEL_OK) {
+        th_proto_set_detail(&a->proto, th_model_detail());
+        return TH_PROTO_E_INTERNAL;
+    }
+    return TH_PROTO_OK;
+}
+
 /* The board's fault handler calls this before it ends the program: the host learns which op
  * faulted and how (FAULT frame, firmware/protocol/README.md) instead of a silent link. */
 void th_fault_hook(const th_fault_info *info)
@@ -274,6 +287,7 @@ int main(void)
     /* A backend that cannot replace its model leaves LOAD_MODEL unhandled: the protocol
      * answers ERROR UNSUPPORTED, and the host says why. */
     cbs.load_model = th_model_can_load() ? cb_load_model : NULL;
+    cbs.reset_state = cb_reset_state;
     if (th_model_init() == TH_MODEL_OK) {
         (void)describe_io(&app);
     }

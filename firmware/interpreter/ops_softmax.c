@@ -1,5 +1,5 @@
 /*
- * ops_softmax.c - SOFTMAX int8 -> int8 over the last dim (kernel id 7).
+ * ops_softmax.c - SOFTMAX over the last dim: int8 -> int8 (kernel id 7), int8 -> int16 (71).
  * Parameter words: TH_SOFTMAX_P_* (th_interp_abi.h).
  */
 #include "ops_common.h"
@@ -17,14 +17,46 @@ th_interp_status th_interp_softmax_s8_prepare(const th_interp_op *op, uint32_t *
     return TH_INTERP_OK;
 }
 
+/* The kernel's params and the input's shape, from the words. */
+static void softmax_args(const th_interp_op *op, th_softmax_params *sp, th_shape *shape)
+{
+    sp->input_multiplier = op->params[TH_SOFTMAX_P_INPUT_MULTIPLIER];
+    sp->input_left_shift = op->params[TH_SOFTMAX_P_INPUT_LEFT_SHIFT];
+    sp->diff_min = op->params[TH_SOFTMAX_P_DIFF_MIN];
+    th_interp_to_shape(&op->in[0], shape);
+}
+
 th_interp_status th_interp_softmax_s8_eval(const th_interp_op *op)
 {
     th_softmax_params sp;
     th_shape shape;
-    sp.input_multiplier = op->params[TH_SOFTMAX_P_INPUT_MULTIPLIER];
-    sp.input_left_shift = op->params[TH_SOFTMAX_P_INPUT_LEFT_SHIFT];
-    sp.diff_min = op->params[TH_SOFTMAX_P_DIFF_MIN];
-    th_interp_to_shape(&op->in[0], &shape);
+    softmax_args(op, &sp, &shape);
     return th_interp_kstatus(th_softmax_s8(NULL, &sp, &shape, (const int8_t *)op->in[0].data,
                                            (int8_t *)op->out[0].data));
+}
+
+/* SOFTMAX int8 -> int16 (kernel id 71): the same words, an int16 output of the same shape. */
+th_interp_status th_interp_softmax_s8_s16_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    const int32_t *p = op->params;
+    const th_interp_tensor *x = &op->in[0], *y = &op->out[0];
+    *scratch = 0;
+    if (op->n_in != 1 || op->n_out != 1 || op->n_params != TH_SOFTMAX_WORDS ||
+        !th_interp_s8_any(x) || !y->present || y->data == NULL || y->dtype != TH_INTERP_INT16 ||
+        x->rank < 1 || 2u * x->bytes != y->bytes || x->dims[x->rank - 1] > 4095 ||
+        p[TH_SOFTMAX_P_INPUT_LEFT_SHIFT] < 0 || p[TH_SOFTMAX_P_INPUT_LEFT_SHIFT] > 31 ||
+        p[TH_SOFTMAX_P_DIFF_MIN] > 0) {
+        return TH_INTERP_E_PARAMS;
+    }
+    return TH_INTERP_OK;
+}
+
+th_interp_status th_interp_softmax_s8_s16_eval(const th_interp_op *op)
+{
+    th_softmax_params sp;
+    th_shape shape;
+    softmax_args(op, &sp, &shape);
+    return th_interp_kstatus(th_softmax_s8_s16(NULL, &sp, &shape,
+                                               (const int8_t *)op->in[0].data,
+                                               (int16_t *)op->out[0].data));
 }

@@ -145,8 +145,10 @@ static th_interp_status check_tensor(th_interp *ctx, uint32_t idx)
     const uint8_t dtype = r[0], rank = r[1], loc = r[2], flags = r[3];
     const uint32_t off = rd32(r + 28), nbytes = rd32(r + 32);
     uint64_t elements = 1;
-    if (loc > TH_LOC_CONST || (flags & ~TH_TENSOR_INTERLEAVED) != 0 ||
-        rank > TH_INTERP_MAX_RANK) {
+    if (loc > TH_LOC_CONST || (flags & ~(TH_TENSOR_INTERLEAVED | TH_TENSOR_VARIABLE)) != 0 ||
+        rank > TH_INTERP_MAX_RANK ||
+        ((flags & TH_TENSOR_VARIABLE) != 0 &&
+         (loc != TH_LOC_ARENA || (flags & TH_TENSOR_INTERLEAVED) != 0))) {
         return fail(ctx, TH_INTERP_E_TENSOR, -1, idx);
     }
     if (loc == TH_LOC_NONE) {
@@ -376,6 +378,23 @@ th_interp_status th_interp_init(th_interp *ctx, const uint8_t *blob, uint32_t bl
     }
     ctx->error.status = TH_INTERP_OK;
     ctx->ready = 1;
+    return th_interp_reset_state(ctx); /* variable tensors start as after a reset, as in TFLM */
+}
+
+th_interp_status th_interp_reset_state(th_interp *ctx)
+{
+    if (!th_interp_ready(ctx)) {
+        return ctx == NULL ? TH_INTERP_E_ARG : TH_INTERP_E_STATE;
+    }
+    for (uint32_t t = 0; t < ctx->n_tensors; t++) {
+        th_interp_tensor v;
+        if ((ctx->blob[ctx->tensors_off + t * TENSOR_SIZE + 3] & TH_TENSOR_VARIABLE) == 0) {
+            continue;
+        }
+        decode_tensor(ctx, t, &v);
+        /* TFLM's ResetVariableTensors: int8 to the zero point, any other type to 0 bytes */
+        memset(v.data, v.dtype == TH_INTERP_INT8 ? (int)(uint8_t)v.zero_point : 0, v.bytes);
+    }
     return TH_INTERP_OK;
 }
 

@@ -70,7 +70,7 @@ typedef struct {
     uint32_t bytes;
     uint8_t dtype;
     uint8_t rank;
-    uint8_t flags;    /* blob tensor flags (bit 0: filter stored interleaved) */
+    uint8_t flags;    /* blob tensor flags (bit 0: filter stored interleaved, 1: variable) */
     uint8_t present;  /* 0 for an absent optional op input */
     int32_t dims[TH_INTERP_MAX_RANK];
     float scale;      /* 0 when not quantized */
@@ -98,6 +98,11 @@ typedef struct th_interp {
  * MVE kernels), the arena 16-byte aligned. Returns TH_INTERP_OK or the refusal status. */
 th_interp_status th_interp_init(th_interp *ctx, const uint8_t *blob, uint32_t blob_len,
                                 uint8_t *arena, uint32_t arena_len);
+
+/* Set every variable tensor (state kept across invokes, blob tensor flag bit 1) to its
+ * reset value: the zero point for int8, 0 otherwise (TFLM's ResetVariableTensors). init
+ * does it too. */
+th_interp_status th_interp_reset_state(th_interp *ctx);
 
 /* Forget the model (after which only init is allowed). */
 void th_interp_reset(th_interp *ctx);

@@ -119,6 +119,15 @@ th_model_status th_model_invoke(int profile, uint64_t *total)
     return TH_MODEL_OK;
 }
 
+th_model_status th_model_reset_state(void)
+{
+    if (!th_interp_ready(&model.interp)) {
+        return TH_MODEL_E_NOT_READY;
+    }
+    return th_interp_reset_state(&model.interp) == TH_INTERP_OK ? TH_MODEL_OK
+                                                                  : TH_MODEL_E_FAILED;
+}
+
 const uint32_t *th_model_profile(uint32_t *n_ops)
 {
     return th_interp_profile(&model.interp, n_ops, NULL);

@@ -20,6 +20,7 @@ extern "C" {
 /* Blob tensor locations */
 enum { TH_LOC_NONE = 0, TH_LOC_ARENA = 1, TH_LOC_CONST = 2 };
 #define TH_TENSOR_INTERLEAVED 0x1u
+#define TH_TENSOR_VARIABLE 0x2u /* state kept across invokes (arena only), th_interp_reset_state */
 
 typedef struct {
     const th_interp *ctx;
@@ -97,6 +98,14 @@ th_interp_status th_interp_transpose_s8_prepare(const th_interp_op *op, uint32_t
 th_interp_status th_interp_transpose_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_strided_slice_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_strided_slice_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_svdf_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_svdf_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_softmax_s8_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_softmax_s8_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_requantize_s8_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_requantize_s8_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_requantize_s16_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_requantize_s16_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_copy_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_copy_eval(const th_interp_op *op);
 

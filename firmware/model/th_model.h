@@ -76,6 +76,12 @@ th_model_status th_model_output(uint32_t index, th_model_tensor *tensor);
  * the marks of th_profile.h are made; *total (may be NULL) gets the invoke's counter ticks. */
 th_model_status th_model_invoke(int profile, uint64_t *total);
 
+/* Set the model's variable tensors (state an op keeps from one invoke to the next, e.g.
+ * SVDF's) to their reset values — the zero point for int8, 0 otherwise, as TFLite Micro's
+ * ResetVariableTensors — as after th_model_init. TH_MODEL_OK also for a model without
+ * state; TH_MODEL_E_NOT_READY without a model. */
+th_model_status th_model_reset_state(void);
+
 /* Per-op counter ticks of the last profiled invoke, execution order; *n_ops entries. */
 const uint32_t *th_model_profile(uint32_t *n_ops);
 

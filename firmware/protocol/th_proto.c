@@ -456,6 +456,18 @@ static th_proto_status do_load_model(th_proto *p, exchange *x)
     return TH_PROTO_OK;
 }
 
+static th_proto_status do_reset_state(th_proto *p, exchange *x)
+{
+    if (x->req_len != 0u) {
+        th_proto_set_detail(p, x->req_len);
+        return TH_PROTO_E_BAD_PAYLOAD;
+    }
+    if (!p->app->reset_state) {
+        return TH_PROTO_E_UNSUPPORTED;
+    }
+    return p->app->reset_state(p->app->ctx);
+}
+
 static void dispatch(th_proto *p, uint8_t type, uint16_t seq, const uint8_t *req,
                      uint32_t req_len)
 {
@@ -487,6 +499,9 @@ static void dispatch(th_proto *p, uint8_t type, uint16_t seq, const uint8_t *req
         break;
     case TH_PROTO_LOAD_MODEL:
         st = do_load_model(p, &x);
+        break;
+    case TH_PROTO_RESET_STATE:
+        st = do_reset_state(p, &x);
         break;
     default:
         st = TH_PROTO_E_UNKNOWN_TYPE;

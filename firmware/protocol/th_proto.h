@@ -47,6 +47,7 @@ enum th_proto_type {
     TH_PROTO_GET_OUTPUT = 0x05,
     TH_PROTO_GET_PROFILE = 0x06,
     TH_PROTO_LOAD_MODEL = 0x07,
+    TH_PROTO_RESET_STATE = 0x08, /* protocol 1.2: variable tensors to their reset values */
     TH_PROTO_RESP = 0x80,
     TH_PROTO_FAULT = 0xFD, /* unsolicited, seq 0: the device faulted (payload: README) */
     TH_PROTO_READY = 0xFE, /* unsolicited, seq 0, payload as HELLO_RESP */
@@ -155,6 +156,9 @@ typedef struct th_proto_app {
      * returns TH_PROTO_E_MODEL_INVALID if it is not usable. */
     th_proto_status (*load_model)(void *ctx, uint32_t offset, const uint8_t *chunk,
                                   uint32_t len, uint32_t total, int final);
+    /* RESET_STATE: set the model's variable tensors (state kept across invokes) to their
+     * reset values, as after a fresh start. */
+    th_proto_status (*reset_state)(void *ctx);
 } th_proto_app;
 
 /* Receiver and reply-cache state. Treat as opaque. */

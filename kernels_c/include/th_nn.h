@@ -197,6 +197,24 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
                                            const th_dims *input_dims,
                                            const th_dims *filter_dims);
 
+/* ---- SVDF --------------------------------------------------------------------------------
+ * input (n=batches, c=input_size) int8, weights_feature (n=filters, c=input_size) int8,
+ * weights_time (n=filters, c=memory) int16 (plain layouts in every build), bias [units]
+ * int32 or NULL, state batches * filters * memory int16 (TFLite's variable tensor, kept by
+ * the caller across calls and updated in place: zero after a reset), output (n=batches,
+ * c=units) int8, units = filters / rank. Scratch: th_svdf_s8_scratch_size (the input and
+ * the newest state values as int16). No output may overlap an input, the state or the
+ * scratch. */
+th_status th_svdf_s8(const th_context *ctx, const th_svdf_params *params,
+                     const th_svdf_quant *quant, const th_dims *input_dims, const int8_t *input,
+                     const th_dims *weights_feature_dims, const int8_t *weights_feature,
+                     const th_dims *weights_time_dims, const int16_t *weights_time,
+                     const int32_t *bias, int16_t *state, const th_dims *output_dims,
+                     int8_t *output);
+int32_t th_svdf_s8_scratch_size(const th_svdf_params *params, const th_dims *input_dims,
+                                const th_dims *weights_feature_dims,
+                                const th_dims *weights_time_dims);
+
 /* ---- pooling, elementwise, activations, data movement ----------------------------------
  * None of these kernels needs scratch: ctx may be NULL, there is no *_scratch_size
  * companion, the planner reserves nothing. Every kernel checks its arguments at entry
@@ -214,9 +232,9 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
  * input: four elements are read before those four are written, ascending). th_add_s8 /
  * th_sub_s8 / th_mul_s8 may write over input1 or input2 (the same pointer, d = 0) when that
  * input has the output's element count (is not broadcast); they refuse a partial overlap
- * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8, DEQUANTIZE, MEAN, PAD, CONCATENATION,
- * TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other overlap of an output with
- * an input is not allowed.
+ * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8 and int8 <-> int16, DEQUANTIZE, MEAN,
+ * PAD, CONCATENATION, TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other
+ * overlap of an output with an input is not allowed.
  */
 
 /* AVERAGE_POOL_2D: input (N, H, W, C), output (N, OH, OW, C). The padding is never
@@ -285,6 +303,15 @@ th_status th_quantize_f32_s8(const th_context *ctx, const th_affine_params *para
  * (also for subnormal results, provided the FPU does not flush to zero). */
 th_status th_dequantize_s8_f32(const th_context *ctx, const th_affine_params *params,
                                int32_t size, const int8_t *input, float *output);
+
+/* QUANTIZE int8 -> int16 and int16 -> int8 as TFLM's Requantize: (x - input zero point)
+ * times the multiplier (double rounding) + output zero point, saturated to the output type. */
+th_status th_requantize_s8_s16(const th_context *ctx, const th_requantize_params *params,
+                               const th_per_tensor_quant *quant, int32_t size,
+                               const int8_t *input, int16_t *output);
+th_status th_requantize_s16_s8(const th_context *ctx, const th_requantize_params *params,
+                               const th_per_tensor_quant *quant, int32_t size,
+                               const int16_t *input, int8_t *output);
 
 /* PAD / PADV2: output dim i = input dim i + before[i] + after[i]. */
 th_status th_pad_s8(const th_context *ctx, const th_pad_params *params,

@@ -181,12 +181,36 @@ typedef struct {
     int32_t diff_min;         /* <= 0 */
 } th_softmax_params;
 
+/* SVDF (arith.svdf.SvdfParams): int8 input, int16 state with zero point 0 (the host
+ * refuses any other), int8 output. */
+typedef struct {
+    int32_t input_offset;  /* -input zero point */
+    int32_t output_offset; /* output zero point */
+    int32_t rank;          /* filters per unit, >= 1 */
+} th_svdf_params;
+
+/* The two requantizations: the feature sum into the state's scale, the time sum into the
+ * output's. */
+typedef struct {
+    int32_t feature_multiplier;
+    int32_t feature_shift;
+    int32_t time_multiplier;
+    int32_t time_shift;
+} th_svdf_quant;
+
 /* QUANTIZE float32 -> int8 (arith.activations.QuantizeParams) and DEQUANTIZE int8 ->
  * float32 (DequantizeParams): the tensor's float32 scale and zero point. */
 typedef struct {
     float scale;
     int32_t zero_point;
 } th_affine_params;
+
+/* QUANTIZE between int8 and int16 (arith.activations.RequantizeParams); the multiplier
+ * (input scale / output scale) comes as a th_per_tensor_quant. */
+typedef struct {
+    int32_t input_zero_point;
+    int32_t output_zero_point;
+} th_requantize_params;
 
 /* PAD / PADV2: per dim of the input shape, elements added before and after. pad_value is
  * the raw int8 fill (PAD: the output zero point; PADV2: the constant operand). */

@@ -49,6 +49,7 @@ FLAG_MVE = 0x2  # planned for the Helium (MVE) kernel build (TH_NN_MVE)
 
 LOC_NONE, LOC_ARENA, LOC_CONST = 0, 1, 2
 TFLAG_INTERLEAVED = 0x1
+TFLAG_VARIABLE = 0x2  # state kept across invokes, reset on request (BLOB_FORMAT.md)
 
 DTYPE_CODES = {
     np.dtype(np.int8): 0,
@@ -136,7 +137,9 @@ def _serialize(graph: Graph, target: BlobTarget, plan: MemoryPlan, grants: Scrat
     consts = _Consts()
     tensor_loc: dict[int, tuple[int, int, int, int]] = {}  # idx -> (loc, offset, nbytes, flags)
     for idx in _arena_tensors(plan):
-        tensor_loc[idx] = (LOC_ARENA, plan.tensor_offset(idx), graph.tensors[idx].size_bytes, 0)
+        t = graph.tensors[idx]
+        flags = TFLAG_VARIABLE if t.is_variable else 0
+        tensor_loc[idx] = (LOC_ARENA, plan.tensor_offset(idx), t.size_bytes, flags)
     packed = [pack(call) for call in calls]
     # Constant tensors in graph op order (the layout does not depend on the schedule).
     for call, (adapter, _) in sorted(zip(calls, packed), key=lambda cp: cp[0].op):

@@ -20,12 +20,18 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
-from tinyhost.arith.activations import DequantizeParams, QuantizeParams, SoftmaxParams
+from tinyhost.arith.activations import (
+    DequantizeParams,
+    QuantizeParams,
+    RequantizeParams,
+    SoftmaxParams,
+)
 from tinyhost.arith.constant_channels import ConstantChannels, constant_channels
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.svdf import SvdfParams
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import BlobTarget
 from tinyhost.codegen.fold import Folded, fold_pads
@@ -298,11 +304,13 @@ class _Model:
                     f"    return {call.function}(NULL, &params, &in, {self.pointer(x, 'int8_t')}, "
                     f"&out, {y});"), ""
         if isinstance(p, SoftmaxParams):
+            out_ctype = _CTYPES[np.dtype(self.graph.tensors[out].dtype)]
             return (f"    static const th_softmax_params params = {{{p.input_multiplier}, "
                     f"{p.input_left_shift}, {p.diff_min}}};\n"
                     f"    static const th_shape shape = {self.shape(x)};\n"
-                    f"    return th_softmax_s8(NULL, &params, &shape, {self.pointer(x, 'int8_t')}, "
-                    f"{y});"), ""
+                    f"    return {call.function}(NULL, &params, &shape, "
+                    f"{self.pointer(x, 'int8_t')}, {self.pointer(out, out_ctype, const=False)});"
+                    ), ""
         if isinstance(p, AddParams):
             a, b2 = call.inputs[0], call.inputs[1]
             head = (f"    static const th_add_params params = {{{p.input1_offset}, "
@@ -337,6 +345,14 @@ class _Model:
             size = self.graph.tensors[x].size_bytes
             return (f"    return th_lut_s8(NULL, {table}, {size}, {self.pointer(x, 'int8_t')}, "
                     f"{y});"), ""
+        if isinstance(p, RequantizeParams):
+            n = int(np.prod(self.graph.tensors[x].shape))
+            src, dst = (_CTYPES[np.dtype(self.graph.tensors[t].dtype)] for t in (x, out))
+            return (f"    static const th_requantize_params params = {{{p.input_zero_point}, "
+                    f"{p.output_zero_point}}};\n"
+                    f"    static const th_per_tensor_quant quant = {{{p.multiplier}, {p.shift}}};\n"
+                    f"    return {call.function}(NULL, &params, &quant, {n}, "
+                    f"{self.pointer(x, src)}, {self.pointer(out, dst, const=False)});"), ""
         if isinstance(p, QuantizeParams | DequantizeParams):
             n = int(np.prod(self.graph.tensors[x].shape))
             q = isinstance(p, QuantizeParams)
@@ -355,6 +371,22 @@ class _Model:
                     f"so = {self.shape(out)};\n"
                     f"    return th_mean_s8(NULL, &params, &quant, &si, "
                     f"{self.pointer(x, 'int8_t')}, &so, {y});"), ""
+        if isinstance(p, SvdfParams):
+            wf, wt, bias, state = call.inputs[1:5]
+            filters = p.units * p.rank
+            return (f"{self.context(call.op)}\n"
+                    f"    static const th_svdf_params params = {{{p.input_offset}, "
+                    f"{p.output_offset}, {p.rank}}};\n"
+                    f"    static const th_svdf_quant quant = {{{p.feature_multiplier}, "
+                    f"{p.feature_shift}, {p.time_multiplier}, {p.time_shift}}};\n"
+                    f"    static const th_dims in = {{{p.batches}, 1, 1, {p.input_size}}}, "
+                    f"wf = {{{filters}, 1, 1, {p.input_size}}}, "
+                    f"wt = {{{filters}, 1, 1, {p.memory}}}, out = {{{p.batches}, 1, 1, "
+                    f"{p.units}}};\n"
+                    f"    return th_svdf_s8(&ctx, &params, &quant, &in, "
+                    f"{self.pointer(x, 'int8_t')}, &wf, {self.pointer(wf, 'int8_t')}, &wt, "
+                    f"{self.pointer(wt, 'int16_t')}, {self.pointer(bias, 'int32_t')}, "
+                    f"{self.pointer(state, 'int16_t', const=False)}, &out, {y});"), ""
         if isinstance(p, PadParams):
             rank = len(p.before)
             before = ", ".join(map(str, list(p.before) + [0] * (MAX_RANK - rank)))
@@ -390,6 +422,14 @@ class _Model:
             n = self.graph.tensors[out].size_bytes
             return f"    memmove(arena + {dst}, arena + {src}, {n});\n    return TH_OK;", ""
         raise TinyhostError(f"op {i}: the compiled backend has no template for {call.function}")
+
+
+def _variable_entries(graph: Graph, plan: MemoryPlan) -> list[dict]:
+    """Where th_model_reset_state writes each variable tensor's reset value."""
+    return [{"name": graph.tensors[t].name.replace("*/", "* /"),
+             "offset": plan.tensor_offset(t), "bytes": graph.tensors[t].size_bytes,
+             "value": graph.tensors[t].reset_value & 0xFF}
+            for t in graph.variable_tensors() if any(t in b.tensors for b in plan.buffers)]
 
 
 def _io_entries(graph: Graph, plan: MemoryPlan) -> list[dict]:
@@ -551,6 +591,7 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
         "tail": grants.tail_bytes, "n_ops": len(ops), "ops": ops, "arrays": model.arrays,
         "io": _io_entries(graph, plan), "n_inputs": len(graph.inputs),
         "n_outputs": len(graph.outputs), "io_defines": io_quant_defines(graph),
+        "variables": _variable_entries(graph, plan),
     }  # fmt: skip
     env = _environment()
     body = env.get_template("compiled_model.c.j2").render(**context)

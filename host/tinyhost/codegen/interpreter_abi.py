@@ -20,11 +20,17 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from tinyhost.arith.activations import DequantizeParams, QuantizeParams, SoftmaxParams
+from tinyhost.arith.activations import (
+    DequantizeParams,
+    QuantizeParams,
+    RequantizeParams,
+    SoftmaxParams,
+)
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.svdf import SvdfParams
 from tinyhost.codegen.lower import (
     MAX_RANK,
     Call,
@@ -91,6 +97,7 @@ _ADD = ("input1_offset", "input2_offset", "output_offset", "left_shift", "input1
         "input1_shift", "input2_multiplier", "input2_shift", "output_multiplier",
         "output_shift", "act_min", "act_max")  # fmt: skip
 _SCALE = ("scale_bits", "zero_point")  # scale_bits: the float32 scale's bit pattern
+_REQUANT = ("input_zero_point", "output_zero_point", "multiplier", "shift")
 
 ADAPTERS: tuple[Adapter, ...] = (
     Adapter(1, "conv2d_s8", "ops_conv.c", ("th_conv_s8", "th_conv_s8_scratch_size"), _CONV,
@@ -132,6 +139,15 @@ ADAPTERS: tuple[Adapter, ...] = (
             (*_ADD, "table1", "table2"), "ADD_TAB"),
     Adapter(21, "sub_tab_s8", "ops_elementwise.c", ("th_sub_s8_tables",),
             (*_ADD, "table1", "table2"), "ADD_TAB"),
+    Adapter(70, "svdf_s8", "ops_svdf.c", ("th_svdf_s8", "th_svdf_s8_scratch_size"),
+            ("input_offset", "output_offset", "rank", "feature_multiplier", "feature_shift",
+             "time_multiplier", "time_shift"), "SVDF"),
+    Adapter(71, "softmax_s8_s16", "ops_softmax.c", ("th_softmax_s8_s16",),
+            ("input_multiplier", "input_left_shift", "diff_min"), "SOFTMAX"),
+    Adapter(72, "requantize_s8_s16", "ops_quantize.c", ("th_requantize_s8_s16",), _REQUANT,
+            "REQUANTIZE"),
+    Adapter(73, "requantize_s16_s8", "ops_quantize.c", ("th_requantize_s16_s8",), _REQUANT,
+            "REQUANTIZE"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -157,6 +173,10 @@ _ADAPTER_OF = {
     "th_concat_s8": "concat_s8",
     "th_transpose_s8": "transpose_s8",
     "th_strided_slice_s8": "strided_slice_s8",
+    "th_svdf_s8": "svdf_s8",
+    "th_softmax_s8_s16": "softmax_s8_s16",
+    "th_requantize_s8_s16": "requantize_s8_s16",
+    "th_requantize_s16_s8": "requantize_s16_s8",
     "copy": "copy",
 }
 
@@ -208,6 +228,10 @@ def _fields(call: Call) -> dict[str, Word]:
                 "output_offset": p.output_offset, "output_multiplier": p.output_multiplier,
                 "output_shift": p.output_shift, "act_min": p.activation_min,
                 "act_max": p.activation_max}  # fmt: skip
+    if isinstance(p, RequantizeParams):
+        return {"input_zero_point": p.input_zero_point,
+                "output_zero_point": p.output_zero_point, "multiplier": p.multiplier,
+                "shift": p.shift}  # fmt: skip
     if isinstance(p, QuantizeParams | DequantizeParams):
         return {"scale_bits": _f32_bits(p.scale), "zero_point": p.zero_point}
     if isinstance(p, MeanParams):
@@ -229,6 +253,11 @@ def _fields(call: Call) -> dict[str, Word]:
                 **{f"count{k}": v for k, v in enumerate(_rank6(p.count, 0))}}  # fmt: skip
     if isinstance(p, LutParams):
         return {"table": ConstRef("table")}
+    if isinstance(p, SvdfParams):
+        return {"input_offset": p.input_offset, "output_offset": p.output_offset,
+                "rank": p.rank, "feature_multiplier": p.feature_multiplier,
+                "feature_shift": p.feature_shift, "time_multiplier": p.time_multiplier,
+                "time_shift": p.time_shift}  # fmt: skip
     return {}  # CopyParams: no words
 
 

@@ -25,15 +25,18 @@ from tinyhost.arith import pool as pool_arith
 from tinyhost.arith.activations import (
     DequantizeParams,
     QuantizeParams,
+    RequantizeParams,
     SoftmaxParams,
     dequantize_params,
     quantize_params,
+    requantize_params,
     softmax_params,
 )
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
+from tinyhost.arith.svdf import SvdfParams, svdf_params
 from tinyhost.codegen.lut import op_table
 from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import (
@@ -99,7 +102,7 @@ class CopyParams:
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
-    | TransposeParams | StridedSliceParams | CopyParams
+    | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | RequantizeParams
 )  # fmt: skip
 
 
@@ -178,9 +181,13 @@ def _lower_pool(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_softmax(graph: Graph, index: int, op: Op) -> Call:
-    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
-    return Call(index, "th_softmax_s8", (op.inputs[0],), (op.outputs[0],),
-                softmax_params(graph, op))  # fmt: skip
+    """int8 -> int8 (th_softmax_s8) or int8 -> int16 (th_softmax_s8_s16)."""
+    _require_int8(graph, index, op, [op.inputs[0]])
+    s16 = graph.tensors[op.outputs[0]].dtype == np.int16
+    if not s16:
+        _require_int8(graph, index, op, [op.outputs[0]])
+    return Call(index, "th_softmax_s8_s16" if s16 else "th_softmax_s8", (op.inputs[0],),
+                (op.outputs[0],), softmax_params(graph, op))  # fmt: skip
 
 
 def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
@@ -207,9 +214,16 @@ def _lower_lut(graph: Graph, index: int, op: Op) -> Call:
                 {"table": table})  # fmt: skip
 
 
+_REQUANTIZE = {(np.dtype(np.int8), np.dtype(np.int16)): "th_requantize_s8_s16",
+               (np.dtype(np.int16), np.dtype(np.int8)): "th_requantize_s16_s8"}
+
+
 def _lower_quantize(graph: Graph, index: int, op: Op) -> Call:
     x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
-    if x.dtype == np.int8:
+    if (x.dtype, y.dtype) in _REQUANTIZE:
+        return Call(index, _REQUANTIZE[(x.dtype, y.dtype)], (op.inputs[0],), (op.outputs[0],),
+                    requantize_params(graph, op))
+    if x.dtype == np.int8 and y.dtype == np.int8:
         return _lower_lut(graph, index, op)  # int8 -> int8 requantization
     if x.dtype != np.float32 or y.dtype != np.int8:
         raise UnsupportedModelError(
@@ -232,6 +246,22 @@ def _lower_dequantize(graph: Graph, index: int, op: Op) -> Call:
 def _lower_mean(graph: Graph, index: int, op: Op) -> Call:
     _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
     return Call(index, "th_mean_s8", (op.inputs[0],), (op.outputs[0],), mean_params(graph, op))
+
+
+def _lower_svdf(graph: Graph, index: int, op: Op) -> Call:
+    """th_svdf_s8; the state (input 4, a variable tensor) is read and written in place."""
+    _require_int8(graph, index, op, [op.inputs[0], op.inputs[1], op.outputs[0]])
+    state = graph.tensors[op.inputs[4]]
+    if state.dtype != np.int16 or graph.tensors[op.inputs[2]].dtype != np.int16:
+        raise UnsupportedModelError(
+            f"{_where(index, op)}: SVDF with {state.dtype} state: only int16 state and "
+            "weights_time are supported"
+        )
+    for k in (1, 2, 3):
+        if op.inputs[k] is not None and graph.tensors[op.inputs[k]].data is None:
+            raise UnsupportedModelError(f"{_where(index, op)}: operand {k} must be a constant")
+    return Call(index, "th_svdf_s8", tuple(op.inputs[:5]), (op.outputs[0],),
+                svdf_params(graph, op))
 
 
 def _const(graph: Graph, index: int, op: Op, position: int) -> np.ndarray:
@@ -334,6 +364,7 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.QUANTIZE: _lower_quantize,
     OpKind.DEQUANTIZE: _lower_dequantize,
     OpKind.MEAN: _lower_mean,
+    OpKind.SVDF: _lower_svdf,
     OpKind.PAD: _lower_pad,
     OpKind.PADV2: _lower_pad,
     OpKind.CONCATENATION: _lower_concat,

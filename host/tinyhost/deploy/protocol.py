@@ -51,6 +51,7 @@ class MsgType(enum.IntEnum):
     GET_OUTPUT = 0x05
     GET_PROFILE = 0x06
     LOAD_MODEL = 0x07
+    RESET_STATE = 0x08
     FAULT = 0xFD
     READY = 0xFE
     ERROR = 0xFF
@@ -732,6 +733,22 @@ class Device:
         self.last_stack_peak = (struct.unpack_from("<I", frame.payload, 8)[0]
                                 if len(frame.payload) == 12 else None)  # fmt: skip
         return struct.unpack_from("<Q", frame.payload)[0]
+
+    def reset_state(self) -> None:
+        """Set the model's variable tensors (state kept across invokes, e.g. SVDF's) to their
+        reset values, as after a fresh start (TFLM's ResetVariableTensors)."""
+        try:
+            frame = self.request(MsgType.RESET_STATE)
+        except DeviceError as e:
+            if e.code not in (ErrorCode.UNKNOWN_TYPE, ErrorCode.UNSUPPORTED):
+                raise
+            raise DeviceError(
+                f"{self.link.name}: the firmware does not know RESET_STATE (protocol 1.2): "
+                "rebuild it from this checkout to reset a model's state",
+                code=e.code, request="RESET_STATE", port=self.link.name,
+            ) from None
+        if frame.payload:
+            raise self._malformed("RESET_STATE", ValueError(f"{len(frame.payload)} bytes"))
 
     def get_output(self, index: int) -> np.ndarray:
         """Output tensor `index` with the device's dtype and shape."""

@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -332,9 +332,10 @@ def prepare_device_inputs(graph: Graph, arrays: Sequence[np.ndarray]) -> list[np
 
 def _run_all(device: Device, conv: ConvertResult, graph: Graph,
              prepared: list[list[np.ndarray]], b: Board, backend: str, port: str | None,
-             icount_out: Path | None, emulator: dict | None = None) -> list[ModelRun]:
+             icount_out: Path | None, emulator: dict | None = None,
+             reset_before: frozenset[int] = frozenset()) -> list[ModelRun]:
     """Check the target, install the model if the device runs another one, then invoke once
-    per input set."""
+    per input set (the model's state reset first before those in `reset_before`)."""
     from tinyhost.deploy.selfcheck import check_selfcheck
 
     info = device.info()
@@ -356,7 +357,12 @@ def _run_all(device: Device, conv: ConvertResult, graph: Graph,
     # a bar for long runs (many samples), shown on a terminal only
     samples = tqdm(prepared, desc=f"running on {b.name}", unit="sample", leave=False,
                    disable=None if len(prepared) > 1 else True)  # fmt: skip
-    return [invoke_once(device, inputs, marks, b.clock_hz or 0) for inputs in samples]
+    runs = []
+    for k, inputs in enumerate(samples):
+        if k in reset_before:
+            device.reset_state()
+        runs.append(invoke_once(device, inputs, marks, b.clock_hz or 0))
+    return runs
 
 
 def run_model(
@@ -374,10 +380,14 @@ def run_model(
     patch: PatchRequest | None = None,
     renode: str | None = None,
     classes: bool = False,
+    reset_before: Collection[int] = (),
 ) -> RunReport:
     """Convert, build (cached) and run `graph` on `board` once per input set.
 
     `classes`: on QEMU, also count instruction classes (slower) for a cycle estimate.
+    The input sets run in order on one device, so a model with state (variable tensors, e.g.
+    SVDF's) carries it from one to the next, as `reference.run` with its `State` does;
+    `reset_before` lists the input sets before which the state is reset (RESET_STATE).
 
     With `port`, the firmware already on the board (tinyhost flash) is used: when its model
     is not this one (CRC of the blob), the blob goes over LOAD_MODEL, no rebuild.
@@ -422,7 +432,7 @@ def run_model(
                 fw.elf if fw else None, b, timeout=timeout, ready_timeout=min(20.0, timeout),
                 port=port, icount_out=icount_out, renode=renode, classes=classes))  # fmt: skip
             runs = _run_all(device, conv, graph, prepared, b, backend, port, icount_out,
-                            emulator)
+                            emulator, frozenset(reset_before))
             if time.monotonic() - started > timeout:  # each wait was bounded, the sum not
                 raise DeviceTimeout(f"{len(runs)} run(s) took longer")
         except (DeviceError, OSError) as e:  # a reset link after the watchdog, too

@@ -20,6 +20,7 @@ from tinyhost.ir.ops import (
     SoftmaxOptions,
     SqueezeOptions,
     StridedSliceOptions,
+    SVDFOptions,
     UnsupportedOptions,
 )
 
@@ -45,6 +46,7 @@ __all__ = [
     "SoftmaxOptions",
     "SqueezeOptions",
     "StridedSliceOptions",
+    "SVDFOptions",
     "Tensor",
     "UnsupportedOptions",
 ]

@@ -42,10 +42,21 @@ class Tensor:
     data: np.ndarray | None = None  # constant contents (weights, biases, shapes) or None
     quant: Quantization | None = None
     tflite_index: int | None = None  # index in the source .tflite subgraph, for messages
+    # A variable tensor (TFLite's is_variable): state an op reads and rewrites in place, kept
+    # across invokes and reset to `reset_value` on request (TFLM's ResetVariableTensors).
+    is_variable: bool = False
 
     @property
     def is_constant(self) -> bool:
         return self.data is not None
+
+    @property
+    def reset_value(self) -> int:
+        """What a reset fills a variable tensor with: TFLM's ResetVariableTensors writes the
+        zero point into int8 tensors and zero bytes into every other type."""
+        if self.dtype == np.int8 and self.quant is not None:
+            return int(self.quant.zero_point[0])
+        return 0
 
     @property
     def size_bytes(self) -> int:
@@ -53,7 +64,9 @@ class Tensor:
 
     def equals(self, other: Tensor) -> bool:
         """Same name, shape, dtype, data and quantization (tflite_index is not compared)."""
-        if (self.name, self.shape, self.dtype) != (other.name, other.shape, other.dtype):
+        if (self.name, self.shape, self.dtype, self.is_variable) != (
+            other.name, other.shape, other.dtype, other.is_variable
+        ):
             return False
         if (self.data is None) != (other.data is None):
             return False
@@ -101,6 +114,10 @@ class Graph:
             for t in dict.fromkeys(t for t in op.inputs if t is not None):
                 out.setdefault(t, []).append(i)
         return out
+
+    def variable_tensors(self) -> list[int]:
+        """Indices of the variable (state) tensors, in tensor order."""
+        return [i for i, t in enumerate(self.tensors) if t.is_variable]
 
     def unsupported_ops(self) -> list[tuple[int, Op]]:
         return [(i, op) for i, op in enumerate(self.ops) if op.kind is OpKind.UNSUPPORTED]

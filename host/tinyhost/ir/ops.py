@@ -27,6 +27,7 @@ class OpKind(enum.Enum):
     RELU6 = 21
     RESHAPE = 22
     SOFTMAX = 25
+    SVDF = 27
     TANH = 28
     PAD = 34
     TRANSPOSE = 39
@@ -157,6 +158,15 @@ class StridedSliceOptions:
 
 
 @dataclass(frozen=True)
+class SVDFOptions:
+    """SVDF: `rank` filters per unit; the fused activation (TFLM's integer SVDF ignores it)."""
+
+    rank: int
+    activation: Activation = Activation.NONE
+    asymmetric_quantize_inputs: bool = False
+
+
+@dataclass(frozen=True)
 class UnsupportedOptions:
     """What is known of an op tinyhost cannot execute: its TFLite name (or custom code)."""
 
@@ -178,5 +188,6 @@ OpOptions = (
     | LeakyReluOptions
     | ReducerOptions
     | StridedSliceOptions
+    | SVDFOptions
     | UnsupportedOptions
 )

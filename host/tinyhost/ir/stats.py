@@ -11,10 +11,13 @@ from tinyhost.ir.ops import OpKind
 
 
 def op_macs(graph: Graph, op: Op) -> int:
-    """Multiply-accumulates of one op, counted as MLPerf Tiny counts them (conv and FC only).
+    """Multiply-accumulates of one op, counted as MLPerf Tiny counts them (conv and FC), and
+    SVDF's feature and time dot products (batches * filters * (input_size + memory)).
 
     Inconsistent ops (which validation refuses) count 0 so that `inspect` can still list them.
     """
+    if op.kind is OpKind.SVDF:
+        return _svdf_macs(graph, op)
     if op.kind not in _RANKS or len(op.inputs) < 2 or op.inputs[1] is None:
         return 0
     rank = _RANKS[op.kind]
@@ -33,6 +36,15 @@ def op_macs(graph: Graph, op: Op) -> int:
         weights = graph.tensors[op.inputs[1]].shape  # Cout, Cin
         return int(np.prod(out, dtype=np.int64)) * weights[-1]
     return 0
+
+
+def _svdf_macs(graph: Graph, op: Op) -> int:
+    if len(op.inputs) < 3 or any(t is None for t in op.inputs[:3]):
+        return 0
+    x, wf, wt = (graph.tensors[t].shape for t in op.inputs[:3])  # type: ignore[index]
+    if len(x) != 2 or len(wf) != 2 or len(wt) != 2:
+        return 0
+    return x[0] * wf[0] * (wf[1] + wt[1])
 
 
 _RANKS = {OpKind.CONV_2D: 4, OpKind.DEPTHWISE_CONV_2D: 4, OpKind.FULLY_CONNECTED: 2}

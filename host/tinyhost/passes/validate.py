@@ -20,6 +20,7 @@ from tinyhost.ir import (
     OpKind,
     Padding,
     Pool2DOptions,
+    SVDFOptions,
     Tensor,
 )
 
@@ -50,6 +51,7 @@ _MIN_INPUTS = {
     OpKind.TRANSPOSE: 2,
     OpKind.STRIDED_SLICE: 3,
     OpKind.CONCATENATION: 1,
+    OpKind.SVDF: 3,  # input, weights_feature, weights_time; bias optional; state checked
 }
 
 
@@ -82,8 +84,10 @@ def _check_activations(graph: Graph, index: int, op: Op) -> None:
 
 
 def _check_order(graph: Graph) -> None:
-    """Every tensor is available (constant, graph input, or written earlier) when read."""
-    available = {i for i, t in enumerate(graph.tensors) if t.is_constant} | set(graph.inputs)
+    """Every tensor is available (constant, variable, graph input, or written earlier) when
+    read."""
+    available = {i for i, t in enumerate(graph.tensors) if t.is_constant or t.is_variable}
+    available |= set(graph.inputs)
     for index, op in enumerate(graph.ops):
         for i in op.inputs:
             if i is not None and i not in available:
@@ -157,6 +161,8 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
         axes = _constant(graph, op.inputs[1], "axes", fail).reshape(-1)
         if any(not -len(x.shape) <= a < len(x.shape) for a in axes):
             raise fail(f"axes {axes.tolist()} out of range for rank {len(x.shape)}")
+    elif op.kind is OpKind.SVDF:
+        _check_svdf(graph, op, x, out, fail)
     elif op.kind is OpKind.STRIDED_SLICE:
         for i, role in zip(op.inputs[1:4], ("begin", "end", "strides")):
             values = _constant(graph, i, role, fail)
@@ -290,3 +296,51 @@ def _check_concatenation(graph: Graph, op: Op, out: Tensor, fail) -> None:
         if any(a != b for d, (a, b) in enumerate(zip(s, shapes[0])) if d != axis):
             raise fail(f"input shapes {[list(s) for s in shapes]} differ off axis {axis}")
     _expect_shape(out, tuple(expected), fail)
+
+
+def _check_svdf(graph: Graph, op: Op, x: Tensor, out: Tensor, fail) -> None:
+    """TFLM's PrepareSvdf: shapes, the state a variable tensor, int8/int16/int32 types."""
+    opt = op.options
+    assert isinstance(opt, SVDFOptions)
+    if len(op.inputs) != 5 or op.inputs[4] is None:
+        raise fail(f"has inputs {list(op.inputs)}; SVDF takes 5, the last its state")
+    wf, wt = graph.tensors[op.inputs[1]], graph.tensors[op.inputs[2]]
+    state = graph.tensors[op.inputs[4]]
+    if not state.is_variable:
+        raise fail(f"state '{state.name}' is not a variable tensor")
+    if len(x.shape) != 2 or len(wf.shape) != 2 or len(wt.shape) != 2:
+        raise fail(f"input {list(x.shape)}, weights_feature {list(wf.shape)}, weights_time "
+                   f"{list(wt.shape)} must be 2-D")
+    batches, filters, memory = x.shape[0], wf.shape[0], wt.shape[1]
+    if opt.rank < 1 or filters % opt.rank:
+        raise fail(f"rank {opt.rank} does not divide the {filters} filters")
+    units = filters // opt.rank
+    if wf.shape[1] != x.shape[1] or wt.shape[0] != filters:
+        raise fail(f"weights_feature {list(wf.shape)} / weights_time {list(wt.shape)} do not "
+                   f"fit input {list(x.shape)}")
+    if op.inputs[3] is not None and int(np.prod(graph.tensors[op.inputs[3]].shape)) != units:
+        raise fail(f"bias '{graph.tensors[op.inputs[3]].name}' does not hold {units} values")
+    _expect_shape(state, (batches, filters * memory), fail)
+    _expect_shape(out, (batches, units), fail)
+    if x.dtype == np.int8:
+        want = {1: np.int8, 2: np.int16, 3: np.int32, 4: np.int16}
+        for k, dtype in want.items():
+            t = op.inputs[k]
+            if t is not None and graph.tensors[t].dtype != dtype:
+                raise fail(f"'{graph.tensors[t].name}' is {graph.tensors[t].dtype}; the int8 "
+                           f"SVDF takes {np.dtype(dtype)} there")
+        if out.dtype != np.int8:
+            raise fail(f"output '{out.name}' is {out.dtype}, not int8")
+        for t in (wf, wt, state):
+            if t.quant is None or t.quant.per_channel:
+                raise fail(f"'{t.name}' needs one (per-tensor) scale")
+        if int(state.quant.zero_point[0]) != 0:
+            raise fail(f"int16 state '{state.name}' has zero point "
+                       f"{int(state.quant.zero_point[0])}, expected 0")
+        if op.inputs[3] is not None:
+            bias = graph.tensors[op.inputs[3]]
+            want = float(np.float32(state.quant.scale[0]) * np.float32(wt.quant.scale[0]))
+            got = float(bias.quant.scale[0]) if bias.quant is not None else float("nan")
+            if not abs(got - want) < 1e-5:  # TFLM's PrepareSvdf refuses the model
+                raise fail(f"bias '{bias.name}' has scale {got!r}, not state scale x "
+                           f"weights_time scale ({want!r}) as TFLite Micro requires")

@@ -37,6 +37,10 @@ def _lifetimes(graph: Graph, order: tuple[int, ...]) -> dict[int, tuple[int, int
         touch(t, 0)
     for t in graph.outputs:
         touch(t, end)
+    for t in graph.variable_tensors():  # state: kept from one invoke to the next
+        if t in span:
+            touch(t, 0)
+            touch(t, end)
     return {t: (s[0], s[1]) for t, s in span.items()}
 
 

@@ -23,6 +23,7 @@ _RESCALES = {
     OpKind.SOFTMAX: 1,
     OpKind.LOGISTIC: 1,
     OpKind.TANH: 1,
+    OpKind.SVDF: 2,
 }
 
 
@@ -71,6 +72,9 @@ def flash_usage(graph: Graph) -> FlashUsage:
             OpKind.STRIDED_SLICE,
         )
         for k, t in const:
+            if op.kind is OpKind.SVDF and k == 3:
+                biases.add(t)
+                continue
             (other if shape_operand and k >= 1 else weights).add(t)
         first = op.inputs[0] if op.inputs else None
         if first is not None and graph.tensors[first].dtype == np.int8:

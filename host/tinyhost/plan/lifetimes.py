@@ -3,7 +3,9 @@
 A step is a position in the op order being planned (the graph's own order unless the planner
 reorders a graph with branches). Graph inputs are written by the host before the first op
 and graph outputs read after the last, so their lifetimes reach step 0 and the last step.
-Constants live in flash and have no lifetime here.
+Variable tensors (state kept across invokes, e.g. SVDF's) are persistent: live from the first
+step to the last, so no other tensor or scratch ever shares their bytes and they hold their
+values from one invoke to the next. Constants live in flash and have no lifetime here.
 """
 
 from __future__ import annotations
@@ -65,4 +67,7 @@ def tensor_lifetimes(graph: Graph, order: Sequence[int]) -> dict[int, Lifetime]:
     for t in graph.outputs:
         first.setdefault(t, 0)
         last[t] = last_step
+    for t in graph.variable_tensors():
+        if t in first:
+            first[t], last[t] = 0, last_step
     return {t: Lifetime(first[t], last[t]) for t in arena_tensors(graph)}

@@ -16,8 +16,10 @@ it against the C functions of both kernel builds on random shapes.
 | DEPTHWISE 3x3, mult 1, dilation 1, stride 1 or 2 | 2 * PH * PW (int16 plane) | round_up4(H*W) |
 | DEPTHWISE other, mult 1 (th_dw_conv_general_s8) | round_up4(H * W) | round_up4(H * W) |
 | DEPTHWISE mult > 1 (input read directly, never in place) | 0 | 0 |
+| SVDF (th_svdf_s8: input and newest state values, int16) | SV | SV |
 | everything else (pool, elementwise, MEAN, ...), float32 | 0 | 0 |
 
+SV = round_up4(2 * input_size) + round_up4(2 * filters).
 T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, Cin % 4 == 0)
 and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c). Given four
@@ -274,6 +276,12 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     return 0
 
 
+def svdf_scratch_bytes(input_size: int, filters: int) -> int:
+    """th_svdf_s8_scratch_size: one batch's input + offset and its newest state values, as
+    int16 (every build)."""
+    return _ru4(2 * input_size) + _ru4(2 * filters)
+
+
 def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
     """Scratch of the op's kernel (in place or not), per the table above."""
     options = options or PlanOptions()
@@ -285,4 +293,7 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
         return _conv_scratch(graph, op, options.dsp, options.mve)
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
         return _dw_scratch(graph, op, options.dsp, mve=options.mve)
+    if op.kind is OpKind.SVDF:
+        return svdf_scratch_bytes(graph.tensors[op.inputs[0]].shape[-1],
+                                  graph.tensors[op.inputs[1]].shape[0])
     return 0

@@ -2,10 +2,13 @@
 
 from tinyhost.reference.executor import (
     RunResult,
+    State,
     check_executable,
+    initial_state,
     prepare_inputs,
     random_inputs,
     run,
 )
 
-__all__ = ["RunResult", "check_executable", "prepare_inputs", "random_inputs", "run"]
+__all__ = ["RunResult", "State", "check_executable", "initial_state", "prepare_inputs",
+           "random_inputs", "run"]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -18,10 +19,33 @@ _WEIGHTED = frozenset({OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CO
 
 
 @dataclass(frozen=True)
+class State:
+    """The values of a graph's variable tensors between two invokes, by tensor index.
+
+    What TFLite Micro keeps in its arena across invokes (SVDF's state): `run` takes one and
+    returns the next, so a sequence of invokes is a fold over the inputs; nothing is global.
+    """
+
+    values: Mapping[int, np.ndarray]
+
+
+def initial_state(graph: Graph) -> State:
+    """The state after a reset (and before the first invoke): each variable tensor filled
+    with its reset value, as TFLM's ResetVariableTensors does."""
+    values = {}
+    for i in graph.variable_tensors():
+        t = graph.tensors[i]
+        values[i] = np.full(t.shape, t.reset_value, dtype=t.dtype)
+    return State(MappingProxyType(values))
+
+
+@dataclass(frozen=True)
 class RunResult:
     outputs: list[np.ndarray]
     # Every tensor's value by graph tensor index (inputs, intermediates, outputs), when asked for.
     tensors: dict[int, np.ndarray]
+    # The variable tensors after this invoke: pass it to the next `run` to carry the state.
+    state: State = field(default_factory=lambda: State(MappingProxyType({})))
 
 
 def check_executable(graph: Graph) -> None:
@@ -111,13 +135,25 @@ def random_inputs(graph: Graph, rng: np.random.Generator) -> list[np.ndarray]:
     return arrays
 
 
-def run(graph: Graph, inputs: Sequence[np.ndarray], keep_intermediates: bool = False) -> RunResult:
-    """Execute the graph; inputs are converted by `prepare_inputs` first."""
+def run(graph: Graph, inputs: Sequence[np.ndarray], keep_intermediates: bool = False,
+        state: State | None = None) -> RunResult:
+    """Execute the graph; inputs are converted by `prepare_inputs` first.
+
+    `state` holds the variable tensors' values from the previous invoke (None: as after a
+    reset). A kernel of an op that reads variable tensors returns, after its outputs, their
+    new values in the op's input order; `RunResult.state` carries them to the next invoke.
+    """
     check_executable(graph)
     values: dict[int, np.ndarray] = {}
     for index, tensor in enumerate(graph.tensors):
         if tensor.data is not None:
             values[index] = tensor.data
+    start = initial_state(graph) if state is None else state
+    variables = graph.variable_tensors()
+    for index in variables:
+        if index not in start.values:
+            raise InputDataError(f"{graph.source}: the state lacks variable tensor {index}")
+        values[index] = np.array(start.values[index], dtype=graph.tensors[index].dtype)
     for index, array in zip(graph.inputs, prepare_inputs(graph, inputs)):
         values[index] = array
 
@@ -128,7 +164,8 @@ def run(graph: Graph, inputs: Sequence[np.ndarray], keep_intermediates: bool = F
             results = KERNELS[op.kind](graph, op, args)
         except TinyhostError as e:  # kernels know the op, not where it sits: add that
             raise type(e)(f"{graph.source}: op {op_index} ({op.name}): {e}") from None
-        for tensor_index, result in zip(op.outputs, results):
+        updated = [i for i in op.inputs if i is not None and graph.tensors[i].is_variable]
+        for tensor_index, result in zip((*op.outputs, *updated), results):
             tensor = graph.tensors[tensor_index]
             if result.dtype != tensor.dtype or result.size != int(np.prod(tensor.shape)):
                 raise ModelFormatError(
@@ -139,11 +176,13 @@ def run(graph: Graph, inputs: Sequence[np.ndarray], keep_intermediates: bool = F
             values[tensor_index] = result.reshape(tensor.shape)
         if not keep_intermediates:
             for i in op.inputs:
-                if i is not None and last_use.get(i) == op_index and graph.tensors[i].data is None:
+                if (i is not None and last_use.get(i) == op_index
+                        and graph.tensors[i].data is None and not graph.tensors[i].is_variable):
                     values.pop(i, None)
 
     outputs = [values[i] for i in graph.outputs]
-    return RunResult(outputs=outputs, tensors=values if keep_intermediates else {})
+    after = State(MappingProxyType({i: values[i] for i in variables}))
+    return RunResult(outputs=outputs, tensors=values if keep_intermediates else {}, state=after)
 
 
 def _last_uses(graph: Graph) -> dict[int, int]:

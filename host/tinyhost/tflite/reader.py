@@ -40,6 +40,7 @@ from tinyhost.ir import (
     SoftmaxOptions,
     SqueezeOptions,
     StridedSliceOptions,
+    SVDFOptions,
     Tensor,
     UnsupportedOptions,
 )
@@ -191,6 +192,7 @@ class _Parser:
             data=data,
             quant=self.quantization(t.Quantization(), shape, where),
             tflite_index=index,
+            is_variable=bool(t.IsVariable()) and data is None,
         )
 
     def buffer_data(self, buffer_index: int, n_buffers: int, where: str) -> np.ndarray | None:
@@ -379,6 +381,15 @@ _OPTION_PARSERS: dict[OpKind, _OptionParser] = {
         _BO.ReducerOptions,
         lambda o: ReducerOptions(False if o is None else bool(o.KeepDims())),
     ),
+    OpKind.SVDF: (
+        tflite.SVDFOptions,
+        _BO.SVDFOptions,
+        lambda o: SVDFOptions(
+            rank=o.Rank(),
+            activation=Activation(o.FusedActivationFunction()),
+            asymmetric_quantize_inputs=bool(o.AsymmetricQuantizeInputs()),
+        ),
+    ),
     OpKind.STRIDED_SLICE: (
         tflite.StridedSliceOptions,
         _BO.StridedSliceOptions,
@@ -406,6 +417,7 @@ _OPTIONS_REQUIRED = frozenset(
         OpKind.MAX_POOL_2D,
         OpKind.CONCATENATION,
         OpKind.LEAKY_RELU,
+        OpKind.SVDF,
     }
 )
 

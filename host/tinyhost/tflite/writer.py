@@ -37,6 +37,7 @@ from tinyhost.ir import (
     SoftmaxOptions,
     SqueezeOptions,
     StridedSliceOptions,
+    SVDFOptions,
     Tensor,
 )
 from tinyhost.tflite.schema import DTYPE_TO_TENSOR_TYPE, FILE_IDENTIFIER, SCHEMA_VERSION
@@ -237,6 +238,8 @@ class _Writer:
         tflite.TensorAddName(b, name)
         if quant is not None:
             tflite.TensorAddQuantization(b, quant)
+        if t.is_variable:
+            tflite.TensorAddIsVariable(b, True)
         return tflite.TensorEnd(b)
 
     def operator(self, op: Op, opcode_index: int) -> int:
@@ -398,6 +401,15 @@ def _strided_slice(b: _Builder, o: OpOptions) -> int:
     return tflite.StridedSliceOptionsEnd(b)
 
 
+def _svdf(b: _Builder, o: OpOptions) -> int:
+    assert isinstance(o, SVDFOptions)
+    tflite.SVDFOptionsStart(b)
+    tflite.SVDFOptionsAddRank(b, o.rank)
+    tflite.SVDFOptionsAddFusedActivationFunction(b, o.activation.value)
+    tflite.SVDFOptionsAddAsymmetricQuantizeInputs(b, o.asymmetric_quantize_inputs)
+    return tflite.SVDFOptionsEnd(b)
+
+
 _OptionWriter = tuple[type, int, Callable[[_Builder, OpOptions], int]]
 _BO = tflite.BuiltinOptions
 
@@ -442,4 +454,5 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
     OpKind.LEAKY_RELU: (LeakyReluOptions, _BO.LeakyReluOptions, _leaky_relu),
     OpKind.MEAN: (ReducerOptions, _BO.ReducerOptions, _reducer),
     OpKind.STRIDED_SLICE: (StridedSliceOptions, _BO.StridedSliceOptions, _strided_slice),
+    OpKind.SVDF: (SVDFOptions, _BO.SVDFOptions, _svdf),
 }

@@ -70,6 +70,11 @@ th_model_status th_model_invoke(int profile_on, uint64_t *total)
     return TH_MODEL_OK;
 }
 
+th_model_status th_model_reset_state(void)
+{
+    return TH_MODEL_OK; /* no state */
+}
+
 const uint32_t *th_model_profile(uint32_t *n_ops)
 {
     *n_ops = 2;
