@@ -71,14 +71,14 @@ def planned_arenas(graph, board_name: str) -> tuple[int, int]:  # noqa: ANN001
     """Layer-by-layer and `--patch auto` arenas of the compiled backend's plan for the board
     (PADs folded, as `tinyhost plan --backend compiled --patch auto`), no build."""
     from tinyhost.boards import load_board
-    from tinyhost.codegen.fold import fold_pads
+    from tinyhost.codegen.fold import fold_for_compiled
     from tinyhost.plan import PlanOptions
     from tinyhost.plan.patch import PatchRequest, pick
 
     board = load_board(board_name)
     options = PlanOptions(alignment=board.arena_alignment, dsp=board.dsp,
                           mve=board.dsp and board.mve)  # fmt: skip
-    chosen, _, unpatched = pick(fold_pads(graph).graph, options, PatchRequest())
+    chosen, _, unpatched = pick(fold_for_compiled(graph).graph, options, PatchRequest())
     return unpatched, unpatched if chosen is None else chosen.arena_bytes
 
 

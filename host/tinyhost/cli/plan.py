@@ -136,10 +136,10 @@ def _patch_request(args: argparse.Namespace):  # noqa: ANN202
 
 def _patched_plan(graph: Graph, options, request):  # noqa: ANN001, ANN202
     """The compiled backend's view: PADs folded, then the stage in bands (plan/patch.py)."""
-    from tinyhost.codegen.fold import fold_pads
+    from tinyhost.codegen.fold import fold_for_compiled
     from tinyhost.plan.patch import layout_patched, patch_graph, pick
 
-    folded = fold_pads(graph)
+    folded = fold_for_compiled(graph)
     chosen, cands, unpatched = pick(folded.graph, options, request)
     info = {"request": args_text(request), "unpatched_arena_bytes": unpatched,
             "max_overhead": request.max_overhead,

@@ -34,7 +34,7 @@ from tinyhost.arith.reduce import MeanParams
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import BlobTarget
-from tinyhost.codegen.fold import Folded, fold_pads
+from tinyhost.codegen.fold import Folded, fold_for_compiled
 from tinyhost.codegen.interpreter import io_quant_defines, io_quantization, target_for
 from tinyhost.codegen.interpreter_abi import LIMITS
 from tinyhost.codegen.layout import CONV_BLOCK, FC_BLOCK, interleave_filter
@@ -525,7 +525,7 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
              optimize: str = "speed", patch: PatchRequest | None = None) -> Generated:
     """model.c and model.h for `graph` on `board` (nothing written)."""
     require_device_support(graph, "compiled")
-    folded = fold_pads(graph)
+    folded = fold_for_compiled(graph)
     graph = folded.graph
     io_max = LIMITS["TH_INTERP_MAX_MODEL_IO"]  # the protocol firmware's, th_model.h
     if max(len(graph.inputs), len(graph.outputs)) > io_max:

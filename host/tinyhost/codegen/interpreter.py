@@ -22,6 +22,7 @@ import numpy as np
 
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import Blob, BlobTarget, build_blob
+from tinyhost.codegen.fold import depthwise_as_conv
 from tinyhost.codegen.interpreter_abi import ADAPTERS_BY_NAME, available_adapters
 from tinyhost.codegen.lower import lower_graph
 from tinyhost.codegen.result import ConvertResult
@@ -61,6 +62,7 @@ def size_model(graph: Graph, board: Board, *, all_ops: bool = False,
     """Blob, op table, arena and LOAD_MODEL buffer of `graph` on `board`, and their budget."""
     model_name = name or Path(graph.source).stem or graph.name or "model"
     require_device_support(graph, "interpreter")
+    graph = depthwise_as_conv(graph)  # same ops, tensors and values; faster kernels
     blob = build_blob(graph, target_for(board), name=model_name)
     available = available_adapters()
     kernels = tuple(sorted(available if all_ops else set(blob.adapters),
