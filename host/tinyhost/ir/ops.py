@@ -38,6 +38,14 @@ class OpKind(enum.Enum):
     LEAKY_RELU = 98
     QUANTIZE = 114
     HARD_SWISH = 117
+    # Elementwise and unary int8 ops (issue 17)
+    PRELU = 54
+    MAXIMUM = 55
+    MINIMUM = 57
+    RSQRT = 76
+    SQUARED_DIFFERENCE = 99
+    ABS = 101
+    ELU = 111
     # Anything else in a .tflite file: kept so it can be reported by index and name.
     UNSUPPORTED = -1
 

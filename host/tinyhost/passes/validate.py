@@ -34,6 +34,9 @@ _SAME_SHAPE = frozenset(
         OpKind.SOFTMAX,
         OpKind.QUANTIZE,
         OpKind.DEQUANTIZE,
+        OpKind.ABS,
+        OpKind.RSQRT,
+        OpKind.ELU,
     }
 )
 _BINARY = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL})

@@ -23,6 +23,10 @@ _RESCALES = {
     OpKind.SOFTMAX: 1,
     OpKind.LOGISTIC: 1,
     OpKind.TANH: 1,
+    OpKind.ABS: 1,
+    OpKind.RSQRT: 1,
+    OpKind.SQUARED_DIFFERENCE: 3,
+    OpKind.PRELU: 2,
 }
 
 

@@ -69,6 +69,9 @@ _LUT = (
     OpKind.LOGISTIC,
     OpKind.TANH,
     OpKind.QUANTIZE,
+    OpKind.ABS,
+    OpKind.RSQRT,
+    OpKind.ELU,
 )
 _BINARY = (OpKind.ADD, OpKind.SUB, OpKind.MUL)
 # Windowed kernels that write output pixels in raster order, each after its own window is

@@ -60,6 +60,7 @@ _ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL})
 _QUANTIZABLE = frozenset({
     *_SAME_QUANT_FIRST_INPUT, *_FIXED_OUTPUT, *_WEIGHTED_AXIS, *_ELEMENTWISE,
     OpKind.CONCATENATION, OpKind.RELU, OpKind.LEAKY_RELU, OpKind.HARD_SWISH, OpKind.MEAN,
+    OpKind.ABS, OpKind.RSQRT, OpKind.ELU,
 })
 _INT8_ACTIVATIONS = frozenset({
     Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1,
