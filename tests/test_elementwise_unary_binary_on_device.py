@@ -38,9 +38,28 @@ def elementwise_graph() -> Graph:
         outs.append(y)
         return y
 
+    def binary(kind: OpKind, u: int, v: int, quant, name: str) -> int:
+        shape = tuple(np.broadcast_shapes(b.tensors[u].shape, b.tensors[v].shape))
+        y = b.tensor(name, shape, quant=quant)
+        b.op(kind, (u, v), (y,), NoOptions())
+        outs.append(y)
+        return y
+
     a = unary(OpKind.ABS, x, q(0.03, -128), "abs")
-    unary(OpKind.ELU, x, q(0.04, 20), "elu")
+    e = unary(OpKind.ELU, x, q(0.04, 20), "elu")
     unary(OpKind.RSQRT, a, q(0.02, -100), "rsqrt")
+    channels = SHAPE[3]
+    k = b.tensor("k", (channels,), data=rng.integers(-128, 128, channels).astype(np.int8),
+                 quant=q(0.05, -3))
+    binary(OpKind.MAXIMUM, x, k, q(0.05, -3), "max_const")  # [C] constant broadcast
+    binary(OpKind.MINIMUM, c, x, q(0.05, -3), "min_bcast")  # [1,1,1,C] first
+    binary(OpKind.SQUARED_DIFFERENCE, x, e, q(0.2, -120), "sqdiff")  # same shape
+    binary(OpKind.SQUARED_DIFFERENCE, c, a, q(0.1, -128), "sqdiff_bcast")
+    alpha = b.tensor("alpha", (channels,), data=rng.integers(-128, 128, channels).astype(np.int8),
+                     quant=q(0.01, 4))
+    binary(OpKind.PRELU, x, alpha, q(0.06, 5), "prelu")  # per-channel alpha
+    scalar = b.tensor("alpha1", (1,), data=np.array([-90], np.int8), quant=q(0.02, -128))
+    binary(OpKind.PRELU, e, scalar, q(0.04, 0), "prelu_scalar")
     return b.graph([x, c], outs, "elementwise_unary_binary")
 
 

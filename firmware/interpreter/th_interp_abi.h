@@ -42,6 +42,10 @@
 #define TH_KERNEL_STRIDED_SLICE_S8 19u
 #define TH_KERNEL_ADD_TAB_S8 20u
 #define TH_KERNEL_SUB_TAB_S8 21u
+#define TH_KERNEL_MAXIMUM_S8 30u
+#define TH_KERNEL_MINIMUM_S8 31u
+#define TH_KERNEL_SQDIFF_S8 32u
+#define TH_KERNEL_PRELU_S8 33u
 
 /* Parameter words: index of each word in the op's array, and their count */
 #define TH_CONV2D_P_INPUT_OFFSET 0u
@@ -160,5 +164,14 @@
 #define TH_ADD_TAB_P_TABLE1 12u
 #define TH_ADD_TAB_P_TABLE2 13u
 #define TH_ADD_TAB_WORDS 14u
+#define TH_MINMAX_WORDS 0u
+#define TH_PRELU_P_INPUT_OFFSET 0u
+#define TH_PRELU_P_ALPHA_OFFSET 1u
+#define TH_PRELU_P_OUTPUT_OFFSET 2u
+#define TH_PRELU_P_MULTIPLIER_POS 3u
+#define TH_PRELU_P_SHIFT_POS 4u
+#define TH_PRELU_P_MULTIPLIER_NEG 5u
+#define TH_PRELU_P_SHIFT_NEG 6u
+#define TH_PRELU_WORDS 7u
 
 #endif /* TH_INTERP_ABI_H */

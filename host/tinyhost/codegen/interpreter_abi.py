@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tinyhost.arith.activations import DequantizeParams, QuantizeParams, SoftmaxParams
+from tinyhost.arith.binary import PreluParams
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
@@ -132,6 +133,13 @@ ADAPTERS: tuple[Adapter, ...] = (
             (*_ADD, "table1", "table2"), "ADD_TAB"),
     Adapter(21, "sub_tab_s8", "ops_elementwise.c", ("th_sub_s8_tables",),
             (*_ADD, "table1", "table2"), "ADD_TAB"),
+    # Elementwise int8 ops of issue 17 (ids 30-49).
+    Adapter(30, "maximum_s8", "ops_elementwise.c", ("th_maximum_s8",), (), "MINMAX"),
+    Adapter(31, "minimum_s8", "ops_elementwise.c", ("th_minimum_s8",), (), "MINMAX"),
+    Adapter(32, "sqdiff_s8", "ops_elementwise.c", ("th_squared_difference_s8",), _ADD, "ADD"),
+    Adapter(33, "prelu_s8", "ops_elementwise.c", ("th_prelu_s8",),
+            ("input_offset", "alpha_offset", "output_offset", "multiplier_pos", "shift_pos",
+             "multiplier_neg", "shift_neg"), "PRELU"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -150,6 +158,10 @@ _ADAPTER_OF = {
     "th_sub_s8_tables": "sub_tab_s8",
     "th_mul_s8": "mul_s8",
     "th_lut_s8": "lut_s8",
+    "th_maximum_s8": "maximum_s8",
+    "th_minimum_s8": "minimum_s8",
+    "th_squared_difference_s8": "sqdiff_s8",
+    "th_prelu_s8": "prelu_s8",
     "th_quantize_f32_s8": "quantize_f32_s8",
     "th_dequantize_s8_f32": "dequantize_s8_f32",
     "th_mean_s8": "mean_s8",
@@ -229,6 +241,11 @@ def _fields(call: Call) -> dict[str, Word]:
                 **{f"count{k}": v for k, v in enumerate(_rank6(p.count, 0))}}  # fmt: skip
     if isinstance(p, LutParams):
         return {"table": ConstRef("table")}
+    if isinstance(p, PreluParams):
+        return {"input_offset": p.input_offset, "alpha_offset": p.alpha_offset,
+                "output_offset": p.output_offset, "multiplier_pos": p.multiplier_pos,
+                "shift_pos": p.shift_pos, "multiplier_neg": p.multiplier_neg,
+                "shift_neg": p.shift_neg}  # fmt: skip
     return {}  # CopyParams: no words
 
 

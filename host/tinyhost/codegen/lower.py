@@ -30,6 +30,7 @@ from tinyhost.arith.activations import (
     quantize_params,
     softmax_params,
 )
+from tinyhost.arith.binary import PreluParams, prelu_params, squared_difference_params
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
@@ -66,6 +67,11 @@ class LutParams:
 
 
 @dataclass(frozen=True)
+class MinMaxParams:
+    """th_maximum_s8 / th_minimum_s8 compare raw values: no parameters."""
+
+
+@dataclass(frozen=True)
 class PadParams:
     pad_value: int
     before: tuple[int, ...]  # per dimension, up to MAX_RANK
@@ -99,7 +105,7 @@ class CopyParams:
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
-    | TransposeParams | StridedSliceParams | CopyParams
+    | TransposeParams | StridedSliceParams | CopyParams | MinMaxParams | PreluParams
 )  # fmt: skip
 
 
@@ -194,6 +200,18 @@ def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
         return Call(index, name, *io, p)
     table1, table2 = ew_arith.add_input_tables(p)
     return Call(index, name + "_tables", *io, p, {"table1": table1, "table2": table2})
+
+
+def _lower_binary_ext(graph: Graph, index: int, op: Op) -> Call:
+    """MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (ADD's param structs), PRELU (input, alpha)."""
+    _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
+    io = ((op.inputs[0], op.inputs[1]), (op.outputs[0],))
+    if op.kind is OpKind.SQUARED_DIFFERENCE:
+        return Call(index, "th_squared_difference_s8", *io, squared_difference_params(graph, op))
+    if op.kind is OpKind.PRELU:
+        return Call(index, "th_prelu_s8", *io, prelu_params(graph, op))
+    name = "th_maximum_s8" if op.kind is OpKind.MAXIMUM else "th_minimum_s8"
+    return Call(index, name, *io, MinMaxParams())
 
 
 def _lower_lut(graph: Graph, index: int, op: Op) -> Call:
@@ -348,6 +366,10 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.ADD: _lower_binary,
     OpKind.SUB: _lower_binary,
     OpKind.MUL: _lower_binary,
+    OpKind.MAXIMUM: _lower_binary_ext,
+    OpKind.MINIMUM: _lower_binary_ext,
+    OpKind.SQUARED_DIFFERENCE: _lower_binary_ext,
+    OpKind.PRELU: _lower_binary_ext,
     OpKind.RESHAPE: _lower_copy,
     OpKind.SQUEEZE: _lower_copy,
 }

@@ -73,7 +73,8 @@ _LUT = (
     OpKind.RSQRT,
     OpKind.ELU,
 )
-_BINARY = (OpKind.ADD, OpKind.SUB, OpKind.MUL)
+_BINARY = (OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.MAXIMUM, OpKind.MINIMUM,
+           OpKind.SQUARED_DIFFERENCE, OpKind.PRELU)
 # Windowed kernels that write output pixels in raster order, each after its own window is
 # read (th_conv_s8 in all variants and builds, th_avgpool_s8, th_maxpool_s8). Depthwise is
 # not among them: it works channel by channel over the whole image (DEPTHWISE_CHANNEL).
