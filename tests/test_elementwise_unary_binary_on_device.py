@@ -1,4 +1,4 @@
-"""ABS, RSQRT, ELU, MINIMUM, MAXIMUM, SQUARED_DIFFERENCE, PRELU in one int8 graph, every layer
+"""ABS, RSQRT, ELU, MINIMUM, MAXIMUM, SQUARED_DIFFERENCE, PRELU, DIV in one int8 graph: every layer
 bit-exact with the reference on the host board and QEMU mps2-an386, both backends.
 
 The graph is built in memory (tests/graph_builder.py): each op's output is a model output,
@@ -17,7 +17,7 @@ from graph_builder import GraphBuilder
 from reference_single_op import q, run_tflm
 from tinyhost import reference
 from tinyhost.deploy.runner import run_model
-from tinyhost.ir import Graph, NoOptions, OpKind
+from tinyhost.ir import Activation, FusedActivationOptions, Graph, NoOptions, OpKind
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_elementwise_unary_binary_on_device"
@@ -41,7 +41,8 @@ def elementwise_graph() -> Graph:
     def binary(kind: OpKind, u: int, v: int, quant, name: str) -> int:
         shape = tuple(np.broadcast_shapes(b.tensors[u].shape, b.tensors[v].shape))
         y = b.tensor(name, shape, quant=quant)
-        b.op(kind, (u, v), (y,), NoOptions())
+        options = FusedActivationOptions() if kind is OpKind.DIV else NoOptions()
+        b.op(kind, (u, v), (y,), options)
         outs.append(y)
         return y
 
@@ -60,6 +61,11 @@ def elementwise_graph() -> Graph:
     binary(OpKind.PRELU, x, alpha, q(0.06, 5), "prelu")  # per-channel alpha
     scalar = b.tensor("alpha1", (1,), data=np.array([-90], np.int8), quant=q(0.02, -128))
     binary(OpKind.PRELU, e, scalar, q(0.04, 0), "prelu_scalar")
+    # DIV, fused RELU6: by an activation (zero divisors included) and by a [1,1,1,C] input
+    y = b.tensor("div", SHAPE, quant=q(0.08, -10))
+    b.op(OpKind.DIV, (x, e), (y,), FusedActivationOptions(Activation.RELU6))
+    outs.append(y)
+    binary(OpKind.DIV, a, c, q(0.3, 0), "div_bcast")
     return b.graph([x, c], outs, "elementwise_unary_binary")
 
 

@@ -1,4 +1,4 @@
-"""A float graph with ABS, RSQRT, ELU, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE and PRELU,
+"""A float graph with ABS, RSQRT, ELU, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU and DIV,
 quantized: MAXIMUM / MINIMUM share one quantization with their inputs (constants too),
 PRELU's constant alpha and the other constants become int8; the int8 graph runs bit-exact
 in TFLite Micro and stays close to the float graph."""
@@ -9,7 +9,7 @@ import numpy as np
 
 from test_quantize import _int8_inputs, assert_tflm_bit_exact
 from tinyhost import reference
-from tinyhost.ir import Graph, NoOptions, Op, OpKind, Tensor
+from tinyhost.ir import FusedActivationOptions, Graph, NoOptions, Op, OpKind, Tensor
 from tinyhost.quantize import quantize_model
 
 F32 = np.dtype(np.float32)
@@ -26,6 +26,7 @@ def _float_graph() -> Graph:
         _t("elu", (1, 3, 3, c)), _t("floor", (c,), [-0.5, 0.0, 0.25, -1.0]),
         _t("max", (1, 3, 3, c)), _t("min", (1, 3, 3, c)), _t("sqdiff", (1, 3, 3, c)),
         _t("alpha", (c,), [0.1, -0.2, 0.3, 0.05]), _t("prelu", (1, 3, 3, c)),
+        _t("divisor", (c,), [0.5, 1.0, 2.0, 4.0]), _t("div", (1, 3, 3, c)),
     ]  # fmt: skip
     ops = [
         Op(OpKind.ABS, (0,), (1,), NoOptions()),
@@ -35,8 +36,9 @@ def _float_graph() -> Graph:
         Op(OpKind.MINIMUM, (5, 1), (6,), NoOptions()),
         Op(OpKind.SQUARED_DIFFERENCE, (6, 0), (7,), NoOptions()),
         Op(OpKind.PRELU, (7, 8), (9,), NoOptions()),
+        Op(OpKind.DIV, (9, 10), (11,), FusedActivationOptions()),
     ]
-    return Graph(tuple(tensors), tuple(ops), (0,), (2, 9), source="<elementwise>")
+    return Graph(tuple(tensors), tuple(ops), (0,), (2, 11), source="<elementwise>")
 
 
 def test_quantized_elementwise_graph_is_bit_exact_and_close() -> None:

@@ -1,10 +1,11 @@
-"""MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU (int8 and float32): the NumPy reference
+"""MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU, DIV (int8 and float32): the NumPy reference
 against TFLite Micro, bit for bit for int8.
 
 Random broadcast shapes (same shape, [C] and [1, 1, 1, C] against [N, H, W, C], scalars,
 both inputs broadcasting, ranks 1-4), scales and zero points; MAXIMUM / MINIMUM also with
 quantizations that differ (TFLM compares raw values whatever they are); PRELU with
-per-channel and scalar alpha.
+per-channel and scalar alpha; DIV over every pair of int8 values (zero divisors included:
+their result is the oracle's) with each fused activation.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import pytest
 
 from reference_single_op import F32, I8, assert_matches_tflm, q, random_int8, single_op_graph
 from tinyhost.errors import ModelFormatError
-from tinyhost.ir import NoOptions, OpKind, Tensor
+from tinyhost.ir import Activation, FusedActivationOptions, NoOptions, OpKind, Tensor
 from tinyhost.passes.validate import check_graph
 
-KINDS = [OpKind.MAXIMUM, OpKind.MINIMUM, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU]
+KINDS = [OpKind.MAXIMUM, OpKind.MINIMUM, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.DIV]
 SHAPES = [
     ((1, 4, 4, 3), (1, 4, 4, 3)),
     ((1, 4, 4, 3), (3,)),
@@ -30,11 +31,12 @@ SHAPES = [
 ]
 
 
-def _graph(kind, shapes, dtype, quants=(None, None, None)):
+def _graph(kind, shapes, dtype, quants=(None, None, None), activation=Activation.NONE):
     out = tuple(np.broadcast_shapes(*shapes))
     tensors = [Tensor(name, shape, dtype, quant=qq)
                for name, shape, qq in zip(("a", "b", "y"), (*shapes, out), quants)]  # fmt: skip
-    return single_op_graph(kind, NoOptions(), tensors, [0, 1], [2])
+    options = FusedActivationOptions(activation) if kind is OpKind.DIV else NoOptions()
+    return single_op_graph(kind, options, tensors, [0, 1], [2])
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
@@ -52,6 +54,19 @@ def test_int8_matches_tflm(kind: OpKind) -> None:
             s, z = [s[0]] * 3, [z[0]] * 3  # what the converter writes
         graph = _graph(kind, shapes, I8, [q(si, zi) for si, zi in zip(s, z)])
         assert_matches_tflm(graph, [random_int8(rng, shapes[0]), random_int8(rng, shapes[1])])
+
+
+def test_div_every_pair_matches_tflm() -> None:
+    a = np.repeat(np.arange(-128, 128), 256).astype(np.int8).reshape(1, -1)
+    b = np.tile(np.arange(-128, 128), 256).astype(np.int8).reshape(1, -1)
+    rng = np.random.default_rng(42)
+    activations = [Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1]
+    for trial in range(8):
+        s = [float(np.exp(rng.uniform(-6, 1))) for _ in range(3)]
+        z = [int(rng.integers(-128, 128)) for _ in range(3)]
+        graph = _graph(OpKind.DIV, (a.shape, b.shape), I8, [q(si, zi) for si, zi in zip(s, z)],
+                       activations[trial % 4])  # fmt: skip
+        assert_matches_tflm(graph, [a, b])
 
 
 def test_squared_difference_extreme_inputs_match_tflm() -> None:
@@ -72,7 +87,7 @@ def test_float_matches_tflm(kind: OpKind) -> None:
     for shapes in SHAPES[:4]:
         if kind is OpKind.PRELU:
             shapes = (shapes[0], (shapes[0][-1],))
-        graph = _graph(kind, shapes, F32)
+        graph = _graph(kind, shapes, F32, activation=Activation.RELU6)
         x = [rng.normal(0, 2, s).astype(np.float32) for s in shapes]
         assert_matches_tflm(graph, x)
 

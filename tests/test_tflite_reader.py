@@ -258,7 +258,11 @@ OPTION_CASES: list[tuple[OpKind, OpOptions, int]] = [
     (OpKind.STRIDED_SLICE, StridedSliceOptions(1, 2, 4, 8, 16, True), 4),
     *[(kind, NoOptions(), 1) for kind in (
         OpKind.DEQUANTIZE, OpKind.LOGISTIC, OpKind.RELU, OpKind.RELU6, OpKind.TANH, OpKind.PAD,
-        OpKind.TRANSPOSE, OpKind.PADV2, OpKind.QUANTIZE, OpKind.HARD_SWISH)],
+        OpKind.TRANSPOSE, OpKind.PADV2, OpKind.QUANTIZE, OpKind.HARD_SWISH, OpKind.ABS,
+        OpKind.RSQRT, OpKind.ELU)],
+    *[(kind, NoOptions(), 2) for kind in (
+        OpKind.MAXIMUM, OpKind.MINIMUM, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU)],
+    (OpKind.DIV, FusedActivationOptions(Activation.RELU6), 2),
 ]
 
 

@@ -1,9 +1,10 @@
 /*
  * ops_elementwise.c - ADD (kernel id 8), SUB (10), MUL (11), MAXIMUM (30), MINIMUM (31),
- * SQUARED_DIFFERENCE (32), PRELU (33): int8 with broadcasting.
+ * SQUARED_DIFFERENCE (32), PRELU (33), DIV (34): int8 with broadcasting.
  * Parameter words: TH_ADD_P_*, TH_ADD_TAB_P_* (ADD/SUB with input tables, kernel ids 20, 21:
  * 256 int32 each in the constants, made by the host: th_add_s8_tables), TH_MUL_P_*,
- * TH_PRELU_P_* (SQUARED_DIFFERENCE takes TH_ADD_P_*; MAXIMUM / MINIMUM none), in
+ * TH_PRELU_P_* (SQUARED_DIFFERENCE takes TH_ADD_P_*, DIV TH_MUL_P_*; MAXIMUM / MINIMUM
+ * none), in
  * th_interp_abi.h (generated from host/tinyhost/codegen/interpreter_abi.py).
  * Either input may be a constant; the kernel checks the broadcast shapes (and the adapter
  * checks them once at load, by running the same rule).
@@ -169,7 +170,11 @@ th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scra
     return TH_INTERP_OK;
 }
 
-th_interp_status th_interp_mul_s8_eval(const th_interp_op *op)
+typedef th_status (*mul_fn)(const th_context *, const th_mul_params *,
+                            const th_per_tensor_quant *, const th_shape *, const int8_t *,
+                            const th_shape *, const int8_t *, const th_shape *, int8_t *);
+
+static th_interp_status eval_mul(const th_interp_op *op, mul_fn fn)
 {
     const int32_t *p = op->params;
     th_mul_params mp;
@@ -185,9 +190,13 @@ th_interp_status th_interp_mul_s8_eval(const th_interp_op *op)
     th_interp_to_shape_r1(&op->in[0], &s1);
     th_interp_to_shape_r1(&op->in[1], &s2);
     th_interp_to_shape_r1(&op->out[0], &so);
-    return th_interp_kstatus(th_mul_s8(NULL, &mp, &q, &s1, (const int8_t *)op->in[0].data, &s2,
-                                       (const int8_t *)op->in[1].data, &so,
-                                       (int8_t *)op->out[0].data));
+    return th_interp_kstatus(fn(NULL, &mp, &q, &s1, (const int8_t *)op->in[0].data, &s2,
+                                (const int8_t *)op->in[1].data, &so, (int8_t *)op->out[0].data));
+}
+
+th_interp_status th_interp_mul_s8_eval(const th_interp_op *op)
+{
+    return eval_mul(op, th_mul_s8);
 }
 
 /* ---- MAXIMUM (kernel id 30), MINIMUM (31): no parameter words -------------------------- */
@@ -246,6 +255,25 @@ th_interp_status th_interp_sqdiff_s8_prepare(const th_interp_op *op, uint32_t *s
 th_interp_status th_interp_sqdiff_s8_eval(const th_interp_op *op)
 {
     return eval_add(op, th_squared_difference_s8);
+}
+
+/* ---- DIV (kernel id 34): MUL's words, the output shift at most 23 -------------------- */
+
+th_interp_status th_interp_div_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    const int32_t *p = op->params;
+    *scratch = 0;
+    if (check_binary(op, TH_MUL_WORDS) != TH_INTERP_OK || p[TH_MUL_P_OUTPUT_MULTIPLIER] < 0 ||
+        p[TH_MUL_P_OUTPUT_SHIFT] < -31 || p[TH_MUL_P_OUTPUT_SHIFT] > 23 ||
+        !th_interp_act_ok(p[TH_MUL_P_ACT_MIN], p[TH_MUL_P_ACT_MAX])) {
+        return TH_INTERP_E_PARAMS;
+    }
+    return TH_INTERP_OK;
+}
+
+th_interp_status th_interp_div_s8_eval(const th_interp_op *op)
+{
+    return eval_mul(op, th_div_s8);
 }
 
 /* ---- PRELU (kernel id 33): TH_PRELU_P_* ------------------------------------------------ */

@@ -46,6 +46,7 @@
 #define TH_KERNEL_MINIMUM_S8 31u
 #define TH_KERNEL_SQDIFF_S8 32u
 #define TH_KERNEL_PRELU_S8 33u
+#define TH_KERNEL_DIV_S8 34u
 
 /* Parameter words: index of each word in the op's array, and their count */
 #define TH_CONV2D_P_INPUT_OFFSET 0u

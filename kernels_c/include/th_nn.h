@@ -213,7 +213,7 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
  * Aliasing (in addition to the rules above): th_lut_s8 may run in place (output ==
  * input: four elements are read before those four are written, ascending). th_add_s8 /
  * th_sub_s8 / th_mul_s8 (and th_maximum_s8, th_minimum_s8, th_squared_difference_s8,
- * th_prelu_s8) may write over input1 or input2 (the same pointer, d = 0) when that
+ * th_prelu_s8, th_div_s8) may write over input1 or input2 (the same pointer, d = 0) when that
  * input has the output's element count (is not broadcast); they refuse a partial overlap
  * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8, DEQUANTIZE, MEAN, PAD, CONCATENATION,
  * TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other overlap of an output with
@@ -282,6 +282,14 @@ th_status th_squared_difference_s8(const th_context *ctx, const th_add_params *p
                                    const int8_t *input1, const th_shape *input2_shape,
                                    const int8_t *input2, const th_shape *output_shape,
                                    int8_t *output);
+
+/* DIV (arith.binary.DivParams in MUL's structs; quant->shift <= 23): TFLM's reciprocal
+ * arithmetic, its undefined corners (a zero divisor, shifts past 31) as the oracle's x86
+ * build computes them (th_div_s8.c). Broadcasting and in-place rule as th_add_s8. */
+th_status th_div_s8(const th_context *ctx, const th_mul_params *params,
+                    const th_per_tensor_quant *quant, const th_shape *input1_shape,
+                    const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
+                    const th_shape *output_shape, int8_t *output);
 
 /* PRELU: alpha broadcasts against the input (per channel: shape [C] or [1, 1, C]); the
  * output has the input's shape. In-place rule as th_add_s8 (input1 = input). */

@@ -1,17 +1,22 @@
-"""Integer parameters of the int8 binary ops SQUARED_DIFFERENCE and PRELU (MAXIMUM and
+"""Integer parameters of the int8 binary ops SQUARED_DIFFERENCE, PRELU and DIV (MAXIMUM and
 MINIMUM compare raw values and take none).
 
 Derived as TFLite Micro's Prepare does (squared_difference.cc PrepareQuantized,
-prelu_common.cc CalculatePreluParams), in double. The dataclasses hold plain ints: the C
-kernels take the same fields (SQUARED_DIFFERENCE in ADD's structs).
+prelu_common.cc CalculatePreluParams, div.cc CalculateOpDataDiv), in double unless noted.
+The dataclasses hold plain ints: the C kernels take the same fields (SQUARED_DIFFERENCE in
+ADD's structs, DIV in MUL's).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from tinyhost.arith.elementwise import (
     AddParams,
+    MulParams,
+    activation_range,
     op_where,
     per_tensor_quant,
     quantize_multiplier_smaller_than_one,
@@ -77,3 +82,31 @@ def prelu_params(graph: Graph, op: Op) -> PreluParams:
     pos = quantize_multiplier(float(s_in) / float(s_out))
     neg = quantize_multiplier(float(s_in) * float(s_a) / float(s_out))
     return PreluParams(-z_in, -z_a, z_out, *pos, *neg)
+
+
+# DIV's per-element quotient (reference.ops.binary.div_int8) needs an output shift of at most
+# this: the final rescaling's right shift (headroom + reciprocal shift - output shift, with
+# a headroom of at least 23 for |input1 + offset| <= 255) must not go negative.
+DIV_MAX_OUTPUT_SHIFT = 23
+
+
+@dataclass(frozen=True)
+class DivParams(MulParams):
+    """MUL's fields (the C kernel takes MUL's structs); the multiplier is s1 / (s2 * s_out),
+    computed in float32 as TFLM does."""
+
+
+def div_params(graph: Graph, op: Op) -> DivParams:
+    """CalculateOpDataDiv (int8): the ratio s1 / (s2 * s_out) in float32, then double."""
+    in1, in2, out = binary_int8_tensors(graph, op)
+    (s1, z1), (s2, z2), (so, zo) = (per_tensor_quant(graph, op, t) for t in (in1, in2, out))
+    with np.errstate(over="ignore", under="ignore"):
+        real = float(np.float32(s1 / np.float32(s2 * so)))
+    multiplier, shift = quantize_multiplier(real)
+    if shift > DIV_MAX_OUTPUT_SHIFT:
+        raise UnsupportedModelError(
+            f"{op_where(graph, op)}: scale ratio s1 / (s2 * s_out) = {real:g} is above "
+            f"2**{DIV_MAX_OUTPUT_SHIFT - 1}; TFLite Micro's rescaling is undefined there"
+        )
+    act_min, act_max = activation_range(graph, op, out)
+    return DivParams(-z1, -z2, zo, multiplier, shift, act_min, act_max)

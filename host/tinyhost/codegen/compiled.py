@@ -332,8 +332,9 @@ class _Model:
                     f"{p.output_shift}}};\n"
                     f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
                     f"so = {self.shape(out)};\n"
-                    f"    return th_mul_s8(NULL, &params, &quant, &s1, {self.pointer(a, 'int8_t')}"
-                    f", &s2, {self.pointer(b2, 'int8_t')}, &so, {y});"), ""
+                    f"    return {call.function}(NULL, &params, &quant, &s1, "
+                    f"{self.pointer(a, 'int8_t')}, &s2, {self.pointer(b2, 'int8_t')}, "
+                    f"&so, {y});"), ""
         if isinstance(p, MinMaxParams | PreluParams):
             a, b2 = call.inputs[0], call.inputs[1]
             shapes = (f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "

@@ -91,6 +91,8 @@ _FC = ("input_offset", "filter_offset", "output_offset", "act_min", "act_max", "
 _ADD = ("input1_offset", "input2_offset", "output_offset", "left_shift", "input1_multiplier",
         "input1_shift", "input2_multiplier", "input2_shift", "output_multiplier",
         "output_shift", "act_min", "act_max")  # fmt: skip
+_MUL = ("input1_offset", "input2_offset", "output_offset", "output_multiplier",
+        "output_shift", "act_min", "act_max")  # MUL and DIV
 _SCALE = ("scale_bits", "zero_point")  # scale_bits: the float32 scale's bit pattern
 
 ADAPTERS: tuple[Adapter, ...] = (
@@ -111,9 +113,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(8, "add_s8", "ops_elementwise.c", ("th_add_s8",), _ADD, "ADD"),
     Adapter(9, "copy", "ops_copy.c", (), (), "COPY"),
     Adapter(10, "sub_s8", "ops_elementwise.c", ("th_sub_s8",), _ADD, "ADD"),
-    Adapter(11, "mul_s8", "ops_elementwise.c", ("th_mul_s8",),
-            ("input1_offset", "input2_offset", "output_offset", "output_multiplier",
-             "output_shift", "act_min", "act_max"), "MUL"),
+    Adapter(11, "mul_s8", "ops_elementwise.c", ("th_mul_s8",), _MUL, "MUL"),
     Adapter(12, "lut_s8", "ops_lut.c", ("th_lut_s8",), ("table",), "LUT"),
     Adapter(13, "quantize_f32_s8", "ops_quantize.c", ("th_quantize_f32_s8",), _SCALE,
             "QUANTIZE"),
@@ -140,6 +140,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(33, "prelu_s8", "ops_elementwise.c", ("th_prelu_s8",),
             ("input_offset", "alpha_offset", "output_offset", "multiplier_pos", "shift_pos",
              "multiplier_neg", "shift_neg"), "PRELU"),
+    Adapter(34, "div_s8", "ops_elementwise.c", ("th_div_s8",), _MUL, "MUL"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -162,6 +163,7 @@ _ADAPTER_OF = {
     "th_minimum_s8": "minimum_s8",
     "th_squared_difference_s8": "sqdiff_s8",
     "th_prelu_s8": "prelu_s8",
+    "th_div_s8": "div_s8",
     "th_quantize_f32_s8": "quantize_f32_s8",
     "th_dequantize_s8_f32": "dequantize_s8_f32",
     "th_mean_s8": "mean_s8",

@@ -30,7 +30,12 @@ from tinyhost.arith.activations import (
     quantize_params,
     softmax_params,
 )
-from tinyhost.arith.binary import PreluParams, prelu_params, squared_difference_params
+from tinyhost.arith.binary import (
+    PreluParams,
+    div_params,
+    prelu_params,
+    squared_difference_params,
+)
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
@@ -203,13 +208,16 @@ def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_binary_ext(graph: Graph, index: int, op: Op) -> Call:
-    """MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (ADD's param structs), PRELU (input, alpha)."""
+    """MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (ADD's param structs), PRELU (input, alpha),
+    DIV (MUL's param structs)."""
     _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
     io = ((op.inputs[0], op.inputs[1]), (op.outputs[0],))
     if op.kind is OpKind.SQUARED_DIFFERENCE:
         return Call(index, "th_squared_difference_s8", *io, squared_difference_params(graph, op))
     if op.kind is OpKind.PRELU:
         return Call(index, "th_prelu_s8", *io, prelu_params(graph, op))
+    if op.kind is OpKind.DIV:
+        return Call(index, "th_div_s8", *io, div_params(graph, op))
     name = "th_maximum_s8" if op.kind is OpKind.MAXIMUM else "th_minimum_s8"
     return Call(index, name, *io, MinMaxParams())
 
@@ -370,6 +378,7 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.MINIMUM: _lower_binary_ext,
     OpKind.SQUARED_DIFFERENCE: _lower_binary_ext,
     OpKind.PRELU: _lower_binary_ext,
+    OpKind.DIV: _lower_binary_ext,
     OpKind.RESHAPE: _lower_copy,
     OpKind.SQUEEZE: _lower_copy,
 }

@@ -39,6 +39,7 @@ class OpKind(enum.Enum):
     QUANTIZE = 114
     HARD_SWISH = 117
     # Elementwise and unary int8 ops (issue 17)
+    DIV = 42
     PRELU = 54
     MAXIMUM = 55
     MINIMUM = 57
@@ -117,7 +118,7 @@ class Pool2DOptions:
 
 @dataclass(frozen=True)
 class FusedActivationOptions:
-    """ADD, SUB and MUL: only a fused activation."""
+    """ADD, SUB, MUL and DIV: only a fused activation."""
 
     activation: Activation = Activation.NONE
 

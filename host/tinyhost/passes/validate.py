@@ -40,11 +40,11 @@ _SAME_SHAPE = frozenset(
     }
 )
 _BINARY = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.MAXIMUM, OpKind.MINIMUM,
-                     OpKind.SQUARED_DIFFERENCE, OpKind.PRELU})
+                     OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.DIV})
 # Broadcasting ops whose TFLite Micro kernels take at most this many dims when the input
 # shapes differ (their slow broadcast paths index 4-D or 5-D arrays).
 _MAX_BROADCAST_RANK = {OpKind.SQUARED_DIFFERENCE: 4, OpKind.PRELU: 4, OpKind.MAXIMUM: 5,
-                       OpKind.MINIMUM: 5}
+                       OpKind.MINIMUM: 5, OpKind.DIV: 5}
 _MIN_INPUTS = {
     OpKind.CONV_2D: 2,
     OpKind.DEPTHWISE_CONV_2D: 2,
@@ -56,6 +56,7 @@ _MIN_INPUTS = {
     OpKind.MINIMUM: 2,
     OpKind.SQUARED_DIFFERENCE: 2,
     OpKind.PRELU: 2,
+    OpKind.DIV: 2,
     OpKind.PAD: 2,
     OpKind.PADV2: 2,
     OpKind.MEAN: 2,

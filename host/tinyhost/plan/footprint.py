@@ -27,6 +27,7 @@ _RESCALES = {
     OpKind.RSQRT: 1,
     OpKind.SQUARED_DIFFERENCE: 3,
     OpKind.PRELU: 2,
+    OpKind.DIV: 1,
 }
 
 

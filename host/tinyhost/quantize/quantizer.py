@@ -59,7 +59,7 @@ _FIXED_OUTPUT = {
 # quantization, as CONCATENATION's do (TFLite's int8 spec).
 _SAME_QUANT_ALL_INPUTS = frozenset({OpKind.CONCATENATION, OpKind.MAXIMUM, OpKind.MINIMUM})
 _WEIGHTED_AXIS = {OpKind.CONV_2D: 0, OpKind.DEPTHWISE_CONV_2D: 3, OpKind.FULLY_CONNECTED: 0}
-_ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL})
+_ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.DIV})
 # Ops the int8 runtime executes once quantized.
 _QUANTIZABLE = frozenset({
     *_SAME_QUANT_FIRST_INPUT, *_FIXED_OUTPUT, *_WEIGHTED_AXIS, *_ELEMENTWISE,
