@@ -1,5 +1,6 @@
-"""ABS, RSQRT, ELU, MINIMUM, MAXIMUM, SQUARED_DIFFERENCE, PRELU, DIV in one int8 graph: every layer
-bit-exact with the reference on the host board and QEMU mps2-an386, both backends.
+"""ABS, RSQRT, ELU, ZEROS_LIKE, MINIMUM, MAXIMUM, SQUARED_DIFFERENCE, PRELU, DIV in one int8
+graph: every layer bit-exact with the reference on the host board and QEMU mps2-an386, both
+backends.
 
 The graph is built in memory (tests/graph_builder.py): each op's output is a model output,
 so the device returns what every op wrote. Broadcasts: a [C] constant, a [1, 1, 1, C]
@@ -49,6 +50,7 @@ def elementwise_graph() -> Graph:
     a = unary(OpKind.ABS, x, q(0.03, -128), "abs")
     e = unary(OpKind.ELU, x, q(0.04, 20), "elu")
     unary(OpKind.RSQRT, a, q(0.02, -100), "rsqrt")
+    unary(OpKind.ZEROS_LIKE, x, q(0.05, 9), "zeros")
     channels = SHAPE[3]
     k = b.tensor("k", (channels,), data=rng.integers(-128, 128, channels).astype(np.int8),
                  quant=q(0.05, -3))

@@ -1,5 +1,5 @@
-"""th_maximum_s8, th_minimum_s8, th_squared_difference_s8, th_prelu_s8, th_div_s8 against the NumPy
-reference, bit for bit, in the sanitized host kernel library (ASan + UBSan), portable and
+"""th_maximum_s8, th_minimum_s8, th_squared_difference_s8, th_prelu_s8, th_div_s8 against
+the NumPy reference, bit for bit, in the sanitized host kernel library (ASan + UBSan), portable and
 emulated-DSP builds: random broadcast shapes (per-channel PReLU alpha and scalars among
 them), quantizations and in-place runs where the aliasing rule allows them; DIV also over
 every pair of int8 values (zero divisors and shifts past 31 included).

@@ -587,6 +587,7 @@ def _unary_reference(graph, x: np.ndarray) -> np.ndarray:
         OpKind.ABS: lambda: ref_unary.abs_int8(x, u.abs_params(graph, op)),
         OpKind.RSQRT: lambda: ref_unary.rsqrt_int8(x, u.rsqrt_params(graph, op)),
         OpKind.ELU: lambda: ref_unary.elu_int8(x, u.elu_params(graph, op)),
+        OpKind.ZEROS_LIKE: lambda: np.zeros_like(x),
     }[op.kind]
     return fn()
 

@@ -87,3 +87,15 @@ def test_float_matches_tflm(kind: OpKind) -> None:
     if kind is OpKind.RSQRT:
         x = np.abs(x) + np.float32(0.01)
     assert_matches_tflm(_graph(kind, F32, shape=(2, 50)), [x])
+
+
+def test_zeros_like_matches_tflm() -> None:
+    """Raw zeros of the output type, whatever the quantization (zero point 5 here)."""
+    rng = np.random.default_rng(1)
+    x8 = rng.integers(-128, 128, (2, 3, 4)).astype(np.int8)
+    graph = _graph(OpKind.ZEROS_LIKE, I8, q(0.1, 5), q(0.1, 5), (2, 3, 4))
+    ours = assert_matches_tflm(graph, [x8])[0]
+    assert not ours.any()
+    np.testing.assert_array_equal(apply_table(op_table(graph, graph.ops[0]), x8), ours)
+    assert_matches_tflm(_graph(OpKind.ZEROS_LIKE, F32, shape=(5,)),
+                        [rng.normal(size=5).astype(np.float32)])

@@ -203,8 +203,8 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
  * (TH_ERR_ARG) and writes nothing when it refuses them.
  *
  * LUT design: every unary int8 -> int8 function (LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU,
- * RELU, RELU6, RELU_N1_TO_1, ABS, RSQRT, ELU, QUANTIZE int8 -> int8) runs as th_lut_s8, one
- * table load per element. The host builds the 256-entry table by running the NumPy reference (the spec,
+ * RELU, RELU6, RELU_N1_TO_1, ABS, RSQRT, ELU, ZEROS_LIKE, QUANTIZE int8 -> int8) runs as
+ * th_lut_s8, one table load per element. The host builds the 256-entry table by running the NumPy reference (the spec,
  * bit-exact with TFLM's gemmlowp Q4.27 / int16 fixed-point paths) on all 256 inputs
  * (tinyhost.arith.lut), so the kernel is exact by construction; no fixed-point
  * logistic/tanh runs on the device. Table index: (uint8_t)x, i.e. table[0..127] are the

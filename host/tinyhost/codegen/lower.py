@@ -353,7 +353,8 @@ def _lower_copy(graph: Graph, index: int, op: Op) -> Call:
 
 
 _LUT_OPS = (OpKind.LOGISTIC, OpKind.TANH, OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
-            OpKind.HARD_SWISH, OpKind.ABS, OpKind.RSQRT, OpKind.ELU)  # fmt: skip
+            OpKind.HARD_SWISH, OpKind.ABS, OpKind.RSQRT, OpKind.ELU,
+            OpKind.ZEROS_LIKE)  # fmt: skip
 
 LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     **{k: _lower_lut for k in _LUT_OPS},

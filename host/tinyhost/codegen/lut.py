@@ -1,8 +1,8 @@
 """256-entry tables for the unary int8 -> int8 ops, computed by the NumPy reference.
 
 The C kernel `th_lut_s8` runs every unary int8 function (LOGISTIC, TANH, HARD_SWISH,
-LEAKY_RELU, RELU, RELU6, ABS, RSQRT, ELU, QUANTIZE int8 -> int8) as one table load per
-element. The table is the reference function evaluated on all 256 int8 inputs, so the
+LEAKY_RELU, RELU, RELU6, ABS, RSQRT, ELU, ZEROS_LIKE, QUANTIZE int8 -> int8) as one table
+load per element. The table is the reference function evaluated on all 256 int8 inputs, so the
 device is bit-exact with the reference (and through it with TFLite Micro) by construction;
 the reference stays the only statement of the arithmetic.
 
@@ -37,7 +37,7 @@ TABLE_INPUTS = np.arange(TABLE_SIZE, dtype=np.uint8).view(np.int8)
 
 LUT_OPS = frozenset({
     OpKind.LOGISTIC, OpKind.TANH, OpKind.HARD_SWISH, OpKind.LEAKY_RELU, OpKind.RELU,
-    OpKind.RELU6, OpKind.QUANTIZE, OpKind.ABS, OpKind.RSQRT, OpKind.ELU,
+    OpKind.RELU6, OpKind.QUANTIZE, OpKind.ABS, OpKind.RSQRT, OpKind.ELU, OpKind.ZEROS_LIKE,
 })
 
 
@@ -78,6 +78,8 @@ def op_table(graph: Graph, op: Op) -> np.ndarray:
         OpKind.QUANTIZE: (requantize_params,
                           lambda v, p: quantize.requantize(v, p, np.int8)),
     }  # fmt: skip
+    if op.kind is OpKind.ZEROS_LIKE:  # raw zeros whatever the input (zeros_like.cc)
+        return table_from(np.zeros_like)
     if op.kind in recipes:
         params_of, apply = recipes[op.kind]
         p = params_of(graph, op)

@@ -44,6 +44,7 @@ class OpKind(enum.Enum):
     MAXIMUM = 55
     MINIMUM = 57
     RSQRT = 76
+    ZEROS_LIKE = 93
     SQUARED_DIFFERENCE = 99
     ABS = 101
     ELU = 111

@@ -37,6 +37,7 @@ _SAME_SHAPE = frozenset(
         OpKind.ABS,
         OpKind.RSQRT,
         OpKind.ELU,
+        OpKind.ZEROS_LIKE,
     }
 )
 _BINARY = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.MAXIMUM, OpKind.MINIMUM,

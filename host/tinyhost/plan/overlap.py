@@ -72,6 +72,7 @@ _LUT = (
     OpKind.ABS,
     OpKind.RSQRT,
     OpKind.ELU,
+    OpKind.ZEROS_LIKE,
 )
 _BINARY = (OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.MAXIMUM, OpKind.MINIMUM,
            OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.DIV)

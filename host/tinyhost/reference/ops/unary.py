@@ -1,4 +1,5 @@
-"""ABS, RSQRT, ELU: int8 as TFLite Micro (elementwise.cc, elu.cc), and float32.
+"""ABS, RSQRT, ELU: int8 as TFLite Micro (elementwise.cc, elu.cc), and float32; ZEROS_LIKE
+(raw zeros of the output's type, whatever its quantization, as zeros_like.cc writes).
 
 The int8 functions are total over int8 (codegen.lut evaluates them on all 256 values);
 what TFLite Micro refuses at run time (RSQRT of a value below the input zero point) is
@@ -103,7 +104,15 @@ def _check_rsqrt(graph: Graph, op: Op, x: np.ndarray, p: RsqrtParams) -> None:
         )
 
 
+def _run_zeros_like(graph: Graph, op: Op, inputs: list[np.ndarray | None]) -> list[np.ndarray]:
+    y = graph.tensors[op.outputs[0]]
+    if y.dtype not in (np.int8, np.int32, np.int64, np.float32):
+        raise UnsupportedModelError(f"{op_where(graph, op)}: {y.dtype} is not supported")
+    return [np.zeros(y.shape, y.dtype)]
+
+
 KERNELS = {
+    OpKind.ZEROS_LIKE: _run_zeros_like,
     OpKind.ABS: _unary(abs_int8, abs_params, abs_float),
     OpKind.RSQRT: _unary(rsqrt_int8, rsqrt_params, rsqrt_float, _check_rsqrt),
     OpKind.ELU: _unary(elu_int8, elu_params, elu_float),
