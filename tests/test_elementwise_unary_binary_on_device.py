@@ -1,5 +1,5 @@
-"""ABS, RSQRT, ELU, ZEROS_LIKE, MINIMUM, MAXIMUM, SQUARED_DIFFERENCE, PRELU, DIV in one int8
-graph: every layer bit-exact with the reference on the host board and QEMU mps2-an386, both
+"""ABS, RSQRT, ELU, ZEROS_LIKE, MINIMUM, MAXIMUM, SQUARED_DIFFERENCE, PRELU, DIV, FILL in one
+int8 graph: every layer bit-exact with the reference on the host board and QEMU mps2-an386, both
 backends.
 
 The graph is built in memory (tests/graph_builder.py): each op's output is a model output,
@@ -68,6 +68,11 @@ def elementwise_graph() -> Graph:
     b.op(OpKind.DIV, (x, e), (y,), FusedActivationOptions(Activation.RELU6))
     outs.append(y)
     binary(OpKind.DIV, a, c, q(0.3, 0), "div_bcast")
+    dims = b.tensor("dims", (2,), np.dtype(np.int32), data=np.array([3, 5], np.int32))
+    value = b.tensor("value", (), data=np.array(-77, np.int8), quant=q(0.1, 2))
+    filled = b.tensor("fill", (3, 5), quant=q(0.1, 2))
+    b.op(OpKind.FILL, (dims, value), (filled,), NoOptions())
+    outs.append(filled)
     return b.graph([x, c], outs, "elementwise_unary_binary")
 
 

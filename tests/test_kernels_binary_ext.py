@@ -154,3 +154,13 @@ def test_div_every_pair(kern_both):
                                       shape, out(a.size))  # fmt: skip
         assert status == TH_OK
         assert_same(i8(bufs[8], (a.size,)), want, f"DIV every pair, trial {trial}")
+
+
+def test_fill(kern_both):
+    value = np.array([-77], np.int8)
+    status, bufs = kern_both.call("th_fill_s8", ("null", None), buf(value), ("int", 37), out(37))
+    assert status == TH_OK
+    assert_same(i8(bufs[3], (37,)), np.full(37, -77, np.int8), "FILL")
+    status, bufs = kern_both.call("th_fill_s8", ("null", None), ("null", None), ("int", 4),
+                                  out(4))  # fmt: skip
+    assert status == TH_ERR_ARG and bufs[3] == b"\x5a" * 4

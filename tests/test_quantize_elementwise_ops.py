@@ -1,4 +1,4 @@
-"""A float graph with ABS, RSQRT, ELU, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU and DIV,
+"""A float graph with ABS, RSQRT, ELU, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU, DIV, FILL,
 quantized: MAXIMUM / MINIMUM share one quantization with their inputs (constants too),
 PRELU's constant alpha and the other constants become int8; the int8 graph runs bit-exact
 in TFLite Micro and stays close to the float graph."""
@@ -27,6 +27,8 @@ def _float_graph() -> Graph:
         _t("max", (1, 3, 3, c)), _t("min", (1, 3, 3, c)), _t("sqdiff", (1, 3, 3, c)),
         _t("alpha", (c,), [0.1, -0.2, 0.3, 0.05]), _t("prelu", (1, 3, 3, c)),
         _t("divisor", (c,), [0.5, 1.0, 2.0, 4.0]), _t("div", (1, 3, 3, c)),
+        Tensor("dims", (2,), np.dtype(np.int32), np.array([2, 3], np.int32)),
+        _t("value", (), 0.75), _t("fill", (2, 3)),
     ]  # fmt: skip
     ops = [
         Op(OpKind.ABS, (0,), (1,), NoOptions()),
@@ -37,8 +39,9 @@ def _float_graph() -> Graph:
         Op(OpKind.SQUARED_DIFFERENCE, (6, 0), (7,), NoOptions()),
         Op(OpKind.PRELU, (7, 8), (9,), NoOptions()),
         Op(OpKind.DIV, (9, 10), (11,), FusedActivationOptions()),
+        Op(OpKind.FILL, (12, 13), (14,), NoOptions()),
     ]
-    return Graph(tuple(tensors), tuple(ops), (0,), (2, 11), source="<elementwise>")
+    return Graph(tuple(tensors), tuple(ops), (0,), (2, 11, 14), source="<elementwise>")
 
 
 def test_quantized_elementwise_graph_is_bit_exact_and_close() -> None:
@@ -54,7 +57,7 @@ def test_quantized_elementwise_graph_is_bit_exact_and_close() -> None:
             quants = {(float(q.tensors[i].quant.scale[0]), int(q.tensors[i].quant.zero_point[0]))
                       for i in (*op.inputs, *op.outputs)}  # fmt: skip
             assert len(quants) == 1, f"{op.name} tensors quantized differently: {quants}"
-        for i in op.inputs:
+        for i in op.inputs[1:] if op.kind is OpKind.FILL else op.inputs:  # FILL: int32 dims
             assert q.tensors[i].dtype == np.int8
     assert_tflm_bit_exact(q, _int8_inputs(q, samples))
     for sample in samples[:4]:
@@ -64,5 +67,5 @@ def test_quantized_elementwise_graph_is_bit_exact_and_close() -> None:
             t = q.tensors[q.outputs[k]]
             s, z = float(t.quant.scale[0]), int(t.quant.zero_point[0])
             real = (g.astype(np.float64) - z) * s
-            span = float(np.max(w) - np.min(w))
+            span = max(float(np.max(w) - np.min(w)), float(np.max(np.abs(w))))
             assert np.max(np.abs(real - w)) < 0.1 * span, (t.name, np.max(np.abs(real - w)))

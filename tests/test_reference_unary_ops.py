@@ -1,4 +1,5 @@
-"""ABS, RSQRT, ELU (int8 and float32): the NumPy reference against TFLite Micro.
+"""ABS, RSQRT, ELU (int8 and float32), ZEROS_LIKE and FILL: the NumPy reference against
+TFLite Micro.
 
 Every int8 input value (the device runs these ops as 256-entry tables made from the
 reference) over several input/output scales and zero points, equal scales included (ABS
@@ -99,3 +100,18 @@ def test_zeros_like_matches_tflm() -> None:
     np.testing.assert_array_equal(apply_table(op_table(graph, graph.ops[0]), x8), ours)
     assert_matches_tflm(_graph(OpKind.ZEROS_LIKE, F32, shape=(5,)),
                         [rng.normal(size=5).astype(np.float32)])
+
+
+def test_fill_matches_tflm() -> None:
+    """The raw value whatever the quantizations, a constant value or an input."""
+    for value in (np.array(-7, np.int8), None):
+        tensors = [Tensor("dims", (3,), np.dtype(np.int32), data=np.array([2, 3, 4], np.int32)),
+                   Tensor("v", (), I8, data=value, quant=q(0.1, 3)),
+                   Tensor("y", (2, 3, 4), I8, quant=q(0.2, -1))]  # fmt: skip
+        graph = single_op_graph(OpKind.FILL, NoOptions(), tensors, [0, 1], [2])
+        fed = [] if value is not None else [np.array(5, np.int8)]
+        ours = assert_matches_tflm(graph, fed)[0]
+        assert np.all(ours == (-7 if value is not None else 5))
+    tensors = [Tensor("dims", (2,), np.dtype(np.int32), data=np.array([3, 2], np.int32)),
+               Tensor("v", (), F32, data=np.array(1.5, np.float32)), Tensor("y", (3, 2), F32)]
+    assert_matches_tflm(single_op_graph(OpKind.FILL, NoOptions(), tensors, [0, 1], [2]), [])

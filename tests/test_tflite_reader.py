@@ -261,7 +261,7 @@ OPTION_CASES: list[tuple[OpKind, OpOptions, int]] = [
         OpKind.TRANSPOSE, OpKind.PADV2, OpKind.QUANTIZE, OpKind.HARD_SWISH, OpKind.ABS,
         OpKind.RSQRT, OpKind.ELU, OpKind.ZEROS_LIKE)],
     *[(kind, NoOptions(), 2) for kind in (
-        OpKind.MAXIMUM, OpKind.MINIMUM, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU)],
+        OpKind.MAXIMUM, OpKind.MINIMUM, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.FILL)],
     (OpKind.DIV, FusedActivationOptions(Activation.RELU6), 2),
 ]
 

@@ -1,6 +1,6 @@
 /*
  * ops_elementwise.c - ADD (kernel id 8), SUB (10), MUL (11), MAXIMUM (30), MINIMUM (31),
- * SQUARED_DIFFERENCE (32), PRELU (33), DIV (34): int8 with broadcasting.
+ * SQUARED_DIFFERENCE (32), PRELU (33), DIV (34): int8 with broadcasting; FILL (35).
  * Parameter words: TH_ADD_P_*, TH_ADD_TAB_P_* (ADD/SUB with input tables, kernel ids 20, 21:
  * 256 int32 each in the constants, made by the host: th_add_s8_tables), TH_MUL_P_*,
  * TH_PRELU_P_* (SQUARED_DIFFERENCE takes TH_ADD_P_*, DIV TH_MUL_P_*; MAXIMUM / MINIMUM
@@ -274,6 +274,25 @@ th_interp_status th_interp_div_s8_prepare(const th_interp_op *op, uint32_t *scra
 th_interp_status th_interp_div_s8_eval(const th_interp_op *op)
 {
     return eval_mul(op, th_div_s8);
+}
+
+/* ---- FILL (kernel id 35): no parameter words; the input is the one-element value ------ */
+
+th_interp_status th_interp_fill_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    *scratch = 0;
+    if (op->n_in != 1 || op->n_out != 1 || op->n_params != TH_FILL_WORDS ||
+        !th_interp_s8_any(&op->in[0]) || op->in[0].bytes != 1u ||
+        !th_interp_s8_any(&op->out[0])) {
+        return TH_INTERP_E_PARAMS;
+    }
+    return TH_INTERP_OK;
+}
+
+th_interp_status th_interp_fill_s8_eval(const th_interp_op *op)
+{
+    return th_interp_kstatus(th_fill_s8(NULL, (const int8_t *)op->in[0].data,
+                                        (int32_t)op->out[0].bytes, (int8_t *)op->out[0].data));
 }
 
 /* ---- PRELU (kernel id 33): TH_PRELU_P_* ------------------------------------------------ */

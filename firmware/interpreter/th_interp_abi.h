@@ -47,6 +47,7 @@
 #define TH_KERNEL_SQDIFF_S8 32u
 #define TH_KERNEL_PRELU_S8 33u
 #define TH_KERNEL_DIV_S8 34u
+#define TH_KERNEL_FILL_S8 35u
 
 /* Parameter words: index of each word in the op's array, and their count */
 #define TH_CONV2D_P_INPUT_OFFSET 0u
@@ -174,5 +175,6 @@
 #define TH_PRELU_P_MULTIPLIER_NEG 5u
 #define TH_PRELU_P_SHIFT_NEG 6u
 #define TH_PRELU_WORDS 7u
+#define TH_FILL_WORDS 0u
 
 #endif /* TH_INTERP_ABI_H */

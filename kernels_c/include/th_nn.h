@@ -215,7 +215,7 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
  * th_sub_s8 / th_mul_s8 (and th_maximum_s8, th_minimum_s8, th_squared_difference_s8,
  * th_prelu_s8, th_div_s8) may write over input1 or input2 (the same pointer, d = 0) when that
  * input has the output's element count (is not broadcast); they refuse a partial overlap
- * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8, DEQUANTIZE, MEAN, PAD, CONCATENATION,
+ * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8, DEQUANTIZE, MEAN, PAD, CONCATENATION, FILL,
  * TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other overlap of an output with
  * an input is not allowed.
  */
@@ -304,6 +304,9 @@ th_status th_softmax_s8(const th_context *ctx, const th_softmax_params *params,
                         const th_shape *shape, const int8_t *input, int8_t *output);
 th_status th_softmax_s8_s16(const th_context *ctx, const th_softmax_params *params,
                             const th_shape *shape, const int8_t *input, int16_t *output);
+
+/* FILL: size copies of the raw *value (TFLM copies it whatever the quantization). */
+th_status th_fill_s8(const th_context *ctx, const int8_t *value, int32_t size, int8_t *output);
 
 /* Unary int8 function through a 256-entry table (see "LUT design" above). */
 th_status th_lut_s8(const th_context *ctx, const int8_t *table, int32_t size,

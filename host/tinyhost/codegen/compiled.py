@@ -38,6 +38,7 @@ from tinyhost.codegen.lower import (
     Call,
     ConcatParams,
     CopyParams,
+    FillParams,
     LutParams,
     MinMaxParams,
     PadParams,
@@ -347,6 +348,9 @@ class _Model:
                     f"{p.alpha_offset}, {p.output_offset}, {p.multiplier_pos}, {p.shift_pos}, "
                     f"{p.multiplier_neg}, {p.shift_neg}}};\n{shapes}"
                     f"    return th_prelu_s8(NULL, &params, {args}"), ""
+        if isinstance(p, FillParams):
+            size = self.graph.tensors[out].size_bytes
+            return f"    return th_fill_s8(NULL, {self.pointer(x, 'int8_t')}, {size}, {y});", ""
         if isinstance(p, LutParams):
             table = self.array(f"op{i}_table", np.asarray(call.arrays["table"], np.int8))
             size = self.graph.tensors[x].size_bytes

@@ -141,6 +141,7 @@ ADAPTERS: tuple[Adapter, ...] = (
             ("input_offset", "alpha_offset", "output_offset", "multiplier_pos", "shift_pos",
              "multiplier_neg", "shift_neg"), "PRELU"),
     Adapter(34, "div_s8", "ops_elementwise.c", ("th_div_s8",), _MUL, "MUL"),
+    Adapter(35, "fill_s8", "ops_elementwise.c", ("th_fill_s8",), (), "FILL"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -164,6 +165,7 @@ _ADAPTER_OF = {
     "th_squared_difference_s8": "sqdiff_s8",
     "th_prelu_s8": "prelu_s8",
     "th_div_s8": "div_s8",
+    "th_fill_s8": "fill_s8",
     "th_quantize_f32_s8": "quantize_f32_s8",
     "th_dequantize_s8_f32": "dequantize_s8_f32",
     "th_mean_s8": "mean_s8",

@@ -77,6 +77,11 @@ class MinMaxParams:
 
 
 @dataclass(frozen=True)
+class FillParams:
+    """th_fill_s8: the output is the raw value (the call's one input) repeated."""
+
+
+@dataclass(frozen=True)
 class PadParams:
     pad_value: int
     before: tuple[int, ...]  # per dimension, up to MAX_RANK
@@ -111,6 +116,7 @@ CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
     | TransposeParams | StridedSliceParams | CopyParams | MinMaxParams | PreluParams
+    | FillParams
 )  # fmt: skip
 
 
@@ -220,6 +226,12 @@ def _lower_binary_ext(graph: Graph, index: int, op: Op) -> Call:
         return Call(index, "th_div_s8", *io, div_params(graph, op))
     name = "th_maximum_s8" if op.kind is OpKind.MAXIMUM else "th_minimum_s8"
     return Call(index, name, *io, MinMaxParams())
+
+
+def _lower_fill(graph: Graph, index: int, op: Op) -> Call:
+    """FILL: the dims operand is the output's static shape (validated); only the value runs."""
+    _require_int8(graph, index, op, [op.inputs[1], op.outputs[0]])
+    return Call(index, "th_fill_s8", (op.inputs[1],), (op.outputs[0],), FillParams())
 
 
 def _lower_lut(graph: Graph, index: int, op: Op) -> Call:
@@ -380,6 +392,7 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.SQUARED_DIFFERENCE: _lower_binary_ext,
     OpKind.PRELU: _lower_binary_ext,
     OpKind.DIV: _lower_binary_ext,
+    OpKind.FILL: _lower_fill,
     OpKind.RESHAPE: _lower_copy,
     OpKind.SQUEEZE: _lower_copy,
 }

@@ -45,6 +45,7 @@ class OpKind(enum.Enum):
     MINIMUM = 57
     RSQRT = 76
     ZEROS_LIKE = 93
+    FILL = 94
     SQUARED_DIFFERENCE = 99
     ABS = 101
     ELU = 111

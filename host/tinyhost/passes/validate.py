@@ -58,6 +58,7 @@ _MIN_INPUTS = {
     OpKind.SQUARED_DIFFERENCE: 2,
     OpKind.PRELU: 2,
     OpKind.DIV: 2,
+    OpKind.FILL: 2,
     OpKind.PAD: 2,
     OpKind.PADV2: 2,
     OpKind.MEAN: 2,
@@ -156,6 +157,15 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
         if limit is not None and x.shape != y.shape and len(broadcast) > limit:
             raise fail(f"broadcasts {list(x.shape)} with {list(y.shape)} over "
                        f"{len(broadcast)} dims; TFLite Micro's kernel takes at most {limit}")
+    elif op.kind is OpKind.FILL:
+        value = graph.tensors[op.inputs[1]]
+        if value.shape != ():
+            raise fail(f"value '{value.name}' has shape {list(value.shape)}, not a scalar")
+        if x.data is not None and [int(d) for d in np.asarray(x.data).reshape(-1)] != list(
+            out.shape
+        ):
+            raise fail(f"dims {np.asarray(x.data).tolist()} differ from the output shape "
+                       f"{list(out.shape)}")
     elif op.kind in _SAME_SHAPE or op.kind in (OpKind.RESHAPE, OpKind.SQUEEZE):
         _expect_elements(out, x, fail)
     elif op.kind in (OpKind.PAD, OpKind.PADV2):

@@ -64,7 +64,7 @@ _ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.DIV})
 _QUANTIZABLE = frozenset({
     *_SAME_QUANT_FIRST_INPUT, *_FIXED_OUTPUT, *_WEIGHTED_AXIS, *_ELEMENTWISE,
     OpKind.CONCATENATION, OpKind.RELU, OpKind.LEAKY_RELU, OpKind.HARD_SWISH, OpKind.MEAN,
-    OpKind.ABS, OpKind.RSQRT, OpKind.ELU, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU,
+    OpKind.ABS, OpKind.RSQRT, OpKind.ELU, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.FILL,
     *_SAME_QUANT_ALL_INPUTS,
 })
 _INT8_ACTIVATIONS = frozenset({
@@ -136,8 +136,8 @@ def _float_constant_allowed(kind: OpKind, pos: int) -> bool:
         return True
     if kind is OpKind.SQUARED_DIFFERENCE:
         return True
-    if kind is OpKind.PRELU:
-        return pos == 1  # alpha
+    if kind in (OpKind.PRELU, OpKind.FILL):
+        return pos == 1  # alpha; the fill value
     return kind is OpKind.PADV2 and pos == 2
 
 
@@ -360,8 +360,8 @@ class _Builder:
         data = np.asarray(t.data, np.float64)
         if op.kind in _SAME_QUANT_ALL_INPUTS:
             p = self.params[op.outputs[0]]
-        elif op.kind is OpKind.PADV2:
-            p = self.params[op.outputs[0]]  # TFLM pads with the raw value: output encoding
+        elif op.kind in (OpKind.PADV2, OpKind.FILL):
+            p = self.params[op.outputs[0]]  # TFLM writes the raw value: output encoding
         else:
             p = choose_quant_params(float(data.min(initial=0)), float(data.max(initial=0)))
         values = p.quantize(data).astype(np.int8).reshape(t.shape)

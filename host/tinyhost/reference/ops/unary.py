@@ -1,5 +1,6 @@
 """ABS, RSQRT, ELU: int8 as TFLite Micro (elementwise.cc, elu.cc), and float32; ZEROS_LIKE
-(raw zeros of the output's type, whatever its quantization, as zeros_like.cc writes).
+(raw zeros of the output's type, whatever its quantization, as zeros_like.cc writes) and
+FILL (the raw value repeated, fill.cc).
 
 The int8 functions are total over int8 (codegen.lut evaluates them on all 256 values);
 what TFLite Micro refuses at run time (RSQRT of a value below the input zero point) is
@@ -111,8 +112,20 @@ def _run_zeros_like(graph: Graph, op: Op, inputs: list[np.ndarray | None]) -> li
     return [np.zeros(y.shape, y.dtype)]
 
 
+def _run_fill(graph: Graph, op: Op, inputs: list[np.ndarray | None]) -> list[np.ndarray]:
+    value = inputs[1]
+    assert value is not None
+    y = graph.tensors[op.outputs[0]]
+    if value.dtype != y.dtype or y.dtype not in (np.int8, np.int32, np.float32):
+        raise UnsupportedModelError(
+            f"{op_where(graph, op)}: a {value.dtype} value into {y.dtype} is not supported"
+        )
+    return [np.full(y.shape, value.reshape(-1)[0], y.dtype)]
+
+
 KERNELS = {
     OpKind.ZEROS_LIKE: _run_zeros_like,
+    OpKind.FILL: _run_fill,
     OpKind.ABS: _unary(abs_int8, abs_params, abs_float),
     OpKind.RSQRT: _unary(rsqrt_int8, rsqrt_params, rsqrt_float, _check_rsqrt),
     OpKind.ELU: _unary(elu_int8, elu_params, elu_float),
