@@ -76,30 +76,58 @@ typedef struct {
     int32_t act_max;
 } div_consts;
 
-TH_INLINE int8_t div_one(const div_consts *k, int32_t a, int32_t b)
+/* What depends on the divisor alone: its sign, GetReciprocal(|v2|, 31) and its shift. */
+typedef struct {
+    int32_t negate;
+    int32_t recip;
+    int32_t recip_shift;
+} divisor;
+
+static divisor make_divisor(const div_consts *k, int32_t b)
 {
-    int32_t v1 = a + k->in1_offset;
+    divisor d;
     int32_t v2 = b + k->in2_offset;
-    if (v2 < 0) {
-        v1 = -v1;
+    d.negate = v2 < 0;
+    if (d.negate) {
         v2 = -v2;
     }
     const int32_t leading = clz32((uint32_t)v2);
-    const int32_t recip_shift = 31 - leading;
+    d.recip_shift = 31 - leading;
     const uint32_t shifted = (uint32_t)v2 << (leading & 31);
-    const int32_t recip = one_over_one_plus_x((int32_t)(shifted - 0x80000000u));
+    d.recip = one_over_one_plus_x((int32_t)(shifted - 0x80000000u));
+    return d;
+}
+
+TH_INLINE int8_t div_by(const div_consts *k, int32_t a, const divisor *d)
+{
+    int32_t v1 = a + k->in1_offset;
+    if (d->negate) {
+        v1 = -v1;
+    }
+    const int32_t recip = d->recip;
+    const int32_t recip_shift = d->recip_shift;
     const int32_t headroom = v1 == 0 ? 31 : clz32((uint32_t)(v1 < 0 ? ~v1 : v1)) - 1;
-    const int32_t unscaled = th_srdhm((int32_t)((uint32_t)v1 << headroom), recip);
+    /* recip and the multiplier are >= 0: th_srdhm_pos */
+    const int32_t unscaled = th_srdhm_pos((int32_t)((uint32_t)v1 << headroom), recip);
     const int32_t right = headroom + recip_shift - k->shift; /* >= 0: shift <= 23 (host) */
-    const int32_t v = rdbpot_any(th_srdhm(unscaled, k->multiplier), right) + k->out_offset;
+    const int32_t v = rdbpot_any(th_srdhm_pos(unscaled, k->multiplier), right) + k->out_offset;
     return (int8_t)th_clamp(v, k->act_min, k->act_max);
 }
 
+/* A divisor that broadcasts along the row (a scalar, a [..., 1] shape) is prepared once. */
 static void div_row(const div_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
 {
+    if (step_b == 0) {
+        const divisor d = make_divisor(k, b[0]);
+        for (int32_t i = 0; i < n; i++) {
+            out[i] = div_by(k, a[i * step_a], &d);
+        }
+        return;
+    }
     for (int32_t i = 0; i < n; i++) {
-        out[i] = div_one(k, a[i * step_a], b[i * step_b]);
+        const divisor d = make_divisor(k, b[i]);
+        out[i] = div_by(k, a[i * step_a], &d);
     }
 }
 

@@ -10,13 +10,21 @@
 #include "th_nn_broadcast.h"
 #include "th_nn_support.h"
 
+/* MultiplyByQuantizedMultiplier for a multiplier >= 0 (checked at entry): th_srdhm_pos. */
+TH_INLINE int32_t requantize_pos(int32_t acc, int32_t multiplier, int32_t shift)
+{
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : -shift;
+    return th_rdbpot(th_srdhm_pos((int32_t)((uint32_t)acc << left), multiplier), right);
+}
+
 TH_INLINE int8_t prelu_one(const th_prelu_params *p, int32_t x, int32_t alpha)
 {
     const int32_t v = x + p->input_offset;
-    const int32_t r = v >= 0 ? th_requantize(v, p->multiplier_pos, p->shift_pos)
-                             : th_requantize(v * (alpha + p->alpha_offset), p->multiplier_neg,
-                                             p->shift_neg);
-    return (int8_t)th_clamp(r + p->output_offset, -128, 127);
+    const int32_t r = v >= 0 ? requantize_pos(v, p->multiplier_pos, p->shift_pos)
+                             : requantize_pos(v * (alpha + p->alpha_offset), p->multiplier_neg,
+                                              p->shift_neg);
+    return th_out_s8(r, p->output_offset, -128, 127);
 }
 
 static void prelu_row(const th_prelu_params *p, const int8_t *x, int32_t step_x,

@@ -28,14 +28,15 @@ typedef struct {
 TH_INLINE int32_t scale_input(int32_t x, int32_t offset, int32_t left_shift, int32_t m,
                               int32_t e)
 {
-    /* |x + offset| <= 255 and left_shift <= 7: no overflow */
-    return th_rdbpot(th_srdhm((x + offset) * (1 << left_shift), m), e);
+    /* |x + offset| <= 255 and left_shift <= 7: no overflow; m >= 0 (checked at entry) */
+    return th_rdbpot(th_srdhm_pos((x + offset) * (1 << left_shift), m), e);
 }
 
 TH_INLINE int8_t finish(const sqdiff_consts *k, int32_t s1, int32_t s2)
 {
     const int32_t d = s1 - s2;
-    const int32_t v = th_requantize(d * d, k->mo, k->so) + k->out_offset;
+    /* th_requantize_s8 clamps to int8, exact within any activation range inside it */
+    const int32_t v = th_requantize_s8(d * d, k->mo, k->so, k->out_offset);
     return (int8_t)th_clamp(v, k->act_min, k->act_max);
 }
 
