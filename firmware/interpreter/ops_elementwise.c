@@ -158,16 +158,23 @@ th_interp_status th_interp_sub_s8_eval(const th_interp_op *op)
     return eval_add(op, th_sub_s8);
 }
 
-th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+/* MUL's words (MUL, DIV): the output shift in [-31, max_shift]. */
+static th_interp_status prepare_mul(const th_interp_op *op, uint32_t *scratch,
+                                    int32_t max_shift)
 {
     const int32_t *p = op->params;
     *scratch = 0;
     if (check_binary(op, TH_MUL_WORDS) != TH_INTERP_OK || p[TH_MUL_P_OUTPUT_MULTIPLIER] < 0 ||
-        p[TH_MUL_P_OUTPUT_SHIFT] < -31 || p[TH_MUL_P_OUTPUT_SHIFT] > 30 ||
+        p[TH_MUL_P_OUTPUT_SHIFT] < -31 || p[TH_MUL_P_OUTPUT_SHIFT] > max_shift ||
         !th_interp_act_ok(p[TH_MUL_P_ACT_MIN], p[TH_MUL_P_ACT_MAX])) {
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
+}
+
+th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare_mul(op, scratch, 30);
 }
 
 typedef th_status (*mul_fn)(const th_context *, const th_mul_params *,
@@ -261,14 +268,7 @@ th_interp_status th_interp_sqdiff_s8_eval(const th_interp_op *op)
 
 th_interp_status th_interp_div_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    const int32_t *p = op->params;
-    *scratch = 0;
-    if (check_binary(op, TH_MUL_WORDS) != TH_INTERP_OK || p[TH_MUL_P_OUTPUT_MULTIPLIER] < 0 ||
-        p[TH_MUL_P_OUTPUT_SHIFT] < -31 || p[TH_MUL_P_OUTPUT_SHIFT] > 23 ||
-        !th_interp_act_ok(p[TH_MUL_P_ACT_MIN], p[TH_MUL_P_ACT_MAX])) {
-        return TH_INTERP_E_PARAMS;
-    }
-    return TH_INTERP_OK;
+    return prepare_mul(op, scratch, 23);
 }
 
 th_interp_status th_interp_div_s8_eval(const th_interp_op *op)

@@ -15,23 +15,6 @@
 #include "th_nn_broadcast.h"
 #include "th_nn_support.h"
 
-static int32_t clz32(uint32_t x)
-{
-    if (x == 0) {
-        return 32;
-    }
-#if defined(__GNUC__)
-    return __builtin_clz(x);
-#else
-    int32_t n = 0;
-    while (!(x & 0x80000000u)) {
-        x <<= 1;
-        n++;
-    }
-    return n;
-#endif
-}
-
 /* gemmlowp one_over_one_plus_x_for_x_in_0_1: Q0.31 in and out, Newton-Raphson in Q2.29. */
 static int32_t one_over_one_plus_x(int32_t a)
 {
@@ -91,7 +74,7 @@ static divisor make_divisor(const div_consts *k, int32_t b)
     if (d.negate) {
         v2 = -v2;
     }
-    const int32_t leading = clz32((uint32_t)v2);
+    const int32_t leading = th_clz32((uint32_t)v2);
     d.recip_shift = 31 - leading;
     const uint32_t shifted = (uint32_t)v2 << (leading & 31);
     d.recip = one_over_one_plus_x((int32_t)(shifted - 0x80000000u));
@@ -106,7 +89,7 @@ TH_INLINE int8_t div_by(const div_consts *k, int32_t a, const divisor *d)
     }
     const int32_t recip = d->recip;
     const int32_t recip_shift = d->recip_shift;
-    const int32_t headroom = v1 == 0 ? 31 : clz32((uint32_t)(v1 < 0 ? ~v1 : v1)) - 1;
+    const int32_t headroom = v1 == 0 ? 31 : th_clz32((uint32_t)(v1 < 0 ? ~v1 : v1)) - 1;
     /* recip and the multiplier are >= 0: th_srdhm_pos */
     const int32_t unscaled = th_srdhm_pos((int32_t)((uint32_t)v1 << headroom), recip);
     const int32_t right = headroom + recip_shift - k->shift; /* >= 0: shift <= 23 (host) */
@@ -115,9 +98,11 @@ TH_INLINE int8_t div_by(const div_consts *k, int32_t a, const divisor *d)
 }
 
 /* A divisor that broadcasts along the row (a scalar, a [..., 1] shape) is prepared once. */
-static void div_row(const div_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+static void div_row(const void *consts, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
 {
+    const div_consts kc = *(const div_consts *)consts; /* a local: kept in registers */
+    const div_consts *k = &kc;
     if (step_b == 0) {
         const divisor d = make_divisor(k, b[0]);
         for (int32_t i = 0; i < n; i++) {
@@ -137,38 +122,18 @@ th_status th_div_s8(const th_context *ctx, const th_mul_params *params,
                     const th_shape *output_shape, int8_t *output)
 {
     (void)ctx;
-    if (params == NULL || quant == NULL || input1 == NULL || input2 == NULL || output == NULL) {
-        return TH_ERR_ARG;
-    }
-    th_nn_bcast b;
-    if (!th_nn_bcast_init(&b, input1_shape, input2_shape, output_shape) ||
-        !th_nn_bcast_alias_ok(&b, input1, input2, output)) {
-        return TH_ERR_ARG;
-    }
-    if (params->input1_offset < -127 || params->input1_offset > 128 ||
-        params->input2_offset < -127 || params->input2_offset > 128 ||
-        params->output_offset < -128 || params->output_offset > 127 ||
+    if (params == NULL || quant == NULL || input1 == NULL || input2 == NULL || output == NULL ||
+        !th_nn_binary_offsets_ok(params->input1_offset, params->input2_offset,
+                                 params->output_offset) ||
         !th_nn_activation_ok(&params->activation) || quant->multiplier < 0 ||
         quant->shift < -31 || quant->shift > 23) {
         return TH_ERR_ARG;
     }
-    div_consts k;
-    k.in1_offset = params->input1_offset;
-    k.in2_offset = params->input2_offset;
-    k.out_offset = params->output_offset;
-    k.multiplier = quant->multiplier;
-    k.shift = quant->shift;
-    k.act_min = params->activation.min;
-    k.act_max = params->activation.max;
-
-    const int32_t inner = b.dims[b.rank - 1];
-    const int32_t rows = b.count / inner;
-    th_nn_bcast_pos pos;
-    th_nn_bcast_start(&pos);
-    for (int32_t r = 0; r < rows; r++) {
-        div_row(&k, input1 + pos.off1, b.stride1[b.rank - 1], input2 + pos.off2,
-                b.stride2[b.rank - 1], inner, output + r * inner);
-        th_nn_bcast_next(&b, &pos);
-    }
-    return TH_OK;
+    const div_consts k = {params->input1_offset, params->input2_offset, params->output_offset,
+                          quant->multiplier, quant->shift, params->activation.min,
+                          params->activation.max};
+    return th_nn_bcast_rows(input1_shape, input1, input2_shape, input2, output_shape, output,
+                            div_row, &k)
+               ? TH_OK
+               : TH_ERR_ARG;
 }

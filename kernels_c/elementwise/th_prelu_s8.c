@@ -27,9 +27,11 @@ TH_INLINE int8_t prelu_one(const th_prelu_params *p, int32_t x, int32_t alpha)
     return th_out_s8(r, p->output_offset, -128, 127);
 }
 
-static void prelu_row(const th_prelu_params *p, const int8_t *x, int32_t step_x,
+static void prelu_row(const void *consts, const int8_t *x, int32_t step_x,
                       const int8_t *alpha, int32_t step_a, int32_t n, int8_t *out)
 {
+    const th_prelu_params pc = *(const th_prelu_params *)consts; /* kept in registers */
+    const th_prelu_params *p = &pc;
     if (step_x == 1 && step_a == 1) {
         for (int32_t i = 0; i < n; i++) {
             out[i] = prelu_one(p, x[i], alpha[i]);
@@ -58,29 +60,15 @@ th_status th_prelu_s8(const th_context *ctx, const th_prelu_params *params,
                       const th_shape *output_shape, int8_t *output)
 {
     (void)ctx;
-    if (params == NULL || input == NULL || alpha == NULL || output == NULL) {
-        return TH_ERR_ARG;
-    }
-    th_nn_bcast b;
-    if (!th_nn_bcast_init(&b, input_shape, alpha_shape, output_shape) ||
-        !th_nn_bcast_alias_ok(&b, input, alpha, output)) {
-        return TH_ERR_ARG;
-    }
-    if (params->input_offset < -127 || params->input_offset > 128 ||
-        params->alpha_offset < -127 || params->alpha_offset > 128 ||
-        params->output_offset < -128 || params->output_offset > 127 ||
+    if (params == NULL || input == NULL || alpha == NULL || output == NULL ||
+        !th_nn_binary_offsets_ok(params->input_offset, params->alpha_offset,
+                                 params->output_offset) ||
         params->multiplier_pos < 0 || params->multiplier_neg < 0 ||
         !shift_ok(params->shift_pos) || !shift_ok(params->shift_neg)) {
         return TH_ERR_ARG;
     }
-    const int32_t inner = b.dims[b.rank - 1];
-    const int32_t rows = b.count / inner;
-    th_nn_bcast_pos pos;
-    th_nn_bcast_start(&pos);
-    for (int32_t r = 0; r < rows; r++) {
-        prelu_row(params, input + pos.off1, b.stride1[b.rank - 1], alpha + pos.off2,
-                  b.stride2[b.rank - 1], inner, output + r * inner);
-        th_nn_bcast_next(&b, &pos);
-    }
-    return TH_OK;
+    return th_nn_bcast_rows(input_shape, input, alpha_shape, alpha, output_shape, output,
+                            prelu_row, params)
+               ? TH_OK
+               : TH_ERR_ARG;
 }

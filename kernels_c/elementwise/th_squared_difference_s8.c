@@ -40,9 +40,11 @@ TH_INLINE int8_t finish(const sqdiff_consts *k, int32_t s1, int32_t s2)
     return (int8_t)th_clamp(v, k->act_min, k->act_max);
 }
 
-static void sqdiff_row(const sqdiff_consts *k, const int8_t *a, int32_t step_a,
-                       const int8_t *b, int32_t step_b, int32_t n, int8_t *out)
+static void sqdiff_row(const void *consts, const int8_t *a, int32_t step_a, const int8_t *b,
+                       int32_t step_b, int32_t n, int8_t *out)
 {
+    const sqdiff_consts kc = *(const sqdiff_consts *)consts; /* a local: kept in registers */
+    const sqdiff_consts *k = &kc;
     if (step_a == 1 && step_b == 1) {
         for (int32_t i = 0; i < n; i++) {
             const int32_t s1 = scale_input(a[i], k->in1_offset, k->left_shift, k->m1, k->e1);
@@ -65,11 +67,6 @@ static void sqdiff_row(const sqdiff_consts *k, const int8_t *a, int32_t step_a,
     }
 }
 
-static int offset_ok(int32_t offset)
-{
-    return offset >= -127 && offset <= 128;
-}
-
 static int small_shift_ok(int32_t shift)
 {
     return shift <= 0 && shift >= -31;
@@ -82,16 +79,9 @@ th_status th_squared_difference_s8(const th_context *ctx, const th_add_params *p
                                    int8_t *output)
 {
     (void)ctx;
-    if (params == NULL || quant == NULL || input1 == NULL || input2 == NULL || output == NULL) {
-        return TH_ERR_ARG;
-    }
-    th_nn_bcast b;
-    if (!th_nn_bcast_init(&b, input1_shape, input2_shape, output_shape) ||
-        !th_nn_bcast_alias_ok(&b, input1, input2, output)) {
-        return TH_ERR_ARG;
-    }
-    if (!offset_ok(params->input1_offset) || !offset_ok(params->input2_offset) ||
-        params->output_offset < -128 || params->output_offset > 127 ||
+    if (params == NULL || quant == NULL || input1 == NULL || input2 == NULL || output == NULL ||
+        !th_nn_binary_offsets_ok(params->input1_offset, params->input2_offset,
+                                 params->output_offset) ||
         params->left_shift < 0 || params->left_shift > 7 ||
         !th_nn_activation_ok(&params->activation) || quant->input1_multiplier < 0 ||
         quant->input2_multiplier < 0 || quant->output_multiplier < 0 ||
@@ -112,15 +102,8 @@ th_status th_squared_difference_s8(const th_context *ctx, const th_add_params *p
     k.out_offset = params->output_offset;
     k.act_min = params->activation.min;
     k.act_max = params->activation.max;
-
-    const int32_t inner = b.dims[b.rank - 1];
-    const int32_t rows = b.count / inner;
-    th_nn_bcast_pos pos;
-    th_nn_bcast_start(&pos);
-    for (int32_t r = 0; r < rows; r++) {
-        sqdiff_row(&k, input1 + pos.off1, b.stride1[b.rank - 1], input2 + pos.off2,
-                   b.stride2[b.rank - 1], inner, output + r * inner);
-        th_nn_bcast_next(&b, &pos);
-    }
-    return TH_OK;
+    return th_nn_bcast_rows(input1_shape, input1, input2_shape, input2, output_shape, output,
+                            sqdiff_row, &k)
+               ? TH_OK
+               : TH_ERR_ARG;
 }
