@@ -260,7 +260,11 @@ OPTION_CASES: list[tuple[OpKind, OpOptions, int]] = [
     (OpKind.SVDF, SVDFOptions(2, Activation.RELU, asymmetric_quantize_inputs=True), 5),
     *[(kind, NoOptions(), 1) for kind in (
         OpKind.DEQUANTIZE, OpKind.LOGISTIC, OpKind.RELU, OpKind.RELU6, OpKind.TANH, OpKind.PAD,
-        OpKind.TRANSPOSE, OpKind.PADV2, OpKind.QUANTIZE, OpKind.HARD_SWISH)],
+        OpKind.TRANSPOSE, OpKind.PADV2, OpKind.QUANTIZE, OpKind.HARD_SWISH, OpKind.ABS,
+        OpKind.RSQRT, OpKind.ELU, OpKind.ZEROS_LIKE)],
+    *[(kind, NoOptions(), 2) for kind in (
+        OpKind.MAXIMUM, OpKind.MINIMUM, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.FILL)],
+    (OpKind.DIV, FusedActivationOptions(Activation.RELU6), 2),
 ]
 
 

@@ -1,7 +1,10 @@
 /*
- * ops_elementwise.c - ADD (kernel id 8), SUB (10), MUL (11): int8 with broadcasting.
+ * ops_elementwise.c - ADD (kernel id 8), SUB (10), MUL (11), MAXIMUM (30), MINIMUM (31),
+ * SQUARED_DIFFERENCE (32), PRELU (33), DIV (34): int8 with broadcasting; FILL (35).
  * Parameter words: TH_ADD_P_*, TH_ADD_TAB_P_* (ADD/SUB with input tables, kernel ids 20, 21:
- * 256 int32 each in the constants, made by the host: th_add_s8_tables) and TH_MUL_P_*, in
+ * 256 int32 each in the constants, made by the host: th_add_s8_tables), TH_MUL_P_*,
+ * TH_PRELU_P_* (SQUARED_DIFFERENCE takes TH_ADD_P_*, DIV TH_MUL_P_*; MAXIMUM / MINIMUM
+ * none), in
  * th_interp_abi.h (generated from host/tinyhost/codegen/interpreter_abi.py).
  * Either input may be a constant; the kernel checks the broadcast shapes (and the adapter
  * checks them once at load, by running the same rule).
@@ -155,19 +158,30 @@ th_interp_status th_interp_sub_s8_eval(const th_interp_op *op)
     return eval_add(op, th_sub_s8);
 }
 
-th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+/* MUL's words (MUL, DIV): the output shift in [-31, max_shift]. */
+static th_interp_status prepare_mul(const th_interp_op *op, uint32_t *scratch,
+                                    int32_t max_shift)
 {
     const int32_t *p = op->params;
     *scratch = 0;
     if (check_binary(op, TH_MUL_WORDS) != TH_INTERP_OK || p[TH_MUL_P_OUTPUT_MULTIPLIER] < 0 ||
-        p[TH_MUL_P_OUTPUT_SHIFT] < -31 || p[TH_MUL_P_OUTPUT_SHIFT] > 30 ||
+        p[TH_MUL_P_OUTPUT_SHIFT] < -31 || p[TH_MUL_P_OUTPUT_SHIFT] > max_shift ||
         !th_interp_act_ok(p[TH_MUL_P_ACT_MIN], p[TH_MUL_P_ACT_MAX])) {
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
 }
 
-th_interp_status th_interp_mul_s8_eval(const th_interp_op *op)
+th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare_mul(op, scratch, 30);
+}
+
+typedef th_status (*mul_fn)(const th_context *, const th_mul_params *,
+                            const th_per_tensor_quant *, const th_shape *, const int8_t *,
+                            const th_shape *, const int8_t *, const th_shape *, int8_t *);
+
+static th_interp_status eval_mul(const th_interp_op *op, mul_fn fn)
 {
     const int32_t *p = op->params;
     th_mul_params mp;
@@ -183,7 +197,135 @@ th_interp_status th_interp_mul_s8_eval(const th_interp_op *op)
     th_interp_to_shape_r1(&op->in[0], &s1);
     th_interp_to_shape_r1(&op->in[1], &s2);
     th_interp_to_shape_r1(&op->out[0], &so);
-    return th_interp_kstatus(th_mul_s8(NULL, &mp, &q, &s1, (const int8_t *)op->in[0].data, &s2,
-                                       (const int8_t *)op->in[1].data, &so,
-                                       (int8_t *)op->out[0].data));
+    return th_interp_kstatus(fn(NULL, &mp, &q, &s1, (const int8_t *)op->in[0].data, &s2,
+                                (const int8_t *)op->in[1].data, &so, (int8_t *)op->out[0].data));
+}
+
+th_interp_status th_interp_mul_s8_eval(const th_interp_op *op)
+{
+    return eval_mul(op, th_mul_s8);
+}
+
+/* ---- MAXIMUM (kernel id 30), MINIMUM (31): no parameter words -------------------------- */
+
+typedef th_status (*min_max_fn)(const th_context *, const th_shape *, const int8_t *,
+                                const th_shape *, const int8_t *, const th_shape *, int8_t *);
+
+static th_interp_status eval_min_max(const th_interp_op *op, min_max_fn fn)
+{
+    th_shape s1, s2, so;
+    th_interp_to_shape_r1(&op->in[0], &s1);
+    th_interp_to_shape_r1(&op->in[1], &s2);
+    th_interp_to_shape_r1(&op->out[0], &so);
+    return th_interp_kstatus(fn(NULL, &s1, (const int8_t *)op->in[0].data, &s2,
+                                (const int8_t *)op->in[1].data, &so, (int8_t *)op->out[0].data));
+}
+
+th_interp_status th_interp_maximum_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    *scratch = 0;
+    return check_binary(op, TH_MINMAX_WORDS);
+}
+
+th_interp_status th_interp_maximum_s8_eval(const th_interp_op *op)
+{
+    return eval_min_max(op, th_maximum_s8);
+}
+
+th_interp_status th_interp_minimum_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    *scratch = 0;
+    return check_binary(op, TH_MINMAX_WORDS);
+}
+
+th_interp_status th_interp_minimum_s8_eval(const th_interp_op *op)
+{
+    return eval_min_max(op, th_minimum_s8);
+}
+
+/* ---- SQUARED_DIFFERENCE (kernel id 32): ADD's words, the output shift may be > 0 -------- */
+
+th_interp_status th_interp_sqdiff_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    const int32_t *p = op->params;
+    *scratch = 0;
+    if (check_binary(op, TH_ADD_WORDS) != TH_INTERP_OK || p[TH_ADD_P_LEFT_SHIFT] < 0 ||
+        p[TH_ADD_P_LEFT_SHIFT] > 7 || !shift_ok(p[TH_ADD_P_INPUT1_SHIFT]) ||
+        !shift_ok(p[TH_ADD_P_INPUT2_SHIFT]) || p[TH_ADD_P_OUTPUT_SHIFT] < -31 ||
+        p[TH_ADD_P_OUTPUT_SHIFT] > 30 ||
+        !th_interp_act_ok(p[TH_ADD_P_ACT_MIN], p[TH_ADD_P_ACT_MAX])) {
+        return TH_INTERP_E_PARAMS;
+    }
+    return TH_INTERP_OK;
+}
+
+th_interp_status th_interp_sqdiff_s8_eval(const th_interp_op *op)
+{
+    return eval_add(op, th_squared_difference_s8);
+}
+
+/* ---- DIV (kernel id 34): MUL's words, the output shift at most 23 -------------------- */
+
+th_interp_status th_interp_div_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare_mul(op, scratch, 23);
+}
+
+th_interp_status th_interp_div_s8_eval(const th_interp_op *op)
+{
+    return eval_mul(op, th_div_s8);
+}
+
+/* ---- FILL (kernel id 35): no parameter words; the input is the one-element value ------ */
+
+th_interp_status th_interp_fill_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    *scratch = 0;
+    if (op->n_in != 1 || op->n_out != 1 || op->n_params != TH_FILL_WORDS ||
+        !th_interp_s8_any(&op->in[0]) || op->in[0].bytes != 1u ||
+        !th_interp_s8_any(&op->out[0])) {
+        return TH_INTERP_E_PARAMS;
+    }
+    return TH_INTERP_OK;
+}
+
+th_interp_status th_interp_fill_s8_eval(const th_interp_op *op)
+{
+    return th_interp_kstatus(th_fill_s8(NULL, (const int8_t *)op->in[0].data,
+                                        (int32_t)op->out[0].bytes, (int8_t *)op->out[0].data));
+}
+
+/* ---- PRELU (kernel id 33): TH_PRELU_P_* ------------------------------------------------ */
+
+th_interp_status th_interp_prelu_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    const int32_t *p = op->params;
+    *scratch = 0;
+    if (check_binary(op, TH_PRELU_WORDS) != TH_INTERP_OK ||
+        p[TH_PRELU_P_MULTIPLIER_POS] < 0 || p[TH_PRELU_P_MULTIPLIER_NEG] < 0 ||
+        p[TH_PRELU_P_SHIFT_POS] < -31 || p[TH_PRELU_P_SHIFT_POS] > 30 ||
+        p[TH_PRELU_P_SHIFT_NEG] < -31 || p[TH_PRELU_P_SHIFT_NEG] > 30) {
+        return TH_INTERP_E_PARAMS;
+    }
+    return TH_INTERP_OK;
+}
+
+th_interp_status th_interp_prelu_s8_eval(const th_interp_op *op)
+{
+    const int32_t *p = op->params;
+    th_prelu_params pp;
+    th_shape s1, s2, so;
+    pp.input_offset = p[TH_PRELU_P_INPUT_OFFSET];
+    pp.alpha_offset = p[TH_PRELU_P_ALPHA_OFFSET];
+    pp.output_offset = p[TH_PRELU_P_OUTPUT_OFFSET];
+    pp.multiplier_pos = p[TH_PRELU_P_MULTIPLIER_POS];
+    pp.shift_pos = p[TH_PRELU_P_SHIFT_POS];
+    pp.multiplier_neg = p[TH_PRELU_P_MULTIPLIER_NEG];
+    pp.shift_neg = p[TH_PRELU_P_SHIFT_NEG];
+    th_interp_to_shape_r1(&op->in[0], &s1);
+    th_interp_to_shape_r1(&op->in[1], &s2);
+    th_interp_to_shape_r1(&op->out[0], &so);
+    return th_interp_kstatus(th_prelu_s8(NULL, &pp, &s1, (const int8_t *)op->in[0].data, &s2,
+                                         (const int8_t *)op->in[1].data, &so,
+                                         (int8_t *)op->out[0].data));
 }

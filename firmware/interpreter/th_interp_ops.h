@@ -82,6 +82,18 @@ th_interp_status th_interp_sub_tab_s8_prepare(const th_interp_op *op, uint32_t *
 th_interp_status th_interp_sub_tab_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_mul_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_maximum_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_maximum_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_minimum_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_minimum_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_sqdiff_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_sqdiff_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_prelu_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_prelu_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_div_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_div_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_fill_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_fill_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_lut_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_lut_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_quantize_f32_s8_prepare(const th_interp_op *op, uint32_t *scratch);

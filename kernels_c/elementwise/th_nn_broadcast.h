@@ -139,4 +139,41 @@ static inline int th_nn_bcast_alias_ok(const th_nn_bcast *b, const int8_t *in1,
     return !(bad1 || bad2 || short1 || short2);
 }
 
+/* Offsets of a binary int8 kernel: inputs add -zero point (-127..128), the output adds its
+ * zero point (-128..127). */
+static inline int th_nn_binary_offsets_ok(int32_t input1_offset, int32_t input2_offset,
+                                          int32_t output_offset)
+{
+    return input1_offset >= -127 && input1_offset <= 128 && input2_offset >= -127 &&
+           input2_offset <= 128 && output_offset >= -128 && output_offset <= 127;
+}
+
+/* One row of n outputs: input i advances by step_i (0 where it broadcasts, else 1); each
+ * output is written after its inputs are read (the in-place rule). */
+typedef void (*th_nn_bcast_row_fn)(const void *consts, const int8_t *a, int32_t step_a,
+                                   const int8_t *b, int32_t step_b, int32_t n, int8_t *out);
+
+/* The broadcast walk of a binary kernel: 0 (nothing written) when the shapes do not
+ * broadcast to the output or the output overlaps an input other than by the in-place rule;
+ * otherwise row() over every output row, and 1. */
+static inline int th_nn_bcast_rows(const th_shape *s1, const int8_t *in1, const th_shape *s2,
+                                   const int8_t *in2, const th_shape *out_shape, int8_t *out,
+                                   th_nn_bcast_row_fn row, const void *consts)
+{
+    th_nn_bcast b;
+    if (!th_nn_bcast_init(&b, s1, s2, out_shape) || !th_nn_bcast_alias_ok(&b, in1, in2, out)) {
+        return 0;
+    }
+    const int32_t inner = b.dims[b.rank - 1];
+    const int32_t rows = b.count / inner;
+    th_nn_bcast_pos pos;
+    th_nn_bcast_start(&pos);
+    for (int32_t r = 0; r < rows; r++) {
+        row(consts, in1 + pos.off1, b.stride1[b.rank - 1], in2 + pos.off2,
+            b.stride2[b.rank - 1], inner, out + r * inner);
+        th_nn_bcast_next(&b, &pos);
+    }
+    return 1;
+}
+
 #endif /* TH_NN_BROADCAST_H */

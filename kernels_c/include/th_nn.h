@@ -221,8 +221,8 @@ int32_t th_svdf_s8_scratch_size(const th_svdf_params *params, const th_dims *inp
  * (TH_ERR_ARG) and writes nothing when it refuses them.
  *
  * LUT design: every unary int8 -> int8 function (LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU,
- * RELU, RELU6, RELU_N1_TO_1, QUANTIZE int8 -> int8) runs as th_lut_s8, one table load per
- * element. The host builds the 256-entry table by running the NumPy reference (the spec,
+ * RELU, RELU6, RELU_N1_TO_1, ABS, RSQRT, ELU, ZEROS_LIKE, QUANTIZE int8 -> int8) runs as
+ * th_lut_s8, one table load per element. The host builds the 256-entry table by running the NumPy reference (the spec,
  * bit-exact with TFLM's gemmlowp Q4.27 / int16 fixed-point paths) on all 256 inputs
  * (tinyhost.arith.lut), so the kernel is exact by construction; no fixed-point
  * logistic/tanh runs on the device. Table index: (uint8_t)x, i.e. table[0..127] are the
@@ -230,10 +230,11 @@ int32_t th_svdf_s8_scratch_size(const th_svdf_params *params, const th_dims *inp
  *
  * Aliasing (in addition to the rules above): th_lut_s8 may run in place (output ==
  * input: four elements are read before those four are written, ascending). th_add_s8 /
- * th_sub_s8 / th_mul_s8 may write over input1 or input2 (the same pointer, d = 0) when that
+ * th_sub_s8 / th_mul_s8 (and th_maximum_s8, th_minimum_s8, th_squared_difference_s8,
+ * th_prelu_s8, th_div_s8) may write over input1 or input2 (the same pointer, d = 0) when that
  * input has the output's element count (is not broadcast); they refuse a partial overlap
  * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8 and int8 <-> int16, DEQUANTIZE, MEAN,
- * PAD, CONCATENATION, TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other
+ * PAD, CONCATENATION, FILL, TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other
  * overlap of an output with an input is not allowed.
  */
 
@@ -281,12 +282,49 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
                     const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
                     const th_shape *output_shape, int8_t *output);
 
+/* MAXIMUM / MINIMUM: the larger (smaller) raw int8 value of each pair, no requantization
+ * (TFLM compares raw values whatever the quantization). Broadcasting and in-place rule as
+ * th_add_s8. */
+th_status th_maximum_s8(const th_context *ctx, const th_shape *input1_shape,
+                        const int8_t *input1, const th_shape *input2_shape,
+                        const int8_t *input2, const th_shape *output_shape, int8_t *output);
+th_status th_minimum_s8(const th_context *ctx, const th_shape *input1_shape,
+                        const int8_t *input1, const th_shape *input2_shape,
+                        const int8_t *input2, const th_shape *output_shape, int8_t *output);
+
+/* SQUARED_DIFFERENCE (arith.binary.SquaredDifferenceParams): ADD's params and quant structs
+ * (left_shift 7); unlike ADD, quant->output_shift may be positive (a left shift).
+ * Broadcasting and in-place rule as th_add_s8. */
+th_status th_squared_difference_s8(const th_context *ctx, const th_add_params *params,
+                                   const th_add_quant *quant, const th_shape *input1_shape,
+                                   const int8_t *input1, const th_shape *input2_shape,
+                                   const int8_t *input2, const th_shape *output_shape,
+                                   int8_t *output);
+
+/* DIV (arith.binary.DivParams in MUL's structs; quant->shift <= 23): TFLM's reciprocal
+ * arithmetic, its undefined corners (a zero divisor, shifts past 31) as the oracle's x86
+ * build computes them (th_div_s8.c). Broadcasting and in-place rule as th_add_s8. */
+th_status th_div_s8(const th_context *ctx, const th_mul_params *params,
+                    const th_per_tensor_quant *quant, const th_shape *input1_shape,
+                    const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
+                    const th_shape *output_shape, int8_t *output);
+
+/* PRELU: alpha broadcasts against the input (per channel: shape [C] or [1, 1, C]); the
+ * output has the input's shape. In-place rule as th_add_s8 (input1 = input). */
+th_status th_prelu_s8(const th_context *ctx, const th_prelu_params *params,
+                      const th_shape *input_shape, const int8_t *input,
+                      const th_shape *alpha_shape, const int8_t *alpha,
+                      const th_shape *output_shape, int8_t *output);
+
 /* SOFTMAX over the last dim of shape; output has the same shape. Rows longer than 4095
  * are refused (TH_ERR_UNSUPPORTED): TFLM's Q12.19 sum of exps could overflow. */
 th_status th_softmax_s8(const th_context *ctx, const th_softmax_params *params,
                         const th_shape *shape, const int8_t *input, int8_t *output);
 th_status th_softmax_s8_s16(const th_context *ctx, const th_softmax_params *params,
                             const th_shape *shape, const int8_t *input, int16_t *output);
+
+/* FILL: size copies of the raw *value (TFLM copies it whatever the quantization). */
+th_status th_fill_s8(const th_context *ctx, const int8_t *value, int32_t size, int8_t *output);
 
 /* Unary int8 function through a 256-entry table (see "LUT design" above). */
 th_status th_lut_s8(const th_context *ctx, const int8_t *table, int32_t size,

@@ -42,6 +42,31 @@ TH_INLINE int32_t th_srdhm(int32_t a, int32_t b)
     return (int32_t)((ab + nudge) / (INT64_C(1) << 31));
 }
 
+/* th_srdhm for b >= 0 (no saturation case), as floor((a * b + 2^30) / 2^31): one 64-bit
+ * product and shift (the identity th_requantize_s8 relies on). */
+TH_INLINE int32_t th_srdhm_pos(int32_t a, int32_t b)
+{
+    return (int32_t)(((int64_t)a * b + (INT64_C(1) << 30)) >> 31);
+}
+
+/* Leading zero bits of x (32 for 0): CLZ on Arm. */
+TH_INLINE int32_t th_clz32(uint32_t x)
+{
+    if (x == 0) {
+        return 32;
+    }
+#if defined(__GNUC__)
+    return __builtin_clz(x);
+#else
+    int32_t n = 0;
+    while (!(x & 0x80000000u)) {
+        x <<= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
 /* gemmlowp RoundingDivideByPOT, exponent in [0, 31]: rounds half away from zero. */
 TH_INLINE int32_t th_rdbpot(int32_t x, int32_t exponent)
 {

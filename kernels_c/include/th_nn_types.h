@@ -173,6 +173,18 @@ typedef struct {
     th_activation activation;
 } th_mul_params;
 
+/* PRELU (arith.binary.PreluParams): two MultiplyByQuantizedMultiplier pairs, s_in / s_out
+ * for x >= zero point and s_in * s_alpha / s_out for the product below it. */
+typedef struct {
+    int32_t input_offset;  /* -input zero point */
+    int32_t alpha_offset;  /* -alpha zero point */
+    int32_t output_offset; /* output zero point */
+    int32_t multiplier_pos;
+    int32_t shift_pos;
+    int32_t multiplier_neg;
+    int32_t shift_neg;
+} th_prelu_params;
+
 /* SOFTMAX over the last dim (arith.activations.SoftmaxParams); output zero point -128,
  * scale 1/256 (int8) or -32768, 1/65536 (int16). */
 typedef struct {

@@ -88,23 +88,6 @@ static int32_t one_over_one_plus_x(int32_t a)
     return sat_shift_left(x, 1);
 }
 
-static int32_t count_leading_zeros(uint32_t x)
-{
-    if (x == 0) {
-        return 32;
-    }
-#if defined(__GNUC__)
-    return __builtin_clz(x); /* CLZ on Arm */
-#else
-    int32_t n = 0;
-    while (!(x & 0x80000000u)) {
-        x <<= 1;
-        n++;
-    }
-    return n;
-#endif
-}
-
 static int32_t scaled_diff(const th_softmax_params *p, int32_t diff)
 {
     return th_srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
@@ -126,7 +109,7 @@ static void softmax_row(const th_softmax_params *p, const int8_t *in, int32_t n,
         }
     }
     /* GetReciprocal: sum > 0 (the maximum contributes 2^19) and < 2^31 (row limit). */
-    const int32_t headroom_plus_one = count_leading_zeros((uint32_t)sum);
+    const int32_t headroom_plus_one = th_clz32((uint32_t)sum);
     const int32_t num_bits_over_unit = ACCUMULATION_INTEGER_BITS - headroom_plus_one;
     const int32_t shifted_minus_one =
         (int32_t)(((uint32_t)sum << headroom_plus_one) - UINT32_C(0x80000000));

@@ -104,7 +104,8 @@ def _binary_tensors(graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor]:
     return in1, in2, graph.tensors[op.outputs[0]]
 
 
-def _activation(graph: Graph, op: Op, output: Tensor) -> tuple[int, int]:
+def activation_range(graph: Graph, op: Op, output: Tensor) -> tuple[int, int]:
+    """The int8 range of the op's fused activation (CalculateActivationRangeQuantized)."""
     options = op.options
     assert isinstance(options, FusedActivationOptions)
     try:
@@ -123,7 +124,7 @@ def add_params(graph: Graph, op: Op) -> AddParams:
     mo = quantize_multiplier_smaller_than_one(
         twice_max / ((1 << INT8_ADD_LEFT_SHIFT) * float(so)), graph, op, "output"
     )
-    act_min, act_max = _activation(graph, op, out)
+    act_min, act_max = activation_range(graph, op, out)
     return AddParams(-z1, -z2, zo, INT8_ADD_LEFT_SHIFT, *m1, *m2, *mo, act_min, act_max)
 
 
@@ -142,7 +143,7 @@ def mul_params(graph: Graph, op: Op) -> MulParams:
     in1, in2, out = _binary_tensors(graph, op)
     (s1, z1), (s2, z2), (so, zo) = (per_tensor_quant(graph, op, t) for t in (in1, in2, out))
     multiplier, shift = quantize_multiplier(float(s1) * float(s2) / float(so))
-    act_min, act_max = _activation(graph, op, out)
+    act_min, act_max = activation_range(graph, op, out)
     return MulParams(-z1, -z2, zo, multiplier, shift, act_min, act_max)
 
 

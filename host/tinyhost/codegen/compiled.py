@@ -26,6 +26,7 @@ from tinyhost.arith.activations import (
     RequantizeParams,
     SoftmaxParams,
 )
+from tinyhost.arith.binary import PreluParams
 from tinyhost.arith.constant_channels import ConstantChannels, constant_channels
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
@@ -43,7 +44,9 @@ from tinyhost.codegen.lower import (
     Call,
     ConcatParams,
     CopyParams,
+    FillParams,
     LutParams,
+    MinMaxParams,
     PadParams,
     StridedSliceParams,
     TransposeParams,
@@ -338,8 +341,24 @@ class _Model:
                     f"{p.output_shift}}};\n"
                     f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
                     f"so = {self.shape(out)};\n"
-                    f"    return th_mul_s8(NULL, &params, &quant, &s1, {self.pointer(a, 'int8_t')}"
-                    f", &s2, {self.pointer(b2, 'int8_t')}, &so, {y});"), ""
+                    f"    return {call.function}(NULL, &params, &quant, &s1, "
+                    f"{self.pointer(a, 'int8_t')}, &s2, {self.pointer(b2, 'int8_t')}, "
+                    f"&so, {y});"), ""
+        if isinstance(p, MinMaxParams | PreluParams):
+            a, b2 = call.inputs[0], call.inputs[1]
+            shapes = (f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
+                      f"so = {self.shape(out)};\n")  # fmt: skip
+            args = (f"&s1, {self.pointer(a, 'int8_t')}, &s2, {self.pointer(b2, 'int8_t')}, "
+                    f"&so, {y});")  # fmt: skip
+            if isinstance(p, MinMaxParams):
+                return f"{shapes}    return {call.function}(NULL, {args}", ""
+            return (f"    static const th_prelu_params params = {{{p.input_offset}, "
+                    f"{p.alpha_offset}, {p.output_offset}, {p.multiplier_pos}, {p.shift_pos}, "
+                    f"{p.multiplier_neg}, {p.shift_neg}}};\n{shapes}"
+                    f"    return th_prelu_s8(NULL, &params, {args}"), ""
+        if isinstance(p, FillParams):
+            size = self.graph.tensors[out].size_bytes
+            return f"    return th_fill_s8(NULL, {self.pointer(x, 'int8_t')}, {size}, {y});", ""
         if isinstance(p, LutParams):
             table = self.array(f"op{i}_table", np.asarray(call.arrays["table"], np.int8))
             size = self.graph.tensors[x].size_bytes

@@ -26,6 +26,7 @@ from tinyhost.arith.activations import (
     RequantizeParams,
     SoftmaxParams,
 )
+from tinyhost.arith.binary import PreluParams
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
@@ -96,6 +97,8 @@ _FC = ("input_offset", "filter_offset", "output_offset", "act_min", "act_max", "
 _ADD = ("input1_offset", "input2_offset", "output_offset", "left_shift", "input1_multiplier",
         "input1_shift", "input2_multiplier", "input2_shift", "output_multiplier",
         "output_shift", "act_min", "act_max")  # fmt: skip
+_MUL = ("input1_offset", "input2_offset", "output_offset", "output_multiplier",
+        "output_shift", "act_min", "act_max")  # MUL and DIV
 _SCALE = ("scale_bits", "zero_point")  # scale_bits: the float32 scale's bit pattern
 _REQUANT = ("input_zero_point", "output_zero_point", "multiplier", "shift")
 
@@ -117,9 +120,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(8, "add_s8", "ops_elementwise.c", ("th_add_s8",), _ADD, "ADD"),
     Adapter(9, "copy", "ops_copy.c", (), (), "COPY"),
     Adapter(10, "sub_s8", "ops_elementwise.c", ("th_sub_s8",), _ADD, "ADD"),
-    Adapter(11, "mul_s8", "ops_elementwise.c", ("th_mul_s8",),
-            ("input1_offset", "input2_offset", "output_offset", "output_multiplier",
-             "output_shift", "act_min", "act_max"), "MUL"),
+    Adapter(11, "mul_s8", "ops_elementwise.c", ("th_mul_s8",), _MUL, "MUL"),
     Adapter(12, "lut_s8", "ops_lut.c", ("th_lut_s8",), ("table",), "LUT"),
     Adapter(13, "quantize_f32_s8", "ops_quantize.c", ("th_quantize_f32_s8",), _SCALE,
             "QUANTIZE"),
@@ -139,6 +140,15 @@ ADAPTERS: tuple[Adapter, ...] = (
             (*_ADD, "table1", "table2"), "ADD_TAB"),
     Adapter(21, "sub_tab_s8", "ops_elementwise.c", ("th_sub_s8_tables",),
             (*_ADD, "table1", "table2"), "ADD_TAB"),
+    # Elementwise int8 ops of issue 17 (ids 30-49).
+    Adapter(30, "maximum_s8", "ops_elementwise.c", ("th_maximum_s8",), (), "MINMAX"),
+    Adapter(31, "minimum_s8", "ops_elementwise.c", ("th_minimum_s8",), (), "MINMAX"),
+    Adapter(32, "sqdiff_s8", "ops_elementwise.c", ("th_squared_difference_s8",), _ADD, "ADD"),
+    Adapter(33, "prelu_s8", "ops_elementwise.c", ("th_prelu_s8",),
+            ("input_offset", "alpha_offset", "output_offset", "multiplier_pos", "shift_pos",
+             "multiplier_neg", "shift_neg"), "PRELU"),
+    Adapter(34, "div_s8", "ops_elementwise.c", ("th_div_s8",), _MUL, "MUL"),
+    Adapter(35, "fill_s8", "ops_elementwise.c", ("th_fill_s8",), (), "FILL"),
     Adapter(70, "svdf_s8", "ops_svdf.c", ("th_svdf_s8", "th_svdf_s8_scratch_size"),
             ("input_offset", "output_offset", "rank", "feature_multiplier", "feature_shift",
              "time_multiplier", "time_shift"), "SVDF"),
@@ -166,6 +176,12 @@ _ADAPTER_OF = {
     "th_sub_s8_tables": "sub_tab_s8",
     "th_mul_s8": "mul_s8",
     "th_lut_s8": "lut_s8",
+    "th_maximum_s8": "maximum_s8",
+    "th_minimum_s8": "minimum_s8",
+    "th_squared_difference_s8": "sqdiff_s8",
+    "th_prelu_s8": "prelu_s8",
+    "th_div_s8": "div_s8",
+    "th_fill_s8": "fill_s8",
     "th_quantize_f32_s8": "quantize_f32_s8",
     "th_dequantize_s8_f32": "dequantize_s8_f32",
     "th_mean_s8": "mean_s8",
@@ -258,6 +274,11 @@ def _fields(call: Call) -> dict[str, Word]:
                 "rank": p.rank, "feature_multiplier": p.feature_multiplier,
                 "feature_shift": p.feature_shift, "time_multiplier": p.time_multiplier,
                 "time_shift": p.time_shift}  # fmt: skip
+    if isinstance(p, PreluParams):
+        return {"input_offset": p.input_offset, "alpha_offset": p.alpha_offset,
+                "output_offset": p.output_offset, "multiplier_pos": p.multiplier_pos,
+                "shift_pos": p.shift_pos, "multiplier_neg": p.multiplier_neg,
+                "shift_neg": p.shift_neg}  # fmt: skip
     return {}  # CopyParams: no words
 
 

@@ -32,6 +32,12 @@ from tinyhost.arith.activations import (
     requantize_params,
     softmax_params,
 )
+from tinyhost.arith.binary import (
+    PreluParams,
+    div_params,
+    prelu_params,
+    squared_difference_params,
+)
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
@@ -69,6 +75,16 @@ class LutParams:
 
 
 @dataclass(frozen=True)
+class MinMaxParams:
+    """th_maximum_s8 / th_minimum_s8 compare raw values: no parameters."""
+
+
+@dataclass(frozen=True)
+class FillParams:
+    """th_fill_s8: the output is the raw value (the call's one input) repeated."""
+
+
+@dataclass(frozen=True)
 class PadParams:
     pad_value: int
     before: tuple[int, ...]  # per dimension, up to MAX_RANK
@@ -103,6 +119,7 @@ CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
     | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | RequantizeParams
+    | MinMaxParams | PreluParams | FillParams
 )  # fmt: skip
 
 
@@ -201,6 +218,27 @@ def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
         return Call(index, name, *io, p)
     table1, table2 = ew_arith.add_input_tables(p)
     return Call(index, name + "_tables", *io, p, {"table1": table1, "table2": table2})
+
+
+def _lower_binary_ext(graph: Graph, index: int, op: Op) -> Call:
+    """MAXIMUM, MINIMUM, SQUARED_DIFFERENCE (ADD's param structs), PRELU (input, alpha),
+    DIV (MUL's param structs)."""
+    _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
+    io = ((op.inputs[0], op.inputs[1]), (op.outputs[0],))
+    if op.kind is OpKind.SQUARED_DIFFERENCE:
+        return Call(index, "th_squared_difference_s8", *io, squared_difference_params(graph, op))
+    if op.kind is OpKind.PRELU:
+        return Call(index, "th_prelu_s8", *io, prelu_params(graph, op))
+    if op.kind is OpKind.DIV:
+        return Call(index, "th_div_s8", *io, div_params(graph, op))
+    name = "th_maximum_s8" if op.kind is OpKind.MAXIMUM else "th_minimum_s8"
+    return Call(index, name, *io, MinMaxParams())
+
+
+def _lower_fill(graph: Graph, index: int, op: Op) -> Call:
+    """FILL: the dims operand is the output's static shape (validated); only the value runs."""
+    _require_int8(graph, index, op, [op.inputs[1], op.outputs[0]])
+    return Call(index, "th_fill_s8", (op.inputs[1],), (op.outputs[0],), FillParams())
 
 
 def _lower_lut(graph: Graph, index: int, op: Op) -> Call:
@@ -357,7 +395,8 @@ def _lower_copy(graph: Graph, index: int, op: Op) -> Call:
 
 
 _LUT_OPS = (OpKind.LOGISTIC, OpKind.TANH, OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
-            OpKind.HARD_SWISH)  # fmt: skip
+            OpKind.HARD_SWISH, OpKind.ABS, OpKind.RSQRT, OpKind.ELU,
+            OpKind.ZEROS_LIKE)  # fmt: skip
 
 LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     **{k: _lower_lut for k in _LUT_OPS},
@@ -379,6 +418,12 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.ADD: _lower_binary,
     OpKind.SUB: _lower_binary,
     OpKind.MUL: _lower_binary,
+    OpKind.MAXIMUM: _lower_binary_ext,
+    OpKind.MINIMUM: _lower_binary_ext,
+    OpKind.SQUARED_DIFFERENCE: _lower_binary_ext,
+    OpKind.PRELU: _lower_binary_ext,
+    OpKind.DIV: _lower_binary_ext,
+    OpKind.FILL: _lower_fill,
     OpKind.RESHAPE: _lower_copy,
     OpKind.SQUEEZE: _lower_copy,
 }

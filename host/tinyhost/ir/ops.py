@@ -39,6 +39,17 @@ class OpKind(enum.Enum):
     LEAKY_RELU = 98
     QUANTIZE = 114
     HARD_SWISH = 117
+    # Elementwise and unary int8 ops (issue 17)
+    DIV = 42
+    PRELU = 54
+    MAXIMUM = 55
+    MINIMUM = 57
+    RSQRT = 76
+    ZEROS_LIKE = 93
+    FILL = 94
+    SQUARED_DIFFERENCE = 99
+    ABS = 101
+    ELU = 111
     # Anything else in a .tflite file: kept so it can be reported by index and name.
     UNSUPPORTED = -1
 
@@ -110,7 +121,7 @@ class Pool2DOptions:
 
 @dataclass(frozen=True)
 class FusedActivationOptions:
-    """ADD, SUB and MUL: only a fused activation."""
+    """ADD, SUB, MUL and DIV: only a fused activation."""
 
     activation: Activation = Activation.NONE
 

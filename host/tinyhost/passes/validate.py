@@ -35,9 +35,18 @@ _SAME_SHAPE = frozenset(
         OpKind.SOFTMAX,
         OpKind.QUANTIZE,
         OpKind.DEQUANTIZE,
+        OpKind.ABS,
+        OpKind.RSQRT,
+        OpKind.ELU,
+        OpKind.ZEROS_LIKE,
     }
 )
-_BINARY = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL})
+_BINARY = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.MAXIMUM, OpKind.MINIMUM,
+                     OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.DIV})
+# Broadcasting ops whose TFLite Micro kernels take at most this many dims when the input
+# shapes differ (their slow broadcast paths index 4-D or 5-D arrays).
+_MAX_BROADCAST_RANK = {OpKind.SQUARED_DIFFERENCE: 4, OpKind.PRELU: 4, OpKind.MAXIMUM: 5,
+                       OpKind.MINIMUM: 5, OpKind.DIV: 5}
 _MIN_INPUTS = {
     OpKind.CONV_2D: 2,
     OpKind.DEPTHWISE_CONV_2D: 2,
@@ -45,6 +54,12 @@ _MIN_INPUTS = {
     OpKind.ADD: 2,
     OpKind.SUB: 2,
     OpKind.MUL: 2,
+    OpKind.MAXIMUM: 2,
+    OpKind.MINIMUM: 2,
+    OpKind.SQUARED_DIFFERENCE: 2,
+    OpKind.PRELU: 2,
+    OpKind.DIV: 2,
+    OpKind.FILL: 2,
     OpKind.PAD: 2,
     OpKind.PADV2: 2,
     OpKind.MEAN: 2,
@@ -142,6 +157,19 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
         except ValueError:
             raise fail(f"inputs {list(x.shape)} and {list(y.shape)} do not broadcast") from None
         _expect_shape(out, tuple(broadcast), fail)
+        limit = _MAX_BROADCAST_RANK.get(op.kind)
+        if limit is not None and x.shape != y.shape and len(broadcast) > limit:
+            raise fail(f"broadcasts {list(x.shape)} with {list(y.shape)} over "
+                       f"{len(broadcast)} dims; TFLite Micro's kernel takes at most {limit}")
+    elif op.kind is OpKind.FILL:
+        value = graph.tensors[op.inputs[1]]
+        if value.shape != ():
+            raise fail(f"value '{value.name}' has shape {list(value.shape)}, not a scalar")
+        if x.data is not None and [int(d) for d in np.asarray(x.data).reshape(-1)] != list(
+            out.shape
+        ):
+            raise fail(f"dims {np.asarray(x.data).tolist()} differ from the output shape "
+                       f"{list(out.shape)}")
     elif op.kind in _SAME_SHAPE or op.kind in (OpKind.RESHAPE, OpKind.SQUEEZE):
         _expect_elements(out, x, fail)
     elif op.kind in (OpKind.PAD, OpKind.PADV2):

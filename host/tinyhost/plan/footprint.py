@@ -24,6 +24,11 @@ _RESCALES = {
     OpKind.LOGISTIC: 1,
     OpKind.TANH: 1,
     OpKind.SVDF: 2,
+    OpKind.ABS: 1,
+    OpKind.RSQRT: 1,
+    OpKind.SQUARED_DIFFERENCE: 3,
+    OpKind.PRELU: 2,
+    OpKind.DIV: 1,
 }
 
 

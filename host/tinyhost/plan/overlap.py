@@ -69,8 +69,13 @@ _LUT = (
     OpKind.LOGISTIC,
     OpKind.TANH,
     OpKind.QUANTIZE,
+    OpKind.ABS,
+    OpKind.RSQRT,
+    OpKind.ELU,
+    OpKind.ZEROS_LIKE,
 )
-_BINARY = (OpKind.ADD, OpKind.SUB, OpKind.MUL)
+_BINARY = (OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.MAXIMUM, OpKind.MINIMUM,
+           OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.DIV)
 # Windowed kernels that write output pixels in raster order, each after its own window is
 # read (th_conv_s8 in all variants and builds, th_avgpool_s8, th_maxpool_s8). Depthwise is
 # not among them: it works channel by channel over the whole image (DEPTHWISE_CHANNEL).

@@ -3,7 +3,8 @@
 Activations are int8 asymmetric per tensor. Where TFLite Micro's kernels copy raw values or
 fix the output scale, quantization is chosen jointly so no requantize op is needed:
 RESHAPE, SQUEEZE, TRANSPOSE, STRIDED_SLICE, PAD, PADV2, MAX_POOL_2D, AVERAGE_POOL_2D,
-standalone RELU6 and CONCATENATION share one quantization between input(s) and output
+standalone RELU6, CONCATENATION, MAXIMUM and MINIMUM share one quantization between
+input(s) and output
 (over the union of their ranges); SOFTMAX and LOGISTIC outputs are 1/256 with zero point
 -128 and TANH outputs 1/128 with zero point 0. Only when two such fixed choices meet (say a
 CONCATENATION of a LOGISTIC and a TANH output) is an int8 -> int8 QUANTIZE inserted.
@@ -54,12 +55,17 @@ _FIXED_OUTPUT = {
     OpKind.LOGISTIC: QuantParams(np.float32(1 / 256), -128),
     OpKind.TANH: QuantParams(np.float32(1 / 128), 0),
 }
+# MAXIMUM / MINIMUM compare raw int8 values: inputs (constants too) and output share one
+# quantization, as CONCATENATION's do (TFLite's int8 spec).
+_SAME_QUANT_ALL_INPUTS = frozenset({OpKind.CONCATENATION, OpKind.MAXIMUM, OpKind.MINIMUM})
 _WEIGHTED_AXIS = {OpKind.CONV_2D: 0, OpKind.DEPTHWISE_CONV_2D: 3, OpKind.FULLY_CONNECTED: 0}
-_ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL})
+_ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.DIV})
 # Ops the int8 runtime executes once quantized.
 _QUANTIZABLE = frozenset({
     *_SAME_QUANT_FIRST_INPUT, *_FIXED_OUTPUT, *_WEIGHTED_AXIS, *_ELEMENTWISE,
     OpKind.CONCATENATION, OpKind.RELU, OpKind.LEAKY_RELU, OpKind.HARD_SWISH, OpKind.MEAN,
+    OpKind.ABS, OpKind.RSQRT, OpKind.ELU, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.FILL,
+    *_SAME_QUANT_ALL_INPUTS,
 })
 _INT8_ACTIVATIONS = frozenset({
     Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1,
@@ -126,8 +132,12 @@ def check_quantizable(graph: Graph) -> None:
 def _float_constant_allowed(kind: OpKind, pos: int) -> bool:
     if kind in _WEIGHTED_AXIS:
         return pos in (1, 2)
-    if kind in _ELEMENTWISE or kind is OpKind.CONCATENATION:
+    if kind in _ELEMENTWISE or kind in _SAME_QUANT_ALL_INPUTS:
         return True
+    if kind is OpKind.SQUARED_DIFFERENCE:
+        return True
+    if kind in (OpKind.PRELU, OpKind.FILL):
+        return pos == 1  # alpha; the fill value
     return kind is OpKind.PADV2 and pos == 2
 
 
@@ -181,7 +191,7 @@ def _activation_params(graph: Graph, calibration: Calibration, options: Quantize
     for k, op in enumerate(graph.ops):
         if op.kind in _SAME_QUANT_FIRST_INPUT:
             positions = [0]
-        elif op.kind is OpKind.CONCATENATION:
+        elif op.kind in _SAME_QUANT_ALL_INPUTS:
             positions = list(range(len(op.inputs)))
         else:
             continue
@@ -212,9 +222,10 @@ def _activation_params(graph: Graph, calibration: Calibration, options: Quantize
         root = find(i)
         old = ranges.get(root)
         ranges[root] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
-    # Constant CONCATENATION inputs share the output's quantization: widen it to hold them.
+    # Constant CONCATENATION / MAXIMUM / MINIMUM inputs share the output's quantization:
+    # widen it to hold them.
     for op in graph.ops:
-        if op.kind is OpKind.CONCATENATION:
+        if op.kind in _SAME_QUANT_ALL_INPUTS:
             root = find(op.outputs[0])
             for i in op.inputs:
                 if i is not None and graph.tensors[i].data is not None:
@@ -347,10 +358,10 @@ class _Builder:
     def constant_operand(self, op: Op, pos: int, index: int) -> int:
         t = self.graph.tensors[index]
         data = np.asarray(t.data, np.float64)
-        if op.kind is OpKind.CONCATENATION:
+        if op.kind in _SAME_QUANT_ALL_INPUTS:
             p = self.params[op.outputs[0]]
-        elif op.kind is OpKind.PADV2:
-            p = self.params[op.outputs[0]]  # TFLM pads with the raw value: output encoding
+        elif op.kind in (OpKind.PADV2, OpKind.FILL):
+            p = self.params[op.outputs[0]]  # TFLM writes the raw value: output encoding
         else:
             p = choose_quant_params(float(data.min(initial=0)), float(data.max(initial=0)))
         values = p.quantize(data).astype(np.int8).reshape(t.shape)

@@ -357,6 +357,7 @@ _OPTION_PARSERS: dict[OpKind, _OptionParser] = {
     OpKind.ADD: (tflite.AddOptions, _BO.AddOptions, lambda o: _fused(o)),
     OpKind.SUB: (tflite.SubOptions, _BO.SubOptions, lambda o: _fused(o)),
     OpKind.MUL: (tflite.MulOptions, _BO.MulOptions, lambda o: _fused(o)),
+    OpKind.DIV: (tflite.DivOptions, _BO.DivOptions, lambda o: _fused(o)),
     OpKind.RESHAPE: (tflite.ReshapeOptions, _BO.ReshapeOptions, _shape_option),
     OpKind.SQUEEZE: (tflite.SqueezeOptions, _BO.SqueezeOptions, _squeeze_option),
     OpKind.SOFTMAX: (

@@ -447,6 +447,15 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
             tflite.MulOptionsEnd,
         ),
     ),
+    OpKind.DIV: (
+        FusedActivationOptions,
+        _BO.DivOptions,
+        _fused(
+            tflite.DivOptionsStart,
+            tflite.DivOptionsAddFusedActivationFunction,
+            tflite.DivOptionsEnd,
+        ),
+    ),
     OpKind.RESHAPE: (ReshapeOptions, _BO.ReshapeOptions, _reshape),
     OpKind.SQUEEZE: (SqueezeOptions, _BO.SqueezeOptions, _squeeze),
     OpKind.SOFTMAX: (SoftmaxOptions, _BO.SoftmaxOptions, _softmax),
