@@ -14,7 +14,7 @@
 #define TH_INTERP_MAX_OPS 256
 #endif
 #define TH_INTERP_MAX_OP_INPUTS 8
-#define TH_INTERP_MAX_OP_OUTPUTS 2
+#define TH_INTERP_MAX_OP_OUTPUTS 8
 #define TH_INTERP_MAX_RANK 6
 #define TH_INTERP_MAX_TENSORS 65534
 #define TH_INTERP_MAX_MODEL_IO 16
@@ -42,6 +42,15 @@
 #define TH_KERNEL_STRIDED_SLICE_S8 19u
 #define TH_KERNEL_ADD_TAB_S8 20u
 #define TH_KERNEL_SUB_TAB_S8 21u
+#define TH_KERNEL_SPLIT_S8 50u
+#define TH_KERNEL_PACK_S8 51u
+#define TH_KERNEL_GATHER_S8 52u
+#define TH_KERNEL_DEPTH_TO_SPACE_S8 53u
+#define TH_KERNEL_SPACE_TO_DEPTH_S8 54u
+#define TH_KERNEL_RESIZE_NEAREST_S8 55u
+#define TH_KERNEL_RESIZE_BILINEAR_S8 56u
+#define TH_KERNEL_ARG_MAX_S8 57u
+#define TH_KERNEL_ARG_MIN_S8 58u
 
 /* Parameter words: index of each word in the op's array, and their count */
 #define TH_CONV2D_P_INPUT_OFFSET 0u
@@ -160,5 +169,22 @@
 #define TH_ADD_TAB_P_TABLE1 12u
 #define TH_ADD_TAB_P_TABLE2 13u
 #define TH_ADD_TAB_WORDS 14u
+#define TH_SPLIT_P_AXIS 0u
+#define TH_SPLIT_WORDS 1u
+#define TH_GATHER_P_BATCH 0u
+#define TH_GATHER_P_OUTER 1u
+#define TH_GATHER_P_AXIS_SIZE 2u
+#define TH_GATHER_P_INNER 3u
+#define TH_GATHER_P_COORDS 4u
+#define TH_GATHER_WORDS 5u
+#define TH_BLOCK_P_BLOCK 0u
+#define TH_BLOCK_WORDS 1u
+#define TH_RESIZE_P_ROWS 0u
+#define TH_RESIZE_P_COLS 1u
+#define TH_RESIZE_WORDS 2u
+#define TH_ARG_P_OUTER 0u
+#define TH_ARG_P_AXIS_SIZE 1u
+#define TH_ARG_P_INNER 2u
+#define TH_ARG_WORDS 3u
 
 #endif /* TH_INTERP_ABI_H */

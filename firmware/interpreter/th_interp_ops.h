@@ -97,6 +97,25 @@ th_interp_status th_interp_transpose_s8_prepare(const th_interp_op *op, uint32_t
 th_interp_status th_interp_transpose_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_strided_slice_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_strided_slice_s8_eval(const th_interp_op *op);
+/* ops_movement.c */
+th_interp_status th_interp_split_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_split_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_pack_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_pack_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_gather_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_gather_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_depth_to_space_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_depth_to_space_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_space_to_depth_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_space_to_depth_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_resize_nearest_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_resize_nearest_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_resize_bilinear_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_resize_bilinear_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_arg_max_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_arg_max_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_arg_min_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_arg_min_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_copy_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_copy_eval(const th_interp_op *op);
 

@@ -27,10 +27,16 @@ from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.codegen.lower import (
     MAX_RANK,
+    MAX_SPLIT_OUTPUTS,
+    ArgParams,
+    BlockParams,
     Call,
     ConcatParams,
+    GatherParams,
     LutParams,
+    PackParams,
     PadParams,
+    SplitParams,
     StridedSliceParams,
     TransposeParams,
 )
@@ -43,7 +49,7 @@ KERNEL_ABI = 1
 LIMITS = {
     "TH_INTERP_MAX_OPS": 256,  # per-op profile slots in the context
     "TH_INTERP_MAX_OP_INPUTS": 8,
-    "TH_INTERP_MAX_OP_OUTPUTS": 2,
+    "TH_INTERP_MAX_OP_OUTPUTS": MAX_SPLIT_OUTPUTS,  # SPLIT / SPLIT_V / UNPACK
     "TH_INTERP_MAX_RANK": MAX_RANK,
     "TH_INTERP_MAX_TENSORS": 0xFFFE,  # u16 tensor indices; 0xFFFF marks an absent operand
     # Inputs and outputs (each) the protocol firmware describes: th_model.h TH_MODEL_MAX_IO
@@ -132,6 +138,23 @@ ADAPTERS: tuple[Adapter, ...] = (
             (*_ADD, "table1", "table2"), "ADD_TAB"),
     Adapter(21, "sub_tab_s8", "ops_elementwise.c", ("th_sub_s8_tables",),
             (*_ADD, "table1", "table2"), "ADD_TAB"),
+    # 50-69: issue 17's data movement (ops_movement.c)
+    Adapter(50, "split_s8", "ops_movement.c", ("th_split_s8",), ("axis",), "SPLIT"),
+    Adapter(51, "pack_s8", "ops_movement.c", ("th_concat_s8",), ("axis",), "SPLIT"),
+    Adapter(52, "gather_s8", "ops_movement.c", ("th_gather_s8",),
+            ("batch", "outer", "axis_size", "inner", "coords"), "GATHER"),
+    Adapter(53, "depth_to_space_s8", "ops_movement.c", ("th_depth_to_space_s8",), ("block",),
+            "BLOCK"),
+    Adapter(54, "space_to_depth_s8", "ops_movement.c", ("th_space_to_depth_s8",), ("block",),
+            "BLOCK"),
+    Adapter(55, "resize_nearest_s8", "ops_movement.c", ("th_resize_nearest_s8",),
+            ("rows", "cols"), "RESIZE"),
+    Adapter(56, "resize_bilinear_s8", "ops_movement.c", ("th_resize_bilinear_s8",),
+            ("rows", "cols"), "RESIZE"),
+    Adapter(57, "arg_max_s8", "ops_movement.c", ("th_arg_max_s8",),
+            ("outer", "axis_size", "inner"), "ARG"),
+    Adapter(58, "arg_min_s8", "ops_movement.c", ("th_arg_min_s8",),
+            ("outer", "axis_size", "inner"), "ARG"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -158,10 +181,20 @@ _ADAPTER_OF = {
     "th_transpose_s8": "transpose_s8",
     "th_strided_slice_s8": "strided_slice_s8",
     "copy": "copy",
+    "th_split_s8": "split_s8",
+    "th_gather_s8": "gather_s8",
+    "th_depth_to_space_s8": "depth_to_space_s8",
+    "th_space_to_depth_s8": "space_to_depth_s8",
+    "th_resize_nearest_s8": "resize_nearest_s8",
+    "th_resize_bilinear_s8": "resize_bilinear_s8",
+    "th_arg_max_s8": "arg_max_s8",
+    "th_arg_min_s8": "arg_min_s8",
 }
 
 
 def adapter_for(call: Call) -> Adapter:
+    if isinstance(call.params, PackParams):  # th_concat_s8 over inputs lacking the axis
+        return ADAPTERS_BY_NAME["pack_s8"]
     return ADAPTERS_BY_NAME[_ADAPTER_OF[call.function]]
 
 
@@ -229,6 +262,17 @@ def _fields(call: Call) -> dict[str, Word]:
                 **{f"count{k}": v for k, v in enumerate(_rank6(p.count, 0))}}  # fmt: skip
     if isinstance(p, LutParams):
         return {"table": ConstRef("table")}
+    if isinstance(p, SplitParams | PackParams):
+        return {"axis": p.axis}
+    if isinstance(p, GatherParams):
+        return {"batch": p.batch, "outer": p.outer, "axis_size": p.axis_size,
+                "inner": p.inner, "coords": p.coords}  # fmt: skip
+    if isinstance(p, BlockParams):
+        return {"block": p.block}
+    if isinstance(p, ArgParams):
+        return {"outer": p.outer, "axis_size": p.axis_size, "inner": p.inner}
+    if "rows" in call.arrays:  # ResizeParams
+        return {"rows": ConstRef("rows"), "cols": ConstRef("cols")}
     return {}  # CopyParams: no words
 
 

@@ -1,0 +1,124 @@
+"""Issue 17's data-movement ops on the device, both backends: one int8 graph with EXPAND_DIMS,
+SPLIT, SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, RESIZE_NEAREST_NEIGHBOR,
+RESIZE_BILINEAR, ARG_MAX and ARG_MIN (int32 outputs) runs on the host board and on QEMU
+mps2-an386 (Cortex-M4, DSP build), and every output must equal the NumPy reference bit for
+bit (the reference itself is checked against TFLite Micro per op in
+test_reference_movement.py and here on the whole graph)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reference_single_op import I8, I32, q, run_tflm
+from tinyhost import reference
+from tinyhost.codegen.lower import lower_graph
+from tinyhost.deploy.runner import run_model
+from tinyhost.ir import (
+    ArgMinMaxOptions,
+    BlockSizeOptions,
+    GatherOptions,
+    Graph,
+    NoOptions,
+    Op,
+    OpKind,
+    PackOptions,
+    ResizeOptions,
+    SplitOptions,
+    Tensor,
+)
+from tinyhost.plan import plan_memory
+
+REPO = Path(__file__).resolve().parents[1]
+BUILD = REPO / "build" / "test_movement_on_device"
+QUANT = q(0.05, -3)
+
+
+def movement_graph() -> Graph:
+    tensors: list[Tensor] = []
+
+    def t(name: str, shape, dtype=I8, data=None) -> int:
+        quant = QUANT if dtype == I8 and data is None else None
+        tensors.append(Tensor(name, tuple(shape), dtype, data, quant))
+        return len(tensors) - 1
+
+    def c(name: str, values) -> int:
+        data = np.asarray(values, np.int32)
+        return t(name, data.shape, I32, data)
+
+    x = t("x", (1, 4, 6, 8))
+    ops = []
+    a, b = t("a", (1, 4, 6, 4)), t("b", (1, 4, 6, 4))
+    ops.append(Op(OpKind.SPLIT, (c("axis_last", -1), x), (a, b), SplitOptions(2)))
+    sv = [t("sv0", (1, 1, 6, 8)), t("sv1", (1, 1, 6, 8)), t("sv2", (1, 2, 6, 8))]
+    ops.append(Op(OpKind.SPLIT_V, (x, c("sizes", [1, -1, 2]), c("axis1", [1])), tuple(sv),
+                  SplitOptions(3)))
+    packed = t("packed", (1, 2, 4, 6, 4))
+    ops.append(Op(OpKind.PACK, (a, b), (packed,), PackOptions(1, 2)))
+    unpacked = tuple(t(f"u{k}", (1, 2, 4, 4)) for k in range(6))
+    ops.append(Op(OpKind.UNPACK, (packed,), unpacked, PackOptions(-2, 6)))
+    gathered = t("gathered", (1, 4, 2, 2, 8))
+    ops.append(Op(OpKind.GATHER, (x, c("indices", [[3, 0], [5, 5]])), (gathered,),
+                  GatherOptions(2)))
+    d2s, s2d = t("d2s", (1, 8, 12, 2)), t("s2d", (1, 2, 3, 32))
+    ops.append(Op(OpKind.DEPTH_TO_SPACE, (x,), (d2s,), BlockSizeOptions(2)))
+    ops.append(Op(OpKind.SPACE_TO_DEPTH, (d2s,), (s2d,), BlockSizeOptions(4)))
+    near, bil = t("nearest", (1, 7, 9, 8)), t("bilinear", (1, 9, 5, 8))
+    ops.append(Op(OpKind.RESIZE_NEAREST_NEIGHBOR, (x, c("size_n", [7, 9])), (near,),
+                  ResizeOptions(False, True)))
+    ops.append(Op(OpKind.RESIZE_BILINEAR, (x, c("size_b", [9, 5])), (bil,),
+                  ResizeOptions(True, False)))
+    amax, amin = t("argmax", (1, 4, 6), I32), t("argmin", (1, 6, 8), I32)
+    ops.append(Op(OpKind.ARG_MAX, (x, c("axis_am", [-1])), (amax,), ArgMinMaxOptions("int32")))
+    ops.append(Op(OpKind.ARG_MIN, (x, c("axis_an", [1])), (amin,), ArgMinMaxOptions("int32")))
+    expanded = t("expanded", (1, 2, 1, 4, 4))
+    ops.append(Op(OpKind.EXPAND_DIMS, (unpacked[5], c("axis_e", [2])), (expanded,),
+                  NoOptions()))
+    outputs = (sv[0], sv[2], packed, unpacked[0], gathered, d2s, s2d, near, bil, amax, amin,
+               expanded)
+    return Graph(tuple(tensors), tuple(ops), (x,), outputs, name="movement")
+
+
+def _input() -> np.ndarray:
+    # few distinct values, so ARG_MAX / ARG_MIN meet ties
+    return np.random.default_rng(17).integers(-128, 128, (1, 4, 6, 8)).astype(np.int8) // 32
+
+
+def test_the_graph_matches_tflm_and_expand_dims_costs_nothing() -> None:
+    graph = movement_graph()
+    x = _input()
+    ours = reference.run(graph, [x]).outputs
+    for got, want in zip(ours, run_tflm(graph, [x])):
+        np.testing.assert_array_equal(got, want.reshape(got.shape))
+    plan = plan_memory(graph)
+    expand = graph.ops[-1]
+    assert plan.tensor_offset(expand.outputs[0]) == plan.tensor_offset(expand.inputs[0])
+    assert {c.function for c in lower_graph(graph)} >= {"th_split_s8", "th_concat_s8", "copy"}
+
+
+def _check(board: str, backend: str) -> None:
+    graph = movement_graph()
+    x = _input()
+    want = reference.run(graph, [x]).outputs
+    report = run_model(graph, board, [x], backend=backend, work_dir=BUILD / f"{board}-{backend}")
+    assert len(report.runs[0].outputs) == len(want) == 12
+    for t, got, w in zip(graph.outputs, report.runs[0].outputs, want):
+        assert got.dtype == w.dtype and np.array_equal(got.reshape(w.shape), w), (
+            f"{backend} on {board}: output '{graph.tensors[t].name}' differs"
+        )
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+def test_bit_exact_on_the_host_board(backend: str) -> None:
+    _check("host", backend)
+
+
+@pytest.mark.skipif(
+    shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
+    reason="qemu-system-arm or arm-none-eabi-gcc not installed")  # fmt: skip
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+def test_bit_exact_on_qemu_mps2_an386(backend: str) -> None:
+    _check("mps2-an386", backend)
