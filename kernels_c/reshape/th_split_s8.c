@@ -13,38 +13,17 @@ th_status th_split_s8(const th_context *ctx, const th_split_params *params,
                       const th_shape *output_shapes, int8_t *const *outputs)
 {
     (void)ctx;
+    int32_t outer, inner;
     if (params == NULL || output_shapes == NULL || outputs == NULL || input == NULL ||
-        th_nn_shape_count(input_shape) < 0 || params->num_outputs < 1) {
+        !th_nn_axis_parts_ok(input_shape, output_shapes, params->num_outputs, params->axis,
+                             &outer, &inner)) {
         return TH_ERR_ARG;
     }
-    const int32_t rank = input_shape->rank;
     const int32_t axis = params->axis;
-    if (axis < 0 || axis >= rank) {
-        return TH_ERR_ARG;
-    }
-    int64_t axis_total = 0;
     for (int32_t i = 0; i < params->num_outputs; i++) {
-        const th_shape *s = &output_shapes[i];
-        if (outputs[i] == NULL || th_nn_shape_count(s) < 0 || s->rank != rank) {
+        if (outputs[i] == NULL) {
             return TH_ERR_ARG;
         }
-        for (int32_t d = 0; d < rank; d++) {
-            if (d != axis && s->dims[d] != input_shape->dims[d]) {
-                return TH_ERR_ARG;
-            }
-        }
-        axis_total += s->dims[axis];
-    }
-    if (axis_total != input_shape->dims[axis]) {
-        return TH_ERR_ARG;
-    }
-    int32_t outer = 1;
-    int32_t inner = 1;
-    for (int32_t d = 0; d < axis; d++) {
-        outer *= input_shape->dims[d];
-    }
-    for (int32_t d = axis + 1; d < rank; d++) {
-        inner *= input_shape->dims[d];
     }
     const int8_t *in = input;
     for (int32_t o = 0; o < outer; o++) {
