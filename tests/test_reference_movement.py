@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reference_single_op import (
+    F32,
     I8,
     I32,
     I64,
@@ -208,13 +209,14 @@ def test_resize_nearest_matches_tflm(n, h, w, c, oh, ow, mode, seed) -> None:
 @CASES
 @given(st.integers(1, 2), st.integers(1, 7), st.integers(1, 7), st.integers(1, 3),
        st.integers(1, 13), st.integers(1, 13), st.sampled_from(["plain", "align", "half"]),
-       seeds)
-def test_resize_bilinear_matches_tflm(n, h, w, c, oh, ow, mode, seed) -> None:
+       seeds, st.sampled_from([I8, F32]))
+def test_resize_bilinear_matches_tflm(n, h, w, c, oh, ow, mode, seed, dtype) -> None:
     o = ResizeOptions(mode == "align", mode == "half")
-    graph = single_op_graph(OpKind.RESIZE_BILINEAR, o,
-                            [_t("x", (n, h, w, c)), _const("size", [oh, ow]),
-                             _t("y", (n, oh, ow, c))], [0, 1], [2])  # fmt: skip
-    x = _x(seed, (n, h, w, c))
+    quant = QUANT if dtype == I8 else None
+    tensors = [Tensor("x", (n, h, w, c), dtype, quant=quant), _const("size", [oh, ow]),
+               Tensor("y", (n, oh, ow, c), dtype, quant=quant)]
+    graph = single_op_graph(OpKind.RESIZE_BILINEAR, o, tensors, [0, 1], [2])
+    x = _x(seed, (n, h, w, c)).astype(dtype)
     y = assert_matches_tflm(graph, [x])[0]
     if (oh, ow) == (h, w) and mode != "half":
         np.testing.assert_array_equal(y, x)  # the identity resize

@@ -3,10 +3,13 @@
 Activations are int8 asymmetric per tensor. Where TFLite Micro's kernels copy raw values or
 fix the output scale, quantization is chosen jointly so no requantize op is needed:
 RESHAPE, SQUEEZE, TRANSPOSE, STRIDED_SLICE, PAD, PADV2, MAX_POOL_2D, AVERAGE_POOL_2D,
-standalone RELU6 and CONCATENATION share one quantization between input(s) and output
-(over the union of their ranges); SOFTMAX and LOGISTIC outputs are 1/256 with zero point
--128 and TANH outputs 1/128 with zero point 0. Only when two such fixed choices meet (say a
-CONCATENATION of a LOGISTIC and a TANH output) is an int8 -> int8 QUANTIZE inserted.
+standalone RELU6, CONCATENATION and the data movement of issue 17 (EXPAND_DIMS, SPLIT,
+SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, the resizes) share one
+quantization between input(s) and output(s) (over the union of their ranges); ARG_MAX /
+ARG_MIN outputs and GATHER indices stay int32; SOFTMAX and LOGISTIC outputs are 1/256 with
+zero point -128 and TANH outputs 1/128 with zero point 0. Only when two such fixed choices
+meet (say a CONCATENATION of a LOGISTIC and a TANH output) is an int8 -> int8 QUANTIZE
+inserted.
 Weights are int8 symmetric per output channel (CONV_2D axis 0, DEPTHWISE_CONV_2D axis 3,
 FULLY_CONNECTED axis 0) or per tensor; biases int32 at input_scale * weight_scale.
 """
@@ -54,12 +57,22 @@ _FIXED_OUTPUT = {
     OpKind.LOGISTIC: QuantParams(np.float32(1 / 256), -128),
     OpKind.TANH: QuantParams(np.float32(1 / 128), 0),
 }
+# Data movement whose int8 kernel copies (or, RESIZE_BILINEAR, interpolates) raw values:
+# the data inputs at these positions and every output share one quantization.
+_SAME_QUANT_MOVEMENT = {
+    OpKind.EXPAND_DIMS: (0,), OpKind.SPLIT: (1,), OpKind.SPLIT_V: (0,), OpKind.UNPACK: (0,),
+    OpKind.GATHER: (0,), OpKind.DEPTH_TO_SPACE: (0,), OpKind.SPACE_TO_DEPTH: (0,),
+    OpKind.RESIZE_NEAREST_NEIGHBOR: (0,), OpKind.RESIZE_BILINEAR: (0,),
+}
+# int32 outputs (indices): not quantized.
+_INDEX_OUTPUT = frozenset({OpKind.ARG_MAX, OpKind.ARG_MIN})
 _WEIGHTED_AXIS = {OpKind.CONV_2D: 0, OpKind.DEPTHWISE_CONV_2D: 3, OpKind.FULLY_CONNECTED: 0}
 _ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL})
 # Ops the int8 runtime executes once quantized.
 _QUANTIZABLE = frozenset({
     *_SAME_QUANT_FIRST_INPUT, *_FIXED_OUTPUT, *_WEIGHTED_AXIS, *_ELEMENTWISE,
     OpKind.CONCATENATION, OpKind.RELU, OpKind.LEAKY_RELU, OpKind.HARD_SWISH, OpKind.MEAN,
+    *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK,
 })
 _INT8_ACTIVATIONS = frozenset({
     Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1,
@@ -94,8 +107,9 @@ def check_quantizable(graph: Graph) -> None:
             "model"
         )
     problems = []
+    indices = _index_tensors(graph)
     for i, t in enumerate(graph.tensors):
-        if t.data is None and t.dtype != _FLOAT32:
+        if t.data is None and t.dtype != _FLOAT32 and not (i in indices and t.dtype == np.int32):
             problems.append(f"tensor {i} '{t.name}' is a {t.dtype} activation, not float32")
     for k, op in enumerate(graph.ops):
         where = f"op {k} ({op.name})"
@@ -123,11 +137,20 @@ def check_quantizable(graph: Graph) -> None:
         )
 
 
+def _index_tensors(graph: Graph) -> set[int]:
+    """int32 activations that stay int32: ARG_MAX / ARG_MIN outputs and GATHER indices."""
+    found = {t for op in graph.ops if op.kind in _INDEX_OUTPUT for t in op.outputs}
+    found |= {op.inputs[1] for op in graph.ops if op.kind is OpKind.GATHER}
+    return found
+
+
 def _float_constant_allowed(kind: OpKind, pos: int) -> bool:
     if kind in _WEIGHTED_AXIS:
         return pos in (1, 2)
-    if kind in _ELEMENTWISE or kind is OpKind.CONCATENATION:
+    if kind in _ELEMENTWISE or kind in (OpKind.CONCATENATION, OpKind.PACK):
         return True
+    if kind in _SAME_QUANT_MOVEMENT:
+        return pos in _SAME_QUANT_MOVEMENT[kind]
     return kind is OpKind.PADV2 and pos == 2
 
 
@@ -163,7 +186,8 @@ def quantize_graph(graph: Graph, calibration: Calibration,
 def _activation_params(graph: Graph, calibration: Calibration, options: QuantizeOptions
                        ) -> tuple[dict[int, QuantParams], set[tuple[int, int]]]:
     """Per activation tensor its int8 parameters, and the (op, input) edges to requantize."""
-    activations = [i for i, t in enumerate(graph.tensors) if t.data is None]
+    activations = [i for i, t in enumerate(graph.tensors)
+                   if t.data is None and t.dtype == _FLOAT32]
     parent = {i: i for i in activations}
 
     def find(i: int) -> int:
@@ -181,10 +205,16 @@ def _activation_params(graph: Graph, calibration: Calibration, options: Quantize
     for k, op in enumerate(graph.ops):
         if op.kind in _SAME_QUANT_FIRST_INPUT:
             positions = [0]
-        elif op.kind is OpKind.CONCATENATION:
+        elif op.kind in (OpKind.CONCATENATION, OpKind.PACK):
             positions = list(range(len(op.inputs)))
+        elif op.kind in _SAME_QUANT_MOVEMENT:
+            positions = list(_SAME_QUANT_MOVEMENT[op.kind])
         else:
             continue
+        for out in op.outputs[1:]:  # SPLIT / UNPACK: every output alike
+            a, b = find(out), find(op.outputs[0])
+            if a != b:
+                parent[a] = b
         for pos in positions:
             i = op.inputs[pos]
             if i is None or graph.tensors[i].data is not None:
@@ -212,13 +242,16 @@ def _activation_params(graph: Graph, calibration: Calibration, options: Quantize
         root = find(i)
         old = ranges.get(root)
         ranges[root] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
-    # Constant CONCATENATION inputs share the output's quantization: widen it to hold them.
+    # Constant CONCATENATION / PACK / GATHER inputs share the output's quantization: widen it
+    # to hold them.
     for op in graph.ops:
-        if op.kind is OpKind.CONCATENATION:
+        if op.kind in _RAW_CONSTANTS:
             root = find(op.outputs[0])
-            for i in op.inputs:
-                if i is not None and graph.tensors[i].data is not None:
-                    data = np.asarray(graph.tensors[i].data, np.float64)
+            for pos, i in enumerate(op.inputs):
+                t = None if i is None else graph.tensors[i]
+                if (t is not None and t.data is not None and t.dtype == _FLOAT32
+                        and _float_constant_allowed(op.kind, pos)):
+                    data = np.asarray(t.data, np.float64)
                     lo, hi = ranges[root]
                     ranges[root] = (min(lo, float(data.min(initial=0))),
                                     max(hi, float(data.max(initial=0))))
@@ -228,6 +261,9 @@ def _activation_params(graph: Graph, calibration: Calibration, options: Quantize
         root = find(i)
         params[i] = fixed[root] if root in fixed else choose_quant_params(*ranges[root])
     return params, requantize
+
+
+_RAW_CONSTANTS = frozenset({OpKind.CONCATENATION, OpKind.PACK, *_SAME_QUANT_MOVEMENT})
 
 
 def _quantization(p: QuantParams) -> Quantization:
@@ -252,7 +288,7 @@ class _Builder:
         self.tensors: list[Tensor] = list(graph.tensors)
         self.claimed: set[int] = set()
         for i, t in enumerate(graph.tensors):
-            if t.data is None:
+            if t.data is None and i in params:
                 self.tensors[i] = dataclasses.replace(
                     t, dtype=_INT8, quant=_quantization(params[i])
                 )
@@ -347,7 +383,7 @@ class _Builder:
     def constant_operand(self, op: Op, pos: int, index: int) -> int:
         t = self.graph.tensors[index]
         data = np.asarray(t.data, np.float64)
-        if op.kind is OpKind.CONCATENATION:
+        if op.kind in _RAW_CONSTANTS:
             p = self.params[op.outputs[0]]
         elif op.kind is OpKind.PADV2:
             p = self.params[op.outputs[0]]  # TFLM pads with the raw value: output encoding
@@ -364,6 +400,8 @@ class _Builder:
         head: list[Op] = []
         for i in g.inputs:
             int8 = self.tensors[i]
+            if int8.dtype != _INT8:  # int32 indices stay as they are
+                continue
             new = self.append(dataclasses.replace(int8, name=f"{int8.name}_int8",
                                                   tflite_index=None))
             self.tensors[i] = dataclasses.replace(int8, dtype=_FLOAT32, quant=None)
@@ -377,6 +415,8 @@ class _Builder:
                     f"{g.source}: tensor '{g.tensors[o].name}' is both input and output"
                 )
             int8 = self.tensors[o]
+            if int8.dtype != _INT8:  # ARG_MAX / ARG_MIN indices
+                continue
             new = self.append(dataclasses.replace(int8, name=f"{int8.name}_int8",
                                                   tflite_index=None))
             self.tensors[o] = dataclasses.replace(int8, dtype=_FLOAT32, quant=None)

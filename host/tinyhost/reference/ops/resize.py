@@ -4,7 +4,8 @@ Both work on raw values, as TFLite Micro does for int8 (no zero point is subtrac
 affine map commutes with a convex combination up to rounding, and TFLM rounds the raw
 combination). The source positions and weights come from `arith.resize`; the bilinear sum
 is TFLM's: four products of a raw value and two weights in 1/1024, plus or minus 2^19 by the
-sum's sign, divided by 2^20 truncating toward zero. Float32 inputs are not supported here.
+sum's sign, divided by 2^20 truncating toward zero. Float32 (for calibration) follows TFLM's
+float kernel.
 """
 
 from __future__ import annotations
@@ -38,9 +39,40 @@ def resize_nearest(x: np.ndarray, out_h: int, out_w: int, o: ResizeOptions) -> n
     return np.ascontiguousarray(x[:, ys][:, :, xs])
 
 
+def _float_axis(in_size: int, out_size: int, o: ResizeOptions):
+    """TFLM's float ResizeBilinear positions: (lower, upper, fraction) per output index."""
+    f32 = np.float32
+    if o.align_corners and out_size > 1:
+        scale = f32(in_size - 1) / f32(out_size - 1)
+    else:
+        scale = f32(in_size) / f32(out_size)
+    i = np.arange(out_size, dtype=np.float32)
+    pos = (i + f32(0.5)) * scale - f32(0.5) if o.half_pixel_centers else i * scale
+    lower = np.maximum(np.floor(pos).astype(np.int64), 0)
+    upper = np.minimum(np.ceil(pos).astype(np.int64), in_size - 1)
+    return lower, upper, (pos - lower).astype(np.float32)
+
+
+def resize_bilinear_float(x: np.ndarray, out_h: int, out_w: int, o: ResizeOptions) -> np.ndarray:
+    """float32, as TFLM's float kernel (to float32 rounding of the four-term sum)."""
+    y0, y1, fy = _float_axis(x.shape[1], out_h, o)
+    x0, x1, fx = _float_axis(x.shape[2], out_w, o)
+    fy, fx = fy[None, :, None, None], fx[None, None, :, None]
+    one = np.float32(1)
+
+    def at(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return x[:, rows][:, :, cols]
+
+    y = (at(y0, x0) * (one - fy) * (one - fx) + at(y1, x0) * fy * (one - fx)
+         + at(y0, x1) * (one - fy) * fx + at(y1, x1) * fy * fx)  # fmt: skip
+    return y.astype(np.float32)
+
+
 def resize_bilinear(x: np.ndarray, out_h: int, out_w: int, o: ResizeOptions) -> np.ndarray:
+    if x.dtype == np.float32:
+        return resize_bilinear_float(x, out_h, out_w, o)
     if x.dtype != np.int8:
-        raise UnsupportedModelError(f"RESIZE_BILINEAR of {x.dtype} (int8 only)")
+        raise UnsupportedModelError(f"RESIZE_BILINEAR of {x.dtype} (int8 and float32 only)")
     ay = bilinear_axis(x.shape[1], out_h, o.align_corners, o.half_pixel_centers)
     ax = bilinear_axis(x.shape[2], out_w, o.align_corners, o.half_pixel_centers)
     v = x.astype(np.int64)

@@ -1,0 +1,41 @@
+"""The quantizer on issue 17's data movement: a float32 graph with EXPAND_DIMS, SPLIT,
+SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, the resizes, ARG_MAX and
+ARG_MIN becomes an int8 graph in which every moved tensor shares its input's quantization
+(TFLM copies raw values), ARG_MAX / ARG_MIN outputs stay int32, every tensor runs bit-exact
+in TFLite Micro, and both backends can lower it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from test_movement_on_device import movement_graph
+from test_quantize import _int8_inputs, assert_tflm_bit_exact
+from tinyhost.codegen.lower import lower_graph
+from tinyhost.quantize import QuantizeOptions, quantize_model, random_calibration_data
+
+
+def _float(graph):
+    tensors = tuple(dataclasses.replace(t, dtype=np.dtype(np.float32), quant=None)
+                    if t.dtype == np.int8 else t for t in graph.tensors)  # fmt: skip
+    return dataclasses.replace(graph, tensors=tensors)
+
+
+def test_movement_graph_quantizes_to_shared_scales_and_runs_bit_exact() -> None:
+    graph = _float(movement_graph())
+    samples = random_calibration_data(graph, 4)
+    q = quantize_model(graph, samples)
+    int8 = [t for t in q.tensors if t.data is None and t.dtype == np.int8]
+    assert len(int8) > 10 and all(t.quant.equals(int8[0].quant) for t in int8)
+    indices = [t for t in q.tensors if t.name in ("argmax", "argmin")]
+    assert [t.dtype for t in indices] == [np.dtype(np.int32)] * 2
+    assert_tflm_bit_exact(q, _int8_inputs(q, samples))
+    assert len(lower_graph(q)) == len(q.ops)
+
+
+def test_float_io_leaves_the_int32_outputs_alone() -> None:
+    graph = _float(movement_graph())
+    q = quantize_model(graph, random_calibration_data(graph, 2), QuantizeOptions(int8_io=False))
+    outs = {q.tensors[i].name: q.tensors[i].dtype for i in q.outputs}
+    assert outs["argmax"] == np.int32 and outs["bilinear"] == np.float32
