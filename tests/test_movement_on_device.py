@@ -3,7 +3,9 @@ SPLIT, SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, RESIZE_NEA
 RESIZE_BILINEAR, ARG_MAX and ARG_MIN (int32 outputs) runs on the host board and on QEMU
 mps2-an386 (Cortex-M4, DSP build), and every output must equal the NumPy reference bit for
 bit (the reference itself is checked against TFLite Micro per op in
-test_reference_movement.py and here on the whole graph)."""
+test_reference_movement.py and here on the whole graph). The TensorFlow-converted model of
+these ops (tests/models/movement/) is checked against TFLite Micro on every tensor and runs on
+the host board through both backends."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from paths import PROJECT_MODELS
 from reference_single_op import I8, I32, q, run_tflm
+from test_reference_oracle import _compare_all_tensors
 from tinyhost import reference
 from tinyhost.codegen.lower import lower_graph
 from tinyhost.deploy.runner import run_model
@@ -31,10 +35,12 @@ from tinyhost.ir import (
     Tensor,
 )
 from tinyhost.plan import plan_memory
+from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_movement_on_device"
 QUANT = q(0.05, -3)
+TF_MODEL = PROJECT_MODELS / "movement" / "movement_int8.tflite"  # out of the model sweeps
 
 
 def movement_graph() -> Graph:
@@ -99,12 +105,22 @@ def test_the_graph_matches_tflm_and_expand_dims_costs_nothing() -> None:
     assert {c.function for c in lower_graph(graph)} >= {"th_split_s8", "th_concat_s8", "copy"}
 
 
-def _check(board: str, backend: str) -> None:
-    graph = movement_graph()
-    x = _input()
+def test_the_tensorflow_model_matches_tflm_on_every_tensor() -> None:
+    """The converter's own forms of these ops (tests/models/make_models.py "movement")."""
+    graph = read_model(TF_MODEL)
+    kinds = {op.kind for op in graph.ops}
+    assert {OpKind.SPLIT_V, OpKind.PACK, OpKind.UNPACK, OpKind.GATHER, OpKind.SPACE_TO_DEPTH,
+            OpKind.RESIZE_NEAREST_NEIGHBOR, OpKind.RESIZE_BILINEAR, OpKind.ARG_MAX,
+            OpKind.ARG_MIN} <= kinds  # fmt: skip
+    x = reference.random_inputs(graph, np.random.default_rng(3))
+    assert _compare_all_tensors(graph, x, TF_MODEL) == sum(len(op.outputs) for op in graph.ops)
+
+
+def _check(graph: Graph, x: np.ndarray, board: str, backend: str) -> None:
     want = reference.run(graph, [x]).outputs
-    report = run_model(graph, board, [x], backend=backend, work_dir=BUILD / f"{board}-{backend}")
-    assert len(report.runs[0].outputs) == len(want) == 12
+    report = run_model(graph, board, [x], backend=backend,
+                       work_dir=BUILD / f"{board}-{backend}-{graph.name}")  # fmt: skip
+    assert len(report.runs[0].outputs) == len(want) == len(graph.outputs)
     for t, got, w in zip(graph.outputs, report.runs[0].outputs, want):
         assert got.dtype == w.dtype and np.array_equal(got.reshape(w.shape), w), (
             f"{backend} on {board}: output '{graph.tensors[t].name}' differs"
@@ -113,7 +129,10 @@ def _check(board: str, backend: str) -> None:
 
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])
 def test_bit_exact_on_the_host_board(backend: str) -> None:
-    _check("host", backend)
+    _check(movement_graph(), _input(), "host", backend)
+    tf_graph = read_model(TF_MODEL)
+    x = reference.random_inputs(tf_graph, np.random.default_rng(5))[0]
+    _check(tf_graph, x, "host", backend)
 
 
 @pytest.mark.skipif(
@@ -121,4 +140,4 @@ def test_bit_exact_on_the_host_board(backend: str) -> None:
     reason="qemu-system-arm or arm-none-eabi-gcc not installed")  # fmt: skip
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])
 def test_bit_exact_on_qemu_mps2_an386(backend: str) -> None:
-    _check("mps2-an386", backend)
+    _check(movement_graph(), _input(), "mps2-an386", backend)
