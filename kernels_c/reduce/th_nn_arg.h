@@ -19,6 +19,21 @@ static inline th_status th_nn_arg(const th_arg_params *params, const int8_t *inp
         return TH_ERR_ARG;
     }
     const int32_t size = params->axis_size, inner = params->inner;
+    if (inner == 1) { /* the last axis: one contiguous row per output, best kept in a register */
+        for (int32_t o = 0; o < params->outer; o++) {
+            const int8_t *row = input + (size_t)o * (size_t)size;
+            int8_t best = row[0];
+            int32_t at = 0;
+            for (int32_t i = 1; i < size; i++) {
+                if (largest ? row[i] > best : row[i] < best) {
+                    best = row[i];
+                    at = i;
+                }
+            }
+            output[o] = at;
+        }
+        return TH_OK;
+    }
     for (int32_t o = 0; o < params->outer; o++) {
         const int8_t *base = input + (size_t)o * (size_t)size * (size_t)inner;
         int32_t *out = output + (size_t)o * (size_t)inner;

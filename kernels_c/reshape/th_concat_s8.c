@@ -1,6 +1,7 @@
-/* th_concat_s8: CONCATENATION of int8 tensors along one axis: for each index of the dims
- * before the axis, each input's slab (its axis length times the inner size) is copied in
- * input order. Raw copies: TFLM requires every input quantized like the output. */
+/* th_concat_s8: CONCATENATION (and PACK) of int8 tensors along one axis: input by input,
+ * for each index of the dims before the axis, its slab (its axis length times the inner
+ * size) is one copy (th_nn_copy_run) to its place in the output. Raw copies: TFLM requires
+ * every input quantized like the output. */
 #include <stddef.h>
 #include <string.h>
 
@@ -24,13 +25,17 @@ th_status th_concat_s8(const th_context *ctx, const th_concat_params *params,
             return TH_ERR_ARG;
         }
     }
-    int8_t *out = output;
-    for (int32_t o = 0; o < outer; o++) {
-        for (int32_t i = 0; i < params->num_inputs; i++) {
-            const int32_t slab = input_shapes[i].dims[axis] * inner;
-            memcpy(out, inputs[i] + o * slab, (size_t)slab);
-            out += slab;
+    /* input by input: its slab size, source advance and destination step are invariant */
+    const size_t row = (size_t)output_shape->dims[axis] * (size_t)inner;
+    int8_t *first = output;
+    for (int32_t i = 0; i < params->num_inputs; i++) {
+        const size_t slab = (size_t)input_shapes[i].dims[axis] * (size_t)inner;
+        const int8_t *in = inputs[i];
+        int8_t *out = first;
+        for (int32_t o = 0; o < outer; o++, in += slab, out += row) {
+            th_nn_copy_run(out, in, slab);
         }
+        first += slab;
     }
     return TH_OK;
 }

@@ -1,6 +1,6 @@
 /* th_gather_s8: GATHER of int8 rows by int32 indices. The host collapses the shapes into
  * (batch, outer, axis_size, inner) for the input and (batch, coords) for the indices; each
- * gathered row of `inner` bytes is one memcpy. Every index is checked before anything is
+ * gathered row of `inner` bytes is one copy (th_nn_copy_run). Every index is checked before anything is
  * written (TFLM fails the op on an index outside [0, axis_size)). */
 #include <stddef.h>
 #include <string.h>
@@ -41,7 +41,7 @@ th_status th_gather_s8(const th_context *ctx, const th_gather_params *params,
                 continue;
             }
             for (int32_t i = 0; i < coords; i++) {
-                memcpy(out, rows + (size_t)idx[i] * (size_t)inner, (size_t)inner);
+                th_nn_copy_run(out, rows + (size_t)idx[i] * (size_t)inner, (size_t)inner);
                 out += inner;
             }
         }

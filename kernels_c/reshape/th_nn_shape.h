@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "th_nn_types.h"
 
@@ -78,6 +79,27 @@ static inline int th_nn_axis_parts_ok(const th_shape *whole, const th_shape *par
         *inner *= whole->dims[d];
     }
     return 1;
+}
+
+/* Copy a run of n bytes. A short run (the inner dims of a small tensor) goes four bytes at a
+ * time through fixed-size memcpy (one unaligned load and store on cores that have them, e.g.
+ * Cortex-M3 and up), then byte by byte: cheaper than a memcpy call's setup; a longer run is
+ * one memcpy. */
+#define TH_NN_SHORT_RUN 64u
+static inline void th_nn_copy_run(int8_t *dst, const int8_t *src, size_t n)
+{
+    if (n >= TH_NN_SHORT_RUN) {
+        memcpy(dst, src, n);
+        return;
+    }
+    for (; n >= 4u; n -= 4u, src += 4, dst += 4) {
+        uint32_t w;
+        memcpy(&w, src, 4u);
+        memcpy(dst, &w, 4u);
+    }
+    for (; n > 0u; n--) {
+        *dst++ = *src++;
+    }
 }
 
 static inline int th_nn_activation_ok(const th_activation *act)

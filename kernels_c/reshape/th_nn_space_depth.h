@@ -1,7 +1,7 @@
 /* th_nn_space_depth.h - private: the one loop of DEPTH_TO_SPACE and SPACE_TO_DEPTH.
  * With the space side (N, H*b, W*b, C) and the depth side (N, H, W, b*b*C), depth pixel
  * (n, h, w) row i (i < b) holds the b*C bytes of space row h*b + i, columns w*b .. w*b+b-1:
- * runs of b*C contiguous bytes on both sides, one memcpy each. */
+ * runs of b*C contiguous bytes on both sides, one copy each (th_nn_copy_run). */
 #ifndef TH_NN_SPACE_DEPTH_H
 #define TH_NN_SPACE_DEPTH_H
 
@@ -36,10 +36,10 @@ static inline th_status th_nn_space_depth(int32_t block, const th_dims *depth,
                 for (int32_t i = 0; i < block; i++) {
                     const size_t at = base + (size_t)i * space_row + (size_t)w * run;
                     if (to_space) {
-                        memcpy(output + at, src, run);
+                        th_nn_copy_run(output + at, src, run);
                         src += run;
                     } else {
-                        memcpy(dst, input + at, run);
+                        th_nn_copy_run(dst, input + at, run);
                         dst += run;
                     }
                 }

@@ -1,7 +1,7 @@
 /* th_split_s8: SPLIT / SPLIT_V / UNPACK of an int8 tensor along one axis, the inverse of
- * th_concat_s8: for each index of the dims before the axis, each output's slab (its axis
- * length times the inner size) is one memcpy from the input, in output order. Raw copies,
- * as TFLM (no rescaling). */
+ * th_concat_s8: output by output, for each index of the dims before the axis, its slab (its
+ * axis length times the inner size) is one copy (th_nn_copy_run) from the input. Raw
+ * copies, as TFLM (no rescaling). */
 #include <stddef.h>
 #include <string.h>
 
@@ -25,13 +25,17 @@ th_status th_split_s8(const th_context *ctx, const th_split_params *params,
             return TH_ERR_ARG;
         }
     }
-    const int8_t *in = input;
-    for (int32_t o = 0; o < outer; o++) {
-        for (int32_t i = 0; i < params->num_outputs; i++) {
-            const int32_t slab = output_shapes[i].dims[axis] * inner;
-            memcpy(outputs[i] + o * slab, in, (size_t)slab);
-            in += slab;
+    /* output by output: its slab size, source step and destination advance are invariant */
+    const size_t row = (size_t)input_shape->dims[axis] * (size_t)inner;
+    const int8_t *first = input;
+    for (int32_t i = 0; i < params->num_outputs; i++) {
+        const size_t slab = (size_t)output_shapes[i].dims[axis] * (size_t)inner;
+        const int8_t *in = first;
+        int8_t *out = outputs[i];
+        for (int32_t o = 0; o < outer; o++, in += row, out += slab) {
+            th_nn_copy_run(out, in, slab);
         }
+        first += slab;
     }
     return TH_OK;
 }

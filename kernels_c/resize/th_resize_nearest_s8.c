@@ -37,7 +37,7 @@ th_status th_resize_nearest_s8(const th_context *ctx, const th_resize_tables *ta
                 continue;
             }
             for (int32_t x = 0; x < output_dims->w; x++) {
-                memcpy(out, src + (size_t)tables->cols[x] * c, c);
+                th_nn_copy_run(out, src + (size_t)tables->cols[x] * c, c);
                 out += c;
             }
         }
