@@ -1,8 +1,9 @@
-"""The data-movement kernels of issue 17 (th_split_s8, th_gather_s8, th_depth_to_space_s8,
+"""The kernels of issue 17's data movement (th_split_s8, th_gather_s8, th_depth_to_space_s8,
 th_space_to_depth_s8, th_resize_nearest_s8, th_resize_bilinear_s8, th_arg_max_s8,
-th_arg_min_s8; PACK is th_concat_s8) against the NumPy reference, bit for bit, in the
-sanitized host build (test_kernels_misc.py's worker: every buffer at its exact size under
-ASan), with the tables of `tinyhost.arith.resize` the lowering passes; and their refusals.
+th_arg_min_s8; PACK is th_concat_s8) and th_batch_matmul_s8 against the NumPy reference, bit
+for bit, in the sanitized host build (test_kernels_misc.py's worker: every buffer at its
+exact size under ASan), with the tables of `tinyhost.arith.resize` the lowering passes; and
+their refusals.
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ from test_kernels_misc import (
     out,
     shape_bytes,
 )
+from tinyhost.arith.fixedpoint import quantize_multiplier
+from tinyhost.arith.matmul import BatchMatMulParams
 from tinyhost.arith.resize import bilinear_axis, nearest_indices
 from tinyhost.ir import ResizeOptions
 from tinyhost.reference.ops.argminmax import arg_min_max
+from tinyhost.reference.ops.matmul import batch_matmul_int8
 from tinyhost.reference.ops.movement import depth_to_space, gather, space_to_depth, split
 from tinyhost.reference.ops.resize import resize_bilinear, resize_nearest
 
@@ -211,3 +215,40 @@ def test_arg_max_and_min(kern, data, largest):
     assert status == TH_OK
     got = np.frombuffer(bufs[3], "<i4").reshape(want.shape)
     np.testing.assert_array_equal(got, want)
+
+
+@CASES
+@given(st.data())
+def test_batch_matmul(kern, data):
+    draw = data.draw
+    rng = _rng(draw)
+    rank = draw(st.integers(2, 4))
+    rows, depth, cols = (draw(st.integers(1, 6)) for _ in range(3))
+    adj_x, adj_y = draw(st.booleans()), draw(st.booleans())
+    batch = [draw(st.integers(1, 3)) for _ in range(rank - 2)]
+    lhs_batch = [1 if draw(st.booleans()) else d for d in batch]
+    rhs_batch = [d if lb == 1 else (1 if draw(st.booleans()) else d)
+                 for d, lb in zip(batch, lhs_batch)]  # fmt: skip
+    lhs = random_int8(rng, (*lhs_batch, *((depth, rows) if adj_x else (rows, depth))))
+    rhs = random_int8(rng, (*rhs_batch, *((cols, depth) if adj_y else (depth, cols))))
+    p = BatchMatMulParams(draw(st.integers(-127, 128)), draw(st.integers(-127, 128)),
+                          draw(st.integers(-128, 127)), *quantize_multiplier(
+                              2.0 ** draw(st.floats(-16, -4))),
+                          draw(st.integers(-128, -100)), draw(st.integers(100, 127)))
+    want = batch_matmul_int8(lhs, rhs, p, adj_x, adj_y)
+    params = i32(p.lhs_offset, p.rhs_offset, p.output_offset, int(adj_x), int(adj_y),
+                 p.act_min, p.act_max)
+    status, bufs = kern.call("th_batch_matmul_s8", ("null", None), buf(params),
+                             buf(i32(p.multiplier, p.shift)), buf(shape_bytes(lhs.shape)),
+                             buf(lhs), buf(shape_bytes(rhs.shape)), buf(rhs),
+                             buf(shape_bytes(want.shape)), out(want.size))  # fmt: skip
+    assert status == TH_OK
+    assert_same(i8(bufs[8], want.shape), want, f"batch matmul {lhs.shape} x {rhs.shape}")
+
+
+def test_batch_matmul_refuses_different_depths(kern):
+    status, _ = kern.call("th_batch_matmul_s8", ("null", None), buf(i32(0, 0, 0, 0, 0, -128, 127)),
+                          buf(i32(1 << 30, 0)), buf(shape_bytes((2, 3))), buf(bytes(6)),
+                          buf(shape_bytes((4, 2))), buf(bytes(8)), buf(shape_bytes((2, 2))),
+                          out(4))  # fmt: skip
+    assert status == TH_ERR_ARG

@@ -1,6 +1,7 @@
 """Issue 17's data-movement ops on the device, both backends: one int8 graph with EXPAND_DIMS,
 SPLIT, SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, RESIZE_NEAREST_NEIGHBOR,
-RESIZE_BILINEAR, ARG_MAX and ARG_MIN (int32 outputs) runs on the host board and on QEMU
+RESIZE_BILINEAR, ARG_MAX and ARG_MIN (int32 outputs), and BATCH_MATMUL (a constant RHS; two
+activations with adj_y) runs on the host board and on QEMU
 mps2-an386 (Cortex-M4, DSP build), and every output must equal the NumPy reference bit for
 bit (the reference itself is checked against TFLite Micro per op in
 test_reference_movement.py and here on the whole graph). The TensorFlow-converted model of
@@ -9,6 +10,7 @@ the host board through both backends."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from tinyhost.codegen.lower import lower_graph
 from tinyhost.deploy.runner import run_model
 from tinyhost.ir import (
     ArgMinMaxOptions,
+    BatchMatMulOptions,
     BlockSizeOptions,
     GatherOptions,
     Graph,
@@ -83,8 +86,17 @@ def movement_graph() -> Graph:
     expanded = t("expanded", (1, 2, 1, 4, 4))
     ops.append(Op(OpKind.EXPAND_DIMS, (unpacked[5], c("axis_e", [2])), (expanded,),
                   NoOptions()))
+    rhs = np.random.default_rng(9).integers(-128, 128, (8, 5)).astype(np.int8)
+    rhs_t = len(tensors)
+    tensors.append(Tensor("rhs", (8, 5), I8, rhs, q(0.02, 3)))
+    mm1 = t("matmul_const", (1, 4, 6, 5))
+    ops.append(Op(OpKind.BATCH_MATMUL, (x, rhs_t), (mm1,), BatchMatMulOptions()))
+    mm2 = t("matmul_adj_y", (1, 4, 6, 6))
+    ops.append(Op(OpKind.BATCH_MATMUL, (a, b), (mm2,), BatchMatMulOptions(False, True)))
+    tensors[mm1] = dataclasses.replace(tensors[mm1], quant=q(0.1, 2))
+    tensors[mm2] = dataclasses.replace(tensors[mm2], quant=q(0.08, -1))
     outputs = (sv[0], sv[2], packed, unpacked[0], gathered, d2s, s2d, near, bil, amax, amin,
-               expanded)
+               expanded, mm1, mm2)
     return Graph(tuple(tensors), tuple(ops), (x,), outputs, name="movement")
 
 
@@ -100,7 +112,7 @@ def test_the_graph_matches_tflm_and_expand_dims_costs_nothing() -> None:
     for got, want in zip(ours, run_tflm(graph, [x])):
         np.testing.assert_array_equal(got, want.reshape(got.shape))
     plan = plan_memory(graph)
-    expand = graph.ops[-1]
+    expand = next(op for op in graph.ops if op.kind is OpKind.EXPAND_DIMS)
     assert plan.tensor_offset(expand.outputs[0]) == plan.tensor_offset(expand.inputs[0])
     assert {c.function for c in lower_graph(graph)} >= {"th_split_s8", "th_concat_s8", "copy"}
 

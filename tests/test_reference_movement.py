@@ -1,5 +1,5 @@
 """EXPAND_DIMS, SPLIT, SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
-RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, ARG_MAX and ARG_MIN (int8).
+RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR, ARG_MAX, ARG_MIN and BATCH_MATMUL (int8).
 
 Random single-op graphs (ranks 1-4, negative axes, several shapes and options) run in TFLite
 Micro and in the NumPy reference must agree bit for bit; where NumPy states the op plainly
@@ -27,6 +27,7 @@ from reference_single_op import (
 from tinyhost.errors import ModelFormatError
 from tinyhost.ir import (
     ArgMinMaxOptions,
+    BatchMatMulOptions,
     BlockSizeOptions,
     GatherOptions,
     NoOptions,
@@ -256,3 +257,35 @@ def test_split_v_sizes_must_add_up() -> None:
         split_sizes(7, [2, 2], "t")
     with pytest.raises(ModelFormatError):
         split_sizes(7, [-1, -1], "t")
+
+
+# -- BATCH_MATMUL ------------------------------------------------------------------------------
+
+
+@CASES
+@given(st.integers(2, 4), st.integers(1, 5), st.integers(1, 9), st.integers(1, 5),
+       st.booleans(), st.booleans(), st.booleans(), seeds, st.data())
+def test_batch_matmul_matches_tflm(rank, rows, depth, cols, adj_x, adj_y, const_rhs, seed,
+                                   data) -> None:
+    batch = data.draw(st.lists(st.integers(1, 3), min_size=rank - 2, max_size=rank - 2))
+    # broadcast: either side may have 1 (or fewer dims) where the other has more
+    lhs_batch = [1 if data.draw(st.booleans()) else d for d in batch]
+    rhs_batch = [d if lb == 1 else (1 if data.draw(st.booleans()) else d)
+                 for d, lb in zip(batch, lhs_batch)]  # fmt: skip
+    if rhs_batch and data.draw(st.booleans()) and all(d == 1 for d in rhs_batch):
+        rhs_batch = []  # a rank-2 RHS against a batched LHS
+    lhs_shape = (*lhs_batch, *((depth, rows) if adj_x else (rows, depth)))
+    rhs_shape = (*rhs_batch, *((cols, depth) if adj_y else (depth, cols)))
+    out_shape = (*[max(a, b) for a, b in zip(lhs_batch, [*([1] * (len(lhs_batch)
+                 - len(rhs_batch))), *rhs_batch])], rows, cols)  # fmt: skip
+    rng = np.random.default_rng(seed)
+    rhs = random_int8(rng, rhs_shape)
+    zp = [int(v) for v in rng.integers(-20, 20, 3)]
+    rhs_t = (Tensor("rhs", rhs_shape, I8, rhs, q(0.02, zp[1])) if const_rhs
+             else Tensor("rhs", rhs_shape, I8, quant=q(0.02, zp[1])))  # fmt: skip
+    graph = single_op_graph(OpKind.BATCH_MATMUL, BatchMatMulOptions(adj_x, adj_y),
+                            [Tensor("lhs", lhs_shape, I8, quant=q(0.03, zp[0])), rhs_t,
+                             Tensor("y", out_shape, I8, quant=q(0.05, zp[2]))],
+                            [0, 1], [2])  # fmt: skip
+    lhs = random_int8(rng, lhs_shape)
+    assert_matches_tflm(graph, [lhs] if const_rhs else [lhs, rhs])

@@ -16,6 +16,7 @@ from tinyhost.errors import ModelFormatError
 from tinyhost.ir import (
     Activation,
     ArgMinMaxOptions,
+    BatchMatMulOptions,
     BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
@@ -273,6 +274,7 @@ OPTION_CASES: list[tuple[OpKind, OpOptions, int]] = [
     (OpKind.RESIZE_NEAREST_NEIGHBOR, ResizeOptions(False, True), 2),
     (OpKind.ARG_MAX, ArgMinMaxOptions("int32"), 2),
     (OpKind.ARG_MIN, ArgMinMaxOptions("int64"), 2),
+    (OpKind.BATCH_MATMUL, BatchMatMulOptions(True, False), 2),
     *[(kind, NoOptions(), 1) for kind in (
         OpKind.DEQUANTIZE, OpKind.LOGISTIC, OpKind.RELU, OpKind.RELU6, OpKind.TANH, OpKind.PAD,
         OpKind.TRANSPOSE, OpKind.PADV2, OpKind.QUANTIZE, OpKind.HARD_SWISH, OpKind.EXPAND_DIMS)],

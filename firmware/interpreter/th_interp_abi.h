@@ -51,6 +51,7 @@
 #define TH_KERNEL_RESIZE_BILINEAR_S8 56u
 #define TH_KERNEL_ARG_MAX_S8 57u
 #define TH_KERNEL_ARG_MIN_S8 58u
+#define TH_KERNEL_BATCH_MATMUL_S8 59u
 
 /* Parameter words: index of each word in the op's array, and their count */
 #define TH_CONV2D_P_INPUT_OFFSET 0u
@@ -186,5 +187,13 @@
 #define TH_ARG_P_AXIS_SIZE 1u
 #define TH_ARG_P_INNER 2u
 #define TH_ARG_WORDS 3u
+#define TH_MATMUL_P_LHS_OFFSET 0u
+#define TH_MATMUL_P_RHS_OFFSET 1u
+#define TH_MATMUL_P_OUTPUT_OFFSET 2u
+#define TH_MATMUL_P_ADJ_X 3u
+#define TH_MATMUL_P_ADJ_Y 4u
+#define TH_MATMUL_P_MULTIPLIER 5u
+#define TH_MATMUL_P_SHIFT 6u
+#define TH_MATMUL_WORDS 7u
 
 #endif /* TH_INTERP_ABI_H */

@@ -97,6 +97,9 @@ th_interp_status th_interp_transpose_s8_prepare(const th_interp_op *op, uint32_t
 th_interp_status th_interp_transpose_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_strided_slice_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_strided_slice_s8_eval(const th_interp_op *op);
+/* ops_matmul.c */
+th_interp_status th_interp_batch_matmul_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_batch_matmul_s8_eval(const th_interp_op *op);
 /* ops_movement.c */
 th_interp_status th_interp_split_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_split_s8_eval(const th_interp_op *op);

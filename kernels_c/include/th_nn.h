@@ -215,8 +215,8 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
  * th_sub_s8 / th_mul_s8 may write over input1 or input2 (the same pointer, d = 0) when that
  * input has the output's element count (is not broadcast); they refuse a partial overlap
  * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8, DEQUANTIZE, MEAN, PAD, CONCATENATION,
- * TRANSPOSE, STRIDED_SLICE, SPLIT, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, the resizes and
- * ARG_MAX / ARG_MIN declare no in-place mode. Any other overlap of an output with
+ * TRANSPOSE, STRIDED_SLICE, SPLIT, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, the resizes,
+ * ARG_MAX / ARG_MIN and BATCH_MATMUL declare no in-place mode. Any other overlap of an output with
  * an input is not allowed.
  */
 
@@ -359,6 +359,15 @@ th_status th_arg_max_s8(const th_context *ctx, const th_arg_params *params, cons
                         int32_t *output);
 th_status th_arg_min_s8(const th_context *ctx, const th_arg_params *params, const int8_t *input,
                         int32_t *output);
+
+/* BATCH_MATMUL: output [..., rows, cols] = LHS [..., rows, depth] x RHS [..., depth, cols]
+ * (adj_x / adj_y: an operand stored transposed in its last two dims), batch dims broadcast
+ * after extending both operands with leading 1s to the output's rank (2..TH_MAX_RANK). No
+ * scratch; no in-place mode. */
+th_status th_batch_matmul_s8(const th_context *ctx, const th_batch_matmul_params *params,
+                             const th_per_tensor_quant *quant, const th_shape *lhs_shape,
+                             const int8_t *lhs, const th_shape *rhs_shape, const int8_t *rhs,
+                             const th_shape *output_shape, int8_t *output);
 
 #ifdef __cplusplus
 }

@@ -248,6 +248,17 @@ typedef struct {
     const int32_t *cols;
 } th_resize_tables;
 
+/* BATCH_MATMUL (arith.matmul.BatchMatMulParams); the multiplier comes as a
+ * th_per_tensor_quant. adj_x / adj_y: the operand is stored transposed in its last two dims. */
+typedef struct {
+    int32_t lhs_offset;    /* -lhs zero point */
+    int32_t rhs_offset;    /* -rhs zero point */
+    int32_t output_offset; /* output zero point */
+    int32_t adj_x;
+    int32_t adj_y;
+    th_activation activation;
+} th_batch_matmul_params;
+
 /* ARG_MAX / ARG_MIN: the input as (outer, axis_size, inner); the output (outer, inner). */
 typedef struct {
     int32_t outer;

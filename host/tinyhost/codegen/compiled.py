@@ -41,6 +41,7 @@ from tinyhost.codegen.lower import (
     CopyParams,
     GatherParams,
     LutParams,
+    MatMulParams,
     PackParams,
     PadParams,
     ResizeParams,
@@ -233,6 +234,17 @@ class _Model:
                     f"    static const th_dims in = {self.dims4(x)}, out = {self.dims4(out)};\n"
                     f"    return {call.function}(NULL, &tables, &in, "
                     f"{self.pointer(x, 'int8_t')}, &out, {y});")
+        if isinstance(p, MatMulParams):
+            a, b = p.arith, call.inputs[1]
+            return (f"    static const th_batch_matmul_params params = {{{a.lhs_offset}, "
+                    f"{a.rhs_offset}, {a.output_offset}, {int(p.adj_x)}, {int(p.adj_y)}, "
+                    f"{{{a.act_min}, {a.act_max}}}}};\n"
+                    f"    static const th_per_tensor_quant quant = {{{a.multiplier}, "
+                    f"{a.shift}}};\n"
+                    f"    static const th_shape sa = {self.shape(x)}, sb = {self.shape(b)}, "
+                    f"so = {self.shape(out)};\n"
+                    f"    return th_batch_matmul_s8(NULL, &params, &quant, &sa, "
+                    f"{self.pointer(x, 'int8_t')}, &sb, {self.pointer(b, 'int8_t')}, &so, {y});")
         if isinstance(p, ArgParams):
             return (f"    static const th_arg_params params = {{{p.outer}, {p.axis_size}, "
                     f"{p.inner}}};\n"

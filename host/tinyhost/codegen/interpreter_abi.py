@@ -34,6 +34,7 @@ from tinyhost.codegen.lower import (
     ConcatParams,
     GatherParams,
     LutParams,
+    MatMulParams,
     PackParams,
     PadParams,
     SplitParams,
@@ -155,6 +156,9 @@ ADAPTERS: tuple[Adapter, ...] = (
             ("outer", "axis_size", "inner"), "ARG"),
     Adapter(58, "arg_min_s8", "ops_movement.c", ("th_arg_min_s8",),
             ("outer", "axis_size", "inner"), "ARG"),
+    Adapter(59, "batch_matmul_s8", "ops_matmul.c", ("th_batch_matmul_s8",),
+            ("lhs_offset", "rhs_offset", "output_offset", "adj_x", "adj_y", "multiplier",
+             "shift"), "MATMUL"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -189,6 +193,7 @@ _ADAPTER_OF = {
     "th_resize_bilinear_s8": "resize_bilinear_s8",
     "th_arg_max_s8": "arg_max_s8",
     "th_arg_min_s8": "arg_min_s8",
+    "th_batch_matmul_s8": "batch_matmul_s8",
 }
 
 
@@ -269,6 +274,11 @@ def _fields(call: Call) -> dict[str, Word]:
                 "inner": p.inner, "coords": p.coords}  # fmt: skip
     if isinstance(p, BlockParams):
         return {"block": p.block}
+    if isinstance(p, MatMulParams):
+        a = p.arith
+        return {"lhs_offset": a.lhs_offset, "rhs_offset": a.rhs_offset,
+                "output_offset": a.output_offset, "adj_x": int(p.adj_x), "adj_y": int(p.adj_y),
+                "multiplier": a.multiplier, "shift": a.shift}  # fmt: skip
     if isinstance(p, ArgParams):
         return {"outer": p.outer, "axis_size": p.axis_size, "inner": p.inner}
     if "rows" in call.arrays:  # ResizeParams

@@ -32,6 +32,7 @@ from tinyhost.arith.activations import (
 )
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.matmul import BatchMatMulParams, batch_matmul_params
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
 from tinyhost.arith.resize import bilinear_axis, bilinear_in_range, nearest_indices
@@ -39,6 +40,7 @@ from tinyhost.codegen.lut import op_table
 from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import (
     Activation,
+    BatchMatMulOptions,
     BlockSizeOptions,
     ConcatenationOptions,
     GatherOptions,
@@ -151,11 +153,20 @@ class ArgParams:
     inner: int
 
 
+@dataclass(frozen=True)
+class MatMulParams:
+    """th_batch_matmul_params and its th_per_tensor_quant (arith.matmul)."""
+
+    arith: BatchMatMulParams
+    adj_x: bool
+    adj_y: bool
+
+
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
     | TransposeParams | StridedSliceParams | CopyParams | SplitParams | PackParams
-    | GatherParams | BlockParams | ResizeParams | ArgParams
+    | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams
 )  # fmt: skip
 
 
@@ -476,6 +487,17 @@ def _lower_arg(graph: Graph, index: int, op: Op) -> Call:
                 ArgParams(_prod(x[:axis]), x[axis], _prod(x[axis + 1:])))  # fmt: skip
 
 
+def _lower_batch_matmul(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.inputs[1], op.outputs[0]])
+    o = op.options
+    assert isinstance(o, BatchMatMulOptions)
+    rank = len(graph.tensors[op.outputs[0]].shape)
+    if rank > MAX_RANK:
+        raise UnsupportedModelError(f"{_where(index, op)}: rank {rank} (max {MAX_RANK})")
+    return Call(index, "th_batch_matmul_s8", (op.inputs[0], op.inputs[1]), (op.outputs[0],),
+                MatMulParams(batch_matmul_params(graph, op), o.adj_x, o.adj_y))  # fmt: skip
+
+
 _LUT_OPS = (OpKind.LOGISTIC, OpKind.TANH, OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
             OpKind.HARD_SWISH)  # fmt: skip
 
@@ -512,6 +534,7 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.RESIZE_BILINEAR: _lower_resize,
     OpKind.ARG_MAX: _lower_arg,
     OpKind.ARG_MIN: _lower_arg,
+    OpKind.BATCH_MATMUL: _lower_batch_matmul,
 }
 
 

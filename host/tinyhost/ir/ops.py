@@ -48,6 +48,7 @@ class OpKind(enum.Enum):
     RESIZE_NEAREST_NEIGHBOR = 97
     LEAKY_RELU = 98
     SPLIT_V = 102
+    BATCH_MATMUL = 126
     QUANTIZE = 114
     HARD_SWISH = 117
     # Anything else in a .tflite file: kept so it can be reported by index and name.
@@ -212,6 +213,14 @@ class ArgMinMaxOptions:
 
 
 @dataclass(frozen=True)
+class BatchMatMulOptions:
+    """BATCH_MATMUL: adj_x / adj_y transpose the last two dims of LHS / RHS."""
+
+    adj_x: bool = False
+    adj_y: bool = False
+
+
+@dataclass(frozen=True)
 class UnsupportedOptions:
     """What is known of an op tinyhost cannot execute: its TFLite name (or custom code)."""
 
@@ -239,5 +248,6 @@ OpOptions = (
     | BlockSizeOptions
     | ResizeOptions
     | ArgMinMaxOptions
+    | BatchMatMulOptions
     | UnsupportedOptions
 )

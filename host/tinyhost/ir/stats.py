@@ -11,10 +11,13 @@ from tinyhost.ir.ops import OpKind
 
 
 def op_macs(graph: Graph, op: Op) -> int:
-    """Multiply-accumulates of one op, counted as MLPerf Tiny counts them (conv and FC only).
+    """Multiply-accumulates of one op, counted as MLPerf Tiny counts them (conv, FC and
+    BATCH_MATMUL only).
 
     Inconsistent ops (which validation refuses) count 0 so that `inspect` can still list them.
     """
+    if op.kind is OpKind.BATCH_MATMUL:
+        return _matmul_macs(graph, op)
     if op.kind not in _RANKS or len(op.inputs) < 2 or op.inputs[1] is None:
         return 0
     rank = _RANKS[op.kind]
@@ -33,6 +36,17 @@ def op_macs(graph: Graph, op: Op) -> int:
         weights = graph.tensors[op.inputs[1]].shape  # Cout, Cin
         return int(np.prod(out, dtype=np.int64)) * weights[-1]
     return 0
+
+
+def _matmul_macs(graph: Graph, op: Op) -> int:
+    """Output elements times the depth (LHS's last dim, or its second last with adj_x)."""
+    if len(op.inputs) < 2 or op.inputs[0] is None or not op.outputs:
+        return 0
+    lhs = graph.tensors[op.inputs[0]].shape
+    if len(lhs) < 2:
+        return 0
+    depth = lhs[-2] if getattr(op.options, "adj_x", False) else lhs[-1]
+    return int(np.prod(graph.tensors[op.outputs[0]].shape, dtype=np.int64)) * depth
 
 
 _RANKS = {OpKind.CONV_2D: 4, OpKind.DEPTHWISE_CONV_2D: 4, OpKind.FULLY_CONNECTED: 2}

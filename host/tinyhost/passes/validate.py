@@ -12,6 +12,7 @@ import numpy as np
 
 from tinyhost.errors import ModelFormatError
 from tinyhost.ir import (
+    BatchMatMulOptions,
     BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
@@ -64,6 +65,7 @@ _MIN_INPUTS = {
     OpKind.RESIZE_NEAREST_NEIGHBOR: 2,
     OpKind.ARG_MAX: 2,
     OpKind.ARG_MIN: 2,
+    OpKind.BATCH_MATMUL: 2,
 }
 
 
@@ -185,7 +187,7 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
 _MOVEMENT = frozenset({
     OpKind.EXPAND_DIMS, OpKind.SPLIT, OpKind.SPLIT_V, OpKind.PACK, OpKind.UNPACK, OpKind.GATHER,
     OpKind.DEPTH_TO_SPACE, OpKind.SPACE_TO_DEPTH, OpKind.RESIZE_BILINEAR,
-    OpKind.RESIZE_NEAREST_NEIGHBOR, OpKind.ARG_MAX, OpKind.ARG_MIN,
+    OpKind.RESIZE_NEAREST_NEIGHBOR, OpKind.ARG_MAX, OpKind.ARG_MIN, OpKind.BATCH_MATMUL,
 })  # fmt: skip
 
 
@@ -262,6 +264,8 @@ def _movement_shapes(graph: Graph, op: Op, fail) -> list[tuple[int, ...]]:
                 raise fail("align_corners and half_pixel_centers together")
             n, _, _, c = t[0].shape
             return [(n, int(size[0]), int(size[1]), c)]
+        if op.kind is OpKind.BATCH_MATMUL:
+            return [_batch_matmul_shape(t[0], t[1], o, fail)]
         # ARG_MAX / ARG_MIN
         out = graph.tensors[op.outputs[0]]
         if out.dtype != np.int32:
@@ -274,6 +278,32 @@ def _movement_shapes(graph: Graph, op: Op, fail) -> list[tuple[int, ...]]:
         if str(e).startswith(graph.source):
             raise
         raise fail(str(e)) from None
+
+
+def _batch_matmul_shape(lhs: Tensor, rhs: Tensor, o, fail) -> tuple[int, ...]:
+    """TFLM's BATCH_MATMUL Prepare: ranks 2-4, batch dims that broadcast, equal depths."""
+    assert isinstance(o, BatchMatMulOptions)
+    if not (2 <= len(lhs.shape) <= 4 and 2 <= len(rhs.shape) <= 4):
+        raise fail(f"operands {list(lhs.shape)} and {list(rhs.shape)}: ranks 2 to 4 only")
+    if lhs.dtype != rhs.dtype:
+        raise fail(f"operands '{lhs.name}' {lhs.dtype} and '{rhs.name}' {rhs.dtype} differ")
+    for t in (lhs, rhs):
+        if t.dtype == np.int8 and (t.quant is None or t.quant.scale.size != 1):
+            raise fail(f"'{t.name}' is not quantized per tensor (TFLite Micro's BATCH_MATMUL)")
+    rank = max(len(lhs.shape), len(rhs.shape))
+    a = (1,) * (rank - len(lhs.shape)) + tuple(lhs.shape)
+    b = (1,) * (rank - len(rhs.shape)) + tuple(rhs.shape)
+    rows, depth = (a[-1], a[-2]) if o.adj_x else (a[-2], a[-1])
+    depth_b, cols = (b[-1], b[-2]) if o.adj_y else (b[-2], b[-1])
+    batch = []
+    for da, db in zip(a[:-2], b[:-2]):
+        if da != db and 1 not in (da, db):
+            raise fail(f"batch dims of {list(lhs.shape)} and {list(rhs.shape)} do not broadcast")
+        batch.append(max(da, db) if 1 in (da, db) else da)
+    if depth != depth_b:
+        raise fail(f"depths {depth} and {depth_b} of {list(lhs.shape)} x {list(rhs.shape)} "
+                   "differ")  # fmt: skip
+    return (*batch, rows, cols)
 
 
 def _check_movement(graph: Graph, op: Op, fail) -> None:

@@ -23,6 +23,7 @@ _RESCALES = {
     OpKind.SOFTMAX: 1,
     OpKind.LOGISTIC: 1,
     OpKind.TANH: 1,
+    OpKind.BATCH_MATMUL: 1,
 }
 
 

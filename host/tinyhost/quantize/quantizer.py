@@ -72,7 +72,7 @@ _ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL})
 _QUANTIZABLE = frozenset({
     *_SAME_QUANT_FIRST_INPUT, *_FIXED_OUTPUT, *_WEIGHTED_AXIS, *_ELEMENTWISE,
     OpKind.CONCATENATION, OpKind.RELU, OpKind.LEAKY_RELU, OpKind.HARD_SWISH, OpKind.MEAN,
-    *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK,
+    *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK, OpKind.BATCH_MATMUL,
 })
 _INT8_ACTIVATIONS = frozenset({
     Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1,
@@ -151,6 +151,8 @@ def _float_constant_allowed(kind: OpKind, pos: int) -> bool:
         return True
     if kind in _SAME_QUANT_MOVEMENT:
         return pos in _SAME_QUANT_MOVEMENT[kind]
+    if kind is OpKind.BATCH_MATMUL:  # a constant operand: per tensor, its own min/max
+        return pos in (0, 1)
     return kind is OpKind.PADV2 and pos == 2
 
 

@@ -22,6 +22,7 @@ from tinyhost.errors import ModelFormatError, TinyhostError
 from tinyhost.ir import (
     Activation,
     ArgMinMaxOptions,
+    BatchMatMulOptions,
     BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
@@ -448,6 +449,12 @@ _OPTION_PARSERS: dict[OpKind, _OptionParser] = {
     ),
     OpKind.ARG_MAX: (tflite.ArgMaxOptions, _BO.ArgMaxOptions, lambda o: _arg_min_max(o)),
     OpKind.ARG_MIN: (tflite.ArgMinOptions, _BO.ArgMinOptions, lambda o: _arg_min_max(o)),
+    OpKind.BATCH_MATMUL: (
+        tflite.BatchMatMulOptions,
+        _BO.BatchMatMulOptions,
+        lambda o: (BatchMatMulOptions() if o is None
+                   else BatchMatMulOptions(bool(o.AdjX()), bool(o.AdjY()))),
+    ),
 }
 
 # Ops whose options have no meaningful default: a file without them is corrupt.

@@ -20,6 +20,7 @@ import tflite
 from tinyhost.errors import ModelFormatError, UnsupportedModelError
 from tinyhost.ir import (
     ArgMinMaxOptions,
+    BatchMatMulOptions,
     BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
@@ -470,6 +471,14 @@ def _arg(start: Callable, add: Callable, end: Callable) -> Callable[[_Builder, O
     return write
 
 
+def _batch_matmul(b: _Builder, o: OpOptions) -> int:
+    assert isinstance(o, BatchMatMulOptions)
+    tflite.BatchMatMulOptionsStart(b)
+    tflite.BatchMatMulOptionsAddAdjX(b, o.adj_x)
+    tflite.BatchMatMulOptionsAddAdjY(b, o.adj_y)
+    return tflite.BatchMatMulOptionsEnd(b)
+
+
 _OptionWriter = tuple[type, int, Callable[[_Builder, OpOptions], int]]
 _BO = tflite.BuiltinOptions
 
@@ -539,4 +548,5 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
         tflite.ArgMaxOptionsStart, tflite.ArgMaxOptionsAddOutputType, tflite.ArgMaxOptionsEnd)),
     OpKind.ARG_MIN: (ArgMinMaxOptions, _BO.ArgMinOptions, _arg(
         tflite.ArgMinOptionsStart, tflite.ArgMinOptionsAddOutputType, tflite.ArgMinOptionsEnd)),
+    OpKind.BATCH_MATMUL: (BatchMatMulOptions, _BO.BatchMatMulOptions, _batch_matmul),
 }  # fmt: skip
