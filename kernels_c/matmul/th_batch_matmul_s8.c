@@ -2,7 +2,9 @@
  * (batch, i, j) the int32 sum over k of (lhs(i, k) + lhs_offset) * (rhs(k, j) + rhs_offset),
  * requantized with the per-tensor multiplier, plus the output offset, clamped. Batch dims
  * broadcast (a dim of 1 repeats), after both operands are extended with leading 1s to the
- * output's rank; adj_x / adj_y read LHS / RHS transposed in their last two dims. */
+ * output's rank; adj_x / adj_y read LHS / RHS transposed in their last two dims. Where the
+ * RHS's rows are contiguous (no adj_y) four output columns share each pass over k (each LHS
+ * value loaded once for four products); otherwise one column at a time. */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -16,6 +18,13 @@ static void extend(const th_shape *s, int32_t rank, int32_t *dims)
         const int32_t from = d - (rank - s->rank);
         dims[d] = from < 0 ? 1 : s->dims[from];
     }
+}
+
+static inline int8_t requant(int32_t acc, const th_batch_matmul_params *params,
+                             const th_per_tensor_quant *quant)
+{
+    return th_out_s8(th_requantize(acc, quant->multiplier, quant->shift), params->output_offset,
+                     params->activation.min, params->activation.max);
 }
 
 th_status th_batch_matmul_s8(const th_context *ctx, const th_batch_matmul_params *params,
@@ -72,17 +81,34 @@ th_status th_batch_matmul_s8(const th_context *ctx, const th_batch_matmul_params
         const int8_t *am = lhs + a_at * a_matrix;
         const int8_t *bm = rhs + b_at * b_matrix;
         for (int32_t i = 0; i < rows; i++) {
-            for (int32_t j = 0; j < cols; j++) {
-                const int8_t *pa = am + (size_t)i * (size_t)ai;
+            const int8_t *pa = am + (size_t)i * (size_t)ai;
+            int32_t j = 0;
+            if (bj == 1) { /* RHS rows contiguous: four output columns per pass over k */
+                for (; j + 4 <= cols; j += 4) {
+                    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+                    const int8_t *pb = bm + j;
+                    for (int32_t k = 0; k < depth; k++, pb += bk) {
+                        const int32_t va = pa[(size_t)k * (size_t)ak] + lo;
+                        s0 = th_add_wrap(s0, va * (pb[0] + ro));
+                        s1 = th_add_wrap(s1, va * (pb[1] + ro));
+                        s2 = th_add_wrap(s2, va * (pb[2] + ro));
+                        s3 = th_add_wrap(s3, va * (pb[3] + ro));
+                    }
+                    out[0] = requant(s0, params, quant);
+                    out[1] = requant(s1, params, quant);
+                    out[2] = requant(s2, params, quant);
+                    out[3] = requant(s3, params, quant);
+                    out += 4;
+                }
+            }
+            for (; j < cols; j++) {
                 const int8_t *pb = bm + (size_t)j * (size_t)bj;
                 int32_t acc = 0;
                 for (int32_t k = 0; k < depth; k++) {
                     acc = th_add_wrap(acc, (pa[(size_t)k * (size_t)ak] + lo) *
                                                (pb[(size_t)k * (size_t)bk] + ro));
                 }
-                *out++ = th_out_s8(th_requantize(acc, quant->multiplier, quant->shift),
-                                   params->output_offset, params->activation.min,
-                                   params->activation.max);
+                *out++ = requant(acc, params, quant);
             }
         }
         /* next batch index, last batch dim fastest */
