@@ -4,7 +4,9 @@
  * broadcast (a dim of 1 repeats), after both operands are extended with leading 1s to the
  * output's rank; adj_x / adj_y read LHS / RHS transposed in their last two dims. Where the
  * RHS's rows are contiguous (no adj_y) four output columns share each pass over k (each LHS
- * value loaded once for four products); otherwise one column at a time. */
+ * value loaded once for four products, the four RHS bytes in one load on DSP builds);
+ * otherwise one column at a time (two SMLADs per four k on DSP builds when both operands
+ * run contiguously in k: adj_y without adj_x). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -18,6 +20,59 @@ static void extend(const th_shape *s, int32_t rank, int32_t *dims)
         const int32_t from = d - (rank - s->rank);
         dims[d] = from < 0 ? 1 : s->dims[from];
     }
+}
+
+/* sum over k < n of (a[k * sa] + lo) * (b[k * sb] + ro); DSP: two SMLADs per four k where
+ * both runs are contiguous (the offset bytes are added in 16-bit lanes: |x + offset| <= 255). */
+static int32_t dot(const int8_t *a, int32_t sa, const int8_t *b, int32_t sb, int32_t n,
+                   int32_t lo, int32_t ro)
+{
+    int32_t acc = 0, k = 0;
+#if TH_NN_HAS_DSP
+    if (sa == 1 && sb == 1) {
+        const int32_t lo2 = th_pkhbt(lo, lo), ro2 = th_pkhbt(ro, ro);
+        for (; k + 4 <= n; k += 4, a += 4, b += 4) {
+            const int32_t wa = th_read_s32(a), wb = th_read_s32(b);
+            acc = th_smlad(th_sxtab16(lo2, wa), th_sxtab16(ro2, wb), acc);
+            acc = th_smlad(th_sxtab16_ror8(lo2, wa), th_sxtab16_ror8(ro2, wb), acc);
+        }
+    }
+#endif
+    for (; k < n; k++, a += sa, b += sb) {
+        acc = th_add_wrap(acc, (*a + lo) * (*b + ro));
+    }
+    return acc;
+}
+
+/* Four adjacent output columns: acc[c] = sum over k of (a[k * sa] + lo) * (b[k * sb + c] + ro).
+ * DSP: the four RHS bytes of row k in one load, offset in 16-bit lanes, four SMLAxy. */
+static void block4(const int8_t *a, int32_t sa, const int8_t *b, int32_t sb, int32_t n,
+                   int32_t lo, int32_t ro, int32_t *acc)
+{
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#if TH_NN_HAS_DSP
+    const int32_t ro2 = th_pkhbt(ro, ro);
+    for (int32_t k = 0; k < n; k++, a += sa, b += sb) {
+        const int32_t va = *a + lo, wb = th_read_s32(b);
+        const int32_t b02 = th_sxtab16(ro2, wb), b13 = th_sxtab16_ror8(ro2, wb);
+        s0 = th_smlabb(va, b02, s0);
+        s2 = th_smlabt(va, b02, s2);
+        s1 = th_smlabb(va, b13, s1);
+        s3 = th_smlabt(va, b13, s3);
+    }
+#else
+    for (int32_t k = 0; k < n; k++, a += sa, b += sb) {
+        const int32_t va = *a + lo;
+        s0 = th_add_wrap(s0, va * (b[0] + ro));
+        s1 = th_add_wrap(s1, va * (b[1] + ro));
+        s2 = th_add_wrap(s2, va * (b[2] + ro));
+        s3 = th_add_wrap(s3, va * (b[3] + ro));
+    }
+#endif
+    acc[0] = s0;
+    acc[1] = s1;
+    acc[2] = s2;
+    acc[3] = s3;
 }
 
 static inline int8_t requant(int32_t acc, const th_batch_matmul_params *params,
@@ -85,30 +140,16 @@ th_status th_batch_matmul_s8(const th_context *ctx, const th_batch_matmul_params
             int32_t j = 0;
             if (bj == 1) { /* RHS rows contiguous: four output columns per pass over k */
                 for (; j + 4 <= cols; j += 4) {
-                    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-                    const int8_t *pb = bm + j;
-                    for (int32_t k = 0; k < depth; k++, pb += bk) {
-                        const int32_t va = pa[(size_t)k * (size_t)ak] + lo;
-                        s0 = th_add_wrap(s0, va * (pb[0] + ro));
-                        s1 = th_add_wrap(s1, va * (pb[1] + ro));
-                        s2 = th_add_wrap(s2, va * (pb[2] + ro));
-                        s3 = th_add_wrap(s3, va * (pb[3] + ro));
+                    int32_t acc[4];
+                    block4(pa, ak, bm + j, bk, depth, lo, ro, acc);
+                    for (int32_t c = 0; c < 4; c++) {
+                        *out++ = requant(acc[c], params, quant);
                     }
-                    out[0] = requant(s0, params, quant);
-                    out[1] = requant(s1, params, quant);
-                    out[2] = requant(s2, params, quant);
-                    out[3] = requant(s3, params, quant);
-                    out += 4;
                 }
             }
             for (; j < cols; j++) {
                 const int8_t *pb = bm + (size_t)j * (size_t)bj;
-                int32_t acc = 0;
-                for (int32_t k = 0; k < depth; k++) {
-                    acc = th_add_wrap(acc, (pa[(size_t)k * (size_t)ak] + lo) *
-                                               (pb[(size_t)k * (size_t)bk] + ro));
-                }
-                *out++ = requant(acc, params, quant);
+                *out++ = requant(dot(pa, ak, pb, bk, depth, lo, ro), params, quant);
             }
         }
         /* next batch index, last batch dim fastest */
