@@ -75,11 +75,14 @@ static void block4(const int8_t *a, int32_t sa, const int8_t *b, int32_t sb, int
     acc[3] = s3;
 }
 
+/* TFLM's requantization + output offset, saturated (th_requantize_s8: multiplier >= 0,
+ * checked at entry), then the activation range. */
 static inline int8_t requant(int32_t acc, const th_batch_matmul_params *params,
                              const th_per_tensor_quant *quant)
 {
-    return th_out_s8(th_requantize(acc, quant->multiplier, quant->shift), params->output_offset,
-                     params->activation.min, params->activation.max);
+    const int32_t v = th_requantize_s8(acc, quant->multiplier, quant->shift,
+                                       params->output_offset);
+    return (int8_t)th_clamp(v, params->activation.min, params->activation.max);
 }
 
 th_status th_batch_matmul_s8(const th_context *ctx, const th_batch_matmul_params *params,
@@ -91,7 +94,7 @@ th_status th_batch_matmul_s8(const th_context *ctx, const th_batch_matmul_params
     if (params == NULL || quant == NULL || lhs == NULL || rhs == NULL || output == NULL ||
         th_nn_shape_count(lhs_shape) < 0 || th_nn_shape_count(rhs_shape) < 0 ||
         th_nn_shape_count(output_shape) < 0 || !th_nn_activation_ok(&params->activation) ||
-        quant->shift < -31 || quant->shift > 30) {
+        quant->multiplier < 0 || quant->shift < -31 || quant->shift > 30) {
         return TH_ERR_ARG;
     }
     const int32_t rank = output_shape->rank;
