@@ -26,12 +26,15 @@ typedef struct {
     uint32_t index; /* position in execution order */
     uint32_t n_in;
     uint32_t n_out;
-    th_interp_tensor in[TH_INTERP_MAX_OP_INPUTS];
-    th_interp_tensor out[TH_INTERP_MAX_OP_OUTPUTS];
+    th_interp_tensor *in;  /* io[0 .. n_in) */
+    th_interp_tensor *out; /* io[n_in .. n_in + n_out) */
     const int32_t *params; /* 4-byte aligned words inside the blob */
     uint32_t n_params;
     void *scratch; /* in the arena, 4-byte aligned, or NULL */
     uint32_t scratch_size;
+    /* inputs then outputs: n_in + n_out <= TH_INTERP_MAX_OP_IO, so many-input ops
+     * (CONCATENATION) and many-output ones (SPLIT) share one array on the stack */
+    th_interp_tensor io[TH_INTERP_MAX_OP_IO];
 } th_interp_op;
 
 typedef struct {

@@ -51,6 +51,9 @@ LIMITS = {
     "TH_INTERP_MAX_OPS": 256,  # per-op profile slots in the context
     "TH_INTERP_MAX_OP_INPUTS": 8,
     "TH_INTERP_MAX_OP_OUTPUTS": MAX_SPLIT_OUTPUTS,  # SPLIT / SPLIT_V / UNPACK
+    # Inputs and outputs of one op together: the th_interp_op view holds this many tensors
+    # (on the stack of init and invoke), so 8 outputs cost no stack over 8 inputs + 2 outputs.
+    "TH_INTERP_MAX_OP_IO": 10,
     "TH_INTERP_MAX_RANK": MAX_RANK,
     "TH_INTERP_MAX_TENSORS": 0xFFFE,  # u16 tensor indices; 0xFFFF marks an absent operand
     # Inputs and outputs (each) the protocol firmware describes: th_model.h TH_MODEL_MAX_IO
@@ -312,6 +315,9 @@ def check_limits(graph_source: str, n_ops: int, n_tensors: int, n_inputs: int,
         if len(call.outputs) > LIMITS["TH_INTERP_MAX_OP_OUTPUTS"]:
             problems.append(f"op {call.op}: {len(call.outputs)} outputs "
                             f"(max {LIMITS['TH_INTERP_MAX_OP_OUTPUTS']})")  # fmt: skip
+        if len(call.inputs) + len(call.outputs) > LIMITS["TH_INTERP_MAX_OP_IO"]:
+            problems.append(f"op {call.op}: {len(call.inputs)} inputs and {len(call.outputs)} "
+                            f"outputs (max {LIMITS['TH_INTERP_MAX_OP_IO']} together)")  # fmt: skip
     if problems:
         raise UnsupportedModelError(
             f"{graph_source}: over the interpreter's limits: " + "; ".join(problems)
