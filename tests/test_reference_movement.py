@@ -289,3 +289,34 @@ def test_batch_matmul_matches_tflm(rank, rows, depth, cols, adj_x, adj_y, const_
                             [0, 1], [2])  # fmt: skip
     lhs = random_int8(rng, lhs_shape)
     assert_matches_tflm(graph, [lhs] if const_rhs else [lhs, rhs])
+
+
+# -- refusals: validation names the op and what is wrong ----------------------------------------
+
+
+def _bad_graphs():
+    x = _t("x", (1, 4, 6, 8))
+    yield "does not split into 3", single_op_graph(
+        OpKind.SPLIT, SplitOptions(3), [_const("axis", 1), x, _t("a", (1, 1, 6, 8)),
+                                        _t("b", (1, 1, 6, 8)), _t("c", (1, 2, 6, 8))],
+        [0, 1], [2, 3, 4])  # fmt: skip
+    yield "not a multiple of 3x3", single_op_graph(
+        OpKind.DEPTH_TO_SPACE, BlockSizeOptions(3), [x, _t("y", (1, 12, 18, 1))], [0], [1])
+    yield "indices 'i' are int64", single_op_graph(
+        OpKind.GATHER, GatherOptions(1), [x, _const("i", [0, 2], I64), _t("y", (1, 2, 6, 8))],
+        [0, 1], [2])  # fmt: skip
+    yield "align_corners and half_pixel_centers", single_op_graph(
+        OpKind.RESIZE_BILINEAR, ResizeOptions(True, True),
+        [x, _const("size", [8, 12]), _t("y", (1, 8, 12, 8))], [0, 1], [2])  # fmt: skip
+    yield "depths 8 and 5", single_op_graph(
+        OpKind.BATCH_MATMUL, BatchMatMulOptions(), [x, _t("w", (5, 3)), _t("y", (1, 4, 6, 3))],
+        [0, 1], [2])  # fmt: skip
+    yield "expected \\[2, 6, 8\\]", single_op_graph(
+        OpKind.UNPACK, PackOptions(0, 1), [_t("p", (1, 2, 6, 8)), _t("y", (2, 6, 9))], [0], [1])
+
+
+@pytest.mark.parametrize(("message", "graph"), list(_bad_graphs()),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_validation_refuses_inconsistent_ops(message, graph) -> None:
+    with pytest.raises(ModelFormatError, match=rf"op 0 \({graph.ops[0].name}\).*{message}"):
+        check_graph(graph)
