@@ -177,7 +177,8 @@ def _bilinear_table(axis) -> bytes:
 
 @CASES
 @given(st.data())
-def test_resize_bilinear(kern, data):
+def test_resize_bilinear(kern_both, data):
+    kern = kern_both
     x, oh, ow, o = _resize_case(data.draw)
     _, h, w, _ = x.shape
     want = resize_bilinear(x, oh, ow, o)
@@ -219,7 +220,8 @@ def test_arg_max_and_min(kern, data, largest):
 
 @pytest.fixture(scope="module", params=["portable", "dsp"])
 def kern_both(request) -> Iterator[Kernels]:
-    """th_batch_matmul_s8 has DSP paths: the emulated DSP build runs them on the host."""
+    """th_batch_matmul_s8 and th_resize_bilinear_s8 have DSP paths: the emulated DSP build runs
+    them on the host."""
     yield from _start(request.param)
 
 

@@ -4,8 +4,28 @@
  * output value is the raw sum v_ll*(1024-wy)*(1024-wx) + v_ul*wy*(1024-wx) +
  * v_lr*(1024-wy)*wx + v_ur*wy*wx, plus 2^19 (minus, when the sum is not positive), divided
  * by 2^20 truncating toward zero. With weights in [-1024, 2048] (checked) the sum fits int32:
- * |sum| <= 128 * 3072^2 + 2^19 < 2^31. */
+ * |sum| <= 128 * 3072^2 + 2^19 < 2^31. DSP builds compute two channels at a time separably
+ * with SMLAD (same integers). */
+#include <string.h>
+
 #include "th_nn_resize.h"
+#include "th_nn_support.h"
+
+/* TFLM's rounding of the sum (units of 2^-20): plus or minus 2^19, C division. */
+static inline int8_t round20(int32_t s)
+{
+    s += s > 0 ? (1 << 19) : -(1 << 19);
+    return (int8_t)(s / (1 << 20));
+}
+
+#if TH_NN_HAS_DSP
+static inline uint32_t read_u16(const int8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+#endif
 
 th_status th_resize_bilinear_s8(const th_context *ctx, const th_resize_tables *tables,
                                 const th_dims *input_dims, const int8_t *input,
@@ -34,12 +54,27 @@ th_status th_resize_bilinear_s8(const th_context *ctx, const th_resize_tables *t
                 const int32_t wx = rx[2];
                 const int32_t w_ll = (one - wy) * (one - wx), w_ul = wy * (one - wx);
                 const int32_t w_lr = (one - wy) * wx, w_ur = wy * wx;
-                const int8_t *ll = lo + (size_t)rx[0] * (size_t)c, *ul = hi + (size_t)rx[0] * (size_t)c;
-                const int8_t *lr = lo + (size_t)rx[1] * (size_t)c, *ur = hi + (size_t)rx[1] * (size_t)c;
-                for (int32_t k = 0; k < c; k++) {
-                    int32_t s = ll[k] * w_ll + ul[k] * w_ul + lr[k] * w_lr + ur[k] * w_ur;
-                    s += s > 0 ? (1 << 19) : -(1 << 19);
-                    out[k] = (int8_t)(s / (1 << 20));
+                const size_t left = (size_t)rx[0] * (size_t)c, right = (size_t)rx[1] * (size_t)c;
+                const int8_t *ll = lo + left, *ul = hi + left, *lr = lo + right, *ur = hi + right;
+                int32_t k = 0;
+#if TH_NN_HAS_DSP
+                /* two channels at a time, separably: h = (1024 - wx) * left + wx * right per
+                 * row by SMLAD on (left, right) byte pairs, then (1024 - wy) * h_lo + wy * h_hi:
+                 * the same integer as the four products (|h| <= 128 * 3072) */
+                const int32_t wpair = th_pkhbt(one - wx, wx);
+                for (; k + 2 <= c; k += 2) {
+                    const int32_t l = (int32_t)(read_u16(ll + k) | (read_u16(lr + k) << 16));
+                    const int32_t u = (int32_t)(read_u16(ul + k) | (read_u16(ur + k) << 16));
+                    const int32_t l0 = th_smlad(th_sxtb16(l), wpair, 0);
+                    const int32_t l1 = th_smlad(th_sxtb16_ror8(l), wpair, 0);
+                    const int32_t u0 = th_smlad(th_sxtb16(u), wpair, 0);
+                    const int32_t u1 = th_smlad(th_sxtb16_ror8(u), wpair, 0);
+                    out[k] = round20((one - wy) * l0 + wy * u0);
+                    out[k + 1] = round20((one - wy) * l1 + wy * u1);
+                }
+#endif
+                for (; k < c; k++) {
+                    out[k] = round20(ll[k] * w_ll + ul[k] * w_ul + lr[k] * w_lr + ur[k] * w_ur);
                 }
                 out += c;
             }
