@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import flatbuffers
 import numpy as np
@@ -405,14 +406,22 @@ def _strided_slice(b: _Builder, o: OpOptions) -> int:
     return tflite.StridedSliceOptionsEnd(b)
 
 
-def _split(start: Callable, add: Callable, end: Callable) -> Callable[[_Builder, OpOptions], int]:
+def _one_field(cls: type, start: Callable, add: Callable, end: Callable,
+               value: Callable[[Any], object]) -> Callable[[_Builder, OpOptions], int]:
+    """A writer of an options table with one field: SPLIT / SPLIT_V (num_splits),
+    DEPTH_TO_SPACE / SPACE_TO_DEPTH (block_size), ARG_MAX / ARG_MIN (output_type)."""
+
     def write(b: _Builder, o: OpOptions) -> int:
-        assert isinstance(o, SplitOptions)
+        assert isinstance(o, cls)
         start(b)
-        add(b, o.num_splits)
+        add(b, value(o))
         return end(b)
 
     return write
+
+
+def _split(start: Callable, add: Callable, end: Callable) -> Callable[[_Builder, OpOptions], int]:
+    return _one_field(SplitOptions, start, add, end, lambda o: o.num_splits)
 
 
 def _pack(b: _Builder, o: OpOptions) -> int:
@@ -440,13 +449,7 @@ def _gather(b: _Builder, o: OpOptions) -> int:
 
 
 def _block(start: Callable, add: Callable, end: Callable) -> Callable[[_Builder, OpOptions], int]:
-    def write(b: _Builder, o: OpOptions) -> int:
-        assert isinstance(o, BlockSizeOptions)
-        start(b)
-        add(b, o.block_size)
-        return end(b)
-
-    return write
+    return _one_field(BlockSizeOptions, start, add, end, lambda o: o.block_size)
 
 
 def _resize(start: Callable, align: Callable, half: Callable,
@@ -462,13 +465,8 @@ def _resize(start: Callable, align: Callable, half: Callable,
 
 
 def _arg(start: Callable, add: Callable, end: Callable) -> Callable[[_Builder, OpOptions], int]:
-    def write(b: _Builder, o: OpOptions) -> int:
-        assert isinstance(o, ArgMinMaxOptions)
-        start(b)
-        add(b, tflite.TensorType.INT32 if o.output_type == "int32" else tflite.TensorType.INT64)
-        return end(b)
-
-    return write
+    return _one_field(ArgMinMaxOptions, start, add, end, lambda o: (
+        tflite.TensorType.INT32 if o.output_type == "int32" else tflite.TensorType.INT64))
 
 
 def _batch_matmul(b: _Builder, o: OpOptions) -> int:
