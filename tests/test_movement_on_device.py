@@ -1,12 +1,12 @@
 """Issue 17's data-movement ops on the device, both backends: one int8 graph with EXPAND_DIMS,
 SPLIT, SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, RESIZE_NEAREST_NEIGHBOR,
 RESIZE_BILINEAR, ARG_MAX and ARG_MIN (int32 outputs), and BATCH_MATMUL (a constant RHS; two
-activations with adj_y) runs on the host board and on QEMU
-mps2-an386 (Cortex-M4, DSP build), and every output must equal the NumPy reference bit for
-bit (the reference itself is checked against TFLite Micro per op in
-test_reference_movement.py and here on the whole graph). The TensorFlow-converted model of
-these ops (tests/models/movement/) is checked against TFLite Micro on every tensor and runs on
-the host board through both backends."""
+activations with adj_y) runs on the host board and on QEMU mps2-an386 (Cortex-M4, DSP build)
+and mps3-an547 (Cortex-M55), and every output must equal the NumPy reference bit for bit (the
+reference itself is checked against TFLite Micro per op in test_reference_movement.py and here
+on the whole graph). The TensorFlow-converted model of these ops (tests/models/movement/) is
+checked against TFLite Micro on every tensor and runs on the host board through both
+backends."""
 
 from __future__ import annotations
 
@@ -151,5 +151,7 @@ def test_bit_exact_on_the_host_board(backend: str) -> None:
     shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
     reason="qemu-system-arm or arm-none-eabi-gcc not installed")  # fmt: skip
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])
-def test_bit_exact_on_qemu_mps2_an386(backend: str) -> None:
-    _check(movement_graph(), _input(), "mps2-an386", backend)
+@pytest.mark.parametrize("board", ["mps2-an386", "mps3-an547"])
+def test_bit_exact_on_qemu(board: str, backend: str) -> None:
+    """Cortex-M4 (DSP paths) and Cortex-M55 (DSP paths in the Helium build)."""
+    _check(movement_graph(), _input(), board, backend)
