@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 
 from paths import PROJECT_MODELS
-from reference_single_op import I8, I32, q, run_tflm
+from reference_single_op import I8, I32, q, run_tflm, single_op_graph
 from test_reference_oracle import _compare_all_tensors
 from tinyhost import reference
 from tinyhost.codegen.lower import lower_graph
+from tinyhost.deploy.protocol import DeviceError
 from tinyhost.deploy.runner import run_model
 from tinyhost.ir import (
     ArgMinMaxOptions,
@@ -155,3 +156,22 @@ def test_bit_exact_on_the_host_board(backend: str) -> None:
 def test_bit_exact_on_qemu(board: str, backend: str) -> None:
     """Cortex-M4 (DSP paths) and Cortex-M55 (DSP paths in the Helium build)."""
     _check(movement_graph(), _input(), board, backend)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+def test_gather_by_indices_the_host_sends(backend: str) -> None:
+    """GATHER with int32 indices as a graph input (batch_dims 1): bit-exact; an index out of
+    range makes the device refuse the invoke (th_gather_s8 checks before reading), as TFLM
+    fails the op, rather than read outside the tensor."""
+    graph = single_op_graph(OpKind.GATHER, GatherOptions(1, 1),
+                            [Tensor("x", (2, 5, 3), I8, quant=QUANT), Tensor("i", (2, 4), I32),
+                             Tensor("y", (2, 4, 3), I8, quant=QUANT)], [0, 1], [2])  # fmt: skip
+    x = np.arange(30, dtype=np.int8).reshape(2, 5, 3)
+    i = np.int32([[4, 0, 1, 4], [2, 2, 3, 0]])
+    work = BUILD / f"host-{backend}-gather"
+    got = run_model(graph, "host", [[x, i]], backend=backend, work_dir=work).runs[0].outputs[0]
+    want = reference.run(graph, [x, i]).outputs[0]
+    np.testing.assert_array_equal(got.reshape(want.shape), want)
+    with pytest.raises(DeviceError, match="refused INVOKE"):
+        run_model(graph, "host", [[x, np.int32([[4, 0, 1, 5], [2, 2, 3, 0]])]], backend=backend,
+                  work_dir=work)  # fmt: skip
