@@ -25,7 +25,6 @@ from tinyhost.ir import (
     Padding,
     Pool2DOptions,
     ResizeOptions,
-    SplitOptions,
     Tensor,
 )
 from tinyhost.passes import axes as movement
@@ -214,7 +213,7 @@ def _movement_shapes(graph: Graph, op: Op, fail) -> list[tuple[int, ...]]:
                 raise fail(f"dim {axis} of size {x.shape[axis]} does not split into {n}")
             else:
                 sizes = [x.shape[axis] // n] * n
-            if len(sizes) != n or (isinstance(o, SplitOptions) and o.num_splits != n):
+            if len(sizes) != n:  # (num_splits is not read: TFLM counts the op's outputs)
                 raise fail(f"{len(sizes)} sizes for {n} outputs")
             return [(*x.shape[:axis], s, *x.shape[axis + 1:]) for s in sizes]
         if op.kind is OpKind.PACK:
