@@ -228,8 +228,9 @@ def _movement_shapes(graph: Graph, op: Op, fail) -> list[tuple[int, ...]]:
             assert isinstance(o, PackOptions)
             shape = list(t[0].shape)
             axis = movement.resolve_axis(o.axis, len(shape), op.name)
-            if shape[axis] != len(op.outputs):
-                raise fail(f"dim {axis} of size {shape[axis]} unpacks into {len(op.outputs)}")
+            if shape[axis] != len(op.outputs) or (o.count and o.count != len(op.outputs)):
+                raise fail(f"dim {axis} of size {shape[axis]} unpacks into {len(op.outputs)} "
+                           f"(num {o.count})")
             del shape[axis]
             return [tuple(shape)] * len(op.outputs)
         if op.kind is OpKind.GATHER:
