@@ -11,11 +11,12 @@
 #include "th_nn_resize.h"
 #include "th_nn_support.h"
 
-/* TFLM's rounding of the sum (units of 2^-20): plus or minus 2^19, C division. */
+/* TFLM's rounding of the sum (units of 2^-20): (s + 2^19) / 2^20 for s > 0, (s - 2^19) / 2^20
+ * otherwise, C division. As one arithmetic shift (floor): the second is
+ * ceil((s - 2^19) / 2^20) = floor((s + 2^19 - 1) / 2^20). */
 static inline int8_t round20(int32_t s)
 {
-    s += s > 0 ? (1 << 19) : -(1 << 19);
-    return (int8_t)(s / (1 << 20));
+    return (int8_t)((s + (1 << 19) - 1 + (s > 0)) >> 20);
 }
 
 #if TH_NN_HAS_DSP
