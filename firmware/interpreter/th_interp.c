@@ -199,9 +199,12 @@ static th_interp_status decode_op(th_interp *ctx, uint32_t i, th_interp_op *op,
     op->index = i;
     op->n_in = r[2];
     op->n_out = r[3];
+    op->in = op->io;
+    op->out = op->io + (op->n_in <= TH_INTERP_MAX_OP_IO ? op->n_in : 0u);
     if (check) {
         if (op->n_in > TH_INTERP_MAX_OP_INPUTS || op->n_out == 0 ||
             op->n_out > TH_INTERP_MAX_OP_OUTPUTS ||
+            op->n_in + op->n_out > TH_INTERP_MAX_OP_IO ||
             !in_range(io_first, (uint64_t)op->n_in + op->n_out, ctx->io_count) ||
             !in_range(params_first, n_params, ctx->params_words) ||
             (s_size != 0 && ((s_off & 3u) != 0 || !in_range(s_off, s_size, ctx->arena_size))) ||
@@ -212,7 +215,7 @@ static th_interp_status decode_op(th_interp *ctx, uint32_t i, th_interp_op *op,
     io = ctx->blob + ctx->io_off + 2u * io_first;
     for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
         const uint32_t t = rd16(io + 2u * k);
-        th_interp_tensor *dst = k < op->n_in ? &op->in[k] : &op->out[k - op->n_in];
+        th_interp_tensor *dst = &op->io[k];
         if (t == TH_INTERP_ABSENT) {
             if (check && k >= op->n_in) {
                 return fail(ctx, TH_INTERP_E_OP, (int32_t)i, i);

@@ -27,12 +27,15 @@ typedef struct {
     uint32_t index; /* position in execution order */
     uint32_t n_in;
     uint32_t n_out;
-    th_interp_tensor in[TH_INTERP_MAX_OP_INPUTS];
-    th_interp_tensor out[TH_INTERP_MAX_OP_OUTPUTS];
+    th_interp_tensor *in;  /* io[0 .. n_in) */
+    th_interp_tensor *out; /* io[n_in .. n_in + n_out) */
     const int32_t *params; /* 4-byte aligned words inside the blob */
     uint32_t n_params;
     void *scratch; /* in the arena, 4-byte aligned, or NULL */
     uint32_t scratch_size;
+    /* inputs then outputs: n_in + n_out <= TH_INTERP_MAX_OP_IO, so many-input ops
+     * (CONCATENATION) and many-output ones (SPLIT) share one array on the stack */
+    th_interp_tensor io[TH_INTERP_MAX_OP_IO];
 } th_interp_op;
 
 typedef struct {
@@ -118,6 +121,28 @@ th_interp_status th_interp_requantize_s8_s16_prepare(const th_interp_op *op, uin
 th_interp_status th_interp_requantize_s8_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_requantize_s16_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_requantize_s16_s8_eval(const th_interp_op *op);
+/* ops_matmul.c */
+th_interp_status th_interp_batch_matmul_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_batch_matmul_s8_eval(const th_interp_op *op);
+/* ops_movement.c */
+th_interp_status th_interp_split_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_split_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_pack_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_pack_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_gather_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_gather_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_depth_to_space_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_depth_to_space_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_space_to_depth_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_space_to_depth_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_resize_nearest_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_resize_nearest_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_resize_bilinear_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_resize_bilinear_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_arg_max_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_arg_max_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_arg_min_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_arg_min_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_copy_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_copy_eval(const th_interp_op *op);
 

@@ -234,8 +234,9 @@ int32_t th_svdf_s8_scratch_size(const th_svdf_params *params, const th_dims *inp
  * th_prelu_s8, th_div_s8) may write over input1 or input2 (the same pointer, d = 0) when that
  * input has the output's element count (is not broadcast); they refuse a partial overlap
  * (TH_ERR_ARG). SOFTMAX, QUANTIZE float32 -> int8 and int8 <-> int16, DEQUANTIZE, MEAN,
- * PAD, CONCATENATION, FILL, TRANSPOSE and STRIDED_SLICE declare no in-place mode. Any other
- * overlap of an output with an input is not allowed.
+ * PAD, CONCATENATION, FILL, TRANSPOSE, STRIDED_SLICE, SPLIT, GATHER, DEPTH_TO_SPACE,
+ * SPACE_TO_DEPTH, the resizes, ARG_MAX / ARG_MIN and BATCH_MATMUL declare no in-place mode.
+ * Any other overlap of an output with an input is not allowed.
  */
 
 /* AVERAGE_POOL_2D: input (N, H, W, C), output (N, OH, OW, C). The padding is never
@@ -387,6 +388,51 @@ th_status th_strided_slice_s8(const th_context *ctx, const th_strided_slice_para
 th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
                      const th_per_tensor_quant *quant, const th_shape *input_shape,
                      const int8_t *input, const th_shape *output_shape, int8_t *output);
+
+/* SPLIT / SPLIT_V / UNPACK along params->axis into params->num_outputs outputs
+ * (output_shapes[i], outputs[i]) sharing every other dim with the input (an UNPACK output
+ * is described with the axis dim 1); raw copies, one memcpy per output slab. */
+th_status th_split_s8(const th_context *ctx, const th_split_params *params,
+                      const th_shape *input_shape, const int8_t *input,
+                      const th_shape *output_shapes, int8_t *const *outputs);
+
+/* GATHER: output (b, o, i, :) = input (b, o, indices[b * coords + i], :), rows of inner
+ * bytes; an index outside [0, axis_size) is refused (TH_ERR_ARG) before anything is
+ * written. PACK runs as th_concat_s8 with each input described with the new axis as 1. */
+th_status th_gather_s8(const th_context *ctx, const th_gather_params *params,
+                       const int8_t *input, const int32_t *indices, int8_t *output);
+
+/* DEPTH_TO_SPACE: input (N, H, W, b*b*C) -> output (N, H*b, W*b, C); output (n, h*b + i,
+ * w*b + j, c) = input (n, h, w, (i*b + j)*C + c). SPACE_TO_DEPTH is its inverse. */
+th_status th_depth_to_space_s8(const th_context *ctx, int32_t block, const th_dims *input_dims,
+                               const int8_t *input, const th_dims *output_dims, int8_t *output);
+th_status th_space_to_depth_s8(const th_context *ctx, int32_t block, const th_dims *input_dims,
+                               const int8_t *input, const th_dims *output_dims, int8_t *output);
+
+/* RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (NHWC, same N and C) from host-built tables
+ * (th_resize_tables; every index and weight is checked at entry). Raw values, as TFLM. */
+th_status th_resize_nearest_s8(const th_context *ctx, const th_resize_tables *tables,
+                               const th_dims *input_dims, const int8_t *input,
+                               const th_dims *output_dims, int8_t *output);
+th_status th_resize_bilinear_s8(const th_context *ctx, const th_resize_tables *tables,
+                                const th_dims *input_dims, const int8_t *input,
+                                const th_dims *output_dims, int8_t *output);
+
+/* ARG_MAX / ARG_MIN: output (o, j) = the first i with the largest (smallest) input
+ * (o, i, j); int32 indices. */
+th_status th_arg_max_s8(const th_context *ctx, const th_arg_params *params, const int8_t *input,
+                        int32_t *output);
+th_status th_arg_min_s8(const th_context *ctx, const th_arg_params *params, const int8_t *input,
+                        int32_t *output);
+
+/* BATCH_MATMUL: output [..., rows, cols] = LHS [..., rows, depth] x RHS [..., depth, cols]
+ * (adj_x / adj_y: an operand stored transposed in its last two dims), batch dims broadcast
+ * after extending both operands with leading 1s to the output's rank (2..TH_MAX_RANK). No
+ * scratch; no in-place mode. */
+th_status th_batch_matmul_s8(const th_context *ctx, const th_batch_matmul_params *params,
+                             const th_per_tensor_quant *quant, const th_shape *lhs_shape,
+                             const int8_t *lhs, const th_shape *rhs_shape, const int8_t *rhs,
+                             const th_shape *output_shape, int8_t *output);
 
 #ifdef __cplusplus
 }

@@ -260,6 +260,48 @@ typedef struct {
     uint32_t axis_mask; /* bit i set: input dim i is reduced */
 } th_mean_params;
 
+/* SPLIT / SPLIT_V / UNPACK: axis in [0, rank) (resolved), outputs in order. */
+typedef struct {
+    int32_t axis;
+    int32_t num_outputs; /* >= 1 */
+} th_split_params;
+
+/* GATHER, the shapes collapsed on the host: the input is (batch, outer, axis_size, inner),
+ * the indices (batch, coords), the output (batch, outer, coords, inner). */
+typedef struct {
+    int32_t batch;
+    int32_t outer;
+    int32_t axis_size;
+    int32_t inner;
+    int32_t coords; /* indices per batch */
+} th_gather_params;
+
+/* RESIZE_NEAREST_NEIGHBOR: rows[OH] and cols[OW] are source indices. RESIZE_BILINEAR:
+ * rows[3 * OH] and cols[3 * OW] are (lower index, upper index, upper weight in 1/1024)
+ * per output row / column (tinyhost.arith.resize). */
+typedef struct {
+    const int32_t *rows;
+    const int32_t *cols;
+} th_resize_tables;
+
+/* BATCH_MATMUL (arith.matmul.BatchMatMulParams); the multiplier comes as a
+ * th_per_tensor_quant. adj_x / adj_y: the operand is stored transposed in its last two dims. */
+typedef struct {
+    int32_t lhs_offset;    /* -lhs zero point */
+    int32_t rhs_offset;    /* -rhs zero point */
+    int32_t output_offset; /* output zero point */
+    int32_t adj_x;
+    int32_t adj_y;
+    th_activation activation;
+} th_batch_matmul_params;
+
+/* ARG_MAX / ARG_MIN: the input as (outer, axis_size, inner); the output (outer, inner). */
+typedef struct {
+    int32_t outer;
+    int32_t axis_size;
+    int32_t inner;
+} th_arg_params;
+
 #ifdef __cplusplus
 }
 #endif

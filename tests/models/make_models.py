@@ -512,6 +512,37 @@ def model_specs():
         )
     )
 
+    # ---- data movement (issue 17) ----------------------------------------------------
+    def b_move(tf, rng):
+        def f(x):
+            a, b, c = tf.split(x, [2, 2, 4], axis=-1)  # SPLIT_V
+            packed = tf.stack([a, b], axis=1)  # PACK
+            u = tf.unstack(packed, axis=1)  # UNPACK
+            g = tf.gather(x, [5, 0, 2, 2], axis=2)  # GATHER
+            s2d = tf.nn.space_to_depth(x, 2)
+            near = tf.image.resize(x, [7, 11], method="nearest")
+            bil = tf.image.resize(x, [11, 5], method="bilinear")
+            bil_ac = tf.compat.v1.image.resize_bilinear(x, [4, 7], align_corners=True)
+            amax = tf.argmax(x, axis=-1, output_type=tf.int32)
+            amin = tf.argmin(x, axis=1, output_type=tf.int32)
+            return packed, u[0], u[1], g, c, s2d, near, bil, bil_ac, amax, amin
+
+        return f
+
+    specs.append(
+        Spec(
+            "movement",
+            b_move,
+            [("x", (1, 6, 8, 8))],
+            subdir="movement/",
+            doc="issue 17's data movement: SPLIT_V, PACK, UNPACK, GATHER, SPACE_TO_DEPTH "
+            "(TFLite's reference resolver has no int8 DEPTH_TO_SPACE; TF 2.21 leaves a SPLIT "
+            "float), RESIZE_NEAREST_NEIGHBOR (half pixel), RESIZE_BILINEAR (half pixel; "
+            "align corners), ARG_MAX / ARG_MIN (int32); in movement/, out of the "
+            "every-model sweeps (tests/test_movement_on_device.py)",
+        )
+    )
+
     # ---- float in/out around an int8 graph ---------------------------------------
     def b_fio(tf, rng):
         def f(x):

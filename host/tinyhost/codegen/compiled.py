@@ -41,13 +41,20 @@ from tinyhost.codegen.interpreter_abi import LIMITS
 from tinyhost.codegen.layout import CONV_BLOCK, FC_BLOCK, interleave_filter
 from tinyhost.codegen.lower import (
     MAX_RANK,
+    ArgParams,
+    BlockParams,
     Call,
     ConcatParams,
     CopyParams,
     FillParams,
+    GatherParams,
     LutParams,
+    MatMulParams,
     MinMaxParams,
+    PackParams,
     PadParams,
+    ResizeParams,
+    SplitParams,
     StridedSliceParams,
     TransposeParams,
     lower_graph,
@@ -187,6 +194,72 @@ class _Model:
         if rank == 0:
             rank, dims = 1, [1]
         return f"{{{rank}, {{{', '.join(map(str, dims + [1] * (MAX_RANK - len(dims))))}}}}}"
+
+    def shape_with_axis(self, t: int, rank: int, axis: int) -> str:
+        """th_shape of tensor t seen with `rank` dims: its own, or with a 1 at `axis` (UNPACK
+        outputs, PACK inputs)."""
+        dims = list(self.graph.tensors[t].shape)
+        if len(dims) < rank:
+            dims.insert(axis, 1)
+        return f"{{{rank}, {{{', '.join(map(str, dims + [1] * (MAX_RANK - len(dims))))}}}}}"
+
+    def movement(self, call: Call, i: int) -> str | None:
+        """The C body of an issue-17 data-movement call (None: not one of them)."""
+        p, x, out = call.params, call.inputs[0], call.outputs[0]
+        y = self.pointer(out, "int8_t", const=False)
+        if isinstance(p, SplitParams):
+            rank = len(self.graph.tensors[x].shape)
+            n = len(call.outputs)
+            shapes = ", ".join(self.shape_with_axis(t, rank, p.axis) for t in call.outputs)
+            ptrs = ", ".join(self.pointer(t, "int8_t", const=False) for t in call.outputs)
+            return (f"    static const th_split_params params = {{{p.axis}, {n}}};\n"
+                    f"    static const th_shape si = {self.shape(x)}, shapes[{n}] = {{{shapes}}};\n"
+                    f"    int8_t *const outputs[{n}] = {{{ptrs}}};\n"
+                    f"    return th_split_s8(NULL, &params, &si, {self.pointer(x, 'int8_t')}, "
+                    f"shapes, outputs);")
+        if isinstance(p, PackParams):
+            rank = len(self.graph.tensors[out].shape)
+            n = len(call.inputs)
+            shapes = ", ".join(self.shape_with_axis(t, rank, p.axis) for t in call.inputs)
+            ptrs = ", ".join(self.pointer(t, "int8_t") for t in call.inputs)
+            return (f"    static const th_concat_params params = {{{p.axis}, {n}}};\n"
+                    f"    static const th_shape shapes[{n}] = {{{shapes}}};\n"
+                    f"    const int8_t *const inputs[{n}] = {{{ptrs}}};\n"
+                    f"    static const th_shape so = {self.shape(out)};\n"
+                    f"    return th_concat_s8(NULL, &params, shapes, inputs, &so, {y});")
+        if isinstance(p, GatherParams):
+            return (f"    static const th_gather_params params = {{{p.batch}, {p.outer}, "
+                    f"{p.axis_size}, {p.inner}, {p.coords}}};\n"
+                    f"    return th_gather_s8(NULL, &params, {self.pointer(x, 'int8_t')}, "
+                    f"{self.pointer(call.inputs[1], 'int32_t')}, {y});")
+        if isinstance(p, BlockParams):
+            return (f"    static const th_dims in = {self.dims4(x)}, out = {self.dims4(out)};\n"
+                    f"    return {call.function}(NULL, {p.block}, &in, "
+                    f"{self.pointer(x, 'int8_t')}, &out, {y});")
+        if isinstance(p, ResizeParams):
+            rows = self.array(f"op{i}_rows", np.asarray(call.arrays["rows"], np.int32))
+            cols = self.array(f"op{i}_cols", np.asarray(call.arrays["cols"], np.int32))
+            return (f"    static const th_resize_tables tables = {{{rows}, {cols}}};\n"
+                    f"    static const th_dims in = {self.dims4(x)}, out = {self.dims4(out)};\n"
+                    f"    return {call.function}(NULL, &tables, &in, "
+                    f"{self.pointer(x, 'int8_t')}, &out, {y});")
+        if isinstance(p, MatMulParams):
+            a, b = p.arith, call.inputs[1]
+            return (f"    static const th_batch_matmul_params params = {{{a.lhs_offset}, "
+                    f"{a.rhs_offset}, {a.output_offset}, {int(p.adj_x)}, {int(p.adj_y)}, "
+                    f"{{{a.act_min}, {a.act_max}}}}};\n"
+                    f"    static const th_per_tensor_quant quant = {{{a.multiplier}, "
+                    f"{a.shift}}};\n"
+                    f"    static const th_shape sa = {self.shape(x)}, sb = {self.shape(b)}, "
+                    f"so = {self.shape(out)};\n"
+                    f"    return th_batch_matmul_s8(NULL, &params, &quant, &sa, "
+                    f"{self.pointer(x, 'int8_t')}, &sb, {self.pointer(b, 'int8_t')}, &so, {y});")
+        if isinstance(p, ArgParams):
+            return (f"    static const th_arg_params params = {{{p.outer}, {p.axis_size}, "
+                    f"{p.inner}}};\n"
+                    f"    return {call.function}(NULL, &params, {self.pointer(x, 'int8_t')}, "
+                    f"{self.pointer(out, 'int32_t', const=False)});")
+        return None
 
     def reshaping(self, function: str, params: str, x: int, out: int,
                   so: str | None = None) -> str:
@@ -434,6 +507,9 @@ class _Model:
             return self.reshaping("th_strided_slice_s8", f"th_strided_slice_params params = "
                                   f"{{{{{', '.join(map(str, begin))}}}, "
                                   f"{{{', '.join(map(str, stride))}}}}}", x, out, so), ""
+        moved = self.movement(call, i)
+        if moved is not None:
+            return moved, ""
         if isinstance(p, CopyParams):
             src, dst = self.plan.tensor_offset(x), self.plan.tensor_offset(out)
             if src == dst:

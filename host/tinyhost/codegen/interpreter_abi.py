@@ -34,10 +34,17 @@ from tinyhost.arith.reduce import MeanParams
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.codegen.lower import (
     MAX_RANK,
+    MAX_SPLIT_OUTPUTS,
+    ArgParams,
+    BlockParams,
     Call,
     ConcatParams,
+    GatherParams,
     LutParams,
+    MatMulParams,
+    PackParams,
     PadParams,
+    SplitParams,
     StridedSliceParams,
     TransposeParams,
 )
@@ -50,7 +57,10 @@ KERNEL_ABI = 1
 LIMITS = {
     "TH_INTERP_MAX_OPS": 256,  # per-op profile slots in the context
     "TH_INTERP_MAX_OP_INPUTS": 8,
-    "TH_INTERP_MAX_OP_OUTPUTS": 2,
+    "TH_INTERP_MAX_OP_OUTPUTS": MAX_SPLIT_OUTPUTS,  # SPLIT / SPLIT_V / UNPACK
+    # Inputs and outputs of one op together: the th_interp_op view holds this many tensors
+    # (on the stack of init and invoke), so 8 outputs cost no stack over 8 inputs + 2 outputs.
+    "TH_INTERP_MAX_OP_IO": 10,
     "TH_INTERP_MAX_RANK": MAX_RANK,
     "TH_INTERP_MAX_TENSORS": 0xFFFE,  # u16 tensor indices; 0xFFFF marks an absent operand
     # Inputs and outputs (each) the protocol firmware describes: th_model.h TH_MODEL_MAX_IO
@@ -158,6 +168,26 @@ ADAPTERS: tuple[Adapter, ...] = (
             "REQUANTIZE"),
     Adapter(73, "requantize_s16_s8", "ops_quantize.c", ("th_requantize_s16_s8",), _REQUANT,
             "REQUANTIZE"),
+    # 50-69: issue 17's data movement (ops_movement.c)
+    Adapter(50, "split_s8", "ops_movement.c", ("th_split_s8",), ("axis",), "SPLIT"),
+    Adapter(51, "pack_s8", "ops_movement.c", ("th_concat_s8",), ("axis",), "SPLIT"),
+    Adapter(52, "gather_s8", "ops_movement.c", ("th_gather_s8",),
+            ("batch", "outer", "axis_size", "inner", "coords"), "GATHER"),
+    Adapter(53, "depth_to_space_s8", "ops_movement.c", ("th_depth_to_space_s8",), ("block",),
+            "BLOCK"),
+    Adapter(54, "space_to_depth_s8", "ops_movement.c", ("th_space_to_depth_s8",), ("block",),
+            "BLOCK"),
+    Adapter(55, "resize_nearest_s8", "ops_movement.c", ("th_resize_nearest_s8",),
+            ("rows", "cols"), "RESIZE"),
+    Adapter(56, "resize_bilinear_s8", "ops_movement.c", ("th_resize_bilinear_s8",),
+            ("rows", "cols"), "RESIZE"),
+    Adapter(57, "arg_max_s8", "ops_movement.c", ("th_arg_max_s8",),
+            ("outer", "axis_size", "inner"), "ARG"),
+    Adapter(58, "arg_min_s8", "ops_movement.c", ("th_arg_min_s8",),
+            ("outer", "axis_size", "inner"), "ARG"),
+    Adapter(59, "batch_matmul_s8", "ops_matmul.c", ("th_batch_matmul_s8",),
+            ("lhs_offset", "rhs_offset", "output_offset", "adj_x", "adj_y", "multiplier",
+             "shift"), "MATMUL"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -194,10 +224,21 @@ _ADAPTER_OF = {
     "th_requantize_s8_s16": "requantize_s8_s16",
     "th_requantize_s16_s8": "requantize_s16_s8",
     "copy": "copy",
+    "th_split_s8": "split_s8",
+    "th_gather_s8": "gather_s8",
+    "th_depth_to_space_s8": "depth_to_space_s8",
+    "th_space_to_depth_s8": "space_to_depth_s8",
+    "th_resize_nearest_s8": "resize_nearest_s8",
+    "th_resize_bilinear_s8": "resize_bilinear_s8",
+    "th_arg_max_s8": "arg_max_s8",
+    "th_arg_min_s8": "arg_min_s8",
+    "th_batch_matmul_s8": "batch_matmul_s8",
 }
 
 
 def adapter_for(call: Call) -> Adapter:
+    if isinstance(call.params, PackParams):  # th_concat_s8 over inputs lacking the axis
+        return ADAPTERS_BY_NAME["pack_s8"]
     return ADAPTERS_BY_NAME[_ADAPTER_OF[call.function]]
 
 
@@ -279,6 +320,22 @@ def _fields(call: Call) -> dict[str, Word]:
                 "output_offset": p.output_offset, "multiplier_pos": p.multiplier_pos,
                 "shift_pos": p.shift_pos, "multiplier_neg": p.multiplier_neg,
                 "shift_neg": p.shift_neg}  # fmt: skip
+    if isinstance(p, SplitParams | PackParams):
+        return {"axis": p.axis}
+    if isinstance(p, GatherParams):
+        return {"batch": p.batch, "outer": p.outer, "axis_size": p.axis_size,
+                "inner": p.inner, "coords": p.coords}  # fmt: skip
+    if isinstance(p, BlockParams):
+        return {"block": p.block}
+    if isinstance(p, MatMulParams):
+        a = p.arith
+        return {"lhs_offset": a.lhs_offset, "rhs_offset": a.rhs_offset,
+                "output_offset": a.output_offset, "adj_x": int(p.adj_x), "adj_y": int(p.adj_y),
+                "multiplier": a.multiplier, "shift": a.shift}  # fmt: skip
+    if isinstance(p, ArgParams):
+        return {"outer": p.outer, "axis_size": p.axis_size, "inner": p.inner}
+    if "rows" in call.arrays:  # ResizeParams
+        return {"rows": ConstRef("rows"), "cols": ConstRef("cols")}
     return {}  # CopyParams: no words
 
 
@@ -308,6 +365,9 @@ def check_limits(graph_source: str, n_ops: int, n_tensors: int, n_inputs: int,
         if len(call.outputs) > LIMITS["TH_INTERP_MAX_OP_OUTPUTS"]:
             problems.append(f"op {call.op}: {len(call.outputs)} outputs "
                             f"(max {LIMITS['TH_INTERP_MAX_OP_OUTPUTS']})")  # fmt: skip
+        if len(call.inputs) + len(call.outputs) > LIMITS["TH_INTERP_MAX_OP_IO"]:
+            problems.append(f"op {call.op}: {len(call.inputs)} inputs and {len(call.outputs)} "
+                            f"outputs (max {LIMITS['TH_INTERP_MAX_OP_IO']} together)")  # fmt: skip
     if problems:
         raise UnsupportedModelError(
             f"{graph_source}: over the interpreter's limits: " + "; ".join(problems)

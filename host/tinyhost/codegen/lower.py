@@ -40,24 +40,33 @@ from tinyhost.arith.binary import (
 )
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.matmul import BatchMatMulParams, batch_matmul_params
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
+from tinyhost.arith.resize import bilinear_axis, bilinear_in_range, nearest_indices
 from tinyhost.arith.svdf import SvdfParams, svdf_params
 from tinyhost.codegen.lut import op_table
 from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import (
     Activation,
+    BatchMatMulOptions,
+    BlockSizeOptions,
     ConcatenationOptions,
+    GatherOptions,
     Graph,
     Op,
     OpKind,
+    PackOptions,
+    ResizeOptions,
     StridedSliceOptions,
 )
+from tinyhost.passes.axes import gather_axes
 from tinyhost.passes.validate import check_graph
 from tinyhost.reference.ops.shape import check_same_quantization, dense_spec, slice_bounds
 
 MAX_RANK = 6  # th_nn.h TH_MAX_RANK: data-movement kernels take up to 6 dimensions
 MAX_CONCAT_INPUTS = 8  # th_concat_s8 (th_nn.h)
+MAX_SPLIT_OUTPUTS = 8  # the interpreter's TH_INTERP_MAX_OP_OUTPUTS
 
 # ADD/SUB with at least this many output elements take the table kernels (th_add_s8_tables):
 # 2 KB of constants (two tables of 256 int32) buy ~90 fewer instructions per element on
@@ -112,14 +121,72 @@ class StridedSliceParams:
 
 @dataclass(frozen=True)
 class CopyParams:
-    """RESHAPE / SQUEEZE: the bytes are the same; a copy when the plan does not alias them."""
+    """RESHAPE / SQUEEZE / EXPAND_DIMS: the bytes are the same; a copy when the plan does not
+    alias them."""
+
+
+@dataclass(frozen=True)
+class SplitParams:
+    """SPLIT / SPLIT_V / UNPACK (th_split_s8): the input axis, non-negative. An UNPACK output
+    lacks that axis; the kernel sees it with the axis as 1."""
+
+    axis: int
+
+
+@dataclass(frozen=True)
+class PackParams:
+    """PACK (th_concat_s8 along the new `axis` of the output, each input seen with it as 1)."""
+
+    axis: int
+
+
+@dataclass(frozen=True)
+class GatherParams:
+    """th_gather_params: the shapes collapsed around the gathered axis."""
+
+    batch: int
+    outer: int
+    axis_size: int
+    inner: int
+    coords: int
+
+
+@dataclass(frozen=True)
+class BlockParams:
+    """DEPTH_TO_SPACE / SPACE_TO_DEPTH."""
+
+    block: int
+
+
+@dataclass(frozen=True)
+class ResizeParams:
+    """RESIZE_*: the tables are `Call.arrays["rows"]` and `["cols"]` (int32, arith.resize)."""
+
+
+@dataclass(frozen=True)
+class ArgParams:
+    """th_arg_params: ARG_MAX / ARG_MIN over the input seen as (outer, axis_size, inner)."""
+
+    outer: int
+    axis_size: int
+    inner: int
+
+
+@dataclass(frozen=True)
+class MatMulParams:
+    """th_batch_matmul_params and its th_per_tensor_quant (arith.matmul)."""
+
+    arith: BatchMatMulParams
+    adj_x: bool
+    adj_y: bool
 
 
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
     | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | RequantizeParams
-    | MinMaxParams | PreluParams | FillParams
+    | MinMaxParams | PreluParams | FillParams | SplitParams | PackParams
+    | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams
 )  # fmt: skip
 
 
@@ -127,7 +194,8 @@ CallParams = (
 class Call:
     """One op as a kernels_c call.
 
-    `function` is the kernels_c entry point (`copy` for RESHAPE/SQUEEZE, a plain byte copy).
+    `function` is the kernels_c entry point (`copy` for RESHAPE/SQUEEZE/EXPAND_DIMS, a plain
+    byte copy).
     `inputs` keep the op's positions (None for an absent optional operand, e.g. no bias).
     """
 
@@ -394,6 +462,110 @@ def _lower_copy(graph: Graph, index: int, op: Op) -> Call:
     return Call(index, "copy", (op.inputs[0],), (op.outputs[0],), CopyParams())
 
 
+def _prod(dims) -> int:
+    return int(np.prod(dims, dtype=np.int64))
+
+
+def _lower_split(graph: Graph, index: int, op: Op) -> Call:
+    data = 1 if op.kind is OpKind.SPLIT else 0
+    x_t = op.inputs[data]
+    _require_int8(graph, index, op, [x_t, *op.outputs])
+    x = graph.tensors[x_t]
+    rank = len(x.shape)
+    if op.kind is OpKind.UNPACK:
+        o = op.options
+        assert isinstance(o, PackOptions)
+        axis = o.axis
+    else:
+        axis = int(_const(graph, index, op, 0 if op.kind is OpKind.SPLIT else 2).reshape(-1)[0])
+    axis = axis + rank if axis < 0 else axis
+    if rank > MAX_RANK or len(op.outputs) > MAX_SPLIT_OUTPUTS:
+        raise UnsupportedModelError(f"{_where(index, op)}: rank {rank} into "
+                                    f"{len(op.outputs)} outputs (max rank {MAX_RANK}, "
+                                    f"{MAX_SPLIT_OUTPUTS} outputs)")  # fmt: skip
+    return Call(index, "th_split_s8", (x_t,), tuple(op.outputs), SplitParams(axis))
+
+
+def _lower_pack(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
+    o = op.options
+    assert isinstance(o, PackOptions)
+    rank = len(graph.tensors[op.outputs[0]].shape)
+    if rank > MAX_RANK or len(op.inputs) > MAX_CONCAT_INPUTS:
+        raise UnsupportedModelError(f"{_where(index, op)}: {len(op.inputs)} inputs of rank "
+                                    f"{rank - 1} (max {MAX_CONCAT_INPUTS}, rank "
+                                    f"{MAX_RANK - 1})")  # fmt: skip
+    axis = o.axis + rank if o.axis < 0 else o.axis
+    return Call(index, "th_concat_s8", tuple(op.inputs), (op.outputs[0],), PackParams(axis))
+
+
+def _lower_gather(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    x, idx = graph.tensors[op.inputs[0]].shape, graph.tensors[op.inputs[1]].shape
+    o = op.options
+    assert isinstance(o, GatherOptions)
+    axis, batch = gather_axes(len(x), len(idx), o)
+    params = GatherParams(_prod(x[:batch]), _prod(x[batch:axis]), x[axis], _prod(x[axis + 1:]),
+                          _prod(idx[batch:]))  # fmt: skip
+    return Call(index, "th_gather_s8", (op.inputs[0], op.inputs[1]), (op.outputs[0],), params)
+
+
+def _lower_space_depth(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    o = op.options
+    assert isinstance(o, BlockSizeOptions)
+    name = ("th_depth_to_space_s8" if op.kind is OpKind.DEPTH_TO_SPACE
+            else "th_space_to_depth_s8")  # fmt: skip
+    return Call(index, name, (op.inputs[0],), (op.outputs[0],), BlockParams(o.block_size))
+
+
+def _lower_resize(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    o = op.options
+    assert isinstance(o, ResizeOptions)
+    _, h, w, _ = graph.tensors[op.inputs[0]].shape
+    _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
+    flags = (o.align_corners, o.half_pixel_centers)
+    if op.kind is OpKind.RESIZE_NEAREST_NEIGHBOR:
+        rows, cols = nearest_indices(h, oh, *flags), nearest_indices(w, ow, *flags)
+        name = "th_resize_nearest_s8"
+    else:
+        ay, ax = bilinear_axis(h, oh, *flags), bilinear_axis(w, ow, *flags)
+        if not (bilinear_in_range(ay, h) and bilinear_in_range(ax, w)):
+            raise UnsupportedModelError(f"{_where(index, op)}: a source position outside the "
+                                        "input (TFLM would read out of bounds)")  # fmt: skip
+        rows = np.stack([ay.lower, ay.upper, ay.weight], axis=1).reshape(-1)
+        cols = np.stack([ax.lower, ax.upper, ax.weight], axis=1).reshape(-1)
+        name = "th_resize_bilinear_s8"
+    return Call(index, name, (op.inputs[0],), (op.outputs[0],), ResizeParams(),
+                {"rows": rows.astype("<i4"), "cols": cols.astype("<i4")})  # fmt: skip
+
+
+def _lower_arg(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0]])
+    x = graph.tensors[op.inputs[0]].shape
+    y = graph.tensors[op.outputs[0]]
+    if y.dtype != np.int32:
+        raise UnsupportedModelError(f"{_where(index, op)}: output '{_short(y.name)}' is "
+                                    f"{y.dtype}, not int32")  # fmt: skip
+    axis = int(_const(graph, index, op, 1).reshape(-1)[0])
+    axis = axis + len(x) if axis < 0 else axis
+    name = "th_arg_max_s8" if op.kind is OpKind.ARG_MAX else "th_arg_min_s8"
+    return Call(index, name, (op.inputs[0],), (op.outputs[0],),
+                ArgParams(_prod(x[:axis]), x[axis], _prod(x[axis + 1:])))  # fmt: skip
+
+
+def _lower_batch_matmul(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.inputs[1], op.outputs[0]])
+    o = op.options
+    assert isinstance(o, BatchMatMulOptions)
+    rank = len(graph.tensors[op.outputs[0]].shape)
+    if rank > MAX_RANK:
+        raise UnsupportedModelError(f"{_where(index, op)}: rank {rank} (max {MAX_RANK})")
+    return Call(index, "th_batch_matmul_s8", (op.inputs[0], op.inputs[1]), (op.outputs[0],),
+                MatMulParams(batch_matmul_params(graph, op), o.adj_x, o.adj_y))  # fmt: skip
+
+
 _LUT_OPS = (OpKind.LOGISTIC, OpKind.TANH, OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
             OpKind.HARD_SWISH, OpKind.ABS, OpKind.RSQRT, OpKind.ELU,
             OpKind.ZEROS_LIKE)  # fmt: skip
@@ -426,6 +598,19 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.FILL: _lower_fill,
     OpKind.RESHAPE: _lower_copy,
     OpKind.SQUEEZE: _lower_copy,
+    OpKind.EXPAND_DIMS: _lower_copy,
+    OpKind.SPLIT: _lower_split,
+    OpKind.SPLIT_V: _lower_split,
+    OpKind.UNPACK: _lower_split,
+    OpKind.PACK: _lower_pack,
+    OpKind.GATHER: _lower_gather,
+    OpKind.DEPTH_TO_SPACE: _lower_space_depth,
+    OpKind.SPACE_TO_DEPTH: _lower_space_depth,
+    OpKind.RESIZE_NEAREST_NEIGHBOR: _lower_resize,
+    OpKind.RESIZE_BILINEAR: _lower_resize,
+    OpKind.ARG_MAX: _lower_arg,
+    OpKind.ARG_MIN: _lower_arg,
+    OpKind.BATCH_MATMUL: _lower_batch_matmul,
 }
 
 

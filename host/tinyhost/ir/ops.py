@@ -18,6 +18,7 @@ class OpKind(enum.Enum):
     CONCATENATION = 2
     CONV_2D = 3
     DEPTHWISE_CONV_2D = 4
+    DEPTH_TO_SPACE = 5
     DEQUANTIZE = 6
     FULLY_CONNECTED = 9
     LOGISTIC = 14
@@ -26,17 +27,29 @@ class OpKind(enum.Enum):
     RELU = 19
     RELU6 = 21
     RESHAPE = 22
+    RESIZE_BILINEAR = 23
     SOFTMAX = 25
+    SPACE_TO_DEPTH = 26
     SVDF = 27
     TANH = 28
     PAD = 34
+    GATHER = 36
     TRANSPOSE = 39
     MEAN = 40
     SUB = 41
     SQUEEZE = 43
     STRIDED_SLICE = 45
+    SPLIT = 49
+    ARG_MAX = 56
     PADV2 = 60
+    EXPAND_DIMS = 70
+    ARG_MIN = 79
+    PACK = 83
+    UNPACK = 88
+    RESIZE_NEAREST_NEIGHBOR = 97
     LEAKY_RELU = 98
+    SPLIT_V = 102
+    BATCH_MATMUL = 126
     QUANTIZE = 114
     HARD_SWISH = 117
     # Elementwise and unary int8 ops (issue 17)
@@ -178,6 +191,57 @@ class SVDFOptions:
 
 
 @dataclass(frozen=True)
+class SplitOptions:
+    """SPLIT and SPLIT_V: the number of outputs."""
+
+    num_splits: int
+
+
+@dataclass(frozen=True)
+class PackOptions:
+    """PACK (`count` inputs stacked along a new `axis`) and UNPACK (`count` outputs)."""
+
+    axis: int = 0
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class GatherOptions:
+    axis: int = 0
+    batch_dims: int = 0
+
+
+@dataclass(frozen=True)
+class BlockSizeOptions:
+    """DEPTH_TO_SPACE and SPACE_TO_DEPTH."""
+
+    block_size: int
+
+
+@dataclass(frozen=True)
+class ResizeOptions:
+    """RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR."""
+
+    align_corners: bool = False
+    half_pixel_centers: bool = False
+
+
+@dataclass(frozen=True)
+class ArgMinMaxOptions:
+    """ARG_MAX and ARG_MIN: the output index type, "int32" or "int64"."""
+
+    output_type: str = "int64"
+
+
+@dataclass(frozen=True)
+class BatchMatMulOptions:
+    """BATCH_MATMUL: adj_x / adj_y transpose the last two dims of LHS / RHS."""
+
+    adj_x: bool = False
+    adj_y: bool = False
+
+
+@dataclass(frozen=True)
 class UnsupportedOptions:
     """What is known of an op tinyhost cannot execute: its TFLite name (or custom code)."""
 
@@ -200,5 +264,12 @@ OpOptions = (
     | ReducerOptions
     | StridedSliceOptions
     | SVDFOptions
+    | SplitOptions
+    | PackOptions
+    | GatherOptions
+    | BlockSizeOptions
+    | ResizeOptions
+    | ArgMinMaxOptions
+    | BatchMatMulOptions
     | UnsupportedOptions
 )

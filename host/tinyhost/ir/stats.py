@@ -11,13 +11,16 @@ from tinyhost.ir.ops import OpKind
 
 
 def op_macs(graph: Graph, op: Op) -> int:
-    """Multiply-accumulates of one op, counted as MLPerf Tiny counts them (conv and FC), and
-    SVDF's feature and time dot products (batches * filters * (input_size + memory)).
+    """Multiply-accumulates of one op, counted as MLPerf Tiny counts them (conv, FC and
+    BATCH_MATMUL), and SVDF's feature and time dot products (batches * filters * (input_size +
+    memory)).
 
     Inconsistent ops (which validation refuses) count 0 so that `inspect` can still list them.
     """
     if op.kind is OpKind.SVDF:
         return _svdf_macs(graph, op)
+    if op.kind is OpKind.BATCH_MATMUL:
+        return _matmul_macs(graph, op)
     if op.kind not in _RANKS or len(op.inputs) < 2 or op.inputs[1] is None:
         return 0
     rank = _RANKS[op.kind]
@@ -45,6 +48,17 @@ def _svdf_macs(graph: Graph, op: Op) -> int:
     if len(x) != 2 or len(wf) != 2 or len(wt) != 2:
         return 0
     return x[0] * wf[0] * (wf[1] + wt[1])
+
+
+def _matmul_macs(graph: Graph, op: Op) -> int:
+    """Output elements times the depth (LHS's last dim, or its second last with adj_x)."""
+    if len(op.inputs) < 2 or op.inputs[0] is None or not op.outputs:
+        return 0
+    lhs = graph.tensors[op.inputs[0]].shape
+    if len(lhs) < 2:
+        return 0
+    depth = lhs[-2] if getattr(op.options, "adj_x", False) else lhs[-1]
+    return int(np.prod(graph.tensors[op.outputs[0]].shape, dtype=np.int64)) * depth
 
 
 _RANKS = {OpKind.CONV_2D: 4, OpKind.DEPTHWISE_CONV_2D: 4, OpKind.FULLY_CONNECTED: 2}

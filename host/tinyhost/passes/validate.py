@@ -12,17 +12,23 @@ import numpy as np
 
 from tinyhost.errors import ModelFormatError
 from tinyhost.ir import (
+    BatchMatMulOptions,
+    BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
     DepthwiseConv2DOptions,
+    GatherOptions,
     Graph,
     Op,
     OpKind,
+    PackOptions,
     Padding,
     Pool2DOptions,
+    ResizeOptions,
     SVDFOptions,
     Tensor,
 )
+from tinyhost.passes import axes as movement
 
 _SAME_SHAPE = frozenset(
     {
@@ -67,6 +73,15 @@ _MIN_INPUTS = {
     OpKind.STRIDED_SLICE: 3,
     OpKind.CONCATENATION: 1,
     OpKind.SVDF: 3,  # input, weights_feature, weights_time; bias optional; state checked
+    OpKind.EXPAND_DIMS: 2,
+    OpKind.SPLIT: 2,
+    OpKind.SPLIT_V: 3,
+    OpKind.GATHER: 2,
+    OpKind.RESIZE_BILINEAR: 2,
+    OpKind.RESIZE_NEAREST_NEIGHBOR: 2,
+    OpKind.ARG_MAX: 2,
+    OpKind.ARG_MIN: 2,
+    OpKind.BATCH_MATMUL: 2,
 }
 
 
@@ -198,6 +213,148 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
                 raise fail(f"{role} has {values.size} entries for rank {len(x.shape)}")
             if role == "strides" and (values == 0).any():
                 raise fail("a stride is 0")
+    elif op.kind in _MOVEMENT:
+        _check_movement(graph, op, fail)
+
+
+_MOVEMENT = frozenset({
+    OpKind.EXPAND_DIMS, OpKind.SPLIT, OpKind.SPLIT_V, OpKind.PACK, OpKind.UNPACK, OpKind.GATHER,
+    OpKind.DEPTH_TO_SPACE, OpKind.SPACE_TO_DEPTH, OpKind.RESIZE_BILINEAR,
+    OpKind.RESIZE_NEAREST_NEIGHBOR, OpKind.ARG_MAX, OpKind.ARG_MIN, OpKind.BATCH_MATMUL,
+})  # fmt: skip
+
+
+def _movement_shapes(graph: Graph, op: Op, fail) -> list[tuple[int, ...]]:
+    """The output shapes an op of _MOVEMENT must have, from its inputs and options."""
+    t = [None if i is None else graph.tensors[i] for i in op.inputs]
+    o = op.options
+    try:
+        if op.kind is OpKind.EXPAND_DIMS:
+            axis = _scalar(_constant(graph, op.inputs[1], "axis", fail), "axis", fail)
+            return [movement.expanded_shape(t[0].shape, axis)]
+        if op.kind in (OpKind.SPLIT, OpKind.SPLIT_V):
+            split_v = op.kind is OpKind.SPLIT_V
+            x = t[0] if split_v else t[1]
+            axis_in = op.inputs[2] if split_v else op.inputs[0]
+            axis = movement.resolve_axis(
+                _scalar(_constant(graph, axis_in, "axis", fail), "axis", fail),
+                len(x.shape), op.name)
+            n = len(op.outputs)
+            if split_v:
+                given = _constant(graph, op.inputs[1], "size_splits", fail).reshape(-1)
+                sizes = movement.split_sizes(x.shape[axis], given.tolist(), op.name)
+            elif x.shape[axis] % n:
+                raise fail(f"dim {axis} of size {x.shape[axis]} does not split into {n}")
+            else:
+                sizes = [x.shape[axis] // n] * n
+            if len(sizes) != n:  # (num_splits is not read: TFLM counts the op's outputs)
+                raise fail(f"{len(sizes)} sizes for {n} outputs")
+            return [(*x.shape[:axis], s, *x.shape[axis + 1:]) for s in sizes]
+        if op.kind is OpKind.PACK:
+            assert isinstance(o, PackOptions)
+            shapes = {tuple(graph.tensors[i].shape) for i in op.inputs if i is not None}
+            if len(shapes) != 1 or (o.count and o.count != len(op.inputs)):
+                raise fail(f"inputs of shapes {sorted(shapes)} cannot be packed")
+            shape = list(shapes.pop())
+            shape.insert(movement.resolve_axis(o.axis, len(shape) + 1, op.name), len(op.inputs))
+            return [tuple(shape)]
+        if op.kind is OpKind.UNPACK:
+            assert isinstance(o, PackOptions)
+            shape = list(t[0].shape)
+            axis = movement.resolve_axis(o.axis, len(shape), op.name)
+            if shape[axis] != len(op.outputs) or (o.count and o.count != len(op.outputs)):
+                raise fail(f"dim {axis} of size {shape[axis]} unpacks into {len(op.outputs)} "
+                           f"(num {o.count})")
+            del shape[axis]
+            return [tuple(shape)] * len(op.outputs)
+        if op.kind is OpKind.GATHER:
+            assert isinstance(o, GatherOptions)
+            x, idx = t[0].shape, t[1].shape
+            if t[1].dtype != np.int32:
+                raise fail(f"indices '{t[1].name}' are {t[1].dtype}, not int32")
+            axis, batch = movement.gather_axes(len(x), len(idx), o)
+            if tuple(x[:batch]) != tuple(idx[:batch]):
+                raise fail(f"batch dims of {list(x)} and indices {list(idx)} differ")
+            return [(*x[:axis], *idx[batch:], *x[axis + 1:])]
+        if op.kind in (OpKind.DEPTH_TO_SPACE, OpKind.SPACE_TO_DEPTH):
+            assert isinstance(o, BlockSizeOptions)
+            b = o.block_size
+            if len(t[0].shape) != 4 or b < 1:
+                raise fail(f"input {list(t[0].shape)} with block size {b} (NHWC, block >= 1)")
+            n, h, w, c = t[0].shape
+            if op.kind is OpKind.DEPTH_TO_SPACE:
+                if c % (b * b):
+                    raise fail(f"depth {c} is not a multiple of {b}x{b}")
+                return [(n, h * b, w * b, c // (b * b))]
+            if h % b or w % b:
+                raise fail(f"{h}x{w} is not a multiple of the block {b}")
+            return [(n, h // b, w // b, c * b * b)]
+        if op.kind in (OpKind.RESIZE_BILINEAR, OpKind.RESIZE_NEAREST_NEIGHBOR):
+            assert isinstance(o, ResizeOptions)
+            size = _constant(graph, op.inputs[1], "size", fail).reshape(-1)
+            if len(t[0].shape) != 4 or size.size != 2 or (size < 1).any():
+                raise fail(f"input {list(t[0].shape)} resized to {size.tolist()}")
+            if op.kind is OpKind.RESIZE_BILINEAR and o.align_corners and o.half_pixel_centers:
+                raise fail("align_corners and half_pixel_centers together")
+            n, _, _, c = t[0].shape
+            return [(n, int(size[0]), int(size[1]), c)]
+        if op.kind is OpKind.BATCH_MATMUL:
+            return [_batch_matmul_shape(t[0], t[1], o, fail)]
+        # ARG_MAX / ARG_MIN
+        out = graph.tensors[op.outputs[0]]
+        if out.dtype != np.int32:
+            raise fail(f"output '{out.name}' is {out.dtype}; TFLite Micro writes int32 only")
+        axis = movement.resolve_axis(
+            _scalar(_constant(graph, op.inputs[1], "axis", fail), "axis", fail),
+            len(t[0].shape), op.name)
+        return [tuple(d for i, d in enumerate(t[0].shape) if i != axis)]
+    except ModelFormatError as e:
+        if str(e).startswith(graph.source):
+            raise
+        raise fail(str(e)) from None
+
+
+def _batch_matmul_shape(lhs: Tensor, rhs: Tensor, o, fail) -> tuple[int, ...]:
+    """TFLM's BATCH_MATMUL Prepare: ranks 2-4, batch dims that broadcast, equal depths."""
+    assert isinstance(o, BatchMatMulOptions)
+    if not (2 <= len(lhs.shape) <= 4 and 2 <= len(rhs.shape) <= 4):
+        raise fail(f"operands {list(lhs.shape)} and {list(rhs.shape)}: ranks 2 to 4 only")
+    if lhs.dtype != rhs.dtype:
+        raise fail(f"operands '{lhs.name}' {lhs.dtype} and '{rhs.name}' {rhs.dtype} differ")
+    for t in (lhs, rhs):
+        if t.dtype == np.int8 and (t.quant is None or t.quant.scale.size != 1):
+            raise fail(f"'{t.name}' is not quantized per tensor (TFLite Micro's BATCH_MATMUL)")
+    rank = max(len(lhs.shape), len(rhs.shape))
+    a = (1,) * (rank - len(lhs.shape)) + tuple(lhs.shape)
+    b = (1,) * (rank - len(rhs.shape)) + tuple(rhs.shape)
+    rows, depth = (a[-1], a[-2]) if o.adj_x else (a[-2], a[-1])
+    depth_b, cols = (b[-1], b[-2]) if o.adj_y else (b[-2], b[-1])
+    batch = []
+    for da, db in zip(a[:-2], b[:-2]):
+        if da != db and 1 not in (da, db):
+            raise fail(f"batch dims of {list(lhs.shape)} and {list(rhs.shape)} do not broadcast")
+        batch.append(max(da, db) if 1 in (da, db) else da)
+    if depth != depth_b:
+        raise fail(f"depths {depth} and {depth_b} of {list(lhs.shape)} x {list(rhs.shape)} "
+                   "differ")  # fmt: skip
+    return (*batch, rows, cols)
+
+
+def _check_movement(graph: Graph, op: Op, fail) -> None:
+    expected = _movement_shapes(graph, op, fail)
+    if len(expected) != len(op.outputs):
+        raise fail(f"{len(op.outputs)} outputs, expected {len(expected)}")
+    for t, shape in zip(op.outputs, expected):
+        if op.kind is OpKind.EXPAND_DIMS:
+            _expect_elements(graph.tensors[t], graph.tensors[op.inputs[0]], fail)
+        else:
+            _expect_shape(graph.tensors[t], shape, fail)
+
+
+def _scalar(values: np.ndarray, role: str, fail) -> int:
+    if values.size != 1:
+        raise fail(f"{role} {values.tolist()}: one value expected")
+    return int(values.reshape(-1)[0])
 
 
 def _check_quantized_activation(t: Tensor, fail) -> None:

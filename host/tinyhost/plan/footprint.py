@@ -29,14 +29,19 @@ _RESCALES = {
     OpKind.SQUARED_DIFFERENCE: 3,
     OpKind.PRELU: 2,
     OpKind.DIV: 1,
+    OpKind.BATCH_MATMUL: 1,
 }
+
+
+# Host-built resize tables (arith/resize.py): int32 per output row and column.
+_RESIZE_TABLES = {OpKind.RESIZE_NEAREST_NEIGHBOR: 1, OpKind.RESIZE_BILINEAR: 3}
 
 
 @dataclass(frozen=True)
 class FlashUsage:
     weights_bytes: int  # filters of CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED, other operands
     biases_bytes: int
-    requant_bytes: int  # per-channel multipliers and shifts computed on the host
+    requant_bytes: int  # per-channel multipliers and shifts, resize tables: computed on the host
     other_bytes: int  # constant shape operands and the like (not needed at run time)
 
     @property
@@ -75,12 +80,23 @@ def flash_usage(graph: Graph) -> FlashUsage:
             OpKind.PADV2,
             OpKind.TRANSPOSE,
             OpKind.STRIDED_SLICE,
+            OpKind.EXPAND_DIMS,
+            OpKind.SPLIT_V,
+            OpKind.RESIZE_BILINEAR,
+            OpKind.RESIZE_NEAREST_NEIGHBOR,
+            OpKind.ARG_MAX,
+            OpKind.ARG_MIN,
         )
         for k, t in const:
             if op.kind is OpKind.SVDF and k == 3:
                 biases.add(t)
                 continue
-            (other if shape_operand and k >= 1 else weights).add(t)
+            # SPLIT's axis is its first operand; the others' shape operands follow the data
+            shape_slot = k == 0 if op.kind is OpKind.SPLIT else shape_operand and k >= 1
+            (other if shape_slot else weights).add(t)
+        if op.kind in _RESIZE_TABLES:  # int32 source positions (and weights) per row, column
+            _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
+            requant += 4 * _RESIZE_TABLES[op.kind] * (oh + ow)
         first = op.inputs[0] if op.inputs else None
         if first is not None and graph.tensors[first].dtype == np.int8:
             requant += REQUANT_BYTES_PER_CHANNEL * _RESCALES.get(op.kind, 0)

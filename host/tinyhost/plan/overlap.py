@@ -88,7 +88,7 @@ _SLIDING = (
 OVERLAP_TABLE: tuple[OverlapRule, ...] = (
     OverlapRule(
         OverlapMode.ALIAS,
-        (OpKind.RESHAPE, OpKind.SQUEEZE),
+        (OpKind.RESHAPE, OpKind.SQUEEZE, OpKind.EXPAND_DIMS),
         (0,),
         "alias",
         "input is not a constant",
@@ -276,7 +276,9 @@ def op_overlaps(graph: Graph, index: int, options: PlanOptions) -> list[Overlap]
         t = op.inputs[slot]
         return None if graph.tensors[t].is_constant else t
 
-    if op.kind in (OpKind.RESHAPE, OpKind.SQUEEZE) and options.rule_enabled("alias"):
+    if op.kind in (OpKind.RESHAPE, OpKind.SQUEEZE, OpKind.EXPAND_DIMS) and options.rule_enabled(
+        "alias"
+    ):
         t = arena_input(0)
         if t is not None and graph.tensors[t].size_bytes == out.size_bytes:
             result.append(Overlap(index, OverlapMode.ALIAS, t, out_t, 0, 0, 1, 0))

@@ -3,11 +3,12 @@
 Activations are int8 asymmetric per tensor. Where TFLite Micro's kernels copy raw values or
 fix the output scale, quantization is chosen jointly so no requantize op is needed:
 RESHAPE, SQUEEZE, TRANSPOSE, STRIDED_SLICE, PAD, PADV2, MAX_POOL_2D, AVERAGE_POOL_2D,
-standalone RELU6, CONCATENATION, MAXIMUM and MINIMUM share one quantization between
-input(s) and output
-(over the union of their ranges); SOFTMAX and LOGISTIC outputs are 1/256 with zero point
--128 and TANH outputs 1/128 with zero point 0. Only when two such fixed choices meet (say a
-CONCATENATION of a LOGISTIC and a TANH output) is an int8 -> int8 QUANTIZE inserted.
+standalone RELU6, CONCATENATION, MAXIMUM, MINIMUM and the data movement of issue 17
+(EXPAND_DIMS, SPLIT, SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, the resizes)
+share one quantization between input(s) and output(s) (over the union of their ranges); ARG_MAX
+/ ARG_MIN outputs and GATHER indices stay int32; SOFTMAX and LOGISTIC outputs are 1/256 with
+zero point -128 and TANH outputs 1/128 with zero point 0. Only when two such fixed choices meet
+(say a CONCATENATION of a LOGISTIC and a TANH output) is an int8 -> int8 QUANTIZE inserted.
 Weights are int8 symmetric per output channel (CONV_2D axis 0, DEPTHWISE_CONV_2D axis 3,
 FULLY_CONNECTED axis 0) or per tensor; biases int32 at input_scale * weight_scale.
 """
@@ -58,6 +59,15 @@ _FIXED_OUTPUT = {
 # MAXIMUM / MINIMUM compare raw int8 values: inputs (constants too) and output share one
 # quantization, as CONCATENATION's do (TFLite's int8 spec).
 _SAME_QUANT_ALL_INPUTS = frozenset({OpKind.CONCATENATION, OpKind.MAXIMUM, OpKind.MINIMUM})
+# Data movement whose int8 kernel copies (or, RESIZE_BILINEAR, interpolates) raw values:
+# the data inputs at these positions and every output share one quantization.
+_SAME_QUANT_MOVEMENT = {
+    OpKind.EXPAND_DIMS: (0,), OpKind.SPLIT: (1,), OpKind.SPLIT_V: (0,), OpKind.UNPACK: (0,),
+    OpKind.GATHER: (0,), OpKind.DEPTH_TO_SPACE: (0,), OpKind.SPACE_TO_DEPTH: (0,),
+    OpKind.RESIZE_NEAREST_NEIGHBOR: (0,), OpKind.RESIZE_BILINEAR: (0,),
+}
+# int32 outputs (indices): not quantized.
+_INDEX_OUTPUT = frozenset({OpKind.ARG_MAX, OpKind.ARG_MIN})
 _WEIGHTED_AXIS = {OpKind.CONV_2D: 0, OpKind.DEPTHWISE_CONV_2D: 3, OpKind.FULLY_CONNECTED: 0}
 _ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.DIV})
 # Ops the int8 runtime executes once quantized.
@@ -66,6 +76,7 @@ _QUANTIZABLE = frozenset({
     OpKind.CONCATENATION, OpKind.RELU, OpKind.LEAKY_RELU, OpKind.HARD_SWISH, OpKind.MEAN,
     OpKind.ABS, OpKind.RSQRT, OpKind.ELU, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.FILL,
     *_SAME_QUANT_ALL_INPUTS,
+    *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK, OpKind.BATCH_MATMUL,
 })
 _INT8_ACTIVATIONS = frozenset({
     Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1,
@@ -100,8 +111,9 @@ def check_quantizable(graph: Graph) -> None:
             "model"
         )
     problems = []
+    indices = _index_tensors(graph)
     for i, t in enumerate(graph.tensors):
-        if t.data is None and t.dtype != _FLOAT32:
+        if t.data is None and t.dtype != _FLOAT32 and not (i in indices and t.dtype == np.int32):
             problems.append(f"tensor {i} '{t.name}' is a {t.dtype} activation, not float32")
     for k, op in enumerate(graph.ops):
         where = f"op {k} ({op.name})"
@@ -129,15 +141,26 @@ def check_quantizable(graph: Graph) -> None:
         )
 
 
+def _index_tensors(graph: Graph) -> set[int]:
+    """int32 activations that stay int32: ARG_MAX / ARG_MIN outputs and GATHER indices."""
+    found = {t for op in graph.ops if op.kind in _INDEX_OUTPUT for t in op.outputs}
+    found |= {op.inputs[1] for op in graph.ops if op.kind is OpKind.GATHER}
+    return found
+
+
 def _float_constant_allowed(kind: OpKind, pos: int) -> bool:
     if kind in _WEIGHTED_AXIS:
         return pos in (1, 2)
-    if kind in _ELEMENTWISE or kind in _SAME_QUANT_ALL_INPUTS:
+    if kind in _ELEMENTWISE or kind in _SAME_QUANT_ALL_INPUTS or kind is OpKind.PACK:
         return True
     if kind is OpKind.SQUARED_DIFFERENCE:
         return True
     if kind in (OpKind.PRELU, OpKind.FILL):
         return pos == 1  # alpha; the fill value
+    if kind in _SAME_QUANT_MOVEMENT:
+        return pos in _SAME_QUANT_MOVEMENT[kind]
+    if kind is OpKind.BATCH_MATMUL:  # a constant operand: per tensor, its own min/max
+        return pos in (0, 1)
     return kind is OpKind.PADV2 and pos == 2
 
 
@@ -173,7 +196,8 @@ def quantize_graph(graph: Graph, calibration: Calibration,
 def _activation_params(graph: Graph, calibration: Calibration, options: QuantizeOptions
                        ) -> tuple[dict[int, QuantParams], set[tuple[int, int]]]:
     """Per activation tensor its int8 parameters, and the (op, input) edges to requantize."""
-    activations = [i for i, t in enumerate(graph.tensors) if t.data is None]
+    activations = [i for i, t in enumerate(graph.tensors)
+                   if t.data is None and t.dtype == _FLOAT32]
     parent = {i: i for i in activations}
 
     def find(i: int) -> int:
@@ -191,10 +215,16 @@ def _activation_params(graph: Graph, calibration: Calibration, options: Quantize
     for k, op in enumerate(graph.ops):
         if op.kind in _SAME_QUANT_FIRST_INPUT:
             positions = [0]
-        elif op.kind in _SAME_QUANT_ALL_INPUTS:
+        elif op.kind in _SAME_QUANT_ALL_INPUTS or op.kind is OpKind.PACK:
             positions = list(range(len(op.inputs)))
+        elif op.kind in _SAME_QUANT_MOVEMENT:
+            positions = list(_SAME_QUANT_MOVEMENT[op.kind])
         else:
             continue
+        for out in op.outputs[1:]:  # SPLIT / UNPACK: every output alike
+            a, b = find(out), find(op.outputs[0])
+            if a != b:
+                parent[a] = b
         for pos in positions:
             i = op.inputs[pos]
             if i is None or graph.tensors[i].data is not None:
@@ -222,14 +252,16 @@ def _activation_params(graph: Graph, calibration: Calibration, options: Quantize
         root = find(i)
         old = ranges.get(root)
         ranges[root] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
-    # Constant CONCATENATION / MAXIMUM / MINIMUM inputs share the output's quantization:
-    # widen it to hold them.
+    # Constant CONCATENATION / PACK / GATHER / MAXIMUM / MINIMUM inputs share the output's
+    # quantization: widen it to hold them.
     for op in graph.ops:
-        if op.kind in _SAME_QUANT_ALL_INPUTS:
+        if op.kind in _RAW_CONSTANTS or op.kind in _SAME_QUANT_ALL_INPUTS:
             root = find(op.outputs[0])
-            for i in op.inputs:
-                if i is not None and graph.tensors[i].data is not None:
-                    data = np.asarray(graph.tensors[i].data, np.float64)
+            for pos, i in enumerate(op.inputs):
+                t = None if i is None else graph.tensors[i]
+                if (t is not None and t.data is not None and t.dtype == _FLOAT32
+                        and _float_constant_allowed(op.kind, pos)):
+                    data = np.asarray(t.data, np.float64)
                     lo, hi = ranges[root]
                     ranges[root] = (min(lo, float(data.min(initial=0))),
                                     max(hi, float(data.max(initial=0))))
@@ -239,6 +271,9 @@ def _activation_params(graph: Graph, calibration: Calibration, options: Quantize
         root = find(i)
         params[i] = fixed[root] if root in fixed else choose_quant_params(*ranges[root])
     return params, requantize
+
+
+_RAW_CONSTANTS = frozenset({OpKind.CONCATENATION, OpKind.PACK, *_SAME_QUANT_MOVEMENT})
 
 
 def _quantization(p: QuantParams) -> Quantization:
@@ -263,7 +298,7 @@ class _Builder:
         self.tensors: list[Tensor] = list(graph.tensors)
         self.claimed: set[int] = set()
         for i, t in enumerate(graph.tensors):
-            if t.data is None:
+            if t.data is None and i in params:
                 self.tensors[i] = dataclasses.replace(
                     t, dtype=_INT8, quant=_quantization(params[i])
                 )
@@ -358,7 +393,7 @@ class _Builder:
     def constant_operand(self, op: Op, pos: int, index: int) -> int:
         t = self.graph.tensors[index]
         data = np.asarray(t.data, np.float64)
-        if op.kind in _SAME_QUANT_ALL_INPUTS:
+        if op.kind in _RAW_CONSTANTS or op.kind in _SAME_QUANT_ALL_INPUTS:
             p = self.params[op.outputs[0]]
         elif op.kind in (OpKind.PADV2, OpKind.FILL):
             p = self.params[op.outputs[0]]  # TFLM writes the raw value: output encoding
@@ -375,6 +410,8 @@ class _Builder:
         head: list[Op] = []
         for i in g.inputs:
             int8 = self.tensors[i]
+            if int8.dtype != _INT8:  # int32 indices stay as they are
+                continue
             new = self.append(dataclasses.replace(int8, name=f"{int8.name}_int8",
                                                   tflite_index=None))
             self.tensors[i] = dataclasses.replace(int8, dtype=_FLOAT32, quant=None)
@@ -388,6 +425,8 @@ class _Builder:
                     f"{g.source}: tensor '{g.tensors[o].name}' is both input and output"
                 )
             int8 = self.tensors[o]
+            if int8.dtype != _INT8:  # ARG_MAX / ARG_MIN indices
+                continue
             new = self.append(dataclasses.replace(int8, name=f"{int8.name}_int8",
                                                   tflite_index=None))
             self.tensors[o] = dataclasses.replace(int8, dtype=_FLOAT32, quant=None)

@@ -137,13 +137,13 @@ def format_inspect(summary: dict[str, Any]) -> str:
         for t in summary[role]:
             lines.append(f"{role[:-1]:>6}: {t['name']} {_fmt_tensor(t)}")
     lines.append("")
-    lines.append(f"{'#':>4}  {'op':<20} {'ref int cmp':<11} {'MACs':>12}  {'inputs -> outputs'}")
+    lines.append(f"{'#':>4}  {'op':<23} {'ref int cmp':<11} {'MACs':>12}  {'inputs -> outputs'}")
     for op in summary["ops"]:
         activations = [_fmt_tensor(t) for t in op["inputs"] if not t["constant"]]
         weights = [f"{t['dtype']}{t['shape']}" for t in op["inputs"] if t["constant"]]
         flag = "" if op["supported"] else "   <-- unsupported"
         lines.append(
-            f"{op['index']:>4}  {op['kind']:<20} {_fmt_runs(op['runs']):<11} {op['macs']:>12,}  "
+            f"{op['index']:>4}  {op['kind']:<23} {_fmt_runs(op['runs']):<11} {op['macs']:>12,}  "
             f"{', '.join(activations)} -> {', '.join(_fmt_tensor(t) for t in op['outputs'])}"
             + (f"  [const {', '.join(weights)}]" if weights else "")
             + flag

@@ -21,23 +21,30 @@ import tflite
 from tinyhost.errors import ModelFormatError, TinyhostError
 from tinyhost.ir import (
     Activation,
+    ArgMinMaxOptions,
+    BatchMatMulOptions,
+    BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
     DepthwiseConv2DOptions,
     FullyConnectedOptions,
     FusedActivationOptions,
+    GatherOptions,
     Graph,
     LeakyReluOptions,
     NoOptions,
     Op,
     OpKind,
     OpOptions,
+    PackOptions,
     Padding,
     Pool2DOptions,
     Quantization,
     ReducerOptions,
     ReshapeOptions,
+    ResizeOptions,
     SoftmaxOptions,
+    SplitOptions,
     SqueezeOptions,
     StridedSliceOptions,
     SVDFOptions,
@@ -407,6 +414,59 @@ _OPTION_PARSERS: dict[OpKind, _OptionParser] = {
             )
         ),
     ),
+    OpKind.SPLIT: (
+        tflite.SplitOptions,
+        _BO.SplitOptions,
+        lambda o: SplitOptions(0 if o is None else o.NumSplits()),
+    ),
+    OpKind.SPLIT_V: (
+        tflite.SplitVOptions,
+        _BO.SplitVOptions,
+        lambda o: SplitOptions(0 if o is None else o.NumSplits()),
+    ),
+    OpKind.PACK: (
+        tflite.PackOptions,
+        _BO.PackOptions,
+        lambda o: PackOptions() if o is None else PackOptions(o.Axis(), o.ValuesCount()),
+    ),
+    OpKind.UNPACK: (
+        tflite.UnpackOptions,
+        _BO.UnpackOptions,
+        lambda o: PackOptions() if o is None else PackOptions(o.Axis(), o.Num()),
+    ),
+    OpKind.GATHER: (
+        tflite.GatherOptions,
+        _BO.GatherOptions,
+        lambda o: GatherOptions() if o is None else GatherOptions(o.Axis(), o.BatchDims()),
+    ),
+    OpKind.DEPTH_TO_SPACE: (
+        tflite.DepthToSpaceOptions,
+        _BO.DepthToSpaceOptions,
+        lambda o: BlockSizeOptions(o.BlockSize()),
+    ),
+    OpKind.SPACE_TO_DEPTH: (
+        tflite.SpaceToDepthOptions,
+        _BO.SpaceToDepthOptions,
+        lambda o: BlockSizeOptions(o.BlockSize()),
+    ),
+    OpKind.RESIZE_BILINEAR: (
+        tflite.ResizeBilinearOptions,
+        _BO.ResizeBilinearOptions,
+        lambda o: _resize(o),
+    ),
+    OpKind.RESIZE_NEAREST_NEIGHBOR: (
+        tflite.ResizeNearestNeighborOptions,
+        _BO.ResizeNearestNeighborOptions,
+        lambda o: _resize(o),
+    ),
+    OpKind.ARG_MAX: (tflite.ArgMaxOptions, _BO.ArgMaxOptions, lambda o: _arg_min_max(o)),
+    OpKind.ARG_MIN: (tflite.ArgMinOptions, _BO.ArgMinOptions, lambda o: _arg_min_max(o)),
+    OpKind.BATCH_MATMUL: (
+        tflite.BatchMatMulOptions,
+        _BO.BatchMatMulOptions,
+        lambda o: (BatchMatMulOptions() if o is None
+                   else BatchMatMulOptions(bool(o.AdjX()), bool(o.AdjY()))),
+    ),
 }
 
 # Ops whose options have no meaningful default: a file without them is corrupt.
@@ -419,8 +479,25 @@ _OPTIONS_REQUIRED = frozenset(
         OpKind.CONCATENATION,
         OpKind.LEAKY_RELU,
         OpKind.SVDF,
+        OpKind.DEPTH_TO_SPACE,
+        OpKind.SPACE_TO_DEPTH,
     }
 )
+
+
+def _resize(o: Any) -> ResizeOptions:
+    if o is None:
+        return ResizeOptions()
+    return ResizeOptions(bool(o.AlignCorners()), bool(o.HalfPixelCenters()))
+
+
+def _arg_min_max(o: Any) -> ArgMinMaxOptions:
+    if o is None:
+        return ArgMinMaxOptions()
+    code = o.OutputType()
+    if code not in (tflite.TensorType.INT32, tflite.TensorType.INT64):
+        raise ValueError(f"output type {TENSOR_TYPE_NAMES.get(code, code)}")
+    return ArgMinMaxOptions("int32" if code == tflite.TensorType.INT32 else "int64")
 
 
 def _fully_connected_options(o: Any) -> FullyConnectedOptions:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import flatbuffers
 import numpy as np
@@ -19,22 +20,29 @@ import tflite
 
 from tinyhost.errors import ModelFormatError, UnsupportedModelError
 from tinyhost.ir import (
+    ArgMinMaxOptions,
+    BatchMatMulOptions,
+    BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
     DepthwiseConv2DOptions,
     FullyConnectedOptions,
     FusedActivationOptions,
+    GatherOptions,
     Graph,
     LeakyReluOptions,
     NoOptions,
     Op,
     OpKind,
     OpOptions,
+    PackOptions,
     Pool2DOptions,
     Quantization,
     ReducerOptions,
     ReshapeOptions,
+    ResizeOptions,
     SoftmaxOptions,
+    SplitOptions,
     SqueezeOptions,
     StridedSliceOptions,
     SVDFOptions,
@@ -410,6 +418,77 @@ def _svdf(b: _Builder, o: OpOptions) -> int:
     return tflite.SVDFOptionsEnd(b)
 
 
+def _one_field(cls: type, start: Callable, add: Callable, end: Callable,
+               value: Callable[[Any], object]) -> Callable[[_Builder, OpOptions], int]:
+    """A writer of an options table with one field: SPLIT / SPLIT_V (num_splits),
+    DEPTH_TO_SPACE / SPACE_TO_DEPTH (block_size), ARG_MAX / ARG_MIN (output_type)."""
+
+    def write(b: _Builder, o: OpOptions) -> int:
+        assert isinstance(o, cls)
+        start(b)
+        add(b, value(o))
+        return end(b)
+
+    return write
+
+
+def _split(start: Callable, add: Callable, end: Callable) -> Callable[[_Builder, OpOptions], int]:
+    return _one_field(SplitOptions, start, add, end, lambda o: o.num_splits)
+
+
+def _pack(b: _Builder, o: OpOptions) -> int:
+    assert isinstance(o, PackOptions)
+    tflite.PackOptionsStart(b)
+    tflite.PackOptionsAddValuesCount(b, o.count)
+    tflite.PackOptionsAddAxis(b, o.axis)
+    return tflite.PackOptionsEnd(b)
+
+
+def _unpack(b: _Builder, o: OpOptions) -> int:
+    assert isinstance(o, PackOptions)
+    tflite.UnpackOptionsStart(b)
+    tflite.UnpackOptionsAddNum(b, o.count)
+    tflite.UnpackOptionsAddAxis(b, o.axis)
+    return tflite.UnpackOptionsEnd(b)
+
+
+def _gather(b: _Builder, o: OpOptions) -> int:
+    assert isinstance(o, GatherOptions)
+    tflite.GatherOptionsStart(b)
+    tflite.GatherOptionsAddAxis(b, o.axis)
+    tflite.GatherOptionsAddBatchDims(b, o.batch_dims)
+    return tflite.GatherOptionsEnd(b)
+
+
+def _block(start: Callable, add: Callable, end: Callable) -> Callable[[_Builder, OpOptions], int]:
+    return _one_field(BlockSizeOptions, start, add, end, lambda o: o.block_size)
+
+
+def _resize(start: Callable, align: Callable, half: Callable,
+            end: Callable) -> Callable[[_Builder, OpOptions], int]:
+    def write(b: _Builder, o: OpOptions) -> int:
+        assert isinstance(o, ResizeOptions)
+        start(b)
+        align(b, o.align_corners)
+        half(b, o.half_pixel_centers)
+        return end(b)
+
+    return write
+
+
+def _arg(start: Callable, add: Callable, end: Callable) -> Callable[[_Builder, OpOptions], int]:
+    return _one_field(ArgMinMaxOptions, start, add, end, lambda o: (
+        tflite.TensorType.INT32 if o.output_type == "int32" else tflite.TensorType.INT64))
+
+
+def _batch_matmul(b: _Builder, o: OpOptions) -> int:
+    assert isinstance(o, BatchMatMulOptions)
+    tflite.BatchMatMulOptionsStart(b)
+    tflite.BatchMatMulOptionsAddAdjX(b, o.adj_x)
+    tflite.BatchMatMulOptionsAddAdjY(b, o.adj_y)
+    return tflite.BatchMatMulOptionsEnd(b)
+
+
 _OptionWriter = tuple[type, int, Callable[[_Builder, OpOptions], int]]
 _BO = tflite.BuiltinOptions
 
@@ -464,4 +543,30 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
     OpKind.MEAN: (ReducerOptions, _BO.ReducerOptions, _reducer),
     OpKind.STRIDED_SLICE: (StridedSliceOptions, _BO.StridedSliceOptions, _strided_slice),
     OpKind.SVDF: (SVDFOptions, _BO.SVDFOptions, _svdf),
-}
+    OpKind.SPLIT: (SplitOptions, _BO.SplitOptions, _split(
+        tflite.SplitOptionsStart, tflite.SplitOptionsAddNumSplits, tflite.SplitOptionsEnd)),
+    OpKind.SPLIT_V: (SplitOptions, _BO.SplitVOptions, _split(
+        tflite.SplitVOptionsStart, tflite.SplitVOptionsAddNumSplits, tflite.SplitVOptionsEnd)),
+    OpKind.PACK: (PackOptions, _BO.PackOptions, _pack),
+    OpKind.UNPACK: (PackOptions, _BO.UnpackOptions, _unpack),
+    OpKind.GATHER: (GatherOptions, _BO.GatherOptions, _gather),
+    OpKind.DEPTH_TO_SPACE: (BlockSizeOptions, _BO.DepthToSpaceOptions, _block(
+        tflite.DepthToSpaceOptionsStart, tflite.DepthToSpaceOptionsAddBlockSize,
+        tflite.DepthToSpaceOptionsEnd)),
+    OpKind.SPACE_TO_DEPTH: (BlockSizeOptions, _BO.SpaceToDepthOptions, _block(
+        tflite.SpaceToDepthOptionsStart, tflite.SpaceToDepthOptionsAddBlockSize,
+        tflite.SpaceToDepthOptionsEnd)),
+    OpKind.RESIZE_BILINEAR: (ResizeOptions, _BO.ResizeBilinearOptions, _resize(
+        tflite.ResizeBilinearOptionsStart, tflite.ResizeBilinearOptionsAddAlignCorners,
+        tflite.ResizeBilinearOptionsAddHalfPixelCenters, tflite.ResizeBilinearOptionsEnd)),
+    OpKind.RESIZE_NEAREST_NEIGHBOR: (ResizeOptions, _BO.ResizeNearestNeighborOptions, _resize(
+        tflite.ResizeNearestNeighborOptionsStart,
+        tflite.ResizeNearestNeighborOptionsAddAlignCorners,
+        tflite.ResizeNearestNeighborOptionsAddHalfPixelCenters,
+        tflite.ResizeNearestNeighborOptionsEnd)),
+    OpKind.ARG_MAX: (ArgMinMaxOptions, _BO.ArgMaxOptions, _arg(
+        tflite.ArgMaxOptionsStart, tflite.ArgMaxOptionsAddOutputType, tflite.ArgMaxOptionsEnd)),
+    OpKind.ARG_MIN: (ArgMinMaxOptions, _BO.ArgMinOptions, _arg(
+        tflite.ArgMinOptionsStart, tflite.ArgMinOptionsAddOutputType, tflite.ArgMinOptionsEnd)),
+    OpKind.BATCH_MATMUL: (BatchMatMulOptions, _BO.BatchMatMulOptions, _batch_matmul),
+}  # fmt: skip
