@@ -17,8 +17,10 @@ to stdout. Not a test: nothing here asserts a speed.
 --sweep: N (default 30) random shapes per layer class (tests/kernels/sweep.py: conv,
 pointwise, depthwise, fully connected; 1k-500k MACs) on the DSP path only, outputs checked
 against the reference; prints per class the median and worst MAC/instruction with the worst
-shape and the issue-14 floor (worst over the shapes the floor applies to); with --json one
-row per shape (class, shape, macs, instructions) on stdout.
+shape and the issue-14 floor (worst over the shapes the floor applies to). Then pools (average,
+max, MEAN) and elementwise (ADD, SUB, MUL, broadcasts) per element, from graphs run through the
+compiled backend (bench/sweep_ops.py). With --json one row per shape (class, shape, macs,
+instructions; elements for the per-element classes) on stdout.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
+
+from sweep_ops import sweep_ops  # noqa: E402
 
 from kernels.cases import ConvCase, FcCase, Op, check_result  # noqa: E402
 from kernels.layers import fc_layer, layer_case  # noqa: E402
@@ -107,6 +112,7 @@ def sweep(args: argparse.Namespace) -> int:
                 if problem is not None:
                     raise SystemExit(f"{kind} {describe(case)} [mve]: output differs from "
                                      f"reference: {problem}")
+        per_element = sweep_ops(args.seed, args.per_class, args.board, Path(tmp))
     if len(run.counts) != len(cases):
         raise SystemExit(f"{len(run.counts)} instruction counts for {len(cases)} layers")
     rows = []
@@ -131,6 +137,15 @@ def sweep(args: argparse.Namespace) -> int:
         below = sum(1 for v, r in floored if v < r["floor"])
         print(f"{kind:16} {float(np.median(rate)):7.3f} {worst_rate:7.3f} "
               f"{worst['floor']:6.2f} {below:6d}  {worst['shape']}", file=out)
+    print(f"{'class':16} {'median':>7} {'worst':>7} {'floor':>6} {'>floor':>6}  worst shape "
+          f"(instructions per element)", file=out)
+    for kind in dict.fromkeys(r["class"] for r in per_element):
+        mine = [r for r in per_element if r["class"] == kind]
+        cost = [r["instructions"] / r["elements"] for r in mine]
+        worst = max(mine, key=lambda r: r["instructions"] / r["elements"])
+        above = sum(1 for v in cost if v > worst["element_floor"])
+        print(f"{kind:16} {float(np.median(cost)):7.2f} {max(cost):7.2f} "
+              f"{worst['element_floor']:6.1f} {above:6d}  {worst['shape']}", file=out)
     if mve:
         for r, count in zip(rows, run_mve.counts, strict=True):
             r["mve_instructions"] = count - MARKER_OVERHEAD
@@ -145,8 +160,9 @@ def sweep(args: argparse.Namespace) -> int:
             print(f"{kind:16} {float(np.median(gains)):6.2f}x {min(gains):6.2f}x {rate:13.3f}"
                   f"  {worst['shape']}", file=out)
     if args.json:
-        keys = ("class", "shape", "macs", "instructions", "mve_instructions")
-        print(json.dumps([{k: r[k] for k in keys if k in r} for r in rows], indent=1))
+        keys = ("class", "shape", "macs", "instructions", "mve_instructions", "elements")
+        print(json.dumps([{k: r[k] for k in keys if k in r} for r in [*rows, *per_element]],
+                         indent=1))
     return 0
 
 
