@@ -80,3 +80,22 @@ def test_rewritten_layers_bit_exact_on_device(board: str, backend: str) -> None:
     for run, x in zip(report.runs, xs, strict=True):
         for got, want in zip(run.outputs, reference.run(graph, x).outputs, strict=True):
             np.testing.assert_array_equal(got, np.asarray(want).reshape(got.shape))
+
+
+def test_plan_shows_the_arena_convert_uses(tmp_path: Path, capsys) -> None:
+    """`tinyhost plan` plans the graph the backends run (the rewrite in place): its arena is
+    the interpreter's before the firmware's 16-byte rounding."""
+    import json
+
+    from tinyhost.boards import load_board
+    from tinyhost.cli import main
+    from tinyhost.codegen.interpreter import size_model
+    from tinyhost.tflite.writer import write_model_file
+
+    graph = _graph(3)
+    path = tmp_path / "dw1.tflite"
+    write_model_file(graph, path)
+    assert main(["plan", str(path), "--board", "mps2-an386", "--json"]) == 0
+    planned = json.loads(capsys.readouterr().out)["arena_bytes"]
+    sized = size_model(graph, load_board("mps2-an386"))
+    assert planned == sized.blob.arena_bytes

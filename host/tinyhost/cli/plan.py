@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from tinyhost.boards import load_board
     from tinyhost.cli.inputs import output_path
     from tinyhost.codegen import get_backend
+    from tinyhost.codegen.fold import depthwise_as_conv
     from tinyhost.codegen.support import require_device_support
     from tinyhost.plan import PlanOptions, plan_memory
     from tinyhost.plan.budget import require_fits
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     graph, note = _int8_graph(args)
     if note and not args.json:
         print(f"note: {note}")
+    graph = depthwise_as_conv(graph)  # as both backends run it (op numbers unchanged)
     options = PlanOptions()
     if board is not None:
         require_device_support(graph, args.backend)  # every op, listed, before any planning
