@@ -7,9 +7,10 @@
  * dilation.w > 1 one run of Cin bytes per tap), the matching weights one run of the
  * channel's filter row. Runs are read a word at a time (unaligned loads), the input widened
  * with its offset by SXTAB16, the weights by SXTB16, two SMLAD per word and pixel; the last
- * n % 4 bytes of a run take a scalar tail. Two horizontally adjacent output pixels with the
- * same taps inside share the weight words (13 instructions per 8 MACs), other pixels
- * (borders) go one at a time with their runs clipped; padding taps are skipped (they
+ * n % 4 bytes of a run take one more word with the weight bytes past the run masked to 0.
+ * Four (or two) horizontally adjacent output pixels with the same taps inside share the
+ * weight words (23 instructions per 16 MACs), other pixels (borders) go one at a time with
+ * their runs clipped; padding taps are skipped (they
  * contribute 0 in TFLM, the padding value being -input_offset).
  *
  * The filter arrives interleaved by channel pairs (th_nn_support.h): it is copied once per
@@ -19,7 +20,7 @@
  * th_requantize_s8 otherwise, then the activation clamp.
  *
  * Raster order (th_nn.h rule (c)) and rule (b) of the pointwise kernel: pixels go in
- * ascending order, one or two at a time, and every channel of a pixel (pair) is accumulated
+ * ascending order, up to four at a time, and every channel of a pixel group is accumulated
  * before any of its outputs is written.
  */
 #include <stddef.h>
@@ -96,6 +97,54 @@ TH_INLINE void dot_pair(const int8_t *x0, const int8_t *x1, const int8_t *w, int
     s[1] = s1;
 }
 
+/* dot_pair for four pixels, `dx` input bytes apart: s[0..3]. */
+TH_INLINE void dot_quad(const int8_t *x0, int32_t dx, const int8_t *w, int32_t n,
+                        int32_t offset2, int32_t offset, const int8_t *x_end, int32_t *s)
+{
+    int32_t s0 = s[0];
+    int32_t s1 = s[1];
+    int32_t s2 = s[2];
+    int32_t s3 = s[3];
+    const int8_t *x1 = x0 + dx;
+    const int8_t *x2 = x1 + dx;
+    const int8_t *x3 = x2 + dx;
+    const int32_t rem = n & 3;
+    const int8_t *w_end = w + (n - rem);
+    for (; w != w_end; x0 += 4, x1 += 4, x2 += 4, x3 += 4, w += 4) {
+        const int32_t wv = th_read_s32(w);
+        const int32_t wl = th_sxtb16(wv);
+        const int32_t wh = th_sxtb16_ror8(wv);
+        int32_t u = th_read_s32(x0);
+        s0 = th_smlad(th_sxtab16(offset2, u), wl, s0);
+        s0 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s0);
+        u = th_read_s32(x1);
+        s1 = th_smlad(th_sxtab16(offset2, u), wl, s1);
+        s1 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s1);
+        u = th_read_s32(x2);
+        s2 = th_smlad(th_sxtab16(offset2, u), wl, s2);
+        s2 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s2);
+        u = th_read_s32(x3);
+        s3 = th_smlad(th_sxtab16(offset2, u), wl, s3);
+        s3 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s3);
+    }
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+    s[3] = s3;
+    if (rem != 0) {
+        /* The tails as two pairs (x3 is the furthest: the pairs check it). */
+        int32_t t[2] = {0, 0};
+        dot_pair(x0, x1, w, rem, offset2, offset, x_end, t);
+        s[0] = th_add_wrap(s[0], t[0]);
+        s[1] = th_add_wrap(s[1], t[1]);
+        t[0] = 0;
+        t[1] = 0;
+        dot_pair(x2, x3, w, rem, offset2, offset, x_end, t);
+        s[2] = th_add_wrap(s[2], t[0]);
+        s[3] = th_add_wrap(s[3], t[1]);
+    }
+}
+
 /* s += sum((x[i] + o) * w[i]) over i < n, the tail as in dot_pair. */
 TH_INLINE int32_t dot_one(const int8_t *x, const int8_t *w, int32_t n, int32_t offset2,
                           int32_t offset, const int8_t *x_end, int32_t s)
@@ -148,12 +197,12 @@ typedef struct {
     int32_t offset2;
 } direct_geo;
 
-/* Channel c of one or two pixels (pair: the second `dx` input bytes on, same taps inside):
+/* Channel c of 1, 2 or 4 pixels (each `dx` input bytes after the previous, same taps inside):
  * `rows` rows from input row pointer xa (the first tap inside of the first row inside,
  * row_step bytes to the next), taps [kx_lo, kx_hi) of filter rows from ky_lo. */
 TH_INLINE void channel_sums(const direct_geo *g, int32_t c, const int8_t *xa, int32_t row_step,
                             int32_t rows, int32_t ky_lo, int32_t kx_lo, int32_t kx_hi,
-                            int pair, int32_t dx, int32_t *s)
+                            int32_t pixels, int32_t dx, int32_t *s)
 {
     const int32_t span = g->dil_w == 1 ? kx_hi - kx_lo : 1;
     const int32_t run = span * g->cin;
@@ -165,7 +214,9 @@ TH_INLINE void channel_sums(const direct_geo *g, int32_t c, const int8_t *xa, in
         const int8_t *x = xa;
         const int8_t *w = wr;
         for (int32_t i = 0; i < runs; i++, x += run_step, w += g->cin) {
-            if (pair) {
+            if (pixels == 4) {
+                dot_quad(x, dx, w, run, g->offset2, g->offset, g->x_end, s);
+            } else if (pixels == 2) {
                 dot_pair(x, x + dx, w, run, g->offset2, g->offset, g->x_end, s);
             } else {
                 s[0] = dot_one(x, w, run, g->offset2, g->offset, g->x_end, s[0]);
@@ -242,36 +293,41 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                 int32_t kx_hi;
                 inside_taps(x0, params->dilation.w, filter_dims->w, input_dims->w, &kx_lo,
                             &kx_hi);
-                int pair = 0;
+                /* Up to 4 pixels with the same taps inside (then all of them inside). */
+                int32_t pixels = 1;
                 if (ox + 1 < output_dims->w) {
                     int32_t lo1;
                     int32_t hi1;
                     inside_taps(x0 + sw, params->dilation.w, filter_dims->w, input_dims->w,
                                 &lo1, &hi1);
-                    pair = lo1 == kx_lo && hi1 == kx_hi;
+                    if (lo1 == kx_lo && hi1 == kx_hi) {
+                        pixels = 2;
+                        if (ox + 3 < output_dims->w) {
+                            inside_taps(x0 + 3 * sw, params->dilation.w, filter_dims->w,
+                                        input_dims->w, &lo1, &hi1);
+                            pixels = lo1 == kx_lo && hi1 == kx_hi ? 4 : 2;
+                        }
+                    }
                 }
                 const int32_t rows = kx_lo < kx_hi ? ky_hi - ky_lo : 0;
                 const int8_t *xa =
                     rows > 0 ? in_b + row_off + (x0 + kx_lo * params->dilation.w) * cin : in_b;
-                int32_t acc[2 * TH_NN_DIRECT_MAX_COUT];
+                int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
                 for (int32_t c = 0; c < cout; c++) {
-                    int32_t *s = &acc[2 * c];
+                    int32_t *s = &acc[4 * c];
                     s[0] = rq[c].bias;
                     s[1] = rq[c].bias;
-                    channel_sums(&g, c, xa, row_step, rows, ky_lo, kx_lo, kx_hi, pair, dx, s);
+                    s[2] = rq[c].bias;
+                    s[3] = rq[c].bias;
+                    channel_sums(&g, c, xa, row_step, rows, ky_lo, kx_lo, kx_hi, pixels, dx, s);
                 }
-                for (int32_t c = 0; c < cout; c++) {
-                    out[c] = direct_out(acc[2 * c], &rq[c], &stage);
-                }
-                out += cout;
-                ox++;
-                if (pair) {
+                for (int32_t p = 0; p < pixels; p++) {
                     for (int32_t c = 0; c < cout; c++) {
-                        out[c] = direct_out(acc[2 * c + 1], &rq[c], &stage);
+                        out[c] = direct_out(acc[4 * c + p], &rq[c], &stage);
                     }
                     out += cout;
-                    ox++;
                 }
+                ox += pixels;
             }
         }
     }
