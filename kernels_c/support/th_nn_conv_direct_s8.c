@@ -235,6 +235,74 @@ TH_INLINE int8_t direct_out(int32_t acc, const direct_rq *r, const th_nn_out_sta
     return (int8_t)v;
 }
 
+/* One word of four pixels' runs (x0 + i * dx) against weight word wv. */
+TH_INLINE void quad_word(const int8_t *x0, int32_t dx, int32_t wv, int32_t offset2,
+                         int32_t *s0, int32_t *s1, int32_t *s2, int32_t *s3)
+{
+    const int32_t wl = th_sxtb16(wv);
+    const int32_t wh = th_sxtb16_ror8(wv);
+    int32_t u = th_read_s32(x0);
+    *s0 = th_smlad(th_sxtab16(offset2, u), wl, *s0);
+    *s0 = th_smlad(th_sxtab16_ror8(offset2, u), wh, *s0);
+    u = th_read_s32(x0 + dx);
+    *s1 = th_smlad(th_sxtab16(offset2, u), wl, *s1);
+    *s1 = th_smlad(th_sxtab16_ror8(offset2, u), wh, *s1);
+    u = th_read_s32(x0 + 2 * dx);
+    *s2 = th_smlad(th_sxtab16(offset2, u), wl, *s2);
+    *s2 = th_smlad(th_sxtab16_ror8(offset2, u), wh, *s2);
+    u = th_read_s32(x0 + 3 * dx);
+    *s3 = th_smlad(th_sxtab16(offset2, u), wl, *s3);
+    *s3 = th_smlad(th_sxtab16_ror8(offset2, u), wh, *s3);
+}
+
+/* Interior pixels of one output row, dilation.w 1, four at a time: every tap column inside,
+ * one run of kw * Cin bytes per filter row inside, its partial last word masked (the input
+ * bytes it reads past the run exist: the caller checked the last quad). quads groups from
+ * xa (the first pixel's first run), outputs from out. */
+static void __attribute__((noinline))
+interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
+               int32_t cout, const int8_t *xa, int32_t dx, int32_t row_step, int32_t rows,
+               int32_t ky_lo, int32_t quads, int8_t *out)
+{
+    const int32_t run = g->kw * g->cin;
+    const int32_t words = run / 4;
+    const int32_t rem = run & 3;
+    const int32_t mask = (int32_t)((1u << (8 * rem)) - 1u);
+    const int32_t offset2 = g->offset2;
+    for (int32_t q = 0; q < quads; q++, xa += 4 * dx) {
+        int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
+        for (int32_t c = 0; c < cout; c++) {
+            int32_t s0 = rq[c].bias;
+            int32_t s1 = s0;
+            int32_t s2 = s0;
+            int32_t s3 = s0;
+            const int8_t *wr = g->w + c * g->kp + ky_lo * run;
+            const int8_t *xr = xa;
+            for (int32_t r = 0; r < rows; r++, xr += row_step, wr += run) {
+                const int8_t *x = xr;
+                const int8_t *w = wr;
+                const int8_t *w_end = wr + 4 * words;
+                for (; w != w_end; w += 4, x += 4) {
+                    quad_word(x, dx, th_read_s32(w), offset2, &s0, &s1, &s2, &s3);
+                }
+                if (rem != 0) {
+                    quad_word(x, dx, th_read_s32(w) & mask, offset2, &s0, &s1, &s2, &s3);
+                }
+            }
+            acc[4 * c] = s0;
+            acc[4 * c + 1] = s1;
+            acc[4 * c + 2] = s2;
+            acc[4 * c + 3] = s3;
+        }
+        for (int32_t p = 0; p < 4; p++, out += cout) {
+            for (int32_t c = 0; c < cout; c++) {
+                out[c] = direct_out(acc[4 * c + p], &rq[c], stage);
+            }
+        }
+    }
+}
+
+
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,
@@ -276,6 +344,9 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
     const int32_t dx = sw * cin;
     const int32_t row_bytes = input_dims->w * cin;
     const int32_t row_step = params->dilation.h * row_bytes;
+    /* Output columns [.., ox_end) have windows that end inside the input (dilation.w 1). */
+    const int32_t last_x = input_dims->w - filter_dims->w + params->padding.w;
+    const int32_t ox_end = last_x < 0 ? 0 : TH_MIN(output_dims->w, last_x / sw + 1);
     int8_t *out = output;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * input_dims->h * row_bytes;
@@ -312,6 +383,24 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                 const int32_t rows = kx_lo < kx_hi ? ky_hi - ky_lo : 0;
                 const int8_t *xa =
                     rows > 0 ? in_b + row_off + (x0 + kx_lo * params->dilation.w) * cin : in_b;
+                if (pixels == 4 && params->dilation.w == 1 && kx_lo == 0 &&
+                    kx_hi == filter_dims->w && rows > 0) {
+                    /* Interior quads up to the last pixel whose window ends inside, as long
+                     * as the last quad's masked words stay inside the input. */
+                    int32_t quads = (ox_end - ox) / 4;
+                    while (quads > 0 && xa + (4 * quads - 1) * dx + (rows - 1) * row_step +
+                                                th_round_up4(filter_dims->w * cin) >
+                                            g.x_end) {
+                        quads--;
+                    }
+                    if (quads > 0) {
+                        interior_quads(&g, rq, &stage, cout, xa, dx, row_step, rows, ky_lo,
+                                       quads, out);
+                        out += 4 * quads * cout;
+                        ox += 4 * quads;
+                        continue;
+                    }
+                }
                 int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
                 for (int32_t c = 0; c < cout; c++) {
                     int32_t *s = &acc[4 * c];
