@@ -269,6 +269,10 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
     const int32_t rem = run & 3;
     const int32_t mask = (int32_t)((1u << (8 * rem)) - 1u);
     const int32_t offset2 = g->offset2;
+    int plain = !stage->clamp; /* every channel fast, no clamp: the lean output loop */
+    for (int32_t c = 0; c < cout; c++) {
+        plain = plain && rq[c].fast;
+    }
     for (int32_t q = 0; q < quads; q++, xa += 4 * dx) {
         int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
         for (int32_t c = 0; c < cout; c++) {
@@ -293,6 +297,17 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
             acc[4 * c + 1] = s1;
             acc[4 * c + 2] = s2;
             acc[4 * c + 3] = s3;
+        }
+        if (plain) { /* fast requantization for every channel, no clamp */
+            for (int32_t c = 0; c < cout; c++) {
+                const th_fast_rq f = rq[c].rq;
+                out[c] = (int8_t)th_fast_rq_apply(acc[4 * c], &f);
+                out[cout + c] = (int8_t)th_fast_rq_apply(acc[4 * c + 1], &f);
+                out[2 * cout + c] = (int8_t)th_fast_rq_apply(acc[4 * c + 2], &f);
+                out[3 * cout + c] = (int8_t)th_fast_rq_apply(acc[4 * c + 3], &f);
+            }
+            out += 4 * cout;
+            continue;
         }
         for (int32_t p = 0; p < 4; p++, out += cout) {
             for (int32_t c = 0; c < cout; c++) {
