@@ -537,8 +537,19 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
  * th_nn_im2col_pair_bytes(K), which every CONV_2D variant reserves). Any stride, padding,
  * dilation. Arguments already checked. */
 #define TH_NN_DIRECT_MAX_COUT 3
-int th_nn_conv_direct_applies(const th_dims *input_dims, const th_dims *filter_dims,
-                              const th_dims *output_dims);
+TH_INLINE int th_nn_conv_direct_applies(const th_dims *input_dims, const th_dims *filter_dims,
+                                        const th_dims *output_dims)
+{
+    const int32_t cout = output_dims->c;
+    if (cout > TH_NN_DIRECT_MAX_COUT || input_dims->c != filter_dims->c) {
+        return 0; /* (Cout first: one compare on every other layer) */
+    }
+    /* One channel always; two or three when Cin is not a multiple of 4 but long enough
+     * for word runs (the column staging is then byte by byte), or the filter is 1x1 (no
+     * reuse of a column at all). */
+    return cout == 1 || ((input_dims->c & 3) != 0 && input_dims->c > 4) ||
+           (filter_dims->h == 1 && filter_dims->w == 1);
+}
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,

@@ -30,20 +30,6 @@
 
 #if TH_NN_HAS_DSP
 
-int th_nn_conv_direct_applies(const th_dims *input_dims, const th_dims *filter_dims,
-                              const th_dims *output_dims)
-{
-    const int32_t cout = output_dims->c;
-    if (input_dims->c != filter_dims->c || cout > TH_NN_DIRECT_MAX_COUT) {
-        return 0;
-    }
-    /* One channel always; two or three when Cin is not a multiple of 4 but long enough
-     * for word runs (the column staging is then byte by byte), or the filter is 1x1 (no
-     * reuse of a column at all). */
-    return cout == 1 || ((input_dims->c & 3) != 0 && input_dims->c > 4) ||
-           (filter_dims->h == 1 && filter_dims->w == 1);
-}
-
 /* Requantization of one channel. */
 typedef struct {
     th_fast_rq rq;

@@ -65,14 +65,14 @@ TH_INLINE int32_t load_x(const int8_t *x, int32_t k, int32_t cin)
     return (int32_t)v;
 }
 
-/* Dot products of one input row with g (1..4) channels of an interleaved block. The
- * zero padding of a partial last word multiplies the offset by zero weights only. */
+/* Dot products of one input row with g (1..4) channels of an interleaved block; the
+ * partial last word (zero-padded, times the filter's zero padding) widened by the caller. */
 static void block_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
-                      int32_t g, int32_t acc[4])
+                      int32_t g, int32_t acc[4], int32_t xta, int32_t xtb)
 {
-    const int32_t kp = th_round_up4(cin);
-    for (int32_t k = 0; k < kp; k += 4) {
-        const int32_t xv = load_x(x, k, cin);
+    const int32_t full = cin / 4;
+    for (int32_t k = 0; k < full; k++) {
+        const int32_t xv = th_read_s32(x + 4 * k);
         const int32_t xa = th_sxtab16(offset2, xv);
         const int32_t xb = th_sxtab16_ror8(offset2, xv);
         for (int32_t j = 0; j < g; j++) {
@@ -80,6 +80,14 @@ static void block_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_
             w += 4;
             acc[j] = th_smlad(xa, th_sxtb16(wv), acc[j]);
             acc[j] = th_smlad(xb, th_sxtb16_ror8(wv), acc[j]);
+        }
+    }
+    if (cin & 3) {
+        for (int32_t j = 0; j < g; j++) {
+            const int32_t wv = th_read_s32(w);
+            w += 4;
+            acc[j] = th_smlad(xta, th_sxtb16(wv), acc[j]);
+            acc[j] = th_smlad(xtb, th_sxtb16_ror8(wv), acc[j]);
         }
     }
 }
@@ -263,12 +271,6 @@ TH_INLINE int32_t fc_blocks(const fc_row *r, const int8_t *filter, int32_t cout,
 }
 
 static int32_t __attribute__((noinline))
-fc_blocks_tensor(const fc_row *r, const int8_t *filter, int32_t cout, int8_t *out)
-{
-    return fc_blocks(r, filter, cout, out, 0);
-}
-
-static int32_t __attribute__((noinline))
 fc_blocks_channel(const fc_row *r, const int8_t *filter, int32_t cout, int8_t *out)
 {
     return fc_blocks(r, filter, cout, out, 1);
@@ -346,17 +348,48 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
         const int32_t fo_sum =
             (int32_t)((uint32_t)params->filter_offset * (uint32_t)x_sum);
         /* The input row's last, partial word, widened once for every block. */
-        const int32_t x_tail = load_x(x, cin & ~3, cin);
+        const int32_t x_tail = (cin & 3) != 0 ? load_x(x, cin & ~3, cin) : 0;
         const int32_t xta = th_sxtab16(offset2, x_tail);
         const int32_t xtb = th_sxtab16_ror8(offset2, x_tail);
         int32_t first = 0; /* first channel the general loop below handles */
-        if (fast) {
-            /* Fast requantization (the common case): tight blocks of four channels. */
+        if (fast && mult_step == 0) {
+            /* Per-tensor fast requantization (the common case): tight blocks of four,
+             * accumulators spelled out so that they stay in registers. */
+            const int32_t lo = params->activation.min;
+            const int32_t hi = params->activation.max;
+            const int clamp = lo > -128 || hi < 127; /* else SSAT already clamped */
+            for (; first + 4 <= cout; first += 4) {
+                int32_t acc[4] = {fo_sum, fo_sum, fo_sum, fo_sum};
+                if (bias != NULL) {
+                    acc[0] = th_add_wrap(bias[first], fo_sum);
+                    acc[1] = th_add_wrap(bias[first + 1], fo_sum);
+                    acc[2] = th_add_wrap(bias[first + 2], fo_sum);
+                    acc[3] = th_add_wrap(bias[first + 3], fo_sum);
+                }
+                block4_dot(x, cin, offset2, filter + (int64_t)first * kp, acc, xta, xtb);
+                int32_t v0 = th_fast_rq_apply(acc[0], &rq_tensor);
+                int32_t v1 = th_fast_rq_apply(acc[1], &rq_tensor);
+                int32_t v2 = th_fast_rq_apply(acc[2], &rq_tensor);
+                int32_t v3 = th_fast_rq_apply(acc[3], &rq_tensor);
+                if (clamp) {
+                    v0 = th_clamp(v0, lo, hi);
+                    v1 = th_clamp(v1, lo, hi);
+                    v2 = th_clamp(v2, lo, hi);
+                    v3 = th_clamp(v3, lo, hi);
+                }
+                int8_t *o = out + first;
+                o[0] = (int8_t)v0;
+                o[1] = (int8_t)v1;
+                o[2] = (int8_t)v2;
+                o[3] = (int8_t)v3;
+            }
+        }
+        if (fast && mult_step != 0 && cout >= 4) {
+            /* Per-channel fast requantization: blocks of four in a call of their own. */
             const fc_row row = {x, cin, kp, offset2, xta, xtb, fo_sum, bias, multiplier, shift,
                                 params->output_offset, params->activation.min,
                                 params->activation.max};
-            first = mult_step == 0 ? fc_blocks_tensor(&row, filter, cout, out)
-                                   : fc_blocks_channel(&row, filter, cout, out);
+            first = fc_blocks_channel(&row, filter, cout, out);
         }
         for (int32_t c0 = first; c0 < cout; c0 += TH_FC_BLOCK) {
             const int32_t g = TH_MIN(TH_FC_BLOCK, cout - c0);
@@ -368,7 +401,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
             if (g == 4) {
                 block4_dot(x, cin, offset2, w, acc, xta, xtb);
             } else {
-                block_dot(x, cin, offset2, w, g, acc);
+                block_dot(x, cin, offset2, w, g, acc, xta, xtb);
             }
             for (int32_t j = 0; j < g; j++) {
                 const int32_t c = c0 + j;
