@@ -171,10 +171,11 @@ static void gather_window(int8_t *b, const int8_t *input, const th_dims *input_d
 
 /* Cin not a multiple of 4, K beyond the stack buffer: the column staged and widened one
  * window of TH_IM2COL_BYTES at a time. */
-static void im2col_windows(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
-                           const th_dims *input_dims, const th_conv_params *params,
-                           const th_dims *filter_dims, int32_t y0, int32_t x0, int32_t chunks,
-                           int32_t offset2)
+static void __attribute__((noinline))
+im2col_windows(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
+               const th_dims *input_dims, const th_conv_params *params,
+               const th_dims *filter_dims, int32_t y0, int32_t x0, int32_t chunks,
+               int32_t offset2)
 {
     int32_t words[TH_IM2COL_BYTES / 4];
     for (int32_t j0 = 0; j0 < chunks; j0 += TH_IM2COL_BYTES / 4) {
@@ -332,14 +333,14 @@ void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *in
     const int32_t y0 = out_y * params->stride.h - params->padding.h;
     const int32_t x0 = out_x * params->stride.w - params->padding.w;
 
-    if ((cin & 3) != 0 && k_total <= TH_IM2COL_BYTES) {
-        im2col_bytes(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0, x0,
-                     chunks, offset2);
-        return;
-    }
     if ((cin & 3) != 0) {
-        im2col_windows(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0, x0,
-                       chunks, offset2);
+        if (k_total <= TH_IM2COL_BYTES) {
+            im2col_bytes(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0,
+                         x0, chunks, offset2);
+        } else {
+            im2col_windows(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0,
+                           x0, chunks, offset2);
+        }
         return;
     }
 
