@@ -49,8 +49,9 @@
  *      time after pixel q starts (th_maxpool_s8 uses them as its running maximum; the
  *      DSP conv reads two pixels' windows before writing either, four with Cout <= 3).
  *      So any d is allowed at which, for every q, d + (q+1)*Cout <= the first input byte
- *      read by any pixel >= q (plan/overlap.py sliding_d_max_padded computes the bound). Depthwise kernels do
- *      NOT follow this order (they go channel by channel over the whole image).
+ *      read by any pixel >= q (plan/overlap.py sliding_d_max_padded computes the bound).
+ *      Depthwise kernels do NOT follow this order (they go channel by channel over the
+ *      whole image).
  * Everything else: output must not overlap input, filter, bias or scratch.
  */
 #ifndef TH_NN_H
