@@ -29,7 +29,8 @@ from kernels.cases import (
     random_case,
 )
 from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, Driver, build_driver
-from kernels.layers import REAL_LAYERS, layer_case, with_dead_channels
+from kernels.layers import FEW_CHANNEL_LAYERS, REAL_LAYERS, layer_case, with_dead_channels
+from kernels.sweep import describe, sweep_cases
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.codegen.layout import interleave_filter
 
@@ -187,3 +188,37 @@ def test_pointwise_with_eight_input_channels_matches_reference(driver: Driver) -
     for cout, hw, seed in ((48, (3, 5), 1), (4, (1, 1), 2), (36, (6, 2), 3), (12, (2, 2), 4)):
         case = layer_case(Op.CONV_1X1, hw, 8, cout, 1, 1, seed=seed)
         assert check_result(case, driver.run(case)) is None
+
+
+@pytest.mark.parametrize("op,hw,cin,cout,k,stride", FEW_CHANNEL_LAYERS,
+                         ids=[f"{r[0].name}-{r[2]}-{r[3]}-{r[4]}" for r in FEW_CHANNEL_LAYERS])
+def test_few_output_channels_and_long_odd_columns_match_reference(
+        driver: Driver, op: Op, hw: tuple[int, int], cin: int, cout: int,
+        k: int | tuple[int, int], stride: int) -> None:
+    case = layer_case(op, hw, cin, cout, k, stride, seed=cin * cout)
+    assert check_result(case, driver.run(case)) is None
+    if op == Op.CONV_1X1 and stride == 1:  # aliasing rule (b): output == input
+        in_place = dataclasses.replace(case, in_place=True)
+        assert check_result(in_place, driver.run(in_place)) is None
+    dilated = dataclasses.replace(case, p=dataclasses.replace(case.p, dilation_h=2,
+                                                              dilation_w=2, pad_top=0,
+                                                              pad_left=0, pad_bottom=0,
+                                                              pad_right=0))
+    kh, kw = case.w.shape[1:3]
+    oh = (hw[0] - (kh - 1) * 2 - 1) // stride + 1
+    ow = (hw[1] - (kw - 1) * 2 - 1) // stride + 1
+    if op in (Op.CONV, Op.CONV_GENERAL) and oh > 0 and ow > 0:
+        pb = (oh - 1) * stride + (kh - 1) * 2 + 1 - hw[0]
+        pr = (ow - 1) * stride + (kw - 1) * 2 + 1 - hw[1]
+        dilated = dataclasses.replace(dilated, out_shape=(1, oh, ow, cout),
+                                      p=dataclasses.replace(dilated.p, pad_bottom=pb,
+                                                            pad_right=pr))
+        assert check_result(dilated, driver.run(dilated)) is None
+
+
+def test_sweep_shapes_match_reference(driver: Driver) -> None:
+    """The benchmark sweep's conv, pointwise and fully connected shapes (seed 0)."""
+    for kind, case in sweep_cases(0, 30):
+        if kind != "depthwise":
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"{kind} {describe(case)}: {problem}"

@@ -34,7 +34,8 @@ from kernels.harness import (
     BUILD_FLAG_NATIVE,
     REPO,
 )
-from kernels.layers import REAL_LAYERS, layer_case, with_dead_channels
+from kernels.layers import FEW_CHANNEL_LAYERS, REAL_LAYERS, layer_case, with_dead_channels
+from kernels.sweep import sweep_cases
 from kernels.target import build_firmware, fits_small_firmware, function_disassembly, run_cases
 
 pytestmark = pytest.mark.skipif(
@@ -48,6 +49,7 @@ OPS = (*CONV_OPS, *DW_OPS, *FC_OPS)
 DSP_FUNCTIONS = {  # function -> instructions its DSP build must contain
     "th_nn_mat_mult_s8_s16": ("smlad", "sxtb16", "ldmia", "smmlar"),
     "th_nn_fc_s8": ("smlad", "sxtab16"),
+    "th_nn_conv_direct_s8": ("smlad", "sxtab16", "sxtb16"),  # few output channels
     "th_dw_conv_3x3_s8": ("smlad",),
     "dw_rows_s1_even": ("smlad", "smlabt", "smlatb", "smmlar", "ldm"),
     "dw_rows_s2_odd": ("smlad", "smlabt", "smmlar", "ldm"),
@@ -161,6 +163,13 @@ def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
     # Depthwise given the larger scratch: four channels staged per pass (stride 1).
     cases += [dataclasses.replace(c, fast_scratch=True) for c in cases
               if isinstance(c, ConvCase) and c.depthwise]
+    # Issue 14's classes: few output channels (the direct path), long odd columns (im2col
+    # windows), short fully connected inputs; on the DSP boards the sweep's conv, pointwise
+    # and FC shapes.
+    cases += [layer_case(op, hw, cin, cout, k, s, seed=cin * cout)
+              for op, hw, cin, cout, k, s in FEW_CHANNEL_LAYERS]
+    if board != MVE_BOARD:  # (the Helium build's paths are not these)
+        cases += [case for kind, case in sweep_cases(0, 30) if kind != "depthwise"]
     run = run_cases(fw, cases, interleaved=board != MVE_BOARD)
     assert_all_match(cases, run.results, f"{board} layers")
 

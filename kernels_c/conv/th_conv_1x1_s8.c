@@ -401,6 +401,11 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(cin, 128, bias, cout));
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
+    if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims)) {
+        th_nn_conv_direct_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                             output_dims, output);
+        return TH_OK;
+    }
     int32_t *cols = (int32_t *)ctx->buf;
     const int dense = dense_shape(params, input_dims, output_dims);
     if (cin == 8 && dense && (cout & 3) == 0 && stage.fast && !stage.clamp &&

@@ -56,8 +56,14 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
         return TH_OK;
     }
 #elif TH_NN_HAS_DSP
+    if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims)) {
+        th_nn_conv_direct_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                             output_dims, output);
+        return TH_OK;
+    }
     if (input_dims->c == filter_dims->c) {
-        if (th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
+        if (input_dims->c <= 3 && /* (the only Cin it takes: no call otherwise) */
+            th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
                                     bias, output_dims, output)) {
             return TH_OK;
         }

@@ -556,6 +556,31 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
                             const int8_t *filter, const int32_t *bias,
                             const th_dims *output_dims, int8_t *output);
 
+/* CONV_2D with few output channels straight from the int8 input (th_nn_conv_direct_s8.c):
+ * applies (groups 1) to Cout == 1, and to Cout <= TH_NN_DIRECT_MAX_COUT when Cin > 4 is not
+ * a multiple of 4 or the filter is 1x1; needs Cout * Kp bytes of scratch (<=
+ * th_nn_im2col_pair_bytes(K), which every CONV_2D variant reserves). Any stride, padding,
+ * dilation. Arguments already checked. */
+#define TH_NN_DIRECT_MAX_COUT 3
+TH_INLINE int th_nn_conv_direct_applies(const th_dims *input_dims, const th_dims *filter_dims,
+                                        const th_dims *output_dims)
+{
+    const int32_t cout = output_dims->c;
+    if (cout > TH_NN_DIRECT_MAX_COUT || input_dims->c != filter_dims->c) {
+        return 0; /* (Cout first: one compare on every other layer) */
+    }
+    /* One channel always; two or three when Cin is not a multiple of 4 but long enough
+     * for word runs (the column staging is then byte by byte), or the filter is 1x1 (no
+     * reuse of a column at all). */
+    return cout == 1 || ((input_dims->c & 3) != 0 && input_dims->c > 4) ||
+           (filter_dims->h == 1 && filter_dims->w == 1);
+}
+void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output);
+
 /* CONV_2D with groups == 1 via th_nn_im2col_s16 + th_nn_mat_mult_s8_s16; scratch of
  * th_nn_im2col_pair_bytes(K). Arguments already checked. */
 void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,

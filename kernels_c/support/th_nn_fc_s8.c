@@ -51,27 +51,28 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
 
-/* Input word k..k+3, zero-padded past cin (the filter's padding is zero too). */
+/* Input word k..k+3, zero-padded past cin (the filter's padding is zero too). Assembled
+ * with shifts: a byte loop into a buffer becomes a memcpy call. */
 TH_INLINE int32_t load_x(const int8_t *x, int32_t k, int32_t cin)
 {
     if (k + 4 <= cin) {
         return th_read_s32(x + k);
     }
-    int8_t tail[4] = {0, 0, 0, 0};
-    for (int32_t i = 0; k + i < cin; i++) {
-        tail[i] = x[k + i];
+    uint32_t v = 0;
+    for (int32_t i = cin - k - 1; i >= 0; i--) {
+        v = (v << 8) | (uint8_t)x[k + i];
     }
-    return th_read_s32(tail);
+    return (int32_t)v;
 }
 
-/* Dot products of one input row with g (1..4) channels of an interleaved block. The
- * zero padding of a partial last word multiplies the offset by zero weights only. */
+/* Dot products of one input row with g (1..4) channels of an interleaved block; the
+ * partial last word (zero-padded, times the filter's zero padding) widened by the caller. */
 static void block_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
-                      int32_t g, int32_t acc[4])
+                      int32_t g, int32_t acc[4], int32_t xta, int32_t xtb)
 {
-    const int32_t kp = th_round_up4(cin);
-    for (int32_t k = 0; k < kp; k += 4) {
-        const int32_t xv = load_x(x, k, cin);
+    const int32_t full = cin / 4;
+    for (int32_t k = 0; k < full; k++) {
+        const int32_t xv = th_read_s32(x + 4 * k);
         const int32_t xa = th_sxtab16(offset2, xv);
         const int32_t xb = th_sxtab16_ror8(offset2, xv);
         for (int32_t j = 0; j < g; j++) {
@@ -81,11 +82,19 @@ static void block_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_
             acc[j] = th_smlad(xb, th_sxtb16_ror8(wv), acc[j]);
         }
     }
+    if (cin & 3) {
+        for (int32_t j = 0; j < g; j++) {
+            const int32_t wv = th_read_s32(w);
+            w += 4;
+            acc[j] = th_smlad(xta, th_sxtb16(wv), acc[j]);
+            acc[j] = th_smlad(xtb, th_sxtb16_ror8(wv), acc[j]);
+        }
+    }
 }
 
 /* Four channels: the hot loop. */
 TH_INLINE void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
-                       int32_t acc[4])
+                          int32_t acc[4], int32_t xta, int32_t xtb)
 {
     int32_t a0 = acc[0];
     int32_t a1 = acc[1];
@@ -167,9 +176,9 @@ TH_INLINE void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
     }
 #endif
     if (cin & 3) {
-        const int32_t xv = load_x(x, 0, cin & 3);
-        const int32_t xa = th_sxtab16(offset2, xv);
-        const int32_t xb = th_sxtab16_ror8(offset2, xv);
+        /* The last, partial word: widened once per input row by the caller. */
+        const int32_t xa = xta;
+        const int32_t xb = xtb;
         int32_t wv = th_read_s32(w);
         a0 = th_smlad(xb, th_sxtb16_ror8(wv), th_smlad(xa, th_sxtb16(wv), a0));
         wv = th_read_s32(w + 4);
@@ -183,6 +192,88 @@ TH_INLINE void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
     acc[1] = a1;
     acc[2] = a2;
     acc[3] = a3;
+}
+
+/* One input row of the fast block loops. */
+typedef struct {
+    const int8_t *x;
+    int32_t cin;
+    int32_t kp;
+    int32_t offset2;
+    int32_t xta; /* the widened partial last word */
+    int32_t xtb;
+    int32_t fo_sum; /* filter offset * sum(x + input offset) */
+    const int32_t *bias;
+    const int32_t *multiplier;
+    const int32_t *shift;
+    int32_t output_offset;
+    int32_t act_min;
+    int32_t act_max;
+} fc_row;
+
+/* Blocks of four channels with the fast requantization, per tensor (per_channel 0: the
+ * constants of channel 0) or per channel (made from multiplier[c], shift[c] as the block
+ * needs them). Returns the channels done (cout & ~3). */
+/* Fast requantization of channel c's accumulator (per tensor: rq_tensor). */
+TH_INLINE int8_t fc_out(int32_t acc, const int32_t *mult, const int32_t *shift, int32_t c,
+                        int32_t zp, const th_fast_rq *rq_tensor, int32_t lo, int32_t hi,
+                        int clamp, const int per_channel)
+{
+    int32_t v;
+    if (per_channel) {
+        const th_fast_rq rq = th_fast_rq_make(mult[c], shift[c], zp);
+        v = th_fast_rq_apply(acc, &rq);
+    } else {
+        v = th_fast_rq_apply(acc, rq_tensor);
+    }
+    return (int8_t)(clamp ? th_clamp(v, lo, hi) : v);
+}
+
+TH_INLINE int32_t fc_blocks(const fc_row *r, const int8_t *filter, int32_t cout, int8_t *out,
+                            const int per_channel)
+{
+    /* Locals: the int8 output stores may alias anything, fields would be reloaded. */
+    const int8_t *x = r->x;
+    const int32_t cin = r->cin;
+    const int32_t kp = r->kp;
+    const int32_t offset2 = r->offset2;
+    const int32_t xta = r->xta;
+    const int32_t xtb = r->xtb;
+    const int32_t fo_sum = r->fo_sum;
+    const int32_t *bias = r->bias;
+    const int32_t *mult = r->multiplier;
+    const int32_t *shift = r->shift;
+    const int32_t zp = r->output_offset;
+    const int32_t lo = r->act_min;
+    const int32_t hi = r->act_max;
+    const int clamp = lo > -128 || hi < 127; /* else SSAT already clamped */
+    const th_fast_rq rq_tensor = th_fast_rq_make(mult[0], shift[0], zp);
+    const int8_t *w = filter;
+    const int32_t blocks = cout / 4;
+    for (int32_t i = 0; i < blocks; i++, w += 4 * kp, out += 4) {
+        int32_t acc[4] = {fo_sum, fo_sum, fo_sum, fo_sum};
+        if (bias != NULL) {
+            acc[0] = th_add_wrap(bias[4 * i], fo_sum);
+            acc[1] = th_add_wrap(bias[4 * i + 1], fo_sum);
+            acc[2] = th_add_wrap(bias[4 * i + 2], fo_sum);
+            acc[3] = th_add_wrap(bias[4 * i + 3], fo_sum);
+        }
+        block4_dot(x, cin, offset2, w, acc, xta, xtb);
+        out[0] = fc_out(acc[0], mult, shift, 4 * i, zp, &rq_tensor, lo, hi, clamp, per_channel);
+        out[1] = fc_out(acc[1], mult, shift, 4 * i + 1, zp, &rq_tensor, lo, hi, clamp,
+                        per_channel);
+        out[2] = fc_out(acc[2], mult, shift, 4 * i + 2, zp, &rq_tensor, lo, hi, clamp,
+                        per_channel);
+        out[3] = fc_out(acc[3], mult, shift, 4 * i + 3, zp, &rq_tensor, lo, hi, clamp,
+                        per_channel);
+    }
+    return 4 * blocks;
+}
+
+static int32_t __attribute__((noinline))
+fc_blocks_channel(const fc_row *r, const int8_t *filter, int32_t cout, int8_t *out)
+{
+    return fc_blocks(r, filter, cout, out, 1);
 }
 
 #endif /* TH_NN_HAS_DSP */
@@ -226,16 +317,18 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
                                       ((uint32_t)params->input_offset & 0xFFFFu));
     int fast = 1;
-    /* The fast requantization needs |acc| < 2^29: check with the actual biases. */
+    /* The fast requantization needs |acc| < 2^29: check with the actual biases (32-bit
+     * magnitudes, one pass; multipliers are >= 0, checked at entry). */
     {
-        int64_t max_bias = 0;
+        uint32_t max_bias = 0;
         for (int32_t c = 0; bias != NULL && c < cout; c++) {
-            const int64_t b = bias[c] < 0 ? -(int64_t)bias[c] : bias[c];
+            const uint32_t b = bias[c] < 0 ? 0u - (uint32_t)bias[c] : (uint32_t)bias[c];
             max_bias = b > max_bias ? b : max_bias;
         }
         const int64_t acc_bound = (int64_t)cin * 255 * 255 + max_bias;
-        for (int32_t c = 0; c < (mult_step ? cout : 1) && fast; c++) {
-            fast = th_fast_rq_ok(multiplier[c], shift[c], acc_bound);
+        fast = acc_bound < (INT64_C(1) << 29);
+        for (int32_t c = 0; c < (mult_step ? cout : 1); c++) {
+            fast &= th_fast_shift_ok(shift[c]);
         }
     }
     const th_fast_rq rq_tensor =
@@ -254,6 +347,10 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
 #if TH_NN_HAS_DSP
         const int32_t fo_sum =
             (int32_t)((uint32_t)params->filter_offset * (uint32_t)x_sum);
+        /* The input row's last, partial word, widened once for every block. */
+        const int32_t x_tail = (cin & 3) != 0 ? load_x(x, cin & ~3, cin) : 0;
+        const int32_t xta = th_sxtab16(offset2, x_tail);
+        const int32_t xtb = th_sxtab16_ror8(offset2, x_tail);
         int32_t first = 0; /* first channel the general loop below handles */
         if (fast && mult_step == 0) {
             /* Per-tensor fast requantization (the common case): tight blocks of four,
@@ -269,7 +366,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
                     acc[2] = th_add_wrap(bias[first + 2], fo_sum);
                     acc[3] = th_add_wrap(bias[first + 3], fo_sum);
                 }
-                block4_dot(x, cin, offset2, filter + (int64_t)first * kp, acc);
+                block4_dot(x, cin, offset2, filter + (int64_t)first * kp, acc, xta, xtb);
                 int32_t v0 = th_fast_rq_apply(acc[0], &rq_tensor);
                 int32_t v1 = th_fast_rq_apply(acc[1], &rq_tensor);
                 int32_t v2 = th_fast_rq_apply(acc[2], &rq_tensor);
@@ -287,6 +384,13 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
                 o[3] = (int8_t)v3;
             }
         }
+        if (fast && mult_step != 0 && cout >= 4) {
+            /* Per-channel fast requantization: blocks of four in a call of their own. */
+            const fc_row row = {x, cin, kp, offset2, xta, xtb, fo_sum, bias, multiplier, shift,
+                                params->output_offset, params->activation.min,
+                                params->activation.max};
+            first = fc_blocks_channel(&row, filter, cout, out);
+        }
         for (int32_t c0 = first; c0 < cout; c0 += TH_FC_BLOCK) {
             const int32_t g = TH_MIN(TH_FC_BLOCK, cout - c0);
             int32_t acc[4] = {0, 0, 0, 0};
@@ -295,9 +399,9 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
             }
             const int8_t *w = filter + (int64_t)c0 * kp;
             if (g == 4) {
-                block4_dot(x, cin, offset2, w, acc);
+                block4_dot(x, cin, offset2, w, acc, xta, xtb);
             } else {
-                block_dot(x, cin, offset2, w, g, acc);
+                block_dot(x, cin, offset2, w, g, acc, xta, xtb);
             }
             for (int32_t j = 0; j < g; j++) {
                 const int32_t c = c0 + j;

@@ -108,6 +108,88 @@ static void im2col_bytes(int32_t *dst, int32_t chunk_stride_words, const int8_t 
     }
 }
 
+/* Bytes [k0, k0 + n) of the segment [k, k + len) of the column: a copy from src, or the
+ * padding value (src NULL). */
+TH_INLINE void window_segment(int8_t *b, int32_t k0, int32_t n, int32_t k, int32_t len,
+                              const int8_t *src, int32_t pad)
+{
+    const int32_t a = TH_MAX(k, k0);
+    const int32_t e = TH_MIN(k + len, k0 + n);
+    if (a >= e) {
+        return;
+    }
+    if (src != NULL) {
+        copy_bytes(b + (a - k0), src + (a - k), e - a);
+    } else {
+        fill_bytes(b + (a - k0), pad, e - a);
+    }
+}
+
+/* gather_bytes for the column bytes [k0, k0 + n) only (K larger than the stack buffer):
+ * the same segments, clipped to the window; filter rows outside it are skipped. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void gather_window(int8_t *b, const int8_t *input, const th_dims *input_dims,
+                          const th_conv_params *params, const th_dims *filter_dims, int32_t y0,
+                          int32_t x0, int32_t k0, int32_t n)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t kw = filter_dims->w;
+    const int32_t run = kw * cin;
+    const int32_t pad = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+    const int row_run = params->dilation.w == 1;
+    const int32_t lo = TH_MIN(kw, TH_MAX(0, -x0));
+    const int32_t hi = TH_MAX(lo, TH_MIN(kw, input_dims->w - x0));
+    const int32_t k_total = filter_dims->h * run;
+    int32_t ky = k0 / run;
+    for (int32_t k = ky * run; ky < filter_dims->h && k < k0 + n; ky++, k += run) {
+        const int32_t y = y0 + ky * params->dilation.h;
+        if (y < 0 || y >= input_dims->h) {
+            window_segment(b, k0, n, k, run, NULL, pad);
+            continue;
+        }
+        const int8_t *row = input + (int64_t)y * input_dims->w * cin;
+        if (row_run) {
+            window_segment(b, k0, n, k, lo * cin, NULL, pad);
+            if (hi > lo) {
+                window_segment(b, k0, n, k + lo * cin, (hi - lo) * cin,
+                               row + (int64_t)(x0 + lo) * cin, pad);
+            }
+            window_segment(b, k0, n, k + hi * cin, (kw - hi) * cin, NULL, pad);
+            continue;
+        }
+        for (int32_t kx = 0; kx < kw; kx++) {
+            const int32_t x = x0 + kx * params->dilation.w;
+            const int inside = x >= 0 && x < input_dims->w;
+            window_segment(b, k0, n, k + kx * cin, cin,
+                           inside ? row + (int64_t)x * cin : NULL, pad);
+        }
+    }
+    window_segment(b, k0, n, k_total, th_round_up4(k_total) - k_total, NULL, pad);
+}
+
+/* Cin not a multiple of 4, K beyond the stack buffer: the column staged and widened one
+ * window of TH_IM2COL_BYTES at a time. */
+static void __attribute__((noinline))
+im2col_windows(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
+               const th_dims *input_dims, const th_conv_params *params,
+               const th_dims *filter_dims, int32_t y0, int32_t x0, int32_t chunks,
+               int32_t offset2)
+{
+    int32_t words[TH_IM2COL_BYTES / 4];
+    for (int32_t j0 = 0; j0 < chunks; j0 += TH_IM2COL_BYTES / 4) {
+        const int32_t m = TH_MIN(TH_IM2COL_BYTES / 4, chunks - j0);
+        gather_window((int8_t *)words, input, input_dims, params, filter_dims, y0, x0, 4 * j0,
+                      4 * m);
+        for (int32_t j = 0; j < m; j++, dst += chunk_stride_words) {
+            const int32_t w = words[j];
+            dst[0] = th_sxtab16(offset2, w);
+            dst[1] = th_sxtab16_ror8(offset2, w);
+        }
+    }
+}
+
 /* Largest K of the byte-staged pixel pair (two stack buffers of this many bytes). */
 #define TH_IM2COL_PAIR_BYTES 128
 
@@ -251,9 +333,14 @@ void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *in
     const int32_t y0 = out_y * params->stride.h - params->padding.h;
     const int32_t x0 = out_x * params->stride.w - params->padding.w;
 
-    if ((cin & 3) != 0 && k_total <= TH_IM2COL_BYTES) {
-        im2col_bytes(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0, x0,
-                     chunks, offset2);
+    if ((cin & 3) != 0) {
+        if (k_total <= TH_IM2COL_BYTES) {
+            im2col_bytes(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0,
+                         x0, chunks, offset2);
+        } else {
+            im2col_windows(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0,
+                           x0, chunks, offset2);
+        }
         return;
     }
 

@@ -303,6 +303,8 @@ def conv_case(draw: Draw, op: Op, limits: Limits = Limits()) -> ConvCase:
     cg = draw.int(1, max(1, limits.max_c // groups))
     cin = cg * groups
     cout = groups * draw.int(1, max(1, limits.max_c // groups))
+    if groups == 1 and draw.bool(0.25):
+        cout = draw.int(1, 3)  # the DSP build's direct path (th_nn_conv_direct_s8.c)
     allow_pad = op != Op.CONV_1X1 and not (kh == 1 and kw == 1 and draw.bool(0.5))
     pt, pb, out_h = _window(draw, in_h, kh, stride_h, dil_h, allow_pad)
     pl, pr, out_w = _window(draw, in_w, kw, stride_w, dil_w, allow_pad)

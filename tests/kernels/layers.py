@@ -78,3 +78,20 @@ def fc_layer(cin: int, cout: int, seed: int = 0) -> FcCase:
     w = rng.integers(-127, 128, (cout, cin)).astype(np.int8)
     bias = rng.integers(-20000, 20000, cout).astype(np.int32)
     return FcCase(Op.FC, x, w, bias, p)
+
+
+# Issue 14's classes on the DSP paths that take them: few output channels (the direct path,
+# th_nn_conv_direct_s8.c: Cout 1-3, odd Cin, groups of 1, 2 and 4 pixels, clipped borders,
+# dilations, in place), long columns of odd Cin (im2col staged in 256-byte windows), short
+# and odd fully connected inputs (the per-row tail word, per-channel blocks).
+FEW_CHANNEL_LAYERS: list[tuple[Op, tuple[int, int], int, int, int | tuple[int, int], int]] = [
+    (Op.CONV, (11, 11), 31, 1, (6, 5), 1),  # K 930, one channel
+    (Op.CONV, (7, 55), 5, 1, (4, 3), 2),
+    (Op.CONV, (24, 7), 38, 2, 3, 2),
+    (Op.CONV, (9, 13), 7, 3, (2, 5), 1),
+    (Op.CONV, (13, 9), 18, 5, (7, 4), 2),  # K 504, Cout 5: two im2col windows
+    (Op.CONV, (8, 12), 18, 5, (6, 3), 1),
+    (Op.CONV_1X1, (9, 5), 31, 3, 1, 2),
+    (Op.CONV_1X1, (10, 12), 25, 1, 1, 1),
+    (Op.CONV_3X3, (6, 7), 9, 2, 3, 1),
+]

@@ -1,0 +1,426 @@
+/* th_nn_conv_direct_s8: CONV_2D (groups 1) with few output channels, DSP builds, no im2col.
+ *
+ * With Cout <= TH_NN_DIRECT_MAX_COUT the int16 im2col of the general path costs more than
+ * the MACs it feeds (every column value is used by 1-3 channels only). Here every output
+ * is a sum of dot products straight from the int8 input: a filter row's taps inside the
+ * input are one contiguous run of (kx_hi - kx_lo) * Cin bytes in NHWC (dilation.w 1; with
+ * dilation.w > 1 one run of Cin bytes per tap), the matching weights one run of the
+ * channel's filter row. Runs are read a word at a time (unaligned loads), the input widened
+ * with its offset by SXTAB16, the weights by SXTB16, two SMLAD per word and pixel; the last
+ * n % 4 bytes of a run take one more word with the weight bytes past the run masked to 0.
+ * Four (or two) horizontally adjacent output pixels with the same taps inside share the
+ * weight words (23 instructions per 16 MACs), other pixels (borders) go one at a time with
+ * their runs clipped; padding taps are skipped (they
+ * contribute 0 in TFLM, the padding value being -input_offset).
+ *
+ * The filter arrives interleaved by channel pairs (th_nn_support.h): it is copied once per
+ * call into scratch as plain rows of Kp bytes per channel (Cout * Kp <= 3 * Kp bytes of the
+ * 4 * Kp the im2col scratch of every conv variant already has, th_nn_im2col_pair_bytes).
+ * Requantization as the other DSP paths: th_fast_rq_apply where exact for the channel,
+ * th_requantize_s8 otherwise, then the activation clamp.
+ *
+ * Raster order (th_nn.h rule (c)) and rule (b) of the pointwise kernel: pixels go in
+ * ascending order, up to four at a time, and every channel of a pixel group is accumulated
+ * before any of its outputs is written.
+ */
+#include <stddef.h>
+
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+#if TH_NN_HAS_DSP
+
+/* Requantization of one channel. */
+typedef struct {
+    th_fast_rq rq;
+    int32_t multiplier;
+    int32_t shift;
+    int32_t bias;
+    int32_t fast;
+} direct_rq;
+
+/* s[0] += sum((x0[i] + o) * w[i]), s[1] += sum((x1[i] + o) * w[i]) over i < n. The last
+ * n % 4 bytes: one more word with the weight bytes past n masked to 0 (the input bytes
+ * there, read but multiplied by 0, must exist: x_end bounds them), else a scalar tail. */
+TH_INLINE void dot_pair(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t n,
+                        int32_t offset2, int32_t offset, const int8_t *x_end, int32_t *s)
+{
+    int32_t s0 = s[0];
+    int32_t s1 = s[1];
+    const int32_t rem = n & 3;
+    const int8_t *w_end = w + (n - rem);
+    for (; w != w_end; x0 += 4, x1 += 4, w += 4) {
+        const int32_t wv = th_read_s32(w);
+        const int32_t u = th_read_s32(x0);
+        const int32_t v = th_read_s32(x1);
+        const int32_t wl = th_sxtb16(wv);
+        const int32_t wh = th_sxtb16_ror8(wv);
+        s0 = th_smlad(th_sxtab16(offset2, u), wl, s0);
+        s1 = th_smlad(th_sxtab16(offset2, v), wl, s1);
+        s0 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s0);
+        s1 = th_smlad(th_sxtab16_ror8(offset2, v), wh, s1);
+    }
+    if (rem != 0) {
+        if (x1 + 4 <= x_end && x0 + 4 <= x_end) {
+            const int32_t wv =
+                (int32_t)((uint32_t)th_read_s32(w) & ((1u << (8 * rem)) - 1u));
+            const int32_t u = th_read_s32(x0);
+            const int32_t v = th_read_s32(x1);
+            const int32_t wl = th_sxtb16(wv);
+            const int32_t wh = th_sxtb16_ror8(wv);
+            s0 = th_smlad(th_sxtab16(offset2, u), wl, s0);
+            s1 = th_smlad(th_sxtab16(offset2, v), wl, s1);
+            s0 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s0);
+            s1 = th_smlad(th_sxtab16_ror8(offset2, v), wh, s1);
+        } else {
+            for (int32_t i = 0; i < rem; i++) {
+                s0 = th_add_wrap(s0, (x0[i] + offset) * w[i]);
+                s1 = th_add_wrap(s1, (x1[i] + offset) * w[i]);
+            }
+        }
+    }
+    s[0] = s0;
+    s[1] = s1;
+}
+
+/* dot_pair for four pixels, `dx` input bytes apart: s[0..3]. */
+TH_INLINE void dot_quad(const int8_t *x0, int32_t dx, const int8_t *w, int32_t n,
+                        int32_t offset2, int32_t offset, const int8_t *x_end, int32_t *s)
+{
+    int32_t s0 = s[0];
+    int32_t s1 = s[1];
+    int32_t s2 = s[2];
+    int32_t s3 = s[3];
+    const int8_t *x1 = x0 + dx;
+    const int8_t *x2 = x1 + dx;
+    const int8_t *x3 = x2 + dx;
+    const int32_t rem = n & 3;
+    const int8_t *w_end = w + (n - rem);
+    for (; w != w_end; x0 += 4, x1 += 4, x2 += 4, x3 += 4, w += 4) {
+        const int32_t wv = th_read_s32(w);
+        const int32_t wl = th_sxtb16(wv);
+        const int32_t wh = th_sxtb16_ror8(wv);
+        int32_t u = th_read_s32(x0);
+        s0 = th_smlad(th_sxtab16(offset2, u), wl, s0);
+        s0 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s0);
+        u = th_read_s32(x1);
+        s1 = th_smlad(th_sxtab16(offset2, u), wl, s1);
+        s1 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s1);
+        u = th_read_s32(x2);
+        s2 = th_smlad(th_sxtab16(offset2, u), wl, s2);
+        s2 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s2);
+        u = th_read_s32(x3);
+        s3 = th_smlad(th_sxtab16(offset2, u), wl, s3);
+        s3 = th_smlad(th_sxtab16_ror8(offset2, u), wh, s3);
+    }
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+    s[3] = s3;
+    if (rem != 0) {
+        /* The tails as two pairs (x3 is the furthest: the pairs check it). */
+        int32_t t[2] = {0, 0};
+        dot_pair(x0, x1, w, rem, offset2, offset, x_end, t);
+        s[0] = th_add_wrap(s[0], t[0]);
+        s[1] = th_add_wrap(s[1], t[1]);
+        t[0] = 0;
+        t[1] = 0;
+        dot_pair(x2, x3, w, rem, offset2, offset, x_end, t);
+        s[2] = th_add_wrap(s[2], t[0]);
+        s[3] = th_add_wrap(s[3], t[1]);
+    }
+}
+
+/* s += sum((x[i] + o) * w[i]) over i < n, the tail as in dot_pair. */
+TH_INLINE int32_t dot_one(const int8_t *x, const int8_t *w, int32_t n, int32_t offset2,
+                          int32_t offset, const int8_t *x_end, int32_t s)
+{
+    const int32_t rem = n & 3;
+    const int8_t *w_end = w + (n - rem);
+    for (; w != w_end; x += 4, w += 4) {
+        const int32_t wv = th_read_s32(w);
+        const int32_t u = th_read_s32(x);
+        s = th_smlad(th_sxtab16(offset2, u), th_sxtb16(wv), s);
+        s = th_smlad(th_sxtab16_ror8(offset2, u), th_sxtb16_ror8(wv), s);
+    }
+    if (rem != 0) {
+        if (x + 4 <= x_end) {
+            const int32_t wv =
+                (int32_t)((uint32_t)th_read_s32(w) & ((1u << (8 * rem)) - 1u));
+            const int32_t u = th_read_s32(x);
+            s = th_smlad(th_sxtab16(offset2, u), th_sxtb16(wv), s);
+            s = th_smlad(th_sxtab16_ror8(offset2, u), th_sxtb16_ror8(wv), s);
+        } else {
+            for (int32_t i = 0; i < rem; i++) {
+                s = th_add_wrap(s, (x[i] + offset) * w[i]);
+            }
+        }
+    }
+    return s;
+}
+
+/* Taps [lo, hi) of a filter axis inside the input: origin o, dilation d, size k, input n. */
+TH_INLINE void inside_taps(int32_t o, int32_t d, int32_t k, int32_t n, int32_t *lo,
+                           int32_t *hi)
+{
+    int32_t a = o >= 0 ? 0 : (-o + d - 1) / d;
+    int32_t b = o > n - 1 ? 0 : (n - 1 - o) / d + 1;
+    b = TH_MIN(b, k);
+    a = TH_MIN(a, b);
+    *lo = a;
+    *hi = b;
+}
+
+/* The shared geometry of a call (byte offsets fit int32: the checks bound the tensors). */
+typedef struct {
+    const int8_t *w; /* plain filter rows, stride kp */
+    const int8_t *x_end; /* end of the input tensor */
+    int32_t kp;
+    int32_t cin;
+    int32_t kw;
+    int32_t dil_w;
+    int32_t offset;
+    int32_t offset2;
+} direct_geo;
+
+/* Channel c of 1, 2 or 4 pixels (each `dx` input bytes after the previous, same taps inside):
+ * `rows` rows from input row pointer xa (the first tap inside of the first row inside,
+ * row_step bytes to the next), taps [kx_lo, kx_hi) of filter rows from ky_lo. */
+TH_INLINE void channel_sums(const direct_geo *g, int32_t c, const int8_t *xa, int32_t row_step,
+                            int32_t rows, int32_t ky_lo, int32_t kx_lo, int32_t kx_hi,
+                            int32_t pixels, int32_t dx, int32_t *s)
+{
+    const int32_t span = g->dil_w == 1 ? kx_hi - kx_lo : 1;
+    const int32_t run = span * g->cin;
+    const int32_t runs = (kx_hi - kx_lo) / span;
+    const int32_t run_step = g->dil_w * g->cin;
+    const int8_t *wr = g->w + c * g->kp + (ky_lo * g->kw + kx_lo) * g->cin;
+    const int32_t w_row = g->kw * g->cin;
+    for (int32_t r = 0; r < rows; r++, xa += row_step, wr += w_row) {
+        const int8_t *x = xa;
+        const int8_t *w = wr;
+        for (int32_t i = 0; i < runs; i++, x += run_step, w += g->cin) {
+            if (pixels == 4) {
+                dot_quad(x, dx, w, run, g->offset2, g->offset, g->x_end, s);
+            } else if (pixels == 2) {
+                dot_pair(x, x + dx, w, run, g->offset2, g->offset, g->x_end, s);
+            } else {
+                s[0] = dot_one(x, w, run, g->offset2, g->offset, g->x_end, s[0]);
+            }
+        }
+    }
+}
+
+TH_INLINE int8_t direct_out(int32_t acc, const direct_rq *r, const th_nn_out_stage *stage)
+{
+    int32_t v = r->fast ? th_fast_rq_apply(acc, &r->rq)
+                        : th_requantize_s8(acc, r->multiplier, r->shift, stage->output_offset);
+    if (stage->clamp) {
+        v = th_clamp(v, stage->act_min, stage->act_max);
+    }
+    return (int8_t)v;
+}
+
+/* One word of four pixels' runs (x0 + i * dx) against weight word wv. */
+TH_INLINE void quad_word(const int8_t *x0, int32_t dx, int32_t wv, int32_t offset2,
+                         int32_t *s0, int32_t *s1, int32_t *s2, int32_t *s3)
+{
+    const int32_t wl = th_sxtb16(wv);
+    const int32_t wh = th_sxtb16_ror8(wv);
+    int32_t u = th_read_s32(x0);
+    *s0 = th_smlad(th_sxtab16(offset2, u), wl, *s0);
+    *s0 = th_smlad(th_sxtab16_ror8(offset2, u), wh, *s0);
+    u = th_read_s32(x0 + dx);
+    *s1 = th_smlad(th_sxtab16(offset2, u), wl, *s1);
+    *s1 = th_smlad(th_sxtab16_ror8(offset2, u), wh, *s1);
+    u = th_read_s32(x0 + 2 * dx);
+    *s2 = th_smlad(th_sxtab16(offset2, u), wl, *s2);
+    *s2 = th_smlad(th_sxtab16_ror8(offset2, u), wh, *s2);
+    u = th_read_s32(x0 + 3 * dx);
+    *s3 = th_smlad(th_sxtab16(offset2, u), wl, *s3);
+    *s3 = th_smlad(th_sxtab16_ror8(offset2, u), wh, *s3);
+}
+
+/* Interior pixels of one output row, dilation.w 1, four at a time: every tap column inside,
+ * one run of kw * Cin bytes per filter row inside, its partial last word masked (the input
+ * bytes it reads past the run exist: the caller checked the last quad). quads groups from
+ * xa (the first pixel's first run), outputs from out. */
+static void __attribute__((noinline))
+interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
+               int32_t cout, const int8_t *xa, int32_t dx, int32_t row_step, int32_t rows,
+               int32_t ky_lo, int32_t quads, int8_t *out)
+{
+    const int32_t run = g->kw * g->cin;
+    const int32_t words = run / 4;
+    const int32_t rem = run & 3;
+    const int32_t mask = (int32_t)((1u << (8 * rem)) - 1u);
+    const int32_t offset2 = g->offset2;
+    int plain = !stage->clamp; /* every channel fast, no clamp: the lean output loop */
+    for (int32_t c = 0; c < cout; c++) {
+        plain = plain && rq[c].fast;
+    }
+    for (int32_t q = 0; q < quads; q++, xa += 4 * dx) {
+        int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
+        for (int32_t c = 0; c < cout; c++) {
+            int32_t s0 = rq[c].bias;
+            int32_t s1 = s0;
+            int32_t s2 = s0;
+            int32_t s3 = s0;
+            const int8_t *wr = g->w + c * g->kp + ky_lo * run;
+            const int8_t *xr = xa;
+            for (int32_t r = 0; r < rows; r++, xr += row_step, wr += run) {
+                const int8_t *x = xr;
+                const int8_t *w = wr;
+                const int8_t *w_end = wr + 4 * words;
+                for (; w != w_end; w += 4, x += 4) {
+                    quad_word(x, dx, th_read_s32(w), offset2, &s0, &s1, &s2, &s3);
+                }
+                if (rem != 0) {
+                    quad_word(x, dx, th_read_s32(w) & mask, offset2, &s0, &s1, &s2, &s3);
+                }
+            }
+            acc[4 * c] = s0;
+            acc[4 * c + 1] = s1;
+            acc[4 * c + 2] = s2;
+            acc[4 * c + 3] = s3;
+        }
+        if (plain) { /* fast requantization for every channel, no clamp */
+            for (int32_t c = 0; c < cout; c++) {
+                const th_fast_rq f = rq[c].rq;
+                out[c] = (int8_t)th_fast_rq_apply(acc[4 * c], &f);
+                out[cout + c] = (int8_t)th_fast_rq_apply(acc[4 * c + 1], &f);
+                out[2 * cout + c] = (int8_t)th_fast_rq_apply(acc[4 * c + 2], &f);
+                out[3 * cout + c] = (int8_t)th_fast_rq_apply(acc[4 * c + 3], &f);
+            }
+            out += 4 * cout;
+            continue;
+        }
+        for (int32_t p = 0; p < 4; p++, out += cout) {
+            for (int32_t c = 0; c < cout; c++) {
+                out[c] = direct_out(acc[4 * c + p], &rq[c], stage);
+            }
+        }
+    }
+}
+
+
+void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const th_dims *filter_dims,
+                          const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t cout = output_dims->c;
+    const int32_t k_total = filter_dims->h * filter_dims->w * cin;
+    const int32_t kp = th_round_up4(k_total);
+    th_nn_out_stage stage;
+    th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
+                         th_acc_bound(k_total, 128, bias, cout));
+    th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)k_total * 256 * 128);
+    direct_rq rq[TH_NN_DIRECT_MAX_COUT];
+    for (int32_t c = 0; c < cout; c++) {
+        rq[c].multiplier = quant->multiplier[c];
+        rq[c].shift = quant->shift[c];
+        rq[c].bias = bias != NULL ? bias[c] : 0;
+        rq[c].fast = stage.fast || (stage.mixed && th_nn_fast_channel(&stage, quant, bias, c));
+        rq[c].rq = rq[c].fast ? th_fast_rq_make(rq[c].multiplier, rq[c].shift,
+                                                stage.output_offset)
+                              : (th_fast_rq){0, 0, 0};
+    }
+    /* Plain rows: word j of channel c from the interleaved block layout. */
+    int32_t *plain = (int32_t *)ctx->buf;
+    for (int32_t c = 0; c < cout; c++) {
+        for (int32_t j = 0; j < kp / 4; j++) {
+            plain[c * (kp / 4) + j] =
+                th_read_s32(filter + th_filter_index(c, 4 * j, k_total, cout, TH_CONV_BLOCK));
+        }
+    }
+    const int32_t in_bytes = input_dims->n * input_dims->h * input_dims->w * cin;
+    const direct_geo g = {(const int8_t *)plain, input + in_bytes, kp, cin, filter_dims->w,
+                          params->dilation.w, params->input_offset,
+                          (int32_t)(((uint32_t)params->input_offset << 16) |
+                                    ((uint32_t)params->input_offset & 0xFFFFu))};
+    const int32_t sw = params->stride.w;
+    const int32_t dx = sw * cin;
+    const int32_t row_bytes = input_dims->w * cin;
+    const int32_t row_step = params->dilation.h * row_bytes;
+    /* Output columns [.., ox_end) have windows that end inside the input (dilation.w 1). */
+    const int32_t last_x = input_dims->w - filter_dims->w + params->padding.w;
+    const int32_t ox_end = last_x < 0 ? 0 : TH_MIN(output_dims->w, last_x / sw + 1);
+    int8_t *out = output;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b = input + b * input_dims->h * row_bytes;
+        for (int32_t oy = 0; oy < output_dims->h; oy++) {
+            const int32_t y0 = oy * params->stride.h - params->padding.h;
+            int32_t ky_lo;
+            int32_t ky_hi;
+            inside_taps(y0, params->dilation.h, filter_dims->h, input_dims->h, &ky_lo, &ky_hi);
+            const int32_t row_off =
+                ky_lo < ky_hi ? (y0 + ky_lo * params->dilation.h) * row_bytes : 0;
+            int32_t ox = 0;
+            while (ox < output_dims->w) {
+                const int32_t x0 = ox * sw - params->padding.w;
+                int32_t kx_lo;
+                int32_t kx_hi;
+                inside_taps(x0, params->dilation.w, filter_dims->w, input_dims->w, &kx_lo,
+                            &kx_hi);
+                /* Up to 4 pixels with the same taps inside (then all of them inside). */
+                int32_t pixels = 1;
+                if (ox + 1 < output_dims->w) {
+                    int32_t lo1;
+                    int32_t hi1;
+                    inside_taps(x0 + sw, params->dilation.w, filter_dims->w, input_dims->w,
+                                &lo1, &hi1);
+                    if (lo1 == kx_lo && hi1 == kx_hi) {
+                        pixels = 2;
+                        if (ox + 3 < output_dims->w) {
+                            inside_taps(x0 + 3 * sw, params->dilation.w, filter_dims->w,
+                                        input_dims->w, &lo1, &hi1);
+                            pixels = lo1 == kx_lo && hi1 == kx_hi ? 4 : 2;
+                        }
+                    }
+                }
+                const int32_t rows = kx_lo < kx_hi ? ky_hi - ky_lo : 0;
+                const int8_t *xa =
+                    rows > 0 ? in_b + row_off + (x0 + kx_lo * params->dilation.w) * cin : in_b;
+                if (pixels == 4 && params->dilation.w == 1 && kx_lo == 0 &&
+                    kx_hi == filter_dims->w && rows > 0) {
+                    /* Interior quads up to the last pixel whose window ends inside, as long
+                     * as the last quad's masked words stay inside the input. */
+                    int32_t quads = (ox_end - ox) / 4;
+                    while (quads > 0 && xa + (4 * quads - 1) * dx + (rows - 1) * row_step +
+                                                th_round_up4(filter_dims->w * cin) >
+                                            g.x_end) {
+                        quads--;
+                    }
+                    if (quads > 0) {
+                        interior_quads(&g, rq, &stage, cout, xa, dx, row_step, rows, ky_lo,
+                                       quads, out);
+                        out += 4 * quads * cout;
+                        ox += 4 * quads;
+                        continue;
+                    }
+                }
+                int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
+                for (int32_t c = 0; c < cout; c++) {
+                    int32_t *s = &acc[4 * c];
+                    s[0] = rq[c].bias;
+                    s[1] = rq[c].bias;
+                    s[2] = rq[c].bias;
+                    s[3] = rq[c].bias;
+                    channel_sums(&g, c, xa, row_step, rows, ky_lo, kx_lo, kx_hi, pixels, dx, s);
+                }
+                for (int32_t p = 0; p < pixels; p++) {
+                    for (int32_t c = 0; c < cout; c++) {
+                        out[c] = direct_out(acc[4 * c + p], &rq[c], &stage);
+                    }
+                    out += cout;
+                }
+                ox += pixels;
+            }
+        }
+    }
+}
+
+#endif /* TH_NN_HAS_DSP */
