@@ -31,6 +31,7 @@ from tinyhost.ir import (
     Quantization,
     ReducerOptions,
     ReshapeOptions,
+    SequenceLSTMOptions,
     SoftmaxOptions,
     SqueezeOptions,
     StridedSliceOptions,
@@ -258,6 +259,8 @@ OPTION_CASES: list[tuple[OpKind, OpOptions, int]] = [
     (OpKind.MEAN, ReducerOptions(True), 2),
     (OpKind.STRIDED_SLICE, StridedSliceOptions(1, 2, 4, 8, 16, True), 4),
     (OpKind.SVDF, SVDFOptions(2, Activation.RELU, asymmetric_quantize_inputs=True), 5),
+    (OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM,
+     SequenceLSTMOptions(Activation.TANH, 2.5, 1.25, True, True), 24),
     *[(kind, NoOptions(), 1) for kind in (
         OpKind.DEQUANTIZE, OpKind.LOGISTIC, OpKind.RELU, OpKind.RELU6, OpKind.TANH, OpKind.PAD,
         OpKind.TRANSPOSE, OpKind.PADV2, OpKind.QUANTIZE, OpKind.HARD_SWISH, OpKind.ABS,

@@ -37,6 +37,7 @@ from tinyhost.ir import (
     Quantization,
     ReducerOptions,
     ReshapeOptions,
+    SequenceLSTMOptions,
     SoftmaxOptions,
     SqueezeOptions,
     StridedSliceOptions,
@@ -391,6 +392,17 @@ _OPTION_PARSERS: dict[OpKind, _OptionParser] = {
             asymmetric_quantize_inputs=bool(o.AsymmetricQuantizeInputs()),
         ),
     ),
+    OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: (
+        tflite.UnidirectionalSequenceLSTMOptions,
+        _BO.UnidirectionalSequenceLSTMOptions,
+        lambda o: SequenceLSTMOptions(
+            activation=Activation(o.FusedActivationFunction()),
+            cell_clip=float(o.CellClip()),
+            proj_clip=float(o.ProjClip()),
+            time_major=bool(o.TimeMajor()),
+            asymmetric_quantize_inputs=bool(o.AsymmetricQuantizeInputs()),
+        ),
+    ),
     OpKind.STRIDED_SLICE: (
         tflite.StridedSliceOptions,
         _BO.StridedSliceOptions,
@@ -419,6 +431,7 @@ _OPTIONS_REQUIRED = frozenset(
         OpKind.CONCATENATION,
         OpKind.LEAKY_RELU,
         OpKind.SVDF,
+        OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM,
     }
 )
 

@@ -34,6 +34,7 @@ from tinyhost.ir import (
     Quantization,
     ReducerOptions,
     ReshapeOptions,
+    SequenceLSTMOptions,
     SoftmaxOptions,
     SqueezeOptions,
     StridedSliceOptions,
@@ -410,6 +411,19 @@ def _svdf(b: _Builder, o: OpOptions) -> int:
     return tflite.SVDFOptionsEnd(b)
 
 
+def _sequence_lstm(b: _Builder, o: OpOptions) -> int:
+    assert isinstance(o, SequenceLSTMOptions)
+    tflite.UnidirectionalSequenceLSTMOptionsStart(b)
+    tflite.UnidirectionalSequenceLSTMOptionsAddFusedActivationFunction(b, o.activation.value)
+    tflite.UnidirectionalSequenceLSTMOptionsAddCellClip(b, o.cell_clip)
+    tflite.UnidirectionalSequenceLSTMOptionsAddProjClip(b, o.proj_clip)
+    tflite.UnidirectionalSequenceLSTMOptionsAddTimeMajor(b, o.time_major)
+    tflite.UnidirectionalSequenceLSTMOptionsAddAsymmetricQuantizeInputs(
+        b, o.asymmetric_quantize_inputs
+    )
+    return tflite.UnidirectionalSequenceLSTMOptionsEnd(b)
+
+
 _OptionWriter = tuple[type, int, Callable[[_Builder, OpOptions], int]]
 _BO = tflite.BuiltinOptions
 
@@ -464,4 +478,7 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
     OpKind.MEAN: (ReducerOptions, _BO.ReducerOptions, _reducer),
     OpKind.STRIDED_SLICE: (StridedSliceOptions, _BO.StridedSliceOptions, _strided_slice),
     OpKind.SVDF: (SVDFOptions, _BO.SVDFOptions, _svdf),
+    OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: (
+        SequenceLSTMOptions, _BO.UnidirectionalSequenceLSTMOptions, _sequence_lstm
+    ),
 }
