@@ -63,3 +63,19 @@ def lstm_graph(rng: np.random.Generator, batches: int, steps: int, input_size: i
     op = Op(OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM, tuple(ins), (y,),
             SequenceLSTMOptions(cell_clip=cell_clip, time_major=time_major))
     return Graph(tuple(tensors), (op,), (0,), (y,), name="lstm", source="lstm.tflite")
+
+
+def lstm_stack_graph(rng: np.random.Generator) -> Graph:
+    """Two LSTMs in a row: x [2, 5, 6] -> batch-major (state 8, cell clip, cell scale 2^-11)
+    -> [2, 5, 8], read by a time-major one as 2 steps of 5 batches (state 6, cell scale
+    2^-15); both outputs are model outputs."""
+    tensors = [Tensor("x", (2, 5, 6), I8, None, q(0.05, 4))]
+    ins1, y1 = lstm_tensors(rng, "lstm1", 0, 2, 6, 8, tensors)
+    ins2, y2 = lstm_tensors(rng, "lstm2", y1, 5, 8, 6, tensors, time_major=True,
+                            cell_power=-15, gain=2.0)
+    ops = (Op(OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM, tuple(ins1), (y1,),
+              SequenceLSTMOptions(cell_clip=0.75)),
+           Op(OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM, tuple(ins2), (y2,),
+              SequenceLSTMOptions(time_major=True)))
+    return Graph(tuple(tensors), ops, (0,), (y1, y2), name="lstm_stack",
+                 source="lstm_stack.tflite")

@@ -25,7 +25,7 @@ from tinyhost.ir import Graph, Op, OpKind
 # sigmoid(i / 24), i = 0..255, in unsigned 0.16 fixed point: the table TFLite's int16
 # LOGISTIC and TANH interpolate (sigmoid_table_uint16). Its entries are published values, not
 # a rounding of the function (a third of them differ from round(65536 * sigmoid) by one), so
-# they are stated here as data; kernels_c/lstm/th_sigmoid_table_u16.c holds the same values
+# they are stated here as data; kernels_c/lstm/th_lstm_s8.c holds the same values
 # (tests/test_kernels_lstm.py compares the two).
 SIGMOID_TABLE_U16 = (
     32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149,
