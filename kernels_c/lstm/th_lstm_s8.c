@@ -85,13 +85,33 @@ static int32_t lstm_sat16(int32_t v)
     return th_clamp(v, INT16_MIN, INT16_MAX);
 }
 
+/* sum_k w[k] * (x[k] + offset); on DSP builds four products per step, two per SMLAD
+ * (weights and offset inputs unpacked as bytes 0/2 and 1/3, x + offset fits int16). */
 static int32_t lstm_dot_s8(const int8_t *w, const int8_t *x, int32_t n, int32_t offset)
 {
     int32_t acc = 0;
-    for (int32_t k = 0; k < n; k++) {
+    int32_t k = 0;
+#if TH_NN_HAS_DSP
+    const int32_t offsets = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
+    for (; k + 4 <= n; k += 4) {
+        const int32_t wv = th_read_s32(w + k), xv = th_read_s32(x + k);
+        acc = th_smlad(th_sxtb16(wv), th_sxtab16(offsets, xv), acc);
+        acc = th_smlad(th_sxtb16_ror8(wv), th_sxtab16_ror8(offsets, xv), acc);
+    }
+#endif
+    for (; k < n; k++) {
         acc += (int32_t)w[k] * ((int32_t)x[k] + offset);
     }
     return acc;
+}
+
+/* MultiplyByQuantizedMultiplier for multiplier >= 0 (checked at entry): SRDHM as one
+ * 64-bit product and shift (th_srdhm_pos), then RDBPOT. */
+static int32_t lstm_rq(int32_t acc, int32_t multiplier, int32_t shift)
+{
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : -shift;
+    return th_rdbpot(th_srdhm_pos((int32_t)((uint32_t)acc << left), multiplier), right);
 }
 
 static int lstm_rq_ok(int32_t multiplier, int32_t shift)
@@ -131,8 +151,14 @@ th_status th_lstm_s8(const th_context *ctx, const th_lstm_params *params,
         output == NULL || !lstm_args_ok(params, quant)) {
         return TH_ERR_ARG;
     }
+    /* Everything the loops read, in locals: the stores to the output and the states may
+     * alias the parameter structs as far as the compiler knows. */
+    const th_lstm_quant q = *quant;
     const int32_t n_in = params->input_size, n = params->state_size;
     const int32_t batches = params->batches, steps = params->time_steps;
+    const int32_t in_off = params->input_offset, h_off = params->hidden_offset;
+    const int32_t h_zp = params->hidden_zero_point, clip = params->cell_clip;
+    const int time_major = params->time_major != 0;
     /* lstm_internal::Tanh's input scaling of the cell state: left shift 12 + power. */
     int32_t cell_shift = 12 + params->cell_scale_power, cell_mult = 3;
     if (cell_shift >= 0) {
@@ -145,8 +171,8 @@ th_status th_lstm_s8(const th_context *ctx, const th_lstm_params *params,
         int8_t *h = hidden + (size_t)b * (size_t)n;
         int16_t *c = cell + (size_t)b * (size_t)n;
         for (int32_t t = 0; t < steps; t++) {
-            const size_t row = params->time_major ? (size_t)t * (size_t)batches + (size_t)b
-                                                  : (size_t)b * (size_t)steps + (size_t)t;
+            const size_t row = time_major ? (size_t)t * (size_t)batches + (size_t)b
+                                          : (size_t)b * (size_t)steps + (size_t)t;
             const int8_t *x = input + row * (size_t)n_in;
             int8_t *y = output + row * (size_t)n;
             for (int32_t j = 0; j < n; j++) {
@@ -154,34 +180,30 @@ th_status th_lstm_s8(const th_context *ctx, const th_lstm_params *params,
                 for (int g = 0; g < 4; g++) {
                     const size_t unit = (size_t)g * (size_t)n + (size_t)j;
                     const int32_t acc_in = th_add_wrap(
-                        bias[unit],
-                        lstm_dot_s8(input_weights + unit * (size_t)n_in, x, n_in,
-                               params->input_offset));
-                    const int32_t acc_rec = lstm_dot_s8(recurrent_weights + unit * (size_t)n, h, n,
-                                                   params->hidden_offset);
+                        bias[unit], lstm_dot_s8(input_weights + unit * (size_t)n_in, x, n_in,
+                                                in_off));
+                    const int32_t acc_rec =
+                        lstm_dot_s8(recurrent_weights + unit * (size_t)n, h, n, h_off);
                     const int32_t pre = lstm_sat16(
-                        lstm_sat16(th_requantize(acc_in, quant->input_multiplier[g],
-                                            quant->input_shift[g])) +
-                        lstm_sat16(th_requantize(acc_rec, quant->recurrent_multiplier[g],
-                                            quant->recurrent_shift[g])));
+                        lstm_sat16(lstm_rq(acc_in, q.input_multiplier[g], q.input_shift[g])) +
+                        lstm_sat16(lstm_rq(acc_rec, q.recurrent_multiplier[g],
+                                           q.recurrent_shift[g])));
                     gate[g] = g == 2 ? lstm_tanh_s16(pre, 3, 0) : lstm_sigmoid_q12(pre);
                 }
-                const int32_t kept = lstm_sat16(th_requantize(gate[1] * (int32_t)c[j],
-                                                         quant->forget_cell_multiplier,
-                                                         quant->forget_cell_shift));
-                const int32_t added = lstm_sat16(th_requantize(gate[0] * gate[2],
-                                                          quant->input_cell_multiplier,
-                                                          quant->input_cell_shift));
+                const int32_t kept = lstm_sat16(lstm_rq(gate[1] * (int32_t)c[j],
+                                                        q.forget_cell_multiplier,
+                                                        q.forget_cell_shift));
+                const int32_t added = lstm_sat16(
+                    lstm_rq(gate[0] * gate[2], q.input_cell_multiplier, q.input_cell_shift));
                 int32_t cv = lstm_sat16(kept + added);
-                if (params->cell_clip > 0) {
-                    cv = th_clamp(cv, -params->cell_clip, params->cell_clip);
+                if (clip > 0) {
+                    cv = th_clamp(cv, -clip, clip);
                 }
                 c[j] = (int16_t)cv;
                 const int32_t th = lstm_tanh_s16(cv, cell_mult, cell_shift);
-                y[j] = (int8_t)th_clamp(th_requantize(th * gate[3], quant->hidden_multiplier,
-                                                      quant->hidden_shift) +
-                                            params->hidden_zero_point,
-                                        INT8_MIN, INT8_MAX);
+                y[j] = (int8_t)th_clamp(
+                    lstm_rq(th * gate[3], q.hidden_multiplier, q.hidden_shift) + h_zp, INT8_MIN,
+                    INT8_MAX);
             }
             memcpy(h, y, (size_t)n);
         }
