@@ -61,12 +61,17 @@ static th_interp_status setup(const th_interp_op *op, lstm_setup *s)
     q->input_cell_shift = p[TH_LSTM_P_INPUT_CELL_SHIFT];
     q->hidden_multiplier = p[TH_LSTM_P_HIDDEN_MULTIPLIER];
     q->hidden_shift = p[TH_LSTM_P_HIDDEN_SHIFT];
-    const uint32_t rows = 4u * (uint32_t)lp->state_size;
-    s->w_in = th_interp_const(op, p[TH_LSTM_P_INPUT_WEIGHTS], rows * (uint32_t)lp->input_size,
-                              1u);
-    s->w_rec = th_interp_const(op, p[TH_LSTM_P_RECURRENT_WEIGHTS],
-                               rows * (uint32_t)lp->state_size, 1u);
-    s->bias = th_interp_const(op, p[TH_LSTM_P_BIAS], rows, 4u);
+    /* 64-bit sizes: dims near 2^15 each would wrap a 32-bit product past the check. */
+    const uint64_t rows = 4u * (uint64_t)lp->state_size;
+    const uint64_t n_w_in = rows * (uint64_t)lp->input_size;
+    const uint64_t n_w_rec = rows * (uint64_t)lp->state_size;
+    if (lp->state_size <= 0 || lp->input_size <= 0 || n_w_in > UINT32_MAX ||
+        n_w_rec > UINT32_MAX) {
+        return TH_INTERP_E_PARAMS;
+    }
+    s->w_in = th_interp_const(op, p[TH_LSTM_P_INPUT_WEIGHTS], (uint32_t)n_w_in, 1u);
+    s->w_rec = th_interp_const(op, p[TH_LSTM_P_RECURRENT_WEIGHTS], (uint32_t)n_w_rec, 1u);
+    s->bias = th_interp_const(op, p[TH_LSTM_P_BIAS], (uint32_t)rows, 4u);
     if (s->w_in == NULL || s->w_rec == NULL || s->bias == NULL) {
         return TH_INTERP_E_PARAMS;
     }
