@@ -85,24 +85,43 @@ static int32_t lstm_sat16(int32_t v)
     return th_clamp(v, INT16_MIN, INT16_MAX);
 }
 
-/* sum_k w[k] * (x[k] + offset); on DSP builds four products per step, two per SMLAD
- * (weights and offset inputs unpacked as bytes 0/2 and 1/3, x + offset fits int16). */
-static int32_t lstm_dot_s8(const int8_t *w, const int8_t *x, int32_t n, int32_t offset)
+/* The four gates' sums acc[g] = sum_k w[g * gate_stride + k] * (x[k] + offset): each x
+ * value loaded (and, on DSP builds, unpacked with the offset into two int16 pairs) once for
+ * the four weight rows; DSP builds take four products per row per step, two per SMLAD
+ * (weights as bytes 0/2 and 1/3; x + offset fits int16). */
+static void lstm_dot4(const int8_t *w, size_t gate_stride, const int8_t *x, int32_t n,
+                      int32_t offset, int32_t acc[4])
 {
-    int32_t acc = 0;
+    const int8_t *w0 = w, *w1 = w + gate_stride, *w2 = w1 + gate_stride;
+    const int8_t *w3 = w2 + gate_stride;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     int32_t k = 0;
 #if TH_NN_HAS_DSP
     const int32_t offsets = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
     for (; k + 4 <= n; k += 4) {
-        const int32_t wv = th_read_s32(w + k), xv = th_read_s32(x + k);
-        acc = th_smlad(th_sxtb16(wv), th_sxtab16(offsets, xv), acc);
-        acc = th_smlad(th_sxtb16_ror8(wv), th_sxtab16_ror8(offsets, xv), acc);
+        const int32_t xv = th_read_s32(x + k);
+        const int32_t x02 = th_sxtab16(offsets, xv), x13 = th_sxtab16_ror8(offsets, xv);
+        int32_t wv = th_read_s32(w0 + k);
+        a0 = th_smlad(th_sxtb16(wv), x02, th_smlad(th_sxtb16_ror8(wv), x13, a0));
+        wv = th_read_s32(w1 + k);
+        a1 = th_smlad(th_sxtb16(wv), x02, th_smlad(th_sxtb16_ror8(wv), x13, a1));
+        wv = th_read_s32(w2 + k);
+        a2 = th_smlad(th_sxtb16(wv), x02, th_smlad(th_sxtb16_ror8(wv), x13, a2));
+        wv = th_read_s32(w3 + k);
+        a3 = th_smlad(th_sxtb16(wv), x02, th_smlad(th_sxtb16_ror8(wv), x13, a3));
     }
 #endif
     for (; k < n; k++) {
-        acc += (int32_t)w[k] * ((int32_t)x[k] + offset);
+        const int32_t xk = (int32_t)x[k] + offset;
+        a0 += (int32_t)w0[k] * xk;
+        a1 += (int32_t)w1[k] * xk;
+        a2 += (int32_t)w2[k] * xk;
+        a3 += (int32_t)w3[k] * xk;
     }
-    return acc;
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
 }
 
 /* MultiplyByQuantizedMultiplier for multiplier >= 0 (checked at entry): SRDHM as one
@@ -176,17 +195,17 @@ th_status th_lstm_s8(const th_context *ctx, const th_lstm_params *params,
             const int8_t *x = input + row * (size_t)n_in;
             int8_t *y = output + row * (size_t)n;
             for (int32_t j = 0; j < n; j++) {
-                int32_t gate[4];
+                int32_t gate[4], acc_in[4], acc_rec[4];
+                lstm_dot4(input_weights + (size_t)j * (size_t)n_in, (size_t)n * (size_t)n_in,
+                          x, n_in, in_off, acc_in);
+                lstm_dot4(recurrent_weights + (size_t)j * (size_t)n, (size_t)n * (size_t)n, h,
+                          n, h_off, acc_rec);
                 for (int g = 0; g < 4; g++) {
-                    const size_t unit = (size_t)g * (size_t)n + (size_t)j;
-                    const int32_t acc_in = th_add_wrap(
-                        bias[unit], lstm_dot_s8(input_weights + unit * (size_t)n_in, x, n_in,
-                                                in_off));
-                    const int32_t acc_rec =
-                        lstm_dot_s8(recurrent_weights + unit * (size_t)n, h, n, h_off);
+                    const int32_t in = th_add_wrap(bias[(size_t)g * (size_t)n + (size_t)j],
+                                                   acc_in[g]);
                     const int32_t pre = lstm_sat16(
-                        lstm_sat16(lstm_rq(acc_in, q.input_multiplier[g], q.input_shift[g])) +
-                        lstm_sat16(lstm_rq(acc_rec, q.recurrent_multiplier[g],
+                        lstm_sat16(lstm_rq(in, q.input_multiplier[g], q.input_shift[g])) +
+                        lstm_sat16(lstm_rq(acc_rec[g], q.recurrent_multiplier[g],
                                            q.recurrent_shift[g])));
                     gate[g] = g == 2 ? lstm_tanh_s16(pre, 3, 0) : lstm_sigmoid_q12(pre);
                 }
