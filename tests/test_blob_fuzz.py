@@ -230,3 +230,33 @@ def test_stateful_blob_runs_and_its_corruptions_are_refused(driver: Path) -> Non
         assert 0 <= out.status <= 17, label
         if not crc_ok:
             assert out.status in (E_TRUNCATED, E_MAGIC, E_VERSION, E_CRC, 6), (label, out)
+
+
+def test_lstm_blob_runs_and_its_corruptions_are_refused(driver: Path) -> None:
+    """Two LSTMs (four variable tensors, gate constants named by parameter words): valid it
+    runs; corrupted it is refused or runs without a memory error; a weights word pointing
+    past the constants is refused."""
+    from lstm_graphs import lstm_stack_graph
+    from tinyhost.codegen.interpreter_abi import ADAPTERS_BY_NAME
+
+    graph = lstm_stack_graph(np.random.default_rng(5))
+    blob = build_blob(graph)
+    h = read_header(blob.data)
+    flagged = [t for t in range(h.n_tensors)
+               if blob.data[h.tensors_off + t * TENSOR.size + 3] & 2]  # fmt: skip
+    assert flagged == graph.variable_tensors()
+    words = ADAPTERS_BY_NAME["lstm_s8"].word_names()
+    bad = bytearray(blob.data)
+    at = h.params_off + 4 * words.index("recurrent_weights")  # the first op's word
+    struct.pack_into("<i", bad, at, struct.unpack_from("<i", bad, at)[0] + (1 << 20))
+    rng = np.random.default_rng(23)
+    cases = [("valid", blob.data, blob.arena_bytes, True),
+             ("weights past the constants", bytes(fix_crc(bad)), blob.arena_bytes, True),
+             *mutations("lstm_stack", blob.data, blob.arena_bytes, rng, 120)]
+    outcomes = run_driver(driver, [(b, arena) for _, b, arena, _ in cases])
+    assert outcomes[0].status == OK and outcomes[0].invoked
+    assert outcomes[1].status != OK
+    for (label, _b, _arena, crc_ok), out in zip(cases[2:], outcomes[2:]):
+        assert 0 <= out.status <= 17, label
+        if not crc_ok:
+            assert out.status in (E_TRUNCATED, E_MAGIC, E_VERSION, E_CRC, 6), (label, out)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from reference_single_op import random_int8
+from stateful_device import reference_invokes
 from svdf_graphs import svdf_graph
 from tinyhost import reference
 from tinyhost.errors import ModelFormatError
@@ -34,14 +35,7 @@ def _tflm_sequence(graph, inputs, reset_after: int) -> list[np.ndarray]:
 
 
 def _reference_sequence(graph, inputs, reset_after: int) -> list[np.ndarray]:
-    outs, state = [], None
-    for k, x in enumerate(inputs):
-        if k == reset_after:
-            state = reference.initial_state(graph)
-        result = reference.run(graph, [x], state=state)
-        state = result.state
-        outs.append(result.outputs[0])
-    return outs
+    return [outputs[0] for outputs in reference_invokes(graph, inputs, reset_after)]
 
 
 @pytest.mark.parametrize(

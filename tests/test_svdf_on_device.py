@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from stateful_device import check_invokes_on_device, reference_invokes
 from svdf_graphs import kws_svdf_graph
-from tinyhost import reference
-from tinyhost.deploy.runner import run_model
 from tinyhost.plan import plan_memory
 from tinyhost.plan.checker import check_plan
 
@@ -27,14 +26,7 @@ def _case():
     graph = kws_svdf_graph(rng, second_bias=False)
     xs = [rng.integers(-128, 128, (1, 16)).astype(np.int8) for _ in range(RESET)]
     inputs = [*xs, xs[0], xs[1]]
-    expected, state = [], None
-    for k, x in enumerate(inputs):
-        if k == RESET:
-            state = reference.initial_state(graph)
-        result = reference.run(graph, [x], state=state)
-        state = result.state
-        expected.append(result.outputs)
-    return graph, inputs, expected
+    return graph, inputs, reference_invokes(graph, inputs, RESET)
 
 
 def test_state_is_persistent_in_the_plan():
@@ -55,13 +47,8 @@ def test_state_is_persistent_in_the_plan():
 
 def _check(board: str, backend: str) -> None:
     graph, inputs, expected = _case()
-    report = run_model(graph, board, [[x] for x in inputs], backend=backend,
-                       work_dir=BUILD / f"{board}-{backend}", reset_before={RESET})
-    assert len(report.runs) == len(inputs)
-    for k, (run, want) in enumerate(zip(report.runs, expected)):
-        for j, (got, w) in enumerate(zip(run.outputs, want)):
-            np.testing.assert_array_equal(got, w.reshape(got.shape),
-                                          err_msg=f"invoke {k}, output {j}")
+    check_invokes_on_device(graph, board, backend, inputs, expected, RESET,
+                            BUILD / f"{board}-{backend}")
     # the reference itself: state carried (not the same output twice), reset repeats
     assert not np.array_equal(expected[1][3], expected[0][3])
     assert np.array_equal(expected[RESET][3], expected[0][3])

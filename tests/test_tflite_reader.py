@@ -37,6 +37,7 @@ from tinyhost.ir import (
     ReducerOptions,
     ReshapeOptions,
     ResizeOptions,
+    SequenceLSTMOptions,
     SoftmaxOptions,
     SplitOptions,
     SqueezeOptions,
@@ -277,6 +278,8 @@ OPTION_CASES: list[tuple[OpKind, OpOptions, int]] = [
     (OpKind.ARG_MAX, ArgMinMaxOptions("int32"), 2),
     (OpKind.ARG_MIN, ArgMinMaxOptions("int64"), 2),
     (OpKind.BATCH_MATMUL, BatchMatMulOptions(True, False), 2),
+    (OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM,
+     SequenceLSTMOptions(Activation.TANH, 2.5, 1.25, True, True), 24),
     *[(kind, NoOptions(), 1) for kind in (
         OpKind.DEQUANTIZE, OpKind.LOGISTIC, OpKind.RELU, OpKind.RELU6, OpKind.TANH, OpKind.PAD,
         OpKind.TRANSPOSE, OpKind.PADV2, OpKind.QUANTIZE, OpKind.HARD_SWISH, OpKind.ABS,

@@ -218,6 +218,20 @@ int32_t th_svdf_s8_scratch_size(const th_svdf_params *params, const th_dims *inp
                                 const th_dims *weights_feature_dims,
                                 const th_dims *weights_time_dims);
 
+/* ---- UNIDIRECTIONAL_SEQUENCE_LSTM -------------------------------------------------------
+ * TFLite Micro's integer LSTM (no peephole, projection, layer norm or CIFG). input int8
+ * [batches, time_steps, input_size] ([time_steps, batches, input_size] time-major);
+ * input_weights int8 [4][state_size][input_size] and recurrent_weights int8
+ * [4][state_size][state_size], gates in the order input, forget, cell, output (TFLite's
+ * eight weight tensors, stacked); bias int32 [4][state_size]; hidden int8 and cell int16
+ * [batches, state_size] (TFLite's two variable tensors, kept by the caller across calls
+ * and updated in place); output int8, shaped as input with state_size last. No scratch
+ * (ctx may be NULL). The output may not overlap the input, the weights or either state. */
+th_status th_lstm_s8(const th_context *ctx, const th_lstm_params *params,
+                     const th_lstm_quant *quant, const int8_t *input,
+                     const int8_t *input_weights, const int8_t *recurrent_weights,
+                     const int32_t *bias, int8_t *hidden, int16_t *cell, int8_t *output);
+
 /* ---- pooling, elementwise, activations, data movement ----------------------------------
  * None of these kernels needs scratch: ctx may be NULL, there is no *_scratch_size
  * companion, the planner reserves nothing. Every kernel checks its arguments at entry

@@ -210,6 +210,37 @@ typedef struct {
     int32_t time_shift;
 } th_svdf_quant;
 
+/* UNIDIRECTIONAL_SEQUENCE_LSTM (arith.lstm.LstmParams): int8 input, hidden state and gate
+ * weights, int16 cell state at scale 2^cell_scale_power (zero point 0), int32 biases. */
+typedef struct {
+    int32_t batches;
+    int32_t time_steps;
+    int32_t input_size;
+    int32_t state_size;
+    int32_t time_major;        /* input/output [time, batch, .] (else [batch, time, .]) */
+    int32_t input_offset;      /* -input zero point */
+    int32_t hidden_offset;     /* -hidden state zero point */
+    int32_t hidden_zero_point; /* added to the new hidden values */
+    int32_t cell_scale_power;  /* in [-40, 2] */
+    int32_t cell_clip;         /* quantized cell clip, 0: none */
+} th_lstm_params;
+
+/* Per gate (input, forget, cell, output): the input and the recurrent product into Q3.12;
+ * then forget x cell and input x cell gate into the cell's scale, output x tanh(cell) into
+ * the hidden state's. */
+typedef struct {
+    int32_t input_multiplier[4];
+    int32_t input_shift[4];
+    int32_t recurrent_multiplier[4];
+    int32_t recurrent_shift[4];
+    int32_t forget_cell_multiplier;
+    int32_t forget_cell_shift;
+    int32_t input_cell_multiplier;
+    int32_t input_cell_shift;
+    int32_t hidden_multiplier;
+    int32_t hidden_shift;
+} th_lstm_quant;
+
 /* QUANTIZE float32 -> int8 (arith.activations.QuantizeParams) and DEQUANTIZE int8 ->
  * float32 (DequantizeParams): the tensor's float32 scale and zero point. */
 typedef struct {

@@ -30,6 +30,7 @@ from tinyhost.arith.binary import PreluParams
 from tinyhost.arith.constant_channels import ConstantChannels, constant_channels
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.arith.svdf import SvdfParams
@@ -479,6 +480,24 @@ class _Model:
                     f"{self.pointer(x, 'int8_t')}, &wf, {self.pointer(wf, 'int8_t')}, &wt, "
                     f"{self.pointer(wt, 'int16_t')}, {self.pointer(bias, 'int32_t')}, "
                     f"{self.pointer(state, 'int16_t', const=False)}, &out, {y});"), ""
+        if isinstance(p, LstmParams):
+            hidden, cell = call.inputs[1:3]
+            w_in = self.array(f"op{i}_input_weights", call.arrays["input_weights"])
+            w_rec = self.array(f"op{i}_recurrent_weights", call.arrays["recurrent_weights"])
+            bias = self.array(f"op{i}_bias", call.arrays["bias"])
+            csv = lambda v: ", ".join(map(str, v))  # noqa: E731
+            return (f"    static const th_lstm_params params = {{{p.batches}, {p.time_steps}, "
+                    f"{p.input_size}, {p.state_size}, {int(p.time_major)}, {p.input_offset}, "
+                    f"{p.hidden_offset}, {p.hidden_zero_point}, {p.cell_scale_power}, "
+                    f"{p.cell_clip}}};\n"
+                    f"    static const th_lstm_quant quant = {{{{{csv(p.input_multipliers)}}}, "
+                    f"{{{csv(p.input_shifts)}}}, {{{csv(p.recurrent_multipliers)}}}, "
+                    f"{{{csv(p.recurrent_shifts)}}}, {p.forget_cell_multiplier}, "
+                    f"{p.forget_cell_shift}, {p.input_cell_multiplier}, {p.input_cell_shift}, "
+                    f"{p.hidden_multiplier}, {p.hidden_shift}}};\n"
+                    f"    return th_lstm_s8(NULL, &params, &quant, {self.pointer(x, 'int8_t')}, "
+                    f"{w_in}, {w_rec}, {bias}, {self.pointer(hidden, 'int8_t', const=False)}, "
+                    f"{self.pointer(cell, 'int16_t', const=False)}, {y});"), ""
         if isinstance(p, PadParams):
             rank = len(p.before)
             before = ", ".join(map(str, list(p.before) + [0] * (MAX_RANK - rank)))

@@ -29,6 +29,7 @@ from tinyhost.arith.activations import (
 from tinyhost.arith.binary import PreluParams
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.arith.svdf import SvdfParams
@@ -188,6 +189,14 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(59, "batch_matmul_s8", "ops_matmul.c", ("th_batch_matmul_s8",),
             ("lhs_offset", "rhs_offset", "output_offset", "adj_x", "adj_y", "multiplier",
              "shift"), "MATMUL"),
+    # Recurrent ops of issue 17 (ids 74-89).
+    Adapter(74, "lstm_s8", "ops_lstm.c", ("th_lstm_s8",),
+            ("time_major", "input_offset", "hidden_offset", "hidden_zero_point",
+             "cell_scale_power", "cell_clip", "input_multiplier[4]", "input_shift[4]",
+             "recurrent_multiplier[4]", "recurrent_shift[4]", "forget_cell_multiplier",
+             "forget_cell_shift", "input_cell_multiplier", "input_cell_shift",
+             "hidden_multiplier", "hidden_shift", "input_weights", "recurrent_weights",
+             "bias"), "LSTM"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -223,6 +232,7 @@ _ADAPTER_OF = {
     "th_softmax_s8_s16": "softmax_s8_s16",
     "th_requantize_s8_s16": "requantize_s8_s16",
     "th_requantize_s16_s8": "requantize_s16_s8",
+    "th_lstm_s8": "lstm_s8",
     "copy": "copy",
     "th_split_s8": "split_s8",
     "th_gather_s8": "gather_s8",
@@ -315,6 +325,21 @@ def _fields(call: Call) -> dict[str, Word]:
                 "rank": p.rank, "feature_multiplier": p.feature_multiplier,
                 "feature_shift": p.feature_shift, "time_multiplier": p.time_multiplier,
                 "time_shift": p.time_shift}  # fmt: skip
+    if isinstance(p, LstmParams):
+        return {"time_major": int(p.time_major), "input_offset": p.input_offset,
+                "hidden_offset": p.hidden_offset, "hidden_zero_point": p.hidden_zero_point,
+                "cell_scale_power": p.cell_scale_power, "cell_clip": p.cell_clip,
+                **{f"input_multiplier{k}": m for k, m in enumerate(p.input_multipliers)},
+                **{f"input_shift{k}": e for k, e in enumerate(p.input_shifts)},
+                **{f"recurrent_multiplier{k}": m for k, m in enumerate(p.recurrent_multipliers)},
+                **{f"recurrent_shift{k}": e for k, e in enumerate(p.recurrent_shifts)},
+                "forget_cell_multiplier": p.forget_cell_multiplier,
+                "forget_cell_shift": p.forget_cell_shift,
+                "input_cell_multiplier": p.input_cell_multiplier,
+                "input_cell_shift": p.input_cell_shift, "hidden_multiplier": p.hidden_multiplier,
+                "hidden_shift": p.hidden_shift, "input_weights": ConstRef("input_weights"),
+                "recurrent_weights": ConstRef("recurrent_weights"),
+                "bias": ConstRef("bias")}  # fmt: skip
     if isinstance(p, PreluParams):
         return {"input_offset": p.input_offset, "alpha_offset": p.alpha_offset,
                 "output_offset": p.output_offset, "multiplier_pos": p.multiplier_pos,

@@ -40,6 +40,15 @@ from tinyhost.arith.binary import (
 )
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.lstm import (
+    BIASES,
+    CELL_STATE,
+    HIDDEN_STATE,
+    INPUT_WEIGHTS,
+    RECURRENT_WEIGHTS,
+    LstmParams,
+    lstm_params,
+)
 from tinyhost.arith.matmul import BatchMatMulParams, batch_matmul_params
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
@@ -184,8 +193,8 @@ class MatMulParams:
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
-    | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | RequantizeParams
-    | MinMaxParams | PreluParams | FillParams | SplitParams | PackParams
+    | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | LstmParams
+    | RequantizeParams | MinMaxParams | PreluParams | FillParams | SplitParams | PackParams
     | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams
 )  # fmt: skip
 
@@ -196,7 +205,8 @@ class Call:
 
     `function` is the kernels_c entry point (`copy` for RESHAPE/SQUEEZE/EXPAND_DIMS, a plain
     byte copy).
-    `inputs` keep the op's positions (None for an absent optional operand, e.g. no bias).
+    `inputs` keep the op's positions (None for an absent optional operand, e.g. no bias),
+    except th_lstm_s8's: (input, hidden state, cell state), its constants in `arrays`.
     """
 
     op: int  # index of the op in graph.ops
@@ -368,6 +378,32 @@ def _lower_svdf(graph: Graph, index: int, op: Op) -> Call:
             raise UnsupportedModelError(f"{_where(index, op)}: operand {k} must be a constant")
     return Call(index, "th_svdf_s8", tuple(op.inputs[:5]), (op.outputs[0],),
                 svdf_params(graph, op))
+
+
+def _lower_sequence_lstm(graph: Graph, index: int, op: Op) -> Call:
+    """th_lstm_s8. The call reads (input, hidden state, cell state): the two states are
+    variable tensors read and written in place; the eight gate weights and four biases
+    (constants) are stacked per gate into `arrays` (input_weights, recurrent_weights,
+    bias), the order th_nn.h states."""
+    _require_int8(graph, index, op, [op.inputs[0], op.inputs[HIDDEN_STATE], op.outputs[0]])
+    if graph.tensors[op.inputs[CELL_STATE]].dtype != np.int16:
+        raise UnsupportedModelError(f"{_where(index, op)}: only an int16 cell state is "
+                                    "supported")
+    for k in (*INPUT_WEIGHTS, *RECURRENT_WEIGHTS, *BIASES):
+        if graph.tensors[op.inputs[k]].data is None:
+            raise UnsupportedModelError(f"{_where(index, op)}: operand {k} must be a constant")
+    p = lstm_params(graph, op)
+    if not -40 <= p.cell_scale_power <= 2:
+        raise UnsupportedModelError(f"{_where(index, op)}: cell state scale 2^"
+                                    f"{p.cell_scale_power} is outside th_lstm_s8's [-40, 2]")
+    stack = lambda ks, dtype: np.concatenate(  # noqa: E731
+        [np.asarray(graph.tensors[op.inputs[k]].data, dtype).reshape(-1) for k in ks])
+    arrays = {"input_weights": stack(INPUT_WEIGHTS, np.int8),
+              "recurrent_weights": stack(RECURRENT_WEIGHTS, np.int8),
+              "bias": stack(BIASES, np.int32)}  # fmt: skip
+    return Call(index, "th_lstm_s8",
+                (op.inputs[0], op.inputs[HIDDEN_STATE], op.inputs[CELL_STATE]),
+                (op.outputs[0],), p, arrays)
 
 
 def _const(graph: Graph, index: int, op: Op, position: int) -> np.ndarray:
@@ -576,6 +612,7 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.DEQUANTIZE: _lower_dequantize,
     OpKind.MEAN: _lower_mean,
     OpKind.SVDF: _lower_svdf,
+    OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: _lower_sequence_lstm,
     OpKind.PAD: _lower_pad,
     OpKind.PADV2: _lower_pad,
     OpKind.CONCATENATION: _lower_concat,

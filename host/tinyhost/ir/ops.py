@@ -63,6 +63,8 @@ class OpKind(enum.Enum):
     SQUARED_DIFFERENCE = 99
     ABS = 101
     ELU = 111
+    # Recurrent (issue 17)
+    UNIDIRECTIONAL_SEQUENCE_LSTM = 44
     # Anything else in a .tflite file: kept so it can be reported by index and name.
     UNSUPPORTED = -1
 
@@ -242,6 +244,19 @@ class BatchMatMulOptions:
 
 
 @dataclass(frozen=True)
+class SequenceLSTMOptions:
+    """UNIDIRECTIONAL_SEQUENCE_LSTM: the cell gate's activation (TANH or SIGMOID, the others
+    sigmoid), cell and projection clips (0: none), time-major input [time, batch, input]
+    (else [batch, time, input])."""
+
+    activation: Activation = Activation.TANH
+    cell_clip: float = 0.0
+    proj_clip: float = 0.0
+    time_major: bool = False
+    asymmetric_quantize_inputs: bool = False
+
+
+@dataclass(frozen=True)
 class UnsupportedOptions:
     """What is known of an op tinyhost cannot execute: its TFLite name (or custom code)."""
 
@@ -271,5 +286,6 @@ OpOptions = (
     | ResizeOptions
     | ArgMinMaxOptions
     | BatchMatMulOptions
+    | SequenceLSTMOptions
     | UnsupportedOptions
 )

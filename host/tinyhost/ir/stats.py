@@ -21,6 +21,8 @@ def op_macs(graph: Graph, op: Op) -> int:
         return _svdf_macs(graph, op)
     if op.kind is OpKind.BATCH_MATMUL:
         return _matmul_macs(graph, op)
+    if op.kind is OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM:
+        return _lstm_macs(graph, op)
     if op.kind not in _RANKS or len(op.inputs) < 2 or op.inputs[1] is None:
         return 0
     rank = _RANKS[op.kind]
@@ -59,6 +61,17 @@ def _matmul_macs(graph: Graph, op: Op) -> int:
         return 0
     depth = lhs[-2] if getattr(op.options, "adj_x", False) else lhs[-1]
     return int(np.prod(graph.tensors[op.outputs[0]].shape, dtype=np.int64)) * depth
+
+
+def _lstm_macs(graph: Graph, op: Op) -> int:
+    """The gates' input and recurrent products: batches * steps * 4 * state * (input + state)
+    (the elementwise cell and hidden updates are not counted)."""
+    if len(op.inputs) < 6 or op.inputs[0] is None or op.inputs[5] is None:
+        return 0
+    x, w_rec = graph.tensors[op.inputs[0]].shape, graph.tensors[op.inputs[5]].shape
+    if len(x) != 3 or len(w_rec) != 2:
+        return 0
+    return x[0] * x[1] * 4 * w_rec[0] * (x[2] + w_rec[1])
 
 
 _RANKS = {OpKind.CONV_2D: 4, OpKind.DEPTHWISE_CONV_2D: 4, OpKind.FULLY_CONNECTED: 2}

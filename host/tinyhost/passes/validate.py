@@ -12,6 +12,7 @@ import numpy as np
 
 from tinyhost.errors import ModelFormatError
 from tinyhost.ir import (
+    Activation,
     BatchMatMulOptions,
     BlockSizeOptions,
     ConcatenationOptions,
@@ -25,6 +26,7 @@ from tinyhost.ir import (
     Padding,
     Pool2DOptions,
     ResizeOptions,
+    SequenceLSTMOptions,
     SVDFOptions,
     Tensor,
 )
@@ -206,6 +208,8 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
             raise fail(f"axes {axes.tolist()} out of range for rank {len(x.shape)}")
     elif op.kind is OpKind.SVDF:
         _check_svdf(graph, op, x, out, fail)
+    elif op.kind is OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM:
+        _check_sequence_lstm(graph, op, x, out, fail)
     elif op.kind is OpKind.STRIDED_SLICE:
         for i, role in zip(op.inputs[1:4], ("begin", "end", "strides")):
             values = _constant(graph, i, role, fail)
@@ -529,3 +533,73 @@ def _check_svdf(graph: Graph, op: Op, x: Tensor, out: Tensor, fail) -> None:
             if not abs(got - want) < 1e-5:  # TFLM's PrepareSvdf refuses the model
                 raise fail(f"bias '{bias.name}' has scale {got!r}, not state scale x "
                            f"weights_time scale ({want!r}) as TFLite Micro requires")
+
+
+_LSTM_VARIANTS = (
+    ((9, 10, 11), "peephole weights (cell_to_*_weights)"),
+    ((16, 17), "a projection"),
+    ((20, 21, 22, 23), "layer norm coefficients"),
+)
+
+
+def _check_sequence_lstm(graph: Graph, op: Op, x: Tensor, out: Tensor, fail) -> None:
+    """TFLM's UnidirectionalSequenceLstmPrepare: 24 inputs; the standard LSTM only (no
+    peephole, projection, layer norm or CIFG); shapes; both states variable; the int8
+    types; sigmoid or tanh for the cell gate."""
+    opt = op.options
+    assert isinstance(opt, SequenceLSTMOptions)
+    ins = op.inputs
+    if len(ins) != 24:
+        raise fail(f"has {len(ins)} inputs; UNIDIRECTIONAL_SEQUENCE_LSTM takes 24")
+    for indices, what in _LSTM_VARIANTS:
+        if any(ins[k] is not None for k in indices):
+            raise fail(f"has {what}; TFLite Micro's LSTM does not support them")
+    missing = [k for k in (*range(1, 9), 12, 13, 14, 15, 18, 19) if ins[k] is None]
+    if missing:
+        what = " (CIFG, which TFLite Micro does not support)" if 1 in missing else ""
+        raise fail(f"lacks inputs {missing}{what}")
+    hidden, cell = graph.tensors[ins[18]], graph.tensors[ins[19]]
+    for t in (hidden, cell):
+        if not t.is_variable:
+            raise fail(f"state '{t.name}' is not a variable tensor")
+    if opt.activation is not Activation.TANH:
+        raise fail(f"cell gate activation {opt.activation.name}; TFLite Micro's LSTM takes "
+                   "TANH")
+    if opt.cell_clip < 0:
+        raise fail(f"cell_clip {opt.cell_clip} is negative")
+    if len(x.shape) != 3:
+        raise fail(f"input {list(x.shape)} must be 3-D")
+    batches = x.shape[1] if opt.time_major else x.shape[0]
+    state = graph.tensors[ins[5]].shape[0] if len(graph.tensors[ins[5]].shape) == 2 else -1
+    for k in (*range(1, 9), 12, 13, 14, 15):
+        w = graph.tensors[ins[k]]
+        want = (state,) if k > 8 else (state, x.shape[2] if k < 5 else state)
+        if tuple(w.shape) != want:
+            raise fail(f"'{w.name}' has shape {list(w.shape)}, expected {list(want)}")
+    for t in (hidden, cell):
+        if int(np.prod(t.shape)) != batches * state:
+            raise fail(f"state '{t.name}' {list(t.shape)} does not hold {batches} x {state}")
+    _expect_shape(out, (x.shape[0], x.shape[1], state), fail)
+    if x.dtype == np.int8:
+        want = {**{k: np.int8 for k in range(1, 9)}, **{k: np.int32 for k in (12, 13, 14, 15)},
+                18: np.int8, 19: np.int16}
+        for k, dtype in want.items():
+            t = graph.tensors[ins[k]]
+            if t.dtype != dtype:
+                raise fail(f"'{t.name}' is {t.dtype}; the int8 LSTM takes {np.dtype(dtype)} "
+                           "there")
+        if out.dtype != np.int8:
+            raise fail(f"output '{out.name}' is {out.dtype}, not int8")
+        for k in (*range(1, 9), 18, 19):
+            t = graph.tensors[ins[k]]
+            if t.quant is None or t.quant.per_channel:
+                raise fail(f"'{t.name}' needs one (per-tensor) scale")
+            if k < 9 and int(t.quant.zero_point[0]) != 0:
+                raise fail(f"weights '{t.name}' have zero point {int(t.quant.zero_point[0])}, "
+                           "expected 0")
+        if int(cell.quant.zero_point[0]) != 0:
+            raise fail(f"int16 cell state '{cell.name}' has zero point "
+                       f"{int(cell.quant.zero_point[0])}, expected 0")
+        scale = float(cell.quant.scale[0])
+        if scale <= 0 or scale != 2.0 ** round(np.log2(scale)):
+            raise fail(f"cell state '{cell.name}' scale {scale!r} is not a power of two")

@@ -24,6 +24,7 @@ _RESCALES = {
     OpKind.LOGISTIC: 1,
     OpKind.TANH: 1,
     OpKind.SVDF: 2,
+    OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: 11,  # 8 gate products, 3 inter-gate products
     OpKind.ABS: 1,
     OpKind.RSQRT: 1,
     OpKind.SQUARED_DIFFERENCE: 3,
@@ -88,7 +89,9 @@ def flash_usage(graph: Graph) -> FlashUsage:
             OpKind.ARG_MIN,
         )
         for k, t in const:
-            if op.kind is OpKind.SVDF and k == 3:
+            if (op.kind is OpKind.SVDF and k == 3) or (
+                op.kind is OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM and 12 <= k <= 15
+            ):
                 biases.add(t)
                 continue
             # SPLIT's axis is its first operand; the others' shape operands follow the data

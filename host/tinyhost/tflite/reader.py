@@ -43,6 +43,7 @@ from tinyhost.ir import (
     ReducerOptions,
     ReshapeOptions,
     ResizeOptions,
+    SequenceLSTMOptions,
     SoftmaxOptions,
     SplitOptions,
     SqueezeOptions,
@@ -398,6 +399,17 @@ _OPTION_PARSERS: dict[OpKind, _OptionParser] = {
             asymmetric_quantize_inputs=bool(o.AsymmetricQuantizeInputs()),
         ),
     ),
+    OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: (
+        tflite.UnidirectionalSequenceLSTMOptions,
+        _BO.UnidirectionalSequenceLSTMOptions,
+        lambda o: SequenceLSTMOptions(
+            activation=Activation(o.FusedActivationFunction()),
+            cell_clip=float(o.CellClip()),
+            proj_clip=float(o.ProjClip()),
+            time_major=bool(o.TimeMajor()),
+            asymmetric_quantize_inputs=bool(o.AsymmetricQuantizeInputs()),
+        ),
+    ),
     OpKind.STRIDED_SLICE: (
         tflite.StridedSliceOptions,
         _BO.StridedSliceOptions,
@@ -481,6 +493,7 @@ _OPTIONS_REQUIRED = frozenset(
         OpKind.SVDF,
         OpKind.DEPTH_TO_SPACE,
         OpKind.SPACE_TO_DEPTH,
+        OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM,
     }
 )
 

@@ -41,6 +41,7 @@ from tinyhost.ir import (
     ReducerOptions,
     ReshapeOptions,
     ResizeOptions,
+    SequenceLSTMOptions,
     SoftmaxOptions,
     SplitOptions,
     SqueezeOptions,
@@ -489,6 +490,19 @@ def _batch_matmul(b: _Builder, o: OpOptions) -> int:
     return tflite.BatchMatMulOptionsEnd(b)
 
 
+def _sequence_lstm(b: _Builder, o: OpOptions) -> int:
+    assert isinstance(o, SequenceLSTMOptions)
+    tflite.UnidirectionalSequenceLSTMOptionsStart(b)
+    tflite.UnidirectionalSequenceLSTMOptionsAddFusedActivationFunction(b, o.activation.value)
+    tflite.UnidirectionalSequenceLSTMOptionsAddCellClip(b, o.cell_clip)
+    tflite.UnidirectionalSequenceLSTMOptionsAddProjClip(b, o.proj_clip)
+    tflite.UnidirectionalSequenceLSTMOptionsAddTimeMajor(b, o.time_major)
+    tflite.UnidirectionalSequenceLSTMOptionsAddAsymmetricQuantizeInputs(
+        b, o.asymmetric_quantize_inputs
+    )
+    return tflite.UnidirectionalSequenceLSTMOptionsEnd(b)
+
+
 _OptionWriter = tuple[type, int, Callable[[_Builder, OpOptions], int]]
 _BO = tflite.BuiltinOptions
 
@@ -569,4 +583,7 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
     OpKind.ARG_MIN: (ArgMinMaxOptions, _BO.ArgMinOptions, _arg(
         tflite.ArgMinOptionsStart, tflite.ArgMinOptionsAddOutputType, tflite.ArgMinOptionsEnd)),
     OpKind.BATCH_MATMUL: (BatchMatMulOptions, _BO.BatchMatMulOptions, _batch_matmul),
+    OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: (
+        SequenceLSTMOptions, _BO.UnidirectionalSequenceLSTMOptions, _sequence_lstm
+    ),
 }  # fmt: skip
