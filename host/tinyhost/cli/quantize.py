@@ -82,6 +82,10 @@ def add_arguments(p: argparse.ArgumentParser, calib_required: bool = True) -> No
                     help="float32 inputs and outputs, QUANTIZE/DEQUANTIZE at the edges")
     p.add_argument("--no-bias-correction", action="store_true",
                    help="keep biases as calibrated, without correcting weight rounding")
+    p.add_argument("--weights", choices=("int8", "int4"), default="int8",
+                   help="CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED weights: int8 "
+                        "(default) or int4 (-7..7, stored packed as TFLite INT4; `quantize` "
+                        "reports the accuracy cost against int8)")
 
 
 def options_from_args(args: argparse.Namespace) -> QuantizeOptions:
@@ -90,6 +94,7 @@ def options_from_args(args: argparse.Namespace) -> QuantizeOptions:
         per_channel=not args.per_tensor,
         int8_io=args.int8_io,
         bias_correction=not args.no_bias_correction,
+        weight_bits=4 if getattr(args, "weights", "int8") == "int4" else 8,
     )
 
 
@@ -113,13 +118,34 @@ def run(args: argparse.Namespace) -> int:
     graph = read_model(args.model)
     check_quantizable(graph)
     samples = calibration_samples(graph, args.calib)
-    quantized = quantize_model(graph, samples, options_from_args(args), progress=True)
+    options = options_from_args(args)
+    quantized = quantize_model(graph, samples, options, progress=True)
     data = write_model(quantized)
     Path(args.output).write_bytes(data)
     io = "int8" if args.int8_io else "float32"
     print(
         f"quantized {len(quantized.ops)} ops on {len(samples)} calibration samples "
-        f"({args.method}, {'per-tensor' if args.per_tensor else 'per-channel'} weights, "
-        f"{io} I/O) -> {args.output} ({len(data):,} bytes)"
+        f"({args.method}, {'per-tensor' if args.per_tensor else 'per-channel'} "
+        f"{args.weights} weights, {io} I/O) -> {args.output} ({len(data):,} bytes)"
     )
+    if options.weight_bits == 4:
+        _print_int4_cost(graph, quantized, samples, options)
     return 0
+
+
+_COST_SAMPLES = 64  # calibration samples the int4-vs-int8 comparison runs
+
+
+def _print_int4_cost(graph: Graph, int4: Graph, samples: list, options: QuantizeOptions) -> None:
+    """The accuracy int4 weights cost: both quantized models against the float model on the
+    first calibration samples (the NumPy reference, bit-exact with TFLite Micro)."""
+    from dataclasses import replace
+
+    from tinyhost.quantize.cost import quantization_cost
+
+    int8 = quantize_model(graph, samples, replace(options, weight_bits=8), progress=False)
+    probe = samples[:_COST_SAMPLES]
+    for name, model in (("int8", int8), ("int4", int4)):
+        c = quantization_cost(graph, model, probe)
+        print(f"  {name} weights vs float on {c.samples} calibration samples: top-1 agreement "
+              f"{100 * c.top1_agreement:.1f}%, output RMSE {c.rmse:.4g}")

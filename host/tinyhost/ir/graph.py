@@ -45,6 +45,10 @@ class Tensor:
     # A variable tensor (TFLite's is_variable): state an op reads and rewrites in place, kept
     # across invokes and reset to `reset_value` on request (TFLM's ResetVariableTensors).
     is_variable: bool = False
+    # Constant int8 values in [-8, 7] that the file stores as packed int4 (TFLite's INT4: two per
+    # byte, the low nibble first). TFLM unpacks them to int8 before any kernel runs; so does the
+    # reader, and the writer packs them again.
+    packed_int4: bool = False
 
     @property
     def is_constant(self) -> bool:

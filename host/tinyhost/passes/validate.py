@@ -462,6 +462,9 @@ def _check_fully_connected(graph: Graph, op: Op, x: Tensor, out: Tensor, fail) -
     if elements % depth != 0:
         raise fail(f"input {list(x.shape)} does not split into rows of {depth}")
     _check_weights(w, units, 0, x, fail)
+    if w.packed_int4 and w.quant is not None and w.quant.per_channel:
+        raise fail(f"weights '{w.name}' are int4 per channel: TFLite Micro runs int4 "
+                   "FULLY_CONNECTED weights per tensor only")  # fmt: skip
     _check_bias(graph, op, units, fail)
     if int(np.prod(out.shape)) != elements // depth * units or (
         out.shape and out.shape[-1] != units

@@ -90,6 +90,7 @@ class QuantizeOptions:
     int8_io: bool = True  # int8 inputs/outputs; False: float32 with QUANTIZE/DEQUANTIZE
     bias_correction: bool = True
     percentile: float = DEFAULT_PERCENTILE
+    weight_bits: int = 8  # 4: CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED weights as int4
 
 
 def is_float_model(graph: Graph) -> bool:
@@ -348,7 +349,8 @@ class _Builder:
             ops, inputs, outputs = self.float_edges(ops)
         description = (f"{g.description}; " if g.description else "") + (
             f"int8 by tinyhost quantize ({self.options.method}, "
-            f"{'per-channel' if self.options.per_channel else 'per-tensor'} weights)"
+            f"{'per-channel' if self.options.per_channel else 'per-tensor'} "
+            f"{'int4 ' if self.options.weight_bits == 4 else ''}weights)"
         )
         return dataclasses.replace(g, tensors=tuple(self.tensors), ops=tuple(ops),
                                    inputs=inputs, outputs=outputs, description=description)
@@ -360,13 +362,17 @@ class _Builder:
         b_index = op.inputs[2] if len(op.inputs) > 2 else None
         w_tensor = g.tensors[w_index]
         weights = np.asarray(w_tensor.data, np.float64)
-        axis = _WEIGHTED_AXIS[op.kind] if self.options.per_channel else None
+        bits = self.options.weight_bits
+        # TFLM runs int4 FULLY_CONNECTED weights per tensor only
+        per_channel = self.options.per_channel and not (
+            bits == 4 and op.kind is OpKind.FULLY_CONNECTED)
+        axis = _WEIGHTED_AXIS[op.kind] if per_channel else None
         channels = w_tensor.shape[3] if op.kind is OpKind.DEPTHWISE_CONV_2D else w_tensor.shape[0]
         bias = None if b_index is None else np.asarray(g.tensors[b_index].data, np.float64)
         input_scale = float(self.params[x_index].scale)
-        qw = quantize_weights(weights, axis, bias, input_scale)
+        qw = quantize_weights(weights, axis, bias, input_scale, bits)
         inputs[1] = self.place(w_index, dataclasses.replace(
-            w_tensor, dtype=_INT8, data=qw.values, quant=qw.quant))
+            w_tensor, dtype=_INT8, data=qw.values, quant=qw.quant, packed_int4=bits == 4))
         stats = self.calibration.stats.get(x_index)
         if self.options.bias_correction and stats is not None:
             bias = corrected_bias(g, op, bias if bias is not None else np.zeros(channels),

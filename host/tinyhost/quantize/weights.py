@@ -1,4 +1,5 @@
 """Weights int8 symmetric (zero point 0, -127..127) per channel or per tensor; biases int32.
+With `bits=4`, weights are int4 symmetric (-7..7), which the writer stores packed (TFLite INT4).
 
 TFLite's int8 spec: weight scale = max|w| / 127 over the channel (or tensor), bias scale =
 input_scale * weight_scale with zero point 0. A weight scale is raised where the bias would
@@ -15,6 +16,7 @@ import numpy as np
 from tinyhost.ir import Quantization
 
 WEIGHT_QMAX = 127
+INT4_QMAX = 7
 _INT32_MAX = (1 << 31) - 1
 # Headroom: a bias may use at most half the int32 range, so acc + bias cannot overflow.
 _BIAS_LIMIT = _INT32_MAX / 2
@@ -44,9 +46,10 @@ def weight_scales(
     axis: int | None,
     bias: np.ndarray | None = None,
     input_scale: float | None = None,
+    qmax: int = WEIGHT_QMAX,
 ) -> np.ndarray:
     """float32 scales: per channel along `axis`, or one (axis None)."""
-    scales = _channel_max(w, axis) / WEIGHT_QMAX
+    scales = _channel_max(w, axis) / qmax
     if bias is not None and input_scale is not None:
         b = np.abs(np.asarray(bias, np.float64).reshape(-1))
         needed = (b if axis is not None else np.array([b.max(initial=0.0)])) / (
@@ -56,7 +59,7 @@ def weight_scales(
     positive = scales[scales > 0]
     fallback = float(np.median(positive)) if positive.size else 1.0
     scales = np.where(scales > 0, scales, fallback)
-    # Rounded up to float32 so that max|w| / scale never exceeds 127 after rounding.
+    # Rounded up to float32 so that max|w| / scale never exceeds qmax after rounding.
     out = scales.astype(np.float32)
     low = out.astype(np.float64) < scales
     out[low] = np.nextafter(out[low], np.float32(np.inf))
@@ -68,16 +71,19 @@ def quantize_weights(
     axis: int | None,
     bias: np.ndarray | None = None,
     input_scale: float | None = None,
+    bits: int = 8,
 ) -> QuantizedWeights:
-    """Symmetric int8 weights, per channel along `axis` or per tensor (axis None)."""
-    scales = weight_scales(w, axis, bias, input_scale)
+    """Symmetric int8 (or, bits=4, int4 held in int8) weights, per channel along `axis` or per
+    tensor (axis None)."""
+    qmax = INT4_QMAX if bits == 4 else WEIGHT_QMAX
+    scales = weight_scales(w, axis, bias, input_scale, qmax)
     if axis is None:
         broadcast = scales.astype(np.float64)
     else:
         shape = [1] * w.ndim
         shape[axis] = scales.size
         broadcast = scales.astype(np.float64).reshape(shape)
-    q = np.clip(round_half_away(np.asarray(w, np.float64) / broadcast), -WEIGHT_QMAX, WEIGHT_QMAX)
+    q = np.clip(round_half_away(np.asarray(w, np.float64) / broadcast), -qmax, qmax)
     quant = Quantization(
         scale=scales, zero_point=np.zeros(scales.size, np.int64), axis=0 if axis is None else axis
     )

@@ -54,9 +54,11 @@ from tinyhost.ir import (
 )
 from tinyhost.tflite.schema import (
     BUILTIN_NAMES,
+    INT4_TYPE,
     KIND_BY_CODE,
     TENSOR_TYPE_NAMES,
     TENSOR_TYPE_TO_DTYPE,
+    unpack_int4,
 )
 
 # struct.error's wording for a read past the end of the buffer.
@@ -167,6 +169,9 @@ class _Parser:
         name = _text(t.Name()) or f"tensor_{index}"
         where = f"tensor {index} '{name}'"
         type_code = t.Type()
+        packed_int4 = type_code == INT4_TYPE  # constant weights: unpacked to int8, as TFLM does
+        if packed_int4:
+            type_code = tflite.TensorType.INT8
         if type_code not in TENSOR_TYPE_TO_DTYPE:
             type_name = TENSOR_TYPE_NAMES.get(type_code, str(type_code))
             raise self.fail(f"{where} has type {type_name}, which tinyhost does not support")
@@ -185,7 +190,18 @@ class _Parser:
                 f"{where} refers to buffer {buffer_index}, but the model has {n_buffers}"
             )
         data = self.buffer_data(buffer_index, n_buffers, where) if n_buffers else None
-        if data is not None:
+        if packed_int4 and data is None:
+            raise self.fail(f"{where} is int4 but not constant: tinyhost (like TFLite Micro) "
+                            "takes int4 only as packed constant weights")  # fmt: skip
+        if packed_int4:
+            count = int(np.prod(shape, dtype=np.int64))
+            if data.size != (count + 1) // 2:
+                raise self.fail(
+                    f"{where}: constant buffer {buffer_index} holds {data.size} bytes, "
+                    f"shape {list(shape)} of packed int4 needs {(count + 1) // 2}"
+                )
+            data = unpack_int4(data, count).reshape(shape)
+        elif data is not None:
             expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
             if data.size != expected:
                 raise self.fail(
@@ -201,6 +217,7 @@ class _Parser:
             quant=self.quantization(t.Quantization(), shape, where),
             tflite_index=index,
             is_variable=bool(t.IsVariable()) and data is None,
+            packed_int4=packed_int4,
         )
 
     def buffer_data(self, buffer_index: int, n_buffers: int, where: str) -> np.ndarray | None:

@@ -34,3 +34,23 @@ TENSOR_TYPE_NAMES: dict[int, str] = {
 }
 
 KIND_BY_CODE: dict[int, OpKind] = {k.value: k for k in OpKind if k is not OpKind.UNSUPPORTED}
+
+
+INT4_TYPE = tflite.TensorType.INT4
+
+
+def pack_int4(values: np.ndarray) -> np.ndarray:
+    """int8 values in [-8, 7] as TFLite's packed INT4 bytes: two per byte, the element with the
+    even index in the low nibble (an odd count leaves the last high nibble zero)."""
+    flat = np.asarray(values, np.int8).reshape(-1).astype(np.uint8) & 0x0F
+    if flat.size % 2:
+        flat = np.append(flat, np.uint8(0))
+    return (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)
+
+
+def unpack_int4(data: np.ndarray, count: int) -> np.ndarray:
+    """`count` int8 values from packed INT4 bytes (pack_int4's inverse), sign-extended."""
+    raw = np.asarray(data, np.uint8)
+    nibbles = np.empty(raw.size * 2, np.uint8)
+    nibbles[0::2], nibbles[1::2] = raw & 0x0F, raw >> 4
+    return ((nibbles[:count].astype(np.int16) ^ 8) - 8).astype(np.int8)

@@ -49,7 +49,13 @@ from tinyhost.ir import (
     SVDFOptions,
     Tensor,
 )
-from tinyhost.tflite.schema import DTYPE_TO_TENSOR_TYPE, FILE_IDENTIFIER, SCHEMA_VERSION
+from tinyhost.tflite.schema import (
+    DTYPE_TO_TENSOR_TYPE,
+    FILE_IDENTIFIER,
+    INT4_TYPE,
+    SCHEMA_VERSION,
+    pack_int4,
+)
 
 # TFLite Micro reads constants in place, so int32/float data must sit on aligned addresses;
 # 16 bytes is what TFLite's own converter uses and covers every SIMD load on Cortex-M.
@@ -91,6 +97,9 @@ def _check_writable(graph: Graph) -> None:
             raise UnsupportedModelError(
                 f"{graph.source}: cannot write {where}: dtype {t.dtype} has no TFLite type"
             )
+        if t.packed_int4 and (t.dtype != np.int8 or t.data is None or t.data.size == 0
+                              or t.data.min() < -8 or t.data.max() > 7):
+            raise fail(f"{where}: packed int4 needs constant int8 values in [-8, 7]")
         if t.data is not None and (t.data.dtype != t.dtype or t.data.size * t.dtype.itemsize
                                    != t.size_bytes):
             raise fail(
@@ -142,7 +151,7 @@ class _Writer:
                 buffer_of_tensor.append(0)
             else:
                 buffer_of_tensor.append(len(buffers))
-                buffers.append(self.buffer(t.data))
+                buffers.append(self.buffer(pack_int4(t.data) if t.packed_int4 else t.data))
 
         codes: list[int] = []  # builtin code per operator-code entry, first use first
         for op in g.ops:
@@ -242,7 +251,7 @@ class _Writer:
         quant = None if t.quant is None else self.quantization(t.quant)
         tflite.TensorStart(b)
         tflite.TensorAddShape(b, shape)
-        tflite.TensorAddType(b, DTYPE_TO_TENSOR_TYPE[t.dtype])
+        tflite.TensorAddType(b, INT4_TYPE if t.packed_int4 else DTYPE_TO_TENSOR_TYPE[t.dtype])
         tflite.TensorAddBuffer(b, buffer_index)
         tflite.TensorAddName(b, name)
         if quant is not None:
