@@ -232,7 +232,7 @@ def _expect_elements(out: Tensor, x: Tensor, fail) -> None:
 
 
 def _check_weights(w: Tensor, channels: int, axis: int, x: Tensor, fail) -> None:
-    if w.dtype != x.dtype and not (x.dtype == np.float32 and w.dtype == np.int8):
+    if w.dtype != x.dtype and not (x.dtype in (np.float32, np.int16) and w.dtype == np.int8):
         raise fail(f"weights '{w.name}' are {w.dtype}, input is {x.dtype}")
     if w.dtype == np.int8:
         if w.quant is None:

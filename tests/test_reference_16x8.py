@@ -1,0 +1,72 @@
+"""16x8 FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D (int16 activations, int8 weights,
+int64 bias): the NumPy reference against TFLite Micro, bit for bit, and the quantizations
+the reference refuses (zero points, int32 bias) with the op and tensor named."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from graphs_16x8 import conv_16x8, fc_16x8, int16_input
+from reference_single_op import assert_matches_tflm, q, run_reference
+from tinyhost.errors import UnsupportedModelError
+from tinyhost.ir import Activation, Padding
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("per_channel", [True, False])
+@pytest.mark.parametrize("act", [Activation.NONE, Activation.RELU, Activation.RELU6])
+def test_fc_16x8_matches_tflm(bias, per_channel, act):
+    rng = np.random.default_rng(hash((bias, per_channel, act.value)) % 2**32)
+    for batches, depth, units in ((1, 7, 5), (3, 33, 10), (2, 200, 3)):
+        g = fc_16x8(rng, batches, depth, units, bias=bias, per_channel=per_channel, act=act,
+                    out_scale=0.05 if act is not Activation.RELU6 else 0.0005)
+        assert_matches_tflm(g, [int16_input(rng, g)])
+
+
+@pytest.mark.parametrize("depthwise", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
+def test_conv_16x8_matches_tflm(depthwise, bias):
+    rng = np.random.default_rng(7 + depthwise * 2 + bias)
+    cases = [((1, 6, 5, 3), 6, (3, 3), 1, Padding.SAME, Activation.NONE, 1),
+             ((2, 7, 7, 4), 4, (3, 2), 2, Padding.VALID, Activation.RELU, 1),
+             ((1, 9, 8, 2), 4, (3, 3), 1, Padding.SAME, Activation.RELU6, 2),
+             ((1, 5, 5, 8), 8, (1, 1), 1, Padding.VALID, Activation.NONE, 1)]
+    for shape, cout, kernel, stride, pad, act, dil in cases:
+        for per_channel in (True, False):
+            g = conv_16x8(rng, shape, cout, kernel, depthwise=depthwise, stride=stride,
+                          padding=pad, bias=bias, per_channel=per_channel, act=act,
+                          dilation=dil, out_scale=0.02 if act is not Activation.RELU6 else 1e-3)
+            if depthwise and not bias:  # TFLM's kernel dereferences the absent bias
+                with pytest.raises(UnsupportedModelError, match="without bias"):
+                    run_reference(g, [int16_input(rng, g)])
+                continue
+            assert_matches_tflm(g, [int16_input(rng, g)])
+
+
+def test_16x8_saturates_and_large_biases():
+    """Outputs at both int16 bounds, and biases near 2**40 through the int64 requantization."""
+    rng = np.random.default_rng(3)
+    g = fc_16x8(rng, 4, 64, 8, out_scale=0.001)
+    b = g.tensors[2]
+    big = dataclasses.replace(b, data=rng.integers(-(1 << 40), 1 << 40, 8).astype(np.int64))
+    g = dataclasses.replace(g, tensors=(*g.tensors[:2], big, g.tensors[3]))
+    y = assert_matches_tflm(g, [int16_input(rng, g)])[0]
+    assert (y == 32767).any() and (y == -32768).any()
+
+
+@pytest.mark.parametrize("what", ["input_zp", "output_zp", "int32_bias"])
+def test_16x8_refuses_what_it_does_not_reproduce(what):
+    rng = np.random.default_rng(1)
+    bias_dtype = np.dtype(np.int32 if what == "int32_bias" else np.int64)
+    g = fc_16x8(rng, 1, 4, 2, bias_dtype=bias_dtype)
+    if what != "int32_bias":
+        k = 0 if what == "input_zp" else 3
+        t = dataclasses.replace(g.tensors[k], quant=q(0.01, 5))
+        g = dataclasses.replace(g, tensors=tuple(t if i == k else x
+                                                 for i, x in enumerate(g.tensors)))
+    with pytest.raises(UnsupportedModelError, match="'x'|'y'|'b'") as e:
+        run_reference(g, [int16_input(rng, g)])
+    assert "16x8" in str(e.value)
