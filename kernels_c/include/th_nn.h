@@ -197,6 +197,25 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
                                            const th_dims *input_dims,
                                            const th_dims *filter_dims);
 
+/* ---- 16x8: int16 activations, int8 weights, int64 bias (TFLM's reference 16x8 kernels) ----
+ * Portable C only; filters in the plain layout in every build (never interleaved); no
+ * scratch; offsets must be 0 (zero points 0) and shifts in [-31, 7] (TH_ERR_UNSUPPORTED
+ * otherwise); the activation range is int16's or inside it. Shapes as the int8 kernels'. */
+th_status th_fully_connected_s16(const th_context *ctx, const th_fc_params *params,
+                                 const th_per_channel_quant *quant, const th_dims *input_dims,
+                                 const int16_t *input, const th_dims *filter_dims,
+                                 const int8_t *filter, const int64_t *bias,
+                                 const th_dims *output_dims, int16_t *output);
+th_status th_conv_s16(const th_context *ctx, const th_conv_params *params,
+                      const th_per_channel_quant *quant, const th_dims *input_dims,
+                      const int16_t *input, const th_dims *filter_dims, const int8_t *filter,
+                      const int64_t *bias, const th_dims *output_dims, int16_t *output);
+th_status th_dw_conv_s16(const th_context *ctx, const th_dw_conv_params *params,
+                         const th_per_channel_quant *quant, const th_dims *input_dims,
+                         const int16_t *input, const th_dims *filter_dims,
+                         const int8_t *filter, const int64_t *bias,
+                         const th_dims *output_dims, int16_t *output);
+
 /* ---- SVDF --------------------------------------------------------------------------------
  * input (n=batches, c=input_size) int8, weights_feature (n=filters, c=input_size) int8,
  * weights_time (n=filters, c=memory) int16 (plain layouts in every build), bias [units]

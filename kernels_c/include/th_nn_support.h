@@ -110,6 +110,51 @@ TH_INLINE int32_t th_clamp(int32_t x, int32_t lo, int32_t hi)
     return x < lo ? lo : (x > hi ? hi : x);
 }
 
+/* TFLite Micro's MultiplyByQuantizedMultiplier on an int64 accumulator (the 16x8 kernels;
+ * host/tinyhost/arith/fixedpoint.py multiply_by_quantized_multiplier_int64): the Q31
+ * multiplier rounded to Q15 (0x7FFF at most), the product rounded half up by 15 - shift
+ * bits. For multiplier >= 0 and shift in [-31, 7] (checked at kernel entry). The product
+ * wraps (unsigned) and the result is truncated to int32, as TFLM's build does. */
+TH_INLINE int32_t th_requantize_s64(int64_t acc, int32_t multiplier, int32_t shift)
+{
+    const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+    const int32_t total = 15 - shift;
+    const uint64_t product = (uint64_t)acc * (uint64_t)reduced + (UINT64_C(1) << (total - 1));
+    return (int32_t)(uint32_t)(uint64_t)((int64_t)product >> total);
+}
+
+/* int64 add that wraps (an accumulator plus an int64 bias, as defined C). */
+TH_INLINE int64_t th_add_wrap64(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+/* The checks the 16x8 kernels share: no offsets (zero points 0), an int16 activation range,
+ * per-channel multipliers >= 0 with shifts in [-31, 7]. */
+TH_INLINE int th_nn_s16_quant_ok(int32_t input_offset, int32_t output_offset,
+                                 const th_activation *act, const th_per_channel_quant *quant,
+                                 int32_t channels)
+{
+    if (input_offset != 0 || output_offset != 0 || act->min < -32768 || act->max > 32767 ||
+        act->min > act->max || quant->multiplier == NULL || quant->shift == NULL) {
+        return 0;
+    }
+    for (int32_t c = 0; c < channels; c++) {
+        if (quant->multiplier[c] < 0 || quant->shift[c] < -31 || quant->shift[c] > 7) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The 16x8 epilogue: requantize, clamp, store as int16. */
+TH_INLINE int16_t th_out_s16(int64_t acc, int32_t multiplier, int32_t shift,
+                             const th_activation *act)
+{
+    return (int16_t)th_clamp(th_requantize_s64(acc, multiplier, shift), act->min, act->max);
+}
+
+
 /* Requantized value + output offset, clamped to the activation range (int64: no overflow
  * even for extreme requantized values). */
 TH_INLINE int8_t th_out_s8(int32_t requantized, int32_t output_offset, int32_t act_min,
