@@ -85,3 +85,45 @@ def int16_input(rng: np.random.Generator, graph: Graph) -> np.ndarray:
     flat = x.reshape(-1)
     flat[: min(2, flat.size)] = (-32768, 32767)[: min(2, flat.size)]
     return x
+
+
+def chain_16x8(rng: np.random.Generator) -> Graph:
+    """QUANTIZE int8 -> int16, CONV_2D 16x8 (3x3 SAME, RELU), DEPTHWISE_CONV_2D 16x8 (3x3,
+    stride 2, multiplier 2), FULLY_CONNECTED 16x8 (per-tensor weights), QUANTIZE int16 ->
+    int8; outputs the int8 result and the FC's int16 output. Scales keep the int16 values
+    spread over thousands (a few saturate)."""
+    from tinyhost.ir import NoOptions, Op
+
+    tensors: list[Tensor] = [Tensor("x8", (1, 8, 8, 3), I8, quant=q(0.05, 3))]
+    ops: list[Op] = []
+    s_x16 = 0.05 / 200  # int8 values land near +-25,000
+
+    def add(t: Tensor) -> int:
+        tensors.append(t)
+        return len(tensors) - 1
+
+    def layer(kind, options, x: int, wshape, channels, axis, out_shape, spread,
+              per_channel=True) -> int:
+        s_in = float(tensors[x].quant.scale[0])
+        k = int(np.prod(wshape)) // channels
+        w = _weights(rng, wshape, channels, per_channel, axis)
+        wi = add(w)
+        bi = add(_bias(rng, w, s_in, channels))
+        # accumulators spread near spread_in * 73 * sqrt(k); aim the output at +-8,000
+        s_out = s_in * float(np.mean(w.quant.scale)) * spread * 73 * np.sqrt(k) / 8000
+        yi = add(Tensor(f"y{len(ops)}", out_shape, I16, quant=q(float(np.float32(s_out)))))
+        ops.append(Op(kind, (x, wi, bi), (yi,), options))
+        return yi
+
+    x16 = add(Tensor("x16", (1, 8, 8, 3), I16, quant=q(s_x16)))
+    ops.append(Op(OpKind.QUANTIZE, (0,), (x16,), NoOptions()))
+    c = layer(OpKind.CONV_2D, Conv2DOptions(Padding.SAME, 1, 1, activation=Activation.RELU),
+              x16, (8, 3, 3, 3), 8, 0, (1, 8, 8, 8), 15000)
+    d = layer(OpKind.DEPTHWISE_CONV_2D, DepthwiseConv2DOptions(Padding.SAME, 2, 2, 2), c,
+              (1, 3, 3, 16), 16, 3, (1, 4, 4, 16), 6000)
+    f = layer(OpKind.FULLY_CONNECTED, FullyConnectedOptions(), d, (10, 256), 10, 0, (1, 10),
+              8000, per_channel=False)
+    y8 = add(Tensor("y8", (1, 10), I8, quant=q(float(tensors[f].quant.scale[0]) * 100, -5)))
+    ops.append(Op(OpKind.QUANTIZE, (f,), (y8,), NoOptions()))
+    return Graph(tensors=tuple(tensors), ops=tuple(ops), inputs=(0,), outputs=(y8, f),
+                 name="chain_16x8")

@@ -141,7 +141,7 @@ class Call:
     @property
     def per_channel(self) -> bool:
         """FULLY_CONNECTED with one multiplier per output channel."""
-        return isinstance(self.params, FullyConnectedParams) and self.params.out_multiplier.size > 1
+        return isinstance(self.params, FullyConnectedParams) and "multiplier" in self.arrays
 
 
 def _where(index: int, op: Op) -> str:
@@ -170,19 +170,25 @@ def _requant_arrays(multiplier: np.ndarray, shift: np.ndarray) -> dict[str, np.n
 
 
 def _lower_conv(graph: Graph, index: int, op: Op) -> Call:
-    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    s16 = conv_arith.is_16x8(graph, op)  # int16 activations: th_conv_s16 / th_dw_conv_s16
+    if not s16:
+        _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
     p = conv_arith.conv_params(graph, op)
     dw = op.kind is OpKind.DEPTHWISE_CONV_2D
     bias = op.inputs[2] if len(op.inputs) > 2 else None
-    return Call(index, "th_dw_conv_s8" if dw else "th_conv_s8",
+    suffix = "_s16" if s16 else "_s8"
+    return Call(index, ("th_dw_conv" if dw else "th_conv") + suffix,
                 (op.inputs[0], op.inputs[1], bias), (op.outputs[0],), p,
                 _requant_arrays(p.out_multiplier, p.out_shift))  # fmt: skip
 
 
 def _lower_fc(graph: Graph, index: int, op: Op) -> Call:
-    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
     p = conv_arith.fully_connected_params(graph, op)
     bias = op.inputs[2] if len(op.inputs) > 2 else None
+    if conv_arith.is_16x8(graph, op):  # per-channel multipliers always (arith)
+        return Call(index, "th_fully_connected_s16", (op.inputs[0], op.inputs[1], bias),
+                    (op.outputs[0],), p, _requant_arrays(p.out_multiplier, p.out_shift))
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
     per_channel = p.out_multiplier.size > 1
     function = "th_fully_connected_per_channel_s8" if per_channel else "th_fully_connected_s8"
     arrays = _requant_arrays(p.out_multiplier, p.out_shift) if per_channel else {}
