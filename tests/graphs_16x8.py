@@ -11,6 +11,7 @@ from tinyhost.ir import (
     Conv2DOptions,
     DepthwiseConv2DOptions,
     FullyConnectedOptions,
+    FusedActivationOptions,
     Graph,
     OpKind,
     Padding,
@@ -90,7 +91,8 @@ def int16_input(rng: np.random.Generator, graph: Graph) -> np.ndarray:
 def chain_16x8(rng: np.random.Generator) -> Graph:
     """QUANTIZE int8 -> int16, CONV_2D 16x8 (3x3 SAME, RELU), DEPTHWISE_CONV_2D 16x8 (3x3,
     stride 2, multiplier 2), FULLY_CONNECTED 16x8 (per-tensor weights), QUANTIZE int16 ->
-    int8; outputs the int8 result and the FC's int16 output. Scales keep the int16 values
+    int8; ADD int16 (a constant row) and MUL int16 after the FC; outputs the int8 result and
+    the ADD's int16 output. Scales keep the int16 values
     spread over thousands (a few saturate)."""
     from tinyhost.ir import NoOptions, Op
 
@@ -123,7 +125,14 @@ def chain_16x8(rng: np.random.Generator) -> Graph:
               (1, 3, 3, 16), 16, 3, (1, 4, 4, 16), 6000)
     f = layer(OpKind.FULLY_CONNECTED, FullyConnectedOptions(), d, (10, 256), 10, 0, (1, 10),
               8000, per_channel=False)
-    y8 = add(Tensor("y8", (1, 10), I8, quant=q(float(tensors[f].quant.scale[0]) * 100, -5)))
-    ops.append(Op(OpKind.QUANTIZE, (f,), (y8,), NoOptions()))
-    return Graph(tensors=tuple(tensors), ops=tuple(ops), inputs=(0,), outputs=(y8, f),
+    s_f = float(tensors[f].quant.scale[0])
+    bias16 = add(Tensor("c16", (10,), I16, rng.integers(-20000, 20000, 10).astype(np.int16),
+                        q(s_f * 0.5)))
+    a = add(Tensor("a16", (1, 10), I16, quant=q(s_f * 1.5)))
+    ops.append(Op(OpKind.ADD, (f, bias16), (a,), FusedActivationOptions()))
+    m = add(Tensor("m16", (1, 10), I16, quant=q(s_f * 1.5 * s_f * 1e4)))
+    ops.append(Op(OpKind.MUL, (a, f), (m,), FusedActivationOptions()))
+    y8 = add(Tensor("y8", (1, 10), I8, quant=q(float(tensors[m].quant.scale[0]) * 100, -5)))
+    ops.append(Op(OpKind.QUANTIZE, (m,), (y8,), NoOptions()))
+    return Graph(tensors=tuple(tensors), ops=tuple(ops), inputs=(0,), outputs=(y8, a),
                  name="chain_16x8")

@@ -1,7 +1,8 @@
 """A 16x8 model on the device: QUANTIZE int8 -> int16, CONV_2D, DEPTHWISE_CONV_2D and
-FULLY_CONNECTED with int16 activations, int8 weights and int64 biases, QUANTIZE back to int8,
-through both backends on the host board and QEMU mps2-an386; both outputs (int8 and int16)
-bit-exact with the reference, which is checked against TFLite Micro on the same graph."""
+FULLY_CONNECTED with int16 activations, int8 weights and int64 biases, int16 ADD and MUL,
+QUANTIZE back to int8, through both backends on the host board and QEMU mps2-an386; both
+outputs (int8 and int16) bit-exact with the reference, which is checked against TFLite
+Micro on the same graph."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """th_fully_connected_s16 / th_conv_s16 / th_dw_conv_s16 (16x8: int16 activations, int8
-weights, int64 bias; ASan + UBSan, portable build) against the NumPy reference, bit for bit:
-several shapes, strides, paddings, dilations and multipliers, per-channel and per-tensor
-weights, activations, saturating outputs and biases near 2**40; nonzero offsets refused.
-Params come from `tinyhost.arith.conv` on the graphs of `graphs_16x8`; expected outputs from
-`tinyhost.reference`, never from the C code."""
+weights, int64 bias) and th_add_s16 / th_mul_s16 (ASan + UBSan, portable build) against
+the NumPy reference, bit for bit: several shapes, strides, paddings, dilations and
+multipliers, per-channel and per-tensor weights, activations, saturating outputs and biases
+near 2**40, broadcasts; nonzero offsets refused. Params come from `tinyhost.arith` on
+single-op graphs; expected outputs from `tinyhost.reference`, never from the C code."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 
 from graphs_16x8 import conv_16x8, fc_16x8, int16_input
-from reference_single_op import run_reference
-from test_kernels_misc import Kernels, _start, assert_same, buf, i32, out
+from reference_single_op import q, run_reference, single_op_graph
+from test_kernels_misc import Kernels, _start, assert_same, buf, i32, out, shape_bytes
 from tinyhost.arith.conv import conv_params, fully_connected_params
-from tinyhost.ir import Activation, Graph, OpKind, Padding
+from tinyhost.arith.elementwise import add_params, mul_params
+from tinyhost.ir import Activation, FusedActivationOptions, Graph, OpKind, Padding, Tensor
 
 I16 = np.dtype(np.int16)
 TH_OK, TH_ERR_UNSUPPORTED = 0, 2
@@ -111,3 +112,52 @@ def test_s16_refuses_offsets(kern16):
               conv_16x8(rng, (1, 3, 3, 2), 2, (1, 1), depthwise=True)):
         status, _ = _run(kern16, g, int16_input(rng, g), offset=3)
         assert status == TH_ERR_UNSUPPORTED
+
+
+@pytest.mark.parametrize("kind", ["ADD", "MUL"])
+def test_add_mul_s16_match_reference(kern16, kind):
+    """Same shapes, broadcasts (a row, a scalar, both sides), activations, zero points
+    (ADD only: TFLM's int16 MUL takes none)."""
+    rng = np.random.default_rng(15 + len(kind))
+    shapes = [((2, 3, 4), (2, 3, 4), (2, 3, 4)), ((2, 3, 4), (4,), (2, 3, 4)),
+              ((1,), (5, 2), (5, 2)), ((3, 1, 2), (1, 4, 1), (3, 4, 2))]
+    zero_points = [(0, 0, 0), (5, -7, 3), (-32768, 32767, 100)] if kind == "ADD" else [
+        (0, 0, 0)]
+    for s1, s2, so in shapes:
+        for zps in zero_points:
+            for act in (Activation.NONE, Activation.RELU, Activation.RELU6):
+                g, (a, b) = _binary16_graph(OpKind[kind], s1, s2, so, zps, act, rng)
+                want = run_reference(g, [a, b])[0]
+                if kind == "ADD":
+                    p = add_params(g, g.ops[0])
+                    params = i32(p.input1_offset, p.input2_offset, p.output_offset,
+                                 p.left_shift, p.activation_min, p.activation_max)
+                    quant = i32(p.input1_multiplier, p.input1_shift, p.input2_multiplier,
+                                p.input2_shift, p.output_multiplier, p.output_shift)
+                else:
+                    p = mul_params(g, g.ops[0])
+                    params = i32(p.input1_offset, p.input2_offset, p.output_offset,
+                                 p.activation_min, p.activation_max)
+                    quant = i32(p.output_multiplier, p.output_shift)
+                status, bufs = kern16.call(
+                    f"th_{kind.lower()}_s16", ("null", None), buf(params), buf(quant),
+                    buf(shape_bytes(s1)), buf(a), buf(shape_bytes(s2)), buf(b),
+                    buf(shape_bytes(so)), out(want.nbytes))
+                assert status == TH_OK
+                assert_same(np.frombuffer(bufs[8], "<i2").reshape(so), want,
+                            f"{kind} {s1} {s2} {zps} {act.name}")
+
+
+def _binary16_graph(kind, s1, s2, so, zps, act, rng):
+    sc1, sc2 = rng.uniform(1e-4, 1e-2, 2)
+    out_scale = (sc1 + sc2) * rng.uniform(0.3, 3) if kind is OpKind.ADD else (
+        sc1 * sc2 * 30000 * rng.uniform(0.1, 3))
+    if act is Activation.RELU6:
+        out_scale = 6 / 20000
+    ts = [Tensor("a", s1, I16, quant=q(sc1, zps[0])), Tensor("b", s2, I16, quant=q(sc2, zps[1])),
+          Tensor("y", so, I16, quant=q(out_scale, zps[2]))]
+    g = single_op_graph(kind, FusedActivationOptions(act), ts, [0, 1], [2])
+    a = rng.integers(-32768, 32768, s1).astype(np.int16)
+    b = rng.integers(-32768, 32768, s2).astype(np.int16)
+    a.reshape(-1)[0], b.reshape(-1)[-1] = -32768, 32767
+    return g, (a, b)

@@ -70,3 +70,48 @@ def test_16x8_refuses_what_it_does_not_reproduce(what):
     with pytest.raises(UnsupportedModelError, match="'x'|'y'|'b'") as e:
         run_reference(g, [int16_input(rng, g)])
     assert "16x8" in str(e.value)
+
+
+def _binary16(kind, shapes, zps, act, rng):
+    from reference_single_op import single_op_graph
+    from tinyhost.ir import FusedActivationOptions, OpKind, Tensor
+
+    i16 = np.dtype(np.int16)
+    s1, s2 = rng.uniform(1e-4, 1e-2, 2)
+    so = (s1 + s2) * rng.uniform(0.3, 3) if kind is OpKind.ADD else (
+        s1 * s2 * 30000 * rng.uniform(0.1, 3))
+    if act is Activation.RELU6:
+        so = 6 / 20000
+    ts = [Tensor("a", shapes[0], i16, quant=q(s1, zps[0])),
+          Tensor("b", shapes[1], i16, quant=q(s2, zps[1])),
+          Tensor("y", shapes[0], i16, quant=q(so, zps[2]))]
+    g = single_op_graph(kind, FusedActivationOptions(act), ts, [0, 1], [2])
+    a = rng.integers(-32768, 32768, shapes[0]).astype(np.int16)
+    b = rng.integers(-32768, 32768, shapes[1]).astype(np.int16)
+    return g, [a, b]
+
+
+@pytest.mark.parametrize("kind", ["ADD", "MUL"])
+@pytest.mark.parametrize("act", [Activation.NONE, Activation.RELU, Activation.RELU6])
+def test_add_mul_int16_match_tflm(kind, act):
+    from tinyhost.ir import OpKind
+
+    rng = np.random.default_rng(len(kind) * 10 + act.value)
+    zero_points = [(0, 0, 0), (5, -7, 3)] if kind == "ADD" else [(0, 0, 0)]
+    for zps in zero_points:
+        for shapes in (((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (1, 1, 4)), ((5,), ())):
+            for _ in range(3):
+                g, xs = _binary16(OpKind[kind], shapes, zps, act, rng)
+                assert_matches_tflm(g, xs)
+
+
+def test_int16_mul_with_a_zero_point_is_refused():
+    """TFLite Micro's MulPrepare refuses int16 zero points; validation names the tensor."""
+    from tinyhost.errors import ModelFormatError
+    from tinyhost.ir import OpKind
+    from tinyhost.passes.validate import check_graph
+
+    g, _ = _binary16(OpKind.MUL, ((4,), (4,)), (0, 5, 0), Activation.NONE,
+                     np.random.default_rng(0))
+    with pytest.raises(ModelFormatError, match="'b' has zero point 5"):
+        check_graph(g)

@@ -216,6 +216,18 @@ th_status th_dw_conv_s16(const th_context *ctx, const th_dw_conv_params *params,
                          const int8_t *filter, const int64_t *bias,
                          const th_dims *output_dims, int16_t *output);
 
+/* int16 ADD / MUL (TFLM's int16 paths; arith.elementwise's params with left_shift 15 and
+ * int16 activation ranges), NumPy broadcasting as th_add_s8; no in-place mode. th_mul_s16
+ * takes offsets 0 only (TFLM refuses int16 MUL zero points). */
+th_status th_add_s16(const th_context *ctx, const th_add_params *params,
+                     const th_add_quant *quant, const th_shape *input1_shape,
+                     const int16_t *input1, const th_shape *input2_shape,
+                     const int16_t *input2, const th_shape *output_shape, int16_t *output);
+th_status th_mul_s16(const th_context *ctx, const th_mul_params *params,
+                     const th_per_tensor_quant *quant, const th_shape *input1_shape,
+                     const int16_t *input1, const th_shape *input2_shape,
+                     const int16_t *input2, const th_shape *output_shape, int16_t *output);
+
 /* ---- SVDF --------------------------------------------------------------------------------
  * input (n=batches, c=input_size) int8, weights_feature (n=filters, c=input_size) int8,
  * weights_time (n=filters, c=memory) int16 (plain layouts in every build), bias [units]

@@ -362,11 +362,13 @@ class _Model:
                 t1 = self.array(f"op{i}_table1", np.asarray(call.arrays["table1"], np.int32))
                 t2 = self.array(f"op{i}_table2", np.asarray(call.arrays["table2"], np.int32))
                 tables = f"{t1}, {t2}, "
+            et = "int16_t" if call.function == "th_add_s16" else "int8_t"
             return (head + f"    return {call.function}(NULL, &params, &quant, {tables}&s1, "
-                    f"{self.pointer(a, 'int8_t')}, &s2, {self.pointer(b2, 'int8_t')}, &so, "
-                    f"{y});"), ""
+                    f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, &so, "
+                    f"{self.pointer(out, et, const=False)});"), ""
         if isinstance(p, MulParams):
             a, b2 = call.inputs[0], call.inputs[1]
+            et = "int16_t" if call.function == "th_mul_s16" else "int8_t"
             return (f"    static const th_mul_params params = {{{p.input1_offset}, "
                     f"{p.input2_offset}, {p.output_offset}, "
                     f"{{{p.activation_min}, {p.activation_max}}}}};\n"
@@ -375,8 +377,8 @@ class _Model:
                     f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
                     f"so = {self.shape(out)};\n"
                     f"    return {call.function}(NULL, &params, &quant, &s1, "
-                    f"{self.pointer(a, 'int8_t')}, &s2, {self.pointer(b2, 'int8_t')}, "
-                    f"&so, {y});"), ""
+                    f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, "
+                    f"&so, {self.pointer(out, et, const=False)});"), ""
         if isinstance(p, MinMaxParams | PreluParams):
             a, b2 = call.inputs[0], call.inputs[1]
             shapes = (f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "

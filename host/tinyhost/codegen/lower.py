@@ -214,8 +214,14 @@ def _lower_softmax(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
-    _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
     io = ((op.inputs[0], op.inputs[1]), (op.outputs[0],))
+    if op.kind is not OpKind.SUB and all(
+        graph.tensors[t].dtype == np.int16 for t in (*op.inputs, op.outputs[0])
+    ):  # int16 ADD / MUL
+        if op.kind is OpKind.MUL:
+            return Call(index, "th_mul_s16", *io, ew_arith.mul_params(graph, op))
+        return Call(index, "th_add_s16", *io, ew_arith.add_params(graph, op))
+    _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
     if op.kind is OpKind.MUL:
         return Call(index, "th_mul_s8", *io, ew_arith.mul_params(graph, op))
     p = ew_arith.add_params(graph, op)

@@ -157,6 +157,12 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
         except ValueError:
             raise fail(f"inputs {list(x.shape)} and {list(y.shape)} do not broadcast") from None
         _expect_shape(out, tuple(broadcast), fail)
+        if op.kind is OpKind.MUL and x.dtype == np.int16:  # TFLM's MulPrepare
+            for t in (x, y, out):
+                if t.quant is not None and np.any(t.quant.zero_point != 0):
+                    raise fail(f"int16 tensor '{t.name}' has zero point "
+                               f"{int(t.quant.zero_point[0])}; TFLite Micro's int16 MUL "
+                               "takes 0 only")
         limit = _MAX_BROADCAST_RANK.get(op.kind)
         if limit is not None and x.shape != y.shape and len(broadcast) > limit:
             raise fail(f"broadcasts {list(x.shape)} with {list(y.shape)} over "
