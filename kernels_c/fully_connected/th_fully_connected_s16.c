@@ -31,10 +31,7 @@ th_status th_fully_connected_s16(const th_context *ctx, const th_fc_params *para
         const int16_t *x = input + (size_t)b * (size_t)cin;
         for (int32_t oc = 0; oc < cout; oc++) {
             const int8_t *w = filter + (size_t)oc * (size_t)cin;
-            int64_t acc = 0;
-            for (int32_t k = 0; k < cin; k++) {
-                acc += (int32_t)x[k] * w[k];
-            }
+            int64_t acc = th_dot_s16_s8(x, w, cin);
             if (bias != NULL) {
                 acc = th_add_wrap64(acc, bias[oc]);
             }

@@ -147,6 +147,34 @@ TH_INLINE int th_nn_s16_quant_ok(int32_t input_offset, int32_t output_offset,
     return 1;
 }
 
+/* sum of x[i] * w[i] for i < n (16x8 dot product; int64 so any n is exact). */
+TH_INLINE int64_t th_dot_s16_s8(const int16_t *x, const int8_t *w, int32_t n)
+{
+    int64_t acc = 0;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        acc += (int32_t)x[i] * w[i];
+        acc += (int32_t)x[i + 1] * w[i + 1];
+        acc += (int32_t)x[i + 2] * w[i + 2];
+        acc += (int32_t)x[i + 3] * w[i + 3];
+    }
+    for (; i < n; i++) {
+        acc += (int32_t)x[i] * w[i];
+    }
+    return acc;
+}
+
+/* The taps [*lo, *hi) of a window starting at `start` (may be negative) with `k` taps
+ * `dil` apart that fall inside [0, size). */
+TH_INLINE void th_nn_tap_range(int32_t start, int32_t k, int32_t dil, int32_t size,
+                               int32_t *lo, int32_t *hi)
+{
+    const int32_t first = start < 0 ? (-start + dil - 1) / dil : 0;
+    const int32_t last = size - start <= 0 ? 0 : (size - start + dil - 1) / dil;
+    *lo = first;
+    *hi = last < k ? last : k;
+}
+
 /* The 16x8 epilogue: requantize, clamp, store as int16. */
 TH_INLINE int16_t th_out_s16(int64_t acc, int32_t multiplier, int32_t shift,
                              const th_activation *act)
