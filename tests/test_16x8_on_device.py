@@ -13,6 +13,7 @@ import pytest
 
 from graphs_16x8 import chain_16x8
 from reference_single_op import assert_matches_tflm
+from tinyhost import reference
 from tinyhost.deploy.runner import run_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,8 +40,6 @@ def _check(board: str, backend: str) -> None:
                        work_dir=BUILD / f"{board}-{backend}")
     assert len(report.runs) == len(inputs)
     for k, (run, x) in enumerate(zip(report.runs, inputs)):
-        from tinyhost import reference
-
         want = reference.run(graph, [x]).outputs
         for j, (got, w) in enumerate(zip(run.outputs, want)):
             assert got.dtype == w.dtype

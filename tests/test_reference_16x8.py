@@ -1,6 +1,7 @@
 """16x8 FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D (int16 activations, int8 weights,
-int64 bias): the NumPy reference against TFLite Micro, bit for bit, and the quantizations
-the reference refuses (zero points, int32 bias) with the op and tensor named."""
+int64 bias) and int16 ADD / MUL: the NumPy reference against TFLite Micro, bit for bit, and
+the quantizations refused (16x8 zero points, int32 bias; int16 MUL zero points, which TFLM
+refuses too) with the op and tensor named."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import numpy as np
 import pytest
 
 from graphs_16x8 import conv_16x8, fc_16x8, int16_input
-from reference_single_op import assert_matches_tflm, q, run_reference
-from tinyhost.errors import UnsupportedModelError
-from tinyhost.ir import Activation, Padding
+from reference_single_op import assert_matches_tflm, q, run_reference, single_op_graph
+from tinyhost.errors import ModelFormatError, UnsupportedModelError
+from tinyhost.ir import Activation, FusedActivationOptions, OpKind, Padding, Tensor
+from tinyhost.passes.validate import check_graph
 
 
 @pytest.mark.parametrize("bias", [True, False])
@@ -73,9 +75,6 @@ def test_16x8_refuses_what_it_does_not_reproduce(what):
 
 
 def _binary16(kind, shapes, zps, act, rng):
-    from reference_single_op import single_op_graph
-    from tinyhost.ir import FusedActivationOptions, OpKind, Tensor
-
     i16 = np.dtype(np.int16)
     s1, s2 = rng.uniform(1e-4, 1e-2, 2)
     so = (s1 + s2) * rng.uniform(0.3, 3) if kind is OpKind.ADD else (
@@ -94,8 +93,6 @@ def _binary16(kind, shapes, zps, act, rng):
 @pytest.mark.parametrize("kind", ["ADD", "MUL"])
 @pytest.mark.parametrize("act", [Activation.NONE, Activation.RELU, Activation.RELU6])
 def test_add_mul_int16_match_tflm(kind, act):
-    from tinyhost.ir import OpKind
-
     rng = np.random.default_rng(len(kind) * 10 + act.value)
     zero_points = [(0, 0, 0), (5, -7, 3)] if kind == "ADD" else [(0, 0, 0)]
     for zps in zero_points:
@@ -107,10 +104,6 @@ def test_add_mul_int16_match_tflm(kind, act):
 
 def test_int16_mul_with_a_zero_point_is_refused():
     """TFLite Micro's MulPrepare refuses int16 zero points; validation names the tensor."""
-    from tinyhost.errors import ModelFormatError
-    from tinyhost.ir import OpKind
-    from tinyhost.passes.validate import check_graph
-
     g, _ = _binary16(OpKind.MUL, ((4,), (4,)), (0, 5, 0), Activation.NONE,
                      np.random.default_rng(0))
     with pytest.raises(ModelFormatError, match="'b' has zero point 5"):
