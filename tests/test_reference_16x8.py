@@ -13,7 +13,14 @@ import pytest
 from graphs_16x8 import conv_16x8, fc_16x8, int16_input
 from reference_single_op import assert_matches_tflm, q, run_reference, single_op_graph
 from tinyhost.errors import ModelFormatError, UnsupportedModelError
-from tinyhost.ir import Activation, FusedActivationOptions, OpKind, Padding, Tensor
+from tinyhost.ir import (
+    Activation,
+    FusedActivationOptions,
+    OpKind,
+    Padding,
+    SoftmaxOptions,
+    Tensor,
+)
 from tinyhost.passes.validate import check_graph
 
 
@@ -108,3 +115,26 @@ def test_int16_mul_with_a_zero_point_is_refused():
                      np.random.default_rng(0))
     with pytest.raises(ModelFormatError, match="'b' has zero point 5"):
         check_graph(g)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 3e-4, 1 / 4096, 0.01, 2e-6])
+def test_softmax_int16_matches_tflm(scale):
+    """int16 -> int16 SOFTMAX (its float32-generated tables included), rows of 1 to 1000."""
+    rng = np.random.default_rng(int(scale * 1e6))
+    i16 = np.dtype(np.int16)
+    for beta in (1.0, 0.5):
+        for shape in ((4, 10), (1, 1000), (2, 3, 7), (1, 1)):
+            ts = [Tensor("x", shape, i16, quant=q(scale)),
+                  Tensor("y", shape, i16, quant=q(1 / 32768))]
+            g = single_op_graph(OpKind.SOFTMAX, SoftmaxOptions(beta), ts, [0], [1])
+            x = rng.integers(-32768, 32768, shape).astype(np.int16)
+            y = assert_matches_tflm(g, [x])[0]
+            assert y.max() > 0
+
+
+def test_softmax_int16_output_quantization_is_checked():
+    i16 = np.dtype(np.int16)
+    ts = [Tensor("x", (1, 4), i16, quant=q(1e-3)), Tensor("y", (1, 4), i16, quant=q(1 / 256))]
+    g = single_op_graph(OpKind.SOFTMAX, SoftmaxOptions(1.0), ts, [0], [1])
+    with pytest.raises(UnsupportedModelError, match="'y' must have zero point 0 and scale"):
+        run_reference(g, [np.zeros((1, 4), np.int16)])
