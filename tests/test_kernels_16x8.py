@@ -1,6 +1,6 @@
 """th_fully_connected_s16 / th_conv_s16 / th_dw_conv_s16 (16x8: int16 activations, int8
-weights, int64 bias) and th_add_s16 / th_mul_s16 (ASan + UBSan, portable build) against
-the NumPy reference, bit for bit: several shapes, strides, paddings, dilations and
+weights, int64 bias), th_add_s16 / th_mul_s16 and th_softmax_s16 (ASan + UBSan, portable
+build) against the NumPy reference, bit for bit: several shapes, strides, paddings, dilations and
 multipliers, per-channel and per-tensor weights, activations, saturating outputs and biases
 near 2**40, broadcasts; nonzero offsets refused. Params come from `tinyhost.arith` on
 single-op graphs; expected outputs from `tinyhost.reference`, never from the C code."""
@@ -18,7 +18,16 @@ from reference_single_op import q, run_reference, single_op_graph
 from test_kernels_misc import Kernels, _start, assert_same, buf, i32, out, shape_bytes
 from tinyhost.arith.conv import conv_params, fully_connected_params
 from tinyhost.arith.elementwise import add_params, mul_params
-from tinyhost.ir import Activation, FusedActivationOptions, Graph, OpKind, Padding, Tensor
+from tinyhost.arith.softmax16 import softmax16_luts, softmax16_params
+from tinyhost.ir import (
+    Activation,
+    FusedActivationOptions,
+    Graph,
+    OpKind,
+    Padding,
+    SoftmaxOptions,
+    Tensor,
+)
 
 I16 = np.dtype(np.int16)
 TH_OK, TH_ERR_UNSUPPORTED = 0, 2
@@ -161,3 +170,23 @@ def _binary16_graph(kind, s1, s2, so, zps, act, rng):
     b = rng.integers(-32768, 32768, s2).astype(np.int16)
     a.reshape(-1)[0], b.reshape(-1)[-1] = -32768, 32767
     return g, (a, b)
+
+
+def test_softmax_s16_matches_reference(kern16):
+    rng = np.random.default_rng(17)
+    exp_lut, recip_lut = softmax16_luts()
+    for scale in (1e-3, 3e-4, 0.01, 2e-6):
+        for shape in ((4, 10), (1, 1000), (2, 3, 7), (1, 1)):
+            ts = [Tensor("x", shape, I16, quant=q(scale)),
+                  Tensor("y", shape, I16, quant=q(1 / 32768))]
+            g = single_op_graph(OpKind.SOFTMAX, SoftmaxOptions(1.0), ts, [0], [1])
+            x = rng.integers(-32768, 32768, shape).astype(np.int16)
+            want = run_reference(g, [x])[0]
+            p = softmax16_params(g, g.ops[0])
+            status, bufs = kern16.call("th_softmax_s16", ("null", None),
+                                       buf(i32(p.input_multiplier, p.input_left_shift)),
+                                       buf(exp_lut.astype("<i2")), buf(recip_lut.astype("<i2")),
+                                       buf(shape_bytes(shape)), buf(x), out(want.nbytes))
+            assert status == TH_OK
+            assert_same(np.frombuffer(bufs[6], "<i2").reshape(shape), want,
+                        f"softmax {scale} {shape}")

@@ -354,6 +354,14 @@ th_status th_softmax_s8(const th_context *ctx, const th_softmax_params *params,
 th_status th_softmax_s8_s16(const th_context *ctx, const th_softmax_params *params,
                             const th_shape *shape, const int8_t *input, int16_t *output);
 
+/* int16 -> int16 SOFTMAX (TFLM's SoftmaxInt16): quant scales the difference to the row max
+ * so that [-65535, 0] is [-10, 0] (arith.softmax16.Softmax16Params); exp_lut and recip_lut
+ * are the 513-entry tables of arith.softmax16.softmax16_luts. Rows longer than 65535 are
+ * refused (TH_ERR_UNSUPPORTED). No in-place mode. */
+th_status th_softmax_s16(const th_context *ctx, const th_per_tensor_quant *quant,
+                         const int16_t *exp_lut, const int16_t *recip_lut,
+                         const th_shape *shape, const int16_t *input, int16_t *output);
+
 /* FILL: size copies of the raw *value (TFLM copies it whatever the quantization). */
 th_status th_fill_s8(const th_context *ctx, const int8_t *value, int32_t size, int8_t *output);
 
