@@ -15,6 +15,7 @@ from tinyhost.ir import (
     Graph,
     OpKind,
     Padding,
+    SoftmaxOptions,
     Tensor,
 )
 
@@ -91,8 +92,8 @@ def int16_input(rng: np.random.Generator, graph: Graph) -> np.ndarray:
 def chain_16x8(rng: np.random.Generator) -> Graph:
     """QUANTIZE int8 -> int16, CONV_2D 16x8 (3x3 SAME, RELU), DEPTHWISE_CONV_2D 16x8 (3x3,
     stride 2, multiplier 2), FULLY_CONNECTED 16x8 (per-tensor weights), QUANTIZE int16 ->
-    int8; ADD int16 (a constant row) and MUL int16 after the FC; outputs the int8 result and
-    the ADD's int16 output. Scales keep the int16 values
+    int8; ADD int16 (a constant row) and MUL int16 after the FC, SOFTMAX int16 of the ADD;
+    outputs the int8 result and the int16 softmax. Scales keep the int16 values
     spread over thousands (a few saturate)."""
     from tinyhost.ir import NoOptions, Op
 
@@ -134,5 +135,8 @@ def chain_16x8(rng: np.random.Generator) -> Graph:
     ops.append(Op(OpKind.MUL, (a, f), (m,), FusedActivationOptions()))
     y8 = add(Tensor("y8", (1, 10), I8, quant=q(float(tensors[m].quant.scale[0]) * 100, -5)))
     ops.append(Op(OpKind.QUANTIZE, (m,), (y8,), NoOptions()))
-    return Graph(tensors=tuple(tensors), ops=tuple(ops), inputs=(0,), outputs=(y8, a),
+    sm = add(Tensor("softmax16", (1, 10), I16, quant=q(1 / 32768)))
+    ops.append(Op(OpKind.SOFTMAX, (a,), (sm,), SoftmaxOptions(beta=float(
+        np.float32(4.0 / (8000 * s_f * 1.5))))))  # fmt: skip
+    return Graph(tensors=tuple(tensors), ops=tuple(ops), inputs=(0,), outputs=(y8, sm),
                  name="chain_16x8")

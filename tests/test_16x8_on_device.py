@@ -1,6 +1,6 @@
 """A 16x8 model on the device: QUANTIZE int8 -> int16, CONV_2D, DEPTHWISE_CONV_2D and
-FULLY_CONNECTED with int16 activations, int8 weights and int64 biases, int16 ADD and MUL,
-QUANTIZE back to int8, through both backends on the host board and QEMU mps2-an386; both
+FULLY_CONNECTED with int16 activations, int8 weights and int64 biases, int16 ADD, MUL and
+SOFTMAX, QUANTIZE back to int8, through both backends on the host board and QEMU mps2-an386; both
 outputs (int8 and int16) bit-exact with the reference, which is checked against TFLite
 Micro on the same graph."""
 
@@ -32,6 +32,7 @@ def test_chain_16x8_reference_matches_tflm():
     for x in inputs:
         y8, y16 = assert_matches_tflm(graph, [x])
         assert np.unique(y16).size > 5 and np.ptp(y8.astype(int)) > 10  # values spread
+        assert 0 < y16.max() < 32767
 
 
 def _check(board: str, backend: str) -> None:

@@ -122,6 +122,8 @@ th_interp_status th_interp_add_s16_prepare(const th_interp_op *op, uint32_t *scr
 th_interp_status th_interp_add_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_mul_s16_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_mul_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_softmax_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_softmax_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_softmax_s8_s16_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_softmax_s8_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_requantize_s8_s16_prepare(const th_interp_op *op, uint32_t *scratch);

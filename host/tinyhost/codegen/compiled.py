@@ -32,6 +32,7 @@ from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.softmax16 import Softmax16Params
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import BlobTarget
@@ -339,6 +340,16 @@ class _Model:
                     f"    static const th_dims in = {self.dims4(x)}, out = {self.dims4(out)};\n"
                     f"    return {call.function}(NULL, &params, &in, {self.pointer(x, 'int8_t')}, "
                     f"&out, {y});"), ""
+        if isinstance(p, Softmax16Params):
+            exp_lut = self.array(f"op{i}_exp_lut", call.arrays["exp_lut"].astype(np.int16))
+            recip_lut = self.array(f"op{i}_recip_lut",
+                                   call.arrays["recip_lut"].astype(np.int16))
+            return (f"    static const th_per_tensor_quant quant = {{{p.input_multiplier}, "
+                    f"{p.input_left_shift}}};\n"
+                    f"    static const th_shape shape = {self.shape(x)};\n"
+                    f"    return th_softmax_s16(NULL, &quant, {exp_lut}, {recip_lut}, &shape, "
+                    f"{self.pointer(x, 'int16_t')}, {self.pointer(out, 'int16_t', const=False)});"
+                    ), ""
         if isinstance(p, SoftmaxParams):
             out_ctype = _CTYPES[np.dtype(self.graph.tensors[out].dtype)]
             return (f"    static const th_softmax_params params = {{{p.input_multiplier}, "

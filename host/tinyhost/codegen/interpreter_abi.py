@@ -31,6 +31,7 @@ from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.softmax16 import Softmax16Params
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.codegen.lower import (
     MAX_RANK,
@@ -158,6 +159,8 @@ ADAPTERS: tuple[Adapter, ...] = (
             "DWCONV2D_S16"),
     Adapter(39, "add_s16", "ops_elementwise.c", ("th_add_s16",), _ADD, "ADD"),
     Adapter(40, "mul_s16", "ops_elementwise.c", ("th_mul_s16",), _MUL, "MUL"),
+    Adapter(41, "softmax_s16", "ops_softmax.c", ("th_softmax_s16",),
+            ("multiplier", "shift", "exp_lut", "recip_lut"), "SOFTMAX_S16"),
     Adapter(71, "softmax_s8_s16", "ops_softmax.c", ("th_softmax_s8_s16",),
             ("input_multiplier", "input_left_shift", "diff_min"), "SOFTMAX"),
     Adapter(72, "requantize_s8_s16", "ops_quantize.c", ("th_requantize_s8_s16",), _REQUANT,
@@ -201,6 +204,7 @@ _ADAPTER_OF = {
     "th_dw_conv_s16": "dwconv2d_s16",
     "th_add_s16": "add_s16",
     "th_mul_s16": "mul_s16",
+    "th_softmax_s16": "softmax_s16",
     "th_softmax_s8_s16": "softmax_s8_s16",
     "th_requantize_s8_s16": "requantize_s8_s16",
     "th_requantize_s16_s8": "requantize_s16_s8",
@@ -255,6 +259,9 @@ def _fields(call: Call) -> dict[str, Word]:
                 "output_offset": p.output_offset, "output_multiplier": p.output_multiplier,
                 "output_shift": p.output_shift, "act_min": p.activation_min,
                 "act_max": p.activation_max}  # fmt: skip
+    if isinstance(p, Softmax16Params):
+        return {"multiplier": p.input_multiplier, "shift": p.input_left_shift,
+                "exp_lut": ConstRef("exp_lut"), "recip_lut": ConstRef("recip_lut")}
     if isinstance(p, RequantizeParams):
         return {"input_zero_point": p.input_zero_point,
                 "output_zero_point": p.output_zero_point, "multiplier": p.multiplier,

@@ -42,6 +42,7 @@ from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
+from tinyhost.arith.softmax16 import Softmax16Params, softmax16_luts, softmax16_params
 from tinyhost.arith.svdf import SvdfParams, svdf_params
 from tinyhost.codegen.lut import op_table
 from tinyhost.errors import TinyhostError, UnsupportedModelError
@@ -119,7 +120,7 @@ CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
     | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | RequantizeParams
-    | MinMaxParams | PreluParams | FillParams
+    | MinMaxParams | PreluParams | FillParams | Softmax16Params
 )  # fmt: skip
 
 
@@ -204,7 +205,13 @@ def _lower_pool(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_softmax(graph: Graph, index: int, op: Op) -> Call:
-    """int8 -> int8 (th_softmax_s8) or int8 -> int16 (th_softmax_s8_s16)."""
+    """int8 -> int8 (th_softmax_s8), int8 -> int16 (th_softmax_s8_s16) or int16 -> int16
+    (th_softmax_s16, with its two tables)."""
+    if all(graph.tensors[t].dtype == np.int16 for t in (op.inputs[0], op.outputs[0])):
+        exp_lut, recip_lut = softmax16_luts()
+        return Call(index, "th_softmax_s16", (op.inputs[0],), (op.outputs[0],),
+                    softmax16_params(graph, op),
+                    {"exp_lut": exp_lut.astype("<i2"), "recip_lut": recip_lut.astype("<i2")})
     _require_int8(graph, index, op, [op.inputs[0]])
     s16 = graph.tensors[op.outputs[0]].dtype == np.int16
     if not s16:
