@@ -138,3 +138,10 @@ def test_softmax_int16_output_quantization_is_checked():
     g = single_op_graph(OpKind.SOFTMAX, SoftmaxOptions(1.0), ts, [0], [1])
     with pytest.raises(UnsupportedModelError, match="'y' must have zero point 0 and scale"):
         run_reference(g, [np.zeros((1, 4), np.int16)])
+
+
+def test_16x8_refuses_a_scale_above_128():
+    """TFLM's int64 MultiplyByQuantizedMultiplier asserts shift < 8 (scale < 128)."""
+    g = fc_16x8(np.random.default_rng(2), 1, 4, 2, in_scale=1.0, out_scale=1e-6)
+    with pytest.raises(UnsupportedModelError, match="scale above 128"):
+        run_reference(g, [np.zeros((1, 4), np.int16)])

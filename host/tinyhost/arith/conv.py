@@ -161,6 +161,9 @@ def _quant_16x8(graph: Graph, op: Op, channels: int) -> dict:
                                "output channels")
     multipliers, shifts = per_channel_multipliers(float(xq.scale[0]), wq.scale,
                                                   float(yq.scale[0]), channels)
+    if shifts.max() > 7:  # TFLM's int64 MultiplyByQuantizedMultiplier asserts shift < 8
+        raise UnsupportedModelError(f"{where}: a 16x8 requantization scale above 128 (shift "
+                                    f"{int(shifts.max())}); the int64 form takes shifts <= 7")
     act_min, act_max = int16_activation_range(op.options.activation, yq)
     return {"input_offset": 0, "output_offset": 0, "out_multiplier": multipliers,
             "out_shift": shifts, "act_min": act_min, "act_max": act_max}
