@@ -29,6 +29,24 @@ static inline void th_interp_to_shape_r1(const th_interp_tensor *t, th_shape *s)
     }
 }
 
+static inline void th_interp_dims4(const th_interp_tensor *t, th_dims *d)
+{
+    d->n = t->dims[0];
+    d->h = t->dims[1];
+    d->w = t->dims[2];
+    d->c = t->dims[3];
+}
+
+/* Window geometry consistent with TFLite's SAME/VALID output size: padding smaller than
+ * the dilated filter, and the last window starting inside the padded input. */
+static inline int th_interp_window_ok(int32_t in, int32_t out, int32_t k, int32_t stride,
+                                      int32_t dil, int32_t pad)
+{
+    const int64_t eff = (int64_t)(k - 1) * dil + 1;
+    return stride >= 1 && dil >= 1 && pad >= 0 && pad < eff &&
+           (int64_t)(out - 1) * stride + eff <= (int64_t)in + 2 * (int64_t)pad + 1;
+}
+
 static inline th_interp_status th_interp_kstatus(th_status s)
 {
     return s == TH_OK ? TH_INTERP_OK : TH_INTERP_E_KERNEL_FAILED;

@@ -5,8 +5,7 @@
  * Parameter words: TH_CONV2D_P_* / TH_DWCONV2D_P_* (th_interp_abi.h, generated); multiplier
  * and shift are constants-section offsets of [Cout] int32 arrays.
  */
-#include "th_interp_ops.h"
-#include "th_nn.h"
+#include "ops_common.h"
 
 /* Depthwise words are the conv words plus ch_mult (th_interp_abi.h). */
 
@@ -16,24 +15,6 @@ typedef struct {
     th_tile stride, pad, dilation;
     int32_t input_offset, output_offset, act_min, act_max, ch_mult;
 } conv_setup;
-
-static void dims4(const th_interp_tensor *t, th_dims *d)
-{
-    d->n = t->dims[0];
-    d->h = t->dims[1];
-    d->w = t->dims[2];
-    d->c = t->dims[3];
-}
-
-/* Window geometry consistent with TFLite's SAME/VALID output size: padding smaller than
- * the dilated filter, and the last window starting inside the padded input. */
-static int window_ok(int32_t in, int32_t out, int32_t k, int32_t stride, int32_t dil,
-                     int32_t pad)
-{
-    const int64_t eff = (int64_t)(k - 1) * dil + 1;
-    return stride >= 1 && dil >= 1 && pad >= 0 && pad < eff &&
-           (int64_t)(out - 1) * stride + eff <= (int64_t)in + 2 * (int64_t)pad + 1;
-}
 
 static th_interp_status setup(const th_interp_op *op, int depthwise, conv_setup *s)
 {
@@ -45,9 +26,9 @@ static th_interp_status setup(const th_interp_op *op, int depthwise, conv_setup 
         !th_interp_is(y, TH_INTERP_INT8, 4)) {
         return TH_INTERP_E_PARAMS;
     }
-    dims4(x, &s->in);
-    dims4(w, &s->filter);
-    dims4(y, &s->out);
+    th_interp_dims4(x, &s->in);
+    th_interp_dims4(w, &s->filter);
+    th_interp_dims4(y, &s->out);
     s->input_offset = p[TH_CONV2D_P_INPUT_OFFSET];
     s->output_offset = p[TH_CONV2D_P_OUTPUT_OFFSET];
     s->stride.h = p[TH_CONV2D_P_STRIDE_H];
@@ -79,8 +60,10 @@ static th_interp_status check(const th_interp_op *op, const conv_setup *s, int d
     if (s->out.n != s->in.n || s->input_offset < -127 || s->input_offset > 128 ||
         s->output_offset < -128 || s->output_offset > 127 || s->act_min < -128 ||
         s->act_min > s->act_max || s->act_max > 127 ||
-        !window_ok(s->in.h, s->out.h, s->filter.h, s->stride.h, s->dilation.h, s->pad.h) ||
-        !window_ok(s->in.w, s->out.w, s->filter.w, s->stride.w, s->dilation.w, s->pad.w)) {
+        !th_interp_window_ok(s->in.h, s->out.h, s->filter.h, s->stride.h, s->dilation.h,
+                             s->pad.h) ||
+        !th_interp_window_ok(s->in.w, s->out.w, s->filter.w, s->stride.w, s->dilation.w,
+                             s->pad.w)) {
         return TH_INTERP_E_PARAMS;
     }
     if (depthwise) {

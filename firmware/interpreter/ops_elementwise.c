@@ -1,6 +1,7 @@
 /*
  * ops_elementwise.c - ADD (kernel id 8), SUB (10), MUL (11), MAXIMUM (30), MINIMUM (31),
- * SQUARED_DIFFERENCE (32), PRELU (33), DIV (34): int8 with broadcasting; FILL (35).
+ * SQUARED_DIFFERENCE (32), PRELU (33), DIV (34): int8 with broadcasting; FILL (35); int16
+ * ADD (39) and MUL (40) with broadcasting.
  * Parameter words: TH_ADD_P_*, TH_ADD_TAB_P_* (ADD/SUB with input tables, kernel ids 20, 21:
  * 256 int32 each in the constants, made by the host: th_add_s8_tables), TH_MUL_P_*,
  * TH_PRELU_P_* (SQUARED_DIFFERENCE takes TH_ADD_P_*, DIV TH_MUL_P_*; MAXIMUM / MINIMUM
@@ -30,14 +31,41 @@ static int broadcast_ok(const th_interp_tensor *a, const th_interp_tensor *b,
     return 1;
 }
 
-static th_interp_status check_binary(const th_interp_op *op, uint32_t words)
+/* A tensor of `dtype` and rank 1..TH_MAX_RANK (int8 or int16 operands). */
+static int typed_any(const th_interp_tensor *t, uint8_t dtype)
+{
+    return t->present && t->data != NULL && t->dtype == dtype && t->rank <= TH_MAX_RANK;
+}
+
+static th_interp_status check_binary_typed(const th_interp_op *op, uint32_t words,
+                                           uint8_t dtype)
 {
     const th_interp_tensor *a = &op->in[0], *b = &op->in[1], *y = &op->out[0];
-    if (op->n_in != 2 || op->n_out != 1 || op->n_params != words || !th_interp_s8_any(a) ||
-        !th_interp_s8_any(b) || !th_interp_s8_any(y) || !broadcast_ok(a, b, y)) {
+    if (op->n_in != 2 || op->n_out != 1 || op->n_params != words || !typed_any(a, dtype) ||
+        !typed_any(b, dtype) || !typed_any(y, dtype) || !broadcast_ok(a, b, y)) {
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
+}
+
+static th_interp_status check_binary(const th_interp_op *op, uint32_t words)
+{
+    return check_binary_typed(op, words, TH_INTERP_INT8);
+}
+
+/* The activation range of an int8 or int16 output. */
+static int act_ok(int32_t lo, int32_t hi, uint8_t dtype)
+{
+    return dtype == TH_INTERP_INT8 ? th_interp_act_ok(lo, hi)
+                                   : (lo >= -32768 && lo <= hi && hi <= 32767);
+}
+
+/* The shapes of a binary op's inputs and output (a scalar as [1]). */
+static void binary_shapes(const th_interp_op *op, th_shape *s1, th_shape *s2, th_shape *so)
+{
+    th_interp_to_shape_r1(&op->in[0], s1);
+    th_interp_to_shape_r1(&op->in[1], s2);
+    th_interp_to_shape_r1(&op->out[0], so);
 }
 
 static int shift_ok(int32_t shift)
@@ -45,14 +73,15 @@ static int shift_ok(int32_t shift)
     return shift <= 0 && shift >= -31;
 }
 
-static th_interp_status prepare_add(const th_interp_op *op, uint32_t *scratch, uint32_t words)
+static th_interp_status prepare_add_typed(const th_interp_op *op, uint32_t *scratch,
+                                          uint32_t words, uint8_t dtype)
 {
     const int32_t *p = op->params;
     *scratch = 0;
-    if (check_binary(op, words) != TH_INTERP_OK || p[TH_ADD_P_LEFT_SHIFT] < 0 ||
+    if (check_binary_typed(op, words, dtype) != TH_INTERP_OK || p[TH_ADD_P_LEFT_SHIFT] < 0 ||
         p[TH_ADD_P_LEFT_SHIFT] > 30 || !shift_ok(p[TH_ADD_P_INPUT1_SHIFT]) ||
         !shift_ok(p[TH_ADD_P_INPUT2_SHIFT]) || !shift_ok(p[TH_ADD_P_OUTPUT_SHIFT]) ||
-        !th_interp_act_ok(p[TH_ADD_P_ACT_MIN], p[TH_ADD_P_ACT_MAX])) {
+        !act_ok(p[TH_ADD_P_ACT_MIN], p[TH_ADD_P_ACT_MAX], dtype)) {
         return TH_INTERP_E_PARAMS;
     }
     if (words == TH_ADD_TAB_WORDS &&
@@ -61,6 +90,11 @@ static th_interp_status prepare_add(const th_interp_op *op, uint32_t *scratch, u
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
+}
+
+static th_interp_status prepare_add(const th_interp_op *op, uint32_t *scratch, uint32_t words)
+{
+    return prepare_add_typed(op, scratch, words, TH_INTERP_INT8);
 }
 
 static void add_structs(const int32_t *p, th_add_params *ap, th_add_quant *aq)
@@ -89,9 +123,7 @@ static th_interp_status eval_add(const th_interp_op *op, add_fn fn)
     th_add_quant aq;
     th_shape s1, s2, so;
     add_structs(op->params, &ap, &aq);
-    th_interp_to_shape_r1(&op->in[0], &s1);
-    th_interp_to_shape_r1(&op->in[1], &s2);
-    th_interp_to_shape_r1(&op->out[0], &so);
+    binary_shapes(op, &s1, &s2, &so);
     return th_interp_kstatus(fn(NULL, &ap, &aq, &s1, (const int8_t *)op->in[0].data, &s2,
                                 (const int8_t *)op->in[1].data, &so, (int8_t *)op->out[0].data));
 }
@@ -125,9 +157,7 @@ static th_interp_status eval_add_tab(const th_interp_op *op, add_tab_fn fn)
     /* checked in prepare: never NULL here */
     const int32_t *t1 = th_interp_const(op, op->params[TH_ADD_TAB_P_TABLE1], 256u, 4u);
     const int32_t *t2 = th_interp_const(op, op->params[TH_ADD_TAB_P_TABLE2], 256u, 4u);
-    th_interp_to_shape_r1(&op->in[0], &s1);
-    th_interp_to_shape_r1(&op->in[1], &s2);
-    th_interp_to_shape_r1(&op->out[0], &so);
+    binary_shapes(op, &s1, &s2, &so);
     return th_interp_kstatus(fn(NULL, &ap, &aq, t1, t2, &s1, (const int8_t *)op->in[0].data,
                                 &s2, (const int8_t *)op->in[1].data, &so,
                                 (int8_t *)op->out[0].data));
@@ -159,17 +189,24 @@ th_interp_status th_interp_sub_s8_eval(const th_interp_op *op)
 }
 
 /* MUL's words (MUL, DIV): the output shift in [-31, max_shift]. */
-static th_interp_status prepare_mul(const th_interp_op *op, uint32_t *scratch,
-                                    int32_t max_shift)
+static th_interp_status prepare_mul_typed(const th_interp_op *op, uint32_t *scratch,
+                                          int32_t max_shift, uint8_t dtype)
 {
     const int32_t *p = op->params;
     *scratch = 0;
-    if (check_binary(op, TH_MUL_WORDS) != TH_INTERP_OK || p[TH_MUL_P_OUTPUT_MULTIPLIER] < 0 ||
-        p[TH_MUL_P_OUTPUT_SHIFT] < -31 || p[TH_MUL_P_OUTPUT_SHIFT] > max_shift ||
-        !th_interp_act_ok(p[TH_MUL_P_ACT_MIN], p[TH_MUL_P_ACT_MAX])) {
+    if (check_binary_typed(op, TH_MUL_WORDS, dtype) != TH_INTERP_OK ||
+        p[TH_MUL_P_OUTPUT_MULTIPLIER] < 0 || p[TH_MUL_P_OUTPUT_SHIFT] < -31 ||
+        p[TH_MUL_P_OUTPUT_SHIFT] > max_shift ||
+        !act_ok(p[TH_MUL_P_ACT_MIN], p[TH_MUL_P_ACT_MAX], dtype)) {
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
+}
+
+static th_interp_status prepare_mul(const th_interp_op *op, uint32_t *scratch,
+                                    int32_t max_shift)
+{
+    return prepare_mul_typed(op, scratch, max_shift, TH_INTERP_INT8);
 }
 
 th_interp_status th_interp_mul_s8_prepare(const th_interp_op *op, uint32_t *scratch)
@@ -181,22 +218,27 @@ typedef th_status (*mul_fn)(const th_context *, const th_mul_params *,
                             const th_per_tensor_quant *, const th_shape *, const int8_t *,
                             const th_shape *, const int8_t *, const th_shape *, int8_t *);
 
-static th_interp_status eval_mul(const th_interp_op *op, mul_fn fn)
+/* MUL's words as its structs, and the three shapes (MUL, DIV, int16 MUL). */
+static void mul_structs(const th_interp_op *op, th_mul_params *mp, th_per_tensor_quant *q,
+                        th_shape *s1, th_shape *s2, th_shape *so)
 {
     const int32_t *p = op->params;
+    mp->input1_offset = p[TH_MUL_P_INPUT1_OFFSET];
+    mp->input2_offset = p[TH_MUL_P_INPUT2_OFFSET];
+    mp->output_offset = p[TH_MUL_P_OUTPUT_OFFSET];
+    q->multiplier = p[TH_MUL_P_OUTPUT_MULTIPLIER];
+    q->shift = p[TH_MUL_P_OUTPUT_SHIFT];
+    mp->activation.min = p[TH_MUL_P_ACT_MIN];
+    mp->activation.max = p[TH_MUL_P_ACT_MAX];
+    binary_shapes(op, s1, s2, so);
+}
+
+static th_interp_status eval_mul(const th_interp_op *op, mul_fn fn)
+{
     th_mul_params mp;
     th_per_tensor_quant q;
     th_shape s1, s2, so;
-    mp.input1_offset = p[TH_MUL_P_INPUT1_OFFSET];
-    mp.input2_offset = p[TH_MUL_P_INPUT2_OFFSET];
-    mp.output_offset = p[TH_MUL_P_OUTPUT_OFFSET];
-    q.multiplier = p[TH_MUL_P_OUTPUT_MULTIPLIER];
-    q.shift = p[TH_MUL_P_OUTPUT_SHIFT];
-    mp.activation.min = p[TH_MUL_P_ACT_MIN];
-    mp.activation.max = p[TH_MUL_P_ACT_MAX];
-    th_interp_to_shape_r1(&op->in[0], &s1);
-    th_interp_to_shape_r1(&op->in[1], &s2);
-    th_interp_to_shape_r1(&op->out[0], &so);
+    mul_structs(op, &mp, &q, &s1, &s2, &so);
     return th_interp_kstatus(fn(NULL, &mp, &q, &s1, (const int8_t *)op->in[0].data, &s2,
                                 (const int8_t *)op->in[1].data, &so, (int8_t *)op->out[0].data));
 }
@@ -214,9 +256,7 @@ typedef th_status (*min_max_fn)(const th_context *, const th_shape *, const int8
 static th_interp_status eval_min_max(const th_interp_op *op, min_max_fn fn)
 {
     th_shape s1, s2, so;
-    th_interp_to_shape_r1(&op->in[0], &s1);
-    th_interp_to_shape_r1(&op->in[1], &s2);
-    th_interp_to_shape_r1(&op->out[0], &so);
+    binary_shapes(op, &s1, &s2, &so);
     return th_interp_kstatus(fn(NULL, &s1, (const int8_t *)op->in[0].data, &s2,
                                 (const int8_t *)op->in[1].data, &so, (int8_t *)op->out[0].data));
 }
@@ -322,10 +362,47 @@ th_interp_status th_interp_prelu_s8_eval(const th_interp_op *op)
     pp.shift_pos = p[TH_PRELU_P_SHIFT_POS];
     pp.multiplier_neg = p[TH_PRELU_P_MULTIPLIER_NEG];
     pp.shift_neg = p[TH_PRELU_P_SHIFT_NEG];
-    th_interp_to_shape_r1(&op->in[0], &s1);
-    th_interp_to_shape_r1(&op->in[1], &s2);
-    th_interp_to_shape_r1(&op->out[0], &so);
+    binary_shapes(op, &s1, &s2, &so);
     return th_interp_kstatus(th_prelu_s8(NULL, &pp, &s1, (const int8_t *)op->in[0].data, &s2,
                                          (const int8_t *)op->in[1].data, &so,
                                          (int8_t *)op->out[0].data));
+}
+
+/* ---- int16 ADD (kernel id 39, TH_ADD_P_*) and MUL (40, TH_MUL_P_*; offsets 0) ---------- */
+th_interp_status th_interp_add_s16_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare_add_typed(op, scratch, TH_ADD_WORDS, TH_INTERP_INT16);
+}
+
+th_interp_status th_interp_add_s16_eval(const th_interp_op *op)
+{
+    th_add_params ap;
+    th_add_quant aq;
+    th_shape s1, s2, so;
+    add_structs(op->params, &ap, &aq);
+    binary_shapes(op, &s1, &s2, &so);
+    return th_interp_kstatus(th_add_s16(NULL, &ap, &aq, &s1, (const int16_t *)op->in[0].data,
+                                        &s2, (const int16_t *)op->in[1].data, &so,
+                                        (int16_t *)op->out[0].data));
+}
+
+th_interp_status th_interp_mul_s16_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    const int32_t *p = op->params;
+    const th_interp_status st = prepare_mul_typed(op, scratch, 30, TH_INTERP_INT16);
+    return st != TH_INTERP_OK || p[TH_MUL_P_INPUT1_OFFSET] != 0 ||
+                   p[TH_MUL_P_INPUT2_OFFSET] != 0 || p[TH_MUL_P_OUTPUT_OFFSET] != 0
+               ? TH_INTERP_E_PARAMS
+               : TH_INTERP_OK;
+}
+
+th_interp_status th_interp_mul_s16_eval(const th_interp_op *op)
+{
+    th_mul_params mp;
+    th_per_tensor_quant q;
+    th_shape s1, s2, so;
+    mul_structs(op, &mp, &q, &s1, &s2, &so);
+    return th_interp_kstatus(th_mul_s16(NULL, &mp, &q, &s1, (const int16_t *)op->in[0].data,
+                                        &s2, (const int16_t *)op->in[1].data, &so,
+                                        (int16_t *)op->out[0].data));
 }

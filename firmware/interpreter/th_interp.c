@@ -102,6 +102,8 @@ static uint32_t dtype_size(uint8_t dtype)
     case TH_INTERP_INT32:
     case TH_INTERP_FLOAT32:
         return 4;
+    case TH_INTERP_INT64:
+        return 8;
     default:
         return 0;
     }
@@ -154,7 +156,7 @@ static th_interp_status check_tensor(th_interp *ctx, uint32_t idx)
     if (loc == TH_LOC_NONE) {
         return TH_INTERP_OK; /* never touched by an op (e.g. a RESHAPE's shape operand) */
     }
-    if (dtype_size(dtype) == 0) {
+    if (dtype_size(dtype) == 0 || (dtype == TH_INTERP_INT64 && loc != TH_LOC_CONST)) {
         return fail(ctx, TH_INTERP_E_TENSOR, -1, idx);
     }
     for (uint32_t d = 0; d < TH_INTERP_MAX_RANK; d++) {

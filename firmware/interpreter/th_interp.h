@@ -63,7 +63,7 @@ typedef struct {
 
 /* dtype codes (same as the serial protocol's) */
 enum { TH_INTERP_INT8 = 0, TH_INTERP_UINT8 = 1, TH_INTERP_INT16 = 2, TH_INTERP_INT32 = 3,
-       TH_INTERP_FLOAT32 = 4 };
+       TH_INTERP_FLOAT32 = 4, TH_INTERP_INT64 = 5 /* constants only: 16x8 biases */ };
 
 typedef struct {
     void *data;       /* in the arena (activations) or the blob (constants) */

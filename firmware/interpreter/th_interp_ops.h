@@ -117,6 +117,18 @@ th_interp_status th_interp_svdf_s8_prepare(const th_interp_op *op, uint32_t *scr
 th_interp_status th_interp_svdf_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_lstm_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_lstm_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_fc_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_fc_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_conv2d_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_conv2d_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_dwconv2d_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_dwconv2d_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_add_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_add_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_mul_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_mul_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_softmax_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_softmax_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_softmax_s8_s16_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_softmax_s8_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_requantize_s8_s16_prepare(const th_interp_op *op, uint32_t *scratch);

@@ -176,4 +176,37 @@ static inline int th_nn_bcast_rows(const th_shape *s1, const int8_t *in1, const 
     return 1;
 }
 
+/* The int16 counterpart of th_nn_bcast_rows (th_add_s16, th_mul_s16): no in-place mode,
+ * so the output may not overlap either input at all. */
+typedef void (*th_nn_bcast_row16_fn)(const void *consts, const int16_t *a, int32_t step_a,
+                                     const int16_t *b, int32_t step_b, int32_t n,
+                                     int16_t *out);
+
+static inline int th_nn_bcast_rows_s16(const th_shape *s1, const int16_t *in1,
+                                       const th_shape *s2, const int16_t *in2,
+                                       const th_shape *out_shape, int16_t *out,
+                                       th_nn_bcast_row16_fn row, const void *consts)
+{
+    th_nn_bcast b;
+    if (!th_nn_bcast_init(&b, s1, s2, out_shape)) {
+        return 0;
+    }
+    const uintptr_t o = (uintptr_t)out, a = (uintptr_t)in1, c = (uintptr_t)in2;
+    const uintptr_t no = 2u * (uintptr_t)b.count;
+    if ((a < o + no && o < a + 2u * (uintptr_t)b.count1) ||
+        (c < o + no && o < c + 2u * (uintptr_t)b.count2)) {
+        return 0;
+    }
+    const int32_t inner = b.dims[b.rank - 1];
+    const int32_t rows = b.count / inner;
+    th_nn_bcast_pos pos;
+    th_nn_bcast_start(&pos);
+    for (int32_t r = 0; r < rows; r++) {
+        row(consts, in1 + pos.off1, b.stride1[b.rank - 1], in2 + pos.off2,
+            b.stride2[b.rank - 1], inner, out + r * inner);
+        th_nn_bcast_next(&b, &pos);
+    }
+    return 1;
+}
+
 #endif /* TH_NN_BROADCAST_H */

@@ -200,6 +200,37 @@ int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
                                            const th_dims *input_dims,
                                            const th_dims *filter_dims);
 
+/* ---- 16x8: int16 activations, int8 weights, int64 bias (TFLM's reference 16x8 kernels) ----
+ * Portable C only; filters in the plain layout in every build (never interleaved); no
+ * scratch; offsets must be 0 (zero points 0) and shifts in [-31, 7] (TH_ERR_UNSUPPORTED
+ * otherwise); the activation range is int16's or inside it. Shapes as the int8 kernels'. */
+th_status th_fully_connected_s16(const th_context *ctx, const th_fc_params *params,
+                                 const th_per_channel_quant *quant, const th_dims *input_dims,
+                                 const int16_t *input, const th_dims *filter_dims,
+                                 const int8_t *filter, const int64_t *bias,
+                                 const th_dims *output_dims, int16_t *output);
+th_status th_conv_s16(const th_context *ctx, const th_conv_params *params,
+                      const th_per_channel_quant *quant, const th_dims *input_dims,
+                      const int16_t *input, const th_dims *filter_dims, const int8_t *filter,
+                      const int64_t *bias, const th_dims *output_dims, int16_t *output);
+th_status th_dw_conv_s16(const th_context *ctx, const th_dw_conv_params *params,
+                         const th_per_channel_quant *quant, const th_dims *input_dims,
+                         const int16_t *input, const th_dims *filter_dims,
+                         const int8_t *filter, const int64_t *bias,
+                         const th_dims *output_dims, int16_t *output);
+
+/* int16 ADD / MUL (TFLM's int16 paths; arith.elementwise's params with left_shift 15 and
+ * int16 activation ranges), NumPy broadcasting as th_add_s8; no in-place mode. th_mul_s16
+ * takes offsets 0 only (TFLM refuses int16 MUL zero points). */
+th_status th_add_s16(const th_context *ctx, const th_add_params *params,
+                     const th_add_quant *quant, const th_shape *input1_shape,
+                     const int16_t *input1, const th_shape *input2_shape,
+                     const int16_t *input2, const th_shape *output_shape, int16_t *output);
+th_status th_mul_s16(const th_context *ctx, const th_mul_params *params,
+                     const th_per_tensor_quant *quant, const th_shape *input1_shape,
+                     const int16_t *input1, const th_shape *input2_shape,
+                     const int16_t *input2, const th_shape *output_shape, int16_t *output);
+
 /* ---- SVDF --------------------------------------------------------------------------------
  * input (n=batches, c=input_size) int8, weights_feature (n=filters, c=input_size) int8,
  * weights_time (n=filters, c=memory) int16 (plain layouts in every build), bias [units]
@@ -340,6 +371,14 @@ th_status th_softmax_s8(const th_context *ctx, const th_softmax_params *params,
                         const th_shape *shape, const int8_t *input, int8_t *output);
 th_status th_softmax_s8_s16(const th_context *ctx, const th_softmax_params *params,
                             const th_shape *shape, const int8_t *input, int16_t *output);
+
+/* int16 -> int16 SOFTMAX (TFLM's SoftmaxInt16): quant scales the difference to the row max
+ * so that [-65535, 0] is [-10, 0] (arith.softmax16.Softmax16Params); exp_lut and recip_lut
+ * are the 513-entry tables of arith.softmax16.softmax16_luts. Rows longer than 65535 are
+ * refused (TH_ERR_UNSUPPORTED). No in-place mode. */
+th_status th_softmax_s16(const th_context *ctx, const th_per_tensor_quant *quant,
+                         const int16_t *exp_lut, const int16_t *recip_lut,
+                         const th_shape *shape, const int16_t *input, int16_t *output);
 
 /* FILL: size copies of the raw *value (TFLM copies it whatever the quantization). */
 th_status th_fill_s8(const th_context *ctx, const int8_t *value, int32_t size, int8_t *output);

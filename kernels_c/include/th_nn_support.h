@@ -110,6 +110,79 @@ TH_INLINE int32_t th_clamp(int32_t x, int32_t lo, int32_t hi)
     return x < lo ? lo : (x > hi ? hi : x);
 }
 
+/* TFLite Micro's MultiplyByQuantizedMultiplier on an int64 accumulator (the 16x8 kernels;
+ * host/tinyhost/arith/fixedpoint.py multiply_by_quantized_multiplier_int64): the Q31
+ * multiplier rounded to Q15 (0x7FFF at most), the product rounded half up by 15 - shift
+ * bits. For multiplier >= 0 and shift in [-31, 7] (checked at kernel entry). The product
+ * wraps (unsigned) and the result is truncated to int32, as TFLM's build does. */
+TH_INLINE int32_t th_requantize_s64(int64_t acc, int32_t multiplier, int32_t shift)
+{
+    const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+    const int32_t total = 15 - shift;
+    const uint64_t product = (uint64_t)acc * (uint64_t)reduced + (UINT64_C(1) << (total - 1));
+    return (int32_t)(uint32_t)(uint64_t)((int64_t)product >> total);
+}
+
+/* int64 add that wraps (an accumulator plus an int64 bias, as defined C). */
+TH_INLINE int64_t th_add_wrap64(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+/* The checks the 16x8 kernels share: no offsets (zero points 0), an int16 activation range,
+ * per-channel multipliers >= 0 with shifts in [-31, 7]. */
+TH_INLINE int th_nn_s16_quant_ok(int32_t input_offset, int32_t output_offset,
+                                 const th_activation *act, const th_per_channel_quant *quant,
+                                 int32_t channels)
+{
+    if (input_offset != 0 || output_offset != 0 || act->min < -32768 || act->max > 32767 ||
+        act->min > act->max || quant->multiplier == NULL || quant->shift == NULL) {
+        return 0;
+    }
+    for (int32_t c = 0; c < channels; c++) {
+        if (quant->multiplier[c] < 0 || quant->shift[c] < -31 || quant->shift[c] > 7) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* sum of x[i] * w[i] for i < n (16x8 dot product; int64 so any n is exact). */
+TH_INLINE int64_t th_dot_s16_s8(const int16_t *x, const int8_t *w, int32_t n)
+{
+    int64_t acc = 0;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        acc += (int32_t)x[i] * w[i];
+        acc += (int32_t)x[i + 1] * w[i + 1];
+        acc += (int32_t)x[i + 2] * w[i + 2];
+        acc += (int32_t)x[i + 3] * w[i + 3];
+    }
+    for (; i < n; i++) {
+        acc += (int32_t)x[i] * w[i];
+    }
+    return acc;
+}
+
+/* The taps [*lo, *hi) of a window starting at `start` (may be negative) with `k` taps
+ * `dil` apart that fall inside [0, size). */
+TH_INLINE void th_nn_tap_range(int32_t start, int32_t k, int32_t dil, int32_t size,
+                               int32_t *lo, int32_t *hi)
+{
+    const int32_t first = start < 0 ? (-start + dil - 1) / dil : 0;
+    const int32_t last = size - start <= 0 ? 0 : (size - start + dil - 1) / dil;
+    *lo = first;
+    *hi = last < k ? last : k;
+}
+
+/* The 16x8 epilogue: requantize, clamp, store as int16. */
+TH_INLINE int16_t th_out_s16(int64_t acc, int32_t multiplier, int32_t shift,
+                             const th_activation *act)
+{
+    return (int16_t)th_clamp(th_requantize_s64(acc, multiplier, shift), act->min, act->max);
+}
+
+
 /* Requantized value + output offset, clamped to the activation range (int64: no overflow
  * even for extreme requantized values). */
 TH_INLINE int8_t th_out_s8(int32_t requantized, int32_t output_offset, int32_t act_min,

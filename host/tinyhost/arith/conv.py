@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tinyhost.arith.fixedpoint import quantize_multiplier
-from tinyhost.arith.fused_activation import int8_activation_range
+from tinyhost.arith.fused_activation import int8_activation_range, int16_activation_range
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.errors import ModelFormatError, UnsupportedModelError
 from tinyhost.ir import (
@@ -123,6 +123,52 @@ def per_tensor_fc_multiplier(
     return quantize_multiplier(real / float(np.float32(output_scale)))
 
 
+def is_16x8(graph: Graph, op: Op) -> bool:
+    """int16 activations with int8 weights (TFLM's 16x8 CONV_2D / DEPTHWISE_CONV_2D /
+    FULLY_CONNECTED)."""
+    return (graph.tensors[op.inputs[0]].dtype == np.int16
+            and graph.tensors[op.inputs[1]].dtype == np.int8)
+
+
+def _quant_16x8(graph: Graph, op: Op, channels: int) -> dict:
+    """The integer parameters of a 16x8 op: per-channel multipliers (a per-tensor weight
+    scale broadcast), the int16 activation range, no offsets. TFLM's 16x8 kernels ignore the
+    activations' zero points and apply a weight zero point only per tensor; the 16x8 models
+    the converter writes have them all 0, and anything else is refused here rather than
+    reproduced. The bias must be int64 (or absent): the kernels accumulate in int64."""
+    where = _where(graph, op)
+    for role, index in (("input", op.inputs[0]), ("weights", op.inputs[1]),
+                        ("output", op.outputs[0])):
+        q = _quant(graph, op, index, role)
+        if np.any(q.zero_point != 0):
+            raise UnsupportedModelError(
+                f"{where}: 16x8 {role} '{graph.tensors[index].name}' has zero point "
+                f"{q.zero_point.tolist()[:4]}; only 0 is supported")
+    y = graph.tensors[op.outputs[0]]
+    if y.dtype != np.int16:
+        raise UnsupportedModelError(f"{where}: int16 input with {y.dtype} output '{y.name}'")
+    bias = op.inputs[2] if len(op.inputs) > 2 else None
+    if bias is not None and graph.tensors[bias].dtype != np.int64:
+        raise UnsupportedModelError(
+            f"{where}: 16x8 bias '{graph.tensors[bias].name}' is {graph.tensors[bias].dtype}; "
+            "only int64 biases are supported")
+    if bias is None and op.kind is OpKind.DEPTHWISE_CONV_2D:
+        raise UnsupportedModelError(f"{where}: a 16x8 DEPTHWISE_CONV_2D without bias (TFLite "
+                                    "Micro's kernel reads the absent bias)")
+    xq, wq, yq = (graph.tensors[i].quant for i in (op.inputs[0], op.inputs[1], op.outputs[0]))
+    if wq.per_channel and wq.scale.size != channels:
+        raise ModelFormatError(f"{where}: weights have {wq.scale.size} scales for {channels} "
+                               "output channels")
+    multipliers, shifts = per_channel_multipliers(float(xq.scale[0]), wq.scale,
+                                                  float(yq.scale[0]), channels)
+    if shifts.max() > 7:  # TFLM's int64 MultiplyByQuantizedMultiplier asserts shift < 8
+        raise UnsupportedModelError(f"{where}: a 16x8 requantization scale above 128 (shift "
+                                    f"{int(shifts.max())}); the int64 form takes shifts <= 7")
+    act_min, act_max = int16_activation_range(op.options.activation, yq)
+    return {"input_offset": 0, "output_offset": 0, "out_multiplier": multipliers,
+            "out_shift": shifts, "act_min": act_min, "act_max": act_max}
+
+
 def _neutral_quant() -> dict:
     return {
         "input_offset": 0,
@@ -164,7 +210,9 @@ def conv_params(graph: Graph, op: Op) -> ConvParams:
         options.stride_h, options.stride_w, options.dilation_h, options.dilation_w,
         explicit=options.explicit_padding,
     )
-    if x.dtype == np.int8:
+    if is_16x8(graph, op):
+        quant = _quant_16x8(graph, op, out_channels)
+    elif x.dtype == np.int8:
         xq = _quant(graph, op, op.inputs[0], "input")
         wq = _quant(graph, op, op.inputs[1], "filter")
         yq = _quant(graph, op, op.outputs[0], "output")
@@ -213,6 +261,9 @@ def fully_connected_params(graph: Graph, op: Op) -> FullyConnectedParams:
         raise UnsupportedModelError(
             f"{_where(graph, op)}: weights '{w.name}' must be 2-D, got {list(w.shape)}"
         )
+    if is_16x8(graph, op):
+        return FullyConnectedParams(**_quant_16x8(graph, op, w.shape[0]), filter_offset=0,
+                                    activation=options.activation)
     if x.dtype != np.int8:
         return FullyConnectedParams(
             input_offset=0, filter_offset=0, output_offset=0,

@@ -17,12 +17,13 @@ from tinyhost.arith.fixedpoint import (
     saturating_rounding_doubling_high_mul,
     wrap_int32,
 )
-from tinyhost.arith.fused_activation import int8_activation_range
+from tinyhost.arith.fused_activation import int8_activation_range, int16_activation_range
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import FusedActivationOptions, Graph, Op, Quantization, Tensor
 
 # ADD and SUB scale int8 inputs up by 2**20 before rescaling, to keep precision (int16: 15).
 INT8_ADD_LEFT_SHIFT = 20
+INT16_ADD_LEFT_SHIFT = 15
 
 
 @dataclass(frozen=True)
@@ -105,27 +106,31 @@ def _binary_tensors(graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor]:
 
 
 def activation_range(graph: Graph, op: Op, output: Tensor) -> tuple[int, int]:
-    """The int8 range of the op's fused activation (CalculateActivationRangeQuantized)."""
+    """The int8 (int16) range of the op's fused activation (CalculateActivationRangeQuantized)
+    for an int8 (int16) output."""
     options = op.options
     assert isinstance(options, FusedActivationOptions)
+    ranged = int16_activation_range if output.dtype == np.int16 else int8_activation_range
     try:
-        return int8_activation_range(options.activation, output.quant)  # type: ignore[arg-type]
+        return ranged(options.activation, output.quant)  # type: ignore[arg-type]
     except UnsupportedModelError as error:
         raise UnsupportedModelError(f"{op_where(graph, op)}: {error}") from None
 
 
 def add_params(graph: Graph, op: Op) -> AddParams:
-    """CalculateOpDataAdd for int8: multipliers from double ratios to twice the max scale."""
+    """CalculateOpDataAdd for int8 and int16: multipliers from double ratios to twice the max
+    scale; int16 outputs scale the inputs up by 2**15 instead of 2**20."""
     in1, in2, out = _binary_tensors(graph, op)
+    left_shift = INT16_ADD_LEFT_SHIFT if out.dtype == np.int16 else INT8_ADD_LEFT_SHIFT
     (s1, z1), (s2, z2), (so, zo) = (per_tensor_quant(graph, op, t) for t in (in1, in2, out))
     twice_max = 2.0 * float(max(s1, s2))
     m1 = quantize_multiplier_smaller_than_one(float(s1) / twice_max, graph, op, "input1")
     m2 = quantize_multiplier_smaller_than_one(float(s2) / twice_max, graph, op, "input2")
     mo = quantize_multiplier_smaller_than_one(
-        twice_max / ((1 << INT8_ADD_LEFT_SHIFT) * float(so)), graph, op, "output"
+        twice_max / ((1 << left_shift) * float(so)), graph, op, "output"
     )
     act_min, act_max = activation_range(graph, op, out)
-    return AddParams(-z1, -z2, zo, INT8_ADD_LEFT_SHIFT, *m1, *m2, *mo, act_min, act_max)
+    return AddParams(-z1, -z2, zo, left_shift, *m1, *m2, *mo, act_min, act_max)
 
 
 def sub_params(graph: Graph, op: Op) -> SubParams:

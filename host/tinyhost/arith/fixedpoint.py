@@ -86,6 +86,24 @@ def multiply_by_quantized_multiplier(
     return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier), right)
 
 
+def multiply_by_quantized_multiplier_int64(
+    x: ArrayLike, multiplier: ArrayLike, shift: ArrayLike
+) -> np.ndarray:
+    """TFLite Micro's MultiplyByQuantizedMultiplier for an int64 accumulator (16x8 kernels).
+
+    The Q31 multiplier is rounded to Q15 (saturating at 0x7FFF), the product rounded half up
+    by 15 - shift bits; the int64 arithmetic wraps and the result is truncated to int32, as
+    the C++ does on two's complement targets (only absurd biases get there).
+    """
+    x = np.asarray(x, np.int64)
+    multiplier = np.asarray(multiplier, np.int64)
+    total = 15 - np.asarray(shift, np.int64)
+    reduced = np.where(multiplier < 0x7FFF0000, (multiplier + (1 << 15)) >> 16, 0x7FFF)
+    with np.errstate(over="ignore"):
+        result = (x * reduced + (np.int64(1) << (total - 1))) >> total
+    return wrap_int32(result)
+
+
 def requantize_to_int8(
     acc: ArrayLike,
     multiplier: ArrayLike,

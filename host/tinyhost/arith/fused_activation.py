@@ -17,7 +17,17 @@ def _quantize_bound(value: float, quant: Quantization) -> int:
 
 def int8_activation_range(activation: Activation, output_quant: Quantization) -> tuple[int, int]:
     """CalculateActivationRangeQuantized for an int8 output."""
-    qmin, qmax = -128, 127
+    return activation_range(activation, output_quant, -128, 127)
+
+
+def int16_activation_range(activation: Activation, output_quant: Quantization) -> tuple[int, int]:
+    """CalculateActivationRangeQuantized for an int16 output."""
+    return activation_range(activation, output_quant, -32768, 32767)
+
+
+def activation_range(activation: Activation, output_quant: Quantization, qmin: int,
+                     qmax: int) -> tuple[int, int]:
+    """CalculateActivationRangeQuantized for an output of range [qmin, qmax]."""
     if activation is Activation.NONE:
         return qmin, qmax
     if activation is Activation.RELU:
@@ -32,7 +42,8 @@ def int8_activation_range(activation: Activation, output_quant: Quantization) ->
             max(qmin, _quantize_bound(-1.0, output_quant)),
             min(qmax, _quantize_bound(1.0, output_quant)),
         )
-    raise UnsupportedModelError(f"fused activation {activation.name} is not supported for int8")
+    raise UnsupportedModelError(f"fused activation {activation.name} is not supported for "
+                               "integer outputs")
 
 
 def apply_float_activation(x: np.ndarray, activation: Activation) -> np.ndarray:

@@ -57,6 +57,7 @@ DTYPE_CODES = {
     np.dtype(np.int16): 2,
     np.dtype(np.int32): 3,
     np.dtype(np.float32): 4,
+    np.dtype(np.int64): 5,  # constants only (16x8 biases)
 }
 
 assert HEADER.size == 80 and TENSOR.size == 48 and OP.size == 32

@@ -33,6 +33,7 @@ from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.softmax16 import Softmax16Params
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.boards import Board
 from tinyhost.codegen.blob import BlobTarget
@@ -81,8 +82,9 @@ from tinyhost.plan.stack import StackReserve, stack_reserve
 
 _CTYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t",
            np.dtype(np.int16): "int16_t", np.dtype(np.uint8): "uint8_t",
-           np.dtype(np.uint16): "uint16_t",
+           np.dtype(np.uint16): "uint16_t", np.dtype(np.int64): "int64_t",
            np.dtype(np.float32): "float"}  # fmt: skip
+_S16X8 = ("th_fully_connected_s16", "th_conv_s16", "th_dw_conv_s16")
 _DTYPE_CODES = {np.dtype(np.int8): "TH_MODEL_INT8", np.dtype(np.uint8): "TH_MODEL_UINT8",
                 np.dtype(np.int16): "TH_MODEL_INT16", np.dtype(np.int32): "TH_MODEL_INT32",
                 np.dtype(np.float32): "TH_MODEL_FLOAT32"}  # fmt: skip
@@ -344,11 +346,43 @@ class _Model:
                 f"{index}, {pixel}, {cc.pixel.size}, "
                 f"{self.pointer(out, 'int8_t', const=False)});")
 
+    def s16x8(self, call: Call, i: int) -> str:
+        """th_fully_connected_s16 / th_conv_s16 / th_dw_conv_s16: plain-layout filters, int64
+        bias, per-channel arrays."""
+        p = call.params
+        x, w, bias = call.inputs
+        out = call.outputs[0]
+        mult = self.array(f"op{i}_multiplier", call.arrays["multiplier"])
+        shift = self.array(f"op{i}_shift", call.arrays["shift"])
+        act = f"{{{p.act_min}, {p.act_max}}}"
+        if isinstance(p, FullyConnectedParams):
+            cout, cin = (int(d) for d in self.graph.tensors[w].shape)
+            batches = int(np.prod(self.graph.tensors[x].shape)) // cin
+            head = (f"    static const th_fc_params params = {{0, 0, 0, {act}}};\n"
+                    f"    static const th_dims in = {{{batches}, 1, 1, {cin}}}, filter = "
+                    f"{{{cout}, 1, 1, {cin}}}, out = {{{batches}, 1, 1, {cout}}};\n")
+        else:
+            dw = call.function == "th_dw_conv_s16"
+            ptype = "th_dw_conv_params" if dw else "th_conv_params"
+            fields = ("0, 0, " + (f"{p.ch_mult}, " if dw else "")
+                      + f"{{{p.stride_h}, {p.stride_w}}}, {{{p.pad_top}, {p.pad_left}}}, "
+                      f"{{{p.dilation_h}, {p.dilation_w}}}, {act}")  # fmt: skip
+            head = (f"    static const {ptype} params = {{{fields}}};\n"
+                    f"    static const th_dims in = {self.dims4(x)}, filter = {self.dims4(w)}, "
+                    f"out = {self.dims4(out)};\n")
+        return (head + f"    static const th_per_channel_quant quant = {{{mult}, {shift}}};\n"
+                f"    return {call.function}(NULL, &params, &quant, &in, "
+                f"{self.pointer(x, 'int16_t')}, &filter, {self.pointer(w, 'int8_t')}, "
+                f"{self.pointer(bias, 'int64_t')}, &out, "
+                f"{self.pointer(out, 'int16_t', const=False)});")
+
     def body(self, call: Call, source_op: int) -> tuple[str, str]:
         """(C statements of op_<index>(), a note for its comment)."""
         p, i = call.params, source_op  # arrays and comments use the user's op numbers
         x, out = call.inputs[0], call.outputs[0]
         y = self.pointer(out, "int8_t", const=False)
+        if call.function in _S16X8:
+            return self.s16x8(call, i), ""
         if isinstance(p, ConvParams):
             return self.conv(call, p, i)
         if isinstance(p, FullyConnectedParams):
@@ -380,6 +414,16 @@ class _Model:
                     f"    static const th_dims in = {self.dims4(x)}, out = {self.dims4(out)};\n"
                     f"    return {call.function}(NULL, &params, &in, {self.pointer(x, 'int8_t')}, "
                     f"&out, {y});"), ""
+        if isinstance(p, Softmax16Params):
+            exp_lut = self.array(f"op{i}_exp_lut", call.arrays["exp_lut"].astype(np.int16))
+            recip_lut = self.array(f"op{i}_recip_lut",
+                                   call.arrays["recip_lut"].astype(np.int16))
+            return (f"    static const th_per_tensor_quant quant = {{{p.input_multiplier}, "
+                    f"{p.input_left_shift}}};\n"
+                    f"    static const th_shape shape = {self.shape(x)};\n"
+                    f"    return th_softmax_s16(NULL, &quant, {exp_lut}, {recip_lut}, &shape, "
+                    f"{self.pointer(x, 'int16_t')}, {self.pointer(out, 'int16_t', const=False)});"
+                    ), ""
         if isinstance(p, SoftmaxParams):
             out_ctype = _CTYPES[np.dtype(self.graph.tensors[out].dtype)]
             return (f"    static const th_softmax_params params = {{{p.input_multiplier}, "
@@ -403,11 +447,13 @@ class _Model:
                 t1 = self.array(f"op{i}_table1", np.asarray(call.arrays["table1"], np.int32))
                 t2 = self.array(f"op{i}_table2", np.asarray(call.arrays["table2"], np.int32))
                 tables = f"{t1}, {t2}, "
+            et = "int16_t" if call.function == "th_add_s16" else "int8_t"
             return (head + f"    return {call.function}(NULL, &params, &quant, {tables}&s1, "
-                    f"{self.pointer(a, 'int8_t')}, &s2, {self.pointer(b2, 'int8_t')}, &so, "
-                    f"{y});"), ""
+                    f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, &so, "
+                    f"{self.pointer(out, et, const=False)});"), ""
         if isinstance(p, MulParams):
             a, b2 = call.inputs[0], call.inputs[1]
+            et = "int16_t" if call.function == "th_mul_s16" else "int8_t"
             return (f"    static const th_mul_params params = {{{p.input1_offset}, "
                     f"{p.input2_offset}, {p.output_offset}, "
                     f"{{{p.activation_min}, {p.activation_max}}}}};\n"
@@ -416,8 +462,8 @@ class _Model:
                     f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
                     f"so = {self.shape(out)};\n"
                     f"    return {call.function}(NULL, &params, &quant, &s1, "
-                    f"{self.pointer(a, 'int8_t')}, &s2, {self.pointer(b2, 'int8_t')}, "
-                    f"&so, {y});"), ""
+                    f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, "
+                    f"&so, {self.pointer(out, et, const=False)});"), ""
         if isinstance(p, MinMaxParams | PreluParams):
             a, b2 = call.inputs[0], call.inputs[1]
             shapes = (f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "

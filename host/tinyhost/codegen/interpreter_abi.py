@@ -32,6 +32,7 @@ from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.softmax16 import Softmax16Params
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.codegen.lower import (
     MAX_RANK,
@@ -163,6 +164,14 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(70, "svdf_s8", "ops_svdf.c", ("th_svdf_s8", "th_svdf_s8_scratch_size"),
             ("input_offset", "output_offset", "rank", "feature_multiplier", "feature_shift",
              "time_multiplier", "time_shift"), "SVDF"),
+    Adapter(36, "fc_s16", "ops_16x8.c", ("th_fully_connected_s16",), _FC, "FC_S16"),
+    Adapter(37, "conv2d_s16", "ops_16x8.c", ("th_conv_s16",), _CONV, "CONV2D_S16"),
+    Adapter(38, "dwconv2d_s16", "ops_16x8.c", ("th_dw_conv_s16",), (*_CONV, "ch_mult"),
+            "DWCONV2D_S16"),
+    Adapter(39, "add_s16", "ops_elementwise.c", ("th_add_s16",), _ADD, "ADD"),
+    Adapter(40, "mul_s16", "ops_elementwise.c", ("th_mul_s16",), _MUL, "MUL"),
+    Adapter(41, "softmax_s16", "ops_softmax.c", ("th_softmax_s16",),
+            ("multiplier", "shift", "exp_lut", "recip_lut"), "SOFTMAX_S16"),
     Adapter(71, "softmax_s8_s16", "ops_softmax.c", ("th_softmax_s8_s16",),
             ("input_multiplier", "input_left_shift", "diff_min"), "SOFTMAX"),
     Adapter(72, "requantize_s8_s16", "ops_quantize.c", ("th_requantize_s8_s16",), _REQUANT,
@@ -229,6 +238,12 @@ _ADAPTER_OF = {
     "th_transpose_s8": "transpose_s8",
     "th_strided_slice_s8": "strided_slice_s8",
     "th_svdf_s8": "svdf_s8",
+    "th_fully_connected_s16": "fc_s16",
+    "th_conv_s16": "conv2d_s16",
+    "th_dw_conv_s16": "dwconv2d_s16",
+    "th_add_s16": "add_s16",
+    "th_mul_s16": "mul_s16",
+    "th_softmax_s16": "softmax_s16",
     "th_softmax_s8_s16": "softmax_s8_s16",
     "th_requantize_s8_s16": "requantize_s8_s16",
     "th_requantize_s16_s8": "requantize_s16_s8",
@@ -270,7 +285,7 @@ def _fields(call: Call) -> dict[str, Word]:
                 "act_min": p.act_min, "act_max": p.act_max, "multiplier": ConstRef("multiplier"),
                 "shift": ConstRef("shift"), "ch_mult": p.ch_mult}  # fmt: skip
     if isinstance(p, FullyConnectedParams):
-        per_channel = p.out_multiplier.size > 1
+        per_channel = "multiplier" in call.arrays
         return {"input_offset": p.input_offset, "filter_offset": p.filter_offset,
                 "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
                 "multiplier": ConstRef("multiplier") if per_channel else int(p.out_multiplier[0]),
@@ -295,6 +310,9 @@ def _fields(call: Call) -> dict[str, Word]:
                 "output_offset": p.output_offset, "output_multiplier": p.output_multiplier,
                 "output_shift": p.output_shift, "act_min": p.activation_min,
                 "act_max": p.activation_max}  # fmt: skip
+    if isinstance(p, Softmax16Params):
+        return {"multiplier": p.input_multiplier, "shift": p.input_left_shift,
+                "exp_lut": ConstRef("exp_lut"), "recip_lut": ConstRef("recip_lut")}
     if isinstance(p, RequantizeParams):
         return {"input_zero_point": p.input_zero_point,
                 "output_zero_point": p.output_zero_point, "multiplier": p.multiplier,

@@ -53,6 +53,7 @@ from tinyhost.arith.matmul import BatchMatMulParams, batch_matmul_params
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
 from tinyhost.arith.resize import bilinear_axis, bilinear_in_range, nearest_indices
+from tinyhost.arith.softmax16 import Softmax16Params, softmax16_luts, softmax16_params
 from tinyhost.arith.svdf import SvdfParams, svdf_params
 from tinyhost.codegen.lut import op_table
 from tinyhost.errors import TinyhostError, UnsupportedModelError
@@ -195,7 +196,7 @@ CallParams = (
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
     | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | LstmParams
     | RequantizeParams | MinMaxParams | PreluParams | FillParams | SplitParams | PackParams
-    | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams
+    | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams | Softmax16Params
 )  # fmt: skip
 
 
@@ -219,7 +220,7 @@ class Call:
     @property
     def per_channel(self) -> bool:
         """FULLY_CONNECTED with one multiplier per output channel."""
-        return isinstance(self.params, FullyConnectedParams) and self.params.out_multiplier.size > 1
+        return isinstance(self.params, FullyConnectedParams) and "multiplier" in self.arrays
 
 
 def _where(index: int, op: Op) -> str:
@@ -248,19 +249,25 @@ def _requant_arrays(multiplier: np.ndarray, shift: np.ndarray) -> dict[str, np.n
 
 
 def _lower_conv(graph: Graph, index: int, op: Op) -> Call:
-    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    s16 = conv_arith.is_16x8(graph, op)  # int16 activations: th_conv_s16 / th_dw_conv_s16
+    if not s16:
+        _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
     p = conv_arith.conv_params(graph, op)
     dw = op.kind is OpKind.DEPTHWISE_CONV_2D
     bias = op.inputs[2] if len(op.inputs) > 2 else None
-    return Call(index, "th_dw_conv_s8" if dw else "th_conv_s8",
+    suffix = "_s16" if s16 else "_s8"
+    return Call(index, ("th_dw_conv" if dw else "th_conv") + suffix,
                 (op.inputs[0], op.inputs[1], bias), (op.outputs[0],), p,
                 _requant_arrays(p.out_multiplier, p.out_shift))  # fmt: skip
 
 
 def _lower_fc(graph: Graph, index: int, op: Op) -> Call:
-    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
     p = conv_arith.fully_connected_params(graph, op)
     bias = op.inputs[2] if len(op.inputs) > 2 else None
+    if conv_arith.is_16x8(graph, op):  # per-channel multipliers always (arith)
+        return Call(index, "th_fully_connected_s16", (op.inputs[0], op.inputs[1], bias),
+                    (op.outputs[0],), p, _requant_arrays(p.out_multiplier, p.out_shift))
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
     per_channel = p.out_multiplier.size > 1
     function = "th_fully_connected_per_channel_s8" if per_channel else "th_fully_connected_s8"
     arrays = _requant_arrays(p.out_multiplier, p.out_shift) if per_channel else {}
@@ -276,7 +283,13 @@ def _lower_pool(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_softmax(graph: Graph, index: int, op: Op) -> Call:
-    """int8 -> int8 (th_softmax_s8) or int8 -> int16 (th_softmax_s8_s16)."""
+    """int8 -> int8 (th_softmax_s8), int8 -> int16 (th_softmax_s8_s16) or int16 -> int16
+    (th_softmax_s16, with its two tables)."""
+    if all(graph.tensors[t].dtype == np.int16 for t in (op.inputs[0], op.outputs[0])):
+        exp_lut, recip_lut = softmax16_luts()
+        return Call(index, "th_softmax_s16", (op.inputs[0],), (op.outputs[0],),
+                    softmax16_params(graph, op),
+                    {"exp_lut": exp_lut.astype("<i2"), "recip_lut": recip_lut.astype("<i2")})
     _require_int8(graph, index, op, [op.inputs[0]])
     s16 = graph.tensors[op.outputs[0]].dtype == np.int16
     if not s16:
@@ -286,8 +299,14 @@ def _lower_softmax(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
-    _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
     io = ((op.inputs[0], op.inputs[1]), (op.outputs[0],))
+    if op.kind is not OpKind.SUB and all(
+        graph.tensors[t].dtype == np.int16 for t in (*op.inputs, op.outputs[0])
+    ):  # int16 ADD / MUL
+        if op.kind is OpKind.MUL:
+            return Call(index, "th_mul_s16", *io, ew_arith.mul_params(graph, op))
+        return Call(index, "th_add_s16", *io, ew_arith.add_params(graph, op))
+    _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
     if op.kind is OpKind.MUL:
         return Call(index, "th_mul_s8", *io, ew_arith.mul_params(graph, op))
     p = ew_arith.add_params(graph, op)

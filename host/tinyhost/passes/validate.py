@@ -174,6 +174,12 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
         except ValueError:
             raise fail(f"inputs {list(x.shape)} and {list(y.shape)} do not broadcast") from None
         _expect_shape(out, tuple(broadcast), fail)
+        if op.kind is OpKind.MUL and x.dtype == np.int16:  # TFLM's MulPrepare
+            for t in (x, y, out):
+                if t.quant is not None and np.any(t.quant.zero_point != 0):
+                    raise fail(f"int16 tensor '{t.name}' has zero point "
+                               f"{int(t.quant.zero_point[0])}; TFLite Micro's int16 MUL "
+                               "takes 0 only")
         limit = _MAX_BROADCAST_RANK.get(op.kind)
         if limit is not None and x.shape != y.shape and len(broadcast) > limit:
             raise fail(f"broadcasts {list(x.shape)} with {list(y.shape)} over "
@@ -393,7 +399,7 @@ def _expect_elements(out: Tensor, x: Tensor, fail) -> None:
 
 
 def _check_weights(w: Tensor, channels: int, axis: int, x: Tensor, fail) -> None:
-    if w.dtype != x.dtype and not (x.dtype == np.float32 and w.dtype == np.int8):
+    if w.dtype != x.dtype and not (x.dtype in (np.float32, np.int16) and w.dtype == np.int8):
         raise fail(f"weights '{w.name}' are {w.dtype}, input is {x.dtype}")
     if w.dtype == np.int8:
         if w.quant is None:

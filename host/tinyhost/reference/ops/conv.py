@@ -11,7 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from tinyhost.arith.conv import ConvParams, conv_params
-from tinyhost.arith.fixedpoint import requantize_to_int8, wrap_int32
+from tinyhost.arith.fixedpoint import (
+    multiply_by_quantized_multiplier_int64,
+    requantize_to_int8,
+    wrap_int32,
+)
 from tinyhost.arith.fused_activation import apply_float_activation
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph, Op, OpKind
@@ -84,6 +88,24 @@ def conv2d_int8(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
                               p.act_max)
 
 
+def conv2d_16x8(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
+                p: ConvParams) -> np.ndarray:
+    """int16 NHWC conv with int8 filters and an int64 bias, accumulated in int64."""
+    _check_groups(x, w)
+    patches = _im2col(x.astype(np.int64), w.shape[1], w.shape[2], p)
+    acc = _grouped_matmul(patches, w, np.int64)
+    return _epilogue_16x8(acc, bias, p)
+
+
+def _epilogue_16x8(acc: np.ndarray, bias: np.ndarray | None, p: ConvParams) -> np.ndarray:
+    if bias is not None:
+        with np.errstate(over="ignore"):
+            acc = acc + bias.astype(np.int64)
+    scaled = multiply_by_quantized_multiplier_int64(acc, p.out_multiplier.astype(np.int64),
+                                                    p.out_shift.astype(np.int64))
+    return np.clip(scaled, p.act_min, p.act_max).astype(np.int16)
+
+
 def conv2d_float(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
                  p: ConvParams) -> np.ndarray:
     _check_groups(x, w)
@@ -129,6 +151,12 @@ def depthwise_conv2d_int8(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
                               p.act_max)
 
 
+def depthwise_conv2d_16x8(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
+                          p: ConvParams) -> np.ndarray:
+    """int16 NHWC depthwise conv with int8 filters and an int64 bias, accumulated in int64."""
+    return _epilogue_16x8(_depthwise_acc(x.astype(np.int64), w, p, np.int64), bias, p)
+
+
 def depthwise_conv2d_float(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
                            p: ConvParams) -> np.ndarray:
     acc = _depthwise_acc(x.astype(np.float32), w, p, np.float32)
@@ -137,13 +165,15 @@ def depthwise_conv2d_float(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None
     return apply_float_activation(acc, p.activation).astype(np.float32)
 
 
-def _dispatch(int8_fn, float_fn):
+def _dispatch(int8_fn, float_fn, s16_fn):
     def run(graph: Graph, op: Op, args: list[np.ndarray | None]) -> list[np.ndarray]:
         x, w = args[0], args[1]
         bias = args[2] if len(args) > 2 else None
         p = conv_params(graph, op)
         if x.dtype == np.int8 and w.dtype == np.int8:
             return [int8_fn(x, w, bias, p)]
+        if x.dtype == np.int16 and w.dtype == np.int8:
+            return [s16_fn(x, w, bias, p)]
         if x.dtype == np.float32 and w.dtype == np.float32:
             return [float_fn(x, w, bias, p)]
         raise UnsupportedModelError(
@@ -153,8 +183,9 @@ def _dispatch(int8_fn, float_fn):
     return run
 
 
-run_conv_2d = _dispatch(conv2d_int8, conv2d_float)
-run_depthwise_conv_2d = _dispatch(depthwise_conv2d_int8, depthwise_conv2d_float)
+run_conv_2d = _dispatch(conv2d_int8, conv2d_float, conv2d_16x8)
+run_depthwise_conv_2d = _dispatch(depthwise_conv2d_int8, depthwise_conv2d_float,
+                                  depthwise_conv2d_16x8)
 
 KERNELS = {
     OpKind.CONV_2D: run_conv_2d,

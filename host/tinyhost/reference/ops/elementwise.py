@@ -44,15 +44,16 @@ def _rescaled_inputs(
     )
 
 
-def _finish(raw: np.ndarray, p: AddParams) -> np.ndarray:
+def _finish(raw: np.ndarray, p: AddParams, dtype: type = np.int8) -> np.ndarray:
     out = _smaller_than_one(raw, p.output_multiplier, p.output_shift) + p.output_offset
-    return np.clip(out, p.activation_min, p.activation_max).astype(np.int8)
+    return np.clip(out, p.activation_min, p.activation_max).astype(dtype)
 
 
 def add_int8(a: np.ndarray, b: np.ndarray, p: AddParams) -> np.ndarray:
-    """int8 ADD; `a` and `b` broadcast against each other."""
+    """int8 ADD (int16 ADD for int16 inputs: the same steps, TFLM's AddElementwise);
+    `a` and `b` broadcast against each other."""
     scaled1, scaled2 = _rescaled_inputs(a, b, p)
-    return _finish(wrap_int32(scaled1 + scaled2), p)
+    return _finish(wrap_int32(scaled1 + scaled2), p, a.dtype.type)
 
 
 def sub_int8(a: np.ndarray, b: np.ndarray, p: AddParams) -> np.ndarray:
@@ -62,10 +63,13 @@ def sub_int8(a: np.ndarray, b: np.ndarray, p: AddParams) -> np.ndarray:
 
 
 def mul_int8(a: np.ndarray, b: np.ndarray, p: MulParams) -> np.ndarray:
-    """int8 MUL: the product of the offset inputs requantized with one multiplier."""
+    """int8 MUL (int16 MUL for int16 inputs): the product of the offset inputs (an int32 in
+    TFLM, wrapping) requantized with one multiplier."""
     product = (a.astype(np.int64) + p.input1_offset) * (b.astype(np.int64) + p.input2_offset)
-    out = multiply_by_quantized_multiplier(product, p.output_multiplier, p.output_shift)
-    return np.clip(out + p.output_offset, p.activation_min, p.activation_max).astype(np.int8)
+    out = multiply_by_quantized_multiplier(wrap_int32(product), p.output_multiplier,
+                                           p.output_shift)
+    return np.clip(out + p.output_offset, p.activation_min,
+                   p.activation_max).astype(a.dtype.type)
 
 
 def float_activation_bounds(activation: Activation) -> tuple[np.float32, np.float32]:
@@ -112,7 +116,9 @@ def _run(graph: Graph, op: Op, inputs: list[np.ndarray | None]) -> list[np.ndarr
     a, b = inputs[0], inputs[1]
     assert a is not None and b is not None
     out_dtype = graph.tensors[op.outputs[0]].dtype
-    if a.dtype == b.dtype == out_dtype == np.int8:
+    if a.dtype == b.dtype == out_dtype == np.int8 or (
+        a.dtype == b.dtype == out_dtype == np.int16 and op.kind in (OpKind.ADD, OpKind.MUL)
+    ):
         derive, kernel = _INT8[op.kind]
         return [kernel(a, b, derive(graph, op))]
     if a.dtype == b.dtype == out_dtype == np.float32:

@@ -11,7 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from tinyhost.arith.conv import FullyConnectedParams, fully_connected_params
-from tinyhost.arith.fixedpoint import requantize_to_int8, wrap_int32
+from tinyhost.arith.fixedpoint import (
+    multiply_by_quantized_multiplier_int64,
+    requantize_to_int8,
+    wrap_int32,
+)
 from tinyhost.arith.fused_activation import apply_float_activation
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import FullyConnectedOptions, Graph, Op, OpKind
@@ -40,6 +44,25 @@ def fully_connected_int8(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
                               p.act_max)
 
 
+def requantize_16x8(acc: np.ndarray, p: FullyConnectedParams) -> np.ndarray:
+    """The 16x8 epilogue: int64 accumulator, MultiplyByQuantizedMultiplier's int64 form,
+    clamp to the activation range, no output offset."""
+    scaled = multiply_by_quantized_multiplier_int64(acc, p.out_multiplier.astype(np.int64),
+                                                    p.out_shift.astype(np.int64))
+    return np.clip(scaled, p.act_min, p.act_max).astype(np.int16)
+
+
+def fully_connected_16x8(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
+                         p: FullyConnectedParams) -> np.ndarray:
+    """int16 input, int8 weights, int64 bias: acc = sum(x * w) + bias in int64."""
+    rows = _rows(x, w.shape[1]).astype(np.int64)
+    acc = rows @ w.astype(np.int64).T  # exact: |acc| < 2**22 * in_features
+    if bias is not None:
+        with np.errstate(over="ignore"):
+            acc = acc + bias.astype(np.int64).reshape(-1)
+    return requantize_16x8(acc, p)
+
+
 def fully_connected_float(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
                           p: FullyConnectedParams) -> np.ndarray:
     acc = _rows(x, w.shape[1]).astype(np.float32) @ w.astype(np.float32).T
@@ -54,6 +77,8 @@ def run_fully_connected(graph: Graph, op: Op, args: list[np.ndarray | None]) -> 
     p = fully_connected_params(graph, op)
     if x.dtype == np.int8 and w.dtype == np.int8:
         y = fully_connected_int8(x, w, bias, p)
+    elif x.dtype == np.int16 and w.dtype == np.int8:
+        y = fully_connected_16x8(x, w, bias, p)
     elif x.dtype == np.float32 and w.dtype == np.float32:
         y = fully_connected_float(x, w, bias, p)
     else:

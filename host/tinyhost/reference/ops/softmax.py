@@ -18,10 +18,12 @@ from tinyhost.arith.activations import (
 )
 from tinyhost.arith.elementwise import op_where
 from tinyhost.arith.fixedpoint import (
+    multiply_by_quantized_multiplier,
     rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul,
     wrap_int32,
 )
+from tinyhost.arith.softmax16 import Softmax16Params, softmax16_luts, softmax16_params
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph, Op, OpKind, SoftmaxOptions
 
@@ -69,6 +71,34 @@ def softmax_float(x: np.ndarray, beta: float) -> np.ndarray:
     return (exps / total).astype(np.float32)
 
 
+def lut_lookup_int16(value: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    """TFLM's lut_lookup for int16 inputs: 512 steps of 128, linear between neighbours."""
+    value = np.asarray(value, np.int64)
+    index = 256 + (value >> 7)
+    base = lut.astype(np.int64)[index]
+    slope = lut.astype(np.int64)[index + 1] - base
+    return (base + ((slope * (value & 0x7F) + 64) >> 7)).astype(np.int16)
+
+
+def softmax_int16(x: np.ndarray, p: Softmax16Params) -> np.ndarray:
+    """int16 -> int16 (zero point 0, scale 1/32768) as TFLM's SoftmaxInt16: exp of the
+    scaled difference to the row max from a table, the sum's reciprocal from another
+    (normalized by its leading zeros), products rounded back to Q0.15."""
+    exp_lut, recip_lut = softmax16_luts()
+    rows = x.reshape(-1, x.shape[-1]).astype(np.int64)
+    diff = rows - rows.max(axis=1, keepdims=True)
+    scaled = multiply_by_quantized_multiplier(diff, p.input_multiplier, p.input_left_shift)
+    exps = lut_lookup_int16(np.clip(scaled + 32767, -32768, 32767), exp_lut).astype(np.int64)
+    total = wrap_int32(exps.sum(axis=1, keepdims=True))  # int32 in TFLM
+    headroom = 32 - np.array([[int(t).bit_length()] for t in (total & 0xFFFFFFFF).ravel()])
+    shifted = ((total << (headroom - 1)) + (1 << 13)) >> 14
+    recentred = np.clip(shifted - ((1 << 15) + (1 << 16)), -32768, 32767)
+    reciprocal = lut_lookup_int16(recentred, recip_lut).astype(np.int64)
+    right = 31 - headroom
+    out = (exps * reciprocal + (np.int64(1) << (right - 1))) >> right
+    return np.clip(out, 0, 32767).astype(np.int16).reshape(x.shape)
+
+
 def _run(graph: Graph, op: Op, inputs: list[np.ndarray | None]) -> list[np.ndarray]:
     x = inputs[0]
     assert x is not None
@@ -77,6 +107,8 @@ def _run(graph: Graph, op: Op, inputs: list[np.ndarray | None]) -> list[np.ndarr
         return [softmax_int8(x, softmax_params(graph, op))]
     if x.dtype == np.int8 and out_dtype == np.int16:
         return [softmax_int8_int16(x, softmax_params(graph, op))]
+    if x.dtype == out_dtype == np.int16:
+        return [softmax_int16(x, softmax16_params(graph, op))]
     if x.dtype == out_dtype == np.float32:
         options = op.options
         assert isinstance(options, SoftmaxOptions)
