@@ -205,7 +205,7 @@ def test_corrupt_frames_get_link_errors_and_are_never_acted_on(qemu: Qemu) -> No
         assert reply.seq == seq, name
         if code == ErrorCode.FRAME_TOO_LONG:
             assert detail == max_payload, name
-    for frame_type in (0x08, 0x42, MsgType.INFO | 0x80):
+    for frame_type in (0x09, 0x42, MsgType.INFO | 0x80):  # 0x08 is RESET_STATE now
         link.send(frame_type, 77, b"abc")
         reply = _receive(link)
         assert reply.seq == 77
