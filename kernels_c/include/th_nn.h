@@ -245,6 +245,13 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output);
 
+/* Scratch of th_avgpool_s8's separable path (int16 column sums of one input row, int32
+ * channel sums): round_up4(2 * W * C) + 4 * C when the output has more than one pixel,
+ * filter.h <= 256 and filter.h * filter.w >= 4 * stride.h * stride.w, else 0. Given less
+ * (or no ctx) the kernel sums every window directly. */
+int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
+                                   const th_dims *output_dims);
+
 /* MAX_POOL_2D: as th_avgpool_s8; a window entirely in the padding gives -128, clamped. */
 th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,

@@ -1,4 +1,5 @@
-/* th_avgpool_s8: int8 AVERAGE_POOL_2D as TFLite Micro's reference (no requantization). */
+/* th_avgpool_s8: int8 AVERAGE_POOL_2D as TFLite Micro's reference (no requantization). Sums
+ * are exact integers, so the separable path's order gives the same result. */
 #include "th_nn.h"
 #include "th_nn_pool.h"
 
@@ -10,6 +11,120 @@ static inline int32_t avg_round(int32_t sum, int32_t count)
 {
     const int32_t half = count / 2;
     return sum > 0 ? (sum + half) / count : (sum - half) / count;
+}
+
+/* Separable path (th_avgpool_s8_scratch_size > 0 and that much scratch given): per image, an
+ * int16 column sum per (x, c) over the rows of the current output row's window, slid down
+ * one output row at a time (rows leaving subtracted, rows entering added), and an int32
+ * running sum per channel slid along the row over the column sums. Every input element is
+ * added and subtracted once whatever the window. In-place order (th_nn.h (c)): pixel q's
+ * output is written once its sum is known; the column sums of columns < xs(q+1) are then
+ * moved to the next output row, reading the leaving rows there only at columns >= xs(q)
+ * and the entering rows (read by later pixels only), all still unwritten. */
+static int avg_separable(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    return (int64_t)out->h * out->w > 1 && p->filter.h <= 256 &&
+           (int64_t)p->filter.h * p->filter.w >= 4 * (int64_t)p->stride.h * p->stride.w &&
+           (int64_t)in->w * in->c <= (INT64_C(1) << 26);
+}
+
+int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
+                                   const th_dims *output_dims)
+{
+    if (params == NULL || input_dims == NULL || output_dims == NULL ||
+        input_dims->w < 1 || input_dims->c < 1 || params->filter.h < 1 ||
+        params->filter.w < 1 || params->stride.h < 1 || params->stride.w < 1 ||
+        !avg_separable(params, input_dims, output_dims)) {
+        return 0;
+    }
+    return ((2 * input_dims->w * input_dims->c + 3) & ~3) + 4 * input_dims->c;
+}
+
+/* cs[k] += sign * row[k] over the n values of one input row segment. */
+static void col_add(int16_t *cs, const int8_t *row, int32_t n)
+{
+    for (int32_t k = 0; k < n; k++) {
+        cs[k] = (int16_t)(cs[k] + row[k]);
+    }
+}
+
+static void col_sub(int16_t *cs, const int8_t *row, int32_t n)
+{
+    for (int32_t k = 0; k < n; k++) {
+        cs[k] = (int16_t)(cs[k] - row[k]);
+    }
+}
+
+static void avg_separable_image(const th_pool_params *p, const th_dims *in,
+                                const int8_t *image, const th_dims *out, int8_t *dst,
+                                int16_t *cs, int32_t *acc)
+{
+    const int32_t in_h = in->h, in_w = in->w, ch = in->c;
+    const int32_t act_min = p->activation.min, act_max = p->activation.max;
+    th_nn_window wy = th_nn_window_at(0, p->stride.h, p->padding.h, p->filter.h, in_h);
+    for (int32_t k = 0; k < in_w * ch; k++) {
+        cs[k] = 0;
+    }
+    for (int32_t y = wy.origin + wy.start; y < wy.origin + wy.end; y++) {
+        col_add(cs, image + y * in_w * ch, in_w * ch);
+    }
+    for (int32_t oy = 0; oy < out->h; oy++) {
+        const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
+        const int last_row = oy + 1 == out->h;
+        th_nn_window wn = wy;
+        if (!last_row) {
+            wn = th_nn_window_at(oy + 1, p->stride.h, p->padding.h, p->filter.h, in_h);
+        }
+        const int32_t ns = wn.origin + wn.start, ne = wn.origin + wn.end;
+        const int32_t leave_end = ye < ns ? ye : ns;   /* rows [ys, leave_end) leave */
+        const int32_t enter_start = ye > ns ? ye : ns; /* rows [enter_start, ne) enter */
+        for (int32_t c = 0; c < ch; c++) {
+            acc[c] = 0;
+        }
+        int32_t have_end = 0; /* columns [xs, have_end) are in acc */
+        int32_t upd = 0;      /* columns [0, upd) hold the next row's sums */
+        th_nn_window wx = th_nn_window_at(0, p->stride.w, p->padding.w, p->filter.w, in_w);
+        for (int32_t ox = 0; ox < out->w; ox++) {
+            const int32_t xs = wx.origin + wx.start, xe = wx.origin + wx.end;
+            for (int32_t x = have_end > xs ? have_end : xs; x < xe; x++) {
+                const int16_t *col = cs + x * ch;
+                for (int32_t c = 0; c < ch; c++) {
+                    acc[c] += col[c];
+                }
+            }
+            have_end = xe;
+            const int32_t count = (ye - ys) * (xe - xs);
+            for (int32_t c = 0; c < ch; c++) {
+                int32_t v = avg_round(acc[c], count);
+                v = v < act_min ? act_min : (v > act_max ? act_max : v);
+                dst[c] = (int8_t)v;
+            }
+            dst += ch;
+            int32_t next_xs = in_w;
+            if (ox + 1 < out->w) {
+                wx = th_nn_window_at(ox + 1, p->stride.w, p->padding.w, p->filter.w, in_w);
+                next_xs = wx.origin + wx.start;
+            }
+            /* columns [xs, min(xe, next_xs)) leave the running sum */
+            for (int32_t x = xs; x < (xe < next_xs ? xe : next_xs); x++) {
+                const int16_t *col = cs + x * ch;
+                for (int32_t c = 0; c < ch; c++) {
+                    acc[c] -= col[c];
+                }
+            }
+            if (!last_row && next_xs > upd) {
+                const int32_t n = (next_xs - upd) * ch;
+                for (int32_t y = ys; y < leave_end; y++) {
+                    col_sub(cs + upd * ch, image + (y * in_w + upd) * ch, n);
+                }
+                for (int32_t y = enter_start; y < ne; y++) {
+                    col_add(cs + upd * ch, image + (y * in_w + upd) * ch, n);
+                }
+                upd = next_xs;
+            }
+        }
+        wy = wn;
+    }
 }
 
 th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
@@ -38,6 +153,18 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         if (wx.end <= wx.start) {
             return TH_ERR_ARG;
         }
+    }
+    const int32_t need = th_avgpool_s8_scratch_size(params, input_dims, output_dims);
+    if (need > 0 && ctx != NULL && ctx->buf != NULL && ctx->size >= need) {
+        int16_t *cs = (int16_t *)ctx->buf;
+        int32_t *acc = (int32_t *)((int8_t *)ctx->buf + need - 4 * channels);
+        const int32_t image_in = in_h * in_w * channels;
+        const int32_t image_out = output_dims->h * output_dims->w * channels;
+        for (int32_t n = 0; n < input_dims->n; n++) {
+            avg_separable_image(params, input_dims, input + n * image_in, output_dims,
+                                output + n * image_out, cs, acc);
+        }
+        return TH_OK;
     }
     const int32_t act_min = params->activation.min;
     const int32_t act_max = params->activation.max;

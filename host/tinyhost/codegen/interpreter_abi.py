@@ -119,7 +119,7 @@ ADAPTERS: tuple[Adapter, ...] = (
             (*_CONV, "ch_mult"), "DWCONV2D"),
     Adapter(3, "fc_s8", "ops_fc.c", ("th_fully_connected_s8",), _FC, "FC"),
     Adapter(4, "fc_pc_s8", "ops_fc.c", ("th_fully_connected_per_channel_s8",), _FC, "FC_PC"),
-    Adapter(5, "avgpool_s8", "ops_pool.c", ("th_avgpool_s8",),
+    Adapter(5, "avgpool_s8", "ops_pool.c", ("th_avgpool_s8", "th_avgpool_s8_scratch_size"),
             ("stride_h", "stride_w", "filter_h", "filter_w", "pad_top", "pad_left", "act_min",
              "act_max"), "POOL"),
     Adapter(6, "maxpool_s8", "ops_pool.c", ("th_maxpool_s8",),
