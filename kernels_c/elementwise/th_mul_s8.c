@@ -15,37 +15,67 @@ typedef struct {
     int32_t out_offset;
     int32_t act_min;
     int32_t act_max;
+#if TH_NN_HAS_DSP
+    int fast; /* th_fast_rq_apply is exact for every product (|.| <= 255^2) */
+    th_fast_rq rq;
+#endif
 } mul_consts;
 
-TH_INLINE int8_t mul_one(const mul_consts *k, int32_t a, int32_t b)
+/* The product (offsets added, |.| <= 255^2) requantized, offset, clamped. Constants come
+ * in locals (see the callers): stores through int8_t may alias the struct. */
+TH_INLINE int8_t mul_out(int32_t product, int32_t m, int32_t shift, int32_t zp, int32_t lo,
+                         int32_t hi)
 {
-    const int32_t product = (a + k->in1_offset) * (b + k->in2_offset); /* |.| <= 255^2 */
-    const int32_t v = th_requantize(product, k->multiplier, k->shift) + k->out_offset;
-    return (int8_t)th_clamp(v, k->act_min, k->act_max);
+    return (int8_t)th_clamp(th_requantize_s8(product, m, shift, zp), lo, hi);
 }
 
+/* n outputs of (a[i * sa] + oa) * (b[i * sb] + ob), sa and sb 0 or 1 (0: that input
+ * broadcast, its factor fa computed once); each output written after its inputs are read. */
 static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
 {
-    if (step_a == 0 && step_b == 0) {
-        const int8_t v = mul_one(k, a[0], b[0]);
-        for (int32_t i = 0; i < n; i++) {
-            out[i] = v;
+    const int32_t oa = k->in1_offset, ob = k->in2_offset;
+    const int32_t lo = k->act_min, hi = k->act_max;
+#if TH_NN_HAS_DSP
+    if (k->fast) {
+        const th_fast_rq rq = k->rq;
+        if (step_a == 0 || step_b == 0) {
+            const int32_t f = step_a == 0 ? a[0] + oa : b[0] + ob;
+            const int8_t *x = step_a == 0 ? b : a;
+            const int32_t ox = step_a == 0 ? ob : oa;
+            const int32_t nn = step_a == 0 && step_b == 0 ? 1 : n;
+            for (int32_t i = 0; i < nn; i++) {
+                const int32_t v = th_fast_rq_apply((x[i] + ox) * f, &rq);
+                out[i] = (int8_t)th_clamp(v, lo, hi);
+            }
+            for (int32_t i = nn; i < n; i++) {
+                out[i] = out[0];
+            }
+            return;
         }
-    } else if (step_a == 0) {
-        const int32_t x = a[0];
         for (int32_t i = 0; i < n; i++) {
-            out[i] = mul_one(k, x, b[i]);
+            const int32_t v = th_fast_rq_apply((a[i] + oa) * (b[i] + ob), &rq);
+            out[i] = (int8_t)th_clamp(v, lo, hi);
         }
-    } else if (step_b == 0) {
-        const int32_t y = b[0];
-        for (int32_t i = 0; i < n; i++) {
-            out[i] = mul_one(k, a[i], y);
+        return;
+    }
+#endif
+    const int32_t m = k->multiplier, sh = k->shift, zp = k->out_offset;
+    if (step_a == 0 || step_b == 0) {
+        const int32_t f = step_a == 0 ? a[0] + oa : b[0] + ob;
+        const int8_t *x = step_a == 0 ? b : a;
+        const int32_t ox = step_a == 0 ? ob : oa;
+        const int32_t nn = step_a == 0 && step_b == 0 ? 1 : n;
+        for (int32_t i = 0; i < nn; i++) {
+            out[i] = mul_out((x[i] + ox) * f, m, sh, zp, lo, hi);
         }
-    } else {
-        for (int32_t i = 0; i < n; i++) {
-            out[i] = mul_one(k, a[i], b[i]);
+        for (int32_t i = nn; i < n; i++) {
+            out[i] = out[0];
         }
+        return;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        out[i] = mul_out((a[i] + oa) * (b[i] + ob), m, sh, zp, lo, hi);
     }
 }
 
@@ -78,6 +108,12 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
     k.out_offset = params->output_offset;
     k.act_min = params->activation.min;
     k.act_max = params->activation.max;
+#if TH_NN_HAS_DSP
+    k.fast = th_fast_rq_ok(k.multiplier, k.shift, 255 * 255);
+    if (k.fast) {
+        k.rq = th_fast_rq_make(k.multiplier, k.shift, k.out_offset);
+    }
+#endif
 
     const int32_t inner = b.dims[b.rank - 1];
     const int32_t rows = b.count / inner;
