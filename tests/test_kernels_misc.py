@@ -54,7 +54,7 @@ from tinyhost.ir import (
     StridedSliceOptions,
     Tensor,
 )
-from tinyhost.plan.scratch import avgpool_scratch
+from tinyhost.plan.scratch import avgpool_scratch, maxpool_scratch
 from tinyhost.reference.ops import activations as ref_act
 from tinyhost.reference.ops import quantize as ref_quant
 from tinyhost.reference.ops.elementwise import add_int8, mul_int8, sub_int8
@@ -334,9 +334,17 @@ def test_avgpool(kern_both, data):
 def test_maxpool(kern_both, data):
     draw = data.draw
     x, p, out_shape = _pool_case(draw, arrays_rng(draw))
+    want = max_pool_int8(x, p)
     status, bufs = kern_both.call("th_maxpool_s8", *_pool_args(x, p, out_shape))
     assert status == TH_OK
-    assert_same(i8(bufs[5], out_shape), max_pool_int8(x, p), "maxpool")
+    assert_same(i8(bufs[5], out_shape), want, "maxpool")
+    need = maxpool_scratch(x.shape[2], x.shape[3], out_shape[1:3], (p.filter_h, p.filter_w),
+                           (p.stride_h, p.stride_w))
+    if need:  # the separable path, exactly the scratch plan/scratch.py grants
+        args = _pool_args(x, p, out_shape)
+        status, bufs = kern_both.call("th_maxpool_s8", ("ctx", 6), *args[1:], out(need))
+        assert status == TH_OK
+        assert_same(i8(bufs[5], out_shape), want, "maxpool separable")
 
 
 @settings(max_examples=60, deadline=None, derandomize=True,

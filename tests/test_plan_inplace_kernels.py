@@ -33,7 +33,7 @@ from kernels.layers import layer_case
 from tinyhost.arith.pool import PoolParams
 from tinyhost.codegen.layout import conv_filter_layout
 from tinyhost.plan.overlap import sliding_d_max_padded
-from tinyhost.plan.scratch import avgpool_scratch
+from tinyhost.plan.scratch import avgpool_scratch, maxpool_scratch
 from tinyhost.reference.ops.pool import avg_pool_int8, max_pool_int8
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
@@ -289,9 +289,10 @@ def test_pool_raster_order_at_the_sliding_bound(lib: ctypes.CDLL, data: st.DataO
     fn.restype = ctypes.c_int32
     x_dims, y_dims = Dims(*x.shape), Dims(*out_shape)
     out_len = int(np.prod(out_shape))
-    # the scratch the plan grants: avgpool's separable path where it applies
-    need = avgpool_scratch(x.shape[2], x.shape[3], out_shape[1:3], (p.filter_h, p.filter_w),
-                           (p.stride_h, p.stride_w)) if avg else 0  # fmt: skip
+    # the scratch the plan grants: the separable paths where they apply
+    rule = avgpool_scratch if avg else maxpool_scratch
+    need = rule(x.shape[2], x.shape[3], out_shape[1:3], (p.filter_h, p.filter_w),
+                (p.stride_h, p.stride_w))
     scratch = np.zeros(max(need, 4), np.uint8)
     ctx = Context(scratch.ctypes.data if need else None, need)
     for k, d in enumerate((bound, bound - slack)):

@@ -21,53 +21,53 @@ typedef struct {
 #endif
 } mul_consts;
 
-/* The product (offsets added, |.| <= 255^2) requantized, offset, clamped. Constants come
- * in locals (see the callers): stores through int8_t may alias the struct. */
-TH_INLINE int8_t mul_out(int32_t product, int32_t m, int32_t shift, int32_t zp, int32_t lo,
-                         int32_t hi)
+/* Requantization constants held in locals: stores through int8_t may alias the struct. */
+typedef struct {
+    int32_t m;
+    int32_t shift;
+    int32_t zp;
+    int32_t lo;
+    int32_t hi;
+#if TH_NN_HAS_DSP
+    th_fast_rq rq;
+#endif
+} mul_out_consts;
+
+/* The product (offsets added, |.| <= 255^2) requantized, offset, clamped; fast (a constant
+ * after inlining): th_fast_rq_apply, exact when mul_consts.fast. */
+TH_INLINE int8_t mul_out(const mul_out_consts *c, int32_t product, int fast)
 {
-    return (int8_t)th_clamp(th_requantize_s8(product, m, shift, zp), lo, hi);
+#if TH_NN_HAS_DSP
+    if (fast) {
+        return (int8_t)th_clamp(th_fast_rq_apply(product, &c->rq), c->lo, c->hi);
+    }
+#endif
+    (void)fast;
+    return (int8_t)th_clamp(th_requantize_s8(product, c->m, c->shift, c->zp), c->lo, c->hi);
 }
 
 /* n outputs of (a[i * sa] + oa) * (b[i * sb] + ob), sa and sb 0 or 1 (0: that input
- * broadcast, its factor fa computed once); each output written after its inputs are read. */
-static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
-                    int32_t step_b, int32_t n, int8_t *out)
+ * broadcast, its factor computed once); each output written after its inputs are read. */
+TH_INLINE void mul_row_t(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                         int32_t step_b, int32_t n, int8_t *out, int fast)
 {
     const int32_t oa = k->in1_offset, ob = k->in2_offset;
-    const int32_t lo = k->act_min, hi = k->act_max;
+    mul_out_consts c;
+    c.m = k->multiplier;
+    c.shift = k->shift;
+    c.zp = k->out_offset;
+    c.lo = k->act_min;
+    c.hi = k->act_max;
 #if TH_NN_HAS_DSP
-    if (k->fast) {
-        const th_fast_rq rq = k->rq;
-        if (step_a == 0 || step_b == 0) {
-            const int32_t f = step_a == 0 ? a[0] + oa : b[0] + ob;
-            const int8_t *x = step_a == 0 ? b : a;
-            const int32_t ox = step_a == 0 ? ob : oa;
-            const int32_t nn = step_a == 0 && step_b == 0 ? 1 : n;
-            for (int32_t i = 0; i < nn; i++) {
-                const int32_t v = th_fast_rq_apply((x[i] + ox) * f, &rq);
-                out[i] = (int8_t)th_clamp(v, lo, hi);
-            }
-            for (int32_t i = nn; i < n; i++) {
-                out[i] = out[0];
-            }
-            return;
-        }
-        for (int32_t i = 0; i < n; i++) {
-            const int32_t v = th_fast_rq_apply((a[i] + oa) * (b[i] + ob), &rq);
-            out[i] = (int8_t)th_clamp(v, lo, hi);
-        }
-        return;
-    }
+    c.rq = k->rq;
 #endif
-    const int32_t m = k->multiplier, sh = k->shift, zp = k->out_offset;
     if (step_a == 0 || step_b == 0) {
         const int32_t f = step_a == 0 ? a[0] + oa : b[0] + ob;
         const int8_t *x = step_a == 0 ? b : a;
         const int32_t ox = step_a == 0 ? ob : oa;
         const int32_t nn = step_a == 0 && step_b == 0 ? 1 : n;
         for (int32_t i = 0; i < nn; i++) {
-            out[i] = mul_out((x[i] + ox) * f, m, sh, zp, lo, hi);
+            out[i] = mul_out(&c, (x[i] + ox) * f, fast);
         }
         for (int32_t i = nn; i < n; i++) {
             out[i] = out[0];
@@ -75,8 +75,20 @@ static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
         return;
     }
     for (int32_t i = 0; i < n; i++) {
-        out[i] = mul_out((a[i] + oa) * (b[i] + ob), m, sh, zp, lo, hi);
+        out[i] = mul_out(&c, (a[i] + oa) * (b[i] + ob), fast);
     }
+}
+
+static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                    int32_t step_b, int32_t n, int8_t *out)
+{
+#if TH_NN_HAS_DSP
+    if (k->fast) {
+        mul_row_t(k, a, step_a, b, step_b, n, out, 1);
+        return;
+    }
+#endif
+    mul_row_t(k, a, step_a, b, step_b, n, out, 0);
 }
 
 th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,

@@ -253,6 +253,13 @@ int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *
                                    const th_dims *output_dims);
 
 /* MAX_POOL_2D: as th_avgpool_s8; a window entirely in the padding gives -128, clamped. */
+/* Scratch of th_maxpool_s8's separable path (int8 column maxima of one input row):
+ * round_up4(W * C) when the output has more than one pixel and
+ * filter.h * filter.w > filter.h * stride.w + filter.w, else 0. Given less (or no ctx) the
+ * kernel takes every window's maximum directly. */
+int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
+                                   const th_dims *output_dims);
+
 th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output);

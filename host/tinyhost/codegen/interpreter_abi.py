@@ -122,7 +122,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(5, "avgpool_s8", "ops_pool.c", ("th_avgpool_s8", "th_avgpool_s8_scratch_size"),
             ("stride_h", "stride_w", "filter_h", "filter_w", "pad_top", "pad_left", "act_min",
              "act_max"), "POOL"),
-    Adapter(6, "maxpool_s8", "ops_pool.c", ("th_maxpool_s8",),
+    Adapter(6, "maxpool_s8", "ops_pool.c", ("th_maxpool_s8", "th_maxpool_s8_scratch_size"),
             ("stride_h", "stride_w", "filter_h", "filter_w", "pad_top", "pad_left", "act_min",
              "act_max"), "POOL"),
     Adapter(7, "softmax_s8", "ops_softmax.c", ("th_softmax_s8",),
