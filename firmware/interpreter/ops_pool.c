@@ -57,7 +57,11 @@ static th_interp_status prepare(const th_interp_op *op, uint32_t *scratch)
     return TH_INTERP_OK;
 }
 
-th_interp_status th_interp_avgpool_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+typedef int32_t (*scratch_size_fn)(const th_pool_params *, const th_dims *, const th_dims *);
+
+/* prepare, then the scratch of the kernel's separable path (0 when it does not apply). */
+static th_interp_status prepare_sized(const th_interp_op *op, uint32_t *scratch,
+                                      scratch_size_fn size)
 {
     th_pool_params pp;
     th_dims in, out;
@@ -65,20 +69,18 @@ th_interp_status th_interp_avgpool_s8_prepare(const th_interp_op *op, uint32_t *
     if (s != TH_INTERP_OK || setup(op, &pp, &in, &out) != TH_INTERP_OK) {
         return s;
     }
-    *scratch = (uint32_t)th_avgpool_s8_scratch_size(&pp, &in, &out); /* separable path */
+    *scratch = (uint32_t)size(&pp, &in, &out);
     return TH_INTERP_OK;
+}
+
+th_interp_status th_interp_avgpool_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare_sized(op, scratch, th_avgpool_s8_scratch_size);
 }
 
 th_interp_status th_interp_maxpool_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    th_pool_params pp;
-    th_dims in, out;
-    const th_interp_status s = prepare(op, scratch);
-    if (s != TH_INTERP_OK || setup(op, &pp, &in, &out) != TH_INTERP_OK) {
-        return s;
-    }
-    *scratch = (uint32_t)th_maxpool_s8_scratch_size(&pp, &in, &out); /* separable path */
-    return TH_INTERP_OK;
+    return prepare_sized(op, scratch, th_maxpool_s8_scratch_size);
 }
 
 th_interp_status th_interp_avgpool_s8_eval(const th_interp_op *op)
