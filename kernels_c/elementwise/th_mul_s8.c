@@ -79,10 +79,57 @@ TH_INLINE void mul_row_t(const mul_consts *k, const int8_t *a, int32_t step_a, c
     }
 }
 
+#if TH_NN_HAS_DSP
+/* The DSP rows: x advancing (offset ox), y advancing too (same) or a constant factor f
+ * (bcast); clamp (a constant after inlining): the activation range is narrower than int8's
+ * (th_fast_rq_apply saturates to int8 already). Kept out of line: their own registers. */
+TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
+                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int clamp)
+{
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max;
+    const int32_t f2 = 2 * f, c2 = 2 * ox * f; /* bcast: 2 * product = x * f2 + c2 */
+    for (int32_t i = 0; i < n; i++) {
+        int32_t v = bcast ? th_fast_rq_apply2(x[i] * f2 + c2, &rq)
+                          : th_fast_rq_apply((x[i] + ox) * (y[i] + oy), &rq);
+        if (clamp) {
+            v = th_clamp(v, lo, hi);
+        }
+        out[i] = (int8_t)v;
+    }
+}
+
+#define FAST_ROWS(name, bcast, clamp)                                                         \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t f, int32_t n, int8_t *out)             \
+    {                                                                                         \
+        fast_rows(k, x, ox, y, oy, f, n, out, bcast, clamp);                                  \
+    }
+FAST_ROWS(fast_same, 0, 0)
+FAST_ROWS(fast_same_clamp, 0, 1)
+FAST_ROWS(fast_bcast, 1, 0)
+FAST_ROWS(fast_bcast_clamp, 1, 1)
+#undef FAST_ROWS
+#endif
+
 static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
 {
 #if TH_NN_HAS_DSP
+    if (k->fast && (step_a != 0 || step_b != 0)) {
+        const int clamp = k->act_min > -128 || k->act_max < 127;
+        if (step_a != 0 && step_b != 0) {
+            (clamp ? fast_same_clamp : fast_same)(k, a, k->in1_offset, b, k->in2_offset, 0, n,
+                                                  out);
+        } else {
+            const int32_t f = step_a == 0 ? a[0] + k->in1_offset : b[0] + k->in2_offset;
+            const int8_t *x = step_a == 0 ? b : a;
+            const int32_t ox = step_a == 0 ? k->in2_offset : k->in1_offset;
+            (clamp ? fast_bcast_clamp : fast_bcast)(k, x, ox, x, 0, f, n, out);
+        }
+        return;
+    }
     if (k->fast) {
         mul_row_t(k, a, step_a, b, step_b, n, out, 1);
         return;
