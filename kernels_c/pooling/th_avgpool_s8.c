@@ -86,30 +86,43 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
         th_nn_window wx = th_nn_window_at(0, p->stride.w, p->padding.w, p->filter.w, in_w);
         for (int32_t ox = 0; ox < out->w; ox++) {
             const int32_t xs = wx.origin + wx.start, xe = wx.origin + wx.end;
-            for (int32_t x = have_end > xs ? have_end : xs; x < xe; x++) {
-                const int16_t *col = cs + x * ch;
-                for (int32_t c = 0; c < ch; c++) {
-                    acc[c] += col[c];
-                }
-            }
-            have_end = xe;
+            const int32_t add_from = have_end > xs ? have_end : xs;
             const int32_t count = (ye - ys) * (xe - xs);
-            for (int32_t c = 0; c < ch; c++) {
-                int32_t v = avg_round(acc[c], count);
-                v = v < act_min ? act_min : (v > act_max ? act_max : v);
-                dst[c] = (int8_t)v;
-            }
-            dst += ch;
             int32_t next_xs = in_w;
             if (ox + 1 < out->w) {
                 wx = th_nn_window_at(ox + 1, p->stride.w, p->padding.w, p->filter.w, in_w);
                 next_xs = wx.origin + wx.start;
             }
-            /* columns [xs, min(xe, next_xs)) leave the running sum */
-            for (int32_t x = xs; x < (xe < next_xs ? xe : next_xs); x++) {
-                const int16_t *col = cs + x * ch;
+            const int32_t leave_to = xe < next_xs ? xe : next_xs; /* [xs, leave_to) leave */
+            have_end = xe;
+            if (xe - add_from == 1 && leave_to - xs == 1) {
+                /* one column enters and one leaves (stride 1): one pass over the channels */
+                const int16_t *enter = cs + add_from * ch, *leave = cs + xs * ch;
                 for (int32_t c = 0; c < ch; c++) {
-                    acc[c] -= col[c];
+                    const int32_t a = acc[c] + enter[c];
+                    const int32_t v = avg_round(a, count);
+                    dst[c] = (int8_t)(v < act_min ? act_min : (v > act_max ? act_max : v));
+                    acc[c] = a - leave[c];
+                }
+                dst += ch;
+            } else {
+                for (int32_t x = add_from; x < xe; x++) {
+                    const int16_t *col = cs + x * ch;
+                    for (int32_t c = 0; c < ch; c++) {
+                        acc[c] += col[c];
+                    }
+                }
+                for (int32_t c = 0; c < ch; c++) {
+                    int32_t v = avg_round(acc[c], count);
+                    v = v < act_min ? act_min : (v > act_max ? act_max : v);
+                    dst[c] = (int8_t)v;
+                }
+                dst += ch;
+                for (int32_t x = xs; x < leave_to; x++) {
+                    const int16_t *col = cs + x * ch;
+                    for (int32_t c = 0; c < ch; c++) {
+                        acc[c] -= col[c];
+                    }
                 }
             }
             if (!last_row && next_xs > upd) {
