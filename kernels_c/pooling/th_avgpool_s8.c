@@ -2,12 +2,13 @@
  * are exact integers, so the separable path's order gives the same result. */
 #include "th_nn.h"
 #include "th_nn_pool.h"
+#include "th_nn_support.h"
 
 /* Channels summed at a time: int32 accumulators on the stack, no scratch. */
 #define TH_AVGPOOL_CHUNK 32
 
 /* TFLM's rounding: (sum +- count/2) / count with C's truncating division. */
-static inline int32_t avg_round(int32_t sum, int32_t count)
+TH_INLINE int32_t avg_round(int32_t sum, int32_t count)
 {
     const int32_t half = count / 2;
     return sum > 0 ? (sum + half) / count : (sum - half) / count;
@@ -140,6 +141,64 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
     }
 }
 
+/* Every window summed directly (no scratch), TH_AVGPOOL_CHUNK channels at a time. Out of
+ * line: the separable path's registers stay out of its loops. */
+__attribute__((noinline)) static void avg_direct(const th_pool_params *params,
+                                                 const th_dims *input_dims, const int8_t *input,
+                                                 const th_dims *output_dims, int8_t *output)
+{
+    const int32_t in_h = input_dims->h;
+    const int32_t in_w = input_dims->w;
+    const int32_t channels = input_dims->c;
+    const int32_t act_min = params->activation.min;
+    const int32_t act_max = params->activation.max;
+    int8_t *out = output;
+    for (int32_t n = 0; n < input_dims->n; n++) {
+        const int8_t *image = input + (int32_t)n * in_h * in_w * channels;
+        for (int32_t oy = 0; oy < output_dims->h; oy++) {
+            const th_nn_window wy = th_nn_window_at(oy, params->stride.h, params->padding.h,
+                                                    params->filter.h, in_h);
+            for (int32_t ox = 0; ox < output_dims->w; ox++) {
+                const th_nn_window wx = th_nn_window_at(ox, params->stride.w,
+                                                        params->padding.w, params->filter.w,
+                                                        in_w);
+                const int32_t count = (wy.end - wy.start) * (wx.end - wx.start);
+                for (int32_t c0 = 0; c0 < channels; c0 += TH_AVGPOOL_CHUNK) {
+                    const int32_t cn =
+                        channels - c0 < TH_AVGPOOL_CHUNK ? channels - c0 : TH_AVGPOOL_CHUNK;
+                    int32_t acc[TH_AVGPOOL_CHUNK];
+                    for (int32_t k = 0; k < cn; k++) {
+                        acc[k] = 0;
+                    }
+                    for (int32_t fy = wy.start; fy < wy.end; fy++) {
+                        /* integer index first: no pointer ever leaves the array */
+                        const int32_t row = (wy.origin + fy) * in_w + wx.origin;
+                        for (int32_t fx = wx.start; fx < wx.end; fx++) {
+                            const int8_t *px = image + (row + fx) * channels + c0;
+                            int32_t k = 0;
+                            for (; k + 4 <= cn; k += 4) {
+                                acc[k] += px[k];
+                                acc[k + 1] += px[k + 1];
+                                acc[k + 2] += px[k + 2];
+                                acc[k + 3] += px[k + 3];
+                            }
+                            for (; k < cn; k++) {
+                                acc[k] += px[k];
+                            }
+                        }
+                    }
+                    for (int32_t k = 0; k < cn; k++) {
+                        int32_t v = avg_round(acc[k], count);
+                        v = v < act_min ? act_min : (v > act_max ? act_max : v);
+                        out[c0 + k] = (int8_t)v;
+                    }
+                }
+                out += channels;
+            }
+        }
+    }
+}
+
 th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
@@ -167,8 +226,10 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
             return TH_ERR_ARG;
         }
     }
-    const int32_t need = th_avgpool_s8_scratch_size(params, input_dims, output_dims);
-    if (need > 0 && ctx != NULL && ctx->buf != NULL && ctx->size >= need) {
+    const int32_t need = ctx != NULL && ctx->buf != NULL
+                             ? th_avgpool_s8_scratch_size(params, input_dims, output_dims)
+                             : 0;
+    if (need > 0 && ctx->size >= need) {
         int16_t *cs = (int16_t *)ctx->buf;
         int32_t *acc = (int32_t *)((int8_t *)ctx->buf + need - 4 * channels);
         const int32_t image_in = in_h * in_w * channels;
@@ -179,45 +240,6 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         }
         return TH_OK;
     }
-    const int32_t act_min = params->activation.min;
-    const int32_t act_max = params->activation.max;
-    int8_t *out = output;
-    for (int32_t n = 0; n < input_dims->n; n++) {
-        const int8_t *image = input + (int32_t)n * in_h * in_w * channels;
-        for (int32_t oy = 0; oy < output_dims->h; oy++) {
-            const th_nn_window wy = th_nn_window_at(oy, params->stride.h, params->padding.h,
-                                                    params->filter.h, in_h);
-            for (int32_t ox = 0; ox < output_dims->w; ox++) {
-                const th_nn_window wx = th_nn_window_at(ox, params->stride.w,
-                                                        params->padding.w, params->filter.w,
-                                                        in_w);
-                const int32_t count = (wy.end - wy.start) * (wx.end - wx.start);
-                for (int32_t c0 = 0; c0 < channels; c0 += TH_AVGPOOL_CHUNK) {
-                    const int32_t cn =
-                        channels - c0 < TH_AVGPOOL_CHUNK ? channels - c0 : TH_AVGPOOL_CHUNK;
-                    int32_t acc[TH_AVGPOOL_CHUNK];
-                    for (int32_t k = 0; k < cn; k++) {
-                        acc[k] = 0;
-                    }
-                    for (int32_t fy = wy.start; fy < wy.end; fy++) {
-                        /* integer index first: no pointer ever leaves the array */
-                        const int32_t row = (wy.origin + fy) * in_w + wx.origin;
-                        for (int32_t fx = wx.start; fx < wx.end; fx++) {
-                            const int8_t *px = image + (row + fx) * channels + c0;
-                            for (int32_t k = 0; k < cn; k++) {
-                                acc[k] += px[k];
-                            }
-                        }
-                    }
-                    for (int32_t k = 0; k < cn; k++) {
-                        int32_t v = avg_round(acc[k], count);
-                        v = v < act_min ? act_min : (v > act_max ? act_max : v);
-                        out[c0 + k] = (int8_t)v;
-                    }
-                }
-                out += channels;
-            }
-        }
-    }
+    avg_direct(params, input_dims, input, output_dims, output);
     return TH_OK;
 }

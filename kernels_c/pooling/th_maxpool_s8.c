@@ -134,8 +134,10 @@ th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
     const int32_t act_min = params->activation.min;
     const int32_t act_max = params->activation.max;
     const int clamp = act_min > -128 || act_max < 127;
-    const int32_t need = th_maxpool_s8_scratch_size(params, input_dims, output_dims);
-    if (need > 0 && ctx != NULL && ctx->buf != NULL && ctx->size >= need) {
+    const int32_t need = ctx != NULL && ctx->buf != NULL
+                             ? th_maxpool_s8_scratch_size(params, input_dims, output_dims)
+                             : 0;
+    if (need > 0 && ctx->size >= need) {
         const int32_t image_in = in_h * in_w * channels;
         const int32_t image_out = output_dims->h * output_dims->w * channels;
         for (int32_t n = 0; n < input_dims->n; n++) {
