@@ -203,7 +203,6 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
 {
-    (void)ctx;
     const th_status status = th_nn_check_pool(params, input_dims, input, output_dims, output);
     if (status != TH_OK) {
         return status;
