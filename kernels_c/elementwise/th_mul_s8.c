@@ -43,7 +43,7 @@ TH_INLINE int8_t mul_out(const mul_out_consts *c, int32_t product, int fast)
     }
 #endif
     (void)fast;
-    return (int8_t)th_clamp(th_requantize_s8(product, c->m, c->shift, c->zp), c->lo, c->hi);
+    return (int8_t)th_clamp(th_requantize(product, c->m, c->shift) + c->zp, c->lo, c->hi);
 }
 
 /* n outputs of (a[i * sa] + oa) * (b[i * sb] + ob), sa and sb 0 or 1 (0: that input

@@ -126,17 +126,19 @@ TH_INLINE void tab_row(const add_consts *k, const uint8_t *a, const uint8_t *b, 
     const th_fast_rq rq = k->rq;
     const int32_t lo = k->act_min, hi = k->act_max;
     int32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const uint32_t a0 = a[i], a1 = a[i + 1], a2 = a[i + 2], a3 = a[i + 3];
-        const uint32_t b0 = b[i], b1 = b[i + 1], b2 = b[i + 2], b3 = b[i + 3];
-        const uint32_t x0 = (uint32_t)t1[a0], y0 = (uint32_t)t2[b0];
-        const uint32_t x1 = (uint32_t)t1[a1], y1 = (uint32_t)t2[b1];
-        const uint32_t x2 = (uint32_t)t1[a2], y2 = (uint32_t)t2[b2];
-        const uint32_t x3 = (uint32_t)t1[a3], y3 = (uint32_t)t2[b3];
-        out[i] = fast_out(&rq, (int32_t)(sub ? x0 - y0 : x0 + y0), clamp, lo, hi);
-        out[i + 1] = fast_out(&rq, (int32_t)(sub ? x1 - y1 : x1 + y1), clamp, lo, hi);
-        out[i + 2] = fast_out(&rq, (int32_t)(sub ? x2 - y2 : x2 + y2), clamp, lo, hi);
-        out[i + 3] = fast_out(&rq, (int32_t)(sub ? x3 - y3 : x3 + y3), clamp, lo, hi);
+    if (clamp != CLAMP_BOTH) { /* both clamps: the loop below (fewer registers) */
+        for (; i + 4 <= n; i += 4) {
+            const uint32_t a0 = a[i], a1 = a[i + 1], a2 = a[i + 2], a3 = a[i + 3];
+            const uint32_t b0 = b[i], b1 = b[i + 1], b2 = b[i + 2], b3 = b[i + 3];
+            const uint32_t x0 = (uint32_t)t1[a0], y0 = (uint32_t)t2[b0];
+            const uint32_t x1 = (uint32_t)t1[a1], y1 = (uint32_t)t2[b1];
+            const uint32_t x2 = (uint32_t)t1[a2], y2 = (uint32_t)t2[b2];
+            const uint32_t x3 = (uint32_t)t1[a3], y3 = (uint32_t)t2[b3];
+            out[i] = fast_out(&rq, (int32_t)(sub ? x0 - y0 : x0 + y0), clamp, lo, hi);
+            out[i + 1] = fast_out(&rq, (int32_t)(sub ? x1 - y1 : x1 + y1), clamp, lo, hi);
+            out[i + 2] = fast_out(&rq, (int32_t)(sub ? x2 - y2 : x2 + y2), clamp, lo, hi);
+            out[i + 3] = fast_out(&rq, (int32_t)(sub ? x3 - y3 : x3 + y3), clamp, lo, hi);
+        }
     }
     for (; i < n; i++) {
         const uint32_t x = (uint32_t)t1[a[i]], y = (uint32_t)t2[b[i]];
