@@ -113,6 +113,14 @@ FAST_ROWS(fast_bcast_clamp, 1, 1)
 #undef FAST_ROWS
 #endif
 
+/* The exact rows (any multiplier and shift), out of line: their own registers. */
+__attribute__((noinline)) static void exact_row(const mul_consts *k, const int8_t *a,
+                                                int32_t step_a, const int8_t *b,
+                                                int32_t step_b, int32_t n, int8_t *out)
+{
+    mul_row_t(k, a, step_a, b, step_b, n, out, 0);
+}
+
 static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
 {
@@ -135,7 +143,7 @@ static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
         return;
     }
 #endif
-    mul_row_t(k, a, step_a, b, step_b, n, out, 0);
+    exact_row(k, a, step_a, b, step_b, n, out);
 }
 
 th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
