@@ -27,6 +27,7 @@ from tinyhost.ir import (
     Op,
     OpKind,
     Padding,
+    Pool2DOptions,
     Quantization,
     Tensor,
 )
@@ -205,3 +206,36 @@ def test_svdf_scratch_rule_equals_the_c_function(build) -> None:
                                            ctypes.byref(Dims(filters, 1, 1, memory)))
         assert want > 0
         assert scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) == want, size
+
+
+class PoolParams(ctypes.Structure):  # th_pool_params
+    _fields_ = [("stride", Tile), ("filter", Tile), ("padding", Tile), ("activation", Act)]
+
+
+@pytest.mark.parametrize("kind", [OpKind.AVERAGE_POOL_2D, OpKind.MAX_POOL_2D])
+def test_pool_scratch_rule_equals_the_c_function(build, kind: OpKind) -> None:
+    """The pools' separable paths: scratch_bytes of a pool graph (windows large and small,
+    strides 1..3, global) equals th_avgpool_s8_scratch_size / th_maxpool_s8_scratch_size in
+    both builds."""
+    dsp, lib = build
+    fn = (lib.th_avgpool_s8_scratch_size if kind is OpKind.AVERAGE_POOL_2D
+          else lib.th_maxpool_s8_scratch_size)  # fmt: skip
+    fn.restype = ctypes.c_int32
+    rng = np.random.default_rng(21 + dsp)
+    nonzero = 0
+    for _ in range(CASES // 4):
+        h, w, c = (int(v) for v in rng.integers(1, 40, 3))
+        kh, kw = int(rng.integers(1, h + 1)), int(rng.integers(1, w + 1))
+        sh, sw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
+        tensors = (Tensor("x", (1, h, w, c), np.dtype(np.int8), quant=_q()),
+                   Tensor("y", (1, oh, ow, c), np.dtype(np.int8), quant=_q()))
+        graph = Graph(tensors=tensors, ops=(Op(kind, (0,), (1,),
+                                              Pool2DOptions(Padding.VALID, sh, sw, kh, kw)),),
+                      inputs=(0,), outputs=(1,), name="pool")  # fmt: skip
+        params = PoolParams(Tile(sh, sw), Tile(kh, kw), Tile(0, 0), Act(-128, 127))
+        want = fn(ctypes.byref(params), ctypes.byref(Dims(1, h, w, c)),
+                  ctypes.byref(Dims(1, oh, ow, c)))
+        assert scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) == want
+        nonzero += want > 0
+    assert nonzero > CASES // 40

@@ -57,24 +57,43 @@ static th_interp_status prepare(const th_interp_op *op, uint32_t *scratch)
     return TH_INTERP_OK;
 }
 
+typedef int32_t (*scratch_size_fn)(const th_pool_params *, const th_dims *, const th_dims *);
+
+/* prepare, then the scratch of the kernel's separable path (0 when it does not apply). */
+static th_interp_status prepare_sized(const th_interp_op *op, uint32_t *scratch,
+                                      scratch_size_fn size)
+{
+    th_pool_params pp;
+    th_dims in, out;
+    const th_interp_status s = prepare(op, scratch);
+    if (s != TH_INTERP_OK || setup(op, &pp, &in, &out) != TH_INTERP_OK) {
+        return s;
+    }
+    *scratch = (uint32_t)size(&pp, &in, &out);
+    return TH_INTERP_OK;
+}
+
 th_interp_status th_interp_avgpool_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    return prepare(op, scratch);
+    return prepare_sized(op, scratch, th_avgpool_s8_scratch_size);
 }
 
 th_interp_status th_interp_maxpool_s8_prepare(const th_interp_op *op, uint32_t *scratch)
 {
-    return prepare(op, scratch);
+    return prepare_sized(op, scratch, th_maxpool_s8_scratch_size);
 }
 
 th_interp_status th_interp_avgpool_s8_eval(const th_interp_op *op)
 {
     th_pool_params pp;
     th_dims in, out;
+    th_context kctx;
     if (setup(op, &pp, &in, &out) != TH_INTERP_OK) {
         return TH_INTERP_E_PARAMS;
     }
-    return th_interp_kstatus(th_avgpool_s8(NULL, &pp, &in, (const int8_t *)op->in[0].data,
+    kctx.buf = op->scratch;
+    kctx.size = (int32_t)op->scratch_size;
+    return th_interp_kstatus(th_avgpool_s8(&kctx, &pp, &in, (const int8_t *)op->in[0].data,
                                            &out, (int8_t *)op->out[0].data));
 }
 
@@ -82,9 +101,12 @@ th_interp_status th_interp_maxpool_s8_eval(const th_interp_op *op)
 {
     th_pool_params pp;
     th_dims in, out;
+    th_context kctx;
     if (setup(op, &pp, &in, &out) != TH_INTERP_OK) {
         return TH_INTERP_E_PARAMS;
     }
-    return th_interp_kstatus(th_maxpool_s8(NULL, &pp, &in, (const int8_t *)op->in[0].data,
+    kctx.buf = op->scratch;
+    kctx.size = (int32_t)op->scratch_size;
+    return th_interp_kstatus(th_maxpool_s8(&kctx, &pp, &in, (const int8_t *)op->in[0].data,
                                            &out, (int8_t *)op->out[0].data));
 }

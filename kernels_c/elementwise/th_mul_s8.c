@@ -15,38 +15,135 @@ typedef struct {
     int32_t out_offset;
     int32_t act_min;
     int32_t act_max;
+#if TH_NN_HAS_DSP
+    int fast; /* th_fast_rq_apply is exact for every product (|.| <= 255^2) */
+    th_fast_rq rq;
+#endif
 } mul_consts;
 
-TH_INLINE int8_t mul_one(const mul_consts *k, int32_t a, int32_t b)
+/* Requantization constants held in locals: stores through int8_t may alias the struct. */
+typedef struct {
+    int32_t m;
+    int32_t shift;
+    int32_t zp;
+    int32_t lo;
+    int32_t hi;
+#if TH_NN_HAS_DSP
+    th_fast_rq rq;
+#endif
+} mul_out_consts;
+
+/* The product (offsets added, |.| <= 255^2) requantized, offset, clamped; fast (a constant
+ * after inlining): th_fast_rq_apply, exact when mul_consts.fast. */
+TH_INLINE int8_t mul_out(const mul_out_consts *c, int32_t product, int fast)
 {
-    const int32_t product = (a + k->in1_offset) * (b + k->in2_offset); /* |.| <= 255^2 */
-    const int32_t v = th_requantize(product, k->multiplier, k->shift) + k->out_offset;
-    return (int8_t)th_clamp(v, k->act_min, k->act_max);
+#if TH_NN_HAS_DSP
+    if (fast) {
+        return (int8_t)th_clamp(th_fast_rq_apply(product, &c->rq), c->lo, c->hi);
+    }
+#endif
+    (void)fast;
+    return (int8_t)th_clamp(th_requantize(product, c->m, c->shift) + c->zp, c->lo, c->hi);
+}
+
+/* n outputs of (a[i * sa] + oa) * (b[i * sb] + ob), sa and sb 0 or 1 (0: that input
+ * broadcast, its factor computed once); each output written after its inputs are read. */
+TH_INLINE void mul_row_t(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                         int32_t step_b, int32_t n, int8_t *out, int fast)
+{
+    const int32_t oa = k->in1_offset, ob = k->in2_offset;
+    mul_out_consts c;
+    c.m = k->multiplier;
+    c.shift = k->shift;
+    c.zp = k->out_offset;
+    c.lo = k->act_min;
+    c.hi = k->act_max;
+#if TH_NN_HAS_DSP
+    c.rq = k->rq;
+#endif
+    if (step_a == 0 || step_b == 0) {
+        const int32_t f = step_a == 0 ? a[0] + oa : b[0] + ob;
+        const int8_t *x = step_a == 0 ? b : a;
+        const int32_t ox = step_a == 0 ? ob : oa;
+        const int32_t nn = step_a == 0 && step_b == 0 ? 1 : n;
+        for (int32_t i = 0; i < nn; i++) {
+            out[i] = mul_out(&c, (x[i] + ox) * f, fast);
+        }
+        for (int32_t i = nn; i < n; i++) {
+            out[i] = out[0];
+        }
+        return;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        out[i] = mul_out(&c, (a[i] + oa) * (b[i] + ob), fast);
+    }
+}
+
+#if TH_NN_HAS_DSP
+/* The DSP rows: x advancing (offset ox), y advancing too (same) or a constant factor f
+ * (bcast); clamp (a constant after inlining): the activation range is narrower than int8's
+ * (th_fast_rq_apply saturates to int8 already). Kept out of line: their own registers. */
+TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
+                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int clamp)
+{
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max;
+    const int32_t f2 = 2 * f, c2 = 2 * ox * f; /* bcast: 2 * product = x * f2 + c2 */
+    for (int32_t i = 0; i < n; i++) {
+        int32_t v = bcast ? th_fast_rq_apply2(x[i] * f2 + c2, &rq)
+                          : th_fast_rq_apply((x[i] + ox) * (y[i] + oy), &rq);
+        if (clamp) {
+            v = th_clamp(v, lo, hi);
+        }
+        out[i] = (int8_t)v;
+    }
+}
+
+#define FAST_ROWS(name, bcast, clamp)                                                         \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t f, int32_t n, int8_t *out)             \
+    {                                                                                         \
+        fast_rows(k, x, ox, y, oy, f, n, out, bcast, clamp);                                  \
+    }
+FAST_ROWS(fast_same, 0, 0)
+FAST_ROWS(fast_same_clamp, 0, 1)
+FAST_ROWS(fast_bcast, 1, 0)
+FAST_ROWS(fast_bcast_clamp, 1, 1)
+#undef FAST_ROWS
+#endif
+
+/* The exact rows (any multiplier and shift), out of line: their own registers. */
+__attribute__((noinline)) static void exact_row(const mul_consts *k, const int8_t *a,
+                                                int32_t step_a, const int8_t *b,
+                                                int32_t step_b, int32_t n, int8_t *out)
+{
+    mul_row_t(k, a, step_a, b, step_b, n, out, 0);
 }
 
 static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
 {
-    if (step_a == 0 && step_b == 0) {
-        const int8_t v = mul_one(k, a[0], b[0]);
-        for (int32_t i = 0; i < n; i++) {
-            out[i] = v;
+#if TH_NN_HAS_DSP
+    if (k->fast && (step_a != 0 || step_b != 0)) {
+        const int clamp = k->act_min > -128 || k->act_max < 127;
+        if (step_a != 0 && step_b != 0) {
+            (clamp ? fast_same_clamp : fast_same)(k, a, k->in1_offset, b, k->in2_offset, 0, n,
+                                                  out);
+        } else {
+            const int32_t f = step_a == 0 ? a[0] + k->in1_offset : b[0] + k->in2_offset;
+            const int8_t *x = step_a == 0 ? b : a;
+            const int32_t ox = step_a == 0 ? k->in2_offset : k->in1_offset;
+            (clamp ? fast_bcast_clamp : fast_bcast)(k, x, ox, x, 0, f, n, out);
         }
-    } else if (step_a == 0) {
-        const int32_t x = a[0];
-        for (int32_t i = 0; i < n; i++) {
-            out[i] = mul_one(k, x, b[i]);
-        }
-    } else if (step_b == 0) {
-        const int32_t y = b[0];
-        for (int32_t i = 0; i < n; i++) {
-            out[i] = mul_one(k, a[i], y);
-        }
-    } else {
-        for (int32_t i = 0; i < n; i++) {
-            out[i] = mul_one(k, a[i], b[i]);
-        }
+        return;
     }
+    if (k->fast) {
+        mul_row_t(k, a, step_a, b, step_b, n, out, 1);
+        return;
+    }
+#endif
+    exact_row(k, a, step_a, b, step_b, n, out);
 }
 
 th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
@@ -78,6 +175,12 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
     k.out_offset = params->output_offset;
     k.act_min = params->activation.min;
     k.act_max = params->activation.max;
+#if TH_NN_HAS_DSP
+    k.fast = th_fast_rq_ok(k.multiplier, k.shift, 255 * 255);
+    if (k.fast) {
+        k.rq = th_fast_rq_make(k.multiplier, k.shift, k.out_offset);
+    }
+#endif
 
     const int32_t inner = b.dims[b.rank - 1];
     const int32_t rows = b.count / inner;

@@ -6,7 +6,7 @@
  *
  * Table path (th_add_s8_tables / th_sub_s8_tables): the input rescaling depends on the
  * int8 value only, so a host-built table of 256 int32 per input replaces it (one load).
- * On DSP builds the output rescaling then runs as th_fast_rq_apply (SMMLAR), exact for
+ * On DSP builds the output rescaling (tables or not) runs as th_fast_rq_apply (SMMLAR), exact for
  * |sum| < 2^29 and an output right shift in [1, 22]: the bound on the sum follows from the
  * params (each rescaled input is at most ((255 << left_shift) * M >> 31 + 1 >> e) + 1 in
  * magnitude), so it is checked once per call; otherwise the exact portable rescaling runs.
@@ -43,7 +43,7 @@ TH_INLINE int32_t scale_input(int32_t x, int32_t offset, int32_t left_shift, int
                               int32_t e)
 {
     const int32_t shifted = (int32_t)((uint32_t)(x + offset) << left_shift);
-    return th_rdbpot(th_srdhm(shifted, m), e);
+    return th_rdbpot(th_srdhm_pos(shifted, m), e); /* m >= 0: checked at entry */
 }
 
 TH_INLINE int32_t in1(const add_consts *k, int8_t x)
@@ -61,7 +61,12 @@ TH_INLINE int32_t in2(const add_consts *k, int8_t x)
 TH_INLINE int8_t finish(const add_consts *k, int32_t s1, int32_t s2)
 {
     const int32_t raw = k->subtract ? (int32_t)((uint32_t)s1 - (uint32_t)s2) : th_add_wrap(s1, s2);
-    const int32_t v = th_rdbpot(th_srdhm(raw, k->mo), k->eo) + k->out_offset;
+#if TH_NN_HAS_DSP
+    if (k->fast) {
+        return (int8_t)th_clamp(th_fast_rq_apply(raw, &k->rq), k->act_min, k->act_max);
+    }
+#endif
+    const int32_t v = th_rdbpot(th_srdhm_pos(raw, k->mo), k->eo) + k->out_offset;
     return (int8_t)th_clamp(v, k->act_min, k->act_max);
 }
 
@@ -121,7 +126,7 @@ TH_INLINE void tab_row(const add_consts *k, const uint8_t *a, const uint8_t *b, 
     const th_fast_rq rq = k->rq;
     const int32_t lo = k->act_min, hi = k->act_max;
     int32_t i = 0;
-    if (clamp != CLAMP_BOTH) {
+    if (clamp != CLAMP_BOTH) { /* both clamps: the loop below (fewer registers) */
         for (; i + 4 <= n; i += 4) {
             const uint32_t a0 = a[i], a1 = a[i + 1], a2 = a[i + 2], a3 = a[i + 3];
             const uint32_t b0 = b[i], b1 = b[i + 1], b2 = b[i + 2], b3 = b[i + 3];
@@ -169,16 +174,54 @@ static void tab_row_both(const add_consts *k, const uint8_t *a, const uint8_t *b
 
 /* One input broadcast in this row (its rescaled value c), the other (x, table t) advancing:
  * raw = c + t[x], or c - t[x] when neg (SUB with input1 broadcast; SUB with input2
- * broadcast passes c = -s2, the same modulo 2^32). */
-static void bcast_row(const add_consts *k, uint32_t c, const int32_t *t, int neg,
-                      const uint8_t *x, int32_t n, int8_t *out)
+ * broadcast passes c = -s2, the same modulo 2^32). neg and clamp are constants after
+ * inlining; four elements per iteration, each read before it is written. */
+TH_INLINE void bcast_row(const add_consts *k, uint32_t c, const int32_t *t, const uint8_t *x,
+                         int32_t n, int8_t *out, int neg, int clamp)
 {
     const th_fast_rq rq = k->rq;
     const int32_t lo = k->act_min, hi = k->act_max;
-    for (int32_t i = 0; i < n; i++) {
-        const uint32_t v = (uint32_t)t[x[i]];
-        out[i] = fast_out(&rq, (int32_t)(neg ? c - v : c + v), CLAMP_BOTH, lo, hi);
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint32_t v0 = (uint32_t)t[x[i]], v1 = (uint32_t)t[x[i + 1]];
+        const uint32_t v2 = (uint32_t)t[x[i + 2]], v3 = (uint32_t)t[x[i + 3]];
+        out[i] = fast_out(&rq, (int32_t)(neg ? c - v0 : c + v0), clamp, lo, hi);
+        out[i + 1] = fast_out(&rq, (int32_t)(neg ? c - v1 : c + v1), clamp, lo, hi);
+        out[i + 2] = fast_out(&rq, (int32_t)(neg ? c - v2 : c + v2), clamp, lo, hi);
+        out[i + 3] = fast_out(&rq, (int32_t)(neg ? c - v3 : c + v3), clamp, lo, hi);
     }
+    for (; i < n; i++) {
+        const uint32_t v = (uint32_t)t[x[i]];
+        out[i] = fast_out(&rq, (int32_t)(neg ? c - v : c + v), clamp, lo, hi);
+    }
+}
+
+typedef void (*bcast_row_fn)(const add_consts *, uint32_t, const int32_t *, const uint8_t *,
+                             int32_t, int8_t *);
+
+#define BCAST_ROW(name, neg, clamp)                                                           \
+    static void name(const add_consts *k, uint32_t c, const int32_t *t, const uint8_t *x,     \
+                     int32_t n, int8_t *out)                                                  \
+    {                                                                                         \
+        bcast_row(k, c, t, x, n, out, neg, clamp);                                            \
+    }
+BCAST_ROW(bcast_row_add_none, 0, CLAMP_NONE)
+BCAST_ROW(bcast_row_add_lo, 0, CLAMP_LO)
+BCAST_ROW(bcast_row_add_both, 0, CLAMP_BOTH)
+BCAST_ROW(bcast_row_neg_none, 1, CLAMP_NONE)
+BCAST_ROW(bcast_row_neg_lo, 1, CLAMP_LO)
+BCAST_ROW(bcast_row_neg_both, 1, CLAMP_BOTH)
+#undef BCAST_ROW
+
+static bcast_row_fn bcast_pick(const add_consts *k, int neg)
+{
+    const int clamp = k->act_max < 127 ? CLAMP_BOTH : (k->act_min > -128 ? CLAMP_LO : CLAMP_NONE);
+    if (neg) {
+        return clamp == CLAMP_NONE ? bcast_row_neg_none
+                                   : (clamp == CLAMP_LO ? bcast_row_neg_lo : bcast_row_neg_both);
+    }
+    return clamp == CLAMP_NONE ? bcast_row_add_none
+                               : (clamp == CLAMP_LO ? bcast_row_add_lo : bcast_row_add_both);
 }
 
 /* The DSP table path for one row; 0 when it does not apply (add_row runs instead). */
@@ -196,12 +239,13 @@ static int fast_row(const add_consts *k, const int8_t *a, int32_t step_a, const 
         return 1;
     }
     if (step_a == 0 && step_b == 1 && k->t2 != NULL) {
-        bcast_row(k, (uint32_t)in1(k, a[0]), k->t2, k->subtract, (const uint8_t *)b, n, out);
+        bcast_pick(k, k->subtract)(k, (uint32_t)in1(k, a[0]), k->t2, (const uint8_t *)b, n,
+                                   out);
         return 1;
     }
     if (step_a == 1 && step_b == 0 && k->t1 != NULL) {
         const uint32_t s2 = (uint32_t)in2(k, b[0]);
-        bcast_row(k, k->subtract ? 0u - s2 : s2, k->t1, 0, (const uint8_t *)a, n, out);
+        bcast_pick(k, 0)(k, k->subtract ? 0u - s2 : s2, k->t1, (const uint8_t *)a, n, out);
         return 1;
     }
     return 0;
@@ -265,8 +309,7 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
     {
         const int64_t bound = input_bound(k.left_shift, k.m1, k.e1) +
                               input_bound(k.left_shift, k.m2, k.e2);
-        k.fast = (input1_table != NULL || input2_table != NULL) &&
-                 th_fast_rq_ok(k.mo, quant->output_shift, bound);
+        k.fast = th_fast_rq_ok(k.mo, quant->output_shift, bound);
         if (k.fast) {
             k.rq = th_fast_rq_make(k.mo, quant->output_shift, k.out_offset);
         }

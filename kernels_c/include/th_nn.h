@@ -47,11 +47,12 @@
  *      th_avgpool_s8 and th_maxpool_s8 compute output pixels in ascending (n, y, x) order,
  *      and pixel q reads only its own window and writes only its own Cout bytes, at any
  *      time after pixel q starts (th_maxpool_s8 uses them as its running maximum; the
- *      DSP conv reads two pixels' windows before writing either, four with Cout <= 3).
- *      So any d is allowed at which, for every q, d + (q+1)*Cout <= the first input byte
- *      read by any pixel >= q (plan/overlap.py sliding_d_max_padded computes the bound).
- *      Depthwise kernels do NOT follow this order (they go channel by channel over the
- *      whole image).
+ *      DSP conv reads two pixels' windows before writing either, four with Cout <= 3; the
+ *      pools' separable paths read, while at pixel q, only input bytes at or after the first
+ *      byte of pixel q's window: the rows of q's output row, or later ones). So any d is
+ *      allowed at which, for every q, d + (q+1)*Cout <= the first input byte read by any
+ *      pixel >= q (plan/overlap.py sliding_d_max_padded computes the bound). Depthwise
+ *      kernels do NOT follow this order (they go channel by channel over the whole image).
  * Everything else: output must not overlap input, filter, bias or scratch.
  */
 #ifndef TH_NN_H
@@ -293,7 +294,21 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output);
 
+/* Scratch of th_avgpool_s8's separable path (int16 column sums of one input row, int32
+ * channel sums): round_up4(2 * W * C) + 4 * C when the output has more than one pixel,
+ * filter.h <= 256 and filter.h * filter.w >= 4 * stride.h * stride.w, else 0. Given less
+ * (or no ctx) the kernel sums every window directly. */
+int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
+                                   const th_dims *output_dims);
+
 /* MAX_POOL_2D: as th_avgpool_s8; a window entirely in the padding gives -128, clamped. */
+/* Scratch of th_maxpool_s8's separable path (int8 column maxima of one input row):
+ * round_up4(W * C) when the output has more than one pixel and
+ * filter.h * filter.w > filter.h * stride.w + filter.w, else 0. Given less (or no ctx) the
+ * kernel takes every window's maximum directly. */
+int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
+                                   const th_dims *output_dims);
+
 th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output);

@@ -48,11 +48,82 @@ static void max_into(int8_t *dst, const int8_t *src, int32_t n)
     }
 }
 
+/* Separable path (th_maxpool_s8_scratch_size > 0 and that much scratch given): per output
+ * row, the column maxima over the row's window rows (int8, one input row in scratch, read
+ * before any output of the row is written: the in-place order of th_nn.h (c) holds), then
+ * each output the maximum of its window's columns. */
+static int max_separable(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    return (int64_t)out->h * out->w > 1 &&
+           (int64_t)p->filter.h * p->filter.w >
+               (int64_t)p->filter.h * p->stride.w + p->filter.w &&
+           (int64_t)in->w * in->c <= (INT64_C(1) << 28);
+}
+
+int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
+                                   const th_dims *output_dims)
+{
+    if (params == NULL || input_dims == NULL || output_dims == NULL ||
+        input_dims->w < 1 || input_dims->c < 1 || params->filter.h < 1 ||
+        params->filter.w < 1 || params->stride.h < 1 || params->stride.w < 1 ||
+        !max_separable(params, input_dims, output_dims)) {
+        return 0;
+    }
+    return (input_dims->w * input_dims->c + 3) & ~3;
+}
+
+static void clamp_pixel(int8_t *out, int32_t channels, int32_t act_min, int32_t act_max)
+{
+    for (int32_t k = 0; k < channels; k++) {
+        const int32_t v = out[k];
+        out[k] = (int8_t)(v < act_min ? act_min : (v > act_max ? act_max : v));
+    }
+}
+
+static void max_separable_image(const th_pool_params *p, const th_dims *in,
+                                const int8_t *image, const th_dims *out, int8_t *dst,
+                                int8_t *cm)
+{
+    const int32_t in_w = in->w, ch = in->c;
+    const int32_t act_min = p->activation.min, act_max = p->activation.max;
+    const int clamp = act_min > -128 || act_max < 127;
+    const th_nn_window last =
+        th_nn_window_at(out->w - 1, p->stride.w, p->padding.w, p->filter.w, in_w);
+    const int32_t span = (last.origin + last.end) * ch; /* columns any window reads */
+    for (int32_t oy = 0; oy < out->h; oy++) {
+        const th_nn_window wy =
+            th_nn_window_at(oy, p->stride.h, p->padding.h, p->filter.h, in->h);
+        const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
+        if (ye > ys && span > 0) {
+            memcpy(cm, image + ys * in_w * ch, (size_t)span);
+            for (int32_t y = ys + 1; y < ye; y++) {
+                max_into(cm, image + y * in_w * ch, span);
+            }
+        }
+        for (int32_t ox = 0; ox < out->w; ox++) {
+            const th_nn_window wx =
+                th_nn_window_at(ox, p->stride.w, p->padding.w, p->filter.w, in_w);
+            const int32_t xs = wx.origin + wx.start, xe = wx.origin + wx.end;
+            if (ye <= ys || xe <= xs) {
+                memset(dst, -128, (size_t)ch); /* TFLM's initial value */
+            } else {
+                memcpy(dst, cm + xs * ch, (size_t)ch);
+                for (int32_t x = xs + 1; x < xe; x++) {
+                    max_into(dst, cm + x * ch, ch);
+                }
+            }
+            if (clamp) {
+                clamp_pixel(dst, ch, act_min, act_max);
+            }
+            dst += ch;
+        }
+    }
+}
+
 th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
 {
-    (void)ctx;
     const th_status status = th_nn_check_pool(params, input_dims, input, output_dims, output);
     if (status != TH_OK) {
         return status;
@@ -63,6 +134,18 @@ th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
     const int32_t act_min = params->activation.min;
     const int32_t act_max = params->activation.max;
     const int clamp = act_min > -128 || act_max < 127;
+    const int32_t need = ctx != NULL && ctx->buf != NULL
+                             ? th_maxpool_s8_scratch_size(params, input_dims, output_dims)
+                             : 0;
+    if (need > 0 && ctx->size >= need) {
+        const int32_t image_in = in_h * in_w * channels;
+        const int32_t image_out = output_dims->h * output_dims->w * channels;
+        for (int32_t n = 0; n < input_dims->n; n++) {
+            max_separable_image(params, input_dims, input + n * image_in, output_dims,
+                                output + n * image_out, (int8_t *)ctx->buf);
+        }
+        return TH_OK;
+    }
     int8_t *out = output;
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *image = input + (int32_t)n * in_h * in_w * channels;
@@ -91,10 +174,7 @@ th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                     }
                 }
                 if (clamp) {
-                    for (int32_t k = 0; k < channels; k++) {
-                        const int32_t v = out[k];
-                        out[k] = (int8_t)(v < act_min ? act_min : (v > act_max ? act_max : v));
-                    }
+                    clamp_pixel(out, channels, act_min, act_max);
                 }
                 out += channels;
             }

@@ -8,6 +8,7 @@
  * output is written in order and each output sums its reduced elements with a 2-level
  * stride walk per reduced group. */
 #include <stddef.h>
+#include <string.h>
 
 #include "../reshape/th_nn_shape.h"
 #include "th_nn.h"
@@ -59,6 +60,41 @@ static int32_t reduced_sum(const mean_groups *g, const int8_t *base, int32_t d)
     }
     return (int32_t)sum;
 }
+
+/* One output: the sum less zero point * count, requantized with the folded multiplier. */
+static int8_t mean_out(int32_t sum, int32_t zp_total, int32_t multiplier, int32_t shift,
+                       int32_t output_zero_point)
+{
+    const int32_t centered = (int32_t)((uint32_t)sum - (uint32_t)zp_total);
+    const int32_t v = th_requantize(centered, multiplier, shift) + output_zero_point;
+    return (int8_t)th_clamp(v, -128, 127);
+}
+
+#if TH_NN_HAS_DSP
+/* Channel sums of 4 neighbouring channels over rows rows of stride stride (the [R, C] group
+ * layout: MEAN over H and W): one word per row into int16 lane sums (SXTAB16), moved to int32
+ * every 256 rows (|lane| <= 128 * 256 fits int16). */
+static void sums4(const int8_t *base, int32_t rows, int32_t stride, int32_t sum[4])
+{
+    sum[0] = sum[1] = sum[2] = sum[3] = 0;
+    int32_t r = 0;
+    while (r < rows) {
+        const int32_t end = rows - r > 256 ? r + 256 : rows;
+        int32_t even = 0; /* channels 0 and 2 */
+        int32_t odd = 0;  /* channels 1 and 3 */
+        for (; r < end; r++) {
+            int32_t w;
+            memcpy(&w, base + r * stride, 4);
+            even = th_sxtab16(even, w);
+            odd = th_sxtab16_ror8(odd, w);
+        }
+        sum[0] += (int16_t)(uint16_t)((uint32_t)even & 0xFFFFu);
+        sum[1] += (int16_t)(uint16_t)((uint32_t)odd & 0xFFFFu);
+        sum[2] += (int16_t)(uint16_t)((uint32_t)even >> 16);
+        sum[3] += (int16_t)(uint16_t)((uint32_t)odd >> 16);
+    }
+}
+#endif
 
 th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
                      const th_per_tensor_quant *quant, const th_shape *input_shape,
@@ -115,14 +151,29 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
     const int32_t shift = quant->shift - shift_by;
     const int32_t zp_total = (int32_t)((uint32_t)params->input_zero_point * (uint32_t)count);
 
+    int32_t first = 0; /* outputs before this one are written */
+#if TH_NN_HAS_DSP
+    if (g.rank == 2 && g.reduced[0] && !g.reduced[1]) { /* [R, C]: four channels at a time */
+        for (; first + 4 <= g.dims[1]; first += 4) {
+            int32_t sums[4];
+            sums4(input + first, g.dims[0], g.stride[0], sums);
+            for (int32_t j = 0; j < 4; j++) {
+                output[first + j] = mean_out(sums[j], zp_total, multiplier, shift,
+                                             params->output_zero_point);
+            }
+        }
+    }
+#endif
     /* Odometer over the kept groups; each output sums its reduced groups. */
     int32_t idx[TH_MAX_RANK] = {0};
     int32_t off = 0;
-    for (int32_t o = 0; o < out_count; o++) {
-        const int32_t sum = reduced_sum(&g, input + off, 0);
-        const int32_t centered = (int32_t)((uint32_t)sum - (uint32_t)zp_total);
-        const int32_t v = th_requantize(centered, multiplier, shift) + params->output_zero_point;
-        output[o] = (int8_t)th_clamp(v, -128, 127);
+    if (first > 0) { /* [R, C]: the kept group is dim 1 */
+        idx[1] = first;
+        off = first * g.stride[1];
+    }
+    for (int32_t o = first; o < out_count; o++) {
+        output[o] = mean_out(reduced_sum(&g, input + off, 0), zp_total, multiplier, shift,
+                             params->output_zero_point);
         for (int32_t d = g.rank - 1; d >= 0; d--) {
             if (g.reduced[d]) {
                 continue;

@@ -408,11 +408,12 @@ class _Model:
                     f"    return {call.function}(&ctx, &params, &quant, &in, "
                     f"{self.pointer(x, 'int8_t')}, &filter, {w}, {b}, &out, {y});"), ""
         if isinstance(p, PoolParams):
-            return (f"    static const th_pool_params params = {{{{{p.stride_h}, {p.stride_w}}}, "
+            return (f"{self.context(call.op)}\n"
+                    f"    static const th_pool_params params = {{{{{p.stride_h}, {p.stride_w}}}, "
                     f"{{{p.filter_h}, {p.filter_w}}}, {{{p.pad_top}, {p.pad_left}}}, "
                     f"{{{p.act_min}, {p.act_max}}}}};\n"
                     f"    static const th_dims in = {self.dims4(x)}, out = {self.dims4(out)};\n"
-                    f"    return {call.function}(NULL, &params, &in, {self.pointer(x, 'int8_t')}, "
+                    f"    return {call.function}(&ctx, &params, &in, {self.pointer(x, 'int8_t')}, "
                     f"&out, {y});"), ""
         if isinstance(p, Softmax16Params):
             exp_lut = self.array(f"op{i}_exp_lut", call.arrays["exp_lut"].astype(np.int16))

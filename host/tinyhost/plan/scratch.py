@@ -17,8 +17,14 @@ it against the C functions of both kernel builds on random shapes.
 | DEPTHWISE other, mult 1 (th_dw_conv_general_s8) | round_up4(H * W) | round_up4(H * W) |
 | DEPTHWISE mult > 1 (input read directly, never in place) | 0 | 0 |
 | SVDF (th_svdf_s8: input and newest state values, int16) | SV | SV |
-| everything else (pool, elementwise, MEAN, ...), float32 | 0 | 0 |
+| AVERAGE_POOL_2D separable (th_avgpool_s8_scratch_size) | A | A |
+| MAX_POOL_2D separable (th_maxpool_s8_scratch_size) | X | X |
+| everything else (elementwise, MEAN, ...), float32 | 0 | 0 |
 
+A = round_up4(2 * W * C) + 4 * C (int16 column sums, int32 channel sums) when the output has
+more than one pixel, KH <= 256 and KH * KW >= 4 * SH * SW (th_avgpool_s8.c), else 0.
+X = round_up4(W * C) (int8 column maxima) when the output has more than one pixel and
+KH * KW > KH * SW + KW (th_maxpool_s8.c), else 0.
 SV = round_up4(2 * input_size) + round_up4(2 * filters).
 T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, Cin % 4 == 0)
 and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
@@ -52,7 +58,7 @@ import math
 import numpy as np
 
 from tinyhost.arith.padding import compute_window_padding
-from tinyhost.ir import Conv2DOptions, DepthwiseConv2DOptions, Graph, Op, OpKind
+from tinyhost.ir import Conv2DOptions, DepthwiseConv2DOptions, Graph, Op, OpKind, Pool2DOptions
 from tinyhost.plan.options import PlanOptions
 
 
@@ -282,6 +288,22 @@ def svdf_scratch_bytes(input_size: int, filters: int) -> int:
     return _ru4(2 * input_size) + _ru4(2 * filters)
 
 
+def avgpool_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
+                    stride: tuple[int, int]) -> int:
+    """th_avgpool_s8_scratch_size (A above), every build."""
+    if out_hw[0] * out_hw[1] <= 1 or k[0] > 256 or k[0] * k[1] < 4 * stride[0] * stride[1]:
+        return 0
+    return _ru4(2 * w * c) + 4 * c
+
+
+def maxpool_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
+                    stride: tuple[int, int]) -> int:
+    """th_maxpool_s8_scratch_size (X above), every build."""
+    if out_hw[0] * out_hw[1] <= 1 or k[0] * k[1] <= k[0] * stride[1] + k[1]:
+        return 0
+    return _ru4(w * c)
+
+
 def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
     """Scratch of the op's kernel (in place or not), per the table above."""
     options = options or PlanOptions()
@@ -293,6 +315,13 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
         return _conv_scratch(graph, op, options.dsp, options.mve)
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
         return _dw_scratch(graph, op, options.dsp, mve=options.mve)
+    if op.kind in (OpKind.AVERAGE_POOL_2D, OpKind.MAX_POOL_2D) and isinstance(
+            op.options, Pool2DOptions):
+        _, _, w, c = graph.tensors[op.inputs[0]].shape
+        _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
+        o = op.options
+        rule = avgpool_scratch if op.kind is OpKind.AVERAGE_POOL_2D else maxpool_scratch
+        return rule(w, c, (oh, ow), (o.filter_h, o.filter_w), (o.stride_h, o.stride_w))
     if op.kind is OpKind.SVDF:
         return svdf_scratch_bytes(graph.tensors[op.inputs[0]].shape[-1],
                                   graph.tensors[op.inputs[1]].shape[0])

@@ -1,0 +1,117 @@
+"""Issue 14's per-element paths in one int8 graph, every layer bit-exact with the reference on
+the host board and QEMU mps2-an386, both backends: AVERAGE_POOL_2D and MAX_POOL_2D with large
+windows at stride 1 (their separable paths, scratch granted by plan/scratch.py), a strided
+pool, MEAN over H and W, and ADD / SUB / MUL with the broadcast forms (same shape, per
+channel, spatial (1, H, W, 1), scalar), with and without tables (small tensors), relu6 fused.
+
+The graph is built in memory (tests/graph_builder.py); each op's output is a model output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graph_builder import I32, GraphBuilder
+from reference_single_op import q, run_tflm
+from tinyhost import reference
+from tinyhost.deploy.runner import run_model
+from tinyhost.ir import (
+    Activation,
+    FusedActivationOptions,
+    Graph,
+    OpKind,
+    Padding,
+    Pool2DOptions,
+    ReducerOptions,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+BUILD = REPO / "build" / "test_pools_elementwise_on_device"
+SHAPE = (1, 9, 10, 12)
+
+
+def pools_elementwise_graph() -> Graph:
+    rng = np.random.default_rng(23)
+    b = GraphBuilder(rng)
+    h, w, c = SHAPE[1:]
+    x = b.tensor("x", SHAPE, quant=q(0.05, -3))
+    s = b.tensor("s", (1, h, w, 1), quant=q(0.04, 9))
+    ch = b.tensor("ch", (1, 1, 1, c), quant=q(0.03, -20))
+    outs = []
+
+    def pool(kind: OpKind, padding: Padding, stride: int, kh: int, kw: int, name: str,
+             act: Activation = Activation.NONE) -> None:
+        if padding is Padding.SAME:
+            oh, ow = -(-h // stride), -(-w // stride)
+        else:
+            oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+        y = b.tensor(name, (1, oh, ow, c), quant=q(0.05, -3))
+        b.op(kind, (x,), (y,), Pool2DOptions(padding, stride, stride, kh, kw, act))
+        outs.append(y)
+
+    pool(OpKind.AVERAGE_POOL_2D, Padding.SAME, 1, 5, 4, "avg_5x4_s1")
+    pool(OpKind.AVERAGE_POOL_2D, Padding.VALID, 1, 3, 3, "avg_3x3_s1_relu6", Activation.RELU6)
+    pool(OpKind.MAX_POOL_2D, Padding.SAME, 1, 4, 3, "max_4x3_s1")
+    pool(OpKind.MAX_POOL_2D, Padding.VALID, 2, 5, 5, "max_5x5_s2")
+    axes = b.tensor("axes", (2,), I32, np.array([1, 2], np.int32))
+    m = b.tensor("mean", (1, 1, 1, c), quant=q(0.02, 5))
+    b.op(OpKind.MEAN, (x, axes), (m,), ReducerOptions(True))
+    outs.append(m)
+
+    def binary(kind: OpKind, u: int, v: int, name: str,
+               act: Activation = Activation.NONE) -> None:
+        shape = tuple(np.broadcast_shapes(b.tensors[u].shape, b.tensors[v].shape))
+        y = b.tensor(name, shape, quant=q(0.07, 4))
+        b.op(kind, (u, v), (y,), FusedActivationOptions(act))
+        outs.append(y)
+
+    scalar = b.tensor("k", (1,), data=np.array([-57], np.int8), quant=q(0.06, 3))
+    for kind in (OpKind.ADD, OpKind.SUB, OpKind.MUL):  # 16 outputs: the firmware's limit
+        tag = kind.name.lower()
+        binary(kind, x, s, f"{tag}_spatial")
+        binary(kind, ch, x, f"{tag}_channel", Activation.RELU6)
+        binary(kind, ch, scalar, f"{tag}_small")  # 12 elements: no tables
+    binary(OpKind.ADD, x, scalar, "add_scalar")
+    binary(OpKind.MUL, x, x, "mul_same", Activation.RELU)
+    return b.graph([x, s, ch], outs, "pools_elementwise")
+
+
+def _inputs(graph: Graph) -> list[np.ndarray]:
+    rng = np.random.default_rng(6)
+    return [rng.integers(-128, 128, graph.tensors[i].shape).astype(np.int8)
+            for i in graph.inputs]  # fmt: skip
+
+
+def test_graph_reference_matches_tflm() -> None:
+    graph = pools_elementwise_graph()
+    x = _inputs(graph)
+    ours = reference.run(graph, x).outputs
+    theirs = run_tflm(graph, x)
+    for index, a, t in zip(graph.outputs, ours, theirs):
+        np.testing.assert_array_equal(a, t.reshape(a.shape), err_msg=graph.tensors[index].name)
+
+
+def _check(board: str, backend: str) -> None:
+    graph = pools_elementwise_graph()
+    x = _inputs(graph)
+    expected = reference.run(graph, x).outputs
+    report = run_model(graph, board, [x], backend=backend,
+                       work_dir=BUILD / f"{board}-{backend}")  # fmt: skip
+    for t, got, want in zip(graph.outputs, report.runs[0].outputs, expected):
+        want = np.asarray(want).reshape(got.shape)
+        assert np.array_equal(got, want), (
+            f"tensor {t} '{graph.tensors[t].name}' differs ({int(np.sum(got != want))} values)"
+        )
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+def test_every_layer_bit_exact_on_the_host_board(backend: str) -> None:
+    _check("host", backend)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+def test_every_layer_bit_exact_on_qemu(backend: str) -> None:
+    _check("mps2-an386", backend)
