@@ -15,9 +15,12 @@ import numpy as np
 import pytest
 
 from graph_builder import GraphBuilder
-from reference_single_op import q, run_tflm
-from tinyhost import reference
-from tinyhost.deploy.runner import run_model
+from graph_on_device import (
+    assert_device_matches_reference,
+    assert_reference_matches_tflm,
+    int8_inputs,
+)
+from reference_single_op import q
 from tinyhost.ir import Activation, FusedActivationOptions, Graph, NoOptions, OpKind
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,32 +79,15 @@ def elementwise_graph() -> Graph:
     return b.graph([x, c], outs, "elementwise_unary_binary")
 
 
-def _inputs(graph: Graph) -> list[np.ndarray]:
-    rng = np.random.default_rng(5)
-    return [rng.integers(-128, 128, graph.tensors[i].shape).astype(np.int8)
-            for i in graph.inputs]  # fmt: skip
-
-
 def test_graph_reference_matches_tflm() -> None:
     graph = elementwise_graph()
-    x = _inputs(graph)
-    ours = reference.run(graph, x).outputs
-    theirs = run_tflm(graph, x)
-    for index, a, t in zip(graph.outputs, ours, theirs):
-        np.testing.assert_array_equal(a, t.reshape(a.shape), err_msg=graph.tensors[index].name)
+    assert_reference_matches_tflm(graph, int8_inputs(graph, 5))
 
 
 def _check(board: str, backend: str) -> None:
     graph = elementwise_graph()
-    x = _inputs(graph)
-    expected = reference.run(graph, x).outputs
-    report = run_model(graph, board, [x], backend=backend,
-                       work_dir=BUILD / f"{board}-{backend}")  # fmt: skip
-    for t, got, want in zip(graph.outputs, report.runs[0].outputs, expected):
-        want = np.asarray(want).reshape(got.shape)
-        assert np.array_equal(got, want), (
-            f"tensor {t} '{graph.tensors[t].name}' differs ({int(np.sum(got != want))} values)"
-        )
+    assert_device_matches_reference(graph, int8_inputs(graph, 5), board, backend,
+                                    BUILD / f"{board}-{backend}")
 
 
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])

@@ -15,9 +15,12 @@ import numpy as np
 import pytest
 
 from graph_builder import I32, GraphBuilder
-from reference_single_op import q, run_tflm
-from tinyhost import reference
-from tinyhost.deploy.runner import run_model
+from graph_on_device import (
+    assert_device_matches_reference,
+    assert_reference_matches_tflm,
+    int8_inputs,
+)
+from reference_single_op import q
 from tinyhost.ir import (
     Activation,
     FusedActivationOptions,
@@ -79,32 +82,15 @@ def pools_elementwise_graph() -> Graph:
     return b.graph([x, s, ch], outs, "pools_elementwise")
 
 
-def _inputs(graph: Graph) -> list[np.ndarray]:
-    rng = np.random.default_rng(6)
-    return [rng.integers(-128, 128, graph.tensors[i].shape).astype(np.int8)
-            for i in graph.inputs]  # fmt: skip
-
-
 def test_graph_reference_matches_tflm() -> None:
     graph = pools_elementwise_graph()
-    x = _inputs(graph)
-    ours = reference.run(graph, x).outputs
-    theirs = run_tflm(graph, x)
-    for index, a, t in zip(graph.outputs, ours, theirs):
-        np.testing.assert_array_equal(a, t.reshape(a.shape), err_msg=graph.tensors[index].name)
+    assert_reference_matches_tflm(graph, int8_inputs(graph, 6))
 
 
 def _check(board: str, backend: str) -> None:
     graph = pools_elementwise_graph()
-    x = _inputs(graph)
-    expected = reference.run(graph, x).outputs
-    report = run_model(graph, board, [x], backend=backend,
-                       work_dir=BUILD / f"{board}-{backend}")  # fmt: skip
-    for t, got, want in zip(graph.outputs, report.runs[0].outputs, expected):
-        want = np.asarray(want).reshape(got.shape)
-        assert np.array_equal(got, want), (
-            f"tensor {t} '{graph.tensors[t].name}' differs ({int(np.sum(got != want))} values)"
-        )
+    assert_device_matches_reference(graph, int8_inputs(graph, 6), board, backend,
+                                    BUILD / f"{board}-{backend}")
 
 
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])
