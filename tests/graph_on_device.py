@@ -36,3 +36,14 @@ def assert_device_matches_reference(graph: Graph, x: list[np.ndarray], board: st
         assert np.array_equal(got, want), (
             f"tensor {t} '{graph.tensors[t].name}' differs ({int(np.sum(got != want))} values)"
         )
+
+
+# The op-family device tests run on the three QEMU cores: Cortex-M4 (DSP paths) through both
+# backends, Cortex-M7 (DSP paths, another pipeline and memory map) and Cortex-M55 (the Helium
+# build) through one backend each, so every family meets every kernel build.
+QEMU_BOARD_BACKENDS = (
+    ("mps2-an386", "interpreter"),
+    ("mps2-an386", "compiled"),
+    ("mps2-an500", "interpreter"),
+    ("mps3-an547", "compiled"),
+)

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graph_on_device import QEMU_BOARD_BACKENDS
 from graphs_16x8 import chain_16x8
 from reference_single_op import assert_matches_tflm
 from tinyhost import reference
@@ -53,6 +54,6 @@ def test_chain_16x8_on_the_host_board(backend: str) -> None:
     _check("host", backend)
 
 
-@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
-def test_chain_16x8_on_qemu(backend: str) -> None:
-    _check("mps2-an386", backend)
+@pytest.mark.parametrize(("board", "backend"), QEMU_BOARD_BACKENDS)
+def test_chain_16x8_on_qemu(board: str, backend: str) -> None:
+    _check(board, backend)

@@ -16,6 +16,7 @@ import pytest
 
 from graph_builder import GraphBuilder
 from graph_on_device import (
+    QEMU_BOARD_BACKENDS,
     assert_device_matches_reference,
     assert_reference_matches_tflm,
     int8_inputs,
@@ -95,6 +96,6 @@ def test_every_layer_bit_exact_on_the_host_board(backend: str) -> None:
     _check("host", backend)
 
 
-@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
-def test_every_layer_bit_exact_on_qemu(backend: str) -> None:
-    _check("mps2-an386", backend)
+@pytest.mark.parametrize(("board", "backend"), QEMU_BOARD_BACKENDS)
+def test_every_layer_bit_exact_on_qemu(board: str, backend: str) -> None:
+    _check(board, backend)

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graph_on_device import QEMU_BOARD_BACKENDS
 from lstm_graphs import lstm_stack_graph
 from stateful_device import check_invokes_on_device, reference_invokes
 from tinyhost.codegen.support import device_problems
@@ -75,6 +76,6 @@ def test_lstm_stack_on_the_host_board(backend: str) -> None:
     _check("host", backend)
 
 
-@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
-def test_lstm_stack_on_qemu(backend: str) -> None:
-    _check("mps2-an386", backend)
+@pytest.mark.parametrize(("board", "backend"), QEMU_BOARD_BACKENDS)
+def test_lstm_stack_on_qemu(board: str, backend: str) -> None:
+    _check(board, backend)

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graph_on_device import QEMU_BOARD_BACKENDS
 from paths import PROJECT_MODELS
 from reference_single_op import I8, I32, q, run_tflm, single_op_graph
 from test_reference_oracle import _compare_all_tensors
@@ -151,10 +152,10 @@ def test_bit_exact_on_the_host_board(backend: str) -> None:
 @pytest.mark.skipif(
     shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
     reason="qemu-system-arm or arm-none-eabi-gcc not installed")  # fmt: skip
-@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
-@pytest.mark.parametrize("board", ["mps2-an386", "mps3-an547"])
+@pytest.mark.parametrize(("board", "backend"),
+                         [*QEMU_BOARD_BACKENDS, ("mps3-an547", "interpreter")])
 def test_bit_exact_on_qemu(board: str, backend: str) -> None:
-    """Cortex-M4 (DSP paths) and Cortex-M55 (DSP paths in the Helium build)."""
+    """Cortex-M4 and M7 (DSP paths) and Cortex-M55 (DSP paths in the Helium build)."""
     _check(movement_graph(), _input(), board, backend)
 
 
