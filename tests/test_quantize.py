@@ -467,6 +467,24 @@ def test_ops_without_int8_kernel_are_listed() -> None:
     assert "exp_gather_cumsum_float.tflite" in message
 
 
+def test_stateful_ops_are_refused_with_the_converter_route() -> None:
+    """SVDF and LSTM run in int8, but their int16 state scales need TFLite's converter."""
+    f32 = np.dtype(np.float32)
+    tensors = (Tensor("x", (1, 4), f32), Tensor("y", (1, 4), f32), Tensor("z", (1, 4), f32))
+    graph = Graph(tensors=tensors,
+                  ops=(Op(OpKind.SVDF, (0,), (1,), NoOptions()),
+                       Op(OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM, (1,), (2,), NoOptions())),
+                  inputs=(0,), outputs=(2,), source="seq.tflite")
+    with pytest.raises(UnsupportedModelError) as info:
+        quantize_model(graph, random_calibration_data(graph, 2))
+    message = str(info.value)
+    assert "seq.tflite" in message
+    for where in ("op 0 (SVDF)", "op 1 (UNIDIRECTIONAL_SEQUENCE_LSTM)"):
+        assert f"{where}: " in message
+    assert message.count("TFLite converter") == 2
+    assert "has no int8 kernel" not in message
+
+
 def test_fused_tanh_activation_is_refused() -> None:
     graph = _conv_bn_relu_graph()
     op = graph.ops[0]

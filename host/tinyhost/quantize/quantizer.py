@@ -78,6 +78,9 @@ _QUANTIZABLE = frozenset({
     *_SAME_QUANT_ALL_INPUTS,
     *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK, OpKind.BATCH_MATMUL,
 })
+# Ops with int8 kernels whose int16 state and gate scales post-training min/max calibration
+# does not derive: the int8 model must come from TFLite's converter.
+_NOT_CALIBRATED = frozenset({OpKind.SVDF, OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM})
 _INT8_ACTIVATIONS = frozenset({
     Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1,
 })
@@ -118,6 +121,12 @@ def check_quantizable(graph: Graph) -> None:
             problems.append(f"tensor {i} '{t.name}' is a {t.dtype} activation, not float32")
     for k, op in enumerate(graph.ops):
         where = f"op {k} ({op.name})"
+        if op.kind in _NOT_CALIBRATED:
+            problems.append(
+                f"{where}: {op.kind.name} runs in int8 on the device, but `tinyhost quantize` "
+                "does not calibrate its int16 state and gates; quantize the model with the "
+                "TFLite converter (full-integer) and convert that")
+            continue
         if op.kind not in _QUANTIZABLE:
             problems.append(f"{where} has no int8 kernel")
             continue
