@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import jinja2
@@ -55,6 +55,7 @@ from tinyhost.codegen.lower import (
     MinMaxParams,
     PackParams,
     PadParams,
+    ResidualParams,
     ResizeParams,
     SplitParams,
     StridedSliceParams,
@@ -65,7 +66,7 @@ from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support, stack_cmake
 from tinyhost.errors import TinyhostError, UnsupportedModelError
-from tinyhost.ir import Graph, Op, OpKind
+from tinyhost.ir import Graph, Op, OpKind, residual_parts
 from tinyhost.ir.stats import op_macs
 from tinyhost.paths import repo_root
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
@@ -77,7 +78,12 @@ from tinyhost.plan.patch import (
     layout_patched,
     resolve_patch,
 )
-from tinyhost.plan.scratch import conv_variant
+from tinyhost.plan.scratch import (
+    conv_variant,
+    residual_row_bytes,
+    residual_scratch,
+    scratch_bytes,
+)
 from tinyhost.plan.stack import StackReserve, stack_reserve
 
 _CTYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int32): "int32_t",
@@ -130,12 +136,54 @@ def _live_channel_plan(graph: Graph, calls: list[Call], plan: MemoryPlan,
     return out
 
 
+@dataclass(frozen=True)
+class _Bands:
+    """Where a fused residual conv (ResidualParams) runs: its scratch, then `rows` output rows
+    of staging per band."""
+
+    offset: int
+    conv_scratch: int
+    rows: int
+
+    @property
+    def staging_offset(self) -> int:
+        return self.offset + residual_scratch(self.conv_scratch, 0, 0)
+
+
+def _residual_bands(graph: Graph, calls: list[Call], plan: MemoryPlan, grants: ScratchGrants,
+                    options: PlanOptions) -> dict[int, _Bands]:
+    """Band height of each fused residual conv: as many output rows as the arena has free
+    room for at its step (fewer calls), at least the one row the plan reserved."""
+    out: dict[int, _Bands] = {}
+    fused = {c.op for c in calls if isinstance(c.params, ResidualParams)}
+    for step, i in enumerate(plan.op_order):
+        if i not in fused:
+            continue
+        op = graph.ops[i]
+        conv_op = residual_parts(op)[0]
+        conv = scratch_bytes(replace(graph, ops=(conv_op,)), conv_op, options)
+        row, height = residual_row_bytes(graph, op), graph.tensors[op.outputs[0]].shape[1]
+        grant = grants.for_op(i)
+        assert grant is not None and grant.size >= residual_scratch(conv, row, 1)
+        planned = plan.scratch_for(i)
+        best = _Bands(grant.offset, conv, 1)
+        for rows in range(height, 1, -1):
+            room = plan.free_block(step, residual_scratch(conv, row, rows), keep=planned)
+            if room is not None:
+                best = _Bands(room, conv, rows)
+                break
+        out[i] = best
+    return out
+
+
 class _Model:
     """What the template needs, gathered from the calls (one instance per conversion)."""
 
     def __init__(self, graph: Graph, plan: MemoryPlan, grants: ScratchGrants,
-                 interleaved: bool, live: dict[int, _LiveChannels]) -> None:
+                 interleaved: bool, live: dict[int, _LiveChannels],
+                 bands: dict[int, _Bands]) -> None:
         self.graph = graph
+        self.bands = bands
         self.plan = plan
         self.grants = grants
         self.interleaved = interleaved
@@ -332,6 +380,83 @@ class _Model:
                 f"    if (status != TH_OK) {{\n        return status;\n    }}\n"
                 + self.expand(call, i, live, "live"), function)
 
+    def add_params(self, call: Call, p: AddParams, i: int, params: str,
+                   quant: str) -> tuple[str, str]:
+        """An ADD's static const params and quant structs, and its tables' arguments."""
+        head = (f"    static const th_add_params {params} = {{{p.input1_offset}, "
+                f"{p.input2_offset}, {p.output_offset}, {p.left_shift}, "
+                f"{{{p.activation_min}, {p.activation_max}}}}};\n"
+                f"    static const th_add_quant {quant} = {{{p.input1_multiplier}, "
+                f"{p.input1_shift}, {p.input2_multiplier}, {p.input2_shift}, "
+                f"{p.output_multiplier}, {p.output_shift}}};\n")  # fmt: skip
+        tables = ""
+        if call.function.endswith("_tables"):
+            t1 = self.array(f"op{i}_table1", np.asarray(call.arrays["table1"], np.int32))
+            t2 = self.array(f"op{i}_table2", np.asarray(call.arrays["table2"], np.int32))
+            tables = f"{t1}, {t2}, "
+        return head, tables
+
+    def residual(self, call: Call, r: ResidualParams, i: int) -> tuple[str, str]:
+        """A CONV_2D fused with its residual ADD, in bands of output rows: each band is an
+        ordinary call of the conv's variant on the input rows its windows read (top padding
+        as the full layer's, rows past the input's end read as padding by the kernel, as
+        in the full layer), into staging rows after the conv's scratch; then the ADD's
+        kernel adds them to the skip's rows and writes the sum's (over the skip when the
+        plan put it there). Bit-exact with the conv then the ADD."""
+        conv, add = r.conv, r.add
+        p, a = conv.params, add.params
+        assert isinstance(p, ConvParams) and isinstance(a, AddParams)
+        x, w_t, b_t, skip = call.inputs
+        out = call.outputs[0]
+        _, h, wd, cin = self.graph.tensors[x].shape
+        cout, kh, _, _ = self.graph.tensors[w_t].shape
+        _, oh, ow, _ = self.graph.tensors[out].shape
+        band = self.bands[call.op]
+        mult = self.array(f"op{i}_multiplier", conv.arrays["multiplier"])
+        shift = self.array(f"op{i}_shift", conv.arrays["shift"])
+        w = self.pointer(w_t, "int8_t", layout_block=CONV_BLOCK if self.interleaved else None)
+        b = self.pointer(b_t, "int32_t")
+        function = conv_variant(self.graph, residual_parts(self.graph.ops[call.op])[0])
+        add_head, tables = self.add_params(add, a, i, "add_params", "add_quant")
+        row = ow * cout
+        staged = "staging" if r.conv_slot == 0 else "skip + first_out"
+        other = "skip + first_out" if r.conv_slot == 0 else "staging"
+        ones = ", 1" * (MAX_RANK - 1)
+        body = (f"    const th_context ctx = {{arena + {band.offset}, {band.conv_scratch}}};\n"
+                f"    int8_t *const staging = (int8_t *)(arena + {band.staging_offset});\n"
+                f"    static const th_conv_params band = {{.input_offset = {p.input_offset}, "
+                f".output_offset = {p.output_offset}, .stride = {{{p.stride_h}, {p.stride_w}}}, "
+                f".padding = {{0, {p.pad_left}}}, .dilation = {{{p.dilation_h}, "
+                f"{p.dilation_w}}}, .activation = {{{p.act_min}, {p.act_max}}}}};\n"
+                f"    static const th_per_channel_quant quant = {{{mult}, {shift}}};\n"
+                f"    static const th_dims filter = {self.dims4(w_t)};\n"
+                f"{add_head}"
+                f"    const int8_t *const x = {self.pointer(x, 'int8_t')};\n"
+                f"    const int8_t *const skip = {self.pointer(skip, 'int8_t')};\n"
+                f"    int8_t *const y = {self.pointer(out, 'int8_t', const=False)};\n"
+                f"    for (int32_t r0 = 0; r0 < {oh}; r0 += {band.rows}) {{\n"
+                f"        const int32_t rows = {oh} - r0 < {band.rows} ? {oh} - r0 : "
+                f"{band.rows};\n"
+                f"        const int32_t first = r0 * {p.stride_h} - {p.pad_top};\n"
+                f"        const int32_t top = first < 0 ? 0 : first;\n"
+                f"        int32_t end = first + (rows - 1) * {p.stride_h} + "
+                f"{(kh - 1) * p.dilation_h + 1};\n"
+                f"        if (end > {h}) {{\n            end = {h};\n        }}\n"
+                f"        th_conv_params params = band;\n"
+                f"        params.padding.h = top - first;\n"
+                f"        const th_dims in = {{1, end - top, {wd}, {cin}}}, "
+                f"out = {{1, rows, {ow}, {cout}}};\n"
+                f"        th_status status = {function}(&ctx, &params, &quant, &in, "
+                f"x + top * {wd * cin}, &filter, {w}, {b}, &out, staging);\n"
+                f"        if (status != TH_OK) {{\n            return status;\n        }}\n"
+                f"        const int32_t first_out = r0 * {row};\n"
+                f"        const th_shape s = {{1, {{rows * {row}{ones}}}}};\n"
+                f"        status = {add.function}(NULL, &add_params, &add_quant, {tables}&s, "
+                f"{staged}, &s, {other}, &s, y + first_out);\n"
+                f"        if (status != TH_OK) {{\n            return status;\n        }}\n"
+                f"    }}\n    return TH_OK;")  # fmt: skip
+        return body, function
+
     def expand(self, call: Call, i: int, live: _LiveChannels, source: str) -> str:
         """`return th_expand_channels_s8(...)` from `source` ("live": the computed channels
         in the arena; "pixel": none, every channel constant)."""
@@ -433,21 +558,13 @@ class _Model:
                     f"    return {call.function}(NULL, &params, &shape, "
                     f"{self.pointer(x, 'int8_t')}, {self.pointer(out, out_ctype, const=False)});"
                     ), ""
+        if isinstance(p, ResidualParams):
+            return self.residual(call, p, i)
         if isinstance(p, AddParams):
             a, b2 = call.inputs[0], call.inputs[1]
-            head = (f"    static const th_add_params params = {{{p.input1_offset}, "
-                    f"{p.input2_offset}, {p.output_offset}, {p.left_shift}, "
-                    f"{{{p.activation_min}, {p.activation_max}}}}};\n"
-                    f"    static const th_add_quant quant = {{{p.input1_multiplier}, "
-                    f"{p.input1_shift}, {p.input2_multiplier}, {p.input2_shift}, "
-                    f"{p.output_multiplier}, {p.output_shift}}};\n"
-                    f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
-                    f"so = {self.shape(out)};\n")  # fmt: skip
-            tables = ""
-            if call.function.endswith("_tables"):
-                t1 = self.array(f"op{i}_table1", np.asarray(call.arrays["table1"], np.int32))
-                t2 = self.array(f"op{i}_table2", np.asarray(call.arrays["table2"], np.int32))
-                tables = f"{t1}, {t2}, "
+            head, tables = self.add_params(call, p, i, "params", "quant")
+            head += (f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
+                     f"so = {self.shape(out)};\n")  # fmt: skip
             et = "int16_t" if call.function == "th_add_s16" else "int8_t"
             return (head + f"    return {call.function}(NULL, &params, &quant, {tables}&s1, "
                     f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, &so, "
@@ -683,10 +800,12 @@ def kernel_build(board: Board, optimize: str) -> BlobTarget:
 
 
 def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None,
-             optimize: str = "speed", patch: PatchRequest | None = None) -> Generated:
-    """model.c and model.h for `graph` on `board` (nothing written)."""
+             optimize: str = "speed", patch: PatchRequest | None = None,
+             fuse_residual: bool = True) -> Generated:
+    """model.c and model.h for `graph` on `board` (nothing written). Residual ADDs are fused
+    into their convs (codegen/fold.py) unless `fuse_residual` is off or a stage is patched."""
     require_device_support(graph, "compiled")
-    folded = fold_for_compiled(graph)
+    folded = fold_for_compiled(graph, fuse_residual=fuse_residual and patch is None)
     graph = folded.graph
     io_max = LIMITS["TH_INTERP_MAX_MODEL_IO"]  # the protocol firmware's, th_model.h
     if max(len(graph.inputs), len(graph.outputs)) > io_max:
@@ -711,7 +830,8 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     grants = grant_scratch(graph, calls, plan, options)
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
     live = _live_channel_plan(graph, calls, plan, grants)
-    model = _Model(graph, plan, grants, target.interleaved, live)
+    bands = _residual_bands(graph, calls, plan, grants, options)
+    model = _Model(graph, plan, grants, target.interleaved, live, bands)
     by_op = {c.op: c for c in calls}
     ops = []
     called: list[str] = []
@@ -743,7 +863,13 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
                     "body": body, "note": shown})
         if i in live:
             called.append("th_expand_channels_s8")
-        if note.startswith("th_"):  # a conv variant called directly (the note names it)
+        if i in bands:  # a fused residual conv: its variant and the ADD's kernel
+            called.extend((note, by_op[i].params.add.function))  # type: ignore[union-attr]
+            fused = next(f for f in folded.fused if f.conv == source_op)
+            ops[-1]["note"] = (f"{note} in bands of {bands[i].rows} output rows, each then "
+                               f"added to the skip by {by_op[i].params.add.function} "  # type: ignore[union-attr]
+                               f"(residual ADD op {fused.add} fused)")
+        elif note.startswith("th_"):  # a conv variant called directly (the note names it)
             called.append(note)
         elif by_op[i].function not in ("copy", "th_conv_s8", "th_dw_conv_s8"):
             called.append(by_op[i].function)
@@ -760,7 +886,7 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     header = env.get_template("compiled_model.h.j2").render(hash=model_hash, **context)
     linked = tuple(sorted(set(called)))
     # The stack: that of every kernel function the model calls (dispatchers included).
-    functions = tuple(sorted(set(called) | {c.function for c in calls}))
+    functions = tuple(sorted(set(called) | {c.function for c in calls} - {"th_conv_add_s8"}))
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays), folded,
                      functions, stack_reserve(board, functions), patched)  # fmt: skip
@@ -790,10 +916,11 @@ def _model_name(graph: Graph, name: str | None) -> str:
 
 def fit(graph: Graph, board: Board, *, arena_bytes: int | None = None,
         name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
-        **options: object) -> Budget:
+        fuse_residual: bool = True, **options: object) -> Budget:
     """What `convert --backend compiled` would need on `board` (nothing written)."""
     _refuse_interpreter_options(options)
-    g = generate(graph, board, _model_name(graph, name), arena_bytes, optimize, patch)
+    g = generate(graph, board, _model_name(graph, name), arena_bytes, optimize, patch,
+                 fuse_residual)
     return _budget(board, g)
 
 
@@ -812,12 +939,12 @@ def _refuse_interpreter_options(options: dict) -> None:
 
 def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int | None = None,
             name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
-            **options: object) -> ConvertResult:
+            fuse_residual: bool = True, **options: object) -> ConvertResult:
     """Write model.c, model.h, model.cmake and model.json for `graph` (int8) and `board`."""
     _refuse_interpreter_options(options)
     out = Path(out_dir)
     model_name = _model_name(graph, name)
-    g = generate(graph, board, model_name, arena_bytes, optimize, patch)
+    g = generate(graph, board, model_name, arena_bytes, optimize, patch, fuse_residual)
     budget = _budget(board, g)
     require_fits(budget, graph.source)
     out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
@@ -838,6 +965,7 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "ops": [graph.ops[i].name for i in g.op_order],
         "folded": [{"op": f.pad, "kind": graph.ops[f.pad].name, "into": f.conv}
                    for f in g.folded.pads],
+        "fused_residual": [{"conv": f.conv, "add": f.add} for f in g.folded.fused],
         "patch": None if g.patched is None else {
             "split_op": g.folded.origin[g.patched.stage[-1]], "tiles": g.patched.tiles,
             "request": "auto" if patch is None or patch.tiles is None else str(patch.tiles),
