@@ -965,6 +965,7 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "ops": [graph.ops[i].name for i in g.op_order],
         "folded": [{"op": f.pad, "kind": graph.ops[f.pad].name, "into": f.conv}
                    for f in g.folded.pads],
+        "fuse_residual": fuse_residual,
         "fused_residual": [{"conv": f.conv, "add": f.add} for f in g.folded.fused],
         "patch": None if g.patched is None else {
             "split_op": g.folded.origin[g.patched.stage[-1]], "tiles": g.patched.tiles,
