@@ -31,6 +31,7 @@ from tinyhost.arith.constant_channels import ConstantChannels, constant_channels
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.lstm import LstmParams
+from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.arith.softmax16 import Softmax16Params
@@ -66,7 +67,7 @@ from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support, stack_cmake
 from tinyhost.errors import TinyhostError, UnsupportedModelError
-from tinyhost.ir import Graph, Op, OpKind, residual_parts
+from tinyhost.ir import Conv2DOptions, Graph, Op, OpKind, residual_parts
 from tinyhost.ir.stats import op_macs
 from tinyhost.paths import repo_root
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
@@ -138,22 +139,52 @@ def _live_channel_plan(graph: Graph, calls: list[Call], plan: MemoryPlan,
 
 @dataclass(frozen=True)
 class _Bands:
-    """Where a fused residual conv (ResidualParams) runs: its scratch, then `rows` output rows
-    of staging per band."""
+    """How a fused residual conv (ResidualParams) runs: its conv scratch at `offset`, and
+    its bands of output rows (first row, rows, arena offset of the band's staging)."""
 
     offset: int
     conv_scratch: int
-    rows: int
+    bands: tuple[tuple[int, int, int], ...]
 
-    @property
-    def staging_offset(self) -> int:
-        return self.offset + residual_scratch(self.conv_scratch, 0, 0)
+
+def _band_schedule(graph: Graph, plan: MemoryPlan, step: int, op: Op, staging: int,
+                   capacity: int) -> tuple[tuple[int, int, int], ...]:
+    """Bands of output rows, each as tall as its staging allows: the `capacity` bytes at
+    `staging`, or, when the conv's input dies at this op, the input rows no later band reads
+    (those before the band's first input row: a band reads only its own rows), which grow as
+    the bands advance (ResNet's 32-row layer: 7 bands instead of 32, the same arena)."""
+    conv = residual_parts(op)[0]
+    o = conv.options
+    assert isinstance(o, Conv2DOptions)
+    x = op.inputs[0]
+    assert x is not None
+    _, h, w, cin = graph.tensors[x].shape
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    _, oh, _, _ = graph.tensors[op.outputs[0]].shape
+    pad = compute_window_padding(o.padding, h, w, kh, kw, o.stride_h, o.stride_w,
+                                 o.dilation_h, o.dilation_w, explicit=o.explicit_padding)
+    row = residual_row_bytes(graph, op)
+    buffer = next(b for b in plan.buffers if x in b.tensors)
+    dies = (buffer.last_op == step and x not in graph.outputs
+            and not graph.tensors[x].is_variable)  # fmt: skip
+    bands: list[tuple[int, int, int]] = []
+    r0 = 0
+    while r0 < oh:
+        dead = max(0, r0 * o.stride_h - pad.top) * w * cin if dies else 0
+        if dead > capacity and dead >= row:
+            rows, where = dead // row, buffer.offset
+        else:
+            rows, where = capacity // row, staging
+        rows = min(rows, oh - r0)
+        bands.append((r0, rows, where))
+        r0 += rows
+    return tuple(bands)
 
 
 def _residual_bands(graph: Graph, calls: list[Call], plan: MemoryPlan, grants: ScratchGrants,
                     options: PlanOptions) -> dict[int, _Bands]:
-    """Band height of each fused residual conv: as many output rows as the arena has free
-    room for at its step (fewer calls), at least the one row the plan reserved."""
+    """The bands of each fused residual conv: staging in as much free room as the arena has
+    at its step (at least the one row the plan reserved) or in its dead input rows."""
     out: dict[int, _Bands] = {}
     fused = {c.op for c in calls if isinstance(c.params, ResidualParams)}
     for step, i in enumerate(plan.op_order):
@@ -165,14 +196,16 @@ def _residual_bands(graph: Graph, calls: list[Call], plan: MemoryPlan, grants: S
         row, height = residual_row_bytes(graph, op), graph.tensors[op.outputs[0]].shape[1]
         grant = grants.for_op(i)
         assert grant is not None and grant.size >= residual_scratch(conv, row, 1)
+        offset, rows = grant.offset, (grant.size - residual_scratch(conv, 0, 0)) // row
         planned = plan.scratch_for(i)
-        best = _Bands(grant.offset, conv, 1)
-        for rows in range(height, 1, -1):
-            room = plan.free_block(step, residual_scratch(conv, row, rows), keep=planned)
+        for more in range(height, rows, -1):
+            room = plan.free_block(step, residual_scratch(conv, row, more), keep=planned)
             if room is not None:
-                best = _Bands(room, conv, rows)
+                offset, rows = room, more
                 break
-        out[i] = best
+        staging = offset + residual_scratch(conv, 0, 0)
+        out[i] = _Bands(offset, conv, _band_schedule(graph, plan, step, op, staging,
+                                                     rows * row))
     return out
 
 
@@ -422,8 +455,11 @@ class _Model:
         staged = "staging" if r.conv_slot == 0 else "skip + first_out"
         other = "skip + first_out" if r.conv_slot == 0 else "staging"
         ones = ", 1" * (MAX_RANK - 1)
+        n = len(band.bands)
+        table = ", ".join(f"{{{r0}, {rows}, {at}}}" for r0, rows, at in band.bands)
         body = (f"    const th_context ctx = {{arena + {band.offset}, {band.conv_scratch}}};\n"
-                f"    int8_t *const staging = (int8_t *)(arena + {band.staging_offset});\n"
+                f"    /* bands of output rows: first row, rows, staging's arena offset */\n"
+                f"    static const int32_t bands[{n}][3] = {{{table}}};\n"
                 f"    static const th_conv_params band = {{.input_offset = {p.input_offset}, "
                 f".output_offset = {p.output_offset}, .stride = {{{p.stride_h}, {p.stride_w}}}, "
                 f".padding = {{0, {p.pad_left}}}, .dilation = {{{p.dilation_h}, "
@@ -434,9 +470,9 @@ class _Model:
                 f"    const int8_t *const x = {self.pointer(x, 'int8_t')};\n"
                 f"    const int8_t *const skip = {self.pointer(skip, 'int8_t')};\n"
                 f"    int8_t *const y = {self.pointer(out, 'int8_t', const=False)};\n"
-                f"    for (int32_t r0 = 0; r0 < {oh}; r0 += {band.rows}) {{\n"
-                f"        const int32_t rows = {oh} - r0 < {band.rows} ? {oh} - r0 : "
-                f"{band.rows};\n"
+                f"    for (int32_t k = 0; k < {n}; k++) {{\n"
+                f"        const int32_t r0 = bands[k][0], rows = bands[k][1];\n"
+                f"        int8_t *const staging = (int8_t *)(arena + bands[k][2]);\n"
                 f"        const int32_t first = r0 * {p.stride_h} - {p.pad_top};\n"
                 f"        const int32_t top = first < 0 ? 0 : first;\n"
                 f"        int32_t end = first + (rows - 1) * {p.stride_h} + "
@@ -866,7 +902,7 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
         if i in bands:  # a fused residual conv: its variant and the ADD's kernel
             called.extend((note, by_op[i].params.add.function))  # type: ignore[union-attr]
             fused = next(f for f in folded.fused if f.conv == source_op)
-            ops[-1]["note"] = (f"{note} in bands of {bands[i].rows} output rows, each then "
+            ops[-1]["note"] = (f"{note} in {len(bands[i].bands)} bands of output rows, each then "
                                f"added to the skip by {by_op[i].params.add.function} "  # type: ignore[union-attr]
                                f"(residual ADD op {fused.add} fused)")
         elif note.startswith("th_"):  # a conv variant called directly (the note names it)
