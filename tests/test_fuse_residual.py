@@ -108,7 +108,7 @@ def test_residual_blocks_fuse_and_match_tflm_on_host_and_qemu() -> None:
     graph, expected = _residual_graph()
     graph = _observable(graph)
     board = load_board("mps2-an386")
-    g = generate(graph, board, "residual_blocks")
+    g = generate(graph, board, "residual_blocks", fuse_residual="on")
     assert len(g.folded.fused) == expected
     assert {(f.conv, f.add) for f in g.folded.fused} == {(2, 3), (6, 7), (9, 10)}
     assert "th_conv_general_s8" in g.linked and "th_conv_1x1_s8" in g.linked
@@ -116,7 +116,8 @@ def test_residual_blocks_fuse_and_match_tflm_on_host_and_qemu() -> None:
     x = _inputs(graph, 7)
     assert_reference_matches_tflm(graph, x)
     for name in ("host", "mps2-an386"):
-        assert_device_matches_reference(graph, x, name, "compiled", BUILD / f"blocks-{name}")
+        assert_device_matches_reference(graph, x, name, "compiled", BUILD / f"blocks-{name}",
+                                        fuse_residual="on")
 
 
 @pytest.mark.skipif(not RESNET.is_file(), reason="shared models not present")
@@ -127,13 +128,14 @@ def test_resnet_fused_matches_tflm_every_observable_layer_on_host_and_qemu() -> 
     board = load_board("mps2-an386")
     for dying in (False, True):
         graph = _observable(read_model(RESNET), dying)
-        g = generate(graph, board, "resnet")
+        g = generate(graph, board, "resnet", fuse_residual="on")
         assert len(g.folded.fused) == 3 and ("bands[7][3]" in g.model_c) == dying
         x = _inputs(graph, 3)
         assert_reference_matches_tflm(graph, x)
         for name in ("host", "mps2-an386"):
             assert_device_matches_reference(graph, x, name, "compiled",
-                                            BUILD / f"resnet-{name}-{dying}")
+                                            BUILD / f"resnet-{name}-{dying}",
+                                            fuse_residual="on")
 
 
 @pytest.mark.skipif(not RESNET.is_file(), reason="shared models not present")
@@ -149,9 +151,29 @@ def test_resnet_fused_plan_is_checked_and_smaller() -> None:
         unfused = plan_memory(fold_for_compiled(graph).graph, options=options)
         assert plan.arena_bytes < unfused.arena_bytes
     board = load_board("mps2-an386")
-    on, off = generate(graph, board, "r"), generate(graph, board, "r", fuse_residual=False)
-    assert (on.arena_bytes, off.arena_bytes) == (33_856, 33_888)
-    assert not off.folded.fused
+    auto, off = generate(graph, board, "r"), generate(graph, board, "r", fuse_residual="off")
+    assert (auto.arena_bytes, off.arena_bytes) == (33_856, 33_888)
+    assert len(auto.folded.fused) == 3 and not off.folded.fused
+
+
+@pytest.mark.skipif(not RESNET.is_file(), reason="shared models not present")
+def test_auto_keeps_only_free_or_arena_lowering_fusions() -> None:
+    """auto drops a fusion run in several bands (extra conv calls) unless dropping it grows
+    the arena; on keeps every one; a fusion in one band is always kept."""
+    board = load_board("mps2-an386")
+    blocks = _observable(_residual_graph()[0])
+    for graph, dropped in ((_observable(read_model(RESNET), True), {2, 6}), (blocks, set())):
+        on = generate(graph, board, "m", fuse_residual="on")
+        auto = generate(graph, board, "m", fuse_residual="auto")
+        off = generate(graph, board, "m", fuse_residual="off")
+        kept = {f.conv for f in auto.folded.fused}
+        several = {c for c, n in on.residual_bands if n > 1}
+        assert {c for c, n in on.residual_bands if n == 1} <= kept
+        assert {f.conv for f in on.folded.fused} - kept == dropped
+        assert dropped <= several  # only fusions that cost calls are dropped
+        assert auto.arena_bytes <= on.arena_bytes
+        if several & kept:  # kept although it costs calls: it lowers the arena
+            assert auto.arena_bytes < off.arena_bytes
 
 
 # ------------------------------------------------------------- refused where it must be
@@ -236,6 +258,6 @@ def test_fusion_refused_for_a_row_of_padding_only() -> None:
 def test_fusion_off_and_patched_stages_keep_the_add() -> None:
     graph, _ = _residual_graph()
     board = load_board("mps2-an386")
-    assert not generate(graph, board, "m", fuse_residual=False).folded.fused
+    assert not generate(graph, board, "m", fuse_residual="off").folded.fused
     patched = generate(graph, board, "m", patch=PatchRequest(tiles=2))
     assert patched.patched is not None and not patched.folded.fused

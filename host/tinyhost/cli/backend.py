@@ -58,7 +58,7 @@ def resolve_model(args: argparse.Namespace) -> None:
     if patch:
         args.patch, args.max_overhead = patch["request"], patch["max_overhead"]
     if "fuse_residual" in info:
-        args.fuse_residual = "on" if info["fuse_residual"] else "off"
+        args.fuse_residual = info["fuse_residual"]
 
 
 def load_int8_graph(path: str, args: argparse.Namespace) -> Graph:
@@ -104,17 +104,18 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_fuse_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--fuse-residual", choices=("on", "off"), default="on",
+    p.add_argument("--fuse-residual", choices=("auto", "on", "off"), default="auto",
                    help="compiled backend: compute each residual ADD in the epilogue of the "
                         "conv producing one of its inputs, writing the sum over the other "
-                        "(the skip), so the two are never live together (default on)")
+                        "(the skip), so the two are never live together; auto: where it "
+                        "costs no extra conv call or lowers the arena (default auto)")
 
 
-def fuse_options(args: argparse.Namespace) -> dict[str, bool]:
+def fuse_options(args: argparse.Namespace) -> dict[str, str]:
     """--fuse-residual as convert's keyword (the compiled backend's only)."""
     if args.backend != "compiled":
         return {}
-    return {"fuse_residual": args.fuse_residual == "on"}
+    return {"fuse_residual": args.fuse_residual}
 
 
 def patch_request(args: argparse.Namespace):  # noqa: ANN201
@@ -213,7 +214,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
         arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
         optimize=args.optimize, renode=args.renode, patch=patch_request(args),
-        fuse_residual=args.fuse_residual == "on",
+        fuse_residual=args.fuse_residual,
     )  # fmt: skip
     if out_path is not None:
         _save_outputs(out_path, report.stacked_outputs())

@@ -90,10 +90,10 @@ def run(args: argparse.Namespace) -> int:
     request = _patch_request(args)
     fused = None
     planned = graph
-    if args.backend == "compiled" and args.fuse_residual == "on" and request is None:
-        from tinyhost.codegen.fold import fold_for_compiled
+    if args.backend == "compiled" and args.fuse_residual != "off" and request is None:
+        from tinyhost.codegen.compiled import choose_fusions
 
-        fused = fold_for_compiled(graph, fuse_residual=True)  # what the compiled code runs
+        fused = choose_fusions(graph, options, args.fuse_residual)  # what the code runs
         planned = fused.graph
     try:
         plan = plan_memory(planned, options=options)
@@ -138,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
             print(_format_patch(patch_json))
         if fused is not None and fused.fused:
             pairs = ", ".join(f"op {f.conv} + ADD op {f.add}" for f in fused.fused)
-            print(f"fused residual ADDs (--fuse-residual on): {pairs}; op numbers below are "
+            print(f"fused residual ADDs (--fuse-residual {args.fuse_residual}): {pairs}; op "
+                  "numbers below are "
                   "the compiled backend's (folded) graph's")
         print(format_plan(plan, flash, fit, args.backend))
     if fit is not None:

@@ -787,6 +787,7 @@ class Generated:
     functions: tuple[str, ...]  # every kernels_c function the model calls
     stack: StackReserve  # the firmware's stack, derived from them
     patched: Patched | None = None  # the stage run in row bands (plan/patch.py), if any
+    residual_bands: tuple[tuple[int, int], ...] = ()  # (fused conv's source op, its bands)
 
     @property
     def op_order(self) -> tuple[int, ...]:
@@ -835,13 +836,62 @@ def kernel_build(board: Board, optimize: str) -> BlobTarget:
     return target_for(board)
 
 
+FUSE_RESIDUAL = ("auto", "on", "off")
+
+
+@dataclass(frozen=True)
+class _Layout:
+    folded: Folded
+    plan: MemoryPlan
+    calls: list[Call]
+    grants: ScratchGrants
+    bands: dict[int, _Bands]
+
+
+def _layout(folded: Folded, options: PlanOptions) -> _Layout:
+    """The unpatched plan, calls, scratch and residual bands of a folded graph."""
+    g = folded.graph
+    plan = plan_memory(g, options=options)
+    calls = lower_graph(g, "compiled")
+    grants = grant_scratch(g, calls, plan, options)
+    return _Layout(folded, plan, calls, grants, _residual_bands(g, calls, plan, grants, options))
+
+
+def _fused_layout(source: Graph, options: PlanOptions, fuse: str) -> _Layout:
+    """`fuse` on: every residual ADD fused. auto: those that run in one band (no extra call:
+    free), and those in several bands only where they lower the arena (ResNet's 32-row
+    layer: 32 B less for 13 k more instructions, 7 conv calls instead of 1)."""
+    layout = _layout(fold_for_compiled(source, fuse_residual=fuse != "off"), options)
+    if fuse != "auto":
+        return layout
+    excluded: set[int] = set()
+    for f in layout.folded.fused:
+        if len(layout.bands[layout.folded.origin.index(f.conv)].bands) == 1:
+            continue
+        trial = _layout(fold_for_compiled(source, True, frozenset(excluded | {f.add})), options)
+        if trial.grants.arena_bytes <= layout.grants.arena_bytes:
+            excluded.add(f.add)
+            layout = trial
+    return layout
+
+
+def choose_fusions(source: Graph, options: PlanOptions, fuse: str) -> Folded:
+    """The folded graph the compiled backend runs, residual ADDs fused as `fuse` says."""
+    return _fused_layout(source, options, fuse).folded
+
+
 def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None,
              optimize: str = "speed", patch: PatchRequest | None = None,
-             fuse_residual: bool = True) -> Generated:
+             fuse_residual: str = "auto") -> Generated:
     """model.c and model.h for `graph` on `board` (nothing written). Residual ADDs are fused
-    into their convs (codegen/fold.py) unless `fuse_residual` is off or a stage is patched."""
+    into their convs (codegen/fold.py) as `fuse_residual` says (_fused_layout), never in a
+    patched model."""
+    if fuse_residual not in FUSE_RESIDUAL:
+        raise TinyhostError(f"--fuse-residual {fuse_residual!r}: one of "
+                            f"{', '.join(FUSE_RESIDUAL)}")  # fmt: skip
     require_device_support(graph, "compiled")
-    folded = fold_for_compiled(graph, fuse_residual=fuse_residual and patch is None)
+    source = graph
+    folded = fold_for_compiled(graph)
     graph = folded.graph
     io_max = LIMITS["TH_INTERP_MAX_MODEL_IO"]  # the protocol firmware's, th_model.h
     if max(len(graph.inputs), len(graph.outputs)) > io_max:
@@ -853,7 +903,9 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     options = PlanOptions(alignment=target.alignment, dsp=target.dsp, mve=target.mve)
     patched = None if patch is None else resolve_patch(graph, options, patch)
     if patched is None:
-        plan = plan_memory(graph, options=options)
+        layout = _fused_layout(source, options, fuse_residual)
+        folded, plan, calls = layout.folded, layout.plan, layout.calls
+        grants, bands, graph = layout.grants, layout.bands, layout.folded.graph
     else:
         layout = layout_patched(patched, options)
         problems = check_patched(patched, layout)
@@ -861,12 +913,11 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
             raise TinyhostError(f"{graph.source}: the patched layout is unsafe: "
                                 + "; ".join(problems))  # fmt: skip
         graph, plan = patched.graph, layout.plan
-    calls = lower_graph(graph, "compiled",
-                        frozenset() if patched is None else patched.views | patched.moves)
-    grants = grant_scratch(graph, calls, plan, options)
+        calls = lower_graph(graph, "compiled", patched.views | patched.moves)
+        grants = grant_scratch(graph, calls, plan, options)
+        bands = {}
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
     live = _live_channel_plan(graph, calls, plan, grants)
-    bands = _residual_bands(graph, calls, plan, grants, options)
     model = _Model(graph, plan, grants, target.interleaved, live, bands)
     by_op = {c.op: c for c in calls}
     ops = []
@@ -923,9 +974,10 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     linked = tuple(sorted(set(called)))
     # The stack: that of every kernel function the model calls (dispatchers included).
     functions = tuple(sorted(set(called) | {c.function for c in calls} - {"th_conv_add_s8"}))
+    counts = tuple((folded.origin[i], len(b.bands)) for i, b in sorted(bands.items()))
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays), folded,
-                     functions, stack_reserve(board, functions), patched)  # fmt: skip
+                     functions, stack_reserve(board, functions), patched, counts)  # fmt: skip
 
 
 def _move_rows(graph: Graph, plan: MemoryPlan, op: Op) -> str:
@@ -952,7 +1004,7 @@ def _model_name(graph: Graph, name: str | None) -> str:
 
 def fit(graph: Graph, board: Board, *, arena_bytes: int | None = None,
         name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
-        fuse_residual: bool = True, **options: object) -> Budget:
+        fuse_residual: str = "auto", **options: object) -> Budget:
     """What `convert --backend compiled` would need on `board` (nothing written)."""
     _refuse_interpreter_options(options)
     g = generate(graph, board, _model_name(graph, name), arena_bytes, optimize, patch,
@@ -975,7 +1027,7 @@ def _refuse_interpreter_options(options: dict) -> None:
 
 def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int | None = None,
             name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
-            fuse_residual: bool = True, **options: object) -> ConvertResult:
+            fuse_residual: str = "auto", **options: object) -> ConvertResult:
     """Write model.c, model.h, model.cmake and model.json for `graph` (int8) and `board`."""
     _refuse_interpreter_options(options)
     out = Path(out_dir)
@@ -1002,7 +1054,8 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "folded": [{"op": f.pad, "kind": graph.ops[f.pad].name, "into": f.conv}
                    for f in g.folded.pads],
         "fuse_residual": fuse_residual,
-        "fused_residual": [{"conv": f.conv, "add": f.add} for f in g.folded.fused],
+        "fused_residual": [{"conv": f.conv, "add": f.add, "bands": dict(g.residual_bands)[f.conv]}
+                           for f in g.folded.fused],
         "patch": None if g.patched is None else {
             "split_op": g.folded.origin[g.patched.stage[-1]], "tiles": g.patched.tiles,
             "request": "auto" if patch is None or patch.tiles is None else str(patch.tiles),

@@ -269,14 +269,17 @@ def fuse_residual_adds(graph: Graph, exclude: frozenset[int] = frozenset()
     return replace(graph, ops=tuple(ops[i] for i in keep)), keep, tuple(pairs)
 
 
-def fold_for_compiled(graph: Graph, fuse_residual: bool = False) -> Folded:
+def fold_for_compiled(graph: Graph, fuse_residual: bool = False,
+                      exclude: frozenset[int] = frozenset()) -> Folded:
     """Every rewrite the compiled backend makes: PADs folded, one-channel depthwise as conv,
-    and with `fuse_residual` the residual ADDs computed by the conv before them."""
+    and with `fuse_residual` the residual ADDs computed by the conv before them (but the
+    ADDs of `exclude`, source graph numbers)."""
     folded = fold_pads(graph)
     folded = replace(folded, graph=depthwise_as_conv(folded.graph))
     if not fuse_residual:
         return folded
-    g, keep, pairs = fuse_residual_adds(folded.graph)
+    skip = frozenset(i for i, o in enumerate(folded.origin) if o in exclude)
+    g, keep, pairs = fuse_residual_adds(folded.graph, skip)
     if not pairs:
         return folded
     origin = list(folded.origin)

@@ -174,7 +174,7 @@ def bench(
     optimize: str = "speed",
     patch: PatchRequest | None = None,
     renode: str | None = None,
-    fuse_residual: bool = True,
+    fuse_residual: str = "auto",
 ) -> BenchResult:
     """Run ``graph`` ``runs`` times on ``board`` (the deterministic input unless ``inputs``)
     and measure it. Latency is the median run; exact counters must also repeat exactly."""

@@ -381,7 +381,7 @@ def run_model(
     renode: str | None = None,
     classes: bool = False,
     reset_before: Collection[int] = (),
-    fuse_residual: bool = True,
+    fuse_residual: str = "auto",
 ) -> RunReport:
     """Convert, build (cached) and run `graph` on `board` once per input set.
 
