@@ -27,10 +27,12 @@ def assert_reference_matches_tflm(graph: Graph, x: list[np.ndarray]) -> None:
 
 
 def assert_device_matches_reference(graph: Graph, x: list[np.ndarray], board: str,
-                                    backend: str, work_dir: Path) -> None:
-    """Every output (each an op's output) bit-exact with the reference."""
+                                    backend: str, work_dir: Path, **options: object) -> None:
+    """Every output (each an op's output) bit-exact with the reference (`options`: more
+    keywords of run_model)."""
     expected = reference.run(graph, x).outputs
-    report = run_model(graph, board, [x], backend=backend, work_dir=work_dir)
+    report = run_model(graph, board, [x], backend=backend, work_dir=work_dir,
+                       **options)  # type: ignore[arg-type]
     for t, got, want in zip(graph.outputs, report.runs[0].outputs, expected, strict=True):
         want = np.asarray(want).reshape(got.shape)
         assert np.array_equal(got, want), (

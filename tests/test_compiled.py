@@ -20,6 +20,7 @@ from paths import SHARED_INT8, SHARED_MODELS, model_params, project_models
 from tinyhost import reference
 from tinyhost.boards import load_board
 from tinyhost.codegen import get_backend
+from tinyhost.codegen.compiled import generate
 from tinyhost.codegen.fold import fold_pads
 from tinyhost.deploy.runner import run_model
 from tinyhost.quantize.quantizer import is_float_model
@@ -47,10 +48,13 @@ def _check(path: Path, board: str, samples: int = 2) -> None:
         expected = reference.run(graph, x).outputs
         for got, want in zip(run.outputs, expected):
             np.testing.assert_array_equal(got, np.asarray(want).reshape(got.shape))
-    # one profile entry per op that runs: a PAD folded into its conv (codegen.fold) does not
-    pads = {f.pad for f in fold_pads(graph).pads}
-    assert sorted(report.op_indices) == [i for i in range(len(graph.ops)) if i not in pads]
-    assert len(report.runs[0].latency.per_op) == len(graph.ops) - len(pads)
+    # one profile entry per op that runs: a PAD folded into its conv (codegen.fold) does not,
+    # nor a residual ADD its conv computes (fused: codegen.fold.fuse_residual_adds)
+    folded = generate(graph, load_board(board), path.stem).folded
+    assert {f.pad for f in folded.pads} == {f.pad for f in fold_pads(graph).pads}
+    gone = {f.pad for f in folded.pads} | {f.add for f in folded.fused}
+    assert sorted(report.op_indices) == [i for i in range(len(graph.ops)) if i not in gone]
+    assert len(report.runs[0].latency.per_op) == len(graph.ops) - len(gone)
 
 
 @pytest.mark.parametrize("path", model_params(_int8_models()))

@@ -57,6 +57,8 @@ def resolve_model(args: argparse.Namespace) -> None:
     patch = info.get("patch")
     if patch:
         args.patch, args.max_overhead = patch["request"], patch["max_overhead"]
+    if "fuse_residual" in info:
+        args.fuse_residual = info["fuse_residual"]
 
 
 def load_int8_graph(path: str, args: argparse.Namespace) -> Graph:
@@ -92,12 +94,28 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-overhead", type=float, default=0.10, metavar="F",
                    help="--patch auto: at most this share of extra MACs from recomputed band "
                         "borders (default %(default)g)")
+    add_fuse_option(p)
     p.add_argument("--renode", metavar="PATH",
                    help="Renode to run Renode boards with (else $TINYHOST_RENODE, `renode` on "
                         "PATH, or the copy `make setup` unpacked into build/)")  # fmt: skip
     from tinyhost.cli.quantize import add_arguments
 
     add_arguments(p, calib_required=False)
+
+
+def add_fuse_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--fuse-residual", choices=("auto", "on", "off"), default="auto",
+                   help="compiled backend: compute each residual ADD in the epilogue of the "
+                        "conv producing one of its inputs, writing the sum over the other "
+                        "(the skip), so the two are never live together; auto: where it "
+                        "costs no extra conv call or lowers the arena (default auto)")
+
+
+def fuse_options(args: argparse.Namespace) -> dict[str, str]:
+    """--fuse-residual as convert's keyword (the compiled backend's only)."""
+    if args.backend != "compiled":
+        return {}
+    return {"fuse_residual": args.fuse_residual}
 
 
 def patch_request(args: argparse.Namespace):  # noqa: ANN201
@@ -155,7 +173,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     graph = load_int8_graph(args.model, args)
     result = convert(graph, board, args.output, all_ops=args.all_ops,
                      arena_bytes=args.arena_bytes, load_capacity=args.load_capacity,
-                     optimize=args.optimize, patch=patch_request(args))
+                     optimize=args.optimize, patch=patch_request(args), **fuse_options(args))
     from tinyhost.tflite.writer import write_model
 
     # the int8 model as deployed, so `run`/`eval` can take this directory (or its firmware)
@@ -196,6 +214,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
         arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
         optimize=args.optimize, renode=args.renode, patch=patch_request(args),
+        fuse_residual=args.fuse_residual,
     )  # fmt: skip
     if out_path is not None:
         _save_outputs(out_path, report.stacked_outputs())

@@ -46,7 +46,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                    work_dir=Path(args.work_dir) if args.work_dir else None,
                    arena_bytes=args.arena_bytes, timeout=args.timeout,
                    inputs=inputs, optimize=args.optimize, renode=args.renode,
-                   patch=patch_request(args))  # fmt: skip
+                   patch=patch_request(args),
+                   fuse_residual=args.fuse_residual)  # fmt: skip
     if args.json:
         json.dump(result.to_json(), sys.stdout)
         print()

@@ -35,6 +35,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "the candidate with the smallest arena); lists every candidate")
     p.add_argument("--max-overhead", type=float, default=0.10, metavar="F",
                    help="--patch auto: at most this share of extra MACs (default %(default)g)")
+    from tinyhost.cli.backend import add_fuse_option
+
+    add_fuse_option(p)
     add_arguments(p, calib_required=False)
     p.set_defaults(func=run)
     return p
@@ -85,8 +88,15 @@ def run(args: argparse.Namespace) -> int:
     if args.no_inplace:
         options = options.without_inplace()
     request = _patch_request(args)
+    fused = None
+    planned = graph
+    if args.backend == "compiled" and args.fuse_residual != "off" and request is None:
+        from tinyhost.codegen.compiled import choose_fusions
+
+        fused = choose_fusions(graph, options, args.fuse_residual)  # what the code runs
+        planned = fused.graph
     try:
-        plan = plan_memory(graph, options=options)
+        plan = plan_memory(planned, options=options)
     except ValueError as e:  # e.g. an alignment that is not a power of two
         from tinyhost.errors import TinyhostError
 
@@ -95,8 +105,10 @@ def run(args: argparse.Namespace) -> int:
     if request is not None:
         plan, patch_json = _patched_plan(graph, options, request)
     flash = flash_usage(graph)
-    fit = (get_backend(args.backend).fit(graph, board, patch=request) if board is not None
-           else None)  # fmt: skip
+    from tinyhost.cli.backend import fuse_options
+
+    fit = (get_backend(args.backend).fit(graph, board, patch=request, **fuse_options(args))
+           if board is not None else None)  # fmt: skip
 
     if args.plot:
         from tinyhost.plan.plot import plot_plan
@@ -116,10 +128,19 @@ def run(args: argparse.Namespace) -> int:
             out["board"] = {"name": fit.board, "backend": args.backend, **fit.to_json()}
         if patch_json is not None:
             out["patch"] = patch_json
+        if fused is not None:  # the plan's op numbers are those of the folded, fused graph
+            out["op_origin"] = list(fused.origin)
+            out["fused_residual"] = [{"conv": f.conv, "add": f.add,
+                                      "skip": graph.tensors[f.skip].name} for f in fused.fused]
         print(json.dumps(out, indent=2))
     else:
         if patch_json is not None:
             print(_format_patch(patch_json))
+        if fused is not None and fused.fused:
+            pairs = ", ".join(f"op {f.conv} + ADD op {f.add}" for f in fused.fused)
+            print(f"fused residual ADDs (--fuse-residual {args.fuse_residual}): {pairs}; op "
+                  "numbers below are "
+                  "the compiled backend's (folded) graph's")
         print(format_plan(plan, flash, fit, args.backend))
     if fit is not None:
         require_fits(fit, args.model)  # exit 2 with the bytes missing

@@ -26,7 +26,16 @@ import numpy as np
 
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.codegen.lower import Call, PadParams, lower_op
-from tinyhost.ir import Conv2DOptions, DepthwiseConv2DOptions, Graph, Op, OpKind, Quantization
+from tinyhost.ir import (
+    Conv2DOptions,
+    DepthwiseConv2DOptions,
+    FusedActivationOptions,
+    Graph,
+    Op,
+    OpKind,
+    Quantization,
+    ResidualConv2DOptions,
+)
 
 _PADS = (OpKind.PAD, OpKind.PADV2)
 _CONVS = (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D)
@@ -39,10 +48,18 @@ class FoldedPad:
 
 
 @dataclass(frozen=True)
+class FusedResidual:
+    conv: int  # source graph index of the CONV_2D (the fused op keeps its number)
+    add: int  # the ADD it computes in its epilogue (source graph index)
+    skip: int  # the ADD's other input (tensor index), overwritten by the sum
+
+
+@dataclass(frozen=True)
 class Folded:
     graph: Graph
     origin: tuple[int, ...]  # origin[i]: the source graph's index of the folded graph's op i
     pads: tuple[FoldedPad, ...]
+    fused: tuple[FusedResidual, ...] = ()
 
 
 def _same_quantization(graph: Graph, a: int, b: int) -> bool:
@@ -145,7 +162,128 @@ def depthwise_as_conv(graph: Graph) -> Graph:
     return replace(graph, tensors=tuple(tensors), ops=tuple(ops))
 
 
-def fold_for_compiled(graph: Graph) -> Folded:
-    """Every rewrite the compiled backend makes: PADs folded, one-channel depthwise as conv."""
+def _window_fits(graph: Graph, op: Op) -> bool:
+    """Every output row's window reaches the input (no row of padding only), so each band of
+    output rows is a conv over a non-empty run of input rows."""
+    o = op.options
+    assert isinstance(o, Conv2DOptions)
+    _, h, w, _ = graph.tensors[op.inputs[0]].shape
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    oh = graph.tensors[op.outputs[0]].shape[1]
+    p = compute_window_padding(o.padding, h, w, kh, kw, o.stride_h, o.stride_w,
+                               o.dilation_h, o.dilation_w, explicit=o.explicit_padding)
+    return p.top <= (kh - 1) * o.dilation_h and (oh - 1) * o.stride_h - p.top <= h - 1
+
+
+def _conv_for_add(graph: Graph, add: int, slot: int, readers: dict[int, list[int]],
+                  producer: dict[int, int]) -> int | str:
+    """The CONV_2D producing input `slot` of ADD op `add` that can compute the ADD in its
+    epilogue, or why not."""
+    op = graph.ops[add]
+    t, skip = op.inputs[slot], op.inputs[1 - slot]
+    c = producer.get(t) if t is not None else None
+    if c is None or graph.ops[c].kind is not OpKind.CONV_2D:
+        return "not produced by a CONV_2D"
+    conv = graph.ops[c]
+    if type(conv.options) is not Conv2DOptions:
+        return "the conv is fused already"
+    if graph.tensors[conv.inputs[0]].dtype != np.int8:
+        return "the conv is not int8"
+    if t in graph.outputs or readers.get(t, []) != [add]:
+        return "the conv output has other readers than the ADD (or is a model output)"
+    if conv.inputs[0] == skip:
+        return "the conv reads the skip tensor it would overwrite"
+    if not _window_fits(graph, conv):
+        return "an output row's window lies in padding only"
+    return c
+
+
+def residual_refusal(graph: Graph, index: int, readers: dict[int, list[int]],
+                     producer: dict[int, int]) -> int | str:
+    """For ADD op `index`: the conv that computes it in its epilogue, or why none can."""
+    op = graph.ops[index]
+    if op.kind is not OpKind.ADD or not isinstance(op.options, FusedActivationOptions):
+        return "not an ADD"
+    ts = [op.inputs[0], op.inputs[1], op.outputs[0]]
+    if any(t is None or graph.tensors[t].dtype != np.int8 for t in ts):
+        return "not int8"
+    a, b, out = (graph.tensors[t] for t in ts)  # type: ignore[index]
+    if not (tuple(a.shape) == tuple(b.shape) == tuple(out.shape)):
+        return "broadcast (input shapes differ from the output's)"
+    if len(out.shape) != 4 or out.shape[0] != 1:
+        return "not one NHWC image (rank 4, batch 1)"
+    if op.inputs[0] == op.inputs[1]:
+        return "both inputs are the same tensor"
+    found: list[int] = []
+    reasons: list[str] = []
+    for slot in (0, 1):
+        skip = op.inputs[1 - slot]
+        assert skip is not None
+        if graph.tensors[skip].is_constant or graph.tensors[skip].is_variable:
+            reasons.append("the skip is a constant or a variable")
+            continue
+        if skip in graph.outputs or any(r > index for r in readers.get(skip, [])):
+            reasons.append("the skip is read after the ADD (or is a model output)")
+            continue
+        c = _conv_for_add(graph, index, slot, readers, producer)
+        if isinstance(c, str):
+            reasons.append(c)
+        else:
+            found.append(c)
+    if found:
+        return max(found)  # the conv run last: its input lives least longer
+    return "; ".join(dict.fromkeys(reasons))
+
+
+def fuse_residual_adds(graph: Graph, exclude: frozenset[int] = frozenset()
+                       ) -> tuple[Graph, tuple[int, ...], tuple[tuple[int, int, int], ...]]:
+    """`graph` with each residual ADD computed in the epilogue of the CONV_2D producing one of
+    its inputs (ARCHITECTURE.md §4.4b): one op, at the ADD's place, reading the conv's input
+    and the skip and writing the sum (the ADD's output, which the planner may put over the
+    skip). Returns the graph, the kept ops (indices into `graph`) and (conv, add, skip) per
+    fusion; ops in `exclude` (e.g. a patched stage) are left alone."""
+    readers = graph.readers()
+    producer = {t: i for i, op in enumerate(graph.ops) for t in op.outputs}
+    ops = list(graph.ops)
+    gone: set[int] = set()
+    pairs: list[tuple[int, int, int]] = []
+    for i, op in enumerate(graph.ops):
+        if op.kind is not OpKind.ADD or i in exclude:
+            continue
+        c = residual_refusal(graph, i, readers, producer)
+        if isinstance(c, str) or c in exclude or c in gone:
+            continue
+        conv = graph.ops[c]
+        t = conv.outputs[0]
+        skip = op.inputs[1] if op.inputs[0] == t else op.inputs[0]
+        assert skip is not None and isinstance(op.options, FusedActivationOptions)
+        o = conv.options
+        options = ResidualConv2DOptions(**vars(o), conv_output=t,
+                                        add_inputs=(op.inputs[0], op.inputs[1]),
+                                        add=op.options)  # type: ignore[arg-type]
+        head = (*conv.inputs[:3], None, None)[:3]  # (input, filter, bias or None)
+        ops[i] = Op(OpKind.CONV_2D, (*head, skip), op.outputs, options)
+        gone.add(c)
+        pairs.append((c, i, skip))
+    keep = tuple(i for i in range(len(ops)) if i not in gone)
+    return replace(graph, ops=tuple(ops[i] for i in keep)), keep, tuple(pairs)
+
+
+def fold_for_compiled(graph: Graph, fuse_residual: bool = False,
+                      exclude: frozenset[int] = frozenset()) -> Folded:
+    """Every rewrite the compiled backend makes: PADs folded, one-channel depthwise as conv,
+    and with `fuse_residual` the residual ADDs computed by the conv before them (but the
+    ADDs of `exclude`, source graph numbers)."""
     folded = fold_pads(graph)
-    return replace(folded, graph=depthwise_as_conv(folded.graph))
+    folded = replace(folded, graph=depthwise_as_conv(folded.graph))
+    if not fuse_residual:
+        return folded
+    skip = frozenset(i for i, o in enumerate(folded.origin) if o in exclude)
+    g, keep, pairs = fuse_residual_adds(folded.graph, skip)
+    if not pairs:
+        return folded
+    origin = list(folded.origin)
+    for c, i, _ in pairs:
+        origin[i] = folded.origin[c]  # the fused op keeps the conv's number
+    fused = tuple(FusedResidual(folded.origin[c], folded.origin[i], skip) for c, i, skip in pairs)
+    return Folded(g, tuple(origin[i] for i in keep), folded.pads, fused)

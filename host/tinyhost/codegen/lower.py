@@ -15,7 +15,7 @@ one call tells the user everything at once.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -67,8 +67,10 @@ from tinyhost.ir import (
     Op,
     OpKind,
     PackOptions,
+    ResidualConv2DOptions,
     ResizeOptions,
     StridedSliceOptions,
+    residual_parts,
 )
 from tinyhost.passes.axes import gather_axes
 from tinyhost.passes.validate import check_graph
@@ -191,12 +193,24 @@ class MatMulParams:
     adj_y: bool
 
 
+@dataclass(frozen=True)
+class ResidualParams:
+    """A CONV_2D fused with its residual ADD (codegen/fold.py): the two calls it stands for,
+    the conv's output going to staging rows and the ADD's skip input (`skip_slot`) being
+    the op's input 3."""
+
+    conv: Call
+    add: Call
+    conv_slot: int  # the ADD's input that was the conv's output (0 or 1)
+
+
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
     | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | LstmParams
     | RequantizeParams | MinMaxParams | PreluParams | FillParams | SplitParams | PackParams
     | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams | Softmax16Params
+    | ResidualParams
 )  # fmt: skip
 
 
@@ -248,7 +262,20 @@ def _requant_arrays(multiplier: np.ndarray, shift: np.ndarray) -> dict[str, np.n
     return {"multiplier": multiplier.astype("<i4"), "shift": shift.astype("<i4")}
 
 
+def _lower_residual(graph: Graph, index: int, op: Op) -> Call:
+    conv_op, add_op = residual_parts(op)
+    parts = replace(graph, ops=(conv_op, add_op))
+    conv, add = _lower_conv(parts, 0, conv_op), _lower_binary(parts, 1, add_op)
+    if conv.function != "th_conv_s8" or not add.function.startswith("th_add_s8"):
+        raise UnsupportedModelError(f"{_where(index, op)}: no int8 kernels for its conv and ADD")
+    slot = add_op.inputs.index(conv_op.outputs[0])
+    return Call(index, "th_conv_add_s8", op.inputs, op.outputs,
+                ResidualParams(replace(conv, op=index), replace(add, op=index), slot))
+
+
 def _lower_conv(graph: Graph, index: int, op: Op) -> Call:
+    if isinstance(op.options, ResidualConv2DOptions):
+        return _lower_residual(graph, index, op)
     s16 = conv_arith.is_16x8(graph, op)  # int16 activations: th_conv_s16 / th_dw_conv_s16
     if not s16:
         _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])

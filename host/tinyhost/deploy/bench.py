@@ -174,6 +174,7 @@ def bench(
     optimize: str = "speed",
     patch: PatchRequest | None = None,
     renode: str | None = None,
+    fuse_residual: str = "auto",
 ) -> BenchResult:
     """Run ``graph`` ``runs`` times on ``board`` (the deterministic input unless ``inputs``)
     and measure it. Latency is the median run; exact counters must also repeat exactly."""
@@ -195,7 +196,8 @@ def bench(
     fresh = range(runs) if graph.variable_tensors() else ()
     report = run_model(graph, b, [inputs] * runs, backend=backend, work_dir=work_dir,
                        arena_bytes=arena_bytes, timeout=timeout, optimize=optimize, patch=patch,
-                       renode=renode, classes=estimable, reset_before=fresh)  # fmt: skip
+                       renode=renode, classes=estimable, reset_before=fresh,
+                       fuse_residual=fuse_residual)  # fmt: skip
     expected = reference.run(graph, inputs).outputs
     bit_exact = all(
         len(r.outputs) == len(expected)

@@ -381,6 +381,7 @@ def run_model(
     renode: str | None = None,
     classes: bool = False,
     reset_before: Collection[int] = (),
+    fuse_residual: str = "auto",
 ) -> RunReport:
     """Convert, build (cached) and run `graph` on `board` once per input set.
 
@@ -413,8 +414,9 @@ def run_model(
     name = Path(graph.source).stem or "model"
     work = (Path(work_dir) if work_dir is not None
             else default_build_root() / f"{b.name}-{backend}-{name}")
+    fuse = {"fuse_residual": fuse_residual} if backend == "compiled" else {}
     conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes,
-                   optimize=optimize, patch=patch)
+                   optimize=optimize, patch=patch, **fuse)
     fw = None if port is not None else build_firmware(work / "model", b, work / "build")
     stack_static = None
     if fw is not None and not b.is_host:

@@ -1,6 +1,6 @@
 """The intermediate representation: tensors and ops in execution order (ARCHITECTURE.md §4.11)."""
 
-from tinyhost.ir.graph import Graph, Op, Quantization, Tensor
+from tinyhost.ir.graph import Graph, Op, Quantization, Tensor, residual_parts
 from tinyhost.ir.ops import (
     SUPPORTED_OPS,
     Activation,
@@ -22,6 +22,7 @@ from tinyhost.ir.ops import (
     Pool2DOptions,
     ReducerOptions,
     ReshapeOptions,
+    ResidualConv2DOptions,
     ResizeOptions,
     SequenceLSTMOptions,
     SoftmaxOptions,
@@ -43,6 +44,7 @@ __all__ = [
     "DepthwiseConv2DOptions",
     "FullyConnectedOptions",
     "FusedActivationOptions",
+    "ResidualConv2DOptions",
     "GatherOptions",
     "Graph",
     "LeakyReluOptions",
@@ -56,6 +58,7 @@ __all__ = [
     "Quantization",
     "ReducerOptions",
     "ReshapeOptions",
+    "residual_parts",
     "ResizeOptions",
     "SoftmaxOptions",
     "SplitOptions",

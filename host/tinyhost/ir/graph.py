@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from tinyhost.ir.ops import OpKind, OpOptions, UnsupportedOptions
+from tinyhost.ir.ops import (
+    Conv2DOptions,
+    OpKind,
+    OpOptions,
+    ResidualConv2DOptions,
+    UnsupportedOptions,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,6 +100,15 @@ class Op:
         if isinstance(self.options, UnsupportedOptions):
             return self.options.name
         return self.kind.name
+
+
+def residual_parts(op: Op) -> tuple[Op, Op]:
+    """(the CONV_2D, the ADD) a fused residual op (ResidualConv2DOptions) stands for."""
+    o = op.options
+    assert isinstance(o, ResidualConv2DOptions)
+    base = Conv2DOptions(**{f.name: getattr(o, f.name) for f in fields(Conv2DOptions)})
+    conv = Op(OpKind.CONV_2D, op.inputs[:3], (o.conv_output,), base)
+    return conv, Op(OpKind.ADD, o.add_inputs, op.outputs, o.add)
 
 
 @dataclass(frozen=True, eq=False)

@@ -142,6 +142,20 @@ class FusedActivationOptions:
 
 
 @dataclass(frozen=True)
+class ResidualConv2DOptions(Conv2DOptions):
+    """A CONV_2D fused with the residual ADD that is the only reader of its output
+    (codegen.fold.fuse_residual_adds, compiled backend; no .tflite form). The op's inputs are
+    (input, filter, bias, skip) and its output is the ADD's: the conv's int8 output
+    `conv_output` (kept in the graph for its shape and quantization, never planned) is added
+    to the skip exactly as the ADD `add_inputs` -> output with `add` did
+    (ir.graph.residual_parts rebuilds both ops)."""
+
+    conv_output: int = -1
+    add_inputs: tuple[int, int] = (-1, -1)
+    add: FusedActivationOptions = FusedActivationOptions()
+
+
+@dataclass(frozen=True)
 class ReshapeOptions:
     # The target shape when the file gives it as an option rather than a shape tensor.
     new_shape: tuple[int, ...] | None = None

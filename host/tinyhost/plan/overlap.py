@@ -31,6 +31,7 @@ from tinyhost.ir import (
     OpKind,
     Padding,
     Pool2DOptions,
+    ResidualConv2DOptions,
 )
 from tinyhost.plan.options import PlanOptions
 from tinyhost.plan.scratch import ch_mult, is_pointwise_conv, scratch_bytes
@@ -44,6 +45,7 @@ class OverlapMode(enum.Enum):
     DEPTHWISE_CHANNEL = "depthwise-channel"
     POINTWISE_PIXEL = "pointwise-pixel"
     SLIDING = "sliding"
+    RESIDUAL = "residual"
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,18 @@ OVERLAP_TABLE: tuple[OverlapRule, ...] = (
         "output pixels in ascending raster order (batch, y, x); pixel q reads only its own "
         "window and its writes may happen at any time after pixel q starts",
         "the op's ordinary scratch (scratch.py)",
+    ),
+    OverlapRule(
+        OverlapMode.RESIDUAL,
+        (OpKind.CONV_2D,),
+        (3,),
+        "inplace_elementwise",
+        "a CONV_2D fused with its residual ADD (compiled backend, codegen/fold.py): input 3 "
+        "is the skip, int8, of the output's shape",
+        "d = 0 (the sum is written over the skip)",
+        "bands of output rows in order: the band's conv output goes to scratch, then th_add_s8 "
+        "reads element i of it and of the skip before writing element i of the band",
+        "the conv's scratch plus the staged rows (scratch.py residual_scratch)",
     ),
 )
 
@@ -275,6 +289,14 @@ def op_overlaps(graph: Graph, index: int, options: PlanOptions) -> list[Overlap]
             return None
         t = op.inputs[slot]
         return None if graph.tensors[t].is_constant else t
+
+    if isinstance(op.options, ResidualConv2DOptions):  # only its skip may hold the sum
+        t = arena_input(3)
+        if (t is not None and options.rule_enabled("inplace_elementwise")
+                and graph.tensors[t].dtype == np.int8 == out.dtype
+                and tuple(graph.tensors[t].shape) == tuple(out.shape)):  # fmt: skip
+            result.append(Overlap(index, OverlapMode.RESIDUAL, t, out_t, 0, 0, 1, ordinary))
+        return result
 
     if op.kind in (OpKind.RESHAPE, OpKind.SQUEEZE, OpKind.EXPAND_DIMS) and options.rule_enabled(
         "alias"

@@ -19,6 +19,7 @@ it against the C functions of both kernel builds on random shapes.
 | SVDF (th_svdf_s8: input and newest state values, int16) | SV | SV |
 | AVERAGE_POOL_2D separable (th_avgpool_s8_scratch_size) | A | A |
 | MAX_POOL_2D separable (th_maxpool_s8_scratch_size) | X | X |
+| CONV_2D fused with its residual ADD (compiled backend) | round_up4(conv's) + W * Cout | alike |
 | everything else (elementwise, MEAN, ...), float32 | 0 | 0 |
 
 A = round_up4(2 * W * C) + 4 * C (int16 column sums, int32 channel sums) when the output has
@@ -58,7 +59,15 @@ import math
 import numpy as np
 
 from tinyhost.arith.padding import compute_window_padding
-from tinyhost.ir import Conv2DOptions, DepthwiseConv2DOptions, Graph, Op, OpKind, Pool2DOptions
+from tinyhost.ir import (
+    Conv2DOptions,
+    DepthwiseConv2DOptions,
+    Graph,
+    Op,
+    OpKind,
+    Pool2DOptions,
+    ResidualConv2DOptions,
+)
 from tinyhost.plan.options import PlanOptions
 
 
@@ -304,6 +313,19 @@ def maxpool_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
     return _ru4(w * c)
 
 
+def residual_row_bytes(graph: Graph, op: Op) -> int:
+    """One output row of a fused residual conv (ResidualConv2DOptions): W * Cout bytes."""
+    _, _, w, c = graph.tensors[op.outputs[0]].shape
+    return w * c
+
+
+def residual_scratch(conv_scratch: int, row_bytes: int, rows: int) -> int:
+    """A fused residual conv's scratch (codegen.compiled): the conv's own (each band is an
+    ordinary call of the conv variant on a run of rows, whose scratch does not depend on the
+    height), then `rows` output rows of int8 staging that the ADD then adds to the skip."""
+    return _ru4(conv_scratch) + rows * row_bytes
+
+
 def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
     """Scratch of the op's kernel (in place or not), per the table above."""
     options = options or PlanOptions()
@@ -311,6 +333,9 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
         return 0
     if graph.tensors[op.outputs[0]].dtype != np.int8:
         return 0
+    if isinstance(op.options, ResidualConv2DOptions):  # bands of one output row at least
+        conv = _conv_scratch(graph, op, options.dsp, options.mve)
+        return residual_scratch(conv, residual_row_bytes(graph, op), 1)
     if op.kind is OpKind.CONV_2D and isinstance(op.options, Conv2DOptions):
         return _conv_scratch(graph, op, options.dsp, options.mve)
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
