@@ -49,3 +49,27 @@ def fc_weights_layout(w: np.ndarray, interleaved: bool) -> np.ndarray:
     if interleaved:
         return interleave_filter(w, FC_BLOCK)
     return np.ascontiguousarray(w, np.int8).reshape(-1)
+
+
+def round_up8(k: int) -> int:
+    return (k + 7) & ~7
+
+
+def s4_rows(matrix: np.ndarray) -> np.ndarray:
+    """[Cout, K] int4 values (int8 in [-8, 7]) -> the packed rows the th_*_s4 kernels read
+    (th_nn.h "INT4", every build): each row zero-padded to round_up8(K) values, two per byte
+    in TFLite's nibble order (value 2i in the low nibble of byte i)."""
+    m = np.asarray(matrix, np.int8)
+    cout, k = m.shape
+    padded = np.zeros((cout, round_up8(k)), np.uint8)
+    padded[:, :k] = m.astype(np.uint8) & 0xF
+    return (padded[:, 0::2] | (padded[:, 1::2] << 4)).reshape(-1)
+
+
+def s4_filter_rows(w: np.ndarray, depthwise: bool) -> np.ndarray:
+    """The packed int4 rows of a CONV_2D filter (OHWI: one row per output channel) or a
+    DEPTHWISE_CONV_2D filter ([1, KH, KW, C]: channel c's KH*KW taps as row c)."""
+    a = np.asarray(w, np.int8)
+    if depthwise:
+        return s4_rows(a.reshape(-1, a.shape[-1]).T)
+    return s4_rows(a.reshape(a.shape[0], -1))
