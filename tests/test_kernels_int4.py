@@ -149,6 +149,9 @@ def test_conv_s4_matches_int8(kern4, depthwise):
 
 
 def test_s4_rows_layout():
-    """The packed layout: TFLite's nibble order, rows padded to 8 values."""
-    w = np.array([[1, -2, 7], [-8, 0, 3]], np.int8)
-    assert s4_rows(w).tolist() == [0xE1, 0x07, 0, 0, 0x08, 0x03, 0, 0]
+    """The packed layout (th_nn_s4.h): rows padded to 8 values, two per byte low nibble
+    first, nibble p of a group holding value (p's bits reversed): 0 4 2 6 1 5 3 7."""
+    w = np.array([[1, -2, 7, 0, 0, 0, 0, 0, 5], [-8, 0, 3, 0, 0, 0, 0, 0, 0]], np.int8)
+    got = s4_rows(w).reshape(2, 8)
+    assert got[0].tolist() == [0x01, 0x07, 0x0E, 0, 0x05, 0, 0, 0]
+    assert got[1].tolist() == [0x08, 0x03, 0, 0, 0, 0, 0, 0]

@@ -1,6 +1,7 @@
 /* th_conv_s4: CONV_2D (no groups) with packed int4 filters (th_nn_s4.h): one int16 im2col
  * column per output pixel, then two output channels per dot product pass. */
 #include <stddef.h>
+#include <string.h>
 
 #include "th_nn.h"
 #include "th_nn_s4.h"
@@ -33,7 +34,7 @@ th_status th_conv_s4(const th_context *ctx, const th_conv_params *params,
     if (k_total > TH_S4_MAX_K) {
         return TH_ERR_UNSUPPORTED;
     }
-    const int32_t kp = th_s4_round_up8((int32_t)k_total), row_bytes = kp / 2;
+    const int32_t kp = th_s4_round_up8((int32_t)k_total);
     status = th_nn_check_scratch(ctx, 2 * kp);
     if (status != TH_OK) {
         return status;
@@ -46,41 +47,24 @@ th_status th_conv_s4(const th_context *ctx, const th_conv_params *params,
             const int32_t y0 = oy * params->stride.h - params->padding.h;
             for (int32_t ox = 0; ox < output_dims->w; ox++) {
                 const int32_t x0 = ox * params->stride.w - params->padding.w;
-                int32_t k = 0;
+                int16_t *dst = col;
                 for (int32_t ky = 0; ky < k_h; ky++) {
                     const int32_t iy = y0 + ky * params->dilation.h;
-                    for (int32_t kx = 0; kx < k_w; kx++) {
+                    for (int32_t kx = 0; kx < k_w; kx++, dst += cin) {
                         const int32_t ix = x0 + kx * params->dilation.w;
                         if (iy < 0 || iy >= in_h || ix < 0 || ix >= in_w) {
-                            for (int32_t ic = 0; ic < cin; ic++, k++) {
-                                col[th_s4_slot(k)] = 0;
-                            }
+                            memset(dst, 0, (size_t)cin * sizeof *dst);
                             continue;
                         }
                         const int8_t *px = in_b + ((int64_t)iy * in_w + ix) * cin;
-                        for (int32_t ic = 0; ic < cin; ic++, k++) {
-                            col[th_s4_slot(k)] = (int16_t)(px[ic] + params->input_offset);
+                        for (int32_t ic = 0; ic < cin; ic++) {
+                            dst[ic] = (int16_t)(px[ic] + params->input_offset);
                         }
                     }
                 }
-                for (; k < kp; k++) {
-                    col[th_s4_slot(k)] = 0;
-                }
-                for (int32_t c = 0; c < cout; c += 2) {
-                    const int32_t pair = c + 1 < cout;
-                    int32_t acc[2] = {0, 0};
-                    th_nn_s4_dot(col, filter + (int64_t)c * row_bytes,
-                                 pair ? filter + (int64_t)(c + 1) * row_bytes : NULL, kp,
-                                 &acc[0], &acc[1]);
-                    for (int32_t j = 0; j <= pair; j++) {
-                        const int32_t a =
-                            bias != NULL ? th_add_wrap(acc[j], bias[c + j]) : acc[j];
-                        y[c + j] = th_out_s8(th_requantize(a, quant->multiplier[c + j],
-                                                           quant->shift[c + j]),
-                                             params->output_offset, params->activation.min,
-                                             params->activation.max);
-                    }
-                }
+                memset(dst, 0, (size_t)(kp - k_total) * sizeof *dst);
+                th_nn_s4_channels(col, filter, kp, 0, cout, bias, quant,
+                                  params->output_offset, &params->activation, y);
                 y += cout;
             }
         }

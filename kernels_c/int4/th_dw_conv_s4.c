@@ -31,14 +31,14 @@ th_status th_dw_conv_s4(const th_context *ctx, const th_dw_conv_params *params,
     if ((int64_t)k_h * k_w > TH_S4_MAX_K) {
         return TH_ERR_UNSUPPORTED;
     }
-    const int32_t kp = th_s4_round_up8(k_h * k_w), row_bytes = kp / 2;
+    const int32_t kp = th_s4_round_up8(k_h * k_w);
     status = th_nn_check_scratch(ctx, 2 * kp);
     if (status != TH_OK) {
         return status;
     }
     int16_t *col = (int16_t *)ctx->buf;
     for (int32_t k = k_h * k_w; k < kp; k++) {
-        col[th_s4_slot(k)] = 0;
+        col[k] = 0;
     }
     int8_t *y = output;
     for (int32_t b = 0; b < output_dims->n; b++) {
@@ -54,28 +54,14 @@ th_status th_dw_conv_s4(const th_context *ctx, const th_dw_conv_params *params,
                         for (int32_t kx = 0; kx < k_w; kx++, k++) {
                             const int32_t ix = x0 + kx * params->dilation.w;
                             const int inside = iy >= 0 && iy < in_h && ix >= 0 && ix < in_w;
-                            col[th_s4_slot(k)] =
+                            col[k] =
                                 (int16_t)(inside ? in_b[((int64_t)iy * in_w + ix) * cin + ic] +
                                                        params->input_offset
                                                  : 0);
                         }
                     }
-                    for (int32_t m = 0; m < mult; m += 2) {
-                        const int32_t c = ic * mult + m;
-                        const int32_t pair = m + 1 < mult;
-                        int32_t acc[2] = {0, 0};
-                        th_nn_s4_dot(col, filter + (int64_t)c * row_bytes,
-                                     pair ? filter + (int64_t)(c + 1) * row_bytes : NULL, kp,
-                                     &acc[0], &acc[1]);
-                        for (int32_t j = 0; j <= pair; j++) {
-                            const int32_t a =
-                                bias != NULL ? th_add_wrap(acc[j], bias[c + j]) : acc[j];
-                            y[c + j] = th_out_s8(th_requantize(a, quant->multiplier[c + j],
-                                                               quant->shift[c + j]),
-                                                 params->output_offset, params->activation.min,
-                                                 params->activation.max);
-                        }
-                    }
+                    th_nn_s4_channels(col, filter, kp, ic * mult, mult, bias, quant,
+                                      params->output_offset, &params->activation, y);
                 }
                 y += cout;
             }

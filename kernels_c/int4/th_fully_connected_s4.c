@@ -37,27 +37,13 @@ th_status th_fully_connected_s4(const th_context *ctx, const th_fc_params *param
         return status;
     }
     int16_t *col = (int16_t *)ctx->buf;
-    const int32_t row_bytes = kp / 2;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *x = input + (int64_t)b * cin;
-        int8_t *y = output + (int64_t)b * cout;
         for (int32_t k = 0; k < kp; k++) {
-            col[th_s4_slot(k)] = (int16_t)(k < cin ? x[k] + params->input_offset : 0);
+            col[k] = (int16_t)(k < cin ? x[k] + params->input_offset : 0);
         }
-        for (int32_t c = 0; c < cout; c += 2) {
-            const int32_t pair = c + 1 < cout;
-            int32_t acc[2] = {0, 0};
-            th_nn_s4_dot(col, filter + (int64_t)c * row_bytes,
-                         pair ? filter + (int64_t)(c + 1) * row_bytes : NULL, kp, &acc[0],
-                         &acc[1]);
-            for (int32_t j = 0; j <= pair; j++) {
-                const int32_t a = bias != NULL ? th_add_wrap(acc[j], bias[c + j]) : acc[j];
-                y[c + j] = th_out_s8(th_requantize(a, quant->multiplier[c + j],
-                                                   quant->shift[c + j]),
-                                     params->output_offset, params->activation.min,
-                                     params->activation.max);
-            }
-        }
+        th_nn_s4_channels(col, filter, kp, 0, cout, bias, quant, params->output_offset,
+                          &params->activation, output + (int64_t)b * cout);
     }
     return TH_OK;
 }
