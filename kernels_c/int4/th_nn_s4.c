@@ -60,21 +60,30 @@ TH_INLINE void s4_dot(const int16_t *col, const uint8_t *row_a, const uint8_t *r
 }
 #endif
 
+TH_INLINE int8_t s4_out(int32_t acc, const int32_t *bias, int32_t c, const int32_t *mult,
+                        const int32_t *shift, int32_t output_offset, int32_t lo, int32_t hi)
+{
+    const int32_t a = bias != NULL ? th_add_wrap(acc, bias[c]) : acc;
+    return (int8_t)th_clamp(th_requantize_s8(a, mult[c], shift[c], output_offset), lo, hi);
+}
+
 void th_nn_s4_channels(const int16_t *col, const uint8_t *filter, int32_t kp, int32_t first,
                        int32_t count, const int32_t *bias, const th_per_channel_quant *quant,
                        int32_t output_offset, const th_activation *act, int8_t *y)
 {
-    const int32_t row_bytes = kp / 2, end = first + count;
-    for (int32_t c = first; c < end; c += 2) {
-        const int32_t pair = c + 1 < end;
-        int32_t acc[2] = {0, 0};
-        s4_dot(col, filter + (int64_t)c * row_bytes,
-                     pair ? filter + (int64_t)(c + 1) * row_bytes : NULL, kp, &acc[0], &acc[1]);
-        for (int32_t j = 0; j <= pair; j++) {
-            const int32_t a = bias != NULL ? th_add_wrap(acc[j], bias[c + j]) : acc[j];
-            const int32_t r =
-                th_requantize_s8(a, quant->multiplier[c + j], quant->shift[c + j], output_offset);
-            y[c + j] = (int8_t)th_clamp(r, act->min, act->max);
-        }
+    const int32_t row_bytes = kp / 2, end = first + count, lo = act->min, hi = act->max;
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    const uint8_t *row = filter + (int64_t)first * row_bytes;
+    int32_t c = first;
+    for (; c + 1 < end; c += 2, row += 2 * row_bytes) {
+        int32_t a = 0, b = 0;
+        s4_dot(col, row, row + row_bytes, kp, &a, &b);
+        y[c] = s4_out(a, bias, c, mult, shift, output_offset, lo, hi);
+        y[c + 1] = s4_out(b, bias, c + 1, mult, shift, output_offset, lo, hi);
+    }
+    if (c < end) {
+        int32_t a = 0, unused = 0;
+        s4_dot(col, row, NULL, kp, &a, &unused);
+        y[c] = s4_out(a, bias, c, mult, shift, output_offset, lo, hi);
     }
 }
