@@ -47,9 +47,22 @@ th_status th_dw_conv_s4(const th_context *ctx, const th_dw_conv_params *params,
             const int32_t y0 = oy * params->stride.h - params->padding.h;
             for (int32_t ox = 0; ox < output_dims->w; ox++) {
                 const int32_t x0 = ox * params->stride.w - params->padding.w;
+                /* Interior pixels (the whole window inside) read without bound checks. */
+                const int interior = y0 >= 0 && y0 + (k_h - 1) * params->dilation.h < in_h &&
+                                     x0 >= 0 && x0 + (k_w - 1) * params->dilation.w < in_w;
+                const int64_t row_step = (int64_t)params->dilation.h * in_w * cin;
+                const int64_t col_step = (int64_t)params->dilation.w * cin;
                 for (int32_t ic = 0; ic < cin; ic++) {
                     int32_t k = 0;
-                    for (int32_t ky = 0; ky < k_h; ky++) {
+                    if (interior) {
+                        const int8_t *row = in_b + ((int64_t)y0 * in_w + x0) * cin + ic;
+                        for (int32_t ky = 0; ky < k_h; ky++, row += row_step) {
+                            for (int32_t kx = 0; kx < k_w; kx++, k++) {
+                                col[k] = (int16_t)(row[kx * col_step] + params->input_offset);
+                            }
+                        }
+                    }
+                    for (int32_t ky = 0; ky < k_h && !interior; ky++) {
                         const int32_t iy = y0 + ky * params->dilation.h;
                         for (int32_t kx = 0; kx < k_w; kx++, k++) {
                             const int32_t ix = x0 + kx * params->dilation.w;
