@@ -51,6 +51,7 @@ from tinyhost.codegen.lower import (
     CopyParams,
     FillParams,
     GatherParams,
+    Int4Params,
     LutParams,
     MatMulParams,
     MinMaxParams,
@@ -537,6 +538,42 @@ class _Model:
                 f"{self.pointer(bias, 'int64_t')}, &out, "
                 f"{self.pointer(out, 'int16_t', const=False)});")
 
+    def s4(self, call: Call, i: int) -> str:
+        """th_conv_s4 / th_dw_conv_s4 / th_fully_connected_s4: the packed int4 rows as a
+        uint8_t array (th_nn.h "INT4"), per-channel arrays, the weight tensor not emitted."""
+        p = call.params
+        assert isinstance(p, Int4Params)
+        base, shape = p.base, p.filter_shape
+        x, bias, out = call.inputs[0], call.inputs[2], call.outputs[0]
+        w = self.array(f"op{i}_weights_s4", call.arrays["weights"])
+        mult = self.array(f"op{i}_multiplier", call.arrays["multiplier"])
+        shift = self.array(f"op{i}_shift", call.arrays["shift"])
+        act = f"{{{base.act_min}, {base.act_max}}}"
+        if isinstance(base, FullyConnectedParams):
+            cout, cin = int(shape[0]), int(shape[-1])
+            batches = int(np.prod(self.graph.tensors[x].shape)) // cin
+            head = (f"    static const th_fc_params params = {{{base.input_offset}, 0, "
+                    f"{base.output_offset}, {act}}};\n"
+                    f"    static const th_dims in = {{{batches}, 1, 1, {cin}}}, filter = "
+                    f"{{{cout}, 1, 1, {cin}}}, out = {{{batches}, 1, 1, {cout}}};\n")
+        else:
+            dw = call.function == "th_dw_conv_s4"
+            ptype = "th_dw_conv_params" if dw else "th_conv_params"
+            fields = (f"{base.input_offset}, {base.output_offset}, "
+                      + (f"{base.ch_mult}, " if dw else "")
+                      + f"{{{base.stride_h}, {base.stride_w}}}, "
+                      f"{{{base.pad_top}, {base.pad_left}}}, "
+                      f"{{{base.dilation_h}, {base.dilation_w}}}, {act}")  # fmt: skip
+            head = (f"    static const {ptype} params = {{{fields}}};\n"
+                    f"    static const th_dims in = {self.dims4(x)}, filter = "
+                    f"{{{', '.join(map(str, shape))}}}, out = {self.dims4(out)};\n")
+        return (f"{self.context(call.op)}\n" + head
+                + f"    static const th_per_channel_quant quant = {{{mult}, {shift}}};\n"
+                f"    return {call.function}(&ctx, &params, &quant, &in, "
+                f"{self.pointer(x, 'int8_t')}, &filter, {w}, "
+                f"{self.pointer(bias, 'int32_t')}, &out, "
+                f"{self.pointer(out, 'int8_t', const=False)});")
+
     def body(self, call: Call, source_op: int) -> tuple[str, str]:
         """(C statements of op_<index>(), a note for its comment)."""
         p, i = call.params, source_op  # arrays and comments use the user's op numbers
@@ -544,6 +581,8 @@ class _Model:
         y = self.pointer(out, "int8_t", const=False)
         if call.function in _S16X8:
             return self.s16x8(call, i), ""
+        if isinstance(p, Int4Params):
+            return self.s4(call, i), ""
         if isinstance(p, ConvParams):
             return self.conv(call, p, i)
         if isinstance(p, FullyConnectedParams):

@@ -42,6 +42,7 @@ from tinyhost.codegen.lower import (
     Call,
     ConcatParams,
     GatherParams,
+    Int4Params,
     LutParams,
     MatMulParams,
     PackParams,
@@ -206,6 +207,17 @@ ADAPTERS: tuple[Adapter, ...] = (
              "forget_cell_shift", "input_cell_multiplier", "input_cell_shift",
              "hidden_multiplier", "hidden_shift", "input_weights", "recurrent_weights",
              "bias"), "LSTM"),
+    # Packed int4 weights of issue 17 (ids 110-119; ops_int4.c): the weights are a
+    # constants-section array of packed rows (th_nn.h "INT4"), not a tensor; the filter's
+    # spatial size and FC's Cin are words.
+    Adapter(110, "conv2d_s4", "ops_int4.c", ("th_conv_s4", "th_conv_s4_scratch_size"),
+            (*_CONV, "filter_h", "filter_w", "weights"), "CONV2D_S4"),
+    Adapter(111, "dwconv2d_s4", "ops_int4.c", ("th_dw_conv_s4", "th_dw_conv_s4_scratch_size"),
+            (*_CONV, "ch_mult", "filter_h", "filter_w", "weights"), "DWCONV2D_S4"),
+    Adapter(112, "fc_s4", "ops_int4.c",
+            ("th_fully_connected_s4", "th_fully_connected_s4_scratch_size"),
+            ("input_offset", "output_offset", "act_min", "act_max", "multiplier", "shift",
+             "cin", "weights"), "FC_S4"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -248,6 +260,9 @@ _ADAPTER_OF = {
     "th_requantize_s8_s16": "requantize_s8_s16",
     "th_requantize_s16_s8": "requantize_s16_s8",
     "th_lstm_s8": "lstm_s8",
+    "th_conv_s4": "conv2d_s4",
+    "th_dw_conv_s4": "dwconv2d_s4",
+    "th_fully_connected_s4": "fc_s4",
     "copy": "copy",
     "th_split_s8": "split_s8",
     "th_gather_s8": "gather_s8",
@@ -278,6 +293,15 @@ def _rank6(values: tuple[int, ...], fill: int) -> list[int]:
 def _fields(call: Call) -> dict[str, Word]:
     """The call's parameters by word name (before ordering)."""
     p = call.params
+    if isinstance(p, Int4Params):
+        shape = p.filter_shape
+        words = _fields(Call(call.op, call.function, call.inputs, call.outputs, p.base,
+                             {k: v for k, v in call.arrays.items() if k != "weights"}))
+        words.update({"multiplier": ConstRef("multiplier"), "shift": ConstRef("shift"),
+                      "filter_h": shape[1] if len(shape) == 4 else 1,
+                      "filter_w": shape[2] if len(shape) == 4 else 1, "cin": shape[-1],
+                      "weights": ConstRef("weights")})  # fmt: skip
+        return words
     if isinstance(p, ConvParams):
         return {"input_offset": p.input_offset, "output_offset": p.output_offset,
                 "stride_h": p.stride_h, "stride_w": p.stride_w, "pad_top": p.pad_top,

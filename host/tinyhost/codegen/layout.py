@@ -49,3 +49,35 @@ def fc_weights_layout(w: np.ndarray, interleaved: bool) -> np.ndarray:
     if interleaved:
         return interleave_filter(w, FC_BLOCK)
     return np.ascontiguousarray(w, np.int8).reshape(-1)
+
+
+def round_up8(k: int) -> int:
+    return (k + 7) & ~7
+
+
+# Nibble p of each group of eight holds value S4_ORDER[p] of the group (p's three bits
+# reversed), so that one word unpacks into the int16 pairs (v0, v1), (v2, v3), (v4, v5),
+# (v6, v7) by two masks and SXTB16 / SXTB16 ROR 8 (th_nn_s4.h).
+S4_ORDER = (0, 4, 2, 6, 1, 5, 3, 7)
+
+
+def s4_rows(matrix: np.ndarray) -> np.ndarray:
+    """[Cout, K] int4 values (int8 in [-8, 7]) -> the packed rows the th_*_s4 kernels read
+    (th_nn.h "INT4", every build): each row zero-padded to round_up8(K) values, two per byte
+    (nibble 2i low, 2i + 1 high, as TFLite), the values of each group of eight in S4_ORDER."""
+    m = np.asarray(matrix, np.int8)
+    cout, k = m.shape
+    kp = round_up8(k)
+    padded = np.zeros((cout, kp), np.uint8)
+    padded[:, :k] = m.astype(np.uint8) & 0xF
+    nibbles = padded.reshape(cout, kp // 8, 8)[:, :, list(S4_ORDER)].reshape(cout, kp)
+    return (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).reshape(-1)
+
+
+def s4_filter_rows(w: np.ndarray, depthwise: bool) -> np.ndarray:
+    """The packed int4 rows of a CONV_2D filter (OHWI: one row per output channel) or a
+    DEPTHWISE_CONV_2D filter ([1, KH, KW, C]: channel c's KH*KW taps as row c)."""
+    a = np.asarray(w, np.int8)
+    if depthwise:
+        return s4_rows(a.reshape(-1, a.shape[-1]).T)
+    return s4_rows(a.reshape(a.shape[0], -1))

@@ -55,6 +55,7 @@ from tinyhost.arith.reduce import MeanParams, mean_params
 from tinyhost.arith.resize import bilinear_axis, bilinear_in_range, nearest_indices
 from tinyhost.arith.softmax16 import Softmax16Params, softmax16_luts, softmax16_params
 from tinyhost.arith.svdf import SvdfParams, svdf_params
+from tinyhost.codegen.layout import s4_filter_rows, s4_rows
 from tinyhost.codegen.lut import op_table
 from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import (
@@ -74,6 +75,7 @@ from tinyhost.ir import (
 )
 from tinyhost.passes.axes import gather_axes
 from tinyhost.passes.validate import check_graph
+from tinyhost.plan.scratch import s4_kernel
 from tinyhost.reference.ops.shape import check_same_quantization, dense_spec, slice_bounds
 
 MAX_RANK = 6  # th_nn.h TH_MAX_RANK: data-movement kernels take up to 6 dimensions
@@ -88,6 +90,16 @@ ADD_TABLE_MIN_ELEMENTS = 128
 
 
 # --- parameter records of the calls that have no arith dataclass ----------------------------
+
+
+@dataclass(frozen=True)
+class Int4Params:
+    """th_conv_s4 / th_dw_conv_s4 / th_fully_connected_s4: the int8 kernel's parameters, the
+    weight tensor's shape (the call does not read the tensor: its packed rows are
+    `Call.arrays["weights"]`, codegen/layout.py s4_rows)."""
+
+    base: ConvParams | FullyConnectedParams
+    filter_shape: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -211,6 +223,7 @@ CallParams = (
     | RequantizeParams | MinMaxParams | PreluParams | FillParams | SplitParams | PackParams
     | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams | Softmax16Params
     | ResidualParams
+    | Int4Params
 )  # fmt: skip
 
 
@@ -221,7 +234,8 @@ class Call:
     `function` is the kernels_c entry point (`copy` for RESHAPE/SQUEEZE/EXPAND_DIMS, a plain
     byte copy).
     `inputs` keep the op's positions (None for an absent optional operand, e.g. no bias),
-    except th_lstm_s8's: (input, hidden state, cell state), its constants in `arrays`.
+    except th_lstm_s8's: (input, hidden state, cell state), its constants in `arrays`, and
+    the int4 kernels' (th_*_s4): (input, None, bias), the packed weights in `arrays`.
     """
 
     op: int  # index of the op in graph.ops
@@ -273,9 +287,32 @@ def _lower_residual(graph: Graph, index: int, op: Op) -> Call:
                 ResidualParams(replace(conv, op=index), replace(add, op=index), slot))
 
 
+def _lower_s4(graph: Graph, index: int, op: Op,
+              p: ConvParams | FullyConnectedParams) -> Call:
+    """Packed int4 weights kept packed (plan.scratch.s4_kernel): per-channel arrays always
+    (a per-tensor pair repeated), the weights as packed rows in `arrays`."""
+    w = graph.tensors[op.inputs[1]]
+    data = np.asarray(w.data, np.int8)
+    bias = op.inputs[2] if len(op.inputs) > 2 else None
+    if op.kind is OpKind.FULLY_CONNECTED:
+        function, rows = "th_fully_connected_s4", s4_rows(data)
+    elif op.kind is OpKind.DEPTHWISE_CONV_2D:
+        function, rows = "th_dw_conv_s4", s4_filter_rows(data, True)
+    else:
+        function, rows = "th_conv_s4", s4_filter_rows(data, False)
+    cout = graph.tensors[op.outputs[0]].shape[-1]
+    multiplier = np.broadcast_to(np.asarray(p.out_multiplier).reshape(-1), (cout,))
+    shift = np.broadcast_to(np.asarray(p.out_shift).reshape(-1), (cout,))
+    arrays = {**_requant_arrays(multiplier, shift), "weights": rows}
+    return Call(index, function, (op.inputs[0], None, bias), (op.outputs[0],),
+                Int4Params(p, tuple(int(d) for d in w.shape)), arrays)
+
+
 def _lower_conv(graph: Graph, index: int, op: Op) -> Call:
     if isinstance(op.options, ResidualConv2DOptions):
         return _lower_residual(graph, index, op)
+    if s4_kernel(graph, op):
+        return _lower_s4(graph, index, op, conv_arith.conv_params(graph, op))
     s16 = conv_arith.is_16x8(graph, op)  # int16 activations: th_conv_s16 / th_dw_conv_s16
     if not s16:
         _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
@@ -290,6 +327,8 @@ def _lower_conv(graph: Graph, index: int, op: Op) -> Call:
 
 def _lower_fc(graph: Graph, index: int, op: Op) -> Call:
     p = conv_arith.fully_connected_params(graph, op)
+    if s4_kernel(graph, op) and p.filter_offset == 0:
+        return _lower_s4(graph, index, op, p)
     bias = op.inputs[2] if len(op.inputs) > 2 else None
     if conv_arith.is_16x8(graph, op):  # per-channel multipliers always (arith)
         return Call(index, "th_fully_connected_s16", (op.inputs[0], op.inputs[1], bias),

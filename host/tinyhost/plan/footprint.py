@@ -69,7 +69,7 @@ def flash_usage(graph: Graph) -> FlashUsage:
             filt = graph.tensors[op.inputs[1]]
             if out.dtype == np.int8 and filt.quant is not None:
                 channels = filt.quant.scale.size
-                if op.kind is not OpKind.FULLY_CONNECTED and channels == 1:
+                if channels == 1 and (op.kind is not OpKind.FULLY_CONNECTED or filt.packed_int4):
                     channels = out.shape[-1]  # per-tensor weights still get one entry per channel
                 requant += REQUANT_BYTES_PER_CHANNEL * channels
             continue
@@ -104,5 +104,18 @@ def flash_usage(graph: Graph) -> FlashUsage:
         if first is not None and graph.tensors[first].dtype == np.int8:
             requant += REQUANT_BYTES_PER_CHANNEL * _RESCALES.get(op.kind, 0)
     other -= weights | biases
-    size = lambda ts: sum(graph.tensors[t].size_bytes for t in ts)  # noqa: E731
+    depthwise = {op.inputs[1] for op in graph.ops if op.kind is OpKind.DEPTHWISE_CONV_2D}
+    size = lambda ts: sum(_stored_bytes(graph, t, t in depthwise) for t in ts)  # noqa: E731
     return FlashUsage(size(weights), size(biases - weights), requant, size(other))
+
+
+def _stored_bytes(graph: Graph, t: int, depthwise: bool) -> int:
+    """A constant's bytes on the device: packed int4 weights as the int4 kernels' rows
+    (codegen/layout.py s4_rows: round_up8(K) values per row, two per byte)."""
+    tensor = graph.tensors[t]
+    if not tensor.packed_int4 or tensor.data is None or tensor.data.ndim not in (2, 4):
+        return tensor.size_bytes
+    shape = tensor.shape  # depthwise [1, KH, KW, C]: one row of KH * KW per channel
+    rows, k = (shape[3], shape[1] * shape[2]) if depthwise else (
+        shape[0], int(np.prod(shape[1:])))
+    return int(rows) * ((int(k) + 7) // 8 * 4)

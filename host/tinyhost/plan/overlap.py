@@ -34,7 +34,7 @@ from tinyhost.ir import (
     ResidualConv2DOptions,
 )
 from tinyhost.plan.options import PlanOptions
-from tinyhost.plan.scratch import ch_mult, is_pointwise_conv, scratch_bytes
+from tinyhost.plan.scratch import ch_mult, is_pointwise_conv, s4_kernel, scratch_bytes
 
 UNBOUNDED = 1 << 62
 
@@ -278,7 +278,7 @@ def op_overlaps(graph: Graph, index: int, options: PlanOptions) -> list[Overlap]
     """Every overlap the table allows for op `index` (the input's death is checked by callers)."""
     op = graph.ops[index]
     result: list[Overlap] = []
-    if not op.outputs:
+    if not op.outputs or s4_kernel(graph, op):  # the int4 kernels declare no aliasing
         return result
     out_t = op.outputs[0]
     out = graph.tensors[out_t]

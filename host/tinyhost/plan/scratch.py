@@ -20,6 +20,7 @@ it against the C functions of both kernel builds on random shapes.
 | AVERAGE_POOL_2D separable (th_avgpool_s8_scratch_size) | A | A |
 | MAX_POOL_2D separable (th_maxpool_s8_scratch_size) | X | X |
 | CONV_2D fused with its residual ADD (compiled backend) | round_up4(conv's) + W * Cout | alike |
+| CONV, DEPTHWISE, FC with packed int4 weights (`s4_kernel`) | 2 * round_up8(K) | same |
 | everything else (elementwise, MEAN, ...), float32 | 0 | 0 |
 
 A = round_up4(2 * W * C) + 4 * C (int16 column sums, int32 channel sums) when the output has
@@ -42,6 +43,8 @@ one input channel's outputs, in the frame (A, B) = (H, W) or (W, H) that stages 
 column; PL = round_up2(KA * ceil(N / KA)), N = the largest
 ((o0 * SB) // DB + SB' * (n - 1)) * KA + 2 * KP over the P = DB / gcd(SB, DB) output phases o0
 (n = their output count rounded up to a multiple of four, SB' = SB / gcd).
+K of the int4 kernels (th_*_s4, one staged int16 column): KH * KW * Cin (CONV_2D), KH * KW
+(DEPTHWISE_CONV_2D), Cin (FULLY_CONNECTED).
 S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
 
 Helium build (`PlanOptions.mve`, with `dsp`; th_nn_mve_s8.c): every CONV_2D without groups (1x1,
@@ -282,7 +285,7 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     (th_dw_conv_general_s8_scratch_size_fast). The kernel picks the path from the scratch size it
     is given; codegen gives it where the planned arena has that much room free (no growth)."""
     options = options or PlanOptions()
-    if not options.dsp or not _is_int8(graph, op) or not op.outputs:
+    if not options.dsp or not _is_int8(graph, op) or not op.outputs or s4_kernel(graph, op):
         return 0
     if graph.tensors[op.outputs[0]].dtype != np.int8:
         return 0
@@ -324,6 +327,35 @@ def residual_scratch(conv_scratch: int, row_bytes: int, rows: int) -> int:
     ordinary call of the conv variant on a run of rows, whose scratch does not depend on the
     height), then `rows` output rows of int8 staging that the ADD then adds to the skip."""
     return _ru4(conv_scratch) + rows * row_bytes
+S4_MAX_K = 65536  # th_nn_s4.h TH_S4_MAX_K
+
+
+def s4_taps(graph: Graph, op: Op) -> int:
+    """K of an op's int4 kernel: the values of one packed weight row."""
+    shape = graph.tensors[op.inputs[1]].shape
+    if op.kind is OpKind.DEPTHWISE_CONV_2D:
+        return int(shape[1] * shape[2])
+    return int(np.prod(shape[1:]))
+
+
+def s4_kernel(graph: Graph, op: Op) -> bool:
+    """Whether the device runs the op with packed int4 weights (th_conv_s4, th_dw_conv_s4,
+    th_fully_connected_s4): int8 activations, constant weights the model stores as int4
+    (`Tensor.packed_int4`), no groups, symmetric weights, K <= S4_MAX_K. Otherwise the weights
+    are unpacked to int8 and the int8 kernels run (the lowering asks this too)."""
+    if op.kind not in (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CONNECTED):
+        return False
+    if len(op.inputs) < 2 or op.inputs[1] is None or not op.outputs:
+        return False
+    w = graph.tensors[op.inputs[1]]
+    if not w.packed_int4 or w.data is None or w.data.ndim not in (2, 4) or not _is_int8(
+            graph, op) or graph.tensors[op.outputs[0]].dtype != np.int8:
+        return False
+    if op.kind is OpKind.CONV_2D and graph.tensors[op.inputs[0]].shape[-1] != w.shape[-1]:
+        return False  # grouped
+    if w.quant is not None and np.any(np.asarray(w.quant.zero_point) != 0):
+        return False
+    return s4_taps(graph, op) <= S4_MAX_K
 
 
 def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> int:
@@ -336,6 +368,8 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
     if isinstance(op.options, ResidualConv2DOptions):  # bands of one output row at least
         conv = _conv_scratch(graph, op, options.dsp, options.mve)
         return residual_scratch(conv, residual_row_bytes(graph, op), 1)
+    if s4_kernel(graph, op):
+        return 2 * ((s4_taps(graph, op) + 7) & ~7)
     if op.kind is OpKind.CONV_2D and isinstance(op.options, Conv2DOptions):
         return _conv_scratch(graph, op, options.dsp, options.mve)
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
