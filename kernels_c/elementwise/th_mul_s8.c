@@ -1,6 +1,7 @@
 /* th_mul_s8: int8 MUL as TFLite Micro's reference: (x1 + offset1) * (x2 + offset2)
  * requantized with one multiplier (double rounding, the shift may be a left shift),
- * + output offset, clamped. NumPy broadcasting as th_add_s8. */
+ * + output offset, clamped. NumPy broadcasting as th_add_s8. MVE builds: four products at
+ * a time, th_mve_requantize (exact for every multiplier >= 0 and shift in [-31, 30]). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -79,7 +80,44 @@ TH_INLINE void mul_row_t(const mul_consts *k, const int8_t *a, int32_t step_a, c
     }
 }
 
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+/* One row on MVE: out[i] = requantized (a[i * sa] + oa) * (b[i * sb] + ob), four lanes at a
+ * time (tail predicated); each group of four written after its inputs are read. */
+__attribute__((noinline)) static void mve_row(const mul_consts *k, const int8_t *a,
+                                              int32_t step_a, const int8_t *b,
+                                              int32_t step_b, int32_t n, int8_t *out)
+{
+    th_mve_out o;
+    o.output_offset = k->out_offset;
+    o.act_min = k->act_min;
+    o.act_max = k->act_max;
+    const int32x4_t m = vdupq_n_s32(k->multiplier), sh = vdupq_n_s32(k->shift);
+    if (step_a == 0 || step_b == 0) {
+        const int32_t f = step_a == 0 ? a[0] + k->in1_offset : b[0] + k->in2_offset;
+        const int8_t *x = step_a == 0 ? b : a;
+        const int32_t ox = step_a == 0 ? k->in2_offset : k->in1_offset;
+        const int32_t nn = step_a == 0 && step_b == 0 ? 1 : n;
+        const int32x4_t vf = vdupq_n_s32(f);
+        for (int32_t i = 0; i < nn; i += 4) {
+            const mve_pred16_t p = vctp32q((uint32_t)(nn - i));
+            const int32x4_t v = vmulq_s32(vaddq_n_s32(vldrbq_z_s32(x + i, p), ox), vf);
+            vstrbq_p_s32(out + i, th_mve_requantize(v, m, sh, &o), p);
+        }
+        if (nn < n) {
+            th_nn_mve_fill(out + 1, out[0], n - 1);
+        }
+        return;
+    }
+    for (int32_t i = 0; i < n; i += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const int32x4_t va = vaddq_n_s32(vldrbq_z_s32(a + i, p), k->in1_offset);
+        const int32x4_t vb = vaddq_n_s32(vldrbq_z_s32(b + i, p), k->in2_offset);
+        vstrbq_p_s32(out + i, th_mve_requantize(vmulq_s32(va, vb), m, sh, &o), p);
+    }
+}
+#endif
+
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 /* The DSP rows: x advancing (offset ox), y advancing too (same) or a constant factor f
  * (bcast); clamp (a constant after inlining): the activation range is narrower than int8's
  * (th_fast_rq_apply saturates to int8 already). Kept out of line: their own registers. */
@@ -113,6 +151,7 @@ FAST_ROWS(fast_bcast_clamp, 1, 1)
 #undef FAST_ROWS
 #endif
 
+#if !TH_NN_MVE
 /* The exact rows (any multiplier and shift), out of line: their own registers. */
 __attribute__((noinline)) static void exact_row(const mul_consts *k, const int8_t *a,
                                                 int32_t step_a, const int8_t *b,
@@ -121,9 +160,14 @@ __attribute__((noinline)) static void exact_row(const mul_consts *k, const int8_
     mul_row_t(k, a, step_a, b, step_b, n, out, 0);
 }
 
+#endif
+
 static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
 {
+#if TH_NN_MVE
+    mve_row(k, a, step_a, b, step_b, n, out);
+#else
 #if TH_NN_HAS_DSP
     if (k->fast && (step_a != 0 || step_b != 0)) {
         const int clamp = k->act_min > -128 || k->act_max < 127;
@@ -144,6 +188,7 @@ static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
     }
 #endif
     exact_row(k, a, step_a, b, step_b, n, out);
+#endif
 }
 
 th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,

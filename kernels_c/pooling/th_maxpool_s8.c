@@ -1,6 +1,7 @@
 /* th_maxpool_s8: int8 MAX_POOL_2D as TFLite Micro's reference. The output pixel is the
  * running maximum (no scratch); on DSP builds four channels at a time with SSUB8 + SEL,
- * which is exact (SSUB8 sets each GE bit from the full 9-bit signed difference). */
+ * which is exact (SSUB8 sets each GE bit from the full 9-bit signed difference); on MVE
+ * builds sixteen at a time with VMAX.S8 (tails predicated with VCTP). */
 #include <string.h>
 
 #include "th_nn.h"
@@ -33,7 +34,12 @@ TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
 static void max_into(int8_t *dst, const int8_t *src, int32_t n)
 {
     int32_t k = 0;
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    for (; k < n; k += 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)(n - k));
+        vstrbq_p_s8(dst + k, vmaxq_s8(vldrbq_z_s8(dst + k, p), vldrbq_z_s8(src + k, p)), p);
+    }
+#elif TH_NN_HAS_DSP
     for (; k + 4 <= n; k += 4) {
         uint32_t a;
         uint32_t b;
@@ -74,7 +80,15 @@ int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *
 
 static void clamp_pixel(int8_t *out, int32_t channels, int32_t act_min, int32_t act_max)
 {
-    for (int32_t k = 0; k < channels; k++) {
+    int32_t k = 0;
+#if TH_NN_MVE
+    const int8x16_t lo = vdupq_n_s8((int8_t)act_min), hi = vdupq_n_s8((int8_t)act_max);
+    for (; k < channels; k += 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)(channels - k));
+        vstrbq_p_s8(out + k, vminq_s8(vmaxq_s8(vldrbq_z_s8(out + k, p), lo), hi), p);
+    }
+#endif
+    for (; k < channels; k++) {
         const int32_t v = out[k];
         out[k] = (int8_t)(v < act_min ? act_min : (v > act_max ? act_max : v));
     }
