@@ -32,7 +32,8 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "avg_direct_mve": ("vldrbt.s16", "vadd.i16", "vmulh.u32", "vstrbt.32"),
     "acc_out": ("vldrht.s32", "vmulh.u32", "vstrbt.32"),
     "th_avgpool_s8": ("vldrbt.s16", "vldrht.s32", "vstrht.16"),
-    "mve_row": ("vldrbt.s32", "vmul.i32", "vqrdmulh.s32", "vrshl.s32", "vstrbt.32"),
+    "mve_same_right": ("vldrb.s32", "vmul.i32", "vqrdmulh.s32", "vrshl.s32", "vstrb.32"),
+    "mve_bcast_left": ("vldrb.s32", "vmul.i32", "vshl.s32", "vqrdmulh.s32", "vstrbt.32"),
     "th_mean_s8": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
 }
 

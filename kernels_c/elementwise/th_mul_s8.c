@@ -82,37 +82,62 @@ TH_INLINE void mul_row_t(const mul_consts *k, const int8_t *a, int32_t step_a, c
 
 #if TH_NN_MVE
 /* One row on MVE: out[i] = requantized (a[i * sa] + oa) * (b[i * sb] + ob), four lanes at a
- * time (tail predicated); each group of four written after its inputs are read. */
-__attribute__((noinline)) static void mve_row(const mul_consts *k, const int8_t *a,
-                                              int32_t step_a, const int8_t *b,
-                                              int32_t step_b, int32_t n, int8_t *out)
+ * time, whole vectors then a predicated tail; each group of four written after its inputs
+ * are read. bcast (one factor f, x advancing) and right (shift < 0) are constants after
+ * inlining. */
+TH_INLINE void mve_row_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
+                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int right)
 {
     th_mve_out o;
     o.output_offset = k->out_offset;
     o.act_min = k->act_min;
     o.act_max = k->act_max;
-    const int32x4_t m = vdupq_n_s32(k->multiplier), sh = vdupq_n_s32(k->shift);
-    if (step_a == 0 || step_b == 0) {
-        const int32_t f = step_a == 0 ? a[0] + k->in1_offset : b[0] + k->in2_offset;
-        const int8_t *x = step_a == 0 ? b : a;
-        const int32_t ox = step_a == 0 ? k->in2_offset : k->in1_offset;
-        const int32_t nn = step_a == 0 && step_b == 0 ? 1 : n;
-        const int32x4_t vf = vdupq_n_s32(f);
-        for (int32_t i = 0; i < nn; i += 4) {
-            const mve_pred16_t p = vctp32q((uint32_t)(nn - i));
-            const int32x4_t v = vmulq_s32(vaddq_n_s32(vldrbq_z_s32(x + i, p), ox), vf);
-            vstrbq_p_s32(out + i, th_mve_requantize(v, m, sh, &o), p);
-        }
-        if (nn < n) {
-            th_nn_mve_fill(out + 1, out[0], n - 1);
-        }
+    const int32_t m = k->multiplier, sh = k->shift;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32x4_t vx = vaddq_n_s32(vldrbq_s32(x + i), ox);
+        const int32x4_t v = bcast ? vmulq_n_s32(vx, f)
+                                  : vmulq_s32(vx, vaddq_n_s32(vldrbq_s32(y + i), oy));
+        vstrbq_s32(out + i, th_mve_requantize_n(v, m, sh, right, &o));
+    }
+    if (i < n) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const int32x4_t vx = vaddq_n_s32(vldrbq_z_s32(x + i, p), ox);
+        const int32x4_t v = bcast ? vmulq_n_s32(vx, f)
+                                  : vmulq_s32(vx, vaddq_n_s32(vldrbq_z_s32(y + i, p), oy));
+        vstrbq_p_s32(out + i, th_mve_requantize_n(v, m, sh, right, &o), p);
+    }
+}
+
+#define MVE_ROWS(name, bcast, right)                                                          \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t f, int32_t n, int8_t *out)             \
+    {                                                                                         \
+        mve_row_t(k, x, ox, y, oy, f, n, out, bcast, right);                                  \
+    }
+MVE_ROWS(mve_same_left, 0, 0)
+MVE_ROWS(mve_same_right, 0, 1)
+MVE_ROWS(mve_bcast_left, 1, 0)
+MVE_ROWS(mve_bcast_right, 1, 1)
+#undef MVE_ROWS
+
+static void mve_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                    int32_t step_b, int32_t n, int8_t *out)
+{
+    const int right = k->shift < 0;
+    if (step_a != 0 && step_b != 0) {
+        (right ? mve_same_right : mve_same_left)(k, a, k->in1_offset, b, k->in2_offset, 0, n,
+                                                 out);
         return;
     }
-    for (int32_t i = 0; i < n; i += 4) {
-        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
-        const int32x4_t va = vaddq_n_s32(vldrbq_z_s32(a + i, p), k->in1_offset);
-        const int32x4_t vb = vaddq_n_s32(vldrbq_z_s32(b + i, p), k->in2_offset);
-        vstrbq_p_s32(out + i, th_mve_requantize(vmulq_s32(va, vb), m, sh, &o), p);
+    const int32_t f = step_a == 0 ? a[0] + k->in1_offset : b[0] + k->in2_offset;
+    const int8_t *x = step_a == 0 ? b : a;
+    const int32_t ox = step_a == 0 ? k->in2_offset : k->in1_offset;
+    const int32_t nn = step_a == 0 && step_b == 0 ? 1 : n;
+    (right ? mve_bcast_right : mve_bcast_left)(k, x, ox, x, 0, f, nn, out);
+    if (nn < n) {
+        th_nn_mve_fill(out + 1, out[0], n - 1);
     }
 }
 #endif

@@ -139,8 +139,10 @@ static void acc_cols(int32_t *acc, const int16_t *col, int32_t n, int32_t ch, in
 /* One output pixel from acc (enter: one column added first, leave: one subtracted after,
  * either NULL), then dst. */
 static void acc_out(int32_t *acc, const int16_t *enter, const int16_t *leave, int32_t ch,
-                    const avg_div *d, int8_t *dst)
+                    const avg_div *dp, int8_t *dst)
 {
+    const avg_div dv = *dp; /* in registers: the stores through dst may alias *dp */
+    const avg_div *d = &dv;
     for (int32_t c = 0; c < ch; c += 4) {
         const mve_pred16_t p = vctp32q((uint32_t)(ch - c));
         int32x4_t a = vldrwq_z_s32(acc + c, p);
@@ -351,6 +353,7 @@ __attribute__((noinline)) static void avg_direct_mve(const th_pool_params *param
                                                         params->padding.w, params->filter.w,
                                                         in_w);
                 avg_div_set(&dv, (wy.end - wy.start) * (wx.end - wx.start));
+                const avg_div d = dv;
                 for (int32_t c0 = 0; c0 < ch; c0 += 16) {
                     const int32_t cn = ch - c0;
                     const mve_pred16_t p0 = vctp16q((uint32_t)cn);
@@ -382,7 +385,7 @@ __attribute__((noinline)) static void avg_direct_mve(const th_pool_params *param
                     }
                     th_mve_widen16(&a0, &a1, s);
                     for (int32_t j = 0; j < 4 && 4 * j < cn; j++) {
-                        avg_store4(out + c0 + 4 * j, s[j], &dv, vctp32q((uint32_t)(cn - 4 * j)));
+                        avg_store4(out + c0 + 4 * j, s[j], &d, vctp32q((uint32_t)(cn - 4 * j)));
                     }
                 }
                 out += ch;

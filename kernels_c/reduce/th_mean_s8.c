@@ -109,7 +109,6 @@ static void mean_rc_mve(const int8_t *input, int32_t rows, int32_t stride, int32
     o.output_offset = output_zero_point;
     o.act_min = -128;
     o.act_max = 127;
-    const int32x4_t m = vdupq_n_s32(multiplier), sh = vdupq_n_s32(shift);
     for (int32_t c0 = 0; c0 < cols; c0 += 16) {
         const int32_t cn = cols - c0;
         const mve_pred16_t p0 = vctp16q((uint32_t)cn);
@@ -123,14 +122,22 @@ static void mean_rc_mve(const int8_t *input, int32_t rows, int32_t stride, int32
             const int32_t end = rows - r > 256 ? r + 256 : rows;
             int16x8_t a0 = vdupq_n_s16(0), a1 = vdupq_n_s16(0);
             const int8_t *px = input + r * stride + c0;
-            for (; r < end; r++, px += stride) {
-                a0 = vaddq_s16(a0, vldrbq_z_s16(px, p0));
-                a1 = vaddq_s16(a1, vldrbq_z_s16(px + 8, p1));
+            if (cn > 8) {
+                for (; r < end; r++, px += stride) {
+                    a0 = vaddq_s16(a0, vldrbq_z_s16(px, p0));
+                    a1 = vaddq_s16(a1, vldrbq_z_s16(px + 8, p1));
+                }
+            } else {
+                for (; r < end; r++, px += stride) {
+                    a0 = vaddq_s16(a0, vldrbq_z_s16(px, p0));
+                }
             }
             th_mve_widen16(&a0, &a1, s);
         }
         for (int32_t j = 0; j < 4 && 4 * j < cn; j++) {
-            const int32x4_t v = th_mve_requantize(vsubq_n_s32(s[j], zp_total), m, sh, &o);
+            const int32x4_t c = vsubq_n_s32(s[j], zp_total);
+            const int32x4_t v = shift < 0 ? th_mve_requantize_n(c, multiplier, shift, 1, &o)
+                                          : th_mve_requantize_n(c, multiplier, shift, 0, &o);
             vstrbq_p_s32(output + c0 + 4 * j, v, vctp32q((uint32_t)(cn - 4 * j)));
         }
     }
