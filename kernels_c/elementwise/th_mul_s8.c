@@ -80,6 +80,16 @@ TH_INLINE void mul_row_t(const mul_consts *k, const int8_t *a, int32_t step_a, c
     }
 }
 
+/* An out-of-line row function `name`: the inline row `body` with its two flags constant
+ * (its own registers). */
+#define ROW_INSTANCE(name, body, flag1, flag2)                                                \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t f, int32_t n, int8_t *out)             \
+    {                                                                                         \
+        body(k, x, ox, y, oy, f, n, out, flag1, flag2);                                       \
+    }
+
 #if TH_NN_MVE
 /* One row on MVE: out[i] = requantized (a[i * sa] + oa) * (b[i * sb] + ob), four lanes at a
  * time, whole vectors then a predicated tail; each group of four written after its inputs
@@ -109,18 +119,10 @@ TH_INLINE void mve_row_t(const mul_consts *k, const int8_t *x, int32_t ox, const
     }
 }
 
-#define MVE_ROWS(name, bcast, right)                                                          \
-    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
-                                               int32_t ox, const int8_t *y, int32_t oy,       \
-                                               int32_t f, int32_t n, int8_t *out)             \
-    {                                                                                         \
-        mve_row_t(k, x, ox, y, oy, f, n, out, bcast, right);                                  \
-    }
-MVE_ROWS(mve_same_left, 0, 0)
-MVE_ROWS(mve_same_right, 0, 1)
-MVE_ROWS(mve_bcast_left, 1, 0)
-MVE_ROWS(mve_bcast_right, 1, 1)
-#undef MVE_ROWS
+ROW_INSTANCE(mve_same_left, mve_row_t, 0, 0)
+ROW_INSTANCE(mve_same_right, mve_row_t, 0, 1)
+ROW_INSTANCE(mve_bcast_left, mve_row_t, 1, 0)
+ROW_INSTANCE(mve_bcast_right, mve_row_t, 1, 1)
 
 static void mve_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
@@ -162,18 +164,10 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
     }
 }
 
-#define FAST_ROWS(name, bcast, clamp)                                                         \
-    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
-                                               int32_t ox, const int8_t *y, int32_t oy,       \
-                                               int32_t f, int32_t n, int8_t *out)             \
-    {                                                                                         \
-        fast_rows(k, x, ox, y, oy, f, n, out, bcast, clamp);                                  \
-    }
-FAST_ROWS(fast_same, 0, 0)
-FAST_ROWS(fast_same_clamp, 0, 1)
-FAST_ROWS(fast_bcast, 1, 0)
-FAST_ROWS(fast_bcast_clamp, 1, 1)
-#undef FAST_ROWS
+ROW_INSTANCE(fast_same, fast_rows, 0, 0)
+ROW_INSTANCE(fast_same_clamp, fast_rows, 0, 1)
+ROW_INSTANCE(fast_bcast, fast_rows, 1, 0)
+ROW_INSTANCE(fast_bcast_clamp, fast_rows, 1, 1)
 #endif
 
 #if !TH_NN_MVE
