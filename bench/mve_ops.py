@@ -1,5 +1,6 @@
 """Per-element kernels on Cortex-M55 (issue 16): exact executed instructions of AVERAGE_POOL_2D,
-MAX_POOL_2D, MUL and MEAN, the Helium (MVE) build beside the DSP build on the same board.
+MAX_POOL_2D, MUL and MEAN (and depthwise layers of 17 to 32 taps), the Helium (MVE) build
+beside the DSP build on the same board.
 
     python bench/mve_ops.py [--board mps3-an547] [--random N] [--json]
 
@@ -17,6 +18,7 @@ import argparse
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +26,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from kernels.cases import Op, RngDraw, check_result  # noqa: E402
+from kernels.cases import ConvCase, Op, RngDraw, check_result  # noqa: E402
 from kernels.cases_ops import (  # noqa: E402
     OPS_PER_ELEMENT,
     MeanCase,
@@ -33,6 +35,7 @@ from kernels.cases_ops import (  # noqa: E402
     PoolCase,
     op_case,
 )
+from kernels.layers import layer_case  # noqa: E402
 from kernels.target import build_firmware, run_cases  # noqa: E402
 from tinyhost.arith.elementwise import MulParams  # noqa: E402
 from tinyhost.arith.pool import PoolParams  # noqa: E402
@@ -65,13 +68,19 @@ def _mul(shape: tuple[int, ...], other: tuple[int, ...]) -> MulCase:
     return MulCase(Op.MUL, _x(shape, 1), _x(other, 2), p)
 
 
+def _dw(hw: tuple[int, int], cin: int, cout: int, k: int | tuple[int, int],
+        stride: int) -> ConvCase:  # fmt: skip
+    """A depthwise layer given the DSP path's faster scratch (the MVE path ignores it)."""
+    return replace(layer_case(Op.DW, hw, cin, cout, k, stride), fast_scratch=True)
+
+
 def _mean(hwc: tuple[int, int, int]) -> MeanCase:
     p = MeanParams(axes=(1, 2), keep_dims=True, input_zero_point=-3, output_zero_point=4,
                    multiplier=1_300_000_000, shift=-1)
     return MeanCase(Op.MEAN, _x((1, *hwc)), p)
 
 
-def fixed_cases() -> list[tuple[str, OpCase]]:
+def fixed_cases() -> list[tuple[str, OpCase | ConvCase]]:
     return [
         ("kws avgpool global 25x5x64", _pool(Op.AVGPOOL, (25, 5, 64), 0, 1)),
         ("vww avgpool global 3x3x256", _pool(Op.AVGPOOL, (3, 3, 256), 0, 1)),
@@ -92,10 +101,17 @@ def fixed_cases() -> list[tuple[str, OpCase]]:
         ("mean hw 16x16x32", _mean((16, 16, 32))),
         ("mean hw 25x5x64", _mean((25, 5, 64))),
         ("mean hw 12x12x5", _mean((12, 12, 5))),
+        ("dw 5x5 s1 24x24x32 (MACs)", _dw((24, 24), 32, 32, 5, 1)),
+        ("dw 5x5 s2 24x24x32 (MACs)", _dw((24, 24), 32, 32, 5, 2)),
+        ("dw 5x5 s1 6x6x64 (MACs)", _dw((6, 6), 64, 64, 5, 1)),
+        ("dw 7x3 s1 20x12x16 (MACs)", _dw((20, 12), 16, 16, (7, 3), 1)),
+        ("dw 1x25 s1 1x60x16 (MACs)", _dw((1, 60), 16, 16, (1, 25), 1)),
     ]
 
 
-def elements(case: OpCase) -> int:
+def elements(case: OpCase | ConvCase) -> int:
+    if isinstance(case, ConvCase):
+        return case.macs
     return int(case.x.size if isinstance(case, PoolCase | MeanCase) else np.prod(case.out_shape))
 
 

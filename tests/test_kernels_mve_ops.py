@@ -11,15 +11,24 @@ against the kernels' other build. The objdump check shows the Helium code is the
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pytest
 
-from kernels.cases import Op, RngDraw, check_result
+from kernels.cases import DW_OPS, Case, Op, RngDraw, check_result, dw_case
 from kernels.cases_ops import OPS_PER_ELEMENT, OpCase, fits_firmware, op_case
 from kernels.harness import BUILD_FLAG_MVE
-from kernels.target import build_firmware, function_disassembly, run_cases
+from kernels.target import (
+    build_firmware,
+    fits_small_firmware,
+    function_disassembly,
+    run_cases,
+)
+
+T = TypeVar("T")
 
 pytestmark = pytest.mark.skipif(
     shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
@@ -35,36 +44,52 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mve_same_right": ("vldrb.s32", "vmul.i32", "vqrdmulh.s32", "vrshl.s32", "vstrb.32"),
     "mve_bcast_left": ("vldrb.s32", "vmul.i32", "vshl.s32", "vqrdmulh.s32", "vstrbt.32"),
     "th_mean_s8": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
+    "mve_dw_dot2": ("vldrb.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32"),
 }
 
 
-def cases(seed: int, count: int) -> list[OpCase]:
+def drawn(seed: int, count: int, make: Callable[[RngDraw, int], T],
+          keep: Callable[[T], bool]) -> list[T]:  # fmt: skip
+    """The first `count` cases make(draw, i) (i = 0, 1, ...) that `keep` accepts."""
     draw = RngDraw(np.random.default_rng(seed))
-    out: list[OpCase] = []
+    out: list[T] = []
     i = 0
     while len(out) < count:
-        case = op_case(draw, OPS_PER_ELEMENT[i % len(OPS_PER_ELEMENT)])
+        case = make(draw, i)
         i += 1
-        if fits_firmware(case):
+        if keep(case):
             out.append(case)
     return out
 
 
-def assert_all_match(board: str, build_root: Path, seed: int, count: int) -> int:
+def cases(seed: int, count: int) -> list[OpCase]:
+    return drawn(seed, count, lambda d, i: op_case(d, OPS_PER_ELEMENT[i % 4]), fits_firmware)
+
+
+def dw_17_to_32_taps(seed: int, count: int) -> list[Case]:
+    return drawn(seed, count, lambda d, i: dw_case(d, DW_OPS[i % len(DW_OPS)]),
+                 lambda c: 16 < c.w.shape[1] * c.w.shape[2] <= 32
+                 and fits_small_firmware(c, False))  # fmt: skip
+
+
+def assert_all_match(board: str, build_root: Path, seed: int, count: int,
+                     extra: list[Case] | None = None) -> int:  # fmt: skip
     fw = build_firmware(board, build_root)
-    batch = cases(seed, count)
+    batch: list = [*cases(seed, count), *(extra or [])]
+    count = len(batch)
     run = run_cases(fw, batch, interleaved=False)
     problems = [f"case {i + 1} {case.op.name}: {problem}"
                 for i, (case, result) in enumerate(zip(batch, run.results, strict=True))
                 if (problem := check_result(case, result)) is not None]  # fmt: skip
     assert not problems, f"{board}: {len(problems)} of {count} mismatch:\n" + "\n".join(
         problems[:10])
-    assert {case.op for case in batch} == set(OPS_PER_ELEMENT)
+    assert set(OPS_PER_ELEMENT) <= {case.op for case in batch}
     return run.build_flags
 
 
 def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
-    flags = assert_all_match(MVE_BOARD, tmp_path, seed=16, count=800)
+    flags = assert_all_match(MVE_BOARD, tmp_path, seed=16, count=800,
+                             extra=dw_17_to_32_taps(seed=17, count=200))
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():

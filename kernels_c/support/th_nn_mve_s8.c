@@ -839,23 +839,53 @@ mve_dw_flat_3x3(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w,
 /* Filters of at most 16 taps whose window spans at most 256 bytes of the plane (3x3 at any
  * stride, 1xN, ...): one output is one VLDRB.8 gather of its taps (byte offsets ky * DH * PW
  * + kx * DW, unused lanes at 0) and one VMLADAV against the channel's taps (held in a vector,
- * unused lanes 0); four outputs a step, requantized as one vector. */
-#define MVE_DW_DOT_TAPS 16
+ * unused lanes 0); four outputs a step, requantized as one vector. 17 to 32 taps (5x5, 1x32,
+ * ...): a second gather of taps 16.. from the start of tap 16's filter row (base2), each
+ * span at most 256 bytes, accumulated by VMLADAVA (the *2 functions). */
+#define MVE_DW_DOT_TAPS 32
+
+typedef struct {
+    uint8x16_t offs;  /* taps 0..15 from the window's origin */
+    uint8x16_t offs2; /* taps 16..31 from base2 */
+    int8x16_t wv;
+    int8x16_t wv2;
+    int32_t base2;
+} mve_dw_taps;
+
+/* Plane offset of tap t of the window (0 for t past the filter). */
+static int32_t mve_dw_tap_offset(const mve_dw_geom *geo, int32_t t)
+{
+    return t < geo->kh * geo->kw ? (t / geo->kw) * geo->dh * geo->pw + (t % geo->kw) * geo->dw
+                                 : 0;
+}
+
+static int32_t mve_dw_base2(const mve_dw_geom *g)
+{
+    return (16 / g->kw) * g->dh * g->pw;
+}
 
 static int mve_dw_dot_applies(const mve_dw_geom *g)
 {
-    return g->kh * g->kw <= MVE_DW_DOT_TAPS &&
-           (g->kh - 1) * g->dh * g->pw + (g->kw - 1) * g->dw <= 255;
+    const int32_t taps = g->kh * g->kw;
+    if (taps <= 16) {
+        return mve_dw_tap_offset(g, taps - 1) <= 255;
+    }
+    return taps <= MVE_DW_DOT_TAPS && mve_dw_tap_offset(g, 15) <= 255 &&
+           mve_dw_tap_offset(g, taps - 1) - mve_dw_base2(g) <= 255;
 }
 
-static uint8x16_t mve_dw_dot_offsets(const mve_dw_geom *geo)
+static void mve_dw_dot_offsets(mve_dw_taps *t, const mve_dw_geom *geo)
 {
-    uint8_t off[16];
-    for (int32_t t = 0; t < 16; t++) {
-        const int32_t ky = t / geo->kw, kx = t % geo->kw;
-        off[t] = t < geo->kh * geo->kw ? (uint8_t)(ky * geo->dh * geo->pw + kx * geo->dw) : 0u;
+    uint8_t off[32];
+    const int32_t base2 = geo->kh * geo->kw > 16 ? mve_dw_base2(geo) : 0;
+    for (int32_t k = 0; k < 32; k++) {
+        const int32_t real = k < geo->kh * geo->kw;
+        off[k] = (uint8_t)(k >= 16 && real ? mve_dw_tap_offset(geo, k) - base2
+                                           : mve_dw_tap_offset(geo, k));
     }
-    return vld1q_u8(off);
+    t->offs = vld1q_u8(off);
+    t->offs2 = vld1q_u8(off + 16);
+    t->base2 = base2;
 }
 
 TH_INLINE int8x16_t mve_dw_dot_taps(const int8_t *w, int32_t oc_stride, int32_t taps)
@@ -866,6 +896,13 @@ TH_INLINE int8x16_t mve_dw_dot_taps(const int8_t *w, int32_t oc_stride, int32_t 
         tv[t] = w[(int64_t)t * oc_stride];
     }
     return vld1q_s8(tv);
+}
+
+/* The dot product of one window at b with the channel's taps (two: 17 to 32 taps). */
+TH_INLINE int32_t mve_dw_dot1(const int8_t *b, const mve_dw_taps *t, int two)
+{
+    const int32_t a = vmladavq_s8(vldrbq_gather_offset_s8(b, t->offs), t->wv);
+    return two ? vmladavaq_s8(a, vldrbq_gather_offset_s8(b + t->base2, t->offs2), t->wv2) : a;
 }
 
 /* Outputs narrower than eight, at most this many in all: the output pixels as one sequence,
@@ -886,11 +923,12 @@ static void mve_dw_flat_table(uint16_t *tab, const mve_dw_geom *geo,
     }
 }
 
-static void __attribute__((noinline))
-mve_dw_dot_flat(const int8_t *plane, const uint16_t *tab, uint8x16_t offs, int8x16_t wv,
-                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+TH_INLINE void
+mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, const mve_dw_taps *tp,
+                  int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out, int two)
 {
+    const mve_dw_taps tv = *tp; /* in registers: the output stores may alias *tp */
     const int32_t total = output_dims->h * output_dims->w;
     const int32_t left = shift > 0 ? shift : 0;
     const int32_t right = shift > 0 ? 0 : shift;
@@ -900,10 +938,10 @@ mve_dw_dot_flat(const int8_t *plane, const uint16_t *tab, uint8x16_t offs, int8x
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride, tab += 4) {
-        int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[0], offs), wv));
-        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[1], offs), wv), acc, 1);
-        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[2], offs), wv), acc, 2);
-        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[3], offs), wv), acc, 3);
+        int32x4_t acc = vdupq_n_s32(mve_dw_dot1(plane + tab[0], &tv, two));
+        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[1], &tv, two), acc, 1);
+        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[2], &tv, two), acc, 2);
+        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[3], &tv, two), acc, 3);
         const int32x4_t v = rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi);
         if (q + 4 <= total) {
             vstrbq_scatter_offset_s32(out, out_offs, v);
@@ -914,11 +952,12 @@ mve_dw_dot_flat(const int8_t *plane, const uint16_t *tab, uint8x16_t offs, int8x
 }
 
 /* The same with the offsets computed as it goes (any size). */
-static void __attribute__((noinline))
-mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
-                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+TH_INLINE void
+mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, const mve_dw_taps *tp,
+                  int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out, int two)
 {
+    const mve_dw_taps tv = *tp;
     const int32_t ow = output_dims->w, sw = geo->sw, ystep = geo->sh * geo->pw;
     const int32_t total = output_dims->h * ow;
     const int32_t left = shift > 0 ? shift : 0;
@@ -934,7 +973,7 @@ mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, in
         const int32_t n = TH_MIN(4, total - q);
         int32_t a[4] = {0, 0, 0, 0};
         for (int32_t j = 0; j < n; j++) {
-            a[j] = vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv);
+            a[j] = mve_dw_dot1(b, &tv, two);
             if (++ox == ow) {
                 ox = 0;
                 row += ystep;
@@ -953,11 +992,12 @@ mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, in
     }
 }
 
-static void __attribute__((noinline))
-mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
-           int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-           const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+TH_INLINE void
+mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, const mve_dw_taps *tp,
+             int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+             const th_mve_out *o, const th_dims *output_dims, int8_t *out, int two)
 {
+    const mve_dw_taps tv = *tp;
     const int32_t ow = output_dims->w, sw = geo->sw;
     const int32_t left = shift > 0 ? shift : 0;
     const int32_t right = shift > 0 ? 0 : shift;
@@ -971,11 +1011,11 @@ mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16
         int8_t *o_row = out + (int64_t)oy * ow * oc_stride;
         int32_t ox = 0;
         for (; ox + 4 <= ow; ox += 4, b += 4 * sw) {
-            int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv));
-            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + sw, offs), wv), acc, 1);
-            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + 2 * sw, offs), wv),
+            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, &tv, two));
+            acc = vsetq_lane_s32(mve_dw_dot1(b + sw, &tv, two), acc, 1);
+            acc = vsetq_lane_s32(mve_dw_dot1(b + 2 * sw, &tv, two),
                                  acc, 2);
-            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + 3 * sw, offs), wv),
+            acc = vsetq_lane_s32(mve_dw_dot1(b + 3 * sw, &tv, two),
                                  acc, 3);
             vstrbq_scatter_offset_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
@@ -983,14 +1023,14 @@ mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16
         }
         if (ox < ow) {
             const int32_t n = ow - ox;
-            int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv));
+            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, &tv, two));
             if (n > 1) {
-                acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + sw, offs), wv),
+                acc = vsetq_lane_s32(mve_dw_dot1(b + sw, &tv, two),
                                      acc, 1);
             }
             if (n > 2) {
                 acc = vsetq_lane_s32(
-                    vmladavq_s8(vldrbq_gather_offset_s8(b + 2 * sw, offs), wv), acc, 2);
+                    mve_dw_dot1(b + 2 * sw, &tv, two), acc, 2);
             }
             vstrbq_scatter_offset_p_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
@@ -999,6 +1039,28 @@ mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16
         }
     }
 }
+
+#define MVE_DW_DOT_INSTANCES(name, two)                                                      \
+    static void __attribute__((noinline))                                                     \
+    name(const int8_t *plane, const mve_dw_geom *geo, const uint16_t *tab,                     \
+         const mve_dw_taps *t, int32_t oc_stride, int32_t start, int32_t multiplier,          \
+         int32_t shift, const th_mve_out *o, const th_dims *output_dims, int8_t *out)          \
+    {                                                                                          \
+        if (tab != NULL) {                                                                     \
+            mve_dw_dot_flat_t(plane, tab, t, oc_stride, start, multiplier, shift, o,           \
+                              output_dims, out, two);                                          \
+        } else if (output_dims->w < 8) {                                                       \
+            mve_dw_dot_walk_t(plane, geo, t, oc_stride, start, multiplier, shift, o,           \
+                              output_dims, out, two);                                          \
+        } else {                                                                               \
+            mve_dw_dot_t(plane, geo, t, oc_stride, start, multiplier, shift, o, output_dims,   \
+                         out, two);                                                            \
+        }                                                                                      \
+    }
+/* The dot paths: flattened (tab given), walked (outputs narrower than 8) or by rows. */
+MVE_DW_DOT_INSTANCES(mve_dw_dot, 0)
+MVE_DW_DOT_INSTANCES(mve_dw_dot2, 1)
+#undef MVE_DW_DOT_INSTANCES
 
 static void __attribute__((noinline))
 mve_dw_3x3_s1(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
@@ -1046,7 +1108,11 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
      * 8-output block) */
     const int narrow = s1 ? output_dims->w < 8 : output_dims->w < 16;
     const int dot = mve_dw_dot_applies(&geo);
-    const uint8x16_t dot_offs = dot ? mve_dw_dot_offsets(&geo) : vdupq_n_u8(0);
+    mve_dw_taps taps_v;
+    memset(&taps_v, 0, sizeof taps_v);
+    if (dot) {
+        mve_dw_dot_offsets(&taps_v, &geo);
+    }
     uint16_t flat_tab[MVE_DW_FLAT_MAX + 3];
     const int flat = dot && output_dims->w < 8 &&
                      output_dims->h * output_dims->w <= MVE_DW_FLAT_MAX &&
@@ -1070,20 +1136,14 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
             const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
                                    (uint32_t)params->input_offset * wsum;
             if (dot) {
-                const int8x16_t wv = mve_dw_dot_taps(filter + oc, oc_total, taps);
-                if (flat) {
-                    mve_dw_dot_flat(plane, flat_tab, dot_offs, wv, oc_total, (int32_t)start,
-                                    quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                    out_b + oc);
-                } else if (output_dims->w < 8) {
-                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
-                                    quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                    out_b + oc);
-                } else {
-                    mve_dw_dot(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
-                               quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                               out_b + oc);
+                taps_v.wv = mve_dw_dot_taps(filter + oc, oc_total, TH_MIN(taps, 16));
+                if (taps > 16) {
+                    taps_v.wv2 = mve_dw_dot_taps(filter + 16 * oc_total + oc, oc_total,
+                                                 taps - 16);
                 }
+                (taps > 16 ? mve_dw_dot2 : mve_dw_dot)(
+                    plane, &geo, flat ? flat_tab : NULL, &taps_v, oc_total, (int32_t)start,
+                    quant->multiplier[oc], quant->shift[oc], &o, output_dims, out_b + oc);
             } else if (narrow && geo.kh == 3 && geo.kw == 3) {
                 mve_dw_flat_3x3(plane, &geo, filter + oc, oc_total, (int32_t)start,
                                 quant->multiplier[oc], quant->shift[oc], &o, output_dims,
