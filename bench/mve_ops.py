@@ -1,6 +1,6 @@
 """Per-element kernels on Cortex-M55 (issue 16): exact executed instructions of AVERAGE_POOL_2D,
-MAX_POOL_2D, MUL and MEAN (and depthwise layers of 17 to 32 taps), the Helium (MVE) build
-beside the DSP build on the same board.
+MAX_POOL_2D, MUL and MEAN (and pointwise layers of few input channels, depthwise layers of 17
+to 32 taps), the Helium (MVE) build beside the DSP build on the same board.
 
     python bench/mve_ops.py [--board mps3-an547] [--random N] [--json]
 
@@ -101,6 +101,10 @@ def fixed_cases() -> list[tuple[str, OpCase | ConvCase]]:
         ("mean hw 16x16x32", _mean((16, 16, 32))),
         ("mean hw 25x5x64", _mean((25, 5, 64))),
         ("mean hw 12x12x5", _mean((12, 12, 5))),
+        ("pw 48x48x4->16 (MACs)", layer_case(Op.CONV, (48, 48), 4, 16, 1, 1)),
+        ("pw 24x24x4->32 (MACs)", layer_case(Op.CONV, (24, 24), 4, 32, 1, 1)),
+        ("pw 32x32x3->8 (MACs)", layer_case(Op.CONV, (32, 32), 3, 8, 1, 1)),
+        ("pw 32x32x8->16 (MACs)", layer_case(Op.CONV, (32, 32), 8, 16, 1, 1)),
         ("dw 5x5 s1 24x24x32 (MACs)", _dw((24, 24), 32, 32, 5, 1)),
         ("dw 5x5 s2 24x24x32 (MACs)", _dw((24, 24), 32, 32, 5, 2)),
         ("dw 5x5 s1 6x6x64 (MACs)", _dw((6, 6), 64, 64, 5, 1)),
@@ -132,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="th-mvebench-") as tmp:
         for path, no_mve in (("dsp", True), ("mve", False)):
             fw = build_firmware(args.board, Path(tmp), big=True, no_mve=no_mve)
-            run = run_cases(fw, cases, interleaved=False, icount=True)
+            run = run_cases(fw, cases, interleaved=no_mve, icount=True)  # conv: DSP layout
             for (name, case), result in zip(entries, run.results, strict=True):
                 problem = check_result(case, result)
                 if problem is not None:

@@ -18,7 +18,16 @@ from typing import TypeVar
 import numpy as np
 import pytest
 
-from kernels.cases import DW_OPS, Case, Op, RngDraw, check_result, dw_case
+from kernels.cases import (
+    CONV_OPS,
+    DW_OPS,
+    Case,
+    Op,
+    RngDraw,
+    check_result,
+    conv_case,
+    dw_case,
+)
 from kernels.cases_ops import OPS_PER_ELEMENT, OpCase, fits_firmware, op_case
 from kernels.harness import BUILD_FLAG_MVE
 from kernels.target import (
@@ -45,6 +54,7 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mve_bcast_left": ("vldrb.s32", "vmul.i32", "vshl.s32", "vqrdmulh.s32", "vstrbt.32"),
     "th_mean_s8": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
     "mve_dw_dot2": ("vldrb.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32"),
+    "pixel2_small_k": ("vldrbt.s32", "vmla.s32", "vqrdmulh.s32", "vstrbt.32"),
 }
 
 
@@ -72,6 +82,11 @@ def dw_17_to_32_taps(seed: int, count: int) -> list[Case]:
                  and fits_small_firmware(c, False))  # fmt: skip
 
 
+def conv_at_most_4_taps(seed: int, count: int) -> list[Case]:
+    return drawn(seed, count, lambda d, i: conv_case(d, CONV_OPS[i % len(CONV_OPS)]),
+                 lambda c: c.w[0].size <= 4 and fits_small_firmware(c, False))
+
+
 def assert_all_match(board: str, build_root: Path, seed: int, count: int,
                      extra: list[Case] | None = None) -> int:  # fmt: skip
     fw = build_firmware(board, build_root)
@@ -89,7 +104,8 @@ def assert_all_match(board: str, build_root: Path, seed: int, count: int,
 
 def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
     flags = assert_all_match(MVE_BOARD, tmp_path, seed=16, count=800,
-                             extra=dw_17_to_32_taps(seed=17, count=200))
+                             extra=[*dw_17_to_32_taps(seed=17, count=200),
+                                    *conv_at_most_4_taps(seed=18, count=150)])
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():
