@@ -958,12 +958,19 @@ TH_INLINE int8x16_t mve_dw_dot_taps(const int8_t *w, int32_t oc_stride, int32_t 
     return vld1q_s8(tv);
 }
 
-/* The dot product of one window at b with the channel's taps (two: 17 to 32 taps). */
-TH_INLINE int32_t mve_dw_dot1(const int8_t *b, const mve_dw_taps *t, int two)
+/* The dot product of one window at b with the channel's taps (two: taps 16.. too, gathered
+ * at b + base2 with offs2 against wv2). */
+TH_INLINE int32_t mve_dw_dot1(const int8_t *b, uint8x16_t offs, int8x16_t wv, uint8x16_t offs2,
+                              int8x16_t wv2, int32_t base2, int two)
 {
-    const int32_t a = vmladavq_s8(vldrbq_gather_offset_s8(b, t->offs), t->wv);
-    return two ? vmladavaq_s8(a, vldrbq_gather_offset_s8(b + t->base2, t->offs2), t->wv2) : a;
+    const int32_t a = vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv);
+    return two ? vmladavaq_s8(a, vldrbq_gather_offset_s8(b + base2, offs2), wv2) : a;
 }
+
+/* The taps as the dot bodies take them (by value: in registers). */
+#define DOT_TAPS_PARAMS                                                                        \
+    uint8x16_t offs, int8x16_t wv, uint8x16_t offs2, int8x16_t wv2, int32_t base2, int two
+#define DOT_TAPS offs, wv, offs2, wv2, base2, two
 
 /* Outputs narrower than eight, at most this many in all: the output pixels as one sequence,
  * four a step, each window's offset in the plane from a table made once per call. */
@@ -984,11 +991,10 @@ static void mve_dw_flat_table(uint16_t *tab, const mve_dw_geom *geo,
 }
 
 TH_INLINE void
-mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, const mve_dw_taps *tp,
+mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, DOT_TAPS_PARAMS,
                   int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                  const th_mve_out *o, const th_dims *output_dims, int8_t *out, int two)
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out)
 {
-    const mve_dw_taps tv = *tp; /* in registers: the output stores may alias *tp */
     const int32_t total = output_dims->h * output_dims->w;
     const int32_t left = shift > 0 ? shift : 0;
     const int32_t right = shift > 0 ? 0 : shift;
@@ -998,10 +1004,10 @@ mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, const mve_dw_taps *t
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride, tab += 4) {
-        int32x4_t acc = vdupq_n_s32(mve_dw_dot1(plane + tab[0], &tv, two));
-        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[1], &tv, two), acc, 1);
-        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[2], &tv, two), acc, 2);
-        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[3], &tv, two), acc, 3);
+        int32x4_t acc = vdupq_n_s32(mve_dw_dot1(plane + tab[0], DOT_TAPS));
+        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[1], DOT_TAPS), acc, 1);
+        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[2], DOT_TAPS), acc, 2);
+        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[3], DOT_TAPS), acc, 3);
         const int32x4_t v = rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi);
         if (q + 4 <= total) {
             vstrbq_scatter_offset_s32(out, out_offs, v);
@@ -1013,11 +1019,10 @@ mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, const mve_dw_taps *t
 
 /* The same with the offsets computed as it goes (any size). */
 TH_INLINE void
-mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, const mve_dw_taps *tp,
+mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
                   int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                  const th_mve_out *o, const th_dims *output_dims, int8_t *out, int two)
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out)
 {
-    const mve_dw_taps tv = *tp;
     const int32_t ow = output_dims->w, sw = geo->sw, ystep = geo->sh * geo->pw;
     const int32_t total = output_dims->h * ow;
     const int32_t left = shift > 0 ? shift : 0;
@@ -1033,7 +1038,7 @@ mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, const mve_dw_taps
         const int32_t n = TH_MIN(4, total - q);
         int32_t a[4] = {0, 0, 0, 0};
         for (int32_t j = 0; j < n; j++) {
-            a[j] = mve_dw_dot1(b, &tv, two);
+            a[j] = mve_dw_dot1(b, DOT_TAPS);
             if (++ox == ow) {
                 ox = 0;
                 row += ystep;
@@ -1053,11 +1058,10 @@ mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, const mve_dw_taps
 }
 
 TH_INLINE void
-mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, const mve_dw_taps *tp,
+mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
              int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-             const th_mve_out *o, const th_dims *output_dims, int8_t *out, int two)
+             const th_mve_out *o, const th_dims *output_dims, int8_t *out)
 {
-    const mve_dw_taps tv = *tp;
     const int32_t ow = output_dims->w, sw = geo->sw;
     const int32_t left = shift > 0 ? shift : 0;
     const int32_t right = shift > 0 ? 0 : shift;
@@ -1071,11 +1075,11 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, const mve_dw_taps *tp,
         int8_t *o_row = out + (int64_t)oy * ow * oc_stride;
         int32_t ox = 0;
         for (; ox + 4 <= ow; ox += 4, b += 4 * sw) {
-            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, &tv, two));
-            acc = vsetq_lane_s32(mve_dw_dot1(b + sw, &tv, two), acc, 1);
-            acc = vsetq_lane_s32(mve_dw_dot1(b + 2 * sw, &tv, two),
+            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, DOT_TAPS));
+            acc = vsetq_lane_s32(mve_dw_dot1(b + sw, DOT_TAPS), acc, 1);
+            acc = vsetq_lane_s32(mve_dw_dot1(b + 2 * sw, DOT_TAPS),
                                  acc, 2);
-            acc = vsetq_lane_s32(mve_dw_dot1(b + 3 * sw, &tv, two),
+            acc = vsetq_lane_s32(mve_dw_dot1(b + 3 * sw, DOT_TAPS),
                                  acc, 3);
             vstrbq_scatter_offset_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
@@ -1083,14 +1087,14 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, const mve_dw_taps *tp,
         }
         if (ox < ow) {
             const int32_t n = ow - ox;
-            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, &tv, two));
+            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, DOT_TAPS));
             if (n > 1) {
-                acc = vsetq_lane_s32(mve_dw_dot1(b + sw, &tv, two),
+                acc = vsetq_lane_s32(mve_dw_dot1(b + sw, DOT_TAPS),
                                      acc, 1);
             }
             if (n > 2) {
                 acc = vsetq_lane_s32(
-                    mve_dw_dot1(b + 2 * sw, &tv, two), acc, 2);
+                    mve_dw_dot1(b + 2 * sw, DOT_TAPS), acc, 2);
             }
             vstrbq_scatter_offset_p_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
@@ -1100,27 +1104,34 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, const mve_dw_taps *tp,
     }
 }
 
-#define MVE_DW_DOT_INSTANCES(name, two)                                                      \
+/* Out-of-line instances (their own registers): the dot paths flattened (tab), walked
+ * (outputs narrower than 8) or by rows; up to 16 taps with the taps in registers, 17 to 32
+ * (the *2 ones) from a mve_dw_taps. */
+#define MVE_DW_DOT_INSTANCES(name, name2, body, where, where_arg)                             \
     static void __attribute__((noinline))                                                     \
-    name(const int8_t *plane, const mve_dw_geom *geo, const uint16_t *tab,                     \
-         const mve_dw_taps *t, int32_t oc_stride, int32_t start, int32_t multiplier,          \
-         int32_t shift, const th_mve_out *o, const th_dims *output_dims, int8_t *out)          \
+    name(const int8_t *plane, where, uint8x16_t offs, int8x16_t wv, int32_t oc_stride,        \
+         int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,               \
+         const th_dims *output_dims, int8_t *out)                                              \
     {                                                                                          \
-        if (tab != NULL) {                                                                     \
-            mve_dw_dot_flat_t(plane, tab, t, oc_stride, start, multiplier, shift, o,           \
-                              output_dims, out, two);                                          \
-        } else if (output_dims->w < 8) {                                                       \
-            mve_dw_dot_walk_t(plane, geo, t, oc_stride, start, multiplier, shift, o,           \
-                              output_dims, out, two);                                          \
-        } else {                                                                               \
-            mve_dw_dot_t(plane, geo, t, oc_stride, start, multiplier, shift, o, output_dims,   \
-                         out, two);                                                            \
-        }                                                                                      \
+        body(plane, where_arg, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier, shift,  \
+             o, output_dims, out);                                                             \
+    }                                                                                          \
+    static void __attribute__((noinline))                                                     \
+    name2(const int8_t *plane, where, const mve_dw_taps *t, int32_t oc_stride, int32_t start, \
+          int32_t multiplier, int32_t shift, const th_mve_out *o, const th_dims *output_dims, \
+          int8_t *out)                                                                         \
+    {                                                                                          \
+        body(plane, where_arg, t->offs, t->wv, t->offs2, t->wv2, t->base2, 1, oc_stride,      \
+             start, multiplier, shift, o, output_dims, out);                                   \
     }
-/* The dot paths: flattened (tab given), walked (outputs narrower than 8) or by rows. */
-MVE_DW_DOT_INSTANCES(mve_dw_dot, 0)
-MVE_DW_DOT_INSTANCES(mve_dw_dot2, 1)
+MVE_DW_DOT_INSTANCES(mve_dw_dot_flat, mve_dw_dot2_flat, mve_dw_dot_flat_t, const uint16_t *tab,
+                     tab)
+MVE_DW_DOT_INSTANCES(mve_dw_dot_walk, mve_dw_dot2_walk, mve_dw_dot_walk_t,
+                     const mve_dw_geom *geo, geo)
+MVE_DW_DOT_INSTANCES(mve_dw_dot, mve_dw_dot2, mve_dw_dot_t, const mve_dw_geom *geo, geo)
 #undef MVE_DW_DOT_INSTANCES
+#undef DOT_TAPS
+#undef DOT_TAPS_PARAMS
 
 static void __attribute__((noinline))
 mve_dw_3x3_s1(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
@@ -1173,6 +1184,7 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     if (dot) {
         mve_dw_dot_offsets(&taps_v, &geo);
     }
+    const uint8x16_t dot_offs = taps_v.offs;
     uint16_t flat_tab[MVE_DW_FLAT_MAX + 3];
     const int flat = dot && output_dims->w < 8 &&
                      output_dims->h * output_dims->w <= MVE_DW_FLAT_MAX &&
@@ -1196,14 +1208,37 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
             const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
                                    (uint32_t)params->input_offset * wsum;
             if (dot) {
-                taps_v.wv = mve_dw_dot_taps(filter + oc, oc_total, TH_MIN(taps, 16));
+                const int8x16_t wv = mve_dw_dot_taps(filter + oc, oc_total, TH_MIN(taps, 16));
                 if (taps > 16) {
+                    taps_v.wv = wv;
                     taps_v.wv2 = mve_dw_dot_taps(filter + 16 * oc_total + oc, oc_total,
                                                  taps - 16);
                 }
-                (taps > 16 ? mve_dw_dot2 : mve_dw_dot)(
-                    plane, &geo, flat ? flat_tab : NULL, &taps_v, oc_total, (int32_t)start,
-                    quant->multiplier[oc], quant->shift[oc], &o, output_dims, out_b + oc);
+                if (taps > 16 && flat) {
+                    mve_dw_dot2_flat(plane, flat_tab, &taps_v, oc_total, (int32_t)start,
+                                     quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                     out_b + oc);
+                } else if (taps > 16 && output_dims->w < 8) {
+                    mve_dw_dot2_walk(plane, &geo, &taps_v, oc_total, (int32_t)start,
+                                     quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                     out_b + oc);
+                } else if (taps > 16) {
+                    mve_dw_dot2(plane, &geo, &taps_v, oc_total, (int32_t)start,
+                                quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                out_b + oc);
+                } else if (flat) {
+                    mve_dw_dot_flat(plane, flat_tab, dot_offs, wv, oc_total,
+                                    (int32_t)start, quant->multiplier[oc], quant->shift[oc], &o,
+                                    output_dims, out_b + oc);
+                } else if (output_dims->w < 8) {
+                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total,
+                                    (int32_t)start, quant->multiplier[oc], quant->shift[oc], &o,
+                                    output_dims, out_b + oc);
+                } else {
+                    mve_dw_dot(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
+                               quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                               out_b + oc);
+                }
             } else if (narrow && geo.kh == 3 && geo.kw == 3) {
                 mve_dw_flat_3x3(plane, &geo, filter + oc, oc_total, (int32_t)start,
                                 quant->multiplier[oc], quant->shift[oc], &o, output_dims,
