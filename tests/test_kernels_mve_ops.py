@@ -132,3 +132,15 @@ def test_case_mix_reaches_the_vector_paths() -> None:
     assert any(c.a.size == 1 and c.b.size > 1 for c in muls) and any(c.in_place for c in muls)
     means = [c for c in batch if c.op == Op.MEAN]
     assert any(c.p.axes == (1, 2) and c.x.shape[1] * c.x.shape[2] > 256 for c in means)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "compiled"])
+def test_pools_elementwise_graph_on_the_m55(backend: str, tmp_path: Path) -> None:
+    """Issue 14's pools / MEAN / ADD / SUB / MUL graph through both backends on mps3-an547:
+    the Helium paths as the firmware links them, every layer bit-exact with the reference."""
+    from graph_on_device import assert_device_matches_reference, int8_inputs
+    from test_pools_elementwise_on_device import pools_elementwise_graph
+
+    graph = pools_elementwise_graph()
+    assert_device_matches_reference(graph, int8_inputs(graph, 6), MVE_BOARD, backend,
+                                    tmp_path / backend)
