@@ -278,7 +278,8 @@ TH_INLINE void dot2x2(const int8_t *x0, const int8_t *x1, const int8_t *wa, cons
     r[3] = a11;
 }
 
-/* th_nn_mve_pixel2_tab for k <= 4 (pointwise layers of few input channels): four channels
+/* th_nn_mve_pixel2_tab for k <= 4 (pointwise layers of few input channels; the conv picks it
+ * once per layer, th_nn_mve_conv_s8): four channels
  * a step in int32 lanes, tab[c] + sum_j x[j] * filter[c][j] with each tap's four weights
  * gathered once for both pixels (VMLA by the pixel's input value); the inputs are read
  * before any output is written. */
@@ -341,10 +342,6 @@ void th_nn_mve_pixel2_tab(const int8_t *x0, const int8_t *x1, const int8_t *filt
                           int32_t cout, const int32_t *tab, const th_per_channel_quant *quant,
                           const th_mve_out *o, int8_t *out0, int8_t *out1)
 {
-    if (k <= 4) {
-        pixel2_small_k(x0, x1, filter, k, cout, tab, quant, o, out0, out1);
-        return;
-    }
     const int32_t *mult = quant->multiplier, *shift = quant->shift;
     int32_t c = 0;
     for (; c + 4 <= cout; c += 4) {
@@ -508,8 +505,9 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                 }
             }
             if (pair) {
-                th_nn_mve_pixel2_tab(x0, x1, filter, k, cout, tab, quant, &o,
-                                     out + (int64_t)q * cout, out + (int64_t)(q + 1) * cout);
+                (k <= 4 ? pixel2_small_k : th_nn_mve_pixel2_tab)(
+                    x0, x1, filter, k, cout, tab, quant, &o, out + (int64_t)q * cout,
+                    out + (int64_t)(q + 1) * cout);
                 oy = ox1 + 1 < out_w ? oy1 : oy1 + 1;
                 ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
             } else {
