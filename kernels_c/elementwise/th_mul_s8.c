@@ -1,6 +1,7 @@
 /* th_mul_s8: int8 MUL as TFLite Micro's reference: (x1 + offset1) * (x2 + offset2)
  * requantized with one multiplier (double rounding, the shift may be a left shift),
- * + output offset, clamped. NumPy broadcasting as th_add_s8. */
+ * + output offset, clamped. NumPy broadcasting as th_add_s8. MVE builds: four products at
+ * a time, th_mve_requantize (exact for every multiplier >= 0 and shift in [-31, 30]). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -79,7 +80,71 @@ TH_INLINE void mul_row_t(const mul_consts *k, const int8_t *a, int32_t step_a, c
     }
 }
 
-#if TH_NN_HAS_DSP
+/* An out-of-line row function `name`: the inline row `body` with its two flags constant
+ * (its own registers). */
+#define ROW_INSTANCE(name, body, flag1, flag2)                                                \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t f, int32_t n, int8_t *out)             \
+    {                                                                                         \
+        body(k, x, ox, y, oy, f, n, out, flag1, flag2);                                       \
+    }
+
+#if TH_NN_MVE
+/* One row on MVE: out[i] = requantized (a[i * sa] + oa) * (b[i * sb] + ob), four lanes at a
+ * time, whole vectors then a predicated tail; each group of four written after its inputs
+ * are read. bcast (one factor f, x advancing) and right (shift < 0) are constants after
+ * inlining. */
+TH_INLINE void mve_row_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
+                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int right)
+{
+    th_mve_out o;
+    o.output_offset = k->out_offset;
+    o.act_min = k->act_min;
+    o.act_max = k->act_max;
+    const int32_t m = k->multiplier, sh = k->shift;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32x4_t vx = vaddq_n_s32(vldrbq_s32(x + i), ox);
+        const int32x4_t v = bcast ? vmulq_n_s32(vx, f)
+                                  : vmulq_s32(vx, vaddq_n_s32(vldrbq_s32(y + i), oy));
+        vstrbq_s32(out + i, th_mve_requantize_n(v, m, sh, right, &o));
+    }
+    if (i < n) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const int32x4_t vx = vaddq_n_s32(vldrbq_z_s32(x + i, p), ox);
+        const int32x4_t v = bcast ? vmulq_n_s32(vx, f)
+                                  : vmulq_s32(vx, vaddq_n_s32(vldrbq_z_s32(y + i, p), oy));
+        vstrbq_p_s32(out + i, th_mve_requantize_n(v, m, sh, right, &o), p);
+    }
+}
+
+ROW_INSTANCE(mve_same_left, mve_row_t, 0, 0)
+ROW_INSTANCE(mve_same_right, mve_row_t, 0, 1)
+ROW_INSTANCE(mve_bcast_left, mve_row_t, 1, 0)
+ROW_INSTANCE(mve_bcast_right, mve_row_t, 1, 1)
+
+static void mve_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                    int32_t step_b, int32_t n, int8_t *out)
+{
+    const int right = k->shift < 0;
+    if (step_a != 0 && step_b != 0) {
+        (right ? mve_same_right : mve_same_left)(k, a, k->in1_offset, b, k->in2_offset, 0, n,
+                                                 out);
+        return;
+    }
+    const int32_t f = step_a == 0 ? a[0] + k->in1_offset : b[0] + k->in2_offset;
+    const int8_t *x = step_a == 0 ? b : a;
+    const int32_t ox = step_a == 0 ? k->in2_offset : k->in1_offset;
+    const int32_t nn = step_a == 0 && step_b == 0 ? 1 : n;
+    (right ? mve_bcast_right : mve_bcast_left)(k, x, ox, x, 0, f, nn, out);
+    if (nn < n) {
+        th_nn_mve_fill(out + 1, out[0], n - 1);
+    }
+}
+#endif
+
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 /* The DSP rows: x advancing (offset ox), y advancing too (same) or a constant factor f
  * (bcast); clamp (a constant after inlining): the activation range is narrower than int8's
  * (th_fast_rq_apply saturates to int8 already). Kept out of line: their own registers. */
@@ -99,20 +164,13 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
     }
 }
 
-#define FAST_ROWS(name, bcast, clamp)                                                         \
-    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
-                                               int32_t ox, const int8_t *y, int32_t oy,       \
-                                               int32_t f, int32_t n, int8_t *out)             \
-    {                                                                                         \
-        fast_rows(k, x, ox, y, oy, f, n, out, bcast, clamp);                                  \
-    }
-FAST_ROWS(fast_same, 0, 0)
-FAST_ROWS(fast_same_clamp, 0, 1)
-FAST_ROWS(fast_bcast, 1, 0)
-FAST_ROWS(fast_bcast_clamp, 1, 1)
-#undef FAST_ROWS
+ROW_INSTANCE(fast_same, fast_rows, 0, 0)
+ROW_INSTANCE(fast_same_clamp, fast_rows, 0, 1)
+ROW_INSTANCE(fast_bcast, fast_rows, 1, 0)
+ROW_INSTANCE(fast_bcast_clamp, fast_rows, 1, 1)
 #endif
 
+#if !TH_NN_MVE
 /* The exact rows (any multiplier and shift), out of line: their own registers. */
 __attribute__((noinline)) static void exact_row(const mul_consts *k, const int8_t *a,
                                                 int32_t step_a, const int8_t *b,
@@ -121,9 +179,14 @@ __attribute__((noinline)) static void exact_row(const mul_consts *k, const int8_
     mul_row_t(k, a, step_a, b, step_b, n, out, 0);
 }
 
+#endif
+
 static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
 {
+#if TH_NN_MVE
+    mve_row(k, a, step_a, b, step_b, n, out);
+#else
 #if TH_NN_HAS_DSP
     if (k->fast && (step_a != 0 || step_b != 0)) {
         const int clamp = k->act_min > -128 || k->act_max < 127;
@@ -144,6 +207,7 @@ static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
     }
 #endif
     exact_row(k, a, step_a, b, step_b, n, out);
+#endif
 }
 
 th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,

@@ -718,6 +718,39 @@ TH_INLINE int32x4_t th_mve_requantize(int32x4_t acc, int32x4_t multiplier, int32
     return vminq_s32(y, vdupq_n_s32(o->act_max));
 }
 
+/* th_mve_requantize with one multiplier and shift for all lanes: every lane shifts the same
+ * way, so no predicate is needed (same exactness argument; shift == 0 takes the left path,
+ * where VSHL by 0 leaves y unchanged). right (a constant after inlining) = shift < 0. */
+TH_INLINE int32x4_t th_mve_requantize_n(int32x4_t acc, int32_t multiplier, int32_t shift,
+                                        int right, const th_mve_out *o)
+{
+    int32x4_t y;
+    if (right) {
+        y = vqrdmulhq_n_s32(acc, multiplier);
+        y = vqaddq_s32(y, vshrq_n_s32(y, 31));
+        y = vrshlq_n_s32(y, shift);
+    } else {
+        y = vqrdmulhq_n_s32(vshlq_r_s32(acc, shift), multiplier);
+    }
+    y = vqaddq_n_s32(y, o->output_offset);
+    y = vmaxq_s32(y, vdupq_n_s32(o->act_min));
+    return vminq_s32(y, vdupq_n_s32(o->act_max));
+}
+
+/* Adds int16 lane sums of 16 channels (a0: 0-7, a1: 8-15) into s[0..3] (four channels
+ * each, in order) and clears them. */
+TH_INLINE void th_mve_widen16(int16x8_t *a0, int16x8_t *a1, int32x4_t s[4])
+{
+    int16_t t[16];
+    vstrhq_s16(t, *a0);
+    vstrhq_s16(t + 8, *a1);
+    for (int32_t j = 0; j < 4; j++) {
+        s[j] = vaddq_s32(s[j], vldrhq_s32(t + 4 * j));
+    }
+    *a0 = vdupq_n_s16(0);
+    *a1 = vdupq_n_s16(0);
+}
+
 /* n bytes from src to dst (no overlap), n >= 0, vector loads and stores. */
 void th_nn_mve_copy(int8_t *dst, const int8_t *src, int32_t n);
 /* n bytes of value at dst. */

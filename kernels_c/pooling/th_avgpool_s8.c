@@ -1,5 +1,7 @@
 /* th_avgpool_s8: int8 AVERAGE_POOL_2D as TFLite Micro's reference (no requantization). Sums
- * are exact integers, so the separable path's order gives the same result. */
+ * are exact integers, so the separable path's order gives the same result. MVE builds sum
+ * across channels in vectors (int16 lanes for the column sums and up to 256 taps, int32
+ * beyond) and divide four lanes at a time (avg_div). */
 #include "th_nn.h"
 #include "th_nn_pool.h"
 #include "th_nn_support.h"
@@ -13,6 +15,55 @@ TH_INLINE int32_t avg_round(int32_t sum, int32_t count)
     const int32_t half = count / 2;
     return sum > 0 ? (sum + half) / count : (sum - half) / count;
 }
+
+#if TH_NN_MVE
+/* Division of four window sums by count, avg_round exactly: for 2 <= count <= 4096, with
+ * n = |sum| + count / 2 (|sum| <= 128 * count) and m = ceil(2^32 / count) = (2^32 - 1) /
+ * count + 1 = 2^32 / count + e / count (0 <= e < count), (n * m) >> 32 (VMULH.U32) is
+ * floor(n / count): the excess n * e / (count * 2^32) is below 1 / count because n * e <=
+ * 128.5 * 4096 * 4095 < 2^32. The sign is put back after (TFLM rounds half away from zero).
+ * Other counts (1, > 4096) take avg_round per lane. */
+#define TH_AVG_MVE_MAX_COUNT 4096
+
+typedef struct {
+    uint32_t m; /* 0: per lane */
+    int32_t half;
+    int32_t count;
+    int32_t lo;
+    int32_t hi;
+} avg_div;
+
+TH_INLINE void avg_div_set(avg_div *d, int32_t count)
+{
+    if (count != d->count) {
+        d->count = count;
+        d->half = count / 2;
+        d->m = count >= 2 && count <= TH_AVG_MVE_MAX_COUNT ? 0xFFFFFFFFu / (uint32_t)count + 1u
+                                                          : 0u;
+    }
+}
+
+/* dst[0..3] (lanes in p) = the clamped averages of the four sums. */
+TH_INLINE void avg_store4(int8_t *dst, int32x4_t sum, const avg_div *d, mve_pred16_t p)
+{
+    int32x4_t v = sum;
+    if (d->m != 0u) {
+        const mve_pred16_t neg = vcmpltq_n_s32(sum, 0);
+        const uint32x4_t n = vreinterpretq_u32_s32(vaddq_n_s32(vabsq_s32(sum), d->half));
+        const int32x4_t q = vreinterpretq_s32_u32(vmulhq_u32(n, vdupq_n_u32(d->m)));
+        v = vpselq_s32(vnegq_s32(q), q, neg);
+    } else if (d->count != 1) {
+        int32_t t[4];
+        vstrwq_s32(t, sum);
+        for (int32_t j = 0; j < 4; j++) {
+            t[j] = avg_round(t[j], d->count);
+        }
+        v = vldrwq_s32(t);
+    }
+    v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(d->lo)), vdupq_n_s32(d->hi));
+    vstrbq_p_s32(dst, v, p);
+}
+#endif
 
 /* Separable path (th_avgpool_s8_scratch_size > 0 and that much scratch given): per image, an
  * int16 column sum per (x, c) over the rows of the current output row's window, slid down
@@ -44,17 +95,68 @@ int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *
 /* cs[k] += sign * row[k] over the n values of one input row segment. */
 static void col_add(int16_t *cs, const int8_t *row, int32_t n)
 {
+#if TH_NN_MVE
+    for (int32_t k = 0; k < n; k += 8) {
+        const mve_pred16_t p = vctp16q((uint32_t)(n - k));
+        vstrhq_p_s16(cs + k, vaddq_s16(vldrhq_z_s16(cs + k, p), vldrbq_z_s16(row + k, p)), p);
+    }
+#else
     for (int32_t k = 0; k < n; k++) {
         cs[k] = (int16_t)(cs[k] + row[k]);
     }
+#endif
 }
 
 static void col_sub(int16_t *cs, const int8_t *row, int32_t n)
 {
+#if TH_NN_MVE
+    for (int32_t k = 0; k < n; k += 8) {
+        const mve_pred16_t p = vctp16q((uint32_t)(n - k));
+        vstrhq_p_s16(cs + k, vsubq_s16(vldrhq_z_s16(cs + k, p), vldrbq_z_s16(row + k, p)), p);
+    }
+#else
     for (int32_t k = 0; k < n; k++) {
         cs[k] = (int16_t)(cs[k] - row[k]);
     }
+#endif
 }
+
+#if TH_NN_MVE
+/* acc[c] += sign * sum of the n columns from col (column stride ch), c < ch. */
+static void acc_cols(int32_t *acc, const int16_t *col, int32_t n, int32_t ch, int sub)
+{
+    for (int32_t c = 0; c < ch; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(ch - c));
+        int32x4_t a = vldrwq_z_s32(acc + c, p);
+        for (int32_t x = 0; x < n; x++) {
+            const int32x4_t v = vldrhq_z_s32(col + x * ch + c, p);
+            a = sub ? vsubq_s32(a, v) : vaddq_s32(a, v);
+        }
+        vstrwq_p_s32(acc + c, a, p);
+    }
+}
+
+/* One output pixel from acc (enter: one column added first, leave: one subtracted after,
+ * either NULL), then dst. */
+static void acc_out(int32_t *acc, const int16_t *enter, const int16_t *leave, int32_t ch,
+                    const avg_div *dp, int8_t *dst)
+{
+    const avg_div dv = *dp; /* in registers: the stores through dst may alias *dp */
+    const avg_div *d = &dv;
+    for (int32_t c = 0; c < ch; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(ch - c));
+        int32x4_t a = vldrwq_z_s32(acc + c, p);
+        if (enter != NULL) {
+            a = vaddq_s32(a, vldrhq_z_s32(enter + c, p));
+        }
+        avg_store4(dst + c, a, d, p);
+        if (leave != NULL) {
+            a = vsubq_s32(a, vldrhq_z_s32(leave + c, p));
+        }
+        vstrwq_p_s32(acc + c, a, p);
+    }
+}
+#endif
 
 static void avg_separable_image(const th_pool_params *p, const th_dims *in,
                                 const int8_t *image, const th_dims *out, int8_t *dst,
@@ -63,6 +165,14 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
     const int32_t in_h = in->h, in_w = in->w, ch = in->c;
     const int32_t act_min = p->activation.min, act_max = p->activation.max;
     th_nn_window wy = th_nn_window_at(0, p->stride.h, p->padding.h, p->filter.h, in_h);
+#if TH_NN_MVE
+    avg_div dv;
+    dv.count = 0;
+    dv.m = 0u;
+    dv.half = 0;
+    dv.lo = act_min;
+    dv.hi = act_max;
+#endif
     for (int32_t k = 0; k < in_w * ch; k++) {
         cs[k] = 0;
     }
@@ -96,6 +206,17 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
             }
             const int32_t leave_to = xe < next_xs ? xe : next_xs; /* [xs, leave_to) leave */
             have_end = xe;
+#if TH_NN_MVE
+            avg_div_set(&dv, count);
+            if (xe - add_from == 1 && leave_to - xs == 1) {
+                acc_out(acc, cs + add_from * ch, cs + xs * ch, ch, &dv, dst);
+            } else {
+                acc_cols(acc, cs + add_from * ch, xe - add_from, ch, 0);
+                acc_out(acc, NULL, NULL, ch, &dv, dst);
+                acc_cols(acc, cs + xs * ch, leave_to - xs, ch, 1);
+            }
+            dst += ch;
+#else
             if (xe - add_from == 1 && leave_to - xs == 1) {
                 /* one column enters and one leaves (stride 1): one pass over the channels */
                 const int16_t *enter = cs + add_from * ch, *leave = cs + xs * ch;
@@ -126,6 +247,7 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
                     }
                 }
             }
+#endif
             if (!last_row && next_xs > upd) {
                 const int32_t n = (next_xs - upd) * ch;
                 for (int32_t y = ys; y < leave_end; y++) {
@@ -143,6 +265,7 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
 
 /* Every window summed directly (no scratch), TH_AVGPOOL_CHUNK channels at a time. Out of
  * line: the separable path's registers stay out of its loops. */
+#if !TH_NN_MVE
 __attribute__((noinline)) static void avg_direct(const th_pool_params *params,
                                                  const th_dims *input_dims, const int8_t *input,
                                                  const th_dims *output_dims, int8_t *output)
@@ -199,6 +322,79 @@ __attribute__((noinline)) static void avg_direct(const th_pool_params *params,
     }
 }
 
+#endif
+
+#if TH_NN_MVE
+/* avg_direct on MVE: 16 channels at a time, int16 lane sums over at most 256 taps
+ * (|sum| <= 128 * 256 fits) widened into int32, four lanes divided at a time. */
+__attribute__((noinline)) static void avg_direct_mve(const th_pool_params *params,
+                                                     const th_dims *input_dims,
+                                                     const int8_t *input,
+                                                     const th_dims *output_dims,
+                                                     int8_t *output)
+{
+    const int32_t in_h = input_dims->h;
+    const int32_t in_w = input_dims->w;
+    const int32_t ch = input_dims->c;
+    avg_div dv;
+    dv.count = 0;
+    dv.m = 0u;
+    dv.half = 0;
+    dv.lo = params->activation.min;
+    dv.hi = params->activation.max;
+    int8_t *out = output;
+    for (int32_t n = 0; n < input_dims->n; n++) {
+        const int8_t *image = input + (int32_t)n * in_h * in_w * ch;
+        for (int32_t oy = 0; oy < output_dims->h; oy++) {
+            const th_nn_window wy = th_nn_window_at(oy, params->stride.h, params->padding.h,
+                                                    params->filter.h, in_h);
+            for (int32_t ox = 0; ox < output_dims->w; ox++) {
+                const th_nn_window wx = th_nn_window_at(ox, params->stride.w,
+                                                        params->padding.w, params->filter.w,
+                                                        in_w);
+                avg_div_set(&dv, (wy.end - wy.start) * (wx.end - wx.start));
+                const avg_div d = dv;
+                for (int32_t c0 = 0; c0 < ch; c0 += 16) {
+                    const int32_t cn = ch - c0;
+                    const mve_pred16_t p0 = vctp16q((uint32_t)cn);
+                    const mve_pred16_t p1 = vctp16q((uint32_t)(cn > 8 ? cn - 8 : 0));
+                    int16x8_t a0 = vdupq_n_s16(0), a1 = vdupq_n_s16(0);
+                    int32x4_t s[4];
+                    for (int32_t j = 0; j < 4; j++) {
+                        s[j] = vdupq_n_s32(0);
+                    }
+                    int32_t taps = 0;
+                    for (int32_t fy = wy.start; fy < wy.end; fy++) {
+                        const int32_t row = (wy.origin + fy) * in_w + wx.origin;
+                        int32_t fx = wx.start;
+                        while (fx < wx.end) {
+                            const int32_t room = 256 - taps;
+                            const int32_t blk = wx.end - fx < room ? wx.end - fx : room;
+                            const int8_t *px = image + (row + fx) * ch + c0;
+                            for (int32_t i = 0; i < blk; i++, px += ch) {
+                                a0 = vaddq_s16(a0, vldrbq_z_s16(px, p0));
+                                a1 = vaddq_s16(a1, vldrbq_z_s16(px + 8, p1));
+                            }
+                            fx += blk;
+                            taps += blk;
+                            if (taps == 256) {
+                                th_mve_widen16(&a0, &a1, s);
+                                taps = 0;
+                            }
+                        }
+                    }
+                    th_mve_widen16(&a0, &a1, s);
+                    for (int32_t j = 0; j < 4 && 4 * j < cn; j++) {
+                        avg_store4(out + c0 + 4 * j, s[j], &d, vctp32q((uint32_t)(cn - 4 * j)));
+                    }
+                }
+                out += ch;
+            }
+        }
+    }
+}
+#endif
+
 th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
@@ -239,6 +435,10 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         }
         return TH_OK;
     }
+#if TH_NN_MVE
+    avg_direct_mve(params, input_dims, input, output_dims, output);
+#else
     avg_direct(params, input_dims, input, output_dims, output);
+#endif
     return TH_OK;
 }

@@ -1,6 +1,8 @@
 /* th_maxpool_s8: int8 MAX_POOL_2D as TFLite Micro's reference. The output pixel is the
  * running maximum (no scratch); on DSP builds four channels at a time with SSUB8 + SEL,
- * which is exact (SSUB8 sets each GE bit from the full 9-bit signed difference). */
+ * which is exact (SSUB8 sets each GE bit from the full 9-bit signed difference); on MVE
+ * builds sixteen channels at a time held in a register over the window (max_window_mve,
+ * VMAX.S8, tails predicated with VCTP). */
 #include <string.h>
 
 #include "th_nn.h"
@@ -33,7 +35,12 @@ TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
 static void max_into(int8_t *dst, const int8_t *src, int32_t n)
 {
     int32_t k = 0;
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    for (; k < n; k += 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)(n - k));
+        vstrbq_p_s8(dst + k, vmaxq_s8(vldrbq_z_s8(dst + k, p), vldrbq_z_s8(src + k, p)), p);
+    }
+#elif TH_NN_HAS_DSP
     for (; k + 4 <= n; k += 4) {
         uint32_t a;
         uint32_t b;
@@ -80,6 +87,27 @@ static void clamp_pixel(int8_t *out, int32_t channels, int32_t act_min, int32_t 
     }
 }
 
+#if TH_NN_MVE
+/* One output pixel on MVE: the maximum over rows x cols pixels from base (steps in bytes),
+ * clamped, 16 channels at a time held in a register, then dst. */
+static void max_window_mve(int8_t *dst, const int8_t *base, int32_t rows, int32_t row_step,
+                           int32_t cols, int32_t ch, int32_t act_min, int32_t act_max)
+{
+    const int8x16_t lo = vdupq_n_s8((int8_t)act_min), hi = vdupq_n_s8((int8_t)act_max);
+    for (int32_t c0 = 0; c0 < ch; c0 += 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)(ch - c0));
+        int8x16_t v = lo; /* the clamp's lower bound is the maximum's start */
+        for (int32_t y = 0; y < rows; y++) {
+            const int8_t *px = base + y * row_step + c0;
+            for (int32_t x = 0; x < cols; x++, px += ch) {
+                v = vmaxq_s8(v, vldrbq_z_s8(px, p));
+            }
+        }
+        vstrbq_p_s8(dst + c0, vminq_s8(v, hi), p);
+    }
+}
+#endif
+
 static void max_separable_image(const th_pool_params *p, const th_dims *in,
                                 const int8_t *image, const th_dims *out, int8_t *dst,
                                 int8_t *cm)
@@ -104,6 +132,11 @@ static void max_separable_image(const th_pool_params *p, const th_dims *in,
             const th_nn_window wx =
                 th_nn_window_at(ox, p->stride.w, p->padding.w, p->filter.w, in_w);
             const int32_t xs = wx.origin + wx.start, xe = wx.origin + wx.end;
+#if TH_NN_MVE
+            max_window_mve(dst, cm + xs * ch, ye > ys ? 1 : 0, 0, xe - xs, ch, act_min, act_max);
+            dst += ch;
+            continue;
+#endif
             if (ye <= ys || xe <= xs) {
                 memset(dst, -128, (size_t)ch); /* TFLM's initial value */
             } else {
@@ -156,6 +189,14 @@ th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                 const th_nn_window wx = th_nn_window_at(ox, params->stride.w,
                                                         params->padding.w, params->filter.w,
                                                         in_w);
+#if TH_NN_MVE
+                max_window_mve(out, image + ((wy.origin + wy.start) * in_w + wx.origin +
+                                             wx.start) * channels,
+                               wy.end - wy.start, in_w * channels, wx.end - wx.start,
+                               channels, act_min, act_max);
+                out += channels;
+                continue;
+#endif
                 if (wy.end <= wy.start || wx.end <= wx.start) {
                     memset(out, -128, (size_t)channels); /* TFLM's initial value */
                 } else {

@@ -70,7 +70,7 @@ static int8_t mean_out(int32_t sum, int32_t zp_total, int32_t multiplier, int32_
     return (int8_t)th_clamp(v, -128, 127);
 }
 
-#if TH_NN_HAS_DSP
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 /* Channel sums of 4 neighbouring channels over rows rows of stride stride (the [R, C] group
  * layout: MEAN over H and W): one word per row into int16 lane sums (SXTAB16), moved to int32
  * every 256 rows (|lane| <= 128 * 256 fits int16). */
@@ -92,6 +92,54 @@ static void sums4(const int8_t *base, int32_t rows, int32_t stride, int32_t sum[
         sum[1] += (int16_t)(uint16_t)((uint32_t)odd & 0xFFFFu);
         sum[2] += (int16_t)(uint16_t)((uint32_t)even >> 16);
         sum[3] += (int16_t)(uint16_t)((uint32_t)odd >> 16);
+    }
+}
+#endif
+
+#if TH_NN_MVE
+/* The [R, C] group layout on MVE: 16 channels at a time, int16 lane sums over at most 256
+ * rows (|sum| <= 128 * 256 fits) widened into int32 (wrapping like the scalar sum), less
+ * the zero point, requantized four lanes at a time (th_mve_requantize: exact for the folded
+ * multiplier >= 0 and shift in [-31, 30]). */
+static void mean_rc_mve(const int8_t *input, int32_t rows, int32_t stride, int32_t cols,
+                        int32_t zp_total, int32_t multiplier, int32_t shift,
+                        int32_t output_zero_point, int8_t *output)
+{
+    th_mve_out o;
+    o.output_offset = output_zero_point;
+    o.act_min = -128;
+    o.act_max = 127;
+    for (int32_t c0 = 0; c0 < cols; c0 += 16) {
+        const int32_t cn = cols - c0;
+        const mve_pred16_t p0 = vctp16q((uint32_t)cn);
+        const mve_pred16_t p1 = vctp16q((uint32_t)(cn > 8 ? cn - 8 : 0));
+        int32x4_t s[4];
+        for (int32_t j = 0; j < 4; j++) {
+            s[j] = vdupq_n_s32(0);
+        }
+        int32_t r = 0;
+        while (r < rows) {
+            const int32_t end = rows - r > 256 ? r + 256 : rows;
+            int16x8_t a0 = vdupq_n_s16(0), a1 = vdupq_n_s16(0);
+            const int8_t *px = input + r * stride + c0;
+            if (cn > 8) {
+                for (; r < end; r++, px += stride) {
+                    a0 = vaddq_s16(a0, vldrbq_z_s16(px, p0));
+                    a1 = vaddq_s16(a1, vldrbq_z_s16(px + 8, p1));
+                }
+            } else {
+                for (; r < end; r++, px += stride) {
+                    a0 = vaddq_s16(a0, vldrbq_z_s16(px, p0));
+                }
+            }
+            th_mve_widen16(&a0, &a1, s);
+        }
+        for (int32_t j = 0; j < 4 && 4 * j < cn; j++) {
+            const int32x4_t c = vsubq_n_s32(s[j], zp_total);
+            const int32x4_t v = shift < 0 ? th_mve_requantize_n(c, multiplier, shift, 1, &o)
+                                          : th_mve_requantize_n(c, multiplier, shift, 0, &o);
+            vstrbq_p_s32(output + c0 + 4 * j, v, vctp32q((uint32_t)(cn - 4 * j)));
+        }
     }
 }
 #endif
@@ -152,7 +200,13 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
     const int32_t zp_total = (int32_t)((uint32_t)params->input_zero_point * (uint32_t)count);
 
     int32_t first = 0; /* outputs before this one are written */
-#if TH_NN_HAS_DSP
+#if TH_NN_MVE
+    if (g.rank == 2 && g.reduced[0] && !g.reduced[1]) { /* [R, C]: 16 channels at a time */
+        mean_rc_mve(input, g.dims[0], g.stride[0], g.dims[1], zp_total, multiplier, shift,
+                    params->output_zero_point, output);
+        first = g.dims[1];
+    }
+#elif TH_NN_HAS_DSP
     if (g.rank == 2 && g.reduced[0] && !g.reduced[1]) { /* [R, C]: four channels at a time */
         for (; first + 4 <= g.dims[1]; first += 4) {
             int32_t sums[4];

@@ -278,6 +278,63 @@ TH_INLINE void dot2x2(const int8_t *x0, const int8_t *x1, const int8_t *wa, cons
     r[3] = a11;
 }
 
+/* th_nn_mve_pixel2_tab for k <= 4 (pointwise layers of few input channels; the conv picks it
+ * once per layer, th_nn_mve_conv_s8): four channels
+ * a step in int32 lanes, tab[c] + sum_j x[j] * filter[c][j] with each tap's four weights
+ * gathered once for both pixels (VMLA by the pixel's input value); the inputs are read
+ * before any output is written. */
+TH_INLINE void pixel2_small_k_t(const int8_t *x0, const int8_t *x1, const int8_t *filter,
+                                int32_t k, int32_t cout, const int32_t *tab,
+                                const th_per_channel_quant *quant, const th_mve_out *o,
+                                int8_t *out0, int8_t *out1)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    int32_t v0[4] = {0, 0, 0, 0}, v1[4] = {0, 0, 0, 0};
+    for (int32_t j = 0; j < k; j++) {
+        v0[j] = x0[j];
+        v1[j] = x1[j];
+    }
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)k);
+    for (int32_t c = 0; c < cout; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(cout - c));
+        const int8_t *w0 = filter + (int64_t)c * k;
+        int32x4_t s0 = vldrwq_z_s32(tab + c, p);
+        int32x4_t s1 = s0;
+        if (k == 4) { /* unrolled */
+            const int32x4_t w0v = vldrbq_gather_offset_z_s32(w0, offs, p);
+            const int32x4_t w1v = vldrbq_gather_offset_z_s32(w0 + 1, offs, p);
+            const int32x4_t w2v = vldrbq_gather_offset_z_s32(w0 + 2, offs, p);
+            const int32x4_t w3v = vldrbq_gather_offset_z_s32(w0 + 3, offs, p);
+            s0 = vmlaq_n_s32(vmlaq_n_s32(s0, w0v, v0[0]), w1v, v0[1]);
+            s0 = vmlaq_n_s32(vmlaq_n_s32(s0, w2v, v0[2]), w3v, v0[3]);
+            s1 = vmlaq_n_s32(vmlaq_n_s32(s1, w0v, v1[0]), w1v, v1[1]);
+            s1 = vmlaq_n_s32(vmlaq_n_s32(s1, w2v, v1[2]), w3v, v1[3]);
+        } else {
+            for (int32_t j = 0; j < k; j++) {
+                const int32x4_t wj = vldrbq_gather_offset_z_s32(w0 + j, offs, p);
+                s0 = vmlaq_n_s32(s0, wj, v0[j]);
+                s1 = vmlaq_n_s32(s1, wj, v1[j]);
+            }
+        }
+        const int32x4_t m = vldrwq_z_s32(quant->multiplier + c, p);
+        const int32x4_t sh = vldrwq_z_s32(quant->shift + c, p);
+        vstrbq_p_s32(out0 + c, th_mve_requantize(s0, m, sh, &oc), p);
+        vstrbq_p_s32(out1 + c, th_mve_requantize(s1, m, sh, &oc), p);
+    }
+}
+
+static void __attribute__((noinline))
+pixel2_small_k(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k,
+               int32_t cout, const int32_t *tab, const th_per_channel_quant *quant,
+               const th_mve_out *o, int8_t *out0, int8_t *out1)
+{
+    if (k == 4) { /* the taps loop unrolled */
+        pixel2_small_k_t(x0, x1, filter, 4, cout, tab, quant, o, out0, out1);
+    } else {
+        pixel2_small_k_t(x0, x1, filter, k, cout, tab, quant, o, out0, out1);
+    }
+}
+
 /* Two output pixels (columns x0, x1; outputs out0, out1), all cout channels, with tab:
  * four channels a step as two dot2x2 passes, so the requantization constants, the table
  * and the filter rows' setup serve both pixels. */
@@ -448,8 +505,9 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                 }
             }
             if (pair) {
-                th_nn_mve_pixel2_tab(x0, x1, filter, k, cout, tab, quant, &o,
-                                     out + (int64_t)q * cout, out + (int64_t)(q + 1) * cout);
+                (k <= 4 ? pixel2_small_k : th_nn_mve_pixel2_tab)(
+                    x0, x1, filter, k, cout, tab, quant, &o, out + (int64_t)q * cout,
+                    out + (int64_t)(q + 1) * cout);
                 oy = ox1 + 1 < out_w ? oy1 : oy1 + 1;
                 ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
             } else {
@@ -839,23 +897,53 @@ mve_dw_flat_3x3(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w,
 /* Filters of at most 16 taps whose window spans at most 256 bytes of the plane (3x3 at any
  * stride, 1xN, ...): one output is one VLDRB.8 gather of its taps (byte offsets ky * DH * PW
  * + kx * DW, unused lanes at 0) and one VMLADAV against the channel's taps (held in a vector,
- * unused lanes 0); four outputs a step, requantized as one vector. */
-#define MVE_DW_DOT_TAPS 16
+ * unused lanes 0); four outputs a step, requantized as one vector. 17 to 32 taps (5x5, 1x32,
+ * ...): a second gather of taps 16.. from the start of tap 16's filter row (base2), each
+ * span at most 256 bytes, accumulated by VMLADAVA (the *2 functions). */
+#define MVE_DW_DOT_TAPS 32
+
+typedef struct {
+    uint8x16_t offs;  /* taps 0..15 from the window's origin */
+    uint8x16_t offs2; /* taps 16..31 from base2 */
+    int8x16_t wv;
+    int8x16_t wv2;
+    int32_t base2;
+} mve_dw_taps;
+
+/* Plane offset of tap t of the window (0 for t past the filter). */
+static int32_t mve_dw_tap_offset(const mve_dw_geom *geo, int32_t t)
+{
+    return t < geo->kh * geo->kw ? (t / geo->kw) * geo->dh * geo->pw + (t % geo->kw) * geo->dw
+                                 : 0;
+}
+
+static int32_t mve_dw_base2(const mve_dw_geom *g)
+{
+    return (16 / g->kw) * g->dh * g->pw;
+}
 
 static int mve_dw_dot_applies(const mve_dw_geom *g)
 {
-    return g->kh * g->kw <= MVE_DW_DOT_TAPS &&
-           (g->kh - 1) * g->dh * g->pw + (g->kw - 1) * g->dw <= 255;
+    const int32_t taps = g->kh * g->kw;
+    if (taps <= 16) {
+        return mve_dw_tap_offset(g, taps - 1) <= 255;
+    }
+    return taps <= MVE_DW_DOT_TAPS && mve_dw_tap_offset(g, 15) <= 255 &&
+           mve_dw_tap_offset(g, taps - 1) - mve_dw_base2(g) <= 255;
 }
 
-static uint8x16_t mve_dw_dot_offsets(const mve_dw_geom *geo)
+static void mve_dw_dot_offsets(mve_dw_taps *t, const mve_dw_geom *geo)
 {
-    uint8_t off[16];
-    for (int32_t t = 0; t < 16; t++) {
-        const int32_t ky = t / geo->kw, kx = t % geo->kw;
-        off[t] = t < geo->kh * geo->kw ? (uint8_t)(ky * geo->dh * geo->pw + kx * geo->dw) : 0u;
+    uint8_t off[32];
+    const int32_t base2 = geo->kh * geo->kw > 16 ? mve_dw_base2(geo) : 0;
+    for (int32_t k = 0; k < 32; k++) {
+        const int32_t real = k < geo->kh * geo->kw;
+        off[k] = (uint8_t)(k >= 16 && real ? mve_dw_tap_offset(geo, k) - base2
+                                           : mve_dw_tap_offset(geo, k));
     }
-    return vld1q_u8(off);
+    t->offs = vld1q_u8(off);
+    t->offs2 = vld1q_u8(off + 16);
+    t->base2 = base2;
 }
 
 TH_INLINE int8x16_t mve_dw_dot_taps(const int8_t *w, int32_t oc_stride, int32_t taps)
@@ -867,6 +955,20 @@ TH_INLINE int8x16_t mve_dw_dot_taps(const int8_t *w, int32_t oc_stride, int32_t 
     }
     return vld1q_s8(tv);
 }
+
+/* The dot product of one window at b with the channel's taps (two: taps 16.. too, gathered
+ * at b + base2 with offs2 against wv2). */
+TH_INLINE int32_t mve_dw_dot1(const int8_t *b, uint8x16_t offs, int8x16_t wv, uint8x16_t offs2,
+                              int8x16_t wv2, int32_t base2, int two)
+{
+    const int32_t a = vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv);
+    return two ? vmladavaq_s8(a, vldrbq_gather_offset_s8(b + base2, offs2), wv2) : a;
+}
+
+/* The taps as the dot bodies take them (by value: in registers). */
+#define DOT_TAPS_PARAMS                                                                        \
+    uint8x16_t offs, int8x16_t wv, uint8x16_t offs2, int8x16_t wv2, int32_t base2, int two
+#define DOT_TAPS offs, wv, offs2, wv2, base2, two
 
 /* Outputs narrower than eight, at most this many in all: the output pixels as one sequence,
  * four a step, each window's offset in the plane from a table made once per call. */
@@ -886,10 +988,10 @@ static void mve_dw_flat_table(uint16_t *tab, const mve_dw_geom *geo,
     }
 }
 
-static void __attribute__((noinline))
-mve_dw_dot_flat(const int8_t *plane, const uint16_t *tab, uint8x16_t offs, int8x16_t wv,
-                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+TH_INLINE void
+mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, DOT_TAPS_PARAMS,
+                  int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out)
 {
     const int32_t total = output_dims->h * output_dims->w;
     const int32_t left = shift > 0 ? shift : 0;
@@ -900,10 +1002,10 @@ mve_dw_dot_flat(const int8_t *plane, const uint16_t *tab, uint8x16_t offs, int8x
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride, tab += 4) {
-        int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[0], offs), wv));
-        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[1], offs), wv), acc, 1);
-        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[2], offs), wv), acc, 2);
-        acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(plane + tab[3], offs), wv), acc, 3);
+        int32x4_t acc = vdupq_n_s32(mve_dw_dot1(plane + tab[0], DOT_TAPS));
+        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[1], DOT_TAPS), acc, 1);
+        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[2], DOT_TAPS), acc, 2);
+        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[3], DOT_TAPS), acc, 3);
         const int32x4_t v = rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi);
         if (q + 4 <= total) {
             vstrbq_scatter_offset_s32(out, out_offs, v);
@@ -914,10 +1016,10 @@ mve_dw_dot_flat(const int8_t *plane, const uint16_t *tab, uint8x16_t offs, int8x
 }
 
 /* The same with the offsets computed as it goes (any size). */
-static void __attribute__((noinline))
-mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
-                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+TH_INLINE void
+mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
+                  int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out)
 {
     const int32_t ow = output_dims->w, sw = geo->sw, ystep = geo->sh * geo->pw;
     const int32_t total = output_dims->h * ow;
@@ -934,7 +1036,7 @@ mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, in
         const int32_t n = TH_MIN(4, total - q);
         int32_t a[4] = {0, 0, 0, 0};
         for (int32_t j = 0; j < n; j++) {
-            a[j] = vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv);
+            a[j] = mve_dw_dot1(b, DOT_TAPS);
             if (++ox == ow) {
                 ox = 0;
                 row += ystep;
@@ -953,10 +1055,10 @@ mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, in
     }
 }
 
-static void __attribute__((noinline))
-mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
-           int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-           const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+TH_INLINE void
+mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
+             int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+             const th_mve_out *o, const th_dims *output_dims, int8_t *out)
 {
     const int32_t ow = output_dims->w, sw = geo->sw;
     const int32_t left = shift > 0 ? shift : 0;
@@ -971,11 +1073,11 @@ mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16
         int8_t *o_row = out + (int64_t)oy * ow * oc_stride;
         int32_t ox = 0;
         for (; ox + 4 <= ow; ox += 4, b += 4 * sw) {
-            int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv));
-            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + sw, offs), wv), acc, 1);
-            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + 2 * sw, offs), wv),
+            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, DOT_TAPS));
+            acc = vsetq_lane_s32(mve_dw_dot1(b + sw, DOT_TAPS), acc, 1);
+            acc = vsetq_lane_s32(mve_dw_dot1(b + 2 * sw, DOT_TAPS),
                                  acc, 2);
-            acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + 3 * sw, offs), wv),
+            acc = vsetq_lane_s32(mve_dw_dot1(b + 3 * sw, DOT_TAPS),
                                  acc, 3);
             vstrbq_scatter_offset_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
@@ -983,14 +1085,14 @@ mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16
         }
         if (ox < ow) {
             const int32_t n = ow - ox;
-            int32x4_t acc = vdupq_n_s32(vmladavq_s8(vldrbq_gather_offset_s8(b, offs), wv));
+            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, DOT_TAPS));
             if (n > 1) {
-                acc = vsetq_lane_s32(vmladavq_s8(vldrbq_gather_offset_s8(b + sw, offs), wv),
+                acc = vsetq_lane_s32(mve_dw_dot1(b + sw, DOT_TAPS),
                                      acc, 1);
             }
             if (n > 2) {
                 acc = vsetq_lane_s32(
-                    vmladavq_s8(vldrbq_gather_offset_s8(b + 2 * sw, offs), wv), acc, 2);
+                    mve_dw_dot1(b + 2 * sw, DOT_TAPS), acc, 2);
             }
             vstrbq_scatter_offset_p_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
@@ -999,6 +1101,35 @@ mve_dw_dot(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16
         }
     }
 }
+
+/* Out-of-line instances (their own registers): the dot paths flattened (tab), walked
+ * (outputs narrower than 8) or by rows; up to 16 taps with the taps in registers, 17 to 32
+ * (the *2 ones) from a mve_dw_taps. */
+#define MVE_DW_DOT_INSTANCES(name, name2, body, where, where_arg)                             \
+    static void __attribute__((noinline))                                                     \
+    name(const int8_t *plane, where, uint8x16_t offs, int8x16_t wv, int32_t oc_stride,        \
+         int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,               \
+         const th_dims *output_dims, int8_t *out)                                              \
+    {                                                                                          \
+        body(plane, where_arg, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier, shift,  \
+             o, output_dims, out);                                                             \
+    }                                                                                          \
+    static void __attribute__((noinline))                                                     \
+    name2(const int8_t *plane, where, const mve_dw_taps *t, int32_t oc_stride, int32_t start, \
+          int32_t multiplier, int32_t shift, const th_mve_out *o, const th_dims *output_dims, \
+          int8_t *out)                                                                         \
+    {                                                                                          \
+        body(plane, where_arg, t->offs, t->wv, t->offs2, t->wv2, t->base2, 1, oc_stride,      \
+             start, multiplier, shift, o, output_dims, out);                                   \
+    }
+MVE_DW_DOT_INSTANCES(mve_dw_dot_flat, mve_dw_dot2_flat, mve_dw_dot_flat_t, const uint16_t *tab,
+                     tab)
+MVE_DW_DOT_INSTANCES(mve_dw_dot_walk, mve_dw_dot2_walk, mve_dw_dot_walk_t,
+                     const mve_dw_geom *geo, geo)
+MVE_DW_DOT_INSTANCES(mve_dw_dot, mve_dw_dot2, mve_dw_dot_t, const mve_dw_geom *geo, geo)
+#undef MVE_DW_DOT_INSTANCES
+#undef DOT_TAPS
+#undef DOT_TAPS_PARAMS
 
 static void __attribute__((noinline))
 mve_dw_3x3_s1(const int8_t *plane, const mve_dw_geom *geo, const int8_t *w, int32_t oc_stride,
@@ -1046,7 +1177,12 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
      * 8-output block) */
     const int narrow = s1 ? output_dims->w < 8 : output_dims->w < 16;
     const int dot = mve_dw_dot_applies(&geo);
-    const uint8x16_t dot_offs = dot ? mve_dw_dot_offsets(&geo) : vdupq_n_u8(0);
+    mve_dw_taps taps_v;
+    memset(&taps_v, 0, sizeof taps_v);
+    if (dot) {
+        mve_dw_dot_offsets(&taps_v, &geo);
+    }
+    const uint8x16_t dot_offs = taps_v.offs;
     uint16_t flat_tab[MVE_DW_FLAT_MAX + 3];
     const int flat = dot && output_dims->w < 8 &&
                      output_dims->h * output_dims->w <= MVE_DW_FLAT_MAX &&
@@ -1070,15 +1206,32 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
             const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
                                    (uint32_t)params->input_offset * wsum;
             if (dot) {
-                const int8x16_t wv = mve_dw_dot_taps(filter + oc, oc_total, taps);
-                if (flat) {
-                    mve_dw_dot_flat(plane, flat_tab, dot_offs, wv, oc_total, (int32_t)start,
-                                    quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                    out_b + oc);
+                const int8x16_t wv = mve_dw_dot_taps(filter + oc, oc_total, TH_MIN(taps, 16));
+                if (taps > 16) {
+                    taps_v.wv = wv;
+                    taps_v.wv2 = mve_dw_dot_taps(filter + 16 * oc_total + oc, oc_total,
+                                                 taps - 16);
+                }
+                if (taps > 16 && flat) {
+                    mve_dw_dot2_flat(plane, flat_tab, &taps_v, oc_total, (int32_t)start,
+                                     quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                     out_b + oc);
+                } else if (taps > 16 && output_dims->w < 8) {
+                    mve_dw_dot2_walk(plane, &geo, &taps_v, oc_total, (int32_t)start,
+                                     quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                     out_b + oc);
+                } else if (taps > 16) {
+                    mve_dw_dot2(plane, &geo, &taps_v, oc_total, (int32_t)start,
+                                quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                                out_b + oc);
+                } else if (flat) {
+                    mve_dw_dot_flat(plane, flat_tab, dot_offs, wv, oc_total,
+                                    (int32_t)start, quant->multiplier[oc], quant->shift[oc], &o,
+                                    output_dims, out_b + oc);
                 } else if (output_dims->w < 8) {
-                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
-                                    quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                    out_b + oc);
+                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total,
+                                    (int32_t)start, quant->multiplier[oc], quant->shift[oc], &o,
+                                    output_dims, out_b + oc);
                 } else {
                     mve_dw_dot(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
                                quant->multiplier[oc], quant->shift[oc], &o, output_dims,

@@ -48,6 +48,10 @@ class Op(IntEnum):
     DW_GENERAL = 12
     FC = 20
     FC_PER_CHANNEL = 21
+    AVGPOOL = 30  # kernels/cases_ops.py: pools, MUL and MEAN
+    MAXPOOL = 31
+    MUL = 40
+    MEAN = 50
     BUILD_FLAGS = 90
 
 

@@ -15,11 +15,16 @@ enum {
     OP_DW_GENERAL = 12,
     OP_FC = 20,
     OP_FC_PER_CHANNEL = 21,
+    OP_AVGPOOL = 30,
+    OP_MAXPOOL = 31,
+    OP_MUL = 40,
+    OP_MEAN = 50,
     OP_BUILD_FLAGS = 90
 };
 
 #define FLAG_IN_PLACE 1
 #define FLAG_FAST_SCRATCH 2 /* dw: the scratch of th_dw_conv_3x3_s8_scratch_size_fast */
+#define FLAG_NO_SCRATCH 4   /* pools: no scratch given (the direct paths) */
 #define MAX_INTS 64
 #define MAX_BLOBS 8
 
@@ -315,6 +320,154 @@ static run_result run_fc(const decoded_case *dc, const th_kalloc *mem)
     return rr;
 }
 
+/* Input and output buffers (the output over the input when in_place). */
+static int io_buffers(const th_kalloc *mem, int in_place, int64_t in_len, int64_t out_len,
+                      int8_t **input, int8_t **output)
+{
+    if (in_place) {
+        *input = mem->alloc(mem->self, (size_t)(in_len > out_len ? in_len : out_len));
+        *output = *input;
+    } else {
+        *input = mem->alloc(mem->self, (size_t)in_len);
+        *output = mem->alloc(mem->self, (size_t)out_len);
+    }
+    return *input != NULL && *output != NULL;
+}
+
+/* pool ints: flags, in(4), out(4), stride(2), padding(2), filter(2), act(2); blob: input */
+static run_result run_pool(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    if (dc->n_ints < 17 || dc->n_blobs != 1) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const th_dims in_dims = dims_at(v + 1);
+    const th_dims out_dims = dims_at(v + 5);
+    const int64_t in_len = dims_count(&in_dims);
+    const int64_t out_len = dims_count(&out_dims);
+    if (in_len <= 0 || out_len <= 0 || in_len != (int64_t)dc->blob_len[0]) {
+        return rr;
+    }
+    th_pool_params p;
+    p.stride.h = v[9];
+    p.stride.w = v[10];
+    p.padding.h = v[11];
+    p.padding.w = v[12];
+    p.filter.h = v[13];
+    p.filter.w = v[14];
+    p.activation.min = v[15];
+    p.activation.max = v[16];
+    int8_t *input;
+    int8_t *output;
+    if (!io_buffers(mem, v[0] & FLAG_IN_PLACE, in_len, out_len, &input, &output)) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    memcpy(input, dc->blob[0], (size_t)in_len);
+    const int32_t size = (v[0] & FLAG_NO_SCRATCH) ? 0
+                         : dc->op == OP_AVGPOOL
+                             ? th_avgpool_s8_scratch_size(&p, &in_dims, &out_dims)
+                             : th_maxpool_s8_scratch_size(&p, &in_dims, &out_dims);
+    th_context ctx = {NULL, 0};
+    if (size > 0) {
+        ctx.buf = mem->alloc(mem->self, (size_t)size);
+        ctx.size = size;
+        if (ctx.buf == NULL) {
+            rr.status = TH_KCASE_NO_MEMORY;
+            return rr;
+        }
+    }
+    th_kcase_before_kernel();
+    rr.status = dc->op == OP_AVGPOOL
+                    ? th_avgpool_s8(&ctx, &p, &in_dims, input, &out_dims, output)
+                    : th_maxpool_s8(&ctx, &p, &in_dims, input, &out_dims, output);
+    th_kcase_after_kernel();
+    rr.out = output;
+    rr.out_len = out_len;
+    return rr;
+}
+
+static th_shape shape4_at(const int32_t *v)
+{
+    th_shape s;
+    s.rank = 4;
+    for (int32_t i = 0; i < 4; i++) {
+        s.dims[i] = v[i];
+    }
+    return s;
+}
+
+/* mul ints: flags, shape1(4), shape2(4), out(4), in1_offset, in2_offset, out_offset,
+ * multiplier, shift, act(2); blobs: input1, input2. In place: the output over input1. */
+static run_result run_mul(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    if (dc->n_ints < 20 || dc->n_blobs != 2) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const th_shape s1 = shape4_at(v + 1), s2 = shape4_at(v + 5), so = shape4_at(v + 9);
+    const int64_t len1 = (int64_t)s1.dims[0] * s1.dims[1] * s1.dims[2] * s1.dims[3];
+    const int64_t out_len = (int64_t)so.dims[0] * so.dims[1] * so.dims[2] * so.dims[3];
+    if (len1 != (int64_t)dc->blob_len[0] || out_len <= 0) {
+        return rr;
+    }
+    int8_t *in1;
+    int8_t *output;
+    const int8_t *in2 = copy_blob(mem, dc, 1);
+    if (!io_buffers(mem, v[0] & FLAG_IN_PLACE, len1, out_len, &in1, &output) || in2 == NULL) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    memcpy(in1, dc->blob[0], (size_t)len1);
+    th_mul_params p;
+    p.input1_offset = v[13];
+    p.input2_offset = v[14];
+    p.output_offset = v[15];
+    p.activation.min = v[18];
+    p.activation.max = v[19];
+    const th_per_tensor_quant q = {v[16], v[17]};
+    const th_context ctx = {NULL, 0};
+    th_kcase_before_kernel();
+    rr.status = th_mul_s8(&ctx, &p, &q, &s1, in1, &s2, in2, &so, output);
+    th_kcase_after_kernel();
+    rr.out = output;
+    rr.out_len = out_len;
+    return rr;
+}
+
+/* mean ints: flags, in(4), axis_mask, input_zero_point, output_zero_point, multiplier,
+ * shift, out(4); blob: input */
+static run_result run_mean(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    if (dc->n_ints < 14 || dc->n_blobs != 1) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const th_shape si = shape4_at(v + 1), so = shape4_at(v + 10);
+    const int64_t out_len = (int64_t)so.dims[0] * so.dims[1] * so.dims[2] * so.dims[3];
+    const int8_t *input = copy_blob(mem, dc, 0);
+    int8_t *output = out_len > 0 ? mem->alloc(mem->self, (size_t)out_len) : NULL;
+    if (input == NULL || output == NULL) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    th_mean_params p;
+    p.axis_mask = (uint32_t)v[5];
+    p.input_zero_point = v[6];
+    p.output_zero_point = v[7];
+    const th_per_tensor_quant q = {v[8], v[9]};
+    const th_context ctx = {NULL, 0};
+    th_kcase_before_kernel();
+    rr.status = th_mean_s8(&ctx, &p, &q, &si, input, &so, output);
+    th_kcase_after_kernel();
+    rr.out = output;
+    rr.out_len = out_len;
+    return rr;
+}
+
 size_t th_kcase_run(const uint8_t *record, size_t record_len, const th_kalloc *mem,
                     uint8_t *out, size_t out_cap)
 {
@@ -336,6 +489,16 @@ size_t th_kcase_run(const uint8_t *record, size_t record_len, const th_kalloc *m
         case OP_FC:
         case OP_FC_PER_CHANNEL:
             rr = run_fc(&dc, mem);
+            break;
+        case OP_AVGPOOL:
+        case OP_MAXPOOL:
+            rr = run_pool(&dc, mem);
+            break;
+        case OP_MUL:
+            rr = run_mul(&dc, mem);
+            break;
+        case OP_MEAN:
+            rr = run_mean(&dc, mem);
             break;
         case OP_BUILD_FLAGS:
             flags_value = th_nn_build_flags();

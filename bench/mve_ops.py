@@ -1,0 +1,170 @@
+"""Per-element kernels on Cortex-M55 (issue 16): exact executed instructions of AVERAGE_POOL_2D,
+MAX_POOL_2D, MUL and MEAN (and pointwise layers of few input channels, depthwise layers of 17
+to 32 taps), the Helium (MVE) build beside the DSP build on the same board.
+
+    python bench/mve_ops.py [--board mps3-an547] [--random N] [--json]
+
+Builds the kernel test firmware (tests/kernels/firmware, big buffers) twice for the board,
+with TH_NN_FORCE_NO_MVE (the DSP path, what the board ran before the MVE paths) and without,
+runs fixed layer shapes (MLPerf Tiny pools, typical MUL / MEAN shapes) and N random cases
+(tests/kernels/cases_ops.py) under the QEMU icount plugin, checks every output against the
+NumPy reference and prints instructions per call and per element and the gain of the MVE
+path. Numbers, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from kernels.cases import ConvCase, Op, RngDraw, check_result  # noqa: E402
+from kernels.cases_ops import (  # noqa: E402
+    OPS_PER_ELEMENT,
+    MeanCase,
+    MulCase,
+    OpCase,
+    PoolCase,
+    op_case,
+)
+from kernels.layers import layer_case  # noqa: E402
+from kernels.target import build_firmware, run_cases  # noqa: E402
+from tinyhost.arith.elementwise import MulParams  # noqa: E402
+from tinyhost.arith.pool import PoolParams  # noqa: E402
+from tinyhost.arith.reduce import MeanParams  # noqa: E402
+from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
+
+
+def _x(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(-128, 128, shape).astype(np.int8)
+
+
+def _pool(op: Op, hwc: tuple[int, int, int], k: int, s: int, same: bool = False,
+          scratch: bool = True) -> PoolCase:  # fmt: skip
+    h, w, c = hwc
+    kh, kw = (h, w) if k == 0 else (k, k)
+    if same:
+        oh, ow = -(-h // s), -(-w // s)
+        th, tw = max((oh - 1) * s + kh - h, 0), max((ow - 1) * s + kw - w, 0)
+    else:
+        oh, ow, th, tw = (h - kh) // s + 1, (w - kw) // s + 1, 0, 0
+    p = PoolParams(stride_h=s, stride_w=s, filter_h=kh, filter_w=kw, pad_top=th // 2,
+                   pad_left=tw // 2, pad_bottom=th - th // 2, pad_right=tw - tw // 2)
+    return PoolCase(op, _x((1, h, w, c)), p, (1, oh, ow, c), no_scratch=not scratch)
+
+
+def _mul(shape: tuple[int, ...], other: tuple[int, ...]) -> MulCase:
+    p = MulParams(input1_offset=5, input2_offset=-3, output_offset=-7,
+                  output_multiplier=1_518_500_250, output_shift=-8, activation_min=-128,
+                  activation_max=127)
+    return MulCase(Op.MUL, _x(shape, 1), _x(other, 2), p)
+
+
+def _dw(hw: tuple[int, int], cin: int, cout: int, k: int | tuple[int, int],
+        stride: int) -> ConvCase:  # fmt: skip
+    """A depthwise layer given the DSP path's faster scratch (the MVE path ignores it)."""
+    return replace(layer_case(Op.DW, hw, cin, cout, k, stride), fast_scratch=True)
+
+
+def _mean(hwc: tuple[int, int, int]) -> MeanCase:
+    p = MeanParams(axes=(1, 2), keep_dims=True, input_zero_point=-3, output_zero_point=4,
+                   multiplier=1_300_000_000, shift=-1)
+    return MeanCase(Op.MEAN, _x((1, *hwc)), p)
+
+
+def fixed_cases() -> list[tuple[str, OpCase | ConvCase]]:
+    return [
+        ("kws avgpool global 25x5x64", _pool(Op.AVGPOOL, (25, 5, 64), 0, 1)),
+        ("vww avgpool global 3x3x256", _pool(Op.AVGPOOL, (3, 3, 256), 0, 1)),
+        ("resnet avgpool global 8x8x64", _pool(Op.AVGPOOL, (8, 8, 64), 0, 1)),
+        ("avgpool 3x3 s1 same 16x16x32", _pool(Op.AVGPOOL, (16, 16, 32), 3, 1, True)),
+        ("avgpool 3x3 s1 same direct", _pool(Op.AVGPOOL, (16, 16, 32), 3, 1, True, False)),
+        ("avgpool 2x2 s2 24x24x16", _pool(Op.AVGPOOL, (24, 24, 16), 2, 2)),
+        ("avgpool 3x3 s1 12x12x5", _pool(Op.AVGPOOL, (12, 12, 5), 3, 1, True)),
+        ("maxpool 2x2 s2 24x24x16", _pool(Op.MAXPOOL, (24, 24, 16), 2, 2)),
+        ("maxpool 3x3 s2 same 24x24x32", _pool(Op.MAXPOOL, (24, 24, 32), 3, 2, True)),
+        ("maxpool 3x3 s1 same 16x16x32", _pool(Op.MAXPOOL, (16, 16, 32), 3, 1, True)),
+        ("maxpool 3x3 s1 12x12x5", _pool(Op.MAXPOOL, (12, 12, 5), 3, 1, True)),
+        ("mul same 16x16x32", _mul((1, 16, 16, 32), (1, 16, 16, 32))),
+        ("mul channel 16x16x32", _mul((1, 16, 16, 32), (1, 1, 1, 32))),
+        ("mul scalar 16x16x32", _mul((1, 16, 16, 32), (1, 1, 1, 1))),
+        ("mul spatial 16x16x32", _mul((1, 16, 16, 32), (1, 16, 16, 1))),
+        ("mul same 7x7x5", _mul((1, 7, 7, 5), (1, 7, 7, 5))),
+        ("mean hw 16x16x32", _mean((16, 16, 32))),
+        ("mean hw 25x5x64", _mean((25, 5, 64))),
+        ("mean hw 12x12x5", _mean((12, 12, 5))),
+        ("pw 48x48x4->16 (MACs)", layer_case(Op.CONV, (48, 48), 4, 16, 1, 1)),
+        ("pw 24x24x4->32 (MACs)", layer_case(Op.CONV, (24, 24), 4, 32, 1, 1)),
+        ("pw 32x32x3->8 (MACs)", layer_case(Op.CONV, (32, 32), 3, 8, 1, 1)),
+        ("pw 32x32x8->16 (MACs)", layer_case(Op.CONV, (32, 32), 8, 16, 1, 1)),
+        ("kws dw3x3 s1 25x5x64 (MACs)", _dw((25, 5), 64, 64, 3, 1)),
+        ("vww dw3x3 s1 48x48x8 (MACs)", _dw((48, 48), 8, 8, 3, 1)),
+        ("vww dw3x3 s2 12x12x128 (MACs)", _dw((12, 12), 128, 128, 3, 2)),
+        ("dw 5x5 s1 24x24x32 (MACs)", _dw((24, 24), 32, 32, 5, 1)),
+        ("dw 5x5 s2 24x24x32 (MACs)", _dw((24, 24), 32, 32, 5, 2)),
+        ("dw 5x5 s1 6x6x64 (MACs)", _dw((6, 6), 64, 64, 5, 1)),
+        ("dw 7x3 s1 20x12x16 (MACs)", _dw((20, 12), 16, 16, (7, 3), 1)),
+        ("dw 1x25 s1 1x60x16 (MACs)", _dw((1, 60), 16, 16, (1, 25), 1)),
+    ]
+
+
+def elements(case: OpCase | ConvCase) -> int:
+    if isinstance(case, ConvCase):
+        return case.macs
+    return int(case.x.size if isinstance(case, PoolCase | MeanCase) else np.prod(case.out_shape))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--board", default="mps3-an547")
+    ap.add_argument("--random", type=int, default=40, help="random cases (cases_ops)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", action="store_true", help="JSON rows on stdout")
+    args = ap.parse_args(argv)
+    entries = fixed_cases()
+    draw = RngDraw(np.random.default_rng(args.seed))
+    for i in range(args.random):
+        case = op_case(draw, OPS_PER_ELEMENT[i % len(OPS_PER_ELEMENT)])
+        entries.append((f"random {i} {case.op.name.lower()}", case))
+    cases = [c for _, c in entries]
+    counts: dict[str, list[int]] = {}
+    with tempfile.TemporaryDirectory(prefix="th-mvebench-") as tmp:
+        for path, no_mve in (("dsp", True), ("mve", False)):
+            fw = build_firmware(args.board, Path(tmp), big=True, no_mve=no_mve)
+            run = run_cases(fw, cases, interleaved=no_mve, icount=True)  # conv: DSP layout
+            for (name, case), result in zip(entries, run.results, strict=True):
+                problem = check_result(case, result)
+                if problem is not None:
+                    raise SystemExit(f"{name} [{path}]: differs from the reference: {problem}")
+            counts[path] = [c - MARKER_OVERHEAD for c in run.counts]
+    out = sys.stderr if args.json else sys.stdout
+    rows = []
+    print(f"{'case':32} {'elements':>8} {'dsp':>10} {'mve':>10} {'dsp/el':>7} {'mve/el':>7} "
+          f"{'gain':>6}", file=out)
+    for i, (name, case) in enumerate(entries):
+        n, d, m = elements(case), counts["dsp"][i], counts["mve"][i]
+        rows.append({"case": name, "op": case.op.name, "elements": n, "dsp": d, "mve": m})
+        if not name.startswith("random"):
+            print(f"{name:32} {n:>8} {d:>10,} {m:>10,} {d / n:>7.2f} {m / n:>7.2f} "
+                  f"{d / m:>5.2f}x", file=out)
+    for op in OPS_PER_ELEMENT:
+        gains = [r["dsp"] / r["mve"] for r in rows if r["op"] == op.name
+                 and r["case"].startswith("random")]  # fmt: skip
+        if gains:
+            print(f"random {op.name:10} n={len(gains):3} median gain {np.median(gains):.2f}x "
+                  f"worst {min(gains):.2f}x best {max(gains):.2f}x", file=out)
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
