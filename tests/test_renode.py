@@ -193,8 +193,8 @@ def test_interpreter_firmware_builds_for_renode_board(name: str) -> None:
 
 
 @NEEDS_RENODE
-@pytest.mark.parametrize("name", RENODE_BOARDS)
-def test_model_on_renode_bit_exact(name: str) -> None:
+@pytest.mark.parametrize("name", [n for n in RENODE_BOARDS if n != "ek-ra8m1"])  # that one:
+def test_model_on_renode_bit_exact(name: str) -> None:  # tests/test_ek_ra8m1.py, both backends
     graph = read_model(MODEL)
     rng = np.random.default_rng(1)
     sets = [[rng.integers(-128, 128, graph.tensors[graph.inputs[0]].shape).astype(np.int8)]
