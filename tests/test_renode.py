@@ -171,8 +171,8 @@ def test_non_renode_board_has_no_renode_files() -> None:
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,
                     reason="arm-none-eabi-gcc not installed")
-@pytest.mark.parametrize("name", RENODE_BOARDS)
-def test_interpreter_firmware_builds_for_renode_board(name: str) -> None:
+@pytest.mark.parametrize("name", [n for n in RENODE_BOARDS if n != "ek-ra8m1"])  # that one
+def test_interpreter_firmware_builds_for_renode_board(name: str) -> None:  # runs: test_ek_ra8m1
     """The firmware Renode would run: vectors at the flash base, DWT counter, no semihosting."""
     b = load_board(name)
     work = REPO / "build" / "test_renode" / name
