@@ -103,7 +103,7 @@ def test_unknown_board_names_valid_ones() -> None:
 
 
 def test_build_unknown_board_fails_before_cmake(tmp_path: Path) -> None:
-    with pytest.raises(DeployError, match="valid boards: host, mps2-an386"):
+    with pytest.raises(DeployError, match="valid boards: ek-ra8m1, host, mps2-an386"):
         build(HELLO, "nope", tmp_path / "b")
 
 
@@ -115,7 +115,7 @@ def test_cmake_unknown_board_message(tmp_path: Path) -> None:
         text=True,
     )
     assert proc.returncode != 0
-    assert "unknown board 'nope'; valid boards: host, mps2-an386" in proc.stderr
+    assert "unknown board 'nope'; valid boards: ek-ra8m1, host, mps2-an386" in proc.stderr
 
 
 def test_invalid_board_json_is_reported(tmp_path: Path) -> None:

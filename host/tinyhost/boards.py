@@ -98,6 +98,14 @@ class Board:
     clock: ClockInfo | None = None
     semihosting: bool = True  # false: no semihosting host (real hardware, Renode)
     probe: ProbeInfo | None = None
+    # The core when -mcpu cannot name it (e.g. "cortex-m85" built as "cortex-m7": GCC 12 has no
+    # cortex-m85); None: the core is `cpu`.
+    core: str | None = None
+
+    @property
+    def core_name(self) -> str | None:
+        """The core the board has (`core`, else `cpu`)."""
+        return self.core or self.cpu
 
     @property
     def is_host(self) -> bool:
@@ -305,6 +313,7 @@ def _parse_board(data: Any, path: Path) -> Board:
         clock=clock,
         semihosting=_bool(path, "semihosting", data.get("semihosting", True)),
         probe=probe,
+        core=_opt_str(path, "core", data.get("core")),
     )
     if not board.is_host:
         for key in ("cpu", "flash", "ram", "clock_hz"):

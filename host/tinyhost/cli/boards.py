@@ -24,7 +24,8 @@ def board_summary(board: Board) -> dict:
     return {
         "name": board.name,
         "description": board.description,
-        "core": board.cpu or "host",
+        "core": board.core_name or "host",
+        "mcpu": board.cpu,  # what the compiler builds for (differs from core: ek-ra8m1)
         "dsp": board.dsp,
         "mve": board.mve,
         "clock_hz": board.clock_hz,

@@ -47,7 +47,8 @@ RENODE_INSTALL_HINT = (
 )
 DEFAULT_PORT = 3456
 
-# STM32 UART base address -> peripheral name in Renode's stm32f4.repl / stm32f746.repl.
+# UART base address -> peripheral name in Renode's stm32f4.repl / stm32f746.repl (STM32 USARTs)
+# and renesas-r7fa8m1a.repl (RA8M1 SCI channels).
 RENODE_UARTS = {
     0x40011000: "usart1",
     0x40004400: "usart2",
@@ -55,6 +56,12 @@ RENODE_UARTS = {
     0x40004C00: "uart4",
     0x40005000: "uart5",
     0x40011400: "usart6",
+    0x40358000: "sci0",
+    0x40358100: "sci1",
+    0x40358200: "sci2",
+    0x40358300: "sci3",
+    0x40358400: "sci4",
+    0x40358900: "sci9",
 }
 
 # Renode's STM32 CPU files end with a ``sysbus`` init that downloads an SVD (register names for
