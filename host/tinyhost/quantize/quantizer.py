@@ -7,7 +7,8 @@ standalone RELU6, CONCATENATION, MAXIMUM, MINIMUM and the data movement of issue
 (EXPAND_DIMS, SPLIT, SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, the resizes)
 share one quantization between input(s) and output(s) (over the union of their ranges); ARG_MAX
 / ARG_MIN outputs and GATHER indices stay int32; SOFTMAX and LOGISTIC outputs are 1/256 with
-zero point -128 and TANH outputs 1/128 with zero point 0. Only when two such fixed choices meet
+zero point -128, TANH and L2_NORMALIZATION outputs 1/128 with zero point 0 and LOG_SOFTMAX
+outputs 16/256 with zero point 127. Only when two such fixed choices meet
 (say a CONCATENATION of a LOGISTIC and a TANH output) is an int8 -> int8 QUANTIZE inserted.
 Weights are int8 symmetric per output channel (CONV_2D axis 0, DEPTHWISE_CONV_2D axis 3,
 FULLY_CONNECTED axis 0) or per tensor; biases int32 at input_scale * weight_scale.
@@ -55,6 +56,8 @@ _FIXED_OUTPUT = {
     OpKind.SOFTMAX: QuantParams(np.float32(1 / 256), -128),
     OpKind.LOGISTIC: QuantParams(np.float32(1 / 256), -128),
     OpKind.TANH: QuantParams(np.float32(1 / 128), 0),
+    OpKind.LOG_SOFTMAX: QuantParams(np.float32(16 / 256), 127),
+    OpKind.L2_NORMALIZATION: QuantParams(np.float32(1 / 128), 0),
 }
 # MAXIMUM / MINIMUM compare raw int8 values: inputs (constants too) and output share one
 # quantization, as CONCATENATION's do (TFLite's int8 spec).
@@ -76,7 +79,7 @@ _QUANTIZABLE = frozenset({
     OpKind.CONCATENATION, OpKind.RELU, OpKind.LEAKY_RELU, OpKind.HARD_SWISH, OpKind.MEAN,
     OpKind.ABS, OpKind.RSQRT, OpKind.ELU, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.FILL,
     *_SAME_QUANT_ALL_INPUTS,
-    *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK, OpKind.BATCH_MATMUL,
+    *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK, OpKind.BATCH_MATMUL, OpKind.CUMSUM,
 })
 _INT8_ACTIVATIONS = frozenset({
     Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1,
