@@ -11,6 +11,7 @@ cost nothing where the plan aliased them; the linker keeps only the kernels the 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import zlib
@@ -56,6 +57,8 @@ from tinyhost.codegen.lower import (
     PackParams,
     PadParams,
     ResizeParams,
+    RowParams,
+    ScanParams,
     SplitParams,
     StridedSliceParams,
     TransposeParams,
@@ -262,6 +265,21 @@ class _Model:
                     f"{p.inner}}};\n"
                     f"    return {call.function}(NULL, &params, {self.pointer(x, 'int8_t')}, "
                     f"{self.pointer(out, 'int32_t', const=False)});")
+        if isinstance(p, RowParams):
+            fields = ", ".join(str(v) for v in dataclasses.astuple(p.arith))
+            struct = ("th_log_softmax_params" if call.function == "th_log_softmax_s8"
+                      else "th_l2norm_params")
+            return (f"    static const {struct} params = {{{fields}}};\n"
+                    f"    return {call.function}(NULL, &params, {p.rows}, {p.depth}, "
+                    f"{self.pointer(x, 'int8_t')}, {y});")
+        if isinstance(p, ScanParams):
+            c = p.arith
+            return (f"    static const th_cumsum_params params = {{{c.input_offset}, "
+                    f"{c.output_offset}, {c.input_multiplier}, {c.input_shift}, "
+                    f"{c.output_multiplier}, {c.output_shift}, {int(c.exclusive)}, "
+                    f"{int(c.reverse)}}};\n"
+                    f"    return th_cumsum_s8(NULL, &params, {p.outer}, {p.axis_size}, "
+                    f"{p.inner}, {self.pointer(x, 'int8_t')}, {y});")
         return None
 
     def reshaping(self, function: str, params: str, x: int, out: int,

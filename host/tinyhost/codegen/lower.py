@@ -53,6 +53,14 @@ from tinyhost.arith.matmul import BatchMatMulParams, batch_matmul_params
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
 from tinyhost.arith.resize import bilinear_axis, bilinear_in_range, nearest_indices
+from tinyhost.arith.rowwise import (
+    CumsumParams,
+    L2NormParams,
+    LogSoftmaxParams,
+    cumsum_params,
+    l2norm_params,
+    log_softmax_params,
+)
 from tinyhost.arith.softmax16 import Softmax16Params, softmax16_luts, softmax16_params
 from tinyhost.arith.svdf import SvdfParams, svdf_params
 from tinyhost.codegen.lut import op_table
@@ -191,12 +199,32 @@ class MatMulParams:
     adj_y: bool
 
 
+@dataclass(frozen=True)
+class RowParams:
+    """th_log_softmax_s8 / th_l2norm_s8: the op's arith params over (rows, depth)."""
+
+    arith: LogSoftmaxParams | L2NormParams
+    rows: int
+    depth: int
+
+
+@dataclass(frozen=True)
+class ScanParams:
+    """th_cumsum_s8: arith.rowwise.CumsumParams over the input as (outer, axis_size, inner)."""
+
+    arith: CumsumParams
+    outer: int
+    axis_size: int
+    inner: int
+
+
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
     | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | LstmParams
     | RequantizeParams | MinMaxParams | PreluParams | FillParams | SplitParams | PackParams
     | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams | Softmax16Params
+    | RowParams | ScanParams
 )  # fmt: skip
 
 
@@ -621,6 +649,24 @@ def _lower_batch_matmul(graph: Graph, index: int, op: Op) -> Call:
                 MatMulParams(batch_matmul_params(graph, op), o.adj_x, o.adj_y))  # fmt: skip
 
 
+def _lower_rows(graph: Graph, index: int, op: Op) -> Call:
+    """LOG_SOFTMAX and L2_NORMALIZATION: rows along the last axis."""
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    shape = graph.tensors[op.inputs[0]].shape
+    log = op.kind is OpKind.LOG_SOFTMAX
+    arith = log_softmax_params(graph, op) if log else l2norm_params(graph, op)
+    return Call(index, "th_log_softmax_s8" if log else "th_l2norm_s8", (op.inputs[0],),
+                (op.outputs[0],), RowParams(arith, _prod(shape[:-1]), shape[-1]))  # fmt: skip
+
+
+def _lower_cumsum(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    shape = graph.tensors[op.inputs[0]].shape
+    p = cumsum_params(graph, op)
+    return Call(index, "th_cumsum_s8", (op.inputs[0],), (op.outputs[0],),
+                ScanParams(p, _prod(shape[:p.axis]), shape[p.axis], _prod(shape[p.axis + 1:])))
+
+
 _LUT_OPS = (OpKind.LOGISTIC, OpKind.TANH, OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
             OpKind.HARD_SWISH, OpKind.ABS, OpKind.RSQRT, OpKind.ELU,
             OpKind.ZEROS_LIKE)  # fmt: skip
@@ -667,6 +713,9 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.ARG_MAX: _lower_arg,
     OpKind.ARG_MIN: _lower_arg,
     OpKind.BATCH_MATMUL: _lower_batch_matmul,
+    OpKind.LOG_SOFTMAX: _lower_rows,
+    OpKind.L2_NORMALIZATION: _lower_rows,
+    OpKind.CUMSUM: _lower_cumsum,
 }
 
 

@@ -31,6 +31,8 @@ _RESCALES = {
     OpKind.PRELU: 2,
     OpKind.DIV: 1,
     OpKind.BATCH_MATMUL: 1,
+    OpKind.LOG_SOFTMAX: 2,  # the input and its reverse scaling
+    OpKind.CUMSUM: 2,
 }
 
 
