@@ -81,6 +81,8 @@ _QUANTIZABLE = frozenset({
     *_SAME_QUANT_ALL_INPUTS,
     *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK, OpKind.BATCH_MATMUL, OpKind.CUMSUM,
 })
+# Builtins TFLite Micro registers with float32 kernels only (neg.cc, exp.cc, elementwise.cc).
+_FLOAT_ONLY = frozenset({"NEG", "EXP", "SQRT", "SIN", "COS", "LOG", "SQUARE"})
 _INT8_ACTIVATIONS = frozenset({
     Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1,
 })
@@ -121,6 +123,10 @@ def check_quantizable(graph: Graph) -> None:
             problems.append(f"tensor {i} '{t.name}' is a {t.dtype} activation, not float32")
     for k, op in enumerate(graph.ops):
         where = f"op {k} ({op.name})"
+        if op.name in _FLOAT_ONLY:
+            problems.append(f"{where}: TFLite Micro runs {op.name} in float32 only (it has no "
+                            "int8 kernel), so the int8 model could not run it either")
+            continue
         if op.kind not in _QUANTIZABLE:
             problems.append(f"{where} has no int8 kernel")
             continue
