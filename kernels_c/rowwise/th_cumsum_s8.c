@@ -18,10 +18,14 @@ th_status th_cumsum_s8(const th_context *ctx, const th_cumsum_params *params, in
     (void)ctx;
     if (params == NULL || input == NULL || output == NULL || outer < 1 || axis_size < 1 ||
         inner < 1 || params->input_shift > 0 || params->input_shift < -31 ||
-        params->output_shift > 0 || params->output_shift < -31) {
+        params->output_shift > 0 || params->output_shift < -31 || params->output_multiplier < 0 ||
+        params->output_offset < -128 || params->output_offset > 127) {
         return TH_ERR_ARG;
     }
     const th_cumsum_params *p = params;
+    /* TFLM's input multiplier is 1/2 exactly (2^30, shift 0): then SRDHM(v << 20, 2^30) is
+     * v << 19 with nothing to round, for every |v| <= 255. */
+    const int32_t halving = p->input_multiplier == (1 << 30) && p->input_shift == 0;
     const int32_t start = th_requantize((int32_t)((uint32_t)p->input_offset << LEFT_SHIFT),
                                         p->input_multiplier, p->input_shift);
     const int32_t step = p->reverse ? -inner : inner;
@@ -30,16 +34,16 @@ th_status th_cumsum_s8(const th_context *ctx, const th_cumsum_params *params, in
             int32_t k = o * axis_size * inner + i + (p->reverse ? (axis_size - 1) * inner : 0);
             uint32_t acc = (uint32_t)start;
             for (int32_t a = 0; a < axis_size; a++, k += step) {
-                const int32_t y = (int32_t)((uint32_t)(input[k] + p->input_offset) << LEFT_SHIFT);
-                const uint32_t scaled = (uint32_t)th_requantize(y, p->input_multiplier,
-                                                                p->input_shift);
+                const int32_t v = input[k] + p->input_offset;
+                const uint32_t scaled =
+                    halving ? (uint32_t)v << (LEFT_SHIFT - 1)
+                            : (uint32_t)th_requantize((int32_t)((uint32_t)v << LEFT_SHIFT),
+                                                      p->input_multiplier, p->input_shift);
                 const uint32_t before = acc;
                 acc += scaled;
-                const int32_t sum = (int32_t)(p->exclusive ? before : acc);
-                const int64_t v =
-                    (int64_t)th_requantize(sum, p->output_multiplier, p->output_shift) +
-                    p->output_offset;
-                output[k] = (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
+                output[k] = (int8_t)th_requantize_s8((int32_t)(p->exclusive ? before : acc),
+                                                     p->output_multiplier, p->output_shift,
+                                                     p->output_offset);
             }
         }
     }
