@@ -1,6 +1,6 @@
-"""A float graph with LOG_SOFTMAX, L2_NORMALIZATION and CUMSUM, quantized: the fixed output
-quantizations TFLite Micro's kernels assume (16/256 and 127, 1/128 and 0), CUMSUM's from its
-range; the int8 graph runs bit-exact in TFLite Micro and stays close to the float graph."""
+"""A float graph with LOG_SOFTMAX, L2_NORMALIZATION, CUMSUM and SUM, quantized: the fixed output
+quantizations TFLite Micro's kernels assume (16/256 and 127, 1/128 and 0), CUMSUM's and SUM's from
+their ranges; the int8 graph runs bit-exact in TFLite Micro and stays close to the float graph."""
 
 from __future__ import annotations
 
@@ -8,7 +8,16 @@ import numpy as np
 
 from test_quantize import _int8_inputs, assert_tflm_bit_exact
 from test_quantize_elementwise_ops import assert_close_to_float
-from tinyhost.ir import CumsumOptions, FusedActivationOptions, Graph, NoOptions, Op, OpKind, Tensor
+from tinyhost.ir import (
+    CumsumOptions,
+    FusedActivationOptions,
+    Graph,
+    NoOptions,
+    Op,
+    OpKind,
+    ReducerOptions,
+    Tensor,
+)
 from tinyhost.quantize import quantize_model
 
 F32 = np.dtype(np.float32)
@@ -21,13 +30,16 @@ def _float_graph() -> Graph:
         Tensor("l2norm", SHAPE, F32),
         Tensor("axis", (1,), np.dtype(np.int32), np.array([2], np.int32)),
         Tensor("cumsum", SHAPE, F32),
+        Tensor("sum_axes", (1,), np.dtype(np.int32), np.array([1], np.int32)),
+        Tensor("sum", (1, 8), F32),
     ]  # fmt: skip
     ops = [
         Op(OpKind.LOG_SOFTMAX, (0,), (1,), NoOptions()),
         Op(OpKind.L2_NORMALIZATION, (0,), (2,), FusedActivationOptions()),
         Op(OpKind.CUMSUM, (0, 3), (4,), CumsumOptions(exclusive=False, reverse=True)),
+        Op(OpKind.SUM, (0, 5), (6,), ReducerOptions(keep_dims=False)),
     ]
-    return Graph(tuple(tensors), tuple(ops), (0,), (1, 2, 4), source="<rowwise>")
+    return Graph(tuple(tensors), tuple(ops), (0,), (1, 2, 4, 6), source="<rowwise>")
 
 
 def test_quantized_rowwise_graph_is_bit_exact_and_close() -> None:

@@ -19,7 +19,15 @@ from reference_single_op import (
     single_op_graph,
 )
 from tinyhost.errors import ModelFormatError, UnsupportedModelError
-from tinyhost.ir import Activation, CumsumOptions, FusedActivationOptions, NoOptions, OpKind, Tensor
+from tinyhost.ir import (
+    Activation,
+    CumsumOptions,
+    FusedActivationOptions,
+    NoOptions,
+    OpKind,
+    ReducerOptions,
+    Tensor,
+)
 
 LOG_SOFTMAX_OUT = q(16.0 / 256, 127)
 SHAPES = [(1, 10), (3, 7), (2, 3, 33), (1, 2, 2, 64), (4, 1)]
@@ -150,3 +158,33 @@ def test_cumsum_refuses_bad_axis_and_output_scale() -> None:
     tiny = _cumsum((2, 3), I8, 0, False, False, q(0.1, 0), q(1e-8, 0))
     with pytest.raises(UnsupportedModelError, match=r"CUMSUM.*'y' scale"):
         run_reference(tiny, [np.zeros((2, 3), np.int8)])
+
+
+SUM_CASES = [((2, 3, 4), (1,), True), ((1, 5, 6, 8), (1, 2), False), ((3, 7), (-1,), True),
+             ((2, 3, 4), (0, 2), False), ((4, 40), (1,), False)]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape,axes,keep", SUM_CASES)
+def test_sum_int8_matches_tflm(shape, axes, keep) -> None:
+    """SUM: MEAN's zero-point corrected sum, requantized without the 1/count fold."""
+    rng = np.random.default_rng(len(shape) * 10 + len(axes))
+    kept = [1 if i in {a % len(shape) for a in axes} else d for i, d in enumerate(shape)]
+    out_shape = tuple(kept) if keep else tuple(
+        d for i, d in enumerate(shape) if i not in {a % len(shape) for a in axes})
+    for _ in range(4):
+        s_in = float(np.exp(rng.uniform(-5, 0)))
+        tensors = [Tensor("x", shape, I8, quant=q(s_in, int(rng.integers(-128, 128)))),
+                   Tensor("axes", (len(axes),), I32, data=np.array(axes, np.int32)),
+                   Tensor("y", out_shape, I8, quant=q(s_in * float(np.exp(rng.uniform(-1, 4))),
+                                                      int(rng.integers(-128, 128))))]  # fmt: skip
+        graph = single_op_graph(OpKind.SUM, ReducerOptions(keep), tensors, [0, 1], [2])
+        assert_matches_tflm(graph, [random_int8(rng, shape)])
+
+
+def test_sum_float_matches_tflm() -> None:
+    rng = np.random.default_rng(74)
+    x = rng.normal(0, 1, (2, 3, 4)).astype(np.float32)
+    tensors = [Tensor("x", x.shape, F32), Tensor("axes", (1,), I32, data=np.array([1], np.int32)),
+               Tensor("y", (2, 4), F32)]  # fmt: skip
+    assert_matches_tflm(single_op_graph(OpKind.SUM, ReducerOptions(False), tensors, [0, 1], [2]),
+                        [x])  # fmt: skip

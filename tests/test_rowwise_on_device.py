@@ -1,4 +1,4 @@
-"""LOG_SOFTMAX, L2_NORMALIZATION and CUMSUM in one int8 graph: every layer bit-exact with the
+"""LOG_SOFTMAX, L2_NORMALIZATION, CUMSUM and SUM in one int8 graph: every layer bit-exact with the
 reference (itself checked against TFLite Micro here) on the host board and QEMU mps2-an386
 through both backends, and on mps2-an500 (Cortex-M7, interpreter) and mps3-an547 (Cortex-M55,
 compiled).
@@ -21,7 +21,14 @@ from graph_on_device import (
     int8_inputs,
 )
 from reference_single_op import q
-from tinyhost.ir import CumsumOptions, FusedActivationOptions, Graph, NoOptions, OpKind
+from tinyhost.ir import (
+    CumsumOptions,
+    FusedActivationOptions,
+    Graph,
+    NoOptions,
+    OpKind,
+    ReducerOptions,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_rowwise_on_device"
@@ -52,6 +59,15 @@ def rowwise_graph() -> Graph:
     op(OpKind.CUMSUM, ls, q(0.5, 100), "cumsum_rev", CumsumOptions(False, True), axis=1)
     op(OpKind.CUMSUM, x, q(0.4, -7), "cumsum_excl", CumsumOptions(True, False), axis=-1)
     op(OpKind.CUMSUM, r, q(1.1, 3), "cumsum_r", CumsumOptions(), axis=0)
+    for src, axes, keep, shape, quant, name in (
+        (x, (1, 2), False, (1, 16), q(0.9, -20), "sum_hw"),
+        (r, (0,), True, (1, 5), q(0.5, 4), "sum_r"),
+    ):
+        a = b.tensor(f"{name}_axes", (len(axes),), np.dtype(np.int32),
+                     data=np.array(axes, np.int32))  # fmt: skip
+        y = b.tensor(name, shape, quant=quant)
+        b.op(OpKind.SUM, (src, a), (y,), ReducerOptions(keep))
+        outs.append(y)
     return b.graph([x, r], outs, "rowwise")
 
 

@@ -1,5 +1,5 @@
 /*
- * ops_mean.c - MEAN int8 (kernel id 15).
+ * ops_mean.c - MEAN int8 (kernel id 15) and SUM int8 (93: the same words).
  * Parameter words: TH_MEAN_P_* (th_interp_abi.h).
  */
 #include "ops_common.h"
@@ -24,7 +24,7 @@ th_interp_status th_interp_mean_s8_prepare(const th_interp_op *op, uint32_t *scr
     return kept == th_interp_elements(y) ? TH_INTERP_OK : TH_INTERP_E_PARAMS;
 }
 
-th_interp_status th_interp_mean_s8_eval(const th_interp_op *op)
+static th_interp_status sums_eval(const th_interp_op *op, int32_t divide)
 {
     const int32_t *p = op->params;
     th_mean_params mp;
@@ -37,6 +37,23 @@ th_interp_status th_interp_mean_s8_eval(const th_interp_op *op)
     q.shift = p[TH_MEAN_P_SHIFT];
     th_interp_to_shape(&op->in[0], &si);
     th_interp_to_shape_r1(&op->out[0], &so);
-    return th_interp_kstatus(th_mean_s8(NULL, &mp, &q, &si, (const int8_t *)op->in[0].data, &so,
-                                        (int8_t *)op->out[0].data));
+    const int8_t *x = (const int8_t *)op->in[0].data;
+    int8_t *y = (int8_t *)op->out[0].data;
+    return th_interp_kstatus(divide ? th_mean_s8(NULL, &mp, &q, &si, x, &so, y)
+                                    : th_sum_s8(NULL, &mp, &q, &si, x, &so, y));
+}
+
+th_interp_status th_interp_mean_s8_eval(const th_interp_op *op)
+{
+    return sums_eval(op, 1);
+}
+
+th_interp_status th_interp_sum_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return th_interp_mean_s8_prepare(op, scratch);
+}
+
+th_interp_status th_interp_sum_s8_eval(const th_interp_op *op)
+{
+    return sums_eval(op, 0);
 }

@@ -474,6 +474,11 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
                      const th_per_tensor_quant *quant, const th_shape *input_shape,
                      const int8_t *input, const th_shape *output_shape, int8_t *output);
 
+/* SUM: th_mean_s8 without the 1/count fold (TFLM's EvalSumHelper, int8). */
+th_status th_sum_s8(const th_context *ctx, const th_mean_params *params,
+                    const th_per_tensor_quant *quant, const th_shape *input_shape,
+                    const int8_t *input, const th_shape *output_shape, int8_t *output);
+
 /* SPLIT / SPLIT_V / UNPACK along params->axis into params->num_outputs outputs
  * (output_shapes[i], outputs[i]) sharing every other dim with the input (an UNPACK output
  * is described with the axis dim 1); raw copies, one memcpy per output slab. */

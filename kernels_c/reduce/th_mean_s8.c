@@ -1,4 +1,5 @@
-/* th_mean_s8: int8 MEAN as TFLite Micro's QuantizedMeanOrSum (EvalMeanHelper, int8):
+/* th_mean_s8 / th_sum_s8: int8 MEAN and SUM as TFLite Micro's QuantizedMeanOrSum (SUM: no
+ * 1/count fold, shift_by = 0):
  *   sum = sum of the raw int8 inputs (int32, wrapping) over the reduced dims
  *   shift_by = min(floor(log2(count)), 32, 31 + shift)
  *   multiplier' = (multiplier << shift_by) / count,  shift' = shift - shift_by
@@ -96,11 +97,12 @@ static void sums4(const int8_t *base, int32_t rows, int32_t stride, int32_t sum[
 }
 #endif
 
-th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
-                     const th_per_tensor_quant *quant, const th_shape *input_shape,
-                     const int8_t *input, const th_shape *output_shape, int8_t *output)
+/* MEAN (divide != 0) and SUM: the same zero-point corrected sums; SUM's requantization
+ * has no 1/count fold (QuantizedMeanOrSum's compute_sum). */
+static th_status reduce_sums(const th_mean_params *params, const th_per_tensor_quant *quant,
+                             const th_shape *input_shape, const int8_t *input,
+                             const th_shape *output_shape, int8_t *output, int32_t divide)
 {
-    (void)ctx;
     if (params == NULL || quant == NULL || input == NULL || output == NULL) {
         return TH_ERR_ARG;
     }
@@ -143,11 +145,12 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
     if (kept != out_count) {
         return TH_ERR_ARG;
     }
-    /* The 1/count fold of TFLM's Eval. */
-    int32_t shift_by = floor_log2(count);
+    /* The 1/count fold of TFLM's Eval (MEAN only). */
+    int32_t shift_by = divide ? floor_log2(count) : 0;
     shift_by = shift_by < 32 ? shift_by : 32;
     shift_by = shift_by < 31 + quant->shift ? shift_by : 31 + quant->shift;
-    const int32_t multiplier = (int32_t)(((int64_t)quant->multiplier << shift_by) / count);
+    const int32_t multiplier =
+        divide ? (int32_t)(((int64_t)quant->multiplier << shift_by) / count) : quant->multiplier;
     const int32_t shift = quant->shift - shift_by;
     const int32_t zp_total = (int32_t)((uint32_t)params->input_zero_point * (uint32_t)count);
 
@@ -187,4 +190,20 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
         }
     }
     return TH_OK;
+}
+
+th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
+                     const th_per_tensor_quant *quant, const th_shape *input_shape,
+                     const int8_t *input, const th_shape *output_shape, int8_t *output)
+{
+    (void)ctx;
+    return reduce_sums(params, quant, input_shape, input, output_shape, output, 1);
+}
+
+th_status th_sum_s8(const th_context *ctx, const th_mean_params *params,
+                    const th_per_tensor_quant *quant, const th_shape *input_shape,
+                    const int8_t *input, const th_shape *output_shape, int8_t *output)
+{
+    (void)ctx;
+    return reduce_sums(params, quant, input_shape, input, output_shape, output, 0);
 }

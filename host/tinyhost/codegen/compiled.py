@@ -527,7 +527,7 @@ class _Model:
                     f"{p.shift}}};\n"
                     f"    static const th_shape si = {self.shape(x)}, "
                     f"so = {self.shape(out)};\n"
-                    f"    return th_mean_s8(NULL, &params, &quant, &si, "
+                    f"    return {call.function}(NULL, &params, &quant, &si, "
                     f"{self.pointer(x, 'int8_t')}, &so, {y});"), ""
         if isinstance(p, SvdfParams):
             wf, wt, bias, state = call.inputs[1:5]

@@ -407,8 +407,10 @@ def _lower_dequantize(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_mean(graph: Graph, index: int, op: Op) -> Call:
+    """MEAN (th_mean_s8) and SUM (th_sum_s8: the same sum, not divided by the count)."""
     _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
-    return Call(index, "th_mean_s8", (op.inputs[0],), (op.outputs[0],), mean_params(graph, op))
+    name = "th_mean_s8" if op.kind is OpKind.MEAN else "th_sum_s8"
+    return Call(index, name, (op.inputs[0],), (op.outputs[0],), mean_params(graph, op))
 
 
 def _lower_svdf(graph: Graph, index: int, op: Op) -> Call:
@@ -676,6 +678,7 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.QUANTIZE: _lower_quantize,
     OpKind.DEQUANTIZE: _lower_dequantize,
     OpKind.MEAN: _lower_mean,
+    OpKind.SUM: _lower_mean,
     OpKind.SVDF: _lower_svdf,
     OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: _lower_sequence_lstm,
     OpKind.PAD: _lower_pad,

@@ -67,6 +67,7 @@ class OpKind(enum.Enum):
     L2_NORMALIZATION = 11
     LOG_SOFTMAX = 50
     CUMSUM = 128
+    SUM = 74
     # Recurrent (issue 17)
     UNIDIRECTIONAL_SEQUENCE_LSTM = 44
     # Anything else in a .tflite file: kept so it can be reported by index and name.

@@ -573,6 +573,7 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
     OpKind.CONCATENATION: (ConcatenationOptions, _BO.ConcatenationOptions, _concatenation),
     OpKind.LEAKY_RELU: (LeakyReluOptions, _BO.LeakyReluOptions, _leaky_relu),
     OpKind.MEAN: (ReducerOptions, _BO.ReducerOptions, _reducer),
+    OpKind.SUM: (ReducerOptions, _BO.ReducerOptions, _reducer),
     OpKind.STRIDED_SLICE: (StridedSliceOptions, _BO.StridedSliceOptions, _strided_slice),
     OpKind.SVDF: (SVDFOptions, _BO.SVDFOptions, _svdf),
     OpKind.SPLIT: (SplitOptions, _BO.SplitOptions, _split(
