@@ -188,3 +188,38 @@ def test_sum_float_matches_tflm() -> None:
                Tensor("y", (2, 4), F32)]  # fmt: skip
     assert_matches_tflm(single_op_graph(OpKind.SUM, ReducerOptions(False), tensors, [0, 1], [2]),
                         [x])  # fmt: skip
+
+
+@pytest.mark.parametrize("shape,axes,keep", SUM_CASES)
+def test_reduce_max_int8_matches_tflm(shape, axes, keep) -> None:
+    """REDUCE_MAX: the raw maximum; input and output share one quantization."""
+    rng = np.random.default_rng(82 + len(shape))
+    reduced = {a % len(shape) for a in axes}
+    out_shape = tuple(1 if i in reduced else d for i, d in enumerate(shape)) if keep else tuple(
+        d for i, d in enumerate(shape) if i not in reduced)
+    quant = q(0.05, int(rng.integers(-128, 128)))
+    tensors = [Tensor("x", shape, I8, quant=quant),
+               Tensor("axes", (len(axes),), I32, data=np.array(axes, np.int32)),
+               Tensor("y", out_shape, I8, quant=quant)]  # fmt: skip
+    graph = single_op_graph(OpKind.REDUCE_MAX, ReducerOptions(keep), tensors, [0, 1], [2])
+    assert_matches_tflm(graph, [random_int8(rng, shape)])
+    assert_matches_tflm(graph, [np.full(shape, -128, np.int8)])
+
+
+def test_reduce_max_refuses_a_rescale() -> None:
+    for out_q in (q(0.05, 4), q(0.1, 3)):  # TFLM's Eval fails on either difference
+        tensors = [Tensor("x", (2, 3), I8, quant=q(0.05, 3)),
+                   Tensor("axes", (1,), I32, data=np.array([1], np.int32)),
+                   Tensor("y", (2,), I8, quant=out_q)]  # fmt: skip
+        graph = single_op_graph(OpKind.REDUCE_MAX, ReducerOptions(False), tensors, [0, 1], [2])
+        with pytest.raises(UnsupportedModelError, match=r"REDUCE_MAX.*'y' must share.*'x'"):
+            run_reference(graph, [np.zeros((2, 3), np.int8)])
+
+
+def test_reduce_max_float_matches_tflm() -> None:
+    x = np.random.default_rng(83).normal(0, 1, (2, 3, 4)).astype(np.float32)
+    tensors = [Tensor("x", x.shape, F32),
+               Tensor("axes", (2,), I32, data=np.array([0, 2], np.int32)),
+               Tensor("y", (1, 3, 1), F32)]  # fmt: skip
+    assert_matches_tflm(single_op_graph(OpKind.REDUCE_MAX, ReducerOptions(True), tensors, [0, 1],
+                                        [2]), [x])  # fmt: skip

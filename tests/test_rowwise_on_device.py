@@ -1,7 +1,7 @@
-"""LOG_SOFTMAX, L2_NORMALIZATION, CUMSUM and SUM in one int8 graph: every layer bit-exact with the
-reference (itself checked against TFLite Micro here) on the host board and QEMU mps2-an386
-through both backends, and on mps2-an500 (Cortex-M7, interpreter) and mps3-an547 (Cortex-M55,
-compiled).
+"""LOG_SOFTMAX, L2_NORMALIZATION, CUMSUM, SUM and REDUCE_MAX in one int8 graph: every layer
+bit-exact with the reference (itself checked against TFLite Micro here) on the host board and
+QEMU mps2-an386 through both backends, and on mps2-an500 (Cortex-M7, interpreter) and
+mps3-an547 (Cortex-M55, compiled).
 
 Each op's output is a model output. Rows of 16 and 5 values, CUMSUM along an inner axis
 (reversed) and the last one (exclusive), and one op reading another's output.
@@ -67,6 +67,13 @@ def rowwise_graph() -> Graph:
                      data=np.array(axes, np.int32))  # fmt: skip
         y = b.tensor(name, shape, quant=quant)
         b.op(OpKind.SUM, (src, a), (y,), ReducerOptions(keep))
+        outs.append(y)
+    for src, axes, keep, shape, name in ((x, (3,), True, (1, 4, 5, 1), "max_c"),
+                                         (r, (0, 1), False, (), "max_r")):
+        a = b.tensor(f"{name}_axes", (len(axes),), np.dtype(np.int32),
+                     data=np.array(axes, np.int32))  # fmt: skip
+        y = b.tensor(name, shape, quant=b.tensors[src].quant)
+        b.op(OpKind.REDUCE_MAX, (src, a), (y,), ReducerOptions(keep))
         outs.append(y)
     return b.graph([x, r], outs, "rowwise")
 

@@ -73,6 +73,7 @@
 #define TH_KERNEL_L2NORM_S8 91u
 #define TH_KERNEL_CUMSUM_S8 92u
 #define TH_KERNEL_SUM_S8 93u
+#define TH_KERNEL_REDUCE_MAX_S8 94u
 #define TH_KERNEL_LSTM_S8 74u
 
 /* Parameter words: index of each word in the op's array, and their count */

@@ -107,6 +107,8 @@ th_interp_status th_interp_mean_s8_prepare(const th_interp_op *op, uint32_t *scr
 th_interp_status th_interp_mean_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_sum_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_sum_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_reduce_max_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_reduce_max_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_pad_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_pad_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_concat_s8_prepare(const th_interp_op *op, uint32_t *scratch);

@@ -474,6 +474,12 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
                      const th_per_tensor_quant *quant, const th_shape *input_shape,
                      const int8_t *input, const th_shape *output_shape, int8_t *output);
 
+/* REDUCE_MAX: the largest raw int8 value over the reduced dims (params->axis_mask; input
+ * and output share their quantization, so the zero points are not read). */
+th_status th_reduce_max_s8(const th_context *ctx, const th_mean_params *params,
+                           const th_shape *input_shape, const int8_t *input,
+                           const th_shape *output_shape, int8_t *output);
+
 /* SUM: th_mean_s8 without the 1/count fold (TFLM's EvalSumHelper, int8). */
 th_status th_sum_s8(const th_context *ctx, const th_mean_params *params,
                     const th_per_tensor_quant *quant, const th_shape *input_shape,

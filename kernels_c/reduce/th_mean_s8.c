@@ -1,5 +1,5 @@
-/* th_mean_s8 / th_sum_s8: int8 MEAN and SUM as TFLite Micro's QuantizedMeanOrSum (SUM: no
- * 1/count fold, shift_by = 0):
+/* th_mean_s8 / th_sum_s8 / th_reduce_max_s8: int8 MEAN and SUM as TFLite Micro's
+ * QuantizedMeanOrSum (SUM: no 1/count fold, shift_by = 0):
  *   sum = sum of the raw int8 inputs (int32, wrapping) over the reduced dims
  *   shift_by = min(floor(log2(count)), 32, 31 + shift)
  *   multiplier' = (multiplier << shift_by) / count,  shift' = shift - shift_by
@@ -7,7 +7,7 @@
  *               + zp_out, -128, 127)
  * (arith.reduce.fold_count). Dims are grouped into alternating kept / reduced runs; the
  * output is written in order and each output sums its reduced elements with a 2-level
- * stride walk per reduced group. */
+ * stride walk per reduced group (REDUCE_MAX: the same walk, keeping the raw maximum). */
 #include <stddef.h>
 #include <string.h>
 
@@ -62,6 +62,23 @@ static int32_t reduced_sum(const mean_groups *g, const int8_t *base, int32_t d)
     return (int32_t)sum;
 }
 
+/* REDUCE_MAX's counterpart of reduced_sum: the largest raw value. */
+static int32_t reduced_max(const mean_groups *g, const int8_t *base, int32_t d)
+{
+    d = next_reduced(g, d);
+    if (d == g->rank) {
+        return base[0];
+    }
+    const int32_t stride = g->stride[d];
+    const int32_t last = next_reduced(g, d + 1) == g->rank;
+    int32_t max = -128;
+    for (int32_t i = 0; i < g->dims[d]; i++) {
+        const int32_t v = last ? base[i * stride] : reduced_max(g, base + i * stride, d + 1);
+        max = v > max ? v : max;
+    }
+    return max;
+}
+
 /* One output: the sum less zero point * count, requantized with the folded multiplier. */
 static int8_t mean_out(int32_t sum, int32_t zp_total, int32_t multiplier, int32_t shift,
                        int32_t output_zero_point)
@@ -97,12 +114,16 @@ static void sums4(const int8_t *base, int32_t rows, int32_t stride, int32_t sum[
 }
 #endif
 
-/* MEAN (divide != 0) and SUM: the same zero-point corrected sums; SUM's requantization
- * has no 1/count fold (QuantizedMeanOrSum's compute_sum). */
-static th_status reduce_sums(const th_mean_params *params, const th_per_tensor_quant *quant,
-                             const th_shape *input_shape, const int8_t *input,
-                             const th_shape *output_shape, int8_t *output, int32_t divide)
+enum { REDUCE_MEAN, REDUCE_SUM, REDUCE_MAX };
+
+/* MEAN and SUM: the same zero-point corrected sums; SUM's requantization has no 1/count
+ * fold (QuantizedMeanOrSum's compute_sum). REDUCE_MAX: the raw maximum (input and output
+ * share their quantization), over the same walk. */
+static th_status reduce(const th_mean_params *params, const th_per_tensor_quant *quant,
+                        const th_shape *input_shape, const int8_t *input,
+                        const th_shape *output_shape, int8_t *output, int32_t mode)
 {
+    const int32_t divide = mode == REDUCE_MEAN;
     if (params == NULL || quant == NULL || input == NULL || output == NULL) {
         return TH_ERR_ARG;
     }
@@ -156,7 +177,8 @@ static th_status reduce_sums(const th_mean_params *params, const th_per_tensor_q
 
     int32_t first = 0; /* outputs before this one are written */
 #if TH_NN_HAS_DSP
-    if (g.rank == 2 && g.reduced[0] && !g.reduced[1]) { /* [R, C]: four channels at a time */
+    if (mode != REDUCE_MAX && g.rank == 2 && g.reduced[0] && !g.reduced[1]) {
+        /* [R, C]: four channels at a time */
         for (; first + 4 <= g.dims[1]; first += 4) {
             int32_t sums[4];
             sums4(input + first, g.dims[0], g.stride[0], sums);
@@ -175,8 +197,10 @@ static th_status reduce_sums(const th_mean_params *params, const th_per_tensor_q
         off = first * g.stride[1];
     }
     for (int32_t o = first; o < out_count; o++) {
-        output[o] = mean_out(reduced_sum(&g, input + off, 0), zp_total, multiplier, shift,
-                             params->output_zero_point);
+        output[o] = mode == REDUCE_MAX
+                        ? (int8_t)reduced_max(&g, input + off, 0)
+                        : mean_out(reduced_sum(&g, input + off, 0), zp_total, multiplier, shift,
+                                   params->output_zero_point);
         for (int32_t d = g.rank - 1; d >= 0; d--) {
             if (g.reduced[d]) {
                 continue;
@@ -197,7 +221,7 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
                      const int8_t *input, const th_shape *output_shape, int8_t *output)
 {
     (void)ctx;
-    return reduce_sums(params, quant, input_shape, input, output_shape, output, 1);
+    return reduce(params, quant, input_shape, input, output_shape, output, REDUCE_MEAN);
 }
 
 th_status th_sum_s8(const th_context *ctx, const th_mean_params *params,
@@ -205,5 +229,14 @@ th_status th_sum_s8(const th_context *ctx, const th_mean_params *params,
                     const int8_t *input, const th_shape *output_shape, int8_t *output)
 {
     (void)ctx;
-    return reduce_sums(params, quant, input_shape, input, output_shape, output, 0);
+    return reduce(params, quant, input_shape, input, output_shape, output, REDUCE_SUM);
+}
+
+th_status th_reduce_max_s8(const th_context *ctx, const th_mean_params *params,
+                           const th_shape *input_shape, const int8_t *input,
+                           const th_shape *output_shape, int8_t *output)
+{
+    static const th_per_tensor_quant unused = {0, 0};
+    (void)ctx;
+    return reduce(params, &unused, input_shape, input, output_shape, output, REDUCE_MAX);
 }

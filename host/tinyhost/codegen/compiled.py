@@ -519,16 +519,17 @@ class _Model:
                     f" {p.zero_point}}};\n"
                     f"    return {call.function}(NULL, &params, {n}, {self.pointer(x, src)}, "
                     f"{self.pointer(out, dst, const=False)});"), ""
-        if isinstance(p, MeanParams):
+        if isinstance(p, MeanParams):  # MEAN, SUM, REDUCE_MAX (which takes no quant)
             mask = sum(1 << a for a in p.axes)
+            rescales = call.function != "th_reduce_max_s8"
+            quant = (f"    static const th_per_tensor_quant quant = {{{p.multiplier}, "
+                     f"{p.shift}}};\n") if rescales else ""
             return (f"    static const th_mean_params params = {{{p.input_zero_point}, "
-                    f"{p.output_zero_point}, {mask}u}};\n"
-                    f"    static const th_per_tensor_quant quant = {{{p.multiplier}, "
-                    f"{p.shift}}};\n"
+                    f"{p.output_zero_point}, {mask}u}};\n{quant}"
                     f"    static const th_shape si = {self.shape(x)}, "
                     f"so = {self.shape(out)};\n"
-                    f"    return {call.function}(NULL, &params, &quant, &si, "
-                    f"{self.pointer(x, 'int8_t')}, &so, {y});"), ""
+                    f"    return {call.function}(NULL, &params, {'&quant, ' if rescales else ''}"
+                    f"&si, {self.pointer(x, 'int8_t')}, &so, {y});"), ""
         if isinstance(p, SvdfParams):
             wf, wt, bias, state = call.inputs[1:5]
             filters = p.units * p.rank

@@ -214,6 +214,9 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(93, "sum_s8", "ops_mean.c", ("th_sum_s8",),
             ("input_zero_point", "output_zero_point", "axis_mask", "multiplier", "shift"),
             "MEAN"),
+    Adapter(94, "reduce_max_s8", "ops_mean.c", ("th_reduce_max_s8",),
+            ("input_zero_point", "output_zero_point", "axis_mask", "multiplier", "shift"),
+            "MEAN"),
     # Recurrent ops of issue 17 (ids 74-89).
     Adapter(74, "lstm_s8", "ops_lstm.c", ("th_lstm_s8",),
             ("time_major", "input_offset", "hidden_offset", "hidden_zero_point",
@@ -278,6 +281,7 @@ _ADAPTER_OF = {
     "th_l2norm_s8": "l2norm_s8",
     "th_cumsum_s8": "cumsum_s8",
     "th_sum_s8": "sum_s8",
+    "th_reduce_max_s8": "reduce_max_s8",
 }
 
 

@@ -51,7 +51,7 @@ from tinyhost.arith.lstm import (
 )
 from tinyhost.arith.matmul import BatchMatMulParams, batch_matmul_params
 from tinyhost.arith.pool import PoolParams
-from tinyhost.arith.reduce import MeanParams, mean_params
+from tinyhost.arith.reduce import MeanParams, mean_params, reduce_max_params
 from tinyhost.arith.resize import bilinear_axis, bilinear_in_range, nearest_indices
 from tinyhost.arith.rowwise import (
     CumsumParams,
@@ -407,8 +407,12 @@ def _lower_dequantize(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_mean(graph: Graph, index: int, op: Op) -> Call:
-    """MEAN (th_mean_s8) and SUM (th_sum_s8: the same sum, not divided by the count)."""
+    """MEAN (th_mean_s8), SUM (th_sum_s8: the same sum, not divided by the count) and
+    REDUCE_MAX (th_reduce_max_s8: the raw maximum over the same walk)."""
     _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    if op.kind is OpKind.REDUCE_MAX:
+        return Call(index, "th_reduce_max_s8", (op.inputs[0],), (op.outputs[0],),
+                    reduce_max_params(graph, op))  # fmt: skip
     name = "th_mean_s8" if op.kind is OpKind.MEAN else "th_sum_s8"
     return Call(index, name, (op.inputs[0],), (op.outputs[0],), mean_params(graph, op))
 
@@ -679,6 +683,7 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.DEQUANTIZE: _lower_dequantize,
     OpKind.MEAN: _lower_mean,
     OpKind.SUM: _lower_mean,
+    OpKind.REDUCE_MAX: _lower_mean,
     OpKind.SVDF: _lower_svdf,
     OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: _lower_sequence_lstm,
     OpKind.PAD: _lower_pad,

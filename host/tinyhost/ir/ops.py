@@ -68,6 +68,7 @@ class OpKind(enum.Enum):
     LOG_SOFTMAX = 50
     CUMSUM = 128
     SUM = 74
+    REDUCE_MAX = 82
     # Recurrent (issue 17)
     UNIDIRECTIONAL_SEQUENCE_LSTM = 44
     # Anything else in a .tflite file: kept so it can be reported by index and name.

@@ -72,6 +72,7 @@ _MIN_INPUTS = {
     OpKind.PADV2: 2,
     OpKind.MEAN: 2,
     OpKind.SUM: 2,
+    OpKind.REDUCE_MAX: 2,
     OpKind.TRANSPOSE: 2,
     OpKind.STRIDED_SLICE: 3,
     OpKind.CONCATENATION: 1,
@@ -218,7 +219,7 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
         if sorted(perm.tolist()) != list(range(len(x.shape))):
             raise fail(f"permutation {perm.tolist()} is not one of rank {len(x.shape)}")
         _expect_shape(out, tuple(x.shape[p] for p in perm), fail)
-    elif op.kind in (OpKind.MEAN, OpKind.SUM):
+    elif op.kind in (OpKind.MEAN, OpKind.SUM, OpKind.REDUCE_MAX):
         axes = _constant(graph, op.inputs[1], "axes", fail).reshape(-1)
         if any(not -len(x.shape) <= a < len(x.shape) for a in axes):
             raise fail(f"axes {axes.tolist()} out of range for rank {len(x.shape)}")

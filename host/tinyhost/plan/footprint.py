@@ -81,6 +81,7 @@ def flash_usage(graph: Graph) -> FlashUsage:
             OpKind.SQUEEZE,
             OpKind.MEAN,
             OpKind.SUM,
+            OpKind.REDUCE_MAX,
             OpKind.PAD,
             OpKind.PADV2,
             OpKind.TRANSPOSE,

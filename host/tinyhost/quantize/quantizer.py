@@ -49,7 +49,7 @@ _FLOAT32 = np.dtype(np.float32)
 # Ops whose int8 kernel copies or compares raw values: input and output share quantization.
 _SAME_QUANT_FIRST_INPUT = frozenset({
     OpKind.RESHAPE, OpKind.SQUEEZE, OpKind.TRANSPOSE, OpKind.STRIDED_SLICE, OpKind.PAD,
-    OpKind.PADV2, OpKind.MAX_POOL_2D, OpKind.AVERAGE_POOL_2D, OpKind.RELU6,
+    OpKind.PADV2, OpKind.MAX_POOL_2D, OpKind.AVERAGE_POOL_2D, OpKind.RELU6, OpKind.REDUCE_MAX,
 })
 # Output quantization the int8 kernels assume (TFLite's quantization spec).
 _FIXED_OUTPUT = {

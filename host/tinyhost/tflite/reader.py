@@ -413,6 +413,11 @@ _OPTION_PARSERS: dict[OpKind, _OptionParser] = {
         _BO.ReducerOptions,
         lambda o: ReducerOptions(False if o is None else bool(o.KeepDims())),
     ),
+    OpKind.REDUCE_MAX: (
+        tflite.ReducerOptions,
+        _BO.ReducerOptions,
+        lambda o: ReducerOptions(False if o is None else bool(o.KeepDims())),
+    ),
     OpKind.SVDF: (
         tflite.SVDFOptions,
         _BO.SVDFOptions,

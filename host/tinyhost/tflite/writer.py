@@ -574,6 +574,7 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
     OpKind.LEAKY_RELU: (LeakyReluOptions, _BO.LeakyReluOptions, _leaky_relu),
     OpKind.MEAN: (ReducerOptions, _BO.ReducerOptions, _reducer),
     OpKind.SUM: (ReducerOptions, _BO.ReducerOptions, _reducer),
+    OpKind.REDUCE_MAX: (ReducerOptions, _BO.ReducerOptions, _reducer),
     OpKind.STRIDED_SLICE: (StridedSliceOptions, _BO.StridedSliceOptions, _strided_slice),
     OpKind.SVDF: (SVDFOptions, _BO.SVDFOptions, _svdf),
     OpKind.SPLIT: (SplitOptions, _BO.SplitOptions, _split(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinyhost.arith.fixedpoint import multiply_by_quantized_multiplier, wrap_int32
-from tinyhost.arith.reduce import MeanParams, fold_count, mean_params
+from tinyhost.arith.reduce import MeanParams, fold_count, mean_params, reduce_max_params
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph, Op, OpKind
 
@@ -44,6 +44,19 @@ def mean_float(x: np.ndarray, p: MeanParams) -> np.ndarray:
     return _finish_shape(y.astype(np.float32), p)
 
 
+def reduce_max(x: np.ndarray, p: MeanParams) -> np.ndarray:
+    """REDUCE_MAX (int8: raw values, one quantization in and out; float32)."""
+    return _finish_shape(x.max(axis=p.axes, keepdims=True), p)
+
+
+def run_reduce_max(graph: Graph, op: Op, args: list[np.ndarray | None]) -> list[np.ndarray]:
+    x = args[0]
+    assert x is not None
+    if x.dtype not in (np.int8, np.float32):
+        raise UnsupportedModelError(f"{graph.source}: {op.name} on {x.dtype} is not supported")
+    return [reduce_max(x, reduce_max_params(graph, op, args[1]))]
+
+
 def sum_float(x: np.ndarray, p: MeanParams) -> np.ndarray:
     total = x.astype(np.float32).sum(axis=p.axes, keepdims=True, dtype=np.float32)
     return _finish_shape(total.astype(np.float32), p)
@@ -61,4 +74,4 @@ def run_mean(graph: Graph, op: Op, args: list[np.ndarray | None]) -> list[np.nda
     raise UnsupportedModelError(f"{graph.source}: {op.name} on {x.dtype} is not supported")
 
 
-KERNELS = {OpKind.MEAN: run_mean, OpKind.SUM: run_mean}
+KERNELS = {OpKind.MEAN: run_mean, OpKind.SUM: run_mean, OpKind.REDUCE_MAX: run_reduce_max}
