@@ -1,9 +1,9 @@
-"""Issue 17's LOG_SOFTMAX, L2_NORMALIZATION and CUMSUM on a board: executed instructions per
-op and per element.
+"""Issue 17's LOG_SOFTMAX, L2_NORMALIZATION, CUMSUM, SUM and REDUCE_MAX on a board: executed
+instructions per op and per input element.
 
-Runs one graph of [rows, depth] int8 ops (SOFTMAX beside them for scale) through the compiled
-backend, and the device-test graph of tests/test_rowwise_on_device.py through both backends;
-every output is checked against the NumPy reference.
+Runs one graph of [rows, depth] int8 ops (SOFTMAX and MEAN beside them for scale) through the
+compiled backend, and the device-test graph of tests/test_rowwise_on_device.py through both
+backends; every output is checked against the NumPy reference.
 
     python bench/rowwise.py [--board mps2-an386] [--rows 32] [--depth 64] [--json]
 
@@ -34,6 +34,7 @@ from tinyhost.ir import (  # noqa: E402
     Graph,
     NoOptions,
     OpKind,
+    ReducerOptions,
     SoftmaxOptions,
 )
 
@@ -57,6 +58,12 @@ def sized_graph(rows: int, depth: int) -> Graph:
         y = b.tensor(f"cumsum_axis{axis}", (rows, depth), quant=q(0.8, 5))
         b.op(OpKind.CUMSUM, (x, a), (y,), CumsumOptions())
         outs.append(y)
+        for kind, quant in ((OpKind.MEAN, q(0.05, 2)), (OpKind.SUM, q(1.5, 2)),
+                            (OpKind.REDUCE_MAX, q(0.05, -3))):
+            shape = (depth,) if axis == 0 else (rows,)
+            y = b.tensor(f"{kind.name.lower()}_axis{axis}", shape, quant=quant)
+            b.op(kind, (x, a), (y,), ReducerOptions(False))
+            outs.append(y)
     return b.graph([x], outs, "rowwise_sized")
 
 
@@ -72,7 +79,7 @@ def run(graph: Graph, board: str, backend: str, tag: str) -> list[dict]:
     rows = []
     for i, n in zip(report.op_indices, latency.per_op):
         op = graph.ops[i]
-        elements = int(np.prod(graph.tensors[op.outputs[0]].shape))
+        elements = int(np.prod(graph.tensors[op.inputs[0]].shape))  # input elements
         rows.append({"graph": tag, "backend": backend, "op": i,
                      "name": graph.tensors[op.outputs[0]].name, "unit": latency.unit,
                      "count": n, "elements": elements, "per_element": n / elements})
