@@ -153,7 +153,7 @@ def test_hybrid_model_is_refused() -> None:
 
 
 UNSUPPORTED_MODEL = (
-    Path(__file__).parent / "models" / "unsupported" / "exp_gather_cumsum_float.tflite"
+    Path(__file__).parent / "models" / "unsupported" / "exp_gather_sqrt_neg_float.tflite"
 )
 
 
@@ -163,13 +163,14 @@ def test_inspect_lists_every_unsupported_op() -> None:
     summary = json.loads(result.stdout)
     assert summary["unsupported"] == [
         {"index": 0, "kind": "EXP"},
-        {"index": 3, "kind": "CUMSUM"},
+        {"index": 3, "kind": "SQRT"},
+        {"index": 4, "kind": "NEG"},
     ]
-    assert [op["supported"] for op in summary["ops"]] == [False, True, True, False]
+    assert [op["supported"] for op in summary["ops"]] == [False, True, True, False, False]
     # a float model: the device runs its int8 twin, so device support is not claimed either way
     assert [op["runs"] for op in summary["ops"]] == [
         {"reference": ok, "interpreter": None, "compiled": None}
-        for ok in (False, True, True, False)]
+        for ok in (False, True, True, False, False)]
 
 
 def test_reference_refuses_unsupported_model_listing_all(tmp_path: Path) -> None:
@@ -186,5 +187,5 @@ def test_reference_refuses_unsupported_model_listing_all(tmp_path: Path) -> None
     line = result.stderr.strip()
     assert len(line.splitlines()) == 1 and "Traceback" not in line
     assert str(UNSUPPORTED_MODEL) in line
-    assert "unsupported ops: 0 (EXP), 3 (CUMSUM)" in line
+    assert "unsupported ops: 0 (EXP), 3 (SQRT), 4 (NEG)" in line
     assert not (tmp_path / "y.npy").exists()

@@ -59,7 +59,7 @@ from tinyhost.reference.ops import activations as ref_act
 from tinyhost.reference.ops import quantize as ref_quant
 from tinyhost.reference.ops.elementwise import add_int8, mul_int8, sub_int8
 from tinyhost.reference.ops.pool import avg_pool_int8, max_pool_int8
-from tinyhost.reference.ops.reduce import mean_int8
+from tinyhost.reference.ops.reduce import mean_int8, reduce_max
 from tinyhost.reference.ops.shape import (
     concatenate,
     dense_spec,
@@ -886,6 +886,13 @@ def test_mean(kern_both, data):
     keep_dims = draw(st.booleans())
     in_q = q(scale(draw, -8, 0), zero_point(draw))
     out_q = in_q if draw(st.booleans()) else q(scale(draw, -8, 0), zero_point(draw))
+    kind = draw(st.sampled_from(["mean", "sum", "max"]))
+    is_sum = kind == "sum"  # SUM: th_sum_s8, the sum not divided by the count
+    if kind == "max":  # REDUCE_MAX: th_reduce_max_s8, one quantization in and out
+        out_q = in_q
+    if is_sum and draw(st.booleans()):  # an output scale that keeps sums in range
+        count = int(np.prod([shape[a] for a in axes]))
+        out_q = q(float(in_q.scale[0]) * count * draw(st.floats(0.05, 0.5)), zero_point(draw))
     out_shape = tuple(1 if i in axes else d for i, d in enumerate(shape)) if keep_dims \
         else tuple(d for i, d in enumerate(shape) if i not in axes)
     tensors = [Tensor("x", shape, I8, quant=in_q),
@@ -898,7 +905,7 @@ def test_mean(kern_both, data):
     extreme = draw(st.sampled_from([None, None, None, -128, 127]))
     if extreme is not None:
         x = np.full(shape, extreme, np.int8)
-    want = mean_int8(x, p)
+    want = reduce_max(x, p) if kind == "max" else mean_int8(x, p, divide=not is_sum)
     mask = sum(1 << a for a in p.axes)
     kernel_out_shape = want.shape if want.ndim else (1,)
     from tinyhost.arith.fixedpoint import quantize_multiplier
@@ -906,13 +913,19 @@ def test_mean(kern_both, data):
     multiplier, shift = quantize_multiplier(float(np.float32(in_q.scale[0]))
                                             / float(np.float32(out_q.scale[0])))
     assert (multiplier, shift) == (p.multiplier, p.shift)
-    status, bufs = kern.call("th_mean_s8", ("null", None),
-                             buf(struct.pack("<iiI", p.input_zero_point, p.output_zero_point,
-                                             mask)),
+    params = buf(struct.pack("<iiI", p.input_zero_point, p.output_zero_point, mask))
+    if kind == "max":
+        status, bufs = kern.call("th_reduce_max_s8", ("null", None), params,
+                                 buf(shape_bytes(shape)), buf(x),
+                                 buf(shape_bytes(kernel_out_shape)), out(want.size))  # fmt: skip
+        assert status == TH_OK
+        assert_same(i8(bufs[5], want.shape), want, f"max {shape} axes {axes}")
+        return
+    status, bufs = kern.call(f"th_{kind}_s8", ("null", None), params,
                              buf(i32(p.multiplier, p.shift)), buf(shape_bytes(shape)), buf(x),
                              buf(shape_bytes(kernel_out_shape)), out(want.size))
     assert status == TH_OK
-    assert_same(i8(bufs[6], want.shape), want, f"mean {shape} axes {axes}")
+    assert_same(i8(bufs[6], want.shape), want, f"{kind} {shape} axes {axes}")
 
 
 # ------------------------------------------------------------------- TFLM-level checks

@@ -1,5 +1,6 @@
 /*
- * ops_mean.c - MEAN int8 (kernel id 15).
+ * ops_mean.c - MEAN int8 (kernel id 15), SUM int8 (93) and REDUCE_MAX int8 (94), with the
+ * same words (REDUCE_MAX reads only the axis mask).
  * Parameter words: TH_MEAN_P_* (th_interp_abi.h).
  */
 #include "ops_common.h"
@@ -24,7 +25,8 @@ th_interp_status th_interp_mean_s8_prepare(const th_interp_op *op, uint32_t *scr
     return kept == th_interp_elements(y) ? TH_INTERP_OK : TH_INTERP_E_PARAMS;
 }
 
-th_interp_status th_interp_mean_s8_eval(const th_interp_op *op)
+/* 0: SUM, 1: MEAN, 2: REDUCE_MAX */
+static th_interp_status sums_eval(const th_interp_op *op, int32_t mode)
 {
     const int32_t *p = op->params;
     th_mean_params mp;
@@ -37,6 +39,36 @@ th_interp_status th_interp_mean_s8_eval(const th_interp_op *op)
     q.shift = p[TH_MEAN_P_SHIFT];
     th_interp_to_shape(&op->in[0], &si);
     th_interp_to_shape_r1(&op->out[0], &so);
-    return th_interp_kstatus(th_mean_s8(NULL, &mp, &q, &si, (const int8_t *)op->in[0].data, &so,
-                                        (int8_t *)op->out[0].data));
+    const int8_t *x = (const int8_t *)op->in[0].data;
+    int8_t *y = (int8_t *)op->out[0].data;
+    if (mode == 2) {
+        return th_interp_kstatus(th_reduce_max_s8(NULL, &mp, &si, x, &so, y));
+    }
+    return th_interp_kstatus(mode ? th_mean_s8(NULL, &mp, &q, &si, x, &so, y)
+                                    : th_sum_s8(NULL, &mp, &q, &si, x, &so, y));
+}
+
+th_interp_status th_interp_mean_s8_eval(const th_interp_op *op)
+{
+    return sums_eval(op, 1);
+}
+
+th_interp_status th_interp_sum_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return th_interp_mean_s8_prepare(op, scratch);
+}
+
+th_interp_status th_interp_sum_s8_eval(const th_interp_op *op)
+{
+    return sums_eval(op, 0);
+}
+
+th_interp_status th_interp_reduce_max_s8_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return th_interp_mean_s8_prepare(op, scratch);
+}
+
+th_interp_status th_interp_reduce_max_s8_eval(const th_interp_op *op)
+{
+    return sums_eval(op, 2);
 }

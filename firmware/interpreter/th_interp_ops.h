@@ -105,6 +105,10 @@ th_interp_status th_interp_dequantize_s8_f32_prepare(const th_interp_op *op, uin
 th_interp_status th_interp_dequantize_s8_f32_eval(const th_interp_op *op);
 th_interp_status th_interp_mean_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_mean_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_sum_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_sum_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_reduce_max_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_reduce_max_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_pad_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_pad_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_concat_s8_prepare(const th_interp_op *op, uint32_t *scratch);
@@ -163,6 +167,13 @@ th_interp_status th_interp_arg_max_s8_prepare(const th_interp_op *op, uint32_t *
 th_interp_status th_interp_arg_max_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_arg_min_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_arg_min_s8_eval(const th_interp_op *op);
+/* ops_rowwise.c */
+th_interp_status th_interp_log_softmax_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_log_softmax_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_l2norm_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_l2norm_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_cumsum_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_cumsum_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_copy_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_copy_eval(const th_interp_op *op);
 

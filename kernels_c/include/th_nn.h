@@ -387,6 +387,20 @@ th_status th_softmax_s8(const th_context *ctx, const th_softmax_params *params,
 th_status th_softmax_s8_s16(const th_context *ctx, const th_softmax_params *params,
                             const th_shape *shape, const int8_t *input, int16_t *output);
 
+/* LOG_SOFTMAX over rows of depth int8 values (rows * depth elements). output == input is
+ * allowed (each row is read whole before it is written); no other overlap. */
+th_status th_log_softmax_s8(const th_context *ctx, const th_log_softmax_params *params,
+                            int32_t rows, int32_t depth, const int8_t *input, int8_t *output);
+
+/* L2_NORMALIZATION over rows of depth int8 values; output == input allowed, as above. */
+th_status th_l2norm_s8(const th_context *ctx, const th_l2norm_params *params, int32_t rows,
+                       int32_t depth, const int8_t *input, int8_t *output);
+
+/* CUMSUM along the middle axis of the input viewed as (outer, axis_size, inner); the output
+ * has the input's shape. output == input allowed (element k is read, then written, once). */
+th_status th_cumsum_s8(const th_context *ctx, const th_cumsum_params *params, int32_t outer,
+                       int32_t axis_size, int32_t inner, const int8_t *input, int8_t *output);
+
 /* int16 -> int16 SOFTMAX (TFLM's SoftmaxInt16): quant scales the difference to the row max
  * so that [-65535, 0] is [-10, 0] (arith.softmax16.Softmax16Params); exp_lut and recip_lut
  * are the 513-entry tables of arith.softmax16.softmax16_luts. Rows longer than 65535 are
@@ -459,6 +473,17 @@ th_status th_strided_slice_s8(const th_context *ctx, const th_strided_slice_para
 th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
                      const th_per_tensor_quant *quant, const th_shape *input_shape,
                      const int8_t *input, const th_shape *output_shape, int8_t *output);
+
+/* REDUCE_MAX: the largest raw int8 value over the reduced dims (params->axis_mask; input
+ * and output share their quantization, so the zero points are not read). */
+th_status th_reduce_max_s8(const th_context *ctx, const th_mean_params *params,
+                           const th_shape *input_shape, const int8_t *input,
+                           const th_shape *output_shape, int8_t *output);
+
+/* SUM: th_mean_s8 without the 1/count fold (TFLM's EvalSumHelper, int8). */
+th_status th_sum_s8(const th_context *ctx, const th_mean_params *params,
+                    const th_per_tensor_quant *quant, const th_shape *input_shape,
+                    const int8_t *input, const th_shape *output_shape, int8_t *output);
 
 /* SPLIT / SPLIT_V / UNPACK along params->axis into params->num_outputs outputs
  * (output_shapes[i], outputs[i]) sharing every other dim with the input (an UNPACK output

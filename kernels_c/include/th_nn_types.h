@@ -195,6 +195,34 @@ typedef struct {
     int32_t diff_min;         /* <= 0 */
 } th_softmax_params;
 
+/* LOG_SOFTMAX over the last dim (arith.rowwise.LogSoftmaxParams); output scale 16/256,
+ * zero point 127. */
+typedef struct {
+    int32_t input_multiplier;
+    int32_t input_left_shift; /* >= 0 */
+    int32_t reverse_multiplier;
+    int32_t reverse_shift; /* <= 0 */
+    int32_t diff_min;      /* <= 0 */
+} th_log_softmax_params;
+
+/* L2_NORMALIZATION over the last dim (arith.rowwise.L2NormParams); output Q0.7 (scale
+ * 1/128, zero point 0). */
+typedef struct {
+    int32_t input_offset; /* -input zero point */
+} th_l2norm_params;
+
+/* CUMSUM (arith.rowwise.CumsumParams): ADD's input and output rescaling, left shift 20. */
+typedef struct {
+    int32_t input_offset;  /* -input zero point */
+    int32_t output_offset; /* output zero point */
+    int32_t input_multiplier;
+    int32_t input_shift; /* <= 0 */
+    int32_t output_multiplier;
+    int32_t output_shift; /* <= 0 */
+    int32_t exclusive;
+    int32_t reverse;
+} th_cumsum_params;
+
 /* SVDF (arith.svdf.SvdfParams): int8 input, int16 state with zero point 0 (the host
  * refuses any other), int8 output. */
 typedef struct {

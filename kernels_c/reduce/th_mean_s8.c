@@ -1,4 +1,5 @@
-/* th_mean_s8: int8 MEAN as TFLite Micro's QuantizedMeanOrSum (EvalMeanHelper, int8):
+/* th_mean_s8 / th_sum_s8 / th_reduce_max_s8: int8 MEAN and SUM as TFLite Micro's
+ * QuantizedMeanOrSum (SUM: no 1/count fold, shift_by = 0):
  *   sum = sum of the raw int8 inputs (int32, wrapping) over the reduced dims
  *   shift_by = min(floor(log2(count)), 32, 31 + shift)
  *   multiplier' = (multiplier << shift_by) / count,  shift' = shift - shift_by
@@ -6,7 +7,7 @@
  *               + zp_out, -128, 127)
  * (arith.reduce.fold_count). Dims are grouped into alternating kept / reduced runs; the
  * output is written in order and each output sums its reduced elements with a 2-level
- * stride walk per reduced group. */
+ * stride walk per reduced group (REDUCE_MAX: the same walk, keeping the raw maximum). */
 #include <stddef.h>
 #include <string.h>
 
@@ -59,6 +60,23 @@ static int32_t reduced_sum(const mean_groups *g, const int8_t *base, int32_t d)
         }
     }
     return (int32_t)sum;
+}
+
+/* REDUCE_MAX's counterpart of reduced_sum: the largest raw value. */
+static int32_t reduced_max(const mean_groups *g, const int8_t *base, int32_t d)
+{
+    d = next_reduced(g, d);
+    if (d == g->rank) {
+        return base[0];
+    }
+    const int32_t stride = g->stride[d];
+    const int32_t last = next_reduced(g, d + 1) == g->rank;
+    int32_t max = -128;
+    for (int32_t i = 0; i < g->dims[d]; i++) {
+        const int32_t v = last ? base[i * stride] : reduced_max(g, base + i * stride, d + 1);
+        max = v > max ? v : max;
+    }
+    return max;
 }
 
 /* One output: the sum less zero point * count, requantized with the folded multiplier. */
@@ -144,11 +162,16 @@ static void mean_rc_mve(const int8_t *input, int32_t rows, int32_t stride, int32
 }
 #endif
 
-th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
-                     const th_per_tensor_quant *quant, const th_shape *input_shape,
-                     const int8_t *input, const th_shape *output_shape, int8_t *output)
+enum { REDUCE_MEAN, REDUCE_SUM, REDUCE_MAX };
+
+/* MEAN and SUM: the same zero-point corrected sums; SUM's requantization has no 1/count
+ * fold (QuantizedMeanOrSum's compute_sum). REDUCE_MAX: the raw maximum (input and output
+ * share their quantization), over the same walk. */
+static th_status reduce(const th_mean_params *params, const th_per_tensor_quant *quant,
+                        const th_shape *input_shape, const int8_t *input,
+                        const th_shape *output_shape, int8_t *output, int32_t mode)
 {
-    (void)ctx;
+    const int32_t divide = mode == REDUCE_MEAN;
     if (params == NULL || quant == NULL || input == NULL || output == NULL) {
         return TH_ERR_ARG;
     }
@@ -191,23 +214,26 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
     if (kept != out_count) {
         return TH_ERR_ARG;
     }
-    /* The 1/count fold of TFLM's Eval. */
-    int32_t shift_by = floor_log2(count);
+    /* The 1/count fold of TFLM's Eval (MEAN only). */
+    int32_t shift_by = divide ? floor_log2(count) : 0;
     shift_by = shift_by < 32 ? shift_by : 32;
     shift_by = shift_by < 31 + quant->shift ? shift_by : 31 + quant->shift;
-    const int32_t multiplier = (int32_t)(((int64_t)quant->multiplier << shift_by) / count);
+    const int32_t multiplier =
+        divide ? (int32_t)(((int64_t)quant->multiplier << shift_by) / count) : quant->multiplier;
     const int32_t shift = quant->shift - shift_by;
     const int32_t zp_total = (int32_t)((uint32_t)params->input_zero_point * (uint32_t)count);
 
     int32_t first = 0; /* outputs before this one are written */
 #if TH_NN_MVE
-    if (g.rank == 2 && g.reduced[0] && !g.reduced[1]) { /* [R, C]: 16 channels at a time */
+    if (mode != REDUCE_MAX && g.rank == 2 && g.reduced[0] && !g.reduced[1]) {
+        /* [R, C]: 16 channels at a time */
         mean_rc_mve(input, g.dims[0], g.stride[0], g.dims[1], zp_total, multiplier, shift,
                     params->output_zero_point, output);
         first = g.dims[1];
     }
 #elif TH_NN_HAS_DSP
-    if (g.rank == 2 && g.reduced[0] && !g.reduced[1]) { /* [R, C]: four channels at a time */
+    if (mode != REDUCE_MAX && g.rank == 2 && g.reduced[0] && !g.reduced[1]) {
+        /* [R, C]: four channels at a time */
         for (; first + 4 <= g.dims[1]; first += 4) {
             int32_t sums[4];
             sums4(input + first, g.dims[0], g.stride[0], sums);
@@ -226,8 +252,10 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
         off = first * g.stride[1];
     }
     for (int32_t o = first; o < out_count; o++) {
-        output[o] = mean_out(reduced_sum(&g, input + off, 0), zp_total, multiplier, shift,
-                             params->output_zero_point);
+        output[o] = mode == REDUCE_MAX
+                        ? (int8_t)reduced_max(&g, input + off, 0)
+                        : mean_out(reduced_sum(&g, input + off, 0), zp_total, multiplier, shift,
+                                   params->output_zero_point);
         for (int32_t d = g.rank - 1; d >= 0; d--) {
             if (g.reduced[d]) {
                 continue;
@@ -241,4 +269,29 @@ th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
         }
     }
     return TH_OK;
+}
+
+th_status th_mean_s8(const th_context *ctx, const th_mean_params *params,
+                     const th_per_tensor_quant *quant, const th_shape *input_shape,
+                     const int8_t *input, const th_shape *output_shape, int8_t *output)
+{
+    (void)ctx;
+    return reduce(params, quant, input_shape, input, output_shape, output, REDUCE_MEAN);
+}
+
+th_status th_sum_s8(const th_context *ctx, const th_mean_params *params,
+                    const th_per_tensor_quant *quant, const th_shape *input_shape,
+                    const int8_t *input, const th_shape *output_shape, int8_t *output)
+{
+    (void)ctx;
+    return reduce(params, quant, input_shape, input, output_shape, output, REDUCE_SUM);
+}
+
+th_status th_reduce_max_s8(const th_context *ctx, const th_mean_params *params,
+                           const th_shape *input_shape, const int8_t *input,
+                           const th_shape *output_shape, int8_t *output)
+{
+    static const th_per_tensor_quant unused = {0, 0};
+    (void)ctx;
+    return reduce(params, &unused, input_shape, input, output_shape, output, REDUCE_MAX);
 }

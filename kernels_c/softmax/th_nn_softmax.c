@@ -15,56 +15,35 @@
 #define SCALED_DIFF_INTEGER_BITS 5
 #define ACCUMULATION_INTEGER_BITS 12
 
-TH_INLINE int32_t wrap_add(int32_t a, int32_t b)
-{
-    return (int32_t)((uint32_t)a + (uint32_t)b);
-}
-
-TH_INLINE int32_t wrap_sub(int32_t a, int32_t b)
-{
-    return (int32_t)((uint32_t)a - (uint32_t)b);
-}
-
-/* SaturatingRoundingMultiplyByPOT for exponent > 0 (a saturating left shift). */
-TH_INLINE int32_t sat_shift_left(int32_t x, int32_t exponent)
-{
-    const int32_t threshold = (int32_t)((UINT32_C(1) << (31 - exponent)) - 1u);
-    if (x > threshold) {
-        return INT32_MAX;
-    }
-    if (x < -threshold) {
-        return INT32_MIN;
-    }
-    return (int32_t)((uint32_t)x << exponent);
-}
-
 /* exp(a) for a in [-1/4, 0), Q0.31: Taylor expansion around -1/8. */
 static int32_t exp_on_interval(int32_t a)
 {
     const int32_t exp_minus_one_eighth = 1895147668;
     const int32_t one_third = 715827883;
-    const int32_t x = wrap_add(a, 1 << 28);
+    const int32_t x = th_nn_wrap_add(a, 1 << 28);
     const int32_t x2 = th_srdhm(x, x);
     const int32_t x3 = th_srdhm(x2, x);
     const int32_t x4 = th_srdhm(x2, x2);
     const int32_t x4_over_4 = th_rdbpot(x4, 2);
     const int32_t poly =
-        th_rdbpot(wrap_add(th_srdhm(wrap_add(x4_over_4, x3), one_third), x2), 1);
-    return wrap_add(exp_minus_one_eighth, th_srdhm(exp_minus_one_eighth, wrap_add(x, poly)));
+        th_rdbpot(th_nn_wrap_add(th_srdhm(th_nn_wrap_add(x4_over_4, x3), one_third), x2), 1);
+    return th_nn_wrap_add(exp_minus_one_eighth,
+                          th_srdhm(exp_minus_one_eighth, th_nn_wrap_add(x, poly)));
 }
 
 /* exp(a) for a <= 0 in Q5.26; result Q0.31. */
-static int32_t exp_on_negative_values(int32_t a)
+int32_t th_nn_exp_on_negative_q5(int32_t a)
 {
     static const int32_t exp_of_minus_pot[7] = {
         1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242,
     }; /* exp(-2^e), e = -2 .. 4 (const data in flash, not state) */
     const int32_t fractional_bits = 31 - SCALED_DIFF_INTEGER_BITS;
     const int32_t one_quarter = 1 << (fractional_bits - 2);
-    const int32_t a_mod_quarter_minus_one_quarter = wrap_sub(a & (one_quarter - 1), one_quarter);
-    int32_t result =
-        exp_on_interval(sat_shift_left(a_mod_quarter_minus_one_quarter, SCALED_DIFF_INTEGER_BITS));
-    const int32_t remainder = wrap_sub(a_mod_quarter_minus_one_quarter, a);
+    const int32_t a_mod_quarter_minus_one_quarter =
+        th_nn_wrap_sub(a & (one_quarter - 1), one_quarter);
+    int32_t result = exp_on_interval(
+        th_nn_sat_shift_left(a_mod_quarter_minus_one_quarter, SCALED_DIFF_INTEGER_BITS));
+    const int32_t remainder = th_nn_wrap_sub(a_mod_quarter_minus_one_quarter, a);
     for (int32_t e = -2; e <= 4; e++) { /* every e < SCALED_DIFF_INTEGER_BITS */
         if (remainder & (1 << (fractional_bits + e))) {
             result = th_srdhm(result, exp_of_minus_pot[e + 2]);
@@ -74,18 +53,19 @@ static int32_t exp_on_negative_values(int32_t a)
 }
 
 /* 1 / (1 + a) for a in [0, 1), Q0.31 in and out: Newton-Raphson in Q2.29. */
-static int32_t one_over_one_plus_x(int32_t a)
+int32_t th_nn_one_over_one_plus_x(int32_t a)
 {
     const int64_t sum = (int64_t)a + INT32_MAX;
     const int32_t half_denominator = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
     const int32_t forty_eight_over_17 = 1515870810;
     const int32_t minus_32_over_17 = -1010580540;
-    int32_t x = wrap_add(forty_eight_over_17, th_srdhm(half_denominator, minus_32_over_17));
+    int32_t x =
+        th_nn_wrap_add(forty_eight_over_17, th_srdhm(half_denominator, minus_32_over_17));
     for (int i = 0; i < 3; i++) {
-        const int32_t one_minus = wrap_sub(1 << 29, th_srdhm(half_denominator, x));
-        x = wrap_add(x, sat_shift_left(th_srdhm(x, one_minus), 2));
+        const int32_t one_minus = th_nn_wrap_sub(1 << 29, th_srdhm(half_denominator, x));
+        x = th_nn_wrap_add(x, th_nn_sat_shift_left(th_srdhm(x, one_minus), 2));
     }
-    return sat_shift_left(x, 1);
+    return th_nn_sat_shift_left(x, 1);
 }
 
 static int32_t scaled_diff(const th_softmax_params *p, int32_t diff)
@@ -93,8 +73,8 @@ static int32_t scaled_diff(const th_softmax_params *p, int32_t diff)
     return th_srdhm((int32_t)((uint32_t)diff << p->input_left_shift), p->input_multiplier);
 }
 
-static void softmax_row(const th_softmax_params *p, const int8_t *in, int32_t n, int8_t *out8,
-                        int16_t *out16)
+int32_t th_nn_sum_of_exps(const th_softmax_params *p, const int8_t *in, int32_t n,
+                          int32_t *row_max)
 {
     int32_t max = in[0];
     for (int32_t i = 1; i < n; i++) {
@@ -104,22 +84,31 @@ static void softmax_row(const th_softmax_params *p, const int8_t *in, int32_t n,
     for (int32_t i = 0; i < n; i++) {
         const int32_t diff = in[i] - max;
         if (diff >= p->diff_min) {
-            const int32_t e = exp_on_negative_values(scaled_diff(p, diff));
-            sum = wrap_add(sum, th_rdbpot(e, ACCUMULATION_INTEGER_BITS));
+            const int32_t e = th_nn_exp_on_negative_q5(scaled_diff(p, diff));
+            sum = th_nn_wrap_add(sum, th_rdbpot(e, ACCUMULATION_INTEGER_BITS));
         }
     }
+    *row_max = max;
+    return sum;
+}
+
+static void softmax_row(const th_softmax_params *p, const int8_t *in, int32_t n, int8_t *out8,
+                        int16_t *out16)
+{
+    int32_t max;
+    const int32_t sum = th_nn_sum_of_exps(p, in, n, &max);
     /* GetReciprocal: sum > 0 (the maximum contributes 2^19) and < 2^31 (row limit). */
     const int32_t headroom_plus_one = th_clz32((uint32_t)sum);
     const int32_t num_bits_over_unit = ACCUMULATION_INTEGER_BITS - headroom_plus_one;
     const int32_t shifted_minus_one =
         (int32_t)(((uint32_t)sum << headroom_plus_one) - UINT32_C(0x80000000));
-    const int32_t reciprocal = one_over_one_plus_x(shifted_minus_one);
+    const int32_t reciprocal = th_nn_one_over_one_plus_x(shifted_minus_one);
     const int32_t exponent = num_bits_over_unit + 31 - (out8 != NULL ? 8 : 16);
     for (int32_t i = 0; i < n; i++) {
         const int32_t diff = in[i] - max;
         int32_t v = out8 != NULL ? -128 : -32768;
         if (diff >= p->diff_min) {
-            const int32_t e = exp_on_negative_values(scaled_diff(p, diff));
+            const int32_t e = th_nn_exp_on_negative_q5(scaled_diff(p, diff));
             /* exponent > 31 (int8 rows of 512+ near-max values): every product is
              * < 2^31 and rounds to 0, as the reference defines it (TFLM's
              * RoundingDivideByPOT leaves it undefined) */

@@ -2,8 +2,9 @@
 
 Run with the TensorFlow venv described in make_models.py:
     /tmp/tfenv/bin/python tests/models/make_unsupported.py
-It writes tests/models/unsupported/exp_gather_cumsum_float.tflite: EXP, GATHER and CUMSUM
-between supported ops, so a tool must list all three with their op indices. The folder is
+It writes tests/models/unsupported/exp_gather_sqrt_neg_float.tflite: EXP, SQRT and NEG (which
+TFLite Micro runs in float32 only: no int8 kernel exists) around supported ops, so a tool must
+list all three with their op indices. The folder is
 separate so that the suites iterating over tests/models/*.tflite do not pick it up.
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-OUT = Path(__file__).resolve().parent / "unsupported" / "exp_gather_cumsum_float.tflite"
+OUT = Path(__file__).resolve().parent / "unsupported" / "exp_gather_sqrt_neg_float.tflite"
 
 
 def main() -> None:
@@ -28,7 +29,7 @@ def main() -> None:
         y = tf.exp(x)  # EXP
         y = tf.gather(y, [3, 1, 2, 0, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14], axis=1)  # GATHER
         y = tf.nn.relu(tf.matmul(y, weights))  # FULLY_CONNECTED
-        return tf.math.cumsum(y, axis=1)  # CUMSUM
+        return tf.negative(tf.sqrt(y))  # SQRT, NEG
 
     converter = tf.lite.TFLiteConverter.from_concrete_functions(
         [model.get_concrete_function()], model

@@ -232,3 +232,72 @@ def rounding_divide_by_pot_int16(x: ArrayLike, exponent: int) -> np.ndarray:
 
 def saturating_left_shift_int16(x: ArrayLike, amount: int) -> np.ndarray:
     return np.clip(_i64(x) << amount, INT16_MIN, INT16_MAX)
+
+
+# -- log (LOG_SOFTMAX) ---------------------------------------------------------------------
+
+# Raw Q0.31 constants of TFLite's log_x_for_x_greater_than_or_equal_to_1_impl.
+_LOG_2 = 1488522236
+_SQRT_SQRT_HALF = 1805811301
+_SQRT_HALF = 1518500250
+_ONE_QUARTER = 1 << 29
+_LOG_ALPHA_N = 117049297  # 11/240 * 2**(1/4)
+_LOG_ALPHA_D = 127690142  # 1/20 * 2**(1/4)
+_LOG_ALPHA_I = 1057819769  # 2 / 2**(1/4) - 2**(1/4)
+_LOG_ALPHA_F = 638450708  # 1/4 * 2**(1/4)
+
+
+def saturating_shift_left(x: ArrayLike, exponent: ArrayLike) -> np.ndarray:
+    """SaturatingRoundingMultiplyByPOTParam with a run-time exponent >= 0 (per element)."""
+    x, exponent = np.broadcast_arrays(_i64(x), _i64(exponent))
+    safe = np.clip(exponent, 0, 31)
+    threshold = np.where(safe == 0, INT32_MAX, (np.int64(1) << (31 - safe)) - 1)
+    shifted = wrap_int32(x << safe)
+    result = np.where(x > threshold, INT32_MAX, np.where(x < -threshold, INT32_MIN, shifted))
+    return np.where(safe == 0, x, result)
+
+
+def _saturate_int32(x: np.ndarray) -> np.ndarray:
+    return np.clip(x, INT32_MIN, INT32_MAX)
+
+
+def log_x_ge_1(a: ArrayLike, input_integer_bits: int, output_integer_bits: int) -> np.ndarray:
+    """log(a) for a >= 1 given in Q`input_integer_bits`, in Q`output_integer_bits`.
+
+    TFLite's log_x_for_x_greater_than_or_equal_to_1: the input's power of two found twice
+    (as is and premultiplied by sqrt(1/2)), the closer one kept, and the log of the remaining
+    factor in [2**-1/4, 2**1/4) from a rational approximation around 2**-1/4, accumulated
+    with one extra integer bit.
+    """
+    accum_bits = output_integer_bits + 1
+    fraction_shift = 31 - accum_bits
+    z_a = _i64(a)
+    shifted_quarter = rescale(_ONE_QUARTER, 0, accum_bits)
+    z_a_headroom_plus_1 = count_leading_zeros_u32(z_a)
+    r_a_tmp = saturating_shift_left(z_a, z_a_headroom_plus_1 - 1)
+    r_a = saturating_shift_left(mul(r_a_tmp, _SQRT_HALF), 1)
+    z_a_pow_2_adj = _saturate_int32(
+        saturating_shift_left(input_integer_bits - z_a_headroom_plus_1, fraction_shift)
+        + shifted_quarter
+    )
+    z_b = mul(z_a, _SQRT_HALF)
+    z_b_headroom = count_leading_zeros_u32(z_b) - 1
+    r_b = saturating_shift_left(z_a, z_b_headroom)
+    z_b_pow_2_adj = _saturate_int32(
+        saturating_shift_left(input_integer_bits - z_b_headroom, fraction_shift)
+        - shifted_quarter
+    )
+    r = np.minimum(r_a, r_b)
+    z_pow_2_adj = np.maximum(z_a_pow_2_adj, z_b_pow_2_adj)
+    p = rounding_half_sum(r, _SQRT_SQRT_HALF)
+    q = sub(r, _SQRT_SQRT_HALF)
+    q = add(q, q)
+    q_squared = mul(q, q)
+    num = add(mul(q, r), mul(mul(q, q_squared), _LOG_ALPHA_N))
+    denom_minus_one = add(
+        mul(p, add(add(_LOG_ALPHA_I, q), mul(_LOG_ALPHA_D, q_squared))), mul(_LOG_ALPHA_F, q)
+    )
+    recip_denom = one_over_one_plus_x_for_x_in_0_1(denom_minus_one)
+    num_scaled = rescale(num, 0, accum_bits)
+    total = add(mul(z_pow_2_adj, _LOG_2), mul(num_scaled, recip_denom))
+    return rescale(total, accum_bits, output_integer_bits)

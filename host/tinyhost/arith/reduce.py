@@ -54,6 +54,22 @@ def fold_count(multiplier: int, shift: int, count: int) -> tuple[int, int]:
     return folded, shift - by
 
 
+def reduce_max_params(graph: Graph, op: Op, axes: np.ndarray | None = None) -> MeanParams:
+    """REDUCE_MAX int8: TFLite Micro's Eval refuses input and output quantizations that
+    differ (scale or zero point); the output is the raw maximum."""
+    p = mean_params(graph, op, axes)
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    if x.dtype == np.int8:
+        assert x.quant is not None and y.quant is not None  # mean_params checked
+        same = (np.float32(x.quant.scale[0]) == np.float32(y.quant.scale[0])
+                and int(x.quant.zero_point[0]) == int(y.quant.zero_point[0]))
+        if not same:
+            raise UnsupportedModelError(
+                f"{graph.source}: {op.name}: tensor '{y.name}' must share input '{x.name}''s "
+                f"scale and zero point (TFLite Micro's int8 REDUCE_MAX takes no rescale)")
+    return p
+
+
 def mean_params(graph: Graph, op: Op, axes: np.ndarray | None = None) -> MeanParams:
     """MeanParams of a MEAN op; `axes` overrides the axis tensor (e.g. a runtime value)."""
     where = f"{graph.source}: {op.name}"

@@ -11,6 +11,7 @@ cost nothing where the plan aliased them; the linker keeps only the kernels the 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import zlib
@@ -59,6 +60,8 @@ from tinyhost.codegen.lower import (
     PadParams,
     ResidualParams,
     ResizeParams,
+    RowParams,
+    ScanParams,
     SplitParams,
     StridedSliceParams,
     TransposeParams,
@@ -344,6 +347,21 @@ class _Model:
                     f"{p.inner}}};\n"
                     f"    return {call.function}(NULL, &params, {self.pointer(x, 'int8_t')}, "
                     f"{self.pointer(out, 'int32_t', const=False)});")
+        if isinstance(p, RowParams):
+            fields = ", ".join(str(v) for v in dataclasses.astuple(p.arith))
+            struct = ("th_log_softmax_params" if call.function == "th_log_softmax_s8"
+                      else "th_l2norm_params")
+            return (f"    static const {struct} params = {{{fields}}};\n"
+                    f"    return {call.function}(NULL, &params, {p.rows}, {p.depth}, "
+                    f"{self.pointer(x, 'int8_t')}, {y});")
+        if isinstance(p, ScanParams):
+            c = p.arith
+            return (f"    static const th_cumsum_params params = {{{c.input_offset}, "
+                    f"{c.output_offset}, {c.input_multiplier}, {c.input_shift}, "
+                    f"{c.output_multiplier}, {c.output_shift}, {int(c.exclusive)}, "
+                    f"{int(c.reverse)}}};\n"
+                    f"    return th_cumsum_s8(NULL, &params, {p.outer}, {p.axis_size}, "
+                    f"{p.inner}, {self.pointer(x, 'int8_t')}, {y});")
         return None
 
     def reshaping(self, function: str, params: str, x: int, out: int,
@@ -693,16 +711,17 @@ class _Model:
                     f" {p.zero_point}}};\n"
                     f"    return {call.function}(NULL, &params, {n}, {self.pointer(x, src)}, "
                     f"{self.pointer(out, dst, const=False)});"), ""
-        if isinstance(p, MeanParams):
+        if isinstance(p, MeanParams):  # MEAN, SUM, REDUCE_MAX (which takes no quant)
             mask = sum(1 << a for a in p.axes)
+            rescales = call.function != "th_reduce_max_s8"
+            quant = (f"    static const th_per_tensor_quant quant = {{{p.multiplier}, "
+                     f"{p.shift}}};\n") if rescales else ""
             return (f"    static const th_mean_params params = {{{p.input_zero_point}, "
-                    f"{p.output_zero_point}, {mask}u}};\n"
-                    f"    static const th_per_tensor_quant quant = {{{p.multiplier}, "
-                    f"{p.shift}}};\n"
+                    f"{p.output_zero_point}, {mask}u}};\n{quant}"
                     f"    static const th_shape si = {self.shape(x)}, "
                     f"so = {self.shape(out)};\n"
-                    f"    return th_mean_s8(NULL, &params, &quant, &si, "
-                    f"{self.pointer(x, 'int8_t')}, &so, {y});"), ""
+                    f"    return {call.function}(NULL, &params, {'&quant, ' if rescales else ''}"
+                    f"&si, {self.pointer(x, 'int8_t')}, &so, {y});"), ""
         if isinstance(p, SvdfParams):
             wf, wt, bias, state = call.inputs[1:5]
             filters = p.units * p.rank

@@ -15,6 +15,7 @@ blob) changes only when ids are removed or renumbered.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import struct
 from dataclasses import dataclass
@@ -47,6 +48,8 @@ from tinyhost.codegen.lower import (
     MatMulParams,
     PackParams,
     PadParams,
+    RowParams,
+    ScanParams,
     SplitParams,
     StridedSliceParams,
     TransposeParams,
@@ -199,6 +202,22 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(59, "batch_matmul_s8", "ops_matmul.c", ("th_batch_matmul_s8",),
             ("lhs_offset", "rhs_offset", "output_offset", "adj_x", "adj_y", "multiplier",
              "shift"), "MATMUL"),
+    # Row and scan ops of issue 17 (ids 90-99).
+    Adapter(90, "log_softmax_s8", "ops_rowwise.c", ("th_log_softmax_s8",),
+            ("rows", "depth", "input_multiplier", "input_left_shift", "reverse_multiplier",
+             "reverse_shift", "diff_min"), "LOG_SOFTMAX"),
+    Adapter(91, "l2norm_s8", "ops_rowwise.c", ("th_l2norm_s8",),
+            ("rows", "depth", "input_offset"), "L2NORM"),
+    Adapter(92, "cumsum_s8", "ops_rowwise.c", ("th_cumsum_s8",),
+            ("outer", "axis_size", "inner", "input_offset", "output_offset", "input_multiplier",
+             "input_shift", "output_multiplier", "output_shift", "exclusive", "reverse"),
+            "CUMSUM"),
+    Adapter(93, "sum_s8", "ops_mean.c", ("th_sum_s8",),
+            ("input_zero_point", "output_zero_point", "axis_mask", "multiplier", "shift"),
+            "MEAN"),
+    Adapter(94, "reduce_max_s8", "ops_mean.c", ("th_reduce_max_s8",),
+            ("input_zero_point", "output_zero_point", "axis_mask", "multiplier", "shift"),
+            "MEAN"),
     # Recurrent ops of issue 17 (ids 74-89).
     Adapter(74, "lstm_s8", "ops_lstm.c", ("th_lstm_s8",),
             ("time_major", "input_offset", "hidden_offset", "hidden_zero_point",
@@ -273,6 +292,11 @@ _ADAPTER_OF = {
     "th_arg_max_s8": "arg_max_s8",
     "th_arg_min_s8": "arg_min_s8",
     "th_batch_matmul_s8": "batch_matmul_s8",
+    "th_log_softmax_s8": "log_softmax_s8",
+    "th_l2norm_s8": "l2norm_s8",
+    "th_cumsum_s8": "cumsum_s8",
+    "th_sum_s8": "sum_s8",
+    "th_reduce_max_s8": "reduce_max_s8",
 }
 
 
@@ -401,6 +425,15 @@ def _fields(call: Call) -> dict[str, Word]:
                 "multiplier": a.multiplier, "shift": a.shift}  # fmt: skip
     if isinstance(p, ArgParams):
         return {"outer": p.outer, "axis_size": p.axis_size, "inner": p.inner}
+    if isinstance(p, RowParams):
+        return {"rows": p.rows, "depth": p.depth, **dataclasses.asdict(p.arith)}
+    if isinstance(p, ScanParams):
+        c = p.arith
+        return {"outer": p.outer, "axis_size": p.axis_size, "inner": p.inner,
+                "input_offset": c.input_offset, "output_offset": c.output_offset,
+                "input_multiplier": c.input_multiplier, "input_shift": c.input_shift,
+                "output_multiplier": c.output_multiplier, "output_shift": c.output_shift,
+                "exclusive": int(c.exclusive), "reverse": int(c.reverse)}  # fmt: skip
     if "rows" in call.arrays:  # ResizeParams
         return {"rows": ConstRef("rows"), "cols": ConstRef("cols")}
     return {}  # CopyParams: no words

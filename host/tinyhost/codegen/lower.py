@@ -51,8 +51,16 @@ from tinyhost.arith.lstm import (
 )
 from tinyhost.arith.matmul import BatchMatMulParams, batch_matmul_params
 from tinyhost.arith.pool import PoolParams
-from tinyhost.arith.reduce import MeanParams, mean_params
+from tinyhost.arith.reduce import MeanParams, mean_params, reduce_max_params
 from tinyhost.arith.resize import bilinear_axis, bilinear_in_range, nearest_indices
+from tinyhost.arith.rowwise import (
+    CumsumParams,
+    L2NormParams,
+    LogSoftmaxParams,
+    cumsum_params,
+    l2norm_params,
+    log_softmax_params,
+)
 from tinyhost.arith.softmax16 import Softmax16Params, softmax16_luts, softmax16_params
 from tinyhost.arith.svdf import SvdfParams, svdf_params
 from tinyhost.codegen.layout import s4_filter_rows, s4_rows
@@ -216,6 +224,25 @@ class ResidualParams:
     conv_slot: int  # the ADD's input that was the conv's output (0 or 1)
 
 
+@dataclass(frozen=True)
+class RowParams:
+    """th_log_softmax_s8 / th_l2norm_s8: the op's arith params over (rows, depth)."""
+
+    arith: LogSoftmaxParams | L2NormParams
+    rows: int
+    depth: int
+
+
+@dataclass(frozen=True)
+class ScanParams:
+    """th_cumsum_s8: arith.rowwise.CumsumParams over the input as (outer, axis_size, inner)."""
+
+    arith: CumsumParams
+    outer: int
+    axis_size: int
+    inner: int
+
+
 CallParams = (
     ConvParams | FullyConnectedParams | PoolParams | SoftmaxParams | AddParams | MulParams
     | LutParams | QuantizeParams | DequantizeParams | MeanParams | PadParams | ConcatParams
@@ -224,6 +251,7 @@ CallParams = (
     | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams | Softmax16Params
     | ResidualParams
     | Int4Params
+    | RowParams | ScanParams
 )  # fmt: skip
 
 
@@ -445,8 +473,14 @@ def _lower_dequantize(graph: Graph, index: int, op: Op) -> Call:
 
 
 def _lower_mean(graph: Graph, index: int, op: Op) -> Call:
+    """MEAN (th_mean_s8), SUM (th_sum_s8: the same sum, not divided by the count) and
+    REDUCE_MAX (th_reduce_max_s8: the raw maximum over the same walk)."""
     _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
-    return Call(index, "th_mean_s8", (op.inputs[0],), (op.outputs[0],), mean_params(graph, op))
+    if op.kind is OpKind.REDUCE_MAX:
+        return Call(index, "th_reduce_max_s8", (op.inputs[0],), (op.outputs[0],),
+                    reduce_max_params(graph, op))  # fmt: skip
+    name = "th_mean_s8" if op.kind is OpKind.MEAN else "th_sum_s8"
+    return Call(index, name, (op.inputs[0],), (op.outputs[0],), mean_params(graph, op))
 
 
 def _lower_svdf(graph: Graph, index: int, op: Op) -> Call:
@@ -687,6 +721,24 @@ def _lower_batch_matmul(graph: Graph, index: int, op: Op) -> Call:
                 MatMulParams(batch_matmul_params(graph, op), o.adj_x, o.adj_y))  # fmt: skip
 
 
+def _lower_rows(graph: Graph, index: int, op: Op) -> Call:
+    """LOG_SOFTMAX and L2_NORMALIZATION: rows along the last axis."""
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    shape = graph.tensors[op.inputs[0]].shape
+    log = op.kind is OpKind.LOG_SOFTMAX
+    arith = log_softmax_params(graph, op) if log else l2norm_params(graph, op)
+    return Call(index, "th_log_softmax_s8" if log else "th_l2norm_s8", (op.inputs[0],),
+                (op.outputs[0],), RowParams(arith, _prod(shape[:-1]), shape[-1]))  # fmt: skip
+
+
+def _lower_cumsum(graph: Graph, index: int, op: Op) -> Call:
+    _require_int8(graph, index, op, [op.inputs[0], op.outputs[0]])
+    shape = graph.tensors[op.inputs[0]].shape
+    p = cumsum_params(graph, op)
+    return Call(index, "th_cumsum_s8", (op.inputs[0],), (op.outputs[0],),
+                ScanParams(p, _prod(shape[:p.axis]), shape[p.axis], _prod(shape[p.axis + 1:])))
+
+
 _LUT_OPS = (OpKind.LOGISTIC, OpKind.TANH, OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
             OpKind.HARD_SWISH, OpKind.ABS, OpKind.RSQRT, OpKind.ELU,
             OpKind.ZEROS_LIKE)  # fmt: skip
@@ -696,6 +748,8 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.QUANTIZE: _lower_quantize,
     OpKind.DEQUANTIZE: _lower_dequantize,
     OpKind.MEAN: _lower_mean,
+    OpKind.SUM: _lower_mean,
+    OpKind.REDUCE_MAX: _lower_mean,
     OpKind.SVDF: _lower_svdf,
     OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: _lower_sequence_lstm,
     OpKind.PAD: _lower_pad,
@@ -733,6 +787,9 @@ LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     OpKind.ARG_MAX: _lower_arg,
     OpKind.ARG_MIN: _lower_arg,
     OpKind.BATCH_MATMUL: _lower_batch_matmul,
+    OpKind.LOG_SOFTMAX: _lower_rows,
+    OpKind.L2_NORMALIZATION: _lower_rows,
+    OpKind.CUMSUM: _lower_cumsum,
 }
 
 

@@ -63,6 +63,12 @@ class OpKind(enum.Enum):
     SQUARED_DIFFERENCE = 99
     ABS = 101
     ELU = 111
+    # Row and scan ops (issue 17)
+    L2_NORMALIZATION = 11
+    LOG_SOFTMAX = 50
+    CUMSUM = 128
+    SUM = 74
+    REDUCE_MAX = 82
     # Recurrent (issue 17)
     UNIDIRECTIONAL_SEQUENCE_LSTM = 44
     # Anything else in a .tflite file: kept so it can be reported by index and name.
@@ -271,6 +277,14 @@ class SequenceLSTMOptions:
 
 
 @dataclass(frozen=True)
+class CumsumOptions:
+    """CUMSUM along the axis its second (constant int32) input names."""
+
+    exclusive: bool = False
+    reverse: bool = False
+
+
+@dataclass(frozen=True)
 class UnsupportedOptions:
     """What is known of an op tinyhost cannot execute: its TFLite name (or custom code)."""
 
@@ -301,5 +315,6 @@ OpOptions = (
     | ArgMinMaxOptions
     | BatchMatMulOptions
     | SequenceLSTMOptions
+    | CumsumOptions
     | UnsupportedOptions
 )

@@ -71,6 +71,8 @@ _MIN_INPUTS = {
     OpKind.PAD: 2,
     OpKind.PADV2: 2,
     OpKind.MEAN: 2,
+    OpKind.SUM: 2,
+    OpKind.REDUCE_MAX: 2,
     OpKind.TRANSPOSE: 2,
     OpKind.STRIDED_SLICE: 3,
     OpKind.CONCATENATION: 1,
@@ -84,7 +86,10 @@ _MIN_INPUTS = {
     OpKind.ARG_MAX: 2,
     OpKind.ARG_MIN: 2,
     OpKind.BATCH_MATMUL: 2,
+    OpKind.CUMSUM: 2,
 }
+# Ops whose output has exactly the input's shape (TFLite Micro's HaveSameShapes).
+_EXACT_SHAPE = frozenset({OpKind.LOG_SOFTMAX, OpKind.L2_NORMALIZATION, OpKind.CUMSUM})
 
 
 def conv_output_size(size: int, kernel: int, stride: int, dilation: int, padding: Padding) -> int:
@@ -195,6 +200,12 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
                        f"{list(out.shape)}")
     elif op.kind in _SAME_SHAPE or op.kind in (OpKind.RESHAPE, OpKind.SQUEEZE):
         _expect_elements(out, x, fail)
+    elif op.kind in _EXACT_SHAPE:
+        _expect_shape(out, x.shape, fail)
+        if op.kind is OpKind.CUMSUM:
+            axis = _scalar(_constant(graph, op.inputs[1], "axis", fail), "axis", fail)
+            if not -len(x.shape) <= axis < len(x.shape):
+                raise fail(f"axis {axis} out of range for tensor '{x.name}' {list(x.shape)}")
     elif op.kind in (OpKind.PAD, OpKind.PADV2):
         pads = _constant(graph, op.inputs[1], "paddings", fail)
         if pads.shape != (len(x.shape), 2) or (pads < 0).any():
@@ -208,7 +219,7 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
         if sorted(perm.tolist()) != list(range(len(x.shape))):
             raise fail(f"permutation {perm.tolist()} is not one of rank {len(x.shape)}")
         _expect_shape(out, tuple(x.shape[p] for p in perm), fail)
-    elif op.kind is OpKind.MEAN:
+    elif op.kind in (OpKind.MEAN, OpKind.SUM, OpKind.REDUCE_MAX):
         axes = _constant(graph, op.inputs[1], "axes", fail).reshape(-1)
         if any(not -len(x.shape) <= a < len(x.shape) for a in axes):
             raise fail(f"axes {axes.tolist()} out of range for rank {len(x.shape)}")

@@ -20,6 +20,7 @@ _RESCALES = {
     OpKind.LEAKY_RELU: 2,
     OpKind.HARD_SWISH: 2,
     OpKind.MEAN: 1,
+    OpKind.SUM: 1,
     OpKind.SOFTMAX: 1,
     OpKind.LOGISTIC: 1,
     OpKind.TANH: 1,
@@ -31,6 +32,8 @@ _RESCALES = {
     OpKind.PRELU: 2,
     OpKind.DIV: 1,
     OpKind.BATCH_MATMUL: 1,
+    OpKind.LOG_SOFTMAX: 2,  # the input and its reverse scaling
+    OpKind.CUMSUM: 2,
 }
 
 
@@ -77,6 +80,8 @@ def flash_usage(graph: Graph) -> FlashUsage:
             OpKind.RESHAPE,
             OpKind.SQUEEZE,
             OpKind.MEAN,
+            OpKind.SUM,
+            OpKind.REDUCE_MAX,
             OpKind.PAD,
             OpKind.PADV2,
             OpKind.TRANSPOSE,

@@ -7,7 +7,8 @@ standalone RELU6, CONCATENATION, MAXIMUM, MINIMUM and the data movement of issue
 (EXPAND_DIMS, SPLIT, SPLIT_V, PACK, UNPACK, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH, the resizes)
 share one quantization between input(s) and output(s) (over the union of their ranges); ARG_MAX
 / ARG_MIN outputs and GATHER indices stay int32; SOFTMAX and LOGISTIC outputs are 1/256 with
-zero point -128 and TANH outputs 1/128 with zero point 0. Only when two such fixed choices meet
+zero point -128, TANH and L2_NORMALIZATION outputs 1/128 with zero point 0 and LOG_SOFTMAX
+outputs 16/256 with zero point 127. Only when two such fixed choices meet
 (say a CONCATENATION of a LOGISTIC and a TANH output) is an int8 -> int8 QUANTIZE inserted.
 Weights are int8 symmetric per output channel (CONV_2D axis 0, DEPTHWISE_CONV_2D axis 3,
 FULLY_CONNECTED axis 0) or per tensor; biases int32 at input_scale * weight_scale.
@@ -48,13 +49,15 @@ _FLOAT32 = np.dtype(np.float32)
 # Ops whose int8 kernel copies or compares raw values: input and output share quantization.
 _SAME_QUANT_FIRST_INPUT = frozenset({
     OpKind.RESHAPE, OpKind.SQUEEZE, OpKind.TRANSPOSE, OpKind.STRIDED_SLICE, OpKind.PAD,
-    OpKind.PADV2, OpKind.MAX_POOL_2D, OpKind.AVERAGE_POOL_2D, OpKind.RELU6,
+    OpKind.PADV2, OpKind.MAX_POOL_2D, OpKind.AVERAGE_POOL_2D, OpKind.RELU6, OpKind.REDUCE_MAX,
 })
 # Output quantization the int8 kernels assume (TFLite's quantization spec).
 _FIXED_OUTPUT = {
     OpKind.SOFTMAX: QuantParams(np.float32(1 / 256), -128),
     OpKind.LOGISTIC: QuantParams(np.float32(1 / 256), -128),
     OpKind.TANH: QuantParams(np.float32(1 / 128), 0),
+    OpKind.LOG_SOFTMAX: QuantParams(np.float32(16 / 256), 127),
+    OpKind.L2_NORMALIZATION: QuantParams(np.float32(1 / 128), 0),
 }
 # MAXIMUM / MINIMUM compare raw int8 values: inputs (constants too) and output share one
 # quantization, as CONCATENATION's do (TFLite's int8 spec).
@@ -74,13 +77,16 @@ _ELEMENTWISE = frozenset({OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.DIV})
 _QUANTIZABLE = frozenset({
     *_SAME_QUANT_FIRST_INPUT, *_FIXED_OUTPUT, *_WEIGHTED_AXIS, *_ELEMENTWISE,
     OpKind.CONCATENATION, OpKind.RELU, OpKind.LEAKY_RELU, OpKind.HARD_SWISH, OpKind.MEAN,
+    OpKind.SUM,
     OpKind.ABS, OpKind.RSQRT, OpKind.ELU, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.FILL,
     *_SAME_QUANT_ALL_INPUTS,
-    *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK, OpKind.BATCH_MATMUL,
+    *_SAME_QUANT_MOVEMENT, *_INDEX_OUTPUT, OpKind.PACK, OpKind.BATCH_MATMUL, OpKind.CUMSUM,
 })
 # Ops with int8 kernels whose int16 state and gate scales post-training min/max calibration
 # does not derive: the int8 model must come from TFLite's converter.
 _NOT_CALIBRATED = frozenset({OpKind.SVDF, OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM})
+# Builtins TFLite Micro registers with float32 kernels only (neg.cc, exp.cc, elementwise.cc).
+_FLOAT_ONLY = frozenset({"NEG", "EXP", "SQRT", "SIN", "COS", "LOG", "SQUARE"})
 _INT8_ACTIVATIONS = frozenset({
     Activation.NONE, Activation.RELU, Activation.RELU6, Activation.RELU_N1_TO_1,
 })
@@ -126,6 +132,10 @@ def check_quantizable(graph: Graph) -> None:
                 f"{where}: {op.kind.name} runs in int8 on the device, but `tinyhost quantize` "
                 "does not calibrate its int16 state and gates; quantize the model with the "
                 "TFLite converter (full-integer) and convert that")
+            continue
+        if op.name in _FLOAT_ONLY:
+            problems.append(f"{where}: TFLite Micro runs {op.name} in float32 only (it has no "
+                            "int8 kernel), so the int8 model could not run it either")
             continue
         if op.kind not in _QUANTIZABLE:
             problems.append(f"{where} has no int8 kernel")

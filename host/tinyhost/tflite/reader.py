@@ -26,6 +26,7 @@ from tinyhost.ir import (
     BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
+    CumsumOptions,
     DepthwiseConv2DOptions,
     FullyConnectedOptions,
     FusedActivationOptions,
@@ -407,6 +408,16 @@ _OPTION_PARSERS: dict[OpKind, _OptionParser] = {
         _BO.ReducerOptions,
         lambda o: ReducerOptions(False if o is None else bool(o.KeepDims())),
     ),
+    OpKind.SUM: (
+        tflite.ReducerOptions,
+        _BO.ReducerOptions,
+        lambda o: ReducerOptions(False if o is None else bool(o.KeepDims())),
+    ),
+    OpKind.REDUCE_MAX: (
+        tflite.ReducerOptions,
+        _BO.ReducerOptions,
+        lambda o: ReducerOptions(False if o is None else bool(o.KeepDims())),
+    ),
     OpKind.SVDF: (
         tflite.SVDFOptions,
         _BO.SVDFOptions,
@@ -426,6 +437,13 @@ _OPTION_PARSERS: dict[OpKind, _OptionParser] = {
             time_major=bool(o.TimeMajor()),
             asymmetric_quantize_inputs=bool(o.AsymmetricQuantizeInputs()),
         ),
+    ),
+    OpKind.L2_NORMALIZATION: (tflite.L2NormOptions, _BO.L2NormOptions, lambda o: _fused(o)),
+    OpKind.CUMSUM: (
+        tflite.CumsumOptions,
+        _BO.CumsumOptions,
+        lambda o: CumsumOptions() if o is None else CumsumOptions(
+            bool(o.Exclusive()), bool(o.Reverse())),
     ),
     OpKind.STRIDED_SLICE: (
         tflite.StridedSliceOptions,

@@ -25,6 +25,7 @@ from tinyhost.ir import (
     BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
+    CumsumOptions,
     DepthwiseConv2DOptions,
     FullyConnectedOptions,
     FusedActivationOptions,
@@ -512,6 +513,14 @@ def _sequence_lstm(b: _Builder, o: OpOptions) -> int:
     return tflite.UnidirectionalSequenceLSTMOptionsEnd(b)
 
 
+def _cumsum(b: _Builder, o: OpOptions) -> int:
+    assert isinstance(o, CumsumOptions)
+    tflite.CumsumOptionsStart(b)
+    tflite.CumsumOptionsAddExclusive(b, o.exclusive)
+    tflite.CumsumOptionsAddReverse(b, o.reverse)
+    return tflite.CumsumOptionsEnd(b)
+
+
 _OptionWriter = tuple[type, int, Callable[[_Builder, OpOptions], int]]
 _BO = tflite.BuiltinOptions
 
@@ -564,6 +573,8 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
     OpKind.CONCATENATION: (ConcatenationOptions, _BO.ConcatenationOptions, _concatenation),
     OpKind.LEAKY_RELU: (LeakyReluOptions, _BO.LeakyReluOptions, _leaky_relu),
     OpKind.MEAN: (ReducerOptions, _BO.ReducerOptions, _reducer),
+    OpKind.SUM: (ReducerOptions, _BO.ReducerOptions, _reducer),
+    OpKind.REDUCE_MAX: (ReducerOptions, _BO.ReducerOptions, _reducer),
     OpKind.STRIDED_SLICE: (StridedSliceOptions, _BO.StridedSliceOptions, _strided_slice),
     OpKind.SVDF: (SVDFOptions, _BO.SVDFOptions, _svdf),
     OpKind.SPLIT: (SplitOptions, _BO.SplitOptions, _split(
@@ -592,6 +603,10 @@ _OPTION_WRITERS: dict[OpKind, _OptionWriter] = {
     OpKind.ARG_MIN: (ArgMinMaxOptions, _BO.ArgMinOptions, _arg(
         tflite.ArgMinOptionsStart, tflite.ArgMinOptionsAddOutputType, tflite.ArgMinOptionsEnd)),
     OpKind.BATCH_MATMUL: (BatchMatMulOptions, _BO.BatchMatMulOptions, _batch_matmul),
+    OpKind.L2_NORMALIZATION: (FusedActivationOptions, _BO.L2NormOptions, _fused(
+        tflite.L2NormOptionsStart, tflite.L2NormOptionsAddFusedActivationFunction,
+        tflite.L2NormOptionsEnd)),
+    OpKind.CUMSUM: (CumsumOptions, _BO.CumsumOptions, _cumsum),
     OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM: (
         SequenceLSTMOptions, _BO.UnidirectionalSequenceLSTMOptions, _sequence_lstm
     ),
