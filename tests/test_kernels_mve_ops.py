@@ -52,7 +52,7 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "th_avgpool_s8": ("vldrbt.s16", "vldrht.s32", "vstrht.16"),
     "mve_same_right": ("vldrb.s32", "vmul.i32", "vqrdmulh.s32", "vrshl.s32", "vstrb.32"),
     "mve_bcast_left": ("vldrb.s32", "vmul.i32", "vshl.s32", "vqrdmulh.s32", "vstrbt.32"),
-    "th_mean_s8": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
+    "mean_rc_mve": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
     "mve_dw_dot2": ("vldrb.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32"),
     "pixel2_small_k": ("vldrbt.s32", "vmla.s32", "vqrdmulh.s32", "vstrbt.32"),
 }

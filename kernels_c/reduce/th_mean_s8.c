@@ -119,9 +119,9 @@ static void sums4(const int8_t *base, int32_t rows, int32_t stride, int32_t sum[
  * rows (|sum| <= 128 * 256 fits) widened into int32 (wrapping like the scalar sum), less
  * the zero point, requantized four lanes at a time (th_mve_requantize: exact for the folded
  * multiplier >= 0 and shift in [-31, 30]). */
-static void mean_rc_mve(const int8_t *input, int32_t rows, int32_t stride, int32_t cols,
-                        int32_t zp_total, int32_t multiplier, int32_t shift,
-                        int32_t output_zero_point, int8_t *output)
+static void __attribute__((noinline))
+mean_rc_mve(const int8_t *input, int32_t rows, int32_t stride, int32_t cols, int32_t zp_total,
+            int32_t multiplier, int32_t shift, int32_t output_zero_point, int8_t *output)
 {
     th_mve_out o;
     o.output_offset = output_zero_point;
