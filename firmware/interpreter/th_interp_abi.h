@@ -7,7 +7,7 @@
 #ifndef TH_INTERP_ABI_H
 #define TH_INTERP_ABI_H
 
-#define TH_INTERP_KERNEL_ABI 1u
+#define TH_INTERP_KERNEL_ABI 2u
 
 /* Limits */
 #ifndef TH_INTERP_MAX_OPS
@@ -69,7 +69,10 @@
 #define TH_KERNEL_ARG_MAX_S8 57u
 #define TH_KERNEL_ARG_MIN_S8 58u
 #define TH_KERNEL_BATCH_MATMUL_S8 59u
-#define TH_KERNEL_LSTM_S8 74u
+#define TH_KERNEL_LSTM_S8 100u
+#define TH_KERNEL_LOGISTIC_S16 101u
+#define TH_KERNEL_TANH_S16 102u
+#define TH_KERNEL_SUB_S16 103u
 
 /* Parameter words: index of each word in the op's array, and their count */
 #define TH_CONV2D_P_INPUT_OFFSET 0u
@@ -295,6 +298,11 @@
 #define TH_LSTM_P_INPUT_WEIGHTS 28u
 #define TH_LSTM_P_RECURRENT_WEIGHTS 29u
 #define TH_LSTM_P_BIAS 30u
-#define TH_LSTM_WORDS 31u
+#define TH_LSTM_P_SIGMOID_TABLE 31u
+#define TH_LSTM_WORDS 32u
+#define TH_SIGMOID16_P_MULTIPLIER 0u
+#define TH_SIGMOID16_P_SHIFT 1u
+#define TH_SIGMOID16_P_SIGMOID_TABLE 2u
+#define TH_SIGMOID16_WORDS 3u
 
 #endif /* TH_INTERP_ABI_H */

@@ -117,6 +117,12 @@ th_interp_status th_interp_svdf_s8_prepare(const th_interp_op *op, uint32_t *scr
 th_interp_status th_interp_svdf_s8_eval(const th_interp_op *op);
 th_interp_status th_interp_lstm_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_lstm_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_logistic_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_logistic_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_tanh_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_tanh_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_sub_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_sub_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_fc_s16_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_fc_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_conv2d_s16_prepare(const th_interp_op *op, uint32_t *scratch);

@@ -33,6 +33,7 @@ from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.sigmoid16 import Sigmoid16Params
 from tinyhost.arith.softmax16 import Softmax16Params
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.boards import Board
@@ -448,7 +449,7 @@ class _Model:
                 t1 = self.array(f"op{i}_table1", np.asarray(call.arrays["table1"], np.int32))
                 t2 = self.array(f"op{i}_table2", np.asarray(call.arrays["table2"], np.int32))
                 tables = f"{t1}, {t2}, "
-            et = "int16_t" if call.function == "th_add_s16" else "int8_t"
+            et = "int16_t" if call.function in ("th_add_s16", "th_sub_s16") else "int8_t"
             return (head + f"    return {call.function}(NULL, &params, &quant, {tables}&s1, "
                     f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, &so, "
                     f"{self.pointer(out, et, const=False)});"), ""
@@ -485,6 +486,14 @@ class _Model:
             size = self.graph.tensors[x].size_bytes
             return (f"    return th_lut_s8(NULL, {table}, {size}, {self.pointer(x, 'int8_t')}, "
                     f"{y});"), ""
+        if isinstance(p, Sigmoid16Params):
+            table = self.array("sigmoid_table", call.arrays["sigmoid_table"].astype(np.uint16))
+            n = int(np.prod(self.graph.tensors[x].shape))
+            return (f"    static const th_per_tensor_quant quant = {{{p.input_multiplier}, "
+                    f"{p.input_left_shift}}};\n"
+                    f"    return {call.function}(NULL, &quant, {table}, {n}, "
+                    f"{self.pointer(x, 'int16_t')}, {self.pointer(out, 'int16_t', const=False)});"
+                    ), ""
         if isinstance(p, RequantizeParams):
             n = int(np.prod(self.graph.tensors[x].shape))
             src, dst = (_CTYPES[np.dtype(self.graph.tensors[t].dtype)] for t in (x, out))
@@ -532,6 +541,7 @@ class _Model:
             w_in = self.array(f"op{i}_input_weights", call.arrays["input_weights"])
             w_rec = self.array(f"op{i}_recurrent_weights", call.arrays["recurrent_weights"])
             bias = self.array(f"op{i}_bias", call.arrays["bias"])
+            table = self.array("sigmoid_table", call.arrays["sigmoid_table"].astype(np.uint16))
             csv = lambda v: ", ".join(map(str, v))  # noqa: E731
             return (f"    static const th_lstm_params params = {{{p.batches}, {p.time_steps}, "
                     f"{p.input_size}, {p.state_size}, {int(p.time_major)}, {p.input_offset}, "
@@ -543,7 +553,8 @@ class _Model:
                     f"{p.forget_cell_shift}, {p.input_cell_multiplier}, {p.input_cell_shift}, "
                     f"{p.hidden_multiplier}, {p.hidden_shift}}};\n"
                     f"    return th_lstm_s8(NULL, &params, &quant, {self.pointer(x, 'int8_t')}, "
-                    f"{w_in}, {w_rec}, {bias}, {self.pointer(hidden, 'int8_t', const=False)}, "
+                    f"{w_in}, {w_rec}, {bias}, {table}, "
+                    f"{self.pointer(hidden, 'int8_t', const=False)}, "
                     f"{self.pointer(cell, 'int16_t', const=False)}, {y});"), ""
         if isinstance(p, PadParams):
             rank = len(p.before)

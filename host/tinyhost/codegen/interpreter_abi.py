@@ -32,6 +32,7 @@ from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.sigmoid16 import Sigmoid16Params
 from tinyhost.arith.softmax16 import Softmax16Params
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.codegen.lower import (
@@ -53,7 +54,7 @@ from tinyhost.codegen.lower import (
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.paths import repo_root
 
-KERNEL_ABI = 1
+KERNEL_ABI = 2  # 2: id 74 (lstm_s8 without its table) retired
 
 # Limits of the interpreter (th_interp.c sizes its context with them).
 LIMITS = {
@@ -198,14 +199,21 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(59, "batch_matmul_s8", "ops_matmul.c", ("th_batch_matmul_s8",),
             ("lhs_offset", "rhs_offset", "output_offset", "adj_x", "adj_y", "multiplier",
              "shift"), "MATMUL"),
-    # Recurrent ops of issue 17 (ids 74-89).
-    Adapter(74, "lstm_s8", "ops_lstm.c", ("th_lstm_s8",),
+    # Recurrent ops of issue 17 (ids 74-89; id 74, the LSTM before it took its sigmoid
+    # table as a constant, is retired: now 100).
+    Adapter(100, "lstm_s8", "ops_lstm.c", ("th_lstm_s8",),
             ("time_major", "input_offset", "hidden_offset", "hidden_zero_point",
              "cell_scale_power", "cell_clip", "input_multiplier[4]", "input_shift[4]",
              "recurrent_multiplier[4]", "recurrent_shift[4]", "forget_cell_multiplier",
              "forget_cell_shift", "input_cell_multiplier", "input_cell_shift",
              "hidden_multiplier", "hidden_shift", "input_weights", "recurrent_weights",
-             "bias"), "LSTM"),
+             "bias", "sigmoid_table"), "LSTM"),
+    # int16 LOGISTIC / TANH (ids 101-102): Prepare's input rescaling and the sigmoid table.
+    Adapter(101, "logistic_s16", "ops_lut.c", ("th_logistic_s16",),
+            ("multiplier", "shift", "sigmoid_table"), "SIGMOID16"),
+    Adapter(102, "tanh_s16", "ops_lut.c", ("th_tanh_s16",),
+            ("multiplier", "shift", "sigmoid_table"), "SIGMOID16"),
+    Adapter(103, "sub_s16", "ops_elementwise.c", ("th_sub_s16",), _ADD, "ADD"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -248,6 +256,9 @@ _ADAPTER_OF = {
     "th_requantize_s8_s16": "requantize_s8_s16",
     "th_requantize_s16_s8": "requantize_s16_s8",
     "th_lstm_s8": "lstm_s8",
+    "th_logistic_s16": "logistic_s16",
+    "th_tanh_s16": "tanh_s16",
+    "th_sub_s16": "sub_s16",
     "copy": "copy",
     "th_split_s8": "split_s8",
     "th_gather_s8": "gather_s8",
@@ -313,6 +324,9 @@ def _fields(call: Call) -> dict[str, Word]:
     if isinstance(p, Softmax16Params):
         return {"multiplier": p.input_multiplier, "shift": p.input_left_shift,
                 "exp_lut": ConstRef("exp_lut"), "recip_lut": ConstRef("recip_lut")}
+    if isinstance(p, Sigmoid16Params):
+        return {"multiplier": p.input_multiplier, "shift": p.input_left_shift,
+                "sigmoid_table": ConstRef("sigmoid_table")}
     if isinstance(p, RequantizeParams):
         return {"input_zero_point": p.input_zero_point,
                 "output_zero_point": p.output_zero_point, "multiplier": p.multiplier,
@@ -357,7 +371,7 @@ def _fields(call: Call) -> dict[str, Word]:
                 "input_cell_shift": p.input_cell_shift, "hidden_multiplier": p.hidden_multiplier,
                 "hidden_shift": p.hidden_shift, "input_weights": ConstRef("input_weights"),
                 "recurrent_weights": ConstRef("recurrent_weights"),
-                "bias": ConstRef("bias")}  # fmt: skip
+                "bias": ConstRef("bias"), "sigmoid_table": ConstRef("sigmoid_table")}  # fmt: skip
     if isinstance(p, PreluParams):
         return {"input_offset": p.input_offset, "alpha_offset": p.alpha_offset,
                 "output_offset": p.output_offset, "multiplier_pos": p.multiplier_pos,

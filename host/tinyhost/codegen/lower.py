@@ -53,6 +53,7 @@ from tinyhost.arith.matmul import BatchMatMulParams, batch_matmul_params
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams, mean_params
 from tinyhost.arith.resize import bilinear_axis, bilinear_in_range, nearest_indices
+from tinyhost.arith.sigmoid16 import Sigmoid16Params, sigmoid16_params, sigmoid_table_u16
 from tinyhost.arith.softmax16 import Softmax16Params, softmax16_luts, softmax16_params
 from tinyhost.arith.svdf import SvdfParams, svdf_params
 from tinyhost.codegen.lut import op_table
@@ -197,6 +198,7 @@ CallParams = (
     | TransposeParams | StridedSliceParams | CopyParams | SvdfParams | LstmParams
     | RequantizeParams | MinMaxParams | PreluParams | FillParams | SplitParams | PackParams
     | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams | Softmax16Params
+    | Sigmoid16Params
 )  # fmt: skip
 
 
@@ -300,11 +302,13 @@ def _lower_softmax(graph: Graph, index: int, op: Op) -> Call:
 
 def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
     io = ((op.inputs[0], op.inputs[1]), (op.outputs[0],))
-    if op.kind is not OpKind.SUB and all(
+    if all(
         graph.tensors[t].dtype == np.int16 for t in (*op.inputs, op.outputs[0])
-    ):  # int16 ADD / MUL
+    ):  # int16 ADD / SUB / MUL
         if op.kind is OpKind.MUL:
             return Call(index, "th_mul_s16", *io, ew_arith.mul_params(graph, op))
+        if op.kind is OpKind.SUB:
+            return Call(index, "th_sub_s16", *io, ew_arith.sub_params(graph, op))
         return Call(index, "th_add_s16", *io, ew_arith.add_params(graph, op))
     _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
     if op.kind is OpKind.MUL:
@@ -347,6 +351,16 @@ def _lower_lut(graph: Graph, index: int, op: Op) -> Call:
         raise UnsupportedModelError(f"{_where(index, op)}: {e}") from None
     return Call(index, "th_lut_s8", (op.inputs[0],), (op.outputs[0],), LutParams(),
                 {"table": table})  # fmt: skip
+
+
+def _lower_sigmoid(graph: Graph, index: int, op: Op) -> Call:
+    """LOGISTIC / TANH: int8 as a table (_lower_lut), int16 as th_logistic_s16 / th_tanh_s16
+    interpolating the generated sigmoid table."""
+    if graph.tensors[op.inputs[0]].dtype != np.int16:
+        return _lower_lut(graph, index, op)
+    function = "th_logistic_s16" if op.kind is OpKind.LOGISTIC else "th_tanh_s16"
+    return Call(index, function, (op.inputs[0],), (op.outputs[0],), sigmoid16_params(graph, op),
+                {"sigmoid_table": sigmoid_table_u16().astype("<u2")})
 
 
 _REQUANTIZE = {(np.dtype(np.int8), np.dtype(np.int16)): "th_requantize_s8_s16",
@@ -419,7 +433,8 @@ def _lower_sequence_lstm(graph: Graph, index: int, op: Op) -> Call:
         [np.asarray(graph.tensors[op.inputs[k]].data, dtype).reshape(-1) for k in ks])
     arrays = {"input_weights": stack(INPUT_WEIGHTS, np.int8),
               "recurrent_weights": stack(RECURRENT_WEIGHTS, np.int8),
-              "bias": stack(BIASES, np.int32)}  # fmt: skip
+              "bias": stack(BIASES, np.int32),
+              "sigmoid_table": sigmoid_table_u16().astype("<u2")}  # fmt: skip
     return Call(index, "th_lstm_s8",
                 (op.inputs[0], op.inputs[HIDDEN_STATE], op.inputs[CELL_STATE]),
                 (op.outputs[0],), p, arrays)
@@ -621,12 +636,14 @@ def _lower_batch_matmul(graph: Graph, index: int, op: Op) -> Call:
                 MatMulParams(batch_matmul_params(graph, op), o.adj_x, o.adj_y))  # fmt: skip
 
 
-_LUT_OPS = (OpKind.LOGISTIC, OpKind.TANH, OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
+_LUT_OPS = (OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
             OpKind.HARD_SWISH, OpKind.ABS, OpKind.RSQRT, OpKind.ELU,
             OpKind.ZEROS_LIKE)  # fmt: skip
 
 LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     **{k: _lower_lut for k in _LUT_OPS},
+    OpKind.LOGISTIC: _lower_sigmoid,
+    OpKind.TANH: _lower_sigmoid,
     OpKind.QUANTIZE: _lower_quantize,
     OpKind.DEQUANTIZE: _lower_dequantize,
     OpKind.MEAN: _lower_mean,
