@@ -1,9 +1,9 @@
-"""int16 LOGISTIC, TANH and SUB on the device: QUANTIZE int8 -> int16 (one general scale, one
-power of two: both Prepare paths), LOGISTIC and TANH (the generated sigmoid table passed as a
-constant), SUB (same shape with zero points, and a per-channel constant broadcast), QUANTIZE
-back to int8; every op's output a model output, bit-exact with the reference (itself checked
-against TFLite Micro on the same graph) through both backends on the host board and QEMU
-mps2-an386."""
+"""int16 LOGISTIC, TANH and SUB and int32 QUANTIZE on the device: QUANTIZE int8 -> int16
+(one general scale, one power of two: both Prepare paths), LOGISTIC and TANH (the generated
+sigmoid table passed as a constant), SUB (same shape with zero points, and a per-channel
+constant broadcast), QUANTIZE back to int8, and int8 / int16 -> int32 -> int8 / int16; every
+op's output a model output, bit-exact with the reference (itself checked against TFLite Micro
+on the same graph) through both backends on the host board and QEMU mps2-an386."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from tinyhost.ir import Activation, FusedActivationOptions, Graph, NoOptions, Op
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_int16_activations_on_device"
-I16 = np.dtype(np.int16)
+I8, I16, I32 = np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)
 SHAPE = (1, 8, 8, 4)
 
 
@@ -55,7 +55,11 @@ def int16_activations_graph() -> Graph:
     c = b.tensor("c", (1, 1, 1, 4), I16, np.array([-9000, 0, 123, 32767], np.int16),
                  q(3e-4, 0))  # fmt: skip
     sub(x16, c, "x16_minus_c", q(9e-4, -4), Activation.RELU)
-    unary(OpKind.QUANTIZE, d, "y8", q(0.01, 2), np.dtype(np.int8))
+    unary(OpKind.QUANTIZE, d, "y8", q(0.01, 2), I8)
+    x32 = unary(OpKind.QUANTIZE, x16, "x16_to_s32", q(1e-5, 1000), I32)
+    unary(OpKind.QUANTIZE, x32, "s32_to_s8", q(0.04, -7), I8)
+    unary(OpKind.QUANTIZE, x32, "s32_to_s16", q(3e-4, 12), I16)
+    unary(OpKind.QUANTIZE, x, "s8_to_s32", q(0.002, -50), I32)
     return b.graph([x], outs, "int16_activations")
 
 

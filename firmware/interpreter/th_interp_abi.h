@@ -73,6 +73,10 @@
 #define TH_KERNEL_LOGISTIC_S16 101u
 #define TH_KERNEL_TANH_S16 102u
 #define TH_KERNEL_SUB_S16 103u
+#define TH_KERNEL_REQUANTIZE_S8_S32 104u
+#define TH_KERNEL_REQUANTIZE_S16_S32 105u
+#define TH_KERNEL_REQUANTIZE_S32_S8 106u
+#define TH_KERNEL_REQUANTIZE_S32_S16 107u
 
 /* Parameter words: index of each word in the op's array, and their count */
 #define TH_CONV2D_P_INPUT_OFFSET 0u

@@ -429,6 +429,21 @@ th_status th_requantize_s8_s16(const th_context *ctx, const th_requantize_params
 th_status th_requantize_s16_s8(const th_context *ctx, const th_requantize_params *params,
                                const th_per_tensor_quant *quant, int32_t size,
                                const int16_t *input, int8_t *output);
+/* QUANTIZE to and from int32, the same steps in int32 arithmetic as TFLM's: x - input zero
+ * point wraps for int32 inputs, and the sum with the output zero point wraps for int32
+ * outputs (narrower outputs saturate). Zero points within their type. */
+th_status th_requantize_s8_s32(const th_context *ctx, const th_requantize_params *params,
+                               const th_per_tensor_quant *quant, int32_t size,
+                               const int8_t *input, int32_t *output);
+th_status th_requantize_s16_s32(const th_context *ctx, const th_requantize_params *params,
+                                const th_per_tensor_quant *quant, int32_t size,
+                                const int16_t *input, int32_t *output);
+th_status th_requantize_s32_s8(const th_context *ctx, const th_requantize_params *params,
+                               const th_per_tensor_quant *quant, int32_t size,
+                               const int32_t *input, int8_t *output);
+th_status th_requantize_s32_s16(const th_context *ctx, const th_requantize_params *params,
+                                const th_per_tensor_quant *quant, int32_t size,
+                                const int32_t *input, int16_t *output);
 
 /* int16 LOGISTIC and TANH (TFLM's reference_integer_ops; zero points 0, output scale
  * 2^-15): quant is Prepare's input (multiplier, left_shift), arith.sigmoid16.Sigmoid16Params

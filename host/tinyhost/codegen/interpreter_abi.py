@@ -214,6 +214,15 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(102, "tanh_s16", "ops_lut.c", ("th_tanh_s16",),
             ("multiplier", "shift", "sigmoid_table"), "SIGMOID16"),
     Adapter(103, "sub_s16", "ops_elementwise.c", ("th_sub_s16",), _ADD, "ADD"),
+    # QUANTIZE to and from int32 (ids 104-107), the words of 72 and 73.
+    Adapter(104, "requantize_s8_s32", "ops_quantize.c", ("th_requantize_s8_s32",), _REQUANT,
+            "REQUANTIZE"),
+    Adapter(105, "requantize_s16_s32", "ops_quantize.c", ("th_requantize_s16_s32",), _REQUANT,
+            "REQUANTIZE"),
+    Adapter(106, "requantize_s32_s8", "ops_quantize.c", ("th_requantize_s32_s8",), _REQUANT,
+            "REQUANTIZE"),
+    Adapter(107, "requantize_s32_s16", "ops_quantize.c", ("th_requantize_s32_s16",), _REQUANT,
+            "REQUANTIZE"),
 )  # fmt: skip
 ADAPTERS_BY_NAME = {a.name: a for a in ADAPTERS}
 
@@ -259,6 +268,8 @@ _ADAPTER_OF = {
     "th_logistic_s16": "logistic_s16",
     "th_tanh_s16": "tanh_s16",
     "th_sub_s16": "sub_s16",
+    **{f"th_requantize_{k}": f"requantize_{k}" for k in ("s8_s32", "s16_s32", "s32_s8",
+                                                           "s32_s16")},
     "copy": "copy",
     "th_split_s8": "split_s8",
     "th_gather_s8": "gather_s8",

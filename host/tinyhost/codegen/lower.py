@@ -364,7 +364,11 @@ def _lower_sigmoid(graph: Graph, index: int, op: Op) -> Call:
 
 
 _REQUANTIZE = {(np.dtype(np.int8), np.dtype(np.int16)): "th_requantize_s8_s16",
-               (np.dtype(np.int16), np.dtype(np.int8)): "th_requantize_s16_s8"}
+               (np.dtype(np.int16), np.dtype(np.int8)): "th_requantize_s16_s8",
+               (np.dtype(np.int8), np.dtype(np.int32)): "th_requantize_s8_s32",
+               (np.dtype(np.int16), np.dtype(np.int32)): "th_requantize_s16_s32",
+               (np.dtype(np.int32), np.dtype(np.int8)): "th_requantize_s32_s8",
+               (np.dtype(np.int32), np.dtype(np.int16)): "th_requantize_s32_s16"}
 
 
 def _lower_quantize(graph: Graph, index: int, op: Op) -> Call:
