@@ -13,7 +13,6 @@
 typedef struct {
     const th_add_params *p;
     const th_add_quant *q;
-    int subtract;
 } add16_consts;
 
 TH_INLINE int32_t rescale(int32_t x, int32_t offset, int32_t left_shift, int32_t m, int32_t e)
@@ -22,12 +21,13 @@ TH_INLINE int32_t rescale(int32_t x, int32_t offset, int32_t left_shift, int32_t
     return th_rdbpot(th_srdhm(shifted, m), -e);
 }
 
-static void add_row(const void *consts, const int16_t *a, int32_t step_a, const int16_t *b,
-                    int32_t step_b, int32_t n, int16_t *out)
+/* One row; `subtract` is a constant in each caller, so each gets its own loop. */
+TH_INLINE void add_sub_row(const void *consts, const int16_t *a, int32_t step_a,
+                           const int16_t *b, int32_t step_b, int32_t n, int16_t *out,
+                           int subtract)
 {
     const th_add_params *p = ((const add16_consts *)consts)->p;
     const th_add_quant *q = ((const add16_consts *)consts)->q;
-    const int subtract = ((const add16_consts *)consts)->subtract;
     for (int32_t i = 0; i < n; i++) {
         const int32_t s1 = rescale(a[i * step_a], p->input1_offset, p->left_shift,
                                    q->input1_multiplier, q->input1_shift);
@@ -40,6 +40,18 @@ static void add_row(const void *consts, const int16_t *a, int32_t step_a, const 
         out[i] = (int16_t)(y < p->activation.min ? p->activation.min
                            : (y > p->activation.max ? p->activation.max : y));
     }
+}
+
+static void add_row(const void *consts, const int16_t *a, int32_t step_a, const int16_t *b,
+                    int32_t step_b, int32_t n, int16_t *out)
+{
+    add_sub_row(consts, a, step_a, b, step_b, n, out, 0);
+}
+
+static void sub_row(const void *consts, const int16_t *a, int32_t step_a, const int16_t *b,
+                    int32_t step_b, int32_t n, int16_t *out)
+{
+    add_sub_row(consts, a, step_a, b, step_b, n, out, 1);
 }
 
 static th_status add_sub(const th_add_params *params, const th_add_quant *quant,
@@ -63,9 +75,9 @@ static th_status add_sub(const th_add_params *params, const th_add_quant *quant,
         q->input2_shift < -31 || q->output_shift < -31) {
         return TH_ERR_ARG;
     }
-    const add16_consts k = {params, quant, subtract};
+    const add16_consts k = {params, quant};
     return th_nn_bcast_rows_s16(input1_shape, input1, input2_shape, input2, output_shape,
-                                output, add_row, &k)
+                                output, subtract ? sub_row : add_row, &k)
                ? TH_OK
                : TH_ERR_ARG;
 }
