@@ -6,11 +6,12 @@
 
 #include "th_nn.h"
 #include "th_nn_sigmoid16.h"
+#include "th_nn_support.h"
 
 typedef int16_t (*th_sigmoid16_fn)(int32_t v, const uint16_t *table);
 
-static th_status run(const th_per_tensor_quant *quant, const uint16_t *table, int32_t size,
-                     const int16_t *input, int16_t *output, th_sigmoid16_fn f)
+TH_INLINE th_status run(const th_per_tensor_quant *quant, const uint16_t *table, int32_t size,
+                        const int16_t *input, int16_t *output, th_sigmoid16_fn f)
 {
     if (quant == NULL || table == NULL || input == NULL || output == NULL || size < 0 ||
         quant->multiplier < 0 || quant->shift < 0 || quant->shift > 31 ||

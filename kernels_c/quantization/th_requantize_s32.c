@@ -11,20 +11,21 @@
 /* Element widths in bytes; the type's minimum is -2^(8 * width - 1). */
 enum { W8 = 1, W16 = 2, W32 = 4 };
 
-static int32_t type_min(int width)
+TH_INLINE int32_t type_min(int width)
 {
     return width == W8 ? INT8_MIN : (width == W16 ? INT16_MIN : INT32_MIN);
 }
 
-static int32_t load(const void *p, int32_t i, int width)
+TH_INLINE int32_t load(const void *p, int32_t i, int width)
 {
     return width == W8 ? ((const int8_t *)p)[i]
                        : (width == W16 ? ((const int16_t *)p)[i] : ((const int32_t *)p)[i]);
 }
 
-static th_status run(const th_requantize_params *params, const th_per_tensor_quant *quant,
-                     int32_t size, const void *input, int in_width, void *output,
-                     int out_width)
+/* Inlined into each kernel with constant widths: one specialised loop per direction. */
+TH_INLINE th_status run(const th_requantize_params *params, const th_per_tensor_quant *quant,
+                        int32_t size, const void *input, int in_width, void *output,
+                        int out_width)
 {
     const int32_t in_lo = type_min(in_width), out_lo = type_min(out_width);
     if (params == NULL || quant == NULL || input == NULL || output == NULL || size < 0 ||
