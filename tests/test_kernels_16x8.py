@@ -1,8 +1,8 @@
 """th_fully_connected_s16 / th_conv_s16 / th_dw_conv_s16 (16x8: int16 activations, int8
-weights, int64 bias), th_add_s16 / th_mul_s16 and th_softmax_s16 (ASan + UBSan, portable
-build) against the NumPy reference, bit for bit: several shapes, strides, paddings, dilations and
-multipliers, per-channel and per-tensor weights, activations, saturating outputs and biases
-near 2**40, broadcasts; nonzero offsets refused. Params come from `tinyhost.arith` on
+weights, int64 bias), th_add_s16 / th_sub_s16 / th_mul_s16 and th_softmax_s16 (ASan + UBSan,
+portable build) against the NumPy reference, bit for bit: several shapes, strides, paddings,
+dilations and multipliers, per-channel and per-tensor weights, activations, saturating outputs
+and biases near 2**40, broadcasts; nonzero offsets refused. Params come from `tinyhost.arith` on
 single-op graphs; expected outputs from `tinyhost.reference`, never from the C code."""
 
 from __future__ import annotations
@@ -123,21 +123,21 @@ def test_s16_refuses_offsets(kern16):
         assert status == TH_ERR_UNSUPPORTED
 
 
-@pytest.mark.parametrize("kind", ["ADD", "MUL"])
-def test_add_mul_s16_match_reference(kern16, kind):
+@pytest.mark.parametrize("kind", ["ADD", "SUB", "MUL"])
+def test_add_sub_mul_s16_match_reference(kern16, kind):
     """Same shapes, broadcasts (a row, a scalar, both sides), activations, zero points
-    (ADD only: TFLM's int16 MUL takes none)."""
+    (ADD and SUB only: TFLM's int16 MUL takes none)."""
     rng = np.random.default_rng(15 + len(kind))
     shapes = [((2, 3, 4), (2, 3, 4), (2, 3, 4)), ((2, 3, 4), (4,), (2, 3, 4)),
               ((1,), (5, 2), (5, 2)), ((3, 1, 2), (1, 4, 1), (3, 4, 2))]
-    zero_points = [(0, 0, 0), (5, -7, 3), (-32768, 32767, 100)] if kind == "ADD" else [
+    zero_points = [(0, 0, 0), (5, -7, 3), (-32768, 32767, 100)] if kind != "MUL" else [
         (0, 0, 0)]
     for s1, s2, so in shapes:
         for zps in zero_points:
             for act in (Activation.NONE, Activation.RELU, Activation.RELU6):
                 g, (a, b) = _binary16_graph(OpKind[kind], s1, s2, so, zps, act, rng)
                 want = run_reference(g, [a, b])[0]
-                if kind == "ADD":
+                if kind != "MUL":
                     p = add_params(g, g.ops[0])
                     params = i32(p.input1_offset, p.input2_offset, p.output_offset,
                                  p.left_shift, p.activation_min, p.activation_max)
@@ -159,7 +159,7 @@ def test_add_mul_s16_match_reference(kern16, kind):
 
 def _binary16_graph(kind, s1, s2, so, zps, act, rng):
     sc1, sc2 = rng.uniform(1e-4, 1e-2, 2)
-    out_scale = (sc1 + sc2) * rng.uniform(0.3, 3) if kind is OpKind.ADD else (
+    out_scale = (sc1 + sc2) * rng.uniform(0.3, 3) if kind is not OpKind.MUL else (
         sc1 * sc2 * 30000 * rng.uniform(0.1, 3))
     if act is Activation.RELU6:
         out_scale = 6 / 20000

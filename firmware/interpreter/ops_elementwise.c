@@ -374,16 +374,36 @@ th_interp_status th_interp_add_s16_prepare(const th_interp_op *op, uint32_t *scr
     return prepare_add_typed(op, scratch, TH_ADD_WORDS, TH_INTERP_INT16);
 }
 
-th_interp_status th_interp_add_s16_eval(const th_interp_op *op)
+typedef th_status (*add16_fn)(const th_context *, const th_add_params *, const th_add_quant *,
+                              const th_shape *, const int16_t *, const th_shape *,
+                              const int16_t *, const th_shape *, int16_t *);
+
+static th_interp_status eval_add16(const th_interp_op *op, add16_fn fn)
 {
     th_add_params ap;
     th_add_quant aq;
     th_shape s1, s2, so;
     add_structs(op->params, &ap, &aq);
     binary_shapes(op, &s1, &s2, &so);
-    return th_interp_kstatus(th_add_s16(NULL, &ap, &aq, &s1, (const int16_t *)op->in[0].data,
-                                        &s2, (const int16_t *)op->in[1].data, &so,
-                                        (int16_t *)op->out[0].data));
+    return th_interp_kstatus(fn(NULL, &ap, &aq, &s1, (const int16_t *)op->in[0].data, &s2,
+                                (const int16_t *)op->in[1].data, &so,
+                                (int16_t *)op->out[0].data));
+}
+
+th_interp_status th_interp_add_s16_eval(const th_interp_op *op)
+{
+    return eval_add16(op, th_add_s16);
+}
+
+/* int16 SUB (kernel id 103): ADD's words, input1 - input2. */
+th_interp_status th_interp_sub_s16_prepare(const th_interp_op *op, uint32_t *scratch)
+{
+    return prepare_add_typed(op, scratch, TH_ADD_WORDS, TH_INTERP_INT16);
+}
+
+th_interp_status th_interp_sub_s16_eval(const th_interp_op *op)
+{
+    return eval_add16(op, th_sub_s16);
 }
 
 th_interp_status th_interp_mul_s16_prepare(const th_interp_op *op, uint32_t *scratch)

@@ -1,11 +1,12 @@
 /*
- * ops_lstm.c - UNIDIRECTIONAL_SEQUENCE_LSTM int8 with an int16 cell state (kernel id 74).
+ * ops_lstm.c - UNIDIRECTIONAL_SEQUENCE_LSTM int8 with an int16 cell state (kernel id 100).
  *
  * Inputs: x int8 [batches, steps, input_size] ([steps, batches, input_size] time-major),
  * the hidden state int8 and the cell state int16, batches * state_size values each
  * (variable arena tensors: read and written in place, kept across invokes, reset by
  * th_interp_reset_state); output int8 shaped as x with state_size last. The gate weights
- * and biases are constants named by parameter words (stacked per gate, th_nn.h); the other
+ * and biases and the sigmoid table are constants named by parameter words (stacked per gate,
+ * th_nn.h); the other
  * words are TH_LSTM_P_* (th_interp_abi.h).
  */
 #include "ops_common.h"
@@ -15,6 +16,7 @@ typedef struct {
     th_lstm_quant quant;
     const int8_t *w_in, *w_rec;
     const int32_t *bias;
+    const uint16_t *sigmoid_table;
 } lstm_setup;
 
 static th_interp_status setup(const th_interp_op *op, lstm_setup *s)
@@ -72,7 +74,8 @@ static th_interp_status setup(const th_interp_op *op, lstm_setup *s)
     s->w_in = th_interp_const(op, p[TH_LSTM_P_INPUT_WEIGHTS], (uint32_t)n_w_in, 1u);
     s->w_rec = th_interp_const(op, p[TH_LSTM_P_RECURRENT_WEIGHTS], (uint32_t)n_w_rec, 1u);
     s->bias = th_interp_const(op, p[TH_LSTM_P_BIAS], (uint32_t)rows, 4u);
-    if (s->w_in == NULL || s->w_rec == NULL || s->bias == NULL) {
+    s->sigmoid_table = th_interp_const(op, p[TH_LSTM_P_SIGMOID_TABLE], 256u, 2u);
+    if (s->w_in == NULL || s->w_rec == NULL || s->bias == NULL || s->sigmoid_table == NULL) {
         return TH_INTERP_E_PARAMS;
     }
     return TH_INTERP_OK;
@@ -81,7 +84,7 @@ static th_interp_status setup(const th_interp_op *op, lstm_setup *s)
 static th_status run(const th_interp_op *op, const lstm_setup *s)
 {
     return th_lstm_s8(NULL, &s->params, &s->quant, (const int8_t *)op->in[0].data, s->w_in,
-                      s->w_rec, s->bias, (int8_t *)op->in[1].data, (int16_t *)op->in[2].data,
+                      s->w_rec, s->bias, s->sigmoid_table, (int8_t *)op->in[1].data, (int16_t *)op->in[2].data,
                       (int8_t *)op->out[0].data);
 }
 

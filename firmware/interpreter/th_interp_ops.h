@@ -127,6 +127,12 @@ th_interp_status th_interp_dwconv2d_s4_prepare(const th_interp_op *op, uint32_t 
 th_interp_status th_interp_dwconv2d_s4_eval(const th_interp_op *op);
 th_interp_status th_interp_fc_s4_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_fc_s4_eval(const th_interp_op *op);
+th_interp_status th_interp_logistic_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_logistic_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_tanh_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_tanh_s16_eval(const th_interp_op *op);
+th_interp_status th_interp_sub_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_sub_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_fc_s16_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_fc_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_conv2d_s16_prepare(const th_interp_op *op, uint32_t *scratch);
@@ -145,6 +151,14 @@ th_interp_status th_interp_requantize_s8_s16_prepare(const th_interp_op *op, uin
 th_interp_status th_interp_requantize_s8_s16_eval(const th_interp_op *op);
 th_interp_status th_interp_requantize_s16_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_requantize_s16_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_requantize_s8_s32_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_requantize_s8_s32_eval(const th_interp_op *op);
+th_interp_status th_interp_requantize_s16_s32_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_requantize_s16_s32_eval(const th_interp_op *op);
+th_interp_status th_interp_requantize_s32_s8_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_requantize_s32_s8_eval(const th_interp_op *op);
+th_interp_status th_interp_requantize_s32_s16_prepare(const th_interp_op *op, uint32_t *scratch);
+th_interp_status th_interp_requantize_s32_s16_eval(const th_interp_op *op);
 /* ops_matmul.c */
 th_interp_status th_interp_batch_matmul_s8_prepare(const th_interp_op *op, uint32_t *scratch);
 th_interp_status th_interp_batch_matmul_s8_eval(const th_interp_op *op);

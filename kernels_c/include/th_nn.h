@@ -220,10 +220,15 @@ th_status th_dw_conv_s16(const th_context *ctx, const th_dw_conv_params *params,
                          const int8_t *filter, const int64_t *bias,
                          const th_dims *output_dims, int16_t *output);
 
-/* int16 ADD / MUL (TFLM's int16 paths; arith.elementwise's params with left_shift 15 and
- * int16 activation ranges), NumPy broadcasting as th_add_s8; no in-place mode. th_mul_s16
- * takes offsets 0 only (TFLM refuses int16 MUL zero points). */
+/* int16 ADD / SUB / MUL (TFLM's int16 paths; arith.elementwise's params with left_shift 15
+ * and int16 activation ranges), NumPy broadcasting as th_add_s8; no in-place mode.
+ * th_sub_s16 (input1 - input2) takes ADD's structs; th_mul_s16 takes offsets 0 only (TFLM
+ * refuses int16 MUL zero points). */
 th_status th_add_s16(const th_context *ctx, const th_add_params *params,
+                     const th_add_quant *quant, const th_shape *input1_shape,
+                     const int16_t *input1, const th_shape *input2_shape,
+                     const int16_t *input2, const th_shape *output_shape, int16_t *output);
+th_status th_sub_s16(const th_context *ctx, const th_add_params *params,
                      const th_add_quant *quant, const th_shape *input1_shape,
                      const int16_t *input1, const th_shape *input2_shape,
                      const int16_t *input2, const th_shape *output_shape, int16_t *output);
@@ -257,12 +262,14 @@ int32_t th_svdf_s8_scratch_size(const th_svdf_params *params, const th_dims *inp
  * [4][state_size][state_size], gates in the order input, forget, cell, output (TFLite's
  * eight weight tensors, stacked); bias int32 [4][state_size]; hidden int8 and cell int16
  * [batches, state_size] (TFLite's two variable tensors, kept by the caller across calls
- * and updated in place); output int8, shaped as input with state_size last. No scratch
+ * and updated in place); output int8, shaped as input with state_size last; sigmoid_table
+ * the 256-entry table of the gates' sigmoid and tanh (as th_logistic_s16's). No scratch
  * (ctx may be NULL). The output may not overlap the input, the weights or either state. */
 th_status th_lstm_s8(const th_context *ctx, const th_lstm_params *params,
                      const th_lstm_quant *quant, const int8_t *input,
                      const int8_t *input_weights, const int8_t *recurrent_weights,
-                     const int32_t *bias, int8_t *hidden, int16_t *cell, int8_t *output);
+                     const int32_t *bias, const uint16_t *sigmoid_table, int8_t *hidden,
+                     int16_t *cell, int8_t *output);
 
 /* ---- pooling, elementwise, activations, data movement ----------------------------------
  * None of these kernels needs scratch: ctx may be NULL, there is no *_scratch_size
@@ -436,6 +443,33 @@ th_status th_requantize_s8_s16(const th_context *ctx, const th_requantize_params
 th_status th_requantize_s16_s8(const th_context *ctx, const th_requantize_params *params,
                                const th_per_tensor_quant *quant, int32_t size,
                                const int16_t *input, int8_t *output);
+/* QUANTIZE to and from int32, the same steps in int32 arithmetic as TFLM's: x - input zero
+ * point wraps for int32 inputs, and the sum with the output zero point wraps for int32
+ * outputs (narrower outputs saturate). Zero points within their type. */
+th_status th_requantize_s8_s32(const th_context *ctx, const th_requantize_params *params,
+                               const th_per_tensor_quant *quant, int32_t size,
+                               const int8_t *input, int32_t *output);
+th_status th_requantize_s16_s32(const th_context *ctx, const th_requantize_params *params,
+                                const th_per_tensor_quant *quant, int32_t size,
+                                const int16_t *input, int32_t *output);
+th_status th_requantize_s32_s8(const th_context *ctx, const th_requantize_params *params,
+                               const th_per_tensor_quant *quant, int32_t size,
+                               const int32_t *input, int8_t *output);
+th_status th_requantize_s32_s16(const th_context *ctx, const th_requantize_params *params,
+                                const th_per_tensor_quant *quant, int32_t size,
+                                const int32_t *input, int16_t *output);
+
+/* int16 LOGISTIC and TANH (TFLM's reference_integer_ops; zero points 0, output scale
+ * 2^-15): quant is Prepare's input (multiplier, left_shift), arith.sigmoid16.Sigmoid16Params
+ * (multiplier 0: the power-of-two case, left_shift at most 13 then; else 0..31); table is the
+ * 256-entry sigmoid table of arith.sigmoid16.sigmoid_table_u16. May run in place (output ==
+ * input). */
+th_status th_logistic_s16(const th_context *ctx, const th_per_tensor_quant *quant,
+                          const uint16_t *table, int32_t size, const int16_t *input,
+                          int16_t *output);
+th_status th_tanh_s16(const th_context *ctx, const th_per_tensor_quant *quant,
+                      const uint16_t *table, int32_t size, const int16_t *input,
+                      int16_t *output);
 
 /* PAD / PADV2: output dim i = input dim i + before[i] + after[i]. */
 th_status th_pad_s8(const th_context *ctx, const th_pad_params *params,

@@ -9,76 +9,14 @@
  *   out[j] = clamp8(rq(tanh(cell[j]) * o) + hidden_zero_point),
  * then the row's output becomes the hidden state (the old one is read by every unit, so
  * the new one is written to the output first). The int16 sigmoid and tanh are TFLite's
- * reference_integer_ops Logistic/Tanh: a 256-entry table of sigmoid(i / 24) in 0.16,
- * linearly interpolated. */
+ * reference_integer_ops Logistic/Tanh (th_nn_sigmoid16.h): the host's 256-entry table of
+ * sigmoid(i / 24) in 0.16, linearly interpolated. */
 #include <stddef.h>
 #include <string.h>
 
 #include "th_nn.h"
+#include "th_nn_sigmoid16.h"
 #include "th_nn_support.h"
-
-/* sigmoid(i / 24) in unsigned 0.16, TFLite's published table (host: reference/ops/lstm.py
- * SIGMOID_TABLE_U16; tests/test_kernels_lstm.py compares the two). */
-static const uint16_t sigmoid_table[256] = {
-    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149,
-    40794, 41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369,
-    47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169,
-    53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
-    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370,
-    60565, 60753, 60935, 61110, 61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302,
-    62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186, 63279, 63368, 63454, 63536,
-    63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
-    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786,
-    64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079,
-    65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234, 65246, 65258,
-    65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
-    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
-    65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474,
-    65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498,
-    65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
-    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522,
-    65523, 65523, 65524, 65524, 65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528,
-    65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530, 65530, 65530, 65531, 65531,
-    65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
-    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534,
-    65534, 65534, 65534, 65535,
-};
-
-/* Logistic(0, 0) on a Q3.12 value: Q0.15. */
-static int16_t lstm_sigmoid_q12(int32_t x)
-{
-    const int32_t v = x * 3;
-    const uint32_t a = (uint32_t)(v < 0 ? -v : v);
-    const uint32_t uh = a >> 9;
-    uint32_t r;
-    if (uh >= 255u) {
-        r = 0x7FFFu << 10;
-    } else {
-        const uint32_t ua = sigmoid_table[uh], ub = sigmoid_table[uh + 1u];
-        r = (ua << 9) + (a & 0x1FFu) * (ub - ua);
-    }
-    r = v >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
-    return (int16_t)(r >> 10);
-}
-
-/* Tanh(multiplier, left_shift) on an int16 value (multiplier already resolved, never 0):
- * Q0.15. */
-static int16_t lstm_tanh_s16(int32_t x, int32_t multiplier, int32_t shift)
-{
-    const int32_t round = shift > 0 ? (int32_t)(1u << (shift - 1)) : 0;
-    const int32_t v = (x * multiplier + round) >> shift;
-    const uint32_t a = (uint32_t)(v < 0 ? -v : v);
-    const uint32_t uh = a >> 8;
-    int32_t r;
-    if (uh >= 255u) {
-        r = 0xFFFF << 8;
-    } else {
-        const uint32_t ua = sigmoid_table[uh], ub = sigmoid_table[uh + 1u];
-        r = (int32_t)((ua << 8) + (a & 0xFFu) * (ub - ua));
-    }
-    r = v >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
-    return (int16_t)(r >> 8);
-}
 
 static int32_t lstm_sat16(int32_t v)
 {
@@ -162,11 +100,13 @@ static int lstm_args_ok(const th_lstm_params *p, const th_lstm_quant *q)
 th_status th_lstm_s8(const th_context *ctx, const th_lstm_params *params,
                      const th_lstm_quant *quant, const int8_t *input,
                      const int8_t *input_weights, const int8_t *recurrent_weights,
-                     const int32_t *bias, int8_t *hidden, int16_t *cell, int8_t *output)
+                     const int32_t *bias, const uint16_t *sigmoid_table, int8_t *hidden,
+                     int16_t *cell, int8_t *output)
 {
     (void)ctx;
     if (params == NULL || quant == NULL || input == NULL || input_weights == NULL ||
-        recurrent_weights == NULL || bias == NULL || hidden == NULL || cell == NULL ||
+        recurrent_weights == NULL || bias == NULL || sigmoid_table == NULL || hidden == NULL ||
+        cell == NULL ||
         output == NULL || !lstm_args_ok(params, quant)) {
         return TH_ERR_ARG;
     }
@@ -207,7 +147,9 @@ th_status th_lstm_s8(const th_context *ctx, const th_lstm_params *params,
                         lstm_sat16(lstm_rq(in, q.input_multiplier[g], q.input_shift[g])) +
                         lstm_sat16(lstm_rq(acc_rec[g], q.recurrent_multiplier[g],
                                            q.recurrent_shift[g])));
-                    gate[g] = g == 2 ? lstm_tanh_s16(pre, 3, 0) : lstm_sigmoid_q12(pre);
+                    /* Logistic(0, 0) / Tanh(0, 0) on Q3.12: multiplier 3, no shift. */
+                    gate[g] = g == 2 ? th_tanh16(pre * 3, sigmoid_table)
+                                     : th_sigmoid16(pre * 3, sigmoid_table);
                 }
                 const int32_t kept = lstm_sat16(lstm_rq(gate[1] * (int32_t)c[j],
                                                         q.forget_cell_multiplier,
@@ -219,7 +161,8 @@ th_status th_lstm_s8(const th_context *ctx, const th_lstm_params *params,
                     cv = th_clamp(cv, -clip, clip);
                 }
                 c[j] = (int16_t)cv;
-                const int32_t th = lstm_tanh_s16(cv, cell_mult, cell_shift);
+                const int32_t th =
+                    th_tanh16(th_sigmoid16_scale(cv, cell_mult, cell_shift), sigmoid_table);
                 y[j] = (int8_t)th_clamp(
                     lstm_rq(th * gate[3], q.hidden_multiplier, q.hidden_shift) + h_zp, INT8_MIN,
                     INT8_MAX);

@@ -35,6 +35,7 @@ from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.sigmoid16 import Sigmoid16Params
 from tinyhost.arith.softmax16 import Softmax16Params
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.boards import Board
@@ -658,7 +659,7 @@ class _Model:
             head, tables = self.add_params(call, p, i, "params", "quant")
             head += (f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
                      f"so = {self.shape(out)};\n")  # fmt: skip
-            et = "int16_t" if call.function == "th_add_s16" else "int8_t"
+            et = "int16_t" if call.function in ("th_add_s16", "th_sub_s16") else "int8_t"
             return (head + f"    return {call.function}(NULL, &params, &quant, {tables}&s1, "
                     f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, &so, "
                     f"{self.pointer(out, et, const=False)});"), ""
@@ -695,6 +696,14 @@ class _Model:
             size = self.graph.tensors[x].size_bytes
             return (f"    return th_lut_s8(NULL, {table}, {size}, {self.pointer(x, 'int8_t')}, "
                     f"{y});"), ""
+        if isinstance(p, Sigmoid16Params):
+            table = self.array("sigmoid_table", call.arrays["sigmoid_table"].astype(np.uint16))
+            n = int(np.prod(self.graph.tensors[x].shape))
+            return (f"    static const th_per_tensor_quant quant = {{{p.input_multiplier}, "
+                    f"{p.input_left_shift}}};\n"
+                    f"    return {call.function}(NULL, &quant, {table}, {n}, "
+                    f"{self.pointer(x, 'int16_t')}, {self.pointer(out, 'int16_t', const=False)});"
+                    ), ""
         if isinstance(p, RequantizeParams):
             n = int(np.prod(self.graph.tensors[x].shape))
             src, dst = (_CTYPES[np.dtype(self.graph.tensors[t].dtype)] for t in (x, out))
@@ -743,6 +752,7 @@ class _Model:
             w_in = self.array(f"op{i}_input_weights", call.arrays["input_weights"])
             w_rec = self.array(f"op{i}_recurrent_weights", call.arrays["recurrent_weights"])
             bias = self.array(f"op{i}_bias", call.arrays["bias"])
+            table = self.array("sigmoid_table", call.arrays["sigmoid_table"].astype(np.uint16))
             csv = lambda v: ", ".join(map(str, v))  # noqa: E731
             return (f"    static const th_lstm_params params = {{{p.batches}, {p.time_steps}, "
                     f"{p.input_size}, {p.state_size}, {int(p.time_major)}, {p.input_offset}, "
@@ -754,7 +764,8 @@ class _Model:
                     f"{p.forget_cell_shift}, {p.input_cell_multiplier}, {p.input_cell_shift}, "
                     f"{p.hidden_multiplier}, {p.hidden_shift}}};\n"
                     f"    return th_lstm_s8(NULL, &params, &quant, {self.pointer(x, 'int8_t')}, "
-                    f"{w_in}, {w_rec}, {bias}, {self.pointer(hidden, 'int8_t', const=False)}, "
+                    f"{w_in}, {w_rec}, {bias}, {table}, "
+                    f"{self.pointer(hidden, 'int8_t', const=False)}, "
                     f"{self.pointer(cell, 'int16_t', const=False)}, {y});"), ""
         if isinstance(p, PadParams):
             rank = len(p.before)

@@ -33,6 +33,7 @@ from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
+from tinyhost.arith.sigmoid16 import Sigmoid16Params
 from tinyhost.arith.softmax16 import Softmax16Params
 from tinyhost.arith.svdf import SvdfParams
 from tinyhost.codegen.lower import (
@@ -57,7 +58,7 @@ from tinyhost.codegen.lower import (
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.paths import repo_root
 
-KERNEL_ABI = 1
+KERNEL_ABI = 2  # 2: id 74 (lstm_s8 without its table) retired
 
 # Limits of the interpreter (th_interp.c sizes its context with them).
 LIMITS = {
@@ -218,14 +219,30 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(94, "reduce_max_s8", "ops_mean.c", ("th_reduce_max_s8",),
             ("input_zero_point", "output_zero_point", "axis_mask", "multiplier", "shift"),
             "MEAN"),
-    # Recurrent ops of issue 17 (ids 74-89).
-    Adapter(74, "lstm_s8", "ops_lstm.c", ("th_lstm_s8",),
+    # Recurrent ops of issue 17 (ids 74-89; id 74, the LSTM before it took its sigmoid
+    # table as a constant, is retired: now 100).
+    Adapter(100, "lstm_s8", "ops_lstm.c", ("th_lstm_s8",),
             ("time_major", "input_offset", "hidden_offset", "hidden_zero_point",
              "cell_scale_power", "cell_clip", "input_multiplier[4]", "input_shift[4]",
              "recurrent_multiplier[4]", "recurrent_shift[4]", "forget_cell_multiplier",
              "forget_cell_shift", "input_cell_multiplier", "input_cell_shift",
              "hidden_multiplier", "hidden_shift", "input_weights", "recurrent_weights",
-             "bias"), "LSTM"),
+             "bias", "sigmoid_table"), "LSTM"),
+    # int16 LOGISTIC / TANH (ids 101-102): Prepare's input rescaling and the sigmoid table.
+    Adapter(101, "logistic_s16", "ops_lut.c", ("th_logistic_s16",),
+            ("multiplier", "shift", "sigmoid_table"), "SIGMOID16"),
+    Adapter(102, "tanh_s16", "ops_lut.c", ("th_tanh_s16",),
+            ("multiplier", "shift", "sigmoid_table"), "SIGMOID16"),
+    Adapter(103, "sub_s16", "ops_elementwise.c", ("th_sub_s16",), _ADD, "ADD"),
+    # QUANTIZE to and from int32 (ids 104-107), the words of 72 and 73.
+    Adapter(104, "requantize_s8_s32", "ops_quantize.c", ("th_requantize_s8_s32",), _REQUANT,
+            "REQUANTIZE"),
+    Adapter(105, "requantize_s16_s32", "ops_quantize.c", ("th_requantize_s16_s32",), _REQUANT,
+            "REQUANTIZE"),
+    Adapter(106, "requantize_s32_s8", "ops_quantize.c", ("th_requantize_s32_s8",), _REQUANT,
+            "REQUANTIZE"),
+    Adapter(107, "requantize_s32_s16", "ops_quantize.c", ("th_requantize_s32_s16",), _REQUANT,
+            "REQUANTIZE"),
     # Packed int4 weights of issue 17 (ids 110-119; ops_int4.c): the weights are a
     # constants-section array of packed rows (th_nn.h "INT4"), not a tensor; the filter's
     # spatial size and FC's Cin are words.
@@ -282,6 +299,11 @@ _ADAPTER_OF = {
     "th_conv_s4": "conv2d_s4",
     "th_dw_conv_s4": "dwconv2d_s4",
     "th_fully_connected_s4": "fc_s4",
+    "th_logistic_s16": "logistic_s16",
+    "th_tanh_s16": "tanh_s16",
+    "th_sub_s16": "sub_s16",
+    **{f"th_requantize_{k}": f"requantize_{k}" for k in ("s8_s32", "s16_s32", "s32_s8",
+                                                           "s32_s16")},
     "copy": "copy",
     "th_split_s8": "split_s8",
     "th_gather_s8": "gather_s8",
@@ -361,6 +383,9 @@ def _fields(call: Call) -> dict[str, Word]:
     if isinstance(p, Softmax16Params):
         return {"multiplier": p.input_multiplier, "shift": p.input_left_shift,
                 "exp_lut": ConstRef("exp_lut"), "recip_lut": ConstRef("recip_lut")}
+    if isinstance(p, Sigmoid16Params):
+        return {"multiplier": p.input_multiplier, "shift": p.input_left_shift,
+                "sigmoid_table": ConstRef("sigmoid_table")}
     if isinstance(p, RequantizeParams):
         return {"input_zero_point": p.input_zero_point,
                 "output_zero_point": p.output_zero_point, "multiplier": p.multiplier,
@@ -405,7 +430,7 @@ def _fields(call: Call) -> dict[str, Word]:
                 "input_cell_shift": p.input_cell_shift, "hidden_multiplier": p.hidden_multiplier,
                 "hidden_shift": p.hidden_shift, "input_weights": ConstRef("input_weights"),
                 "recurrent_weights": ConstRef("recurrent_weights"),
-                "bias": ConstRef("bias")}  # fmt: skip
+                "bias": ConstRef("bias"), "sigmoid_table": ConstRef("sigmoid_table")}  # fmt: skip
     if isinstance(p, PreluParams):
         return {"input_offset": p.input_offset, "alpha_offset": p.alpha_offset,
                 "output_offset": p.output_offset, "multiplier_pos": p.multiplier_pos,

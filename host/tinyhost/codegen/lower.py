@@ -61,6 +61,7 @@ from tinyhost.arith.rowwise import (
     l2norm_params,
     log_softmax_params,
 )
+from tinyhost.arith.sigmoid16 import Sigmoid16Params, sigmoid16_params, sigmoid_table_u16
 from tinyhost.arith.softmax16 import Softmax16Params, softmax16_luts, softmax16_params
 from tinyhost.arith.svdf import SvdfParams, svdf_params
 from tinyhost.codegen.layout import s4_filter_rows, s4_rows
@@ -252,6 +253,7 @@ CallParams = (
     | ResidualParams
     | Int4Params
     | RowParams | ScanParams
+    | Sigmoid16Params
 )  # fmt: skip
 
 
@@ -394,11 +396,13 @@ def _lower_softmax(graph: Graph, index: int, op: Op) -> Call:
 
 def _lower_binary(graph: Graph, index: int, op: Op) -> Call:
     io = ((op.inputs[0], op.inputs[1]), (op.outputs[0],))
-    if op.kind is not OpKind.SUB and all(
+    if all(
         graph.tensors[t].dtype == np.int16 for t in (*op.inputs, op.outputs[0])
-    ):  # int16 ADD / MUL
+    ):  # int16 ADD / SUB / MUL
         if op.kind is OpKind.MUL:
             return Call(index, "th_mul_s16", *io, ew_arith.mul_params(graph, op))
+        if op.kind is OpKind.SUB:
+            return Call(index, "th_sub_s16", *io, ew_arith.sub_params(graph, op))
         return Call(index, "th_add_s16", *io, ew_arith.add_params(graph, op))
     _require_int8(graph, index, op, [*op.inputs, op.outputs[0]])
     if op.kind is OpKind.MUL:
@@ -443,8 +447,22 @@ def _lower_lut(graph: Graph, index: int, op: Op) -> Call:
                 {"table": table})  # fmt: skip
 
 
+def _lower_sigmoid(graph: Graph, index: int, op: Op) -> Call:
+    """LOGISTIC / TANH: int8 as a table (_lower_lut), int16 as th_logistic_s16 / th_tanh_s16
+    interpolating the generated sigmoid table."""
+    if graph.tensors[op.inputs[0]].dtype != np.int16:
+        return _lower_lut(graph, index, op)
+    function = "th_logistic_s16" if op.kind is OpKind.LOGISTIC else "th_tanh_s16"
+    return Call(index, function, (op.inputs[0],), (op.outputs[0],), sigmoid16_params(graph, op),
+                {"sigmoid_table": sigmoid_table_u16().astype("<u2")})
+
+
 _REQUANTIZE = {(np.dtype(np.int8), np.dtype(np.int16)): "th_requantize_s8_s16",
-               (np.dtype(np.int16), np.dtype(np.int8)): "th_requantize_s16_s8"}
+               (np.dtype(np.int16), np.dtype(np.int8)): "th_requantize_s16_s8",
+               (np.dtype(np.int8), np.dtype(np.int32)): "th_requantize_s8_s32",
+               (np.dtype(np.int16), np.dtype(np.int32)): "th_requantize_s16_s32",
+               (np.dtype(np.int32), np.dtype(np.int8)): "th_requantize_s32_s8",
+               (np.dtype(np.int32), np.dtype(np.int16)): "th_requantize_s32_s16"}
 
 
 def _lower_quantize(graph: Graph, index: int, op: Op) -> Call:
@@ -519,7 +537,8 @@ def _lower_sequence_lstm(graph: Graph, index: int, op: Op) -> Call:
         [np.asarray(graph.tensors[op.inputs[k]].data, dtype).reshape(-1) for k in ks])
     arrays = {"input_weights": stack(INPUT_WEIGHTS, np.int8),
               "recurrent_weights": stack(RECURRENT_WEIGHTS, np.int8),
-              "bias": stack(BIASES, np.int32)}  # fmt: skip
+              "bias": stack(BIASES, np.int32),
+              "sigmoid_table": sigmoid_table_u16().astype("<u2")}  # fmt: skip
     return Call(index, "th_lstm_s8",
                 (op.inputs[0], op.inputs[HIDDEN_STATE], op.inputs[CELL_STATE]),
                 (op.outputs[0],), p, arrays)
@@ -739,12 +758,14 @@ def _lower_cumsum(graph: Graph, index: int, op: Op) -> Call:
                 ScanParams(p, _prod(shape[:p.axis]), shape[p.axis], _prod(shape[p.axis + 1:])))
 
 
-_LUT_OPS = (OpKind.LOGISTIC, OpKind.TANH, OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
+_LUT_OPS = (OpKind.RELU, OpKind.RELU6, OpKind.LEAKY_RELU,
             OpKind.HARD_SWISH, OpKind.ABS, OpKind.RSQRT, OpKind.ELU,
             OpKind.ZEROS_LIKE)  # fmt: skip
 
 LOWERINGS: dict[OpKind, Callable[[Graph, int, Op], Call]] = {
     **{k: _lower_lut for k in _LUT_OPS},
+    OpKind.LOGISTIC: _lower_sigmoid,
+    OpKind.TANH: _lower_sigmoid,
     OpKind.QUANTIZE: _lower_quantize,
     OpKind.DEQUANTIZE: _lower_dequantize,
     OpKind.MEAN: _lower_mean,

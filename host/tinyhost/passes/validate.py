@@ -200,6 +200,11 @@ def _check_op(graph: Graph, index: int, op: Op) -> None:
                        f"{list(out.shape)}")
     elif op.kind in _SAME_SHAPE or op.kind in (OpKind.RESHAPE, OpKind.SQUEEZE):
         _expect_elements(out, x, fail)
+        if op.kind in (OpKind.LOGISTIC, OpKind.TANH) and x.dtype == np.int16:
+            for t in (x, out):  # TFLM's Prepare: symmetric int16 only
+                if t.quant is not None and np.any(t.quant.zero_point != 0):
+                    raise fail(f"int16 tensor '{t.name}' has zero point "
+                               f"{int(t.quant.zero_point[0])}; int16 {op.kind.name} takes 0")
     elif op.kind in _EXACT_SHAPE:
         _expect_shape(out, x.shape, fail)
         if op.kind is OpKind.CUMSUM:

@@ -1,4 +1,5 @@
-"""LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU, HARD_SWISH: int8 as TFLite Micro, and float32."""
+"""LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU, HARD_SWISH: int8 as TFLite Micro, and float32;
+LOGISTIC and TANH also int16 (tinyhost.arith.sigmoid16)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from tinyhost.arith.activations import (
 )
 from tinyhost.arith.elementwise import op_where
 from tinyhost.arith.fixedpoint import multiply_by_quantized_multiplier, rounding_divide_by_pot
+from tinyhost.arith.sigmoid16 import logistic_int16, sigmoid16_params, tanh_int16
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph, LeakyReluOptions, Op, OpKind
 
@@ -165,10 +167,12 @@ def _check_types(graph: Graph, op: Op, x: np.ndarray) -> np.dtype:
     return x.dtype
 
 
-def _unary(int8_kernel, derive, float_kernel):
+def _unary(int8_kernel, derive, float_kernel, int16_kernel=None):
     def run(graph: Graph, op: Op, inputs: list[np.ndarray | None]) -> list[np.ndarray]:
         x = inputs[0]
         assert x is not None
+        if int16_kernel is not None and x.dtype == np.int16:
+            return [int16_kernel(x, sigmoid16_params(graph, op))]
         if _check_types(graph, op, x) == np.int8:
             return [int8_kernel(x, derive(graph, op))]
         return [float_kernel(x)]
@@ -187,8 +191,8 @@ def _run_leaky_relu(graph: Graph, op: Op, inputs: list[np.ndarray | None]) -> li
 
 
 KERNELS = {
-    OpKind.LOGISTIC: _unary(logistic_int8, logistic_params, logistic_float),
-    OpKind.TANH: _unary(tanh_int8, tanh_params, tanh_float),
+    OpKind.LOGISTIC: _unary(logistic_int8, logistic_params, logistic_float, logistic_int16),
+    OpKind.TANH: _unary(tanh_int8, tanh_params, tanh_float, tanh_int16),
     OpKind.RELU: _unary(relu_int8, relu_params, relu_float),
     OpKind.RELU6: _unary(relu6_int8, relu6_params, relu6_float),
     OpKind.LEAKY_RELU: _run_leaky_relu,

@@ -57,9 +57,9 @@ def add_int8(a: np.ndarray, b: np.ndarray, p: AddParams) -> np.ndarray:
 
 
 def sub_int8(a: np.ndarray, b: np.ndarray, p: AddParams) -> np.ndarray:
-    """int8 SUB (a - b); same fields as ADD."""
+    """int8 SUB (a - b); same fields as ADD (int16 SUB for int16 inputs, as ADD)."""
     scaled1, scaled2 = _rescaled_inputs(a, b, p)
-    return _finish(wrap_int32(scaled1 - scaled2), p)
+    return _finish(wrap_int32(scaled1 - scaled2), p, a.dtype.type)
 
 
 def mul_int8(a: np.ndarray, b: np.ndarray, p: MulParams) -> np.ndarray:
@@ -117,7 +117,7 @@ def _run(graph: Graph, op: Op, inputs: list[np.ndarray | None]) -> list[np.ndarr
     assert a is not None and b is not None
     out_dtype = graph.tensors[op.outputs[0]].dtype
     if a.dtype == b.dtype == out_dtype == np.int8 or (
-        a.dtype == b.dtype == out_dtype == np.int16 and op.kind in (OpKind.ADD, OpKind.MUL)
+        a.dtype == b.dtype == out_dtype == np.int16
     ):
         derive, kernel = _INT8[op.kind]
         return [kernel(a, b, derive(graph, op))]

@@ -17,6 +17,7 @@ from tinyhost.arith.fixedpoint import (
     affine_dequantize,
     affine_quantize,
     multiply_by_quantized_multiplier,
+    wrap_int32,
 )
 from tinyhost.errors import UnsupportedModelError
 from tinyhost.ir import Graph, Op, OpKind
@@ -40,11 +41,15 @@ def quantize_float(x: np.ndarray, p: QuantizeParams, out_dtype=np.int8) -> np.nd
 
 
 def requantize(x: np.ndarray, p: RequantizeParams, out_dtype=np.int8) -> np.ndarray:
-    """Integer -> integer: (x - zp_in) rescaled with the double-rounding multiplier, + zp_out."""
+    """Integer -> integer: (x - zp_in) rescaled with the double-rounding multiplier, + zp_out,
+    in TFLM's int32 arithmetic: an int32 output is that sum wrapped (the clamp to int32 is a
+    no-op there), a narrower one is clamped."""
     info = np.iinfo(out_dtype)
     scaled = multiply_by_quantized_multiplier(
         x.astype(np.int64) - p.input_zero_point, p.multiplier, p.shift
     )
+    if np.dtype(out_dtype) == np.int32:
+        return wrap_int32(np.asarray(scaled, np.int64) + p.output_zero_point).astype(np.int32)
     return np.clip(scaled + p.output_zero_point, info.min, info.max).astype(out_dtype)
 
 
