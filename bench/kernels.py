@@ -35,8 +35,9 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+# tests/ first: its `kernels` package, not this script (bench/ is also on the path).
 sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "tests"))
 
 from sweep_ops import sweep_ops  # noqa: E402
 
