@@ -222,3 +222,13 @@ def test_sweep_shapes_match_reference(driver: Driver) -> None:
         if kind != "depthwise":
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{kind} {describe(case)}: {problem}"
+
+
+def test_depthwise_sweep_shapes_match_reference(driver: Driver) -> None:
+    """The benchmark sweep's depthwise shapes (seeds 0 and 1, with their fast scratch): the
+    rows path's partial blocks, four-channel passes and one-row audio shapes."""
+    for seed in (0, 1):
+        for kind, case in sweep_cases(seed, 30):
+            if kind == "depthwise":
+                problem = check_result(case, driver.run(case))
+                assert problem is None, f"seed {seed} {describe(case)}: {problem}"

@@ -495,39 +495,53 @@ TH_INLINE void dw_row_one(const dw_row_args *r, const int32_t *rec, int8_t *out,
         }
     }
     const int16_t *x = r->x;
-    int32_t blocks = (r->n + 3) >> 2;
-    /* Whole blocks; the bands cover the last one's windows too (dw_geometry), it stores only
-     * its outputs. */
-    for (;;) {
-        int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
-        if (KP > 0 && KP <= 4) {
-            DW_ACC4(x, wl, KP, s);
-        } else if (KP > 0 || s != 1) {
-            DW_ACC4(x, wts, kp, s);
-        } else {
-            dw_acc4_s1(x, wts, kp, &s0, &s1, &s2, &s3);
-        }
-        if (--blocks == 0) {
-            const int32_t rest = r->n & 3;
-            out[0] = (int8_t)dw_rq(s0, mult, rzp, e);
-            if (rest != 1) {
-                out[os] = (int8_t)dw_rq(s1, mult, rzp, e);
-                if (rest != 2) {
-                    out[2 * os] = (int8_t)dw_rq(s2, mult, rzp, e);
-                    if (rest != 3) {
-                        out[3 * os] = (int8_t)dw_rq(s3, mult, rzp, e);
-                    }
-                }
+    /* Blocks of four outputs; a last block of three is computed whole (the bands cover its
+     * windows, dw_geometry) and stores three; one or two left over go one at a time. */
+    const int32_t rest = r->n & 3;
+    int32_t blocks = (r->n + (rest == 3)) >> 2;
+    if (blocks > 0) {
+        for (;;) {
+            int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
+            if (KP > 0 && KP <= 4) {
+                DW_ACC4(x, wl, KP, s);
+            } else if (KP > 0 || s != 1) {
+                DW_ACC4(x, wts, kp, s);
+            } else {
+                dw_acc4_s1(x, wts, kp, &s0, &s1, &s2, &s3);
             }
-            return;
+            out[0] = (int8_t)dw_rq(s0, mult, rzp, e);
+            out[os] = (int8_t)dw_rq(s1, mult, rzp, e);
+            out[2 * os] = (int8_t)dw_rq(s2, mult, rzp, e);
+            if (--blocks == 0) {
+                if (rest == 3) {
+                    return;
+                }
+                out[3 * os] = (int8_t)dw_rq(s3, mult, rzp, e);
+                out += 4 * os;
+                x += 4 * s;
+                break;
+            }
+            out[3 * os] = (int8_t)dw_rq(s3, mult, rzp, e);
+            out += 4 * os;
+            x += 4 * s;
         }
-        out[0] = (int8_t)dw_rq(s0, mult, rzp, e);
-        out[os] = (int8_t)dw_rq(s1, mult, rzp, e);
-        out += 2 * os;
-        out[0] = (int8_t)dw_rq(s2, mult, rzp, e);
-        out[os] = (int8_t)dw_rq(s3, mult, rzp, e);
-        out += 2 * os;
-        x += 4 * s;
+    }
+    for (int32_t n = rest == 3 ? 0 : rest; n > 0; n--, x += s, out += os) {
+        int32_t acc = acc0;
+        if (KP > 0 && KP <= 4) {
+            _Pragma("GCC unroll 4") for (int32_t p = 0; p < KP; p++) {
+                acc = th_smlad(th_read_s32(x + 2 * p), wl[p], acc);
+            }
+        } else if (KP > 0) {
+            _Pragma("GCC unroll 8") for (int32_t p = 0; p < KP; p++) {
+                acc = th_smlad(th_read_s32(x + 2 * p), wts[p], acc);
+            }
+        } else {
+            for (int32_t p = 0; p < kp; p++) {
+                acc = th_smlad(th_read_s32(x + 2 * p), wts[p], acc);
+            }
+        }
+        out[0] = (int8_t)dw_rq(acc, mult, rzp, e);
     }
 }
 
