@@ -111,7 +111,7 @@ static dw_geom dw_geometry(const th_dw_conv_params *params, const th_dims *input
 }
 
 /* Scratch layout: [int8 plane (ch_mult 1, several output rows: in place)]
- * [int16 bands: group x DB x plen] [int32 records: ch_mult x (5 + kp)]. */
+ * [int16 bands: group x DB x plen] [int32 records: group x ch_mult x (5 + kp)]. */
 static int32_t plane_bytes(const th_dw_conv_params *params, const th_dims *input_dims,
                            const dw_geom *g)
 {
@@ -411,7 +411,9 @@ typedef struct {
     int32_t s; /* band values between outputs */
     int32_t kp; /* tap pairs */
     int32_t zp, lo, hi;
-    int32_t channels; /* output channels (adjacent bytes), records rw words apart */
+    int32_t channels; /* output channels per band (adjacent bytes), records rw words apart */
+    int32_t bands; /* bands (input channels) per call, xs values apart; their outputs follow */
+    int32_t xs;
     int32_t rw;
 } dw_row_args;
 
@@ -477,7 +479,8 @@ TH_INLINE int32_t dw_rq(int32_t acc2, int32_t mult, int32_t rzp, int32_t e)
 
 /* One row segment of one output channel (outputs at out), record mode 0. KP > 0: constant
  * tap pairs (up to four are held in registers); S > 0: constant stride. */
-TH_INLINE void dw_row_one(const dw_row_args *r, const int32_t *rec, int8_t *out, const int KP,
+TH_INLINE void dw_row_one(const dw_row_args *r, const int16_t *x, const int32_t *rec,
+                          int8_t *out, const int KP,
                           const int S)
 {
     const int32_t kp = KP > 0 ? KP : r->kp;
@@ -494,7 +497,6 @@ TH_INLINE void dw_row_one(const dw_row_args *r, const int32_t *rec, int8_t *out,
             wl[p] = wts[p];
         }
     }
-    const int16_t *x = r->x;
     /* Blocks of four outputs; a last block of three is computed whole (the bands cover its
      * windows, dw_geometry) and stores three; one or two left over go one at a time. */
     const int32_t rest = r->n & 3;
@@ -509,20 +511,24 @@ TH_INLINE void dw_row_one(const dw_row_args *r, const int32_t *rec, int8_t *out,
             } else {
                 dw_acc4_s1(x, wts, kp, &s0, &s1, &s2, &s3);
             }
-            out[0] = (int8_t)dw_rq(s0, mult, rzp, e);
-            out[os] = (int8_t)dw_rq(s1, mult, rzp, e);
-            out[2 * os] = (int8_t)dw_rq(s2, mult, rzp, e);
+            /* Stores stepping the pointer: no 2 os, 3 os kept in registers. */
+            *out = (int8_t)dw_rq(s0, mult, rzp, e);
+            out += os;
+            *out = (int8_t)dw_rq(s1, mult, rzp, e);
+            out += os;
+            *out = (int8_t)dw_rq(s2, mult, rzp, e);
+            out += os;
             if (--blocks == 0) {
                 if (rest == 3) {
                     return;
                 }
-                out[3 * os] = (int8_t)dw_rq(s3, mult, rzp, e);
-                out += 4 * os;
+                *out = (int8_t)dw_rq(s3, mult, rzp, e);
+                out += os;
                 x += 4 * s;
                 break;
             }
-            out[3 * os] = (int8_t)dw_rq(s3, mult, rzp, e);
-            out += 4 * os;
+            *out = (int8_t)dw_rq(s3, mult, rzp, e);
+            out += os;
             x += 4 * s;
         }
     }
@@ -546,11 +552,11 @@ TH_INLINE void dw_row_one(const dw_row_args *r, const int32_t *rec, int8_t *out,
 }
 
 /* Any record mode (activation clamp, exact requantization), one output at a time. */
-static void __attribute__((noinline)) dw_row_slow(const dw_row_args *r, const int32_t *rec,
+static void __attribute__((noinline)) dw_row_slow(const dw_row_args *r, const int16_t *x,
+                                                  const int32_t *rec,
                                                   int8_t *out)
 {
     const int32_t mode = rec[-1];
-    const int16_t *x = r->x;
     for (int32_t n = r->n; n > 0; n--, x += r->s, out += r->os) {
         int32_t acc = rec[DW_REC_ACC];
         for (int32_t p = 0; p < r->kp; p++) {
@@ -560,16 +566,20 @@ static void __attribute__((noinline)) dw_row_slow(const dw_row_args *r, const in
     }
 }
 
-/* The row segment of r->channels output channels (records from rec, mode word first). */
+/* The row segment of r->bands x r->channels output channels (records from rec, mode word
+ * first; band b at r->x + b r->xs). */
 TH_INLINE void dw_row_impl(const dw_row_args *r, const int32_t *rec, const int KP,
                            const int S)
 {
     int8_t *out = r->out;
-    for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
-        if (rec[0] == 0) {
-            dw_row_one(r, rec + 1, out, KP, S);
-        } else {
-            dw_row_slow(r, rec + 1, out);
+    const int16_t *x = r->x;
+    for (int32_t b = r->bands; b > 0; b--, x += r->xs) {
+        for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
+            if (rec[0] == 0) {
+                dw_row_one(r, x, rec + 1, out, KP, S);
+            } else {
+                dw_row_slow(r, x, rec + 1, out);
+            }
         }
     }
 }
@@ -672,6 +682,7 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
     r.hi = params->activation.max;
     r.channels = mult;
     r.rw = rw;
+    r.xs = band_slot;
     const dw_row_fn fn = pick_row_fn(r.kp, r.s);
     /* -offset everywhere: stage_band writes only the columns inside the input. */
     fill_strided(band, 1, (int16_t)(-params->input_offset), g.group * band_slot);
@@ -693,24 +704,16 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
             }
             const int32_t step_a = g.transposed ? step_w : step_h;
             const int32_t step_b = g.transposed ? step_h : step_w;
-            if (group == 1) {
-                for (int32_t m = 0; m < mult; m++) {
-                    prepare_record(records + m * rw, &rc, ic * mult + m);
-                }
+            /* The records of the group's output channels, in output order. */
+            for (int32_t m = 0; m < group * mult; m++) {
+                prepare_record(records + m * rw, &rc, ic * mult + m);
             }
+            r.bands = group;
             for (int32_t oa = 0; oa < g.out_a; oa++) {
                 stage_band(band, group, band_slot, src, step_a, step_b, oa, &g,
                            params->input_offset);
-                int8_t *out_row = out_b + (int64_t)oa * out_step_a + ic * mult;
-                for (int32_t k = 0; k < group; k++, out_row += mult) {
-                    if (group == 4) {
-                        /* One output row: each record is used once. */
-                        for (int32_t m = 0; m < mult; m++) {
-                            prepare_record(records + m * rw, &rc, (ic + k) * mult + m);
-                        }
-                    }
-                    dw_out_row(fn, &r, band + k * band_slot, out_row, out_step_b, records, &g);
-                }
+                dw_out_row(fn, &r, band, out_b + (int64_t)oa * out_step_a + ic * mult,
+                           out_step_b, records, &g);
             }
             ic += group;
         }
@@ -756,7 +759,7 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
     }
     const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
     return plane_bytes(params, input_dims, &g) + band_bytes(&g) +
-           4 * params->ch_mult * (1 + record_words(&g));
+           4 * g.group * params->ch_mult * (1 + record_words(&g));
 #else
     (void)params;
     (void)input_dims;

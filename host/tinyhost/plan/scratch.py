@@ -232,7 +232,7 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     plen = (cols * ka + 1) & ~1
     group = 4 if ka == 1 and out_a == 1 and channels >= 4 else 1
     plane = _ru4(hw[0] * hw[1]) if mult == 1 and out_a > 1 else 0
-    return plane + 2 * group * db * plen + 4 * mult * (5 + kp)
+    return plane + 2 * group * db * plen + 4 * group * mult * (5 + kp)
 
 
 def mve_dw_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
