@@ -172,6 +172,8 @@ typedef struct {
     int32_t ka, kb;
     int32_t offset, zp, clamp;
     int32_t taps_bound; /* KA KB 256 128: |acc - bias| */
+    int32_t rows; /* weights row by row (plane path): A-major, pairs along B, an odd row
+                   * ending (w, 0) */
 } dw_rec_ctx;
 
 static dw_rec_ctx rec_ctx(const th_dw_conv_params *params, const th_per_channel_quant *quant,
@@ -194,6 +196,7 @@ static dw_rec_ctx rec_ctx(const th_dw_conv_params *params, const th_per_channel_
     c.clamp = params->activation.min > -128 || params->activation.max < 127;
     const int64_t taps = (int64_t)g->ka * g->kb * 256 * 128;
     c.taps_bound = taps < (INT64_C(1) << 29) ? (int32_t)taps : (1 << 29);
+    c.rows = 0;
     return c;
 }
 
@@ -237,18 +240,22 @@ static void __attribute__((noinline)) prepare_record(int32_t *rec, const dw_rec_
     int32_t wsum = 0;
     int32_t *w = rec + 1 + DW_REC_W;
     const int8_t *f = c->filter + oc;
-    if (c->ka == 1) { /* taps along B only */
+    if (c->ka == 1 || c->rows) { /* pairs along B, each of the KA rows on its own */
         const int32_t fb = c->fb;
-        for (int32_t p = c->kb >> 1; p > 0; p--, f += 2 * fb) {
-            const int32_t w0 = f[0];
-            const int32_t w1 = f[fb];
-            wsum += w0 + w1;
-            *w++ = dw_pkhbt(w0 * scale, w1 * scale);
-        }
-        if (c->kb & 1) {
-            const int32_t w0 = f[0];
-            wsum += w0;
-            *w = (int32_t)((uint32_t)(w0 * scale) & 0xFFFFu);
+        for (int32_t a = c->ka; a > 0; a--) {
+            const int8_t *fr = f;
+            for (int32_t p = c->kb >> 1; p > 0; p--, fr += 2 * fb) {
+                const int32_t w0 = fr[0];
+                const int32_t w1 = fr[fb];
+                wsum += w0 + w1;
+                *w++ = dw_pkhbt(w0 * scale, w1 * scale);
+            }
+            if (c->kb & 1) {
+                const int32_t w0 = fr[0];
+                wsum += w0;
+                *w++ = (int32_t)((uint32_t)(w0 * scale) & 0xFFFFu);
+            }
+            f += c->fa;
         }
     } else {
         dw_weights_2d(w, c, f, scale, &wsum);
@@ -719,6 +726,252 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
         }
     }
 }
+
+/* ---- Plane path: filters of at least 3 rows and 4 columns (2 with ch_mult 1), the padded
+ * int16 plane of a channel within TH_DW_PLANE_MAX bytes ----
+ * The channel's padded input plane is staged once as int16 raw values (-input_offset in the
+ * padding, folded into the start value like the rows path); each plane row as DW phase rows
+ * of `phlen` values (phase r holds the columns r, r + DW, ...), so that an output's taps
+ * are KH runs of KW adjacent values, one per filter row, each a chain of SMLADs over
+ * column pairs (an odd KW pads the last pair with a zero weight), four outputs at a time
+ * sharing each weight word. Outputs o0 + P t (P = DW / gcd(SW, DW)) share a phase and step
+ * SW / gcd values in it. Staging is once per channel (the rows path
+ * restages the KA input rows of every output row, which for tall filters on small planes
+ * costs more than the taps), and no plane copy is needed in place: the channel's input is
+ * in scratch before any of its outputs is written. */
+#define TH_DW_PLANE_MAX 16384
+
+typedef struct {
+    int32_t rows, rowlen, phlen, kbp;
+    int32_t p, sbp; /* output phases, values between a phase's outputs */
+} dw_plane_geom;
+
+/* rowlen 0: the plane path does not apply. */
+static dw_plane_geom dw_plane_geometry(const th_dw_conv_params *params,
+                                       const th_dims *filter_dims, const th_dims *output_dims)
+{
+    dw_plane_geom p = {0, 0, 0, 0, 0, 0};
+    const int32_t kh = filter_dims->h, kw = filter_dims->w;
+    if (kh < 3 || kw < (params->ch_mult == 1 ? 2 : 4) || kw > 64 || kh > 64 ||
+        params->dilation.w > 16) {
+        return p;
+    }
+    const int32_t sw = params->stride.w, dw = params->dilation.w;
+    const int32_t g = gcd32(sw, dw);
+    const int32_t kbp = (kw + 1) / 2;
+    /* Values read in a phase row: the last output of phase o0 reads 2 kbp values from
+     * (o0 sw) / dw + (sw / g) (n - 1), n rounded up to a multiple of four (the last block of
+     * four is computed whole). */
+    int64_t need = 0;
+    for (int32_t o0 = 0; o0 < dw / g && o0 < output_dims->w; o0++) {
+        const int32_t n = ((output_dims->w - o0 + dw / g - 1) / (dw / g) + 3) & ~3;
+        const int64_t end = (o0 * sw) / dw + (int64_t)(sw / g) * (n - 1) + 2 * kbp;
+        need = need > end ? need : end;
+    }
+    const int64_t phlen = (need + 1) & ~1;
+    const int64_t rows = (int64_t)(output_dims->h - 1) * params->stride.h +
+                         (int64_t)(kh - 1) * params->dilation.h + 1;
+    if (2 * rows * dw * phlen > TH_DW_PLANE_MAX) {
+        return p;
+    }
+    p.rows = (int32_t)rows;
+    p.phlen = (int32_t)phlen;
+    p.rowlen = (int32_t)(dw * phlen);
+    p.kbp = kbp;
+    p.p = dw / g;
+    p.sbp = sw / g;
+    return p;
+}
+
+static int32_t dw_plane_scratch(const th_dw_conv_params *params, const dw_plane_geom *p,
+                                int32_t kh)
+{
+    return 2 * p->rows * p->rowlen + 4 * params->ch_mult * (1 + 4 + kh * p->kbp);
+}
+
+/* Plane row kernel arguments. */
+typedef struct {
+    const int16_t *x; /* first value of the first output's first filter row */
+    int8_t *out;
+    int32_t n; /* outputs */
+    int32_t os; /* output bytes between outputs */
+    int32_t s; /* values between outputs */
+    int32_t kbp, kh; /* pairs per filter row, filter rows */
+    int32_t rs; /* values between filter rows */
+    int32_t zp, lo, hi;
+    int32_t channels, rw; /* output channels (adjacent bytes), record words */
+} dw_plane_args;
+
+/* One output of one channel: start value acc plus the KH runs of pairs at x. */
+TH_INLINE int32_t dw_plane_acc1(const dw_plane_args *r, const int16_t *x, const int32_t *w,
+                                int32_t acc, const int KBP)
+{
+    const int32_t kbp = KBP > 0 ? KBP : r->kbp;
+    for (int32_t a = r->kh; a > 0; a--, x += r->rs, w += kbp) {
+        _Pragma("GCC unroll 8") for (int32_t p = 0; p < kbp; p++) {
+            acc = th_smlad(th_read_s32(x + 2 * p), w[p], acc);
+        }
+    }
+    return acc;
+}
+
+/* One output row of one channel, record mode 0. */
+TH_INLINE void dw_plane_one(const dw_plane_args *r, const int32_t *rec, int8_t *out,
+                            const int KBP)
+{
+    const int32_t kbp = KBP > 0 ? KBP : r->kbp;
+    const int32_t s = r->s;
+    const int32_t os = r->os;
+    const int32_t acc0 = rec[DW_REC_ACC];
+    const int32_t mult = rec[DW_REC_MULT];
+    const int32_t rzp = rec[DW_REC_RZP];
+    const int32_t e = rec[DW_REC_E];
+    const int32_t *wts = rec + DW_REC_W;
+    const int16_t *x = r->x;
+    /* As dw_row_one: blocks of four, a last block of three computed whole, one or two left
+     * over one at a time. */
+    const int32_t rest = r->n & 3;
+    for (int32_t blocks = (r->n + (rest == 3)) >> 2; blocks > 0; blocks--) {
+        int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
+        const int16_t *xa = x;
+        const int32_t *wa = wts;
+        for (int32_t a = r->kh; a > 0; a--, xa += r->rs, wa += kbp) {
+            DW_ACC4(xa, wa, kbp, s);
+        }
+        *out = (int8_t)dw_rq(s0, mult, rzp, e);
+        out += os;
+        *out = (int8_t)dw_rq(s1, mult, rzp, e);
+        out += os;
+        *out = (int8_t)dw_rq(s2, mult, rzp, e);
+        out += os;
+        if (blocks == 1 && rest == 3) {
+            return;
+        }
+        *out = (int8_t)dw_rq(s3, mult, rzp, e);
+        out += os;
+        x += 4 * s;
+    }
+    for (int32_t n = rest == 3 ? 0 : rest; n > 0; n--, x += s, out += os) {
+        *out = (int8_t)dw_rq(dw_plane_acc1(r, x, wts, acc0, KBP), mult, rzp, e);
+    }
+}
+
+/* Any record mode, one output at a time. */
+static void __attribute__((noinline)) dw_plane_slow(const dw_plane_args *r, const int32_t *rec,
+                                                    int8_t *out)
+{
+    const int16_t *x = r->x;
+    for (int32_t n = r->n; n > 0; n--, x += r->s, out += r->os) {
+        const int32_t acc = dw_plane_acc1(r, x, rec + DW_REC_W, rec[DW_REC_ACC], 0);
+        out[0] = dw_out1(acc, rec, rec[-1], r->zp, r->lo, r->hi);
+    }
+}
+
+TH_INLINE void dw_plane_impl(const dw_plane_args *r, const int32_t *rec, const int KBP)
+{
+    int8_t *out = r->out;
+    for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
+        if (rec[0] == 0) {
+            dw_plane_one(r, rec + 1, out, KBP);
+        } else {
+            dw_plane_slow(r, rec + 1, out);
+        }
+    }
+}
+
+typedef void (*dw_plane_fn)(const dw_plane_args *r, const int32_t *rec);
+
+#define DW_PLANE_FN(KBP)                                                                     \
+    static void dw_plane_k##KBP(const dw_plane_args *r, const int32_t *rec)                  \
+    {                                                                                        \
+        dw_plane_impl(r, rec, KBP);                                                          \
+    }
+DW_PLANE_FN(1)
+DW_PLANE_FN(2)
+DW_PLANE_FN(3)
+DW_PLANE_FN(4)
+DW_PLANE_FN(5)
+DW_PLANE_FN(6)
+DW_PLANE_FN(7)
+DW_PLANE_FN(8)
+DW_PLANE_FN(0)
+#undef DW_PLANE_FN
+
+static dw_plane_fn pick_plane_fn(int32_t kbp)
+{
+    static const dw_plane_fn by_kbp[8] = {dw_plane_k1, dw_plane_k2, dw_plane_k3, dw_plane_k4,
+                                          dw_plane_k5, dw_plane_k6, dw_plane_k7, dw_plane_k8};
+    return kbp <= 8 ? by_kbp[kbp - 1] : dw_plane_k0;
+}
+
+static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
+                        const th_dw_conv_params *params, const th_per_channel_quant *quant,
+                        const th_dims *input_dims, const int8_t *input,
+                        const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
+                        const th_dims *output_dims, int8_t *output)
+{
+    int16_t *plane = (int16_t *)(void *)scratch;
+    int32_t *records = (int32_t *)(void *)(scratch + 2 * pg->rows * pg->rowlen);
+    const int32_t in_c = input_dims->c, out_c = output_dims->c;
+    const int32_t in_h = input_dims->h, in_w = input_dims->w;
+    const int32_t mult = params->ch_mult;
+    dw_geom g; /* what rec_ctx reads: filter rows along A, columns along B */
+    g.transposed = 0;
+    g.ka = filter_dims->h;
+    g.kb = filter_dims->w;
+    dw_rec_ctx rc = rec_ctx(params, quant, filter_dims, filter, bias, out_c, &g);
+    rc.rows = 1;
+    const int32_t rw = 1 + 4 + filter_dims->h * pg->kbp; /* mode word first */
+    /* Input rows and columns inside the plane: plane row r is input row r - pad_top. */
+    const int32_t pt = params->padding.h, pl = params->padding.w;
+    const int32_t r0 = TH_MIN(pt, pg->rows), r1 = TH_MAX(TH_MIN(pt + in_h, pg->rows), r0);
+    const int32_t dw = params->dilation.w;
+    dw_plane_args r;
+    r.os = pg->p * out_c;
+    r.s = pg->sbp;
+    r.kbp = pg->kbp;
+    r.kh = filter_dims->h;
+    r.rs = params->dilation.h * pg->rowlen;
+    r.zp = params->output_offset;
+    r.lo = params->activation.min;
+    r.hi = params->activation.max;
+    r.channels = mult;
+    r.rw = rw;
+    const dw_plane_fn fn = pick_plane_fn(pg->kbp);
+    /* -offset everywhere; each channel then writes only the input's rows and columns. */
+    fill_strided(plane, 1, (int16_t)(-params->input_offset), pg->rows * pg->rowlen);
+    const int32_t out_row = output_dims->w * out_c;
+    for (int32_t n = 0; n < input_dims->n; n++) {
+        const int8_t *in_b = input + (int64_t)n * in_h * in_w * in_c;
+        int8_t *out_b = output + (int64_t)n * output_dims->h * out_row;
+        for (int32_t ic = 0; ic < in_c; ic++) {
+            for (int32_t ph = 0; ph < dw; ph++) {
+                /* Phase ph index i holds plane column ph + i dw, input column ph + i dw - pl. */
+                const int32_t i0 = TH_MIN(TH_MAX((pl - ph + dw - 1) / dw, 0), pg->phlen);
+                const int32_t i1 = TH_MIN(TH_MAX((pl + in_w - ph + dw - 1) / dw, i0), pg->phlen);
+                int16_t *d = plane + r0 * pg->rowlen + ph * pg->phlen + i0;
+                const int8_t *src = in_b + ((int64_t)(r0 - pt) * in_w + ph + i0 * dw - pl) * in_c + ic;
+                for (int32_t row = r0; row < r1; row++, d += pg->rowlen, src += in_w * in_c) {
+                    gather1(d, src, dw * in_c, i1 - i0);
+                }
+            }
+            for (int32_t m = 0; m < mult; m++) {
+                prepare_record(records + m * rw, &rc, ic * mult + m);
+            }
+            for (int32_t oy = 0; oy < output_dims->h; oy++) {
+                const int16_t *x = plane + oy * params->stride.h * pg->rowlen;
+                int8_t *out = out_b + (int64_t)oy * out_row + ic * mult;
+                for (int32_t o0 = 0; o0 < pg->p && o0 < output_dims->w; o0++) {
+                    const int32_t c0 = o0 * params->stride.w; /* plane column */
+                    r.x = x + (c0 % dw) * pg->phlen + c0 / dw;
+                    r.out = out + o0 * out_c;
+                    r.n = (output_dims->w - o0 + pg->p - 1) / pg->p;
+                    fn(&r, records);
+                }
+            }
+        }
+    }
+}
 #endif
 
 int32_t th_dw_conv_general_s8_scratch_size(const th_dw_conv_params *params,
@@ -757,6 +1010,10 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
         params->ch_mult <= 0) {
         return 0;
     }
+    const dw_plane_geom pg = dw_plane_geometry(params, filter_dims, output_dims);
+    if (pg.rowlen > 0) {
+        return dw_plane_scratch(params, &pg, filter_dims->h);
+    }
     const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
     return plane_bytes(params, input_dims, &g) + band_bytes(&g) +
            4 * g.group * params->ch_mult * (1 + record_words(&g));
@@ -794,6 +1051,12 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
 #if TH_NN_HAS_DSP && !TH_NN_MVE
     const int32_t fast = th_dw_conv_general_s8_scratch_size_fast(params, input_dims,
                                                                  filter_dims, output_dims);
+    const dw_plane_geom pg = dw_plane_geometry(params, filter_dims, output_dims);
+    if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && pg.rowlen > 0) {
+        dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter, bias,
+                    output_dims, output);
+        return TH_OK;
+    }
     if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK) {
         dw_rows_s8(plane, params, quant, input_dims, input, filter_dims, filter, bias,
                    output_dims, output);

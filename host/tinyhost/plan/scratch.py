@@ -31,14 +31,18 @@ and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c). Given four
 planes (fast_scratch_bytes: C >= 4) it stages four channels per pass (the last C % 4 one at a
 time) instead; the blob gives it that where the planned arena has the room free.
-Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP rows path, else the
-reference loop: G = [round_up4(H * W) if mult 1 and OA > 1] + 2 * group * DB * PL +
-4 * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = 4 channels staged per
-pass when KA == 1, OA == 1 and C >= 4, else 1) of DB phase rows of PL values each, and the
-records (mode, start value, requantization constants, KP = ceil(KA * KB / 2) weight pairs) of
-one input channel's outputs, in the frame (A, B) = (H, W) or (W, H) that stages fewer values
-(stage_cost, th_dw_conv_general_s8.c). A band row interleaves the KA input rows column by
-column; PL = round_up2(KA * ceil(N / KA)), N = the largest
+Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP plane or rows path,
+else the reference loop. Plane path (KH >= 3, KW >= 4 or >= 2 with mult 1, KH and KW <= 64,
+DW <= 16, plane <= 16384 bytes): G = 2 * R * DW * PHL + 4 * mult * (5 + KH * ceil(KW / 2)), one
+padded int16 input plane (R = (OH - 1) * SH + (KH - 1) * DH + 1 rows of DW phase rows of PHL
+values, PHL as PL below with KA = 1, KP = ceil(KW / 2) along W) and the records. Rows path:
+G = [round_up4(H * W) if mult 1 and OA > 1] + 2 * group * DB * PL +
+4 * group * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = 4 channels
+staged per pass when KA == 1, OA == 1 and C >= 4, else 1) of DB phase rows of PL values each,
+and the records (mode, start value, requantization constants, KP = ceil(KA * KB / 2) weight
+pairs) of one input channel's outputs, in the frame (A, B) = (H, W) or (W, H) that stages
+fewer values (stage_cost, th_dw_conv_general_s8.c). A band row interleaves the KA input rows
+column by column; PL = round_up2(KA * ceil(N / KA)), N = the largest
 ((o0 * SB) // DB + SB' * (n - 1)) * KA + 2 * KP over the P = DB / gcd(SB, DB) output phases o0
 (n = their output count rounded up to a multiple of four, SB' = SB / gcd).
 S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
@@ -206,6 +210,30 @@ def _conv_scratch(graph: Graph, op: Op, dsp: bool, mve: bool = False) -> int:
     return max(4 * _ru4(kh * kw * wc), small)
 
 
+DW_PLANE_MAX = 16384  # th_dw_conv_general_s8.c TH_DW_PLANE_MAX
+
+
+def dw_plane_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+                     dilation: tuple[int, int], mult: int) -> int:
+    """The general depthwise's plane path (dw_plane_geometry): its G, or 0 where it does not
+    apply."""
+    kh, kw = k
+    if kh < 3 or kw < (2 if mult == 1 else 4) or kw > 64 or kh > 64 or dilation[1] > 16:
+        return 0
+    sw, dw = stride[1], dilation[1]
+    g = math.gcd(sw, dw)
+    phases, kbp = dw // g, (kw + 1) // 2
+    need = 0
+    for o0 in range(min(phases, out_hw[1])):
+        n = ((out_hw[1] - o0 + phases - 1) // phases + 3) & ~3
+        need = max(need, (o0 * sw) // dw + (sw // g) * (n - 1) + 2 * kbp)
+    phlen = (need + 1) & ~1
+    rows = (out_hw[0] - 1) * stride[0] + (kh - 1) * dilation[0] + 1
+    if 2 * rows * dw * phlen > DW_PLANE_MAX:
+        return 0
+    return 2 * rows * dw * phlen + 4 * mult * (5 + kh * kbp)
+
+
 def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
                        stride: tuple[int, int], dilation: tuple[int, int], mult: int,
                        dsp: bool, channels: int = 1) -> int:
@@ -213,6 +241,9 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     channels: the input's C."""
     if not dsp:
         return 0
+    plane = dw_plane_scratch(k, out_hw, stride, dilation, mult)
+    if plane:
+        return plane
 
     def cost(b: int) -> int:  # th_dw_conv_general_s8.c stage_cost, B = axis b
         return out_hw[1 - b] * (3 * k[1 - b] * ((out_hw[b] - 1) * stride[b]
