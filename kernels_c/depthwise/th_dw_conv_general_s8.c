@@ -742,51 +742,84 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
 #define TH_DW_PLANE_MAX 16384
 
 typedef struct {
+    int32_t transposed; /* A = w, B = h */
+    int32_t ka, kb, sa, sb, da, db, pad_a, pad_b, in_a, in_b, out_a, out_b;
     int32_t rows, rowlen, phlen, kbp;
     int32_t p, sbp; /* output phases, values between a phase's outputs */
 } dw_plane_geom;
 
-/* rowlen 0: the plane path does not apply. */
-static dw_plane_geom dw_plane_geometry(const th_dw_conv_params *params,
-                                       const th_dims *filter_dims, const th_dims *output_dims)
+/* The plane geometry with B = w (transposed 0) or B = h; rowlen 0 if it does not apply. */
+static dw_plane_geom dw_plane_frame(const th_dw_conv_params *params, const th_dims *input_dims,
+                                    const th_dims *filter_dims, const th_dims *output_dims,
+                                    int32_t transposed)
 {
-    dw_plane_geom p = {0, 0, 0, 0, 0, 0};
-    const int32_t kh = filter_dims->h, kw = filter_dims->w;
-    if (kh < 3 || kw < (params->ch_mult == 1 ? 2 : 4) || kw > 64 || kh > 64 ||
-        params->dilation.w > 16) {
+    dw_plane_geom p;
+    p.transposed = transposed;
+    p.ka = transposed ? filter_dims->w : filter_dims->h;
+    p.kb = transposed ? filter_dims->h : filter_dims->w;
+    p.sa = transposed ? params->stride.w : params->stride.h;
+    p.sb = transposed ? params->stride.h : params->stride.w;
+    p.da = transposed ? params->dilation.w : params->dilation.h;
+    p.db = transposed ? params->dilation.h : params->dilation.w;
+    p.pad_a = transposed ? params->padding.w : params->padding.h;
+    p.pad_b = transposed ? params->padding.h : params->padding.w;
+    p.in_a = transposed ? input_dims->w : input_dims->h;
+    p.in_b = transposed ? input_dims->h : input_dims->w;
+    p.out_a = transposed ? output_dims->w : output_dims->h;
+    p.out_b = transposed ? output_dims->h : output_dims->w;
+    p.rowlen = 0;
+    if (p.ka < 2 || p.kb < (params->ch_mult == 1 ? 2 : 4) || p.ka * p.kb < 15 || p.kb > 64 ||
+        p.ka > 64 || p.db > 16) {
         return p;
     }
-    const int32_t sw = params->stride.w, dw = params->dilation.w;
-    const int32_t g = gcd32(sw, dw);
-    const int32_t kbp = (kw + 1) / 2;
+    const int32_t g = gcd32(p.sb, p.db);
+    p.kbp = (p.kb + 1) / 2;
+    p.p = p.db / g;
+    p.sbp = p.sb / g;
     /* Values read in a phase row: the last output of phase o0 reads 2 kbp values from
-     * (o0 sw) / dw + (sw / g) (n - 1), n rounded up to a multiple of four (the last block of
-     * four is computed whole). */
+     * (o0 sb) / db + sbp (n - 1), n rounded up to a multiple of four (the last block of four
+     * is computed whole). */
     int64_t need = 0;
-    for (int32_t o0 = 0; o0 < dw / g && o0 < output_dims->w; o0++) {
-        const int32_t n = ((output_dims->w - o0 + dw / g - 1) / (dw / g) + 3) & ~3;
-        const int64_t end = (o0 * sw) / dw + (int64_t)(sw / g) * (n - 1) + 2 * kbp;
+    for (int32_t o0 = 0; o0 < p.p && o0 < p.out_b; o0++) {
+        const int32_t n = ((p.out_b - o0 + p.p - 1) / p.p + 3) & ~3;
+        const int64_t end = (o0 * p.sb) / p.db + (int64_t)p.sbp * (n - 1) + 2 * p.kbp;
         need = need > end ? need : end;
     }
     const int64_t phlen = (need + 1) & ~1;
-    const int64_t rows = (int64_t)(output_dims->h - 1) * params->stride.h +
-                         (int64_t)(kh - 1) * params->dilation.h + 1;
-    if (2 * rows * dw * phlen > TH_DW_PLANE_MAX) {
+    const int64_t rows = (int64_t)(p.out_a - 1) * p.sa + (int64_t)(p.ka - 1) * p.da + 1;
+    if (2 * rows * p.db * phlen > TH_DW_PLANE_MAX) {
         return p;
     }
     p.rows = (int32_t)rows;
     p.phlen = (int32_t)phlen;
-    p.rowlen = (int32_t)(dw * phlen);
-    p.kbp = kbp;
-    p.p = dw / g;
-    p.sbp = sw / g;
+    p.rowlen = (int32_t)(p.db * phlen);
     return p;
 }
 
-static int32_t dw_plane_scratch(const th_dw_conv_params *params, const dw_plane_geom *p,
-                                int32_t kh)
+/* Rough instructions per output row of a frame: about 3 per weight pair and output, 2 per
+ * filter row and output, 200 per phase row call (times out_b outputs of the row). */
+static int64_t dw_plane_cost(const dw_plane_geom *p)
 {
-    return 2 * p->rows * p->rowlen + 4 * params->ch_mult * (1 + 4 + kh * p->kbp);
+    return (int64_t)(3 * p->ka * p->kbp + 2 * p->ka) * p->out_b + 200 * p->p;
+}
+
+/* The cheaper frame per output (B = w on a tie); rowlen 0: no plane path. */
+static dw_plane_geom dw_plane_geometry(const th_dw_conv_params *params,
+                                       const th_dims *input_dims, const th_dims *filter_dims,
+                                       const th_dims *output_dims)
+{
+    const dw_plane_geom plain = dw_plane_frame(params, input_dims, filter_dims, output_dims, 0);
+    const dw_plane_geom tr = dw_plane_frame(params, input_dims, filter_dims, output_dims, 1);
+    if (tr.rowlen > 0 && (plain.rowlen == 0 || dw_plane_cost(&tr) * plain.out_b <
+                                                   dw_plane_cost(&plain) * tr.out_b)) {
+        return tr;
+    }
+    return plain;
+}
+
+static int32_t dw_plane_scratch(const th_dw_conv_params *params, const dw_plane_geom *p)
+{
+    return 2 * p->rows * p->rowlen + 4 * params->ch_mult * (1 + 4 + p->ka * p->kbp);
 }
 
 /* Plane row kernel arguments. */
@@ -913,59 +946,65 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
     int16_t *plane = (int16_t *)(void *)scratch;
     int32_t *records = (int32_t *)(void *)(scratch + 2 * pg->rows * pg->rowlen);
     const int32_t in_c = input_dims->c, out_c = output_dims->c;
-    const int32_t in_h = input_dims->h, in_w = input_dims->w;
     const int32_t mult = params->ch_mult;
     dw_geom g; /* what rec_ctx reads: filter rows along A, columns along B */
-    g.transposed = 0;
-    g.ka = filter_dims->h;
-    g.kb = filter_dims->w;
+    g.transposed = pg->transposed;
+    g.ka = pg->ka;
+    g.kb = pg->kb;
     dw_rec_ctx rc = rec_ctx(params, quant, filter_dims, filter, bias, out_c, &g);
     rc.rows = 1;
-    const int32_t rw = 1 + 4 + filter_dims->h * pg->kbp; /* mode word first */
-    /* Input rows and columns inside the plane: plane row r is input row r - pad_top. */
-    const int32_t pt = params->padding.h, pl = params->padding.w;
-    const int32_t r0 = TH_MIN(pt, pg->rows), r1 = TH_MAX(TH_MIN(pt + in_h, pg->rows), r0);
-    const int32_t dw = params->dilation.w;
+    const int32_t rw = 1 + 4 + pg->ka * pg->kbp; /* mode word first */
+    /* Steps in the oriented frame (input and output bytes). */
+    const int32_t in_step_a = pg->transposed ? in_c : input_dims->w * in_c;
+    const int32_t in_step_b = pg->transposed ? input_dims->w * in_c : in_c;
+    const int32_t out_step_a = pg->transposed ? out_c : output_dims->w * out_c;
+    const int32_t out_step_b = pg->transposed ? output_dims->w * out_c : out_c;
+    /* Input lines inside the plane: plane row r is input line r - pad_a. */
+    const int32_t r0 = TH_MIN(pg->pad_a, pg->rows);
+    const int32_t r1 = TH_MAX(TH_MIN(pg->pad_a + pg->in_a, pg->rows), r0);
+    const int32_t db = pg->db;
     dw_plane_args r;
-    r.os = pg->p * out_c;
+    r.os = pg->p * out_step_b;
     r.s = pg->sbp;
     r.kbp = pg->kbp;
-    r.kh = filter_dims->h;
-    r.rs = params->dilation.h * pg->rowlen;
+    r.kh = pg->ka;
+    r.rs = pg->da * pg->rowlen;
     r.zp = params->output_offset;
     r.lo = params->activation.min;
     r.hi = params->activation.max;
     r.channels = mult;
     r.rw = rw;
     const dw_plane_fn fn = pick_plane_fn(pg->kbp);
-    /* -offset everywhere; each channel then writes only the input's rows and columns. */
+    /* -offset everywhere; each channel then writes only the input's lines. */
     fill_strided(plane, 1, (int16_t)(-params->input_offset), pg->rows * pg->rowlen);
-    const int32_t out_row = output_dims->w * out_c;
     for (int32_t n = 0; n < input_dims->n; n++) {
-        const int8_t *in_b = input + (int64_t)n * in_h * in_w * in_c;
-        int8_t *out_b = output + (int64_t)n * output_dims->h * out_row;
+        const int8_t *in_b = input + (int64_t)n * input_dims->h * input_dims->w * in_c;
+        int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
         for (int32_t ic = 0; ic < in_c; ic++) {
-            for (int32_t ph = 0; ph < dw; ph++) {
-                /* Phase ph index i holds plane column ph + i dw, input column ph + i dw - pl. */
-                const int32_t i0 = TH_MIN(TH_MAX((pl - ph + dw - 1) / dw, 0), pg->phlen);
-                const int32_t i1 = TH_MIN(TH_MAX((pl + in_w - ph + dw - 1) / dw, i0), pg->phlen);
+            for (int32_t ph = 0; ph < db; ph++) {
+                /* Phase ph index i holds plane column ph + i db, input column
+                 * ph + i db - pad_b. */
+                const int32_t i0 = TH_MIN(TH_MAX((pg->pad_b - ph + db - 1) / db, 0), pg->phlen);
+                const int32_t i1 =
+                    TH_MIN(TH_MAX((pg->pad_b + pg->in_b - ph + db - 1) / db, i0), pg->phlen);
                 int16_t *d = plane + r0 * pg->rowlen + ph * pg->phlen + i0;
-                const int8_t *src = in_b + ((int64_t)(r0 - pt) * in_w + ph + i0 * dw - pl) * in_c + ic;
-                for (int32_t row = r0; row < r1; row++, d += pg->rowlen, src += in_w * in_c) {
-                    gather1(d, src, dw * in_c, i1 - i0);
+                const int8_t *src = in_b + (int64_t)(r0 - pg->pad_a) * in_step_a +
+                                    (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b + ic;
+                for (int32_t row = r0; row < r1; row++, d += pg->rowlen, src += in_step_a) {
+                    gather1(d, src, db * in_step_b, i1 - i0);
                 }
             }
             for (int32_t m = 0; m < mult; m++) {
                 prepare_record(records + m * rw, &rc, ic * mult + m);
             }
-            for (int32_t oy = 0; oy < output_dims->h; oy++) {
-                const int16_t *x = plane + oy * params->stride.h * pg->rowlen;
-                int8_t *out = out_b + (int64_t)oy * out_row + ic * mult;
-                for (int32_t o0 = 0; o0 < pg->p && o0 < output_dims->w; o0++) {
-                    const int32_t c0 = o0 * params->stride.w; /* plane column */
-                    r.x = x + (c0 % dw) * pg->phlen + c0 / dw;
-                    r.out = out + o0 * out_c;
-                    r.n = (output_dims->w - o0 + pg->p - 1) / pg->p;
+            for (int32_t oa = 0; oa < pg->out_a; oa++) {
+                const int16_t *x = plane + oa * pg->sa * pg->rowlen;
+                int8_t *out = out_b + (int64_t)oa * out_step_a + ic * mult;
+                for (int32_t o0 = 0; o0 < pg->p && o0 < pg->out_b; o0++) {
+                    const int32_t c0 = o0 * pg->sb; /* plane column */
+                    r.x = x + (c0 % db) * pg->phlen + c0 / db;
+                    r.out = out + (int64_t)o0 * out_step_b;
+                    r.n = (pg->out_b - o0 + pg->p - 1) / pg->p;
                     fn(&r, records);
                 }
             }
@@ -1010,9 +1049,9 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
         params->ch_mult <= 0) {
         return 0;
     }
-    const dw_plane_geom pg = dw_plane_geometry(params, filter_dims, output_dims);
+    const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
     if (pg.rowlen > 0) {
-        return dw_plane_scratch(params, &pg, filter_dims->h);
+        return dw_plane_scratch(params, &pg);
     }
     const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
     return plane_bytes(params, input_dims, &g) + band_bytes(&g) +
@@ -1051,7 +1090,7 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
 #if TH_NN_HAS_DSP && !TH_NN_MVE
     const int32_t fast = th_dw_conv_general_s8_scratch_size_fast(params, input_dims,
                                                                  filter_dims, output_dims);
-    const dw_plane_geom pg = dw_plane_geometry(params, filter_dims, output_dims);
+    const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
     if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && pg.rowlen > 0) {
         dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter, bias,
                     output_dims, output);

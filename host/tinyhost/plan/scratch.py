@@ -32,10 +32,11 @@ PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8
 planes (fast_scratch_bytes: C >= 4) it stages four channels per pass (the last C % 4 one at a
 time) instead; the blob gives it that where the planned arena has the room free.
 Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP plane or rows path,
-else the reference loop. Plane path (KH >= 3, KW >= 4 or >= 2 with mult 1, KH and KW <= 64,
-DW <= 16, plane <= 16384 bytes): G = 2 * R * DW * PHL + 4 * mult * (5 + KH * ceil(KW / 2)), one
-padded int16 input plane (R = (OH - 1) * SH + (KH - 1) * DH + 1 rows of DW phase rows of PHL
-values, PHL as PL below with KA = 1, KP = ceil(KW / 2) along W) and the records. Rows path:
+else the reference loop. Plane path, in the frame (A, B) = (H, W) or (W, H) cheaper per output
+(_dw_plane_frame; KA >= 2, KB >= 4 or >= 2 with mult 1, KA * KB >= 15, KA and KB <= 64,
+DB <= 16, plane <= 16384 bytes): G = 2 * R * DB * PHL + 4 * mult * (5 + KA * ceil(KB / 2)), one
+padded int16 input plane (R = (OA - 1) * SA + (KA - 1) * DA + 1 lines of DB phase rows of PHL
+values, PHL as PL below with KA = 1 and KP = ceil(KB / 2)) and the records. Rows path:
 G = [round_up4(H * W) if mult 1 and OA > 1] + 2 * group * DB * PL +
 4 * group * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = 4 channels
 staged per pass when KA == 1, OA == 1 and C >= 4, else 1) of DB phase rows of PL values each,
@@ -213,25 +214,38 @@ def _conv_scratch(graph: Graph, op: Op, dsp: bool, mve: bool = False) -> int:
 DW_PLANE_MAX = 16384  # th_dw_conv_general_s8.c TH_DW_PLANE_MAX
 
 
+def _dw_plane_frame(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+                    dilation: tuple[int, int], mult: int, b: int) -> tuple[int, int] | None:
+    """dw_plane_frame with axis b (1: w, 0: h) contiguous: (G, cost per output row), None where
+    it does not apply."""
+    ka, kb = k[1 - b], k[b]
+    sa, sb, da, db = stride[1 - b], stride[b], dilation[1 - b], dilation[b]
+    out_a, out_b = out_hw[1 - b], out_hw[b]
+    if ka < 2 or kb < (2 if mult == 1 else 4) or ka * kb < 15 or kb > 64 or ka > 64 or db > 16:
+        return None
+    g = math.gcd(sb, db)
+    phases, sbp, kbp = db // g, sb // g, (kb + 1) // 2
+    need = 0
+    for o0 in range(min(phases, out_b)):
+        n = ((out_b - o0 + phases - 1) // phases + 3) & ~3
+        need = max(need, (o0 * sb) // db + sbp * (n - 1) + 2 * kbp)
+    phlen = (need + 1) & ~1
+    rows = (out_a - 1) * sa + (ka - 1) * da + 1
+    if 2 * rows * db * phlen > DW_PLANE_MAX:
+        return None
+    return (2 * rows * db * phlen + 4 * mult * (5 + ka * kbp),
+            (3 * ka * kbp + 2 * ka) * out_b + 200 * phases)
+
+
 def dw_plane_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
                      dilation: tuple[int, int], mult: int) -> int:
-    """The general depthwise's plane path (dw_plane_geometry): its G, or 0 where it does not
-    apply."""
-    kh, kw = k
-    if kh < 3 or kw < (2 if mult == 1 else 4) or kw > 64 or kh > 64 or dilation[1] > 16:
-        return 0
-    sw, dw = stride[1], dilation[1]
-    g = math.gcd(sw, dw)
-    phases, kbp = dw // g, (kw + 1) // 2
-    need = 0
-    for o0 in range(min(phases, out_hw[1])):
-        n = ((out_hw[1] - o0 + phases - 1) // phases + 3) & ~3
-        need = max(need, (o0 * sw) // dw + (sw // g) * (n - 1) + 2 * kbp)
-    phlen = (need + 1) & ~1
-    rows = (out_hw[0] - 1) * stride[0] + (kh - 1) * dilation[0] + 1
-    if 2 * rows * dw * phlen > DW_PLANE_MAX:
-        return 0
-    return 2 * rows * dw * phlen + 4 * mult * (5 + kh * kbp)
+    """The general depthwise's plane path (dw_plane_geometry): its G in the cheaper frame per
+    output, or 0 where it does not apply."""
+    plain = _dw_plane_frame(k, out_hw, stride, dilation, mult, 1)
+    tr = _dw_plane_frame(k, out_hw, stride, dilation, mult, 0)
+    if tr is not None and (plain is None or tr[1] * out_hw[1] < plain[1] * out_hw[0]):
+        return tr[0]
+    return 0 if plain is None else plain[0]
 
 
 def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
