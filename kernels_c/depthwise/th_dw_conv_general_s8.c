@@ -8,14 +8,16 @@
  * channel's start value), dilation along B split into phase rows so that an output's taps
  * are adjacent; every output is then a chain of SMLADs over tap pairs, four outputs of a
  * row at a time sharing each weight word, with per output channel records (doubled weight
- * pairs, start value, requantization constants) prepared once per input channel. Layers
- * with one output row (audio [1, T, 1, C], after orientation) stage four channels per
- * pass with one word load per position. ch_mult == 1 with several output rows first
- * copies the channel's int8 plane to scratch when the output overlaps the input (th_nn.h
- * rule (a): later bands read input rows that earlier output rows may have overwritten);
- * with one output row a channel's bands hold all of its input before any of its outputs
- * is written. Otherwise, and in portable builds: the reference loop (one int8 plane of
- * scratch when ch_mult == 1). */
+ * pairs, start value, requantization constants) prepared once per input channel. Filters
+ * of one row after orientation (audio K x 1 and 1 x K) stage four channels per pass with
+ * one word load per position, and one row call runs the four. ch_mult == 1 with several
+ * output rows first copies the channel's int8 plane to scratch when the output overlaps
+ * the input (th_nn.h rule (a): later bands read input rows that earlier output rows may
+ * have overwritten; one channel per pass then); with one output row a pass's bands hold
+ * all of its input before any of its outputs is written. Filters of 15 or more taps with
+ * two or more along B take the plane path instead (below, dw_plane_s8), when their plane
+ * fits TH_DW_PLANE_MAX. Otherwise, and in portable builds: the reference loop (one int8
+ * plane of scratch when ch_mult == 1). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -106,7 +108,7 @@ static dw_geom dw_geometry(const th_dw_conv_params *params, const th_dims *input
     }
     g.cols = (need + g.ka - 1) / g.ka;
     g.plen = (g.cols * g.ka + 1) & ~1;
-    g.group = g.ka == 1 && g.out_a == 1 && input_dims->c >= 4 ? 4 : 1;
+    g.group = g.ka == 1 && input_dims->c >= 4 ? 4 : 1;
     return g;
 }
 
@@ -611,6 +613,8 @@ DW_ROW_FNS(6)
 DW_ROW_FNS(7)
 DW_ROW_FNS(8)
 DW_ROW_FN(dw_row_k5_s3, 5, 3)
+DW_ROW_FN(dw_row_k5_s6, 5, 6)
+DW_ROW_FN(dw_row_k2_s4, 2, 4)
 DW_ROW_FN(dw_row_any_s1, 0, 1)
 DW_ROW_FN(dw_row_any_sn, 0, 0)
 #undef DW_ROW_FNS
@@ -626,6 +630,12 @@ static dw_row_fn pick_row_fn(int32_t kp, int32_t s)
     };
     if (kp == 5 && s == 3) {
         return dw_row_k5_s3; /* 3 x 3, stride 1 */
+    }
+    if (kp == 5 && s == 6) {
+        return dw_row_k5_s6; /* 3 x 3, stride 2 */
+    }
+    if (kp == 2 && s == 4) {
+        return dw_row_k2_s4; /* 2 x 2, stride 2 */
     }
     const int32_t si = s == 1 ? 0 : (s == 2 ? 1 : 2);
     if (kp <= 8) {
@@ -697,11 +707,13 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
         const int8_t *in_b = input + (int64_t)n * plane_size * in_c;
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
         for (int32_t ic = 0; ic < in_c;) {
-            const int32_t group = g.group == 4 && ic + 4 <= in_c ? 4 : 1;
+            /* In place with several output rows, one channel at a time (its plane copied). */
+            const int32_t group =
+                g.group == 4 && ic + 4 <= in_c && (g.out_a == 1 || !in_place) ? 4 : 1;
             const int8_t *src = in_b + ic;
             int32_t step_h = input_dims->w * in_c;
             int32_t step_w = in_c;
-            if (in_place) {
+            if (in_place && group == 1) {
                 for (int32_t i = 0; i < plane_size; i++) {
                     plane[i] = in_b[(int64_t)i * in_c + ic];
                 }
