@@ -971,8 +971,10 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
     const int32_t in_step_b = pg->transposed ? input_dims->w * in_c : in_c;
     const int32_t out_step_a = pg->transposed ? out_c : output_dims->w * out_c;
     const int32_t out_step_b = pg->transposed ? output_dims->w * out_c : out_c;
-    /* Input lines inside the plane: plane row r is input line r - pad_a. */
-    const int32_t r0 = TH_MIN(pg->pad_a, pg->rows);
+    /* Input lines inside the plane: plane row r is input line r - pad_a. Outputs read only
+     * the rows oa sa + a da, multiples of gcd(sa, da): the others are not staged. */
+    const int32_t rstep = gcd32(pg->sa, pg->da);
+    const int32_t r0 = TH_MIN((pg->pad_a + rstep - 1) / rstep * rstep, pg->rows);
     const int32_t r1 = TH_MAX(TH_MIN(pg->pad_a + pg->in_a, pg->rows), r0);
     const int32_t db = pg->db;
     dw_plane_args r;
@@ -993,7 +995,7 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
         const int8_t *in_b = input + (int64_t)n * input_dims->h * input_dims->w * in_c;
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
         for (int32_t ic = 0; ic < in_c; ic++) {
-            for (int32_t ph = 0; ph < db; ph++) {
+            for (int32_t ph = 0; ph < db; ph += db / pg->p) { /* phases read: gcd(sb, db) k */
                 /* Phase ph index i holds plane column ph + i db, input column
                  * ph + i db - pad_b. */
                 const int32_t i0 = TH_MIN(TH_MAX((pg->pad_b - ph + db - 1) / db, 0), pg->phlen);
@@ -1002,7 +1004,8 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
                 int16_t *d = plane + r0 * pg->rowlen + ph * pg->phlen + i0;
                 const int8_t *src = in_b + (int64_t)(r0 - pg->pad_a) * in_step_a +
                                     (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b + ic;
-                for (int32_t row = r0; row < r1; row++, d += pg->rowlen, src += in_step_a) {
+                for (int32_t row = r0; row < r1;
+                     row += rstep, d += rstep * pg->rowlen, src += rstep * in_step_a) {
                     gather1(d, src, db * in_step_b, i1 - i0);
                 }
             }
