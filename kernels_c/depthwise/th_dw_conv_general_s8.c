@@ -486,6 +486,21 @@ TH_INLINE int32_t dw_rq(int32_t acc2, int32_t mult, int32_t rzp, int32_t e)
     return th_ssat8(y >> e);
 }
 
+/* n (1 or 2) outputs of a row segment one at a time, record mode 0 (out of line: one copy
+ * for the row kernels of longer filters). */
+static void __attribute__((noinline)) dw_row_tail(const int16_t *x, const int32_t *rec,
+                                                  int8_t *out, int32_t kp, int32_t s,
+                                                  int32_t os, int32_t n)
+{
+    for (; n > 0; n--, x += s, out += os) {
+        int32_t acc = rec[DW_REC_ACC];
+        for (int32_t p = 0; p < kp; p++) {
+            acc = th_smlad(th_read_s32(x + 2 * p), rec[DW_REC_W + p], acc);
+        }
+        out[0] = (int8_t)dw_rq(acc, rec[DW_REC_MULT], rec[DW_REC_RZP], rec[DW_REC_E]);
+    }
+}
+
 /* One row segment of one output channel (outputs at out), record mode 0. KP > 0: constant
  * tap pairs (up to four are held in registers); S > 0: constant stride. */
 TH_INLINE void dw_row_one(const dw_row_args *r, const int16_t *x, const int32_t *rec,
@@ -541,22 +556,16 @@ TH_INLINE void dw_row_one(const dw_row_args *r, const int16_t *x, const int32_t 
             x += 4 * s;
         }
     }
-    for (int32_t n = rest == 3 ? 0 : rest; n > 0; n--, x += s, out += os) {
-        int32_t acc = acc0;
-        if (KP > 0 && KP <= 4) {
-            _Pragma("GCC unroll 4") for (int32_t p = 0; p < KP; p++) {
-                acc = th_smlad(th_read_s32(x + 2 * p), wl[p], acc);
+    if (KP > 0 && KP <= 5) { /* inline: a few tap pairs (the 3 x 3 and smaller filters) */
+        for (int32_t n = rest == 3 ? 0 : rest; n > 0; n--, x += s, out += os) {
+            int32_t acc = acc0;
+            _Pragma("GCC unroll 5") for (int32_t p = 0; p < KP; p++) {
+                acc = th_smlad(th_read_s32(x + 2 * p), KP <= 4 ? wl[p] : wts[p], acc);
             }
-        } else if (KP > 0) {
-            _Pragma("GCC unroll 8") for (int32_t p = 0; p < KP; p++) {
-                acc = th_smlad(th_read_s32(x + 2 * p), wts[p], acc);
-            }
-        } else {
-            for (int32_t p = 0; p < kp; p++) {
-                acc = th_smlad(th_read_s32(x + 2 * p), wts[p], acc);
-            }
+            out[0] = (int8_t)dw_rq(acc, mult, rzp, e);
         }
-        out[0] = (int8_t)dw_rq(acc, mult, rzp, e);
+    } else if (rest != 3 && rest > 0) {
+        dw_row_tail(x, rec, out, kp, s, os, rest);
     }
 }
 
