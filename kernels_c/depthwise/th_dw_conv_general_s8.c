@@ -207,24 +207,27 @@ static dw_rec_ctx rec_ctx(const th_dw_conv_params *params, const th_per_channel_
 static void dw_weights_2d(int32_t *w, const dw_rec_ctx *c, const int8_t *f, int32_t scale,
                           int32_t *wsum)
 {
+    /* The context's fields in locals: the stores through w may not reload them. */
+    const int32_t ka = c->ka, kb = c->kb, fa = c->fa, fb = c->fb;
     int32_t sum = 0;
-    /* Taps in band order: (a, b) at b KA + a. */
-    int32_t t = 0;
     int32_t pending = 0;
-    for (int32_t b = 0; b < c->kb; b++) {
-        const int8_t *fa = f + b * c->fb;
-        for (int32_t a = 0; a < c->ka; a++, fa += c->fa, t++) {
-            const int32_t v = *fa;
+    int32_t odd = 0;
+    /* Taps in band order: (a, b) at b KA + a. */
+    for (int32_t b = 0; b < kb; b++, f += fb) {
+        const int8_t *fa_ = f;
+        for (int32_t a = 0; a < ka; a++, fa_ += fa) {
+            const int32_t v = *fa_;
             sum += v;
-            if (t & 1) {
+            if (odd) {
                 *w++ = th_pkhbt(scale * pending, scale * v);
             } else {
                 pending = v;
             }
+            odd ^= 1;
         }
     }
-    if (t & 1) {
-        *w++ = th_pkhbt(scale * pending, 0);
+    if (odd) {
+        *w = th_pkhbt(scale * pending, 0);
     }
     *wsum += sum;
 }
