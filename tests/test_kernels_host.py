@@ -30,9 +30,10 @@ from kernels.cases import (
 )
 from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, Driver, build_driver
 from kernels.layers import FEW_CHANNEL_LAYERS, REAL_LAYERS, layer_case, with_dead_channels
-from kernels.sweep import describe, sweep_cases
+from kernels.sweep import _conv_case, describe, sweep_cases
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.codegen.layout import interleave_filter
+from tinyhost.plan.scratch import dw_plane_scratch
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
@@ -222,3 +223,36 @@ def test_sweep_shapes_match_reference(driver: Driver) -> None:
         if kind != "depthwise":
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{kind} {describe(case)}: {problem}"
+
+
+def test_depthwise_sweep_shapes_match_reference(driver: Driver) -> None:
+    """The benchmark sweep's depthwise shapes (seeds 0 and 1, with their fast scratch): the
+    rows path's partial blocks, four-channel passes and one-row audio shapes."""
+    for seed in (0, 1):
+        for kind, case in sweep_cases(seed, 30):
+            if kind == "depthwise":
+                problem = check_result(case, driver.run(case))
+                assert problem is None, f"seed {seed} {describe(case)}: {problem}"
+
+
+def test_depthwise_plane_path_in_place_clamped_and_batched(driver: Driver) -> None:
+    """The depthwise plane path (filters of 15 or more taps, fast scratch) in both frames,
+    with dilation phases, ch_mult 2, in place, two batches, and an activation clamp (the
+    records' one-output-at-a-time mode)."""
+    rng = np.random.default_rng(14)
+    shapes = [((12, 11), 6, (5, 5), (1, 1), (1, 1), 1), ((20, 9), 5, (7, 3), (2, 1), (2, 2), 1),
+              ((9, 16), 3, (3, 6), (1, 2), (1, 3), 2), ((17, 6), 4, (11, 2), (1, 1), (2, 1), 1)]
+    for hw, cin, k, stride, dilation, mult in shapes:
+        case = _conv_case(rng, Op.DW, hw, cin, cin * mult, k, stride, dilation, mult)
+        assert case is not None and case.fast_scratch
+        assert dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, mult) > 0
+        clamped = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
+                                                                  act_max=90))
+        batched = dataclasses.replace(case, x=np.concatenate([case.x, case.x[:, ::-1]]),
+                                      out_shape=(2, *case.out_shape[1:]))
+        variants = [case, clamped, batched]
+        if mult == 1:
+            variants.append(dataclasses.replace(case, in_place=True))
+        for v in variants:
+            problem = check_result(v, driver.run(v))
+            assert problem is None, f"{describe(v)} in place {v.in_place}: {problem}"

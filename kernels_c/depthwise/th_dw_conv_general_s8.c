@@ -8,14 +8,16 @@
  * channel's start value), dilation along B split into phase rows so that an output's taps
  * are adjacent; every output is then a chain of SMLADs over tap pairs, four outputs of a
  * row at a time sharing each weight word, with per output channel records (doubled weight
- * pairs, start value, requantization constants) prepared once per input channel. Layers
- * with one output row (audio [1, T, 1, C], after orientation) stage four channels per
- * pass with one word load per position. ch_mult == 1 with several output rows first
- * copies the channel's int8 plane to scratch when the output overlaps the input (th_nn.h
- * rule (a): later bands read input rows that earlier output rows may have overwritten);
- * with one output row a channel's bands hold all of its input before any of its outputs
- * is written. Otherwise, and in portable builds: the reference loop (one int8 plane of
- * scratch when ch_mult == 1). */
+ * pairs, start value, requantization constants) prepared once per input channel. Filters
+ * of one row after orientation (audio K x 1 and 1 x K) stage four channels per pass with
+ * one word load per position, and one row call runs the four. ch_mult == 1 with several
+ * output rows first copies the channel's int8 plane to scratch when the output overlaps
+ * the input (th_nn.h rule (a): later bands read input rows that earlier output rows may
+ * have overwritten; one channel per pass then); with one output row a pass's bands hold
+ * all of its input before any of its outputs is written. Filters of 15 or more taps with
+ * two or more along B take the plane path instead (below, dw_plane_s8), when their plane
+ * fits TH_DW_PLANE_MAX. Otherwise, and in portable builds: the reference loop (one int8
+ * plane of scratch when ch_mult == 1). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -106,12 +108,12 @@ static dw_geom dw_geometry(const th_dw_conv_params *params, const th_dims *input
     }
     g.cols = (need + g.ka - 1) / g.ka;
     g.plen = (g.cols * g.ka + 1) & ~1;
-    g.group = g.ka == 1 && g.out_a == 1 && input_dims->c >= 4 ? 4 : 1;
+    g.group = g.ka == 1 && input_dims->c >= 4 ? 4 : 1;
     return g;
 }
 
 /* Scratch layout: [int8 plane (ch_mult 1, several output rows: in place)]
- * [int16 bands: group x DB x plen] [int32 records: ch_mult x (5 + kp)]. */
+ * [int16 bands: group x DB x plen] [int32 records: group x ch_mult x (5 + kp)]. */
 static int32_t plane_bytes(const th_dw_conv_params *params, const th_dims *input_dims,
                            const dw_geom *g)
 {
@@ -172,6 +174,8 @@ typedef struct {
     int32_t ka, kb;
     int32_t offset, zp, clamp;
     int32_t taps_bound; /* KA KB 256 128: |acc - bias| */
+    int32_t rows; /* weights row by row (plane path): A-major, pairs along B, an odd row
+                   * ending (w, 0) */
 } dw_rec_ctx;
 
 static dw_rec_ctx rec_ctx(const th_dw_conv_params *params, const th_per_channel_quant *quant,
@@ -194,6 +198,7 @@ static dw_rec_ctx rec_ctx(const th_dw_conv_params *params, const th_per_channel_
     c.clamp = params->activation.min > -128 || params->activation.max < 127;
     const int64_t taps = (int64_t)g->ka * g->kb * 256 * 128;
     c.taps_bound = taps < (INT64_C(1) << 29) ? (int32_t)taps : (1 << 29);
+    c.rows = 0;
     return c;
 }
 
@@ -202,24 +207,27 @@ static dw_rec_ctx rec_ctx(const th_dw_conv_params *params, const th_per_channel_
 static void dw_weights_2d(int32_t *w, const dw_rec_ctx *c, const int8_t *f, int32_t scale,
                           int32_t *wsum)
 {
+    /* The context's fields in locals: the stores through w may not reload them. */
+    const int32_t ka = c->ka, kb = c->kb, fa = c->fa, fb = c->fb;
     int32_t sum = 0;
-    /* Taps in band order: (a, b) at b KA + a. */
-    int32_t t = 0;
     int32_t pending = 0;
-    for (int32_t b = 0; b < c->kb; b++) {
-        const int8_t *fa = f + b * c->fb;
-        for (int32_t a = 0; a < c->ka; a++, fa += c->fa, t++) {
-            const int32_t v = *fa;
+    int32_t odd = 0;
+    /* Taps in band order: (a, b) at b KA + a. */
+    for (int32_t b = 0; b < kb; b++, f += fb) {
+        const int8_t *fa_ = f;
+        for (int32_t a = 0; a < ka; a++, fa_ += fa) {
+            const int32_t v = *fa_;
             sum += v;
-            if (t & 1) {
+            if (odd) {
                 *w++ = th_pkhbt(scale * pending, scale * v);
             } else {
                 pending = v;
             }
+            odd ^= 1;
         }
     }
-    if (t & 1) {
-        *w++ = th_pkhbt(scale * pending, 0);
+    if (odd) {
+        *w = th_pkhbt(scale * pending, 0);
     }
     *wsum += sum;
 }
@@ -237,18 +245,22 @@ static void __attribute__((noinline)) prepare_record(int32_t *rec, const dw_rec_
     int32_t wsum = 0;
     int32_t *w = rec + 1 + DW_REC_W;
     const int8_t *f = c->filter + oc;
-    if (c->ka == 1) { /* taps along B only */
+    if (c->ka == 1 || c->rows) { /* pairs along B, each of the KA rows on its own */
         const int32_t fb = c->fb;
-        for (int32_t p = c->kb >> 1; p > 0; p--, f += 2 * fb) {
-            const int32_t w0 = f[0];
-            const int32_t w1 = f[fb];
-            wsum += w0 + w1;
-            *w++ = dw_pkhbt(w0 * scale, w1 * scale);
-        }
-        if (c->kb & 1) {
-            const int32_t w0 = f[0];
-            wsum += w0;
-            *w = (int32_t)((uint32_t)(w0 * scale) & 0xFFFFu);
+        for (int32_t a = c->ka; a > 0; a--) {
+            const int8_t *fr = f;
+            for (int32_t p = c->kb >> 1; p > 0; p--, fr += 2 * fb) {
+                const int32_t w0 = fr[0];
+                const int32_t w1 = fr[fb];
+                wsum += w0 + w1;
+                *w++ = dw_pkhbt(w0 * scale, w1 * scale);
+            }
+            if (c->kb & 1) {
+                const int32_t w0 = fr[0];
+                wsum += w0;
+                *w++ = (int32_t)((uint32_t)(w0 * scale) & 0xFFFFu);
+            }
+            f += c->fa;
         }
     } else {
         dw_weights_2d(w, c, f, scale, &wsum);
@@ -411,7 +423,9 @@ typedef struct {
     int32_t s; /* band values between outputs */
     int32_t kp; /* tap pairs */
     int32_t zp, lo, hi;
-    int32_t channels; /* output channels (adjacent bytes), records rw words apart */
+    int32_t channels; /* output channels per band (adjacent bytes), records rw words apart */
+    int32_t bands; /* bands (input channels) per call, xs values apart; their outputs follow */
+    int32_t xs;
     int32_t rw;
 } dw_row_args;
 
@@ -475,9 +489,25 @@ TH_INLINE int32_t dw_rq(int32_t acc2, int32_t mult, int32_t rzp, int32_t e)
     return th_ssat8(y >> e);
 }
 
+/* n (1 or 2) outputs of a row segment one at a time, record mode 0 (out of line: one copy
+ * for the row kernels of longer filters). */
+static void __attribute__((noinline)) dw_row_tail(const int16_t *x, const int32_t *rec,
+                                                  int8_t *out, int32_t kp, int32_t s,
+                                                  int32_t os, int32_t n)
+{
+    for (; n > 0; n--, x += s, out += os) {
+        int32_t acc = rec[DW_REC_ACC];
+        for (int32_t p = 0; p < kp; p++) {
+            acc = th_smlad(th_read_s32(x + 2 * p), rec[DW_REC_W + p], acc);
+        }
+        out[0] = (int8_t)dw_rq(acc, rec[DW_REC_MULT], rec[DW_REC_RZP], rec[DW_REC_E]);
+    }
+}
+
 /* One row segment of one output channel (outputs at out), record mode 0. KP > 0: constant
  * tap pairs (up to four are held in registers); S > 0: constant stride. */
-TH_INLINE void dw_row_one(const dw_row_args *r, const int32_t *rec, int8_t *out, const int KP,
+TH_INLINE void dw_row_one(const dw_row_args *r, const int16_t *x, const int32_t *rec,
+                          int8_t *out, const int KP,
                           const int S)
 {
     const int32_t kp = KP > 0 ? KP : r->kp;
@@ -494,49 +524,60 @@ TH_INLINE void dw_row_one(const dw_row_args *r, const int32_t *rec, int8_t *out,
             wl[p] = wts[p];
         }
     }
-    const int16_t *x = r->x;
-    int32_t blocks = (r->n + 3) >> 2;
-    /* Whole blocks; the bands cover the last one's windows too (dw_geometry), it stores only
-     * its outputs. */
-    for (;;) {
-        int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
-        if (KP > 0 && KP <= 4) {
-            DW_ACC4(x, wl, KP, s);
-        } else if (KP > 0 || s != 1) {
-            DW_ACC4(x, wts, kp, s);
-        } else {
-            dw_acc4_s1(x, wts, kp, &s0, &s1, &s2, &s3);
-        }
-        if (--blocks == 0) {
-            const int32_t rest = r->n & 3;
-            out[0] = (int8_t)dw_rq(s0, mult, rzp, e);
-            if (rest != 1) {
-                out[os] = (int8_t)dw_rq(s1, mult, rzp, e);
-                if (rest != 2) {
-                    out[2 * os] = (int8_t)dw_rq(s2, mult, rzp, e);
-                    if (rest != 3) {
-                        out[3 * os] = (int8_t)dw_rq(s3, mult, rzp, e);
-                    }
-                }
+    /* Blocks of four outputs; a last block of three is computed whole (the bands cover its
+     * windows, dw_geometry) and stores three; one or two left over go one at a time. */
+    const int32_t rest = r->n & 3;
+    int32_t blocks = (r->n + (rest == 3)) >> 2;
+    if (blocks > 0) {
+        for (;;) {
+            int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
+            if (KP > 0 && KP <= 4) {
+                DW_ACC4(x, wl, KP, s);
+            } else if (KP > 0 || s != 1) {
+                DW_ACC4(x, wts, kp, s);
+            } else {
+                dw_acc4_s1(x, wts, kp, &s0, &s1, &s2, &s3);
             }
-            return;
+            /* Stores stepping the pointer: no 2 os, 3 os kept in registers. */
+            *out = (int8_t)dw_rq(s0, mult, rzp, e);
+            out += os;
+            *out = (int8_t)dw_rq(s1, mult, rzp, e);
+            out += os;
+            *out = (int8_t)dw_rq(s2, mult, rzp, e);
+            out += os;
+            if (--blocks == 0) {
+                if (rest == 3) {
+                    return;
+                }
+                *out = (int8_t)dw_rq(s3, mult, rzp, e);
+                out += os;
+                x += 4 * s;
+                break;
+            }
+            *out = (int8_t)dw_rq(s3, mult, rzp, e);
+            out += os;
+            x += 4 * s;
         }
-        out[0] = (int8_t)dw_rq(s0, mult, rzp, e);
-        out[os] = (int8_t)dw_rq(s1, mult, rzp, e);
-        out += 2 * os;
-        out[0] = (int8_t)dw_rq(s2, mult, rzp, e);
-        out[os] = (int8_t)dw_rq(s3, mult, rzp, e);
-        out += 2 * os;
-        x += 4 * s;
+    }
+    if (KP > 0 && KP <= 5) { /* inline: a few tap pairs (the 3 x 3 and smaller filters) */
+        for (int32_t n = rest == 3 ? 0 : rest; n > 0; n--, x += s, out += os) {
+            int32_t acc = acc0;
+            _Pragma("GCC unroll 5") for (int32_t p = 0; p < KP; p++) {
+                acc = th_smlad(th_read_s32(x + 2 * p), KP <= 4 ? wl[p] : wts[p], acc);
+            }
+            out[0] = (int8_t)dw_rq(acc, mult, rzp, e);
+        }
+    } else if (rest != 3 && rest > 0) {
+        dw_row_tail(x, rec, out, kp, s, os, rest);
     }
 }
 
 /* Any record mode (activation clamp, exact requantization), one output at a time. */
-static void __attribute__((noinline)) dw_row_slow(const dw_row_args *r, const int32_t *rec,
+static void __attribute__((noinline)) dw_row_slow(const dw_row_args *r, const int16_t *x,
+                                                  const int32_t *rec,
                                                   int8_t *out)
 {
     const int32_t mode = rec[-1];
-    const int16_t *x = r->x;
     for (int32_t n = r->n; n > 0; n--, x += r->s, out += r->os) {
         int32_t acc = rec[DW_REC_ACC];
         for (int32_t p = 0; p < r->kp; p++) {
@@ -546,16 +587,20 @@ static void __attribute__((noinline)) dw_row_slow(const dw_row_args *r, const in
     }
 }
 
-/* The row segment of r->channels output channels (records from rec, mode word first). */
+/* The row segment of r->bands x r->channels output channels (records from rec, mode word
+ * first; band b at r->x + b r->xs). */
 TH_INLINE void dw_row_impl(const dw_row_args *r, const int32_t *rec, const int KP,
                            const int S)
 {
     int8_t *out = r->out;
-    for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
-        if (rec[0] == 0) {
-            dw_row_one(r, rec + 1, out, KP, S);
-        } else {
-            dw_row_slow(r, rec + 1, out);
+    const int16_t *x = r->x;
+    for (int32_t b = r->bands; b > 0; b--, x += r->xs) {
+        for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
+            if (rec[0] == 0) {
+                dw_row_one(r, x, rec + 1, out, KP, S);
+            } else {
+                dw_row_slow(r, x, rec + 1, out);
+            }
         }
     }
 }
@@ -580,6 +625,8 @@ DW_ROW_FNS(6)
 DW_ROW_FNS(7)
 DW_ROW_FNS(8)
 DW_ROW_FN(dw_row_k5_s3, 5, 3)
+DW_ROW_FN(dw_row_k5_s6, 5, 6)
+DW_ROW_FN(dw_row_k2_s4, 2, 4)
 DW_ROW_FN(dw_row_any_s1, 0, 1)
 DW_ROW_FN(dw_row_any_sn, 0, 0)
 #undef DW_ROW_FNS
@@ -595,6 +642,12 @@ static dw_row_fn pick_row_fn(int32_t kp, int32_t s)
     };
     if (kp == 5 && s == 3) {
         return dw_row_k5_s3; /* 3 x 3, stride 1 */
+    }
+    if (kp == 5 && s == 6) {
+        return dw_row_k5_s6; /* 3 x 3, stride 2 */
+    }
+    if (kp == 2 && s == 4) {
+        return dw_row_k2_s4; /* 2 x 2, stride 2 */
     }
     const int32_t si = s == 1 ? 0 : (s == 2 ? 1 : 2);
     if (kp <= 8) {
@@ -658,6 +711,7 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
     r.hi = params->activation.max;
     r.channels = mult;
     r.rw = rw;
+    r.xs = band_slot;
     const dw_row_fn fn = pick_row_fn(r.kp, r.s);
     /* -offset everywhere: stage_band writes only the columns inside the input. */
     fill_strided(band, 1, (int16_t)(-params->input_offset), g.group * band_slot);
@@ -665,11 +719,13 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
         const int8_t *in_b = input + (int64_t)n * plane_size * in_c;
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
         for (int32_t ic = 0; ic < in_c;) {
-            const int32_t group = g.group == 4 && ic + 4 <= in_c ? 4 : 1;
+            /* In place with several output rows, one channel at a time (its plane copied). */
+            const int32_t group =
+                g.group == 4 && ic + 4 <= in_c && (g.out_a == 1 || !in_place) ? 4 : 1;
             const int8_t *src = in_b + ic;
             int32_t step_h = input_dims->w * in_c;
             int32_t step_w = in_c;
-            if (in_place) {
+            if (in_place && group == 1) {
                 for (int32_t i = 0; i < plane_size; i++) {
                     plane[i] = in_b[(int64_t)i * in_c + ic];
                 }
@@ -679,26 +735,306 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
             }
             const int32_t step_a = g.transposed ? step_w : step_h;
             const int32_t step_b = g.transposed ? step_h : step_w;
-            if (group == 1) {
-                for (int32_t m = 0; m < mult; m++) {
-                    prepare_record(records + m * rw, &rc, ic * mult + m);
-                }
+            /* The records of the group's output channels, in output order. */
+            for (int32_t m = 0; m < group * mult; m++) {
+                prepare_record(records + m * rw, &rc, ic * mult + m);
             }
+            r.bands = group;
             for (int32_t oa = 0; oa < g.out_a; oa++) {
                 stage_band(band, group, band_slot, src, step_a, step_b, oa, &g,
                            params->input_offset);
-                int8_t *out_row = out_b + (int64_t)oa * out_step_a + ic * mult;
-                for (int32_t k = 0; k < group; k++, out_row += mult) {
-                    if (group == 4) {
-                        /* One output row: each record is used once. */
-                        for (int32_t m = 0; m < mult; m++) {
-                            prepare_record(records + m * rw, &rc, (ic + k) * mult + m);
-                        }
-                    }
-                    dw_out_row(fn, &r, band + k * band_slot, out_row, out_step_b, records, &g);
-                }
+                dw_out_row(fn, &r, band, out_b + (int64_t)oa * out_step_a + ic * mult,
+                           out_step_b, records, &g);
             }
             ic += group;
+        }
+    }
+}
+
+/* ---- Plane path: filters of at least 3 rows and 4 columns (2 with ch_mult 1), the padded
+ * int16 plane of a channel within TH_DW_PLANE_MAX bytes ----
+ * The channel's padded input plane is staged once as int16 raw values (-input_offset in the
+ * padding, folded into the start value like the rows path); each plane row as DW phase rows
+ * of `phlen` values (phase r holds the columns r, r + DW, ...), so that an output's taps
+ * are KH runs of KW adjacent values, one per filter row, each a chain of SMLADs over
+ * column pairs (an odd KW pads the last pair with a zero weight), four outputs at a time
+ * sharing each weight word. Outputs o0 + P t (P = DW / gcd(SW, DW)) share a phase and step
+ * SW / gcd values in it. Staging is once per channel (the rows path
+ * restages the KA input rows of every output row, which for tall filters on small planes
+ * costs more than the taps), and no plane copy is needed in place: the channel's input is
+ * in scratch before any of its outputs is written. */
+#define TH_DW_PLANE_MAX 16384
+
+typedef struct {
+    int32_t transposed; /* A = w, B = h */
+    int32_t ka, kb, sa, sb, da, db, pad_a, pad_b, in_a, in_b, out_a, out_b;
+    int32_t rows, rowlen, phlen, kbp;
+    int32_t p, sbp; /* output phases, values between a phase's outputs */
+} dw_plane_geom;
+
+/* The plane geometry with B = w (transposed 0) or B = h; rowlen 0 if it does not apply. */
+static dw_plane_geom dw_plane_frame(const th_dw_conv_params *params, const th_dims *input_dims,
+                                    const th_dims *filter_dims, const th_dims *output_dims,
+                                    int32_t transposed)
+{
+    dw_plane_geom p;
+    p.transposed = transposed;
+    p.ka = transposed ? filter_dims->w : filter_dims->h;
+    p.kb = transposed ? filter_dims->h : filter_dims->w;
+    p.sa = transposed ? params->stride.w : params->stride.h;
+    p.sb = transposed ? params->stride.h : params->stride.w;
+    p.da = transposed ? params->dilation.w : params->dilation.h;
+    p.db = transposed ? params->dilation.h : params->dilation.w;
+    p.pad_a = transposed ? params->padding.w : params->padding.h;
+    p.pad_b = transposed ? params->padding.h : params->padding.w;
+    p.in_a = transposed ? input_dims->w : input_dims->h;
+    p.in_b = transposed ? input_dims->h : input_dims->w;
+    p.out_a = transposed ? output_dims->w : output_dims->h;
+    p.out_b = transposed ? output_dims->h : output_dims->w;
+    p.rowlen = 0;
+    if (p.ka < 2 || p.kb < (params->ch_mult == 1 ? 2 : 4) || p.ka * p.kb < 15 || p.kb > 64 ||
+        p.ka > 64 || p.db > 16) {
+        return p;
+    }
+    const int32_t g = gcd32(p.sb, p.db);
+    p.kbp = (p.kb + 1) / 2;
+    p.p = p.db / g;
+    p.sbp = p.sb / g;
+    /* Values read in a phase row: the last output of phase o0 reads 2 kbp values from
+     * (o0 sb) / db + sbp (n - 1), n rounded up to a multiple of four (the last block of four
+     * is computed whole). */
+    int64_t need = 0;
+    for (int32_t o0 = 0; o0 < p.p && o0 < p.out_b; o0++) {
+        const int32_t n = ((p.out_b - o0 + p.p - 1) / p.p + 3) & ~3;
+        const int64_t end = (o0 * p.sb) / p.db + (int64_t)p.sbp * (n - 1) + 2 * p.kbp;
+        need = need > end ? need : end;
+    }
+    const int64_t phlen = (need + 1) & ~1;
+    const int64_t rows = (int64_t)(p.out_a - 1) * p.sa + (int64_t)(p.ka - 1) * p.da + 1;
+    if (2 * rows * p.db * phlen > TH_DW_PLANE_MAX) {
+        return p;
+    }
+    p.rows = (int32_t)rows;
+    p.phlen = (int32_t)phlen;
+    p.rowlen = (int32_t)(p.db * phlen);
+    return p;
+}
+
+/* Rough instructions per output row of a frame: about 3 per weight pair and output, 2 per
+ * filter row and output, 200 per phase row call (times out_b outputs of the row). */
+static int64_t dw_plane_cost(const dw_plane_geom *p)
+{
+    return (int64_t)(3 * p->ka * p->kbp + 2 * p->ka) * p->out_b + 200 * p->p;
+}
+
+/* The cheaper frame per output (B = w on a tie); rowlen 0: no plane path. */
+static dw_plane_geom dw_plane_geometry(const th_dw_conv_params *params,
+                                       const th_dims *input_dims, const th_dims *filter_dims,
+                                       const th_dims *output_dims)
+{
+    const dw_plane_geom plain = dw_plane_frame(params, input_dims, filter_dims, output_dims, 0);
+    const dw_plane_geom tr = dw_plane_frame(params, input_dims, filter_dims, output_dims, 1);
+    if (tr.rowlen > 0 && (plain.rowlen == 0 || dw_plane_cost(&tr) * plain.out_b <
+                                                   dw_plane_cost(&plain) * tr.out_b)) {
+        return tr;
+    }
+    return plain;
+}
+
+static int32_t dw_plane_scratch(const th_dw_conv_params *params, const dw_plane_geom *p)
+{
+    return 2 * p->rows * p->rowlen + 4 * params->ch_mult * (1 + 4 + p->ka * p->kbp);
+}
+
+/* Plane row kernel arguments. */
+typedef struct {
+    const int16_t *x; /* first value of the first output's first filter row */
+    int8_t *out;
+    int32_t n; /* outputs */
+    int32_t os; /* output bytes between outputs */
+    int32_t s; /* values between outputs */
+    int32_t kbp, kh; /* pairs per filter row, filter rows */
+    int32_t rs; /* values between filter rows */
+    int32_t zp, lo, hi;
+    int32_t channels, rw; /* output channels (adjacent bytes), record words */
+} dw_plane_args;
+
+/* One output of one channel: start value acc plus the KH runs of pairs at x. */
+TH_INLINE int32_t dw_plane_acc1(const dw_plane_args *r, const int16_t *x, const int32_t *w,
+                                int32_t acc, const int KBP)
+{
+    const int32_t kbp = KBP > 0 ? KBP : r->kbp;
+    for (int32_t a = r->kh; a > 0; a--, x += r->rs, w += kbp) {
+        _Pragma("GCC unroll 8") for (int32_t p = 0; p < kbp; p++) {
+            acc = th_smlad(th_read_s32(x + 2 * p), w[p], acc);
+        }
+    }
+    return acc;
+}
+
+/* One output row of one channel, record mode 0. */
+TH_INLINE void dw_plane_one(const dw_plane_args *r, const int32_t *rec, int8_t *out,
+                            const int KBP)
+{
+    const int32_t kbp = KBP > 0 ? KBP : r->kbp;
+    const int32_t s = r->s;
+    const int32_t os = r->os;
+    const int32_t acc0 = rec[DW_REC_ACC];
+    const int32_t mult = rec[DW_REC_MULT];
+    const int32_t rzp = rec[DW_REC_RZP];
+    const int32_t e = rec[DW_REC_E];
+    const int32_t *wts = rec + DW_REC_W;
+    const int16_t *x = r->x;
+    /* As dw_row_one: blocks of four, a last block of three computed whole, one or two left
+     * over one at a time. */
+    const int32_t rest = r->n & 3;
+    for (int32_t blocks = (r->n + (rest == 3)) >> 2; blocks > 0; blocks--) {
+        int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
+        const int16_t *xa = x;
+        const int32_t *wa = wts;
+        for (int32_t a = r->kh; a > 0; a--, xa += r->rs, wa += kbp) {
+            DW_ACC4(xa, wa, kbp, s);
+        }
+        *out = (int8_t)dw_rq(s0, mult, rzp, e);
+        out += os;
+        *out = (int8_t)dw_rq(s1, mult, rzp, e);
+        out += os;
+        *out = (int8_t)dw_rq(s2, mult, rzp, e);
+        out += os;
+        if (blocks == 1 && rest == 3) {
+            return;
+        }
+        *out = (int8_t)dw_rq(s3, mult, rzp, e);
+        out += os;
+        x += 4 * s;
+    }
+    for (int32_t n = rest == 3 ? 0 : rest; n > 0; n--, x += s, out += os) {
+        *out = (int8_t)dw_rq(dw_plane_acc1(r, x, wts, acc0, KBP), mult, rzp, e);
+    }
+}
+
+/* Any record mode, one output at a time. */
+static void __attribute__((noinline)) dw_plane_slow(const dw_plane_args *r, const int32_t *rec,
+                                                    int8_t *out)
+{
+    const int16_t *x = r->x;
+    for (int32_t n = r->n; n > 0; n--, x += r->s, out += r->os) {
+        const int32_t acc = dw_plane_acc1(r, x, rec + DW_REC_W, rec[DW_REC_ACC], 0);
+        out[0] = dw_out1(acc, rec, rec[-1], r->zp, r->lo, r->hi);
+    }
+}
+
+TH_INLINE void dw_plane_impl(const dw_plane_args *r, const int32_t *rec, const int KBP)
+{
+    int8_t *out = r->out;
+    for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
+        if (rec[0] == 0) {
+            dw_plane_one(r, rec + 1, out, KBP);
+        } else {
+            dw_plane_slow(r, rec + 1, out);
+        }
+    }
+}
+
+typedef void (*dw_plane_fn)(const dw_plane_args *r, const int32_t *rec);
+
+#define DW_PLANE_FN(KBP)                                                                     \
+    static void dw_plane_k##KBP(const dw_plane_args *r, const int32_t *rec)                  \
+    {                                                                                        \
+        dw_plane_impl(r, rec, KBP);                                                          \
+    }
+DW_PLANE_FN(1)
+DW_PLANE_FN(2)
+DW_PLANE_FN(3)
+DW_PLANE_FN(4)
+DW_PLANE_FN(5)
+DW_PLANE_FN(6)
+DW_PLANE_FN(7)
+DW_PLANE_FN(8)
+DW_PLANE_FN(0)
+#undef DW_PLANE_FN
+
+static dw_plane_fn pick_plane_fn(int32_t kbp)
+{
+    static const dw_plane_fn by_kbp[8] = {dw_plane_k1, dw_plane_k2, dw_plane_k3, dw_plane_k4,
+                                          dw_plane_k5, dw_plane_k6, dw_plane_k7, dw_plane_k8};
+    return kbp <= 8 ? by_kbp[kbp - 1] : dw_plane_k0;
+}
+
+static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
+                        const th_dw_conv_params *params, const th_per_channel_quant *quant,
+                        const th_dims *input_dims, const int8_t *input,
+                        const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
+                        const th_dims *output_dims, int8_t *output)
+{
+    int16_t *plane = (int16_t *)(void *)scratch;
+    int32_t *records = (int32_t *)(void *)(scratch + 2 * pg->rows * pg->rowlen);
+    const int32_t in_c = input_dims->c, out_c = output_dims->c;
+    const int32_t mult = params->ch_mult;
+    dw_geom g; /* what rec_ctx reads: filter rows along A, columns along B */
+    g.transposed = pg->transposed;
+    g.ka = pg->ka;
+    g.kb = pg->kb;
+    dw_rec_ctx rc = rec_ctx(params, quant, filter_dims, filter, bias, out_c, &g);
+    rc.rows = 1;
+    const int32_t rw = 1 + 4 + pg->ka * pg->kbp; /* mode word first */
+    /* Steps in the oriented frame (input and output bytes). */
+    const int32_t in_step_a = pg->transposed ? in_c : input_dims->w * in_c;
+    const int32_t in_step_b = pg->transposed ? input_dims->w * in_c : in_c;
+    const int32_t out_step_a = pg->transposed ? out_c : output_dims->w * out_c;
+    const int32_t out_step_b = pg->transposed ? output_dims->w * out_c : out_c;
+    /* Input lines inside the plane: plane row r is input line r - pad_a. Outputs read only
+     * the rows oa sa + a da, multiples of gcd(sa, da): the others are not staged. */
+    const int32_t rstep = gcd32(pg->sa, pg->da);
+    const int32_t r0 = TH_MIN((pg->pad_a + rstep - 1) / rstep * rstep, pg->rows);
+    const int32_t r1 = TH_MAX(TH_MIN(pg->pad_a + pg->in_a, pg->rows), r0);
+    const int32_t db = pg->db;
+    dw_plane_args r;
+    r.os = pg->p * out_step_b;
+    r.s = pg->sbp;
+    r.kbp = pg->kbp;
+    r.kh = pg->ka;
+    r.rs = pg->da * pg->rowlen;
+    r.zp = params->output_offset;
+    r.lo = params->activation.min;
+    r.hi = params->activation.max;
+    r.channels = mult;
+    r.rw = rw;
+    const dw_plane_fn fn = pick_plane_fn(pg->kbp);
+    /* -offset everywhere; each channel then writes only the input's lines. */
+    fill_strided(plane, 1, (int16_t)(-params->input_offset), pg->rows * pg->rowlen);
+    for (int32_t n = 0; n < input_dims->n; n++) {
+        const int8_t *in_b = input + (int64_t)n * input_dims->h * input_dims->w * in_c;
+        int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
+        for (int32_t ic = 0; ic < in_c; ic++) {
+            for (int32_t ph = 0; ph < db; ph += db / pg->p) { /* phases read: gcd(sb, db) k */
+                /* Phase ph index i holds plane column ph + i db, input column
+                 * ph + i db - pad_b. */
+                const int32_t i0 = TH_MIN(TH_MAX((pg->pad_b - ph + db - 1) / db, 0), pg->phlen);
+                const int32_t i1 =
+                    TH_MIN(TH_MAX((pg->pad_b + pg->in_b - ph + db - 1) / db, i0), pg->phlen);
+                int16_t *d = plane + r0 * pg->rowlen + ph * pg->phlen + i0;
+                const int8_t *src = in_b + (int64_t)(r0 - pg->pad_a) * in_step_a +
+                                    (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b + ic;
+                for (int32_t row = r0; row < r1;
+                     row += rstep, d += rstep * pg->rowlen, src += rstep * in_step_a) {
+                    gather1(d, src, db * in_step_b, i1 - i0);
+                }
+            }
+            for (int32_t m = 0; m < mult; m++) {
+                prepare_record(records + m * rw, &rc, ic * mult + m);
+            }
+            for (int32_t oa = 0; oa < pg->out_a; oa++) {
+                const int16_t *x = plane + oa * pg->sa * pg->rowlen;
+                int8_t *out = out_b + (int64_t)oa * out_step_a + ic * mult;
+                for (int32_t o0 = 0; o0 < pg->p && o0 < pg->out_b; o0++) {
+                    const int32_t c0 = o0 * pg->sb; /* plane column */
+                    r.x = x + (c0 % db) * pg->phlen + c0 / db;
+                    r.out = out + (int64_t)o0 * out_step_b;
+                    r.n = (pg->out_b - o0 + pg->p - 1) / pg->p;
+                    fn(&r, records);
+                }
+            }
         }
     }
 }
@@ -740,9 +1076,13 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
         params->ch_mult <= 0) {
         return 0;
     }
+    const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
+    if (pg.rowlen > 0) {
+        return dw_plane_scratch(params, &pg);
+    }
     const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
     return plane_bytes(params, input_dims, &g) + band_bytes(&g) +
-           4 * params->ch_mult * (1 + record_words(&g));
+           4 * g.group * params->ch_mult * (1 + record_words(&g));
 #else
     (void)params;
     (void)input_dims;
@@ -777,6 +1117,12 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
 #if TH_NN_HAS_DSP && !TH_NN_MVE
     const int32_t fast = th_dw_conv_general_s8_scratch_size_fast(params, input_dims,
                                                                  filter_dims, output_dims);
+    const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
+    if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && pg.rowlen > 0) {
+        dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter, bias,
+                    output_dims, output);
+        return TH_OK;
+    }
     if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK) {
         dw_rows_s8(plane, params, quant, input_dims, input, filter_dims, filter, bias,
                    output_dims, output);

@@ -158,11 +158,13 @@ int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
 /* Any filter, stride, padding, dilation and depth multiplier. Scratch: one int8 input plane
  * (round_up4(H*W)) when ch_mult == 1; none when ch_mult > 1 (the input is read directly;
  * such an op never runs in place, rule (a)). Given at least
- * th_dw_conv_general_s8_scratch_size_fast (DSP builds; 0 in portable ones) it runs the DSP
- * rows path (int16 bands of raw values, dilation split into phase rows, four outputs per
- * pass by SMLAD over tap pairs; four channels staged per pass when there is one output
- * row), else the reference loop; the tinyhost planner gives that where it does not grow
- * the arena. */
+ * th_dw_conv_general_s8_scratch_size_fast (DSP builds; 0 in portable ones) it runs a DSP
+ * path, four outputs per pass by SMLAD over tap pairs: for filters of 15 or more taps whose
+ * padded int16 plane fits 16 KB, the plane path (the channel's plane staged once, dilation
+ * along the contiguous axis as phase rows); else the rows path (int16 bands of raw values
+ * per output row, dilation split into phase rows; four channels staged per pass for
+ * one-row filters); else the reference loop; the tinyhost planner gives that where it does
+ * not grow the arena. */
 th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *params,
                                 const th_per_channel_quant *quant, const th_dims *input_dims,
                                 const int8_t *input, const th_dims *filter_dims,

@@ -33,14 +33,19 @@ and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c). Given four
 planes (fast_scratch_bytes: C >= 4) it stages four channels per pass (the last C % 4 one at a
 time) instead; the blob gives it that where the planned arena has the room free.
-Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP rows path, else the
-reference loop: G = [round_up4(H * W) if mult 1 and OA > 1] + 2 * group * DB * PL +
-4 * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = 4 channels staged per
-pass when KA == 1, OA == 1 and C >= 4, else 1) of DB phase rows of PL values each, and the
-records (mode, start value, requantization constants, KP = ceil(KA * KB / 2) weight pairs) of
-one input channel's outputs, in the frame (A, B) = (H, W) or (W, H) that stages fewer values
-(stage_cost, th_dw_conv_general_s8.c). A band row interleaves the KA input rows column by
-column; PL = round_up2(KA * ceil(N / KA)), N = the largest
+Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP plane or rows path,
+else the reference loop. Plane path, in the frame (A, B) = (H, W) or (W, H) cheaper per output
+(_dw_plane_frame; KA >= 2, KB >= 4 or >= 2 with mult 1, KA * KB >= 15, KA and KB <= 64,
+DB <= 16, plane <= 16384 bytes): G = 2 * R * DB * PHL + 4 * mult * (5 + KA * ceil(KB / 2)), one
+padded int16 input plane (R = (OA - 1) * SA + (KA - 1) * DA + 1 lines of DB phase rows of PHL
+values, PHL as PL below with KA = 1 and KP = ceil(KB / 2)) and the records. Rows path:
+G = [round_up4(H * W) if mult 1 and OA > 1] + 2 * group * DB * PL +
+4 * group * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = 4 channels
+staged per pass when KA == 1 and C >= 4, else 1) of DB phase rows of PL values each,
+and the records (mode, start value, requantization constants, KP = ceil(KA * KB / 2) weight
+pairs) of one input channel's outputs, in the frame (A, B) = (H, W) or (W, H) that stages
+fewer values (stage_cost, th_dw_conv_general_s8.c). A band row interleaves the KA input rows
+column by column; PL = round_up2(KA * ceil(N / KA)), N = the largest
 ((o0 * SB) // DB + SB' * (n - 1)) * KA + 2 * KP over the P = DB / gcd(SB, DB) output phases o0
 (n = their output count rounded up to a multiple of four, SB' = SB / gcd).
 K of the int4 kernels (th_*_s4, one staged int16 column): KH * KW * Cin (CONV_2D), KH * KW
@@ -218,6 +223,43 @@ def _conv_scratch(graph: Graph, op: Op, dsp: bool, mve: bool = False) -> int:
     return max(4 * _ru4(kh * kw * wc), small)
 
 
+DW_PLANE_MAX = 16384  # th_dw_conv_general_s8.c TH_DW_PLANE_MAX
+
+
+def _dw_plane_frame(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+                    dilation: tuple[int, int], mult: int, b: int) -> tuple[int, int] | None:
+    """dw_plane_frame with axis b (1: w, 0: h) contiguous: (G, cost per output row), None where
+    it does not apply."""
+    ka, kb = k[1 - b], k[b]
+    sa, sb, da, db = stride[1 - b], stride[b], dilation[1 - b], dilation[b]
+    out_a, out_b = out_hw[1 - b], out_hw[b]
+    if ka < 2 or kb < (2 if mult == 1 else 4) or ka * kb < 15 or kb > 64 or ka > 64 or db > 16:
+        return None
+    g = math.gcd(sb, db)
+    phases, sbp, kbp = db // g, sb // g, (kb + 1) // 2
+    need = 0
+    for o0 in range(min(phases, out_b)):
+        n = ((out_b - o0 + phases - 1) // phases + 3) & ~3
+        need = max(need, (o0 * sb) // db + sbp * (n - 1) + 2 * kbp)
+    phlen = (need + 1) & ~1
+    rows = (out_a - 1) * sa + (ka - 1) * da + 1
+    if 2 * rows * db * phlen > DW_PLANE_MAX:
+        return None
+    return (2 * rows * db * phlen + 4 * mult * (5 + ka * kbp),
+            (3 * ka * kbp + 2 * ka) * out_b + 200 * phases)
+
+
+def dw_plane_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+                     dilation: tuple[int, int], mult: int) -> int:
+    """The general depthwise's plane path (dw_plane_geometry): its G in the cheaper frame per
+    output, or 0 where it does not apply."""
+    plain = _dw_plane_frame(k, out_hw, stride, dilation, mult, 1)
+    tr = _dw_plane_frame(k, out_hw, stride, dilation, mult, 0)
+    if tr is not None and (plain is None or tr[1] * out_hw[1] < plain[1] * out_hw[0]):
+        return tr[0]
+    return 0 if plain is None else plain[0]
+
+
 def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
                        stride: tuple[int, int], dilation: tuple[int, int], mult: int,
                        dsp: bool, channels: int = 1) -> int:
@@ -225,6 +267,9 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     channels: the input's C."""
     if not dsp:
         return 0
+    plane = dw_plane_scratch(k, out_hw, stride, dilation, mult)
+    if plane:
+        return plane
 
     def cost(b: int) -> int:  # th_dw_conv_general_s8.c stage_cost, B = axis b
         return out_hw[1 - b] * (3 * k[1 - b] * ((out_hw[b] - 1) * stride[b]
@@ -242,9 +287,9 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
         need = max(need, ((o0 * sb) // db + sbp * (n - 1)) * ka + 2 * kp)
     cols = (need + ka - 1) // ka
     plen = (cols * ka + 1) & ~1
-    group = 4 if ka == 1 and out_a == 1 and channels >= 4 else 1
+    group = 4 if ka == 1 and channels >= 4 else 1
     plane = _ru4(hw[0] * hw[1]) if mult == 1 and out_a > 1 else 0
-    return plane + 2 * group * db * plen + 4 * mult * (5 + kp)
+    return plane + 2 * group * db * plen + 4 * group * mult * (5 + kp)
 
 
 def mve_dw_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
