@@ -382,6 +382,92 @@ void th_nn_mve_pixel2_tab(const int8_t *x0, const int8_t *x1, const int8_t *filt
     }
 }
 
+/* ---- k <= TH_NN_MVE_QUAD_K (pointwise layers of up to 32 input channels, small windows of
+ * few channels such as the first 3x3 convolution on RGB): four output pixels a step (columns
+ * x[0..3], outputs out + p * cout), two output channels at a time whose filter rows sit in Q
+ * registers (two each past 16 taps), one VMLADAV per pixel, channel and 16 taps. The four
+ * pixels' sums of one channel form one vector, requantized with that channel's scalar
+ * constants (th_mve_requantize_n: exact as th_mve_requantize) and scattered (offsets
+ * p * cout), n < 4 pixels predicated off. Rows and columns past k are zero-predicated loads:
+ * nothing is read past k. */
+TH_INLINE void quad_channel_out(int32_t s0, int32_t s1, int32_t s2, int32_t s3, int32_t t,
+                                int32_t m, int32_t sh, const th_mve_out *o, int8_t *out,
+                                uint32x4_t offs, mve_pred16_t pn)
+{
+    const int32x4_t v = {s0, s1, s2, s3};
+    const int32x4_t a = vaddq_n_s32(v, t);
+    vstrbq_scatter_offset_p_s32(out, offs, th_mve_requantize_n(a, m, sh, sh < 0, o), pn);
+}
+
+TH_INLINE void quad_small_k_t(const int8_t *const *x, const int8_t *filter, int32_t k,
+                              int32_t cout, const int32_t *tab,
+                              const th_per_channel_quant *quant, const th_mve_out *o,
+                              int8_t *out, int32_t n, const int wide)
+{
+    const mve_pred16_t pk = vctp8q((uint32_t)(wide ? k - 16 : k));
+    const mve_pred16_t pn = vctp32q((uint32_t)n);
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const int8_t *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    for (int32_t c = 0; c < cout; c += 2) {
+        const int pair = c + 1 < cout;
+        const int8_t *w0 = filter + (int64_t)c * k;
+        const int8_t *w1 = pair ? w0 + k : w0;
+        int32_t u0, u1, u2, u3, v0, v1, v2, v3;
+        if (wide) {
+            const int8x16_t a0 = vldrbq_s8(w0), a1 = vldrbq_s8(w1);
+            const int8x16_t b0 = vldrbq_z_s8(w0 + 16, pk), b1 = vldrbq_z_s8(w1 + 16, pk);
+            int8x16_t y = vldrbq_s8(x0), z = vldrbq_z_s8(x0 + 16, pk);
+            u0 = vmladavaq_s8(vmladavq_s8(y, a0), z, b0);
+            v0 = vmladavaq_s8(vmladavq_s8(y, a1), z, b1);
+            y = vldrbq_s8(x1);
+            z = vldrbq_z_s8(x1 + 16, pk);
+            u1 = vmladavaq_s8(vmladavq_s8(y, a0), z, b0);
+            v1 = vmladavaq_s8(vmladavq_s8(y, a1), z, b1);
+            y = vldrbq_s8(x2);
+            z = vldrbq_z_s8(x2 + 16, pk);
+            u2 = vmladavaq_s8(vmladavq_s8(y, a0), z, b0);
+            v2 = vmladavaq_s8(vmladavq_s8(y, a1), z, b1);
+            y = vldrbq_s8(x3);
+            z = vldrbq_z_s8(x3 + 16, pk);
+            u3 = vmladavaq_s8(vmladavq_s8(y, a0), z, b0);
+            v3 = vmladavaq_s8(vmladavq_s8(y, a1), z, b1);
+        } else {
+            const int8x16_t a0 = vldrbq_z_s8(w0, pk), a1 = vldrbq_z_s8(w1, pk);
+            int8x16_t y = vldrbq_z_s8(x0, pk);
+            u0 = vmladavq_s8(y, a0);
+            v0 = vmladavq_s8(y, a1);
+            y = vldrbq_z_s8(x1, pk);
+            u1 = vmladavq_s8(y, a0);
+            v1 = vmladavq_s8(y, a1);
+            y = vldrbq_z_s8(x2, pk);
+            u2 = vmladavq_s8(y, a0);
+            v2 = vmladavq_s8(y, a1);
+            y = vldrbq_z_s8(x3, pk);
+            u3 = vmladavq_s8(y, a0);
+            v3 = vmladavq_s8(y, a1);
+        }
+        quad_channel_out(u0, u1, u2, u3, tab[c], mult[c], shift[c], o, out + c, offs, pn);
+        if (pair) {
+            quad_channel_out(v0, v1, v2, v3, tab[c + 1], mult[c + 1], shift[c + 1], o,
+                             out + c + 1, offs, pn);
+        }
+    }
+}
+
+static void __attribute__((noinline))
+quad_small_k(const int8_t *const *x, const int8_t *filter, int32_t k, int32_t cout,
+             const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
+             int8_t *out, int32_t n)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    if (k > 16) {
+        quad_small_k_t(x, filter, k, cout, tab, quant, &oc, out, n, 1);
+    } else {
+        quad_small_k_t(x, filter, k, cout, tab, quant, &oc, out, n, 0);
+    }
+}
+
 void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
                           const int32_t *bias, int32_t input_offset, int32_t row_add,
                           const int32_t *multiplier, const int32_t *shift,
@@ -391,10 +477,17 @@ void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int3
           per_channel, o, out, 1);
 }
 
+/* Columns staged at a time: four pixels for k <= TH_NN_MVE_QUAD_K past the k <= 4 path,
+ * else two. */
+static int32_t conv_columns(int32_t k)
+{
+    return k > 4 && k <= TH_NN_MVE_QUAD_K ? 4 : 2;
+}
+
 int32_t th_nn_mve_conv_scratch(const th_dims *filter_dims)
 {
-    return 4 * filter_dims->n +
-           2 * th_round_up4(filter_dims->h * filter_dims->w * filter_dims->c);
+    const int32_t k = filter_dims->h * filter_dims->w * filter_dims->c;
+    return 4 * filter_dims->n + conv_columns(k) * th_round_up4(k);
 }
 
 /* Whether [a, a + an) and [b, b + bn) share a byte. */
@@ -448,6 +541,53 @@ static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
     }
 }
 
+/* th_nn_mve_conv_s8 for 4 < k <= TH_NN_MVE_QUAD_K: four pixels a step (quad_small_k), all
+ * four read (staged in the four columns at col, or read in place) before any is written. */
+static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
+                       const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                       const th_dims *output_dims, int8_t *output, const int32_t *tab,
+                       int8_t *col, const th_per_channel_quant *quant, const th_mve_out *o,
+                       int pointwise, int stage)
+{
+    const int32_t cin = input_dims->c, cout = output_dims->c;
+    const int32_t k = filter_dims->h * filter_dims->w * cin;
+    const int32_t out_w = output_dims->w, pixels = output_dims->h * out_w;
+    const int32_t col_bytes = th_round_up4(k);
+    const int64_t in_bytes = (int64_t)input_dims->h * input_dims->w * cin;
+    const int64_t out_bytes = (int64_t)pixels * cout;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b = input + b * in_bytes;
+        int8_t *out = output + b * out_bytes;
+        int32_t oy = 0, ox = 0;
+        for (int32_t q = 0; q < pixels; q += 4) {
+            const int32_t n = TH_MIN(4, pixels - q);
+            const int8_t *x[4];
+            for (int32_t j = 0; j < n; j++) {
+                int8_t *cj = col + j * col_bytes;
+                if (pointwise) {
+                    x[j] = in_b + ((int64_t)oy * params->stride.h * input_dims->w +
+                                   (int64_t)ox * params->stride.w) * cin;
+                    if (stage) {
+                        th_nn_mve_copy(cj, x[j], cin);
+                        x[j] = cj;
+                    }
+                } else {
+                    im2col(cj, in_b, input_dims, params, filter_dims, oy, ox);
+                    x[j] = cj;
+                }
+                if (++ox == out_w) {
+                    ox = 0;
+                    oy++;
+                }
+            }
+            for (int32_t j = n; j < 4; j++) {
+                x[j] = x[n - 1];
+            }
+            quad_small_k(x, filter, k, cout, tab, quant, o, out + (int64_t)q * cout, n);
+        }
+    }
+}
+
 void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -472,6 +612,11 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
     const int stage = overlaps(input, in_bytes * input_dims->n, output,
                                out_bytes * output_dims->n);
     const int32_t pixels = out_h * out_w;
+    if (conv_columns(k) == 4) {
+        conv_quads(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
+                   col0, quant, &o, pointwise, stage);
+        return;
+    }
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * in_bytes;
         int8_t *out = output + b * out_bytes;
