@@ -455,6 +455,48 @@ TH_INLINE void quad_small_k_t(const int8_t *const *x, const int8_t *filter, int3
     }
 }
 
+/* {a, b, c, d} by two two-lane VMOVs (gcc 12 would go through the stack). */
+TH_INLINE int32x4_t lanes4(int32_t a, int32_t b, int32_t c, int32_t d)
+{
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    int32x4_t v;
+    __asm__("vmov %q0[2], %q0[0], %1, %3\n\t"
+            "vmov %q0[3], %q0[1], %2, %4"
+            : "=&w"(v)
+            : "r"(a), "r"(b), "r"(c), "r"(d));
+    return v;
+#else
+    const int32x4_t v = {a, b, c, d};
+    return v;
+#endif
+}
+
+/* quad_small_k for k <= 16: the four pixels' columns (x + j * xs) loaded once into Q
+ * registers, then one filter row (one VLDRB) and four VMLADAV per output channel. */
+static void __attribute__((noinline))
+quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t cout,
+            const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
+            int8_t *out, int32_t n)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const mve_pred16_t pk = vctp8q((uint32_t)k);
+    const int8x16_t x0 = vldrbq_z_s8(x, pk), x1 = vldrbq_z_s8(x + xs, pk);
+    const int8x16_t x2 = vldrbq_z_s8(x + 2 * xs, pk), x3 = vldrbq_z_s8(x + 3 * xs, pk);
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const mve_pred16_t pn = vctp32q((uint32_t)n);
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    const int8_t *w = filter;
+    for (int32_t c = 0; c < cout; c++, w += k) {
+        const int8x16_t wv = vldrbq_z_s8(w, pk);
+        const int32x4_t v = lanes4(vmladavq_s8(x0, wv), vmladavq_s8(x1, wv),
+                                   vmladavq_s8(x2, wv), vmladavq_s8(x3, wv));
+        const int32_t sh = shift[c];
+        const int32x4_t y = th_mve_requantize_n(vaddq_n_s32(v, tab[c]), mult[c], sh, sh < 0,
+                                                &oc);
+        vstrbq_scatter_offset_p_s32(out + c, offs, y, pn);
+    }
+}
+
 static void __attribute__((noinline))
 quad_small_k(const int8_t *const *x, const int8_t *filter, int32_t k, int32_t cout,
              const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
@@ -555,9 +597,24 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
     const int32_t col_bytes = th_round_up4(k);
     const int64_t in_bytes = (int64_t)input_dims->h * input_dims->w * cin;
     const int64_t out_bytes = (int64_t)pixels * cout;
+    /* stride 1 (and so the input's size): pixel q of the output reads input pixel q */
+    const int dense = pointwise && k <= 16 && params->stride.h == 1 && params->stride.w == 1;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * in_bytes;
         int8_t *out = output + b * out_bytes;
+        if (dense) {
+            for (int32_t q = 0; q < pixels; q += 4) {
+                const int32_t n = TH_MIN(4, pixels - q);
+                const int8_t *xq = in_b + (int64_t)q * cin;
+                if (stage || n < 4) { /* the four pixels, or the last n, are read first */
+                    th_nn_mve_copy(col, xq, n * cin);
+                    xq = col;
+                }
+                quad_narrow(xq, cin, filter, k, cout, tab, quant, o, out + (int64_t)q * cout,
+                            n);
+            }
+            continue;
+        }
         int32_t oy = 0, ox = 0;
         for (int32_t q = 0; q < pixels; q += 4) {
             const int32_t n = TH_MIN(4, pixels - q);
@@ -583,7 +640,25 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
             for (int32_t j = n; j < 4; j++) {
                 x[j] = x[n - 1];
             }
-            quad_small_k(x, filter, k, cout, tab, quant, o, out + (int64_t)q * cout, n);
+            int8_t *o_q = out + (int64_t)q * cout;
+            if (k > 16) {
+                quad_small_k(x, filter, k, cout, tab, quant, o, o_q, n);
+                continue;
+            }
+            /* quad_narrow takes the columns at one stride: columns in scratch, or pixels
+             * of one input row */
+            const int32_t xs = (int32_t)(x[1] - x[0]);
+            if (x[2] - x[1] != xs || x[3] - x[2] != xs) {
+                for (int32_t j = 0; j < 4; j++) {
+                    int8_t *cj = col + j * col_bytes;
+                    if (x[j] != cj) {
+                        th_nn_mve_copy(cj, x[j], k);
+                    }
+                }
+                quad_narrow(col, col_bytes, filter, k, cout, tab, quant, o, o_q, n);
+            } else {
+                quad_narrow(x[0], xs, filter, k, cout, tab, quant, o, o_q, n);
+            }
         }
     }
 }
