@@ -67,6 +67,7 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain (obj
     "th_nn_mve_kernel_sums": ("vaddva.s8", "vldrb.u8"),
     "quad_narrow": ("vmlav.s8", "vldrb", "vqrdmulh.s32", "vstrb"),  # 4 < K <= 16
     "quad_small_k": ("vmlav", "vldrb", "vqrdmulh.s32", "vstrb"),  # 16 < K <= 32
+    "quad_direct": ("vmlava.s8", "vldrb", "vqrdmulh.s32", "vstrb"),  # windows from the input
     "mve_dw_3x3_s1": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
     "mve_dw_3x3_s2": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
     "mve_dw_any": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
@@ -179,7 +180,12 @@ def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
                  layer_case(Op.CONV, (5, 5), 5, 7, 1, 1, seed=13),
                  layer_case(Op.CONV, (11, 9), 3, 7, 3, 2, seed=14),
                  layer_case(Op.CONV, (6, 7), 5, 3, 2, 1, seed=15),
-                 layer_case(Op.CONV, (9, 6), 2, 5, 3, 1, seed=16)]
+                 layer_case(Op.CONV, (9, 6), 2, 5, 3, 1, seed=16),
+                 # windows read straight from the input (quad_direct): interior quads
+                 layer_case(Op.CONV, (12, 21), 3, 5, 3, 1, seed=17),
+                 layer_case(Op.CONV, (15, 19), 3, 8, 3, 2, seed=18),
+                 layer_case(Op.CONV, (10, 13), 4, 3, (2, 3), 1, seed=19),
+                 layer_case(Op.CONV, (9, 16), 1, 6, (5, 5), 1, seed=20)]
         cases += quads
         cases += [dataclasses.replace(layer_case(Op.CONV, hw, cin, cout, 1, 1, seed=cin),
                                       in_place=True)  # rule (b): Cout <= Cin, output = input

@@ -497,6 +497,36 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
     }
 }
 
+/* Four output pixels of one row whose windows (dilation 1) lie inside the input, rows of
+ * kwc <= 16 bytes: window row ky of pixel j read straight from the input at
+ * x + ky * rs + j * xs, one VMLADAV per pixel, channel and window row (no column). */
+static void __attribute__((noinline))
+quad_direct(const int8_t *x, int32_t xs, int32_t rs, int32_t kh, int32_t kwc,
+            const int8_t *filter, int32_t cout, const int32_t *tab,
+            const th_per_channel_quant *quant, const th_mve_out *o, int8_t *out)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const mve_pred16_t pk = vctp8q((uint32_t)kwc);
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    const int8_t *w = filter;
+    for (int32_t c = 0; c < cout; c++) {
+        int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        const int8_t *xr = x;
+        for (int32_t ky = 0; ky < kh; ky++, xr += rs, w += kwc) {
+            const int8x16_t wv = vldrbq_z_s8(w, pk);
+            s0 = vmladavaq_s8(s0, vldrbq_z_s8(xr, pk), wv);
+            s1 = vmladavaq_s8(s1, vldrbq_z_s8(xr + xs, pk), wv);
+            s2 = vmladavaq_s8(s2, vldrbq_z_s8(xr + 2 * xs, pk), wv);
+            s3 = vmladavaq_s8(s3, vldrbq_z_s8(xr + 3 * xs, pk), wv);
+        }
+        const int32_t sh = shift[c];
+        const int32x4_t y = th_mve_requantize_n(vaddq_n_s32(lanes4(s0, s1, s2, s3), tab[c]),
+                                                mult[c], sh, sh < 0, &oc);
+        vstrbq_scatter_offset_s32(out + c, offs, y);
+    }
+}
+
 static void __attribute__((noinline))
 quad_small_k(const int8_t *const *x, const int8_t *filter, int32_t k, int32_t cout,
              const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
@@ -597,6 +627,21 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
     const int32_t col_bytes = th_round_up4(k);
     const int64_t in_bytes = (int64_t)input_dims->h * input_dims->w * cin;
     const int64_t out_bytes = (int64_t)pixels * cout;
+    /* Windows of dilation 1 whose rows (kwc bytes) fit one vector: output pixels
+     * [oy_lo, oy_hi) x [ox_lo, ox_hi) read no padding, four of one row go by quad_direct
+     * straight from the input when their outputs overlap none of their windows (it reads
+     * the windows again for every channel). */
+    const int32_t in_h = input_dims->h, in_w = input_dims->w;
+    const int32_t sh = params->stride.h, sw = params->stride.w;
+    const int32_t kwc = filter_dims->w * cin;
+    const int direct = !pointwise && params->dilation.h == 1 &&
+                       params->dilation.w == 1 && kwc <= 16;
+    const int32_t oy_lo = (params->padding.h + sh - 1) / sh;
+    const int32_t ox_lo = (params->padding.w + sw - 1) / sw;
+    /* oy < oy_hi <=> oy * sh - pad + kh <= in_h */
+    const int32_t ry = in_h + params->padding.h - filter_dims->h;
+    const int32_t rx = in_w + params->padding.w - filter_dims->w;
+    const int32_t oy_hi = ry < 0 ? 0 : ry / sh + 1, ox_hi = rx < 0 ? 0 : rx / sw + 1;
     /* stride 1 (and so the input's size): pixel q of the output reads input pixel q */
     const int dense = pointwise && k <= 16 && params->stride.h == 1 && params->stride.w == 1;
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -618,6 +663,21 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
         int32_t oy = 0, ox = 0;
         for (int32_t q = 0; q < pixels; q += 4) {
             const int32_t n = TH_MIN(4, pixels - q);
+            const int8_t *xw = in_b + ((int64_t)(oy * sh - params->padding.h) * in_w +
+                                       (ox * sw - params->padding.w)) * cin;
+            if (direct && ox + 3 < out_w && oy >= oy_lo && oy < oy_hi && ox >= ox_lo &&
+                ox + 3 < ox_hi &&
+                !overlaps(out + (int64_t)q * cout, 4 * cout, xw,
+                          (int64_t)(filter_dims->h - 1) * in_w * cin + 3 * sw * cin + kwc)) {
+                quad_direct(xw, sw * cin, in_w * cin, filter_dims->h, kwc, filter, cout, tab,
+                            quant, o, out + (int64_t)q * cout);
+                ox += 4;
+                if (ox == out_w) {
+                    ox = 0;
+                    oy++;
+                }
+                continue;
+            }
             const int8_t *x[4];
             for (int32_t j = 0; j < n; j++) {
                 int8_t *cj = col + j * col_bytes;
