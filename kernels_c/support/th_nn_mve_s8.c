@@ -499,7 +499,9 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
 
 /* Four output pixels of one row whose windows (dilation 1) lie inside the input, rows of
  * kwc <= 16 bytes: window row ky of pixel j read straight from the input at
- * x + ky * rs + j * xs, one VMLADAV per pixel, channel and window row (no column). */
+ * x + ky * rs + j * xs, one VMLADAV per pixel, channel and window row (no column). The rows
+ * are read as whole vectors (16 bytes, inside the input: the caller checks): the filter
+ * row's lanes past kwc are zero, so the bytes past the window count 0, whatever they are. */
 static void __attribute__((noinline))
 quad_direct(const int8_t *x, int32_t xs, int32_t rs, int32_t kh, int32_t kwc,
             const int8_t *filter, int32_t cout, const int32_t *tab,
@@ -515,10 +517,10 @@ quad_direct(const int8_t *x, int32_t xs, int32_t rs, int32_t kh, int32_t kwc,
         const int8_t *xr = x;
         for (int32_t ky = 0; ky < kh; ky++, xr += rs, w += kwc) {
             const int8x16_t wv = vldrbq_z_s8(w, pk);
-            s0 = vmladavaq_s8(s0, vldrbq_z_s8(xr, pk), wv);
-            s1 = vmladavaq_s8(s1, vldrbq_z_s8(xr + xs, pk), wv);
-            s2 = vmladavaq_s8(s2, vldrbq_z_s8(xr + 2 * xs, pk), wv);
-            s3 = vmladavaq_s8(s3, vldrbq_z_s8(xr + 3 * xs, pk), wv);
+            s0 = vmladavaq_s8(s0, vldrbq_s8(xr), wv);
+            s1 = vmladavaq_s8(s1, vldrbq_s8(xr + xs), wv);
+            s2 = vmladavaq_s8(s2, vldrbq_s8(xr + 2 * xs), wv);
+            s3 = vmladavaq_s8(s3, vldrbq_s8(xr + 3 * xs), wv);
         }
         const int32_t sh = shift[c];
         const int32x4_t y = th_mve_requantize_n(vaddq_n_s32(lanes4(s0, s1, s2, s3), tab[c]),
@@ -667,6 +669,8 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                                        (ox * sw - params->padding.w)) * cin;
             if (direct && ox + 3 < out_w && oy >= oy_lo && oy < oy_hi && ox >= ox_lo &&
                 ox + 3 < ox_hi &&
+                xw + (int64_t)(filter_dims->h - 1) * in_w * cin + 3 * sw * cin + 16 <=
+                    in_b + in_bytes &&
                 !overlaps(out + (int64_t)q * cout, 4 * cout, xw,
                           (int64_t)(filter_dims->h - 1) * in_w * cin + 3 * sw * cin + kwc)) {
                 quad_direct(xw, sw * cin, in_w * cin, filter_dims->h, kwc, filter, cout, tab,
