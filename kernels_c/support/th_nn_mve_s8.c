@@ -486,6 +486,62 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
     const mve_pred16_t pn = vctp32q((uint32_t)n);
     const int32_t *mult = quant->multiplier, *shift = quant->shift;
     const int8_t *w = filter;
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    if (n == 4 && cout > 0) {
+        /* Per channel: the filter row, four VMLADAV into two lane pairs, then
+         * th_mve_requantize's steps with the channel's scalars: left shift max(sh, 0),
+         * VQRDMULH, the fix-up y + (y >> 31) only when sh < 0 (times sh < 0), rounding
+         * shift by min(sh, 0), output offset, clamp; scatter to out + c + j * cout. */
+        const int32_t *tp = tab;
+        int8_t *op = out;
+        uint32_t left = (uint32_t)cout;
+        int32_t a, b;
+        int8x16_t wq;
+        int32x4_t acc;
+        __asm__ volatile(
+            "vmsr p0, %[pk]\n"
+            "1:\n\t"
+            "vpst\n\t"
+            "vldrbt.u8 %q[wq], [%[w]]\n\t"
+            "add %[w], %[w], %[k]\n\t"
+            "vmlav.s8 %[a], %q[x0], %q[wq]\n\t"
+            "vmlav.s8 %[b], %q[x2], %q[wq]\n\t"
+            "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"
+            "vmlav.s8 %[a], %q[x1], %q[wq]\n\t"
+            "vmlav.s8 %[b], %q[x3], %q[wq]\n\t"
+            "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t"
+            "ldr %[a], [%[tp]], #4\n\t"
+            "vadd.i32 %q[acc], %q[acc], %[a]\n\t"
+            "ldr %[a], [%[sp_]], #4\n\t"
+            "bic %[b], %[a], %[a], asr #31\n\t"
+            "vshl.s32 %q[acc], %[b]\n\t"
+            "ldr %[b], [%[mp]], #4\n\t"
+            "vqrdmulh.s32 %q[acc], %q[acc], %[b]\n\t"
+            "vshr.s32 %q[wq], %q[acc], #31\n\t"
+            "lsr %[b], %[a], #31\n\t"
+            "vmul.i32 %q[wq], %q[wq], %[b]\n\t"
+            "vqadd.s32 %q[acc], %q[acc], %q[wq]\n\t"
+            "and %[b], %[a], %[a], asr #31\n\t"
+            "vrshl.s32 %q[acc], %[b]\n\t"
+            "vqadd.s32 %q[acc], %q[acc], %[off]\n\t"
+            "vdup.32 %q[wq], %[lo]\n\t"
+            "vmax.s32 %q[acc], %q[acc], %q[wq]\n\t"
+            "vdup.32 %q[wq], %[hi]\n\t"
+            "vmin.s32 %q[acc], %q[acc], %q[wq]\n\t"
+            "vstrb.32 %q[acc], [%[op], %q[offs]]\n\t"
+            "adds %[op], %[op], #1\n\t"
+            "subs %[left], %[left], #1\n\t"
+            "bne 1b"
+            : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),
+              [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq),
+              [acc] "=&w"(acc)
+            : [pk] "r"((uint32_t)pk), [k] "r"(k), [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2),
+              [x3] "w"(x3), [offs] "w"(offs), [off] "r"(oc.output_offset),
+              [lo] "r"(oc.act_min), [hi] "r"(oc.act_max)
+            : "memory", "cc");
+        return;
+    }
+#endif
     for (int32_t c = 0; c < cout; c++, w += k) {
         const int8x16_t wv = vldrbq_z_s8(w, pk);
         const int32x4_t v = lanes4(vmladavq_s8(x0, wv), vmladavq_s8(x1, wv),
