@@ -67,7 +67,7 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain (obj
     "th_nn_mve_kernel_sums": ("vaddva.s8", "vldrb.u8"),
     "quad_narrow": ("vmlav.s8", "vldrb", "vqrdmulh.s32", "vstrb"),  # 4 < K <= 16
     "quad_small_k": ("vmlav", "vldrb", "vqrdmulh.s32", "vstrb"),  # 16 < K <= 32
-    "quad_direct": ("vmlava.s8", "vldrb", "vqrdmulh.s32", "vstrb"),  # windows from the input
+    "quad_direct": ("vmlav.s8", "vldrb", "vqrdmulh.s32", "vstrb"),  # windows from the input
     "mve_dw_3x3_s1": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
     "mve_dw_3x3_s2": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
     "mve_dw_any": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),

@@ -555,9 +555,13 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
 
 /* Four output pixels of one row whose windows (dilation 1) lie inside the input, rows of
  * kwc <= 16 bytes: window row ky of pixel j read straight from the input at
- * x + ky * rs + j * xs, one VMLADAV per pixel, channel and window row (no column). The rows
+ * x + ky * rs + j * xs, one VMLADAV per pixel, channel and window row (no column): per
+ * group of QUAD_DIRECT_GROUP channels, each window row of the four pixels is loaded once
+ * into Q registers for all of the group's channels, the sums kept as vectors. The rows
  * are read as whole vectors (16 bytes, inside the input: the caller checks): the filter
  * row's lanes past kwc are zero, so the bytes past the window count 0, whatever they are. */
+#define QUAD_DIRECT_GROUP 16 /* output channels per pass of quad_direct */
+
 static void __attribute__((noinline))
 quad_direct(const int8_t *x, int32_t xs, int32_t rs, int32_t kh, int32_t kwc,
             const int8_t *filter, int32_t cout, const int32_t *tab,
@@ -567,21 +571,29 @@ quad_direct(const int8_t *x, int32_t xs, int32_t rs, int32_t kh, int32_t kwc,
     const mve_pred16_t pk = vctp8q((uint32_t)kwc);
     const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
     const int32_t *mult = quant->multiplier, *shift = quant->shift;
-    const int8_t *w = filter;
-    for (int32_t c = 0; c < cout; c++) {
-        int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    const int32_t kk = kh * kwc;
+    int32x4_t acc[QUAD_DIRECT_GROUP]; /* the four pixels' sums of each channel of a group */
+    for (int32_t g = 0; g < cout; g += QUAD_DIRECT_GROUP) {
+        const int32_t gn = TH_MIN(QUAD_DIRECT_GROUP, cout - g);
         const int8_t *xr = x;
-        for (int32_t ky = 0; ky < kh; ky++, xr += rs, w += kwc) {
-            const int8x16_t wv = vldrbq_z_s8(w, pk);
-            s0 = vmladavaq_s8(s0, vldrbq_s8(xr), wv);
-            s1 = vmladavaq_s8(s1, vldrbq_s8(xr + xs), wv);
-            s2 = vmladavaq_s8(s2, vldrbq_s8(xr + 2 * xs), wv);
-            s3 = vmladavaq_s8(s3, vldrbq_s8(xr + 3 * xs), wv);
+        for (int32_t ky = 0; ky < kh; ky++, xr += rs) {
+            /* window row ky of the four pixels in registers, for every channel of g */
+            const int8x16_t x0 = vldrbq_s8(xr), x1 = vldrbq_s8(xr + xs);
+            const int8x16_t x2 = vldrbq_s8(xr + 2 * xs), x3 = vldrbq_s8(xr + 3 * xs);
+            const int8_t *w = filter + (int64_t)g * kk + ky * kwc;
+            for (int32_t c = 0; c < gn; c++, w += kk) {
+                const int8x16_t wv = vldrbq_z_s8(w, pk);
+                const int32x4_t v = lanes4(vmladavq_s8(x0, wv), vmladavq_s8(x1, wv),
+                                           vmladavq_s8(x2, wv), vmladavq_s8(x3, wv));
+                acc[c] = ky == 0 ? v : vaddq_s32(acc[c], v);
+            }
         }
-        const int32_t sh = shift[c];
-        const int32x4_t y = th_mve_requantize_n(vaddq_n_s32(lanes4(s0, s1, s2, s3), tab[c]),
-                                                mult[c], sh, sh < 0, &oc);
-        vstrbq_scatter_offset_s32(out + c, offs, y);
+        for (int32_t c = 0; c < gn; c++) {
+            const int32_t sh = shift[g + c];
+            const int32x4_t y = th_mve_requantize_n(vaddq_n_s32(acc[c], tab[g + c]),
+                                                    mult[g + c], sh, sh < 0, &oc);
+            vstrbq_scatter_offset_s32(out + g + c, offs, y);
+        }
     }
 }
 
