@@ -1,6 +1,7 @@
 """Per-element kernels on Cortex-M55 (issue 16): exact executed instructions of AVERAGE_POOL_2D,
 MAX_POOL_2D, MUL and MEAN (and pointwise layers of few input channels, convolutions of K <= 32
-(th_nn_mve_conv_s8's four-pixel paths), depthwise layers of 17 to 32 taps), the Helium (MVE) build beside the DSP build on the same board.
+(th_nn_mve_conv_s8's four-pixel paths), depthwise layers of 17 to 32 taps), the Helium (MVE)
+build beside the DSP build on the same board.
 
     python bench/mve_ops.py [--board mps3-an547] [--random N] [--json]
 
