@@ -182,7 +182,7 @@ def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
                  layer_case(Op.CONV, (6, 7), 5, 3, 2, 1, seed=15),
                  layer_case(Op.CONV, (9, 6), 2, 5, 3, 1, seed=16),
                  # windows read straight from the input (quad_direct): interior quads
-                 layer_case(Op.CONV, (12, 21), 3, 5, 3, 1, seed=17),
+                 layer_case(Op.CONV, (12, 21), 3, 13, 3, 1, seed=17),  # two groups
                  layer_case(Op.CONV, (15, 19), 3, 8, 3, 2, seed=18),
                  layer_case(Op.CONV, (10, 13), 4, 3, (2, 3), 1, seed=19),
                  layer_case(Op.CONV, (9, 16), 1, 6, (5, 5), 1, seed=20)]

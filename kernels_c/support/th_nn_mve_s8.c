@@ -560,7 +560,7 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
  * into Q registers for all of the group's channels, the sums kept as vectors. The rows
  * are read as whole vectors (16 bytes, inside the input: the caller checks): the filter
  * row's lanes past kwc are zero, so the bytes past the window count 0, whatever they are. */
-#define QUAD_DIRECT_GROUP 16 /* output channels per pass of quad_direct */
+#define QUAD_DIRECT_GROUP 8 /* output channels per pass of quad_direct (its stack: 16 B each) */
 
 static void __attribute__((noinline))
 quad_direct(const int8_t *x, int32_t xs, int32_t rs, int32_t kh, int32_t kwc,
