@@ -819,7 +819,8 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
     const int stage = overlaps(input, in_bytes * input_dims->n, output,
                                out_bytes * output_dims->n);
     const int32_t pixels = out_h * out_w;
-    if (conv_columns(k) == 4) {
+    /* (a pointwise layer of 16 < K <= 32 is faster two pixels at a time, dot2x2) */
+    if (conv_columns(k) == 4 && !(pointwise && k > 16)) {
         conv_quads(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
                    col0, quant, &o, pointwise, stage);
         return;
