@@ -1,6 +1,7 @@
 """Per-element kernels on Cortex-M55 (issue 16): exact executed instructions of AVERAGE_POOL_2D,
-MAX_POOL_2D, MUL and MEAN (and pointwise layers of few input channels, depthwise layers of 17
-to 32 taps), the Helium (MVE) build beside the DSP build on the same board.
+MAX_POOL_2D, MUL and MEAN (and pointwise layers of few input channels, convolutions of K <= 32
+(th_nn_mve_conv_s8's four-pixel paths), depthwise layers of 17 to 32 taps), the Helium (MVE)
+build beside the DSP build on the same board.
 
     python bench/mve_ops.py [--board mps3-an547] [--random N] [--json]
 
@@ -105,6 +106,11 @@ def fixed_cases() -> list[tuple[str, OpCase | ConvCase]]:
         ("pw 24x24x4->32 (MACs)", layer_case(Op.CONV, (24, 24), 4, 32, 1, 1)),
         ("pw 32x32x3->8 (MACs)", layer_case(Op.CONV, (32, 32), 3, 8, 1, 1)),
         ("pw 32x32x8->16 (MACs)", layer_case(Op.CONV, (32, 32), 8, 16, 1, 1)),
+        ("vww pw 48x48x8->16 (MACs)", layer_case(Op.CONV, (48, 48), 8, 16, 1, 1)),
+        ("vww pw 24x24x16->32 (MACs)", layer_case(Op.CONV, (24, 24), 16, 32, 1, 1)),
+        ("vww pw 24x24x32->32 (MACs)", layer_case(Op.CONV, (24, 24), 32, 32, 1, 1)),
+        ("vww conv 3x3 s2 96x96x3->8 (MACs)", layer_case(Op.CONV, (96, 96), 3, 8, 3, 2)),
+        ("conv 3x3 s1 24x24x2->16 (MACs)", layer_case(Op.CONV, (24, 24), 2, 16, 3, 1)),
         ("kws dw3x3 s1 25x5x64 (MACs)", _dw((25, 5), 64, 64, 3, 1)),
         ("vww dw3x3 s1 48x48x8 (MACs)", _dw((48, 48), 8, 8, 3, 1)),
         ("vww dw3x3 s2 12x12x128 (MACs)", _dw((12, 12), 128, 128, 3, 2)),

@@ -65,6 +65,9 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain (obj
     "th_nn_mve_pixel2_tab": ("vmlava.s8", "vldrb.u8", "vqrdmulh.s32", "vrshl.s32", "vctp.8"),
     "th_nn_mve_pixel_sums": ("vmlava.s8", "vaddva.s8", "vldrb.u8", "vqrdmulh.s32"),
     "th_nn_mve_kernel_sums": ("vaddva.s8", "vldrb.u8"),
+    "quad_narrow": ("vmlav.s8", "vldrb", "vqrdmulh.s32", "vstrb"),  # 4 < K <= 16
+    "quad_small_k": ("vmlav", "vldrb", "vqrdmulh.s32", "vstrb"),  # 16 < K <= 32
+    "quad_direct": ("vmlav.s8", "vldrb", "vqrdmulh.s32", "vstrb"),  # windows from the input
     "mve_dw_3x3_s1": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
     "mve_dw_3x3_s2": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
     "mve_dw_any": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
@@ -170,6 +173,23 @@ def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
               for op, hw, cin, cout, k, s in FEW_CHANNEL_LAYERS]
     if board != MVE_BOARD:  # (the Helium build's paths are not these)
         cases += [case for kind, case in sweep_cases(0, 30) if kind != "depthwise"]
+    else:  # th_nn_mve_conv_s8's four-pixel paths (4 < K <= 32): quads, n < 4 tails, odd
+        # Cout, strided and in-place pointwise, im2col windows of one and two vectors
+        quads = [layer_case(Op.CONV, (7, 5), 8, 13, 1, 1, seed=11),
+                 layer_case(Op.CONV, (6, 7), 16, 9, 1, 2, seed=12),
+                 layer_case(Op.CONV, (5, 5), 5, 7, 1, 1, seed=13),
+                 layer_case(Op.CONV, (11, 9), 3, 7, 3, 2, seed=14),
+                 layer_case(Op.CONV, (6, 7), 5, 3, 2, 1, seed=15),
+                 layer_case(Op.CONV, (9, 6), 2, 5, 3, 1, seed=16),
+                 # windows read straight from the input (quad_direct): interior quads
+                 layer_case(Op.CONV, (12, 21), 3, 13, 3, 1, seed=17),  # two groups
+                 layer_case(Op.CONV, (15, 19), 3, 8, 3, 2, seed=18),
+                 layer_case(Op.CONV, (10, 13), 4, 3, (2, 3), 1, seed=19),
+                 layer_case(Op.CONV, (9, 16), 1, 6, (5, 5), 1, seed=20)]
+        cases += quads
+        cases += [dataclasses.replace(layer_case(Op.CONV, hw, cin, cout, 1, 1, seed=cin),
+                                      in_place=True)  # rule (b): Cout <= Cin, output = input
+                  for hw, cin, cout in (((7, 5), 12, 8), ((5, 5), 7, 5), ((3, 3), 16, 16))]
     run = run_cases(fw, cases, interleaved=board != MVE_BOARD)
     assert_all_match(cases, run.results, f"{board} layers")
 

@@ -41,7 +41,8 @@ int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims 
     if (output_dims == NULL || output_dims->c <= 0) {
         return 0;
     }
-    return 4 * output_dims->c + 2 * th_round_up4(input_dims->c);
+    const th_dims pointwise = {output_dims->c, 1, 1, input_dims->c};
+    return th_nn_mve_conv_scratch(&pointwise);
 #elif TH_NN_HAS_DSP
     int32_t bytes = th_nn_im2col_pair_bytes(input_dims->c);
     if (params != NULL && output_dims != NULL && dense_shape(params, input_dims, output_dims)) {

@@ -382,6 +382,234 @@ void th_nn_mve_pixel2_tab(const int8_t *x0, const int8_t *x1, const int8_t *filt
     }
 }
 
+/* ---- k <= TH_NN_MVE_QUAD_K (pointwise layers of up to 32 input channels, small windows of
+ * few channels such as the first 3x3 convolution on RGB): four output pixels a step (columns
+ * x[0..3], outputs out + p * cout), two output channels at a time whose filter rows sit in Q
+ * registers (two each past 16 taps), one VMLADAV per pixel, channel and 16 taps. The four
+ * pixels' sums of one channel form one vector, requantized with that channel's scalar
+ * constants (th_mve_requantize_n: exact as th_mve_requantize) and scattered (offsets
+ * p * cout), n < 4 pixels predicated off. Rows and columns past k are zero-predicated loads:
+ * nothing is read past k. */
+TH_INLINE void quad_channel_out(int32_t s0, int32_t s1, int32_t s2, int32_t s3, int32_t t,
+                                int32_t m, int32_t sh, const th_mve_out *o, int8_t *out,
+                                uint32x4_t offs, mve_pred16_t pn)
+{
+    const int32x4_t v = {s0, s1, s2, s3};
+    const int32x4_t a = vaddq_n_s32(v, t);
+    vstrbq_scatter_offset_p_s32(out, offs, th_mve_requantize_n(a, m, sh, sh < 0, o), pn);
+}
+
+TH_INLINE void quad_small_k_t(const int8_t *const *x, const int8_t *filter, int32_t k,
+                              int32_t cout, const int32_t *tab,
+                              const th_per_channel_quant *quant, const th_mve_out *o,
+                              int8_t *out, int32_t n, const int wide)
+{
+    const mve_pred16_t pk = vctp8q((uint32_t)(wide ? k - 16 : k));
+    const mve_pred16_t pn = vctp32q((uint32_t)n);
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const int8_t *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    for (int32_t c = 0; c < cout; c += 2) {
+        const int pair = c + 1 < cout;
+        const int8_t *w0 = filter + (int64_t)c * k;
+        const int8_t *w1 = pair ? w0 + k : w0;
+        int32_t u0, u1, u2, u3, v0, v1, v2, v3;
+        if (wide) {
+            const int8x16_t a0 = vldrbq_s8(w0), a1 = vldrbq_s8(w1);
+            const int8x16_t b0 = vldrbq_z_s8(w0 + 16, pk), b1 = vldrbq_z_s8(w1 + 16, pk);
+            int8x16_t y = vldrbq_s8(x0), z = vldrbq_z_s8(x0 + 16, pk);
+            u0 = vmladavaq_s8(vmladavq_s8(y, a0), z, b0);
+            v0 = vmladavaq_s8(vmladavq_s8(y, a1), z, b1);
+            y = vldrbq_s8(x1);
+            z = vldrbq_z_s8(x1 + 16, pk);
+            u1 = vmladavaq_s8(vmladavq_s8(y, a0), z, b0);
+            v1 = vmladavaq_s8(vmladavq_s8(y, a1), z, b1);
+            y = vldrbq_s8(x2);
+            z = vldrbq_z_s8(x2 + 16, pk);
+            u2 = vmladavaq_s8(vmladavq_s8(y, a0), z, b0);
+            v2 = vmladavaq_s8(vmladavq_s8(y, a1), z, b1);
+            y = vldrbq_s8(x3);
+            z = vldrbq_z_s8(x3 + 16, pk);
+            u3 = vmladavaq_s8(vmladavq_s8(y, a0), z, b0);
+            v3 = vmladavaq_s8(vmladavq_s8(y, a1), z, b1);
+        } else {
+            const int8x16_t a0 = vldrbq_z_s8(w0, pk), a1 = vldrbq_z_s8(w1, pk);
+            int8x16_t y = vldrbq_z_s8(x0, pk);
+            u0 = vmladavq_s8(y, a0);
+            v0 = vmladavq_s8(y, a1);
+            y = vldrbq_z_s8(x1, pk);
+            u1 = vmladavq_s8(y, a0);
+            v1 = vmladavq_s8(y, a1);
+            y = vldrbq_z_s8(x2, pk);
+            u2 = vmladavq_s8(y, a0);
+            v2 = vmladavq_s8(y, a1);
+            y = vldrbq_z_s8(x3, pk);
+            u3 = vmladavq_s8(y, a0);
+            v3 = vmladavq_s8(y, a1);
+        }
+        quad_channel_out(u0, u1, u2, u3, tab[c], mult[c], shift[c], o, out + c, offs, pn);
+        if (pair) {
+            quad_channel_out(v0, v1, v2, v3, tab[c + 1], mult[c + 1], shift[c + 1], o,
+                             out + c + 1, offs, pn);
+        }
+    }
+}
+
+/* {a, b, c, d} by two two-lane VMOVs (gcc 12 would go through the stack). */
+TH_INLINE int32x4_t lanes4(int32_t a, int32_t b, int32_t c, int32_t d)
+{
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    int32x4_t v;
+    __asm__("vmov %q0[2], %q0[0], %1, %3\n\t"
+            "vmov %q0[3], %q0[1], %2, %4"
+            : "=&w"(v)
+            : "r"(a), "r"(b), "r"(c), "r"(d));
+    return v;
+#else
+    const int32x4_t v = {a, b, c, d};
+    return v;
+#endif
+}
+
+/* quad_small_k for k <= 16: the four pixels' columns (x + j * xs) loaded once into Q
+ * registers, then one filter row (one VLDRB) and four VMLADAV per output channel. */
+static void __attribute__((noinline))
+quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t cout,
+            const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
+            int8_t *out, int32_t n)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const mve_pred16_t pk = vctp8q((uint32_t)k);
+    const int8x16_t x0 = vldrbq_z_s8(x, pk), x1 = vldrbq_z_s8(x + xs, pk);
+    const int8x16_t x2 = vldrbq_z_s8(x + 2 * xs, pk), x3 = vldrbq_z_s8(x + 3 * xs, pk);
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const mve_pred16_t pn = vctp32q((uint32_t)n);
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    const int8_t *w = filter;
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    if (n == 4 && cout > 0) {
+        /* Per channel: the filter row, four VMLADAV into two lane pairs, then
+         * th_mve_requantize's steps with the channel's scalars: left shift max(sh, 0),
+         * VQRDMULH, the fix-up y + (y >> 31) only when sh < 0 (times sh < 0), rounding
+         * shift by min(sh, 0), output offset, clamp; scatter to out + c + j * cout. */
+        const int32_t *tp = tab;
+        int8_t *op = out;
+        uint32_t left = (uint32_t)cout;
+        int32_t a, b;
+        int8x16_t wq;
+        int32x4_t acc;
+        __asm__ volatile(
+            "vmsr p0, %[pk]\n"
+            "1:\n\t"
+            "vpst\n\t"
+            "vldrbt.u8 %q[wq], [%[w]]\n\t"
+            "add %[w], %[w], %[k]\n\t"
+            "vmlav.s8 %[a], %q[x0], %q[wq]\n\t"
+            "vmlav.s8 %[b], %q[x2], %q[wq]\n\t"
+            "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"
+            "vmlav.s8 %[a], %q[x1], %q[wq]\n\t"
+            "vmlav.s8 %[b], %q[x3], %q[wq]\n\t"
+            "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t"
+            "ldr %[a], [%[tp]], #4\n\t"
+            "vadd.i32 %q[acc], %q[acc], %[a]\n\t"
+            "ldr %[a], [%[sp_]], #4\n\t"
+            "bic %[b], %[a], %[a], asr #31\n\t"
+            "vshl.s32 %q[acc], %[b]\n\t"
+            "ldr %[b], [%[mp]], #4\n\t"
+            "vqrdmulh.s32 %q[acc], %q[acc], %[b]\n\t"
+            "vshr.s32 %q[wq], %q[acc], #31\n\t"
+            "lsr %[b], %[a], #31\n\t"
+            "vmul.i32 %q[wq], %q[wq], %[b]\n\t"
+            "vqadd.s32 %q[acc], %q[acc], %q[wq]\n\t"
+            "and %[b], %[a], %[a], asr #31\n\t"
+            "vrshl.s32 %q[acc], %[b]\n\t"
+            "vqadd.s32 %q[acc], %q[acc], %[off]\n\t"
+            "vdup.32 %q[wq], %[lo]\n\t"
+            "vmax.s32 %q[acc], %q[acc], %q[wq]\n\t"
+            "vdup.32 %q[wq], %[hi]\n\t"
+            "vmin.s32 %q[acc], %q[acc], %q[wq]\n\t"
+            "vstrb.32 %q[acc], [%[op], %q[offs]]\n\t"
+            "adds %[op], %[op], #1\n\t"
+            "subs %[left], %[left], #1\n\t"
+            "bne 1b"
+            : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),
+              [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq),
+              [acc] "=&w"(acc)
+            : [pk] "r"((uint32_t)pk), [k] "r"(k), [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2),
+              [x3] "w"(x3), [offs] "w"(offs), [off] "r"(oc.output_offset),
+              [lo] "r"(oc.act_min), [hi] "r"(oc.act_max)
+            : "memory", "cc");
+        return;
+    }
+#endif
+    for (int32_t c = 0; c < cout; c++, w += k) {
+        const int8x16_t wv = vldrbq_z_s8(w, pk);
+        const int32x4_t v = lanes4(vmladavq_s8(x0, wv), vmladavq_s8(x1, wv),
+                                   vmladavq_s8(x2, wv), vmladavq_s8(x3, wv));
+        const int32_t sh = shift[c];
+        const int32x4_t y = th_mve_requantize_n(vaddq_n_s32(v, tab[c]), mult[c], sh, sh < 0,
+                                                &oc);
+        vstrbq_scatter_offset_p_s32(out + c, offs, y, pn);
+    }
+}
+
+/* Four output pixels of one row whose windows (dilation 1) lie inside the input, rows of
+ * kwc <= 16 bytes: window row ky of pixel j read straight from the input at
+ * x + ky * rs + j * xs, one VMLADAV per pixel, channel and window row (no column): per
+ * group of QUAD_DIRECT_GROUP channels, each window row of the four pixels is loaded once
+ * into Q registers for all of the group's channels, the sums kept as vectors. The rows
+ * are read as whole vectors (16 bytes, inside the input: the caller checks): the filter
+ * row's lanes past kwc are zero, so the bytes past the window count 0, whatever they are. */
+#define QUAD_DIRECT_GROUP 8 /* output channels per pass of quad_direct (its stack: 16 B each) */
+
+static void __attribute__((noinline))
+quad_direct(const int8_t *x, int32_t xs, int32_t rs, int32_t kh, int32_t kwc,
+            const int8_t *filter, int32_t cout, const int32_t *tab,
+            const th_per_channel_quant *quant, const th_mve_out *o, int8_t *out)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const mve_pred16_t pk = vctp8q((uint32_t)kwc);
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    const int32_t kk = kh * kwc;
+    int32x4_t acc[QUAD_DIRECT_GROUP]; /* the four pixels' sums of each channel of a group */
+    for (int32_t g = 0; g < cout; g += QUAD_DIRECT_GROUP) {
+        const int32_t gn = TH_MIN(QUAD_DIRECT_GROUP, cout - g);
+        const int8_t *xr = x;
+        for (int32_t ky = 0; ky < kh; ky++, xr += rs) {
+            /* window row ky of the four pixels in registers, for every channel of g */
+            const int8x16_t x0 = vldrbq_s8(xr), x1 = vldrbq_s8(xr + xs);
+            const int8x16_t x2 = vldrbq_s8(xr + 2 * xs), x3 = vldrbq_s8(xr + 3 * xs);
+            const int8_t *w = filter + (int64_t)g * kk + ky * kwc;
+            for (int32_t c = 0; c < gn; c++, w += kk) {
+                const int8x16_t wv = vldrbq_z_s8(w, pk);
+                const int32x4_t v = lanes4(vmladavq_s8(x0, wv), vmladavq_s8(x1, wv),
+                                           vmladavq_s8(x2, wv), vmladavq_s8(x3, wv));
+                acc[c] = ky == 0 ? v : vaddq_s32(acc[c], v);
+            }
+        }
+        for (int32_t c = 0; c < gn; c++) {
+            const int32_t sh = shift[g + c];
+            const int32x4_t y = th_mve_requantize_n(vaddq_n_s32(acc[c], tab[g + c]),
+                                                    mult[g + c], sh, sh < 0, &oc);
+            vstrbq_scatter_offset_s32(out + g + c, offs, y);
+        }
+    }
+}
+
+static void __attribute__((noinline))
+quad_small_k(const int8_t *const *x, const int8_t *filter, int32_t k, int32_t cout,
+             const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
+             int8_t *out, int32_t n)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    if (k > 16) {
+        quad_small_k_t(x, filter, k, cout, tab, quant, &oc, out, n, 1);
+    } else {
+        quad_small_k_t(x, filter, k, cout, tab, quant, &oc, out, n, 0);
+    }
+}
+
 void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
                           const int32_t *bias, int32_t input_offset, int32_t row_add,
                           const int32_t *multiplier, const int32_t *shift,
@@ -391,10 +619,17 @@ void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int3
           per_channel, o, out, 1);
 }
 
+/* Columns staged at a time: four pixels for k <= TH_NN_MVE_QUAD_K past the k <= 4 path,
+ * else two. */
+static int32_t conv_columns(int32_t k)
+{
+    return k > 4 && k <= TH_NN_MVE_QUAD_K ? 4 : 2;
+}
+
 int32_t th_nn_mve_conv_scratch(const th_dims *filter_dims)
 {
-    return 4 * filter_dims->n +
-           2 * th_round_up4(filter_dims->h * filter_dims->w * filter_dims->c);
+    const int32_t k = filter_dims->h * filter_dims->w * filter_dims->c;
+    return 4 * filter_dims->n + conv_columns(k) * th_round_up4(k);
 }
 
 /* Whether [a, a + an) and [b, b + bn) share a byte. */
@@ -448,6 +683,118 @@ static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
     }
 }
 
+/* th_nn_mve_conv_s8 for 4 < k <= TH_NN_MVE_QUAD_K: four pixels a step (quad_small_k), all
+ * four read (staged in the four columns at col, or read in place) before any is written. */
+static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
+                       const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                       const th_dims *output_dims, int8_t *output, const int32_t *tab,
+                       int8_t *col, const th_per_channel_quant *quant, const th_mve_out *o,
+                       int pointwise, int stage)
+{
+    const int32_t cin = input_dims->c, cout = output_dims->c;
+    const int32_t k = filter_dims->h * filter_dims->w * cin;
+    const int32_t out_w = output_dims->w, pixels = output_dims->h * out_w;
+    const int32_t col_bytes = th_round_up4(k);
+    const int64_t in_bytes = (int64_t)input_dims->h * input_dims->w * cin;
+    const int64_t out_bytes = (int64_t)pixels * cout;
+    /* Windows of dilation 1 whose rows (kwc bytes) fit one vector: output pixels
+     * [oy_lo, oy_hi) x [ox_lo, ox_hi) read no padding, four of one row go by quad_direct
+     * straight from the input when their outputs overlap none of their windows (it reads
+     * the windows again for every channel). */
+    const int32_t in_h = input_dims->h, in_w = input_dims->w;
+    const int32_t sh = params->stride.h, sw = params->stride.w;
+    const int32_t kwc = filter_dims->w * cin;
+    const int direct = !pointwise && params->dilation.h == 1 &&
+                       params->dilation.w == 1 && kwc <= 16;
+    const int32_t oy_lo = (params->padding.h + sh - 1) / sh;
+    const int32_t ox_lo = (params->padding.w + sw - 1) / sw;
+    /* oy < oy_hi <=> oy * sh - pad + kh <= in_h */
+    const int32_t ry = in_h + params->padding.h - filter_dims->h;
+    const int32_t rx = in_w + params->padding.w - filter_dims->w;
+    const int32_t oy_hi = ry < 0 ? 0 : ry / sh + 1, ox_hi = rx < 0 ? 0 : rx / sw + 1;
+    /* stride 1 (and so the input's size): pixel q of the output reads input pixel q */
+    const int dense = pointwise && k <= 16 && params->stride.h == 1 && params->stride.w == 1;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b = input + b * in_bytes;
+        int8_t *out = output + b * out_bytes;
+        if (dense) {
+            for (int32_t q = 0; q < pixels; q += 4) {
+                const int32_t n = TH_MIN(4, pixels - q);
+                const int8_t *xq = in_b + (int64_t)q * cin;
+                if (stage || n < 4) { /* the four pixels, or the last n, are read first */
+                    th_nn_mve_copy(col, xq, n * cin);
+                    xq = col;
+                }
+                quad_narrow(xq, cin, filter, k, cout, tab, quant, o, out + (int64_t)q * cout,
+                            n);
+            }
+            continue;
+        }
+        int32_t oy = 0, ox = 0;
+        for (int32_t q = 0; q < pixels; q += 4) {
+            const int32_t n = TH_MIN(4, pixels - q);
+            const int8_t *xw = in_b + ((int64_t)(oy * sh - params->padding.h) * in_w +
+                                       (ox * sw - params->padding.w)) * cin;
+            if (direct && ox + 3 < out_w && oy >= oy_lo && oy < oy_hi && ox >= ox_lo &&
+                ox + 3 < ox_hi &&
+                xw + (int64_t)(filter_dims->h - 1) * in_w * cin + 3 * sw * cin + 16 <=
+                    in_b + in_bytes &&
+                !overlaps(out + (int64_t)q * cout, 4 * cout, xw,
+                          (int64_t)(filter_dims->h - 1) * in_w * cin + 3 * sw * cin + kwc)) {
+                quad_direct(xw, sw * cin, in_w * cin, filter_dims->h, kwc, filter, cout, tab,
+                            quant, o, out + (int64_t)q * cout);
+                ox += 4;
+                if (ox == out_w) {
+                    ox = 0;
+                    oy++;
+                }
+                continue;
+            }
+            const int8_t *x[4];
+            for (int32_t j = 0; j < n; j++) {
+                int8_t *cj = col + j * col_bytes;
+                if (pointwise) {
+                    x[j] = in_b + ((int64_t)oy * params->stride.h * input_dims->w +
+                                   (int64_t)ox * params->stride.w) * cin;
+                    if (stage) {
+                        th_nn_mve_copy(cj, x[j], cin);
+                        x[j] = cj;
+                    }
+                } else {
+                    im2col(cj, in_b, input_dims, params, filter_dims, oy, ox);
+                    x[j] = cj;
+                }
+                if (++ox == out_w) {
+                    ox = 0;
+                    oy++;
+                }
+            }
+            for (int32_t j = n; j < 4; j++) {
+                x[j] = x[n - 1];
+            }
+            int8_t *o_q = out + (int64_t)q * cout;
+            if (k > 16) {
+                quad_small_k(x, filter, k, cout, tab, quant, o, o_q, n);
+                continue;
+            }
+            /* quad_narrow takes the columns at one stride: columns in scratch, or pixels
+             * of one input row */
+            const int32_t xs = (int32_t)(x[1] - x[0]);
+            if (x[2] - x[1] != xs || x[3] - x[2] != xs) {
+                for (int32_t j = 0; j < 4; j++) {
+                    int8_t *cj = col + j * col_bytes;
+                    if (x[j] != cj) {
+                        th_nn_mve_copy(cj, x[j], k);
+                    }
+                }
+                quad_narrow(col, col_bytes, filter, k, cout, tab, quant, o, o_q, n);
+            } else {
+                quad_narrow(x[0], xs, filter, k, cout, tab, quant, o, o_q, n);
+            }
+        }
+    }
+}
+
 void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -472,6 +819,12 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
     const int stage = overlaps(input, in_bytes * input_dims->n, output,
                                out_bytes * output_dims->n);
     const int32_t pixels = out_h * out_w;
+    /* (a pointwise layer of 16 < K <= 32 is faster two pixels at a time, dot2x2) */
+    if (conv_columns(k) == 4 && !(pointwise && k > 16)) {
+        conv_quads(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
+                   col0, quant, &o, pointwise, stage);
+        return;
+    }
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * in_bytes;
         int8_t *out = output + b * out_bytes;
