@@ -1,10 +1,10 @@
 /*
  * th_nn_s4.h - internals of the packed int4 weight kernels (th_*_s4, th_nn.h "INT4").
  *
- * Weights (a DSP-friendly layout prepared on the host: host/tinyhost/codegen/layout.py
- * s4_rows, the same in every build): one row per output channel of K int4 values
- * (FULLY_CONNECTED: Cin; CONV_2D: KH*KW*Cin in OHWI order; DEPTHWISE_CONV_2D: the KH*KW taps of
- * that channel), zero-padded to Kp = round_up(K, 8) values (Kp / 2 bytes, whole words), two
+ * Weights of CONV_2D and FULLY_CONNECTED (a DSP-friendly layout prepared on the host:
+ * host/tinyhost/codegen/layout.py s4_rows, the same in every build; DEPTHWISE_CONV_2D has its
+ * own, th_dw_conv_s4.c): one row per output channel of K int4 values
+ * (FULLY_CONNECTED: Cin; CONV_2D: KH*KW*Cin in OHWI order), zero-padded to Kp = round_up(K, 8) values (Kp / 2 bytes, whole words), two
  * per byte (nibble 2i in the low half of byte i, 2i + 1 in the high half, as TFLite), but
  * within each group of eight values nibble p holds value rev3(p) (p's three bits reversed:
  * 0 4 2 6 1 5 3 7). So one weight word unpacks, by two masks and SXTB16 / SXTB16 ROR 8, into
