@@ -27,6 +27,8 @@ def kern4(request) -> Iterator[tuple[Kernels, bool]]:
 def _quant(rng: np.random.Generator, cout: int) -> tuple[tuple, tuple]:
     mult = rng.integers(1 << 29, (1 << 31) - 1, cout).astype("<i4")
     shift = rng.integers(-12, -5, cout).astype("<i4")
+    if rng.random() < 0.3:  # a channel the fast requantization is not exact for
+        shift[int(rng.integers(0, cout))] = -25
     return ("data", mult.tobytes()), ("data", shift.tobytes())
 
 
@@ -137,7 +139,7 @@ def test_conv_s4_matches_int8(kern4, depthwise):
         if depthwise:  # the int8 filter widened at the scratch's head, then the int8 kernel's
             assert need == (kh * kw * cout + 3) // 4 * 4 + need8
         else:
-            assert need == 2 * ((kh * kw * cin + 7) // 8 * 8)
+            assert need == 4 * ((kh * kw * cin + 7) // 8 * 8) + 16 * cout  # 2 columns, table
         w8 = w.reshape(-1) if depthwise else conv_filter_layout(w, interleaved)
         head_args = (params, ("ptrs", [10, 11]), dims[0], buf(x), dims[1])
         nbytes = n * oh * ow * cout

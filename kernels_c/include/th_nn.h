@@ -510,8 +510,9 @@ th_status th_batch_matmul_s8(const th_context *ctx, const th_batch_matmul_params
  * weights two per byte in every build (TFLite's nibble order: value 2i low, 2i+1 high;
  * host/tinyhost/codegen/layout.py). CONV_2D and FC: one row per output channel (FC: Cin
  * values; conv: the KH*KW*Cin of OHWI), each row zero-padded to round_up(K, 8) values, the
- * values of each group of eight permuted (s4_rows); scratch (*_scratch_size) 2 * round_up(K, 8)
- * bytes (one staged int16 column). DEPTHWISE_CONV_2D: the KH*KW*C values in [KH, KW, C]
+ * values of each group of eight permuted (s4_rows); scratch (*_scratch_size): FC
+ * 2 * round_up(K, 8) bytes (one staged int16 column), CONV_2D 4 * round_up(K, 8) + 16 * Cout
+ * (the columns of two output pixels, the fast requantization's constants). DEPTHWISE_CONV_2D: the KH*KW*C values in [KH, KW, C]
  * order as one run padded to a multiple of 8 (s4_dw_run); scratch round_up(KH*KW*C, 4) (the
  * filter widened to int8) + th_dw_conv_s8_scratch_size, or + its fast size
  * (th_dw_conv_s4_scratch_size_fast, 0 when none) for th_dw_conv_s8's faster path.

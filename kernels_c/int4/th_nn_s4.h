@@ -35,4 +35,34 @@ void th_nn_s4_channels(const int16_t *col, const uint8_t *filter, int32_t kp, in
                        int32_t count, const int32_t *bias, const th_per_channel_quant *quant,
                        int32_t output_offset, const th_activation *act, int8_t *y);
 
+/* Per channel constants of the fast requantization (th_fast_rq_apply) with the bias, filled
+ * once per kernel call in scratch (th_nn_s4_rq_table). */
+typedef struct {
+    th_fast_rq rq;
+    int32_t bias;
+} th_nn_s4_rq;
+
+/* Bytes of the th_nn_s4_rq table of `channels` channels. */
+TH_INLINE int32_t th_nn_s4_rq_bytes(int32_t channels)
+{
+    return channels * (int32_t)sizeof(th_nn_s4_rq);
+}
+
+/* Fills tab[0 .. channels) and returns 1 when th_fast_rq_apply is exact for every channel
+ * (DSP builds; accumulators of k int4 taps plus the bias), else 0 (tab untouched or partly
+ * filled: the kernel then uses the exact requantization). */
+int th_nn_s4_rq_table(th_nn_s4_rq *tab, const th_per_channel_quant *quant, const int32_t *bias,
+                      int32_t channels, int32_t output_offset, int32_t k);
+
+/* th_nn_s4_channels for two pixels at once (outputs y0, y1, all `count` channels from 0):
+ * every weight word unpacked once for both. DSP builds: col0 holds both columns interleaved
+ * by value pairs (int32 word 2j + p: pixel p's values 2j, 2j + 1; col1 unused); portable:
+ * two natural columns col0, col1 of kp values. tab: the fast requantization
+ * (th_nn_s4_rq_table) or NULL (exact). y1 may be y0 (the same pixel twice). */
+void th_nn_s4_channels2(const int16_t *col0, const int16_t *col1, const uint8_t *filter,
+                        int32_t kp, int32_t count, const int32_t *bias,
+                        const th_per_channel_quant *quant, const th_nn_s4_rq *tab,
+                        int32_t output_offset, const th_activation *act, int8_t *y0,
+                        int8_t *y1);
+
 #endif

@@ -20,7 +20,8 @@ it against the C functions of both kernel builds on random shapes.
 | AVERAGE_POOL_2D separable (th_avgpool_s8_scratch_size) | A | A |
 | MAX_POOL_2D separable (th_maxpool_s8_scratch_size) | X | X |
 | CONV_2D fused with its residual ADD (compiled backend) | round_up4(conv's) + W * Cout | alike |
-| CONV, FC with packed int4 weights (`s4_kernel`) | 2 * round_up8(K) | same |
+| CONV_2D with packed int4 weights (`s4_kernel`) | 4 * round_up8(K) + 16 * Cout | same |
+| FULLY_CONNECTED with packed int4 weights | 2 * round_up8(K) | same |
 | DEPTHWISE with packed int4 weights | round_up4(KH * KW * C) + the int8 one's | same |
 | everything else (elementwise, MEAN, ...), float32 | 0 | 0 |
 
@@ -335,6 +336,7 @@ def residual_scratch(conv_scratch: int, row_bytes: int, rows: int) -> int:
     height), then `rows` output rows of int8 staging that the ADD then adds to the skip."""
     return _ru4(conv_scratch) + rows * row_bytes
 S4_MAX_K = 65536  # th_nn_s4.h TH_S4_MAX_K
+S4_RQ_BYTES = 16  # th_nn_s4.h th_nn_s4_rq: one channel's fast requantization constants
 
 
 def s4_taps(graph: Graph, op: Op) -> int:
@@ -383,6 +385,9 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
     if s4_kernel(graph, op):
         if op.kind is OpKind.DEPTHWISE_CONV_2D:
             return _s4_dw_head(graph, op) + _dw_scratch(graph, op, options.dsp, mve=options.mve)
+        if op.kind is OpKind.CONV_2D:  # two int16 columns, the requantization table
+            return 4 * ((s4_taps(graph, op) + 7) & ~7) + S4_RQ_BYTES * int(
+                graph.tensors[op.outputs[0]].shape[-1])
         return 2 * ((s4_taps(graph, op) + 7) & ~7)
     if op.kind is OpKind.CONV_2D and isinstance(op.options, Conv2DOptions):
         return _conv_scratch(graph, op, options.dsp, options.mve)
