@@ -1,10 +1,12 @@
 """Packed int4 weights kept packed on the device (th_conv_s4, th_dw_conv_s4,
 th_fully_connected_s4; ARCHITECTURE.md §4.3): a CONV_2D -> DEPTHWISE_CONV_2D ->
-FULLY_CONNECTED graph with int4 weights (odd row lengths: a nibble tail in every row;
-per-channel convolutions, a per-tensor FC), every op's output a model output, bit-exact with
-TFLite Micro in the reference and with the reference on the host board and QEMU mps2-an386
-through both backends; and the digits model quantized with `--weights int4` bit-exact on QEMU
-through both backends, its model data in flash smaller than with int8 weights."""
+FULLY_CONNECTED graph with int4 weights (the FC rows and the depthwise run of odd length: a
+nibble tail; the conv with Cin % 4 == 0, an odd output pixel count and an odd Cout;
+per-channel convolutions, a per-tensor FC with Cout 7: a block of four rows, a pair, one),
+every op's output a model output, bit-exact with TFLite Micro in the reference and with the
+reference on the host board and QEMU mps2-an386 through both backends; and the digits model
+quantized with `--weights int4` bit-exact on QEMU through both backends, its model data in
+flash smaller than with int8 weights."""
 
 from __future__ import annotations
 
@@ -47,14 +49,14 @@ I32 = np.dtype(np.int32)
 def _int4_graph() -> Graph:
     rng = np.random.default_rng(17)
     b = GraphBuilder(rng)
-    x = b.tensor("x", (1, 6, 7, 3), quant=q(0.05, 3))
+    x = b.tensor("x", (1, 5, 7, 4), quant=q(0.05, 3))  # 35 pixels: an odd one left
 
     def w4(shape: tuple[int, ...]) -> np.ndarray:
         return rng.integers(-7, 8, shape).astype(np.int8)
 
     conv = b.conv(x, Conv2DOptions(Padding.SAME, 1, 1, activation=Activation.RELU),
-                  w4((5, 3, 3, 3)), rng.uniform(0.02, 0.06, 5).astype(np.float32),
-                  rng.integers(-200, 200, 5), q(0.08, -128), "conv")  # K = 27
+                  w4((5, 3, 3, 4)), rng.uniform(0.02, 0.06, 5).astype(np.float32),
+                  rng.integers(-200, 200, 5), q(0.08, -128), "conv")  # K = 36
     dw = b.conv(conv, DepthwiseConv2DOptions(Padding.SAME, 2, 2, 3),
                 w4((1, 3, 3, 15)), rng.uniform(0.02, 0.06, 15).astype(np.float32),
                 rng.integers(-200, 200, 15), q(0.1, 5), "dw")  # taps 9, mult 3

@@ -58,13 +58,16 @@ static th_interp_status conv_setup(const th_interp_op *op, int depthwise, s4_con
     s->filter.c = depthwise ? cout : s->in.c;
     const int32_t ch_mult = depthwise ? p[TH_DWCONV2D_S4_P_CH_MULT] : 1;
     const uint64_t k = (uint64_t)fh * (uint64_t)fw * (depthwise ? 1u : (uint32_t)s->in.c);
-    if (s->out.n != s->in.n || k > 65536u ||
+    if (s->out.n != s->in.n || k > 65536u || (depthwise && k * (uint64_t)cout > (1u << 28)) ||
         (depthwise && (ch_mult < 1 || (int64_t)s->in.c * ch_mult != cout))) {
         return TH_INTERP_E_PARAMS;
     }
     s->quant.multiplier = th_interp_const(op, p[TH_CONV2D_S4_P_MULTIPLIER], (uint32_t)cout, 4);
     s->quant.shift = th_interp_const(op, p[TH_CONV2D_S4_P_SHIFT], (uint32_t)cout, 4);
-    s->weights = th_interp_const(op, woff, (uint32_t)cout * (row_bytes(k) / 4u), 4);
+    /* conv: one row per output channel; depthwise: one run of KH*KW*C values (th_nn.h) */
+    const uint32_t weight_words = depthwise ? row_bytes(k * (uint32_t)cout) / 4u
+                                            : (uint32_t)cout * (row_bytes(k) / 4u);
+    s->weights = th_interp_const(op, woff, weight_words, 4);
     if (s->weights == NULL || quant_ok(&s->quant, cout) != TH_INTERP_OK) {
         return TH_INTERP_E_PARAMS;
     }

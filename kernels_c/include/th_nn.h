@@ -568,13 +568,18 @@ th_status th_batch_matmul_s8(const th_context *ctx, const th_batch_matmul_params
 
 /* ---- INT4: packed int4 weights (TFLite INT4; kernels_c/int4/th_nn_s4.h) -----------------
  * CONV_2D (no groups), DEPTHWISE_CONV_2D and FULLY_CONNECTED with int8 activations and
- * weights two per byte in every build: one row per output channel (FC: Cin values; conv: the
- * KH*KW*Cin of OHWI; depthwise: that channel's KH*KW taps), TFLite's nibble order (value 2i
- * low, 2i+1 high), each row zero-padded to round_up(K, 8) values (host/tinyhost/codegen/
- * layout.py s4_rows). Per-channel requantization (per tensor: repeat the pair); FC's
- * filter_offset must be 0. Scratch (*_scratch_size): 2 * round_up(K, 8) bytes (one staged
- * int16 column; K = Cin, KH*KW*Cin or KH*KW). K > 65536 is TH_ERR_UNSUPPORTED. Dims as the
- * int8 kernels'. No output may overlap an input or the scratch. */
+ * weights two per byte in every build (TFLite's nibble order: value 2i low, 2i+1 high;
+ * host/tinyhost/codegen/layout.py). CONV_2D and FC: one row per output channel (FC: Cin
+ * values; conv: the KH*KW*Cin of OHWI), each row zero-padded to round_up(K, 8) values, the
+ * values of each group of eight permuted (s4_rows); scratch (*_scratch_size): FC
+ * 2 * round_up(K, 8) bytes (one staged int16 column), CONV_2D 4 * round_up(K, 8) + 16 * Cout
+ * (the columns of two output pixels, the fast requantization's constants). DEPTHWISE_CONV_2D: the KH*KW*C values in [KH, KW, C]
+ * order as one run padded to a multiple of 8 (s4_dw_run); scratch round_up(KH*KW*C, 4) (the
+ * filter widened to int8) + th_dw_conv_s8_scratch_size, or + its fast size
+ * (th_dw_conv_s4_scratch_size_fast, 0 when none) for th_dw_conv_s8's faster path.
+ * Per-channel requantization (per tensor: repeat the pair); FC's filter_offset must be 0.
+ * K > 65536 is TH_ERR_UNSUPPORTED (conv, FC). Dims as the int8 kernels'. No output may
+ * overlap an input or the scratch. */
 th_status th_fully_connected_s4(const th_context *ctx, const th_fc_params *params,
                                 const th_per_channel_quant *quant, const th_dims *input_dims,
                                 const int8_t *input, const th_dims *filter_dims,
@@ -595,6 +600,9 @@ th_status th_dw_conv_s4(const th_context *ctx, const th_dw_conv_params *params,
                         const int32_t *bias, const th_dims *output_dims, int8_t *output);
 int32_t th_dw_conv_s4_scratch_size(const th_dw_conv_params *params, const th_dims *input_dims,
                                    const th_dims *filter_dims, const th_dims *output_dims);
+int32_t th_dw_conv_s4_scratch_size_fast(const th_dw_conv_params *params,
+                                        const th_dims *input_dims, const th_dims *filter_dims,
+                                        const th_dims *output_dims);
 
 #ifdef __cplusplus
 }

@@ -1,18 +1,41 @@
-/* th_dw_conv_s4: DEPTHWISE_CONV_2D with packed int4 filters (th_nn_s4.h; one row of KH*KW
- * taps per output channel): per output pixel and input channel, its taps staged as int16,
- * then the ch_mult output channels of that input channel, two per dot product pass. */
+/* th_dw_conv_s4: DEPTHWISE_CONV_2D with packed int4 filters (th_nn.h "INT4"): the filter is
+ * one packed run of KH*KW*C values in the int8 kernel's [KH, KW, C] order, padded to whole
+ * words. It is widened once per call into the head of the scratch (KH*KW*C bytes, a few
+ * hundred), and the int8 kernel (th_dw_conv_s8, with its own staging and fast
+ * requantization) runs on it with the rest of the scratch. Same values, same arithmetic:
+ * bit-exact with the int8 kernels by construction. */
 #include <stddef.h>
 
 #include "th_nn.h"
 #include "th_nn_s4.h"
 
+/* Bytes of the widened filter: round_up4(KH*KW*C), 0 for bad dims. */
+static int32_t widened_bytes(const th_dims *filter_dims)
+{
+    const int64_t n = (int64_t)filter_dims->h * filter_dims->w * filter_dims->c;
+    return n <= 0 || n > INT32_MAX / 2 ? 0 : (int32_t)((n + 3) & ~INT64_C(3));
+}
+
 int32_t th_dw_conv_s4_scratch_size(const th_dw_conv_params *params, const th_dims *input_dims,
                                    const th_dims *filter_dims, const th_dims *output_dims)
 {
-    (void)params;
-    (void)input_dims;
-    (void)output_dims;
-    return filter_dims == NULL ? 0 : 2 * th_s4_round_up8(filter_dims->h * filter_dims->w);
+    if (filter_dims == NULL) {
+        return 0;
+    }
+    return widened_bytes(filter_dims) +
+           th_dw_conv_s8_scratch_size(params, input_dims, filter_dims, output_dims);
+}
+
+int32_t th_dw_conv_s4_scratch_size_fast(const th_dw_conv_params *params,
+                                        const th_dims *input_dims, const th_dims *filter_dims,
+                                        const th_dims *output_dims)
+{
+    if (filter_dims == NULL) {
+        return 0;
+    }
+    const int32_t fast =
+        th_dw_conv_s8_scratch_size_fast(params, input_dims, filter_dims, output_dims);
+    return fast > 0 ? widened_bytes(filter_dims) + fast : 0;
 }
 
 th_status th_dw_conv_s4(const th_context *ctx, const th_dw_conv_params *params,
@@ -25,60 +48,24 @@ th_status th_dw_conv_s4(const th_context *ctx, const th_dw_conv_params *params,
     if (status != TH_OK) {
         return status;
     }
-    const int32_t in_h = input_dims->h, in_w = input_dims->w, cin = input_dims->c;
-    const int32_t k_h = filter_dims->h, k_w = filter_dims->w, cout = output_dims->c;
-    const int32_t mult = params->ch_mult;
-    if ((int64_t)k_h * k_w > TH_S4_MAX_K) {
-        return TH_ERR_UNSUPPORTED;
-    }
-    const int32_t kp = th_s4_round_up8(k_h * k_w);
-    status = th_nn_check_scratch(ctx, 2 * kp);
+    const int32_t head = widened_bytes(filter_dims);
+    const int32_t need =
+        head + th_dw_conv_s8_scratch_size(params, input_dims, filter_dims, output_dims);
+    status = th_nn_check_scratch(ctx, need);
     if (status != TH_OK) {
         return status;
     }
-    int16_t *col = (int16_t *)ctx->buf;
-    for (int32_t k = k_h * k_w; k < kp; k++) {
-        col[k] = 0;
+    int8_t *w = (int8_t *)ctx->buf;
+    const int32_t n = filter_dims->h * filter_dims->w * filter_dims->c;
+    for (int32_t i = 0; i + 1 < n; i += 2) {
+        const int32_t byte = filter[i >> 1];
+        w[i] = (int8_t)(((byte & 0xF) ^ 8) - 8);
+        w[i + 1] = (int8_t)(((byte >> 4) ^ 8) - 8);
     }
-    int8_t *y = output;
-    for (int32_t b = 0; b < output_dims->n; b++) {
-        const int8_t *in_b = input + (int64_t)b * in_h * in_w * cin;
-        for (int32_t oy = 0; oy < output_dims->h; oy++) {
-            const int32_t y0 = oy * params->stride.h - params->padding.h;
-            for (int32_t ox = 0; ox < output_dims->w; ox++) {
-                const int32_t x0 = ox * params->stride.w - params->padding.w;
-                /* Interior pixels (the whole window inside) read without bound checks. */
-                const int interior = y0 >= 0 && y0 + (k_h - 1) * params->dilation.h < in_h &&
-                                     x0 >= 0 && x0 + (k_w - 1) * params->dilation.w < in_w;
-                const int64_t row_step = (int64_t)params->dilation.h * in_w * cin;
-                const int64_t col_step = (int64_t)params->dilation.w * cin;
-                for (int32_t ic = 0; ic < cin; ic++) {
-                    int32_t k = 0;
-                    if (interior) {
-                        const int8_t *row = in_b + ((int64_t)y0 * in_w + x0) * cin + ic;
-                        for (int32_t ky = 0; ky < k_h; ky++, row += row_step) {
-                            for (int32_t kx = 0; kx < k_w; kx++, k++) {
-                                col[k] = (int16_t)(row[kx * col_step] + params->input_offset);
-                            }
-                        }
-                    }
-                    for (int32_t ky = 0; ky < k_h && !interior; ky++) {
-                        const int32_t iy = y0 + ky * params->dilation.h;
-                        for (int32_t kx = 0; kx < k_w; kx++, k++) {
-                            const int32_t ix = x0 + kx * params->dilation.w;
-                            const int inside = iy >= 0 && iy < in_h && ix >= 0 && ix < in_w;
-                            col[k] =
-                                (int16_t)(inside ? in_b[((int64_t)iy * in_w + ix) * cin + ic] +
-                                                       params->input_offset
-                                                 : 0);
-                        }
-                    }
-                    th_nn_s4_channels(col, filter, kp, ic * mult, mult, bias, quant,
-                                      params->output_offset, &params->activation, y);
-                }
-                y += cout;
-            }
-        }
+    if (n & 1) {
+        w[n - 1] = (int8_t)(((filter[n >> 1] & 0xF) ^ 8) - 8);
     }
-    return TH_OK;
+    const th_context rest = {(int8_t *)ctx->buf + head, ctx->size - head};
+    return th_dw_conv_s8(&rest, params, quant, input_dims, input, filter_dims, w, bias,
+                         output_dims, output);
 }

@@ -39,8 +39,11 @@ th_status th_fully_connected_s4(const th_context *ctx, const th_fc_params *param
     int16_t *col = (int16_t *)ctx->buf;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *x = input + (int64_t)b * cin;
-        for (int32_t k = 0; k < kp; k++) {
-            col[k] = (int16_t)(k < cin ? x[k] + params->input_offset : 0);
+        for (int32_t k = 0; k < cin; k++) {
+            col[k] = (int16_t)(x[k] + params->input_offset);
+        }
+        for (int32_t k = cin; k < kp; k++) {
+            col[k] = 0;
         }
         th_nn_s4_channels(col, filter, kp, 0, cout, bias, quant, params->output_offset,
                           &params->activation, output + (int64_t)b * cout);

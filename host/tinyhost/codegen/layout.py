@@ -74,10 +74,20 @@ def s4_rows(matrix: np.ndarray) -> np.ndarray:
     return (nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)).reshape(-1)
 
 
+def s4_dw_run(w: np.ndarray) -> np.ndarray:
+    """A DEPTHWISE_CONV_2D filter ([1, KH, KW, C] int4 values) as th_dw_conv_s4 reads it
+    (th_nn.h "INT4"): the KH*KW*C values in that order, zero-padded to a multiple of 8 (whole
+    words), two per byte in TFLite's nibble order (value 2i low, 2i + 1 high)."""
+    v = np.asarray(w, np.int8).reshape(-1)
+    padded = np.zeros(round_up8(v.size), np.uint8)
+    padded[: v.size] = v.astype(np.uint8) & 0xF
+    return padded[0::2] | (padded[1::2] << 4)
+
+
 def s4_filter_rows(w: np.ndarray, depthwise: bool) -> np.ndarray:
-    """The packed int4 rows of a CONV_2D filter (OHWI: one row per output channel) or a
-    DEPTHWISE_CONV_2D filter ([1, KH, KW, C]: channel c's KH*KW taps as row c)."""
+    """The packed int4 weights of a CONV_2D filter (OHWI: one s4_rows row per output channel)
+    or a DEPTHWISE_CONV_2D filter ([1, KH, KW, C]: s4_dw_run)."""
     a = np.asarray(w, np.int8)
     if depthwise:
-        return s4_rows(a.reshape(-1, a.shape[-1]).T)
+        return s4_dw_run(a)
     return s4_rows(a.reshape(a.shape[0], -1))

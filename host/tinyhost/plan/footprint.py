@@ -116,11 +116,11 @@ def flash_usage(graph: Graph) -> FlashUsage:
 
 def _stored_bytes(graph: Graph, t: int, depthwise: bool) -> int:
     """A constant's bytes on the device: packed int4 weights as the int4 kernels' rows
-    (codegen/layout.py s4_rows: round_up8(K) values per row, two per byte)."""
+    (codegen/layout.py s4_rows: round_up8(K) values per row, two per byte; depthwise one run,
+    s4_dw_run)."""
     tensor = graph.tensors[t]
     if not tensor.packed_int4 or tensor.data is None or tensor.data.ndim not in (2, 4):
         return tensor.size_bytes
-    shape = tensor.shape  # depthwise [1, KH, KW, C]: one row of KH * KW per channel
-    rows, k = (shape[3], shape[1] * shape[2]) if depthwise else (
-        shape[0], int(np.prod(shape[1:])))
+    shape = tensor.shape  # depthwise [1, KH, KW, C]: one run of KH * KW * C (s4_dw_run)
+    rows, k = (1, int(np.prod(shape))) if depthwise else (shape[0], int(np.prod(shape[1:])))
     return int(rows) * ((int(k) + 7) // 8 * 4)

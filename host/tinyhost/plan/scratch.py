@@ -20,7 +20,9 @@ it against the C functions of both kernel builds on random shapes.
 | AVERAGE_POOL_2D separable (th_avgpool_s8_scratch_size) | A | A |
 | MAX_POOL_2D separable (th_maxpool_s8_scratch_size) | X | X |
 | CONV_2D fused with its residual ADD (compiled backend) | round_up4(conv's) + W * Cout | alike |
-| CONV, DEPTHWISE, FC with packed int4 weights (`s4_kernel`) | 2 * round_up8(K) | same |
+| CONV_2D with packed int4 weights (`s4_kernel`) | 4 * round_up8(K) + 16 * Cout | same |
+| FULLY_CONNECTED with packed int4 weights | 2 * round_up8(K) | same |
+| DEPTHWISE with packed int4 weights | round_up4(KH * KW * C) + the int8 one's | same |
 | everything else (elementwise, MEAN, ...), float32 | 0 | 0 |
 
 A = round_up4(2 * W * C) + 4 * C (int16 column sums, int32 channel sums) when the output has
@@ -48,8 +50,9 @@ fewer values (stage_cost, th_dw_conv_general_s8.c). A band row interleaves the K
 column by column; PL = round_up2(KA * ceil(N / KA)), N = the largest
 ((o0 * SB) // DB + SB' * (n - 1)) * KA + 2 * KP over the P = DB / gcd(SB, DB) output phases o0
 (n = their output count rounded up to a multiple of four, SB' = SB / gcd).
-K of the int4 kernels (th_*_s4, one staged int16 column): KH * KW * Cin (CONV_2D), KH * KW
-(DEPTHWISE_CONV_2D), Cin (FULLY_CONNECTED).
+K of the int4 kernels (th_*_s4, one staged int16 column): KH * KW * Cin (CONV_2D), Cin
+(FULLY_CONNECTED). The int4 depthwise widens its filter into the scratch's head and runs the
+int8 depthwise on the rest: its fast scratch is that head + the int8 one's fast scratch.
 S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
 
 Helium build (`PlanOptions.mve`, with `dsp`; th_nn_mve_s8.c): every CONV_2D without groups (1x1,
@@ -335,8 +338,13 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     (th_dw_conv_general_s8_scratch_size_fast). The kernel picks the path from the scratch size it
     is given; codegen gives it where the planned arena has that much room free (no growth)."""
     options = options or PlanOptions()
-    if not options.dsp or not _is_int8(graph, op) or not op.outputs or s4_kernel(graph, op):
+    if not options.dsp or not _is_int8(graph, op) or not op.outputs:
         return 0
+    if s4_kernel(graph, op):  # th_dw_conv_s4_scratch_size_fast
+        if op.kind is not OpKind.DEPTHWISE_CONV_2D:
+            return 0
+        fast = _dw_scratch(graph, op, True, fast=True, mve=options.mve)
+        return _s4_dw_head(graph, op) + fast if fast else 0
     if graph.tensors[op.outputs[0]].dtype != np.int8:
         return 0
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
@@ -378,6 +386,7 @@ def residual_scratch(conv_scratch: int, row_bytes: int, rows: int) -> int:
     height), then `rows` output rows of int8 staging that the ADD then adds to the skip."""
     return _ru4(conv_scratch) + rows * row_bytes
 S4_MAX_K = 65536  # th_nn_s4.h TH_S4_MAX_K
+S4_RQ_BYTES = 16  # th_nn_s4.h th_nn_s4_rq: one channel's fast requantization constants
 
 
 def s4_taps(graph: Graph, op: Op) -> int:
@@ -386,6 +395,11 @@ def s4_taps(graph: Graph, op: Op) -> int:
     if op.kind is OpKind.DEPTHWISE_CONV_2D:
         return int(shape[1] * shape[2])
     return int(np.prod(shape[1:]))
+
+
+def _s4_dw_head(graph: Graph, op: Op) -> int:
+    """th_dw_conv_s4's widened filter at the head of its scratch: round_up4(KH * KW * C)."""
+    return _ru4(int(np.prod(graph.tensors[op.inputs[1]].shape)))
 
 
 def s4_kernel(graph: Graph, op: Op) -> bool:
@@ -419,6 +433,11 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
         conv = _conv_scratch(graph, op, options.dsp, options.mve)
         return residual_scratch(conv, residual_row_bytes(graph, op), 1)
     if s4_kernel(graph, op):
+        if op.kind is OpKind.DEPTHWISE_CONV_2D:
+            return _s4_dw_head(graph, op) + _dw_scratch(graph, op, options.dsp, mve=options.mve)
+        if op.kind is OpKind.CONV_2D:  # two int16 columns, the requantization table
+            return 4 * ((s4_taps(graph, op) + 7) & ~7) + S4_RQ_BYTES * int(
+                graph.tensors[op.outputs[0]].shape[-1])
         return 2 * ((s4_taps(graph, op) + 7) & ~7)
     if op.kind is OpKind.CONV_2D and isinstance(op.options, Conv2DOptions):
         return _conv_scratch(graph, op, options.dsp, options.mve)
