@@ -25,8 +25,11 @@ How to rerun
     # venv with numpy and the tflite-micro package):
     /tmp/v/bin/python tests/models/make_models.py --verify
 
-    # or both in one go:
+    # or both in one go (also writes families/ with that interpreter, see below):
     /tmp/tfenv/bin/python tests/models/make_models.py --verify-with /tmp/v/bin/python
+
+    # only issue 17's op-family models (families/, tinyhost's writer, no TensorFlow):
+    /tmp/v/bin/python tests/models/make_models.py --families
 
 The output is deterministic: every model draws its weights and calibration
 data from its own numpy Generator seeded with a fixed number (a CRC of the
@@ -1028,6 +1031,117 @@ def print_coverage(manifest) -> None:
 
 
 # --------------------------------------------------------------------------
+# One model per op family of issue 17 (families/), written by tinyhost's writer
+# --------------------------------------------------------------------------
+#
+# TF 2.21's converter cannot make these runnable by TFLM (it crashes calibrating a
+# quantized LSTM; int4 weights need the project's quantizer; the int16 QUANTIZE edges to
+# and from int32 and the rank-1/rank-2 SVDF stack have no Keras layer), so each family is
+# the graph the device tests build (tests/*_graphs.py and the op-family device tests),
+# drawn from its fixed seed and written with tinyhost.tflite.writer. This part needs the
+# tinyhost package (not TensorFlow): `--families` with the project's venv, which
+# `--verify-with` runs before `--verify`. Stateful families carry "stateful" in the
+# manifest; tests/test_op_family_models.py runs them over several invokes with a reset.
+
+FAMILIES = HERE / "families"
+FAMILIES_MANIFEST = FAMILIES / "manifest.json"
+
+
+def family_graphs() -> list:
+    """(stem, graph, stateful, description) per family, each from its builder's seed."""
+    tests_dir = str(HERE.parent)
+    if tests_dir not in sys.path:
+        sys.path.insert(0, tests_dir)
+    from graphs_16x8 import chain_16x8
+    from lstm_graphs import lstm_stack_graph
+    from svdf_graphs import kws_svdf_graph
+    from test_elementwise_unary_binary_on_device import elementwise_graph
+    from test_int4_on_device import _int4_graph
+    from test_int16_activations_on_device import int16_activations_graph
+    from test_rowwise_on_device import rowwise_graph
+
+    return [
+        ("elementwise_int8", elementwise_graph(), False,
+         "ABS, ELU, RSQRT, ZEROS_LIKE, MINIMUM, MAXIMUM, SQUARED_DIFFERENCE, PRELU "
+         "(per-channel and scalar alpha), DIV (RELU6), FILL; broadcasts"),
+        ("rowwise_int8", rowwise_graph(), False,
+         "LOG_SOFTMAX, L2_NORMALIZATION, CUMSUM (reverse, exclusive), SUM, REDUCE_MAX; "
+         "rows of 16 and 5"),
+        ("chain_16x8", chain_16x8(np.random.default_rng(21)), False,
+         "16x8: QUANTIZE s8->s16, CONV_2D/DEPTHWISE_CONV_2D (per-channel) and "
+         "FULLY_CONNECTED (per-tensor) with int16 activations and int64 bias, ADD, MUL, "
+         "SOFTMAX int16, QUANTIZE s16->s8"),
+        ("int16_activations", int16_activations_graph(), False,
+         "int16 LOGISTIC, TANH (multiplier and power-of-two input scales), SUB (RELU), "
+         "QUANTIZE s8<->s16<->s32"),
+        ("svdf_kws", kws_svdf_graph(np.random.default_rng(17)), True,
+         "SVDF rank 1 then rank 2 (TFLM needs both biases), int16 state; SOFTMAX s8->s16, "
+         "QUANTIZE s16->s8 and s8->s16 edges"),
+        ("lstm_stack", lstm_stack_graph(np.random.default_rng(23)), True,
+         "two stacked UNIDIRECTIONAL_SEQUENCE_LSTMs (batch-major with cell clip, "
+         "time-major), int16 cell state"),
+        ("int4_chain", _int4_graph(), False,
+         "packed int4 weights: CONV_2D (per-channel, RELU), DEPTHWISE_CONV_2D (mult 3, "
+         "stride 2), FULLY_CONNECTED (per-tensor, odd rows)"),
+    ]
+
+
+def write_families() -> None:
+    from tinyhost.tflite.writer import write_model
+
+    FAMILIES.mkdir(exist_ok=True)
+    entries = []
+    for stem, graph, stateful, doc in family_graphs():
+        data = write_model(graph)
+        (FAMILIES / f"{stem}.tflite").write_bytes(data)
+        ops = sorted({op.kind.name for op in graph.ops})
+        entries.append({"file": f"{stem}.tflite", "stateful": stateful, "description": doc,
+                        "bytes": len(data), "ops": ops})
+        print(f"wrote families/{stem}.tflite ({len(data)} B): {', '.join(ops)}", flush=True)
+    FAMILIES_MANIFEST.write_text(
+        json.dumps({"generator": "tests/models/make_models.py --families",
+                    "models": entries}, indent=1) + "\n")
+
+
+def verify_families() -> int:
+    """Each family file in TFLite Micro: it loads, runs three invokes (state carried), and
+    every output equals tinyhost's reference on the same inputs."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    from tinyhost import reference
+    from tinyhost.tflite import read_model
+
+    bad = 0
+    entries = json.loads(FAMILIES_MANIFEST.read_text())["models"]
+    for m in entries:
+        path = FAMILIES / m["file"]
+        try:
+            graph = read_model(path)
+            data = path.read_bytes()  # kept alive while TFLM reads it
+            it = runtime.Interpreter.from_bytes(data, arena_size=1 << 20)
+            rng = np.random.default_rng(seed_of(m["file"]))
+            state = reference.initial_state(graph)
+            for k in range(3):
+                xs = reference.random_inputs(graph, rng)
+                for i, x in enumerate(xs):
+                    it.set_input(x, i)
+                it.invoke()
+                ours = reference.run(graph, xs, state=state)
+                state = ours.state
+                for j, want in enumerate(ours.outputs):
+                    got = np.asarray(it.get_output(j)).reshape(want.shape)
+                    if not np.array_equal(got, want):
+                        n = int(np.count_nonzero(got != want))
+                        raise AssertionError(f"invoke {k}, output {j}: {n} values differ")
+            print(f"ok  families/{m['file']:<40} 3 invokes bit-exact")
+        except Exception as e:  # noqa: BLE001 - report every model
+            bad += 1
+            print(f"ERR families/{m['file']:<40} {type(e).__name__}: {e}")
+    print(f"families: {len(entries) - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
+# --------------------------------------------------------------------------
 # Verification in TensorFlow Lite Micro (no TensorFlow)
 # --------------------------------------------------------------------------
 
@@ -1087,12 +1201,22 @@ def main() -> int:
         metavar="PYTHON",
         help="after generating, run --verify with this interpreter",
     )
+    ap.add_argument(
+        "--families",
+        action="store_true",
+        help="only write families/ (needs tinyhost, not TensorFlow)",
+    )
     a = ap.parse_args()
     if a.verify:
-        return verify()
+        return verify() | (verify_families() if FAMILIES_MANIFEST.is_file() else 0)
+    if a.families:
+        write_families()
+        return 0
     generate()
     if a.verify_with:
-        return subprocess.call([a.verify_with, __file__, "--verify"])
+        return subprocess.call([a.verify_with, __file__, "--families"]) or subprocess.call(
+            [a.verify_with, __file__, "--verify"]
+        )
     return 0
 
 
