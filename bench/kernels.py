@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "tests"))  # first: tests/kernels/ (a package), not this file
 
 from sweep_ops import sweep_ops  # noqa: E402
 from sweep_seq import sweep_seq  # noqa: E402

@@ -1,5 +1,6 @@
 """Issue 17's op families as committed model files (tests/models/families/, written by
-tests/models/make_models.py --families): each file read back; the reference bit-exact with
+tests/models/make_models.py: --families with tinyhost's writer, and TF's converter for the
+int8 row-wise ops and a 16x8 model): each file read back; the reference bit-exact with
 TFLite Micro on every tensor; then on the host board through both backends over three
 consecutive invokes (the stateful SVDF and LSTM families reset before the third, which
 repeats the first input) and, for the families with new compute kernels (16x8, SVDF, LSTM,
@@ -25,9 +26,11 @@ from tinyhost.tflite import read_model
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_op_family_models"
 FAMILIES = PROJECT_MODELS / "families"
-MANIFEST = json.loads((FAMILIES / "manifest.json").read_text())["models"]
-STEMS = [Path(m["file"]).stem for m in MANIFEST]
-STATEFUL = {Path(m["file"]).stem for m in MANIFEST if m["stateful"]}
+# written by tinyhost's writer (families/manifest.json) and by TF's converter (the models'
+# manifest.json one level up: rowwise_tf_int8, ops_16x8)
+WRITTEN = json.loads((FAMILIES / "manifest.json").read_text())["models"]
+STEMS = sorted(p.stem for p in FAMILIES.glob("*.tflite"))
+STATEFUL = {Path(m["file"]).stem for m in WRITTEN if m["stateful"]}
 QEMU_FAMILIES = ["chain_16x8", "svdf_kws", "lstm_stack", "int4_chain"]
 INVOKES = 3
 RESET = 2  # stateful families: state reset before the third invoke (the first input again)
@@ -45,6 +48,10 @@ EXPECTED_OPS = {
     "svdf_kws": {OpKind.SVDF, OpKind.SOFTMAX, OpKind.QUANTIZE},
     "lstm_stack": {OpKind.UNIDIRECTIONAL_SEQUENCE_LSTM},
     "int4_chain": {OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CONNECTED},
+    "rowwise_tf_int8": {OpKind.LOG_SOFTMAX, OpKind.L2_NORMALIZATION, OpKind.SUM,
+                        OpKind.REDUCE_MAX},
+    "ops_16x8": {OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CONNECTED, OpKind.ADD,
+                 OpKind.MUL, OpKind.SUB, OpKind.SOFTMAX, OpKind.LOGISTIC, OpKind.TANH},
 }  # fmt: skip
 
 # The reference's int8 DIV is one LSB away from TFLite Micro's on some operands (e.g.
@@ -75,9 +82,11 @@ def test_every_family_file_holds_its_ops_and_the_stateful_ones_carry_state() -> 
         assert bool(graph.variable_tensors()) == (stem in STATEFUL), stem
     int4 = _graph("int4_chain")
     assert sum(t.packed_int4 for t in int4.tensors) == 3  # conv, dw and fc weights packed
-    chain = _graph("chain_16x8")
-    assert {chain.tensors[op.inputs[0]].dtype for op in chain.ops
-            if op.kind is OpKind.FULLY_CONNECTED} == {np.dtype(np.int16)}  # fmt: skip
+    for stem in ("chain_16x8", "ops_16x8"):
+        g = _graph(stem)
+        assert {g.tensors[op.inputs[0]].dtype for op in g.ops if op.kind in (
+            OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D, OpKind.FULLY_CONNECTED)} == {
+            np.dtype(np.int16)}, stem  # fmt: skip
 
 
 @pytest.mark.parametrize("stem", [
