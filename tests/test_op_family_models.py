@@ -99,6 +99,27 @@ def test_reference_matches_tflm_on_every_tensor(stem: str) -> None:
         assert compared == sum(len(op.outputs) for op in graph.ops)
 
 
+@pytest.mark.parametrize("stem", sorted(STATEFUL))
+def test_stateful_reference_matches_tflm_over_invokes_and_a_reset(stem: str) -> None:
+    """The state carried over the invokes and reset (TFLM's interpreter.reset) as TFLM
+    does: every output of every invoke."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    graph = _graph(stem)
+    sets = _inputs(graph, stem)
+    data = (FAMILIES / f"{stem}.tflite").read_bytes()
+    interpreter = runtime.Interpreter.from_bytes(data, arena_size=1 << 20)
+    expected = reference_invokes(graph, [s[0] for s in sets], RESET)
+    for k, (x, want) in enumerate(zip(sets, expected, strict=True)):
+        if k == RESET:
+            interpreter.reset()
+        interpreter.set_input(x[0], 0)
+        interpreter.invoke()
+        for j, w in enumerate(want):
+            got = np.array(interpreter.get_output(j)).reshape(w.shape)
+            np.testing.assert_array_equal(got, w, err_msg=f"{stem}: invoke {k}, output {j}")
+
+
 def _check_on_device(stem: str, board: str, backend: str) -> None:
     graph = _graph(stem)
     sets = _inputs(graph, stem)  # elementwise: the device against the reference, DIV too
