@@ -19,7 +19,9 @@ pointwise, depthwise, fully connected; 1k-500k MACs) on the DSP path only, outpu
 against the reference; prints per class the median and worst MAC/instruction with the worst
 shape and the issue-14 floor (worst over the shapes the floor applies to). Then pools (average,
 max, MEAN) and elementwise (ADD, SUB, MUL, broadcasts) per element, from graphs run through the
-compiled backend (bench/sweep_ops.py). With --json one row per shape (class, shape, macs,
+compiled backend (bench/sweep_ops.py). Then issue 17's kernel classes (SVDF, LSTM, 16x8 and
+int4-weight conv / depthwise / FC: bench/sweep_seq.py), median and worst MAC/instruction, from
+graphs through the compiled backend. With --json one row per shape (class, shape, macs,
 instructions; elements for the per-element classes) on stdout.
 """
 
@@ -40,6 +42,7 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests"))
 
 from sweep_ops import sweep_ops  # noqa: E402
+from sweep_seq import sweep_seq  # noqa: E402
 
 from kernels.cases import ConvCase, FcCase, Op, check_result  # noqa: E402
 from kernels.layers import fc_layer, layer_case  # noqa: E402
@@ -114,6 +117,7 @@ def sweep(args: argparse.Namespace) -> int:
                     raise SystemExit(f"{kind} {describe(case)} [mve]: output differs from "
                                      f"reference: {problem}")
         per_element = sweep_ops(args.seed, args.per_class, args.board, Path(tmp))
+        sequence = sweep_seq(args.seed, args.per_class, args.board, Path(tmp))
     if len(run.counts) != len(cases):
         raise SystemExit(f"{len(run.counts)} instruction counts for {len(cases)} layers")
     rows = []
@@ -147,6 +151,14 @@ def sweep(args: argparse.Namespace) -> int:
         above = sum(1 for v in cost if v > worst["element_floor"])
         print(f"{kind:16} {float(np.median(cost)):7.2f} {max(cost):7.2f} "
               f"{worst['element_floor']:6.1f} {above:6d}  {worst['shape']}", file=out)
+    print(f"{'class':16} {'median':>7} {'worst':>7}  worst shape (MAC/instr, issue 17's "
+          f"kernels: graphs through the compiled backend)", file=out)
+    for kind in dict.fromkeys(r["class"] for r in sequence):
+        mine = [r for r in sequence if r["class"] == kind]
+        rate = [r["macs"] / r["instructions"] for r in mine]
+        worst = min(mine, key=lambda r: r["macs"] / r["instructions"])
+        print(f"{kind:16} {float(np.median(rate)):7.3f} {min(rate):7.3f}  {worst['shape']}",
+              file=out)
     if mve:
         for r, count in zip(rows, run_mve.counts, strict=True):
             r["mve_instructions"] = count - MARKER_OVERHEAD
@@ -162,7 +174,8 @@ def sweep(args: argparse.Namespace) -> int:
                   f"  {worst['shape']}", file=out)
     if args.json:
         keys = ("class", "shape", "macs", "instructions", "mve_instructions", "elements")
-        print(json.dumps([{k: r[k] for k in keys if k in r} for r in [*rows, *per_element]],
+        print(json.dumps([{k: r[k] for k in keys if k in r}
+                          for r in [*rows, *per_element, *sequence]],
                          indent=1))
     return 0
 

@@ -25,8 +25,11 @@ How to rerun
     # venv with numpy and the tflite-micro package):
     /tmp/v/bin/python tests/models/make_models.py --verify
 
-    # or both in one go:
+    # or both in one go (also writes families/ with that interpreter, see below):
     /tmp/tfenv/bin/python tests/models/make_models.py --verify-with /tmp/v/bin/python
+
+    # only issue 17's op-family models (families/, tinyhost's writer, no TensorFlow):
+    /tmp/v/bin/python tests/models/make_models.py --families
 
 The output is deterministic: every model draws its weights and calibration
 data from its own numpy Generator seeded with a fixed number (a CRC of the
@@ -543,6 +546,65 @@ def model_specs():
         )
     )
 
+    # ---- op families TF's converter makes runnable by TFLM (issue 17, families/) -------
+    def b_rowwise(tf, rng):
+        def f(x):
+            ls = tf.nn.log_softmax(x, axis=-1)  # LOG_SOFTMAX
+            l2 = tf.math.l2_normalize(x, axis=-1)  # L2_NORMALIZATION
+            # (no CUMSUM: TF 2.21 keeps it float between DEQUANTIZE and QUANTIZE)
+            sm = tf.reduce_sum(x, axis=[1, 2])  # SUM
+            sm_keep = tf.reduce_sum(ls, axis=[3], keepdims=True)
+            mx = tf.reduce_max(x, axis=-1, keepdims=True)  # REDUCE_MAX
+            return ls, l2, sm, sm_keep, mx
+
+        return f
+
+    specs.append(
+        Spec(
+            "rowwise_tf",
+            b_rowwise,
+            [("x", (1, 4, 5, 16))],
+            subdir="families/",
+            input_dist="normal",
+            doc="issue 17's row-wise ops as TF's converter quantizes them to int8: "
+            "LOG_SOFTMAX, L2_NORMALIZATION, SUM (two axes; keepdims), REDUCE_MAX; not "
+            "CUMSUM, which TF 2.21 keeps float between DEQUANTIZE and QUANTIZE (the int8 "
+            "CUMSUM is in families/rowwise_int8, tinyhost's writer)",
+        )
+    )
+
+    def b_16x8(tf, rng):
+        w1, b1 = W(tf, rng, (3, 3, 3, 8), 27), Bv(tf, rng, 8)
+        wd, bd = W(tf, rng, (3, 3, 8, 1), 9), Bv(tf, rng, 8)
+        wf, bf = W(tf, rng, (4 * 4 * 8, 10), 128), Bv(tf, rng, 10)
+        c = tf.constant(rng.uniform(-1, 1, (1, 10)).astype(np.float32))
+
+        def f(x):
+            y = tf.nn.relu(tf.nn.conv2d(x, w1, 1, "SAME") + b1)  # CONV_2D
+            y = tf.nn.depthwise_conv2d(y, wd, [1, 2, 2, 1], "SAME") + bd  # DEPTHWISE_CONV_2D
+            y = tf.matmul(tf.reshape(y, (1, 128)), wf) + bf  # FULLY_CONNECTED
+            a = y + c  # ADD
+            m = a * y  # MUL
+            d = tf.math.sigmoid(a) - tf.math.tanh(y)  # LOGISTIC, TANH, SUB
+            return tf.nn.softmax(a), m, d
+
+        return f
+
+    specs.append(
+        Spec(
+            "ops",
+            b_16x8,
+            [("x", (1, 8, 8, 3))],
+            kinds=("16x8",),
+            subdir="families/",
+            input_dist="normal",
+            doc="issue 17's 16x8 family as TF's converter makes it (int16 activations, "
+            "int8 weights, EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8): "
+            "CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL, SUB, SOFTMAX, "
+            "LOGISTIC, TANH",
+        )
+    )
+
     # ---- float in/out around an int8 graph ---------------------------------------
     def b_fio(tf, rng):
         def f(x):
@@ -893,7 +955,7 @@ def convert(tf, spec: Spec, kind: str):
     sigs = [tf.TensorSpec(shape, tf.float32, name=n) for n, shape in spec.inputs]
     cf = fn.get_concrete_function(*sigs)
     conv = tf.lite.TFLiteConverter.from_concrete_functions([cf], fn)
-    if kind in ("int8", "float_io_int8"):
+    if kind in ("int8", "float_io_int8", "16x8"):
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         static = [spec.pin_shapes.get(n, shape) for n, shape in spec.inputs]
         crng = np.random.default_rng(seed_of(spec.name) + 1)
@@ -905,7 +967,13 @@ def convert(tf, spec: Spec, kind: str):
 
         conv.representative_dataset = rep
         conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        if kind == "int8":
+        if kind == "16x8":
+            conv.target_spec.supported_ops = [
+                tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
+            ]
+            conv.inference_input_type = tf.int16
+            conv.inference_output_type = tf.int16
+        elif kind == "int8":
             conv.inference_input_type = tf.int8
             conv.inference_output_type = tf.int8
         else:
@@ -930,9 +998,10 @@ def reference_io(tf, data: bytes, spec: Spec):
     ins = []
     for d, dist in zip(interp.get_input_details(), _dists(spec)):
         x = _sample(rng, d["shape"], dist)
-        if d["dtype"] == np.int8:
+        if d["dtype"] in (np.int8, np.int16):
             s, z = d["quantization"]
-            x = np.clip(np.round(x / s) + z, -128, 127).astype(np.int8)
+            info = np.iinfo(d["dtype"])
+            x = np.clip(np.round(x / s) + z, info.min, info.max).astype(d["dtype"])
         interp.set_tensor(d["index"], x)
         ins.append(x)
     interp.invoke()
@@ -940,22 +1009,36 @@ def reference_io(tf, data: bytes, spec: Spec):
     return ins, outs
 
 
-def generate() -> None:
+def generate(only: list[str] | None = None) -> None:
+    """Write every model, or with `only` (spec names) just those, the other files, their
+    manifest entries and reference I/O kept as they are."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow as tf
 
     tf.random.set_seed(0)
-    for p in [*HERE.glob("*.tflite"), *HERE.glob("large/*.tflite")]:
-        if not p.name.startswith("digits_"):
-            p.unlink()
-    suffix = {"int8": "int8", "float": "float", "float_io_int8": "int8"}
+    if only is None:
+        for p in [*HERE.glob("*.tflite"), *HERE.glob("large/*.tflite")]:
+            if not p.name.startswith("digits_"):
+                p.unlink()
+    suffix = {"int8": "int8", "float": "float", "float_io_int8": "int8", "16x8": "16x8"}
     manifest = {
         "generator": "tests/models/make_models.py",
         "tensorflow": tf.__version__,
         "models": [],
     }
     ref = {}
+    kept = []
+    if only is not None:
+        old = json.loads(MANIFEST.read_text())["models"]
+        ref = dict(np.load(REFERENCE))
+        names = {f"{s.subdir}{s.name}_{suffix[k]}.tflite" for s in model_specs() if s.name in only
+                 for k in s.kinds}  # fmt: skip
+        kept = [m for m in old if m["file"] not in names and not m["file"].startswith("digits_")]
+        ref = {k: v for k, v in ref.items()
+               if f"{k.split('__')[0]}.tflite" not in {Path(n).name for n in names}}
     for spec in model_specs():
+        if only is not None and spec.name not in only:
+            continue
         for kind in spec.kinds:
             stem = f"{spec.name}_{suffix[kind]}"
             data = convert(tf, spec, kind)
@@ -977,7 +1060,7 @@ def generate() -> None:
                 }
             )
             print(f"wrote {stem}.tflite ({len(data)} B)", flush=True)
-    manifest["models"] += digits_entries()
+    manifest["models"] = kept + manifest["models"] + digits_entries()
     np.savez_compressed(REFERENCE, **ref)
     MANIFEST.write_text(json.dumps(manifest, indent=1) + "\n")
     print_coverage(manifest)
@@ -1028,6 +1111,116 @@ def print_coverage(manifest) -> None:
 
 
 # --------------------------------------------------------------------------
+# One model per op family of issue 17 (families/), written by tinyhost's writer
+# --------------------------------------------------------------------------
+#
+# TF 2.21's converter cannot make these runnable by TFLM (it crashes calibrating a
+# quantized LSTM; int4 weights need the project's quantizer; the int16 QUANTIZE edges to
+# and from int32 and the rank-1/rank-2 SVDF stack have no Keras layer), so each family is
+# the graph the device tests build (tests/*_graphs.py and the op-family device tests),
+# drawn from its fixed seed and written with tinyhost.tflite.writer. This part needs the
+# tinyhost package (not TensorFlow): `--families` with the project's venv, which
+# `--verify-with` runs before `--verify`. Stateful families carry "stateful" in the
+# manifest; tests/test_op_family_models.py runs them over several invokes with a reset.
+
+FAMILIES = HERE / "families"
+FAMILIES_MANIFEST = FAMILIES / "manifest.json"
+
+
+def family_graphs() -> list:
+    """(stem, graph, stateful, description) per family, each from its builder's seed."""
+    tests_dir = str(HERE.parent)
+    if tests_dir not in sys.path:
+        sys.path.insert(0, tests_dir)
+    from graphs_16x8 import chain_16x8
+    from lstm_graphs import lstm_stack_graph
+    from svdf_graphs import kws_svdf_graph
+    from test_elementwise_unary_binary_on_device import elementwise_graph
+    from test_int4_on_device import _int4_graph
+    from test_int16_activations_on_device import int16_activations_graph
+    from test_rowwise_on_device import rowwise_graph
+
+    return [
+        ("elementwise_int8", elementwise_graph(), False,
+         "ABS, ELU, RSQRT, ZEROS_LIKE, MINIMUM, MAXIMUM, SQUARED_DIFFERENCE, PRELU "
+         "(per-channel and scalar alpha), DIV (RELU6), FILL; broadcasts"),
+        ("rowwise_int8", rowwise_graph(), False,
+         "LOG_SOFTMAX, L2_NORMALIZATION, CUMSUM (reverse, exclusive), SUM, REDUCE_MAX; "
+         "rows of 16 and 5"),
+        ("chain_16x8", chain_16x8(np.random.default_rng(21)), False,
+         "16x8: QUANTIZE s8->s16, CONV_2D/DEPTHWISE_CONV_2D (per-channel) and "
+         "FULLY_CONNECTED (per-tensor) with int16 activations and int64 bias, ADD, MUL, "
+         "SOFTMAX int16, QUANTIZE s16->s8"),
+        ("int16_activations", int16_activations_graph(), False,
+         "int16 LOGISTIC, TANH (multiplier and power-of-two input scales), SUB (RELU), "
+         "QUANTIZE s8<->s16<->s32"),
+        ("svdf_kws", kws_svdf_graph(np.random.default_rng(17)), True,
+         "SVDF rank 1 then rank 2 (TFLM needs both biases), int16 state; SOFTMAX s8->s16, "
+         "QUANTIZE s16->s8 and s8->s16 edges"),
+        ("lstm_stack", lstm_stack_graph(np.random.default_rng(23)), True,
+         "two stacked UNIDIRECTIONAL_SEQUENCE_LSTMs (batch-major with cell clip, "
+         "time-major), int16 cell state"),
+        ("int4_chain", _int4_graph(), False,
+         "packed int4 weights: CONV_2D (per-channel, RELU), DEPTHWISE_CONV_2D (mult 3, "
+         "stride 2), FULLY_CONNECTED (per-tensor, odd rows)"),
+    ]
+
+
+def write_families() -> None:
+    from tinyhost.tflite.writer import write_model
+
+    FAMILIES.mkdir(exist_ok=True)
+    entries = []
+    for stem, graph, stateful, doc in family_graphs():
+        data = write_model(graph)
+        (FAMILIES / f"{stem}.tflite").write_bytes(data)
+        ops = sorted({op.kind.name for op in graph.ops})
+        entries.append({"file": f"{stem}.tflite", "stateful": stateful, "description": doc,
+                        "bytes": len(data), "ops": ops})
+        print(f"wrote families/{stem}.tflite ({len(data)} B): {', '.join(ops)}", flush=True)
+    FAMILIES_MANIFEST.write_text(
+        json.dumps({"generator": "tests/models/make_models.py --families",
+                    "models": entries}, indent=1) + "\n")
+
+
+def verify_families() -> int:
+    """Each family file in TFLite Micro: it loads, runs three invokes (state carried), and
+    every output equals tinyhost's reference on the same inputs."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    from tinyhost import reference
+    from tinyhost.tflite import read_model
+
+    bad = 0
+    entries = sorted(FAMILIES.glob("*.tflite"))  # the writer's and TF's converter's
+    for path in entries:
+        try:
+            graph = read_model(path)
+            data = path.read_bytes()  # kept alive while TFLM reads it
+            it = runtime.Interpreter.from_bytes(data, arena_size=1 << 20)
+            rng = np.random.default_rng(seed_of(path.name))
+            state = reference.initial_state(graph)
+            for k in range(3):
+                xs = reference.random_inputs(graph, rng)
+                for i, x in enumerate(xs):
+                    it.set_input(x, i)
+                it.invoke()
+                ours = reference.run(graph, xs, state=state)
+                state = ours.state
+                for j, want in enumerate(ours.outputs):
+                    got = np.asarray(it.get_output(j)).reshape(want.shape)
+                    if not np.array_equal(got, want):
+                        n = int(np.count_nonzero(got != want))
+                        raise AssertionError(f"invoke {k}, output {j}: {n} values differ")
+            print(f"ok  families/{path.name:<40} 3 invokes bit-exact")
+        except Exception as e:  # noqa: BLE001 - report every model
+            bad += 1
+            print(f"ERR families/{path.name:<40} {type(e).__name__}: {e}")
+    print(f"families: {len(entries) - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
+# --------------------------------------------------------------------------
 # Verification in TensorFlow Lite Micro (no TensorFlow)
 # --------------------------------------------------------------------------
 
@@ -1042,6 +1235,11 @@ def verify() -> int:
         stem = Path(m["file"]).stem
         if f"{stem}__in0" not in ref:
             print(f"--  {m['file']:<48} no reference I/O (digits: make_digits.py --verify)")
+            continue
+        if m["file"].startswith("families/"):
+            # TFLite's reference kernels are not TFLM's here (int8 SUM rescales otherwise,
+            # 16x8 rounds otherwise): checked against tinyhost's reference below instead
+            print(f"--  {m['file']:<48} TFLM against tinyhost's reference (families below)")
             continue
         try:
             it = runtime.Interpreter.from_file(
@@ -1072,7 +1270,8 @@ def verify() -> int:
         except Exception as e:  # noqa: BLE001 - report every model
             bad += 1
             print(f"ERR {m['file']:<48} {type(e).__name__}: {e}")
-    n = sum(1 for m in manifest["models"] if f"{Path(m['file']).stem}__in0" in ref)
+    n = sum(1 for m in manifest["models"] if f"{Path(m['file']).stem}__in0" in ref
+            and not m["file"].startswith("families/"))
     print(f"{n - bad} passed, {bad} failed")
     return 1 if bad else 0
 
@@ -1087,12 +1286,28 @@ def main() -> int:
         metavar="PYTHON",
         help="after generating, run --verify with this interpreter",
     )
+    ap.add_argument(
+        "--families",
+        action="store_true",
+        help="only write families/ (needs tinyhost, not TensorFlow)",
+    )
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        metavar="NAME",
+        help="regenerate only these specs (e.g. rowwise_tf ops), keeping the rest",
+    )
     a = ap.parse_args()
     if a.verify:
-        return verify()
-    generate()
+        return verify() | (verify_families() if FAMILIES_MANIFEST.is_file() else 0)
+    if a.families:
+        write_families()
+        return 0
+    generate(a.only)
     if a.verify_with:
-        return subprocess.call([a.verify_with, __file__, "--verify"])
+        return subprocess.call([a.verify_with, __file__, "--families"]) or subprocess.call(
+            [a.verify_with, __file__, "--verify"]
+        )
     return 0
 
 
