@@ -197,6 +197,31 @@ th_status th_fully_connected_per_channel_s8(const th_context *ctx, const th_fc_p
                                             const int32_t *bias, const th_dims *output_dims,
                                             int8_t *output);
 
+/* FULLY_CONNECTED with host-prepared int16 weights (compiled backend, --optimize speed;
+ * ARCHITECTURE.md §4.3). weights: int16, per block of 4 output channels (Cout padded to a
+ * multiple of 4 with zero rows) and per chunk of 4 inputs k..k+3 (Cin padded to a multiple
+ * of 4 with zeros), for each of the block's channels c the halfwords
+ * w[c][k], w[c][k+2], w[c][k+1], w[c][k+3] (the order of SXTB16 and SXTB16 ROR 8 of the
+ * input word): index(c, k) = ((c/4 * Kp/4 + k/4) * 4 + c%4) * 4 + (k%2) * 2 + (k%4)/2.
+ * bias: int32[round_up4(Cout)], each bias[c] + input_offset * sum_k w[c][k] (wrapping), so
+ * the loop multiplies the raw int8 inputs; the accumulators equal the int8 kernels'.
+ * filter_offset must be 0. fast: the host found th_fast_rq exact for every channel
+ * (multiplier >= 0, shift in [-22, -1], Cin * 255 * 255 + max |original bias| < 2^29); the
+ * outputs are the same either way. No scratch. */
+typedef struct {
+    int32_t batches;
+    int32_t cin;
+    int32_t cout;
+    int32_t output_offset;
+    th_activation activation;
+    int32_t mult_step; /* 0: multiplier[0], shift[0] for every channel; 1: per channel */
+    int32_t fast;
+} th_fc_w16_params;
+
+th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier,
+                       const int32_t *shift, const int8_t *input, const int16_t *weights,
+                       const int32_t *bias, int8_t *output);
+
 int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
                                            const th_dims *input_dims,
                                            const th_dims *filter_dims);

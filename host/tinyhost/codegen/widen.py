@@ -1,0 +1,89 @@
+"""Host-prepared int16 weights for the compiled backend's MAC-heavy layers (--optimize speed).
+
+The compiled backend knows every weight when it generates code, so for a layer it may store
+the weights pre-widened to int16 in the order the DSP loop consumes them: the loop then loads
+halfword pairs and issues SMLAD, with no SXTB16 per weight word (kernels_c/include/th_nn.h,
+th_fc_s8_w16). It costs flash (two bytes per weight instead of one), so `choose` takes it
+layer by layer only where the model still fits the board's flash.
+
+FULLY_CONNECTED layout, per block of 4 output channels (Cout padded to a multiple of 4 with
+zero rows) and chunk of 4 inputs k..k+3 (Cin padded with zeros): for each channel of the block
+w[c][k], w[c][k+2], w[c][k+1], w[c][k+3] (SXTB16 and SXTB16 ROR 8 of the input word). The
+input offset moves into the bias: bias[c] + input_offset * sum_k w[c][k], wrapped to int32
+like the kernels' accumulators, so the accumulators equal the int8 kernels' bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+FAST_MAX_E = 22  # TH_FAST_MAX_E, kernels_c/include/th_nn_support.h
+FAST_ACC_LIMIT = 1 << 29  # th_fast_rq_ok: |acc| < 2^29
+FC_W16_FUNCTION = "th_fc_s8_w16"
+
+
+@dataclass(frozen=True)
+class Widened:
+    """A layer stored with int16 weights: its source op, kind and the flash it adds."""
+
+    op: int
+    kind: str
+    extra_flash_bytes: int
+
+
+def _wrap32(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, np.int64)
+    return ((v + (1 << 31)) % (1 << 32) - (1 << 31)).astype(np.int32)
+
+
+def _pad(n: int) -> int:
+    return (n + 3) & ~3
+
+
+def fc_w16_weights(w: np.ndarray) -> np.ndarray:
+    """[Cout, Cin] int8 -> 1-D int16 array in th_fc_s8_w16's order."""
+    w = np.asarray(w, np.int8).reshape(w.shape[0], -1)
+    cout, cin = w.shape
+    padded = np.zeros((_pad(cout), _pad(cin)), np.int16)
+    padded[:cout, :cin] = w
+    # [blocks, 4 ch, chunks, 4 taps] -> [blocks, chunks, 4 ch, taps in order 0, 2, 1, 3]
+    blocks = padded.reshape(_pad(cout) // 4, 4, _pad(cin) // 4, 4).transpose(0, 2, 1, 3)
+    return np.ascontiguousarray(blocks[..., [0, 2, 1, 3]]).reshape(-1)
+
+
+def fc_w16_bias(bias: np.ndarray | None, w: np.ndarray, input_offset: int) -> np.ndarray:
+    """int32[round_up4(Cout)]: bias + input_offset * sum of each channel's weights, wrapped."""
+    w = np.asarray(w, np.int64).reshape(w.shape[0], -1)
+    cout = w.shape[0]
+    b = np.zeros(_pad(cout), np.int64)
+    if bias is not None:
+        b[:cout] = np.asarray(bias, np.int64)
+    b[:cout] += input_offset * w.sum(axis=1)
+    return _wrap32(b)
+
+
+def fc_fast_ok(cin: int, bias: np.ndarray | None, multipliers: np.ndarray,
+               shifts: np.ndarray) -> bool:
+    """Whether th_fast_rq is exact for every channel of a FULLY_CONNECTED: the conditions
+    th_nn_fc_s8 checks at entry, with the original bias."""
+    max_bias = 0 if bias is None or len(bias) == 0 else int(np.abs(np.asarray(bias,
+                                                                              np.int64)).max())
+    m = np.asarray(multipliers, np.int64)
+    s = np.asarray(shifts, np.int64)
+    return bool(cin * 255 * 255 + max_bias < FAST_ACC_LIMIT and (m >= 0).all()
+                and ((s <= -1) & (s >= -FAST_MAX_E)).all())
+
+
+def fc_extra_flash(cout: int, cin: int) -> int:
+    """Flash th_fc_s8_w16's arrays take beyond the int8 block-4 layout and the plain bias."""
+    widened = _pad(cout) * _pad(cin) * 2 + _pad(cout) * 4
+    return widened - (cout * _pad(cin) + cout * 4)
+
+
+def drop_largest(chosen: frozenset[int], extra: dict[int, int]) -> frozenset[int]:
+    """`chosen` without the layer that adds the most flash (the next try when the model
+    does not fit)."""
+    largest = max(sorted(chosen), key=lambda op: extra[op])
+    return chosen - {largest}
