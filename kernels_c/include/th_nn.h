@@ -85,6 +85,18 @@ int32_t th_nn_build_flags(void);
  * a 1 KB buffer) and, for Cin not a multiple of 4 (first layers), 256 bytes of byte-staged
  * im2col columns. */
 
+/* th_conv_1x1_s8 at stride 1 with Cin a multiple of 4 and the output as large as the input,
+ * with int16 weights the host laid out (compiled backend, --optimize speed): per channel
+ * pair and chunk of 4 input channels k..k+3 the halfwords w[c][k], w[c][k+2], w[c][k+1],
+ * w[c][k+3], then those of channel c+1 (an odd last channel paired with zeros). Same
+ * scratch, aliasing and outputs as th_conv_1x1_s8; DSP builds without Helium only
+ * (TH_ERR_UNSUPPORTED elsewhere and for other shapes). */
+th_status th_conv_1x1_s8_w16(const th_context *ctx, const th_conv_params *params,
+                             const th_per_channel_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int16_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output);
+
 /* Picks th_conv_1x1_s8, th_conv_3x3_s8 or th_conv_general_s8. */
 th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,
                      const th_per_channel_quant *quant, const th_dims *input_dims,

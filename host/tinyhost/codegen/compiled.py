@@ -67,13 +67,17 @@ from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support, stack_cmake
 from tinyhost.codegen.widen import (
+    CONV_1X1_W16_FUNCTION,
+    CONV_W16_BLOCK,
     FC_W16_FUNCTION,
     Widened,
+    conv_extra_flash,
     drop_largest,
     fc_extra_flash,
     fc_fast_ok,
     fc_w16_bias,
     fc_w16_weights,
+    w16_weights,
 )
 from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import Conv2DOptions, Graph, Op, OpKind, residual_parts
@@ -380,7 +384,13 @@ class _Model:
         if live is not None and not live.channels.live:  # every channel constant: no conv
             return self.expand(call, i, live, "pixel"), (
                 f"all {live.channels.pixel.size} channels constant")
-        if live is None:
+        widened = live is None and call.op in self.widen
+        if widened:
+            w = self.array(f"op{i}_weights_s16", w16_weights(
+                np.asarray(self.graph.tensors[weights_t].data), CONV_W16_BLOCK))
+            b = self.pointer(bias_t, "int32_t")
+            y = self.pointer(out, "int8_t", const=False)
+        elif live is None:
             block = None if dw or not self.interleaved else CONV_BLOCK
             w = self.pointer(weights_t, "int8_t", layout_block=block)
             b = self.pointer(bias_t, "int32_t")
@@ -409,6 +419,8 @@ class _Model:
                   f".dilation = {{{p.dilation_h}, {p.dilation_w}}}, "
                   f".activation = {{{p.act_min}, {p.act_max}}}")  # fmt: skip
         function = conv_variant(self.graph, self.graph.ops[call.op])  # the wrapper's pick
+        if widened:
+            function = CONV_1X1_W16_FUNCTION
         head = (f"{self.context(call.op)}\n"
                 f"    static const {ptype} params = {{{fields}}};\n"
                 f"    static const th_per_channel_quant quant = {{{mult}, {shift_name}}};\n"
@@ -927,6 +939,10 @@ def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
         return {}
     out: dict[int, int] = {}
     for c in calls:
+        if c.function == "th_conv_s8" and _pointwise_w16(graph, c):
+            w = graph.tensors[c.inputs[1]].shape  # type: ignore[index]
+            out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])))
+            continue
         if c.function not in ("th_fully_connected_s8", "th_fully_connected_per_channel_s8"):
             continue
         p = c.params
@@ -938,6 +954,22 @@ def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
         shape = graph.tensors[w].shape
         out[c.op] = fc_extra_flash(int(shape[0]), int(np.prod(shape[1:])))
     return out
+
+
+def _pointwise_w16(graph: Graph, c: Call) -> bool:
+    """th_conv_1x1_s8_w16 takes the op: a dense pointwise CONV_2D (stride 1, the output as
+    large as the input, Cin a multiple of 4), constant weights and bias, neither the 8-channel
+    nor the direct path of th_conv_1x1_s8 (Cin 8, Cout <= 3), which stay faster on int8."""
+    op = graph.ops[c.op]
+    w, b = c.inputs[1], c.inputs[2]
+    if (conv_variant(graph, op) != "th_conv_1x1_s8" or w is None
+            or graph.tensors[w].data is None
+            or (b is not None and graph.tensors[b].data is None)):
+        return False
+    x, y = graph.tensors[c.inputs[0]].shape, graph.tensors[c.outputs[0]].shape  # type: ignore[index]
+    p = c.params
+    return (isinstance(p, ConvParams) and p.stride_h == 1 and p.stride_w == 1
+            and x[1:3] == y[1:3] and x[3] % 4 == 0 and x[3] != 8 and y[3] > 3)
 
 
 def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None,
@@ -995,6 +1027,8 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
     live = _live_channel_plan(graph, calls, plan, grants)
     candidates = {} if patched is not None else _widen_candidates(graph, calls, target,
                                                                     optimize)
+    for op in (*bands, *live):  # fused residual convs, constant channels: int8 weights
+        candidates.pop(op, None)
     chosen = {op: extra for op, extra in candidates.items()
               if widen is None or folded.origin[op] in widen}
     model = _Model(graph, plan, grants, target.interleaved, live, bands, frozenset(chosen))

@@ -22,6 +22,9 @@ import numpy as np
 FAST_MAX_E = 22  # TH_FAST_MAX_E, kernels_c/include/th_nn_support.h
 FAST_ACC_LIMIT = 1 << 29  # th_fast_rq_ok: |acc| < 2^29
 FC_W16_FUNCTION = "th_fc_s8_w16"
+CONV_1X1_W16_FUNCTION = "th_conv_1x1_s8_w16"
+FC_W16_BLOCK = 4  # output channels per block: FULLY_CONNECTED
+CONV_W16_BLOCK = 2  # CONV_2D (th_nn_mat_mult_s16w_tab: channel pairs)
 
 
 @dataclass(frozen=True)
@@ -42,15 +45,23 @@ def _pad(n: int) -> int:
     return (n + 3) & ~3
 
 
+def w16_weights(w: np.ndarray, block: int) -> np.ndarray:
+    """[Cout, K...] int8 -> 1-D int16 array: per block of `block` channels (Cout padded with
+    zero channels) and chunk of 4 taps (K padded with zeros), each channel's taps in the
+    order 0, 2, 1, 3 (th_fc_s8_w16 with block 4, th_conv_1x1_s8_w16 with block 2)."""
+    w = np.asarray(w, np.int8).reshape(w.shape[0], -1)
+    cout, k = w.shape
+    rows = -(-cout // block) * block
+    padded = np.zeros((rows, _pad(k)), np.int16)
+    padded[:cout, :k] = w
+    # [blocks, block ch, chunks, 4 taps] -> [blocks, chunks, block ch, taps 0, 2, 1, 3]
+    blocks = padded.reshape(rows // block, block, _pad(k) // 4, 4).transpose(0, 2, 1, 3)
+    return np.ascontiguousarray(blocks[..., [0, 2, 1, 3]]).reshape(-1)
+
+
 def fc_w16_weights(w: np.ndarray) -> np.ndarray:
     """[Cout, Cin] int8 -> 1-D int16 array in th_fc_s8_w16's order."""
-    w = np.asarray(w, np.int8).reshape(w.shape[0], -1)
-    cout, cin = w.shape
-    padded = np.zeros((_pad(cout), _pad(cin)), np.int16)
-    padded[:cout, :cin] = w
-    # [blocks, 4 ch, chunks, 4 taps] -> [blocks, chunks, 4 ch, taps in order 0, 2, 1, 3]
-    blocks = padded.reshape(_pad(cout) // 4, 4, _pad(cin) // 4, 4).transpose(0, 2, 1, 3)
-    return np.ascontiguousarray(blocks[..., [0, 2, 1, 3]]).reshape(-1)
+    return w16_weights(w, FC_W16_BLOCK)
 
 
 def fc_w16_bias(bias: np.ndarray | None, w: np.ndarray, input_offset: int) -> np.ndarray:
@@ -80,6 +91,11 @@ def fc_extra_flash(cout: int, cin: int) -> int:
     """Flash th_fc_s8_w16's arrays take beyond the int8 block-4 layout and the plain bias."""
     widened = _pad(cout) * _pad(cin) * 2 + _pad(cout) * 4
     return widened - (cout * _pad(cin) + cout * 4)
+
+
+def conv_extra_flash(cout: int, k: int) -> int:
+    """Flash th_conv_1x1_s8_w16's weights take beyond the int8 block-2 layout."""
+    return -(-cout // CONV_W16_BLOCK) * CONV_W16_BLOCK * _pad(k) * 2 - cout * _pad(k)
 
 
 def drop_largest(chosen: frozenset[int], extra: dict[int, int]) -> frozenset[int]:
