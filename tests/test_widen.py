@@ -1,6 +1,10 @@
 """Host-prepared int16 weights (codegen/widen.py, th_fc_s8_w16): bit-exact, chosen where the
 compiled backend should choose them.
 
+- th_conv_1x1_s8_w16 (pointwise CONV_2D, channel pairs) the same way: odd Cout, Cout above
+  the 64 channels whose requantization table fits the stack, activations (no table: the
+  plain loops), biases that make the requantization exact for some channels only; the
+  portable build refuses it (the host never picks it there).
 - th_fc_s8_w16 with random shapes (Cin and Cout not multiples of 4, several batches),
   per-tensor and per-channel requantization, activations, and biases large enough to take
   the exact (not the fast) requantization, in the portable build and the DSP build with the
@@ -10,8 +14,9 @@ compiled backend should choose them.
   ad01 (model.json lists them and the extra flash); never --optimize size, the host board or
   the Cortex-M55; on a board whose flash cannot hold them all, the layers adding the most
   flash go back to int8 until the model fits.
-- ad01 with every layer's output made a model output, compiled for QEMU mps2-an386 (the
-  int16-weight loop in Arm assembly): every layer bit-exact with the reference.
+- ad01 and kws_ref_model with every layer's output made a model output, compiled for QEMU
+  mps2-an386 (the int16-weight loops in Arm assembly): every layer bit-exact with the
+  reference.
 """
 
 from __future__ import annotations
@@ -32,9 +37,23 @@ from tinyhost.boards import load_board
 from tinyhost.codegen import get_backend
 from tinyhost.codegen.compiled import generate
 from tinyhost.codegen.lower import lower_graph
-from tinyhost.codegen.widen import fc_fast_ok, fc_w16_bias, fc_w16_weights
+from tinyhost.codegen.widen import (
+    CONV_W16_BLOCK,
+    fc_fast_ok,
+    fc_w16_bias,
+    fc_w16_weights,
+    w16_weights,
+)
 from tinyhost.deploy.runner import run_model
-from tinyhost.ir import Activation, FullyConnectedOptions, Graph, OpKind, Tensor
+from tinyhost.ir import (
+    Activation,
+    Conv2DOptions,
+    FullyConnectedOptions,
+    Graph,
+    OpKind,
+    Padding,
+    Tensor,
+)
 from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,8 +63,10 @@ I8, I32 = np.dtype(np.int8), np.dtype(np.int32)
 
 
 @pytest.fixture(scope="module", params=["portable", "dsp"])
-def kern(request) -> Iterator[Kernels]:
-    yield from _start(request.param)
+def built(request) -> Iterator[tuple[str, Kernels]]:
+    """(variant, the sanitized kernel library of that build)."""
+    for k in _start(request.param):
+        yield request.param, k
 
 
 def _fc_graph(rng: np.random.Generator, batches: int, cin: int, cout: int, per_channel: bool,
@@ -85,7 +106,8 @@ def _w16_call(kern: Kernels, graph: Graph, x: np.ndarray) -> tuple[np.ndarray, b
     return np.frombuffer(bufs[6], np.int8).reshape(x.shape[0], cout), fast
 
 
-def test_fc_w16_kernel_matches_reference_and_tflm(kern: Kernels) -> None:
+def test_fc_w16_kernel_matches_reference_and_tflm(built: tuple[str, Kernels]) -> None:
+    kern = built[1]
     rng = np.random.default_rng(13)
     fast_seen = set()
     for case in range(40):
@@ -163,17 +185,78 @@ def test_int16_weights_dropped_layer_by_layer_when_flash_is_short() -> None:
     assert generate(graph, tiny, "ad01").widened == ()
 
 
-@pytest.mark.skipif(not AD01.is_file(), reason="shared models absent")
-def test_ad01_every_layer_bit_exact_on_qemu_with_int16_weights() -> None:
-    graph = read_model(AD01)
+@pytest.mark.parametrize(("model", "widened"), [("ad01_int8", 10), ("kws_ref_model", 5)])
+def test_every_layer_bit_exact_on_qemu_with_int16_weights(model: str, widened: int) -> None:
+    path = SHARED_MODELS / "mlperf_tiny" / f"{model}.tflite"
+    if not path.is_file():
+        pytest.skip("shared models absent")
+    graph = read_model(path)
     layers = tuple(op.outputs[0] for op in graph.ops)
     graph = replace(graph, outputs=tuple(dict.fromkeys(layers + graph.outputs)))
-    assert len(generate(graph, load_board("mps2-an386"), "ad01").widened) == 10
+    assert len(generate(graph, load_board("mps2-an386"), model).widened) == widened
     rng = np.random.default_rng(7)
     x = [rng.integers(-128, 128, graph.tensors[i].shape).astype(np.int8) for i in graph.inputs]
     report = run_model(graph, "mps2-an386", [x], backend="compiled",
-                       work_dir=BUILD / "ad01-layers")
+                       work_dir=BUILD / f"{model}-layers")
     expected = reference.run(graph, x).outputs
     for t, got, want in zip(graph.outputs, report.runs[0].outputs, expected, strict=True):
         np.testing.assert_array_equal(got, np.asarray(want).reshape(got.shape),
                                       err_msg=graph.tensors[t].name)
+
+def _pointwise_graph(rng: np.random.Generator, shape: tuple[int, int, int, int], cout: int,
+                     act: Activation, big_bias: bool) -> Graph:
+    n, h, w_, cin = shape
+    in_scale, out_scale = float(2.0 ** rng.uniform(-8, -2)), float(2.0 ** rng.uniform(-6, 0))
+    w_scale = (2.0 ** rng.uniform(-9, -5, cout)).astype(np.float32)
+    w = rng.integers(-127, 128, (cout, 1, 1, cin)).astype(np.int8)
+    bias = rng.integers(-(1 << 14), 1 << 14, cout).astype(np.int32)
+    if big_bias:  # near-dead channels: the table's fast form not exact for them
+        for c in rng.choice(cout, size=min(cout, 3), replace=False):
+            bias[c] = int(rng.choice([-1, 1])) * ((1 << 30) + 7)
+    ts = [Tensor("x", shape, I8, quant=q(in_scale, int(rng.integers(-128, 128)))),
+          Tensor("w", (cout, 1, 1, cin), I8, data=w, quant=q(w_scale, 0)),
+          Tensor("b", (cout,), I32, data=bias, quant=q(w_scale * np.float32(in_scale), 0)),
+          Tensor("y", (n, h, w_, cout), I8, quant=q(out_scale, int(rng.integers(-128, 128))))]
+    options = Conv2DOptions(Padding.VALID, 1, 1, activation=act)
+    return single_op_graph(OpKind.CONV_2D, options, ts, [0, 1, 2], [3])
+
+
+def _conv_w16_call(kern: Kernels, graph: Graph, x: np.ndarray) -> tuple[int, np.ndarray]:
+    (call,) = lower_graph(graph, "compiled")
+    p = call.params
+    w, bias = graph.tensors[1].data, graph.tensors[2].data
+    n, h, w_, cin = x.shape
+    cout = w.shape[0]
+    params = i32(p.input_offset, p.output_offset, 1, 1, 0, 0, 1, 1, p.act_min, p.act_max)
+    dims_in, dims_f, dims_out = i32(n, h, w_, cin), i32(cout, 1, 1, cin), i32(n, h, w_, cout)
+    scratch, _ = kern.call("th_conv_1x1_s8_scratch_size", buf(params), buf(dims_in),
+                           buf(dims_f), buf(dims_out))
+    status, bufs = kern.call(
+        "th_conv_1x1_s8_w16", ("ctx", 10), buf(params), ("ptrs", [11, 12]), buf(dims_in),
+        buf(x), buf(dims_f), buf(w16_weights(w, CONV_W16_BLOCK)), buf(bias), buf(dims_out),
+        out(n * h * w_ * cout), ("data", bytes(max(scratch, 1))),
+        ("data", call.arrays["multiplier"].astype(np.int32).tobytes()),
+        ("data", call.arrays["shift"].astype(np.int32).tobytes()))
+    return status, np.frombuffer(bufs[9], np.int8).reshape(n, h, w_, cout)
+
+
+def test_conv_1x1_w16_kernel_matches_reference_and_tflm(built: tuple[str, Kernels]) -> None:
+    variant, kern = built
+    rng = np.random.default_rng(31)
+    for case in range(24):
+        n = int(rng.integers(1, 3))
+        h, w_ = int(rng.integers(1, 5)), int(rng.integers(1, 6))
+        cin = int(rng.choice([4, 12, 16, 64]))
+        cout = int(rng.choice([4, 5, 7, 16, 33, 64, 70, 130]))
+        act = [Activation.NONE, Activation.NONE, Activation.RELU6][case % 3]
+        graph = _pointwise_graph(rng, (n, h, w_, cin), cout, act, big_bias=case % 4 == 3)
+        x = rng.integers(-128, 128, (n, h, w_, cin)).astype(np.int8)
+        status, got = _conv_w16_call(kern, graph, x)
+        if variant == "portable":
+            assert status != 0  # TH_ERR_UNSUPPORTED: int16 weights are for DSP builds
+            return
+        assert status == 0
+        want = reference.run(graph, [x]).outputs[0]
+        np.testing.assert_array_equal(got, want, err_msg=f"case {case}: {cin}->{cout}")
+        if case % 6 == 0:
+            np.testing.assert_array_equal(got, run_tflm(graph, [x])[0].reshape(got.shape))
