@@ -482,22 +482,30 @@ void th_nn_mat_mult_fix_channels(const int32_t *cols, int32_t kp, const int8_t *
     "smlad r1, r9, r5, r1\n\t" \
     "smlad r3, r11, r5, r3\n\t"
 
+/* Int16 weights: the pair's 4 weight words in r4-r7 (the loop then ends on the column
+ * pointer, not on a counter in r4). */
 #define TH_TAB_CHUNK_W16 \
     "ldmia ip!, {r8, r9, r10, r11}\n\t" \
-    "ldrd r6, r7, [lr], #8\n\t" \
-    "smlad r0, r8, r6, r0\n\t" \
-    "smlad r0, r9, r7, r0\n\t" \
-    "smlad r2, r10, r6, r2\n\t" \
-    "smlad r2, r11, r7, r2\n\t" \
-    "ldrd r6, r7, [lr], #8\n\t" \
+    "ldmia lr!, {r4, r5, r6, r7}\n\t" \
+    "smlad r0, r8, r4, r0\n\t" \
+    "smlad r0, r9, r5, r0\n\t" \
+    "smlad r2, r10, r4, r2\n\t" \
+    "smlad r2, r11, r5, r2\n\t" \
     "smlad r1, r8, r6, r1\n\t" \
     "smlad r1, r9, r7, r1\n\t" \
     "smlad r3, r10, r6, r3\n\t" \
     "smlad r3, r11, r7, r3\n\t"
 
+/* Frame word [sp, #4] (into r4 from cols r0 and chunks r1) and the loop's end test: the
+ * iteration count, or (int16 weights) the end of the columns. */
+#define TH_TAB_COUNT "adds r4, r1, #7\n\t" "lsrs r4, r4, #3\n\t"
+#define TH_TAB_NEXT "subs r4, r4, #1\n\t" "bne 5b\n\t"
+#define TH_TAB_COUNT_W16 "add r4, r0, r1, lsl #4\n\t"
+#define TH_TAB_NEXT_W16 "ldr r4, [sp, #4]\n\t" "cmp ip, r4\n\t" "bne 5b\n\t"
+
 /* The block loop of mat_mult_2x2_tab around CHUNK, one chunk of 4 taps of BYTES bytes of
- * code (a string). */
-#define TH_TAB_LOOP(CHUNK, BYTES) \
+ * code (a string); COUNT and NEXT as above. */
+#define TH_TAB_LOOP(CHUNK, BYTES, COUNT, NEXT) \
     "push {r4-r11, lr}\n\t" \
     "sub sp, sp, #28\n\t" \
     "ldr r4, [sp, #64]\n\t" \
@@ -507,8 +515,7 @@ void th_nn_mat_mult_fix_channels(const int32_t *cols, int32_t kp, const int8_t *
     "add r4, r3, r4, lsl #5\n\t" \
     "strd r3, r4, [sp, #8]\n\t" \
     "strd r5, r6, [sp, #16]\n\t" \
-    "adds r4, r1, #7\n\t" \
-    "lsrs r4, r4, #3\n\t" \
+    COUNT \
     "strd r0, r4, [sp, #0]\n\t" \
     "rsbs r5, r1, #0\n\t" \
     "and r5, r5, #7\n\t" \
@@ -535,8 +542,7 @@ void th_nn_mat_mult_fix_channels(const int32_t *cols, int32_t kp, const int8_t *
     CHUNK \
     CHUNK \
     CHUNK \
-    "subs r4, r4, #1\n\t" \
-    "bne 5b\n\t" \
+    NEXT \
     "6:\n\t" \
     "ldr ip, [sp, #8]\n\t" \
     "ldrd r4, r5, [ip, #-24]\n\t" \
@@ -582,21 +588,25 @@ static void __attribute__((naked, noinline))
 mat_mult_2x2_tab(const int32_t *cols, int32_t chunks, const int8_t *filter,
                  const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
 {
-    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK, "56"));
+    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK, "56", TH_TAB_COUNT, TH_TAB_NEXT));
 }
 
 /* The same with int16 weights in SXTB16 order (th_nn_mat_mult_s16w_tab): per chunk one LDM
- * of the columns, two LDRD of the channel pair's weights, 8 SMLAD (11 instructions, 44 bytes
- * of code). */
+ * of the columns, one of the channel pair's weights, 8 SMLAD (10 instructions, 40 bytes of
+ * code; 3 per 8 chunks to end the loop). */
 static void __attribute__((naked, noinline))
 mat_mult_2x2_tab_w16(const int32_t *cols, int32_t chunks, const int16_t *filter,
                      const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
 {
-    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK_W16, "44"));
+    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK_W16, "40", TH_TAB_COUNT_W16, TH_TAB_NEXT_W16));
 }
 #pragma GCC diagnostic pop
 #undef TH_TAB_CHUNK
 #undef TH_TAB_CHUNK_W16
+#undef TH_TAB_COUNT
+#undef TH_TAB_NEXT
+#undef TH_TAB_COUNT_W16
+#undef TH_TAB_NEXT_W16
 #undef TH_TAB_LOOP
 #else
 static void __attribute__((noinline))
