@@ -97,6 +97,19 @@ th_status th_conv_1x1_s8_w16(const th_context *ctx, const th_conv_params *params
                              const int16_t *filter, const int32_t *bias,
                              const th_dims *output_dims, int8_t *output);
 
+/* th_conv_3x3_s8's im2col path (Cin > 3, not its direct path for Cout <= 3) with int16
+ * weights in th_conv_1x1_s8_w16's layout over K = 9 * Cin taps (kh, kw, c order, K padded
+ * to a multiple of 4), and rq: the host-made requantization constants of every channel
+ * pair, 8 int32 each {bias c, bias c+1, multiplier c, c+1, round_zp c, c+1, e c, c+1} with
+ * e = -shift and round_zp = 2^(e-1) + output_offset * 2^e (mod 2^32), used when the fast
+ * requantization is exact for every channel without a clamp (else, or NULL: exact loops).
+ * Same scratch and outputs as th_conv_3x3_s8; DSP builds without Helium only. */
+th_status th_conv_3x3_s8_w16(const th_context *ctx, const th_conv_params *params,
+                             const th_per_channel_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int16_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output, const int32_t *rq);
+
 /* Picks th_conv_1x1_s8, th_conv_3x3_s8 or th_conv_general_s8. */
 th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,
                      const th_per_channel_quant *quant, const th_dims *input_dims,

@@ -672,6 +672,16 @@ void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
                           const int8_t *input, const th_dims *filter_dims,
                           const int8_t *filter, const int32_t *bias,
                           const th_dims *output_dims, int8_t *output);
+
+/* th_nn_conv_im2col_s8 with int16 weights (th_nn_mat_mult_s16w_tab's layout) and the
+ * requantization constants of every channel pair made on the host (th_nn_rq_table's, used
+ * when the table applies; NULL: none). */
+void th_nn_conv_im2col_s8_w16(const th_context *ctx, const th_conv_params *params,
+                              const th_per_channel_quant *quant, const th_dims *input_dims,
+                              const int8_t *input, const th_dims *filter_dims,
+                              const int16_t *filter, const int32_t *bias,
+                              const th_dims *output_dims, int8_t *output,
+                              const th_nn_rq_pair *tab);
 #endif
 
 /* DEPTHWISE_CONV_2D channel by channel: any params. ch_mult == 1: through an int8 copy of

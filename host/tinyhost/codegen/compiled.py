@@ -68,10 +68,12 @@ from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support, stack_cmake
 from tinyhost.codegen.widen import (
     CONV_1X1_W16_FUNCTION,
+    CONV_3X3_W16_FUNCTION,
     CONV_W16_BLOCK,
     FC_W16_FUNCTION,
     Widened,
     conv_extra_flash,
+    conv_rq_table,
     drop_largest,
     fc_extra_flash,
     fc_fast_ok,
@@ -419,7 +421,15 @@ class _Model:
                   f".dilation = {{{p.dilation_h}, {p.dilation_w}}}, "
                   f".activation = {{{p.act_min}, {p.act_max}}}")  # fmt: skip
         function = conv_variant(self.graph, self.graph.ops[call.op])  # the wrapper's pick
-        if widened:
+        rq = ""
+        if widened and function == "th_conv_3x3_s8":
+            taps = int(np.prod(self.graph.tensors[weights_t].shape[1:]))
+            bias = None if bias_t is None else np.asarray(self.graph.tensors[bias_t].data)
+            table = conv_rq_table(bias, multiplier, shift, p.output_offset, taps, p.act_min,
+                                  p.act_max)
+            rq = ", " + ("NULL" if table is None else self.array(f"op{i}_rq_pairs", table))
+            function = CONV_3X3_W16_FUNCTION
+        elif widened:
             function = CONV_1X1_W16_FUNCTION
         head = (f"{self.context(call.op)}\n"
                 f"    static const {ptype} params = {{{fields}}};\n"
@@ -427,7 +437,7 @@ class _Model:
                 f"    static const th_dims in = {self.dims4(x)}, filter = {filter_dims}, "
                 f"out = {out_dims};\n")
         call_c = (f"{function}(&ctx, &params, &quant, &in, {self.pointer(x, 'int8_t')}, "
-                  f"&filter, {w}, {b}, &out, {y})")
+                  f"&filter, {w}, {b}, &out, {y}{rq})")
         if live is None:
             return head + f"    return {call_c};", function
         return (head + f"    int8_t *const live = (int8_t *)(arena + {live.offset});\n"
@@ -939,7 +949,7 @@ def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
         return {}
     out: dict[int, int] = {}
     for c in calls:
-        if c.function == "th_conv_s8" and _pointwise_w16(graph, c):
+        if c.function == "th_conv_s8" and (_pointwise_w16(graph, c) or _conv3x3_w16(graph, c)):
             w = graph.tensors[c.inputs[1]].shape  # type: ignore[index]
             out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])))
             continue
@@ -970,6 +980,18 @@ def _pointwise_w16(graph: Graph, c: Call) -> bool:
     p = c.params
     return (isinstance(p, ConvParams) and p.stride_h == 1 and p.stride_w == 1
             and x[1:3] == y[1:3] and x[3] % 4 == 0 and x[3] != 8 and y[3] > 3)
+
+
+def _conv3x3_w16(graph: Graph, c: Call) -> bool:
+    """th_conv_3x3_s8_w16 takes the op: th_conv_3x3_s8's im2col path (Cin > 3, Cout > 3, so
+    neither its small-Cin nor its direct path), constant weights and bias."""
+    w, b = c.inputs[1], c.inputs[2]
+    if (conv_variant(graph, graph.ops[c.op]) != "th_conv_3x3_s8" or w is None
+            or graph.tensors[w].data is None
+            or (b is not None and graph.tensors[b].data is None)):
+        return False
+    x, y = graph.tensors[c.inputs[0]].shape, graph.tensors[c.outputs[0]].shape  # type: ignore[index]
+    return x[3] > 3 and y[3] > 3
 
 
 def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None,

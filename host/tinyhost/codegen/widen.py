@@ -23,6 +23,7 @@ FAST_MAX_E = 22  # TH_FAST_MAX_E, kernels_c/include/th_nn_support.h
 FAST_ACC_LIMIT = 1 << 29  # th_fast_rq_ok: |acc| < 2^29
 FC_W16_FUNCTION = "th_fc_s8_w16"
 CONV_1X1_W16_FUNCTION = "th_conv_1x1_s8_w16"
+CONV_3X3_W16_FUNCTION = "th_conv_3x3_s8_w16"
 FC_W16_BLOCK = 4  # output channels per block: FULLY_CONNECTED
 CONV_W16_BLOCK = 2  # CONV_2D (th_nn_mat_mult_s16w_tab: channel pairs)
 
@@ -91,6 +92,28 @@ def fc_extra_flash(cout: int, cin: int) -> int:
     """Flash th_fc_s8_w16's arrays take beyond the int8 block-4 layout and the plain bias."""
     widened = _pad(cout) * _pad(cin) * 2 + _pad(cout) * 4
     return widened - (cout * _pad(cin) + cout * 4)
+
+
+def conv_rq_table(bias: np.ndarray | None, multipliers: np.ndarray, shifts: np.ndarray,
+                  output_offset: int, taps: int, act_min: int, act_max: int) -> np.ndarray | None:
+    """th_conv_3x3_s8_w16's requantization constants per channel pair (int32 [pairs, 8]:
+    bias, multiplier, round_zp, e of both channels), or None when the kernel's table does
+    not apply: the fast form must be exact for every channel (th_nn_out_stage_init with
+    th_acc_bound(taps, 128, bias)), no activation clamp, a bias."""
+    if bias is None or act_min > -128 or act_max < 127:
+        return None
+    b = np.asarray(bias, np.int64)
+    m = np.asarray(multipliers, np.int64)
+    s = np.asarray(shifts, np.int64)
+    bound = taps * 256 * 128 + (int(np.abs(b).max()) if b.size else 0)
+    if not (bound < FAST_ACC_LIMIT and (m >= 0).all() and ((s <= -1) & (s >= -FAST_MAX_E)).all()):
+        return None
+    e = -s
+    round_zp = _wrap32((np.int64(1) << (e - 1)) + (np.int64(output_offset) << e))
+    pairs = len(b) // 2
+    columns = [b, m, round_zp.astype(np.int64), e]
+    table = np.stack([c[: 2 * pairs].reshape(pairs, 2) for c in columns], axis=1)
+    return _wrap32(table.reshape(pairs, 8))
 
 
 def conv_extra_flash(cout: int, k: int) -> int:
