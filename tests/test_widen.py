@@ -5,6 +5,8 @@ compiled backend should choose them.
   the 64 channels whose requantization table fits the stack, activations (no table: the
   plain loops), biases that make the requantization exact for some channels only; the
   portable build refuses it (the host never picks it there).
+- th_conv_3x3_s8_w16 (the im2col path) the same way, any stride and padding, with the
+  host-made table of requantization constants when it applies and without it.
 - th_fc_s8_w16 with random shapes (Cin and Cout not multiples of 4, several batches),
   per-tensor and per-channel requantization, activations, and biases large enough to take
   the exact (not the fast) requantization, in the portable build and the DSP build with the
@@ -14,7 +16,7 @@ compiled backend should choose them.
   ad01 (model.json lists them and the extra flash); never --optimize size, the host board or
   the Cortex-M55; on a board whose flash cannot hold them all, the layers adding the most
   flash go back to int8 until the model fits.
-- ad01 and kws_ref_model with every layer's output made a model output, compiled for QEMU
+- ad01, kws_ref_model and ResNet with every layer's output made a model output, compiled for QEMU
   mps2-an386 (the int16-weight loops in Arm assembly): every layer bit-exact with the
   reference.
 """
@@ -33,12 +35,14 @@ from paths import SHARED_MODELS
 from reference_single_op import q, run_tflm, single_op_graph
 from test_kernels_misc import Kernels, _start, buf, i32, out
 from tinyhost import reference
+from tinyhost.arith.padding import compute_window_padding
 from tinyhost.boards import load_board
 from tinyhost.codegen import get_backend
 from tinyhost.codegen.compiled import generate
 from tinyhost.codegen.lower import lower_graph
 from tinyhost.codegen.widen import (
     CONV_W16_BLOCK,
+    conv_rq_table,
     fc_fast_ok,
     fc_w16_bias,
     fc_w16_weights,
@@ -185,7 +189,8 @@ def test_int16_weights_dropped_layer_by_layer_when_flash_is_short() -> None:
     assert generate(graph, tiny, "ad01").widened == ()
 
 
-@pytest.mark.parametrize(("model", "widened"), [("ad01_int8", 10), ("kws_ref_model", 5)])
+@pytest.mark.parametrize(("model", "widened"), [("ad01_int8", 10), ("kws_ref_model", 5),
+                                               ("pretrainedResnet_quant", 7)])
 def test_every_layer_bit_exact_on_qemu_with_int16_weights(model: str, widened: int) -> None:
     path = SHARED_MODELS / "mlperf_tiny" / f"{model}.tflite"
     if not path.is_file():
@@ -260,3 +265,66 @@ def test_conv_1x1_w16_kernel_matches_reference_and_tflm(built: tuple[str, Kernel
         np.testing.assert_array_equal(got, want, err_msg=f"case {case}: {cin}->{cout}")
         if case % 6 == 0:
             np.testing.assert_array_equal(got, run_tflm(graph, [x])[0].reshape(got.shape))
+
+
+def _conv3x3_graph(rng: np.random.Generator, shape: tuple[int, int, int, int], cout: int,
+                   stride: int, padding: Padding, act: Activation, big_bias: bool) -> Graph:
+    n, h, w_, cin = shape
+    in_scale, out_scale = float(2.0 ** rng.uniform(-8, -2)), float(2.0 ** rng.uniform(-6, 0))
+    w_scale = (2.0 ** rng.uniform(-10, -6, cout)).astype(np.float32)
+    w = rng.integers(-127, 128, (cout, 3, 3, cin)).astype(np.int8)
+    bias = rng.integers(-(1 << 14), 1 << 14, cout).astype(np.int32)
+    if big_bias:
+        bias[int(rng.integers(cout))] = int(rng.choice([-1, 1])) * ((1 << 30) + 7)
+    pads = compute_window_padding(padding, h, w_, 3, 3, stride, stride)
+    ts = [Tensor("x", shape, I8, quant=q(in_scale, int(rng.integers(-128, 128)))),
+          Tensor("w", (cout, 3, 3, cin), I8, data=w, quant=q(w_scale, 0)),
+          Tensor("b", (cout,), I32, data=bias, quant=q(w_scale * np.float32(in_scale), 0)),
+          Tensor("y", (n, pads.out_h, pads.out_w, cout), I8,
+                 quant=q(out_scale, int(rng.integers(-128, 128))))]
+    options = Conv2DOptions(padding, stride, stride, activation=act)
+    return single_op_graph(OpKind.CONV_2D, options, ts, [0, 1, 2], [3])
+
+
+def test_conv_3x3_w16_kernel_matches_reference_and_tflm(built: tuple[str, Kernels]) -> None:
+    variant, kern = built
+    rng = np.random.default_rng(47)
+    tables = set()
+    for case in range(24):
+        n = int(rng.integers(1, 3))
+        h, w_ = int(rng.integers(3, 8)), int(rng.integers(3, 8))
+        cin = int(rng.choice([4, 5, 8, 16, 17]))
+        cout = int(rng.choice([4, 5, 16, 33]))
+        stride = int(rng.integers(1, 3))
+        padding = [Padding.SAME, Padding.VALID][case % 2]
+        act = [Activation.NONE, Activation.RELU, Activation.RELU6][case % 3]
+        graph = _conv3x3_graph(rng, (n, h, w_, cin), cout, stride, padding, act,
+                               big_bias=case % 5 == 4)
+        x = rng.integers(-128, 128, (n, h, w_, cin)).astype(np.int8)
+        (call,) = lower_graph(graph, "compiled")
+        p = call.params
+        mult, shift = call.arrays["multiplier"], call.arrays["shift"]
+        w, bias = graph.tensors[1].data, graph.tensors[2].data
+        table = conv_rq_table(bias, mult, shift, p.output_offset, 9 * cin, p.act_min, p.act_max)
+        tables.add(table is not None)
+        out_shape = graph.tensors[3].shape
+        params = i32(p.input_offset, p.output_offset, stride, stride, p.pad_top, p.pad_left, 1,
+                     1, p.act_min, p.act_max)
+        dims = (i32(*x.shape), i32(cout, 3, 3, cin), i32(*out_shape))
+        scratch, _ = kern.call("th_conv_3x3_s8_scratch_size", buf(params), *map(buf, dims))
+        rq = ("null", None) if table is None else buf(table.astype(np.int32))
+        status, bufs = kern.call(
+            "th_conv_3x3_s8_w16", ("ctx", 11), buf(params), ("ptrs", [12, 13]), buf(dims[0]),
+            buf(x), buf(dims[1]), buf(w16_weights(w, CONV_W16_BLOCK)), buf(bias), buf(dims[2]),
+            out(int(np.prod(out_shape))), rq, ("data", bytes(max(scratch, 1))),
+            ("data", mult.astype(np.int32).tobytes()), ("data", shift.astype(np.int32).tobytes()))
+        if variant == "portable":
+            assert status != 0  # TH_ERR_UNSUPPORTED: int16 weights are for DSP builds
+            return
+        assert status == 0
+        got = np.frombuffer(bufs[9], np.int8).reshape(out_shape)
+        want = reference.run(graph, [x]).outputs[0]
+        np.testing.assert_array_equal(got, want, err_msg=f"case {case}: {cin}->{cout}")
+        if case % 6 == 0:
+            np.testing.assert_array_equal(got, run_tflm(graph, [x])[0].reshape(got.shape))
+    assert tables == {True, False}  # with and without the host's table
