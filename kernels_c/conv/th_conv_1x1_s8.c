@@ -105,7 +105,7 @@ static int64_t pixel_offset(const pixel_walk *wk, int32_t p)
 /* Cin a multiple of 4, any stride: pixels widened two at a time (in raster order, rule (b)
  * at stride 1, (c) otherwise); tab: the requantization constants or NULL; slow: channels to
  * fix after each pair of pixels. filter16 non-NULL: the host's int16 weights
- * (th_nn_mat_mult_s16w_tab) instead of filter, slow then unused (NULL). */
+ * (th_nn_mat_mult_s16w_tab) instead of filter. */
 static void __attribute__((noinline))
 conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
                const th_dims *input_dims, const int8_t *input, const int8_t *filter,
@@ -141,6 +141,10 @@ conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel
             if (filter16 != NULL) {
                 th_nn_mat_mult_s16w_tab(cols, 2, cin, filter16, bias, quant, stage, tab, cout,
                                         out0, out1);
+                if (slow_count > 0) {
+                    th_nn_mat_mult_fix_channels_w16(cols, cin, filter16, bias, quant, stage,
+                                                    slow->channel, slow_count, out0, out1);
+                }
                 continue;
             }
             th_nn_mat_mult_s8_s16_tab(cols, 2, cin, filter, bias, quant, stage, tab, cout,
@@ -166,8 +170,8 @@ conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel
  * frame, or in scratch after the columns for more channels; only called when the table
  * applies, so that frames below it are the table path's (no im2col staging, no
  * th_nn_mat_mult_s8_s16 fallback but for an odd last channel). Near-dead channels of a
- * mixed stage are fixed up exactly after each pair of pixels (with filter16, the host's
- * int16 weights: the table only when no channel needs that; else plain loops). */
+ * mixed stage are fixed up exactly after each pair of pixels (filter16: the host's int16
+ * weights instead of filter). */
 static void __attribute__((noinline))
 conv_1x1_pairs_tab(int32_t *cols, const th_conv_params *params,
                    const th_per_channel_quant *quant, const th_dims *input_dims,
@@ -186,13 +190,8 @@ conv_1x1_pairs_tab(int32_t *cols, const th_conv_params *params,
     slow_channels slow;
     const th_nn_rq_pair *tab = th_nn_rq_table_mixed(buf, capacity, quant, bias, stage, cout,
                                                     slow.channel, &slow.count);
-    if (filter16 != NULL) {
-        conv_1x1_pairs(cols, params, quant, input_dims, input, filter, bias, output_dims,
-                       output, stage, slow.count == 0 ? tab : NULL, NULL, filter16);
-        return;
-    }
     conv_1x1_pairs(cols, params, quant, input_dims, input, filter, bias, output_dims, output,
-                   stage, tab, &slow, NULL);
+                   stage, tab, &slow, filter16);
 }
 
 /* ---- 8 input channels -------------------------------------------------------------------

@@ -620,6 +620,12 @@ void th_nn_mat_mult_s16w_tab(const int32_t *cols, int32_t num_pixels, int32_t kp
                              const th_nn_rq_pair *tab, int32_t cout, int8_t *out0,
                              int8_t *out1);
 
+/* th_nn_mat_mult_fix_channels for th_nn_mat_mult_s16w_tab's int16 weights. */
+void th_nn_mat_mult_fix_channels_w16(const int32_t *cols, int32_t kp, const int16_t *filter,
+                                     const int32_t *bias, const th_per_channel_quant *quant,
+                                     const th_nn_out_stage *stage, const int16_t *slow,
+                                     int32_t slow_count, int8_t *out0, int8_t *out1);
+
 /* th_nn_mat_mult_s8_s16 with the constants of th_nn_rq_table (tab may be NULL: same as
  * th_nn_mat_mult_s8_s16). */
 void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t kp,

@@ -457,6 +457,28 @@ void th_nn_mat_mult_fix_channels(const int32_t *cols, int32_t kp, const int8_t *
     }
 }
 
+void th_nn_mat_mult_fix_channels_w16(const int32_t *cols, int32_t kp, const int16_t *filter,
+                                     const int32_t *bias, const th_per_channel_quant *quant,
+                                     const th_nn_out_stage *stage, const int16_t *slow,
+                                     int32_t slow_count, int8_t *out0, int8_t *out1)
+{
+    for (int32_t i = 0; i < slow_count; i++) {
+        const int32_t c = slow[i];
+        const int32_t *w = (const int32_t *)__builtin_assume_aligned(
+            filter + (int64_t)(c / 2) * 2 * kp + (c & 1) * 4, 4);
+        int32_t acc0 = bias[c];
+        int32_t acc1 = bias[c];
+        for (int32_t j = 0; j < kp / 4; j++, w += 4) {
+            acc0 = th_smlad(cols[4 * j + 1], w[1], th_smlad(cols[4 * j], w[0], acc0));
+            acc1 = th_smlad(cols[4 * j + 3], w[1], th_smlad(cols[4 * j + 2], w[0], acc1));
+        }
+        out0[c] = (int8_t)th_requantize_s8(acc0, quant->multiplier[c], quant->shift[c],
+                                           stage->output_offset);
+        out1[c] = (int8_t)th_requantize_s8(acc1, quant->multiplier[c], quant->shift[c],
+                                           stage->output_offset);
+    }
+}
+
 /* The 2 x 2 blocks of channel pairs [0, pairs) with table constants. Native: the whole
  * block loop in assembly (gcc spills the loop state around the 14-register MAC loop with
  * about 10 more instructions per block). Registers in the MAC loop: accumulators r0-r3
