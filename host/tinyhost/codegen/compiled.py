@@ -423,10 +423,7 @@ class _Model:
         function = conv_variant(self.graph, self.graph.ops[call.op])  # the wrapper's pick
         rq = ""
         if widened and function == "th_conv_3x3_s8":
-            taps = int(np.prod(self.graph.tensors[weights_t].shape[1:]))
-            bias = None if bias_t is None else np.asarray(self.graph.tensors[bias_t].data)
-            table = conv_rq_table(bias, multiplier, shift, p.output_offset, taps, p.act_min,
-                                  p.act_max)
+            table = _conv_table(self.graph, call)
             rq = ", " + ("NULL" if table is None else self.array(f"op{i}_rq_pairs", table))
             function = CONV_3X3_W16_FUNCTION
         elif widened:
@@ -943,15 +940,20 @@ def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
                       optimize: str) -> dict[int, int]:
     """Ops (graph.ops indices) that may take host-widened int16 weights (codegen/widen.py)
     -> the flash each adds: FULLY_CONNECTED int8 with constant weights and bias and no filter
-    offset, under --optimize speed on a DSP core without Helium (whose th_nn_fc_s8 path
-    keeps the int8 weights)."""
+    offset, dense pointwise and im2col 3x3 CONV_2D (_pointwise_w16, _conv3x3_w16), under
+    --optimize speed on a DSP core without Helium (whose kernels keep int8 weights)."""
     if optimize != "speed" or not target.dsp or target.mve:
         return {}
     out: dict[int, int] = {}
     for c in calls:
-        if c.function == "th_conv_s8" and (_pointwise_w16(graph, c) or _conv3x3_w16(graph, c)):
+        if c.function == "th_conv_s8" and _pointwise_w16(graph, c):
             w = graph.tensors[c.inputs[1]].shape  # type: ignore[index]
             out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])))
+            continue
+        if c.function == "th_conv_s8" and _conv3x3_w16(graph, c):
+            w = graph.tensors[c.inputs[1]].shape  # type: ignore[index]
+            out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])),
+                                         _conv_table(graph, c))
             continue
         if c.function not in ("th_fully_connected_s8", "th_fully_connected_per_channel_s8"):
             continue
@@ -962,7 +964,8 @@ def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
                 or (b is not None and graph.tensors[b].data is None)):
             continue
         shape = graph.tensors[w].shape
-        out[c.op] = fc_extra_flash(int(shape[0]), int(np.prod(shape[1:])))
+        out[c.op] = fc_extra_flash(int(shape[0]), int(np.prod(shape[1:])), b is not None,
+                                   c.per_channel)
     return out
 
 
@@ -980,6 +983,17 @@ def _pointwise_w16(graph: Graph, c: Call) -> bool:
     p = c.params
     return (isinstance(p, ConvParams) and p.stride_h == 1 and p.stride_w == 1
             and x[1:3] == y[1:3] and x[3] % 4 == 0 and x[3] != 8 and y[3] > 3)
+
+
+def _conv_table(graph: Graph, c: Call) -> np.ndarray | None:
+    """th_conv_3x3_s8_w16's host-made requantization table for call c (None: none)."""
+    p = c.params
+    assert isinstance(p, ConvParams)
+    w, b = c.inputs[1], c.inputs[2]
+    taps = int(np.prod(graph.tensors[w].shape[1:]))  # type: ignore[index]
+    bias = None if b is None else np.asarray(graph.tensors[b].data)
+    return conv_rq_table(bias, c.arrays["multiplier"], c.arrays["shift"], p.output_offset,
+                         taps, p.act_min, p.act_max)
 
 
 def _conv3x3_w16(graph: Graph, c: Call) -> bool:

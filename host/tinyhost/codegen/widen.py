@@ -88,10 +88,12 @@ def fc_fast_ok(cin: int, bias: np.ndarray | None, multipliers: np.ndarray,
                 and ((s <= -1) & (s >= -FAST_MAX_E)).all())
 
 
-def fc_extra_flash(cout: int, cin: int) -> int:
-    """Flash th_fc_s8_w16's arrays take beyond the int8 block-4 layout and the plain bias."""
-    widened = _pad(cout) * _pad(cin) * 2 + _pad(cout) * 4
-    return widened - (cout * _pad(cin) + cout * 4)
+def fc_extra_flash(cout: int, cin: int, has_bias: bool, per_channel: bool) -> int:
+    """Flash th_fc_s8_w16's arrays take beyond the int8 kernel's: int16 weights and a bias
+    (always, Cout padded to 4) against block-4 int8 weights and the bias if any, plus the
+    multiplier and shift arrays a per-tensor layer now has."""
+    widened = _pad(cout) * _pad(cin) * 2 + _pad(cout) * 4 + (0 if per_channel else 8)
+    return widened - (cout * _pad(cin) + (cout * 4 if has_bias else 0))
 
 
 def conv_rq_table(bias: np.ndarray | None, multipliers: np.ndarray, shifts: np.ndarray,
@@ -116,9 +118,11 @@ def conv_rq_table(bias: np.ndarray | None, multipliers: np.ndarray, shifts: np.n
     return _wrap32(table.reshape(pairs, 8))
 
 
-def conv_extra_flash(cout: int, k: int) -> int:
-    """Flash th_conv_1x1_s8_w16's weights take beyond the int8 block-2 layout."""
-    return -(-cout // CONV_W16_BLOCK) * CONV_W16_BLOCK * _pad(k) * 2 - cout * _pad(k)
+def conv_extra_flash(cout: int, k: int, table: np.ndarray | None = None) -> int:
+    """Flash a CONV_2D's int16 weights take beyond the int8 block-2 layout, with the
+    requantization table th_conv_3x3_s8_w16 gets (if any)."""
+    weights = -(-cout // CONV_W16_BLOCK) * CONV_W16_BLOCK * _pad(k) * 2 - cout * _pad(k)
+    return weights + (0 if table is None else table.nbytes)
 
 
 def drop_largest(chosen: frozenset[int], extra: dict[int, int]) -> frozenset[int]:
