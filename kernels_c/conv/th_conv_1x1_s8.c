@@ -105,13 +105,14 @@ static int64_t pixel_offset(const pixel_walk *wk, int32_t p)
 /* Cin a multiple of 4, any stride: pixels widened two at a time (in raster order, rule (b)
  * at stride 1, (c) otherwise); tab: the requantization constants or NULL; slow: channels to
  * fix after each pair of pixels. filter16 non-NULL: the host's int16 weights
- * (th_nn_mat_mult_s16w_tab) instead of filter. */
-static void __attribute__((noinline))
-conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
-               const th_dims *input_dims, const int8_t *input, const int8_t *filter,
-               const int32_t *bias, const th_dims *output_dims, int8_t *output,
-               const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
-               const slow_channels *slow, const int16_t *filter16)
+ * (th_nn_mat_mult_s16w_tab) instead of filter (conv_1x1_pairs_w16; a function of its own,
+ * so that the int8 path's frames stay as they were). */
+TH_INLINE void pairs_body(int32_t *cols, const th_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output,
+                          const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
+                          const slow_channels *slow, const int16_t *filter16)
 {
     const int32_t cin = input_dims->c;
     const int32_t cout = output_dims->c;
@@ -166,18 +167,40 @@ conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel
         }
     }
 }
+
+static void __attribute__((noinline))
+conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
+               const th_dims *input_dims, const int8_t *input, const int8_t *filter,
+               const int32_t *bias, const th_dims *output_dims, int8_t *output,
+               const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
+               const slow_channels *slow)
+{
+    pairs_body(cols, params, quant, input_dims, input, filter, bias, output_dims, output,
+               stage, tab, slow, NULL);
+}
+
+static void __attribute__((noinline))
+conv_1x1_pairs_w16(int32_t *cols, const th_conv_params *params,
+                   const th_per_channel_quant *quant, const th_dims *input_dims,
+                   const int8_t *input, const int16_t *filter16, const int32_t *bias,
+                   const th_dims *output_dims, int8_t *output, const th_nn_out_stage *stage,
+                   const th_nn_rq_pair *tab, const slow_channels *slow)
+{
+    pairs_body(cols, params, quant, input_dims, input, NULL, bias, output_dims, output, stage,
+               tab, slow, filter16);
+}
+
 /* conv_1x1_pairs with a table of up to TH_NN_RQ_PAIRS_1X1 channel pairs (1 KiB) on this
  * frame, or in scratch after the columns for more channels; only called when the table
  * applies, so that frames below it are the table path's (no im2col staging, no
  * th_nn_mat_mult_s8_s16 fallback but for an odd last channel). Near-dead channels of a
  * mixed stage are fixed up exactly after each pair of pixels (filter16: the host's int16
- * weights instead of filter). */
-static void __attribute__((noinline))
-conv_1x1_pairs_tab(int32_t *cols, const th_conv_params *params,
-                   const th_per_channel_quant *quant, const th_dims *input_dims,
-                   const int8_t *input, const int8_t *filter, const int32_t *bias,
-                   const th_dims *output_dims, int8_t *output, const th_nn_out_stage *stage,
-                   const int16_t *filter16)
+ * weights instead of filter: inlined in th_conv_1x1_s8_w16). */
+TH_INLINE void tab_body(int32_t *cols, const th_conv_params *params,
+                        const th_per_channel_quant *quant, const th_dims *input_dims,
+                        const int8_t *input, const int8_t *filter, const int32_t *bias,
+                        const th_dims *output_dims, int8_t *output,
+                        const th_nn_out_stage *stage, const int16_t *filter16)
 {
     th_nn_rq_pair rq_buf[TH_NN_RQ_PAIRS_1X1];
     const int32_t cout = output_dims->c;
@@ -190,9 +213,25 @@ conv_1x1_pairs_tab(int32_t *cols, const th_conv_params *params,
     slow_channels slow;
     const th_nn_rq_pair *tab = th_nn_rq_table_mixed(buf, capacity, quant, bias, stage, cout,
                                                     slow.channel, &slow.count);
-    conv_1x1_pairs(cols, params, quant, input_dims, input, filter, bias, output_dims, output,
-                   stage, tab, &slow, filter16);
+    if (filter16 != NULL) {
+        conv_1x1_pairs_w16(cols, params, quant, input_dims, input, filter16, bias, output_dims,
+                           output, stage, tab, &slow);
+    } else {
+        conv_1x1_pairs(cols, params, quant, input_dims, input, filter, bias, output_dims,
+                       output, stage, tab, &slow);
+    }
 }
+
+static void __attribute__((noinline))
+conv_1x1_pairs_tab(int32_t *cols, const th_conv_params *params,
+                   const th_per_channel_quant *quant, const th_dims *input_dims,
+                   const int8_t *input, const int8_t *filter, const int32_t *bias,
+                   const th_dims *output_dims, int8_t *output, const th_nn_out_stage *stage)
+{
+    tab_body(cols, params, quant, input_dims, input, filter, bias, output_dims, output, stage,
+             NULL);
+}
+
 
 /* ---- 8 input channels -------------------------------------------------------------------
  * With K = 8 a 2 x 2 block has 32 MACs against 4 requantizations, and staging columns and
@@ -434,10 +473,10 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     if ((cin & 3) == 0) {
         if (th_nn_rq_table_mixed_applies(cout, bias, &stage, cout)) {
             conv_1x1_pairs_tab(cols, params, quant, input_dims, input, filter, bias,
-                               output_dims, output, &stage, NULL);
+                               output_dims, output, &stage);
         } else {
             conv_1x1_pairs(cols, params, quant, input_dims, input, filter, bias, output_dims,
-                           output, &stage, NULL, NULL, NULL);
+                           output, &stage, NULL, NULL);
         }
         return TH_OK;
     }
@@ -500,11 +539,11 @@ th_status th_conv_1x1_s8_w16(const th_context *ctx, const th_conv_params *params
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
     int32_t *cols = (int32_t *)ctx->buf;
     if (th_nn_rq_table_mixed_applies(cout, bias, &stage, cout)) {
-        conv_1x1_pairs_tab(cols, params, quant, input_dims, input, NULL, bias, output_dims,
-                           output, &stage, filter);
+        tab_body(cols, params, quant, input_dims, input, NULL, bias, output_dims, output,
+                 &stage, filter);
     } else {
-        conv_1x1_pairs(cols, params, quant, input_dims, input, NULL, bias, output_dims, output,
-                       &stage, NULL, NULL, filter);
+        conv_1x1_pairs_w16(cols, params, quant, input_dims, input, filter, bias, output_dims,
+                           output, &stage, NULL, NULL);
     }
     return TH_OK;
 #else
