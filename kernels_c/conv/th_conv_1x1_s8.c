@@ -105,13 +105,15 @@ static int64_t pixel_offset(const pixel_walk *wk, int32_t p)
 
 /* Cin a multiple of 4, any stride: pixels widened two at a time (in raster order, rule (b)
  * at stride 1, (c) otherwise); tab: the requantization constants or NULL; slow: channels to
- * fix after each pair of pixels. */
-static void __attribute__((noinline))
-conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
-               const th_dims *input_dims, const int8_t *input, const int8_t *filter,
-               const int32_t *bias, const th_dims *output_dims, int8_t *output,
-               const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
-               const slow_channels *slow)
+ * fix after each pair of pixels. filter16 non-NULL: the host's int16 weights
+ * (th_nn_mat_mult_s16w_tab) instead of filter (conv_1x1_pairs_w16; a function of its own,
+ * so that the int8 path's frames stay as they were). */
+TH_INLINE void pairs_body(int32_t *cols, const th_conv_params *params,
+                          const th_per_channel_quant *quant, const th_dims *input_dims,
+                          const int8_t *input, const int8_t *filter, const int32_t *bias,
+                          const th_dims *output_dims, int8_t *output,
+                          const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
+                          const slow_channels *slow, const int16_t *filter16)
 {
     const int32_t cin = input_dims->c;
     const int32_t cout = output_dims->c;
@@ -138,6 +140,15 @@ conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel
             pixel_pair_s16(cols, px0, px1, cin, offset2);
             int8_t *out0 = out_b + (int64_t)p * cout;
             int8_t *out1 = out0 + cout;
+            if (filter16 != NULL) {
+                th_nn_mat_mult_s16w_tab(cols, 2, cin, filter16, bias, quant, stage, tab, cout,
+                                        out0, out1);
+                if (slow_count > 0) {
+                    th_nn_mat_mult_fix_channels_w16(cols, cin, filter16, bias, quant, stage,
+                                                    slow->channel, slow_count, out0, out1);
+                }
+                continue;
+            }
             th_nn_mat_mult_s8_s16_tab(cols, 2, cin, filter, bias, quant, stage, tab, cout,
                                       out0, out1);
             if (slow_count > 0) {
@@ -147,21 +158,50 @@ conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel
         }
         if (p < pixels) {
             pixel_one_s16(cols, in_b + pixel_offset(&wk, p), cin, offset2);
-            th_nn_mat_mult_s8_s16(cols, 1, cin, filter, bias, quant, stage, cout,
-                                  out_b + (int64_t)p * cout, NULL);
+            if (filter16 != NULL) {
+                th_nn_mat_mult_s16w_tab(cols, 1, cin, filter16, bias, quant, stage, NULL, cout,
+                                        out_b + (int64_t)p * cout, NULL);
+            } else {
+                th_nn_mat_mult_s8_s16(cols, 1, cin, filter, bias, quant, stage, cout,
+                                      out_b + (int64_t)p * cout, NULL);
+            }
         }
     }
 }
+
+static void __attribute__((noinline))
+conv_1x1_pairs(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
+               const th_dims *input_dims, const int8_t *input, const int8_t *filter,
+               const int32_t *bias, const th_dims *output_dims, int8_t *output,
+               const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
+               const slow_channels *slow)
+{
+    pairs_body(cols, params, quant, input_dims, input, filter, bias, output_dims, output,
+               stage, tab, slow, NULL);
+}
+
+static void __attribute__((noinline))
+conv_1x1_pairs_w16(int32_t *cols, const th_conv_params *params,
+                   const th_per_channel_quant *quant, const th_dims *input_dims,
+                   const int8_t *input, const int16_t *filter16, const int32_t *bias,
+                   const th_dims *output_dims, int8_t *output, const th_nn_out_stage *stage,
+                   const th_nn_rq_pair *tab, const slow_channels *slow)
+{
+    pairs_body(cols, params, quant, input_dims, input, NULL, bias, output_dims, output, stage,
+               tab, slow, filter16);
+}
+
 /* conv_1x1_pairs with a table of up to TH_NN_RQ_PAIRS_1X1 channel pairs (1 KiB) on this
  * frame, or in scratch after the columns for more channels; only called when the table
  * applies, so that frames below it are the table path's (no im2col staging, no
  * th_nn_mat_mult_s8_s16 fallback but for an odd last channel). Near-dead channels of a
- * mixed stage are fixed up exactly after each pair of pixels. */
-static void __attribute__((noinline))
-conv_1x1_pairs_tab(int32_t *cols, const th_conv_params *params,
-                   const th_per_channel_quant *quant, const th_dims *input_dims,
-                   const int8_t *input, const int8_t *filter, const int32_t *bias,
-                   const th_dims *output_dims, int8_t *output, const th_nn_out_stage *stage)
+ * mixed stage are fixed up exactly after each pair of pixels (filter16: the host's int16
+ * weights instead of filter: inlined in th_conv_1x1_s8_w16). */
+TH_INLINE void tab_body(int32_t *cols, const th_conv_params *params,
+                        const th_per_channel_quant *quant, const th_dims *input_dims,
+                        const int8_t *input, const int8_t *filter, const int32_t *bias,
+                        const th_dims *output_dims, int8_t *output,
+                        const th_nn_out_stage *stage, const int16_t *filter16)
 {
     th_nn_rq_pair rq_buf[TH_NN_RQ_PAIRS_1X1];
     const int32_t cout = output_dims->c;
@@ -174,9 +214,25 @@ conv_1x1_pairs_tab(int32_t *cols, const th_conv_params *params,
     slow_channels slow;
     const th_nn_rq_pair *tab = th_nn_rq_table_mixed(buf, capacity, quant, bias, stage, cout,
                                                     slow.channel, &slow.count);
-    conv_1x1_pairs(cols, params, quant, input_dims, input, filter, bias, output_dims, output,
-                   stage, tab, &slow);
+    if (filter16 != NULL) {
+        conv_1x1_pairs_w16(cols, params, quant, input_dims, input, filter16, bias, output_dims,
+                           output, stage, tab, &slow);
+    } else {
+        conv_1x1_pairs(cols, params, quant, input_dims, input, filter, bias, output_dims,
+                       output, stage, tab, &slow);
+    }
 }
+
+static void __attribute__((noinline))
+conv_1x1_pairs_tab(int32_t *cols, const th_conv_params *params,
+                   const th_per_channel_quant *quant, const th_dims *input_dims,
+                   const int8_t *input, const int8_t *filter, const int32_t *bias,
+                   const th_dims *output_dims, int8_t *output, const th_nn_out_stage *stage)
+{
+    tab_body(cols, params, quant, input_dims, input, filter, bias, output_dims, output, stage,
+             NULL);
+}
+
 
 /* ---- 8 input channels -------------------------------------------------------------------
  * With K = 8 a 2 x 2 block has 32 MACs against 4 requantizations, and staging columns and
@@ -452,4 +508,56 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     }
 #endif
     return TH_OK;
+}
+
+th_status th_conv_1x1_s8_w16(const th_context *ctx, const th_conv_params *params,
+                             const th_per_channel_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int16_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output)
+{
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    /* th_nn_check_conv looks at the filter pointer only (never NULL here). */
+    th_status status = th_nn_check_conv(params, quant, input_dims, input, filter_dims,
+                                        (const int8_t *)filter, output_dims, output, 0);
+    if (status != TH_OK) {
+        return status;
+    }
+    if (filter_dims->h != 1 || filter_dims->w != 1 || params->padding.h != 0 ||
+        params->padding.w != 0 || !dense_shape(params, input_dims, output_dims)) {
+        return TH_ERR_UNSUPPORTED;
+    }
+    status = th_nn_check_scratch(
+        ctx, th_conv_1x1_s8_scratch_size(params, input_dims, filter_dims, output_dims));
+    if (status != TH_OK) {
+        return status;
+    }
+    const int32_t cin = input_dims->c;
+    const int32_t cout = output_dims->c;
+    th_nn_out_stage stage;
+    th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
+                         th_acc_bound(cin, 128, bias, cout));
+    th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
+    int32_t *cols = (int32_t *)ctx->buf;
+    if (th_nn_rq_table_mixed_applies(cout, bias, &stage, cout)) {
+        tab_body(cols, params, quant, input_dims, input, NULL, bias, output_dims, output,
+                 &stage, filter);
+    } else {
+        conv_1x1_pairs_w16(cols, params, quant, input_dims, input, filter, bias, output_dims,
+                           output, &stage, NULL, NULL);
+    }
+    return TH_OK;
+#else
+    (void)ctx;
+    (void)params;
+    (void)quant;
+    (void)input_dims;
+    (void)input;
+    (void)filter_dims;
+    (void)filter;
+    (void)bias;
+    (void)output_dims;
+    (void)output;
+    return TH_ERR_UNSUPPORTED; /* the host chooses int16 weights for DSP builds only */
+#endif
 }

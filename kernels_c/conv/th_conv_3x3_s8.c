@@ -68,3 +68,45 @@ th_status th_conv_3x3_s8(const th_context *ctx, const th_conv_params *params,
 #endif
     return TH_OK;
 }
+
+th_status th_conv_3x3_s8_w16(const th_context *ctx, const th_conv_params *params,
+                             const th_per_channel_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int16_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output, const int32_t *rq)
+{
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    /* th_nn_check_conv looks at the filter pointer only (never NULL here). */
+    th_status status = th_nn_check_conv(params, quant, input_dims, input, filter_dims,
+                                        (const int8_t *)filter, output_dims, output, 0);
+    if (status != TH_OK) {
+        return status;
+    }
+    if (filter_dims->h != 3 || filter_dims->w != 3 || params->dilation.h != 1 ||
+        params->dilation.w != 1 || input_dims->c <= 3 ||
+        th_nn_conv_direct_applies(input_dims, filter_dims, output_dims)) {
+        return TH_ERR_UNSUPPORTED; /* the int8 kernel's other paths */
+    }
+    status = th_nn_check_scratch(
+        ctx, th_conv_3x3_s8_scratch_size(params, input_dims, filter_dims, output_dims));
+    if (status != TH_OK) {
+        return status;
+    }
+    th_nn_conv_im2col_s8_w16(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                             output_dims, output, (const th_nn_rq_pair *)(const void *)rq);
+    return TH_OK;
+#else
+    (void)ctx;
+    (void)params;
+    (void)quant;
+    (void)input_dims;
+    (void)input;
+    (void)filter_dims;
+    (void)filter;
+    (void)bias;
+    (void)output_dims;
+    (void)output;
+    (void)rq;
+    return TH_ERR_UNSUPPORTED; /* the host chooses int16 weights for DSP builds only */
+#endif
+}

@@ -85,6 +85,31 @@ int32_t th_nn_build_flags(void);
  * a 1 KB buffer) and, for Cin not a multiple of 4 (first layers), 256 bytes of byte-staged
  * im2col columns. */
 
+/* th_conv_1x1_s8 at stride 1 with Cin a multiple of 4 and the output as large as the input,
+ * with int16 weights the host laid out (compiled backend, --optimize speed): per channel
+ * pair and chunk of 4 input channels k..k+3 the halfwords w[c][k], w[c][k+2], w[c][k+1],
+ * w[c][k+3], then those of channel c+1 (an odd last channel paired with zeros). Same
+ * scratch, aliasing and outputs as th_conv_1x1_s8; DSP builds without Helium only
+ * (TH_ERR_UNSUPPORTED elsewhere and for other shapes). */
+th_status th_conv_1x1_s8_w16(const th_context *ctx, const th_conv_params *params,
+                             const th_per_channel_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int16_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output);
+
+/* th_conv_3x3_s8's im2col path (Cin > 3, not its direct path for Cout <= 3) with int16
+ * weights in th_conv_1x1_s8_w16's layout over K = 9 * Cin taps (kh, kw, c order, K padded
+ * to a multiple of 4), and rq: the host-made requantization constants of every channel
+ * pair, 8 int32 each {bias c, bias c+1, multiplier c, c+1, round_zp c, c+1, e c, c+1} with
+ * e = -shift and round_zp = 2^(e-1) + output_offset * 2^e (mod 2^32), used when the fast
+ * requantization is exact for every channel without a clamp (else, or NULL: exact loops).
+ * Same scratch and outputs as th_conv_3x3_s8; DSP builds without Helium only. */
+th_status th_conv_3x3_s8_w16(const th_context *ctx, const th_conv_params *params,
+                             const th_per_channel_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int16_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output, const int32_t *rq);
+
 /* Picks th_conv_1x1_s8, th_conv_3x3_s8 or th_conv_general_s8. */
 th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,
                      const th_per_channel_quant *quant, const th_dims *input_dims,
@@ -198,6 +223,31 @@ th_status th_fully_connected_per_channel_s8(const th_context *ctx, const th_fc_p
                                             const th_dims *filter_dims, const int8_t *filter,
                                             const int32_t *bias, const th_dims *output_dims,
                                             int8_t *output);
+
+/* FULLY_CONNECTED with host-prepared int16 weights (compiled backend, --optimize speed;
+ * ARCHITECTURE.md §4.3). weights: int16, per block of 4 output channels (Cout padded to a
+ * multiple of 4 with zero rows) and per chunk of 4 inputs k..k+3 (Cin padded to a multiple
+ * of 4 with zeros), for each of the block's channels c the halfwords
+ * w[c][k], w[c][k+2], w[c][k+1], w[c][k+3] (the order of SXTB16 and SXTB16 ROR 8 of the
+ * input word): index(c, k) = ((c/4 * Kp/4 + k/4) * 4 + c%4) * 4 + (k%2) * 2 + (k%4)/2.
+ * bias: int32[round_up4(Cout)], each bias[c] + input_offset * sum_k w[c][k] (wrapping), so
+ * the loop multiplies the raw int8 inputs; the accumulators equal the int8 kernels'.
+ * filter_offset must be 0. fast: the host found th_fast_rq exact for every channel
+ * (multiplier >= 0, shift in [-22, -1], Cin * 255 * 255 + max |original bias| < 2^29); the
+ * outputs are the same either way. No scratch. */
+typedef struct {
+    int32_t batches;
+    int32_t cin;
+    int32_t cout;
+    int32_t output_offset;
+    th_activation activation;
+    int32_t mult_step; /* 0: multiplier[0], shift[0] for every channel; 1: per channel */
+    int32_t fast;
+} th_fc_w16_params;
+
+th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier,
+                       const int32_t *shift, const int8_t *input, const int16_t *weights,
+                       const int32_t *bias, int8_t *output);
 
 int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
                                            const th_dims *input_dims,

@@ -457,6 +457,28 @@ void th_nn_mat_mult_fix_channels(const int32_t *cols, int32_t kp, const int8_t *
     }
 }
 
+void th_nn_mat_mult_fix_channels_w16(const int32_t *cols, int32_t kp, const int16_t *filter,
+                                     const int32_t *bias, const th_per_channel_quant *quant,
+                                     const th_nn_out_stage *stage, const int16_t *slow,
+                                     int32_t slow_count, int8_t *out0, int8_t *out1)
+{
+    for (int32_t i = 0; i < slow_count; i++) {
+        const int32_t c = slow[i];
+        const int32_t *w = (const int32_t *)__builtin_assume_aligned(
+            filter + (int64_t)(c / 2) * 2 * kp + (c & 1) * 4, 4);
+        int32_t acc0 = bias[c];
+        int32_t acc1 = bias[c];
+        for (int32_t j = 0; j < kp / 4; j++, w += 4) {
+            acc0 = th_smlad(cols[4 * j + 1], w[1], th_smlad(cols[4 * j], w[0], acc0));
+            acc1 = th_smlad(cols[4 * j + 3], w[1], th_smlad(cols[4 * j + 2], w[0], acc1));
+        }
+        out0[c] = (int8_t)th_requantize_s8(acc0, quant->multiplier[c], quant->shift[c],
+                                           stage->output_offset);
+        out1[c] = (int8_t)th_requantize_s8(acc1, quant->multiplier[c], quant->shift[c],
+                                           stage->output_offset);
+    }
+}
+
 /* The 2 x 2 blocks of channel pairs [0, pairs) with table constants. Native: the whole
  * block loop in assembly (gcc spills the loop state around the 14-register MAC loop with
  * about 10 more instructions per block). Registers in the MAC loop: accumulators r0-r3
@@ -482,6 +504,105 @@ void th_nn_mat_mult_fix_channels(const int32_t *cols, int32_t kp, const int8_t *
     "smlad r1, r9, r5, r1\n\t" \
     "smlad r3, r11, r5, r3\n\t"
 
+/* Int16 weights: the pair's 4 weight words in r4-r7 (the loop then ends on the column
+ * pointer, not on a counter in r4). */
+#define TH_TAB_CHUNK_W16 \
+    "ldmia ip!, {r8, r9, r10, r11}\n\t" \
+    "ldmia lr!, {r4, r5, r6, r7}\n\t" \
+    "smlad r0, r8, r4, r0\n\t" \
+    "smlad r0, r9, r5, r0\n\t" \
+    "smlad r2, r10, r4, r2\n\t" \
+    "smlad r2, r11, r5, r2\n\t" \
+    "smlad r1, r8, r6, r1\n\t" \
+    "smlad r1, r9, r7, r1\n\t" \
+    "smlad r3, r10, r6, r3\n\t" \
+    "smlad r3, r11, r7, r3\n\t"
+
+/* Frame word [sp, #4] (into r4 from cols r0 and chunks r1) and the loop's end test: the
+ * iteration count, or (int16 weights) the end of the columns. */
+#define TH_TAB_COUNT "adds r4, r1, #7\n\t" "lsrs r4, r4, #3\n\t"
+#define TH_TAB_NEXT "subs r4, r4, #1\n\t" "bne 5b\n\t"
+#define TH_TAB_COUNT_W16 "add r4, r0, r1, lsl #4\n\t"
+#define TH_TAB_NEXT_W16 "ldr r4, [sp, #4]\n\t" "cmp ip, r4\n\t" "bne 5b\n\t"
+
+/* The block loop of mat_mult_2x2_tab around CHUNK, one chunk of 4 taps of BYTES bytes of
+ * code (a string); COUNT and NEXT as above. */
+#define TH_TAB_LOOP(CHUNK, BYTES, COUNT, NEXT) \
+    "push {r4-r11, lr}\n\t" \
+    "sub sp, sp, #28\n\t" \
+    "ldr r4, [sp, #64]\n\t" \
+    "cmp r4, #0\n\t" \
+    "ble 9f\n\t" \
+    "ldrd r5, r6, [sp, #68]\n\t" \
+    "add r4, r3, r4, lsl #5\n\t" \
+    "strd r3, r4, [sp, #8]\n\t" \
+    "strd r5, r6, [sp, #16]\n\t" \
+    COUNT \
+    "strd r0, r4, [sp, #0]\n\t" \
+    "rsbs r5, r1, #0\n\t" \
+    "and r5, r5, #7\n\t" \
+    "movs r6, #" BYTES "\n\t" \
+    "adr.w r7, 5f\n\t" \
+    "mla r7, r5, r6, r7\n\t" \
+    "orr r7, r7, #1\n\t" \
+    "str r7, [sp, #24]\n\t" \
+    "mov lr, r2\n\t" \
+    "mov r10, r3\n\t" \
+    "1:\n\t" \
+    "ldrd r0, r1, [r10], #32\n\t" \
+    "str r10, [sp, #8]\n\t" \
+    "mov r2, r0\n\t" \
+    "mov r3, r1\n\t" \
+    "ldrd ip, r4, [sp, #0]\n\t" \
+    "ldr pc, [sp, #24]\n\t" \
+    "5:\n\t" \
+    CHUNK \
+    CHUNK \
+    CHUNK \
+    CHUNK \
+    CHUNK \
+    CHUNK \
+    CHUNK \
+    CHUNK \
+    NEXT \
+    "6:\n\t" \
+    "ldr ip, [sp, #8]\n\t" \
+    "ldrd r4, r5, [ip, #-24]\n\t" \
+    "ldrd r6, r7, [ip, #-16]\n\t" \
+    "ldrd r8, r9, [ip, #-8]\n\t" \
+    "ldrd r11, ip, [sp, #16]\n\t" \
+    "lsls r0, r0, #1\n\t" \
+    "smmlar r10, r0, r4, r6\n\t" \
+    "add r10, r10, r0, asr #31\n\t" \
+    "asrs r10, r10, r8\n\t" \
+    "ssat r10, #8, r10\n\t" \
+    "strb r10, [r11], #1\n\t" \
+    "lsls r1, r1, #1\n\t" \
+    "smmlar r10, r1, r5, r7\n\t" \
+    "add r10, r10, r1, asr #31\n\t" \
+    "asrs r10, r10, r9\n\t" \
+    "ssat r10, #8, r10\n\t" \
+    "strb r10, [r11], #1\n\t" \
+    "lsls r2, r2, #1\n\t" \
+    "smmlar r10, r2, r4, r6\n\t" \
+    "add r10, r10, r2, asr #31\n\t" \
+    "asrs r10, r10, r8\n\t" \
+    "ssat r10, #8, r10\n\t" \
+    "strb r10, [ip], #1\n\t" \
+    "lsls r3, r3, #1\n\t" \
+    "smmlar r10, r3, r5, r7\n\t" \
+    "add r10, r10, r3, asr #31\n\t" \
+    "asrs r10, r10, r9\n\t" \
+    "ssat r10, #8, r10\n\t" \
+    "strb r10, [ip], #1\n\t" \
+    "strd r11, ip, [sp, #16]\n\t" \
+    "ldrd r10, r11, [sp, #8]\n\t" \
+    "cmp r10, r11\n\t" \
+    "bne 1b\n\t" \
+    "9:\n\t" \
+    "add sp, sp, #28\n\t" \
+    "pop {r4-r11, pc}\n\t"
+
 /* The arguments are read by the assembly (AAPCS: r0-r3, then the stack). */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -489,86 +610,26 @@ static void __attribute__((naked, noinline))
 mat_mult_2x2_tab(const int32_t *cols, int32_t chunks, const int8_t *filter,
                  const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
 {
-    __asm__ volatile(
-        "push {r4-r11, lr}\n\t"
-        "sub sp, sp, #28\n\t"
-        "ldr r4, [sp, #64]\n\t"
-        "cmp r4, #0\n\t"
-        "ble 9f\n\t"
-        "ldrd r5, r6, [sp, #68]\n\t"
-        "add r4, r3, r4, lsl #5\n\t"
-        "strd r3, r4, [sp, #8]\n\t"
-        "strd r5, r6, [sp, #16]\n\t"
-        "adds r4, r1, #7\n\t"
-        "lsrs r4, r4, #3\n\t"
-        "strd r0, r4, [sp, #0]\n\t"
-        "rsbs r5, r1, #0\n\t"
-        "and r5, r5, #7\n\t"
-        "movs r6, #56\n\t"
-        "adr.w r7, 5f\n\t"
-        "mla r7, r5, r6, r7\n\t"
-        "orr r7, r7, #1\n\t"
-        "str r7, [sp, #24]\n\t"
-        "mov lr, r2\n\t"
-        "mov r10, r3\n\t"
-        "1:\n\t"
-        "ldrd r0, r1, [r10], #32\n\t"
-        "str r10, [sp, #8]\n\t"
-        "mov r2, r0\n\t"
-        "mov r3, r1\n\t"
-        "ldrd ip, r4, [sp, #0]\n\t"
-        "ldr pc, [sp, #24]\n\t"
-        "5:\n\t"
-        TH_TAB_CHUNK
-        TH_TAB_CHUNK
-        TH_TAB_CHUNK
-        TH_TAB_CHUNK
-        TH_TAB_CHUNK
-        TH_TAB_CHUNK
-        TH_TAB_CHUNK
-        TH_TAB_CHUNK
-        "subs r4, r4, #1\n\t"
-        "bne 5b\n\t"
-        "6:\n\t"
-        "ldr ip, [sp, #8]\n\t"
-        "ldrd r4, r5, [ip, #-24]\n\t"
-        "ldrd r6, r7, [ip, #-16]\n\t"
-        "ldrd r8, r9, [ip, #-8]\n\t"
-        "ldrd r11, ip, [sp, #16]\n\t"
-        "lsls r0, r0, #1\n\t"
-        "smmlar r10, r0, r4, r6\n\t"
-        "add r10, r10, r0, asr #31\n\t"
-        "asrs r10, r10, r8\n\t"
-        "ssat r10, #8, r10\n\t"
-        "strb r10, [r11], #1\n\t"
-        "lsls r1, r1, #1\n\t"
-        "smmlar r10, r1, r5, r7\n\t"
-        "add r10, r10, r1, asr #31\n\t"
-        "asrs r10, r10, r9\n\t"
-        "ssat r10, #8, r10\n\t"
-        "strb r10, [r11], #1\n\t"
-        "lsls r2, r2, #1\n\t"
-        "smmlar r10, r2, r4, r6\n\t"
-        "add r10, r10, r2, asr #31\n\t"
-        "asrs r10, r10, r8\n\t"
-        "ssat r10, #8, r10\n\t"
-        "strb r10, [ip], #1\n\t"
-        "lsls r3, r3, #1\n\t"
-        "smmlar r10, r3, r5, r7\n\t"
-        "add r10, r10, r3, asr #31\n\t"
-        "asrs r10, r10, r9\n\t"
-        "ssat r10, #8, r10\n\t"
-        "strb r10, [ip], #1\n\t"
-        "strd r11, ip, [sp, #16]\n\t"
-        "ldrd r10, r11, [sp, #8]\n\t"
-        "cmp r10, r11\n\t"
-        "bne 1b\n\t"
-        "9:\n\t"
-        "add sp, sp, #28\n\t"
-        "pop {r4-r11, pc}\n\t");
+    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK, "56", TH_TAB_COUNT, TH_TAB_NEXT));
+}
+
+/* The same with int16 weights in SXTB16 order (th_nn_mat_mult_s16w_tab): per chunk one LDM
+ * of the columns, one of the channel pair's weights, 8 SMLAD (10 instructions, 40 bytes of
+ * code; 3 per 8 chunks to end the loop). */
+static void __attribute__((naked, noinline))
+mat_mult_2x2_tab_w16(const int32_t *cols, int32_t chunks, const int16_t *filter,
+                     const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
+{
+    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK_W16, "40", TH_TAB_COUNT_W16, TH_TAB_NEXT_W16));
 }
 #pragma GCC diagnostic pop
 #undef TH_TAB_CHUNK
+#undef TH_TAB_CHUNK_W16
+#undef TH_TAB_COUNT
+#undef TH_TAB_NEXT
+#undef TH_TAB_COUNT_W16
+#undef TH_TAB_NEXT_W16
+#undef TH_TAB_LOOP
 #else
 static void __attribute__((noinline))
 mat_mult_2x2_tab(const int32_t *cols, int32_t chunks, const int8_t *filter,
@@ -599,7 +660,89 @@ mat_mult_2x2_tab(const int32_t *cols, int32_t chunks, const int8_t *filter,
         out0[delta + 1] = (int8_t)th_ssat8((th_smmlar(a11x2, m1, r1) + (a11x2 >> 31)) >> e1);
     }
 }
+
+/* mac_2x2 on int16 weights (C: the non-native builds). */
+TH_INLINE void mac_2x2_w16(const int32_t *cols, const int16_t **wp, int32_t chunks,
+                           int32_t acc[4])
+{
+    const int32_t *w = (const int32_t *)__builtin_assume_aligned(*wp, 4);
+    for (int32_t j = 0; j < chunks; j++, cols += 4, w += 4) {
+        acc[0] = th_smlad(cols[1], w[1], th_smlad(cols[0], w[0], acc[0]));
+        acc[2] = th_smlad(cols[3], w[1], th_smlad(cols[2], w[0], acc[2]));
+        acc[1] = th_smlad(cols[1], w[3], th_smlad(cols[0], w[2], acc[1]));
+        acc[3] = th_smlad(cols[3], w[3], th_smlad(cols[2], w[2], acc[3]));
+    }
+    *wp = (const int16_t *)w;
+}
+
+static void __attribute__((noinline))
+mat_mult_2x2_tab_w16(const int32_t *cols, int32_t chunks, const int16_t *filter,
+                     const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
+{
+    const int16_t *w = filter;
+    for (int32_t i = 0; i < pairs; i++, tab++, out0 += 2, out1 += 2) {
+        int32_t acc[4] = {tab->bias[0], tab->bias[1], tab->bias[0], tab->bias[1]};
+        mac_2x2_w16(cols, &w, chunks, acc);
+        for (int32_t k = 0; k < 4; k++) {
+            const int32_t j = k & 1;
+            const th_fast_rq rq = {tab->multiplier[j], tab->round_zp[j], tab->e[j]};
+            const int8_t v = (int8_t)th_fast_rq_apply(acc[k], &rq);
+            if (k < 2) {
+                out0[j] = v;
+            } else {
+                out1[j] = v;
+            }
+        }
+    }
+}
 #endif
+
+/* Any pixel count (1 or 2), any channel count, int16 weights of channel pairs (the last
+ * channel of an odd count padded with a zero channel): plain loops, exact per output as
+ * mat_mult mode 0 (the fast form when stage->fast, else th_requantize_s8). */
+static void mat_mult_w16_general(const int32_t *cols, int32_t num_pixels, int32_t kp,
+                                 const int16_t *filter, const int32_t *bias,
+                                 const th_per_channel_quant *quant,
+                                 const th_nn_out_stage *stage, int32_t first, int32_t cout,
+                                 int8_t *out0, int8_t *out1)
+{
+    const int32_t chunks = kp / 4;
+    const int32_t step = num_pixels == 2 ? 4 : 2; /* column words per chunk */
+    for (int32_t c = first; c < cout; c++) {
+        const int32_t *w = (const int32_t *)__builtin_assume_aligned(
+            filter + (int64_t)(c / 2) * 2 * 4 * chunks + (c & 1) * 4, 4);
+        int32_t a0 = bias != NULL ? bias[c] : 0;
+        int32_t a1 = a0;
+        const int32_t *x = cols;
+        for (int32_t j = 0; j < chunks; j++, x += step, w += 4) {
+            a0 = th_smlad(x[1], w[1], th_smlad(x[0], w[0], a0));
+            if (num_pixels == 2) {
+                a1 = th_smlad(x[3], w[1], th_smlad(x[2], w[0], a1));
+            }
+        }
+        const th_fast_rq rq = make_rq(quant, bias, stage, c, 0);
+        out0[c] = requant_one(a0, c, quant, bias, stage, &rq, 0);
+        if (num_pixels == 2) {
+            out1[c] = requant_one(a1, c, quant, bias, stage, &rq, 0);
+        }
+    }
+}
+
+void th_nn_mat_mult_s16w_tab(const int32_t *cols, int32_t num_pixels, int32_t kp,
+                             const int16_t *filter, const int32_t *bias,
+                             const th_per_channel_quant *quant, const th_nn_out_stage *stage,
+                             const th_nn_rq_pair *tab, int32_t cout, int8_t *out0,
+                             int8_t *out1)
+{
+    int32_t first = 0;
+    if (tab != NULL && num_pixels == 2) {
+        const int32_t pairs = cout / 2;
+        mat_mult_2x2_tab_w16(cols, kp / 4, filter, tab, pairs, out0, out1);
+        first = 2 * pairs;
+    }
+    mat_mult_w16_general(cols, num_pixels, kp, filter, bias, quant, stage, first, cout, out0,
+                         out1);
+}
 
 void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t kp,
                                const int8_t *filter, const int32_t *bias,

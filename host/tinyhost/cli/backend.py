@@ -181,6 +181,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     print(f"{args.output}: {result.backend}, model {result.model_flash_bytes} B "
           f"(hash 0x{result.model_hash:08x}), arena {result.arena_bytes} B, "
           f"links: {', '.join(result.linked)}")
+    for note in result.notes:
+        print(note)
     print(result.budget.verdict())
     return 0
 

@@ -71,6 +71,21 @@ from tinyhost.codegen.lower import (
 from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support, stack_cmake
+from tinyhost.codegen.widen import (
+    CONV_1X1_W16_FUNCTION,
+    CONV_3X3_W16_FUNCTION,
+    CONV_W16_BLOCK,
+    FC_W16_FUNCTION,
+    Widened,
+    conv_extra_flash,
+    conv_rq_table,
+    drop_largest,
+    fc_extra_flash,
+    fc_fast_ok,
+    fc_w16_bias,
+    fc_w16_weights,
+    w16_weights,
+)
 from tinyhost.errors import TinyhostError, UnsupportedModelError
 from tinyhost.ir import Conv2DOptions, Graph, Op, OpKind, residual_parts
 from tinyhost.ir.stats import op_macs
@@ -219,8 +234,9 @@ class _Model:
 
     def __init__(self, graph: Graph, plan: MemoryPlan, grants: ScratchGrants,
                  interleaved: bool, live: dict[int, _LiveChannels],
-                 bands: dict[int, _Bands]) -> None:
+                 bands: dict[int, _Bands], widen: frozenset[int] = frozenset()) -> None:
         self.graph = graph
+        self.widen = widen  # ops (graph.ops indices) with host-widened int16 weights
         self.bands = bands
         self.plan = plan
         self.grants = grants
@@ -390,7 +406,13 @@ class _Model:
         if live is not None and not live.channels.live:  # every channel constant: no conv
             return self.expand(call, i, live, "pixel"), (
                 f"all {live.channels.pixel.size} channels constant")
-        if live is None:
+        widened = live is None and call.op in self.widen
+        if widened:
+            w = self.array(f"op{i}_weights_s16", w16_weights(
+                np.asarray(self.graph.tensors[weights_t].data), CONV_W16_BLOCK))
+            b = self.pointer(bias_t, "int32_t")
+            y = self.pointer(out, "int8_t", const=False)
+        elif live is None:
             block = None if dw or not self.interleaved else CONV_BLOCK
             w = self.pointer(weights_t, "int8_t", layout_block=block)
             b = self.pointer(bias_t, "int32_t")
@@ -419,13 +441,20 @@ class _Model:
                   f".dilation = {{{p.dilation_h}, {p.dilation_w}}}, "
                   f".activation = {{{p.act_min}, {p.act_max}}}")  # fmt: skip
         function = conv_variant(self.graph, self.graph.ops[call.op])  # the wrapper's pick
+        rq = ""
+        if widened and function == "th_conv_3x3_s8":
+            table = _conv_table(self.graph, call)
+            rq = ", " + ("NULL" if table is None else self.array(f"op{i}_rq_pairs", table))
+            function = CONV_3X3_W16_FUNCTION
+        elif widened:
+            function = CONV_1X1_W16_FUNCTION
         head = (f"{self.context(call.op)}\n"
                 f"    static const {ptype} params = {{{fields}}};\n"
                 f"    static const th_per_channel_quant quant = {{{mult}, {shift_name}}};\n"
                 f"    static const th_dims in = {self.dims4(x)}, filter = {filter_dims}, "
                 f"out = {out_dims};\n")
         call_c = (f"{function}(&ctx, &params, &quant, &in, {self.pointer(x, 'int8_t')}, "
-                  f"&filter, {w}, {b}, &out, {y})")
+                  f"&filter, {w}, {b}, &out, {y}{rq})")
         if live is None:
             return head + f"    return {call_c};", function
         return (head + f"    int8_t *const live = (int8_t *)(arena + {live.offset});\n"
@@ -593,6 +622,30 @@ class _Model:
                 f"{self.pointer(bias, 'int32_t')}, &out, "
                 f"{self.pointer(out, 'int8_t', const=False)});")
 
+    def fc_w16(self, call: Call, p: FullyConnectedParams, i: int, batches: int) -> str:
+        """A FULLY_CONNECTED through th_fc_s8_w16: int16 weights and the input offset folded
+        into the bias, both made here (codegen/widen.py)."""
+        w = np.asarray(self.graph.tensors[call.inputs[1]].data).astype(np.int8)
+        w = w.reshape(w.shape[0], -1)
+        cout, cin = w.shape
+        bias_t = call.inputs[2]
+        bias = None if bias_t is None else np.asarray(self.graph.tensors[bias_t].data)
+        if call.per_channel:
+            mult, shift = call.arrays["multiplier"], call.arrays["shift"]
+        else:
+            mult, shift = np.asarray(p.out_multiplier[:1]), np.asarray(p.out_shift[:1])
+        fast = fc_fast_ok(cin, bias, mult, shift)
+        weights = self.array(f"op{i}_weights_s16", fc_w16_weights(w))
+        bias_name = self.array(f"op{i}_bias_w16", fc_w16_bias(bias, w, p.input_offset))
+        mult_name = self.array(f"op{i}_multiplier", np.asarray(mult, np.int32))
+        shift_name = self.array(f"op{i}_shift", np.asarray(shift, np.int32))
+        return (f"    static const th_fc_w16_params params = {{{batches}, {cin}, {cout}, "
+                f"{p.output_offset}, {{{p.act_min}, {p.act_max}}}, "
+                f"{int(bool(call.per_channel))}, {int(fast)}}};\n"
+                f"    return {FC_W16_FUNCTION}(&params, {mult_name}, {shift_name}, "
+                f"{self.pointer(call.inputs[0], 'int8_t')}, {weights}, {bias_name}, "
+                f"{self.pointer(call.outputs[0], 'int8_t', const=False)});")
+
     def body(self, call: Call, source_op: int) -> tuple[str, str]:
         """(C statements of op_<index>(), a note for its comment)."""
         p, i = call.params, source_op  # arrays and comments use the user's op numbers
@@ -608,6 +661,8 @@ class _Model:
             w_shape = self.graph.tensors[call.inputs[1]].shape
             cout, cin = int(w_shape[0]), int(w_shape[1])
             batches = int(np.prod(self.graph.tensors[x].shape)) // cin
+            if call.op in self.widen:
+                return self.fc_w16(call, p, i, batches), FC_W16_FUNCTION
             block = FC_BLOCK if self.interleaved else None
             w = self.pointer(call.inputs[1], "int8_t", layout_block=block)
             b = self.pointer(call.inputs[2], "int32_t")
@@ -857,6 +912,7 @@ class Generated:
     stack: StackReserve  # the firmware's stack, derived from them
     patched: Patched | None = None  # the stage run in row bands (plan/patch.py), if any
     residual_bands: tuple[tuple[int, int], ...] = ()  # (fused conv's source op, its bands)
+    widened: tuple[Widened, ...] = ()  # layers stored with host-widened int16 weights
 
     @property
     def op_order(self) -> tuple[int, ...]:
@@ -949,12 +1005,99 @@ def choose_fusions(source: Graph, options: PlanOptions, fuse: str) -> Folded:
     return _fused_layout(source, options, fuse).folded
 
 
+def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
+                      optimize: str) -> dict[int, int]:
+    """Ops (graph.ops indices) that may take host-widened int16 weights (codegen/widen.py)
+    -> the flash each adds: FULLY_CONNECTED int8 with constant weights and bias and no filter
+    offset, dense pointwise and im2col 3x3 CONV_2D (_pointwise_w16, _conv3x3_w16), under
+    --optimize speed on a DSP core without Helium (whose kernels keep int8 weights)."""
+    if optimize != "speed" or not target.dsp or target.mve:
+        return {}
+    out: dict[int, int] = {}
+    for c in calls:
+        if c.function == "th_conv_s8" and _pointwise_w16(graph, c):
+            w = graph.tensors[c.inputs[1]].shape  # type: ignore[index]
+            out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])))
+            continue
+        if c.function == "th_conv_s8" and _conv3x3_w16(graph, c):
+            w = graph.tensors[c.inputs[1]].shape  # type: ignore[index]
+            out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])),
+                                         _conv_table(graph, c))
+            continue
+        if c.function not in ("th_fully_connected_s8", "th_fully_connected_per_channel_s8"):
+            continue
+        p = c.params
+        w, b = c.inputs[1], c.inputs[2]
+        if (not isinstance(p, FullyConnectedParams) or p.filter_offset != 0 or w is None
+                or graph.tensors[w].data is None
+                or (b is not None and graph.tensors[b].data is None)):
+            continue
+        shape = graph.tensors[w].shape
+        out[c.op] = fc_extra_flash(int(shape[0]), int(np.prod(shape[1:])), b is not None,
+                                   c.per_channel)
+    return out
+
+
+def _pointwise_w16(graph: Graph, c: Call) -> bool:
+    """th_conv_1x1_s8_w16 takes the op: a dense pointwise CONV_2D (stride 1, the output as
+    large as the input, Cin a multiple of 4), constant weights and bias, neither the 8-channel
+    nor the direct path of th_conv_1x1_s8 (Cin 8, Cout <= 3), which stay faster on int8."""
+    op = graph.ops[c.op]
+    w, b = c.inputs[1], c.inputs[2]
+    if (conv_variant(graph, op) != "th_conv_1x1_s8" or w is None
+            or graph.tensors[w].data is None
+            or (b is not None and graph.tensors[b].data is None)):
+        return False
+    x, y = graph.tensors[c.inputs[0]].shape, graph.tensors[c.outputs[0]].shape  # type: ignore[index]
+    p = c.params
+    return (isinstance(p, ConvParams) and p.stride_h == 1 and p.stride_w == 1
+            and x[1:3] == y[1:3] and x[3] % 4 == 0 and x[3] != 8 and y[3] > 3)
+
+
+def _conv_table(graph: Graph, c: Call) -> np.ndarray | None:
+    """th_conv_3x3_s8_w16's host-made requantization table for call c (None: none)."""
+    p = c.params
+    assert isinstance(p, ConvParams)
+    w, b = c.inputs[1], c.inputs[2]
+    taps = int(np.prod(graph.tensors[w].shape[1:]))  # type: ignore[index]
+    bias = None if b is None else np.asarray(graph.tensors[b].data)
+    return conv_rq_table(bias, c.arrays["multiplier"], c.arrays["shift"], p.output_offset,
+                         taps, p.act_min, p.act_max)
+
+
+def _conv3x3_w16(graph: Graph, c: Call) -> bool:
+    """th_conv_3x3_s8_w16 takes the op: th_conv_3x3_s8's im2col path (Cin > 3, Cout > 3, so
+    neither its small-Cin nor its direct path), constant weights and bias."""
+    w, b = c.inputs[1], c.inputs[2]
+    if (conv_variant(graph, graph.ops[c.op]) != "th_conv_3x3_s8" or w is None
+            or graph.tensors[w].data is None
+            or (b is not None and graph.tensors[b].data is None)):
+        return False
+    x, y = graph.tensors[c.inputs[0]].shape, graph.tensors[c.outputs[0]].shape  # type: ignore[index]
+    return x[3] > 3 and y[3] > 3
+
+
 def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None,
              optimize: str = "speed", patch: PatchRequest | None = None,
              fuse_residual: str = "auto") -> Generated:
     """model.c and model.h for `graph` on `board` (nothing written). Residual ADDs are fused
     into their convs (codegen/fold.py) as `fuse_residual` says (_fused_layout), never in a
-    patched model."""
+    patched model. Under --optimize speed, layers take host-widened int16 weights
+    (codegen/widen.py) while the model fits the board's flash: all candidates first, then
+    without the one adding the most flash, and so on."""
+    g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse_residual, None)
+    while g.widened and not _budget(board, g).fits:
+        extra = {w.op: w.extra_flash_bytes for w in g.widened}
+        keep = drop_largest(frozenset(extra), extra)
+        g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse_residual, keep)
+    return g
+
+
+def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
+              optimize: str, patch: PatchRequest | None, fuse_residual: str,
+              widen: frozenset[int] | None) -> Generated:
+    """generate() with the widened layers given as source op numbers (None: every
+    candidate)."""
     if fuse_residual not in FUSE_RESIDUAL:
         raise TinyhostError(f"--fuse-residual {fuse_residual!r}: one of "
                             f"{', '.join(FUSE_RESIDUAL)}")  # fmt: skip
@@ -987,7 +1130,13 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
         bands = {}
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
     live = _live_channel_plan(graph, calls, plan, grants)
-    model = _Model(graph, plan, grants, target.interleaved, live, bands)
+    candidates = {} if patched is not None else _widen_candidates(graph, calls, target,
+                                                                    optimize)
+    for op in (*bands, *live):  # fused residual convs, constant channels: int8 weights
+        candidates.pop(op, None)
+    chosen = {op: extra for op, extra in candidates.items()
+              if widen is None or folded.origin[op] in widen}
+    model = _Model(graph, plan, grants, target.interleaved, live, bands, frozenset(chosen))
     by_op = {c.op: c for c in calls}
     ops = []
     called: list[str] = []
@@ -1046,7 +1195,9 @@ def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = No
     counts = tuple((folded.origin[i], len(b.bands)) for i, b in sorted(bands.items()))
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays), folded,
-                     functions, stack_reserve(board, functions), patched, counts)  # fmt: skip
+                     functions, stack_reserve(board, functions), patched, counts,
+                     tuple(Widened(folded.origin[op], graph.ops[op].name, extra)
+                           for op, extra in sorted(chosen.items())))  # fmt: skip
 
 
 def _move_rows(graph: Graph, plan: MemoryPlan, op: Op) -> str:
@@ -1123,6 +1274,9 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "folded": [{"op": f.pad, "kind": graph.ops[f.pad].name, "into": f.conv}
                    for f in g.folded.pads],
         "fuse_residual": fuse_residual,
+        "int16_weights": [{"op": w.op, "kind": w.kind, "extra_flash_bytes": w.extra_flash_bytes}
+                          for w in g.widened],
+        "int16_weights_extra_flash_bytes": sum(w.extra_flash_bytes for w in g.widened),
         "fused_residual": [{"conv": f.conv, "add": f.add, "bands": dict(g.residual_bands)[f.conv]}
                            for f in g.folded.fused],
         "patch": None if g.patched is None else {
@@ -1138,8 +1292,16 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         arena_bytes=g.arena_bytes, plan=g.plan, op_order=g.op_order,
         op_names=g.op_names(graph), linked=g.linked, op_macs=g.op_macs(),
         model_flash_bytes=g.model_flash_bytes, model_hash=g.model_hash, load_image=None,
-        load_capacity=0, budget=budget, data_symbols=g.data_symbols,
+        load_capacity=0, budget=budget, data_symbols=g.data_symbols, notes=_widen_notes(g),
     )  # fmt: skip
+
+
+def _widen_notes(g: Generated) -> tuple[str, ...]:
+    if not g.widened:
+        return ()
+    ops = ", ".join(f"op {w.op} ({w.kind})" for w in g.widened)
+    extra = sum(w.extra_flash_bytes for w in g.widened)
+    return (f"int16 weights prepared on the host for {ops}: +{extra} B flash",)
 
 
 def _write_export(out: Path, board: Board, name: str, g: Generated, interleaved: bool) -> None:

@@ -31,3 +31,4 @@ class ConvertResult:
     # MACs of each executed op where they differ from its source op's (a patched stage's
     # bands compute part of an op each); None: the source ops'
     op_macs: tuple[int, ...] | None = None
+    notes: tuple[str, ...] = ()  # what the conversion chose that the user should hear of
