@@ -54,11 +54,6 @@ EXPECTED_OPS = {
                  OpKind.MUL, OpKind.SUB, OpKind.SOFTMAX, OpKind.LOGISTIC, OpKind.TANH},
 }  # fmt: skip
 
-# The reference's int8 DIV is one LSB away from TFLite Micro's on some operands (e.g.
-# 0.03-scaled 182 / 0.04-scaled -26 into scale 0.3): found by this file, owned by the DIV
-# slice. Strict, so the fix turns this into a failure that asks to drop the mark.
-DIV_OFF_BY_ONE = pytest.mark.xfail(strict=True, reason="int8 DIV off by one LSB vs TFLM")
-
 
 def _graph(stem: str) -> Graph:
     return read_model(FAMILIES / f"{stem}.tflite")
@@ -89,9 +84,7 @@ def test_every_family_file_holds_its_ops_and_the_stateful_ones_carry_state() -> 
             np.dtype(np.int16)}, stem  # fmt: skip
 
 
-@pytest.mark.parametrize("stem", [
-    pytest.param(s, marks=DIV_OFF_BY_ONE) if s == "elementwise_int8" else s for s in STEMS
-])  # fmt: skip
+@pytest.mark.parametrize("stem", STEMS)
 def test_reference_matches_tflm_on_every_tensor(stem: str) -> None:
     graph = _graph(stem)
     for x in _inputs(graph, stem)[:2]:

@@ -67,6 +67,12 @@ def test_div_every_pair_matches_tflm() -> None:
         graph = _graph(OpKind.DIV, (a.shape, b.shape), I8, [q(si, zi) for si, zi in zip(s, z)],
                        activations[trial % 4])  # fmt: skip
         assert_matches_tflm(graph, [a, b])
+    # Decimal scales whose ratio s1 / (s2 * s_out) is a short decimal (2.5, 0.4, 2/3): many
+    # quotients land on exact ties, where how the ratio is computed decides the rounding.
+    for s, z in [((0.03, 0.04, 0.3), (-128, 7, 0)), ((0.02, 0.05, 1.0), (3, -9, 4)),
+                 ((0.1, 0.3, 0.5), (0, 0, -2))]:
+        graph = _graph(OpKind.DIV, (a.shape, b.shape), I8, [q(si, zi) for si, zi in zip(s, z)])
+        assert_matches_tflm(graph, [a, b])
 
 
 def test_squared_difference_extreme_inputs_match_tflm() -> None:
