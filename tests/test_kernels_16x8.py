@@ -38,6 +38,12 @@ def kern16() -> Iterator[Kernels]:
     yield from _start("portable")
 
 
+@pytest.fixture(scope="module", params=["portable", "dsp"])
+def kern16v(request) -> Iterator[Kernels]:
+    """Both builds: the portable C and the DSP paths modelled in C (TH_NN_EMULATE_DSP)."""
+    yield from _start(request.param)
+
+
 def _run(kern: Kernels, g: Graph, x: np.ndarray, offset: int = 0) -> tuple[int, np.ndarray]:
     op = g.ops[0]
     w = g.tensors[op.inputs[1]]
@@ -79,18 +85,18 @@ def _check(kern: Kernels, g: Graph, rng: np.random.Generator) -> np.ndarray:
     return want
 
 
-def test_fc_s16_matches_reference(kern16):
+def test_fc_s16_matches_reference(kern16v):
     rng = np.random.default_rng(11)
     for batches, depth, units in ((1, 1, 1), (3, 33, 10), (2, 257, 5)):
         for per_channel in (True, False):
             for act in (Activation.NONE, Activation.RELU, Activation.RELU6):
                 for bias in (True, False):
-                    _check(kern16, fc_16x8(rng, batches, depth, units, bias=bias, act=act,
-                                           per_channel=per_channel), rng)
+                    _check(kern16v, fc_16x8(rng, batches, depth, units, bias=bias, act=act,
+                                            per_channel=per_channel), rng)
 
 
 @pytest.mark.parametrize("depthwise", [False, True])
-def test_conv_s16_matches_reference(kern16, depthwise):
+def test_conv_s16_matches_reference(kern16v, depthwise):
     rng = np.random.default_rng(12 + depthwise)
     cases = [((1, 6, 5, 3), 6, (3, 3), 1, Padding.SAME, Activation.NONE, 1),
              ((2, 7, 7, 4), 8, (3, 2), 2, Padding.VALID, Activation.RELU, 1),
@@ -102,16 +108,16 @@ def test_conv_s16_matches_reference(kern16, depthwise):
             g = conv_16x8(rng, shape, cout, kernel, depthwise=depthwise, stride=stride,
                           padding=pad, per_channel=per_channel, act=act, dilation=dil,
                           bias=depthwise or per_channel)
-            _check(kern16, g, rng)
+            _check(kern16v, g, rng)
 
 
-def test_s16_saturates_and_large_biases(kern16):
+def test_s16_saturates_and_large_biases(kern16v):
     rng = np.random.default_rng(13)
     g = fc_16x8(rng, 4, 64, 8, out_scale=0.001)
     big = dataclasses.replace(g.tensors[2],
                               data=rng.integers(-(1 << 40), 1 << 40, 8).astype(np.int64))
     g = dataclasses.replace(g, tensors=(*g.tensors[:2], big, g.tensors[3]))
-    y = _check(kern16, g, rng)
+    y = _check(kern16v, g, rng)
     assert (y == 32767).any() and (y == -32768).any()
 
 
