@@ -4,6 +4,7 @@
  * inside the input are found once per output pixel; with dilation 1 each filter row is one
  * contiguous dot product over KW' * Cin values. */
 #include <stddef.h>
+#include <string.h>
 
 #include "th_nn.h"
 #include "th_nn_s16_dsp.h"
@@ -54,6 +55,11 @@ th_status th_conv_s16(const th_context *ctx, const th_conv_params *params,
     const size_t taps = (size_t)f.h * (size_t)f.w * (size_t)cin;
     const size_t wrow = (size_t)f.w * (size_t)cin; /* one filter row */
     int16_t *y = output;
+#if TH_NN_HAS_DSP
+    /* patches of at most TH_S16_BLOCK values (dilation 1, not 1x1) are gathered into col */
+    int16_t col[TH_S16_BLOCK];
+    const int use_col = taps <= TH_S16_BLOCK && dh == 1 && dw == 1 && f.h * f.w > 1;
+#endif
     for (int32_t b = 0; b < in.n; b++) {
         const int16_t *plane = input + (size_t)b * (size_t)in.h * (size_t)in.w * (size_t)cin;
         for (int32_t oy = 0; oy < out.h; oy++) {
@@ -64,6 +70,36 @@ th_status th_conv_s16(const th_context *ctx, const th_conv_params *params,
                 const int32_t x0 = ox * params->stride.w - params->padding.w;
                 int32_t kx0, kx1;
                 th_nn_tap_range(x0, f.w, dw, in.w, &kx0, &kx1);
+#if TH_NN_HAS_DSP
+                if (use_col) {
+                    /* the pixel's whole patch, zeros outside the input, in one row: every
+                     * group of four output channels is one dot product over taps values */
+                    memset(col, 0, taps * sizeof col[0]);
+                    for (int32_t ky = ky0; kx0 < kx1 && ky < ky1; ky++) {
+                        const int16_t *xr =
+                            plane + ((size_t)(y0 + ky * dh) * (size_t)in.w + (size_t)(x0 + kx0)) *
+                                        (size_t)cin;
+                        memcpy(col + (size_t)ky * wrow + (size_t)kx0 * (size_t)cin, xr,
+                               (size_t)(kx1 - kx0) * (size_t)cin * sizeof col[0]);
+                    }
+                    for (int32_t oc = 0; oc < out.c;) {
+                        const int32_t left = out.c - oc;
+                        const int32_t g = left >= 4 ? 4 : (left >= 2 ? 2 : 1);
+                        int64_t acc[4] = {0, 0, 0, 0};
+                        conv_s16_seg(g, col, filter + (size_t)oc * taps, taps, (int32_t)taps,
+                                     acc);
+                        for (int32_t k = 0; k < g; k++, oc++) {
+                            int64_t v = acc[k];
+                            if (bias != NULL) {
+                                v = th_add_wrap64(v, bias[oc]);
+                            }
+                            *y++ = TH_S16_OUT(v, quant->multiplier[oc], quant->shift[oc],
+                                              &params->activation);
+                        }
+                    }
+                    continue;
+                }
+#endif
                 for (int32_t oc = 0; oc < out.c;) {
                     const int32_t left = out.c - oc;
                     const int32_t g = TH_NN_HAS_DSP ? (left >= 4 ? 4 : (left >= 2 ? 2 : 1)) : 1;

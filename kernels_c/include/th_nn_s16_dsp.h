@@ -220,7 +220,13 @@ TH_INLINE int16_t th_s16_out(int64_t acc, int32_t multiplier, int32_t shift,
     }
     const int32_t reduced =
         multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+#if TH_NN_DSP_NATIVE
+    int32_t lo, hi; /* SMULL (gcc would multiply acc, known equal to a, in 64 bits) */
+    __asm__("smull %0, %1, %2, %3" : "=&r"(lo), "=&r"(hi) : "r"(a), "r"(reduced));
+    const int32_t p16 = (int32_t)(((uint32_t)lo >> 16) | ((uint32_t)hi << 16));
+#else
     const int32_t p16 = (int32_t)(((int64_t)a * reduced) >> 16);
+#endif
     const int32_t r = (p16 + (1 << (total - 17))) >> (total - 16);
     return (int16_t)th_clamp(r, act->min, act->max);
 }
