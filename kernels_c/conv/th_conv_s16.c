@@ -12,7 +12,7 @@
 
 /* acc[k] += dot(x, w + k * taps) over n values for the group's g output channels (4, 2 or
  * 1: the DSP dot products of th_nn_s16_dsp.h share x between them; portable: one). */
-static inline void conv_s16_seg(int32_t g, const int16_t *x, const int8_t *w, size_t taps,
+TH_INLINE void conv_s16_seg(int32_t g, const int16_t *x, const int8_t *w, size_t taps,
                                 int32_t n, int64_t *acc)
 {
 #if TH_NN_HAS_DSP

@@ -218,8 +218,9 @@ TH_INLINE int16_t th_s16_out(int64_t acc, int32_t multiplier, int32_t shift,
     if ((int64_t)a != acc || total < 17) {
         return th_out_s16(acc, multiplier, shift, act);
     }
-    const int32_t reduced =
-        multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+    /* th_requantize_s64's Q15 multiplier: (m + 2^15) >> 16, 0x7FFF from m = 0x7FFF0000 on */
+    const uint32_t r16 = ((uint32_t)multiplier + 0x8000u) >> 16;
+    const int32_t reduced = (int32_t)(r16 < 0x7FFFu ? r16 : 0x7FFFu);
 #if TH_NN_DSP_NATIVE
     int32_t lo, hi; /* SMULL (gcc would multiply acc, known equal to a, in 64 bits) */
     __asm__("smull %0, %1, %2, %3" : "=&r"(lo), "=&r"(hi) : "r"(a), "r"(reduced));
