@@ -200,7 +200,7 @@ def test_softmax_s16_matches_reference(kern16):
 
 def test_s16_random_shapes_hit_the_dsp_paths(kern16v):
     """Random 16x8 shapes on both builds: K tails (Cin and depth not multiples of 4), Cin
-    odd, 1x1 / non-square / dilated kernels, padding, patches over 256 values (the DSP conv's
+    odd, 1x1 / non-square / dilated kernels, padding, patches over 128 values (the DSP conv's
     row path) and under (its gathered patch), FC depths over the 256-product blocks, 1-7
     output channels (groups of 4, 2, 1), depthwise multipliers 1-3, per-tensor and
     per-channel; output scales from 1e-4 (shift >= -1: the requantization's slow path) up."""

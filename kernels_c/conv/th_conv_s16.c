@@ -56,9 +56,10 @@ th_status th_conv_s16(const th_context *ctx, const th_conv_params *params,
     const size_t wrow = (size_t)f.w * (size_t)cin; /* one filter row */
     int16_t *y = output;
 #if TH_NN_HAS_DSP
-    /* patches of at most TH_S16_BLOCK values (dilation 1, not 1x1) are gathered into col */
-    int16_t col[TH_S16_BLOCK];
-    const int use_col = taps <= TH_S16_BLOCK && dh == 1 && dw == 1 && f.h * f.w > 1;
+    /* patches of at most 128 values (dilation 1, not 1x1) are gathered into col (256 bytes
+     * of stack: the interpreter firmware's stack reserve has room for no more) */
+    int16_t col[128];
+    const int use_col = taps <= 128 && dh == 1 && dw == 1 && f.h * f.w > 1;
 #endif
     for (int32_t b = 0; b < in.n; b++) {
         const int16_t *plane = input + (size_t)b * (size_t)in.h * (size_t)in.w * (size_t)cin;

@@ -60,9 +60,11 @@ TH_INLINE int32_t th_s16_mac4(int32_t even, int32_t odd, const int8_t *w, int32_
 /* The 32-bit sums a[0..3] += dot(x, w + k * stride) over blk values (blk a multiple of 4,
  * at least 4, at most TH_S16_BLOCK); advances *x and *w by blk. Native: the loop in
  * assembly (gcc 12 spills the four weight rows of the C loop): per four inputs 2 LDR,
- * PKHTB, PKHBT, then per row LDR, SXTB16, SMLAD, SXTB16 ROR 8, SMLAD. */
-TH_INLINE void th_s16_block4(const int16_t **xp, const int8_t **wp, int32_t stride,
-                             int32_t blk, int32_t *a)
+ * PKHTB, PKHBT, then per row LDR, SXTB16, SMLAD, SXTB16 ROR 8, SMLAD. Not inlined: the
+ * loop takes 13 registers, which a caller's live values could leave the asm without. */
+static __attribute__((noinline, unused)) void th_s16_block4(const int16_t **xp,
+                                                          const int8_t **wp, int32_t stride,
+                                                          int32_t blk, int32_t *a)
 {
     const int16_t *x = *xp;
     const int8_t *w = *wp;
