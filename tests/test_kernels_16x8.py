@@ -38,6 +38,12 @@ def kern16() -> Iterator[Kernels]:
     yield from _start("portable")
 
 
+@pytest.fixture(scope="module", params=["portable", "dsp"])
+def kern16v(request) -> Iterator[Kernels]:
+    """Both builds: the portable C and the DSP paths modelled in C (TH_NN_EMULATE_DSP)."""
+    yield from _start(request.param)
+
+
 def _run(kern: Kernels, g: Graph, x: np.ndarray, offset: int = 0) -> tuple[int, np.ndarray]:
     op = g.ops[0]
     w = g.tensors[op.inputs[1]]
@@ -79,18 +85,18 @@ def _check(kern: Kernels, g: Graph, rng: np.random.Generator) -> np.ndarray:
     return want
 
 
-def test_fc_s16_matches_reference(kern16):
+def test_fc_s16_matches_reference(kern16v):
     rng = np.random.default_rng(11)
     for batches, depth, units in ((1, 1, 1), (3, 33, 10), (2, 257, 5)):
         for per_channel in (True, False):
             for act in (Activation.NONE, Activation.RELU, Activation.RELU6):
                 for bias in (True, False):
-                    _check(kern16, fc_16x8(rng, batches, depth, units, bias=bias, act=act,
-                                           per_channel=per_channel), rng)
+                    _check(kern16v, fc_16x8(rng, batches, depth, units, bias=bias, act=act,
+                                            per_channel=per_channel), rng)
 
 
 @pytest.mark.parametrize("depthwise", [False, True])
-def test_conv_s16_matches_reference(kern16, depthwise):
+def test_conv_s16_matches_reference(kern16v, depthwise):
     rng = np.random.default_rng(12 + depthwise)
     cases = [((1, 6, 5, 3), 6, (3, 3), 1, Padding.SAME, Activation.NONE, 1),
              ((2, 7, 7, 4), 8, (3, 2), 2, Padding.VALID, Activation.RELU, 1),
@@ -102,16 +108,16 @@ def test_conv_s16_matches_reference(kern16, depthwise):
             g = conv_16x8(rng, shape, cout, kernel, depthwise=depthwise, stride=stride,
                           padding=pad, per_channel=per_channel, act=act, dilation=dil,
                           bias=depthwise or per_channel)
-            _check(kern16, g, rng)
+            _check(kern16v, g, rng)
 
 
-def test_s16_saturates_and_large_biases(kern16):
+def test_s16_saturates_and_large_biases(kern16v):
     rng = np.random.default_rng(13)
     g = fc_16x8(rng, 4, 64, 8, out_scale=0.001)
     big = dataclasses.replace(g.tensors[2],
                               data=rng.integers(-(1 << 40), 1 << 40, 8).astype(np.int64))
     g = dataclasses.replace(g, tensors=(*g.tensors[:2], big, g.tensors[3]))
-    y = _check(kern16, g, rng)
+    y = _check(kern16v, g, rng)
     assert (y == 32767).any() and (y == -32768).any()
 
 
@@ -190,3 +196,52 @@ def test_softmax_s16_matches_reference(kern16):
             assert status == TH_OK
             assert_same(np.frombuffer(bufs[6], "<i2").reshape(shape), want,
                         f"softmax {scale} {shape}")
+
+
+def test_s16_random_shapes_hit_the_dsp_paths(kern16v):
+    """Random 16x8 shapes on both builds: K tails (Cin and depth not multiples of 4), Cin
+    odd, 1x1 / non-square / dilated kernels, padding, patches over 128 values (the DSP conv's
+    row path) and under (its gathered patch), FC depths over the 256-product blocks, 1-7
+    output channels (groups of 4, 2, 1), depthwise multipliers 1-3, per-tensor and
+    per-channel; output scales from 1e-4 (shift >= -1: the requantization's slow path) up."""
+    rng = np.random.default_rng(18)
+    for _ in range(10):
+        g = fc_16x8(rng, int(rng.integers(1, 3)), int(rng.integers(1, 600)),
+                    int(rng.integers(1, 8)), per_channel=bool(rng.integers(2)),
+                    out_scale=float(rng.choice([1e-4, 0.05, 3.0])))
+        _check(kern16v, g, rng)
+    for depthwise in (False, True):
+        for _ in range(12):
+            cin = int(rng.integers(1, 42 if not depthwise else 10))
+            cout = cin * int(rng.integers(1, 4)) if depthwise else int(rng.integers(1, 8))
+            kernel = (int(rng.integers(1, 5)), int(rng.integers(1, 5)))
+            dil = int(rng.choice([1, 1, 2]))
+            size = (int(rng.integers(kernel[0] * dil, 9)), int(rng.integers(kernel[1] * dil, 9)))
+            g = conv_16x8(rng, (1, *size, cin), cout, kernel, depthwise=depthwise,
+                          stride=int(rng.integers(1, 3)),
+                          padding=Padding.SAME if rng.integers(2) else Padding.VALID,
+                          per_channel=bool(rng.integers(2)), dilation=dil,
+                          out_scale=float(rng.choice([1e-4, 0.05, 3.0])))
+            _check(kern16v, g, rng)
+
+
+def test_s16_sums_beyond_int32(kern16v):
+    """Inputs of the weights' sign at full scale: FC and CONV sums past 2^31 (the 32-bit
+    block sums widened to int64; the int64 requantization) still match the reference."""
+    rng = np.random.default_rng(19)
+    g = fc_16x8(rng, 1, 1500, 3, out_scale=2000.0)
+    w = np.asarray(g.tensors[1].data, np.int64)
+    x = np.where(w[0] >= 0, 32767, -32768).astype(np.int16).reshape(1, 1500)
+    assert abs(int((x.astype(np.int64) * w[0]).sum())) > 2**31
+    want = run_reference(g, [x])[0]
+    status, got = _run(kern16v, g, x)
+    assert status == TH_OK
+    assert_same(got, want.reshape(got.shape), "fc beyond int32")
+    g = conv_16x8(rng, (1, 3, 3, 170), 5, (3, 3), padding=Padding.VALID, out_scale=2000.0)
+    w = np.asarray(g.tensors[1].data, np.int64)
+    x = np.where(w[0] >= 0, 32767, -32768).astype(np.int16)[None]
+    assert abs(int((x.astype(np.int64) * w[0]).sum())) > 2**31
+    want = run_reference(g, [x])[0]
+    status, got = _run(kern16v, g, x)
+    assert status == TH_OK
+    assert_same(got, want.reshape(got.shape), "conv beyond int32")
