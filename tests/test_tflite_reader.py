@@ -20,6 +20,7 @@ from tinyhost.ir import (
     BlockSizeOptions,
     ConcatenationOptions,
     Conv2DOptions,
+    CumsumOptions,
     DepthwiseConv2DOptions,
     FullyConnectedOptions,
     FusedActivationOptions,
@@ -287,6 +288,12 @@ OPTION_CASES: list[tuple[OpKind, OpOptions, int]] = [
     *[(kind, NoOptions(), 2) for kind in (
         OpKind.MAXIMUM, OpKind.MINIMUM, OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.FILL)],
     (OpKind.DIV, FusedActivationOptions(Activation.RELU6), 2),
+    (OpKind.LOG_SOFTMAX, NoOptions(), 1),
+    (OpKind.L2_NORMALIZATION, FusedActivationOptions(Activation.RELU), 1),
+    (OpKind.CUMSUM, CumsumOptions(True, False), 2),
+    (OpKind.CUMSUM, CumsumOptions(False, True), 2),
+    (OpKind.SUM, ReducerOptions(False), 2),
+    (OpKind.REDUCE_MAX, ReducerOptions(True), 2),
 ]
 
 

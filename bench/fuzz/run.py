@@ -31,7 +31,12 @@ BUILD = ROOT / "build" / "fuzz"
 CORPUS = HERE / "corpus"
 TARGETS = ("reader", "blob", "proto")
 SEED_MODELS = ("digits_tf_int8", "reshape_fc_softmax_int8", "pad_concat_requantize_int8",
-               "elementwise_add_sub_mul_broadcast_int8", "squeeze_int8")  # fmt: skip
+               "elementwise_add_sub_mul_broadcast_int8", "squeeze_int8",
+               # one per op family (sequence state, int16, int4, row-wise ops), so the
+               # fuzzer starts inside their interpreter adapters
+               "families/lstm_stack", "families/svdf_kws", "families/chain_16x8",
+               "families/int16_activations", "families/int4_chain",
+               "families/rowwise_int8", "families/elementwise_int8")  # fmt: skip
 _STATS = re.compile(r"#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)")
 
 
@@ -118,10 +123,11 @@ def make_corpus() -> None:
         (CORPUS / name).mkdir(parents=True)
     for stem in SEED_MODELS:
         path = ROOT / "tests" / "models" / f"{stem}.tflite"
-        (CORPUS / "reader" / f"{stem}.tflite").write_bytes(path.read_bytes())
+        name = Path(stem).name
+        (CORPUS / "reader" / f"{name}.tflite").write_bytes(path.read_bytes())
         blob = build_blob(read_model(path))
         arena = min(blob.arena_bytes, 0xFFFF)
-        (CORPUS / "blob" / f"{stem}.bin").write_bytes(struct.pack("<H", arena) + blob.data)
+        (CORPUS / "blob" / f"{name}.bin").write_bytes(struct.pack("<H", arena) + blob.data)
 
     def frame(msg_type: int, seq: int, payload: bytes = b"") -> bytes:
         body = bytes([msg_type, seq]) + payload

@@ -166,7 +166,8 @@ static th_interp_status check_block(const th_interp_op *op, const th_interp_tens
 {
     th_dims dd, ds;
     const int64_t b = op->n_params == TH_BLOCK_WORDS ? op->params[TH_BLOCK_P_BLOCK] : 0;
-    if (op->n_in != 1 || op->n_out != 1 || b < 1 || !nhwc_s8(depth, &dd) ||
+    /* b <= 65535 keeps C * b * b inside int64 */
+    if (op->n_in != 1 || op->n_out != 1 || b < 1 || b > 65535 || !nhwc_s8(depth, &dd) ||
         !nhwc_s8(space, &ds) || dd.n != ds.n || dd.h * b != ds.h || dd.w * b != ds.w ||
         (int64_t)ds.c * b * b != dd.c) {
         return TH_INTERP_E_PARAMS;

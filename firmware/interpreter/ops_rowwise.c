@@ -73,11 +73,11 @@ th_interp_status th_interp_cumsum_s8_prepare(const th_interp_op *op, uint32_t *s
         return TH_INTERP_E_PARAMS;
     }
     const int32_t *w = op->params;
-    const int64_t count = w[TH_CUMSUM_P_OUTER] < 1 || w[TH_CUMSUM_P_AXIS_SIZE] < 1 ||
-                                  w[TH_CUMSUM_P_INNER] < 1
-                              ? 0
-                              : (int64_t)w[TH_CUMSUM_P_OUTER] * w[TH_CUMSUM_P_AXIS_SIZE] *
-                                    w[TH_CUMSUM_P_INNER];
+    const int32_t outer = w[TH_CUMSUM_P_OUTER], axis = w[TH_CUMSUM_P_AXIS_SIZE];
+    const int32_t inner = w[TH_CUMSUM_P_INNER];
+    /* outer * axis checked first: three words up to 2^31 overflow even int64 */
+    const int64_t outer_axis = outer < 1 || axis < 1 || inner < 1 ? 0 : (int64_t)outer * axis;
+    const int64_t count = outer_axis > INT32_MAX ? 0 : outer_axis * inner;
     return same_count_s8(op, TH_CUMSUM_WORDS, count);
 }
 

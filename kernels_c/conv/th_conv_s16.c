@@ -92,7 +92,7 @@ th_status th_conv_s16(const th_context *ctx, const th_conv_params *params,
                         for (int32_t k = 0; k < g; k++, oc++) {
                             int64_t v = acc[k];
                             if (bias != NULL) {
-                                v = th_add_wrap64(v, bias[oc]);
+                                v = th_add_wrap64(v, th_load_s64(bias, oc));
                             }
                             *y++ = TH_S16_OUT(v, quant->multiplier[oc], quant->shift[oc],
                                               &params->activation);
@@ -124,7 +124,7 @@ th_status th_conv_s16(const th_context *ctx, const th_conv_params *params,
                     for (int32_t k = 0; k < g; k++, oc++) {
                         int64_t v = acc[k];
                         if (bias != NULL) {
-                            v = th_add_wrap64(v, bias[oc]);
+                            v = th_add_wrap64(v, th_load_s64(bias, oc));
                         }
                         *y++ = TH_S16_OUT(v, quant->multiplier[oc], quant->shift[oc],
                                           &params->activation);

@@ -110,7 +110,7 @@ th_status th_dw_conv_s16(const th_context *ctx, const th_dw_conv_params *params,
                     for (int32_t k = 0; k < 4; k++) {
                         int64_t acc = a[k];
                         if (bias != NULL) {
-                            acc = th_add_wrap64(acc, bias[oc + k]);
+                            acc = th_add_wrap64(acc, th_load_s64(bias, oc + k));
                         }
                         *y++ = TH_S16_OUT(acc, quant->multiplier[oc + k], quant->shift[oc + k],
                                           &params->activation);
@@ -134,7 +134,7 @@ th_status th_dw_conv_s16(const th_context *ctx, const th_dw_conv_params *params,
                         }
                     }
                     if (bias != NULL) {
-                        acc = th_add_wrap64(acc, bias[oc]);
+                        acc = th_add_wrap64(acc, th_load_s64(bias, oc));
                     }
                     *y++ = th_out_s16(acc, quant->multiplier[oc], quant->shift[oc],
                                       &params->activation);

@@ -13,7 +13,7 @@ static inline int16_t fc_s16_out(int64_t acc, const th_fc_params *params,
                                  int32_t oc)
 {
     if (bias != NULL) {
-        acc = th_add_wrap64(acc, bias[oc]);
+        acc = th_add_wrap64(acc, th_load_s64(bias, oc));
     }
     return TH_S16_OUT(acc, quant->multiplier[oc], quant->shift[oc], &params->activation);
 }

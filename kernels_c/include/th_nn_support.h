@@ -129,6 +129,15 @@ TH_INLINE int64_t th_add_wrap64(int64_t a, int64_t b)
     return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
+/* An int64 bias element: the interpreter's constants are only word aligned (LDRD needs no
+ * more on Cortex-M), so read it without assuming 8-byte alignment. */
+TH_INLINE int64_t th_load_s64(const int64_t *base, int32_t index)
+{
+    int64_t v;
+    memcpy(&v, (const uint8_t *)base + (size_t)index * sizeof v, sizeof v);
+    return v;
+}
+
 /* The checks the 16x8 kernels share: no offsets (zero points 0), an int16 activation range,
  * per-channel multipliers >= 0 with shifts in [-31, 7]. */
 TH_INLINE int th_nn_s16_quant_ok(int32_t input_offset, int32_t output_offset,

@@ -33,7 +33,9 @@ th_status th_strided_slice_s8(const th_context *ctx, const th_strided_slice_para
             return TH_ERR_ARG;
         }
         off += params->begin[d] * in_stride[d];
-        step[d] = params->stride[d] * in_stride[d];
+        /* A dim of one output index never steps (its stride may be anything); otherwise the
+         * checks above bound |stride| by the input dim, so the step fits. */
+        step[d] = output_shape->dims[d] > 1 ? params->stride[d] * in_stride[d] : 0;
     }
     const int32_t run = output_shape->dims[rank - 1];
     const int32_t run_step = step[rank - 1];

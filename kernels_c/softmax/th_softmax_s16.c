@@ -50,7 +50,11 @@ th_status th_softmax_s16(const th_context *ctx, const th_per_tensor_quant *quant
             y[j] = (int16_t)e; /* the exps wait in the output for the reciprocal */
             sum += e;
         }
-        /* sum >= the row max's exp > 0; at most 65535 * 32767 */
+        /* sum >= the row max's exp > 0; at most 65535 * 32767. A table that breaks this
+         * (not one the host made: a corrupted blob) is refused rather than shifted by it. */
+        if (sum < 2) {
+            return TH_ERR_ARG;
+        }
         const int32_t headroom = th_clz32((uint32_t)sum);
         const int32_t shifted = (int32_t)((((int64_t)sum << (headroom - 1)) + (1 << 13)) >> 14);
         const int32_t reciprocal =
