@@ -458,7 +458,8 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(cin, 128, bias, cout));
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
-    if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims)) {
+    if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) &&
+        TH_NN_PATH(CONV_DIRECT)) {
         th_nn_conv_direct_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                              output_dims, output);
         return TH_OK;
@@ -466,13 +467,14 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     int32_t *cols = (int32_t *)ctx->buf;
     const int dense = dense_shape(params, input_dims, output_dims);
     if (cin == 8 && dense && (cout & 3) == 0 && stage.fast && !stage.clamp &&
-        (cout <= K8_CHUNK || !overlaps(input, input_dims, output, output_dims))) {
+        (cout <= K8_CHUNK || !overlaps(input, input_dims, output, output_dims)) &&
+        TH_NN_PATH(CONV1X1_K8)) {
         conv_1x1_k8(params, quant, input_dims, input, filter, bias, output_dims, output,
                     &stage);
         return TH_OK;
     }
-    if ((cin & 3) == 0) {
-        if (th_nn_rq_table_mixed_applies(cout, bias, &stage, cout)) {
+    if ((cin & 3) == 0 && TH_NN_PATH(CONV1X1_PAIRS)) {
+        if (th_nn_rq_table_mixed_applies(cout, bias, &stage, cout) && TH_NN_PATH(CONV1X1_TAB)) {
             conv_1x1_pairs_tab(cols, params, quant, input_dims, input, filter, bias,
                                output_dims, output, &stage);
         } else {

@@ -56,7 +56,8 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
         return TH_OK;
     }
 #elif TH_NN_HAS_DSP
-    if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims)) {
+    if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) &&
+        TH_NN_PATH(CONV_DIRECT)) {
         th_nn_conv_direct_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                              output_dims, output);
         return TH_OK;
@@ -67,9 +68,11 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
                                     bias, output_dims, output)) {
             return TH_OK;
         }
-        th_nn_conv_im2col_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
-                             output_dims, output);
-        return TH_OK;
+        if (TH_NN_PATH(CONV_IM2COL)) {
+            th_nn_conv_im2col_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
+                                 bias, output_dims, output);
+            return TH_OK;
+        }
     }
 #endif
     th_nn_conv_ref_s8(params, quant, input_dims, input, filter_dims, filter, bias, output_dims,

@@ -456,7 +456,7 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(k_total, 128, bias, cout));
-    if (!stage.fast || stage.clamp) {
+    if (!stage.fast || stage.clamp || !TH_NN_PATH(CONV_SMALL_CIN)) {
         return 0;
     }
     int32_t *rec = (int32_t *)ctx->buf;

@@ -720,6 +720,24 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, "2")
 #define TH_DW_ASM 0
 #endif
 
+#if TH_DW_ASM || (defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS)
+/* Which assembly loop a call takes: 0 none (the C loop: requantization other than the fast
+ * one without clamp, rows of fewer than four outputs, or a loop the build leaves out), else
+ * 1 + 2 * (stride 2) + (odd count of 4-output blocks). Plain C, so that a recording build
+ * on the host (th_nn_paths.h) sees the choice. */
+static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_stage *stage)
+{
+    if (!stage->fast || stage->clamp || g->out_cols < 4) {
+        return 0;
+    }
+    const int odd = (g->out_cols / 4) & 1;
+    if (stride == 1) {
+        return odd ? (TH_NN_PATH(DW3X3_S1_ODD) ? 2 : 0) : (TH_NN_PATH(DW3X3_S1_EVEN) ? 1 : 0);
+    }
+    return odd ? (TH_NN_PATH(DW3X3_S2_ODD) ? 4 : 0) : (TH_NN_PATH(DW3X3_S2_EVEN) ? 3 : 0);
+}
+#endif
+
 #if TH_DW_ASM
 /* Per call: the assembly's arguments but for each channel's own words, and which loop. */
 typedef struct {
@@ -734,10 +752,11 @@ typedef struct {
 static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t stride,
                           const th_nn_out_stage *stage)
 {
-    const int32_t out_w = g->out_cols;
-    if (!stage->fast || stage->clamp || out_w < 4) {
+    const int variant = dw_asm_variant(g, stride, stage);
+    if (variant == 0) {
         return 0;
     }
+    const int32_t out_w = g->out_cols;
     const int32_t blocks = out_w / 4;
     const int32_t pair = out_w - 4 * blocks >= 2;
     const int32_t done = 4 * blocks + 2 * pair; /* outputs of a row before a single one */
@@ -748,12 +767,13 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     call->o_span = g->out_rows * g->out_row_step;
     call->k.tail = pair | ((out_w & 1) << 1);
     call->k.cs = g->out_col_step;
-    if (stride == 1) {
-        call->rows_fn = blocks & 1 ? dw_rows_s1_odd : dw_rows_s1_even;
-    } else {
-        call->rows_fn = blocks & 1 ? dw_rows_s2_odd : dw_rows_s2_even;
-    }
-    return 1;
+    /* (Loops the build leaves out are never named, so the linker drops them.) */
+    call->rows_fn = variant == 1 && TH_NN_KEEP_DW3X3_S1_EVEN   ? dw_rows_s1_even
+                    : variant == 2 && TH_NN_KEEP_DW3X3_S1_ODD  ? dw_rows_s1_odd
+                    : variant == 3 && TH_NN_KEEP_DW3X3_S2_EVEN ? dw_rows_s2_even
+                    : TH_NN_KEEP_DW3X3_S2_ODD                  ? dw_rows_s2_odd
+                                                               : NULL;
+    return call->rows_fn != NULL;
 }
 
 /* Weight words of filter row f (taps tc apart), doubled: (w0, w1) to *w01, (w1, w2) to
@@ -973,6 +993,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
 #if TH_DW_ASM
     dw_asm_call call;
     const int use_asm = dw_asm_prepare(&call, &geo, stride, &stage);
+#elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
+    (void)dw_asm_variant(&geo, stride, &stage); /* the loop a Cortex-M build would take */
 #endif
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "th_nn_paths.h"
 #include "th_nn_types.h"
 
 #if TH_NN_DSP_NATIVE

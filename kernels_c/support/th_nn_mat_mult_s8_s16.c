@@ -361,24 +361,25 @@ void th_nn_mat_mult_s8_s16(const int32_t *cols, int32_t num_pixels, int32_t kp,
                            const th_per_channel_quant *quant, const th_nn_out_stage *stage,
                            int32_t cout, int8_t *out0, int8_t *out1)
 {
-    if (num_pixels == 2 && cout > 1 && bias != NULL &&
-        (stage->fast || (stage->mixed && !stage->clamp))) {
-        int32_t c;
-        if (stage->fast && !stage->clamp) {
-            c = mat_mult_2x2_plain(cols, kp / 4, filter, bias, quant, stage, cout, out0, out1);
-        } else if (stage->fast) {
-            c = mat_mult_2x2_clamp(cols, kp / 4, filter, bias, quant, stage, cout, out0, out1);
-        } else {
-            c = mat_mult_2x2_mixed(cols, kp / 4, filter, bias, quant, stage, cout, out0, out1);
-        }
+    /* The 2x2 loops where they apply and the build keeps them, else the general loop. */
+    const int pair = num_pixels == 2 && cout > 1 && bias != NULL;
+    int32_t c = -1;
+    if (pair && stage->fast && !stage->clamp && TH_NN_PATH(MM2_PLAIN)) {
+        c = mat_mult_2x2_plain(cols, kp / 4, filter, bias, quant, stage, cout, out0, out1);
+    } else if (pair && stage->fast && stage->clamp && TH_NN_PATH(MM2_CLAMP)) {
+        c = mat_mult_2x2_clamp(cols, kp / 4, filter, bias, quant, stage, cout, out0, out1);
+    } else if (pair && !stage->fast && stage->mixed && !stage->clamp && TH_NN_PATH(MM2_MIXED)) {
+        c = mat_mult_2x2_mixed(cols, kp / 4, filter, bias, quant, stage, cout, out0, out1);
+    }
+    if (c >= 0) {
         if (c < cout) {
             last_channel(cols, kp, filter, bias, quant, stage, c, out0, out1);
         }
         return;
     }
-    if (stage->fast && !stage->clamp) {
+    if (stage->fast && !stage->clamp && TH_NN_PATH(MM_FAST)) {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 1);
-    } else if (stage->mixed && !stage->clamp) {
+    } else if (stage->mixed && !stage->clamp && TH_NN_PATH(MM_MIXED)) {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 2);
     } else {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 0);
@@ -750,7 +751,7 @@ void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t 
                                const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
                                int32_t cout, int8_t *out0, int8_t *out1)
 {
-    if (tab == NULL || num_pixels != 2) {
+    if (tab == NULL || num_pixels != 2 || !TH_NN_PATH(MM2_TAB)) {
         th_nn_mat_mult_s8_s16(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0,
                               out1);
         return;

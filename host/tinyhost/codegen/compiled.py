@@ -68,6 +68,7 @@ from tinyhost.codegen.lower import (
     TransposeParams,
     lower_graph,
 )
+from tinyhost.codegen.prune import CONFIG_HEADER, config_header, record_paths
 from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support, stack_cmake
@@ -1260,14 +1261,16 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
     (out / "model.h").write_text(g.model_h)
     cmake = (_CMAKE.format(name=model_name) + (_CMAKE_SIZE if optimize == "size" else "")
              + stack_cmake(g.stack.bytes if g.stack.derived else None))  # fmt: skip
-    (out / "model.cmake").write_text(cmake)
+    (out / "model.cmake").write_text(cmake + _CMAKE_PATHS)
+    paths = record_paths(out, kernel_build(board, optimize), repo_root())
+    (out / CONFIG_HEADER).write_text(config_header(paths, model_name, board.name))
     _write_export(out, board, model_name, g, kernel_build(board, optimize).interleaved)
     info = {
         "model": model_name, "source": graph.source, "backend": "compiled", "board": board.name,
         "arena_bytes": g.arena_bytes, "plan_arena_bytes": g.plan.arena_bytes,
         "plan_lower_bound_bytes": g.plan.lower_bound_bytes,
         "model_flash_bytes": g.model_flash_bytes, "model_hash": g.model_hash,
-        "optimize": optimize,
+        "optimize": optimize, "kernel_paths": paths.to_json(),
         "stack_reserve_bytes": g.stack.bytes, "stack_reserve_derived": g.stack.derived,
         "linked": list(g.linked), "op_order": list(g.op_order),
         "ops": [graph.ops[i].name for i in g.op_order],
@@ -1317,6 +1320,7 @@ def _write_export(out: Path, board: Board, name: str, g: Generated, interleaved:
     if kernels.exists():
         shutil.rmtree(kernels)
     shutil.copytree(root / "kernels_c", kernels, ignore=shutil.ignore_patterns("CMakeLists.txt"))
+    shutil.copy2(out / CONFIG_HEADER, kernels / "include" / CONFIG_HEADER)  # this model's paths
     example = out / "example"
     example.mkdir(exist_ok=True)
     main_c = env.get_template("export_main.c.j2").render(name=name)
@@ -1342,6 +1346,13 @@ endif()
 list(APPEND TH_APP_SOURCES "${{CMAKE_CURRENT_LIST_DIR}}/model.c")
 list(APPEND TH_APP_INCLUDE_DIRS "${{CMAKE_CURRENT_LIST_DIR}}" "${{TH_ROOT}}/firmware/include"
      "${{TH_ROOT}}/firmware/model")
+"""
+
+# The kernel paths the model takes (codegen/prune.py): this directory's th_nn_config.h comes
+# before kernels_c's default (every path kept) on the kernels' include path.
+_CMAKE_PATHS = """if(TARGET th_kernels)
+  target_include_directories(th_kernels BEFORE PRIVATE "${CMAKE_CURRENT_LIST_DIR}")
+endif()
 """
 
 # --optimize size: the portable kernels (no DSP variants; model.c then holds plain filters)

@@ -1,0 +1,79 @@
+/*
+ * th_nn_paths.h - optional kernel paths a build may leave out (ARCHITECTURE.md §4.2c).
+ *
+ * A kernel that picks among specialized paths at run time links them all, though one model
+ * takes few. Each such choice is written `if (<applies> && TH_NN_PATH(NAME))`: the path
+ * runs only where it applies and the build keeps it (TH_NN_KEEP_NAME, 1 unless the build's
+ * th_nn_config.h says 0). Where a path is left out, the call falls to the kernel's next
+ * choice and in the end to its general path, which is always kept and exact for every input
+ * that reaches it: leaving a path out never changes a result, only code size and speed.
+ *
+ * The compiled backend learns the paths its model takes by running the model once on the
+ * host with the same kernels built with TH_NN_RECORD_PATHS (the DSP ones modelled in C),
+ * where TH_NN_PATH reports each path taken (codegen/prune.py); paths written only in
+ * assembly are recorded by the C condition that selects them.
+ */
+#ifndef TH_NN_PATHS_H
+#define TH_NN_PATHS_H
+
+#include <th_nn_config.h> /* <>: the build's own, found first on the include path */
+
+#if defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
+/* Supplied by the recording program (tools/path-record/record.c), never by a firmware. */
+void th_nn_path_taken(const char *name);
+#define TH_NN_PATH(name) (th_nn_path_taken(#name), 1)
+#else
+#define TH_NN_PATH(name) TH_NN_KEEP_##name
+#endif
+
+/* The paths, each kept unless th_nn_config.h says otherwise. */
+#ifndef TH_NN_KEEP_CONV_DIRECT /* th_nn_conv_direct_s8: few output pixels, no im2col */
+#define TH_NN_KEEP_CONV_DIRECT 1
+#endif
+#ifndef TH_NN_KEEP_CONV_SMALL_CIN /* th_nn_conv_small_cin_s8: Cin 1-3 */
+#define TH_NN_KEEP_CONV_SMALL_CIN 1
+#endif
+#ifndef TH_NN_KEEP_CONV_IM2COL /* th_nn_conv_im2col_s8: any filter, groups 1 */
+#define TH_NN_KEEP_CONV_IM2COL 1
+#endif
+#ifndef TH_NN_KEEP_CONV1X1_K8 /* pointwise with Cin 8 */
+#define TH_NN_KEEP_CONV1X1_K8 1
+#endif
+#ifndef TH_NN_KEEP_CONV1X1_PAIRS /* pointwise, Cin a multiple of 4 */
+#define TH_NN_KEEP_CONV1X1_PAIRS 1
+#endif
+#ifndef TH_NN_KEEP_CONV1X1_TAB /* ... with a per-call requantization table */
+#define TH_NN_KEEP_CONV1X1_TAB 1
+#endif
+#ifndef TH_NN_KEEP_MM2_PLAIN /* 2x2 core, fast requantization, no clamp */
+#define TH_NN_KEEP_MM2_PLAIN 1
+#endif
+#ifndef TH_NN_KEEP_MM2_CLAMP /* 2x2 core, fast requantization, clamp */
+#define TH_NN_KEEP_MM2_CLAMP 1
+#endif
+#ifndef TH_NN_KEEP_MM2_MIXED /* 2x2 core, fast for most channels */
+#define TH_NN_KEEP_MM2_MIXED 1
+#endif
+#ifndef TH_NN_KEEP_MM2_TAB /* 2x2 core, requantization table */
+#define TH_NN_KEEP_MM2_TAB 1
+#endif
+#ifndef TH_NN_KEEP_MM_FAST /* any pixel count, fast requantization, no clamp */
+#define TH_NN_KEEP_MM_FAST 1
+#endif
+#ifndef TH_NN_KEEP_MM_MIXED /* any pixel count, fast for most channels */
+#define TH_NN_KEEP_MM_MIXED 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S1_EVEN /* 3x3 depthwise assembly rows: stride, block parity */
+#define TH_NN_KEEP_DW3X3_S1_EVEN 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S1_ODD
+#define TH_NN_KEEP_DW3X3_S1_ODD 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_EVEN
+#define TH_NN_KEEP_DW3X3_S2_EVEN 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_ODD
+#define TH_NN_KEEP_DW3X3_S2_ODD 1
+#endif
+
+#endif
