@@ -187,6 +187,9 @@ conv_1x1_pairs_w16(int32_t *cols, const th_conv_params *params,
                    const th_dims *output_dims, int8_t *output, const th_nn_out_stage *stage,
                    const th_nn_rq_pair *tab, const slow_channels *slow)
 {
+    if (filter16 == NULL) {
+        return; /* (never: lets the compiler drop the int8 loops from this function) */
+    }
     pairs_body(cols, params, quant, input_dims, input, NULL, bias, output_dims, output, stage,
                tab, slow, filter16);
 }
@@ -525,7 +528,8 @@ th_status th_conv_1x1_s8_w16(const th_context *ctx, const th_conv_params *params
     if (status != TH_OK) {
         return status;
     }
-    if (filter_dims->h != 1 || filter_dims->w != 1 || params->padding.h != 0 ||
+    if (filter == NULL || /* (checked above; said again so the int8 loops drop out) */
+        filter_dims->h != 1 || filter_dims->w != 1 || params->padding.h != 0 ||
         params->padding.w != 0 || !dense_shape(params, input_dims, output_dims)) {
         return TH_ERR_UNSUPPORTED;
     }

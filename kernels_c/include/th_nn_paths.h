@@ -63,6 +63,18 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MM_MIXED /* any pixel count, fast for most channels */
 #define TH_NN_KEEP_MM_MIXED 1
 #endif
+#ifndef TH_NN_KEEP_IM2COL_ROW_PAIR /* two windows of one row, Cin not a multiple of 4 */
+#define TH_NN_KEEP_IM2COL_ROW_PAIR 1
+#endif
+#ifndef TH_NN_KEEP_IM2COL_PAIR_RUN /* two adjacent windows inside, Cin a multiple of 4 */
+#define TH_NN_KEEP_IM2COL_PAIR_RUN 1
+#endif
+#ifndef TH_NN_KEEP_IM2COL_PAIR_CLIPPED /* ... at a padded edge */
+#define TH_NN_KEEP_IM2COL_PAIR_CLIPPED 1
+#endif
+#ifndef TH_NN_KEEP_MM_EXACT /* any pixel count, exact requantization, blocked */
+#define TH_NN_KEEP_MM_EXACT 1
+#endif
 #ifndef TH_NN_KEEP_DW3X3_S1_EVEN /* 3x3 depthwise assembly rows: stride, block parity */
 #define TH_NN_KEEP_DW3X3_S1_EVEN 1
 #endif

@@ -56,16 +56,18 @@ TH_INLINE void conv_im2col(const th_context *ctx, const th_conv_params *params,
                                       out_b + (int64_t)p * cout,
                                       out_b + (int64_t)(p + 1) * cout);
         }
-        if (p < pixels) {
+        if (p < pixels && filter16 != NULL) {
             th_nn_im2col_s16(cols, 2, in_b, input_dims, params, filter_dims, p / out_w,
                              p % out_w);
-            if (filter16 != NULL) {
-                th_nn_mat_mult_s16w_tab(cols, 1, kp, filter16, bias, quant, &stage, NULL, cout,
-                                        out_b + (int64_t)p * cout, NULL);
-            } else {
-                th_nn_mat_mult_s8_s16(cols, 1, kp, filter, bias, quant, &stage, cout,
-                                      out_b + (int64_t)p * cout, NULL);
-            }
+            th_nn_mat_mult_s16w_tab(cols, 1, kp, filter16, bias, quant, &stage, NULL, cout,
+                                    out_b + (int64_t)p * cout, NULL);
+        } else if (p < pixels) {
+            /* The last pixel of an odd count as a pair with itself, both outputs written to
+             * the same place: the 2x2 loops a layer takes anyway, not a one-pixel loop. */
+            th_nn_im2col_two_s16(cols, in_b, input_dims, params, filter_dims, p / out_w,
+                                 p % out_w, p / out_w, p % out_w);
+            th_nn_mat_mult_s8_s16_tab(cols, 2, kp, filter, bias, quant, &stage, tab, cout,
+                                      out_b + (int64_t)p * cout, out_b + (int64_t)p * cout);
         }
     }
 }

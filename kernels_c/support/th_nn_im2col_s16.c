@@ -304,7 +304,8 @@ void th_nn_im2col_two_s16(int32_t *dst, const int8_t *input, const th_dims *inpu
         const int32_t x0 = out_x0 * params->stride.w - params->padding.w;
         const int32_t x1 = out_x1 * params->stride.w - params->padding.w;
         if (out_y0 == out_y1 && params->dilation.w == 1 && x0 >= 0 && x1 >= 0 &&
-            x0 + filter_dims->w <= input_dims->w && x1 + filter_dims->w <= input_dims->w) {
+            x0 + filter_dims->w <= input_dims->w && x1 + filter_dims->w <= input_dims->w &&
+            TH_NN_PATH(IM2COL_ROW_PAIR)) {
             im2col_row_pair_bytes(dst, input, input_dims, params, filter_dims, y0, x0, x1,
                                   th_round_up4(k_total) / 4);
             return;
@@ -522,12 +523,14 @@ void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *inp
                              out_x + 1);
         return;
     }
-    if (params->dilation.w != 1 || s >= kw) {
+    const int clipped = x0 < 0 || x0 + s + kw > input_dims->w;
+    if (params->dilation.w != 1 || s >= kw ||
+        (clipped ? !TH_NN_PATH(IM2COL_PAIR_CLIPPED) : !TH_NN_PATH(IM2COL_PAIR_RUN))) {
         th_nn_im2col_s16(dst, 4, input, input_dims, params, filter_dims, out_y, out_x);
         th_nn_im2col_s16(dst + 2, 4, input, input_dims, params, filter_dims, out_y, out_x + 1);
         return;
     }
-    if (x0 < 0 || x0 + s + kw > input_dims->w) {
+    if (clipped) {
         pair_clipped(dst, input, input_dims, params, filter_dims, y0, x0);
         return;
     }

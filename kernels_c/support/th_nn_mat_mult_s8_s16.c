@@ -356,6 +356,33 @@ static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
                           out0 + c, out1 + c);
 }
 
+/* Any pixel count, channel count and output stage, one output at a time: the general path
+ * every build keeps (th_nn_paths.h), small rather than fast. Channel c's weights: in its
+ * pair's block (8 bytes per chunk, c's word first for even c), or alone (4 per chunk) for
+ * the last of an odd count. */
+static void __attribute__((noinline))
+mat_mult_general(const int32_t *cols, int32_t num_pixels, int32_t kp, const int8_t *filter,
+                 const int32_t *bias, const th_per_channel_quant *quant,
+                 const th_nn_out_stage *stage, int32_t cout, int8_t *out0, int8_t *out1)
+{
+    const int32_t chunks = kp / 4;
+    for (int32_t c = 0; c < cout; c++) {
+        const int paired = (c | 1) < cout;
+        const int8_t *w = filter + (int64_t)(c & ~1) * kp + (paired ? (c & 1) * 4 : 0);
+        const th_fast_rq rq = make_rq(quant, bias, stage, c, 0);
+        for (int32_t p = 0; p < num_pixels; p++) {
+            int32_t acc = bias != NULL ? bias[c] : 0;
+            const int32_t *x = cols + 2 * p;
+            for (int32_t j = 0; j < chunks; j++, x += 2 * num_pixels) {
+                const int32_t w0 = th_read_s32(w + j * (paired ? 8 : 4));
+                acc = th_smlad(x[0], th_sxtb16(w0), acc);
+                acc = th_smlad(x[1], th_sxtb16_ror8(w0), acc);
+            }
+            (p == 0 ? out0 : out1)[c] = requant_one(acc, c, quant, bias, stage, &rq, 0);
+        }
+    }
+}
+
 void th_nn_mat_mult_s8_s16(const int32_t *cols, int32_t num_pixels, int32_t kp,
                            const int8_t *filter, const int32_t *bias,
                            const th_per_channel_quant *quant, const th_nn_out_stage *stage,
@@ -381,8 +408,10 @@ void th_nn_mat_mult_s8_s16(const int32_t *cols, int32_t num_pixels, int32_t kp,
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 1);
     } else if (stage->mixed && !stage->clamp && TH_NN_PATH(MM_MIXED)) {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 2);
-    } else {
+    } else if (TH_NN_PATH(MM_EXACT)) {
         mat_mult(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1, 0);
+    } else {
+        mat_mult_general(cols, num_pixels, kp, filter, bias, quant, stage, cout, out0, out1);
     }
 }
 
