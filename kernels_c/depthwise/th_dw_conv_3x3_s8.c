@@ -895,7 +895,7 @@ static void dw3x3_channel(const int16_t *plane, const dw_geometry *g, int32_t st
                           const th_per_channel_quant *quant, const th_nn_out_stage *stage,
                           int8_t *out)
 {
-    if (stage->fast && !stage->clamp) {
+    if (stage->fast && !stage->clamp && TH_NN_PATH(DW3X3_C_FAST)) {
         dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 1);
     } else {
         dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 0);
@@ -994,7 +994,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     dw_asm_call call;
     const int use_asm = dw_asm_prepare(&call, &geo, stride, &stage);
 #elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
-    (void)dw_asm_variant(&geo, stride, &stage); /* the loop a Cortex-M build would take */
+    const int use_asm = dw_asm_variant(&geo, stride, &stage) != 0; /* as on a Cortex-M */
 #endif
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
@@ -1014,6 +1014,13 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                     dw3x3_channel_asm(&call, plane + k * slot, &geo, filter, c + k,
                                       bias != NULL ? bias[c + k] : 0, params->input_offset,
                                       quant, stage.output_offset, out_b);
+                    continue;
+                }
+#elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
+                if (use_asm) { /* the assembly's C model, not a path of its own */
+                    dw3x3_channel_impl(plane + k * slot, &geo, stride, filter, c + k,
+                                       bias != NULL ? bias[c + k] : 0, params->input_offset,
+                                       quant, &stage, out_b, 1);
                     continue;
                 }
 #endif

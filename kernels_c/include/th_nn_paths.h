@@ -75,6 +75,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MM_EXACT /* any pixel count, exact requantization, blocked */
 #define TH_NN_KEEP_MM_EXACT 1
 #endif
+#ifndef TH_NN_KEEP_DW3X3_C_FAST /* 3x3 depthwise C loop, fast requantization, no clamp */
+#define TH_NN_KEEP_DW3X3_C_FAST 1
+#endif
 #ifndef TH_NN_KEEP_DW3X3_S1_EVEN /* 3x3 depthwise assembly rows: stride, block parity */
 #define TH_NN_KEEP_DW3X3_S1_EVEN 1
 #endif

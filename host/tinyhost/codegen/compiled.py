@@ -68,7 +68,13 @@ from tinyhost.codegen.lower import (
     TransposeParams,
     lower_graph,
 )
-from tinyhost.codegen.prune import CONFIG_HEADER, config_header, record_paths
+from tinyhost.codegen.prune import (
+    CONFIG_HEADER,
+    KERNEL_PATHS,
+    config_header,
+    keep_all,
+    record_paths,
+)
 from tinyhost.codegen.result import ConvertResult
 from tinyhost.codegen.scratch import ScratchGrants, grant_scratch
 from tinyhost.codegen.support import require_device_support, stack_cmake
@@ -1225,9 +1231,12 @@ def _model_name(graph: Graph, name: str | None) -> str:
 
 def fit(graph: Graph, board: Board, *, arena_bytes: int | None = None,
         name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
-        fuse_residual: str = "auto", **options: object) -> Budget:
-    """What `convert --backend compiled` would need on `board` (nothing written)."""
+        fuse_residual: str = "auto", kernel_paths: str = "used",
+        **options: object) -> Budget:
+    """What `convert --backend compiled` would need on `board` (nothing written). The code
+    estimate counts whole kernels, as if `kernel_paths` were "all" (an upper bound)."""
     _refuse_interpreter_options(options)
+    del kernel_paths
     g = generate(graph, board, _model_name(graph, name), arena_bytes, optimize, patch,
                  fuse_residual)
     return _budget(board, g)
@@ -1248,8 +1257,13 @@ def _refuse_interpreter_options(options: dict) -> None:
 
 def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int | None = None,
             name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
-            fuse_residual: str = "auto", **options: object) -> ConvertResult:
-    """Write model.c, model.h, model.cmake and model.json for `graph` (int8) and `board`."""
+            fuse_residual: str = "auto", kernel_paths: str = "used",
+            **options: object) -> ConvertResult:
+    """Write model.c, model.h, model.cmake and model.json for `graph` (int8) and `board`.
+    kernel_paths "used": the kernels keep only the paths the model takes (codegen/prune.py);
+    "all": every path."""
+    if kernel_paths not in KERNEL_PATHS:
+        raise TinyhostError(f"--kernel-paths {kernel_paths!r}: one of {', '.join(KERNEL_PATHS)}")
     _refuse_interpreter_options(options)
     out = Path(out_dir)
     model_name = _model_name(graph, name)
@@ -1262,7 +1276,8 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
     cmake = (_CMAKE.format(name=model_name) + (_CMAKE_SIZE if optimize == "size" else "")
              + stack_cmake(g.stack.bytes if g.stack.derived else None))  # fmt: skip
     (out / "model.cmake").write_text(cmake + _CMAKE_PATHS)
-    paths = record_paths(out, kernel_build(board, optimize), repo_root())
+    paths = (record_paths(out, kernel_build(board, optimize), repo_root())
+             if kernel_paths == "used" else keep_all(repo_root(), "--kernel-paths all"))
     (out / CONFIG_HEADER).write_text(config_header(paths, model_name, board.name))
     _write_export(out, board, model_name, g, kernel_build(board, optimize).interleaved)
     info = {

@@ -35,6 +35,7 @@ from tinyhost.codegen.blob import BlobTarget
 
 PATHS_HEADER = Path("kernels_c") / "include" / "th_nn_paths.h"
 CONFIG_HEADER = "th_nn_config.h"
+KERNEL_PATHS = ("used", "all")  # convert --kernel-paths
 RECORD_SOURCE = Path("tools") / "path-record" / "record.c"
 _KEEP = re.compile(r"^#define TH_NN_KEEP_(\w+) 1$", re.MULTILINE)
 _TIMEOUT_S = 120.0
@@ -112,8 +113,9 @@ def _kernel_objects(root: Path, gcc: str, flags: list[str], cache: Path) -> list
     return sorted(out.glob("*.o"))
 
 
-def record_paths(model_dir: Path, target: BlobTarget, root: Path,
-                 cache: Path | None = None) -> KernelPaths:
+def record_paths(
+    model_dir: Path, target: BlobTarget, root: Path, cache: Path | None = None
+) -> KernelPaths:
     """The paths the compiled model in `model_dir` (model.c, model.h) takes on `target`'s
     kernel build; every path kept where that cannot be learned (the reason says why)."""
     flags = _recording_flags(target)
@@ -127,9 +129,16 @@ def record_paths(model_dir: Path, target: BlobTarget, root: Path,
         objects = _kernel_objects(root, gcc, flags, cache)
         with tempfile.TemporaryDirectory(prefix="record-", dir=cache) as work:
             exe = Path(work) / "record"
-            include = [f"-I{d}" for d in (model_dir, root / "firmware" / "include",
-                                          root / "firmware" / "model",
-                                          root / "kernels_c" / "include", root / "kernels_c")]
+            include = [
+                f"-I{d}"
+                for d in (
+                    model_dir,
+                    root / "firmware" / "include",
+                    root / "firmware" / "model",
+                    root / "kernels_c" / "include",
+                    root / "kernels_c",
+                )
+            ]
             cmd = [gcc, "-std=c99", "-O1", "-w", *flags, "-DTH_MODEL_NO_COUNTER", *include,
                    str(model_dir / "model.c"), str(root / RECORD_SOURCE), *map(str, objects),
                    "-o", str(exe)]  # fmt: skip
@@ -150,8 +159,11 @@ def record_paths(model_dir: Path, target: BlobTarget, root: Path,
 def config_header(paths: KernelPaths, model: str, board: str) -> str:
     """th_nn_config.h for the model's kernel build: every known path, 1 kept, 0 left out."""
     reason = " ".join(paths.reason.replace("*/", "* /").split())
-    how = ("the paths its layers take, recorded by tinyhost convert; the others are left out"
-           if paths.recorded else f"every path kept ({reason})")
+    how = (
+        "the paths its layers take, recorded by tinyhost convert; the others are left out"
+        if paths.recorded
+        else f"every path kept ({reason})"
+    )
     lines = [
         f"/* th_nn_config.h for model '{model}' on {board}: {how}",
         " * (kernels_c/include/th_nn_paths.h; generated, found before kernels_c's default). */",

@@ -175,6 +175,7 @@ def bench(
     patch: PatchRequest | None = None,
     renode: str | None = None,
     fuse_residual: str = "auto",
+    kernel_paths: str = "used",
 ) -> BenchResult:
     """Run ``graph`` ``runs`` times on ``board`` (the deterministic input unless ``inputs``)
     and measure it. Latency is the median run; exact counters must also repeat exactly."""
@@ -197,7 +198,7 @@ def bench(
     report = run_model(graph, b, [inputs] * runs, backend=backend, work_dir=work_dir,
                        arena_bytes=arena_bytes, timeout=timeout, optimize=optimize, patch=patch,
                        renode=renode, classes=estimable, reset_before=fresh,
-                       fuse_residual=fuse_residual)  # fmt: skip
+                       fuse_residual=fuse_residual, kernel_paths=kernel_paths)  # fmt: skip
     expected = reference.run(graph, inputs).outputs
     bit_exact = all(
         len(r.outputs) == len(expected)
