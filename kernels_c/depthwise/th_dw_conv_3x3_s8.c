@@ -821,7 +821,7 @@ TH_INLINE void dw3x3_channel_impl(const int16_t *plane, const dw_geometry *g, in
                                   const int8_t *filter, int32_t c, int32_t bias,
                                   int32_t offset, const th_per_channel_quant *quant,
                                   const th_nn_out_stage *stage, int8_t *out,
-                                  const int fast_only)
+                                  const int fast_only, const int compact)
 {
     const int32_t pw = g->pw;
     const int32_t cs = g->out_col_step;
@@ -856,7 +856,7 @@ TH_INLINE void dw3x3_channel_impl(const int16_t *plane, const dw_geometry *g, in
         const int16_t *r1 = r0 + pw;
         const int16_t *r2 = r1 + pw;
         int8_t *o = out + (int64_t)oy * g->out_row_step + c;
-        for (; ox + 3 < out_w; ox += 4, r0 += step, r1 += step, r2 += step) {
+        for (; !compact && ox + 3 < out_w; ox += 4, r0 += step, r1 += step, r2 += step) {
             int32_t a0 = acc0;
             int32_t a1 = acc0;
             int32_t a2 = acc0;
@@ -896,9 +896,11 @@ static void dw3x3_channel(const int16_t *plane, const dw_geometry *g, int32_t st
                           int8_t *out)
 {
     if (stage->fast && !stage->clamp && TH_NN_PATH(DW3X3_C_FAST)) {
-        dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 1);
-    } else {
-        dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 0);
+        dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 1, 0);
+    } else if (TH_NN_PATH(DW3X3_C_EXACT)) {
+        dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 0, 0);
+    } else { /* the general loop every build keeps: one output at a time */
+        dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 0, 1);
     }
 }
 
@@ -1020,7 +1022,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                 if (use_asm) { /* the assembly's C model, not a path of its own */
                     dw3x3_channel_impl(plane + k * slot, &geo, stride, filter, c + k,
                                        bias != NULL ? bias[c + k] : 0, params->input_offset,
-                                       quant, &stage, out_b, 1);
+                                       quant, &stage, out_b, 1, 0);
                     continue;
                 }
 #endif

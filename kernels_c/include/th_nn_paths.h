@@ -63,6 +63,12 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MM_MIXED /* any pixel count, fast for most channels */
 #define TH_NN_KEEP_MM_MIXED 1
 #endif
+#ifndef TH_NN_KEEP_IM2COL_BYTES /* one window, Cin not a multiple of 4, K <= 256 */
+#define TH_NN_KEEP_IM2COL_BYTES 1
+#endif
+#ifndef TH_NN_KEEP_IM2COL_WINDOWS /* ... K > 256, 256 bytes at a time */
+#define TH_NN_KEEP_IM2COL_WINDOWS 1
+#endif
 #ifndef TH_NN_KEEP_IM2COL_ROW_PAIR /* two windows of one row, Cin not a multiple of 4 */
 #define TH_NN_KEEP_IM2COL_ROW_PAIR 1
 #endif
@@ -77,6 +83,9 @@ void th_nn_path_taken(const char *name);
 #endif
 #ifndef TH_NN_KEEP_DW3X3_C_FAST /* 3x3 depthwise C loop, fast requantization, no clamp */
 #define TH_NN_KEEP_DW3X3_C_FAST 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_C_EXACT /* ... any requantization, four outputs at a time */
+#define TH_NN_KEEP_DW3X3_C_EXACT 1
 #endif
 #ifndef TH_NN_KEEP_DW3X3_S1_EVEN /* 3x3 depthwise assembly rows: stride, block parity */
 #define TH_NN_KEEP_DW3X3_S1_EVEN 1

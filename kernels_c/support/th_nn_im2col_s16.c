@@ -190,6 +190,31 @@ im2col_windows(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
     }
 }
 
+/* Any K and Cin, one tap at a time: the general gather every build keeps (th_nn_paths.h),
+ * small rather than fast. Taps outside the input and the K padding widen to 0. */
+static void __attribute__((noinline))
+im2col_taps(int32_t *dst, int32_t chunk_stride_words, const int8_t *input,
+            const th_dims *input_dims, const th_conv_params *params, const th_dims *filter_dims,
+            int32_t y0, int32_t x0, int32_t chunks)
+{
+    const int32_t cin = input_dims->c;
+    int32_t k = 0;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++) {
+        const int32_t y = y0 + ky * params->dilation.h;
+        for (int32_t kx = 0; kx < filter_dims->w; kx++) {
+            const int32_t x = x0 + kx * params->dilation.w;
+            const int inside = y >= 0 && y < input_dims->h && x >= 0 && x < input_dims->w;
+            const int8_t *px = input + (inside ? ((int64_t)y * input_dims->w + x) * cin : 0);
+            for (int32_t ci = 0; ci < cin; ci++, k++) {
+                put_s16(dst, chunk_stride_words, k, inside ? px[ci] + params->input_offset : 0);
+            }
+        }
+    }
+    for (; k < 4 * chunks; k++) {
+        put_s16(dst, chunk_stride_words, k, 0);
+    }
+}
+
 /* Largest K of the byte-staged pixel pair (two stack buffers of this many bytes). */
 #define TH_IM2COL_PAIR_BYTES 128
 
@@ -335,12 +360,15 @@ void th_nn_im2col_s16(int32_t *dst, int32_t chunk_stride_words, const int8_t *in
     const int32_t x0 = out_x * params->stride.w - params->padding.w;
 
     if ((cin & 3) != 0) {
-        if (k_total <= TH_IM2COL_BYTES) {
+        if (k_total <= TH_IM2COL_BYTES && TH_NN_PATH(IM2COL_BYTES)) {
             im2col_bytes(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0,
                          x0, chunks, offset2);
-        } else {
+        } else if (k_total > TH_IM2COL_BYTES && TH_NN_PATH(IM2COL_WINDOWS)) {
             im2col_windows(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0,
                            x0, chunks, offset2);
+        } else {
+            im2col_taps(dst, chunk_stride_words, input, input_dims, params, filter_dims, y0,
+                        x0, chunks);
         }
         return;
     }

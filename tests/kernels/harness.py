@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernels.cases import Case, Result, build_flags_record, decode_results
+from tinyhost.codegen.prune import known_paths
 
 REPO = Path(__file__).resolve().parents[2]
 KERNELS_DIR = REPO / "kernels_c"
@@ -35,7 +36,14 @@ DRIVER_DIR = Path(__file__).resolve().parent / "driver"
 CFLAGS = ("-std=c99", "-O1", "-g", "-Wundef", "-fsanitize=address,undefined",
           "-fno-omit-frame-pointer",
           "-fno-sanitize-recover=all", "-Wall", "-Wextra", "-Werror")
-VARIANT_DEFINES = {"portable": (), "dsp": ("-DTH_NN_EMULATE_DSP=1",)}
+# dsp_general: the DSP build with every optional path left out (th_nn_paths.h), so each
+# kernel's general path, the fallback of a compiled model's pruned build, takes every case.
+VARIANT_DEFINES = {
+    "portable": (),
+    "dsp": ("-DTH_NN_EMULATE_DSP=1",),
+    "dsp_general": ("-DTH_NN_EMULATE_DSP=1",
+                    *(f"-DTH_NN_KEEP_{p}=0" for p in known_paths(REPO))),
+}
 BUILD_FLAG_DSP = 1
 BUILD_FLAG_INTERLEAVED = 2
 BUILD_FLAG_NATIVE = 4
