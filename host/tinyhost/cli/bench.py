@@ -47,7 +47,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                    arena_bytes=args.arena_bytes, timeout=args.timeout,
                    inputs=inputs, optimize=args.optimize, renode=args.renode,
                    patch=patch_request(args),
-                   fuse_residual=args.fuse_residual)  # fmt: skip
+                   fuse_residual=args.fuse_residual,
+                   fuse_dw_pw=args.fuse_dw_pw)  # fmt: skip
     if args.json:
         json.dump(result.to_json(), sys.stdout)
         print()
