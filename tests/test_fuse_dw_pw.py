@@ -68,8 +68,9 @@ def _blocks_graph() -> Graph:
     """Four dw -> pw pairs on an odd plane (11x9, so two-row bands, and bands whose last is
     shorter): 3x3 stride 1 SAME with ReLU6 on the pointwise; 3x3 stride 2 SAME with ReLU6
     on the depthwise (the 3x3 kernel's stride-2 path); 5x3 stride 1 VALID (the general
-    depthwise) with a multiplier of 2; 3x3 stride 2 VALID. Each pair's pointwise output is
-    a model output, so every fused op's result is observed."""
+    depthwise) with a multiplier of 2, its pointwise on host-widened int16 weights; 3x3
+    stride 2 VALID. Each pair's pointwise output is a model output, so every fused op's
+    result is observed."""
     b = _Builder(np.random.default_rng(31))
     x = b.tensor("x", (1, 11, 9, 6), quant=q(0.05, 3))
     d0 = b.dw(x, (3, 3), name="d0")
@@ -96,7 +97,9 @@ def test_blocks_fuse_and_match_tflm_on_host_and_qemu() -> None:
     assert {(f.dw, f.pw) for f in g.folded.fused_dw_pw} == {(0, 1), (2, 3), (4, 5), (6, 7)}
     assert all(isinstance(op.options, DwPwConv2DOptions) for op in g.folded.graph.ops)
     assert "th_dw_conv_3x3_s8" in g.linked and "th_dw_conv_general_s8" in g.linked
-    assert "th_conv_1x1_s8" in g.linked
+    assert "th_conv_1x1_s8" in g.linked  # pointwise with 6 and 8 input channels
+    assert [w.op for w in g.widened] == [4]  # 24 input channels: int16 weights, as unfused
+    assert "th_conv_1x1_s8_w16" in g.linked
     assert not check_plan(g.plan)
     bands = {d: n for d, n, _ in g.dwpw_bands}
     assert min(bands[0], bands[2], bands[6]) > 1  # band boundaries inside the planes

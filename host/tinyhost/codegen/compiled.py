@@ -610,11 +610,17 @@ class _Model:
         cout = self.graph.tensors[out].shape[3]
         band = self.dwpw[call.op]
         dw_fn, pw_fn = conv_variant(self.graph, dw_op), conv_variant(self.graph, pw_op)
+        if call.op in self.widen:  # host-widened int16 pointwise weights (codegen/widen.py)
+            pw_fn = CONV_1X1_W16_FUNCTION
+            pw_weights = self.array(f"op{i}_pw_weights_s16", w16_weights(
+                np.asarray(self.graph.tensors[pw_w].data), CONV_W16_BLOCK))
+        else:
+            block = CONV_BLOCK if self.interleaved else None
+            pw_weights = self.pointer(pw_w, "int8_t", layout_block=block)
         dw_mult = self.array(f"op{i}_dw_multiplier", dw.arrays["multiplier"])
         dw_shift = self.array(f"op{i}_dw_shift", dw.arrays["shift"])
         pw_mult = self.array(f"op{i}_pw_multiplier", pw.arrays["multiplier"])
         pw_shift = self.array(f"op{i}_pw_shift", pw.arrays["shift"])
-        block = CONV_BLOCK if self.interleaved else None
         n = len(band.bands)
         table = ", ".join(f"{{{r0}, {rows}}}" for r0, rows in band.bands)
         body = (f"    const th_context ctx = {{arena + {band.offset}, {band.kernels}}};\n"
@@ -651,7 +657,7 @@ class _Model:
                 f"{self.pointer(dw_b, 'int32_t')}, &mid, staging);\n"
                 f"        if (status != TH_OK) {{\n            return status;\n        }}\n"
                 f"        status = {pw_fn}(&ctx, &pw, &pw_quant, &mid, staging, &pw_filter, "
-                f"{self.pointer(pw_w, 'int8_t', layout_block=block)}, "
+                f"{pw_weights}, "
                 f"{self.pointer(pw_b, 'int32_t')}, &out, y + r0 * {ow * cout});\n"
                 f"        if (status != TH_OK) {{\n            return status;\n        }}\n"
                 f"    }}\n    return TH_OK;")  # fmt: skip
@@ -1154,6 +1160,10 @@ def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
         return {}
     out: dict[int, int] = {}
     for c in calls:
+        if isinstance(c.params, DwPwParams) and _dwpw_w16(graph, c):  # its pointwise
+            w = graph.tensors[c.inputs[3]].shape  # type: ignore[index]
+            out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])))
+            continue
         if c.function == "th_conv_s8" and _pointwise_w16(graph, c):
             w = graph.tensors[c.inputs[1]].shape  # type: ignore[index]
             out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])))
@@ -1191,6 +1201,14 @@ def _pointwise_w16(graph: Graph, c: Call) -> bool:
     p = c.params
     return (isinstance(p, ConvParams) and p.stride_h == 1 and p.stride_w == 1
             and x[1:3] == y[1:3] and x[3] % 4 == 0 and x[3] != 8 and y[3] > 3)
+
+
+def _dwpw_w16(graph: Graph, c: Call) -> bool:
+    """The pointwise half of a fused depthwise -> pointwise op takes th_conv_1x1_s8_w16 as
+    the unfused layer would (_pointwise_w16; each band is as dense as the whole layer)."""
+    assert isinstance(c.params, DwPwParams)
+    parts = replace(graph, ops=dwpw_parts(graph.ops[c.op]))
+    return _pointwise_w16(parts, replace(c.params.pw, op=1))
 
 
 def _conv_table(graph: Graph, c: Call) -> np.ndarray | None:
