@@ -2,7 +2,8 @@
 DEPTHWISE_CONV_2D whose output only a pointwise CONV_2D reads runs in bands of output rows
 into staging, and the pointwise consumes each band; the depthwise output is never planned.
 Bit-exact with TFLite Micro (the reference, itself checked here against the `tflite-micro`
-package on every observable tensor) on the host board and QEMU mps2-an386 (DSP kernels);
+package on every observable tensor) on the host board, QEMU mps2-an386 (DSP kernels) and
+mps3-an547 (Helium);
 the planner's arena for the fused op is what its live set needs; `auto` fuses where that
 lowers the arena; the plan checker validates fused plans.
 """
@@ -105,7 +106,7 @@ def test_blocks_fuse_and_match_tflm_on_host_and_qemu() -> None:
     assert min(bands[0], bands[2], bands[6]) > 1  # band boundaries inside the planes
     x = _inputs(graph, 7)
     assert_reference_matches_tflm(graph, x)
-    for name in ("host", "mps2-an386"):
+    for name in ("host", "mps2-an386", "mps3-an547"):  # portable, DSP and Helium kernels
         assert_device_matches_reference(graph, x, name, "compiled", BUILD / f"blocks-{name}",
                                         fuse_dw_pw="on")
 
