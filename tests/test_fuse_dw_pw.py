@@ -32,6 +32,7 @@ from tinyhost.ir import (
     Graph,
     Padding,
 )
+from tinyhost.ir.stats import graph_stats
 from tinyhost.plan import PlanOptions, plan_memory
 from tinyhost.plan.checker import check_plan
 from tinyhost.plan.overlap import OverlapMode
@@ -197,6 +198,7 @@ def test_vww_auto_fuses_where_the_peak_is_and_lists_the_pairs(tmp_path: Path) ->
     assert 4 not in result.op_order and result.op_order.count(3) == 1
     names = dict(zip(result.op_order, result.op_names, strict=True))
     assert names[3].startswith("DEPTHWISE_CONV_2D+CONV_2D")
+    assert result.op_macs is not None and sum(result.op_macs) == graph_stats(graph).macs
 
 
 # ------------------------------------------------------------------ refused where it must be

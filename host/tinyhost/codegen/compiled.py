@@ -1067,9 +1067,16 @@ class Generated:
                 names[step] += f" band {p.band[i]}/{p.tiles}"
         return tuple(names)
 
-    def op_macs(self) -> tuple[int, ...] | None:
+    def op_macs(self, source: Graph | None = None) -> tuple[int, ...] | None:
+        """MACs per executed op where they differ from the source op's (None: they do not):
+        a patched stage's bands; a fused depthwise -> pointwise op counts both convs."""
         if self.patched is None:
-            return None
+            pw = {f.dw: f.pw for f in self.folded.fused_dw_pw}
+            if not pw or source is None:
+                return None
+            return tuple(op_macs(source, source.ops[i])
+                         + (op_macs(source, source.ops[pw[i]]) if i in pw else 0)
+                         for i in self.op_order)  # fmt: skip
         g = self.patched.graph
         return tuple(op_macs(g, g.ops[i]) for i in self.plan.op_order)
 
@@ -1474,7 +1481,7 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
     return ConvertResult(
         backend="compiled", board=board.name, out_dir=out, model_name=model_name,
         arena_bytes=g.arena_bytes, plan=g.plan, op_order=g.op_order,
-        op_names=g.op_names(graph), linked=g.linked, op_macs=g.op_macs(),
+        op_names=g.op_names(graph), linked=g.linked, op_macs=g.op_macs(graph),
         model_flash_bytes=g.model_flash_bytes, model_hash=g.model_hash, load_image=None,
         load_capacity=0, budget=budget, data_symbols=g.data_symbols, notes=_widen_notes(g),
     )  # fmt: skip
