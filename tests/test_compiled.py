@@ -49,10 +49,12 @@ def _check(path: Path, board: str, samples: int = 2) -> None:
         for got, want in zip(run.outputs, expected):
             np.testing.assert_array_equal(got, np.asarray(want).reshape(got.shape))
     # one profile entry per op that runs: a PAD folded into its conv (codegen.fold) does not,
-    # nor a residual ADD its conv computes (fused: codegen.fold.fuse_residual_adds)
+    # nor a residual ADD its conv computes (fused: codegen.fold.fuse_residual_adds), nor a
+    # pointwise conv fed by its depthwise in bands (codegen.fold.fuse_dw_pw)
     folded = generate(graph, load_board(board), path.stem).folded
     assert {f.pad for f in folded.pads} == {f.pad for f in fold_pads(graph).pads}
-    gone = {f.pad for f in folded.pads} | {f.add for f in folded.fused}
+    gone = ({f.pad for f in folded.pads} | {f.add for f in folded.fused}
+            | {f.pw for f in folded.fused_dw_pw})  # fmt: skip
     assert sorted(report.op_indices) == [i for i in range(len(graph.ops)) if i not in gone]
     assert len(report.runs[0].latency.per_op) == len(graph.ops) - len(gone)
 

@@ -61,6 +61,8 @@ def resolve_model(args: argparse.Namespace) -> None:
         args.fuse_residual = info["fuse_residual"]
     if "kernel_paths" in info:
         args.kernel_paths = "used" if info["kernel_paths"]["recorded"] else "all"
+    if "fuse_dw_pw" in info:
+        args.fuse_dw_pw = info["fuse_dw_pw"]
 
 
 def load_int8_graph(path: str, args: argparse.Namespace) -> Graph:
@@ -111,6 +113,11 @@ def add_fuse_option(p: argparse.ArgumentParser) -> None:
                         "conv producing one of its inputs, writing the sum over the other "
                         "(the skip), so the two are never live together; auto: where it "
                         "costs no extra conv call or lowers the arena (default auto)")
+    p.add_argument("--fuse-dw-pw", choices=("auto", "on", "off"), default="auto",
+                   help="compiled backend: run each depthwise conv whose output only a "
+                        "pointwise conv reads in bands of rows that the pointwise consumes "
+                        "from a small staging buffer, so the depthwise output is never whole; "
+                        "auto: where it lowers the arena (default auto)")
     p.add_argument("--kernel-paths", choices=("used", "all"), default="used",
                    help="compiled backend: build only the kernel paths the model takes, "
                         "recorded by running it once on the host (smaller code, same "
@@ -118,10 +125,12 @@ def add_fuse_option(p: argparse.ArgumentParser) -> None:
 
 
 def fuse_options(args: argparse.Namespace) -> dict[str, str]:
-    """--fuse-residual and --kernel-paths as convert's keywords (the compiled backend's)."""
+    """--fuse-residual, --fuse-dw-pw and --kernel-paths as convert's keywords (the compiled
+    backend's only)."""
     if args.backend != "compiled":
         return {}
-    return {"fuse_residual": args.fuse_residual, "kernel_paths": args.kernel_paths}
+    return {"fuse_residual": args.fuse_residual, "fuse_dw_pw": args.fuse_dw_pw,
+            "kernel_paths": args.kernel_paths}
 
 
 def patch_request(args: argparse.Namespace):  # noqa: ANN201
@@ -222,7 +231,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         work_dir=Path(args.work_dir) if args.work_dir else None, all_ops=args.all_ops,
         arena_bytes=args.arena_bytes, timeout=args.timeout, port=args.port,
         optimize=args.optimize, renode=args.renode, patch=patch_request(args),
-        fuse_residual=args.fuse_residual, kernel_paths=args.kernel_paths,
+        fuse_residual=args.fuse_residual, fuse_dw_pw=args.fuse_dw_pw,
+        kernel_paths=args.kernel_paths,
     )  # fmt: skip
     if out_path is not None:
         _save_outputs(out_path, report.stacked_outputs())

@@ -48,6 +48,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                    inputs=inputs, optimize=args.optimize, renode=args.renode,
                    patch=patch_request(args),
                    fuse_residual=args.fuse_residual,
+                   fuse_dw_pw=args.fuse_dw_pw,
                    kernel_paths=args.kernel_paths)  # fmt: skip
     if args.json:
         json.dump(result.to_json(), sys.stdout)

@@ -90,10 +90,12 @@ def run(args: argparse.Namespace) -> int:
     request = _patch_request(args)
     fused = None
     planned = graph
-    if args.backend == "compiled" and args.fuse_residual != "off" and request is None:
+    fusing = args.fuse_residual != "off" or args.fuse_dw_pw != "off"
+    if args.backend == "compiled" and fusing and request is None:
         from tinyhost.codegen.compiled import choose_fusions
 
-        fused = choose_fusions(graph, options, args.fuse_residual)  # what the code runs
+        fused = choose_fusions(graph, options, args.fuse_residual,
+                               args.fuse_dw_pw)  # what the code runs
         planned = fused.graph
     try:
         plan = plan_memory(planned, options=options)
@@ -132,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
             out["op_origin"] = list(fused.origin)
             out["fused_residual"] = [{"conv": f.conv, "add": f.add,
                                       "skip": graph.tensors[f.skip].name} for f in fused.fused]
+            out["fused_dw_pw"] = [{"depthwise": f.dw, "pointwise": f.pw}
+                                  for f in fused.fused_dw_pw]
         print(json.dumps(out, indent=2))
     else:
         if patch_json is not None:
@@ -141,6 +145,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"fused residual ADDs (--fuse-residual {args.fuse_residual}): {pairs}; op "
                   "numbers below are "
                   "the compiled backend's (folded) graph's")
+        if fused is not None and fused.fused_dw_pw:
+            pairs = ", ".join(f"op {f.dw} + CONV_2D op {f.pw}" for f in fused.fused_dw_pw)
+            print(f"fused depthwise -> pointwise (--fuse-dw-pw {args.fuse_dw_pw}): {pairs}; "
+                  "op numbers below are the compiled backend's (folded) graph's")
         print(format_plan(plan, flash, fit, args.backend))
     if fit is not None:
         require_fits(fit, args.model)  # exit 2 with the bytes missing

@@ -51,6 +51,7 @@ from tinyhost.codegen.lower import (
     Call,
     ConcatParams,
     CopyParams,
+    DwPwParams,
     FillParams,
     GatherParams,
     Int4Params,
@@ -94,7 +95,7 @@ from tinyhost.codegen.widen import (
     w16_weights,
 )
 from tinyhost.errors import TinyhostError, UnsupportedModelError
-from tinyhost.ir import Conv2DOptions, Graph, Op, OpKind, residual_parts
+from tinyhost.ir import Conv2DOptions, Graph, Op, OpKind, dwpw_parts, residual_parts
 from tinyhost.ir.stats import op_macs
 from tinyhost.paths import repo_root
 from tinyhost.plan import MemoryPlan, PlanOptions, plan_memory
@@ -108,6 +109,10 @@ from tinyhost.plan.patch import (
 )
 from tinyhost.plan.scratch import (
     conv_variant,
+    dwpw_band_rows,
+    dwpw_bands,
+    dwpw_scratch,
+    dwpw_staging_offset,
     residual_row_bytes,
     residual_scratch,
     scratch_bytes,
@@ -236,13 +241,56 @@ def _residual_bands(graph: Graph, calls: list[Call], plan: MemoryPlan, grants: S
     return out
 
 
+@dataclass(frozen=True)
+class _DwPwBands:
+    """How a fused depthwise -> pointwise op (DwPwParams) runs: the kernels' scratch at
+    `offset` (`kernels` bytes), the staged depthwise rows at `staging`, and its bands of
+    depthwise output rows (first row, rows), each `rows` tall but the last."""
+
+    offset: int
+    kernels: int
+    staging: int
+    rows: int
+    bands: tuple[tuple[int, int], ...]
+
+
+def _dwpw_bands(graph: Graph, calls: list[Call], plan: MemoryPlan, grants: ScratchGrants,
+                options: PlanOptions) -> dict[int, _DwPwBands]:
+    """The bands of each fused depthwise -> pointwise op: as tall as the arena has room free
+    at its step (a multiple of the planned dwpw_band_rows, so the plan's overlap of the
+    output over the input stays valid), else the planned ones in the planned scratch."""
+    out: dict[int, _DwPwBands] = {}
+    fused = {c.op for c in calls if isinstance(c.params, DwPwParams)}
+    for step, i in enumerate(plan.op_order):
+        if i not in fused:
+            continue
+        op = graph.ops[i]
+        least = dwpw_band_rows(graph, op)
+        height = graph.tensors[dwpw_parts(op)[0].outputs[0]].shape[1]
+        grant = grants.for_op(i)
+        assert grant is not None and grant.size >= dwpw_scratch(graph, op, options, least)
+        offset, rows = grant.offset, least
+        planned = plan.scratch_for(i)
+        for more in range(least * (-(-height // least)), least, -least):
+            room = plan.free_block(step, dwpw_scratch(graph, op, options, more), keep=planned)
+            if room is not None:
+                offset, rows = room, more
+                break
+        staging = dwpw_staging_offset(graph, op, options, rows)
+        out[i] = _DwPwBands(offset, staging, offset + staging, rows,
+                            dwpw_bands(height, rows))  # fmt: skip
+    return out
+
+
 class _Model:
     """What the template needs, gathered from the calls (one instance per conversion)."""
 
     def __init__(self, graph: Graph, plan: MemoryPlan, grants: ScratchGrants,
                  interleaved: bool, live: dict[int, _LiveChannels],
-                 bands: dict[int, _Bands], widen: frozenset[int] = frozenset()) -> None:
+                 bands: dict[int, _Bands], widen: frozenset[int] = frozenset(),
+                 dwpw: dict[int, _DwPwBands] | None = None) -> None:
         self.graph = graph
+        self.dwpw = dwpw or {}
         self.widen = widen  # ops (graph.ops indices) with host-widened int16 weights
         self.bands = bands
         self.plan = plan
@@ -549,6 +597,79 @@ class _Model:
                 f"    }}\n    return TH_OK;")  # fmt: skip
         return body, function
 
+    def dwpw_body(self, call: Call, r: DwPwParams, i: int) -> tuple[str, str]:
+        """A DEPTHWISE_CONV_2D fused with its pointwise CONV_2D, in bands of depthwise output
+        rows: each band is an ordinary call of the depthwise variant on the input rows its
+        windows read (top padding as the full layer's, rows past the input's end read as
+        padding by the kernel, as in the full layer) into the staging rows, then one of the
+        pointwise variant from the staging rows to the band's output rows. Bit-exact with the
+        two layers: every output value is computed from the same inputs, parameters and
+        requantization."""
+        dw, pw = r.dw, r.pw
+        p, q = dw.params, pw.params
+        assert isinstance(p, ConvParams) and isinstance(q, ConvParams)
+        x, dw_w, dw_b, pw_w, pw_b = call.inputs
+        out = call.outputs[0]
+        dw_op, pw_op = dwpw_parts(self.graph.ops[call.op])
+        _, h, wd, cin = self.graph.tensors[x].shape
+        _, kh, _, _ = self.graph.tensors[dw_w].shape
+        _, _, ow, cm = self.graph.tensors[dw_op.outputs[0]].shape
+        cout = self.graph.tensors[out].shape[3]
+        band = self.dwpw[call.op]
+        dw_fn, pw_fn = conv_variant(self.graph, dw_op), conv_variant(self.graph, pw_op)
+        if call.op in self.widen:  # host-widened int16 pointwise weights (codegen/widen.py)
+            pw_fn = CONV_1X1_W16_FUNCTION
+            pw_weights = self.array(f"op{i}_pw_weights_s16", w16_weights(
+                np.asarray(self.graph.tensors[pw_w].data), CONV_W16_BLOCK))
+        else:
+            block = CONV_BLOCK if self.interleaved else None
+            pw_weights = self.pointer(pw_w, "int8_t", layout_block=block)
+        dw_mult = self.array(f"op{i}_dw_multiplier", dw.arrays["multiplier"])
+        dw_shift = self.array(f"op{i}_dw_shift", dw.arrays["shift"])
+        pw_mult = self.array(f"op{i}_pw_multiplier", pw.arrays["multiplier"])
+        pw_shift = self.array(f"op{i}_pw_shift", pw.arrays["shift"])
+        n = len(band.bands)
+        table = ", ".join(f"{{{r0}, {rows}}}" for r0, rows in band.bands)
+        body = (f"    const th_context ctx = {{arena + {band.offset}, {band.kernels}}};\n"
+                f"    int8_t *const staging = (int8_t *)(arena + {band.staging});\n"
+                f"    /* bands of depthwise output rows: first row, rows */\n"
+                f"    static const int32_t bands[{n}][2] = {{{table}}};\n"
+                f"    static const th_dw_conv_params dw_band = {{.input_offset = "
+                f"{p.input_offset}, .output_offset = {p.output_offset}, .ch_mult = {p.ch_mult}, "
+                f".stride = {{{p.stride_h}, {p.stride_w}}}, .padding = {{0, {p.pad_left}}}, "
+                f".dilation = {{{p.dilation_h}, {p.dilation_w}}}, "
+                f".activation = {{{p.act_min}, {p.act_max}}}}};\n"
+                f"    static const th_per_channel_quant dw_quant = {{{dw_mult}, {dw_shift}}};\n"
+                f"    static const th_dims dw_filter = {self.dims4(dw_w)};\n"
+                f"    static const th_conv_params pw = {{.input_offset = {q.input_offset}, "
+                f".output_offset = {q.output_offset}, .stride = {{1, 1}}, .padding = {{0, 0}}, "
+                f".dilation = {{1, 1}}, .activation = {{{q.act_min}, {q.act_max}}}}};\n"
+                f"    static const th_per_channel_quant pw_quant = {{{pw_mult}, {pw_shift}}};\n"
+                f"    static const th_dims pw_filter = {self.dims4(pw_w)};\n"
+                f"    const int8_t *const x = {self.pointer(x, 'int8_t')};\n"
+                f"    int8_t *const y = {self.pointer(out, 'int8_t', const=False)};\n"
+                f"    for (int32_t k = 0; k < {n}; k++) {{\n"
+                f"        const int32_t r0 = bands[k][0], rows = bands[k][1];\n"
+                f"        const int32_t first = r0 * {p.stride_h} - {p.pad_top};\n"
+                f"        const int32_t top = first < 0 ? 0 : first;\n"
+                f"        int32_t end = first + (rows - 1) * {p.stride_h} + "
+                f"{(kh - 1) * p.dilation_h + 1};\n"
+                f"        if (end > {h}) {{\n            end = {h};\n        }}\n"
+                f"        th_dw_conv_params params = dw_band;\n"
+                f"        params.padding.h = top - first;\n"
+                f"        const th_dims in = {{1, end - top, {wd}, {cin}}}, "
+                f"mid = {{1, rows, {ow}, {cm}}}, out = {{1, rows, {ow}, {cout}}};\n"
+                f"        th_status status = {dw_fn}(&ctx, &params, &dw_quant, &in, "
+                f"x + top * {wd * cin}, &dw_filter, {self.pointer(dw_w, 'int8_t')}, "
+                f"{self.pointer(dw_b, 'int32_t')}, &mid, staging);\n"
+                f"        if (status != TH_OK) {{\n            return status;\n        }}\n"
+                f"        status = {pw_fn}(&ctx, &pw, &pw_quant, &mid, staging, &pw_filter, "
+                f"{pw_weights}, "
+                f"{self.pointer(pw_b, 'int32_t')}, &out, y + r0 * {ow * cout});\n"
+                f"        if (status != TH_OK) {{\n            return status;\n        }}\n"
+                f"    }}\n    return TH_OK;")  # fmt: skip
+        return body, f"{dw_fn} + {pw_fn}"
+
     def expand(self, call: Call, i: int, live: _LiveChannels, source: str) -> str:
         """`return th_expand_channels_s8(...)` from `source` ("live": the computed channels
         in the arena; "pixel": none, every channel constant)."""
@@ -716,6 +837,8 @@ class _Model:
                     ), ""
         if isinstance(p, ResidualParams):
             return self.residual(call, p, i)
+        if isinstance(p, DwPwParams):
+            return self.dwpw_body(call, p, i)
         if isinstance(p, AddParams):
             a, b2 = call.inputs[0], call.inputs[1]
             head, tables = self.add_params(call, p, i, "params", "quant")
@@ -920,6 +1043,7 @@ class Generated:
     patched: Patched | None = None  # the stage run in row bands (plan/patch.py), if any
     residual_bands: tuple[tuple[int, int], ...] = ()  # (fused conv's source op, its bands)
     widened: tuple[Widened, ...] = ()  # layers stored with host-widened int16 weights
+    dwpw_bands: tuple[tuple[int, int, int], ...] = ()  # (fused dw's source op, bands, rows)
 
     @property
     def op_order(self) -> tuple[int, ...]:
@@ -934,7 +1058,9 @@ class Generated:
         names = [source.ops[i].name for i in self.op_order]
         p = self.patched
         if p is None:
-            return tuple(names)
+            pw = {f.dw: f.pw for f in self.folded.fused_dw_pw}
+            return tuple(f"{n}+{source.ops[pw[i]].name} (op {pw[i]} fused)" if i in pw else n
+                         for i, n in zip(self.op_order, names, strict=True))  # fmt: skip
         g = p.graph
         for step, i in enumerate(self.plan.op_order):
             kind = g.ops[i].kind.name
@@ -948,9 +1074,16 @@ class Generated:
                 names[step] += f" band {p.band[i]}/{p.tiles}"
         return tuple(names)
 
-    def op_macs(self) -> tuple[int, ...] | None:
+    def op_macs(self, source: Graph | None = None) -> tuple[int, ...] | None:
+        """MACs per executed op where they differ from the source op's (None: they do not):
+        a patched stage's bands; a fused depthwise -> pointwise op counts both convs."""
         if self.patched is None:
-            return None
+            pw = {f.dw: f.pw for f in self.folded.fused_dw_pw}
+            if not pw or source is None:
+                return None
+            return tuple(op_macs(source, source.ops[i])
+                         + (op_macs(source, source.ops[pw[i]]) if i in pw else 0)
+                         for i in self.op_order)  # fmt: skip
         g = self.patched.graph
         return tuple(op_macs(g, g.ops[i]) for i in self.plan.op_order)
 
@@ -969,6 +1102,7 @@ def kernel_build(board: Board, optimize: str) -> BlobTarget:
 
 
 FUSE_RESIDUAL = ("auto", "on", "off")
+FUSE_DW_PW = FUSE_RESIDUAL
 
 
 @dataclass(frozen=True)
@@ -978,38 +1112,64 @@ class _Layout:
     calls: list[Call]
     grants: ScratchGrants
     bands: dict[int, _Bands]
+    dwpw: dict[int, _DwPwBands] = dataclasses.field(default_factory=dict)
 
 
 def _layout(folded: Folded, options: PlanOptions) -> _Layout:
-    """The unpatched plan, calls, scratch and residual bands of a folded graph."""
+    """The unpatched plan, calls, scratch and fused ops' bands of a folded graph."""
     g = folded.graph
     plan = plan_memory(g, options=options)
     calls = lower_graph(g, "compiled")
     grants = grant_scratch(g, calls, plan, options)
-    return _Layout(folded, plan, calls, grants, _residual_bands(g, calls, plan, grants, options))
+    return _Layout(folded, plan, calls, grants, _residual_bands(g, calls, plan, grants, options),
+                   _dwpw_bands(g, calls, plan, grants, options))  # fmt: skip
 
 
-def _fused_layout(source: Graph, options: PlanOptions, fuse: str) -> _Layout:
+def _fused_layout(source: Graph, options: PlanOptions, fuse: str,
+                  fuse_dw_pw: str = "off") -> _Layout:
     """`fuse` on: every residual ADD fused. auto: those that run in one band (no extra call:
     free), and those in several bands only where they lower the arena (ResNet's 32-row
-    layer: 32 B less for 13 k more instructions, 7 conv calls instead of 1)."""
-    layout = _layout(fold_for_compiled(source, fuse_residual=fuse != "off"), options)
-    if fuse != "auto":
-        return layout
+    layer: 32 B less for 13 k more instructions, 7 conv calls instead of 1). Then
+    `fuse_dw_pw` on: every depthwise -> pointwise pair fused; auto: only where the arena
+    peak is: while the plan's peak op is half of a pair not fused yet, that pair is fused
+    if this lowers the arena (the bands cost calls; VWW: 2 plans beyond the first)."""
+
+    def fold(exclude: frozenset[int], dwpw: bool, exclude_dwpw: frozenset[int]) -> _Layout:
+        return _layout(fold_for_compiled(source, fuse != "off", exclude, dwpw, exclude_dwpw),
+                       options)  # fmt: skip
+
+    layout = fold(frozenset(), fuse_dw_pw == "on", frozenset())
     excluded: set[int] = set()
-    for f in layout.folded.fused:
+    for f in layout.folded.fused if fuse == "auto" else ():
         if len(layout.bands[layout.folded.origin.index(f.conv)].bands) == 1:
             continue
-        trial = _layout(fold_for_compiled(source, True, frozenset(excluded | {f.add})), options)
+        trial = fold(frozenset(excluded | {f.add}), fuse_dw_pw == "on", frozenset())
         if trial.grants.arena_bytes <= layout.grants.arena_bytes:
             excluded.add(f.add)
             layout = trial
+    if fuse_dw_pw != "auto":
+        return layout
+    pairs = fold_for_compiled(source, fuse != "off", frozenset(excluded), True).fused_dw_pw
+    fused: set[int] = set()
+    while layout.plan.peak_op is not None:
+        peak = layout.folded.origin[layout.plan.peak_op]
+        d = next((f.dw for f in pairs if peak in (f.dw, f.pw) and f.dw not in fused), None)
+        if d is None:
+            break
+        rest = frozenset(f.dw for f in pairs) - fused - {d}
+        trial = fold(frozenset(excluded), True, rest)
+        if trial.grants.arena_bytes >= layout.grants.arena_bytes:
+            break
+        fused.add(d)
+        layout = trial
     return layout
 
 
-def choose_fusions(source: Graph, options: PlanOptions, fuse: str) -> Folded:
-    """The folded graph the compiled backend runs, residual ADDs fused as `fuse` says."""
-    return _fused_layout(source, options, fuse).folded
+def choose_fusions(source: Graph, options: PlanOptions, fuse: str,
+                   fuse_dw_pw: str = "off") -> Folded:
+    """The folded graph the compiled backend runs, residual ADDs and depthwise -> pointwise
+    pairs fused as `fuse` and `fuse_dw_pw` say."""
+    return _fused_layout(source, options, fuse, fuse_dw_pw).folded
 
 
 def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
@@ -1022,6 +1182,10 @@ def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
         return {}
     out: dict[int, int] = {}
     for c in calls:
+        if isinstance(c.params, DwPwParams) and _dwpw_w16(graph, c):  # its pointwise
+            w = graph.tensors[c.inputs[3]].shape  # type: ignore[index]
+            out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])))
+            continue
         if c.function == "th_conv_s8" and _pointwise_w16(graph, c):
             w = graph.tensors[c.inputs[1]].shape  # type: ignore[index]
             out[c.op] = conv_extra_flash(int(w[0]), int(np.prod(w[1:])))
@@ -1061,6 +1225,14 @@ def _pointwise_w16(graph: Graph, c: Call) -> bool:
             and x[1:3] == y[1:3] and x[3] % 4 == 0 and x[3] != 8 and y[3] > 3)
 
 
+def _dwpw_w16(graph: Graph, c: Call) -> bool:
+    """The pointwise half of a fused depthwise -> pointwise op takes th_conv_1x1_s8_w16 as
+    the unfused layer would (_pointwise_w16; each band is as dense as the whole layer)."""
+    assert isinstance(c.params, DwPwParams)
+    parts = replace(graph, ops=dwpw_parts(graph.ops[c.op]))
+    return _pointwise_w16(parts, replace(c.params.pw, op=1))
+
+
 def _conv_table(graph: Graph, c: Call) -> np.ndarray | None:
     """th_conv_3x3_s8_w16's host-made requantization table for call c (None: none)."""
     p = c.params
@@ -1086,28 +1258,30 @@ def _conv3x3_w16(graph: Graph, c: Call) -> bool:
 
 def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None,
              optimize: str = "speed", patch: PatchRequest | None = None,
-             fuse_residual: str = "auto") -> Generated:
+             fuse_residual: str = "auto", fuse_dw_pw: str = "auto") -> Generated:
     """model.c and model.h for `graph` on `board` (nothing written). Residual ADDs are fused
     into their convs (codegen/fold.py) as `fuse_residual` says (_fused_layout), never in a
     patched model. Under --optimize speed, layers take host-widened int16 weights
     (codegen/widen.py) while the model fits the board's flash: all candidates first, then
     without the one adding the most flash, and so on."""
-    g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse_residual, None)
+    fuse = (fuse_residual, fuse_dw_pw)
+    g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse, None)
     while g.widened and not _budget(board, g).fits:
         extra = {w.op: w.extra_flash_bytes for w in g.widened}
         keep = drop_largest(frozenset(extra), extra)
-        g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse_residual, keep)
+        g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse, keep)
     return g
 
 
 def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
-              optimize: str, patch: PatchRequest | None, fuse_residual: str,
+              optimize: str, patch: PatchRequest | None, fuse: tuple[str, str],
               widen: frozenset[int] | None) -> Generated:
     """generate() with the widened layers given as source op numbers (None: every
-    candidate)."""
-    if fuse_residual not in FUSE_RESIDUAL:
-        raise TinyhostError(f"--fuse-residual {fuse_residual!r}: one of "
-                            f"{', '.join(FUSE_RESIDUAL)}")  # fmt: skip
+    candidate); `fuse`: (--fuse-residual, --fuse-dw-pw)."""
+    fuse_residual, fuse_dw_pw = fuse
+    for flag, value in (("--fuse-residual", fuse_residual), ("--fuse-dw-pw", fuse_dw_pw)):
+        if value not in FUSE_RESIDUAL:
+            raise TinyhostError(f"{flag} {value!r}: one of {', '.join(FUSE_RESIDUAL)}")
     require_device_support(graph, "compiled")
     source = graph
     folded = fold_for_compiled(graph)
@@ -1122,9 +1296,10 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
     options = PlanOptions(alignment=target.alignment, dsp=target.dsp, mve=target.mve)
     patched = None if patch is None else resolve_patch(graph, options, patch)
     if patched is None:
-        layout = _fused_layout(source, options, fuse_residual)
+        layout = _fused_layout(source, options, fuse_residual, fuse_dw_pw)
         folded, plan, calls = layout.folded, layout.plan, layout.calls
         grants, bands, graph = layout.grants, layout.bands, layout.folded.graph
+        dwpw = layout.dwpw
     else:
         layout = layout_patched(patched, options)
         problems = check_patched(patched, layout)
@@ -1134,7 +1309,7 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
         graph, plan = patched.graph, layout.plan
         calls = lower_graph(graph, "compiled", patched.views | patched.moves)
         grants = grant_scratch(graph, calls, plan, options)
-        bands = {}
+        bands, dwpw = {}, {}
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
     live = _live_channel_plan(graph, calls, plan, grants)
     candidates = {} if patched is not None else _widen_candidates(graph, calls, target,
@@ -1143,7 +1318,8 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
         candidates.pop(op, None)
     chosen = {op: extra for op, extra in candidates.items()
               if widen is None or folded.origin[op] in widen}
-    model = _Model(graph, plan, grants, target.interleaved, live, bands, frozenset(chosen))
+    model = _Model(graph, plan, grants, target.interleaved, live, bands, frozenset(chosen),
+                   dwpw)
     by_op = {c.op: c for c in calls}
     ops = []
     called: list[str] = []
@@ -1181,6 +1357,12 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
             ops[-1]["note"] = (f"{note} in {len(bands[i].bands)} bands of output rows, each then "
                                f"added to the skip by {by_op[i].params.add.function} "  # type: ignore[union-attr]
                                f"(residual ADD op {fused.add} fused)")
+        elif i in dwpw:  # a fused depthwise -> pointwise op: both variants
+            called.extend(note.split(" + "))
+            fused_pw = next(f.pw for f in folded.fused_dw_pw if f.dw == source_op)
+            ops[-1]["kind"] = f"{graph.ops[i].name}+CONV_2D"
+            ops[-1]["note"] = (f"{note} in {len(dwpw[i].bands)} bands of {dwpw[i].rows} "
+                               f"depthwise output rows (pointwise CONV_2D op {fused_pw} fused)")
         elif note.startswith("th_"):  # a conv variant called directly (the note names it)
             called.append(note)
         elif by_op[i].function not in ("copy", "th_conv_s8", "th_dw_conv_s8"):
@@ -1198,13 +1380,15 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
     header = env.get_template("compiled_model.h.j2").render(hash=model_hash, **context)
     linked = tuple(sorted(set(called)))
     # The stack: that of every kernel function the model calls (dispatchers included).
-    functions = tuple(sorted(set(called) | {c.function for c in calls} - {"th_conv_add_s8"}))
+    functions = tuple(sorted(set(called) | {c.function for c in calls}
+                             - {"th_conv_add_s8", "th_dw_pw_s8"}))
     counts = tuple((folded.origin[i], len(b.bands)) for i, b in sorted(bands.items()))
+    dwpw_counts = tuple((folded.origin[i], len(b.bands), b.rows) for i, b in sorted(dwpw.items()))
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays), folded,
                      functions, stack_reserve(board, functions), patched, counts,
                      tuple(Widened(folded.origin[op], graph.ops[op].name, extra)
-                           for op, extra in sorted(chosen.items())))  # fmt: skip
+                           for op, extra in sorted(chosen.items())), dwpw_counts)  # fmt: skip
 
 
 def _move_rows(graph: Graph, plan: MemoryPlan, op: Op) -> str:
@@ -1231,14 +1415,14 @@ def _model_name(graph: Graph, name: str | None) -> str:
 
 def fit(graph: Graph, board: Board, *, arena_bytes: int | None = None,
         name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
-        fuse_residual: str = "auto", kernel_paths: str = "used",
+        fuse_residual: str = "auto", fuse_dw_pw: str = "auto", kernel_paths: str = "used",
         **options: object) -> Budget:
     """What `convert --backend compiled` would need on `board` (nothing written). The code
     estimate counts whole kernels, as if `kernel_paths` were "all" (an upper bound)."""
     _refuse_interpreter_options(options)
     del kernel_paths
     g = generate(graph, board, _model_name(graph, name), arena_bytes, optimize, patch,
-                 fuse_residual)
+                 fuse_residual, fuse_dw_pw)
     return _budget(board, g)
 
 
@@ -1257,7 +1441,7 @@ def _refuse_interpreter_options(options: dict) -> None:
 
 def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int | None = None,
             name: str | None = None, optimize: str = "speed", patch: PatchRequest | None = None,
-            fuse_residual: str = "auto", kernel_paths: str = "used",
+            fuse_residual: str = "auto", fuse_dw_pw: str = "auto", kernel_paths: str = "used",
             **options: object) -> ConvertResult:
     """Write model.c, model.h, model.cmake and model.json for `graph` (int8) and `board`.
     kernel_paths "used": the kernels keep only the paths the model takes (codegen/prune.py);
@@ -1267,7 +1451,8 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
     _refuse_interpreter_options(options)
     out = Path(out_dir)
     model_name = _model_name(graph, name)
-    g = generate(graph, board, model_name, arena_bytes, optimize, patch, fuse_residual)
+    g = generate(graph, board, model_name, arena_bytes, optimize, patch, fuse_residual,
+                 fuse_dw_pw)
     budget = _budget(board, g)
     require_fits(budget, graph.source)
     out.mkdir(parents=True, exist_ok=True)  # only now: a refused model leaves nothing behind
@@ -1297,6 +1482,11 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "int16_weights_extra_flash_bytes": sum(w.extra_flash_bytes for w in g.widened),
         "fused_residual": [{"conv": f.conv, "add": f.add, "bands": dict(g.residual_bands)[f.conv]}
                            for f in g.folded.fused],
+        "fuse_dw_pw": fuse_dw_pw,
+        "fused_dw_pw": [{"depthwise": f.dw, "pointwise": f.pw,
+                         "bands": next(n for d, n, _ in g.dwpw_bands if d == f.dw),
+                         "band_rows": next(r for d, _, r in g.dwpw_bands if d == f.dw)}
+                        for f in g.folded.fused_dw_pw],
         "patch": None if g.patched is None else {
             "split_op": g.folded.origin[g.patched.stage[-1]], "tiles": g.patched.tiles,
             "request": "auto" if patch is None or patch.tiles is None else str(patch.tiles),
@@ -1308,7 +1498,7 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
     return ConvertResult(
         backend="compiled", board=board.name, out_dir=out, model_name=model_name,
         arena_bytes=g.arena_bytes, plan=g.plan, op_order=g.op_order,
-        op_names=g.op_names(graph), linked=g.linked, op_macs=g.op_macs(),
+        op_names=g.op_names(graph), linked=g.linked, op_macs=g.op_macs(graph),
         model_flash_bytes=g.model_flash_bytes, model_hash=g.model_hash, load_image=None,
         load_capacity=0, budget=budget, data_symbols=g.data_symbols, notes=_widen_notes(g),
     )  # fmt: skip

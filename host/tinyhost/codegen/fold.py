@@ -29,6 +29,7 @@ from tinyhost.codegen.lower import Call, PadParams, lower_op
 from tinyhost.ir import (
     Conv2DOptions,
     DepthwiseConv2DOptions,
+    DwPwConv2DOptions,
     FusedActivationOptions,
     Graph,
     Op,
@@ -36,6 +37,7 @@ from tinyhost.ir import (
     Quantization,
     ResidualConv2DOptions,
 )
+from tinyhost.plan.scratch import is_pointwise_conv, s4_kernel
 
 _PADS = (OpKind.PAD, OpKind.PADV2)
 _CONVS = (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D)
@@ -55,11 +57,18 @@ class FusedResidual:
 
 
 @dataclass(frozen=True)
+class FusedDwPw:
+    dw: int  # source graph index of the DEPTHWISE_CONV_2D (the fused op keeps its number)
+    pw: int  # the pointwise CONV_2D that consumes its bands (source graph index)
+
+
+@dataclass(frozen=True)
 class Folded:
     graph: Graph
     origin: tuple[int, ...]  # origin[i]: the source graph's index of the folded graph's op i
     pads: tuple[FoldedPad, ...]
     fused: tuple[FusedResidual, ...] = ()
+    fused_dw_pw: tuple[FusedDwPw, ...] = ()
 
 
 def _same_quantization(graph: Graph, a: int, b: int) -> bool:
@@ -269,15 +278,103 @@ def fuse_residual_adds(graph: Graph, exclude: frozenset[int] = frozenset()
     return replace(graph, ops=tuple(ops[i] for i in keep)), keep, tuple(pairs)
 
 
+def _depthwise_window_fits(graph: Graph, op: Op) -> bool:
+    """Every depthwise output row's window reaches the input (as _window_fits)."""
+    o = op.options
+    assert isinstance(o, DepthwiseConv2DOptions)
+    _, h, w, _ = graph.tensors[op.inputs[0]].shape
+    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
+    oh = graph.tensors[op.outputs[0]].shape[1]
+    p = compute_window_padding(o.padding, h, w, kh, kw, o.stride_h, o.stride_w,
+                               o.dilation_h, o.dilation_w, explicit=o.explicit_padding)
+    return p.top <= (kh - 1) * o.dilation_h and (oh - 1) * o.stride_h - p.top <= h - 1
+
+
+def dwpw_refusal(graph: Graph, index: int, readers: dict[int, list[int]]) -> int | str:
+    """For DEPTHWISE_CONV_2D op `index`: the pointwise CONV_2D that can consume its output in
+    bands (ARCHITECTURE.md §4.4b), or why none can."""
+    op = graph.ops[index]
+    if op.kind is not OpKind.DEPTHWISE_CONV_2D or type(op.options) is not DepthwiseConv2DOptions:
+        return "not a DEPTHWISE_CONV_2D (or fused already)"
+    x, mid = op.inputs[0], op.outputs[0]
+    if x is None or any(graph.tensors[t].dtype != np.int8 for t in (x, mid)):
+        return "not int8"
+    if len(graph.tensors[x].shape) != 4 or graph.tensors[x].shape[0] != 1:
+        return "not one NHWC image (rank 4, batch 1)"
+    if graph.tensors[op.inputs[1]].data is None or s4_kernel(graph, op):
+        return "its filter is not constant int8"
+    if mid in graph.outputs or len(readers.get(mid, [])) != 1:
+        return "the depthwise output has other readers than one conv (or is a model output)"
+    j = readers[mid][0]
+    pw = graph.ops[j]
+    if (pw.kind is not OpKind.CONV_2D or type(pw.options) is not Conv2DOptions
+            or pw.inputs[0] != mid or mid in pw.inputs[1:]):  # fmt: skip
+        return "not read by a plain CONV_2D as its input"
+    if not is_pointwise_conv(graph, pw) or graph.tensors[pw.inputs[1]].shape[3] != \
+            graph.tensors[mid].shape[3] or graph.tensors[pw.inputs[1]].data is None:
+        return "the conv is not pointwise (1x1, stride 1, no padding, no groups)"
+    if s4_kernel(graph, pw) or graph.tensors[pw.outputs[0]].dtype != np.int8:
+        return "the pointwise conv is not int8 with int8 weights"
+    if tuple(graph.tensors[pw.outputs[0]].shape[:3]) != tuple(graph.tensors[mid].shape[:3]):
+        return "the pointwise output's plane differs from the depthwise output's"
+    if not _depthwise_window_fits(graph, op):
+        return "an output row's window lies in padding only"
+    return j
+
+
+def fuse_dw_pw(graph: Graph, exclude: frozenset[int] = frozenset()
+               ) -> tuple[Graph, tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """`graph` with each DEPTHWISE_CONV_2D whose output only a pointwise CONV_2D reads fused
+    with it (ARCHITECTURE.md §4.4b): one op at the depthwise's place, reading the depthwise
+    input and both convs' constants and writing the pointwise output; the depthwise output
+    is never planned. Returns the graph, the kept ops (indices into `graph`) and (dw, pw)
+    per fusion; depthwise ops in `exclude` are left alone."""
+    readers = graph.readers()
+    ops = list(graph.ops)
+    gone: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for i, op in enumerate(graph.ops):
+        if op.kind is not OpKind.DEPTHWISE_CONV_2D or i in exclude:
+            continue
+        j = dwpw_refusal(graph, i, readers)
+        if isinstance(j, str):
+            continue
+        pw = graph.ops[j]
+        assert isinstance(op.options, DepthwiseConv2DOptions)
+        assert isinstance(pw.options, Conv2DOptions)
+        options = DwPwConv2DOptions(**vars(op.options), dw_output=op.outputs[0],
+                                    pw=pw.options)  # fmt: skip
+        dw_head = (*op.inputs[:3], None, None)[:3]
+        pw_tail = (*pw.inputs[1:3], None, None)[:2]
+        ops[i] = Op(OpKind.DEPTHWISE_CONV_2D, (*dw_head, *pw_tail), pw.outputs, options)
+        gone.add(j)
+        pairs.append((i, j))
+    keep = tuple(i for i in range(len(ops)) if i not in gone)
+    return replace(graph, ops=tuple(ops[i] for i in keep)), keep, tuple(pairs)
+
+
 def fold_for_compiled(graph: Graph, fuse_residual: bool = False,
-                      exclude: frozenset[int] = frozenset()) -> Folded:
+                      exclude: frozenset[int] = frozenset(), fuse_dwpw: bool = False,
+                      exclude_dwpw: frozenset[int] = frozenset()) -> Folded:
     """Every rewrite the compiled backend makes: PADs folded, one-channel depthwise as conv,
-    and with `fuse_residual` the residual ADDs computed by the conv before them (but the
-    ADDs of `exclude`, source graph numbers)."""
+    with `fuse_residual` the residual ADDs computed by the conv before them (but the ADDs of
+    `exclude`, source graph numbers), and with `fuse_dwpw` each depthwise fused with the
+    pointwise conv reading its output (but the depthwise ops of `exclude_dwpw`)."""
     folded = fold_pads(graph)
     folded = replace(folded, graph=depthwise_as_conv(folded.graph))
-    if not fuse_residual:
-        return folded
+    if fuse_residual:
+        folded = _fuse_residual(folded, exclude)
+    if fuse_dwpw:
+        skip = frozenset(i for i, o in enumerate(folded.origin) if o in exclude_dwpw)
+        g, keep, pairs = fuse_dw_pw(folded.graph, skip)
+        if pairs:
+            fused = tuple(FusedDwPw(folded.origin[i], folded.origin[j]) for i, j in pairs)
+            folded = replace(folded, graph=g, origin=tuple(folded.origin[i] for i in keep),
+                             fused_dw_pw=fused)  # fmt: skip
+    return folded
+
+
+def _fuse_residual(folded: Folded, exclude: frozenset[int]) -> Folded:
     skip = frozenset(i for i, o in enumerate(folded.origin) if o in exclude)
     g, keep, pairs = fuse_residual_adds(folded.graph, skip)
     if not pairs:

@@ -72,6 +72,7 @@ from tinyhost.ir import (
     BatchMatMulOptions,
     BlockSizeOptions,
     ConcatenationOptions,
+    DwPwConv2DOptions,
     GatherOptions,
     Graph,
     Op,
@@ -80,6 +81,7 @@ from tinyhost.ir import (
     ResidualConv2DOptions,
     ResizeOptions,
     StridedSliceOptions,
+    dwpw_parts,
     residual_parts,
 )
 from tinyhost.passes.axes import gather_axes
@@ -226,6 +228,15 @@ class ResidualParams:
 
 
 @dataclass(frozen=True)
+class DwPwParams:
+    """A DEPTHWISE_CONV_2D fused with its pointwise CONV_2D (codegen/fold.py): the two calls
+    it stands for, the depthwise output going to staging rows the pointwise reads."""
+
+    dw: Call
+    pw: Call
+
+
+@dataclass(frozen=True)
 class RowParams:
     """th_log_softmax_s8 / th_l2norm_s8: the op's arith params over (rows, depth)."""
 
@@ -251,6 +262,7 @@ CallParams = (
     | RequantizeParams | MinMaxParams | PreluParams | FillParams | SplitParams | PackParams
     | GatherParams | BlockParams | ResizeParams | ArgParams | MatMulParams | Softmax16Params
     | ResidualParams
+    | DwPwParams
     | Int4Params
     | RowParams | ScanParams
     | Sigmoid16Params
@@ -317,6 +329,17 @@ def _lower_residual(graph: Graph, index: int, op: Op) -> Call:
                 ResidualParams(replace(conv, op=index), replace(add, op=index), slot))
 
 
+def _lower_dwpw(graph: Graph, index: int, op: Op) -> Call:
+    dw_op, pw_op = dwpw_parts(op)
+    parts = replace(graph, ops=(dw_op, pw_op))
+    dw, pw = _lower_conv(parts, 0, dw_op), _lower_conv(parts, 1, pw_op)
+    if dw.function != "th_dw_conv_s8" or pw.function != "th_conv_s8":
+        raise UnsupportedModelError(f"{_where(index, op)}: no int8 kernels for its depthwise "
+                                    "and pointwise convs")  # fmt: skip
+    return Call(index, "th_dw_pw_s8", op.inputs, op.outputs,
+                DwPwParams(replace(dw, op=index), replace(pw, op=index)))
+
+
 def _lower_s4(graph: Graph, index: int, op: Op,
               p: ConvParams | FullyConnectedParams) -> Call:
     """Packed int4 weights kept packed (plan.scratch.s4_kernel): per-channel arrays always
@@ -341,6 +364,8 @@ def _lower_s4(graph: Graph, index: int, op: Op,
 def _lower_conv(graph: Graph, index: int, op: Op) -> Call:
     if isinstance(op.options, ResidualConv2DOptions):
         return _lower_residual(graph, index, op)
+    if isinstance(op.options, DwPwConv2DOptions):
+        return _lower_dwpw(graph, index, op)
     if s4_kernel(graph, op):
         return _lower_s4(graph, index, op, conv_arith.conv_params(graph, op))
     s16 = conv_arith.is_16x8(graph, op)  # int16 activations: th_conv_s16 / th_dw_conv_s16

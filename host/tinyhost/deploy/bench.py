@@ -175,6 +175,7 @@ def bench(
     patch: PatchRequest | None = None,
     renode: str | None = None,
     fuse_residual: str = "auto",
+    fuse_dw_pw: str = "auto",
     kernel_paths: str = "used",
 ) -> BenchResult:
     """Run ``graph`` ``runs`` times on ``board`` (the deterministic input unless ``inputs``)
@@ -198,7 +199,8 @@ def bench(
     report = run_model(graph, b, [inputs] * runs, backend=backend, work_dir=work_dir,
                        arena_bytes=arena_bytes, timeout=timeout, optimize=optimize, patch=patch,
                        renode=renode, classes=estimable, reset_before=fresh,
-                       fuse_residual=fuse_residual, kernel_paths=kernel_paths)  # fmt: skip
+                       fuse_residual=fuse_residual, fuse_dw_pw=fuse_dw_pw,
+                       kernel_paths=kernel_paths)  # fmt: skip
     expected = reference.run(graph, inputs).outputs
     bit_exact = all(
         len(r.outputs) == len(expected)

@@ -382,6 +382,7 @@ def run_model(
     classes: bool = False,
     reset_before: Collection[int] = (),
     fuse_residual: str = "auto",
+    fuse_dw_pw: str = "auto",
     kernel_paths: str = "used",
 ) -> RunReport:
     """Convert, build (cached) and run `graph` on `board` once per input set.
@@ -415,7 +416,8 @@ def run_model(
     name = Path(graph.source).stem or "model"
     work = (Path(work_dir) if work_dir is not None
             else default_build_root() / f"{b.name}-{backend}-{name}")
-    fuse = ({"fuse_residual": fuse_residual, "kernel_paths": kernel_paths}
+    fuse = ({"fuse_residual": fuse_residual, "fuse_dw_pw": fuse_dw_pw,
+             "kernel_paths": kernel_paths}
             if backend == "compiled" else {})  # fmt: skip
     conv = convert(graph, b, work / "model", all_ops=all_ops, arena_bytes=arena_bytes,
                    optimize=optimize, patch=patch, **fuse)

@@ -1,6 +1,6 @@
 """The intermediate representation: tensors and ops in execution order (ARCHITECTURE.md §4.11)."""
 
-from tinyhost.ir.graph import Graph, Op, Quantization, Tensor, residual_parts
+from tinyhost.ir.graph import Graph, Op, Quantization, Tensor, dwpw_parts, residual_parts
 from tinyhost.ir.ops import (
     SUPPORTED_OPS,
     Activation,
@@ -11,6 +11,7 @@ from tinyhost.ir.ops import (
     Conv2DOptions,
     CumsumOptions,
     DepthwiseConv2DOptions,
+    DwPwConv2DOptions,
     FullyConnectedOptions,
     FusedActivationOptions,
     GatherOptions,
@@ -45,6 +46,7 @@ __all__ = [
     "DepthwiseConv2DOptions",
     "FullyConnectedOptions",
     "FusedActivationOptions",
+    "DwPwConv2DOptions",
     "ResidualConv2DOptions",
     "GatherOptions",
     "Graph",
@@ -59,6 +61,7 @@ __all__ = [
     "Quantization",
     "ReducerOptions",
     "ReshapeOptions",
+    "dwpw_parts",
     "residual_parts",
     "ResizeOptions",
     "SoftmaxOptions",

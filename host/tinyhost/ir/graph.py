@@ -8,6 +8,8 @@ import numpy as np
 
 from tinyhost.ir.ops import (
     Conv2DOptions,
+    DepthwiseConv2DOptions,
+    DwPwConv2DOptions,
     OpKind,
     OpOptions,
     ResidualConv2DOptions,
@@ -109,6 +111,18 @@ def residual_parts(op: Op) -> tuple[Op, Op]:
     base = Conv2DOptions(**{f.name: getattr(o, f.name) for f in fields(Conv2DOptions)})
     conv = Op(OpKind.CONV_2D, op.inputs[:3], (o.conv_output,), base)
     return conv, Op(OpKind.ADD, o.add_inputs, op.outputs, o.add)
+
+
+def dwpw_parts(op: Op) -> tuple[Op, Op]:
+    """(the DEPTHWISE_CONV_2D, the pointwise CONV_2D) a fused op (DwPwConv2DOptions) stands
+    for."""
+    o = op.options
+    assert isinstance(o, DwPwConv2DOptions)
+    base = DepthwiseConv2DOptions(**{f.name: getattr(o, f.name)
+                                     for f in fields(DepthwiseConv2DOptions)})
+    dw = Op(OpKind.DEPTHWISE_CONV_2D, op.inputs[:3], (o.dw_output,), base)
+    pw_inputs = (o.dw_output, *op.inputs[3:5])
+    return dw, Op(OpKind.CONV_2D, pw_inputs, op.outputs, o.pw)
 
 
 @dataclass(frozen=True, eq=False)

@@ -162,6 +162,20 @@ class ResidualConv2DOptions(Conv2DOptions):
 
 
 @dataclass(frozen=True)
+class DwPwConv2DOptions(DepthwiseConv2DOptions):
+    """A DEPTHWISE_CONV_2D fused with the pointwise CONV_2D (1x1, stride 1, no padding, no
+    groups) that is the only reader of its output (codegen.fold.fuse_dw_pw, compiled backend;
+    no .tflite form). The op's inputs are (input, dw filter, dw bias, pw filter, pw bias) and
+    its output is the pointwise conv's: the depthwise output `dw_output` (kept in the graph
+    for its shape and quantization, never planned) is computed in bands of rows into staging
+    and consumed by the pointwise conv with options `pw` (ir.graph.dwpw_parts rebuilds both
+    ops)."""
+
+    dw_output: int = -1
+    pw: Conv2DOptions = Conv2DOptions(Padding.VALID, 1, 1)
+
+
+@dataclass(frozen=True)
 class ReshapeOptions:
     # The target shape when the file gives it as an option rather than a shape tensor.
     new_shape: tuple[int, ...] | None = None

@@ -18,6 +18,7 @@ from tinyhost.ir import (
     ConcatenationOptions,
     Conv2DOptions,
     DepthwiseConv2DOptions,
+    DwPwConv2DOptions,
     GatherOptions,
     Graph,
     Op,
@@ -29,6 +30,7 @@ from tinyhost.ir import (
     SequenceLSTMOptions,
     SVDFOptions,
     Tensor,
+    dwpw_parts,
 )
 from tinyhost.passes import axes as movement
 
@@ -142,6 +144,10 @@ def _check_order(graph: Graph) -> None:
 
 
 def _check_op(graph: Graph, index: int, op: Op) -> None:
+    if isinstance(op.options, DwPwConv2DOptions):  # a fused pair (codegen/fold.py): its parts
+        for part in dwpw_parts(op):
+            _check_op(graph, index, part)
+        return
     where = f"{graph.source}: op {index} ({op.name})"
 
     def fail(message: str) -> ModelFormatError:

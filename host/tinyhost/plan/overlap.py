@@ -26,15 +26,24 @@ import numpy as np
 from tinyhost.ir import (
     Conv2DOptions,
     DepthwiseConv2DOptions,
+    DwPwConv2DOptions,
     Graph,
     Op,
     OpKind,
     Padding,
     Pool2DOptions,
     ResidualConv2DOptions,
+    dwpw_parts,
 )
 from tinyhost.plan.options import PlanOptions
-from tinyhost.plan.scratch import ch_mult, is_pointwise_conv, s4_kernel, scratch_bytes
+from tinyhost.plan.scratch import (
+    ch_mult,
+    dwpw_band_input,
+    dwpw_band_rows,
+    is_pointwise_conv,
+    s4_kernel,
+    scratch_bytes,
+)
 
 UNBOUNDED = 1 << 62
 
@@ -46,6 +55,7 @@ class OverlapMode(enum.Enum):
     POINTWISE_PIXEL = "pointwise-pixel"
     SLIDING = "sliding"
     RESIDUAL = "residual"
+    DW_PW = "dw-pw-bands"
 
 
 @dataclass(frozen=True)
@@ -161,6 +171,19 @@ OVERLAP_TABLE: tuple[OverlapRule, ...] = (
         "reads element i of it and of the skip before writing element i of the band",
         "the conv's scratch plus the staged rows (scratch.py residual_scratch)",
     ),
+    OverlapRule(
+        OverlapMode.DW_PW,
+        (OpKind.DEPTHWISE_CONV_2D,),
+        (0,),
+        "sliding",
+        "a DEPTHWISE_CONV_2D fused with its pointwise CONV_2D (compiled backend, "
+        "codegen/fold.py): input 0 (the depthwise input) and the pointwise output, int8 NHWC",
+        "d <= dwpw_d_max: at every band boundary b (a multiple of scratch.py dwpw_band_rows), "
+        "the output rows before b end at or before the first input row a band from b reads",
+        "bands of depthwise output rows in order: the band's depthwise reads its input rows "
+        "into staging, then the pointwise writes the band's output rows from staging",
+        "both kernels' scratch plus the staged rows (scratch.py dwpw_scratch)",
+    ),
 )
 
 
@@ -274,6 +297,23 @@ def sliding_d_max_padded(
     return int(np.min(needed - written_end))
 
 
+def dwpw_d_max(graph: Graph, op: Op) -> int:
+    """The largest d = offset(output) - offset(input) at which a fused depthwise -> pointwise
+    op may write its output over its dying input: the bands' boundaries b are multiples of
+    dwpw_band_rows (any taller bands the code generator makes keep a subset of them), and
+    when band b starts, output rows [0, b) are written and input rows from the band's first
+    are still to be read. One band: it reads all its input before writing anything."""
+    dw, pw = dwpw_parts(op)
+    _, _, w, cin = graph.tensors[dw.inputs[0]].shape
+    _, oh, ow, cout = graph.tensors[pw.outputs[0]].shape
+    rows = dwpw_band_rows(graph, op)
+    bound = UNBOUNDED
+    for b in range(rows, oh, rows):
+        top = dwpw_band_input(graph, op, b, rows)[1]
+        bound = min(bound, top * w * cin - b * ow * cout)
+    return bound
+
+
 def op_overlaps(graph: Graph, index: int, options: PlanOptions) -> list[Overlap]:
     """Every overlap the table allows for op `index` (the input's death is checked by callers)."""
     op = graph.ops[index]
@@ -289,6 +329,15 @@ def op_overlaps(graph: Graph, index: int, options: PlanOptions) -> list[Overlap]
             return None
         t = op.inputs[slot]
         return None if graph.tensors[t].is_constant else t
+
+    if isinstance(op.options, DwPwConv2DOptions):  # the output over the dying input's rows
+        t = arena_input(0)
+        if (t is not None and options.rule_enabled("sliding")
+                and graph.tensors[t].dtype == np.int8 == out.dtype):  # fmt: skip
+            bound = dwpw_d_max(graph, op)
+            result.append(Overlap(index, OverlapMode.DW_PW, t, out_t, -UNBOUNDED, bound, 1,
+                                  ordinary))  # fmt: skip
+        return result
 
     if isinstance(op.options, ResidualConv2DOptions):  # only its skip may hold the sum
         t = arena_input(3)

@@ -20,6 +20,7 @@ it against the C functions of both kernel builds on random shapes.
 | AVERAGE_POOL_2D separable (th_avgpool_s8_scratch_size) | A | A |
 | MAX_POOL_2D separable (th_maxpool_s8_scratch_size) | X | X |
 | CONV_2D fused with its residual ADD (compiled backend) | round_up4(conv's) + W * Cout | alike |
+| DEPTHWISE_CONV_2D fused with its pointwise CONV_2D (compiled backend) | DP | alike |
 | CONV_2D with packed int4 weights (`s4_kernel`) | 4 * round_up8(K) + 16 * Cout | same |
 | FULLY_CONNECTED with packed int4 weights | 2 * round_up8(K) | same |
 | DEPTHWISE with packed int4 weights | round_up4(KH * KW * C) + the int8 one's | same |
@@ -53,6 +54,8 @@ column by column; PL = round_up2(KA * ceil(N / KA)), N = the largest
 K of the int4 kernels (th_*_s4, one staged int16 column): KH * KW * Cin (CONV_2D), Cin
 (FULLY_CONNECTED). The int4 depthwise widens its filter into the scratch's head and runs the
 int8 depthwise on the rest: its fast scratch is that head + the int8 one's fast scratch.
+DP = round_up4(max over the bands of both kernels' scratch for the band's shapes) + R * OW * C,
+R = dwpw_band_rows (the depthwise output rows staged per band, OW * C bytes each).
 S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when it does not apply).
 
 Helium build (`PlanOptions.mve`, with `dsp`; th_nn_mve_s8.c): every CONV_2D without groups (1x1,
@@ -67,6 +70,7 @@ one int8 input plane with its padding (mve_dw_scratch), no faster path. Other op
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -74,11 +78,13 @@ from tinyhost.arith.padding import compute_window_padding
 from tinyhost.ir import (
     Conv2DOptions,
     DepthwiseConv2DOptions,
+    DwPwConv2DOptions,
     Graph,
     Op,
     OpKind,
     Pool2DOptions,
     ResidualConv2DOptions,
+    dwpw_parts,
 )
 from tinyhost.plan.options import PlanOptions
 
@@ -340,6 +346,8 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     options = options or PlanOptions()
     if not options.dsp or not _is_int8(graph, op) or not op.outputs:
         return 0
+    if isinstance(op.options, DwPwConv2DOptions):  # its bands run in the planned scratch
+        return 0
     if s4_kernel(graph, op):  # th_dw_conv_s4_scratch_size_fast
         if op.kind is not OpKind.DEPTHWISE_CONV_2D:
             return 0
@@ -389,6 +397,83 @@ S4_MAX_K = 65536  # th_nn_s4.h TH_S4_MAX_K
 S4_RQ_BYTES = 16  # th_nn_s4.h th_nn_s4_rq: one channel's fast requantization constants
 
 
+def dwpw_band_rows(graph: Graph, op: Op) -> int:
+    """Depthwise output rows per band of a fused depthwise -> pointwise op (DwPwConv2DOptions)
+    at the least: one, or two when a row has an odd number of pixels, so that every band but
+    the last holds whole pixel pairs for the pointwise core (which does an odd last pixel
+    alone, slower); never more than the plane's height. Bands the code generator makes
+    taller are multiples of it (plan/overlap.py dwpw_d_max relies on that)."""
+    o = op.options
+    assert isinstance(o, DwPwConv2DOptions)
+    _, oh, ow, _ = graph.tensors[o.dw_output].shape
+    return min(oh, 1 if ow % 2 == 0 else 2)
+
+
+def dwpw_band_input(graph: Graph, op: Op, r0: int, rows: int) -> tuple[int, int, int]:
+    """For the band of depthwise output rows [r0, r0 + rows) of a fused op: (first, top,
+    end): its windows' first input row (negative in the top padding), and the input rows
+    [top, end) it reads (rows past `end` are padding, as in the full layer)."""
+    dw = dwpw_parts(op)[0]
+    o = dw.options
+    assert isinstance(o, DepthwiseConv2DOptions)
+    _, h, w, _ = graph.tensors[dw.inputs[0]].shape
+    _, kh, kw, _ = graph.tensors[dw.inputs[1]].shape
+    p = compute_window_padding(o.padding, h, w, kh, kw, o.stride_h, o.stride_w, o.dilation_h,
+                               o.dilation_w, explicit=o.explicit_padding)  # fmt: skip
+    first = r0 * o.stride_h - p.top
+    end = min(h, first + (rows - 1) * o.stride_h + (kh - 1) * o.dilation_h + 1)
+    return first, max(first, 0), end
+
+
+def dwpw_bands(height: int, rows: int) -> tuple[tuple[int, int], ...]:
+    """(first row, rows) of each band of `rows` rows over `height` rows (the last shorter)."""
+    return tuple((r0, min(rows, height - r0)) for r0 in range(0, height, rows))
+
+
+def _dwpw_band_scratch(graph: Graph, op: Op, options: PlanOptions, r0: int, rows: int) -> int:
+    """The larger of the two kernels' scratch on one band's shapes."""
+    dw, pw = dwpw_parts(op)
+    o = dw.options
+    assert isinstance(o, DepthwiseConv2DOptions)
+    x, mid, y = dw.inputs[0], dw.outputs[0], pw.outputs[0]
+    _, h, w, _ = graph.tensors[x].shape
+    _, kh, kw, _ = graph.tensors[dw.inputs[1]].shape
+    first, top, end = dwpw_band_input(graph, op, r0, rows)
+    p = compute_window_padding(o.padding, h, w, kh, kw, o.stride_h, o.stride_w, o.dilation_h,
+                               o.dilation_w, explicit=o.explicit_padding)  # fmt: skip
+    bottom = first + (rows - 1) * o.stride_h + (kh - 1) * o.dilation_h + 1 - end
+    tensors = list(graph.tensors)
+    shapes = {x: (1, end - top, w), mid: (1, rows, graph.tensors[mid].shape[2]),
+              y: (1, rows, graph.tensors[y].shape[2])}  # fmt: skip
+    for t, hw in shapes.items():
+        tensors[t] = replace(tensors[t], shape=(*hw, graph.tensors[t].shape[3]))
+    band_dw = replace(dw, options=replace(o, explicit_padding=(top - first, bottom, p.left,
+                                                                p.right)))  # fmt: skip
+    band = replace(graph, tensors=tuple(tensors), ops=(band_dw, pw))
+    return max(scratch_bytes(band, band_dw, options), scratch_bytes(band, pw, options))
+
+
+def dwpw_scratch(graph: Graph, op: Op, options: PlanOptions, rows: int) -> int:
+    """A fused depthwise -> pointwise op's scratch run in bands of `rows` depthwise output
+    rows (codegen.compiled): both kernels' scratch for the bands' shapes (they run one after
+    the other), then the staged rows (the depthwise band's output, the pointwise's input)."""
+    mid = graph.tensors[dwpw_parts(op)[0].outputs[0]]
+    _, oh, ow, c = mid.shape
+    kernels = max(_dwpw_band_scratch(graph, op, options, r0, n)
+                  for r0, n in dwpw_bands(oh, rows))  # fmt: skip
+    return _ru4(kernels) + rows * ow * c
+
+
+def dwpw_staging_offset(graph: Graph, op: Op, options: PlanOptions, rows: int) -> int:
+    """Where the staged rows start in dwpw_scratch(rows): after the kernels' scratch."""
+    return dwpw_scratch(graph, op, options, rows) - rows * _dwpw_row_bytes(graph, op)
+
+
+def _dwpw_row_bytes(graph: Graph, op: Op) -> int:
+    _, _, ow, c = graph.tensors[dwpw_parts(op)[0].outputs[0]].shape
+    return ow * c
+
+
 def s4_taps(graph: Graph, op: Op) -> int:
     """K of an op's int4 kernel: the values of one packed weight row."""
     shape = graph.tensors[op.inputs[1]].shape
@@ -429,6 +514,8 @@ def scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None) -> i
         return 0
     if graph.tensors[op.outputs[0]].dtype != np.int8:
         return 0
+    if isinstance(op.options, DwPwConv2DOptions):  # bands of dwpw_band_rows rows
+        return dwpw_scratch(graph, op, options, dwpw_band_rows(graph, op))
     if isinstance(op.options, ResidualConv2DOptions):  # bands of one output row at least
         conv = _conv_scratch(graph, op, options.dsp, options.mve)
         return residual_scratch(conv, residual_row_bytes(graph, op), 1)
