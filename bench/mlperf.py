@@ -138,7 +138,8 @@ def print_table(rows: list[dict], board: str) -> None:
               f"{'yes' if r['bit_exact'] else 'NO':>5} "
               f"{_yes_no(r['same_output_as_tflm']):>5}")  # fmt: skip
     print("ratio = ours / TFLM+CMSIS-NN instructions; arena and code in bytes "
-          "(code = firmware text+data minus the model blob); exact = outputs equal the NumPy "
+          "(code = flash_code_bytes: generated code or interpreter + kernels + runtime, no "
+          "weights, protocol or board); exact = outputs equal the NumPy "
           "reference; =TFLM = first output bytes equal TFLM's in PEERS.md")
 
 

@@ -31,7 +31,8 @@ def test_ram_total_adds_up(backend: str) -> None:
     assert r.ram_total_bytes == r.arena_bytes + r.ram_static_model_bytes + r.stack_peak_bytes
     assert r.ram_protocol_bytes > 512  # the frame buffers, counted apart
     assert r.flash_model_code_bytes is not None
-    assert 0 < r.flash_model_code_bytes < r.flash_code_bytes
+    assert 0 < r.flash_model_code_bytes < r.flash_firmware_code_bytes
+    assert r.flash_code_bytes == r.flash_model_code_bytes
     out = r.to_json()
     assert out["ram_total_bytes"] == r.ram_total_bytes
 

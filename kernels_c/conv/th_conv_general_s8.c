@@ -63,7 +63,7 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
         return TH_OK;
     }
     if (input_dims->c == filter_dims->c) {
-        if (input_dims->c <= 3 && /* (the only Cin it takes: no call otherwise) */
+        if (input_dims->c <= 3 && TH_NN_KEEP_CONV_SMALL_CIN && /* (only Cin it takes) */
             th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
                                     bias, output_dims, output)) {
             return TH_OK;

@@ -81,9 +81,8 @@ def print_result(r: BenchResult) -> None:
     if r.stack_static_bytes is not None and r.budget is not None:
         print(f"  stack         {r.stack_static_bytes:>12,} B static bound ("
               f"{r.stack_peak_bytes or 0:,} measured, {r.budget.reserves.stack:,} reserved)")
-    if r.flash_model_code_bytes is not None:
-        print(f"  model code    {r.flash_model_code_bytes:>12,} B (backend + kernels + runtime)")
-    print(f"  flash code    {r.flash_code_bytes:>12,} B")
+    print(f"  flash code    {r.flash_code_bytes:>12,} B (backend + kernels + runtime; "
+          f"whole firmware {r.flash_firmware_code_bytes:,} B)")
     print(f"  flash model   {r.flash_data_bytes:>12,} B")
     if r.budget is not None:
         print(f"  fit           {r.budget.verdict()}")

@@ -1549,6 +1549,9 @@ if(NOT DEFINED TH_ROOT)
   message(FATAL_ERROR "model.cmake is for tinyhost's CMakeLists.txt")
 endif()
 list(APPEND TH_APP_SOURCES "${{CMAKE_CURRENT_LIST_DIR}}/model.c")
+# The layers' identical shape and parameter structs stored once.
+set_source_files_properties("${{CMAKE_CURRENT_LIST_DIR}}/model.c" PROPERTIES
+                            COMPILE_OPTIONS -fmerge-all-constants)
 list(APPEND TH_APP_INCLUDE_DIRS "${{CMAKE_CURRENT_LIST_DIR}}" "${{TH_ROOT}}/firmware/include"
      "${{TH_ROOT}}/firmware/model")
 """

@@ -80,7 +80,7 @@ class BenchResult:
     total: int  # one inference, in `unit`
     macs: int
     arena_bytes: int
-    flash_code_bytes: int
+    flash_firmware_code_bytes: int  # the whole firmware's flash but the model data
     flash_data_bytes: int
     bit_exact: bool
     runs: int
@@ -108,6 +108,15 @@ class BenchResult:
         if self.ram_static_model_bytes is None or self.stack_peak_bytes is None:
             return None
         return self.arena_bytes + self.ram_static_model_bytes + self.stack_peak_bytes
+
+    @property
+    def flash_code_bytes(self) -> int:
+        """Flash of the code that runs the model: generated code or interpreter, kernels and
+        the C runtime they call; no weights, no protocol, board or app (Cortex-M builds, from
+        the linker map; elsewhere the whole firmware's code)."""
+        if self.flash_model_code_bytes is not None:
+            return self.flash_model_code_bytes
+        return self.flash_firmware_code_bytes
 
     @property
     def exact(self) -> bool:
@@ -140,6 +149,7 @@ class BenchResult:
             "macs_per_instruction": self.macs_per_instruction,
             "arena_bytes": self.arena_bytes,
             "flash_code_bytes": self.flash_code_bytes,
+            "flash_firmware_code_bytes": self.flash_firmware_code_bytes,
             "flash_data_bytes": self.flash_data_bytes,
             "bit_exact": self.bit_exact,
             "runs": self.runs,
@@ -229,7 +239,7 @@ def bench(
         total=summary["total"],
         macs=graph_stats(graph).macs,
         arena_bytes=report.arena_bytes,
-        flash_code_bytes=size.flash - report.model_flash_bytes,
+        flash_firmware_code_bytes=size.flash - report.model_flash_bytes,
         flash_data_bytes=report.model_flash_bytes,
         bit_exact=bit_exact,
         runs=runs,
