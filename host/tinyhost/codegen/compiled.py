@@ -1005,6 +1005,9 @@ def choose_fusions(source: Graph, options: PlanOptions, fuse: str) -> Folded:
     return _fused_layout(source, options, fuse).folded
 
 
+_WIDEN_FUNCTIONS = ("th_conv_s8", "th_fully_connected_s8", "th_fully_connected_per_channel_s8")
+
+
 def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
                       optimize: str) -> dict[int, int]:
     """Ops (graph.ops indices) that may take host-widened int16 weights (codegen/widen.py)
@@ -1036,6 +1039,19 @@ def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
         out[c.op] = fc_extra_flash(int(shape[0]), int(np.prod(shape[1:])), b is not None,
                                    c.per_channel)
     return out
+
+
+def _widen_by_source(calls: list[Call], candidates: dict[int, int],
+                     origin: tuple[int, ...]) -> dict[int, int]:
+    """The candidates as source ops -> the flash each adds: a patched stage's op runs once
+    per band on one shared weight array, so it is widened in every band or in none (a band
+    left on int8 would keep the int8 array too)."""
+    calls_of: dict[int, list[int]] = {}
+    for c in calls:
+        if c.function in _WIDEN_FUNCTIONS:
+            calls_of.setdefault(origin[c.op], []).append(c.op)
+    return {source: max(candidates[i] for i in ops) for source, ops in calls_of.items()
+            if all(i in candidates for i in ops)}
 
 
 def _pointwise_w16(graph: Graph, c: Call) -> bool:
@@ -1130,13 +1146,15 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
         bands = {}
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
     live = _live_channel_plan(graph, calls, plan, grants)
-    candidates = {} if patched is not None else _widen_candidates(graph, calls, target,
-                                                                    optimize)
+    candidates = _widen_candidates(graph, calls, target, optimize)
     for op in (*bands, *live):  # fused residual convs, constant channels: int8 weights
         candidates.pop(op, None)
-    chosen = {op: extra for op, extra in candidates.items()
-              if widen is None or folded.origin[op] in widen}
-    model = _Model(graph, plan, grants, target.interleaved, live, bands, frozenset(chosen))
+    origin = (folded.origin if patched is None
+              else tuple(folded.origin[o] for o in patched.origin))  # graph op -> source op
+    per_source = _widen_by_source(calls, candidates, origin)
+    chosen = {op: extra for op, extra in per_source.items() if widen is None or op in widen}
+    model = _Model(graph, plan, grants, target.interleaved, live, bands,
+                   frozenset(c.op for c in calls if origin[c.op] in chosen))
     by_op = {c.op: c for c in calls}
     ops = []
     called: list[str] = []
@@ -1196,7 +1214,7 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays), folded,
                      functions, stack_reserve(board, functions), patched, counts,
-                     tuple(Widened(folded.origin[op], graph.ops[op].name, extra)
+                     tuple(Widened(op, source.ops[op].name, extra)
                            for op, extra in sorted(chosen.items())))  # fmt: skip
 
 
