@@ -1153,8 +1153,8 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
               else tuple(folded.origin[o] for o in patched.origin))  # graph op -> source op
     per_source = _widen_by_source(calls, candidates, origin)
     chosen = {op: extra for op, extra in per_source.items() if widen is None or op in widen}
-    model = _Model(graph, plan, grants, target.interleaved, live, bands,
-                   frozenset(c.op for c in calls if origin[c.op] in chosen))
+    widened_calls = frozenset(c.op for c in calls if origin[c.op] in chosen)
+    model = _Model(graph, plan, grants, target.interleaved, live, bands, widened_calls)
     by_op = {c.op: c for c in calls}
     ops = []
     called: list[str] = []
@@ -1214,7 +1214,8 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays), folded,
                      functions, stack_reserve(board, functions), patched, counts,
-                     tuple(Widened(op, source.ops[op].name, extra)
+                     tuple(Widened(op, source.ops[op].name, extra,
+                                   sum(1 for i in widened_calls if origin[i] == op))
                            for op, extra in sorted(chosen.items())))  # fmt: skip
 
 
@@ -1292,8 +1293,8 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "folded": [{"op": f.pad, "kind": graph.ops[f.pad].name, "into": f.conv}
                    for f in g.folded.pads],
         "fuse_residual": fuse_residual,
-        "int16_weights": [{"op": w.op, "kind": w.kind, "extra_flash_bytes": w.extra_flash_bytes}
-                          for w in g.widened],
+        "int16_weights": [{"op": w.op, "kind": w.kind, "extra_flash_bytes": w.extra_flash_bytes,
+                           "calls": w.calls} for w in g.widened],
         "int16_weights_extra_flash_bytes": sum(w.extra_flash_bytes for w in g.widened),
         "fused_residual": [{"conv": f.conv, "add": f.add, "bands": dict(g.residual_bands)[f.conv]}
                            for f in g.folded.fused],
