@@ -29,6 +29,7 @@ from graph_on_device import (
     assert_reference_matches_tflm,
     int8_inputs,
 )
+from paths import SHARED_MODELS
 from reference_single_op import q
 from tinyhost.boards import load_board
 from tinyhost.codegen import get_backend
@@ -36,6 +37,7 @@ from tinyhost.codegen.compiled import generate
 from tinyhost.ir import Activation, Conv2DOptions, Graph, OpKind, Padding, Pool2DOptions
 from tinyhost.plan.budget import budget_for
 from tinyhost.plan.patch import PatchRequest
+from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_patch_widen"
@@ -123,3 +125,26 @@ def test_patched_model_bit_exact_on_the_host_board() -> None:
     assert generate(graph, load_board("host"), "m", patch=request).widened == ()  # no DSP
     assert_device_matches_reference(graph, int8_inputs(graph, 6), "host", "compiled",
                                     BUILD / "host", patch=request)
+
+
+RESNET = SHARED_MODELS / "mlperf_tiny" / "pretrainedResnet_quant.tflite"
+
+
+@needs_toolchain
+@pytest.mark.skipif(not RESNET.is_file(), reason="shared models absent")
+def test_resnet_patched_with_int16_weights_bit_exact_on_qemu() -> None:
+    """ResNet-8 in 4 bands (the stage: ops 0-3, the first residual block): its convs widened
+    in every band, the layers after the stage widened as unpatched; the outputs bit-exact."""
+    graph = read_model(RESNET)
+    request = PatchRequest(4)
+    g = generate(graph, load_board(BOARD), "resnet", patch=request)
+    assert g.patched is not None and g.patched.stage == (0, 1, 2, 3)
+    calls = {w.op: w.calls for w in g.widened}
+    # op 0 (Cin 3: the few-input-channel path) and the ADDs keep int8; every other conv and
+    # the FULLY_CONNECTED take int16 weights, the stage's in each of its calls
+    assert sorted(calls) == [1, 2, 4, 5, 8, 9, 14]
+    assert calls[1] >= 4 and calls[2] >= 4 and calls[4] == calls[14] == 1
+    plain = generate(graph, load_board(BOARD), "resnet")
+    assert g.arena_bytes < plain.arena_bytes
+    assert_device_matches_reference(graph, int8_inputs(graph, 8), BOARD, "compiled",
+                                    BUILD / "qemu-resnet", patch=request)
