@@ -35,8 +35,16 @@ from tinyhost.boards import load_board
 from tinyhost.codegen import get_backend
 from tinyhost.codegen.compiled import generate
 from tinyhost.ir import Activation, Conv2DOptions, Graph, OpKind, Padding, Pool2DOptions
+from tinyhost.ir.stats import op_macs
 from tinyhost.plan.budget import budget_for
-from tinyhost.plan.patch import PatchRequest
+from tinyhost.plan.patch import (
+    SPEED_MAX_OVERHEAD,
+    SPEED_MIN_SAVING,
+    PatchCandidate,
+    PatchRequest,
+    choose,
+    default_patch,
+)
 from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -148,3 +156,55 @@ def test_resnet_patched_with_int16_weights_bit_exact_on_qemu() -> None:
     assert g.arena_bytes < plain.arena_bytes
     assert_device_matches_reference(graph, int8_inputs(graph, 8), BOARD, "compiled",
                                     BUILD / "qemu-resnet", patch=request)
+
+
+# -- the compiled backend's default under --optimize speed ----------------------------------------
+
+
+def _cand(arena: int, extra_calls: int) -> PatchCandidate:
+    return PatchCandidate(split_op=0, tiles=2, arena_bytes=arena, extra_macs=0, macs=1_000_000,
+                          calls=extra_calls)
+
+
+def test_choose_takes_a_patch_only_for_the_saving_asked() -> None:
+    # estimated overheads: 5 calls 2%, 7 calls 2.8%, 20 calls 8%
+    small, medium, big = _cand(950, 5), _cand(880, 7), _cand(600, 20)
+    assert choose([small, medium, big], 1000, 0.03) is medium
+    assert choose([small, medium, big], 1000, 0.03, min_saving=0.10) is medium
+    assert choose([small], 1000, 0.03) is small
+    assert choose([small], 1000, 0.03, min_saving=0.10) is None  # 5% saved: not worth it
+    assert choose([big], 1000, 0.03, min_saving=0.10) is None  # over the instruction bound
+    assert choose([_cand(900, 1)], 1000, 0.03, min_saving=0.10) is not None  # exactly 10%
+
+
+@pytest.mark.parametrize(("argv", "want"), [
+    ([], PatchRequest(None, SPEED_MAX_OVERHEAD, min_saving=SPEED_MIN_SAVING)),
+    (["--patch", "off"], None),
+    (["--patch", "auto"], PatchRequest(None, 0.10)),
+    (["--patch", "4"], PatchRequest(4, 0.10)),
+    (["--optimize", "size"], None),
+    (["--backend", "interpreter"], None),
+])
+def test_cli_default_patch_is_the_compiled_speed_rule(argv: list[str], want) -> None:
+    from tinyhost.cli import build_parser
+    from tinyhost.cli.backend import patch_request
+
+    for command in ("convert", "bench", "run"):
+        extra = {"convert": ["-o", "out"], "run": ["--input", "x.npy"]}.get(command, [])
+        args = build_parser().parse_args([command, "m.tflite", "--board", BOARD, "--backend",
+                                          "compiled", *extra, *argv])
+        assert patch_request(args) == want, command
+
+
+@pytest.mark.skipif(not RESNET.is_file(), reason="shared models absent")
+def test_resnet_patched_by_default_below_the_layer_by_layer_arena() -> None:
+    """The default patches ResNet-8 (its arena drops by more than 10% within 3% estimated
+    instructions), not at the cost of more MACs, and --patch off keeps it layer by layer."""
+    graph = read_model(RESNET)
+    board = load_board(BOARD)
+    g = generate(graph, board, "resnet", patch=default_patch("compiled", "speed"))
+    plain = generate(graph, board, "resnet")
+    assert g.patched is not None and g.patched.keep_halo
+    assert g.arena_bytes <= 0.9 * plain.arena_bytes
+    assert sum(g.op_macs() or ()) == sum(op_macs(graph, op) for op in graph.ops)
+    assert {w.op for w in g.widened} >= {w.op for w in plain.widened}

@@ -1302,6 +1302,7 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
             "split_op": g.folded.origin[g.patched.stage[-1]], "tiles": g.patched.tiles,
             "request": "auto" if patch is None or patch.tiles is None else str(patch.tiles),
             "max_overhead": None if patch is None else patch.max_overhead,
+            "min_saving": None if patch is None else patch.min_saving,
             "input_preserved": False},
         **io_quantization(graph),
     }  # fmt: skip
@@ -1311,8 +1312,18 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         arena_bytes=g.arena_bytes, plan=g.plan, op_order=g.op_order,
         op_names=g.op_names(graph), linked=g.linked, op_macs=g.op_macs(),
         model_flash_bytes=g.model_flash_bytes, model_hash=g.model_hash, load_image=None,
-        load_capacity=0, budget=budget, data_symbols=g.data_symbols, notes=_widen_notes(g),
+        load_capacity=0, budget=budget, data_symbols=g.data_symbols,
+        notes=_patch_notes(g) + _widen_notes(g),
     )  # fmt: skip
+
+
+def _patch_notes(g: Generated) -> tuple[str, ...]:
+    p = g.patched
+    if p is None:
+        return ()
+    ops = f"ops {g.folded.origin[p.stage[0]]}-{g.folded.origin[p.stage[-1]]}"
+    return (f"patched: {ops} run in {p.tiles} row bands (arena {g.arena_bytes:,} B); the "
+            "input is not preserved across an invoke (--patch off: layer by layer)",)
 
 
 def _widen_notes(g: Generated) -> tuple[str, ...]:
