@@ -11,6 +11,13 @@ convs of the patched stage and the layers after it.
 - model.json of a patched model lists each widened layer once (the stage's and those after
   it) with the kernel calls reading its one int16 array, and the extra flash it reports is
   exactly what widening adds to the model's flash (no band keeps an int8 copy).
+- ResNet-8 in 4 bands on QEMU mps2-an386: its stage's convs and the layers after it widened,
+  outputs bit-exact.
+- The compiled backend's default under --optimize speed (default_patch): `auto` within 3%
+  estimated extra instructions taken only where the arena drops by 10% or more (choose with
+  min_saving); what convert, bench and run take with no --patch, --patch off/auto/N,
+  --optimize size and the interpreter; ResNet-8 patched by default with no extra MACs; a
+  model directory replays its conversion's choice.
 """
 
 from __future__ import annotations
@@ -208,3 +215,19 @@ def test_resnet_patched_by_default_below_the_layer_by_layer_arena() -> None:
     assert g.arena_bytes <= 0.9 * plain.arena_bytes
     assert sum(g.op_macs() or ()) == sum(op_macs(graph, op) for op in graph.ops)
     assert {w.op for w in g.widened} >= {w.op for w in plain.widened}
+
+
+@pytest.mark.parametrize(("patch", "want"), [
+    (None, None),  # converted layer by layer: stays so, whatever the default
+    ({"request": "auto", "max_overhead": 0.03}, PatchRequest(None, 0.03)),
+])
+def test_a_model_directory_replays_its_patch_choice(tmp_path: Path, patch, want) -> None:
+    from tinyhost.cli import build_parser
+    from tinyhost.cli.backend import INT8_MODEL, patch_request, resolve_model
+
+    (tmp_path / INT8_MODEL).write_bytes(b"")
+    (tmp_path / "model.json").write_text(json.dumps(
+        {"board": BOARD, "backend": "compiled", "optimize": "speed", "patch": patch}))
+    args = build_parser().parse_args(["bench", str(tmp_path), "--board", BOARD])
+    resolve_model(args)
+    assert args.backend == "compiled" and patch_request(args) == want
