@@ -41,8 +41,10 @@ from reference_single_op import q
 from tinyhost.boards import load_board
 from tinyhost.codegen import get_backend
 from tinyhost.codegen.compiled import generate
+from tinyhost.codegen.fold import fold_for_compiled
 from tinyhost.ir import Activation, Conv2DOptions, Graph, OpKind, Padding, Pool2DOptions
 from tinyhost.ir.stats import op_macs
+from tinyhost.plan import PlanOptions
 from tinyhost.plan.budget import budget_for
 from tinyhost.plan.patch import (
     SPEED_MAX_OVERHEAD,
@@ -51,12 +53,14 @@ from tinyhost.plan.patch import (
     PatchRequest,
     choose,
     default_patch,
+    pick,
 )
 from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_patch_widen"
 BOARD = "mps2-an386"
+OPTIONS = PlanOptions(alignment=4, dsp=True)  # mps2-an386's DSP build
 
 needs_toolchain = pytest.mark.skipif(
     shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
@@ -215,6 +219,14 @@ def test_resnet_patched_by_default_below_the_layer_by_layer_arena() -> None:
     assert g.arena_bytes <= 0.9 * plain.arena_bytes
     assert sum(g.op_macs() or ()) == sum(op_macs(graph, op) for op in graph.ops)
     assert {w.op for w in g.widened} >= {w.op for w in plain.widened}
+    # code generation lays out only the candidates within the overhead: the same choice
+    folded = fold_for_compiled(graph).graph
+    request = default_patch("compiled", "speed")
+    assert request is not None
+    everything = pick(folded, OPTIONS, request)
+    within = pick(folded, OPTIONS, request, every=False)
+    assert within[0] == everything[0] is not None
+    assert len(within[1]) < len(everything[1])
 
 
 @pytest.mark.parametrize(("patch", "want"), [

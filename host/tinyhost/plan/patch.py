@@ -770,10 +770,11 @@ def check_patched(p: Patched, layout: PatchedLayout) -> list[str]:
 # -- choosing ------------------------------------------------------------------------------------
 
 
-def candidates(graph: Graph, options: PlanOptions,
-               tiles: int | None = None) -> list[PatchCandidate]:
+def candidates(graph: Graph, options: PlanOptions, tiles: int | None = None,
+               max_overhead: float | None = None) -> list[PatchCandidate]:
     """Every (split op, tiles, halo kept or recomputed) the stage allows with its arena and
-    extra MACs (tiles: only that count)."""
+    extra MACs (tiles: only that count; max_overhead: only those `choose` could take with
+    it, the others not laid out)."""
     chain = stage_chain(graph)
     macs = graph_stats(graph).macs
     out: list[PatchCandidate] = []
@@ -791,12 +792,18 @@ def candidates(graph: Graph, options: PlanOptions,
                 bands = band_geometry(graph, stage, n, keep)
                 if bands is None:
                     continue
+                extra = extra_macs(graph, stage, bands)
+                bound = PatchCandidate(stage[-1], n, 0, extra, macs, keep)
+                if max_overhead is not None and bound.overhead > max_overhead:
+                    continue
                 p = patch_graph(graph, stage[-1], n, keep)
+                calls = sum(1 for i in range(p.stage_ops) if i not in p.views)
+                bound = replace(bound, calls=calls)
+                if max_overhead is not None and bound.instruction_overhead > max_overhead:
+                    continue
                 layout = layout_patched(p, options, rest)
                 rest = layout.rest
-                calls = sum(1 for i in range(p.stage_ops) if i not in p.views)
-                out.append(PatchCandidate(stage[-1], n, layout.plan.arena_bytes,
-                                          extra_macs(graph, stage, bands), macs, keep, calls))
+                out.append(replace(bound, arena_bytes=layout.plan.arena_bytes))
     return out
 
 
@@ -845,11 +852,13 @@ def parse_patch(text: str | None, max_overhead: float = DEFAULT_MAX_OVERHEAD
     raise TinyhostError(f"--patch {text!r}: auto, off, or a number of tiles >= 2")
 
 
-def pick(graph: Graph, options: PlanOptions, request: PatchRequest
+def pick(graph: Graph, options: PlanOptions, request: PatchRequest, every: bool = True
          ) -> tuple[PatchCandidate | None, list[PatchCandidate], int]:  # fmt: skip
-    """(the chosen candidate or None, every candidate, the unpatched arena)."""
+    """(the chosen candidate or None, every candidate, the unpatched arena); every=False:
+    for `auto`, only the candidates within the overhead are laid out and listed."""
     unpatched = plan_memory(graph, options=options).arena_bytes
-    cands = [c for c in candidates(graph, options, request.tiles)
+    bound = None if every or request.tiles is not None else request.max_overhead
+    cands = [c for c in candidates(graph, options, request.tiles, bound)
              if request.keep_halo is None or c.keep_halo == request.keep_halo]
     if request.tiles is None:
         return (choose(cands, unpatched, request.max_overhead, request.min_saving), cands,
@@ -862,7 +871,7 @@ def pick(graph: Graph, options: PlanOptions, request: PatchRequest
 def resolve_patch(graph: Graph, options: PlanOptions, request: PatchRequest) -> Patched | None:
     """The patched graph the request leads to; None when `auto` finds nothing better than
     layer by layer. `--patch N` that no stage allows is an error."""
-    chosen, _, _ = pick(graph, options, request)
+    chosen, _, _ = pick(graph, options, request, every=False)
     if chosen is None:
         if request.tiles is not None:
             raise TinyhostError(f"{graph.source}: no stage of this model can run in "
