@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from tinyhost.deploy.bench import BenchResult, bench
+from tinyhost.plan.patch import default_patch
 from tinyhost.tflite import read_model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,8 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         for backend in args.backends:
             optimize = args.optimize if backend == "compiled" else "speed"
             work = ROOT / "build" / "bench" / f"mlperf-{args.board}-{backend}-{optimize}-{name}"
+            # `tinyhost bench`'s defaults: the compiled backend's default --patch included
             result = bench(read_model(path), args.board, backend=backend, runs=args.runs,
-                           work_dir=work, optimize=optimize)  # fmt: skip
+                           work_dir=work, optimize=optimize,
+                           patch=default_patch(backend, optimize))  # fmt: skip
             rows.append(compare(result, peers.get(f"mlperf_tiny/{name}", {})))
     if args.json:
         json.dump({"board": args.board, "models": rows, "skipped": skipped}, sys.stdout)

@@ -1,7 +1,7 @@
 """Arena bytes of every shared model next to TFLite Micro's (../shared/PEERS.md).
 
     python bench/plan.py [--json] [--tflm]
-    python bench/plan.py --patch [--json] [--board B]
+    python bench/plan.py --patch [--json] [--board B] [--no-large]
 
 The arena figures are those of the interpreter blob, i.e. what the firmware really
 allocates: the planner's plan with the in-place overlaps the kernels declare and the exact
@@ -13,8 +13,10 @@ Target (issue #4): at most 0.6x TFLite Micro's arena on each MLPerf Tiny model.
 
 --patch: patch-based inference (plan/patch.py) with the compiled backend on QEMU (exact
 instructions): per shared model, the arena and instructions layer by layer and with
-`--patch auto`, beside TFLite Micro's arena; then VWW's trade-off curve, arena against extra
-instructions, over tile counts with halo rows kept and recomputed.
+`--patch auto`, beside TFLite Micro's arena, and the model code's flash (the generated code
++ kernels: one function per band op); then VWW's and ResNet-8's trade-off curves, arena and code
+against extra instructions, over tile counts (VWW: halo rows kept and recomputed).
+--no-large leaves out the project's MobileNetV2 models (the 224x224 one is planned only).
 """
 
 from __future__ import annotations
@@ -90,24 +92,25 @@ def patch_bench(args: argparse.Namespace) -> int:
 
     rows, curve = [], []
     with tempfile.TemporaryDirectory(prefix="th-bench-patch-") as tmp:
-        def measure(graph, request, tag: str) -> tuple[int, int]:  # noqa: ANN001
+        def measure(graph, request, tag: str) -> tuple[int, int, int]:  # noqa: ANN001
             r = bench(graph, args.board, backend="compiled", patch=request,
                       work_dir=Path(tmp) / tag)  # fmt: skip
             if not r.bit_exact:
                 raise SystemExit(f"{tag}: NOT bit-exact")
-            return r.arena_bytes, r.total
+            return r.arena_bytes, r.total, r.flash_model_code_bytes or 0
 
         project = Path(__file__).resolve().parents[1] / "tests" / "models"
         paths = [(n, SHARED / "models" / f"{n}.tflite") for n in MODELS]
-        for stem in ("mobilenetv2_stage_128", "mobilenetv2_224"):
+        for stem in () if args.no_large else ("mobilenetv2_stage_128", "mobilenetv2_224"):
             paths.append((f"tests/models/large/{stem}", project / "large" / f"{stem}_int8.tflite"))
         for name, path in paths:
             if not path.is_file():
                 continue
             graph = read_model(path)
+            code = p_code = None
             try:
-                arena, instr = measure(graph, None, f"{len(rows)}-plain")
-                p_arena, p_instr = measure(graph, PatchRequest(), f"{len(rows)}-auto")
+                arena, instr, code = measure(graph, None, f"{len(rows)}-plain")
+                p_arena, p_instr, p_code = measure(graph, PatchRequest(), f"{len(rows)}-auto")
             except TinyhostError as e:
                 # too big for the board layer by layer (MobileNetV2 at 224x224: 1.2 MB):
                 # the planner's arenas, no run
@@ -116,37 +119,51 @@ def patch_bench(args: argparse.Namespace) -> int:
                 instr = p_instr = None
             rows.append({"model": name, "arena_bytes": arena, "instructions": instr,
                          "patched_arena_bytes": p_arena, "patched_instructions": p_instr,
+                         "code_bytes": code, "patched_code_bytes": p_code,
                          "tflm_arena_m4": TFLM_ARENA.get(name)})  # fmt: skip
-        vww = SHARED / "models" / "mlperf_tiny" / "vww_96_int8.tflite"
-        if vww.is_file():
-            graph = read_model(vww)
-            base_arena, base = measure(graph, None, "vww-plain")
-            for keep in (True, False):
-                for tiles in (2, 3, 4, 6, 8, 12, 16, 24, 48)[: None if keep else -1]:
-                    arena, instr = measure(graph, PatchRequest(tiles, keep_halo=keep),
-                                           f"vww-{tiles}-{keep}")  # fmt: skip
-                    curve.append({"tiles": tiles, "halo": "kept" if keep else "recomputed",
+        curves = (("vww_96_int8", (2, 3, 4, 6, 8, 12, 16, 24, 48), (True, False)),
+                  ("pretrainedResnet_quant", (2, 4, 8, 16, 32), (True,)))
+        for model, counts, halos in curves:
+            path = SHARED / "models" / "mlperf_tiny" / f"{model}.tflite"
+            if not path.is_file():
+                continue
+            graph = read_model(path)
+            _, base, base_code = measure(graph, None, f"{model}-plain")
+            curve.append({"model": model, "tiles": 0, "halo": "-", "arena_bytes": _,
+                          "instructions": base, "extra_instructions": 0.0,
+                          "code_bytes": base_code})  # fmt: skip
+            for keep in halos:
+                for tiles in counts[: None if keep else -1]:
+                    arena, instr, code = measure(graph, PatchRequest(tiles, keep_halo=keep),
+                                                 f"{model}-{tiles}-{keep}")  # fmt: skip
+                    curve.append({"model": model, "tiles": tiles,
+                                  "halo": "kept" if keep else "recomputed",
                                   "arena_bytes": arena, "instructions": instr,
-                                  "extra_instructions": round(instr / base - 1, 4)})  # fmt: skip
+                                  "extra_instructions": round(instr / base - 1, 4),
+                                  "code_bytes": code})  # fmt: skip
     if args.json:
         print(json.dumps({"board": args.board, "models": rows, "vww_curve": curve}, indent=2))
         return 0
     print(f"compiled backend on {args.board}, --patch auto vs layer by layer")
     print(f"{'model':36} {'arena':>8} {'patched':>8} {'TFLM M4':>8} {'instructions':>13} "
-          f"{'patched':>13} {'extra':>7}")  # fmt: skip
+          f"{'patched':>13} {'extra':>7} {'code':>8} {'patched':>8}")  # fmt: skip
     for r in rows:
         tflm = "-" if r["tflm_arena_m4"] is None else f"{r['tflm_arena_m4']:,}"
         runs = [r["instructions"], r["patched_instructions"]]
         shown = [f"{n:>13,}" if n is not None else f"{'(plan only)':>13}" for n in runs]
         extra = f"{100 * (runs[1] / runs[0] - 1):>6.1f}%" if None not in runs else ""
+        codes = "" if r["code_bytes"] is None else (
+            f" {r['code_bytes']:>8,} {r['patched_code_bytes']:>8,}")
         print(f"{r['model']:36} {r['arena_bytes']:>8,} {r['patched_arena_bytes']:>8,} "
-              f"{tflm:>8} {shown[0]} {shown[1]} {extra}")  # fmt: skip
+              f"{tflm:>8} {shown[0]} {shown[1]} {extra:>7}{codes}")  # fmt: skip
     if curve:
-        print("\nVWW trade-off (the split with the smallest arena for each tile count):")
+        print("\ntrade-off (the split with the smallest arena for each tile count; 0 tiles: "
+              "layer by layer):")
         for c in curve:
             extra = 100 * c["extra_instructions"]
-            print(f"  {c['tiles']:>3} tiles, halo {c['halo']:<10} arena {c['arena_bytes']:>7,} B"
-                  f"  instructions {c['instructions']:>11,} (+{extra:.1f}%)")
+            print(f"  {c['model']:24} {c['tiles']:>3} tiles, halo {c['halo']:<10} arena "
+                  f"{c['arena_bytes']:>7,} B  instructions {c['instructions']:>11,} "
+                  f"({extra:+.1f}%)  code {c['code_bytes']:>7,} B")
     return 0
 
 
@@ -157,6 +174,8 @@ def main() -> int:
     ap.add_argument("--patch", action="store_true",
                     help="patched vs layer-by-layer arena and instructions (compiled, QEMU)")
     ap.add_argument("--board", default="mps2-an386", help="--patch: the QEMU board")
+    ap.add_argument("--no-large", action="store_true",
+                    help="--patch: without the project's MobileNetV2 models")
     args = ap.parse_args()
     if args.patch:
         return patch_bench(args)

@@ -57,6 +57,8 @@ def resolve_model(args: argparse.Namespace) -> None:
     patch = info.get("patch")
     if patch:
         args.patch, args.max_overhead = patch["request"], patch["max_overhead"]
+    elif "patch" in info:  # converted layer by layer: not the default's choice again
+        args.patch = "off"
     if "fuse_residual" in info:
         args.fuse_residual = info["fuse_residual"]
     if "kernel_paths" in info:
@@ -91,10 +93,12 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--optimize", choices=("speed", "size"), default="speed",
                    help="compiled backend: the fastest kernels (default), or the smallest code "
                         "(portable kernels built with -Os)")
-    p.add_argument("--patch", metavar="auto|off|N", default="off",
+    p.add_argument("--patch", metavar="auto|off|N",
                    help="compiled backend: run the first layers in N row bands (auto: the "
                         "split and band count with the smallest arena) to go below the "
-                        "layer-by-layer memory bound; the input is not preserved (default off)")
+                        "layer-by-layer memory bound; the input is not preserved (default: "
+                        "under --optimize speed, auto within 3%% estimated extra "
+                        "instructions where the arena drops by 10%% or more; else off)")
     p.add_argument("--max-overhead", type=float, default=0.10, metavar="F",
                    help="--patch auto: at most this share of extra MACs from recomputed band "
                         "borders (default %(default)g)")
@@ -134,9 +138,12 @@ def fuse_options(args: argparse.Namespace) -> dict[str, str]:
 
 
 def patch_request(args: argparse.Namespace):  # noqa: ANN201
-    """--patch / --max-overhead as a PatchRequest (None: off)."""
-    from tinyhost.plan.patch import parse_patch
+    """--patch / --max-overhead as a PatchRequest (None: off); no --patch: the backend's
+    default (plan/patch.py default_patch)."""
+    from tinyhost.plan.patch import default_patch, parse_patch
 
+    if args.patch is None:
+        return default_patch(args.backend, args.optimize)
     return parse_patch(args.patch, args.max_overhead)
 
 

@@ -30,9 +30,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="plan without in-place kernels (aliases of RESHAPE/SQUEEZE stay)",
     )
     p.add_argument("--alignment", type=int, help="buffer alignment in bytes (default: board's)")
-    p.add_argument("--patch", metavar="auto|off|N", default="off",
+    p.add_argument("--patch", metavar="auto|off|N",
                    help="with --backend compiled: plan the first layers in N row bands (auto: "
-                        "the candidate with the smallest arena); lists every candidate")
+                        "the candidate with the smallest arena); lists every candidate "
+                        "(default: convert's under --optimize speed)")
     p.add_argument("--max-overhead", type=float, default=0.10, metavar="F",
                    help="--patch auto: at most this share of extra MACs (default %(default)g)")
     from tinyhost.cli.backend import add_fuse_option
@@ -88,6 +89,12 @@ def run(args: argparse.Namespace) -> int:
     if args.no_inplace:
         options = options.without_inplace()
     request = _patch_request(args)
+    if args.patch is None and request is not None:  # the default: shown only when it patches
+        from tinyhost.codegen.fold import fold_for_compiled
+        from tinyhost.plan.patch import resolve_patch
+
+        if resolve_patch(fold_for_compiled(graph).graph, options, request) is None:
+            request = None
     fused = None
     planned = graph
     fusing = args.fuse_residual != "off" or args.fuse_dw_pw != "off"
@@ -159,6 +166,10 @@ def _patch_request(args: argparse.Namespace):  # noqa: ANN202
     from tinyhost.errors import TinyhostError
     from tinyhost.plan.patch import parse_patch
 
+    if args.patch is None:  # convert's default (the compiled backend's fastest build)
+        from tinyhost.plan.patch import default_patch
+
+        return default_patch(args.backend, "speed")
     request = parse_patch(args.patch, args.max_overhead)
     if request is not None and args.backend != "compiled":
         raise TinyhostError("--patch is the compiled backend's: add --backend compiled")

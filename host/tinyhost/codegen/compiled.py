@@ -1172,6 +1172,9 @@ def choose_fusions(source: Graph, options: PlanOptions, fuse: str,
     return _fused_layout(source, options, fuse, fuse_dw_pw).folded
 
 
+_WIDEN_FUNCTIONS = ("th_conv_s8", "th_fully_connected_s8", "th_fully_connected_per_channel_s8")
+
+
 def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
                       optimize: str) -> dict[int, int]:
     """Ops (graph.ops indices) that may take host-widened int16 weights (codegen/widen.py)
@@ -1207,6 +1210,19 @@ def _widen_candidates(graph: Graph, calls: list[Call], target: BlobTarget,
         out[c.op] = fc_extra_flash(int(shape[0]), int(np.prod(shape[1:])), b is not None,
                                    c.per_channel)
     return out
+
+
+def _widen_by_source(calls: list[Call], candidates: dict[int, int],
+                     origin: tuple[int, ...]) -> dict[int, int]:
+    """The candidates as source ops -> the flash each adds: a patched stage's op runs once
+    per band on one shared weight array, so it is widened in every band or in none (a band
+    left on int8 would keep the int8 array too)."""
+    calls_of: dict[int, list[int]] = {}
+    for c in calls:
+        if c.function in _WIDEN_FUNCTIONS:
+            calls_of.setdefault(origin[c.op], []).append(c.op)
+    return {source: max(candidates[i] for i in ops) for source, ops in calls_of.items()
+            if all(i in candidates for i in ops)}
 
 
 def _pointwise_w16(graph: Graph, c: Call) -> bool:
@@ -1312,14 +1328,15 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
         bands, dwpw = {}, {}
     arena = max(grants.arena_bytes, arena_bytes or 0)  # exact: the array itself is aligned
     live = _live_channel_plan(graph, calls, plan, grants)
-    candidates = {} if patched is not None else _widen_candidates(graph, calls, target,
-                                                                    optimize)
+    candidates = _widen_candidates(graph, calls, target, optimize)
     for op in (*bands, *live):  # fused residual convs, constant channels: int8 weights
         candidates.pop(op, None)
-    chosen = {op: extra for op, extra in candidates.items()
-              if widen is None or folded.origin[op] in widen}
-    model = _Model(graph, plan, grants, target.interleaved, live, bands, frozenset(chosen),
-                   dwpw)
+    origin = (folded.origin if patched is None
+              else tuple(folded.origin[o] for o in patched.origin))  # graph op -> source op
+    per_source = _widen_by_source(calls, candidates, origin)
+    chosen = {op: extra for op, extra in per_source.items() if widen is None or op in widen}
+    widened_calls = frozenset(c.op for c in calls if origin[c.op] in chosen)
+    model = _Model(graph, plan, grants, target.interleaved, live, bands, widened_calls, dwpw)
     by_op = {c.op: c for c in calls}
     ops = []
     called: list[str] = []
@@ -1387,7 +1404,8 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
     return Generated(body, header, arena, sum(a.nbytes for a in model.arrays), model_hash,
                      plan, linked, tuple(a.name for a in model.arrays), folded,
                      functions, stack_reserve(board, functions), patched, counts,
-                     tuple(Widened(folded.origin[op], graph.ops[op].name, extra)
+                     tuple(Widened(op, source.ops[op].name, extra,
+                                   sum(1 for i in widened_calls if origin[i] == op))
                            for op, extra in sorted(chosen.items())), dwpw_counts)  # fmt: skip
 
 
@@ -1477,8 +1495,8 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         "folded": [{"op": f.pad, "kind": graph.ops[f.pad].name, "into": f.conv}
                    for f in g.folded.pads],
         "fuse_residual": fuse_residual,
-        "int16_weights": [{"op": w.op, "kind": w.kind, "extra_flash_bytes": w.extra_flash_bytes}
-                          for w in g.widened],
+        "int16_weights": [{"op": w.op, "kind": w.kind, "extra_flash_bytes": w.extra_flash_bytes,
+                           "calls": w.calls} for w in g.widened],
         "int16_weights_extra_flash_bytes": sum(w.extra_flash_bytes for w in g.widened),
         "fused_residual": [{"conv": f.conv, "add": f.add, "bands": dict(g.residual_bands)[f.conv]}
                            for f in g.folded.fused],
@@ -1491,6 +1509,7 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
             "split_op": g.folded.origin[g.patched.stage[-1]], "tiles": g.patched.tiles,
             "request": "auto" if patch is None or patch.tiles is None else str(patch.tiles),
             "max_overhead": None if patch is None else patch.max_overhead,
+            "min_saving": None if patch is None else patch.min_saving,
             "input_preserved": False},
         **io_quantization(graph),
     }  # fmt: skip
@@ -1500,8 +1519,18 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
         arena_bytes=g.arena_bytes, plan=g.plan, op_order=g.op_order,
         op_names=g.op_names(graph), linked=g.linked, op_macs=g.op_macs(graph),
         model_flash_bytes=g.model_flash_bytes, model_hash=g.model_hash, load_image=None,
-        load_capacity=0, budget=budget, data_symbols=g.data_symbols, notes=_widen_notes(g),
+        load_capacity=0, budget=budget, data_symbols=g.data_symbols,
+        notes=_patch_notes(g) + _widen_notes(g),
     )  # fmt: skip
+
+
+def _patch_notes(g: Generated) -> tuple[str, ...]:
+    p = g.patched
+    if p is None:
+        return ()
+    ops = f"ops {g.folded.origin[p.stage[0]]}-{g.folded.origin[p.stage[-1]]}"
+    return (f"patched: {ops} run in {p.tiles} row bands (arena {g.arena_bytes:,} B); the "
+            "input is not preserved across an invoke (--patch off: layer by layer)",)
 
 
 def _widen_notes(g: Generated) -> tuple[str, ...]:

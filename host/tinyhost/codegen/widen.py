@@ -30,11 +30,13 @@ CONV_W16_BLOCK = 2  # CONV_2D (th_nn_mat_mult_s16w_tab: channel pairs)
 
 @dataclass(frozen=True)
 class Widened:
-    """A layer stored with int16 weights: its source op, kind and the flash it adds."""
+    """A layer stored with int16 weights: its source op, kind, the flash it adds and the
+    kernel calls reading its one int16 array (a patched stage's op: one per band)."""
 
     op: int
     kind: str
     extra_flash_bytes: int
+    calls: int = 1
 
 
 def _wrap32(v: np.ndarray) -> np.ndarray:

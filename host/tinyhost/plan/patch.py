@@ -48,6 +48,10 @@ from tinyhost.plan.strategies import align_up
 
 _CONVS = (OpKind.CONV_2D, OpKind.DEPTHWISE_CONV_2D)
 DEFAULT_MAX_OVERHEAD = 0.10  # extra MACs from recomputed halos, share of the model's
+# No --patch on the compiled backend under --optimize speed (default_patch): `auto` within
+# 3% estimated extra instructions, taken only where the arena drops by at least 10%.
+SPEED_MAX_OVERHEAD = 0.03
+SPEED_MIN_SAVING = 0.10
 MAX_TILES = 32
 
 
@@ -766,10 +770,11 @@ def check_patched(p: Patched, layout: PatchedLayout) -> list[str]:
 # -- choosing ------------------------------------------------------------------------------------
 
 
-def candidates(graph: Graph, options: PlanOptions,
-               tiles: int | None = None) -> list[PatchCandidate]:
+def candidates(graph: Graph, options: PlanOptions, tiles: int | None = None,
+               max_overhead: float | None = None) -> list[PatchCandidate]:
     """Every (split op, tiles, halo kept or recomputed) the stage allows with its arena and
-    extra MACs (tiles: only that count)."""
+    extra MACs (tiles: only that count; max_overhead: only those `choose` could take with
+    it, the others not laid out)."""
     chain = stage_chain(graph)
     macs = graph_stats(graph).macs
     out: list[PatchCandidate] = []
@@ -787,23 +792,31 @@ def candidates(graph: Graph, options: PlanOptions,
                 bands = band_geometry(graph, stage, n, keep)
                 if bands is None:
                     continue
+                extra = extra_macs(graph, stage, bands)
+                bound = PatchCandidate(stage[-1], n, 0, extra, macs, keep)
+                if max_overhead is not None and bound.overhead > max_overhead:
+                    continue
                 p = patch_graph(graph, stage[-1], n, keep)
+                calls = sum(1 for i in range(p.stage_ops) if i not in p.views)
+                bound = replace(bound, calls=calls)
+                if max_overhead is not None and bound.instruction_overhead > max_overhead:
+                    continue
                 layout = layout_patched(p, options, rest)
                 rest = layout.rest
-                calls = sum(1 for i in range(p.stage_ops) if i not in p.views)
-                out.append(PatchCandidate(stage[-1], n, layout.plan.arena_bytes,
-                                          extra_macs(graph, stage, bands), macs, keep, calls))
+                out.append(replace(bound, arena_bytes=layout.plan.arena_bytes))
     return out
 
 
 def choose(cands: list[PatchCandidate], unpatched_arena: int,
-           max_overhead: float = DEFAULT_MAX_OVERHEAD) -> PatchCandidate | None:
-    """The smallest arena within the overhead, if it beats the unpatched one (ties: fewer
-    extra MACs, then fewer calls). The overhead bounds both the extra MACs and the estimated
-    extra instructions (band calls and moves included), so that `auto` does not trade a few
-    bytes for many more calls."""
+           max_overhead: float = DEFAULT_MAX_OVERHEAD,
+           min_saving: float = 0.0) -> PatchCandidate | None:
+    """The smallest arena within the overhead, if it beats the unpatched one by more than
+    `min_saving` of it (ties: fewer extra MACs, then fewer calls). The overhead bounds both
+    the extra MACs and the estimated extra instructions (band calls and moves included), so
+    that `auto` does not trade a few bytes for many more calls."""
+    most = min(unpatched_arena - 1, int(unpatched_arena * (1 - min_saving)))
     ok = [c for c in cands if c.overhead <= max_overhead
-          and c.instruction_overhead <= max_overhead and c.arena_bytes < unpatched_arena]
+          and c.instruction_overhead <= max_overhead and c.arena_bytes <= most]
     return min(ok, key=lambda c: (c.arena_bytes, c.extra_macs, c.calls), default=None)
 
 
@@ -814,6 +827,17 @@ class PatchRequest:
     tiles: int | None = None
     max_overhead: float = DEFAULT_MAX_OVERHEAD
     keep_halo: bool | None = None  # only that halo scheme (None: either)
+    min_saving: float = 0.0  # auto: patch only where the arena drops by this share or more
+
+
+def default_patch(backend: str, optimize: str) -> PatchRequest | None:
+    """What no --patch means: on the compiled backend under --optimize speed, `auto` within
+    SPEED_MAX_OVERHEAD where the arena drops by SPEED_MIN_SAVING or more (ResNet-8: 33,888 ->
+    25,728 B, fewer instructions; VWW's 3% candidate saves 5%: not taken); else off
+    (ARCHITECTURE.md §4.2b)."""
+    if backend != "compiled" or optimize != "speed":
+        return None
+    return PatchRequest(None, SPEED_MAX_OVERHEAD, min_saving=SPEED_MIN_SAVING)
 
 
 def parse_patch(text: str | None, max_overhead: float = DEFAULT_MAX_OVERHEAD
@@ -828,14 +852,17 @@ def parse_patch(text: str | None, max_overhead: float = DEFAULT_MAX_OVERHEAD
     raise TinyhostError(f"--patch {text!r}: auto, off, or a number of tiles >= 2")
 
 
-def pick(graph: Graph, options: PlanOptions, request: PatchRequest
+def pick(graph: Graph, options: PlanOptions, request: PatchRequest, every: bool = True
          ) -> tuple[PatchCandidate | None, list[PatchCandidate], int]:  # fmt: skip
-    """(the chosen candidate or None, every candidate, the unpatched arena)."""
+    """(the chosen candidate or None, every candidate, the unpatched arena); every=False:
+    for `auto`, only the candidates within the overhead are laid out and listed."""
     unpatched = plan_memory(graph, options=options).arena_bytes
-    cands = [c for c in candidates(graph, options, request.tiles)
+    bound = None if every or request.tiles is not None else request.max_overhead
+    cands = [c for c in candidates(graph, options, request.tiles, bound)
              if request.keep_halo is None or c.keep_halo == request.keep_halo]
     if request.tiles is None:
-        return choose(cands, unpatched, request.max_overhead), cands, unpatched
+        return (choose(cands, unpatched, request.max_overhead, request.min_saving), cands,
+                unpatched)  # fmt: skip
     best = min(cands, key=lambda c: (c.arena_bytes, c.extra_macs, not c.keep_halo),
                default=None)  # fmt: skip
     return best, cands, unpatched
@@ -844,7 +871,7 @@ def pick(graph: Graph, options: PlanOptions, request: PatchRequest
 def resolve_patch(graph: Graph, options: PlanOptions, request: PatchRequest) -> Patched | None:
     """The patched graph the request leads to; None when `auto` finds nothing better than
     layer by layer. `--patch N` that no stage allows is an error."""
-    chosen, _, _ = pick(graph, options, request)
+    chosen, _, _ = pick(graph, options, request, every=False)
     if chosen is None:
         if request.tiles is not None:
             raise TinyhostError(f"{graph.source}: no stage of this model can run in "
