@@ -216,9 +216,10 @@ def kern() -> Iterator[Kernels]:
     yield from _start("portable")
 
 
-@pytest.fixture(scope="module", params=["portable", "dsp"])
+@pytest.fixture(scope="module", params=["portable", "dsp", "dsp_general"])
 def kern_both(request) -> Iterator[Kernels]:
-    """Both builds: kernels with a DSP path (max pool) run it with modelled instructions."""
+    """Every build: kernels with a DSP path (max pool) run it with modelled instructions;
+    dsp_general leaves every optional path out (th_nn_paths.h), so the general ones run."""
     yield from _start(request.param)
 
 

@@ -213,39 +213,62 @@ BCAST_ROW(bcast_row_neg_lo, 1, CLAMP_LO)
 BCAST_ROW(bcast_row_neg_both, 1, CLAMP_BOTH)
 #undef BCAST_ROW
 
-static bcast_row_fn bcast_pick(const add_consts *k, int neg)
+/* The broadcast row for this clamp and sign, NULL where the build leaves it out. */
+static bcast_row_fn bcast_pick(int clamp, int neg)
 {
-    const int clamp = k->act_max < 127 ? CLAMP_BOTH : (k->act_min > -128 ? CLAMP_LO : CLAMP_NONE);
     if (neg) {
-        return clamp == CLAMP_NONE ? bcast_row_neg_none
-                                   : (clamp == CLAMP_LO ? bcast_row_neg_lo : bcast_row_neg_both);
+        return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_BCAST_NEG) ? bcast_row_neg_none : NULL)
+               : clamp == CLAMP_LO ? (TH_NN_PATH(ADD_BCAST_NEG_LO) ? bcast_row_neg_lo : NULL)
+                                   : (TH_NN_PATH(ADD_BCAST_NEG_BOTH) ? bcast_row_neg_both : NULL);
     }
-    return clamp == CLAMP_NONE ? bcast_row_add_none
-                               : (clamp == CLAMP_LO ? bcast_row_add_lo : bcast_row_add_both);
+    return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_BCAST) ? bcast_row_add_none : NULL)
+           : clamp == CLAMP_LO ? (TH_NN_PATH(ADD_BCAST_LO) ? bcast_row_add_lo : NULL)
+                               : (TH_NN_PATH(ADD_BCAST_BOTH) ? bcast_row_add_both : NULL);
 }
 
-/* The DSP table path for one row; 0 when it does not apply (add_row runs instead). */
+/* The table row for this clamp and operation, NULL where the build leaves it out. */
+static tab_row_fn tab_pick(int clamp, int sub)
+{
+    if (clamp == CLAMP_BOTH) {
+        return TH_NN_PATH(ADD_TAB_BOTH) ? tab_row_both : NULL;
+    }
+    if (sub) {
+        return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB_SUB) ? tab_row_sub_none : NULL)
+                                   : (TH_NN_PATH(ADD_TAB_SUB_LO) ? tab_row_sub_lo : NULL);
+    }
+    return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB) ? tab_row_add_none : NULL)
+                               : (TH_NN_PATH(ADD_TAB_LO) ? tab_row_add_lo : NULL);
+}
+
+/* The DSP table path for one row; 0 when it does not apply or the build left it out
+ * (add_row runs instead). */
 static int fast_row(const add_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
                     int32_t step_b, int32_t n, int8_t *out)
 {
+    const int clamp = k->act_max < 127 ? CLAMP_BOTH : (k->act_min > -128 ? CLAMP_LO : CLAMP_NONE);
     if (step_a == 1 && step_b == 1 && k->t1 != NULL && k->t2 != NULL) {
-        tab_row_fn row = tab_row_both;
-        if (k->act_max == 127) {
-            const int full = k->act_min == -128;
-            row = k->subtract ? (full ? tab_row_sub_none : tab_row_sub_lo)
-                              : (full ? tab_row_add_none : tab_row_add_lo);
+        const tab_row_fn row = tab_pick(clamp, k->subtract);
+        if (row == NULL) {
+            return 0;
         }
         row(k, (const uint8_t *)a, (const uint8_t *)b, n, out);
         return 1;
     }
     if (step_a == 0 && step_b == 1 && k->t2 != NULL) {
-        bcast_pick(k, k->subtract)(k, (uint32_t)in1(k, a[0]), k->t2, (const uint8_t *)b, n,
-                                   out);
+        const bcast_row_fn row = bcast_pick(clamp, k->subtract);
+        if (row == NULL) {
+            return 0;
+        }
+        row(k, (uint32_t)in1(k, a[0]), k->t2, (const uint8_t *)b, n, out);
         return 1;
     }
     if (step_a == 1 && step_b == 0 && k->t1 != NULL) {
+        const bcast_row_fn row = bcast_pick(clamp, 0);
+        if (row == NULL) {
+            return 0;
+        }
         const uint32_t s2 = (uint32_t)in2(k, b[0]);
-        bcast_pick(k, 0)(k, k->subtract ? 0u - s2 : s2, k->t1, (const uint8_t *)a, n, out);
+        row(k, k->subtract ? 0u - s2 : s2, k->t1, (const uint8_t *)a, n, out);
         return 1;
     }
     return 0;

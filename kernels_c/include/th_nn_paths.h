@@ -100,4 +100,38 @@ void th_nn_path_taken(const char *name);
 #define TH_NN_KEEP_DW3X3_S2_ODD 1
 #endif
 
+#ifndef TH_NN_KEEP_ADD_TAB /* ADD rows through both inputs' tables, no clamp */
+#define TH_NN_KEEP_ADD_TAB 1
+#endif
+#ifndef TH_NN_KEEP_ADD_TAB_LO /* ... lower clamp */
+#define TH_NN_KEEP_ADD_TAB_LO 1
+#endif
+#ifndef TH_NN_KEEP_ADD_TAB_SUB /* SUB rows through both tables */
+#define TH_NN_KEEP_ADD_TAB_SUB 1
+#endif
+#ifndef TH_NN_KEEP_ADD_TAB_SUB_LO /* ... lower clamp */
+#define TH_NN_KEEP_ADD_TAB_SUB_LO 1
+#endif
+#ifndef TH_NN_KEEP_ADD_TAB_BOTH /* ADD/SUB table rows, both clamps */
+#define TH_NN_KEEP_ADD_TAB_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_BCAST /* ADD rows, one input broadcast */
+#define TH_NN_KEEP_ADD_BCAST 1
+#endif
+#ifndef TH_NN_KEEP_ADD_BCAST_LO
+#define TH_NN_KEEP_ADD_BCAST_LO 1
+#endif
+#ifndef TH_NN_KEEP_ADD_BCAST_BOTH
+#define TH_NN_KEEP_ADD_BCAST_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_BCAST_NEG /* SUB rows, input1 broadcast */
+#define TH_NN_KEEP_ADD_BCAST_NEG 1
+#endif
+#ifndef TH_NN_KEEP_ADD_BCAST_NEG_LO
+#define TH_NN_KEEP_ADD_BCAST_NEG_LO 1
+#endif
+#ifndef TH_NN_KEEP_ADD_BCAST_NEG_BOTH
+#define TH_NN_KEEP_ADD_BCAST_NEG_BOTH 1
+#endif
+
 #endif
