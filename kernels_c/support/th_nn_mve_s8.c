@@ -953,6 +953,47 @@ static void mve_dw_stage(int8_t *plane, const mve_dw_geom *geo, const int8_t *in
     }
 }
 
+/* Interiors of at most this many pixels spanning whole input rows are staged as one run:
+ * eight input pixels per VLDRB.S16 gather (offsets i * C, consecutive in the input) and one
+ * VSTRB.16 scatter to their plane positions (a table made once per call), no per-row loop. */
+#define MVE_DW_RUN_MAX 256
+
+/* The run's plane offsets (row-major over the interior, which starts at (y_lo, x_lo)) and
+ * its pixel count; 0 when the interior is not whole input rows, too long or too wide. */
+static int32_t mve_dw_run_table(uint16_t *tab, const mve_dw_geom *geo,
+                                const th_dims *input_dims, const th_dw_conv_params *params)
+{
+    const int32_t in_h = input_dims->h, in_w = input_dims->w, cin = input_dims->c;
+    const int32_t top = params->padding.h, left = params->padding.w;
+    if (left + in_w > geo->pw || top + in_h > geo->ph || (int64_t)in_h * in_w >
+        MVE_DW_RUN_MAX || cin > 9000 || (int64_t)geo->ph * geo->pw > 65536) {
+        return 0;
+    }
+    int32_t i = 0;
+    for (int32_t y = 0; y < in_h; y++) {
+        for (int32_t x = 0; x < in_w; x++) {
+            tab[i++] = (uint16_t)((top + y) * geo->pw + left + x);
+        }
+    }
+    return i;
+}
+
+/* Input channel ic of one batch (its n-pixel run) into the plane at the table's offsets. */
+static void mve_dw_stage_run(int8_t *plane, const uint16_t *tab, int32_t n, const int8_t *in_b,
+                             int32_t cin, int32_t ic)
+{
+    const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)cin);
+    const int8_t *src = in_b + ic;
+    for (; n >= 8; n -= 8, src += 8 * cin, tab += 8) {
+        vstrbq_scatter_offset_s16(plane, vld1q_u16(tab), vldrbq_gather_offset_s16(src, offs));
+    }
+    if (n > 0) {
+        const mve_pred16_t p = vctp16q((uint32_t)n);
+        vstrbq_scatter_offset_p_s16(plane, vldrhq_z_u16(tab, p),
+                                    vldrbq_gather_offset_z_s16(src, offs, p), p);
+    }
+}
+
 /* th_mve_requantize for one channel in all lanes: scalar multiplier and shifts (left >= 0,
  * right <= 0; the half-away fix-up only when right < 0, as there). */
 TH_INLINE int32x4_t rq_channel(int32x4_t acc, int32_t multiplier, int32_t left, int32_t right,
@@ -1299,14 +1340,20 @@ static void mve_dw_dot_offsets(mve_dw_taps *t, const mve_dw_geom *geo)
     t->base2 = base2;
 }
 
-TH_INLINE int8x16_t mve_dw_dot_taps(const int8_t *w, int32_t oc_stride, int32_t taps)
+/* Filters of at most 32 taps: the taps of 16 channels at a time transposed into a table, one
+ * row of 16 bytes per channel (tab[h][16 * j + t % 16]: tap t, h = t / 16, of channel oc + j),
+ * one predicated VLDRB of each tap's n <= 16 channels and a VSTRB.8 scatter (offsets 16 * j).
+ * The table is zeroed once per call, so taps past the filter stay 0 in every row. */
+#define MVE_DW_TAB_TAPS 32
+
+static void mve_dw_tap_rows(int8_t (*tab)[256], const int8_t *w, int32_t oc_stride,
+                            int32_t taps, int32_t n)
 {
-    int8_t tv[16];
-    memset(tv, 0, sizeof tv);
-    for (int32_t t = 0; t < taps; t++) {
-        tv[t] = w[(int64_t)t * oc_stride];
+    const mve_pred16_t p = vctp8q((uint32_t)n);
+    const uint8x16_t offs = vmulq_n_u8(vidupq_n_u8(0, 1), 16);
+    for (int32_t t = 0; t < taps; t++, w += oc_stride) {
+        vstrbq_scatter_offset_p_s8(&tab[t >> 4][t & 15], offs, vldrbq_z_s8(w, p), p);
     }
-    return vld1q_s8(tv);
 }
 
 /* The dot product of one window at b with the channel's taps (two: taps 16.. too, gathered
@@ -1543,28 +1590,43 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     if (flat) {
         mve_dw_flat_table(flat_tab, &geo, output_dims);
     }
+    int8_t tap_tab[2][256] __attribute__((aligned(16)));
+    const int tabled = taps <= MVE_DW_TAB_TAPS;
+    if (tabled) {
+        th_nn_mve_fill(&tap_tab[0][0], 0, (int32_t)sizeof tap_tab);
+    }
+    uint16_t run_tab[MVE_DW_RUN_MAX];
+    const int32_t run = mve_dw_run_table(run_tab, &geo, input_dims, params);
     th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
         for (int32_t oc = 0; oc < oc_total; oc++) {
-            if (oc % mult_ch == 0) {
+            if (oc % mult_ch == 0 && run > 0) {
+                mve_dw_stage_run(plane, run_tab, run, in_b, input_dims->c, oc / mult_ch);
+            } else if (oc % mult_ch == 0) {
                 mve_dw_stage(plane, &geo, in_b, input_dims, params, oc / mult_ch);
             }
             uint32_t wsum = 0;
-            for (int32_t t = 0; t < taps; t++) {
-                wsum += (uint32_t)(int32_t)filter[(int64_t)t * oc_total + oc];
+            int8x16_t wv = vdupq_n_s8(0);
+            if (tabled) {
+                if (oc % 16 == 0) {
+                    mve_dw_tap_rows(tap_tab, filter + oc, oc_total, taps,
+                                    TH_MIN(16, oc_total - oc));
+                }
+                wv = vldrbq_s8(&tap_tab[0][16 * (oc % 16)]);
+                taps_v.wv2 = vldrbq_s8(&tap_tab[1][16 * (oc % 16)]);
+                wsum = (uint32_t)vaddvaq_s8(vaddvq_s8(wv), taps_v.wv2);
+            } else {
+                for (int32_t t = 0; t < taps; t++) {
+                    wsum += (uint32_t)(int32_t)filter[(int64_t)t * oc_total + oc];
+                }
             }
             const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
                                    (uint32_t)params->input_offset * wsum;
             if (dot) {
-                const int8x16_t wv = mve_dw_dot_taps(filter + oc, oc_total, TH_MIN(taps, 16));
-                if (taps > 16) {
-                    taps_v.wv = wv;
-                    taps_v.wv2 = mve_dw_dot_taps(filter + 16 * oc_total + oc, oc_total,
-                                                 taps - 16);
-                }
+                taps_v.wv = wv;
                 if (taps > 16 && flat) {
                     mve_dw_dot2_flat(plane, flat_tab, &taps_v, oc_total, (int32_t)start,
                                      quant->multiplier[oc], quant->shift[oc], &o, output_dims,
