@@ -1009,6 +1009,23 @@ TH_INLINE int32x4_t rq_channel(int32x4_t acc, int32_t multiplier, int32_t left, 
     return vminq_s32(vmaxq_s32(y, lo), hi);
 }
 
+/* rq_channel with the shift's sign a constant (neg: shift < 0, a right shift only; else a
+ * left shift only), so the loops that call it hold no branch on it and no unused shift. */
+TH_INLINE int32x4_t rq_sign(int32x4_t acc, int32_t multiplier, int32_t shift, int32_t zp,
+                            int32x4_t lo, int32x4_t hi, const int neg)
+{
+    int32x4_t y;
+    if (neg) {
+        y = vqrdmulhq_n_s32(acc, multiplier);
+        y = vqaddq_s32(y, vshrq_n_s32(y, 31));
+        y = vrshlq_n_s32(y, shift);
+    } else {
+        y = vqrdmulhq_n_s32(vshlq_r_s32(acc, shift), multiplier);
+    }
+    y = vqaddq_n_s32(y, zp);
+    return vminq_s32(vmaxq_s32(y, lo), hi);
+}
+
 /* Four outputs' sum over the taps from x (the window of the first), unpredicated or (p) not */
 TH_INLINE int32x4_t dw_taps(const int8_t *r, int32_t row_step, const int32_t *wt,
                             const int8_t *w, int32_t oc_stride, int32x4_t acc,
@@ -1391,22 +1408,19 @@ static void mve_dw_flat_table(uint16_t *tab, const mve_dw_geom *geo,
 TH_INLINE void
 mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, DOT_TAPS_PARAMS,
                   int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                  const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out, const int neg)
 {
     const int32_t total = output_dims->h * output_dims->w;
-    const int32_t left = shift > 0 ? shift : 0;
-    const int32_t right = shift > 0 ? 0 : shift;
     const int32_t zp = o->output_offset;
     const int32x4_t lo = vdupq_n_s32(o->act_min);
     const int32x4_t hi = vdupq_n_s32(o->act_max);
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride, tab += 4) {
-        int32x4_t acc = vdupq_n_s32(mve_dw_dot1(plane + tab[0], DOT_TAPS));
-        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[1], DOT_TAPS), acc, 1);
-        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[2], DOT_TAPS), acc, 2);
-        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[3], DOT_TAPS), acc, 3);
-        const int32x4_t v = rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi);
+        const int32x4_t acc = lanes4(
+            mve_dw_dot1(plane + tab[0], DOT_TAPS), mve_dw_dot1(plane + tab[1], DOT_TAPS),
+            mve_dw_dot1(plane + tab[2], DOT_TAPS), mve_dw_dot1(plane + tab[3], DOT_TAPS));
+        const int32x4_t v = rq_sign(vaddq_s32(acc, init), multiplier, shift, zp, lo, hi, neg);
         if (q + 4 <= total) {
             vstrbq_scatter_offset_s32(out, out_offs, v);
         } else {
@@ -1419,12 +1433,10 @@ mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, DOT_TAPS_PARAMS,
 TH_INLINE void
 mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
                   int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                  const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out, const int neg)
 {
     const int32_t ow = output_dims->w, sw = geo->sw, ystep = geo->sh * geo->pw;
     const int32_t total = output_dims->h * ow;
-    const int32_t left = shift > 0 ? shift : 0;
-    const int32_t right = shift > 0 ? 0 : shift;
     const int32_t zp = o->output_offset;
     const int32x4_t lo = vdupq_n_s32(o->act_min);
     const int32x4_t hi = vdupq_n_s32(o->act_max);
@@ -1445,12 +1457,9 @@ mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
                 b += sw;
             }
         }
-        int32x4_t acc = vdupq_n_s32(a[0]);
-        acc = vsetq_lane_s32(a[1], acc, 1);
-        acc = vsetq_lane_s32(a[2], acc, 2);
-        acc = vsetq_lane_s32(a[3], acc, 3);
+        const int32x4_t acc = lanes4(a[0], a[1], a[2], a[3]);
         vstrbq_scatter_offset_p_s32(
-            out, out_offs, rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi),
+            out, out_offs, rq_sign(vaddq_s32(acc, init), multiplier, shift, zp, lo, hi, neg),
             vctp32q((uint32_t)n));
     }
 }
@@ -1458,11 +1467,9 @@ mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
 TH_INLINE void
 mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
              int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-             const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+             const th_mve_out *o, const th_dims *output_dims, int8_t *out, const int neg)
 {
     const int32_t ow = output_dims->w, sw = geo->sw;
-    const int32_t left = shift > 0 ? shift : 0;
-    const int32_t right = shift > 0 ? 0 : shift;
     const int32_t zp = o->output_offset;
     const int32x4_t lo = vdupq_n_s32(o->act_min);
     const int32x4_t hi = vdupq_n_s32(o->act_max);
@@ -1473,30 +1480,21 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
         int8_t *o_row = out + (int64_t)oy * ow * oc_stride;
         int32_t ox = 0;
         for (; ox + 4 <= ow; ox += 4, b += 4 * sw) {
-            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, DOT_TAPS));
-            acc = vsetq_lane_s32(mve_dw_dot1(b + sw, DOT_TAPS), acc, 1);
-            acc = vsetq_lane_s32(mve_dw_dot1(b + 2 * sw, DOT_TAPS),
-                                 acc, 2);
-            acc = vsetq_lane_s32(mve_dw_dot1(b + 3 * sw, DOT_TAPS),
-                                 acc, 3);
+            const int32x4_t acc =
+                lanes4(mve_dw_dot1(b, DOT_TAPS), mve_dw_dot1(b + sw, DOT_TAPS),
+                       mve_dw_dot1(b + 2 * sw, DOT_TAPS), mve_dw_dot1(b + 3 * sw, DOT_TAPS));
             vstrbq_scatter_offset_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
-                rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi));
+                rq_sign(vaddq_s32(acc, init), multiplier, shift, zp, lo, hi, neg));
         }
         if (ox < ow) {
             const int32_t n = ow - ox;
-            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, DOT_TAPS));
-            if (n > 1) {
-                acc = vsetq_lane_s32(mve_dw_dot1(b + sw, DOT_TAPS),
-                                     acc, 1);
-            }
-            if (n > 2) {
-                acc = vsetq_lane_s32(
-                    mve_dw_dot1(b + 2 * sw, DOT_TAPS), acc, 2);
-            }
+            const int32x4_t acc =
+                lanes4(mve_dw_dot1(b, DOT_TAPS), n > 1 ? mve_dw_dot1(b + sw, DOT_TAPS) : 0,
+                       n > 2 ? mve_dw_dot1(b + 2 * sw, DOT_TAPS) : 0, 0);
             vstrbq_scatter_offset_p_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
-                rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi),
+                rq_sign(vaddq_s32(acc, init), multiplier, shift, zp, lo, hi, neg),
                 vctp32q((uint32_t)n));
         }
     }
@@ -1511,8 +1509,13 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
          int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,               \
          const th_dims *output_dims, int8_t *out)                                              \
     {                                                                                          \
-        body(plane, where_arg, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier, shift,  \
-             o, output_dims, out);                                                             \
+        if (shift < 0) {                                                                       \
+            body(plane, where_arg, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier,     \
+                 shift, o, output_dims, out, 1);                                               \
+        } else {                                                                               \
+            body(plane, where_arg, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier,     \
+                 shift, o, output_dims, out, 0);                                               \
+        }                                                                                      \
     }                                                                                          \
     static void __attribute__((noinline))                                                     \
     name2(const int8_t *plane, where, const mve_dw_taps *t, int32_t oc_stride, int32_t start, \
@@ -1520,7 +1523,7 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
           int8_t *out)                                                                         \
     {                                                                                          \
         body(plane, where_arg, t->offs, t->wv, t->offs2, t->wv2, t->base2, 1, oc_stride,      \
-             start, multiplier, shift, o, output_dims, out);                                   \
+             start, multiplier, shift, o, output_dims, out, shift < 0);                        \
     }
 MVE_DW_DOT_INSTANCES(mve_dw_dot_flat, mve_dw_dot2_flat, mve_dw_dot_flat_t, const uint16_t *tab,
                      tab)
