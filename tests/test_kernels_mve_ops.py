@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,6 +23,8 @@ from kernels.cases import (
     CONV_OPS,
     DW_OPS,
     Case,
+    ConvCase,
+    Limits,
     Op,
     RngDraw,
     check_result,
@@ -30,6 +33,7 @@ from kernels.cases import (
 )
 from kernels.cases_ops import OPS_PER_ELEMENT, OpCase, fits_firmware, op_case
 from kernels.harness import BUILD_FLAG_MVE
+from kernels.layers import layer_case
 from kernels.target import (
     build_firmware,
     fits_small_firmware,
@@ -55,6 +59,9 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mean_rc_mve": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
     "mve_dw_dot2": ("vldrb.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32"),
     "pixel2_small_k": ("vldrbt.s32", "vmla.s32", "vqrdmulh.s32", "vstrbt.32"),
+    # depthwise: taps of 16 channels transposed by a scatter, sums of weights by VADDV, a
+    # whole-rows interior staged as one run (gather, scatter to the table's offsets)
+    "th_nn_mve_dw_conv_s8": ("vstrbt.8", "vaddv.s8", "vaddva.s8", "vldrht.u16", "vstrbt.16"),
 }
 
 
@@ -82,6 +89,29 @@ def dw_17_to_32_taps(seed: int, count: int) -> list[Case]:
                  and fits_small_firmware(c, False))  # fmt: skip
 
 
+def dw_tap_table_cases(seed: int, count: int) -> list[Case]:
+    """Depthwise filters of at most 32 taps (the transposed tap table) on up to 48 channels
+    (several 16-channel blocks, tails) and planes around the 256-pixel run limit."""
+    limits = Limits(max_hw=14, max_c=48, max_batches=2)
+    return drawn(seed, count, lambda d, i: dw_case(d, DW_OPS[i % len(DW_OPS)], limits),
+                 lambda c: c.w.shape[1] * c.w.shape[2] <= 32
+                 and fits_small_firmware(c, False))  # fmt: skip
+
+
+def dw_run_boundaries() -> list[Case]:
+    """SAME 3x3 / 5x5 layers whose input is just under, at and over the 256-pixel run (whole
+    rows staged at once), pixel counts off multiples of 8, channels off multiples of 16, in
+    place and not."""
+    shapes = [((16, 16), 33, 3, 1), ((17, 15), 17, 3, 1), ((16, 17), 20, 3, 1),
+              ((6, 6), 128, 3, 1), ((6, 6), 128, 3, 2), ((3, 3), 256, 3, 1),
+              ((7, 5), 18, 5, 1), ((5, 3), 31, 3, 2), ((1, 9), 16, (1, 9), 1)]
+    out: list[Case] = []
+    for i, (hw, c, k, s) in enumerate(shapes):
+        case = layer_case(Op.DW, hw, c, c, k, s, seed=40 + i)
+        out += [case, replace(case, in_place=True)]
+    return out
+
+
 def conv_at_most_4_taps(seed: int, count: int) -> list[Case]:
     return drawn(seed, count, lambda d, i: conv_case(d, CONV_OPS[i % len(CONV_OPS)]),
                  lambda c: c.w[0].size <= 4 and fits_small_firmware(c, False))
@@ -105,7 +135,9 @@ def assert_all_match(board: str, build_root: Path, seed: int, count: int,
 def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
     flags = assert_all_match(MVE_BOARD, tmp_path, seed=16, count=800,
                              extra=[*dw_17_to_32_taps(seed=17, count=200),
-                                    *conv_at_most_4_taps(seed=18, count=150)])
+                                    *conv_at_most_4_taps(seed=18, count=150),
+                                    *dw_tap_table_cases(seed=19, count=200),
+                                    *dw_run_boundaries()])
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():
@@ -132,6 +164,23 @@ def test_case_mix_reaches_the_vector_paths() -> None:
     assert any(c.a.size == 1 and c.b.size > 1 for c in muls) and any(c.in_place for c in muls)
     means = [c for c in batch if c.op == Op.MEAN]
     assert any(c.p.axes == (1, 2) and c.x.shape[1] * c.x.shape[2] > 256 for c in means)
+
+
+def test_depthwise_mix_reaches_the_table_and_run_paths() -> None:
+    """The depthwise cases reach what the tap table and the staged run branch on: more than
+    one 16-channel block with a tail, 17-32 taps, ch_mult > 1, runs off multiples of 8 and
+    interiors over the limit, both signs of shift, in place."""
+    dws = [c for c in [*dw_tap_table_cases(seed=19, count=200), *dw_run_boundaries()]
+           if isinstance(c, ConvCase)]
+    assert any(c.out_shape[3] > 16 and c.out_shape[3] % 16 for c in dws)
+    assert any(16 < c.w.shape[1] * c.w.shape[2] <= 32 and c.out_shape[3] > 16 for c in dws)
+    assert any(c.p.ch_mult > 1 and c.out_shape[3] > 16 for c in dws)
+    pixels = [c.x.shape[1] * c.x.shape[2] for c in dws]
+    assert any(n <= 256 and n % 8 for n in pixels) and any(n > 256 for n in pixels)
+    assert any(n == 256 for n in pixels)
+    shifts = np.concatenate([c.p.out_shift for c in dws])
+    assert (shifts < 0).any() and (shifts >= 0).any()
+    assert any(c.in_place and c.out_shape[3] > 16 for c in dws)
 
 
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])
