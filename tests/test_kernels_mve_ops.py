@@ -59,7 +59,7 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mean_rc_mve": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
     "mve_dw_dot2": ("vldrb.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32"),
     "pixel2_small_k": ("vldrbt.s32", "vmla.s32", "vqrdmulh.s32", "vstrbt.32"),
-    # depthwise: taps of 16 channels transposed by a scatter, sums of weights by VADDV, a
+    # depthwise: taps of 8 channels transposed by a scatter, sums of weights by VADDV, a
     # whole-rows interior staged as one run (gather, scatter to the table's offsets)
     "th_nn_mve_dw_conv_s8": ("vstrbt.8", "vaddv.s8", "vaddva.s8", "vldrht.u16", "vstrbt.16"),
 }
@@ -99,12 +99,14 @@ def dw_tap_table_cases(seed: int, count: int) -> list[Case]:
 
 
 def dw_run_boundaries() -> list[Case]:
-    """SAME 3x3 / 5x5 layers whose input is just under, at and over the 256-pixel run (whole
-    rows staged at once), pixel counts off multiples of 8, channels off multiples of 16, in
-    place and not."""
+    """SAME 3x3 / 5x5 layers staged as one run (whole rows; the run's table shares the 515
+    entries of the narrow outputs' table) or row by row (more pixels than the table has left:
+    24x24, 70x7 beside its 493 output entries), pixel counts off multiples of 8, channels off
+    multiples of 8 and 16, in place and not."""
     shapes = [((16, 16), 33, 3, 1), ((17, 15), 17, 3, 1), ((16, 17), 20, 3, 1),
               ((6, 6), 128, 3, 1), ((6, 6), 128, 3, 2), ((3, 3), 256, 3, 1),
-              ((7, 5), 18, 5, 1), ((5, 3), 31, 3, 2), ((1, 9), 16, (1, 9), 1)]
+              ((7, 5), 18, 5, 1), ((5, 3), 31, 3, 2), ((1, 9), 16, (1, 9), 1),
+              ((24, 24), 9, 3, 1), ((70, 7), 9, 3, 1), ((36, 7), 10, 3, 1)]
     out: list[Case] = []
     for i, (hw, c, k, s) in enumerate(shapes):
         case = layer_case(Op.DW, hw, c, c, k, s, seed=40 + i)
@@ -168,16 +170,17 @@ def test_case_mix_reaches_the_vector_paths() -> None:
 
 def test_depthwise_mix_reaches_the_table_and_run_paths() -> None:
     """The depthwise cases reach what the tap table and the staged run branch on: more than
-    one 16-channel block with a tail, 17-32 taps, ch_mult > 1, runs off multiples of 8 and
-    interiors over the limit, both signs of shift, in place."""
+    one 8-channel block with a tail, 17-32 taps, ch_mult > 1, runs off multiples of 8 and
+    interiors over the table's room, both signs of shift, in place."""
     dws = [c for c in [*dw_tap_table_cases(seed=19, count=200), *dw_run_boundaries()]
            if isinstance(c, ConvCase)]
-    assert any(c.out_shape[3] > 16 and c.out_shape[3] % 16 for c in dws)
+    assert any(c.out_shape[3] > 16 and c.out_shape[3] % 8 for c in dws)
     assert any(16 < c.w.shape[1] * c.w.shape[2] <= 32 and c.out_shape[3] > 16 for c in dws)
     assert any(c.p.ch_mult > 1 and c.out_shape[3] > 16 for c in dws)
     pixels = [c.x.shape[1] * c.x.shape[2] for c in dws]
-    assert any(n <= 256 and n % 8 for n in pixels) and any(n > 256 for n in pixels)
-    assert any(n == 256 for n in pixels)
+    assert any(n <= 256 and n % 8 for n in pixels) and any(n > 515 for n in pixels)
+    assert any(c.out_shape[2] < 8 and c.out_shape[1] * c.out_shape[2] + 3 + n > 515
+               for c, n in zip(dws, pixels, strict=True))  # fmt: skip
     shifts = np.concatenate([c.p.out_shift for c in dws])
     assert (shifts < 0).any() and (shifts >= 0).any()
     assert any(c.in_place and c.out_shape[3] > 16 for c in dws)

@@ -953,20 +953,50 @@ static void mve_dw_stage(int8_t *plane, const mve_dw_geom *geo, const int8_t *in
     }
 }
 
-/* Interiors of at most this many pixels spanning whole input rows are staged as one run:
- * eight input pixels per VLDRB.S16 gather (offsets i * C, consecutive in the input) and one
- * VSTRB.16 scatter to their plane positions (a table made once per call), no per-row loop. */
-#define MVE_DW_RUN_MAX 256
+/* Whether the interior is whole input rows (no column of the input outside the plane), so
+ * mve_dw_stage_rows can stage it: the rows are consecutive in the input. */
+static int mve_dw_whole_rows(const mve_dw_geom *geo, const th_dims *input_dims,
+                             const th_dw_conv_params *params)
+{
+    return params->padding.w + input_dims->w <= geo->pw &&
+           params->padding.h + input_dims->h <= geo->ph && input_dims->c <= 9000;
+}
 
-/* The run's plane offsets (row-major over the interior, which starts at (y_lo, x_lo)) and
- * its pixel count; 0 when the interior is not whole input rows, too long or too wide. */
-static int32_t mve_dw_run_table(uint16_t *tab, const mve_dw_geom *geo,
+/* Input channel ic of one batch into the plane's interior (whole rows): eight pixels per
+ * VLDRB.S16 gather (offsets i * C) and VSTRB.16, the row's last 1-7 predicated; the source
+ * runs on across rows. */
+static void mve_dw_stage_rows(int8_t *plane, const mve_dw_geom *geo, const int8_t *in_b,
+                              const th_dims *input_dims, const th_dw_conv_params *params,
+                              int32_t ic)
+{
+    const int32_t cin = input_dims->c, in_w = input_dims->w, full = in_w >> 3;
+    const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)cin);
+    const mve_pred16_t p = vctp16q((uint32_t)(in_w & 7));
+    const int8_t *src = in_b + ic;
+    int8_t *row = plane + (int64_t)params->padding.h * geo->pw + params->padding.w;
+    for (int32_t y = 0; y < input_dims->h; y++, row += geo->pw) {
+        int8_t *d = row;
+        for (int32_t k = 0; k < full; k++, src += 8 * cin, d += 8) {
+            vstrbq_s16(d, vldrbq_gather_offset_s16(src, offs));
+        }
+        if (in_w & 7) {
+            vstrbq_p_s16(d, vldrbq_gather_offset_z_s16(src, offs, p), p);
+            src += (in_w & 7) * cin;
+        }
+    }
+}
+
+/* Whole-rows interiors of at most `room` pixels (what the call's table has left) are staged
+ * as one run: eight input pixels per VLDRB.S16 gather (offsets i * C, consecutive in the
+ * input) and one VSTRB.16 scatter to their plane positions (this table, made once per call),
+ * no per-row loop. Returns the run's pixel count, 0 if it does not apply. */
+static int32_t mve_dw_run_table(uint16_t *tab, int32_t room, const mve_dw_geom *geo,
                                 const th_dims *input_dims, const th_dw_conv_params *params)
 {
-    const int32_t in_h = input_dims->h, in_w = input_dims->w, cin = input_dims->c;
+    const int32_t in_h = input_dims->h, in_w = input_dims->w;
     const int32_t top = params->padding.h, left = params->padding.w;
-    if (left + in_w > geo->pw || top + in_h > geo->ph || (int64_t)in_h * in_w >
-        MVE_DW_RUN_MAX || cin > 9000 || (int64_t)geo->ph * geo->pw > 65536) {
+    if (!mve_dw_whole_rows(geo, input_dims, params) || (int64_t)in_h * in_w > room ||
+        (int64_t)geo->ph * geo->pw > 65536) {
         return 0;
     }
     int32_t i = 0;
@@ -1357,13 +1387,13 @@ static void mve_dw_dot_offsets(mve_dw_taps *t, const mve_dw_geom *geo)
     t->base2 = base2;
 }
 
-/* Filters of at most 32 taps: the taps of 16 channels at a time transposed into a table, one
+/* Filters of at most 32 taps: the taps of 8 channels at a time transposed into a table, one
  * row of 16 bytes per channel (tab[h][16 * j + t % 16]: tap t, h = t / 16, of channel oc + j),
- * one predicated VLDRB of each tap's n <= 16 channels and a VSTRB.8 scatter (offsets 16 * j).
+ * one predicated VLDRB of each tap's n <= 8 channels and a VSTRB.8 scatter (offsets 16 * j).
  * The table is zeroed once per call, so taps past the filter stay 0 in every row. */
 #define MVE_DW_TAB_TAPS 32
 
-static void mve_dw_tap_rows(int8_t (*tab)[256], const int8_t *w, int32_t oc_stride,
+static void mve_dw_tap_rows(int8_t (*tab)[128], const int8_t *w, int32_t oc_stride,
                             int32_t taps, int32_t n)
 {
     const mve_pred16_t p = vctp8q((uint32_t)n);
@@ -1586,20 +1616,23 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         mve_dw_dot_offsets(&taps_v, &geo);
     }
     const uint8x16_t dot_offs = taps_v.offs;
-    uint16_t flat_tab[MVE_DW_FLAT_MAX + 3];
+    uint16_t flat_tab[MVE_DW_FLAT_MAX + 3]; /* then the staging run's table */
     const int flat = dot && output_dims->w < 8 &&
                      output_dims->h * output_dims->w <= MVE_DW_FLAT_MAX &&
                      geo.ph * geo.pw <= 65536;
     if (flat) {
         mve_dw_flat_table(flat_tab, &geo, output_dims);
     }
-    int8_t tap_tab[2][256] __attribute__((aligned(16)));
+    int8_t tap_tab[2][128] __attribute__((aligned(16)));
     const int tabled = taps <= MVE_DW_TAB_TAPS;
     if (tabled) {
         th_nn_mve_fill(&tap_tab[0][0], 0, (int32_t)sizeof tap_tab);
     }
-    uint16_t run_tab[MVE_DW_RUN_MAX];
-    const int32_t run = mve_dw_run_table(run_tab, &geo, input_dims, params);
+    const int rows = mve_dw_whole_rows(&geo, input_dims, params);
+    const int32_t flat_n = flat ? output_dims->h * output_dims->w + 3 : 0;
+    uint16_t *run_tab = flat_tab + flat_n;
+    const int32_t run = mve_dw_run_table(run_tab, MVE_DW_FLAT_MAX + 3 - flat_n, &geo,
+                                         input_dims, params);
     th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
@@ -1608,18 +1641,20 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         for (int32_t oc = 0; oc < oc_total; oc++) {
             if (oc % mult_ch == 0 && run > 0) {
                 mve_dw_stage_run(plane, run_tab, run, in_b, input_dims->c, oc / mult_ch);
+            } else if (oc % mult_ch == 0 && rows) {
+                mve_dw_stage_rows(plane, &geo, in_b, input_dims, params, oc / mult_ch);
             } else if (oc % mult_ch == 0) {
                 mve_dw_stage(plane, &geo, in_b, input_dims, params, oc / mult_ch);
             }
             uint32_t wsum = 0;
             int8x16_t wv = vdupq_n_s8(0);
             if (tabled) {
-                if (oc % 16 == 0) {
+                if (oc % 8 == 0) {
                     mve_dw_tap_rows(tap_tab, filter + oc, oc_total, taps,
-                                    TH_MIN(16, oc_total - oc));
+                                    TH_MIN(8, oc_total - oc));
                 }
-                wv = vldrbq_s8(&tap_tab[0][16 * (oc % 16)]);
-                taps_v.wv2 = vldrbq_s8(&tap_tab[1][16 * (oc % 16)]);
+                wv = vldrbq_s8(&tap_tab[0][16 * (oc % 8)]);
+                taps_v.wv2 = vldrbq_s8(&tap_tab[1][16 * (oc % 8)]);
                 wsum = (uint32_t)vaddvaq_s8(vaddvq_s8(wv), taps_v.wv2);
             } else {
                 for (int32_t t = 0; t < taps; t++) {
