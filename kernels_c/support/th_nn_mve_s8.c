@@ -1530,23 +1530,11 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
     }
 }
 
-/* Out-of-line instances (their own registers): the dot paths flattened (tab), walked
- * (outputs narrower than 8) or by rows; up to 16 taps with the taps in registers, 17 to 32
- * (the *2 ones) from a mve_dw_taps. */
-#define MVE_DW_DOT_INSTANCES(name, name2, body, where, where_arg)                             \
-    static void __attribute__((noinline))                                                     \
-    name(const int8_t *plane, where, uint8x16_t offs, int8x16_t wv, int32_t oc_stride,        \
-         int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,               \
-         const th_dims *output_dims, int8_t *out)                                              \
-    {                                                                                          \
-        if (shift < 0) {                                                                       \
-            body(plane, where_arg, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier,     \
-                 shift, o, output_dims, out, 1);                                               \
-        } else {                                                                               \
-            body(plane, where_arg, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier,     \
-                 shift, o, output_dims, out, 0);                                               \
-        }                                                                                      \
-    }                                                                                          \
+/* Out-of-line instances (their own registers) of the 17-32 taps paths (taps from a
+ * mve_dw_taps, a second gather): flattened (tab), walked (outputs narrower than 8) or by
+ * rows; and the walk of up to 16 taps (taps in registers). Up to 16 taps flattened or by
+ * rows: mve_dw_dot_flat and mve_dw_dot below, which loop over the channels themselves. */
+#define MVE_DW_DOT2_INSTANCE(name2, body, where, where_arg)                                   \
     static void __attribute__((noinline))                                                     \
     name2(const int8_t *plane, where, const mve_dw_taps *t, int32_t oc_stride, int32_t start, \
           int32_t multiplier, int32_t shift, const th_mve_out *o, const th_dims *output_dims, \
@@ -1555,12 +1543,114 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
         body(plane, where_arg, t->offs, t->wv, t->offs2, t->wv2, t->base2, 1, oc_stride,      \
              start, multiplier, shift, o, output_dims, out, shift < 0);                        \
     }
-MVE_DW_DOT_INSTANCES(mve_dw_dot_flat, mve_dw_dot2_flat, mve_dw_dot_flat_t, const uint16_t *tab,
-                     tab)
-MVE_DW_DOT_INSTANCES(mve_dw_dot_walk, mve_dw_dot2_walk, mve_dw_dot_walk_t,
-                     const mve_dw_geom *geo, geo)
-MVE_DW_DOT_INSTANCES(mve_dw_dot, mve_dw_dot2, mve_dw_dot_t, const mve_dw_geom *geo, geo)
-#undef MVE_DW_DOT_INSTANCES
+MVE_DW_DOT2_INSTANCE(mve_dw_dot2_flat, mve_dw_dot_flat_t, const uint16_t *tab, tab)
+MVE_DW_DOT2_INSTANCE(mve_dw_dot2_walk, mve_dw_dot_walk_t, const mve_dw_geom *geo, geo)
+MVE_DW_DOT2_INSTANCE(mve_dw_dot2, mve_dw_dot_t, const mve_dw_geom *geo, geo)
+#undef MVE_DW_DOT2_INSTANCE
+
+static void __attribute__((noinline))
+mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
+                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_dot_walk_t(plane, geo, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier, shift,
+                      o, output_dims, out, shift < 0);
+}
+
+/* What every channel of one call shares: the staged plane and how to stage it, the tables,
+ * the filter and requantization. */
+typedef struct {
+    int8_t *plane;
+    const mve_dw_geom *geo;
+    const th_dims *input_dims;
+    const th_dims *output_dims;
+    const th_dw_conv_params *params;
+    const th_per_channel_quant *quant;
+    const int8_t *filter;
+    const int32_t *bias;
+    const uint16_t *flat_tab; /* narrow outputs' window offsets */
+    const uint16_t *run_tab;  /* the staging run's plane offsets (run > 0) */
+    int32_t run;
+    int rows; /* the interior is whole input rows */
+    int8_t (*tap_tab)[128];
+    th_mve_out o;
+} mve_dw_call;
+
+/* Channel oc's preparation: its input channel staged (the first of its ch_mult outputs), its
+ * taps (wv: 0..15, wv2: 16..31, from the tap table, filled per 8 channels; taps <= 32) and
+ * the folded start bias + input_offset * sum of its taps, returned. */
+TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
+                                 int8x16_t *wv, int8x16_t *wv2)
+{
+    const int32_t mult_ch = k->params->ch_mult, oc_total = k->output_dims->c;
+    const int32_t taps = k->geo->kh * k->geo->kw;
+    if (oc % mult_ch == 0) {
+        const int32_t ic = oc / mult_ch;
+        if (k->run > 0) {
+            mve_dw_stage_run(k->plane, k->run_tab, k->run, in_b, k->input_dims->c, ic);
+        } else if (k->rows) {
+            mve_dw_stage_rows(k->plane, k->geo, in_b, k->input_dims, k->params, ic);
+        } else {
+            mve_dw_stage(k->plane, k->geo, in_b, k->input_dims, k->params, ic);
+        }
+    }
+    uint32_t wsum = 0;
+    if (taps <= MVE_DW_TAB_TAPS) {
+        if (oc % 8 == 0) {
+            mve_dw_tap_rows(k->tap_tab, k->filter + oc, oc_total, taps, TH_MIN(8, oc_total - oc));
+        }
+        *wv = vldrbq_s8(&k->tap_tab[0][16 * (oc % 8)]);
+        *wv2 = vldrbq_s8(&k->tap_tab[1][16 * (oc % 8)]);
+        wsum = (uint32_t)vaddvaq_s8(vaddvq_s8(*wv), *wv2);
+    } else {
+        *wv = vdupq_n_s8(0);
+        *wv2 = *wv;
+        for (int32_t t = 0; t < taps; t++) {
+            wsum += (uint32_t)(int32_t)k->filter[(int64_t)t * oc_total + oc];
+        }
+    }
+    return (int32_t)((k->bias != NULL ? (uint32_t)k->bias[oc] : 0u) +
+                     (uint32_t)k->params->input_offset * wsum);
+}
+
+/* Every channel of one batch through the up-to-16-taps dot path, flattened (flat) or by rows:
+ * the per-channel work inline in one loop (no call per channel). */
+TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b,
+                                   int8_t *out_b, const int flat)
+{
+    const int32_t oc_total = k->output_dims->c;
+    for (int32_t oc = 0; oc < oc_total; oc++) {
+        int8x16_t wv, wv2;
+        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
+        const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
+        if (flat && sh < 0) {
+            mve_dw_dot_flat_t(k->plane, k->flat_tab, offs, wv, offs, wv, 0, 0, oc_total, start,
+                              m, sh, &k->o, k->output_dims, out_b + oc, 1);
+        } else if (flat) {
+            mve_dw_dot_flat_t(k->plane, k->flat_tab, offs, wv, offs, wv, 0, 0, oc_total, start,
+                              m, sh, &k->o, k->output_dims, out_b + oc, 0);
+        } else if (sh < 0) {
+            mve_dw_dot_t(k->plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
+                         &k->o, k->output_dims, out_b + oc, 1);
+        } else {
+            mve_dw_dot_t(k->plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
+                         &k->o, k->output_dims, out_b + oc, 0);
+        }
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_dot_flat(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
+{
+    mve_dw_dot_channels(k, offs, in_b, out_b, 1);
+}
+
+static void __attribute__((noinline))
+mve_dw_dot(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
+{
+    mve_dw_dot_channels(k, offs, in_b, out_b, 0);
+}
+
 #undef DOT_TAPS
 #undef DOT_TAPS_PARAMS
 
@@ -1601,7 +1691,6 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     int8_t *plane = (int8_t *)ctx->buf;
     const int32_t oc_total = output_dims->c;
     const int32_t taps = geo.kh * geo.kw;
-    const int32_t mult_ch = params->ch_mult;
     const th_mve_out o = {params->output_offset, params->activation.min,
                           params->activation.max};
     const int s1 = geo.kh == 3 && geo.kw == 3 && geo.sw == 1 && geo.dw == 1;
@@ -1624,87 +1713,70 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         mve_dw_flat_table(flat_tab, &geo, output_dims);
     }
     int8_t tap_tab[2][128] __attribute__((aligned(16)));
-    const int tabled = taps <= MVE_DW_TAB_TAPS;
-    if (tabled) {
+    if (taps <= MVE_DW_TAB_TAPS) {
         th_nn_mve_fill(&tap_tab[0][0], 0, (int32_t)sizeof tap_tab);
     }
-    const int rows = mve_dw_whole_rows(&geo, input_dims, params);
     const int32_t flat_n = flat ? output_dims->h * output_dims->w + 3 : 0;
-    uint16_t *run_tab = flat_tab + flat_n;
-    const int32_t run = mve_dw_run_table(run_tab, MVE_DW_FLAT_MAX + 3 - flat_n, &geo,
-                                         input_dims, params);
+    mve_dw_call k;
+    k.plane = plane;
+    k.geo = &geo;
+    k.input_dims = input_dims;
+    k.output_dims = output_dims;
+    k.params = params;
+    k.quant = quant;
+    k.filter = filter;
+    k.bias = bias;
+    k.flat_tab = flat_tab;
+    k.run_tab = flat_tab + flat_n;
+    k.run = mve_dw_run_table(flat_tab + flat_n, MVE_DW_FLAT_MAX + 3 - flat_n, &geo, input_dims,
+                             params);
+    k.rows = mve_dw_whole_rows(&geo, input_dims, params);
+    k.tap_tab = tap_tab;
+    k.o = o;
     th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
+        if (dot && taps <= 16 && flat) {
+            mve_dw_dot_flat(&k, dot_offs, in_b, out_b);
+            continue;
+        }
+        if (dot && taps <= 16 && output_dims->w >= 8) {
+            mve_dw_dot(&k, dot_offs, in_b, out_b);
+            continue;
+        }
         for (int32_t oc = 0; oc < oc_total; oc++) {
-            if (oc % mult_ch == 0 && run > 0) {
-                mve_dw_stage_run(plane, run_tab, run, in_b, input_dims->c, oc / mult_ch);
-            } else if (oc % mult_ch == 0 && rows) {
-                mve_dw_stage_rows(plane, &geo, in_b, input_dims, params, oc / mult_ch);
-            } else if (oc % mult_ch == 0) {
-                mve_dw_stage(plane, &geo, in_b, input_dims, params, oc / mult_ch);
-            }
-            uint32_t wsum = 0;
-            int8x16_t wv = vdupq_n_s8(0);
-            if (tabled) {
-                if (oc % 8 == 0) {
-                    mve_dw_tap_rows(tap_tab, filter + oc, oc_total, taps,
-                                    TH_MIN(8, oc_total - oc));
-                }
-                wv = vldrbq_s8(&tap_tab[0][16 * (oc % 8)]);
-                taps_v.wv2 = vldrbq_s8(&tap_tab[1][16 * (oc % 8)]);
-                wsum = (uint32_t)vaddvaq_s8(vaddvq_s8(wv), taps_v.wv2);
-            } else {
-                for (int32_t t = 0; t < taps; t++) {
-                    wsum += (uint32_t)(int32_t)filter[(int64_t)t * oc_total + oc];
-                }
-            }
-            const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
-                                   (uint32_t)params->input_offset * wsum;
+            int8x16_t wv, wv2;
+            const int32_t start = mve_dw_channel(&k, in_b, oc, &wv, &wv2);
+            const int32_t m = quant->multiplier[oc], sh = quant->shift[oc];
             if (dot) {
                 taps_v.wv = wv;
+                taps_v.wv2 = wv2;
                 if (taps > 16 && flat) {
-                    mve_dw_dot2_flat(plane, flat_tab, &taps_v, oc_total, (int32_t)start,
-                                     quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                     out_b + oc);
+                    mve_dw_dot2_flat(plane, flat_tab, &taps_v, oc_total, start, m, sh, &o,
+                                     output_dims, out_b + oc);
                 } else if (taps > 16 && output_dims->w < 8) {
-                    mve_dw_dot2_walk(plane, &geo, &taps_v, oc_total, (int32_t)start,
-                                     quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                     out_b + oc);
+                    mve_dw_dot2_walk(plane, &geo, &taps_v, oc_total, start, m, sh, &o,
+                                     output_dims, out_b + oc);
                 } else if (taps > 16) {
-                    mve_dw_dot2(plane, &geo, &taps_v, oc_total, (int32_t)start,
-                                quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                    mve_dw_dot2(plane, &geo, &taps_v, oc_total, start, m, sh, &o, output_dims,
                                 out_b + oc);
-                } else if (flat) {
-                    mve_dw_dot_flat(plane, flat_tab, dot_offs, wv, oc_total,
-                                    (int32_t)start, quant->multiplier[oc], quant->shift[oc], &o,
-                                    output_dims, out_b + oc);
-                } else if (output_dims->w < 8) {
-                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total,
-                                    (int32_t)start, quant->multiplier[oc], quant->shift[oc], &o,
-                                    output_dims, out_b + oc);
                 } else {
-                    mve_dw_dot(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
-                               quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                               out_b + oc);
+                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total, start, m, sh, &o,
+                                    output_dims, out_b + oc);
                 }
             } else if (narrow && geo.kh == 3 && geo.kw == 3) {
-                mve_dw_flat_3x3(plane, &geo, filter + oc, oc_total, (int32_t)start,
-                                quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                out_b + oc);
+                mve_dw_flat_3x3(plane, &geo, filter + oc, oc_total, start, m, sh, &o,
+                                output_dims, out_b + oc);
             } else if (s1) {
-                mve_dw_3x3_s1(plane, &geo, filter + oc, oc_total, (int32_t)start,
-                              quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                mve_dw_3x3_s1(plane, &geo, filter + oc, oc_total, start, m, sh, &o, output_dims,
                               out_b + oc);
             } else if (s2) {
-                mve_dw_3x3_s2(plane, &geo, filter + oc, oc_total, (int32_t)start,
-                              quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                mve_dw_3x3_s2(plane, &geo, filter + oc, oc_total, start, m, sh, &o, output_dims,
                               out_b + oc);
             } else {
-                mve_dw_any(plane, &geo, filter + oc, oc_total, (int32_t)start,
-                           quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                mve_dw_any(plane, &geo, filter + oc, oc_total, start, m, sh, &o, output_dims,
                            out_b + oc);
             }
         }
