@@ -62,6 +62,8 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     # depthwise: taps of 8 channels transposed by a scatter, sums of weights by VADDV, a
     # whole-rows interior staged as one run (gather, scatter to the table's offsets)
     "th_nn_mve_dw_conv_s8": ("vstrbt.8", "vaddv.s8", "vaddva.s8", "vldrht.u16", "vstrbt.16"),
+    # 3x3 stride 1: a 2x2 output block per 4x4-window gather, four VMLADAV, edges predicated
+    "mve_dw_dot_2x2": ("vldrb.u8", "vldrbt.u8", "vmlav.s8", "vqrdmulh.s32", "vstrbt.32"),
 }
 
 
@@ -102,11 +104,16 @@ def dw_run_boundaries() -> list[Case]:
     """SAME 3x3 / 5x5 layers staged as one run (whole rows; the run's table shares the 515
     entries of the narrow outputs' table) or row by row (more pixels than the table has left:
     24x24, 70x7 beside its 493 output entries), pixel counts off multiples of 8, channels off
-    multiples of 8 and 16, in place and not."""
+    multiples of 8 and 16, in place and not; 3x3 stride 1 (2x2 output blocks) at its plane
+    width limit, odd and even output sides."""
     shapes = [((16, 16), 33, 3, 1), ((17, 15), 17, 3, 1), ((16, 17), 20, 3, 1),
               ((6, 6), 128, 3, 1), ((6, 6), 128, 3, 2), ((3, 3), 256, 3, 1),
               ((7, 5), 18, 5, 1), ((5, 3), 31, 3, 2), ((1, 9), 16, (1, 9), 1),
-              ((24, 24), 9, 3, 1), ((70, 7), 9, 3, 1), ((36, 7), 10, 3, 1)]
+              ((24, 24), 9, 3, 1), ((70, 7), 9, 3, 1), ((36, 7), 10, 3, 1),
+              # 3x3 stride 1 by 2x2 blocks (outputs 8+ wide, or more than 512): planes 84
+              # wide (the limit) and 85, odd and even rows and columns; narrower: flattened
+              ((3, 82), 4, 3, 1), ((3, 83), 4, 3, 1), ((5, 9), 12, 3, 1), ((4, 11), 8, 3, 1),
+              ((80, 7), 3, 3, 1), ((1, 1), 20, 3, 1), ((2, 5), 9, 3, 1)]
     out: list[Case] = []
     for i, (hw, c, k, s) in enumerate(shapes):
         case = layer_case(Op.DW, hw, c, c, k, s, seed=40 + i)
@@ -184,6 +191,10 @@ def test_depthwise_mix_reaches_the_table_and_run_paths() -> None:
     shifts = np.concatenate([c.p.out_shift for c in dws])
     assert (shifts < 0).any() and (shifts >= 0).any()
     assert any(c.in_place and c.out_shape[3] > 16 for c in dws)
+    blocks = [c for c in dws if c.w.shape[1:3] == (3, 3) and c.p.stride_h == c.p.stride_w == 1
+              and c.p.dilation_h == c.p.dilation_w == 1 and c.out_shape[2] >= 8]  # fmt: skip
+    assert any(c.out_shape[1] % 2 and c.out_shape[2] % 2 for c in blocks)
+    assert any(c.x.shape[0] > 1 for c in blocks) and any(c.in_place for c in blocks)
 
 
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])

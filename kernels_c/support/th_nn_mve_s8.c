@@ -1584,8 +1584,8 @@ TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32
 {
     const int32_t mult_ch = k->params->ch_mult, oc_total = k->output_dims->c;
     const int32_t taps = k->geo->kh * k->geo->kw;
-    if (oc % mult_ch == 0) {
-        const int32_t ic = oc / mult_ch;
+    if (mult_ch == 1 || oc % mult_ch == 0) {
+        const int32_t ic = mult_ch == 1 ? oc : oc / mult_ch;
         if (k->run > 0) {
             mve_dw_stage_run(k->plane, k->run_tab, k->run, in_b, k->input_dims->c, ic);
         } else if (k->rows) {
@@ -1611,6 +1611,134 @@ TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32
     }
     return (int32_t)((k->bias != NULL ? (uint32_t)k->bias[oc] : 0u) +
                      (uint32_t)k->params->input_offset * wsum);
+}
+
+/* ---- 3x3, stride 1, dilation 1, planes at most 84 wide: 2x2 output blocks -----------------
+ * The block's four outputs (oy, ox), (oy, ox + 1), (oy + 1, ox), (oy + 1, ox + 1) read the 4x4
+ * window at plane + oy * PW + ox: one VLDRB.8 gather (lane 4r + c: offset r * PW + c) and one
+ * VMLADAV per output against the channel's taps placed at that output's position in the
+ * window (lane 4(ky + dy) + kx + dx, 0 elsewhere: four gathers from the channel's tap-table
+ * row, whose lane 15 is 0, once per channel). A block past the last row or column predicates
+ * that window row or column off (nothing is read past the plane) and its outputs off at the
+ * store (offsets 0, C, OW * C, OW * C + C). */
+#define MVE_DW_2X2_MAX_PW 84
+
+/* A predicate of constant bits the compiler cannot see: gcc 12 (-O2) folded the 32-bit-lane
+ * store predicate 0x0f0f (lanes 0 and 2) into all lanes. */
+TH_INLINE mve_pred16_t mve_pred_bits(uint32_t bits)
+{
+    mve_pred16_t p = (mve_pred16_t)bits;
+#if defined(__GNUC__)
+    __asm__("" : "+r"(p));
+#endif
+    return p;
+}
+
+static int mve_dw_2x2_applies(const mve_dw_geom *g)
+{
+    return g->kh == 3 && g->kw == 3 && g->sh == 1 && g->sw == 1 && g->dh == 1 && g->dw == 1 &&
+           g->pw <= MVE_DW_2X2_MAX_PW;
+}
+
+/* Four outputs of one block: the window gathered under p (all lanes when p is 0xffff). */
+TH_INLINE int32x4_t mve_dw_block(const int8_t *b, uint8x16_t win, int8x16_t w00, int8x16_t w01,
+                                 int8x16_t w10, int8x16_t w11, int32_t start, const int pred,
+                                 mve_pred16_t p)
+{
+    const int8x16_t x = pred ? vldrbq_gather_offset_z_s8(b, win, p)
+                             : vldrbq_gather_offset_s8(b, win);
+    return vaddq_n_s32(lanes4(vmladavq_s8(x, w00), vmladavq_s8(x, w01), vmladavq_s8(x, w10),
+                              vmladavq_s8(x, w11)),
+                       start);
+}
+
+TH_INLINE void mve_dw_2x2_channel(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t win,
+                                  int8x16_t w00, int8x16_t w01, int8x16_t w10, int8x16_t w11,
+                                  int32_t oc_stride, int32_t start, int32_t multiplier,
+                                  int32_t shift, const th_mve_out *o,
+                                  const th_dims *output_dims, int8_t *out, const int neg)
+{
+    const int32_t oh = output_dims->h, ow = output_dims->w, pw = geo->pw;
+    const int32_t zp = o->output_offset;
+    const int32x4_t lo = vdupq_n_s32(o->act_min);
+    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    uint32x4_t out_offs = vdupq_n_u32(0);
+    out_offs = vsetq_lane_u32((uint32_t)oc_stride, out_offs, 1);
+    out_offs = vsetq_lane_u32((uint32_t)(ow * oc_stride), out_offs, 2);
+    out_offs = vsetq_lane_u32((uint32_t)((ow + 1) * oc_stride), out_offs, 3);
+    const int32_t nbx = ow >> 1;
+    const int8_t *b_row = plane;
+    int8_t *o_row = out;
+    for (int32_t by = oh >> 1; by > 0; by--, b_row += 2 * pw, o_row += 2 * ow * oc_stride) {
+        const int8_t *b = b_row;
+        int8_t *op = o_row;
+        for (int32_t bx = nbx; bx > 0; bx--, b += 2, op += 2 * oc_stride) {
+            const int32x4_t a = mve_dw_block(b, win, w00, w01, w10, w11, start, 0, 0xffff);
+            vstrbq_scatter_offset_s32(op, out_offs,
+                                      rq_sign(a, multiplier, shift, zp, lo, hi, neg));
+        }
+    }
+    /* an odd last column: window column 3 and the outputs of column ox + 1 off */
+    if (ow & 1) {
+        const int8_t *b = plane + ow - 1;
+        int8_t *op = out + (int64_t)(ow - 1) * oc_stride;
+        for (int32_t by = oh >> 1; by > 0; by--, b += 2 * pw, op += 2 * ow * oc_stride) {
+            const int32x4_t a =
+                mve_dw_block(b, win, w00, w01, w10, w11, start, 1, mve_pred_bits(0x7777));
+            vstrbq_scatter_offset_p_s32(op, out_offs,
+                                        rq_sign(a, multiplier, shift, zp, lo, hi, neg),
+                                        mve_pred_bits(0x0f0f));
+        }
+    }
+    /* an odd last row: window row 3 and the outputs of row oy + 1 off (the corner: both) */
+    if (oh & 1) {
+        const int8_t *b = plane + (int64_t)(oh - 1) * pw;
+        int8_t *op = out + (int64_t)(oh - 1) * ow * oc_stride;
+        for (int32_t ox = 0; ox < ow; ox += 2, b += 2, op += 2 * oc_stride) {
+            const int last = ox + 1 >= ow;
+            const int32x4_t a = mve_dw_block(b, win, w00, w01, w10, w11, start, 1,
+                                             mve_pred_bits(last ? 0x0777 : 0x0fff));
+            vstrbq_scatter_offset_p_s32(op, out_offs,
+                                        rq_sign(a, multiplier, shift, zp, lo, hi, neg),
+                                        mve_pred_bits(last ? 0x000f : 0x00ff));
+        }
+    }
+}
+
+/* Every channel of one batch by 2x2 blocks (mve_dw_2x2_applies). */
+static void __attribute__((noinline))
+mve_dw_dot_2x2(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
+{
+    const int32_t oc_total = k->output_dims->c, pw = k->geo->pw;
+    uint8_t win[16], perm[4][16];
+    for (int32_t r = 0; r < 4; r++) {
+        for (int32_t c = 0; c < 4; c++) {
+            win[4 * r + c] = (uint8_t)(r * pw + c);
+            for (int32_t d = 0; d < 4; d++) { /* d: dy * 2 + dx */
+                const int32_t ky = r - d / 2, kx = c - d % 2;
+                perm[d][4 * r + c] =
+                    (uint8_t)(ky >= 0 && ky < 3 && kx >= 0 && kx < 3 ? ky * 3 + kx : 15);
+            }
+        }
+    }
+    const uint8x16_t winv = vld1q_u8(win);
+    for (int32_t oc = 0; oc < oc_total; oc++) {
+        int8x16_t wv, wv2;
+        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
+        const int8_t *row = &k->tap_tab[0][16 * (oc % 8)];
+        const int8x16_t w00 = vldrbq_gather_offset_s8(row, vld1q_u8(perm[0]));
+        const int8x16_t w01 = vldrbq_gather_offset_s8(row, vld1q_u8(perm[1]));
+        const int8x16_t w10 = vldrbq_gather_offset_s8(row, vld1q_u8(perm[2]));
+        const int8x16_t w11 = vldrbq_gather_offset_s8(row, vld1q_u8(perm[3]));
+        const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
+        if (sh < 0) {
+            mve_dw_2x2_channel(k->plane, k->geo, winv, w00, w01, w10, w11, oc_total, start, m,
+                               sh, &k->o, k->output_dims, out_b + oc, 1);
+        } else {
+            mve_dw_2x2_channel(k->plane, k->geo, winv, w00, w01, w10, w11, oc_total, start, m,
+                               sh, &k->o, k->output_dims, out_b + oc, 0);
+        }
+    }
 }
 
 /* Every channel of one batch through the up-to-16-taps dot path, flattened (flat) or by rows:
@@ -1738,6 +1866,10 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
+        if (mve_dw_2x2_applies(&geo) && !flat) { /* (narrow outputs: flattened, cheaper) */
+            mve_dw_dot_2x2(&k, in_b, out_b);
+            continue;
+        }
         if (dot && taps <= 16 && flat) {
             mve_dw_dot_flat(&k, dot_offs, in_b, out_b);
             continue;
