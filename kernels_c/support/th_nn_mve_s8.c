@@ -1039,24 +1039,6 @@ TH_INLINE int32x4_t rq_channel(int32x4_t acc, int32_t multiplier, int32_t left, 
     return vminq_s32(vmaxq_s32(y, lo), hi);
 }
 
-/* rq_channel with the shift's sign a constant (neg: shift < 0, a right shift only; else a
- * left shift only), so the loops that call it hold no branch on it and no unused shift. */
-TH_INLINE int32x4_t rq_sign(int32x4_t acc, int32_t multiplier, int32_t shift, int32_t zp,
-                            int32x4_t lo, int32x4_t hi, const int neg)
-{
-    int32x4_t y;
-    if (neg) {
-        y = vqrdmulhq_n_s32(acc, multiplier);
-        y = vqaddq_s32(y, vshrq_n_s32(y, 31));
-        y = vrshlq_n_s32(y, shift);
-    } else {
-        y = vqrdmulhq_n_s32(vshlq_r_s32(acc, shift), multiplier);
-    }
-    y = vqaddq_n_s32(y, zp);
-    return vminq_s32(vmaxq_s32(y, lo), hi);
-}
-
-/* Four outputs' sum over the taps from x (the window of the first), unpredicated or (p) not */
 TH_INLINE int32x4_t dw_taps(const int8_t *r, int32_t row_step, const int32_t *wt,
                             const int8_t *w, int32_t oc_stride, int32x4_t acc,
                             uint32x4_t in_offs, const int kh, const int kw, const int sw,
@@ -1441,16 +1423,15 @@ mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, DOT_TAPS_PARAMS,
                   const th_mve_out *o, const th_dims *output_dims, int8_t *out, const int neg)
 {
     const int32_t total = output_dims->h * output_dims->w;
-    const int32_t zp = o->output_offset;
-    const int32x4_t lo = vdupq_n_s32(o->act_min);
-    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride, tab += 4) {
         const int32x4_t acc = lanes4(
             mve_dw_dot1(plane + tab[0], DOT_TAPS), mve_dw_dot1(plane + tab[1], DOT_TAPS),
             mve_dw_dot1(plane + tab[2], DOT_TAPS), mve_dw_dot1(plane + tab[3], DOT_TAPS));
-        const int32x4_t v = rq_sign(vaddq_s32(acc, init), multiplier, shift, zp, lo, hi, neg);
+        const int32x4_t v =
+            th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc);
         if (q + 4 <= total) {
             vstrbq_scatter_offset_s32(out, out_offs, v);
         } else {
@@ -1467,9 +1448,7 @@ mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
 {
     const int32_t ow = output_dims->w, sw = geo->sw, ystep = geo->sh * geo->pw;
     const int32_t total = output_dims->h * ow;
-    const int32_t zp = o->output_offset;
-    const int32x4_t lo = vdupq_n_s32(o->act_min);
-    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     const int8_t *row = plane, *b = plane;
@@ -1489,7 +1468,8 @@ mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
         }
         const int32x4_t acc = lanes4(a[0], a[1], a[2], a[3]);
         vstrbq_scatter_offset_p_s32(
-            out, out_offs, rq_sign(vaddq_s32(acc, init), multiplier, shift, zp, lo, hi, neg),
+            out, out_offs,
+            th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc),
             vctp32q((uint32_t)n));
     }
 }
@@ -1500,9 +1480,7 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
              const th_mve_out *o, const th_dims *output_dims, int8_t *out, const int neg)
 {
     const int32_t ow = output_dims->w, sw = geo->sw;
-    const int32_t zp = o->output_offset;
-    const int32x4_t lo = vdupq_n_s32(o->act_min);
-    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     for (int32_t oy = 0; oy < output_dims->h; oy++) {
@@ -1515,7 +1493,7 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
                        mve_dw_dot1(b + 2 * sw, DOT_TAPS), mve_dw_dot1(b + 3 * sw, DOT_TAPS));
             vstrbq_scatter_offset_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
-                rq_sign(vaddq_s32(acc, init), multiplier, shift, zp, lo, hi, neg));
+                th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc));
         }
         if (ox < ow) {
             const int32_t n = ow - ox;
@@ -1524,7 +1502,7 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
                        n > 2 ? mve_dw_dot1(b + 2 * sw, DOT_TAPS) : 0, 0);
             vstrbq_scatter_offset_p_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
-                rq_sign(vaddq_s32(acc, init), multiplier, shift, zp, lo, hi, neg),
+                th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc),
                 vctp32q((uint32_t)n));
         }
     }
@@ -1659,9 +1637,7 @@ TH_INLINE void mve_dw_2x2_channel(const int8_t *plane, const mve_dw_geom *geo, u
                                   const th_dims *output_dims, int8_t *out, const int neg)
 {
     const int32_t oh = output_dims->h, ow = output_dims->w, pw = geo->pw;
-    const int32_t zp = o->output_offset;
-    const int32x4_t lo = vdupq_n_s32(o->act_min);
-    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     uint32x4_t out_offs = vdupq_n_u32(0);
     out_offs = vsetq_lane_u32((uint32_t)oc_stride, out_offs, 1);
     out_offs = vsetq_lane_u32((uint32_t)(ow * oc_stride), out_offs, 2);
@@ -1675,7 +1651,7 @@ TH_INLINE void mve_dw_2x2_channel(const int8_t *plane, const mve_dw_geom *geo, u
         for (int32_t bx = nbx; bx > 0; bx--, b += 2, op += 2 * oc_stride) {
             const int32x4_t a = mve_dw_block(b, win, w00, w01, w10, w11, start, 0, 0xffff);
             vstrbq_scatter_offset_s32(op, out_offs,
-                                      rq_sign(a, multiplier, shift, zp, lo, hi, neg));
+                                      th_mve_requantize_n(a, multiplier, shift, neg, &oc));
         }
     }
     /* an odd last column: window column 3 and the outputs of column ox + 1 off */
@@ -1686,7 +1662,7 @@ TH_INLINE void mve_dw_2x2_channel(const int8_t *plane, const mve_dw_geom *geo, u
             const int32x4_t a =
                 mve_dw_block(b, win, w00, w01, w10, w11, start, 1, mve_pred_bits(0x7777));
             vstrbq_scatter_offset_p_s32(op, out_offs,
-                                        rq_sign(a, multiplier, shift, zp, lo, hi, neg),
+                                        th_mve_requantize_n(a, multiplier, shift, neg, &oc),
                                         mve_pred_bits(0x0f0f));
         }
     }
@@ -1699,7 +1675,7 @@ TH_INLINE void mve_dw_2x2_channel(const int8_t *plane, const mve_dw_geom *geo, u
             const int32x4_t a = mve_dw_block(b, win, w00, w01, w10, w11, start, 1,
                                              mve_pred_bits(last ? 0x0777 : 0x0fff));
             vstrbq_scatter_offset_p_s32(op, out_offs,
-                                        rq_sign(a, multiplier, shift, zp, lo, hi, neg),
+                                        th_mve_requantize_n(a, multiplier, shift, neg, &oc),
                                         mve_pred_bits(last ? 0x000f : 0x00ff));
         }
     }
