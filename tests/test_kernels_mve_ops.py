@@ -105,7 +105,7 @@ def dw_run_boundaries() -> list[Case]:
     entries of the narrow outputs' table) or row by row (more pixels than the table has left:
     24x24, 70x7 beside its 493 output entries), pixel counts off multiples of 8, channels off
     multiples of 8 and 16, in place and not; 3x3 stride 1 (2x2 output blocks) at its plane
-    width limit, odd and even output sides."""
+    width limit, odd and even output sides; one-column outputs."""
     shapes = [((16, 16), 33, 3, 1), ((17, 15), 17, 3, 1), ((16, 17), 20, 3, 1),
               ((6, 6), 128, 3, 1), ((6, 6), 128, 3, 2), ((3, 3), 256, 3, 1),
               ((7, 5), 18, 5, 1), ((5, 3), 31, 3, 2), ((1, 9), 16, (1, 9), 1),
@@ -113,7 +113,9 @@ def dw_run_boundaries() -> list[Case]:
               # 3x3 stride 1 by 2x2 blocks (outputs 8+ wide, or more than 512): planes 84
               # wide (the limit) and 85, odd and even rows and columns; narrower: flattened
               ((3, 82), 4, 3, 1), ((3, 83), 4, 3, 1), ((5, 9), 12, 3, 1), ((4, 11), 8, 3, 1),
-              ((80, 7), 3, 3, 1), ((1, 1), 20, 3, 1), ((2, 5), 9, 3, 1)]
+              ((80, 7), 3, 3, 1), ((1, 1), 20, 3, 1), ((2, 5), 9, 3, 1),
+              # one output column (K x 1 on [1, T, 1, C]): run as one row of T outputs
+              ((142, 1), 8, (7, 1), 1), ((34, 1), 21, (5, 1), 2), ((5, 1), 3, (4, 1), 1)]
     out: list[Case] = []
     for i, (hw, c, k, s) in enumerate(shapes):
         case = layer_case(Op.DW, hw, c, c, k, s, seed=40 + i)
@@ -195,6 +197,10 @@ def test_depthwise_mix_reaches_the_table_and_run_paths() -> None:
               and c.p.dilation_h == c.p.dilation_w == 1 and c.out_shape[2] >= 8]  # fmt: skip
     assert any(c.out_shape[1] % 2 and c.out_shape[2] % 2 for c in blocks)
     assert any(c.x.shape[0] > 1 for c in blocks) and any(c.in_place for c in blocks)
+    columns = [c for c in dws if c.out_shape[2] == 1 and c.out_shape[1] >= 4
+               and c.w.shape[1] * c.w.shape[2] <= 16]  # fmt: skip
+    assert any(c.p.stride_h > 1 for c in columns) and any(c.p.dilation_h > 1 for c in columns)
+    assert any(c.out_shape[1] % 4 for c in columns) and any(c.in_place for c in columns)
 
 
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])

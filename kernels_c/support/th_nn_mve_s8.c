@@ -1837,11 +1837,25 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     k.rows = mve_dw_whole_rows(&geo, input_dims, params);
     k.tap_tab = tap_tab;
     k.o = o;
+    /* A one-column output (K x 1 filters on [1, T, 1, C] audio shapes) as one row of OH outputs
+     * whose windows are SH * PW apart (the rows path's stride), outputs C apart as in a row. */
+    mve_dw_geom col_geo = geo;
+    col_geo.sw = geo.sh * geo.pw;
+    th_dims col_dims = *output_dims;
+    col_dims.h = 1;
+    col_dims.w = output_dims->h;
+    mve_dw_call kc = k;
+    kc.geo = &col_geo;
+    kc.output_dims = &col_dims;
     th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
+        if (dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4) {
+            mve_dw_dot(&kc, dot_offs, in_b, out_b); /* the column as one row */
+            continue;
+        }
         if (mve_dw_2x2_applies(&geo) && !flat) { /* (narrow outputs: flattened, cheaper) */
             mve_dw_dot_2x2(&k, in_b, out_b);
             continue;
