@@ -64,6 +64,8 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "th_nn_mve_dw_conv_s8": ("vstrbt.8", "vaddv.s8", "vaddva.s8", "vldrht.u16", "vstrbt.16"),
     # 3x3 stride 1: a 2x2 output block per 4x4-window gather, four VMLADAV, edges predicated
     "mve_dw_dot_2x2": ("vldrb.u8", "vldrbt.u8", "vmlav.s8", "vqrdmulh.s32", "vstrbt.32"),
+    # more than 32 taps: per output and filter row one predicated VLDRB and one VMLADAVA
+    "mve_dw_rowdot": ("vldrbt.u8", "vmlava.s8", "vqrdmulh.s32", "vstrbt.32"),
 }
 
 
@@ -98,6 +100,31 @@ def dw_tap_table_cases(seed: int, count: int) -> list[Case]:
     return drawn(seed, count, lambda d, i: dw_case(d, DW_OPS[i % len(DW_OPS)], limits),
                  lambda c: c.w.shape[1] * c.w.shape[2] <= 32
                  and fits_small_firmware(c, False))  # fmt: skip
+
+
+def dw_row_dot_cases(seed: int, count: int) -> list[Case]:
+    """Depthwise filters of more than 32 taps (by filter rows of at most 16 when rows <= 16
+    and dilation along the row 1; else the per-tap path), random geometry and quantization."""
+    return drawn(seed, count, lambda d, i: dw_case(d, Op.DW if i % 2 else Op.DW_GENERAL,
+                                                   Limits(max_hw=12, max_c=20)),
+                 lambda c: c.w.shape[1] * c.w.shape[2] > 32
+                 and fits_small_firmware(c, False))  # fmt: skip
+
+
+def dw_row_dot_boundaries() -> list[Case]:
+    """The sweep's worst depthwise shape (5x15 stride 2) and the rows path's limits: 16 rows
+    and 17 (per tap), rows of 16 taps and 17 (per tap); in place and not."""
+    shapes = [((9, 10), 42, (5, 15), 2), ((18, 5), 6, (16, 3), 1), ((19, 5), 5, (17, 3), 1),
+              ((6, 20), 7, (3, 16), 1), ((6, 21), 6, (2, 17), 1), ((8, 9), 19, (7, 7), 1)]
+    out: list[Case] = []
+    for i, (hw, c, k, s) in enumerate(shapes):
+        case = layer_case(Op.DW, hw, c, c, k, s, seed=60 + i)
+        out += [case, replace(case, in_place=True)]
+    # 5x9 rows two input rows apart (dilation 2 along the columns, no padding there)
+    base = layer_case(Op.DW, (20, 9), 6, 6, (5, 9), 1, seed=70)
+    dilated = replace(base, p=replace(base.p, dilation_h=2, pad_top=0, pad_bottom=0),
+                      out_shape=(1, 12, 9, 6))
+    return [*out, dilated]
 
 
 def dw_run_boundaries() -> list[Case]:
@@ -148,7 +175,9 @@ def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
                              extra=[*dw_17_to_32_taps(seed=17, count=200),
                                     *conv_at_most_4_taps(seed=18, count=150),
                                     *dw_tap_table_cases(seed=19, count=200),
-                                    *dw_run_boundaries()])
+                                    *dw_run_boundaries(),
+                                    *dw_row_dot_cases(seed=20, count=80),
+                                    *dw_row_dot_boundaries()])
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():
@@ -175,6 +204,21 @@ def test_case_mix_reaches_the_vector_paths() -> None:
     assert any(c.a.size == 1 and c.b.size > 1 for c in muls) and any(c.in_place for c in muls)
     means = [c for c in batch if c.op == Op.MEAN]
     assert any(c.p.axes == (1, 2) and c.x.shape[1] * c.x.shape[2] > 256 for c in means)
+
+
+def test_depthwise_mix_reaches_the_row_dot_path() -> None:
+    """The more-than-32-taps cases reach the rows path and its fallbacks: several 4-output
+    steps with a tail, dilation along the columns, strides, batches, both shift signs."""
+    dws = [c for c in [*dw_row_dot_cases(seed=20, count=80), *dw_row_dot_boundaries()]
+           if isinstance(c, ConvCase)]
+    rows = [c for c in dws if c.w.shape[1] <= 16 and c.w.shape[2] <= 16
+            and c.p.dilation_w == 1]  # fmt: skip
+    assert len(rows) >= 20 and len(dws) > len(rows)
+    assert any(c.out_shape[1] * c.out_shape[2] % 4 for c in rows)
+    assert any(c.p.dilation_h > 1 for c in rows) and any(c.p.stride_w > 1 for c in rows)
+    assert any(c.x.shape[0] > 1 for c in rows) and any(c.in_place for c in rows)
+    shifts = np.concatenate([c.p.out_shift for c in rows])
+    assert (shifts < 0).any() and (shifts >= 0).any()
 
 
 def test_depthwise_mix_reaches_the_table_and_run_paths() -> None:

@@ -1717,6 +1717,85 @@ mve_dw_dot_2x2(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
     }
 }
 
+/* ---- more than 32 taps in rows of at most 16 (5x15, 7x7, 9x9, ...; dilation 1 along the row) --
+ * Per output and filter row one zero-predicated VLDRB of the row's KW bytes (contiguous in the
+ * plane) and one VMLADAVA against that row's taps, four outputs of the flattened output plane a
+ * step, each filter row's taps (a per-channel table of 16-byte rows, at most 16 rows) loaded
+ * once for the four; the four sums requantized as one vector, the last step predicated. */
+#define MVE_DW_ROWDOT_ROWS 16
+
+static int mve_dw_rowdot_applies(const mve_dw_geom *g)
+{
+    return g->kh * g->kw > MVE_DW_TAB_TAPS && g->kw <= 16 && g->kh <= MVE_DW_ROWDOT_ROWS &&
+           g->dw == 1;
+}
+
+TH_INLINE void mve_dw_rowdot_channel(const int8_t *plane, const mve_dw_geom *geo,
+                                     const int8_t (*rows)[16], int32_t oc_stride, int32_t start,
+                                     int32_t multiplier, int32_t shift, const th_mve_out *o,
+                                     const th_dims *output_dims, int8_t *out, const int neg)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const int32_t ow = output_dims->w, total = output_dims->h * ow;
+    const int32_t row_step = geo->dh * geo->pw, y_step = geo->sh * geo->pw, sw = geo->sw;
+    const mve_pred16_t p = vctp8q((uint32_t)geo->kw);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    const int8_t *row = plane, *next = plane;
+    int32_t ox = 0;
+    for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride) {
+        const int32_t n = TH_MIN(4, total - q);
+        const int8_t *b[4];
+        for (int32_t j = 0; j < 4; j++) {
+            b[j] = j < n ? next : b[0];
+            if (j < n && ++ox == ow) {
+                ox = 0;
+                row += y_step;
+                next = row;
+            } else if (j < n) {
+                next += sw;
+            }
+        }
+        int32_t a0 = start, a1 = start, a2 = start, a3 = start;
+        for (int32_t ky = 0, off = 0; ky < geo->kh; ky++, off += row_step) {
+            const int8x16_t w = vldrbq_s8(rows[ky]);
+            a0 = vmladavaq_s8(a0, vldrbq_z_s8(b[0] + off, p), w);
+            a1 = vmladavaq_s8(a1, vldrbq_z_s8(b[1] + off, p), w);
+            a2 = vmladavaq_s8(a2, vldrbq_z_s8(b[2] + off, p), w);
+            a3 = vmladavaq_s8(a3, vldrbq_z_s8(b[3] + off, p), w);
+        }
+        vstrbq_scatter_offset_p_s32(
+            out, out_offs, th_mve_requantize_n(lanes4(a0, a1, a2, a3), multiplier, shift, neg, &oc),
+            vctp32q((uint32_t)n));
+    }
+}
+
+/* Every channel of one batch by filter rows (mve_dw_rowdot_applies): the channel's taps into
+ * the tap table's 256 bytes as 16-byte rows, then its outputs. */
+static void __attribute__((noinline))
+mve_dw_rowdot(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
+{
+    const int32_t oc_total = k->output_dims->c, kh = k->geo->kh, kw = k->geo->kw;
+    int8_t (*rows)[16] = (int8_t (*)[16])(void *)k->tap_tab;
+    for (int32_t oc = 0; oc < oc_total; oc++) {
+        int8x16_t wv, wv2;
+        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
+        const int8_t *w = k->filter + oc;
+        for (int32_t ky = 0; ky < kh; ky++) {
+            for (int32_t kx = 0; kx < kw; kx++, w += oc_total) {
+                rows[ky][kx] = *w;
+            }
+        }
+        const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
+        if (sh < 0) {
+            mve_dw_rowdot_channel(k->plane, k->geo, (const int8_t (*)[16])rows, oc_total, start,
+                                  m, sh, &k->o, k->output_dims, out_b + oc, 1);
+        } else {
+            mve_dw_rowdot_channel(k->plane, k->geo, (const int8_t (*)[16])rows, oc_total, start,
+                                  m, sh, &k->o, k->output_dims, out_b + oc, 0);
+        }
+    }
+}
+
 /* Every channel of one batch through the up-to-16-taps dot path, flattened (flat) or by rows:
  * the per-channel work inline in one loop (no call per channel). */
 TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b,
@@ -1852,6 +1931,10 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
+        if (mve_dw_rowdot_applies(&geo)) {
+            mve_dw_rowdot(&k, in_b, out_b);
+            continue;
+        }
         if (dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4) {
             mve_dw_dot(&kc, dot_offs, in_b, out_b); /* the column as one row */
             continue;
