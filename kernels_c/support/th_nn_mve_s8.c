@@ -1685,27 +1685,27 @@ TH_INLINE void mve_dw_2x2_channel(const int8_t *plane, const mve_dw_geom *geo, u
 static void __attribute__((noinline))
 mve_dw_dot_2x2(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
 {
-    const int32_t oc_total = k->output_dims->c, pw = k->geo->pw;
-    uint8_t win[16], perm[4][16];
-    for (int32_t r = 0; r < 4; r++) {
-        for (int32_t c = 0; c < 4; c++) {
-            win[4 * r + c] = (uint8_t)(r * pw + c);
-            for (int32_t d = 0; d < 4; d++) { /* d: dy * 2 + dx */
-                const int32_t ky = r - d / 2, kx = c - d % 2;
-                perm[d][4 * r + c] =
-                    (uint8_t)(ky >= 0 && ky < 3 && kx >= 0 && kx < 3 ? ky * 3 + kx : 15);
-            }
-        }
-    }
-    const uint8x16_t winv = vld1q_u8(win);
+    const int32_t oc_total = k->output_dims->c;
+    /* lane 4r + c: window offset r * PW + c; tap 3r + c of the first output (lane 15, past the
+     * 3x3 taps, reads a 0 of the tap row) where r, c < 3 */
+    const uint8x16_t lane = vidupq_n_u8(0, 1);
+    const uint8x16_t r = vshrq_n_u8(lane, 2), c = vandq_u8(lane, vdupq_n_u8(3));
+    const uint8x16_t winv = vaddq_u8(vmulq_n_u8(r, (uint8_t)k->geo->pw), c);
+    const mve_pred16_t in3 = vcmpltq_n_s8(vreinterpretq_s8_u8(r), 3) &
+                             vcmpltq_n_s8(vreinterpretq_s8_u8(c), 3);
+    const uint8x16_t perm = vpselq_u8(vaddq_u8(vmulq_n_u8(r, 3), c), vdupq_n_u8(15), in3);
     for (int32_t oc = 0; oc < oc_total; oc++) {
         int8x16_t wv, wv2;
         const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
-        const int8_t *row = &k->tap_tab[0][16 * (oc % 8)];
-        const int8x16_t w00 = vldrbq_gather_offset_s8(row, vld1q_u8(perm[0]));
-        const int8x16_t w01 = vldrbq_gather_offset_s8(row, vld1q_u8(perm[1]));
-        const int8x16_t w10 = vldrbq_gather_offset_s8(row, vld1q_u8(perm[2]));
-        const int8x16_t w11 = vldrbq_gather_offset_s8(row, vld1q_u8(perm[3]));
+        /* the other outputs' taps: the first's moved one column (8 bits), one row (32 bits)
+         * or both along the window (VSHLC; lanes 3, 7, 11 and 12-15 of the first are 0) */
+        uint32_t carry = 0;
+        const int8x16_t w00 = vldrbq_gather_offset_s8(&k->tap_tab[0][16 * (oc % 8)], perm);
+        const int8x16_t w01 = vshlcq_s8(w00, &carry, 8);
+        carry = 0;
+        const int8x16_t w10 = vshlcq_s8(w00, &carry, 32);
+        carry = 0;
+        const int8x16_t w11 = vshlcq_s8(w01, &carry, 32);
         const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
         if (sh < 0) {
             mve_dw_2x2_channel(k->plane, k->geo, winv, w00, w01, w10, w11, oc_total, start, m,
@@ -1916,27 +1916,31 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     k.rows = mve_dw_whole_rows(&geo, input_dims, params);
     k.tap_tab = tap_tab;
     k.o = o;
-    /* A one-column output (K x 1 filters on [1, T, 1, C] audio shapes) as one row of OH outputs
-     * whose windows are SH * PW apart (the rows path's stride), outputs C apart as in a row. */
-    mve_dw_geom col_geo = geo;
-    col_geo.sw = geo.sh * geo.pw;
-    th_dims col_dims = *output_dims;
-    col_dims.h = 1;
-    col_dims.w = output_dims->h;
-    mve_dw_call kc = k;
-    kc.geo = &col_geo;
-    kc.output_dims = &col_dims;
     th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
+    const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
+    const int64_t out_batch = (int64_t)output_dims->h * output_dims->w * oc_total;
+    if (dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4) {
+        /* A one-column output (K x 1 filters on [1, T, 1, C] audio shapes) as one row of OH
+         * outputs whose windows are SH * PW apart (the rows path's stride), outputs C apart
+         * as in a row. */
+        mve_dw_geom col_geo = geo;
+        col_geo.sw = geo.sh * geo.pw;
+        th_dims col_dims = *output_dims;
+        col_dims.h = 1;
+        col_dims.w = output_dims->h;
+        k.geo = &col_geo;
+        k.output_dims = &col_dims;
+        for (int32_t b = 0; b < input_dims->n; b++) {
+            mve_dw_dot(&k, dot_offs, input + b * in_batch, output + b * out_batch);
+        }
+        return;
+    }
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
         if (mve_dw_rowdot_applies(&geo)) {
             mve_dw_rowdot(&k, in_b, out_b);
-            continue;
-        }
-        if (dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4) {
-            mve_dw_dot(&kc, dot_offs, in_b, out_b); /* the column as one row */
             continue;
         }
         if (mve_dw_2x2_applies(&geo) && !flat) { /* (narrow outputs: flattened, cheaper) */
