@@ -1,7 +1,7 @@
 """Kernel benchmark: exact executed-instruction counts of MLPerf Tiny layers on QEMU.
 
     python bench/kernels.py [--json] [--board mps2-an386]
-    python bench/kernels.py --sweep [--seed S] [--per-class N] [--json]
+    python bench/kernels.py --sweep [--seed S] [--per-class N] [--kernels-only] [--json]
 
 Builds the kernel test firmware (tests/kernels/firmware) twice for the board, once with
 the portable C path (TH_NN_FORCE_PORTABLE) and once with the DSP path, runs each layer
@@ -21,8 +21,9 @@ shape and the issue-14 floor (worst over the shapes the floor applies to). Then 
 max, MEAN) and elementwise (ADD, SUB, MUL, broadcasts) per element, from graphs run through the
 compiled backend (bench/sweep_ops.py). Then issue 17's kernel classes (SVDF, LSTM, 16x8 and
 int4-weight conv / depthwise / FC: bench/sweep_seq.py), median and worst MAC/instruction, from
-graphs through the compiled backend. With --json one row per shape (class, shape, macs,
-instructions; elements for the per-element classes) on stdout.
+graphs through the compiled backend (--kernels-only: not these two). On mps3-an547 the shapes
+larger than its kernel firmware's buffers are left out. With --json one row per shape (class,
+shape, macs, instructions; elements for the per-element classes) on stdout.
 """
 
 from __future__ import annotations
@@ -101,8 +102,21 @@ def paths(board: str) -> list[tuple[str, bool, bool, bool]]:
     return rows + [("mve", False, False, False)] if mve else rows
 
 
+# The big kernel firmware's record and result buffers where they are smaller than the sweep's
+# shapes allow (tests/kernels/firmware/app.cmake): those shapes are left out on that board.
+BIG_CAPS = {"mps3-an547": (131_072, 49_152 - 32)}
+
+
 def sweep(args: argparse.Namespace) -> int:
     entries = sweep_cases(args.seed, args.per_class)
+    if args.board in BIG_CAPS:
+        record_cap, result_cap = BIG_CAPS[args.board]
+        kept = [(kind, case) for kind, case in entries
+                if len(case.encode(0, True)) <= record_cap
+                and int(np.prod(case.out_shape)) <= result_cap]  # fmt: skip
+        print(f"{len(entries) - len(kept)} sweep shapes larger than the {args.board} kernel "
+              f"firmware's buffers left out", file=sys.stderr)
+        entries = kept
     cases = [case for _, case in entries]
     mve = load_board(args.board).mve
     with tempfile.TemporaryDirectory(prefix="th-ksweep-") as tmp:
@@ -116,8 +130,10 @@ def sweep(args: argparse.Namespace) -> int:
                 if problem is not None:
                     raise SystemExit(f"{kind} {describe(case)} [mve]: output differs from "
                                      f"reference: {problem}")
-        per_element = sweep_ops(args.seed, args.per_class, args.board, Path(tmp))
-        sequence = sweep_seq(args.seed, args.per_class, args.board, Path(tmp))
+        per_element, sequence = [], []
+        if not args.kernels_only:
+            per_element = sweep_ops(args.seed, args.per_class, args.board, Path(tmp))
+            sequence = sweep_seq(args.seed, args.per_class, args.board, Path(tmp))
     if len(run.counts) != len(cases):
         raise SystemExit(f"{len(run.counts)} instruction counts for {len(cases)} layers")
     rows = []
@@ -187,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sweep", action="store_true", help="random shapes per layer class")
     ap.add_argument("--seed", type=int, default=0, help="sweep: shape seed")
     ap.add_argument("--per-class", type=int, default=30, help="sweep: shapes per class")
+    ap.add_argument("--kernels-only", action="store_true",
+                    help="sweep: only the conv, pointwise, depthwise and FC kernel classes")
     args = ap.parse_args(argv)
     if args.sweep:
         return sweep(args)

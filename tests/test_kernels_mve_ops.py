@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,6 +23,8 @@ from kernels.cases import (
     CONV_OPS,
     DW_OPS,
     Case,
+    ConvCase,
+    Limits,
     Op,
     RngDraw,
     check_result,
@@ -30,6 +33,7 @@ from kernels.cases import (
 )
 from kernels.cases_ops import OPS_PER_ELEMENT, OpCase, fits_firmware, op_case
 from kernels.harness import BUILD_FLAG_MVE
+from kernels.layers import layer_case
 from kernels.target import (
     build_firmware,
     fits_small_firmware,
@@ -55,6 +59,13 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mean_rc_mve": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
     "mve_dw_dot2": ("vldrb.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32"),
     "pixel2_small_k": ("vldrbt.s32", "vmla.s32", "vqrdmulh.s32", "vstrbt.32"),
+    # depthwise: taps of 8 channels transposed by a scatter, sums of weights by VADDV, a
+    # whole-rows interior staged as one run (gather, scatter to the table's offsets)
+    "th_nn_mve_dw_conv_s8": ("vstrbt.8", "vaddv.s8", "vaddva.s8", "vldrht.u16", "vstrbt.16"),
+    # 3x3 stride 1: a 2x2 output block per 4x4-window gather, four VMLADAV, edges predicated
+    "mve_dw_dot_2x2": ("vldrb.u8", "vldrbt.u8", "vmlav.s8", "vqrdmulh.s32", "vstrbt.32"),
+    # more than 32 taps: per output and filter row one predicated VLDRB and one VMLADAVA
+    "mve_dw_rowdot": ("vldrbt.u8", "vmlava.s8", "vqrdmulh.s32", "vstrbt.32"),
 }
 
 
@@ -82,6 +93,63 @@ def dw_17_to_32_taps(seed: int, count: int) -> list[Case]:
                  and fits_small_firmware(c, False))  # fmt: skip
 
 
+def dw_tap_table_cases(seed: int, count: int) -> list[Case]:
+    """Depthwise filters of at most 32 taps (the transposed tap table) on up to 48 channels
+    (several 16-channel blocks, tails) and planes around the 256-pixel run limit."""
+    limits = Limits(max_hw=14, max_c=48, max_batches=2)
+    return drawn(seed, count, lambda d, i: dw_case(d, DW_OPS[i % len(DW_OPS)], limits),
+                 lambda c: c.w.shape[1] * c.w.shape[2] <= 32
+                 and fits_small_firmware(c, False))  # fmt: skip
+
+
+def dw_row_dot_cases(seed: int, count: int) -> list[Case]:
+    """Depthwise filters of more than 32 taps (by filter rows of at most 16 when rows <= 16
+    and dilation along the row 1; else the per-tap path), random geometry and quantization."""
+    return drawn(seed, count, lambda d, i: dw_case(d, Op.DW if i % 2 else Op.DW_GENERAL,
+                                                   Limits(max_hw=12, max_c=20)),
+                 lambda c: c.w.shape[1] * c.w.shape[2] > 32
+                 and fits_small_firmware(c, False))  # fmt: skip
+
+
+def dw_row_dot_boundaries() -> list[Case]:
+    """The sweep's worst depthwise shape (5x15 stride 2) and the rows path's limits: 16 rows
+    and 17 (per tap), rows of 16 taps and 17 (per tap); in place and not."""
+    shapes = [((9, 10), 42, (5, 15), 2), ((18, 5), 6, (16, 3), 1), ((19, 5), 5, (17, 3), 1),
+              ((6, 20), 7, (3, 16), 1), ((6, 21), 6, (2, 17), 1), ((8, 9), 19, (7, 7), 1)]
+    out: list[Case] = []
+    for i, (hw, c, k, s) in enumerate(shapes):
+        case = layer_case(Op.DW, hw, c, c, k, s, seed=60 + i)
+        out += [case, replace(case, in_place=True)]
+    # 5x9 rows two input rows apart (dilation 2 along the columns, no padding there)
+    base = layer_case(Op.DW, (20, 9), 6, 6, (5, 9), 1, seed=70)
+    dilated = replace(base, p=replace(base.p, dilation_h=2, pad_top=0, pad_bottom=0),
+                      out_shape=(1, 12, 9, 6))
+    return [*out, dilated]
+
+
+def dw_run_boundaries() -> list[Case]:
+    """SAME 3x3 / 5x5 layers staged as one run (whole rows; the run's table shares the 515
+    entries of the narrow outputs' table) or row by row (more pixels than the table has left:
+    24x24, 70x7 beside its 493 output entries), pixel counts off multiples of 8, channels off
+    multiples of 8 and 16, in place and not; 3x3 stride 1 (2x2 output blocks) at its plane
+    width limit, odd and even output sides; one-column outputs."""
+    shapes = [((16, 16), 33, 3, 1), ((17, 15), 17, 3, 1), ((16, 17), 20, 3, 1),
+              ((6, 6), 128, 3, 1), ((6, 6), 128, 3, 2), ((3, 3), 256, 3, 1),
+              ((7, 5), 18, 5, 1), ((5, 3), 31, 3, 2), ((1, 9), 16, (1, 9), 1),
+              ((24, 24), 9, 3, 1), ((70, 7), 9, 3, 1), ((36, 7), 10, 3, 1),
+              # 3x3 stride 1 by 2x2 blocks (outputs 8+ wide, or more than 512): planes 84
+              # wide (the limit) and 85, odd and even rows and columns; narrower: flattened
+              ((3, 82), 4, 3, 1), ((3, 83), 4, 3, 1), ((5, 9), 12, 3, 1), ((4, 11), 8, 3, 1),
+              ((80, 7), 3, 3, 1), ((1, 1), 20, 3, 1), ((2, 5), 9, 3, 1),
+              # one output column (K x 1 on [1, T, 1, C]): run as one row of T outputs
+              ((142, 1), 8, (7, 1), 1), ((34, 1), 21, (5, 1), 2), ((5, 1), 3, (4, 1), 1)]
+    out: list[Case] = []
+    for i, (hw, c, k, s) in enumerate(shapes):
+        case = layer_case(Op.DW, hw, c, c, k, s, seed=40 + i)
+        out += [case, replace(case, in_place=True)]
+    return out
+
+
 def conv_at_most_4_taps(seed: int, count: int) -> list[Case]:
     return drawn(seed, count, lambda d, i: conv_case(d, CONV_OPS[i % len(CONV_OPS)]),
                  lambda c: c.w[0].size <= 4 and fits_small_firmware(c, False))
@@ -105,7 +173,11 @@ def assert_all_match(board: str, build_root: Path, seed: int, count: int,
 def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
     flags = assert_all_match(MVE_BOARD, tmp_path, seed=16, count=800,
                              extra=[*dw_17_to_32_taps(seed=17, count=200),
-                                    *conv_at_most_4_taps(seed=18, count=150)])
+                                    *conv_at_most_4_taps(seed=18, count=150),
+                                    *dw_tap_table_cases(seed=19, count=200),
+                                    *dw_run_boundaries(),
+                                    *dw_row_dot_cases(seed=20, count=80),
+                                    *dw_row_dot_boundaries()])
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():
@@ -132,6 +204,47 @@ def test_case_mix_reaches_the_vector_paths() -> None:
     assert any(c.a.size == 1 and c.b.size > 1 for c in muls) and any(c.in_place for c in muls)
     means = [c for c in batch if c.op == Op.MEAN]
     assert any(c.p.axes == (1, 2) and c.x.shape[1] * c.x.shape[2] > 256 for c in means)
+
+
+def test_depthwise_mix_reaches_the_row_dot_path() -> None:
+    """The more-than-32-taps cases reach the rows path and its fallbacks: several 4-output
+    steps with a tail, dilation along the columns, strides, batches, both shift signs."""
+    dws = [c for c in [*dw_row_dot_cases(seed=20, count=80), *dw_row_dot_boundaries()]
+           if isinstance(c, ConvCase)]
+    rows = [c for c in dws if c.w.shape[1] <= 16 and c.w.shape[2] <= 16
+            and c.p.dilation_w == 1]  # fmt: skip
+    assert len(rows) >= 20 and len(dws) > len(rows)
+    assert any(c.out_shape[1] * c.out_shape[2] % 4 for c in rows)
+    assert any(c.p.dilation_h > 1 for c in rows) and any(c.p.stride_w > 1 for c in rows)
+    assert any(c.x.shape[0] > 1 for c in rows) and any(c.in_place for c in rows)
+    shifts = np.concatenate([c.p.out_shift for c in rows])
+    assert (shifts < 0).any() and (shifts >= 0).any()
+
+
+def test_depthwise_mix_reaches_the_table_and_run_paths() -> None:
+    """The depthwise cases reach what the tap table and the staged run branch on: more than
+    one 8-channel block with a tail, 17-32 taps, ch_mult > 1, runs off multiples of 8 and
+    interiors over the table's room, both signs of shift, in place."""
+    dws = [c for c in [*dw_tap_table_cases(seed=19, count=200), *dw_run_boundaries()]
+           if isinstance(c, ConvCase)]
+    assert any(c.out_shape[3] > 16 and c.out_shape[3] % 8 for c in dws)
+    assert any(16 < c.w.shape[1] * c.w.shape[2] <= 32 and c.out_shape[3] > 16 for c in dws)
+    assert any(c.p.ch_mult > 1 and c.out_shape[3] > 16 for c in dws)
+    pixels = [c.x.shape[1] * c.x.shape[2] for c in dws]
+    assert any(n <= 256 and n % 8 for n in pixels) and any(n > 515 for n in pixels)
+    assert any(c.out_shape[2] < 8 and c.out_shape[1] * c.out_shape[2] + 3 + n > 515
+               for c, n in zip(dws, pixels, strict=True))  # fmt: skip
+    shifts = np.concatenate([c.p.out_shift for c in dws])
+    assert (shifts < 0).any() and (shifts >= 0).any()
+    assert any(c.in_place and c.out_shape[3] > 16 for c in dws)
+    blocks = [c for c in dws if c.w.shape[1:3] == (3, 3) and c.p.stride_h == c.p.stride_w == 1
+              and c.p.dilation_h == c.p.dilation_w == 1 and c.out_shape[2] >= 8]  # fmt: skip
+    assert any(c.out_shape[1] % 2 and c.out_shape[2] % 2 for c in blocks)
+    assert any(c.x.shape[0] > 1 for c in blocks) and any(c.in_place for c in blocks)
+    columns = [c for c in dws if c.out_shape[2] == 1 and c.out_shape[1] >= 4
+               and c.w.shape[1] * c.w.shape[2] <= 16]  # fmt: skip
+    assert any(c.p.stride_h > 1 for c in columns) and any(c.p.dilation_h > 1 for c in columns)
+    assert any(c.out_shape[1] % 4 for c in columns) and any(c.in_place for c in columns)
 
 
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])

@@ -953,6 +953,77 @@ static void mve_dw_stage(int8_t *plane, const mve_dw_geom *geo, const int8_t *in
     }
 }
 
+/* Whether the interior is whole input rows (no column of the input outside the plane), so
+ * mve_dw_stage_rows can stage it: the rows are consecutive in the input. */
+static int mve_dw_whole_rows(const mve_dw_geom *geo, const th_dims *input_dims,
+                             const th_dw_conv_params *params)
+{
+    return params->padding.w + input_dims->w <= geo->pw &&
+           params->padding.h + input_dims->h <= geo->ph && input_dims->c <= 9000;
+}
+
+/* Input channel ic of one batch into the plane's interior (whole rows): eight pixels per
+ * VLDRB.S16 gather (offsets i * C) and VSTRB.16, the row's last 1-7 predicated; the source
+ * runs on across rows. */
+static void mve_dw_stage_rows(int8_t *plane, const mve_dw_geom *geo, const int8_t *in_b,
+                              const th_dims *input_dims, const th_dw_conv_params *params,
+                              int32_t ic)
+{
+    const int32_t cin = input_dims->c, in_w = input_dims->w, full = in_w >> 3;
+    const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)cin);
+    const mve_pred16_t p = vctp16q((uint32_t)(in_w & 7));
+    const int8_t *src = in_b + ic;
+    int8_t *row = plane + (int64_t)params->padding.h * geo->pw + params->padding.w;
+    for (int32_t y = 0; y < input_dims->h; y++, row += geo->pw) {
+        int8_t *d = row;
+        for (int32_t k = 0; k < full; k++, src += 8 * cin, d += 8) {
+            vstrbq_s16(d, vldrbq_gather_offset_s16(src, offs));
+        }
+        if (in_w & 7) {
+            vstrbq_p_s16(d, vldrbq_gather_offset_z_s16(src, offs, p), p);
+            src += (in_w & 7) * cin;
+        }
+    }
+}
+
+/* Whole-rows interiors of at most `room` pixels (what the call's table has left) are staged
+ * as one run: eight input pixels per VLDRB.S16 gather (offsets i * C, consecutive in the
+ * input) and one VSTRB.16 scatter to their plane positions (this table, made once per call),
+ * no per-row loop. Returns the run's pixel count, 0 if it does not apply. */
+static int32_t mve_dw_run_table(uint16_t *tab, int32_t room, const mve_dw_geom *geo,
+                                const th_dims *input_dims, const th_dw_conv_params *params)
+{
+    const int32_t in_h = input_dims->h, in_w = input_dims->w;
+    const int32_t top = params->padding.h, left = params->padding.w;
+    if (!mve_dw_whole_rows(geo, input_dims, params) || (int64_t)in_h * in_w > room ||
+        (int64_t)geo->ph * geo->pw > 65536) {
+        return 0;
+    }
+    int32_t i = 0;
+    for (int32_t y = 0; y < in_h; y++) {
+        for (int32_t x = 0; x < in_w; x++) {
+            tab[i++] = (uint16_t)((top + y) * geo->pw + left + x);
+        }
+    }
+    return i;
+}
+
+/* Input channel ic of one batch (its n-pixel run) into the plane at the table's offsets. */
+static void mve_dw_stage_run(int8_t *plane, const uint16_t *tab, int32_t n, const int8_t *in_b,
+                             int32_t cin, int32_t ic)
+{
+    const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)cin);
+    const int8_t *src = in_b + ic;
+    for (; n >= 8; n -= 8, src += 8 * cin, tab += 8) {
+        vstrbq_scatter_offset_s16(plane, vld1q_u16(tab), vldrbq_gather_offset_s16(src, offs));
+    }
+    if (n > 0) {
+        const mve_pred16_t p = vctp16q((uint32_t)n);
+        vstrbq_scatter_offset_p_s16(plane, vldrhq_z_u16(tab, p),
+                                    vldrbq_gather_offset_z_s16(src, offs, p), p);
+    }
+}
+
 /* th_mve_requantize for one channel in all lanes: scalar multiplier and shifts (left >= 0,
  * right <= 0; the half-away fix-up only when right < 0, as there). */
 TH_INLINE int32x4_t rq_channel(int32x4_t acc, int32_t multiplier, int32_t left, int32_t right,
@@ -968,7 +1039,6 @@ TH_INLINE int32x4_t rq_channel(int32x4_t acc, int32_t multiplier, int32_t left, 
     return vminq_s32(vmaxq_s32(y, lo), hi);
 }
 
-/* Four outputs' sum over the taps from x (the window of the first), unpredicated or (p) not */
 TH_INLINE int32x4_t dw_taps(const int8_t *r, int32_t row_step, const int32_t *wt,
                             const int8_t *w, int32_t oc_stride, int32x4_t acc,
                             uint32x4_t in_offs, const int kh, const int kw, const int sw,
@@ -1299,14 +1369,20 @@ static void mve_dw_dot_offsets(mve_dw_taps *t, const mve_dw_geom *geo)
     t->base2 = base2;
 }
 
-TH_INLINE int8x16_t mve_dw_dot_taps(const int8_t *w, int32_t oc_stride, int32_t taps)
+/* Filters of at most 32 taps: the taps of 8 channels at a time transposed into a table, one
+ * row of 16 bytes per channel (tab[h][16 * j + t % 16]: tap t, h = t / 16, of channel oc + j),
+ * one predicated VLDRB of each tap's n <= 8 channels and a VSTRB.8 scatter (offsets 16 * j).
+ * The table is zeroed once per call, so taps past the filter stay 0 in every row. */
+#define MVE_DW_TAB_TAPS 32
+
+static void mve_dw_tap_rows(int8_t (*tab)[128], const int8_t *w, int32_t oc_stride,
+                            int32_t taps, int32_t n)
 {
-    int8_t tv[16];
-    memset(tv, 0, sizeof tv);
-    for (int32_t t = 0; t < taps; t++) {
-        tv[t] = w[(int64_t)t * oc_stride];
+    const mve_pred16_t p = vctp8q((uint32_t)n);
+    const uint8x16_t offs = vmulq_n_u8(vidupq_n_u8(0, 1), 16);
+    for (int32_t t = 0; t < taps; t++, w += oc_stride) {
+        vstrbq_scatter_offset_p_s8(&tab[t >> 4][t & 15], offs, vldrbq_z_s8(w, p), p);
     }
-    return vld1q_s8(tv);
 }
 
 /* The dot product of one window at b with the channel's taps (two: taps 16.. too, gathered
@@ -1344,22 +1420,18 @@ static void mve_dw_flat_table(uint16_t *tab, const mve_dw_geom *geo,
 TH_INLINE void
 mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, DOT_TAPS_PARAMS,
                   int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                  const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out, const int neg)
 {
     const int32_t total = output_dims->h * output_dims->w;
-    const int32_t left = shift > 0 ? shift : 0;
-    const int32_t right = shift > 0 ? 0 : shift;
-    const int32_t zp = o->output_offset;
-    const int32x4_t lo = vdupq_n_s32(o->act_min);
-    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride, tab += 4) {
-        int32x4_t acc = vdupq_n_s32(mve_dw_dot1(plane + tab[0], DOT_TAPS));
-        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[1], DOT_TAPS), acc, 1);
-        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[2], DOT_TAPS), acc, 2);
-        acc = vsetq_lane_s32(mve_dw_dot1(plane + tab[3], DOT_TAPS), acc, 3);
-        const int32x4_t v = rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi);
+        const int32x4_t acc = lanes4(
+            mve_dw_dot1(plane + tab[0], DOT_TAPS), mve_dw_dot1(plane + tab[1], DOT_TAPS),
+            mve_dw_dot1(plane + tab[2], DOT_TAPS), mve_dw_dot1(plane + tab[3], DOT_TAPS));
+        const int32x4_t v =
+            th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc);
         if (q + 4 <= total) {
             vstrbq_scatter_offset_s32(out, out_offs, v);
         } else {
@@ -1372,15 +1444,11 @@ mve_dw_dot_flat_t(const int8_t *plane, const uint16_t *tab, DOT_TAPS_PARAMS,
 TH_INLINE void
 mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
                   int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-                  const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+                  const th_mve_out *o, const th_dims *output_dims, int8_t *out, const int neg)
 {
     const int32_t ow = output_dims->w, sw = geo->sw, ystep = geo->sh * geo->pw;
     const int32_t total = output_dims->h * ow;
-    const int32_t left = shift > 0 ? shift : 0;
-    const int32_t right = shift > 0 ? 0 : shift;
-    const int32_t zp = o->output_offset;
-    const int32x4_t lo = vdupq_n_s32(o->act_min);
-    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     const int8_t *row = plane, *b = plane;
@@ -1398,12 +1466,10 @@ mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
                 b += sw;
             }
         }
-        int32x4_t acc = vdupq_n_s32(a[0]);
-        acc = vsetq_lane_s32(a[1], acc, 1);
-        acc = vsetq_lane_s32(a[2], acc, 2);
-        acc = vsetq_lane_s32(a[3], acc, 3);
+        const int32x4_t acc = lanes4(a[0], a[1], a[2], a[3]);
         vstrbq_scatter_offset_p_s32(
-            out, out_offs, rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi),
+            out, out_offs,
+            th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc),
             vctp32q((uint32_t)n));
     }
 }
@@ -1411,14 +1477,10 @@ mve_dw_dot_walk_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
 TH_INLINE void
 mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
              int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
-             const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+             const th_mve_out *o, const th_dims *output_dims, int8_t *out, const int neg)
 {
     const int32_t ow = output_dims->w, sw = geo->sw;
-    const int32_t left = shift > 0 ? shift : 0;
-    const int32_t right = shift > 0 ? 0 : shift;
-    const int32_t zp = o->output_offset;
-    const int32x4_t lo = vdupq_n_s32(o->act_min);
-    const int32x4_t hi = vdupq_n_s32(o->act_max);
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const int32x4_t init = vdupq_n_s32(start);
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     for (int32_t oy = 0; oy < output_dims->h; oy++) {
@@ -1426,61 +1488,352 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
         int8_t *o_row = out + (int64_t)oy * ow * oc_stride;
         int32_t ox = 0;
         for (; ox + 4 <= ow; ox += 4, b += 4 * sw) {
-            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, DOT_TAPS));
-            acc = vsetq_lane_s32(mve_dw_dot1(b + sw, DOT_TAPS), acc, 1);
-            acc = vsetq_lane_s32(mve_dw_dot1(b + 2 * sw, DOT_TAPS),
-                                 acc, 2);
-            acc = vsetq_lane_s32(mve_dw_dot1(b + 3 * sw, DOT_TAPS),
-                                 acc, 3);
+            const int32x4_t acc =
+                lanes4(mve_dw_dot1(b, DOT_TAPS), mve_dw_dot1(b + sw, DOT_TAPS),
+                       mve_dw_dot1(b + 2 * sw, DOT_TAPS), mve_dw_dot1(b + 3 * sw, DOT_TAPS));
             vstrbq_scatter_offset_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
-                rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi));
+                th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc));
         }
         if (ox < ow) {
             const int32_t n = ow - ox;
-            int32x4_t acc = vdupq_n_s32(mve_dw_dot1(b, DOT_TAPS));
-            if (n > 1) {
-                acc = vsetq_lane_s32(mve_dw_dot1(b + sw, DOT_TAPS),
-                                     acc, 1);
-            }
-            if (n > 2) {
-                acc = vsetq_lane_s32(
-                    mve_dw_dot1(b + 2 * sw, DOT_TAPS), acc, 2);
-            }
+            const int32x4_t acc =
+                lanes4(mve_dw_dot1(b, DOT_TAPS), n > 1 ? mve_dw_dot1(b + sw, DOT_TAPS) : 0,
+                       n > 2 ? mve_dw_dot1(b + 2 * sw, DOT_TAPS) : 0, 0);
             vstrbq_scatter_offset_p_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
-                rq_channel(vaddq_s32(acc, init), multiplier, left, right, zp, lo, hi),
+                th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc),
                 vctp32q((uint32_t)n));
         }
     }
 }
 
-/* Out-of-line instances (their own registers): the dot paths flattened (tab), walked
- * (outputs narrower than 8) or by rows; up to 16 taps with the taps in registers, 17 to 32
- * (the *2 ones) from a mve_dw_taps. */
-#define MVE_DW_DOT_INSTANCES(name, name2, body, where, where_arg)                             \
-    static void __attribute__((noinline))                                                     \
-    name(const int8_t *plane, where, uint8x16_t offs, int8x16_t wv, int32_t oc_stride,        \
-         int32_t start, int32_t multiplier, int32_t shift, const th_mve_out *o,               \
-         const th_dims *output_dims, int8_t *out)                                              \
-    {                                                                                          \
-        body(plane, where_arg, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier, shift,  \
-             o, output_dims, out);                                                             \
-    }                                                                                          \
+/* Out-of-line instances (their own registers) of the 17-32 taps paths (taps from a
+ * mve_dw_taps, a second gather): flattened (tab), walked (outputs narrower than 8) or by
+ * rows; and the walk of up to 16 taps (taps in registers). Up to 16 taps flattened or by
+ * rows: mve_dw_dot_flat and mve_dw_dot below, which loop over the channels themselves. */
+#define MVE_DW_DOT2_INSTANCE(name2, body, where, where_arg)                                   \
     static void __attribute__((noinline))                                                     \
     name2(const int8_t *plane, where, const mve_dw_taps *t, int32_t oc_stride, int32_t start, \
           int32_t multiplier, int32_t shift, const th_mve_out *o, const th_dims *output_dims, \
           int8_t *out)                                                                         \
     {                                                                                          \
         body(plane, where_arg, t->offs, t->wv, t->offs2, t->wv2, t->base2, 1, oc_stride,      \
-             start, multiplier, shift, o, output_dims, out);                                   \
+             start, multiplier, shift, o, output_dims, out, shift < 0);                        \
     }
-MVE_DW_DOT_INSTANCES(mve_dw_dot_flat, mve_dw_dot2_flat, mve_dw_dot_flat_t, const uint16_t *tab,
-                     tab)
-MVE_DW_DOT_INSTANCES(mve_dw_dot_walk, mve_dw_dot2_walk, mve_dw_dot_walk_t,
-                     const mve_dw_geom *geo, geo)
-MVE_DW_DOT_INSTANCES(mve_dw_dot, mve_dw_dot2, mve_dw_dot_t, const mve_dw_geom *geo, geo)
-#undef MVE_DW_DOT_INSTANCES
+MVE_DW_DOT2_INSTANCE(mve_dw_dot2_flat, mve_dw_dot_flat_t, const uint16_t *tab, tab)
+MVE_DW_DOT2_INSTANCE(mve_dw_dot2_walk, mve_dw_dot_walk_t, const mve_dw_geom *geo, geo)
+MVE_DW_DOT2_INSTANCE(mve_dw_dot2, mve_dw_dot_t, const mve_dw_geom *geo, geo)
+#undef MVE_DW_DOT2_INSTANCE
+
+static void __attribute__((noinline))
+mve_dw_dot_walk(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t offs, int8x16_t wv,
+                int32_t oc_stride, int32_t start, int32_t multiplier, int32_t shift,
+                const th_mve_out *o, const th_dims *output_dims, int8_t *out)
+{
+    mve_dw_dot_walk_t(plane, geo, offs, wv, offs, wv, 0, 0, oc_stride, start, multiplier, shift,
+                      o, output_dims, out, shift < 0);
+}
+
+/* What every channel of one call shares: the staged plane and how to stage it, the tables,
+ * the filter and requantization. */
+typedef struct {
+    int8_t *plane;
+    const mve_dw_geom *geo;
+    const th_dims *input_dims;
+    const th_dims *output_dims;
+    const th_dw_conv_params *params;
+    const th_per_channel_quant *quant;
+    const int8_t *filter;
+    const int32_t *bias;
+    const uint16_t *flat_tab; /* narrow outputs' window offsets */
+    const uint16_t *run_tab;  /* the staging run's plane offsets (run > 0) */
+    int32_t run;
+    int rows; /* the interior is whole input rows */
+    int8_t (*tap_tab)[128];
+    th_mve_out o;
+} mve_dw_call;
+
+/* Channel oc's preparation: its input channel staged (the first of its ch_mult outputs), its
+ * taps (wv: 0..15, wv2: 16..31, from the tap table, filled per 8 channels; taps <= 32) and
+ * the folded start bias + input_offset * sum of its taps, returned. */
+TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
+                                 int8x16_t *wv, int8x16_t *wv2)
+{
+    const int32_t mult_ch = k->params->ch_mult, oc_total = k->output_dims->c;
+    const int32_t taps = k->geo->kh * k->geo->kw;
+    if (mult_ch == 1 || oc % mult_ch == 0) {
+        const int32_t ic = mult_ch == 1 ? oc : oc / mult_ch;
+        if (k->run > 0) {
+            mve_dw_stage_run(k->plane, k->run_tab, k->run, in_b, k->input_dims->c, ic);
+        } else if (k->rows) {
+            mve_dw_stage_rows(k->plane, k->geo, in_b, k->input_dims, k->params, ic);
+        } else {
+            mve_dw_stage(k->plane, k->geo, in_b, k->input_dims, k->params, ic);
+        }
+    }
+    uint32_t wsum = 0;
+    if (taps <= MVE_DW_TAB_TAPS) {
+        if (oc % 8 == 0) {
+            mve_dw_tap_rows(k->tap_tab, k->filter + oc, oc_total, taps, TH_MIN(8, oc_total - oc));
+        }
+        *wv = vldrbq_s8(&k->tap_tab[0][16 * (oc % 8)]);
+        *wv2 = vldrbq_s8(&k->tap_tab[1][16 * (oc % 8)]);
+        wsum = (uint32_t)vaddvaq_s8(vaddvq_s8(*wv), *wv2);
+    } else {
+        *wv = vdupq_n_s8(0);
+        *wv2 = *wv;
+        for (int32_t t = 0; t < taps; t++) {
+            wsum += (uint32_t)(int32_t)k->filter[(int64_t)t * oc_total + oc];
+        }
+    }
+    return (int32_t)((k->bias != NULL ? (uint32_t)k->bias[oc] : 0u) +
+                     (uint32_t)k->params->input_offset * wsum);
+}
+
+/* ---- 3x3, stride 1, dilation 1, planes at most 84 wide: 2x2 output blocks -----------------
+ * The block's four outputs (oy, ox), (oy, ox + 1), (oy + 1, ox), (oy + 1, ox + 1) read the 4x4
+ * window at plane + oy * PW + ox: one VLDRB.8 gather (lane 4r + c: offset r * PW + c) and one
+ * VMLADAV per output against the channel's taps placed at that output's position in the
+ * window (lane 4(ky + dy) + kx + dx, 0 elsewhere: four gathers from the channel's tap-table
+ * row, whose lane 15 is 0, once per channel). A block past the last row or column predicates
+ * that window row or column off (nothing is read past the plane) and its outputs off at the
+ * store (offsets 0, C, OW * C, OW * C + C). */
+#define MVE_DW_2X2_MAX_PW 84
+
+/* A predicate of constant bits the compiler cannot see: gcc 12 (-O2) folded the 32-bit-lane
+ * store predicate 0x0f0f (lanes 0 and 2) into all lanes. */
+TH_INLINE mve_pred16_t mve_pred_bits(uint32_t bits)
+{
+    mve_pred16_t p = (mve_pred16_t)bits;
+#if defined(__GNUC__)
+    __asm__("" : "+r"(p));
+#endif
+    return p;
+}
+
+static int mve_dw_2x2_applies(const mve_dw_geom *g)
+{
+    return g->kh == 3 && g->kw == 3 && g->sh == 1 && g->sw == 1 && g->dh == 1 && g->dw == 1 &&
+           g->pw <= MVE_DW_2X2_MAX_PW;
+}
+
+/* Four outputs of one block: the window gathered under p (all lanes when p is 0xffff). */
+TH_INLINE int32x4_t mve_dw_block(const int8_t *b, uint8x16_t win, int8x16_t w00, int8x16_t w01,
+                                 int8x16_t w10, int8x16_t w11, int32_t start, const int pred,
+                                 mve_pred16_t p)
+{
+    const int8x16_t x = pred ? vldrbq_gather_offset_z_s8(b, win, p)
+                             : vldrbq_gather_offset_s8(b, win);
+    return vaddq_n_s32(lanes4(vmladavq_s8(x, w00), vmladavq_s8(x, w01), vmladavq_s8(x, w10),
+                              vmladavq_s8(x, w11)),
+                       start);
+}
+
+TH_INLINE void mve_dw_2x2_channel(const int8_t *plane, const mve_dw_geom *geo, uint8x16_t win,
+                                  int8x16_t w00, int8x16_t w01, int8x16_t w10, int8x16_t w11,
+                                  int32_t oc_stride, int32_t start, int32_t multiplier,
+                                  int32_t shift, const th_mve_out *o,
+                                  const th_dims *output_dims, int8_t *out, const int neg)
+{
+    const int32_t oh = output_dims->h, ow = output_dims->w, pw = geo->pw;
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    uint32x4_t out_offs = vdupq_n_u32(0);
+    out_offs = vsetq_lane_u32((uint32_t)oc_stride, out_offs, 1);
+    out_offs = vsetq_lane_u32((uint32_t)(ow * oc_stride), out_offs, 2);
+    out_offs = vsetq_lane_u32((uint32_t)((ow + 1) * oc_stride), out_offs, 3);
+    const int32_t nbx = ow >> 1;
+    const int8_t *b_row = plane;
+    int8_t *o_row = out;
+    for (int32_t by = oh >> 1; by > 0; by--, b_row += 2 * pw, o_row += 2 * ow * oc_stride) {
+        const int8_t *b = b_row;
+        int8_t *op = o_row;
+        for (int32_t bx = nbx; bx > 0; bx--, b += 2, op += 2 * oc_stride) {
+            const int32x4_t a = mve_dw_block(b, win, w00, w01, w10, w11, start, 0, 0xffff);
+            vstrbq_scatter_offset_s32(op, out_offs,
+                                      th_mve_requantize_n(a, multiplier, shift, neg, &oc));
+        }
+    }
+    /* an odd last column: window column 3 and the outputs of column ox + 1 off */
+    if (ow & 1) {
+        const int8_t *b = plane + ow - 1;
+        int8_t *op = out + (int64_t)(ow - 1) * oc_stride;
+        for (int32_t by = oh >> 1; by > 0; by--, b += 2 * pw, op += 2 * ow * oc_stride) {
+            const int32x4_t a =
+                mve_dw_block(b, win, w00, w01, w10, w11, start, 1, mve_pred_bits(0x7777));
+            vstrbq_scatter_offset_p_s32(op, out_offs,
+                                        th_mve_requantize_n(a, multiplier, shift, neg, &oc),
+                                        mve_pred_bits(0x0f0f));
+        }
+    }
+    /* an odd last row: window row 3 and the outputs of row oy + 1 off (the corner: both) */
+    if (oh & 1) {
+        const int8_t *b = plane + (int64_t)(oh - 1) * pw;
+        int8_t *op = out + (int64_t)(oh - 1) * ow * oc_stride;
+        for (int32_t ox = 0; ox < ow; ox += 2, b += 2, op += 2 * oc_stride) {
+            const int last = ox + 1 >= ow;
+            const int32x4_t a = mve_dw_block(b, win, w00, w01, w10, w11, start, 1,
+                                             mve_pred_bits(last ? 0x0777 : 0x0fff));
+            vstrbq_scatter_offset_p_s32(op, out_offs,
+                                        th_mve_requantize_n(a, multiplier, shift, neg, &oc),
+                                        mve_pred_bits(last ? 0x000f : 0x00ff));
+        }
+    }
+}
+
+/* Every channel of one batch by 2x2 blocks (mve_dw_2x2_applies). */
+static void __attribute__((noinline))
+mve_dw_dot_2x2(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
+{
+    const int32_t oc_total = k->output_dims->c;
+    /* lane 4r + c: window offset r * PW + c; tap 3r + c of the first output (lane 15, past the
+     * 3x3 taps, reads a 0 of the tap row) where r, c < 3 */
+    const uint8x16_t lane = vidupq_n_u8(0, 1);
+    const uint8x16_t r = vshrq_n_u8(lane, 2), c = vandq_u8(lane, vdupq_n_u8(3));
+    const uint8x16_t winv = vaddq_u8(vmulq_n_u8(r, (uint8_t)k->geo->pw), c);
+    const mve_pred16_t in3 = vcmpltq_n_s8(vreinterpretq_s8_u8(r), 3) &
+                             vcmpltq_n_s8(vreinterpretq_s8_u8(c), 3);
+    const uint8x16_t perm = vpselq_u8(vaddq_u8(vmulq_n_u8(r, 3), c), vdupq_n_u8(15), in3);
+    for (int32_t oc = 0; oc < oc_total; oc++) {
+        int8x16_t wv, wv2;
+        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
+        /* the other outputs' taps: the first's moved one column (8 bits), one row (32 bits)
+         * or both along the window (VSHLC; lanes 3, 7, 11 and 12-15 of the first are 0) */
+        uint32_t carry = 0;
+        const int8x16_t w00 = vldrbq_gather_offset_s8(&k->tap_tab[0][16 * (oc % 8)], perm);
+        const int8x16_t w01 = vshlcq_s8(w00, &carry, 8);
+        carry = 0;
+        const int8x16_t w10 = vshlcq_s8(w00, &carry, 32);
+        carry = 0;
+        const int8x16_t w11 = vshlcq_s8(w01, &carry, 32);
+        const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
+        if (sh < 0) {
+            mve_dw_2x2_channel(k->plane, k->geo, winv, w00, w01, w10, w11, oc_total, start, m,
+                               sh, &k->o, k->output_dims, out_b + oc, 1);
+        } else {
+            mve_dw_2x2_channel(k->plane, k->geo, winv, w00, w01, w10, w11, oc_total, start, m,
+                               sh, &k->o, k->output_dims, out_b + oc, 0);
+        }
+    }
+}
+
+/* ---- more than 32 taps in rows of at most 16 (5x15, 7x7, 9x9, ...; dilation 1 along the row) --
+ * Per output and filter row one zero-predicated VLDRB of the row's KW bytes (contiguous in the
+ * plane) and one VMLADAVA against that row's taps, four outputs of the flattened output plane a
+ * step, each filter row's taps (a per-channel table of 16-byte rows, at most 16 rows) loaded
+ * once for the four; the four sums requantized as one vector, the last step predicated. */
+#define MVE_DW_ROWDOT_ROWS 16
+
+static int mve_dw_rowdot_applies(const mve_dw_geom *g)
+{
+    return g->kh * g->kw > MVE_DW_TAB_TAPS && g->kw <= 16 && g->kh <= MVE_DW_ROWDOT_ROWS &&
+           g->dw == 1;
+}
+
+TH_INLINE void mve_dw_rowdot_channel(const int8_t *plane, const mve_dw_geom *geo,
+                                     const int8_t (*rows)[16], int32_t oc_stride, int32_t start,
+                                     int32_t multiplier, int32_t shift, const th_mve_out *o,
+                                     const th_dims *output_dims, int8_t *out, const int neg)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const int32_t ow = output_dims->w, total = output_dims->h * ow;
+    const int32_t row_step = geo->dh * geo->pw, y_step = geo->sh * geo->pw, sw = geo->sw;
+    const mve_pred16_t p = vctp8q((uint32_t)geo->kw);
+    const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
+    const int8_t *row = plane, *next = plane;
+    int32_t ox = 0;
+    for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride) {
+        const int32_t n = TH_MIN(4, total - q);
+        const int8_t *b[4];
+        for (int32_t j = 0; j < 4; j++) {
+            b[j] = j < n ? next : b[0];
+            if (j < n && ++ox == ow) {
+                ox = 0;
+                row += y_step;
+                next = row;
+            } else if (j < n) {
+                next += sw;
+            }
+        }
+        int32_t a0 = start, a1 = start, a2 = start, a3 = start;
+        for (int32_t ky = 0, off = 0; ky < geo->kh; ky++, off += row_step) {
+            const int8x16_t w = vldrbq_s8(rows[ky]);
+            a0 = vmladavaq_s8(a0, vldrbq_z_s8(b[0] + off, p), w);
+            a1 = vmladavaq_s8(a1, vldrbq_z_s8(b[1] + off, p), w);
+            a2 = vmladavaq_s8(a2, vldrbq_z_s8(b[2] + off, p), w);
+            a3 = vmladavaq_s8(a3, vldrbq_z_s8(b[3] + off, p), w);
+        }
+        vstrbq_scatter_offset_p_s32(
+            out, out_offs, th_mve_requantize_n(lanes4(a0, a1, a2, a3), multiplier, shift, neg, &oc),
+            vctp32q((uint32_t)n));
+    }
+}
+
+/* Every channel of one batch by filter rows (mve_dw_rowdot_applies): the channel's taps into
+ * the tap table's 256 bytes as 16-byte rows, then its outputs. */
+static void __attribute__((noinline))
+mve_dw_rowdot(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
+{
+    const int32_t oc_total = k->output_dims->c, kh = k->geo->kh, kw = k->geo->kw;
+    int8_t (*rows)[16] = (int8_t (*)[16])(void *)k->tap_tab;
+    for (int32_t oc = 0; oc < oc_total; oc++) {
+        int8x16_t wv, wv2;
+        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
+        const int8_t *w = k->filter + oc;
+        for (int32_t ky = 0; ky < kh; ky++) {
+            for (int32_t kx = 0; kx < kw; kx++, w += oc_total) {
+                rows[ky][kx] = *w;
+            }
+        }
+        const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
+        if (sh < 0) {
+            mve_dw_rowdot_channel(k->plane, k->geo, (const int8_t (*)[16])rows, oc_total, start,
+                                  m, sh, &k->o, k->output_dims, out_b + oc, 1);
+        } else {
+            mve_dw_rowdot_channel(k->plane, k->geo, (const int8_t (*)[16])rows, oc_total, start,
+                                  m, sh, &k->o, k->output_dims, out_b + oc, 0);
+        }
+    }
+}
+
+/* Every channel of one batch through the up-to-16-taps dot path, flattened (flat) or by rows:
+ * the per-channel work inline in one loop (no call per channel). */
+TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b,
+                                   int8_t *out_b, const int flat)
+{
+    const int32_t oc_total = k->output_dims->c;
+    for (int32_t oc = 0; oc < oc_total; oc++) {
+        int8x16_t wv, wv2;
+        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
+        const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
+        if (flat && sh < 0) {
+            mve_dw_dot_flat_t(k->plane, k->flat_tab, offs, wv, offs, wv, 0, 0, oc_total, start,
+                              m, sh, &k->o, k->output_dims, out_b + oc, 1);
+        } else if (flat) {
+            mve_dw_dot_flat_t(k->plane, k->flat_tab, offs, wv, offs, wv, 0, 0, oc_total, start,
+                              m, sh, &k->o, k->output_dims, out_b + oc, 0);
+        } else if (sh < 0) {
+            mve_dw_dot_t(k->plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
+                         &k->o, k->output_dims, out_b + oc, 1);
+        } else {
+            mve_dw_dot_t(k->plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
+                         &k->o, k->output_dims, out_b + oc, 0);
+        }
+    }
+}
+
+static void __attribute__((noinline))
+mve_dw_dot_flat(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
+{
+    mve_dw_dot_channels(k, offs, in_b, out_b, 1);
+}
+
+static void __attribute__((noinline))
+mve_dw_dot(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
+{
+    mve_dw_dot_channels(k, offs, in_b, out_b, 0);
+}
+
 #undef DOT_TAPS
 #undef DOT_TAPS_PARAMS
 
@@ -1521,7 +1874,6 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     int8_t *plane = (int8_t *)ctx->buf;
     const int32_t oc_total = output_dims->c;
     const int32_t taps = geo.kh * geo.kw;
-    const int32_t mult_ch = params->ch_mult;
     const th_mve_out o = {params->output_offset, params->activation.min,
                           params->activation.max};
     const int s1 = geo.kh == 3 && geo.kw == 3 && geo.sw == 1 && geo.dw == 1;
@@ -1536,75 +1888,104 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         mve_dw_dot_offsets(&taps_v, &geo);
     }
     const uint8x16_t dot_offs = taps_v.offs;
-    uint16_t flat_tab[MVE_DW_FLAT_MAX + 3];
+    uint16_t flat_tab[MVE_DW_FLAT_MAX + 3]; /* then the staging run's table */
     const int flat = dot && output_dims->w < 8 &&
                      output_dims->h * output_dims->w <= MVE_DW_FLAT_MAX &&
                      geo.ph * geo.pw <= 65536;
     if (flat) {
         mve_dw_flat_table(flat_tab, &geo, output_dims);
     }
+    int8_t tap_tab[2][128] __attribute__((aligned(16)));
+    if (taps <= MVE_DW_TAB_TAPS) {
+        th_nn_mve_fill(&tap_tab[0][0], 0, (int32_t)sizeof tap_tab);
+    }
+    const int32_t flat_n = flat ? output_dims->h * output_dims->w + 3 : 0;
+    mve_dw_call k;
+    k.plane = plane;
+    k.geo = &geo;
+    k.input_dims = input_dims;
+    k.output_dims = output_dims;
+    k.params = params;
+    k.quant = quant;
+    k.filter = filter;
+    k.bias = bias;
+    k.flat_tab = flat_tab;
+    k.run_tab = flat_tab + flat_n;
+    k.run = mve_dw_run_table(flat_tab + flat_n, MVE_DW_FLAT_MAX + 3 - flat_n, &geo, input_dims,
+                             params);
+    k.rows = mve_dw_whole_rows(&geo, input_dims, params);
+    k.tap_tab = tap_tab;
+    k.o = o;
     th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
+    const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
+    const int64_t out_batch = (int64_t)output_dims->h * output_dims->w * oc_total;
+    if (dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4) {
+        /* A one-column output (K x 1 filters on [1, T, 1, C] audio shapes) as one row of OH
+         * outputs whose windows are SH * PW apart (the rows path's stride), outputs C apart
+         * as in a row. */
+        mve_dw_geom col_geo = geo;
+        col_geo.sw = geo.sh * geo.pw;
+        th_dims col_dims = *output_dims;
+        col_dims.h = 1;
+        col_dims.w = output_dims->h;
+        k.geo = &col_geo;
+        k.output_dims = &col_dims;
+        for (int32_t b = 0; b < input_dims->n; b++) {
+            mve_dw_dot(&k, dot_offs, input + b * in_batch, output + b * out_batch);
+        }
+        return;
+    }
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
+        if (mve_dw_rowdot_applies(&geo)) {
+            mve_dw_rowdot(&k, in_b, out_b);
+            continue;
+        }
+        if (mve_dw_2x2_applies(&geo) && !flat) { /* (narrow outputs: flattened, cheaper) */
+            mve_dw_dot_2x2(&k, in_b, out_b);
+            continue;
+        }
+        if (dot && taps <= 16 && flat) {
+            mve_dw_dot_flat(&k, dot_offs, in_b, out_b);
+            continue;
+        }
+        if (dot && taps <= 16 && output_dims->w >= 8) {
+            mve_dw_dot(&k, dot_offs, in_b, out_b);
+            continue;
+        }
         for (int32_t oc = 0; oc < oc_total; oc++) {
-            if (oc % mult_ch == 0) {
-                mve_dw_stage(plane, &geo, in_b, input_dims, params, oc / mult_ch);
-            }
-            uint32_t wsum = 0;
-            for (int32_t t = 0; t < taps; t++) {
-                wsum += (uint32_t)(int32_t)filter[(int64_t)t * oc_total + oc];
-            }
-            const uint32_t start = (bias != NULL ? (uint32_t)bias[oc] : 0u) +
-                                   (uint32_t)params->input_offset * wsum;
+            int8x16_t wv, wv2;
+            const int32_t start = mve_dw_channel(&k, in_b, oc, &wv, &wv2);
+            const int32_t m = quant->multiplier[oc], sh = quant->shift[oc];
             if (dot) {
-                const int8x16_t wv = mve_dw_dot_taps(filter + oc, oc_total, TH_MIN(taps, 16));
-                if (taps > 16) {
-                    taps_v.wv = wv;
-                    taps_v.wv2 = mve_dw_dot_taps(filter + 16 * oc_total + oc, oc_total,
-                                                 taps - 16);
-                }
+                taps_v.wv = wv;
+                taps_v.wv2 = wv2;
                 if (taps > 16 && flat) {
-                    mve_dw_dot2_flat(plane, flat_tab, &taps_v, oc_total, (int32_t)start,
-                                     quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                     out_b + oc);
+                    mve_dw_dot2_flat(plane, flat_tab, &taps_v, oc_total, start, m, sh, &o,
+                                     output_dims, out_b + oc);
                 } else if (taps > 16 && output_dims->w < 8) {
-                    mve_dw_dot2_walk(plane, &geo, &taps_v, oc_total, (int32_t)start,
-                                     quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                     out_b + oc);
+                    mve_dw_dot2_walk(plane, &geo, &taps_v, oc_total, start, m, sh, &o,
+                                     output_dims, out_b + oc);
                 } else if (taps > 16) {
-                    mve_dw_dot2(plane, &geo, &taps_v, oc_total, (int32_t)start,
-                                quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                    mve_dw_dot2(plane, &geo, &taps_v, oc_total, start, m, sh, &o, output_dims,
                                 out_b + oc);
-                } else if (flat) {
-                    mve_dw_dot_flat(plane, flat_tab, dot_offs, wv, oc_total,
-                                    (int32_t)start, quant->multiplier[oc], quant->shift[oc], &o,
-                                    output_dims, out_b + oc);
-                } else if (output_dims->w < 8) {
-                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total,
-                                    (int32_t)start, quant->multiplier[oc], quant->shift[oc], &o,
-                                    output_dims, out_b + oc);
                 } else {
-                    mve_dw_dot(plane, &geo, dot_offs, wv, oc_total, (int32_t)start,
-                               quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                               out_b + oc);
+                    mve_dw_dot_walk(plane, &geo, dot_offs, wv, oc_total, start, m, sh, &o,
+                                    output_dims, out_b + oc);
                 }
             } else if (narrow && geo.kh == 3 && geo.kw == 3) {
-                mve_dw_flat_3x3(plane, &geo, filter + oc, oc_total, (int32_t)start,
-                                quant->multiplier[oc], quant->shift[oc], &o, output_dims,
-                                out_b + oc);
+                mve_dw_flat_3x3(plane, &geo, filter + oc, oc_total, start, m, sh, &o,
+                                output_dims, out_b + oc);
             } else if (s1) {
-                mve_dw_3x3_s1(plane, &geo, filter + oc, oc_total, (int32_t)start,
-                              quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                mve_dw_3x3_s1(plane, &geo, filter + oc, oc_total, start, m, sh, &o, output_dims,
                               out_b + oc);
             } else if (s2) {
-                mve_dw_3x3_s2(plane, &geo, filter + oc, oc_total, (int32_t)start,
-                              quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                mve_dw_3x3_s2(plane, &geo, filter + oc, oc_total, start, m, sh, &o, output_dims,
                               out_b + oc);
             } else {
-                mve_dw_any(plane, &geo, filter + oc, oc_total, (int32_t)start,
-                           quant->multiplier[oc], quant->shift[oc], &o, output_dims,
+                mve_dw_any(plane, &geo, filter + oc, oc_total, start, m, sh, &o, output_dims,
                            out_b + oc);
             }
         }
