@@ -333,6 +333,7 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
         const int64_t bound = input_bound(k.left_shift, k.m1, k.e1) +
                               input_bound(k.left_shift, k.m2, k.e2);
         k.fast = th_fast_rq_ok(k.mo, quant->output_shift, bound);
+        k.rq = (th_fast_rq){0, 0, 0}; /* read only when fast */
         if (k.fast) {
             k.rq = th_fast_rq_make(k.mo, quant->output_shift, k.out_offset);
         }
