@@ -1219,7 +1219,7 @@ def _widen_by_source(calls: list[Call], candidates: dict[int, int],
     left on int8 would keep the int8 array too)."""
     calls_of: dict[int, list[int]] = {}
     for c in calls:
-        if c.function in _WIDEN_FUNCTIONS:
+        if c.function in _WIDEN_FUNCTIONS or isinstance(c.params, DwPwParams):
             calls_of.setdefault(origin[c.op], []).append(c.op)
     return {source: max(candidates[i] for i in ops) for source, ops in calls_of.items()
             if all(i in candidates for i in ops)}
