@@ -36,7 +36,13 @@ from tinyhost.arith.activations import (
     QuantizeParams,
     softmax_params,
 )
-from tinyhost.arith.elementwise import add_input_tables, add_params, mul_params, sub_params
+from tinyhost.arith.elementwise import (
+    MulParams,
+    add_input_tables,
+    add_params,
+    mul_params,
+    sub_params,
+)
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import mean_params
@@ -512,6 +518,37 @@ def test_binary(kern_both, data, kind):
                              out_arg)
     assert status == TH_OK
     assert_same(i8(bufs[8], shapes[2]), want, f"{kind.name} {shapes} in_place={in_place}")
+
+
+def test_mul_left_shifts(kern_both):
+    """MUL with output shifts 0..15 (the DSP build's SMMLAR left-shift rows up to 13, the
+    exact rows past it), multipliers across [0, 2^31), offsets at their extremes, every
+    broadcast form and activations; against the NumPy reference."""
+    rng = np.random.default_rng(41)
+    forms = [((2, 5, 7), (2, 5, 7)), ((2, 5, 7), (7,)), ((3, 9), (1,)), ((1,), (4, 6)),
+             ((4, 6, 1), (4, 6, 5)), ((1,), (1,)), ((33,), (33,))]
+    for i in range(96):
+        sa, sb = forms[i % len(forms)]
+        shift = i % 16
+        m = int(rng.integers(0, 2**31)) if i % 5 else (2**31 - 1 if i % 2 else 1 << 30)
+        lo, hi = ((-128, 127) if i % 3 else
+                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
+        offsets = [int(v) for v in rng.integers(-127, 129, 2)]
+        if i % 7 == 0:
+            offsets = [128, -127] if i % 2 else [-127, 128]
+        p = MulParams(input1_offset=offsets[0], input2_offset=offsets[1],
+                      output_offset=int(rng.integers(-128, 128)), output_multiplier=m,
+                      output_shift=shift, activation_min=lo, activation_max=hi)
+        a, b = random_int8(rng, sa), random_int8(rng, sb)
+        out_shape = tuple(np.broadcast_shapes(sa, sb))
+        want = mul_int8(a, b, p)
+        status, bufs = kern_both.call(
+            "th_mul_s8", ("null", None),
+            buf(i32(p.input1_offset, p.input2_offset, p.output_offset, lo, hi)),
+            buf(i32(m, shift)), buf(shape_bytes(sa)), buf(a), buf(shape_bytes(sb)), buf(b),
+            buf(shape_bytes(out_shape)), out(want.size))
+        assert status == TH_OK
+        assert_same(i8(bufs[8], out_shape), want, f"MUL {sa} x {sb} shift {shift} m {m}")
 
 
 @settings(max_examples=200, deadline=None, derandomize=True,
