@@ -154,43 +154,25 @@ typedef void (*row_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t
 
 /* The DSP rows: x advancing (offset ox), y advancing too (same) or a constant factor f
  * (bcast); clamp (a constant after inlining): the activation range is narrower than int8's
- * (th_fast_rq_apply saturates to int8 already). Kept out of line: their own registers. */
+ * (both requantizations saturate to int8 already). left: the shift L = shift is in [0,
+ * TH_MUL_MAX_LEFT], with no right shift and so no second rounding: TFLM's SRDHM(p << L, M)
+ * = floor((p * 2^L * M + 2^30) / 2^31) (its nudge-and-truncate equals this floor, see
+ * th_fast_rq_apply) = SMMLAR(p << (L + 1), M, 0) exactly (|p| <= 255^2 < 2^16 keeps
+ * p << (L + 1) inside int32), the zero point in SMMLAR's accumulator; else th_fast_rq_apply
+ * (2p given). Kept out of line: their own registers. */
 TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
-                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int clamp)
+                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int clamp,
+                         int left)
 {
     const th_fast_rq rq = k->rq;
+    const int32_t m = k->multiplier, zp = k->out_offset, sh = left ? k->shift + 1 : 1;
     const int32_t lo = k->act_min, hi = k->act_max;
-    const int32_t f2 = 2 * f, c2 = 2 * ox * f; /* bcast: 2 * product = x * f2 + c2 */
-    for (int32_t i = 0; i < n; i++) {
-        int32_t v = bcast ? th_fast_rq_apply2(x[i] * f2 + c2, &rq)
-                          : th_fast_rq_apply((x[i] + ox) * (y[i] + oy), &rq);
-        if (clamp) {
-            v = th_clamp(v, lo, hi);
-        }
-        out[i] = (int8_t)v;
-    }
-}
-
-ROW_INSTANCE(fast_same, fast_rows, 0, 0)
-ROW_INSTANCE(fast_same_clamp, fast_rows, 0, 1)
-ROW_INSTANCE(fast_bcast, fast_rows, 1, 0)
-ROW_INSTANCE(fast_bcast_clamp, fast_rows, 1, 1)
-
-/* The rows for a shift L = shift in [0, TH_MUL_MAX_LEFT] (no right shift, so no second
- * rounding): TFLM's SRDHM(p << L, M) = floor((p * 2^L * M + 2^30) / 2^31) (its nudge-and-
- * truncate equals this floor, see th_fast_rq_apply) = SMMLAR(p << (L + 1), M, 0) exactly,
- * |p| <= 255^2 < 2^16 keeping p << (L + 1) inside int32; the zero point rides in SMMLAR's
- * accumulator and SSAT saturates to int8 as th_requantize_s8 + th_out_s8 do. */
-TH_INLINE void left_rows(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
-                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int clamp)
-{
-    const int32_t m = k->multiplier, zp = k->out_offset, sh = k->shift + 1;
-    const int32_t lo = k->act_min, hi = k->act_max;
+    /* bcast: product << sh = x * fs + cs */
     const int32_t fs = (int32_t)((uint32_t)f << sh), cs = (int32_t)((uint32_t)(ox * f) << sh);
     for (int32_t i = 0; i < n; i++) {
         const int32_t p = bcast ? x[i] * fs + cs
                                 : (int32_t)((uint32_t)((x[i] + ox) * (y[i] + oy)) << sh);
-        int32_t v = th_ssat8(th_smmlar(p, m, zp));
+        int32_t v = left ? th_ssat8(th_smmlar(p, m, zp)) : th_fast_rq_apply2(p, &rq);
         if (clamp) {
             v = th_clamp(v, lo, hi);
         }
@@ -198,10 +180,22 @@ TH_INLINE void left_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
     }
 }
 
-ROW_INSTANCE(left_same, left_rows, 0, 0)
-ROW_INSTANCE(left_same_clamp, left_rows, 0, 1)
-ROW_INSTANCE(left_bcast, left_rows, 1, 0)
-ROW_INSTANCE(left_bcast_clamp, left_rows, 1, 1)
+#define DSP_ROW(name, bcast, clamp, left)                                                     \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t f, int32_t n, int8_t *out)             \
+    {                                                                                         \
+        fast_rows(k, x, ox, y, oy, f, n, out, bcast, clamp, left);                            \
+    }
+DSP_ROW(fast_same, 0, 0, 0)
+DSP_ROW(fast_same_clamp, 0, 1, 0)
+DSP_ROW(fast_bcast, 1, 0, 0)
+DSP_ROW(fast_bcast_clamp, 1, 1, 0)
+DSP_ROW(left_same, 0, 0, 1)
+DSP_ROW(left_same_clamp, 0, 1, 1)
+DSP_ROW(left_bcast, 1, 0, 1)
+DSP_ROW(left_bcast_clamp, 1, 1, 1)
+#undef DSP_ROW
 #endif
 
 #if !TH_NN_MVE
