@@ -519,7 +519,7 @@ static void s1_out(const int16_t *acc, int32_t ch, const avg_s1_div *dp, int8_t 
  * over the channels (fewer live registers). */
 TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t n,
                        const int8_t *xe, const int8_t *xl, int32_t ch, const avg_s1_div *dp,
-                       int8_t *dst, int even, int update)
+                       int8_t *dst, int by_channel, int even, int update)
 {
     const s1_consts c = s1_consts_of(dp);
     const int32_t c4 = ch & ~3;
@@ -527,6 +527,42 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
     const int16_t *enter = leave + (w - 1) * ch;
     const int8_t *e = xe + x0 * ch;
     const int8_t *l = xl + x0 * ch;
+    if (by_channel) {
+        /* Output apart from the input: a group of four channels (then each other channel)
+         * over the whole span, its sums in registers. */
+        for (int32_t k = 0; k < c4; k += 4) {
+            int32_t a = th_read_s32(acc + k), b = th_read_s32(acc + k + 2);
+            for (int32_t i = 0, o = k; i < n; i++, o += ch) {
+                a = th_sadd16(a, th_read_s32(enter + o));
+                b = th_sadd16(b, th_read_s32(enter + o + 2));
+                th_write_s32(dst + o, s1_avg4(a, b, &c, even));
+                const int32_t la = th_read_s32(leave + o), lb = th_read_s32(leave + o + 2);
+                a = avg_ssub16(a, la);
+                b = avg_ssub16(b, lb);
+                if (update) {
+                    const int32_t ev = th_read_s32(e + o), lv = th_read_s32(l + o);
+                    th_write_s32(leave + o, avg_ssub16(th_sxtab16(la, ev), th_sxtb16(lv)));
+                    th_write_s32(leave + o + 2,
+                                 avg_ssub16(th_sxtab16_ror8(lb, ev), th_sxtb16_ror8(lv)));
+                }
+            }
+            th_write_s32(acc + k, a);
+            th_write_s32(acc + k + 2, b);
+        }
+        for (int32_t k = c4; k < ch; k++) {
+            int32_t a = acc[k];
+            for (int32_t i = 0, o = k; i < n; i++, o += ch) {
+                a += enter[o];
+                dst[o] = s1_avg1(a, &c);
+                a -= leave[o];
+                if (update) {
+                    leave[o] = (int16_t)(leave[o] + e[o] - l[o]);
+                }
+            }
+            acc[k] = (int16_t)a;
+        }
+        return;
+    }
     if (c4 == 0) {
         /* Fewer than four channels: one flat loop over the span's values, acc by channel. */
         int32_t ci = 0;
@@ -575,14 +611,14 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
 }
 
 typedef void (*s1_span_fn)(int16_t *, int16_t *, int32_t, int32_t, int32_t, const int8_t *,
-                           const int8_t *, int32_t, const avg_s1_div *, int8_t *);
+                           const int8_t *, int32_t, const avg_s1_div *, int8_t *, int);
 
 #define S1_SPAN(name, even, update)                                                           \
     static void name(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t n,             \
                      const int8_t *xe, const int8_t *xl, int32_t ch, const avg_s1_div *d,     \
-                     int8_t *dst)                                                             \
+                     int8_t *dst, int by_channel)                                             \
     {                                                                                         \
-        s1_span(acc, cs, x0, w, n, xe, xl, ch, d, dst, even, update);                         \
+        s1_span(acc, cs, x0, w, n, xe, xl, ch, d, dst, by_channel, even, update);             \
     }
 S1_SPAN(s1_span_odd, 0, 0)
 S1_SPAN(s1_span_even, 1, 0)
@@ -591,7 +627,8 @@ S1_SPAN(s1_span_even_move, 1, 1)
 #undef S1_SPAN
 
 static void avg_s1_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
-                         const th_dims *out, int8_t *dst, int16_t *cs, int16_t *acc)
+                         const th_dims *out, int8_t *dst, int16_t *cs, int16_t *acc,
+                         int by_channel)
 {
     const int32_t in_h = in->h, in_w = in->w, ch = in->c;
     const int32_t c4 = ch & ~3;
@@ -644,7 +681,8 @@ static void avg_s1_image(const th_pool_params *p, const th_dims *in, const int8_
                 const int update = !last_row;
                 const s1_span_fn f = dv.even ? (update ? s1_span_even_move : s1_span_even)
                                              : (update ? s1_span_odd_move : s1_span_odd);
-                f(acc, cs, xs, fw, n, update ? xe : image, update ? xl : image, ch, &dv, dst);
+                f(acc, cs, xs, fw, n, update ? xe : image, update ? xl : image, ch, &dv, dst,
+                  by_channel);
                 dst += n * ch;
                 ox += n - 1;
                 have_end = xs + n - 1 + fw;
@@ -849,9 +887,13 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         const int32_t image_out = output_dims->h * output_dims->w * channels;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
         if (avg_s1_applies(params)) {
+            /* Spans channel by channel unless the output overlaps the input (in place). */
+            const uintptr_t i0 = (uintptr_t)input, o0 = (uintptr_t)output;
+            const int by_channel = o0 >= i0 + (uintptr_t)image_in * (uintptr_t)input_dims->n ||
+                                   i0 >= o0 + (uintptr_t)image_out * (uintptr_t)input_dims->n;
             for (int32_t n = 0; n < input_dims->n; n++) {
                 avg_s1_image(params, input_dims, input + n * image_in, output_dims,
-                             output + n * image_out, cs, (int16_t *)acc);
+                             output + n * image_out, cs, (int16_t *)acc, by_channel);
             }
             return TH_OK;
         }
