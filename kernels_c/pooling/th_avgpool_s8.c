@@ -1,9 +1,9 @@
 /* th_avgpool_s8: int8 AVERAGE_POOL_2D as TFLite Micro's reference (no requantization). Sums
  * are exact integers, so the separable path's order gives the same result. MVE builds sum
  * across channels in vectors (int16 lanes for the column sums and up to 256 taps, int32
- * beyond) and divide four lanes at a time (avg_div). DSP builds at stride 1 with at most 256
- * taps (avg_s1_image) keep the column and window sums in int16 lanes, two channels a word,
- * and divide without a division (SMLAWB / SMLAWT by a reciprocal, exact: see below). */
+ * beyond) and divide four lanes at a time (avg_div). DSP builds with at most 256 taps
+ * (avg_s1_image) keep the column and window sums in int16 lanes, two channels a word, and
+ * divide without a division (SMLAWB / SMLAWT by a reciprocal, exact: see below). */
 #include "th_nn.h"
 #include "th_nn_pool.h"
 #include "th_nn_support.h"
@@ -266,14 +266,14 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
 }
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-/* ---- DSP stride-1 path: int16 lanes for the column and window sums ---------------------
+/* ---- DSP path: int16 lanes for the column and window sums ------------------------------
  *
- * Stride 1 x 1 and filter.h * filter.w <= 256 (so every window or column sum, |s| <= 128 *
- * 256, fits an int16 lane). The column sums cs and the channel sums acc are int16, four
+ * filter.h * filter.w <= 256 (so every window or column sum, |s| <= 128 * 256, fits an
+ * int16 lane), any stride, the separable order of avg_separable_image. The column sums cs and the channel sums acc are int16, four
  * channels c0..c3 of a group stored as the words (c0, c2), (c1, c3) (what SXTB16 and its
  * ror #8 form give from four input bytes), channels past C & ~3 one halfword each (pidx).
- * An interior pixel (one column enters the window and one leaves) runs four channels at a
- * time: acc += entering column; the averages; acc -= leaving column; the leaving column's
+ * At stride 1 a span of interior pixels (one column enters each window and one leaves)
+ * runs in one call, four channels at a time: acc += entering column; the averages; acc -= leaving column; the leaving column's
  * sums moved to the next output row (+ the row that enters, - the row that leaves).
  *
  * The average without a division, for count >= 3 (count <= 256): with n = s + half + 128 *
@@ -370,8 +370,7 @@ TH_INLINE int32_t pidx(int32_t c, int32_t c4)
 
 static int avg_s1_applies(const th_pool_params *p)
 {
-    return p->stride.h == 1 && p->stride.w == 1 &&
-           (int64_t)p->filter.h * p->filter.w <= 256;
+    return (int64_t)p->filter.h * p->filter.w <= 256;
 }
 
 typedef struct {
@@ -634,17 +633,19 @@ static void avg_s1_image(const th_pool_params *p, const th_dims *in, const int8_
     const int32_t c4 = ch & ~3;
     const int32_t act_min = p->activation.min, act_max = p->activation.max;
     const int32_t row = in_w * ch, fw = p->filter.w, pad_w = p->padding.w;
-    /* Pixels [1, span_end) whose window's first column is not clipped and whose last
-     * column enters unclipped (stride 1: ox - pad_w >= 0, ox - pad_w + fw <= W), not the
-     * row's last: one column enters and one leaves. */
-    const int32_t span_end = TH_MIN(out->w - 1, in_w - fw + pad_w + 1);
+    const int32_t sh = p->stride.h, sw = p->stride.w;
+    /* Stride 1: pixels [1, span_end) whose window's first column is not clipped and whose
+     * last column enters unclipped (ox - pad_w >= 0, ox - pad_w + fw <= W), not the row's
+     * last: one column enters and one leaves. Other strides: no span. */
+    const int32_t span_end =
+        sh == 1 && sw == 1 ? TH_MIN(out->w - 1, in_w - fw + pad_w + 1) : 0;
     const int32_t span_start = TH_MAX(1, pad_w);
     avg_s1_div dv;
     dv.lo = (uint32_t)(act_min + 128) * 0x01010101u;
     dv.hi = (uint32_t)(act_max + 128) * 0x01010101u;
     dv.clamp = act_min > -128 || act_max < 127;
     dv.count = 0;
-    th_nn_window wy = th_nn_window_at(0, 1, p->padding.h, p->filter.h, in_h);
+    th_nn_window wy = th_nn_window_at(0, sh, p->padding.h, p->filter.h, in_h);
     for (int32_t k = 0; k < row; k++) {
         cs[k] = 0;
     }
@@ -656,19 +657,22 @@ static void avg_s1_image(const th_pool_params *p, const th_dims *in, const int8_
         const int last_row = oy + 1 == out->h;
         th_nn_window wn = wy;
         if (!last_row) {
-            wn = th_nn_window_at(oy + 1, 1, p->padding.h, p->filter.h, in_h);
+            wn = th_nn_window_at(oy + 1, sh, p->padding.h, p->filter.h, in_h);
         }
         const int32_t ns = wn.origin + wn.start, ne = wn.origin + wn.end;
-        /* Stride 1: at most one row leaves (ys) and one enters (ne - 1). */
-        const int8_t *xl = !last_row && ns > ys ? image + ys * row : NULL;
-        const int8_t *xe = !last_row && ne > ye ? image + (ne - 1) * row : NULL;
+        /* Rows [ys, leave_end) leave and [enter_start, ne) enter; at stride 1 at most one
+         * each (xl = row ys, xe = row ne - 1, NULL: none). */
+        const int32_t leave_end = last_row ? ys : TH_MIN(ye, ns);
+        const int32_t enter_start = last_row ? ne : TH_MAX(ye, ns);
+        const int8_t *xl = leave_end > ys ? image + ys * row : NULL;
+        const int8_t *xe = ne > enter_start ? image + (ne - 1) * row : NULL;
         for (int32_t c = 0; c < ch; c++) {
             acc[c] = 0;
         }
         int32_t have_end = 0; /* columns [xs, have_end) are in acc */
         int32_t upd = 0;      /* columns [0, upd) hold the next row's sums */
         for (int32_t ox = 0; ox < out->w; ox++) {
-            const th_nn_window wx = th_nn_window_at(ox, 1, pad_w, fw, in_w);
+            const th_nn_window wx = th_nn_window_at(ox, sw, pad_w, fw, in_w);
             const int32_t xs = wx.origin + wx.start, xe_ = wx.origin + wx.end;
             const int32_t count = (ye - ys) * (xe_ - xs);
             if (count >= 3 && count != dv.count) {
@@ -691,7 +695,7 @@ static void avg_s1_image(const th_pool_params *p, const th_dims *in, const int8_
             }
             int32_t next_xs = in_w;
             if (ox + 1 < out->w) {
-                const th_nn_window wx1 = th_nn_window_at(ox + 1, 1, pad_w, fw, in_w);
+                const th_nn_window wx1 = th_nn_window_at(ox + 1, sw, pad_w, fw, in_w);
                 next_xs = wx1.origin + wx1.start;
             }
             const int32_t add_from = have_end > xs ? have_end : xs;
@@ -710,7 +714,13 @@ static void avg_s1_image(const th_pool_params *p, const th_dims *in, const int8_
             s1_cols_acc(acc, cs, xs, leave_to, ch, 1);
             dst += ch;
             if (!last_row && next_xs > upd) {
-                s1_cols_move(cs, xe, xl, upd, next_xs, ch);
+                /* the leaving and entering rows in pairs (either NULL past its count) */
+                for (int32_t r = 0; r < leave_end - ys || r < ne - enter_start; r++) {
+                    s1_cols_move(cs, r < ne - enter_start ? image + (enter_start + r) * row
+                                                          : NULL,
+                                 r < leave_end - ys ? image + (ys + r) * row : NULL, upd,
+                                 next_xs, ch);
+                }
                 upd = next_xs;
             }
         }
