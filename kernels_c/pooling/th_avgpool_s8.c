@@ -2,7 +2,7 @@
  * are exact integers, so the separable path's order gives the same result. MVE builds sum
  * across channels in vectors (int16 lanes for the column sums and up to 256 taps, int32
  * beyond) and divide four lanes at a time (avg_div). DSP builds with at most 256 taps
- * (avg_s1_image) keep the column and window sums in int16 lanes, two channels a word, and
+ * (avg_lanes_image) keep the column and window sums in int16 lanes, two channels a word, and
  * divide without a division (SMLAWB / SMLAWT by a reciprocal, exact: see below). */
 #include "th_nn.h"
 #include "th_nn_pool.h"
@@ -269,12 +269,13 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
 /* ---- DSP path: int16 lanes for the column and window sums ------------------------------
  *
  * filter.h * filter.w <= 256 (so every window or column sum, |s| <= 128 * 256, fits an
- * int16 lane), any stride, the separable order of avg_separable_image. The column sums cs and the channel sums acc are int16, four
- * channels c0..c3 of a group stored as the words (c0, c2), (c1, c3) (what SXTB16 and its
- * ror #8 form give from four input bytes), channels past C & ~3 one halfword each (pidx).
- * At stride 1 a span of interior pixels (one column enters each window and one leaves)
- * runs in one call, four channels at a time: acc += entering column; the averages; acc -= leaving column; the leaving column's
- * sums moved to the next output row (+ the row that enters, - the row that leaves).
+ * int16 lane), any stride, in the order of avg_separable_image. The column sums cs and the
+ * channel sums acc are int16, four channels c0..c3 of a group stored as the words (c0, c2),
+ * (c1, c3) (what SXTB16 and its ror #8 form give from four input bytes), channels past
+ * C & ~3 one halfword each (pidx). At stride 1 a span of interior pixels (one column
+ * enters each window and one leaves) runs in one call, four channels at a time: acc +=
+ * entering column; the averages; acc -= leaving column; the leaving column's sums moved
+ * to the next output row (+ the row that enters, - the row that leaves).
  *
  * The average without a division, for count >= 3 (count <= 256): with n = s + half + 128 *
  * count - [s < 0 and count even] (0 <= n < 256 * count: (s + half) / count truncated as
@@ -368,7 +369,7 @@ TH_INLINE int32_t pidx(int32_t c, int32_t c4)
     return c < c4 ? (c & ~3) | ((c & 1) << 1) | ((c >> 1) & 1) : c;
 }
 
-static int avg_s1_applies(const th_pool_params *p)
+static int avg_lanes_applies(const th_pool_params *p)
 {
     return (int64_t)p->filter.h * p->filter.w <= 256;
 }
@@ -625,7 +626,7 @@ S1_SPAN(s1_span_odd_move, 0, 1)
 S1_SPAN(s1_span_even_move, 1, 1)
 #undef S1_SPAN
 
-static void avg_s1_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
+static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
                          const th_dims *out, int8_t *dst, int16_t *cs, int16_t *acc,
                          int by_channel)
 {
@@ -896,13 +897,13 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         const int32_t image_in = in_h * in_w * channels;
         const int32_t image_out = output_dims->h * output_dims->w * channels;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-        if (avg_s1_applies(params)) {
+        if (avg_lanes_applies(params)) {
             /* Spans channel by channel unless the output overlaps the input (in place). */
             const uintptr_t i0 = (uintptr_t)input, o0 = (uintptr_t)output;
             const int by_channel = o0 >= i0 + (uintptr_t)image_in * (uintptr_t)input_dims->n ||
                                    i0 >= o0 + (uintptr_t)image_out * (uintptr_t)input_dims->n;
             for (int32_t n = 0; n < input_dims->n; n++) {
-                avg_s1_image(params, input_dims, input + n * image_in, output_dims,
+                avg_lanes_image(params, input_dims, input + n * image_in, output_dims,
                              output + n * image_out, cs, (int16_t *)acc, by_channel);
             }
             return TH_OK;
