@@ -224,28 +224,47 @@ static bcast_row_fn bcast_pick(const add_consts *k, int neg)
                                : (clamp == CLAMP_LO ? bcast_row_add_lo : bcast_row_add_both);
 }
 
-/* The DSP table path for one row; 0 when it does not apply (add_row runs instead). */
-static int fast_row(const add_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
-                    int32_t step_b, int32_t n, int8_t *out)
+/* The row function of both inputs through their tables. */
+static tab_row_fn tab_pick(const add_consts *k)
+{
+    if (k->act_max != 127) {
+        return tab_row_both;
+    }
+    const int full = k->act_min == -128;
+    return k->subtract ? (full ? tab_row_sub_none : tab_row_sub_lo)
+                       : (full ? tab_row_add_none : tab_row_add_lo);
+}
+
+/* The DSP table path for `rows` rows of n outputs, input i's row r at in_i + r * row_i
+ * (steps in the row step_i); the row function picked once. 0 when it does not apply
+ * (add_row runs instead). */
+static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32_t row_a,
+                     const int8_t *b, int32_t step_b, int32_t row_b, int32_t n, int32_t rows,
+                     int8_t *out)
 {
     if (step_a == 1 && step_b == 1 && k->t1 != NULL && k->t2 != NULL) {
-        tab_row_fn row = tab_row_both;
-        if (k->act_max == 127) {
-            const int full = k->act_min == -128;
-            row = k->subtract ? (full ? tab_row_sub_none : tab_row_sub_lo)
-                              : (full ? tab_row_add_none : tab_row_add_lo);
+        const tab_row_fn row = tab_pick(k);
+        for (int32_t r = 0; r < rows; r++) {
+            row(k, (const uint8_t *)(a + r * row_a), (const uint8_t *)(b + r * row_b), n,
+                out + r * n);
         }
-        row(k, (const uint8_t *)a, (const uint8_t *)b, n, out);
         return 1;
     }
     if (step_a == 0 && step_b == 1 && k->t2 != NULL) {
-        bcast_pick(k, k->subtract)(k, (uint32_t)in1(k, a[0]), k->t2, (const uint8_t *)b, n,
-                                   out);
+        const bcast_row_fn f = bcast_pick(k, k->subtract);
+        for (int32_t r = 0; r < rows; r++) {
+            f(k, (uint32_t)in1(k, a[r * row_a]), k->t2, (const uint8_t *)(b + r * row_b), n,
+              out + r * n);
+        }
         return 1;
     }
     if (step_a == 1 && step_b == 0 && k->t1 != NULL) {
-        const uint32_t s2 = (uint32_t)in2(k, b[0]);
-        bcast_pick(k, 0)(k, k->subtract ? 0u - s2 : s2, k->t1, (const uint8_t *)a, n, out);
+        const bcast_row_fn f = bcast_pick(k, 0);
+        for (int32_t r = 0; r < rows; r++) {
+            const uint32_t s2 = (uint32_t)in2(k, b[r * row_b]);
+            f(k, k->subtract ? 0u - s2 : s2, k->t1, (const uint8_t *)(a + r * row_a), n,
+              out + r * n);
+        }
         return 1;
     }
     return 0;
@@ -318,6 +337,15 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
 
     const int32_t inner = b.dims[b.rank - 1];
     const int32_t rows = b.count / inner;
+#if TH_NN_HAS_DSP
+    /* Two dims left (e.g. [H*W, C] against [C], or against [H*W, 1]): every row at once. */
+    const int tables = k.fast && (k.t1 != NULL || k.t2 != NULL);
+    if (tables && b.rank == 2 &&
+        fast_rows(&k, input1, b.stride1[1], b.stride1[0], input2, b.stride2[1], b.stride2[0],
+                  inner, rows, output)) {
+        return TH_OK;
+    }
+#endif
     th_nn_bcast_pos pos;
     th_nn_bcast_start(&pos);
     for (int32_t r = 0; r < rows; r++) {
@@ -325,7 +353,7 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
         const int32_t step_a = b.stride1[b.rank - 1], step_b = b.stride2[b.rank - 1];
         int8_t *o = output + r * inner;
 #if TH_NN_HAS_DSP
-        if (k.fast && fast_row(&k, a, step_a, bb, step_b, inner, o)) {
+        if (tables && fast_rows(&k, a, step_a, 0, bb, step_b, 0, inner, 1, o)) {
             th_nn_bcast_next(&b, &pos);
             continue;
         }
