@@ -285,8 +285,8 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
  * below 1 / count as n * e < 512 * count^2 <= 2^32. The lane holds x = n - 32768 (an int16:
  * n < 65536), and SMLAWB / SMLAWT with accumulator M / 2 give floor(M * x / 2^16) + M / 2 =
  * floor(M * n / 2^16) (M * 32768 / 2^16 = M / 2 exactly), whose top halfword is the quotient
- * (< 256). The lanes' constants (half + 128 * count - 32768, one less for negative sums
- * when count is even) are picked per lane by SSUB16's GE flags and SEL. */
+ * (< 256). The lane constant is half + 128 * count - 32768, plus each lane's -1 of a
+ * negative sum (SSAT16 to one bit) when count is even. */
 
 #if TH_NN_DSP_NATIVE
 /* -1 in each negative halfword lane of s, 0 in the others (SSAT16 to 1 bit). */
@@ -400,27 +400,25 @@ static void avg_s1_div_set(avg_s1_div *d, int32_t count)
 /* Division constants held in locals (int8 / int16 stores may alias the struct). */
 typedef struct {
     int32_t m, mh, k, half_bias, even;
+    int32_t even_mask; /* all ones when count is even */
     uint32_t lo, hi;
     int32_t clamp;
 } s1_consts;
 
 TH_INLINE s1_consts s1_consts_of(const avg_s1_div *dp)
 {
-    const s1_consts c = {dp->m, dp->mh, dp->k, dp->count / 2 + 128 * dp->count, dp->even,
-                         dp->lo, dp->hi, dp->clamp};
+    const s1_consts c = {dp->m,     dp->mh,           dp->k,  dp->count / 2 + 128 * dp->count,
+                         dp->even,  -(int32_t)dp->even, dp->lo, dp->hi,
+                         dp->clamp};
     return c;
 }
 
-/* The four averages of channel sums a = (c0, c2), b = (c1, c3) as int8 bytes c0..c3
- * (even: count is even, its rounding needs the lanes' signs). */
-TH_INLINE int32_t s1_avg4(int32_t a, int32_t b, const s1_consts *c, int even)
+/* The four averages of channel sums a = (c0, c2), b = (c1, c3) as int8 bytes c0..c3 (an
+ * even count's rounding needs the lanes' signs). */
+TH_INLINE int32_t s1_avg4(int32_t a, int32_t b, const s1_consts *c)
 {
-    int32_t xa = th_sadd16(a, c->k);
-    int32_t xb = th_sadd16(b, c->k);
-    if (even) {
-        xa = th_sadd16(xa, avg_sign16(a));
-        xb = th_sadd16(xb, avg_sign16(b));
-    }
+    const int32_t xa = th_sadd16(th_sadd16(a, c->k), avg_sign16(a) & c->even_mask);
+    const int32_t xb = th_sadd16(th_sadd16(b, c->k), avg_sign16(b) & c->even_mask);
     const int32_t q02 = avg_tops(avg_smlawb(c->m, xa, c->mh), avg_smlawt(c->m, xa, c->mh));
     const int32_t q13 = avg_tops(avg_smlawb(c->m, xb, c->mh), avg_smlawt(c->m, xb, c->mh));
     uint32_t q = (uint32_t)q02 | ((uint32_t)q13 << 8);
@@ -504,8 +502,7 @@ static void s1_out(const int16_t *acc, int32_t ch, const avg_s1_div *dp, int8_t 
     const s1_consts c = s1_consts_of(dp);
     const int32_t c4 = ch & ~3;
     for (int32_t k = 0; k < c4; k += 4) {
-        th_write_s32(dst + k, s1_avg4(th_read_s32(acc + k), th_read_s32(acc + k + 2), &c,
-                                      c.even));
+        th_write_s32(dst + k, s1_avg4(th_read_s32(acc + k), th_read_s32(acc + k + 2), &c));
     }
     for (int32_t k = c4; k < ch; k++) {
         dst[k] = s1_avg1(acc[k], &c);
@@ -517,9 +514,11 @@ static void s1_out(const int16_t *acc, int32_t ch, const avg_s1_div *dp, int8_t 
  * averages; acc -= leaving column; with update, the leaving column then moved to the next
  * row (+ input row xe, - input row xl, both at the pixel's first column), in a second pass
  * over the channels (fewer live registers). */
-TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t n,
-                       const int8_t *xe, const int8_t *xl, int32_t ch, const avg_s1_div *dp,
-                       int8_t *dst, int by_channel, int even, int update)
+__attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t x0,
+                                              int32_t w, int32_t n, const int8_t *xe,
+                                              const int8_t *xl, int32_t ch,
+                                              const avg_s1_div *dp, int8_t *dst,
+                                              int by_channel, int update)
 {
     const s1_consts c = s1_consts_of(dp);
     const int32_t c4 = ch & ~3;
@@ -535,7 +534,7 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
             for (int32_t i = 0, o = k; i < n; i++, o += ch) {
                 a = th_sadd16(a, th_read_s32(enter + o));
                 b = th_sadd16(b, th_read_s32(enter + o + 2));
-                th_write_s32(dst + o, s1_avg4(a, b, &c, even));
+                th_write_s32(dst + o, s1_avg4(a, b, &c));
                 const int32_t la = th_read_s32(leave + o), lb = th_read_s32(leave + o + 2);
                 a = avg_ssub16(a, la);
                 b = avg_ssub16(b, lb);
@@ -581,7 +580,7 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
         for (int32_t k = 0; k < c4; k += 4) {
             const int32_t a = th_sadd16(th_read_s32(acc + k), th_read_s32(enter + k));
             const int32_t b = th_sadd16(th_read_s32(acc + k + 2), th_read_s32(enter + k + 2));
-            th_write_s32(dst + k, s1_avg4(a, b, &c, even));
+            th_write_s32(dst + k, s1_avg4(a, b, &c));
             th_write_s32(acc + k, avg_ssub16(a, th_read_s32(leave + k)));
             th_write_s32(acc + k + 2, avg_ssub16(b, th_read_s32(leave + k + 2)));
         }
@@ -610,21 +609,6 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
     }
 }
 
-typedef void (*s1_span_fn)(int16_t *, int16_t *, int32_t, int32_t, int32_t, const int8_t *,
-                           const int8_t *, int32_t, const avg_s1_div *, int8_t *, int);
-
-#define S1_SPAN(name, even, update)                                                           \
-    static void name(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t n,             \
-                     const int8_t *xe, const int8_t *xl, int32_t ch, const avg_s1_div *d,     \
-                     int8_t *dst, int by_channel)                                             \
-    {                                                                                         \
-        s1_span(acc, cs, x0, w, n, xe, xl, ch, d, dst, by_channel, even, update);             \
-    }
-S1_SPAN(s1_span_odd, 0, 0)
-S1_SPAN(s1_span_even, 1, 0)
-S1_SPAN(s1_span_odd_move, 0, 1)
-S1_SPAN(s1_span_even_move, 1, 1)
-#undef S1_SPAN
 
 static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
                          const th_dims *out, int8_t *dst, int16_t *cs, int16_t *acc,
@@ -684,10 +668,8 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
                 (last_row || (xe != NULL && xl != NULL))) {
                 const int32_t n = span_end - ox;
                 const int update = !last_row;
-                const s1_span_fn f = dv.even ? (update ? s1_span_even_move : s1_span_even)
-                                             : (update ? s1_span_odd_move : s1_span_odd);
-                f(acc, cs, xs, fw, n, update ? xe : image, update ? xl : image, ch, &dv, dst,
-                  by_channel);
+                s1_span(acc, cs, xs, fw, n, update ? xe : image, update ? xl : image, ch, &dv,
+                        dst, by_channel, update);
                 dst += n * ch;
                 ox += n - 1;
                 have_end = xs + n - 1 + fw;
