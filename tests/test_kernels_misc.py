@@ -36,7 +36,13 @@ from tinyhost.arith.activations import (
     QuantizeParams,
     softmax_params,
 )
-from tinyhost.arith.elementwise import add_input_tables, add_params, mul_params, sub_params
+from tinyhost.arith.elementwise import (
+    MulParams,
+    add_input_tables,
+    add_params,
+    mul_params,
+    sub_params,
+)
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import mean_params
@@ -330,6 +336,51 @@ def test_avgpool(kern_both, data):
         assert_same(i8(bufs[5], out_shape), want, "avgpool separable")
 
 
+def test_avgpool_large_windows_stride1(kern_both):
+    """The separable path at stride 1 with windows up to 16x16 (the DSP build's int16-lane
+    path: filter.h * filter.w <= 256) and past it (257+: the int32 path), every channel
+    count 1..9 and wider odd ones, SAME / VALID / explicit padding (border windows of every
+    count, 1 and 2 included), activations; against the NumPy reference, with exactly the
+    granted scratch (ASan sees any overrun)."""
+    rng = np.random.default_rng(14)
+    for i in range(60):
+        c = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 18, 31, 52][i % 13]
+        fh, fw = int(rng.integers(1, 17)), int(rng.integers(1, 17))
+        if i % 10 == 9:
+            fh, fw = 17, 16  # 272 taps: past the int16 lanes
+        h = int(rng.integers(max(fh // 2, 1), fh + 8))
+        w = int(rng.integers(max(fw // 2, 1), fw + 8))
+        if fh * fw < 4:
+            fw = 4
+        form = i % 3
+        if form == 2:  # explicit padding up to filter - 1 on each side
+            pt, pl = int(rng.integers(0, fh)), int(rng.integers(0, fw))
+            pb, pr = int(rng.integers(0, fh)), int(rng.integers(0, fw))
+            oh, ow = h + pt + pb - fh + 1, w + pl + pr - fw + 1
+            if oh < 1 or ow < 1:
+                continue
+        else:
+            pads = compute_window_padding(Padding.SAME if form == 0 else Padding.VALID, h, w,
+                                          fh, fw, 1, 1)
+            if pads.out_h < 1 or pads.out_w < 1:
+                continue
+            pt, pl, pb, pr = pads.top, pads.left, pads.bottom, pads.right
+            oh, ow = pads.out_h, pads.out_w
+        lo, hi = ((-128, 127) if i % 4 else
+                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
+        p = PoolParams(1, 1, fh, fw, pt, pl, pb, pr, lo, hi)
+        x = random_int8(rng, (1 + i % 2, h, w, c))
+        out_shape = (x.shape[0], oh, ow, c)
+        want = avg_pool_int8(x, p)
+        need = avgpool_scratch(w, c, (oh, ow), (fh, fw), (1, 1))
+        args = _pool_args(x, p, out_shape)
+        ctx = (("ctx", 6),) if need else (("null", None),)
+        status, bufs = kern_both.call("th_avgpool_s8", *ctx, *args[1:],
+                                      *((out(need),) if need else ()))
+        assert status == TH_OK, (i, x.shape, p)  # padding < filter: every window has input
+        assert_same(i8(bufs[5], out_shape), want, f"avgpool {x.shape} k{fh}x{fw} case {i}")
+
+
 @SETTINGS
 @given(st.data())
 def test_maxpool(kern_both, data):
@@ -468,6 +519,37 @@ def test_binary(kern_both, data, kind):
                              out_arg)
     assert status == TH_OK
     assert_same(i8(bufs[8], shapes[2]), want, f"{kind.name} {shapes} in_place={in_place}")
+
+
+def test_mul_left_shifts(kern_both):
+    """MUL with output shifts 0..15 (the DSP build's SMMLAR left-shift rows up to 13, the
+    exact rows past it), multipliers across [0, 2^31), offsets at their extremes, every
+    broadcast form and activations; against the NumPy reference."""
+    rng = np.random.default_rng(41)
+    forms = [((2, 5, 7), (2, 5, 7)), ((2, 5, 7), (7,)), ((3, 9), (1,)), ((1,), (4, 6)),
+             ((4, 6, 1), (4, 6, 5)), ((1,), (1,)), ((33,), (33,))]
+    for i in range(96):
+        sa, sb = forms[i % len(forms)]
+        shift = i % 16
+        m = int(rng.integers(0, 2**31)) if i % 5 else (2**31 - 1 if i % 2 else 1 << 30)
+        lo, hi = ((-128, 127) if i % 3 else
+                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
+        offsets = [int(v) for v in rng.integers(-127, 129, 2)]
+        if i % 7 == 0:
+            offsets = [128, -127] if i % 2 else [-127, 128]
+        p = MulParams(input1_offset=offsets[0], input2_offset=offsets[1],
+                      output_offset=int(rng.integers(-128, 128)), output_multiplier=m,
+                      output_shift=shift, activation_min=lo, activation_max=hi)
+        a, b = random_int8(rng, sa), random_int8(rng, sb)
+        out_shape = tuple(np.broadcast_shapes(sa, sb))
+        want = mul_int8(a, b, p)
+        status, bufs = kern_both.call(
+            "th_mul_s8", ("null", None),
+            buf(i32(p.input1_offset, p.input2_offset, p.output_offset, lo, hi)),
+            buf(i32(m, shift)), buf(shape_bytes(sa)), buf(a), buf(shape_bytes(sb)), buf(b),
+            buf(shape_bytes(out_shape)), out(want.size))
+        assert status == TH_OK
+        assert_same(i8(bufs[8], out_shape), want, f"MUL {sa} x {sb} shift {shift} m {m}")
 
 
 @settings(max_examples=200, deadline=None, derandomize=True,

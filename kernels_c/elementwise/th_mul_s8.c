@@ -8,6 +8,9 @@
 #include "th_nn_broadcast.h"
 #include "th_nn_support.h"
 
+/* Largest left shift of the DSP left_rows: 255^2 << (13 + 1) < 2^31. */
+#define TH_MUL_MAX_LEFT 13
+
 typedef struct {
     int32_t in1_offset;
     int32_t in2_offset;
@@ -18,6 +21,7 @@ typedef struct {
     int32_t act_max;
 #if TH_NN_HAS_DSP
     int fast; /* th_fast_rq_apply is exact for every product (|.| <= 255^2) */
+    int left; /* shift in [0, TH_MUL_MAX_LEFT]: left_rows */
     th_fast_rq rq;
 #endif
 } mul_consts;
@@ -145,18 +149,30 @@ static void mve_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
 #endif
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
+typedef void (*row_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t *, int32_t,
+                       int32_t, int32_t, int8_t *);
+
 /* The DSP rows: x advancing (offset ox), y advancing too (same) or a constant factor f
  * (bcast); clamp (a constant after inlining): the activation range is narrower than int8's
- * (th_fast_rq_apply saturates to int8 already). Kept out of line: their own registers. */
+ * (both requantizations saturate to int8 already). left: the shift L = shift is in [0,
+ * TH_MUL_MAX_LEFT], with no right shift and so no second rounding: TFLM's SRDHM(p << L, M)
+ * = floor((p * 2^L * M + 2^30) / 2^31) (its nudge-and-truncate equals this floor, see
+ * th_fast_rq_apply) = SMMLAR(p << (L + 1), M, 0) exactly (|p| <= 255^2 < 2^16 keeps
+ * p << (L + 1) inside int32), the zero point in SMMLAR's accumulator; else th_fast_rq_apply
+ * (2p given). Kept out of line: their own registers. */
 TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
-                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int clamp)
+                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int clamp,
+                         int left)
 {
     const th_fast_rq rq = k->rq;
+    const int32_t m = k->multiplier, zp = k->out_offset, sh = left ? k->shift + 1 : 1;
     const int32_t lo = k->act_min, hi = k->act_max;
-    const int32_t f2 = 2 * f, c2 = 2 * ox * f; /* bcast: 2 * product = x * f2 + c2 */
+    /* bcast: product << sh = x * fs + cs */
+    const int32_t fs = (int32_t)((uint32_t)f << sh), cs = (int32_t)((uint32_t)(ox * f) << sh);
     for (int32_t i = 0; i < n; i++) {
-        int32_t v = bcast ? th_fast_rq_apply2(x[i] * f2 + c2, &rq)
-                          : th_fast_rq_apply((x[i] + ox) * (y[i] + oy), &rq);
+        const int32_t p = bcast ? x[i] * fs + cs
+                                : (int32_t)((uint32_t)((x[i] + ox) * (y[i] + oy)) << sh);
+        int32_t v = left ? th_ssat8(th_smmlar(p, m, zp)) : th_fast_rq_apply2(p, &rq);
         if (clamp) {
             v = th_clamp(v, lo, hi);
         }
@@ -164,10 +180,22 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
     }
 }
 
-ROW_INSTANCE(fast_same, fast_rows, 0, 0)
-ROW_INSTANCE(fast_same_clamp, fast_rows, 0, 1)
-ROW_INSTANCE(fast_bcast, fast_rows, 1, 0)
-ROW_INSTANCE(fast_bcast_clamp, fast_rows, 1, 1)
+#define DSP_ROW(name, bcast, clamp, left)                                                     \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t f, int32_t n, int8_t *out)             \
+    {                                                                                         \
+        fast_rows(k, x, ox, y, oy, f, n, out, bcast, clamp, left);                            \
+    }
+DSP_ROW(fast_same, 0, 0, 0)
+DSP_ROW(fast_same_clamp, 0, 1, 0)
+DSP_ROW(fast_bcast, 1, 0, 0)
+DSP_ROW(fast_bcast_clamp, 1, 1, 0)
+DSP_ROW(left_same, 0, 0, 1)
+DSP_ROW(left_same_clamp, 0, 1, 1)
+DSP_ROW(left_bcast, 1, 0, 1)
+DSP_ROW(left_bcast_clamp, 1, 1, 1)
+#undef DSP_ROW
 #endif
 
 #if !TH_NN_MVE
@@ -188,16 +216,19 @@ static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
     mve_row(k, a, step_a, b, step_b, n, out);
 #else
 #if TH_NN_HAS_DSP
-    if (k->fast && (step_a != 0 || step_b != 0)) {
+    if ((k->fast || k->left) && (step_a != 0 || step_b != 0)) {
         const int clamp = k->act_min > -128 || k->act_max < 127;
         if (step_a != 0 && step_b != 0) {
-            (clamp ? fast_same_clamp : fast_same)(k, a, k->in1_offset, b, k->in2_offset, 0, n,
-                                                  out);
+            const row_fn row = k->left ? (clamp ? left_same_clamp : left_same)
+                                       : (clamp ? fast_same_clamp : fast_same);
+            row(k, a, k->in1_offset, b, k->in2_offset, 0, n, out);
         } else {
             const int32_t f = step_a == 0 ? a[0] + k->in1_offset : b[0] + k->in2_offset;
             const int8_t *x = step_a == 0 ? b : a;
             const int32_t ox = step_a == 0 ? k->in2_offset : k->in1_offset;
-            (clamp ? fast_bcast_clamp : fast_bcast)(k, x, ox, x, 0, f, n, out);
+            const row_fn row = k->left ? (clamp ? left_bcast_clamp : left_bcast)
+                                       : (clamp ? fast_bcast_clamp : fast_bcast);
+            row(k, x, ox, x, 0, f, n, out);
         }
         return;
     }
@@ -241,6 +272,7 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
     k.act_max = params->activation.max;
 #if TH_NN_HAS_DSP
     k.fast = th_fast_rq_ok(k.multiplier, k.shift, 255 * 255);
+    k.left = k.shift >= 0 && k.shift <= TH_MUL_MAX_LEFT;
     if (k.fast) {
         k.rq = th_fast_rq_make(k.multiplier, k.shift, k.out_offset);
     }

@@ -240,10 +240,12 @@ static tab_row_fn tab_pick(int clamp, int sub)
                                : (TH_NN_PATH(ADD_TAB_LO) ? tab_row_add_lo : NULL);
 }
 
-/* The DSP table path for one row; 0 when it does not apply or the build left it out
- * (add_row runs instead). */
-static int fast_row(const add_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
-                    int32_t step_b, int32_t n, int8_t *out)
+/* The DSP table path for `rows` rows of n outputs, input i's row r at in_i + r * row_i
+ * (steps in the row step_i); the row function picked once. 0 when it does not apply or the
+ * build left it out (add_row runs instead). */
+static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32_t row_a,
+                     const int8_t *b, int32_t step_b, int32_t row_b, int32_t n, int32_t rows,
+                     int8_t *out)
 {
     const int clamp = k->act_max < 127 ? CLAMP_BOTH : (k->act_min > -128 ? CLAMP_LO : CLAMP_NONE);
     if (step_a == 1 && step_b == 1 && k->t1 != NULL && k->t2 != NULL) {
@@ -251,24 +253,33 @@ static int fast_row(const add_consts *k, const int8_t *a, int32_t step_a, const 
         if (row == NULL) {
             return 0;
         }
-        row(k, (const uint8_t *)a, (const uint8_t *)b, n, out);
+        for (int32_t r = 0; r < rows; r++) {
+            row(k, (const uint8_t *)(a + r * row_a), (const uint8_t *)(b + r * row_b), n,
+                out + r * n);
+        }
         return 1;
     }
     if (step_a == 0 && step_b == 1 && k->t2 != NULL) {
-        const bcast_row_fn row = bcast_pick(clamp, k->subtract);
-        if (row == NULL) {
+        const bcast_row_fn f = bcast_pick(clamp, k->subtract);
+        if (f == NULL) {
             return 0;
         }
-        row(k, (uint32_t)in1(k, a[0]), k->t2, (const uint8_t *)b, n, out);
+        for (int32_t r = 0; r < rows; r++) {
+            f(k, (uint32_t)in1(k, a[r * row_a]), k->t2, (const uint8_t *)(b + r * row_b), n,
+              out + r * n);
+        }
         return 1;
     }
     if (step_a == 1 && step_b == 0 && k->t1 != NULL) {
-        const bcast_row_fn row = bcast_pick(clamp, 0);
-        if (row == NULL) {
+        const bcast_row_fn f = bcast_pick(clamp, 0);
+        if (f == NULL) {
             return 0;
         }
-        const uint32_t s2 = (uint32_t)in2(k, b[0]);
-        row(k, k->subtract ? 0u - s2 : s2, k->t1, (const uint8_t *)a, n, out);
+        for (int32_t r = 0; r < rows; r++) {
+            const uint32_t s2 = (uint32_t)in2(k, b[r * row_b]);
+            f(k, k->subtract ? 0u - s2 : s2, k->t1, (const uint8_t *)(a + r * row_a), n,
+              out + r * n);
+        }
         return 1;
     }
     return 0;
@@ -342,6 +353,15 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
 
     const int32_t inner = b.dims[b.rank - 1];
     const int32_t rows = b.count / inner;
+#if TH_NN_HAS_DSP
+    /* Two dims left (e.g. [H*W, C] against [C], or against [H*W, 1]): every row at once. */
+    const int tables = k.fast && (k.t1 != NULL || k.t2 != NULL);
+    if (tables && b.rank == 2 &&
+        fast_rows(&k, input1, b.stride1[1], b.stride1[0], input2, b.stride2[1], b.stride2[0],
+                  inner, rows, output)) {
+        return TH_OK;
+    }
+#endif
     th_nn_bcast_pos pos;
     th_nn_bcast_start(&pos);
     for (int32_t r = 0; r < rows; r++) {
@@ -349,7 +369,7 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
         const int32_t step_a = b.stride1[b.rank - 1], step_b = b.stride2[b.rank - 1];
         int8_t *o = output + r * inner;
 #if TH_NN_HAS_DSP
-        if (k.fast && fast_row(&k, a, step_a, bb, step_b, inner, o)) {
+        if (tables && fast_rows(&k, a, step_a, 0, bb, step_b, 0, inner, 1, o)) {
             th_nn_bcast_next(&b, &pos);
             continue;
         }

@@ -134,4 +134,11 @@ void th_nn_path_taken(const char *name);
 #define TH_NN_KEEP_ADD_BCAST_NEG_BOTH 1
 #endif
 
+#ifndef TH_NN_KEEP_AVG_LANES /* average pool: int16 lane sums, two channels a word */
+#define TH_NN_KEEP_AVG_LANES 1
+#endif
+#ifndef TH_NN_KEEP_AVG_SEPARABLE /* average pool: column then window sums in scratch */
+#define TH_NN_KEEP_AVG_SEPARABLE 1
+#endif
+
 #endif

@@ -1,7 +1,9 @@
 /* th_avgpool_s8: int8 AVERAGE_POOL_2D as TFLite Micro's reference (no requantization). Sums
  * are exact integers, so the separable path's order gives the same result. MVE builds sum
  * across channels in vectors (int16 lanes for the column sums and up to 256 taps, int32
- * beyond) and divide four lanes at a time (avg_div). */
+ * beyond) and divide four lanes at a time (avg_div). DSP builds with at most 256 taps
+ * (avg_lanes_image) keep the column and window sums in int16 lanes, two channels a word, and
+ * divide without a division (SMLAWB / SMLAWT by a reciprocal, exact: see below). */
 #include "th_nn.h"
 #include "th_nn_pool.h"
 #include "th_nn_support.h"
@@ -263,6 +265,453 @@ static void avg_separable_image(const th_pool_params *p, const th_dims *in,
     }
 }
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* ---- DSP path: int16 lanes for the column and window sums ------------------------------
+ *
+ * filter.h * filter.w <= 256 (so every window or column sum, |s| <= 128 * 256, fits an
+ * int16 lane), any stride, in the order of avg_separable_image. The column sums cs and the
+ * channel sums acc are int16, four channels c0..c3 of a group stored as the words (c0, c2),
+ * (c1, c3) (what SXTB16 and its ror #8 form give from four input bytes), channels past
+ * C & ~3 one halfword each (pidx). At stride 1 a span of interior pixels (one column
+ * enters each window and one leaves) runs in one call, four channels at a time: acc +=
+ * entering column; the averages; acc -= leaving column; the leaving column's sums moved
+ * to the next output row (+ the row that enters, - the row that leaves).
+ *
+ * The average without a division, for count >= 3 (count <= 256): with n = s + half + 128 *
+ * count - [s < 0 and count even] (0 <= n < 256 * count: (s + half) / count truncated as
+ * TFLM rounds, half away from zero), floor(n / count) - 128 is TFLM's average, and with
+ * M = 2 * ceil(2^31 / count) (even, < 2^31) floor(n * M / 2^32) == floor(n / count): M *
+ * count = 2^32 + e with 0 <= e < 2 * count, so the excess n * e / (count * 2^32) stays
+ * below 1 / count as n * e < 512 * count^2 <= 2^32. The lane holds x = n - 32768 (an int16:
+ * n < 65536), and SMLAWB / SMLAWT with accumulator M / 2 give floor(M * x / 2^16) + M / 2 =
+ * floor(M * n / 2^16) (M * 32768 / 2^16 = M / 2 exactly), whose top halfword is the quotient
+ * (< 256). The lane constant is half + 128 * count - 32768, plus each lane's -1 of a
+ * negative sum (SSAT16 to one bit) when count is even. */
+
+#if TH_NN_DSP_NATIVE
+/* -1 in each negative halfword lane of s, 0 in the others (SSAT16 to 1 bit). */
+TH_INLINE int32_t avg_sign16(int32_t s)
+{
+    return (int32_t)__ssat16((uint32_t)s, 1);
+}
+/* (top of hi, top of lo as the bottom): PKHTB, which gcc does not form from C. */
+TH_INLINE int32_t avg_tops(int32_t lo, int32_t hi)
+{
+    int32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(hi), "r"(lo));
+    return r;
+}
+TH_INLINE int32_t avg_smlawb(int32_t m, int32_t x, int32_t acc)
+{
+    int32_t r;
+    __asm__("smlawb %0, %1, %2, %3" : "=r"(r) : "r"(m), "r"(x), "r"(acc));
+    return r;
+}
+TH_INLINE int32_t avg_smlawt(int32_t m, int32_t x, int32_t acc)
+{
+    int32_t r;
+    __asm__("smlawt %0, %1, %2, %3" : "=r"(r) : "r"(m), "r"(x), "r"(acc));
+    return r;
+}
+TH_INLINE int32_t avg_ssub16(int32_t a, int32_t b)
+{
+    return (int32_t)__ssub16((uint32_t)a, (uint32_t)b);
+}
+/* Bytewise unsigned clamp of four quotients (each 0..255) to [lo, hi] (bytes repeated). */
+TH_INLINE uint32_t avg_clamp_u8x4(uint32_t q, uint32_t lo, uint32_t hi)
+{
+    uint32_t r;
+    __asm__("usub8 %0, %1, %2\n\tsel %0, %1, %2\n\tusub8 %1, %0, %3\n\tsel %0, %3, %0"
+            : "=&r"(r), "+&r"(q)
+            : "r"(lo), "r"(hi)
+            : "cc");
+    return r;
+}
+#else
+TH_INLINE int32_t avg_sign16(int32_t s)
+{
+    return th_pack16(th_lo16(s) < 0 ? -1 : 0, th_hi16(s) < 0 ? -1 : 0);
+}
+TH_INLINE int32_t avg_tops(int32_t lo, int32_t hi)
+{
+    return th_pkhtb(lo, hi);
+}
+TH_INLINE int32_t avg_smlawb(int32_t m, int32_t x, int32_t acc)
+{
+    const int64_t p = (int64_t)m * th_lo16(x);
+    return (int32_t)((p - (p & 0xFFFF)) / 65536) + acc; /* floor(p / 2^16) + acc */
+}
+TH_INLINE int32_t avg_smlawt(int32_t m, int32_t x, int32_t acc)
+{
+    const int64_t p = (int64_t)m * th_hi16(x);
+    return (int32_t)((p - (p & 0xFFFF)) / 65536) + acc;
+}
+TH_INLINE int32_t avg_ssub16(int32_t a, int32_t b)
+{
+    return th_pack16(th_lo16(a) - th_lo16(b), th_hi16(a) - th_hi16(b));
+}
+TH_INLINE uint32_t avg_clamp_u8x4(uint32_t q, uint32_t lo, uint32_t hi)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i += 8) {
+        uint32_t v = (q >> i) & 0xFFu;
+        const uint32_t l = (lo >> i) & 0xFFu, h = (hi >> i) & 0xFFu;
+        v = v < l ? l : (v > h ? h : v);
+        r |= v << i;
+    }
+    return r;
+}
+#endif
+
+/* Halfword index of channel c in a pixel's int16 sums (groups of four as (c0, c2, c1, c3)). */
+TH_INLINE int32_t pidx(int32_t c, int32_t c4)
+{
+    return c < c4 ? (c & ~3) | ((c & 1) << 1) | ((c >> 1) & 1) : c;
+}
+
+static int avg_lanes_applies(const th_pool_params *p)
+{
+    return (int64_t)p->filter.h * p->filter.w <= 256;
+}
+
+typedef struct {
+    int32_t m;  /* 2 * ceil(2^31 / count) */
+    int32_t mh; /* m / 2 */
+    int32_t k;  /* half + 128 * count - 32768 in both halves */
+    int32_t count;
+    int32_t even;
+    uint32_t lo; /* activation bounds + 128, bytes repeated */
+    uint32_t hi;
+    int32_t clamp;
+} avg_s1_div;
+
+static void avg_s1_div_set(avg_s1_div *d, int32_t count)
+{
+    /* ceil(2^31 / count) in 32 bits: 2^31 + count - 1 < 2^32 (count <= 256) */
+    const uint32_t m2 = ((UINT32_C(0x80000000) + (uint32_t)count - 1u) / (uint32_t)count) * 2u;
+    d->m = (int32_t)m2;
+    d->mh = (int32_t)(m2 / 2u);
+    const uint32_t k = (uint32_t)(count / 2 + 128 * count - 32768) & 0xFFFFu;
+    d->k = (int32_t)(k | (k << 16));
+    d->count = count;
+    d->even = (count & 1) == 0;
+}
+
+/* Division constants held in locals (int8 / int16 stores may alias the struct). */
+typedef struct {
+    int32_t m, mh, k, half_bias, even;
+    int32_t even_mask; /* all ones when count is even */
+    uint32_t lo, hi;
+    int32_t clamp;
+} s1_consts;
+
+TH_INLINE s1_consts s1_consts_of(const avg_s1_div *dp)
+{
+    const s1_consts c = {dp->m,     dp->mh,           dp->k,  dp->count / 2 + 128 * dp->count,
+                         dp->even,  -(int32_t)dp->even, dp->lo, dp->hi,
+                         dp->clamp};
+    return c;
+}
+
+/* The four averages of channel sums a = (c0, c2), b = (c1, c3) as int8 bytes c0..c3 (an
+ * even count's rounding needs the lanes' signs). */
+TH_INLINE int32_t s1_avg4(int32_t a, int32_t b, const s1_consts *c)
+{
+    const int32_t xa = th_sadd16(th_sadd16(a, c->k), avg_sign16(a) & c->even_mask);
+    const int32_t xb = th_sadd16(th_sadd16(b, c->k), avg_sign16(b) & c->even_mask);
+    const int32_t q02 = avg_tops(avg_smlawb(c->m, xa, c->mh), avg_smlawt(c->m, xa, c->mh));
+    const int32_t q13 = avg_tops(avg_smlawb(c->m, xb, c->mh), avg_smlawt(c->m, xb, c->mh));
+    uint32_t q = (uint32_t)q02 | ((uint32_t)q13 << 8);
+    if (c->clamp) {
+        q = avg_clamp_u8x4(q, c->lo, c->hi);
+    }
+    return (int32_t)(q ^ 0x80808080u);
+}
+
+/* One channel's average of the sum s (count >= 3, as s1_avg4). */
+TH_INLINE int8_t s1_avg1(int32_t s, const s1_consts *c)
+{
+    const uint32_t n = (uint32_t)(s + c->half_bias - (c->even & (s < 0)));
+    int32_t q = (int32_t)(((uint64_t)n * (uint32_t)c->m) >> 32);
+    if (c->clamp) {
+        q = th_clamp(q, (int32_t)(c->lo & 0xFFu), (int32_t)(c->hi & 0xFFu));
+    }
+    return (int8_t)(q - 128);
+}
+
+/* cs[pidx] += entering row - leaving row (either NULL: none) over columns [x0, x1): four
+ * channels at a time in words, the rest one at a time. */
+static void s1_cols_move(int16_t *cs, const int8_t *enter, const int8_t *leave, int32_t x0,
+                         int32_t x1, int32_t ch)
+{
+    const int32_t c4 = ch & ~3;
+    for (int32_t x = x0; x < x1; x++) {
+        int16_t *col = cs + x * ch;
+        const int8_t *e = enter != NULL ? enter + x * ch : NULL;
+        const int8_t *l = leave != NULL ? leave + x * ch : NULL;
+        for (int32_t k = 0; k < c4; k += 4) {
+            int32_t a = th_read_s32(col + k);
+            int32_t b = th_read_s32(col + k + 2);
+            if (e != NULL) {
+                const int32_t v = th_read_s32(e + k);
+                a = th_sxtab16(a, v);
+                b = th_sxtab16_ror8(b, v);
+            }
+            if (l != NULL) {
+                const int32_t v = th_read_s32(l + k);
+                a = avg_ssub16(a, th_sxtb16(v));
+                b = avg_ssub16(b, th_sxtb16_ror8(v));
+            }
+            th_write_s32(col + k, a);
+            th_write_s32(col + k + 2, b);
+        }
+        for (int32_t c = c4; c < ch; c++) {
+            int32_t v = col[c];
+            if (e != NULL) {
+                v += e[c];
+            }
+            if (l != NULL) {
+                v -= l[c];
+            }
+            col[c] = (int16_t)v;
+        }
+    }
+}
+
+/* acc += (sub: -=) the column sums of columns [x0, x1), two halfwords at a time (acc and cs
+ * share the layout). */
+static void s1_cols_acc(int16_t *acc, const int16_t *cs, int32_t x0, int32_t x1, int32_t ch,
+                        int sub)
+{
+    for (int32_t x = x0; x < x1; x++) {
+        const int16_t *col = cs + x * ch;
+        int32_t k = 0;
+        for (; k + 2 <= ch; k += 2) {
+            const int32_t a = th_read_s32(acc + k), v = th_read_s32(col + k);
+            th_write_s32(acc + k, sub ? avg_ssub16(a, v) : th_sadd16(a, v));
+        }
+        if (k < ch) {
+            acc[k] = (int16_t)(sub ? acc[k] - col[k] : acc[k] + col[k]);
+        }
+    }
+}
+
+/* dst = the averages of acc (count >= 3: dp set for count). */
+static void s1_out(const int16_t *acc, int32_t ch, const avg_s1_div *dp, int8_t *dst)
+{
+    const s1_consts c = s1_consts_of(dp);
+    const int32_t c4 = ch & ~3;
+    for (int32_t k = 0; k < c4; k += 4) {
+        th_write_s32(dst + k, s1_avg4(th_read_s32(acc + k), th_read_s32(acc + k + 2), &c));
+    }
+    for (int32_t k = c4; k < ch; k++) {
+        dst[k] = s1_avg1(acc[k], &c);
+    }
+}
+
+/* n interior pixels from column x0 (one column enters each window, w = the filter width,
+ * and one leaves; the count dp->count >= 3 the same for all): acc += entering column; the
+ * averages; acc -= leaving column; with update, the leaving column then moved to the next
+ * row (+ input row xe, - input row xl, both at the pixel's first column), in a second pass
+ * over the channels (fewer live registers). */
+__attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t x0,
+                                              int32_t w, int32_t n, const int8_t *xe,
+                                              const int8_t *xl, int32_t ch,
+                                              const avg_s1_div *dp, int8_t *dst,
+                                              int by_channel, int update)
+{
+    const s1_consts c = s1_consts_of(dp);
+    const int32_t c4 = ch & ~3;
+    int16_t *leave = cs + x0 * ch;
+    const int16_t *enter = leave + (w - 1) * ch;
+    const int8_t *e = xe + x0 * ch;
+    const int8_t *l = xl + x0 * ch;
+    if (by_channel) {
+        /* Output apart from the input: a group of four channels (then each other channel)
+         * over the whole span, its sums in registers. */
+        for (int32_t k = 0; k < c4; k += 4) {
+            int32_t a = th_read_s32(acc + k), b = th_read_s32(acc + k + 2);
+            for (int32_t i = 0, o = k; i < n; i++, o += ch) {
+                a = th_sadd16(a, th_read_s32(enter + o));
+                b = th_sadd16(b, th_read_s32(enter + o + 2));
+                th_write_s32(dst + o, s1_avg4(a, b, &c));
+                const int32_t la = th_read_s32(leave + o), lb = th_read_s32(leave + o + 2);
+                a = avg_ssub16(a, la);
+                b = avg_ssub16(b, lb);
+                if (update) {
+                    const int32_t ev = th_read_s32(e + o), lv = th_read_s32(l + o);
+                    th_write_s32(leave + o, avg_ssub16(th_sxtab16(la, ev), th_sxtb16(lv)));
+                    th_write_s32(leave + o + 2,
+                                 avg_ssub16(th_sxtab16_ror8(lb, ev), th_sxtb16_ror8(lv)));
+                }
+            }
+            th_write_s32(acc + k, a);
+            th_write_s32(acc + k + 2, b);
+        }
+        for (int32_t k = c4; k < ch; k++) {
+            int32_t a = acc[k];
+            for (int32_t i = 0, o = k; i < n; i++, o += ch) {
+                a += enter[o];
+                dst[o] = s1_avg1(a, &c);
+                a -= leave[o];
+                if (update) {
+                    leave[o] = (int16_t)(leave[o] + e[o] - l[o]);
+                }
+            }
+            acc[k] = (int16_t)a;
+        }
+        return;
+    }
+    if (c4 == 0) {
+        /* Fewer than four channels: one flat loop over the span's values, acc by channel. */
+        int32_t ci = 0;
+        for (int32_t j = 0; j < n * ch; j++) {
+            const int32_t a = acc[ci] + enter[j];
+            dst[j] = s1_avg1(a, &c);
+            acc[ci] = (int16_t)(a - leave[j]);
+            if (update) {
+                leave[j] = (int16_t)(leave[j] + e[j] - l[j]);
+            }
+            ci = ci + 1 == ch ? 0 : ci + 1;
+        }
+        return;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        for (int32_t k = 0; k < c4; k += 4) {
+            const int32_t a = th_sadd16(th_read_s32(acc + k), th_read_s32(enter + k));
+            const int32_t b = th_sadd16(th_read_s32(acc + k + 2), th_read_s32(enter + k + 2));
+            th_write_s32(dst + k, s1_avg4(a, b, &c));
+            th_write_s32(acc + k, avg_ssub16(a, th_read_s32(leave + k)));
+            th_write_s32(acc + k + 2, avg_ssub16(b, th_read_s32(leave + k + 2)));
+        }
+        for (int32_t k = c4; k < ch; k++) {
+            const int32_t a = acc[k] + enter[k];
+            dst[k] = s1_avg1(a, &c);
+            acc[k] = (int16_t)(a - leave[k]);
+        }
+        if (update) {
+            for (int32_t k = 0; k < c4; k += 4) {
+                const int32_t ev = th_read_s32(e + k), lv = th_read_s32(l + k);
+                const int32_t la = th_read_s32(leave + k), lb = th_read_s32(leave + k + 2);
+                th_write_s32(leave + k, avg_ssub16(th_sxtab16(la, ev), th_sxtb16(lv)));
+                th_write_s32(leave + k + 2,
+                             avg_ssub16(th_sxtab16_ror8(lb, ev), th_sxtb16_ror8(lv)));
+            }
+            for (int32_t k = c4; k < ch; k++) {
+                leave[k] = (int16_t)(leave[k] + e[k] - l[k]);
+            }
+        }
+        dst += ch;
+        leave += ch;
+        enter += ch;
+        e += ch;
+        l += ch;
+    }
+}
+
+
+static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
+                         const th_dims *out, int8_t *dst, int16_t *cs, int16_t *acc,
+                         int by_channel)
+{
+    const int32_t in_h = in->h, in_w = in->w, ch = in->c;
+    const int32_t c4 = ch & ~3;
+    const int32_t act_min = p->activation.min, act_max = p->activation.max;
+    const int32_t row = in_w * ch, fw = p->filter.w, pad_w = p->padding.w;
+    const int32_t sh = p->stride.h, sw = p->stride.w;
+    /* Stride 1: pixels [1, span_end) whose window's first column is not clipped and whose
+     * last column enters unclipped (ox - pad_w >= 0, ox - pad_w + fw <= W), not the row's
+     * last: one column enters and one leaves. Other strides: no span. */
+    const int32_t span_end =
+        sh == 1 && sw == 1 ? TH_MIN(out->w - 1, in_w - fw + pad_w + 1) : 0;
+    const int32_t span_start = TH_MAX(1, pad_w);
+    avg_s1_div dv;
+    dv.lo = (uint32_t)(act_min + 128) * 0x01010101u;
+    dv.hi = (uint32_t)(act_max + 128) * 0x01010101u;
+    dv.clamp = act_min > -128 || act_max < 127;
+    dv.count = 0;
+    th_nn_window wy = th_nn_window_at(0, sh, p->padding.h, p->filter.h, in_h);
+    for (int32_t k = 0; k < row; k++) {
+        cs[k] = 0;
+    }
+    for (int32_t y = wy.origin + wy.start; y < wy.origin + wy.end; y++) {
+        s1_cols_move(cs, image + y * row, NULL, 0, in_w, ch);
+    }
+    for (int32_t oy = 0; oy < out->h; oy++) {
+        const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
+        const int last_row = oy + 1 == out->h;
+        th_nn_window wn = wy;
+        if (!last_row) {
+            wn = th_nn_window_at(oy + 1, sh, p->padding.h, p->filter.h, in_h);
+        }
+        const int32_t ns = wn.origin + wn.start, ne = wn.origin + wn.end;
+        /* Rows [ys, leave_end) leave and [enter_start, ne) enter; at stride 1 at most one
+         * each (xl = row ys, xe = row ne - 1, NULL: none). */
+        const int32_t leave_end = last_row ? ys : TH_MIN(ye, ns);
+        const int32_t enter_start = last_row ? ne : TH_MAX(ye, ns);
+        const int8_t *xl = leave_end > ys ? image + ys * row : NULL;
+        const int8_t *xe = ne > enter_start ? image + (ne - 1) * row : NULL;
+        for (int32_t c = 0; c < ch; c++) {
+            acc[c] = 0;
+        }
+        int32_t have_end = 0; /* columns [xs, have_end) are in acc */
+        int32_t upd = 0;      /* columns [0, upd) hold the next row's sums */
+        for (int32_t ox = 0; ox < out->w; ox++) {
+            const th_nn_window wx = th_nn_window_at(ox, sw, pad_w, fw, in_w);
+            const int32_t xs = wx.origin + wx.start, xe_ = wx.origin + wx.end;
+            const int32_t count = (ye - ys) * (xe_ - xs);
+            if (count >= 3 && count != dv.count) {
+                avg_s1_div_set(&dv, count);
+            }
+            /* The span: rows with one row entering and one leaving, or none (no update). */
+            if (ox >= span_start && ox < span_end && count >= 3 &&
+                (last_row || (xe != NULL && xl != NULL))) {
+                const int32_t n = span_end - ox;
+                const int update = !last_row;
+                s1_span(acc, cs, xs, fw, n, update ? xe : image, update ? xl : image, ch, &dv,
+                        dst, by_channel, update);
+                dst += n * ch;
+                ox += n - 1;
+                have_end = xs + n - 1 + fw;
+                upd = update ? xs + n : upd;
+                continue;
+            }
+            int32_t next_xs = in_w;
+            if (ox + 1 < out->w) {
+                const th_nn_window wx1 = th_nn_window_at(ox + 1, sw, pad_w, fw, in_w);
+                next_xs = wx1.origin + wx1.start;
+            }
+            const int32_t add_from = have_end > xs ? have_end : xs;
+            const int32_t leave_to = xe_ < next_xs ? xe_ : next_xs; /* [xs, leave_to) leave */
+            have_end = xe_;
+            /* Other pixels: columns added, averages, columns subtracted. */
+            s1_cols_acc(acc, cs, add_from, xe_, ch, 0);
+            if (count >= 3) {
+                s1_out(acc, ch, &dv, dst);
+            } else {
+                for (int32_t c = 0; c < ch; c++) {
+                    dst[c] = (int8_t)th_clamp(avg_round(acc[pidx(c, c4)], count), act_min,
+                                              act_max);
+                }
+            }
+            s1_cols_acc(acc, cs, xs, leave_to, ch, 1);
+            dst += ch;
+            if (!last_row && next_xs > upd) {
+                /* the leaving and entering rows in pairs (either NULL past its count) */
+                for (int32_t r = 0; r < leave_end - ys || r < ne - enter_start; r++) {
+                    s1_cols_move(cs, r < ne - enter_start ? image + (enter_start + r) * row
+                                                          : NULL,
+                                 r < leave_end - ys ? image + (ys + r) * row : NULL, upd,
+                                 next_xs, ch);
+                }
+                upd = next_xs;
+            }
+        }
+        wy = wn;
+    }
+}
+#endif
+
 /* Every window summed directly (no scratch), TH_AVGPOOL_CHUNK channels at a time. Out of
  * line: the separable path's registers stay out of its loops. */
 #if !TH_NN_MVE
@@ -429,11 +878,26 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         int32_t *acc = (int32_t *)((int8_t *)ctx->buf + need - 4 * channels);
         const int32_t image_in = in_h * in_w * channels;
         const int32_t image_out = output_dims->h * output_dims->w * channels;
-        for (int32_t n = 0; n < input_dims->n; n++) {
-            avg_separable_image(params, input_dims, input + n * image_in, output_dims,
-                                output + n * image_out, cs, acc);
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+        if (avg_lanes_applies(params) && TH_NN_PATH(AVG_LANES)) {
+            /* Spans channel by channel unless the output overlaps the input (in place). */
+            const uintptr_t i0 = (uintptr_t)input, o0 = (uintptr_t)output;
+            const int by_channel = o0 >= i0 + (uintptr_t)image_in * (uintptr_t)input_dims->n ||
+                                   i0 >= o0 + (uintptr_t)image_out * (uintptr_t)input_dims->n;
+            for (int32_t n = 0; n < input_dims->n; n++) {
+                avg_lanes_image(params, input_dims, input + n * image_in, output_dims,
+                             output + n * image_out, cs, (int16_t *)acc, by_channel);
+            }
+            return TH_OK;
         }
-        return TH_OK;
+#endif
+        if (TH_NN_PATH(AVG_SEPARABLE)) {
+            for (int32_t n = 0; n < input_dims->n; n++) {
+                avg_separable_image(params, input_dims, input + n * image_in, output_dims,
+                                    output + n * image_out, cs, acc);
+            }
+            return TH_OK;
+        }
     }
 #if TH_NN_MVE
     avg_direct_mve(params, input_dims, input, output_dims, output);

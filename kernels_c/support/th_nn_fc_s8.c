@@ -65,30 +65,50 @@ TH_INLINE int32_t load_x(const int8_t *x, int32_t k, int32_t cin)
     return (int32_t)v;
 }
 
-/* Dot products of one input row with g (1..4) channels of an interleaved block; the
- * partial last word (zero-padded, times the filter's zero padding) widened by the caller. */
+/* Dot products of one input row with g (1..3, a constant after inlining) channels of an
+ * interleaved block, accumulators in registers; the partial last word (zero-padded, times
+ * the filter's zero padding) widened by the caller. */
+TH_INLINE void blockg_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
+                          int32_t acc[4], int32_t xta, int32_t xtb, const int32_t g)
+{
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2];
+    const int32_t full = cin / 4;
+    for (int32_t k = 0; k <= full; k++) {
+        int32_t xa = xta, xb = xtb;
+        if (k < full) {
+            const int32_t xv = th_read_s32(x + 4 * k);
+            xa = th_sxtab16(offset2, xv);
+            xb = th_sxtab16_ror8(offset2, xv);
+        } else if ((cin & 3) == 0) {
+            break;
+        }
+        const int32_t w0 = th_read_s32(w);
+        a0 = th_smlad(xb, th_sxtb16_ror8(w0), th_smlad(xa, th_sxtb16(w0), a0));
+        if (g > 1) {
+            const int32_t w1 = th_read_s32(w + 4);
+            a1 = th_smlad(xb, th_sxtb16_ror8(w1), th_smlad(xa, th_sxtb16(w1), a1));
+        }
+        if (g > 2) {
+            const int32_t w2 = th_read_s32(w + 8);
+            a2 = th_smlad(xb, th_sxtb16_ror8(w2), th_smlad(xa, th_sxtb16(w2), a2));
+        }
+        w += 4 * g;
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+}
+
+/* The last block's g = cout % 4 channels. */
 static void block_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
                       int32_t g, int32_t acc[4], int32_t xta, int32_t xtb)
 {
-    const int32_t full = cin / 4;
-    for (int32_t k = 0; k < full; k++) {
-        const int32_t xv = th_read_s32(x + 4 * k);
-        const int32_t xa = th_sxtab16(offset2, xv);
-        const int32_t xb = th_sxtab16_ror8(offset2, xv);
-        for (int32_t j = 0; j < g; j++) {
-            const int32_t wv = th_read_s32(w);
-            w += 4;
-            acc[j] = th_smlad(xa, th_sxtb16(wv), acc[j]);
-            acc[j] = th_smlad(xb, th_sxtb16_ror8(wv), acc[j]);
-        }
-    }
-    if (cin & 3) {
-        for (int32_t j = 0; j < g; j++) {
-            const int32_t wv = th_read_s32(w);
-            w += 4;
-            acc[j] = th_smlad(xta, th_sxtb16(wv), acc[j]);
-            acc[j] = th_smlad(xtb, th_sxtb16_ror8(wv), acc[j]);
-        }
+    if (g == 1) {
+        blockg_dot(x, cin, offset2, w, acc, xta, xtb, 1);
+    } else if (g == 2) {
+        blockg_dot(x, cin, offset2, w, acc, xta, xtb, 2);
+    } else {
+        blockg_dot(x, cin, offset2, w, acc, xta, xtb, 3);
     }
 }
 
@@ -209,11 +229,25 @@ typedef struct {
     int32_t output_offset;
     int32_t act_min;
     int32_t act_max;
+    uint32_t bias_lim; /* the fast requantization is exact for |bias| < bias_lim */
 } fc_row;
+
+/* -lim < b < lim (lim <= 2^29), in one unsigned compare. */
+TH_INLINE int fc_bias_ok(int32_t b, uint32_t lim)
+{
+    return (uint32_t)b + (lim - 1u) < 2u * lim - 1u;
+}
+
+TH_INLINE int fc_bias4_ok(const int32_t *b, uint32_t lim)
+{
+    return fc_bias_ok(b[0], lim) & fc_bias_ok(b[1], lim) & fc_bias_ok(b[2], lim) &
+           fc_bias_ok(b[3], lim);
+}
 
 /* Blocks of four channels with the fast requantization, per tensor (per_channel 0: the
  * constants of channel 0) or per channel (made from multiplier[c], shift[c] as the block
- * needs them). Returns the channels done (cout & ~3). */
+ * needs them). Returns the channels done (cout & ~3, or fewer: from the first block with a
+ * bias too large for the fast requantization on, the general loop runs). */
 /* Fast requantization of channel c's accumulator (per tensor: rq_tensor). */
 TH_INLINE int8_t fc_out(int32_t acc, const int32_t *mult, const int32_t *shift, int32_t c,
                         int32_t zp, const th_fast_rq *rq_tensor, int32_t lo, int32_t hi,
@@ -251,6 +285,9 @@ TH_INLINE int32_t fc_blocks(const fc_row *r, const int8_t *filter, int32_t cout,
     const int8_t *w = filter;
     const int32_t blocks = cout / 4;
     for (int32_t i = 0; i < blocks; i++, w += 4 * kp, out += 4) {
+        if (bias != NULL && !fc_bias4_ok(bias + 4 * i, r->bias_lim)) {
+            return 4 * i; /* this block and the rest: the general loop */
+        }
         int32_t acc[4] = {fo_sum, fo_sum, fo_sum, fo_sum};
         if (bias != NULL) {
             acc[0] = th_add_wrap(bias[4 * i], fo_sum);
@@ -316,20 +353,14 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
     const int32_t kp = th_round_up4(cin);
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
                                       ((uint32_t)params->input_offset & 0xFFFFu));
-    int fast = 1;
-    /* The fast requantization needs |acc| < 2^29: check with the actual biases (32-bit
-     * magnitudes, one pass; multipliers are >= 0, checked at entry). */
-    {
-        uint32_t max_bias = 0;
-        for (int32_t c = 0; bias != NULL && c < cout; c++) {
-            const uint32_t b = bias[c] < 0 ? 0u - (uint32_t)bias[c] : (uint32_t)bias[c];
-            max_bias = b > max_bias ? b : max_bias;
-        }
-        const int64_t acc_bound = (int64_t)cin * 255 * 255 + max_bias;
-        fast = acc_bound < (INT64_C(1) << 29);
-        for (int32_t c = 0; c < (mult_step ? cout : 1); c++) {
-            fast &= th_fast_shift_ok(shift[c]);
-        }
+    /* The fast requantization needs |acc| < 2^29: the taps add at most cin * 255^2, so a
+     * channel qualifies when |bias| < bias_lim, checked per block of four as the biases are
+     * read (no pass over them here; multipliers are >= 0, checked at entry). */
+    const int64_t room = (INT64_C(1) << 29) - (int64_t)cin * 255 * 255;
+    int fast = room > 0;
+    const uint32_t bias_lim = fast ? (uint32_t)room : 0u;
+    for (int32_t c = 0; c < (mult_step ? cout : 1); c++) {
+        fast &= th_fast_shift_ok(shift[c]);
     }
     const th_fast_rq rq_tensor =
         fast ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
@@ -359,6 +390,9 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
             const int32_t hi = params->activation.max;
             const int clamp = lo > -128 || hi < 127; /* else SSAT already clamped */
             for (; first + 4 <= cout; first += 4) {
+                if (bias != NULL && !fc_bias4_ok(bias + first, bias_lim)) {
+                    break; /* this block and the rest: the general loop, channel by channel */
+                }
                 int32_t acc[4] = {fo_sum, fo_sum, fo_sum, fo_sum};
                 if (bias != NULL) {
                     acc[0] = th_add_wrap(bias[first], fo_sum);
@@ -388,7 +422,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
             /* Per-channel fast requantization: blocks of four in a call of their own. */
             const fc_row row = {x, cin, kp, offset2, xta, xtb, fo_sum, bias, multiplier, shift,
                                 params->output_offset, params->activation.min,
-                                params->activation.max};
+                                params->activation.max, bias_lim};
             first = fc_blocks_channel(&row, filter, cout, out);
         }
         for (int32_t c0 = first; c0 < cout; c0 += TH_FC_BLOCK) {
@@ -408,7 +442,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
                 const int32_t m = multiplier[c * mult_step];
                 const int32_t s = shift[c * mult_step];
                 int32_t v;
-                if (fast) {
+                if (fast && (bias == NULL || fc_bias_ok(bias[c], bias_lim))) {
                     const th_fast_rq rq =
                         mult_step ? th_fast_rq_make(m, s, params->output_offset) : rq_tensor;
                     v = th_clamp(th_fast_rq_apply(acc[j], &rq), params->activation.min,

@@ -1,0 +1,121 @@
+"""Issue 14's DSP paths of FULLY_CONNECTED and the pools on the shapes they branch on.
+
+FULLY_CONNECTED: the fast requantization's bias bound is checked block by block (a block of
+four channels with one large bias and every block after it take the exact path, the blocks
+before it stay fast), and the last block's 1..3 channels have their own dot products; cases
+with input lengths 1..9 and odd, 1..9 and odd outputs, per tensor and per channel, filter
+offsets, two batches. AVERAGE_POOL_2D / MAX_POOL_2D: large windows (up to 16x16) at stride 1
+(the average's int16-lane span path) and 2, SAME / VALID padding, 1..9 and odd channel
+counts, activations. All against the NumPy reference: on the host (ASan/UBSan, portable and
+emulated DSP builds) and one batch on QEMU mps2-an386 (Cortex-M4, the native DSP build).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import FcCase, Op, check_result
+from kernels.cases_ops import PoolCase, fits_firmware
+from kernels.harness import Driver, build_driver
+from kernels.target import build_firmware, fits_small_firmware, run_cases
+from tinyhost.arith.conv import FullyConnectedParams
+from tinyhost.arith.fixedpoint import quantize_multiplier
+from tinyhost.arith.padding import compute_window_padding
+from tinyhost.arith.pool import PoolParams
+from tinyhost.ir import Padding
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+FC_IN = [1, 2, 3, 4, 5, 7, 9, 17, 30, 61]
+FC_OUT = [1, 2, 3, 4, 5, 6, 7, 9, 13, 18]
+POOL_CHANNELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 18, 31]
+
+
+def fc_cases(seed: int, count: int) -> list[FcCase]:
+    """FC cases whose biases are mostly small (the fast requantization) with, in half of
+    them, one or two channels far past the bound (|bias| up to 2^30)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        cin, cout = FC_IN[i % len(FC_IN)], FC_OUT[(i // 3) % len(FC_OUT)]
+        per_channel = i % 2 == 1
+        n = cout if per_channel else 1
+        mult, shift = np.empty(n, np.int32), np.empty(n, np.int32)
+        for c in range(n):
+            mult[c], shift[c] = quantize_multiplier(
+                float(rng.uniform(0.3, 3.0)) / (np.sqrt(cin) * 7000))
+        bias = rng.integers(-20000, 20000, cout).astype(np.int32)
+        if i % 4 < 2:
+            for c in rng.choice(cout, size=min(cout, 1 + i % 2), replace=False):
+                bias[c] = int(rng.integers(1 << 29, 1 << 30)) * (1 if rng.random() < 0.5
+                                                                 else -1)
+        p = FullyConnectedParams(
+            input_offset=int(rng.integers(-127, 129)),
+            filter_offset=0 if per_channel or i % 3 else int(rng.integers(-20, 21)),
+            output_offset=int(rng.integers(-128, 128)), out_multiplier=mult, out_shift=shift,
+            act_min=-128 if i % 5 else -100, act_max=127 if i % 5 else 90)
+        x = rng.integers(-128, 128, (1 + i % 2, cin)).astype(np.int8)
+        w = rng.integers(-127, 128, (cout, cin)).astype(np.int8)
+        out.append(FcCase(Op.FC_PER_CHANNEL if per_channel else Op.FC, x, w,
+                          None if i % 11 == 10 else bias, p))
+    return out
+
+
+def pool_cases(seed: int, count: int) -> list[PoolCase]:
+    """Average and max pools with windows up to 16x16, stride 1 (two thirds) or 2."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        i = len(out)
+        c = POOL_CHANNELS[i % len(POOL_CHANNELS)]
+        fh, fw = int(rng.integers(1, 17)), int(rng.integers(2, 17))
+        stride = 2 if i % 3 == 2 else 1
+        h, w = int(rng.integers(max(fh // 2, 1), fh + 10)), int(rng.integers(fw // 2, fw + 10))
+        padding = Padding.SAME if i % 2 else Padding.VALID
+        pads = compute_window_padding(padding, h, w, fh, fw, stride, stride)
+        if pads.out_h < 1 or pads.out_w < 1 or h * w * c > 6000:
+            continue
+        lo, hi = ((-128, 127) if i % 4 else
+                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
+        p = PoolParams(stride, stride, fh, fw, pads.top, pads.left, pads.bottom, pads.right,
+                       lo, hi)
+        x = rng.integers(-128, 128, (1 + i % 2, h, w, c)).astype(np.int8)
+        op = Op.AVGPOOL if i % 4 != 3 else Op.MAXPOOL
+        out.append(PoolCase(op, x, p, (x.shape[0], pads.out_h, pads.out_w, c)))
+    return out
+
+
+@pytest.mark.parametrize("variant", ["portable", "dsp"])
+def test_fc_and_pools_on_the_host(variant: str) -> None:
+    with Driver(build_driver(variant)) as driver:
+        for case in [*fc_cases(1, 120), *pool_cases(2, 90)]:
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"{case.op.name} [{variant}] {case.x.shape}: {problem}"
+
+
+def test_fc_mix_reaches_the_fallbacks() -> None:
+    """The FC mix has blocks that must leave the fast requantization (a bias past 2^29)
+    after fast ones, and last blocks of 1, 2 and 3 channels."""
+    cases = fc_cases(1, 120)
+    assert any(c.bias is not None and np.abs(c.bias.astype(np.int64)).max() >= 1 << 29
+               and np.abs(c.bias[:4].astype(np.int64)).max() < 1 << 20 for c in cases)
+    assert {c.w.shape[0] % 4 for c in cases} == {0, 1, 2, 3}
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_fc_and_pools_on_cortex_m4(tmp_path: Path) -> None:
+    cases = [*[c for c in fc_cases(3, 80) if fits_small_firmware(c)],
+             *[c for c in pool_cases(4, 80) if fits_firmware(c)]]
+    assert len(cases) >= 140
+    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    problems = [f"{c.op.name} {c.x.shape}: {p}"
+                for c, r in zip(cases, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]  # fmt: skip
+    assert not problems, f"{len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
+        problems[:8])
