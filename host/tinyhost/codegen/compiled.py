@@ -1058,6 +1058,24 @@ def _row_table(rows: list[int]) -> str:
     return ",\n".join("    " + line for line in lines)
 
 
+def _split_static(line: str) -> list[str]:
+    """A `static const T a = {...}, b = {...};` line whose declarators read the table row:
+    those that do built at run time (`const`), the others kept `static const`."""
+    indent, rest = line[: len(line) - len(line.lstrip())], line.lstrip()[len("static const "):]
+    ctype, _, declarators = rest.rstrip(";").partition(" ")
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(declarators):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(declarators[start:k].strip())
+            start = k + 1
+    parts.append(declarators[start:].strip())
+    fixed = [d for d in parts if "sa[" not in d]
+    built = [d for d in parts if "sa[" in d]
+    out = [f"{indent}static const {ctype} {', '.join(fixed)};"] if fixed else []
+    return out + [f"{indent}const {ctype} {', '.join(built)};"]
+
+
 def _template_body(body: str, varying: list[int], rows: list[tuple[int, ...]]) -> str:
     """`body` with the literals in the `varying` columns (of the literals in order) read from
     the table row `sa`, one of `rows`."""
@@ -1073,8 +1091,9 @@ def _template_body(body: str, varying: list[int], rows: list[tuple[int, ...]]) -
     lines = []
     for line in _LITERAL.sub(sub, body).split("\n"):
         if "sa[" in line and line.lstrip().startswith("static const "):
-            line = line.replace("static const ", "const ", 1)  # built from the row
-        lines.append(line)
+            lines.extend(_split_static(line))
+        else:
+            lines.append(line)
     lo, hi = min(min(r) for r in rows), max(max(r) for r in rows)
     ctype = next(t for t, a, b in _ARG_TYPES if a <= lo and hi <= b)
     table = ", ".join("{" + ", ".join(map(str, r)) + "}" for r in rows)
