@@ -1020,14 +1020,16 @@ def _compact_steps(ops: list[dict]) -> tuple[list[dict], list[dict]]:
     names: set[str] = set()
     for (scope, _), members in groups.items():
         first = ops[members[0]]
-        if len(members) == 1:
-            functions.append({**first, "body": f"    (void)row;\n{first['body']}",
-                              "param": "uint32_t row"})
-            steps[members[0]] = {"function": first["function"], "row": 0}
-            names.add(first["function"])
-            continue
         values = [[int(m.group()) for m in _LITERAL.finditer(stripped[k])] for k in members]
         varying = [j for j in range(len(values[0])) if len({v[j] for v in values}) > 1]
+        _, lo, hi = _ARG_TYPES[-1]
+        if len(members) == 1 or any(not lo <= v[j] <= hi for v in values for j in varying):
+            for k in members:  # a function of its own (a value no int32_t table holds)
+                functions.append({**ops[k], "body": f"    (void)row;\n{ops[k]['body']}",
+                                  "param": "uint32_t row"})
+                steps[k] = {"function": ops[k]["function"], "row": 0}
+                names.add(ops[k]["function"])
+            continue
         table = [tuple(v[j] for j in varying) for v in values]
         unique = list(dict.fromkeys(table))
         base = "patch_step" if scope == "patch" else f"op_{scope}_bands"
