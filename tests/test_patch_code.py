@@ -7,7 +7,8 @@ values from a table, so model.c grows with the distinct calls, not with the band
   invoke still has one entry per step: the same op_names, profile length and steps;
 - its code (model.c compiled for Cortex-M4 as the firmware is, weights left out) is smaller
   than the per-step form's by at least 16 B for each function no longer emitted (a function
-  holds at least its kernel call, its arguments and its return);
+  holds at least its kernel call, its arguments and its return); its invoke is the per-step
+  form's but for the call (marks, running op, fault injection, arena guard, profile);
 - on QEMU mps2-an386, the patch-widen graph (every op's output a model output: layer by layer)
   in 3 bands is bit-exact with the reference (which matches TFLite Micro there,
   test_patch_widen.py) and reports one profile entry per step, each band's conv counted.
@@ -107,6 +108,17 @@ def test_one_function_per_banded_op_and_the_same_steps(name: str, make, request_
     assert per_op.get("patched stage", 0) <= 2  # the views (no code) and the moves of kept rows
     unbanded = sum(1 for i in new.plan.op_order if p.band[i] is None and i not in p.views)
     assert len(functions) <= len(banded) + 2 + unbanded < steps
+    # the invoke is the per-step form's but for the call: the same marks, running op, fault
+    # injection, arena guard and profile per step
+    calls = ("ops[i]()", "functions[op_function[i]](op_row[i])")
+    assert _invoke(old.model_c).count(calls[0]) == 1
+    assert _invoke(new.model_c) == _invoke(old.model_c).replace(*calls)
+    assert "TH_FAULT_INJECT_OP" in _invoke(new.model_c)
+
+
+def _invoke(model_c: str) -> str:
+    start = model_c.index("th_model_status th_model_invoke(")
+    return model_c[start : model_c.index("\n}\n", start)]
 
 
 @needs_gcc
