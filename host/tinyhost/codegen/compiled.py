@@ -1026,7 +1026,8 @@ def _compact_steps(ops: list[dict]) -> tuple[list[dict], list[dict]]:
         if len(members) == 1 or any(not lo <= v[j] <= hi for v in values for j in varying):
             for k in members:  # a function of its own (a value no int32_t table holds)
                 functions.append({**ops[k], "body": f"    (void)row;\n{ops[k]['body']}",
-                                  "param": "uint32_t row"})
+                                  "param": "uint32_t row",
+                                  "title": "patched stage" if scope == "patch" else None})
                 steps[k] = {"function": ops[k]["function"], "row": 0}
                 names.add(ops[k]["function"])
             continue
