@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
 import zlib
 from dataclasses import dataclass, replace
@@ -992,6 +993,117 @@ class _Model:
         raise TinyhostError(f"op {i}: the compiled backend has no template for {call.function}")
 
 
+# Integer literals of a generated body (not digits of identifiers or floats, not array
+# sizes): the values a band's call may differ in from another band's of the same op.
+_LITERAL = re.compile(r"(?<![\w.\[])-?\d+(?![\w.])")
+_COMMENT = re.compile(r"\s*/\*.*?\*/", re.S)
+_ARG_TYPES = (("int8_t", -(1 << 7), (1 << 7) - 1), ("uint8_t", 0, (1 << 8) - 1),
+              ("int16_t", -(1 << 15), (1 << 15) - 1), ("uint16_t", 0, (1 << 16) - 1),
+              ("int32_t", -(1 << 31), (1 << 31) - 1))  # fmt: skip
+
+
+def _compact_steps(ops: list[dict]) -> tuple[list[dict], list[dict]]:
+    """A patched model's steps as (functions, steps): the steps whose bodies differ only in
+    integer literals (the bands of one op and kernel variant; the stage's views; its moves of
+    kept rows) share one function, which takes its step's values from a row of a `static
+    const` table (`row`: the row's index, passed by the invoke; equal rows stored once), so
+    the code grows with the distinct calls, not with the bands. A declaration with a value
+    from the table is built at run time (no longer `static`). Every step stays one entry of
+    the invoke's table, so profiles, marks, fault injection and guards see the same steps as
+    with one function per step."""
+    groups: dict[tuple[object, str], list[int]] = {}
+    stripped = [_COMMENT.sub("", op["body"]) for op in ops]
+    for k, (op, body) in enumerate(zip(ops, stripped, strict=True)):
+        groups.setdefault((op["scope"], _LITERAL.sub("#", body)), []).append(k)
+    functions: list[dict] = []
+    steps: list[dict] = [{}] * len(ops)
+    names: set[str] = set()
+    for (scope, _), members in groups.items():
+        first = ops[members[0]]
+        values = [[int(m.group()) for m in _LITERAL.finditer(stripped[k])] for k in members]
+        varying = [j for j in range(len(values[0])) if len({v[j] for v in values}) > 1]
+        _, lo, hi = _ARG_TYPES[-1]
+        if len(members) == 1 or any(not lo <= v[j] <= hi for v in values for j in varying):
+            for k in members:  # a function of its own (a value no int32_t table holds)
+                functions.append({**ops[k], "body": f"    (void)row;\n{ops[k]['body']}",
+                                  "param": "uint32_t row",
+                                  "title": "patched stage" if scope == "patch" else None})
+                steps[k] = {"function": ops[k]["function"], "row": 0}
+                names.add(ops[k]["function"])
+            continue
+        table = [tuple(v[j] for j in varying) for v in values]
+        unique = list(dict.fromkeys(table))
+        base = "patch_step" if scope == "patch" else f"op_{scope}_bands"
+        name = next(n for n in (f"{base}{'' if i == 0 else f'_{i}'}" for i in range(99))
+                    if n not in names)  # fmt: skip
+        names.add(name)
+        kinds = " / ".join(sorted({ops[k]["kind"] for k in members}))
+        note = re.sub(r"^band \d+ of \d+(; )?", "", first["note"]) if scope != "patch" else ""
+        rows = (f"{len(unique)} distinct rows of {len(varying)} values" if varying
+                else "the same code")
+        shown = "; ".join(n for n in (note, f"{len(members)} steps, {rows}") if n)
+        functions.append({"index": first["index"], "kind": kinds, "function": name,
+                          "param": "uint32_t row", "note": shown,
+                          "title": "patched stage" if scope == "patch" else None,
+                          "body": _template_body(stripped[members[0]], varying, unique)})
+        for k, row in zip(members, table, strict=True):
+            steps[k] = {"function": name, "row": unique.index(row)}
+    return functions, steps
+
+
+def _index_type(largest: int) -> str:
+    return "uint8_t" if largest < 256 else "uint16_t"
+
+
+def _row_table(rows: list[int]) -> str:
+    """One of the invoke's per-step tables (function, row), 16 a line."""
+    lines = [", ".join(f"{r}u" for r in rows[k : k + 16]) for k in range(0, len(rows), 16)]
+    return ",\n".join("    " + line for line in lines)
+
+
+def _split_static(line: str) -> list[str]:
+    """A `static const T a = {...}, b = {...};` line whose declarators read the table row:
+    those that do built at run time (`const`), the others kept `static const`."""
+    indent, rest = line[: len(line) - len(line.lstrip())], line.lstrip()[len("static const "):]
+    ctype, _, declarators = rest.rstrip(";").partition(" ")
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(declarators):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(declarators[start:k].strip())
+            start = k + 1
+    parts.append(declarators[start:].strip())
+    fixed = [d for d in parts if "sa[" not in d]
+    built = [d for d in parts if "sa[" in d]
+    out = [f"{indent}static const {ctype} {', '.join(fixed)};"] if fixed else []
+    return out + [f"{indent}const {ctype} {', '.join(built)};"]
+
+
+def _template_body(body: str, varying: list[int], rows: list[tuple[int, ...]]) -> str:
+    """`body` with the literals in the `varying` columns (of the literals in order) read from
+    the table row `sa`, one of `rows`."""
+    if not varying:
+        return f"    (void)row;\n{body}"
+    column = {j: c for c, j in enumerate(varying)}
+    position = iter(range(len(_LITERAL.findall(body))))
+
+    def sub(m: re.Match[str]) -> str:
+        j = next(position)
+        return f"sa[{column[j]}]" if j in column else m.group()
+
+    lines = []
+    for line in _LITERAL.sub(sub, body).split("\n"):
+        if "sa[" in line and line.lstrip().startswith("static const "):
+            lines.extend(_split_static(line))
+        else:
+            lines.append(line)
+    lo, hi = min(min(r) for r in rows), max(max(r) for r in rows)
+    ctype = next(t for t, a, b in _ARG_TYPES if a <= lo and hi <= b)
+    table = ", ".join("{" + ", ".join(map(str, r)) + "}" for r in rows)
+    return (f"    static const {ctype} step_args[{len(rows)}][{len(varying)}] = {{{table}}};\n"
+            f"    const {ctype} *const sa = step_args[row];\n" + "\n".join(lines))
+
+
 def _variable_entries(graph: Graph, plan: MemoryPlan) -> list[dict]:
     """Where th_model_reset_state writes each variable tensor's reset value."""
     return [{"name": graph.tensors[t].name.replace("*/", "* /"),
@@ -1274,24 +1386,26 @@ def _conv3x3_w16(graph: Graph, c: Call) -> bool:
 
 def generate(graph: Graph, board: Board, name: str, arena_bytes: int | None = None,
              optimize: str = "speed", patch: PatchRequest | None = None,
-             fuse_residual: str = "auto", fuse_dw_pw: str = "auto") -> Generated:
+             fuse_residual: str = "auto", fuse_dw_pw: str = "auto",
+             compact: bool = True) -> Generated:
     """model.c and model.h for `graph` on `board` (nothing written). Residual ADDs are fused
     into their convs (codegen/fold.py) as `fuse_residual` says (_fused_layout), never in a
     patched model. Under --optimize speed, layers take host-widened int16 weights
     (codegen/widen.py) while the model fits the board's flash: all candidates first, then
-    without the one adding the most flash, and so on."""
+    without the one adding the most flash, and so on. `compact` False: a patched stage's
+    steps each in a function of their own, as before _compact_steps (for comparisons)."""
     fuse = (fuse_residual, fuse_dw_pw)
-    g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse, None)
+    g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse, None, compact)
     while g.widened and not _budget(board, g).fits:
         extra = {w.op: w.extra_flash_bytes for w in g.widened}
         keep = drop_largest(frozenset(extra), extra)
-        g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse, keep)
+        g = _generate(graph, board, name, arena_bytes, optimize, patch, fuse, keep, compact)
     return g
 
 
 def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
               optimize: str, patch: PatchRequest | None, fuse: tuple[str, str],
-              widen: frozenset[int] | None) -> Generated:
+              widen: frozenset[int] | None, compact: bool = True) -> Generated:
     """generate() with the widened layers given as source op numbers (None: every
     candidate); `fuse`: (--fuse-residual, --fuse-dw-pw)."""
     fuse_residual, fuse_dw_pw = fuse
@@ -1349,12 +1463,12 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
             ops.append({"index": source_op, "kind": f"{graph.ops[i].name} (view)",
                         "function": f"{function}_view{i}" if band is not None else
                                     f"{function}_out",
-                        "body": "    return TH_OK;",
+                        "body": "    return TH_OK;", "scope": "patch",
                         "note": f"patched stage: the band's {what} in place, no code"})
             continue
         if patched is not None and i in patched.moves:
             ops.append({"index": source_op, "kind": "kept halo rows", "body": _move_rows(
-                graph, plan, graph.ops[i]), "function": f"{function}_keep{i}",
+                graph, plan, graph.ops[i]), "function": f"{function}_keep{i}", "scope": "patch",
                 "note": "patched stage: rows the next band needs again, to the area's start"})
             continue
         body, note = model.body(by_op[i], source_op)
@@ -1365,7 +1479,7 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
         if band is not None:
             shown = "; ".join(n for n in (f"band {band} of {patched.tiles}", shown) if n)
         ops.append({"index": source_op, "kind": graph.ops[i].name, "function": function,
-                    "body": body, "note": shown})
+                    "body": body, "note": shown, "scope": source_op})
         if i in live:
             called.append("th_expand_channels_s8")
         if i in bands:  # a fused residual conv: its variant and the ADD's kernel
@@ -1384,9 +1498,21 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
             called.append(note)
         elif by_op[i].function not in ("copy", "th_conv_s8", "th_dw_conv_s8"):
             called.append(by_op[i].function)
+    if patched is not None and compact:  # one function per distinct call, not per band
+        functions, steps = _compact_steps(ops)
+    else:
+        functions = [{**op, "param": "void"} for op in ops]
+        steps = [{"function": op["function"], "row": 0} for op in ops]
     context = {
         "name": name, "board": board.name, "arena": arena, "plan_arena": plan.arena_bytes,
-        "tail": grants.tail_bytes, "n_ops": len(ops), "ops": ops, "arrays": model.arrays,
+        "tail": grants.tail_bytes, "n_ops": len(ops), "arrays": model.arrays,
+        "functions": functions, "steps": steps, "rows": patched is not None and compact,
+        "row_type": _index_type(max(st["row"] for st in steps)),
+        "row_table": _row_table([st["row"] for st in steps]),
+        "function_type": _index_type(len(functions) - 1),
+        "function_table": _row_table([next(k for k, f in enumerate(functions)
+                                           if f["function"] == st["function"])
+                                      for st in steps]),
         "io": _io_entries(graph, plan), "n_inputs": len(graph.inputs),
         "n_outputs": len(graph.outputs), "io_defines": io_quant_defines(graph),
         "variables": _variable_entries(graph, plan),
@@ -1410,7 +1536,8 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
 
 
 def _move_rows(graph: Graph, plan: MemoryPlan, op: Op) -> str:
-    """A patched stage's move of kept rows (a STRIDED_SLICE of whole rows): one memmove."""
+    """A patched stage's move of kept rows (a STRIDED_SLICE of whole rows): one memmove, or
+    memcpy where the rows do not overlap."""
     src, out = op.inputs[0], op.outputs[0]
     shape = graph.tensors[src].shape
     begin_row = int(np.asarray(graph.tensors[op.inputs[1]].data)[1])
@@ -1418,8 +1545,10 @@ def _move_rows(graph: Graph, plan: MemoryPlan, op: Op) -> str:
     dst_off = plan.tensor_offset(out)
     if src_off == dst_off:
         return "    return TH_OK; /* already in place */"
-    return (f"    memmove(arena + {dst_off}, arena + {src_off}, "
-            f"{graph.tensors[out].size_bytes});\n    return TH_OK;")
+    n = graph.tensors[out].size_bytes
+    # apart: memcpy, as the compiler makes of a memmove of literal places (faster)
+    copy = "memcpy" if src_off + n <= dst_off or dst_off + n <= src_off else "memmove"
+    return f"    {copy}(arena + {dst_off}, arena + {src_off}, {n});\n    return TH_OK;"
 
 
 def _folded_note(folded: Folded, op: int) -> str:
