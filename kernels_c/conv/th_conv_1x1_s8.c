@@ -71,16 +71,6 @@ static void pixel_pair_s16(int32_t *cols, const int8_t *px, const int8_t *px1, i
     }
 }
 
-/* One pixel as an int16 column (chunk stride 2), 4 channels per step. */
-static void pixel_one_s16(int32_t *cols, const int8_t *px, int32_t cin, int32_t offset2)
-{
-    for (int32_t i = 0; i < cin; i += 4, cols += 2) {
-        const int32_t a = th_read_s32(px + i);
-        cols[0] = th_sxtab16(offset2, a);
-        cols[1] = th_sxtab16_ror8(offset2, a);
-    }
-}
-
 /* Channels of a table the block loop cannot requantize exactly (th_nn_rq_table_mixed). */
 typedef struct {
     int16_t channel[TH_NN_RQ_SLOW_MAX];
@@ -157,13 +147,25 @@ TH_INLINE void pairs_body(int32_t *cols, const th_conv_params *params,
             }
         }
         if (p < pixels) {
-            pixel_one_s16(cols, in_b + pixel_offset(&wk, p), cin, offset2);
+            /* The last pixel of an odd count as a pair with itself, both outputs written to
+             * the same place: the loops of the pairs above, not a one-pixel loop. */
+            const int8_t *px = in_b + pixel_offset(&wk, p);
+            int8_t *o = out_b + (int64_t)p * cout;
+            pixel_pair_s16(cols, px, px, cin, offset2);
             if (filter16 != NULL) {
-                th_nn_mat_mult_s16w_tab(cols, 1, cin, filter16, bias, quant, stage, NULL, cout,
-                                        out_b + (int64_t)p * cout, NULL);
+                th_nn_mat_mult_s16w_tab(cols, 2, cin, filter16, bias, quant, stage, tab, cout,
+                                        o, o);
+                if (slow_count > 0) {
+                    th_nn_mat_mult_fix_channels_w16(cols, cin, filter16, bias, quant, stage,
+                                                    slow->channel, slow_count, o, o);
+                }
             } else {
-                th_nn_mat_mult_s8_s16(cols, 1, cin, filter, bias, quant, stage, cout,
-                                      out_b + (int64_t)p * cout, NULL);
+                th_nn_mat_mult_s8_s16_tab(cols, 2, cin, filter, bias, quant, stage, tab, cout,
+                                          o, o);
+                if (slow_count > 0) {
+                    th_nn_mat_mult_fix_channels(cols, cin, filter, bias, quant, stage,
+                                                slow->channel, slow_count, o, o);
+                }
             }
         }
     }
