@@ -795,6 +795,197 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
     }
 }
 
+/* ---- Few output channels (Cout <= FEW_COUT, K > 4): the pointwise and conv layers of one to
+ * three filters, where four channels a step (dot4, dot2x2) would compute up to four times the
+ * sums it keeps. Two output pixels a pass, every output channel at once: per 16 taps one
+ * VLDRB of each pixel's taps, one of each filter row, one VMLADAVA per pixel and channel.
+ * The taps are read straight from the input where the pair lies in one output row and inside
+ * the input along the row (window rows of KW * Cin contiguous bytes at dilation 1, else runs
+ * of Cin): window rows above or below the input are skipped, their filter rows' sums
+ * (VADDVA) times the input offset taken off, as the folded table counts them. Other pairs
+ * go through two int8 columns (im2col). Four pixels' sums are requantized as one vector per
+ * channel (quad_channel_out) after all four are read, so in place as the paths above. */
+#define FEW_COUT 3
+
+/* The window's taps of one pixel as rows of nx runs of len bytes (run t of row r at
+ * x + r * rs + t * cs, its weights contiguous): a column is one run of K. */
+typedef struct {
+    int32_t rows, rs, nx, cs, len;
+} few_runs;
+
+/* Sums of pixels x0 and x1 (at row r0 of their windows) over rows [r0, r1) of g with nc
+ * (1-3, a constant after inlining) filter rows k apart: s0[c] = x0 . w_c, s1[c] = x1 . w_c. */
+TH_INLINE void few_dot_t(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t k,
+                         const few_runs *g, int32_t r0, int32_t r1, int32_t *s0,
+                         int32_t *s1, const int32_t nc)
+{
+    const int32_t n16 = g->len >> 4, tail = g->len & 15;
+    const mve_pred16_t pt = vctp8q((uint32_t)tail);
+    int32_t a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0;
+    w += (int64_t)r0 * g->nx * g->len;
+    for (int32_t r = r0; r < r1; r++) {
+        const int8_t *p0 = x0 + (int64_t)(r - r0) * g->rs;
+        const int8_t *p1 = x1 + (int64_t)(r - r0) * g->rs;
+        for (int32_t t = 0; t < g->nx; t++, p0 += g->cs, p1 += g->cs) {
+            const int8_t *q0 = p0, *q1 = p1;
+            for (int32_t i = 0; i < n16; i++, q0 += 16, q1 += 16, w += 16) {
+                const int8x16_t v0 = vldrbq_s8(q0), v1 = vldrbq_s8(q1);
+                const int8x16_t wa = vldrbq_s8(w);
+                a0 = vmladavaq_s8(a0, v0, wa);
+                b0 = vmladavaq_s8(b0, v1, wa);
+                if (nc > 1) {
+                    const int8x16_t wb = vldrbq_s8(w + k);
+                    a1 = vmladavaq_s8(a1, v0, wb);
+                    b1 = vmladavaq_s8(b1, v1, wb);
+                }
+                if (nc > 2) {
+                    const int8x16_t wc = vldrbq_s8(w + 2 * k);
+                    a2 = vmladavaq_s8(a2, v0, wc);
+                    b2 = vmladavaq_s8(b2, v1, wc);
+                }
+            }
+            if (tail > 0) {
+                const int8x16_t v0 = vldrbq_z_s8(q0, pt), v1 = vldrbq_z_s8(q1, pt);
+                const int8x16_t wa = vldrbq_z_s8(w, pt);
+                a0 = vmladavaq_s8(a0, v0, wa);
+                b0 = vmladavaq_s8(b0, v1, wa);
+                if (nc > 1) {
+                    const int8x16_t wb = vldrbq_z_s8(w + k, pt);
+                    a1 = vmladavaq_s8(a1, v0, wb);
+                    b1 = vmladavaq_s8(b1, v1, wb);
+                }
+                if (nc > 2) {
+                    const int8x16_t wc = vldrbq_z_s8(w + 2 * k, pt);
+                    a2 = vmladavaq_s8(a2, v0, wc);
+                    b2 = vmladavaq_s8(b2, v1, wc);
+                }
+                w += tail;
+            }
+        }
+    }
+    s0[0] = a0;
+    s1[0] = b0;
+    if (nc > 1) {
+        s0[1] = a1;
+        s1[1] = b1;
+    }
+    if (nc > 2) {
+        s0[2] = a2;
+        s1[2] = b2;
+    }
+}
+
+/* s0[c] and s1[c] -= input_offset * (sum of filter row c's taps in rows [r0, r1) of g). */
+static void few_skip_rows(const int8_t *filter, int32_t k, int32_t nc, const few_runs *g,
+                          int32_t r0, int32_t r1, int32_t input_offset, int32_t *s0,
+                          int32_t *s1)
+{
+    const int32_t row = g->nx * g->len;
+    for (int32_t c = 0; c < nc; c++) {
+        const int8_t *w = filter + (int64_t)c * k + (int64_t)r0 * row;
+        int32_t sum = 0;
+        int32_t i = (r1 - r0) * row;
+        for (; i >= 16; i -= 16, w += 16) {
+            sum = vaddvaq_s8(sum, vldrbq_s8(w));
+        }
+        if (i > 0) {
+            sum = vaddvaq_s8(sum, vldrbq_z_s8(w, vctp8q((uint32_t)i)));
+        }
+        const uint32_t d = (uint32_t)input_offset * (uint32_t)sum;
+        s0[c] = (int32_t)((uint32_t)s0[c] - d);
+        s1[c] = (int32_t)((uint32_t)s1[c] - d);
+    }
+}
+
+static void __attribute__((noinline))
+few_dot(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k, int32_t nc,
+        const few_runs *g, int32_t r0, int32_t r1, int32_t *s0, int32_t *s1)
+{
+    if (nc == 1) {
+        few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 1);
+    } else if (nc == 2) {
+        few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 2);
+    } else {
+        few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 3);
+    }
+}
+
+static void __attribute__((noinline))
+conv_few_cout(const th_conv_params *params, const th_dims *input_dims, const int8_t *input,
+              const th_dims *filter_dims, const int8_t *filter, const th_dims *output_dims,
+              int8_t *output, const int32_t *tab, int8_t *col0, int8_t *col1,
+              const th_per_channel_quant *quant, const th_mve_out *o)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const int32_t in_h = input_dims->h, in_w = input_dims->w, cin = input_dims->c;
+    const int32_t kh = filter_dims->h, kw = filter_dims->w, cout = output_dims->c;
+    const int32_t k = kh * kw * cin;
+    const int32_t out_w = output_dims->w, pixels = output_dims->h * out_w;
+    const int32_t sh = params->stride.h, sw = params->stride.w;
+    const int32_t dh = params->dilation.h, dw = params->dilation.w;
+    const int32_t pt = params->padding.h, pl = params->padding.w;
+    const int64_t in_bytes = (int64_t)in_h * in_w * cin;
+    const int64_t out_bytes = (int64_t)pixels * cout;
+    /* the window in place: rows of kw * cin bytes (dilation 1 along the row), else runs */
+    const few_runs direct = {kh, dh * in_w * cin, dw == 1 ? 1 : kw, dw * cin,
+                             dw == 1 ? kw * cin : cin};
+    const few_runs column = {1, 0, 1, 0, k};
+    /* output columns [ox_lo, ox_hi) read no padding along the row */
+    const int32_t ox_lo = (pl + sw - 1) / sw;
+    const int32_t rx = in_w + pl - ((kw - 1) * dw + 1);
+    const int32_t ox_hi = rx < 0 ? 0 : rx / sw + 1;
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b = input + b * in_bytes;
+        int8_t *out = output + b * out_bytes;
+        int32_t oy = 0, ox = 0;
+        for (int32_t q = 0; q < pixels; q += 4) {
+            const int32_t n = TH_MIN(4, pixels - q);
+            int32_t s[4][FEW_COUT];
+            for (int32_t j = 0; j < n; j += 2) {
+                const int pair = j + 1 < n;
+                const int32_t oy1 = pair && ox + 1 == out_w ? oy + 1 : oy;
+                const int32_t ox1 = !pair ? ox : ox + 1 < out_w ? ox + 1 : 0;
+                const int32_t y0 = oy * sh - pt;
+                if (oy1 == oy && ox >= ox_lo && ox1 < ox_hi) {
+                    /* window rows [r0, r1) inside the input */
+                    const int32_t r0 = y0 >= 0 ? 0 : TH_MIN(kh, (-y0 + dh - 1) / dh);
+                    const int32_t r1 =
+                        y0 > in_h - 1 ? r0 : TH_MAX(r0, TH_MIN(kh, (in_h - 1 - y0) / dh + 1));
+                    const int8_t *x0 = in_b + ((int64_t)(y0 + r0 * dh) * in_w +
+                                               (int64_t)ox * sw - pl) * cin;
+                    const int8_t *x1 = x0 + (int64_t)(ox1 - ox) * sw * cin;
+                    few_dot(x0, x1, filter, k, cout, &direct, r0, r1, s[j], s[j + 1]);
+                    if (r0 > 0) {
+                        few_skip_rows(filter, k, cout, &direct, 0, r0, params->input_offset,
+                                      s[j], s[j + 1]);
+                    }
+                    if (r1 < kh) {
+                        few_skip_rows(filter, k, cout, &direct, r1, kh, params->input_offset,
+                                      s[j], s[j + 1]);
+                    }
+                } else {
+                    im2col(col0, in_b, input_dims, params, filter_dims, oy, ox);
+                    if (pair) {
+                        im2col(col1, in_b, input_dims, params, filter_dims, oy1, ox1);
+                    }
+                    few_dot(col0, pair ? col1 : col0, filter, k, cout, &column, 0, 1, s[j],
+                            s[j + 1]);
+                }
+                oy = ox1 + 1 < out_w ? oy1 : oy1 + 1;
+                ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
+            }
+            const mve_pred16_t pn = vctp32q((uint32_t)n);
+            int8_t *o_q = out + (int64_t)q * cout;
+            for (int32_t c = 0; c < cout; c++) {
+                quad_channel_out(s[0][c], s[1][c], s[2][c], s[3][c], tab[c], mult[c],
+                                 shift[c], &oc, o_q + c, offs, pn);
+            }
+        }
+    }
+}
+
 void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -819,8 +1010,14 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
     const int stage = overlaps(input, in_bytes * input_dims->n, output,
                                out_bytes * output_dims->n);
     const int32_t pixels = out_h * out_w;
-    /* (a pointwise layer of 16 < K <= 32 is faster two pixels at a time, dot2x2) */
-    if (conv_columns(k) == 4 && !(pointwise && k > 16)) {
+    if (cout <= FEW_COUT && k > TH_NN_MVE_QUAD_K) {
+        conv_few_cout(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
+                      col0, col1, quant, &o);
+        return;
+    }
+    /* (a pointwise layer of 16 < K <= 32 is faster two pixels at a time, dot2x2, unless it
+     * has few output channels) */
+    if (conv_columns(k) == 4 && !(pointwise && k > 16 && cout > FEW_COUT)) {
         conv_quads(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
                    col0, quant, &o, pointwise, stage);
         return;
