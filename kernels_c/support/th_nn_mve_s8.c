@@ -877,7 +877,9 @@ TH_INLINE void few_dot_t(const int8_t *x0, const int8_t *x1, const int8_t *w, in
 
 /* few_dot for one run per window row (dilation 1 along the row) of at most 16 bytes: per row
  * one predicated VLDRB of each pixel's row and of each filter row (one VPT block), one
- * VMLADAVA per pixel and channel; nc = 1 or 2, rows r1 - r0 >= 1. */
+ * VMLADAVA per pixel and channel; nc = 1 or 2, rows r1 - r0 >= 1 (optimized gcc builds:
+ * the others take few_dot_t). */
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
 TH_INLINE void few_short_rows(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t k,
                               const few_runs *g, int32_t r0, int32_t r1, int32_t *s0,
                               int32_t *s1, const int32_t nc)
@@ -887,7 +889,6 @@ TH_INLINE void few_short_rows(const int8_t *x0, const int8_t *x1, const int8_t *
     const uint32_t n = (uint32_t)(r1 - r0);
     int32_t a0 = 0, b0 = 0, a1 = 0, b1 = 0;
     w += (int64_t)r0 * len;
-#if defined(__GNUC__) && defined(__OPTIMIZE__)
     if (nc == 1) {
         __asm__("vmsr p0, %[p]\n\t"
                 "dls lr, %[n]\n"
@@ -929,20 +930,6 @@ TH_INLINE void few_short_rows(const int8_t *x0, const int8_t *x1, const int8_t *
                 : [p] "r"(p), [n] "r"(n), [rs] "r"(rs), [len] "r"(len)
                 : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "lr", "memory", "cc");
     }
-#else
-    for (uint32_t r = 0; r < n; r++, x0 += rs, x1 += rs, w += len) {
-        const mve_pred16_t pr = (mve_pred16_t)p;
-        const int8x16_t v0 = vldrbq_z_s8(x0, pr), v1 = vldrbq_z_s8(x1, pr);
-        const int8x16_t wa = vldrbq_z_s8(w, pr);
-        a0 = vmladavaq_s8(a0, v0, wa);
-        b0 = vmladavaq_s8(b0, v1, wa);
-        if (nc > 1) {
-            const int8x16_t wb = vldrbq_z_s8(w + k, pr);
-            a1 = vmladavaq_s8(a1, v0, wb);
-            b1 = vmladavaq_s8(b1, v1, wb);
-        }
-    }
-#endif
     s0[0] = a0;
     s1[0] = b0;
     if (nc > 1) {
@@ -950,6 +937,7 @@ TH_INLINE void few_short_rows(const int8_t *x0, const int8_t *x1, const int8_t *
         s1[1] = b1;
     }
 }
+#endif
 
 /* s0[c] and s1[c] -= input_offset * (sum of filter row c's taps in rows [r0, r1) of g). */
 static void few_skip_rows(const int8_t *filter, int32_t k, int32_t nc, const few_runs *g,
@@ -977,6 +965,7 @@ static void __attribute__((noinline))
 few_dot(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k, int32_t nc,
         const few_runs *g, int32_t r0, int32_t r1, int32_t *s0, int32_t *s1)
 {
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
     if (g->nx == 1 && g->len <= 16 && r1 > r0) {
         if (nc == 1) {
             few_short_rows(x0, x1, filter, k, g, r0, r1, s0, s1, 1);
@@ -986,7 +975,10 @@ few_dot(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k, int
                 few_short_rows(x0, x1, filter + 2 * k, k, g, r0, r1, s0 + 2, s1 + 2, 1);
             }
         }
-    } else if (nc == 1) {
+        return;
+    }
+#endif
+    if (nc == 1) {
         few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 1);
     } else if (nc == 2) {
         few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 2);
