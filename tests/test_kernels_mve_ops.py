@@ -69,6 +69,8 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     # CONV_2D of one to three output channels: per pixel pair and filter row 16 taps a step
     "few_dot": ("vldrb.u8", "vldrbt.u8", "vmlava.s8"),
     "conv_few_cout": ("vqrdmulh.s32", "vstrbt.32"),
+    # inner windows' columns: even and odd taps gathered at 16-bit offsets, narrowed
+    "gather_col": ("vldrb.s16", "vmovnb.i16", "vmovnt.i16", "vstrbt.8"),
 }
 
 
@@ -194,6 +196,29 @@ def conv_few_cout_boundaries() -> list[Case]:
     return out
 
 
+def conv_gather_cases(seed: int, count: int) -> list[Case]:
+    """CONV_2D with 4 < K <= 32 and windows of more than one tap (four pixels a step; inner
+    windows' columns gathered at 16-bit offsets, any dilation), and the sweep's worst shapes
+    of that kind narrowed: 9x1 and 8x1 windows on one channel, 2x6, a 3x3 on RGB at stride 2
+    (VWW's first layer), a dilated 3x2 on 4 channels."""
+    def keep(c: Case) -> bool:
+        return (isinstance(c, ConvCase) and c.w.shape[3] == c.x.shape[3]
+                and 4 < c.w[0].size <= 32 and c.w.shape[1] * c.w.shape[2] > 1
+                and fits_small_firmware(c, False))  # fmt: skip
+
+    out = drawn(seed, count, lambda d, i: conv_case(d, Op.CONV if i % 2 else Op.CONV_GENERAL,
+                                                    Limits(max_hw=16, max_c=12)), keep)
+    shapes = [((20, 16), 1, 33, (9, 1), 1), ((24, 14), 1, 30, (8, 1), 1),
+              ((18, 15), 1, 2, (2, 6), 2), ((17, 18), 3, 8, 3, 2), ((9, 10), 2, 5, (7, 1), 1)]
+    for i, (hw, cin, cout, k, s) in enumerate(shapes):
+        out.append(layer_case(Op.CONV, hw, cin, cout, k, s, seed=100 + i))
+    base = layer_case(Op.CONV, (14, 12), 4, 6, (3, 2), 1, seed=110)
+    out.append(replace(base, p=replace(base.p, dilation_h=3, dilation_w=2, pad_top=3,
+                                       pad_bottom=3, pad_left=1, pad_right=1)))
+    assert all(fits_small_firmware(c, False) for c in out[count:])
+    return out
+
+
 def assert_all_match(board: str, build_root: Path, seed: int, count: int,
                      extra: list[Case] | None = None) -> int:  # fmt: skip
     fw = build_firmware(board, build_root)
@@ -218,7 +243,8 @@ def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
                                     *dw_row_dot_cases(seed=20, count=80),
                                     *dw_row_dot_boundaries(),
                                     *conv_few_cout_cases(seed=21, count=120),
-                                    *conv_few_cout_boundaries()])
+                                    *conv_few_cout_boundaries(),
+                                    *conv_gather_cases(seed=22, count=100)])
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():
@@ -307,6 +333,19 @@ def test_conv_mix_reaches_the_few_channel_paths() -> None:
     assert any(c.in_place for c in pointwise) and any(c.p.stride_w > 1 for c in pointwise)
     shifts = np.concatenate([c.p.out_shift for c in few])
     assert (shifts < 0).any() and (shifts >= 0).any()
+
+
+def test_conv_mix_reaches_the_gathered_columns() -> None:
+    """The four-pixel conv cases have inner windows (gathered) and edge ones (im2col) of one
+    and two vectors, more than two window rows at K <= 16, dilation, strides, batches."""
+    cases = [c for c in conv_gather_cases(seed=22, count=100) if isinstance(c, ConvCase)]
+    inner = [c for c in cases if c.x.shape[1] > (c.w.shape[1] - 1) * c.p.dilation_h + 1
+             and c.x.shape[2] > (c.w.shape[2] - 1) * c.p.dilation_w + 1]  # fmt: skip
+    assert any(c.w[0].size <= 16 and c.w.shape[1] > 2 for c in inner)
+    assert any(c.w[0].size > 16 for c in inner)
+    assert any(c.p.dilation_h > 1 or c.p.dilation_w > 1 for c in inner)
+    assert any(c.p.pad_top > 0 and c.p.pad_left > 0 for c in inner)
+    assert any(c.p.stride_h > 1 for c in inner) and any(c.x.shape[0] > 1 for c in inner)
 
 
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])

@@ -683,6 +683,45 @@ static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
     }
 }
 
+/* Input offsets of the taps of a window inside the input (K <= TH_NN_MVE_QUAD_K): tap i of
+ * chunk h (16 taps) at off[2h][m] (i = 16h + 2m) or off[2h + 1][m] (i = 16h + 2m + 1), tap
+ * (ky, kx, c) at ky * DH * W * Cin + kx * DW * Cin + c; taps past K read offset 0. Whether
+ * every offset fits 16 bits. */
+static int gather_offsets(uint16_t off[4][8], const th_conv_params *params,
+                          const th_dims *input_dims, const th_dims *filter_dims)
+{
+    const int32_t cin = input_dims->c, kw = filter_dims->w;
+    const int32_t k = filter_dims->h * kw * cin;
+    const int64_t last = (int64_t)(filter_dims->h - 1) * params->dilation.h * input_dims->w *
+                             cin + (int64_t)(kw - 1) * params->dilation.w * cin + cin - 1;
+    if (last > 0xffff) {
+        return 0;
+    }
+    for (int32_t i = 0; i < 32; i++) {
+        int32_t v = 0;
+        if (i < k) {
+            const int32_t c = i % cin, kx = (i / cin) % kw, ky = i / (cin * kw);
+            v = (ky * params->dilation.h * input_dims->w + kx * params->dilation.w) * cin + c;
+        }
+        off[(i >> 4) * 2 + (i & 1)][(i & 15) >> 1] = (uint16_t)v;
+    }
+    return 1;
+}
+
+/* The column of a window inside the input at x (its first tap): per 16 taps two 8-lane
+ * gathers (even and odd taps, VLDRB.S16 at 16-bit offsets) narrowed into one vector (VMOVNB,
+ * VMOVNT), stored predicated to k bytes. */
+static void __attribute__((noinline))
+gather_col(int8_t *col, const int8_t *x, const uint16_t off[4][8], int32_t k)
+{
+    for (int32_t h = 0; h * 16 < k; h++) {
+        const int16x8_t e = vldrbq_gather_offset_s16(x, vldrhq_u16(off[2 * h]));
+        const int16x8_t d = vldrbq_gather_offset_s16(x, vldrhq_u16(off[2 * h + 1]));
+        const int8x16_t v = vmovntq_s16(vmovnbq_s16(vdupq_n_s8(0), e), d);
+        vstrbq_p_s8(col + 16 * h, v, vctp8q((uint32_t)(k - 16 * h)));
+    }
+}
+
 /* th_nn_mve_conv_s8 for 4 < k <= TH_NN_MVE_QUAD_K: four pixels a step (quad_small_k), all
  * four read (staged in the four columns at col, or read in place) before any is written. */
 static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
@@ -700,18 +739,28 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
     /* Windows of dilation 1 whose rows (kwc bytes) fit one vector: output pixels
      * [oy_lo, oy_hi) x [ox_lo, ox_hi) read no padding, four of one row go by quad_direct
      * straight from the input when their outputs overlap none of their windows (it reads
-     * the windows again for every channel). */
+     * the windows again for every channel); for K <= 16 only windows of one or two rows
+     * (more rows: gathered columns and quad_narrow take fewer instructions). */
     const int32_t in_h = input_dims->h, in_w = input_dims->w;
     const int32_t sh = params->stride.h, sw = params->stride.w;
     const int32_t kwc = filter_dims->w * cin;
-    const int direct = !pointwise && params->dilation.h == 1 &&
-                       params->dilation.w == 1 && kwc <= 16;
+    const int direct = !pointwise && params->dilation.h == 1 && params->dilation.w == 1 &&
+                       kwc <= 16 && (k > 16 || filter_dims->h <= 2);
     const int32_t oy_lo = (params->padding.h + sh - 1) / sh;
     const int32_t ox_lo = (params->padding.w + sw - 1) / sw;
     /* oy < oy_hi <=> oy * sh - pad + kh <= in_h */
     const int32_t ry = in_h + params->padding.h - filter_dims->h;
     const int32_t rx = in_w + params->padding.w - filter_dims->w;
     const int32_t oy_hi = ry < 0 ? 0 : ry / sh + 1, ox_hi = rx < 0 ? 0 : rx / sw + 1;
+    /* windows inside the input (any dilation): output pixels [gy_lo, gy_hi) x [gx_lo,
+     * gx_hi), their columns gathered (gather_col) when the offsets fit 16 bits */
+    uint16_t goff[4][8];
+    const int gather = !pointwise && gather_offsets(goff, params, input_dims, filter_dims);
+    const int32_t gy =
+        in_h + params->padding.h - ((filter_dims->h - 1) * params->dilation.h + 1);
+    const int32_t gx =
+        in_w + params->padding.w - ((filter_dims->w - 1) * params->dilation.w + 1);
+    const int32_t gy_hi = gy < 0 ? 0 : gy / sh + 1, gx_hi = gx < 0 ? 0 : gx / sw + 1;
     /* stride 1 (and so the input's size): pixel q of the output reads input pixel q */
     const int dense = pointwise && k <= 16 && params->stride.h == 1 && params->stride.w == 1;
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -761,7 +810,13 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                         x[j] = cj;
                     }
                 } else {
-                    im2col(cj, in_b, input_dims, params, filter_dims, oy, ox);
+                    if (gather && oy >= oy_lo && oy < gy_hi && ox >= ox_lo && ox < gx_hi) {
+                        gather_col(cj, in_b + ((int64_t)(oy * sh - params->padding.h) * in_w +
+                                               (ox * sw - params->padding.w)) * cin,
+                                   goff, k);
+                    } else {
+                        im2col(cj, in_b, input_dims, params, filter_dims, oy, ox);
+                    }
                     x[j] = cj;
                 }
                 if (++ox == out_w) {
