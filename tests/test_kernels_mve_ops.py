@@ -66,11 +66,13 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mve_dw_dot_2x2": ("vldrb.u8", "vldrbt.u8", "vmlav.s8", "vqrdmulh.s32", "vstrbt.32"),
     # more than 32 taps: per output and filter row one predicated VLDRB and one VMLADAVA
     "mve_dw_rowdot": ("vldrbt.u8", "vmlava.s8", "vqrdmulh.s32", "vstrbt.32"),
-    # CONV_2D of one to three output channels: per pixel pair and filter row 16 taps a step
+    # CONV_2D of one to four output channels: per pixel pair and filter row 16 taps a step
     "few_dot": ("vldrb.u8", "vldrbt.u8", "vmlava.s8"),
     "conv_few_cout": ("vqrdmulh.s32", "vstrbt.32"),
     # inner windows' columns: even and odd taps gathered at 16-bit offsets, narrowed
-    "gather_col": ("vldrb.s16", "vmovnb.i16", "vmovnt.i16", "vstrbt.8"),
+    "gather_cols": ("vldrb.s16", "vmovnb.i16", "vmovnt.i16", "vstrbt.8"),
+    # 16 < K <= 32, four pixels: the columns' two halves, eight VMLADAV(A) per channel
+    "quad_wide": ("vldrbt.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32", "vstrb.32"),
 }
 
 
@@ -161,11 +163,11 @@ def conv_at_most_4_taps(seed: int, count: int) -> list[Case]:
 
 
 def conv_few_cout_cases(seed: int, count: int) -> list[Case]:
-    """CONV_2D with one to three output channels (th_nn_mve_conv_s8's few-channel paths): K
+    """CONV_2D with one to four output channels (th_nn_mve_conv_s8's few-channel paths): K
     over 32 (pixel pairs, windows read in place or through columns) and pointwise K of 17-32
     (four pixels a step), random geometry, dilation, padding, batches and quantization."""
     def keep(c: Case) -> bool:
-        if not isinstance(c, ConvCase) or c.w.shape[0] > 3 or c.w.shape[3] != c.x.shape[3]:
+        if not isinstance(c, ConvCase) or c.w.shape[0] > 4 or c.w.shape[3] != c.x.shape[3]:
             return False
         k = c.w[0].size
         pointwise = c.w.shape[1:3] == (1, 1) and c.p.pad_top == c.p.pad_left == 0
@@ -315,14 +317,14 @@ def test_depthwise_mix_reaches_the_table_and_run_paths() -> None:
 
 
 def test_conv_mix_reaches_the_few_channel_paths() -> None:
-    """The few-output-channel cases reach what those paths branch on: one, two and three
-    channels, K over 32 in runs longer than 16 bytes and not, rows above and below the input,
-    padding along the row (columns), dilation along the row, strides, batches, odd output
-    widths (pairs across rows), strided and in-place pointwise of K 17-32, both shift signs."""
+    """The few-output-channel cases reach what those paths branch on: one to four channels,
+    K over 32 in runs longer than 16 bytes and not, rows above and below the input, padding
+    along the row (columns), dilation along the row, strides, batches, odd output widths
+    (pairs across rows), strided and in-place pointwise of K 17-32, both shift signs."""
     few = [c for c in [*conv_few_cout_cases(seed=21, count=120), *conv_few_cout_boundaries()]
            if isinstance(c, ConvCase)]
     wide = [c for c in few if c.w[0].size > 32]
-    assert {c.w.shape[0] for c in wide} == {1, 2, 3}
+    assert {c.w.shape[0] for c in wide} == {1, 2, 3, 4}
     assert any(c.w.shape[2] * c.w.shape[3] > 16 for c in wide)
     assert any(c.w.shape[2] * c.w.shape[3] <= 16 for c in wide)
     assert any(c.p.pad_top > 0 and c.p.pad_bottom > 0 for c in wide)

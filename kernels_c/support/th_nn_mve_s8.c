@@ -471,6 +471,33 @@ TH_INLINE int32x4_t lanes4(int32_t a, int32_t b, int32_t c, int32_t d)
 #endif
 }
 
+/* The four-pixel asm loops' requantization (quad_narrow, quad_wide): the channel's four sums
+ * in acc (a, b, wq free) plus tab, then th_mve_requantize's steps with the channel's scalars:
+ * left shift max(sh, 0), VQRDMULH, the fix-up y + (y >> 31) only when sh < 0 (times sh < 0),
+ * rounding shift by min(sh, 0), output offset (then the clamp, per loop); the tail scatters
+ * to op + j * cout and goes to the next channel. */
+#define QUAD_RQ_ASM                                                                              \
+    "ldr %[a], [%[tp]], #4\n\t"                                                                  \
+    "vadd.i32 %q[acc], %q[acc], %[a]\n\t"                                                        \
+    "ldr %[a], [%[sp_]], #4\n\t"                                                                 \
+    "bic %[b], %[a], %[a], asr #31\n\t"                                                          \
+    "vshl.s32 %q[acc], %[b]\n\t"                                                                 \
+    "ldr %[b], [%[mp]], #4\n\t"                                                                  \
+    "vqrdmulh.s32 %q[acc], %q[acc], %[b]\n\t"                                                    \
+    "vshr.s32 %q[wq], %q[acc], #31\n\t"                                                          \
+    "lsr %[b], %[a], #31\n\t"                                                                    \
+    "vmul.i32 %q[wq], %q[wq], %[b]\n\t"                                                          \
+    "vqadd.s32 %q[acc], %q[acc], %q[wq]\n\t"                                                     \
+    "and %[b], %[a], %[a], asr #31\n\t"                                                          \
+    "vrshl.s32 %q[acc], %[b]\n\t"                                                                \
+    "vqadd.s32 %q[acc], %q[acc], %[off]\n\t"
+
+#define QUAD_STORE_ASM                                                                           \
+    "vstrb.32 %q[acc], [%[op], %q[offs]]\n\t"                                                    \
+    "adds %[op], %[op], #1\n\t"                                                                  \
+    "subs %[left], %[left], #1\n\t"                                                              \
+    "bne 1b"
+
 /* quad_small_k for k <= 16: the four pixels' columns (x + j * xs) loaded once into Q
  * registers, then one filter row (one VLDRB) and four VMLADAV per output channel. */
 static void __attribute__((noinline))
@@ -510,28 +537,12 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
             "vmlav.s8 %[a], %q[x1], %q[wq]\n\t"
             "vmlav.s8 %[b], %q[x3], %q[wq]\n\t"
             "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t"
-            "ldr %[a], [%[tp]], #4\n\t"
-            "vadd.i32 %q[acc], %q[acc], %[a]\n\t"
-            "ldr %[a], [%[sp_]], #4\n\t"
-            "bic %[b], %[a], %[a], asr #31\n\t"
-            "vshl.s32 %q[acc], %[b]\n\t"
-            "ldr %[b], [%[mp]], #4\n\t"
-            "vqrdmulh.s32 %q[acc], %q[acc], %[b]\n\t"
-            "vshr.s32 %q[wq], %q[acc], #31\n\t"
-            "lsr %[b], %[a], #31\n\t"
-            "vmul.i32 %q[wq], %q[wq], %[b]\n\t"
-            "vqadd.s32 %q[acc], %q[acc], %q[wq]\n\t"
-            "and %[b], %[a], %[a], asr #31\n\t"
-            "vrshl.s32 %q[acc], %[b]\n\t"
-            "vqadd.s32 %q[acc], %q[acc], %[off]\n\t"
+            QUAD_RQ_ASM
             "vdup.32 %q[wq], %[lo]\n\t"
             "vmax.s32 %q[acc], %q[acc], %q[wq]\n\t"
             "vdup.32 %q[wq], %[hi]\n\t"
             "vmin.s32 %q[acc], %q[acc], %q[wq]\n\t"
-            "vstrb.32 %q[acc], [%[op], %q[offs]]\n\t"
-            "adds %[op], %[op], #1\n\t"
-            "subs %[left], %[left], #1\n\t"
-            "bne 1b"
+            QUAD_STORE_ASM
             : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),
               [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq),
               [acc] "=&w"(acc)
@@ -551,6 +562,70 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
                                                 &oc);
         vstrbq_scatter_offset_p_s32(out + c, offs, y, pn);
     }
+}
+
+/* quad_wide's sum of one pixel (its column at register p) by the channel's filter row (wq,
+ * wh): the column's halves into xl and xh (the second predicated), two VMLADAV(A) into r. */
+#define WIDE_DOT_ASM(r, p)                                                                       \
+    "vldrb.u8 %q[xl], [%[" p "]]\n\t"                                                          \
+    "vpst\n\t"                                                                                 \
+    "vldrbt.u8 %q[xh], [%[" p "], #16]\n\t"                                                    \
+    "vmlav.s8 %[" r "], %q[xl], %q[wq]\n\t"                                                    \
+    "vmlava.s8 %[" r "], %q[xh], %q[wh]\n\t"
+
+/* quad_small_k for 16 < k <= 32 and four pixels: the columns' first 16 taps (x + j * xs)
+ * loaded once into Q registers, per output channel the filter row (two VLDRB, the second
+ * predicated), the columns' other taps (predicated, one VPT block) and eight VMLADAV(A);
+ * the requantization as quad_narrow's. */
+static void __attribute__((noinline))
+quad_wide(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t cout,
+          const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
+          int8_t *out)
+{
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const mve_pred16_t pk = vctp8q((uint32_t)(k - 16));
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const int32x4_t lo = vdupq_n_s32(oc.act_min), hi = vdupq_n_s32(oc.act_max);
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    const int8_t *w = filter;
+    const int32_t *tp = tab;
+    int8_t *op = out;
+    uint32_t left = (uint32_t)cout;
+    int32_t a, b;
+    int8x16_t wq, wh, xl, xh;
+    int32x4_t acc;
+    /* per channel: pixels 0 and 2 (acc lanes 0, 2), then 1 and 3, each by its two halves */
+    __asm__ volatile(
+        "vmsr p0, %[pk]\n"
+        "1:\n\t"
+        "vldrb.u8 %q[wq], [%[w]]\n\t"
+        "vpst\n\t"
+        "vldrbt.u8 %q[wh], [%[w], #16]\n\t"
+        "add %[w], %[w], %[k]\n\t"
+        "add %[b], %[x], %[xs], lsl #1\n\t"
+        WIDE_DOT_ASM("a", "x")
+        WIDE_DOT_ASM("b", "b")
+        "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"
+        "add %[a], %[x], %[xs]\n\t"
+        "add %[b], %[a], %[xs], lsl #1\n\t"
+        WIDE_DOT_ASM("a", "a")
+        WIDE_DOT_ASM("b", "b")
+        "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t"
+        QUAD_RQ_ASM
+        "vmax.s32 %q[acc], %q[acc], %q[lo]\n\t"
+        "vmin.s32 %q[acc], %q[acc], %q[hi]\n\t"
+        QUAD_STORE_ASM
+        : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),
+          [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [wh] "=&w"(wh),
+          [xl] "=&w"(xl), [xh] "=&w"(xh), [acc] "=&w"(acc)
+        : [pk] "r"((uint32_t)pk), [k] "r"(k), [x] "r"(x), [xs] "r"(xs), [offs] "w"(offs),
+          [off] "r"(oc.output_offset), [lo] "w"(lo), [hi] "w"(hi)
+        : "memory", "cc");
+#else
+    const int8_t *const xj[4] = {x, x + xs, x + 2 * xs, x + 3 * xs};
+    quad_small_k_t(xj, filter, k, cout, tab, quant, o, out, 4, 1);
+#endif
 }
 
 /* Four output pixels of one row whose windows (dilation 1) lie inside the input, rows of
@@ -659,6 +734,16 @@ static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
             continue;
         }
         const int8_t *row = in_b + (int64_t)y * in_w * cin;
+        if (dw == 1 && row_bytes <= 16) {
+            /* the row's taps [lo, hi) inside the input by one predicated load, the rest
+             * the padding value, one predicated store */
+            const int32_t lo = x0 < 0 ? TH_MIN(-x0, kw) : 0;
+            const int32_t hi = TH_MAX(lo, TH_MIN(kw, in_w - x0));
+            const mve_pred16_t in = vctp8q((uint32_t)(hi * cin)) & ~vctp8q((uint32_t)(lo * cin));
+            const int8x16_t v = vldrbq_z_s8(row + (int64_t)x0 * cin, in);
+            vstrbq_p_s8(col, vpselq_s8(v, vdupq_n_s8(pad), in), vctp8q((uint32_t)row_bytes));
+            continue;
+        }
         if (dw == 1) {
             /* taps [lo, hi) inside the row, one copy */
             const int32_t lo = x0 < 0 ? TH_MIN(-x0, kw) : 0;
@@ -708,22 +793,40 @@ static int gather_offsets(uint16_t off[4][8], const th_conv_params *params,
     return 1;
 }
 
-/* The column of a window inside the input at x (its first tap): per 16 taps two 8-lane
- * gathers (even and odd taps, VLDRB.S16 at 16-bit offsets) narrowed into one vector (VMOVNB,
- * VMOVNT), stored predicated to k bytes. */
-static void __attribute__((noinline))
-gather_col(int8_t *col, const int8_t *x, const uint16_t off[4][8], int32_t k)
+/* The columns (dst[j], k bytes) of m windows inside the input (src[j]: their first taps):
+ * per 16 taps two 8-lane gathers (even and odd taps, VLDRB.S16 at 16-bit offsets) narrowed
+ * into one vector (VMOVNB, VMOVNT), the last 16 stored predicated to k bytes. */
+TH_INLINE int8x16_t gather16(const int8_t *x, uint16x8_t even, uint16x8_t odd)
 {
-    for (int32_t h = 0; h * 16 < k; h++) {
-        const int16x8_t e = vldrbq_gather_offset_s16(x, vldrhq_u16(off[2 * h]));
-        const int16x8_t d = vldrbq_gather_offset_s16(x, vldrhq_u16(off[2 * h + 1]));
-        const int8x16_t v = vmovntq_s16(vmovnbq_s16(vdupq_n_s8(0), e), d);
-        vstrbq_p_s8(col + 16 * h, v, vctp8q((uint32_t)(k - 16 * h)));
+    const int8x16_t e = vmovnbq_s16(vdupq_n_s8(0), vldrbq_gather_offset_s16(x, even));
+    return vmovntq_s16(e, vldrbq_gather_offset_s16(x, odd));
+}
+
+static void __attribute__((noinline))
+gather_cols(int8_t *const *dst, const int8_t *const *src, int32_t m, const uint16_t off[4][8],
+            int32_t k)
+{
+    const uint16x8_t e0 = vldrhq_u16(off[0]), d0 = vldrhq_u16(off[1]);
+    if (k <= 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)k);
+        for (int32_t j = 0; j < m; j++) {
+            vstrbq_p_s8(dst[j], gather16(src[j], e0, d0), p);
+        }
+        return;
+    }
+    const uint16x8_t e1 = vldrhq_u16(off[2]), d1 = vldrhq_u16(off[3]);
+    const mve_pred16_t p = vctp8q((uint32_t)(k - 16));
+    for (int32_t j = 0; j < m; j++) {
+        vstrbq_s8(dst[j], gather16(src[j], e0, d0));
+        vstrbq_p_s8(dst[j] + 16, gather16(src[j], e1, d1), p);
     }
 }
 
 /* th_nn_mve_conv_s8 for 4 < k <= TH_NN_MVE_QUAD_K: four pixels a step (quad_small_k), all
  * four read (staged in the four columns at col, or read in place) before any is written. */
+#ifndef DIRECT_RULE
+#define DIRECT_RULE (filter_dims->h <= 2)
+#endif
 static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                        const th_dims *output_dims, int8_t *output, const int32_t *tab,
@@ -745,7 +848,7 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
     const int32_t sh = params->stride.h, sw = params->stride.w;
     const int32_t kwc = filter_dims->w * cin;
     const int direct = !pointwise && params->dilation.h == 1 && params->dilation.w == 1 &&
-                       kwc <= 16 && (k > 16 || filter_dims->h <= 2);
+                       kwc <= 16 && DIRECT_RULE;
     const int32_t oy_lo = (params->padding.h + sh - 1) / sh;
     const int32_t ox_lo = (params->padding.w + sw - 1) / sw;
     /* oy < oy_hi <=> oy * sh - pad + kh <= in_h */
@@ -800,6 +903,9 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                 continue;
             }
             const int8_t *x[4];
+            int8_t *gdst[4];
+            const int8_t *gsrc[4];
+            int32_t m = 0; /* columns to gather */
             for (int32_t j = 0; j < n; j++) {
                 int8_t *cj = col + j * col_bytes;
                 if (pointwise) {
@@ -811,9 +917,9 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                     }
                 } else {
                     if (gather && oy >= oy_lo && oy < gy_hi && ox >= ox_lo && ox < gx_hi) {
-                        gather_col(cj, in_b + ((int64_t)(oy * sh - params->padding.h) * in_w +
-                                               (ox * sw - params->padding.w)) * cin,
-                                   goff, k);
+                        gdst[m] = cj;
+                        gsrc[m++] = in_b + ((int64_t)(oy * sh - params->padding.h) * in_w +
+                                            (ox * sw - params->padding.w)) * cin;
                     } else {
                         im2col(cj, in_b, input_dims, params, filter_dims, oy, ox);
                     }
@@ -824,17 +930,24 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                     oy++;
                 }
             }
+            if (m > 0) {
+                gather_cols(gdst, gsrc, m, goff, k);
+            }
             for (int32_t j = n; j < 4; j++) {
                 x[j] = x[n - 1];
             }
             int8_t *o_q = out + (int64_t)q * cout;
+            /* quad_narrow and quad_wide take the columns at one stride: columns in scratch,
+             * or pixels of one input row */
+            const int32_t xs = (int32_t)(x[1] - x[0]);
             if (k > 16) {
-                quad_small_k(x, filter, k, cout, tab, quant, o, o_q, n);
+                if (n == 4 && x[2] - x[1] == xs && x[3] - x[2] == xs) {
+                    quad_wide(x[0], xs, filter, k, cout, tab, quant, o, o_q);
+                } else {
+                    quad_small_k(x, filter, k, cout, tab, quant, o, o_q, n);
+                }
                 continue;
             }
-            /* quad_narrow takes the columns at one stride: columns in scratch, or pixels
-             * of one input row */
-            const int32_t xs = (int32_t)(x[1] - x[0]);
             if (x[2] - x[1] != xs || x[3] - x[2] != xs) {
                 for (int32_t j = 0; j < 4; j++) {
                     int8_t *cj = col + j * col_bytes;
@@ -860,7 +973,7 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
  * (VADDVA) times the input offset taken off, as the folded table counts them. Other pairs
  * go through two int8 columns (im2col). Four pixels' sums are requantized as one vector per
  * channel (quad_channel_out) after all four are read, so in place as the paths above. */
-#define FEW_COUT 3
+#define FEW_COUT 4
 
 /* The window's taps of one pixel as rows of nx runs of len bytes (run t of row r at
  * x + r * rs + t * cs, its weights contiguous): a column is one run of K. */
@@ -1028,6 +1141,8 @@ few_dot(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k, int
             few_short_rows(x0, x1, filter, k, g, r0, r1, s0, s1, 2);
             if (nc == 3) {
                 few_short_rows(x0, x1, filter + 2 * k, k, g, r0, r1, s0 + 2, s1 + 2, 1);
+            } else if (nc == 4) {
+                few_short_rows(x0, x1, filter + 2 * k, k, g, r0, r1, s0 + 2, s1 + 2, 2);
             }
         }
         return;
@@ -1035,10 +1150,13 @@ few_dot(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k, int
 #endif
     if (nc == 1) {
         few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 1);
-    } else if (nc == 2) {
-        few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 2);
-    } else {
+    } else if (nc == 3) {
         few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 3);
+    } else { /* two and four: pairs of channels */
+        few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 2);
+        if (nc == 4) {
+            few_dot_t(x0, x1, filter + 2 * k, k, g, r0, r1, s0 + 2, s1 + 2, 2);
+        }
     }
 }
 
