@@ -278,63 +278,6 @@ TH_INLINE void dot2x2(const int8_t *x0, const int8_t *x1, const int8_t *wa, cons
     r[3] = a11;
 }
 
-/* th_nn_mve_pixel2_tab for k <= 4 (pointwise layers of few input channels; the conv picks it
- * once per layer, th_nn_mve_conv_s8): four channels
- * a step in int32 lanes, tab[c] + sum_j x[j] * filter[c][j] with each tap's four weights
- * gathered once for both pixels (VMLA by the pixel's input value); the inputs are read
- * before any output is written. */
-TH_INLINE void pixel2_small_k_t(const int8_t *x0, const int8_t *x1, const int8_t *filter,
-                                int32_t k, int32_t cout, const int32_t *tab,
-                                const th_per_channel_quant *quant, const th_mve_out *o,
-                                int8_t *out0, int8_t *out1)
-{
-    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
-    int32_t v0[4] = {0, 0, 0, 0}, v1[4] = {0, 0, 0, 0};
-    for (int32_t j = 0; j < k; j++) {
-        v0[j] = x0[j];
-        v1[j] = x1[j];
-    }
-    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)k);
-    for (int32_t c = 0; c < cout; c += 4) {
-        const mve_pred16_t p = vctp32q((uint32_t)(cout - c));
-        const int8_t *w0 = filter + (int64_t)c * k;
-        int32x4_t s0 = vldrwq_z_s32(tab + c, p);
-        int32x4_t s1 = s0;
-        if (k == 4) { /* unrolled */
-            const int32x4_t w0v = vldrbq_gather_offset_z_s32(w0, offs, p);
-            const int32x4_t w1v = vldrbq_gather_offset_z_s32(w0 + 1, offs, p);
-            const int32x4_t w2v = vldrbq_gather_offset_z_s32(w0 + 2, offs, p);
-            const int32x4_t w3v = vldrbq_gather_offset_z_s32(w0 + 3, offs, p);
-            s0 = vmlaq_n_s32(vmlaq_n_s32(s0, w0v, v0[0]), w1v, v0[1]);
-            s0 = vmlaq_n_s32(vmlaq_n_s32(s0, w2v, v0[2]), w3v, v0[3]);
-            s1 = vmlaq_n_s32(vmlaq_n_s32(s1, w0v, v1[0]), w1v, v1[1]);
-            s1 = vmlaq_n_s32(vmlaq_n_s32(s1, w2v, v1[2]), w3v, v1[3]);
-        } else {
-            for (int32_t j = 0; j < k; j++) {
-                const int32x4_t wj = vldrbq_gather_offset_z_s32(w0 + j, offs, p);
-                s0 = vmlaq_n_s32(s0, wj, v0[j]);
-                s1 = vmlaq_n_s32(s1, wj, v1[j]);
-            }
-        }
-        const int32x4_t m = vldrwq_z_s32(quant->multiplier + c, p);
-        const int32x4_t sh = vldrwq_z_s32(quant->shift + c, p);
-        vstrbq_p_s32(out0 + c, th_mve_requantize(s0, m, sh, &oc), p);
-        vstrbq_p_s32(out1 + c, th_mve_requantize(s1, m, sh, &oc), p);
-    }
-}
-
-static void __attribute__((noinline))
-pixel2_small_k(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k,
-               int32_t cout, const int32_t *tab, const th_per_channel_quant *quant,
-               const th_mve_out *o, int8_t *out0, int8_t *out1)
-{
-    if (k == 4) { /* the taps loop unrolled */
-        pixel2_small_k_t(x0, x1, filter, 4, cout, tab, quant, o, out0, out1);
-    } else {
-        pixel2_small_k_t(x0, x1, filter, k, cout, tab, quant, o, out0, out1);
-    }
-}
-
 /* Two output pixels (columns x0, x1; outputs out0, out1), all cout channels, with tab:
  * four channels a step as two dot2x2 passes, so the requantization constants, the table
  * and the filter rows' setup serve both pixels. */
@@ -694,11 +637,10 @@ void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int3
           per_channel, o, out, 1);
 }
 
-/* Columns staged at a time: four pixels for k <= TH_NN_MVE_QUAD_K past the k <= 4 path,
- * else two. */
+/* Columns staged at a time: four pixels for k <= TH_NN_MVE_QUAD_K, else two. */
 static int32_t conv_columns(int32_t k)
 {
-    return k > 4 && k <= TH_NN_MVE_QUAD_K ? 4 : 2;
+    return k <= TH_NN_MVE_QUAD_K ? 4 : 2;
 }
 
 int32_t th_nn_mve_conv_scratch(const th_dims *filter_dims)
@@ -734,16 +676,6 @@ static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
             continue;
         }
         const int8_t *row = in_b + (int64_t)y * in_w * cin;
-        if (dw == 1 && row_bytes <= 16) {
-            /* the row's taps [lo, hi) inside the input by one predicated load, the rest
-             * the padding value, one predicated store */
-            const int32_t lo = x0 < 0 ? TH_MIN(-x0, kw) : 0;
-            const int32_t hi = TH_MAX(lo, TH_MIN(kw, in_w - x0));
-            const mve_pred16_t in = vctp8q((uint32_t)(hi * cin)) & ~vctp8q((uint32_t)(lo * cin));
-            const int8x16_t v = vldrbq_z_s8(row + (int64_t)x0 * cin, in);
-            vstrbq_p_s8(col, vpselq_s8(v, vdupq_n_s8(pad), in), vctp8q((uint32_t)row_bytes));
-            continue;
-        }
         if (dw == 1) {
             /* taps [lo, hi) inside the row, one copy */
             const int32_t lo = x0 < 0 ? TH_MIN(-x0, kw) : 0;
@@ -1305,9 +1237,8 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                 }
             }
             if (pair) {
-                (k <= 4 ? pixel2_small_k : th_nn_mve_pixel2_tab)(
-                    x0, x1, filter, k, cout, tab, quant, &o, out + (int64_t)q * cout,
-                    out + (int64_t)(q + 1) * cout);
+                th_nn_mve_pixel2_tab(x0, x1, filter, k, cout, tab, quant, &o,
+                                     out + (int64_t)q * cout, out + (int64_t)(q + 1) * cout);
                 oy = ox1 + 1 < out_w ? oy1 : oy1 + 1;
                 ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
             } else {
