@@ -198,13 +198,15 @@ def conv_few_cout_boundaries() -> list[Case]:
 
 
 def conv_gather_cases(seed: int, count: int) -> list[Case]:
-    """CONV_2D with 4 < K <= 32 and windows of more than one tap (four pixels a step; inner
-    windows' columns gathered at 16-bit offsets, any dilation), and the sweep's worst shapes
-    of that kind narrowed: 9x1 and 8x1 windows on one channel, 2x6, a 3x3 on RGB at stride 2
-    (VWW's first layer), a dilated 3x2 on 4 channels."""
+    """CONV_2D with windows of more than one tap and K <= 32 (four pixels a step) or K <= 64
+    and more than four output channels (pixel pairs): inner windows' columns gathered at
+    16-bit offsets, any dilation; and the sweep's worst shapes of that kind narrowed: 9x1 and
+    8x1 windows on one channel, 2x6, a 3x3 on RGB at stride 2 (VWW's first layer), a dilated
+    3x2 on 4 channels."""
     def keep(c: Case) -> bool:
         return (isinstance(c, ConvCase) and c.w.shape[3] == c.x.shape[3]
-                and 4 < c.w[0].size <= 32 and c.w.shape[1] * c.w.shape[2] > 1
+                and (c.w[0].size <= 32 or (c.w[0].size <= 64 and c.w.shape[0] > 4))
+                and c.w.shape[1] * c.w.shape[2] > 1
                 and fits_small_firmware(c, False))  # fmt: skip
 
     out = drawn(seed, count, lambda d, i: conv_case(d, Op.CONV if i % 2 else Op.CONV_GENERAL,
@@ -245,7 +247,7 @@ def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
                                     *dw_row_dot_boundaries(),
                                     *conv_few_cout_cases(seed=21, count=120),
                                     *conv_few_cout_boundaries(),
-                                    *conv_gather_cases(seed=22, count=100)])
+                                    *conv_gather_cases(seed=22, count=140)])
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():
@@ -337,13 +339,16 @@ def test_conv_mix_reaches_the_few_channel_paths() -> None:
 
 
 def test_conv_mix_reaches_the_gathered_columns() -> None:
-    """The four-pixel conv cases have inner windows (gathered) and edge ones (im2col) of one
-    and two vectors, more than two window rows at K <= 16, dilation, strides, batches."""
-    cases = [c for c in conv_gather_cases(seed=22, count=100) if isinstance(c, ConvCase)]
+    """The gathered-column conv cases have inner windows (gathered) and edge ones (im2col) of
+    one to four vectors, more than two window rows at K <= 16, K <= 4, odd pixel counts on the
+    pairs path, dilation, strides, batches."""
+    cases = [c for c in conv_gather_cases(seed=22, count=140) if isinstance(c, ConvCase)]
     inner = [c for c in cases if c.x.shape[1] > (c.w.shape[1] - 1) * c.p.dilation_h + 1
              and c.x.shape[2] > (c.w.shape[2] - 1) * c.p.dilation_w + 1]  # fmt: skip
     assert any(c.w[0].size <= 16 and c.w.shape[1] > 2 for c in inner)
-    assert any(c.w[0].size > 16 for c in inner)
+    assert any(c.w[0].size > 16 for c in inner) and any(c.w[0].size <= 4 for c in inner)
+    assert any(c.w[0].size > 32 and c.w[0].size % 16 for c in inner)
+    assert any(c.w[0].size > 32 and c.out_shape[1] * c.out_shape[2] % 2 for c in inner)
     assert any(c.p.dilation_h > 1 or c.p.dilation_w > 1 for c in inner)
     assert any(c.p.pad_top > 0 and c.p.pad_left > 0 for c in inner)
     assert any(c.p.stride_h > 1 for c in inner) and any(c.x.shape[0] > 1 for c in inner)

@@ -700,27 +700,31 @@ static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
     }
 }
 
-/* Input offsets of the taps of a window inside the input (K <= TH_NN_MVE_QUAD_K): tap i of
- * chunk h (16 taps) at off[2h][m] (i = 16h + 2m) or off[2h + 1][m] (i = 16h + 2m + 1), tap
+/* Input offsets of the taps of a window inside the input (K <= GATHER_K): tap i of chunk h
+ * (16 taps) at off[2h][m] (i = 16h + 2m) or off[2h + 1][m] (i = 16h + 2m + 1), tap
  * (ky, kx, c) at ky * DH * W * Cin + kx * DW * Cin + c; taps past K read offset 0. Whether
- * every offset fits 16 bits. */
-static int gather_offsets(uint16_t off[4][8], const th_conv_params *params,
+ * K <= GATHER_K and every offset fits 16 bits. */
+#define GATHER_K 64
+
+static int gather_offsets(uint16_t off[GATHER_K / 8][8], const th_conv_params *params,
                           const th_dims *input_dims, const th_dims *filter_dims)
 {
     const int32_t cin = input_dims->c, kw = filter_dims->w;
     const int32_t k = filter_dims->h * kw * cin;
     const int64_t last = (int64_t)(filter_dims->h - 1) * params->dilation.h * input_dims->w *
                              cin + (int64_t)(kw - 1) * params->dilation.w * cin + cin - 1;
-    if (last > 0xffff) {
+    if (last > 0xffff || k > GATHER_K) {
         return 0;
     }
-    for (int32_t i = 0; i < 32; i++) {
-        int32_t v = 0;
-        if (i < k) {
-            const int32_t c = i % cin, kx = (i / cin) % kw, ky = i / (cin * kw);
-            v = (ky * params->dilation.h * input_dims->w + kx * params->dilation.w) * cin + c;
+    memset(off, 0, GATHER_K * sizeof(uint16_t));
+    const int32_t row = params->dilation.h * input_dims->w * cin, tap = params->dilation.w * cin;
+    int32_t i = 0;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++) {
+        for (int32_t kx = 0; kx < kw; kx++) {
+            for (int32_t c = 0; c < cin; c++, i++) {
+                off[(i >> 4) * 2 + (i & 1)][(i & 15) >> 1] = (uint16_t)(ky * row + kx * tap + c);
+            }
         }
-        off[(i >> 4) * 2 + (i & 1)][(i & 15) >> 1] = (uint16_t)v;
     }
     return 1;
 }
@@ -735,8 +739,8 @@ TH_INLINE int8x16_t gather16(const int8_t *x, uint16x8_t even, uint16x8_t odd)
 }
 
 static void __attribute__((noinline))
-gather_cols(int8_t *const *dst, const int8_t *const *src, int32_t m, const uint16_t off[4][8],
-            int32_t k)
+gather_cols(int8_t *const *dst, const int8_t *const *src, int32_t m,
+            const uint16_t off[GATHER_K / 8][8], int32_t k)
 {
     const uint16x8_t e0 = vldrhq_u16(off[0]), d0 = vldrhq_u16(off[1]);
     if (k <= 16) {
@@ -746,11 +750,45 @@ gather_cols(int8_t *const *dst, const int8_t *const *src, int32_t m, const uint1
         }
         return;
     }
-    const uint16x8_t e1 = vldrhq_u16(off[2]), d1 = vldrhq_u16(off[3]);
-    const mve_pred16_t p = vctp8q((uint32_t)(k - 16));
+    if (k <= 32) { /* (the four-pixel path's columns: all offsets in registers) */
+        const uint16x8_t e1 = vldrhq_u16(off[2]), d1 = vldrhq_u16(off[3]);
+        const mve_pred16_t p = vctp8q((uint32_t)(k - 16));
+        for (int32_t j = 0; j < m; j++) {
+            vstrbq_s8(dst[j], gather16(src[j], e0, d0));
+            vstrbq_p_s8(dst[j] + 16, gather16(src[j], e1, d1), p);
+        }
+        return;
+    }
+    int32_t h = 0;
+    for (; h + 16 < k; h += 16) { /* whole 16s */
+        const uint16x8_t e = vldrhq_u16(off[h / 8]), d = vldrhq_u16(off[h / 8 + 1]);
+        for (int32_t j = 0; j < m; j++) {
+            vstrbq_s8(dst[j] + h, gather16(src[j], e, d));
+        }
+    }
+    const uint16x8_t e = vldrhq_u16(off[h / 8]), d = vldrhq_u16(off[h / 8 + 1]);
+    const mve_pred16_t p = vctp8q((uint32_t)(k - h));
     for (int32_t j = 0; j < m; j++) {
-        vstrbq_s8(dst[j], gather16(src[j], e0, d0));
-        vstrbq_p_s8(dst[j] + 16, gather16(src[j], e1, d1), p);
+        vstrbq_p_s8(dst[j] + h, gather16(src[j], e, d), p);
+    }
+}
+
+/* The column of output pixel (oy, ox) into col: queued for gather_cols (gdst, gsrc, *m) when
+ * its window lies inside the input and gather holds, else built now (im2col). */
+TH_INLINE void window_column(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
+                             const th_conv_params *params, const th_dims *filter_dims,
+                             int32_t oy, int32_t ox, int gather, int8_t **gdst,
+                             const int8_t **gsrc, int32_t *m)
+{
+    const int32_t y0 = oy * params->stride.h - params->padding.h;
+    const int32_t x0 = ox * params->stride.w - params->padding.w;
+    if (gather && y0 >= 0 && x0 >= 0 &&
+        y0 + (filter_dims->h - 1) * params->dilation.h < input_dims->h &&
+        x0 + (filter_dims->w - 1) * params->dilation.w < input_dims->w) {
+        gdst[*m] = col;
+        gsrc[(*m)++] = in_b + ((int64_t)y0 * input_dims->w + x0) * input_dims->c;
+    } else {
+        im2col(col, in_b, input_dims, params, filter_dims, oy, ox);
     }
 }
 
@@ -763,7 +801,8 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                        const th_dims *output_dims, int8_t *output, const int32_t *tab,
                        int8_t *col, const th_per_channel_quant *quant, const th_mve_out *o,
-                       int pointwise, int stage)
+                       int pointwise, int stage, const uint16_t goff[GATHER_K / 8][8],
+                       int gather)
 {
     const int32_t cin = input_dims->c, cout = output_dims->c;
     const int32_t k = filter_dims->h * filter_dims->w * cin;
@@ -787,10 +826,8 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
     const int32_t ry = in_h + params->padding.h - filter_dims->h;
     const int32_t rx = in_w + params->padding.w - filter_dims->w;
     const int32_t oy_hi = ry < 0 ? 0 : ry / sh + 1, ox_hi = rx < 0 ? 0 : rx / sw + 1;
-    /* windows inside the input (any dilation): output pixels [gy_lo, gy_hi) x [gx_lo,
-     * gx_hi), their columns gathered (gather_col) when the offsets fit 16 bits */
-    uint16_t goff[4][8];
-    const int gather = !pointwise && gather_offsets(goff, params, input_dims, filter_dims);
+    /* windows inside the input (any dilation): output pixels [oy_lo, gy_hi) x [ox_lo, gx_hi)
+     * (their columns gathered when gather holds) */
     const int32_t gy =
         in_h + params->padding.h - ((filter_dims->h - 1) * params->dilation.h + 1);
     const int32_t gx =
@@ -1197,11 +1234,15 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                       col0, col1, quant, &o);
         return;
     }
+    /* windows inside the input: columns gathered (gather_cols) when K <= GATHER_K and the
+     * offsets fit 16 bits */
+    uint16_t goff[GATHER_K / 8][8];
+    const int gather = !pointwise && gather_offsets(goff, params, input_dims, filter_dims);
     /* (a pointwise layer of 16 < K <= 32 is faster two pixels at a time, dot2x2, unless it
      * has few output channels) */
     if (conv_columns(k) == 4 && !(pointwise && k > 16 && cout > FEW_COUT)) {
         conv_quads(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
-                   col0, quant, &o, pointwise, stage);
+                   col0, quant, &o, pointwise, stage, goff, gather);
         return;
     }
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -1229,11 +1270,19 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                     }
                 }
             } else {
-                im2col(col0, in_b, input_dims, params, filter_dims, oy, ox);
+                int8_t *gdst[2];
+                const int8_t *gsrc[2];
+                int32_t m = 0;
+                window_column(col0, in_b, input_dims, params, filter_dims, oy, ox, gather,
+                              gdst, gsrc, &m);
                 x0 = col0;
                 if (pair) {
-                    im2col(col1, in_b, input_dims, params, filter_dims, oy1, ox1);
+                    window_column(col1, in_b, input_dims, params, filter_dims, oy1, ox1,
+                                  gather, gdst, gsrc, &m);
                     x1 = col1;
+                }
+                if (m > 0) {
+                    gather_cols(gdst, gsrc, m, goff, k);
                 }
             }
             if (pair) {
