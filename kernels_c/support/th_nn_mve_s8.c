@@ -441,12 +441,24 @@ TH_INLINE int32x4_t lanes4(int32_t a, int32_t b, int32_t c, int32_t d)
     "subs %[left], %[left], #1\n\t"                                                              \
     "bne 1b"
 
+/* QUAD_RQ_ASM when every shift is negative (neg): no left shift, the fix-up always. */
+#define QUAD_RQ_NEG_ASM                                                                          \
+    "ldr %[a], [%[tp]], #4\n\t"                                                                  \
+    "vadd.i32 %q[acc], %q[acc], %[a]\n\t"                                                        \
+    "ldr %[a], [%[sp_]], #4\n\t"                                                                 \
+    "ldr %[b], [%[mp]], #4\n\t"                                                                  \
+    "vqrdmulh.s32 %q[acc], %q[acc], %[b]\n\t"                                                    \
+    "vshr.s32 %q[wq], %q[acc], #31\n\t"                                                          \
+    "vqadd.s32 %q[acc], %q[acc], %q[wq]\n\t"                                                     \
+    "vrshl.s32 %q[acc], %[a]\n\t"                                                                \
+    "vqadd.s32 %q[acc], %q[acc], %[off]\n\t"
+
 /* quad_small_k for k <= 16: the four pixels' columns (x + j * xs) loaded once into Q
  * registers, then one filter row (one VLDRB) and four VMLADAV per output channel. */
 static void __attribute__((noinline))
 quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t cout,
             const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
-            int8_t *out, int32_t n)
+            int8_t *out, int32_t n, int neg)
 {
     const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const mve_pred16_t pk = vctp8q((uint32_t)k);
@@ -468,34 +480,39 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
         int32_t a, b;
         int8x16_t wq;
         int32x4_t acc;
-        __asm__ volatile(
-            "vmsr p0, %[pk]\n"
-            "1:\n\t"
-            "vpst\n\t"
-            "vldrbt.u8 %q[wq], [%[w]]\n\t"
-            "add %[w], %[w], %[k]\n\t"
-            "vmlav.s8 %[a], %q[x0], %q[wq]\n\t"
-            "vmlav.s8 %[b], %q[x2], %q[wq]\n\t"
-            "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"
-            "vmlav.s8 %[a], %q[x1], %q[wq]\n\t"
-            "vmlav.s8 %[b], %q[x3], %q[wq]\n\t"
-            "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t"
-            QUAD_RQ_ASM
-            "vdup.32 %q[wq], %[lo]\n\t"
-            "vmax.s32 %q[acc], %q[acc], %q[wq]\n\t"
-            "vdup.32 %q[wq], %[hi]\n\t"
-            "vmin.s32 %q[acc], %q[acc], %q[wq]\n\t"
-            QUAD_STORE_ASM
-            : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),
-              [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq),
-              [acc] "=&w"(acc)
-            : [pk] "r"((uint32_t)pk), [k] "r"(k), [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2),
-              [x3] "w"(x3), [offs] "w"(offs), [off] "r"(oc.output_offset),
-              [lo] "r"(oc.act_min), [hi] "r"(oc.act_max)
-            : "memory", "cc");
+#define NARROW_ASM(rq)                                                                           \
+    __asm__ volatile(                                                                            \
+        "vmsr p0, %[pk]\n"                                                                      \
+        "1:\n\t"                                                                               \
+        "vpst\n\t"                                                                             \
+        "vldrbt.u8 %q[wq], [%[w]]\n\t"                                                         \
+        "add %[w], %[w], %[k]\n\t"                                                             \
+        "vmlav.s8 %[a], %q[x0], %q[wq]\n\t"                                                    \
+        "vmlav.s8 %[b], %q[x2], %q[wq]\n\t"                                                    \
+        "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"                                          \
+        "vmlav.s8 %[a], %q[x1], %q[wq]\n\t"                                                    \
+        "vmlav.s8 %[b], %q[x3], %q[wq]\n\t"                                                    \
+        "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t" rq                                       \
+        "vdup.32 %q[wq], %[lo]\n\t"                                                            \
+        "vmax.s32 %q[acc], %q[acc], %q[wq]\n\t"                                                \
+        "vdup.32 %q[wq], %[hi]\n\t"                                                            \
+        "vmin.s32 %q[acc], %q[acc], %q[wq]\n\t" QUAD_STORE_ASM                                 \
+        : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),         \
+          [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [acc] "=&w"(acc)      \
+        : [pk] "r"((uint32_t)pk), [k] "r"(k), [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2),          \
+          [x3] "w"(x3), [offs] "w"(offs), [off] "r"(oc.output_offset), [lo] "r"(oc.act_min),     \
+          [hi] "r"(oc.act_max)                                                                   \
+        : "memory", "cc")
+        if (neg) {
+            NARROW_ASM(QUAD_RQ_NEG_ASM);
+        } else {
+            NARROW_ASM(QUAD_RQ_ASM);
+        }
+#undef NARROW_ASM
         return;
     }
 #endif
+    (void)neg;
     for (int32_t c = 0; c < cout; c++, w += k) {
         const int8x16_t wv = vldrbq_z_s8(w, pk);
         const int32x4_t v = lanes4(vmladavq_s8(x0, wv), vmladavq_s8(x1, wv),
@@ -523,7 +540,7 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
 static void __attribute__((noinline))
 quad_wide(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t cout,
           const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
-          int8_t *out)
+          int8_t *out, int neg)
 {
 #if defined(__GNUC__) && defined(__OPTIMIZE__)
     const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
@@ -539,33 +556,35 @@ quad_wide(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t 
     int8x16_t wq, wh, xl, xh;
     int32x4_t acc;
     /* per channel: pixels 0 and 2 (acc lanes 0, 2), then 1 and 3, each by its two halves */
-    __asm__ volatile(
-        "vmsr p0, %[pk]\n"
-        "1:\n\t"
-        "vldrb.u8 %q[wq], [%[w]]\n\t"
-        "vpst\n\t"
-        "vldrbt.u8 %q[wh], [%[w], #16]\n\t"
-        "add %[w], %[w], %[k]\n\t"
-        "add %[b], %[x], %[xs], lsl #1\n\t"
-        WIDE_DOT_ASM("a", "x")
-        WIDE_DOT_ASM("b", "b")
-        "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"
-        "add %[a], %[x], %[xs]\n\t"
-        "add %[b], %[a], %[xs], lsl #1\n\t"
-        WIDE_DOT_ASM("a", "a")
-        WIDE_DOT_ASM("b", "b")
-        "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t"
-        QUAD_RQ_ASM
-        "vmax.s32 %q[acc], %q[acc], %q[lo]\n\t"
-        "vmin.s32 %q[acc], %q[acc], %q[hi]\n\t"
-        QUAD_STORE_ASM
-        : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),
-          [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [wh] "=&w"(wh),
-          [xl] "=&w"(xl), [xh] "=&w"(xh), [acc] "=&w"(acc)
-        : [pk] "r"((uint32_t)pk), [k] "r"(k), [x] "r"(x), [xs] "r"(xs), [offs] "w"(offs),
-          [off] "r"(oc.output_offset), [lo] "w"(lo), [hi] "w"(hi)
-        : "memory", "cc");
+#define WIDE_ASM(rq)                                                                             \
+    __asm__ volatile(                                                                            \
+        "vmsr p0, %[pk]\n"                                                                      \
+        "1:\n\t"                                                                               \
+        "vldrb.u8 %q[wq], [%[w]]\n\t"                                                          \
+        "vpst\n\t"                                                                             \
+        "vldrbt.u8 %q[wh], [%[w], #16]\n\t"                                                    \
+        "add %[w], %[w], %[k]\n\t"                                                             \
+        "add %[b], %[x], %[xs], lsl #1\n\t" WIDE_DOT_ASM("a", "x") WIDE_DOT_ASM("b", "b")      \
+        "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"                                          \
+        "add %[a], %[x], %[xs]\n\t"                                                            \
+        "add %[b], %[a], %[xs], lsl #1\n\t" WIDE_DOT_ASM("a", "a") WIDE_DOT_ASM("b", "b")      \
+        "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t" rq                                       \
+        "vmax.s32 %q[acc], %q[acc], %q[lo]\n\t"                                                \
+        "vmin.s32 %q[acc], %q[acc], %q[hi]\n\t" QUAD_STORE_ASM                                 \
+        : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),         \
+          [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [wh] "=&w"(wh),       \
+          [xl] "=&w"(xl), [xh] "=&w"(xh), [acc] "=&w"(acc)                                       \
+        : [pk] "r"((uint32_t)pk), [k] "r"(k), [x] "r"(x), [xs] "r"(xs), [offs] "w"(offs),        \
+          [off] "r"(oc.output_offset), [lo] "w"(lo), [hi] "w"(hi)                                \
+        : "memory", "cc")
+    if (neg) {
+        WIDE_ASM(QUAD_RQ_NEG_ASM);
+    } else {
+        WIDE_ASM(QUAD_RQ_ASM);
+    }
+#undef WIDE_ASM
 #else
+    (void)neg;
     const int8_t *const xj[4] = {x, x + xs, x + 2 * xs, x + 3 * xs};
     quad_small_k_t(xj, filter, k, cout, tab, quant, o, out, 4, 1);
 #endif
@@ -833,6 +852,10 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
     const int32_t gx =
         in_w + params->padding.w - ((filter_dims->w - 1) * params->dilation.w + 1);
     const int32_t gy_hi = gy < 0 ? 0 : gy / sh + 1, gx_hi = gx < 0 ? 0 : gx / sw + 1;
+    int neg = 1; /* every shift negative (quad_narrow's shorter requantization) */
+    for (int32_t c = 0; c < cout; c++) {
+        neg &= quant->shift[c] < 0;
+    }
     /* stride 1 (and so the input's size): pixel q of the output reads input pixel q */
     const int dense = pointwise && k <= 16 && params->stride.h == 1 && params->stride.w == 1;
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -847,7 +870,7 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                     xq = col;
                 }
                 quad_narrow(xq, cin, filter, k, cout, tab, quant, o, out + (int64_t)q * cout,
-                            n);
+                            n, neg);
             }
             continue;
         }
@@ -911,7 +934,7 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
             const int32_t xs = (int32_t)(x[1] - x[0]);
             if (k > 16) {
                 if (n == 4 && x[2] - x[1] == xs && x[3] - x[2] == xs) {
-                    quad_wide(x[0], xs, filter, k, cout, tab, quant, o, o_q);
+                    quad_wide(x[0], xs, filter, k, cout, tab, quant, o, o_q, neg);
                 } else {
                     quad_small_k(x, filter, k, cout, tab, quant, o, o_q, n);
                 }
@@ -924,9 +947,9 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                         th_nn_mve_copy(cj, x[j], k);
                     }
                 }
-                quad_narrow(col, col_bytes, filter, k, cout, tab, quant, o, o_q, n);
+                quad_narrow(col, col_bytes, filter, k, cout, tab, quant, o, o_q, n, neg);
             } else {
-                quad_narrow(x[0], xs, filter, k, cout, tab, quant, o, o_q, n);
+                quad_narrow(x[0], xs, filter, k, cout, tab, quant, o, o_q, n, neg);
             }
         }
     }
