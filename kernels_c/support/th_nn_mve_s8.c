@@ -1228,6 +1228,13 @@ conv_few_cout(const th_conv_params *params, const th_dims *input_dims, const int
     }
 }
 
+static void conv_columns_paths(const th_conv_params *params,
+                               const th_per_channel_quant *quant, const th_dims *input_dims,
+                               const int8_t *input, const th_dims *filter_dims,
+                               const int8_t *filter, const th_dims *output_dims,
+                               int8_t *output, const int32_t *tab, int8_t *col0, int8_t *col1,
+                               const th_mve_out *op, int pointwise, int stage);
+
 void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -1251,12 +1258,30 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                           params->padding.h == 0 && params->padding.w == 0;
     const int stage = overlaps(input, in_bytes * input_dims->n, output,
                                out_bytes * output_dims->n);
-    const int32_t pixels = out_h * out_w;
     if (cout <= FEW_COUT && k > TH_NN_MVE_QUAD_K) {
         conv_few_cout(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
                       col0, col1, quant, &o);
         return;
     }
+    conv_columns_paths(params, quant, input_dims, input, filter_dims, filter, output_dims,
+                       output, tab, col0, col1, &o, pointwise, stage);
+}
+
+/* th_nn_mve_conv_s8 past the few-channel path (its own frame: the gather offsets): four
+ * pixels a step (conv_quads) or pixel pairs. */
+static void __attribute__((noinline))
+conv_columns_paths(const th_conv_params *params, const th_per_channel_quant *quant,
+                   const th_dims *input_dims, const int8_t *input, const th_dims *filter_dims,
+                   const int8_t *filter, const th_dims *output_dims, int8_t *output,
+                   const int32_t *tab, int8_t *col0, int8_t *col1, const th_mve_out *op,
+                   int pointwise, int stage)
+{
+    const th_mve_out o = *op;
+    const int32_t cin = input_dims->c, cout = output_dims->c;
+    const int32_t k = filter_dims->h * filter_dims->w * cin;
+    const int32_t out_w = output_dims->w, pixels = output_dims->h * out_w;
+    const int64_t in_bytes = (int64_t)input_dims->h * input_dims->w * cin;
+    const int64_t out_bytes = (int64_t)pixels * cout;
     /* windows inside the input: columns gathered (gather_cols) when K <= GATHER_K and the
      * offsets fit 16 bits */
     uint16_t goff[GATHER_K / 8][8];
