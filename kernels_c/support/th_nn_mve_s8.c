@@ -438,8 +438,7 @@ TH_INLINE int32x4_t lanes4(int32_t a, int32_t b, int32_t c, int32_t d)
 #define QUAD_STORE_ASM                                                                           \
     "vstrb.32 %q[acc], [%[op], %q[offs]]\n\t"                                                    \
     "adds %[op], %[op], #1\n\t"                                                                  \
-    "subs %[left], %[left], #1\n\t"                                                              \
-    "bne 1b"
+    "le lr, 1b"
 
 /* QUAD_RQ_ASM when every shift is negative (neg): no left shift, the fix-up always. */
 #define QUAD_RQ_NEG_ASM                                                                          \
@@ -476,13 +475,15 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
          * shift by min(sh, 0), output offset, clamp; scatter to out + c + j * cout. */
         const int32_t *tp = tab;
         int8_t *op = out;
-        uint32_t left = (uint32_t)cout;
+        const uint32_t left = (uint32_t)cout;
+        const int32x4_t lov = vdupq_n_s32(oc.act_min);
         int32_t a, b;
         int8x16_t wq;
         int32x4_t acc;
 #define NARROW_ASM(rq)                                                                           \
     __asm__ volatile(                                                                            \
-        "vmsr p0, %[pk]\n"                                                                      \
+        "vmsr p0, %[pk]\n\t"                                                                   \
+        "dls lr, %[left]\n"                                                                     \
         "1:\n\t"                                                                               \
         "vpst\n\t"                                                                             \
         "vldrbt.u8 %q[wq], [%[w]]\n\t"                                                         \
@@ -493,16 +494,15 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
         "vmlav.s8 %[a], %q[x1], %q[wq]\n\t"                                                    \
         "vmlav.s8 %[b], %q[x3], %q[wq]\n\t"                                                    \
         "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t" rq                                       \
-        "vdup.32 %q[wq], %[lo]\n\t"                                                            \
-        "vmax.s32 %q[acc], %q[acc], %q[wq]\n\t"                                                \
+        "vmax.s32 %q[acc], %q[acc], %q[lov]\n\t"                                               \
         "vdup.32 %q[wq], %[hi]\n\t"                                                            \
         "vmin.s32 %q[acc], %q[acc], %q[wq]\n\t" QUAD_STORE_ASM                                 \
         : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),         \
-          [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [acc] "=&w"(acc)      \
+          [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [acc] "=&w"(acc)                         \
         : [pk] "r"((uint32_t)pk), [k] "r"(k), [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2),          \
-          [x3] "w"(x3), [offs] "w"(offs), [off] "r"(oc.output_offset), [lo] "r"(oc.act_min),     \
-          [hi] "r"(oc.act_max)                                                                   \
-        : "memory", "cc")
+          [x3] "w"(x3), [offs] "w"(offs), [off] "r"(oc.output_offset), [lov] "w"(lov),           \
+          [hi] "r"(oc.act_max), [left] "r"(left)                                                 \
+        : "lr", "memory", "cc")
         if (neg) {
             NARROW_ASM(QUAD_RQ_NEG_ASM);
         } else {
@@ -543,6 +543,9 @@ quad_wide(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t 
           int8_t *out, int neg)
 {
 #if defined(__GNUC__) && defined(__OPTIMIZE__)
+    if (cout <= 0) {
+        return;
+    }
     const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const mve_pred16_t pk = vctp8q((uint32_t)(k - 16));
     const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
@@ -551,14 +554,15 @@ quad_wide(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t 
     const int8_t *w = filter;
     const int32_t *tp = tab;
     int8_t *op = out;
-    uint32_t left = (uint32_t)cout;
+    const uint32_t left = (uint32_t)cout;
     int32_t a, b;
     int8x16_t wq, wh, xl, xh;
     int32x4_t acc;
     /* per channel: pixels 0 and 2 (acc lanes 0, 2), then 1 and 3, each by its two halves */
 #define WIDE_ASM(rq)                                                                             \
     __asm__ volatile(                                                                            \
-        "vmsr p0, %[pk]\n"                                                                      \
+        "vmsr p0, %[pk]\n\t"                                                                   \
+        "dls lr, %[left]\n"                                                                     \
         "1:\n\t"                                                                               \
         "vldrb.u8 %q[wq], [%[w]]\n\t"                                                          \
         "vpst\n\t"                                                                             \
@@ -572,11 +576,11 @@ quad_wide(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t 
         "vmax.s32 %q[acc], %q[acc], %q[lo]\n\t"                                                \
         "vmin.s32 %q[acc], %q[acc], %q[hi]\n\t" QUAD_STORE_ASM                                 \
         : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),         \
-          [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [wh] "=&w"(wh),       \
-          [xl] "=&w"(xl), [xh] "=&w"(xh), [acc] "=&w"(acc)                                       \
+          [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [wh] "=&w"(wh), [xl] "=&w"(xl),          \
+          [xh] "=&w"(xh), [acc] "=&w"(acc)                                                       \
         : [pk] "r"((uint32_t)pk), [k] "r"(k), [x] "r"(x), [xs] "r"(xs), [offs] "w"(offs),        \
-          [off] "r"(oc.output_offset), [lo] "w"(lo), [hi] "w"(hi)                                \
-        : "memory", "cc")
+          [off] "r"(oc.output_offset), [lo] "w"(lo), [hi] "w"(hi), [left] "r"(left)              \
+        : "lr", "memory", "cc")
     if (neg) {
         WIDE_ASM(QUAD_RQ_NEG_ASM);
     } else {
@@ -887,6 +891,38 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                           (int64_t)(filter_dims->h - 1) * in_w * cin + 3 * sw * cin + kwc)) {
                 quad_direct(xw, sw * cin, in_w * cin, filter_dims->h, kwc, filter, cout, tab,
                             quant, o, out + (int64_t)q * cout);
+                ox += 4;
+                if (ox == out_w) {
+                    ox = 0;
+                    oy++;
+                }
+                continue;
+            }
+            if (n == 4 && ox + 3 < out_w &&
+                ((gather && oy >= oy_lo && oy < gy_hi && ox >= ox_lo && ox + 3 < gx_hi) ||
+                 (pointwise && !stage))) {
+                /* four inner windows of one row: their columns gathered at once, or four
+                 * pixels of one row read in place (pointwise, no overlap) */
+                const int8_t *x0 = in_b + ((int64_t)(oy * sh - params->padding.h) * in_w +
+                                           (ox * sw - params->padding.w)) * cin;
+                const int32_t step = sw * cin;
+                const int8_t *xq = x0;
+                int32_t xs = step;
+                if (!pointwise) {
+                    int8_t *const gd[4] = {col, col + col_bytes, col + 2 * col_bytes,
+                                           col + 3 * col_bytes};
+                    const int8_t *const gs[4] = {x0, x0 + step, x0 + 2 * step, x0 + 3 * step};
+                    gather_cols(gd, gs, 4, goff, k);
+                    xq = col;
+                    xs = col_bytes;
+                }
+                if (k > 16) {
+                    quad_wide(xq, xs, filter, k, cout, tab, quant, o, out + (int64_t)q * cout,
+                              neg);
+                } else {
+                    quad_narrow(xq, xs, filter, k, cout, tab, quant, o,
+                                out + (int64_t)q * cout, 4, neg);
+                }
                 ox += 4;
                 if (ox == out_w) {
                     ox = 0;
@@ -1286,9 +1322,7 @@ conv_columns_paths(const th_conv_params *params, const th_per_channel_quant *qua
      * offsets fit 16 bits */
     uint16_t goff[GATHER_K / 8][8];
     const int gather = !pointwise && gather_offsets(goff, params, input_dims, filter_dims);
-    /* (a pointwise layer of 16 < K <= 32 is faster two pixels at a time, dot2x2, unless it
-     * has few output channels) */
-    if (conv_columns(k) == 4 && !(pointwise && k > 16 && cout > FEW_COUT)) {
+    if (conv_columns(k) == 4) {
         conv_quads(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
                    col0, quant, &o, pointwise, stage, goff, gather);
         return;
