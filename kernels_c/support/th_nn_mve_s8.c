@@ -1294,7 +1294,8 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                           params->padding.h == 0 && params->padding.w == 0;
     const int stage = overlaps(input, in_bytes * input_dims->n, output,
                                out_bytes * output_dims->n);
-    if (cout <= FEW_COUT && k > TH_NN_MVE_QUAD_K) {
+    /* (a pointwise layer of four channels: one dot2x2 pair per two pixels does better) */
+    if (cout <= (pointwise ? FEW_COUT - 1 : FEW_COUT) && k > TH_NN_MVE_QUAD_K) {
         conv_few_cout(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
                       col0, col1, quant, &o);
         return;
