@@ -58,7 +58,6 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mve_bcast_left": ("vldrb.s32", "vmul.i32", "vshl.s32", "vqrdmulh.s32", "vstrbt.32"),
     "mean_rc_mve": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
     "mve_dw_dot2": ("vldrb.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32"),
-    "pixel2_small_k": ("vldrbt.s32", "vmla.s32", "vqrdmulh.s32", "vstrbt.32"),
     # depthwise: taps of 8 channels transposed by a scatter, sums of weights by VADDV, a
     # whole-rows interior staged as one run (gather, scatter to the table's offsets)
     "th_nn_mve_dw_conv_s8": ("vstrbt.8", "vaddv.s8", "vaddva.s8", "vldrht.u16", "vstrbt.16"),
@@ -66,6 +65,13 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mve_dw_dot_2x2": ("vldrb.u8", "vldrbt.u8", "vmlav.s8", "vqrdmulh.s32", "vstrbt.32"),
     # more than 32 taps: per output and filter row one predicated VLDRB and one VMLADAVA
     "mve_dw_rowdot": ("vldrbt.u8", "vmlava.s8", "vqrdmulh.s32", "vstrbt.32"),
+    # CONV_2D of one to four output channels: per pixel pair and filter row 16 taps a step
+    "few_dot": ("vldrb.u8", "vldrbt.u8", "vmlava.s8"),
+    "conv_few_cout": ("vqrdmulh.s32", "vstrbt.32"),
+    # inner windows' columns: even and odd taps gathered at 16-bit offsets, narrowed
+    "gather_cols": ("vldrb.s16", "vmovnb.i16", "vmovnt.i16", "vstrbt.8"),
+    # 16 < K <= 32, four pixels: the columns' two halves, eight VMLADAV(A) per channel
+    "quad_wide": ("vldrbt.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32", "vstrb.32"),
 }
 
 
@@ -155,6 +161,67 @@ def conv_at_most_4_taps(seed: int, count: int) -> list[Case]:
                  lambda c: c.w[0].size <= 4 and fits_small_firmware(c, False))
 
 
+def conv_few_cout_cases(seed: int, count: int) -> list[Case]:
+    """CONV_2D with one to four output channels (th_nn_mve_conv_s8's few-channel paths): K
+    over 32 (pixel pairs, windows read in place or through columns) and pointwise K of 17-32
+    (four pixels a step), random geometry, dilation, padding, batches and quantization."""
+    def keep(c: Case) -> bool:
+        if not isinstance(c, ConvCase) or c.w.shape[0] > 4 or c.w.shape[3] != c.x.shape[3]:
+            return False
+        k = c.w[0].size
+        pointwise = c.w.shape[1:3] == (1, 1) and c.p.pad_top == c.p.pad_left == 0
+        return (k > 32 or (pointwise and k > 16)) and fits_small_firmware(c, False)
+
+    return drawn(seed, count, lambda d, i: conv_case(d, CONV_OPS[i % len(CONV_OPS)],
+                                                     Limits(max_hw=14, max_c=40)), keep)
+
+
+def conv_few_cout_boundaries() -> list[Case]:
+    """The sweep's worst few-channel shapes, narrower (a 9x1 window on 12 channels, stride 2,
+    rows above and below the input; 4x3 on 5; a strided pointwise of 25), window rows of 16 and
+    17 bytes, one output column (every pair across two rows), in place."""
+    shapes = [((15, 20), 12, 1, (9, 1), 2), ((7, 21), 5, 1, (4, 3), 2), ((10, 13), 25, 1, 1, 2),
+              ((9, 7), 8, 2, (5, 2), 1), ((9, 7), 17, 3, (3, 1), 1), ((11, 1), 6, 3, (7, 1), 1),
+              ((6, 9), 33, 2, 1, 1), ((5, 6), 20, 3, 1, 1)]
+    out: list[Case] = []
+    for i, (hw, cin, cout, k, s) in enumerate(shapes):
+        case = layer_case(Op.CONV, hw, cin, cout, k, s, seed=80 + i)
+        out.append(case)
+        if k == 1 and s == 1:  # rule (b): the output over the input
+            out.append(replace(case, in_place=True))
+    # dilation 2 both ways (runs of Cin along the row), rows above and below the input
+    base = layer_case(Op.CONV, (13, 12), 11, 2, 3, 1, seed=90)
+    out.append(replace(base, p=replace(base.p, dilation_h=2, dilation_w=2, pad_top=2,
+                                       pad_bottom=2, pad_left=2, pad_right=2)))
+    assert all(fits_small_firmware(c, False) for c in out)
+    return out
+
+
+def conv_gather_cases(seed: int, count: int) -> list[Case]:
+    """CONV_2D with windows of more than one tap and K <= 32 (four pixels a step) or K <= 64
+    and more than four output channels (pixel pairs): inner windows' columns gathered at
+    16-bit offsets, any dilation; and the sweep's worst shapes of that kind narrowed: 9x1 and
+    8x1 windows on one channel, 2x6, a 3x3 on RGB at stride 2 (VWW's first layer), a dilated
+    3x2 on 4 channels."""
+    def keep(c: Case) -> bool:
+        return (isinstance(c, ConvCase) and c.w.shape[3] == c.x.shape[3]
+                and (c.w[0].size <= 32 or (c.w[0].size <= 64 and c.w.shape[0] > 4))
+                and c.w.shape[1] * c.w.shape[2] > 1
+                and fits_small_firmware(c, False))  # fmt: skip
+
+    out = drawn(seed, count, lambda d, i: conv_case(d, Op.CONV if i % 2 else Op.CONV_GENERAL,
+                                                    Limits(max_hw=16, max_c=12)), keep)
+    shapes = [((20, 16), 1, 33, (9, 1), 1), ((24, 14), 1, 30, (8, 1), 1),
+              ((18, 15), 1, 2, (2, 6), 2), ((17, 18), 3, 8, 3, 2), ((9, 10), 2, 5, (7, 1), 1)]
+    for i, (hw, cin, cout, k, s) in enumerate(shapes):
+        out.append(layer_case(Op.CONV, hw, cin, cout, k, s, seed=100 + i))
+    base = layer_case(Op.CONV, (14, 12), 4, 6, (3, 2), 1, seed=110)
+    out.append(replace(base, p=replace(base.p, dilation_h=3, dilation_w=2, pad_top=3,
+                                       pad_bottom=3, pad_left=1, pad_right=1)))
+    assert all(fits_small_firmware(c, False) for c in out[count:])
+    return out
+
+
 def assert_all_match(board: str, build_root: Path, seed: int, count: int,
                      extra: list[Case] | None = None) -> int:  # fmt: skip
     fw = build_firmware(board, build_root)
@@ -177,7 +244,10 @@ def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
                                     *dw_tap_table_cases(seed=19, count=200),
                                     *dw_run_boundaries(),
                                     *dw_row_dot_cases(seed=20, count=80),
-                                    *dw_row_dot_boundaries()])
+                                    *dw_row_dot_boundaries(),
+                                    *conv_few_cout_cases(seed=21, count=120),
+                                    *conv_few_cout_boundaries(),
+                                    *conv_gather_cases(seed=22, count=140)])
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():
@@ -245,6 +315,43 @@ def test_depthwise_mix_reaches_the_table_and_run_paths() -> None:
                and c.w.shape[1] * c.w.shape[2] <= 16]  # fmt: skip
     assert any(c.p.stride_h > 1 for c in columns) and any(c.p.dilation_h > 1 for c in columns)
     assert any(c.out_shape[1] % 4 for c in columns) and any(c.in_place for c in columns)
+
+
+def test_conv_mix_reaches_the_few_channel_paths() -> None:
+    """The few-output-channel cases reach what those paths branch on: one to four channels,
+    K over 32 in runs longer than 16 bytes and not, rows above and below the input, padding
+    along the row (columns), dilation along the row, strides, batches, odd output widths
+    (pairs across rows), strided and in-place pointwise of K 17-32, both shift signs."""
+    few = [c for c in [*conv_few_cout_cases(seed=21, count=120), *conv_few_cout_boundaries()]
+           if isinstance(c, ConvCase)]
+    wide = [c for c in few if c.w[0].size > 32]
+    assert {c.w.shape[0] for c in wide} == {1, 2, 3, 4}
+    assert any(c.w.shape[2] * c.w.shape[3] > 16 for c in wide)
+    assert any(c.w.shape[2] * c.w.shape[3] <= 16 for c in wide)
+    assert any(c.p.pad_top > 0 and c.p.pad_bottom > 0 for c in wide)
+    assert any(c.p.pad_left > 0 for c in wide) and any(c.p.dilation_w > 1 for c in wide)
+    assert any(c.p.dilation_h > 1 for c in wide) and any(c.p.stride_h > 1 for c in wide)
+    assert any(c.x.shape[0] > 1 for c in wide) and any(c.out_shape[2] % 2 for c in wide)
+    pointwise = [c for c in few if 16 < c.w[0].size <= 32 and c.w.shape[1:3] == (1, 1)]
+    assert any(c.in_place for c in pointwise) and any(c.p.stride_w > 1 for c in pointwise)
+    shifts = np.concatenate([c.p.out_shift for c in few])
+    assert (shifts < 0).any() and (shifts >= 0).any()
+
+
+def test_conv_mix_reaches_the_gathered_columns() -> None:
+    """The gathered-column conv cases have inner windows (gathered) and edge ones (im2col) of
+    one to four vectors, more than two window rows at K <= 16, K <= 4, odd pixel counts on the
+    pairs path, dilation, strides, batches."""
+    cases = [c for c in conv_gather_cases(seed=22, count=140) if isinstance(c, ConvCase)]
+    inner = [c for c in cases if c.x.shape[1] > (c.w.shape[1] - 1) * c.p.dilation_h + 1
+             and c.x.shape[2] > (c.w.shape[2] - 1) * c.p.dilation_w + 1]  # fmt: skip
+    assert any(c.w[0].size <= 16 and c.w.shape[1] > 2 for c in inner)
+    assert any(c.w[0].size > 16 for c in inner) and any(c.w[0].size <= 4 for c in inner)
+    assert any(c.w[0].size > 32 and c.w[0].size % 16 for c in inner)
+    assert any(c.w[0].size > 32 and c.out_shape[1] * c.out_shape[2] % 2 for c in inner)
+    assert any(c.p.dilation_h > 1 or c.p.dilation_w > 1 for c in inner)
+    assert any(c.p.pad_top > 0 and c.p.pad_left > 0 for c in inner)
+    assert any(c.p.stride_h > 1 for c in inner) and any(c.x.shape[0] > 1 for c in inner)
 
 
 @pytest.mark.parametrize("backend", ["interpreter", "compiled"])

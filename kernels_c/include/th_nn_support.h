@@ -820,13 +820,13 @@ void th_nn_mve_pixel2_tab(const int8_t *x0, const int8_t *x1, const int8_t *filt
 #define TH_NN_MVE_QUAD_K 32
 
 /* Scratch of th_nn_mve_conv_s8: the table (4 * Cout) and two columns (round_up4(K) each),
- * four columns when 4 < K <= TH_NN_MVE_QUAD_K (filter_dims->n = Cout, h * w * c = K). */
+ * four columns when K <= TH_NN_MVE_QUAD_K (filter_dims->n = Cout, h * w * c = K). */
 int32_t th_nn_mve_conv_scratch(const th_dims *filter_dims);
 
 /* CONV_2D with groups == 1 (any filter, stride, padding, dilation), arguments and scratch
- * already checked: two pixels at a time in raster order (four when 4 < K <=
- * TH_NN_MVE_QUAD_K), all read before any is written (rules (b), (c)), through int8 columns in scratch (a 1x1 without padding reads the input
- * pixels directly unless the output overlaps the input). */
+ * already checked: two pixels at a time in raster order (four when K <= TH_NN_MVE_QUAD_K, or
+ * Cout <= 4), all read before any is written (rules (b), (c)), through int8 columns in
+ * scratch or read in place (a 1x1 without padding; windows inside the input). */
 void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,

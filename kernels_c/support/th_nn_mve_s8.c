@@ -278,63 +278,6 @@ TH_INLINE void dot2x2(const int8_t *x0, const int8_t *x1, const int8_t *wa, cons
     r[3] = a11;
 }
 
-/* th_nn_mve_pixel2_tab for k <= 4 (pointwise layers of few input channels; the conv picks it
- * once per layer, th_nn_mve_conv_s8): four channels
- * a step in int32 lanes, tab[c] + sum_j x[j] * filter[c][j] with each tap's four weights
- * gathered once for both pixels (VMLA by the pixel's input value); the inputs are read
- * before any output is written. */
-TH_INLINE void pixel2_small_k_t(const int8_t *x0, const int8_t *x1, const int8_t *filter,
-                                int32_t k, int32_t cout, const int32_t *tab,
-                                const th_per_channel_quant *quant, const th_mve_out *o,
-                                int8_t *out0, int8_t *out1)
-{
-    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
-    int32_t v0[4] = {0, 0, 0, 0}, v1[4] = {0, 0, 0, 0};
-    for (int32_t j = 0; j < k; j++) {
-        v0[j] = x0[j];
-        v1[j] = x1[j];
-    }
-    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)k);
-    for (int32_t c = 0; c < cout; c += 4) {
-        const mve_pred16_t p = vctp32q((uint32_t)(cout - c));
-        const int8_t *w0 = filter + (int64_t)c * k;
-        int32x4_t s0 = vldrwq_z_s32(tab + c, p);
-        int32x4_t s1 = s0;
-        if (k == 4) { /* unrolled */
-            const int32x4_t w0v = vldrbq_gather_offset_z_s32(w0, offs, p);
-            const int32x4_t w1v = vldrbq_gather_offset_z_s32(w0 + 1, offs, p);
-            const int32x4_t w2v = vldrbq_gather_offset_z_s32(w0 + 2, offs, p);
-            const int32x4_t w3v = vldrbq_gather_offset_z_s32(w0 + 3, offs, p);
-            s0 = vmlaq_n_s32(vmlaq_n_s32(s0, w0v, v0[0]), w1v, v0[1]);
-            s0 = vmlaq_n_s32(vmlaq_n_s32(s0, w2v, v0[2]), w3v, v0[3]);
-            s1 = vmlaq_n_s32(vmlaq_n_s32(s1, w0v, v1[0]), w1v, v1[1]);
-            s1 = vmlaq_n_s32(vmlaq_n_s32(s1, w2v, v1[2]), w3v, v1[3]);
-        } else {
-            for (int32_t j = 0; j < k; j++) {
-                const int32x4_t wj = vldrbq_gather_offset_z_s32(w0 + j, offs, p);
-                s0 = vmlaq_n_s32(s0, wj, v0[j]);
-                s1 = vmlaq_n_s32(s1, wj, v1[j]);
-            }
-        }
-        const int32x4_t m = vldrwq_z_s32(quant->multiplier + c, p);
-        const int32x4_t sh = vldrwq_z_s32(quant->shift + c, p);
-        vstrbq_p_s32(out0 + c, th_mve_requantize(s0, m, sh, &oc), p);
-        vstrbq_p_s32(out1 + c, th_mve_requantize(s1, m, sh, &oc), p);
-    }
-}
-
-static void __attribute__((noinline))
-pixel2_small_k(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k,
-               int32_t cout, const int32_t *tab, const th_per_channel_quant *quant,
-               const th_mve_out *o, int8_t *out0, int8_t *out1)
-{
-    if (k == 4) { /* the taps loop unrolled */
-        pixel2_small_k_t(x0, x1, filter, 4, cout, tab, quant, o, out0, out1);
-    } else {
-        pixel2_small_k_t(x0, x1, filter, k, cout, tab, quant, o, out0, out1);
-    }
-}
-
 /* Two output pixels (columns x0, x1; outputs out0, out1), all cout channels, with tab:
  * four channels a step as two dot2x2 passes, so the requantization constants, the table
  * and the filter rows' setup serve both pixels. */
@@ -471,12 +414,50 @@ TH_INLINE int32x4_t lanes4(int32_t a, int32_t b, int32_t c, int32_t d)
 #endif
 }
 
+/* The four-pixel asm loops' requantization (quad_narrow, quad_wide): the channel's four sums
+ * in acc (a, b, wq free) plus tab, then th_mve_requantize's steps with the channel's scalars:
+ * left shift max(sh, 0), VQRDMULH, the fix-up y + (y >> 31) only when sh < 0 (times sh < 0),
+ * rounding shift by min(sh, 0), output offset (then the clamp, per loop); the tail scatters
+ * to op + j * cout and goes to the next channel. */
+#define QUAD_RQ_ASM                                                                              \
+    "ldr %[a], [%[tp]], #4\n\t"                                                                  \
+    "vadd.i32 %q[acc], %q[acc], %[a]\n\t"                                                        \
+    "ldr %[a], [%[sp_]], #4\n\t"                                                                 \
+    "bic %[b], %[a], %[a], asr #31\n\t"                                                          \
+    "vshl.s32 %q[acc], %[b]\n\t"                                                                 \
+    "ldr %[b], [%[mp]], #4\n\t"                                                                  \
+    "vqrdmulh.s32 %q[acc], %q[acc], %[b]\n\t"                                                    \
+    "vshr.s32 %q[wq], %q[acc], #31\n\t"                                                          \
+    "lsr %[b], %[a], #31\n\t"                                                                    \
+    "vmul.i32 %q[wq], %q[wq], %[b]\n\t"                                                          \
+    "vqadd.s32 %q[acc], %q[acc], %q[wq]\n\t"                                                     \
+    "and %[b], %[a], %[a], asr #31\n\t"                                                          \
+    "vrshl.s32 %q[acc], %[b]\n\t"                                                                \
+    "vqadd.s32 %q[acc], %q[acc], %[off]\n\t"
+
+#define QUAD_STORE_ASM                                                                           \
+    "vstrb.32 %q[acc], [%[op], %q[offs]]\n\t"                                                    \
+    "adds %[op], %[op], #1\n\t"                                                                  \
+    "le lr, 1b"
+
+/* QUAD_RQ_ASM when every shift is negative (neg): no left shift, the fix-up always. */
+#define QUAD_RQ_NEG_ASM                                                                          \
+    "ldr %[a], [%[tp]], #4\n\t"                                                                  \
+    "vadd.i32 %q[acc], %q[acc], %[a]\n\t"                                                        \
+    "ldr %[a], [%[sp_]], #4\n\t"                                                                 \
+    "ldr %[b], [%[mp]], #4\n\t"                                                                  \
+    "vqrdmulh.s32 %q[acc], %q[acc], %[b]\n\t"                                                    \
+    "vshr.s32 %q[wq], %q[acc], #31\n\t"                                                          \
+    "vqadd.s32 %q[acc], %q[acc], %q[wq]\n\t"                                                     \
+    "vrshl.s32 %q[acc], %[a]\n\t"                                                                \
+    "vqadd.s32 %q[acc], %q[acc], %[off]\n\t"
+
 /* quad_small_k for k <= 16: the four pixels' columns (x + j * xs) loaded once into Q
  * registers, then one filter row (one VLDRB) and four VMLADAV per output channel. */
 static void __attribute__((noinline))
 quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t cout,
             const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
-            int8_t *out, int32_t n)
+            int8_t *out, int32_t n, int neg)
 {
     const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const mve_pred16_t pk = vctp8q((uint32_t)k);
@@ -494,54 +475,44 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
          * shift by min(sh, 0), output offset, clamp; scatter to out + c + j * cout. */
         const int32_t *tp = tab;
         int8_t *op = out;
-        uint32_t left = (uint32_t)cout;
+        const uint32_t left = (uint32_t)cout;
+        const int32x4_t lov = vdupq_n_s32(oc.act_min);
         int32_t a, b;
         int8x16_t wq;
         int32x4_t acc;
-        __asm__ volatile(
-            "vmsr p0, %[pk]\n"
-            "1:\n\t"
-            "vpst\n\t"
-            "vldrbt.u8 %q[wq], [%[w]]\n\t"
-            "add %[w], %[w], %[k]\n\t"
-            "vmlav.s8 %[a], %q[x0], %q[wq]\n\t"
-            "vmlav.s8 %[b], %q[x2], %q[wq]\n\t"
-            "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"
-            "vmlav.s8 %[a], %q[x1], %q[wq]\n\t"
-            "vmlav.s8 %[b], %q[x3], %q[wq]\n\t"
-            "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t"
-            "ldr %[a], [%[tp]], #4\n\t"
-            "vadd.i32 %q[acc], %q[acc], %[a]\n\t"
-            "ldr %[a], [%[sp_]], #4\n\t"
-            "bic %[b], %[a], %[a], asr #31\n\t"
-            "vshl.s32 %q[acc], %[b]\n\t"
-            "ldr %[b], [%[mp]], #4\n\t"
-            "vqrdmulh.s32 %q[acc], %q[acc], %[b]\n\t"
-            "vshr.s32 %q[wq], %q[acc], #31\n\t"
-            "lsr %[b], %[a], #31\n\t"
-            "vmul.i32 %q[wq], %q[wq], %[b]\n\t"
-            "vqadd.s32 %q[acc], %q[acc], %q[wq]\n\t"
-            "and %[b], %[a], %[a], asr #31\n\t"
-            "vrshl.s32 %q[acc], %[b]\n\t"
-            "vqadd.s32 %q[acc], %q[acc], %[off]\n\t"
-            "vdup.32 %q[wq], %[lo]\n\t"
-            "vmax.s32 %q[acc], %q[acc], %q[wq]\n\t"
-            "vdup.32 %q[wq], %[hi]\n\t"
-            "vmin.s32 %q[acc], %q[acc], %q[wq]\n\t"
-            "vstrb.32 %q[acc], [%[op], %q[offs]]\n\t"
-            "adds %[op], %[op], #1\n\t"
-            "subs %[left], %[left], #1\n\t"
-            "bne 1b"
-            : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),
-              [left] "+r"(left), [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq),
-              [acc] "=&w"(acc)
-            : [pk] "r"((uint32_t)pk), [k] "r"(k), [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2),
-              [x3] "w"(x3), [offs] "w"(offs), [off] "r"(oc.output_offset),
-              [lo] "r"(oc.act_min), [hi] "r"(oc.act_max)
-            : "memory", "cc");
+#define NARROW_ASM(rq)                                                                           \
+    __asm__ volatile(                                                                            \
+        "vmsr p0, %[pk]\n\t"                                                                   \
+        "dls lr, %[left]\n"                                                                     \
+        "1:\n\t"                                                                               \
+        "vpst\n\t"                                                                             \
+        "vldrbt.u8 %q[wq], [%[w]]\n\t"                                                         \
+        "add %[w], %[w], %[k]\n\t"                                                             \
+        "vmlav.s8 %[a], %q[x0], %q[wq]\n\t"                                                    \
+        "vmlav.s8 %[b], %q[x2], %q[wq]\n\t"                                                    \
+        "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"                                          \
+        "vmlav.s8 %[a], %q[x1], %q[wq]\n\t"                                                    \
+        "vmlav.s8 %[b], %q[x3], %q[wq]\n\t"                                                    \
+        "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t" rq                                       \
+        "vmax.s32 %q[acc], %q[acc], %q[lov]\n\t"                                               \
+        "vdup.32 %q[wq], %[hi]\n\t"                                                            \
+        "vmin.s32 %q[acc], %q[acc], %q[wq]\n\t" QUAD_STORE_ASM                                 \
+        : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),         \
+          [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [acc] "=&w"(acc)                         \
+        : [pk] "r"((uint32_t)pk), [k] "r"(k), [x0] "w"(x0), [x1] "w"(x1), [x2] "w"(x2),          \
+          [x3] "w"(x3), [offs] "w"(offs), [off] "r"(oc.output_offset), [lov] "w"(lov),           \
+          [hi] "r"(oc.act_max), [left] "r"(left)                                                 \
+        : "lr", "memory", "cc")
+        if (neg) {
+            NARROW_ASM(QUAD_RQ_NEG_ASM);
+        } else {
+            NARROW_ASM(QUAD_RQ_ASM);
+        }
+#undef NARROW_ASM
         return;
     }
 #endif
+    (void)neg;
     for (int32_t c = 0; c < cout; c++, w += k) {
         const int8x16_t wv = vldrbq_z_s8(w, pk);
         const int32x4_t v = lanes4(vmladavq_s8(x0, wv), vmladavq_s8(x1, wv),
@@ -551,6 +522,76 @@ quad_narrow(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_
                                                 &oc);
         vstrbq_scatter_offset_p_s32(out + c, offs, y, pn);
     }
+}
+
+/* quad_wide's sum of one pixel (its column at register p) by the channel's filter row (wq,
+ * wh): the column's halves into xl and xh (the second predicated), two VMLADAV(A) into r. */
+#define WIDE_DOT_ASM(r, p)                                                                       \
+    "vldrb.u8 %q[xl], [%[" p "]]\n\t"                                                          \
+    "vpst\n\t"                                                                                 \
+    "vldrbt.u8 %q[xh], [%[" p "], #16]\n\t"                                                    \
+    "vmlav.s8 %[" r "], %q[xl], %q[wq]\n\t"                                                    \
+    "vmlava.s8 %[" r "], %q[xh], %q[wh]\n\t"
+
+/* quad_small_k for 16 < k <= 32 and four pixels: the columns' first 16 taps (x + j * xs)
+ * loaded once into Q registers, per output channel the filter row (two VLDRB, the second
+ * predicated), the columns' other taps (predicated, one VPT block) and eight VMLADAV(A);
+ * the requantization as quad_narrow's. */
+static void __attribute__((noinline))
+quad_wide(const int8_t *x, int32_t xs, const int8_t *filter, int32_t k, int32_t cout,
+          const int32_t *tab, const th_per_channel_quant *quant, const th_mve_out *o,
+          int8_t *out, int neg)
+{
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    if (cout <= 0) {
+        return;
+    }
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const mve_pred16_t pk = vctp8q((uint32_t)(k - 16));
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const int32x4_t lo = vdupq_n_s32(oc.act_min), hi = vdupq_n_s32(oc.act_max);
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    const int8_t *w = filter;
+    const int32_t *tp = tab;
+    int8_t *op = out;
+    const uint32_t left = (uint32_t)cout;
+    int32_t a, b;
+    int8x16_t wq, wh, xl, xh;
+    int32x4_t acc;
+    /* per channel: pixels 0 and 2 (acc lanes 0, 2), then 1 and 3, each by its two halves */
+#define WIDE_ASM(rq)                                                                             \
+    __asm__ volatile(                                                                            \
+        "vmsr p0, %[pk]\n\t"                                                                   \
+        "dls lr, %[left]\n"                                                                     \
+        "1:\n\t"                                                                               \
+        "vldrb.u8 %q[wq], [%[w]]\n\t"                                                          \
+        "vpst\n\t"                                                                             \
+        "vldrbt.u8 %q[wh], [%[w], #16]\n\t"                                                    \
+        "add %[w], %[w], %[k]\n\t"                                                             \
+        "add %[b], %[x], %[xs], lsl #1\n\t" WIDE_DOT_ASM("a", "x") WIDE_DOT_ASM("b", "b")      \
+        "vmov %q[acc][2], %q[acc][0], %[a], %[b]\n\t"                                          \
+        "add %[a], %[x], %[xs]\n\t"                                                            \
+        "add %[b], %[a], %[xs], lsl #1\n\t" WIDE_DOT_ASM("a", "a") WIDE_DOT_ASM("b", "b")      \
+        "vmov %q[acc][3], %q[acc][1], %[a], %[b]\n\t" rq                                       \
+        "vmax.s32 %q[acc], %q[acc], %q[lo]\n\t"                                                \
+        "vmin.s32 %q[acc], %q[acc], %q[hi]\n\t" QUAD_STORE_ASM                                 \
+        : [w] "+r"(w), [tp] "+r"(tp), [sp_] "+r"(shift), [mp] "+r"(mult), [op] "+r"(op),         \
+          [a] "=&Te"(a), [b] "=&Te"(b), [wq] "=&w"(wq), [wh] "=&w"(wh), [xl] "=&w"(xl),          \
+          [xh] "=&w"(xh), [acc] "=&w"(acc)                                                       \
+        : [pk] "r"((uint32_t)pk), [k] "r"(k), [x] "r"(x), [xs] "r"(xs), [offs] "w"(offs),        \
+          [off] "r"(oc.output_offset), [lo] "w"(lo), [hi] "w"(hi), [left] "r"(left)              \
+        : "lr", "memory", "cc")
+    if (neg) {
+        WIDE_ASM(QUAD_RQ_NEG_ASM);
+    } else {
+        WIDE_ASM(QUAD_RQ_ASM);
+    }
+#undef WIDE_ASM
+#else
+    (void)neg;
+    const int8_t *const xj[4] = {x, x + xs, x + 2 * xs, x + 3 * xs};
+    quad_small_k_t(xj, filter, k, cout, tab, quant, o, out, 4, 1);
+#endif
 }
 
 /* Four output pixels of one row whose windows (dilation 1) lie inside the input, rows of
@@ -619,11 +660,10 @@ void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int3
           per_channel, o, out, 1);
 }
 
-/* Columns staged at a time: four pixels for k <= TH_NN_MVE_QUAD_K past the k <= 4 path,
- * else two. */
+/* Columns staged at a time: four pixels for k <= TH_NN_MVE_QUAD_K, else two. */
 static int32_t conv_columns(int32_t k)
 {
-    return k > 4 && k <= TH_NN_MVE_QUAD_K ? 4 : 2;
+    return k <= TH_NN_MVE_QUAD_K ? 4 : 2;
 }
 
 int32_t th_nn_mve_conv_scratch(const th_dims *filter_dims)
@@ -683,13 +723,109 @@ static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
     }
 }
 
+/* Input offsets of the taps of a window inside the input (K <= GATHER_K): tap i of chunk h
+ * (16 taps) at off[2h][m] (i = 16h + 2m) or off[2h + 1][m] (i = 16h + 2m + 1), tap
+ * (ky, kx, c) at ky * DH * W * Cin + kx * DW * Cin + c; taps past K read offset 0. Whether
+ * K <= GATHER_K and every offset fits 16 bits. */
+#define GATHER_K 64
+
+static int gather_offsets(uint16_t off[GATHER_K / 8][8], const th_conv_params *params,
+                          const th_dims *input_dims, const th_dims *filter_dims)
+{
+    const int32_t cin = input_dims->c, kw = filter_dims->w;
+    const int32_t k = filter_dims->h * kw * cin;
+    const int64_t last = (int64_t)(filter_dims->h - 1) * params->dilation.h * input_dims->w *
+                             cin + (int64_t)(kw - 1) * params->dilation.w * cin + cin - 1;
+    if (last > 0xffff || k > GATHER_K) {
+        return 0;
+    }
+    memset(off, 0, GATHER_K * sizeof(uint16_t));
+    const int32_t row = params->dilation.h * input_dims->w * cin, tap = params->dilation.w * cin;
+    int32_t i = 0;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++) {
+        for (int32_t kx = 0; kx < kw; kx++) {
+            for (int32_t c = 0; c < cin; c++, i++) {
+                off[(i >> 4) * 2 + (i & 1)][(i & 15) >> 1] = (uint16_t)(ky * row + kx * tap + c);
+            }
+        }
+    }
+    return 1;
+}
+
+/* The columns (dst[j], k bytes) of m windows inside the input (src[j]: their first taps):
+ * per 16 taps two 8-lane gathers (even and odd taps, VLDRB.S16 at 16-bit offsets) narrowed
+ * into one vector (VMOVNB, VMOVNT), the last 16 stored predicated to k bytes. */
+TH_INLINE int8x16_t gather16(const int8_t *x, uint16x8_t even, uint16x8_t odd)
+{
+    const int8x16_t e = vmovnbq_s16(vdupq_n_s8(0), vldrbq_gather_offset_s16(x, even));
+    return vmovntq_s16(e, vldrbq_gather_offset_s16(x, odd));
+}
+
+static void __attribute__((noinline))
+gather_cols(int8_t *const *dst, const int8_t *const *src, int32_t m,
+            const uint16_t off[GATHER_K / 8][8], int32_t k)
+{
+    const uint16x8_t e0 = vldrhq_u16(off[0]), d0 = vldrhq_u16(off[1]);
+    if (k <= 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)k);
+        for (int32_t j = 0; j < m; j++) {
+            vstrbq_p_s8(dst[j], gather16(src[j], e0, d0), p);
+        }
+        return;
+    }
+    if (k <= 32) { /* (the four-pixel path's columns: all offsets in registers) */
+        const uint16x8_t e1 = vldrhq_u16(off[2]), d1 = vldrhq_u16(off[3]);
+        const mve_pred16_t p = vctp8q((uint32_t)(k - 16));
+        for (int32_t j = 0; j < m; j++) {
+            vstrbq_s8(dst[j], gather16(src[j], e0, d0));
+            vstrbq_p_s8(dst[j] + 16, gather16(src[j], e1, d1), p);
+        }
+        return;
+    }
+    int32_t h = 0;
+    for (; h + 16 < k; h += 16) { /* whole 16s */
+        const uint16x8_t e = vldrhq_u16(off[h / 8]), d = vldrhq_u16(off[h / 8 + 1]);
+        for (int32_t j = 0; j < m; j++) {
+            vstrbq_s8(dst[j] + h, gather16(src[j], e, d));
+        }
+    }
+    const uint16x8_t e = vldrhq_u16(off[h / 8]), d = vldrhq_u16(off[h / 8 + 1]);
+    const mve_pred16_t p = vctp8q((uint32_t)(k - h));
+    for (int32_t j = 0; j < m; j++) {
+        vstrbq_p_s8(dst[j] + h, gather16(src[j], e, d), p);
+    }
+}
+
+/* The column of output pixel (oy, ox) into col: queued for gather_cols (gdst, gsrc, *m) when
+ * its window lies inside the input and gather holds, else built now (im2col). */
+TH_INLINE void window_column(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
+                             const th_conv_params *params, const th_dims *filter_dims,
+                             int32_t oy, int32_t ox, int gather, int8_t **gdst,
+                             const int8_t **gsrc, int32_t *m)
+{
+    const int32_t y0 = oy * params->stride.h - params->padding.h;
+    const int32_t x0 = ox * params->stride.w - params->padding.w;
+    if (gather && y0 >= 0 && x0 >= 0 &&
+        y0 + (filter_dims->h - 1) * params->dilation.h < input_dims->h &&
+        x0 + (filter_dims->w - 1) * params->dilation.w < input_dims->w) {
+        gdst[*m] = col;
+        gsrc[(*m)++] = in_b + ((int64_t)y0 * input_dims->w + x0) * input_dims->c;
+    } else {
+        im2col(col, in_b, input_dims, params, filter_dims, oy, ox);
+    }
+}
+
 /* th_nn_mve_conv_s8 for 4 < k <= TH_NN_MVE_QUAD_K: four pixels a step (quad_small_k), all
  * four read (staged in the four columns at col, or read in place) before any is written. */
+#ifndef DIRECT_RULE
+#define DIRECT_RULE (filter_dims->h <= 2)
+#endif
 static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                        const th_dims *output_dims, int8_t *output, const int32_t *tab,
                        int8_t *col, const th_per_channel_quant *quant, const th_mve_out *o,
-                       int pointwise, int stage)
+                       int pointwise, int stage, const uint16_t goff[GATHER_K / 8][8],
+                       int gather)
 {
     const int32_t cin = input_dims->c, cout = output_dims->c;
     const int32_t k = filter_dims->h * filter_dims->w * cin;
@@ -700,18 +836,30 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
     /* Windows of dilation 1 whose rows (kwc bytes) fit one vector: output pixels
      * [oy_lo, oy_hi) x [ox_lo, ox_hi) read no padding, four of one row go by quad_direct
      * straight from the input when their outputs overlap none of their windows (it reads
-     * the windows again for every channel). */
+     * the windows again for every channel); for K <= 16 only windows of one or two rows
+     * (more rows: gathered columns and quad_narrow take fewer instructions). */
     const int32_t in_h = input_dims->h, in_w = input_dims->w;
     const int32_t sh = params->stride.h, sw = params->stride.w;
     const int32_t kwc = filter_dims->w * cin;
-    const int direct = !pointwise && params->dilation.h == 1 &&
-                       params->dilation.w == 1 && kwc <= 16;
+    const int direct = !pointwise && params->dilation.h == 1 && params->dilation.w == 1 &&
+                       kwc <= 16 && DIRECT_RULE;
     const int32_t oy_lo = (params->padding.h + sh - 1) / sh;
     const int32_t ox_lo = (params->padding.w + sw - 1) / sw;
     /* oy < oy_hi <=> oy * sh - pad + kh <= in_h */
     const int32_t ry = in_h + params->padding.h - filter_dims->h;
     const int32_t rx = in_w + params->padding.w - filter_dims->w;
     const int32_t oy_hi = ry < 0 ? 0 : ry / sh + 1, ox_hi = rx < 0 ? 0 : rx / sw + 1;
+    /* windows inside the input (any dilation): output pixels [oy_lo, gy_hi) x [ox_lo, gx_hi)
+     * (their columns gathered when gather holds) */
+    const int32_t gy =
+        in_h + params->padding.h - ((filter_dims->h - 1) * params->dilation.h + 1);
+    const int32_t gx =
+        in_w + params->padding.w - ((filter_dims->w - 1) * params->dilation.w + 1);
+    const int32_t gy_hi = gy < 0 ? 0 : gy / sh + 1, gx_hi = gx < 0 ? 0 : gx / sw + 1;
+    int neg = 1; /* every shift negative (quad_narrow's shorter requantization) */
+    for (int32_t c = 0; c < cout; c++) {
+        neg &= quant->shift[c] < 0;
+    }
     /* stride 1 (and so the input's size): pixel q of the output reads input pixel q */
     const int dense = pointwise && k <= 16 && params->stride.h == 1 && params->stride.w == 1;
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -726,7 +874,7 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                     xq = col;
                 }
                 quad_narrow(xq, cin, filter, k, cout, tab, quant, o, out + (int64_t)q * cout,
-                            n);
+                            n, neg);
             }
             continue;
         }
@@ -750,7 +898,42 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                 }
                 continue;
             }
+            if (n == 4 && ox + 3 < out_w &&
+                ((gather && oy >= oy_lo && oy < gy_hi && ox >= ox_lo && ox + 3 < gx_hi) ||
+                 (pointwise && !stage))) {
+                /* four inner windows of one row: their columns gathered at once, or four
+                 * pixels of one row read in place (pointwise, no overlap) */
+                const int8_t *x0 = in_b + ((int64_t)(oy * sh - params->padding.h) * in_w +
+                                           (ox * sw - params->padding.w)) * cin;
+                const int32_t step = sw * cin;
+                const int8_t *xq = x0;
+                int32_t xs = step;
+                if (!pointwise) {
+                    int8_t *const gd[4] = {col, col + col_bytes, col + 2 * col_bytes,
+                                           col + 3 * col_bytes};
+                    const int8_t *const gs[4] = {x0, x0 + step, x0 + 2 * step, x0 + 3 * step};
+                    gather_cols(gd, gs, 4, goff, k);
+                    xq = col;
+                    xs = col_bytes;
+                }
+                if (k > 16) {
+                    quad_wide(xq, xs, filter, k, cout, tab, quant, o, out + (int64_t)q * cout,
+                              neg);
+                } else {
+                    quad_narrow(xq, xs, filter, k, cout, tab, quant, o,
+                                out + (int64_t)q * cout, 4, neg);
+                }
+                ox += 4;
+                if (ox == out_w) {
+                    ox = 0;
+                    oy++;
+                }
+                continue;
+            }
             const int8_t *x[4];
+            int8_t *gdst[4];
+            const int8_t *gsrc[4];
+            int32_t m = 0; /* columns to gather */
             for (int32_t j = 0; j < n; j++) {
                 int8_t *cj = col + j * col_bytes;
                 if (pointwise) {
@@ -761,7 +944,13 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                         x[j] = cj;
                     }
                 } else {
-                    im2col(cj, in_b, input_dims, params, filter_dims, oy, ox);
+                    if (gather && oy >= oy_lo && oy < gy_hi && ox >= ox_lo && ox < gx_hi) {
+                        gdst[m] = cj;
+                        gsrc[m++] = in_b + ((int64_t)(oy * sh - params->padding.h) * in_w +
+                                            (ox * sw - params->padding.w)) * cin;
+                    } else {
+                        im2col(cj, in_b, input_dims, params, filter_dims, oy, ox);
+                    }
                     x[j] = cj;
                 }
                 if (++ox == out_w) {
@@ -769,17 +958,24 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                     oy++;
                 }
             }
+            if (m > 0) {
+                gather_cols(gdst, gsrc, m, goff, k);
+            }
             for (int32_t j = n; j < 4; j++) {
                 x[j] = x[n - 1];
             }
             int8_t *o_q = out + (int64_t)q * cout;
+            /* quad_narrow and quad_wide take the columns at one stride: columns in scratch,
+             * or pixels of one input row */
+            const int32_t xs = (int32_t)(x[1] - x[0]);
             if (k > 16) {
-                quad_small_k(x, filter, k, cout, tab, quant, o, o_q, n);
+                if (n == 4 && x[2] - x[1] == xs && x[3] - x[2] == xs) {
+                    quad_wide(x[0], xs, filter, k, cout, tab, quant, o, o_q, neg);
+                } else {
+                    quad_small_k(x, filter, k, cout, tab, quant, o, o_q, n);
+                }
                 continue;
             }
-            /* quad_narrow takes the columns at one stride: columns in scratch, or pixels
-             * of one input row */
-            const int32_t xs = (int32_t)(x[1] - x[0]);
             if (x[2] - x[1] != xs || x[3] - x[2] != xs) {
                 for (int32_t j = 0; j < 4; j++) {
                     int8_t *cj = col + j * col_bytes;
@@ -787,13 +983,293 @@ static void conv_quads(const th_conv_params *params, const th_dims *input_dims,
                         th_nn_mve_copy(cj, x[j], k);
                     }
                 }
-                quad_narrow(col, col_bytes, filter, k, cout, tab, quant, o, o_q, n);
+                quad_narrow(col, col_bytes, filter, k, cout, tab, quant, o, o_q, n, neg);
             } else {
-                quad_narrow(x[0], xs, filter, k, cout, tab, quant, o, o_q, n);
+                quad_narrow(x[0], xs, filter, k, cout, tab, quant, o, o_q, n, neg);
             }
         }
     }
 }
+
+/* ---- Few output channels (Cout <= FEW_COUT, K > 4): the pointwise and conv layers of one to
+ * three filters, where four channels a step (dot4, dot2x2) would compute up to four times the
+ * sums it keeps. Two output pixels a pass, every output channel at once: per 16 taps one
+ * VLDRB of each pixel's taps, one of each filter row, one VMLADAVA per pixel and channel.
+ * The taps are read straight from the input where the pair lies in one output row and inside
+ * the input along the row (window rows of KW * Cin contiguous bytes at dilation 1, else runs
+ * of Cin): window rows above or below the input are skipped, their filter rows' sums
+ * (VADDVA) times the input offset taken off, as the folded table counts them. Other pairs
+ * go through two int8 columns (im2col). Four pixels' sums are requantized as one vector per
+ * channel (quad_channel_out) after all four are read, so in place as the paths above. */
+#define FEW_COUT 4
+
+/* The window's taps of one pixel as rows of nx runs of len bytes (run t of row r at
+ * x + r * rs + t * cs, its weights contiguous): a column is one run of K. */
+typedef struct {
+    int32_t rows, rs, nx, cs, len;
+} few_runs;
+
+/* Sums of pixels x0 and x1 (at row r0 of their windows) over rows [r0, r1) of g with nc
+ * (1-3, a constant after inlining) filter rows k apart: s0[c] = x0 . w_c, s1[c] = x1 . w_c. */
+TH_INLINE void few_dot_t(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t k,
+                         const few_runs *g, int32_t r0, int32_t r1, int32_t *s0,
+                         int32_t *s1, const int32_t nc)
+{
+    const int32_t n16 = g->len >> 4, tail = g->len & 15;
+    const mve_pred16_t pt = vctp8q((uint32_t)tail);
+    int32_t a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0, b2 = 0;
+    w += (int64_t)r0 * g->nx * g->len;
+    for (int32_t r = r0; r < r1; r++) {
+        const int8_t *p0 = x0 + (int64_t)(r - r0) * g->rs;
+        const int8_t *p1 = x1 + (int64_t)(r - r0) * g->rs;
+        for (int32_t t = 0; t < g->nx; t++, p0 += g->cs, p1 += g->cs) {
+            const int8_t *q0 = p0, *q1 = p1;
+            for (int32_t i = 0; i < n16; i++, q0 += 16, q1 += 16, w += 16) {
+                const int8x16_t v0 = vldrbq_s8(q0), v1 = vldrbq_s8(q1);
+                const int8x16_t wa = vldrbq_s8(w);
+                a0 = vmladavaq_s8(a0, v0, wa);
+                b0 = vmladavaq_s8(b0, v1, wa);
+                if (nc > 1) {
+                    const int8x16_t wb = vldrbq_s8(w + k);
+                    a1 = vmladavaq_s8(a1, v0, wb);
+                    b1 = vmladavaq_s8(b1, v1, wb);
+                }
+                if (nc > 2) {
+                    const int8x16_t wc = vldrbq_s8(w + 2 * k);
+                    a2 = vmladavaq_s8(a2, v0, wc);
+                    b2 = vmladavaq_s8(b2, v1, wc);
+                }
+            }
+            if (tail > 0) {
+                const int8x16_t v0 = vldrbq_z_s8(q0, pt), v1 = vldrbq_z_s8(q1, pt);
+                const int8x16_t wa = vldrbq_z_s8(w, pt);
+                a0 = vmladavaq_s8(a0, v0, wa);
+                b0 = vmladavaq_s8(b0, v1, wa);
+                if (nc > 1) {
+                    const int8x16_t wb = vldrbq_z_s8(w + k, pt);
+                    a1 = vmladavaq_s8(a1, v0, wb);
+                    b1 = vmladavaq_s8(b1, v1, wb);
+                }
+                if (nc > 2) {
+                    const int8x16_t wc = vldrbq_z_s8(w + 2 * k, pt);
+                    a2 = vmladavaq_s8(a2, v0, wc);
+                    b2 = vmladavaq_s8(b2, v1, wc);
+                }
+                w += tail;
+            }
+        }
+    }
+    s0[0] = a0;
+    s1[0] = b0;
+    if (nc > 1) {
+        s0[1] = a1;
+        s1[1] = b1;
+    }
+    if (nc > 2) {
+        s0[2] = a2;
+        s1[2] = b2;
+    }
+}
+
+/* few_dot for one run per window row (dilation 1 along the row) of at most 16 bytes: per row
+ * one predicated VLDRB of each pixel's row and of each filter row (one VPT block), one
+ * VMLADAVA per pixel and channel; nc = 1 or 2, rows r1 - r0 >= 1 (optimized gcc builds:
+ * the others take few_dot_t). */
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+TH_INLINE void few_short_rows(const int8_t *x0, const int8_t *x1, const int8_t *w, int32_t k,
+                              const few_runs *g, int32_t r0, int32_t r1, int32_t *s0,
+                              int32_t *s1, const int32_t nc)
+{
+    const uint32_t p = (uint32_t)vctp8q((uint32_t)g->len);
+    const int32_t rs = g->rs, len = g->len;
+    const uint32_t n = (uint32_t)(r1 - r0);
+    int32_t a0 = 0, b0 = 0, a1 = 0, b1 = 0;
+    w += (int64_t)r0 * len;
+    if (nc == 1) {
+        __asm__("vmsr p0, %[p]\n\t"
+                "dls lr, %[n]\n"
+                "1:\n\t"
+                "vpsttt\n\t"
+                "vldrbt.u8 q0, [%[x0]]\n\t"
+                "vldrbt.u8 q1, [%[x1]]\n\t"
+                "vldrbt.u8 q2, [%[w]]\n\t"
+                "add %[x0], %[rs]\n\t"
+                "add %[x1], %[rs]\n\t"
+                "add %[w], %[len]\n\t"
+                "vmlava.s8 %[a0], q0, q2\n\t"
+                "vmlava.s8 %[b0], q1, q2\n\t"
+                "le lr, 1b"
+                : [x0] "+r"(x0), [x1] "+r"(x1), [w] "+r"(w), [a0] "+Te"(a0), [b0] "+Te"(b0)
+                : [p] "r"(p), [n] "r"(n), [rs] "r"(rs), [len] "r"(len)
+                : "d0", "d1", "d2", "d3", "d4", "d5", "lr", "memory", "cc");
+    } else {
+        const int8_t *wb = w + k;
+        __asm__("vmsr p0, %[p]\n\t"
+                "dls lr, %[n]\n"
+                "1:\n\t"
+                "vpstttt\n\t"
+                "vldrbt.u8 q0, [%[x0]]\n\t"
+                "vldrbt.u8 q1, [%[x1]]\n\t"
+                "vldrbt.u8 q2, [%[w]]\n\t"
+                "vldrbt.u8 q3, [%[wb]]\n\t"
+                "add %[x0], %[rs]\n\t"
+                "add %[x1], %[rs]\n\t"
+                "add %[w], %[len]\n\t"
+                "add %[wb], %[len]\n\t"
+                "vmlava.s8 %[a0], q0, q2\n\t"
+                "vmlava.s8 %[b0], q1, q2\n\t"
+                "vmlava.s8 %[a1], q0, q3\n\t"
+                "vmlava.s8 %[b1], q1, q3\n\t"
+                "le lr, 1b"
+                : [x0] "+r"(x0), [x1] "+r"(x1), [w] "+r"(w), [wb] "+r"(wb), [a0] "+Te"(a0),
+                  [b0] "+Te"(b0), [a1] "+Te"(a1), [b1] "+Te"(b1)
+                : [p] "r"(p), [n] "r"(n), [rs] "r"(rs), [len] "r"(len)
+                : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "lr", "memory", "cc");
+    }
+    s0[0] = a0;
+    s1[0] = b0;
+    if (nc > 1) {
+        s0[1] = a1;
+        s1[1] = b1;
+    }
+}
+#endif
+
+/* s0[c] and s1[c] -= input_offset * (sum of filter row c's taps in rows [r0, r1) of g). */
+static void few_skip_rows(const int8_t *filter, int32_t k, int32_t nc, const few_runs *g,
+                          int32_t r0, int32_t r1, int32_t input_offset, int32_t *s0,
+                          int32_t *s1)
+{
+    const int32_t row = g->nx * g->len;
+    for (int32_t c = 0; c < nc; c++) {
+        const int8_t *w = filter + (int64_t)c * k + (int64_t)r0 * row;
+        int32_t sum = 0;
+        int32_t i = (r1 - r0) * row;
+        for (; i >= 16; i -= 16, w += 16) {
+            sum = vaddvaq_s8(sum, vldrbq_s8(w));
+        }
+        if (i > 0) {
+            sum = vaddvaq_s8(sum, vldrbq_z_s8(w, vctp8q((uint32_t)i)));
+        }
+        const uint32_t d = (uint32_t)input_offset * (uint32_t)sum;
+        s0[c] = (int32_t)((uint32_t)s0[c] - d);
+        s1[c] = (int32_t)((uint32_t)s1[c] - d);
+    }
+}
+
+static void __attribute__((noinline))
+few_dot(const int8_t *x0, const int8_t *x1, const int8_t *filter, int32_t k, int32_t nc,
+        const few_runs *g, int32_t r0, int32_t r1, int32_t *s0, int32_t *s1)
+{
+#if defined(__GNUC__) && defined(__OPTIMIZE__)
+    if (g->nx == 1 && g->len <= 16 && r1 > r0) {
+        if (nc == 1) {
+            few_short_rows(x0, x1, filter, k, g, r0, r1, s0, s1, 1);
+        } else {
+            few_short_rows(x0, x1, filter, k, g, r0, r1, s0, s1, 2);
+            if (nc == 3) {
+                few_short_rows(x0, x1, filter + 2 * k, k, g, r0, r1, s0 + 2, s1 + 2, 1);
+            } else if (nc == 4) {
+                few_short_rows(x0, x1, filter + 2 * k, k, g, r0, r1, s0 + 2, s1 + 2, 2);
+            }
+        }
+        return;
+    }
+#endif
+    if (nc == 1) {
+        few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 1);
+    } else if (nc == 3) {
+        few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 3);
+    } else { /* two and four: pairs of channels */
+        few_dot_t(x0, x1, filter, k, g, r0, r1, s0, s1, 2);
+        if (nc == 4) {
+            few_dot_t(x0, x1, filter + 2 * k, k, g, r0, r1, s0 + 2, s1 + 2, 2);
+        }
+    }
+}
+
+static void __attribute__((noinline))
+conv_few_cout(const th_conv_params *params, const th_dims *input_dims, const int8_t *input,
+              const th_dims *filter_dims, const int8_t *filter, const th_dims *output_dims,
+              int8_t *output, const int32_t *tab, int8_t *col0, int8_t *col1,
+              const th_per_channel_quant *quant, const th_mve_out *o)
+{
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const int32_t in_h = input_dims->h, in_w = input_dims->w, cin = input_dims->c;
+    const int32_t kh = filter_dims->h, kw = filter_dims->w, cout = output_dims->c;
+    const int32_t k = kh * kw * cin;
+    const int32_t out_w = output_dims->w, pixels = output_dims->h * out_w;
+    const int32_t sh = params->stride.h, sw = params->stride.w;
+    const int32_t dh = params->dilation.h, dw = params->dilation.w;
+    const int32_t pt = params->padding.h, pl = params->padding.w;
+    const int64_t in_bytes = (int64_t)in_h * in_w * cin;
+    const int64_t out_bytes = (int64_t)pixels * cout;
+    /* the window in place: rows of kw * cin bytes (dilation 1 along the row), else runs */
+    const few_runs direct = {kh, dh * in_w * cin, dw == 1 ? 1 : kw, dw * cin,
+                             dw == 1 ? kw * cin : cin};
+    const few_runs column = {1, 0, 1, 0, k};
+    /* output columns [ox_lo, ox_hi) read no padding along the row */
+    const int32_t ox_lo = (pl + sw - 1) / sw;
+    const int32_t rx = in_w + pl - ((kw - 1) * dw + 1);
+    const int32_t ox_hi = rx < 0 ? 0 : rx / sw + 1;
+    const uint32x4_t offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)cout);
+    const int32_t *mult = quant->multiplier, *shift = quant->shift;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b = input + b * in_bytes;
+        int8_t *out = output + b * out_bytes;
+        int32_t oy = 0, ox = 0;
+        for (int32_t q = 0; q < pixels; q += 4) {
+            const int32_t n = TH_MIN(4, pixels - q);
+            int32_t s[4][FEW_COUT];
+            for (int32_t j = 0; j < n; j += 2) {
+                const int pair = j + 1 < n;
+                const int32_t oy1 = pair && ox + 1 == out_w ? oy + 1 : oy;
+                const int32_t ox1 = !pair ? ox : ox + 1 < out_w ? ox + 1 : 0;
+                const int32_t y0 = oy * sh - pt;
+                if (oy1 == oy && ox >= ox_lo && ox1 < ox_hi) {
+                    /* window rows [r0, r1) inside the input */
+                    const int32_t r0 = y0 >= 0 ? 0 : TH_MIN(kh, (-y0 + dh - 1) / dh);
+                    const int32_t r1 =
+                        y0 > in_h - 1 ? r0 : TH_MAX(r0, TH_MIN(kh, (in_h - 1 - y0) / dh + 1));
+                    const int8_t *x0 = in_b + ((int64_t)(y0 + r0 * dh) * in_w +
+                                               (int64_t)ox * sw - pl) * cin;
+                    const int8_t *x1 = x0 + (int64_t)(ox1 - ox) * sw * cin;
+                    few_dot(x0, x1, filter, k, cout, &direct, r0, r1, s[j], s[j + 1]);
+                    if (r0 > 0) {
+                        few_skip_rows(filter, k, cout, &direct, 0, r0, params->input_offset,
+                                      s[j], s[j + 1]);
+                    }
+                    if (r1 < kh) {
+                        few_skip_rows(filter, k, cout, &direct, r1, kh, params->input_offset,
+                                      s[j], s[j + 1]);
+                    }
+                } else {
+                    im2col(col0, in_b, input_dims, params, filter_dims, oy, ox);
+                    if (pair) {
+                        im2col(col1, in_b, input_dims, params, filter_dims, oy1, ox1);
+                    }
+                    few_dot(col0, pair ? col1 : col0, filter, k, cout, &column, 0, 1, s[j],
+                            s[j + 1]);
+                }
+                oy = ox1 + 1 < out_w ? oy1 : oy1 + 1;
+                ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
+            }
+            const mve_pred16_t pn = vctp32q((uint32_t)n);
+            int8_t *o_q = out + (int64_t)q * cout;
+            for (int32_t c = 0; c < cout; c++) {
+                quad_channel_out(s[0][c], s[1][c], s[2][c], s[3][c], tab[c], mult[c],
+                                 shift[c], &oc, o_q + c, offs, pn);
+            }
+        }
+    }
+}
+
+static void conv_columns_paths(const th_conv_params *params,
+                               const th_per_channel_quant *quant, const th_dims *input_dims,
+                               const int8_t *input, const th_dims *filter_dims,
+                               const int8_t *filter, const th_dims *output_dims,
+                               int8_t *output, const int32_t *tab, int8_t *col0, int8_t *col1,
+                               const th_mve_out *op, int pointwise, int stage);
 
 void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
@@ -818,11 +1294,38 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                           params->padding.h == 0 && params->padding.w == 0;
     const int stage = overlaps(input, in_bytes * input_dims->n, output,
                                out_bytes * output_dims->n);
-    const int32_t pixels = out_h * out_w;
-    /* (a pointwise layer of 16 < K <= 32 is faster two pixels at a time, dot2x2) */
-    if (conv_columns(k) == 4 && !(pointwise && k > 16)) {
+    /* (a pointwise layer of four channels: one dot2x2 pair per two pixels does better) */
+    if (cout <= (pointwise ? FEW_COUT - 1 : FEW_COUT) && k > TH_NN_MVE_QUAD_K) {
+        conv_few_cout(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
+                      col0, col1, quant, &o);
+        return;
+    }
+    conv_columns_paths(params, quant, input_dims, input, filter_dims, filter, output_dims,
+                       output, tab, col0, col1, &o, pointwise, stage);
+}
+
+/* th_nn_mve_conv_s8 past the few-channel path (its own frame: the gather offsets): four
+ * pixels a step (conv_quads) or pixel pairs. */
+static void __attribute__((noinline))
+conv_columns_paths(const th_conv_params *params, const th_per_channel_quant *quant,
+                   const th_dims *input_dims, const int8_t *input, const th_dims *filter_dims,
+                   const int8_t *filter, const th_dims *output_dims, int8_t *output,
+                   const int32_t *tab, int8_t *col0, int8_t *col1, const th_mve_out *op,
+                   int pointwise, int stage)
+{
+    const th_mve_out o = *op;
+    const int32_t cin = input_dims->c, cout = output_dims->c;
+    const int32_t k = filter_dims->h * filter_dims->w * cin;
+    const int32_t out_w = output_dims->w, pixels = output_dims->h * out_w;
+    const int64_t in_bytes = (int64_t)input_dims->h * input_dims->w * cin;
+    const int64_t out_bytes = (int64_t)pixels * cout;
+    /* windows inside the input: columns gathered (gather_cols) when K <= GATHER_K and the
+     * offsets fit 16 bits */
+    uint16_t goff[GATHER_K / 8][8];
+    const int gather = !pointwise && gather_offsets(goff, params, input_dims, filter_dims);
+    if (conv_columns(k) == 4) {
         conv_quads(params, input_dims, input, filter_dims, filter, output_dims, output, tab,
-                   col0, quant, &o, pointwise, stage);
+                   col0, quant, &o, pointwise, stage, goff, gather);
         return;
     }
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -850,17 +1353,24 @@ void th_nn_mve_conv_s8(const th_context *ctx, const th_conv_params *params,
                     }
                 }
             } else {
-                im2col(col0, in_b, input_dims, params, filter_dims, oy, ox);
+                int8_t *gdst[2];
+                const int8_t *gsrc[2];
+                int32_t m = 0;
+                window_column(col0, in_b, input_dims, params, filter_dims, oy, ox, gather,
+                              gdst, gsrc, &m);
                 x0 = col0;
                 if (pair) {
-                    im2col(col1, in_b, input_dims, params, filter_dims, oy1, ox1);
+                    window_column(col1, in_b, input_dims, params, filter_dims, oy1, ox1,
+                                  gather, gdst, gsrc, &m);
                     x1 = col1;
+                }
+                if (m > 0) {
+                    gather_cols(gdst, gsrc, m, goff, k);
                 }
             }
             if (pair) {
-                (k <= 4 ? pixel2_small_k : th_nn_mve_pixel2_tab)(
-                    x0, x1, filter, k, cout, tab, quant, &o, out + (int64_t)q * cout,
-                    out + (int64_t)(q + 1) * cout);
+                th_nn_mve_pixel2_tab(x0, x1, filter, k, cout, tab, quant, &o,
+                                     out + (int64_t)q * cout, out + (int64_t)(q + 1) * cout);
                 oy = ox1 + 1 < out_w ? oy1 : oy1 + 1;
                 ox = ox1 + 1 < out_w ? ox1 + 1 : 0;
             } else {

@@ -61,7 +61,7 @@ S = small_cin_conv_scratch (few input channels, th_conv_small_cin_s8.c; 0 when i
 Helium build (`PlanOptions.mve`, with `dsp`; th_nn_mve_s8.c): every CONV_2D without groups (1x1,
 3x3, general) needs 4 * Cout (bias + input offset * sum of weights, per channel) +
 2 * round_up4(KH * KW * Cin) (two int8 columns, or the staged pixels of an in-place 1x1; four
-when 4 < K <= MVE_QUAD_K = 32: four pixels a step);
+when K <= MVE_QUAD_K = 32: four pixels a step);
 grouped 0.
 Every DEPTHWISE_CONV_2D round_up4(PH * PW), PH = (OH - 1) * SH + (KH - 1) * DH + 1 (PW alike):
 one int8 input plane with its padding (mve_dw_scratch), no faster path. Other ops: none.
@@ -215,7 +215,7 @@ def _conv_scratch(graph: Graph, op: Op, dsp: bool, mve: bool = False) -> int:
     cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
     if dsp and mve:  # th_nn_mve_conv_scratch: the table of 4 * Cout, int8 columns
         k = kh * kw * wc
-        return 0 if x[3] != wc else 4 * cout + (4 if 4 < k <= MVE_QUAD_K else 2) * _ru4(k)
+        return 0 if x[3] != wc else 4 * cout + (4 if k <= MVE_QUAD_K else 2) * _ru4(k)
     if is_conv_1x1_kernel(graph, op):
         if not dsp:
             return x[3]
