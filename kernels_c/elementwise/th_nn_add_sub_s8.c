@@ -70,10 +70,9 @@ TH_INLINE int8_t finish(const add_consts *k, int32_t s1, int32_t s2)
     return (int8_t)th_clamp(v, k->act_min, k->act_max);
 }
 
-/* One row of n outputs; input i advances by step_i (0 or 1). A broadcast input is
- * rescaled once. Each output is written after its inputs are read (in-place rule). */
-static void add_row(const add_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
-                    int32_t step_b, int32_t n, int8_t *out)
+/* A row where an input broadcasts (step 0): its rescaled value computed once. */
+static void add_row_bcast(const add_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                          int32_t step_b, int32_t n, int8_t *out)
 {
     if (step_a == 0 && step_b == 0) {
         const int8_t v = finish(k, in1(k, a[0]), in2(k, b[0]));
@@ -90,10 +89,22 @@ static void add_row(const add_consts *k, const int8_t *a, int32_t step_a, const 
         for (int32_t i = 0; i < n; i++) {
             out[i] = finish(k, in1(k, a[i]), s2);
         }
-    } else {
-        for (int32_t i = 0; i < n; i++) {
-            out[i] = finish(k, in1(k, a[i]), in2(k, b[i]));
-        }
+    }
+}
+
+/* One row of n outputs; input i advances by step_i (0 or 1). Each output is written after
+ * its inputs are read (in-place rule). */
+static void add_row(const add_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                    int32_t step_b, int32_t n, int8_t *out)
+{
+    if ((step_a == 0 || step_b == 0) && TH_NN_PATH(ADD_ROW_BCAST)) {
+        add_row_bcast(k, a, step_a, b, step_b, n, out);
+        return;
+    }
+    /* The general loop every build keeps; a broadcast input (step 0) is never the output
+     * (th_nn_bcast_alias_ok), so reading it again after a write is fine. */
+    for (int32_t i = 0; i < n; i++) {
+        out[i] = finish(k, in1(k, a[i * step_a]), in2(k, b[i * step_b]));
     }
 }
 

@@ -141,4 +141,8 @@ void th_nn_path_taken(const char *name);
 #define TH_NN_KEEP_AVG_SEPARABLE 1
 #endif
 
+#ifndef TH_NN_KEEP_ADD_ROW_BCAST /* ADD/SUB rows without tables, one input broadcast */
+#define TH_NN_KEEP_ADD_ROW_BCAST 1
+#endif
+
 #endif
