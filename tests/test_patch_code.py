@@ -105,7 +105,7 @@ def test_one_function_per_banded_op_and_the_same_steps(name: str, make, request_
     for head, _ in functions:
         per_op[head] = per_op.get(head, 0) + 1
     assert banded and all(per_op[f"op {op}"] == 1 for op in banded), per_op
-    # the views (no code), the moves of kept rows apart (memcpy) and overlapping (memmove)
+    # the views (no code) and the moves of kept rows (memmove)
     assert per_op.get("patched stage", 0) <= 3
     unbanded = sum(1 for i in new.plan.op_order if p.band[i] is None and i not in p.views)
     assert len(functions) <= len(banded) + 3 + unbanded < steps
