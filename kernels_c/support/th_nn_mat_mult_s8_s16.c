@@ -343,19 +343,6 @@ mat_mult_2x2_mixed(const int32_t *cols, int32_t chunks, const int8_t *filter,
     return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 2);
 }
 
-/* The last (odd) channel c of two pixels: th_nn_mat_mult_s8_s16 on one channel, which takes
- * mat_mult (quant, bias and filter shifted to c, a block boundary as c is even). */
-static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
-                         const int32_t *bias, const th_per_channel_quant *quant,
-                         const th_nn_out_stage *stage, int32_t c, int8_t *out0, int8_t *out1)
-{
-    th_per_channel_quant q;
-    q.multiplier = quant->multiplier + c;
-    q.shift = quant->shift + c;
-    th_nn_mat_mult_s8_s16(cols, 2, kp, filter + (int64_t)c * kp, bias + c, &q, stage, 1,
-                          out0 + c, out1 + c);
-}
-
 /* Any pixel count, channel count and output stage, one output at a time: the general path
  * every build keeps (th_nn_paths.h), small rather than fast. Channel c's weights: in its
  * pair's block (8 bytes per chunk, c's word first for even c), or alone (4 per chunk) for
@@ -382,6 +369,20 @@ mat_mult_general(const int32_t *cols, int32_t num_pixels, int32_t kp, const int8
         }
     }
 }
+
+/* The last (odd) channel c of two pixels: the general loop on one channel (quant, bias and
+ * filter shifted to c, a block boundary as c is even), so no blocked loop is linked for it. */
+static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
+                         const int32_t *bias, const th_per_channel_quant *quant,
+                         const th_nn_out_stage *stage, int32_t c, int8_t *out0, int8_t *out1)
+{
+    th_per_channel_quant q;
+    q.multiplier = quant->multiplier + c;
+    q.shift = quant->shift + c;
+    mat_mult_general(cols, 2, kp, filter + (int64_t)c * kp, bias + c, &q, stage, 1, out0 + c,
+                     out1 + c);
+}
+
 
 void th_nn_mat_mult_s8_s16(const int32_t *cols, int32_t num_pixels, int32_t kp,
                            const int8_t *filter, const int32_t *bias,
