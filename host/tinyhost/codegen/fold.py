@@ -173,9 +173,9 @@ def depthwise_as_conv(graph: Graph) -> Graph:
 
 def _window_fits(graph: Graph, op: Op) -> bool:
     """Every output row's window reaches the input (no row of padding only), so each band of
-    output rows is a conv over a non-empty run of input rows."""
+    output rows is a conv (or depthwise conv) over a non-empty run of input rows."""
     o = op.options
-    assert isinstance(o, Conv2DOptions)
+    assert isinstance(o, (Conv2DOptions, DepthwiseConv2DOptions))
     _, h, w, _ = graph.tensors[op.inputs[0]].shape
     _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
     oh = graph.tensors[op.outputs[0]].shape[1]
@@ -278,18 +278,6 @@ def fuse_residual_adds(graph: Graph, exclude: frozenset[int] = frozenset()
     return replace(graph, ops=tuple(ops[i] for i in keep)), keep, tuple(pairs)
 
 
-def _depthwise_window_fits(graph: Graph, op: Op) -> bool:
-    """Every depthwise output row's window reaches the input (as _window_fits)."""
-    o = op.options
-    assert isinstance(o, DepthwiseConv2DOptions)
-    _, h, w, _ = graph.tensors[op.inputs[0]].shape
-    _, kh, kw, _ = graph.tensors[op.inputs[1]].shape
-    oh = graph.tensors[op.outputs[0]].shape[1]
-    p = compute_window_padding(o.padding, h, w, kh, kw, o.stride_h, o.stride_w,
-                               o.dilation_h, o.dilation_w, explicit=o.explicit_padding)
-    return p.top <= (kh - 1) * o.dilation_h and (oh - 1) * o.stride_h - p.top <= h - 1
-
-
 def dwpw_refusal(graph: Graph, index: int, readers: dict[int, list[int]]) -> int | str:
     """For DEPTHWISE_CONV_2D op `index`: the pointwise CONV_2D that can consume its output in
     bands (ARCHITECTURE.md §4.4b), or why none can."""
@@ -317,7 +305,7 @@ def dwpw_refusal(graph: Graph, index: int, readers: dict[int, list[int]]) -> int
         return "the pointwise conv is not int8 with int8 weights"
     if tuple(graph.tensors[pw.outputs[0]].shape[:3]) != tuple(graph.tensors[mid].shape[:3]):
         return "the pointwise output's plane differs from the depthwise output's"
-    if not _depthwise_window_fits(graph, op):
+    if not _window_fits(graph, op):
         return "an output row's window lies in padding only"
     return j
 
