@@ -357,11 +357,13 @@ mat_mult_general(const int32_t *cols, int32_t num_pixels, int32_t kp, const int8
         const int paired = (c | 1) < cout;
         const int8_t *w = filter + (int64_t)(c & ~1) * kp + (paired ? (c & 1) * 4 : 0);
         const th_fast_rq rq = make_rq(quant, bias, stage, c, 0);
+        const int32_t w_step = paired ? 8 : 4;
         for (int32_t p = 0; p < num_pixels; p++) {
             int32_t acc = bias != NULL ? bias[c] : 0;
             const int32_t *x = cols + 2 * p;
-            for (int32_t j = 0; j < chunks; j++, x += 2 * num_pixels) {
-                const int32_t w0 = th_read_s32(w + j * (paired ? 8 : 4));
+            const int8_t *wc = w;
+            for (int32_t j = 0; j < chunks; j++, x += 2 * num_pixels, wc += w_step) {
+                const int32_t w0 = th_read_s32(wc);
                 acc = th_smlad(x[0], th_sxtb16(w0), acc);
                 acc = th_smlad(x[1], th_sxtb16_ror8(w0), acc);
             }
@@ -370,17 +372,26 @@ mat_mult_general(const int32_t *cols, int32_t num_pixels, int32_t kp, const int8
     }
 }
 
-/* The last (odd) channel c of two pixels: the general loop on one channel (quant, bias and
- * filter shifted to c, a block boundary as c is even), so no blocked loop is linked for it. */
+/* The last (odd) channel c of two pixels (bias non-NULL), its weights alone (4 bytes a
+ * chunk): one small loop, so no blocked loop is linked for it. */
 static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
                          const int32_t *bias, const th_per_channel_quant *quant,
                          const th_nn_out_stage *stage, int32_t c, int8_t *out0, int8_t *out1)
 {
-    th_per_channel_quant q;
-    q.multiplier = quant->multiplier + c;
-    q.shift = quant->shift + c;
-    mat_mult_general(cols, 2, kp, filter + (int64_t)c * kp, bias + c, &q, stage, 1, out0 + c,
-                     out1 + c);
+    const int8_t *w = filter + (int64_t)c * kp;
+    int32_t a0 = bias[c];
+    int32_t a1 = a0;
+    const int32_t *x = cols;
+    for (int32_t j = 0; j < kp / 4; j++, w += 4, x += 4) {
+        const int32_t w0 = th_read_s32(w);
+        const int32_t lo = th_sxtb16(w0);
+        const int32_t hi = th_sxtb16_ror8(w0);
+        a0 = th_smlad(x[1], hi, th_smlad(x[0], lo, a0));
+        a1 = th_smlad(x[3], hi, th_smlad(x[2], lo, a1));
+    }
+    const th_fast_rq rq = make_rq(quant, bias, stage, c, 0);
+    out0[c] = requant_one(a0, c, quant, bias, stage, &rq, 0);
+    out1[c] = requant_one(a1, c, quant, bias, stage, &rq, 0);
 }
 
 
