@@ -145,4 +145,8 @@ void th_nn_path_taken(const char *name);
 #define TH_NN_KEEP_ADD_ROW_BCAST 1
 #endif
 
+#ifndef TH_NN_KEEP_MM_LAST_CHANNEL /* the last channel of an odd count, its own loop */
+#define TH_NN_KEEP_MM_LAST_CHANNEL 1
+#endif
+
 #endif

@@ -373,11 +373,20 @@ mat_mult_general(const int32_t *cols, int32_t num_pixels, int32_t kp, const int8
 }
 
 /* The last (odd) channel c of two pixels (bias non-NULL), its weights alone (4 bytes a
- * chunk): one small loop, so no blocked loop is linked for it. */
+ * chunk): one small loop, so no blocked loop is linked for it; or, where the build leaves that
+ * out (no odd channel count in the model), the general loop. */
 static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
                          const int32_t *bias, const th_per_channel_quant *quant,
                          const th_nn_out_stage *stage, int32_t c, int8_t *out0, int8_t *out1)
 {
+    if (!TH_NN_PATH(MM_LAST_CHANNEL)) {
+        th_per_channel_quant q;
+        q.multiplier = quant->multiplier + c;
+        q.shift = quant->shift + c;
+        mat_mult_general(cols, 2, kp, filter + (int64_t)c * kp, bias + c, &q, stage, 1,
+                         out0 + c, out1 + c);
+        return;
+    }
     const int8_t *w = filter + (int64_t)c * kp;
     int32_t a0 = bias[c];
     int32_t a1 = a0;
