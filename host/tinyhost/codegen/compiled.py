@@ -73,6 +73,7 @@ from tinyhost.codegen.lower import (
 from tinyhost.codegen.prune import (
     CONFIG_HEADER,
     KERNEL_PATHS,
+    cmake_paths,
     config_header,
     keep_all,
     record_paths,
@@ -1607,7 +1608,7 @@ def convert(graph: Graph, board: Board, out_dir: Path | str, *, arena_bytes: int
     (out / "model.h").write_text(g.model_h)
     cmake = (_CMAKE.format(name=model_name) + (_CMAKE_SIZE if optimize == "size" else "")
              + stack_cmake(g.stack.bytes if g.stack.derived else None))  # fmt: skip
-    (out / "model.cmake").write_text(cmake + _CMAKE_PATHS)
+    (out / "model.cmake").write_text(cmake + cmake_paths(repo_root()))
     paths = (record_paths(out, kernel_build(board, optimize), repo_root())
              if kernel_paths == "used" else keep_all(repo_root(), "--kernel-paths all"))
     (out / CONFIG_HEADER).write_text(config_header(paths, model_name, board.name))
@@ -1712,13 +1713,6 @@ set_source_files_properties("${{CMAKE_CURRENT_LIST_DIR}}/model.c" PROPERTIES
                             COMPILE_OPTIONS -fmerge-all-constants)
 list(APPEND TH_APP_INCLUDE_DIRS "${{CMAKE_CURRENT_LIST_DIR}}" "${{TH_ROOT}}/firmware/include"
      "${{TH_ROOT}}/firmware/model")
-"""
-
-# The kernel paths the model takes (codegen/prune.py): this directory's th_nn_config.h comes
-# before kernels_c's default (every path kept) on the kernels' include path.
-_CMAKE_PATHS = """if(TARGET th_kernels)
-  target_include_directories(th_kernels BEFORE PRIVATE "${CMAKE_CURRENT_LIST_DIR}")
-endif()
 """
 
 # --optimize size: the portable kernels (no DSP variants; model.c then holds plain filters)

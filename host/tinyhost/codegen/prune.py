@@ -65,6 +65,29 @@ def known_paths(root: Path) -> tuple[str, ...]:
     return tuple(_KEEP.findall((root / PATHS_HEADER).read_text()))
 
 
+def path_sources(root: Path) -> tuple[str, ...]:
+    """The kernel sources (relative to kernels_c/) that name a path: the only ones a model's
+    th_nn_config.h changes, so the others stay the same object in every build (and cached)."""
+    kernels = root / "kernels_c"
+    return tuple(str(p.relative_to(kernels)) for p in sorted(kernels.rglob("*.c"))
+                 if "TH_NN_PATH(" in p.read_text() or "TH_NN_KEEP_" in p.read_text())
+
+
+def cmake_paths(root: Path) -> str:
+    """model.cmake's lines that build the kernel sources naming a path with the model's
+    th_nn_config.h (forced in first: its guard then skips kernels_c's default)."""
+    files = "\n".join(f'  "${{TH_ROOT}}/kernels_c/{f}"' for f in path_sources(root))
+    return (
+        "# The kernel paths the model takes (codegen/prune.py): the sources that name a path\n"
+        "# see this directory's th_nn_config.h first; the rest build as for any model.\n"
+        "if(TARGET th_kernels)\n"
+        f"  set_property(SOURCE\n{files}\n"
+        "    TARGET_DIRECTORY th_kernels APPEND PROPERTY COMPILE_OPTIONS\n"
+        '    -include "${CMAKE_CURRENT_LIST_DIR}/th_nn_config.h")\n'
+        "endif()\n"
+    )
+
+
 def keep_all(root: Path, reason: str) -> KernelPaths:
     known = known_paths(root)
     return KernelPaths(known, frozenset(known), recorded=False, reason=reason)
