@@ -16,7 +16,7 @@
 #ifndef TH_NN_PATHS_H
 #define TH_NN_PATHS_H
 
-#include <th_nn_config.h> /* <>: the build's own, found first on the include path */
+#include <th_nn_config.h> /* the default, unless the build forced its own in first */
 
 #if defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
 /* Supplied by the recording program (tools/path-record/record.c), never by a firmware. */

@@ -189,7 +189,7 @@ def config_header(paths: KernelPaths, model: str, board: str) -> str:
     )
     lines = [
         f"/* th_nn_config.h for model '{model}' on {board}: {how}",
-        " * (kernels_c/include/th_nn_paths.h; generated, found before kernels_c's default). */",
+        " * (kernels_c/include/th_nn_paths.h; generated; its guard is kernels_c's default's). */",
         "#ifndef TH_NN_CONFIG_H",
         "#define TH_NN_CONFIG_H",
     ]
