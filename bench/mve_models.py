@@ -10,8 +10,11 @@ TINYHOST_ROOT, whose mps3-an547 board is built -mcpu=cortex-m55+nomve with "mve"
 the kernels take their TH_NN_HAS_DSP paths) with int8 weights, the kernels the MVE build
 replaces; "dsp16", the same DSP build as `--optimize speed` makes it (host-widened int16 weights
 for FULLY_CONNECTED, pointwise and 3x3 convolutions on a DSP core without Helium, extra flash).
-Prints MVE/DSP ratios (> 1: the MVE build executes fewer instructions) and, with --layers,
-the model's per-layer table. Models absent from the shared folder are skipped. Numbers, not
+Prints MVE/DSP ratios (> 1: the MVE build executes fewer instructions), MACs per instruction,
+and Cortex-M55 cycles ESTIMATED from the instruction classes (tinyhost.deploy.cycles: Helium
+dual-beat timing with beat overlap; labelled as an estimate, the exact figure is the instruction
+count: instructions under-state a vector instruction's cost) and, with --layers, the model's
+per-layer table. Models absent from the shared folder are skipped. Numbers, not
 a test.
 """
 
@@ -103,8 +106,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             rows[name] = {b: run(b, model, args.backend, Path(tmp), shadow) for b in BUILDS}
     if args.json:
-        print(json.dumps({m: {b: {k: r[k] for k in ("instructions", "bit_exact", "per_op")}
-                              for b, r in builds.items()} for m, builds in rows.items()}))
+        keys = ("instructions", "macs", "macs_per_instruction", "cycles_estimate", "bit_exact",
+                "per_op")  # fmt: skip
+        print(json.dumps({m: {b: {k: r.get(k) for k in keys} for b, r in builds.items()}
+                          for m, builds in rows.items()}))  # fmt: skip
         return 0
     print(f"{BOARD} ({args.backend}), exact instructions per inference")
     print(f"{'model':<24} {'MVE':>11} {'DSP int8 w':>11} {'DSP int16 w':>11} {'x int8':>7} "
@@ -114,6 +119,18 @@ def main(argv: list[str] | None = None) -> int:
         exact = all(b[k]["bit_exact"] for k in BUILDS)
         print(f"{name:<24} {mve:>11,} {d8:>11,} {d16:>11,} {d8 / mve:>7.2f} {d16 / mve:>7.2f} "
               f"{'yes' if exact else 'NO':>5}")  # fmt: skip
+    print("\nMACs per instruction, and Cortex-M55 cycles ESTIMATED (beat model, "
+          "tinyhost.deploy.cycles)")
+    print(f"{'model':<24} {'MVE MAC/ins':>11} {'DSP8 MAC/ins':>12} {'MVE cycles':>11} "
+          f"{'DSP int8 w':>11} {'DSP int16 w':>11} {'x int8':>7} {'x int16':>7}")  # fmt: skip
+    for name, b in rows.items():
+        rate = [b[k]["macs"] / b[k]["instructions"] for k in ("mve", "dsp8")]
+        est = [(b[k].get("cycles_estimate") or {}).get("cycles") for k in BUILDS]
+        if None in est:
+            print(f"{name:<24} {rate[0]:>11.3f} {rate[1]:>12.3f}   (no cycle estimate)")
+            continue
+        print(f"{name:<24} {rate[0]:>11.3f} {rate[1]:>12.3f} {est[0]:>11,} {est[1]:>11,} "
+              f"{est[2]:>11,} {est[1] / est[0]:>7.2f} {est[2] / est[0]:>7.2f}")  # fmt: skip
     if args.layers in rows:
         ops = [rows[args.layers][k]["per_op"] for k in BUILDS]
         print(f"\n{args.layers} per layer")

@@ -50,3 +50,22 @@ def test_unknown_class_and_core():
         estimate([Insn("fpu")], M4)
     with pytest.raises(ValueError, match="no cycle model"):
         estimate([], CoreModel("cortex-m0"))
+
+
+M55 = CoreModel("cortex-m55", refill=2)
+
+
+def test_m55_beat_overlap_and_low_overhead_loops():
+    assert estimate([Insn("vmem")], M55) == 2  # four beats, two per cycle
+    assert estimate([Insn("vop"), Insn("vop")], M55) == 4  # same kind: no overlap
+    # load, MAC, load, MAC: each meets the other kind: 4 x 2 - 3 overlaps
+    assert estimate([Insn("vmem"), Insn("vop")] * 2, M55) == 5
+    # a scalar instruction between them breaks the overlap: 2 + 1 + 2
+    assert estimate([Insn("vmem"), Insn("alu"), Insn("vop")], M55) == 5
+    # a tail-predicated loop of 10 iterations: DLSTP, then (VLDRB, VMLA, LETP) x 10, the last
+    # LETP falling through; a loop end looping back costs no refill
+    body = [Insn("vmem"), Insn("vop")]
+    loop = [Insn("lob")] + (body + [Insn("lob", taken=True)]) * 9 + body + [Insn("lob")]
+    assert estimate(loop, M55) == 1 + 10 * (2 + 2 - 1) + 10
+    # an ordinary taken branch still pays its refill, as on the M4
+    assert estimate([Insn("branch", taken=True)], M55) == 3

@@ -36,8 +36,13 @@
  * instructions per class (from QEMU's disassembly at translation), loads and
  * stores right after a single load/store, registers moved by block transfers,
  * taken branches (the next executed instruction is not the fall-through) and
- * Cortex-M7 dual-issue pairs formed greedily. Slower (a call per instruction);
- * the counts feed a cycle estimate, never the exact instruction count.
+ * Cortex-M7 dual-issue pairs formed greedily, and for Helium: vector memory and
+ * vector data-processing instructions, adjacent vector instructions of the two
+ * kinds (the pairs whose beats overlap), low-overhead-loop instructions and their
+ * taken loop ends. QEMU's disassembler does not know MVE (it prints LDC/STC/CDP or
+ * raw bytes), so Helium and loop instructions are told from their encodings.
+ * Slower (a call per instruction); the counts feed a cycle estimate, never the
+ * exact instruction count.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,8 +55,10 @@ TH_QEMU_PLUGIN_EXPORT int qemu_plugin_version = TH_QEMU_PLUGIN_API_VERSION;
 
 #define MAX_MARKS 8
 
-enum { C_ALU, C_MUL, C_DIV, C_LOAD, C_STORE, C_LDM, C_STM, C_BRANCH, N_CLASSES };
-enum { K_MEM_PIPELINED = N_CLASSES, K_BLOCK_REGS, K_TAKEN, K_PAIRS, N_COUNTERS };
+enum { C_ALU, C_MUL, C_DIV, C_LOAD, C_STORE, C_LDM, C_STM, C_BRANCH, C_VMEM, C_VOP, C_LOB,
+       N_CLASSES };
+enum { K_MEM_PIPELINED = N_CLASSES, K_BLOCK_REGS, K_TAKEN, K_PAIRS, K_VOVERLAP, K_LOB_TAKEN,
+       N_COUNTERS };
 
 typedef struct {
     uint64_t vaddr;
@@ -79,6 +86,7 @@ typedef struct {
     uint64_t next_vaddr;          /* fall-through of the last instruction (0: none yet) */
     int prev_mem;                 /* the last instruction was a single load/store */
     int pending;                  /* class of an unpaired M7 first-issue candidate, or -1 */
+    int prev_cls;                 /* class of the last instruction, or -1 */
 } icount_state;
 
 static void on_start(unsigned int vcpu_index, void *userdata)
@@ -137,6 +145,7 @@ static void note_fallthrough(icount_state *s, const insn_class *i)
 {
     if (s->next_vaddr != 0 && i->vaddr != s->next_vaddr) {
         s->counter[K_TAKEN]++;
+        s->counter[K_LOB_TAKEN] += (uint64_t)(s->prev_cls == C_LOB);
     }
     s->next_vaddr = i->vaddr + i->size;
 }
@@ -146,6 +155,10 @@ static void note_fallthrough(icount_state *s, const insn_class *i)
 static void count_class(icount_state *s, const insn_class *i)
 {
     s->counter[i->cls]++;
+    /* Beats overlap where a vector memory instruction meets a vector data-processing one. */
+    s->counter[K_VOVERLAP] += (uint64_t)((i->cls == C_VMEM && s->prev_cls == C_VOP) ||
+                                         (i->cls == C_VOP && s->prev_cls == C_VMEM));
+    s->prev_cls = i->cls;
     const int mem = i->cls == C_LOAD || i->cls == C_STORE;
     s->counter[K_MEM_PIPELINED] += (uint64_t)(mem && s->prev_mem);
     s->prev_mem = mem;
@@ -261,20 +274,46 @@ static insn_class classify(const char *text)
     return r;
 }
 
+/* Helium and low-overhead-loop instructions from a 32-bit encoding (first halfword hw1,
+ * second hw2), or -1 for anything else (classified from its disassembly).
+ * Low-overhead loops (Armv8.1-M: DLS, WLS, LE and their tail-predicated forms): hw1 in
+ * F000-F07F with hw2 of the form 11x0 xxxx xxxx xxx1 (a BL/BLX there has bit 12 set or bit 0
+ * clear). Helium: the coprocessor space (hw1 111x 11xx) outside coprocessors 10 and 11
+ * (scalar floating point, which the disassembler knows); its load/store part is hw1
+ * 111x 110x (VLDR/VSTR, gathers, scatters, VLD2/VLD4). */
+static int encoding_class(uint16_t hw1, uint16_t hw2)
+{
+    if ((hw1 & 0xFF80u) == 0xF000u && (hw2 & 0xD001u) == 0xC001u) {
+        return C_LOB;
+    }
+    if ((hw1 & 0xEC00u) == 0xEC00u && ((hw2 >> 9) & 7u) != 5u) {
+        return (hw1 & 0xEE00u) == 0xEC00u ? C_VMEM : C_VOP;
+    }
+    return -1;
+}
+
 static insn_class *class_of(struct qemu_plugin_insn *insn)
 {
     insn_class *c = malloc(sizeof *c); /* lives as long as the translation: never freed */
     char *text = qemu_plugin_insn_disas(insn);
+    const uint8_t *bytes = qemu_plugin_insn_data(insn);
     if (c == NULL) {
         free(text);
         return NULL;
     }
-    if (text != NULL) {
+    int by_encoding = -1;
+    if (bytes != NULL && qemu_plugin_insn_size(insn) == 4) {
+        by_encoding = encoding_class((uint16_t)(bytes[0] | bytes[1] << 8),
+                                     (uint16_t)(bytes[2] | bytes[3] << 8));
+    }
+    if (by_encoding >= 0) {
+        *c = (insn_class){0, (uint8_t)by_encoding, 4, 1};
+    } else if (text != NULL) {
         *c = classify(text);
-        free(text);
     } else {
         *c = (insn_class){0, C_ALU, 2, 1};
     }
+    free(text);
     c->vaddr = qemu_plugin_insn_vaddr(insn);
     c->size = (uint8_t)qemu_plugin_insn_size(insn);
     return c;
@@ -395,6 +434,7 @@ TH_QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_in
         }
     }
     s->pending = -1;
+    s->prev_cls = -1;
     if (s->classes && s->n_marks == 0) {
         fprintf(stderr, "icount: classes=1 needs mark mode\n");
         free(s);

@@ -56,6 +56,7 @@ struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 char *qemu_plugin_insn_disas(const struct qemu_plugin_insn *insn); /* malloc'd; caller frees */
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
                                             qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags, void *userdata);

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tinyhost.deploy.cycles import CORES, CoreModel, cycles
+from tinyhost.deploy.cycles import CoreModel, core_of, cycles
 from tinyhost.ir import Graph, OpKind
 from tinyhost.plan.budget import Budget
 from tinyhost.plan.patch import PatchRequest
@@ -202,7 +202,7 @@ def bench(
     b = resolve_board(board)
     if inputs is None:
         inputs = deterministic_inputs(graph)
-    estimable = b.qemu_machine is not None and b.cpu in CORES
+    estimable = b.qemu_machine is not None and core_of(b.cpu) is not None
     # a model with state (variable tensors) starts every run from a reset, so every run
     # computes what one reference invoke does
     fresh = range(runs) if graph.variable_tensors() else ()
@@ -262,11 +262,12 @@ def bench(
 def _cycles_estimate(run: ModelRun, cpu: str, clock_hz: int) -> dict | None:
     """The run's cycles on `cpu` estimated from its instruction classes, with the model's
     assumptions: an estimate, always labelled so; the exact figure is the instruction count."""
-    if run.classes is None or run.classes_per_op is None or cpu not in CORES:
+    core = core_of(cpu)
+    if run.classes is None or run.classes_per_op is None or core is None:
         return None
-    model = CoreModel(cpu)
+    model = CoreModel(core)
     total = cycles(run.classes, model)
-    return {"label": "estimate", "core": cpu, "cycles": total,
+    return {"label": "estimate", "core": core, "cycles": total,
             "per_op": [cycles(c, model) for c in run.classes_per_op],
             "time_s": total / clock_hz if clock_hz else None,
             "assumptions": model.assumptions()}  # fmt: skip

@@ -1,4 +1,4 @@
-"""Cortex-M4 / Cortex-M7 cycle ESTIMATE from an executed instruction stream.
+"""Cortex-M4 / Cortex-M7 / Cortex-M55 cycle ESTIMATE from an executed instruction stream.
 
 Input: the stream's class counters (`ClassCounts`): QEMU's icount plugin keeps them per
 executed instruction in class mode (tools/qemu-icount, `classes=1`), `count_classes` computes
@@ -22,6 +22,13 @@ cycle when they are ALU+ALU, ALU+load/store or ALU+branch (never two loads/store
 a multiply-accumulate or divide), loads/stores from TCM take 1 cycle, taken branches are
 predicted (`m7_refill` extra cycles, 0 when the branch target cache hits), divides as on M4.
 
+Cortex-M55 (scalar pipeline as the M4 model above; Helium from the Armv8.1-M beat model): the
+M55 is a dual-beat implementation, so a vector instruction (four beats) takes 2 cycles, and
+its last beats overlap the first beats of the next vector instruction when one of the two is a
+vector load/store and the other vector data processing (1 cycle saved per such adjacent pair);
+low-overhead loop ends (LE/LETP) that loop back cost no refill (the loop is remembered), the
+loop instructions themselves 1 cycle.
+
 Always an estimate: caches, bus contention, interrupts and data-dependent divide timing are not
 modelled; the exact figure is the instruction count.
 """
@@ -29,10 +36,19 @@ modelled; the exact figure is the instruction count.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-CLASSES = ("alu", "mul", "div", "load", "store", "ldm", "stm", "branch")
-CORES = ("cortex-m4", "cortex-m7")  # the cores modelled here (board.json "cpu")
+# vmem / vop: Helium vector loads and stores / vector data processing; lob: Armv8.1-M
+# low-overhead-loop instructions (DLS, WLS, LE and the tail-predicated forms).
+CLASSES = ("alu", "mul", "div", "load", "store", "ldm", "stm", "branch", "vmem", "vop", "lob")
+CORES = ("cortex-m4", "cortex-m7", "cortex-m55")  # the cores modelled here (board.json "cpu")
+
+
+def core_of(cpu: str) -> str | None:
+    """The modelled core of a board's "cpu" ("cortex-m55+nomve": the M55's scalar and DSP
+    pipeline, which the model covers alike), or None when no model covers it."""
+    core = cpu.split("+", 1)[0]
+    return core if core in CORES else None
 
 
 @dataclass(frozen=True)
@@ -44,13 +60,19 @@ class Insn:
 
 @dataclass(frozen=True)
 class CoreModel:
-    core: str  # "cortex-m4" | "cortex-m7"
+    core: str  # "cortex-m4" | "cortex-m7" | "cortex-m55"
     refill: int = 2  # pipeline refill cycles of a taken branch (M4: 1-3)
     div_cycles: int = 12  # M4/M7 divide: 2-12, worst case by default
     flash_wait_states: int = 0  # added to every refill from flash
     m7_refill: int = 0  # M7: extra cycles of a taken, predicted branch
 
     def assumptions(self) -> list[str]:
+        if self.core == "cortex-m55":
+            return ["scalar instructions as the Cortex-M4 model", "Helium dual-beat: 2 cycles per "
+                    "vector instruction, 1 saved per adjacent vector load/store + vector "
+                    "data-processing pair (beat overlap)", "LE/LETP looping back: no refill",
+                    f"taken branch: 1 + {self.refill} refill",
+                    "TCM, no bus contention"]  # fmt: skip
         if self.core == "cortex-m4":
             return [f"taken branch: 1 + {self.refill} refill + {self.flash_wait_states} flash "
                     "wait states", "LDR/STR 2 cycles, 1 when pipelined after another",
@@ -63,8 +85,8 @@ class CoreModel:
 
 # The counters QEMU's icount plugin keeps in class mode (tools/qemu-icount/icount.c, the
 # order of its mark lines after the running total) and `count_classes` keeps for a sequence.
-COUNTERS = ("alu", "mul", "div", "load", "store", "ldm", "stm", "branch", "mem_pipelined",
-            "block_regs", "taken", "pairs")  # fmt: skip
+COUNTERS = (*CLASSES, "mem_pipelined", "block_regs", "taken", "pairs", "voverlap",
+            "lob_taken")
 
 
 @dataclass(frozen=True)
@@ -72,7 +94,9 @@ class ClassCounts:
     """What the cycle models need from an instruction stream: instructions per class; loads and
     stores right after a single load/store (M4 pipelining); registers moved by LDM/STM/PUSH/POP
     (LDRD/STRD count as two); taken branches (control left the fall-through: any instruction
-    writing the PC); M7 dual-issue pairs formed greedily in program order."""
+    writing the PC); M7 dual-issue pairs formed greedily in program order; adjacent Helium
+    vector instructions of the two kinds (memory, data processing: beat overlap); taken
+    low-overhead loop ends."""
 
     alu: int = 0
     mul: int = 0
@@ -82,10 +106,15 @@ class ClassCounts:
     ldm: int = 0
     stm: int = 0
     branch: int = 0
+    vmem: int = 0
+    vop: int = 0
+    lob: int = 0
     mem_pipelined: int = 0
     block_regs: int = 0
     taken: int = 0
     pairs: int = 0
+    voverlap: int = 0
+    lob_taken: int = 0
 
     @staticmethod
     def of(values: Sequence[int]) -> ClassCounts:
@@ -111,11 +140,15 @@ def count_classes(insns: Sequence[Insn]) -> ClassCounts:
     """The plugin's counters for a sequence (the same state machine, in Python)."""
     c = dict.fromkeys(COUNTERS, 0)
     prev_mem = False
+    prev: str | None = None
     pending: str | None = None  # an unpaired instruction that may issue first in a pair
     for k, i in enumerate(insns):
         if i.cls not in CLASSES:
             raise ValueError(f"instruction {k}: unknown class {i.cls!r}")
         c[i.cls] += 1
+        c["voverlap"] += {i.cls, prev} == {"vmem", "vop"}
+        c["lob_taken"] += i.cls == "lob" and i.taken
+        prev = i.cls
         mem = i.cls in ("load", "store")
         c["mem_pipelined"] += mem and prev_mem
         prev_mem = mem
@@ -136,8 +169,15 @@ def cycles(counts: ClassCounts, model: CoreModel) -> int:
     Cortex-M4: 1 per ALU/multiply/branch, `div_cycles` per divide, 2 per single load/store
     less 1 for each pipelined behind another, 1 + N per LDM/STM, + refill and flash wait
     states per taken branch. Cortex-M7: 1 per instruction (divides `div_cycles`, LDM/STM one
-    per register), + `m7_refill` per taken branch, less 1 per dual-issued pair."""
+    per register), + `m7_refill` per taken branch, less 1 per dual-issued pair. Cortex-M55: the
+    M4 figure of the scalar instructions, 1 per loop instruction, 2 per Helium instruction less
+    1 per overlapping pair, no refill for a loop end looping back."""
     c = counts
+    if model.core == "cortex-m55":
+        scalar = replace(c, vmem=0, vop=0, lob=0, voverlap=0, lob_taken=0,
+                         taken=c.taken - c.lob_taken)  # fmt: skip
+        return (cycles(scalar, replace(model, core="cortex-m4")) + c.lob
+                + 2 * (c.vmem + c.vop) - c.voverlap)  # fmt: skip
     if model.core == "cortex-m4":
         return (c.alu + c.mul + c.branch + model.div_cycles * c.div
                 + 2 * (c.load + c.store) - c.mem_pipelined + c.ldm + c.stm + c.block_regs
@@ -150,6 +190,6 @@ def cycles(counts: ClassCounts, model: CoreModel) -> int:
 
 def estimate(insns: Sequence[Insn], model: CoreModel) -> int:
     """Estimated cycles of the sequence on `model.core`."""
-    if model.core not in ("cortex-m4", "cortex-m7"):
+    if model.core not in CORES:
         raise ValueError(f"no cycle model for {model.core}")
     return cycles(count_classes(insns), model)

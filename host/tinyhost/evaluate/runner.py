@@ -134,7 +134,7 @@ def _worker(e: Engines, xs: np.ndarray, work, queue, timed: bool) -> None:
     `timed`: on QEMU, run the icount plugin for exact latency (it slows QEMU about 2x, so by
     default only one worker measures; the others only check outputs).
     """
-    from tinyhost.deploy.cycles import CORES, CoreModel, cycles
+    from tinyhost.deploy.cycles import CoreModel, core_of, cycles
     from tinyhost.deploy.icount import MarkLog
     from tinyhost.deploy.runner import check_device_model, invoke_once, open_device
     from tinyhost.deploy.selfcheck import check_selfcheck
@@ -142,7 +142,8 @@ def _worker(e: Engines, xs: np.ndarray, work, queue, timed: bool) -> None:
     try:
         with contextlib.ExitStack() as stack:
             exact = timed and e.port is None and e.board.qemu_machine is not None
-            core = CoreModel(e.board.cpu) if exact and e.board.cpu in CORES else None
+            modelled = core_of(e.board.cpu)
+            core = CoreModel(modelled) if exact and modelled is not None else None
             icount_out = None
             if exact:
                 tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="th-eval-"))
