@@ -133,14 +133,18 @@ def main(argv: list[str] | None = None) -> int:
               f"{est[2]:>11,} {est[1] / est[0]:>7.2f} {est[2] / est[0]:>7.2f}")  # fmt: skip
     if args.layers in rows:
         ops = [rows[args.layers][k]["per_op"] for k in BUILDS]
-        print(f"\n{args.layers} per layer")
+        est = [(rows[args.layers][k].get("cycles_estimate") or {}).get("per_op") for k in BUILDS]
+        print(f"\n{args.layers} per layer (cycles: ESTIMATED, Cortex-M55 beat model)")
         print(f"{'#':>3} {'op':<18} {'MACs':>8} {'MVE':>9} {'DSP int8 w':>10} {'x':>5} "
-              f"{'MVE ins/MAC':>11}")  # fmt: skip
+              f"{'MVE MAC/ins':>11} {'MVE cyc':>9} {'DSP8 cyc':>9} {'x cyc':>5}")  # fmt: skip
         for i, (m, d8, _) in enumerate(zip(*ops, strict=True)):
-            per_mac = f"{m['instructions'] / m['macs']:.3f}" if m["macs"] else "-"
+            per_ins = f"{m['macs'] / m['instructions']:.3f}" if m["instructions"] else "-"
             gain = f"{d8['instructions'] / m['instructions']:.2f}" if m["instructions"] else "-"
+            cyc = [e[i] if e else 0 for e in est[:2]]
+            cyc_gain = f"{cyc[1] / cyc[0]:.2f}" if cyc[0] else "-"
             print(f"{i:>3} {m['op']:<18} {m['macs']:>8,} {m['instructions']:>9,} "
-                  f"{d8['instructions']:>10,} {gain:>5} {per_mac:>11}")  # fmt: skip
+                  f"{d8['instructions']:>10,} {gain:>5} {per_ins:>11} {cyc[0]:>9,} "
+                  f"{cyc[1]:>9,} {cyc_gain:>5}")  # fmt: skip
     return 0
 
 
