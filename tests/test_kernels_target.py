@@ -22,9 +22,11 @@ from kernels.cases import (
     FC_OPS,
     Case,
     ConvCase,
+    Limits,
     Op,
     RngDraw,
     check_result,
+    fc_case,
     random_case,
 )
 from kernels.harness import (
@@ -65,6 +67,7 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain (obj
     "th_nn_mve_pixel2_tab": ("vmlava.s8", "vldrb.u8", "vqrdmulh.s32", "vrshl.s32", "vctp.8"),
     "th_nn_mve_pixel_sums": ("vmlava.s8", "vaddva.s8", "vldrb.u8", "vqrdmulh.s32"),
     "th_nn_mve_kernel_sums": ("vaddva.s8", "vldrb.u8"),
+    "fc_mve_short": ("vmlav.s16", "vldrbt.s16", "vqrdmulh.s32", "vstrb.32"),  # FC, cin <= 16
     "quad_narrow": ("vmlav.s8", "vldrb", "vqrdmulh.s32", "vstrb"),  # 4 < K <= 16
     "quad_small_k": ("vmlav", "vldrb", "vqrdmulh.s32", "vstrb"),  # 16 < K <= 32
     "quad_direct": ("vmlav.s8", "vldrb", "vqrdmulh.s32", "vstrb"),  # windows from the input
@@ -132,6 +135,20 @@ def test_random_cases_on_the_mve_board(build_root: Path) -> None:
     for function in ("th_nn_mat_mult_s8_s16", "conv_1x1_k8_pixels", "dw_rows_s1_even",
                      "th_dw_conv_3x3_s8"):  # the DSP conv and depthwise cores: not used
         assert "\tsmlad" not in function_disassembly(fw.elf, function, mve=True)
+
+
+def test_short_fully_connected_on_the_mve_board(build_root: Path) -> None:
+    """FULLY_CONNECTED with inputs of 1-16 values (fc_mve_short: the input widened once, no
+    sums of weights): per tensor with and without a filter offset, per channel, batches,
+    output counts that are not multiples of four."""
+    fw = build_firmware(MVE_BOARD, build_root)
+    draw = RngDraw(np.random.default_rng(56))
+    cases = [fc_case(draw, FC_OPS[i % len(FC_OPS)], Limits(max_fc_in=16)) for i in range(240)]
+    inputs = {case.x.shape[1] for case in cases}
+    assert inputs == set(range(1, 17)), f"input lengths drawn: {sorted(inputs)}"
+    assert any(case.p.filter_offset != 0 for case in cases)
+    run = run_cases(fw, cases, interleaved=False)
+    assert_all_match(cases, run.results, MVE_BOARD)
 
 
 def test_portable_path_on_cortex_m4(build_root: Path) -> None:

@@ -4,7 +4,8 @@
  * read in place as int8 and widened with SXTAB16 (the input offset rides along), so no
  * scratch is needed. A filter offset (per-tensor FC) is folded in exactly:
  * sum((x + io) * (w + fo)) = sum((x + io) * w) + fo * sum(x + io).
- * MVE path: th_nn_mve_pixel_sums per batch row (th_nn_mve_s8.c).
+ * MVE path: th_nn_mve_pixel_sums per batch row (th_nn_mve_s8.c); inputs of at most 16 values
+ * (fc_mve_short) without the sums of weights.
  */
 #include <stddef.h>
 
@@ -315,6 +316,115 @@ fc_blocks_channel(const fc_row *r, const int8_t *filter, int32_t cout, int8_t *o
 
 #endif /* TH_NN_HAS_DSP */
 
+#if TH_NN_MVE
+/* Inputs of at most 16 values (fc_mve_short). */
+typedef struct {
+    int16x8_t x_lo, x_hi; /* x + input_offset, values 0-7 and 8-15 (lanes past cin: any) */
+    mve_pred16_t p_lo, p_hi; /* the weight lanes that exist */
+    int32_t cin;
+} fc_short_row;
+
+/* Dots of four weight rows with the row; the loads are predicated and zeroing, so nothing
+ * past a row is read and the lanes past cin add nothing. HI: cin > 8. */
+TH_INLINE int32x4_t fc_short_dot4(const fc_short_row *r, const int8_t *w0, const int8_t *w1,
+                                  const int8_t *w2, const int8_t *w3, const int hi)
+{
+    int32_t a0 = vmladavq_s16(r->x_lo, vldrbq_z_s16(w0, r->p_lo));
+    int32_t a1 = vmladavq_s16(r->x_lo, vldrbq_z_s16(w1, r->p_lo));
+    int32_t a2 = vmladavq_s16(r->x_lo, vldrbq_z_s16(w2, r->p_lo));
+    int32_t a3 = vmladavq_s16(r->x_lo, vldrbq_z_s16(w3, r->p_lo));
+    if (hi) {
+        a0 = vmladavaq_s16(a0, r->x_hi, vldrbq_z_s16(w0 + 8, r->p_hi));
+        a1 = vmladavaq_s16(a1, r->x_hi, vldrbq_z_s16(w1 + 8, r->p_hi));
+        a2 = vmladavaq_s16(a2, r->x_hi, vldrbq_z_s16(w2 + 8, r->p_hi));
+        a3 = vmladavaq_s16(a3, r->x_hi, vldrbq_z_s16(w3 + 8, r->p_hi));
+    }
+    int32x4_t v = vdupq_n_s32(a0);
+    v = vsetq_lane_s32(a1, v, 1);
+    v = vsetq_lane_s32(a2, v, 2);
+    return vsetq_lane_s32(a3, v, 3);
+}
+
+/* One batch row, per-tensor requantization (RIGHT: shift < 0), whole groups of four
+ * channels: no predicates outside the loads. Returns the channels done. */
+TH_INLINE int32_t fc_short_tensor(const fc_short_row *r, const int8_t *filter, int32_t cout,
+                                  const int32_t *bias, int32_t row_add, int32_t multiplier,
+                                  int32_t shift, const th_mve_out *o, int8_t *out,
+                                  const int hi, const int right)
+{
+    const int32_t cin = r->cin;
+    int32_t c = 0;
+    for (; c + 4 <= cout; c += 4, filter += 4 * cin) {
+        int32x4_t a = fc_short_dot4(r, filter, filter + cin, filter + 2 * cin,
+                                    filter + 3 * cin, hi);
+        a = vaddq_n_s32(a, row_add);
+        if (bias != NULL) {
+            a = vaddq_s32(a, vldrwq_s32(bias + c));
+        }
+        vstrbq_s32(out + c, th_mve_requantize_n(a, multiplier, shift, right, o));
+    }
+    return c;
+}
+
+/* Inputs of at most 16 values: (x + input_offset) widened to int16 once per batch row and
+ * each weight row dotted with one VMLADAV per 8 values, so the offset needs no sums of
+ * weights; four output channels requantized per vector. The general path's per-row setup
+ * costs more than such a dot (ad01's 8 -> 128 layer: ~36 instructions per output there). */
+static void __attribute__((noinline))
+fc_mve_short(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
+             int32_t mult_step, int32_t batches, const int8_t *input, int32_t cin,
+             int32_t cout, const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    const th_mve_out o = {params->output_offset, params->activation.min,
+                          params->activation.max};
+    const int16_t io = (int16_t)params->input_offset;
+    const int32_t fo = params->filter_offset;
+    fc_short_row r;
+    r.cin = cin;
+    r.p_lo = vctp16q((uint32_t)TH_MIN(cin, 8));
+    r.p_hi = vctp16q((uint32_t)(cin > 8 ? cin - 8 : 0));
+    const int hi = cin > 8;
+    for (int32_t b = 0; b < batches; b++) {
+        const int8_t *x = input + (int64_t)b * cin;
+        r.x_lo = vaddq_n_s16(vldrbq_z_s16(x, r.p_lo), io);
+        r.x_hi = vaddq_n_s16(vldrbq_z_s16(x + 8, r.p_hi), io);
+        /* A filter offset: fo * sum(x + io), the same for every channel. */
+        const int32_t row_add =
+            fo != 0 ? fo * (vaddvq_p_s16(r.x_lo, r.p_lo) + vaddvq_p_s16(r.x_hi, r.p_hi)) : 0;
+        int8_t *out = output + (int64_t)b * cout;
+        int32_t c = 0;
+        if (mult_step == 0) {
+            const int32_t m = multiplier[0], s = shift[0];
+            if (hi) {
+                c = s < 0 ? fc_short_tensor(&r, filter, cout, bias, row_add, m, s, &o, out, 1, 1)
+                          : fc_short_tensor(&r, filter, cout, bias, row_add, m, s, &o, out, 1, 0);
+            } else {
+                c = s < 0 ? fc_short_tensor(&r, filter, cout, bias, row_add, m, s, &o, out, 0, 1)
+                          : fc_short_tensor(&r, filter, cout, bias, row_add, m, s, &o, out, 0, 0);
+            }
+        }
+        /* Per channel, and the last channels: predicated groups. */
+        for (; c < cout; c += 4) {
+            const int32_t g = TH_MIN(4, cout - c);
+            const mve_pred16_t p = vctp32q((uint32_t)g);
+            const int8_t *w0 = filter + (int64_t)c * cin;
+            const int8_t *w1 = g > 1 ? w0 + cin : w0;
+            const int8_t *w2 = g > 2 ? w1 + cin : w0;
+            const int8_t *w3 = g > 3 ? w2 + cin : w0;
+            int32x4_t a = vaddq_n_s32(fc_short_dot4(&r, w0, w1, w2, w3, hi), row_add);
+            if (bias != NULL) {
+                a = vaddq_s32(a, vldrwq_z_s32(bias + c, p));
+            }
+            const int32_t k = c * mult_step;
+            const int32x4_t m = mult_step ? vldrwq_z_s32(multiplier + k, p)
+                                          : vdupq_n_s32(multiplier[0]);
+            const int32x4_t e = mult_step ? vldrwq_z_s32(shift + k, p) : vdupq_n_s32(shift[0]);
+            vstrbq_p_s32(out + c, th_mve_requantize(a, m, e, &o), p);
+        }
+    }
+}
+#endif /* TH_NN_MVE */
+
 void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
                  int32_t mult_step, const th_dims *input_dims, const int8_t *input,
                  const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
@@ -324,6 +434,11 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
     const int32_t cout = filter_dims->n;
     (void)output_dims;
 #if TH_NN_MVE
+    if (cin <= 16) {
+        fc_mve_short(params, multiplier, shift, mult_step, input_dims->n, input, cin, cout,
+                     filter, bias, output);
+        return;
+    }
     /* Helium: plain [Cout, Cin] weights, four rows per pass, sums of weights alongside (no
      * scratch); the filter offset as fo * sum(x + io) added to every channel. */
     const th_mve_out o = {params->output_offset, params->activation.min,
