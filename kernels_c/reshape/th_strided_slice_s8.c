@@ -43,7 +43,11 @@ th_status th_strided_slice_s8(const th_context *ctx, const th_strided_slice_para
     int8_t *out = output;
     for (int32_t r = 0; r < count / run; r++) {
         if (run_step == 1) {
-            memcpy(out, input + off, (size_t)run);
+            th_nn_move(out, input + off, (size_t)run);
+#if TH_NN_MVE
+        } else if (run_step > 1) {
+            th_nn_mve_gather(out, input + off, run_step, run);
+#endif
         } else {
             /* integer offsets: a negative step never forms a pointer before the array */
             for (int32_t k = 0; k < run; k++) {
