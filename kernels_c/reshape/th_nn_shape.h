@@ -132,7 +132,8 @@ static inline void th_nn_mve_set(int8_t *dst, int8_t value, size_t n)
 
 /* One tail-predicated loop over n elements of `size` bits (8, 16, 32) moving 16 bytes,
  * 8 or 4 per iteration: LOAD then STORE (asm text with %q[t] the vector), the register
- * "base" advancing by "step" bytes after each load or store that names it. */
+ * "base" advancing by "step" bytes after each load or store that names it. The pointers
+ * are low registers (the widening and narrowing VLDRB / VSTRB forms want them). */
 #define TH_NN_MVE_LOOP(size, n, load, store, advance, dst_, src_, off, base_step)                 \
     do {                                                                                    \
         int8x16_t t_;                                                                       \
@@ -140,7 +141,7 @@ static inline void th_nn_mve_set(int8_t *dst, int8_t value, size_t n)
                          "1:\n\t" load "\n\t" store "\n\t" advance "\n\t"                   \
                          "letp lr, 1b\n"                                                    \
                          "2:"                                                               \
-                         : [d] "+r"(dst_), [s] "+r"(src_), [t] "=&w"(t_)                        \
+                         : [d] "+l"(dst_), [s] "+l"(src_), [t] "=&w"(t_)                        \
                          : [cnt] "r"(n), [o] "w"(off), [st] "r"(base_step)                  \
                          : "lr", "memory");                                                 \
     } while (0)

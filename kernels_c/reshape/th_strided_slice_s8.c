@@ -69,23 +69,28 @@ th_status th_strided_slice_s8(const th_context *ctx, const th_strided_slice_para
     }
     const int32_t run = dims[n - 1];
     const int32_t run_step = steps[n - 1];
+    /* the runs of the next outer dim in a plain loop, the dims above it by index */
+    const int32_t rows = n >= 2 ? dims[n - 2] : 1;
+    const int32_t row_step = n >= 2 ? steps[n - 2] : 0;
     int32_t idx[TH_MAX_RANK] = {0};
     int8_t *out = output;
-    for (int32_t r = 0; r < count / run; r++) {
-        if (run_step == 1) {
-            th_nn_move(out, input + off, (size_t)run);
+    for (int32_t r = 0; r < count / run / rows; r++) {
+        int32_t at = off;
+        for (int32_t i = 0; i < rows; i++, at += row_step, out += run) {
+            if (run_step == 1) {
+                th_nn_move(out, input + at, (size_t)run);
 #if TH_NN_MVE
-        } else if (run_step > 1) {
-            th_nn_mve_gather(out, input + off, run_step, run);
+            } else if (run_step > 1) {
+                th_nn_mve_gather(out, input + at, run_step, run);
 #endif
-        } else {
-            /* integer offsets: a negative step never forms a pointer before the array */
-            for (int32_t k = 0; k < run; k++) {
-                out[k] = input[off + k * run_step];
+            } else {
+                /* integer offsets: a negative step never forms a pointer before the array */
+                for (int32_t k = 0; k < run; k++) {
+                    out[k] = input[at + k * run_step];
+                }
             }
         }
-        out += run;
-        for (int32_t d = n - 2; d >= 0; d--) {
+        for (int32_t d = n - 3; d >= 0; d--) {
             off += steps[d];
             if (++idx[d] < dims[d]) {
                 break;

@@ -123,24 +123,28 @@ th_status th_transpose_s8(const th_context *ctx, const th_transpose_params *para
         return TH_OK;
     }
 #endif
+    /* the runs of the next outer dim in a plain loop, the dims above it by index */
+    const int32_t rows = n >= 2 ? dims[n - 2] : 1;
+    const int32_t row_stride = n >= 2 ? stride[n - 2] : 0;
     int32_t idx[TH_MAX_RANK] = {0};
     int32_t off = 0;
     int8_t *out = output;
-    for (int32_t r = 0; r < count / run; r++) {
-        if (run_stride == 1) {
-            th_nn_move(out, input + off, (size_t)run);
-        } else {
+    for (int32_t r = 0; r < count / run / rows; r++) {
+        const int8_t *src = input + off;
+        for (int32_t i = 0; i < rows; i++, src += row_stride, out += run) {
+            if (run_stride == 1) {
+                th_nn_move(out, src, (size_t)run);
+            } else {
 #if TH_NN_MVE
-            th_nn_mve_gather(out, input + off, run_stride, run);
+                th_nn_mve_gather(out, src, run_stride, run);
 #else
-            const int8_t *src = input + off;
-            for (int32_t k = 0; k < run; k++) {
-                out[k] = src[k * run_stride];
-            }
+                for (int32_t k = 0; k < run; k++) {
+                    out[k] = src[k * run_stride];
+                }
 #endif
+            }
         }
-        out += run;
-        for (int32_t d = n - 2; d >= 0; d--) {
+        for (int32_t d = n - 3; d >= 0; d--) {
             off += stride[d];
             if (++idx[d] < dims[d]) {
                 break;
