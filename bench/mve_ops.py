@@ -101,6 +101,7 @@ def movement_cases() -> list[tuple[str, MoveCase]]:
     """Data movement and MAXIMUM / MINIMUM: typical layer shapes (SAME padding of a conv
     input, channel concatenations of a detector head, NHWC <-> NCHW transposes)."""
     idx = np.random.default_rng(3).integers(0, 64, (1, 48)).astype(np.int32)
+    prelu = (5, -3, -7, 1_518_500_250, -1, 1_300_000_000, -8)  # offsets, pos and neg
     return [
         ("pad 1 px 24x24x16", _move(MoveOp.PAD, (1, 24, 24, 16), args=(0, 1, 1, 0, 0, 1, 1, 0,
                                                                        0))),
@@ -129,6 +130,9 @@ def movement_cases() -> list[tuple[str, MoveCase]]:
         ("maximum channel 16x16x32", _move(MoveOp.MAXIMUM, (1, 16, 16, 32), (32,))),
         ("minimum scalar 16x16x32", _move(MoveOp.MINIMUM, (1, 16, 16, 32), (1,))),
         ("minimum same 7x7x5", _move(MoveOp.MINIMUM, (1, 7, 7, 5), (1, 7, 7, 5))),
+        ("prelu channel 16x16x32", _move(MoveOp.PRELU, (1, 16, 16, 32), (32,), args=prelu)),
+        ("prelu same 16x16x32", _move(MoveOp.PRELU, (1, 16, 16, 32), (1, 16, 16, 32),
+                                      args=prelu)),
         ("gather 48 rows of 32", _move(MoveOp.GATHER, (1, 1, 64, 32), idx)),
         ("depth_to_space 2 8x8x64", _move(MoveOp.DEPTH_TO_SPACE, (1, 8, 8, 64), args=(2,))),
         ("space_to_depth 2 16x16x16", _move(MoveOp.SPACE_TO_DEPTH, (1, 16, 16, 16),

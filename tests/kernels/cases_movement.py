@@ -1,6 +1,7 @@
 """Kernel test cases of the data movement and raw binary kernels: PAD, CONCATENATION, SPLIT,
 TRANSPOSE, STRIDED_SLICE, MAXIMUM, MINIMUM, GATHER, DEPTH_TO_SPACE, SPACE_TO_DEPTH (the
-Helium copy, fill and gather loops of kernels_c/reshape/th_nn_shape.h, and VMAX / VMIN).
+Helium copy, fill and gather loops of kernels_c/reshape/th_nn_shape.h, and VMAX / VMIN) and
+PRELU.
 
 Same record format and rules as kernels/cases.py (expected outputs from the NumPy reference,
 `tinyhost.reference.ops` or NumPy indexing, never from the C code); the driver side is
@@ -14,6 +15,8 @@ rank then its dims:
   STRIDED_SLICE: flags, input shape, output shape, begin[rank], stride[rank]; blob input.
   MAXIMUM / MINIMUM: flags, shape1, shape2, output shape; blobs input1, input2. flags bit 0:
                  the output over input1.
+  PRELU:         as MAXIMUM, then input_offset, alpha_offset, output_offset, multiplier_pos,
+                 shift_pos, multiplier_neg, shift_neg (args); blobs input, alpha.
   GATHER:        flags, batch, outer, axis size, inner, coords; blobs input, indices (int32).
   DEPTH_TO_SPACE / SPACE_TO_DEPTH: flags, block, input shape (4), output shape (4); blob
                  input.
@@ -27,7 +30,8 @@ from enum import IntEnum
 import numpy as np
 
 from kernels.cases import FLAG_IN_PLACE, Draw, encode_record
-from tinyhost.reference.ops.binary import maximum, minimum
+from tinyhost.arith.binary import PreluParams
+from tinyhost.reference.ops.binary import maximum, minimum, prelu_int8
 from tinyhost.reference.ops.movement import depth_to_space, gather, space_to_depth, split
 from tinyhost.reference.ops.shape import concatenate, pad, transpose
 
@@ -43,6 +47,7 @@ class MoveOp(IntEnum):
     GATHER = 67
     DEPTH_TO_SPACE = 68
     SPACE_TO_DEPTH = 69
+    PRELU = 70
 
 
 def _shape(s: tuple[int, ...]) -> list[int]:
@@ -82,8 +87,10 @@ class MoveCase:
             return transpose(x, self.args)
         if op == MoveOp.STRIDED_SLICE:
             return x[self._slice_index()]
-        if op in (MoveOp.MAXIMUM, MoveOp.MINIMUM):
+        if op in (MoveOp.MAXIMUM, MoveOp.MINIMUM, MoveOp.PRELU):
             a, b = np.broadcast_arrays(*self.inputs)
+            if op == MoveOp.PRELU:
+                return prelu_int8(a, b, PreluParams(*self.args))
             return (maximum if op == MoveOp.MAXIMUM else minimum)(a, b)
         if op == MoveOp.GATHER:
             return gather(x, self.inputs[1], 2, 1)
@@ -114,9 +121,9 @@ class MoveCase:
             ints += [*_shape(x.shape), *_shape(out), *self.args]
         elif op == MoveOp.STRIDED_SLICE:
             ints += [*_shape(x.shape), *_shape(out), *self.args[:2 * r]]
-        elif op in (MoveOp.MAXIMUM, MoveOp.MINIMUM):
+        elif op in (MoveOp.MAXIMUM, MoveOp.MINIMUM, MoveOp.PRELU):
             b = self.inputs[1]
-            ints += [*_shape(x.shape), *_shape(b.shape), *_shape(out)]
+            ints += [*_shape(x.shape), *_shape(b.shape), *_shape(out), *self.args]
             blobs.append(b.astype(np.int8).tobytes())
         elif op == MoveOp.GATHER:
             idx = self.inputs[1]
@@ -217,6 +224,13 @@ def strided_slice_case(draw: Draw) -> MoveCase:
     return MoveCase(MoveOp.STRIDED_SLICE, (_int8(rng, shape),), (*begin, *stride, *count))
 
 
+def _multiplier(draw: Draw) -> tuple[int, int]:
+    """(multiplier >= 0, shift in [-31, 30]): mostly normalized, sometimes the extremes."""
+    m = draw.int(1 << 30, (1 << 31) - 1) if draw.bool(0.9) else draw.int(0, (1 << 31) - 1)
+    shift = draw.int(-10, 3) if draw.bool(0.9) else (-31 if draw.bool(0.5) else 30)
+    return m, shift
+
+
 def min_max_case(draw: Draw, op: MoveOp) -> MoveCase:
     rng = _rng(draw)
     shape = _tensor_shape(draw, draw.int(1, 4), 3000)
@@ -228,7 +242,11 @@ def min_max_case(draw: Draw, op: MoveOp) -> MoveCase:
     if draw.bool(0.4):
         a, b = b, a
     in_place = a.shape == tuple(np.broadcast_shapes(a.shape, b.shape)) and draw.bool(0.4)
-    return MoveCase(op, (a, b), (), in_place)
+    args: tuple[int, ...] = ()
+    if op == MoveOp.PRELU:
+        offsets = (draw.int(-127, 128), draw.int(-127, 128), draw.int(-128, 127))
+        args = (*offsets, *_multiplier(draw), *_multiplier(draw))
+    return MoveCase(op, (a, b), args, in_place)
 
 
 def gather_case(draw: Draw) -> MoveCase:
@@ -256,6 +274,6 @@ def move_case(draw: Draw, op: MoveOp) -> MoveCase:
               MoveOp.GATHER: gather_case}
     if op in makers:
         return makers[op](draw)
-    if op in (MoveOp.MAXIMUM, MoveOp.MINIMUM):
+    if op in (MoveOp.MAXIMUM, MoveOp.MINIMUM, MoveOp.PRELU):
         return min_max_case(draw, op)
     return space_depth_case(draw, op)

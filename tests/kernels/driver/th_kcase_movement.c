@@ -15,7 +15,8 @@ enum {
     OP_MINIMUM = 66,
     OP_GATHER = 67,
     OP_DEPTH_TO_SPACE = 68,
-    OP_SPACE_TO_DEPTH = 69
+    OP_SPACE_TO_DEPTH = 69,
+    OP_PRELU = 70
 };
 
 #define FLAG_IN_PLACE 1
@@ -88,7 +89,7 @@ int th_kcase_run_movement(uint32_t op, const int32_t *ints, uint32_t n_ints,
                           uint32_t n_blobs, const th_kalloc *mem, int32_t *status,
                           const int8_t **out, int64_t *out_len)
 {
-    if (op < OP_PAD || op > OP_SPACE_TO_DEPTH) {
+    if (op < OP_PAD || op > OP_PRELU) {
         return 0;
     }
     *status = TH_KCASE_BAD_RECORD;
@@ -226,10 +227,23 @@ int th_kcase_run_movement(uint32_t op, const int32_t *ints, uint32_t n_ints,
         break;
     }
     case OP_MAXIMUM:
-    case OP_MINIMUM: { /* shape1, shape2, out shape; blobs a, b; in place: out over a */
+    case OP_MINIMUM:
+    case OP_PRELU: { /* shape1, shape2, out shape (PRELU: + its params); blobs a, b; in
+                      * place: out over a */
         const th_shape s1 = next_shape(&r);
         const th_shape s2 = next_shape(&r);
         out_shape = next_shape(&r);
+        th_prelu_params pp;
+        memset(&pp, 0, sizeof pp);
+        if (op == OP_PRELU) {
+            pp.input_offset = next_int(&r);
+            pp.alpha_offset = next_int(&r);
+            pp.output_offset = next_int(&r);
+            pp.multiplier_pos = next_int(&r);
+            pp.shift_pos = next_int(&r);
+            pp.multiplier_neg = next_int(&r);
+            pp.shift_neg = next_int(&r);
+        }
         if (!r.ok || n_blobs != 2 || count_of(&s1) != blob_len[0] ||
             count_of(&s2) != blob_len[1]) {
             return 1;
@@ -245,7 +259,9 @@ int th_kcase_run_movement(uint32_t op, const int32_t *ints, uint32_t n_ints,
         }
         th_kcase_before_kernel();
         st = op == OP_MAXIMUM ? th_maximum_s8(&ctx, &s1, input, &s2, b, &out_shape, output)
-                              : th_minimum_s8(&ctx, &s1, input, &s2, b, &out_shape, output);
+             : op == OP_MINIMUM
+                 ? th_minimum_s8(&ctx, &s1, input, &s2, b, &out_shape, output)
+                 : th_prelu_s8(&ctx, &pp, &s1, input, &s2, b, &out_shape, output);
         th_kcase_after_kernel();
         break;
     }
