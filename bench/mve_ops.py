@@ -102,6 +102,8 @@ def movement_cases() -> list[tuple[str, MoveCase]]:
     input, channel concatenations of a detector head, NHWC <-> NCHW transposes)."""
     idx = np.random.default_rng(3).integers(0, 64, (1, 48)).astype(np.int32)
     prelu = (5, -3, -7, 1_518_500_250, -1, 1_300_000_000, -8)  # offsets, pos and neg
+    sqdiff = (5, -3, -100, 7, 1_518_500_250, -1, 1_300_000_000, -1, 1_200_000_000, -19, -128,
+              127)  # arith.binary.SquaredDifferenceParams
     return [
         ("pad 1 px 24x24x16", _move(MoveOp.PAD, (1, 24, 24, 16), args=(0, 1, 1, 0, 0, 1, 1, 0,
                                                                        0))),
@@ -133,6 +135,10 @@ def movement_cases() -> list[tuple[str, MoveCase]]:
         ("prelu channel 16x16x32", _move(MoveOp.PRELU, (1, 16, 16, 32), (32,), args=prelu)),
         ("prelu same 16x16x32", _move(MoveOp.PRELU, (1, 16, 16, 32), (1, 16, 16, 32),
                                       args=prelu)),
+        ("sqdiff same 16x16x32", _move(MoveOp.SQUARED_DIFFERENCE, (1, 16, 16, 32),
+                                       (1, 16, 16, 32), args=sqdiff)),
+        ("sqdiff channel 16x16x32", _move(MoveOp.SQUARED_DIFFERENCE, (1, 16, 16, 32), (32,),
+                                          args=sqdiff)),
         ("gather 48 rows of 32", _move(MoveOp.GATHER, (1, 1, 64, 32), idx)),
         ("depth_to_space 2 8x8x64", _move(MoveOp.DEPTH_TO_SPACE, (1, 8, 8, 64), args=(2,))),
         ("space_to_depth 2 16x16x16", _move(MoveOp.SPACE_TO_DEPTH, (1, 16, 16, 16),

@@ -4,8 +4,9 @@ fill, gather and scatter loops of kernels_c/reshape/th_nn_shape.h) and of MAXIMU
 (VMAX / VMIN) against the NumPy reference on QEMU mps3-an547 (Cortex-M55), random cases
 through the kernel test firmware (tests/kernels/cases_movement.py): runs on both sides of
 16 bytes, every rank, gathers and scatters at byte, halfword and word offsets, negative slice
-steps, broadcasts and in place; and PRELU (exact vector requantization, both shift signs,
-every broadcast form). The objdump check shows the Helium code is the code linked.
+steps, broadcasts and in place; and PRELU and SQUARED_DIFFERENCE (exact vector
+requantization, both shift signs, every broadcast form). The objdump check shows the Helium
+code is the code linked.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     # PRELU: both branches requantized four lanes at a time, the sign picking one
     "prelu_mve_rr": ("vldrb.s32", "vmul.i32", "vqrdmulh.s32", "vrshl.s32", "vpsel", "vstrb.32"),
     "prelu_mve_ll": ("vshl.s32", "vqrdmulh.s32", "vpsel", "vstrbt.32"),
+    # SQUARED_DIFFERENCE: both inputs rescaled, the difference squared, requantized
+    "sqdiff_mve_right": ("vldrb.s32", "vqrdmulh.s32", "vsub.i32", "vmul.i32", "vrshl.s32"),
+    "sqdiff_mve_left": ("vqrdmulh.s32", "vmul.i32", "vstrbt.32"),
 }
 
 
@@ -138,3 +142,7 @@ def test_case_mix_reaches_the_vector_paths() -> None:
     assert {c.args[4] < 0 for c in prelu} == {c.args[6] < 0 for c in prelu} == {True, False}
     assert any(c.x.shape[-1] > 4 and c.x.shape[-1] % 4 for c in prelu)
     assert any(c.in_place for c in prelu) and any(c.inputs[1].size == 1 for c in prelu)
+    sq = [c for c in batch if c.op == MoveOp.SQUARED_DIFFERENCE]
+    assert {c.args[9] < 0 for c in sq} == {True, False}  # output shift: right and left
+    assert any(c.x.shape[-1] > 4 and c.x.shape[-1] % 4 for c in sq)
+    assert any(c.in_place for c in sq) and any(c.x.size == 1 for c in sq)

@@ -17,6 +17,8 @@ rank then its dims:
                  the output over input1.
   PRELU:         as MAXIMUM, then input_offset, alpha_offset, output_offset, multiplier_pos,
                  shift_pos, multiplier_neg, shift_neg (args); blobs input, alpha.
+  SQUARED_DIFFERENCE: as MAXIMUM, then the fields of arith.binary.SquaredDifferenceParams in
+                 order (args).
   GATHER:        flags, batch, outer, axis size, inner, coords; blobs input, indices (int32).
   DEPTH_TO_SPACE / SPACE_TO_DEPTH: flags, block, input shape (4), output shape (4); blob
                  input.
@@ -30,8 +32,8 @@ from enum import IntEnum
 import numpy as np
 
 from kernels.cases import FLAG_IN_PLACE, Draw, encode_record
-from tinyhost.arith.binary import PreluParams
-from tinyhost.reference.ops.binary import maximum, minimum, prelu_int8
+from tinyhost.arith.binary import PreluParams, SquaredDifferenceParams
+from tinyhost.reference.ops.binary import maximum, minimum, prelu_int8, squared_difference_int8
 from tinyhost.reference.ops.movement import depth_to_space, gather, space_to_depth, split
 from tinyhost.reference.ops.shape import concatenate, pad, transpose
 
@@ -48,6 +50,10 @@ class MoveOp(IntEnum):
     DEPTH_TO_SPACE = 68
     SPACE_TO_DEPTH = 69
     PRELU = 70
+    SQUARED_DIFFERENCE = 71
+
+
+BINARY = (MoveOp.MAXIMUM, MoveOp.MINIMUM, MoveOp.PRELU, MoveOp.SQUARED_DIFFERENCE)
 
 
 def _shape(s: tuple[int, ...]) -> list[int]:
@@ -87,10 +93,12 @@ class MoveCase:
             return transpose(x, self.args)
         if op == MoveOp.STRIDED_SLICE:
             return x[self._slice_index()]
-        if op in (MoveOp.MAXIMUM, MoveOp.MINIMUM, MoveOp.PRELU):
+        if op in BINARY:
             a, b = np.broadcast_arrays(*self.inputs)
             if op == MoveOp.PRELU:
                 return prelu_int8(a, b, PreluParams(*self.args))
+            if op == MoveOp.SQUARED_DIFFERENCE:
+                return squared_difference_int8(a, b, SquaredDifferenceParams(*self.args))
             return (maximum if op == MoveOp.MAXIMUM else minimum)(a, b)
         if op == MoveOp.GATHER:
             return gather(x, self.inputs[1], 2, 1)
@@ -121,7 +129,7 @@ class MoveCase:
             ints += [*_shape(x.shape), *_shape(out), *self.args]
         elif op == MoveOp.STRIDED_SLICE:
             ints += [*_shape(x.shape), *_shape(out), *self.args[:2 * r]]
-        elif op in (MoveOp.MAXIMUM, MoveOp.MINIMUM, MoveOp.PRELU):
+        elif op in BINARY:
             b = self.inputs[1]
             ints += [*_shape(x.shape), *_shape(b.shape), *_shape(out), *self.args]
             blobs.append(b.astype(np.int8).tobytes())
@@ -246,6 +254,13 @@ def min_max_case(draw: Draw, op: MoveOp) -> MoveCase:
     if op == MoveOp.PRELU:
         offsets = (draw.int(-127, 128), draw.int(-127, 128), draw.int(-128, 127))
         args = (*offsets, *_multiplier(draw), *_multiplier(draw))
+    elif op == MoveOp.SQUARED_DIFFERENCE:  # inputs rescaled by at most 1/2 (TFLM's choice)
+        offsets = (draw.int(-127, 128), draw.int(-127, 128), draw.int(-128, 127))
+        m1, m2 = (draw.int(1 << 30, (1 << 31) - 1) for _ in range(2))
+        e1, e2 = (-draw.int(1, 3) if draw.bool(0.8) else -draw.int(4, 31) for _ in range(2))
+        mo, so = _multiplier(draw)
+        lo = draw.int(-128, 100) if draw.bool(0.3) else -128
+        args = (*offsets, 7, m1, e1, m2, e2, mo, max(so - 14, -31), lo, 127)
     return MoveCase(op, (a, b), args, in_place)
 
 
@@ -274,6 +289,6 @@ def move_case(draw: Draw, op: MoveOp) -> MoveCase:
               MoveOp.GATHER: gather_case}
     if op in makers:
         return makers[op](draw)
-    if op in (MoveOp.MAXIMUM, MoveOp.MINIMUM, MoveOp.PRELU):
+    if op in BINARY:
         return min_max_case(draw, op)
     return space_depth_case(draw, op)

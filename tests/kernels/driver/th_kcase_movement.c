@@ -16,7 +16,8 @@ enum {
     OP_GATHER = 67,
     OP_DEPTH_TO_SPACE = 68,
     OP_SPACE_TO_DEPTH = 69,
-    OP_PRELU = 70
+    OP_PRELU = 70,
+    OP_SQUARED_DIFFERENCE = 71
 };
 
 #define FLAG_IN_PLACE 1
@@ -89,7 +90,7 @@ int th_kcase_run_movement(uint32_t op, const int32_t *ints, uint32_t n_ints,
                           uint32_t n_blobs, const th_kalloc *mem, int32_t *status,
                           const int8_t **out, int64_t *out_len)
 {
-    if (op < OP_PAD || op > OP_PRELU) {
+    if (op < OP_PAD || op > OP_SQUARED_DIFFERENCE) {
         return 0;
     }
     *status = TH_KCASE_BAD_RECORD;
@@ -228,8 +229,9 @@ int th_kcase_run_movement(uint32_t op, const int32_t *ints, uint32_t n_ints,
     }
     case OP_MAXIMUM:
     case OP_MINIMUM:
-    case OP_PRELU: { /* shape1, shape2, out shape (PRELU: + its params); blobs a, b; in
-                      * place: out over a */
+    case OP_PRELU:
+    case OP_SQUARED_DIFFERENCE: { /* shape1, shape2, out shape (+ params); blobs a, b; in
+                                   * place: out over a */
         const th_shape s1 = next_shape(&r);
         const th_shape s2 = next_shape(&r);
         out_shape = next_shape(&r);
@@ -243,6 +245,24 @@ int th_kcase_run_movement(uint32_t op, const int32_t *ints, uint32_t n_ints,
             pp.shift_pos = next_int(&r);
             pp.multiplier_neg = next_int(&r);
             pp.shift_neg = next_int(&r);
+        }
+        th_add_params ap;
+        th_add_quant aq;
+        memset(&ap, 0, sizeof ap);
+        memset(&aq, 0, sizeof aq);
+        if (op == OP_SQUARED_DIFFERENCE) { /* arith.binary.SquaredDifferenceParams' order */
+            ap.input1_offset = next_int(&r);
+            ap.input2_offset = next_int(&r);
+            ap.output_offset = next_int(&r);
+            ap.left_shift = next_int(&r);
+            aq.input1_multiplier = next_int(&r);
+            aq.input1_shift = next_int(&r);
+            aq.input2_multiplier = next_int(&r);
+            aq.input2_shift = next_int(&r);
+            aq.output_multiplier = next_int(&r);
+            aq.output_shift = next_int(&r);
+            ap.activation.min = next_int(&r);
+            ap.activation.max = next_int(&r);
         }
         if (!r.ok || n_blobs != 2 || count_of(&s1) != blob_len[0] ||
             count_of(&s2) != blob_len[1]) {
@@ -259,9 +279,10 @@ int th_kcase_run_movement(uint32_t op, const int32_t *ints, uint32_t n_ints,
         }
         th_kcase_before_kernel();
         st = op == OP_MAXIMUM ? th_maximum_s8(&ctx, &s1, input, &s2, b, &out_shape, output)
-             : op == OP_MINIMUM
-                 ? th_minimum_s8(&ctx, &s1, input, &s2, b, &out_shape, output)
-                 : th_prelu_s8(&ctx, &pp, &s1, input, &s2, b, &out_shape, output);
+             : op == OP_MINIMUM ? th_minimum_s8(&ctx, &s1, input, &s2, b, &out_shape, output)
+             : op == OP_PRELU   ? th_prelu_s8(&ctx, &pp, &s1, input, &s2, b, &out_shape, output)
+                                : th_squared_difference_s8(&ctx, &ap, &aq, &s1, input, &s2, b,
+                                                           &out_shape, output);
         th_kcase_after_kernel();
         break;
     }
