@@ -101,6 +101,7 @@ def movement_cases() -> list[tuple[str, MoveCase]]:
     """Data movement and MAXIMUM / MINIMUM: typical layer shapes (SAME padding of a conv
     input, channel concatenations of a detector head, NHWC <-> NCHW transposes)."""
     idx = np.random.default_rng(3).integers(0, 64, (1, 48)).astype(np.int32)
+    live = np.delete(np.arange(64, dtype=np.uint16), [3, 17, 40, 41])
     prelu = (5, -3, -7, 1_518_500_250, -1, 1_300_000_000, -8)  # offsets, pos and neg
     sqdiff = (5, -3, -100, 7, 1_518_500_250, -1, 1_300_000_000, -1, 1_200_000_000, -19, -128,
               127)  # arith.binary.SquaredDifferenceParams
@@ -140,6 +141,7 @@ def movement_cases() -> list[tuple[str, MoveCase]]:
         ("sqdiff channel 16x16x32", _move(MoveOp.SQUARED_DIFFERENCE, (1, 16, 16, 32), (32,),
                                           args=sqdiff)),
         ("gather 48 rows of 32", _move(MoveOp.GATHER, (1, 1, 64, 32), idx)),
+        ("expand 12x12: 60 of 64 live", _move(MoveOp.EXPAND_CHANNELS, (144, 60), (64,), live)),
         ("depth_to_space 2 8x8x64", _move(MoveOp.DEPTH_TO_SPACE, (1, 8, 8, 64), args=(2,))),
         ("space_to_depth 2 16x16x16", _move(MoveOp.SPACE_TO_DEPTH, (1, 16, 16, 16),
                                             args=(2,))),

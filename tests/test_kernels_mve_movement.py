@@ -54,6 +54,8 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     # SQUARED_DIFFERENCE: both inputs rescaled, the difference squared, requantized
     "sqdiff_mve_right": ("vldrb.s32", "vqrdmulh.s32", "vsub.i32", "vmul.i32", "vrshl.s32"),
     "sqdiff_mve_left": ("vqrdmulh.s32", "vmul.i32", "vstrbt.32"),
+    # a convolution's output rebuilt: the constants copied, the live values scattered
+    "th_expand_channels_s8": ("wlstp.8", "vldrht.u16", "vldrbt.s16", "vstrbt.16"),
 }
 
 
@@ -146,3 +148,6 @@ def test_case_mix_reaches_the_vector_paths() -> None:
     assert {c.args[9] < 0 for c in sq} == {True, False}  # output shift: right and left
     assert any(c.x.shape[-1] > 4 and c.x.shape[-1] % 4 for c in sq)
     assert any(c.in_place for c in sq) and any(c.x.size == 1 for c in sq)
+    expand = [c for c in batch if c.op == MoveOp.EXPAND_CHANNELS]
+    assert any(c.x.shape[1] % 8 and c.x.shape[1] > 8 for c in expand)
+    assert any(c.x.shape[1] == c.inputs[1].size for c in expand)  # every channel live

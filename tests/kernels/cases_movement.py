@@ -19,6 +19,8 @@ rank then its dims:
                  shift_pos, multiplier_neg, shift_neg (args); blobs input, alpha.
   SQUARED_DIFFERENCE: as MAXIMUM, then the fields of arith.binary.SquaredDifferenceParams in
                  order (args).
+  EXPAND_CHANNELS: flags, pixels, live count, channels; blobs live (pixels x live count),
+                 pixel (the constants, channels), live_channel (uint16, distinct).
   GATHER:        flags, batch, outer, axis size, inner, coords; blobs input, indices (int32).
   DEPTH_TO_SPACE / SPACE_TO_DEPTH: flags, block, input shape (4), output shape (4); blob
                  input.
@@ -51,6 +53,7 @@ class MoveOp(IntEnum):
     SPACE_TO_DEPTH = 69
     PRELU = 70
     SQUARED_DIFFERENCE = 71
+    EXPAND_CHANNELS = 72
 
 
 BINARY = (MoveOp.MAXIMUM, MoveOp.MINIMUM, MoveOp.PRELU, MoveOp.SQUARED_DIFFERENCE)
@@ -102,6 +105,10 @@ class MoveCase:
             return (maximum if op == MoveOp.MAXIMUM else minimum)(a, b)
         if op == MoveOp.GATHER:
             return gather(x, self.inputs[1], 2, 1)
+        if op == MoveOp.EXPAND_CHANNELS:
+            y = np.tile(self.inputs[1], (x.shape[0], 1))
+            y[:, self.inputs[2]] = x
+            return y
         fn = depth_to_space if op == MoveOp.DEPTH_TO_SPACE else space_to_depth
         return fn(x, self.args[0])
 
@@ -133,6 +140,10 @@ class MoveCase:
             b = self.inputs[1]
             ints += [*_shape(x.shape), *_shape(b.shape), *_shape(out), *self.args]
             blobs.append(b.astype(np.int8).tobytes())
+        elif op == MoveOp.EXPAND_CHANNELS:
+            ints += [*x.shape, self.inputs[1].size]
+            blobs += [self.inputs[1].astype(np.int8).tobytes(),
+                      self.inputs[2].astype("<u2").tobytes()]
         elif op == MoveOp.GATHER:
             idx = self.inputs[1]
             ints += [*x.shape, idx.shape[1]]
@@ -274,6 +285,17 @@ def gather_case(draw: Draw) -> MoveCase:
     return MoveCase(MoveOp.GATHER, (x, idx))
 
 
+def expand_channels_case(draw: Draw) -> MoveCase:
+    """A few dead channels or many, on both sides of 8 and 16 live ones."""
+    rng = _rng(draw)
+    channels = draw.int(1, 20) if draw.bool(0.5) else draw.int(21, 100)
+    live_count = draw.int(1, channels)
+    pixels = draw.int(1, 3000 // channels)
+    ch = np.sort(rng.choice(channels, live_count, replace=False)).astype(np.uint16)
+    return MoveCase(MoveOp.EXPAND_CHANNELS, (_int8(rng, (pixels, live_count)),
+                                             _int8(rng, (channels,)), ch))
+
+
 def space_depth_case(draw: Draw, op: MoveOp) -> MoveCase:
     rng = _rng(draw)
     block, n = draw.int(2, 3), draw.int(1, 2)
@@ -286,7 +308,7 @@ def space_depth_case(draw: Draw, op: MoveOp) -> MoveCase:
 def move_case(draw: Draw, op: MoveOp) -> MoveCase:
     makers = {MoveOp.PAD: pad_case, MoveOp.CONCAT: concat_case, MoveOp.SPLIT: split_case,
               MoveOp.TRANSPOSE: transpose_case, MoveOp.STRIDED_SLICE: strided_slice_case,
-              MoveOp.GATHER: gather_case}
+              MoveOp.GATHER: gather_case, MoveOp.EXPAND_CHANNELS: expand_channels_case}
     if op in makers:
         return makers[op](draw)
     if op in BINARY:

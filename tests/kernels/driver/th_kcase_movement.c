@@ -17,7 +17,8 @@ enum {
     OP_DEPTH_TO_SPACE = 68,
     OP_SPACE_TO_DEPTH = 69,
     OP_PRELU = 70,
-    OP_SQUARED_DIFFERENCE = 71
+    OP_SQUARED_DIFFERENCE = 71,
+    OP_EXPAND_CHANNELS = 72
 };
 
 #define FLAG_IN_PLACE 1
@@ -90,7 +91,7 @@ int th_kcase_run_movement(uint32_t op, const int32_t *ints, uint32_t n_ints,
                           uint32_t n_blobs, const th_kalloc *mem, int32_t *status,
                           const int8_t **out, int64_t *out_len)
 {
-    if (op < OP_PAD || op > OP_SQUARED_DIFFERENCE) {
+    if (op < OP_PAD || op > OP_EXPAND_CHANNELS) {
         return 0;
     }
     *status = TH_KCASE_BAD_RECORD;
@@ -308,6 +309,27 @@ int th_kcase_run_movement(uint32_t op, const int32_t *ints, uint32_t n_ints,
         }
         th_kcase_before_kernel();
         st = th_gather_s8(&ctx, &p, input, (const int32_t *)(const void *)idx, output);
+        th_kcase_after_kernel();
+        break;
+    }
+    case OP_EXPAND_CHANNELS: { /* pixels, live count, channels; blobs live, pixel,
+                                * live_channel (uint16) */
+        const int32_t pixels = next_int(&r), live_count = next_int(&r), channels = next_int(&r);
+        if (!r.ok || n_blobs != 3 || (int64_t)pixels * live_count != blob_len[0] ||
+            channels != (int64_t)blob_len[1] || (int64_t)live_count * 2 != blob_len[2]) {
+            return 1;
+        }
+        *out_len = (int64_t)pixels * channels;
+        const int8_t *px = blob_copy(mem, blob, blob_len, 1, 0);
+        const int8_t *ch = blob_copy(mem, blob, blob_len, 2, 0);
+        if (!in_out(mem, blob, blob_len, *out_len, &input, &output) || px == NULL ||
+            (live_count > 0 && ch == NULL)) {
+            *status = TH_KCASE_NO_MEMORY;
+            return 1;
+        }
+        th_kcase_before_kernel();
+        st = th_expand_channels_s8(&ctx, input, pixels, live_count,
+                                   (const uint16_t *)(const void *)ch, px, channels, output);
         th_kcase_after_kernel();
         break;
     }
