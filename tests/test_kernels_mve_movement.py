@@ -101,22 +101,36 @@ def boundary_cases() -> list[MoveCase]:
     return out
 
 
-def test_mve_movement_on_the_m55(tmp_path: Path) -> None:
-    batch = [*random_cases(seed=160, count=400), *boundary_cases()]
+def assert_all_match(board: str, build_root: Path, batch: list[MoveCase]) -> int:
+    """Runs the batch on the board's kernel test firmware; returns its build flags."""
     assert all(fits(c) for c in batch)
-    fw = build_firmware(MVE_BOARD, tmp_path)
-    run = run_cases(fw, batch, interleaved=False)
+    run = run_cases(build_firmware(board, build_root), batch, interleaved=False)
     problems = [f"case {i + 1} {case.op.name} {[t.shape for t in case.inputs]} {case.args}: "
                 f"{problem}" for i, (case, result) in enumerate(zip(batch, run.results,
                                                                     strict=True))
                 if (problem := check_result(case, result)) is not None]  # fmt: skip
-    assert not problems, f"{len(problems)} of {len(batch)} mismatch:\n" + "\n".join(problems[:10])
-    assert run.build_flags & BUILD_FLAG_MVE, f"flags {run.build_flags}: not the MVE build"
+    assert not problems, f"{board}: {len(problems)} of {len(batch)} mismatch:\n" + "\n".join(
+        problems[:10])
+    return run.build_flags
+
+
+def test_mve_movement_on_the_m55(tmp_path: Path) -> None:
+    flags = assert_all_match(MVE_BOARD, tmp_path,
+                             [*random_cases(seed=160, count=400), *boundary_cases()])
+    assert flags & BUILD_FLAG_MVE, f"flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():
         asm = function_disassembly(elf, function, mve=True)
         for mnemonic in mnemonics:
             assert f"\t{mnemonic}" in asm, f"{MVE_BOARD}: {function} has no {mnemonic}"
+
+
+def test_same_cases_on_the_dsp_build(tmp_path: Path) -> None:
+    """The kernels' other build (Cortex-M4, no Helium) on the same cases: the harness and the
+    shared index walks (merged slice dims, the row loop of TRANSPOSE / STRIDED_SLICE)."""
+    flags = assert_all_match("mps2-an386", tmp_path,
+                             [*random_cases(seed=160, count=200), *boundary_cases()])
+    assert not flags & BUILD_FLAG_MVE
 
 
 def test_case_mix_reaches_the_vector_paths() -> None:
