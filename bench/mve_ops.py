@@ -141,6 +141,7 @@ def movement_cases() -> list[tuple[str, MoveCase]]:
         ("sqdiff channel 16x16x32", _move(MoveOp.SQUARED_DIFFERENCE, (1, 16, 16, 32), (32,),
                                           args=sqdiff)),
         ("gather 48 rows of 32", _move(MoveOp.GATHER, (1, 1, 64, 32), idx)),
+        ("gather 48 of 64 bytes", _move(MoveOp.GATHER, (1, 1, 64, 1), idx)),
         ("expand 12x12: 60 of 64 live", _move(MoveOp.EXPAND_CHANNELS, (144, 60), (64,), live)),
         ("depth_to_space 2 8x8x64", _move(MoveOp.DEPTH_TO_SPACE, (1, 8, 8, 64), args=(2,))),
         ("space_to_depth 2 16x16x16", _move(MoveOp.SPACE_TO_DEPTH, (1, 16, 16, 16),

@@ -40,7 +40,6 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "pad_dim": ("wlstp.8", "vdup.8", "vstrb.8", "vldrb.u8", "letp"),
     "th_concat_s8": ("wlstp.8", "vldrb.u8", "vstrb.8", "letp"),
     "th_split_s8": ("wlstp.8", "vldrb.u8", "vstrb.8", "letp"),
-    "th_gather_s8": ("wlstp.8", "vldrb.u8", "vstrb.8", "letp"),
     "th_depth_to_space_s8": ("wlstp.8", "vldrb.u8", "vstrb.8", "letp"),
     # gathers at byte, halfword and word offsets (VIDUP * step), tail-predicated
     "th_strided_slice_s8": ("vidup.u8", "wlstp.16", "wlstp.32", "vldrb.u16", "vstrb.16"),
@@ -55,7 +54,9 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "sqdiff_mve_right": ("vldrb.s32", "vqrdmulh.s32", "vsub.i32", "vmul.i32", "vrshl.s32"),
     "sqdiff_mve_left": ("vqrdmulh.s32", "vmul.i32", "vstrbt.32"),
     # a convolution's output rebuilt: the constants copied, the live values scattered
-    "th_expand_channels_s8": ("wlstp.8", "vldrht.u16", "vldrbt.s16", "vstrbt.16"),
+    "th_expand_channels_s8": ("wlstp.8", "vldrh.u16", "vldrbt.s16", "vstrb.16"),
+    # GATHER: indices checked by VMINV / VMAXV, one-byte rows gathered at word offsets
+    "th_gather_s8": ("vminvt.s32", "vmaxvt.s32", "vldrbt.s32", "vstrbt.32", "wlstp.8"),
 }
 
 
@@ -101,12 +102,25 @@ def boundary_cases() -> list[MoveCase]:
     return out
 
 
+def bad_gathers() -> list[MoveCase]:
+    """GATHERs with one index outside [0, 7): first, in a whole vector, in the predicated
+    tail, below zero; TFLM fails the op, the kernel must refuse (TH_ERR_ARG) every one."""
+    x = _x((1, 2, 7, 1), 60)
+    return [MoveCase(MoveOp.GATHER, (x, np.array([idx], np.int32)))
+            for idx in ([7, 0, 1, 2, 3], [0, 1, 2, 9, 3, 4], [6, 5, 4, 3, 2, 1, 0, 0, 7],
+                        [0, 1, 2, 3, 4, 5, -1])]  # fmt: skip
+
+
 def assert_all_match(board: str, build_root: Path, batch: list[MoveCase]) -> int:
-    """Runs the batch on the board's kernel test firmware; returns its build flags."""
+    """Runs the batch (and bad_gathers) on the board's kernel test firmware; returns its
+    build flags."""
     assert all(fits(c) for c in batch)
-    run = run_cases(build_firmware(board, build_root), batch, interleaved=False)
+    bad = bad_gathers()
+    run = run_cases(build_firmware(board, build_root), [*batch, *bad], interleaved=False)
+    refused = [r.status for r in run.results[len(batch):]]
+    assert refused == [1] * len(bad), f"{board}: bad GATHER indices gave status {refused}"
     problems = [f"case {i + 1} {case.op.name} {[t.shape for t in case.inputs]} {case.args}: "
-                f"{problem}" for i, (case, result) in enumerate(zip(batch, run.results,
+                f"{problem}" for i, (case, result) in enumerate(zip(batch, run.results[:len(batch)],
                                                                     strict=True))
                 if (problem := check_result(case, result)) is not None]  # fmt: skip
     assert not problems, f"{board}: {len(problems)} of {len(batch)} mismatch:\n" + "\n".join(

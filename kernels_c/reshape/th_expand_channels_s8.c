@@ -28,7 +28,12 @@ th_status th_expand_channels_s8(const th_context *ctx, const int8_t *live, int32
      * the stores does not matter). */
     for (int32_t p = 0; p < pixels; p++) {
         th_nn_mve_move(output, pixel, (size_t)channels);
-        for (int32_t j = 0; j < live_count; j += 8) {
+        int32_t j = 0;
+        for (; j + 8 <= live_count; j += 8) {
+            vstrbq_scatter_offset_s16(output, vldrhq_u16(live_channel + j),
+                                      vldrbq_s16(live + j));
+        }
+        if (j < live_count) {
             const mve_pred16_t q = vctp16q((uint32_t)(live_count - j));
             vstrbq_scatter_offset_p_s16(output, vldrhq_z_u16(live_channel + j, q),
                                         vldrbq_z_s16(live + j, q), q);

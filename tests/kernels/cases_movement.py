@@ -118,7 +118,7 @@ class MoveCase:
 
     def encode(self, case_id: int, interleaved: bool = False) -> bytes:
         x, r, op = self.x, self.x.ndim, self.op
-        out = self.out_shape
+        out = () if op == MoveOp.GATHER else self.out_shape  # a bad GATHER has no reference
         ints: list[int] = [FLAG_IN_PLACE if self.in_place else 0]
         blobs = [x.astype(np.int8).tobytes()]
         if op == MoveOp.PAD:
