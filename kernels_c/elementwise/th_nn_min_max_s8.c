@@ -21,15 +21,15 @@ TH_INLINE void min_max_row(const int8_t *a, int32_t step_a, const int8_t *b, int
         int8x16_t t, u;
         if (step_a != step_b) {
             const int8x16_t c = vdupq_n_s8(y[0]);
-#define MIN_MAX_BCAST(insn)                                                                   \
-    __asm__ volatile("wlstp.8 lr, %[n], 2f\n"                                                 \
-                     "1:\n\t"                                                                 \
-                     "vldrb.8 %q[t], [%[x]], #16\n\t" insn " %q[t], %q[t], %q[c]\n\t"        \
-                     "vstrb.8 %q[t], [%[o]], #16\n\t"                                          \
-                     "letp lr, 1b\n"                                                           \
-                     "2:"                                                                      \
-                     : [x] "+r"(x), [o] "+r"(out), [t] "=&w"(t)                               \
-                     : [n] "r"(n), [c] "w"(c)                                                  \
+#define MIN_MAX_BCAST(insn)                                                                       \
+    __asm__ volatile("wlstp.8 lr, %[n], 2f\n"                                                     \
+                     "1:\n\t"                                                                     \
+                     "vldrb.8 %q[t], [%[x]], #16\n\t" insn " %q[t], %q[t], %q[c]\n\t"             \
+                     "vstrb.8 %q[t], [%[o]], #16\n\t"                                             \
+                     "letp lr, 1b\n"                                                              \
+                     "2:"                                                                         \
+                     : [x] "+r"(x), [o] "+r"(out), [t] "=&w"(t)                                   \
+                     : [n] "r"(n), [c] "w"(c)                                                     \
                      : "lr", "memory")
             if (take_max) {
                 MIN_MAX_BCAST("vmax.s8");
@@ -38,16 +38,16 @@ TH_INLINE void min_max_row(const int8_t *a, int32_t step_a, const int8_t *b, int
             }
             return;
         }
-#define MIN_MAX_SAME(insn)                                                                    \
-    __asm__ volatile("wlstp.8 lr, %[n], 2f\n"                                                 \
-                     "1:\n\t"                                                                 \
-                     "vldrb.8 %q[t], [%[x]], #16\n\t"                                          \
-                     "vldrb.8 %q[u], [%[y]], #16\n\t" insn " %q[t], %q[t], %q[u]\n\t"        \
-                     "vstrb.8 %q[t], [%[o]], #16\n\t"                                          \
-                     "letp lr, 1b\n"                                                           \
-                     "2:"                                                                      \
-                     : [x] "+r"(x), [y] "+r"(y), [o] "+r"(out), [t] "=&w"(t), [u] "=&w"(u)    \
-                     : [n] "r"(n)                                                              \
+#define MIN_MAX_SAME(insn)                                                                        \
+    __asm__ volatile("wlstp.8 lr, %[n], 2f\n"                                                     \
+                     "1:\n\t"                                                                     \
+                     "vldrb.8 %q[t], [%[x]], #16\n\t"                                             \
+                     "vldrb.8 %q[u], [%[y]], #16\n\t" insn " %q[t], %q[t], %q[u]\n\t"             \
+                     "vstrb.8 %q[t], [%[o]], #16\n\t"                                             \
+                     "letp lr, 1b\n"                                                              \
+                     "2:"                                                                         \
+                     : [x] "+r"(x), [y] "+r"(y), [o] "+r"(out), [t] "=&w"(t), [u] "=&w"(u)        \
+                     : [n] "r"(n)                                                                 \
                      : "lr", "memory")
         if (take_max) {
             MIN_MAX_SAME("vmax.s8");

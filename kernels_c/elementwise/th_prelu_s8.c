@@ -69,12 +69,12 @@ TH_INLINE void prelu_row_mve(const th_prelu_params *p, const int8_t *x, int32_t 
     }
 }
 
-#define PRELU_MVE(name, rp, rn)                                                               \
-    __attribute__((noinline)) static void name(const th_prelu_params *p, const int8_t *x,     \
-                                               int32_t sx, const int8_t *a, int32_t sa,       \
-                                               int32_t n, int8_t *out)                        \
-    {                                                                                         \
-        prelu_row_mve(p, x, sx, a, sa, n, out, rp, rn);                                       \
+#define PRELU_MVE(name, rp, rn)                                                                   \
+    __attribute__((noinline)) static void name(const th_prelu_params *p, const int8_t *x,         \
+                                               int32_t sx, const int8_t *a, int32_t sa,           \
+                                               int32_t n, int8_t *out)                            \
+    {                                                                                             \
+        prelu_row_mve(p, x, sx, a, sa, n, out, rp, rn);                                           \
     }
 PRELU_MVE(prelu_mve_ll, 0, 0)
 PRELU_MVE(prelu_mve_lr, 0, 1)

@@ -135,15 +135,15 @@ static inline void th_nn_mve_set(int8_t *dst, int8_t value, size_t n)
  * "base" advancing by "step" bytes after each load or store that names it. The pointers
  * are low registers (the widening and narrowing VLDRB / VSTRB forms want them). */
 #define TH_NN_MVE_LOOP(size, n, load, store, advance, dst_, src_, off, base_step)                 \
-    do {                                                                                    \
-        int8x16_t t_;                                                                       \
-        __asm__ volatile("wlstp." #size " lr, %[cnt], 2f\n"                                  \
-                         "1:\n\t" load "\n\t" store "\n\t" advance "\n\t"                   \
-                         "letp lr, 1b\n"                                                    \
-                         "2:"                                                               \
-                         : [d] "+l"(dst_), [s] "+l"(src_), [t] "=&w"(t_)                        \
-                         : [cnt] "r"(n), [o] "w"(off), [st] "r"(base_step)                  \
-                         : "lr", "memory");                                                 \
+    do {                                                                                          \
+        int8x16_t t_;                                                                             \
+        __asm__ volatile("wlstp." #size " lr, %[cnt], 2f\n"                                       \
+                         "1:\n\t" load "\n\t" store "\n\t" advance "\n\t"                         \
+                         "letp lr, 1b\n"                                                          \
+                         "2:"                                                                     \
+                         : [d] "+l"(dst_), [s] "+l"(src_), [t] "=&w"(t_)                          \
+                         : [cnt] "r"(n), [o] "w"(off), [st] "r"(base_step)                        \
+                         : "lr", "memory");                                                       \
     } while (0)
 
 /* dst[k] = src[k * step] for k < n, step > 1: VLDRB gathers of 16 bytes at byte offsets

@@ -22,8 +22,9 @@ static int32_t mve_cost16(int32_t step)
  * stored at its output stride. Taken (returns 1) when cheaper than gathering each output
  * run, e.g. NCHW -> NHWC with few channels: runs of C at a stride of H*W, but rows of H*W
  * contiguous in the input to scatter at a stride of C. */
-__attribute__((noinline)) static int transpose_by_scatter(int32_t n, const int32_t *dims, const int32_t *stride,
-                                int32_t count, const int8_t *input, int8_t *output)
+__attribute__((noinline)) static int transpose_by_scatter(int32_t n, const int32_t *dims,
+                                                         const int32_t *stride, int32_t count,
+                                                         const int8_t *input, int8_t *output)
 {
     int32_t j = 0;
     while (j < n && stride[j] != 1) {
