@@ -3,7 +3,7 @@ MAX_POOL_2D, MUL and MEAN (and pointwise layers of few input channels, convoluti
 (th_nn_mve_conv_s8's four-pixel paths), depthwise layers of 17 to 32 taps), the Helium (MVE)
 build beside the DSP build on the same board.
 
-    python bench/mve_ops.py [--board mps3-an547] [--random N] [--json]
+    python bench/mve_ops.py [--board mps3-an547] [--random N] [--json] [--movement]
 
 Builds the kernel test firmware (tests/kernels/firmware, big buffers) twice for the board,
 with TH_NN_FORCE_NO_MVE (the DSP path, what the board ran before the MVE paths) and without,
@@ -11,6 +11,10 @@ runs fixed layer shapes (MLPerf Tiny pools, typical MUL / MEAN shapes) and N ran
 (tests/kernels/cases_ops.py) under the QEMU icount plugin, checks every output against the
 NumPy reference and prints instructions per call and per element and the gain of the MVE
 path. Numbers, not a test.
+
+The data movement (PAD, CONCATENATION, SPLIT, TRANSPOSE, STRIDED_SLICE, GATHER,
+DEPTH_TO_SPACE, SPACE_TO_DEPTH) and MAXIMUM / MINIMUM are measured too (fixed shapes and N / 2
+random cases of tests/kernels/cases_movement.py); `--movement` measures only them.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from kernels.cases import ConvCase, Op, RngDraw, check_result  # noqa: E402
+from kernels.cases_movement import MoveCase, MoveOp, move_case  # noqa: E402
 from kernels.cases_ops import (  # noqa: E402
     OPS_PER_ELEMENT,
     MeanCase,
@@ -81,7 +86,70 @@ def _mean(hwc: tuple[int, int, int]) -> MeanCase:
     return MeanCase(Op.MEAN, _x((1, *hwc)), p)
 
 
-def fixed_cases() -> list[tuple[str, OpCase | ConvCase]]:
+def _move(op: MoveOp, *inputs: np.ndarray | tuple[int, ...], args: tuple[int, ...] = ()
+          ) -> MoveCase:  # fmt: skip
+    arrays = tuple(_x(a, i) if isinstance(a, tuple) else a for i, a in enumerate(inputs))
+    return MoveCase(op, arrays, args)
+
+
+def _slice(shape: tuple[int, ...], begin: tuple[int, ...], stride: tuple[int, ...]) -> MoveCase:
+    count = tuple(len(range(b, n, s)) for n, b, s in zip(shape, begin, stride, strict=True))
+    return _move(MoveOp.STRIDED_SLICE, shape, args=(*begin, *stride, *count))
+
+
+def movement_cases() -> list[tuple[str, MoveCase]]:
+    """Data movement and MAXIMUM / MINIMUM: typical layer shapes (SAME padding of a conv
+    input, channel concatenations of a detector head, NHWC <-> NCHW transposes)."""
+    idx = np.random.default_rng(3).integers(0, 64, (1, 48)).astype(np.int32)
+    live = np.delete(np.arange(64, dtype=np.uint16), [3, 17, 40, 41])
+    prelu = (5, -3, -7, 1_518_500_250, -1, 1_300_000_000, -8)  # offsets, pos and neg
+    sqdiff = (5, -3, -100, 7, 1_518_500_250, -1, 1_300_000_000, -1, 1_200_000_000, -19, -128,
+              127)  # arith.binary.SquaredDifferenceParams
+    return [
+        ("pad 1 px 24x24x16", _move(MoveOp.PAD, (1, 24, 24, 16), args=(0, 1, 1, 0, 0, 1, 1, 0,
+                                                                       0))),
+        ("pad 1 px 48x48x3", _move(MoveOp.PAD, (1, 48, 48, 3), args=(0, 0, 0, 0, 0, 1, 1, 0,
+                                                                     -5))),
+        ("pad channels 16x16x20->32", _move(MoveOp.PAD, (1, 16, 16, 20),
+                                            args=(0, 0, 0, 0, 0, 0, 0, 12, 3))),
+        ("concat c 16x16x(32+32)", _move(MoveOp.CONCAT, (1, 16, 16, 32), (1, 16, 16, 32),
+                                         args=(3,))),
+        ("concat c 16x16x(8+24+5)", _move(MoveOp.CONCAT, (1, 16, 16, 8), (1, 16, 16, 24),
+                                          (1, 16, 16, 5), args=(3,))),
+        ("concat h (8+8)x16x32", _move(MoveOp.CONCAT, (1, 8, 16, 32), (1, 8, 16, 32),
+                                       args=(1,))),
+        ("split c 16x16x64 -> 2", _move(MoveOp.SPLIT, (1, 16, 16, 64), args=(3, 32, 32))),
+        ("split c 16x16x24 -> 3", _move(MoveOp.SPLIT, (1, 16, 16, 24), args=(3, 8, 8, 8))),
+        ("transpose nhwc->nchw 32x32x16", _move(MoveOp.TRANSPOSE, (1, 32, 32, 16),
+                                                args=(0, 3, 1, 2))),
+        ("transpose nchw->nhwc 16x32x32", _move(MoveOp.TRANSPOSE, (1, 16, 32, 32),
+                                                args=(0, 2, 3, 1))),
+        ("transpose hw 24x20x32", _move(MoveOp.TRANSPOSE, (1, 24, 20, 32), args=(0, 2, 1, 3))),
+        ("transpose 2d 40x300", _move(MoveOp.TRANSPOSE, (40, 300), args=(1, 0))),
+        ("slice stride 2 hw 32x32x16", _slice((1, 32, 32, 16), (0, 0, 0, 0), (1, 2, 2, 1))),
+        ("slice stride 2 c 16x16x64", _slice((1, 16, 16, 64), (0, 0, 0, 1), (1, 1, 1, 2))),
+        ("slice crop 32x32x16", _slice((1, 32, 32, 16), (0, 4, 4, 0), (1, 1, 1, 1))),
+        ("maximum same 16x16x32", _move(MoveOp.MAXIMUM, (1, 16, 16, 32), (1, 16, 16, 32))),
+        ("maximum channel 16x16x32", _move(MoveOp.MAXIMUM, (1, 16, 16, 32), (32,))),
+        ("minimum scalar 16x16x32", _move(MoveOp.MINIMUM, (1, 16, 16, 32), (1,))),
+        ("minimum same 7x7x5", _move(MoveOp.MINIMUM, (1, 7, 7, 5), (1, 7, 7, 5))),
+        ("prelu channel 16x16x32", _move(MoveOp.PRELU, (1, 16, 16, 32), (32,), args=prelu)),
+        ("prelu same 16x16x32", _move(MoveOp.PRELU, (1, 16, 16, 32), (1, 16, 16, 32),
+                                      args=prelu)),
+        ("sqdiff same 16x16x32", _move(MoveOp.SQUARED_DIFFERENCE, (1, 16, 16, 32),
+                                       (1, 16, 16, 32), args=sqdiff)),
+        ("sqdiff channel 16x16x32", _move(MoveOp.SQUARED_DIFFERENCE, (1, 16, 16, 32), (32,),
+                                          args=sqdiff)),
+        ("gather 48 rows of 32", _move(MoveOp.GATHER, (1, 1, 64, 32), idx)),
+        ("gather 48 of 64 bytes", _move(MoveOp.GATHER, (1, 1, 64, 1), idx)),
+        ("expand 12x12: 60 of 64 live", _move(MoveOp.EXPAND_CHANNELS, (144, 60), (64,), live)),
+        ("depth_to_space 2 8x8x64", _move(MoveOp.DEPTH_TO_SPACE, (1, 8, 8, 64), args=(2,))),
+        ("space_to_depth 2 16x16x16", _move(MoveOp.SPACE_TO_DEPTH, (1, 16, 16, 16),
+                                            args=(2,))),
+    ]
+
+
+def fixed_cases() -> list[tuple[str, OpCase | ConvCase | MoveCase]]:
     return [
         ("kws avgpool global 25x5x64", _pool(Op.AVGPOOL, (25, 5, 64), 0, 1)),
         ("vww avgpool global 3x3x256", _pool(Op.AVGPOOL, (3, 3, 256), 0, 1)),
@@ -119,10 +187,11 @@ def fixed_cases() -> list[tuple[str, OpCase | ConvCase]]:
         ("dw 5x5 s1 6x6x64 (MACs)", _dw((6, 6), 64, 64, 5, 1)),
         ("dw 7x3 s1 20x12x16 (MACs)", _dw((20, 12), 16, 16, (7, 3), 1)),
         ("dw 1x25 s1 1x60x16 (MACs)", _dw((1, 60), 16, 16, (1, 25), 1)),
+        *movement_cases(),
     ]
 
 
-def elements(case: OpCase | ConvCase) -> int:
+def elements(case: OpCase | ConvCase | MoveCase) -> int:
     if isinstance(case, ConvCase):
         return case.macs
     return int(case.x.size if isinstance(case, PoolCase | MeanCase) else np.prod(case.out_shape))
@@ -134,12 +203,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--random", type=int, default=40, help="random cases (cases_ops)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", action="store_true", help="JSON rows on stdout")
+    ap.add_argument("--movement", action="store_true",
+                    help="only the data movement and MAXIMUM / MINIMUM cases")
     args = ap.parse_args(argv)
-    entries = fixed_cases()
+    entries = list(movement_cases()) if args.movement else fixed_cases()
     draw = RngDraw(np.random.default_rng(args.seed))
-    for i in range(args.random):
+    for i in range(0 if args.movement else args.random):
         case = op_case(draw, OPS_PER_ELEMENT[i % len(OPS_PER_ELEMENT)])
         entries.append((f"random {i} {case.op.name.lower()}", case))
+    for i in range(args.random // 2):
+        move = move_case(draw, tuple(MoveOp)[i % len(MoveOp)])
+        entries.append((f"random {i} {move.op.name.lower()}", move))
     cases = [c for _, c in entries]
     counts: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="th-mvebench-") as tmp:
@@ -161,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         if not name.startswith("random"):
             print(f"{name:32} {n:>8} {d:>10,} {m:>10,} {d / n:>7.2f} {m / n:>7.2f} "
                   f"{d / m:>5.2f}x", file=out)
-    for op in OPS_PER_ELEMENT:
+    for op in (*OPS_PER_ELEMENT, *MoveOp):
         gains = [r["dsp"] / r["mve"] for r in rows if r["op"] == op.name
                  and r["case"].startswith("random")]  # fmt: skip
         if gains:

@@ -12,6 +12,51 @@
 TH_INLINE void min_max_row(const int8_t *a, int32_t step_a, const int8_t *b, int32_t step_b,
                            int32_t n, int8_t *out, const int take_max)
 {
+#if TH_NN_MVE
+    /* Helium: VMAX / VMIN of 16 lanes (the raw values, as above) in a tail-predicated loop;
+     * a broadcast side is one VDUP (max and min commute). 5 (4) instructions a vector. */
+    if (step_a + step_b >= 1) {
+        const int8_t *x = step_a ? a : b; /* the side that steps */
+        const int8_t *y = step_a ? b : a; /* the other: broadcast, or b when both step */
+        int8x16_t t, u;
+        if (step_a != step_b) {
+            const int8x16_t c = vdupq_n_s8(y[0]);
+#define MIN_MAX_BCAST(insn)                                                                       \
+    __asm__ volatile("wlstp.8 lr, %[n], 2f\n"                                                     \
+                     "1:\n\t"                                                                     \
+                     "vldrb.8 %q[t], [%[x]], #16\n\t" insn " %q[t], %q[t], %q[c]\n\t"             \
+                     "vstrb.8 %q[t], [%[o]], #16\n\t"                                             \
+                     "letp lr, 1b\n"                                                              \
+                     "2:"                                                                         \
+                     : [x] "+r"(x), [o] "+r"(out), [t] "=&w"(t)                                   \
+                     : [n] "r"(n), [c] "w"(c)                                                     \
+                     : "lr", "memory")
+            if (take_max) {
+                MIN_MAX_BCAST("vmax.s8");
+            } else {
+                MIN_MAX_BCAST("vmin.s8");
+            }
+            return;
+        }
+#define MIN_MAX_SAME(insn)                                                                        \
+    __asm__ volatile("wlstp.8 lr, %[n], 2f\n"                                                     \
+                     "1:\n\t"                                                                     \
+                     "vldrb.8 %q[t], [%[x]], #16\n\t"                                             \
+                     "vldrb.8 %q[u], [%[y]], #16\n\t" insn " %q[t], %q[t], %q[u]\n\t"             \
+                     "vstrb.8 %q[t], [%[o]], #16\n\t"                                             \
+                     "letp lr, 1b\n"                                                              \
+                     "2:"                                                                         \
+                     : [x] "+r"(x), [y] "+r"(y), [o] "+r"(out), [t] "=&w"(t), [u] "=&w"(u)        \
+                     : [n] "r"(n)                                                                 \
+                     : "lr", "memory")
+        if (take_max) {
+            MIN_MAX_SAME("vmax.s8");
+        } else {
+            MIN_MAX_SAME("vmin.s8");
+        }
+        return;
+    }
+#endif
     if (step_a == 1 && step_b == 1) {
         for (int32_t i = 0; i < n; i++) {
             const int8_t x = a[i];

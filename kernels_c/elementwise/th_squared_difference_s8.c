@@ -40,11 +40,80 @@ TH_INLINE int8_t finish(const sqdiff_consts *k, int32_t s1, int32_t s2)
     return (int8_t)th_clamp(v, k->act_min, k->act_max);
 }
 
+#if TH_NN_MVE
+/* Four lanes on MVE: each input offset, shifted left and rescaled (th_mve_requantize_n with
+ * a right shift, no offset, a clamp that changes nothing: exactly scale_input), the
+ * difference squared (wrapping, as the scalar int32 product) and requantized with the
+ * output's offset and range (th_mve_requantize_n: exactly th_requantize_s8 + clamp). */
+TH_INLINE int32x4_t sqdiff_mve4(const sqdiff_consts *k, int32x4_t x, int32x4_t y, const int ro,
+                                const th_mve_out *wide, const th_mve_out *o)
+{
+    const int32x4_t s1 = th_mve_requantize_n(vshlq_n_s32(vaddq_n_s32(x, k->in1_offset), 7),
+                                             k->m1, -k->e1, k->e1 > 0, wide);
+    const int32x4_t s2 = th_mve_requantize_n(vshlq_n_s32(vaddq_n_s32(y, k->in2_offset), 7),
+                                             k->m2, -k->e2, k->e2 > 0, wide);
+    const int32x4_t d = vsubq_s32(s1, s2);
+    return th_mve_requantize_n(vmulq_s32(d, d), k->mo, k->so, ro, o);
+}
+
+/* A row on MVE (left_shift 7, TFLM's for int8), four lanes at a time, then a predicated
+ * tail; a and b each step (1) or broadcast (0). Each group of four is written after its
+ * inputs are read (in place). ro = output shift < 0, a constant in each instance. */
+TH_INLINE void sqdiff_row_mve(const sqdiff_consts *kp, const int8_t *a, int32_t step_a,
+                              const int8_t *b, int32_t step_b, int32_t n, int8_t *out,
+                              const int ro)
+{
+    const sqdiff_consts k = *kp; /* a local: the stores to out could alias *kp */
+    th_mve_out wide;
+    wide.output_offset = 0;
+    wide.act_min = INT32_MIN;
+    wide.act_max = INT32_MAX;
+    th_mve_out o;
+    o.output_offset = k.out_offset;
+    o.act_min = k.act_min;
+    o.act_max = k.act_max;
+    const int32x4_t a0 = vdupq_n_s32(a[0]);
+    const int32x4_t b0 = vdupq_n_s32(b[0]);
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32x4_t x = step_a ? vldrbq_s32(a + i) : a0;
+        const int32x4_t y = step_b ? vldrbq_s32(b + i) : b0;
+        vstrbq_s32(out + i, sqdiff_mve4(&k, x, y, ro, &wide, &o));
+    }
+    if (i < n) {
+        const mve_pred16_t q = vctp32q((uint32_t)(n - i));
+        const int32x4_t x = step_a ? vldrbq_z_s32(a + i, q) : a0;
+        const int32x4_t y = step_b ? vldrbq_z_s32(b + i, q) : b0;
+        vstrbq_p_s32(out + i, sqdiff_mve4(&k, x, y, ro, &wide, &o), q);
+    }
+}
+
+__attribute__((noinline)) static void sqdiff_mve_left(const sqdiff_consts *k, const int8_t *a,
+                                                      int32_t sa, const int8_t *b, int32_t sb,
+                                                      int32_t n, int8_t *out)
+{
+    sqdiff_row_mve(k, a, sa, b, sb, n, out, 0);
+}
+
+__attribute__((noinline)) static void sqdiff_mve_right(const sqdiff_consts *k, const int8_t *a,
+                                                       int32_t sa, const int8_t *b, int32_t sb,
+                                                       int32_t n, int8_t *out)
+{
+    sqdiff_row_mve(k, a, sa, b, sb, n, out, 1);
+}
+#endif
+
 static void sqdiff_row(const void *consts, const int8_t *a, int32_t step_a, const int8_t *b,
                        int32_t step_b, int32_t n, int8_t *out)
 {
     const sqdiff_consts kc = *(const sqdiff_consts *)consts; /* a local: kept in registers */
     const sqdiff_consts *k = &kc;
+#if TH_NN_MVE
+    if (n >= 4 && k->left_shift == 7) {
+        (k->so < 0 ? sqdiff_mve_right : sqdiff_mve_left)(k, a, step_a, b, step_b, n, out);
+        return;
+    }
+#endif
     if (step_a == 1 && step_b == 1) {
         for (int32_t i = 0; i < n; i++) {
             const int32_t s1 = scale_input(a[i], k->in1_offset, k->left_shift, k->m1, k->e1);

@@ -1,6 +1,7 @@
 /* th_pad_s8: PAD / PADV2 for int8 (raw fill value). The output is written once, in
- * order: runs of fill with memset, runs of input with memcpy. Dims after the innermost
- * padded one are copied as one block. */
+ * order: runs of fill with memset, runs of input with memcpy (th_nn_fill / th_nn_move:
+ * Helium loops on MVE builds). Dims after the innermost padded one are copied as one
+ * block. */
 #include <stddef.h>
 #include <string.h>
 
@@ -21,10 +22,10 @@ static void pad_dim(const pad_walk *w, int32_t d, const int8_t *in, int8_t *out)
 {
     const int8_t fill = (int8_t)w->p->pad_value;
     const int32_t os = w->out_stride[d];
-    memset(out, fill, (size_t)w->p->before[d] * (size_t)os);
+    th_nn_fill(out, fill, (size_t)w->p->before[d] * (size_t)os);
     out += w->p->before[d] * os;
     if (d == w->last) {
-        memcpy(out, in, (size_t)w->in->dims[d] * (size_t)w->block);
+        th_nn_move(out, in, (size_t)w->in->dims[d] * (size_t)w->block);
         out += w->in->dims[d] * w->block;
     } else {
         for (int32_t i = 0; i < w->in->dims[d]; i++) {
@@ -32,7 +33,7 @@ static void pad_dim(const pad_walk *w, int32_t d, const int8_t *in, int8_t *out)
             out += os;
         }
     }
-    memset(out, fill, (size_t)w->p->after[d] * (size_t)os);
+    th_nn_fill(out, fill, (size_t)w->p->after[d] * (size_t)os);
 }
 
 th_status th_pad_s8(const th_context *ctx, const th_pad_params *params,

@@ -37,26 +37,65 @@ th_status th_strided_slice_s8(const th_context *ctx, const th_strided_slice_para
          * checks above bound |stride| by the input dim, so the step fits. */
         step[d] = output_shape->dims[d] > 1 ? params->stride[d] * in_stride[d] : 0;
     }
-    const int32_t run = output_shape->dims[rank - 1];
-    const int32_t run_step = step[rank - 1];
+    /* Output dims of one index dropped (their offset is in off) and a dim merged into the
+     * next inner one where its step continues it (e.g. a crop of whole rows): fewer, longer
+     * runs. Outermost first. */
+    int32_t dims[TH_MAX_RANK];
+    int32_t steps[TH_MAX_RANK];
+    int32_t n = 0;
+    for (int32_t d = rank - 1; d >= 0; d--) {
+        const int32_t c = output_shape->dims[d];
+        if (c == 1) {
+            continue;
+        }
+        if (n > 0 && step[d] == steps[n - 1] * dims[n - 1]) {
+            dims[n - 1] *= c;
+            continue;
+        }
+        dims[n] = c;
+        steps[n] = step[d];
+        n++;
+    }
+    for (int32_t i = 0; i < n / 2; i++) { /* innermost first -> outermost first */
+        const int32_t t = dims[i], u = steps[i];
+        dims[i] = dims[n - 1 - i];
+        steps[i] = steps[n - 1 - i];
+        dims[n - 1 - i] = t;
+        steps[n - 1 - i] = u;
+    }
+    if (n == 0) {
+        output[0] = input[off];
+        return TH_OK;
+    }
+    const int32_t run = dims[n - 1];
+    const int32_t run_step = steps[n - 1];
+    /* the runs of the next outer dim in a plain loop, the dims above it by index */
+    const int32_t rows = n >= 2 ? dims[n - 2] : 1;
+    const int32_t row_step = n >= 2 ? steps[n - 2] : 0;
     int32_t idx[TH_MAX_RANK] = {0};
     int8_t *out = output;
-    for (int32_t r = 0; r < count / run; r++) {
-        if (run_step == 1) {
-            memcpy(out, input + off, (size_t)run);
-        } else {
-            /* integer offsets: a negative step never forms a pointer before the array */
-            for (int32_t k = 0; k < run; k++) {
-                out[k] = input[off + k * run_step];
+    for (int32_t r = 0; r < count / run / rows; r++) {
+        int32_t at = off;
+        for (int32_t i = 0; i < rows; i++, at += row_step, out += run) {
+            if (run_step == 1) {
+                th_nn_move(out, input + at, (size_t)run);
+#if TH_NN_MVE
+            } else if (run_step > 1) {
+                th_nn_mve_gather(out, input + at, run_step, run);
+#endif
+            } else {
+                /* integer offsets: a negative step never forms a pointer before the array */
+                for (int32_t k = 0; k < run; k++) {
+                    out[k] = input[at + k * run_step];
+                }
             }
         }
-        out += run;
-        for (int32_t d = rank - 2; d >= 0; d--) {
-            off += step[d];
-            if (++idx[d] < output_shape->dims[d]) {
+        for (int32_t d = n - 3; d >= 0; d--) {
+            off += steps[d];
+            if (++idx[d] < dims[d]) {
                 break;
             }
-            off -= step[d] * output_shape->dims[d];
+            off -= steps[d] * dims[d];
             idx[d] = 0;
         }
     }

@@ -1,5 +1,6 @@
 /* th_kcase.c - decode a kernel test case, run the kernel, encode the result. */
 #include "th_kcase.h"
+#include "th_kcase_movement.h"
 
 #include <string.h>
 
@@ -507,7 +508,10 @@ size_t th_kcase_run(const uint8_t *record, size_t record_len, const th_kalloc *m
             rr.out_len = 4;
             break;
         default:
-            rr.status = TH_KCASE_BAD_OP;
+            if (!th_kcase_run_movement(dc.op, dc.ints, dc.n_ints, dc.blob, dc.blob_len,
+                                       dc.n_blobs, mem, &rr.status, &rr.out, &rr.out_len)) {
+                rr.status = TH_KCASE_BAD_OP;
+            }
             break;
         }
     }

@@ -6,7 +6,8 @@
 set(TH_APP_NAME kernel_tests)
 set(TH_APP_SOURCES
   "${CMAKE_CURRENT_LIST_DIR}/main.c"
-  "${CMAKE_CURRENT_LIST_DIR}/../driver/th_kcase.c")
+  "${CMAKE_CURRENT_LIST_DIR}/../driver/th_kcase.c"
+  "${CMAKE_CURRENT_LIST_DIR}/../driver/th_kcase_movement.c")
 set(TH_APP_INCLUDE_DIRS "${CMAKE_CURRENT_LIST_DIR}/../driver")
 if(TH_KTEST_BIG AND BOARD STREQUAL "mps3-an547")  # 512 KiB of DTCM
   list(APPEND TH_APP_DEFINES TH_KTEST_RECORD_CAP=131072 TH_KTEST_RESULT_CAP=49152
