@@ -36,10 +36,15 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
         params->activation.max > 127) {
         return TH_ERR_ARG;
     }
+    /* multiplier >= 0 and -31 <= shift <= 30 for all: sign bits ORed, no branch per channel
+     * (30 - s and s + 31 are both >= 0 exactly in range, as 32-bit words). */
+    uint32_t bad = 0;
     for (int32_t i = 0; i < count; i++) {
-        if (multiplier[i] < 0 || shift[i] < -31 || shift[i] > 30) {
-            return TH_ERR_ARG;
-        }
+        const uint32_t s = (uint32_t)shift[i];
+        bad |= (uint32_t)multiplier[i] | (30u - s) | (s + 31u);
+    }
+    if ((bad >> 31) != 0) {
+        return TH_ERR_ARG;
     }
 #if TH_NN_FILTER_INTERLEAVED
     if (((uintptr_t)filter & 3u) != 0) {
@@ -72,16 +77,11 @@ TH_INLINE void blockg_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
                           int32_t acc[4], int32_t xta, int32_t xtb, const int32_t g)
 {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2];
-    const int32_t full = cin / 4;
-    for (int32_t k = 0; k <= full; k++) {
-        int32_t xa = xta, xb = xtb;
-        if (k < full) {
-            const int32_t xv = th_read_s32(x + 4 * k);
-            xa = th_sxtab16(offset2, xv);
-            xb = th_sxtab16_ror8(offset2, xv);
-        } else if ((cin & 3) == 0) {
-            break;
-        }
+    const int8_t *const x_end = x + (cin & ~3);
+    for (; x != x_end; x += 4, w += 4 * g) {
+        const int32_t xv = th_read_s32(x);
+        const int32_t xa = th_sxtab16(offset2, xv);
+        const int32_t xb = th_sxtab16_ror8(offset2, xv);
         const int32_t w0 = th_read_s32(w);
         a0 = th_smlad(xb, th_sxtb16_ror8(w0), th_smlad(xa, th_sxtb16(w0), a0));
         if (g > 1) {
@@ -92,7 +92,18 @@ TH_INLINE void blockg_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
             const int32_t w2 = th_read_s32(w + 8);
             a2 = th_smlad(xb, th_sxtb16_ror8(w2), th_smlad(xa, th_sxtb16(w2), a2));
         }
-        w += 4 * g;
+    }
+    if ((cin & 3) != 0) {
+        const int32_t w0 = th_read_s32(w);
+        a0 = th_smlad(xtb, th_sxtb16_ror8(w0), th_smlad(xta, th_sxtb16(w0), a0));
+        if (g > 1) {
+            const int32_t w1 = th_read_s32(w + 4);
+            a1 = th_smlad(xtb, th_sxtb16_ror8(w1), th_smlad(xta, th_sxtb16(w1), a1));
+        }
+        if (g > 2) {
+            const int32_t w2 = th_read_s32(w + 8);
+            a2 = th_smlad(xtb, th_sxtb16_ror8(w2), th_smlad(xta, th_sxtb16(w2), a2));
+        }
     }
     acc[0] = a0;
     acc[1] = a1;
@@ -251,19 +262,19 @@ typedef struct {
     int32_t output_offset;
     int32_t act_min;
     int32_t act_max;
-    int32_t fast; /* every channel's shift suits the fast requantization */
+    int32_t fast; /* per tensor: its shift suits the fast requantization (per channel: 1) */
 } fc_row;
 
-/* The fast requantization (th_fast_rq_apply) of channel (m, s) with the output offset added
- * after the shift: (y + zp * 2^e) >> e == (y >> e) + zp, so nothing is made per channel but
- * the rounding bit. Exact under th_fast_rq_apply's conditions (|acc| < 2^29, e in [1, 22]). */
-TH_INLINE int32_t fc_rq_channel(int32_t acc, int32_t m, int32_t s, int32_t zp)
+/* The fast requantization (th_fast_rq_apply) of channel (m, shift = -1 - em1), nothing
+ * made per channel: with v = SMMLAR(2 acc, m, [acc < 0]) (the sign term as the accumulate),
+ * (v + 2^(e-1)) >> e == ((v >> (e-1)) + 1) >> 1 (floors), and the output offset rides in
+ * the last shift: ((u + 1) >> 1) + zp == (u + 2 zp + 1) >> 1. Exact under th_fast_rq_apply's
+ * conditions (|acc| < 2^29, e in [1, 22]; the caller keeps e <= 16). */
+TH_INLINE int32_t fc_rq_channel(int32_t acc, int32_t m, int32_t em1, int32_t zp2p1)
 {
-    const int32_t e = -s;
     const int32_t a2 = (int32_t)((uint32_t)acc << 1);
-    int32_t y = th_smmlar(a2, m, (int32_t)(UINT32_C(1) << (e - 1)));
-    y += a2 >> 31;
-    return th_ssat8((y >> e) + zp);
+    const int32_t v = th_smmlar(a2, m, a2 >> 31);
+    return th_ssat8(((v >> em1) + zp2p1) >> 1);
 }
 
 /* |acc| < 2^29 (the fast requantization's bound): acc ^ (acc >> 31) is |acc| or |acc| - 1;
@@ -304,7 +315,8 @@ TH_INLINE void fc_blocks(const fc_row *r, const fc_tail *tail, const int8_t *fil
     const int fast = r->fast;
     const fc_tail tl = *tail; /* on the stack: the dot's memory operands need no register */
     const int clamp = lo > -128 || hi < 127; /* else SSAT already clamped */
-    const th_fast_rq rq = th_fast_rq_make(mult[0], fast ? shift[0] : -1, zp);
+    const th_fast_rq rq = th_fast_rq_make(mult[0], fast && !per_channel ? shift[0] : -1, zp);
+    const int32_t zp2p1 = 2 * zp + 1;
     const int8_t *w = filter;
     for (int32_t i = 0; i < blocks; i++, w += 4 * kp, out += 4) {
         fc_acc4 acc = {fo_sum, fo_sum, fo_sum, fo_sum};
@@ -319,15 +331,22 @@ TH_INLINE void fc_blocks(const fc_row *r, const fc_tail *tail, const int8_t *fil
         int32_t v1;
         int32_t v2;
         int32_t v3;
-        if (fast && (fc_mag(acc.a0) | fc_mag(acc.a1) | fc_mag(acc.a2) | fc_mag(acc.a3)) <
-                        FC_MAG_LIMIT) {
+        uint32_t mag = fc_mag(acc.a0) | fc_mag(acc.a1) | fc_mag(acc.a2) | fc_mag(acc.a3);
+        const int32_t *sh = shift + 4 * i;
+        if (per_channel) {
+            /* The shifts too: e - 1 = ~shift in [0, 15] (a subset of th_fast_shift_ok's
+             * range), i.e. ~shift << 25 below the limit; for shift in [-31, 30] (checked at
+             * entry) every other value lands at or above it. */
+            mag |= (~(uint32_t)sh[0] << 25) | (~(uint32_t)sh[1] << 25) |
+                   (~(uint32_t)sh[2] << 25) | (~(uint32_t)sh[3] << 25);
+        }
+        if (fast && mag < FC_MAG_LIMIT) {
             if (per_channel) {
                 const int32_t *m = mult + 4 * i;
-                const int32_t *sh = shift + 4 * i;
-                v0 = fc_rq_channel(acc.a0, m[0], sh[0], zp);
-                v1 = fc_rq_channel(acc.a1, m[1], sh[1], zp);
-                v2 = fc_rq_channel(acc.a2, m[2], sh[2], zp);
-                v3 = fc_rq_channel(acc.a3, m[3], sh[3], zp);
+                v0 = fc_rq_channel(acc.a0, m[0], ~sh[0], zp2p1);
+                v1 = fc_rq_channel(acc.a1, m[1], ~sh[1], zp2p1);
+                v2 = fc_rq_channel(acc.a2, m[2], ~sh[2], zp2p1);
+                v3 = fc_rq_channel(acc.a3, m[3], ~sh[3], zp2p1);
             } else {
                 v0 = th_fast_rq_apply(acc.a0, &rq);
                 v1 = th_fast_rq_apply(acc.a1, &rq);
@@ -410,12 +429,10 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
                                       ((uint32_t)params->input_offset & 0xFFFFu));
     /* The fast requantization: exact for every shift in [-22, -1] (multipliers are >= 0,
      * checked at entry) and |acc| < 2^29, checked on the accumulators. */
-    int fast = 1;
-    for (int32_t c = 0; c < (mult_step ? cout : 1); c++) {
-        fast &= th_fast_shift_ok(shift[c]);
-    }
+    /* Per tensor: its one shift. Per channel: checked block by block (fc_blocks). */
+    const int fast = mult_step != 0 || th_fast_shift_ok(shift[0]);
     const th_fast_rq rq_tensor =
-        fast ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
+        fast && mult_step == 0 ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
              : (th_fast_rq){0, 0, 0};
 #endif
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -461,7 +478,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
                 const int32_t m = multiplier[c * mult_step];
                 const int32_t s = shift[c * mult_step];
                 int32_t v;
-                if (fast && fc_mag(acc[j]) < FC_MAG_LIMIT) {
+                if (th_fast_shift_ok(s) && fc_mag(acc[j]) < FC_MAG_LIMIT) {
                     const th_fast_rq rq =
                         mult_step ? th_fast_rq_make(m, s, params->output_offset) : rq_tensor;
                     v = th_clamp(th_fast_rq_apply(acc[j], &rq), params->activation.min,
