@@ -286,13 +286,6 @@ TH_INLINE uint32_t fc_mag(int32_t a)
 
 #define FC_MAG_LIMIT ((UINT32_C(1) << 29) - 1u)
 
-/* Four int8 results in one word (memory order). */
-TH_INLINE int32_t fc_pack4(int32_t v0, int32_t v1, int32_t v2, int32_t v3)
-{
-    return (int32_t)(((uint32_t)v0 & 0xFFu) | (((uint32_t)v1 & 0xFFu) << 8) |
-                     (((uint32_t)v2 & 0xFFu) << 16) | ((uint32_t)v3 << 24));
-}
-
 /* Every block of four channels of one input row: dot products with the partial last word,
  * then the fast requantization when the block's accumulators and the shifts allow it
  * (checked on the accumulators themselves, so a large bias only costs its own block), else
@@ -369,7 +362,10 @@ TH_INLINE void fc_blocks(const fc_row *r, const fc_tail *tail, const int8_t *fil
             v3 = th_clamp(th_requantize_s8(acc.a3, mult[c + 3 * d], shift[c + 3 * d], zp), lo,
                           hi);
         }
-        th_write_s32(out, fc_pack4(v0, v1, v2, v3));
+        out[0] = (int8_t)v0;
+        out[1] = (int8_t)v1;
+        out[2] = (int8_t)v2;
+        out[3] = (int8_t)v3;
     }
 }
 
