@@ -10,9 +10,10 @@ the fast ranges (-1, -16, -17, -22, -23, >= 0), clamps, two batches, and channel
 weights whose bias puts the accumulator exactly at the bound (2^29 - 2 .. 2^29 + 1, both
 signs). Conv with Cout 1..4 (th_nn_conv_direct_s8.c): interior quads with whole words and
 a masked partial word per filter row, odd Cin, KxK / Kx1 / 1xK kernels, strides 1 and 2,
-border pixels, rows too narrow for a quad, and pointwise layers at stride 1 taken as one row. All against the NumPy reference: on the
-host (ASan/UBSan; portable, emulated DSP and the build without specialized paths) and one
-batch on QEMU mps2-an386 (Cortex-M4: the native DSP build and its assembly loops).
+border pixels, rows too narrow for a quad, and pointwise layers at stride 1 taken as one
+row. All against the NumPy reference: on the host (ASan/UBSan; portable, emulated DSP and
+the build without specialized paths) and one batch on QEMU mps2-an386 (Cortex-M4: the
+native DSP build and its assembly loops). The entry check refuses bad constants anywhere.
 """
 
 from __future__ import annotations
@@ -119,6 +120,27 @@ def test_fc_and_few_channel_conv_on_the_host(variant: str) -> None:
         for case in [*fc_cases(1, 180), *conv_cases()]:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{case.op.name} [{variant}] {case.w.shape}: {problem}"
+
+
+def test_fc_refuses_a_bad_multiplier_or_shift_at_any_channel() -> None:
+    """The entry check takes the per-channel constants two at a time: a negative multiplier
+    or a shift outside [-31, 30] is refused wherever it is (even, odd, last channel)."""
+    rng = np.random.default_rng(5)
+    with Driver(build_driver("dsp")) as driver:
+        for cout in (1, 4, 5):
+            x = rng.integers(-128, 128, (1, 6)).astype(np.int8)
+            w = rng.integers(-127, 128, (cout, 6)).astype(np.int8)
+            mult, shift = np.full(cout, 1 << 30, np.int32), np.full(cout, -8, np.int32)
+            good = FcCase(Op.FC_PER_CHANNEL, x, w, None, FullyConnectedParams(
+                0, 0, 0, mult, shift, -128, 127))
+            assert check_result(good, driver.run(good)) is None
+            for c in sorted({0, cout // 2, cout - 1}):
+                for m, sh in ((-1, -8), (1 << 30, -32), (1 << 30, 31)):
+                    bm, bs = mult.copy(), shift.copy()
+                    bm[c], bs[c] = m, sh
+                    bad = FcCase(Op.FC_PER_CHANNEL, x, w, None, FullyConnectedParams(
+                        0, 0, 0, bm, bs, -128, 127))
+                    assert driver.run(bad).status == 1, (cout, c, m, sh)
 
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
