@@ -8,7 +8,8 @@ else the exact one. The cases: input lengths 1..40 (every cin % 4) and a few lon
 and 16 / 21 outputs (every cout % 4), per tensor and per channel, shifts on both sides of
 the fast ranges (-1, -16, -17, -22, -23, >= 0), clamps, two batches, and channels with zero
 weights whose bias puts the accumulator exactly at the bound (2^29 - 2 .. 2^29 + 1, both
-signs). Conv with Cout 1..4 (th_nn_conv_direct_s8.c): interior quads with whole words and
+signs) or far past it (about 2^30 and 2^31, where the fast form would be wrong).
+Conv with Cout 1..4 (th_nn_conv_direct_s8.c): interior quads with whole words and
 a masked partial word per filter row, odd Cin, KxK / Kx1 / 1xK kernels, strides 1 and 2,
 border pixels, rows too narrow for a quad, and pointwise layers at stride 1 taken as one
 row. All against the NumPy reference: on the host (ASan/UBSan; portable, emulated DSP and
@@ -66,8 +67,10 @@ def fc_cases(seed: int, count: int) -> list[FcCase]:
         if i % 3 == 0:
             for c in rng.choice(cout, size=min(cout, 2), replace=False):
                 w[c] = 0
-                bias[c] = (BOUND + int(rng.integers(-2, 2))) * (1 if rng.random() < 0.5
-                                                                else -1)
+                # at the bound, or far past it (2 * acc overflows: the fast form is wrong)
+                base = BOUND if i % 2 == 0 else int(rng.choice([1 << 30, (1 << 31) - 3]))
+                bias[c] = (base + int(rng.integers(-2, 2))) * (1 if rng.random() < 0.5
+                                                               else -1)
         p = FullyConnectedParams(
             input_offset=int(rng.integers(-127, 129)),
             filter_offset=0 if per_channel or i % 4 else int(rng.integers(-20, 21)),
@@ -109,6 +112,7 @@ def test_cases_reach_the_branches() -> None:
     at_bound = {int(b) for c in cases if c.bias is not None for b in c.bias
                 if abs(int(b)) >= BOUND - 2}
     assert {BOUND - 2, BOUND - 1, BOUND, BOUND + 1, -BOUND, -BOUND + 1} <= at_bound
+    assert any(abs(b) >= 1 << 30 for b in at_bound)
     convs = conv_cases()
     assert {c.out_shape[3] for c in convs} == {1, 2, 3, 4}
     assert any(c.out_shape[2] >= 8 for c in convs)
