@@ -41,13 +41,13 @@
  *      and d <= H*W*(Cin - Cout) when Cout > Cin (the input in the tail of the output).
  *      Pixels go in ascending order, TH_CONV_1X1_INPLACE_PIXELS (DSP, MVE) or 1 (portable)
  *      at a time, each group read into scratch before its outputs are written (DSP, Cout
- *      <= 3: up to four pixels read straight from the input before any of their outputs
+ *      <= 4: up to four pixels read straight from the input before any of their outputs
  *      is written, th_nn_conv_direct_s8; the same bound holds for any group size).
  *  (c) Raster order: th_conv_s8 (every variant and build, grouped included),
  *      th_avgpool_s8 and th_maxpool_s8 compute output pixels in ascending (n, y, x) order,
  *      and pixel q reads only its own window and writes only its own Cout bytes, at any
  *      time after pixel q starts (th_maxpool_s8 uses them as its running maximum; the
- *      DSP conv reads two pixels' windows before writing either, four with Cout <= 3; the
+ *      DSP conv reads two pixels' windows before writing either, four with Cout <= 4; the
  *      pools' separable paths read, while at pixel q, only input bytes at or after the first
  *      byte of pixel q's window: the rows of q's output row, or later ones). So any d is
  *      allowed at which, for every q, d + (q+1)*Cout <= the first input byte read by any

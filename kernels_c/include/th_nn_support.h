@@ -657,11 +657,12 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
                             const th_dims *output_dims, int8_t *output);
 
 /* CONV_2D with few output channels straight from the int8 input (th_nn_conv_direct_s8.c):
- * applies (groups 1) to Cout == 1, and to Cout <= TH_NN_DIRECT_MAX_COUT when Cin > 4 is not
- * a multiple of 4 or the filter is 1x1; needs Cout * Kp bytes of scratch (<=
+ * applies (groups 1) to Cout == 1, to Cout <= 3 when Cin > 4 is not a multiple of 4 or the
+ * filter is 1x1, and to Cout == 4 for 1x1 filters with such a Cin and output rows of 4 pixels
+ * or more; needs Cout * Kp bytes of scratch (<=
  * th_nn_im2col_pair_bytes(K), which every CONV_2D variant reserves). Any stride, padding,
  * dilation. Arguments already checked. */
-#define TH_NN_DIRECT_MAX_COUT 3
+#define TH_NN_DIRECT_MAX_COUT 4
 TH_INLINE int th_nn_conv_direct_applies(const th_dims *input_dims, const th_dims *filter_dims,
                                         const th_dims *output_dims)
 {
@@ -671,9 +672,14 @@ TH_INLINE int th_nn_conv_direct_applies(const th_dims *input_dims, const th_dims
     }
     /* One channel always; two or three when Cin is not a multiple of 4 but long enough
      * for word runs (the column staging is then byte by byte), or the filter is 1x1 (no
-     * reuse of a column at all). */
-    return cout == 1 || ((input_dims->c & 3) != 0 && input_dims->c > 4) ||
-           (filter_dims->h == 1 && filter_dims->w == 1);
+     * reuse of a column at all); four for a 1x1 filter with such a Cin and rows of four
+     * output pixels or more (the quads; measured, bench/kernels.py --sweep). */
+    const int odd_cin = (input_dims->c & 3) != 0 && input_dims->c > 4;
+    const int pointwise = filter_dims->h == 1 && filter_dims->w == 1;
+    if (cout == 4) {
+        return pointwise && odd_cin && output_dims->w >= 4;
+    }
+    return cout == 1 || odd_cin || pointwise;
 }
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,

@@ -37,10 +37,22 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
         params->activation.max > 127) {
         return TH_ERR_ARG;
     }
-    for (int32_t i = 0; i < count; i++) {
-        if (multiplier[i] < 0 || shift[i] < -31 || shift[i] > 30) {
-            return TH_ERR_ARG;
-        }
+    /* multiplier >= 0 and -31 <= shift <= 30 for all: sign bits ORed, no branch per channel
+     * (30 - s and s + 31 are both >= 0 exactly in range, as 32-bit words). */
+    uint32_t bad = 0;
+    int32_t i = 0;
+    for (; i + 2 <= count; i += 2) { /* two channels per pass: the loop's own cost halved */
+        const uint32_t s0 = (uint32_t)shift[i];
+        const uint32_t s1 = (uint32_t)shift[i + 1];
+        bad |= (uint32_t)multiplier[i] | (uint32_t)multiplier[i + 1] | (30u - s0) |
+               (s0 + 31u) | (30u - s1) | (s1 + 31u);
+    }
+    if (i < count) {
+        const uint32_t s0 = (uint32_t)shift[i];
+        bad |= (uint32_t)multiplier[i] | (30u - s0) | (s0 + 31u);
+    }
+    if ((bad >> 31) != 0) {
+        return TH_ERR_ARG;
     }
 #if TH_NN_FILTER_INTERLEAVED
     if (((uintptr_t)filter & 3u) != 0) {
@@ -73,16 +85,11 @@ TH_INLINE void blockg_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
                           int32_t acc[4], int32_t xta, int32_t xtb, const int32_t g)
 {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2];
-    const int32_t full = cin / 4;
-    for (int32_t k = 0; k <= full; k++) {
-        int32_t xa = xta, xb = xtb;
-        if (k < full) {
-            const int32_t xv = th_read_s32(x + 4 * k);
-            xa = th_sxtab16(offset2, xv);
-            xb = th_sxtab16_ror8(offset2, xv);
-        } else if ((cin & 3) == 0) {
-            break;
-        }
+    const int8_t *const x_end = x + (cin & ~3);
+    for (; x != x_end; x += 4, w += 4 * g) {
+        const int32_t xv = th_read_s32(x);
+        const int32_t xa = th_sxtab16(offset2, xv);
+        const int32_t xb = th_sxtab16_ror8(offset2, xv);
         const int32_t w0 = th_read_s32(w);
         a0 = th_smlad(xb, th_sxtb16_ror8(w0), th_smlad(xa, th_sxtb16(w0), a0));
         if (g > 1) {
@@ -93,7 +100,18 @@ TH_INLINE void blockg_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
             const int32_t w2 = th_read_s32(w + 8);
             a2 = th_smlad(xb, th_sxtb16_ror8(w2), th_smlad(xa, th_sxtb16(w2), a2));
         }
-        w += 4 * g;
+    }
+    if ((cin & 3) != 0) {
+        const int32_t w0 = th_read_s32(w);
+        a0 = th_smlad(xtb, th_sxtb16_ror8(w0), th_smlad(xta, th_sxtb16(w0), a0));
+        if (g > 1) {
+            const int32_t w1 = th_read_s32(w + 4);
+            a1 = th_smlad(xtb, th_sxtb16_ror8(w1), th_smlad(xta, th_sxtb16(w1), a1));
+        }
+        if (g > 2) {
+            const int32_t w2 = th_read_s32(w + 8);
+            a2 = th_smlad(xtb, th_sxtb16_ror8(w2), th_smlad(xta, th_sxtb16(w2), a2));
+        }
     }
     acc[0] = a0;
     acc[1] = a1;
@@ -113,30 +131,43 @@ static void block_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_
     }
 }
 
-/* Four channels: the hot loop. */
-TH_INLINE void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
-                          int32_t acc[4], int32_t xta, int32_t xtb)
+/* The input row's last, partial word (cin & 3 bytes, zero-padded) widened with the input
+ * offset, for every block of the row: flag nonzero when there is one. */
+typedef struct {
+    int32_t flag;
+    int32_t xa;
+    int32_t xb;
+} fc_tail;
+
+/* Four channels' accumulators, by value (an array would live on the stack). */
+typedef struct {
+    int32_t a0;
+    int32_t a1;
+    int32_t a2;
+    int32_t a3;
+} fc_acc4;
+
+/* Four channels: the hot loop, the partial last word included. */
+TH_INLINE fc_acc4 block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
+                             fc_acc4 acc, const fc_tail *tail)
 {
-    int32_t a0 = acc[0];
-    int32_t a1 = acc[1];
-    int32_t a2 = acc[2];
-    int32_t a3 = acc[3];
+    int32_t a0 = acc.a0;
+    int32_t a1 = acc.a1;
+    int32_t a2 = acc.a2;
+    int32_t a3 = acc.a3;
     const int32_t full = cin / 4;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
     /* 16 MACs in 22 instructions: LDR, 2 SXTAB16 (input + offset), 2 LDRD, 8 SXTB16,
      * 8 SMLAD, and SUBS + BNE every second chunk. gcc does not keep all of it in
-     * registers without help. */
+     * registers without help. The partial last word's pair comes from the stack (memory
+     * operands: no register is left), so the accumulators never leave their registers. */
     int32_t n = full;
     int32_t xa;
     int32_t xb;
     int32_t w0;
     int32_t w1;
     int32_t t;
-#define TH_FC_CHUNK                                                                          \
-    "ldr %[xb], [%[x]], #4\n\t"                                                             \
-    "ldrd %[w0], %[w1], [%[w]], #8\n\t"                                                     \
-    "sxtab16 %[xa], %[off], %[xb]\n\t"                                                      \
-    "sxtab16 %[xb], %[off], %[xb], ror #8\n\t"                                              \
+#define TH_FC_WORDS                                                                          \
     "sxtb16 %[t], %[w0]\n\t"                                                                \
     "smlad %[a0], %[xa], %[t], %[a0]\n\t"                                                   \
     "sxtb16 %[t], %[w0], ror #8\n\t"                                                        \
@@ -154,27 +185,42 @@ TH_INLINE void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
     "smlad %[a3], %[xa], %[t], %[a3]\n\t"                                                   \
     "sxtb16 %[t], %[w1], ror #8\n\t"                                                        \
     "smlad %[a3], %[xb], %[t], %[a3]\n\t"
-    /* Odd count: one chunk first, then two per iteration. */
-    if (n > 0) {
-        __asm__ volatile(
-            "tst %[n], #1\n\t"
-            "beq 1f\n\t"
-            TH_FC_CHUNK
-            "subs %[n], %[n], #1\n\t"
-            "beq 3f\n\t"
-            "1:\n\t"
-            TH_FC_CHUNK
-            TH_FC_CHUNK
-            "subs %[n], %[n], #2\n\t"
-            "bne 1b\n\t"
-            "3:\n\t"
-            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
-              [w] "+r"(w), [n] "+r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
-              [w1] "=&r"(w1), [t] "=&r"(t)
-            : [off] "r"(offset2)
-            : "cc", "memory");
-    }
+#define TH_FC_CHUNK                                                                          \
+    "ldr %[xb], [%[x]], #4\n\t"                                                             \
+    "ldrd %[w0], %[w1], [%[w]], #8\n\t"                                                     \
+    "sxtab16 %[xa], %[off], %[xb]\n\t"                                                      \
+    "sxtab16 %[xb], %[off], %[xb], ror #8\n\t"                                              \
+    TH_FC_WORDS
+    /* Odd count: one chunk first, then two per iteration; then the partial word. */
+    __asm__ volatile(
+        "cmp %[n], #0\n\t"
+        "beq 3f\n\t"
+        "tst %[n], #1\n\t"
+        "beq 1f\n\t"
+        TH_FC_CHUNK
+        "subs %[n], %[n], #1\n\t"
+        "beq 3f\n\t"
+        "1:\n\t"
+        TH_FC_CHUNK
+        TH_FC_CHUNK
+        "subs %[n], %[n], #2\n\t"
+        "bne 1b\n\t"
+        "3:\n\t"
+        "ldr %[t], %[tf]\n\t"
+        "cmp %[t], #0\n\t"
+        "beq 4f\n\t"
+        "ldr %[xa], %[ta]\n\t"
+        "ldr %[xb], %[tb]\n\t"
+        "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+        TH_FC_WORDS
+        "4:\n\t"
+        : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+          [w] "+r"(w), [n] "+r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
+          [w1] "=&r"(w1), [t] "=&r"(t)
+        : [off] "r"(offset2), [tf] "m"(tail->flag), [ta] "m"(tail->xa), [tb] "m"(tail->xb)
+        : "cc", "memory");
 #undef TH_FC_CHUNK
+#undef TH_FC_WORDS
 #else
     for (int32_t j = 0; j < full; j++) {
         const int32_t xv = th_read_s32(x);
@@ -195,11 +241,9 @@ TH_INLINE void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
         a3 = th_smlad(xa, th_sxtb16(w3), a3);
         a3 = th_smlad(xb, th_sxtb16_ror8(w3), a3);
     }
-#endif
-    if (cin & 3) {
-        /* The last, partial word: widened once per input row by the caller. */
-        const int32_t xa = xta;
-        const int32_t xb = xtb;
+    if (tail->flag) {
+        const int32_t xa = tail->xa;
+        const int32_t xb = tail->xb;
         int32_t wv = th_read_s32(w);
         a0 = th_smlad(xb, th_sxtb16_ror8(wv), th_smlad(xa, th_sxtb16(wv), a0));
         wv = th_read_s32(w + 4);
@@ -209,20 +253,16 @@ TH_INLINE void block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
         wv = th_read_s32(w + 12);
         a3 = th_smlad(xb, th_sxtb16_ror8(wv), th_smlad(xa, th_sxtb16(wv), a3));
     }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
+#endif
+    return (fc_acc4){a0, a1, a2, a3};
 }
 
-/* One input row of the fast block loops. */
+/* One input row of the block loop. */
 typedef struct {
     const int8_t *x;
     int32_t cin;
     int32_t kp;
     int32_t offset2;
-    int32_t xta; /* the widened partial last word */
-    int32_t xtb;
     int32_t fo_sum; /* filter offset * sum(x + input offset) */
     const int32_t *bias;
     const int32_t *multiplier;
@@ -230,50 +270,42 @@ typedef struct {
     int32_t output_offset;
     int32_t act_min;
     int32_t act_max;
-    uint32_t bias_lim; /* the fast requantization is exact for |bias| < bias_lim */
+    int32_t fast; /* per tensor: its shift suits the fast requantization (per channel: 1) */
 } fc_row;
 
-/* -lim < b < lim (lim <= 2^29), in one unsigned compare. */
-TH_INLINE int fc_bias_ok(int32_t b, uint32_t lim)
+/* The fast requantization (th_fast_rq_apply) of channel (m, shift = -1 - em1), nothing
+ * made per channel: with v = SMMLAR(2 acc, m, [acc < 0]) (the sign term as the accumulate),
+ * (v + 2^(e-1)) >> e == ((v >> (e-1)) + 1) >> 1 (floors), and the output offset rides in
+ * the last shift: ((u + 1) >> 1) + zp == (u + 2 zp + 1) >> 1. Exact under th_fast_rq_apply's
+ * conditions (|acc| < 2^29, e in [1, 22]; the caller keeps e <= 16). */
+TH_INLINE int32_t fc_rq_channel(int32_t acc, int32_t m, int32_t em1, int32_t zp2p1)
 {
-    return (uint32_t)b + (lim - 1u) < 2u * lim - 1u;
+    const int32_t a2 = (int32_t)((uint32_t)acc << 1);
+    const int32_t v = th_smmlar(a2, m, a2 >> 31);
+    return th_ssat8(((v >> em1) + zp2p1) >> 1);
 }
 
-TH_INLINE int fc_bias4_ok(const int32_t *b, uint32_t lim)
+/* |acc| < 2^29 (the fast requantization's bound): acc ^ (acc >> 31) is |acc| or |acc| - 1;
+ * for four accumulators, their OR in one compare. */
+TH_INLINE uint32_t fc_mag(int32_t a)
 {
-    return fc_bias_ok(b[0], lim) & fc_bias_ok(b[1], lim) & fc_bias_ok(b[2], lim) &
-           fc_bias_ok(b[3], lim);
+    return (uint32_t)(a ^ (a >> 31));
 }
 
-/* Blocks of four channels with the fast requantization, per tensor (per_channel 0: the
- * constants of channel 0) or per channel (made from multiplier[c], shift[c] as the block
- * needs them). Returns the channels done (cout & ~3, or fewer: from the first block with a
- * bias too large for the fast requantization on, the general loop runs). */
-/* Fast requantization of channel c's accumulator (per tensor: rq_tensor). */
-TH_INLINE int8_t fc_out(int32_t acc, const int32_t *mult, const int32_t *shift, int32_t c,
-                        int32_t zp, const th_fast_rq *rq_tensor, int32_t lo, int32_t hi,
-                        int clamp, const int per_channel)
-{
-    int32_t v;
-    if (per_channel) {
-        const th_fast_rq rq = th_fast_rq_make(mult[c], shift[c], zp);
-        v = th_fast_rq_apply(acc, &rq);
-    } else {
-        v = th_fast_rq_apply(acc, rq_tensor);
-    }
-    return (int8_t)(clamp ? th_clamp(v, lo, hi) : v);
-}
+#define FC_MAG_LIMIT ((UINT32_C(1) << 29) - 1u)
 
-TH_INLINE int32_t fc_blocks(const fc_row *r, const int8_t *filter, int32_t cout, int8_t *out,
-                            const int per_channel)
+/* Every block of four channels of one input row: dot products with the partial last word,
+ * then the fast requantization when the block's accumulators and the shifts allow it
+ * (checked on the accumulators themselves, so a large bias only costs its own block), else
+ * the exact one. Per tensor (per_channel 0: channel 0's constants) or per channel. */
+TH_INLINE void fc_blocks(const fc_row *r, const fc_tail *tail, const int8_t *filter,
+                         int32_t blocks, int8_t *out, const int per_channel)
 {
     /* Locals: the int8 output stores may alias anything, fields would be reloaded. */
     const int8_t *x = r->x;
     const int32_t cin = r->cin;
     const int32_t kp = r->kp;
     const int32_t offset2 = r->offset2;
-    const int32_t xta = r->xta;
-    const int32_t xtb = r->xtb;
     const int32_t fo_sum = r->fo_sum;
     const int32_t *bias = r->bias;
     const int32_t *mult = r->multiplier;
@@ -281,37 +313,82 @@ TH_INLINE int32_t fc_blocks(const fc_row *r, const int8_t *filter, int32_t cout,
     const int32_t zp = r->output_offset;
     const int32_t lo = r->act_min;
     const int32_t hi = r->act_max;
+    const int fast = r->fast;
+    const fc_tail tl = *tail; /* on the stack: the dot's memory operands need no register */
     const int clamp = lo > -128 || hi < 127; /* else SSAT already clamped */
-    const th_fast_rq rq_tensor = th_fast_rq_make(mult[0], shift[0], zp);
+    const th_fast_rq rq = th_fast_rq_make(mult[0], fast && !per_channel ? shift[0] : -1, zp);
+    const int32_t zp2p1 = 2 * zp + 1;
     const int8_t *w = filter;
-    const int32_t blocks = cout / 4;
     for (int32_t i = 0; i < blocks; i++, w += 4 * kp, out += 4) {
-        if (bias != NULL && !fc_bias4_ok(bias + 4 * i, r->bias_lim)) {
-            return 4 * i; /* this block and the rest: the general loop */
-        }
-        int32_t acc[4] = {fo_sum, fo_sum, fo_sum, fo_sum};
+        fc_acc4 acc = {fo_sum, fo_sum, fo_sum, fo_sum};
         if (bias != NULL) {
-            acc[0] = th_add_wrap(bias[4 * i], fo_sum);
-            acc[1] = th_add_wrap(bias[4 * i + 1], fo_sum);
-            acc[2] = th_add_wrap(bias[4 * i + 2], fo_sum);
-            acc[3] = th_add_wrap(bias[4 * i + 3], fo_sum);
+            acc.a0 = th_add_wrap(bias[4 * i], fo_sum);
+            acc.a1 = th_add_wrap(bias[4 * i + 1], fo_sum);
+            acc.a2 = th_add_wrap(bias[4 * i + 2], fo_sum);
+            acc.a3 = th_add_wrap(bias[4 * i + 3], fo_sum);
         }
-        block4_dot(x, cin, offset2, w, acc, xta, xtb);
-        out[0] = fc_out(acc[0], mult, shift, 4 * i, zp, &rq_tensor, lo, hi, clamp, per_channel);
-        out[1] = fc_out(acc[1], mult, shift, 4 * i + 1, zp, &rq_tensor, lo, hi, clamp,
-                        per_channel);
-        out[2] = fc_out(acc[2], mult, shift, 4 * i + 2, zp, &rq_tensor, lo, hi, clamp,
-                        per_channel);
-        out[3] = fc_out(acc[3], mult, shift, 4 * i + 3, zp, &rq_tensor, lo, hi, clamp,
-                        per_channel);
+        acc = block4_dot(x, cin, offset2, w, acc, &tl);
+        int32_t v0;
+        int32_t v1;
+        int32_t v2;
+        int32_t v3;
+        uint32_t mag = fc_mag(acc.a0) | fc_mag(acc.a1) | fc_mag(acc.a2) | fc_mag(acc.a3);
+        const int32_t *sh = shift + 4 * i;
+        if (per_channel) {
+            /* The shifts too: e - 1 = ~shift in [0, 15] (a subset of th_fast_shift_ok's
+             * range), i.e. ~shift << 25 below the limit; for shift in [-31, 30] (checked at
+             * entry) every other value lands at or above it. */
+            mag |= (~(uint32_t)sh[0] << 25) | (~(uint32_t)sh[1] << 25) |
+                   (~(uint32_t)sh[2] << 25) | (~(uint32_t)sh[3] << 25);
+        }
+        if (fast && mag < FC_MAG_LIMIT) {
+            if (per_channel) {
+                const int32_t *m = mult + 4 * i;
+                v0 = fc_rq_channel(acc.a0, m[0], ~sh[0], zp2p1);
+                v1 = fc_rq_channel(acc.a1, m[1], ~sh[1], zp2p1);
+                v2 = fc_rq_channel(acc.a2, m[2], ~sh[2], zp2p1);
+                v3 = fc_rq_channel(acc.a3, m[3], ~sh[3], zp2p1);
+            } else {
+                v0 = th_fast_rq_apply(acc.a0, &rq);
+                v1 = th_fast_rq_apply(acc.a1, &rq);
+                v2 = th_fast_rq_apply(acc.a2, &rq);
+                v3 = th_fast_rq_apply(acc.a3, &rq);
+            }
+            if (clamp) {
+                v0 = th_clamp(v0, lo, hi);
+                v1 = th_clamp(v1, lo, hi);
+                v2 = th_clamp(v2, lo, hi);
+                v3 = th_clamp(v3, lo, hi);
+            }
+        } else {
+            const int32_t c = per_channel ? 4 * i : 0;
+            const int32_t d = per_channel ? 1 : 0;
+            v0 = th_clamp(th_requantize_s8(acc.a0, mult[c], shift[c], zp), lo, hi);
+            v1 = th_clamp(th_requantize_s8(acc.a1, mult[c + d], shift[c + d], zp), lo, hi);
+            v2 = th_clamp(th_requantize_s8(acc.a2, mult[c + 2 * d], shift[c + 2 * d], zp), lo,
+                          hi);
+            v3 = th_clamp(th_requantize_s8(acc.a3, mult[c + 3 * d], shift[c + 3 * d], zp), lo,
+                          hi);
+        }
+        out[0] = (int8_t)v0;
+        out[1] = (int8_t)v1;
+        out[2] = (int8_t)v2;
+        out[3] = (int8_t)v3;
     }
-    return 4 * blocks;
 }
 
-static int32_t __attribute__((noinline))
-fc_blocks_channel(const fc_row *r, const int8_t *filter, int32_t cout, int8_t *out)
+static void __attribute__((noinline))
+fc_blocks_tensor(const fc_row *r, const fc_tail *tail, const int8_t *filter, int32_t blocks,
+                 int8_t *out)
 {
-    return fc_blocks(r, filter, cout, out, 1);
+    fc_blocks(r, tail, filter, blocks, out, 0);
+}
+
+static void __attribute__((noinline))
+fc_blocks_channel(const fc_row *r, const fc_tail *tail, const int8_t *filter, int32_t blocks,
+                  int8_t *out)
+{
+    fc_blocks(r, tail, filter, blocks, out, 1);
 }
 
 #endif /* TH_NN_HAS_DSP */
@@ -468,17 +545,12 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
     const int32_t kp = th_round_up4(cin);
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
                                       ((uint32_t)params->input_offset & 0xFFFFu));
-    /* The fast requantization needs |acc| < 2^29: the taps add at most cin * 255^2, so a
-     * channel qualifies when |bias| < bias_lim, checked per block of four as the biases are
-     * read (no pass over them here; multipliers are >= 0, checked at entry). */
-    const int64_t room = (INT64_C(1) << 29) - (int64_t)cin * 255 * 255;
-    int fast = room > 0;
-    const uint32_t bias_lim = fast ? (uint32_t)room : 0u;
-    for (int32_t c = 0; c < (mult_step ? cout : 1); c++) {
-        fast &= th_fast_shift_ok(shift[c]);
-    }
+    /* The fast requantization: exact for every shift in [-22, -1] (multipliers are >= 0,
+     * checked at entry) and |acc| < 2^29, checked on the accumulators. */
+    /* Per tensor: its one shift. Per channel: checked block by block (fc_blocks). */
+    const int fast = mult_step != 0 || th_fast_shift_ok(shift[0]);
     const th_fast_rq rq_tensor =
-        fast ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
+        fast && mult_step == 0 ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
              : (th_fast_rq){0, 0, 0};
 #endif
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -495,50 +567,21 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
             (int32_t)((uint32_t)params->filter_offset * (uint32_t)x_sum);
         /* The input row's last, partial word, widened once for every block. */
         const int32_t x_tail = (cin & 3) != 0 ? load_x(x, cin & ~3, cin) : 0;
-        const int32_t xta = th_sxtab16(offset2, x_tail);
-        const int32_t xtb = th_sxtab16_ror8(offset2, x_tail);
-        int32_t first = 0; /* first channel the general loop below handles */
-        if (fast && mult_step == 0) {
-            /* Per-tensor fast requantization (the common case): tight blocks of four,
-             * accumulators spelled out so that they stay in registers. */
-            const int32_t lo = params->activation.min;
-            const int32_t hi = params->activation.max;
-            const int clamp = lo > -128 || hi < 127; /* else SSAT already clamped */
-            for (; first + 4 <= cout; first += 4) {
-                if (bias != NULL && !fc_bias4_ok(bias + first, bias_lim)) {
-                    break; /* this block and the rest: the general loop, channel by channel */
-                }
-                int32_t acc[4] = {fo_sum, fo_sum, fo_sum, fo_sum};
-                if (bias != NULL) {
-                    acc[0] = th_add_wrap(bias[first], fo_sum);
-                    acc[1] = th_add_wrap(bias[first + 1], fo_sum);
-                    acc[2] = th_add_wrap(bias[first + 2], fo_sum);
-                    acc[3] = th_add_wrap(bias[first + 3], fo_sum);
-                }
-                block4_dot(x, cin, offset2, filter + (int64_t)first * kp, acc, xta, xtb);
-                int32_t v0 = th_fast_rq_apply(acc[0], &rq_tensor);
-                int32_t v1 = th_fast_rq_apply(acc[1], &rq_tensor);
-                int32_t v2 = th_fast_rq_apply(acc[2], &rq_tensor);
-                int32_t v3 = th_fast_rq_apply(acc[3], &rq_tensor);
-                if (clamp) {
-                    v0 = th_clamp(v0, lo, hi);
-                    v1 = th_clamp(v1, lo, hi);
-                    v2 = th_clamp(v2, lo, hi);
-                    v3 = th_clamp(v3, lo, hi);
-                }
-                int8_t *o = out + first;
-                o[0] = (int8_t)v0;
-                o[1] = (int8_t)v1;
-                o[2] = (int8_t)v2;
-                o[3] = (int8_t)v3;
-            }
-        }
-        if (fast && mult_step != 0 && cout >= 4) {
-            /* Per-channel fast requantization: blocks of four in a call of their own. */
-            const fc_row row = {x, cin, kp, offset2, xta, xtb, fo_sum, bias, multiplier, shift,
+        const fc_tail tail = {cin & 3, th_sxtab16(offset2, x_tail),
+                              th_sxtab16_ror8(offset2, x_tail)};
+        const int32_t xta = tail.xa;
+        const int32_t xtb = tail.xb;
+        /* Blocks of four channels in a call of their own; the last 1..3 channels below. */
+        const int32_t first = cout & ~3;
+        if (first > 0) {
+            const fc_row row = {x, cin, kp, offset2, fo_sum, bias, multiplier, shift,
                                 params->output_offset, params->activation.min,
-                                params->activation.max, bias_lim};
-            first = fc_blocks_channel(&row, filter, cout, out);
+                                params->activation.max, fast};
+            if (mult_step != 0) {
+                fc_blocks_channel(&row, &tail, filter, first / 4, out);
+            } else {
+                fc_blocks_tensor(&row, &tail, filter, first / 4, out);
+            }
         }
         for (int32_t c0 = first; c0 < cout; c0 += TH_FC_BLOCK) {
             const int32_t g = TH_MIN(TH_FC_BLOCK, cout - c0);
@@ -547,17 +590,13 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
                 acc[j] = th_add_wrap(bias != NULL ? bias[c0 + j] : 0, fo_sum);
             }
             const int8_t *w = filter + (int64_t)c0 * kp;
-            if (g == 4) {
-                block4_dot(x, cin, offset2, w, acc, xta, xtb);
-            } else {
-                block_dot(x, cin, offset2, w, g, acc, xta, xtb);
-            }
+            block_dot(x, cin, offset2, w, g, acc, xta, xtb);
             for (int32_t j = 0; j < g; j++) {
                 const int32_t c = c0 + j;
                 const int32_t m = multiplier[c * mult_step];
                 const int32_t s = shift[c * mult_step];
                 int32_t v;
-                if (fast && (bias == NULL || fc_bias_ok(bias[c], bias_lim))) {
+                if (th_fast_shift_ok(s) && fc_mag(acc[j]) < FC_MAG_LIMIT) {
                     const th_fast_rq rq =
                         mult_step ? th_fast_rq_make(m, s, params->output_offset) : rq_tensor;
                     v = th_clamp(th_fast_rq_apply(acc[j], &rq), params->activation.min,
