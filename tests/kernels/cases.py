@@ -51,7 +51,11 @@ class Op(IntEnum):
     AVGPOOL = 30  # kernels/cases_ops.py: pools, MUL and MEAN
     MAXPOOL = 31
     MUL = 40
+    ADD = 41  # kernels/cases_ops.py: ADD / SUB (with and without the host's tables), LUT,
+    SUB = 42  # SOFTMAX
     MEAN = 50
+    LUT = 60
+    SOFTMAX = 61
     BUILD_FLAGS = 90
 
 

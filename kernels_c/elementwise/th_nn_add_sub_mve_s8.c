@@ -1,0 +1,228 @@
+/* th_nn_add_sub_mve_s8: the Helium (MVE) body of int8 ADD and SUB (th_nn_add_sub_s8.c
+ * checks the arguments and hands MVE builds over here). Four outputs per vector step, the
+ * last partial step tail-predicated (nothing read or written past n):
+ *  - each input rescaled to the common scale: with both host tables, one VLDRB.U32 of the
+ *    int8 values and one gather of their int32 table entries (VLDRW gather, shifted
+ *    offsets); without, on the vector: (x + offset) << left_shift (|x + offset| <= 255 and
+ *    left_shift <= 22 keep it inside int32), VQRDMULH (SaturatingRoundingDoublingHighMul
+ *    exactly, ties included: see th_mve_requantize) and RoundingDivideByPOT as
+ *    th_mve_requantize does it (a negative value lowered by one, then VRSHL's round half up
+ *    gives round half away from zero), the lowering masked off when the shift is 0;
+ *  - the two summed (subtracted) with wrapping, as the reference;
+ *  - the sum requantized, offset and clamped by th_mve_requantize_n (the output shift is
+ *    <= 0; 0 takes its left path, exact too), stored by a narrowing VSTRB.32.
+ * A broadcast input (step 0 in its row) is rescaled once per row in scalar code; both
+ * broadcast: one value filled. Each group of four outputs is written after its inputs are
+ * read (in-place rule); a broadcast input is never the output (th_nn_bcast_alias_ok). */
+#include <stddef.h>
+
+#include "th_nn_add_sub_s8.h"
+#include "th_nn_support.h"
+
+#if TH_NN_MVE
+
+typedef struct {
+    int32_t off1, off2; /* input offsets */
+    int32_t left;       /* left_shift */
+    int32_t m1, s1;     /* input multipliers, shifts (<= 0) */
+    int32_t m2, s2;
+    int32_t mo, so; /* output multiplier, shift (<= 0) */
+    const int32_t *t1, *t2;
+    th_mve_out o;
+} mve_add;
+
+/* RDBPOT(SRDHM(((x + off) << left), m), -s) on four lanes; fix = -1 in every lane when
+ * s < 0, else 0 (no lowering before a shift of 0). */
+TH_INLINE int32x4_t rescale(int32x4_t x, int32_t off, int32_t left, int32_t m, int32_t s,
+                            int32x4_t fix)
+{
+    int32x4_t y = vshlq_r_s32(vaddq_n_s32(x, off), left);
+    y = vqrdmulhq_n_s32(y, m);
+    y = vqaddq_s32(y, vandq_s32(vshrq_n_s32(y, 31), fix));
+    return vrshlq_n_s32(y, s);
+}
+
+/* Rescaled input values of the four int8 values at x, or (tail) of the lanes of p. */
+TH_INLINE int32x4_t load_in(const int8_t *x, mve_pred16_t p, int tail, const int32_t *t,
+                            int32_t off, int32_t left, int32_t m, int32_t s, int32x4_t fix,
+                            int tables)
+{
+    if (tables) {
+        /* tail lanes read index 0: inside the table */
+        const uint32x4_t i = tail ? vldrbq_z_u32((const uint8_t *)x, p)
+                                  : vldrbq_u32((const uint8_t *)x);
+        return vldrwq_gather_shifted_offset_s32(t, i);
+    }
+    return rescale(tail ? vldrbq_z_s32(x, p) : vldrbq_s32(x), off, left, m, s, fix);
+}
+
+/* Scalar rescaling of one input value (a broadcast input's row value). */
+static int32_t rescale1(const int32_t *t, int8_t x, int32_t off, int32_t left, int32_t m,
+                        int32_t s)
+{
+    if (t != NULL) {
+        return t[(uint8_t)x];
+    }
+    return th_rdbpot(th_srdhm_pos((int32_t)((uint32_t)(x + off) << left), m), -s);
+}
+
+/* The four sums (differences) requantized, offset, clamped. */
+TH_INLINE int32x4_t out4(int32x4_t s1, int32x4_t s2, int32_t mo, int32_t so,
+                         const th_mve_out *o, int sub, int right)
+{
+    const int32x4_t raw = sub ? vsubq_s32(s1, s2) : vaddq_s32(s1, s2);
+    return th_mve_requantize_n(raw, mo, so, right, o);
+}
+
+/* Both inputs advancing: out[i] = a[i] (+/-) b[i]. tables, sub and right are constants
+ * after inlining; the constants are copied into locals (stores through int8_t may alias
+ * the struct). */
+TH_INLINE void same_row(const mve_add *k, const int8_t *a, const int8_t *b, int32_t n,
+                        int8_t *out, int tables, int sub, int right)
+{
+    const int32_t *t1 = k->t1, *t2 = k->t2;
+    const int32_t off1 = k->off1, off2 = k->off2, left = k->left;
+    const int32_t m1 = k->m1, s1 = k->s1, m2 = k->m2, s2 = k->s2, mo = k->mo, so = k->so;
+    const th_mve_out o = k->o;
+    const int32x4_t fix1 = vdupq_n_s32(s1 < 0 ? -1 : 0);
+    const int32x4_t fix2 = vdupq_n_s32(s2 < 0 ? -1 : 0);
+    const mve_pred16_t all = vctp32q(4u);
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32x4_t x = load_in(a + i, all, 0, t1, off1, left, m1, s1, fix1, tables);
+        const int32x4_t y = load_in(b + i, all, 0, t2, off2, left, m2, s2, fix2, tables);
+        vstrbq_s32(out + i, out4(x, y, mo, so, &o, sub, right));
+    }
+    if (i < n) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const int32x4_t x = load_in(a + i, p, 1, t1, off1, left, m1, s1, fix1, tables);
+        const int32x4_t y = load_in(b + i, p, 1, t2, off2, left, m2, s2, fix2, tables);
+        vstrbq_p_s32(out + i, out4(x, y, mo, so, &o, sub, right), p);
+    }
+}
+
+/* One input broadcast (its rescaled value c), x advancing (input 1 when second == 0, else
+ * input 2): out = c + x, or c - x when neg (SUB, input1 broadcast); SUB with input2
+ * broadcast passes -c (wrapping) and neg 0. */
+TH_INLINE void bcast_row(const mve_add *k, int32_t c, const int8_t *x, int second, int32_t n,
+                         int8_t *out, int tables, int neg, int right)
+{
+    const int32_t *t = second ? k->t2 : k->t1;
+    const int32_t off = second ? k->off2 : k->off1;
+    const int32_t m = second ? k->m2 : k->m1;
+    const int32_t s = second ? k->s2 : k->s1;
+    const int32_t left = k->left, mo = k->mo, so = k->so;
+    const th_mve_out o = k->o;
+    const int32x4_t fix = vdupq_n_s32(s < 0 ? -1 : 0);
+    const int32x4_t vc = vdupq_n_s32(c);
+    const mve_pred16_t all = vctp32q(4u);
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32x4_t v = load_in(x + i, all, 0, t, off, left, m, s, fix, tables);
+        vstrbq_s32(out + i, out4(vc, v, mo, so, &o, neg, right));
+    }
+    if (i < n) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+        const int32x4_t v = load_in(x + i, p, 1, t, off, left, m, s, fix, tables);
+        vstrbq_p_s32(out + i, out4(vc, v, mo, so, &o, neg, right), p);
+    }
+}
+
+typedef void (*same_fn)(const mve_add *, const int8_t *, const int8_t *, int32_t, int8_t *);
+typedef void (*bcast_fn)(const mve_add *, int32_t, const int8_t *, int, int32_t, int8_t *);
+
+#define SAME_ROW(name, tables, sub, right)                                                    \
+    __attribute__((noinline)) static void name(const mve_add *k, const int8_t *a,             \
+                                               const int8_t *b, int32_t n, int8_t *out)       \
+    {                                                                                         \
+        same_row(k, a, b, n, out, tables, sub, right);                                        \
+    }
+SAME_ROW(mve_add_tab, 1, 0, 1)
+SAME_ROW(mve_sub_tab, 1, 1, 1)
+SAME_ROW(mve_add_tab_left, 1, 0, 0)
+SAME_ROW(mve_sub_tab_left, 1, 1, 0)
+SAME_ROW(mve_add_rq, 0, 0, 1)
+SAME_ROW(mve_sub_rq, 0, 1, 1)
+SAME_ROW(mve_add_rq_left, 0, 0, 0)
+SAME_ROW(mve_sub_rq_left, 0, 1, 0)
+#undef SAME_ROW
+
+#define BCAST_ROW(name, tables, neg, right)                                                   \
+    __attribute__((noinline)) static void name(const mve_add *k, int32_t c, const int8_t *x,  \
+                                               int second, int32_t n, int8_t *out)            \
+    {                                                                                         \
+        bcast_row(k, c, x, second, n, out, tables, neg, right);                               \
+    }
+BCAST_ROW(mve_bcast_tab, 1, 0, 1)
+BCAST_ROW(mve_bcast_neg_tab, 1, 1, 1)
+BCAST_ROW(mve_bcast_tab_left, 1, 0, 0)
+BCAST_ROW(mve_bcast_neg_tab_left, 1, 1, 0)
+BCAST_ROW(mve_bcast_rq, 0, 0, 1)
+BCAST_ROW(mve_bcast_neg_rq, 0, 1, 1)
+BCAST_ROW(mve_bcast_rq_left, 0, 0, 0)
+BCAST_ROW(mve_bcast_neg_rq_left, 0, 1, 0)
+#undef BCAST_ROW
+
+void th_nn_add_sub_mve_s8(const th_add_params *params, const th_add_quant *quant,
+                          const int32_t *input1_table, const int32_t *input2_table,
+                          const th_nn_bcast *b, const int8_t *input1, const int8_t *input2,
+                          int8_t *output, int subtract)
+{
+    mve_add k;
+    k.off1 = params->input1_offset;
+    k.off2 = params->input2_offset;
+    k.left = params->left_shift;
+    k.m1 = quant->input1_multiplier;
+    k.s1 = quant->input1_shift;
+    k.m2 = quant->input2_multiplier;
+    k.s2 = quant->input2_shift;
+    k.mo = quant->output_multiplier;
+    k.so = quant->output_shift;
+    k.o.output_offset = params->output_offset;
+    k.o.act_min = params->activation.min;
+    k.o.act_max = params->activation.max;
+    /* the vector rows use tables only when both are given (a single one: rescaled) */
+    const int tables = input1_table != NULL && input2_table != NULL;
+    k.t1 = input1_table;
+    k.t2 = input2_table;
+    const int right = k.so < 0;
+    const int sub = subtract != 0;
+    static const same_fn same[8] = {mve_add_rq_left, mve_add_rq,  mve_sub_rq_left,
+                                    mve_sub_rq,      mve_add_tab_left, mve_add_tab,
+                                    mve_sub_tab_left, mve_sub_tab};
+    static const bcast_fn bcast[8] = {mve_bcast_rq_left,      mve_bcast_rq,
+                                      mve_bcast_neg_rq_left,  mve_bcast_neg_rq,
+                                      mve_bcast_tab_left,     mve_bcast_tab,
+                                      mve_bcast_neg_tab_left, mve_bcast_neg_tab};
+    const same_fn row_same = same[tables * 4 + sub * 2 + right];
+
+    const int32_t inner = b->dims[b->rank - 1];
+    const int32_t rows = b->count / inner;
+    const int32_t step_a = b->stride1[b->rank - 1], step_b = b->stride2[b->rank - 1];
+    th_nn_bcast_pos pos;
+    th_nn_bcast_start(&pos);
+    for (int32_t r = 0; r < rows; r++) {
+        const int8_t *a = input1 + pos.off1, *bb = input2 + pos.off2;
+        int8_t *o = output + r * inner;
+        if (step_a != 0 && step_b != 0) {
+            row_same(&k, a, bb, inner, o);
+        } else if (step_a == 0 && step_b == 0) {
+            const int32_t c1 = rescale1(k.t1, a[0], k.off1, k.left, k.m1, k.s1);
+            const int32_t c2 = rescale1(k.t2, bb[0], k.off2, k.left, k.m2, k.s2);
+            const uint32_t raw = sub ? (uint32_t)c1 - (uint32_t)c2 : (uint32_t)c1 + (uint32_t)c2;
+            const int32_t v = th_requantize((int32_t)raw, k.mo, k.so) + k.o.output_offset;
+            th_nn_mve_fill(o, (int8_t)th_clamp(v, k.o.act_min, k.o.act_max), inner);
+        } else if (step_a == 0) {
+            const int32_t c = rescale1(k.t1, a[0], k.off1, k.left, k.m1, k.s1);
+            (tables ? bcast[4 + sub * 2 + right] : bcast[sub * 2 + right])(&k, c, bb, 1, inner,
+                                                                            o);
+        } else {
+            const uint32_t c = (uint32_t)rescale1(k.t2, bb[0], k.off2, k.left, k.m2, k.s2);
+            (tables ? bcast[4 + right] : bcast[right])(&k, (int32_t)(sub ? 0u - c : c), a, 0,
+                                                       inner, o);
+        }
+        th_nn_bcast_next(b, &pos);
+    }
+}
+
+#endif /* TH_NN_MVE */
