@@ -90,6 +90,9 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mve_add_tab": ("vldrb.u32", "vldrw.u32", "vqrdmulh.s32", "vrshl.s32", "vstrb.32"),
     "mve_sub_rq": ("vldrb.s32", "vshl.s32", "vqrdmulh.s32", "vsub.i32", "vstrbt.32"),
     "mve_bcast_neg_tab": ("vldrbt.u32", "vldrw.u32", "vsub.i32", "vstrbt.32"),
+    # rows shorter than 16: one flat run, the broadcast input by a byte gather at the lanes'
+    # channel or pixel (counted on the vector)
+    "mve_flat_sub_tab": ("vidup.u32", "vmin.u32", "vldrw.u32", "vsub.i32", "vstrbt.32"),
     # LUT activations: 16 lookups per byte gather
     "th_lut_s8": ("vldrb.u8", "vldrbt.u8", "vstrbt.8"),
     # SOFTMAX: row max by VMAXV, exps on four lanes, predicated sum
@@ -327,6 +330,14 @@ def test_add_lut_softmax_mix_reaches_the_vector_paths() -> None:
         else:
             forms.add(("channel", side))
     assert {f for f, _ in forms} == {"same", "scalar", "spatial", "channel"}
+    # rows shorter than a vector (the flat path): per pixel and per channel, C below 4
+    # (two wraps per step) and 4-15, output counts off multiples of 4
+    partial = [c for c in adds if c.a.shape != c.b.shape and min(c.a.size, c.b.size) > 1]
+    short = [(c, c.a.shape[3] == c.b.shape[3], max(c.a.shape[3], c.b.shape[3]))
+             for c in partial]  # (case, per channel, C)
+    assert any(not channel and 2 <= n < 4 for _, channel, n in short)
+    assert any(channel and 4 <= n < 16 for _, channel, n in short)
+    assert any(n < 16 and int(np.prod(c.out_shape)) % 4 for c, _, n in short)
     assert {("channel", True), ("channel", False), ("spatial", True), ("spatial", False)} <= forms
     assert any(c.in_place and c.a.size > 16 for c in adds)
     assert any(c.a.shape[3] % 4 and c.a.shape[3] > 16 for c in adds)

@@ -163,6 +163,136 @@ BCAST_ROW(mve_bcast_rq_left, 0, 0, 0)
 BCAST_ROW(mve_bcast_neg_rq_left, 0, 1, 0)
 #undef BCAST_ROW
 
+/* Rows shorter than a vector ([P, C] against [P, 1] or [C], C < 16): the rows as one flat
+ * run, so the per-row cost goes. x (full, table tx / rescaling cx) advances contiguously;
+ * y (ty / cy) is read by a byte gather at its offset in each lane: the lane's channel
+ * (y per channel) or pixel (y per pixel), counted on the vector (after +4, at most two
+ * wraps of the channel past C, since C >= 2). op: 0 x + y, 1 x - y, 2 y - x. The output
+ * rescaling takes any shift <= 0 (the lowering before the rounding shift masked off when the
+ * shift is 0). */
+typedef struct {
+    const int32_t *t;
+    int32_t off, m, s;
+} mve_in;
+
+TH_INLINE int32x4_t in_vals(uint32x4_t bytes, const mve_in *c, int32_t left, int tables)
+{
+    if (tables) {
+        return vldrwq_gather_shifted_offset_s32(c->t, bytes);
+    }
+    /* the bytes as int8 values, sign-extended */
+    const int32x4_t v = vshrq_n_s32(vshlq_n_s32(vreinterpretq_s32_u32(bytes), 24), 24);
+    return rescale(v, c->off, left, c->m, c->s, vdupq_n_s32(c->s < 0 ? -1 : 0));
+}
+
+/* The lanes' channels (and pixels) advanced by four: ch + 4 wraps past c at most twice
+ * (c >= 2), each wrap by the unsigned minimum of ch and ch - c (ch < c: ch - c wraps to a
+ * large value); a wrap (ch changed) adds one to the pixel. two: c < 4. */
+TH_INLINE void advance(uint32x4_t *ch, uint32x4_t *pix, uint32_t c, int per_pixel, int two)
+{
+    const uint32x4_t one = vdupq_n_u32(1u);
+    for (int w = 0; w < (two ? 2 : 1); w++) {
+        const uint32x4_t t = *ch;
+        *ch = vminq_u32(t, vsubq_n_u32(t, c));
+        if (per_pixel) {
+            *pix = vaddq_u32(*pix, vminq_u32(vsubq_u32(t, *ch), one));
+        }
+    }
+}
+
+TH_INLINE int32x4_t flat_out(const mve_add *k, const int8_t *x, const mve_in *ix,
+                             const int8_t *y, const mve_in *iy, uint32x4_t yoff, mve_pred16_t p,
+                             int tail, int32x4_t fix, int tables, int op)
+{
+    const uint32x4_t bx = tail ? vldrbq_z_u32((const uint8_t *)x, p) : vldrbq_u32((const uint8_t *)x);
+    const uint32x4_t by = tail ? vldrbq_gather_offset_z_u32((const uint8_t *)y, yoff, p)
+                               : vldrbq_gather_offset_u32((const uint8_t *)y, yoff);
+    const int32x4_t vx = in_vals(bx, ix, k->left, tables);
+    const int32x4_t vy = in_vals(by, iy, k->left, tables);
+    const int32x4_t raw = op == 0 ? vaddq_s32(vx, vy) : op == 1 ? vsubq_s32(vx, vy)
+                                                              : vsubq_s32(vy, vx);
+    int32x4_t r = vqrdmulhq_n_s32(raw, k->mo);
+    r = vqaddq_s32(r, vandq_s32(vshrq_n_s32(r, 31), fix));
+    r = vqaddq_n_s32(vrshlq_n_s32(r, k->so), k->o.output_offset);
+    return vminq_s32(vmaxq_s32(r, vdupq_n_s32(k->o.act_min)), vdupq_n_s32(k->o.act_max));
+}
+
+TH_INLINE void flat_rows(const mve_add *kk, const int8_t *x, const mve_in *cx, const int8_t *y,
+                         const mve_in *cy, int per_pixel, int32_t c, int32_t total,
+                         int8_t *out, int tables, int op)
+{
+    const mve_add k = *kk; /* locals: stores through int8_t may alias the struct */
+    const mve_in ix = *cx, iy = *cy;
+    const int32x4_t fix = vdupq_n_s32(k.so < 0 ? -1 : 0);
+    const int two = c < 4;
+    uint32x4_t ch = vidupq_n_u32(0u, 1); /* 0 1 2 3 */
+    uint32x4_t pix = vdupq_n_u32(0u);
+    advance(&ch, &pix, (uint32_t)c, per_pixel, two);
+    int32_t i = 0;
+    for (; i + 4 <= total; i += 4) {
+        const int32x4_t r = flat_out(&k, x + i, &ix, y, &iy, per_pixel ? pix : ch,
+                                     vctp32q(4u), 0, fix, tables, op);
+        vstrbq_s32(out + i, r);
+        ch = vaddq_n_u32(ch, 4u);
+        advance(&ch, &pix, (uint32_t)c, per_pixel, two);
+    }
+    if (i < total) {
+        const mve_pred16_t p = vctp32q((uint32_t)(total - i));
+        vstrbq_p_s32(out + i, flat_out(&k, x + i, &ix, y, &iy, per_pixel ? pix : ch, p, 1, fix,
+                                       tables, op), p);
+    }
+}
+
+typedef void (*flat_fn)(const mve_add *, const int8_t *, const mve_in *, const int8_t *,
+                        const mve_in *, int, int32_t, int32_t, int8_t *);
+
+#define FLAT_ROWS(name, tables, op)                                                           \
+    __attribute__((noinline)) static void name(const mve_add *k, const int8_t *x,             \
+                                               const mve_in *cx, const int8_t *y,             \
+                                               const mve_in *cy, int per_pixel, int32_t c,    \
+                                               int32_t total, int8_t *out)                    \
+    {                                                                                         \
+        flat_rows(k, x, cx, y, cy, per_pixel, c, total, out, tables, op);                     \
+    }
+FLAT_ROWS(mve_flat_add_tab, 1, 0)
+FLAT_ROWS(mve_flat_sub_tab, 1, 1)
+FLAT_ROWS(mve_flat_rsub_tab, 1, 2)
+FLAT_ROWS(mve_flat_add_rq, 0, 0)
+FLAT_ROWS(mve_flat_sub_rq, 0, 1)
+FLAT_ROWS(mve_flat_rsub_rq, 0, 2)
+#undef FLAT_ROWS
+
+/* The flat path for a two-dim broadcast with rows of 2 to 15 outputs where one input is
+ * full and the other broadcasts along one dim; 0 when it does not apply. */
+static int flat(const mve_add *k, const th_nn_bcast *b, const int8_t *in1, const int8_t *in2,
+                int8_t *out, int tables, int sub)
+{
+    const int32_t c = b->dims[1];
+    if (b->rank != 2 || c < 2 || c >= 16) {
+        return 0;
+    }
+    const int full1 = b->stride1[0] == c && b->stride1[1] == 1;
+    const int full2 = b->stride2[0] == c && b->stride2[1] == 1;
+    if (full1 == full2) {
+        return 0;
+    }
+    /* the broadcasting input: per channel (strides 0, 1) or per pixel (1, 0) */
+    const int32_t r = full1 ? b->stride2[0] : b->stride1[0];
+    const int32_t st = full1 ? b->stride2[1] : b->stride1[1];
+    if (!((r == 0 && st == 1) || (r == 1 && st == 0))) {
+        return 0;
+    }
+    const mve_in i1 = {k->t1, k->off1, k->m1, k->s1};
+    const mve_in i2 = {k->t2, k->off2, k->m2, k->s2};
+    static const flat_fn fns[6] = {mve_flat_add_rq,  mve_flat_sub_rq,  mve_flat_rsub_rq,
+                                   mve_flat_add_tab, mve_flat_sub_tab, mve_flat_rsub_tab};
+    /* x is the full input: x - y when it is input1, y - x when it is input2 */
+    const int op = sub ? (full1 ? 1 : 2) : 0;
+    fns[tables * 3 + op](k, full1 ? in1 : in2, full1 ? &i1 : &i2, full1 ? in2 : in1,
+                         full1 ? &i2 : &i1, r == 1, c, b->count, out);
+    return 1;
+}
+
 void th_nn_add_sub_mve_s8(const th_add_params *params, const th_add_quant *quant,
                           const int32_t *input1_table, const int32_t *input2_table,
                           const th_nn_bcast *b, const int8_t *input1, const int8_t *input2,
@@ -196,6 +326,9 @@ void th_nn_add_sub_mve_s8(const th_add_params *params, const th_add_quant *quant
                                       mve_bcast_neg_tab_left, mve_bcast_neg_tab};
     const same_fn row_same = same[tables * 4 + sub * 2 + right];
 
+    if (flat(&k, b, input1, input2, output, tables, sub)) {
+        return;
+    }
     const int32_t inner = b->dims[b->rank - 1];
     const int32_t rows = b->count / inner;
     const int32_t step_a = b->stride1[b->rank - 1], step_b = b->stride2[b->rank - 1];
