@@ -89,6 +89,15 @@ def _add(op: Op, shape: tuple[int, ...], other: tuple[int, ...], tables: bool = 
     return AddCase(op, _x(shape, 1), _x(other, 2), p, tables=tables)
 
 
+def _add16(op: Op, shape: tuple[int, ...], other: tuple[int, ...]) -> AddCase:
+    """int16: symmetric, left shift 15 (TFLM's int16 derivation), scales as _add."""
+    p = replace(_add(Op.ADD, shape, other).p, input1_offset=0, input2_offset=0,
+                output_offset=0, left_shift=15, activation_min=-32768, activation_max=32767)
+    rng = np.random.default_rng(6)
+    a, b = (rng.integers(-32768, 32768, s).astype(np.int16) for s in (shape, other))
+    return AddCase(op, a, b, p)
+
+
 def _lut(n: int) -> LutCase:
     return LutCase(Op.LUT, _x((n,), 3), _x((256,), 4))
 
@@ -143,6 +152,8 @@ def fixed_cases() -> list[tuple[str, OpCase | ConvCase]]:
         ("add same 4x4x7 (no tables)", _add(Op.ADD, (1, 4, 4, 7), (1, 4, 4, 7), False)),
         ("sub channel 8x8x13 (no tables)", _add(Op.SUB, (1, 8, 8, 13), (1, 1, 1, 13),
                                                 False)),
+        ("add16 same 16x16x32", _add16(Op.ADD16, (1, 16, 16, 32), (1, 16, 16, 32))),
+        ("sub16 channel 16x16x32", _add16(Op.SUB16, (1, 16, 16, 32), (1, 1, 1, 32))),
         ("lut 16x16x32", _lut(16 * 16 * 32)),
         ("lut 7x7x5", _lut(7 * 7 * 5)),
         ("softmax 1x2 (vww)", _softmax(1, 2)),

@@ -93,6 +93,8 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     # rows shorter than 16: one flat run, the broadcast input by a byte gather at the lanes'
     # channel or pixel (counted on the vector)
     "mve_flat_sub_tab": ("vidup.u32", "vmin.u32", "vldrw.u32", "vsub.i32", "vstrbt.32"),
+    # int16 ADD / SUB: four lanes, broadcast inputs loaded once per row
+    "mve_sub_row16": ("vldrht.s32", "vqrdmulh.s32", "vrshl.s32", "vsub.i32", "vstrht.32"),
     # LUT activations: 16 lookups per byte gather
     "th_lut_s8": ("vldrb.u8", "vldrbt.u8", "vstrbt.8"),
     # SOFTMAX: row max by VMAXV, exps on four lanes, predicated sum
@@ -119,8 +121,8 @@ def cases(seed: int, count: int) -> list[OpCase]:
 
 
 def add_lut_softmax_cases(seed: int, count: int) -> list[OpCase]:
-    return drawn(seed, count, lambda d, i: op_case(d, OPS_ADD_LUT_SOFTMAX[i % 4]),
-                 fits_firmware)
+    ops = OPS_ADD_LUT_SOFTMAX
+    return drawn(seed, count, lambda d, i: op_case(d, ops[i % len(ops)]), fits_firmware)
 
 
 def dw_17_to_32_taps(seed: int, count: int) -> list[Case]:
@@ -311,10 +313,15 @@ def test_case_mix_reaches_the_vector_paths() -> None:
 def test_add_lut_softmax_mix_reaches_the_vector_paths() -> None:
     """ADD / SUB cases cover every broadcast form on either side, both ops with and without
     tables, in place, rows off multiples of 4, input and output shifts of 0 and below, fused
-    clamps; LUT lengths below and above 16 off multiples of 16, in place; SOFTMAX rows off
-    multiples of 4 and 16, longer than 256, with differences below diff_min."""
+    clamps, the int16 kernels; LUT lengths below and above 16 off multiples of 16, in place;
+    SOFTMAX rows off multiples of 4 and 16, longer than 256, with differences below
+    diff_min."""
     batch = add_lut_softmax_cases(seed=23, count=800)
-    adds = [c for c in batch if isinstance(c, AddCase)]
+    adds = [c for c in batch if isinstance(c, AddCase) and c.op in (Op.ADD, Op.SUB)]
+    adds16 = [c for c in batch if isinstance(c, AddCase) and c.op in (Op.ADD16, Op.SUB16)]
+    assert {c.op for c in adds16} == {Op.ADD16, Op.SUB16}
+    assert any(c.a.size != c.b.size for c in adds16) and any(c.p.input1_offset for c in adds16)
+    assert any(c.a.size > 16 and c.a.size % 4 for c in adds16)
     assert {(c.op, c.tables) for c in adds} == {(o, t) for o in (Op.ADD, Op.SUB)
                                                 for t in (True, False)}  # fmt: skip
     forms = set()

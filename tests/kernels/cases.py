@@ -52,7 +52,9 @@ class Op(IntEnum):
     MAXPOOL = 31
     MUL = 40
     ADD = 41  # kernels/cases_ops.py: ADD / SUB (with and without the host's tables), LUT,
-    SUB = 42  # SOFTMAX
+    SUB = 42  # SOFTMAX, ADD / SUB int16
+    ADD16 = 43
+    SUB16 = 44
     MEAN = 50
     LUT = 60
     SOFTMAX = 61

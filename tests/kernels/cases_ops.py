@@ -16,6 +16,8 @@ Same record format and rules as kernels/cases.py (expected outputs from the NumP
                  multiplier, shift, output multiplier, shift, act min max; blobs input1,
                  input2 and, with flags bit 3, the host's two int32 tables
                  (th_add_s8_tables). flags bit 0: the output over input1.
+  ADD16 / SUB16: as ADD / SUB with int16 inputs and output (blobs input1, input2), no
+                 tables, no in place.
   LUT:           flags, n; blobs table (256), input. flags bit 0: in place.
   SOFTMAX:       flags, rows, depth, input multiplier, input left shift, diff_min; blob
                  input.
@@ -41,7 +43,7 @@ from tinyhost.reference.ops.softmax import softmax_int8
 FLAG_NO_SCRATCH = 4
 FLAG_TABLES = 8
 OPS_PER_ELEMENT = (Op.AVGPOOL, Op.MAXPOOL, Op.MUL, Op.MEAN)
-OPS_ADD_LUT_SOFTMAX = (Op.ADD, Op.SUB, Op.LUT, Op.SOFTMAX)
+OPS_ADD_LUT_SOFTMAX = (Op.ADD, Op.SUB, Op.LUT, Op.SOFTMAX, Op.ADD16, Op.SUB16)
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,8 @@ class MeanCase:
 
 @dataclass(frozen=True)
 class AddCase:
-    """ADD or SUB (op); tables: through th_add_s8_tables with the host's input tables."""
+    """ADD or SUB (op; ADD16 / SUB16: int16 operands and output); tables: through
+    th_add_s8_tables with the host's input tables."""
 
     op: Op
     a: np.ndarray
@@ -125,7 +128,9 @@ class AddCase:
         return tuple(np.broadcast_shapes(self.a.shape, self.b.shape))
 
     def expected(self) -> np.ndarray:
-        return (add_int8 if self.op == Op.ADD else sub_int8)(self.a, self.b, self.p)
+        """The output's bytes as int8 (int16 outputs little-endian, as the kernel writes)."""
+        out = (add_int8 if self.op in (Op.ADD, Op.ADD16) else sub_int8)(self.a, self.b, self.p)
+        return out.astype("<i2").view(np.int8) if self.op in (Op.ADD16, Op.SUB16) else out
 
     def encode(self, case_id: int, interleaved: bool) -> bytes:
         p = self.p
@@ -134,7 +139,8 @@ class AddCase:
                 p.input2_offset, p.output_offset, p.left_shift, p.input1_multiplier,
                 p.input1_shift, p.input2_multiplier, p.input2_shift, p.output_multiplier,
                 p.output_shift, p.activation_min, p.activation_max]
-        blobs = [self.a.astype(np.int8).tobytes(), self.b.astype(np.int8).tobytes()]
+        dtype = "<i2" if self.op in (Op.ADD16, Op.SUB16) else np.int8
+        blobs = [self.a.astype(dtype).tobytes(), self.b.astype(dtype).tobytes()]
         if self.tables:
             blobs += [t.astype("<i4").tobytes() for t in add_input_tables(p)]
         return encode_record(case_id, self.op, ints, blobs)
@@ -316,6 +322,25 @@ def add_case(draw: Draw, op: Op) -> AddCase:
     return AddCase(op, a, b, p, in_place, tables=draw.bool(0.6))
 
 
+def add16_case(draw: Draw, op: Op) -> AddCase:
+    """int16 ADD / SUB: the broadcast forms of add_case, symmetric inputs and a left shift of
+    15 as TFLM's int16 kernels have them, or any offsets and left shifts in the kernel's
+    range; multipliers and shifts as add_case draws them."""
+    a8, b8 = _binary_operands(draw)
+    rng = _rng(draw)
+    a, b = (rng.integers(-32768, 32768, x.shape).astype(np.int16) for x in (a8, b8))
+    _, m1, e1, m2, e2, mo, eo = _add_quant(draw)
+    extreme = draw.bool(0.3)
+    def off() -> int:
+        return draw.int(-32767, 32768) if extreme else 0
+    lo, hi = (-32768, 32767) if draw.bool(0.6) else (draw.int(-32768, 0), draw.int(1, 32767))
+    p = AddParams(input1_offset=off(), input2_offset=off(), output_offset=off() // 2,
+                  left_shift=draw.int(0, 15) if extreme else 15, input1_multiplier=m1,
+                  input1_shift=e1, input2_multiplier=m2, input2_shift=e2,
+                  output_multiplier=mo, output_shift=eo, activation_min=lo, activation_max=hi)
+    return AddCase(op, a, b, p)
+
+
 def lut_case(draw: Draw) -> LutCase:
     rng = _rng(draw)
     n = draw.int(1, 40) if draw.bool(0.5) else draw.int(41, 3000)
@@ -342,6 +367,8 @@ def op_case(draw: Draw, op: Op) -> OpCase:
         return pool_case(draw, op)
     if op in (Op.ADD, Op.SUB):
         return add_case(draw, op)
+    if op in (Op.ADD16, Op.SUB16):
+        return add16_case(draw, op)
     if op == Op.LUT:
         return lut_case(draw)
     if op == Op.SOFTMAX:
@@ -354,6 +381,6 @@ def fits_firmware(case: OpCase) -> bool:
     from kernels.target import ARENA_CAP, RECORD_CAP, RESULT_CAP
 
     record = len(case.encode(0, False))
-    out = int(np.prod(case.out_shape))
+    out = int(np.prod(case.out_shape)) * (2 if case.op in (Op.ADD16, Op.SUB16) else 1)
     return record <= RECORD_CAP and out + 32 <= RESULT_CAP and \
         3 * record + 2 * out + 512 <= ARENA_CAP

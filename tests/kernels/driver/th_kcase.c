@@ -21,6 +21,8 @@ enum {
     OP_MEAN = 50,
     OP_ADD = 41,
     OP_SUB = 42,
+    OP_ADD16 = 43,
+    OP_SUB16 = 44,
     OP_LUT = 60,
     OP_SOFTMAX = 61,
     OP_BUILD_FLAGS = 90
@@ -533,6 +535,51 @@ static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
     return rr;
 }
 
+/* add16/sub16 ints: as add/sub (no tables, no in place); blobs: input1, input2 (int16). */
+static run_result run_add_sub16(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    if (dc->n_ints < 25 || dc->n_blobs != 2) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const th_shape s1 = shape4_at(v + 1), s2 = shape4_at(v + 5), so = shape4_at(v + 9);
+    const int64_t len1 = (int64_t)s1.dims[0] * s1.dims[1] * s1.dims[2] * s1.dims[3];
+    const int64_t out_len = (int64_t)so.dims[0] * so.dims[1] * so.dims[2] * so.dims[3];
+    if (2 * len1 != (int64_t)dc->blob_len[0] || out_len <= 0) {
+        return rr;
+    }
+    const int16_t *in1 = copy_blob(mem, dc, 0);
+    const int16_t *in2 = copy_blob(mem, dc, 1);
+    int16_t *output = mem->alloc(mem->self, (size_t)(2 * out_len));
+    if (in1 == NULL || in2 == NULL || output == NULL) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    th_add_params p;
+    p.input1_offset = v[13];
+    p.input2_offset = v[14];
+    p.output_offset = v[15];
+    p.left_shift = v[16];
+    p.activation.min = v[23];
+    p.activation.max = v[24];
+    th_add_quant q;
+    q.input1_multiplier = v[17];
+    q.input1_shift = v[18];
+    q.input2_multiplier = v[19];
+    q.input2_shift = v[20];
+    q.output_multiplier = v[21];
+    q.output_shift = v[22];
+    const th_context ctx = {NULL, 0};
+    th_kcase_before_kernel();
+    rr.status = dc->op == OP_ADD16 ? th_add_s16(&ctx, &p, &q, &s1, in1, &s2, in2, &so, output)
+                                   : th_sub_s16(&ctx, &p, &q, &s1, in1, &s2, in2, &so, output);
+    th_kcase_after_kernel();
+    rr.out = (const int8_t *)output;
+    rr.out_len = 2 * out_len;
+    return rr;
+}
+
 /* lut ints: flags, n; blobs: table (256), input. In place: the output over the input. */
 static run_result run_lut(const decoded_case *dc, const th_kalloc *mem)
 {
@@ -629,6 +676,10 @@ size_t th_kcase_run(const uint8_t *record, size_t record_len, const th_kalloc *m
         case OP_ADD:
         case OP_SUB:
             rr = run_add_sub(&dc, mem);
+            break;
+        case OP_ADD16:
+        case OP_SUB16:
+            rr = run_add_sub16(&dc, mem);
             break;
         case OP_LUT:
             rr = run_lut(&dc, mem);
