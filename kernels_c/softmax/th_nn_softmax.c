@@ -20,6 +20,11 @@
 #define SCALED_DIFF_INTEGER_BITS 5
 #define ACCUMULATION_INTEGER_BITS 12
 
+/* exp(-2^e), e = -2 .. 4, Q0.31 (const data in flash, not state) */
+static const int32_t exp_of_minus_pot[7] = {
+    1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242,
+};
+
 /* exp(a) for a in [-1/4, 0), Q0.31: Taylor expansion around -1/8. */
 static int32_t exp_on_interval(int32_t a)
 {
@@ -39,9 +44,6 @@ static int32_t exp_on_interval(int32_t a)
 /* exp(a) for a <= 0 in Q5.26; result Q0.31. */
 int32_t th_nn_exp_on_negative_q5(int32_t a)
 {
-    static const int32_t exp_of_minus_pot[7] = {
-        1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242,
-    }; /* exp(-2^e), e = -2 .. 4 (const data in flash, not state) */
     const int32_t fractional_bits = 31 - SCALED_DIFF_INTEGER_BITS;
     const int32_t one_quarter = 1 << (fractional_bits - 2);
     const int32_t a_mod_quarter_minus_one_quarter =
@@ -98,26 +100,30 @@ TH_INLINE int32x4_t mve_exp_on_interval(int32x4_t a)
     return vaddq_s32(e, vqrdmulhq_s32(e, vaddq_s32(x, poly)));
 }
 
-/* th_nn_exp_on_negative_q5 on four lanes (a <= 0, Q5.26). */
+/* th_nn_exp_on_negative_q5 on four lanes (a <= 0, Q5.26). Bit fractional_bits + e of the
+ * remainder (e = -2 .. 4) is moved to the sign by a left shift of 5 - e; where it is set,
+ * the result is multiplied by exp(-2^e) (a predicated VQRDMULH). */
+#define MVE_EXP_BIT(e)                                                                        \
+    result = vqrdmulhq_m_n_s32(result, result, exp_of_minus_pot[(e) + 2],                     \
+                               vcmpltq_n_s32(vshlq_n_s32(remainder, 5 - (e)), 0))
 TH_INLINE int32x4_t mve_exp_on_negative_q5(int32x4_t a)
 {
-    static const int32_t exp_of_minus_pot[7] = {
-        1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242,
-    };
     const int32_t fractional_bits = 31 - SCALED_DIFF_INTEGER_BITS;
     const int32_t one_quarter = 1 << (fractional_bits - 2);
     const int32x4_t aq = vsubq_s32(vandq_s32(a, vdupq_n_s32(one_quarter - 1)),
                                    vdupq_n_s32(one_quarter));
     int32x4_t result = mve_exp_on_interval(vqshlq_n_s32(aq, SCALED_DIFF_INTEGER_BITS));
     const int32x4_t remainder = vsubq_s32(aq, a);
-    for (int32_t e = -2; e <= 4; e++) {
-        /* bit fractional_bits + e of the remainder moved to the sign */
-        const mve_pred16_t bit =
-            vcmpltq_n_s32(vshlq_r_s32(remainder, 31 - fractional_bits - e), 0);
-        result = vqrdmulhq_m_n_s32(result, result, exp_of_minus_pot[e + 2], bit);
-    }
+    MVE_EXP_BIT(-2);
+    MVE_EXP_BIT(-1);
+    MVE_EXP_BIT(0);
+    MVE_EXP_BIT(1);
+    MVE_EXP_BIT(2);
+    MVE_EXP_BIT(3);
+    MVE_EXP_BIT(4);
     return vpselq_s32(vdupq_n_s32(INT32_MAX), result, vcmpeqq_n_s32(a, 0));
 }
+#undef MVE_EXP_BIT
 
 /* The exps of (in[i..i+3] - max) (lanes of p), and in *used the lanes whose difference is
  * at least diff_min. */
