@@ -74,11 +74,13 @@ TH_INLINE int32x4_t out4(int32x4_t s1, int32x4_t s2, int32_t mo, int32_t so,
     return th_mve_requantize_n(raw, mo, so, right, o);
 }
 
-/* Both inputs advancing: out[i] = a[i] (+/-) b[i]. tables, sub and right are constants
- * after inlining; the constants are copied into locals (stores through int8_t may alias
- * the struct). */
-TH_INLINE void same_row(const mve_add *k, const int8_t *a, const int8_t *b, int32_t n,
-                        int8_t *out, int tables, int sub, int right)
+/* Both inputs advancing: out[i] = a[i] (+/-) b[i], for `rows` rows of n outputs (row r of
+ * input 1 at a + r * ra, of input 2 at b + r * rb; ra or rb is 0 where that input repeats).
+ * tables, sub and right are constants after inlining; the constants are copied into locals
+ * (stores through int8_t may alias the struct). */
+TH_INLINE void same_rows(const mve_add *k, const int8_t *a, int32_t ra, const int8_t *b,
+                         int32_t rb, int32_t n, int32_t rows, int8_t *out, int tables, int sub,
+                         int right)
 {
     const int32_t *t1 = k->t1, *t2 = k->t2;
     const int32_t off1 = k->off1, off2 = k->off2, left = k->left;
@@ -87,81 +89,92 @@ TH_INLINE void same_row(const mve_add *k, const int8_t *a, const int8_t *b, int3
     const int32x4_t fix1 = vdupq_n_s32(s1 < 0 ? -1 : 0);
     const int32x4_t fix2 = vdupq_n_s32(s2 < 0 ? -1 : 0);
     const mve_pred16_t all = vctp32q(4u);
-    int32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const int32x4_t x = load_in(a + i, all, 0, t1, off1, left, m1, s1, fix1, tables);
-        const int32x4_t y = load_in(b + i, all, 0, t2, off2, left, m2, s2, fix2, tables);
-        vstrbq_s32(out + i, out4(x, y, mo, so, &o, sub, right));
-    }
-    if (i < n) {
-        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
-        const int32x4_t x = load_in(a + i, p, 1, t1, off1, left, m1, s1, fix1, tables);
-        const int32x4_t y = load_in(b + i, p, 1, t2, off2, left, m2, s2, fix2, tables);
-        vstrbq_p_s32(out + i, out4(x, y, mo, so, &o, sub, right), p);
+    for (int32_t r = 0; r < rows; r++, a += ra, b += rb, out += n) {
+        int32_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            const int32x4_t x = load_in(a + i, all, 0, t1, off1, left, m1, s1, fix1, tables);
+            const int32x4_t y = load_in(b + i, all, 0, t2, off2, left, m2, s2, fix2, tables);
+            vstrbq_s32(out + i, out4(x, y, mo, so, &o, sub, right));
+        }
+        if (i < n) {
+            const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+            const int32x4_t x = load_in(a + i, p, 1, t1, off1, left, m1, s1, fix1, tables);
+            const int32x4_t y = load_in(b + i, p, 1, t2, off2, left, m2, s2, fix2, tables);
+            vstrbq_p_s32(out + i, out4(x, y, mo, so, &o, sub, right), p);
+        }
     }
 }
 
-/* One input broadcast (its rescaled value c), x advancing (input 1 when second == 0, else
- * input 2): out = c + x, or c - x when neg (SUB, input1 broadcast); SUB with input2
- * broadcast passes -c (wrapping) and neg 0. */
-TH_INLINE void bcast_row(const mve_add *k, int32_t c, const int8_t *x, int second, int32_t n,
-                         int8_t *out, int tables, int neg, int right)
+/* One input broadcast along the row (row r's value at c_in + r * rc), the other, x,
+ * advancing (row r at x + r * rx): input 1 when second == 0, else input 2. Each row's
+ * constant c is the broadcast value rescaled; out = c + x, or c - x when neg (SUB, input1
+ * broadcast); SUB with input2 broadcast adds -c (wrapping, negc). */
+TH_INLINE void bcast_rows(const mve_add *k, const int8_t *c_in, int32_t rc, const int8_t *x,
+                          int32_t rx, int second, int negc, int32_t n, int32_t rows,
+                          int8_t *out, int tables, int neg, int right)
 {
-    const int32_t *t = second ? k->t2 : k->t1;
-    const int32_t off = second ? k->off2 : k->off1;
-    const int32_t m = second ? k->m2 : k->m1;
-    const int32_t s = second ? k->s2 : k->s1;
+    const int32_t *t = second ? k->t2 : k->t1, *tc = second ? k->t1 : k->t2;
+    const int32_t off = second ? k->off2 : k->off1, offc = second ? k->off1 : k->off2;
+    const int32_t m = second ? k->m2 : k->m1, mc = second ? k->m1 : k->m2;
+    const int32_t s = second ? k->s2 : k->s1, sc = second ? k->s1 : k->s2;
     const int32_t left = k->left, mo = k->mo, so = k->so;
     const th_mve_out o = k->o;
     const int32x4_t fix = vdupq_n_s32(s < 0 ? -1 : 0);
-    const int32x4_t vc = vdupq_n_s32(c);
     const mve_pred16_t all = vctp32q(4u);
-    int32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const int32x4_t v = load_in(x + i, all, 0, t, off, left, m, s, fix, tables);
-        vstrbq_s32(out + i, out4(vc, v, mo, so, &o, neg, right));
-    }
-    if (i < n) {
-        const mve_pred16_t p = vctp32q((uint32_t)(n - i));
-        const int32x4_t v = load_in(x + i, p, 1, t, off, left, m, s, fix, tables);
-        vstrbq_p_s32(out + i, out4(vc, v, mo, so, &o, neg, right), p);
+    for (int32_t r = 0; r < rows; r++, c_in += rc, x += rx, out += n) {
+        const uint32_t c = (uint32_t)rescale1(tables ? tc : NULL, *c_in, offc, left, mc, sc);
+        const int32x4_t vc = vdupq_n_s32((int32_t)(negc ? 0u - c : c));
+        int32_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            const int32x4_t v = load_in(x + i, all, 0, t, off, left, m, s, fix, tables);
+            vstrbq_s32(out + i, out4(vc, v, mo, so, &o, neg, right));
+        }
+        if (i < n) {
+            const mve_pred16_t p = vctp32q((uint32_t)(n - i));
+            const int32x4_t v = load_in(x + i, p, 1, t, off, left, m, s, fix, tables);
+            vstrbq_p_s32(out + i, out4(vc, v, mo, so, &o, neg, right), p);
+        }
     }
 }
 
-typedef void (*same_fn)(const mve_add *, const int8_t *, const int8_t *, int32_t, int8_t *);
-typedef void (*bcast_fn)(const mve_add *, int32_t, const int8_t *, int, int32_t, int8_t *);
+typedef void (*same_fn)(const mve_add *, const int8_t *, int32_t, const int8_t *, int32_t,
+                        int32_t, int32_t, int8_t *);
+typedef void (*bcast_fn)(const mve_add *, const int8_t *, int32_t, const int8_t *, int32_t,
+                         int, int, int32_t, int32_t, int8_t *);
 
-#define SAME_ROW(name, tables, sub, right)                                                    \
-    __attribute__((noinline)) static void name(const mve_add *k, const int8_t *a,             \
-                                               const int8_t *b, int32_t n, int8_t *out)       \
+#define SAME_ROWS(name, tables, sub, right)                                                   \
+    __attribute__((noinline)) static void name(const mve_add *k, const int8_t *a, int32_t ra, \
+                                               const int8_t *b, int32_t rb, int32_t n,        \
+                                               int32_t rows, int8_t *out)                     \
     {                                                                                         \
-        same_row(k, a, b, n, out, tables, sub, right);                                        \
+        same_rows(k, a, ra, b, rb, n, rows, out, tables, sub, right);                         \
     }
-SAME_ROW(mve_add_tab, 1, 0, 1)
-SAME_ROW(mve_sub_tab, 1, 1, 1)
-SAME_ROW(mve_add_tab_left, 1, 0, 0)
-SAME_ROW(mve_sub_tab_left, 1, 1, 0)
-SAME_ROW(mve_add_rq, 0, 0, 1)
-SAME_ROW(mve_sub_rq, 0, 1, 1)
-SAME_ROW(mve_add_rq_left, 0, 0, 0)
-SAME_ROW(mve_sub_rq_left, 0, 1, 0)
-#undef SAME_ROW
+SAME_ROWS(mve_add_tab, 1, 0, 1)
+SAME_ROWS(mve_sub_tab, 1, 1, 1)
+SAME_ROWS(mve_add_tab_left, 1, 0, 0)
+SAME_ROWS(mve_sub_tab_left, 1, 1, 0)
+SAME_ROWS(mve_add_rq, 0, 0, 1)
+SAME_ROWS(mve_sub_rq, 0, 1, 1)
+SAME_ROWS(mve_add_rq_left, 0, 0, 0)
+SAME_ROWS(mve_sub_rq_left, 0, 1, 0)
+#undef SAME_ROWS
 
-#define BCAST_ROW(name, tables, neg, right)                                                   \
-    __attribute__((noinline)) static void name(const mve_add *k, int32_t c, const int8_t *x,  \
-                                               int second, int32_t n, int8_t *out)            \
+#define BCAST_ROWS(name, tables, neg, right)                                                  \
+    __attribute__((noinline)) static void name(                                               \
+        const mve_add *k, const int8_t *c_in, int32_t rc, const int8_t *x, int32_t rx,        \
+        int second, int negc, int32_t n, int32_t rows, int8_t *out)                           \
     {                                                                                         \
-        bcast_row(k, c, x, second, n, out, tables, neg, right);                               \
+        bcast_rows(k, c_in, rc, x, rx, second, negc, n, rows, out, tables, neg, right);       \
     }
-BCAST_ROW(mve_bcast_tab, 1, 0, 1)
-BCAST_ROW(mve_bcast_neg_tab, 1, 1, 1)
-BCAST_ROW(mve_bcast_tab_left, 1, 0, 0)
-BCAST_ROW(mve_bcast_neg_tab_left, 1, 1, 0)
-BCAST_ROW(mve_bcast_rq, 0, 0, 1)
-BCAST_ROW(mve_bcast_neg_rq, 0, 1, 1)
-BCAST_ROW(mve_bcast_rq_left, 0, 0, 0)
-BCAST_ROW(mve_bcast_neg_rq_left, 0, 1, 0)
-#undef BCAST_ROW
+BCAST_ROWS(mve_bcast_tab, 1, 0, 1)
+BCAST_ROWS(mve_bcast_neg_tab, 1, 1, 1)
+BCAST_ROWS(mve_bcast_tab_left, 1, 0, 0)
+BCAST_ROWS(mve_bcast_neg_tab_left, 1, 1, 0)
+BCAST_ROWS(mve_bcast_rq, 0, 0, 1)
+BCAST_ROWS(mve_bcast_neg_rq, 0, 1, 1)
+BCAST_ROWS(mve_bcast_rq_left, 0, 0, 0)
+BCAST_ROWS(mve_bcast_neg_rq_left, 0, 1, 0)
+#undef BCAST_ROWS
 
 /* Rows shorter than a vector ([P, C] against [P, 1] or [C], C < 16): the rows as one flat
  * run, so the per-row cost goes. x (full, table tx / rescaling cx) advances contiguously;
@@ -324,35 +337,37 @@ void th_nn_add_sub_mve_s8(const th_add_params *params, const th_add_quant *quant
                                       mve_bcast_neg_rq_left,  mve_bcast_neg_rq,
                                       mve_bcast_tab_left,     mve_bcast_tab,
                                       mve_bcast_neg_tab_left, mve_bcast_neg_tab};
-    const same_fn row_same = same[tables * 4 + sub * 2 + right];
+    const same_fn rows_same = same[tables * 4 + sub * 2 + right];
+    const bcast_fn rows_bcast1 = bcast[tables * 4 + sub * 2 + right]; /* input1 broadcast */
+    const bcast_fn rows_bcast2 = bcast[tables * 4 + right];           /* input2 broadcast */
 
     if (flat(&k, b, input1, input2, output, tables, sub)) {
         return;
     }
     const int32_t inner = b->dims[b->rank - 1];
-    const int32_t rows = b->count / inner;
     const int32_t step_a = b->stride1[b->rank - 1], step_b = b->stride2[b->rank - 1];
+    /* two dims (e.g. [P, C] against [C] or [P, 1]): every row in one call; else row by row */
+    const int32_t n_rows = b->rank == 2 ? b->dims[0] : 1;
+    const int32_t ra = b->rank == 2 ? b->stride1[0] : 0, rb = b->rank == 2 ? b->stride2[0] : 0;
+    const int32_t calls = b->count / inner / n_rows;
     th_nn_bcast_pos pos;
     th_nn_bcast_start(&pos);
-    for (int32_t r = 0; r < rows; r++) {
+    for (int32_t r = 0; r < calls; r++) {
         const int8_t *a = input1 + pos.off1, *bb = input2 + pos.off2;
         int8_t *o = output + r * inner;
         if (step_a != 0 && step_b != 0) {
-            row_same(&k, a, bb, inner, o);
+            rows_same(&k, a, ra, bb, rb, inner, n_rows, o);
         } else if (step_a == 0 && step_b == 0) {
+            /* one value per row (only rank 1 here: a broadcast row pair merges away) */
             const int32_t c1 = rescale1(k.t1, a[0], k.off1, k.left, k.m1, k.s1);
             const int32_t c2 = rescale1(k.t2, bb[0], k.off2, k.left, k.m2, k.s2);
             const uint32_t raw = sub ? (uint32_t)c1 - (uint32_t)c2 : (uint32_t)c1 + (uint32_t)c2;
             const int32_t v = th_requantize((int32_t)raw, k.mo, k.so) + k.o.output_offset;
-            th_nn_mve_fill(o, (int8_t)th_clamp(v, k.o.act_min, k.o.act_max), inner);
+            th_nn_mve_fill(o, (int8_t)th_clamp(v, k.o.act_min, k.o.act_max), inner * n_rows);
         } else if (step_a == 0) {
-            const int32_t c = rescale1(k.t1, a[0], k.off1, k.left, k.m1, k.s1);
-            (tables ? bcast[4 + sub * 2 + right] : bcast[sub * 2 + right])(&k, c, bb, 1, inner,
-                                                                            o);
+            rows_bcast1(&k, a, ra, bb, rb, 1, 0, inner, n_rows, o);
         } else {
-            const uint32_t c = (uint32_t)rescale1(k.t2, bb[0], k.off2, k.left, k.m2, k.s2);
-            (tables ? bcast[4 + right] : bcast[right])(&k, (int32_t)(sub ? 0u - c : c), a, 0,
-                                                       inner, o);
+            rows_bcast2(&k, bb, rb, a, ra, 0, sub, inner, n_rows, o);
         }
         th_nn_bcast_next(b, &pos);
     }
