@@ -475,6 +475,23 @@ static run_result run_mean(const decoded_case *dc, const th_kalloc *mem)
     return rr;
 }
 
+/* The params of an add/sub record (ints 13-24, below). */
+static void add_params_at(const int32_t *v, th_add_params *p, th_add_quant *q)
+{
+    p->input1_offset = v[13];
+    p->input2_offset = v[14];
+    p->output_offset = v[15];
+    p->left_shift = v[16];
+    p->activation.min = v[23];
+    p->activation.max = v[24];
+    q->input1_multiplier = v[17];
+    q->input1_shift = v[18];
+    q->input2_multiplier = v[19];
+    q->input2_shift = v[20];
+    q->output_multiplier = v[21];
+    q->output_shift = v[22];
+}
+
 /* add/sub ints: flags, shape1(4), shape2(4), out(4), in1_offset, in2_offset, out_offset,
  * left_shift, m1, s1, m2, s2, mo, so, act(2); blobs: input1, input2 and, with FLAG_TABLES,
  * the two int32 tables. In place: the output over input1. */
@@ -505,19 +522,8 @@ static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
     }
     memcpy(in1, dc->blob[0], (size_t)len1);
     th_add_params p;
-    p.input1_offset = v[13];
-    p.input2_offset = v[14];
-    p.output_offset = v[15];
-    p.left_shift = v[16];
-    p.activation.min = v[23];
-    p.activation.max = v[24];
     th_add_quant q;
-    q.input1_multiplier = v[17];
-    q.input1_shift = v[18];
-    q.input2_multiplier = v[19];
-    q.input2_shift = v[20];
-    q.output_multiplier = v[21];
-    q.output_shift = v[22];
+    add_params_at(v, &p, &q);
     const th_context ctx = {NULL, 0};
     th_kcase_before_kernel();
     if (dc->op == OP_ADD) {
@@ -557,19 +563,8 @@ static run_result run_add_sub16(const decoded_case *dc, const th_kalloc *mem)
         return rr;
     }
     th_add_params p;
-    p.input1_offset = v[13];
-    p.input2_offset = v[14];
-    p.output_offset = v[15];
-    p.left_shift = v[16];
-    p.activation.min = v[23];
-    p.activation.max = v[24];
     th_add_quant q;
-    q.input1_multiplier = v[17];
-    q.input1_shift = v[18];
-    q.input2_multiplier = v[19];
-    q.input2_shift = v[20];
-    q.output_multiplier = v[21];
-    q.output_shift = v[22];
+    add_params_at(v, &p, &q);
     const th_context ctx = {NULL, 0};
     th_kcase_before_kernel();
     rr.status = dc->op == OP_ADD16 ? th_add_s16(&ctx, &p, &q, &s1, in1, &s2, in2, &so, output)
