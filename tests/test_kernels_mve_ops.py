@@ -314,8 +314,8 @@ def test_add_lut_softmax_mix_reaches_the_vector_paths() -> None:
     """ADD / SUB cases cover every broadcast form on either side, both ops with and without
     tables, in place, rows off multiples of 4, input and output shifts of 0 and below, fused
     clamps, the int16 kernels; LUT lengths below and above 16 off multiples of 16, in place;
-    SOFTMAX rows off multiples of 4 and 16, longer than 256, with differences below
-    diff_min."""
+    SOFTMAX (int8 and int16 outputs) rows off multiples of 4 and 16, longer than 256, with
+    differences below diff_min."""
     batch = add_lut_softmax_cases(seed=23, count=800)
     adds = [c for c in batch if isinstance(c, AddCase) and c.op in (Op.ADD, Op.SUB)]
     adds16 = [c for c in batch if isinstance(c, AddCase) and c.op in (Op.ADD16, Op.SUB16)]
@@ -356,6 +356,7 @@ def test_add_lut_softmax_mix_reaches_the_vector_paths() -> None:
                                                     for c in luts)  # fmt: skip
     assert any(c.in_place for c in luts)
     soft = [c for c in batch if isinstance(c, SoftmaxCase)]
+    assert {c.op for c in soft} == {Op.SOFTMAX, Op.SOFTMAX16}
     assert any(c.x.shape[1] % 16 and c.x.shape[1] > 16 for c in soft)
     assert any(c.x.shape[1] > 256 for c in soft) and any(c.x.shape[1] % 4 for c in soft)
     assert any((c.x.astype(int) - c.x.max(axis=1, keepdims=True) < c.p.diff_min).any()

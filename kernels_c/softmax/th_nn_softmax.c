@@ -10,7 +10,7 @@
  * steps on vectors: VQRDMULH is SaturatingRoundingDoublingHighMul exactly, saturation
  * included; RoundingDivideByPOT as th_mve_requantize; VQSHL is the saturating left shift;
  * each bit of exp_on_negative_values' remainder a predicated VQRDMULH), the sum by
- * predicated VADDVA (wrapping, as the reference), the int8 output loop the same way. */
+ * predicated VADDVA (wrapping, as the reference), the output loop the same way. */
 #include <stddef.h>
 
 #include "../reshape/th_nn_shape.h"
@@ -165,19 +165,26 @@ int32_t th_nn_sum_of_exps(const th_softmax_params *p, const int8_t *in, int32_t 
     return sum;
 }
 
-/* The int8 output loop of softmax_row: -128 + RDBPOT(SRDHM(reciprocal, exp), exponent)
- * where the difference is used (exponent in [23, 31]), else -128. */
-static void mve_out8(const th_softmax_params *p, const int8_t *in, int32_t n, int32_t max,
-                     int32_t reciprocal, int32_t exponent, int8_t *out)
+/* The output loop of softmax_row: zero + RDBPOT(SRDHM(reciprocal, exp), exponent) where the
+ * difference is used (exponent in [1, 31]; the product is >= 0, so only the upper clamp
+ * can apply), else zero; zero = -128 (int8, out8) or -32768 (int16, out16). */
+static void mve_out(const th_softmax_params *p, const int8_t *in, int32_t n, int32_t max,
+                    int32_t reciprocal, int32_t exponent, int8_t *out8, int16_t *out16)
 {
+    const int32_t zero = out8 != NULL ? -128 : -32768;
+    const int32x4_t top = vdupq_n_s32(out8 != NULL ? 127 : 32767);
     for (int32_t i = 0; i < n; i += 4) {
         const mve_pred16_t pred = vctp32q((uint32_t)(n - i));
         mve_pred16_t used;
         const int32x4_t e = mve_exps(p, in + i, pred, max, &used);
         int32x4_t y = vqrdmulhq_n_s32(e, reciprocal);
         y = vrshlq_n_s32(vqaddq_s32(y, vshrq_n_s32(y, 31)), -exponent);
-        y = vpselq_s32(vaddq_n_s32(y, -128), vdupq_n_s32(-128), used);
-        vstrbq_p_s32(out + i, vminq_s32(y, vdupq_n_s32(127)), pred);
+        y = vminq_s32(vpselq_s32(vaddq_n_s32(y, zero), vdupq_n_s32(zero), used), top);
+        if (out8 != NULL) {
+            vstrbq_p_s32(out8 + i, y, pred);
+        } else {
+            vstrhq_p_s32(out16 + i, y, pred);
+        }
     }
 }
 #else
@@ -214,8 +221,8 @@ static void softmax_row(const th_softmax_params *p, const int8_t *in, int32_t n,
     const int32_t reciprocal = th_nn_one_over_one_plus_x(shifted_minus_one);
     const int32_t exponent = num_bits_over_unit + 31 - (out8 != NULL ? 8 : 16);
 #if TH_NN_MVE
-    if (out8 != NULL && exponent <= 31) {
-        mve_out8(p, in, n, max, reciprocal, exponent, out8);
+    if (exponent <= 31) {
+        mve_out(p, in, n, max, reciprocal, exponent, out8, out16);
         return;
     }
 #endif

@@ -58,6 +58,7 @@ class Op(IntEnum):
     MEAN = 50
     LUT = 60
     SOFTMAX = 61
+    SOFTMAX16 = 62  # int8 in, int16 out
     BUILD_FLAGS = 90
 
 

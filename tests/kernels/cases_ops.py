@@ -20,7 +20,7 @@ Same record format and rules as kernels/cases.py (expected outputs from the NumP
                  tables, no in place.
   LUT:           flags, n; blobs table (256), input. flags bit 0: in place.
   SOFTMAX:       flags, rows, depth, input multiplier, input left shift, diff_min; blob
-                 input.
+                 input. SOFTMAX16: the same, int16 output (th_softmax_s8_s16).
 """
 
 from __future__ import annotations
@@ -38,12 +38,13 @@ from tinyhost.arith.reduce import MeanParams
 from tinyhost.reference.ops.elementwise import add_int8, mul_int8, sub_int8
 from tinyhost.reference.ops.pool import avg_pool_int8, max_pool_int8
 from tinyhost.reference.ops.reduce import mean_int8
-from tinyhost.reference.ops.softmax import softmax_int8
+from tinyhost.reference.ops.softmax import softmax_int8, softmax_int8_int16
 
 FLAG_NO_SCRATCH = 4
 FLAG_TABLES = 8
 OPS_PER_ELEMENT = (Op.AVGPOOL, Op.MAXPOOL, Op.MUL, Op.MEAN)
-OPS_ADD_LUT_SOFTMAX = (Op.ADD, Op.SUB, Op.LUT, Op.SOFTMAX, Op.ADD16, Op.SUB16)
+OPS_ADD_LUT_SOFTMAX = (Op.ADD, Op.SUB, Op.LUT, Op.SOFTMAX, Op.ADD16, Op.SUB16, Op.SOFTMAX16)
+WIDE_OUTPUT = (Op.ADD16, Op.SUB16, Op.SOFTMAX16)  # int16 outputs
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,9 @@ class SoftmaxCase:
         return self.x.shape
 
     def expected(self) -> np.ndarray:
+        """The output's bytes as int8 (int16 outputs little-endian, as the kernel writes)."""
+        if self.op == Op.SOFTMAX16:
+            return softmax_int8_int16(self.x, self.p).astype("<i2").view(np.int8)
         return softmax_int8(self.x, self.p)
 
     def encode(self, case_id: int, interleaved: bool) -> bytes:
@@ -347,7 +351,7 @@ def lut_case(draw: Draw) -> LutCase:
     return LutCase(Op.LUT, _int8(rng, (n,)), _int8(rng, (256,)), in_place=draw.bool(0.3))
 
 
-def softmax_case(draw: Draw) -> SoftmaxCase:
+def softmax_case(draw: Draw, op: Op = Op.SOFTMAX) -> SoftmaxCase:
     """Rows of 1 to 300 values (tails of every vector width), input scales from tiny to
     large (diff_min cutting off most of a row or none), values spread or near the maximum."""
     rng = _rng(draw)
@@ -359,7 +363,7 @@ def softmax_case(draw: Draw) -> SoftmaxCase:
     x = _int8(rng, (rows, depth))
     if draw.bool(0.3):  # values near the maximum: many exps summed
         x = np.clip(x // 16 + 100, -128, 127).astype(np.int8)
-    return SoftmaxCase(Op.SOFTMAX, x, p)
+    return SoftmaxCase(op, x, p)
 
 
 def op_case(draw: Draw, op: Op) -> OpCase:
@@ -371,8 +375,8 @@ def op_case(draw: Draw, op: Op) -> OpCase:
         return add16_case(draw, op)
     if op == Op.LUT:
         return lut_case(draw)
-    if op == Op.SOFTMAX:
-        return softmax_case(draw)
+    if op in (Op.SOFTMAX, Op.SOFTMAX16):
+        return softmax_case(draw, op)
     return mul_case(draw) if op == Op.MUL else mean_case(draw)
 
 
@@ -381,6 +385,6 @@ def fits_firmware(case: OpCase) -> bool:
     from kernels.target import ARENA_CAP, RECORD_CAP, RESULT_CAP
 
     record = len(case.encode(0, False))
-    out = int(np.prod(case.out_shape)) * (2 if case.op in (Op.ADD16, Op.SUB16) else 1)
+    out = int(np.prod(case.out_shape)) * (2 if case.op in WIDE_OUTPUT else 1)
     return record <= RECORD_CAP and out + 32 <= RESULT_CAP and \
         3 * record + 2 * out + 512 <= ARENA_CAP

@@ -25,6 +25,7 @@ enum {
     OP_SUB16 = 44,
     OP_LUT = 60,
     OP_SOFTMAX = 61,
+    OP_SOFTMAX16 = 62,
     OP_BUILD_FLAGS = 90
 };
 
@@ -601,7 +602,7 @@ static run_result run_lut(const decoded_case *dc, const th_kalloc *mem)
 }
 
 /* softmax ints: flags, rows, depth, input_multiplier, input_left_shift, diff_min; blob:
- * input. */
+ * input. OP_SOFTMAX16: int16 output (th_softmax_s8_s16). */
 static run_result run_softmax(const decoded_case *dc, const th_kalloc *mem)
 {
     run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
@@ -613,8 +614,9 @@ static run_result run_softmax(const decoded_case *dc, const th_kalloc *mem)
     if (n <= 0 || n != (int64_t)dc->blob_len[0]) {
         return rr;
     }
+    const int wide = dc->op == OP_SOFTMAX16;
     const int8_t *input = copy_blob(mem, dc, 0);
-    int8_t *output = mem->alloc(mem->self, (size_t)n);
+    void *output = mem->alloc(mem->self, (size_t)(wide ? 2 * n : n));
     if (input == NULL || output == NULL) {
         rr.status = TH_KCASE_NO_MEMORY;
         return rr;
@@ -629,10 +631,11 @@ static run_result run_softmax(const decoded_case *dc, const th_kalloc *mem)
     p.diff_min = v[5];
     const th_context ctx = {NULL, 0};
     th_kcase_before_kernel();
-    rr.status = th_softmax_s8(&ctx, &p, &shape, input, output);
+    rr.status = wide ? th_softmax_s8_s16(&ctx, &p, &shape, input, output)
+                     : th_softmax_s8(&ctx, &p, &shape, input, output);
     th_kcase_after_kernel();
     rr.out = output;
-    rr.out_len = n;
+    rr.out_len = wide ? 2 * n : n;
     return rr;
 }
 
@@ -680,6 +683,7 @@ size_t th_kcase_run(const uint8_t *record, size_t record_len, const th_kalloc *m
             rr = run_lut(&dc, mem);
             break;
         case OP_SOFTMAX:
+        case OP_SOFTMAX16:
             rr = run_softmax(&dc, mem);
             break;
         case OP_BUILD_FLAGS:
