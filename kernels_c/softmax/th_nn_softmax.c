@@ -168,11 +168,12 @@ int32_t th_nn_sum_of_exps(const th_softmax_params *p, const int8_t *in, int32_t 
 /* The output loop of softmax_row: zero + RDBPOT(SRDHM(reciprocal, exp), exponent) where the
  * difference is used (exponent in [1, 31]; the product is >= 0, so only the upper clamp
  * can apply), else zero; zero = -128 (int8, out8) or -32768 (int16, out16). */
-static void mve_out(const th_softmax_params *p, const int8_t *in, int32_t n, int32_t max,
-                    int32_t reciprocal, int32_t exponent, int8_t *out8, int16_t *out16)
+TH_INLINE void mve_out_t(const th_softmax_params *p, const int8_t *in, int32_t n,
+                        int32_t max, int32_t reciprocal, int32_t exponent, int8_t *out8,
+                        int16_t *out16, int wide)
 {
-    const int32_t zero = out8 != NULL ? -128 : -32768;
-    const int32x4_t top = vdupq_n_s32(out8 != NULL ? 127 : 32767);
+    const int32_t zero = wide ? -32768 : -128;
+    const int32x4_t top = vdupq_n_s32(wide ? 32767 : 127);
     for (int32_t i = 0; i < n; i += 4) {
         const mve_pred16_t pred = vctp32q((uint32_t)(n - i));
         mve_pred16_t used;
@@ -180,11 +181,22 @@ static void mve_out(const th_softmax_params *p, const int8_t *in, int32_t n, int
         int32x4_t y = vqrdmulhq_n_s32(e, reciprocal);
         y = vrshlq_n_s32(vqaddq_s32(y, vshrq_n_s32(y, 31)), -exponent);
         y = vminq_s32(vpselq_s32(vaddq_n_s32(y, zero), vdupq_n_s32(zero), used), top);
-        if (out8 != NULL) {
-            vstrbq_p_s32(out8 + i, y, pred);
-        } else {
+        if (wide) {
             vstrhq_p_s32(out16 + i, y, pred);
+        } else {
+            vstrbq_p_s32(out8 + i, y, pred);
         }
+    }
+}
+
+/* mve_out_t with the output type a constant (one loop each). */
+static void mve_out(const th_softmax_params *p, const int8_t *in, int32_t n, int32_t max,
+                    int32_t reciprocal, int32_t exponent, int8_t *out8, int16_t *out16)
+{
+    if (out8 != NULL) {
+        mve_out_t(p, in, n, max, reciprocal, exponent, out8, NULL, 0);
+    } else {
+        mve_out_t(p, in, n, max, reciprocal, exponent, NULL, out16, 1);
     }
 }
 #else
