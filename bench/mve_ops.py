@@ -1,5 +1,6 @@
 """Per-element kernels on Cortex-M55 (issue 16): exact executed instructions of AVERAGE_POOL_2D,
-MAX_POOL_2D, MUL and MEAN (and pointwise layers of few input channels, convolutions of K <= 32
+MAX_POOL_2D, MUL, MEAN, ADD / SUB (with and without the host's tables), the LUT activations
+and int8 SOFTMAX (and pointwise layers of few input channels, convolutions of K <= 32
 (th_nn_mve_conv_s8's four-pixel paths), depthwise layers of 17 to 32 taps), the Helium (MVE)
 build beside the DSP build on the same board.
 
@@ -7,10 +8,10 @@ build beside the DSP build on the same board.
 
 Builds the kernel test firmware (tests/kernels/firmware, big buffers) twice for the board,
 with TH_NN_FORCE_NO_MVE (the DSP path, what the board ran before the MVE paths) and without,
-runs fixed layer shapes (MLPerf Tiny pools, typical MUL / MEAN shapes) and N random cases
-(tests/kernels/cases_ops.py) under the QEMU icount plugin, checks every output against the
-NumPy reference and prints instructions per call and per element and the gain of the MVE
-path. Numbers, not a test.
+runs fixed layer shapes (MLPerf Tiny pools, typical MUL / MEAN / ADD / SOFTMAX shapes) and N
+random cases (tests/kernels/cases_ops.py) under the QEMU icount plugin, checks every output
+against the NumPy reference and prints instructions per call and per element and the gain of
+the MVE path. Numbers, not a test.
 
 The data movement (PAD, CONCATENATION, SPLIT, TRANSPOSE, STRIDED_SLICE, GATHER,
 DEPTH_TO_SPACE, SPACE_TO_DEPTH) and MAXIMUM / MINIMUM are measured too (fixed shapes and N / 2
@@ -34,16 +35,22 @@ sys.path.insert(0, str(REPO / "tests"))
 from kernels.cases import ConvCase, Op, RngDraw, check_result  # noqa: E402
 from kernels.cases_movement import MoveCase, MoveOp, move_case  # noqa: E402
 from kernels.cases_ops import (  # noqa: E402
+    OPS_ADD_LUT_SOFTMAX,
     OPS_PER_ELEMENT,
+    AddCase,
+    LutCase,
     MeanCase,
     MulCase,
     OpCase,
     PoolCase,
+    SoftmaxCase,
     op_case,
 )
 from kernels.layers import layer_case  # noqa: E402
 from kernels.target import build_firmware, run_cases  # noqa: E402
-from tinyhost.arith.elementwise import MulParams  # noqa: E402
+from tinyhost.arith.activations import SoftmaxParams, calculate_input_radius  # noqa: E402
+from tinyhost.arith.elementwise import AddParams, MulParams  # noqa: E402
+from tinyhost.arith.fixedpoint import quantize_multiplier  # noqa: E402
 from tinyhost.arith.pool import PoolParams  # noqa: E402
 from tinyhost.arith.reduce import MeanParams  # noqa: E402
 from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
@@ -72,6 +79,38 @@ def _mul(shape: tuple[int, ...], other: tuple[int, ...]) -> MulCase:
                   output_multiplier=1_518_500_250, output_shift=-8, activation_min=-128,
                   activation_max=127)
     return MulCase(Op.MUL, _x(shape, 1), _x(other, 2), p)
+
+
+def _add(op: Op, shape: tuple[int, ...], other: tuple[int, ...], tables: bool = True,
+         relu6: bool = False) -> AddCase:  # fmt: skip
+    """Scales 0.05 and 0.03 in, 0.06 out (TFLM's CalculateOpDataAdd), ResNet-like offsets."""
+    m1, e1 = quantize_multiplier(0.05 / 0.1)
+    m2, e2 = quantize_multiplier(0.03 / 0.1)
+    mo, eo = quantize_multiplier(0.1 / ((1 << 20) * 0.06))
+    p = AddParams(input1_offset=5, input2_offset=-3, output_offset=-7, left_shift=20,
+                  input1_multiplier=m1, input1_shift=e1, input2_multiplier=m2,
+                  input2_shift=e2, output_multiplier=mo, output_shift=eo,
+                  activation_min=-7 if relu6 else -128, activation_max=93 if relu6 else 127)
+    return AddCase(op, _x(shape, 1), _x(other, 2), p, tables=tables)
+
+
+def _add16(op: Op, shape: tuple[int, ...], other: tuple[int, ...]) -> AddCase:
+    """int16: symmetric, left shift 15 (TFLM's int16 derivation), scales as _add."""
+    p = replace(_add(Op.ADD, shape, other).p, input1_offset=0, input2_offset=0,
+                output_offset=0, left_shift=15, activation_min=-32768, activation_max=32767)
+    rng = np.random.default_rng(6)
+    a, b = (rng.integers(-32768, 32768, s).astype(np.int16) for s in (shape, other))
+    return AddCase(op, a, b, p)
+
+
+def _lut(n: int) -> LutCase:
+    return LutCase(Op.LUT, _x((n,), 3), _x((256,), 4))
+
+
+def _softmax(rows: int, depth: int, scale: float = 0.1) -> SoftmaxCase:
+    m, shift = quantize_multiplier(scale * float(1 << 26))
+    p = SoftmaxParams(m, shift, -calculate_input_radius(5, shift))
+    return SoftmaxCase(Op.SOFTMAX, _x((rows, depth), 5), p)
 
 
 def _dw(hw: tuple[int, int], cin: int, cout: int, k: int | tuple[int, int],
@@ -170,6 +209,26 @@ def fixed_cases() -> list[tuple[str, OpCase | ConvCase | MoveCase]]:
         ("mean hw 16x16x32", _mean((16, 16, 32))),
         ("mean hw 25x5x64", _mean((25, 5, 64))),
         ("mean hw 12x12x5", _mean((12, 12, 5))),
+        ("add same 16x16x32 tables", _add(Op.ADD, (1, 16, 16, 32), (1, 16, 16, 32))),
+        ("add same 16x16x32 relu6", _add(Op.ADD, (1, 16, 16, 32), (1, 16, 16, 32),
+                                         relu6=True)),
+        ("sub same 16x16x32 tables", _add(Op.SUB, (1, 16, 16, 32), (1, 16, 16, 32))),
+        ("add channel 16x16x32 tables", _add(Op.ADD, (1, 16, 16, 32), (1, 1, 1, 32))),
+        ("add spatial 16x16x32 tables", _add(Op.ADD, (1, 16, 16, 32), (1, 16, 16, 1))),
+        ("sub scalar 16x16x32 tables", _add(Op.SUB, (1, 1, 1, 1), (1, 16, 16, 32))),
+        ("add same 7x7x5 tables", _add(Op.ADD, (1, 7, 7, 5), (1, 7, 7, 5))),
+        ("add same 4x4x7 (no tables)", _add(Op.ADD, (1, 4, 4, 7), (1, 4, 4, 7), False)),
+        ("sub channel 8x8x13 (no tables)", _add(Op.SUB, (1, 8, 8, 13), (1, 1, 1, 13),
+                                                False)),
+        ("add16 same 16x16x32", _add16(Op.ADD16, (1, 16, 16, 32), (1, 16, 16, 32))),
+        ("sub16 channel 16x16x32", _add16(Op.SUB16, (1, 16, 16, 32), (1, 1, 1, 32))),
+        ("lut 16x16x32", _lut(16 * 16 * 32)),
+        ("lut 7x7x5", _lut(7 * 7 * 5)),
+        ("softmax 1x2 (vww)", _softmax(1, 2)),
+        ("softmax 1x10 (ic)", _softmax(1, 10)),
+        ("softmax 1x12 (kws)", _softmax(1, 12)),
+        ("softmax 4x100", _softmax(4, 100)),
+        ("softmax 1x1000 narrow", _softmax(1, 1000, 0.01)),
         ("pw 48x48x4->16 (MACs)", layer_case(Op.CONV, (48, 48), 4, 16, 1, 1)),
         ("pw 24x24x4->32 (MACs)", layer_case(Op.CONV, (24, 24), 4, 32, 1, 1)),
         ("pw 32x32x3->8 (MACs)", layer_case(Op.CONV, (32, 32), 3, 8, 1, 1)),
@@ -208,8 +267,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     entries = list(movement_cases()) if args.movement else fixed_cases()
     draw = RngDraw(np.random.default_rng(args.seed))
+    ops = (*OPS_PER_ELEMENT, *OPS_ADD_LUT_SOFTMAX)
     for i in range(0 if args.movement else args.random):
-        case = op_case(draw, OPS_PER_ELEMENT[i % len(OPS_PER_ELEMENT)])
+        case = op_case(draw, ops[i % len(ops)])
         entries.append((f"random {i} {case.op.name.lower()}", case))
     for i in range(args.random // 2):
         move = move_case(draw, tuple(MoveOp)[i % len(MoveOp)])
@@ -235,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         if not name.startswith("random"):
             print(f"{name:32} {n:>8} {d:>10,} {m:>10,} {d / n:>7.2f} {m / n:>7.2f} "
                   f"{d / m:>5.2f}x", file=out)
-    for op in (*OPS_PER_ELEMENT, *MoveOp):
+    for op in (*ops, *MoveOp):
         gains = [r["dsp"] / r["mve"] for r in rows if r["op"] == op.name
                  and r["case"].startswith("random")]  # fmt: skip
         if gains:

@@ -4,8 +4,12 @@ NumPy reference on QEMU mps3-an547 (Cortex-M55), random cases through the kernel
 global and strided windows with SAME / VALID padding, the pools with and without their
 separable scratch, MUL's broadcast forms (per channel, spatial, scalar, both scalar, either
 side) and in place, MEAN over H and W (the vector path) and other axes, over more than 256
-rows, requantization extremes. The same cases on the DSP board (Cortex-M4) check the harness
-against the kernels' other build. The objdump check shows the Helium code is the code linked.
+rows, requantization extremes; ADD and SUB (the same broadcast forms, with and without the
+host's input tables, in place, TFLM-derived and extreme multipliers and shifts), the LUT
+activations' table lookup (lengths off multiples of 16, in place) and int8 SOFTMAX (rows off
+multiples of 4 and 16, diff_min cutting rows or not). The same cases on the DSP board
+(Cortex-M4) check the harness against the kernels' other build. The objdump check shows the
+Helium code is the code linked.
 """
 
 from __future__ import annotations
@@ -31,7 +35,16 @@ from kernels.cases import (
     conv_case,
     dw_case,
 )
-from kernels.cases_ops import OPS_PER_ELEMENT, OpCase, fits_firmware, op_case
+from kernels.cases_ops import (
+    OPS_ADD_LUT_SOFTMAX,
+    OPS_PER_ELEMENT,
+    AddCase,
+    LutCase,
+    OpCase,
+    SoftmaxCase,
+    fits_firmware,
+    op_case,
+)
 from kernels.harness import BUILD_FLAG_MVE
 from kernels.layers import layer_case
 from kernels.target import (
@@ -72,6 +85,20 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "gather_cols": ("vldrb.s16", "vmovnb.i16", "vmovnt.i16", "vstrbt.8"),
     # 16 < K <= 32, four pixels: the columns' two halves, eight VMLADAV(A) per channel
     "quad_wide": ("vldrbt.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32", "vstrb.32"),
+    # ADD / SUB: both inputs through the host's tables (VLDRW gathers), or rescaled on the
+    # vector; one input broadcast
+    "mve_add_tab": ("vldrb.u32", "vldrw.u32", "vqrdmulh.s32", "vrshl.s32", "vstrb.32"),
+    "mve_sub_rq": ("vldrb.s32", "vshl.s32", "vqrdmulh.s32", "vsub.i32", "vstrbt.32"),
+    "mve_bcast_neg_tab": ("vldrbt.u32", "vldrw.u32", "vsub.i32", "vstrbt.32"),
+    # rows shorter than 16: one flat run, the broadcast input by a byte gather at the lanes'
+    # channel or pixel (counted on the vector)
+    "mve_flat_sub_tab": ("vidup.u32", "vmin.u32", "vldrw.u32", "vsub.i32", "vstrbt.32"),
+    # int16 ADD / SUB: four lanes, broadcast inputs loaded once per row
+    "mve_sub_row16": ("vldrht.s32", "vqrdmulh.s32", "vrshl.s32", "vsub.i32", "vstrht.32"),
+    # LUT activations: 16 lookups per byte gather
+    "th_lut_s8": ("vldrb.u8", "vldrbt.u8", "vstrbt.8"),
+    # SOFTMAX: row max by VMAXV, exps on four lanes, predicated sum
+    "th_nn_sum_of_exps": ("vmaxv.s8", "vqrdmulh.s32", "vqshl.s32", "vaddvat.s32"),
 }
 
 
@@ -91,6 +118,11 @@ def drawn(seed: int, count: int, make: Callable[[RngDraw, int], T],
 
 def cases(seed: int, count: int) -> list[OpCase]:
     return drawn(seed, count, lambda d, i: op_case(d, OPS_PER_ELEMENT[i % 4]), fits_firmware)
+
+
+def add_lut_softmax_cases(seed: int, count: int) -> list[OpCase]:
+    ops = OPS_ADD_LUT_SOFTMAX
+    return drawn(seed, count, lambda d, i: op_case(d, ops[i % len(ops)]), fits_firmware)
 
 
 def dw_17_to_32_taps(seed: int, count: int) -> list[Case]:
@@ -247,7 +279,8 @@ def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
                                     *dw_row_dot_boundaries(),
                                     *conv_few_cout_cases(seed=21, count=120),
                                     *conv_few_cout_boundaries(),
-                                    *conv_gather_cases(seed=22, count=140)])
+                                    *conv_gather_cases(seed=22, count=140),
+                                    *add_lut_softmax_cases(seed=23, count=800)])
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = next(tmp_path.glob("**/*.elf"))
     for function, mnemonics in MVE_FUNCTIONS.items():
@@ -257,7 +290,8 @@ def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
 
 
 def test_same_cases_on_the_dsp_build(tmp_path: Path) -> None:
-    flags = assert_all_match("mps2-an386", tmp_path, seed=16, count=300)
+    flags = assert_all_match("mps2-an386", tmp_path, seed=16, count=300,
+                             extra=add_lut_softmax_cases(seed=23, count=300))
     assert not flags & BUILD_FLAG_MVE
 
 
@@ -274,6 +308,59 @@ def test_case_mix_reaches_the_vector_paths() -> None:
     assert any(c.a.size == 1 and c.b.size > 1 for c in muls) and any(c.in_place for c in muls)
     means = [c for c in batch if c.op == Op.MEAN]
     assert any(c.p.axes == (1, 2) and c.x.shape[1] * c.x.shape[2] > 256 for c in means)
+
+
+def test_add_lut_softmax_mix_reaches_the_vector_paths() -> None:
+    """ADD / SUB cases cover every broadcast form on either side, both ops with and without
+    tables, in place, rows off multiples of 4, input and output shifts of 0 and below, fused
+    clamps, the int16 kernels; LUT lengths below and above 16 off multiples of 16, in place;
+    SOFTMAX (int8 and int16 outputs) rows off multiples of 4 and 16, longer than 256, with
+    differences below diff_min."""
+    batch = add_lut_softmax_cases(seed=23, count=800)
+    adds = [c for c in batch if isinstance(c, AddCase) and c.op in (Op.ADD, Op.SUB)]
+    adds16 = [c for c in batch if isinstance(c, AddCase) and c.op in (Op.ADD16, Op.SUB16)]
+    assert {c.op for c in adds16} == {Op.ADD16, Op.SUB16}
+    assert any(c.a.size != c.b.size for c in adds16) and any(c.p.input1_offset for c in adds16)
+    assert any(c.a.size > 16 and c.a.size % 4 for c in adds16)
+    assert {(c.op, c.tables) for c in adds} == {(o, t) for o in (Op.ADD, Op.SUB)
+                                                for t in (True, False)}  # fmt: skip
+    forms = set()
+    for c in adds:
+        big, small = (c.a, c.b) if c.a.size >= c.b.size else (c.b, c.a)
+        side = c.a.size < c.b.size
+        if small.size == big.size:
+            forms.add(("same", False))
+        elif small.size == 1:
+            forms.add(("scalar" if big.size > 1 else "both scalar", side))
+        elif small.shape[3] == 1:
+            forms.add(("spatial", side))
+        else:
+            forms.add(("channel", side))
+    assert {f for f, _ in forms} == {"same", "scalar", "spatial", "channel"}
+    # rows shorter than a vector (the flat path): per pixel and per channel, C below 4
+    # (two wraps per step) and 4-15, output counts off multiples of 4
+    partial = [c for c in adds if c.a.shape != c.b.shape and min(c.a.size, c.b.size) > 1]
+    short = [(c, c.a.shape[3] == c.b.shape[3], max(c.a.shape[3], c.b.shape[3]))
+             for c in partial]  # (case, per channel, C)
+    assert any(not channel and 2 <= n < 4 for _, channel, n in short)
+    assert any(channel and 4 <= n < 16 for _, channel, n in short)
+    assert any(n < 16 and int(np.prod(c.out_shape)) % 4 for c, _, n in short)
+    assert {("channel", True), ("channel", False), ("spatial", True), ("spatial", False)} <= forms
+    assert any(c.in_place and c.a.size > 16 for c in adds)
+    assert any(c.a.shape[3] % 4 and c.a.shape[3] > 16 for c in adds)
+    assert any(c.p.output_shift == 0 for c in adds) and any(c.p.output_shift < 0 for c in adds)
+    assert any(c.p.input1_shift == 0 for c in adds) and any(c.p.input2_shift < -20 for c in adds)
+    assert any(c.p.activation_min > -128 for c in adds)
+    luts = [c for c in batch if isinstance(c, LutCase)]
+    assert any(c.x.size < 16 for c in luts) and any(c.x.size > 16 and c.x.size % 16
+                                                    for c in luts)  # fmt: skip
+    assert any(c.in_place for c in luts)
+    soft = [c for c in batch if isinstance(c, SoftmaxCase)]
+    assert {c.op for c in soft} == {Op.SOFTMAX, Op.SOFTMAX16}
+    assert any(c.x.shape[1] % 16 and c.x.shape[1] > 16 for c in soft)
+    assert any(c.x.shape[1] > 256 for c in soft) and any(c.x.shape[1] % 4 for c in soft)
+    assert any((c.x.astype(int) - c.x.max(axis=1, keepdims=True) < c.p.diff_min).any()
+               for c in soft)  # fmt: skip
 
 
 def test_depthwise_mix_reaches_the_row_dot_path() -> None:

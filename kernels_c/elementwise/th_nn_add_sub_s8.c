@@ -334,6 +334,11 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
         !multiplier_ok(quant->output_multiplier, quant->output_shift)) {
         return TH_ERR_ARG;
     }
+#if TH_NN_MVE
+    th_nn_add_sub_mve_s8(params, quant, input1_table, input2_table, &b, input1, input2, output,
+                         subtract);
+    return TH_OK;
+#endif
     add_consts k;
     k.in1_offset = params->input1_offset;
     k.in2_offset = params->input2_offset;

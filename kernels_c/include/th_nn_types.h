@@ -37,8 +37,9 @@
  *                 is used: CONV_2D and FULLY_CONNECTED run their MVE paths and take their
  *                 filters in the plain OHWI / [Cout, Cin] layout (K contiguous per output
  *                 channel, what VMLADAV wants); DEPTHWISE_CONV_2D, AVERAGE_POOL_2D,
- *                 MAX_POOL_2D, MUL and MEAN (over [R, C]) have MVE paths too (same scratch
- *                 rules); the other kernels keep their DSP paths. */
+ *                 MAX_POOL_2D, MUL, MEAN (over [R, C]), ADD and SUB (int8 and int16), the
+ *                 LUT activations (th_lut_s8) and int8 SOFTMAX have MVE paths too (same
+ *                 scratch rules); the other kernels keep their DSP paths. */
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && TH_NN_DSP_NATIVE && \
     !defined(TH_NN_FORCE_NO_MVE)
 #define TH_NN_MVE 1

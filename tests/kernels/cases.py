@@ -51,7 +51,14 @@ class Op(IntEnum):
     AVGPOOL = 30  # kernels/cases_ops.py: pools, MUL and MEAN
     MAXPOOL = 31
     MUL = 40
+    ADD = 41  # kernels/cases_ops.py: ADD / SUB (with and without the host's tables), LUT,
+    SUB = 42  # SOFTMAX, ADD / SUB int16
+    ADD16 = 43
+    SUB16 = 44
     MEAN = 50
+    LUT = 60
+    SOFTMAX = 61
+    SOFTMAX16 = 62  # int8 in, int16 out
     BUILD_FLAGS = 90
 
 

@@ -1,4 +1,5 @@
-"""Kernel test cases of the per-element kernels: AVERAGE_POOL_2D, MAX_POOL_2D, MUL, MEAN.
+"""Kernel test cases of the per-element kernels: AVERAGE_POOL_2D, MAX_POOL_2D, MUL, MEAN,
+ADD, SUB, LUT (th_lut_s8) and SOFTMAX (int8 -> int8).
 
 Same record format and rules as kernels/cases.py (expected outputs from the NumPy reference,
 `tinyhost.reference.ops`, never from the C code). Record layouts (ints, then blobs):
@@ -10,6 +11,16 @@ Same record format and rules as kernels/cases.py (expected outputs from the NumP
                  input2. flags bit 0: the output over input1.
   MEAN:          flags, input shape (4), axis mask, input zero point, output zero point,
                  multiplier, shift, output shape (4, kept dims); blob input.
+  ADD / SUB:     flags, shape1 (4), shape2 (4), output shape (4), input1_offset,
+                 input2_offset, output_offset, left_shift, input1 multiplier, shift, input2
+                 multiplier, shift, output multiplier, shift, act min max; blobs input1,
+                 input2 and, with flags bit 3, the host's two int32 tables
+                 (th_add_s8_tables). flags bit 0: the output over input1.
+  ADD16 / SUB16: as ADD / SUB with int16 inputs and output (blobs input1, input2), no
+                 tables, no in place.
+  LUT:           flags, n; blobs table (256), input. flags bit 0: in place.
+  SOFTMAX:       flags, rows, depth, input multiplier, input left shift, diff_min; blob
+                 input. SOFTMAX16: the same, int16 output (th_softmax_s8_s16).
 """
 
 from __future__ import annotations
@@ -19,15 +30,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.cases import FLAG_IN_PLACE, Draw, Op, encode_record
-from tinyhost.arith.elementwise import MulParams
+from tinyhost.arith.activations import SoftmaxParams, calculate_input_radius
+from tinyhost.arith.elementwise import AddParams, MulParams, add_input_tables
+from tinyhost.arith.fixedpoint import quantize_multiplier
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
-from tinyhost.reference.ops.elementwise import mul_int8
+from tinyhost.reference.ops.elementwise import add_int8, mul_int8, sub_int8
 from tinyhost.reference.ops.pool import avg_pool_int8, max_pool_int8
 from tinyhost.reference.ops.reduce import mean_int8
+from tinyhost.reference.ops.softmax import softmax_int8, softmax_int8_int16
 
 FLAG_NO_SCRATCH = 4
+FLAG_TABLES = 8
 OPS_PER_ELEMENT = (Op.AVGPOOL, Op.MAXPOOL, Op.MUL, Op.MEAN)
+OPS_ADD_LUT_SOFTMAX = (Op.ADD, Op.SUB, Op.LUT, Op.SOFTMAX, Op.ADD16, Op.SUB16, Op.SOFTMAX16)
+WIDE_OUTPUT = (Op.ADD16, Op.SUB16, Op.SOFTMAX16)  # int16 outputs
 
 
 @dataclass(frozen=True)
@@ -95,7 +112,85 @@ class MeanCase:
         return encode_record(case_id, self.op, ints, [self.x.astype(np.int8).tobytes()])
 
 
-OpCase = PoolCase | MulCase | MeanCase
+@dataclass(frozen=True)
+class AddCase:
+    """ADD or SUB (op; ADD16 / SUB16: int16 operands and output); tables: through
+    th_add_s8_tables with the host's input tables."""
+
+    op: Op
+    a: np.ndarray
+    b: np.ndarray
+    p: AddParams
+    in_place: bool = False
+    tables: bool = False
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        return tuple(np.broadcast_shapes(self.a.shape, self.b.shape))
+
+    def expected(self) -> np.ndarray:
+        """The output's bytes as int8 (int16 outputs little-endian, as the kernel writes)."""
+        out = (add_int8 if self.op in (Op.ADD, Op.ADD16) else sub_int8)(self.a, self.b, self.p)
+        return out.astype("<i2").view(np.int8) if self.op in (Op.ADD16, Op.SUB16) else out
+
+    def encode(self, case_id: int, interleaved: bool) -> bytes:
+        p = self.p
+        flags = (FLAG_IN_PLACE if self.in_place else 0) | (FLAG_TABLES if self.tables else 0)
+        ints = [flags, *self.a.shape, *self.b.shape, *self.out_shape, p.input1_offset,
+                p.input2_offset, p.output_offset, p.left_shift, p.input1_multiplier,
+                p.input1_shift, p.input2_multiplier, p.input2_shift, p.output_multiplier,
+                p.output_shift, p.activation_min, p.activation_max]
+        dtype = "<i2" if self.op in (Op.ADD16, Op.SUB16) else np.int8
+        blobs = [self.a.astype(dtype).tobytes(), self.b.astype(dtype).tobytes()]
+        if self.tables:
+            blobs += [t.astype("<i4").tobytes() for t in add_input_tables(p)]
+        return encode_record(case_id, self.op, ints, blobs)
+
+
+@dataclass(frozen=True)
+class LutCase:
+    op: Op
+    x: np.ndarray  # 1-D
+    table: np.ndarray  # 256 int8, indexed by (uint8)x
+    in_place: bool = False
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        return self.x.shape
+
+    def expected(self) -> np.ndarray:
+        return self.table[self.x.view(np.uint8)]
+
+    def encode(self, case_id: int, interleaved: bool) -> bytes:
+        return encode_record(case_id, self.op, [FLAG_IN_PLACE if self.in_place else 0,
+                                                self.x.size],
+                             [self.table.astype(np.int8).tobytes(),
+                              self.x.astype(np.int8).tobytes()])  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SoftmaxCase:
+    op: Op
+    x: np.ndarray  # [rows, depth]
+    p: SoftmaxParams
+
+    @property
+    def out_shape(self) -> tuple[int, ...]:
+        return self.x.shape
+
+    def expected(self) -> np.ndarray:
+        """The output's bytes as int8 (int16 outputs little-endian, as the kernel writes)."""
+        if self.op == Op.SOFTMAX16:
+            return softmax_int8_int16(self.x, self.p).astype("<i2").view(np.int8)
+        return softmax_int8(self.x, self.p)
+
+    def encode(self, case_id: int, interleaved: bool) -> bytes:
+        p = self.p
+        ints = [0, *self.x.shape, p.input_multiplier, p.input_left_shift, p.diff_min]
+        return encode_record(case_id, self.op, ints, [self.x.astype(np.int8).tobytes()])
+
+
+OpCase = PoolCase | MulCase | MeanCase | AddCase | LutCase | SoftmaxCase
 
 
 def _rng(draw: Draw) -> np.random.Generator:
@@ -155,7 +250,9 @@ def _multiplier(draw: Draw, lo: int, hi: int) -> tuple[int, int]:
     return m, shift
 
 
-def mul_case(draw: Draw) -> MulCase:
+def _binary_operands(draw: Draw) -> tuple[np.ndarray, np.ndarray]:
+    """Two int8 operands in one of the broadcast forms (same shape, per channel, scalar,
+    spatial, both scalar), either side broadcasting."""
     rng = _rng(draw)
     h, w, c = draw.int(1, 12), draw.int(1, 12), _channels(draw)
     shape = (1, h, w, c)
@@ -166,6 +263,11 @@ def mul_case(draw: Draw) -> MulCase:
         a = _int8(rng, other)
     if draw.bool(0.5):
         a, b = b, a
+    return a, b
+
+
+def mul_case(draw: Draw) -> MulCase:
+    a, b = _binary_operands(draw)
     m, shift = _multiplier(draw, -16, 2)
     lo, hi = _act(draw)
     p = MulParams(input1_offset=draw.int(-127, 128), input2_offset=draw.int(-127, 128),
@@ -188,9 +290,93 @@ def mean_case(draw: Draw) -> MeanCase:
     return MeanCase(Op.MEAN, _int8(rng, (n, h, w, c)), p)
 
 
+def _add_quant(draw: Draw) -> tuple[int, int, int, int, int, int, int]:
+    """(left_shift, m1, s1, m2, s2, mo, so): mostly as TFLM's CalculateOpDataAdd derives
+    them from random scales; sometimes any multiplier >= 0 and shift in [-31, 0] (the
+    kernels' whole range, left shifts 0 to 22)."""
+    if draw.bool(0.8):
+        rng = _rng(draw)
+        s1, s2, so = (float(np.float32(2.0 ** rng.uniform(-10, 2))) for _ in range(3))
+        twice_max = 2.0 * max(s1, s2)
+        m1, e1 = quantize_multiplier(s1 / twice_max)
+        m2, e2 = quantize_multiplier(s2 / twice_max)
+        real = twice_max / ((1 << 20) * so)
+        if not 0.0 < real < 1.0:
+            real = 0.75
+        mo, eo = quantize_multiplier(real)
+        return 20, m1, e1, m2, e2, mo, eo
+    def one() -> tuple[int, int]:
+        m = draw.int(0, (1 << 31) - 1) if draw.bool(0.3) else draw.int(1 << 30, (1 << 31) - 1)
+        return m, draw.int(-31, 0) if draw.bool(0.5) else draw.int(-3, 0)
+    (m1, e1), (m2, e2), (mo, eo) = one(), one(), one()
+    return draw.int(0, 22), m1, e1, m2, e2, mo, eo
+
+
+def add_case(draw: Draw, op: Op) -> AddCase:
+    """Every broadcast form of MUL's cases (same, per channel, scalar, spatial, both scalar,
+    either side), channel counts with tails, in place, with and without tables."""
+    a, b = _binary_operands(draw)
+    left, m1, e1, m2, e2, mo, eo = _add_quant(draw)
+    lo, hi = _act(draw)
+    p = AddParams(input1_offset=draw.int(-127, 128), input2_offset=draw.int(-127, 128),
+                  output_offset=draw.int(-128, 127), left_shift=left, input1_multiplier=m1,
+                  input1_shift=e1, input2_multiplier=m2, input2_shift=e2,
+                  output_multiplier=mo, output_shift=eo, activation_min=lo, activation_max=hi)
+    in_place = a.shape == tuple(np.broadcast_shapes(a.shape, b.shape)) and draw.bool(0.3)
+    return AddCase(op, a, b, p, in_place, tables=draw.bool(0.6))
+
+
+def add16_case(draw: Draw, op: Op) -> AddCase:
+    """int16 ADD / SUB: the broadcast forms of add_case, symmetric inputs and a left shift of
+    15 as TFLM's int16 kernels have them, or any offsets and left shifts in the kernel's
+    range; multipliers and shifts as add_case draws them."""
+    a8, b8 = _binary_operands(draw)
+    rng = _rng(draw)
+    a, b = (rng.integers(-32768, 32768, x.shape).astype(np.int16) for x in (a8, b8))
+    _, m1, e1, m2, e2, mo, eo = _add_quant(draw)
+    extreme = draw.bool(0.3)
+    def off() -> int:
+        return draw.int(-32767, 32768) if extreme else 0
+    lo, hi = (-32768, 32767) if draw.bool(0.6) else (draw.int(-32768, 0), draw.int(1, 32767))
+    p = AddParams(input1_offset=off(), input2_offset=off(), output_offset=off() // 2,
+                  left_shift=draw.int(0, 15) if extreme else 15, input1_multiplier=m1,
+                  input1_shift=e1, input2_multiplier=m2, input2_shift=e2,
+                  output_multiplier=mo, output_shift=eo, activation_min=lo, activation_max=hi)
+    return AddCase(op, a, b, p)
+
+
+def lut_case(draw: Draw) -> LutCase:
+    rng = _rng(draw)
+    n = draw.int(1, 40) if draw.bool(0.5) else draw.int(41, 3000)
+    return LutCase(Op.LUT, _int8(rng, (n,)), _int8(rng, (256,)), in_place=draw.bool(0.3))
+
+
+def softmax_case(draw: Draw, op: Op = Op.SOFTMAX) -> SoftmaxCase:
+    """Rows of 1 to 300 values (tails of every vector width), input scales from tiny to
+    large (diff_min cutting off most of a row or none), values spread or near the maximum."""
+    rng = _rng(draw)
+    rows, depth = draw.int(1, 4), (draw.int(1, 40) if draw.bool(0.6) else draw.int(41, 300))
+    scale = 2.0 ** rng.uniform(-8, 0)
+    real = min(scale * float(1 << 26), float((1 << 31) - 1))
+    multiplier, shift = quantize_multiplier(real)
+    p = SoftmaxParams(multiplier, shift, -calculate_input_radius(5, shift))
+    x = _int8(rng, (rows, depth))
+    if draw.bool(0.3):  # values near the maximum: many exps summed
+        x = np.clip(x // 16 + 100, -128, 127).astype(np.int8)
+    return SoftmaxCase(op, x, p)
+
+
 def op_case(draw: Draw, op: Op) -> OpCase:
     if op in (Op.AVGPOOL, Op.MAXPOOL):
         return pool_case(draw, op)
+    if op in (Op.ADD, Op.SUB):
+        return add_case(draw, op)
+    if op in (Op.ADD16, Op.SUB16):
+        return add16_case(draw, op)
+    if op == Op.LUT:
+        return lut_case(draw)
+    if op in (Op.SOFTMAX, Op.SOFTMAX16):
+        return softmax_case(draw, op)
     return mul_case(draw) if op == Op.MUL else mean_case(draw)
 
 
@@ -199,6 +385,6 @@ def fits_firmware(case: OpCase) -> bool:
     from kernels.target import ARENA_CAP, RECORD_CAP, RESULT_CAP
 
     record = len(case.encode(0, False))
-    out = int(np.prod(case.out_shape))
+    out = int(np.prod(case.out_shape)) * (2 if case.op in WIDE_OUTPUT else 1)
     return record <= RECORD_CAP and out + 32 <= RESULT_CAP and \
         3 * record + 2 * out + 512 <= ARENA_CAP

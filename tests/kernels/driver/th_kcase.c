@@ -20,12 +20,20 @@ enum {
     OP_MAXPOOL = 31,
     OP_MUL = 40,
     OP_MEAN = 50,
+    OP_ADD = 41,
+    OP_SUB = 42,
+    OP_ADD16 = 43,
+    OP_SUB16 = 44,
+    OP_LUT = 60,
+    OP_SOFTMAX = 61,
+    OP_SOFTMAX16 = 62,
     OP_BUILD_FLAGS = 90
 };
 
 #define FLAG_IN_PLACE 1
 #define FLAG_FAST_SCRATCH 2 /* dw: the scratch of th_dw_conv_3x3_s8_scratch_size_fast */
 #define FLAG_NO_SCRATCH 4   /* pools: no scratch given (the direct paths) */
+#define FLAG_TABLES 8       /* add/sub: the host's input tables (th_add_s8_tables) */
 #define MAX_INTS 64
 #define MAX_BLOBS 8
 
@@ -469,6 +477,169 @@ static run_result run_mean(const decoded_case *dc, const th_kalloc *mem)
     return rr;
 }
 
+/* The params of an add/sub record (ints 13-24, below). */
+static void add_params_at(const int32_t *v, th_add_params *p, th_add_quant *q)
+{
+    p->input1_offset = v[13];
+    p->input2_offset = v[14];
+    p->output_offset = v[15];
+    p->left_shift = v[16];
+    p->activation.min = v[23];
+    p->activation.max = v[24];
+    q->input1_multiplier = v[17];
+    q->input1_shift = v[18];
+    q->input2_multiplier = v[19];
+    q->input2_shift = v[20];
+    q->output_multiplier = v[21];
+    q->output_shift = v[22];
+}
+
+/* add/sub ints: flags, shape1(4), shape2(4), out(4), in1_offset, in2_offset, out_offset,
+ * left_shift, m1, s1, m2, s2, mo, so, act(2); blobs: input1, input2 and, with FLAG_TABLES,
+ * the two int32 tables. In place: the output over input1. */
+static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    const int tables = dc->n_ints > 0 && (dc->ints[0] & FLAG_TABLES);
+    if (dc->n_ints < 25 || dc->n_blobs != (tables ? 4u : 2u)) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const th_shape s1 = shape4_at(v + 1), s2 = shape4_at(v + 5), so = shape4_at(v + 9);
+    const int64_t len1 = (int64_t)s1.dims[0] * s1.dims[1] * s1.dims[2] * s1.dims[3];
+    const int64_t out_len = (int64_t)so.dims[0] * so.dims[1] * so.dims[2] * so.dims[3];
+    if (len1 != (int64_t)dc->blob_len[0] || out_len <= 0 ||
+        (tables && (dc->blob_len[2] != 1024u || dc->blob_len[3] != 1024u))) {
+        return rr;
+    }
+    int8_t *in1;
+    int8_t *output;
+    const int8_t *in2 = copy_blob(mem, dc, 1);
+    const int32_t *t1 = tables ? copy_blob(mem, dc, 2) : NULL;
+    const int32_t *t2 = tables ? copy_blob(mem, dc, 3) : NULL;
+    if (!io_buffers(mem, v[0] & FLAG_IN_PLACE, len1, out_len, &in1, &output) || in2 == NULL ||
+        (tables && (t1 == NULL || t2 == NULL))) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    memcpy(in1, dc->blob[0], (size_t)len1);
+    th_add_params p;
+    th_add_quant q;
+    add_params_at(v, &p, &q);
+    const th_context ctx = {NULL, 0};
+    th_kcase_before_kernel();
+    if (dc->op == OP_ADD) {
+        rr.status = tables ? th_add_s8_tables(&ctx, &p, &q, t1, t2, &s1, in1, &s2, in2, &so,
+                                              output)
+                           : th_add_s8(&ctx, &p, &q, &s1, in1, &s2, in2, &so, output);
+    } else {
+        rr.status = tables ? th_sub_s8_tables(&ctx, &p, &q, t1, t2, &s1, in1, &s2, in2, &so,
+                                              output)
+                           : th_sub_s8(&ctx, &p, &q, &s1, in1, &s2, in2, &so, output);
+    }
+    th_kcase_after_kernel();
+    rr.out = output;
+    rr.out_len = out_len;
+    return rr;
+}
+
+/* add16/sub16 ints: as add/sub (no tables, no in place); blobs: input1, input2 (int16). */
+static run_result run_add_sub16(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    if (dc->n_ints < 25 || dc->n_blobs != 2) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const th_shape s1 = shape4_at(v + 1), s2 = shape4_at(v + 5), so = shape4_at(v + 9);
+    const int64_t len1 = (int64_t)s1.dims[0] * s1.dims[1] * s1.dims[2] * s1.dims[3];
+    const int64_t out_len = (int64_t)so.dims[0] * so.dims[1] * so.dims[2] * so.dims[3];
+    if (2 * len1 != (int64_t)dc->blob_len[0] || out_len <= 0) {
+        return rr;
+    }
+    const int16_t *in1 = copy_blob(mem, dc, 0);
+    const int16_t *in2 = copy_blob(mem, dc, 1);
+    int16_t *output = mem->alloc(mem->self, (size_t)(2 * out_len));
+    if (in1 == NULL || in2 == NULL || output == NULL) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    th_add_params p;
+    th_add_quant q;
+    add_params_at(v, &p, &q);
+    const th_context ctx = {NULL, 0};
+    th_kcase_before_kernel();
+    rr.status = dc->op == OP_ADD16 ? th_add_s16(&ctx, &p, &q, &s1, in1, &s2, in2, &so, output)
+                                   : th_sub_s16(&ctx, &p, &q, &s1, in1, &s2, in2, &so, output);
+    th_kcase_after_kernel();
+    rr.out = (const int8_t *)output;
+    rr.out_len = 2 * out_len;
+    return rr;
+}
+
+/* lut ints: flags, n; blobs: table (256), input. In place: the output over the input. */
+static run_result run_lut(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    if (dc->n_ints < 2 || dc->n_blobs != 2 || dc->blob_len[0] != 256u ||
+        dc->ints[1] != (int32_t)dc->blob_len[1]) {
+        return rr;
+    }
+    const int64_t n = dc->ints[1];
+    const int8_t *table = copy_blob(mem, dc, 0);
+    int8_t *input;
+    int8_t *output;
+    if (table == NULL || !io_buffers(mem, dc->ints[0] & FLAG_IN_PLACE, n, n, &input, &output)) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    memcpy(input, dc->blob[1], (size_t)n);
+    th_kcase_before_kernel();
+    rr.status = th_lut_s8(NULL, table, (int32_t)n, input, output);
+    th_kcase_after_kernel();
+    rr.out = output;
+    rr.out_len = n;
+    return rr;
+}
+
+/* softmax ints: flags, rows, depth, input_multiplier, input_left_shift, diff_min; blob:
+ * input. OP_SOFTMAX16: int16 output (th_softmax_s8_s16). */
+static run_result run_softmax(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    if (dc->n_ints < 6 || dc->n_blobs != 1) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const int64_t n = (int64_t)v[1] * v[2];
+    if (n <= 0 || n != (int64_t)dc->blob_len[0]) {
+        return rr;
+    }
+    const int wide = dc->op == OP_SOFTMAX16;
+    const int8_t *input = copy_blob(mem, dc, 0);
+    void *output = mem->alloc(mem->self, (size_t)(wide ? 2 * n : n));
+    if (input == NULL || output == NULL) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    th_shape shape;
+    shape.rank = 2;
+    shape.dims[0] = v[1];
+    shape.dims[1] = v[2];
+    th_softmax_params p;
+    p.input_multiplier = v[3];
+    p.input_left_shift = v[4];
+    p.diff_min = v[5];
+    const th_context ctx = {NULL, 0};
+    th_kcase_before_kernel();
+    rr.status = wide ? th_softmax_s8_s16(&ctx, &p, &shape, input, output)
+                     : th_softmax_s8(&ctx, &p, &shape, input, output);
+    th_kcase_after_kernel();
+    rr.out = output;
+    rr.out_len = wide ? 2 * n : n;
+    return rr;
+}
+
 size_t th_kcase_run(const uint8_t *record, size_t record_len, const th_kalloc *mem,
                     uint8_t *out, size_t out_cap)
 {
@@ -500,6 +671,21 @@ size_t th_kcase_run(const uint8_t *record, size_t record_len, const th_kalloc *m
             break;
         case OP_MEAN:
             rr = run_mean(&dc, mem);
+            break;
+        case OP_ADD:
+        case OP_SUB:
+            rr = run_add_sub(&dc, mem);
+            break;
+        case OP_ADD16:
+        case OP_SUB16:
+            rr = run_add_sub16(&dc, mem);
+            break;
+        case OP_LUT:
+            rr = run_lut(&dc, mem);
+            break;
+        case OP_SOFTMAX:
+        case OP_SOFTMAX16:
+            rr = run_softmax(&dc, mem);
             break;
         case OP_BUILD_FLAGS:
             flags_value = th_nn_build_flags();
