@@ -1464,12 +1464,20 @@ static void mve_dw_stage(int8_t *plane, const mve_dw_geom *geo, const int8_t *in
 }
 
 /* Whether the interior is whole input rows (no column of the input outside the plane), so
- * mve_dw_stage_rows can stage it: the rows are consecutive in the input. */
+ * mve_dw_stage_rows can stage it: the rows are consecutive in the input. The plane may end
+ * before the input's last rows (a negative bottom padding: rows no output reads). */
 static int mve_dw_whole_rows(const mve_dw_geom *geo, const th_dims *input_dims,
                              const th_dw_conv_params *params)
 {
-    return params->padding.w + input_dims->w <= geo->pw &&
-           params->padding.h + input_dims->h <= geo->ph && input_dims->c <= 9000;
+    return params->padding.w + input_dims->w <= geo->pw && params->padding.h < geo->ph &&
+           input_dims->c <= 9000;
+}
+
+/* The input rows a whole-rows interior stages: those above the plane's end. */
+static int32_t mve_dw_staged_rows(const mve_dw_geom *geo, const th_dims *input_dims,
+                                  const th_dw_conv_params *params)
+{
+    return TH_MIN(input_dims->h, geo->ph - params->padding.h);
 }
 
 /* Input channel ic of one batch into the plane's interior (whole rows): eight pixels per
@@ -1484,7 +1492,8 @@ static void mve_dw_stage_rows(int8_t *plane, const mve_dw_geom *geo, const int8_
     const mve_pred16_t p = vctp16q((uint32_t)(in_w & 7));
     const int8_t *src = in_b + ic;
     int8_t *row = plane + (int64_t)params->padding.h * geo->pw + params->padding.w;
-    for (int32_t y = 0; y < input_dims->h; y++, row += geo->pw) {
+    const int32_t rows = mve_dw_staged_rows(geo, input_dims, params);
+    for (int32_t y = 0; y < rows; y++, row += geo->pw) {
         int8_t *d = row;
         for (int32_t k = 0; k < full; k++, src += 8 * cin, d += 8) {
             vstrbq_s16(d, vldrbq_gather_offset_s16(src, offs));
@@ -1503,9 +1512,13 @@ static void mve_dw_stage_rows(int8_t *plane, const mve_dw_geom *geo, const int8_
 static int32_t mve_dw_run_table(uint16_t *tab, int32_t room, const mve_dw_geom *geo,
                                 const th_dims *input_dims, const th_dw_conv_params *params)
 {
-    const int32_t in_h = input_dims->h, in_w = input_dims->w;
+    const int32_t in_w = input_dims->w;
     const int32_t top = params->padding.h, left = params->padding.w;
-    if (!mve_dw_whole_rows(geo, input_dims, params) || (int64_t)in_h * in_w > room ||
+    if (!mve_dw_whole_rows(geo, input_dims, params)) {
+        return 0;
+    }
+    const int32_t in_h = mve_dw_staged_rows(geo, input_dims, params);
+    if ((int64_t)in_h * in_w > room ||
         (int64_t)geo->ph * geo->pw > 65536) {
         return 0;
     }
