@@ -2240,28 +2240,32 @@ mve_dw_dot_2x2(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
     }
 }
 
-/* ---- more than 32 taps in rows of at most 16 (5x15, 7x7, 9x9, ...; dilation 1 along the row) --
+/* ---- more than 32 taps in rows of at most 16 (5x15, 7x7, 9x9, 14x13 dilated, ...) ----------
  * Per output and filter row one zero-predicated VLDRB of the row's KW bytes (contiguous in the
- * plane) and one VMLADAVA against that row's taps, four outputs of the flattened output plane a
- * step, each filter row's taps (a per-channel table of 16-byte rows, at most 16 rows) loaded
- * once for the four; the four sums requantized as one vector, the last step predicated. */
+ * plane; dilation along the row: a VLDRB.8 gather at offsets kx * DW, the row spanning at most
+ * 256 bytes) and one VMLADAVA against that row's taps, four outputs of the flattened output
+ * plane a step, each filter row's taps (a per-channel table of 16-byte rows, at most 16 rows)
+ * loaded once for the four; the four sums requantized as one vector, the last step predicated. */
 #define MVE_DW_ROWDOT_ROWS 16
 
 static int mve_dw_rowdot_applies(const mve_dw_geom *g)
 {
     return g->kh * g->kw > MVE_DW_TAB_TAPS && g->kw <= 16 && g->kh <= MVE_DW_ROWDOT_ROWS &&
-           g->dw == 1;
+           (g->kw - 1) * g->dw <= 255;
 }
 
 TH_INLINE void mve_dw_rowdot_channel(const int8_t *plane, const mve_dw_geom *geo,
                                      const int8_t (*rows)[16], int32_t oc_stride, int32_t start,
                                      int32_t multiplier, int32_t shift, const th_mve_out *o,
-                                     const th_dims *output_dims, int8_t *out, const int neg)
+                                     const th_dims *output_dims, int8_t *out, const int neg,
+                                     const int gathered)
 {
     const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const int32_t ow = output_dims->w, total = output_dims->h * ow;
     const int32_t row_step = geo->dh * geo->pw, y_step = geo->sh * geo->pw, sw = geo->sw;
     const mve_pred16_t p = vctp8q((uint32_t)geo->kw);
+    /* the row's taps kx * DW apart (lanes past KW: 0, predicated off) */
+    const uint8x16_t taps = vmulq_n_u8(vidupq_n_u8(0, 1), (uint8_t)(gathered ? geo->dw : 1));
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     const int8_t *row = plane, *next = plane;
     int32_t ox = 0;
@@ -2281,10 +2285,17 @@ TH_INLINE void mve_dw_rowdot_channel(const int8_t *plane, const mve_dw_geom *geo
         int32_t a0 = start, a1 = start, a2 = start, a3 = start;
         for (int32_t ky = 0, off = 0; ky < geo->kh; ky++, off += row_step) {
             const int8x16_t w = vldrbq_s8(rows[ky]);
-            a0 = vmladavaq_s8(a0, vldrbq_z_s8(b[0] + off, p), w);
-            a1 = vmladavaq_s8(a1, vldrbq_z_s8(b[1] + off, p), w);
-            a2 = vmladavaq_s8(a2, vldrbq_z_s8(b[2] + off, p), w);
-            a3 = vmladavaq_s8(a3, vldrbq_z_s8(b[3] + off, p), w);
+            if (gathered) {
+                a0 = vmladavaq_s8(a0, vldrbq_gather_offset_z_s8(b[0] + off, taps, p), w);
+                a1 = vmladavaq_s8(a1, vldrbq_gather_offset_z_s8(b[1] + off, taps, p), w);
+                a2 = vmladavaq_s8(a2, vldrbq_gather_offset_z_s8(b[2] + off, taps, p), w);
+                a3 = vmladavaq_s8(a3, vldrbq_gather_offset_z_s8(b[3] + off, taps, p), w);
+            } else {
+                a0 = vmladavaq_s8(a0, vldrbq_z_s8(b[0] + off, p), w);
+                a1 = vmladavaq_s8(a1, vldrbq_z_s8(b[1] + off, p), w);
+                a2 = vmladavaq_s8(a2, vldrbq_z_s8(b[2] + off, p), w);
+                a3 = vmladavaq_s8(a3, vldrbq_z_s8(b[3] + off, p), w);
+            }
         }
         vstrbq_scatter_offset_p_s32(
             out, out_offs, th_mve_requantize_n(lanes4(a0, a1, a2, a3), multiplier, shift, neg, &oc),
@@ -2309,12 +2320,19 @@ mve_dw_rowdot(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
             }
         }
         const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
-        if (sh < 0) {
-            mve_dw_rowdot_channel(k->plane, k->geo, (const int8_t (*)[16])rows, oc_total, start,
-                                  m, sh, &k->o, k->output_dims, out_b + oc, 1);
+        const int8_t (*r)[16] = (const int8_t (*)[16])rows;
+        if (k->geo->dw > 1 && sh < 0) {
+            mve_dw_rowdot_channel(k->plane, k->geo, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, 1, 1);
+        } else if (k->geo->dw > 1) {
+            mve_dw_rowdot_channel(k->plane, k->geo, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, 0, 1);
+        } else if (sh < 0) {
+            mve_dw_rowdot_channel(k->plane, k->geo, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, 1, 0);
         } else {
-            mve_dw_rowdot_channel(k->plane, k->geo, (const int8_t (*)[16])rows, oc_total, start,
-                                  m, sh, &k->o, k->output_dims, out_b + oc, 0);
+            mve_dw_rowdot_channel(k->plane, k->geo, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, 0, 0);
         }
     }
 }
