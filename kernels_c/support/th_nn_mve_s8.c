@@ -2080,11 +2080,9 @@ typedef struct {
 /* Channel oc's preparation: its input channel staged (the first of its ch_mult outputs), its
  * taps (wv: 0..15, wv2: 16..31, from the tap table, filled per 8 channels; taps <= 32) and
  * the folded start bias + input_offset * sum of its taps, returned. */
-TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
-                                 int8x16_t *wv, int8x16_t *wv2)
+TH_INLINE void mve_dw_channel_stage(const mve_dw_call *k, const int8_t *in_b, int32_t oc)
 {
-    const int32_t mult_ch = k->params->ch_mult, oc_total = k->output_dims->c;
-    const int32_t taps = k->geo->kh * k->geo->kw;
+    const int32_t mult_ch = k->params->ch_mult;
     if (mult_ch == 1 || oc % mult_ch == 0) {
         const int32_t ic = mult_ch == 1 ? oc : oc / mult_ch;
         if (k->run > 0) {
@@ -2095,6 +2093,21 @@ TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32
             mve_dw_stage(k->plane, k->geo, in_b, k->input_dims, k->params, ic);
         }
     }
+}
+
+/* The folded start of channel oc given the sum of its taps. */
+TH_INLINE int32_t mve_dw_start(const mve_dw_call *k, int32_t oc, uint32_t wsum)
+{
+    return (int32_t)((k->bias != NULL ? (uint32_t)k->bias[oc] : 0u) +
+                     (uint32_t)k->params->input_offset * wsum);
+}
+
+TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
+                                 int8x16_t *wv, int8x16_t *wv2)
+{
+    const int32_t oc_total = k->output_dims->c;
+    const int32_t taps = k->geo->kh * k->geo->kw;
+    mve_dw_channel_stage(k, in_b, oc);
     uint32_t wsum = 0;
     if (taps <= MVE_DW_TAB_TAPS) {
         if (oc % 8 == 0) {
@@ -2110,8 +2123,7 @@ TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32
             wsum += (uint32_t)(int32_t)k->filter[(int64_t)t * oc_total + oc];
         }
     }
-    return (int32_t)((k->bias != NULL ? (uint32_t)k->bias[oc] : 0u) +
-                     (uint32_t)k->params->input_offset * wsum);
+    return mve_dw_start(k, oc, wsum);
 }
 
 /* ---- 3x3, stride 1, dilation 1, planes at most 84 wide: 2x2 output blocks -----------------
@@ -2240,99 +2252,211 @@ mve_dw_dot_2x2(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
     }
 }
 
-/* ---- more than 32 taps in rows of at most 16 (5x15, 7x7, 9x9, 14x13 dilated, ...) ----------
- * Per output and filter row one zero-predicated VLDRB of the row's KW bytes (contiguous in the
- * plane; dilation along the row: a VLDRB.8 gather at offsets kx * DW, the row spanning at most
- * 256 bytes) and one VMLADAVA against that row's taps, four outputs of the flattened output
- * plane a step, each filter row's taps (a per-channel table of 16-byte rows, at most 16 rows)
- * loaded once for the four; the four sums requantized as one vector, the last step predicated. */
-#define MVE_DW_ROWDOT_ROWS 16
+/* ---- more than 32 taps (5x15, 7x7, 12x5, 14x13 dilated, ...): by groups of taps -----------
+ * The taps are split into groups of at most 16: the filter's rows (contiguous in the plane when
+ * DW is 1) or runs of 16 taps in raster order (any dilation; each run within 256 bytes of the
+ * plane from its first tap). Per output and group one VLDRB of the group's bytes (a row: one
+ * contiguous load, zero-predicated where it would end past the plane; else a VLDRB.8 gather at
+ * the group's offsets, lanes past the group at offset 0) and one VMLADAVA against the group's
+ * weights (a per-channel table of 16-byte rows, 0 past the group), four outputs of the
+ * flattened output plane a step sharing each group's weights; the four sums requantized as one
+ * vector, the last step predicated. Raster runs are used where they are fewer gathers than
+ * rows are loads (dilated rows, or at most half as many groups as rows). */
+#define MVE_DW_GROUPS 16
 
-static int mve_dw_rowdot_applies(const mve_dw_geom *g)
+typedef struct {
+    uint8_t offs[MVE_DW_GROUPS][16]; /* gathered: lane j's offset from the group's first tap */
+    int32_t delta[MVE_DW_GROUPS];    /* first tap's plane offset minus the previous group's */
+    int32_t len;                     /* taps per group (group gi: taps gi * len, ...) */
+    int32_t groups;
+    int mode; /* MVE_DW_ROWS (DW 1: contiguous loads), MVE_DW_ROWS_GATHERED or MVE_DW_RUNS */
+} mve_dw_groups;
+
+#define MVE_DW_ROWS 0
+#define MVE_DW_ROWS_GATHERED 1 /* the rows at offsets kx * DW: the groups' common offsets */
+#define MVE_DW_RUNS 2
+
+/* The groups of a filter as rows (per_row) or runs of 16 taps; 0 if they do not fit (more
+ * than 16 groups or rows longer than 16 taps, or a group spanning more than 256 bytes). */
+static int mve_dw_groups_fill(mve_dw_groups *t, const mve_dw_geom *g, int per_row)
 {
-    return g->kh * g->kw > MVE_DW_TAB_TAPS && g->kw <= 16 && g->kh <= MVE_DW_ROWDOT_ROWS &&
-           (g->kw - 1) * g->dw <= 255;
+    const int32_t taps = g->kh * g->kw, len = per_row ? g->kw : 16;
+    t->len = len;
+    t->groups = (taps + len - 1) / len;
+    t->mode = !per_row ? MVE_DW_RUNS : g->dw > 1 ? MVE_DW_ROWS_GATHERED : MVE_DW_ROWS;
+    if (t->groups > MVE_DW_GROUPS || len > 16) {
+        return 0;
+    }
+    int32_t prev = 0;
+    for (int32_t gi = 0; gi < t->groups; gi++) {
+        const int32_t first = gi * len, base = mve_dw_tap_offset(g, first);
+        for (int32_t j = 0; j < 16; j++) {
+            const int32_t off =
+                j < TH_MIN(len, taps - first) ? mve_dw_tap_offset(g, first + j) - base : 0;
+            if (off > 255) {
+                return 0;
+            }
+            t->offs[gi][j] = (uint8_t)off;
+        }
+        t->delta[gi] = base - prev;
+        prev = base;
+    }
+    return 1;
+}
+
+/* The groups the filter takes (0 if neither fits): runs where they cost fewer instructions
+ * than rows (about 17 per run and four outputs, 14 per row), else rows. */
+static int mve_dw_groups_pick(mve_dw_groups *t, const mve_dw_geom *g)
+{
+    if (g->kh * g->kw <= MVE_DW_TAB_TAPS) {
+        return 0;
+    }
+    if (mve_dw_groups_fill(t, g, 0) &&
+        (17 * t->groups < 14 * g->kh || g->kw > 16 || g->kh > MVE_DW_GROUPS)) {
+        return 1;
+    }
+    return mve_dw_groups_fill(t, g, 1);
 }
 
 TH_INLINE void mve_dw_rowdot_channel(const int8_t *plane, const mve_dw_geom *geo,
-                                     const int8_t (*rows)[16], int32_t oc_stride, int32_t start,
-                                     int32_t multiplier, int32_t shift, const th_mve_out *o,
+                                     const mve_dw_groups *t, const int8_t (*rows)[16],
+                                     int32_t oc_stride, int32_t start, int32_t multiplier,
+                                     int32_t shift, const th_mve_out *o,
                                      const th_dims *output_dims, int8_t *out, const int neg,
-                                     const int gathered)
+                                     const int mode)
 {
     const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const int32_t ow = output_dims->w, total = output_dims->h * ow;
     const int32_t row_step = geo->dh * geo->pw, y_step = geo->sh * geo->pw, sw = geo->sw;
     const mve_pred16_t p = vctp8q((uint32_t)geo->kw);
-    /* the row's taps kx * DW apart (lanes past KW: 0, predicated off) */
-    const uint8x16_t taps = vmulq_n_u8(vidupq_n_u8(0, 1), (uint8_t)(gathered ? geo->dw : 1));
+    const uint8x16_t row_offs = vld1q_u8(t->offs[0]); /* (rows gathered: every row's) */
+    /* contiguous rows: a window whose 16-byte reads all end inside the plane is read without
+     * a predicate (bytes past KW meet weight 0) */
+    const int64_t whole_end =
+        (int64_t)geo->ph * geo->pw - 16 - (int64_t)(geo->kh - 1) * row_step;
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     const int8_t *row = plane, *next = plane;
     int32_t ox = 0;
     for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride) {
         const int32_t n = TH_MIN(4, total - q);
-        const int8_t *b[4];
-        for (int32_t j = 0; j < 4; j++) {
-            b[j] = j < n ? next : b[0];
-            if (j < n && ++ox == ow) {
-                ox = 0;
-                row += y_step;
-                next = row;
-            } else if (j < n) {
-                next += sw;
+        const int8_t *b0, *b1, *b2, *b3;
+        if (ox + 4 < ow) { /* four outputs inside one output row */
+            b0 = next;
+            b1 = b0 + sw;
+            b2 = b1 + sw;
+            b3 = b2 + sw;
+            next = b3 + sw;
+            ox += 4;
+        } else {
+            const int8_t *b[4];
+            for (int32_t j = 0; j < 4; j++) {
+                b[j] = j < n ? next : b[0];
+                if (j < n && ++ox == ow) {
+                    ox = 0;
+                    row += y_step;
+                    next = row;
+                } else if (j < n) {
+                    next += sw;
+                }
             }
+            b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
         }
         int32_t a0 = start, a1 = start, a2 = start, a3 = start;
-        for (int32_t ky = 0, off = 0; ky < geo->kh; ky++, off += row_step) {
-            const int8x16_t w = vldrbq_s8(rows[ky]);
-            if (gathered) {
-                a0 = vmladavaq_s8(a0, vldrbq_gather_offset_z_s8(b[0] + off, taps, p), w);
-                a1 = vmladavaq_s8(a1, vldrbq_gather_offset_z_s8(b[1] + off, taps, p), w);
-                a2 = vmladavaq_s8(a2, vldrbq_gather_offset_z_s8(b[2] + off, taps, p), w);
-                a3 = vmladavaq_s8(a3, vldrbq_gather_offset_z_s8(b[3] + off, taps, p), w);
-            } else {
-                a0 = vmladavaq_s8(a0, vldrbq_z_s8(b[0] + off, p), w);
-                a1 = vmladavaq_s8(a1, vldrbq_z_s8(b[1] + off, p), w);
-                a2 = vmladavaq_s8(a2, vldrbq_z_s8(b[2] + off, p), w);
-                a3 = vmladavaq_s8(a3, vldrbq_z_s8(b[3] + off, p), w);
+        if (mode == MVE_DW_ROWS_GATHERED) {
+            for (int32_t ky = 0; ky < geo->kh; ky++, b0 += row_step, b1 += row_step,
+                         b2 += row_step, b3 += row_step) {
+                const int8x16_t w = vldrbq_s8(rows[ky]);
+                a0 = vmladavaq_s8(a0, vldrbq_gather_offset_s8(b0, row_offs), w);
+                a1 = vmladavaq_s8(a1, vldrbq_gather_offset_s8(b1, row_offs), w);
+                a2 = vmladavaq_s8(a2, vldrbq_gather_offset_s8(b2, row_offs), w);
+                a3 = vmladavaq_s8(a3, vldrbq_gather_offset_s8(b3, row_offs), w);
+            }
+        } else if (mode == MVE_DW_RUNS) {
+            for (int32_t gi = 0; gi < t->groups; gi++) {
+                const int32_t d = t->delta[gi];
+                b0 += d, b1 += d, b2 += d, b3 += d;
+                const uint8x16_t offs = vld1q_u8(t->offs[gi]);
+                const int8x16_t w = vldrbq_s8(rows[gi]);
+                a0 = vmladavaq_s8(a0, vldrbq_gather_offset_s8(b0, offs), w);
+                a1 = vmladavaq_s8(a1, vldrbq_gather_offset_s8(b1, offs), w);
+                a2 = vmladavaq_s8(a2, vldrbq_gather_offset_s8(b2, offs), w);
+                a3 = vmladavaq_s8(a3, vldrbq_gather_offset_s8(b3, offs), w);
+            }
+        } else if (b3 - plane <= whole_end) { /* (b3: the last window) */
+            for (int32_t ky = 0; ky < geo->kh; ky++, b0 += row_step, b1 += row_step,
+                         b2 += row_step, b3 += row_step) {
+                const int8x16_t w = vldrbq_s8(rows[ky]);
+                a0 = vmladavaq_s8(a0, vldrbq_s8(b0), w);
+                a1 = vmladavaq_s8(a1, vldrbq_s8(b1), w);
+                a2 = vmladavaq_s8(a2, vldrbq_s8(b2), w);
+                a3 = vmladavaq_s8(a3, vldrbq_s8(b3), w);
+            }
+        } else {
+            for (int32_t ky = 0; ky < geo->kh; ky++, b0 += row_step, b1 += row_step,
+                         b2 += row_step, b3 += row_step) {
+                const int8x16_t w = vldrbq_s8(rows[ky]);
+                a0 = vmladavaq_s8(a0, vldrbq_z_s8(b0, p), w);
+                a1 = vmladavaq_s8(a1, vldrbq_z_s8(b1, p), w);
+                a2 = vmladavaq_s8(a2, vldrbq_z_s8(b2, p), w);
+                a3 = vmladavaq_s8(a3, vldrbq_z_s8(b3, p), w);
             }
         }
-        vstrbq_scatter_offset_p_s32(
-            out, out_offs, th_mve_requantize_n(lanes4(a0, a1, a2, a3), multiplier, shift, neg, &oc),
-            vctp32q((uint32_t)n));
+        const int32x4_t v =
+            th_mve_requantize_n(lanes4(a0, a1, a2, a3), multiplier, shift, neg, &oc);
+        if (n == 4) {
+            vstrbq_scatter_offset_s32(out, out_offs, v);
+        } else {
+            vstrbq_scatter_offset_p_s32(out, out_offs, v, vctp32q((uint32_t)n));
+        }
     }
 }
 
-/* Every channel of one batch by filter rows (mve_dw_rowdot_applies): the channel's taps into
- * the tap table's 256 bytes as 16-byte rows, then its outputs. */
+/* Every channel of one batch by groups of taps (t: mve_dw_groups_pick): the channel's taps
+ * into the tap table's 256 bytes as 16-byte rows, one per group, then its outputs. */
 static void __attribute__((noinline))
-mve_dw_rowdot(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
+mve_dw_rowdot(const mve_dw_call *k, const mve_dw_groups *t, const int8_t *in_b, int8_t *out_b)
 {
-    const int32_t oc_total = k->output_dims->c, kh = k->geo->kh, kw = k->geo->kw;
+    const int32_t oc_total = k->output_dims->c;
     int8_t (*rows)[16] = (int8_t (*)[16])(void *)k->tap_tab;
+    th_nn_mve_fill(&rows[0][0], 0, 16 * MVE_DW_GROUPS); /* taps past each group: 0 */
+    /* a group's taps, 8 a gather, C apart in the filter (offsets fit 16 bits: C < 4096) */
+    const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)oc_total);
     for (int32_t oc = 0; oc < oc_total; oc++) {
-        int8x16_t wv, wv2;
-        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
-        const int8_t *w = k->filter + oc;
-        for (int32_t ky = 0; ky < kh; ky++) {
-            for (int32_t kx = 0; kx < kw; kx++, w += oc_total) {
-                rows[ky][kx] = *w;
+        mve_dw_channel_stage(k, in_b, oc);
+        int32_t wsum = 0;
+        for (int32_t gi = 0, left = k->geo->kh * k->geo->kw; gi < t->groups; gi++) {
+            const int32_t n = TH_MIN(t->len, left);
+            const int8_t *w = k->filter + (int64_t)gi * t->len * oc_total + oc;
+            if (oc_total < 4096) {
+                const int16x8_t lo = vldrbq_gather_offset_z_s16(w, offs, vctp16q((uint32_t)n));
+                vstrbq_s16(rows[gi], lo);
+                wsum = vaddvaq_s16(wsum, lo);
+                if (n > 8) {
+                    const int16x8_t hi = vldrbq_gather_offset_z_s16(
+                        w + 8 * oc_total, offs, vctp16q((uint32_t)(n - 8)));
+                    vstrbq_s16(rows[gi] + 8, hi);
+                    wsum = vaddvaq_s16(wsum, hi);
+                }
+            } else {
+                for (int32_t j = 0; j < n; j++) {
+                    rows[gi][j] = w[(int64_t)j * oc_total];
+                    wsum += w[(int64_t)j * oc_total];
+                }
             }
+            left -= n;
         }
+        const int32_t start = mve_dw_start(k, oc, (uint32_t)wsum);
         const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
         const int8_t (*r)[16] = (const int8_t (*)[16])rows;
-        if (k->geo->dw > 1 && sh < 0) {
-            mve_dw_rowdot_channel(k->plane, k->geo, r, oc_total, start, m, sh, &k->o,
-                                  k->output_dims, out_b + oc, 1, 1);
-        } else if (k->geo->dw > 1) {
-            mve_dw_rowdot_channel(k->plane, k->geo, r, oc_total, start, m, sh, &k->o,
-                                  k->output_dims, out_b + oc, 0, 1);
-        } else if (sh < 0) {
-            mve_dw_rowdot_channel(k->plane, k->geo, r, oc_total, start, m, sh, &k->o,
-                                  k->output_dims, out_b + oc, 1, 0);
+        if (t->mode == MVE_DW_RUNS) {
+            mve_dw_rowdot_channel(k->plane, k->geo, t, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, sh < 0, MVE_DW_RUNS);
+        } else if (t->mode == MVE_DW_ROWS_GATHERED) {
+            mve_dw_rowdot_channel(k->plane, k->geo, t, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, sh < 0, MVE_DW_ROWS_GATHERED);
         } else {
-            mve_dw_rowdot_channel(k->plane, k->geo, r, oc_total, start, m, sh, &k->o,
-                                  k->output_dims, out_b + oc, 0, 0);
+            mve_dw_rowdot_channel(k->plane, k->geo, t, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, sh < 0, MVE_DW_ROWS);
         }
     }
 }
@@ -2458,6 +2582,8 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     k.tap_tab = tap_tab;
     k.o = o;
     th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
+    mve_dw_groups groups;
+    const int grouped = mve_dw_groups_pick(&groups, &geo);
     const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
     const int64_t out_batch = (int64_t)output_dims->h * output_dims->w * oc_total;
     if (dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4) {
@@ -2480,8 +2606,8 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
-        if (mve_dw_rowdot_applies(&geo)) {
-            mve_dw_rowdot(&k, in_b, out_b);
+        if (grouped) {
+            mve_dw_rowdot(&k, &groups, in_b, out_b);
             continue;
         }
         if (mve_dw_2x2_applies(&geo) && !flat) { /* (narrow outputs: flattened, cheaper) */
