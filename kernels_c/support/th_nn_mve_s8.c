@@ -2080,7 +2080,7 @@ typedef struct {
 /* Channel oc's preparation: its input channel staged (the first of its ch_mult outputs), its
  * taps (wv: 0..15, wv2: 16..31, from the tap table, filled per 8 channels; taps <= 32) and
  * the folded start bias + input_offset * sum of its taps, returned. */
-TH_INLINE void mve_dw_channel_stage(const mve_dw_call *k, const int8_t *in_b, int32_t oc)
+static void mve_dw_channel_stage(const mve_dw_call *k, const int8_t *in_b, int32_t oc)
 {
     const int32_t mult_ch = k->params->ch_mult;
     if (mult_ch == 1 || oc % mult_ch == 0) {
