@@ -1493,6 +1493,21 @@ static void mve_dw_stage_rows(int8_t *plane, const mve_dw_geom *geo, const int8_
     const int8_t *src = in_b + ic;
     int8_t *row = plane + (int64_t)params->padding.h * geo->pw + params->padding.w;
     const int32_t rows = mve_dw_staged_rows(geo, input_dims, params);
+    if (in_w >= 8) {
+        /* the row's last 1-7 pixels as the last eight (rewriting a few, no predicate) */
+        const int64_t back = (int64_t)(in_w - 8) * cin, row_in = (int64_t)in_w * cin;
+        for (int32_t y = 0; y < rows; y++, row += geo->pw, src += row_in) {
+            int8_t *d = row;
+            const int8_t *sp = src;
+            for (int32_t k = 0; k < full; k++, sp += 8 * cin, d += 8) {
+                vstrbq_s16(d, vldrbq_gather_offset_s16(sp, offs));
+            }
+            if (in_w & 7) {
+                vstrbq_s16(row + in_w - 8, vldrbq_gather_offset_s16(src + back, offs));
+            }
+        }
+        return;
+    }
     for (int32_t y = 0; y < rows; y++, row += geo->pw) {
         int8_t *d = row;
         for (int32_t k = 0; k < full; k++, src += 8 * cin, d += 8) {
@@ -2554,7 +2569,10 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     }
     const uint8x16_t dot_offs = taps_v.offs;
     uint16_t flat_tab[MVE_DW_FLAT_MAX + 3]; /* then the staging run's table */
-    const int flat = dot && output_dims->w < 8 &&
+    /* a one-column output (K x 1 filters on [1, T, 1, C] audio shapes): one row of OH
+     * outputs below, no table of windows */
+    const int column = dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4;
+    const int flat = dot && !column && output_dims->w < 8 &&
                      output_dims->h * output_dims->w <= MVE_DW_FLAT_MAX &&
                      geo.ph * geo.pw <= 65536;
     if (flat) {
@@ -2586,7 +2604,7 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     const int grouped = mve_dw_groups_pick(&groups, &geo);
     const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
     const int64_t out_batch = (int64_t)output_dims->h * output_dims->w * oc_total;
-    if (dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4) {
+    if (column) {
         /* A one-column output (K x 1 filters on [1, T, 1, C] audio shapes) as one row of OH
          * outputs whose windows are SH * PW apart (the rows path's stride), outputs C apart
          * as in a row. */
