@@ -651,11 +651,90 @@ quad_small_k(const int8_t *const *x, const int8_t *filter, int32_t k, int32_t co
     }
 }
 
+/* ---- short rows (FULLY_CONNECTED of K <= MVE_NARROW_K): output channels across the lanes --
+ * 16 channels a step in four int32 vectors: per input k one VLDRB.S32 gather of each vector's
+ * four weights (offsets j * K from two bases 8 rows apart) and one VMLA.S32 by the scalar
+ * x[k] + input_offset (taken once per call into a table); bias and row_add as the start;
+ * requantized per vector. The last 1-15 channels four at a time, the last vector predicated
+ * (nothing read or written past the filter and the output). */
+#define MVE_NARROW_K 32
+
+/* four channels from c (whole: all four exist, else those of p) requantized */
+TH_INLINE int32x4_t narrow_out(int32x4_t a, const int32_t *bias, int32_t row_add, int32_t c,
+                               const int32_t *multiplier, const int32_t *shift,
+                               int32_t per_channel, const th_mve_out *o, mve_pred16_t p,
+                               const int whole)
+{
+    if (bias != NULL) {
+        a = vaddq_s32(a, whole ? vldrwq_s32(bias + c) : vldrwq_z_s32(bias + c, p));
+    }
+    a = vaddq_n_s32(a, row_add);
+    if (!per_channel) {
+        return th_mve_requantize(a, vdupq_n_s32(multiplier[0]), vdupq_n_s32(shift[0]), o);
+    }
+    const int32x4_t m = whole ? vldrwq_s32(multiplier + c) : vldrwq_z_s32(multiplier + c, p);
+    const int32x4_t sh = whole ? vldrwq_s32(shift + c) : vldrwq_z_s32(shift + c, p);
+    return th_mve_requantize(a, m, sh, o);
+}
+
+static void __attribute__((noinline))
+pixel_narrow(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
+             const int32_t *bias, int32_t input_offset, int32_t row_add,
+             const int32_t *multiplier, const int32_t *shift, int32_t per_channel,
+             const th_mve_out *o, int8_t *out)
+{
+    int32_t xs[MVE_NARROW_K];
+    for (int32_t i = 0; i < k; i++) {
+        xs[i] = x[i] + input_offset;
+    }
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const uint32x4_t offs0 = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)k);
+    const uint32x4_t offs1 = vaddq_n_u32(offs0, (uint32_t)(4 * k));
+    const int32x4_t zero = vdupq_n_s32(0);
+    const mve_pred16_t all = vctp32q(4);
+    int32_t c = 0;
+    for (; c + 16 <= cout; c += 16) {
+        const int8_t *w0 = filter + (int64_t)c * k;
+        const int8_t *w1 = w0 + 8 * k;
+        int32x4_t a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+        for (int32_t i = 0; i < k; i++, w0++, w1++) {
+            const int32_t xv = xs[i];
+            a0 = vmlaq_n_s32(a0, vldrbq_gather_offset_s32(w0, offs0), xv);
+            a1 = vmlaq_n_s32(a1, vldrbq_gather_offset_s32(w0, offs1), xv);
+            a2 = vmlaq_n_s32(a2, vldrbq_gather_offset_s32(w1, offs0), xv);
+            a3 = vmlaq_n_s32(a3, vldrbq_gather_offset_s32(w1, offs1), xv);
+        }
+        vstrbq_s32(out + c, narrow_out(a0, bias, row_add, c, multiplier, shift, per_channel,
+                                       &oc, all, 1));
+        vstrbq_s32(out + c + 4, narrow_out(a1, bias, row_add, c + 4, multiplier, shift,
+                                           per_channel, &oc, all, 1));
+        vstrbq_s32(out + c + 8, narrow_out(a2, bias, row_add, c + 8, multiplier, shift,
+                                           per_channel, &oc, all, 1));
+        vstrbq_s32(out + c + 12, narrow_out(a3, bias, row_add, c + 12, multiplier, shift,
+                                            per_channel, &oc, all, 1));
+    }
+    for (; c < cout; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(cout - c));
+        const int8_t *w = filter + (int64_t)c * k;
+        int32x4_t a = zero;
+        for (int32_t i = 0; i < k; i++, w++) {
+            a = vmlaq_n_s32(a, vldrbq_gather_offset_z_s32(w, offs0, p), xs[i]);
+        }
+        vstrbq_p_s32(out + c, narrow_out(a, bias, row_add, c, multiplier, shift, per_channel,
+                                         &oc, p, 0), p);
+    }
+}
+
 void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
                           const int32_t *bias, int32_t input_offset, int32_t row_add,
                           const int32_t *multiplier, const int32_t *shift,
                           int32_t per_channel, const th_mve_out *o, int8_t *out)
 {
+    if (k <= MVE_NARROW_K && cout >= 8) {
+        pixel_narrow(x, filter, k, cout, bias, input_offset, row_add, multiplier, shift,
+                     per_channel, o, out);
+        return;
+    }
     pixel(x, filter, k, cout, NULL, bias, input_offset, row_add, multiplier, shift,
           per_channel, o, out, 1);
 }
