@@ -2166,7 +2166,8 @@ typedef struct {
     const uint16_t *flat_tab; /* narrow outputs' window offsets */
     const uint16_t *run_tab;  /* the staging run's plane offsets (run > 0) */
     int32_t run;
-    int rows; /* the interior is whole input rows */
+    int rows;   /* the interior is whole input rows */
+    int contig; /* ... and the plane's rows are the input's: one contiguous run */
     int8_t (*tap_tab)[128];
     th_mve_out o;
 } mve_dw_call;
@@ -2179,7 +2180,14 @@ static void mve_dw_channel_stage(const mve_dw_call *k, const int8_t *in_b, int32
     const int32_t mult_ch = k->params->ch_mult;
     if (mult_ch == 1 || oc % mult_ch == 0) {
         const int32_t ic = mult_ch == 1 ? oc : oc / mult_ch;
-        if (k->run > 0) {
+        if (k->contig) {
+            const uint16x8_t offs =
+                vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)k->input_dims->c);
+            gather_channel(k->plane + (int64_t)k->params->padding.h * k->geo->pw, in_b + ic,
+                           mve_dw_staged_rows(k->geo, k->input_dims, k->params) *
+                               k->input_dims->w,
+                           k->input_dims->c, offs);
+        } else if (k->run > 0) {
             mve_dw_stage_run(k->plane, k->run_tab, k->run, in_b, k->input_dims->c, ic);
         } else if (k->rows) {
             mve_dw_stage_rows(k->plane, k->geo, in_b, k->input_dims, k->params, ic);
@@ -2673,9 +2681,11 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     k.bias = bias;
     k.flat_tab = flat_tab;
     k.run_tab = flat_tab + flat_n;
-    k.run = mve_dw_run_table(flat_tab + flat_n, MVE_DW_FLAT_MAX + 3 - flat_n, &geo, input_dims,
-                             params);
     k.rows = mve_dw_whole_rows(&geo, input_dims, params);
+    k.contig = k.rows && params->padding.w == 0 && input_dims->w == geo.pw;
+    k.run = k.contig ? 0
+                     : mve_dw_run_table(flat_tab + flat_n, MVE_DW_FLAT_MAX + 3 - flat_n, &geo,
+                                        input_dims, params);
     k.tap_tab = tap_tab;
     k.o = o;
     th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
