@@ -2420,6 +2420,38 @@ static int mve_dw_groups_pick(mve_dw_groups *t, const mve_dw_geom *g)
     return mve_dw_groups_fill(t, g, 1);
 }
 
+/* One filter row's taps of a window at b: 16 bytes (whole), zero-predicated past KW, or
+ * gathered at the row's offsets. */
+#define MVE_ROW_WHOLE 0
+#define MVE_ROW_PRED 1
+#define MVE_ROW_GATHER 2
+
+TH_INLINE int8x16_t mve_dw_row_taps(const int8_t *b, uint8x16_t offs, mve_pred16_t p,
+                                    const int kind)
+{
+    return kind == MVE_ROW_WHOLE  ? vldrbq_s8(b)
+           : kind == MVE_ROW_PRED ? vldrbq_z_s8(b, p)
+                                  : vldrbq_gather_offset_s8(b, offs);
+}
+
+/* a_j += window j's rows . the filter rows, four windows (b0..b3), kh rows row_step apart. */
+TH_INLINE void mve_dw_rows4(const int8_t *b0, const int8_t *b1, const int8_t *b2,
+                            const int8_t *b3, int32_t row_step, const int8_t (*rows)[16],
+                            int32_t kh, uint8x16_t offs, mve_pred16_t p, const int kind,
+                            int32_t *a0, int32_t *a1, int32_t *a2, int32_t *a3)
+{
+    int32_t s0 = *a0, s1 = *a1, s2 = *a2, s3 = *a3;
+    for (int32_t ky = 0; ky < kh;
+         ky++, b0 += row_step, b1 += row_step, b2 += row_step, b3 += row_step) {
+        const int8x16_t w = vldrbq_s8(rows[ky]);
+        s0 = vmladavaq_s8(s0, mve_dw_row_taps(b0, offs, p, kind), w);
+        s1 = vmladavaq_s8(s1, mve_dw_row_taps(b1, offs, p, kind), w);
+        s2 = vmladavaq_s8(s2, mve_dw_row_taps(b2, offs, p, kind), w);
+        s3 = vmladavaq_s8(s3, mve_dw_row_taps(b3, offs, p, kind), w);
+    }
+    *a0 = s0, *a1 = s1, *a2 = s2, *a3 = s3;
+}
+
 TH_INLINE void mve_dw_rowdot_channel(const int8_t *plane, const mve_dw_geom *geo,
                                      const mve_dw_groups *t, const int8_t (*rows)[16],
                                      int32_t oc_stride, int32_t start, int32_t multiplier,
@@ -2465,14 +2497,8 @@ TH_INLINE void mve_dw_rowdot_channel(const int8_t *plane, const mve_dw_geom *geo
         }
         int32_t a0 = start, a1 = start, a2 = start, a3 = start;
         if (mode == MVE_DW_ROWS_GATHERED) {
-            for (int32_t ky = 0; ky < geo->kh; ky++, b0 += row_step, b1 += row_step,
-                         b2 += row_step, b3 += row_step) {
-                const int8x16_t w = vldrbq_s8(rows[ky]);
-                a0 = vmladavaq_s8(a0, vldrbq_gather_offset_s8(b0, row_offs), w);
-                a1 = vmladavaq_s8(a1, vldrbq_gather_offset_s8(b1, row_offs), w);
-                a2 = vmladavaq_s8(a2, vldrbq_gather_offset_s8(b2, row_offs), w);
-                a3 = vmladavaq_s8(a3, vldrbq_gather_offset_s8(b3, row_offs), w);
-            }
+            mve_dw_rows4(b0, b1, b2, b3, row_step, rows, geo->kh, row_offs, p, MVE_ROW_GATHER,
+                         &a0, &a1, &a2, &a3);
         } else if (mode == MVE_DW_RUNS) {
             for (int32_t gi = 0; gi < t->groups; gi++) {
                 const int32_t d = t->delta[gi];
@@ -2485,23 +2511,11 @@ TH_INLINE void mve_dw_rowdot_channel(const int8_t *plane, const mve_dw_geom *geo
                 a3 = vmladavaq_s8(a3, vldrbq_gather_offset_s8(b3, offs), w);
             }
         } else if (b3 - plane <= whole_end) { /* (b3: the last window) */
-            for (int32_t ky = 0; ky < geo->kh; ky++, b0 += row_step, b1 += row_step,
-                         b2 += row_step, b3 += row_step) {
-                const int8x16_t w = vldrbq_s8(rows[ky]);
-                a0 = vmladavaq_s8(a0, vldrbq_s8(b0), w);
-                a1 = vmladavaq_s8(a1, vldrbq_s8(b1), w);
-                a2 = vmladavaq_s8(a2, vldrbq_s8(b2), w);
-                a3 = vmladavaq_s8(a3, vldrbq_s8(b3), w);
-            }
+            mve_dw_rows4(b0, b1, b2, b3, row_step, rows, geo->kh, row_offs, p, MVE_ROW_WHOLE,
+                         &a0, &a1, &a2, &a3);
         } else {
-            for (int32_t ky = 0; ky < geo->kh; ky++, b0 += row_step, b1 += row_step,
-                         b2 += row_step, b3 += row_step) {
-                const int8x16_t w = vldrbq_s8(rows[ky]);
-                a0 = vmladavaq_s8(a0, vldrbq_z_s8(b0, p), w);
-                a1 = vmladavaq_s8(a1, vldrbq_z_s8(b1, p), w);
-                a2 = vmladavaq_s8(a2, vldrbq_z_s8(b2, p), w);
-                a3 = vmladavaq_s8(a3, vldrbq_z_s8(b3, p), w);
-            }
+            mve_dw_rows4(b0, b1, b2, b3, row_step, rows, geo->kh, row_offs, p, MVE_ROW_PRED,
+                         &a0, &a1, &a2, &a3);
         }
         const int32x4_t v =
             th_mve_requantize_n(lanes4(a0, a1, a2, a3), multiplier, shift, neg, &oc);
