@@ -10,7 +10,9 @@ on QEMU mps3-an547 (Cortex-M55), one kernel-firmware run:
   1 x K), whole rows staged without a predicate (width >= 8, not a multiple of 8);
 - FULLY_CONNECTED of K <= 32 with output channels across the lanes (pixel_narrow): 16-channel
   blocks and 1-15 channel tails, per-tensor with a filter offset and per-channel;
-- the sweep's former worst shapes of those kinds (seeds 0-3).
+- the sweep's former worst shapes of those kinds (seeds 0-3), and its worst CONV_2D shapes
+  (edge windows through im2col: one run copied per window row; the random edge cases of
+  test_kernels_mve_ops.py cover it too).
 
 Random geometry, padding, strides, dilation, batches, ch_mult, in place, quantization. The
 coverage test checks (in Python, mirroring the C choices) that the mix reaches every branch;
@@ -59,13 +61,14 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
 }
 # The sweep's former worst shapes (ratio DSP / MVE instructions below 1.5 before).
 SWEEP_SHAPES = {
-    0: ("142x1x8->142x1x8 k7x1 s1x1 same",),
+    0: ("142x1x8->142x1x8 k7x1 s1x1 same", "7x55x5->2x28x1 k4x3 s2x2 same"),
     1: ("68x1x60->20x1x60 k8x1 s2x1 d4x1 same", "12x13x10->6x7x10 k5x9 s2x2 d3x3 same",
         "41x8x58->10x8x58 k12x5 s3x1 same", "32x13x62->16x13x62 k1x6 s2x1 same",
-        "28x28x23->14x14x23 k3x3 s2x2 same"),
+        "28x28x23->14x14x23 k3x3 s2x2 same", "61x25x1->31x13x4 k7x7 s2x2 same",
+        "21x17x4->21x17x7 k3x3 s1x1 same"),
     2: ("11x4x13->11x2x13 k14x13 s1x2 d2x3 same", "59x1x14->30x1x14 k5x1 s2x1 same",
         "19->142 per-tensor", "28->168 per-tensor"),
-    3: ("21x44x44->7x11x44 k7x12 s3x1 d2x3 same",),
+    3: ("21x44x44->7x11x44 k7x12 s3x1 d2x3 same", "52x1x5->26x1x1 k4x4 s2x2 same"),
 }
 
 

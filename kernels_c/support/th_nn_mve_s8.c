@@ -771,31 +771,44 @@ static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
     const int32_t y0 = oy * params->stride.h - params->padding.h;
     const int32_t x0 = ox * params->stride.w - params->padding.w;
     const int32_t row_bytes = kw * cin;
-    for (int32_t ky = 0; ky < kh; ky++, col += row_bytes) {
-        const int32_t y = y0 + ky * dh;
-        if (y < 0 || y >= in_h) {
-            th_nn_mve_fill(col, pad, row_bytes);
-            continue;
+    /* the pad value everywhere first, then the input's runs over it (the rows and columns
+     * inside the input worked out once; a run of at most 16 bytes: one predicated copy) */
+    th_nn_mve_fill(col, pad, kh * row_bytes);
+    /* window rows [r0, r1) inside the input */
+    const int32_t r0 = y0 >= 0 ? 0 : TH_MIN(kh, (-y0 + dh - 1) / dh);
+    const int32_t r1 = y0 > in_h - 1 ? r0 : TH_MAX(r0, TH_MIN(kh, (in_h - 1 - y0) / dh + 1));
+    if (r1 <= r0) {
+        return;
+    }
+    const int64_t in_row = (int64_t)dh * in_w * cin;
+    const int8_t *row = in_b + (int64_t)(y0 + r0 * dh) * in_w * cin;
+    col += r0 * row_bytes;
+    if (dw == 1) {
+        /* taps [lo, hi) of every row inside the input: one run a row */
+        const int32_t lo = x0 < 0 ? TH_MIN(-x0, kw) : 0;
+        const int32_t hi = TH_MAX(lo, TH_MIN(kw, in_w - x0));
+        const int32_t n = (hi - lo) * cin;
+        if (n <= 0) {
+            return;
         }
-        const int8_t *row = in_b + (int64_t)y * in_w * cin;
-        if (dw == 1) {
-            /* taps [lo, hi) inside the row, one copy */
-            const int32_t lo = x0 < 0 ? TH_MIN(-x0, kw) : 0;
-            const int32_t hi = TH_MAX(lo, TH_MIN(kw, in_w - x0));
-            if (lo > 0) {
-                th_nn_mve_fill(col, pad, lo * cin);
+        const int8_t *src = row + (int64_t)(x0 + lo) * cin;
+        int8_t *d = col + lo * cin;
+        if (n <= 16) {
+            const mve_pred16_t p = vctp8q((uint32_t)n);
+            for (int32_t r = r0; r < r1; r++, src += in_row, d += row_bytes) {
+                vstrbq_p_s8(d, vldrbq_z_s8(src, p), p);
             }
-            th_nn_mve_copy(col + lo * cin, row + (int64_t)(x0 + lo) * cin, (hi - lo) * cin);
-            if (hi < kw) {
-                th_nn_mve_fill(col + hi * cin, pad, (kw - hi) * cin);
-            }
-            continue;
+            return;
         }
+        for (int32_t r = r0; r < r1; r++, src += in_row, d += row_bytes) {
+            th_nn_mve_copy(d, src, n);
+        }
+        return;
+    }
+    for (int32_t r = r0; r < r1; r++, row += in_row, col += row_bytes) {
         for (int32_t kx = 0; kx < kw; kx++) {
             const int32_t x = x0 + kx * dw;
-            if (x < 0 || x >= in_w) {
-                th_nn_mve_fill(col + kx * cin, pad, cin);
-            } else {
+            if (x >= 0 && x < in_w) {
                 th_nn_mve_copy(col + kx * cin, row + (int64_t)x * cin, cin);
             }
         }
