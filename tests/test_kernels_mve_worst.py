@@ -10,6 +10,8 @@ on QEMU mps3-an547 (Cortex-M55), one kernel-firmware run:
   1 x K), whole rows staged without a predicate (width >= 8, not a multiple of 8);
 - FULLY_CONNECTED of K <= 32 with output channels across the lanes (pixel_narrow): 16-channel
   blocks and 1-15 channel tails, per-tensor with a filter offset and per-channel;
+- depthwise windows read straight from the input (no padding, output apart: the rows and
+  column dot paths without staging), and in place (staged);
 - the sweep's former worst shapes of those kinds (seeds 0-3), and its worst CONV_2D shapes
   (edge windows through im2col: one run copied per window row; the random edge cases of
   test_kernels_mve_ops.py cover it too).
@@ -124,6 +126,20 @@ def cropped(c: ConvCase) -> bool:
             and c.p.pad_top + c.x.shape[1] > ph)  # fmt: skip
 
 
+def direct(c: ConvCase) -> bool:
+    """Windows read straight from the input (the rows and column dot paths: at most 16 taps
+    within 256 bytes of the input, no padding, output apart from the input)."""
+    kh, kw = c.w.shape[1:3]
+    ph, pw = plane(c)
+    cin, (oh, ow) = c.x.shape[3], c.out_shape[1:3]
+    span = (kh - 1) * c.p.dilation_h * c.x.shape[2] * cin + (kw - 1) * c.p.dilation_w * cin
+    two_by_two = (kh, kw) == (3, 3) and c.p.stride_w == 1 and c.p.dilation_w == 1 and pw <= 84
+    column = ow == 1 and oh >= 4
+    return (kh * kw <= 16 and span <= 255 and c.p.pad_top == 0 and c.p.pad_left == 0
+            and ph <= c.x.shape[1] and pw <= c.x.shape[2] and not c.in_place
+            and (column or (ow >= 8 and not two_by_two)))  # fmt: skip
+
+
 def contiguous(c: ConvCase) -> bool:
     """The interior's plane rows are the input's: staged as one gathered run."""
     ph, pw = plane(c)
@@ -182,6 +198,29 @@ def dw_staging_cases(seed: int, count: int) -> list[Case]:
                  lambda c: (cropped(c) or contiguous(c)) and fits(c))  # fmt: skip
 
 
+def dw_direct_cases(seed: int, count: int) -> list[Case]:
+    """Valid (unpadded) depthwise cases of at most 16 taps whose windows are read from the
+    input (and the same in place, which stages instead)."""
+    def make(d: RngDraw, i: int) -> ConvCase:
+        c = dw_case(d, DW_OPS[i % len(DW_OPS)], Limits(max_hw=20, max_c=12))
+        kh, kw = c.w.shape[1:3]
+        oh = (c.x.shape[1] - (kh - 1) * c.p.dilation_h - 1) // c.p.stride_h + 1
+        ow = (c.x.shape[2] - (kw - 1) * c.p.dilation_w - 1) // c.p.stride_w + 1
+        p = replace(c.p, pad_top=0, pad_left=0,
+                    pad_bottom=(oh - 1) * c.p.stride_h + (kh - 1) * c.p.dilation_h + 1
+                    - c.x.shape[1],
+                    pad_right=(ow - 1) * c.p.stride_w + (kw - 1) * c.p.dilation_w + 1
+                    - c.x.shape[2])  # fmt: skip
+        return replace(c, p=p, out_shape=(c.x.shape[0], max(oh, 1), max(ow, 1),
+                                          c.out_shape[3]), in_place=False)
+
+    cases = drawn(seed, count, make, lambda c: min(c.out_shape[1:3]) >= 1 and direct(c)
+                  and (c.x.shape[1] - (c.w.shape[1] - 1) * c.p.dilation_h >= 1)
+                  and (c.x.shape[2] - (c.w.shape[2] - 1) * c.p.dilation_w >= 1)
+                  and fits(c))  # fmt: skip
+    return [*cases, *[replace(c, in_place=True) for c in cases[::4] if c.p.ch_mult == 1]]
+
+
 def dw_staging_boundaries() -> list[Case]:
     """Whole rows staged without a predicate (rows of 9-27 pixels, more pixels than the
     run table holds), a cropped plane of whole rows, K x 1 and 1 x K on 1-D tensors."""
@@ -218,6 +257,7 @@ def sweep_worst() -> list[Case]:
 def all_cases() -> list[Case]:
     return [*dw_group_cases(seed=161, count=60), *dw_group_boundaries(),
             *dw_staging_cases(seed=162, count=80), *dw_staging_boundaries(),
+            *dw_direct_cases(seed=164, count=40),
             *fc_narrow_cases(seed=163, count=80), *sweep_worst()]
 
 
@@ -250,6 +290,12 @@ def test_worst_shape_mix_reaches_every_branch() -> None:
     shifts = np.concatenate([c.p.out_shift for c in grouped])
     assert (shifts < 0).any() and (shifts >= 0).any()
     assert sum(cropped(c) for c in dws) >= 10 and sum(contiguous(c) for c in dws) >= 10
+    reads = [c for c in dws if direct(c)]
+    assert any(c.out_shape[2] == 1 for c in reads) and any(c.out_shape[2] >= 8 for c in reads)
+    assert any(c.p.ch_mult > 1 for c in reads) and any(c.x.shape[0] > 1 for c in reads)
+    assert any(c.p.stride_w > 1 or c.p.stride_h > 1 for c in reads)
+    assert any(c.p.dilation_h > 1 or c.p.dilation_w > 1 for c in reads)
+    assert any(c.out_shape[2] % 4 for c in reads)
     assert any(cropped(c) and c.in_place for c in dws)
     assert any(contiguous(c) and c.in_place for c in dws)
     assert any(contiguous(c) and c.x.shape[2] == 1 and c.out_shape[1] >= 4 for c in dws)

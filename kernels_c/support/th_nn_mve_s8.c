@@ -2126,10 +2126,12 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
                 th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc));
         }
         if (ox < ow) {
+            /* the last 1-3: lanes past them repeat the last window (stored off) */
             const int32_t n = ow - ox;
+            const int32_t s1 = n > 1 ? sw : 0, s2 = n > 2 ? 2 * sw : s1;
             const int32x4_t acc =
-                lanes4(mve_dw_dot1(b, DOT_TAPS), n > 1 ? mve_dw_dot1(b + sw, DOT_TAPS) : 0,
-                       n > 2 ? mve_dw_dot1(b + 2 * sw, DOT_TAPS) : 0, 0);
+                lanes4(mve_dw_dot1(b, DOT_TAPS), mve_dw_dot1(b + s1, DOT_TAPS),
+                       mve_dw_dot1(b + s2, DOT_TAPS), mve_dw_dot1(b + s2, DOT_TAPS));
             vstrbq_scatter_offset_p_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
                 th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc),
@@ -2181,6 +2183,8 @@ typedef struct {
     int32_t run;
     int rows;   /* the interior is whole input rows */
     int contig; /* ... and the plane's rows are the input's: one contiguous run */
+    int direct; /* no padding read, output apart: the windows read in the input (geo in
+                 * bytes of the input: SW, DW times C, PW the input row), nothing staged */
     int8_t (*tap_tab)[128];
     th_mve_out o;
 } mve_dw_call;
@@ -2191,7 +2195,7 @@ typedef struct {
 static void mve_dw_channel_stage(const mve_dw_call *k, const int8_t *in_b, int32_t oc)
 {
     const int32_t mult_ch = k->params->ch_mult;
-    if (mult_ch == 1 || oc % mult_ch == 0) {
+    if (!k->direct && (mult_ch == 1 || oc % mult_ch == 0)) {
         const int32_t ic = mult_ch == 1 ? oc : oc / mult_ch;
         if (k->contig) {
             const uint16x8_t offs =
@@ -2593,13 +2597,15 @@ mve_dw_rowdot(const mve_dw_call *k, const mve_dw_groups *t, const int8_t *in_b, 
 /* Every channel of one batch through the up-to-16-taps dot path, flattened (flat) or by rows:
  * the per-channel work inline in one loop (no call per channel). */
 TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b,
-                                   int8_t *out_b, const int flat)
+                                   int8_t *out_b, const int flat, const int direct)
 {
-    const int32_t oc_total = k->output_dims->c;
+    const int32_t oc_total = k->output_dims->c, mult_ch = k->params->ch_mult;
     for (int32_t oc = 0; oc < oc_total; oc++) {
         int8x16_t wv, wv2;
         const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
         const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
+        /* (direct: the input channel itself, the windows' offsets in input bytes) */
+        const int8_t *plane = direct ? in_b + (mult_ch == 1 ? oc : oc / mult_ch) : k->plane;
         if (flat && sh < 0) {
             mve_dw_dot_flat_t(k->plane, k->flat_tab, offs, wv, offs, wv, 0, 0, oc_total, start,
                               m, sh, &k->o, k->output_dims, out_b + oc, 1);
@@ -2607,10 +2613,10 @@ TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const 
             mve_dw_dot_flat_t(k->plane, k->flat_tab, offs, wv, offs, wv, 0, 0, oc_total, start,
                               m, sh, &k->o, k->output_dims, out_b + oc, 0);
         } else if (sh < 0) {
-            mve_dw_dot_t(k->plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
+            mve_dw_dot_t(plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
                          &k->o, k->output_dims, out_b + oc, 1);
         } else {
-            mve_dw_dot_t(k->plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
+            mve_dw_dot_t(plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
                          &k->o, k->output_dims, out_b + oc, 0);
         }
     }
@@ -2619,13 +2625,17 @@ TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const 
 static void __attribute__((noinline))
 mve_dw_dot_flat(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
 {
-    mve_dw_dot_channels(k, offs, in_b, out_b, 1);
+    mve_dw_dot_channels(k, offs, in_b, out_b, 1, 0);
 }
 
 static void __attribute__((noinline))
 mve_dw_dot(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
 {
-    mve_dw_dot_channels(k, offs, in_b, out_b, 0);
+    if (k->direct) {
+        mve_dw_dot_channels(k, offs, in_b, out_b, 0, 1);
+    } else {
+        mve_dw_dot_channels(k, offs, in_b, out_b, 0, 0);
+    }
 }
 
 #undef DOT_TAPS
@@ -2681,7 +2691,6 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     if (dot) {
         mve_dw_dot_offsets(&taps_v, &geo);
     }
-    const uint8x16_t dot_offs = taps_v.offs;
     uint16_t flat_tab[MVE_DW_FLAT_MAX + 3]; /* then the staging run's table */
     /* a one-column output (K x 1 filters on [1, T, 1, C] audio shapes): one row of OH
      * outputs below, no table of windows */
@@ -2697,9 +2706,31 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         th_nn_mve_fill(&tap_tab[0][0], 0, (int32_t)sizeof tap_tab);
     }
     const int32_t flat_n = flat ? output_dims->h * output_dims->w + 3 : 0;
+    /* the rows and column dot paths read the windows straight from the input where no
+     * padding is read and the output lies apart (in bytes of the input: geo_in) */
+    mve_dw_geom geo_in = geo;
+    geo_in.sw = geo.sw * input_dims->c;
+    geo_in.dw = geo.dw * input_dims->c;
+    geo_in.pw = input_dims->w * input_dims->c;
+    mve_dw_groups groups;
+    const int grouped = mve_dw_groups_pick(&groups, &geo);
+    const int direct =
+        dot && taps <= 16 &&
+        (column || (!flat && output_dims->w >= 8 && !mve_dw_2x2_applies(&geo) && !grouped)) &&
+        params->padding.h == 0 && params->padding.w == 0 && geo.ph <= input_dims->h &&
+        geo.pw <= input_dims->w && (int64_t)input_dims->w * input_dims->c * geo.sh < 65536 &&
+        mve_dw_dot_applies(&geo_in) &&
+        !overlaps(input, (int64_t)input_dims->n * input_dims->h * input_dims->w * input_dims->c,
+                  output,
+                  (int64_t)input_dims->n * output_dims->h * output_dims->w * output_dims->c);
+    if (direct) {
+        mve_dw_dot_offsets(&taps_v, &geo_in);
+    }
+    const uint8x16_t dot_offs = taps_v.offs;
     mve_dw_call k;
+    k.direct = direct;
     k.plane = plane;
-    k.geo = &geo;
+    k.geo = direct ? &geo_in : &geo;
     k.input_dims = input_dims;
     k.output_dims = output_dims;
     k.params = params;
@@ -2710,22 +2741,23 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     k.run_tab = flat_tab + flat_n;
     k.rows = mve_dw_whole_rows(&geo, input_dims, params);
     k.contig = k.rows && params->padding.w == 0 && input_dims->w == geo.pw;
-    k.run = k.contig ? 0
-                     : mve_dw_run_table(flat_tab + flat_n, MVE_DW_FLAT_MAX + 3 - flat_n, &geo,
-                                        input_dims, params);
+    k.run = k.contig || direct
+                ? 0
+                : mve_dw_run_table(flat_tab + flat_n, MVE_DW_FLAT_MAX + 3 - flat_n, &geo,
+                                   input_dims, params);
     k.tap_tab = tap_tab;
     k.o = o;
-    th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
-    mve_dw_groups groups;
-    const int grouped = mve_dw_groups_pick(&groups, &geo);
+    if (!direct) {
+        th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
+    }
     const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
     const int64_t out_batch = (int64_t)output_dims->h * output_dims->w * oc_total;
     if (column) {
         /* A one-column output (K x 1 filters on [1, T, 1, C] audio shapes) as one row of OH
          * outputs whose windows are SH * PW apart (the rows path's stride), outputs C apart
          * as in a row. */
-        mve_dw_geom col_geo = geo;
-        col_geo.sw = geo.sh * geo.pw;
+        mve_dw_geom col_geo = *k.geo;
+        col_geo.sw = k.geo->sh * k.geo->pw;
         th_dims col_dims = *output_dims;
         col_dims.h = 1;
         col_dims.w = output_dims->h;
