@@ -683,9 +683,9 @@ pixel_narrow(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
              const int32_t *multiplier, const int32_t *shift, int32_t per_channel,
              const th_mve_out *o, int8_t *out)
 {
-    int32_t xs[MVE_NARROW_K];
+    int16_t xs[MVE_NARROW_K]; /* x + input_offset: |.| <= 255 */
     for (int32_t i = 0; i < k; i++) {
-        xs[i] = x[i] + input_offset;
+        xs[i] = (int16_t)(x[i] + input_offset);
     }
     const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const uint32x4_t offs0 = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)k);
@@ -2691,7 +2691,18 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     if (dot) {
         mve_dw_dot_offsets(&taps_v, &geo);
     }
-    uint16_t flat_tab[MVE_DW_FLAT_MAX + 3]; /* then the staging run's table */
+    /* the narrow outputs' windows, then the staging run's table; or (more than 32 taps: no
+     * windows table) the groups of taps, then the run's table */
+    union {
+        uint16_t flat[MVE_DW_FLAT_MAX + 3];
+        struct {
+            mve_dw_groups groups;
+            uint16_t run[MVE_DW_FLAT_MAX + 3 - (sizeof(mve_dw_groups) + 1) / 2];
+        } grouped;
+    } tabs;
+    uint16_t *flat_tab = tabs.flat;
+    mve_dw_groups *groups = &tabs.grouped.groups;
+    const int grouped = mve_dw_groups_pick(groups, &geo); /* (taps > 32: no flat table) */
     /* a one-column output (K x 1 filters on [1, T, 1, C] audio shapes): one row of OH
      * outputs below, no table of windows */
     const int column = dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4;
@@ -2712,8 +2723,6 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     geo_in.sw = geo.sw * input_dims->c;
     geo_in.dw = geo.dw * input_dims->c;
     geo_in.pw = input_dims->w * input_dims->c;
-    mve_dw_groups groups;
-    const int grouped = mve_dw_groups_pick(&groups, &geo);
     const int direct =
         dot && taps <= 16 &&
         (column || (!flat && output_dims->w >= 8 && !mve_dw_2x2_applies(&geo) && !grouped)) &&
@@ -2738,13 +2747,15 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     k.filter = filter;
     k.bias = bias;
     k.flat_tab = flat_tab;
-    k.run_tab = flat_tab + flat_n;
+    uint16_t *run_tab = grouped ? tabs.grouped.run : flat_tab + flat_n;
+    const int32_t run_room = grouped ? (int32_t)(sizeof tabs.grouped.run / sizeof(uint16_t))
+                                     : MVE_DW_FLAT_MAX + 3 - flat_n;
+    k.run_tab = run_tab;
     k.rows = mve_dw_whole_rows(&geo, input_dims, params);
     k.contig = k.rows && params->padding.w == 0 && input_dims->w == geo.pw;
     k.run = k.contig || direct
                 ? 0
-                : mve_dw_run_table(flat_tab + flat_n, MVE_DW_FLAT_MAX + 3 - flat_n, &geo,
-                                   input_dims, params);
+                : mve_dw_run_table(run_tab, run_room, &geo, input_dims, params);
     k.tap_tab = tap_tab;
     k.o = o;
     if (!direct) {
@@ -2773,7 +2784,7 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
         if (grouped) {
-            mve_dw_rowdot(&k, &groups, in_b, out_b);
+            mve_dw_rowdot(&k, groups, in_b, out_b);
             continue;
         }
         if (mve_dw_2x2_applies(&geo) && !flat) { /* (narrow outputs: flattened, cheaper) */
