@@ -9,7 +9,8 @@
  * bias included) or summed alongside by VADDVA (FULLY_CONNECTED, no scratch). Wrapping int32
  * arithmetic throughout, so the sums equal the reference's mod 2^32, as its own do.
  * The four results are requantized as one vector (th_mve_requantize, TFLM's double
- * rounding, exact) and stored with a narrowing, tail-predicated VSTRB.32.
+ * rounding, exact) and stored with a narrowing, tail-predicated VSTRB.32. FULLY_CONNECTED
+ * rows of K <= 32 turn it around: output channels across the lanes (pixel_narrow).
  */
 #include <stddef.h>
 #include <string.h>
