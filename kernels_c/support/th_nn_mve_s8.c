@@ -2196,7 +2196,7 @@ typedef struct {
 static void mve_dw_channel_stage(const mve_dw_call *k, const int8_t *in_b, int32_t oc)
 {
     const int32_t mult_ch = k->params->ch_mult;
-    if (!k->direct && (mult_ch == 1 || oc % mult_ch == 0)) {
+    if (mult_ch == 1 || oc % mult_ch == 0) {
         const int32_t ic = mult_ch == 1 ? oc : oc / mult_ch;
         if (k->contig) {
             const uint16x8_t offs =
@@ -2222,12 +2222,15 @@ TH_INLINE int32_t mve_dw_start(const mve_dw_call *k, int32_t oc, uint32_t wsum)
                      (uint32_t)k->params->input_offset * wsum);
 }
 
-TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
-                                 int8x16_t *wv, int8x16_t *wv2)
+/* (stage 0: the windows are read in the input, nothing staged) */
+TH_INLINE int32_t mve_dw_channel_t(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
+                                   int8x16_t *wv, int8x16_t *wv2, const int stage)
 {
     const int32_t oc_total = k->output_dims->c;
     const int32_t taps = k->geo->kh * k->geo->kw;
-    mve_dw_channel_stage(k, in_b, oc);
+    if (stage) {
+        mve_dw_channel_stage(k, in_b, oc);
+    }
     uint32_t wsum = 0;
     if (taps <= MVE_DW_TAB_TAPS) {
         if (oc % 8 == 0) {
@@ -2244,6 +2247,12 @@ TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32
         }
     }
     return mve_dw_start(k, oc, wsum);
+}
+
+TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
+                                 int8x16_t *wv, int8x16_t *wv2)
+{
+    return mve_dw_channel_t(k, in_b, oc, wv, wv2, 1);
 }
 
 /* ---- 3x3, stride 1, dilation 1, planes at most 84 wide: 2x2 output blocks -----------------
@@ -2603,7 +2612,7 @@ TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const 
     const int32_t oc_total = k->output_dims->c, mult_ch = k->params->ch_mult;
     for (int32_t oc = 0; oc < oc_total; oc++) {
         int8x16_t wv, wv2;
-        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
+        const int32_t start = mve_dw_channel_t(k, in_b, oc, &wv, &wv2, !direct);
         const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
         /* (direct: the input channel itself, the windows' offsets in input bytes) */
         const int8_t *plane = direct ? in_b + (mult_ch == 1 ? oc : oc / mult_ch) : k->plane;
@@ -2632,11 +2641,14 @@ mve_dw_dot_flat(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_
 static void __attribute__((noinline))
 mve_dw_dot(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
 {
-    if (k->direct) {
-        mve_dw_dot_channels(k, offs, in_b, out_b, 0, 1);
-    } else {
-        mve_dw_dot_channels(k, offs, in_b, out_b, 0, 0);
-    }
+    mve_dw_dot_channels(k, offs, in_b, out_b, 0, 0);
+}
+
+/* The same reading the windows in the input (k->direct). */
+static void __attribute__((noinline))
+mve_dw_dot_direct(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
+{
+    mve_dw_dot_channels(k, offs, in_b, out_b, 0, 1);
 }
 
 #undef DOT_TAPS
@@ -2776,7 +2788,11 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         k.geo = &col_geo;
         k.output_dims = &col_dims;
         for (int32_t b = 0; b < input_dims->n; b++) {
-            mve_dw_dot(&k, dot_offs, input + b * in_batch, output + b * out_batch);
+            if (direct) {
+                mve_dw_dot_direct(&k, dot_offs, input + b * in_batch, output + b * out_batch);
+            } else {
+                mve_dw_dot(&k, dot_offs, input + b * in_batch, output + b * out_batch);
+            }
         }
         return;
     }
@@ -2794,6 +2810,10 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         }
         if (dot && taps <= 16 && flat) {
             mve_dw_dot_flat(&k, dot_offs, in_b, out_b);
+            continue;
+        }
+        if (direct) {
+            mve_dw_dot_direct(&k, dot_offs, in_b, out_b);
             continue;
         }
         if (dot && taps <= 16 && output_dims->w >= 8) {
