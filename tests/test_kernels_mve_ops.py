@@ -71,9 +71,10 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
     "mve_bcast_left": ("vldrb.s32", "vmul.i32", "vshl.s32", "vqrdmulh.s32", "vstrbt.32"),
     "mean_rc_mve": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
     "mve_dw_dot2": ("vldrb.u8", "vmlav.s8", "vmlava.s8", "vqrdmulh.s32"),
-    # depthwise: taps of 8 channels transposed by a scatter, sums of weights by VADDV, a
+    # depthwise: taps of 8 channels transposed by a scatter, sums of weights by VADDV; a
     # whole-rows interior staged as one run (gather, scatter to the table's offsets)
-    "th_nn_mve_dw_conv_s8": ("vstrbt.8", "vaddv.s8", "vaddva.s8", "vldrht.u16", "vstrbt.16"),
+    "th_nn_mve_dw_conv_s8": ("vstrbt.8", "vaddv.s8", "vaddva.s8"),
+    "mve_dw_channel_stage": ("vldrht.u16", "vstrbt.16", "vldrb.s16", "vstrb.16"),
     # 3x3 stride 1: a 2x2 output block per 4x4-window gather, four VMLADAV, edges predicated
     "mve_dw_dot_2x2": ("vldrb.u8", "vldrbt.u8", "vmlav.s8", "vqrdmulh.s32", "vstrbt.32"),
     # more than 32 taps: per output and filter row one predicated VLDRB and one VMLADAVA

@@ -75,7 +75,7 @@ MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain (obj
     "mve_dw_3x3_s2": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
     "mve_dw_any": ("vldrb.s32", "vmla.s32", "vqrdmulh.s32", "vstrb"),
     "mve_dw_dot": ("vldrb.u8", "vmlav.s8", "vqrdmulh.s32", "vstrb"),
-    "th_nn_mve_dw_conv_s8": ("vldrb.s16", "vstrb.16"),  # the gather of a channel plane
+    "mve_dw_channel_stage": ("vldrb.s16", "vstrb.16"),  # the gather of a channel plane
 }
 
 

@@ -844,8 +844,9 @@ int32_t th_nn_mve_dw_scratch(const th_dw_conv_params *params, const th_dims *fil
                              const th_dims *output_dims);
 
 /* DEPTHWISE_CONV_2D, any filter, stride, padding, dilation and ch_mult, arguments and
- * scratch already checked: four output channels per pass, staged before any of their
- * outputs is written (in place, rule (a)). */
+ * scratch already checked: channel by channel, each input channel staged before any of its
+ * outputs is written (in place, rule (a)); where the output lies apart from the input and
+ * no padding is read, the windows of up to 16 taps are read from the input itself. */
 void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,

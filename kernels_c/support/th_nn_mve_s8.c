@@ -9,7 +9,8 @@
  * bias included) or summed alongside by VADDVA (FULLY_CONNECTED, no scratch). Wrapping int32
  * arithmetic throughout, so the sums equal the reference's mod 2^32, as its own do.
  * The four results are requantized as one vector (th_mve_requantize, TFLM's double
- * rounding, exact) and stored with a narrowing, tail-predicated VSTRB.32.
+ * rounding, exact) and stored with a narrowing, tail-predicated VSTRB.32. FULLY_CONNECTED
+ * rows of K <= 32 turn it around: output channels across the lanes (pixel_narrow).
  */
 #include <stddef.h>
 #include <string.h>
@@ -651,11 +652,90 @@ quad_small_k(const int8_t *const *x, const int8_t *filter, int32_t k, int32_t co
     }
 }
 
+/* ---- short rows (FULLY_CONNECTED of K <= MVE_NARROW_K): output channels across the lanes --
+ * 16 channels a step in four int32 vectors: per input k one VLDRB.S32 gather of each vector's
+ * four weights (offsets j * K from two bases 8 rows apart) and one VMLA.S32 by the scalar
+ * x[k] + input_offset (taken once per call into a table); bias and row_add as the start;
+ * requantized per vector. The last 1-15 channels four at a time, the last vector predicated
+ * (nothing read or written past the filter and the output). */
+#define MVE_NARROW_K 32
+
+/* four channels from c (whole: all four exist, else those of p) requantized */
+TH_INLINE int32x4_t narrow_out(int32x4_t a, const int32_t *bias, int32_t row_add, int32_t c,
+                               const int32_t *multiplier, const int32_t *shift,
+                               int32_t per_channel, const th_mve_out *o, mve_pred16_t p,
+                               const int whole)
+{
+    if (bias != NULL) {
+        a = vaddq_s32(a, whole ? vldrwq_s32(bias + c) : vldrwq_z_s32(bias + c, p));
+    }
+    a = vaddq_n_s32(a, row_add);
+    if (!per_channel) {
+        return th_mve_requantize(a, vdupq_n_s32(multiplier[0]), vdupq_n_s32(shift[0]), o);
+    }
+    const int32x4_t m = whole ? vldrwq_s32(multiplier + c) : vldrwq_z_s32(multiplier + c, p);
+    const int32x4_t sh = whole ? vldrwq_s32(shift + c) : vldrwq_z_s32(shift + c, p);
+    return th_mve_requantize(a, m, sh, o);
+}
+
+static void __attribute__((noinline))
+pixel_narrow(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
+             const int32_t *bias, int32_t input_offset, int32_t row_add,
+             const int32_t *multiplier, const int32_t *shift, int32_t per_channel,
+             const th_mve_out *o, int8_t *out)
+{
+    int16_t xs[MVE_NARROW_K]; /* x + input_offset: |.| <= 255 */
+    for (int32_t i = 0; i < k; i++) {
+        xs[i] = (int16_t)(x[i] + input_offset);
+    }
+    const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
+    const uint32x4_t offs0 = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)k);
+    const uint32x4_t offs1 = vaddq_n_u32(offs0, (uint32_t)(4 * k));
+    const int32x4_t zero = vdupq_n_s32(0);
+    const mve_pred16_t all = vctp32q(4);
+    int32_t c = 0;
+    for (; c + 16 <= cout; c += 16) {
+        const int8_t *w0 = filter + (int64_t)c * k;
+        const int8_t *w1 = w0 + 8 * k;
+        int32x4_t a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+        for (int32_t i = 0; i < k; i++, w0++, w1++) {
+            const int32_t xv = xs[i];
+            a0 = vmlaq_n_s32(a0, vldrbq_gather_offset_s32(w0, offs0), xv);
+            a1 = vmlaq_n_s32(a1, vldrbq_gather_offset_s32(w0, offs1), xv);
+            a2 = vmlaq_n_s32(a2, vldrbq_gather_offset_s32(w1, offs0), xv);
+            a3 = vmlaq_n_s32(a3, vldrbq_gather_offset_s32(w1, offs1), xv);
+        }
+        vstrbq_s32(out + c, narrow_out(a0, bias, row_add, c, multiplier, shift, per_channel,
+                                       &oc, all, 1));
+        vstrbq_s32(out + c + 4, narrow_out(a1, bias, row_add, c + 4, multiplier, shift,
+                                           per_channel, &oc, all, 1));
+        vstrbq_s32(out + c + 8, narrow_out(a2, bias, row_add, c + 8, multiplier, shift,
+                                           per_channel, &oc, all, 1));
+        vstrbq_s32(out + c + 12, narrow_out(a3, bias, row_add, c + 12, multiplier, shift,
+                                            per_channel, &oc, all, 1));
+    }
+    for (; c < cout; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(cout - c));
+        const int8_t *w = filter + (int64_t)c * k;
+        int32x4_t a = zero;
+        for (int32_t i = 0; i < k; i++, w++) {
+            a = vmlaq_n_s32(a, vldrbq_gather_offset_z_s32(w, offs0, p), xs[i]);
+        }
+        vstrbq_p_s32(out + c, narrow_out(a, bias, row_add, c, multiplier, shift, per_channel,
+                                         &oc, p, 0), p);
+    }
+}
+
 void th_nn_mve_pixel_sums(const int8_t *x, const int8_t *filter, int32_t k, int32_t cout,
                           const int32_t *bias, int32_t input_offset, int32_t row_add,
                           const int32_t *multiplier, const int32_t *shift,
                           int32_t per_channel, const th_mve_out *o, int8_t *out)
 {
+    if (k <= MVE_NARROW_K && cout >= 8) {
+        pixel_narrow(x, filter, k, cout, bias, input_offset, row_add, multiplier, shift,
+                     per_channel, o, out);
+        return;
+    }
     pixel(x, filter, k, cout, NULL, bias, input_offset, row_add, multiplier, shift,
           per_channel, o, out, 1);
 }
@@ -692,31 +772,44 @@ static void im2col(int8_t *col, const int8_t *in_b, const th_dims *input_dims,
     const int32_t y0 = oy * params->stride.h - params->padding.h;
     const int32_t x0 = ox * params->stride.w - params->padding.w;
     const int32_t row_bytes = kw * cin;
-    for (int32_t ky = 0; ky < kh; ky++, col += row_bytes) {
-        const int32_t y = y0 + ky * dh;
-        if (y < 0 || y >= in_h) {
-            th_nn_mve_fill(col, pad, row_bytes);
-            continue;
+    /* the pad value everywhere first, then the input's runs over it (the rows and columns
+     * inside the input worked out once; a run of at most 16 bytes: one predicated copy) */
+    th_nn_mve_fill(col, pad, kh * row_bytes);
+    /* window rows [r0, r1) inside the input */
+    const int32_t r0 = y0 >= 0 ? 0 : TH_MIN(kh, (-y0 + dh - 1) / dh);
+    const int32_t r1 = y0 > in_h - 1 ? r0 : TH_MAX(r0, TH_MIN(kh, (in_h - 1 - y0) / dh + 1));
+    if (r1 <= r0) {
+        return;
+    }
+    const int64_t in_row = (int64_t)dh * in_w * cin;
+    const int8_t *row = in_b + (int64_t)(y0 + r0 * dh) * in_w * cin;
+    col += r0 * row_bytes;
+    if (dw == 1) {
+        /* taps [lo, hi) of every row inside the input: one run a row */
+        const int32_t lo = x0 < 0 ? TH_MIN(-x0, kw) : 0;
+        const int32_t hi = TH_MAX(lo, TH_MIN(kw, in_w - x0));
+        const int32_t n = (hi - lo) * cin;
+        if (n <= 0) {
+            return;
         }
-        const int8_t *row = in_b + (int64_t)y * in_w * cin;
-        if (dw == 1) {
-            /* taps [lo, hi) inside the row, one copy */
-            const int32_t lo = x0 < 0 ? TH_MIN(-x0, kw) : 0;
-            const int32_t hi = TH_MAX(lo, TH_MIN(kw, in_w - x0));
-            if (lo > 0) {
-                th_nn_mve_fill(col, pad, lo * cin);
+        const int8_t *src = row + (int64_t)(x0 + lo) * cin;
+        int8_t *d = col + lo * cin;
+        if (n <= 16) {
+            const mve_pred16_t p = vctp8q((uint32_t)n);
+            for (int32_t r = r0; r < r1; r++, src += in_row, d += row_bytes) {
+                vstrbq_p_s8(d, vldrbq_z_s8(src, p), p);
             }
-            th_nn_mve_copy(col + lo * cin, row + (int64_t)(x0 + lo) * cin, (hi - lo) * cin);
-            if (hi < kw) {
-                th_nn_mve_fill(col + hi * cin, pad, (kw - hi) * cin);
-            }
-            continue;
+            return;
         }
+        for (int32_t r = r0; r < r1; r++, src += in_row, d += row_bytes) {
+            th_nn_mve_copy(d, src, n);
+        }
+        return;
+    }
+    for (int32_t r = r0; r < r1; r++, row += in_row, col += row_bytes) {
         for (int32_t kx = 0; kx < kw; kx++) {
             const int32_t x = x0 + kx * dw;
-            if (x < 0 || x >= in_w) {
-                th_nn_mve_fill(col + kx * cin, pad, cin);
-            } else {
+            if (x >= 0 && x < in_w) {
                 th_nn_mve_copy(col + kx * cin, row + (int64_t)x * cin, cin);
             }
         }
@@ -1464,12 +1557,20 @@ static void mve_dw_stage(int8_t *plane, const mve_dw_geom *geo, const int8_t *in
 }
 
 /* Whether the interior is whole input rows (no column of the input outside the plane), so
- * mve_dw_stage_rows can stage it: the rows are consecutive in the input. */
+ * mve_dw_stage_rows can stage it: the rows are consecutive in the input. The plane may end
+ * before the input's last rows (a negative bottom padding: rows no output reads). */
 static int mve_dw_whole_rows(const mve_dw_geom *geo, const th_dims *input_dims,
                              const th_dw_conv_params *params)
 {
-    return params->padding.w + input_dims->w <= geo->pw &&
-           params->padding.h + input_dims->h <= geo->ph && input_dims->c <= 9000;
+    return params->padding.w + input_dims->w <= geo->pw && params->padding.h < geo->ph &&
+           input_dims->c <= 9000;
+}
+
+/* The input rows a whole-rows interior stages: those above the plane's end. */
+static int32_t mve_dw_staged_rows(const mve_dw_geom *geo, const th_dims *input_dims,
+                                  const th_dw_conv_params *params)
+{
+    return TH_MIN(input_dims->h, geo->ph - params->padding.h);
 }
 
 /* Input channel ic of one batch into the plane's interior (whole rows): eight pixels per
@@ -1484,7 +1585,23 @@ static void mve_dw_stage_rows(int8_t *plane, const mve_dw_geom *geo, const int8_
     const mve_pred16_t p = vctp16q((uint32_t)(in_w & 7));
     const int8_t *src = in_b + ic;
     int8_t *row = plane + (int64_t)params->padding.h * geo->pw + params->padding.w;
-    for (int32_t y = 0; y < input_dims->h; y++, row += geo->pw) {
+    const int32_t rows = mve_dw_staged_rows(geo, input_dims, params);
+    if (in_w >= 8) {
+        /* the row's last 1-7 pixels as the last eight (rewriting a few, no predicate) */
+        const int64_t back = (int64_t)(in_w - 8) * cin, row_in = (int64_t)in_w * cin;
+        for (int32_t y = 0; y < rows; y++, row += geo->pw, src += row_in) {
+            int8_t *d = row;
+            const int8_t *sp = src;
+            for (int32_t k = 0; k < full; k++, sp += 8 * cin, d += 8) {
+                vstrbq_s16(d, vldrbq_gather_offset_s16(sp, offs));
+            }
+            if (in_w & 7) {
+                vstrbq_s16(row + in_w - 8, vldrbq_gather_offset_s16(src + back, offs));
+            }
+        }
+        return;
+    }
+    for (int32_t y = 0; y < rows; y++, row += geo->pw) {
         int8_t *d = row;
         for (int32_t k = 0; k < full; k++, src += 8 * cin, d += 8) {
             vstrbq_s16(d, vldrbq_gather_offset_s16(src, offs));
@@ -1503,9 +1620,13 @@ static void mve_dw_stage_rows(int8_t *plane, const mve_dw_geom *geo, const int8_
 static int32_t mve_dw_run_table(uint16_t *tab, int32_t room, const mve_dw_geom *geo,
                                 const th_dims *input_dims, const th_dw_conv_params *params)
 {
-    const int32_t in_h = input_dims->h, in_w = input_dims->w;
+    const int32_t in_w = input_dims->w;
     const int32_t top = params->padding.h, left = params->padding.w;
-    if (!mve_dw_whole_rows(geo, input_dims, params) || (int64_t)in_h * in_w > room ||
+    if (!mve_dw_whole_rows(geo, input_dims, params)) {
+        return 0;
+    }
+    const int32_t in_h = mve_dw_staged_rows(geo, input_dims, params);
+    if ((int64_t)in_h * in_w > room ||
         (int64_t)geo->ph * geo->pw > 65536) {
         return 0;
     }
@@ -2006,10 +2127,12 @@ mve_dw_dot_t(const int8_t *plane, const mve_dw_geom *geo, DOT_TAPS_PARAMS,
                 th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc));
         }
         if (ox < ow) {
+            /* the last 1-3: lanes past them repeat the last window (stored off) */
             const int32_t n = ow - ox;
+            const int32_t s1 = n > 1 ? sw : 0, s2 = n > 2 ? 2 * sw : s1;
             const int32x4_t acc =
-                lanes4(mve_dw_dot1(b, DOT_TAPS), n > 1 ? mve_dw_dot1(b + sw, DOT_TAPS) : 0,
-                       n > 2 ? mve_dw_dot1(b + 2 * sw, DOT_TAPS) : 0, 0);
+                lanes4(mve_dw_dot1(b, DOT_TAPS), mve_dw_dot1(b + s1, DOT_TAPS),
+                       mve_dw_dot1(b + s2, DOT_TAPS), mve_dw_dot1(b + s2, DOT_TAPS));
             vstrbq_scatter_offset_p_s32(
                 o_row + (int64_t)ox * oc_stride, out_offs,
                 th_mve_requantize_n(vaddq_s32(acc, init), multiplier, shift, neg, &oc),
@@ -2059,7 +2182,10 @@ typedef struct {
     const uint16_t *flat_tab; /* narrow outputs' window offsets */
     const uint16_t *run_tab;  /* the staging run's plane offsets (run > 0) */
     int32_t run;
-    int rows; /* the interior is whole input rows */
+    int rows;   /* the interior is whole input rows */
+    int contig; /* ... and the plane's rows are the input's: one contiguous run */
+    int direct; /* no padding read, output apart: the windows read in the input (geo in
+                 * bytes of the input: SW, DW times C, PW the input row), nothing staged */
     int8_t (*tap_tab)[128];
     th_mve_out o;
 } mve_dw_call;
@@ -2067,20 +2193,43 @@ typedef struct {
 /* Channel oc's preparation: its input channel staged (the first of its ch_mult outputs), its
  * taps (wv: 0..15, wv2: 16..31, from the tap table, filled per 8 channels; taps <= 32) and
  * the folded start bias + input_offset * sum of its taps, returned. */
-TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
-                                 int8x16_t *wv, int8x16_t *wv2)
+static void mve_dw_channel_stage(const mve_dw_call *k, const int8_t *in_b, int32_t oc)
 {
-    const int32_t mult_ch = k->params->ch_mult, oc_total = k->output_dims->c;
-    const int32_t taps = k->geo->kh * k->geo->kw;
+    const int32_t mult_ch = k->params->ch_mult;
     if (mult_ch == 1 || oc % mult_ch == 0) {
         const int32_t ic = mult_ch == 1 ? oc : oc / mult_ch;
-        if (k->run > 0) {
+        if (k->contig) {
+            const uint16x8_t offs =
+                vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)k->input_dims->c);
+            gather_channel(k->plane + (int64_t)k->params->padding.h * k->geo->pw, in_b + ic,
+                           mve_dw_staged_rows(k->geo, k->input_dims, k->params) *
+                               k->input_dims->w,
+                           k->input_dims->c, offs);
+        } else if (k->run > 0) {
             mve_dw_stage_run(k->plane, k->run_tab, k->run, in_b, k->input_dims->c, ic);
         } else if (k->rows) {
             mve_dw_stage_rows(k->plane, k->geo, in_b, k->input_dims, k->params, ic);
         } else {
             mve_dw_stage(k->plane, k->geo, in_b, k->input_dims, k->params, ic);
         }
+    }
+}
+
+/* The folded start of channel oc given the sum of its taps. */
+TH_INLINE int32_t mve_dw_start(const mve_dw_call *k, int32_t oc, uint32_t wsum)
+{
+    return (int32_t)((k->bias != NULL ? (uint32_t)k->bias[oc] : 0u) +
+                     (uint32_t)k->params->input_offset * wsum);
+}
+
+/* (stage 0: the windows are read in the input, nothing staged) */
+TH_INLINE int32_t mve_dw_channel_t(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
+                                   int8x16_t *wv, int8x16_t *wv2, const int stage)
+{
+    const int32_t oc_total = k->output_dims->c;
+    const int32_t taps = k->geo->kh * k->geo->kw;
+    if (stage) {
+        mve_dw_channel_stage(k, in_b, oc);
     }
     uint32_t wsum = 0;
     if (taps <= MVE_DW_TAB_TAPS) {
@@ -2097,8 +2246,13 @@ TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32
             wsum += (uint32_t)(int32_t)k->filter[(int64_t)t * oc_total + oc];
         }
     }
-    return (int32_t)((k->bias != NULL ? (uint32_t)k->bias[oc] : 0u) +
-                     (uint32_t)k->params->input_offset * wsum);
+    return mve_dw_start(k, oc, wsum);
+}
+
+TH_INLINE int32_t mve_dw_channel(const mve_dw_call *k, const int8_t *in_b, int32_t oc,
+                                 int8x16_t *wv, int8x16_t *wv2)
+{
+    return mve_dw_channel_t(k, in_b, oc, wv, wv2, 1);
 }
 
 /* ---- 3x3, stride 1, dilation 1, planes at most 84 wide: 2x2 output blocks -----------------
@@ -2227,81 +2381,225 @@ mve_dw_dot_2x2(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
     }
 }
 
-/* ---- more than 32 taps in rows of at most 16 (5x15, 7x7, 9x9, ...; dilation 1 along the row) --
- * Per output and filter row one zero-predicated VLDRB of the row's KW bytes (contiguous in the
- * plane) and one VMLADAVA against that row's taps, four outputs of the flattened output plane a
- * step, each filter row's taps (a per-channel table of 16-byte rows, at most 16 rows) loaded
- * once for the four; the four sums requantized as one vector, the last step predicated. */
-#define MVE_DW_ROWDOT_ROWS 16
+/* ---- more than 32 taps (5x15, 7x7, 12x5, 14x13 dilated, ...): by groups of taps -----------
+ * The taps are split into groups of at most 16: the filter's rows (contiguous in the plane when
+ * DW is 1) or runs of 16 taps in raster order (any dilation; each run within 256 bytes of the
+ * plane from its first tap). Per output and group one VLDRB of the group's bytes (a row: one
+ * contiguous load, zero-predicated where it would end past the plane; else a VLDRB.8 gather at
+ * the group's offsets, lanes past the group at offset 0) and one VMLADAVA against the group's
+ * weights (a per-channel table of 16-byte rows, 0 past the group), four outputs of the
+ * flattened output plane a step sharing each group's weights; the four sums requantized as one
+ * vector, the last step predicated. Raster runs are used where they are fewer gathers than
+ * rows are loads (dilated rows, or at most half as many groups as rows). */
+#define MVE_DW_GROUPS 16
 
-static int mve_dw_rowdot_applies(const mve_dw_geom *g)
+typedef struct {
+    uint8_t offs[MVE_DW_GROUPS][16]; /* gathered: lane j's offset from the group's first tap */
+    int32_t delta[MVE_DW_GROUPS];    /* first tap's plane offset minus the previous group's */
+    int32_t len;                     /* taps per group (group gi: taps gi * len, ...) */
+    int32_t groups;
+    int mode; /* MVE_DW_ROWS (DW 1: contiguous loads), MVE_DW_ROWS_GATHERED or MVE_DW_RUNS */
+} mve_dw_groups;
+
+#define MVE_DW_ROWS 0
+#define MVE_DW_ROWS_GATHERED 1 /* the rows at offsets kx * DW: the groups' common offsets */
+#define MVE_DW_RUNS 2
+
+/* The groups of a filter as rows (per_row) or runs of 16 taps; 0 if they do not fit (more
+ * than 16 groups or rows longer than 16 taps, or a group spanning more than 256 bytes). */
+static int mve_dw_groups_fill(mve_dw_groups *t, const mve_dw_geom *g, int per_row)
 {
-    return g->kh * g->kw > MVE_DW_TAB_TAPS && g->kw <= 16 && g->kh <= MVE_DW_ROWDOT_ROWS &&
-           g->dw == 1;
+    const int32_t taps = g->kh * g->kw, len = per_row ? g->kw : 16;
+    t->len = len;
+    t->groups = (taps + len - 1) / len;
+    t->mode = !per_row ? MVE_DW_RUNS : g->dw > 1 ? MVE_DW_ROWS_GATHERED : MVE_DW_ROWS;
+    if (t->groups > MVE_DW_GROUPS || len > 16) {
+        return 0;
+    }
+    int32_t prev = 0;
+    for (int32_t gi = 0; gi < t->groups; gi++) {
+        const int32_t first = gi * len, base = mve_dw_tap_offset(g, first);
+        for (int32_t j = 0; j < 16; j++) {
+            const int32_t off =
+                j < TH_MIN(len, taps - first) ? mve_dw_tap_offset(g, first + j) - base : 0;
+            if (off > 255) {
+                return 0;
+            }
+            t->offs[gi][j] = (uint8_t)off;
+        }
+        t->delta[gi] = base - prev;
+        prev = base;
+    }
+    return 1;
+}
+
+/* The groups the filter takes (0 if neither fits): runs where they cost fewer instructions
+ * than rows (about 17 per run and four outputs, 14 per row), else rows. */
+static int mve_dw_groups_pick(mve_dw_groups *t, const mve_dw_geom *g)
+{
+    if (g->kh * g->kw <= MVE_DW_TAB_TAPS) {
+        return 0;
+    }
+    if (mve_dw_groups_fill(t, g, 0) &&
+        (17 * t->groups < 14 * g->kh || g->kw > 16 || g->kh > MVE_DW_GROUPS)) {
+        return 1;
+    }
+    return mve_dw_groups_fill(t, g, 1);
+}
+
+/* One filter row's taps of a window at b: 16 bytes (whole), zero-predicated past KW, or
+ * gathered at the row's offsets. */
+#define MVE_ROW_WHOLE 0
+#define MVE_ROW_PRED 1
+#define MVE_ROW_GATHER 2
+
+TH_INLINE int8x16_t mve_dw_row_taps(const int8_t *b, uint8x16_t offs, mve_pred16_t p,
+                                    const int kind)
+{
+    return kind == MVE_ROW_WHOLE  ? vldrbq_s8(b)
+           : kind == MVE_ROW_PRED ? vldrbq_z_s8(b, p)
+                                  : vldrbq_gather_offset_s8(b, offs);
+}
+
+/* a_j += window j's rows . the filter rows, four windows (b0..b3), kh rows row_step apart. */
+TH_INLINE void mve_dw_rows4(const int8_t *b0, const int8_t *b1, const int8_t *b2,
+                            const int8_t *b3, int32_t row_step, const int8_t (*rows)[16],
+                            int32_t kh, uint8x16_t offs, mve_pred16_t p, const int kind,
+                            int32_t *a0, int32_t *a1, int32_t *a2, int32_t *a3)
+{
+    int32_t s0 = *a0, s1 = *a1, s2 = *a2, s3 = *a3;
+    for (int32_t ky = 0; ky < kh;
+         ky++, b0 += row_step, b1 += row_step, b2 += row_step, b3 += row_step) {
+        const int8x16_t w = vldrbq_s8(rows[ky]);
+        s0 = vmladavaq_s8(s0, mve_dw_row_taps(b0, offs, p, kind), w);
+        s1 = vmladavaq_s8(s1, mve_dw_row_taps(b1, offs, p, kind), w);
+        s2 = vmladavaq_s8(s2, mve_dw_row_taps(b2, offs, p, kind), w);
+        s3 = vmladavaq_s8(s3, mve_dw_row_taps(b3, offs, p, kind), w);
+    }
+    *a0 = s0, *a1 = s1, *a2 = s2, *a3 = s3;
 }
 
 TH_INLINE void mve_dw_rowdot_channel(const int8_t *plane, const mve_dw_geom *geo,
-                                     const int8_t (*rows)[16], int32_t oc_stride, int32_t start,
-                                     int32_t multiplier, int32_t shift, const th_mve_out *o,
-                                     const th_dims *output_dims, int8_t *out, const int neg)
+                                     const mve_dw_groups *t, const int8_t (*rows)[16],
+                                     int32_t oc_stride, int32_t start, int32_t multiplier,
+                                     int32_t shift, const th_mve_out *o,
+                                     const th_dims *output_dims, int8_t *out, const int neg,
+                                     const int mode)
 {
     const th_mve_out oc = *o; /* in registers: the output stores may alias *o */
     const int32_t ow = output_dims->w, total = output_dims->h * ow;
     const int32_t row_step = geo->dh * geo->pw, y_step = geo->sh * geo->pw, sw = geo->sw;
     const mve_pred16_t p = vctp8q((uint32_t)geo->kw);
+    const uint8x16_t row_offs = vld1q_u8(t->offs[0]); /* (rows gathered: every row's) */
+    /* contiguous rows: a window whose 16-byte reads all end inside the plane is read without
+     * a predicate (bytes past KW meet weight 0) */
+    const int64_t whole_end =
+        (int64_t)geo->ph * geo->pw - 16 - (int64_t)(geo->kh - 1) * row_step;
     const uint32x4_t out_offs = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)oc_stride);
     const int8_t *row = plane, *next = plane;
     int32_t ox = 0;
     for (int32_t q = 0; q < total; q += 4, out += 4 * oc_stride) {
         const int32_t n = TH_MIN(4, total - q);
-        const int8_t *b[4];
-        for (int32_t j = 0; j < 4; j++) {
-            b[j] = j < n ? next : b[0];
-            if (j < n && ++ox == ow) {
-                ox = 0;
-                row += y_step;
-                next = row;
-            } else if (j < n) {
-                next += sw;
+        const int8_t *b0, *b1, *b2, *b3;
+        if (ox + 4 < ow) { /* four outputs inside one output row */
+            b0 = next;
+            b1 = b0 + sw;
+            b2 = b1 + sw;
+            b3 = b2 + sw;
+            next = b3 + sw;
+            ox += 4;
+        } else {
+            const int8_t *b[4];
+            for (int32_t j = 0; j < 4; j++) {
+                b[j] = j < n ? next : b[0];
+                if (j < n && ++ox == ow) {
+                    ox = 0;
+                    row += y_step;
+                    next = row;
+                } else if (j < n) {
+                    next += sw;
+                }
             }
+            b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3];
         }
         int32_t a0 = start, a1 = start, a2 = start, a3 = start;
-        for (int32_t ky = 0, off = 0; ky < geo->kh; ky++, off += row_step) {
-            const int8x16_t w = vldrbq_s8(rows[ky]);
-            a0 = vmladavaq_s8(a0, vldrbq_z_s8(b[0] + off, p), w);
-            a1 = vmladavaq_s8(a1, vldrbq_z_s8(b[1] + off, p), w);
-            a2 = vmladavaq_s8(a2, vldrbq_z_s8(b[2] + off, p), w);
-            a3 = vmladavaq_s8(a3, vldrbq_z_s8(b[3] + off, p), w);
+        if (mode == MVE_DW_ROWS_GATHERED) {
+            mve_dw_rows4(b0, b1, b2, b3, row_step, rows, geo->kh, row_offs, p, MVE_ROW_GATHER,
+                         &a0, &a1, &a2, &a3);
+        } else if (mode == MVE_DW_RUNS) {
+            for (int32_t gi = 0; gi < t->groups; gi++) {
+                const int32_t d = t->delta[gi];
+                b0 += d, b1 += d, b2 += d, b3 += d;
+                const uint8x16_t offs = vld1q_u8(t->offs[gi]);
+                const int8x16_t w = vldrbq_s8(rows[gi]);
+                a0 = vmladavaq_s8(a0, vldrbq_gather_offset_s8(b0, offs), w);
+                a1 = vmladavaq_s8(a1, vldrbq_gather_offset_s8(b1, offs), w);
+                a2 = vmladavaq_s8(a2, vldrbq_gather_offset_s8(b2, offs), w);
+                a3 = vmladavaq_s8(a3, vldrbq_gather_offset_s8(b3, offs), w);
+            }
+        } else if (b3 - plane <= whole_end) { /* (b3: the last window) */
+            mve_dw_rows4(b0, b1, b2, b3, row_step, rows, geo->kh, row_offs, p, MVE_ROW_WHOLE,
+                         &a0, &a1, &a2, &a3);
+        } else {
+            mve_dw_rows4(b0, b1, b2, b3, row_step, rows, geo->kh, row_offs, p, MVE_ROW_PRED,
+                         &a0, &a1, &a2, &a3);
         }
-        vstrbq_scatter_offset_p_s32(
-            out, out_offs, th_mve_requantize_n(lanes4(a0, a1, a2, a3), multiplier, shift, neg, &oc),
-            vctp32q((uint32_t)n));
+        const int32x4_t v =
+            th_mve_requantize_n(lanes4(a0, a1, a2, a3), multiplier, shift, neg, &oc);
+        if (n == 4) {
+            vstrbq_scatter_offset_s32(out, out_offs, v);
+        } else {
+            vstrbq_scatter_offset_p_s32(out, out_offs, v, vctp32q((uint32_t)n));
+        }
     }
 }
 
-/* Every channel of one batch by filter rows (mve_dw_rowdot_applies): the channel's taps into
- * the tap table's 256 bytes as 16-byte rows, then its outputs. */
+/* Every channel of one batch by groups of taps (t: mve_dw_groups_pick): the channel's taps
+ * into the tap table's 256 bytes as 16-byte rows, one per group, then its outputs. */
 static void __attribute__((noinline))
-mve_dw_rowdot(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
+mve_dw_rowdot(const mve_dw_call *k, const mve_dw_groups *t, const int8_t *in_b, int8_t *out_b)
 {
-    const int32_t oc_total = k->output_dims->c, kh = k->geo->kh, kw = k->geo->kw;
+    const int32_t oc_total = k->output_dims->c;
     int8_t (*rows)[16] = (int8_t (*)[16])(void *)k->tap_tab;
+    th_nn_mve_fill(&rows[0][0], 0, 16 * MVE_DW_GROUPS); /* taps past each group: 0 */
+    /* a group's taps, 8 a gather, C apart in the filter (offsets fit 16 bits: C < 4096) */
+    const uint16x8_t offs = vmulq_n_u16(vidupq_n_u16(0, 1), (uint16_t)oc_total);
     for (int32_t oc = 0; oc < oc_total; oc++) {
-        int8x16_t wv, wv2;
-        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
-        const int8_t *w = k->filter + oc;
-        for (int32_t ky = 0; ky < kh; ky++) {
-            for (int32_t kx = 0; kx < kw; kx++, w += oc_total) {
-                rows[ky][kx] = *w;
+        mve_dw_channel_stage(k, in_b, oc);
+        int32_t wsum = 0;
+        for (int32_t gi = 0, left = k->geo->kh * k->geo->kw; gi < t->groups; gi++) {
+            const int32_t n = TH_MIN(t->len, left);
+            const int8_t *w = k->filter + (int64_t)gi * t->len * oc_total + oc;
+            if (oc_total < 4096) {
+                const int16x8_t lo = vldrbq_gather_offset_z_s16(w, offs, vctp16q((uint32_t)n));
+                vstrbq_s16(rows[gi], lo);
+                wsum = vaddvaq_s16(wsum, lo);
+                if (n > 8) {
+                    const int16x8_t hi = vldrbq_gather_offset_z_s16(
+                        w + 8 * oc_total, offs, vctp16q((uint32_t)(n - 8)));
+                    vstrbq_s16(rows[gi] + 8, hi);
+                    wsum = vaddvaq_s16(wsum, hi);
+                }
+            } else {
+                for (int32_t j = 0; j < n; j++) {
+                    rows[gi][j] = w[(int64_t)j * oc_total];
+                    wsum += w[(int64_t)j * oc_total];
+                }
             }
+            left -= n;
         }
+        const int32_t start = mve_dw_start(k, oc, (uint32_t)wsum);
         const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
-        if (sh < 0) {
-            mve_dw_rowdot_channel(k->plane, k->geo, (const int8_t (*)[16])rows, oc_total, start,
-                                  m, sh, &k->o, k->output_dims, out_b + oc, 1);
+        const int8_t (*r)[16] = (const int8_t (*)[16])rows;
+        if (t->mode == MVE_DW_RUNS) {
+            mve_dw_rowdot_channel(k->plane, k->geo, t, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, sh < 0, MVE_DW_RUNS);
+        } else if (t->mode == MVE_DW_ROWS_GATHERED) {
+            mve_dw_rowdot_channel(k->plane, k->geo, t, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, sh < 0, MVE_DW_ROWS_GATHERED);
         } else {
-            mve_dw_rowdot_channel(k->plane, k->geo, (const int8_t (*)[16])rows, oc_total, start,
-                                  m, sh, &k->o, k->output_dims, out_b + oc, 0);
+            mve_dw_rowdot_channel(k->plane, k->geo, t, r, oc_total, start, m, sh, &k->o,
+                                  k->output_dims, out_b + oc, sh < 0, MVE_DW_ROWS);
         }
     }
 }
@@ -2309,13 +2607,15 @@ mve_dw_rowdot(const mve_dw_call *k, const int8_t *in_b, int8_t *out_b)
 /* Every channel of one batch through the up-to-16-taps dot path, flattened (flat) or by rows:
  * the per-channel work inline in one loop (no call per channel). */
 TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b,
-                                   int8_t *out_b, const int flat)
+                                   int8_t *out_b, const int flat, const int direct)
 {
-    const int32_t oc_total = k->output_dims->c;
+    const int32_t oc_total = k->output_dims->c, mult_ch = k->params->ch_mult;
     for (int32_t oc = 0; oc < oc_total; oc++) {
         int8x16_t wv, wv2;
-        const int32_t start = mve_dw_channel(k, in_b, oc, &wv, &wv2);
+        const int32_t start = mve_dw_channel_t(k, in_b, oc, &wv, &wv2, !direct);
         const int32_t m = k->quant->multiplier[oc], sh = k->quant->shift[oc];
+        /* (direct: the input channel itself, the windows' offsets in input bytes) */
+        const int8_t *plane = direct ? in_b + (mult_ch == 1 ? oc : oc / mult_ch) : k->plane;
         if (flat && sh < 0) {
             mve_dw_dot_flat_t(k->plane, k->flat_tab, offs, wv, offs, wv, 0, 0, oc_total, start,
                               m, sh, &k->o, k->output_dims, out_b + oc, 1);
@@ -2323,10 +2623,10 @@ TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const 
             mve_dw_dot_flat_t(k->plane, k->flat_tab, offs, wv, offs, wv, 0, 0, oc_total, start,
                               m, sh, &k->o, k->output_dims, out_b + oc, 0);
         } else if (sh < 0) {
-            mve_dw_dot_t(k->plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
+            mve_dw_dot_t(plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
                          &k->o, k->output_dims, out_b + oc, 1);
         } else {
-            mve_dw_dot_t(k->plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
+            mve_dw_dot_t(plane, k->geo, offs, wv, offs, wv, 0, 0, oc_total, start, m, sh,
                          &k->o, k->output_dims, out_b + oc, 0);
         }
     }
@@ -2335,13 +2635,20 @@ TH_INLINE void mve_dw_dot_channels(const mve_dw_call *k, uint8x16_t offs, const 
 static void __attribute__((noinline))
 mve_dw_dot_flat(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
 {
-    mve_dw_dot_channels(k, offs, in_b, out_b, 1);
+    mve_dw_dot_channels(k, offs, in_b, out_b, 1, 0);
 }
 
 static void __attribute__((noinline))
 mve_dw_dot(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
 {
-    mve_dw_dot_channels(k, offs, in_b, out_b, 0);
+    mve_dw_dot_channels(k, offs, in_b, out_b, 0, 0);
+}
+
+/* The same reading the windows in the input (k->direct). */
+static void __attribute__((noinline))
+mve_dw_dot_direct(const mve_dw_call *k, uint8x16_t offs, const int8_t *in_b, int8_t *out_b)
+{
+    mve_dw_dot_channels(k, offs, in_b, out_b, 0, 1);
 }
 
 #undef DOT_TAPS
@@ -2397,9 +2704,22 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     if (dot) {
         mve_dw_dot_offsets(&taps_v, &geo);
     }
-    const uint8x16_t dot_offs = taps_v.offs;
-    uint16_t flat_tab[MVE_DW_FLAT_MAX + 3]; /* then the staging run's table */
-    const int flat = dot && output_dims->w < 8 &&
+    /* the narrow outputs' windows, then the staging run's table; or (more than 32 taps: no
+     * windows table) the groups of taps, then the run's table */
+    union {
+        uint16_t flat[MVE_DW_FLAT_MAX + 3];
+        struct {
+            mve_dw_groups groups;
+            uint16_t run[MVE_DW_FLAT_MAX + 3 - (sizeof(mve_dw_groups) + 1) / 2];
+        } grouped;
+    } tabs;
+    uint16_t *flat_tab = tabs.flat;
+    mve_dw_groups *groups = &tabs.grouped.groups;
+    const int grouped = mve_dw_groups_pick(groups, &geo); /* (taps > 32: no flat table) */
+    /* a one-column output (K x 1 filters on [1, T, 1, C] audio shapes): one row of OH
+     * outputs below, no table of windows */
+    const int column = dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4;
+    const int flat = dot && !column && output_dims->w < 8 &&
                      output_dims->h * output_dims->w <= MVE_DW_FLAT_MAX &&
                      geo.ph * geo.pw <= 65536;
     if (flat) {
@@ -2410,9 +2730,29 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         th_nn_mve_fill(&tap_tab[0][0], 0, (int32_t)sizeof tap_tab);
     }
     const int32_t flat_n = flat ? output_dims->h * output_dims->w + 3 : 0;
+    /* the rows and column dot paths read the windows straight from the input where no
+     * padding is read and the output lies apart (in bytes of the input: geo_in) */
+    mve_dw_geom geo_in = geo;
+    geo_in.sw = geo.sw * input_dims->c;
+    geo_in.dw = geo.dw * input_dims->c;
+    geo_in.pw = input_dims->w * input_dims->c;
+    const int direct =
+        dot && taps <= 16 &&
+        (column || (!flat && output_dims->w >= 8 && !mve_dw_2x2_applies(&geo) && !grouped)) &&
+        params->padding.h == 0 && params->padding.w == 0 && geo.ph <= input_dims->h &&
+        geo.pw <= input_dims->w && (int64_t)input_dims->w * input_dims->c * geo.sh < 65536 &&
+        mve_dw_dot_applies(&geo_in) &&
+        !overlaps(input, (int64_t)input_dims->n * input_dims->h * input_dims->w * input_dims->c,
+                  output,
+                  (int64_t)input_dims->n * output_dims->h * output_dims->w * output_dims->c);
+    if (direct) {
+        mve_dw_dot_offsets(&taps_v, &geo_in);
+    }
+    const uint8x16_t dot_offs = taps_v.offs;
     mve_dw_call k;
+    k.direct = direct;
     k.plane = plane;
-    k.geo = &geo;
+    k.geo = direct ? &geo_in : &geo;
     k.input_dims = input_dims;
     k.output_dims = output_dims;
     k.params = params;
@@ -2420,28 +2760,39 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
     k.filter = filter;
     k.bias = bias;
     k.flat_tab = flat_tab;
-    k.run_tab = flat_tab + flat_n;
-    k.run = mve_dw_run_table(flat_tab + flat_n, MVE_DW_FLAT_MAX + 3 - flat_n, &geo, input_dims,
-                             params);
+    uint16_t *run_tab = grouped ? tabs.grouped.run : flat_tab + flat_n;
+    const int32_t run_room = grouped ? (int32_t)(sizeof tabs.grouped.run / sizeof(uint16_t))
+                                     : MVE_DW_FLAT_MAX + 3 - flat_n;
+    k.run_tab = run_tab;
     k.rows = mve_dw_whole_rows(&geo, input_dims, params);
+    k.contig = k.rows && params->padding.w == 0 && input_dims->w == geo.pw;
+    k.run = k.contig || direct
+                ? 0
+                : mve_dw_run_table(run_tab, run_room, &geo, input_dims, params);
     k.tap_tab = tap_tab;
     k.o = o;
-    th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
+    if (!direct) {
+        th_nn_mve_fill(plane, (int8_t)(-params->input_offset), geo.ph * geo.pw);
+    }
     const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
     const int64_t out_batch = (int64_t)output_dims->h * output_dims->w * oc_total;
-    if (dot && taps <= 16 && output_dims->w == 1 && output_dims->h >= 4) {
+    if (column) {
         /* A one-column output (K x 1 filters on [1, T, 1, C] audio shapes) as one row of OH
          * outputs whose windows are SH * PW apart (the rows path's stride), outputs C apart
          * as in a row. */
-        mve_dw_geom col_geo = geo;
-        col_geo.sw = geo.sh * geo.pw;
+        mve_dw_geom col_geo = *k.geo;
+        col_geo.sw = k.geo->sh * k.geo->pw;
         th_dims col_dims = *output_dims;
         col_dims.h = 1;
         col_dims.w = output_dims->h;
         k.geo = &col_geo;
         k.output_dims = &col_dims;
         for (int32_t b = 0; b < input_dims->n; b++) {
-            mve_dw_dot(&k, dot_offs, input + b * in_batch, output + b * out_batch);
+            if (direct) {
+                mve_dw_dot_direct(&k, dot_offs, input + b * in_batch, output + b * out_batch);
+            } else {
+                mve_dw_dot(&k, dot_offs, input + b * in_batch, output + b * out_batch);
+            }
         }
         return;
     }
@@ -2449,8 +2800,8 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * oc_total;
-        if (mve_dw_rowdot_applies(&geo)) {
-            mve_dw_rowdot(&k, in_b, out_b);
+        if (grouped) {
+            mve_dw_rowdot(&k, groups, in_b, out_b);
             continue;
         }
         if (mve_dw_2x2_applies(&geo) && !flat) { /* (narrow outputs: flattened, cheaper) */
@@ -2459,6 +2810,10 @@ void th_nn_mve_dw_conv_s8(const th_context *ctx, const th_dw_conv_params *params
         }
         if (dot && taps <= 16 && flat) {
             mve_dw_dot_flat(&k, dot_offs, in_b, out_b);
+            continue;
+        }
+        if (direct) {
+            mve_dw_dot_direct(&k, dot_offs, in_b, out_b);
             continue;
         }
         if (dot && taps <= 16 && output_dims->w >= 8) {
