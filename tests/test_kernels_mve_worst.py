@@ -8,8 +8,9 @@ on QEMU mps3-an547 (Cortex-M55), one kernel-firmware run:
 - depthwise staging: a plane that ends before the input's last rows (negative bottom padding),
   interiors whose plane rows are the input's (one contiguous run: K x 1 on [N, T, 1, C], valid
   1 x K), whole rows staged without a predicate (width >= 8, not a multiple of 8);
-- FULLY_CONNECTED of K <= 32 with output channels across the lanes (pixel_narrow): 16-channel
-  blocks and 1-15 channel tails, per-tensor with a filter offset and per-channel;
+- FULLY_CONNECTED of 16 < K <= 32 with output channels across the lanes (pixel_narrow):
+  16-channel blocks and 1-15 channel tails, per-tensor with a filter offset and per-channel
+  (K <= 16 takes fc_mve_short: tests/test_kernels_target.py);
 - depthwise windows read straight from the input (no padding, output apart: the rows and
   column dot paths without staging), and in place (staged);
 - the sweep's former worst shapes of those kinds (seeds 0-3), and its worst CONV_2D shapes
@@ -239,11 +240,12 @@ def dw_staging_boundaries() -> list[Case]:
 
 
 def fc_narrow_cases(seed: int, count: int) -> list[Case]:
-    """K <= 32 and at least 8 output channels: blocks of 16 and tails, both quantizations."""
+    """16 < K <= 32 and at least 8 output channels: blocks of 16 and tails, both
+    quantizations."""
     return drawn(seed, count,
                  lambda d, i: fc_case(d, Op.FC_PER_CHANNEL if i % 2 else Op.FC,
                                       Limits(max_fc_in=32, max_fc_out=70)),
-                 lambda c: c.w.shape[1] <= 32 and c.w.shape[0] >= 8)
+                 lambda c: 16 < c.w.shape[1] <= 32 and c.w.shape[0] >= 8)
 
 
 def sweep_worst() -> list[Case]:
@@ -302,7 +304,7 @@ def test_worst_shape_mix_reaches_every_branch() -> None:
     rows = [c for c in dws if not contiguous(c) and c.p.pad_left + c.x.shape[2] <= plane(c)[1]
             and c.x.shape[2] >= 8 and c.x.shape[2] % 8 and c.x.shape[1] * c.x.shape[2] > 515]
     assert len(rows) >= 2
-    fcs = [c for c in all_cases() if isinstance(c, FcCase) and c.w.shape[1] <= 32]
+    fcs = [c for c in all_cases() if isinstance(c, FcCase) and 16 < c.w.shape[1] <= 32]
     assert any(c.w.shape[0] % 16 for c in fcs) and any(c.w.shape[0] < 16 for c in fcs)
     assert any(c.w.shape[0] >= 32 for c in fcs) and any(c.x.shape[0] > 1 for c in fcs)
     assert any(c.op == Op.FC_PER_CHANNEL for c in fcs)

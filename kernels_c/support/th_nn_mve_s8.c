@@ -10,7 +10,8 @@
  * arithmetic throughout, so the sums equal the reference's mod 2^32, as its own do.
  * The four results are requantized as one vector (th_mve_requantize, TFLM's double
  * rounding, exact) and stored with a narrowing, tail-predicated VSTRB.32. FULLY_CONNECTED
- * rows of K <= 32 turn it around: output channels across the lanes (pixel_narrow).
+ * rows of 16 < K <= 32 turn it around: output channels across the lanes (pixel_narrow; K <= 16:
+ * th_nn_fc_s8.c's fc_mve_short, fewer instructions there).
  */
 #include <stddef.h>
 #include <string.h>
