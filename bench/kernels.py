@@ -2,6 +2,7 @@
 
     python bench/kernels.py [--json] [--board mps2-an386]
     python bench/kernels.py --sweep [--seed S] [--per-class N] [--kernels-only] [--json]
+                            [--classes pool,elementwise,...]
 
 Builds the kernel test firmware (tests/kernels/firmware) twice for the board, once with
 the portable C path (TH_NN_FORCE_PORTABLE) and once with the DSP path, runs each layer
@@ -23,7 +24,9 @@ compiled backend (bench/sweep_ops.py). Then issue 17's kernel classes (SVDF, LST
 int4-weight conv / depthwise / FC: bench/sweep_seq.py), median and worst MAC/instruction, from
 graphs through the compiled backend (--kernels-only: not these two). On mps3-an547 the shapes
 larger than its kernel firmware's buffers are left out. With --json one row per shape (class,
-shape, macs, instructions; elements for the per-element classes) on stdout.
+shape, macs, instructions; elements for the per-element classes) on stdout. --classes: only
+the named classes (comma-separated: conv, pointwise, depthwise, fully_connected, pool,
+elementwise, or seq for issue 17's); the others are not built or run.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from sweep_seq import sweep_seq  # noqa: E402
 from kernels.cases import ConvCase, FcCase, Op, check_result  # noqa: E402
 from kernels.layers import fc_layer, layer_case  # noqa: E402
 from kernels.sweep import describe, sweep_cases  # noqa: E402
-from kernels.target import build_firmware, run_cases  # noqa: E402
+from kernels.target import TargetRun, build_firmware, run_cases  # noqa: E402
 from tinyhost.boards import load_board  # noqa: E402
 from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
 
@@ -108,7 +111,9 @@ BIG_CAPS = {"mps3-an547": (131_072, 49_152 - 32)}
 
 
 def sweep(args: argparse.Namespace) -> int:
-    entries = sweep_cases(args.seed, args.per_class)
+    classes = frozenset(args.classes.split(",")) if args.classes else None
+    entries = [(kind, case) for kind, case in sweep_cases(args.seed, args.per_class)
+               if classes is None or kind in classes]  # fmt: skip
     if args.board in BIG_CAPS:
         record_cap, result_cap = BIG_CAPS[args.board]
         kept = [(kind, case) for kind, case in entries
@@ -120,9 +125,11 @@ def sweep(args: argparse.Namespace) -> int:
     cases = [case for _, case in entries]
     mve = load_board(args.board).mve
     with tempfile.TemporaryDirectory(prefix="th-ksweep-") as tmp:
-        fw = build_firmware(args.board, Path(tmp), portable=False, big=True, no_mve=mve)
-        run = run_cases(fw, cases, interleaved=True, icount=True, timeout=1800.0)
-        if mve:
+        run = run_mve = TargetRun(0, [], [])
+        if cases:
+            fw = build_firmware(args.board, Path(tmp), portable=False, big=True, no_mve=mve)
+            run = run_cases(fw, cases, interleaved=True, icount=True, timeout=1800.0)
+        if mve and cases:
             fw_mve = build_firmware(args.board, Path(tmp), portable=False, big=True)
             run_mve = run_cases(fw_mve, cases, interleaved=False, icount=True, timeout=1800.0)
             for (kind, case), result in zip(entries, run_mve.results, strict=True):
@@ -132,8 +139,11 @@ def sweep(args: argparse.Namespace) -> int:
                                      f"reference: {problem}")
         per_element, sequence = [], []
         if not args.kernels_only:
-            per_element = sweep_ops(args.seed, args.per_class, args.board, Path(tmp))
-            sequence = sweep_seq(args.seed, args.per_class, args.board, Path(tmp))
+            if classes is None or classes & {"pool", "elementwise"}:
+                per_element = sweep_ops(args.seed, args.per_class, args.board, Path(tmp),
+                                        classes)  # fmt: skip
+            if classes is None or "seq" in classes:
+                sequence = sweep_seq(args.seed, args.per_class, args.board, Path(tmp))
     if len(run.counts) != len(cases):
         raise SystemExit(f"{len(run.counts)} instruction counts for {len(cases)} layers")
     rows = []
@@ -203,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sweep", action="store_true", help="random shapes per layer class")
     ap.add_argument("--seed", type=int, default=0, help="sweep: shape seed")
     ap.add_argument("--per-class", type=int, default=30, help="sweep: shapes per class")
+    ap.add_argument("--classes", default="",
+                    help="sweep: only these classes, comma-separated (seq: issue 17's)")
     ap.add_argument("--kernels-only", action="store_true",
                     help="sweep: only the conv, pointwise, depthwise and FC kernel classes")
     args = ap.parse_args(argv)

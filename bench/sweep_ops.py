@@ -111,11 +111,15 @@ def _graphs(make: Callable, count: int, inputs_per_op: int, seed: int
     return out
 
 
-def sweep_ops(seed: int, per_class: int, board: str, work: Path) -> list[dict]:
-    """Rows (class, shape, macs 0, elements, instructions, floor) for pools and elementwise;
-    raises SystemExit when a device output differs from the reference."""
+def sweep_ops(seed: int, per_class: int, board: str, work: Path,
+              classes: frozenset[str] | None = None) -> list[dict]:
+    """Rows (class, shape, macs 0, elements, instructions, floor) for pools and elementwise
+    (`classes`: only these); raises SystemExit when a device output differs from the
+    reference."""
     rows = []
     for kind, make, inputs_per_op in (("pool", _pool, 1), ("elementwise", _elementwise, 2)):
+        if classes is not None and kind not in classes:
+            continue
         for n, (graph, shapes) in enumerate(_graphs(make, per_class, inputs_per_op,
                                                     seed * 1000 + len(kind))):  # fmt: skip
             rng = np.random.default_rng(seed + n)

@@ -60,7 +60,7 @@ from tinyhost.ir import (
     StridedSliceOptions,
     Tensor,
 )
-from tinyhost.plan.scratch import avgpool_scratch, maxpool_scratch
+from tinyhost.plan.scratch import avgpool_scratch, maxpool_fast_scratch, maxpool_scratch
 from tinyhost.reference.ops import activations as ref_act
 from tinyhost.reference.ops import quantize as ref_quant
 from tinyhost.reference.ops.elementwise import add_int8, mul_int8, sub_int8
@@ -397,6 +397,13 @@ def test_maxpool(kern_both, data):
         status, bufs = kern_both.call("th_maxpool_s8", ("ctx", 6), *args[1:], out(need))
         assert status == TH_OK
         assert_same(i8(bufs[5], out_shape), want, "maxpool separable")
+    fast = maxpool_fast_scratch(x.shape[2], x.shape[3], out_shape[1:3],
+                                (p.filter_h, p.filter_w), (p.stride_h, p.stride_w))
+    if fast:  # the DSP build's padded rows (two where SH == 1), exactly that scratch
+        args = _pool_args(x, p, out_shape)
+        status, bufs = kern_both.call("th_maxpool_s8", ("ctx", 6), *args[1:], out(fast))
+        assert status == TH_OK
+        assert_same(i8(bufs[5], out_shape), want, "maxpool fast scratch")
 
 
 @settings(max_examples=60, deadline=None, derandomize=True,
@@ -1009,6 +1016,34 @@ def test_mean(kern_both, data):
                              buf(shape_bytes(kernel_out_shape)), out(want.size))
     assert status == TH_OK
     assert_same(i8(bufs[6], want.shape), want, f"{kind} {shape} axes {axes}")
+
+
+def test_mean_long_runs_of_few_channels(kern_both):
+    """MEAN / SUM over H and W of 1-3 channels (the DSP build sums the run by byte position,
+    int16 lanes moved to int32 every 256 periods) and of 5-7 (the last group of four
+    overlapping), runs far past 256 periods, random and all-extreme inputs; against the
+    NumPy reference."""
+    rng = np.random.default_rng(1414)
+    shapes = [(1, 40, 40, 1), (1, 33, 71, 1), (1, 45, 40, 3), (1, 50, 41, 2), (1, 3, 5, 1),
+              (1, 37, 29, 5), (1, 30, 40, 7), (1, 23, 17, 3), (2, 9, 7, 3), (1, 1, 1, 2)]
+    for i, shape in enumerate(shapes):
+        in_q = q(float(rng.uniform(0.01, 0.1)), int(rng.integers(-128, 128)))
+        out_q = q(float(rng.uniform(0.01, 0.1)), int(rng.integers(-128, 128)))
+        tensors = [Tensor("x", shape, I8, quant=in_q),
+                   Tensor("axes", (2,), np.dtype(np.int32), data=np.array([1, 2], np.int32)),
+                   Tensor("y", (shape[0], 1, 1, shape[3]), I8, quant=out_q)]
+        graph = single_op_graph(OpKind.MEAN, ReducerOptions(True), tensors, [0, 1], [2])
+        p = mean_params(graph, graph.ops[0])
+        x = random_int8(rng, shape) if i % 3 else np.full(shape, (-128, 127)[i % 2], np.int8)
+        for kind in ("mean", "sum"):
+            want = mean_int8(x, p, divide=kind == "mean")
+            params = buf(struct.pack("<iiI", p.input_zero_point, p.output_zero_point, 6))
+            status, bufs = kern_both.call(f"th_{kind}_s8", ("null", None), params,
+                                          buf(i32(p.multiplier, p.shift)),
+                                          buf(shape_bytes(shape)), buf(x),
+                                          buf(shape_bytes(want.shape)), out(want.size))
+            assert status == TH_OK
+            assert_same(i8(bufs[6], want.shape), want, f"{kind} {shape}")
 
 
 # ------------------------------------------------------------------- TFLM-level checks

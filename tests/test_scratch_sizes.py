@@ -215,27 +215,39 @@ class PoolParams(ctypes.Structure):  # th_pool_params
 @pytest.mark.parametrize("kind", [OpKind.AVERAGE_POOL_2D, OpKind.MAX_POOL_2D])
 def test_pool_scratch_rule_equals_the_c_function(build, kind: OpKind) -> None:
     """The pools' separable paths: scratch_bytes of a pool graph (windows large and small,
-    strides 1..3, global) equals th_avgpool_s8_scratch_size / th_maxpool_s8_scratch_size in
-    both builds."""
+    strides 1..3, global, SAME and VALID) equals th_avgpool_s8_scratch_size /
+    th_maxpool_s8_scratch_size in both builds, and fast_scratch_bytes the max pool's
+    th_maxpool_s8_scratch_size_fast (the average pool has none)."""
     dsp, lib = build
     fn = (lib.th_avgpool_s8_scratch_size if kind is OpKind.AVERAGE_POOL_2D
           else lib.th_maxpool_s8_scratch_size)  # fmt: skip
     fn.restype = ctypes.c_int32
+    fast = lib.th_maxpool_s8_scratch_size_fast if kind is OpKind.MAX_POOL_2D else None
+    if fast is not None:
+        fast.restype = ctypes.c_int32
     rng = np.random.default_rng(21 + dsp)
-    nonzero = 0
+    nonzero = nonzero_fast = 0
     for _ in range(CASES // 4):
         h, w, c = (int(v) for v in rng.integers(1, 40, 3))
         kh, kw = int(rng.integers(1, h + 1)), int(rng.integers(1, w + 1))
         sh, sw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
-        oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
+        padding = Padding.SAME if rng.random() < 0.3 else Padding.VALID
+        pads = compute_window_padding(padding, h, w, kh, kw, sh, sw)
+        oh, ow = pads.out_h, pads.out_w
         tensors = (Tensor("x", (1, h, w, c), np.dtype(np.int8), quant=_q()),
                    Tensor("y", (1, oh, ow, c), np.dtype(np.int8), quant=_q()))
         graph = Graph(tensors=tensors, ops=(Op(kind, (0,), (1,),
-                                              Pool2DOptions(Padding.VALID, sh, sw, kh, kw)),),
+                                              Pool2DOptions(padding, sh, sw, kh, kw)),),
                       inputs=(0,), outputs=(1,), name="pool")  # fmt: skip
-        params = PoolParams(Tile(sh, sw), Tile(kh, kw), Tile(0, 0), Act(-128, 127))
-        want = fn(ctypes.byref(params), ctypes.byref(Dims(1, h, w, c)),
-                  ctypes.byref(Dims(1, oh, ow, c)))
+        params = PoolParams(Tile(sh, sw), Tile(kh, kw), Tile(pads.top, pads.left),
+                            Act(-128, 127))
+        refs = (ctypes.byref(params), ctypes.byref(Dims(1, h, w, c)),
+                ctypes.byref(Dims(1, oh, ow, c)))
+        want = fn(*refs)
         assert scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) == want
+        want_fast = fast(*refs) if fast is not None else 0
+        assert fast_scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) == want_fast
         nonzero += want > 0
+        nonzero_fast += want_fast > 0
     assert nonzero > CASES // 40
+    assert kind is OpKind.AVERAGE_POOL_2D or not dsp or nonzero_fast > CASES // 40

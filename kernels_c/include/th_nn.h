@@ -367,6 +367,13 @@ int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *
  * kernel takes every window's maximum directly. */
 int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
                                    const th_dims *output_dims);
+/* The faster path's scratch (DSP builds; 0 in others or where it has none): two rows of
+ * column maxima, 2 * th_maxpool_s8_scratch_size, when stride.h == 1, 2 <= filter.h <= 7 and
+ * the output has more than one row; given that much, two output rows a row apart take one
+ * pass over their rows. */
+int32_t th_maxpool_s8_scratch_size_fast(const th_pool_params *params,
+                                        const th_dims *input_dims,
+                                        const th_dims *output_dims);
 
 th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,

@@ -137,8 +137,17 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_AVG_LANES /* average pool: int16 lane sums, two channels a word */
 #define TH_NN_KEEP_AVG_LANES 1
 #endif
+#ifndef TH_NN_KEEP_AVG_DIRECT_LANES /* average pool, no scratch: int16 lane window sums */
+#define TH_NN_KEEP_AVG_DIRECT_LANES 1
+#endif
 #ifndef TH_NN_KEEP_AVG_SEPARABLE /* average pool: column then window sums in scratch */
 #define TH_NN_KEEP_AVG_SEPARABLE 1
+#endif
+#ifndef TH_NN_KEEP_MAX_LANES /* max pool: column then row maxima, word loops (DSP) */
+#define TH_NN_KEEP_MAX_LANES 1
+#endif
+#ifndef TH_NN_KEEP_MAX_DIRECT_LANES /* max pool, no scratch: word loops per window (DSP) */
+#define TH_NN_KEEP_MAX_DIRECT_LANES 1
 #endif
 
 #ifndef TH_NN_KEEP_ADD_ROW_BCAST /* ADD/SUB rows without tables, one input broadcast */

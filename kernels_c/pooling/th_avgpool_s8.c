@@ -712,6 +712,113 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
 }
 #endif
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* ---- DSP direct path: every window summed in int16 lanes (no scratch) --------------------
+ *
+ * For windows of at most 256 taps. Four channels at a time (SXTAB16 and its ror #8 form
+ * into two registers; the last group of a count that is not a multiple of four is the four
+ * channels ending at C - 1, its bytes written twice with the same values: a pixel's bytes
+ * are written after every read of its window, which they never overlap, th_nn.h (c)), the
+ * average by the reciprocal (s1_avg4, count >= 3) or avg_round; 1-3 channels one byte at a
+ * time, the channel count a constant of each loop. */
+TH_INLINE void direct_small(const int8_t *px, int32_t rows, int32_t row_step, int32_t cols,
+                            int32_t ch, int32_t count, const s1_consts *c, int32_t act_min,
+                            int32_t act_max, int8_t *dst)
+{
+    int32_t acc[3] = {0, 0, 0};
+    for (int32_t y = 0; y < rows; y++, px += row_step) {
+        const int8_t *q = px;
+        for (int32_t x = 0; x < cols; x++, q += ch) {
+#pragma GCC unroll 3
+            for (int32_t k = 0; k < ch; k++) {
+                acc[k] += q[k];
+            }
+        }
+    }
+#pragma GCC unroll 3
+    for (int32_t k = 0; k < ch; k++) {
+        dst[k] = count >= 3 ? s1_avg1(acc[k], c)
+                            : (int8_t)th_clamp(avg_round(acc[k], count), act_min, act_max);
+    }
+}
+
+__attribute__((noinline)) static void avg_direct_lanes(const th_pool_params *params,
+                                                       const th_dims *in, const int8_t *input,
+                                                       const th_dims *out, int8_t *output)
+{
+    const int32_t in_h = in->h, in_w = in->w, ch = in->c, row = in_w * ch;
+    const int32_t act_min = params->activation.min, act_max = params->activation.max;
+    avg_s1_div dv;
+    dv.lo = (uint32_t)(act_min + 128) * 0x01010101u;
+    dv.hi = (uint32_t)(act_max + 128) * 0x01010101u;
+    dv.clamp = act_min > -128 || act_max < 127;
+    avg_s1_div_set(&dv, 3); /* every field set; reset for each count >= 3 */
+    s1_consts c = s1_consts_of(&dv);
+    int8_t *dst = output;
+    for (int32_t n = 0; n < in->n; n++) {
+        const int8_t *image = input + n * in_h * row;
+        for (int32_t oy = 0; oy < out->h; oy++) {
+            const th_nn_window wy = th_nn_window_at(oy, params->stride.h, params->padding.h,
+                                                    params->filter.h, in_h);
+            const int32_t rows = wy.end - wy.start;
+            for (int32_t ox = 0; ox < out->w; ox++, dst += ch) {
+                const th_nn_window wx = th_nn_window_at(ox, params->stride.w,
+                                                        params->padding.w, params->filter.w,
+                                                        in_w);
+                const int32_t cols = wx.end - wx.start;
+                const int32_t count = rows * cols;
+                if (count >= 3 && count != dv.count) {
+                    avg_s1_div_set(&dv, count);
+                    c = s1_consts_of(&dv);
+                }
+                const int8_t *base =
+                    image + (wy.origin + wy.start) * row + (wx.origin + wx.start) * ch;
+                if (ch < 4) {
+                    if (ch == 1) {
+                        direct_small(base, rows, row, cols, 1, count, &c, act_min, act_max,
+                                     dst);
+                    } else if (ch == 2) {
+                        direct_small(base, rows, row, cols, 2, count, &c, act_min, act_max,
+                                     dst);
+                    } else {
+                        direct_small(base, rows, row, cols, 3, count, &c, act_min, act_max,
+                                     dst);
+                    }
+                    continue;
+                }
+                for (int32_t k = 0; k < ch; k += 4) {
+                    if (k + 4 > ch) {
+                        k = ch - 4;
+                    }
+                    int32_t a = 0, b = 0;
+                    const int8_t *py = base + k;
+                    for (int32_t y = 0; y < rows; y++, py += row) {
+                        const int8_t *q = py;
+                        for (int32_t x = 0; x < cols; x++, q += ch) {
+                            const int32_t w = th_read_s32(q);
+                            a = th_sxtab16(a, w);
+                            b = th_sxtab16_ror8(b, w);
+                        }
+                    }
+                    if (count >= 3) {
+                        th_write_s32(dst + k, s1_avg4(a, b, &c));
+                    } else {
+                        const int32_t v[4] = {(int16_t)(uint16_t)((uint32_t)a & 0xFFFFu),
+                                              (int16_t)(uint16_t)((uint32_t)b & 0xFFFFu),
+                                              (int16_t)(uint16_t)((uint32_t)a >> 16),
+                                              (int16_t)(uint16_t)((uint32_t)b >> 16)};
+                        for (int32_t j = 0; j < 4; j++) {
+                            dst[k + j] =
+                                (int8_t)th_clamp(avg_round(v[j], count), act_min, act_max);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
 /* Every window summed directly (no scratch), TH_AVGPOOL_CHUNK channels at a time. Out of
  * line: the separable path's registers stay out of its loops. */
 #if !TH_NN_MVE
@@ -902,6 +1009,12 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
 #if TH_NN_MVE
     avg_direct_mve(params, input_dims, input, output_dims, output);
 #else
+#if TH_NN_HAS_DSP
+    if ((int64_t)params->filter.h * params->filter.w <= 256 && TH_NN_PATH(AVG_DIRECT_LANES)) {
+        avg_direct_lanes(params, input_dims, input, output_dims, output);
+        return TH_OK;
+    }
+#endif
     avg_direct(params, input_dims, input, output_dims, output);
 #endif
     return TH_OK;

@@ -9,6 +9,9 @@
 #include "th_nn_pool.h"
 #include "th_nn_support.h"
 
+/* Window heights of the two-row pass (th_maxpool_s8_scratch_size_fast). */
+#define TH_MAXPOOL_PAIR_ROWS 7
+
 #if TH_NN_DSP_NATIVE
 /* Bytewise signed max of two words. One asm block: SEL must see SSUB8's GE flags. */
 TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
@@ -17,17 +20,33 @@ TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
     __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(a), "r"(b) : "cc");
     return r;
 }
+/* Bytewise signed min: SEL the other way round. */
+TH_INLINE uint32_t min_s8x4(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("ssub8 %0, %1, %2\n\tsel %0, %2, %1" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    return r;
+}
 #elif TH_NN_HAS_DSP
-/* C model of SSUB8 + SEL for host tests of the DSP path. */
-TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
+/* C model of SSUB8 + SEL (a's byte where a >= b, else b's; swapped: the other way round)
+ * for host tests of the DSP path. */
+TH_INLINE uint32_t sel_s8x4(uint32_t a, uint32_t b, int swapped)
 {
     uint32_t r = 0;
     for (int i = 0; i < 32; i += 8) {
         const int32_t x = (int8_t)(uint8_t)(a >> i);
         const int32_t y = (int8_t)(uint8_t)(b >> i);
-        r |= (uint32_t)(uint8_t)(x - y >= 0 ? x : y) << i;
+        r |= (uint32_t)(uint8_t)((x - y >= 0) != swapped ? x : y) << i;
     }
     return r;
+}
+TH_INLINE uint32_t max_s8x4(uint32_t a, uint32_t b)
+{
+    return sel_s8x4(a, b, 0);
+}
+TH_INLINE uint32_t min_s8x4(uint32_t a, uint32_t b)
+{
+    return sel_s8x4(a, b, 1);
 }
 #endif
 
@@ -77,6 +96,43 @@ int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *
         return 0;
     }
     return (input_dims->w * input_dims->c + 3) & ~3;
+}
+
+/* Two rows of column maxima where the window slides down by one row (stride.h 1): the DSP
+ * path computes two output rows' column maxima in one pass over their rows (max_pair_rows).
+ * Portable and MVE builds have no such path. */
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+static int32_t max_fast_size(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    if (in->w < 1 || in->c < 1 || out->w < 1 || out->h < 1 || p->filter.h < 1 ||
+        p->filter.w < 1 || p->stride.h < 1 || p->stride.w < 1 ||
+        (int64_t)out->h * out->w <= 1 || p->stride.w > 0xFFFF || p->filter.w > 0xFFFF ||
+        ((int64_t)(out->w - 1) * p->stride.w + p->filter.w) * in->c > (INT64_C(1) << 28)) {
+        return 0;
+    }
+    const int32_t rows = p->stride.h == 1 && p->filter.h >= 2 &&
+                                 p->filter.h <= TH_MAXPOOL_PAIR_ROWS && out->h > 1
+                             ? 2
+                             : 1;
+    return rows * ((((out->w - 1) * p->stride.w + p->filter.w) * in->c + 3) & ~3);
+}
+#endif
+
+int32_t th_maxpool_s8_scratch_size_fast(const th_pool_params *params,
+                                        const th_dims *input_dims,
+                                        const th_dims *output_dims)
+{
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    if (params != NULL && input_dims != NULL && output_dims != NULL) {
+        const int32_t fast = max_fast_size(params, input_dims, output_dims);
+        return fast > th_maxpool_s8_scratch_size(params, input_dims, output_dims) ? fast : 0;
+    }
+#else
+    (void)params;
+    (void)input_dims;
+    (void)output_dims;
+#endif
+    return 0;
 }
 
 static void clamp_pixel(int8_t *out, int32_t channels, int32_t act_min, int32_t act_max)
@@ -153,6 +209,384 @@ static void max_separable_image(const th_pool_params *p, const th_dims *in,
     }
 }
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* ---- DSP separable path: word loops, no call per pixel ----------------------------------
+ *
+ * Column maxima: cm[i] = the maximum of rows r0..r0+rows-1 at byte i of the row, four bytes
+ * a word (SSUB8 + SEL), the row count a constant in each specialization (its loads
+ * unrolled). Row maxima: at stride 1 the output row is one flat loop, out[i] = the maximum
+ * of cm[i + j * C] over the KW taps j (any C: the taps of byte i are C bytes apart), over
+ * the pixels whose window is not clipped; the others (and every pixel at other strides) a
+ * pixel at a time, a word at a time (the last word of a pixel ending at its last byte,
+ * rewriting bytes already written with the same values). Every window has at least one
+ * valid row and column here, so the maximum is over valid taps only, as TFLM's. */
+TH_INLINE uint32_t rd4(const int8_t *p)
+{
+    return (uint32_t)th_read_s32(p);
+}
+
+TH_INLINE int8_t max_b(int8_t a, int8_t b)
+{
+    return a > b ? a : b;
+}
+
+/* dst[i] (i < n) = max over r < rows (rows a constant 1..8) of src[r * step + i], and of
+ * dst[i] itself with acc (a constant). */
+TH_INLINE void cols_fixed(int8_t *dst, const int8_t *src, int32_t step, int32_t rows,
+                          int32_t n, int acc)
+{
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int8_t *q = src + i;
+        uint32_t v = acc ? max_s8x4(rd4(dst + i), rd4(q)) : rd4(q);
+#pragma GCC unroll 8
+        for (int32_t r = 1; r < rows; r++) {
+            v = max_s8x4(v, rd4(q + r * step));
+        }
+        th_write_s32(dst + i, (int32_t)v);
+    }
+    for (; i < n; i++) {
+        int8_t v = acc ? max_b(dst[i], src[i]) : src[i];
+        for (int32_t r = 1; r < rows; r++) {
+            v = max_b(v, src[r * step + i]);
+        }
+        dst[i] = v;
+    }
+}
+
+#define TH_MAXPOOL_UNROLL 8
+
+/* cols_fixed with the row count k (1..TH_MAXPOOL_UNROLL) made a constant. */
+TH_INLINE void cols_k(int8_t *dst, const int8_t *src, int32_t step, int32_t k, int32_t n,
+                      int acc)
+{
+    switch (k) {
+    case 1: cols_fixed(dst, src, step, 1, n, acc); break;
+    case 2: cols_fixed(dst, src, step, 2, n, acc); break;
+    case 3: cols_fixed(dst, src, step, 3, n, acc); break;
+    case 4: cols_fixed(dst, src, step, 4, n, acc); break;
+    case 5: cols_fixed(dst, src, step, 5, n, acc); break;
+    case 6: cols_fixed(dst, src, step, 6, n, acc); break;
+    case 7: cols_fixed(dst, src, step, 7, n, acc); break;
+    default: cols_fixed(dst, src, step, 8, n, acc); break;
+    }
+}
+
+/* The column maxima of rows >= 1 rows from src (row step step) over n bytes. */
+__attribute__((noinline)) static void max_cols(int8_t *dst, const int8_t *src, int32_t step,
+                                               int32_t rows, int32_t n)
+{
+    cols_k(dst, src, step, TH_MIN(rows, TH_MAXPOOL_UNROLL), n, 0);
+    for (int32_t r = TH_MAXPOOL_UNROLL; r < rows; r += TH_MAXPOOL_UNROLL) {
+        cols_k(dst, src + r * step, step, TH_MIN(rows - r, TH_MAXPOOL_UNROLL), n, 1);
+    }
+}
+
+/* Two output rows a row apart (rows a constant 2..TH_MAXPOOL_PAIR_ROWS): the maximum of
+ * the rows 1..rows-1 they share, then with row 0 into d0 and with row `rows` into d1. */
+TH_INLINE void pair_fixed(int8_t *d0, int8_t *d1, const int8_t *src, int32_t step,
+                          int32_t rows, int32_t n)
+{
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int8_t *q = src + i;
+        uint32_t v = rd4(q + step);
+        #pragma GCC unroll 8
+        for (int32_t r = 2; r < rows; r++) {
+            v = max_s8x4(v, rd4(q + r * step));
+        }
+        th_write_s32(d0 + i, (int32_t)max_s8x4(v, rd4(q)));
+        th_write_s32(d1 + i, (int32_t)max_s8x4(v, rd4(q + rows * step)));
+    }
+    for (; i < n; i++) {
+        int8_t v = src[step + i];
+        #pragma GCC unroll 8
+        for (int32_t r = 2; r < rows; r++) {
+            v = max_b(v, src[r * step + i]);
+        }
+        d0[i] = max_b(v, src[i]);
+        d1[i] = max_b(v, src[rows * step + i]);
+    }
+}
+
+__attribute__((noinline)) static void max_pair_rows(int8_t *d0, int8_t *d1, const int8_t *src, int32_t step,
+                          int32_t rows, int32_t n)
+{
+    switch (rows) {
+    case 2: pair_fixed(d0, d1, src, step, 2, n); break;
+    case 3: pair_fixed(d0, d1, src, step, 3, n); break;
+    case 4: pair_fixed(d0, d1, src, step, 4, n); break;
+    case 5: pair_fixed(d0, d1, src, step, 5, n); break;
+    case 6: pair_fixed(d0, d1, src, step, 6, n); break;
+    default: pair_fixed(d0, d1, src, step, 7, n); break;
+    }
+}
+
+/* out[i] (i < n) = the clamped maximum of src[i + j * ch] over taps j < taps (a constant
+ * 1..8 or, at 0, the variable count vtaps); n >= 4 ends with the word at n - 4. */
+TH_INLINE void taps_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t taps,
+                          int32_t vtaps, int32_t n, uint32_t lo, uint32_t hi, int clamp)
+{
+    const int32_t t = taps > 0 ? taps : vtaps;
+    if (n < 4) {
+        for (int32_t i = 0; i < n; i++) {
+            int8_t v = src[i];
+            #pragma GCC unroll 8
+            for (int32_t j = 1; j < t; j++) {
+                v = max_b(v, src[i + j * ch]);
+            }
+            if (clamp) {
+                v = max_b(v, (int8_t)lo);
+                v = v < (int8_t)hi ? v : (int8_t)hi;
+            }
+            out[i] = v;
+        }
+        return;
+    }
+    int32_t i = 0;
+    for (;;) {
+        for (; i + 4 <= n; i += 4) {
+            const int8_t *q = src + i;
+            uint32_t v = rd4(q);
+            #pragma GCC unroll 8
+            for (int32_t j = 1; j < t; j++) {
+                v = max_s8x4(v, rd4(q + j * ch));
+            }
+            if (clamp) {
+                v = min_s8x4(max_s8x4(v, lo), hi);
+            }
+            th_write_s32(out + i, (int32_t)v);
+        }
+        if (i == n) {
+            return;
+        }
+        i = n - 4; /* the last word, over bytes already written */
+    }
+}
+
+__attribute__((noinline)) static void max_taps(int8_t *out, const int8_t *src, int32_t ch, int32_t taps, int32_t n,
+                     uint32_t lo, uint32_t hi, int clamp)
+{
+    if (clamp) {
+        taps_fixed(out, src, ch, 0, taps, n, lo, hi, 1);
+        return;
+    }
+    switch (taps) {
+    case 1: taps_fixed(out, src, ch, 1, 1, n, lo, hi, 0); break;
+    case 2: taps_fixed(out, src, ch, 2, 2, n, lo, hi, 0); break;
+    case 3: taps_fixed(out, src, ch, 3, 3, n, lo, hi, 0); break;
+    case 4: taps_fixed(out, src, ch, 4, 4, n, lo, hi, 0); break;
+    case 5: taps_fixed(out, src, ch, 5, 5, n, lo, hi, 0); break;
+    case 6: taps_fixed(out, src, ch, 6, 6, n, lo, hi, 0); break;
+    case 7: taps_fixed(out, src, ch, 7, 7, n, lo, hi, 0); break;
+    default: taps_fixed(out, src, ch, 0, taps, n, lo, hi, 0); break;
+    }
+}
+
+/* One output row from its column maxima cm: padded, columns -pw .. L - pw - 1 (every
+ * window unclipped, the padding's columns -128: the maximum over valid taps, as each window
+ * has one); else input columns 0..W-1. */
+static void max_row_out(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                        const int8_t *cm, int8_t *dst, uint32_t lo, uint32_t hi, int clamp,
+                        int padded)
+{
+    const int32_t ch = in->c, sw = p->stride.w, fw = p->filter.w, pw = p->padding.w;
+    if (padded) {
+        if (sw == 1) {
+            max_taps(dst, cm, ch, fw, out->w * ch, lo, hi, clamp);
+            return;
+        }
+        if (ch < 4) { /* one byte at a time, the pixels in one loop */
+            for (int32_t ox = 0; ox < out->w; ox++) {
+                const int8_t *q = cm + ox * sw * ch;
+                for (int32_t c = 0; c < ch; c++) {
+                    int32_t v = q[c];
+                    for (int32_t j = 1; j < fw; j++) {
+                        v = TH_MAX(v, q[c + j * ch]);
+                    }
+                    dst[ox * ch + c] = (int8_t)th_clamp(v, p->activation.min,
+                                                        p->activation.max);
+                }
+            }
+            return;
+        }
+        for (int32_t ox = 0; ox < out->w; ox++) {
+            max_taps(dst + ox * ch, cm + ox * sw * ch, ch, fw, ch, lo, hi, clamp);
+        }
+        return;
+    }
+    /* stride 1: pixels [a, b) have unclipped windows (origin ox - pw >= 0, end <= W) */
+    int32_t a = 0, b = 0;
+    if (sw == 1) {
+        a = TH_MIN(pw, out->w);
+        b = TH_MAX(a, TH_MIN(out->w, in->w - fw + pw + 1));
+    }
+    for (int32_t ox = 0; ox < out->w; ox++) {
+        if (ox == a && b > a) {
+            max_taps(dst + a * ch, cm + (a - pw) * ch, ch, fw, (b - a) * ch, lo, hi, clamp);
+            ox = b - 1;
+            continue;
+        }
+        const th_nn_window wx = th_nn_window_at(ox, sw, pw, fw, in->w);
+        const int32_t xs = wx.origin + wx.start;
+        if (wx.end <= wx.start) {
+            memset(dst + ox * ch, -128, (size_t)ch); /* TFLM's initial value */
+            if (clamp) {
+                clamp_pixel(dst + ox * ch, ch, p->activation.min, p->activation.max);
+            }
+            continue;
+        }
+        max_taps(dst + ox * ch, cm + xs * ch, ch, wx.end - wx.start, ch, lo, hi, clamp);
+    }
+}
+
+/* Columns of the padded layout: L = (OW - 1) * SW + KW, from input column -pw. */
+static int32_t max_padded_cols(const th_pool_params *p, const th_dims *out)
+{
+    return (out->w - 1) * p->stride.w + p->filter.w;
+}
+
+/* padded: cm (and cm1) hold max_padded_cols columns from input column -pw; cm1: the second
+ * row (NULL: none). */
+static void max_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
+                            const th_dims *out, int8_t *dst, int8_t *cm, int8_t *cm1,
+                            int padded)
+{
+    const int32_t in_w = in->w, ch = in->c, row = in_w * ch, orow = out->w * ch;
+    const int32_t act_min = p->activation.min, act_max = p->activation.max;
+    const int clamp = act_min > -128 || act_max < 127;
+    const uint32_t lo = (uint32_t)(uint8_t)(int8_t)act_min * 0x01010101u;
+    const uint32_t hi = (uint32_t)(uint8_t)(int8_t)act_max * 0x01010101u;
+    const int32_t fh = p->filter.h, pw = p->padding.w;
+    /* the columns computed from the input: cm bytes [c0, c1), input bytes from c0 - off */
+    int32_t c0 = 0, c1, off = 0;
+    if (padded) {
+        const int32_t cols = max_padded_cols(p, out);
+        const int32_t t0 = TH_MIN(pw, cols), t1 = TH_MAX(t0, TH_MIN(in_w + pw, cols));
+        c0 = t0 * ch;
+        c1 = t1 * ch;
+        off = pw * ch;
+        for (int32_t k = 0; k < (cm1 != NULL ? 2 : 1); k++) {
+            int8_t *r = k == 0 ? cm : cm1;
+            memset(r, -128, (size_t)c0);
+            memset(r + c1, -128, (size_t)(cols * ch - c1));
+        }
+    } else {
+        const th_nn_window last = th_nn_window_at(out->w - 1, p->stride.w, pw, p->filter.w,
+                                                  in_w);
+        c1 = (last.origin + last.end) * ch; /* columns any window reads */
+    }
+    const int32_t span = c1 - c0;
+    for (int32_t oy = 0; oy < out->h; oy++) {
+        const th_nn_window wy =
+            th_nn_window_at(oy, p->stride.h, p->padding.h, p->filter.h, in->h);
+        const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
+        const int8_t *src = image + ys * row + c0 - off;
+        if (cm1 != NULL && oy + 1 < out->h && ye - ys == fh && ye < in->h && span > 0) {
+            /* this row's window and the next one's, both unclipped (stride 1) */
+            max_pair_rows(cm + c0, cm1 + c0, src, row, fh, span);
+            max_row_out(p, in, out, cm, dst, lo, hi, clamp, padded);
+            max_row_out(p, in, out, cm1, dst + orow, lo, hi, clamp, padded);
+            dst += 2 * orow;
+            oy++;
+            continue;
+        }
+        if (ye <= ys || span <= 0) {
+            memset(dst, -128, (size_t)orow); /* every window in the padding */
+            if (clamp) {
+                clamp_pixel(dst, orow, act_min, act_max);
+            }
+        } else {
+            max_cols(cm + c0, src, row, ye - ys, span);
+            max_row_out(p, in, out, cm, dst, lo, hi, clamp, padded);
+        }
+        dst += orow;
+    }
+}
+#endif
+
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* Channel counts below which the DSP direct path beats max_into's word loop over the pixel */
+#define TH_MAXPOOL_DIRECT_MAX_C 32
+
+/* DSP direct path (no scratch): each window's maximum four channels at a time in a register
+ * (the last group of a count that is not a multiple of four ending at channel C - 1, its
+ * bytes written twice with the same values after every read of the window, which they never
+ * overlap: th_nn.h (c)), 1-3 channels a byte at a time, the count a constant of the loop. */
+TH_INLINE void direct_small_max(const int8_t *px, int32_t rows, int32_t row_step,
+                                int32_t cols, int32_t ch, int32_t lo, int32_t hi, int8_t *dst)
+{
+    int32_t m[3] = {-128, -128, -128};
+    for (int32_t y = 0; y < rows; y++, px += row_step) {
+        const int8_t *q = px;
+        for (int32_t x = 0; x < cols; x++, q += ch) {
+#pragma GCC unroll 3
+            for (int32_t k = 0; k < ch; k++) {
+                m[k] = TH_MAX(m[k], q[k]);
+            }
+        }
+    }
+#pragma GCC unroll 3
+    for (int32_t k = 0; k < ch; k++) {
+        dst[k] = (int8_t)th_clamp(m[k], lo, hi);
+    }
+}
+
+__attribute__((noinline)) static void max_direct_lanes(const th_pool_params *p,
+                                                       const th_dims *in, const int8_t *input,
+                                                       const th_dims *out, int8_t *dst)
+{
+    const int32_t in_h = in->h, in_w = in->w, ch = in->c, row = in_w * ch;
+    const int32_t lo = p->activation.min, hi = p->activation.max;
+    const int clamp = lo > -128 || hi < 127;
+    const uint32_t lo4 = (uint32_t)(uint8_t)(int8_t)lo * 0x01010101u;
+    const uint32_t hi4 = (uint32_t)(uint8_t)(int8_t)hi * 0x01010101u;
+    for (int32_t n = 0; n < in->n; n++) {
+        const int8_t *image = input + n * in_h * row;
+        for (int32_t oy = 0; oy < out->h; oy++) {
+            const th_nn_window wy =
+                th_nn_window_at(oy, p->stride.h, p->padding.h, p->filter.h, in_h);
+            const int32_t rows = wy.end - wy.start;
+            for (int32_t ox = 0; ox < out->w; ox++, dst += ch) {
+                const th_nn_window wx =
+                    th_nn_window_at(ox, p->stride.w, p->padding.w, p->filter.w, in_w);
+                const int32_t cols = wx.end - wx.start;
+                const int8_t *base =
+                    image + (wy.origin + wy.start) * row + (wx.origin + wx.start) * ch;
+                if (rows <= 0 || cols <= 0) {
+                    memset(dst, -128, (size_t)ch); /* TFLM's initial value */
+                    clamp_pixel(dst, ch, lo, hi);
+                } else if (ch < 4) {
+                    if (ch == 1) {
+                        direct_small_max(base, rows, row, cols, 1, lo, hi, dst);
+                    } else if (ch == 2) {
+                        direct_small_max(base, rows, row, cols, 2, lo, hi, dst);
+                    } else {
+                        direct_small_max(base, rows, row, cols, 3, lo, hi, dst);
+                    }
+                } else {
+                    for (int32_t k = 0; k < ch; k += 4) {
+                        k = k + 4 > ch ? ch - 4 : k;
+                        const int8_t *py = base + k;
+                        uint32_t v = rd4(py);
+                        for (int32_t y = 0; y < rows; y++, py += row) {
+                            const int8_t *q = py;
+                            for (int32_t x = 0; x < cols; x++, q += ch) {
+                                v = max_s8x4(v, rd4(q));
+                            }
+                        }
+                        if (clamp) {
+                            v = min_s8x4(max_s8x4(v, lo4), hi4);
+                        }
+                        th_write_s32(dst + k, (int32_t)v);
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
+
 th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
@@ -170,15 +604,40 @@ th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
     const int32_t need = ctx != NULL && ctx->buf != NULL
                              ? th_maxpool_s8_scratch_size(params, input_dims, output_dims)
                              : 0;
+    const int32_t image_in = in_h * in_w * channels;
+    const int32_t image_out = output_dims->h * output_dims->w * channels;
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    /* the padded layout (two rows where the fast size has two) if given the room, else the
+     * separable scratch's */
+    const int32_t fast = ctx != NULL && ctx->buf != NULL
+                             ? max_fast_size(params, input_dims, output_dims)
+                             : 0;
+    if (((fast > 0 && ctx->size >= fast) || (need > 0 && ctx->size >= need)) &&
+        TH_NN_PATH(MAX_LANES)) {
+        const int padded = fast > 0 && ctx->size >= fast;
+        const int32_t rows = padded && params->stride.h == 1 && params->filter.h >= 2 &&
+                             params->filter.h <= TH_MAXPOOL_PAIR_ROWS && output_dims->h > 1;
+        int8_t *cm1 = rows ? (int8_t *)ctx->buf + fast / 2 : NULL;
+        for (int32_t n = 0; n < input_dims->n; n++) {
+            max_lanes_image(params, input_dims, input + n * image_in, output_dims,
+                            output + n * image_out, (int8_t *)ctx->buf, cm1, padded);
+        }
+        return TH_OK;
+    }
+#endif
     if (need > 0 && ctx->size >= need) {
-        const int32_t image_in = in_h * in_w * channels;
-        const int32_t image_out = output_dims->h * output_dims->w * channels;
         for (int32_t n = 0; n < input_dims->n; n++) {
             max_separable_image(params, input_dims, input + n * image_in, output_dims,
                                 output + n * image_out, (int8_t *)ctx->buf);
         }
         return TH_OK;
     }
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    if (channels < TH_MAXPOOL_DIRECT_MAX_C && TH_NN_PATH(MAX_DIRECT_LANES)) {
+        max_direct_lanes(params, input_dims, input, output_dims, output);
+        return TH_OK;
+    }
+#endif
     int8_t *out = output;
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *image = input + (int32_t)n * in_h * in_w * channels;

@@ -112,6 +112,53 @@ static void sums4(const int8_t *base, int32_t rows, int32_t stride, int32_t sum[
         sum[3] += (int16_t)(uint16_t)((uint32_t)odd >> 16);
     }
 }
+
+/* Sums of a contiguous run of n bytes by byte position modulo the period (4 bytes: one
+ * word, 12 bytes: three), for channel counts 1-3 (C divides the period): each word adds
+ * into two int16 lane pairs (SXTAB16, its ror #8 form), moved to int32 every 256 periods
+ * (|lane| <= 128 * 256 fits); the bytes past the last whole period one at a time. */
+static void sums_period(const int8_t *p, int32_t n, int32_t words, uint32_t pos[12])
+{
+    const int32_t period = 4 * words;
+    for (int32_t j = 0; j < period; j++) {
+        pos[j] = 0;
+    }
+    int32_t done = 0;
+    while (n - done >= period) {
+        int32_t chunks = (n - done) / period;
+        chunks = chunks > 256 ? 256 : chunks;
+        const int8_t *q = p + done;
+        int32_t l[6] = {0, 0, 0, 0, 0, 0}; /* (0, 2), (1, 3) of each word */
+        if (words == 1) {
+            for (int32_t i = 0; i < chunks; i++, q += 4) {
+                const int32_t w = th_read_s32(q);
+                l[0] = th_sxtab16(l[0], w);
+                l[1] = th_sxtab16_ror8(l[1], w);
+            }
+        } else {
+            for (int32_t i = 0; i < chunks; i++, q += 12) {
+                const int32_t w0 = th_read_s32(q), w1 = th_read_s32(q + 4);
+                const int32_t w2 = th_read_s32(q + 8);
+                l[0] = th_sxtab16(l[0], w0);
+                l[1] = th_sxtab16_ror8(l[1], w0);
+                l[2] = th_sxtab16(l[2], w1);
+                l[3] = th_sxtab16_ror8(l[3], w1);
+                l[4] = th_sxtab16(l[4], w2);
+                l[5] = th_sxtab16_ror8(l[5], w2);
+            }
+        }
+        for (int32_t k = 0; k < words; k++) {
+            for (int32_t j = 0; j < 4; j++) { /* lane j / 2 of word (0, 2) or (1, 3) */
+                const uint32_t lane = (uint32_t)l[2 * k + (j & 1)] >> (j & 2 ? 16 : 0);
+                pos[4 * k + j] += (uint32_t)(int32_t)(int16_t)(uint16_t)(lane & 0xFFFFu);
+            }
+        }
+        done += chunks * period;
+    }
+    for (int32_t j = 0; done + j < n; j++) {
+        pos[j] += (uint32_t)(int32_t)p[done + j];
+    }
+}
 #endif
 
 #if TH_NN_MVE
@@ -232,16 +279,38 @@ static th_status reduce(const th_mean_params *params, const th_per_tensor_quant 
         first = g.dims[1];
     }
 #elif TH_NN_HAS_DSP
+    /* [R] (one output: every element) or [R, C] with C <= 3: the contiguous run summed by
+     * byte position, a position's sum going to channel position % C. */
+    const int32_t rc = g.rank == 2 && g.reduced[0] && !g.reduced[1] && g.dims[1] <= 3;
+    if (mode != REDUCE_MAX && ((g.rank == 1 && g.reduced[0]) || rc)) {
+        const int32_t ch = rc ? g.dims[1] : 1;
+        uint32_t pos[12];
+        sums_period(input, g.rank == 1 ? g.dims[0] : g.dims[0] * ch, ch == 3 ? 3 : 1, pos);
+        const int32_t period = ch == 3 ? 12 : 4;
+        for (int32_t c = 0; c < ch; c++) {
+            uint32_t sum = 0;
+            for (int32_t j = c; j < period; j += ch) {
+                sum += pos[j];
+            }
+            output[c] = mean_out((int32_t)sum, zp_total, multiplier, shift,
+                                 params->output_zero_point);
+        }
+        return TH_OK;
+    }
     if (mode != REDUCE_MAX && g.rank == 2 && g.reduced[0] && !g.reduced[1]) {
-        /* [R, C]: four channels at a time */
-        for (; first + 4 <= g.dims[1]; first += 4) {
+        /* [R, C]: four channels at a time; the last 1-3 as the four ending at channel
+         * C - 1 (C > 4: some channels summed twice, each output written once more) */
+        const int32_t c_all = g.dims[1];
+        for (; first < c_all; first += 4) {
+            const int32_t at = first + 4 <= c_all ? first : c_all - 4;
             int32_t sums[4];
-            sums4(input + first, g.dims[0], g.stride[0], sums);
+            sums4(input + at, g.dims[0], g.stride[0], sums);
             for (int32_t j = 0; j < 4; j++) {
-                output[first + j] = mean_out(sums[j], zp_total, multiplier, shift,
-                                             params->output_zero_point);
+                output[at + j] = mean_out(sums[j], zp_total, multiplier, shift,
+                                          params->output_zero_point);
             }
         }
+        return TH_OK;
     }
 #endif
     /* Odometer over the kept groups; each output sums its reduced groups. */

@@ -5,7 +5,7 @@ Same record format and rules as kernels/cases.py (expected outputs from the NumP
 `tinyhost.reference.ops`, never from the C code). Record layouts (ints, then blobs):
   AVGPOOL / MAXPOOL: flags, input dims (4), output dims (4), stride h w, padding top left,
                  filter h w, act min max; blob input. flags bit 2: no scratch (the direct
-                 paths).
+                 paths); bit 1: the kernel's fast scratch (*_scratch_size_fast) if larger.
   MUL:           flags, shape1 (4), shape2 (4), output shape (4), input1_offset,
                  input2_offset, output_offset, multiplier, shift, act min max; blobs input1,
                  input2. flags bit 0: the output over input1.
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.cases import FLAG_IN_PLACE, Draw, Op, encode_record
+from kernels.cases import FLAG_FAST_SCRATCH, FLAG_IN_PLACE, Draw, Op, encode_record
 from tinyhost.arith.activations import SoftmaxParams, calculate_input_radius
 from tinyhost.arith.elementwise import AddParams, MulParams, add_input_tables
 from tinyhost.arith.fixedpoint import quantize_multiplier
@@ -54,6 +54,7 @@ class PoolCase:
     p: PoolParams
     out_shape: tuple[int, int, int, int]
     no_scratch: bool = False
+    fast_scratch: bool = False  # the *_scratch_size_fast scratch where the kernel has one
 
     def expected(self) -> np.ndarray:
         fn = avg_pool_int8 if self.op == Op.AVGPOOL else max_pool_int8
@@ -62,6 +63,7 @@ class PoolCase:
     def encode(self, case_id: int, interleaved: bool) -> bytes:
         p = self.p
         flags = FLAG_NO_SCRATCH if self.no_scratch else 0
+        flags |= FLAG_FAST_SCRATCH if self.fast_scratch else 0
         ints = [flags, *self.x.shape, *self.out_shape, p.stride_h, p.stride_w, p.pad_top,
                 p.pad_left, p.filter_h, p.filter_w, p.act_min, p.act_max]
         return encode_record(case_id, self.op, ints, [self.x.astype(np.int8).tobytes()])

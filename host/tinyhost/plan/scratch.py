@@ -29,7 +29,11 @@ it against the C functions of both kernel builds on random shapes.
 A = round_up4(2 * W * C) + 4 * C (int16 column sums, int32 channel sums) when the output has
 more than one pixel, KH <= 256 and KH * KW >= 4 * SH * SW (th_avgpool_s8.c), else 0.
 X = round_up4(W * C) (int8 column maxima) when the output has more than one pixel and
-KH * KW > KH * SW + KW (th_maxpool_s8.c), else 0.
+KH * KW > KH * SW + KW (th_maxpool_s8.c), else 0. Given XF (fast_scratch_bytes, DSP build
+without Helium: R * round_up4(L * C), L = (OW - 1) * SW + KW the columns the windows span with
+the padding, R = 2 when SH == 1, 2 <= KH <= 7 and OH > 1, else 1; 0 when the output is one
+pixel or XF <= X) the max pool runs its word loops on padded rows of column maxima, two output
+rows per pass over their input rows when R = 2; given X only, the same loops on unpadded rows.
 SV = round_up4(2 * input_size) + round_up4(2 * filters).
 T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, Cin % 4 == 0)
 and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
@@ -341,7 +345,8 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     """Scratch with which the op's kernel runs a faster path (more than scratch_bytes), 0 when
     it has none: the 3x3 depthwise stages four channels per pass
     (th_dw_conv_3x3_s8_scratch_size_fast), the general depthwise runs its DSP rows path
-    (th_dw_conv_general_s8_scratch_size_fast). The kernel picks the path from the scratch size it
+    (th_dw_conv_general_s8_scratch_size_fast), the max pool its padded rows
+    (th_maxpool_s8_scratch_size_fast). The kernel picks the path from the scratch size it
     is given; codegen gives it where the planned arena has that much room free (no growth)."""
     options = options or PlanOptions()
     if not options.dsp or not _is_int8(graph, op) or not op.outputs:
@@ -357,6 +362,12 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
         return 0
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
         return _dw_scratch(graph, op, True, fast=True, mve=options.mve)
+    if op.kind is OpKind.MAX_POOL_2D and isinstance(op.options, Pool2DOptions) and not options.mve:
+        _, _, w, c = graph.tensors[op.inputs[0]].shape
+        _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
+        o = op.options
+        return maxpool_fast_scratch(w, c, (oh, ow), (o.filter_h, o.filter_w),
+                                    (o.stride_h, o.stride_w))
     return 0
 
 
@@ -380,6 +391,20 @@ def maxpool_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
     if out_hw[0] * out_hw[1] <= 1 or k[0] * k[1] <= k[0] * stride[1] + k[1]:
         return 0
     return _ru4(w * c)
+
+
+MAXPOOL_PAIR_ROWS = 7  # th_maxpool_s8.c TH_MAXPOOL_PAIR_ROWS
+
+
+def maxpool_fast_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
+                         stride: tuple[int, int]) -> int:
+    """th_maxpool_s8_scratch_size_fast (XF above; DSP builds without Helium)."""
+    cols = (out_hw[1] - 1) * stride[1] + k[1]
+    if out_hw[0] * out_hw[1] <= 1 or cols * c > 1 << 28:
+        return 0
+    pair = stride[0] == 1 and 2 <= k[0] <= MAXPOOL_PAIR_ROWS and out_hw[0] > 1
+    fast = (2 if pair else 1) * _ru4(cols * c)
+    return fast if fast > maxpool_scratch(w, c, out_hw, k, stride) else 0
 
 
 def residual_row_bytes(graph: Graph, op: Op) -> int:

@@ -31,7 +31,7 @@ enum {
 };
 
 #define FLAG_IN_PLACE 1
-#define FLAG_FAST_SCRATCH 2 /* dw: the scratch of th_dw_conv_3x3_s8_scratch_size_fast */
+#define FLAG_FAST_SCRATCH 2 /* dw, maxpool: the kernel's *_scratch_size_fast scratch */
 #define FLAG_NO_SCRATCH 4   /* pools: no scratch given (the direct paths) */
 #define FLAG_TABLES 8       /* add/sub: the host's input tables (th_add_s8_tables) */
 #define MAX_INTS 64
@@ -374,10 +374,13 @@ static run_result run_pool(const decoded_case *dc, const th_kalloc *mem)
         return rr;
     }
     memcpy(input, dc->blob[0], (size_t)in_len);
-    const int32_t size = (v[0] & FLAG_NO_SCRATCH) ? 0
-                         : dc->op == OP_AVGPOOL
-                             ? th_avgpool_s8_scratch_size(&p, &in_dims, &out_dims)
-                             : th_maxpool_s8_scratch_size(&p, &in_dims, &out_dims);
+    int32_t size = (v[0] & FLAG_NO_SCRATCH) ? 0
+                   : dc->op == OP_AVGPOOL ? th_avgpool_s8_scratch_size(&p, &in_dims, &out_dims)
+                                          : th_maxpool_s8_scratch_size(&p, &in_dims, &out_dims);
+    if ((v[0] & FLAG_FAST_SCRATCH) && dc->op == OP_MAXPOOL) {
+        const int32_t fast = th_maxpool_s8_scratch_size_fast(&p, &in_dims, &out_dims);
+        size = fast > size ? fast : size;
+    }
     th_context ctx = {NULL, 0};
     if (size > 0) {
         ctx.buf = mem->alloc(mem->self, (size_t)size);
