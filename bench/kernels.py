@@ -2,6 +2,7 @@
 
     python bench/kernels.py [--json] [--board mps2-an386]
     python bench/kernels.py --sweep [--seed S] [--per-class N] [--kernels-only] [--json]
+                            [--classes elementwise,pool,...]
 
 Builds the kernel test firmware (tests/kernels/firmware) twice for the board, once with
 the portable C path (TH_NN_FORCE_PORTABLE) and once with the DSP path, runs each layer
@@ -23,7 +24,10 @@ compiled backend (bench/sweep_ops.py). Then issue 17's kernel classes (SVDF, LST
 int4-weight conv / depthwise / FC: bench/sweep_seq.py), median and worst MAC/instruction, from
 graphs through the compiled backend (--kernels-only: not these two). On mps3-an547 the shapes
 larger than its kernel firmware's buffers are left out. With --json one row per shape (class,
-shape, macs, instructions; elements for the per-element classes) on stdout.
+shape, macs, instructions; for the per-element classes elements = input elements, both
+operands of a binary op, and output_elements) on stdout; the per-element table is per input
+element (the issue's wording). --classes: only these classes (e.g. `--classes elementwise`:
+no kernel firmware, no issue-17 classes).
 """
 
 from __future__ import annotations
@@ -108,7 +112,9 @@ BIG_CAPS = {"mps3-an547": (131_072, 49_152 - 32)}
 
 
 def sweep(args: argparse.Namespace) -> int:
-    entries = sweep_cases(args.seed, args.per_class)
+    only = tuple(args.classes.split(",")) if args.classes else None
+    entries = [(kind, case) for kind, case in sweep_cases(args.seed, args.per_class)
+               if only is None or kind in only]  # fmt: skip
     if args.board in BIG_CAPS:
         record_cap, result_cap = BIG_CAPS[args.board]
         kept = [(kind, case) for kind, case in entries
@@ -120,8 +126,11 @@ def sweep(args: argparse.Namespace) -> int:
     cases = [case for _, case in entries]
     mve = load_board(args.board).mve
     with tempfile.TemporaryDirectory(prefix="th-ksweep-") as tmp:
-        fw = build_firmware(args.board, Path(tmp), portable=False, big=True, no_mve=mve)
-        run = run_cases(fw, cases, interleaved=True, icount=True, timeout=1800.0)
+        mve = mve and bool(cases)
+        run = None
+        if cases:
+            fw = build_firmware(args.board, Path(tmp), portable=False, big=True, no_mve=mve)
+            run = run_cases(fw, cases, interleaved=True, icount=True, timeout=1800.0)
         if mve:
             fw_mve = build_firmware(args.board, Path(tmp), portable=False, big=True)
             run_mve = run_cases(fw_mve, cases, interleaved=False, icount=True, timeout=1800.0)
@@ -132,12 +141,16 @@ def sweep(args: argparse.Namespace) -> int:
                                      f"reference: {problem}")
         per_element, sequence = [], []
         if not args.kernels_only:
-            per_element = sweep_ops(args.seed, args.per_class, args.board, Path(tmp))
-            sequence = sweep_seq(args.seed, args.per_class, args.board, Path(tmp))
-    if len(run.counts) != len(cases):
-        raise SystemExit(f"{len(run.counts)} instruction counts for {len(cases)} layers")
+            per_element = sweep_ops(args.seed, args.per_class, args.board, Path(tmp),
+                                    only or ("pool", "elementwise"))  # fmt: skip
+            if only is None:
+                sequence = sweep_seq(args.seed, args.per_class, args.board, Path(tmp))
+    counts = run.counts if run is not None else []
+    results = run.results if run is not None else []
+    if len(counts) != len(cases):
+        raise SystemExit(f"{len(counts)} instruction counts for {len(cases)} layers")
     rows = []
-    for (kind, case), result, count in zip(entries, run.results, run.counts, strict=True):
+    for (kind, case), result, count in zip(entries, results, counts, strict=True):
         problem = check_result(case, result)
         if problem is not None:
             raise SystemExit(f"{kind} {describe(case)}: output differs from reference: "
@@ -159,7 +172,7 @@ def sweep(args: argparse.Namespace) -> int:
         print(f"{kind:16} {float(np.median(rate)):7.3f} {worst_rate:7.3f} "
               f"{worst['floor']:6.2f} {below:6d}  {worst['shape']}", file=out)
     print(f"{'class':16} {'median':>7} {'worst':>7} {'floor':>6} {'>floor':>6}  worst shape "
-          f"(instructions per element)", file=out)
+          f"(instructions per input element)", file=out)
     for kind in dict.fromkeys(r["class"] for r in per_element):
         mine = [r for r in per_element if r["class"] == kind]
         cost = [r["instructions"] / r["elements"] for r in mine]
@@ -189,7 +202,8 @@ def sweep(args: argparse.Namespace) -> int:
             print(f"{kind:16} {float(np.median(gains)):6.2f}x {min(gains):6.2f}x {rate:13.3f}"
                   f"  {worst['shape']}", file=out)
     if args.json:
-        keys = ("class", "shape", "macs", "instructions", "mve_instructions", "elements")
+        keys = ("class", "shape", "macs", "instructions", "mve_instructions", "elements",
+                "output_elements")
         print(json.dumps([{k: r[k] for k in keys if k in r}
                           for r in [*rows, *per_element, *sequence]],
                          indent=1))
@@ -205,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-class", type=int, default=30, help="sweep: shapes per class")
     ap.add_argument("--kernels-only", action="store_true",
                     help="sweep: only the conv, pointwise, depthwise and FC kernel classes")
+    ap.add_argument("--classes", default="",
+                    help="sweep: comma-separated classes to run (e.g. elementwise)")
     args = ap.parse_args(argv)
     if args.sweep:
         return sweep(args)

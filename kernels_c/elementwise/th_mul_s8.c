@@ -196,6 +196,100 @@ DSP_ROW(left_same_clamp, 0, 1, 1)
 DSP_ROW(left_bcast, 1, 0, 1)
 DSP_ROW(left_bcast_clamp, 1, 1, 1)
 #undef DSP_ROW
+
+/* Channel broadcast rows: out[i] from x[i] and the pair (g, h) = gh[2i], gh[2i + 1] of the
+ * broadcast input's value y at i: product << sh = x * g + h with g = (y + oy) << sh,
+ * h = ox * g (fast_rows' bcast form with per-element factors; one LDRD a pair). */
+TH_INLINE void chan_row_t(const mul_consts *k, const int8_t *x, const int32_t *gh, int32_t n,
+                          int8_t *out, int clamp, int left)
+{
+    const th_fast_rq rq = k->rq;
+    const int32_t m = k->multiplier, zp = k->out_offset;
+    const int32_t lo = k->act_min, hi = k->act_max;
+    for (int32_t i = 0; i < n; i++) {
+        const int32_t p = x[i] * gh[2 * i] + gh[2 * i + 1];
+        int32_t v = left ? th_ssat8(th_smmlar(p, m, zp)) : th_fast_rq_apply2(p, &rq);
+        if (clamp) {
+            v = th_clamp(v, lo, hi);
+        }
+        out[i] = (int8_t)v;
+    }
+}
+
+typedef void (*chan_fn)(const mul_consts *, const int8_t *, const int32_t *, int32_t, int8_t *);
+#define CHAN_ROW(name, clamp, left)                                                           \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               const int32_t *gh, int32_t n, int8_t *out)     \
+    {                                                                                         \
+        chan_row_t(k, x, gh, n, out, clamp, left);                                            \
+    }
+CHAN_ROW(chan_fast, 0, 0)
+CHAN_ROW(chan_fast_clamp, 1, 0)
+CHAN_ROW(chan_left, 0, 1)
+CHAN_ROW(chan_left_clamp, 1, 1)
+#undef CHAN_ROW
+
+/* Channel broadcast: [rows, n] (x, input offset ox) against one row y of n (offset oy), on
+ * the DSP rows (k->fast or k->left). The row's (g, h) pairs are built once per call into a
+ * stack row of TH_MUL_CHAN_MAX pairs: short rows repeated to fill it (consecutive rows are
+ * contiguous), long rows in column blocks. 0 when the build leaves the path out. */
+#define TH_MUL_CHAN_MAX 32
+__attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t *x, int32_t ox,
+                                              const int8_t *y, int32_t oy, int32_t n,
+                                              int32_t rows, int8_t *out)
+{
+    if (!TH_NN_PATH(MUL_CHAN)) {
+        return 0;
+    }
+    const int clamp = k->act_min > -128 || k->act_max < 127;
+    const chan_fn f = k->left ? (clamp ? chan_left_clamp : chan_left)
+                              : (clamp ? chan_fast_clamp : chan_fast);
+    const int32_t sh = k->left ? k->shift + 1 : 1;
+    int32_t gh[2 * TH_MUL_CHAN_MAX];
+    const int32_t block = n <= TH_MUL_CHAN_MAX / 2 ? n : TH_MUL_CHAN_MAX;
+    int32_t reps = n <= TH_MUL_CHAN_MAX / 2 ? TH_MUL_CHAN_MAX / n : 1;
+    reps = reps < rows ? reps : rows;
+    for (int32_t j0 = 0; j0 < n; j0 += block) {
+        const int32_t len = n - j0 < block ? n - j0 : block;
+        for (int32_t j = 0; j < reps * len; j++) {
+            const int32_t g = (int32_t)((uint32_t)(y[j0 + j % len] + oy) << sh);
+            gh[2 * j] = g;
+            gh[2 * j + 1] = (int32_t)((uint32_t)ox * (uint32_t)g);
+        }
+        for (int32_t r = 0; r < rows; r += reps) {
+            const int32_t cnt = rows - r < reps ? rows - r : reps;
+            if (reps > 1) { /* cnt rows of n, contiguous */
+                f(k, x + r * n, gh, cnt * n, out + r * n);
+            } else {
+                f(k, x + r * n + j0, gh, len, out + r * n + j0);
+            }
+        }
+    }
+    return 1;
+}
+
+/* Scalar broadcast (s one element, x n elements): a 256-byte table of the output for every
+ * int8 value, made by mul_row itself over the values 0..255 (in place: the table starts as
+ * those values), so exact by construction; then one th_lut_s8 pass. Pays from
+ * TH_MUL_LUT_MIN elements. */
+#define TH_MUL_LUT_MIN 512
+static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                    int32_t step_b, int32_t n, int8_t *out);
+__attribute__((noinline)) static th_status mul_lut(const mul_consts *k, int scalar1,
+                                                   const int8_t *s, const int8_t *x, int32_t n,
+                                                   int8_t *out)
+{
+    int8_t lut[256];
+    for (int32_t v = 0; v < 256; v++) {
+        lut[v] = (int8_t)(uint8_t)v;
+    }
+    if (scalar1) {
+        mul_row(k, s, 0, lut, 1, 256, lut);
+    } else {
+        mul_row(k, lut, 1, s, 0, 256, lut);
+    }
+    return th_lut_s8(NULL, lut, n, x, out);
+}
 #endif
 
 #if !TH_NN_MVE
@@ -280,6 +374,24 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
 
     const int32_t inner = b.dims[b.rank - 1];
     const int32_t rows = b.count / inner;
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    if ((k.fast || k.left) && (b.count1 == 1 || b.count2 == 1) && b.count >= TH_MUL_LUT_MIN &&
+        TH_NN_PATH(MUL_LUT)) {
+        const int scalar1 = b.count1 == 1;
+        return mul_lut(&k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1,
+                       b.count, output);
+    }
+    /* Channel broadcast: [rows, C] against [C] (either side). */
+    if ((k.fast || k.left) && b.rank == 2 && rows > 1 && b.stride1[1] == 1 &&
+        b.stride2[1] == 1 && (b.stride1[0] == 0 || b.stride2[0] == 0)) {
+        const int bc1 = b.stride1[0] == 0;
+        if (mul_chan(&k, bc1 ? input2 : input1, bc1 ? k.in2_offset : k.in1_offset,
+                     bc1 ? input1 : input2, bc1 ? k.in1_offset : k.in2_offset, inner, rows,
+                     output)) {
+            return TH_OK;
+        }
+    }
+#endif
     th_nn_bcast_pos pos;
     th_nn_bcast_start(&pos);
     for (int32_t r = 0; r < rows; r++) {
