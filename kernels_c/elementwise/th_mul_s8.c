@@ -6,6 +6,7 @@
 
 #include "th_nn.h"
 #include "th_nn_broadcast.h"
+#include "th_nn_ew_pack.h"
 #include "th_nn_support.h"
 
 /* Largest left shift of the DSP left_rows: 255^2 << (13 + 1) < 2^31. */
@@ -161,23 +162,35 @@ typedef void (*row_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t
  * p << (L + 1) inside int32), the zero point in SMMLAR's accumulator; else th_fast_rq_apply
  * (2p given). Kept out of line: their own registers. */
 TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
-                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int clamp,
-                         int left)
+                         int32_t oy, int32_t f, const int32_t *gh, int32_t n, int8_t *out,
+                         int bcast, int clamp, int left)
 {
     const th_fast_rq rq = k->rq;
     const int32_t m = k->multiplier, zp = k->out_offset, sh = left ? k->shift + 1 : 1;
     const int32_t lo = k->act_min, hi = k->act_max;
-    /* bcast: product << sh = x * fs + cs */
+    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    /* bcast 1: product << sh = x * fs + cs; bcast 2 (channel rows): x * g + h with the pair
+     * (g, h) = gh[2i], gh[2i + 1] made the same way from the broadcast value at i */
     const int32_t fs = (int32_t)((uint32_t)f << sh), cs = (int32_t)((uint32_t)(ox * f) << sh);
-    for (int32_t i = 0; i < n; i++) {
-        const int32_t p = bcast ? x[i] * fs + cs
-                                : (int32_t)((uint32_t)((x[i] + ox) * (y[i] + oy)) << sh);
-        int32_t v = left ? th_ssat8(th_smmlar(p, m, zp)) : th_fast_rq_apply2(p, &rq);
+#define MUL_P(i)                                                                              \
+    (bcast == 2 ? x[i] * gh[2 * (i)] + gh[2 * (i) + 1]                                        \
+     : bcast    ? x[i] * fs + cs                                                              \
+                : (int32_t)((uint32_t)((x[i] + ox) * (y[i] + oy)) << sh))
+#define MUL_V(p) (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq))
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) { /* one word out, the clamp on the packed word */
+        th_nn_store4(out + i, MUL_V(MUL_P(i)), MUL_V(MUL_P(i + 1)), MUL_V(MUL_P(i + 2)),
+                     MUL_V(MUL_P(i + 3)), clamp, 1, lo4, hi4);
+    }
+    for (; i < n; i++) {
+        int32_t v = MUL_V(MUL_P(i));
         if (clamp) {
             v = th_clamp(v, lo, hi);
         }
         out[i] = (int8_t)v;
     }
+#undef MUL_P
+#undef MUL_V
 }
 
 #define DSP_ROW(name, bcast, clamp, left)                                                     \
@@ -185,7 +198,7 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
                                                int32_t ox, const int8_t *y, int32_t oy,       \
                                                int32_t f, int32_t n, int8_t *out)             \
     {                                                                                         \
-        fast_rows(k, x, ox, y, oy, f, n, out, bcast, clamp, left);                            \
+        fast_rows(k, x, ox, y, oy, f, NULL, n, out, bcast, clamp, left);                      \
     }
 DSP_ROW(fast_same, 0, 0, 0)
 DSP_ROW(fast_same_clamp, 0, 1, 0)
@@ -197,31 +210,13 @@ DSP_ROW(left_bcast, 1, 0, 1)
 DSP_ROW(left_bcast_clamp, 1, 1, 1)
 #undef DSP_ROW
 
-/* Channel broadcast rows: out[i] from x[i] and the pair (g, h) = gh[2i], gh[2i + 1] of the
- * broadcast input's value y at i: product << sh = x * g + h with g = (y + oy) << sh,
- * h = ox * g (fast_rows' bcast form with per-element factors; one LDRD a pair). */
-TH_INLINE void chan_row_t(const mul_consts *k, const int8_t *x, const int32_t *gh, int32_t n,
-                          int8_t *out, int clamp, int left)
-{
-    const th_fast_rq rq = k->rq;
-    const int32_t m = k->multiplier, zp = k->out_offset;
-    const int32_t lo = k->act_min, hi = k->act_max;
-    for (int32_t i = 0; i < n; i++) {
-        const int32_t p = x[i] * gh[2 * i] + gh[2 * i + 1];
-        int32_t v = left ? th_ssat8(th_smmlar(p, m, zp)) : th_fast_rq_apply2(p, &rq);
-        if (clamp) {
-            v = th_clamp(v, lo, hi);
-        }
-        out[i] = (int8_t)v;
-    }
-}
-
+/* Channel broadcast rows (fast_rows' bcast 2): x against the pairs gh, n elements. */
 typedef void (*chan_fn)(const mul_consts *, const int8_t *, const int32_t *, int32_t, int8_t *);
 #define CHAN_ROW(name, clamp, left)                                                           \
     __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
                                                const int32_t *gh, int32_t n, int8_t *out)     \
     {                                                                                         \
-        chan_row_t(k, x, gh, n, out, clamp, left);                                            \
+        fast_rows(k, x, 0, x, 0, 0, gh, n, out, 2, clamp, left);                              \
     }
 CHAN_ROW(chan_fast, 0, 0)
 CHAN_ROW(chan_fast_clamp, 1, 0)
@@ -267,6 +262,31 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
     }
     return 1;
 }
+
+/* Spatial broadcast: [rows, n] (x, offset ox) against [rows, 1] (y, offset oy): the DSP
+ * bcast row per row with its factor, the row loop inside (one call per layer). */
+TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
+                         int32_t oy, int32_t n, int32_t rows, int8_t *out, int clamp, int left)
+{
+    for (int32_t r = 0; r < rows; r++) {
+        fast_rows(k, x + r * n, ox, x, 0, y[r] + oy, NULL, n, out + r * n, 1, clamp, left);
+    }
+}
+
+typedef void (*spatial_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t *, int32_t,
+                           int32_t, int32_t, int8_t *);
+#define SPATIAL(name, clamp, left)                                                            \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t n, int32_t rows, int8_t *out)          \
+    {                                                                                         \
+        spatial_t(k, x, ox, y, oy, n, rows, out, clamp, left);                                \
+    }
+SPATIAL(spatial_fast, 0, 0)
+SPATIAL(spatial_fast_clamp, 1, 0)
+SPATIAL(spatial_left, 0, 1)
+SPATIAL(spatial_left_clamp, 1, 1)
+#undef SPATIAL
 
 /* Scalar broadcast (s one element, x n elements): a 256-byte table of the output for every
  * int8 value, made by mul_row itself over the values 0..255 (in place: the table starts as
@@ -390,6 +410,18 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
                      output)) {
             return TH_OK;
         }
+    }
+    /* Spatial broadcast: [rows, C] against [rows, 1] (either side). */
+    if ((k.fast || k.left) && b.rank == 2 && rows > 1 && b.stride1[0] != 0 &&
+        b.stride2[0] != 0 && (b.stride1[1] == 0) != (b.stride2[1] == 0) &&
+        TH_NN_PATH(MUL_SPATIAL)) {
+        const int bc1 = b.stride1[1] == 0;
+        const int clamp = k.act_min > -128 || k.act_max < 127;
+        const spatial_fn f = k.left ? (clamp ? spatial_left_clamp : spatial_left)
+                                    : (clamp ? spatial_fast_clamp : spatial_fast);
+        f(&k, bc1 ? input2 : input1, bc1 ? k.in2_offset : k.in1_offset, bc1 ? input1 : input2,
+          bc1 ? k.in1_offset : k.in2_offset, inner, rows, output);
+        return TH_OK;
     }
 #endif
     th_nn_bcast_pos pos;

@@ -20,6 +20,7 @@
 
 #include "th_nn_add_sub_s8.h"
 #include "th_nn_broadcast.h"
+#include "th_nn_ew_pack.h"
 #include "th_nn_support.h"
 
 typedef struct {
@@ -141,27 +142,24 @@ TH_INLINE int8_t fast_out(const th_fast_rq *rq, int32_t raw, int clamp, int32_t 
 }
 
 /* Both inputs through their tables, no broadcast in this row; sub and clamp are constants
- * after inlining. Four elements per iteration, each read before it is written. */
+ * after inlining. Four elements per iteration stored as one word (the clamp on the packed
+ * word), each group read before it is written. */
 TH_INLINE void tab_row(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,
                        int8_t *out, int sub, int clamp)
 {
     const int32_t *t1 = k->t1, *t2 = k->t2;
     const th_fast_rq rq = k->rq;
     const int32_t lo = k->act_min, hi = k->act_max;
+    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
     int32_t i = 0;
-    if (clamp != CLAMP_BOTH) { /* both clamps: the loop below (fewer registers) */
-        for (; i + 4 <= n; i += 4) {
-            const uint32_t a0 = a[i], a1 = a[i + 1], a2 = a[i + 2], a3 = a[i + 3];
-            const uint32_t b0 = b[i], b1 = b[i + 1], b2 = b[i + 2], b3 = b[i + 3];
-            const uint32_t x0 = (uint32_t)t1[a0], y0 = (uint32_t)t2[b0];
-            const uint32_t x1 = (uint32_t)t1[a1], y1 = (uint32_t)t2[b1];
-            const uint32_t x2 = (uint32_t)t1[a2], y2 = (uint32_t)t2[b2];
-            const uint32_t x3 = (uint32_t)t1[a3], y3 = (uint32_t)t2[b3];
-            out[i] = fast_out(&rq, (int32_t)(sub ? x0 - y0 : x0 + y0), clamp, lo, hi);
-            out[i + 1] = fast_out(&rq, (int32_t)(sub ? x1 - y1 : x1 + y1), clamp, lo, hi);
-            out[i + 2] = fast_out(&rq, (int32_t)(sub ? x2 - y2 : x2 + y2), clamp, lo, hi);
-            out[i + 3] = fast_out(&rq, (int32_t)(sub ? x3 - y3 : x3 + y3), clamp, lo, hi);
-        }
+    for (; i + 4 <= n; i += 4) {
+#define TAB_V(j)                                                                              \
+    th_fast_rq_apply((int32_t)(sub ? (uint32_t)t1[a[i + j]] - (uint32_t)t2[b[i + j]]           \
+                                   : (uint32_t)t1[a[i + j]] + (uint32_t)t2[b[i + j]]),         \
+                     &rq)
+        th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
+                     clamp == CLAMP_BOTH, lo4, hi4);
+#undef TAB_V
     }
     for (; i < n; i++) {
         const uint32_t x = (uint32_t)t1[a[i]], y = (uint32_t)t2[b[i]];
@@ -207,20 +205,20 @@ TH_INLINE void bcast_row(const th_fast_rq *rqp, const int32_t *r2, int rstep, co
                          int32_t lo, int32_t hi)
 {
     const th_fast_rq rq = *rqp;
+    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
     int32_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        const uint32_t v0 = (uint32_t)t[x[i]] << 1, v1 = (uint32_t)t[x[i + 1]] << 1;
-        const uint32_t v2 = (uint32_t)t[x[i + 2]] << 1, v3 = (uint32_t)t[x[i + 3]] << 1;
-        const uint32_t c0 = (uint32_t)r2[rstep * i], c1 = (uint32_t)r2[rstep * (i + 1)];
-        const uint32_t c2 = (uint32_t)r2[rstep * (i + 2)], c3 = (uint32_t)r2[rstep * (i + 3)];
-        out[i] = fast_out2(&rq, (int32_t)(neg ? c0 - v0 : c0 + v0), clamp, lo, hi);
-        out[i + 1] = fast_out2(&rq, (int32_t)(neg ? c1 - v1 : c1 + v1), clamp, lo, hi);
-        out[i + 2] = fast_out2(&rq, (int32_t)(neg ? c2 - v2 : c2 + v2), clamp, lo, hi);
-        out[i + 3] = fast_out2(&rq, (int32_t)(neg ? c3 - v3 : c3 + v3), clamp, lo, hi);
+#define BC_V(j)                                                                               \
+    th_fast_rq_apply2((int32_t)(neg ? (uint32_t)r2[rstep * (i + j)] - ((uint32_t)t[x[i + j]] << 1) \
+                                    : (uint32_t)r2[rstep * (i + j)] + ((uint32_t)t[x[i + j]] << 1)), \
+                      &rq)
+        th_nn_store4(out + i, BC_V(0), BC_V(1), BC_V(2), BC_V(3), clamp != CLAMP_NONE,
+                     clamp == CLAMP_BOTH, lo4, hi4);
+#undef BC_V
     }
     for (; i < n; i++) {
-        const uint32_t v = (uint32_t)t[x[i]] << 1, c = (uint32_t)r2[rstep * i];
-        out[i] = fast_out2(&rq, (int32_t)(neg ? c - v : c + v), clamp, lo, hi);
+        const uint32_t u = (uint32_t)t[x[i]] << 1, c = (uint32_t)r2[rstep * i];
+        out[i] = fast_out2(&rq, (int32_t)(neg ? c - u : c + u), clamp, lo, hi);
     }
 }
 
@@ -434,6 +432,64 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
     return th_lut_s8(NULL, lut, n, x, out);
 }
 
+/* scale_input on DSP without a table: SRDHM(v, m) = floor((v * m + 2^30) / 2^31) (TFLM's
+ * nudge-and-truncate is this floor) = SMMLAR(2v, m, 0), exact as |2v| <= 255 << 23 < 2^31;
+ * then RDBPOT(y, e) = (y + half + (y < 0 ? neg : 0)) >> e with half = 2^(e-1) and neg = -1
+ * for e >= 1 (ties away from zero), half = neg = 0 for e = 0; |y| < 2^30 keeps the sum
+ * inside int32. */
+typedef struct {
+    int32_t offset;
+    int32_t shift1; /* left_shift + 1 */
+    int32_t m;
+    int32_t e;
+    int32_t half;
+    int32_t neg;
+} direct_in;
+
+TH_INLINE direct_in direct_make(int32_t offset, int32_t left_shift, int32_t m, int32_t e)
+{
+    direct_in d;
+    d.offset = offset;
+    d.shift1 = left_shift + 1;
+    d.m = m;
+    d.e = e;
+    d.half = e > 0 ? (int32_t)(UINT32_C(1) << (e - 1)) : 0;
+    d.neg = e > 0 ? -1 : 0;
+    return d;
+}
+
+TH_INLINE int32_t direct_scale(int32_t x, const direct_in *d)
+{
+    const int32_t y = th_smmlar((int32_t)((uint32_t)(x + d->offset) << d->shift1), d->m, 0);
+    return (y + d->half + ((y >> 31) & d->neg)) >> d->e;
+}
+
+/* Rows without tables (small tensors: the lowering gives tables from
+ * ADD_TABLE_MIN_ELEMENTS outputs): both rescalings per element as above, the output through
+ * th_fast_rq_apply; `rows` rows of n, input i's row r at in_i + r * row_i, steps 0 or 1 in
+ * a row; each output written after its inputs are read. */
+__attribute__((noinline)) static void direct_rows(const add_consts *k, const int8_t *a,
+                                                  int32_t step_a, int32_t row_a,
+                                                  const int8_t *b, int32_t step_b,
+                                                  int32_t row_b, int32_t n, int32_t rows,
+                                                  int8_t *out)
+{
+    const direct_in d1 = direct_make(k->in1_offset, k->left_shift, k->m1, k->e1);
+    const direct_in d2 = direct_make(k->in2_offset, k->left_shift, k->m2, k->e2);
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max, sub = k->subtract;
+    for (int32_t r = 0; r < rows; r++) {
+        const int8_t *ar = a + r * row_a, *br = b + r * row_b;
+        int8_t *o = out + r * n;
+        for (int32_t i = 0; i < n; i++) {
+            const uint32_t s1 = (uint32_t)direct_scale(ar[i * step_a], &d1);
+            const uint32_t s2 = (uint32_t)direct_scale(br[i * step_b], &d2);
+            const int32_t raw = (int32_t)(sub ? s1 - s2 : s1 + s2);
+            o[i] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
+        }
+    }
+}
+
 /* Largest |rescaled input| scale_input can return for these params (see the top). */
 static int64_t input_bound(int32_t left_shift, int32_t m, int32_t e)
 {
@@ -518,6 +574,13 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
                   inner, rows, output)) {
         return TH_OK;
     }
+    const int direct = k.fast && k.t1 == NULL && k.t2 == NULL && TH_NN_PATH(ADD_DIRECT);
+    if (direct && b.rank <= 2) { /* every row in one call */
+        const int32_t r1 = b.rank == 2 ? b.stride1[0] : 0, r2 = b.rank == 2 ? b.stride2[0] : 0;
+        direct_rows(&k, input1, b.stride1[b.rank - 1], r1, input2, b.stride2[b.rank - 1], r2,
+                    inner, rows, output);
+        return TH_OK;
+    }
 #endif
     th_nn_bcast_pos pos;
     th_nn_bcast_start(&pos);
@@ -527,6 +590,11 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
         int8_t *o = output + r * inner;
 #if TH_NN_HAS_DSP
         if (tables && fast_rows(&k, a, step_a, 0, bb, step_b, 0, inner, 1, o)) {
+            th_nn_bcast_next(&b, &pos);
+            continue;
+        }
+        if (direct) {
+            direct_rows(&k, a, step_a, 0, bb, step_b, 0, inner, 1, o);
             th_nn_bcast_next(&b, &pos);
             continue;
         }

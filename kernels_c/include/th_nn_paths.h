@@ -159,6 +159,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MUL_CHAN /* MUL channel broadcast: the row's factors once */
 #define TH_NN_KEEP_MUL_CHAN 1
 #endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL /* MUL spatial broadcast: the row loop in one call */
+#define TH_NN_KEEP_MUL_SPATIAL 1
+#endif
 
 #ifndef TH_NN_KEEP_MM_LAST_CHANNEL /* the last channel of an odd count, its own loop */
 #define TH_NN_KEEP_MM_LAST_CHANNEL 1
