@@ -1,7 +1,12 @@
 /* th_mul_s8: int8 MUL as TFLite Micro's reference: (x1 + offset1) * (x2 + offset2)
  * requantized with one multiplier (double rounding, the shift may be a left shift),
  * + output offset, clamped. NumPy broadcasting as th_add_s8. MVE builds: four products at
- * a time, th_mve_requantize (exact for every multiplier >= 0 and shift in [-31, 30]). */
+ * a time, th_mve_requantize (exact for every multiplier >= 0 and shift in [-31, 30]).
+ * DSP builds (where SMMLAR is exact: fast or left): the same shape four elements a word
+ * (SXTAB16 lanes, halfword multiplies); a scalar broadcast from TH_MUL_LUT_MIN outputs as a
+ * 256-byte output table made by the row itself once per call, then th_lut_s8; a channel
+ * broadcast through a stack row of factor pairs made once per call; a spatial broadcast with
+ * its row loop in one call; outputs stored four to a word, the clamp on the packed word. */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -178,10 +183,25 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
                 : (int32_t)((uint32_t)((x[i] + ox) * (y[i] + oy)) << sh))
 #define MUL_V(p) (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq))
     int32_t i = 0;
+    /* same shape: four elements of each input from one word, offsets added in 16-bit lanes
+     * (SXTAB16, |x + ox| <= 255), the products from halfword multiplies */
+    const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
+    const int32_t oy2 = (int32_t)(((uint32_t)oy & 0xFFFFu) | ((uint32_t)oy << 16));
+#define SH(p) ((int32_t)((uint32_t)(p) << sh))
     for (; i + 4 <= n; i += 4) { /* one word out, the clamp on the packed word */
-        th_nn_store4(out + i, MUL_V(MUL_P(i)), MUL_V(MUL_P(i + 1)), MUL_V(MUL_P(i + 2)),
-                     MUL_V(MUL_P(i + 3)), clamp, 1, lo4, hi4);
+        if (bcast == 0) {
+            const int32_t xw = th_read_s32(x + i), yw = th_read_s32(y + i);
+            const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
+            const int32_t y02 = th_sxtab16(oy2, yw), y13 = th_sxtab16_ror8(oy2, yw);
+            th_nn_store4(out + i, MUL_V(SH(th_nn_smulbb(x02, y02))),
+                         MUL_V(SH(th_nn_smulbb(x13, y13))), MUL_V(SH(th_nn_smultt(x02, y02))),
+                         MUL_V(SH(th_nn_smultt(x13, y13))), clamp, 1, lo4, hi4);
+        } else {
+            th_nn_store4(out + i, MUL_V(MUL_P(i)), MUL_V(MUL_P(i + 1)), MUL_V(MUL_P(i + 2)),
+                         MUL_V(MUL_P(i + 3)), clamp, 1, lo4, hi4);
+        }
     }
+#undef SH
     for (; i < n; i++) {
         int32_t v = MUL_V(MUL_P(i));
         if (clamp) {

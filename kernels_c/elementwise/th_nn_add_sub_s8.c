@@ -208,13 +208,14 @@ TH_INLINE void bcast_row(const th_fast_rq *rqp, const int32_t *r2, int rstep, co
     const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
     int32_t i = 0;
     for (; i + 4 <= n; i += 4) {
-#define BC_V(j)                                                                               \
-    th_fast_rq_apply2((int32_t)(neg ? (uint32_t)r2[rstep * (i + j)] - ((uint32_t)t[x[i + j]] << 1) \
-                                    : (uint32_t)r2[rstep * (i + j)] + ((uint32_t)t[x[i + j]] << 1)), \
-                      &rq)
+#define BC_C(j) ((uint32_t)r2[rstep * (i + j)])
+#define BC_U(j) ((uint32_t)t[x[i + j]] << 1)
+#define BC_V(j) th_fast_rq_apply2((int32_t)(neg ? BC_C(j) - BC_U(j) : BC_C(j) + BC_U(j)), &rq)
         th_nn_store4(out + i, BC_V(0), BC_V(1), BC_V(2), BC_V(3), clamp != CLAMP_NONE,
                      clamp == CLAMP_BOTH, lo4, hi4);
 #undef BC_V
+#undef BC_U
+#undef BC_C
     }
     for (; i < n; i++) {
         const uint32_t u = (uint32_t)t[x[i]] << 1, c = (uint32_t)r2[rstep * i];
@@ -226,17 +227,18 @@ TH_INLINE void bcast_row(const th_fast_rq *rqp, const int32_t *r2, int rstep, co
  * broadcast values, see bcast_row) steps by 1 along a row (rstep 1: the same row for every
  * row) or by 1 per row (rstep 0: one constant per row). */
 typedef void (*bcast_rows_fn)(const add_consts *, const int32_t *, const int32_t *,
-                              const uint8_t *, int32_t, int32_t, int32_t, int8_t *);
+                              const uint8_t *, int32_t, int32_t, int32_t, int8_t *, int32_t);
 
 #define BCAST_ROWS(name, rstep, neg, clamp)                                                   \
     static void name(const add_consts *k, const int32_t *r2, const int32_t *t,                \
-                     const uint8_t *x, int32_t row_x, int32_t n, int32_t rows, int8_t *out)   \
+                     const uint8_t *x, int32_t row_x, int32_t n, int32_t rows, int8_t *out,   \
+                     int32_t row_o)                                                           \
     {                                                                                         \
         const th_fast_rq rq = k->rq;                                                          \
         const int32_t lo = k->act_min, hi = k->act_max;                                       \
         for (int32_t r = 0; r < rows; r++) {                                                  \
-            bcast_row(&rq, rstep ? r2 : r2 + r, rstep, t, x + r * row_x, n, out + r * n, neg, \
-                      clamp, lo, hi);                                                         \
+            bcast_row(&rq, rstep ? r2 : r2 + r, rstep, t, x + r * row_x, n, out + r * row_o,  \
+                      neg, clamp, lo, hi);                                                    \
         }                                                                                     \
     }
 BCAST_ROWS(bcast_row_add_none, 0, 0, CLAMP_NONE)
@@ -260,9 +262,9 @@ static void chan_row_both(const add_consts *k, const int32_t *r2, const int32_t 
     const int32_t lo = k->act_min, hi = k->act_max;
     for (int32_t r = 0; r < rows; r++) {
         if (neg) {
-            bcast_row(&rq, r2, 1, t, x + r * row_x, n, out + r * n, 1, CLAMP_BOTH, lo, hi);
+            bcast_row(&rq, r2, 1, t, x + r * row_x, n, out + r * row_x, 1, CLAMP_BOTH, lo, hi);
         } else {
-            bcast_row(&rq, r2, 1, t, x + r * row_x, n, out + r * n, 0, CLAMP_BOTH, lo, hi);
+            bcast_row(&rq, r2, 1, t, x + r * row_x, n, out + r * row_x, 0, CLAMP_BOTH, lo, hi);
         }
     }
 }
@@ -292,8 +294,9 @@ TH_INLINE int32_t doubled(const add_consts *k, int which1, int8_t x, int neg)
  * short rows repeated to fill it (consecutive rows are contiguous), long rows in column
  * blocks. 0 when the build leaves the path out. */
 #define TH_ADD_CHAN_MAX 64
-__attribute__((noinline)) static int chan_rows(const add_consts *k, int bcast1, const int8_t *row, const int8_t *x,
-                     int32_t n, int32_t rows, int8_t *out, int clamp)
+__attribute__((noinline)) static int chan_rows(const add_consts *k, int bcast1,
+                                               const int8_t *row, const int8_t *x, int32_t n,
+                                               int32_t rows, int8_t *out, int clamp)
 {
     const int neg = bcast1 && k->subtract; /* 2 * raw = r2 - 2 * t1[x] */
     const int negate_row = !bcast1 && k->subtract;
@@ -315,14 +318,15 @@ __attribute__((noinline)) static int chan_rows(const add_consts *k, int bcast1, 
         for (int32_t j = n; j < reps * n; j++) {
             r2[j] = r2[j - n];
         }
-        for (int32_t r = 0; r < rows; r += reps) {
-            const int32_t len = (rows - r < reps ? rows - r : reps) * n;
-            const uint8_t *xr = (const uint8_t *)(x + r * n);
-            if (f != NULL) {
-                f(k, r2, t, xr, 0, len, 1, out + r * n);
-            } else {
-                chan_row_both(k, r2, t, xr, 0, len, 1, out + r * n, neg);
-            }
+        /* the full groups in one call (rows of reps * n), then what is left */
+        const int32_t groups = rows / reps, len = reps * n, left = (rows - groups * reps) * n;
+        const uint8_t *xl = (const uint8_t *)(x + groups * len);
+        if (f != NULL) {
+            f(k, r2, t, (const uint8_t *)x, len, len, groups, out, len);
+            f(k, r2, t, xl, 0, left, 1, out + groups * len, 0);
+        } else {
+            chan_row_both(k, r2, t, (const uint8_t *)x, len, len, groups, out, neg);
+            chan_row_both(k, r2, t, xl, 0, left, 1, out + groups * len, neg);
         }
         return 1;
     }
@@ -331,15 +335,12 @@ __attribute__((noinline)) static int chan_rows(const add_consts *k, int bcast1, 
         for (int32_t j = 0; j < len; j++) {
             r2[j] = doubled(k, bcast1, row[j0 + j], negate_row);
         }
-        /* rows of len at stride n: out's row stride is n too, so write through a pointer
-         * that steps like x */
-        for (int32_t r = 0; r < rows; r++) {
-            const uint8_t *xr = (const uint8_t *)(x + r * n + j0);
-            if (f != NULL) {
-                f(k, r2, t, xr, 0, len, 1, out + r * n + j0);
-            } else {
-                chan_row_both(k, r2, t, xr, 0, len, 1, out + r * n + j0, neg);
-            }
+        /* rows of len at stride n (x and out alike) */
+        const uint8_t *xr = (const uint8_t *)(x + j0);
+        if (f != NULL) {
+            f(k, r2, t, xr, n, len, rows, out + j0, n);
+        } else {
+            chan_row_both(k, r2, t, xr, n, len, rows, out + j0, neg);
         }
     }
     return 1;
@@ -402,7 +403,7 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
             for (int32_t j = 0; j < m; j++) {
                 r2[j] = doubled(k, bcast1, src[(r0 + j) * row_src], !bcast1 && k->subtract);
             }
-            f(k, r2, bcast1 ? k->t2 : k->t1, x + r0 * row_x, row_x, n, m, out + r0 * n);
+            f(k, r2, bcast1 ? k->t2 : k->t1, x + r0 * row_x, row_x, n, m, out + r0 * n, n);
         }
         return 1;
     }
@@ -414,8 +415,9 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
  * then one th_lut_s8 pass (a table load per element). Pays from TH_ADD_LUT_MIN elements
  * (the build costs about as much as 400 elements of the row path). */
 #define TH_ADD_LUT_MIN 512
-__attribute__((noinline)) static th_status lut_run(const add_consts *k, int scalar1, const int8_t *s, const int8_t *x,
-                         int32_t n, int8_t *out)
+__attribute__((noinline)) static th_status lut_run(const add_consts *k, int scalar1,
+                                                   const int8_t *s, const int8_t *x, int32_t n,
+                                                   int8_t *out)
 {
     int8_t lut[256];
     const uint32_t c = (uint32_t)(scalar1 ? in1(k, s[0]) : in2(k, s[0]));

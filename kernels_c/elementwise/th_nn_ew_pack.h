@@ -51,6 +51,30 @@ TH_INLINE uint32_t th_nn_clamp4(uint32_t w, uint32_t lo4, uint32_t hi4, int hi)
 #endif
 }
 
+/* Products of the bottom and of the top signed halfwords (SMULBB, SMULTT). */
+TH_INLINE int32_t th_nn_smulbb(int32_t a, int32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("smulbb %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return (int16_t)(uint16_t)((uint32_t)a & 0xFFFFu) *
+           (int16_t)(uint16_t)((uint32_t)b & 0xFFFFu);
+#endif
+}
+
+TH_INLINE int32_t th_nn_smultt(int32_t a, int32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("smultt %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return (int16_t)(uint16_t)((uint32_t)a >> 16) * (int16_t)(uint16_t)((uint32_t)b >> 16);
+#endif
+}
+
 /* The bound v (-128..127) in all four bytes. */
 TH_INLINE uint32_t th_nn_splat4(int32_t v)
 {
