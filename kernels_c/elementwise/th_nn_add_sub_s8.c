@@ -424,12 +424,28 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
     const int32_t *t = scalar1 ? k->t2 : k->t1;
     const th_fast_rq rq = k->rq;
     const int32_t lo = k->act_min, hi = k->act_max, sub = k->subtract;
-    for (int32_t v = 0; v < 256; v++) {
-        const int8_t xv = (int8_t)(uint8_t)v;
-        const uint32_t u =
-            (uint32_t)(t != NULL ? t[v] : (scalar1 ? in2(k, xv) : in1(k, xv)));
-        const uint32_t raw = sub ? (scalar1 ? c - u : u - c) : c + u;
-        lut[v] = (int8_t)th_clamp(th_fast_rq_apply((int32_t)raw, &rq), lo, hi);
+    /* raw = c + u, c - u (SUB, input1 the scalar) or u - c = (-c) + u (SUB, input2) */
+    const int negu = sub && scalar1;
+    const uint32_t base = sub && !scalar1 ? 0u - c : c;
+    if (t != NULL) { /* the table's entries in order: value v is entry v */
+        if (negu) {
+            for (int32_t v = 0; v < 256; v++) {
+                const int32_t raw = (int32_t)(base - (uint32_t)t[v]);
+                lut[v] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
+            }
+        } else {
+            for (int32_t v = 0; v < 256; v++) {
+                const int32_t raw = (int32_t)(base + (uint32_t)t[v]);
+                lut[v] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
+            }
+        }
+    } else {
+        for (int32_t v = 0; v < 256; v++) {
+            const int8_t xv = (int8_t)(uint8_t)v;
+            const uint32_t u = (uint32_t)(scalar1 ? in2(k, xv) : in1(k, xv));
+            lut[v] = (int8_t)th_clamp(th_fast_rq_apply((int32_t)(negu ? base - u : base + u), &rq),
+                                      lo, hi);
+        }
     }
     return th_lut_s8(NULL, lut, n, x, out);
 }
