@@ -24,9 +24,11 @@ compiled backend (bench/sweep_ops.py). Then issue 17's kernel classes (SVDF, LST
 int4-weight conv / depthwise / FC: bench/sweep_seq.py), median and worst MAC/instruction, from
 graphs through the compiled backend (--kernels-only: not these two). On mps3-an547 the shapes
 larger than its kernel firmware's buffers are left out. With --json one row per shape (class,
-shape, macs, instructions; elements for the per-element classes) on stdout. --classes: only
-the named classes (comma-separated: conv, pointwise, depthwise, fully_connected, pool,
-elementwise, or seq for issue 17's); the others are not built or run.
+shape, macs, instructions; for the per-element classes elements = input elements, both
+operands of a binary op, and output_elements) on stdout; the per-element table is per input
+element (the issue's wording). --classes: only the named classes (comma-separated: conv,
+pointwise, depthwise, fully_connected, pool, elementwise, or seq for issue 17's); the others
+are not built or run.
 """
 
 from __future__ import annotations
@@ -169,7 +171,7 @@ def sweep(args: argparse.Namespace) -> int:
         print(f"{kind:16} {float(np.median(rate)):7.3f} {worst_rate:7.3f} "
               f"{worst['floor']:6.2f} {below:6d}  {worst['shape']}", file=out)
     print(f"{'class':16} {'median':>7} {'worst':>7} {'floor':>6} {'>floor':>6}  worst shape "
-          f"(instructions per element)", file=out)
+          f"(instructions per input element)", file=out)
     for kind in dict.fromkeys(r["class"] for r in per_element):
         mine = [r for r in per_element if r["class"] == kind]
         cost = [r["instructions"] / r["elements"] for r in mine]
@@ -199,7 +201,8 @@ def sweep(args: argparse.Namespace) -> int:
             print(f"{kind:16} {float(np.median(gains)):6.2f}x {min(gains):6.2f}x {rate:13.3f}"
                   f"  {worst['shape']}", file=out)
     if args.json:
-        keys = ("class", "shape", "macs", "instructions", "mve_instructions", "elements")
+        keys = ("class", "shape", "macs", "instructions", "mve_instructions", "elements",
+                "output_elements")
         print(json.dumps([{k: r[k] for k in keys if k in r}
                           for r in [*rows, *per_element, *sequence]],
                          indent=1))

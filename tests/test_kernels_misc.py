@@ -601,6 +601,84 @@ def test_binary_tables(kern_both, data, kind):
                 f"{kind.name} {shapes} in_place={in_place} tables={[t[0] for t in tables]}")
 
 
+# Forms of the elementwise fast paths (th_nn_add_sub_s8.c, th_mul_s8.c), each on both sides
+# of its threshold: scalar broadcast below / at TH_*_LUT_MIN (512) outputs, channel rows
+# repeated into the stack row (C <= 16 / 32) or in column blocks (C > 32 / 64, with tails),
+# spatial constants in blocks of 16 rows, tiny tensors; (out shape, broadcast shape).
+_FAST_FORMS = [
+    ((2, 300), (2, 300)), ((1, 37), (1, 37)),
+    ((1, 511), (1,)), ((1, 512), (1,)), ((3, 4, 50), (1, 1, 1)), ((1, 9), (1,)),
+    ((40, 7), (7,)), ((2, 16), (16,)), ((5, 33), (1, 33)), ((9, 70), (70,)), ((3, 130), (130,)),
+    ((5, 6, 7), (5, 6, 1)), ((37, 3), (37, 1)), ((18, 65), (18, 1)),
+    ((2, 3), (3,)), ((1,), (1,)),
+]
+
+
+def _fast_case(rng: np.random.Generator, i: int, kind: OpKind
+               ) -> tuple[tuple, np.ndarray, np.ndarray, object]:  # fmt: skip
+    """Case i: shapes (either operand broadcast), inputs and params; zero points at their
+    extremes every fifth case, every activation in turn."""
+    big, small = _FAST_FORMS[i % len(_FAST_FORMS)]
+    pair = (big, small) if (i // len(_FAST_FORMS)) % 2 == 0 else (small, big)
+    shapes = (pair[0], pair[1], tuple(np.broadcast_shapes(big, small)))
+    zps = [int(v) for v in rng.integers(-128, 128, 3)]
+    if i % 5 == 0:
+        zps = [-128, 127, int(rng.integers(-128, 128))] if i % 2 else [127, -128, -128]
+    scales = [float(np.float32(2.0 ** rng.uniform(-8, 0))) for _ in range(3)]
+    activation = INT8_ACTIVATIONS[i % len(INT8_ACTIVATIONS)]
+    graph = _binary_graph(kind, activation, shapes, [q(sv, z) for sv, z in zip(scales, zps)])
+    if kind is OpKind.MUL and i % 2:  # raw params: left shifts and any multiplier
+        lo, hi = ((-128, 127) if i % 3 else
+                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))  # fmt: skip
+        p = MulParams(input1_offset=-zps[0], input2_offset=-zps[1], output_offset=zps[2],
+                      output_multiplier=int(rng.integers(0, 2**31)),
+                      output_shift=int(rng.integers(-12, 14)), activation_min=lo,
+                      activation_max=hi)
+    elif kind is OpKind.MUL:
+        p = mul_params(graph, graph.ops[0])
+    else:
+        p = (add_params if kind is OpKind.ADD else sub_params)(graph, graph.ops[0])
+    a, b = random_int8(rng, shapes[0]), random_int8(rng, shapes[1])
+    return shapes, a, b, p
+
+
+def test_binary_fast_paths(kern_both):
+    """ADD / SUB (with and without the host tables) and MUL over every broadcast form on
+    both sides of the fast paths' thresholds (scalar tables, channel rows, spatial blocks,
+    tiny tensors), either operand broadcast, all activations, offsets and multipliers of
+    every sign and extreme, in place where allowed: 0 mismatches against the reference."""
+    rng = np.random.default_rng(14)
+    for kind in (OpKind.ADD, OpKind.SUB, OpKind.MUL):
+        for i in range(2 * len(_FAST_FORMS)):
+            shapes, a, b, p = _fast_case(rng, i, kind)
+            in_place = shapes[0] == shapes[2] and i % 3 == 0
+            if kind is OpKind.MUL:
+                want = mul_int8(a, b, p)
+                name, first = "th_mul_s8", 4
+                args = [buf(i32(p.input1_offset, p.input2_offset, p.output_offset,
+                                p.activation_min, p.activation_max)),
+                        buf(i32(p.output_multiplier, p.output_shift))]
+            else:
+                want = (add_int8 if kind is OpKind.ADD else sub_int8)(a, b, p)
+                name = "th_add_s8" if kind is OpKind.ADD else "th_sub_s8"
+                args = [buf(i32(p.input1_offset, p.input2_offset, p.output_offset,
+                                p.left_shift, p.activation_min, p.activation_max)),
+                        buf(i32(p.input1_multiplier, p.input1_shift, p.input2_multiplier,
+                                p.input2_shift, p.output_multiplier, p.output_shift))]
+                first = 4
+                if i % 4 != 3:  # mostly the table kernels, as the lowering picks
+                    name += "_tables"
+                    args += [buf(t) for t in add_input_tables(p)]
+                    first = 6
+            out_arg = ("alias", first) if in_place else out(want.size)
+            status, bufs = kern_both.call(
+                name, ("null", None), *args, buf(shape_bytes(shapes[0])), buf(a),
+                buf(shape_bytes(shapes[1])), buf(b), buf(shape_bytes(shapes[2])), out_arg)
+            assert status == TH_OK
+            assert_same(i8(bufs[first + 4], shapes[2]), want,
+                        f"{name} {shapes} case {i} in_place={in_place} {p}")
+
+
 def test_add_input_tables_match_reference():
     """Table entries summed and finished as the reference does give the reference's ADD
     for all 65536 input pairs."""

@@ -1,11 +1,17 @@
 /* th_mul_s8: int8 MUL as TFLite Micro's reference: (x1 + offset1) * (x2 + offset2)
  * requantized with one multiplier (double rounding, the shift may be a left shift),
  * + output offset, clamped. NumPy broadcasting as th_add_s8. MVE builds: four products at
- * a time, th_mve_requantize (exact for every multiplier >= 0 and shift in [-31, 30]). */
+ * a time, th_mve_requantize (exact for every multiplier >= 0 and shift in [-31, 30]).
+ * DSP builds (where SMMLAR is exact: fast or left): the same shape four elements a word
+ * (SXTAB16 lanes, halfword multiplies); a scalar broadcast from TH_MUL_LUT_MIN outputs as a
+ * 256-byte output table made by the row itself once per call, then th_lut_s8; a channel
+ * broadcast through a stack row of factor pairs made once per call; a spatial broadcast with
+ * its row loop in one call; outputs stored four to a word, the clamp on the packed word. */
 #include <stddef.h>
 
 #include "th_nn.h"
 #include "th_nn_broadcast.h"
+#include "th_nn_ew_pack.h"
 #include "th_nn_support.h"
 
 /* Largest left shift of the DSP left_rows: 255^2 << (13 + 1) < 2^31. */
@@ -161,23 +167,50 @@ typedef void (*row_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t
  * p << (L + 1) inside int32), the zero point in SMMLAR's accumulator; else th_fast_rq_apply
  * (2p given). Kept out of line: their own registers. */
 TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
-                         int32_t oy, int32_t f, int32_t n, int8_t *out, int bcast, int clamp,
-                         int left)
+                         int32_t oy, int32_t f, const int32_t *gh, int32_t n, int8_t *out,
+                         int bcast, int clamp, int left)
 {
     const th_fast_rq rq = k->rq;
     const int32_t m = k->multiplier, zp = k->out_offset, sh = left ? k->shift + 1 : 1;
     const int32_t lo = k->act_min, hi = k->act_max;
-    /* bcast: product << sh = x * fs + cs */
+    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    /* bcast 1: product << sh = x * fs + cs; bcast 2 (channel rows): x * g + h with the pair
+     * (g, h) = gh[2i], gh[2i + 1] made the same way from the broadcast value at i */
     const int32_t fs = (int32_t)((uint32_t)f << sh), cs = (int32_t)((uint32_t)(ox * f) << sh);
-    for (int32_t i = 0; i < n; i++) {
-        const int32_t p = bcast ? x[i] * fs + cs
-                                : (int32_t)((uint32_t)((x[i] + ox) * (y[i] + oy)) << sh);
-        int32_t v = left ? th_ssat8(th_smmlar(p, m, zp)) : th_fast_rq_apply2(p, &rq);
+#define MUL_P(i)                                                                              \
+    (bcast == 2 ? x[i] * gh[2 * (i)] + gh[2 * (i) + 1]                                        \
+     : bcast    ? x[i] * fs + cs                                                              \
+                : (int32_t)((uint32_t)((x[i] + ox) * (y[i] + oy)) << sh))
+#define MUL_V(p) (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq))
+    int32_t i = 0;
+    /* same shape: four elements of each input from one word, offsets added in 16-bit lanes
+     * (SXTAB16, |x + ox| <= 255), the products from halfword multiplies */
+    const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
+    const int32_t oy2 = (int32_t)(((uint32_t)oy & 0xFFFFu) | ((uint32_t)oy << 16));
+#define SH(p) ((int32_t)((uint32_t)(p) << sh))
+    for (; i + 4 <= n; i += 4) { /* one word out, the clamp on the packed word */
+        if (bcast == 0) {
+            const int32_t xw = th_read_s32(x + i), yw = th_read_s32(y + i);
+            const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
+            const int32_t y02 = th_sxtab16(oy2, yw), y13 = th_sxtab16_ror8(oy2, yw);
+            th_nn_store4(out + i, MUL_V(SH(th_nn_smulbb(x02, y02))),
+                         MUL_V(SH(th_nn_smulbb(x13, y13))), MUL_V(SH(th_nn_smultt(x02, y02))),
+                         MUL_V(SH(th_nn_smultt(x13, y13))), clamp, 1, lo4, hi4);
+        } else {
+            th_nn_store4(out + i, MUL_V(MUL_P(i)), MUL_V(MUL_P(i + 1)), MUL_V(MUL_P(i + 2)),
+                         MUL_V(MUL_P(i + 3)), clamp, 1, lo4, hi4);
+        }
+    }
+#undef SH
+    for (; i < n; i++) {
+        int32_t v = MUL_V(MUL_P(i));
         if (clamp) {
             v = th_clamp(v, lo, hi);
         }
         out[i] = (int8_t)v;
     }
+#undef MUL_P
+#undef MUL_V
 }
 
 #define DSP_ROW(name, bcast, clamp, left)                                                     \
@@ -185,7 +218,7 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
                                                int32_t ox, const int8_t *y, int32_t oy,       \
                                                int32_t f, int32_t n, int8_t *out)             \
     {                                                                                         \
-        fast_rows(k, x, ox, y, oy, f, n, out, bcast, clamp, left);                            \
+        fast_rows(k, x, ox, y, oy, f, NULL, n, out, bcast, clamp, left);                      \
     }
 DSP_ROW(fast_same, 0, 0, 0)
 DSP_ROW(fast_same_clamp, 0, 1, 0)
@@ -196,6 +229,107 @@ DSP_ROW(left_same_clamp, 0, 1, 1)
 DSP_ROW(left_bcast, 1, 0, 1)
 DSP_ROW(left_bcast_clamp, 1, 1, 1)
 #undef DSP_ROW
+
+/* Channel broadcast rows (fast_rows' bcast 2): x against the pairs gh, n elements. */
+typedef void (*chan_fn)(const mul_consts *, const int8_t *, const int32_t *, int32_t, int8_t *);
+#define CHAN_ROW(name, clamp, left)                                                           \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               const int32_t *gh, int32_t n, int8_t *out)     \
+    {                                                                                         \
+        fast_rows(k, x, 0, x, 0, 0, gh, n, out, 2, clamp, left);                              \
+    }
+CHAN_ROW(chan_fast, 0, 0)
+CHAN_ROW(chan_fast_clamp, 1, 0)
+CHAN_ROW(chan_left, 0, 1)
+CHAN_ROW(chan_left_clamp, 1, 1)
+#undef CHAN_ROW
+
+/* Channel broadcast: [rows, n] (x, input offset ox) against one row y of n (offset oy), on
+ * the DSP rows (k->fast or k->left). The row's (g, h) pairs are built once per call into a
+ * stack row of TH_MUL_CHAN_MAX pairs: short rows repeated to fill it (consecutive rows are
+ * contiguous), long rows in column blocks. 0 when the build leaves the path out. */
+#define TH_MUL_CHAN_MAX 32
+__attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t *x, int32_t ox,
+                                              const int8_t *y, int32_t oy, int32_t n,
+                                              int32_t rows, int8_t *out)
+{
+    if (!TH_NN_PATH(MUL_CHAN)) {
+        return 0;
+    }
+    const int clamp = k->act_min > -128 || k->act_max < 127;
+    const chan_fn f = k->left ? (clamp ? chan_left_clamp : chan_left)
+                              : (clamp ? chan_fast_clamp : chan_fast);
+    const int32_t sh = k->left ? k->shift + 1 : 1;
+    int32_t gh[2 * TH_MUL_CHAN_MAX];
+    const int32_t block = n <= TH_MUL_CHAN_MAX / 2 ? n : TH_MUL_CHAN_MAX;
+    int32_t reps = n <= TH_MUL_CHAN_MAX / 2 ? TH_MUL_CHAN_MAX / n : 1;
+    reps = reps < rows ? reps : rows;
+    for (int32_t j0 = 0; j0 < n; j0 += block) {
+        const int32_t len = n - j0 < block ? n - j0 : block;
+        for (int32_t j = 0; j < reps * len; j++) {
+            const int32_t g = (int32_t)((uint32_t)(y[j0 + j % len] + oy) << sh);
+            gh[2 * j] = g;
+            gh[2 * j + 1] = (int32_t)((uint32_t)ox * (uint32_t)g);
+        }
+        for (int32_t r = 0; r < rows; r += reps) {
+            const int32_t cnt = rows - r < reps ? rows - r : reps;
+            if (reps > 1) { /* cnt rows of n, contiguous */
+                f(k, x + r * n, gh, cnt * n, out + r * n);
+            } else {
+                f(k, x + r * n + j0, gh, len, out + r * n + j0);
+            }
+        }
+    }
+    return 1;
+}
+
+/* Spatial broadcast: [rows, n] (x, offset ox) against [rows, 1] (y, offset oy): the DSP
+ * bcast row per row with its factor, the row loop inside (one call per layer). */
+TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
+                         int32_t oy, int32_t n, int32_t rows, int8_t *out, int clamp, int left)
+{
+    for (int32_t r = 0; r < rows; r++) {
+        fast_rows(k, x + r * n, ox, x, 0, y[r] + oy, NULL, n, out + r * n, 1, clamp, left);
+    }
+}
+
+typedef void (*spatial_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t *, int32_t,
+                           int32_t, int32_t, int8_t *);
+#define SPATIAL(name, clamp, left)                                                            \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t n, int32_t rows, int8_t *out)          \
+    {                                                                                         \
+        spatial_t(k, x, ox, y, oy, n, rows, out, clamp, left);                                \
+    }
+SPATIAL(spatial_fast, 0, 0)
+SPATIAL(spatial_fast_clamp, 1, 0)
+SPATIAL(spatial_left, 0, 1)
+SPATIAL(spatial_left_clamp, 1, 1)
+#undef SPATIAL
+
+/* Scalar broadcast (s one element, x n elements): a 256-byte table of the output for every
+ * int8 value, made by mul_row itself over the values 0..255 (in place: the table starts as
+ * those values), so exact by construction; then one th_lut_s8 pass. Pays from
+ * TH_MUL_LUT_MIN elements. */
+#define TH_MUL_LUT_MIN 512
+static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const int8_t *b,
+                    int32_t step_b, int32_t n, int8_t *out);
+__attribute__((noinline)) static th_status mul_lut(const mul_consts *k, int scalar1,
+                                                   const int8_t *s, const int8_t *x, int32_t n,
+                                                   int8_t *out)
+{
+    int8_t lut[256];
+    for (int32_t v = 0; v < 256; v++) {
+        lut[v] = (int8_t)(uint8_t)v;
+    }
+    if (scalar1) {
+        mul_row(k, s, 0, lut, 1, 256, lut);
+    } else {
+        mul_row(k, lut, 1, s, 0, 256, lut);
+    }
+    return th_lut_s8(NULL, lut, n, x, out);
+}
 #endif
 
 #if !TH_NN_MVE
@@ -280,6 +414,36 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
 
     const int32_t inner = b.dims[b.rank - 1];
     const int32_t rows = b.count / inner;
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    if ((k.fast || k.left) && (b.count1 == 1 || b.count2 == 1) && b.count >= TH_MUL_LUT_MIN &&
+        TH_NN_PATH(MUL_LUT)) {
+        const int scalar1 = b.count1 == 1;
+        return mul_lut(&k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1,
+                       b.count, output);
+    }
+    /* Channel broadcast: [rows, C] against [C] (either side). */
+    if ((k.fast || k.left) && b.rank == 2 && rows > 1 && b.stride1[1] == 1 &&
+        b.stride2[1] == 1 && (b.stride1[0] == 0 || b.stride2[0] == 0)) {
+        const int bc1 = b.stride1[0] == 0;
+        if (mul_chan(&k, bc1 ? input2 : input1, bc1 ? k.in2_offset : k.in1_offset,
+                     bc1 ? input1 : input2, bc1 ? k.in1_offset : k.in2_offset, inner, rows,
+                     output)) {
+            return TH_OK;
+        }
+    }
+    /* Spatial broadcast: [rows, C] against [rows, 1] (either side). */
+    if ((k.fast || k.left) && b.rank == 2 && rows > 1 && b.stride1[0] != 0 &&
+        b.stride2[0] != 0 && (b.stride1[1] == 0) != (b.stride2[1] == 0) &&
+        TH_NN_PATH(MUL_SPATIAL)) {
+        const int bc1 = b.stride1[1] == 0;
+        const int clamp = k.act_min > -128 || k.act_max < 127;
+        const spatial_fn f = k.left ? (clamp ? spatial_left_clamp : spatial_left)
+                                    : (clamp ? spatial_fast_clamp : spatial_fast);
+        f(&k, bc1 ? input2 : input1, bc1 ? k.in2_offset : k.in1_offset, bc1 ? input1 : input2,
+          bc1 ? k.in1_offset : k.in2_offset, inner, rows, output);
+        return TH_OK;
+    }
+#endif
     th_nn_bcast_pos pos;
     th_nn_bcast_start(&pos);
     for (int32_t r = 0; r < rows; r++) {

@@ -10,11 +10,17 @@
  * |sum| < 2^29 and an output right shift in [1, 22]: the bound on the sum follows from the
  * params (each rescaled input is at most ((255 << left_shift) * M >> 31 + 1 >> e) + 1 in
  * magnitude), so it is checked once per call; otherwise the exact portable rescaling runs.
+ * DSP fast forms (all with th_fast_rq exact): a scalar broadcast from TH_ADD_LUT_MIN outputs
+ * becomes a 256-byte output table built once per call (lut_run) and one th_lut_s8 pass; a
+ * channel broadcast [rows, C] against [C] walks a stack row of the broadcast input's doubled
+ * values built once (chan_rows); a spatial broadcast gets one doubled constant per row
+ * (fast_rows); the doubling of the output rescaling folds into the shifted add.
  */
 #include <stddef.h>
 
 #include "th_nn_add_sub_s8.h"
 #include "th_nn_broadcast.h"
+#include "th_nn_ew_pack.h"
 #include "th_nn_support.h"
 
 typedef struct {
@@ -113,12 +119,13 @@ static void add_row(const add_consts *k, const int8_t *a, int32_t step_a, const 
  * whole int8 range), the lower bound only (act_max == 127, e.g. RELU), or both. */
 enum { CLAMP_NONE, CLAMP_LO, CLAMP_BOTH };
 
-/* Output rescale + offset, saturated to int8, then the activation clamp. The callers pass
+/* Output rescale + offset of a raw sum given doubled (2 * raw, th_fast_rq_apply2), saturated
+ * to int8, then the activation clamp. The callers pass
  * copies of the constants held in locals: stores through int8_t may alias add_consts,
  * which would make the compiler reload it after every store. */
-TH_INLINE int8_t fast_out(const th_fast_rq *rq, int32_t raw, int clamp, int32_t lo, int32_t hi)
+TH_INLINE int8_t fast_out2(const th_fast_rq *rq, int32_t raw2, int clamp, int32_t lo, int32_t hi)
 {
-    int32_t v = th_fast_rq_apply(raw, rq);
+    int32_t v = th_fast_rq_apply2(raw2, rq);
     if (clamp != CLAMP_NONE) {
         v = v < lo ? lo : v;
     }
@@ -128,28 +135,31 @@ TH_INLINE int8_t fast_out(const th_fast_rq *rq, int32_t raw, int clamp, int32_t 
     return (int8_t)v;
 }
 
+/* fast_out2 of the raw sum (th_fast_rq_apply's doubling). */
+TH_INLINE int8_t fast_out(const th_fast_rq *rq, int32_t raw, int clamp, int32_t lo, int32_t hi)
+{
+    return fast_out2(rq, (int32_t)((uint32_t)raw << 1), clamp, lo, hi);
+}
+
 /* Both inputs through their tables, no broadcast in this row; sub and clamp are constants
- * after inlining. Four elements per iteration, each read before it is written. */
+ * after inlining. Four elements per iteration stored as one word (the clamp on the packed
+ * word), each group read before it is written. */
 TH_INLINE void tab_row(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,
                        int8_t *out, int sub, int clamp)
 {
     const int32_t *t1 = k->t1, *t2 = k->t2;
     const th_fast_rq rq = k->rq;
     const int32_t lo = k->act_min, hi = k->act_max;
+    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
     int32_t i = 0;
-    if (clamp != CLAMP_BOTH) { /* both clamps: the loop below (fewer registers) */
-        for (; i + 4 <= n; i += 4) {
-            const uint32_t a0 = a[i], a1 = a[i + 1], a2 = a[i + 2], a3 = a[i + 3];
-            const uint32_t b0 = b[i], b1 = b[i + 1], b2 = b[i + 2], b3 = b[i + 3];
-            const uint32_t x0 = (uint32_t)t1[a0], y0 = (uint32_t)t2[b0];
-            const uint32_t x1 = (uint32_t)t1[a1], y1 = (uint32_t)t2[b1];
-            const uint32_t x2 = (uint32_t)t1[a2], y2 = (uint32_t)t2[b2];
-            const uint32_t x3 = (uint32_t)t1[a3], y3 = (uint32_t)t2[b3];
-            out[i] = fast_out(&rq, (int32_t)(sub ? x0 - y0 : x0 + y0), clamp, lo, hi);
-            out[i + 1] = fast_out(&rq, (int32_t)(sub ? x1 - y1 : x1 + y1), clamp, lo, hi);
-            out[i + 2] = fast_out(&rq, (int32_t)(sub ? x2 - y2 : x2 + y2), clamp, lo, hi);
-            out[i + 3] = fast_out(&rq, (int32_t)(sub ? x3 - y3 : x3 + y3), clamp, lo, hi);
-        }
+    for (; i + 4 <= n; i += 4) {
+#define TAB_V(j)                                                                              \
+    th_fast_rq_apply((int32_t)(sub ? (uint32_t)t1[a[i + j]] - (uint32_t)t2[b[i + j]]           \
+                                   : (uint32_t)t1[a[i + j]] + (uint32_t)t2[b[i + j]]),         \
+                     &rq)
+        th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
+                     clamp == CLAMP_BOTH, lo4, hi4);
+#undef TAB_V
     }
     for (; i < n; i++) {
         const uint32_t x = (uint32_t)t1[a[i]], y = (uint32_t)t2[b[i]];
@@ -183,49 +193,84 @@ static void tab_row_both(const add_consts *k, const uint8_t *a, const uint8_t *b
     }
 }
 
-/* One input broadcast in this row (its rescaled value c), the other (x, table t) advancing:
- * raw = c + t[x], or c - t[x] when neg (SUB with input1 broadcast; SUB with input2
- * broadcast passes c = -s2, the same modulo 2^32). neg and clamp are constants after
- * inlining; four elements per iteration, each read before it is written. */
-TH_INLINE void bcast_row(const add_consts *k, uint32_t c, const int32_t *t, const uint8_t *x,
-                         int32_t n, int8_t *out, int neg, int clamp)
+/* One input broadcast (its rescaled values doubled: r2, stepping by rstep, 0 or 1), the other
+ * (x, table t) advancing: 2 * raw = r2 + 2 * t[x], or r2 - 2 * t[x] when neg (SUB with input1
+ * broadcast; SUB with input2 broadcast passes r2 = -2 * s2, the same modulo 2^32), so the
+ * doubling of th_fast_rq_apply folds into one shifted add. rstep 1: a channel row built
+ * once per call (chan_rows), 0: one constant per row (spatial broadcast). neg, rstep and
+ * clamp are constants after inlining; four elements per iteration, each read before it is
+ * written. */
+TH_INLINE void bcast_row(const th_fast_rq *rqp, const int32_t *r2, int rstep, const int32_t *t,
+                         const uint8_t *x, int32_t n, int8_t *out, int neg, int clamp,
+                         int32_t lo, int32_t hi)
 {
-    const th_fast_rq rq = k->rq;
-    const int32_t lo = k->act_min, hi = k->act_max;
+    const th_fast_rq rq = *rqp;
+    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
     int32_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        const uint32_t v0 = (uint32_t)t[x[i]], v1 = (uint32_t)t[x[i + 1]];
-        const uint32_t v2 = (uint32_t)t[x[i + 2]], v3 = (uint32_t)t[x[i + 3]];
-        out[i] = fast_out(&rq, (int32_t)(neg ? c - v0 : c + v0), clamp, lo, hi);
-        out[i + 1] = fast_out(&rq, (int32_t)(neg ? c - v1 : c + v1), clamp, lo, hi);
-        out[i + 2] = fast_out(&rq, (int32_t)(neg ? c - v2 : c + v2), clamp, lo, hi);
-        out[i + 3] = fast_out(&rq, (int32_t)(neg ? c - v3 : c + v3), clamp, lo, hi);
+#define BC_C(j) ((uint32_t)r2[rstep * (i + j)])
+#define BC_U(j) ((uint32_t)t[x[i + j]] << 1)
+#define BC_V(j) th_fast_rq_apply2((int32_t)(neg ? BC_C(j) - BC_U(j) : BC_C(j) + BC_U(j)), &rq)
+        th_nn_store4(out + i, BC_V(0), BC_V(1), BC_V(2), BC_V(3), clamp != CLAMP_NONE,
+                     clamp == CLAMP_BOTH, lo4, hi4);
+#undef BC_V
+#undef BC_U
+#undef BC_C
     }
     for (; i < n; i++) {
-        const uint32_t v = (uint32_t)t[x[i]];
-        out[i] = fast_out(&rq, (int32_t)(neg ? c - v : c + v), clamp, lo, hi);
+        const uint32_t u = (uint32_t)t[x[i]] << 1, c = (uint32_t)r2[rstep * i];
+        out[i] = fast_out2(&rq, (int32_t)(neg ? c - u : c + u), clamp, lo, hi);
     }
 }
 
-typedef void (*bcast_row_fn)(const add_consts *, uint32_t, const int32_t *, const uint8_t *,
-                             int32_t, int8_t *);
+/* `rows` rows of n outputs, row r of x at x + r * row_x, of out at out + r * n; r2 (doubled
+ * broadcast values, see bcast_row) steps by 1 along a row (rstep 1: the same row for every
+ * row) or by 1 per row (rstep 0: one constant per row). */
+typedef void (*bcast_rows_fn)(const add_consts *, const int32_t *, const int32_t *,
+                              const uint8_t *, int32_t, int32_t, int32_t, int8_t *, int32_t);
 
-#define BCAST_ROW(name, neg, clamp)                                                           \
-    static void name(const add_consts *k, uint32_t c, const int32_t *t, const uint8_t *x,     \
-                     int32_t n, int8_t *out)                                                  \
+#define BCAST_ROWS(name, rstep, neg, clamp)                                                   \
+    static void name(const add_consts *k, const int32_t *r2, const int32_t *t,                \
+                     const uint8_t *x, int32_t row_x, int32_t n, int32_t rows, int8_t *out,   \
+                     int32_t row_o)                                                           \
     {                                                                                         \
-        bcast_row(k, c, t, x, n, out, neg, clamp);                                            \
+        const th_fast_rq rq = k->rq;                                                          \
+        const int32_t lo = k->act_min, hi = k->act_max;                                       \
+        for (int32_t r = 0; r < rows; r++) {                                                  \
+            bcast_row(&rq, rstep ? r2 : r2 + r, rstep, t, x + r * row_x, n, out + r * row_o,  \
+                      neg, clamp, lo, hi);                                                    \
+        }                                                                                     \
     }
-BCAST_ROW(bcast_row_add_none, 0, CLAMP_NONE)
-BCAST_ROW(bcast_row_add_lo, 0, CLAMP_LO)
-BCAST_ROW(bcast_row_add_both, 0, CLAMP_BOTH)
-BCAST_ROW(bcast_row_neg_none, 1, CLAMP_NONE)
-BCAST_ROW(bcast_row_neg_lo, 1, CLAMP_LO)
-BCAST_ROW(bcast_row_neg_both, 1, CLAMP_BOTH)
-#undef BCAST_ROW
+BCAST_ROWS(bcast_row_add_none, 0, 0, CLAMP_NONE)
+BCAST_ROWS(bcast_row_add_lo, 0, 0, CLAMP_LO)
+BCAST_ROWS(bcast_row_add_both, 0, 0, CLAMP_BOTH)
+BCAST_ROWS(bcast_row_neg_none, 0, 1, CLAMP_NONE)
+BCAST_ROWS(bcast_row_neg_lo, 0, 1, CLAMP_LO)
+BCAST_ROWS(bcast_row_neg_both, 0, 1, CLAMP_BOTH)
+BCAST_ROWS(chan_row_add_none, 1, 0, CLAMP_NONE)
+BCAST_ROWS(chan_row_add_lo, 1, 0, CLAMP_LO)
+BCAST_ROWS(chan_row_neg_none, 1, 1, CLAMP_NONE)
+BCAST_ROWS(chan_row_neg_lo, 1, 1, CLAMP_LO)
+#undef BCAST_ROWS
 
-/* The broadcast row for this clamp and sign, NULL where the build leaves it out. */
-static bcast_row_fn bcast_pick(int clamp, int neg)
+/* Rarely used (act_max < 127: RELU6, RELU_N1_TO_1): one channel loop for both signs. */
+static void chan_row_both(const add_consts *k, const int32_t *r2, const int32_t *t,
+                          const uint8_t *x, int32_t row_x, int32_t n, int32_t rows, int8_t *out,
+                          int neg)
+{
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max;
+    for (int32_t r = 0; r < rows; r++) {
+        if (neg) {
+            bcast_row(&rq, r2, 1, t, x + r * row_x, n, out + r * row_x, 1, CLAMP_BOTH, lo, hi);
+        } else {
+            bcast_row(&rq, r2, 1, t, x + r * row_x, n, out + r * row_x, 0, CLAMP_BOTH, lo, hi);
+        }
+    }
+}
+
+/* The broadcast rows for this clamp and sign, NULL where the build leaves them out. */
+static bcast_rows_fn bcast_pick(int clamp, int neg)
 {
     if (neg) {
         return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_BCAST_NEG) ? bcast_row_neg_none : NULL)
@@ -235,6 +280,70 @@ static bcast_row_fn bcast_pick(int clamp, int neg)
     return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_BCAST) ? bcast_row_add_none : NULL)
            : clamp == CLAMP_LO ? (TH_NN_PATH(ADD_BCAST_LO) ? bcast_row_add_lo : NULL)
                                : (TH_NN_PATH(ADD_BCAST_BOTH) ? bcast_row_add_both : NULL);
+}
+
+/* Doubled rescaled value of input1 (which1) or input2 for x, negated when neg (mod 2^32). */
+TH_INLINE int32_t doubled(const add_consts *k, int which1, int8_t x, int neg)
+{
+    const uint32_t v = (uint32_t)(which1 ? in1(k, x) : in2(k, x)) << 1;
+    return (int32_t)(neg ? 0u - v : v);
+}
+
+/* Channel broadcast: [rows, n] against one row of n (input1's when bcast1). The broadcast
+ * row's doubled values are built once per call into a stack row of at most TH_ADD_CHAN_MAX:
+ * short rows repeated to fill it (consecutive rows are contiguous), long rows in column
+ * blocks. 0 when the build leaves the path out. */
+#define TH_ADD_CHAN_MAX 64
+__attribute__((noinline)) static int chan_rows(const add_consts *k, int bcast1,
+                                               const int8_t *row, const int8_t *x, int32_t n,
+                                               int32_t rows, int8_t *out, int clamp)
+{
+    const int neg = bcast1 && k->subtract; /* 2 * raw = r2 - 2 * t1[x] */
+    const int negate_row = !bcast1 && k->subtract;
+    const int32_t *t = bcast1 ? k->t2 : k->t1;
+    int32_t r2[TH_ADD_CHAN_MAX];
+    if (!TH_NN_PATH(ADD_CHAN)) {
+        return 0;
+    }
+    const bcast_rows_fn f = clamp == CLAMP_NONE ? (neg ? chan_row_neg_none : chan_row_add_none)
+                            : clamp == CLAMP_LO ? (neg ? chan_row_neg_lo : chan_row_add_lo)
+                                                : NULL;
+    if (n <= TH_ADD_CHAN_MAX / 2) {
+        /* reps rows at a time as one row of reps * n */
+        int32_t reps = TH_ADD_CHAN_MAX / n;
+        reps = reps < rows ? reps : rows;
+        for (int32_t j = 0; j < n; j++) {
+            r2[j] = doubled(k, bcast1, row[j], negate_row);
+        }
+        for (int32_t j = n; j < reps * n; j++) {
+            r2[j] = r2[j - n];
+        }
+        /* the full groups in one call (rows of reps * n), then what is left */
+        const int32_t groups = rows / reps, len = reps * n, left = (rows - groups * reps) * n;
+        const uint8_t *xl = (const uint8_t *)(x + groups * len);
+        if (f != NULL) {
+            f(k, r2, t, (const uint8_t *)x, len, len, groups, out, len);
+            f(k, r2, t, xl, 0, left, 1, out + groups * len, 0);
+        } else {
+            chan_row_both(k, r2, t, (const uint8_t *)x, len, len, groups, out, neg);
+            chan_row_both(k, r2, t, xl, 0, left, 1, out + groups * len, neg);
+        }
+        return 1;
+    }
+    for (int32_t j0 = 0; j0 < n; j0 += TH_ADD_CHAN_MAX) {
+        const int32_t len = n - j0 < TH_ADD_CHAN_MAX ? n - j0 : TH_ADD_CHAN_MAX;
+        for (int32_t j = 0; j < len; j++) {
+            r2[j] = doubled(k, bcast1, row[j0 + j], negate_row);
+        }
+        /* rows of len at stride n (x and out alike) */
+        const uint8_t *xr = (const uint8_t *)(x + j0);
+        if (f != NULL) {
+            f(k, r2, t, xr, n, len, rows, out + j0, n);
+        } else {
+            chan_row_both(k, r2, t, xr, n, len, rows, out + j0, neg);
+        }
+    }
+    return 1;
 }
 
 /* The table row for this clamp and operation, NULL where the build leaves it out. */
@@ -254,12 +363,19 @@ static tab_row_fn tab_pick(int clamp, int sub)
 /* The DSP table path for `rows` rows of n outputs, input i's row r at in_i + r * row_i
  * (steps in the row step_i); the row function picked once. 0 when it does not apply or the
  * build left it out (add_row runs instead). */
+/* Rows whose broadcast constants are doubled at a time (a stack row). */
+#define TH_ADD_ROWS_MAX 16
 static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32_t row_a,
                      const int8_t *b, int32_t step_b, int32_t row_b, int32_t n, int32_t rows,
                      int8_t *out)
 {
     const int clamp = k->act_max < 127 ? CLAMP_BOTH : (k->act_min > -128 ? CLAMP_LO : CLAMP_NONE);
     if (step_a == 1 && step_b == 1 && k->t1 != NULL && k->t2 != NULL) {
+        if ((row_a == 0 || row_b == 0) && rows > 1 &&
+            chan_rows(k, row_a == 0, row_a == 0 ? a : b, row_a == 0 ? b : a, n, rows, out,
+                      clamp)) {
+            return 1;
+        }
         const tab_row_fn row = tab_pick(clamp, k->subtract);
         if (row == NULL) {
             return 0;
@@ -270,30 +386,126 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
         }
         return 1;
     }
-    if (step_a == 0 && step_b == 1 && k->t2 != NULL) {
-        const bcast_row_fn f = bcast_pick(clamp, k->subtract);
+    if ((step_a == 0 && step_b == 1 && k->t2 != NULL) ||
+        (step_a == 1 && step_b == 0 && k->t1 != NULL)) {
+        /* one constant per row (scalar or spatial broadcast), doubled in blocks of rows */
+        const int bcast1 = step_a == 0;
+        const bcast_rows_fn f = bcast_pick(clamp, bcast1 && k->subtract);
         if (f == NULL) {
             return 0;
         }
-        for (int32_t r = 0; r < rows; r++) {
-            f(k, (uint32_t)in1(k, a[r * row_a]), k->t2, (const uint8_t *)(b + r * row_b), n,
-              out + r * n);
-        }
-        return 1;
-    }
-    if (step_a == 1 && step_b == 0 && k->t1 != NULL) {
-        const bcast_row_fn f = bcast_pick(clamp, 0);
-        if (f == NULL) {
-            return 0;
-        }
-        for (int32_t r = 0; r < rows; r++) {
-            const uint32_t s2 = (uint32_t)in2(k, b[r * row_b]);
-            f(k, k->subtract ? 0u - s2 : s2, k->t1, (const uint8_t *)(a + r * row_a), n,
-              out + r * n);
+        const int8_t *src = bcast1 ? a : b;
+        const int32_t row_src = bcast1 ? row_a : row_b, row_x = bcast1 ? row_b : row_a;
+        const uint8_t *x = (const uint8_t *)(bcast1 ? b : a);
+        int32_t r2[TH_ADD_ROWS_MAX];
+        for (int32_t r0 = 0; r0 < rows; r0 += TH_ADD_ROWS_MAX) {
+            const int32_t m = rows - r0 < TH_ADD_ROWS_MAX ? rows - r0 : TH_ADD_ROWS_MAX;
+            for (int32_t j = 0; j < m; j++) {
+                r2[j] = doubled(k, bcast1, src[(r0 + j) * row_src], !bcast1 && k->subtract);
+            }
+            f(k, r2, bcast1 ? k->t2 : k->t1, x + r0 * row_x, row_x, n, m, out + r0 * n, n);
         }
         return 1;
     }
     return 0;
+}
+
+/* Scalar broadcast (s is one element; x has n): the output is a function of one int8, so a
+ * 256-byte table of it, built once with the arithmetic of finish() (exact by construction),
+ * then one th_lut_s8 pass (a table load per element). Pays from TH_ADD_LUT_MIN elements
+ * (the build costs about as much as 400 elements of the row path). */
+#define TH_ADD_LUT_MIN 512
+__attribute__((noinline)) static th_status lut_run(const add_consts *k, int scalar1,
+                                                   const int8_t *s, const int8_t *x, int32_t n,
+                                                   int8_t *out)
+{
+    int8_t lut[256];
+    const uint32_t c = (uint32_t)(scalar1 ? in1(k, s[0]) : in2(k, s[0]));
+    const int32_t *t = scalar1 ? k->t2 : k->t1;
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max, sub = k->subtract;
+    /* raw = c + u, c - u (SUB, input1 the scalar) or u - c = (-c) + u (SUB, input2) */
+    const int negu = sub && scalar1;
+    const uint32_t base = sub && !scalar1 ? 0u - c : c;
+    if (t != NULL) { /* the table's entries in order: value v is entry v */
+        if (negu) {
+            for (int32_t v = 0; v < 256; v++) {
+                const int32_t raw = (int32_t)(base - (uint32_t)t[v]);
+                lut[v] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
+            }
+        } else {
+            for (int32_t v = 0; v < 256; v++) {
+                const int32_t raw = (int32_t)(base + (uint32_t)t[v]);
+                lut[v] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
+            }
+        }
+    } else {
+        for (int32_t v = 0; v < 256; v++) {
+            const int8_t xv = (int8_t)(uint8_t)v;
+            const uint32_t u = (uint32_t)(scalar1 ? in2(k, xv) : in1(k, xv));
+            lut[v] = (int8_t)th_clamp(th_fast_rq_apply((int32_t)(negu ? base - u : base + u), &rq),
+                                      lo, hi);
+        }
+    }
+    return th_lut_s8(NULL, lut, n, x, out);
+}
+
+/* scale_input on DSP without a table: SRDHM(v, m) = floor((v * m + 2^30) / 2^31) (TFLM's
+ * nudge-and-truncate is this floor) = SMMLAR(2v, m, 0), exact as |2v| <= 255 << 23 < 2^31;
+ * then RDBPOT(y, e) = (y + half + (y < 0 ? neg : 0)) >> e with half = 2^(e-1) and neg = -1
+ * for e >= 1 (ties away from zero), half = neg = 0 for e = 0; |y| < 2^30 keeps the sum
+ * inside int32. */
+typedef struct {
+    int32_t offset;
+    int32_t shift1; /* left_shift + 1 */
+    int32_t m;
+    int32_t e;
+    int32_t half;
+    int32_t neg;
+} direct_in;
+
+TH_INLINE direct_in direct_make(int32_t offset, int32_t left_shift, int32_t m, int32_t e)
+{
+    direct_in d;
+    d.offset = offset;
+    d.shift1 = left_shift + 1;
+    d.m = m;
+    d.e = e;
+    d.half = e > 0 ? (int32_t)(UINT32_C(1) << (e - 1)) : 0;
+    d.neg = e > 0 ? -1 : 0;
+    return d;
+}
+
+TH_INLINE int32_t direct_scale(int32_t x, const direct_in *d)
+{
+    const int32_t y = th_smmlar((int32_t)((uint32_t)(x + d->offset) << d->shift1), d->m, 0);
+    return (y + d->half + ((y >> 31) & d->neg)) >> d->e;
+}
+
+/* Rows without tables (small tensors: the lowering gives tables from
+ * ADD_TABLE_MIN_ELEMENTS outputs): both rescalings per element as above, the output through
+ * th_fast_rq_apply; `rows` rows of n, input i's row r at in_i + r * row_i, steps 0 or 1 in
+ * a row; each output written after its inputs are read. */
+__attribute__((noinline)) static void direct_rows(const add_consts *k, const int8_t *a,
+                                                  int32_t step_a, int32_t row_a,
+                                                  const int8_t *b, int32_t step_b,
+                                                  int32_t row_b, int32_t n, int32_t rows,
+                                                  int8_t *out)
+{
+    const direct_in d1 = direct_make(k->in1_offset, k->left_shift, k->m1, k->e1);
+    const direct_in d2 = direct_make(k->in2_offset, k->left_shift, k->m2, k->e2);
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max, sub = k->subtract;
+    for (int32_t r = 0; r < rows; r++) {
+        const int8_t *ar = a + r * row_a, *br = b + r * row_b;
+        int8_t *o = out + r * n;
+        for (int32_t i = 0; i < n; i++) {
+            const uint32_t s1 = (uint32_t)direct_scale(ar[i * step_a], &d1);
+            const uint32_t s2 = (uint32_t)direct_scale(br[i * step_b], &d2);
+            const int32_t raw = (int32_t)(sub ? s1 - s2 : s1 + s2);
+            o[i] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
+        }
+    }
 }
 
 /* Largest |rescaled input| scale_input can return for these params (see the top). */
@@ -367,6 +579,14 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
     }
 #endif
 
+#if TH_NN_HAS_DSP
+    if (k.fast && (b.count1 == 1 || b.count2 == 1) && b.count >= TH_ADD_LUT_MIN &&
+        TH_NN_PATH(ADD_LUT)) {
+        const int scalar1 = b.count1 == 1;
+        return lut_run(&k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1,
+                       b.count, output);
+    }
+#endif
     const int32_t inner = b.dims[b.rank - 1];
     const int32_t rows = b.count / inner;
 #if TH_NN_HAS_DSP
@@ -375,6 +595,13 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
     if (tables && b.rank == 2 &&
         fast_rows(&k, input1, b.stride1[1], b.stride1[0], input2, b.stride2[1], b.stride2[0],
                   inner, rows, output)) {
+        return TH_OK;
+    }
+    const int direct = k.fast && k.t1 == NULL && k.t2 == NULL && TH_NN_PATH(ADD_DIRECT);
+    if (direct && b.rank <= 2) { /* every row in one call */
+        const int32_t r1 = b.rank == 2 ? b.stride1[0] : 0, r2 = b.rank == 2 ? b.stride2[0] : 0;
+        direct_rows(&k, input1, b.stride1[b.rank - 1], r1, input2, b.stride2[b.rank - 1], r2,
+                    inner, rows, output);
         return TH_OK;
     }
 #endif
@@ -386,6 +613,11 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
         int8_t *o = output + r * inner;
 #if TH_NN_HAS_DSP
         if (tables && fast_rows(&k, a, step_a, 0, bb, step_b, 0, inner, 1, o)) {
+            th_nn_bcast_next(&b, &pos);
+            continue;
+        }
+        if (direct) {
+            direct_rows(&k, a, step_a, 0, bb, step_b, 0, inner, 1, o);
             th_nn_bcast_next(&b, &pos);
             continue;
         }

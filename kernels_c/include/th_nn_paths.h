@@ -153,6 +153,24 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_ROW_BCAST /* ADD/SUB rows without tables, one input broadcast */
 #define TH_NN_KEEP_ADD_ROW_BCAST 1
 #endif
+#ifndef TH_NN_KEEP_ADD_CHAN /* ADD/SUB channel broadcast: the row's doubled values once */
+#define TH_NN_KEEP_ADD_CHAN 1
+#endif
+#ifndef TH_NN_KEEP_ADD_LUT /* ADD/SUB scalar broadcast: a 256-byte output table per call */
+#define TH_NN_KEEP_ADD_LUT 1
+#endif
+#ifndef TH_NN_KEEP_ADD_DIRECT /* ADD/SUB without tables: SMMLAR input rescaling */
+#define TH_NN_KEEP_ADD_DIRECT 1
+#endif
+#ifndef TH_NN_KEEP_MUL_LUT /* MUL scalar broadcast: a 256-byte output table per call */
+#define TH_NN_KEEP_MUL_LUT 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN /* MUL channel broadcast: the row's factors once */
+#define TH_NN_KEEP_MUL_CHAN 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL /* MUL spatial broadcast: the row loop in one call */
+#define TH_NN_KEEP_MUL_SPATIAL 1
+#endif
 
 #ifndef TH_NN_KEEP_MM_LAST_CHANNEL /* the last channel of an odd count, its own loop */
 #define TH_NN_KEEP_MM_LAST_CHANNEL 1

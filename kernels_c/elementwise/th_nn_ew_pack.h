@@ -1,0 +1,96 @@
+/* th_nn_ew_pack.h - private: four int8 results of an elementwise row stored as one word, and
+ * the activation clamp done on the packed word (two SSUB8 + SEL pairs for four elements
+ * instead of a compare pair each). */
+#ifndef TH_NN_EW_PACK_H
+#define TH_NN_EW_PACK_H
+
+#include <stdint.h>
+
+#include "th_nn_support.h"
+
+/* Bytes 0..3 = the low bytes of v0..v3 (v1..v3 inserted with BFI). */
+TH_INLINE uint32_t th_nn_pack4(int32_t v0, int32_t v1, int32_t v2, int32_t v3)
+{
+#if TH_NN_DSP_NATIVE
+    uint32_t w = (uint32_t)v0;
+    __asm__("bfi %0, %1, #8, #8\n\tbfi %0, %2, #16, #8\n\tbfi %0, %3, #24, #8"
+            : "+r"(w)
+            : "r"(v1), "r"(v2), "r"(v3));
+    return w;
+#else
+    return ((uint32_t)v0 & 0xFFu) | (((uint32_t)v1 & 0xFFu) << 8) |
+           (((uint32_t)v2 & 0xFFu) << 16) | ((uint32_t)v3 << 24);
+#endif
+}
+
+/* Each signed byte of w raised to the matching byte of lo4 (hi: 0) or also lowered to that of
+ * hi4 (hi: 1); lo4 and hi4 hold the bound in all four bytes. */
+TH_INLINE uint32_t th_nn_clamp4(uint32_t w, uint32_t lo4, uint32_t hi4, int hi)
+{
+#if TH_NN_DSP_NATIVE
+    uint32_t t;
+    if (hi) {
+        __asm__("ssub8 %1, %0, %2\n\tsel %0, %0, %2\n\tssub8 %1, %3, %0\n\tsel %0, %0, %3"
+                : "+r"(w), "=&r"(t)
+                : "r"(lo4), "r"(hi4)
+                : "cc");
+    } else {
+        __asm__("ssub8 %1, %0, %2\n\tsel %0, %0, %2" : "+r"(w), "=&r"(t) : "r"(lo4) : "cc");
+    }
+    return w;
+#else
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i += 8) {
+        int32_t v = (int8_t)(uint8_t)(w >> i);
+        const int32_t l = (int8_t)(uint8_t)(lo4 >> i), h = (int8_t)(uint8_t)(hi4 >> i);
+        v = v < l ? l : v;
+        v = hi && v > h ? h : v;
+        r |= ((uint32_t)v & 0xFFu) << i;
+    }
+    return r;
+#endif
+}
+
+/* Products of the bottom and of the top signed halfwords (SMULBB, SMULTT). */
+TH_INLINE int32_t th_nn_smulbb(int32_t a, int32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("smulbb %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return (int16_t)(uint16_t)((uint32_t)a & 0xFFFFu) *
+           (int16_t)(uint16_t)((uint32_t)b & 0xFFFFu);
+#endif
+}
+
+TH_INLINE int32_t th_nn_smultt(int32_t a, int32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("smultt %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return (int16_t)(uint16_t)((uint32_t)a >> 16) * (int16_t)(uint16_t)((uint32_t)b >> 16);
+#endif
+}
+
+/* The bound v (-128..127) in all four bytes. */
+TH_INLINE uint32_t th_nn_splat4(int32_t v)
+{
+    return ((uint32_t)v & 0xFFu) * UINT32_C(0x01010101);
+}
+
+/* v0..v3 packed, clamped (clamp: raised to lo4's bytes; hi: also lowered to hi4's), stored
+ * at out as one word. */
+TH_INLINE void th_nn_store4(int8_t *out, int32_t v0, int32_t v1, int32_t v2, int32_t v3,
+                            int clamp, int hi, uint32_t lo4, uint32_t hi4)
+{
+    uint32_t w = th_nn_pack4(v0, v1, v2, v3);
+    if (clamp) {
+        w = th_nn_clamp4(w, lo4, hi4, hi);
+    }
+    th_write_s32(out, (int32_t)w);
+}
+
+#endif /* TH_NN_EW_PACK_H */
