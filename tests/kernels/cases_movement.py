@@ -41,19 +41,19 @@ from tinyhost.reference.ops.shape import concatenate, pad, transpose
 
 
 class MoveOp(IntEnum):
-    PAD = 60
-    CONCAT = 61
-    SPLIT = 62
-    TRANSPOSE = 63
-    STRIDED_SLICE = 64
-    MAXIMUM = 65
-    MINIMUM = 66
-    GATHER = 67
-    DEPTH_TO_SPACE = 68
-    SPACE_TO_DEPTH = 69
-    PRELU = 70
-    SQUARED_DIFFERENCE = 71
-    EXPAND_CHANNELS = 72
+    PAD = 100
+    CONCAT = 101
+    SPLIT = 102
+    TRANSPOSE = 103
+    STRIDED_SLICE = 104
+    MAXIMUM = 105
+    MINIMUM = 106
+    GATHER = 107
+    DEPTH_TO_SPACE = 108
+    SPACE_TO_DEPTH = 109
+    PRELU = 110
+    SQUARED_DIFFERENCE = 111
+    EXPAND_CHANNELS = 112
 
 
 BINARY = (MoveOp.MAXIMUM, MoveOp.MINIMUM, MoveOp.PRELU, MoveOp.SQUARED_DIFFERENCE)

@@ -1,4 +1,4 @@
-/* th_kcase_movement.h - the data-movement and MAXIMUM / MINIMUM case records (ops 60-69,
+/* th_kcase_movement.h - the data-movement and MAXIMUM / MINIMUM case records (ops 100-112,
  * tests/kernels/cases_movement.py documents each layout), run by th_kcase.c. */
 #ifndef TH_KCASE_MOVEMENT_H
 #define TH_KCASE_MOVEMENT_H
