@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tinyhost.deploy.cycles import CoreModel, Insn, estimate
+from tinyhost.deploy.cycles import CoreModel, Insn, core_of, estimate
 
 M4 = CoreModel("cortex-m4", refill=2)
 M7 = CoreModel("cortex-m7")
@@ -69,3 +69,9 @@ def test_m55_beat_overlap_and_low_overhead_loops():
     assert estimate(loop, M55) == 1 + 10 * (2 + 2 - 1) + 10
     # an ordinary taken branch still pays its refill, as on the M4
     assert estimate([Insn("branch", taken=True)], M55) == 3
+
+
+def test_core_of_a_board():
+    assert core_of("cortex-m55+nomve") == "cortex-m55"  # the shadow DSP build of the M55
+    assert core_of("cortex-m4") == "cortex-m4"
+    assert core_of("cortex-m0plus") is None and core_of(None) is None  # the host board

@@ -44,9 +44,12 @@ CLASSES = ("alu", "mul", "div", "load", "store", "ldm", "stm", "branch", "vmem",
 CORES = ("cortex-m4", "cortex-m7", "cortex-m55")  # the cores modelled here (board.json "cpu")
 
 
-def core_of(cpu: str) -> str | None:
+def core_of(cpu: str | None) -> str | None:
     """The modelled core of a board's "cpu" ("cortex-m55+nomve": the M55's scalar and DSP
-    pipeline, which the model covers alike), or None when no model covers it."""
+    pipeline, which the model covers alike), or None when no model covers it (or the board,
+    the host, has no such core)."""
+    if cpu is None:
+        return None
     core = cpu.split("+", 1)[0]
     return core if core in CORES else None
 

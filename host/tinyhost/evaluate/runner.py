@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import multiprocessing as mp
 import os
@@ -126,10 +127,12 @@ def sample_record(e: Engines, index: int, x: np.ndarray, device_outputs: list[np
 BATCH = 16  # samples per link round trip in the workers that do not measure latency
 
 
-def _worker(e: Engines, xs: np.ndarray, work, queue, timed: bool) -> None:
-    """Run chunks of sample indices taken from `work` until its None; every sample goes on
-    `queue`, then ("done", None) or ("error", text). Chunks are taken as workers get free,
-    so a worker that measures latency (slower) simply runs fewer of them.
+def _worker(e: Engines, xs: np.ndarray, work, queue, timed: bool,
+            first: list[int] | None = None) -> None:  # fmt: skip
+    """Run the chunk `first` (its own), then chunks of sample indices taken from `work` until
+    its None; every sample goes on `queue`, then ("done", None) or ("error", text). Chunks are
+    taken as workers get free, so a worker that measures latency (slower) simply runs fewer of
+    them; its own first sample makes sure it measures at least one, however slow it starts.
 
     `timed`: on QEMU, run the icount plugin for exact latency (it slows QEMU about 2x, so by
     default only one worker measures; the others only check outputs).
@@ -167,7 +170,7 @@ def _worker(e: Engines, xs: np.ndarray, work, queue, timed: bool) -> None:
             marks = MarkLog(icount_out) if icount_out is not None else None
             from tinyhost.deploy.runner import prepare_device_inputs
 
-            while (chunk := work.get()) is not None:
+            for chunk in itertools.chain([first] if first else [], iter(work.get, None)):
                 if not timed and e.port is None:
                     # Emulators and the host board buffer the link: the chunk's samples in one
                     # round trip (Device.run_batch), the link's latency paid once per chunk.
@@ -322,11 +325,17 @@ def _fan_out(e: Engines, xs: np.ndarray, todo: list[int], n_jobs: int, timed: in
 
     ctx = mp.get_context("fork")  # the graphs go to the workers without pickling
     queue, work = ctx.Queue(), ctx.Queue()
-    for start in range(0, len(todo), BATCH):
-        work.put(todo[start : start + BATCH])
+    # Each latency-measuring worker's first sample is its own: on a loaded machine the
+    # others could otherwise take every chunk before it has started.
+    own = [[i] for i in todo[:timed]] if len(todo) > timed else []
+    shared = todo[len(own):]
+    for start in range(0, len(shared), BATCH):
+        work.put(shared[start : start + BATCH])
     for _ in range(n_jobs):
         work.put(None)  # one stop per worker
-    procs = [ctx.Process(target=_worker, args=(e, xs, work, queue, k < timed), daemon=True)
+    procs = [ctx.Process(target=_worker,
+                         args=(e, xs, work, queue, k < timed, own[k] if k < len(own) else None),
+                         daemon=True)
              for k in range(n_jobs)]  # fmt: skip
     for p in procs:
         p.start()
