@@ -773,7 +773,7 @@ __attribute__((noinline)) static void avg_direct_lanes(const th_pool_params *par
                 }
                 const int8_t *base =
                     image + (wy.origin + wy.start) * row + (wx.origin + wx.start) * ch;
-                if (ch < 4) {
+                if (TH_NN_KEEP_AVG_DIRECT_SMALL && ch < 4) {
                     if (ch == 1) {
                         direct_small(base, rows, row, cols, 1, count, &c, act_min, act_max,
                                      dst);
@@ -1010,7 +1010,13 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
     avg_direct_mve(params, input_dims, input, output_dims, output);
 #else
 #if TH_NN_HAS_DSP
-    if ((int64_t)params->filter.h * params->filter.w <= 256 && TH_NN_PATH(AVG_DIRECT_LANES)) {
+    /* Not for global pooling (one output pixel): the general loop reads each input once
+     * there too (KWS: 5.8 instructions per element), and a model whose only pool is global
+     * (the MLPerf Tiny ones) keeps ~0.8 KB less code. Fewer than four channels: a path of
+     * its own (three specialized loops a model with wider pools need not link). */
+    if ((int64_t)params->filter.h * params->filter.w <= 256 &&
+        (int64_t)output_dims->h * output_dims->w > 1 &&
+        (input_dims->c >= 4 ? TH_NN_PATH(AVG_DIRECT_LANES) : TH_NN_PATH(AVG_DIRECT_SMALL))) {
         avg_direct_lanes(params, input_dims, input, output_dims, output);
         return TH_OK;
     }
