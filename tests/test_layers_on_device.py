@@ -26,10 +26,17 @@ from tinyhost.tflite import read_model
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "test_layers_on_device"
 WINDOW = LIMITS["TH_INTERP_MAX_MODEL_IO"]
+# Every op output of a model exposed at once must leave the STM32F405's 128 KiB room for the
+# rest of the plan; models whose op outputs together stay under this run whole there too.
+SMALL_BOARD_EXPOSED = 48 * 1024
 
 MODELS = [PROJECT_MODELS / f"{m}.tflite" for m in (
     "kws_dscnn_int8", "mobilenet_block_residual_int8", "vision_hswish_concat_sigmoid_int8",
-    "pad_concat_requantize_int8", "elementwise_add_sub_mul_broadcast_int8")]  # fmt: skip
+    "pad_concat_requantize_int8", "elementwise_add_sub_mul_broadcast_int8",
+    # issue 14's shapes nobody tuned for: K x 1 audio depthwise stacks, a multiplier-8
+    # depthwise first layer on one channel, odd channel counts in MobileNetV2 blocks
+    "audio_dw_kx1_stack_int8", "dw_mult8_first_layer_int8",
+    "mobilenet_blocks_odd_channels_int8")]  # fmt: skip
 # Every shared int8 model TFLite Micro runs, where ../shared is present.
 MODELS += [SHARED_MODELS / m for m in SHARED_INT8 if (SHARED_MODELS / m).is_file()]
 
@@ -79,6 +86,10 @@ def test_every_layer_of_kws_on_qemu(backend: str) -> None:
 @pytest.mark.parametrize("path", MODELS, ids=[p.stem for p in MODELS])
 def test_every_layer_of_every_model_compiled_on_qemu(path: Path, board: str) -> None:
     """The compiled backend on every QEMU board (Cortex-M4, M7, STM32F405, M55). Exposed
-    outputs stay live to the end, so on the STM32F405's 128 KiB two at a time."""
-    window = 2 if board == "netduinoplus2" else WINDOW
-    assert _check_layers(path, board, "compiled", window) == len(read_model(path).ops)
+    outputs stay live to the end, so on the STM32F405's 128 KiB two at a time unless they are
+    small together."""
+    graph = read_model(path)
+    exposed = sum(int(np.prod(graph.tensors[t].shape)) * graph.tensors[t].dtype.itemsize
+                  for t in _layer_outputs(graph))  # fmt: skip
+    window = 2 if board == "netduinoplus2" and exposed > SMALL_BOARD_EXPOSED else WINDOW
+    assert _check_layers(path, board, "compiled", window) == len(graph.ops)

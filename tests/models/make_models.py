@@ -775,6 +775,84 @@ def model_specs():
             "RESHAPE",
         )
     )
+
+    # ---- issue 14: layer shapes nobody tuned the kernels for ----------------------------
+    def b_audio(tf, rng):
+        def f(x):  # [1, T, 1, C] audio features through K x 1 depthwise stacks
+            y = conv(tf, rng, x, 12, (1, 1), a="relu")
+            y = dw(tf, rng, y, 1, (3, 1), stride=1, padding="SAME", a="relu")
+            y = dw(tf, rng, y, 1, (5, 1), stride=2, padding="SAME", a="relu6")
+            y = dw(tf, rng, y, 1, (10, 1), stride=1, padding="SAME", a=None, dil=2)
+            y = conv(tf, rng, y, 13, (1, 1), a="relu")
+            y = dw(tf, rng, y, 1, (15, 1), stride=1, padding="VALID", a="relu")
+            y = dw(tf, rng, y, 2, (3, 1), stride=2, padding="SAME", a=None)
+            y = tf.reduce_mean(y, [1, 2])
+            return tf.nn.softmax(fc(tf, rng, y, 6))
+
+        return f
+
+    specs.append(
+        Spec(
+            "audio_dw_kx1_stack",
+            b_audio,
+            [("x", (1, 98, 1, 10))],
+            input_dist="normal",
+            doc="issue 14's audio shapes: [1,T,1,C] through DEPTHWISE_CONV_2D 3x1, 5x1 stride "
+            "2, 10x1 dilation 2, 15x1 VALID on 13 channels, 3x1 multiplier 2 stride 2; "
+            "1x1 convs, MEAN, FULLY_CONNECTED, SOFTMAX",
+        )
+    )
+
+    def b_dw_first(tf, rng):
+        def f(x):  # a one-channel image whose first layer is a multiplier-8 depthwise conv
+            y = dw(tf, rng, x, 8, (3, 3), stride=2, padding="SAME", a="relu")
+            y = dw(tf, rng, y, 1, (3, 3), stride=1, padding="SAME", a="relu6")
+            y = conv(tf, rng, y, 12, (1, 1), a="relu")
+            y = dw(tf, rng, y, 3, (5, 5), stride=2, padding="SAME", a="relu")
+            y = tf.reduce_mean(y, [1, 2])
+            return fc(tf, rng, y, 4)
+
+        return f
+
+    specs.append(
+        Spec(
+            "dw_mult8_first_layer",
+            b_dw_first,
+            [("x", (1, 48, 48, 1))],
+            input_dist="normal",
+            doc="issue 14: DEPTHWISE_CONV_2D multiplier 8 (3x3 stride 2) as the first layer on "
+            "a one-channel 48x48 image, dw 3x3, 1x1 conv to 12, dw 5x5 multiplier 3 stride 2, "
+            "MEAN, FULLY_CONNECTED",
+        )
+    )
+
+    def b_mbv2_odd(tf, rng):
+        def block(y, expand, out, stride):
+            z = conv(tf, rng, y, expand, (1, 1), a="relu6")
+            z = dw(tf, rng, z, 1, (3, 3), stride=stride, padding="SAME", a="relu6")
+            z = conv(tf, rng, z, out, (1, 1), a=None)
+            return y + z if stride == 1 and y.shape[-1] == out else z
+
+        def f(x):  # channel counts that are not a multiple of 4 anywhere
+            y = block(x, 27, 7, 1)
+            y = block(y, 33, 11, 2)
+            y = block(y, 45, 11, 1)
+            y = tf.reduce_mean(y, [1, 2])
+            return fc(tf, rng, y, 5)
+
+        return f
+
+    specs.append(
+        Spec(
+            "mobilenet_blocks_odd_channels",
+            b_mbv2_odd,
+            [("x", (1, 17, 15, 7))],
+            input_dist="normal",
+            doc="issue 14: MobileNetV2-style inverted residual blocks with odd channel counts "
+            "(7 -> 27 -> 7 residual ADD, 7 -> 33 -> 11 dw stride 2, 11 -> 45 -> 11 residual "
+            "ADD) on an odd 17x15 plane, MEAN, FULLY_CONNECTED",
+        )
+    )
     return specs
 
 
