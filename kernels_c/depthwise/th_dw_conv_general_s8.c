@@ -202,32 +202,26 @@ static dw_rec_ctx rec_ctx(const th_dw_conv_params *params, const th_per_channel_
     return c;
 }
 
-/* Weight pairs of a 2-D filter in band order ((a, b) at b KA + a), scaled; adds the sum of
- * the unscaled weights to *wsum. */
+/* Weight pairs of a 2-D filter in band order ((a, b) at b KA + a), scaled (scale 1 or 2);
+ * adds the sum of the unscaled weights to *wsum. Stored a halfword at a time (the pair's
+ * first tap in the low half, as th_pkhbt packs it), an odd count ending with 0. */
 static void dw_weights_2d(int32_t *w, const dw_rec_ctx *c, const int8_t *f, int32_t scale,
                           int32_t *wsum)
 {
     /* The context's fields in locals: the stores through w may not reload them. */
     const int32_t ka = c->ka, kb = c->kb, fa = c->fa, fb = c->fb;
     int32_t sum = 0;
-    int32_t pending = 0;
-    int32_t odd = 0;
-    /* Taps in band order: (a, b) at b KA + a. */
+    int8_t *h = (int8_t *)w;
     for (int32_t b = 0; b < kb; b++, f += fb) {
         const int8_t *fa_ = f;
-        for (int32_t a = 0; a < ka; a++, fa_ += fa) {
+        for (int32_t a = ka; a > 0; a--, fa_ += fa, h += 2) {
             const int32_t v = *fa_;
             sum += v;
-            if (odd) {
-                *w++ = th_pkhbt(scale * pending, scale * v);
-            } else {
-                pending = v;
-            }
-            odd ^= 1;
+            th_write_s16(h, (int16_t)(v * scale));
         }
     }
-    if (odd) {
-        *w = th_pkhbt(scale * pending, 0);
+    if ((ka * kb) & 1) {
+        th_write_s16(h, 0);
     }
     *wsum += sum;
 }

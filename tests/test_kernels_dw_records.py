@@ -1,0 +1,93 @@
+"""The general depthwise's rows path on 2-D filters (issue 14): its per-output-channel records
+(weight pairs in band order, start value, requantization constants) against the NumPy
+reference, on the host (DSP modelled in C, under ASan and UBSan) and in one QEMU Cortex-M4 run.
+
+The cases take the rows path (fast scratch, filters of two or more rows after orientation and
+fewer than 15 taps, or planes too large for the plane path): odd and even tap counts, strides
+1-3, dilations, channel multipliers up to 32, odd channel counts, one-row tensors, and all
+three record modes (fast requantization; with an activation clamp; exact requantization when
+a bias of 2^29 or a non-negative shift rules the fast one out), with and without a bias.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import ConvCase, Op, check_result
+from kernels.harness import Driver, build_driver
+from kernels.sweep import _conv_case, describe
+from kernels.target import build_firmware, fits_small_firmware, run_cases
+
+# (hw, cin, k, stride, dilation, mult): 2-D filters the rows path stages as bands.
+SHAPES = [
+    ((9, 9), 1, (3, 3), (2, 2), (1, 1), 26),
+    ((6, 6), 1, (3, 3), (1, 1), (1, 1), 32),
+    ((21, 8), 19, (5, 2), (2, 3), (1, 1), 1),
+    ((6, 43), 9, (2, 5), (3, 1), (1, 1), 1),
+    ((11, 7), 5, (3, 2), (1, 2), (2, 1), 3),
+    ((10, 12), 3, (2, 3), (3, 3), (1, 2), 2),
+    ((13, 9), 7, (3, 3), (1, 2), (1, 1), 1),
+    ((8, 10), 2, (2, 2), (2, 1), (3, 2), 9),
+    ((12, 5), 6, (7, 2), (1, 1), (1, 1), 1),
+    ((16, 16), 1, (2, 2), (1, 1), (1, 1), 32),
+    ((4, 14), 11, (3, 1), (1, 2), (1, 1), 1),
+    ((1, 40), 13, (1, 5), (1, 2), (1, 1), 1),
+    ((30, 1), 6, (15, 1), (1, 1), (1, 1), 1),
+]
+
+
+def _cases() -> list[ConvCase]:
+    rng = np.random.default_rng(1414)
+    cases: list[ConvCase] = []
+    for hw, cin, k, stride, dilation, mult in SHAPES:
+        case = None
+        while case is None:
+            case = _conv_case(rng, Op.DW, hw, cin, cin * mult, k, stride, dilation, mult)
+        assert case.fast_scratch
+        p = case.p
+        exact = case.p.out_shift.copy()
+        exact[::2] = np.maximum(exact[::2], 0)  # shift >= 0: exact requantization
+        big_bias = case.bias.copy()
+        big_bias[1::3] = np.where(np.arange(len(big_bias))[1::3] % 2, 1 << 29, -(1 << 29))
+        cases += [
+            case,
+            dataclasses.replace(case, p=dataclasses.replace(p, act_min=-90, act_max=70)),
+            dataclasses.replace(case, p=dataclasses.replace(p, out_shift=exact)),
+            dataclasses.replace(case, bias=big_bias),
+            dataclasses.replace(case, bias=None),
+        ]
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module", params=("dsp", "dsp_general"))
+def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
+    with Driver(build_driver(request.param)) as d:
+        yield d
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_rows_path_records_match_reference_on_host(driver: Driver) -> None:
+    for case in CASES:
+        problem = check_result(case, driver.run(case))
+        assert problem is None, f"{describe(case)} [{driver.build.variant}]: {problem}"
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_rows_path_records_match_reference_on_cortex_m4(tmp_path: Path) -> None:
+    assert all(fits_small_firmware(c) for c in CASES)
+    fw = build_firmware("mps2-an386", tmp_path)
+    run = run_cases(fw, CASES, interleaved=True)
+    problems = [f"{describe(c)}: {p}" for c, r in zip(CASES, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]
+    assert not problems, "\n".join(problems[:10])
