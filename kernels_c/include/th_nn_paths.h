@@ -159,6 +159,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_CHAN /* ADD/SUB channel broadcast: the row's doubled values once */
 #define TH_NN_KEEP_ADD_CHAN 1
 #endif
+#ifndef TH_NN_KEEP_ADD_CHAN_LUT /* ADD/SUB channel broadcast, many rows: a table a channel */
+#define TH_NN_KEEP_ADD_CHAN_LUT 1
+#endif
 #ifndef TH_NN_KEEP_ADD_LUT /* ADD/SUB scalar broadcast: a 256-byte output table per call */
 #define TH_NN_KEEP_ADD_LUT 1
 #endif
@@ -170,6 +173,9 @@ void th_nn_path_taken(const char *name);
 #endif
 #ifndef TH_NN_KEEP_MUL_CHAN /* MUL channel broadcast: the row's factors once */
 #define TH_NN_KEEP_MUL_CHAN 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_LUT /* MUL channel broadcast, many rows: a table a channel */
+#define TH_NN_KEEP_MUL_CHAN_LUT 1
 #endif
 #ifndef TH_NN_KEEP_MUL_SPATIAL /* MUL spatial broadcast: the row loop in one call */
 #define TH_NN_KEEP_MUL_SPATIAL 1
