@@ -20,9 +20,9 @@ sys.path.insert(0, str(REPO / "tests"))
 from kernels.cases import Op, check_result  # noqa: E402
 from kernels.cases_ops import AddCase, MulCase  # noqa: E402
 from kernels.target import build_firmware, run_cases  # noqa: E402
-from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
 from tinyhost.arith.elementwise import AddParams, MulParams  # noqa: E402
 from tinyhost.arith.fixedpoint import quantize_multiplier  # noqa: E402
+from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
 
 # (op, big shape, other shape, relu6)
 SHAPES = [
