@@ -141,55 +141,73 @@ TH_INLINE int8_t fast_out(const th_fast_rq *rq, int32_t raw, int clamp, int32_t 
     return fast_out2(rq, (int32_t)((uint32_t)raw << 1), clamp, lo, hi);
 }
 
-/* Both inputs through their tables, no broadcast in this row; sub and clamp are constants
+/* Both inputs through their tables, no broadcast in this row; sub, clamp and d are constants
  * after inlining. Four elements per iteration stored as one word (the clamp on the packed
- * word), each group read before it is written. */
-TH_INLINE void tab_row(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,
-                       int8_t *out, int sub, int clamp)
+ * word), each group read before it is written. t1x is input1's table, doubled when d (a
+ * copy made per call, tab_rows_d): 2 * raw = t1x[a] +- 2 * t2[b] in one shifted add. */
+TH_INLINE void tab_row(const add_consts *k, const int32_t *t1x, const uint8_t *a,
+                       const uint8_t *b, int32_t n, int8_t *out, int sub, int clamp, int d)
 {
-    const int32_t *t1 = k->t1, *t2 = k->t2;
+    const int32_t *t1 = t1x, *t2 = k->t2;
     const th_fast_rq rq = k->rq;
     const int32_t lo = k->act_min, hi = k->act_max;
     const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
     int32_t i = 0;
     for (; i + 4 <= n; i += 4) {
-#define TAB_V(j)                                                                              \
-    th_fast_rq_apply((int32_t)(sub ? (uint32_t)t1[a[i + j]] - (uint32_t)t2[b[i + j]]           \
-                                   : (uint32_t)t1[a[i + j]] + (uint32_t)t2[b[i + j]]),         \
-                     &rq)
+#define TAB_X(j) ((uint32_t)t1[a[i + j]])
+#define TAB_Y(j) (d ? (uint32_t)t2[b[i + j]] << 1 : (uint32_t)t2[b[i + j]])
+#define TAB_S(j) (int32_t)(sub ? TAB_X(j) - TAB_Y(j) : TAB_X(j) + TAB_Y(j))
+#define TAB_V(j) (d ? th_fast_rq_apply2(TAB_S(j), &rq) : th_fast_rq_apply(TAB_S(j), &rq))
         th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
                      clamp == CLAMP_BOTH, lo4, hi4);
 #undef TAB_V
+#undef TAB_S
+#undef TAB_Y
+#undef TAB_X
     }
     for (; i < n; i++) {
-        const uint32_t x = (uint32_t)t1[a[i]], y = (uint32_t)t2[b[i]];
-        out[i] = fast_out(&rq, (int32_t)(sub ? x - y : x + y), clamp, lo, hi);
+        const uint32_t x = (uint32_t)t1[a[i]], y = (uint32_t)t2[b[i]] << (d ? 1 : 0);
+        out[i] = (d ? fast_out2 : fast_out)(&rq, (int32_t)(sub ? x - y : x + y), clamp, lo, hi);
     }
 }
 
-typedef void (*tab_row_fn)(const add_consts *, const uint8_t *, const uint8_t *, int32_t,
-                           int8_t *);
+typedef void (*tab_row_fn)(const add_consts *, const int32_t *, const uint8_t *,
+                           const uint8_t *, int32_t, int8_t *);
 
-#define TAB_ROW(name, sub, clamp)                                                             \
-    static void name(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,      \
-                     int8_t *out)                                                             \
+#define TAB_ROW(name, sub, clamp, d)                                                          \
+    static void name(const add_consts *k, const int32_t *t1x, const uint8_t *a,              \
+                     const uint8_t *b, int32_t n, int8_t *out)                                \
     {                                                                                         \
-        tab_row(k, a, b, n, out, sub, clamp);                                                 \
+        tab_row(k, t1x, a, b, n, out, sub, clamp, d);                                         \
     }
-TAB_ROW(tab_row_add_none, 0, CLAMP_NONE)
-TAB_ROW(tab_row_add_lo, 0, CLAMP_LO)
-TAB_ROW(tab_row_sub_none, 1, CLAMP_NONE)
-TAB_ROW(tab_row_sub_lo, 1, CLAMP_LO)
+TAB_ROW(tab_row_add_none, 0, CLAMP_NONE, 0)
+TAB_ROW(tab_row_add_lo, 0, CLAMP_LO, 0)
+TAB_ROW(tab_row_sub_none, 1, CLAMP_NONE, 0)
+TAB_ROW(tab_row_sub_lo, 1, CLAMP_LO, 0)
+TAB_ROW(tab_row_add_none_d, 0, CLAMP_NONE, 1)
+TAB_ROW(tab_row_add_lo_d, 0, CLAMP_LO, 1)
+TAB_ROW(tab_row_sub_none_d, 1, CLAMP_NONE, 1)
+TAB_ROW(tab_row_sub_lo_d, 1, CLAMP_LO, 1)
 #undef TAB_ROW
 
 /* Rarely used (act_max < 127: RELU6, RELU_N1_TO_1): one loop for ADD and SUB. */
-static void tab_row_both(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,
-                         int8_t *out)
+static void tab_row_both(const add_consts *k, const int32_t *t1x, const uint8_t *a,
+                         const uint8_t *b, int32_t n, int8_t *out)
 {
     if (k->subtract) {
-        tab_row(k, a, b, n, out, 1, CLAMP_BOTH);
+        tab_row(k, t1x, a, b, n, out, 1, CLAMP_BOTH, 0);
     } else {
-        tab_row(k, a, b, n, out, 0, CLAMP_BOTH);
+        tab_row(k, t1x, a, b, n, out, 0, CLAMP_BOTH, 0);
+    }
+}
+
+static void tab_row_both_d(const add_consts *k, const int32_t *t1x, const uint8_t *a,
+                           const uint8_t *b, int32_t n, int8_t *out)
+{
+    if (k->subtract) {
+        tab_row(k, t1x, a, b, n, out, 1, CLAMP_BOTH, 1);
+    } else {
+        tab_row(k, t1x, a, b, n, out, 0, CLAMP_BOTH, 1);
     }
 }
 
@@ -355,9 +373,21 @@ __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t
 static void chan_lut(const add_consts *k, int bcast1, const int8_t *row, const int8_t *x,
                      int32_t n, int32_t rows, int8_t *out);
 
-/* The table row for this clamp and operation, NULL where the build leaves it out. */
-static tab_row_fn tab_pick(int clamp, int sub)
+/* The table row for this clamp and operation, NULL where the build leaves it out; d: the
+ * rows reading input1's table doubled. */
+static tab_row_fn tab_pick(int clamp, int sub, int d)
 {
+    if (d) {
+        if (clamp == CLAMP_BOTH) {
+            return TH_NN_PATH(ADD_TAB_D_BOTH) ? tab_row_both_d : NULL;
+        }
+        if (sub) {
+            return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB_D_SUB) ? tab_row_sub_none_d : NULL)
+                                       : (TH_NN_PATH(ADD_TAB_D_SUB_LO) ? tab_row_sub_lo_d : NULL);
+        }
+        return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB_D) ? tab_row_add_none_d : NULL)
+                                   : (TH_NN_PATH(ADD_TAB_D_LO) ? tab_row_add_lo_d : NULL);
+    }
     if (clamp == CLAMP_BOTH) {
         return TH_NN_PATH(ADD_TAB_BOTH) ? tab_row_both : NULL;
     }
@@ -367,6 +397,21 @@ static tab_row_fn tab_pick(int clamp, int sub)
     }
     return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB) ? tab_row_add_none : NULL)
                                : (TH_NN_PATH(ADD_TAB_LO) ? tab_row_add_lo : NULL);
+}
+
+/* Same shape from TH_ADD_TAB_D_MIN outputs (one contiguous run of n): input1's table doubled
+ * once into the stack (about 1,300 instructions) saves one instruction per output (tab_row's
+ * d). */
+#define TH_ADD_TAB_D_MIN 512
+__attribute__((noinline)) static void tab_run_d(const add_consts *k, tab_row_fn row,
+                                                const int8_t *a, const int8_t *b, int32_t n,
+                                                int8_t *out)
+{
+    int32_t t1d[256];
+    for (int32_t v = 0; v < 256; v++) {
+        t1d[v] = (int32_t)((uint32_t)k->t1[v] << 1);
+    }
+    row(k, t1d, (const uint8_t *)a, (const uint8_t *)b, n, out);
 }
 
 /* The DSP table path for `rows` rows of n outputs, input i's row r at in_i + r * row_i
@@ -390,12 +435,20 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
                       clamp)) {
             return 1;
         }
-        const tab_row_fn row = tab_pick(clamp, k->subtract);
+        const int run = rows == 1 || (row_a == n && row_b == n); /* one run of n * rows */
+        const tab_row_fn row_d = run && (int64_t)n * rows >= TH_ADD_TAB_D_MIN
+                                     ? tab_pick(clamp, k->subtract, 1)
+                                     : NULL;
+        if (row_d != NULL) {
+            tab_run_d(k, row_d, a, b, n * rows, out);
+            return 1;
+        }
+        const tab_row_fn row = tab_pick(clamp, k->subtract, 0);
         if (row == NULL) {
             return 0;
         }
         for (int32_t r = 0; r < rows; r++) {
-            row(k, (const uint8_t *)(a + r * row_a), (const uint8_t *)(b + r * row_b), n,
+            row(k, k->t1, (const uint8_t *)(a + r * row_a), (const uint8_t *)(b + r * row_b), n,
                 out + r * n);
         }
         return 1;
