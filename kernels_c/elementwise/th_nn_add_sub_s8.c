@@ -377,26 +377,24 @@ static void chan_lut(const add_consts *k, int bcast1, const int8_t *row, const i
  * rows reading input1's table doubled. */
 static tab_row_fn tab_pick(int clamp, int sub, int d)
 {
-    if (d) {
-        if (clamp == CLAMP_BOTH) {
-            return TH_NN_PATH(ADD_TAB_D_BOTH) ? tab_row_both_d : NULL;
-        }
-        if (sub) {
-            return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB_D_SUB) ? tab_row_sub_none_d : NULL)
-                                       : (TH_NN_PATH(ADD_TAB_D_SUB_LO) ? tab_row_sub_lo_d : NULL);
-        }
-        return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB_D) ? tab_row_add_none_d : NULL)
-                                   : (TH_NN_PATH(ADD_TAB_D_LO) ? tab_row_add_lo_d : NULL);
-    }
+    /* only the path picked is evaluated (a recording build notes each one evaluated) */
+#define PICK(keep, fn) ((keep) ? (fn) : NULL)
+    const int lo = clamp == CLAMP_LO;
     if (clamp == CLAMP_BOTH) {
-        return TH_NN_PATH(ADD_TAB_BOTH) ? tab_row_both : NULL;
+        return d ? PICK(TH_NN_PATH(ADD_TAB_BOTH_D), tab_row_both_d)
+                 : PICK(TH_NN_PATH(ADD_TAB_BOTH), tab_row_both);
     }
     if (sub) {
-        return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB_SUB) ? tab_row_sub_none : NULL)
-                                   : (TH_NN_PATH(ADD_TAB_SUB_LO) ? tab_row_sub_lo : NULL);
+        return d ? (lo ? PICK(TH_NN_PATH(ADD_TAB_SUB_LO_D), tab_row_sub_lo_d)
+                       : PICK(TH_NN_PATH(ADD_TAB_SUB_D), tab_row_sub_none_d))
+                 : (lo ? PICK(TH_NN_PATH(ADD_TAB_SUB_LO), tab_row_sub_lo)
+                       : PICK(TH_NN_PATH(ADD_TAB_SUB), tab_row_sub_none));
     }
-    return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB) ? tab_row_add_none : NULL)
-                               : (TH_NN_PATH(ADD_TAB_LO) ? tab_row_add_lo : NULL);
+    return d ? (lo ? PICK(TH_NN_PATH(ADD_TAB_LO_D), tab_row_add_lo_d)
+                   : PICK(TH_NN_PATH(ADD_TAB_D), tab_row_add_none_d))
+             : (lo ? PICK(TH_NN_PATH(ADD_TAB_LO), tab_row_add_lo)
+                   : PICK(TH_NN_PATH(ADD_TAB), tab_row_add_none));
+#undef PICK
 }
 
 /* Same shape from TH_ADD_TAB_D_MIN outputs (one contiguous run of n): input1's table doubled

@@ -162,17 +162,17 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_TAB_D /* ADD/SUB same shape, many outputs: input1's table doubled */
 #define TH_NN_KEEP_ADD_TAB_D 1
 #endif
-#ifndef TH_NN_KEEP_ADD_TAB_D_LO
-#define TH_NN_KEEP_ADD_TAB_D_LO 1
+#ifndef TH_NN_KEEP_ADD_TAB_LO_D
+#define TH_NN_KEEP_ADD_TAB_LO_D 1
 #endif
-#ifndef TH_NN_KEEP_ADD_TAB_D_SUB
-#define TH_NN_KEEP_ADD_TAB_D_SUB 1
+#ifndef TH_NN_KEEP_ADD_TAB_SUB_D
+#define TH_NN_KEEP_ADD_TAB_SUB_D 1
 #endif
-#ifndef TH_NN_KEEP_ADD_TAB_D_SUB_LO
-#define TH_NN_KEEP_ADD_TAB_D_SUB_LO 1
+#ifndef TH_NN_KEEP_ADD_TAB_SUB_LO_D
+#define TH_NN_KEEP_ADD_TAB_SUB_LO_D 1
 #endif
-#ifndef TH_NN_KEEP_ADD_TAB_D_BOTH
-#define TH_NN_KEEP_ADD_TAB_D_BOTH 1
+#ifndef TH_NN_KEEP_ADD_TAB_BOTH_D
+#define TH_NN_KEEP_ADD_TAB_BOTH_D 1
 #endif
 #ifndef TH_NN_KEEP_ADD_CHAN_LUT /* ADD/SUB channel broadcast, many rows: a table a channel */
 #define TH_NN_KEEP_ADD_CHAN_LUT 1
