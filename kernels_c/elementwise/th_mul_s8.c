@@ -319,10 +319,9 @@ __attribute__((noinline)) static th_status mul_lut(const mul_consts *k, int scal
                                                    const int8_t *s, const int8_t *x, int32_t n,
                                                    int8_t *out)
 {
-    int8_t lut[256];
-    for (int32_t v = 0; v < 256; v++) {
-        lut[v] = (int8_t)(uint8_t)v;
-    }
+    uint32_t lutw[64];
+    int8_t *lut = (int8_t *)lutw;
+    th_nn_lut_identity(lutw);
     if (scalar1) {
         mul_row(k, s, 0, lut, 1, 256, lut);
     } else {
@@ -349,11 +348,7 @@ __attribute__((noinline)) static void mul_chan_lut(const mul_consts *k, int y1, 
     uint32_t lutw[64], identw[64]; /* identw: the values 0..255, made once */
     int8_t *lut = (int8_t *)lutw;
     const int8_t *ident = (const int8_t *)identw;
-    uint32_t w = UINT32_C(0x03020100);
-    for (int32_t i = 0; i < 64; i++) {
-        identw[i] = w;
-        w += UINT32_C(0x04040404);
-    }
+    th_nn_lut_identity(identw);
     for (int32_t j = 0; j < n; j++) {
         if (y1) {
             mul_row(k, y + j, 0, ident, 1, 256, lut);

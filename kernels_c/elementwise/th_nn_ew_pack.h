@@ -93,6 +93,16 @@ TH_INLINE void th_nn_store4(int8_t *out, int32_t v0, int32_t v1, int32_t v2, int
     th_write_s32(out, (int32_t)w);
 }
 
+/* w as 256 bytes holds 0..255 in order (the words are stored as th_nn_store4 stores). */
+TH_INLINE void th_nn_lut_identity(uint32_t *w)
+{
+    uint32_t v = th_nn_pack4(0, 1, 2, 3);
+    for (int32_t i = 0; i < 64; i++) {
+        w[i] = v;
+        v += UINT32_C(0x04040404);
+    }
+}
+
 /* out[i * stride] = lut[(uint8_t)x[i * stride]] for i < count: one channel of a channel
  * broadcast through its output table. Four reads before their four writes, so out may be x
  * (the in-place rule). Callers keep it out of line (lut then stays in a register). */
