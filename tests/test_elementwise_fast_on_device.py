@@ -1,6 +1,7 @@
 """ADD, SUB and MUL in the broadcast forms of issue 14's fast paths (scalar broadcast through a
-per-call output table, channel rows, spatial constants, the table-free small path), with and
-without a fused RELU6, in one int8 graph: the reference agrees with TFLite Micro, and every
+per-call output table, channel rows, a per-channel output table from 320 rows, spatial
+constants, the table-free small path), with and without a fused RELU6, in one int8 graph:
+the reference agrees with TFLite Micro, and every
 output is bit-exact with it on QEMU mps2-an386 (Cortex-M4, DSP paths) through the compiled
 backend (its recorded kernel paths)."""
 
@@ -33,8 +34,9 @@ def fast_forms_graph() -> Graph:
     p = b.tensor("p", BIG[:3] + (1,), quant=q(0.04, 127))
     t = b.tensor("t", (1, 3, 2, 5), quant=q(0.06, 7))  # small: no tables
     tc = b.tensor("tc", (1, 1, 1, 5), quant=q(0.05, -20))
-    n = b.tensor("n", (1, 40, 3), quant=q(0.05, 30))  # short channel rows: repeated
+    n = b.tensor("n", (1, 340, 3), quant=q(0.05, 30))  # 340 rows: a table per channel
     nc = b.tensor("nc", (3,), quant=q(0.01, -5))
+    r = b.tensor("r", (1, 40, 3), quant=q(0.03, -60))  # short channel rows: repeated
     outs = []
 
     def binary(kind: OpKind, u: int, v: int, quant, act=Activation.NONE) -> None:
@@ -56,9 +58,10 @@ def fast_forms_graph() -> Graph:
     binary(OpKind.SUB, x2, x, q(0.05, 3))
     binary(OpKind.ADD, t, tc, q(0.1, -6), Activation.RELU6)  # small channel, no tables
     binary(OpKind.SUB, tc, t, q(0.08, 0))
-    binary(OpKind.ADD, n, nc, q(0.04, 8))  # C = 3 rows repeated
+    binary(OpKind.ADD, n, nc, q(0.04, 8))  # C = 3, 340 rows: per-channel output tables
     binary(OpKind.MUL, nc, n, q(0.003, -1), Activation.RELU6)
-    return b.graph([x, x2, s, c, p, t, tc, n, nc], outs, "elementwise_fast")
+    binary(OpKind.SUB, nc, r, q(0.05, 2), Activation.RELU6)  # C = 3 rows repeated
+    return b.graph([x, x2, s, c, p, t, tc, n, nc, r], outs, "elementwise_fast")
 
 
 def test_fast_forms_bit_exact_on_qemu_m4() -> None:

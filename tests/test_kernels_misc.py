@@ -604,13 +604,18 @@ def test_binary_tables(kern_both, data, kind):
 # Forms of the elementwise fast paths (th_nn_add_sub_s8.c, th_mul_s8.c), each on both sides
 # of its threshold: scalar broadcast below / at TH_*_LUT_MIN (512) outputs, channel rows
 # repeated into the stack row (C <= 16 / 32) or in column blocks (C > 32 / 64, with tails),
-# spatial constants in blocks of 16 rows, tiny tensors; (out shape, broadcast shape).
+# spatial constants in blocks of 16 rows, per-channel output tables from 320 rows, same
+# shapes with a doubled table from 512 outputs, tiny tensors; (out shape, broadcast shape).
 _FAST_FORMS = [
     ((2, 300), (2, 300)), ((1, 37), (1, 37)),
     ((1, 511), (1,)), ((1, 512), (1,)), ((3, 4, 50), (1, 1, 1)), ((1, 9), (1,)),
     ((40, 7), (7,)), ((2, 16), (16,)), ((5, 33), (1, 33)), ((9, 70), (70,)), ((3, 130), (130,)),
     ((5, 6, 7), (5, 6, 1)), ((37, 3), (37, 1)), ((18, 65), (18, 1)),
     ((2, 3), (3,)), ((1,), (1,)),
+    # channel rows from TH_*_CHAN_LUT_ROWS (320): an output table per channel, odd counts
+    ((320, 5), (5,)), ((1, 331, 3), (1, 1, 3)), ((19, 17, 2), (2,)), ((319, 4), (4,)),
+    # same shape from 512 outputs: input1's table doubled (odd counts: the tail)
+    ((7, 75), (7, 75)), ((511,), (511,)),
 ]
 
 

@@ -319,16 +319,44 @@ __attribute__((noinline)) static th_status mul_lut(const mul_consts *k, int scal
                                                    const int8_t *s, const int8_t *x, int32_t n,
                                                    int8_t *out)
 {
-    int8_t lut[256];
-    for (int32_t v = 0; v < 256; v++) {
-        lut[v] = (int8_t)(uint8_t)v;
-    }
+    uint32_t lutw[64];
+    int8_t *lut = (int8_t *)lutw;
+    th_nn_lut_identity(lutw);
     if (scalar1) {
         mul_row(k, s, 0, lut, 1, 256, lut);
     } else {
         mul_row(k, lut, 1, s, 0, 256, lut);
     }
     return th_lut_s8(NULL, lut, n, x, out);
+}
+
+/* Channel broadcast with many rows: [rows, n] (x) against one row y of n (y is input1 when
+ * y1): channel j's outputs are a function of x alone, so per channel a 256-byte output table
+ * made as mul_lut's and one strided pass down the column (about 4 instructions per output
+ * against about 12 on mul_chan): from TH_MUL_CHAN_LUT_ROWS rows. */
+#define TH_MUL_CHAN_LUT_ROWS 320
+__attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t *x,
+                                                 int32_t stride, int32_t count, int8_t *out)
+{
+    th_nn_lut_strided(lut, x, stride, count, out);
+}
+
+__attribute__((noinline)) static void mul_chan_lut(const mul_consts *k, int y1, const int8_t *y,
+                                                   const int8_t *x, int32_t n, int32_t rows,
+                                                   int8_t *out)
+{
+    uint32_t lutw[64], identw[64]; /* identw: the values 0..255, made once */
+    int8_t *lut = (int8_t *)lutw;
+    const int8_t *ident = (const int8_t *)identw;
+    th_nn_lut_identity(identw);
+    for (int32_t j = 0; j < n; j++) {
+        if (y1) {
+            mul_row(k, y + j, 0, ident, 1, 256, lut);
+        } else {
+            mul_row(k, ident, 1, y + j, 0, 256, lut);
+        }
+        lut_column(lut, x + j, n, rows, out + j);
+    }
 }
 #endif
 
@@ -425,6 +453,11 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
     if ((k.fast || k.left) && b.rank == 2 && rows > 1 && b.stride1[1] == 1 &&
         b.stride2[1] == 1 && (b.stride1[0] == 0 || b.stride2[0] == 0)) {
         const int bc1 = b.stride1[0] == 0;
+        if (rows >= TH_MUL_CHAN_LUT_ROWS && TH_NN_PATH(MUL_CHAN_LUT)) {
+            mul_chan_lut(&k, bc1, bc1 ? input1 : input2, bc1 ? input2 : input1, inner, rows,
+                         output);
+            return TH_OK;
+        }
         if (mul_chan(&k, bc1 ? input2 : input1, bc1 ? k.in2_offset : k.in1_offset,
                      bc1 ? input1 : input2, bc1 ? k.in1_offset : k.in2_offset, inner, rows,
                      output)) {

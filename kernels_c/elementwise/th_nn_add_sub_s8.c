@@ -141,55 +141,73 @@ TH_INLINE int8_t fast_out(const th_fast_rq *rq, int32_t raw, int clamp, int32_t 
     return fast_out2(rq, (int32_t)((uint32_t)raw << 1), clamp, lo, hi);
 }
 
-/* Both inputs through their tables, no broadcast in this row; sub and clamp are constants
+/* Both inputs through their tables, no broadcast in this row; sub, clamp and d are constants
  * after inlining. Four elements per iteration stored as one word (the clamp on the packed
- * word), each group read before it is written. */
-TH_INLINE void tab_row(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,
-                       int8_t *out, int sub, int clamp)
+ * word), each group read before it is written. t1x is input1's table, doubled when d (a
+ * copy made per call, tab_rows_d): 2 * raw = t1x[a] +- 2 * t2[b] in one shifted add. */
+TH_INLINE void tab_row(const add_consts *k, const int32_t *t1x, const uint8_t *a,
+                       const uint8_t *b, int32_t n, int8_t *out, int sub, int clamp, int d)
 {
-    const int32_t *t1 = k->t1, *t2 = k->t2;
+    const int32_t *t1 = t1x, *t2 = k->t2;
     const th_fast_rq rq = k->rq;
     const int32_t lo = k->act_min, hi = k->act_max;
     const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
     int32_t i = 0;
     for (; i + 4 <= n; i += 4) {
-#define TAB_V(j)                                                                              \
-    th_fast_rq_apply((int32_t)(sub ? (uint32_t)t1[a[i + j]] - (uint32_t)t2[b[i + j]]           \
-                                   : (uint32_t)t1[a[i + j]] + (uint32_t)t2[b[i + j]]),         \
-                     &rq)
+#define TAB_X(j) ((uint32_t)t1[a[i + j]])
+#define TAB_Y(j) (d ? (uint32_t)t2[b[i + j]] << 1 : (uint32_t)t2[b[i + j]])
+#define TAB_S(j) (int32_t)(sub ? TAB_X(j) - TAB_Y(j) : TAB_X(j) + TAB_Y(j))
+#define TAB_V(j) (d ? th_fast_rq_apply2(TAB_S(j), &rq) : th_fast_rq_apply(TAB_S(j), &rq))
         th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
                      clamp == CLAMP_BOTH, lo4, hi4);
 #undef TAB_V
+#undef TAB_S
+#undef TAB_Y
+#undef TAB_X
     }
     for (; i < n; i++) {
-        const uint32_t x = (uint32_t)t1[a[i]], y = (uint32_t)t2[b[i]];
-        out[i] = fast_out(&rq, (int32_t)(sub ? x - y : x + y), clamp, lo, hi);
+        const uint32_t x = (uint32_t)t1[a[i]], y = (uint32_t)t2[b[i]] << (d ? 1 : 0);
+        out[i] = (d ? fast_out2 : fast_out)(&rq, (int32_t)(sub ? x - y : x + y), clamp, lo, hi);
     }
 }
 
-typedef void (*tab_row_fn)(const add_consts *, const uint8_t *, const uint8_t *, int32_t,
-                           int8_t *);
+typedef void (*tab_row_fn)(const add_consts *, const int32_t *, const uint8_t *,
+                           const uint8_t *, int32_t, int8_t *);
 
-#define TAB_ROW(name, sub, clamp)                                                             \
-    static void name(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,      \
-                     int8_t *out)                                                             \
+#define TAB_ROW(name, sub, clamp, d)                                                          \
+    static void name(const add_consts *k, const int32_t *t1x, const uint8_t *a,              \
+                     const uint8_t *b, int32_t n, int8_t *out)                                \
     {                                                                                         \
-        tab_row(k, a, b, n, out, sub, clamp);                                                 \
+        tab_row(k, t1x, a, b, n, out, sub, clamp, d);                                         \
     }
-TAB_ROW(tab_row_add_none, 0, CLAMP_NONE)
-TAB_ROW(tab_row_add_lo, 0, CLAMP_LO)
-TAB_ROW(tab_row_sub_none, 1, CLAMP_NONE)
-TAB_ROW(tab_row_sub_lo, 1, CLAMP_LO)
+TAB_ROW(tab_row_add_none, 0, CLAMP_NONE, 0)
+TAB_ROW(tab_row_add_lo, 0, CLAMP_LO, 0)
+TAB_ROW(tab_row_sub_none, 1, CLAMP_NONE, 0)
+TAB_ROW(tab_row_sub_lo, 1, CLAMP_LO, 0)
+TAB_ROW(tab_row_add_none_d, 0, CLAMP_NONE, 1)
+TAB_ROW(tab_row_add_lo_d, 0, CLAMP_LO, 1)
+TAB_ROW(tab_row_sub_none_d, 1, CLAMP_NONE, 1)
+TAB_ROW(tab_row_sub_lo_d, 1, CLAMP_LO, 1)
 #undef TAB_ROW
 
 /* Rarely used (act_max < 127: RELU6, RELU_N1_TO_1): one loop for ADD and SUB. */
-static void tab_row_both(const add_consts *k, const uint8_t *a, const uint8_t *b, int32_t n,
-                         int8_t *out)
+static void tab_row_both(const add_consts *k, const int32_t *t1x, const uint8_t *a,
+                         const uint8_t *b, int32_t n, int8_t *out)
 {
     if (k->subtract) {
-        tab_row(k, a, b, n, out, 1, CLAMP_BOTH);
+        tab_row(k, t1x, a, b, n, out, 1, CLAMP_BOTH, 0);
     } else {
-        tab_row(k, a, b, n, out, 0, CLAMP_BOTH);
+        tab_row(k, t1x, a, b, n, out, 0, CLAMP_BOTH, 0);
+    }
+}
+
+static void tab_row_both_d(const add_consts *k, const int32_t *t1x, const uint8_t *a,
+                           const uint8_t *b, int32_t n, int8_t *out)
+{
+    if (k->subtract) {
+        tab_row(k, t1x, a, b, n, out, 1, CLAMP_BOTH, 1);
+    } else {
+        tab_row(k, t1x, a, b, n, out, 0, CLAMP_BOTH, 1);
     }
 }
 
@@ -346,18 +364,52 @@ __attribute__((noinline)) static int chan_rows(const add_consts *k, int bcast1,
     return 1;
 }
 
-/* The table row for this clamp and operation, NULL where the build leaves it out. */
-static tab_row_fn tab_pick(int clamp, int sub)
+#define TH_ADD_CHAN_LUT_ROWS 320
+__attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t *x,
+                                                 int32_t stride, int32_t count, int8_t *out)
 {
+    th_nn_lut_strided(lut, x, stride, count, out);
+}
+static void chan_lut(const add_consts *k, int bcast1, const int8_t *row, const int8_t *x,
+                     int32_t n, int32_t rows, int8_t *out);
+
+/* The table row for this clamp and operation, NULL where the build leaves it out; d: the
+ * rows reading input1's table doubled. */
+static tab_row_fn tab_pick(int clamp, int sub, int d)
+{
+    /* only the path picked is evaluated (a recording build notes each one evaluated) */
+#define PICK(keep, fn) ((keep) ? (fn) : NULL)
+    const int lo = clamp == CLAMP_LO;
     if (clamp == CLAMP_BOTH) {
-        return TH_NN_PATH(ADD_TAB_BOTH) ? tab_row_both : NULL;
+        return d ? PICK(TH_NN_PATH(ADD_TAB_BOTH_D), tab_row_both_d)
+                 : PICK(TH_NN_PATH(ADD_TAB_BOTH), tab_row_both);
     }
     if (sub) {
-        return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB_SUB) ? tab_row_sub_none : NULL)
-                                   : (TH_NN_PATH(ADD_TAB_SUB_LO) ? tab_row_sub_lo : NULL);
+        return d ? (lo ? PICK(TH_NN_PATH(ADD_TAB_SUB_LO_D), tab_row_sub_lo_d)
+                       : PICK(TH_NN_PATH(ADD_TAB_SUB_D), tab_row_sub_none_d))
+                 : (lo ? PICK(TH_NN_PATH(ADD_TAB_SUB_LO), tab_row_sub_lo)
+                       : PICK(TH_NN_PATH(ADD_TAB_SUB), tab_row_sub_none));
     }
-    return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_TAB) ? tab_row_add_none : NULL)
-                               : (TH_NN_PATH(ADD_TAB_LO) ? tab_row_add_lo : NULL);
+    return d ? (lo ? PICK(TH_NN_PATH(ADD_TAB_LO_D), tab_row_add_lo_d)
+                   : PICK(TH_NN_PATH(ADD_TAB_D), tab_row_add_none_d))
+             : (lo ? PICK(TH_NN_PATH(ADD_TAB_LO), tab_row_add_lo)
+                   : PICK(TH_NN_PATH(ADD_TAB), tab_row_add_none));
+#undef PICK
+}
+
+/* Same shape from TH_ADD_TAB_D_MIN outputs (one contiguous run of n): input1's table doubled
+ * once into the stack (about 1,300 instructions) saves one instruction per output (tab_row's
+ * d). */
+#define TH_ADD_TAB_D_MIN 512
+__attribute__((noinline)) static void tab_run_d(const add_consts *k, tab_row_fn row,
+                                                const int8_t *a, const int8_t *b, int32_t n,
+                                                int8_t *out)
+{
+    int32_t t1d[256];
+    for (int32_t v = 0; v < 256; v++) {
+        t1d[v] = (int32_t)((uint32_t)k->t1[v] << 1);
+    }
+    row(k, t1d, (const uint8_t *)a, (const uint8_t *)b, n, out);
 }
 
 /* The DSP table path for `rows` rows of n outputs, input i's row r at in_i + r * row_i
@@ -371,17 +423,30 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
 {
     const int clamp = k->act_max < 127 ? CLAMP_BOTH : (k->act_min > -128 ? CLAMP_LO : CLAMP_NONE);
     if (step_a == 1 && step_b == 1 && k->t1 != NULL && k->t2 != NULL) {
+        if ((row_a == 0 || row_b == 0) && rows >= TH_ADD_CHAN_LUT_ROWS &&
+            TH_NN_PATH(ADD_CHAN_LUT)) {
+            chan_lut(k, row_a == 0, row_a == 0 ? a : b, row_a == 0 ? b : a, n, rows, out);
+            return 1;
+        }
         if ((row_a == 0 || row_b == 0) && rows > 1 &&
             chan_rows(k, row_a == 0, row_a == 0 ? a : b, row_a == 0 ? b : a, n, rows, out,
                       clamp)) {
             return 1;
         }
-        const tab_row_fn row = tab_pick(clamp, k->subtract);
+        const int run = rows == 1 || (row_a == n && row_b == n); /* one run of n * rows */
+        const tab_row_fn row_d = run && (int64_t)n * rows >= TH_ADD_TAB_D_MIN
+                                     ? tab_pick(clamp, k->subtract, 1)
+                                     : NULL;
+        if (row_d != NULL) {
+            tab_run_d(k, row_d, a, b, n * rows, out);
+            return 1;
+        }
+        const tab_row_fn row = tab_pick(clamp, k->subtract, 0);
         if (row == NULL) {
             return 0;
         }
         for (int32_t r = 0; r < rows; r++) {
-            row(k, (const uint8_t *)(a + r * row_a), (const uint8_t *)(b + r * row_b), n,
+            row(k, k->t1, (const uint8_t *)(a + r * row_a), (const uint8_t *)(b + r * row_b), n,
                 out + r * n);
         }
         return 1;
@@ -410,36 +475,74 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
     return 0;
 }
 
+/* The output for every int8 value of one input (input2 when scalar1, else input1: through its
+ * table t) against one value s of the other: lut[v] = the output for (int8_t)v, with the
+ * arithmetic of finish() (exact by construction). Four entries a word, the clamp on the word;
+ * 2 * raw = base2 +- 2 * t[v] as in bcast_row. */
+TH_INLINE void lut_fill_t(const int32_t *t, uint32_t base2, int neg, int clamp,
+                          const th_fast_rq *rqp, uint32_t lo4, uint32_t hi4, uint32_t *lutw)
+{
+    const th_fast_rq rq = *rqp;
+    const int32_t *const end = t + 256;
+    for (; t != end; t += 4) {
+#define LF_U(j) ((uint32_t)t[j] << 1)
+#define LF(j) th_fast_rq_apply2((int32_t)(neg ? base2 - LF_U(j) : base2 + LF_U(j)), &rq)
+        uint32_t w = th_nn_pack4(LF(0), LF(1), LF(2), LF(3));
+#undef LF
+#undef LF_U
+        if (clamp) {
+            w = th_nn_clamp4(w, lo4, hi4, 1);
+        }
+        *lutw++ = w;
+    }
+}
+
+#define LUT_FILL(name, neg, clamp)                                                            \
+    __attribute__((noinline)) static void name(const int32_t *t, uint32_t base2,             \
+                                               const th_fast_rq *rq, uint32_t lo4,            \
+                                               uint32_t hi4, uint32_t *lutw)                  \
+    {                                                                                         \
+        lut_fill_t(t, base2, neg, clamp, rq, lo4, hi4, lutw);                                 \
+    }
+LUT_FILL(lut_fill_add, 0, 0)
+LUT_FILL(lut_fill_add_clamp, 0, 1)
+LUT_FILL(lut_fill_neg, 1, 0)
+LUT_FILL(lut_fill_neg_clamp, 1, 1)
+#undef LUT_FILL
+
+static void lut_fill(const add_consts *k, int scalar1, int8_t s, uint32_t *lutw)
+{
+    const uint32_t c = (uint32_t)(scalar1 ? in1(k, s) : in2(k, s));
+    /* raw = c + u, c - u (SUB, input1 the scalar) or u - c = (-c) + u (SUB, input2) */
+    const uint32_t base2 = (k->subtract && !scalar1 ? 0u - c : c) << 1;
+    const uint32_t lo4 = th_nn_splat4(k->act_min), hi4 = th_nn_splat4(k->act_max);
+    const int clamp = k->act_min > -128 || k->act_max < 127;
+    const int neg = k->subtract && scalar1;
+    const int32_t *t = scalar1 ? k->t2 : k->t1;
+    (neg ? (clamp ? lut_fill_neg_clamp : lut_fill_neg)
+         : (clamp ? lut_fill_add_clamp : lut_fill_add))(t, base2, &k->rq, lo4, hi4, lutw);
+}
+
 /* Scalar broadcast (s is one element; x has n): the output is a function of one int8, so a
- * 256-byte table of it, built once with the arithmetic of finish() (exact by construction),
- * then one th_lut_s8 pass (a table load per element). Pays from TH_ADD_LUT_MIN elements
- * (the build costs about as much as 400 elements of the row path). */
+ * 256-byte table of it, built once (lut_fill, or with finish()'s arithmetic where x has no
+ * table), then one th_lut_s8 pass (a table load per element). Pays from TH_ADD_LUT_MIN
+ * elements. */
 #define TH_ADD_LUT_MIN 512
 __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scalar1,
                                                    const int8_t *s, const int8_t *x, int32_t n,
                                                    int8_t *out)
 {
-    int8_t lut[256];
-    const uint32_t c = (uint32_t)(scalar1 ? in1(k, s[0]) : in2(k, s[0]));
+    uint32_t lutw[64];
+    int8_t *lut = (int8_t *)lutw;
     const int32_t *t = scalar1 ? k->t2 : k->t1;
-    const th_fast_rq rq = k->rq;
-    const int32_t lo = k->act_min, hi = k->act_max, sub = k->subtract;
-    /* raw = c + u, c - u (SUB, input1 the scalar) or u - c = (-c) + u (SUB, input2) */
-    const int negu = sub && scalar1;
-    const uint32_t base = sub && !scalar1 ? 0u - c : c;
-    if (t != NULL) { /* the table's entries in order: value v is entry v */
-        if (negu) {
-            for (int32_t v = 0; v < 256; v++) {
-                const int32_t raw = (int32_t)(base - (uint32_t)t[v]);
-                lut[v] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
-            }
-        } else {
-            for (int32_t v = 0; v < 256; v++) {
-                const int32_t raw = (int32_t)(base + (uint32_t)t[v]);
-                lut[v] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
-            }
-        }
+    if (t != NULL) {
+        lut_fill(k, scalar1, s[0], lutw);
     } else {
+        const uint32_t c = (uint32_t)(scalar1 ? in1(k, s[0]) : in2(k, s[0]));
+        const th_fast_rq rq = k->rq;
+        const int32_t lo = k->act_min, hi = k->act_max, sub = k->subtract;
+        const int negu = sub && scalar1;
+        const uint32_t base = sub && !scalar1 ? 0u - c : c;
         for (int32_t v = 0; v < 256; v++) {
             const int8_t xv = (int8_t)(uint8_t)v;
             const uint32_t u = (uint32_t)(scalar1 ? in2(k, xv) : in1(k, xv));
@@ -448,6 +551,22 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
         }
     }
     return th_lut_s8(NULL, lut, n, x, out);
+}
+
+/* Channel broadcast with many rows: [rows, n] (x) against one row of n (input1's when
+ * bcast1), both inputs with tables: channel j's outputs are a function of x alone, so per
+ * channel a 256-byte output table (lut_fill, about 2,000 instructions) and one strided pass
+ * down the column (about 4 per output, against about 11 on chan_rows): from
+ * TH_ADD_CHAN_LUT_ROWS rows (defined above fast_rows). */
+__attribute__((noinline)) static void chan_lut(const add_consts *k, int bcast1,
+                                               const int8_t *row, const int8_t *x, int32_t n,
+                                               int32_t rows, int8_t *out)
+{
+    uint32_t lutw[64];
+    for (int32_t j = 0; j < n; j++) {
+        lut_fill(k, bcast1, row[j], lutw);
+        lut_column((const int8_t *)lutw, x + j, n, rows, out + j);
+    }
 }
 
 /* scale_input on DSP without a table: SRDHM(v, m) = floor((v * m + 2^30) / 2^31) (TFLM's

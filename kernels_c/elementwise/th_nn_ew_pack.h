@@ -93,4 +93,39 @@ TH_INLINE void th_nn_store4(int8_t *out, int32_t v0, int32_t v1, int32_t v2, int
     th_write_s32(out, (int32_t)w);
 }
 
+/* w as 256 bytes holds 0..255 in order (the words are stored as th_nn_store4 stores). */
+TH_INLINE void th_nn_lut_identity(uint32_t *w)
+{
+    uint32_t v = th_nn_pack4(0, 1, 2, 3);
+    for (int32_t i = 0; i < 64; i++) {
+        w[i] = v;
+        v += UINT32_C(0x04040404);
+    }
+}
+
+/* out[i * stride] = lut[(uint8_t)x[i * stride]] for i < count: one channel of a channel
+ * broadcast through its output table. Four reads before their four writes, so out may be x
+ * (the in-place rule). Callers keep it out of line (lut then stays in a register). */
+TH_INLINE void th_nn_lut_strided(const int8_t *lut, const int8_t *x, int32_t stride,
+                                 int32_t count, int8_t *out)
+{
+    const uint8_t *u = (const uint8_t *)x;
+    const int32_t s2 = 2 * stride, s3 = 3 * stride, s4 = 4 * stride;
+    const uint8_t *const end4 = u + (count >> 2) * s4;
+    while (u != end4) {
+        const uint8_t x0 = u[0], x1 = u[stride], x2 = u[s2], x3 = u[s3];
+        out[0] = lut[x0];
+        out[stride] = lut[x1];
+        out[s2] = lut[x2];
+        out[s3] = lut[x3];
+        u += s4;
+        out += s4;
+    }
+    for (int32_t i = count & 3; i > 0; i--) {
+        *out = lut[*u];
+        u += stride;
+        out += stride;
+    }
+}
+
 #endif /* TH_NN_EW_PACK_H */

@@ -159,6 +159,24 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_CHAN /* ADD/SUB channel broadcast: the row's doubled values once */
 #define TH_NN_KEEP_ADD_CHAN 1
 #endif
+#ifndef TH_NN_KEEP_ADD_TAB_D /* ADD/SUB same shape, many outputs: input1's table doubled */
+#define TH_NN_KEEP_ADD_TAB_D 1
+#endif
+#ifndef TH_NN_KEEP_ADD_TAB_LO_D
+#define TH_NN_KEEP_ADD_TAB_LO_D 1
+#endif
+#ifndef TH_NN_KEEP_ADD_TAB_SUB_D
+#define TH_NN_KEEP_ADD_TAB_SUB_D 1
+#endif
+#ifndef TH_NN_KEEP_ADD_TAB_SUB_LO_D
+#define TH_NN_KEEP_ADD_TAB_SUB_LO_D 1
+#endif
+#ifndef TH_NN_KEEP_ADD_TAB_BOTH_D
+#define TH_NN_KEEP_ADD_TAB_BOTH_D 1
+#endif
+#ifndef TH_NN_KEEP_ADD_CHAN_LUT /* ADD/SUB channel broadcast, many rows: a table a channel */
+#define TH_NN_KEEP_ADD_CHAN_LUT 1
+#endif
 #ifndef TH_NN_KEEP_ADD_LUT /* ADD/SUB scalar broadcast: a 256-byte output table per call */
 #define TH_NN_KEEP_ADD_LUT 1
 #endif
@@ -170,6 +188,9 @@ void th_nn_path_taken(const char *name);
 #endif
 #ifndef TH_NN_KEEP_MUL_CHAN /* MUL channel broadcast: the row's factors once */
 #define TH_NN_KEEP_MUL_CHAN 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_LUT /* MUL channel broadcast, many rows: a table a channel */
+#define TH_NN_KEEP_MUL_CHAN_LUT 1
 #endif
 #ifndef TH_NN_KEEP_MUL_SPATIAL /* MUL spatial broadcast: the row loop in one call */
 #define TH_NN_KEEP_MUL_SPATIAL 1

@@ -169,3 +169,26 @@ def add_input_tables(p: AddParams) -> tuple[np.ndarray, np.ndarray]:
                                         -shift)
         tables.append(np.asarray(scaled, dtype=np.int64).astype("<i4"))
     return tables[0], tables[1]
+
+
+def collapse_broadcast(s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[int, ...]
+                       ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:  # fmt: skip
+    """The shapes of a binary elementwise op (NumPy broadcasting of s1 and s2 to out) with as
+    few dims as walk the same elements (kernels_c/elementwise/th_nn_broadcast.h): output dims
+    of 1 dropped, neighbours merged where each input is contiguous in both or broadcasts in
+    both; the inputs get the output's dims where they advance and 1 where they broadcast."""
+    rank = len(out)
+    d1 = (1,) * (rank - len(s1)) + tuple(s1)
+    d2 = (1,) * (rank - len(s2)) + tuple(s2)
+    merged: list[list[int]] = []  # [dim, input1 advances, input2 advances], innermost first
+    for i in range(rank - 1, -1, -1):
+        if out[i] == 1:
+            continue
+        a1, a2 = int(d1[i] != 1), int(d2[i] != 1)
+        if merged and merged[-1][1:] == [a1, a2]:
+            merged[-1][0] *= out[i]
+        else:
+            merged.append([out[i], a1, a2])
+    merged = merged[::-1] or [[1, 0, 0]]
+    return (tuple(d if a else 1 for d, a, _ in merged),
+            tuple(d if a else 1 for d, _, a in merged), tuple(d for d, _, _ in merged))

@@ -31,7 +31,7 @@ from tinyhost.arith.activations import (
 from tinyhost.arith.binary import PreluParams
 from tinyhost.arith.constant_channels import ConstantChannels, constant_channels
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
-from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.elementwise import AddParams, MulParams, collapse_broadcast
 from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams
@@ -356,6 +356,19 @@ class _Model:
         if rank == 0:
             rank, dims = 1, [1]
         return f"{{{rank}, {{{', '.join(map(str, dims + [1] * (MAX_RANK - len(dims))))}}}}}"
+
+    def binary_shapes(self, a: int, b: int, out: int) -> str:
+        """`s1`, `s2` and `so` of a binary elementwise call as the kernel's broadcast walk
+        reduces them (collapse_broadcast): the same elements and walk, fewer dims for the
+        kernel to analyse on every call."""
+        dims = [tuple(int(d) for d in self.graph.tensors[t].shape) for t in (a, b, out)]
+        s1, s2, so = collapse_broadcast(*dims)
+
+        def text(d: tuple[int, ...]) -> str:
+            return f"{{{len(d)}, {{{', '.join(map(str, [*d, *[1] * (MAX_RANK - len(d))]))}}}}}"
+
+        return (f"    static const th_shape s1 = {text(s1)}, s2 = {text(s2)}, "
+                f"so = {text(so)};\n")
 
     def shape_with_axis(self, t: int, rank: int, axis: int) -> str:
         """th_shape of tensor t seen with `rank` dims: its own, or with a 1 at `axis` (UNPACK
@@ -844,8 +857,7 @@ class _Model:
         if isinstance(p, AddParams):
             a, b2 = call.inputs[0], call.inputs[1]
             head, tables = self.add_params(call, p, i, "params", "quant")
-            head += (f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
-                     f"so = {self.shape(out)};\n")  # fmt: skip
+            head += self.binary_shapes(a, b2, out)
             et = "int16_t" if call.function in ("th_add_s16", "th_sub_s16") else "int8_t"
             return (head + f"    return {call.function}(NULL, &params, &quant, {tables}&s1, "
                     f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, &so, "
@@ -858,8 +870,7 @@ class _Model:
                     f"{{{p.activation_min}, {p.activation_max}}}}};\n"
                     f"    static const th_per_tensor_quant quant = {{{p.output_multiplier}, "
                     f"{p.output_shift}}};\n"
-                    f"    static const th_shape s1 = {self.shape(a)}, s2 = {self.shape(b2)}, "
-                    f"so = {self.shape(out)};\n"
+                    f"{self.binary_shapes(a, b2, out)}"
                     f"    return {call.function}(NULL, &params, &quant, &s1, "
                     f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, "
                     f"&so, {self.pointer(out, et, const=False)});"), ""
