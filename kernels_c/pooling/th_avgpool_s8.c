@@ -587,12 +587,52 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
 /* Column sums of columns [x0, x1) moved to the next output row's window, rows [n0, e1):
  * rows [l0, l1) subtracted and [e0, e1) added, or (fresh) summed afresh over [n0, e1); one
  * pass per column, each group of four channels in registers. */
+/* n4 groups of four channels at col (int16 sums) and q (input bytes of row l0): + the row d
+ * bytes on, - row l0, nr times a row further down. */
+static void cols_pairs(int16_t *col, const int8_t *q, int32_t n4, int32_t nr, int32_t row,
+                       int32_t d)
+{
+    for (int32_t g = 0; g < n4; g++, col += 4, q += 4) {
+        int32_t a = th_read_s32(col), b = th_read_s32(col + 2);
+        const int8_t *r = q;
+        for (int32_t i = 0; i < nr; i++, r += row) {
+            const int32_t lv = th_read_s32(r), ev = th_read_s32(r + d);
+            a = avg_ssub16(th_sxtab16(a, ev), th_sxtb16(lv));
+            b = avg_ssub16(th_sxtab16_ror8(b, ev), th_sxtb16_ror8(lv));
+        }
+        th_write_s32(col, a);
+        th_write_s32(col + 2, b);
+    }
+}
+
 static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0, int32_t l1,
                        int32_t e0, int32_t e1, int32_t n0, int32_t x0, int32_t x1, int32_t ch,
                        int fresh)
 {
     const int32_t c4 = ch & ~3;
     const int32_t a0 = fresh ? n0 : e0;
+    if (!fresh && l1 - l0 == e1 - e0 && l1 > l0 && x1 > x0) {
+        /* As many rows enter as leave (strided rows): in pairs, whole groups in one run when
+         * C is a multiple of four. */
+        const int32_t d = (e0 - l0) * row;
+        const int8_t *q = image + l0 * row + x0 * ch;
+        if (c4 == ch) {
+            cols_pairs(cs + x0 * ch, q, (x1 - x0) * ch / 4, l1 - l0, row, d);
+            return;
+        }
+        for (int32_t x = x0; x < x1; x++, q += ch) {
+            int16_t *col = cs + x * ch;
+            cols_pairs(col, q, c4 / 4, l1 - l0, row, d);
+            for (int32_t c = c4; c < ch; c++) {
+                int32_t v = col[c];
+                for (int32_t i = 0, o = c; i < l1 - l0; i++, o += row) {
+                    v += q[o + d] - q[o];
+                }
+                col[c] = (int16_t)v;
+            }
+        }
+        return;
+    }
     for (int32_t x = x0; x < x1; x++) {
         int16_t *col = cs + x * ch;
         const int8_t *px = image + x * ch;
