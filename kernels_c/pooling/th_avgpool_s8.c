@@ -738,7 +738,8 @@ static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_param
         if (rows * cols != dv->count) {
             avg_s1_div_set(dv, rows * cols);
         }
-        s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel, up);
+        s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel && n > 2,
+                up);
         ox += n;
     }
 }
