@@ -622,7 +622,9 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
         }
         for (int32_t x = x0; x < x1; x++, q += ch) {
             int16_t *col = cs + x * ch;
-            cols_pairs(col, q, c4 / 4, l1 - l0, row, d);
+            if (c4 > 0) {
+                cols_pairs(col, q, c4 / 4, l1 - l0, row, d);
+            }
             for (int32_t c = c4; c < ch; c++) {
                 int32_t v = col[c];
                 for (int32_t i = 0, o = c; i < l1 - l0; i++, o += row) {
@@ -865,18 +867,41 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
  * channels ending at C - 1, its bytes written twice with the same values: a pixel's bytes
  * are written after every read of its window, which they never overlap, th_nn.h (c)), the
  * average by the reciprocal (s1_avg4, count >= 3) or avg_round; 1-3 channels one byte at a
- * time, the channel count a constant of each loop. */
+ * time (1-2: window rows four bytes at a time), the channel count a constant of each loop. */
 TH_INLINE void direct_small(const int8_t *px, int32_t rows, int32_t row_step, int32_t cols,
                             int32_t ch, int32_t count, const s1_consts *c, int32_t act_min,
                             int32_t act_max, int8_t *dst)
 {
     int32_t acc[3] = {0, 0, 0};
-    for (int32_t y = 0; y < rows; y++, px += row_step) {
-        const int8_t *q = px;
-        for (int32_t x = 0; x < cols; x++, q += ch) {
+    if (ch < 3) {
+        /* A window row is cols * ch contiguous bytes: four at a time into int16 lanes (byte
+         * j into a if j % 4 is 0 or 2, else b: channel j % ch; at most 64 bytes a lane
+         * with 256 taps), the rest one at a time. */
+        const int32_t n = cols * ch;
+        int32_t a = 0, b = 0;
+        for (int32_t y = 0; y < rows; y++, px += row_step) {
+            int32_t j = 0;
+            for (; j + 4 <= n; j += 4) {
+                const int32_t w = th_read_s32(px + j);
+                a = th_sxtab16(a, w);
+                b = th_sxtab16_ror8(b, w);
+            }
+            for (; j < n; j++) {
+                acc[j & (ch - 1)] += px[j];
+            }
+        }
+        acc[0] +=
+            (int16_t)(uint16_t)((uint32_t)a & 0xFFFFu) + (int16_t)(uint16_t)((uint32_t)a >> 16);
+        acc[ch - 1] +=
+            (int16_t)(uint16_t)((uint32_t)b & 0xFFFFu) + (int16_t)(uint16_t)((uint32_t)b >> 16);
+    } else {
+        for (int32_t y = 0; y < rows; y++, px += row_step) {
+            const int8_t *q = px;
+            for (int32_t x = 0; x < cols; x++, q += ch) {
 #pragma GCC unroll 3
-            for (int32_t k = 0; k < ch; k++) {
-                acc[k] += q[k];
+                for (int32_t k = 0; k < ch; k++) {
+                    acc[k] += q[k];
+                }
             }
         }
     }
