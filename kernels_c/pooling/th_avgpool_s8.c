@@ -875,7 +875,7 @@ TH_INLINE void direct_small(const int8_t *px, int32_t rows, int32_t row_step, in
     int32_t acc[3] = {0, 0, 0};
     if (ch < 3) {
         /* A window row is cols * ch contiguous bytes: four at a time into int16 lanes (byte
-         * j into a if j % 4 is 0 or 2, else b: channel j % ch; at most 64 bytes a lane
+         * j into a if j % 4 is 0 or 2, else b: channel j % ch; at most 128 bytes a lane
          * with 256 taps), the rest one at a time. */
         const int32_t n = cols * ch;
         int32_t a = 0, b = 0;
