@@ -381,6 +381,39 @@ def test_avgpool_large_windows_stride1(kern_both):
         assert_same(i8(bufs[5], out_shape), want, f"avgpool {x.shape} k{fh}x{fw} case {i}")
 
 
+def test_avgpool_strided_large_windows(kern_both):
+    """Issue 14's average pool shapes: windows 2..15 each way, strides 1..3 (each way),
+    SAME / VALID, 1..64 channels (odd ones, tails past a multiple of four), activations;
+    with exactly the scratch plan/scratch.py grants (the column-sum paths, stride-1 rows with
+    zero padding columns, strided rows with moved or fresh column sums) and without it, in
+    both builds, against the NumPy reference."""
+    rng = np.random.default_rng(1414)
+    for i in range(40):
+        c = [1, 2, 3, 4, 5, 7, 8, 13, 18, 31, 33, 64][i % 12]
+        fh, fw = int(rng.integers(2, 16)), int(rng.integers(2, 16))
+        sh, sw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        h = int(rng.integers(fh, fh + 9))
+        w = int(rng.integers(fw, fw + 9))
+        padding = Padding.SAME if i % 2 else Padding.VALID
+        pads = compute_window_padding(padding, h, w, fh, fw, sh, sw)
+        lo, hi = ((-128, 127) if i % 5 else
+                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
+        p = PoolParams(sh, sw, fh, fw, pads.top, pads.left, pads.bottom, pads.right, lo, hi)
+        x = random_int8(rng, (1 + i % 2, h, w, c))
+        out_shape = (x.shape[0], pads.out_h, pads.out_w, c)
+        want = avg_pool_int8(x, p)
+        need = avgpool_scratch(w, c, out_shape[1:3], (fh, fw), (sh, sw))
+        tag = f"avgpool {x.shape} k{fh}x{fw} s{sh}x{sw} {padding.name} case {i}"
+        status, bufs = kern_both.call("th_avgpool_s8", *_pool_args(x, p, out_shape))
+        assert status == TH_OK, tag
+        assert_same(i8(bufs[5], out_shape), want, tag)
+        if need:
+            args = _pool_args(x, p, out_shape)
+            status, bufs = kern_both.call("th_avgpool_s8", ("ctx", 6), *args[1:], out(need))
+            assert status == TH_OK, tag
+            assert_same(i8(bufs[5], out_shape), want, tag + " with scratch")
+
+
 @SETTINGS
 @given(st.data())
 def test_maxpool(kern_both, data):

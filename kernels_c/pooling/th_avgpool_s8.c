@@ -82,6 +82,16 @@ static int avg_separable(const th_pool_params *p, const th_dims *in, const th_di
            (int64_t)in->w * in->c <= (INT64_C(1) << 26);
 }
 
+/* Columns of column sums: W, or at stride 1 max(W + KW - 1, OW - 1 + KW), room for zero
+ * columns in the padding on both sides (the DSP path's stride-1 rows, avg_lanes_image). */
+static int32_t avg_cs_cols(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    if (p->stride.h != 1 || p->stride.w != 1) {
+        return in->w;
+    }
+    return TH_MAX(in->w + p->filter.w - 1, out->w - 1 + p->filter.w);
+}
+
 int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
                                    const th_dims *output_dims)
 {
@@ -91,7 +101,8 @@ int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *
         !avg_separable(params, input_dims, output_dims)) {
         return 0;
     }
-    return ((2 * input_dims->w * input_dims->c + 3) & ~3) + 4 * input_dims->c;
+    return ((2 * avg_cs_cols(params, input_dims, output_dims) * input_dims->c + 3) & ~3) +
+           4 * input_dims->c;
 }
 
 /* cs[k] += sign * row[k] over the n values of one input row segment. */
@@ -415,10 +426,13 @@ TH_INLINE s1_consts s1_consts_of(const avg_s1_div *dp)
 
 /* The four averages of channel sums a = (c0, c2), b = (c1, c3) as int8 bytes c0..c3 (an
  * even count's rounding needs the lanes' signs). */
-TH_INLINE int32_t s1_avg4(int32_t a, int32_t b, const s1_consts *c)
+TH_INLINE int32_t s1_avg4_t(int32_t a, int32_t b, const s1_consts *c, int even)
 {
-    const int32_t xa = th_sadd16(th_sadd16(a, c->k), avg_sign16(a) & c->even_mask);
-    const int32_t xb = th_sadd16(th_sadd16(b, c->k), avg_sign16(b) & c->even_mask);
+    int32_t xa = th_sadd16(a, c->k), xb = th_sadd16(b, c->k);
+    if (even) {
+        xa = th_sadd16(xa, avg_sign16(a));
+        xb = th_sadd16(xb, avg_sign16(b));
+    }
     const int32_t q02 = avg_tops(avg_smlawb(c->m, xa, c->mh), avg_smlawt(c->m, xa, c->mh));
     const int32_t q13 = avg_tops(avg_smlawb(c->m, xb, c->mh), avg_smlawt(c->m, xb, c->mh));
     uint32_t q = (uint32_t)q02 | ((uint32_t)q13 << 8);
@@ -426,6 +440,11 @@ TH_INLINE int32_t s1_avg4(int32_t a, int32_t b, const s1_consts *c)
         q = avg_clamp_u8x4(q, c->lo, c->hi);
     }
     return (int32_t)(q ^ 0x80808080u);
+}
+
+TH_INLINE int32_t s1_avg4(int32_t a, int32_t b, const s1_consts *c)
+{
+    return c->even ? s1_avg4_t(a, b, c, 1) : s1_avg4_t(a, b, c, 0);
 }
 
 /* One channel's average of the sum s (count >= 3, as s1_avg4). */
@@ -437,45 +456,6 @@ TH_INLINE int8_t s1_avg1(int32_t s, const s1_consts *c)
         q = th_clamp(q, (int32_t)(c->lo & 0xFFu), (int32_t)(c->hi & 0xFFu));
     }
     return (int8_t)(q - 128);
-}
-
-/* cs[pidx] += entering row - leaving row (either NULL: none) over columns [x0, x1): four
- * channels at a time in words, the rest one at a time. */
-static void s1_cols_move(int16_t *cs, const int8_t *enter, const int8_t *leave, int32_t x0,
-                         int32_t x1, int32_t ch)
-{
-    const int32_t c4 = ch & ~3;
-    for (int32_t x = x0; x < x1; x++) {
-        int16_t *col = cs + x * ch;
-        const int8_t *e = enter != NULL ? enter + x * ch : NULL;
-        const int8_t *l = leave != NULL ? leave + x * ch : NULL;
-        for (int32_t k = 0; k < c4; k += 4) {
-            int32_t a = th_read_s32(col + k);
-            int32_t b = th_read_s32(col + k + 2);
-            if (e != NULL) {
-                const int32_t v = th_read_s32(e + k);
-                a = th_sxtab16(a, v);
-                b = th_sxtab16_ror8(b, v);
-            }
-            if (l != NULL) {
-                const int32_t v = th_read_s32(l + k);
-                a = avg_ssub16(a, th_sxtb16(v));
-                b = avg_ssub16(b, th_sxtb16_ror8(v));
-            }
-            th_write_s32(col + k, a);
-            th_write_s32(col + k + 2, b);
-        }
-        for (int32_t c = c4; c < ch; c++) {
-            int32_t v = col[c];
-            if (e != NULL) {
-                v += e[c];
-            }
-            if (l != NULL) {
-                v -= l[c];
-            }
-            col[c] = (int16_t)v;
-        }
-    }
 }
 
 /* acc += (sub: -=) the column sums of columns [x0, x1), two halfwords at a time (acc and cs
@@ -496,36 +476,21 @@ static void s1_cols_acc(int16_t *acc, const int16_t *cs, int32_t x0, int32_t x1,
     }
 }
 
-/* dst = the averages of acc (count >= 3: dp set for count). */
-static void s1_out(const int16_t *acc, int32_t ch, const avg_s1_div *dp, int8_t *dst)
-{
-    const s1_consts c = s1_consts_of(dp);
-    const int32_t c4 = ch & ~3;
-    for (int32_t k = 0; k < c4; k += 4) {
-        th_write_s32(dst + k, s1_avg4(th_read_s32(acc + k), th_read_s32(acc + k + 2), &c));
-    }
-    for (int32_t k = c4; k < ch; k++) {
-        dst[k] = s1_avg1(acc[k], &c);
-    }
-}
-
 /* n interior pixels from column x0 (one column enters each window, w = the filter width,
  * and one leaves; the count dp->count >= 3 the same for all): acc += entering column; the
  * averages; acc -= leaving column; with update, the leaving column then moved to the next
- * row (+ input row xe, - input row xl, both at the pixel's first column), in a second pass
- * over the channels (fewer live registers). */
-__attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t x0,
-                                              int32_t w, int32_t n, const int8_t *xe,
-                                              const int8_t *xl, int32_t ch,
-                                              const avg_s1_div *dp, int8_t *dst,
-                                              int by_channel, int update)
+ * row (+ input row xe, - input row xl, both at the pixel's first column). update and even
+ * (the count's parity: odd counts need no sign lanes) are constants of each copy. */
+TH_INLINE void s1_span_t(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t n,
+                         const int8_t *xe, const int8_t *xl, int32_t ch, const s1_consts *cp,
+                         int8_t *dst, int by_channel, int update, int even)
 {
-    const s1_consts c = s1_consts_of(dp);
+    const s1_consts c = *cp;
     const int32_t c4 = ch & ~3;
     int16_t *leave = cs + x0 * ch;
     const int16_t *enter = leave + (w - 1) * ch;
-    const int8_t *e = xe + x0 * ch;
-    const int8_t *l = xl + x0 * ch;
+    const int8_t *e = update ? xe + x0 * ch : xe;
+    const int8_t *l = update ? xl + x0 * ch : xl;
     if (by_channel) {
         /* Output apart from the input: a group of four channels (then each other channel)
          * over the whole span, its sums in registers. */
@@ -534,7 +499,7 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
             for (int32_t i = 0, o = k; i < n; i++, o += ch) {
                 a = th_sadd16(a, th_read_s32(enter + o));
                 b = th_sadd16(b, th_read_s32(enter + o + 2));
-                th_write_s32(dst + o, s1_avg4(a, b, &c));
+                th_write_s32(dst + o, s1_avg4_t(a, b, &c, even));
                 const int32_t la = th_read_s32(leave + o), lb = th_read_s32(leave + o + 2);
                 a = avg_ssub16(a, la);
                 b = avg_ssub16(b, lb);
@@ -548,95 +513,269 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
             th_write_s32(acc + k, a);
             th_write_s32(acc + k + 2, b);
         }
-        for (int32_t k = c4; k < ch; k++) {
-            int32_t a = acc[k];
-            for (int32_t i = 0, o = k; i < n; i++, o += ch) {
-                a += enter[o];
-                dst[o] = s1_avg1(a, &c);
-                a -= leave[o];
+    } else {
+        /* In place: pixel by pixel, each group's output, its sums and its leaving column's
+         * move in one pass (pixel q's output never overlaps what q or a later pixel reads,
+         * th_nn.h (c)), then the other channels. */
+        for (int32_t i = 0; i < n; i++) {
+            for (int32_t k = 0; k < c4; k += 4) {
+                const int32_t a = th_sadd16(th_read_s32(acc + k), th_read_s32(enter + k));
+                const int32_t b =
+                    th_sadd16(th_read_s32(acc + k + 2), th_read_s32(enter + k + 2));
+                th_write_s32(dst + k, s1_avg4_t(a, b, &c, even));
+                const int32_t la = th_read_s32(leave + k), lb = th_read_s32(leave + k + 2);
+                th_write_s32(acc + k, avg_ssub16(a, la));
+                th_write_s32(acc + k + 2, avg_ssub16(b, lb));
                 if (update) {
-                    leave[o] = (int16_t)(leave[o] + e[o] - l[o]);
+                    const int32_t ev = th_read_s32(e + k), lv = th_read_s32(l + k);
+                    th_write_s32(leave + k, avg_ssub16(th_sxtab16(la, ev), th_sxtb16(lv)));
+                    th_write_s32(leave + k + 2,
+                                 avg_ssub16(th_sxtab16_ror8(lb, ev), th_sxtb16_ror8(lv)));
                 }
             }
-            acc[k] = (int16_t)a;
-        }
-        return;
-    }
-    if (c4 == 0) {
-        /* Fewer than four channels: one flat loop over the span's values, acc by channel. */
-        int32_t ci = 0;
-        for (int32_t j = 0; j < n * ch; j++) {
-            const int32_t a = acc[ci] + enter[j];
-            dst[j] = s1_avg1(a, &c);
-            acc[ci] = (int16_t)(a - leave[j]);
-            if (update) {
-                leave[j] = (int16_t)(leave[j] + e[j] - l[j]);
-            }
-            ci = ci + 1 == ch ? 0 : ci + 1;
-        }
-        return;
-    }
-    for (int32_t i = 0; i < n; i++) {
-        for (int32_t k = 0; k < c4; k += 4) {
-            const int32_t a = th_sadd16(th_read_s32(acc + k), th_read_s32(enter + k));
-            const int32_t b = th_sadd16(th_read_s32(acc + k + 2), th_read_s32(enter + k + 2));
-            th_write_s32(dst + k, s1_avg4(a, b, &c));
-            th_write_s32(acc + k, avg_ssub16(a, th_read_s32(leave + k)));
-            th_write_s32(acc + k + 2, avg_ssub16(b, th_read_s32(leave + k + 2)));
-        }
-        for (int32_t k = c4; k < ch; k++) {
-            const int32_t a = acc[k] + enter[k];
-            dst[k] = s1_avg1(a, &c);
-            acc[k] = (int16_t)(a - leave[k]);
-        }
-        if (update) {
-            for (int32_t k = 0; k < c4; k += 4) {
-                const int32_t ev = th_read_s32(e + k), lv = th_read_s32(l + k);
-                const int32_t la = th_read_s32(leave + k), lb = th_read_s32(leave + k + 2);
-                th_write_s32(leave + k, avg_ssub16(th_sxtab16(la, ev), th_sxtb16(lv)));
-                th_write_s32(leave + k + 2,
-                             avg_ssub16(th_sxtab16_ror8(lb, ev), th_sxtb16_ror8(lv)));
-            }
             for (int32_t k = c4; k < ch; k++) {
-                leave[k] = (int16_t)(leave[k] + e[k] - l[k]);
+                const int32_t a = acc[k] + enter[k];
+                dst[k] = s1_avg1(a, &c);
+                acc[k] = (int16_t)(a - leave[k]);
+                if (update) {
+                    leave[k] = (int16_t)(leave[k] + e[k] - l[k]);
+                }
+            }
+            dst += ch;
+            leave += ch;
+            enter += ch;
+            e += update ? ch : 0;
+            l += update ? ch : 0;
+        }
+        return;
+    }
+    /* The channels past C & ~3, channel by channel over the span. */
+    for (int32_t k = c4; k < ch; k++) {
+        int32_t a = acc[k];
+        for (int32_t i = 0, o = k; i < n; i++, o += ch) {
+            a += enter[o];
+            dst[o] = s1_avg1(a, &c);
+            a -= leave[o];
+            if (update) {
+                leave[o] = (int16_t)(leave[o] + e[o] - l[o]);
             }
         }
-        dst += ch;
-        leave += ch;
-        enter += ch;
-        e += ch;
-        l += ch;
+        acc[k] = (int16_t)a;
     }
 }
 
+__attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t x0,
+                                              int32_t w, int32_t n, const int8_t *xe,
+                                              const int8_t *xl, int32_t ch,
+                                              const avg_s1_div *dp, int8_t *dst,
+                                              int by_channel, int update)
+{
+    const s1_consts c = s1_consts_of(dp);
+    if (update) {
+        if (c.even) {
+            s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 1, 1);
+        } else {
+            s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 1, 0);
+        }
+    } else if (c.even) {
+        s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 0, 1);
+    } else {
+        s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 0, 0);
+    }
+}
+
+/* Column sums of columns [x0, x1) moved to the next output row's window, rows [n0, e1):
+ * rows [l0, l1) subtracted and [e0, e1) added, or (fresh) summed afresh over [n0, e1); one
+ * pass per column, each group of four channels in registers. */
+/* n4 groups of four channels at col (int16 sums) and q (input bytes of row l0): + the row d
+ * bytes on, - row l0, nr times a row further down. */
+static void cols_pairs(int16_t *col, const int8_t *q, int32_t n4, int32_t nr, int32_t row,
+                       int32_t d)
+{
+    for (int32_t g = 0; g < n4; g++, col += 4, q += 4) {
+        int32_t a = th_read_s32(col), b = th_read_s32(col + 2);
+        const int8_t *r = q;
+        for (int32_t i = 0; i < nr; i++, r += row) {
+            const int32_t lv = th_read_s32(r), ev = th_read_s32(r + d);
+            a = avg_ssub16(th_sxtab16(a, ev), th_sxtb16(lv));
+            b = avg_ssub16(th_sxtab16_ror8(b, ev), th_sxtb16_ror8(lv));
+        }
+        th_write_s32(col, a);
+        th_write_s32(col + 2, b);
+    }
+}
+
+static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0, int32_t l1,
+                       int32_t e0, int32_t e1, int32_t n0, int32_t x0, int32_t x1, int32_t ch,
+                       int fresh)
+{
+    const int32_t c4 = ch & ~3;
+    const int32_t a0 = fresh ? n0 : e0;
+    if (!fresh && l1 - l0 == e1 - e0 && l1 > l0 && x1 > x0) {
+        /* As many rows enter as leave (strided rows): in pairs, whole groups in one run when
+         * C is a multiple of four. */
+        const int32_t d = (e0 - l0) * row;
+        const int8_t *q = image + l0 * row + x0 * ch;
+        if (c4 == ch) {
+            cols_pairs(cs + x0 * ch, q, (x1 - x0) * ch / 4, l1 - l0, row, d);
+            return;
+        }
+        for (int32_t x = x0; x < x1; x++, q += ch) {
+            int16_t *col = cs + x * ch;
+            if (c4 > 0) {
+                cols_pairs(col, q, c4 / 4, l1 - l0, row, d);
+            }
+            for (int32_t c = c4; c < ch; c++) {
+                int32_t v = col[c];
+                for (int32_t i = 0, o = c; i < l1 - l0; i++, o += row) {
+                    v += q[o + d] - q[o];
+                }
+                col[c] = (int16_t)v;
+            }
+        }
+        return;
+    }
+    for (int32_t x = x0; x < x1; x++) {
+        int16_t *col = cs + x * ch;
+        const int8_t *px = image + x * ch;
+        for (int32_t k = 0; k < c4; k += 4) {
+            int32_t a = 0, b = 0;
+            if (!fresh) {
+                a = th_read_s32(col + k);
+                b = th_read_s32(col + k + 2);
+                for (int32_t y = l0; y < l1; y++) {
+                    const int32_t v = th_read_s32(px + y * row + k);
+                    a = avg_ssub16(a, th_sxtb16(v));
+                    b = avg_ssub16(b, th_sxtb16_ror8(v));
+                }
+            }
+            for (int32_t y = a0; y < e1; y++) {
+                const int32_t v = th_read_s32(px + y * row + k);
+                a = th_sxtab16(a, v);
+                b = th_sxtab16_ror8(b, v);
+            }
+            th_write_s32(col + k, a);
+            th_write_s32(col + k + 2, b);
+        }
+        for (int32_t c = c4; c < ch; c++) {
+            int32_t v = 0;
+            if (!fresh) {
+                v = col[c];
+                for (int32_t y = l0; y < l1; y++) {
+                    v -= px[y * row + c];
+                }
+            }
+            for (int32_t y = a0; y < e1; y++) {
+                v += px[y * row + c];
+            }
+            col[c] = (int16_t)v;
+        }
+    }
+}
+
+/* One pixel off the span (count >= 3): per group of four channels, in registers, acc +=
+ * the column sums of columns [a0, a1); the averages; acc -= columns [l0, l1). */
+static void lanes_pixel(int16_t *acc, const int16_t *cs, int32_t a0, int32_t a1, int32_t l0,
+                        int32_t l1, int32_t ch, const avg_s1_div *dp, int8_t *dst)
+{
+    const s1_consts c = s1_consts_of(dp);
+    const int32_t c4 = ch & ~3;
+    for (int32_t k = 0; k < c4; k += 4) {
+        int32_t a = th_read_s32(acc + k), b = th_read_s32(acc + k + 2);
+        const int16_t *p = cs + a0 * ch + k;
+        for (int32_t x = a0; x < a1; x++, p += ch) {
+            a = th_sadd16(a, th_read_s32(p));
+            b = th_sadd16(b, th_read_s32(p + 2));
+        }
+        th_write_s32(dst + k, s1_avg4(a, b, &c));
+        p = cs + l0 * ch + k;
+        for (int32_t x = l0; x < l1; x++, p += ch) {
+            a = avg_ssub16(a, th_read_s32(p));
+            b = avg_ssub16(b, th_read_s32(p + 2));
+        }
+        th_write_s32(acc + k, a);
+        th_write_s32(acc + k + 2, b);
+    }
+    for (int32_t k = c4; k < ch; k++) {
+        int32_t a = acc[k];
+        for (int32_t x = a0; x < a1; x++) {
+            a += cs[x * ch + k];
+        }
+        dst[k] = s1_avg1(a, &c);
+        for (int32_t x = l0; x < l1; x++) {
+            a -= cs[x * ch + k];
+        }
+        acc[k] = (int16_t)a;
+    }
+}
+
+/* Columns of pixel ox's window at stride 1 (pl: the left padding), clipped to the input. */
+TH_INLINE int32_t s1_cols_of(int32_t ox, int32_t pl, int32_t fw, int32_t in_w)
+{
+    const int32_t o = ox - pl;
+    return TH_MIN(in_w, o + fw) - TH_MAX(0, o);
+}
+
+/* One output row at stride 1 as spans over csb (the column sums from input column 0, zero
+ * columns in the padding on both sides, so one column enters and one leaves every window):
+ * the pixels of one count (rows * columns >= 3) and one update in one s1_span. update:
+ * pixel ox's leaving column (ox >= pl: an input column) moved to the next row there. */
+static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
+                   int32_t in_w, int32_t out_w, int32_t ch, const int8_t *xe,
+                   const int8_t *xl, int update, avg_s1_div *dv, int8_t *dst, int by_channel)
+{
+    const int32_t pl = p->padding.w, fw = p->filter.w;
+    for (int32_t c = 0; c < ch; c++) {
+        acc[c] = 0;
+    }
+    s1_cols_acc(acc, csb, 0, TH_MIN(in_w, fw - 1 - pl), ch, 0);
+    for (int32_t ox = 0; ox < out_w;) {
+        const int32_t cols = s1_cols_of(ox, pl, fw, in_w);
+        const int up = update && ox >= pl;
+        int32_t n = 1;
+        while (ox + n < out_w && s1_cols_of(ox + n, pl, fw, in_w) == cols &&
+               (update && ox + n >= pl) == up) {
+            n++;
+        }
+        if (rows * cols != dv->count) {
+            avg_s1_div_set(dv, rows * cols);
+        }
+        s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel && n > 2,
+                up);
+        ox += n;
+    }
+}
 
 static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
-                         const th_dims *out, int8_t *dst, int16_t *cs, int16_t *acc,
-                         int by_channel)
+                            const th_dims *out, int8_t *dst, int16_t *cs, int16_t *acc,
+                            int by_channel)
 {
     const int32_t in_h = in->h, in_w = in->w, ch = in->c;
     const int32_t c4 = ch & ~3;
     const int32_t act_min = p->activation.min, act_max = p->activation.max;
     const int32_t row = in_w * ch, fw = p->filter.w, pad_w = p->padding.w;
     const int32_t sh = p->stride.h, sw = p->stride.w;
-    /* Stride 1: pixels [1, span_end) whose window's first column is not clipped and whose
-     * last column enters unclipped (ox - pad_w >= 0, ox - pad_w + fw <= W), not the row's
-     * last: one column enters and one leaves. Other strides: no span. */
-    const int32_t span_end =
-        sh == 1 && sw == 1 ? TH_MIN(out->w - 1, in_w - fw + pad_w + 1) : 0;
-    const int32_t span_start = TH_MAX(1, pad_w);
+    /* Stride 1: column sums from csb = cs + pad_w columns, the padding's columns zero (pad_w
+     * < fw: every window has input; avg_cs_cols columns cover the last window). */
+    const int s1 = sh == 1 && sw == 1;
+    int16_t *csb = cs;
+    if (s1) {
+        csb = cs + pad_w * ch;
+        for (int32_t k = 0; k < pad_w * ch; k++) {
+            cs[k] = 0;
+        }
+        for (int32_t k = (pad_w + in_w) * ch; k < avg_cs_cols(p, in, out) * ch; k++) {
+            cs[k] = 0;
+        }
+    }
     avg_s1_div dv;
     dv.lo = (uint32_t)(act_min + 128) * 0x01010101u;
     dv.hi = (uint32_t)(act_max + 128) * 0x01010101u;
     dv.clamp = act_min > -128 || act_max < 127;
     dv.count = 0;
     th_nn_window wy = th_nn_window_at(0, sh, p->padding.h, p->filter.h, in_h);
-    for (int32_t k = 0; k < row; k++) {
-        cs[k] = 0;
-    }
-    for (int32_t y = wy.origin + wy.start; y < wy.origin + wy.end; y++) {
-        s1_cols_move(cs, image + y * row, NULL, 0, in_w, ch);
-    }
+    lanes_cols(csb, image, row, 0, 0, wy.origin + wy.start, wy.origin + wy.end,
+               wy.origin + wy.start, 0, in_w, ch, 1);
     for (int32_t oy = 0; oy < out->h; oy++) {
         const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
         const int last_row = oy + 1 == out->h;
@@ -651,30 +790,43 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
         const int32_t enter_start = last_row ? ne : TH_MAX(ye, ns);
         const int8_t *xl = leave_end > ys ? image + ys * row : NULL;
         const int8_t *xe = ne > enter_start ? image + (ne - 1) * row : NULL;
+        const int32_t rows = ye - ys;
+        if (s1 && rows * TH_MIN(s1_cols_of(0, pad_w, fw, in_w),
+                                s1_cols_of(out->w - 1, pad_w, fw, in_w)) >= 3) {
+            /* Stride 1 (every count >= 3: the fewest columns are at the row's ends). With a
+             * row entering and one leaving, each pixel moves its leaving column; else the
+             * sums move after the row: + the entering row, or (a row leaves) the next
+             * window's rows summed afresh; both below row ys, where pixel q's window
+             * starts (th_nn.h (c)). */
+            const int both = !last_row && xe != NULL && xl != NULL;
+            s1_row(acc, csb, rows, p, in_w, out->w, ch, xe, xl, both, &dv, dst, by_channel);
+            dst += out->w * ch;
+            if (both) {
+                const int32_t x0 = TH_MAX(0, out->w - pad_w); /* columns no pixel left */
+                if (x0 < in_w) {
+                    lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0, in_w,
+                               ch, 0);
+                }
+            } else if (!last_row) {
+                lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, 0, in_w, ch,
+                           leave_end > ys);
+            }
+            wy = wn;
+            continue;
+        }
         for (int32_t c = 0; c < ch; c++) {
             acc[c] = 0;
         }
+        /* Other strides, or small counts: pixel by pixel, the column sums moved lazily. */
+        const int fresh = 3 * (ne - ns) < 5 * (leave_end - ys) + 3 * (ne - enter_start);
         int32_t have_end = 0; /* columns [xs, have_end) are in acc */
         int32_t upd = 0;      /* columns [0, upd) hold the next row's sums */
         for (int32_t ox = 0; ox < out->w; ox++) {
             const th_nn_window wx = th_nn_window_at(ox, sw, pad_w, fw, in_w);
             const int32_t xs = wx.origin + wx.start, xe_ = wx.origin + wx.end;
-            const int32_t count = (ye - ys) * (xe_ - xs);
+            const int32_t count = rows * (xe_ - xs);
             if (count >= 3 && count != dv.count) {
                 avg_s1_div_set(&dv, count);
-            }
-            /* The span: rows with one row entering and one leaving, or none (no update). */
-            if (ox >= span_start && ox < span_end && count >= 3 &&
-                (last_row || (xe != NULL && xl != NULL))) {
-                const int32_t n = span_end - ox;
-                const int update = !last_row;
-                s1_span(acc, cs, xs, fw, n, update ? xe : image, update ? xl : image, ch, &dv,
-                        dst, by_channel, update);
-                dst += n * ch;
-                ox += n - 1;
-                have_end = xs + n - 1 + fw;
-                upd = update ? xs + n : upd;
-                continue;
             }
             int32_t next_xs = in_w;
             if (ox + 1 < out->w) {
@@ -684,26 +836,21 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
             const int32_t add_from = have_end > xs ? have_end : xs;
             const int32_t leave_to = xe_ < next_xs ? xe_ : next_xs; /* [xs, leave_to) leave */
             have_end = xe_;
-            /* Other pixels: columns added, averages, columns subtracted. */
-            s1_cols_acc(acc, cs, add_from, xe_, ch, 0);
+            /* Columns added, averages, columns subtracted. */
             if (count >= 3) {
-                s1_out(acc, ch, &dv, dst);
+                lanes_pixel(acc, csb, add_from, xe_, xs, leave_to, ch, &dv, dst);
             } else {
+                s1_cols_acc(acc, csb, add_from, xe_, ch, 0);
                 for (int32_t c = 0; c < ch; c++) {
                     dst[c] = (int8_t)th_clamp(avg_round(acc[pidx(c, c4)], count), act_min,
                                               act_max);
                 }
+                s1_cols_acc(acc, csb, xs, leave_to, ch, 1);
             }
-            s1_cols_acc(acc, cs, xs, leave_to, ch, 1);
             dst += ch;
             if (!last_row && next_xs > upd) {
-                /* the leaving and entering rows in pairs (either NULL past its count) */
-                for (int32_t r = 0; r < leave_end - ys || r < ne - enter_start; r++) {
-                    s1_cols_move(cs, r < ne - enter_start ? image + (enter_start + r) * row
-                                                          : NULL,
-                                 r < leave_end - ys ? image + (ys + r) * row : NULL, upd,
-                                 next_xs, ch);
-                }
+                lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, upd, next_xs,
+                           ch, fresh);
                 upd = next_xs;
             }
         }
@@ -720,18 +867,41 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
  * channels ending at C - 1, its bytes written twice with the same values: a pixel's bytes
  * are written after every read of its window, which they never overlap, th_nn.h (c)), the
  * average by the reciprocal (s1_avg4, count >= 3) or avg_round; 1-3 channels one byte at a
- * time, the channel count a constant of each loop. */
+ * time (1-2: window rows four bytes at a time), the channel count a constant of each loop. */
 TH_INLINE void direct_small(const int8_t *px, int32_t rows, int32_t row_step, int32_t cols,
                             int32_t ch, int32_t count, const s1_consts *c, int32_t act_min,
                             int32_t act_max, int8_t *dst)
 {
     int32_t acc[3] = {0, 0, 0};
-    for (int32_t y = 0; y < rows; y++, px += row_step) {
-        const int8_t *q = px;
-        for (int32_t x = 0; x < cols; x++, q += ch) {
+    if (ch < 3) {
+        /* A window row is cols * ch contiguous bytes: four at a time into int16 lanes (byte
+         * j into a if j % 4 is 0 or 2, else b: channel j % ch; at most 128 bytes a lane
+         * with 256 taps), the rest one at a time. */
+        const int32_t n = cols * ch;
+        int32_t a = 0, b = 0;
+        for (int32_t y = 0; y < rows; y++, px += row_step) {
+            int32_t j = 0;
+            for (; j + 4 <= n; j += 4) {
+                const int32_t w = th_read_s32(px + j);
+                a = th_sxtab16(a, w);
+                b = th_sxtab16_ror8(b, w);
+            }
+            for (; j < n; j++) {
+                acc[j & (ch - 1)] += px[j];
+            }
+        }
+        acc[0] +=
+            (int16_t)(uint16_t)((uint32_t)a & 0xFFFFu) + (int16_t)(uint16_t)((uint32_t)a >> 16);
+        acc[ch - 1] +=
+            (int16_t)(uint16_t)((uint32_t)b & 0xFFFFu) + (int16_t)(uint16_t)((uint32_t)b >> 16);
+    } else {
+        for (int32_t y = 0; y < rows; y++, px += row_step) {
+            const int8_t *q = px;
+            for (int32_t x = 0; x < cols; x++, q += ch) {
 #pragma GCC unroll 3
-            for (int32_t k = 0; k < ch; k++) {
-                acc[k] += q[k];
+                for (int32_t k = 0; k < ch; k++) {
+                    acc[k] += q[k];
+                }
             }
         }
     }
