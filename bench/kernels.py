@@ -27,7 +27,8 @@ larger than its kernel firmware's buffers are left out. With --json one row per 
 shape, macs, instructions; for the per-element classes elements = input elements, both
 operands of a binary op, and output_elements) on stdout; the per-element table is per input
 element (the issue's wording). --classes: only the named classes (comma-separated: conv,
-pointwise, depthwise, fully_connected, pool, elementwise, or seq for issue 17's); the others
+pointwise, depthwise, fully_connected, fully_connected_w16 (the same FC shapes on the compiled
+backend's int16-weight th_fc_s8_w16), pool, elementwise, or seq for issue 17's); the others
 are not built or run.
 """
 

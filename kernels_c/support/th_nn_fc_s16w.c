@@ -24,15 +24,32 @@ TH_INLINE int32_t w16_tail_word(const int8_t *x, int32_t from, int32_t cin)
 }
 
 #if TH_NN_HAS_DSP
-/* acc[0..3] += the dot products of `chunks` full input words with the block's weights;
- * *wp advanced past them. */
-TH_INLINE void w16_block(const int8_t *x, const int16_t **wp, int32_t chunks, int32_t acc[4])
+/* Four channels' accumulators, by value (an array would live on the stack). */
+typedef struct {
+    int32_t a0;
+    int32_t a1;
+    int32_t a2;
+    int32_t a3;
+} w16_acc4;
+
+/* The input row's last, partial word (cin & 3 bytes, zero-padded) split into its halfword
+ * pairs once per row; flag nonzero when there is one. */
+typedef struct {
+    int32_t flag;
+    int32_t xa;
+    int32_t xb;
+} w16_tail;
+
+/* The block's dot products: `chunks` full input words, then the partial last word when
+ * tl->flag; *wp advanced past the block's weights. */
+TH_INLINE w16_acc4 w16_block(const int8_t *x, const int16_t **wp, int32_t chunks,
+                             const w16_tail *tl, w16_acc4 acc)
 {
     const int16_t *w = *wp;
-    int32_t a0 = acc[0];
-    int32_t a1 = acc[1];
-    int32_t a2 = acc[2];
-    int32_t a3 = acc[3];
+    int32_t a0 = acc.a0;
+    int32_t a1 = acc.a1;
+    int32_t a2 = acc.a2;
+    int32_t a3 = acc.a3;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
     /* LDM needs its registers in ascending order: pinned. */
     register int32_t w0 __asm__("r8");
@@ -42,10 +59,7 @@ TH_INLINE void w16_block(const int8_t *x, const int16_t **wp, int32_t chunks, in
     int32_t xa;
     int32_t xb;
     int32_t n = chunks;
-#define TH_W16_CHUNK                                                                         \
-    "ldr %[xb], [%[x]], #4\n\t"                                                             \
-    "sxtb16 %[xa], %[xb]\n\t"                                                               \
-    "sxtb16 %[xb], %[xb], ror #8\n\t"                                                       \
+#define TH_W16_WORDS                                                                         \
     "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
     "smlad %[a0], %[xa], %[w0], %[a0]\n\t"                                                  \
     "smlad %[a0], %[xb], %[w1], %[a0]\n\t"                                                  \
@@ -56,6 +70,11 @@ TH_INLINE void w16_block(const int8_t *x, const int16_t **wp, int32_t chunks, in
     "smlad %[a2], %[xb], %[w1], %[a2]\n\t"                                                  \
     "smlad %[a3], %[xa], %[w2], %[a3]\n\t"                                                  \
     "smlad %[a3], %[xb], %[w3], %[a3]\n\t"
+#define TH_W16_CHUNK                                                                         \
+    "ldr %[xb], [%[x]], #4\n\t"                                                             \
+    "sxtb16 %[xa], %[xb]\n\t"                                                               \
+    "sxtb16 %[xb], %[xb], ror #8\n\t"                                                       \
+    TH_W16_WORDS
     /* chunks % 4 first (bit 0, then bit 1 shifted into carry), then four per iteration;
      * the chunk instructions leave the flags alone, so the Z of the second LSRS
      * (chunks / 4 == 0: done) still holds after its two chunks. */
@@ -78,30 +97,122 @@ TH_INLINE void w16_block(const int8_t *x, const int16_t **wp, int32_t chunks, in
         "subs %[n], %[n], #1\n\t"
         "bne 4b\n\t"
         "3:\n\t"
+        /* the partial last word's pairs from the stack (memory operands: no register is
+         * left) */
+        "ldr %[xa], %[tf]\n\t"
+        "cmp %[xa], #0\n\t"
+        "beq 5f\n\t"
+        "ldr %[xa], %[ta]\n\t"
+        "ldr %[xb], %[tb]\n\t"
+        TH_W16_WORDS
+        "5:\n\t"
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
           [w] "+r"(w), [n] "+r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=r"(w0),
           [w1] "=r"(w1), [w2] "=r"(w2), [w3] "=r"(w3)
-        :
+        : [tf] "m"(tl->flag), [ta] "m"(tl->xa), [tb] "m"(tl->xb)
         : "cc", "memory");
 #undef TH_W16_CHUNK
+#undef TH_W16_WORDS
 #else
-    const int32_t *wv = (const int32_t *)__builtin_assume_aligned(w, 4);
-    for (int32_t j = 0; j < chunks; j++, x += 4, wv += 8) {
+    const int32_t *wv0 = (const int32_t *)__builtin_assume_aligned(w, 4);
+    for (int32_t j = 0; j < chunks; j++, x += 4, wv0 += 8) {
         const int32_t v = th_read_s32(x);
         const int32_t xa = th_sxtb16(v);
         const int32_t xb = th_sxtb16_ror8(v);
-        a0 = th_smlad(xb, wv[1], th_smlad(xa, wv[0], a0));
-        a1 = th_smlad(xb, wv[3], th_smlad(xa, wv[2], a1));
-        a2 = th_smlad(xb, wv[5], th_smlad(xa, wv[4], a2));
-        a3 = th_smlad(xb, wv[7], th_smlad(xa, wv[6], a3));
+        a0 = th_smlad(xb, wv0[1], th_smlad(xa, wv0[0], a0));
+        a1 = th_smlad(xb, wv0[3], th_smlad(xa, wv0[2], a1));
+        a2 = th_smlad(xb, wv0[5], th_smlad(xa, wv0[4], a2));
+        a3 = th_smlad(xb, wv0[7], th_smlad(xa, wv0[6], a3));
     }
-    w = (const int16_t *)wv;
+    if (tl->flag != 0) {
+        a0 = th_smlad(tl->xb, wv0[1], th_smlad(tl->xa, wv0[0], a0));
+        a1 = th_smlad(tl->xb, wv0[3], th_smlad(tl->xa, wv0[2], a1));
+        a2 = th_smlad(tl->xb, wv0[5], th_smlad(tl->xa, wv0[4], a2));
+        a3 = th_smlad(tl->xb, wv0[7], th_smlad(tl->xa, wv0[6], a3));
+        wv0 += 8;
+    }
+    w = (const int16_t *)wv0;
 #endif
     *wp = w;
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
+    return (w16_acc4){a0, a1, a2, a3};
+}
+
+/* th_fast_rq_apply of channel (m, shift = -1 - em1) with nothing made per channel: with
+ * v = SMMLAR(2 acc, m, [acc < 0]) (the sign term as the accumulate),
+ * (v + 2^(e-1)) >> e == ((v >> (e-1)) + 1) >> 1 (floors), and the output offset rides in
+ * the last shift: ((u + 1) >> 1) + zp == (u + 2 zp + 1) >> 1. Exact where th_fast_rq_apply
+ * is (|acc| < 2^29, e in [1, 22]: the host's `fast`). */
+TH_INLINE int32_t w16_rq_channel(int32_t acc, int32_t m, int32_t shift, int32_t zp2p1)
+{
+    const int32_t a2 = (int32_t)((uint32_t)acc << 1);
+    const int32_t v = th_smmlar(a2, m, acc >> 31);
+    return th_ssat8(((v >> ~shift) + zp2p1) >> 1);
+}
+
+/* One batch row's whole blocks of four channels with the fast requantization (the host's
+ * `fast`), the accumulators in registers from the bias to the stores; per tensor
+ * (per_channel 0: channel 0's constants, made once) or per channel. */
+TH_INLINE void w16_row_fast(const th_fc_w16_params *p, const int32_t *multiplier,
+                            const int32_t *shift, const int8_t *x, const int16_t *w,
+                            const int32_t *bias, int8_t *out, const int per_channel)
+{
+    const int32_t cin = p->cin;
+    const int32_t full = cin / 4;
+    const int32_t tail = cin & 3;
+    const int32_t xt = tail != 0 ? w16_tail_word(x, 4 * full, cin) : 0;
+    const w16_tail tl = {tail, th_sxtb16(xt), th_sxtb16_ror8(xt)}; /* on the stack */
+    const int32_t lo = p->activation.min;
+    const int32_t hi = p->activation.max;
+    const int clamp = lo > -128 || hi < 127; /* else SSAT already clamped */
+    const int32_t zp2p1 = 2 * p->output_offset + 1;
+    const th_fast_rq rq =
+        th_fast_rq_make(multiplier[0], per_channel ? -1 : shift[0], p->output_offset);
+    const int32_t blocks = p->cout / 4;
+    for (int32_t i = 0; i < blocks; i++, bias += 4, out += 4) {
+        w16_acc4 acc = {bias[0], bias[1], bias[2], bias[3]};
+        acc = w16_block(x, &w, full, &tl, acc);
+        int32_t v0;
+        int32_t v1;
+        int32_t v2;
+        int32_t v3;
+        if (per_channel) {
+            const int32_t *m = multiplier + 4 * i;
+            const int32_t *s = shift + 4 * i;
+            v0 = w16_rq_channel(acc.a0, m[0], s[0], zp2p1);
+            v1 = w16_rq_channel(acc.a1, m[1], s[1], zp2p1);
+            v2 = w16_rq_channel(acc.a2, m[2], s[2], zp2p1);
+            v3 = w16_rq_channel(acc.a3, m[3], s[3], zp2p1);
+        } else {
+            v0 = th_fast_rq_apply(acc.a0, &rq);
+            v1 = th_fast_rq_apply(acc.a1, &rq);
+            v2 = th_fast_rq_apply(acc.a2, &rq);
+            v3 = th_fast_rq_apply(acc.a3, &rq);
+        }
+        if (clamp) {
+            v0 = th_clamp(v0, lo, hi);
+            v1 = th_clamp(v1, lo, hi);
+            v2 = th_clamp(v2, lo, hi);
+            v3 = th_clamp(v3, lo, hi);
+        }
+        out[0] = (int8_t)v0;
+        out[1] = (int8_t)v1;
+        out[2] = (int8_t)v2;
+        out[3] = (int8_t)v3;
+    }
+}
+
+static void __attribute__((noinline))
+w16_row_tensor(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
+               const int8_t *x, const int16_t *w, const int32_t *bias, int8_t *out)
+{
+    w16_row_fast(p, multiplier, shift, x, w, bias, out, 0);
+}
+
+static void __attribute__((noinline))
+w16_row_channel(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
+                const int8_t *x, const int16_t *w, const int32_t *bias, int8_t *out)
+{
+    w16_row_fast(p, multiplier, shift, x, w, bias, out, 1);
 }
 #endif /* TH_NN_HAS_DSP */
 
@@ -150,20 +261,27 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
         int8_t *out = output + (int64_t)b * cout;
         const int32_t tail = (cin & 3) != 0 ? w16_tail_word(x, 4 * full, cin) : 0;
         const int16_t *w = weights;
-        for (int32_t c0 = 0; c0 < cout; c0 += 4) {
-            int32_t acc[4] = {bias[c0], bias[c0 + 1], bias[c0 + 2], bias[c0 + 3]};
+        int32_t c0 = 0;
 #if TH_NN_HAS_DSP
-            w16_block(x, &w, full, acc);
-            if (full != chunks) {
-                const int32_t *wv = (const int32_t *)__builtin_assume_aligned(w, 4);
-                const int32_t xa = th_sxtb16(tail);
-                const int32_t xb = th_sxtb16_ror8(tail);
-                for (int32_t o = 0; o < 4; o++) {
-                    acc[o] = th_smlad(xb, wv[2 * o + 1], th_smlad(xa, wv[2 * o], acc[o]));
-                }
-                w += 16;
+        if (fast) { /* whole blocks in a loop of their own; the last 1..3 channels below */
+            if (step != 0) {
+                w16_row_channel(params, multiplier, shift, x, w, bias, out);
+            } else {
+                w16_row_tensor(params, multiplier, shift, x, w, bias, out);
             }
+            c0 = cout & ~3;
+            w += (int64_t)c0 * 4 * chunks;
+        }
+#endif
+        for (; c0 < cout; c0 += 4) {
+#if TH_NN_HAS_DSP
+            const w16_tail tl = {full != chunks, th_sxtb16(tail), th_sxtb16_ror8(tail)};
+            const w16_acc4 a4 = w16_block(x, &w, full, &tl,
+                                          (w16_acc4){bias[c0], bias[c0 + 1], bias[c0 + 2],
+                                                     bias[c0 + 3]});
+            const int32_t acc[4] = {a4.a0, a4.a1, a4.a2, a4.a3};
 #else
+            int32_t acc[4] = {bias[c0], bias[c0 + 1], bias[c0 + 2], bias[c0 + 3]};
             for (int32_t j = 0; j < chunks; j++, w += 16) {
                 const int32_t v = j < full ? th_read_s32(x + 4 * j) : tail;
                 for (int32_t o = 0; o < 4; o++) {
