@@ -202,8 +202,8 @@ def sweep(args: argparse.Namespace) -> int:
             print(f"{kind:16} {float(np.median(gains)):6.2f}x {min(gains):6.2f}x {rate:13.3f}"
                   f"  {worst['shape']}", file=out)
     if args.json:
-        keys = ("class", "shape", "macs", "instructions", "mve_instructions", "elements",
-                "output_elements")
+        keys = ("class", "shape", "macs", "instructions", "floor", "mve_instructions",
+                "elements", "output_elements")
         print(json.dumps([{k: r[k] for k in keys if k in r}
                           for r in [*rows, *per_element, *sequence]],
                          indent=1))
