@@ -24,6 +24,57 @@ TH_INLINE int32_t w16_tail_word(const int8_t *x, int32_t from, int32_t cin)
 }
 
 #if TH_NN_HAS_DSP
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* One chunk of four inputs for the four channels of a block: 16 MACs in 13 instructions
+ * (LDR, two SXTB16, two LDM, eight SMLAD); WORDS: its weights with the input pairs given. */
+#define TH_W16_WORDS                                                                         \
+    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "smlad %[a0], %[xa], %[w0], %[a0]\n\t"                                                  \
+    "smlad %[a0], %[xb], %[w1], %[a0]\n\t"                                                  \
+    "smlad %[a1], %[xa], %[w2], %[a1]\n\t"                                                  \
+    "smlad %[a1], %[xb], %[w3], %[a1]\n\t"                                                  \
+    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "smlad %[a2], %[xa], %[w0], %[a2]\n\t"                                                  \
+    "smlad %[a2], %[xb], %[w1], %[a2]\n\t"                                                  \
+    "smlad %[a3], %[xa], %[w2], %[a3]\n\t"                                                  \
+    "smlad %[a3], %[xb], %[w3], %[a3]\n\t"
+#define TH_W16_CHUNK                                                                         \
+    "ldr %[xb], [%[x]], #4\n\t"                                                             \
+    "sxtb16 %[xa], %[xb]\n\t"                                                               \
+    "sxtb16 %[xb], %[xb], ror #8\n\t"                                                       \
+    TH_W16_WORDS
+/* chunks % 4 first (bit 0, then bit 1 shifted into carry), then four per iteration; the
+ * chunk instructions leave the flags alone, so the Z of the second LSRS (chunks / 4 == 0:
+ * done) still holds after its two chunks. Labels 1-4. */
+#define TH_W16_DOT                                                                           \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcc 1f\n\t"                                                                            \
+    TH_W16_CHUNK                                                                             \
+    "1:\n\t"                                                                                \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcc 2f\n\t"                                                                            \
+    TH_W16_CHUNK                                                                             \
+    TH_W16_CHUNK                                                                             \
+    "2:\n\t"                                                                                \
+    "beq 3f\n\t"                                                                            \
+    "4:\n\t"                                                                                \
+    TH_W16_CHUNK                                                                             \
+    TH_W16_CHUNK                                                                             \
+    TH_W16_CHUNK                                                                             \
+    TH_W16_CHUNK                                                                             \
+    "subs %[n], %[n], #1\n\t"                                                               \
+    "bne 4b\n\t"                                                                            \
+    "3:\n\t"                                                                                \
+    /* the partial last word's pairs from the stack (memory operands: no register is      \
+     * left) */                                                                              \
+    "ldr %[xa], %[tf]\n\t"                                                                  \
+    "cmp %[xa], #0\n\t"                                                                     \
+    "beq 5f\n\t"                                                                            \
+    "ldrd %[xa], %[xb], %[ta]\n\t"                                                          \
+    TH_W16_WORDS                                                                             \
+    "5:\n\t"
+#endif
+
 /* Four channels' accumulators, by value (an array would live on the stack). */
 typedef struct {
     int32_t a0;
@@ -59,60 +110,12 @@ TH_INLINE w16_acc4 w16_block(const int8_t *x, const int16_t **wp, int32_t chunks
     int32_t xa;
     int32_t xb;
     int32_t n = chunks;
-#define TH_W16_WORDS                                                                         \
-    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "smlad %[a0], %[xa], %[w0], %[a0]\n\t"                                                  \
-    "smlad %[a0], %[xb], %[w1], %[a0]\n\t"                                                  \
-    "smlad %[a1], %[xa], %[w2], %[a1]\n\t"                                                  \
-    "smlad %[a1], %[xb], %[w3], %[a1]\n\t"                                                  \
-    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "smlad %[a2], %[xa], %[w0], %[a2]\n\t"                                                  \
-    "smlad %[a2], %[xb], %[w1], %[a2]\n\t"                                                  \
-    "smlad %[a3], %[xa], %[w2], %[a3]\n\t"                                                  \
-    "smlad %[a3], %[xb], %[w3], %[a3]\n\t"
-#define TH_W16_CHUNK                                                                         \
-    "ldr %[xb], [%[x]], #4\n\t"                                                             \
-    "sxtb16 %[xa], %[xb]\n\t"                                                               \
-    "sxtb16 %[xb], %[xb], ror #8\n\t"                                                       \
-    TH_W16_WORDS
-    /* chunks % 4 first (bit 0, then bit 1 shifted into carry), then four per iteration;
-     * the chunk instructions leave the flags alone, so the Z of the second LSRS
-     * (chunks / 4 == 0: done) still holds after its two chunks. */
-    __asm__ volatile(
-        "lsrs %[n], %[n], #1\n\t"
-        "bcc 1f\n\t"
-        TH_W16_CHUNK
-        "1:\n\t"
-        "lsrs %[n], %[n], #1\n\t"
-        "bcc 2f\n\t"
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        "2:\n\t"
-        "beq 3f\n\t"
-        "4:\n\t"
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        "subs %[n], %[n], #1\n\t"
-        "bne 4b\n\t"
-        "3:\n\t"
-        /* the partial last word's pairs from the stack (memory operands: no register is
-         * left) */
-        "ldr %[xa], %[tf]\n\t"
-        "cmp %[xa], #0\n\t"
-        "beq 5f\n\t"
-        "ldr %[xa], %[ta]\n\t"
-        "ldr %[xb], %[tb]\n\t"
-        TH_W16_WORDS
-        "5:\n\t"
+    __asm__ volatile(TH_W16_DOT
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
           [w] "+r"(w), [n] "+r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=r"(w0),
           [w1] "=r"(w1), [w2] "=r"(w2), [w3] "=r"(w3)
         : [tf] "m"(tl->flag), [ta] "m"(tl->xa), [tb] "m"(tl->xb)
         : "cc", "memory");
-#undef TH_W16_CHUNK
-#undef TH_W16_WORDS
 #else
     const int32_t *wv0 = (const int32_t *)__builtin_assume_aligned(w, 4);
     for (int32_t j = 0; j < chunks; j++, x += 4, wv0 += 8) {
@@ -201,18 +204,168 @@ TH_INLINE void w16_row_fast(const th_fc_w16_params *p, const int32_t *multiplier
     }
 }
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* w16_row_fast as one assembly loop: gcc cannot keep a block's pointers in registers next to
+ * the dot loop's 13, so everything the loop does not hold in registers lives in this frame
+ * (memory operands). Per block: LDM of the bias, the dot loop, the requantization (per
+ * tensor: the constants k0..k2 = multiplier, round_zp, e; per channel: the multipliers and
+ * shifts by LDM, k2 = 2 zp + 1), the clamp when narrower than SSAT's, four STRB. */
+typedef struct {
+    const int8_t *x;
+    int32_t chunks; /* whole input words */
+    int32_t tflag;  /* the partial last word: present, its pairs */
+    int32_t txa;
+    int32_t txb;
+    int8_t *out;
+    const int32_t *bias_end;
+    int32_t clamp;
+    int32_t lo;
+    int32_t hi;
+    int32_t k0;
+    int32_t k1;
+    int32_t k2;
+    const int32_t *mult;
+    const int32_t *shift;
+} w16_frame;
+
+#define TH_W16_RQ_TENSOR1(A)                                                                 \
+    "lsl %[xa], %[" A "], #1\n\t"                                                           \
+    "smmlar %[" A "], %[xa], %[w0], %[w1]\n\t"                                              \
+    "add %[" A "], %[" A "], %[xa], asr #31\n\t"                                            \
+    "asr %[" A "], %[" A "], %[w2]\n\t"                                                     \
+    "ssat %[" A "], #8, %[" A "]\n\t"
+#define TH_W16_RQ_TENSOR                                                                     \
+    "ldrd %[w0], %[w1], %[k0]\n\t"                                                          \
+    "ldr %[w2], %[k2]\n\t"                                                                  \
+    TH_W16_RQ_TENSOR1("a0") TH_W16_RQ_TENSOR1("a1") TH_W16_RQ_TENSOR1("a2")                 \
+    TH_W16_RQ_TENSOR1("a3")
+#define TH_W16_RQ_MUL1(A, W)                                                                 \
+    "lsl %[xa], %[" A "], #1\n\t"                                                           \
+    "asr %[xb], %[" A "], #31\n\t"                                                          \
+    "smmlar %[" A "], %[xa], %[" W "], %[xb]\n\t"
+#define TH_W16_RQ_SHIFT1(A, W)                                                               \
+    "mvn %[xa], %[" W "]\n\t"                                                               \
+    "asr %[" A "], %[" A "], %[xa]\n\t"                                                     \
+    "add %[" A "], %[" A "], %[n]\n\t"                                                      \
+    "ssat %[" A "], #8, %[" A "], asr #1\n\t"
+#define TH_W16_RQ_CHANNEL                                                                    \
+    "ldr %[x], %[mp]\n\t"                                                                   \
+    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "str %[x], %[mp]\n\t"                                                                   \
+    TH_W16_RQ_MUL1("a0", "w0") TH_W16_RQ_MUL1("a1", "w1") TH_W16_RQ_MUL1("a2", "w2")        \
+    TH_W16_RQ_MUL1("a3", "w3")                                                               \
+    "ldr %[x], %[sp]\n\t"                                                                   \
+    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "str %[x], %[sp]\n\t"                                                                   \
+    "ldr %[n], %[k2]\n\t"                                                                   \
+    TH_W16_RQ_SHIFT1("a0", "w0") TH_W16_RQ_SHIFT1("a1", "w1") TH_W16_RQ_SHIFT1("a2", "w2")  \
+    TH_W16_RQ_SHIFT1("a3", "w3")
+#define TH_W16_CLAMP1(A)                                                                     \
+    "cmp %[" A "], %[xa]\n\t"                                                               \
+    "it lt\n\t"                                                                             \
+    "movlt %[" A "], %[xa]\n\t"                                                             \
+    "cmp %[" A "], %[xb]\n\t"                                                               \
+    "it gt\n\t"                                                                             \
+    "movgt %[" A "], %[xb]\n\t"
+/* The block loop around the requantization RQ (label 0; 6 after the clamp). */
+#define TH_W16_ROW(RQ)                                                                       \
+    "0:\n\t"                                                                                \
+    "ldmia %[bias]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"                                      \
+    "ldrd %[x], %[n], %[xp]\n\t"                                                            \
+    TH_W16_DOT                                                                               \
+    RQ                                                                                       \
+    "ldr %[xa], %[clamp]\n\t"                                                               \
+    "cmp %[xa], #0\n\t"                                                                     \
+    "beq 6f\n\t"                                                                            \
+    "ldrd %[xa], %[xb], %[lo]\n\t"                                                          \
+    TH_W16_CLAMP1("a0") TH_W16_CLAMP1("a1") TH_W16_CLAMP1("a2") TH_W16_CLAMP1("a3")         \
+    "6:\n\t"                                                                                \
+    "ldr %[x], %[out]\n\t"                                                                  \
+    "strb %[a0], [%[x]], #1\n\t"                                                            \
+    "strb %[a1], [%[x]], #1\n\t"                                                            \
+    "strb %[a2], [%[x]], #1\n\t"                                                            \
+    "strb %[a3], [%[x]], #1\n\t"                                                            \
+    "str %[x], %[out]\n\t"                                                                  \
+    "ldr %[x], %[bend]\n\t"                                                                 \
+    "cmp %[bias], %[x]\n\t"                                                                 \
+    "bne 0b\n\t"
+
+/* The asm statement of w16_row_asm (the same operands for both requantizations). Pairs of
+ * frame words are read by LDRD from the first one's operand (x and chunks, the tail's pairs,
+ * lo and hi, k0 and k1); out, mult and shift are written back through their operands (the
+ * "memory" clobber covers the frame). */
+#define TH_W16_ROW_ASM(RQ)                                                                   \
+    __asm__ volatile(TH_W16_ROW(RQ)                                                          \
+                     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),        \
+                       [x] "=&r"(xr), [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa),             \
+                       [xb] "=&r"(xb), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2),       \
+                       [w3] "=&r"(w3), [bias] "+r"(bias)                                     \
+                     : [xp] "m"(f.x), [tf] "m"(f.tflag), [ta] "m"(f.txa),                    \
+                       [bend] "m"(f.bias_end), [clamp] "m"(f.clamp), [lo] "m"(f.lo),         \
+                       [k0] "m"(f.k0), [k2] "m"(f.k2), [out] "m"(f.out), [mp] "m"(f.mult),    \
+                       [sp] "m"(f.shift)                                                     \
+                     : "cc", "memory")
+
+TH_INLINE void w16_row_asm(const th_fc_w16_params *p, const int32_t *multiplier,
+                           const int32_t *shift, const int8_t *x, const int16_t *w,
+                           const int32_t *bias, int8_t *out, const int per_channel)
+{
+    const int32_t cin = p->cin;
+    const int32_t full = cin / 4;
+    const int32_t tail = cin & 3;
+    const int32_t xt = tail != 0 ? w16_tail_word(x, 4 * full, cin) : 0;
+    const int32_t blocks = p->cout / 4;
+    if (blocks == 0) {
+        return;
+    }
+    const int32_t lo = p->activation.min;
+    const int32_t hi = p->activation.max;
+    const th_fast_rq rq =
+        th_fast_rq_make(multiplier[0], per_channel ? -1 : shift[0], p->output_offset);
+    /* aligned for LDRD; not const: the loop writes out, mult and shift back */
+    w16_frame f __attribute__((aligned(8))) = {x, full, tail, th_sxtb16(xt), th_sxtb16_ror8(xt), out, bias + 4 * blocks,
+                   lo > -128 || hi < 127, lo, hi, rq.multiplier, rq.round_zp,
+                   per_channel ? 2 * p->output_offset + 1 : rq.e, multiplier, shift};
+    register int32_t a0 __asm__("r0");
+    register int32_t a1 __asm__("r1");
+    register int32_t a2 __asm__("r2");
+    register int32_t a3 __asm__("r3");
+    register int32_t w0 __asm__("r8");
+    register int32_t w1 __asm__("r9");
+    register int32_t w2 __asm__("r10");
+    register int32_t w3 __asm__("r11");
+    const int8_t *xr;
+    int32_t n;
+    int32_t xa;
+    int32_t xb;
+    if (per_channel) {
+        TH_W16_ROW_ASM(TH_W16_RQ_CHANNEL);
+    } else {
+        TH_W16_ROW_ASM(TH_W16_RQ_TENSOR);
+    }
+}
+#endif
+
 static void __attribute__((noinline))
 w16_row_tensor(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
                const int8_t *x, const int16_t *w, const int32_t *bias, int8_t *out)
 {
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    w16_row_asm(p, multiplier, shift, x, w, bias, out, 0);
+#else
     w16_row_fast(p, multiplier, shift, x, w, bias, out, 0);
+#endif
 }
 
 static void __attribute__((noinline))
 w16_row_channel(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
                 const int8_t *x, const int16_t *w, const int32_t *bias, int8_t *out)
 {
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    w16_row_asm(p, multiplier, shift, x, w, bias, out, 1);
+#else
     w16_row_fast(p, multiplier, shift, x, w, bias, out, 1);
+#endif
 }
 #endif /* TH_NN_HAS_DSP */
 
