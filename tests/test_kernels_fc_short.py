@@ -2,15 +2,17 @@
 host-widened int16 weights, kernel op FC_W16) and the int8 kernels, on the shapes their
 block loops branch on.
 
-th_fc_s8_w16 runs whole blocks of four channels in a row loop of its own when the host found
-the fast requantization exact (`fast`, codegen/widen.py fc_fast_ok), per tensor or per
-channel, and the last 1..3 channels (and every channel when not `fast`) in the general loop;
-the partial last input word is read inside the dot loop. The cases: input lengths 1..40
+th_fc_s8_w16 runs the whole blocks of four channels in a row loop of its own when the host
+found the fast requantization exact (`fast`, codegen/widen.py fc_fast_ok) and there are 16
+outputs or more, per tensor or per channel, the last 1..3 channels (and every channel of a
+smaller or not `fast` layer) in its block loop; the partial last input word is read inside
+the dot loop; inputs of 128 or more take the four-chunk dot. The cases: input lengths 1..40
 (every cin % 4) and longer ones, outputs 1..13, 16, 21 (every cout % 4), per tensor and per
 channel, shifts at the ends of the fast range (-1, -22) and outside it (-23, 0, 2: `fast`
 off), biases large enough to turn `fast` off, activation clamps, one to three batches. The
 int8 kernels (FC, FC_PER_CHANNEL) on the same shapes. All against the NumPy reference:
-on the host (ASan/UBSan; portable and emulated DSP) and one batch on QEMU mps2-an386
+on the host (ASan/UBSan; portable, emulated DSP and the build without optional paths) and
+one batch on QEMU mps2-an386
 (Cortex-M4: the native DSP build and its assembly loops).
 """
 
@@ -32,8 +34,8 @@ from tinyhost.codegen.widen import fc_fast_ok
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
-FC_IN = [*range(1, 41), 45, 61, 64, 69, 88, 97, 130]
-FC_OUT = [*range(1, 14), 16, 21]
+FC_IN = [*range(1, 41), 45, 61, 64, 69, 88, 97, 130, 257]
+FC_OUT = [*range(1, 14), 16, 17, 21, 22, 35, 64]
 # None: the multiplier's own shift (about -9 .. -14 here); the others at and past the ends
 # of the fast range [-22, -1].
 SHIFTS = [None] * 6 + [-1, -22, -23, 0, 2]
@@ -96,10 +98,14 @@ def test_cases_reach_the_branches() -> None:
         assert fast == {True, False}, op
     assert any(c.p.act_min > -128 for c in cases)
     assert {c.x.shape[0] for c in cases} == {1, 2, 3}
+    rows = [c for c in cases if c.w.shape[0] >= 16 and _fast(c)]  # the row loop's
+    assert {c.w.shape[0] % 4 for c in rows} == {0, 1, 2, 3}
+    assert {c.op for c in rows} == {Op.FC, Op.FC_PER_CHANNEL}
+    assert any(c.w.shape[1] >= 128 for c in rows)
     assert any(c.bias is None for c in cases)
 
 
-@pytest.mark.parametrize("variant", ["portable", "dsp"])
+@pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])
 def test_short_fc_on_the_host(variant: str) -> None:
     with Driver(build_driver(variant)) as driver:
         for case in all_cases(1, 200):
