@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "th_nn.h"
+#include "th_nn_fc_rows.h"
 #include "th_nn_support.h"
 
 /* The last, partial input word (bytes past cin read as 0; their weights are 0 anyway). */
@@ -29,6 +30,98 @@ TH_INLINE int32_t w16_tail_word(const int8_t *x, int32_t from, int32_t cin)
     }
     return (int32_t)v;
 }
+
+#if TH_NN_HAS_DSP && TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* One chunk of four inputs for the four channels of a block: 16 MACs in 13 instructions
+ * (LDR, two SXTB16, two LDM, eight SMLAD); WORDS: its weights with the input pairs given. */
+#define TH_W16R_WORDS                                                                         \
+    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "smlad %[a0], %[xa], %[w0], %[a0]\n\t"                                                  \
+    "smlad %[a0], %[xb], %[w1], %[a0]\n\t"                                                  \
+    "smlad %[a1], %[xa], %[w2], %[a1]\n\t"                                                  \
+    "smlad %[a1], %[xb], %[w3], %[a1]\n\t"                                                  \
+    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "smlad %[a2], %[xa], %[w0], %[a2]\n\t"                                                  \
+    "smlad %[a2], %[xb], %[w1], %[a2]\n\t"                                                  \
+    "smlad %[a3], %[xa], %[w2], %[a3]\n\t"                                                  \
+    "smlad %[a3], %[xb], %[w3], %[a3]\n\t"
+#define TH_W16R_CHUNK                                                                         \
+    "ldr %[xb], [%[x]], #4\n\t"                                                             \
+    "sxtb16 %[xa], %[xb]\n\t"                                                               \
+    "sxtb16 %[xb], %[xb], ror #8\n\t"                                                       \
+    TH_W16R_WORDS
+#define TH_W16R_RQ_TENSOR                                                                     \
+    "ldrd %[w0], %[w1], %[k0]\n\t"                                                          \
+    "ldr %[w2], %[k2]\n\t"                                                                  \
+    TH_NN_ROWS_RQ1("a0", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a1", "w0", "w1", "w2")           \
+    TH_NN_ROWS_RQ1("a2", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a3", "w0", "w1", "w2")
+#define TH_W16R_RQ_MUL1(A, W)                                                                 \
+    "lsl %[xa], %[" A "], #1\n\t"                                                           \
+    "asr %[xb], %[" A "], #31\n\t"                                                          \
+    "smmlar %[" A "], %[xa], %[" W "], %[xb]\n\t"
+#define TH_W16R_RQ_SHIFT1(A, W)                                                               \
+    "mvn %[xa], %[" W "]\n\t"                                                               \
+    "asr %[" A "], %[" A "], %[xa]\n\t"                                                     \
+    "add %[" A "], %[" A "], %[n]\n\t"                                                      \
+    "ssat %[" A "], #8, %[" A "], asr #1\n\t"
+#define TH_W16R_RQ_CHANNEL                                                                    \
+    "ldr %[x], %[mp]\n\t"                                                                   \
+    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "str %[x], %[mp]\n\t"                                                                   \
+    TH_W16R_RQ_MUL1("a0", "w0") TH_W16R_RQ_MUL1("a1", "w1") TH_W16R_RQ_MUL1("a2", "w2")        \
+    TH_W16R_RQ_MUL1("a3", "w3")                                                               \
+    "ldr %[x], %[sp]\n\t"                                                                   \
+    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "str %[x], %[sp]\n\t"                                                                   \
+    "ldr %[n], %[k2]\n\t"                                                                   \
+    TH_W16R_RQ_SHIFT1("a0", "w0") TH_W16R_RQ_SHIFT1("a1", "w1") TH_W16R_RQ_SHIFT1("a2", "w2")  \
+    TH_W16R_RQ_SHIFT1("a3", "w3")
+/* The dot over the whole input words (n of them; labels 1-3, 9). DOT4: four chunks per
+ * iteration after chunks % 4 (bit 0, then bit 1 shifted into carry; the chunks leave the
+ * flags alone, so the Z of the second LSRS, n / 4 == 0, still holds). DOT2: two per
+ * iteration, an odd count entering at the second. The row loop takes DOT4 where the build
+ * keeps FC_W16_UNROLL4 (inputs of 128 or more), else DOT2 (smaller). */
+#define TH_W16R_DOT4                                                                           \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcc 1f\n\t"                                                                            \
+    TH_W16R_CHUNK                                                                             \
+    "1:\n\t"                                                                                \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcc 2f\n\t"                                                                            \
+    TH_W16R_CHUNK                                                                             \
+    TH_W16R_CHUNK                                                                             \
+    "2:\n\t"                                                                                \
+    "beq 3f\n\t"                                                                            \
+    "9:\n\t"                                                                                \
+    TH_W16R_CHUNK                                                                             \
+    TH_W16R_CHUNK                                                                             \
+    TH_W16R_CHUNK                                                                             \
+    TH_W16R_CHUNK                                                                             \
+    "subs %[n], %[n], #1\n\t"                                                               \
+    "bne 9b\n\t"                                                                            \
+    "3:\n\t"
+#define TH_W16R_DOT2                                                                           \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcc 1f\n\t"                                                                            \
+    "adds %[n], %[n], #1\n\t"                                                               \
+    "b 2f\n\t"                                                                              \
+    "1:\n\t"                                                                                \
+    "beq 3f\n\t"                                                                            \
+    "9:\n\t"                                                                                \
+    TH_W16R_CHUNK                                                                             \
+    "2:\n\t"                                                                                \
+    TH_W16R_CHUNK                                                                             \
+    "subs %[n], %[n], #1\n\t"                                                               \
+    "bne 9b\n\t"                                                                            \
+    "3:\n\t"
+#if TH_NN_KEEP_FC_W16_UNROLL4
+#define TH_W16R_DOT TH_W16R_DOT4
+#else
+#define TH_W16R_DOT TH_W16R_DOT2
+#endif
+#endif
+
+
 
 #if TH_NN_HAS_DSP
 /* acc[0..3] += the dot products of `chunks` full input words with the block's weights;
@@ -49,48 +142,13 @@ TH_INLINE void w16_block(const int8_t *x, const int16_t **wp, int32_t chunks, in
     int32_t xa;
     int32_t xb;
     int32_t n = chunks;
-#define TH_W16_CHUNK                                                                         \
-    "ldr %[xb], [%[x]], #4\n\t"                                                             \
-    "sxtb16 %[xa], %[xb]\n\t"                                                               \
-    "sxtb16 %[xb], %[xb], ror #8\n\t"                                                       \
-    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "smlad %[a0], %[xa], %[w0], %[a0]\n\t"                                                  \
-    "smlad %[a0], %[xb], %[w1], %[a0]\n\t"                                                  \
-    "smlad %[a1], %[xa], %[w2], %[a1]\n\t"                                                  \
-    "smlad %[a1], %[xb], %[w3], %[a1]\n\t"                                                  \
-    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "smlad %[a2], %[xa], %[w0], %[a2]\n\t"                                                  \
-    "smlad %[a2], %[xb], %[w1], %[a2]\n\t"                                                  \
-    "smlad %[a3], %[xa], %[w2], %[a3]\n\t"                                                  \
-    "smlad %[a3], %[xb], %[w3], %[a3]\n\t"
-    /* chunks % 4 first (bit 0, then bit 1 shifted into carry), then four per iteration;
-     * the chunk instructions leave the flags alone, so the Z of the second LSRS
-     * (chunks / 4 == 0: done) still holds after its two chunks. */
-    __asm__ volatile(
-        "lsrs %[n], %[n], #1\n\t"
-        "bcc 1f\n\t"
-        TH_W16_CHUNK
-        "1:\n\t"
-        "lsrs %[n], %[n], #1\n\t"
-        "bcc 2f\n\t"
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        "2:\n\t"
-        "beq 3f\n\t"
-        "4:\n\t"
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        "subs %[n], %[n], #1\n\t"
-        "bne 4b\n\t"
-        "3:\n\t"
+    /* chunks % 4 first, then four per iteration (TH_W16R_DOT4) */
+    __asm__ volatile(TH_W16R_DOT4
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
           [w] "+r"(w), [n] "+r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=r"(w0),
           [w1] "=r"(w1), [w2] "=r"(w2), [w3] "=r"(w3)
         :
         : "cc", "memory");
-#undef TH_W16_CHUNK
 #else
     const int32_t *wv = (const int32_t *)__builtin_assume_aligned(w, 4);
     for (int32_t j = 0; j < chunks; j++, x += 4, wv += 8) {
@@ -155,13 +213,6 @@ typedef struct {
 
 enum { W16_TENSOR = 0, W16_CHANNEL = 1 };
 
-/* A byte four times. */
-TH_INLINE uint32_t w16_bytes4(int32_t v)
-{
-    return ((uint32_t)v & 0xFFu) * 0x01010101u;
-}
-
-
 /* th_fast_rq_apply of channel (m, shift = -1 - em1) with nothing made per channel: with
  * v = SMMLAR(2 acc, m, [acc < 0]) (the sign term as the accumulate),
  * (v + 2^(e-1)) >> e == ((v >> (e-1)) + 1) >> 1 (floors), and the output offset rides in
@@ -175,97 +226,6 @@ TH_INLINE int32_t w16_rq_channel(int32_t acc, int32_t m, int32_t shift, int32_t 
 }
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* One chunk of four inputs for the four channels of a block: 16 MACs in 13 instructions
- * (LDR, two SXTB16, two LDM, eight SMLAD); WORDS: its weights with the input pairs given. */
-#define TH_W16R_WORDS                                                                         \
-    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "smlad %[a0], %[xa], %[w0], %[a0]\n\t"                                                  \
-    "smlad %[a0], %[xb], %[w1], %[a0]\n\t"                                                  \
-    "smlad %[a1], %[xa], %[w2], %[a1]\n\t"                                                  \
-    "smlad %[a1], %[xb], %[w3], %[a1]\n\t"                                                  \
-    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "smlad %[a2], %[xa], %[w0], %[a2]\n\t"                                                  \
-    "smlad %[a2], %[xb], %[w1], %[a2]\n\t"                                                  \
-    "smlad %[a3], %[xa], %[w2], %[a3]\n\t"                                                  \
-    "smlad %[a3], %[xb], %[w3], %[a3]\n\t"
-#define TH_W16R_CHUNK                                                                         \
-    "ldr %[xb], [%[x]], #4\n\t"                                                             \
-    "sxtb16 %[xa], %[xb]\n\t"                                                               \
-    "sxtb16 %[xb], %[xb], ror #8\n\t"                                                       \
-    TH_W16R_WORDS
-#define TH_W16R_RQ_TENSOR1(A)                                                                 \
-    "lsl %[xa], %[" A "], #1\n\t"                                                           \
-    "smmlar %[" A "], %[xa], %[w0], %[w1]\n\t"                                              \
-    "add %[" A "], %[" A "], %[xa], asr #31\n\t"                                            \
-    "asr %[" A "], %[" A "], %[w2]\n\t"                                                     \
-    "ssat %[" A "], #8, %[" A "]\n\t"
-#define TH_W16R_RQ_TENSOR                                                                     \
-    "ldrd %[w0], %[w1], %[k0]\n\t"                                                          \
-    "ldr %[w2], %[k2]\n\t"                                                                  \
-    TH_W16R_RQ_TENSOR1("a0") TH_W16R_RQ_TENSOR1("a1") TH_W16R_RQ_TENSOR1("a2")                 \
-    TH_W16R_RQ_TENSOR1("a3")
-#define TH_W16R_RQ_MUL1(A, W)                                                                 \
-    "lsl %[xa], %[" A "], #1\n\t"                                                           \
-    "asr %[xb], %[" A "], #31\n\t"                                                          \
-    "smmlar %[" A "], %[xa], %[" W "], %[xb]\n\t"
-#define TH_W16R_RQ_SHIFT1(A, W)                                                               \
-    "mvn %[xa], %[" W "]\n\t"                                                               \
-    "asr %[" A "], %[" A "], %[xa]\n\t"                                                     \
-    "add %[" A "], %[" A "], %[n]\n\t"                                                      \
-    "ssat %[" A "], #8, %[" A "], asr #1\n\t"
-#define TH_W16R_RQ_CHANNEL                                                                    \
-    "ldr %[x], %[mp]\n\t"                                                                   \
-    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "str %[x], %[mp]\n\t"                                                                   \
-    TH_W16R_RQ_MUL1("a0", "w0") TH_W16R_RQ_MUL1("a1", "w1") TH_W16R_RQ_MUL1("a2", "w2")        \
-    TH_W16R_RQ_MUL1("a3", "w3")                                                               \
-    "ldr %[x], %[sp]\n\t"                                                                   \
-    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "str %[x], %[sp]\n\t"                                                                   \
-    "ldr %[n], %[k2]\n\t"                                                                   \
-    TH_W16R_RQ_SHIFT1("a0", "w0") TH_W16R_RQ_SHIFT1("a1", "w1") TH_W16R_RQ_SHIFT1("a2", "w2")  \
-    TH_W16R_RQ_SHIFT1("a3", "w3")
-/* The dot over the whole input words (n of them; labels 1-3, 9). Two chunks per iteration,
- * an odd count entering at the second; or, where the build keeps FC_W16_UNROLL4 (inputs of
- * 128 or more), four per iteration after chunks % 4 (bit 0, then bit 1 shifted into carry;
- * the chunks leave the flags alone, so the Z of the second LSRS, n / 4 == 0, still holds). */
-#if TH_NN_KEEP_FC_W16_UNROLL4
-#define TH_W16R_DOT                                                                           \
-    "lsrs %[n], %[n], #1\n\t"                                                               \
-    "bcc 1f\n\t"                                                                            \
-    TH_W16R_CHUNK                                                                             \
-    "1:\n\t"                                                                                \
-    "lsrs %[n], %[n], #1\n\t"                                                               \
-    "bcc 2f\n\t"                                                                            \
-    TH_W16R_CHUNK                                                                             \
-    TH_W16R_CHUNK                                                                             \
-    "2:\n\t"                                                                                \
-    "beq 3f\n\t"                                                                            \
-    "9:\n\t"                                                                                \
-    TH_W16R_CHUNK                                                                             \
-    TH_W16R_CHUNK                                                                             \
-    TH_W16R_CHUNK                                                                             \
-    TH_W16R_CHUNK                                                                             \
-    "subs %[n], %[n], #1\n\t"                                                               \
-    "bne 9b\n\t"                                                                            \
-    "3:\n\t"
-#else
-#define TH_W16R_DOT                                                                           \
-    "lsrs %[n], %[n], #1\n\t"                                                               \
-    "bcc 1f\n\t"                                                                            \
-    "adds %[n], %[n], #1\n\t"                                                               \
-    "b 2f\n\t"                                                                              \
-    "1:\n\t"                                                                                \
-    "beq 3f\n\t"                                                                            \
-    "9:\n\t"                                                                                \
-    TH_W16R_CHUNK                                                                             \
-    "2:\n\t"                                                                                \
-    TH_W16R_CHUNK                                                                             \
-    "subs %[n], %[n], #1\n\t"                                                               \
-    "bne 9b\n\t"                                                                            \
-    "3:\n\t"
-#endif
-
 /* A requantization the build leaves out (TH_NN_PATH: the caller never selects its mode). */
 #if TH_NN_KEEP_FC_W16_TENSOR
 #define TH_W16R_RQ_TENSOR_KEPT TH_W16R_RQ_TENSOR
@@ -301,17 +261,7 @@ TH_INLINE int32_t w16_rq_channel(int32_t acc, int32_t m, int32_t shift, int32_t 
     "5:\n\t"                                                                                \
     TH_W16R_RQ_CHANNEL_KEPT                                                                   \
     "6:\n\t"                                                                                \
-    "bfi %[a0], %[a1], #8, #8\n\t"                                                          \
-    "bfi %[a0], %[a2], #16, #8\n\t"                                                         \
-    "bfi %[a0], %[a3], #24, #8\n\t"                                                         \
-    "ldrd %[xa], %[xb], %[lo]\n\t"                                                          \
-    "ssub8 %[n], %[a0], %[xa]\n\t"                                                          \
-    "sel %[a0], %[a0], %[xa]\n\t"                                                           \
-    "ssub8 %[n], %[xb], %[a0]\n\t"                                                          \
-    "sel %[a0], %[a0], %[xb]\n\t"                                                           \
-    "ldr %[x], %[out]\n\t"                                                                  \
-    "str %[a0], [%[x]], #4\n\t"                                                             \
-    "str %[x], %[out]\n\t"                                                                  \
+    TH_NN_ROWS_STORE                                                                         \
     "ldr %[x], %[bend]\n\t"                                                                 \
     "cmp %[bias], %[x]\n\t"                                                                 \
     "bne 0b\n\t"
@@ -334,7 +284,7 @@ w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *
      * base); aligned for LDRD. */
     w16_frame l __attribute__((aligned(8))) = {
         x, full, cin & 3, th_sxtb16(xt), th_sxtb16_ror8(xt), out, bias + 4 * blocks, mode,
-        w16_bytes4(p->activation.min), w16_bytes4(p->activation.max), rq.multiplier,
+        th_nn_bytes4(p->activation.min), th_nn_bytes4(p->activation.max), rq.multiplier,
         rq.round_zp, mode == W16_CHANNEL ? 2 * zp + 1 : rq.e, multiplier, shift};
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
     /* LDM needs its registers in ascending order: pinned. */

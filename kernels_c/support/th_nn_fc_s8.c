@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "th_nn.h"
+#include "th_nn_fc_rows.h"
 #include "th_nn_support.h"
 
 th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
@@ -422,13 +423,6 @@ typedef struct {
 #define TH_FC_CH_OUT1(A)                                                                     \
     "add %[" A "], %[" A "], %[n]\n\t"                                                      \
     "ssat %[" A "], #8, %[" A "], asr #1\n\t"
-#define TH_FC_T_OUT1(A)                                                                      \
-    "lsl %[xa], %[" A "], #1\n\t"                                                           \
-    "smmlar %[" A "], %[xa], %[w0], %[w1]\n\t"                                              \
-    "add %[" A "], %[" A "], %[xa], asr #31\n\t"                                            \
-    "asr %[" A "], %[" A "], %[t]\n\t"                                                      \
-    "ssat %[" A "], #8, %[" A "]\n\t"
-
 /* Blocks of four channels from bias to f->bias_end; returns the bias pointer reached (the
  * first block not done). */
 static const int32_t *__attribute__((noinline))
@@ -508,19 +502,10 @@ fc_rows_asm(const fc_frame *f, const int32_t *bias, const int8_t *w)
         "bcs 8f\n\t"
         "ldrd %[w0], %[w1], %[k0]\n\t"
         "ldr %[t], %[k2]\n\t"
-        TH_FC_T_OUT1("a0") TH_FC_T_OUT1("a1") TH_FC_T_OUT1("a2") TH_FC_T_OUT1("a3")
+        TH_NN_ROWS_RQ1("a0", "w0", "w1", "t") TH_NN_ROWS_RQ1("a1", "w0", "w1", "t")
+        TH_NN_ROWS_RQ1("a2", "w0", "w1", "t") TH_NN_ROWS_RQ1("a3", "w0", "w1", "t")
         "6:\n\t"
-        "bfi %[a0], %[a1], #8, #8\n\t"
-        "bfi %[a0], %[a2], #16, #8\n\t"
-        "bfi %[a0], %[a3], #24, #8\n\t"
-        "ldrd %[xa], %[xb], %[lo]\n\t"
-        "ssub8 %[n], %[a0], %[xa]\n\t"
-        "sel %[a0], %[a0], %[xa]\n\t"
-        "ssub8 %[n], %[xb], %[a0]\n\t"
-        "sel %[a0], %[a0], %[xb]\n\t"
-        "ldr %[x], %[out]\n\t"
-        "str %[a0], [%[x]], #4\n\t"
-        "str %[x], %[out]\n\t"
+        TH_NN_ROWS_STORE
         "ldr %[x], %[bend]\n\t"
         "cmp %[bias], %[x]\n\t"
         "bne 0b\n\t"
@@ -539,12 +524,6 @@ fc_rows_asm(const fc_frame *f, const int32_t *bias, const int8_t *w)
     return bias;
 }
 
-/* A byte four times. */
-TH_INLINE uint32_t fc_bytes4(int32_t v)
-{
-    return ((uint32_t)v & 0xFFu) * 0x01010101u;
-}
-
 /* fc_rows_asm over the blocks it takes; returns how many it did (the first ones). */
 static int32_t fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *filter,
                        int32_t blocks, int8_t *out, int per_channel)
@@ -552,8 +531,8 @@ static int32_t fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *filte
     const th_fast_rq rq =
         th_fast_rq_make(r->multiplier[0], per_channel ? -1 : r->shift[0], r->output_offset);
     const fc_frame f = {r->x, r->cin / 4, tail->flag, tail->xa, tail->xb, r->offset2, out,
-                        r->bias + 4 * blocks, per_channel, fc_bytes4(r->act_min),
-                        fc_bytes4(r->act_max), rq.multiplier, rq.round_zp,
+                        r->bias + 4 * blocks, per_channel, th_nn_bytes4(r->act_min),
+                        th_nn_bytes4(r->act_max), rq.multiplier, rq.round_zp,
                         per_channel ? 2 * r->output_offset + 1 : rq.e, r->multiplier,
                         r->shift, FC_MAG_LIMIT, 4 * r->kp};
     return (int32_t)(fc_rows_asm(&f, r->bias, filter) - r->bias) / 4;
