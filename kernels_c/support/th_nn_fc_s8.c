@@ -408,7 +408,6 @@ typedef struct {
     const int32_t *mult;
     const int32_t *shift;
     uint32_t limit; /* FC_MAG_LIMIT */
-    int32_t block_bytes; /* 4 * kp: one block's weights */
 } fc_frame;
 
 #define TH_FC_MAG1(A)                                                                        \
@@ -423,12 +422,21 @@ typedef struct {
 #define TH_FC_CH_OUT1(A)                                                                     \
     "add %[" A "], %[" A "], %[n]\n\t"                                                      \
     "ssat %[" A "], #8, %[" A "], asr #1\n\t"
-/* Blocks of four channels from bias to f->bias_end; returns the bias pointer reached (the
- * first block not done). */
-static const int32_t *__attribute__((noinline))
-fc_rows_asm(const fc_frame *f, const int32_t *bias, const int8_t *w)
+/* The row's first `blocks` blocks while the fast requantization's bound holds; returns how
+ * many it did. */
+static int32_t __attribute__((noinline))
+fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, int8_t *out,
+        int per_channel)
 {
-    fc_frame l __attribute__((aligned(8))) = *f;
+    const th_fast_rq rq =
+        th_fast_rq_make(r->multiplier[0], per_channel ? -1 : r->shift[0], r->output_offset);
+    const int32_t *bias = r->bias;
+    /* On this stack (addressed from SP: no register is left for a base), aligned for LDRD. */
+    fc_frame l __attribute__((aligned(8))) = {
+        r->x, r->cin / 4, tail->flag, tail->xa, tail->xb, r->offset2, out, bias + 4 * blocks,
+        per_channel, th_nn_bytes4(r->act_min), th_nn_bytes4(r->act_max), rq.multiplier,
+        rq.round_zp, per_channel ? 2 * r->output_offset + 1 : rq.e, r->multiplier, r->shift,
+        FC_MAG_LIMIT};
     register int32_t a0 __asm__("r0");
     register int32_t a1 __asm__("r1");
     register int32_t a2 __asm__("r2");
@@ -521,25 +529,27 @@ fc_rows_asm(const fc_frame *f, const int32_t *bias, const int8_t *w)
           [k0] "m"(l.k0), [k2] "m"(l.k2), [lo] "m"(l.lo4), [out] "m"(l.out),
           [bend] "m"(l.bias_end)
         : "cc", "memory");
-    return bias;
+    return (int32_t)(bias - r->bias) / 4;
 }
 
-/* fc_rows_asm over the blocks it takes; returns how many it did (the first ones). */
-static int32_t fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *filter,
-                       int32_t blocks, int8_t *out, int per_channel)
-{
-    const th_fast_rq rq =
-        th_fast_rq_make(r->multiplier[0], per_channel ? -1 : r->shift[0], r->output_offset);
-    const fc_frame f = {r->x, r->cin / 4, tail->flag, tail->xa, tail->xb, r->offset2, out,
-                        r->bias + 4 * blocks, per_channel, th_nn_bytes4(r->act_min),
-                        th_nn_bytes4(r->act_max), rq.multiplier, rq.round_zp,
-                        per_channel ? 2 * r->output_offset + 1 : rq.e, r->multiplier,
-                        r->shift, FC_MAG_LIMIT, 4 * r->kp};
-    return (int32_t)(fc_rows_asm(&f, r->bias, filter) - r->bias) / 4;
-}
 #endif
 
-/* fc_blocks after the blocks the row loop did (if any). */
+static void __attribute__((noinline))
+fc_blocks_tensor(const fc_row *r, const fc_tail *tail, const int8_t *filter, int32_t blocks,
+                 int8_t *out)
+{
+    fc_blocks(r, tail, filter, blocks, out, 0);
+}
+
+static void __attribute__((noinline))
+fc_blocks_channel(const fc_row *r, const fc_tail *tail, const int8_t *filter, int32_t blocks,
+                  int8_t *out)
+{
+    fc_blocks(r, tail, filter, blocks, out, 1);
+}
+
+/* The row loop (fc_rows) over the blocks it takes, fc_blocks over the rest (their frames
+ * side by side, not one on the other). */
 TH_INLINE void fc_blocks_rest(const fc_row *r, const fc_tail *tail, const int8_t *filter,
                               int32_t blocks, int8_t *out, const int per_channel)
 {
@@ -562,22 +572,12 @@ TH_INLINE void fc_blocks_rest(const fc_row *r, const fc_tail *tail, const int8_t
         rest.multiplier += 4 * done;
         rest.shift += 4 * done;
     }
-    fc_blocks(&rest, tail, filter + (int64_t)done * 4 * r->kp, blocks - done, out + 4 * done,
-              per_channel);
-}
-
-static void __attribute__((noinline))
-fc_blocks_tensor(const fc_row *r, const fc_tail *tail, const int8_t *filter, int32_t blocks,
-                 int8_t *out)
-{
-    fc_blocks_rest(r, tail, filter, blocks, out, 0);
-}
-
-static void __attribute__((noinline))
-fc_blocks_channel(const fc_row *r, const fc_tail *tail, const int8_t *filter, int32_t blocks,
-                  int8_t *out)
-{
-    fc_blocks_rest(r, tail, filter, blocks, out, 1);
+    filter += (int64_t)done * 4 * r->kp;
+    if (per_channel) {
+        fc_blocks_channel(&rest, tail, filter, blocks - done, out + 4 * done);
+    } else {
+        fc_blocks_tensor(&rest, tail, filter, blocks - done, out + 4 * done);
+    }
 }
 
 #endif /* TH_NN_HAS_DSP */
@@ -766,11 +766,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
             const fc_row row = {x, cin, kp, offset2, fo_sum, bias, multiplier, shift,
                                 params->output_offset, params->activation.min,
                                 params->activation.max, fast};
-            if (mult_step != 0) {
-                fc_blocks_channel(&row, &tail, filter, first / 4, out);
-            } else {
-                fc_blocks_tensor(&row, &tail, filter, first / 4, out);
-            }
+            fc_blocks_rest(&row, &tail, filter, first / 4, out, mult_step != 0);
         }
         for (int32_t c0 = first; c0 < cout; c0 += TH_FC_BLOCK) {
             const int32_t g = TH_MIN(TH_FC_BLOCK, cout - c0);
