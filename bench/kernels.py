@@ -27,7 +27,8 @@ larger than its kernel firmware's buffers are left out. With --json one row per 
 shape, macs, instructions; for the per-element classes elements = input elements, both
 operands of a binary op, and output_elements) on stdout; the per-element table is per input
 element (the issue's wording). --classes: only the named classes (comma-separated: conv,
-pointwise, depthwise, fully_connected, pool, elementwise, or seq for issue 17's); the others
+pointwise, depthwise, fully_connected, fully_connected_w16 (the same FC shapes on the compiled
+backend's int16-weight th_fc_s8_w16), pool, elementwise, or seq for issue 17's); the others
 are not built or run.
 """
 
@@ -201,8 +202,8 @@ def sweep(args: argparse.Namespace) -> int:
             print(f"{kind:16} {float(np.median(gains)):6.2f}x {min(gains):6.2f}x {rate:13.3f}"
                   f"  {worst['shape']}", file=out)
     if args.json:
-        keys = ("class", "shape", "macs", "instructions", "mve_instructions", "elements",
-                "output_elements")
+        keys = ("class", "shape", "macs", "instructions", "floor", "mve_instructions",
+                "elements", "output_elements")
         print(json.dumps([{k: r[k] for k in keys if k in r}
                           for r in [*rows, *per_element, *sequence]],
                          indent=1))

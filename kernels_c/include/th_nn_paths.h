@@ -196,6 +196,19 @@ void th_nn_path_taken(const char *name);
 #define TH_NN_KEEP_MUL_SPATIAL 1
 #endif
 
+#ifndef TH_NN_KEEP_FC_ROWS /* th_nn_fc_s8: whole blocks in one loop (no filter offset) */
+#define TH_NN_KEEP_FC_ROWS 1
+#endif
+#ifndef TH_NN_KEEP_FC_W16_TENSOR /* th_fc_s8_w16: whole blocks, fast per-tensor requant */
+#define TH_NN_KEEP_FC_W16_TENSOR 1
+#endif
+#ifndef TH_NN_KEEP_FC_W16_CHANNEL /* th_fc_s8_w16: whole blocks, fast per-channel requant */
+#define TH_NN_KEEP_FC_W16_CHANNEL 1
+#endif
+#ifndef TH_NN_KEEP_FC_W16_UNROLL4 /* th_fc_s8_w16: inputs >= 128, dot four chunks per pass */
+#define TH_NN_KEEP_FC_W16_UNROLL4 1
+#endif
+
 #ifndef TH_NN_KEEP_MM_LAST_CHANNEL /* the last channel of an odd count, its own loop */
 #define TH_NN_KEEP_MM_LAST_CHANNEL 1
 #endif

@@ -7,10 +7,18 @@
  * of th_nn_fc_s8 cost 4 SXTB16 and the input offset 2 SXTAB16 more. The input offset is
  * in the host-made bias, so the input is widened without it. Requantization per output as
  * th_nn_fc_s8 does it (the fast form when the host found it exact, else th_requantize_s8).
+ *
+ * Row loop (w16_blocks, paths FC_W16_TENSOR / FC_W16_CHANNEL): when the host found the fast
+ * requantization exact and there are four blocks or more, the whole blocks of a row run in
+ * one loop (on Armv7E-M one assembly loop: on short inputs the per-output work dominates,
+ * and gcc keeps no block state in registers next to the dot's 13): bias by LDM, the dot,
+ * the requantization per tensor or per channel (constants by LDM), a bytewise clamp, one
+ * word stored. The last 1..3 channels go through the block loop below.
  */
 #include <stddef.h>
 
 #include "th_nn.h"
+#include "th_nn_fc_rows.h"
 #include "th_nn_support.h"
 
 /* The last, partial input word (bytes past cin read as 0; their weights are 0 anyway). */
@@ -22,6 +30,98 @@ TH_INLINE int32_t w16_tail_word(const int8_t *x, int32_t from, int32_t cin)
     }
     return (int32_t)v;
 }
+
+#if TH_NN_HAS_DSP && TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* One chunk of four inputs for the four channels of a block: 16 MACs in 13 instructions
+ * (LDR, two SXTB16, two LDM, eight SMLAD); WORDS: its weights with the input pairs given. */
+#define TH_W16R_WORDS                                                                         \
+    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "smlad %[a0], %[xa], %[w0], %[a0]\n\t"                                                  \
+    "smlad %[a0], %[xb], %[w1], %[a0]\n\t"                                                  \
+    "smlad %[a1], %[xa], %[w2], %[a1]\n\t"                                                  \
+    "smlad %[a1], %[xb], %[w3], %[a1]\n\t"                                                  \
+    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "smlad %[a2], %[xa], %[w0], %[a2]\n\t"                                                  \
+    "smlad %[a2], %[xb], %[w1], %[a2]\n\t"                                                  \
+    "smlad %[a3], %[xa], %[w2], %[a3]\n\t"                                                  \
+    "smlad %[a3], %[xb], %[w3], %[a3]\n\t"
+#define TH_W16R_CHUNK                                                                         \
+    "ldr %[xb], [%[x]], #4\n\t"                                                             \
+    "sxtb16 %[xa], %[xb]\n\t"                                                               \
+    "sxtb16 %[xb], %[xb], ror #8\n\t"                                                       \
+    TH_W16R_WORDS
+#define TH_W16R_RQ_TENSOR                                                                     \
+    "ldrd %[w0], %[w1], %[k0]\n\t"                                                          \
+    "ldr %[w2], %[k2]\n\t"                                                                  \
+    TH_NN_ROWS_RQ1("a0", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a1", "w0", "w1", "w2")           \
+    TH_NN_ROWS_RQ1("a2", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a3", "w0", "w1", "w2")
+#define TH_W16R_RQ_MUL1(A, W)                                                                 \
+    "lsl %[xa], %[" A "], #1\n\t"                                                           \
+    "asr %[xb], %[" A "], #31\n\t"                                                          \
+    "smmlar %[" A "], %[xa], %[" W "], %[xb]\n\t"
+#define TH_W16R_RQ_SHIFT1(A, W)                                                               \
+    "mvn %[xa], %[" W "]\n\t"                                                               \
+    "asr %[" A "], %[" A "], %[xa]\n\t"                                                     \
+    "add %[" A "], %[" A "], %[n]\n\t"                                                      \
+    "ssat %[" A "], #8, %[" A "], asr #1\n\t"
+#define TH_W16R_RQ_CHANNEL                                                                    \
+    "ldr %[x], %[mp]\n\t"                                                                   \
+    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "str %[x], %[mp]\n\t"                                                                   \
+    TH_W16R_RQ_MUL1("a0", "w0") TH_W16R_RQ_MUL1("a1", "w1") TH_W16R_RQ_MUL1("a2", "w2")        \
+    TH_W16R_RQ_MUL1("a3", "w3")                                                               \
+    "ldr %[x], %[sp]\n\t"                                                                   \
+    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "str %[x], %[sp]\n\t"                                                                   \
+    "ldr %[n], %[k2]\n\t"                                                                   \
+    TH_W16R_RQ_SHIFT1("a0", "w0") TH_W16R_RQ_SHIFT1("a1", "w1") TH_W16R_RQ_SHIFT1("a2", "w2")  \
+    TH_W16R_RQ_SHIFT1("a3", "w3")
+/* The dot over the whole input words (n of them; labels 1-3, 9). DOT4: four chunks per
+ * iteration after chunks % 4 (bit 0, then bit 1 shifted into carry; the chunks leave the
+ * flags alone, so the Z of the second LSRS, n / 4 == 0, still holds). DOT2: two per
+ * iteration, an odd count entering at the second. The row loop takes DOT4 where the build
+ * keeps FC_W16_UNROLL4 (inputs of 128 or more), else DOT2 (smaller). */
+#define TH_W16R_DOT4                                                                           \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcc 1f\n\t"                                                                            \
+    TH_W16R_CHUNK                                                                             \
+    "1:\n\t"                                                                                \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcc 2f\n\t"                                                                            \
+    TH_W16R_CHUNK                                                                             \
+    TH_W16R_CHUNK                                                                             \
+    "2:\n\t"                                                                                \
+    "beq 3f\n\t"                                                                            \
+    "9:\n\t"                                                                                \
+    TH_W16R_CHUNK                                                                             \
+    TH_W16R_CHUNK                                                                             \
+    TH_W16R_CHUNK                                                                             \
+    TH_W16R_CHUNK                                                                             \
+    "subs %[n], %[n], #1\n\t"                                                               \
+    "bne 9b\n\t"                                                                            \
+    "3:\n\t"
+#define TH_W16R_DOT2                                                                           \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcc 1f\n\t"                                                                            \
+    "adds %[n], %[n], #1\n\t"                                                               \
+    "b 2f\n\t"                                                                              \
+    "1:\n\t"                                                                                \
+    "beq 3f\n\t"                                                                            \
+    "9:\n\t"                                                                                \
+    TH_W16R_CHUNK                                                                             \
+    "2:\n\t"                                                                                \
+    TH_W16R_CHUNK                                                                             \
+    "subs %[n], %[n], #1\n\t"                                                               \
+    "bne 9b\n\t"                                                                            \
+    "3:\n\t"
+#if TH_NN_KEEP_FC_W16_UNROLL4
+#define TH_W16R_DOT TH_W16R_DOT4
+#else
+#define TH_W16R_DOT TH_W16R_DOT2
+#endif
+#endif
+
+
 
 #if TH_NN_HAS_DSP
 /* acc[0..3] += the dot products of `chunks` full input words with the block's weights;
@@ -42,48 +142,13 @@ TH_INLINE void w16_block(const int8_t *x, const int16_t **wp, int32_t chunks, in
     int32_t xa;
     int32_t xb;
     int32_t n = chunks;
-#define TH_W16_CHUNK                                                                         \
-    "ldr %[xb], [%[x]], #4\n\t"                                                             \
-    "sxtb16 %[xa], %[xb]\n\t"                                                               \
-    "sxtb16 %[xb], %[xb], ror #8\n\t"                                                       \
-    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "smlad %[a0], %[xa], %[w0], %[a0]\n\t"                                                  \
-    "smlad %[a0], %[xb], %[w1], %[a0]\n\t"                                                  \
-    "smlad %[a1], %[xa], %[w2], %[a1]\n\t"                                                  \
-    "smlad %[a1], %[xb], %[w3], %[a1]\n\t"                                                  \
-    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "smlad %[a2], %[xa], %[w0], %[a2]\n\t"                                                  \
-    "smlad %[a2], %[xb], %[w1], %[a2]\n\t"                                                  \
-    "smlad %[a3], %[xa], %[w2], %[a3]\n\t"                                                  \
-    "smlad %[a3], %[xb], %[w3], %[a3]\n\t"
-    /* chunks % 4 first (bit 0, then bit 1 shifted into carry), then four per iteration;
-     * the chunk instructions leave the flags alone, so the Z of the second LSRS
-     * (chunks / 4 == 0: done) still holds after its two chunks. */
-    __asm__ volatile(
-        "lsrs %[n], %[n], #1\n\t"
-        "bcc 1f\n\t"
-        TH_W16_CHUNK
-        "1:\n\t"
-        "lsrs %[n], %[n], #1\n\t"
-        "bcc 2f\n\t"
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        "2:\n\t"
-        "beq 3f\n\t"
-        "4:\n\t"
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        TH_W16_CHUNK
-        "subs %[n], %[n], #1\n\t"
-        "bne 4b\n\t"
-        "3:\n\t"
+    /* chunks % 4 first, then four per iteration (TH_W16R_DOT4) */
+    __asm__ volatile(TH_W16R_DOT4
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
           [w] "+r"(w), [n] "+r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=r"(w0),
           [w1] "=r"(w1), [w2] "=r"(w2), [w3] "=r"(w3)
         :
         : "cc", "memory");
-#undef TH_W16_CHUNK
 #else
     const int32_t *wv = (const int32_t *)__builtin_assume_aligned(w, 4);
     for (int32_t j = 0; j < chunks; j++, x += 4, wv += 8) {
@@ -124,6 +189,199 @@ TH_INLINE int8_t w16_out(int32_t acc, int32_t m, int32_t s, const th_fast_rq *rq
     return (int8_t)th_clamp(v, p->activation.min, p->activation.max);
 }
 
+#if TH_NN_HAS_DSP
+/* One row's block loop state, in memory (the assembly loop reads it through memory operands:
+ * its registers all go to the dot). Pairs read by LDRD stay adjacent: x and chunks, the
+ * tail's pairs, lo4 and hi4, k0 and k1. */
+typedef struct {
+    const int8_t *x;
+    int32_t chunks; /* whole input words */
+    int32_t tflag;  /* the partial last word: present, its halfword pairs */
+    int32_t txa;
+    int32_t txb;
+    int8_t *out;
+    const int32_t *bias_end;
+    int32_t mode;   /* W16_TENSOR, W16_CHANNEL */
+    uint32_t lo4;   /* the activation range, its bytes four times (SSUB8 / SEL lanes) */
+    uint32_t hi4;
+    int32_t k0;     /* W16_TENSOR: multiplier, round_zp, e (th_fast_rq); W16_CHANNEL: k2 = */
+    int32_t k1;     /* 2 zp + 1 */
+    int32_t k2;
+    const int32_t *mult; /* W16_CHANNEL: the block's multipliers and shifts */
+    const int32_t *shift;
+} w16_frame;
+
+enum { W16_TENSOR = 0, W16_CHANNEL = 1 };
+
+/* th_fast_rq_apply of channel (m, shift = -1 - em1) with nothing made per channel: with
+ * v = SMMLAR(2 acc, m, [acc < 0]) (the sign term as the accumulate),
+ * (v + 2^(e-1)) >> e == ((v >> (e-1)) + 1) >> 1 (floors), and the output offset rides in
+ * the last shift: ((u + 1) >> 1) + zp == (u + 2 zp + 1) >> 1. Exact where th_fast_rq_apply
+ * is (|acc| < 2^29, e in [1, 22]: the host's `fast`). */
+TH_INLINE int32_t w16_rq_channel(int32_t acc, int32_t m, int32_t shift, int32_t zp2p1)
+{
+    const int32_t a2 = (int32_t)((uint32_t)acc << 1);
+    const int32_t v = th_smmlar(a2, m, acc >> 31);
+    return th_ssat8(((v >> ~shift) + zp2p1) >> 1);
+}
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* A requantization the build leaves out (TH_NN_PATH: the caller never selects its mode). */
+#if TH_NN_KEEP_FC_W16_TENSOR
+#define TH_W16R_RQ_TENSOR_KEPT TH_W16R_RQ_TENSOR
+#else
+#define TH_W16R_RQ_TENSOR_KEPT ""
+#endif
+#if TH_NN_KEEP_FC_W16_CHANNEL
+#define TH_W16R_RQ_CHANNEL_KEPT TH_W16R_RQ_CHANNEL
+#else
+#define TH_W16R_RQ_CHANNEL_KEPT ""
+#endif
+
+/* The block loop (label 0): bias by LDM, the dot (TH_W16R_DOT; the partial last word's
+ * pairs from the frame), the requantization (per tensor or per channel), packed into one
+ * word, clamped bytewise (SSUB8 sets a lane's GE bit where the first operand is the larger
+ * or equal, SEL picks by them: max with lo4, then min with hi4) and stored. */
+#define TH_W16R_ROW                                                                           \
+    "0:\n\t"                                                                                \
+    "ldmia %[bias]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"                                      \
+    "ldrd %[x], %[n], %[xp]\n\t"                                                            \
+    TH_W16R_DOT                                                                               \
+    "ldr %[xa], %[tf]\n\t"                                                                  \
+    "cmp %[xa], #0\n\t"                                                                     \
+    "beq 4f\n\t"                                                                            \
+    "ldrd %[xa], %[xb], %[ta]\n\t"                                                          \
+    TH_W16R_WORDS                                                                             \
+    "4:\n\t"                                                                                \
+    "ldr %[x], %[mode]\n\t"                                                                 \
+    "cmp %[x], #0\n\t"                                                                      \
+    "bne 5f\n\t"                                                                            \
+    TH_W16R_RQ_TENSOR_KEPT                                                                    \
+    "b 6f\n\t"                                                                              \
+    "5:\n\t"                                                                                \
+    TH_W16R_RQ_CHANNEL_KEPT                                                                   \
+    "6:\n\t"                                                                                \
+    TH_NN_ROWS_STORE                                                                         \
+    "ldr %[x], %[bend]\n\t"                                                                 \
+    "cmp %[bias], %[x]\n\t"                                                                 \
+    "bne 0b\n\t"
+#endif
+
+/* `blocks` blocks of four channels of one input row x, from bias and w, into out: int8
+ * outputs with the fast requantization (mode W16_TENSOR, or W16_CHANNEL: per channel from
+ * multiplier and shift). */
+static void __attribute__((noinline))
+w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
+           const int8_t *x, const int16_t *w, const int32_t *bias, int32_t blocks, int8_t *out,
+           int32_t mode)
+{
+    const int32_t cin = p->cin;
+    const int32_t full = cin / 4;
+    const int32_t xt = (cin & 3) != 0 ? w16_tail_word(x, 4 * full, cin) : 0;
+    const int32_t zp = p->output_offset;
+    const th_fast_rq rq = th_fast_rq_make(multiplier[0], mode ? -1 : shift[0], zp);
+    /* On this stack: the assembly loop addresses it from SP (no register is left for a
+     * base); aligned for LDRD. */
+    w16_frame l __attribute__((aligned(8))) = {
+        x, full, cin & 3, th_sxtb16(xt), th_sxtb16_ror8(xt), out, bias + 4 * blocks, mode,
+        th_nn_bytes4(p->activation.min), th_nn_bytes4(p->activation.max), rq.multiplier,
+        rq.round_zp, mode == W16_CHANNEL ? 2 * zp + 1 : rq.e, multiplier, shift};
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* LDM needs its registers in ascending order: pinned. */
+    register int32_t a0 __asm__("r0");
+    register int32_t a1 __asm__("r1");
+    register int32_t a2 __asm__("r2");
+    register int32_t a3 __asm__("r3");
+    register int32_t w0 __asm__("r8");
+    register int32_t w1 __asm__("r9");
+    register int32_t w2 __asm__("r10");
+    register int32_t w3 __asm__("r11");
+    const int8_t *xr;
+    int32_t n;
+    int32_t xa;
+    int32_t xb;
+    /* The frame's words as memory operands (the loop writes out, mult and shift back:
+     * "memory" clobber). */
+    __asm__ volatile(TH_W16R_ROW
+                     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
+                       [x] "=&r"(xr), [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa),
+                       [xb] "=&r"(xb), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2),
+                       [w3] "=&r"(w3), [bias] "+r"(bias)
+                     : [xp] "m"(l.x), [tf] "m"(l.tflag), [ta] "m"(l.txa),
+                       [bend] "m"(l.bias_end), [mode] "m"(l.mode), [lo] "m"(l.lo4),
+                       [k0] "m"(l.k0), [k2] "m"(l.k2), [out] "m"(l.out), [mp] "m"(l.mult),
+                       [sp] "m"(l.shift)
+                     : "cc", "memory");
+#else
+    w16_frame *f = &l;
+    for (; bias != f->bias_end; bias += 4) {
+        int32_t acc[4] = {bias[0], bias[1], bias[2], bias[3]};
+        const int8_t *x = f->x;
+        for (int32_t j = 0; j <= f->chunks; j++, w += 16) {
+            int32_t xa = f->txa;
+            int32_t xb = f->txb;
+            if (j == f->chunks) {
+                if (f->tflag == 0) {
+                    break;
+                }
+            } else {
+                const int32_t v = th_read_s32(x + 4 * j);
+                xa = th_sxtb16(v);
+                xb = th_sxtb16_ror8(v);
+            }
+            const int32_t *wv = (const int32_t *)__builtin_assume_aligned(w, 4);
+            for (int32_t o = 0; o < 4; o++) {
+                acc[o] = th_smlad(xb, wv[2 * o + 1], th_smlad(xa, wv[2 * o], acc[o]));
+            }
+        }
+        int8_t *out = f->out;
+        for (int32_t o = 0; o < 4; o++) {
+            int32_t v = f->mode == W16_CHANNEL
+                            ? w16_rq_channel(acc[o], f->mult[o], f->shift[o], f->k2)
+                            : th_fast_rq_apply(acc[o], &rq);
+            v = th_clamp(v, (int8_t)f->lo4, (int8_t)f->hi4);
+            out[o] = (int8_t)v;
+        }
+        f->out = out + 4;
+        if (f->mode == W16_CHANNEL) {
+            f->mult += 4;
+            f->shift += 4;
+        }
+    }
+#endif
+}
+
+
+th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier,
+                       const int32_t *shift, const int8_t *input, const int16_t *weights,
+                       const int32_t *bias, int8_t *output);
+
+/* Every row (the fast requantization): the whole blocks by w16_blocks, the last 1..3
+ * channels as a layer of their own (th_fc_s8_w16's block loop: fewer than 16 outputs). */
+static void __attribute__((noinline))
+w16_rows(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
+         const int8_t *input, const int16_t *weights, const int32_t *bias, int8_t *output)
+{
+    const int32_t cin = p->cin;
+    const int32_t cout = p->cout;
+    const int32_t whole = cout & ~3;
+    const int32_t step = p->mult_step;
+    th_fc_w16_params rest = *p;
+    rest.batches = 1;
+    rest.cout = cout - whole;
+    for (int32_t b = 0; b < p->batches; b++) {
+        const int8_t *x = input + (int64_t)b * cin;
+        int8_t *out = output + (int64_t)b * cout;
+        w16_blocks(p, multiplier, shift, x, weights, bias, whole / 4, out, step);
+        if (rest.cout > 0) {
+            (void)th_fc_s8_w16(&rest, multiplier + whole * step, shift + whole * step, x,
+                               weights + (int64_t)whole * ((cin + 3) & ~3), bias + whole,
+                               out + whole);
+        }
+    }
+}
+#endif /* TH_NN_HAS_DSP */
+
 th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier,
                        const int32_t *shift, const int8_t *input, const int16_t *weights,
                        const int32_t *bias, int8_t *output)
@@ -145,6 +403,19 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
     const int32_t fast = params->fast;
     const th_fast_rq rq_tensor = fast ? th_fast_rq_make(multiplier[0], shift[0], zp)
                                       : (th_fast_rq){0, 0, 0};
+#if TH_NN_HAS_DSP
+    /* The row loop where its setup (a frame of 15 words, a call) pays: fast, four blocks or
+     * more. Fewer (a classifier's last layer: 10-12 outputs) stay on the loop below, so a
+     * model with only those links no second loop (its code size). */
+    if (fast && cout >= 16 &&
+        (step ? TH_NN_PATH(FC_W16_CHANNEL) : TH_NN_PATH(FC_W16_TENSOR))) {
+        if (cin >= 128) { /* its dot loop four chunks per pass, where the build keeps it */
+            (void)TH_NN_PATH(FC_W16_UNROLL4);
+        }
+        w16_rows(params, multiplier, shift, input, weights, bias, output);
+        return TH_OK;
+    }
+#endif
     for (int32_t b = 0; b < params->batches; b++) {
         const int8_t *x = input + (int64_t)b * cin;
         int8_t *out = output + (int64_t)b * cout;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "th_nn.h"
+#include "th_nn_fc_rows.h"
 #include "th_nn_support.h"
 
 th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
@@ -147,26 +148,10 @@ typedef struct {
     int32_t a3;
 } fc_acc4;
 
-/* Four channels: the hot loop, the partial last word included. */
-TH_INLINE fc_acc4 block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
-                             fc_acc4 acc, const fc_tail *tail)
-{
-    int32_t a0 = acc.a0;
-    int32_t a1 = acc.a1;
-    int32_t a2 = acc.a2;
-    int32_t a3 = acc.a3;
-    const int32_t full = cin / 4;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    /* 16 MACs in 22 instructions: LDR, 2 SXTAB16 (input + offset), 2 LDRD, 8 SXTB16,
-     * 8 SMLAD, and SUBS + BNE every second chunk. gcc does not keep all of it in
-     * registers without help. The partial last word's pair comes from the stack (memory
-     * operands: no register is left), so the accumulators never leave their registers. */
-    int32_t n = full;
-    int32_t xa;
-    int32_t xb;
-    int32_t w0;
-    int32_t w1;
-    int32_t t;
+/* One chunk of four inputs for the four channels of a block: 16 MACs in 22 instructions
+ * (LDR, 2 LDRD, 2 SXTAB16: input + offset, 8 SXTB16, 8 SMLAD); WORDS: its weights with the
+ * input pairs given (the first LDRD done). */
 #define TH_FC_WORDS                                                                          \
     "sxtb16 %[t], %[w0]\n\t"                                                                \
     "smlad %[a0], %[xa], %[t], %[a0]\n\t"                                                   \
@@ -191,6 +176,28 @@ TH_INLINE fc_acc4 block4_dot(const int8_t *x, int32_t cin, int32_t offset2, cons
     "sxtab16 %[xa], %[off], %[xb]\n\t"                                                      \
     "sxtab16 %[xb], %[off], %[xb], ror #8\n\t"                                              \
     TH_FC_WORDS
+#endif
+
+/* Four channels: the hot loop, the partial last word included. */
+TH_INLINE fc_acc4 block4_dot(const int8_t *x, int32_t cin, int32_t offset2, const int8_t *w,
+                             fc_acc4 acc, const fc_tail *tail)
+{
+    int32_t a0 = acc.a0;
+    int32_t a1 = acc.a1;
+    int32_t a2 = acc.a2;
+    int32_t a3 = acc.a3;
+    const int32_t full = cin / 4;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* 16 MACs in 22 instructions: LDR, 2 SXTAB16 (input + offset), 2 LDRD, 8 SXTB16,
+     * 8 SMLAD, and SUBS + BNE every second chunk. gcc does not keep all of it in
+     * registers without help. The partial last word's pair comes from the stack (memory
+     * operands: no register is left), so the accumulators never leave their registers. */
+    int32_t n = full;
+    int32_t xa;
+    int32_t xb;
+    int32_t w0;
+    int32_t w1;
+    int32_t t;
     /* Odd count: one chunk first, then two per iteration; then the partial word. */
     __asm__ volatile(
         "cmp %[n], #0\n\t"
@@ -219,8 +226,6 @@ TH_INLINE fc_acc4 block4_dot(const int8_t *x, int32_t cin, int32_t offset2, cons
           [w1] "=&r"(w1), [t] "=&r"(t)
         : [off] "r"(offset2), [tf] "m"(tail->flag), [ta] "m"(tail->xa), [tb] "m"(tail->xb)
         : "cc", "memory");
-#undef TH_FC_CHUNK
-#undef TH_FC_WORDS
 #else
     for (int32_t j = 0; j < full; j++) {
         const int32_t xv = th_read_s32(x);
@@ -377,6 +382,158 @@ TH_INLINE void fc_blocks(const fc_row *r, const fc_tail *tail, const int8_t *fil
     }
 }
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* fc_blocks as one assembly loop (path FC_ROWS: no filter offset, a bias): gcc keeps no block
+ * state in registers next to the dot's 13, so the loop's state lives in this frame (memory
+ * operands, addressed from SP). Per block: LDM of the bias, the dot, the fast
+ * requantization's bound check (|acc| and, per channel, the shifts: fc_blocks' test; a
+ * block failing it ends the loop, and fc_blocks takes it and the rest), the requantization
+ * per tensor or per channel, a bytewise clamp (SSUB8/SEL), one word stored. Pairs read by
+ * LDRD stay adjacent: x and chunks, the tail's pairs, lo4 and hi4, k0 and k1. */
+typedef struct {
+    const int8_t *x;
+    int32_t chunks;
+    int32_t tflag;
+    int32_t txa;
+    int32_t txb;
+    int32_t offset2;
+    int8_t *out;
+    const int32_t *bias_end;
+    int32_t mode; /* 0: per tensor (k0..k2 = multiplier, round_zp, e); 1: per channel */
+    uint32_t lo4; /* the activation range, its bytes four times */
+    uint32_t hi4;
+    int32_t k0;
+    int32_t k1;
+    int32_t k2; /* per channel: 2 zp + 1 */
+    const int32_t *mult;
+    const int32_t *shift;
+    uint32_t limit; /* FC_MAG_LIMIT */
+} fc_frame;
+
+#define TH_FC_MAG1(A)                                                                        \
+    "eor %[xa], %[" A "], %[" A "], asr #31\n\t"                                            \
+    "orr %[n], %[n], %[xa]\n\t"
+#define TH_FC_CH_MUL1(A, E)                                                                  \
+    "lsl %[xa], %[" A "], #1\n\t"                                                           \
+    "asr %[n], %[" A "], #31\n\t"                                                           \
+    "ldr %[xb], [%[x]], #4\n\t"                                                             \
+    "smmlar %[" A "], %[xa], %[xb], %[n]\n\t"                                               \
+    "asr %[" A "], %[" A "], %[" E "]\n\t"
+#define TH_FC_CH_OUT1(A)                                                                     \
+    "add %[" A "], %[" A "], %[n]\n\t"                                                      \
+    "ssat %[" A "], #8, %[" A "], asr #1\n\t"
+/* The row's first `blocks` blocks while the fast requantization's bound holds; returns how
+ * many it did. */
+static int32_t __attribute__((noinline))
+fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, int8_t *out,
+        int per_channel)
+{
+    const th_fast_rq rq =
+        th_fast_rq_make(r->multiplier[0], per_channel ? -1 : r->shift[0], r->output_offset);
+    const int32_t *bias = r->bias;
+    /* On this stack (addressed from SP: no register is left for a base), aligned for LDRD. */
+    fc_frame l __attribute__((aligned(8))) = {
+        r->x, r->cin / 4, tail->flag, tail->xa, tail->xb, r->offset2, out, bias + 4 * blocks,
+        per_channel, th_nn_bytes4(r->act_min), th_nn_bytes4(r->act_max), rq.multiplier,
+        rq.round_zp, per_channel ? 2 * r->output_offset + 1 : rq.e, r->multiplier, r->shift,
+        FC_MAG_LIMIT};
+    register int32_t a0 __asm__("r0");
+    register int32_t a1 __asm__("r1");
+    register int32_t a2 __asm__("r2");
+    register int32_t a3 __asm__("r3");
+    register int32_t w0 __asm__("r8");
+    register int32_t w1 __asm__("r9");
+    register int32_t t __asm__("r10");
+    register int32_t off __asm__("r11");
+    const int8_t *x;
+    int32_t n;
+    int32_t xa;
+    int32_t xb;
+    __asm__ volatile(
+        "0:\n\t"
+        "ldmia %[bias]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"
+        "ldrd %[x], %[n], %[xp]\n\t"
+        "ldr %[off], %[offp]\n\t"
+        /* the dot: two chunks per iteration, an odd count entering at the second */
+        "lsrs %[n], %[n], #1\n\t"
+        "bcc 1f\n\t"
+        "adds %[n], %[n], #1\n\t"
+        "b 2f\n\t"
+        "1:\n\t"
+        "beq 3f\n\t"
+        "9:\n\t"
+        TH_FC_CHUNK
+        "2:\n\t"
+        TH_FC_CHUNK
+        "subs %[n], %[n], #1\n\t"
+        "bne 9b\n\t"
+        "3:\n\t"
+        "ldr %[xa], %[tf]\n\t"
+        "cmp %[xa], #0\n\t"
+        "beq 4f\n\t"
+        "ldrd %[xa], %[xb], %[ta]\n\t"
+        "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+        TH_FC_WORDS
+        "4:\n\t"
+        /* the bound: |acc| (as fc_mag) ORed */
+        "eor %[n], %[a0], %[a0], asr #31\n\t"
+        TH_FC_MAG1("a1") TH_FC_MAG1("a2") TH_FC_MAG1("a3")
+        "ldr %[x], %[mode]\n\t"
+        "cmp %[x], #0\n\t"
+        "beq 5f\n\t"
+        /* per channel: e - 1 = ~shift (<< 25 into the bound: at most 15) */
+        "ldr %[x], %[sp]\n\t"
+        "ldmia %[x], {%[w0], %[w1], %[t], %[off]}\n\t"
+        "mvn %[w0], %[w0]\n\t"
+        "mvn %[w1], %[w1]\n\t"
+        "mvn %[t], %[t]\n\t"
+        "mvn %[off], %[off]\n\t"
+        "orr %[n], %[n], %[w0], lsl #25\n\t"
+        "orr %[n], %[n], %[w1], lsl #25\n\t"
+        "orr %[n], %[n], %[t], lsl #25\n\t"
+        "orr %[n], %[n], %[off], lsl #25\n\t"
+        "ldr %[xa], %[lim]\n\t"
+        "cmp %[n], %[xa]\n\t"
+        "bcs 8f\n\t"
+        "add %[x], %[x], #16\n\t"
+        "str %[x], %[sp]\n\t"
+        "ldr %[x], %[mp]\n\t"
+        TH_FC_CH_MUL1("a0", "w0") TH_FC_CH_MUL1("a1", "w1") TH_FC_CH_MUL1("a2", "t")
+        TH_FC_CH_MUL1("a3", "off")
+        "str %[x], %[mp]\n\t"
+        "ldr %[n], %[k2]\n\t"
+        TH_FC_CH_OUT1("a0") TH_FC_CH_OUT1("a1") TH_FC_CH_OUT1("a2") TH_FC_CH_OUT1("a3")
+        "b 6f\n\t"
+        "5:\n\t"
+        "ldr %[xa], %[lim]\n\t"
+        "cmp %[n], %[xa]\n\t"
+        "bcs 8f\n\t"
+        "ldrd %[w0], %[w1], %[k0]\n\t"
+        "ldr %[t], %[k2]\n\t"
+        TH_NN_ROWS_RQ1("a0", "w0", "w1", "t") TH_NN_ROWS_RQ1("a1", "w0", "w1", "t")
+        TH_NN_ROWS_RQ1("a2", "w0", "w1", "t") TH_NN_ROWS_RQ1("a3", "w0", "w1", "t")
+        "6:\n\t"
+        TH_NN_ROWS_STORE
+        "ldr %[x], %[bend]\n\t"
+        "cmp %[bias], %[x]\n\t"
+        "bne 0b\n\t"
+        "b 7f\n\t"
+        "8:\n\t"
+        "sub %[bias], %[bias], #16\n\t"
+        "7:\n\t"
+        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),
+          [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
+          [w1] "=&r"(w1), [t] "=&r"(t), [off] "=&r"(off), [bias] "+r"(bias)
+        : [xp] "m"(l.x), [offp] "m"(l.offset2), [tf] "m"(l.tflag), [ta] "m"(l.txa),
+          [mode] "m"(l.mode), [sp] "m"(l.shift), [mp] "m"(l.mult), [lim] "m"(l.limit),
+          [k0] "m"(l.k0), [k2] "m"(l.k2), [lo] "m"(l.lo4), [out] "m"(l.out),
+          [bend] "m"(l.bias_end)
+        : "cc", "memory");
+    return (int32_t)(bias - r->bias) / 4;
+}
+
+#endif
+
 static void __attribute__((noinline))
 fc_blocks_tensor(const fc_row *r, const fc_tail *tail, const int8_t *filter, int32_t blocks,
                  int8_t *out)
@@ -389,6 +546,38 @@ fc_blocks_channel(const fc_row *r, const fc_tail *tail, const int8_t *filter, in
                   int8_t *out)
 {
     fc_blocks(r, tail, filter, blocks, out, 1);
+}
+
+/* The row loop (fc_rows) over the blocks it takes, fc_blocks over the rest (their frames
+ * side by side, not one on the other). */
+TH_INLINE void fc_blocks_rest(const fc_row *r, const fc_tail *tail, const int8_t *filter,
+                              int32_t blocks, int8_t *out, const int per_channel)
+{
+    int32_t done = 0;
+    /* (selected here in every build, so a recording build, its DSP modelled in C, records
+     * the path) */
+    if (r->fo_sum == 0 && r->bias != NULL && r->fast && blocks > 0 && TH_NN_PATH(FC_ROWS)) {
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+        done = fc_rows(r, tail, filter, blocks, out, per_channel);
+#endif
+    }
+    if (done == blocks) {
+        return;
+    }
+    fc_row rest = *r;
+    if (rest.bias != NULL) {
+        rest.bias += 4 * done;
+    }
+    if (per_channel) {
+        rest.multiplier += 4 * done;
+        rest.shift += 4 * done;
+    }
+    filter += (int64_t)done * 4 * r->kp;
+    if (per_channel) {
+        fc_blocks_channel(&rest, tail, filter, blocks - done, out + 4 * done);
+    } else {
+        fc_blocks_tensor(&rest, tail, filter, blocks - done, out + 4 * done);
+    }
 }
 
 #endif /* TH_NN_HAS_DSP */
@@ -577,11 +766,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
             const fc_row row = {x, cin, kp, offset2, fo_sum, bias, multiplier, shift,
                                 params->output_offset, params->activation.min,
                                 params->activation.max, fast};
-            if (mult_step != 0) {
-                fc_blocks_channel(&row, &tail, filter, first / 4, out);
-            } else {
-                fc_blocks_tensor(&row, &tail, filter, first / 4, out);
-            }
+            fc_blocks_rest(&row, &tail, filter, first / 4, out, mult_step != 0);
         }
         for (int32_t c0 = first; c0 < cout; c0 += TH_FC_BLOCK) {
             const int32_t g = TH_MIN(TH_FC_BLOCK, cout - c0);

@@ -13,6 +13,10 @@ Record layouts (ints, then blobs):
   FC / FC_PER_CHANNEL: flags, batches, cin, cout, input_offset, filter_offset,
                  output_offset, act min max; blobs input, weights (layout of the build),
                  bias, multiplier int32[1 or Cout], shift.
+  FC_W16: flags, batches, cin, cout, output_offset, act min max, mult_step, fast; blobs
+                 input, int16 weights and bias as codegen/widen.py makes them, multiplier
+                 int32[1 or Cout], shift (per channel when the multiplier has Cout values
+                 and Cout > 1; filter_offset must be 0).
 Generation draws every choice through a `Draw` (hypothesis in host tests, a seeded NumPy
 generator for the QEMU tests), so both explore the same space.
 """
@@ -29,6 +33,7 @@ import numpy as np
 
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.codegen.layout import conv_filter_layout, fc_weights_layout
+from tinyhost.codegen.widen import fc_fast_ok, fc_w16_bias, fc_w16_weights
 from tinyhost.reference.ops.conv import conv2d_int8, depthwise_conv2d_int8
 from tinyhost.reference.ops.fully_connected import fully_connected_int8
 
@@ -48,6 +53,7 @@ class Op(IntEnum):
     DW_GENERAL = 12
     FC = 20
     FC_PER_CHANNEL = 21
+    FC_W16 = 22  # th_fc_s8_w16: host-widened int16 weights (the compiled backend's FC)
     AVGPOOL = 30  # kernels/cases_ops.py: pools, MUL and MEAN
     MAXPOOL = 31
     MUL = 40
@@ -194,12 +200,29 @@ class FcCase:
     def encode(self, case_id: int, interleaved: bool) -> bytes:
         p = self.p
         batches, cin = self.x.shape
+        if self.op == Op.FC_W16:
+            return self._encode_w16(case_id)
         ints = [0, batches, cin, self.w.shape[0], p.input_offset, p.filter_offset,
                 p.output_offset, p.act_min, p.act_max]
         bias = b"" if self.bias is None else self.bias.astype("<i4").tobytes()
         blobs = [self.x.astype(np.int8).tobytes(),
                  fc_weights_layout(self.w, interleaved).tobytes(), bias,
                  p.out_multiplier.astype("<i4").tobytes(), p.out_shift.astype("<i4").tobytes()]
+        return encode_record(case_id, self.op, ints, blobs)
+
+    def _encode_w16(self, case_id: int) -> bytes:
+        p = self.p
+        batches, cin = self.x.shape
+        cout = self.w.shape[0]
+        if p.filter_offset != 0:
+            raise ValueError("th_fc_s8_w16 takes no filter offset")
+        step = int(len(p.out_multiplier) == cout and cout > 1)
+        mult, shift = p.out_multiplier[: cout if step else 1], p.out_shift[: cout if step else 1]
+        fast = fc_fast_ok(cin, self.bias, mult, shift)
+        ints = [0, batches, cin, cout, p.output_offset, p.act_min, p.act_max, step, int(fast)]
+        blobs = [self.x.astype(np.int8).tobytes(), fc_w16_weights(self.w).astype("<i2").tobytes(),
+                 fc_w16_bias(self.bias, self.w, p.input_offset).astype("<i4").tobytes(),
+                 mult.astype("<i4").tobytes(), shift.astype("<i4").tobytes()]
         return encode_record(case_id, self.op, ints, blobs)
 
 

@@ -3,14 +3,16 @@
 Shapes are drawn from the wide distributions of issue 14 (depthwise K x K up to 15, K x 1 /
 1 x K audio shapes, channel multipliers up to 32 including one input channel, odd channel
 counts, strides, dilations; conv with Cin 1-5 and K x 1 kernels; fully connected with any
-input length, per tensor and per channel), sized like microcontroller layers (1k-500k MACs)
-and with realistic requantization (as TFLM computes it from float scales), so the kernels
-take the paths they take in real models.
+input length, per tensor and per channel, and the same FC shapes again as class
+fully_connected_w16 on th_fc_s8_w16, the compiled backend's path), sized like
+microcontroller layers (1k-500k MACs) and with realistic requantization (as TFLM computes
+it from float scales), so the kernels take the paths they take in real models.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -168,7 +170,10 @@ CLASSES: dict[str, Callable[[np.random.Generator], ConvCase | FcCase | None]] = 
 def describe(case: ConvCase | FcCase) -> str:
     """A one-line shape: input -> output, kernel, stride, dilation, multiplier."""
     if isinstance(case, FcCase):
-        kind = "per-channel" if case.op == Op.FC_PER_CHANNEL else "per-tensor"
+        per_channel = case.op == Op.FC_PER_CHANNEL or (
+            case.op == Op.FC_W16 and case.w.shape[0] > 1
+            and len(case.p.out_multiplier) == case.w.shape[0])
+        kind = "per-channel" if per_channel else "per-tensor"
         return f"{case.w.shape[1]}->{case.w.shape[0]} {kind}"
     p = case.p
     _, h, w, c = case.x.shape
@@ -199,4 +204,9 @@ def sweep_cases(seed: int, per_class: int) -> list[tuple[str, ConvCase | FcCase]
                 continue
             out.append((name, case))
             n += 1
-    return out
+    # The same FC shapes on th_fc_s8_w16, the path the compiled backend's speed builds take
+    # (host-widened int16 weights); the int8 rows are the interpreter's path. Those whose
+    # record (twice the weight bytes) exceeds the firmware's buffer are left out.
+    w16 = [replace(case, op=Op.FC_W16) for name, case in out if name == "fully_connected"]
+    return out + [("fully_connected_w16", case) for case in w16
+                  if len(case.encode(0, True)) <= MAX_RECORD]

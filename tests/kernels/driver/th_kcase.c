@@ -16,6 +16,7 @@ enum {
     OP_DW_GENERAL = 12,
     OP_FC = 20,
     OP_FC_PER_CHANNEL = 21,
+    OP_FC_W16 = 22,
     OP_AVGPOOL = 30,
     OP_MAXPOOL = 31,
     OP_MUL = 40,
@@ -323,6 +324,46 @@ static run_result run_fc(const decoded_case *dc, const th_kalloc *mem)
         rr.status = th_fully_connected_per_channel_s8(&ctx, &p, &q, &in_dims, input, &f_dims,
                                                       filter, bias, &out_dims, output);
     }
+    th_kcase_after_kernel();
+    rr.out = output;
+    rr.out_len = out_len;
+    return rr;
+}
+
+/* fc_w16 ints: flags, batches, cin, cout, output_offset, act(2), mult_step, fast
+ * blobs: input, int16 weights, bias int32[round_up4(cout)] (input offset folded in),
+ * multiplier, shift (1 or cout int32): th_fc_s8_w16, the compiled backend's FC. */
+static run_result run_fc_w16(const decoded_case *dc, const th_kalloc *mem)
+{
+    run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
+    if (dc->n_ints < 9 || dc->n_blobs != 5) {
+        return rr;
+    }
+    const int32_t *v = dc->ints;
+    const int64_t in_len = (int64_t)v[1] * v[2];
+    const int64_t out_len = (int64_t)v[1] * v[3];
+    const int64_t padded = ((int64_t)v[3] + 3) / 4 * 4;
+    if (v[1] <= 0 || v[2] <= 0 || v[3] <= 0 || in_len != (int64_t)dc->blob_len[0] ||
+        (int64_t)dc->blob_len[1] != padded * (((int64_t)v[2] + 3) / 4 * 4) * 2 ||
+        (int64_t)dc->blob_len[2] != padded * 4 || dc->blob_len[3] == 0 ||
+        dc->blob_len[4] != dc->blob_len[3] ||
+        dc->blob_len[3] != (v[7] != 0 ? 4u * (uint32_t)v[3] : 4u)) {
+        return rr;
+    }
+    const int8_t *input = copy_blob(mem, dc, 0);
+    const int16_t *weights = copy_blob(mem, dc, 1);
+    const int32_t *bias = copy_blob(mem, dc, 2);
+    const int32_t *mult = copy_blob(mem, dc, 3);
+    const int32_t *shift = copy_blob(mem, dc, 4);
+    int8_t *output = mem->alloc(mem->self, (size_t)out_len);
+    if (input == NULL || weights == NULL || bias == NULL || mult == NULL || shift == NULL ||
+        output == NULL) {
+        rr.status = TH_KCASE_NO_MEMORY;
+        return rr;
+    }
+    const th_fc_w16_params p = {v[1], v[2], v[3], v[4], {v[5], v[6]}, v[7], v[8]};
+    th_kcase_before_kernel();
+    rr.status = th_fc_s8_w16(&p, mult, shift, input, weights, bias, output);
     th_kcase_after_kernel();
     rr.out = output;
     rr.out_len = out_len;
@@ -664,6 +705,9 @@ size_t th_kcase_run(const uint8_t *record, size_t record_len, const th_kalloc *m
         case OP_FC:
         case OP_FC_PER_CHANNEL:
             rr = run_fc(&dc, mem);
+            break;
+        case OP_FC_W16:
+            rr = run_fc_w16(&dc, mem);
             break;
         case OP_AVGPOOL:
         case OP_MAXPOOL:

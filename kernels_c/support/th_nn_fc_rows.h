@@ -1,0 +1,43 @@
+/* th_nn_fc_rows.h - what the FULLY_CONNECTED row loops share (th_nn_fc_s8.c: int8 weights,
+ * th_nn_fc_s16w.c: the host's int16 weights): one assembly loop over a row's blocks of four
+ * channels, its state in a frame on the stack read through memory operands. */
+#ifndef TH_NN_FC_ROWS_H
+#define TH_NN_FC_ROWS_H
+
+#include "th_nn_support.h"
+
+/* A byte four times (the clamp's SSUB8 / SEL lanes). */
+TH_INLINE uint32_t th_nn_bytes4(int32_t v)
+{
+    return ((uint32_t)v & 0xFFu) * 0x01010101u;
+}
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* th_fast_rq_apply of accumulator operand A (per tensor): registers M, RZ, E hold the
+ * multiplier, round_zp and e; operand xa is a temporary. */
+#define TH_NN_ROWS_RQ1(A, M, RZ, E)                                                          \
+    "lsl %[xa], %[" A "], #1\n\t"                                                           \
+    "smmlar %[" A "], %[xa], %[" M "], %[" RZ "]\n\t"                                       \
+    "add %[" A "], %[" A "], %[xa], asr #31\n\t"                                            \
+    "asr %[" A "], %[" A "], %[" E "]\n\t"                                                  \
+    "ssat %[" A "], #8, %[" A "]\n\t"
+
+/* The four outputs a0..a3 (SSAT'd) packed into a0, clamped bytewise (SSUB8 sets a lane's GE
+ * bit where the first operand is the larger or equal, SEL picks by them: max with the
+ * frame's lo4, then min with hi4, read by LDRD from operand lo) and stored as one word
+ * through the frame's out pointer (operand out, written back); xa, xb, n, x temporaries. */
+#define TH_NN_ROWS_STORE                                                                     \
+    "bfi %[a0], %[a1], #8, #8\n\t"                                                          \
+    "bfi %[a0], %[a2], #16, #8\n\t"                                                         \
+    "bfi %[a0], %[a3], #24, #8\n\t"                                                         \
+    "ldrd %[xa], %[xb], %[lo]\n\t"                                                          \
+    "ssub8 %[n], %[a0], %[xa]\n\t"                                                          \
+    "sel %[a0], %[a0], %[xa]\n\t"                                                           \
+    "ssub8 %[n], %[xb], %[a0]\n\t"                                                          \
+    "sel %[a0], %[a0], %[xb]\n\t"                                                           \
+    "ldr %[x], %[out]\n\t"                                                                  \
+    "str %[a0], [%[x]], #4\n\t"                                                             \
+    "str %[x], %[out]\n\t"
+#endif
+
+#endif
