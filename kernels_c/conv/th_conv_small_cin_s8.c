@@ -188,6 +188,33 @@ TH_INLINE void widen3(int16_t *d, const int8_t *s, int32_t n, int32_t bp)
 #endif
 }
 
+/* Widens n columns of Cin == 1 into column blocks bp values apart, two at a time. */
+TH_INLINE void widen1(int16_t *d, const int8_t *s, int32_t n, int32_t bp)
+{
+    for (; n >= 2; n -= 2, s += 2, d += 2 * bp) {
+        const int16_t a = s[0];
+        const int16_t b = s[1];
+        d[0] = a;
+        d[bp] = b;
+    }
+    if (n > 0) {
+        d[0] = s[0];
+    }
+}
+
+/* Widens n columns of Cin == 2 (a column's two values at an even slot: bp and the row's
+ * slot are even) into column blocks bp values apart: a halfword load, its bytes moved to
+ * 0 and 2, one SXTB16, one word store. */
+TH_INLINE void widen2(int16_t *d, const int8_t *s, int32_t n, int32_t bp)
+{
+    for (; n > 0; n--, s += 2, d += bp) {
+        uint16_t h;
+        memcpy(&h, s, sizeof h);
+        const uint32_t v = (uint32_t)h | ((uint32_t)h << 8);
+        th_write_s32(d, th_sxtb16((int32_t)v));
+    }
+}
+
 TH_INLINE void fill_cols(int16_t *d, int32_t n, int32_t bp, int32_t cin, int16_t pad)
 {
     for (; n > 0; n--, d += bp) {
@@ -236,12 +263,10 @@ static void stage_tile(int16_t *stage, const th_sc_geometry *g, const int8_t *in
                 dc[1] = s[2];
                 dc[2] = s[1];
             }
+        } else if (cin == 1) {
+            widen1(dc, s, n, bp);
         } else {
-            for (int32_t i = 0; i < n; i++, s += cin, dc += bp) {
-                for (int32_t ci = 0; ci < cin; ci++) {
-                    dc[ci] = s[ci];
-                }
-            }
+            widen2(dc, s, n, bp);
         }
     }
     if (bp > filter_dims->h * cin) {
