@@ -96,20 +96,18 @@ TH_INLINE int32_t block_pos(int32_t ky, int32_t ci, int32_t cin)
     return ky * cin + ci;
 }
 
-TH_INLINE int32_t pack16(int32_t lo, int32_t hi)
-{
-    return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xFFFFu));
-}
-
 /* The record stream (see the file comment). */
+/* filter_dims: the taps the records keep, rows [ky0, ky0 + h) and columns [kx0, kx0 + w) of
+ * the filter (full: its dims); the bias folds the input offset of the kept taps only. */
 static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *filter_dims,
+                          const th_dims *full, int32_t ky0, int32_t kx0,
                           const int8_t *filter, const int32_t *bias, int32_t output_offset)
 {
     const int32_t cin = filter_dims->c;
     const int32_t kh = filter_dims->h;
     const int32_t kwid = filter_dims->w;
-    const int32_t k_total = kh * kwid * cin;
+    const int32_t k_total = full->h * full->w * cin;
     const int32_t cout = filter_dims->n;
     for (int32_t i = 0; i < g->record_words; i++) {
         rec[i] = 0;
@@ -120,24 +118,23 @@ static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_p
         int32_t *body = rec + 5 + q * g->quad_words;
         uint32_t sum = 0;
         for (int32_t ky = 0; ky < kh; ky++) {
+            const int32_t k_row = ((ky + ky0) * full->w + kx0) * cin;
             for (int32_t kx = 0; kx < kwid; kx++) {
                 for (int32_t ci = 0; ci < cin; ci++) {
-                    const int32_t k = (ky * kwid + kx) * cin + ci;
+                    const int32_t k = k_row + kx * cin + ci;
                     const int32_t w = filter[th_filter_index(c, k, k_total, cout, TH_CONV_BLOCK)];
                     sum += (uint32_t)w;
                     const int32_t pos = kx * g->bp + block_pos(ky, ci, cin);
-                    const int32_t word = pos / 2;
+                    const int32_t word = pos >> 1;
                     /* word m of the channel: chunk m / 4 holds 4 words per channel, the tail
-                     * 2 words per channel */
+                     * 2 words per channel; value pos & 1 of the word (the record is zeroed) */
                     int32_t *dst;
                     if (word < 4 * g->chunks) {
-                        dst = body + (word / 4) * 16 + i * 4 + (word & 3);
+                        dst = body + (word >> 2) * 16 + i * 4 + (word & 3);
                     } else {
                         dst = body + 16 * g->chunks + i * 2 + (word & 1);
                     }
-                    const int32_t old = *dst;
-                    const int32_t v = 2 * w;
-                    *dst = (pos & 1) ? pack16(old, v) : pack16(v, old >> 16);
+                    th_write_s16((int16_t *)(void *)dst + (pos & 1), (int16_t)(2 * w));
                 }
             }
         }
@@ -466,16 +463,51 @@ static void mac_row(const th_sc_row *a)
 }
 #endif
 
-int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
-                            const th_per_channel_quant *quant, const th_dims *input_dims,
-                            const int8_t *input, const th_dims *filter_dims,
-                            const int8_t *filter, const int32_t *bias,
-                            const th_dims *output_dims, int8_t *output)
+/* The filter taps a call keeps: rows [ky0, ky0 + dims.h), columns [kx0, kx0 + dims.w). */
+typedef struct {
+    th_dims dims;
+    int32_t ky0;
+    int32_t kx0;
+} th_sc_line;
+
+/* A one-row (one-column) image with one output row (column): only filter row pad.h (column
+ * pad.w) meets the input, the others multiply padding, which contributes 0. Keeps that row
+ * (column) only, in *line, with *params' padding on that axis 0, and *g the smaller geometry
+ * (in the scratch of the full one); 0 when nothing is dropped. */
+static int __attribute__((noinline))
+one_line(th_conv_params *params, const th_dims *input_dims, const th_dims *filter_dims,
+         const th_dims *output_dims, th_sc_geometry *g, th_sc_line *line)
 {
-    th_sc_geometry g;
-    if (!geometry(params, input_dims, filter_dims, output_dims, &g)) {
+    if (input_dims->h == 1 && output_dims->h == 1 && params->padding.h < filter_dims->h &&
+        filter_dims->h > 1) {
+        line->ky0 = params->padding.h;
+        line->dims.h = 1;
+        params->padding.h = 0;
+    }
+    if (input_dims->w == 1 && output_dims->w == 1 && params->padding.w < filter_dims->w &&
+        filter_dims->w > 1) {
+        line->kx0 = params->padding.w;
+        line->dims.w = 1;
+        params->padding.w = 0;
+    }
+    th_sc_geometry g1;
+    if ((line->dims.h == filter_dims->h && line->dims.w == filter_dims->w) ||
+        !geometry(params, input_dims, &line->dims, output_dims, &g1) ||
+        4 * g1.record_words + 2 * g1.stage_values > 4 * g->record_words + 2 * g->stage_values) {
         return 0;
     }
+    *g = g1;
+    return 1;
+}
+
+/* The call on the taps of *line (params: padding 0 on a dropped axis), geometry *g. */
+static int __attribute__((noinline))
+run(const th_context *ctx, const th_sc_geometry *gp, const th_conv_params *params,
+    const th_per_channel_quant *quant, const th_dims *input_dims, const int8_t *input,
+    const th_dims *filter_dims, const th_sc_line *line, const int8_t *filter,
+    const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    const th_sc_geometry g = *gp;
     const int32_t cout = output_dims->c;
     const int32_t k_total = filter_dims->h * filter_dims->w * filter_dims->c;
     th_nn_out_stage stage;
@@ -486,7 +518,8 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
     }
     int32_t *rec = (int32_t *)ctx->buf;
     int16_t *staged = (int16_t *)(void *)(rec + g.record_words);
-    build_records(rec, &g, params, quant, filter_dims, filter, bias, params->output_offset);
+    build_records(rec, &g, params, quant, &line->dims, filter_dims, line->ky0, line->kx0,
+                  filter, bias, params->output_offset);
     th_sc_row row;
     row.x_step = 2 * params->stride.w * g.bp;
     row.rec = rec;
@@ -502,7 +535,7 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
         for (int32_t oy = 0; oy < output_dims->h; oy++) {
             for (int32_t ox = 0; ox < output_dims->w; ox += TH_SC_TILE) {
                 const int32_t npix = TH_MIN(TH_SC_TILE, output_dims->w - ox);
-                stage_tile(staged, &g, in_b, input_dims, params, filter_dims, oy, ox, npix);
+                stage_tile(staged, &g, in_b, input_dims, params, &line->dims, oy, ox, npix);
                 row.x = staged;
                 row.npix = npix;
                 row.out = out_b + oy * out_row + (int64_t)ox * cout;
@@ -511,6 +544,31 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
         }
     }
     return 1;
+}
+
+int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
+                            const th_per_channel_quant *quant, const th_dims *input_dims,
+                            const int8_t *input, const th_dims *filter_dims,
+                            const int8_t *filter, const int32_t *bias,
+                            const th_dims *output_dims, int8_t *output)
+{
+    th_sc_geometry g;
+    if (!geometry(params, input_dims, filter_dims, output_dims, &g)) {
+        return 0;
+    }
+    th_conv_params kept = *params;
+    th_sc_line line = {*filter_dims, 0, 0};
+    if (TH_NN_KEEP_CONV_SMALL_CIN_LINE && (input_dims->h == 1 || input_dims->w == 1) &&
+        one_line(&kept, input_dims, filter_dims, output_dims, &g, &line) &&
+        TH_NN_PATH(CONV_SMALL_CIN_LINE)) {
+        return run(ctx, &g, &kept, quant, input_dims, input, filter_dims, &line, filter, bias,
+                   output_dims, output);
+    }
+    line.dims = *filter_dims;
+    line.ky0 = 0;
+    line.kx0 = 0;
+    return run(ctx, &g, params, quant, input_dims, input, filter_dims, &line, filter, bias,
+               output_dims, output);
 }
 
 #endif /* TH_NN_HAS_DSP */

@@ -33,6 +33,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_CONV_SMALL_CIN /* th_nn_conv_small_cin_s8: Cin 1-3 */
 #define TH_NN_KEEP_CONV_SMALL_CIN 1
 #endif
+#ifndef TH_NN_KEEP_CONV_SMALL_CIN_LINE /* its one-row / one-column images: one filter line */
+#define TH_NN_KEEP_CONV_SMALL_CIN_LINE 1
+#endif
 #ifndef TH_NN_KEEP_CONV_IM2COL /* th_nn_conv_im2col_s8: any filter, groups 1 */
 #define TH_NN_KEEP_CONV_IM2COL 1
 #endif
