@@ -29,7 +29,13 @@ from kernels.cases import (
     random_case,
 )
 from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, Driver, build_driver
-from kernels.layers import FEW_CHANNEL_LAYERS, REAL_LAYERS, layer_case, with_dead_channels
+from kernels.layers import (
+    FEW_CHANNEL_LAYERS,
+    REAL_LAYERS,
+    layer_case,
+    small_cin_cases,
+    with_dead_channels,
+)
 from kernels.sweep import _conv_case, describe, sweep_cases
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.codegen.layout import interleave_filter
@@ -258,34 +264,7 @@ def test_depthwise_plane_path_in_place_clamped_and_batched(driver: Driver) -> No
             assert problem is None, f"{describe(v)} in place {v.in_place}: {problem}"
 
 
-def _small_cin_cases() -> list[ConvCase]:
-    """CONV_2D with 1-5 input channels (th_conv_small_cin_s8.c and the paths next to it):
-    one-column and one-row images, K x K and K x 1 kernels, strides 1-3, SAME and VALID."""
-    rng = np.random.default_rng(14)
-    cases = []
-    for i in range(48):
-        cin = int(rng.integers(1, 6))
-        cout = 4 * int(rng.integers(1, 5)) if i % 4 else int(rng.integers(1, 12))
-        kh = int(rng.integers(1, 8))
-        kw = 1 if i % 3 == 0 else int(rng.integers(1, 8))
-        stride = int(rng.integers(1, 4))
-        h, w = int(rng.integers(kh, 20)), int(rng.integers(kw, 40))
-        if i % 6 == 1:
-            w = 1  # one-column image: whole kernel columns in the padding
-        elif i % 6 == 2:
-            h = 1
-        case = layer_case(Op.CONV, (h, w), cin, cout, (kh, kw), stride, seed=i)
-        if i % 2 and h >= kh and w >= kw:  # VALID
-            oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
-            case = dataclasses.replace(
-                case, out_shape=(1, oh, ow, cout),
-                p=dataclasses.replace(case.p, pad_top=0, pad_left=0, pad_bottom=0,
-                                      pad_right=0))
-        cases.append(case)
-    return cases
-
-
 def test_small_input_channel_convs_match_reference(driver: Driver) -> None:
-    for case in _small_cin_cases():
+    for case in small_cin_cases():
         problem = check_result(case, driver.run(case))
         assert problem is None, f"[{driver.build.variant}] {describe(case)}: {problem}"

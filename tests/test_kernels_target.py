@@ -36,7 +36,13 @@ from kernels.harness import (
     BUILD_FLAG_NATIVE,
     REPO,
 )
-from kernels.layers import FEW_CHANNEL_LAYERS, REAL_LAYERS, layer_case, with_dead_channels
+from kernels.layers import (
+    FEW_CHANNEL_LAYERS,
+    REAL_LAYERS,
+    layer_case,
+    small_cin_cases,
+    with_dead_channels,
+)
 from kernels.sweep import sweep_cases
 from kernels.target import build_firmware, fits_small_firmware, function_disassembly, run_cases
 
@@ -179,6 +185,7 @@ def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
                  layer_case(Op.CONV, (7, 6), 1, 4, 3, 1, seed=6),
                  layer_case(Op.CONV, (8, 8), 2, 16, 3, 2, seed=7)]
     cases += small_cin
+    cases += small_cin_cases()  # Cin 1-5: one-row / one-column images, K x 1, VALID
     cases += [type(c)(c.op, c.x, c.w, c.bias, c.p, c.out_shape, True) for c in in_place]
     # Depthwise given the larger scratch: four channels staged per pass (stride 1).
     cases += [dataclasses.replace(c, fast_scratch=True) for c in cases

@@ -95,3 +95,31 @@ FEW_CHANNEL_LAYERS: list[tuple[Op, tuple[int, int], int, int, int | tuple[int, i
     (Op.CONV_1X1, (10, 12), 25, 1, 1, 1),
     (Op.CONV_3X3, (6, 7), 9, 2, 3, 1),
 ]
+
+
+def small_cin_cases() -> list[ConvCase]:
+    """CONV_2D with 1-5 input channels (th_conv_small_cin_s8.c and the paths next to it):
+    one-column and one-row images, K x K and K x 1 kernels, strides 1-3, SAME and VALID."""
+    rng = np.random.default_rng(14)
+    cases = []
+    for i in range(48):
+        cin = int(rng.integers(1, 6))
+        cout = 4 * int(rng.integers(1, 5)) if i % 4 else int(rng.integers(1, 12))
+        kh = int(rng.integers(1, 8))
+        kw = 1 if i % 3 == 0 else int(rng.integers(1, 8))
+        stride = int(rng.integers(1, 4))
+        h, w = int(rng.integers(kh, 20)), int(rng.integers(kw, 40))
+        if i % 6 == 1:
+            w = 1  # one-column image: whole kernel columns in the padding
+        elif i % 6 == 2:
+            h = 1
+        case = layer_case(Op.CONV, (h, w), cin, cout, (kh, kw), stride, seed=i)
+        if i % 2 and h >= kh and w >= kw:  # VALID
+            oh, ow = (h - kh) // stride + 1, (w - kw) // stride + 1
+            case = dataclasses.replace(
+                case, out_shape=(1, oh, ow, cout),
+                p=dataclasses.replace(case.p, pad_top=0, pad_left=0, pad_bottom=0,
+                                      pad_right=0))
+        cases.append(case)
+    return cases
+
