@@ -19,6 +19,10 @@
  * scratch the kernels reserve too). Raster order (th_nn.h rule (c)): an output row's input
  * is staged before any of its outputs is written, and only rows of pixels not yet written
  * are read.
+ *
+ * A one-row or one-column image (one output row or column, SAME padding) meets one filter
+ * row or column only; path CONV_SMALL_CIN_LINE builds the records of that line alone (the
+ * other taps multiply padding, which contributes 0): a smaller geometry in the same scratch.
  */
 #include <stddef.h>
 
@@ -475,8 +479,9 @@ typedef struct {
  * (column) only, in *line, with *params' padding on that axis 0, and *g the smaller geometry
  * (in the scratch of the full one); 0 when nothing is dropped. */
 static int __attribute__((noinline))
-one_line(th_conv_params *params, const th_dims *input_dims, const th_dims *filter_dims,
-         const th_dims *output_dims, th_sc_geometry *g, th_sc_line *line)
+small_cin_one_line(th_conv_params *params, const th_dims *input_dims,
+                   const th_dims *filter_dims, const th_dims *output_dims, th_sc_geometry *g,
+                   th_sc_line *line)
 {
     if (input_dims->h == 1 && output_dims->h == 1 && params->padding.h < filter_dims->h &&
         filter_dims->h > 1) {
@@ -502,10 +507,11 @@ one_line(th_conv_params *params, const th_dims *input_dims, const th_dims *filte
 
 /* The call on the taps of *line (params: padding 0 on a dropped axis), geometry *g. */
 static int __attribute__((noinline))
-run(const th_context *ctx, const th_sc_geometry *gp, const th_conv_params *params,
-    const th_per_channel_quant *quant, const th_dims *input_dims, const int8_t *input,
-    const th_dims *filter_dims, const th_sc_line *line, const int8_t *filter,
-    const int32_t *bias, const th_dims *output_dims, int8_t *output)
+small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_params *params,
+               const th_per_channel_quant *quant, const th_dims *input_dims,
+               const int8_t *input, const th_dims *filter_dims, const th_sc_line *line,
+               const int8_t *filter, const int32_t *bias, const th_dims *output_dims,
+               int8_t *output)
 {
     const th_sc_geometry g = *gp;
     const int32_t cout = output_dims->c;
@@ -559,16 +565,16 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
     th_conv_params kept = *params;
     th_sc_line line = {*filter_dims, 0, 0};
     if (TH_NN_KEEP_CONV_SMALL_CIN_LINE && (input_dims->h == 1 || input_dims->w == 1) &&
-        one_line(&kept, input_dims, filter_dims, output_dims, &g, &line) &&
+        small_cin_one_line(&kept, input_dims, filter_dims, output_dims, &g, &line) &&
         TH_NN_PATH(CONV_SMALL_CIN_LINE)) {
-        return run(ctx, &g, &kept, quant, input_dims, input, filter_dims, &line, filter, bias,
-                   output_dims, output);
+        return small_cin_call(ctx, &g, &kept, quant, input_dims, input, filter_dims, &line,
+                              filter, bias, output_dims, output);
     }
     line.dims = *filter_dims;
     line.ky0 = 0;
     line.kx0 = 0;
-    return run(ctx, &g, params, quant, input_dims, input, filter_dims, &line, filter, bias,
-               output_dims, output);
+    return small_cin_call(ctx, &g, params, quant, input_dims, input, filter_dims, &line,
+                          filter, bias, output_dims, output);
 }
 
 #endif /* TH_NN_HAS_DSP */
