@@ -13,7 +13,8 @@
  * one loop (on Armv7E-M one assembly loop: on short inputs the per-output work dominates,
  * and gcc keeps no block state in registers next to the dot's 13): bias by LDM, the dot,
  * the requantization per tensor or per channel (constants by LDM), a bytewise clamp, one
- * word stored. The last 1..3 channels go through the block loop below.
+ * word stored. The last 1..3 channels run as one more pass of the same loop (the host's
+ * zero-padded weights and bias, their constants copied, the word stored aside).
  */
 #include <stddef.h>
 
@@ -267,117 +268,122 @@ TH_INLINE int32_t w16_rq_channel(int32_t acc, int32_t m, int32_t shift, int32_t 
     "bne 0b\n\t"
 #endif
 
-/* `blocks` blocks of four channels of one input row x, from bias and w, into out: int8
- * outputs with the fast requantization (mode W16_TENSOR, or W16_CHANNEL: per channel from
- * multiplier and shift). */
+/* `blocks` blocks of four channels of one input row x, from bias and w, into out, then the
+ * last `rest` (0..3) channels as one more pass of the same loop: its block's weights and
+ * bias are the host's zero-padded ones, its constants copied into four words here, its
+ * word stored into `last` and `rest` bytes of it copied out. int8 outputs with the fast
+ * requantization (mode W16_TENSOR, or W16_CHANNEL: per channel from multiplier and shift). */
 static void __attribute__((noinline))
 w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
            const int8_t *x, const int16_t *w, const int32_t *bias, int32_t blocks, int8_t *out,
-           int32_t mode)
+           int32_t mode, int32_t rest)
 {
     const int32_t cin = p->cin;
     const int32_t full = cin / 4;
     const int32_t xt = (cin & 3) != 0 ? w16_tail_word(x, 4 * full, cin) : 0;
     const int32_t zp = p->output_offset;
     const th_fast_rq rq = th_fast_rq_make(multiplier[0], mode ? -1 : shift[0], zp);
-    /* On this stack: the assembly loop addresses it from SP (no register is left for a
-     * base); aligned for LDRD. */
+    int32_t last_mult[4];
+    int32_t last_shift[4];
+    uint32_t last = 0;
     w16_frame l __attribute__((aligned(8))) = {
         x, full, cin & 3, th_sxtb16(xt), th_sxtb16_ror8(xt), out, bias + 4 * blocks, mode,
         th_nn_bytes4(p->activation.min), th_nn_bytes4(p->activation.max), rq.multiplier,
         rq.round_zp, mode == W16_CHANNEL ? 2 * zp + 1 : rq.e, multiplier, shift};
+    /* The whole blocks, then (pass 1) the last partial one. */
+    for (int32_t pass = 0;; pass++) {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    /* LDM needs its registers in ascending order: pinned. */
-    register int32_t a0 __asm__("r0");
-    register int32_t a1 __asm__("r1");
-    register int32_t a2 __asm__("r2");
-    register int32_t a3 __asm__("r3");
-    register int32_t w0 __asm__("r8");
-    register int32_t w1 __asm__("r9");
-    register int32_t w2 __asm__("r10");
-    register int32_t w3 __asm__("r11");
-    const int8_t *xr;
-    int32_t n;
-    int32_t xa;
-    int32_t xb;
-    /* The frame's words as memory operands (the loop writes out, mult and shift back:
-     * "memory" clobber). */
-    __asm__ volatile(TH_W16R_ROW
-                     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
-                       [x] "=&r"(xr), [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa),
-                       [xb] "=&r"(xb), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2),
-                       [w3] "=&r"(w3), [bias] "+r"(bias)
-                     : [xp] "m"(l.x), [tf] "m"(l.tflag), [ta] "m"(l.txa),
-                       [bend] "m"(l.bias_end), [mode] "m"(l.mode), [lo] "m"(l.lo4),
-                       [k0] "m"(l.k0), [k2] "m"(l.k2), [out] "m"(l.out), [mp] "m"(l.mult),
-                       [sp] "m"(l.shift)
-                     : "cc", "memory");
+        /* LDM needs its registers in ascending order: pinned. */
+        register int32_t a0 __asm__("r0");
+        register int32_t a1 __asm__("r1");
+        register int32_t a2 __asm__("r2");
+        register int32_t a3 __asm__("r3");
+        register int32_t w0 __asm__("r8");
+        register int32_t w1 __asm__("r9");
+        register int32_t w2 __asm__("r10");
+        register int32_t w3 __asm__("r11");
+        const int8_t *xr;
+        int32_t n;
+        int32_t xa;
+        int32_t xb;
+        /* The frame's words as memory operands (the loop writes out, mult and shift back:
+         * "memory" clobber). */
+        __asm__ volatile(TH_W16R_ROW
+                         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
+                           [x] "=&r"(xr), [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa),
+                           [xb] "=&r"(xb), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2),
+                           [w3] "=&r"(w3), [bias] "+r"(bias)
+                         : [xp] "m"(l.x), [tf] "m"(l.tflag), [ta] "m"(l.txa),
+                           [bend] "m"(l.bias_end), [mode] "m"(l.mode), [lo] "m"(l.lo4),
+                           [k0] "m"(l.k0), [k2] "m"(l.k2), [out] "m"(l.out), [mp] "m"(l.mult),
+                           [sp] "m"(l.shift)
+                         : "cc", "memory");
 #else
-    w16_frame *f = &l;
-    for (; bias != f->bias_end; bias += 4) {
-        int32_t acc[4] = {bias[0], bias[1], bias[2], bias[3]};
-        const int8_t *x = f->x;
-        for (int32_t j = 0; j <= f->chunks; j++, w += 16) {
-            int32_t xa = f->txa;
-            int32_t xb = f->txb;
-            if (j == f->chunks) {
-                if (f->tflag == 0) {
-                    break;
+        w16_frame *f = &l;
+        for (; bias != f->bias_end; bias += 4) {
+            int32_t acc[4] = {bias[0], bias[1], bias[2], bias[3]};
+            const int8_t *x = f->x;
+            for (int32_t j = 0; j <= f->chunks; j++, w += 16) {
+                int32_t xa = f->txa;
+                int32_t xb = f->txb;
+                if (j == f->chunks) {
+                    if (f->tflag == 0) {
+                        break;
+                    }
+                } else {
+                    const int32_t v = th_read_s32(x + 4 * j);
+                    xa = th_sxtb16(v);
+                    xb = th_sxtb16_ror8(v);
                 }
-            } else {
-                const int32_t v = th_read_s32(x + 4 * j);
-                xa = th_sxtb16(v);
-                xb = th_sxtb16_ror8(v);
+                const int32_t *wv = (const int32_t *)__builtin_assume_aligned(w, 4);
+                for (int32_t o = 0; o < 4; o++) {
+                    acc[o] = th_smlad(xb, wv[2 * o + 1], th_smlad(xa, wv[2 * o], acc[o]));
+                }
             }
-            const int32_t *wv = (const int32_t *)__builtin_assume_aligned(w, 4);
+            int8_t *y = f->out;
             for (int32_t o = 0; o < 4; o++) {
-                acc[o] = th_smlad(xb, wv[2 * o + 1], th_smlad(xa, wv[2 * o], acc[o]));
+                int32_t v = f->mode == W16_CHANNEL
+                                ? w16_rq_channel(acc[o], f->mult[o], f->shift[o], f->k2)
+                                : th_fast_rq_apply(acc[o], &rq);
+                v = th_clamp(v, (int8_t)f->lo4, (int8_t)f->hi4);
+                y[o] = (int8_t)v;
+            }
+            f->out = y + 4;
+            if (f->mode == W16_CHANNEL) {
+                f->mult += 4;
+                f->shift += 4;
             }
         }
-        int8_t *out = f->out;
-        for (int32_t o = 0; o < 4; o++) {
-            int32_t v = f->mode == W16_CHANNEL
-                            ? w16_rq_channel(acc[o], f->mult[o], f->shift[o], f->k2)
-                            : th_fast_rq_apply(acc[o], &rq);
-            v = th_clamp(v, (int8_t)f->lo4, (int8_t)f->hi4);
-            out[o] = (int8_t)v;
-        }
-        f->out = out + 4;
-        if (f->mode == W16_CHANNEL) {
-            f->mult += 4;
-            f->shift += 4;
-        }
-    }
 #endif
+        if (pass != 0 || rest == 0) {
+            break;
+        }
+        for (int32_t k = 0; k < 4; k++) {
+            const int32_t c = mode == W16_CHANNEL ? 4 * blocks + (k < rest ? k : 0) : 0;
+            last_mult[k] = multiplier[c];
+            last_shift[k] = shift[c];
+        }
+        l.out = (int8_t *)&last;
+        l.bias_end = bias + 4;
+        l.mult = last_mult;
+        l.shift = last_shift;
+    }
+    for (int32_t k = 0; k < rest; k++) {
+        out[4 * blocks + k] = (int8_t)(uint8_t)(last >> (8 * k));
+    }
 }
 
 
-th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier,
-                       const int32_t *shift, const int8_t *input, const int16_t *weights,
-                       const int32_t *bias, int8_t *output);
-
-/* Every row (the fast requantization): the whole blocks by w16_blocks, the last 1..3
- * channels as a layer of their own (th_fc_s8_w16's block loop: fewer than 16 outputs). */
+/* Every row (the fast requantization), its blocks and its last 1..3 channels by w16_blocks. */
 static void __attribute__((noinline))
 w16_rows(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
          const int8_t *input, const int16_t *weights, const int32_t *bias, int8_t *output)
 {
     const int32_t cin = p->cin;
     const int32_t cout = p->cout;
-    const int32_t whole = cout & ~3;
-    const int32_t step = p->mult_step;
-    th_fc_w16_params rest = *p;
-    rest.batches = 1;
-    rest.cout = cout - whole;
     for (int32_t b = 0; b < p->batches; b++) {
-        const int8_t *x = input + (int64_t)b * cin;
-        int8_t *out = output + (int64_t)b * cout;
-        w16_blocks(p, multiplier, shift, x, weights, bias, whole / 4, out, step);
-        if (rest.cout > 0) {
-            (void)th_fc_s8_w16(&rest, multiplier + whole * step, shift + whole * step, x,
-                               weights + (int64_t)whole * ((cin + 3) & ~3), bias + whole,
-                               out + whole);
-        }
+        w16_blocks(p, multiplier, shift, input + (int64_t)b * cin, weights, bias, cout / 4,
+                   output + (int64_t)b * cout, p->mult_step, cout & 3);
     }
 }
 #endif /* TH_NN_HAS_DSP */
