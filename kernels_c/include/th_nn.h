@@ -241,7 +241,11 @@ typedef struct {
     int32_t cout;
     int32_t output_offset;
     th_activation activation;
-    int32_t mult_step; /* 0: multiplier[0], shift[0] for every channel; 1: per channel */
+    int32_t mult_step; /* 0: multiplier[0], shift[0] for every channel; 1: per channel;
+                        * 2 (fast only): multiplier is the host's table, per block of four
+                        * channels (Cout padded to 4, the padding repeating the last
+                        * channel) th_fast_rq's multiplier and round_zp of each channel in
+                        * turn, then the four e (12 words); shift unused (non-NULL) */
     int32_t fast;
 } th_fc_w16_params;
 

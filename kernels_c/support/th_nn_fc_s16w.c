@@ -56,27 +56,26 @@ TH_INLINE int32_t w16_tail_word(const int8_t *x, int32_t from, int32_t cin)
     "ldr %[w2], %[k2]\n\t"                                                                  \
     TH_NN_ROWS_RQ1("a0", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a1", "w0", "w1", "w2")           \
     TH_NN_ROWS_RQ1("a2", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a3", "w0", "w1", "w2")
-#define TH_W16R_RQ_MUL1(A, W)                                                                 \
+/* th_fast_rq_apply up to its shift, accumulator A with the channel's multiplier M and
+ * round_zp RZ (operand xa a temporary). */
+#define TH_W16R_RQ_MUL(A, M, RZ)                                                              \
     "lsl %[xa], %[" A "], #1\n\t"                                                           \
-    "asr %[xb], %[" A "], #31\n\t"                                                          \
-    "smmlar %[" A "], %[xa], %[" W "], %[xb]\n\t"
-#define TH_W16R_RQ_SHIFT1(A, W)                                                               \
-    "mvn %[xa], %[" W "]\n\t"                                                               \
-    "asr %[" A "], %[" A "], %[xa]\n\t"                                                     \
-    "add %[" A "], %[" A "], %[n]\n\t"                                                      \
-    "ssat %[" A "], #8, %[" A "], asr #1\n\t"
+    "smmlar %[" A "], %[xa], %[" M "], %[" RZ "]\n\t"                                       \
+    "add %[" A "], %[" A "], %[xa], asr #31\n\t"
+#define TH_W16R_RQ_SHIFT(A, E)                                                                \
+    "asr %[" A "], %[" A "], %[" E "]\n\t"                                                  \
+    "ssat %[" A "], #8, %[" A "]\n\t"
+/* Per channel: the block's 12 words of the host's table (fc_w16_rq_table) by three LDM. */
 #define TH_W16R_RQ_CHANNEL                                                                    \
     "ldr %[x], %[mp]\n\t"                                                                   \
     "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "str %[x], %[mp]\n\t"                                                                   \
-    TH_W16R_RQ_MUL1("a0", "w0") TH_W16R_RQ_MUL1("a1", "w1") TH_W16R_RQ_MUL1("a2", "w2")        \
-    TH_W16R_RQ_MUL1("a3", "w3")                                                               \
-    "ldr %[x], %[sp]\n\t"                                                                   \
+    TH_W16R_RQ_MUL("a0", "w0", "w1") TH_W16R_RQ_MUL("a1", "w2", "w3")                         \
     "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "str %[x], %[sp]\n\t"                                                                   \
-    "ldr %[n], %[k2]\n\t"                                                                   \
-    TH_W16R_RQ_SHIFT1("a0", "w0") TH_W16R_RQ_SHIFT1("a1", "w1") TH_W16R_RQ_SHIFT1("a2", "w2")  \
-    TH_W16R_RQ_SHIFT1("a3", "w3")
+    TH_W16R_RQ_MUL("a2", "w0", "w1") TH_W16R_RQ_MUL("a3", "w2", "w3")                         \
+    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "str %[x], %[mp]\n\t"                                                                   \
+    TH_W16R_RQ_SHIFT("a0", "w0") TH_W16R_RQ_SHIFT("a1", "w1") TH_W16R_RQ_SHIFT("a2", "w2")      \
+    TH_W16R_RQ_SHIFT("a3", "w3")
 /* The dot over the whole input words (n of them; labels 1-3, 9). DOT4: four chunks per
  * iteration after chunks % 4 (bit 0, then bit 1 shifted into carry; the chunks leave the
  * flags alone, so the Z of the second LSRS, n / 4 == 0, still holds). DOT2: two per
@@ -205,26 +204,13 @@ typedef struct {
     int32_t mode;   /* W16_TENSOR, W16_CHANNEL */
     uint32_t lo4;   /* the activation range, its bytes four times (SSUB8 / SEL lanes) */
     uint32_t hi4;
-    int32_t k0;     /* W16_TENSOR: multiplier, round_zp, e (th_fast_rq); W16_CHANNEL: k2 = */
-    int32_t k1;     /* 2 zp + 1 */
+    int32_t k0;     /* W16_TENSOR: multiplier, round_zp, e (th_fast_rq) */
+    int32_t k1;
     int32_t k2;
-    const int32_t *mult; /* W16_CHANNEL: the block's multipliers and shifts */
-    const int32_t *shift;
+    const int32_t *mult; /* W16_CHANNEL: the block's 12 words of the host's table */
 } w16_frame;
 
 enum { W16_TENSOR = 0, W16_CHANNEL = 1 };
-
-/* th_fast_rq_apply of channel (m, shift = -1 - em1) with nothing made per channel: with
- * v = SMMLAR(2 acc, m, [acc < 0]) (the sign term as the accumulate),
- * (v + 2^(e-1)) >> e == ((v >> (e-1)) + 1) >> 1 (floors), and the output offset rides in
- * the last shift: ((u + 1) >> 1) + zp == (u + 2 zp + 1) >> 1. Exact where th_fast_rq_apply
- * is (|acc| < 2^29, e in [1, 22]: the host's `fast`). */
-TH_INLINE int32_t w16_rq_channel(int32_t acc, int32_t m, int32_t shift, int32_t zp2p1)
-{
-    const int32_t a2 = (int32_t)((uint32_t)acc << 1);
-    const int32_t v = th_smmlar(a2, m, acc >> 31);
-    return th_ssat8(((v >> ~shift) + zp2p1) >> 1);
-}
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 /* A requantization the build leaves out (TH_NN_PATH: the caller never selects its mode). */
@@ -269,10 +255,10 @@ TH_INLINE int32_t w16_rq_channel(int32_t acc, int32_t m, int32_t shift, int32_t 
 #endif
 
 /* `blocks` blocks of four channels of one input row x, from bias and w, into out, then the
- * last `rest` (0..3) channels as one more pass of the same loop: its block's weights and
- * bias are the host's zero-padded ones, its constants copied into four words here, its
- * word stored into `last` and `rest` bytes of it copied out. int8 outputs with the fast
- * requantization (mode W16_TENSOR, or W16_CHANNEL: per channel from multiplier and shift). */
+ * last `rest` (0..3) channels as one more pass of the same loop: its block's weights, bias
+ * and table are the host's padded ones, its word stored into `last` and `rest` bytes of it
+ * copied out. int8 outputs with the fast requantization (mode W16_TENSOR: multiplier[0],
+ * shift[0]; W16_CHANNEL: per channel from the host's table in multiplier). */
 static void __attribute__((noinline))
 w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
            const int8_t *x, const int16_t *w, const int32_t *bias, int32_t blocks, int8_t *out,
@@ -282,14 +268,13 @@ w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *
     const int32_t full = cin / 4;
     const int32_t xt = (cin & 3) != 0 ? w16_tail_word(x, 4 * full, cin) : 0;
     const int32_t zp = p->output_offset;
-    const th_fast_rq rq = th_fast_rq_make(multiplier[0], mode ? -1 : shift[0], zp);
-    int32_t last_mult[4];
-    int32_t last_shift[4];
+    const th_fast_rq rq = mode == W16_TENSOR ? th_fast_rq_make(multiplier[0], shift[0], zp)
+                                             : (th_fast_rq){0, 0, 0};
     uint32_t last = 0;
     w16_frame l __attribute__((aligned(8))) = {
         x, full, cin & 3, th_sxtb16(xt), th_sxtb16_ror8(xt), out, bias + 4 * blocks, mode,
         th_nn_bytes4(p->activation.min), th_nn_bytes4(p->activation.max), rq.multiplier,
-        rq.round_zp, mode == W16_CHANNEL ? 2 * zp + 1 : rq.e, multiplier, shift};
+        rq.round_zp, rq.e, multiplier};
     /* The whole blocks, then (pass 1) the last partial one. */
     for (int32_t pass = 0;; pass++) {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
@@ -306,7 +291,7 @@ w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *
         int32_t n;
         int32_t xa;
         int32_t xb;
-        /* The frame's words as memory operands (the loop writes out, mult and shift back:
+        /* The frame's words as memory operands (the loop writes out and mult back:
          * "memory" clobber). */
         __asm__ volatile(TH_W16R_ROW
                          : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
@@ -315,8 +300,7 @@ w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *
                            [w3] "=&r"(w3), [bias] "+r"(bias)
                          : [xp] "m"(l.x), [tf] "m"(l.tflag), [ta] "m"(l.txa),
                            [bend] "m"(l.bias_end), [mode] "m"(l.mode), [lo] "m"(l.lo4),
-                           [k0] "m"(l.k0), [k2] "m"(l.k2), [out] "m"(l.out), [mp] "m"(l.mult),
-                           [sp] "m"(l.shift)
+                           [k0] "m"(l.k0), [k2] "m"(l.k2), [out] "m"(l.out), [mp] "m"(l.mult)
                          : "cc", "memory");
 #else
         w16_frame *f = &l;
@@ -342,31 +326,26 @@ w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *
             }
             int8_t *y = f->out;
             for (int32_t o = 0; o < 4; o++) {
-                int32_t v = f->mode == W16_CHANNEL
-                                ? w16_rq_channel(acc[o], f->mult[o], f->shift[o], f->k2)
-                                : th_fast_rq_apply(acc[o], &rq);
+                th_fast_rq rc = rq;
+                if (f->mode == W16_CHANNEL) {
+                    const int32_t *t = f->mult;
+                    rc = (th_fast_rq){t[2 * o], t[2 * o + 1], t[8 + o]};
+                }
+                int32_t v = th_fast_rq_apply(acc[o], &rc);
                 v = th_clamp(v, (int8_t)f->lo4, (int8_t)f->hi4);
                 y[o] = (int8_t)v;
             }
             f->out = y + 4;
             if (f->mode == W16_CHANNEL) {
-                f->mult += 4;
-                f->shift += 4;
+                f->mult += 12;
             }
         }
 #endif
         if (pass != 0 || rest == 0) {
             break;
         }
-        for (int32_t k = 0; k < 4; k++) {
-            const int32_t c = mode == W16_CHANNEL ? 4 * blocks + (k < rest ? k : 0) : 0;
-            last_mult[k] = multiplier[c];
-            last_shift[k] = shift[c];
-        }
         l.out = (int8_t *)&last;
         l.bias_end = bias + 4;
-        l.mult = last_mult;
-        l.shift = last_shift;
     }
     for (int32_t k = 0; k < rest; k++) {
         out[4 * blocks + k] = (int8_t)(uint8_t)(last >> (8 * k));
@@ -383,7 +362,8 @@ w16_rows(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *sh
     const int32_t cout = p->cout;
     for (int32_t b = 0; b < p->batches; b++) {
         w16_blocks(p, multiplier, shift, input + (int64_t)b * cin, weights, bias, cout / 4,
-                   output + (int64_t)b * cout, p->mult_step, cout & 3);
+                   output + (int64_t)b * cout, p->mult_step == 2 ? W16_CHANNEL : W16_TENSOR,
+                   cout & 3);
     }
 }
 #endif /* TH_NN_HAS_DSP */
@@ -399,7 +379,7 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
     const int32_t cin = params->cin;
     const int32_t cout = params->cout;
     if (params->batches <= 0 || cin <= 0 || cout <= 0 || params->mult_step < 0 ||
-        params->mult_step > 1) {
+        params->mult_step > 2 || (params->mult_step == 2 && !params->fast)) {
         return TH_ERR_ARG;
     }
     const int32_t full = cin / 4;                  /* whole input words */
@@ -407,13 +387,14 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
     const int32_t step = params->mult_step;
     const int32_t zp = params->output_offset;
     const int32_t fast = params->fast;
-    const th_fast_rq rq_tensor = fast ? th_fast_rq_make(multiplier[0], shift[0], zp)
-                                      : (th_fast_rq){0, 0, 0};
+    const th_fast_rq rq_tensor = fast && step == 0
+                                     ? th_fast_rq_make(multiplier[0], shift[0], zp)
+                                     : (th_fast_rq){0, 0, 0};
 #if TH_NN_HAS_DSP
     /* The row loop where its setup (a frame of 15 words, a call) pays: fast, four blocks or
      * more. Fewer (a classifier's last layer: 10-12 outputs) stay on the loop below, so a
      * model with only those links no second loop (its code size). */
-    if (fast && cout >= 16 &&
+    if (fast && cout >= 16 && step != 1 &&
         (step ? TH_NN_PATH(FC_W16_CHANNEL) : TH_NN_PATH(FC_W16_TENSOR))) {
         if (cin >= 128) { /* its dot loop four chunks per pass, where the build keeps it */
             (void)TH_NN_PATH(FC_W16_UNROLL4);
@@ -455,8 +436,9 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
             const int32_t g = TH_MIN(4, cout - c0);
             for (int32_t o = 0; o < g; o++) {
                 const int32_t c = c0 + o;
-                const int32_t m = multiplier[c * step];
-                const int32_t s = shift[c * step];
+                const int32_t *t = multiplier + (c / 4) * 12; /* step 2: the host's table */
+                const int32_t m = step == 2 ? t[2 * (c % 4)] : multiplier[c * step];
+                const int32_t s = step == 2 ? -t[8 + c % 4] : shift[c * step];
                 const th_fast_rq rq = step && fast ? th_fast_rq_make(m, s, zp) : rq_tensor;
                 out[c] = w16_out(acc[o], m, s, &rq, params);
             }

@@ -332,7 +332,8 @@ static run_result run_fc(const decoded_case *dc, const th_kalloc *mem)
 
 /* fc_w16 ints: flags, batches, cin, cout, output_offset, act(2), mult_step, fast
  * blobs: input, int16 weights, bias int32[round_up4(cout)] (input offset folded in),
- * multiplier, shift (1 or cout int32): th_fc_s8_w16, the compiled backend's FC. */
+ * multiplier, shift (1 or cout int32; mult_step 2: the host's table in both): th_fc_s8_w16,
+ * the compiled backend's FC. */
 static run_result run_fc_w16(const decoded_case *dc, const th_kalloc *mem)
 {
     run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
@@ -347,7 +348,9 @@ static run_result run_fc_w16(const decoded_case *dc, const th_kalloc *mem)
         (int64_t)dc->blob_len[1] != padded * (((int64_t)v[2] + 3) / 4 * 4) * 2 ||
         (int64_t)dc->blob_len[2] != padded * 4 || dc->blob_len[3] == 0 ||
         dc->blob_len[4] != dc->blob_len[3] ||
-        dc->blob_len[3] != (v[7] != 0 ? 4u * (uint32_t)v[3] : 4u)) {
+        dc->blob_len[3] != (v[7] == 2   ? 12u * (uint32_t)padded
+                            : v[7] != 0 ? 4u * (uint32_t)v[3]
+                                        : 4u)) {
         return rr;
     }
     const int8_t *input = copy_blob(mem, dc, 0);
