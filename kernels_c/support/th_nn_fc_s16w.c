@@ -258,7 +258,7 @@ enum { W16_TENSOR = 0, W16_CHANNEL = 1 };
  * last `rest` (0..3) channels as one more pass of the same loop: its block's weights, bias
  * and table are the host's padded ones, its word stored into `last` and `rest` bytes of it
  * copied out. int8 outputs with the fast requantization (mode W16_TENSOR: multiplier[0],
- * shift[0]; W16_CHANNEL: per channel from the host's table in multiplier). */
+ * shift[0]; W16_CHANNEL: per channel from the host's table p->rq_table). */
 static void __attribute__((noinline))
 w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
            const int8_t *x, const int16_t *w, const int32_t *bias, int32_t blocks, int8_t *out,
@@ -274,7 +274,7 @@ w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *
     w16_frame l __attribute__((aligned(8))) = {
         x, full, cin & 3, th_sxtb16(xt), th_sxtb16_ror8(xt), out, bias + 4 * blocks, mode,
         th_nn_bytes4(p->activation.min), th_nn_bytes4(p->activation.max), rq.multiplier,
-        rq.round_zp, rq.e, multiplier};
+        rq.round_zp, rq.e, p->rq_table};
     /* The whole blocks, then (pass 1) the last partial one. */
     for (int32_t pass = 0;; pass++) {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
@@ -362,7 +362,7 @@ w16_rows(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *sh
     const int32_t cout = p->cout;
     for (int32_t b = 0; b < p->batches; b++) {
         w16_blocks(p, multiplier, shift, input + (int64_t)b * cin, weights, bias, cout / 4,
-                   output + (int64_t)b * cout, p->mult_step == 2 ? W16_CHANNEL : W16_TENSOR,
+                   output + (int64_t)b * cout, p->mult_step ? W16_CHANNEL : W16_TENSOR,
                    cout & 3);
     }
 }
@@ -379,7 +379,7 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
     const int32_t cin = params->cin;
     const int32_t cout = params->cout;
     if (params->batches <= 0 || cin <= 0 || cout <= 0 || params->mult_step < 0 ||
-        params->mult_step > 2 || (params->mult_step == 2 && !params->fast)) {
+        params->mult_step > 1) {
         return TH_ERR_ARG;
     }
     const int32_t full = cin / 4;                  /* whole input words */
@@ -387,15 +387,15 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
     const int32_t step = params->mult_step;
     const int32_t zp = params->output_offset;
     const int32_t fast = params->fast;
-    const th_fast_rq rq_tensor = fast && step == 0
-                                     ? th_fast_rq_make(multiplier[0], shift[0], zp)
-                                     : (th_fast_rq){0, 0, 0};
+    const th_fast_rq rq_tensor = fast ? th_fast_rq_make(multiplier[0], shift[0], zp)
+                                      : (th_fast_rq){0, 0, 0};
 #if TH_NN_HAS_DSP
     /* The row loop where its setup (a frame of 15 words, a call) pays: fast, four blocks or
      * more. Fewer (a classifier's last layer: 10-12 outputs) stay on the loop below, so a
      * model with only those links no second loop (its code size). */
-    if (fast && cout >= 16 && step != 1 &&
-        (step ? TH_NN_PATH(FC_W16_CHANNEL) : TH_NN_PATH(FC_W16_TENSOR))) {
+    if (fast && cout >= 16 &&
+        (step ? params->rq_table != NULL && TH_NN_PATH(FC_W16_CHANNEL)
+              : TH_NN_PATH(FC_W16_TENSOR))) {
         if (cin >= 128) { /* its dot loop four chunks per pass, where the build keeps it */
             (void)TH_NN_PATH(FC_W16_UNROLL4);
         }
@@ -436,9 +436,8 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
             const int32_t g = TH_MIN(4, cout - c0);
             for (int32_t o = 0; o < g; o++) {
                 const int32_t c = c0 + o;
-                const int32_t *t = multiplier + (c / 4) * 12; /* step 2: the host's table */
-                const int32_t m = step == 2 ? t[2 * (c % 4)] : multiplier[c * step];
-                const int32_t s = step == 2 ? -t[8 + c % 4] : shift[c * step];
+                const int32_t m = multiplier[c * step];
+                const int32_t s = shift[c * step];
                 const th_fast_rq rq = step && fast ? th_fast_rq_make(m, s, zp) : rq_tensor;
                 out[c] = w16_out(acc[o], m, s, &rq, params);
             }

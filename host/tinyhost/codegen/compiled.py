@@ -783,15 +783,14 @@ class _Model:
         weights = self.array(f"op{i}_weights_s16", fc_w16_weights(w))
         bias_name = self.array(f"op{i}_bias_w16", fc_w16_bias(bias, w, p.input_offset))
         step = int(bool(call.per_channel))
-        if step and fast and cout >= FC_W16_TABLE_MIN_COUT:  # the row loop's table
-            step = 2
-            mult_name = shift_name = self.array(
-                f"op{i}_rq_table", fc_w16_rq_table(mult, shift, p.output_offset))
-        else:
-            mult_name = self.array(f"op{i}_multiplier", np.asarray(mult, np.int32))
-            shift_name = self.array(f"op{i}_shift", np.asarray(shift, np.int32))
+        mult_name = self.array(f"op{i}_multiplier", np.asarray(mult, np.int32))
+        shift_name = self.array(f"op{i}_shift", np.asarray(shift, np.int32))
+        table = "NULL"
+        if step and fast and cout >= FC_W16_TABLE_MIN_COUT:  # the row loop's constants
+            table = self.array(f"op{i}_rq_table", fc_w16_rq_table(mult, shift, p.output_offset))
         return (f"    static const th_fc_w16_params params = {{{batches}, {cin}, {cout}, "
-                f"{p.output_offset}, {{{p.act_min}, {p.act_max}}}, {step}, {int(fast)}}};\n"
+                f"{p.output_offset}, {{{p.act_min}, {p.act_max}}}, {step}, {int(fast)}, "
+                f"{table}}};\n"
                 f"    return {FC_W16_FUNCTION}(&params, {mult_name}, {shift_name}, "
                 f"{self.pointer(call.inputs[0], 'int8_t')}, {weights}, {bias_name}, "
                 f"{self.pointer(call.outputs[0], 'int8_t', const=False)});")
