@@ -111,8 +111,10 @@ def fc_w16_rq_table(multipliers: np.ndarray, shifts: np.ndarray,
 def fc_extra_flash(cout: int, cin: int, has_bias: bool, per_channel: bool) -> int:
     """Flash th_fc_s8_w16's arrays take beyond the int8 kernel's: int16 weights and a bias
     (always, Cout padded to 4) against block-4 int8 weights and the bias if any, plus the
-    multiplier and shift arrays a per-tensor layer now has."""
-    widened = _pad(cout) * _pad(cin) * 2 + _pad(cout) * 4 + (0 if per_channel else 8)
+    multiplier and shift arrays a per-tensor layer now has, or the row loop's table a
+    per-channel one of FC_W16_TABLE_MIN_COUT outputs or more may get (fc_w16_rq_table)."""
+    table = _pad(cout) * 12 if per_channel and cout >= FC_W16_TABLE_MIN_COUT else 0
+    widened = _pad(cout) * _pad(cin) * 2 + _pad(cout) * 4 + (table if per_channel else 8)
     return widened - (cout * _pad(cin) + (cout * 4 if has_bias else 0))
 
 
