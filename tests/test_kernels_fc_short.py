@@ -25,12 +25,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graph_builder import GraphBuilder
+from graph_on_device import (
+    assert_device_matches_reference,
+    assert_reference_matches_tflm,
+    int8_inputs,
+)
 from kernels.cases import FcCase, Op, check_result
 from kernels.harness import Driver, build_driver
 from kernels.target import build_firmware, fits_small_firmware, run_cases
+from reference_single_op import q
+from tinyhost import reference
 from tinyhost.arith.conv import FullyConnectedParams
 from tinyhost.arith.fixedpoint import quantize_multiplier
 from tinyhost.codegen.widen import fc_fast_ok
+from tinyhost.ir import FullyConnectedOptions, Graph, OpKind
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
@@ -134,3 +143,46 @@ def test_short_fc_on_cortex_m4(tmp_path: Path) -> None:
                 if (p := check_result(c, r)) is not None]  # fmt: skip
     assert not problems, f"{len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
         problems[:8])
+
+
+def _per_channel_fc_graph() -> Graph:
+    """Two rows of 34 through per-channel FCs of 33 (cout % 4 == 1) and then 18 (== 2)
+    outputs and a per-tensor one of 19 (== 3): the compiled backend's table (mult_step 2)
+    and the row loop's last partial block, every output a model output."""
+    rng = np.random.default_rng(14)
+    b = GraphBuilder(rng)
+    x = b.tensor("x", (2, 34), quant=q(0.05, 3))
+
+    def fc(src: int, cin: int, cout: int, per_channel: bool, name: str, zp: int) -> int:
+        scales = rng.uniform(0.01, 0.04, cout if per_channel else 1).astype(np.float32)
+        w = b.tensor(f"{name}_w", (cout, cin), data=rng.integers(-127, 128, (cout, cin))
+                     .astype(np.int8), quant=q(scales, 0, axis=0))  # fmt: skip
+        in_scale = float(b.tensors[src].quant.scale[0])
+        bias = b.tensor(f"{name}_b", (cout,), np.dtype(np.int32),
+                        rng.integers(-3000, 3000, cout).astype(np.int32),
+                        q((in_scale * scales).astype(np.float32), 0))
+        spread = in_scale * 0.025 * 74 * 74 * np.sqrt(cin) / 50  # the sums' std / 50
+        y = b.tensor(f"{name}_y", (2, cout), quant=q(float(spread), zp))
+        b.op(OpKind.FULLY_CONNECTED, (src, w, bias), (y,), FullyConnectedOptions())
+        return y
+
+    a = fc(x, 34, 33, True, "fc1", -5)
+    c = fc(a, 33, 18, True, "fc2", 7)
+    d = fc(c, 18, 19, False, "fc3", -2)
+    return b.graph([x], [a, c, d], "fc_w16_tails")
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_per_channel_fc_tails_compiled_on_cortex_m4(tmp_path: Path) -> None:
+    """Bit-exact with TFLM in the reference and with the reference on QEMU mps2-an386
+    through the compiled backend (th_fc_s8_w16 with the host's table)."""
+    g = _per_channel_fc_graph()
+    x = int8_inputs(g, 3)
+    assert_reference_matches_tflm(g, x)
+    outs = reference.run(g, x).outputs
+    assert all(len(np.unique(o)) > 8 for o in outs)  # not saturated: the test can fail
+    assert_device_matches_reference(g, x, "mps2-an386", "compiled", tmp_path)
+    sources = "".join(p.read_text() for p in tmp_path.rglob("*.c"))
+    assert sources.count("_rq_table[") >= 2 and "th_fc_s8_w16" in sources

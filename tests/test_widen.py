@@ -101,7 +101,7 @@ def _w16_call(kern: Kernels, graph: Graph, x: np.ndarray) -> tuple[np.ndarray, b
         mult, shift = p.out_multiplier[:1], p.out_shift[:1]
     fast = fc_fast_ok(cin, bias, mult, shift)
     params = i32(x.shape[0], cin, cout, p.output_offset, p.act_min, p.act_max,
-                 int(call.per_channel), int(fast))
+                 int(call.per_channel), int(fast), 0, 0, 0)  # rq_table NULL (offset 40)
     status, bufs = kern.call(
         "th_fc_s8_w16", buf(params), buf(np.asarray(mult, np.int32)),
         buf(np.asarray(shift, np.int32)), buf(x), buf(fc_w16_weights(w)),

@@ -243,6 +243,11 @@ typedef struct {
     th_activation activation;
     int32_t mult_step; /* 0: multiplier[0], shift[0] for every channel; 1: per channel */
     int32_t fast;
+    /* NULL, or with mult_step 1 and fast the same constants for the row loop (used when
+     * Cout >= 16): per block of four channels (Cout padded to 4, the padding repeating the
+     * last channel) th_fast_rq's multiplier and round_zp of each channel in turn, then the
+     * four e: 12 words a block (codegen/widen.py fc_w16_rq_table). */
+    const int32_t *rq_table;
 } th_fc_w16_params;
 
 th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier,

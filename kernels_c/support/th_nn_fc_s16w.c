@@ -13,7 +13,8 @@
  * one loop (on Armv7E-M one assembly loop: on short inputs the per-output work dominates,
  * and gcc keeps no block state in registers next to the dot's 13): bias by LDM, the dot,
  * the requantization per tensor or per channel (constants by LDM), a bytewise clamp, one
- * word stored. The last 1..3 channels go through the block loop below.
+ * word stored. The last 1..3 channels run as one more pass of the same loop (the host's
+ * zero-padded weights and bias, their constants copied, the word stored aside).
  */
 #include <stddef.h>
 
@@ -55,27 +56,26 @@ TH_INLINE int32_t w16_tail_word(const int8_t *x, int32_t from, int32_t cin)
     "ldr %[w2], %[k2]\n\t"                                                                  \
     TH_NN_ROWS_RQ1("a0", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a1", "w0", "w1", "w2")           \
     TH_NN_ROWS_RQ1("a2", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a3", "w0", "w1", "w2")
-#define TH_W16R_RQ_MUL1(A, W)                                                                 \
+/* th_fast_rq_apply up to its shift, accumulator A with the channel's multiplier M and
+ * round_zp RZ (operand xa a temporary). */
+#define TH_W16R_RQ_MUL(A, M, RZ)                                                              \
     "lsl %[xa], %[" A "], #1\n\t"                                                           \
-    "asr %[xb], %[" A "], #31\n\t"                                                          \
-    "smmlar %[" A "], %[xa], %[" W "], %[xb]\n\t"
-#define TH_W16R_RQ_SHIFT1(A, W)                                                               \
-    "mvn %[xa], %[" W "]\n\t"                                                               \
-    "asr %[" A "], %[" A "], %[xa]\n\t"                                                     \
-    "add %[" A "], %[" A "], %[n]\n\t"                                                      \
-    "ssat %[" A "], #8, %[" A "], asr #1\n\t"
+    "smmlar %[" A "], %[xa], %[" M "], %[" RZ "]\n\t"                                       \
+    "add %[" A "], %[" A "], %[xa], asr #31\n\t"
+#define TH_W16R_RQ_SHIFT(A, E)                                                                \
+    "asr %[" A "], %[" A "], %[" E "]\n\t"                                                  \
+    "ssat %[" A "], #8, %[" A "]\n\t"
+/* Per channel: the block's 12 words of the host's table (fc_w16_rq_table) by three LDM. */
 #define TH_W16R_RQ_CHANNEL                                                                    \
     "ldr %[x], %[mp]\n\t"                                                                   \
     "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "str %[x], %[mp]\n\t"                                                                   \
-    TH_W16R_RQ_MUL1("a0", "w0") TH_W16R_RQ_MUL1("a1", "w1") TH_W16R_RQ_MUL1("a2", "w2")        \
-    TH_W16R_RQ_MUL1("a3", "w3")                                                               \
-    "ldr %[x], %[sp]\n\t"                                                                   \
+    TH_W16R_RQ_MUL("a0", "w0", "w1") TH_W16R_RQ_MUL("a1", "w2", "w3")                         \
     "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "str %[x], %[sp]\n\t"                                                                   \
-    "ldr %[n], %[k2]\n\t"                                                                   \
-    TH_W16R_RQ_SHIFT1("a0", "w0") TH_W16R_RQ_SHIFT1("a1", "w1") TH_W16R_RQ_SHIFT1("a2", "w2")  \
-    TH_W16R_RQ_SHIFT1("a3", "w3")
+    TH_W16R_RQ_MUL("a2", "w0", "w1") TH_W16R_RQ_MUL("a3", "w2", "w3")                         \
+    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "str %[x], %[mp]\n\t"                                                                   \
+    TH_W16R_RQ_SHIFT("a0", "w0") TH_W16R_RQ_SHIFT("a1", "w1") TH_W16R_RQ_SHIFT("a2", "w2")      \
+    TH_W16R_RQ_SHIFT("a3", "w3")
 /* The dot over the whole input words (n of them; labels 1-3, 9). DOT4: four chunks per
  * iteration after chunks % 4 (bit 0, then bit 1 shifted into carry; the chunks leave the
  * flags alone, so the Z of the second LSRS, n / 4 == 0, still holds). DOT2: two per
@@ -204,26 +204,13 @@ typedef struct {
     int32_t mode;   /* W16_TENSOR, W16_CHANNEL */
     uint32_t lo4;   /* the activation range, its bytes four times (SSUB8 / SEL lanes) */
     uint32_t hi4;
-    int32_t k0;     /* W16_TENSOR: multiplier, round_zp, e (th_fast_rq); W16_CHANNEL: k2 = */
-    int32_t k1;     /* 2 zp + 1 */
+    int32_t k0;     /* W16_TENSOR: multiplier, round_zp, e (th_fast_rq) */
+    int32_t k1;
     int32_t k2;
-    const int32_t *mult; /* W16_CHANNEL: the block's multipliers and shifts */
-    const int32_t *shift;
+    const int32_t *mult; /* W16_CHANNEL: the block's 12 words of the host's table */
 } w16_frame;
 
 enum { W16_TENSOR = 0, W16_CHANNEL = 1 };
-
-/* th_fast_rq_apply of channel (m, shift = -1 - em1) with nothing made per channel: with
- * v = SMMLAR(2 acc, m, [acc < 0]) (the sign term as the accumulate),
- * (v + 2^(e-1)) >> e == ((v >> (e-1)) + 1) >> 1 (floors), and the output offset rides in
- * the last shift: ((u + 1) >> 1) + zp == (u + 2 zp + 1) >> 1. Exact where th_fast_rq_apply
- * is (|acc| < 2^29, e in [1, 22]: the host's `fast`). */
-TH_INLINE int32_t w16_rq_channel(int32_t acc, int32_t m, int32_t shift, int32_t zp2p1)
-{
-    const int32_t a2 = (int32_t)((uint32_t)acc << 1);
-    const int32_t v = th_smmlar(a2, m, acc >> 31);
-    return th_ssat8(((v >> ~shift) + zp2p1) >> 1);
-}
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 /* A requantization the build leaves out (TH_NN_PATH: the caller never selects its mode). */
@@ -267,117 +254,116 @@ TH_INLINE int32_t w16_rq_channel(int32_t acc, int32_t m, int32_t shift, int32_t 
     "bne 0b\n\t"
 #endif
 
-/* `blocks` blocks of four channels of one input row x, from bias and w, into out: int8
- * outputs with the fast requantization (mode W16_TENSOR, or W16_CHANNEL: per channel from
- * multiplier and shift). */
+/* `blocks` blocks of four channels of one input row x, from bias and w, into out, then the
+ * last `rest` (0..3) channels as one more pass of the same loop: its block's weights, bias
+ * and table are the host's padded ones, its word stored into `last` and `rest` bytes of it
+ * copied out. int8 outputs with the fast requantization (mode W16_TENSOR: multiplier[0],
+ * shift[0]; W16_CHANNEL: per channel from the host's table p->rq_table). */
 static void __attribute__((noinline))
 w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
            const int8_t *x, const int16_t *w, const int32_t *bias, int32_t blocks, int8_t *out,
-           int32_t mode)
+           int32_t mode, int32_t rest)
 {
     const int32_t cin = p->cin;
     const int32_t full = cin / 4;
     const int32_t xt = (cin & 3) != 0 ? w16_tail_word(x, 4 * full, cin) : 0;
     const int32_t zp = p->output_offset;
-    const th_fast_rq rq = th_fast_rq_make(multiplier[0], mode ? -1 : shift[0], zp);
-    /* On this stack: the assembly loop addresses it from SP (no register is left for a
-     * base); aligned for LDRD. */
+    const th_fast_rq rq = mode == W16_TENSOR ? th_fast_rq_make(multiplier[0], shift[0], zp)
+                                             : (th_fast_rq){0, 0, 0};
+    uint32_t last = 0;
     w16_frame l __attribute__((aligned(8))) = {
         x, full, cin & 3, th_sxtb16(xt), th_sxtb16_ror8(xt), out, bias + 4 * blocks, mode,
         th_nn_bytes4(p->activation.min), th_nn_bytes4(p->activation.max), rq.multiplier,
-        rq.round_zp, mode == W16_CHANNEL ? 2 * zp + 1 : rq.e, multiplier, shift};
+        rq.round_zp, rq.e, p->rq_table};
+    /* The whole blocks, then (pass 1) the last partial one. */
+    for (int32_t pass = 0;; pass++) {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    /* LDM needs its registers in ascending order: pinned. */
-    register int32_t a0 __asm__("r0");
-    register int32_t a1 __asm__("r1");
-    register int32_t a2 __asm__("r2");
-    register int32_t a3 __asm__("r3");
-    register int32_t w0 __asm__("r8");
-    register int32_t w1 __asm__("r9");
-    register int32_t w2 __asm__("r10");
-    register int32_t w3 __asm__("r11");
-    const int8_t *xr;
-    int32_t n;
-    int32_t xa;
-    int32_t xb;
-    /* The frame's words as memory operands (the loop writes out, mult and shift back:
-     * "memory" clobber). */
-    __asm__ volatile(TH_W16R_ROW
-                     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
-                       [x] "=&r"(xr), [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa),
-                       [xb] "=&r"(xb), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2),
-                       [w3] "=&r"(w3), [bias] "+r"(bias)
-                     : [xp] "m"(l.x), [tf] "m"(l.tflag), [ta] "m"(l.txa),
-                       [bend] "m"(l.bias_end), [mode] "m"(l.mode), [lo] "m"(l.lo4),
-                       [k0] "m"(l.k0), [k2] "m"(l.k2), [out] "m"(l.out), [mp] "m"(l.mult),
-                       [sp] "m"(l.shift)
-                     : "cc", "memory");
+        /* LDM needs its registers in ascending order: pinned. */
+        register int32_t a0 __asm__("r0");
+        register int32_t a1 __asm__("r1");
+        register int32_t a2 __asm__("r2");
+        register int32_t a3 __asm__("r3");
+        register int32_t w0 __asm__("r8");
+        register int32_t w1 __asm__("r9");
+        register int32_t w2 __asm__("r10");
+        register int32_t w3 __asm__("r11");
+        const int8_t *xr;
+        int32_t n;
+        int32_t xa;
+        int32_t xb;
+        /* The frame's words as memory operands (the loop writes out and mult back:
+         * "memory" clobber). */
+        __asm__ volatile(TH_W16R_ROW
+                         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
+                           [x] "=&r"(xr), [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa),
+                           [xb] "=&r"(xb), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2),
+                           [w3] "=&r"(w3), [bias] "+r"(bias)
+                         : [xp] "m"(l.x), [tf] "m"(l.tflag), [ta] "m"(l.txa),
+                           [bend] "m"(l.bias_end), [mode] "m"(l.mode), [lo] "m"(l.lo4),
+                           [k0] "m"(l.k0), [k2] "m"(l.k2), [out] "m"(l.out), [mp] "m"(l.mult)
+                         : "cc", "memory");
 #else
-    w16_frame *f = &l;
-    for (; bias != f->bias_end; bias += 4) {
-        int32_t acc[4] = {bias[0], bias[1], bias[2], bias[3]};
-        const int8_t *x = f->x;
-        for (int32_t j = 0; j <= f->chunks; j++, w += 16) {
-            int32_t xa = f->txa;
-            int32_t xb = f->txb;
-            if (j == f->chunks) {
-                if (f->tflag == 0) {
-                    break;
+        w16_frame *f = &l;
+        for (; bias != f->bias_end; bias += 4) {
+            int32_t acc[4] = {bias[0], bias[1], bias[2], bias[3]};
+            const int8_t *x = f->x;
+            for (int32_t j = 0; j <= f->chunks; j++, w += 16) {
+                int32_t xa = f->txa;
+                int32_t xb = f->txb;
+                if (j == f->chunks) {
+                    if (f->tflag == 0) {
+                        break;
+                    }
+                } else {
+                    const int32_t v = th_read_s32(x + 4 * j);
+                    xa = th_sxtb16(v);
+                    xb = th_sxtb16_ror8(v);
                 }
-            } else {
-                const int32_t v = th_read_s32(x + 4 * j);
-                xa = th_sxtb16(v);
-                xb = th_sxtb16_ror8(v);
+                const int32_t *wv = (const int32_t *)__builtin_assume_aligned(w, 4);
+                for (int32_t o = 0; o < 4; o++) {
+                    acc[o] = th_smlad(xb, wv[2 * o + 1], th_smlad(xa, wv[2 * o], acc[o]));
+                }
             }
-            const int32_t *wv = (const int32_t *)__builtin_assume_aligned(w, 4);
+            int8_t *y = f->out;
             for (int32_t o = 0; o < 4; o++) {
-                acc[o] = th_smlad(xb, wv[2 * o + 1], th_smlad(xa, wv[2 * o], acc[o]));
+                th_fast_rq rc = rq;
+                if (f->mode == W16_CHANNEL) {
+                    const int32_t *t = f->mult;
+                    rc = (th_fast_rq){t[2 * o], t[2 * o + 1], t[8 + o]};
+                }
+                int32_t v = th_fast_rq_apply(acc[o], &rc);
+                v = th_clamp(v, (int8_t)f->lo4, (int8_t)f->hi4);
+                y[o] = (int8_t)v;
+            }
+            f->out = y + 4;
+            if (f->mode == W16_CHANNEL) {
+                f->mult += 12;
             }
         }
-        int8_t *out = f->out;
-        for (int32_t o = 0; o < 4; o++) {
-            int32_t v = f->mode == W16_CHANNEL
-                            ? w16_rq_channel(acc[o], f->mult[o], f->shift[o], f->k2)
-                            : th_fast_rq_apply(acc[o], &rq);
-            v = th_clamp(v, (int8_t)f->lo4, (int8_t)f->hi4);
-            out[o] = (int8_t)v;
-        }
-        f->out = out + 4;
-        if (f->mode == W16_CHANNEL) {
-            f->mult += 4;
-            f->shift += 4;
-        }
-    }
 #endif
+        if (pass != 0 || rest == 0) {
+            break;
+        }
+        l.out = (int8_t *)&last;
+        l.bias_end = bias + 4;
+    }
+    for (int32_t k = 0; k < rest; k++) {
+        out[4 * blocks + k] = (int8_t)(uint8_t)(last >> (8 * k));
+    }
 }
 
 
-th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier,
-                       const int32_t *shift, const int8_t *input, const int16_t *weights,
-                       const int32_t *bias, int8_t *output);
-
-/* Every row (the fast requantization): the whole blocks by w16_blocks, the last 1..3
- * channels as a layer of their own (th_fc_s8_w16's block loop: fewer than 16 outputs). */
+/* Every row (the fast requantization), its blocks and its last 1..3 channels by w16_blocks. */
 static void __attribute__((noinline))
 w16_rows(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
          const int8_t *input, const int16_t *weights, const int32_t *bias, int8_t *output)
 {
     const int32_t cin = p->cin;
     const int32_t cout = p->cout;
-    const int32_t whole = cout & ~3;
-    const int32_t step = p->mult_step;
-    th_fc_w16_params rest = *p;
-    rest.batches = 1;
-    rest.cout = cout - whole;
     for (int32_t b = 0; b < p->batches; b++) {
-        const int8_t *x = input + (int64_t)b * cin;
-        int8_t *out = output + (int64_t)b * cout;
-        w16_blocks(p, multiplier, shift, x, weights, bias, whole / 4, out, step);
-        if (rest.cout > 0) {
-            (void)th_fc_s8_w16(&rest, multiplier + whole * step, shift + whole * step, x,
-                               weights + (int64_t)whole * ((cin + 3) & ~3), bias + whole,
-                               out + whole);
-        }
+        w16_blocks(p, multiplier, shift, input + (int64_t)b * cin, weights, bias, cout / 4,
+                   output + (int64_t)b * cout, p->mult_step ? W16_CHANNEL : W16_TENSOR,
+                   cout & 3);
     }
 }
 #endif /* TH_NN_HAS_DSP */
@@ -408,7 +394,8 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
      * more. Fewer (a classifier's last layer: 10-12 outputs) stay on the loop below, so a
      * model with only those links no second loop (its code size). */
     if (fast && cout >= 16 &&
-        (step ? TH_NN_PATH(FC_W16_CHANNEL) : TH_NN_PATH(FC_W16_TENSOR))) {
+        (step ? params->rq_table != NULL && TH_NN_PATH(FC_W16_CHANNEL)
+              : TH_NN_PATH(FC_W16_TENSOR))) {
         if (cin >= 128) { /* its dot loop four chunks per pass, where the build keeps it */
             (void)TH_NN_PATH(FC_W16_UNROLL4);
         }

@@ -33,7 +33,13 @@ import numpy as np
 
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.codegen.layout import conv_filter_layout, fc_weights_layout
-from tinyhost.codegen.widen import fc_fast_ok, fc_w16_bias, fc_w16_weights
+from tinyhost.codegen.widen import (
+    FC_W16_TABLE_MIN_COUT,
+    fc_fast_ok,
+    fc_w16_bias,
+    fc_w16_rq_table,
+    fc_w16_weights,
+)
 from tinyhost.reference.ops.conv import conv2d_int8, depthwise_conv2d_int8
 from tinyhost.reference.ops.fully_connected import fully_connected_int8
 
@@ -219,10 +225,13 @@ class FcCase:
         step = int(len(p.out_multiplier) == cout and cout > 1)
         mult, shift = p.out_multiplier[: cout if step else 1], p.out_shift[: cout if step else 1]
         fast = fc_fast_ok(cin, self.bias, mult, shift)
+        table = b""
+        if step and fast and cout >= FC_W16_TABLE_MIN_COUT:  # as the compiled backend
+            table = fc_w16_rq_table(mult, shift, p.output_offset).astype("<i4").tobytes()
         ints = [0, batches, cin, cout, p.output_offset, p.act_min, p.act_max, step, int(fast)]
         blobs = [self.x.astype(np.int8).tobytes(), fc_w16_weights(self.w).astype("<i2").tobytes(),
                  fc_w16_bias(self.bias, self.w, p.input_offset).astype("<i4").tobytes(),
-                 mult.astype("<i4").tobytes(), shift.astype("<i4").tobytes()]
+                 mult.astype("<i4").tobytes(), shift.astype("<i4").tobytes(), table]
         return encode_record(case_id, self.op, ints, blobs)
 
 

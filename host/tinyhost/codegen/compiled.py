@@ -86,6 +86,7 @@ from tinyhost.codegen.widen import (
     CONV_3X3_W16_FUNCTION,
     CONV_W16_BLOCK,
     FC_W16_FUNCTION,
+    FC_W16_TABLE_MIN_COUT,
     Widened,
     conv_extra_flash,
     conv_rq_table,
@@ -93,6 +94,7 @@ from tinyhost.codegen.widen import (
     fc_extra_flash,
     fc_fast_ok,
     fc_w16_bias,
+    fc_w16_rq_table,
     fc_w16_weights,
     w16_weights,
 )
@@ -780,11 +782,15 @@ class _Model:
         fast = fc_fast_ok(cin, bias, mult, shift)
         weights = self.array(f"op{i}_weights_s16", fc_w16_weights(w))
         bias_name = self.array(f"op{i}_bias_w16", fc_w16_bias(bias, w, p.input_offset))
+        step = int(bool(call.per_channel))
         mult_name = self.array(f"op{i}_multiplier", np.asarray(mult, np.int32))
         shift_name = self.array(f"op{i}_shift", np.asarray(shift, np.int32))
+        table = "NULL"
+        if step and fast and cout >= FC_W16_TABLE_MIN_COUT:  # the row loop's constants
+            table = self.array(f"op{i}_rq_table", fc_w16_rq_table(mult, shift, p.output_offset))
         return (f"    static const th_fc_w16_params params = {{{batches}, {cin}, {cout}, "
-                f"{p.output_offset}, {{{p.act_min}, {p.act_max}}}, "
-                f"{int(bool(call.per_channel))}, {int(fast)}}};\n"
+                f"{p.output_offset}, {{{p.act_min}, {p.act_max}}}, {step}, {int(fast)}, "
+                f"{table}}};\n"
                 f"    return {FC_W16_FUNCTION}(&params, {mult_name}, {shift_name}, "
                 f"{self.pointer(call.inputs[0], 'int8_t')}, {weights}, {bias_name}, "
                 f"{self.pointer(call.outputs[0], 'int8_t', const=False)});")

@@ -90,11 +90,31 @@ def fc_fast_ok(cin: int, bias: np.ndarray | None, multipliers: np.ndarray,
                 and ((s <= -1) & (s >= -FAST_MAX_E)).all())
 
 
+FC_W16_TABLE_MIN_COUT = 16  # th_fc_s8_w16's row loop (fewer outputs: the block loop)
+
+
+def fc_w16_rq_table(multipliers: np.ndarray, shifts: np.ndarray,
+                    output_offset: int) -> np.ndarray:
+    """th_fc_s8_w16's per-channel constants for mult_step 2 (int32[round_up4(Cout) * 3]):
+    per block of four channels the th_fast_rq multiplier and round_zp of each channel in
+    turn, then the four e; the padding channels repeat the last one. Only where fc_fast_ok
+    holds (e in [1, 22], multipliers >= 0)."""
+    m = np.asarray(multipliers, np.int64)
+    e = -np.asarray(shifts, np.int64)
+    pad = _pad(len(m)) - len(m)
+    m, e = np.pad(m, (0, pad), mode="edge"), np.pad(e, (0, pad), mode="edge")
+    round_zp = _wrap32((np.int64(1) << (e - 1)) + (np.int64(output_offset) << e))
+    pairs = np.stack([m, round_zp.astype(np.int64)], axis=1).reshape(-1, 8)
+    return _wrap32(np.concatenate([pairs, e.reshape(-1, 4)], axis=1).reshape(-1))
+
+
 def fc_extra_flash(cout: int, cin: int, has_bias: bool, per_channel: bool) -> int:
     """Flash th_fc_s8_w16's arrays take beyond the int8 kernel's: int16 weights and a bias
     (always, Cout padded to 4) against block-4 int8 weights and the bias if any, plus the
-    multiplier and shift arrays a per-tensor layer now has."""
-    widened = _pad(cout) * _pad(cin) * 2 + _pad(cout) * 4 + (0 if per_channel else 8)
+    multiplier and shift arrays a per-tensor layer now has, or the row loop's table a
+    per-channel one of FC_W16_TABLE_MIN_COUT outputs or more may get (fc_w16_rq_table)."""
+    table = _pad(cout) * 12 if per_channel and cout >= FC_W16_TABLE_MIN_COUT else 0
+    widened = _pad(cout) * _pad(cin) * 2 + _pad(cout) * 4 + (table if per_channel else 8)
     return widened - (cout * _pad(cin) + (cout * 4 if has_bias else 0))
 
 

@@ -332,11 +332,12 @@ static run_result run_fc(const decoded_case *dc, const th_kalloc *mem)
 
 /* fc_w16 ints: flags, batches, cin, cout, output_offset, act(2), mult_step, fast
  * blobs: input, int16 weights, bias int32[round_up4(cout)] (input offset folded in),
- * multiplier, shift (1 or cout int32): th_fc_s8_w16, the compiled backend's FC. */
+ * multiplier, shift (1 or cout int32), the row loop's table (empty: NULL): th_fc_s8_w16,
+ * the compiled backend's FC. */
 static run_result run_fc_w16(const decoded_case *dc, const th_kalloc *mem)
 {
     run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
-    if (dc->n_ints < 9 || dc->n_blobs != 5) {
+    if (dc->n_ints < 9 || dc->n_blobs != 6) {
         return rr;
     }
     const int32_t *v = dc->ints;
@@ -347,7 +348,8 @@ static run_result run_fc_w16(const decoded_case *dc, const th_kalloc *mem)
         (int64_t)dc->blob_len[1] != padded * (((int64_t)v[2] + 3) / 4 * 4) * 2 ||
         (int64_t)dc->blob_len[2] != padded * 4 || dc->blob_len[3] == 0 ||
         dc->blob_len[4] != dc->blob_len[3] ||
-        dc->blob_len[3] != (v[7] != 0 ? 4u * (uint32_t)v[3] : 4u)) {
+        dc->blob_len[3] != (v[7] != 0 ? 4u * (uint32_t)v[3] : 4u) ||
+        (dc->blob_len[5] != 0 && (int64_t)dc->blob_len[5] != padded * 12)) {
         return rr;
     }
     const int8_t *input = copy_blob(mem, dc, 0);
@@ -355,13 +357,14 @@ static run_result run_fc_w16(const decoded_case *dc, const th_kalloc *mem)
     const int32_t *bias = copy_blob(mem, dc, 2);
     const int32_t *mult = copy_blob(mem, dc, 3);
     const int32_t *shift = copy_blob(mem, dc, 4);
+    const int32_t *table = copy_blob(mem, dc, 5); /* NULL when empty */
     int8_t *output = mem->alloc(mem->self, (size_t)out_len);
     if (input == NULL || weights == NULL || bias == NULL || mult == NULL || shift == NULL ||
         output == NULL) {
         rr.status = TH_KCASE_NO_MEMORY;
         return rr;
     }
-    const th_fc_w16_params p = {v[1], v[2], v[3], v[4], {v[5], v[6]}, v[7], v[8]};
+    const th_fc_w16_params p = {v[1], v[2], v[3], v[4], {v[5], v[6]}, v[7], v[8], table};
     th_kcase_before_kernel();
     rr.status = th_fc_s8_w16(&p, mult, shift, input, weights, bias, output);
     th_kcase_after_kernel();
