@@ -208,6 +208,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_FC_W16_CHANNEL /* th_fc_s8_w16: whole blocks, fast per-channel requant */
 #define TH_NN_KEEP_FC_W16_CHANNEL 1
 #endif
+#ifndef TH_NN_KEEP_FC_W16_FULL /* th_fc_s8_w16's row loop, int8's whole range: no clamp */
+#define TH_NN_KEEP_FC_W16_FULL 1
+#endif
 #ifndef TH_NN_KEEP_FC_W16_UNROLL4 /* th_fc_s8_w16: inputs >= 128, dot four chunks per pass */
 #define TH_NN_KEEP_FC_W16_UNROLL4 1
 #endif

@@ -76,12 +76,10 @@ TH_INLINE int32_t w16_tail_word(const int8_t *x, int32_t from, int32_t cin)
     "str %[x], %[mp]\n\t"                                                                   \
     TH_W16R_RQ_SHIFT("a0", "w0") TH_W16R_RQ_SHIFT("a1", "w1") TH_W16R_RQ_SHIFT("a2", "w2")      \
     TH_W16R_RQ_SHIFT("a3", "w3")
-/* The dot over the whole input words (n of them; labels 1-3, 9). DOT4: four chunks per
- * iteration after chunks % 4 (bit 0, then bit 1 shifted into carry; the chunks leave the
- * flags alone, so the Z of the second LSRS, n / 4 == 0, still holds). DOT2: two per
- * iteration, an odd count entering at the second. The row loop takes DOT4 where the build
- * keeps FC_W16_UNROLL4 (inputs of 128 or more), else DOT2 (smaller). */
-#define TH_W16R_DOT4                                                                           \
+/* w16_block's dot over n whole input words: chunks % 4 first (bit 0, then bit 1 shifted
+ * into carry; the chunks leave the flags alone, so the Z of the second LSRS, n / 4 == 0,
+ * still holds), then four per iteration. */
+#define TH_W16B_DOT4                                                                           \
     "lsrs %[n], %[n], #1\n\t"                                                               \
     "bcc 1f\n\t"                                                                            \
     TH_W16R_CHUNK                                                                             \
@@ -100,24 +98,73 @@ TH_INLINE int32_t w16_tail_word(const int8_t *x, int32_t from, int32_t cin)
     "subs %[n], %[n], #1\n\t"                                                               \
     "bne 9b\n\t"                                                                            \
     "3:\n\t"
-#define TH_W16R_DOT2                                                                           \
-    "lsrs %[n], %[n], #1\n\t"                                                               \
-    "bcc 1f\n\t"                                                                            \
-    "adds %[n], %[n], #1\n\t"                                                               \
-    "b 2f\n\t"                                                                              \
-    "1:\n\t"                                                                                \
-    "beq 3f\n\t"                                                                            \
-    "9:\n\t"                                                                                \
-    TH_W16R_CHUNK                                                                             \
-    "2:\n\t"                                                                                \
+/* The dot over the whole input words, entered by a computed branch (Duff's device): the
+ * frame's e1 (the chunk of the loop where chunks % per-pass of them remain, or e2 when there
+ * are none) and e2 (after the loop: the partial last word, label 4, or past it, label 5) are
+ * set once per row by TH_W16R_ENTRIES (the last channels' pass finds them set), so a block spends two LDR PC on what were tests of
+ * the parity and of the partial word. Labels 9, 8, 2, 1: the loop's chunks (DOT4: four per
+ * pass where the build keeps FC_W16_UNROLL4, inputs of 128 or more; else DOT2, smaller);
+ * lp: the passes, ceil(chunks / per pass). */
+#define TH_W16R_DOT4                                                                           \
+    "9:\n\t" TH_W16R_CHUNK "8:\n\t" TH_W16R_CHUNK "2:\n\t" TH_W16R_CHUNK "1:\n\t"            \
     TH_W16R_CHUNK                                                                             \
     "subs %[n], %[n], #1\n\t"                                                               \
-    "bne 9b\n\t"                                                                            \
-    "3:\n\t"
+    "bne 9b\n\t"
+#define TH_W16R_DOT2                                                                           \
+    "9:\n\t" TH_W16R_CHUNK "8:\n\t" TH_W16R_CHUNK                                             \
+    "subs %[n], %[n], #1\n\t"                                                               \
+    "bne 9b\n\t"
+#define TH_W16R_ENTRIES4                                                                       \
+    "ldr %[n], %[chp]\n\t"                                                                  \
+    "adds %[xa], %[n], #3\n\t"                                                              \
+    "lsrs %[xa], %[xa], #2\n\t"                                                             \
+    "str %[xa], %[lp]\n\t"                                                                  \
+    "and %[x], %[n], #3\n\t"                                                                \
+    "adr.w %[xa], 9f\n\t"                                                                   \
+    "adr.w %[xb], 1f\n\t"                                                                   \
+    "cmp %[x], #1\n\t"                                                                      \
+    "it eq\n\t"                                                                             \
+    "moveq %[xa], %[xb]\n\t"                                                                \
+    "adr.w %[xb], 2f\n\t"                                                                   \
+    "cmp %[x], #2\n\t"                                                                      \
+    "it eq\n\t"                                                                             \
+    "moveq %[xa], %[xb]\n\t"                                                                \
+    "adr.w %[xb], 8f\n\t"                                                                   \
+    "cmp %[x], #3\n\t"                                                                      \
+    "it eq\n\t"                                                                             \
+    "moveq %[xa], %[xb]\n\t"
+#define TH_W16R_ENTRIES2                                                                       \
+    "ldr %[n], %[chp]\n\t"                                                                  \
+    "adds %[xa], %[n], #1\n\t"                                                              \
+    "lsrs %[xa], %[xa], #1\n\t"                                                             \
+    "str %[xa], %[lp]\n\t"                                                                  \
+    "adr.w %[xa], 9f\n\t"                                                                   \
+    "adr.w %[xb], 8f\n\t"                                                                   \
+    "tst %[n], #1\n\t"                                                                      \
+    "it ne\n\t"                                                                             \
+    "movne %[xa], %[xb]\n\t"
+/* e2 the partial word's label where there is one, else past it; e1 = e2 without chunks
+ * (Thumb addresses: bit 0 set). */
+#define TH_W16R_ENTRIES_END                                                                    \
+    "ldr %[x], %[tf]\n\t"                                                                   \
+    "cmp %[x], #0\n\t"                                                                      \
+    "adr.w %[xb], 5f\n\t"                                                                   \
+    "adr.w %[x], 4f\n\t"                                                                    \
+    "it ne\n\t"                                                                             \
+    "movne %[xb], %[x]\n\t"                                                                 \
+    "orr %[xb], %[xb], #1\n\t"                                                              \
+    "str %[xb], %[e2]\n\t"                                                                  \
+    "cmp %[n], #0\n\t"                                                                      \
+    "it eq\n\t"                                                                             \
+    "moveq %[xa], %[xb]\n\t"                                                                \
+    "orr %[xa], %[xa], #1\n\t"                                                              \
+    "str %[xa], %[e1]\n\t"
 #if TH_NN_KEEP_FC_W16_UNROLL4
 #define TH_W16R_DOT TH_W16R_DOT4
+#define TH_W16R_ENTRIES TH_W16R_ENTRIES4 TH_W16R_ENTRIES_END
 #else
 #define TH_W16R_DOT TH_W16R_DOT2
+#define TH_W16R_ENTRIES TH_W16R_ENTRIES2 TH_W16R_ENTRIES_END
 #endif
 #endif
 
@@ -142,8 +189,8 @@ TH_INLINE void w16_block(const int8_t *x, const int16_t **wp, int32_t chunks, in
     int32_t xa;
     int32_t xb;
     int32_t n = chunks;
-    /* chunks % 4 first, then four per iteration (TH_W16R_DOT4) */
-    __asm__ volatile(TH_W16R_DOT4
+    /* chunks % 4 first, then four per iteration (TH_W16B_DOT4) */
+    __asm__ volatile(TH_W16B_DOT4
         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
           [w] "+r"(w), [n] "+r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=r"(w0),
           [w1] "=r"(w1), [w2] "=r"(w2), [w3] "=r"(w3)
@@ -191,10 +238,11 @@ TH_INLINE int8_t w16_out(int32_t acc, int32_t m, int32_t s, const th_fast_rq *rq
 
 #if TH_NN_HAS_DSP
 /* One row's block loop state, in memory (the assembly loop reads it through memory operands:
- * its registers all go to the dot). Pairs read by LDRD stay adjacent: x and chunks, the
+ * its registers all go to the dot). Pairs read by LDRD stay adjacent: x and its passes, the
  * tail's pairs, lo4 and hi4, k0 and k1. */
 typedef struct {
     const int8_t *x;
+    int32_t passes; /* the assembly dot's loop count (TH_W16R_ENTRIES) */
     int32_t chunks; /* whole input words */
     int32_t tflag;  /* the partial last word: present, its halfword pairs */
     int32_t txa;
@@ -208,50 +256,77 @@ typedef struct {
     int32_t k1;
     int32_t k2;
     const int32_t *mult; /* W16_CHANNEL: the block's 12 words of the host's table */
+    uintptr_t e1;   /* the dot's entries (Thumb addresses, TH_W16R_ENTRIES) */
+    uintptr_t e2;
 } w16_frame;
 
 enum { W16_TENSOR = 0, W16_CHANNEL = 1 };
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* A requantization the build leaves out (TH_NN_PATH: the caller never selects its mode). */
-#if TH_NN_KEEP_FC_W16_TENSOR
-#define TH_W16R_RQ_TENSOR_KEPT TH_W16R_RQ_TENSOR
-#else
-#define TH_W16R_RQ_TENSOR_KEPT ""
-#endif
-#if TH_NN_KEEP_FC_W16_CHANNEL
-#define TH_W16R_RQ_CHANNEL_KEPT TH_W16R_RQ_CHANNEL
-#else
-#define TH_W16R_RQ_CHANNEL_KEPT ""
-#endif
+/* The four outputs packed into a0 and stored through the frame's out pointer, unclamped
+ * (path FC_W16_FULL: the activation range is int8's, SSAT clamped already). */
+#define TH_W16R_STORE_FULL                                                                    \
+    "bfi %[a0], %[a1], #8, #8\n\t"                                                          \
+    "bfi %[a0], %[a2], #16, #8\n\t"                                                         \
+    "bfi %[a0], %[a3], #24, #8\n\t"                                                         \
+    "ldr %[x], %[out]\n\t"                                                                  \
+    "str %[a0], [%[x]], #4\n\t"                                                             \
+    "str %[x], %[out]\n\t"
 
-/* The block loop (label 0): bias by LDM, the dot (TH_W16R_DOT; the partial last word's
- * pairs from the frame), the requantization (per tensor or per channel), packed into one
- * word, clamped bytewise (SSUB8 sets a lane's GE bit where the first operand is the larger
- * or equal, SEL picks by them: max with lo4, then min with hi4) and stored. */
-#define TH_W16R_ROW                                                                           \
+/* The block loop (label 0), one per requantization RQ (per tensor or per channel, each its
+ * own loop: no mode test a block) and STORE (clamped bytewise, TH_NN_ROWS_STORE, or not):
+ * bias by LDM, the dot (TH_W16R_DOT, entered through e1, left through e2: the partial last
+ * word's pairs from the frame), the requantization, the four outputs stored as one word. */
+#define TH_W16R_ROW(RQ, STORE)                                                                \
+    "ldr %[xa], %[e1]\n\t"                                                                  \
+    "cmp %[xa], #0\n\t"                                                                     \
+    "bne 0f\n\t"                                                                            \
+    TH_W16R_ENTRIES                                                                           \
     "0:\n\t"                                                                                \
     "ldmia %[bias]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"                                      \
     "ldrd %[x], %[n], %[xp]\n\t"                                                            \
+    "ldr pc, %[e1]\n\t"                                                                     \
     TH_W16R_DOT                                                                               \
-    "ldr %[xa], %[tf]\n\t"                                                                  \
-    "cmp %[xa], #0\n\t"                                                                     \
-    "beq 4f\n\t"                                                                            \
+    "ldr pc, %[e2]\n\t"                                                                     \
+    "4:\n\t"                                                                                \
     "ldrd %[xa], %[xb], %[ta]\n\t"                                                          \
     TH_W16R_WORDS                                                                             \
-    "4:\n\t"                                                                                \
-    "ldr %[x], %[mode]\n\t"                                                                 \
-    "cmp %[x], #0\n\t"                                                                      \
-    "bne 5f\n\t"                                                                            \
-    TH_W16R_RQ_TENSOR_KEPT                                                                    \
-    "b 6f\n\t"                                                                              \
     "5:\n\t"                                                                                \
-    TH_W16R_RQ_CHANNEL_KEPT                                                                   \
-    "6:\n\t"                                                                                \
-    TH_NN_ROWS_STORE                                                                         \
+    RQ                                                                                        \
+    STORE                                                                                     \
     "ldr %[x], %[bend]\n\t"                                                                 \
     "cmp %[bias], %[x]\n\t"                                                                 \
     "bne 0b\n\t"
+
+/* One asm statement running TH_W16R_ROW(RQ, STORE) on frame l from w and bias. LDM needs
+ * its registers in ascending order: pinned. The frame's words are memory operands (the loop
+ * writes passes, e1, e2, out and mult back: "memory" clobber). */
+#define TH_W16R_RUN(RQ, STORE)                                                                \
+    do {                                                                                      \
+        register int32_t a0 __asm__("r0");                                                    \
+        register int32_t a1 __asm__("r1");                                                    \
+        register int32_t a2 __asm__("r2");                                                    \
+        register int32_t a3 __asm__("r3");                                                    \
+        register int32_t w0 __asm__("r8");                                                    \
+        register int32_t w1 __asm__("r9");                                                    \
+        register int32_t w2 __asm__("r10");                                                   \
+        register int32_t w3 __asm__("r11");                                                   \
+        const int8_t *xr;                                                                     \
+        int32_t n;                                                                            \
+        int32_t xa;                                                                           \
+        int32_t xb;                                                                           \
+        __asm__ volatile(TH_W16R_ROW(RQ, STORE)                                               \
+                         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),    \
+                           [x] "=&r"(xr), [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa),          \
+                           [xb] "=&r"(xb), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2),    \
+                           [w3] "=&r"(w3), [bias] "+r"(bias)                                  \
+                         : [xp] "m"(l.x), [lp] "m"(l.passes), [chp] "m"(l.chunks),            \
+                           [tf] "m"(l.tflag), [ta] "m"(l.txa), [bend] "m"(l.bias_end),        \
+                           [lo] "m"(l.lo4), [k0] "m"(l.k0), [k2] "m"(l.k2),                   \
+                           [out] "m"(l.out), [mp] "m"(l.mult), [e1] "m"(l.e1),                \
+                           [e2] "m"(l.e2)                                                     \
+                         : "cc", "memory");                                                   \
+    } while (0)
 #endif
 
 /* `blocks` blocks of four channels of one input row x, from bias and w, into out, then the
@@ -259,10 +334,10 @@ enum { W16_TENSOR = 0, W16_CHANNEL = 1 };
  * and table are the host's padded ones, its word stored into `last` and `rest` bytes of it
  * copied out. int8 outputs with the fast requantization (mode W16_TENSOR: multiplier[0],
  * shift[0]; W16_CHANNEL: per channel from the host's table p->rq_table). */
-static void __attribute__((noinline))
+TH_INLINE void
 w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *shift,
            const int8_t *x, const int16_t *w, const int32_t *bias, int32_t blocks, int8_t *out,
-           int32_t mode, int32_t rest)
+           int32_t mode, int32_t rest, int noclamp)
 {
     const int32_t cin = p->cin;
     const int32_t full = cin / 4;
@@ -271,37 +346,38 @@ w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *
     const th_fast_rq rq = mode == W16_TENSOR ? th_fast_rq_make(multiplier[0], shift[0], zp)
                                              : (th_fast_rq){0, 0, 0};
     uint32_t last = 0;
+    (void)noclamp;
     w16_frame l __attribute__((aligned(8))) = {
-        x, full, cin & 3, th_sxtb16(xt), th_sxtb16_ror8(xt), out, bias + 4 * blocks, mode,
+        x, 0, full, cin & 3, th_sxtb16(xt), th_sxtb16_ror8(xt), out, bias + 4 * blocks, mode,
         th_nn_bytes4(p->activation.min), th_nn_bytes4(p->activation.max), rq.multiplier,
-        rq.round_zp, rq.e, p->rq_table};
-    /* The whole blocks, then (pass 1) the last partial one. */
-    for (int32_t pass = 0;; pass++) {
+        rq.round_zp, rq.e, p->rq_table, 0, 0};
+    /* The whole blocks, then (pass 1) the last partial one. The count is volatile: gcc would
+     * peel the first pass, each asm loop twice in the code. */
+    volatile int32_t passes = rest != 0 ? 2 : 1;
+    for (;;) {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-        /* LDM needs its registers in ascending order: pinned. */
-        register int32_t a0 __asm__("r0");
-        register int32_t a1 __asm__("r1");
-        register int32_t a2 __asm__("r2");
-        register int32_t a3 __asm__("r3");
-        register int32_t w0 __asm__("r8");
-        register int32_t w1 __asm__("r9");
-        register int32_t w2 __asm__("r10");
-        register int32_t w3 __asm__("r11");
-        const int8_t *xr;
-        int32_t n;
-        int32_t xa;
-        int32_t xb;
-        /* The frame's words as memory operands (the loop writes out and mult back:
-         * "memory" clobber). */
-        __asm__ volatile(TH_W16R_ROW
-                         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
-                           [x] "=&r"(xr), [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa),
-                           [xb] "=&r"(xb), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2),
-                           [w3] "=&r"(w3), [bias] "+r"(bias)
-                         : [xp] "m"(l.x), [tf] "m"(l.tflag), [ta] "m"(l.txa),
-                           [bend] "m"(l.bias_end), [mode] "m"(l.mode), [lo] "m"(l.lo4),
-                           [k0] "m"(l.k0), [k2] "m"(l.k2), [out] "m"(l.out), [mp] "m"(l.mult)
-                         : "cc", "memory");
+        /* A loop the build leaves out is never selected (TH_NN_PATH, w16_rows). */
+        if (mode == W16_TENSOR) {
+#if TH_NN_KEEP_FC_W16_TENSOR
+            if (noclamp) {
+#if TH_NN_KEEP_FC_W16_FULL
+                TH_W16R_RUN(TH_W16R_RQ_TENSOR, TH_W16R_STORE_FULL);
+#endif
+            } else {
+                TH_W16R_RUN(TH_W16R_RQ_TENSOR, TH_NN_ROWS_STORE);
+            }
+#endif
+        } else {
+#if TH_NN_KEEP_FC_W16_CHANNEL
+            if (noclamp) {
+#if TH_NN_KEEP_FC_W16_FULL
+                TH_W16R_RUN(TH_W16R_RQ_CHANNEL, TH_W16R_STORE_FULL);
+#endif
+            } else {
+                TH_W16R_RUN(TH_W16R_RQ_CHANNEL, TH_NN_ROWS_STORE);
+            }
+#endif
+        }
 #else
         w16_frame *f = &l;
         for (; bias != f->bias_end; bias += 4) {
@@ -341,7 +417,7 @@ w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *
             }
         }
 #endif
-        if (pass != 0 || rest == 0) {
+        if (--passes == 0) {
             break;
         }
         l.out = (int8_t *)&last;
@@ -360,10 +436,14 @@ w16_rows(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *sh
 {
     const int32_t cin = p->cin;
     const int32_t cout = p->cout;
+    /* int8's whole range: SSAT clamps, the loop without the bytewise clamp (selected here
+     * in every build, so a recording build, its DSP modelled in C, records the path) */
+    const int noclamp = p->activation.min == -128 && p->activation.max == 127 &&
+                        TH_NN_PATH(FC_W16_FULL);
     for (int32_t b = 0; b < p->batches; b++) {
         w16_blocks(p, multiplier, shift, input + (int64_t)b * cin, weights, bias, cout / 4,
                    output + (int64_t)b * cout, p->mult_step ? W16_CHANNEL : W16_TENSOR,
-                   cout & 3);
+                   cout & 3, noclamp);
     }
 }
 #endif /* TH_NN_HAS_DSP */
@@ -387,8 +467,6 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
     const int32_t step = params->mult_step;
     const int32_t zp = params->output_offset;
     const int32_t fast = params->fast;
-    const th_fast_rq rq_tensor = fast ? th_fast_rq_make(multiplier[0], shift[0], zp)
-                                      : (th_fast_rq){0, 0, 0};
 #if TH_NN_HAS_DSP
     /* The row loop where its setup (a frame of 15 words, a call) pays: fast, four blocks or
      * more. Fewer (a classifier's last layer: 10-12 outputs) stay on the loop below, so a
@@ -403,6 +481,8 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
         return TH_OK;
     }
 #endif
+    const th_fast_rq rq_tensor = fast ? th_fast_rq_make(multiplier[0], shift[0], zp)
+                                      : (th_fast_rq){0, 0, 0};
     for (int32_t b = 0; b < params->batches; b++) {
         const int8_t *x = input + (int64_t)b * cin;
         int8_t *out = output + (int64_t)b * cout;
