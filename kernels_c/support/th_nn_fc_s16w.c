@@ -356,7 +356,10 @@ w16_blocks(const th_fc_w16_params *p, const int32_t *multiplier, const int32_t *
     volatile int32_t passes = rest != 0 ? 2 : 1;
     for (;;) {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-        /* A loop the build leaves out is never selected (TH_NN_PATH, w16_rows). */
+        /* A loop the build leaves out is never selected (TH_NN_PATH, w16_rows); with none
+         * kept, nothing here reads l or w. */
+        (void)l;
+        (void)w;
         if (mode == W16_TENSOR) {
 #if TH_NN_KEEP_FC_W16_TENSOR
             if (noclamp) {
