@@ -12,9 +12,11 @@
  * requantization exact and there are four blocks or more, the whole blocks of a row run in
  * one loop (on Armv7E-M one assembly loop: on short inputs the per-output work dominates,
  * and gcc keeps no block state in registers next to the dot's 13): bias by LDM, the dot,
- * the requantization per tensor or per channel (constants by LDM), a bytewise clamp, one
- * word stored. The last 1..3 channels run as one more pass of the same loop (the host's
- * zero-padded weights and bias, their constants copied, the word stored aside).
+ * the requantization per tensor or per channel (constants by LDM), a bytewise clamp (none
+ * on int8's whole range: path FC_W16_FULL), one word stored; one loop per requantization and
+ * store, its dot entered by computed branches set once per row (TH_W16R_ENTRIES). The last
+ * 1..3 channels run as one more pass of the same loop (the host's zero-padded weights and
+ * bias, their constants copied, the word stored aside).
  */
 #include <stddef.h>
 
