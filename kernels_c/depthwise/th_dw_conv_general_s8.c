@@ -1120,10 +1120,9 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
                     output_dims, output);
         return TH_OK;
     }
-    if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK &&
-        th_dw_lines_scratch(params, input_dims, filter_dims, output_dims) > 0 &&
-        TH_NN_PATH(DW_LINES) &&
-        th_dw_lines_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+    const int32_t lines = th_dw_lines_scratch(params, input_dims, filter_dims, output_dims);
+    if (lines > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && TH_NN_PATH(DW_LINES) &&
+        th_dw_lines_s8(ctx, lines, params, quant, input_dims, input, filter_dims, filter, bias,
                        output_dims, output)) {
         return TH_OK;
     }

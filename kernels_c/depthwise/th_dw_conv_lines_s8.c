@@ -73,7 +73,7 @@ int32_t th_dw_lines_scratch(const th_dw_conv_params *params, const th_dims *inpu
     }
     /* Estimated instructions, this path against the rows path (per call; plan/scratch.py
      * dw_lines_scratch states the same, fit on the issue-14 sweep): here 8 per tap and 31 per
-     * block of four channels, 100 per pixel (160 with a channel tail), 75 per channel for the
+     * block of four channels, 100 per pixel (300 with a channel tail), 75 per channel for the
      * records; the rows path (9 kp + 22) / 4 per output, 3 KA SB staged values per output,
      * 130 per output row, phase and channel, 100 per channel. This path where it is estimated
      * 10% faster. */
@@ -90,7 +90,7 @@ int32_t th_dw_lines_scratch(const th_dw_conv_params *params, const th_dims *inpu
     }
     const int64_t pixels = (int64_t)output_dims->h * output_dims->w;
     const int64_t lines =
-        4 * (pixels * (blocks * (8 * taps + 31) + ((c & 3) != 0 ? 160 : 100)) + 75 * c);
+        4 * (pixels * (blocks * (8 * taps + 31) + ((c & 3) != 0 ? 300 : 100)) + 75 * c);
     const int64_t kp = (taps + 1) / 2;
     const int64_t rows = (int64_t)c * (pixels * (9 * kp + 22) + 12 * pixels * ka * sb +
                                        4 * 130 * (int64_t)out_a * (db / g) + 400);
@@ -160,25 +160,29 @@ __asm__(
     "    smlabb r2, r8, r11, r2\n"
     "    smlatt r4, r8, r11, r4\n"
     "    .endm\n"
-    /* Requantize accumulator ACC (doubled) with the next (mult, rzp, e) at r6, store at r10. */
-    "    .macro DWL_RQ acc\n"
+    /* Requantize accumulator ACC (doubled) with the next (mult, rzp, e) at r6, store at O. */
+    "    .macro DWL_RQ acc, o\n"
     "    ldmia r6!, {r8, r9, r11}\n"
     "    smmlar r9, \\acc, r8, r9\n"
     "    add r9, r9, \\acc, asr #31\n"
     "    asr r9, r9, r11\n"
     "    ssat r9, #8, r9\n"
-    "    strb r9, [r10], #1\n"
+    "    strb r9, [\\o], #1\n"
     "    .endm\n"
-    "    .macro DWL_RQ4\n"
+    "    .macro DWL_RQ4 o=r10\n"
+    "    .ifc \\o, r10\n"
     "    ldr r10, [sp, #0]\n"
-    "    DWL_RQ r1\n"
-    "    DWL_RQ r2\n"
-    "    DWL_RQ r3\n"
-    "    DWL_RQ r4\n"
+    "    .endif\n"
+    "    DWL_RQ r1, \\o\n"
+    "    DWL_RQ r2, \\o\n"
+    "    DWL_RQ r3, \\o\n"
+    "    DWL_RQ r4, \\o\n"
+    "    .ifc \\o, r10\n"
     "    str r10, [sp, #0]\n"
+    "    .endif\n"
     "    .endm\n"
     /* Whole one-row window of K taps: tap t at x + t step (r12 step, r7 3 step, r0 x + 4
-     * step). */
+     * step). K <= 5: r0 counts the blocks; K <= 3: r7 is the output pointer. */
     "    .macro DWL_FULL k\n"
     "    .pushsection .text.th_dw_lines_k\\k,\"ax\",%progbits\n"
     "    .global th_dw_lines_k\\k\n"
@@ -192,12 +196,23 @@ __asm__(
     "    sub sp, sp, #8\n"
     "    mov r5, r1\n"
     "    mov r6, r3\n"
+    "    ldr r12, [r0, #0]\n"
+    "    ldr lr, [r0, #32]\n"
+    "    .if \\k > 5\n"
     "    add r7, r2, r7, lsl #2\n"
     "    str r2, [sp, #0]\n"
     "    str r7, [sp, #4]\n"
-    "    ldr r12, [r0, #0]\n"
-    "    ldr lr, [r0, #32]\n"
+    "    .else\n"
+    "    mov r0, r7\n"
+    "    .if \\k > 3\n"
+    "    str r2, [sp, #0]\n"
+    "    .else\n"
+    "    mov r7, r2\n"
+    "    .endif\n"
+    "    .endif\n"
+    "    .if \\k > 3\n"
     "    add r7, r12, r12, lsl #1\n"
+    "    .endif\n"
     "1:\n"
     "    ldmia r6!, {r1-r4}\n"
     "    .if \\k > 5\n"
@@ -226,10 +241,18 @@ __asm__(
     "    .if \\k > 7\n"
     "    DWL_TAP [r0, r7]\n"
     "    .endif\n"
-    "    DWL_RQ4\n"
     "    adds r5, r5, #4\n"
+    "    .if \\k > 5\n"
+    "    DWL_RQ4\n"
     "    ldr r8, [sp, #4]\n"
     "    cmp r10, r8\n"
+    "    .elseif \\k > 3\n"
+    "    DWL_RQ4\n"
+    "    subs r0, r0, #1\n"
+    "    .else\n"
+    "    DWL_RQ4 r7\n"
+    "    subs r0, r0, #1\n"
+    "    .endif\n"
     "    bne 1b\n"
     "    add sp, sp, #8\n"
     "    pop {r4-r11, pc}\n"
@@ -388,27 +411,29 @@ static int lines_record(int32_t *rec, const int8_t *f, int32_t fa, int32_t fb, i
             w[1] = th_pkhbt(2 * fr[1], 2 * fr[3]);
         }
     }
-    const int64_t taps_bound = (int64_t)ka * kb * 256 * 128;
+    /* th_fast_rq_ok with |acc| <= taps 2^15 + |bias| (at most 8 taps: 32-bit compares). */
+    const uint32_t bias_max = (UINT32_C(1) << 29) - (uint32_t)(ka * kb) * 32768u;
     for (int32_t j = 0; j < 4; j++, w += 3) {
         const int32_t b = bias != NULL ? bias[j] : 0;
-        if (!th_fast_rq_ok(mult[j], shift[j], taps_bound + (b < 0 ? -(int64_t)b : b))) {
+        const uint32_t babs = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
+        const int32_t m = mult[j];
+        const int32_t e = -shift[j];
+        if (m < 0 || e < 1 || e > TH_FAST_MAX_E || babs >= bias_max) {
             return 0;
         }
         rec[j] = (int32_t)((uint32_t)b * 2u);
-        const th_fast_rq r = th_fast_rq_make(mult[j], shift[j], zp);
-        w[0] = r.multiplier;
-        w[1] = r.round_zp;
-        w[2] = r.e;
+        w[0] = m;
+        w[1] = (int32_t)((UINT32_C(1) << (e - 1)) + ((uint32_t)zp << e));
+        w[2] = e;
     }
     return 1;
 }
 
-int th_dw_lines_s8(const th_context *ctx, const th_dw_conv_params *params,
+int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params *params,
                    const th_per_channel_quant *quant, const th_dims *input_dims,
                    const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                    const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
-    const int32_t need = th_dw_lines_scratch(params, input_dims, filter_dims, output_dims);
     if (need <= 0 || ctx == NULL || ctx->buf == NULL || ctx->size < need ||
         params->activation.min > -128 || params->activation.max < 127) {
         return 0;
@@ -511,12 +536,13 @@ int th_dw_lines_s8(const th_context *ctx, const th_dw_conv_params *params,
 
 #else /* portable and Helium builds, or the path left out: no channel-inner path */
 
-int th_dw_lines_s8(const th_context *ctx, const th_dw_conv_params *params,
+int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params *params,
                    const th_per_channel_quant *quant, const th_dims *input_dims,
                    const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                    const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
     (void)ctx;
+    (void)need;
     (void)params;
     (void)quant;
     (void)input_dims;

@@ -300,7 +300,7 @@ def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
     ka, sb, out_a = k[1 - b], stride[b], out_hw[1 - b]
     phases = dilation[b] // math.gcd(stride[b], dilation[b])
     pixels = out_hw[0] * out_hw[1]
-    lines = 4 * (pixels * (blocks * (8 * taps + 31) + (160 if channels % 4 else 100))
+    lines = 4 * (pixels * (blocks * (8 * taps + 31) + (300 if channels % 4 else 100))
                  + 75 * channels)
     kp = (taps + 1) // 2
     rows = channels * (pixels * (9 * kp + 22) + 12 * pixels * ka * sb
