@@ -20,6 +20,7 @@
  * plane of scratch when ch_mult == 1). */
 #include <stddef.h>
 
+#include "th_dw_lines.h"
 #include "th_nn.h"
 #include "th_nn_support.h"
 
@@ -1075,8 +1076,10 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
         return dw_plane_scratch(params, &pg);
     }
     const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
-    return plane_bytes(params, input_dims, &g) + band_bytes(&g) +
-           4 * g.group * params->ch_mult * (1 + record_words(&g));
+    const int32_t rows = plane_bytes(params, input_dims, &g) + band_bytes(&g) +
+                         4 * g.group * params->ch_mult * (1 + record_words(&g));
+    /* The channel-inner path where it applies (rows path kept for the in-place case). */
+    return TH_MAX(rows, th_dw_lines_scratch(params, input_dims, filter_dims, output_dims));
 #else
     (void)params;
     (void)input_dims;
@@ -1115,6 +1118,12 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
     if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && pg.rowlen > 0) {
         dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter, bias,
                     output_dims, output);
+        return TH_OK;
+    }
+    const int32_t lines = th_dw_lines_scratch(params, input_dims, filter_dims, output_dims);
+    if (lines > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && TH_NN_PATH(DW_LINES) &&
+        th_dw_lines_s8(ctx, lines, params, quant, input_dims, input, filter_dims, filter, bias,
+                       output_dims, output)) {
         return TH_OK;
     }
     if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK) {

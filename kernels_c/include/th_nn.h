@@ -189,7 +189,11 @@ int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
  * along the contiguous axis as phase rows); else the rows path (int16 bands of raw values
  * per output row, dilation split into phase rows; four channels staged per pass for
  * one-row filters); else the reference loop; the tinyhost planner gives that where it does
- * not grow the arena. */
+ * not grow the arena. With ch_mult 1, C >= 4 and at most 8 taps, where estimated faster (1-D
+ * tensors, short lines; th_dw_conv_lines_s8.c), the fast size covers the channel-inner path's
+ * records too and, unless the output overlaps the input, an activation clamp narrows int8 or
+ * the fast requantization is inexact, that path runs: output pixels in order, channels in
+ * blocks of four. */
 th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *params,
                                 const th_per_channel_quant *quant, const th_dims *input_dims,
                                 const int8_t *input, const th_dims *filter_dims,

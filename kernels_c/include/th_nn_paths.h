@@ -102,6 +102,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_S2_ODD
 #define TH_NN_KEEP_DW3X3_S2_ODD 1
 #endif
+#ifndef TH_NN_KEEP_DW_LINES /* general depthwise, channel-inner (th_dw_conv_lines_s8.c) */
+#define TH_NN_KEEP_DW_LINES 1
+#endif
 
 #ifndef TH_NN_KEEP_ADD_TAB /* ADD rows through both inputs' tables, no clamp */
 #define TH_NN_KEEP_ADD_TAB 1

@@ -56,6 +56,7 @@ fewer values (stage_cost, th_dw_conv_general_s8.c). A band row interleaves the K
 column by column; PL = round_up2(KA * ceil(N / KA)), N = the largest
 ((o0 * SB) // DB + SB' * (n - 1)) * KA + 2 * KP over the P = DB / gcd(SB, DB) output phases o0
 (n = their output count rounded up to a multiple of four, SB' = SB / gcd).
+G is at least the channel-inner path's records where that path applies (dw_lines_scratch).
 K of the int4 kernels (th_*_s4, one staged int16 column): KH * KW * Cin (CONV_2D), Cin
 (FULLY_CONNECTED). The int4 depthwise widens its filter into the scratch's head and runs the
 int8 depthwise on the rest: its fast scratch is that head + the int8 one's fast scratch.
@@ -279,6 +280,34 @@ def dw_plane_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
     return 0 if plain is None else plain[0]
 
 
+DW_LINES_MAX_TAPS = 8  # th_dw_conv_lines_s8.c
+DW_LINES_MAX_SCRATCH = 16384
+
+
+def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+                     dilation: tuple[int, int], mult: int, channels: int) -> int:
+    """th_dw_lines_scratch: the channel-inner path's records (ceil(C / 4) blocks of
+    4 * (16 + 2 * taps) bytes) where it applies (mult 1, C >= 4, at most 8 taps) and its
+    estimated instructions are 10% below the rows path's (th_dw_lines_scratch); else 0."""
+    taps = k[0] * k[1]
+    if mult != 1 or channels < 4 or taps > DW_LINES_MAX_TAPS:
+        return 0
+    blocks = channels // 4 + (channels % 4 != 0)
+    size = blocks * 4 * (16 + 2 * taps)
+    if size > DW_LINES_MAX_SCRATCH:
+        return 0
+    b = 0 if k[0] > k[1] else 1  # the inner (B) axis: more taps, w on a tie
+    ka, sb, out_a = k[1 - b], stride[b], out_hw[1 - b]
+    phases = dilation[b] // math.gcd(stride[b], dilation[b])
+    pixels = out_hw[0] * out_hw[1]
+    lines = 4 * (pixels * (blocks * (8 * taps + 31) + (300 if channels % 4 else 100))
+                 + 75 * channels)
+    kp = (taps + 1) // 2
+    rows = channels * (pixels * (9 * kp + 22) + 12 * pixels * ka * sb
+                       + 4 * 130 * out_a * phases + 400)
+    return size if 11 * lines < 10 * rows else 0
+
+
 def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
                        stride: tuple[int, int], dilation: tuple[int, int], mult: int,
                        dsp: bool, channels: int = 1) -> int:
@@ -308,7 +337,8 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     plen = (cols * ka + 1) & ~1
     group = 4 if ka == 1 and channels >= 4 else 1
     plane = _ru4(hw[0] * hw[1]) if mult == 1 and out_a > 1 else 0
-    return plane + 2 * group * db * plen + 4 * group * mult * (5 + kp)
+    return max(plane + 2 * group * db * plen + 4 * group * mult * (5 + kp),
+               dw_lines_scratch(k, out_hw, stride, dilation, mult, channels))
 
 
 def mve_dw_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],

@@ -1,0 +1,23 @@
+/* th_dw_lines.h - the general depthwise's channel-inner path (internal to kernels_c/depthwise:
+ * th_dw_conv_lines_s8.c, called by th_dw_conv_general_s8.c). */
+#ifndef TH_DW_LINES_H
+#define TH_DW_LINES_H
+
+#include "th_nn.h"
+
+/* Scratch bytes the channel-inner path needs for these shapes (its per-call records), 0 where
+ * it does not apply (portable and Helium builds, ch_mult > 1, fewer than 4 channels, more than
+ * 8 taps, or where the rows path is estimated faster). plan/scratch.py dw_lines_scratch. */
+int32_t th_dw_lines_scratch(const th_dw_conv_params *params, const th_dims *input_dims,
+                            const th_dims *filter_dims, const th_dims *output_dims);
+
+/* Runs the path when need (th_dw_lines_scratch of the same arguments) > 0, ctx has that much
+ * scratch, the output does not overlap the input, no activation clamp narrows int8 and the
+ * fast requantization is exact for every channel; returns 1 if it ran, 0 (nothing written)
+ * otherwise. */
+int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params *params,
+                   const th_per_channel_quant *quant, const th_dims *input_dims,
+                   const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                   const int32_t *bias, const th_dims *output_dims, int8_t *output);
+
+#endif

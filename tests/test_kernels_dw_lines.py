@@ -1,0 +1,98 @@
+"""The general depthwise's channel-inner path (th_dw_conv_lines_s8.c, issue 14) against the
+NumPy reference, on the host (DSP modelled in C, under ASan and UBSan) and in one QEMU
+Cortex-M4 run (its Thumb-2 block loops).
+
+The cases take that path (plan/scratch.py dw_lines_scratch > 0: ch_mult 1, 4 or more
+channels, at most 8 taps, 1-D tensors and short lines): one-row and one-column tensors (the
+filter oriented either way), every tap count 1-8 (the unrolled whole-window loops) and
+clipped windows at padded edges (the general loop), windows wholly in the padding, channel
+counts with every tail (C % 4 = 0-3, the smallest 4), strides, dilations, small 2-D planes;
+each with and without a bias. Cases the path refuses at run time (an activation clamp, a
+shift that rules out the fast requantization) check the fallback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import ConvCase, Op, check_result
+from kernels.harness import Driver, build_driver
+from kernels.sweep import _conv_case, describe
+from kernels.target import build_firmware, fits_small_firmware, run_cases
+from tinyhost.plan.scratch import dw_lines_scratch
+
+# (hw, cin, k, stride, dilation)
+SHAPES = [
+    ((1, 71), 124, (1, 3), (1, 2), (1, 1)),
+    ((1, 12), 24, (1, 5), (1, 2), (1, 1)),
+    ((1, 9), 23, (1, 8), (1, 3), (1, 2)),
+    ((1, 5), 22, (1, 1), (1, 1), (1, 1)),
+    ((1, 9), 4, (1, 2), (1, 2), (1, 1)),
+    ((1, 3), 9, (1, 7), (1, 1), (1, 3)),
+    ((1, 10), 45, (1, 4), (1, 2), (1, 1)),
+    ((1, 8), 30, (1, 6), (1, 2), (1, 1)),
+    ((34, 1), 127, (5, 1), (2, 1), (1, 1)),
+    ((65, 1), 104, (3, 1), (2, 1), (1, 1)),
+    ((68, 1), 60, (8, 1), (2, 1), (4, 1)),
+    ((14, 1), 21, (5, 1), (2, 1), (1, 1)),
+    ((5, 1), 26, (7, 1), (1, 1), (1, 1)),
+    ((6, 9), 8, (2, 3), (1, 2), (1, 1)),
+    ((5, 4), 11, (4, 2), (2, 1), (1, 2)),
+    ((7, 7), 4, (2, 2), (2, 2), (1, 1)),
+]
+
+
+def _cases() -> tuple[list[ConvCase], int]:
+    """The cases, and how many of them (the first) run the path."""
+    rng = np.random.default_rng(1415)
+    lines: list[ConvCase] = []
+    refused: list[ConvCase] = []
+    for hw, cin, k, stride, dilation in SHAPES:
+        for _ in range(2):  # SAME or VALID drawn twice
+            case = None
+            while case is None:
+                case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation)
+            assert dw_lines_scratch(k, case.out_shape[1:3], stride, dilation, 1, cin) > 0, \
+                describe(case)
+            lines += [case, dataclasses.replace(case, bias=None)]
+        p = case.p
+        exact = p.out_shift.copy()
+        exact[1] = max(int(exact[1]), 0)  # one channel with shift >= 0: exact requantization
+        refused += [dataclasses.replace(case, p=dataclasses.replace(p, act_min=-90, act_max=70)),
+                    dataclasses.replace(case, p=dataclasses.replace(p, out_shift=exact))]
+    return lines + refused, len(lines)
+
+
+CASES, N_LINES = _cases()
+
+
+@pytest.fixture(scope="module", params=("dsp", "dsp_general"))
+def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
+    with Driver(build_driver(request.param)) as d:
+        yield d
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_lines_path_matches_reference_on_host(driver: Driver) -> None:
+    for case in CASES:
+        problem = check_result(case, driver.run(case))
+        assert problem is None, f"{describe(case)} [{driver.build.variant}]: {problem}"
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_lines_path_matches_reference_on_cortex_m4(tmp_path: Path) -> None:
+    cases = [c for c in CASES if fits_small_firmware(c)]
+    assert len(cases) >= N_LINES - 4
+    fw = build_firmware("mps2-an386", tmp_path)
+    run = run_cases(fw, cases, interleaved=True)
+    problems = [f"{describe(c)}: {p}" for c, r in zip(cases, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]
+    assert not problems, "\n".join(problems[:10])
