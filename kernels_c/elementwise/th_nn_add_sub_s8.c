@@ -628,10 +628,12 @@ __attribute__((noinline)) static void direct_rows(const add_consts *k, const int
 }
 
 /* Largest |rescaled input| scale_input can return for these params (see the top). */
-static int64_t input_bound(int32_t left_shift, int32_t m, int32_t e)
+static int32_t input_bound(int32_t left_shift, int32_t m, int32_t e)
 {
-    const int64_t v = (int64_t)255 << left_shift;
-    return ((((v * m) >> 31) + 1) >> e) + 1;
+    /* 255 << 22 < 2^30 and m < 2^31: one SMULL, (v * m) >> 31 < 2^30 */
+    const int32_t v = INT32_C(255) << left_shift;
+    const int32_t hi = (int32_t)(((int64_t)v * m) >> 31);
+    return ((hi + 1) >> e) + 1;
 }
 #endif
 
@@ -688,7 +690,7 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
     k.t2 = input2_table;
 #if TH_NN_HAS_DSP
     {
-        const int64_t bound = input_bound(k.left_shift, k.m1, k.e1) +
+        const int64_t bound = (int64_t)input_bound(k.left_shift, k.m1, k.e1) +
                               input_bound(k.left_shift, k.m2, k.e2);
         k.fast = th_fast_rq_ok(k.mo, quant->output_shift, bound);
         k.rq = (th_fast_rq){0, 0, 0}; /* read only when fast */
