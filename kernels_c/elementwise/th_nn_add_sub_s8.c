@@ -573,67 +573,12 @@ __attribute__((noinline)) static void chan_lut(const add_consts *k, int bcast1,
  * nudge-and-truncate is this floor) = SMMLAR(2v, m, 0), exact as |2v| <= 255 << 23 < 2^31;
  * then RDBPOT(y, e) = (y + half + (y < 0 ? neg : 0)) >> e with half = 2^(e-1) and neg = -1
  * for e >= 1 (ties away from zero), half = neg = 0 for e = 0; |y| < 2^30 keeps the sum
- * inside int32. */
+ * inside int32. Here 2v = x * f + g (one MLA: f = 2^(left_shift+1), g = offset * f) and
+ * half rides in SMMLAR's accumulator; the sign test reads 2v: y < 0 implies v < 0 (m >= 0),
+ * and where v < 0 but y == 0 the correction gives (half - 1) >> e = 0 as well. */
 typedef struct {
-    int32_t offset;
-    int32_t shift1; /* left_shift + 1 */
-    int32_t m;
-    int32_t e;
-    int32_t half;
-    int32_t neg;
-} direct_in;
-
-TH_INLINE direct_in direct_make(int32_t offset, int32_t left_shift, int32_t m, int32_t e)
-{
-    direct_in d;
-    d.offset = offset;
-    d.shift1 = left_shift + 1;
-    d.m = m;
-    d.e = e;
-    d.half = e > 0 ? (int32_t)(UINT32_C(1) << (e - 1)) : 0;
-    d.neg = e > 0 ? -1 : 0;
-    return d;
-}
-
-TH_INLINE int32_t direct_scale(int32_t x, const direct_in *d)
-{
-    const int32_t y = th_smmlar((int32_t)((uint32_t)(x + d->offset) << d->shift1), d->m, 0);
-    return (y + d->half + ((y >> 31) & d->neg)) >> d->e;
-}
-
-/* Rows without tables (small tensors: the lowering gives tables from
- * ADD_TABLE_MIN_ELEMENTS outputs): both rescalings per element as above, the output through
- * th_fast_rq_apply; `rows` rows of n, input i's row r at in_i + r * row_i, steps 0 or 1 in
- * a row; each output written after its inputs are read. */
-__attribute__((noinline)) static void direct_rows(const add_consts *k, const int8_t *a,
-                                                  int32_t step_a, int32_t row_a,
-                                                  const int8_t *b, int32_t step_b,
-                                                  int32_t row_b, int32_t n, int32_t rows,
-                                                  int8_t *out)
-{
-    const direct_in d1 = direct_make(k->in1_offset, k->left_shift, k->m1, k->e1);
-    const direct_in d2 = direct_make(k->in2_offset, k->left_shift, k->m2, k->e2);
-    const th_fast_rq rq = k->rq;
-    const int32_t lo = k->act_min, hi = k->act_max, sub = k->subtract;
-    for (int32_t r = 0; r < rows; r++) {
-        const int8_t *ar = a + r * row_a, *br = b + r * row_b;
-        int8_t *o = out + r * n;
-        for (int32_t i = 0; i < n; i++) {
-            const uint32_t s1 = (uint32_t)direct_scale(ar[i * step_a], &d1);
-            const uint32_t s2 = (uint32_t)direct_scale(br[i * step_b], &d2);
-            const int32_t raw = (int32_t)(sub ? s1 - s2 : s1 + s2);
-            o[i] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
-        }
-    }
-}
-
-/* The specialized direct rows: scale_input as (SMMLAR(v, m, half) + ((v >> 31) & neg)) >> e
- * with v = x * 2^(ls+1) + offset * 2^(ls+1) (one MLA), half and neg as direct_in's (both 0
- * for e = 0): the rounding's y < 0 implies v < 0 (m >= 0), and where v < 0 but y == 0 the
- * correction gives (half - 1) >> e = 0 as well. */
-typedef struct {
-    int32_t f; /* 2^(left_shift + 1) */
-    int32_t g; /* offset * f */
+    int32_t f;
+    int32_t g;
     int32_t m;
     int32_t half;
     int32_t neg;
@@ -656,6 +601,32 @@ TH_INLINE uint32_t dscale_apply(int32_t x, const dscale *d)
 {
     const int32_t v = (int32_t)((uint32_t)x * (uint32_t)d->f + (uint32_t)d->g);
     return (uint32_t)((th_smmlar(v, d->m, d->half) + ((v >> 31) & d->neg)) >> d->e);
+}
+
+/* Rows without tables (small tensors: the lowering gives tables from
+ * ADD_TABLE_MIN_ELEMENTS outputs): both rescalings per element as above, the output through
+ * th_fast_rq_apply; `rows` rows of n, input i's row r at in_i + r * row_i, steps 0 or 1 in
+ * a row; each output written after its inputs are read. */
+__attribute__((noinline)) static void direct_rows(const add_consts *k, const int8_t *a,
+                                                  int32_t step_a, int32_t row_a,
+                                                  const int8_t *b, int32_t step_b,
+                                                  int32_t row_b, int32_t n, int32_t rows,
+                                                  int8_t *out)
+{
+    const dscale d1 = dscale_make(k->in1_offset, k->left_shift, k->m1, k->e1);
+    const dscale d2 = dscale_make(k->in2_offset, k->left_shift, k->m2, k->e2);
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max, sub = k->subtract;
+    for (int32_t r = 0; r < rows; r++) {
+        const int8_t *ar = a + r * row_a, *br = b + r * row_b;
+        int8_t *o = out + r * n;
+        for (int32_t i = 0; i < n; i++) {
+            const uint32_t s1 = dscale_apply(ar[i * step_a], &d1);
+            const uint32_t s2 = dscale_apply(br[i * step_b], &d2);
+            const int32_t raw = (int32_t)(sub ? s1 - s2 : s1 + s2);
+            o[i] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
+        }
+    }
 }
 
 /* One row of n outputs, 2 * raw formed directly (th_fast_rq_apply2). mode 0: x and y both
