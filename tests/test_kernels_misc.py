@@ -787,7 +787,7 @@ def test_mul_channel_rows(kern_both):
         if i % 4 == 0:
             zps = [-128, 127, int(rng.integers(-128, 128))] if i % 8 else [127, -128, -128]
         scales = [float(np.float32(2.0 ** rng.uniform(-8, -1))) for _ in range(2)]
-        so = float(np.float32(scales[0] * scales[1] * 2.0 ** rng.uniform(0.5, 12)))
+        so = float(np.float32(scales[0] * scales[1] * 2.0 ** rng.uniform(1.05, 12)))
         shapes = (pair[0], pair[1], big)
         graph = _binary_graph(OpKind.MUL, INT8_ACTIVATIONS[i % len(INT8_ACTIVATIONS)], shapes,
                               [q(sv, z) for sv, z in zip([*scales, so], zps)])
