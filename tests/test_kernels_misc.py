@@ -717,6 +717,96 @@ def test_binary_fast_paths(kern_both):
                         f"{name} {shapes} case {i} in_place={in_place} {p}")
 
 
+# Forms of th_nn_add_sub_s8's direct rows (no tables: the lowering's small tensors): same
+# shapes (one row and several), channel rows against one stack row of constants (up to 32 a
+# block: 31, 32, 33, 70 columns), spatial and scalar constants per row (blocks of 32 rows:
+# 31, 32, 33, 40 rows), and a broadcast of both inputs ([1, n] against [r, 1]) that the
+# general rows take; (first shape, second shape).
+_DIRECT_FORMS = [
+    ((1,), (1,)), ((3,), (3,)), ((37,), (37,)), ((3, 5), (3, 5)), ((2, 1, 4), (2, 1, 4)),
+    ((6, 2), (2,)), ((2, 31), (1, 31)), ((3, 32), (32,)), ((2, 33), (33,)), ((2, 70), (70,)),
+    ((7, 1), (1,)), ((20, 2), (20, 1)), ((31, 3), (31, 1)), ((32, 1), (32, 1)),
+    ((33, 2), (33, 1)), ((5, 8, 1), (5, 8, 3)), ((100,), (1,)), ((3, 1, 1), (1, 1, 1)),
+    ((1, 6), (4, 1)),
+]
+
+
+def test_add_sub_direct_rows(kern_both):
+    """th_add_s8 / th_sub_s8 without tables over every form of the direct rows, either
+    operand first, equal scales (both input shifts 0) every third case, zero points at their
+    extremes every fifth, every activation, in place where allowed: 0 mismatches against
+    the NumPy reference."""
+    rng = np.random.default_rng(1414)
+    for kind in (OpKind.ADD, OpKind.SUB):
+        for i in range(4 * len(_DIRECT_FORMS)):
+            first, second = _DIRECT_FORMS[i % len(_DIRECT_FORMS)]
+            pair = (first, second) if (i // len(_DIRECT_FORMS)) % 2 == 0 else (second, first)
+            shapes = (pair[0], pair[1], tuple(np.broadcast_shapes(first, second)))
+            zps = [int(v) for v in rng.integers(-128, 128, 3)]
+            if i % 5 == 0:
+                zps = [-128, 127, int(rng.integers(-128, 128))] if i % 2 else [127, -128, -128]
+            scales = [float(np.float32(2.0 ** rng.uniform(-8, 0))) for _ in range(3)]
+            if i % 3 == 0:
+                scales[1] = scales[0]
+            graph = _binary_graph(kind, INT8_ACTIVATIONS[i % len(INT8_ACTIVATIONS)], shapes,
+                                  [q(sv, z) for sv, z in zip(scales, zps)])
+            p = (add_params if kind is OpKind.ADD else sub_params)(graph, graph.ops[0])
+            a, b = random_int8(rng, shapes[0]), random_int8(rng, shapes[1])
+            want = (add_int8 if kind is OpKind.ADD else sub_int8)(a, b, p)
+            alias = [j for j in (0, 1) if shapes[j] == shapes[2]]
+            out_arg = ("alias", 4 + 2 * alias[i % len(alias)]) if alias and i % 2 else \
+                out(want.size)
+            status, bufs = kern_both.call(
+                "th_add_s8" if kind is OpKind.ADD else "th_sub_s8", ("null", None),
+                buf(i32(p.input1_offset, p.input2_offset, p.output_offset, p.left_shift,
+                        p.activation_min, p.activation_max)),
+                buf(i32(p.input1_multiplier, p.input1_shift, p.input2_multiplier,
+                        p.input2_shift, p.output_multiplier, p.output_shift)),
+                buf(shape_bytes(shapes[0])), buf(a), buf(shape_bytes(shapes[1])), buf(b),
+                buf(shape_bytes(shapes[2])), out_arg)
+            assert status == TH_OK
+            assert_same(i8(bufs[8], shapes[2]), want, f"{kind.name} {shapes} case {i} {p}")
+
+
+# MUL channel rows (th_mul_s8.c chanv_t): columns 1-70 (groups of four and every tail, one
+# block of 32 or several), rows that fill the stack row exactly or leave a remainder.
+_MUL_CHAN_FORMS = [(7, 1), (13, 2), (3, 3), (9, 4), (13, 5), (5, 7), (4, 8), (3, 15),
+                   (5, 16), (2, 17), (4, 31), (3, 32), (6, 33), (2, 50), (3, 70), (319, 6)]
+
+
+def test_mul_channel_rows(kern_both):
+    """MUL [rows, C] against [C] (either operand first) with right output shifts (the fast
+    path's packed halfword factors), every activation, zero points at their extremes every
+    fourth case, in place every third: 0 mismatches against the NumPy reference."""
+    rng = np.random.default_rng(1415)
+    for i in range(3 * len(_MUL_CHAN_FORMS)):
+        rows, c = _MUL_CHAN_FORMS[i % len(_MUL_CHAN_FORMS)]
+        big, small = (rows, c), ((c,) if i % 2 else (1, c))
+        pair = (big, small) if (i // len(_MUL_CHAN_FORMS)) % 2 == 0 else (small, big)
+        zps = [int(v) for v in rng.integers(-128, 128, 3)]
+        if i % 4 == 0:
+            zps = [-128, 127, int(rng.integers(-128, 128))] if i % 8 else [127, -128, -128]
+        scales = [float(np.float32(2.0 ** rng.uniform(-8, -1))) for _ in range(2)]
+        so = float(np.float32(scales[0] * scales[1] * 2.0 ** rng.uniform(1.05, 12)))
+        shapes = (pair[0], pair[1], big)
+        graph = _binary_graph(OpKind.MUL, INT8_ACTIVATIONS[i % len(INT8_ACTIVATIONS)], shapes,
+                              [q(sv, z) for sv, z in zip([*scales, so], zps)])
+        p = mul_params(graph, graph.ops[0])
+        assert p.output_shift < 0  # the right-shift (fast) rows
+        a, b = random_int8(rng, shapes[0]), random_int8(rng, shapes[1])
+        want = mul_int8(a, b, p)
+        first = 4 if shapes[0] == big else 6
+        out_arg = ("alias", first) if i % 3 == 0 else out(want.size)
+        status, bufs = kern_both.call(
+            "th_mul_s8", ("null", None),
+            buf(i32(p.input1_offset, p.input2_offset, p.output_offset, p.activation_min,
+                    p.activation_max)),
+            buf(i32(p.output_multiplier, p.output_shift)), buf(shape_bytes(shapes[0])), buf(a),
+            buf(shape_bytes(shapes[1])), buf(b), buf(shape_bytes(shapes[2])), out_arg)
+        assert status == TH_OK
+        assert_same(i8(bufs[8], big), want, f"MUL {shapes} case {i} {p}")
+
+
 def test_add_input_tables_match_reference():
     """Table entries summed and finished as the reference does give the reference's ADD
     for all 65536 input pairs."""

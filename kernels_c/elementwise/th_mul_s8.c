@@ -238,16 +238,81 @@ typedef void (*chan_fn)(const mul_consts *, const int8_t *, const int32_t *, int
     {                                                                                         \
         fast_rows(k, x, 0, x, 0, 0, gh, n, out, 2, clamp, left);                              \
     }
-CHAN_ROW(chan_fast, 0, 0)
-CHAN_ROW(chan_fast_clamp, 1, 0)
 CHAN_ROW(chan_left, 0, 1)
 CHAN_ROW(chan_left_clamp, 1, 1)
 #undef CHAN_ROW
 
+/* Channel rows on the fast path (right shift), four outputs a pass: x's word split into
+ * (x0 + ox, x2 + ox) and (x1 + ox, x3 + ox) halfwords (SXTAB16), the factors 2 (y + oy) of
+ * those columns packed the same way (|.| <= 510) in two words pw[2q], pw[2q + 1], so SMULBB /
+ * SMULTT give the four doubled products th_fast_rq_apply2 takes; the n % 4 last columns one
+ * factor a word after them. `rows` rows of n at stride `stride` (x and out alike); each group
+ * read before it is written. */
+TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const int32_t *pw,
+                       int32_t n, int32_t rows, int32_t stride, int8_t *out, int clamp)
+{
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max;
+    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
+    const int32_t *tail = pw + 2 * (n >> 2);
+    for (int32_t r = 0; r < rows; r++) {
+        const int8_t *xr = x + r * stride;
+        int8_t *o = out + r * stride;
+        const int32_t *w = pw;
+        int32_t i = 0;
+        for (; i + 4 <= n; i += 4, w += 2) {
+            const int32_t xw = th_read_s32(xr + i);
+            const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
+            const int32_t f02 = w[0], f13 = w[1];
+            th_nn_store4(o + i, th_fast_rq_apply2(th_nn_smulbb(x02, f02), &rq),
+                         th_fast_rq_apply2(th_nn_smulbb(x13, f13), &rq),
+                         th_fast_rq_apply2(th_nn_smultt(x02, f02), &rq),
+                         th_fast_rq_apply2(th_nn_smultt(x13, f13), &rq), clamp, 1, lo4, hi4);
+        }
+        for (int32_t t = 0; i < n; i++, t++) {
+            int32_t v = th_fast_rq_apply2((xr[i] + ox) * tail[t], &rq);
+            if (clamp) {
+                v = th_clamp(v, lo, hi);
+            }
+            o[i] = (int8_t)v;
+        }
+    }
+}
+
+typedef void (*chanv_fn)(const mul_consts *, const int8_t *, int32_t, const int32_t *, int32_t,
+                         int32_t, int32_t, int8_t *);
+#define CHANV(name, clamp)                                                                    \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int32_t *pw, int32_t n,      \
+                                               int32_t rows, int32_t stride, int8_t *out)     \
+    {                                                                                         \
+        chanv_t(k, x, ox, pw, n, rows, stride, out, clamp);                                   \
+    }
+CHANV(chanv_fast, 0)
+CHANV(chanv_fast_clamp, 1)
+#undef CHANV
+
+/* chanv_t's packed factors of n columns, column j's factor f(j) = 2 (y[j % len] + oy). */
+static void chanv_pack(const int8_t *y, int32_t oy, int32_t len, int32_t n, int32_t *pw)
+{
+    int32_t j = 0;
+    for (; j + 4 <= n; j += 4, pw += 2) {
+#define F(c) ((uint32_t)(2 * (y[(j + (c)) % len] + oy)) & 0xFFFFu)
+        pw[0] = (int32_t)(F(0) | (F(2) << 16));
+        pw[1] = (int32_t)(F(1) | (F(3) << 16));
+#undef F
+    }
+    for (; j < n; j++) {
+        *pw++ = 2 * (y[j % len] + oy);
+    }
+}
+
 /* Channel broadcast: [rows, n] (x, input offset ox) against one row y of n (offset oy), on
- * the DSP rows (k->fast or k->left). The row's (g, h) pairs are built once per call into a
- * stack row of TH_MUL_CHAN_MAX pairs: short rows repeated to fill it (consecutive rows are
- * contiguous), long rows in column blocks. 0 when the build leaves the path out. */
+ * the DSP rows (k->fast or k->left). The row's factors are built once per call into a stack
+ * row of TH_MUL_CHAN_MAX columns (fast: chanv_t's packed halfwords; left: (g, h) pairs):
+ * short rows repeated to fill it (consecutive rows are contiguous), long rows in column
+ * blocks. 0 when the build leaves the path out. */
 #define TH_MUL_CHAN_MAX 32
 __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t *x, int32_t ox,
                                               const int8_t *y, int32_t oy, int32_t n,
@@ -257,13 +322,31 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
         return 0;
     }
     const int clamp = k->act_min > -128 || k->act_max < 127;
-    const chan_fn f = k->left ? (clamp ? chan_left_clamp : chan_left)
-                              : (clamp ? chan_fast_clamp : chan_fast);
-    const int32_t sh = k->left ? k->shift + 1 : 1;
     int32_t gh[2 * TH_MUL_CHAN_MAX];
     const int32_t block = n <= TH_MUL_CHAN_MAX / 2 ? n : TH_MUL_CHAN_MAX;
     int32_t reps = n <= TH_MUL_CHAN_MAX / 2 ? TH_MUL_CHAN_MAX / n : 1;
     reps = reps < rows ? reps : rows;
+    if (!k->left) { /* chanv_t: the packed factors in gh, the row loop in the call */
+        const chanv_fn fv = clamp ? chanv_fast_clamp : chanv_fast;
+        if (reps > 1) { /* reps rows as one row of reps * n, then what is left */
+            const int32_t len = reps * n, full = rows / reps, left = rows - full * reps;
+            chanv_pack(y, oy, n, len, gh);
+            fv(k, x, ox, gh, len, full, len, out);
+            if (left > 0) { /* its own tail: packed again for left * n columns */
+                chanv_pack(y, oy, n, left * n, gh);
+                fv(k, x + full * len, ox, gh, left * n, 1, 0, out + full * len);
+            }
+            return 1;
+        }
+        for (int32_t j0 = 0; j0 < n; j0 += block) {
+            const int32_t len = n - j0 < block ? n - j0 : block;
+            chanv_pack(y + j0, oy, len, len, gh);
+            fv(k, x + j0, ox, gh, len, rows, n, out + j0);
+        }
+        return 1;
+    }
+    const chan_fn f = clamp ? chan_left_clamp : chan_left;
+    const int32_t sh = k->shift + 1;
     for (int32_t j0 = 0; j0 < n; j0 += block) {
         const int32_t len = n - j0 < block ? n - j0 : block;
         for (int32_t j = 0; j < reps * len; j++) {

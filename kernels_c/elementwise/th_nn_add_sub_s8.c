@@ -573,21 +573,23 @@ __attribute__((noinline)) static void chan_lut(const add_consts *k, int bcast1,
  * nudge-and-truncate is this floor) = SMMLAR(2v, m, 0), exact as |2v| <= 255 << 23 < 2^31;
  * then RDBPOT(y, e) = (y + half + (y < 0 ? neg : 0)) >> e with half = 2^(e-1) and neg = -1
  * for e >= 1 (ties away from zero), half = neg = 0 for e = 0; |y| < 2^30 keeps the sum
- * inside int32. */
+ * inside int32. Here 2v = x * f + g (one MLA: f = 2^(left_shift+1), g = offset * f) and
+ * half rides in SMMLAR's accumulator; the sign test reads 2v: y < 0 implies v < 0 (m >= 0),
+ * and where v < 0 but y == 0 the correction gives (half - 1) >> e = 0 as well. */
 typedef struct {
-    int32_t offset;
-    int32_t shift1; /* left_shift + 1 */
+    int32_t f;
+    int32_t g;
     int32_t m;
-    int32_t e;
     int32_t half;
     int32_t neg;
-} direct_in;
+    int32_t e;
+} dscale;
 
-TH_INLINE direct_in direct_make(int32_t offset, int32_t left_shift, int32_t m, int32_t e)
+TH_INLINE dscale dscale_make(int32_t offset, int32_t left_shift, int32_t m, int32_t e)
 {
-    direct_in d;
-    d.offset = offset;
-    d.shift1 = left_shift + 1;
+    dscale d;
+    d.f = (int32_t)(UINT32_C(1) << (left_shift + 1));
+    d.g = (int32_t)((uint32_t)offset * (uint32_t)d.f);
     d.m = m;
     d.e = e;
     d.half = e > 0 ? (int32_t)(UINT32_C(1) << (e - 1)) : 0;
@@ -595,10 +597,10 @@ TH_INLINE direct_in direct_make(int32_t offset, int32_t left_shift, int32_t m, i
     return d;
 }
 
-TH_INLINE int32_t direct_scale(int32_t x, const direct_in *d)
+TH_INLINE uint32_t dscale_apply(int32_t x, const dscale *d)
 {
-    const int32_t y = th_smmlar((int32_t)((uint32_t)(x + d->offset) << d->shift1), d->m, 0);
-    return (y + d->half + ((y >> 31) & d->neg)) >> d->e;
+    const int32_t v = (int32_t)((uint32_t)x * (uint32_t)d->f + (uint32_t)d->g);
+    return (uint32_t)((th_smmlar(v, d->m, d->half) + ((v >> 31) & d->neg)) >> d->e);
 }
 
 /* Rows without tables (small tensors: the lowering gives tables from
@@ -611,27 +613,157 @@ __attribute__((noinline)) static void direct_rows(const add_consts *k, const int
                                                   int32_t row_b, int32_t n, int32_t rows,
                                                   int8_t *out)
 {
-    const direct_in d1 = direct_make(k->in1_offset, k->left_shift, k->m1, k->e1);
-    const direct_in d2 = direct_make(k->in2_offset, k->left_shift, k->m2, k->e2);
+    const dscale d1 = dscale_make(k->in1_offset, k->left_shift, k->m1, k->e1);
+    const dscale d2 = dscale_make(k->in2_offset, k->left_shift, k->m2, k->e2);
     const th_fast_rq rq = k->rq;
     const int32_t lo = k->act_min, hi = k->act_max, sub = k->subtract;
     for (int32_t r = 0; r < rows; r++) {
         const int8_t *ar = a + r * row_a, *br = b + r * row_b;
         int8_t *o = out + r * n;
         for (int32_t i = 0; i < n; i++) {
-            const uint32_t s1 = (uint32_t)direct_scale(ar[i * step_a], &d1);
-            const uint32_t s2 = (uint32_t)direct_scale(br[i * step_b], &d2);
+            const uint32_t s1 = dscale_apply(ar[i * step_a], &d1);
+            const uint32_t s2 = dscale_apply(br[i * step_b], &d2);
             const int32_t raw = (int32_t)(sub ? s1 - s2 : s1 + s2);
             o[i] = (int8_t)th_clamp(th_fast_rq_apply(raw, &rq), lo, hi);
         }
     }
 }
 
-/* Largest |rescaled input| scale_input can return for these params (see the top). */
-static int64_t input_bound(int32_t left_shift, int32_t m, int32_t e)
+/* One row of n outputs, 2 * raw formed directly (th_fast_rq_apply2). mode 0: x and y both
+ * advance, 2 * raw = 2 * (s(x) -+ s(y)) (sub); mode 1: the other input's doubled rescaled value
+ * c2 for the whole row; mode 2: one per column, cr[i]; 2 * raw = c -+ 2 * s(x) (sub: c
+ * minus). sub, mode and clamp are constants after inlining; each output is written after its
+ * inputs are read. */
+TH_INLINE void drow(const dscale *dxp, const dscale *dyp, const int8_t *x, const int8_t *y,
+                    const int32_t *cr, uint32_t c2, int32_t n, int8_t *out,
+                    const th_fast_rq *rqp, int32_t lo, int32_t hi, int mode, int sub, int clamp)
 {
-    const int64_t v = (int64_t)255 << left_shift;
-    return ((((v * m) >> 31) + 1) >> e) + 1;
+    const dscale dx = *dxp, dy = *dyp; /* locals: out's stores cannot alias them */
+    const th_fast_rq rq = *rqp;
+    for (int32_t i = 0; i < n; i++) {
+        const uint32_t u = dscale_apply(x[i], &dx);
+        uint32_t c, w;
+        if (mode == 0) {
+            c = u << 1;
+            w = dscale_apply(y[i], &dy) << 1;
+        } else {
+            c = mode == 1 ? c2 : (uint32_t)cr[i];
+            w = u << 1;
+        }
+        out[i] = fast_out2(&rq, (int32_t)(sub ? c - w : c + w), clamp, lo, hi);
+    }
+}
+
+/* `rows` rows of n; row r of x at x + r * row_x, of y (mode 0) at y + r * row_y, of out at
+ * out + r * n; mode 1: c2[r] per row, mode 2: the row c2 for every row. */
+typedef void (*drows_fn)(const add_consts *, const dscale *, const dscale *, const int8_t *,
+                         int32_t, const int8_t *, int32_t, const int32_t *, int32_t, int32_t,
+                         int8_t *);
+#define DROWS(name, mode, sub, clamp)                                                         \
+    __attribute__((noinline)) static void name(                                               \
+        const add_consts *k, const dscale *dx, const dscale *dy, const int8_t *x,             \
+        int32_t row_x, const int8_t *y, int32_t row_y, const int32_t *c2, int32_t n,          \
+        int32_t rows, int8_t *out)                                                            \
+    {                                                                                         \
+        const th_fast_rq rq = k->rq;                                                          \
+        const int32_t lo = k->act_min, hi = k->act_max;                                       \
+        for (int32_t r = 0; r < rows; r++) {                                                  \
+            drow(dx, dy, x + r * row_x, y + r * row_y, c2, mode == 1 ? (uint32_t)c2[r] : 0u, \
+                 n, out + r * n, &rq, lo, hi, mode, sub, clamp);                              \
+        }                                                                                     \
+    }
+DROWS(drows_same_add, 0, 0, CLAMP_NONE)
+DROWS(drows_same_sub, 0, 1, CLAMP_NONE)
+DROWS(drows_same_add_c, 0, 0, CLAMP_BOTH)
+DROWS(drows_same_sub_c, 0, 1, CLAMP_BOTH)
+DROWS(drows_row_add, 1, 0, CLAMP_NONE)
+DROWS(drows_row_neg, 1, 1, CLAMP_NONE)
+DROWS(drows_row_add_c, 1, 0, CLAMP_BOTH)
+DROWS(drows_row_neg_c, 1, 1, CLAMP_BOTH)
+DROWS(drows_chan_add, 2, 0, CLAMP_NONE)
+DROWS(drows_chan_neg, 2, 1, CLAMP_NONE)
+DROWS(drows_chan_add_c, 2, 0, CLAMP_BOTH)
+DROWS(drows_chan_neg_c, 2, 1, CLAMP_BOTH)
+#undef DROWS
+
+/* Rows (and row constants) doubled per block: a stack row. */
+#define TH_ADD_DROWS_MAX 32
+
+/* The direct path specialized (see dscale) for a rank-2 walk of `rows` rows of n: input i's
+ * row r at in_i + r * row_i, steps step_i (0 or 1) in a row. 0 (nothing written) unless one
+ * input advances along and across the rows (the other may broadcast either way). */
+__attribute__((noinline)) static int direct_fast(const add_consts *k, const int8_t *a,
+                                                 int32_t step_a, int32_t row_a,
+                                                 const int8_t *b, int32_t step_b,
+                                                 int32_t row_b, int32_t n, int32_t rows,
+                                                 int8_t *out)
+{
+    const dscale d1 = dscale_make(k->in1_offset, k->left_shift, k->m1, k->e1);
+    const dscale d2 = dscale_make(k->in2_offset, k->left_shift, k->m2, k->e2);
+    const int clamp = k->act_min > -128 || k->act_max < 127;
+    const int sub = k->subtract;
+    const int rep_a = rows > 1 && row_a == 0, rep_b = rows > 1 && row_b == 0; /* channel */
+    if (step_a == 1 && step_b == 1 && !rep_a && !rep_b) {
+        const drows_fn f = clamp ? (sub ? drows_same_sub_c : drows_same_add_c)
+                                 : (sub ? drows_same_sub : drows_same_add);
+        f(k, &d1, &d2, a, row_a, b, row_b, NULL, n, rows, out);
+        return 1;
+    }
+    /* one input (the broadcast one, src) gives constants: per row (step 0) or per column
+     * (row step 0); x advances. 2 * raw = c + 2 s(x), or c - 2 s(x) when input1 is the
+     * constant side of a SUB; input2's constants are negated for SUB. */
+    const int bcast1 = step_a == 0 || rep_a;
+    if (bcast1 ? step_b != 1 || rep_b : step_a != 1 || rep_a) {
+        return 0; /* neither advances all the way: direct_rows */
+    }
+    const int chan = bcast1 ? step_a == 1 : step_b == 1;
+    const int neg = bcast1 && sub;
+    const int negate = !bcast1 && sub;
+    const dscale *ds = bcast1 ? &d1 : &d2;
+    const dscale *dx = bcast1 ? &d2 : &d1;
+    const int8_t *src = bcast1 ? a : b;
+    const int8_t *x = bcast1 ? b : a;
+    const int32_t row_src = bcast1 ? row_a : row_b, row_x = bcast1 ? row_b : row_a;
+    const drows_fn f = chan ? (clamp ? (neg ? drows_chan_neg_c : drows_chan_add_c)
+                                     : (neg ? drows_chan_neg : drows_chan_add))
+                            : (clamp ? (neg ? drows_row_neg_c : drows_row_add_c)
+                                     : (neg ? drows_row_neg : drows_row_add));
+    int32_t c2[TH_ADD_DROWS_MAX];
+    if (chan) {
+        for (int32_t j0 = 0; j0 < n; j0 += TH_ADD_DROWS_MAX) {
+            const int32_t len = n - j0 < TH_ADD_DROWS_MAX ? n - j0 : TH_ADD_DROWS_MAX;
+            for (int32_t j = 0; j < len; j++) {
+                const uint32_t v = dscale_apply(src[j0 + j], ds) << 1;
+                c2[j] = (int32_t)(negate ? 0u - v : v);
+            }
+            if (len == n) { /* every row in one call */
+                f(k, dx, dx, x, row_x, x, 0, c2, n, rows, out);
+                break;
+            }
+            for (int32_t r = 0; r < rows; r++) { /* column blocks: one call per row */
+                f(k, dx, dx, x + r * row_x + j0, 0, x, 0, c2, len, 1, out + r * n + j0);
+            }
+        }
+        return 1;
+    }
+    for (int32_t r0 = 0; r0 < rows; r0 += TH_ADD_DROWS_MAX) {
+        const int32_t m = rows - r0 < TH_ADD_DROWS_MAX ? rows - r0 : TH_ADD_DROWS_MAX;
+        for (int32_t j = 0; j < m; j++) {
+            const uint32_t v = dscale_apply(src[(r0 + j) * row_src], ds) << 1;
+            c2[j] = (int32_t)(negate ? 0u - v : v);
+        }
+        f(k, dx, dx, x + r0 * row_x, row_x, x, 0, c2, n, m, out + r0 * n);
+    }
+    return 1;
+}
+
+/* Largest |rescaled input| scale_input can return for these params (see the top). */
+static int32_t input_bound(int32_t left_shift, int32_t m, int32_t e)
+{
+    /* 255 << 22 < 2^30 and m < 2^31: one SMULL, (v * m) >> 31 < 2^30 */
+    const int32_t v = INT32_C(255) << left_shift;
+    const int32_t hi = (int32_t)(((int64_t)v * m) >> 31);
+    return ((hi + 1) >> e) + 1;
 }
 #endif
 
@@ -688,7 +820,7 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
     k.t2 = input2_table;
 #if TH_NN_HAS_DSP
     {
-        const int64_t bound = input_bound(k.left_shift, k.m1, k.e1) +
+        const int64_t bound = (int64_t)input_bound(k.left_shift, k.m1, k.e1) +
                               input_bound(k.left_shift, k.m2, k.e2);
         k.fast = th_fast_rq_ok(k.mo, quant->output_shift, bound);
         k.rq = (th_fast_rq){0, 0, 0}; /* read only when fast */
@@ -719,6 +851,11 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
     const int direct = k.fast && k.t1 == NULL && k.t2 == NULL && TH_NN_PATH(ADD_DIRECT);
     if (direct && b.rank <= 2) { /* every row in one call */
         const int32_t r1 = b.rank == 2 ? b.stride1[0] : 0, r2 = b.rank == 2 ? b.stride2[0] : 0;
+        if ((b.stride1[b.rank - 1] != 0 || b.stride2[b.rank - 1] != 0) &&
+            direct_fast(&k, input1, b.stride1[b.rank - 1], r1, input2, b.stride2[b.rank - 1],
+                        r2, inner, rows, output)) {
+            return TH_OK;
+        }
         direct_rows(&k, input1, b.stride1[b.rank - 1], r1, input2, b.stride2[b.rank - 1], r2,
                     inner, rows, output);
         return TH_OK;

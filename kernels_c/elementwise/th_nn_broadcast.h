@@ -31,53 +31,62 @@ static inline int32_t th_nn_bcast_dim(const th_shape *s, int32_t rank, int32_t i
     return j >= 0 ? s->dims[j] : 1;
 }
 
-/* Returns 0 if the shapes are invalid or the output is not their broadcast shape. */
+/* Returns 0 if the shapes are invalid (a rank outside 1..TH_MAX_RANK, an input of higher rank
+ * than the output, a dim below 1, 2^30 elements or more) or the output is not their broadcast
+ * shape. One pass from the innermost dim: validation, the element counts, the strides and the
+ * collapse together (the fixed cost of every binary kernel call). */
 static inline int th_nn_bcast_init(th_nn_bcast *b, const th_shape *s1, const th_shape *s2,
                                    const th_shape *out)
 {
-    b->count1 = th_nn_shape_count(s1);
-    b->count2 = th_nn_shape_count(s2);
-    b->count = th_nn_shape_count(out);
-    if (b->count1 < 0 || b->count2 < 0 || b->count < 0 || s1->rank > out->rank ||
-        s2->rank > out->rank) {
+    if (s1 == NULL || s2 == NULL || out == NULL) {
         return 0;
     }
     const int32_t rank = out->rank;
-    int32_t st1[TH_MAX_RANK];
-    int32_t st2[TH_MAX_RANK];
+    if (rank < 1 || rank > TH_MAX_RANK || s1->rank < 1 || s1->rank > rank || s2->rank < 1 ||
+        s2->rank > rank) {
+        return 0;
+    }
+    /* collapsed dims, innermost first: neighbours that both inputs walk contiguously (or
+     * both broadcast) merged, dims of 1 dropped */
+    int32_t dims[TH_MAX_RANK];
+    int32_t a1[TH_MAX_RANK];
+    int32_t a2[TH_MAX_RANK];
+    int32_t n = 0;
+    uint32_t count = 1; /* < 2^30 */
     int32_t next1 = 1;
     int32_t next2 = 1;
     for (int32_t i = rank - 1; i >= 0; i--) {
         const int32_t d1 = th_nn_bcast_dim(s1, rank, i);
         const int32_t d2 = th_nn_bcast_dim(s2, rank, i);
         const int32_t d = out->dims[i];
-        if ((d1 != d && d1 != 1) || (d2 != d && d2 != 1) || (d != 1 && d1 == 1 && d2 == 1)) {
+        if (d < 1 || (d1 != d && d1 != 1) || (d2 != d && d2 != 1) ||
+            (d != 1 && d1 == 1 && d2 == 1)) {
             return 0;
         }
-        st1[i] = d1 == 1 ? 0 : next1;
-        st2[i] = d2 == 1 ? 0 : next2;
+        const uint64_t c = (uint64_t)count * (uint32_t)d;
+        if (c >= (uint64_t)TH_NN_MAX_ELEMENTS) {
+            return 0;
+        }
+        count = (uint32_t)c;
+        const int32_t st1 = d1 == 1 ? 0 : next1;
+        const int32_t st2 = d2 == 1 ? 0 : next2;
         next1 *= d1;
         next2 *= d2;
-    }
-    /* Collapse from the innermost dim outwards, then reverse into b. */
-    int32_t dims[TH_MAX_RANK];
-    int32_t a1[TH_MAX_RANK];
-    int32_t a2[TH_MAX_RANK];
-    int32_t n = 0;
-    for (int32_t i = rank - 1; i >= 0; i--) {
-        const int32_t d = out->dims[i];
         if (d == 1) {
             continue;
         }
-        if (n > 0 && st1[i] == a1[n - 1] * dims[n - 1] && st2[i] == a2[n - 1] * dims[n - 1]) {
+        if (n > 0 && st1 == a1[n - 1] * dims[n - 1] && st2 == a2[n - 1] * dims[n - 1]) {
             dims[n - 1] *= d;
             continue;
         }
         dims[n] = d;
-        a1[n] = st1[i];
-        a2[n] = st2[i];
+        a1[n] = st1;
+        a2[n] = st2;
         n++;
     }
+    b->count1 = next1;
+    b->count2 = next2;
+    b->count = (int32_t)count;
     if (n == 0) {
         dims[0] = 1;
         a1[0] = 0;
