@@ -1,10 +1,10 @@
-"""The general CONV_2D's pairs of non-overlapping windows (th_nn_conv_im2col_s8.c
-im2col_apart: Cin a multiple of 4, dilation.w 1, stride.w >= KW, both windows inside
-horizontally) vs the NumPy reference: on the host (ASan/UBSan; portable, DSP modelled in C,
-DSP general) and in one QEMU Cortex-M4 run. The shapes put pairs at every edge: padding on
-each side (rows outside the input, border pixels that take the other im2col paths), odd
-output widths (the last pixel of a row paired across rows), odd and even Cout, dilated
-rows, an activation clamp, two batches."""
+"""The general CONV_2D's pixel pairs widened as two row runs (th_nn_conv_im2col_s8.c
+im2col_apart: Cin a multiple of 4, dilation.w 1, stride.w >= KW or filter rows of at most 32
+bytes, both windows inside horizontally) vs the NumPy reference: on the host (ASan/UBSan;
+portable, DSP modelled in C, DSP general) and in one QEMU Cortex-M4 run. The shapes put pairs
+at every edge: padding on each side (rows outside the input, border pixels that take the
+other im2col paths), odd output widths (the last pixel of a row paired across rows), odd and
+even Cout, dilated rows, an activation clamp, two batches."""
 
 from __future__ import annotations
 
@@ -32,7 +32,12 @@ SHAPES = [
     ((10, 11), 8, 4, (4, 2), (2, 2), 1, (2, 1, 1, 2)),
     ((3, 6), 4, 6, (3, 2), (1, 2), 1, (3, 0, 3, 0)),  # all-padding rows at both ends
     ((13, 17), 32, 5, (3, 1), (1, 1), 1, None),
+    # overlapping windows with filter rows of at most 32 bytes (TH_APART_MAX_ROW)
+    ((9, 12), 4, 3, (3, 3), (1, 1), 1, (1, 1, 1, 1)),
+    ((8, 10), 8, 5, (2, 4), (1, 2), 2, None),
+    ((7, 9), 12, 2, (3, 2), (2, 1), 1, (1, 0, 1, 1)),
 ]
+APART_MAX_ROW = 32  # th_nn_conv_im2col_s8.c TH_APART_MAX_ROW
 
 
 def _case(i: int, hw: tuple[int, int], cin: int, cout: int, k: tuple[int, int],
@@ -74,7 +79,8 @@ def test_shapes_reach_the_apart_pairs() -> None:
     for case in apart_cases():
         p = case.p
         kw, cin = case.w.shape[2], case.w.shape[3]
-        assert cin % 4 == 0 and p.stride_w >= kw and p.dilation_w == 1
+        assert cin % 4 == 0 and p.dilation_w == 1
+        assert p.stride_w >= kw or kw * cin <= APART_MAX_ROW
         ow, w = case.out_shape[2], case.x.shape[2]
         assert any(ox * p.stride_w >= p.pad_left
                    and ox * p.stride_w - p.pad_left + p.stride_w + kw <= w

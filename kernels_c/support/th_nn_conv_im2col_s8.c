@@ -45,10 +45,15 @@ TH_INLINE void widen_apart(int32_t *c, const int8_t *p0, const int8_t *p1, int32
 }
 
 /* Columns of output pixels (oy, ox) and (oy, ox + 1) whose windows are inside horizontally
- * and do not overlap (stride.w >= KW; Cin a multiple of 4, dilation.w 1): each filter row is
- * one run of KW * Cin bytes per pixel, the two widened in one loop (th_nn_im2col_pair_s16
- * widens each tap separately for such windows). Filter rows [ky_lo, ky_hi) are inside the
+ * and do not overlap (stride.w >= KW; or short rows, TH_APART_MAX_ROW; Cin a multiple of 4,
+ * dilation.w 1): each filter row is one run of KW * Cin bytes per pixel, the two widened in
+ * one loop (th_nn_im2col_pair_s16 widens each tap separately for non-overlapping windows).
+ * Filter rows [ky_lo, ky_hi) are inside the
  * input, the chunks of the others zero. */
+/* Overlapping windows (stride.w < KW) too when a filter row has at most this many bytes:
+ * th_nn_im2col_pair_s16 widens their shared words once, but in three short runs per row
+ * (measured, bench/few_cout.py: 32 and 64 bytes the same, the sweep's shapes all gain). */
+#define TH_APART_MAX_ROW 32
 static void __attribute__((noinline))
 im2col_apart(int32_t *cols, const int8_t *input, const th_dims *input_dims,
              const th_conv_params *params, const th_dims *filter_dims, int32_t oy, int32_t ox)
@@ -68,7 +73,8 @@ im2col_apart(int32_t *cols, const int8_t *input, const th_dims *input_dims,
     for (int32_t i = 0; i < ky_lo * words; i++) {
         cols[i] = 0;
     }
-    for (int32_t i = ky_hi * words; i < filter_dims->h * words; i++) {
+    const int32_t all_words = filter_dims->h * words;
+    for (int32_t i = ky_hi * words; i < all_words; i++) {
         cols[i] = 0;
     }
     const int32_t row_bytes = input_dims->w * cin;
@@ -108,7 +114,8 @@ conv_im2col(const th_context *ctx, const th_conv_params *params,
     const int32_t kp = th_round_up4(k_total);
     /* Pairs of non-overlapping windows inside: im2col_apart. */
     const int apart = (input_dims->c & 3) == 0 && params->dilation.w == 1 &&
-                      params->stride.w >= filter_dims->w;
+                      (params->stride.w >= filter_dims->w ||
+                       filter_dims->w * input_dims->c <= TH_APART_MAX_ROW);
     const int32_t x_span = params->stride.w + filter_dims->w;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
