@@ -81,6 +81,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_IM2COL_PAIR_CLIPPED /* ... at a padded edge */
 #define TH_NN_KEEP_IM2COL_PAIR_CLIPPED 1
 #endif
+#ifndef TH_NN_KEEP_IM2COL_APART /* two windows inside, apart (stride >= KW) or short rows */
+#define TH_NN_KEEP_IM2COL_APART 1
+#endif
 #ifndef TH_NN_KEEP_MM_EXACT /* any pixel count, exact requantization, blocked */
 #define TH_NN_KEEP_MM_EXACT 1
 #endif

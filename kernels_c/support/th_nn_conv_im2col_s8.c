@@ -6,6 +6,85 @@
 #include "th_nn_support.h"
 
 #if TH_NN_HAS_DSP
+/* n words of the runs at p0 and p1 widened with offset2 into the pair's chunks: chunk i
+ * holds p0's lo, hi, p1's lo, hi halfword pairs (4 words, th_nn_im2col_s16's layout). */
+TH_INLINE void widen_apart(int32_t *c, const int8_t *p0, const int8_t *p1, int32_t n,
+                           int32_t offset2)
+{
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* 10 instructions per chunk: 2 LDR, 4 SXTAB16, 2 STRD, SUBS, BNE. */
+    int32_t u;
+    int32_t v;
+    int32_t a;
+    int32_t b;
+    __asm__ volatile("1:\n\t"
+                     "ldr %[u], [%[p0]], #4\n\t"
+                     "ldr %[v], [%[p1]], #4\n\t"
+                     "sxtab16 %[a], %[o], %[v]\n\t"
+                     "sxtab16 %[b], %[o], %[v], ror #8\n\t"
+                     "strd %[a], %[b], [%[c], #8]\n\t"
+                     "sxtab16 %[a], %[o], %[u]\n\t"
+                     "sxtab16 %[b], %[o], %[u], ror #8\n\t"
+                     "strd %[a], %[b], [%[c]], #16\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     : [p0] "+r"(p0), [p1] "+r"(p1), [c] "+r"(c), [n] "+r"(n), [u] "=&r"(u),
+                       [v] "=&r"(v), [a] "=&r"(a), [b] "=&r"(b)
+                     : [o] "r"(offset2)
+                     : "cc", "memory");
+#else
+    for (int32_t i = 0; i < n; i++, c += 4) {
+        const int32_t u = th_read_s32(p0 + 4 * i);
+        const int32_t v = th_read_s32(p1 + 4 * i);
+        c[0] = th_sxtab16(offset2, u);
+        c[1] = th_sxtab16_ror8(offset2, u);
+        c[2] = th_sxtab16(offset2, v);
+        c[3] = th_sxtab16_ror8(offset2, v);
+    }
+#endif
+}
+
+/* Columns of output pixels (oy, ox) and (oy, ox + 1) whose windows are inside horizontally
+ * and do not overlap (stride.w >= KW; or short rows, TH_APART_MAX_ROW; Cin a multiple of 4,
+ * dilation.w 1): each filter row is one run of KW * Cin bytes per pixel, the two widened in
+ * one loop (th_nn_im2col_pair_s16 widens each tap separately for non-overlapping windows).
+ * Filter rows [ky_lo, ky_hi) are inside the
+ * input, the chunks of the others zero. */
+/* Overlapping windows (stride.w < KW) too when a filter row has at most this many bytes:
+ * th_nn_im2col_pair_s16 widens their shared words once, but in three short runs per row
+ * (measured, bench/few_cout.py: 32 and 64 bytes the same, the sweep's shapes all gain). */
+#define TH_APART_MAX_ROW 32
+static void __attribute__((noinline))
+im2col_apart(int32_t *cols, const int8_t *input, const th_dims *input_dims,
+             const th_conv_params *params, const th_dims *filter_dims, int32_t oy, int32_t ox)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t chunks_per_row = filter_dims->w * cin / 4;
+    const int32_t dil = params->dilation.h;
+    const int32_t y0 = oy * params->stride.h - params->padding.h;
+    const int32_t x0 = ox * params->stride.w - params->padding.w;
+    const int32_t offset = params->input_offset;
+    const int32_t offset2 = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
+    int32_t ky_lo = y0 >= 0 ? 0 : (dil - 1 - y0) / dil;
+    int32_t ky_hi = y0 >= input_dims->h ? 0 : (input_dims->h - 1 - y0) / dil + 1;
+    ky_hi = TH_MIN(ky_hi, filter_dims->h);
+    ky_lo = TH_MIN(ky_lo, ky_hi);
+    const int32_t words = 4 * chunks_per_row;
+    for (int32_t i = 0; i < ky_lo * words; i++) {
+        cols[i] = 0;
+    }
+    const int32_t all_words = filter_dims->h * words;
+    for (int32_t i = ky_hi * words; i < all_words; i++) {
+        cols[i] = 0;
+    }
+    const int32_t row_bytes = input_dims->w * cin;
+    for (int32_t ky = ky_lo; ky < ky_hi; ky++) {
+        const int8_t *src = input + (int64_t)(y0 + ky * dil) * row_bytes + (int64_t)x0 * cin;
+        widen_apart(cols + ky * words, src, src + params->stride.w * cin, chunks_per_row,
+                    offset2);
+    }
+}
+
 /* filter16 non-NULL: the host's int16 weights (th_nn_mat_mult_s16w_tab) and its table of
  * requantization constants (host_tab, NULL: none), instead of filter. One copy for both
  * entry points (a test per pixel pair costs nothing; a second copy of the loop, 0.5 KB). */
@@ -33,6 +112,11 @@ conv_im2col(const th_context *ctx, const th_conv_params *params,
     }
     int32_t *cols = (int32_t *)ctx->buf;
     const int32_t kp = th_round_up4(k_total);
+    /* Pairs of non-overlapping windows inside: im2col_apart. */
+    const int apart = (input_dims->c & 3) == 0 && params->dilation.w == 1 &&
+                      (params->stride.w >= filter_dims->w ||
+                       filter_dims->w * input_dims->c <= TH_APART_MAX_ROW);
+    const int32_t x_span = params->stride.w + filter_dims->w;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
@@ -41,7 +125,11 @@ conv_im2col(const th_context *ctx, const th_conv_params *params,
         for (; p + 1 < pixels; p += 2) {
             const int32_t oy = p / out_w;
             const int32_t ox = p - oy * out_w;
-            if (ox + 1 < out_w && (input_dims->c & 3) == 0) {
+            if (apart && ox + 1 < out_w && ox * params->stride.w >= params->padding.w &&
+                ox * params->stride.w - params->padding.w + x_span <= input_dims->w &&
+                TH_NN_PATH(IM2COL_APART)) {
+                im2col_apart(cols, in_b, input_dims, params, filter_dims, oy, ox);
+            } else if (ox + 1 < out_w && (input_dims->c & 3) == 0) {
                 th_nn_im2col_pair_s16(cols, in_b, input_dims, params, filter_dims, oy, ox);
             } else {
                 th_nn_im2col_two_s16(cols, in_b, input_dims, params, filter_dims, oy, ox,
