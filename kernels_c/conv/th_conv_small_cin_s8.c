@@ -13,8 +13,8 @@
  * 2 words, the 12 constants, then the next block's 4 (doubled) biases and the address to go
  * on at: one LDM {r0-r3, pc} per block starts it.
  *
- * Applies (th_nn_small_cin_geometry) to groups 1, dilation 1, Cin <= 3, Cout % 4 == 0 and
- * small enough filters; runs when the fast requantization is exact for every channel and
+ * Applies (th_nn_small_cin_geometry) to groups 1, dilation 1, Cin <= 3 and small enough
+ * filters (Cout % 4 != 0: path CONV_SMALL_CIN_PART, see copy_part); runs when the fast requantization is exact for every channel and
  * there is no activation clamp (otherwise the caller takes th_nn_conv_im2col_s8, whose
  * scratch the kernels reserve too). Raster order (th_nn.h rule (c)): an output row's input
  * is staged before any of its outputs is written, and only rows of pixels not yet written
@@ -47,6 +47,7 @@ typedef struct {
     int32_t record_words;
     int32_t stage_values; /* int16 values of the staged row */
     int32_t cols; /* staged columns of a full tile */
+    int32_t out_bytes; /* Cout % 4 != 0: a tile's outputs, 4 * quads bytes per pixel */
 } th_sc_geometry;
 
 static int geometry(const th_conv_params *params, const th_dims *input_dims,
@@ -54,7 +55,7 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
 {
     const int32_t cin = input_dims->c;
     if (cin != filter_dims->c || cin > 3 || params->dilation.h != 1 ||
-        params->dilation.w != 1 || (output_dims->c & 3) != 0) {
+        params->dilation.w != 1) {
         return 0;
     }
     const int32_t b = filter_dims->h * cin;
@@ -66,7 +67,7 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     if (g->chunks > TH_SC_MAX_CHUNKS) {
         return 0;
     }
-    g->quads = output_dims->c / 4;
+    g->quads = (output_dims->c + 3) / 4;
     g->quad_words = 4 * g->kw_words + 12 + 5;
     g->record_words = 5 + g->quads * g->quad_words;
     if (4 * g->record_words > TH_SC_MAX_RECORD_BYTES) {
@@ -77,7 +78,13 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     const int32_t last = (tile - 1) * params->stride.w * g->bp + 2 * g->kw_words;
     const int32_t values = TH_MAX(g->cols * g->bp, last);
     g->stage_values = (values + 1) & ~1;
+    g->out_bytes = (output_dims->c & 3) != 0 ? tile * 4 * g->quads : 0;
     return 1;
+}
+
+TH_INLINE int32_t scratch_bytes(const th_sc_geometry *g)
+{
+    return 4 * g->record_words + 2 * g->stage_values + g->out_bytes;
 }
 
 int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
@@ -87,7 +94,7 @@ int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims
     if (!geometry(params, input_dims, filter_dims, output_dims, &g)) {
         return 0;
     }
-    return 4 * g.record_words + 2 * g.stage_values;
+    return scratch_bytes(&g);
 }
 
 /* Position of tap (ky, ci) inside a column block: Cin == 3 stores each row's values as
@@ -467,6 +474,27 @@ static void mac_row(const th_sc_row *a)
 }
 #endif
 
+/* Cout % 4 != 0 (path CONV_SMALL_CIN_PART): the last block of 4 channels is padded with
+ * zero records, so mac_row writes 4 * quads bytes per pixel into tmp; each pixel's Cout are
+ * copied to out (word copies, the last one ending at Cout: only the pixel's own bytes). */
+static void __attribute__((noinline))
+copy_part(int8_t *out, const int8_t *tmp, int32_t npix, int32_t cout, int32_t tmp_step)
+{
+    for (; npix > 0; npix--, out += cout, tmp += tmp_step) {
+        if (cout < 4) {
+            for (int32_t c = 0; c < cout; c++) {
+                out[c] = tmp[c];
+            }
+            continue;
+        }
+        int32_t c = 0;
+        for (; c < cout - 4; c += 4) {
+            th_write_s32(out + c, th_read_s32(tmp + c));
+        }
+        th_write_s32(out + cout - 4, th_read_s32(tmp + cout - 4));
+    }
+}
+
 /* The filter taps a call keeps: rows [ky0, ky0 + dims.h), columns [kx0, kx0 + dims.w). */
 typedef struct {
     th_dims dims;
@@ -498,7 +526,7 @@ small_cin_one_line(th_conv_params *params, const th_dims *input_dims,
     th_sc_geometry g1;
     if ((line->dims.h == filter_dims->h && line->dims.w == filter_dims->w) ||
         !geometry(params, input_dims, &line->dims, output_dims, &g1) ||
-        4 * g1.record_words + 2 * g1.stage_values > 4 * g->record_words + 2 * g->stage_values) {
+        scratch_bytes(&g1) > scratch_bytes(g)) {
         return 0;
     }
     *g = g1;
@@ -519,11 +547,13 @@ small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_pa
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(k_total, 128, bias, cout));
-    if (!stage.fast || stage.clamp || !TH_NN_PATH(CONV_SMALL_CIN)) {
+    if (!stage.fast || stage.clamp || !TH_NN_PATH(CONV_SMALL_CIN) ||
+        (g.out_bytes != 0 && !TH_NN_PATH(CONV_SMALL_CIN_PART))) {
         return 0;
     }
     int32_t *rec = (int32_t *)ctx->buf;
     int16_t *staged = (int16_t *)(void *)(rec + g.record_words);
+    int8_t *tmp = (int8_t *)(void *)(staged + g.stage_values);
     build_records(rec, &g, params, quant, &line->dims, filter_dims, line->ky0, line->kx0,
                   filter, bias, params->output_offset);
     th_sc_row row;
@@ -544,8 +574,12 @@ small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_pa
                 stage_tile(staged, &g, in_b, input_dims, params, &line->dims, oy, ox, npix);
                 row.x = staged;
                 row.npix = npix;
-                row.out = out_b + oy * out_row + (int64_t)ox * cout;
+                int8_t *out = out_b + oy * out_row + (int64_t)ox * cout;
+                row.out = g.out_bytes != 0 ? tmp : out;
                 mac_row(&row);
+                if (g.out_bytes != 0) {
+                    copy_part(out, tmp, npix, cout, 4 * g.quads);
+                }
             }
         }
     }
