@@ -80,7 +80,10 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     const int32_t last = (tile - 1) * params->stride.w * g->bp + 2 * g->kw_words;
     const int32_t values = TH_MAX(g->cols * g->bp, last);
     g->stage_values = (values + 1) & ~1;
-    g->out_bytes = (output_dims->c & 3) != 0 ? tile * 4 * g->quads : 0;
+    /* (a build without path CONV_SMALL_CIN_PART never stages outputs: needs no room) */
+    g->out_bytes = TH_NN_KEEP_CONV_SMALL_CIN_PART && (output_dims->c & 3) != 0
+                       ? tile * 4 * g->quads
+                       : 0;
     return 1;
 }
 
@@ -97,8 +100,10 @@ int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims
         return 0;
     }
     int32_t bytes = scratch_bytes(&g);
-    if (input_dims->w == 1 && output_dims->w == 1 && output_dims->h > 1) {
-        /* a one-column image: room for its one-row view too (small_cin_view) */
+    if (TH_NN_KEEP_CONV_SMALL_CIN_LINE && input_dims->w == 1 && output_dims->w == 1 &&
+        output_dims->h > 1) {
+        /* a one-column image: room for its one-row view too (small_cin_view; a build
+         * without that path needs no more than the layer's own geometry) */
         th_conv_params p = *params;
         p.stride.w = params->stride.h;
         const th_dims f = {filter_dims->n, 1, filter_dims->h, filter_dims->c};
@@ -509,8 +514,11 @@ copy_part(int8_t *out, const int8_t *tmp, int32_t npix, int32_t cout, int32_t tm
 {
     for (; npix > 0; npix--, out += cout, tmp += tmp_step) {
         if (cout < 4) {
-            for (int32_t c = 0; c < cout; c++) {
-                out[c] = tmp[c];
+            if (cout >= 2) {
+                memcpy(out, tmp, 2);
+            }
+            if (cout & 1) {
+                out[cout - 1] = tmp[cout - 1];
             }
             continue;
         }
@@ -545,7 +553,9 @@ TH_INLINE void swap_hw(int32_t *h, int32_t *w)
  * (column) only, with padding 0 on that axis. A one-column image is then seen as the one-row
  * image it is in memory (H x 1 x C is 1 x H x C; the kept column of the filter a row), so
  * its output column is one row of up to 16-pixel tiles, not one call per pixel. 1 when the
- * view differs from the layer and its geometry fits the scratch. */
+ * view differs from the layer and has a geometry. Called where the layer's geometry holds:
+ * th_nn_conv_small_cin_scratch then reserved room for the view (a row view is smaller on
+ * every term, a column view is the geometry it adds). */
 static int __attribute__((noinline))
 small_cin_view(const th_conv_params *params, const th_dims *input_dims,
                const th_dims *filter_dims, const th_dims *output_dims, th_sc_view *v)
@@ -583,23 +593,22 @@ small_cin_view(const th_conv_params *params, const th_dims *input_dims,
             changed = 1;
         }
     }
-    return changed &&
-           geometry(&v->params, &v->input, &v->taps.dims, &v->output, &v->g) &&
-           scratch_bytes(&v->g) <=
-               th_nn_conv_small_cin_scratch(params, input_dims, filter_dims, output_dims);
+    return changed && geometry(&v->params, &v->input, &v->taps.dims, &v->output, &v->g);
 }
 
-/* The call on the view *v of the layer (filter: the layer's, k_total taps per channel). */
+/* The call on the layer, or a view of it (filter: the layer's, k_total taps per channel;
+ * *t the taps the view keeps, *gp its geometry). */
 static int __attribute__((noinline))
-small_cin_call(const th_context *ctx, const th_sc_view *v, const th_per_channel_quant *quant,
-               const int8_t *input, int32_t k_total, const int8_t *filter,
-               const int32_t *bias, int8_t *output)
+small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_params *pv,
+               const th_dims *iv, const th_dims *ov, const th_sc_taps *t,
+               const th_per_channel_quant *quant, const int8_t *input, int32_t k_total,
+               const int8_t *filter, const int32_t *bias, int8_t *output)
 {
-    const th_sc_geometry g = v->g;
-    const th_conv_params p = v->params;
-    const th_dims in = v->input;
-    const th_dims on = v->output;
-    const th_dims taps = v->taps.dims;
+    const th_sc_geometry g = *gp;
+    const th_conv_params p = *pv;
+    const th_dims in = *iv;
+    const th_dims on = *ov;
+    const th_dims taps = t->dims;
     const th_conv_params *params = &p;
     const th_dims *input_dims = &in;
     const th_dims *output_dims = &on;
@@ -614,8 +623,8 @@ small_cin_call(const th_context *ctx, const th_sc_view *v, const th_per_channel_
     int32_t *rec = (int32_t *)ctx->buf;
     int16_t *staged = (int16_t *)(void *)(rec + g.record_words);
     int8_t *tmp = (int8_t *)(void *)(staged + g.stage_values);
-    build_records(rec, &g, params, quant, &v->taps, k_total, filter, bias,
-                  params->output_offset);
+    const int part = TH_NN_KEEP_CONV_SMALL_CIN_PART && g.out_bytes != 0;
+    build_records(rec, &g, params, quant, t, k_total, filter, bias, params->output_offset);
     th_sc_row row;
     row.x_step = 2 * params->stride.w * g.bp;
     row.rec = rec;
@@ -635,9 +644,9 @@ small_cin_call(const th_context *ctx, const th_sc_view *v, const th_per_channel_
                 row.x = staged;
                 row.npix = npix;
                 int8_t *out = out_b + oy * out_row + (int64_t)ox * cout;
-                row.out = g.out_bytes != 0 ? tmp : out;
+                row.out = part ? tmp : out;
                 mac_row(&row);
-                if (g.out_bytes != 0) {
+                if (part) {
                     copy_part(out, tmp, npix, cout, 4 * g.quads);
                 }
             }
@@ -654,22 +663,19 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
 {
     th_sc_view v;
     const int32_t k_total = filter_dims->h * filter_dims->w * filter_dims->c;
+    th_sc_geometry full;
+    if (!geometry(params, input_dims, filter_dims, output_dims, &full)) {
+        return 0;
+    }
     if (TH_NN_KEEP_CONV_SMALL_CIN_LINE && (input_dims->h == 1 || input_dims->w == 1) &&
         small_cin_view(params, input_dims, filter_dims, output_dims, &v) &&
         TH_NN_PATH(CONV_SMALL_CIN_LINE)) {
-        return small_cin_call(ctx, &v, quant, input, k_total, filter, bias, output);
+        return small_cin_call(ctx, &v.g, &v.params, &v.input, &v.output, &v.taps, quant,
+                              input, k_total, filter, bias, output);
     }
-    if (!geometry(params, input_dims, filter_dims, output_dims, &v.g)) {
-        return 0;
-    }
-    v.params = *params;
-    v.input = *input_dims;
-    v.output = *output_dims;
-    v.taps.dims = *filter_dims;
-    v.taps.k0 = 0;
-    v.taps.k_row = filter_dims->w * filter_dims->c;
-    v.taps.k_col = filter_dims->c;
-    return small_cin_call(ctx, &v, quant, input, k_total, filter, bias, output);
+    const th_sc_taps all = {*filter_dims, 0, filter_dims->w * filter_dims->c, filter_dims->c};
+    return small_cin_call(ctx, &full, params, input_dims, output_dims, &all, quant, input,
+                          k_total, filter, bias, output);
 }
 
 #endif /* TH_NN_HAS_DSP */
