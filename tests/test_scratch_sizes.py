@@ -32,7 +32,7 @@ from tinyhost.ir import (
     Tensor,
 )
 from tinyhost.plan import PlanOptions
-from tinyhost.plan.scratch import fast_scratch_bytes, scratch_bytes
+from tinyhost.plan.scratch import fast_scratch_bytes, scratch_bytes, small_cin_conv_scratch
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = REPO / "kernels_c"
@@ -117,13 +117,19 @@ def _layer(rng: np.random.Generator) -> Graph:
     else:
         oh = (h - (kh - 1) * dil - 1) // stride + 1
         ow = (w - (kw - 1) * dil - 1) // stride_w + 1
-    tensors = (
-        Tensor("x", (1, h, w, cin), np.dtype(np.int8), quant=_q()),
-        Tensor("w", filter_shape, np.dtype(np.int8), np.zeros(filter_shape, np.int8), _q()),
-        Tensor("b", (cout,), np.dtype(np.int32), np.zeros(cout, np.int32), _q(0.0025)),
-        Tensor("y", (1, oh, ow, cout), np.dtype(np.int8), quant=_q(0.1)),
-    )
     kind = OpKind.DEPTHWISE_CONV_2D if depthwise else OpKind.CONV_2D
+    return _graph(kind, options, (1, h, w, cin), filter_shape, (1, oh, ow, cout))
+
+
+def _graph(kind: OpKind, options: Conv2DOptions | DepthwiseConv2DOptions,
+           x: tuple[int, ...], f: tuple[int, ...], y: tuple[int, ...]) -> Graph:
+    cout = y[3]
+    tensors = (
+        Tensor("x", x, np.dtype(np.int8), quant=_q()),
+        Tensor("w", f, np.dtype(np.int8), np.zeros(f, np.int8), _q()),
+        Tensor("b", (cout,), np.dtype(np.int32), np.zeros(cout, np.int32), _q(0.0025)),
+        Tensor("y", y, np.dtype(np.int8), quant=_q(0.1)),
+    )
     return Graph(tensors=tensors, ops=(Op(kind, (0, 1, 2), (3,), options),), inputs=(0,),
                  outputs=(3,), name="layer")  # fmt: skip
 
@@ -167,6 +173,32 @@ def test_python_scratch_rules_equal_the_c_functions(build) -> None:
         assert (got, got_fast) == (want, want_fast), (case, graph.ops[0], shapes)
         seen_nonzero += want > 0
     assert seen_nonzero > CASES // 4  # the draw reaches the paths that need scratch
+
+
+def test_small_cin_line_images_scratch_equals_the_c_function(build) -> None:
+    """Few-input-channel convs on one-column images (their one-row view's scratch, issue 14)
+    and one-row images, Cout % 4 == 0 or not: Python equals C, and the draw reaches both the
+    column views that need more than the layer's own geometry and those that do not."""
+    dsp, lib = build
+    lib.th_conv_s8_scratch_size.restype = ctypes.c_int32
+    rng = np.random.default_rng(14)
+    larger = 0
+    for _ in range(200):
+        cin, cout = int(rng.integers(1, 4)), int(rng.integers(1, 20))
+        kh, kw, s = int(rng.integers(1, 8)), int(rng.integers(1, 8)), int(rng.integers(1, 4))
+        n = int(rng.integers(2, 40))
+        column = rng.random() < 0.7
+        h, w = (n, 1) if column else (1, n)
+        graph = _graph(OpKind.CONV_2D, Conv2DOptions(Padding.SAME, s, s, 1, 1), (1, h, w, cin),
+                       (cout, kh, kw, cin), (1, -(-h // s), -(-w // s), cout))
+        want, _ = _c_sizes(lib, graph)
+        assert scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) == want, (
+            h, w, cin, cout, kh, kw, s)
+        if column and h > s:  # the view's geometry is the larger one
+            oh = -(-h // s)
+            larger += (small_cin_conv_scratch(cin, kh, kw, cout, 1, s, 1, 1, (oh, s))
+                       > small_cin_conv_scratch(cin, kh, kw, cout, 1, s, 1, 1))
+    assert larger > 10
 
 
 def test_the_comparison_can_fail(build) -> None:

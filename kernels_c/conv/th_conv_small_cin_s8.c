@@ -13,8 +13,8 @@
  * 2 words, the 12 constants, then the next block's 4 (doubled) biases and the address to go
  * on at: one LDM {r0-r3, pc} per block starts it.
  *
- * Applies (th_nn_small_cin_geometry) to groups 1, dilation 1, Cin <= 3, Cout % 4 == 0 and
- * small enough filters; runs when the fast requantization is exact for every channel and
+ * Applies (th_nn_small_cin_geometry) to groups 1, dilation 1, Cin <= 3 and small enough
+ * filters (Cout % 4 != 0: path CONV_SMALL_CIN_PART, see copy_part); runs when the fast requantization is exact for every channel and
  * there is no activation clamp (otherwise the caller takes th_nn_conv_im2col_s8, whose
  * scratch the kernels reserve too). Raster order (th_nn.h rule (c)): an output row's input
  * is staged before any of its outputs is written, and only rows of pixels not yet written
@@ -23,6 +23,8 @@
  * A one-row or one-column image (one output row or column, SAME padding) meets one filter
  * row or column only; path CONV_SMALL_CIN_LINE builds the records of that line alone (the
  * other taps multiply padding, which contributes 0): a smaller geometry in the same scratch.
+ * A one-column image (one output column) runs as the one-row image it is in memory
+ * (small_cin_view; the scratch has room for both geometries).
  */
 #include <stddef.h>
 
@@ -47,6 +49,7 @@ typedef struct {
     int32_t record_words;
     int32_t stage_values; /* int16 values of the staged row */
     int32_t cols; /* staged columns of a full tile */
+    int32_t out_bytes; /* Cout % 4 != 0: a tile's outputs, 4 * quads bytes per pixel */
 } th_sc_geometry;
 
 static int geometry(const th_conv_params *params, const th_dims *input_dims,
@@ -54,7 +57,7 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
 {
     const int32_t cin = input_dims->c;
     if (cin != filter_dims->c || cin > 3 || params->dilation.h != 1 ||
-        params->dilation.w != 1 || (output_dims->c & 3) != 0) {
+        params->dilation.w != 1) {
         return 0;
     }
     const int32_t b = filter_dims->h * cin;
@@ -66,7 +69,7 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     if (g->chunks > TH_SC_MAX_CHUNKS) {
         return 0;
     }
-    g->quads = output_dims->c / 4;
+    g->quads = (output_dims->c + 3) / 4;
     g->quad_words = 4 * g->kw_words + 12 + 5;
     g->record_words = 5 + g->quads * g->quad_words;
     if (4 * g->record_words > TH_SC_MAX_RECORD_BYTES) {
@@ -77,7 +80,16 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     const int32_t last = (tile - 1) * params->stride.w * g->bp + 2 * g->kw_words;
     const int32_t values = TH_MAX(g->cols * g->bp, last);
     g->stage_values = (values + 1) & ~1;
+    /* (a build without path CONV_SMALL_CIN_PART never stages outputs: needs no room) */
+    g->out_bytes = TH_NN_KEEP_CONV_SMALL_CIN_PART && (output_dims->c & 3) != 0
+                       ? tile * 4 * g->quads
+                       : 0;
     return 1;
+}
+
+TH_INLINE int32_t scratch_bytes(const th_sc_geometry *g)
+{
+    return 4 * g->record_words + 2 * g->stage_values + g->out_bytes;
 }
 
 int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
@@ -87,7 +99,20 @@ int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims
     if (!geometry(params, input_dims, filter_dims, output_dims, &g)) {
         return 0;
     }
-    return 4 * g.record_words + 2 * g.stage_values;
+    int32_t bytes = scratch_bytes(&g);
+    if (TH_NN_KEEP_CONV_SMALL_CIN_LINE && input_dims->w == 1 && output_dims->w == 1 &&
+        output_dims->h > 1) {
+        /* a one-column image: room for its one-row view too (small_cin_view; a build
+         * without that path needs no more than the layer's own geometry) */
+        th_conv_params p = *params;
+        p.stride.w = params->stride.h;
+        const th_dims f = {filter_dims->n, 1, filter_dims->h, filter_dims->c};
+        const th_dims o = {output_dims->n, 1, output_dims->h, output_dims->c};
+        if (geometry(&p, input_dims, &f, &o, &g)) {
+            bytes = TH_MAX(bytes, scratch_bytes(&g));
+        }
+    }
+    return bytes;
 }
 
 /* Position of tap (ky, ci) inside a column block: Cin == 3 stores each row's values as
@@ -100,52 +125,66 @@ TH_INLINE int32_t block_pos(int32_t ky, int32_t ci, int32_t cin)
     return ky * cin + ci;
 }
 
-/* The record stream (see the file comment). */
-/* filter_dims: the taps the records keep, rows [ky0, ky0 + h) and columns [kx0, kx0 + w) of
- * the filter (full: its dims); the bias folds the input offset of the kept taps only. */
+/* The taps a call keeps (th_sc_view): its tap (ky, kx, ci) is filter tap
+ * k0 + ky * k_row + kx * k_col + ci. */
+typedef struct {
+    th_dims dims; /* the kept taps: n = Cout, h x w, c = Cin */
+    int32_t k0;
+    int32_t k_row;
+    int32_t k_col;
+} th_sc_taps;
+
+/* The record stream (see the file comment): the taps *t of a filter of k_total taps per
+ * channel; the bias folds the input offset of the kept taps only. Channel by channel, its
+ * weight k at base + (k / 4) * kg + k % 4 (th_filter_index: 4 consecutive k are adjacent in
+ * every layout), the record slot of each tap from its position in the column blocks. */
 static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_params *params,
-                          const th_per_channel_quant *quant, const th_dims *filter_dims,
-                          const th_dims *full, int32_t ky0, int32_t kx0,
-                          const int8_t *filter, const int32_t *bias, int32_t output_offset)
+                          const th_per_channel_quant *quant, const th_sc_taps *t,
+                          int32_t k_total, const int8_t *filter, const int32_t *bias,
+                          int32_t output_offset)
 {
-    const int32_t cin = filter_dims->c;
-    const int32_t kh = filter_dims->h;
-    const int32_t kwid = filter_dims->w;
-    const int32_t k_total = full->h * full->w * cin;
-    const int32_t cout = filter_dims->n;
-    for (int32_t i = 0; i < g->record_words; i++) {
-        rec[i] = 0;
-    }
+    const int32_t cin = t->dims.c;
+    const int32_t kh = t->dims.h;
+    const int32_t kwid = t->dims.w;
+    const int32_t cout = t->dims.n;
+    const int32_t k0 = t->k0; /* (locals: the stores below may alias *t for the compiler) */
+    const int32_t k_rows = t->k_row;
+    const int32_t k_col = t->k_col;
+    const int32_t bp = g->bp;
+    const int32_t chunk_words = 4 * g->chunks;
+    const uint32_t input_offset = (uint32_t)params->input_offset;
+    memset(rec, 0, 4 * (size_t)g->record_words);
     for (int32_t c = 0; c < cout; c++) {
         const int32_t q = c / 4;
         const int32_t i = c & 3;
+        const int32_t base = th_filter_index(c, 0, k_total, cout, TH_CONV_BLOCK);
+        const int32_t kg = th_filter_index(c, 4, k_total, cout, TH_CONV_BLOCK) - base;
+        const int8_t *f = filter + base;
         int32_t *body = rec + 5 + q * g->quad_words;
+        /* word m of the channel: chunk m / 4 holds 4 words per channel, the tail 2 words per
+         * channel; value pos & 1 of the word (the record is zeroed) */
+        int16_t *chunk = (int16_t *)(void *)(body + i * 4);
+        int16_t *tail = (int16_t *)(void *)(body + 4 * chunk_words + i * 2);
         uint32_t sum = 0;
         for (int32_t ky = 0; ky < kh; ky++) {
-            const int32_t k_row = ((ky + ky0) * full->w + kx0) * cin;
-            for (int32_t kx = 0; kx < kwid; kx++) {
+            int32_t k = k0 + ky * k_rows;
+            for (int32_t kx = 0; kx < kwid; kx++, k += k_col) {
+                const int32_t pos0 = kx * bp;
                 for (int32_t ci = 0; ci < cin; ci++) {
-                    const int32_t k = k_row + kx * cin + ci;
-                    const int32_t w = filter[th_filter_index(c, k, k_total, cout, TH_CONV_BLOCK)];
+                    const int32_t kk = k + ci;
+                    const int32_t w = f[(kk >> 2) * kg + (kk & 3)];
                     sum += (uint32_t)w;
-                    const int32_t pos = kx * g->bp + block_pos(ky, ci, cin);
-                    const int32_t word = pos >> 1;
-                    /* word m of the channel: chunk m / 4 holds 4 words per channel, the tail
-                     * 2 words per channel; value pos & 1 of the word (the record is zeroed) */
-                    int32_t *dst;
-                    if (word < 4 * g->chunks) {
-                        dst = body + (word >> 2) * 16 + i * 4 + (word & 3);
-                    } else {
-                        dst = body + 16 * g->chunks + i * 2 + (word & 1);
-                    }
-                    th_write_s16((int16_t *)(void *)dst + (pos & 1), (int16_t)(2 * w));
+                    const int32_t pos = pos0 + block_pos(ky, ci, cin);
+                    const int32_t m = pos >> 1;
+                    int16_t *d = m < chunk_words ? chunk + (m >> 2) * 32 + (m & 3) * 2
+                                                 : tail + (m & 1) * 2;
+                    th_write_s16(d + (pos & 1), (int16_t)(2 * w));
                 }
             }
         }
         const uint32_t b = bias != NULL ? (uint32_t)bias[c] : 0u;
-        const uint32_t b2 = 2u * (b + (uint32_t)params->input_offset * sum);
         /* the bias slot of block q: the trailer of block q - 1 (or the stream head) */
-        rec[q * g->quad_words + i] = (int32_t)b2;
+        rec[q * g->quad_words + i] = (int32_t)(2u * (b + input_offset * sum));
         const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
                                               output_offset);
         int32_t *k3 = body + 4 * g->kw_words + 3 * i;
@@ -467,65 +506,125 @@ static void mac_row(const th_sc_row *a)
 }
 #endif
 
-/* The filter taps a call keeps: rows [ky0, ky0 + dims.h), columns [kx0, kx0 + dims.w). */
-typedef struct {
-    th_dims dims;
-    int32_t ky0;
-    int32_t kx0;
-} th_sc_line;
-
-/* A one-row (one-column) image with one output row (column): only filter row pad.h (column
- * pad.w) meets the input, the others multiply padding, which contributes 0. Keeps that row
- * (column) only, in *line, with *params' padding on that axis 0, and *g the smaller geometry
- * (in the scratch of the full one); 0 when nothing is dropped. */
-static int __attribute__((noinline))
-small_cin_one_line(th_conv_params *params, const th_dims *input_dims,
-                   const th_dims *filter_dims, const th_dims *output_dims, th_sc_geometry *g,
-                   th_sc_line *line)
+/* Cout % 4 != 0 (path CONV_SMALL_CIN_PART): the last block of 4 channels is padded with
+ * zero records, so mac_row writes 4 * quads bytes per pixel into tmp; each pixel's Cout are
+ * copied to out (word copies, the last one ending at Cout: only the pixel's own bytes). */
+static void __attribute__((noinline))
+copy_part(int8_t *out, const int8_t *tmp, int32_t npix, int32_t cout, int32_t tmp_step)
 {
-    if (input_dims->h == 1 && output_dims->h == 1 && params->padding.h < filter_dims->h &&
-        filter_dims->h > 1) {
-        line->ky0 = params->padding.h;
-        line->dims.h = 1;
-        params->padding.h = 0;
+    for (; npix > 0; npix--, out += cout, tmp += tmp_step) {
+        if (cout < 4) {
+            if (cout >= 2) {
+                memcpy(out, tmp, 2);
+            }
+            if (cout & 1) {
+                out[cout - 1] = tmp[cout - 1];
+            }
+            continue;
+        }
+        int32_t c = 0;
+        for (; c < cout - 4; c += 4) {
+            th_write_s32(out + c, th_read_s32(tmp + c));
+        }
+        th_write_s32(out + cout - 4, th_read_s32(tmp + cout - 4));
     }
-    if (input_dims->w == 1 && output_dims->w == 1 && params->padding.w < filter_dims->w &&
-        filter_dims->w > 1) {
-        line->kx0 = params->padding.w;
-        line->dims.w = 1;
-        params->padding.w = 0;
-    }
-    th_sc_geometry g1;
-    if ((line->dims.h == filter_dims->h && line->dims.w == filter_dims->w) ||
-        !geometry(params, input_dims, &line->dims, output_dims, &g1) ||
-        4 * g1.record_words + 2 * g1.stage_values > 4 * g->record_words + 2 * g->stage_values) {
-        return 0;
-    }
-    *g = g1;
-    return 1;
 }
 
-/* The call on the taps of *line (params: padding 0 on a dropped axis), geometry *g. */
+/* The problem a call runs: the whole layer, or (path CONV_SMALL_CIN_LINE) a one-row or
+ * one-column image seen as a smaller one. */
+typedef struct {
+    th_conv_params params;
+    th_dims input;
+    th_dims output;
+    th_sc_taps taps;
+    th_sc_geometry g;
+} th_sc_view;
+
+/* Swaps *h and *w. */
+TH_INLINE void swap_hw(int32_t *h, int32_t *w)
+{
+    const int32_t t = *h;
+    *h = *w;
+    *w = t;
+}
+
+/* A one-row (one-column) image with one output row (column): only filter row pad.h (column
+ * pad.w) meets the input, the others multiply padding, which contributes 0: *v keeps that row
+ * (column) only, with padding 0 on that axis. A one-column image is then seen as the one-row
+ * image it is in memory (H x 1 x C is 1 x H x C; the kept column of the filter a row), so
+ * its output column is one row of up to 16-pixel tiles, not one call per pixel. 1 when the
+ * view differs from the layer and has a geometry. Called where the layer's geometry holds:
+ * th_nn_conv_small_cin_scratch then reserved room for the view (a row view is smaller on
+ * every term, a column view is the geometry it adds). */
 static int __attribute__((noinline))
-small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_params *params,
-               const th_per_channel_quant *quant, const th_dims *input_dims,
-               const int8_t *input, const th_dims *filter_dims, const th_sc_line *line,
-               const int8_t *filter, const int32_t *bias, const th_dims *output_dims,
-               int8_t *output)
+small_cin_view(const th_conv_params *params, const th_dims *input_dims,
+               const th_dims *filter_dims, const th_dims *output_dims, th_sc_view *v)
+{
+    const int32_t cin = filter_dims->c;
+    int changed = 0;
+    v->params = *params;
+    v->input = *input_dims;
+    v->output = *output_dims;
+    v->taps.dims = *filter_dims;
+    v->taps.k0 = 0;
+    v->taps.k_row = filter_dims->w * cin;
+    v->taps.k_col = cin;
+    if (input_dims->h == 1 && output_dims->h == 1 && params->padding.h < filter_dims->h &&
+        filter_dims->h > 1) {
+        v->taps.k0 += params->padding.h * v->taps.k_row;
+        v->taps.dims.h = 1;
+        v->params.padding.h = 0;
+        changed = 1;
+    }
+    if (input_dims->w == 1 && output_dims->w == 1 && params->padding.w < filter_dims->w) {
+        if (filter_dims->w > 1) {
+            v->taps.k0 += params->padding.w * cin;
+            v->taps.dims.w = 1;
+            v->params.padding.w = 0;
+            changed = 1;
+        }
+        if (output_dims->h > 1) {
+            swap_hw(&v->input.h, &v->input.w);
+            swap_hw(&v->output.h, &v->output.w);
+            swap_hw(&v->taps.dims.h, &v->taps.dims.w);
+            swap_hw(&v->taps.k_row, &v->taps.k_col);
+            swap_hw(&v->params.stride.h, &v->params.stride.w);
+            swap_hw(&v->params.padding.h, &v->params.padding.w);
+            changed = 1;
+        }
+    }
+    return changed && geometry(&v->params, &v->input, &v->taps.dims, &v->output, &v->g);
+}
+
+/* The call on the layer, or a view of it (filter: the layer's, k_total taps per channel;
+ * *t the taps the view keeps, *gp its geometry). */
+static int __attribute__((noinline))
+small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_params *pv,
+               const th_dims *iv, const th_dims *ov, const th_sc_taps *t,
+               const th_per_channel_quant *quant, const int8_t *input, int32_t k_total,
+               const int8_t *filter, const int32_t *bias, int8_t *output)
 {
     const th_sc_geometry g = *gp;
+    const th_conv_params p = *pv;
+    const th_dims in = *iv;
+    const th_dims on = *ov;
+    const th_dims taps = t->dims;
+    const th_conv_params *params = &p;
+    const th_dims *input_dims = &in;
+    const th_dims *output_dims = &on;
     const int32_t cout = output_dims->c;
-    const int32_t k_total = filter_dims->h * filter_dims->w * filter_dims->c;
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(k_total, 128, bias, cout));
-    if (!stage.fast || stage.clamp || !TH_NN_PATH(CONV_SMALL_CIN)) {
+    if (!stage.fast || stage.clamp || !TH_NN_PATH(CONV_SMALL_CIN) ||
+        (g.out_bytes != 0 && !TH_NN_PATH(CONV_SMALL_CIN_PART))) {
         return 0;
     }
     int32_t *rec = (int32_t *)ctx->buf;
     int16_t *staged = (int16_t *)(void *)(rec + g.record_words);
-    build_records(rec, &g, params, quant, &line->dims, filter_dims, line->ky0, line->kx0,
-                  filter, bias, params->output_offset);
+    int8_t *tmp = (int8_t *)(void *)(staged + g.stage_values);
+    const int part = TH_NN_KEEP_CONV_SMALL_CIN_PART && g.out_bytes != 0;
+    build_records(rec, &g, params, quant, t, k_total, filter, bias, params->output_offset);
     th_sc_row row;
     row.x_step = 2 * params->stride.w * g.bp;
     row.rec = rec;
@@ -541,11 +640,15 @@ small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_pa
         for (int32_t oy = 0; oy < output_dims->h; oy++) {
             for (int32_t ox = 0; ox < output_dims->w; ox += TH_SC_TILE) {
                 const int32_t npix = TH_MIN(TH_SC_TILE, output_dims->w - ox);
-                stage_tile(staged, &g, in_b, input_dims, params, &line->dims, oy, ox, npix);
+                stage_tile(staged, &g, in_b, input_dims, params, &taps, oy, ox, npix);
                 row.x = staged;
                 row.npix = npix;
-                row.out = out_b + oy * out_row + (int64_t)ox * cout;
+                int8_t *out = out_b + oy * out_row + (int64_t)ox * cout;
+                row.out = part ? tmp : out;
                 mac_row(&row);
+                if (part) {
+                    copy_part(out, tmp, npix, cout, 4 * g.quads);
+                }
             }
         }
     }
@@ -558,23 +661,21 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
                             const int8_t *filter, const int32_t *bias,
                             const th_dims *output_dims, int8_t *output)
 {
-    th_sc_geometry g;
-    if (!geometry(params, input_dims, filter_dims, output_dims, &g)) {
+    th_sc_view v;
+    const int32_t k_total = filter_dims->h * filter_dims->w * filter_dims->c;
+    th_sc_geometry full;
+    if (!geometry(params, input_dims, filter_dims, output_dims, &full)) {
         return 0;
     }
-    th_conv_params kept = *params;
-    th_sc_line line = {*filter_dims, 0, 0};
     if (TH_NN_KEEP_CONV_SMALL_CIN_LINE && (input_dims->h == 1 || input_dims->w == 1) &&
-        small_cin_one_line(&kept, input_dims, filter_dims, output_dims, &g, &line) &&
+        small_cin_view(params, input_dims, filter_dims, output_dims, &v) &&
         TH_NN_PATH(CONV_SMALL_CIN_LINE)) {
-        return small_cin_call(ctx, &g, &kept, quant, input_dims, input, filter_dims, &line,
-                              filter, bias, output_dims, output);
+        return small_cin_call(ctx, &v.g, &v.params, &v.input, &v.output, &v.taps, quant,
+                              input, k_total, filter, bias, output);
     }
-    line.dims = *filter_dims;
-    line.ky0 = 0;
-    line.kx0 = 0;
-    return small_cin_call(ctx, &g, params, quant, input_dims, input, filter_dims, &line,
-                          filter, bias, output_dims, output);
+    const th_sc_taps all = {*filter_dims, 0, filter_dims->w * filter_dims->c, filter_dims->c};
+    return small_cin_call(ctx, &full, params, input_dims, output_dims, &all, quant, input,
+                          k_total, filter, bias, output);
 }
 
 #endif /* TH_NN_HAS_DSP */

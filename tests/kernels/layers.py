@@ -121,5 +121,19 @@ def small_cin_cases() -> list[ConvCase]:
                 p=dataclasses.replace(case.p, pad_top=0, pad_left=0, pad_bottom=0,
                                       pad_right=0))
         cases.append(case)
+    # Cout % 4 != 0 (the padded last block of 4 channels, outputs copied per pixel), Cout 2
+    # and 3, several 16-pixel tiles; one-column images run as one-row ones (K x 1 and K x K
+    # filters, even kernels, VALID), one-row images.
+    for i, (hw, cin, cout, k, stride) in enumerate([
+            ((22, 1), 2, 3, 5, 2), ((22, 1), 2, 4, 5, 2), ((30, 1), 3, 7, (5, 1), 1),
+            ((17, 1), 1, 2, 3, 3), ((9, 1), 3, 9, (7, 2), 1), ((40, 1), 1, 13, (4, 4), 1),
+            ((1, 40), 1, 6, (1, 5), 2), ((1, 23), 3, 5, 3, 1), ((42, 31), 3, 11, 3, 2),
+            ((23, 31), 3, 7, 3, 2), ((20, 17), 1, 2, (2, 6), 2), ((13, 9), 2, 3, 3, 1),
+            ((16, 40), 3, 13, 3, 2), ((5, 5), 1, 9, 4, 1), ((12, 35), 2, 10, (4, 2), 1)]):
+        cases.append(layer_case(Op.CONV, hw, cin, cout, k, stride, seed=100 + i))
+    valid = layer_case(Op.CONV, (20, 1), 2, 6, (5, 1), 1, seed=7)
+    cases.append(dataclasses.replace(
+        valid, out_shape=(1, 16, 1, 6),
+        p=dataclasses.replace(valid.p, pad_top=0, pad_left=0, pad_bottom=0, pad_right=0)))
     return cases
 
