@@ -41,8 +41,10 @@ and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c). Given four
 planes (fast_scratch_bytes: C >= 4) it stages four channels per pass (the last C % 4 one at a
 time) instead; the blob gives it that where the planned arena has the room free.
-Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP plane or rows path,
-else the reference loop. Plane path, in the frame (A, B) = (H, W) or (W, H) cheaper per output
+Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP multiplier, plane or
+rows path, else the reference loop. Multiplier path (mult > 1, KH * KW <= 16,
+th_dw_conv_mult_s8.c): G = 4 * mult * (4 + ceil(KH * KW / 2)), one input channel's records.
+Plane path, in the frame (A, B) = (H, W) or (W, H) cheaper per output
 (_dw_plane_frame; KA >= 2, KB >= 4 or >= 2 with mult 1, KA * KB >= 15, KA and KB <= 64,
 DB <= 16, plane <= 16384 bytes): G = 2 * R * DB * PHL + 4 * mult * (5 + KA * ceil(KB / 2)), one
 padded int16 input plane (R = (OA - 1) * SA + (KA - 1) * DA + 1 lines of DB phase rows of PHL
@@ -243,6 +245,7 @@ def _conv_scratch(graph: Graph, op: Op, dsp: bool, mve: bool = False) -> int:
 
 
 DW_PLANE_MAX = 16384  # th_dw_conv_general_s8.c TH_DW_PLANE_MAX
+DW_MULT_TAPS = 16  # th_nn_support.h TH_DW_MULT_TAPS
 
 
 def _dw_plane_frame(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
@@ -286,6 +289,8 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     channels: the input's C."""
     if not dsp:
         return 0
+    if mult > 1 and k[0] * k[1] <= DW_MULT_TAPS:  # th_dw_conv_mult_s8.c: one input channel's
+        return 4 * mult * (4 + (k[0] * k[1] + 1) // 2)  # records
     plane = dw_plane_scratch(k, out_hw, stride, dilation, mult)
     if plane:
         return plane
