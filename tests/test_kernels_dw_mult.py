@@ -1,4 +1,4 @@
-"""th_dw_conv_mult_s8 (depthwise, channel multiplier > 1, up to 16 taps: path DW_MULT of
+"""th_dw_conv_mult_s8 (depthwise, channel multiplier >= 8 or 16, up to 16 taps: path DW_MULT of
 th_dw_conv_general_s8) against the NumPy reference, on the host under ASan/UBSan in the DSP
 build with the instructions modelled in C. Randomized shapes over the path's range: every
 filter of 1-16 taps (odd counts end in a zero-weight pair), strides and dilations, padding on
@@ -18,7 +18,7 @@ from kernels.cases import ConvCase, Op, check_result
 from kernels.harness import Driver, build_driver
 from kernels.sweep import describe
 from tinyhost.arith.conv import ConvParams
-from tinyhost.plan.scratch import dw_general_scratch
+from tinyhost.plan.scratch import dw_general_scratch, dw_mult_applies
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
@@ -59,16 +59,16 @@ def _cases() -> list[ConvCase]:
         hw = (span[0] + int(rng.integers(0, 9)), span[1] + int(rng.integers(0, 9)))
         pads = tuple(int(rng.integers(0, s)) for s in (span[0], span[0], span[1], span[1]))
         cin = int(rng.integers(1, 4))
-        mult = int(rng.integers(2, 9)) if cin > 1 else int(rng.integers(2, 33))
+        mult = int(rng.integers(8 if taps >= 5 else 16, 33))
         cases.append(_case(rng, hw, cin, mult, k, stride, dilation, pads))  # type: ignore[arg-type]
     # Padding on one side only, 3x3 (windows outside on that side), then none at all.
     for pads in ((2, 0, 0, 0), (0, 2, 0, 0), (0, 0, 2, 0), (0, 0, 0, 2), (0, 0, 0, 0)):
-        cases.append(_case(rng, (7, 6), 2, 3, (3, 3), (1, 1), (1, 1), pads))  # type: ignore[arg-type]
+        cases.append(_case(rng, (7, 6), 2, 8, (3, 3), (1, 1), (1, 1), pads))  # type: ignore[arg-type]
     # Minimum sizes: a 1x1 output from a window larger than the input, one input pixel.
-    cases.append(_case(rng, (2, 2), 1, 2, (3, 3), (2, 2), (1, 1), (1, 0, 1, 0)))
-    cases.append(_case(rng, (1, 1), 3, 5, (1, 1), (1, 1), (1, 1), (0, 0, 0, 0)))
+    cases.append(_case(rng, (2, 2), 1, 9, (3, 3), (2, 2), (1, 1), (1, 0, 1, 0)))
+    cases.append(_case(rng, (1, 1), 3, 16, (1, 1), (1, 1), (1, 1), (0, 0, 0, 0)))
     # Two batches, a few channels.
-    cases.append(_case(rng, (9, 8), 4, 2, (2, 2), (2, 2), (1, 1), (0, 1, 0, 1), batches=2))
+    cases.append(_case(rng, (9, 8), 4, 16, (2, 2), (2, 2), (1, 1), (0, 1, 0, 1), batches=2))
     out = []
     for case in cases:
         p = case.p
@@ -87,6 +87,7 @@ def test_dw_mult_path_matches_reference() -> None:
         _, kh, kw, _ = case.w.shape
         _, oh, ow, _ = case.out_shape
         p = case.p
+        assert dw_mult_applies((kh, kw), p.ch_mult)
         assert dw_general_scratch(case.x.shape[1:3], (kh, kw), (oh, ow),
                                   (p.stride_h, p.stride_w), (p.dilation_h, p.dilation_w),
                                   p.ch_mult, True) == 4 * p.ch_mult * (4 + (kh * kw + 1) // 2)

@@ -19,13 +19,15 @@
 
 #define DWM_KP_MAX (TH_DW_MULT_TAPS / 2)
 
-/* Record of one output channel: start value, multiplier, round_zp (exact: shift), e, then
- * kp weight pairs in tap order (row-major (ky, kx); an odd count ends (w, 0)). */
+/* Record of one output channel (kp + 4 words, in the order the loops load them): start
+ * value, kp weight pairs in tap order (row-major (ky, kx); an odd count ends (w, 0)), then
+ * multiplier, round_zp (exact: shift), e. */
 #define DWM_ACC 0
-#define DWM_MULT 1
-#define DWM_RZP 2
-#define DWM_E 3
-#define DWM_W 4
+#define DWM_W 1
+#define DWM_MULT(kp) (1 + (kp))
+#define DWM_RZP(kp) (2 + (kp))
+#define DWM_E(kp) (3 + (kp))
+#define DWM_RW(kp) (4 + (kp))
 
 typedef struct {
     const int8_t *in; /* input channel ic of one batch */
@@ -73,15 +75,16 @@ dwm_records(int32_t *rec, const dwm_args *a, int32_t ic, const int8_t *filter,
         const int32_t b = bias != NULL ? bias[oc] : 0;
         rec[DWM_ACC] = (int32_t)(((uint32_t)b + (uint32_t)input_offset * (uint32_t)wsum) *
                                  scale);
-        rec[DWM_MULT] = quant->multiplier[oc];
+        const int32_t kp = a->kp;
+        rec[DWM_MULT(kp)] = quant->multiplier[oc];
         if (mode == 2) {
-            rec[DWM_RZP] = quant->shift[oc];
-            rec[DWM_E] = 0;
+            rec[DWM_RZP(kp)] = quant->shift[oc];
+            rec[DWM_E(kp)] = 0;
         } else {
             const th_fast_rq rq = th_fast_rq_make(quant->multiplier[oc], quant->shift[oc],
                                                   a->zp);
-            rec[DWM_RZP] = rq.round_zp;
-            rec[DWM_E] = rq.e;
+            rec[DWM_RZP(kp)] = rq.round_zp;
+            rec[DWM_E(kp)] = rq.e;
         }
     }
     return mode;
@@ -118,15 +121,73 @@ static void __attribute__((noinline)) dwm_exact(const int32_t *xp, const dwm_arg
         for (int32_t p = 0; p < a->kp; p++) {
             acc = th_smlad(xp[p], rec[DWM_W + p], acc);
         }
-        const int32_t y = th_requantize_s8(acc, rec[DWM_MULT], rec[DWM_RZP], a->zp);
+        const int32_t y = th_requantize_s8(acc, rec[DWM_MULT(a->kp)], rec[DWM_RZP(a->kp)],
+                                           a->zp);
         *out++ = (int8_t)th_clamp(y, a->lo, a->hi);
     }
 }
 
+#if TH_NN_DSP_NATIVE
+/* The m (>= 1) outputs of one pixel, record mode 0, KP <= 5: one pass per output channel
+ * loads its record with two LDMs (r4 the accumulator, r5-r9 weights and constants). */
+#define DWM_LOOP_HEAD "1:\n\tldmia %[rec]!, {r4, r5, r6, r8, r9}\n\t"
+#define DWM_LOOP_TAIL(y)                                                                     \
+    "ssat " y ", #8, " y "\n\tstrb " y ", [%[out]], #1\n\tcmp %[out], %[end]\n\tbne 1b\n"
+#define DWM_ASM(body, ...)                                                                   \
+    __asm__ volatile(DWM_LOOP_HEAD body                                                      \
+                     : [rec] "+r"(rec), [out] "+r"(out)                                      \
+                     : [end] "r"(end), __VA_ARGS__                                           \
+                     : "r4", "r5", "r6", "r8", "r9", "cc", "memory")
+
+TH_INLINE void dwm_pixel_asm(const int32_t *xp, const int32_t *rec, int8_t *out, int32_t m,
+                             const int KP)
+{
+    const int8_t *const end = out + m;
+    if (KP == 1) { /* acc w0 mult rzp e */
+        DWM_ASM("smlad r4, %[x0], r5, r4\n\tsmmlar r5, r4, r6, r8\n\t"
+                "add r5, r5, r4, asr #31\n\tasr r5, r5, r9\n\t" DWM_LOOP_TAIL("r5"),
+                [x0] "r"(xp[0]));
+    } else if (KP == 2) { /* acc w0 w1 mult rzp; e */
+        DWM_ASM("smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+                "ldr r5, [%[rec]], #4\n\tsmmlar r6, r4, r8, r9\n\t"
+                "add r6, r6, r4, asr #31\n\tasr r6, r6, r5\n\t" DWM_LOOP_TAIL("r6"),
+                [x0] "r"(xp[0]), [x1] "r"(xp[1]));
+    } else if (KP == 3) { /* acc w0 w1 w2 mult; rzp e */
+        DWM_ASM("smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+                "smlad r4, %[x2], r8, r4\n\tldmia %[rec]!, {r5, r6}\n\t"
+                "smmlar r8, r4, r9, r5\n\tadd r8, r8, r4, asr #31\n\tasr r8, r8, r6\n\t"
+                DWM_LOOP_TAIL("r8"),
+                [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]));
+    } else if (KP == 4) { /* acc w0 w1 w2 w3; mult rzp e */
+        DWM_ASM("smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+                "smlad r4, %[x2], r8, r4\n\tsmlad r4, %[x3], r9, r4\n\t"
+                "ldmia %[rec]!, {r5, r6, r8}\n\tsmmlar r5, r4, r5, r6\n\t"
+                "add r5, r5, r4, asr #31\n\tasr r5, r5, r8\n\t" DWM_LOOP_TAIL("r5"),
+                [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]), [x3] "r"(xp[3]));
+    } else { /* acc w0 w1 w2 w3; w4 mult rzp e; the end pointer read from the stack (GCC
+              * does not find 13 registers around the loop on every core) */
+        __asm__ volatile(DWM_LOOP_HEAD
+                         "smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+                         "smlad r4, %[x2], r8, r4\n\tsmlad r4, %[x3], r9, r4\n\t"
+                         "ldmia %[rec]!, {r5, r6, r8, r9}\n\tsmlad r4, %[x4], r5, r4\n\t"
+                         "smmlar r6, r4, r6, r8\n\tadd r6, r6, r4, asr #31\n\t"
+                         "asr r6, r6, r9\n\tssat r6, #8, r6\n\tstrb r6, [%[out]], #1\n\t"
+                         "ldr r5, %[end]\n\tcmp %[out], r5\n\tbne 1b\n"
+                         : [rec] "+r"(rec), [out] "+r"(out)
+                         : [end] "m"(end), [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]),
+                           [x3] "r"(xp[3]), [x4] "r"(xp[4])
+                         : "r4", "r5", "r6", "r8", "r9", "cc", "memory");
+    }
+}
+#undef DWM_ASM
+#undef DWM_LOOP_TAIL
+#undef DWM_LOOP_HEAD
+#endif
+
 /* Every output pixel of one input channel: KP weight pairs, MODE 0 / 1 (fast, clamp) or 2. */
 TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE)
 {
-    const int32_t rw = KP + DWM_W;
+    const int32_t rw = DWM_RW(KP);
     const int32_t lo = a->lo, hi = a->hi;
     for (int32_t oy = 0; oy < a->out_h; oy++) {
         const int32_t iy0 = oy * a->sh - a->pt;
@@ -147,6 +208,12 @@ TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE)
                 dwm_exact(xp, a, out);
                 continue;
             }
+#if TH_NN_DSP_NATIVE
+            if (MODE == 0 && KP <= 5) {
+                dwm_pixel_asm(xp, a->rec, out, a->mult, KP);
+                continue;
+            }
+#endif
             const int32_t *rec = a->rec;
             int8_t *o = out;
             for (int32_t k = a->mult; k > 0; k--, rec += rw) {
@@ -154,9 +221,9 @@ TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE)
                 _Pragma("GCC unroll 8") for (int32_t p = 0; p < KP; p++) {
                     acc = th_smlad(xp[p], rec[DWM_W + p], acc);
                 }
-                int32_t y = th_smmlar(acc, rec[DWM_MULT], rec[DWM_RZP]);
+                int32_t y = th_smmlar(acc, rec[DWM_MULT(KP)], rec[DWM_RZP(KP)]);
                 y += acc >> 31;
-                y = th_ssat8(y >> rec[DWM_E]);
+                y = th_ssat8(y >> rec[DWM_E(KP)]);
                 if (MODE == 1) {
                     y = th_clamp(y, lo, hi);
                 }
@@ -218,7 +285,7 @@ static void dwm_inside(int32_t out, int32_t s, int32_t pad, int32_t span, int32_
 int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims)
 {
     const int32_t kp = (filter_dims->h * filter_dims->w + 1) / 2;
-    return 4 * params->ch_mult * (DWM_W + kp);
+    return 4 * params->ch_mult * DWM_RW(kp);
 }
 
 void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
@@ -237,7 +304,7 @@ void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
     a.mult = params->ch_mult;
     a.taps = a.kh * a.kw;
     a.kp = (a.taps + 1) / 2;
-    a.rw = DWM_W + a.kp;
+    a.rw = DWM_RW(a.kp);
     a.pad = -params->input_offset;
     a.zp = params->output_offset;
     a.lo = params->activation.min;

@@ -42,8 +42,8 @@ PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8
 planes (fast_scratch_bytes: C >= 4) it stages four channels per pass (the last C % 4 one at a
 time) instead; the blob gives it that where the planned arena has the room free.
 Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP multiplier, plane or
-rows path, else the reference loop. Multiplier path (mult > 1, KH * KW <= 16,
-th_dw_conv_mult_s8.c): G = 4 * mult * (4 + ceil(KH * KW / 2)), one input channel's records.
+rows path, else the reference loop. Multiplier path (dw_mult_applies: mult >= 8 and
+5 <= KH * KW <= 16, or mult >= 16 and KH * KW <= 16; th_dw_conv_mult_s8.c): G = 4 * mult * (4 + ceil(KH * KW / 2)), one input channel's records.
 Plane path, in the frame (A, B) = (H, W) or (W, H) cheaper per output
 (_dw_plane_frame; KA >= 2, KB >= 4 or >= 2 with mult 1, KA * KB >= 15, KA and KB <= 64,
 DB <= 16, plane <= 16384 bytes): G = 2 * R * DB * PHL + 4 * mult * (5 + KA * ceil(KB / 2)), one
@@ -282,6 +282,12 @@ def dw_plane_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
     return 0 if plain is None else plain[0]
 
 
+def dw_mult_applies(k: tuple[int, int], mult: int) -> bool:
+    """th_nn_support.h th_nn_dw_mult_applies: the multiplier path takes the depthwise."""
+    taps = k[0] * k[1]
+    return taps <= DW_MULT_TAPS and (mult >= 16 or (mult >= 8 and taps >= 5))
+
+
 def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
                        stride: tuple[int, int], dilation: tuple[int, int], mult: int,
                        dsp: bool, channels: int = 1) -> int:
@@ -289,8 +295,8 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     channels: the input's C."""
     if not dsp:
         return 0
-    if mult > 1 and k[0] * k[1] <= DW_MULT_TAPS:  # th_dw_conv_mult_s8.c: one input channel's
-        return 4 * mult * (4 + (k[0] * k[1] + 1) // 2)  # records
+    if dw_mult_applies(k, mult):  # th_dw_conv_mult_s8.c: one input channel's records
+        return 4 * mult * (4 + (k[0] * k[1] + 1) // 2)
     plane = dw_plane_scratch(k, out_hw, stride, dilation, mult)
     if plane:
         return plane
