@@ -88,9 +88,12 @@ def test_dw_mult_path_matches_reference() -> None:
         _, oh, ow, _ = case.out_shape
         p = case.p
         assert dw_mult_applies((kh, kw), p.ch_mult)
+        ph = (oh - 1) * p.stride_h + (kh - 1) * p.dilation_h + 1
+        pw = (ow - 1) * p.stride_w + (kw - 1) * p.dilation_w + 1
+        records = 4 * p.ch_mult * (4 + (kh * kw + 1) // 2)
         assert dw_general_scratch(case.x.shape[1:3], (kh, kw), (oh, ow),
                                   (p.stride_h, p.stride_w), (p.dilation_h, p.dilation_w),
-                                  p.ch_mult, True) == 4 * p.ch_mult * (4 + (kh * kw + 1) // 2)
+                                  p.ch_mult, True) == records + (ph * pw + 4 + 3) // 4 * 4
     with Driver(build_driver("dsp")) as driver:
         for case in cases:
             problem = check_result(case, driver.run(case))

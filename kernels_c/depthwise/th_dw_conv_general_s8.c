@@ -1071,7 +1071,7 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
         return 0;
     }
     if (th_nn_dw_mult_applies(params, filter_dims)) { /* th_dw_conv_mult_s8.c */
-        return th_nn_dw_mult_scratch(params, filter_dims);
+        return th_nn_dw_mult_scratch(params, filter_dims, output_dims);
     }
     const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
     if (pg.rowlen > 0) {

@@ -2,14 +2,15 @@
  * TH_DW_MULT_TAPS filter taps (DSP builds; th_dw_conv_general_s8 picks it, path DW_MULT).
  *
  * Input channel by input channel, output pixel by output pixel: the taps of the pixel's
- * window are gathered once as int16 pairs (-input_offset outside the input; the offset is
- * folded into each output channel's start value), held in registers, and shared by the
+ * window are gathered once as int16 pairs from a copy of the channel's plane padded with
+ * -input_offset (the offset is folded into each output channel's start value; every window
+ * is then inside the copy), held in registers, and shared by the
  * ch_mult output channels of that input channel; each output channel is then one chain of
  * ceil(taps / 2) SMLADs over its weight pairs, which the kernel widens once per input channel
  * into scratch with the start value and the requantization constants (a record). With the
  * fast requantization (every channel of the input channel) the weights are doubled, which
- * saves its shift; otherwise the exact requantization, one output at a time. Windows inside
- * the input read their taps at offsets computed once per call; the others check each tap. */
+ * saves its shift; otherwise the exact requantization, one output at a time. 3 x 3 filters
+ * (dilation 1 along w) read one word per filter row, its SXTB16 halves pairs of taps. */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -30,17 +31,16 @@
 #define DWM_RW(kp) (4 + (kp))
 
 typedef struct {
-    const int8_t *in; /* input channel ic of one batch */
+    const int8_t *in; /* the padded plane of one input channel (in_h x in_w bytes) */
     int8_t *out; /* output channel ic * ch_mult of one batch */
     const int32_t *rec; /* ch_mult records, rw words each */
-    int32_t in_h, in_w, in_c, out_h, out_w, out_c;
-    int32_t kh, kw, sh, sw, dh, dw, pt, pl;
+    int32_t in_h, in_w, out_h, out_w, out_c;
+    int32_t kh, kw, sh, sw, dh, dw;
     int32_t mult, kp, rw, taps;
-    int32_t pad; /* -input_offset: the value of a tap outside the input */
     int32_t zp, lo, hi;
-    int32_t ox_lo, ox_hi; /* output columns whose windows are inside along w */
-    int32_t oy_lo, oy_hi; /* ... along h */
-    int32_t toff[2 * DWM_KP_MAX]; /* tap byte offsets from the window's first tap (pad 0) */
+    int32_t toff[2 * DWM_KP_MAX]; /* tap offsets in the plane from the window's first tap */
+    int8_t perm[2 * DWM_KP_MAX]; /* the tap of each pair half (row-major index; -1: none) */
+    int32_t rows3; /* 3 x 3, dilation 1 along w: rows read as words */
 } dwm_args;
 
 /* Widens the ch_mult records of input channel ic; returns the mode of all of them: 0 fast
@@ -65,12 +65,10 @@ dwm_records(int32_t *rec, const dwm_args *a, int32_t ic, const int8_t *filter,
         int16_t *w = (int16_t *)(void *)(rec + DWM_W);
         int32_t wsum = 0;
         const int8_t *f = filter + oc;
-        for (int32_t t = 0; t < a->taps; t++, f += a->out_c) {
-            wsum += *f;
-            w[t] = (int16_t)(*f * (int32_t)scale);
-        }
-        if (a->taps & 1) {
-            w[a->taps] = 0;
+        for (int32_t t = 0; t < 2 * a->kp; t++) {
+            const int32_t v = a->perm[t] >= 0 ? f[a->perm[t] * a->out_c] : 0;
+            wsum += v;
+            w[t] = (int16_t)(v * (int32_t)scale);
         }
         const int32_t b = bias != NULL ? bias[oc] : 0;
         rec[DWM_ACC] = (int32_t)(((uint32_t)b + (uint32_t)input_offset * (uint32_t)wsum) *
@@ -88,27 +86,6 @@ dwm_records(int32_t *rec, const dwm_args *a, int32_t ic, const int8_t *filter,
         }
     }
     return mode;
-}
-
-/* The pairs of the window at input (iy0, ix0), some taps outside the input. */
-static void __attribute__((noinline))
-dwm_gather_edge(int32_t *xp, const dwm_args *a, int32_t iy0, int32_t ix0)
-{
-    int16_t v[2 * DWM_KP_MAX + 1];
-    int32_t t = 0;
-    for (int32_t ky = 0; ky < a->kh; ky++) {
-        const int32_t iy = iy0 + ky * a->dh;
-        for (int32_t kx = 0; kx < a->kw; kx++, t++) {
-            const int32_t ix = ix0 + kx * a->dw;
-            v[t] = (int16_t)(iy >= 0 && iy < a->in_h && ix >= 0 && ix < a->in_w
-                                 ? a->in[((int64_t)iy * a->in_w + ix) * a->in_c]
-                                 : a->pad);
-        }
-    }
-    v[t] = 0; /* an odd count's last pair: its weight is 0 */
-    for (int32_t p = 0; p < a->kp; p++) {
-        xp[p] = th_pkhbt(v[2 * p], v[2 * p + 1]);
-    }
 }
 
 /* Exact requantization and clamp, one output channel at a time (record mode 2). */
@@ -129,14 +106,16 @@ static void __attribute__((noinline)) dwm_exact(const int32_t *xp, const dwm_arg
 
 #if TH_NN_DSP_NATIVE
 /* The m (>= 1) outputs of one pixel, record mode 0, KP <= 5: one pass per output channel
- * loads its record with two LDMs (r4 the accumulator, r5-r9 weights and constants). */
+ * loads its record with two LDMs (r4 the accumulator, r5-r9 weights and constants); the end
+ * pointer is read from the stack (GCC does not find registers for it on every core). */
 #define DWM_LOOP_HEAD "1:\n\tldmia %[rec]!, {r4, r5, r6, r8, r9}\n\t"
 #define DWM_LOOP_TAIL(y)                                                                     \
-    "ssat " y ", #8, " y "\n\tstrb " y ", [%[out]], #1\n\tcmp %[out], %[end]\n\tbne 1b\n"
+    "ssat " y ", #8, " y "\n\tstrb " y ", [%[out]], #1\n\tldr r4, %[end]\n\t"                \
+    "cmp %[out], r4\n\tbne 1b\n"
 #define DWM_ASM(body, ...)                                                                   \
     __asm__ volatile(DWM_LOOP_HEAD body                                                      \
                      : [rec] "+r"(rec), [out] "+r"(out)                                      \
-                     : [end] "r"(end), __VA_ARGS__                                           \
+                     : [end] "m"(end), __VA_ARGS__                                           \
                      : "r4", "r5", "r6", "r8", "r9", "cc", "memory")
 
 TH_INLINE void dwm_pixel_asm(const int32_t *xp, const int32_t *rec, int8_t *out, int32_t m,
@@ -164,19 +143,18 @@ TH_INLINE void dwm_pixel_asm(const int32_t *xp, const int32_t *rec, int8_t *out,
                 "ldmia %[rec]!, {r5, r6, r8}\n\tsmmlar r5, r4, r5, r6\n\t"
                 "add r5, r5, r4, asr #31\n\tasr r5, r5, r8\n\t" DWM_LOOP_TAIL("r5"),
                 [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]), [x3] "r"(xp[3]));
-    } else { /* acc w0 w1 w2 w3; w4 mult rzp e; the end pointer read from the stack (GCC
-              * does not find 13 registers around the loop on every core) */
-        __asm__ volatile(DWM_LOOP_HEAD
+    } else { /* acc w0 w1; w2 w3 w4 mult; rzp e: four registers (r4-r6, r8) */
+        __asm__ volatile("1:\n\tldmia %[rec]!, {r4, r5, r6}\n\t"
                          "smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
-                         "smlad r4, %[x2], r8, r4\n\tsmlad r4, %[x3], r9, r4\n\t"
-                         "ldmia %[rec]!, {r5, r6, r8, r9}\n\tsmlad r4, %[x4], r5, r4\n\t"
-                         "smmlar r6, r4, r6, r8\n\tadd r6, r6, r4, asr #31\n\t"
-                         "asr r6, r6, r9\n\tssat r6, #8, r6\n\tstrb r6, [%[out]], #1\n\t"
-                         "ldr r5, %[end]\n\tcmp %[out], r5\n\tbne 1b\n"
+                         "ldmia %[rec]!, {r5, r6, r8}\n\t"
+                         "smlad r4, %[x2], r5, r4\n\tsmlad r4, %[x3], r6, r4\n\t"
+                         "smlad r4, %[x4], r8, r4\n\tldmia %[rec]!, {r5, r6, r8}\n\t"
+                         "smmlar r5, r4, r5, r6\n\tadd r5, r5, r4, asr #31\n\t"
+                         "asr r5, r5, r8\n\t" DWM_LOOP_TAIL("r5")
                          : [rec] "+r"(rec), [out] "+r"(out)
                          : [end] "m"(end), [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]),
                            [x3] "r"(xp[3]), [x4] "r"(xp[4])
-                         : "r4", "r5", "r6", "r8", "r9", "cc", "memory");
+                         : "r4", "r5", "r6", "r8", "cc", "memory");
     }
 }
 #undef DWM_ASM
@@ -184,25 +162,33 @@ TH_INLINE void dwm_pixel_asm(const int32_t *xp, const int32_t *rec, int8_t *out,
 #undef DWM_LOOP_HEAD
 #endif
 
-/* Every output pixel of one input channel: KP weight pairs, MODE 0 / 1 (fast, clamp) or 2. */
+/* Every output pixel of one input channel (its padded plane at a->in): KP weight pairs,
+ * MODE 0 / 1 (fast, clamp) or 2. */
 TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE)
 {
     const int32_t rw = DWM_RW(KP);
     const int32_t lo = a->lo, hi = a->hi;
+    const int32_t pw = a->in_w;
     for (int32_t oy = 0; oy < a->out_h; oy++) {
-        const int32_t iy0 = oy * a->sh - a->pt;
-        const int32_t row_in = oy >= a->oy_lo && oy < a->oy_hi;
+        const int8_t *base = a->in + (int64_t)oy * a->sh * pw;
         int8_t *out = a->out + (int64_t)oy * a->out_w * a->out_c;
-        for (int32_t ox = 0; ox < a->out_w; ox++, out += a->out_c) {
-            const int32_t ix0 = ox * a->sw - a->pl;
+        for (int32_t ox = 0; ox < a->out_w; ox++, out += a->out_c, base += a->sw) {
             int32_t xp[DWM_KP_MAX];
-            if (row_in && ox >= a->ox_lo && ox < a->ox_hi) {
-                const int8_t *base = a->in + ((int64_t)iy0 * a->in_w + ix0) * a->in_c;
+            if (KP == 5 && a->rows3) {
+                /* One word per row: (c0, c2) and (c1, -) by SXTB16 (the rows3 order). */
+                const int32_t rs = a->dh * pw;
+                const int32_t w0 = th_read_s32(base);
+                const int32_t w1 = th_read_s32(base + rs);
+                const int32_t w2 = th_read_s32(base + 2 * rs);
+                xp[0] = th_sxtb16(w0);
+                xp[1] = th_sxtb16(w1);
+                xp[2] = th_sxtb16(w2);
+                xp[3] = th_pkhbt(th_sxtb16_ror8(w0), th_sxtb16_ror8(w1));
+                xp[4 % KP] = th_sxtb16_ror8(w2);
+            } else {
                 _Pragma("GCC unroll 8") for (int32_t p = 0; p < KP; p++) {
                     xp[p] = th_pkhbt(base[a->toff[2 * p]], base[a->toff[2 * p + 1]]);
                 }
-            } else {
-                dwm_gather_edge(xp, a, iy0, ix0);
             }
             if (MODE == 2) {
                 dwm_exact(xp, a, out);
@@ -269,23 +255,35 @@ static dwm_fn dwm_pick(int32_t kp, int32_t mode)
     return mode == 2 ? dwm_any_exact : fns[kp - 1][mode];
 }
 
-/* First output index o whose window starts at or after 0 (o s - pad >= 0), and the end of
- * those whose window ends inside (o s - pad + (k - 1) d < size), at least the first. */
-static void dwm_inside(int32_t out, int32_t s, int32_t pad, int32_t span, int32_t size,
-                       int32_t *lo, int32_t *hi)
+/* The padded plane: the rows and columns the windows of the outputs read, plus 4 bytes
+ * (a row's word read may pass its end). */
+static int32_t dwm_plane_h(const th_dw_conv_params *params, const th_dims *filter_dims,
+                           const th_dims *output_dims)
 {
-    int32_t l = (pad + s - 1) / s;
-    int32_t h = size - span + pad >= 0 ? (size - span + pad) / s + 1 : 0;
-    l = TH_MIN(l, out);
-    h = TH_MAX(TH_MIN(h, out), l);
-    *lo = l;
-    *hi = h;
+    return (output_dims->h - 1) * params->stride.h + (filter_dims->h - 1) * params->dilation.h +
+           1;
 }
 
-int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims)
+static int32_t dwm_plane_w(const th_dw_conv_params *params, const th_dims *filter_dims,
+                           const th_dims *output_dims)
+{
+    return (output_dims->w - 1) * params->stride.w + (filter_dims->w - 1) * params->dilation.w +
+           1;
+}
+
+static int32_t dwm_records_bytes(const th_dw_conv_params *params, const th_dims *filter_dims)
 {
     const int32_t kp = (filter_dims->h * filter_dims->w + 1) / 2;
     return 4 * params->ch_mult * DWM_RW(kp);
+}
+
+int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
+                              const th_dims *output_dims)
+{
+    return dwm_records_bytes(params, filter_dims) +
+           th_round_up4(dwm_plane_h(params, filter_dims, output_dims) *
+                            dwm_plane_w(params, filter_dims, output_dims) +
+                        4);
 }
 
 void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
@@ -294,35 +292,59 @@ void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
                       const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
     int32_t *records = (int32_t *)(void *)scratch;
+    int8_t *plane = scratch + dwm_records_bytes(params, filter_dims);
     dwm_args a;
-    a.in_h = input_dims->h, a.in_w = input_dims->w, a.in_c = input_dims->c;
+    a.in_h = dwm_plane_h(params, filter_dims, output_dims);
+    a.in_w = dwm_plane_w(params, filter_dims, output_dims);
     a.out_h = output_dims->h, a.out_w = output_dims->w, a.out_c = output_dims->c;
     a.kh = filter_dims->h, a.kw = filter_dims->w;
     a.sh = params->stride.h, a.sw = params->stride.w;
     a.dh = params->dilation.h, a.dw = params->dilation.w;
-    a.pt = params->padding.h, a.pl = params->padding.w;
     a.mult = params->ch_mult;
     a.taps = a.kh * a.kw;
     a.kp = (a.taps + 1) / 2;
     a.rw = DWM_RW(a.kp);
-    a.pad = -params->input_offset;
     a.zp = params->output_offset;
     a.lo = params->activation.min;
     a.hi = params->activation.max;
     a.rec = records;
+    a.in = plane;
+    /* Pair halves in tap order (an odd count ends with none), except 3 x 3 with dilation 1
+     * along w: (r c0, r c2) for each row r, then (r0 c1, r1 c1), (r2 c1, -): the SXTB16
+     * halves of one word per row. */
+    a.rows3 = a.kh == 3 && a.kw == 3 && a.dw == 1;
+    static const int8_t rows3_perm[10] = {0, 2, 3, 5, 6, 8, 1, 4, 7, -1};
     for (int32_t t = 0; t < 2 * DWM_KP_MAX; t++) {
-        a.toff[t] = t < a.taps ? ((t / a.kw) * a.dh * a.in_w + (t % a.kw) * a.dw) * a.in_c : 0;
+        a.perm[t] = (int8_t)(a.rows3 ? (t < 10 ? rows3_perm[t] : -1) : (t < a.taps ? t : -1));
+        const int32_t tap = a.perm[t] >= 0 ? a.perm[t] : 0;
+        a.toff[t] = (tap / a.kw) * a.dh * a.in_w + (tap % a.kw) * a.dw;
     }
-    dwm_inside(a.out_h, a.sh, a.pt, (a.kh - 1) * a.dh + 1, a.in_h, &a.oy_lo, &a.oy_hi);
-    dwm_inside(a.out_w, a.sw, a.pl, (a.kw - 1) * a.dw + 1, a.in_w, &a.ox_lo, &a.ox_hi);
-    const int64_t in_batch = (int64_t)a.in_h * a.in_w * a.in_c;
+    /* The plane's padding holds -input_offset (a zero term: the offset is in the start
+     * values); each channel then writes the input's part: plane (py, px) is input
+     * (py - pad_h, px - pad_w). */
+    const int32_t in_h = input_dims->h, in_w = input_dims->w, in_c = input_dims->c;
+    const int32_t pt = params->padding.h, pl = params->padding.w;
+    const int32_t y0 = TH_MIN(pt, a.in_h), y1 = TH_MAX(TH_MIN(pt + in_h, a.in_h), y0);
+    const int32_t x0 = TH_MIN(pl, a.in_w), x1 = TH_MAX(TH_MIN(pl + in_w, a.in_w), x0);
+    const int8_t pad = (int8_t)(-params->input_offset);
+    for (int32_t i = 0; i < a.in_h * a.in_w + 4; i++) {
+        plane[i] = pad;
+    }
+    const int64_t in_batch = (int64_t)in_h * in_w * in_c;
     const int64_t out_batch = (int64_t)a.out_h * a.out_w * a.out_c;
-    for (int32_t ic = 0; ic < a.in_c; ic++) {
+    for (int32_t ic = 0; ic < in_c; ic++) {
         const int32_t mode = dwm_records(records, &a, ic, filter, bias, quant,
                                          params->input_offset);
         const dwm_fn fn = dwm_pick(a.kp, mode);
         for (int32_t n = 0; n < input_dims->n; n++) {
-            a.in = input + n * in_batch + ic;
+            for (int32_t y = y0; y < y1 && x0 < x1; y++) {
+                const int8_t *q = input + n * in_batch + ic +
+                                  ((int64_t)(y - pt) * in_w + (x0 - pl)) * in_c;
+                int8_t *d = plane + y * a.in_w + x0;
+                for (int32_t x = x0; x < x1; x++, q += in_c) {
+                    *d++ = *q;
+                }
+            }
             a.out = output + n * out_batch + ic * a.mult;
             fn(&a);
         }

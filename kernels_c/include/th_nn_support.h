@@ -719,7 +719,7 @@ void th_nn_dw_conv_ref_s8(int8_t *plane, const th_dw_conv_params *params,
 /* DEPTHWISE_CONV_2D with ch_mult >= 8 and 5 to TH_DW_MULT_TAPS taps, or ch_mult >= 16 and
  * fewer taps, pixel by pixel (th_dw_conv_mult_s8.c; path DW_MULT of th_dw_conv_general_s8;
  * where it is faster than the rows and plane paths, measured on Cortex-M4): scratch
- * th_nn_dw_mult_scratch bytes (one input channel's records), never in place. Arguments
+ * th_nn_dw_mult_scratch bytes (one input channel's records and padded plane), never in place. Arguments
  * already checked. */
 #define TH_DW_MULT_TAPS 16
 TH_INLINE int th_nn_dw_mult_applies(const th_dw_conv_params *params, const th_dims *filter_dims)
@@ -728,7 +728,8 @@ TH_INLINE int th_nn_dw_mult_applies(const th_dw_conv_params *params, const th_di
     return taps <= TH_DW_MULT_TAPS &&
            (params->ch_mult >= 16 || (params->ch_mult >= 8 && taps >= 5));
 }
-int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims);
+int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
+                              const th_dims *output_dims);
 void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
                       const th_per_channel_quant *quant, const th_dims *input_dims,
                       const int8_t *input, const th_dims *filter_dims, const int8_t *filter,

@@ -44,8 +44,9 @@ time) instead; the blob gives it that where the planned arena has the room free.
 Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP multiplier, plane or
 rows path, else the reference loop. Multiplier path (dw_mult_applies: mult >= 8 and
 5 <= KH * KW <= 16, or mult >= 16 and KH * KW <= 16; th_dw_conv_mult_s8.c):
-G = 4 * mult * (4 + ceil(KH * KW / 2)), one input channel's records (per output channel the
-start value, ceil(KH * KW / 2) weight pairs and three requantization words).
+G = 4 * mult * (4 + ceil(KH * KW / 2)) + round_up4(PH * PW + 4), one input channel's records
+(per output channel the start value, ceil(KH * KW / 2) weight pairs and three requantization
+words) and its int8 plane padded to what the outputs read (PH, PW as for Helium below).
 Plane path, in the frame (A, B) = (H, W) or (W, H) cheaper per output
 (_dw_plane_frame; KA >= 2, KB >= 4 or >= 2 with mult 1, KA * KB >= 15, KA and KB <= 64,
 DB <= 16, plane <= 16384 bytes): G = 2 * R * DB * PHL + 4 * mult * (5 + KA * ceil(KB / 2)), one
@@ -297,8 +298,10 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     channels: the input's C."""
     if not dsp:
         return 0
-    if dw_mult_applies(k, mult):  # th_dw_conv_mult_s8.c: one input channel's records
-        return 4 * mult * (4 + (k[0] * k[1] + 1) // 2)
+    if dw_mult_applies(k, mult):  # th_dw_conv_mult_s8.c: one input channel's records and
+        ph = (out_hw[0] - 1) * stride[0] + (k[0] - 1) * dilation[0] + 1  # padded plane
+        pw = (out_hw[1] - 1) * stride[1] + (k[1] - 1) * dilation[1] + 1
+        return 4 * mult * (4 + (k[0] * k[1] + 1) // 2) + _ru4(ph * pw + 4)
     plane = dw_plane_scratch(k, out_hw, stride, dilation, mult)
     if plane:
         return plane
