@@ -1071,6 +1071,9 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
         params->ch_mult <= 0) {
         return 0;
     }
+    if (th_nn_dw_mult_applies(params, filter_dims)) { /* th_dw_conv_mult_s8.c */
+        return th_nn_dw_mult_scratch(params, filter_dims, output_dims);
+    }
     const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
     if (pg.rowlen > 0) {
         return dw_plane_scratch(params, &pg);
@@ -1112,8 +1115,17 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
 #endif
     int8_t *plane = ctx != NULL ? (int8_t *)ctx->buf : NULL;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-    const int32_t fast = th_dw_conv_general_s8_scratch_size_fast(params, input_dims,
-                                                                 filter_dims, output_dims);
+    int32_t fast = th_dw_conv_general_s8_scratch_size_fast(params, input_dims, filter_dims,
+                                                           output_dims);
+    if (th_nn_dw_mult_applies(params, filter_dims)) { /* its fast scratch is the path's */
+        if (TH_NN_KEEP_DW_MULT && fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK &&
+            TH_NN_PATH(DW_MULT)) {
+            th_nn_dw_mult_s8(plane, params, quant, input_dims, input, filter_dims, filter,
+                             bias, output_dims, output);
+            return TH_OK;
+        }
+        fast = 0;
+    }
     const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
     if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && pg.rowlen > 0) {
         dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter, bias,

@@ -715,6 +715,27 @@ void th_nn_dw_conv_ref_s8(int8_t *plane, const th_dw_conv_params *params,
                           const int8_t *filter, const int32_t *bias,
                           const th_dims *output_dims, int8_t *output);
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* DEPTHWISE_CONV_2D with ch_mult >= 8 and 5 to TH_DW_MULT_TAPS taps, or ch_mult >= 16 and
+ * fewer taps, pixel by pixel (th_dw_conv_mult_s8.c; path DW_MULT of th_dw_conv_general_s8;
+ * where it is faster than the rows and plane paths, measured on Cortex-M4): scratch
+ * th_nn_dw_mult_scratch bytes (one input channel's records and padded plane), never in place. Arguments
+ * already checked. */
+#define TH_DW_MULT_TAPS 16
+TH_INLINE int th_nn_dw_mult_applies(const th_dw_conv_params *params, const th_dims *filter_dims)
+{
+    const int32_t taps = filter_dims->h * filter_dims->w;
+    return taps <= TH_DW_MULT_TAPS &&
+           (params->ch_mult >= 16 || (params->ch_mult >= 8 && taps >= 5));
+}
+int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
+                              const th_dims *output_dims);
+void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
+                      const th_per_channel_quant *quant, const th_dims *input_dims,
+                      const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                      const int32_t *bias, const th_dims *output_dims, int8_t *output);
+#endif
+
 /* FULLY_CONNECTED core; multiplier/shift arrays of length 1 (per tensor, mult_step 0) or
  * Cout (per channel, mult_step 1). Arguments already checked. */
 void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,

@@ -1,0 +1,353 @@
+/* th_nn_dw_mult_s8: DEPTHWISE_CONV_2D with a channel multiplier > 1 and at most
+ * TH_DW_MULT_TAPS filter taps (DSP builds; th_dw_conv_general_s8 picks it, path DW_MULT).
+ *
+ * Input channel by input channel, output pixel by output pixel: the taps of the pixel's
+ * window are gathered once as int16 pairs from a copy of the channel's plane padded with
+ * -input_offset (the offset is folded into each output channel's start value; every window
+ * is then inside the copy), held in registers, and shared by the
+ * ch_mult output channels of that input channel; each output channel is then one chain of
+ * ceil(taps / 2) SMLADs over its weight pairs, which the kernel widens once per input channel
+ * into scratch with the start value and the requantization constants (a record). With the
+ * fast requantization (every channel of the input channel) the weights are doubled, which
+ * saves its shift; otherwise the exact requantization, one output at a time. 3 x 3 filters
+ * (dilation 1 along w) read one word per filter row, its SXTB16 halves pairs of taps. */
+#include <stddef.h>
+
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+
+#define DWM_KP_MAX (TH_DW_MULT_TAPS / 2)
+
+/* Record of one output channel (kp + 4 words, in the order the loops load them): start
+ * value, kp weight pairs in tap order (row-major (ky, kx); an odd count ends (w, 0)), then
+ * multiplier, round_zp (exact: shift), e. */
+#define DWM_ACC 0
+#define DWM_W 1
+#define DWM_MULT(kp) (1 + (kp))
+#define DWM_RZP(kp) (2 + (kp))
+#define DWM_E(kp) (3 + (kp))
+#define DWM_RW(kp) (4 + (kp))
+
+typedef struct {
+    const int8_t *in; /* the padded plane of one input channel (in_h x in_w bytes) */
+    int8_t *out; /* output channel ic * ch_mult of one batch */
+    const int32_t *rec; /* ch_mult records, rw words each */
+    int32_t in_h, in_w, out_h, out_w, out_c;
+    int32_t kh, kw, sh, sw, dh, dw;
+    int32_t mult, kp, rw, taps;
+    int32_t zp, lo, hi;
+    int32_t toff[2 * DWM_KP_MAX]; /* tap offsets in the plane from the window's first tap */
+    int8_t perm[2 * DWM_KP_MAX]; /* the tap of each pair half (row-major index; -1: none) */
+    int32_t rows3; /* 3 x 3, dilation 1 along w: rows read as words */
+} dwm_args;
+
+/* Widens the ch_mult records of input channel ic; returns the mode of all of them: 0 fast
+ * requantization, 1 fast with the activation clamp, 2 exact. */
+static int32_t __attribute__((noinline))
+dwm_records(int32_t *rec, const dwm_args *a, int32_t ic, const int8_t *filter,
+            const int32_t *bias, const th_per_channel_quant *quant, int32_t input_offset)
+{
+    const int32_t m = a->mult, oc0 = ic * m;
+    const int64_t taps_bound = (int64_t)a->taps * 256 * 128;
+    int32_t fast = 1;
+    for (int32_t k = 0; k < m; k++) {
+        const int32_t b = bias != NULL ? bias[oc0 + k] : 0;
+        const int64_t bound = taps_bound + (b < 0 ? -(int64_t)b : b);
+        fast &= th_fast_rq_ok(quant->multiplier[oc0 + k], quant->shift[oc0 + k], bound);
+    }
+    const int32_t clamp = a->lo > -128 || a->hi < 127;
+    const int32_t mode = fast ? clamp : 2;
+    const uint32_t scale = mode == 2 ? 1u : 2u;
+    for (int32_t k = 0; k < m; k++, rec += a->rw) {
+        const int32_t oc = oc0 + k;
+        int16_t *w = (int16_t *)(void *)(rec + DWM_W);
+        int32_t wsum = 0;
+        const int8_t *f = filter + oc;
+        for (int32_t t = 0; t < 2 * a->kp; t++) {
+            const int32_t v = a->perm[t] >= 0 ? f[a->perm[t] * a->out_c] : 0;
+            wsum += v;
+            w[t] = (int16_t)(v * (int32_t)scale);
+        }
+        const int32_t b = bias != NULL ? bias[oc] : 0;
+        rec[DWM_ACC] = (int32_t)(((uint32_t)b + (uint32_t)input_offset * (uint32_t)wsum) *
+                                 scale);
+        const int32_t kp = a->kp;
+        rec[DWM_MULT(kp)] = quant->multiplier[oc];
+        if (mode == 2) {
+            rec[DWM_RZP(kp)] = quant->shift[oc];
+            rec[DWM_E(kp)] = 0;
+        } else {
+            const th_fast_rq rq = th_fast_rq_make(quant->multiplier[oc], quant->shift[oc],
+                                                  a->zp);
+            rec[DWM_RZP(kp)] = rq.round_zp;
+            rec[DWM_E(kp)] = rq.e;
+        }
+    }
+    return mode;
+}
+
+/* Exact requantization and clamp, one output channel at a time (record mode 2). */
+static void __attribute__((noinline)) dwm_exact(const int32_t *xp, const dwm_args *a,
+                                                int8_t *out)
+{
+    const int32_t *rec = a->rec;
+    for (int32_t k = a->mult; k > 0; k--, rec += a->rw) {
+        int32_t acc = rec[DWM_ACC];
+        for (int32_t p = 0; p < a->kp; p++) {
+            acc = th_smlad(xp[p], rec[DWM_W + p], acc);
+        }
+        const int32_t y = th_requantize_s8(acc, rec[DWM_MULT(a->kp)], rec[DWM_RZP(a->kp)],
+                                           a->zp);
+        *out++ = (int8_t)th_clamp(y, a->lo, a->hi);
+    }
+}
+
+#if TH_NN_DSP_NATIVE
+/* The m (>= 1) outputs of one pixel, record mode 0, KP <= 5: one pass per output channel
+ * loads its record with two LDMs (r4 the accumulator, r5-r9 weights and constants); the end
+ * pointer is read from the stack (GCC does not find registers for it on every core). */
+#define DWM_LOOP_HEAD "1:\n\tldmia %[rec]!, {r4, r5, r6, r8, r9}\n\t"
+#define DWM_LOOP_TAIL(y)                                                                     \
+    "ssat " y ", #8, " y "\n\tstrb " y ", [%[out]], #1\n\tldr r4, %[end]\n\t"                \
+    "cmp %[out], r4\n\tbne 1b\n"
+#define DWM_ASM(body, ...)                                                                   \
+    __asm__ volatile(DWM_LOOP_HEAD body                                                      \
+                     : [rec] "+r"(rec), [out] "+r"(out)                                      \
+                     : [end] "m"(end), __VA_ARGS__                                           \
+                     : "r4", "r5", "r6", "r8", "r9", "cc", "memory")
+
+TH_INLINE void dwm_pixel_asm(const int32_t *xp, const int32_t *rec, int8_t *out, int32_t m,
+                             const int KP)
+{
+    const int8_t *const end = out + m;
+    if (KP == 1) { /* acc w0 mult rzp e */
+        DWM_ASM("smlad r4, %[x0], r5, r4\n\tsmmlar r5, r4, r6, r8\n\t"
+                "add r5, r5, r4, asr #31\n\tasr r5, r5, r9\n\t" DWM_LOOP_TAIL("r5"),
+                [x0] "r"(xp[0]));
+    } else if (KP == 2) { /* acc w0 w1 mult rzp; e */
+        DWM_ASM("smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+                "ldr r5, [%[rec]], #4\n\tsmmlar r6, r4, r8, r9\n\t"
+                "add r6, r6, r4, asr #31\n\tasr r6, r6, r5\n\t" DWM_LOOP_TAIL("r6"),
+                [x0] "r"(xp[0]), [x1] "r"(xp[1]));
+    } else if (KP == 3) { /* acc w0 w1 w2 mult; rzp e */
+        DWM_ASM("smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+                "smlad r4, %[x2], r8, r4\n\tldmia %[rec]!, {r5, r6}\n\t"
+                "smmlar r8, r4, r9, r5\n\tadd r8, r8, r4, asr #31\n\tasr r8, r8, r6\n\t"
+                DWM_LOOP_TAIL("r8"),
+                [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]));
+    } else if (KP == 4) { /* acc w0 w1 w2 w3; mult rzp e */
+        DWM_ASM("smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+                "smlad r4, %[x2], r8, r4\n\tsmlad r4, %[x3], r9, r4\n\t"
+                "ldmia %[rec]!, {r5, r6, r8}\n\tsmmlar r5, r4, r5, r6\n\t"
+                "add r5, r5, r4, asr #31\n\tasr r5, r5, r8\n\t" DWM_LOOP_TAIL("r5"),
+                [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]), [x3] "r"(xp[3]));
+    } else { /* acc w0 w1; w2 w3 w4 mult; rzp e: four registers (r4-r6, r8) */
+        __asm__ volatile("1:\n\tldmia %[rec]!, {r4, r5, r6}\n\t"
+                         "smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+                         "ldmia %[rec]!, {r5, r6, r8}\n\t"
+                         "smlad r4, %[x2], r5, r4\n\tsmlad r4, %[x3], r6, r4\n\t"
+                         "smlad r4, %[x4], r8, r4\n\tldmia %[rec]!, {r5, r6, r8}\n\t"
+                         "smmlar r5, r4, r5, r6\n\tadd r5, r5, r4, asr #31\n\t"
+                         "asr r5, r5, r8\n\t" DWM_LOOP_TAIL("r5")
+                         : [rec] "+r"(rec), [out] "+r"(out)
+                         : [end] "m"(end), [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]),
+                           [x3] "r"(xp[3]), [x4] "r"(xp[4])
+                         : "r4", "r5", "r6", "r8", "cc", "memory");
+    }
+}
+#undef DWM_ASM
+#undef DWM_LOOP_TAIL
+#undef DWM_LOOP_HEAD
+#endif
+
+/* Every output pixel of one input channel (its padded plane at a->in): KP weight pairs,
+ * MODE 0 / 1 (fast, clamp) or 2. */
+TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE)
+{
+    const int32_t rw = DWM_RW(KP);
+    const int32_t lo = a->lo, hi = a->hi;
+    const int32_t pw = a->in_w;
+    for (int32_t oy = 0; oy < a->out_h; oy++) {
+        const int8_t *base = a->in + (int64_t)oy * a->sh * pw;
+        int8_t *out = a->out + (int64_t)oy * a->out_w * a->out_c;
+        for (int32_t ox = 0; ox < a->out_w; ox++, out += a->out_c, base += a->sw) {
+            int32_t xp[DWM_KP_MAX];
+            if (KP == 5 && a->rows3) {
+                /* One word per row: (c0, c2) and (c1, -) by SXTB16 (the rows3 order). */
+                const int32_t rs = a->dh * pw;
+                const int32_t w0 = th_read_s32(base);
+                const int32_t w1 = th_read_s32(base + rs);
+                const int32_t w2 = th_read_s32(base + 2 * rs);
+                xp[0] = th_sxtb16(w0);
+                xp[1] = th_sxtb16(w1);
+                xp[2] = th_sxtb16(w2);
+                xp[3] = th_pkhbt(th_sxtb16_ror8(w0), th_sxtb16_ror8(w1));
+                xp[4 % KP] = th_sxtb16_ror8(w2);
+            } else {
+                _Pragma("GCC unroll 8") for (int32_t p = 0; p < KP; p++) {
+                    xp[p] = th_pkhbt(base[a->toff[2 * p]], base[a->toff[2 * p + 1]]);
+                }
+            }
+            if (MODE == 2) {
+                dwm_exact(xp, a, out);
+                continue;
+            }
+#if TH_NN_DSP_NATIVE
+            if (MODE == 0 && KP <= 5) {
+                dwm_pixel_asm(xp, a->rec, out, a->mult, KP);
+                continue;
+            }
+#endif
+            const int32_t *rec = a->rec;
+            int8_t *o = out;
+            for (int32_t k = a->mult; k > 0; k--, rec += rw) {
+                int32_t acc = rec[DWM_ACC];
+                _Pragma("GCC unroll 8") for (int32_t p = 0; p < KP; p++) {
+                    acc = th_smlad(xp[p], rec[DWM_W + p], acc);
+                }
+                int32_t y = th_smmlar(acc, rec[DWM_MULT(KP)], rec[DWM_RZP(KP)]);
+                y += acc >> 31;
+                y = th_ssat8(y >> rec[DWM_E(KP)]);
+                if (MODE == 1) {
+                    y = th_clamp(y, lo, hi);
+                }
+                *o++ = (int8_t)y;
+            }
+        }
+    }
+}
+
+typedef void (*dwm_fn)(const dwm_args *a);
+
+#define DWM_FNS(KP)                                                                          \
+    static void dwm_k##KP##_fast(const dwm_args *a)                                          \
+    {                                                                                        \
+        dwm_plane(a, KP, 0);                                                                 \
+    }                                                                                        \
+    static void dwm_k##KP##_clamp(const dwm_args *a)                                         \
+    {                                                                                        \
+        dwm_plane(a, KP, 1);                                                                 \
+    }
+DWM_FNS(1)
+DWM_FNS(2)
+DWM_FNS(3)
+DWM_FNS(4)
+DWM_FNS(5)
+DWM_FNS(6)
+DWM_FNS(7)
+DWM_FNS(8)
+#undef DWM_FNS
+
+static void dwm_any_exact(const dwm_args *a)
+{
+    dwm_plane(a, DWM_KP_MAX, 2);
+}
+
+static dwm_fn dwm_pick(int32_t kp, int32_t mode)
+{
+    static const dwm_fn fns[DWM_KP_MAX][2] = {
+        {dwm_k1_fast, dwm_k1_clamp}, {dwm_k2_fast, dwm_k2_clamp}, {dwm_k3_fast, dwm_k3_clamp},
+        {dwm_k4_fast, dwm_k4_clamp}, {dwm_k5_fast, dwm_k5_clamp}, {dwm_k6_fast, dwm_k6_clamp},
+        {dwm_k7_fast, dwm_k7_clamp}, {dwm_k8_fast, dwm_k8_clamp},
+    };
+    return mode == 2 ? dwm_any_exact : fns[kp - 1][mode];
+}
+
+/* The padded plane: the rows and columns the windows of the outputs read, plus 4 bytes
+ * (a row's word read may pass its end). */
+static int32_t dwm_plane_h(const th_dw_conv_params *params, const th_dims *filter_dims,
+                           const th_dims *output_dims)
+{
+    return (output_dims->h - 1) * params->stride.h + (filter_dims->h - 1) * params->dilation.h +
+           1;
+}
+
+static int32_t dwm_plane_w(const th_dw_conv_params *params, const th_dims *filter_dims,
+                           const th_dims *output_dims)
+{
+    return (output_dims->w - 1) * params->stride.w + (filter_dims->w - 1) * params->dilation.w +
+           1;
+}
+
+static int32_t dwm_records_bytes(const th_dw_conv_params *params, const th_dims *filter_dims)
+{
+    const int32_t kp = (filter_dims->h * filter_dims->w + 1) / 2;
+    return 4 * params->ch_mult * DWM_RW(kp);
+}
+
+int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
+                              const th_dims *output_dims)
+{
+    return dwm_records_bytes(params, filter_dims) +
+           th_round_up4(dwm_plane_h(params, filter_dims, output_dims) *
+                            dwm_plane_w(params, filter_dims, output_dims) +
+                        4);
+}
+
+void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
+                      const th_per_channel_quant *quant, const th_dims *input_dims,
+                      const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                      const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    int32_t *records = (int32_t *)(void *)scratch;
+    int8_t *plane = scratch + dwm_records_bytes(params, filter_dims);
+    dwm_args a;
+    a.in_h = dwm_plane_h(params, filter_dims, output_dims);
+    a.in_w = dwm_plane_w(params, filter_dims, output_dims);
+    a.out_h = output_dims->h, a.out_w = output_dims->w, a.out_c = output_dims->c;
+    a.kh = filter_dims->h, a.kw = filter_dims->w;
+    a.sh = params->stride.h, a.sw = params->stride.w;
+    a.dh = params->dilation.h, a.dw = params->dilation.w;
+    a.mult = params->ch_mult;
+    a.taps = a.kh * a.kw;
+    a.kp = (a.taps + 1) / 2;
+    a.rw = DWM_RW(a.kp);
+    a.zp = params->output_offset;
+    a.lo = params->activation.min;
+    a.hi = params->activation.max;
+    a.rec = records;
+    a.in = plane;
+    /* Pair halves in tap order (an odd count ends with none), except 3 x 3 with dilation 1
+     * along w: (r c0, r c2) for each row r, then (r0 c1, r1 c1), (r2 c1, -): the SXTB16
+     * halves of one word per row. */
+    a.rows3 = a.kh == 3 && a.kw == 3 && a.dw == 1;
+    static const int8_t rows3_perm[10] = {0, 2, 3, 5, 6, 8, 1, 4, 7, -1};
+    for (int32_t t = 0; t < 2 * DWM_KP_MAX; t++) {
+        a.perm[t] = (int8_t)(a.rows3 ? (t < 10 ? rows3_perm[t] : -1) : (t < a.taps ? t : -1));
+        const int32_t tap = a.perm[t] >= 0 ? a.perm[t] : 0;
+        a.toff[t] = (tap / a.kw) * a.dh * a.in_w + (tap % a.kw) * a.dw;
+    }
+    /* The plane's padding holds -input_offset (a zero term: the offset is in the start
+     * values); each channel then writes the input's part: plane (py, px) is input
+     * (py - pad_h, px - pad_w). */
+    const int32_t in_h = input_dims->h, in_w = input_dims->w, in_c = input_dims->c;
+    const int32_t pt = params->padding.h, pl = params->padding.w;
+    const int32_t y0 = TH_MIN(pt, a.in_h), y1 = TH_MAX(TH_MIN(pt + in_h, a.in_h), y0);
+    const int32_t x0 = TH_MIN(pl, a.in_w), x1 = TH_MAX(TH_MIN(pl + in_w, a.in_w), x0);
+    const int8_t pad = (int8_t)(-params->input_offset);
+    for (int32_t i = 0; i < a.in_h * a.in_w + 4; i++) {
+        plane[i] = pad;
+    }
+    const int64_t in_batch = (int64_t)in_h * in_w * in_c;
+    const int64_t out_batch = (int64_t)a.out_h * a.out_w * a.out_c;
+    for (int32_t ic = 0; ic < in_c; ic++) {
+        const int32_t mode = dwm_records(records, &a, ic, filter, bias, quant,
+                                         params->input_offset);
+        const dwm_fn fn = dwm_pick(a.kp, mode);
+        for (int32_t n = 0; n < input_dims->n; n++) {
+            for (int32_t y = y0; y < y1 && x0 < x1; y++) {
+                const int8_t *q = input + n * in_batch + ic +
+                                  ((int64_t)(y - pt) * in_w + (x0 - pl)) * in_c;
+                int8_t *d = plane + y * a.in_w + x0;
+                for (int32_t x = x0; x < x1; x++, q += in_c) {
+                    *d++ = *q;
+                }
+            }
+            a.out = output + n * out_batch + ic * a.mult;
+            fn(&a);
+        }
+    }
+}
+#endif

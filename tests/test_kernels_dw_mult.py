@@ -1,0 +1,100 @@
+"""th_dw_conv_mult_s8 (depthwise, channel multiplier >= 8 or 16, up to 16 taps: path DW_MULT of
+th_dw_conv_general_s8) against the NumPy reference, on the host under ASan/UBSan in the DSP
+build with the instructions modelled in C. Randomized shapes over the path's range: every
+filter of 1-16 taps (odd counts end in a zero-weight pair), strides and dilations, padding on
+each side alone (windows partly outside on the top, bottom, left or right only), 1x1 outputs,
+one or several input channels and batches; and per case its requantization modes: fast, fast
+with an activation clamp, and exact (shift >= 0, or a bias too large for the fast bound)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+
+import numpy as np
+import pytest
+
+from kernels.cases import ConvCase, Op, check_result
+from kernels.harness import Driver, build_driver
+from kernels.sweep import describe
+from tinyhost.arith.conv import ConvParams
+from tinyhost.plan.scratch import dw_general_scratch, dw_mult_applies
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+
+def _case(rng: np.random.Generator, hw: tuple[int, int], cin: int, mult: int,
+          k: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int],
+          pads: tuple[int, int, int, int], batches: int = 1) -> ConvCase:
+    pt, pb, pl, pr = pads
+    oh = (hw[0] + pt + pb - (k[0] - 1) * dilation[0] - 1) // stride[0] + 1
+    ow = (hw[1] + pl + pr - (k[1] - 1) * dilation[1] - 1) // stride[1] + 1
+    assert oh >= 1 and ow >= 1
+    cout = cin * mult
+    mult_q = rng.integers(1 << 30, (1 << 31) - 1, cout, dtype=np.int64).astype(np.int32)
+    shift = rng.integers(-10, -6, cout, endpoint=True).astype(np.int32)
+    p = ConvParams(input_offset=int(rng.integers(-127, 129)),
+                   output_offset=int(rng.integers(-128, 128)),
+                   out_multiplier=mult_q, out_shift=shift, act_min=-128, act_max=127,
+                   stride_h=stride[0], stride_w=stride[1], dilation_h=dilation[0],
+                   dilation_w=dilation[1], pad_top=pt, pad_left=pl, pad_bottom=pb,
+                   pad_right=pr, ch_mult=mult)
+    x = rng.integers(-128, 128, (batches, *hw, cin)).astype(np.int8)
+    w = rng.integers(-127, 128, (1, *k, cout)).astype(np.int8)
+    bias = rng.integers(-20000, 20000, cout).astype(np.int32)
+    return ConvCase(Op.DW, x, w, bias, p, (batches, oh, ow, cout), fast_scratch=True)
+
+
+def _cases() -> list[ConvCase]:
+    rng = np.random.default_rng(1414)
+    cases = []
+    # Each filter size of the path, random geometry.
+    for taps in range(1, 17):
+        ks = [(kh, taps // kh) for kh in range(1, taps + 1) if taps % kh == 0]
+        k = ks[int(rng.integers(0, len(ks)))]
+        stride = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+        dilation = (1, 1) if rng.random() < 0.6 else (int(rng.integers(1, 3)),
+                                                      int(rng.integers(1, 3)))
+        span = ((k[0] - 1) * dilation[0] + 1, (k[1] - 1) * dilation[1] + 1)
+        hw = (span[0] + int(rng.integers(0, 9)), span[1] + int(rng.integers(0, 9)))
+        pads = tuple(int(rng.integers(0, s)) for s in (span[0], span[0], span[1], span[1]))
+        cin = int(rng.integers(1, 4))
+        mult = int(rng.integers(8 if taps >= 5 else 16, 33))
+        cases.append(_case(rng, hw, cin, mult, k, stride, dilation, pads))  # type: ignore[arg-type]
+    # Padding on one side only, 3x3 (windows outside on that side), then none at all.
+    for pads in ((2, 0, 0, 0), (0, 2, 0, 0), (0, 0, 2, 0), (0, 0, 0, 2), (0, 0, 0, 0)):
+        cases.append(_case(rng, (7, 6), 2, 8, (3, 3), (1, 1), (1, 1), pads))  # type: ignore[arg-type]
+    # Minimum sizes: a 1x1 output from a window larger than the input, one input pixel.
+    cases.append(_case(rng, (2, 2), 1, 9, (3, 3), (2, 2), (1, 1), (1, 0, 1, 0)))
+    cases.append(_case(rng, (1, 1), 3, 16, (1, 1), (1, 1), (1, 1), (0, 0, 0, 0)))
+    # Two batches, a few channels.
+    cases.append(_case(rng, (9, 8), 4, 16, (2, 2), (2, 2), (1, 1), (0, 1, 0, 1), batches=2))
+    out = []
+    for case in cases:
+        p = case.p
+        out.append(case)
+        out.append(dataclasses.replace(case, p=dataclasses.replace(p, act_min=-90, act_max=70)))
+        exact = np.where(np.arange(len(p.out_shift)) % 3 == 0, 1, p.out_shift).astype(np.int32)
+        out.append(dataclasses.replace(case, p=dataclasses.replace(p, out_shift=exact)))
+        big = np.full_like(case.bias, 1 << 29)
+        out.append(dataclasses.replace(case, bias=big))
+    return out
+
+
+def test_dw_mult_path_matches_reference() -> None:
+    cases = _cases()
+    for case in cases:  # every case takes the path: its scratch is the records'
+        _, kh, kw, _ = case.w.shape
+        _, oh, ow, _ = case.out_shape
+        p = case.p
+        assert dw_mult_applies((kh, kw), p.ch_mult)
+        ph = (oh - 1) * p.stride_h + (kh - 1) * p.dilation_h + 1
+        pw = (ow - 1) * p.stride_w + (kw - 1) * p.dilation_w + 1
+        records = 4 * p.ch_mult * (4 + (kh * kw + 1) // 2)
+        assert dw_general_scratch(case.x.shape[1:3], (kh, kw), (oh, ow),
+                                  (p.stride_h, p.stride_w), (p.dilation_h, p.dilation_w),
+                                  p.ch_mult, True) == records + (ph * pw + 4 + 3) // 4 * 4
+    with Driver(build_driver("dsp")) as driver:
+        for case in cases:
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"{describe(case)}: {problem}"
