@@ -476,6 +476,27 @@ static void s1_cols_acc(int16_t *acc, const int16_t *cs, int32_t x0, int32_t x1,
     }
 }
 
+/* The channels past C & ~3 of s1_span_t, channel by channel over the span (enter, leave,
+ * e, l and dst at the span's first pixel). */
+TH_INLINE void s1_tails(int16_t *acc, int16_t *leave, const int16_t *enter, const int8_t *e,
+                        const int8_t *l, int32_t n, int32_t ch, const s1_consts *cp,
+                        int8_t *dst, int update)
+{
+    const s1_consts c = *cp;
+    for (int32_t k = ch & ~3; k < ch; k++) {
+        int32_t a = acc[k];
+        for (int32_t i = 0, o = k; i < n; i++, o += ch) {
+            a += enter[o];
+            dst[o] = s1_avg1(a, &c);
+            a -= leave[o];
+            if (update) {
+                leave[o] = (int16_t)(leave[o] + e[o] - l[o]);
+            }
+        }
+        acc[k] = (int16_t)a;
+    }
+}
+
 /* n interior pixels from column x0 (one column enters each window, w = the filter width,
  * and one leaves; the count dp->count >= 3 the same for all): acc += entering column; the
  * averages; acc -= leaving column; with update, the leaving column then moved to the next
@@ -549,20 +570,131 @@ TH_INLINE void s1_span_t(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32
         }
         return;
     }
-    /* The channels past C & ~3, channel by channel over the span. */
-    for (int32_t k = c4; k < ch; k++) {
-        int32_t a = acc[k];
-        for (int32_t i = 0, o = k; i < n; i++, o += ch) {
-            a += enter[o];
-            dst[o] = s1_avg1(a, &c);
-            a -= leave[o];
-            if (update) {
-                leave[o] = (int16_t)(leave[o] + e[o] - l[o]);
-            }
-        }
-        acc[k] = (int16_t)a;
-    }
+    s1_tails(acc, leave, enter, e, l, n, ch, &c, dst, update);
 }
+
+#if TH_NN_DSP_NATIVE
+/* s1_span_t's update loop in assembly for groups of four channels (the C loop keeps 14 values
+ * live and spills: ~53 instructions a group; here 31, 35 for an even count), pixel by pixel
+ * and in each pixel group by group, the order of the in-place loop (so it serves both): acc
+ * += entering column; acc - leaving column stored; the averages (s1_avg4_t: + k, with an
+ * even count + the lanes' signs, SMLAWB / SMLAWT by m with accumulator mh, PKHTB, the bytes
+ * joined and flipped to int8; no clamp); the leaving column + row e - row l stored back.
+ * Offsets of the fields are used by the assembly. */
+typedef struct {
+    int16_t *acc;         /* 0 */
+    const int16_t *enter; /* 4: the first pixel's entering column */
+    int16_t *leave;       /* 8: its leaving column */
+    const int8_t *e;      /* 12: the entering row at the first pixel */
+    const int8_t *l;      /* 16: the leaving row there */
+    int8_t *dst;          /* 20 */
+    int32_t n;            /* 24: pixels, >= 1 */
+    int32_t c4;           /* 28: channels in groups of four, >= 4 */
+    int32_t tail;         /* 32: C - c4 (the step past a pixel's groups) */
+    int32_t m;            /* 36 */
+    int32_t mh;           /* 40 */
+    int32_t k;            /* 44: both halves */
+} s1_asm_args;
+
+#define TH_S1_HEAD                                                                        \
+    "push {r4-r11, lr}\n\t"                                                               \
+    "sub sp, sp, #8\n\t"                                                                  \
+    "str r0, [sp, #0]\n\t"                                                                \
+    "ldr r1, [r0, #24]\n\t"                                                               \
+    "str r1, [sp, #4]\n\t"                                                                \
+    "ldrd r7, r8, [r0, #36]\n\t"                                                          \
+    "ldr r9, [r0, #44]\n\t"                                                               \
+    "ldrd r1, r2, [r0, #4]\n\t"                                                           \
+    "ldrd r3, r4, [r0, #12]\n\t"                                                          \
+    "ldr r5, [r0, #20]\n\t"                                                               \
+    "ldr r0, [r0, #0]\n\t"                                                                \
+    "1:\n\t"                                                                              \
+    "ldr r10, [sp, #0]\n\t"                                                               \
+    "ldr r11, [r10, #28]\n\t"                                                             \
+    "add r6, r5, r11\n\t"                                                                 \
+    "2:\n\t"                                                                              \
+    "ldrd r10, r11, [r0]\n\t"                                                             \
+    "ldrd r12, lr, [r1], #8\n\t"                                                          \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "sadd16 r11, r11, lr\n\t"                                                             \
+    "ldrd r12, lr, [r2]\n\t"                                                              \
+    "ssub16 r12, r10, r12\n\t"                                                            \
+    "ssub16 lr, r11, lr\n\t"                                                              \
+    "strd r12, lr, [r0], #8\n\t"
+#define TH_S1_SIGNS                                                                       \
+    "ssat16 r12, #1, r10\n\t"                                                             \
+    "ssat16 lr, #1, r11\n\t"                                                              \
+    "sadd16 r10, r10, r9\n\t"                                                             \
+    "sadd16 r11, r11, r9\n\t"                                                             \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "sadd16 r11, r11, lr\n\t"
+#define TH_S1_BIAS                                                                        \
+    "sadd16 r10, r10, r9\n\t"                                                             \
+    "sadd16 r11, r11, r9\n\t"
+#define TH_S1_DIV                                                                         \
+    "smlawb r12, r7, r10, r8\n\t"                                                         \
+    "smlawt r10, r7, r10, r8\n\t"                                                         \
+    "pkhtb r10, r10, r12, asr #16\n\t"                                                    \
+    "smlawb r12, r7, r11, r8\n\t"                                                         \
+    "smlawt r11, r7, r11, r8\n\t"                                                         \
+    "pkhtb r11, r11, r12, asr #16\n\t"                                                    \
+    "orr r10, r10, r11, lsl #8\n\t"                                                       \
+    "eor r10, r10, #0x80808080\n\t"                                                       \
+    "str r10, [r5], #4\n\t"
+#define TH_S1_UPDATE                                                                      \
+    "ldrd r10, r11, [r2]\n\t"                                                             \
+    "ldr r12, [r3], #4\n\t"                                                               \
+    "ldr lr, [r4], #4\n\t"                                                                \
+    "sxtab16 r10, r10, r12\n\t"                                                           \
+    "sxtab16 r11, r11, r12, ror #8\n\t"                                                   \
+    "sxtb16 r12, lr\n\t"                                                                  \
+    "ssub16 r10, r10, r12\n\t"                                                            \
+    "sxtb16 r12, lr, ror #8\n\t"                                                          \
+    "ssub16 r11, r11, r12\n\t"                                                            \
+    "strd r10, r11, [r2], #8\n\t"
+#define TH_S1_SKIP "add r2, r2, #8\n\t" /* no update: past the leaving column's group */
+#define TH_S1_LOOP                                                                        \
+    "cmp r5, r6\n\t"                                                                      \
+    "bne 2b\n\t"                                                                          \
+    "ldr r10, [sp, #0]\n\t"                                                               \
+    "ldrd r11, r12, [r10, #28]\n\t"                                                       \
+    "sub r0, r0, r11, lsl #1\n\t"                                                         \
+    "add r3, r3, r12\n\t"                                                                 \
+    "add r4, r4, r12\n\t"                                                                 \
+    "add r5, r5, r12\n\t"                                                                 \
+    "add r1, r1, r12, lsl #1\n\t"                                                         \
+    "add r2, r2, r12, lsl #1\n\t"                                                         \
+    "ldr r11, [sp, #4]\n\t"                                                               \
+    "subs r11, r11, #1\n\t"                                                               \
+    "str r11, [sp, #4]\n\t"                                                               \
+    "bne 1b\n\t"                                                                          \
+    "add sp, sp, #8\n\t"                                                                  \
+    "pop {r4-r11, pc}\n\t"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+/* The four loops: count odd / even, leaving column moved or not. */
+static void __attribute__((naked, noinline)) s1_run_odd(const s1_asm_args *a)
+{
+    __asm__ volatile(TH_S1_HEAD TH_S1_BIAS TH_S1_DIV TH_S1_UPDATE TH_S1_LOOP);
+}
+
+static void __attribute__((naked, noinline)) s1_run_even(const s1_asm_args *a)
+{
+    __asm__ volatile(TH_S1_HEAD TH_S1_SIGNS TH_S1_DIV TH_S1_UPDATE TH_S1_LOOP);
+}
+
+static void __attribute__((naked, noinline)) s1_run_odd_keep(const s1_asm_args *a)
+{
+    __asm__ volatile(TH_S1_HEAD TH_S1_BIAS TH_S1_DIV TH_S1_SKIP TH_S1_LOOP);
+}
+
+static void __attribute__((naked, noinline)) s1_run_even_keep(const s1_asm_args *a)
+{
+    __asm__ volatile(TH_S1_HEAD TH_S1_SIGNS TH_S1_DIV TH_S1_SKIP TH_S1_LOOP);
+}
+#pragma GCC diagnostic pop
+#endif
 
 __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t x0,
                                               int32_t w, int32_t n, const int8_t *xe,
@@ -571,6 +703,24 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
                                               int by_channel, int update)
 {
     const s1_consts c = s1_consts_of(dp);
+#if TH_NN_DSP_NATIVE
+    const int32_t c4 = ch & ~3;
+    if (!c.clamp && c4 > 0 && (ch & 1) == 0 && (c4 == ch || by_channel)) {
+        /* Groups in assembly (LDRD / STRD: an even C keeps the sums word-aligned); the
+         * other two channels after (output apart from the input). */
+        int16_t *leave = cs + x0 * ch;
+        const int16_t *enter = leave + (w - 1) * ch;
+        const int8_t *e = update ? xe + x0 * ch : NULL, *l = update ? xl + x0 * ch : NULL;
+        const s1_asm_args a = {acc, enter, leave, e, l, dst, n, c4, ch - c4, c.m, c.mh, c.k};
+        if (update) {
+            (c.even ? s1_run_even : s1_run_odd)(&a);
+        } else {
+            (c.even ? s1_run_even_keep : s1_run_odd_keep)(&a);
+        }
+        s1_tails(acc, leave, enter, e, l, n, ch, &c, dst, update);
+        return;
+    }
+#endif
     if (update) {
         if (c.even) {
             s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 1, 1);
