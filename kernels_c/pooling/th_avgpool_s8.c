@@ -613,14 +613,21 @@ typedef struct {
     "ldr r11, [r10, #28]\n\t"                                                             \
     "add r6, r5, r11\n\t"                                                                 \
     "2:\n\t"                                                                              \
-    "ldrd r10, r11, [r0]\n\t"                                                             \
-    "ldrd r12, lr, [r1], #8\n\t"                                                          \
+    "ldrd r10, r11, [r0]\n\t"
+/* acc += entering column, acc - leaving column stored; W: the columns word-aligned (LDRD /
+ * STRD), U: not (odd C; LDR / STR take unaligned addresses, LDRD / STRD do not). */
+#define TH_S1_SLIDE(LOAD_ENTER, LOAD_LEAVE)                                               \
+    LOAD_ENTER                                                                            \
     "sadd16 r10, r10, r12\n\t"                                                            \
     "sadd16 r11, r11, lr\n\t"                                                             \
-    "ldrd r12, lr, [r2]\n\t"                                                              \
+    LOAD_LEAVE                                                                            \
     "ssub16 r12, r10, r12\n\t"                                                            \
     "ssub16 lr, r11, lr\n\t"                                                              \
     "strd r12, lr, [r0], #8\n\t"
+#define TH_S1_ENTER_W "ldrd r12, lr, [r1], #8\n\t"
+#define TH_S1_ENTER_U "ldr r12, [r1], #4\n\tldr lr, [r1], #4\n\t"
+#define TH_S1_LEAVE_W "ldrd r12, lr, [r2]\n\t"
+#define TH_S1_LEAVE_U "ldr r12, [r2]\n\tldr lr, [r2, #4]\n\t"
 #define TH_S1_SIGNS                                                                       \
     "ssat16 r12, #1, r10\n\t"                                                             \
     "ssat16 lr, #1, r11\n\t"                                                              \
@@ -641,8 +648,8 @@ typedef struct {
     "orr r10, r10, r11, lsl #8\n\t"                                                       \
     "eor r10, r10, #0x80808080\n\t"                                                       \
     "str r10, [r5], #4\n\t"
-#define TH_S1_UPDATE                                                                      \
-    "ldrd r10, r11, [r2]\n\t"                                                             \
+#define TH_S1_UPDATE(RELOAD, STORE)                                                       \
+    RELOAD                                                                                \
     "ldr r12, [r3], #4\n\t"                                                               \
     "ldr lr, [r4], #4\n\t"                                                                \
     "sxtab16 r10, r10, r12\n\t"                                                           \
@@ -651,7 +658,11 @@ typedef struct {
     "ssub16 r10, r10, r12\n\t"                                                            \
     "sxtb16 r12, lr, ror #8\n\t"                                                          \
     "ssub16 r11, r11, r12\n\t"                                                            \
-    "strd r10, r11, [r2], #8\n\t"
+    STORE
+#define TH_S1_RELOAD_W "ldrd r10, r11, [r2]\n\t"
+#define TH_S1_RELOAD_U "ldr r10, [r2]\n\tldr r11, [r2, #4]\n\t"
+#define TH_S1_STORE_W "strd r10, r11, [r2], #8\n\t"
+#define TH_S1_STORE_U "str r10, [r2], #4\n\tstr r11, [r2], #4\n\t"
 #define TH_S1_SKIP "add r2, r2, #8\n\t" /* no update: past the leaving column's group */
 #define TH_S1_LOOP                                                                        \
     "cmp r5, r6\n\t"                                                                      \
@@ -673,26 +684,23 @@ typedef struct {
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-/* The four loops: count odd / even, leaving column moved or not. */
-static void __attribute__((naked, noinline)) s1_run_odd(const s1_asm_args *a)
-{
-    __asm__ volatile(TH_S1_HEAD TH_S1_BIAS TH_S1_DIV TH_S1_UPDATE TH_S1_LOOP);
-}
-
-static void __attribute__((naked, noinline)) s1_run_even(const s1_asm_args *a)
-{
-    __asm__ volatile(TH_S1_HEAD TH_S1_SIGNS TH_S1_DIV TH_S1_UPDATE TH_S1_LOOP);
-}
-
-static void __attribute__((naked, noinline)) s1_run_odd_keep(const s1_asm_args *a)
-{
-    __asm__ volatile(TH_S1_HEAD TH_S1_BIAS TH_S1_DIV TH_S1_SKIP TH_S1_LOOP);
-}
-
-static void __attribute__((naked, noinline)) s1_run_even_keep(const s1_asm_args *a)
-{
-    __asm__ volatile(TH_S1_HEAD TH_S1_SIGNS TH_S1_DIV TH_S1_SKIP TH_S1_LOOP);
-}
+/* The eight loops: count odd / even (BIAS, SIGNS), leaving column moved or not, columns
+ * word-aligned or not. */
+#define TH_S1_RUN(NAME, ROUND, AL, UPDATE)                                                \
+    static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
+    {                                                                                     \
+        __asm__ volatile(TH_S1_HEAD TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) ROUND   \
+                             TH_S1_DIV UPDATE TH_S1_LOOP);                                \
+    }
+#define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
+TH_S1_RUN(s1_odd_w, TH_S1_BIAS, W, TH_S1_MOVE(W))
+TH_S1_RUN(s1_even_w, TH_S1_SIGNS, W, TH_S1_MOVE(W))
+TH_S1_RUN(s1_odd_keep_w, TH_S1_BIAS, W, TH_S1_SKIP)
+TH_S1_RUN(s1_even_keep_w, TH_S1_SIGNS, W, TH_S1_SKIP)
+TH_S1_RUN(s1_odd_u, TH_S1_BIAS, U, TH_S1_MOVE(U))
+TH_S1_RUN(s1_even_u, TH_S1_SIGNS, U, TH_S1_MOVE(U))
+TH_S1_RUN(s1_odd_keep_u, TH_S1_BIAS, U, TH_S1_SKIP)
+TH_S1_RUN(s1_even_keep_u, TH_S1_SIGNS, U, TH_S1_SKIP)
 #pragma GCC diagnostic pop
 #endif
 
@@ -705,22 +713,22 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
     const s1_consts c = s1_consts_of(dp);
 #if TH_NN_DSP_NATIVE
     const int32_t c4 = ch & ~3;
-    if (!c.clamp && c4 > 0 && (ch & 1) == 0 && (c4 == ch || by_channel)) {
-        /* Groups in assembly (LDRD / STRD: an even C keeps the sums word-aligned); the
-         * other two channels after (output apart from the input). */
+    if (!c.clamp && c4 > 0 && (c4 == ch || by_channel)) {
+        /* Groups in assembly; the other channels after (output apart from the input). An
+         * odd C leaves every other column's sums off word alignment. */
         int16_t *leave = cs + x0 * ch;
         const int16_t *enter = leave + (w - 1) * ch;
         const int8_t *e = update ? xe + x0 * ch : NULL, *l = update ? xl + x0 * ch : NULL;
         const s1_asm_args a = {acc, enter, leave, e, l, dst, n, c4, ch - c4, c.m, c.mh, c.k};
-        if (update) {
-            (c.even ? s1_run_even : s1_run_odd)(&a);
-        } else {
-            (c.even ? s1_run_even_keep : s1_run_odd_keep)(&a);
-        }
+        static void (*const run[8])(const s1_asm_args *) = {
+            s1_odd_keep_w, s1_even_keep_w, s1_odd_w, s1_even_w,
+            s1_odd_keep_u, s1_even_keep_u, s1_odd_u, s1_even_u};
+        run[(ch & 1) * 4 + (update ? 2 : 0) + (c.even ? 1 : 0)](&a);
         s1_tails(acc, leave, enter, e, l, n, ch, &c, dst, update);
         return;
     }
 #endif
+    by_channel = by_channel && n > 2; /* the C loops: by channel over longer spans */
     if (update) {
         if (c.even) {
             s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 1, 1);
@@ -742,6 +750,16 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
 static void cols_pairs(int16_t *col, const int8_t *q, int32_t n4, int32_t nr, int32_t row,
                        int32_t d)
 {
+    if (nr == 1) {
+        /* one row enters and one leaves (stride 1): no row loop */
+        for (int32_t g = 0; g < n4; g++, col += 4, q += 4) {
+            const int32_t lv = th_read_s32(q), ev = th_read_s32(q + d);
+            th_write_s32(col, avg_ssub16(th_sxtab16(th_read_s32(col), ev), th_sxtb16(lv)));
+            th_write_s32(col + 2, avg_ssub16(th_sxtab16_ror8(th_read_s32(col + 2), ev),
+                                             th_sxtb16_ror8(lv)));
+        }
+        return;
+    }
     for (int32_t g = 0; g < n4; g++, col += 4, q += 4) {
         int32_t a = th_read_s32(col), b = th_read_s32(col + 2);
         const int8_t *r = q;
@@ -859,6 +877,30 @@ static void lanes_pixel(int16_t *acc, const int16_t *cs, int32_t a0, int32_t a1,
     }
 }
 
+/* acc = the sums of the column sums of columns [0, x1) (x1 <= 0: zeros), two halfwords a
+ * word, in registers over the columns. */
+static void s1_acc_init(int16_t *acc, const int16_t *cs, int32_t x1, int32_t ch)
+{
+    int32_t k = 0;
+    for (; k + 4 <= ch; k += 4) {
+        int32_t a = 0, b = 0;
+        const int16_t *col = cs + k;
+        for (int32_t x = 0; x < x1; x++, col += ch) {
+            a = th_sadd16(a, th_read_s32(col));
+            b = th_sadd16(b, th_read_s32(col + 2));
+        }
+        th_write_s32(acc + k, a);
+        th_write_s32(acc + k + 2, b);
+    }
+    for (; k < ch; k++) {
+        int32_t a = 0;
+        for (int32_t x = 0; x < x1; x++) {
+            a += cs[x * ch + k];
+        }
+        acc[k] = (int16_t)a;
+    }
+}
+
 /* Columns of pixel ox's window at stride 1 (pl: the left padding), clipped to the input. */
 TH_INLINE int32_t s1_cols_of(int32_t ox, int32_t pl, int32_t fw, int32_t in_w)
 {
@@ -875,10 +917,7 @@ static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_param
                    const int8_t *xl, int update, avg_s1_div *dv, int8_t *dst, int by_channel)
 {
     const int32_t pl = p->padding.w, fw = p->filter.w;
-    for (int32_t c = 0; c < ch; c++) {
-        acc[c] = 0;
-    }
-    s1_cols_acc(acc, csb, 0, TH_MIN(in_w, fw - 1 - pl), ch, 0);
+    s1_acc_init(acc, csb, TH_MIN(in_w, fw - 1 - pl), ch);
     for (int32_t ox = 0; ox < out_w;) {
         const int32_t cols = s1_cols_of(ox, pl, fw, in_w);
         const int up = update && ox >= pl;
@@ -890,8 +929,7 @@ static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_param
         if (rows * cols != dv->count) {
             avg_s1_div_set(dv, rows * cols);
         }
-        s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel && n > 2,
-                up);
+        s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel, up);
         ox += n;
     }
 }
