@@ -476,6 +476,36 @@ static void s1_cols_acc(int16_t *acc, const int16_t *cs, int32_t x0, int32_t x1,
     }
 }
 
+/* Channels k, k + 1 past C & ~3 over a span (pointers at channel k; their sums are the
+ * halfwords of one word, not always word-aligned): as s1_span_t's groups, two lanes. */
+TH_INLINE void s1_pair(int16_t *acc, int16_t *leave, const int16_t *enter, const int8_t *e,
+                       const int8_t *l, int32_t n, int32_t ch, const s1_consts *c, int8_t *dst,
+                       int update, int even)
+{
+    int32_t a = th_read_s32(acc);
+    for (int32_t i = 0, o = 0; i < n; i++, o += ch) {
+        a = th_sadd16(a, th_read_s32(enter + o));
+        int32_t x = th_sadd16(a, c->k);
+        if (even) {
+            x = th_sadd16(x, avg_sign16(a));
+        }
+        const uint32_t q =
+            (uint32_t)avg_tops(avg_smlawb(c->m, x, c->mh), avg_smlawt(c->m, x, c->mh));
+        uint32_t b = q | (q >> 8); /* the quotients in bytes 0 and 1 */
+        if (c->clamp) {
+            b = avg_clamp_u8x4(b, c->lo, c->hi);
+        }
+        th_write_s16(dst + o, (int16_t)(uint16_t)((b ^ 0x8080u) & 0xFFFFu));
+        const int32_t lv = th_read_s32(leave + o);
+        a = avg_ssub16(a, lv);
+        if (update) {
+            th_write_s32(leave + o, avg_ssub16(th_sadd16(lv, th_pkhbt(e[o], e[o + 1])),
+                                               th_pkhbt(l[o], l[o + 1])));
+        }
+    }
+    th_write_s32(acc, a);
+}
+
 /* The channels past C & ~3 of s1_span_t, channel by channel over the span (enter, leave,
  * e, l and dst at the span's first pixel). */
 TH_INLINE void s1_tails(int16_t *acc, int16_t *leave, const int16_t *enter, const int8_t *e,
@@ -483,7 +513,18 @@ TH_INLINE void s1_tails(int16_t *acc, int16_t *leave, const int16_t *enter, cons
                         int8_t *dst, int update)
 {
     const s1_consts c = *cp;
-    for (int32_t k = ch & ~3; k < ch; k++) {
+    int32_t k = ch & ~3;
+    if (ch - k >= 2) {
+        /* two channels in the halfwords of one word (e, l: NULL without update) */
+        const int8_t *ek = update ? e + k : e, *lk = update ? l + k : l;
+        if (c.even) {
+            s1_pair(acc + k, leave + k, enter + k, ek, lk, n, ch, &c, dst + k, update, 1);
+        } else {
+            s1_pair(acc + k, leave + k, enter + k, ek, lk, n, ch, &c, dst + k, update, 0);
+        }
+        k += 2;
+    }
+    for (; k < ch; k++) {
         int32_t a = acc[k];
         for (int32_t i = 0, o = k; i < n; i++, o += ch) {
             a += enter[o];
