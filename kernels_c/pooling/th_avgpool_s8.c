@@ -963,9 +963,14 @@ static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_param
         const int32_t cols = s1_cols_of(ox, pl, fw, in_w);
         const int up = update && ox >= pl;
         int32_t n = 1;
-        while (ox + n < out_w && s1_cols_of(ox + n, pl, fw, in_w) == cols &&
-               (update && ox + n >= pl) == up) {
-            n++;
+        if (ox >= pl && ox - pl + fw <= in_w) {
+            /* interior: every window fw columns up to the last one inside */
+            n = TH_MIN(out_w, in_w - fw + pl + 1) - ox;
+        } else {
+            while (ox + n < out_w && s1_cols_of(ox + n, pl, fw, in_w) == cols &&
+                   (update && ox + n >= pl) == up) {
+                n++;
+            }
         }
         if (rows * cols != dv->count) {
             avg_s1_div_set(dv, rows * cols);
