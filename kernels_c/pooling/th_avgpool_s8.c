@@ -742,6 +742,29 @@ TH_S1_RUN(s1_odd_u, TH_S1_BIAS, U, TH_S1_MOVE(U))
 TH_S1_RUN(s1_even_u, TH_S1_SIGNS, U, TH_S1_MOVE(U))
 TH_S1_RUN(s1_odd_keep_u, TH_S1_BIAS, U, TH_S1_SKIP)
 TH_S1_RUN(s1_even_keep_u, TH_S1_SIGNS, U, TH_S1_SKIP)
+/* Column sums moved to the next row only (the columns right of the last pixel's window):
+ * per column (n of them from leave, e, l), its groups + row e - row l. */
+#define TH_S1_MOVE_RUN(NAME, AL)                                                          \
+    static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
+    {                                                                                     \
+        __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
+                         "ldr r2, [r0, #8]\n\t"                                           \
+                         "ldrd r3, r4, [r0, #12]\n\t"                                     \
+                         "ldr r5, [r0, #24]\n\t"                                          \
+                         "ldrd r6, r7, [r0, #28]\n\t"                                     \
+                         "1:\n\t"                                                         \
+                         "add r8, r3, r6\n\t"                                             \
+                         "2:\n\t" TH_S1_MOVE(AL) "cmp r3, r8\n\t"                        \
+                         "bne 2b\n\t"                                                     \
+                         "add r2, r2, r7, lsl #1\n\t"                                     \
+                         "add r3, r3, r7\n\t"                                             \
+                         "add r4, r4, r7\n\t"                                             \
+                         "subs r5, r5, #1\n\t"                                            \
+                         "bne 1b\n\t"                                                     \
+                         "pop {r4-r11, pc}\n\t");                                         \
+    }
+TH_S1_MOVE_RUN(s1_move_w, W)
+TH_S1_MOVE_RUN(s1_move_u, U)
 #pragma GCC diagnostic pop
 #endif
 
@@ -816,9 +839,11 @@ static void cols_pairs(int16_t *col, const int8_t *q, int32_t n4, int32_t nr, in
 
 static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0, int32_t l1,
                        int32_t e0, int32_t e1, int32_t n0, int32_t x0, int32_t x1, int32_t ch,
-                       int fresh)
+                       int fresh, int32_t nc)
 {
-    const int32_t c4 = ch & ~3;
+    /* nc: the first nc channels from cs and image (C, or the channels past C & ~3 with the
+     * pointers there: one at a time) */
+    const int32_t c4 = nc == ch ? ch & ~3 : 0;
     const int32_t a0 = fresh ? n0 : e0;
     if (!fresh && l1 - l0 == e1 - e0 && l1 > l0 && x1 > x0) {
         /* As many rows enter as leave (strided rows): in pairs, whole groups in one run when
@@ -834,7 +859,7 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
             if (c4 > 0) {
                 cols_pairs(col, q, c4 / 4, l1 - l0, row, d);
             }
-            for (int32_t c = c4; c < ch; c++) {
+            for (int32_t c = c4; c < nc; c++) {
                 int32_t v = col[c];
                 for (int32_t i = 0, o = c; i < l1 - l0; i++, o += row) {
                     v += q[o + d] - q[o];
@@ -866,7 +891,7 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
             th_write_s32(col + k, a);
             th_write_s32(col + k + 2, b);
         }
-        for (int32_t c = c4; c < ch; c++) {
+        for (int32_t c = c4; c < nc; c++) {
             int32_t v = 0;
             if (!fresh) {
                 v = col[c];
@@ -1009,7 +1034,7 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
     dv.count = 0;
     th_nn_window wy = th_nn_window_at(0, sh, p->padding.h, p->filter.h, in_h);
     lanes_cols(csb, image, row, 0, 0, wy.origin + wy.start, wy.origin + wy.end,
-               wy.origin + wy.start, 0, in_w, ch, 1);
+               wy.origin + wy.start, 0, in_w, ch, 1, ch);
     for (int32_t oy = 0; oy < out->h; oy++) {
         const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
         const int last_row = oy + 1 == out->h;
@@ -1038,12 +1063,28 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
             if (both) {
                 const int32_t x0 = TH_MAX(0, out->w - pad_w); /* columns no pixel left */
                 if (x0 < in_w) {
+#if TH_NN_DSP_NATIVE
+                    if (c4 > 0) {
+                        /* groups in assembly, the other channels by lanes_cols */
+                        const s1_asm_args a = {NULL, NULL, csb + x0 * ch, xe + x0 * ch,
+                                               xl + x0 * ch, NULL, in_w - x0, c4, ch - c4,
+                                               0, 0, 0};
+                        ((ch & 1) ? s1_move_u : s1_move_w)(&a);
+                    }
+                    if (c4 < ch) {
+                        lanes_cols(csb + c4, image + c4, row, ys, leave_end, enter_start, ne,
+                                   ns, x0, in_w, ch, 0, ch - c4);
+                    }
+#else
                     lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0, in_w,
-                               ch, 0);
+                               ch, 0, ch);
+#endif
                 }
             } else if (!last_row) {
+                /* afresh only when fewer rows are summed than added and subtracted */
+                const int fresh = ne - ns < (leave_end - ys) + (ne - enter_start);
                 lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, 0, in_w, ch,
-                           leave_end > ys);
+                           fresh, ch);
             }
             wy = wn;
             continue;
@@ -1084,7 +1125,7 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
             dst += ch;
             if (!last_row && next_xs > upd) {
                 lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, upd, next_xs,
-                           ch, fresh);
+                           ch, fresh, ch);
                 upd = next_xs;
             }
         }
