@@ -639,20 +639,24 @@ typedef struct {
 
 #define TH_S1_HEAD                                                                        \
     "push {r4-r11, lr}\n\t"                                                               \
-    "sub sp, sp, #8\n\t"                                                                  \
-    "str r0, [sp, #0]\n\t"                                                                \
-    "ldr r1, [r0, #24]\n\t"                                                               \
-    "str r1, [sp, #4]\n\t"                                                                \
+    "sub sp, sp, #16\n\t"                                                                 \
+    "ldr r1, [r0, #28]\n\t"                                                               \
+    "lsl r2, r1, #1\n\t"                                                                  \
+    "str r2, [sp, #0]\n\t"                                                                \
+    "ldr r2, [r0, #32]\n\t"                                                               \
+    "str r2, [sp, #8]\n\t"                                                                \
+    "add r1, r1, r2\n\t"                                                                  \
+    "ldr r2, [r0, #24]\n\t"                                                               \
+    "ldr r5, [r0, #20]\n\t"                                                               \
+    "mla r2, r1, r2, r5\n\t"                                                              \
+    "str r2, [sp, #4]\n\t"                                                                \
     "ldrd r7, r8, [r0, #36]\n\t"                                                          \
     "ldr r9, [r0, #44]\n\t"                                                               \
     "ldrd r1, r2, [r0, #4]\n\t"                                                           \
     "ldrd r3, r4, [r0, #12]\n\t"                                                          \
-    "ldr r5, [r0, #20]\n\t"                                                               \
     "ldr r0, [r0, #0]\n\t"                                                                \
-    "1:\n\t"                                                                              \
-    "ldr r10, [sp, #0]\n\t"                                                               \
-    "ldr r11, [r10, #28]\n\t"                                                             \
-    "add r6, r5, r11\n\t"                                                                 \
+    "ldr r6, [sp, #0]\n\t"                                                                \
+    "add r6, r0, r6\n\t"                                                                  \
     "2:\n\t"                                                                              \
     "ldrd r10, r11, [r0]\n\t"
 /* acc += entering column, acc - leaving column stored; W: the columns word-aligned (LDRD /
@@ -706,21 +710,22 @@ typedef struct {
 #define TH_S1_STORE_U "str r10, [r2], #4\n\tstr r11, [r2], #4\n\t"
 #define TH_S1_SKIP "add r2, r2, #8\n\t" /* no update: past the leaving column's group */
 #define TH_S1_LOOP                                                                        \
-    "cmp r5, r6\n\t"                                                                      \
+    "cmp r0, r6\n\t"                                                                      \
     "bne 2b\n\t"                                                                          \
-    "ldr r10, [sp, #0]\n\t"                                                               \
-    "ldrd r11, r12, [r10, #28]\n\t"                                                       \
-    "sub r0, r0, r11, lsl #1\n\t"                                                         \
+    "ldr r12, [sp, #8]\n\t"                                                               \
+    "cmp r12, #0\n\t"                                                                     \
+    "beq 3f\n\t"                                                                          \
     "add r3, r3, r12\n\t"                                                                 \
     "add r4, r4, r12\n\t"                                                                 \
     "add r5, r5, r12\n\t"                                                                 \
     "add r1, r1, r12, lsl #1\n\t"                                                         \
     "add r2, r2, r12, lsl #1\n\t"                                                         \
-    "ldr r11, [sp, #4]\n\t"                                                               \
-    "subs r11, r11, #1\n\t"                                                               \
-    "str r11, [sp, #4]\n\t"                                                               \
-    "bne 1b\n\t"                                                                          \
-    "add sp, sp, #8\n\t"                                                                  \
+    "3:\n\t"                                                                              \
+    "ldrd r10, r11, [sp, #0]\n\t"                                                         \
+    "sub r0, r0, r10\n\t"                                                                 \
+    "cmp r5, r11\n\t"                                                                     \
+    "bne 2b\n\t"                                                                          \
+    "add sp, sp, #16\n\t"                                                                 \
     "pop {r4-r11, pc}\n\t"
 
 #pragma GCC diagnostic push
