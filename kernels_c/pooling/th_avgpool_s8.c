@@ -782,18 +782,26 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
     const s1_consts c = s1_consts_of(dp);
 #if TH_NN_DSP_NATIVE
     const int32_t c4 = ch & ~3;
-    if (!c.clamp && c4 > 0 && (c4 == ch || by_channel)) {
-        /* Groups in assembly; the other channels after (output apart from the input). An
-         * odd C leaves every other column's sums off word alignment. */
-        int16_t *leave = cs + x0 * ch;
-        const int16_t *enter = leave + (w - 1) * ch;
-        const int8_t *e = update ? xe + x0 * ch : NULL, *l = update ? xl + x0 * ch : NULL;
-        const s1_asm_args a = {acc, enter, leave, e, l, dst, n, c4, ch - c4, c.m, c.mh, c.k};
+    if (!c.clamp && c4 > 0) {
+        /* Groups in assembly, the other channels after: over the span when the output is
+         * apart from the input, else (in place) pixel by pixel. An odd C leaves every other
+         * column's sums off word alignment. */
         static void (*const run[8])(const s1_asm_args *) = {
             s1_odd_keep_w, s1_even_keep_w, s1_odd_w, s1_even_w,
             s1_odd_keep_u, s1_even_keep_u, s1_odd_u, s1_even_u};
-        run[(ch & 1) * 4 + (update ? 2 : 0) + (c.even ? 1 : 0)](&a);
-        s1_tails(acc, leave, enter, e, l, n, ch, &c, dst, update);
+        void (*const fn)(const s1_asm_args *) =
+            run[(ch & 1) * 4 + (update ? 2 : 0) + (c.even ? 1 : 0)];
+        const int32_t step = c4 == ch || by_channel ? n : 1;
+        for (int32_t i = 0; i < n; i += step) {
+            int16_t *leave = cs + (x0 + i) * ch;
+            const int16_t *enter = leave + (w - 1) * ch;
+            const int8_t *e = update ? xe + (x0 + i) * ch : NULL;
+            const int8_t *l = update ? xl + (x0 + i) * ch : NULL;
+            const s1_asm_args a = {acc, enter, leave, e, l, dst + i * ch, step, c4, ch - c4,
+                                   c.m, c.mh, c.k};
+            fn(&a);
+            s1_tails(acc, leave, enter, e, l, step, ch, &c, dst + i * ch, update);
+        }
         return;
     }
 #endif
