@@ -1094,10 +1094,8 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
 #endif
                 }
             } else if (!last_row) {
-                /* afresh only when fewer rows are summed than added and subtracted */
-                const int fresh = ne - ns < (leave_end - ys) + (ne - enter_start);
                 lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, 0, in_w, ch,
-                           fresh, ch);
+                           leave_end > ys, ch);
             }
             wy = wn;
             continue;
