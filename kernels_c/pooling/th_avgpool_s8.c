@@ -476,6 +476,68 @@ static void s1_cols_acc(int16_t *acc, const int16_t *cs, int32_t x0, int32_t x1,
     }
 }
 
+/* Channels k, k + 1 past C & ~3 over a span (pointers at channel k; their sums are the
+ * halfwords of one word, not always word-aligned): as s1_span_t's groups, two lanes. */
+TH_INLINE void s1_pair(int16_t *acc, int16_t *leave, const int16_t *enter, const int8_t *e,
+                       const int8_t *l, int32_t n, int32_t ch, const s1_consts *c, int8_t *dst,
+                       int update, int even)
+{
+    int32_t a = th_read_s32(acc);
+    for (int32_t i = 0, o = 0; i < n; i++, o += ch) {
+        a = th_sadd16(a, th_read_s32(enter + o));
+        int32_t x = th_sadd16(a, c->k);
+        if (even) {
+            x = th_sadd16(x, avg_sign16(a));
+        }
+        const uint32_t q =
+            (uint32_t)avg_tops(avg_smlawb(c->m, x, c->mh), avg_smlawt(c->m, x, c->mh));
+        uint32_t b = q | (q >> 8); /* the quotients in bytes 0 and 1 */
+        if (c->clamp) {
+            b = avg_clamp_u8x4(b, c->lo, c->hi);
+        }
+        th_write_s16(dst + o, (int16_t)(uint16_t)((b ^ 0x8080u) & 0xFFFFu));
+        const int32_t lv = th_read_s32(leave + o);
+        a = avg_ssub16(a, lv);
+        if (update) {
+            th_write_s32(leave + o, avg_ssub16(th_sadd16(lv, th_pkhbt(e[o], e[o + 1])),
+                                               th_pkhbt(l[o], l[o + 1])));
+        }
+    }
+    th_write_s32(acc, a);
+}
+
+/* The channels past C & ~3 of s1_span_t, channel by channel over the span (enter, leave,
+ * e, l and dst at the span's first pixel). */
+TH_INLINE void s1_tails(int16_t *acc, int16_t *leave, const int16_t *enter, const int8_t *e,
+                        const int8_t *l, int32_t n, int32_t ch, const s1_consts *cp,
+                        int8_t *dst, int update)
+{
+    const s1_consts c = *cp;
+    int32_t k = ch & ~3;
+    if (ch - k >= 2) {
+        /* two channels in the halfwords of one word (e, l: NULL without update) */
+        const int8_t *ek = update ? e + k : e, *lk = update ? l + k : l;
+        if (c.even) {
+            s1_pair(acc + k, leave + k, enter + k, ek, lk, n, ch, &c, dst + k, update, 1);
+        } else {
+            s1_pair(acc + k, leave + k, enter + k, ek, lk, n, ch, &c, dst + k, update, 0);
+        }
+        k += 2;
+    }
+    for (; k < ch; k++) {
+        int32_t a = acc[k];
+        for (int32_t i = 0, o = k; i < n; i++, o += ch) {
+            a += enter[o];
+            dst[o] = s1_avg1(a, &c);
+            a -= leave[o];
+            if (update) {
+                leave[o] = (int16_t)(leave[o] + e[o] - l[o]);
+            }
+        }
+        acc[k] = (int16_t)a;
+    }
+}
+
 /* n interior pixels from column x0 (one column enters each window, w = the filter width,
  * and one leaves; the count dp->count >= 3 the same for all): acc += entering column; the
  * averages; acc -= leaving column; with update, the leaving column then moved to the next
@@ -549,20 +611,167 @@ TH_INLINE void s1_span_t(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32
         }
         return;
     }
-    /* The channels past C & ~3, channel by channel over the span. */
-    for (int32_t k = c4; k < ch; k++) {
-        int32_t a = acc[k];
-        for (int32_t i = 0, o = k; i < n; i++, o += ch) {
-            a += enter[o];
-            dst[o] = s1_avg1(a, &c);
-            a -= leave[o];
-            if (update) {
-                leave[o] = (int16_t)(leave[o] + e[o] - l[o]);
-            }
-        }
-        acc[k] = (int16_t)a;
-    }
+    s1_tails(acc, leave, enter, e, l, n, ch, &c, dst, update);
 }
+
+#if TH_NN_DSP_NATIVE
+/* s1_span_t's update loop in assembly for groups of four channels (the C loop keeps 14 values
+ * live and spills: ~53 instructions a group; here 31, 35 for an even count), pixel by pixel
+ * and in each pixel group by group, the order of the in-place loop (so it serves both): acc
+ * += entering column; acc - leaving column stored; the averages (s1_avg4_t: + k, with an
+ * even count + the lanes' signs, SMLAWB / SMLAWT by m with accumulator mh, PKHTB, the bytes
+ * joined and flipped to int8; no clamp); the leaving column + row e - row l stored back.
+ * Offsets of the fields are used by the assembly. */
+typedef struct {
+    int16_t *acc;         /* 0 */
+    const int16_t *enter; /* 4: the first pixel's entering column */
+    int16_t *leave;       /* 8: its leaving column */
+    const int8_t *e;      /* 12: the entering row at the first pixel */
+    const int8_t *l;      /* 16: the leaving row there */
+    int8_t *dst;          /* 20 */
+    int32_t n;            /* 24: pixels, >= 1 */
+    int32_t c4;           /* 28: channels in groups of four, >= 4 */
+    int32_t tail;         /* 32: C - c4 (the step past a pixel's groups) */
+    int32_t m;            /* 36 */
+    int32_t mh;           /* 40 */
+    int32_t k;            /* 44: both halves */
+} s1_asm_args;
+
+#define TH_S1_HEAD                                                                        \
+    "push {r4-r11, lr}\n\t"                                                               \
+    "sub sp, sp, #16\n\t"                                                                 \
+    "ldr r1, [r0, #28]\n\t"                                                               \
+    "lsl r2, r1, #1\n\t"                                                                  \
+    "str r2, [sp, #0]\n\t"                                                                \
+    "ldr r2, [r0, #32]\n\t"                                                               \
+    "str r2, [sp, #8]\n\t"                                                                \
+    "add r1, r1, r2\n\t"                                                                  \
+    "ldr r2, [r0, #24]\n\t"                                                               \
+    "ldr r5, [r0, #20]\n\t"                                                               \
+    "mla r2, r1, r2, r5\n\t"                                                              \
+    "str r2, [sp, #4]\n\t"                                                                \
+    "ldrd r7, r8, [r0, #36]\n\t"                                                          \
+    "ldr r9, [r0, #44]\n\t"                                                               \
+    "ldrd r1, r2, [r0, #4]\n\t"                                                           \
+    "ldrd r3, r4, [r0, #12]\n\t"                                                          \
+    "ldr r0, [r0, #0]\n\t"                                                                \
+    "ldr r6, [sp, #0]\n\t"                                                                \
+    "add r6, r0, r6\n\t"                                                                  \
+    "2:\n\t"                                                                              \
+    "ldrd r10, r11, [r0]\n\t"
+/* acc += entering column, acc - leaving column stored; W: the columns word-aligned (LDRD /
+ * STRD), U: not (odd C; LDR / STR take unaligned addresses, LDRD / STRD do not). */
+#define TH_S1_SLIDE(LOAD_ENTER, LOAD_LEAVE)                                               \
+    LOAD_ENTER                                                                            \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "sadd16 r11, r11, lr\n\t"                                                             \
+    LOAD_LEAVE                                                                            \
+    "ssub16 r12, r10, r12\n\t"                                                            \
+    "ssub16 lr, r11, lr\n\t"                                                              \
+    "strd r12, lr, [r0], #8\n\t"
+#define TH_S1_ENTER_W "ldrd r12, lr, [r1], #8\n\t"
+#define TH_S1_ENTER_U "ldr r12, [r1], #4\n\tldr lr, [r1], #4\n\t"
+#define TH_S1_LEAVE_W "ldrd r12, lr, [r2]\n\t"
+#define TH_S1_LEAVE_U "ldr r12, [r2]\n\tldr lr, [r2, #4]\n\t"
+#define TH_S1_SIGNS                                                                       \
+    "ssat16 r12, #1, r10\n\t"                                                             \
+    "ssat16 lr, #1, r11\n\t"                                                              \
+    "sadd16 r10, r10, r9\n\t"                                                             \
+    "sadd16 r11, r11, r9\n\t"                                                             \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "sadd16 r11, r11, lr\n\t"
+#define TH_S1_BIAS                                                                        \
+    "sadd16 r10, r10, r9\n\t"                                                             \
+    "sadd16 r11, r11, r9\n\t"
+#define TH_S1_DIV                                                                         \
+    "smlawb r12, r7, r10, r8\n\t"                                                         \
+    "smlawt r10, r7, r10, r8\n\t"                                                         \
+    "pkhtb r10, r10, r12, asr #16\n\t"                                                    \
+    "smlawb r12, r7, r11, r8\n\t"                                                         \
+    "smlawt r11, r7, r11, r8\n\t"                                                         \
+    "pkhtb r11, r11, r12, asr #16\n\t"                                                    \
+    "orr r10, r10, r11, lsl #8\n\t"                                                       \
+    "eor r10, r10, #0x80808080\n\t"                                                       \
+    "str r10, [r5], #4\n\t"
+#define TH_S1_UPDATE(RELOAD, STORE)                                                       \
+    RELOAD                                                                                \
+    "ldr r12, [r3], #4\n\t"                                                               \
+    "ldr lr, [r4], #4\n\t"                                                                \
+    "sxtab16 r10, r10, r12\n\t"                                                           \
+    "sxtab16 r11, r11, r12, ror #8\n\t"                                                   \
+    "sxtb16 r12, lr\n\t"                                                                  \
+    "ssub16 r10, r10, r12\n\t"                                                            \
+    "sxtb16 r12, lr, ror #8\n\t"                                                          \
+    "ssub16 r11, r11, r12\n\t"                                                            \
+    STORE
+#define TH_S1_RELOAD_W "ldrd r10, r11, [r2]\n\t"
+#define TH_S1_RELOAD_U "ldr r10, [r2]\n\tldr r11, [r2, #4]\n\t"
+#define TH_S1_STORE_W "strd r10, r11, [r2], #8\n\t"
+#define TH_S1_STORE_U "str r10, [r2], #4\n\tstr r11, [r2], #4\n\t"
+#define TH_S1_SKIP "add r2, r2, #8\n\t" /* no update: past the leaving column's group */
+#define TH_S1_LOOP                                                                        \
+    "cmp r0, r6\n\t"                                                                      \
+    "bne 2b\n\t"                                                                          \
+    "ldr r12, [sp, #8]\n\t"                                                               \
+    "cmp r12, #0\n\t"                                                                     \
+    "beq 3f\n\t"                                                                          \
+    "add r3, r3, r12\n\t"                                                                 \
+    "add r4, r4, r12\n\t"                                                                 \
+    "add r5, r5, r12\n\t"                                                                 \
+    "add r1, r1, r12, lsl #1\n\t"                                                         \
+    "add r2, r2, r12, lsl #1\n\t"                                                         \
+    "3:\n\t"                                                                              \
+    "ldrd r10, r11, [sp, #0]\n\t"                                                         \
+    "sub r0, r0, r10\n\t"                                                                 \
+    "cmp r5, r11\n\t"                                                                     \
+    "bne 2b\n\t"                                                                          \
+    "add sp, sp, #16\n\t"                                                                 \
+    "pop {r4-r11, pc}\n\t"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+/* The eight loops: count odd / even (BIAS, SIGNS), leaving column moved or not, columns
+ * word-aligned or not. */
+#define TH_S1_RUN(NAME, ROUND, AL, UPDATE)                                                \
+    static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
+    {                                                                                     \
+        __asm__ volatile(TH_S1_HEAD TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) ROUND   \
+                             TH_S1_DIV UPDATE TH_S1_LOOP);                                \
+    }
+#define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
+TH_S1_RUN(s1_odd_w, TH_S1_BIAS, W, TH_S1_MOVE(W))
+TH_S1_RUN(s1_even_w, TH_S1_SIGNS, W, TH_S1_MOVE(W))
+TH_S1_RUN(s1_odd_keep_w, TH_S1_BIAS, W, TH_S1_SKIP)
+TH_S1_RUN(s1_even_keep_w, TH_S1_SIGNS, W, TH_S1_SKIP)
+TH_S1_RUN(s1_odd_u, TH_S1_BIAS, U, TH_S1_MOVE(U))
+TH_S1_RUN(s1_even_u, TH_S1_SIGNS, U, TH_S1_MOVE(U))
+TH_S1_RUN(s1_odd_keep_u, TH_S1_BIAS, U, TH_S1_SKIP)
+TH_S1_RUN(s1_even_keep_u, TH_S1_SIGNS, U, TH_S1_SKIP)
+/* Column sums moved to the next row only (the columns right of the last pixel's window):
+ * per column (n of them from leave, e, l), its groups + row e - row l. */
+#define TH_S1_MOVE_RUN(NAME, AL)                                                          \
+    static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
+    {                                                                                     \
+        __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
+                         "ldr r2, [r0, #8]\n\t"                                           \
+                         "ldrd r3, r4, [r0, #12]\n\t"                                     \
+                         "ldr r5, [r0, #24]\n\t"                                          \
+                         "ldrd r6, r7, [r0, #28]\n\t"                                     \
+                         "1:\n\t"                                                         \
+                         "add r8, r3, r6\n\t"                                             \
+                         "2:\n\t" TH_S1_MOVE(AL) "cmp r3, r8\n\t"                        \
+                         "bne 2b\n\t"                                                     \
+                         "add r2, r2, r7, lsl #1\n\t"                                     \
+                         "add r3, r3, r7\n\t"                                             \
+                         "add r4, r4, r7\n\t"                                             \
+                         "subs r5, r5, #1\n\t"                                            \
+                         "bne 1b\n\t"                                                     \
+                         "pop {r4-r11, pc}\n\t");                                         \
+    }
+TH_S1_MOVE_RUN(s1_move_w, W)
+TH_S1_MOVE_RUN(s1_move_u, U)
+#pragma GCC diagnostic pop
+#endif
 
 __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t x0,
                                               int32_t w, int32_t n, const int8_t *xe,
@@ -571,6 +780,32 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
                                               int by_channel, int update)
 {
     const s1_consts c = s1_consts_of(dp);
+#if TH_NN_DSP_NATIVE
+    const int32_t c4 = ch & ~3;
+    if (!c.clamp && c4 > 0) {
+        /* Groups in assembly, the other channels after: over the span when the output is
+         * apart from the input, else (in place) pixel by pixel. An odd C leaves every other
+         * column's sums off word alignment. */
+        static void (*const run[8])(const s1_asm_args *) = {
+            s1_odd_keep_w, s1_even_keep_w, s1_odd_w, s1_even_w,
+            s1_odd_keep_u, s1_even_keep_u, s1_odd_u, s1_even_u};
+        void (*const fn)(const s1_asm_args *) =
+            run[(ch & 1) * 4 + (update ? 2 : 0) + (c.even ? 1 : 0)];
+        const int32_t step = c4 == ch || by_channel ? n : 1;
+        for (int32_t i = 0; i < n; i += step) {
+            int16_t *leave = cs + (x0 + i) * ch;
+            const int16_t *enter = leave + (w - 1) * ch;
+            const int8_t *e = update ? xe + (x0 + i) * ch : NULL;
+            const int8_t *l = update ? xl + (x0 + i) * ch : NULL;
+            const s1_asm_args a = {acc, enter, leave, e, l, dst + i * ch, step, c4, ch - c4,
+                                   c.m, c.mh, c.k};
+            fn(&a);
+            s1_tails(acc, leave, enter, e, l, step, ch, &c, dst + i * ch, update);
+        }
+        return;
+    }
+#endif
+    by_channel = by_channel && n > 2; /* the C loops: by channel over longer spans */
     if (update) {
         if (c.even) {
             s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 1, 1);
@@ -592,6 +827,16 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
 static void cols_pairs(int16_t *col, const int8_t *q, int32_t n4, int32_t nr, int32_t row,
                        int32_t d)
 {
+    if (nr == 1) {
+        /* one row enters and one leaves (stride 1): no row loop */
+        for (int32_t g = 0; g < n4; g++, col += 4, q += 4) {
+            const int32_t lv = th_read_s32(q), ev = th_read_s32(q + d);
+            th_write_s32(col, avg_ssub16(th_sxtab16(th_read_s32(col), ev), th_sxtb16(lv)));
+            th_write_s32(col + 2, avg_ssub16(th_sxtab16_ror8(th_read_s32(col + 2), ev),
+                                             th_sxtb16_ror8(lv)));
+        }
+        return;
+    }
     for (int32_t g = 0; g < n4; g++, col += 4, q += 4) {
         int32_t a = th_read_s32(col), b = th_read_s32(col + 2);
         const int8_t *r = q;
@@ -607,9 +852,11 @@ static void cols_pairs(int16_t *col, const int8_t *q, int32_t n4, int32_t nr, in
 
 static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0, int32_t l1,
                        int32_t e0, int32_t e1, int32_t n0, int32_t x0, int32_t x1, int32_t ch,
-                       int fresh)
+                       int fresh, int32_t nc)
 {
-    const int32_t c4 = ch & ~3;
+    /* nc: the first nc channels from cs and image (C, or the channels past C & ~3 with the
+     * pointers there: one at a time) */
+    const int32_t c4 = nc == ch ? ch & ~3 : 0;
     const int32_t a0 = fresh ? n0 : e0;
     if (!fresh && l1 - l0 == e1 - e0 && l1 > l0 && x1 > x0) {
         /* As many rows enter as leave (strided rows): in pairs, whole groups in one run when
@@ -625,7 +872,7 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
             if (c4 > 0) {
                 cols_pairs(col, q, c4 / 4, l1 - l0, row, d);
             }
-            for (int32_t c = c4; c < ch; c++) {
+            for (int32_t c = c4; c < nc; c++) {
                 int32_t v = col[c];
                 for (int32_t i = 0, o = c; i < l1 - l0; i++, o += row) {
                     v += q[o + d] - q[o];
@@ -657,7 +904,7 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
             th_write_s32(col + k, a);
             th_write_s32(col + k + 2, b);
         }
-        for (int32_t c = c4; c < ch; c++) {
+        for (int32_t c = c4; c < nc; c++) {
             int32_t v = 0;
             if (!fresh) {
                 v = col[c];
@@ -709,6 +956,30 @@ static void lanes_pixel(int16_t *acc, const int16_t *cs, int32_t a0, int32_t a1,
     }
 }
 
+/* acc = the sums of the column sums of columns [0, x1) (x1 <= 0: zeros), two halfwords a
+ * word, in registers over the columns. */
+static void s1_acc_init(int16_t *acc, const int16_t *cs, int32_t x1, int32_t ch)
+{
+    int32_t k = 0;
+    for (; k + 4 <= ch; k += 4) {
+        int32_t a = 0, b = 0;
+        const int16_t *col = cs + k;
+        for (int32_t x = 0; x < x1; x++, col += ch) {
+            a = th_sadd16(a, th_read_s32(col));
+            b = th_sadd16(b, th_read_s32(col + 2));
+        }
+        th_write_s32(acc + k, a);
+        th_write_s32(acc + k + 2, b);
+    }
+    for (; k < ch; k++) {
+        int32_t a = 0;
+        for (int32_t x = 0; x < x1; x++) {
+            a += cs[x * ch + k];
+        }
+        acc[k] = (int16_t)a;
+    }
+}
+
 /* Columns of pixel ox's window at stride 1 (pl: the left padding), clipped to the input. */
 TH_INLINE int32_t s1_cols_of(int32_t ox, int32_t pl, int32_t fw, int32_t in_w)
 {
@@ -725,23 +996,24 @@ static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_param
                    const int8_t *xl, int update, avg_s1_div *dv, int8_t *dst, int by_channel)
 {
     const int32_t pl = p->padding.w, fw = p->filter.w;
-    for (int32_t c = 0; c < ch; c++) {
-        acc[c] = 0;
-    }
-    s1_cols_acc(acc, csb, 0, TH_MIN(in_w, fw - 1 - pl), ch, 0);
+    s1_acc_init(acc, csb, TH_MIN(in_w, fw - 1 - pl), ch);
     for (int32_t ox = 0; ox < out_w;) {
         const int32_t cols = s1_cols_of(ox, pl, fw, in_w);
         const int up = update && ox >= pl;
         int32_t n = 1;
-        while (ox + n < out_w && s1_cols_of(ox + n, pl, fw, in_w) == cols &&
-               (update && ox + n >= pl) == up) {
-            n++;
+        if (ox >= pl && ox - pl + fw <= in_w) {
+            /* interior: every window fw columns up to the last one inside */
+            n = TH_MIN(out_w, in_w - fw + pl + 1) - ox;
+        } else {
+            while (ox + n < out_w && s1_cols_of(ox + n, pl, fw, in_w) == cols &&
+                   (update && ox + n >= pl) == up) {
+                n++;
+            }
         }
         if (rows * cols != dv->count) {
             avg_s1_div_set(dv, rows * cols);
         }
-        s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel && n > 2,
-                up);
+        s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel, up);
         ox += n;
     }
 }
@@ -775,7 +1047,7 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
     dv.count = 0;
     th_nn_window wy = th_nn_window_at(0, sh, p->padding.h, p->filter.h, in_h);
     lanes_cols(csb, image, row, 0, 0, wy.origin + wy.start, wy.origin + wy.end,
-               wy.origin + wy.start, 0, in_w, ch, 1);
+               wy.origin + wy.start, 0, in_w, ch, 1, ch);
     for (int32_t oy = 0; oy < out->h; oy++) {
         const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
         const int last_row = oy + 1 == out->h;
@@ -804,12 +1076,26 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
             if (both) {
                 const int32_t x0 = TH_MAX(0, out->w - pad_w); /* columns no pixel left */
                 if (x0 < in_w) {
+#if TH_NN_DSP_NATIVE
+                    if (c4 > 0) {
+                        /* groups in assembly, the other channels by lanes_cols */
+                        const s1_asm_args a = {NULL, NULL, csb + x0 * ch, xe + x0 * ch,
+                                               xl + x0 * ch, NULL, in_w - x0, c4, ch - c4,
+                                               0, 0, 0};
+                        ((ch & 1) ? s1_move_u : s1_move_w)(&a);
+                    }
+                    if (c4 < ch) {
+                        lanes_cols(csb + c4, image + c4, row, ys, leave_end, enter_start, ne,
+                                   ns, x0, in_w, ch, 0, ch - c4);
+                    }
+#else
                     lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0, in_w,
-                               ch, 0);
+                               ch, 0, ch);
+#endif
                 }
             } else if (!last_row) {
                 lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, 0, in_w, ch,
-                           leave_end > ys);
+                           leave_end > ys, ch);
             }
             wy = wn;
             continue;
@@ -850,7 +1136,7 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
             dst += ch;
             if (!last_row && next_xs > upd) {
                 lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, upd, next_xs,
-                           ch, fresh);
+                           ch, fresh, ch);
                 upd = next_xs;
             }
         }
