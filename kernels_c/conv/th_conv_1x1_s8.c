@@ -647,6 +647,70 @@ conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_qua
 #undef FEW_CASE
 }
 
+/* ---- one output pixel -------------------------------------------------------------------
+ * Each weight is used once: the pixel is widened (with the input offset) into scratch, the
+ * int8 weights are read straight from the interleaved filter, one LDRD per channel pair and
+ * input word (the last chunk is padded with zeros, so the last input word is the pixel's
+ * last r bytes shifted down). */
+TH_INLINE int32_t one_out(int32_t acc, int32_t c, const th_per_channel_quant *quant,
+                          const th_nn_out_stage *stage)
+{
+    const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
+                                          stage->output_offset);
+    const int32_t y = th_fast_rq_apply(acc, &rq);
+    return stage->clamp ? th_clamp(y, stage->act_min, stage->act_max) : y;
+}
+
+/* N == OH == OW == 1, Cin >= 4, fast requantization for every channel, interleaved filter;
+ * scratch of 8 * ceil(Cin / 4) bytes (the ordinary scratch has more). The pixel is read
+ * whole before any output is written: in place per rules (b) and (c). */
+static void __attribute__((noinline))
+conv_1x1_one(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
+             const th_dims *input_dims, const int8_t *input, const int8_t *filter,
+             const int32_t *bias, const th_dims *output_dims, int8_t *output,
+             const th_nn_out_stage *stage)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t cout = output_dims->c;
+    const int32_t nw = few_words(cin);
+    const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
+                                      ((uint32_t)params->input_offset & 0xFFFFu));
+    for (int32_t j = 0; j < nw - 1; j++) {
+        const int32_t x = th_read_s32(input + 4 * j);
+        cols[2 * j] = th_sxtab16(offset2, x);
+        cols[2 * j + 1] = th_sxtab16_ror8(offset2, x);
+    }
+    const uint32_t last = (uint32_t)th_read_s32(input + cin - 4) >> (8 * (4 * nw - cin));
+    cols[2 * nw - 2] = th_sxtab16(offset2, (int32_t)last);
+    cols[2 * nw - 1] = th_sxtab16_ror8(offset2, (int32_t)last);
+    const int32_t *cols_end = cols + 2 * nw;
+    const int8_t *w = filter;
+    int32_t c = 0;
+    for (; c + 1 < cout; c += 2) {
+        int32_t a0 = bias != NULL ? bias[c] : 0;
+        int32_t a1 = bias != NULL ? bias[c + 1] : 0;
+        for (const int32_t *x = cols; x != cols_end; x += 2, w += 8) {
+            const int32_t w0 = th_read_s32(w);
+            const int32_t w1 = th_read_s32(w + 4);
+            a0 = th_smlad(x[0], th_sxtb16(w0), a0);
+            a0 = th_smlad(x[1], th_sxtb16_ror8(w0), a0);
+            a1 = th_smlad(x[0], th_sxtb16(w1), a1);
+            a1 = th_smlad(x[1], th_sxtb16_ror8(w1), a1);
+        }
+        output[c] = (int8_t)one_out(a0, c, quant, stage);
+        output[c + 1] = (int8_t)one_out(a1, c + 1, quant, stage);
+    }
+    if (c < cout) {
+        int32_t a0 = bias != NULL ? bias[c] : 0;
+        for (const int32_t *x = cols; x != cols_end; x += 2, w += 4) {
+            const int32_t w0 = th_read_s32(w);
+            a0 = th_smlad(x[0], th_sxtb16(w0), a0);
+            a0 = th_smlad(x[1], th_sxtb16_ror8(w0), a0);
+        }
+        output[c] = (int8_t)one_out(a0, c, quant, stage);
+    }
+}
+
 /* Cin not a multiple of 4: th_nn_im2col_s16 per pixel, a table for Cout <= 17. */
 static void __attribute__((noinline))
 conv_1x1_im2col(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
@@ -718,6 +782,12 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(cin, 128, bias, cout));
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
+    if (TH_NN_FILTER_INTERLEAVED && input_dims->n * output_dims->h * output_dims->w == 1 &&
+        cin >= 4 && stage.fast && TH_NN_PATH(CONV1X1_ONE)) {
+        conv_1x1_one((int32_t *)ctx->buf, params, quant, input_dims, input, filter, bias,
+                     output_dims, output, &stage);
+        return TH_OK;
+    }
     const int32_t few = few_scratch_bytes(input_dims, output_dims);
     if (few > 0 && ctx->size >= few && stage.fast && TH_NN_PATH(CONV1X1_FEW)) {
         conv_1x1_few((int32_t *)ctx->buf, params, quant, input_dims, input, filter, bias,
