@@ -619,6 +619,25 @@ TH_INLINE void few_pixels(const int32_t *ws, const th_conv_params *params,
     }
 }
 
+/* One function per Cout (its own frame: one is live at a time). */
+#define FEW_RUN(name, g0, g1)                                                            \
+    static void __attribute__((noinline))                                                \
+    name(const int32_t *ws, const th_conv_params *params, const th_dims *input_dims,      \
+         const int8_t *input, const th_dims *output_dims, int8_t *output,                 \
+         const th_nn_out_stage *stage)                                                    \
+    {                                                                                     \
+        few_pixels(ws, params, input_dims, input, output_dims, output, stage, g0, g1);    \
+    }
+FEW_RUN(few_run1, 1, 0)
+FEW_RUN(few_run2, 2, 0)
+FEW_RUN(few_run3, 3, 0)
+FEW_RUN(few_run4, 4, 0)
+FEW_RUN(few_run5, 4, 1)
+FEW_RUN(few_run6, 4, 2)
+FEW_RUN(few_run7, 4, 3)
+FEW_RUN(few_run8, 4, 4)
+#undef FEW_RUN
+
 /* Cout <= FEW_MAX_COUT, Cin >= 4, any stride, fast requantization for every channel; the
  * scratch of few_scratch_bytes. */
 static void __attribute__((noinline))
@@ -628,20 +647,20 @@ conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_qua
              const th_nn_out_stage *stage)
 {
     few_prepare(ws, filter, bias, quant, stage, input_dims->c, output_dims->c);
-#define FEW_CASE(c, g0, g1)                                                              \
+#define FEW_CASE(c)                                                                      \
     case c:                                                                              \
-        few_pixels(ws, params, input_dims, input, output_dims, output, stage, g0, g1);   \
+        few_run##c(ws, params, input_dims, input, output_dims, output, stage);           \
         break
     switch (output_dims->c) {
-        FEW_CASE(1, 1, 0);
-        FEW_CASE(2, 2, 0);
-        FEW_CASE(3, 3, 0);
-        FEW_CASE(4, 4, 0);
-        FEW_CASE(5, 4, 1);
-        FEW_CASE(6, 4, 2);
-        FEW_CASE(7, 4, 3);
+        FEW_CASE(1);
+        FEW_CASE(2);
+        FEW_CASE(3);
+        FEW_CASE(4);
+        FEW_CASE(5);
+        FEW_CASE(6);
+        FEW_CASE(7);
     default:
-        few_pixels(ws, params, input_dims, input, output_dims, output, stage, 4, 4);
+        few_run8(ws, params, input_dims, input, output_dims, output, stage);
         break;
     }
 #undef FEW_CASE
