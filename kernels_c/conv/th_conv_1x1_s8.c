@@ -66,6 +66,9 @@ int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims 
  * every channel of it with one LDRD and two SMLAD. */
 #define FEW_MAX_COUT 8
 #define FEW_TILE 4
+/* With Cin a multiple of 4 the pairs path is nearly as fast per pixel, so the widening pays
+ * from about this many output pixels on (measured, bench/kernels.py --sweep). */
+#define FEW_MIN_PIXELS_CIN4 16
 
 static int32_t few_words(int32_t cin)
 {
@@ -76,7 +79,9 @@ static int32_t few_words(int32_t cin)
 static int32_t few_scratch_bytes(const th_dims *input_dims, const th_dims *output_dims)
 {
     const int32_t cout = output_dims->c;
-    if (!(TH_NN_HAS_DSP && !TH_NN_MVE) || cout > FEW_MAX_COUT || input_dims->c < 4) {
+    const int32_t pixels = output_dims->n * output_dims->h * output_dims->w;
+    if (!(TH_NN_HAS_DSP && !TH_NN_MVE) || cout > FEW_MAX_COUT || input_dims->c < 4 ||
+        ((input_dims->c & 3) == 0 && pixels < FEW_MIN_PIXELS_CIN4)) {
         return 0;
     }
     return cout * (8 * few_words(input_dims->c) + 16);

@@ -366,9 +366,9 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
         return _dw_scratch(graph, op, True, fast=True, mve=options.mve)
     if is_conv_1x1_kernel(graph, op) and not options.mve:
-        return conv_1x1_few_scratch(graph.tensors[op.inputs[0]].shape[3],
-                                    graph.tensors[op.outputs[0]].shape[3],
-                                    _conv_scratch(graph, op, True))
+        y = graph.tensors[op.outputs[0]].shape
+        return conv_1x1_few_scratch(graph.tensors[op.inputs[0]].shape[3], y[3],
+                                    y[0] * y[1] * y[2], _conv_scratch(graph, op, True))
     if op.kind is OpKind.MAX_POOL_2D and isinstance(op.options, Pool2DOptions) and not options.mve:
         _, _, w, c = graph.tensors[op.inputs[0]].shape
         _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
@@ -379,14 +379,16 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
 
 
 CONV_1X1_FEW_MAX_COUT = 8  # th_conv_1x1_s8.c FEW_MAX_COUT
+CONV_1X1_FEW_MIN_PIXELS_CIN4 = 16  # th_conv_1x1_s8.c FEW_MIN_PIXELS_CIN4
 
 
-def conv_1x1_few_scratch(cin: int, cout: int, ordinary: int) -> int:
+def conv_1x1_few_scratch(cin: int, cout: int, pixels: int, ordinary: int) -> int:
     """th_conv_1x1_s8_scratch_size_fast (DSP builds without Helium): the weights widened to
     int16 (8 bytes per channel and input word, ceil(Cin / 4) words) and 16 bytes of
-    requantization constants per channel, for Cout <= 8 and Cin >= 4; 0 where that is not
-    more than the ordinary scratch."""
-    if cout > CONV_1X1_FEW_MAX_COUT or cin < 4:
+    requantization constants per channel, for Cout <= 8 and Cin >= 4 (with Cin a multiple of
+    4, from 16 output pixels on); 0 where that is not more than the ordinary scratch."""
+    if cout > CONV_1X1_FEW_MAX_COUT or cin < 4 or (
+            cin % 4 == 0 and pixels < CONV_1X1_FEW_MIN_PIXELS_CIN4):
         return 0
     few = cout * (8 * ((cin + 3) // 4) + 16)
     return few if few > ordinary else 0
