@@ -147,8 +147,9 @@ def _c_sizes(lib: ctypes.CDLL, graph: Graph) -> tuple[int, int]:
                   dilation=Tile(o.dilation_h, o.dilation_w), activation=Act(-128, 127))
     refs = [ctypes.byref(d) for d in dims]
     if op.kind is OpKind.CONV_2D:
-        fn = lib.th_conv_s8_scratch_size
-        return fn(ctypes.byref(ConvParams(**common)), *refs), 0
+        params = ConvParams(**common)
+        fast = lib.th_conv_s8_scratch_size_fast(ctypes.byref(params), *refs)
+        return lib.th_conv_s8_scratch_size(ctypes.byref(params), *refs), fast
     params = DwParams(ch_mult=y[3] // x[3], **common)
     fast = lib.th_dw_conv_s8_scratch_size_fast(ctypes.byref(params), *refs)
     return lib.th_dw_conv_s8_scratch_size(ctypes.byref(params), *refs), fast
@@ -156,8 +157,8 @@ def _c_sizes(lib: ctypes.CDLL, graph: Graph) -> tuple[int, int]:
 
 def test_python_scratch_rules_equal_the_c_functions(build) -> None:
     dsp, lib = build
-    for fn in ("th_conv_s8_scratch_size", "th_dw_conv_s8_scratch_size",
-               "th_dw_conv_s8_scratch_size_fast"):  # fmt: skip
+    for fn in ("th_conv_s8_scratch_size", "th_conv_s8_scratch_size_fast",
+               "th_dw_conv_s8_scratch_size", "th_dw_conv_s8_scratch_size_fast"):  # fmt: skip
         getattr(lib, fn).restype = ctypes.c_int32
     options = PlanOptions(dsp=dsp)
     rng = np.random.default_rng(20261124 + dsp)

@@ -27,6 +27,7 @@ static int32_t table_scratch_bytes(int32_t cout)
 {
     return cout / 2 > TH_NN_RQ_PAIRS_1X1 ? (cout / 2) * (int32_t)sizeof(th_nn_rq_pair) : 0;
 }
+
 #endif
 
 int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
@@ -54,6 +55,48 @@ int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims 
     (void)output_dims;
     return input_dims->c;
 #endif
+}
+
+/* ---- few output channels (Cout <= FEW_MAX_COUT) ------------------------------------------
+ * The weights, widened once per call into scratch, doubled, in SXTB16 order: for each tile
+ * of up to four channels and each input word j (input channels 4j..4j+3; the last word is
+ * read at Cin - 4, its lanes already counted weighted 0) per channel the words (w[4j],
+ * w[4j+2]) and (w[4j+1], w[4j+3]); then per channel {2 * bias, multiplier, round_zp, e}.
+ * Each input word is loaded and widened (with the input offset) once per tile and feeds
+ * every channel of it with one LDRD and two SMLAD. */
+#define FEW_MAX_COUT 8
+#define FEW_TILE 4
+/* With Cin a multiple of 4 the pairs path is nearly as fast per pixel, so the widening pays
+ * from about this many output pixels on (measured, bench/kernels.py --sweep). */
+#define FEW_MIN_PIXELS_CIN4 16
+
+static int32_t few_words(int32_t cin)
+{
+    return (cin + 3) / 4;
+}
+
+/* Scratch bytes of the path, 0 where it does not apply (shapes only). */
+static int32_t few_scratch_bytes(const th_dims *input_dims, const th_dims *output_dims)
+{
+    const int32_t cout = output_dims->c;
+    const int32_t pixels = output_dims->n * output_dims->h * output_dims->w;
+    if (!(TH_NN_HAS_DSP && !TH_NN_MVE) || cout > FEW_MAX_COUT || input_dims->c < 4 ||
+        ((input_dims->c & 3) == 0 && pixels < FEW_MIN_PIXELS_CIN4)) {
+        return 0;
+    }
+    return cout * (8 * few_words(input_dims->c) + 16);
+}
+int32_t th_conv_1x1_s8_scratch_size_fast(const th_conv_params *params,
+                                         const th_dims *input_dims, const th_dims *filter_dims,
+                                         const th_dims *output_dims)
+{
+    if (input_dims == NULL || output_dims == NULL || output_dims->c <= 0) {
+        return 0;
+    }
+    const int32_t few = few_scratch_bytes(input_dims, output_dims);
+    return few > th_conv_1x1_s8_scratch_size(params, input_dims, filter_dims, output_dims)
+               ? few
+               : 0;
 }
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
@@ -392,6 +435,306 @@ conv_1x1_k8(const th_conv_params *params, const th_per_channel_quant *quant,
     }
 }
 
+/* The few-channel path's scratch (layout above few_words). */
+static void few_prepare(int32_t *ws, const int8_t *filter, const int32_t *bias,
+                        const th_per_channel_quant *quant, const th_nn_out_stage *stage,
+                        int32_t cin, int32_t cout)
+{
+    const int32_t nw = few_words(cin);
+    const int32_t tail0 = 4 * (nw - 1); /* first input channel the last word adds */
+    for (int32_t t0 = 0; t0 < cout; t0 += FEW_TILE) {
+        const int32_t g = TH_MIN(FEW_TILE, cout - t0);
+        for (int32_t i = 0; i < g; i++) {
+            const int32_t c = t0 + i;
+            const int8_t *src = filter + th_filter_index(c, 0, cin, cout, TH_CONV_BLOCK);
+            const int32_t step = th_filter_index(c, 4, cin, cout, TH_CONV_BLOCK) -
+                                 th_filter_index(c, 0, cin, cout, TH_CONV_BLOCK);
+            int32_t *dst = ws + t0 * 2 * nw + 2 * i;
+            for (int32_t j = 0; j < nw - 1; j++, src += step, dst += 2 * g) {
+                const int32_t w = th_read_s32(src);
+                const int32_t lo = th_sxtb16(w);
+                const int32_t hi = th_sxtb16_ror8(w);
+                dst[0] = th_sadd16(lo, lo);
+                dst[1] = th_sadd16(hi, hi);
+            }
+            /* The last word: lanes 4 - r..3 hold the r taps from 4 (nw - 1) on. */
+            const int32_t r = cin - tail0;
+#if TH_NN_FILTER_INTERLEAVED /* the chunk is padded with zeros: shift it into place */
+            const int32_t last = (int32_t)((uint32_t)th_read_s32(src) << (8 * (4 - r)));
+#else
+            uint32_t last = 0;
+            for (int32_t k = cin - 1; k >= tail0; k--) {
+                last = (last << 8) | (uint8_t)filter[th_filter_index(c, k, cin, cout,
+                                                                     TH_CONV_BLOCK)];
+            }
+            last <<= 8 * (4 - r);
+#endif
+            const int32_t lo = th_sxtb16((int32_t)last);
+            const int32_t hi = th_sxtb16_ror8((int32_t)last);
+            dst[0] = th_sadd16(lo, lo);
+            dst[1] = th_sadd16(hi, hi);
+        }
+    }
+    int32_t *rq = ws + 2 * nw * cout;
+    for (int32_t c = 0; c < cout; c++, rq += 4) {
+        const th_fast_rq r = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
+                                             stage->output_offset);
+        rq[0] = (int32_t)((uint32_t)(bias != NULL ? bias[c] : 0) << 1);
+        rq[1] = r.multiplier;
+        rq[2] = r.round_zp;
+        rq[3] = r.e;
+    }
+}
+
+/* The output stage as locals (kept in registers across the MAC loops' asm). */
+typedef struct {
+    int32_t clamp, act_min, act_max;
+} few_act;
+
+/* One output channel from its doubled accumulator: th_fast_rq_apply2, then the clamp when
+ * the activation range is narrower than int8's. */
+TH_INLINE int8_t few_out(int32_t acc2, const int32_t *rq, few_act act)
+{
+    int32_t y = th_smmlar(acc2, rq[1], rq[2]);
+    y = th_ssat8(th_add_wrap(y, acc2 >> 31) >> rq[3]);
+    if (act.clamp) {
+        y = th_clamp(y, act.act_min, act.act_max);
+    }
+    return (int8_t)y;
+}
+
+/* FEW_DOT(px, n): n >= 1 input words from px (4 bytes apart) into the accumulators a0..a3
+ * of a tile of g channels (a constant after inlining), weights from wp on. */
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+#define FEW_CH(a)                                     \
+    "ldrd %[w0], %[w1], [%[w]], #8\n\t"               \
+    "smlad %[" a "], %[xa], %[w0], %[" a "]\n\t"       \
+    "smlad %[" a "], %[x], %[w1], %[" a "]\n\t"
+#define FEW_LOOP(channels)                                                               \
+    __asm__ volatile("1:\n\t"                                                            \
+                     "ldr %[x], [%[px]], #4\n\t"                                         \
+                     "sxtab16 %[xa], %[off], %[x]\n\t"                                   \
+                     "sxtab16 %[x], %[off], %[x], ror #8\n\t" channels                   \
+                     "subs %[n], %[n], #1\n\t"                                           \
+                     "bne 1b\n\t"                                                        \
+                     : [px] "+r"(p_), [w] "+r"(wp), [n] "+r"(n_), [a0] "+r"(a0),          \
+                       [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "=&r"(x_),        \
+                       [xa] "=&r"(xa_), [w0] "=&r"(w0_), [w1] "=&r"(w1_)                 \
+                     : [off] "r"(offset2)                                                \
+                     : "cc", "memory")
+#define FEW_DOT(px, n)                                                                   \
+    do {                                                                                 \
+        const int8_t *p_ = (px);                                                         \
+        int32_t n_ = (n), x_, xa_, w0_, w1_;                                             \
+        if (g == 1) {                                                                    \
+            FEW_LOOP(FEW_CH("a0"));                                                      \
+        } else if (g == 2) {                                                             \
+            FEW_LOOP(FEW_CH("a0") FEW_CH("a1"));                                         \
+        } else if (g == 3) {                                                             \
+            FEW_LOOP(FEW_CH("a0") FEW_CH("a1") FEW_CH("a2"));                            \
+        } else {                                                                         \
+            FEW_LOOP(FEW_CH("a0") FEW_CH("a1") FEW_CH("a2") FEW_CH("a3"));               \
+        }                                                                                \
+    } while (0)
+#else
+#define FEW_DOT(px, n)                                                                   \
+    do {                                                                                 \
+        const int8_t *p_ = (px);                                                         \
+        for (int32_t n_ = (n); n_ > 0; n_--, p_ += 4, wp += 2 * g) {                     \
+            const int32_t x_ = th_read_s32(p_);                                          \
+            const int32_t xa_ = th_sxtab16(offset2, x_);                                 \
+            const int32_t xb_ = th_sxtab16_ror8(offset2, x_);                            \
+            a0 = th_smlad(xb_, wp[1], th_smlad(xa_, wp[0], a0));                         \
+            if (g > 1) {                                                                 \
+                a1 = th_smlad(xb_, wp[3], th_smlad(xa_, wp[2], a1));                     \
+            }                                                                            \
+            if (g > 2) {                                                                 \
+                a2 = th_smlad(xb_, wp[5], th_smlad(xa_, wp[4], a2));                     \
+            }                                                                            \
+            if (g > 3) {                                                                 \
+                a3 = th_smlad(xb_, wp[7], th_smlad(xa_, wp[6], a3));                     \
+            }                                                                            \
+        }                                                                                \
+    } while (0)
+#endif
+
+/* g (1-4) channels of one pixel: nw - 1 words from px, the last one from px + cin - 4;
+ * wp: the tile's weights, rq: its channels' constants. */
+TH_INLINE void few_tile(const int8_t *px, int32_t nw, int32_t cin, const int32_t *wp,
+                        const int32_t *rq, int32_t offset2, few_act act, int8_t *out,
+                        const int32_t g)
+{
+    int32_t a0 = rq[0];
+    int32_t a1 = g > 1 ? rq[4] : 0;
+    int32_t a2 = g > 2 ? rq[8] : 0;
+    int32_t a3 = g > 3 ? rq[12] : 0;
+    if (nw > 1) {
+        FEW_DOT(px, nw - 1);
+    }
+    FEW_DOT(px + cin - 4, 1);
+    out[0] = few_out(a0, rq, act);
+    if (g > 1) {
+        out[1] = few_out(a1, rq + 4, act);
+    }
+    if (g > 2) {
+        out[2] = few_out(a2, rq + 8, act);
+    }
+    if (g > 3) {
+        out[3] = few_out(a3, rq + 12, act);
+    }
+}
+#undef FEW_DOT
+
+/* Every output pixel, tiles of g0 and g1 channels (g1 == 0: one tile; else g0 == 4). A
+ * pixel's first tile goes to a stash until the second has read the pixel: in place per
+ * rule (b). */
+TH_INLINE void few_pixels(const int32_t *ws, const th_conv_params *params,
+                          const th_dims *input_dims, const int8_t *input,
+                          const th_dims *output_dims, int8_t *output,
+                          const th_nn_out_stage *stage, const int32_t g0, const int32_t g1)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t cout = g0 + g1;
+    const int32_t nw = few_words(cin);
+    const int32_t *rq = ws + 2 * nw * cout;
+    const int32_t *w1 = ws + 2 * nw * g0;
+    const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
+                                      ((uint32_t)params->input_offset & 0xFFFFu));
+    const int32_t step_x = params->stride.w * cin;
+    const int32_t row = input_dims->w * cin;
+    const int32_t step_y = params->stride.h * row;
+    const int32_t out_w = output_dims->w;
+    const few_act act = {stage->clamp, stage->act_min, stage->act_max};
+    int8_t *out = output;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_row = input + (int64_t)b * input_dims->h * row;
+        for (int32_t y = 0; y < output_dims->h; y++, in_row += step_y) {
+            const int8_t *px = in_row;
+            for (int32_t x = 0; x < out_w; x++, px += step_x, out += cout) {
+                if (g1 == 0) {
+                    few_tile(px, nw, cin, ws, rq, offset2, act, out, g0);
+                    continue;
+                }
+                int8_t stash[FEW_TILE];
+                few_tile(px, nw, cin, ws, rq, offset2, act, stash, FEW_TILE);
+                few_tile(px, nw, cin, w1, rq + 4 * FEW_TILE, offset2, act, out + FEW_TILE, g1);
+                memcpy(out, stash, sizeof stash);
+            }
+        }
+    }
+}
+
+/* One function per Cout (its own frame: one is live at a time). */
+#define FEW_RUN(name, g0, g1)                                                            \
+    static void __attribute__((noinline))                                                \
+    name(const int32_t *ws, const th_conv_params *params, const th_dims *input_dims,      \
+         const int8_t *input, const th_dims *output_dims, int8_t *output,                 \
+         const th_nn_out_stage *stage)                                                    \
+    {                                                                                     \
+        few_pixels(ws, params, input_dims, input, output_dims, output, stage, g0, g1);    \
+    }
+FEW_RUN(few_run1, 1, 0)
+FEW_RUN(few_run2, 2, 0)
+FEW_RUN(few_run3, 3, 0)
+FEW_RUN(few_run4, 4, 0)
+FEW_RUN(few_run5, 4, 1)
+FEW_RUN(few_run6, 4, 2)
+FEW_RUN(few_run7, 4, 3)
+FEW_RUN(few_run8, 4, 4)
+#undef FEW_RUN
+
+/* Cout <= FEW_MAX_COUT, Cin >= 4, any stride, fast requantization for every channel; the
+ * scratch of few_scratch_bytes. */
+static void __attribute__((noinline))
+conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_quant *quant,
+             const th_dims *input_dims, const int8_t *input, const int8_t *filter,
+             const int32_t *bias, const th_dims *output_dims, int8_t *output,
+             const th_nn_out_stage *stage)
+{
+    few_prepare(ws, filter, bias, quant, stage, input_dims->c, output_dims->c);
+#define FEW_CASE(c)                                                                      \
+    case c:                                                                              \
+        few_run##c(ws, params, input_dims, input, output_dims, output, stage);           \
+        break
+    switch (output_dims->c) {
+        FEW_CASE(1);
+        FEW_CASE(2);
+        FEW_CASE(3);
+        FEW_CASE(4);
+        FEW_CASE(5);
+        FEW_CASE(6);
+        FEW_CASE(7);
+    default:
+        few_run8(ws, params, input_dims, input, output_dims, output, stage);
+        break;
+    }
+#undef FEW_CASE
+}
+
+/* ---- one output pixel -------------------------------------------------------------------
+ * Each weight is used once: the pixel is widened (with the input offset) into scratch, the
+ * int8 weights are read straight from the interleaved filter, one LDRD per channel pair and
+ * input word (the last chunk is padded with zeros, so the last input word is the pixel's
+ * last r bytes shifted down). */
+TH_INLINE int32_t one_out(int32_t acc, int32_t c, const th_per_channel_quant *quant,
+                          const th_nn_out_stage *stage)
+{
+    const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
+                                          stage->output_offset);
+    const int32_t y = th_fast_rq_apply(acc, &rq);
+    return stage->clamp ? th_clamp(y, stage->act_min, stage->act_max) : y;
+}
+
+/* N == OH == OW == 1, Cin >= 4, fast requantization for every channel, interleaved filter;
+ * scratch of 8 * ceil(Cin / 4) bytes (the ordinary scratch has more). The pixel is read
+ * whole before any output is written: in place per rules (b) and (c). */
+static void __attribute__((noinline))
+conv_1x1_one(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
+             const th_dims *input_dims, const int8_t *input, const int8_t *filter,
+             const int32_t *bias, const th_dims *output_dims, int8_t *output,
+             const th_nn_out_stage *stage)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t cout = output_dims->c;
+    const int32_t nw = few_words(cin);
+    const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
+                                      ((uint32_t)params->input_offset & 0xFFFFu));
+    for (int32_t j = 0; j < nw - 1; j++) {
+        const int32_t x = th_read_s32(input + 4 * j);
+        cols[2 * j] = th_sxtab16(offset2, x);
+        cols[2 * j + 1] = th_sxtab16_ror8(offset2, x);
+    }
+    const uint32_t last = (uint32_t)th_read_s32(input + cin - 4) >> (8 * (4 * nw - cin));
+    cols[2 * nw - 2] = th_sxtab16(offset2, (int32_t)last);
+    cols[2 * nw - 1] = th_sxtab16_ror8(offset2, (int32_t)last);
+    const int32_t *cols_end = cols + 2 * nw;
+    const int8_t *w = filter;
+    int32_t c = 0;
+    for (; c + 1 < cout; c += 2) {
+        int32_t a0 = bias != NULL ? bias[c] : 0;
+        int32_t a1 = bias != NULL ? bias[c + 1] : 0;
+        for (const int32_t *x = cols; x != cols_end; x += 2, w += 8) {
+            const int32_t w0 = th_read_s32(w);
+            const int32_t w1 = th_read_s32(w + 4);
+            a0 = th_smlad(x[0], th_sxtb16(w0), a0);
+            a0 = th_smlad(x[1], th_sxtb16_ror8(w0), a0);
+            a1 = th_smlad(x[0], th_sxtb16(w1), a1);
+            a1 = th_smlad(x[1], th_sxtb16_ror8(w1), a1);
+        }
+        output[c] = (int8_t)one_out(a0, c, quant, stage);
+        output[c + 1] = (int8_t)one_out(a1, c + 1, quant, stage);
+    }
+    if (c < cout) {
+        int32_t a0 = bias != NULL ? bias[c] : 0;
+        for (const int32_t *x = cols; x != cols_end; x += 2, w += 4) {
+            const int32_t w0 = th_read_s32(w);
+            a0 = th_smlad(x[0], th_sxtb16(w0), a0);
+            a0 = th_smlad(x[1], th_sxtb16_ror8(w0), a0);
+        }
+        output[c] = (int8_t)one_out(a0, c, quant, stage);
+    }
+}
+
 /* Cin not a multiple of 4: th_nn_im2col_s16 per pixel, a table for Cout <= 17. */
 static void __attribute__((noinline))
 conv_1x1_im2col(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
@@ -463,6 +806,18 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(cin, 128, bias, cout));
     th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
+    if (TH_NN_FILTER_INTERLEAVED && input_dims->n * output_dims->h * output_dims->w == 1 &&
+        cin >= 4 && stage.fast && TH_NN_PATH(CONV1X1_ONE)) {
+        conv_1x1_one((int32_t *)ctx->buf, params, quant, input_dims, input, filter, bias,
+                     output_dims, output, &stage);
+        return TH_OK;
+    }
+    const int32_t few = few_scratch_bytes(input_dims, output_dims);
+    if (few > 0 && ctx->size >= few && stage.fast && TH_NN_PATH(CONV1X1_FEW)) {
+        conv_1x1_few((int32_t *)ctx->buf, params, quant, input_dims, input, filter, bias,
+                     output_dims, output, &stage);
+        return TH_OK;
+    }
     if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) &&
         TH_NN_PATH(CONV_DIRECT)) {
         th_nn_conv_direct_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,

@@ -38,6 +38,16 @@ int32_t th_conv_s8_scratch_size(const th_conv_params *params, const th_dims *inp
     }
 }
 
+int32_t th_conv_s8_scratch_size_fast(const th_conv_params *params, const th_dims *input_dims,
+                                     const th_dims *filter_dims, const th_dims *output_dims)
+{
+    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL ||
+        pick(params, input_dims, filter_dims, output_dims) != CONV_1X1) {
+        return 0;
+    }
+    return th_conv_1x1_s8_scratch_size_fast(params, input_dims, filter_dims, output_dims);
+}
+
 th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,
                      const th_per_channel_quant *quant, const th_dims *input_dims,
                      const int8_t *input, const th_dims *filter_dims, const int8_t *filter,

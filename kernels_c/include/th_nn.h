@@ -117,6 +117,10 @@ th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,
                      const int32_t *bias, const th_dims *output_dims, int8_t *output);
 int32_t th_conv_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
                                 const th_dims *filter_dims, const th_dims *output_dims);
+/* The faster path's scratch of the kernel th_conv_s8 picks (its *_scratch_size_fast), 0
+ * when it has none. */
+int32_t th_conv_s8_scratch_size_fast(const th_conv_params *params, const th_dims *input_dims,
+                                     const th_dims *filter_dims, const th_dims *output_dims);
 
 /* 1x1 filter, no padding, no groups, dilation irrelevant; any stride. */
 th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
@@ -125,6 +129,15 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
                          const int32_t *bias, const th_dims *output_dims, int8_t *output);
 int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
                                     const th_dims *filter_dims, const th_dims *output_dims);
+/* The faster path's scratch (DSP builds without Helium; 0 in others or where it has none):
+ * Cout * (8 * ceil(Cin / 4) + 16) bytes for Cout <= 8 and Cin >= 4 (Cin a multiple of 4:
+ * 16 output pixels or more), when that is more than
+ * th_conv_1x1_s8_scratch_size; given at least that much (and the fast requantization exact
+ * for every channel), the weights are widened once per call and each input word feeds every
+ * output channel. */
+int32_t th_conv_1x1_s8_scratch_size_fast(const th_conv_params *params,
+                                         const th_dims *input_dims, const th_dims *filter_dims,
+                                         const th_dims *output_dims);
 
 /* 3x3 filter, dilation 1, no groups; any stride and padding. */
 th_status th_conv_3x3_s8(const th_context *ctx, const th_conv_params *params,

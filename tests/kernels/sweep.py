@@ -67,9 +67,9 @@ def _conv_case(rng: np.random.Generator, op: Op, hw: tuple[int, int], cin: int, 
     w_shape = (1, *k, cout) if depthwise else (cout, *k, cin)
     w = rng.integers(-127, 128, w_shape).astype(np.int8)
     bias = rng.integers(-20000, 20000, cout).astype(np.int32)
-    # Depthwise runs with its *_scratch_size_fast (the path the planner grants where the arena
-    # has room; without it the general depthwise is the reference loop).
-    return ConvCase(op, x, w, bias, p, (1, wh[2], ww[2], cout), fast_scratch=depthwise)
+    # Every layer runs with its kernel's *_scratch_size_fast (the path the planner grants where
+    # the arena has room; without it the general depthwise is the reference loop).
+    return ConvCase(op, x, w, bias, p, (1, wh[2], ww[2], cout), fast_scratch=True)
 
 
 def _pick(rng: np.random.Generator, values: list[int]) -> int:

@@ -404,7 +404,9 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     (th_dw_conv_3x3_s8_scratch_size_fast), the general depthwise runs its DSP rows path
     (th_dw_conv_general_s8_scratch_size_fast), the max pool its padded rows
     (th_maxpool_s8_scratch_size_fast). The kernel picks the path from the scratch size it
-    is given; codegen gives it where the planned arena has that much room free (no growth)."""
+    is given; codegen gives it where the planned arena has that much room free (no growth).
+    The pointwise conv with few output channels widens its weights into it
+    (th_conv_1x1_s8_scratch_size_fast)."""
     options = options or PlanOptions()
     if not options.dsp or not _is_int8(graph, op) or not op.outputs:
         return 0
@@ -419,6 +421,10 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
         return 0
     if op.kind is OpKind.DEPTHWISE_CONV_2D and isinstance(op.options, DepthwiseConv2DOptions):
         return _dw_scratch(graph, op, True, fast=True, mve=options.mve)
+    if is_conv_1x1_kernel(graph, op) and not options.mve:
+        y = graph.tensors[op.outputs[0]].shape
+        return conv_1x1_few_scratch(graph.tensors[op.inputs[0]].shape[3], y[3],
+                                    y[0] * y[1] * y[2], _conv_scratch(graph, op, True))
     if op.kind is OpKind.MAX_POOL_2D and isinstance(op.options, Pool2DOptions) and not options.mve:
         _, _, w, c = graph.tensors[op.inputs[0]].shape
         _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
@@ -426,6 +432,22 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
         return maxpool_fast_scratch(w, c, (oh, ow), (o.filter_h, o.filter_w),
                                     (o.stride_h, o.stride_w))
     return 0
+
+
+CONV_1X1_FEW_MAX_COUT = 8  # th_conv_1x1_s8.c FEW_MAX_COUT
+CONV_1X1_FEW_MIN_PIXELS_CIN4 = 16  # th_conv_1x1_s8.c FEW_MIN_PIXELS_CIN4
+
+
+def conv_1x1_few_scratch(cin: int, cout: int, pixels: int, ordinary: int) -> int:
+    """th_conv_1x1_s8_scratch_size_fast (DSP builds without Helium): the weights widened to
+    int16 (8 bytes per channel and input word, ceil(Cin / 4) words) and 16 bytes of
+    requantization constants per channel, for Cout <= 8 and Cin >= 4 (with Cin a multiple of
+    4, from 16 output pixels on); 0 where that is not more than the ordinary scratch."""
+    if cout > CONV_1X1_FEW_MAX_COUT or cin < 4 or (
+            cin % 4 == 0 and pixels < CONV_1X1_FEW_MIN_PIXELS_CIN4):
+        return 0
+    few = cout * (8 * ((cin + 3) // 4) + 16)
+    return few if few > ordinary else 0
 
 
 def svdf_scratch_bytes(input_size: int, filters: int) -> int:

@@ -32,7 +32,7 @@ enum {
 };
 
 #define FLAG_IN_PLACE 1
-#define FLAG_FAST_SCRATCH 2 /* dw, maxpool: the kernel's *_scratch_size_fast scratch */
+#define FLAG_FAST_SCRATCH 2 /* dw, conv, maxpool: the kernel's *_scratch_size_fast scratch */
 #define FLAG_NO_SCRATCH 4   /* pools: no scratch given (the direct paths) */
 #define FLAG_TABLES 8       /* add/sub: the host's input tables (th_add_s8_tables) */
 #define MAX_INTS 64
@@ -246,6 +246,14 @@ static run_result run_conv_like(const decoded_case *dc, const th_kalloc *mem)
             : dc->op == OP_CONV_GENERAL
                 ? th_conv_general_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims)
                 : th_conv_s8_scratch_size(&p, &in_dims, &f_dims, &out_dims);
+        if (flags & FLAG_FAST_SCRATCH) {
+            const int32_t fast =
+                dc->op == OP_CONV_1X1
+                    ? th_conv_1x1_s8_scratch_size_fast(&p, &in_dims, &f_dims, &out_dims)
+                : dc->op == OP_CONV ? th_conv_s8_scratch_size_fast(&p, &in_dims, &f_dims, &out_dims)
+                                    : 0;
+            scratch_size = fast > scratch_size ? fast : scratch_size;
+        }
         if (scratch_size > 0) {
             ctx.buf = mem->alloc(mem->self, (size_t)scratch_size);
             ctx.size = scratch_size;
