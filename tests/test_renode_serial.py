@@ -5,6 +5,7 @@ assertions; only the fixtures start Renode instead of QEMU."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -28,6 +29,7 @@ from tinyhost.codegen.interpreter import convert
 from tinyhost.deploy.protocol import Device, Link
 from tinyhost.deploy.renode import open_renode_session
 from tinyhost.deploy.runner import build_firmware
+from tinyhost.errors import DeployError
 from tinyhost.tflite import read_model
 
 BOARD = "stm32f4_discovery"
@@ -58,3 +60,17 @@ def qemu(firmware: Firmware) -> Iterator[Qemu]:  # the name the shared tests ask
             yield q
         finally:
             q.device.close()
+
+
+def test_watchdog_bounds_each_run_not_the_session(firmware: Firmware) -> None:
+    """A reload re-arms the session's watchdog (a pool reloading for longer than `timeout`
+    keeps its Renode); a run left alone past `timeout` is killed, and the next reload says
+    so instead of a bare "not running"."""
+    with open_renode_session(firmware.elf, firmware.board, timeout=20.0,
+                             port_timeout=1.0) as session:  # fmt: skip
+        for _ in range(2):  # 26 s in all, each run 13 s: alive only if each reload re-arms
+            time.sleep(13.0)
+            session.reload(firmware.elf)
+        time.sleep(24.0)
+        with pytest.raises(DeployError, match="20 s watchdog"):
+            session.reload(firmware.elf)

@@ -273,7 +273,8 @@ class RenodeSession:
     """Renode running ``elf`` with the board's UART as ``session.port`` (pyserial).
 
     A context manager: Renode (and its process group) is killed on exit and by a watchdog
-    at ``timeout`` seconds.
+    at ``timeout`` seconds after the start or the last ``reload`` (it bounds one firmware's
+    run, not the session's life: a pool that reloads for hours must not lose it midway).
     """
 
     def __init__(
@@ -297,6 +298,7 @@ class RenodeSession:
         self._port: serial.SerialBase | None = None
         self._log: IO[bytes] | None = None
         self._watchdog: threading.Timer | None = None
+        self._expired = False  # the watchdog killed Renode
         self._url = ""
         self.log = ""
 
@@ -327,9 +329,7 @@ class RenodeSession:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # Renode (mono/dotnet) may fork; kill the whole group
         )
-        self._watchdog = threading.Timer(self.timeout, self._kill)
-        self._watchdog.daemon = True
-        self._watchdog.start()
+        self._arm_watchdog()
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
@@ -354,7 +354,12 @@ class RenodeSession:
         the new connection."""
         proc = self._proc
         if proc is None or proc.stdin is None or proc.poll() is not None or self._log is None:
-            raise DeployError("Renode session not running")
+            why = (f"stopped by its {self.timeout:.0f} s watchdog" if self._expired
+                   else "never started" if proc is None or self._log is None
+                   else f"exited with code {proc.returncode}")
+            tail = "" if self._log is None else f":\n{self._log_text()[-3000:]}"
+            raise DeployError(f"Renode session not running ({why}){tail}")
+        self._arm_watchdog()
         if self._port is not None:
             with contextlib.suppress(Exception):
                 self._port.close()
@@ -397,6 +402,19 @@ class RenodeSession:
         finally:
             self.port.timeout = saved
         return None
+
+    def _arm_watchdog(self) -> None:
+        """(Re)starts the ``timeout`` watchdog: a hung firmware or Renode is killed, not waited
+        for."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        self._watchdog = threading.Timer(self.timeout, self._expire)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
+    def _expire(self) -> None:
+        self._expired = True
+        self._kill()
 
     def _kill(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
