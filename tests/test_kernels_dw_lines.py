@@ -9,6 +9,12 @@ clipped windows at padded edges (the general loop), windows wholly in the paddin
 counts with every tail (C % 4 = 0-3, the smallest 4), strides, dilations, small 2-D planes;
 each with and without a bias. Cases the path refuses at run time (an activation clamp, a
 shift that rules out the fast requantization) check the fallback.
+
+PAIR_SHAPES take its pairs variant (one tap across the line, SMLAD over tap pairs of a staged
+line): odd and even tap counts up to 16 (the last pair half empty or whole), strides 1-3 and
+dilations (phase rows), channel counts with every tail (C % 4 = 0-3, the last block
+overlapping the one before), padding on both ends (SAME, slots half or wholly outside),
+several lines (2-D tensors, either orientation).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from kernels.cases import ConvCase, Op, check_result
 from kernels.harness import Driver, build_driver
 from kernels.sweep import _conv_case, describe
 from kernels.target import build_firmware, fits_small_firmware, run_cases
-from tinyhost.plan.scratch import dw_lines_scratch
+from tinyhost.plan.scratch import _dw_pairs, dw_lines_scratch
 
 # (hw, cin, k, stride, dilation)
 SHAPES = [
@@ -47,6 +53,43 @@ SHAPES = [
     ((7, 7), 4, (2, 2), (2, 2), (1, 1)),
 ]
 
+# (hw, cin, k, stride, dilation): the pairs variant for SAME and VALID padding
+PAIR_SHAPES = [
+    ((1, 46), 44, (1, 11), (1, 2), (1, 1)),
+    ((33, 1), 21, (13, 1), (2, 1), (2, 1)),
+    ((1, 50), 6, (1, 15), (1, 2), (1, 1)),
+    ((1, 37), 7, (1, 16), (1, 1), (1, 1)),
+    ((1, 60), 14, (1, 11), (1, 2), (1, 1)),
+    ((30, 1), 10, (9, 1), (3, 1), (2, 1)),
+    ((18, 1), 8, (14, 1), (2, 1), (1, 1)),
+    ((30, 3), 8, (9, 1), (3, 1), (2, 1)),
+    ((30, 2), 12, (11, 1), (2, 1), (1, 1)),
+    ((3, 40), 16, (1, 13), (2, 2), (1, 1)),
+]
+
+
+def _pairs_variant(case: ConvCase) -> bool:
+    """plan/scratch.py's choice for the case is the pairs variant."""
+    p, c = case.p, case.x.shape[3]
+    k = (int(case.w.shape[1]), int(case.w.shape[2]))
+    stride, dilation = (p.stride_h, p.stride_w), (p.dilation_h, p.dilation_w)
+    pairs = _dw_pairs(k, case.out_shape[1:3], stride, dilation, c // 4 + (c % 4 != 0))
+    need = dw_lines_scratch(k, case.out_shape[1:3], stride, dilation, 1, c)
+    return pairs is not None and need == pairs[0]
+
+
+def _pair_cases() -> list[ConvCase]:
+    rng = np.random.default_rng(1416)
+    out: list[ConvCase] = []
+    for hw, cin, k, stride, dilation in PAIR_SHAPES:
+        for _ in range(2):  # SAME or VALID drawn twice
+            case = None
+            while case is None:
+                case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation)
+            assert _pairs_variant(case), describe(case)
+            out += [case, dataclasses.replace(case, bias=None)]
+    return out
+
 
 def _cases() -> tuple[list[ConvCase], int]:
     """The cases, and how many of them (the first) run the path."""
@@ -66,7 +109,8 @@ def _cases() -> tuple[list[ConvCase], int]:
         exact[1] = max(int(exact[1]), 0)  # one channel with shift >= 0: exact requantization
         refused += [dataclasses.replace(case, p=dataclasses.replace(p, act_min=-90, act_max=70)),
                     dataclasses.replace(case, p=dataclasses.replace(p, out_shift=exact))]
-    return lines + refused, len(lines)
+    pairs = _pair_cases()
+    return pairs + lines + refused, len(pairs) + len(lines)
 
 
 CASES, N_LINES = _cases()

@@ -1,22 +1,31 @@
 /* th_dw_conv_lines_s8: the general depthwise's channel-inner path (ch_mult 1, 4 or more
- * channels, at most 8 taps), for 1-D tensors and short lines, where the rows path's fixed
- * costs per channel and per row (staging, records, row calls) are spread over few outputs.
+ * channels), for 1-D tensors and short lines, where the rows path's fixed costs per channel
+ * and per row (staging, records, row calls) are spread over few outputs. Two variants, the
+ * one estimated cheaper (lines_variant):
  *
- * HWC order as stored: for each output pixel, the channels in blocks of four; per block, each
- * valid tap's input word (four channels) is sign-extended with the input offset added
- * (SXTAB16, two lanes a word) and multiplied per channel (SMLABB / SMLATT) by the doubled
- * weights, then four outputs are requantized (the fast exact form of th_nn_support.h on the
- * doubled accumulator) and stored. Taps in the padding are skipped (the window is clipped per
- * pixel), so the offset needs no folding. The filter is oriented so that the axis with more
- * taps (B) is the inner loop. C % 4 channels: the blocks start at channel C % 4 and one more
- * block covers channels 0-3 (its outputs C % 4 .. 3 are rewritten with the same values).
+ * Taps (at most 8 taps). HWC order as stored: for each output pixel, the channels in blocks
+ * of four; per block, each valid tap's input word (four channels) is sign-extended with the
+ * input offset added (SXTAB16, two lanes a word) and multiplied per channel (SMLABB / SMLATT)
+ * by the doubled weights, then four outputs are requantized (the fast exact form of
+ * th_nn_support.h on the doubled accumulator) and stored. Taps in the padding are skipped
+ * (the window is clipped per pixel), so the offset needs no folding. The filter is oriented
+ * so that the axis with more taps (B) is the inner loop. C % 4 channels: the blocks start at
+ * channel C % 4 and one more block covers channels 0-3 (its outputs C % 4 .. 3 are rewritten
+ * with the same values). Scratch (th_dw_lines_scratch): per block one record, widened once
+ * per call in the order the loop reads it: 2 bias (4 words), per tap (a, b) at a KB + b two
+ * words of doubled weight pairs (channels 0, 2 and 1, 3), then (multiplier,
+ * 2^(e-1) + zp 2^e, e) per channel. The per-pixel block loop is Thumb-2 assembly on DSP cores
+ * (the same loop in C with modelled DSP instructions in host builds): one unrolled variant
+ * per tap count for pixels whose one-row window is whole, one general loop over clipped
+ * windows.
  *
- * Scratch (th_dw_lines_scratch): per block one record, widened once per call in the order the
- * loop reads it: 2 bias (4 words), per tap (a, b) at a KB + b two words of doubled weight
- * pairs (channels 0, 2 and 1, 3), then (multiplier, 2^(e-1) + zp 2^e, e) per channel.
- * The per-pixel block loop is Thumb-2 assembly on DSP cores (the same loop in C with modelled
- * DSP instructions in host builds): one unrolled variant per tap count for pixels whose
- * one-row window is whole, one general loop over clipped windows. */
+ * Pairs (one tap across the line after orientation, at most 16 along it; any stride and
+ * dilation): per output line and block of four channels the input line is staged once as
+ * int16 tap pairs (below, pairs_geom), so that every output is KP = ceil(KB / 2) SMLADs per
+ * channel, four channels per LDM of staged words and one of weight pairs; the blocks are
+ * 4 i .. 4 i + 3, the last ending at channel C - 1 (no scalar tail). Scratch: per block a
+ * record (doubled bias, weight pairs, requantization) and one staged line. Thumb-2 output
+ * and staging loops on DSP cores, the same in C in host builds. */
 #include <stddef.h>
 
 #include "th_dw_lines.h"
@@ -53,48 +62,157 @@ TH_INLINE int32_t lines_transposed(const th_dims *filter_dims)
     return filter_dims->h > filter_dims->w;
 }
 
-int32_t th_dw_lines_scratch(const th_dw_conv_params *params, const th_dims *input_dims,
-                            const th_dims *filter_dims, const th_dims *output_dims)
+/* ---- Pairs variant: 1-D windows (one tap across A after orientation), SMLAD over tap pairs
+ * The input line an output line reads is staged once per block of four channels as words of
+ * (x[q] + off, x[q + DB] + off) int16 pairs (0 outside the input), four channels a slot, at the
+ * positions q = -pad_b + i G (G = gcd(SB, 2 DB)) in P = 2 DB / G phase rows (index i in row
+ * i mod P, slot i / P): an output's pair j is then slot j on from its first, so every output is
+ * KP = ceil(KB / 2) SMLADs per channel over consecutive slots and the weight pairs of its
+ * block's record (an odd KB ends (w, 0)). Outputs o0 + t P share a phase and step SB / G
+ * slots. Each input value is widened once per output line, not once per tap. */
+typedef struct {
+    int32_t transposed;                       /* B = h */
+    int32_t kb, sb, db, pad_b, in_b, out_b;   /* along the line */
+    int32_t sa, pad_a, in_a, out_a;           /* across lines (one tap) */
+    int32_t kp, g, p, sbg, phlen;
+} pairs_geom;
+
+#define DW_PAIRS_MAX_PAIRS 8
+
+/* Record words of one block: 4 bias, 4 KP weight pairs, 12 requantization. */
+TH_INLINE int32_t pairs_record_words(int32_t kp)
 {
+    return 16 + 4 * kp;
+}
+
+static int32_t gcd_lines(int32_t a, int32_t b)
+{
+    while (b != 0) {
+        const int32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The pairs geometry; 0 if the variant does not apply (more than one tap across the line,
+ * more than 2 DW_PAIRS_MAX_PAIRS taps along it). */
+static int pairs_geometry(const th_dw_conv_params *params, const th_dims *input_dims,
+                          const th_dims *filter_dims, const th_dims *output_dims, pairs_geom *g)
+{
+    const int32_t tr = lines_transposed(filter_dims);
+    g->transposed = tr;
+    g->kb = tr ? filter_dims->h : filter_dims->w;
+    if ((tr ? filter_dims->w : filter_dims->h) != 1 || g->kb > 2 * DW_PAIRS_MAX_PAIRS) {
+        return 0;
+    }
+    g->sb = tr ? params->stride.h : params->stride.w;
+    g->db = tr ? params->dilation.h : params->dilation.w;
+    g->pad_b = tr ? params->padding.h : params->padding.w;
+    g->in_b = tr ? input_dims->h : input_dims->w;
+    g->out_b = tr ? output_dims->h : output_dims->w;
+    g->sa = tr ? params->stride.w : params->stride.h;
+    g->pad_a = tr ? params->padding.w : params->padding.h;
+    g->in_a = tr ? input_dims->w : input_dims->h;
+    g->out_a = tr ? output_dims->w : output_dims->h;
+    if (g->sb <= 0 || g->db <= 0 || g->db > 64 || g->sb > 64) {
+        return 0;
+    }
+    g->kp = (g->kb + 1) / 2;
+    g->g = gcd_lines(g->sb, 2 * g->db);
+    g->p = 2 * g->db / g->g;
+    g->sbg = g->sb / g->g;
+    /* Slots a phase row needs: its last output's first slot + KP. */
+    int32_t need = 0;
+    for (int32_t o0 = 0; o0 < g->p && o0 < g->out_b; o0++) {
+        const int32_t n = (g->out_b - o0 + g->p - 1) / g->p;
+        need = TH_MAX(need, (o0 * g->sbg) / g->p + (n - 1) * g->sbg + g->kp);
+    }
+    g->phlen = need;
+    return 1;
+}
+
+/* Scratch bytes of the pairs variant: the blocks' records and one staged line. */
+static int64_t pairs_bytes(const pairs_geom *g, int32_t blocks)
+{
+    return (int64_t)blocks * 4 * pairs_record_words(g->kp) + 16 * (int64_t)g->p * g->phlen;
+}
+
+/* Estimated instructions of the pairs variant, four times (least squares on QEMU counts of
+ * the issue-14 sweep's 1-D shapes, bench/dw_lines.py): per block and output 6 per pair and
+ * 30; per block and line 25 per staged slot and 310; per block 11 per pair and 100; 2700. */
+static int64_t pairs_cost4(const pairs_geom *g, int32_t blocks)
+{
+    const int64_t per_line = (int64_t)g->out_b * (6 * g->kp + 30) +
+                             25 * (int64_t)g->p * g->phlen + 310;
+    return 4 * (blocks * ((int64_t)g->out_a * per_line + 11 * g->kp + 100) + 2700);
+}
+
+/* Which variant runs (0: none, 1: taps, 2: pairs) and its scratch bytes (*bytes). */
+static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *input_dims,
+                             const th_dims *filter_dims, const th_dims *output_dims,
+                             int32_t *bytes, pairs_geom *pg)
+{
+    *bytes = 0;
     if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL ||
         params->ch_mult != 1 || input_dims->c < 4 || filter_dims->h <= 0 ||
         filter_dims->w <= 0 || output_dims->h <= 0 || output_dims->w <= 0) {
         return 0;
     }
     const int32_t taps = filter_dims->h * filter_dims->w;
-    if (taps > DW_LINES_MAX_TAPS) {
-        return 0;
-    }
     const int32_t c = input_dims->c;
     const int32_t blocks = (c >> 2) + ((c & 3) != 0);
-    const int32_t bytes = blocks * 4 * lines_record_words(taps);
-    if (bytes > DW_LINES_MAX_SCRATCH) {
-        return 0;
-    }
-    /* Estimated instructions, this path against the rows path (per call; plan/scratch.py
-     * dw_lines_scratch states the same, fit on the issue-14 sweep): here 8 per tap and 31 per
-     * block of four channels, 100 per pixel (300 with a channel tail), 75 per channel for the
-     * records; the rows path (9 kp + 22) / 4 per output, 3 KA SB staged values per output,
-     * 130 per output row, phase and channel, 100 per channel. This path where it is estimated
-     * 10% faster. */
+    /* Estimated instructions, four times, of each variant and of the rows path (plan/scratch.py
+     * dw_lines_scratch states the same; least squares on the QEMU counts of the issue-14
+     * sweep's 1-D shapes, bench/dw_lines.py): taps variant 9 per tap and 25 per block of four
+     * channels and pixel, 115 per pixel (+ 26 with a channel tail), 72 per channel, 634;
+     * pairs variant pairs_cost4; the rows path 2 per tap pair and 6.5 per output, 1.1 per
+     * staged value (KA SB per output), 120 per output row, phase and channel, 211 per
+     * channel, 4070. The cheaper variant where it is estimated below the rows path. */
     const int32_t tr = lines_transposed(filter_dims);
     const int32_t ka = tr ? filter_dims->w : filter_dims->h;
     const int32_t sb = tr ? params->stride.h : params->stride.w;
     const int32_t db = tr ? params->dilation.h : params->dilation.w;
     const int32_t out_a = tr ? output_dims->w : output_dims->h;
-    int32_t g = sb, r = db; /* phases: db / gcd(sb, db) */
-    while (r != 0) {
-        const int32_t t = g % r;
-        g = r;
-        r = t;
-    }
+    const int32_t g = gcd_lines(sb, db); /* phases: db / gcd(sb, db) */
     const int64_t pixels = (int64_t)output_dims->h * output_dims->w;
-    const int64_t lines =
-        4 * (pixels * (blocks * (8 * taps + 31) + ((c & 3) != 0 ? 300 : 100)) + 75 * c);
     const int64_t kp = (taps + 1) / 2;
-    const int64_t rows = (int64_t)c * (pixels * (9 * kp + 22) + 12 * pixels * ka * sb +
-                                       4 * 130 * (int64_t)out_a * (db / g) + 400);
-    return 11 * lines < 10 * rows ? bytes : 0;
+    const int64_t rows = (int64_t)c * (pixels * (8 * kp + 26) + 4 * pixels * ka * sb +
+                                       480 * (int64_t)out_a * (db / g) + 844) +
+                         16280;
+    int64_t best = INT64_MAX;
+    int32_t variant = 0;
+    int32_t size = 0;
+    const int32_t taps_bytes = blocks * 4 * lines_record_words(taps);
+    if (taps <= DW_LINES_MAX_TAPS && taps_bytes <= DW_LINES_MAX_SCRATCH) {
+        best = 4 * (pixels * (blocks * (9 * taps + 25) + ((c & 3) != 0 ? 26 : 0) + 115) +
+                    72 * c + 634);
+        variant = 1;
+        size = taps_bytes;
+    }
+    if (pairs_geometry(params, input_dims, filter_dims, output_dims, pg)) {
+        const int64_t pbytes = pairs_bytes(pg, blocks);
+        const int64_t cost = pairs_cost4(pg, blocks);
+        if (pbytes <= DW_LINES_MAX_SCRATCH && cost < best) {
+            best = cost;
+            variant = 2;
+            size = (int32_t)pbytes;
+        }
+    }
+    if (variant == 0 || best >= rows) {
+        return 0;
+    }
+    *bytes = size;
+    return variant;
+}
+
+int32_t th_dw_lines_scratch(const th_dw_conv_params *params, const th_dims *input_dims,
+                            const th_dims *filter_dims, const th_dims *output_dims)
+{
+    int32_t bytes;
+    pairs_geom pg;
+    (void)lines_variant(params, input_dims, filter_dims, output_dims, &bytes, &pg);
+    return bytes;
 }
 
 #else
@@ -397,22 +515,37 @@ static dw_lines_fn lines_full_fn(int32_t k)
 }
 #endif
 
-/* The record of the block of channels cb .. cb + 3 (f: the filter at channel cb; fa, fb: its
- * bytes between taps along A and B); 0 if fast requantization is not exact for one of them. */
-static int lines_record(int32_t *rec, const int8_t *f, int32_t fa, int32_t fb, int32_t ka,
-                        int32_t kb, const int32_t *bias, const int32_t *mult,
-                        const int32_t *shift, int32_t zp)
+/* (bottom of a, bottom of b), (top of a, top of b) in one instruction each (gcc does not
+ * find PKHBT / PKHTB in th_nn_support.h's C forms). */
+TH_INLINE int32_t pairs_pkhbt(int32_t a, int32_t b)
 {
-    int32_t *w = rec + 4;
-    for (int32_t a = ka; a > 0; a--, f += fa) {
-        const int8_t *fr = f;
-        for (int32_t b = kb; b > 0; b--, fr += fb, w += 2) {
-            w[0] = th_pkhbt(2 * fr[0], 2 * fr[2]);
-            w[1] = th_pkhbt(2 * fr[1], 2 * fr[3]);
-        }
-    }
-    /* th_fast_rq_ok with |acc| <= taps 2^15 + |bias| (at most 8 taps: 32-bit compares). */
-    const uint32_t bias_max = (UINT32_C(1) << 29) - (uint32_t)(ka * kb) * 32768u;
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return th_pkhbt(a, b);
+#endif
+}
+
+TH_INLINE int32_t pairs_pkhtb(int32_t a, int32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return th_pkhtb(a, b);
+#endif
+}
+
+/* The record's bias words (rec) and requantization words (w: (multiplier,
+ * 2^(e-1) + zp 2^e, e) per channel) of four channels; 0 if fast requantization is not exact
+ * for one of them (|acc| <= taps 2^15 + |bias|; at most 16 taps: 32-bit compares). */
+static int lines_record_rq(int32_t *rec, int32_t *w, int32_t taps, const int32_t *bias,
+                           const int32_t *mult, const int32_t *shift, int32_t zp)
+{
+    const uint32_t bias_max = (UINT32_C(1) << 29) - (uint32_t)taps * 32768u;
     for (int32_t j = 0; j < 4; j++, w += 3) {
         const int32_t b = bias != NULL ? bias[j] : 0;
         const uint32_t babs = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
@@ -425,6 +558,373 @@ static int lines_record(int32_t *rec, const int8_t *f, int32_t fa, int32_t fb, i
         w[0] = m;
         w[1] = (int32_t)((UINT32_C(1) << (e - 1)) + ((uint32_t)zp << e));
         w[2] = e;
+    }
+    return 1;
+}
+
+/* The record of the block of channels cb .. cb + 3 (f: the filter at channel cb; fa, fb: its
+ * bytes between taps along A and B); 0 if fast requantization is not exact for one of them.
+ * Per tap the four channels' weights as one word, sign-extended two lanes at a time
+ * (channels 0, 2 and 1, 3) and doubled. */
+static int lines_record(int32_t *rec, const int8_t *f, int32_t fa, int32_t fb, int32_t ka,
+                        int32_t kb, const int32_t *bias, const int32_t *mult,
+                        const int32_t *shift, int32_t zp)
+{
+    int32_t *w = rec + 4;
+    for (int32_t a = ka; a > 0; a--, f += fa) {
+        const int8_t *fr = f;
+        for (int32_t b = kb; b > 0; b--, fr += fb, w += 2) {
+            const int32_t v = th_read_s32(fr);
+            const int32_t v02 = th_sxtb16(v), v13 = th_sxtb16_ror8(v);
+            w[0] = th_sadd16(v02, v02);
+            w[1] = th_sadd16(v13, v13);
+        }
+    }
+    return lines_record_rq(rec, w, ka * kb, bias, mult, shift, zp);
+}
+
+/* The pairs record of the block of channels cb .. cb + 3 (f: the filter at channel cb; fb: its
+ * bytes between taps along the line): doubled bias, per pair j and channel (2 w[2j],
+ * 2 w[2j + 1]) (0 past the last tap), then (multiplier, 2^(e-1) + zp 2^e, e) per channel;
+ * 0 if fast requantization is not exact for one of them. */
+static int pairs_record(int32_t *rec, const int8_t *f, int32_t fb, int32_t kb,
+                        const int32_t *bias, const int32_t *mult, const int32_t *shift,
+                        int32_t zp)
+{
+    int32_t *w = rec + 4;
+    /* Per pair: the two taps' four channels as words, sign-extended two lanes at a time,
+     * doubled, paired per channel. */
+    for (int32_t t = kb; t > 0; t -= 2, f += 2 * fb, w += 4) {
+        const int32_t a = th_read_s32(f);
+        const int32_t b = t > 1 ? th_read_s32(f + fb) : 0;
+        int32_t a02 = th_sxtb16(a), a13 = th_sxtb16_ror8(a);
+        int32_t b02 = th_sxtb16(b), b13 = th_sxtb16_ror8(b);
+        a02 = th_sadd16(a02, a02), a13 = th_sadd16(a13, a13);
+        b02 = th_sadd16(b02, b02), b13 = th_sadd16(b13, b13);
+        w[0] = pairs_pkhbt(a02, b02);
+        w[1] = pairs_pkhbt(a13, b13);
+        w[2] = pairs_pkhtb(a02, b02);
+        w[3] = pairs_pkhtb(a13, b13);
+    }
+    return lines_record_rq(rec, w, kb, bias, mult, shift, zp);
+}
+
+/* What staging one line of one block reads (x: the line's channel cb, position 0). */
+typedef struct {
+    const int8_t *x;
+    int32_t step; /* input bytes between positions along the line */
+    int32_t off;  /* input offset in both halfwords */
+} pairs_src;
+
+/* The four words of slot position q: (v(q), v(q + db)) per channel, v 0 outside (one of
+ * the two is inside). */
+static void pairs_slot_edge(int32_t *d, const pairs_src *s, const pairs_geom *g, int32_t q)
+{
+    const int32_t q1 = q + g->db;
+    const int32_t in0 = q >= 0 && q < g->in_b;
+    const int32_t in1 = q1 >= 0 && q1 < g->in_b;
+    const int32_t off = (int16_t)s->off;
+    const int8_t *x0 = s->x + (int64_t)q * s->step;
+    const int8_t *x1 = s->x + (int64_t)q1 * s->step;
+    for (int32_t j = 0; j < 4; j++) {
+        const int32_t v0 = in0 ? x0[j] + off : 0;
+        const int32_t v1 = in1 ? x1[j] + off : 0;
+        d[j] = th_pkhbt(v0, v1);
+    }
+}
+
+/* First i >= 0 with q0 + i pg >= v (pg > 0). */
+TH_INLINE int32_t pairs_first(int32_t q0, int32_t pg, int32_t v)
+{
+    return q0 >= v ? 0 : (v - q0 + pg - 1) / pg;
+}
+
+#if TH_NN_DSP_NATIVE
+/* Thumb-2 staging of slots whose two positions are inside (below, with the output loops). */
+void th_dw_pairs_widen(int32_t *dd, const int8_t *x, int32_t n, const int32_t *k);
+#endif
+
+/* Stages the phase rows of one line of one block into st (P rows of phlen slots). Slots
+ * with both positions outside the input are 0 from pairs_s8 and never written here. */
+static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *s,
+                                                  const pairs_geom *g)
+{
+    const int32_t pg = g->p * g->g; /* positions between slots of a phase row */
+    for (int32_t ph = 0; ph < g->p; ph++) {
+        int32_t *d = st + 4 * ph * g->phlen;
+        const int32_t q0 = ph * g->g - g->pad_b; /* slot 0's position */
+        /* Slots with a position inside: [elo, ehi); both inside: [lo, hi). */
+        const int32_t elo = TH_MIN(pairs_first(q0, pg, -g->db), g->phlen);
+        const int32_t ehi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b), g->phlen), elo);
+        const int32_t lo = TH_MAX(TH_MIN(pairs_first(q0, pg, 0), ehi), elo);
+        const int32_t hi =
+            TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b - g->db), ehi), lo);
+        int32_t i = elo;
+        for (; i < lo; i++) {
+            pairs_slot_edge(d + 4 * i, s, g, q0 + i * pg);
+        }
+        const int8_t *x0 = s->x + (int64_t)(q0 + lo * pg) * s->step;
+        const int32_t dstep = g->db * s->step;
+        const int32_t xstep = pg * s->step;
+        const int32_t off = s->off;
+        int32_t *dd = d + 4 * lo;
+#if TH_NN_DSP_NATIVE
+        if (hi > lo) {
+            const int32_t k[3] = {dstep, xstep, off};
+            th_dw_pairs_widen(dd, x0, hi - lo, k);
+        }
+#else
+        for (int32_t n = hi - lo; n > 0; n--, x0 += xstep, dd += 4) {
+            const int32_t a = th_read_s32(x0);
+            const int32_t b = th_read_s32(x0 + dstep);
+            const int32_t a02 = th_sxtab16(off, a);
+            const int32_t a13 = th_sxtab16_ror8(off, a);
+            const int32_t b02 = th_sxtab16(off, b);
+            const int32_t b13 = th_sxtab16_ror8(off, b);
+            dd[0] = pairs_pkhbt(a02, b02);
+            dd[1] = pairs_pkhbt(a13, b13);
+            dd[2] = pairs_pkhtb(a02, b02);
+            dd[3] = pairs_pkhtb(a13, b13);
+        }
+#endif
+        for (i = hi; i < ehi; i++) {
+            pairs_slot_edge(d + 4 * i, s, g, q0 + i * pg);
+        }
+    }
+}
+
+/* What one phase run of outputs reads (byte offsets fixed: the assembly below). */
+typedef struct {
+    const int32_t *x; /* 0: the first output's first slot */
+    int8_t *out;      /* 4 */
+    int32_t n;        /* 8: outputs, at least 1 */
+    int32_t xs;       /* 12: staged bytes between outputs */
+    int32_t os;       /* 16: output bytes between outputs */
+    int32_t kp;       /* 20: pairs (the C model's; the assembly has one loop per count) */
+} pairs_run;
+
+typedef void (*pairs_fn)(const pairs_run *r, const int32_t *rec);
+
+#if TH_NN_DSP_NATIVE
+/* Thumb-2 output loops, one per pair count KP: per output of the block, the bias (four
+ * words), then per pair one LDM of the four channels' staged words and one of their weight
+ * pairs, four SMLADs; then the four requantized outputs stored. */
+#define DW_PAIRS_LOOP(name) void name(const pairs_run *r, const int32_t *rec)
+DW_PAIRS_LOOP(th_dw_pairs_k1);
+DW_PAIRS_LOOP(th_dw_pairs_k2);
+DW_PAIRS_LOOP(th_dw_pairs_k3);
+DW_PAIRS_LOOP(th_dw_pairs_k4);
+DW_PAIRS_LOOP(th_dw_pairs_k5);
+DW_PAIRS_LOOP(th_dw_pairs_k6);
+DW_PAIRS_LOOP(th_dw_pairs_k7);
+DW_PAIRS_LOOP(th_dw_pairs_k8);
+#undef DW_PAIRS_LOOP
+
+__asm__(
+    "    .syntax unified\n"
+    "    .thumb\n"
+    /* Requantize ACC (doubled) with the next (mult, rzp, e) at r5, store at r9 + J. */
+    "    .macro DWP_RQ acc, j\n"
+    "    ldmia r5!, {r6, r7, r8}\n"
+    "    smmlar r6, \\acc, r6, r7\n"
+    "    add r6, r6, \\acc, asr #31\n"
+    "    asr r6, r6, r8\n"
+    "    ssat r6, #8, r6\n"
+    "    strb r6, [r9, #\\j]\n"
+    "    .endm\n"
+    /* Stack: [sp] out, [sp, 4] os, [sp, 8] end of out, [sp, 12] xs - 16 KP. */
+    "    .macro DWP_LOOP kp\n"
+    "    .pushsection .text.th_dw_pairs_k\\kp,\"ax\",%progbits\n"
+    "    .global th_dw_pairs_k\\kp\n"
+    "    .hidden th_dw_pairs_k\\kp\n"
+    "    .type th_dw_pairs_k\\kp, %function\n"
+    "    .thumb_func\n"
+    "    .p2align 2\n"
+    "th_dw_pairs_k\\kp:\n"
+    "    push {r4-r11, lr}\n"
+    "    sub sp, sp, #16\n"
+    "    mov r5, r1\n"
+    "    ldr r2, [r0, #4]\n"
+    "    ldr r3, [r0, #8]\n"
+    "    ldr r4, [r0, #16]\n"
+    "    ldr r6, [r0, #12]\n"
+    "    ldr r0, [r0, #0]\n"
+    "    mla r3, r3, r4, r2\n"
+    "    sub r6, r6, #(16 * \\kp)\n"
+    "    str r2, [sp, #0]\n"
+    "    str r4, [sp, #4]\n"
+    "    str r3, [sp, #8]\n"
+    "    str r6, [sp, #12]\n"
+    "1:\n"
+    "    ldmia r5!, {r1-r4}\n"
+    "    .rept \\kp\n"
+    "    ldmia r0!, {r6-r9}\n"
+    "    ldmia r5!, {r10, r11, r12, lr}\n"
+    "    smlad r1, r6, r10, r1\n"
+    "    smlad r2, r7, r11, r2\n"
+    "    smlad r3, r8, r12, r3\n"
+    "    smlad r4, r9, lr, r4\n"
+    "    .endr\n"
+    "    ldr r9, [sp, #0]\n"
+    "    DWP_RQ r1, 0\n"
+    "    DWP_RQ r2, 1\n"
+    "    DWP_RQ r3, 2\n"
+    "    DWP_RQ r4, 3\n"
+    "    ldr r10, [sp, #4]\n"
+    "    add r9, r9, r10\n"
+    "    str r9, [sp, #0]\n"
+    "    sub r5, r5, #(64 + 16 * \\kp)\n"
+    "    ldr r10, [sp, #12]\n"
+    "    add r0, r0, r10\n"
+    "    ldr r10, [sp, #8]\n"
+    "    cmp r9, r10\n"
+    "    bne 1b\n"
+    "    add sp, sp, #16\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size th_dw_pairs_k\\kp, . - th_dw_pairs_k\\kp\n"
+    "    .popsection\n"
+    "    .endm\n"
+    "    DWP_LOOP 1\n"
+    "    DWP_LOOP 2\n"
+    "    DWP_LOOP 3\n"
+    "    DWP_LOOP 4\n"
+    "    DWP_LOOP 5\n"
+    "    DWP_LOOP 6\n"
+    "    DWP_LOOP 7\n"
+    "    DWP_LOOP 8\n"
+    "    .purgem DWP_LOOP\n"
+    "    .purgem DWP_RQ\n"
+    /* Staging, n >= 1 slots whose two positions are inside: (dd, x, n, k), k: input bytes
+     * between a slot's two positions, between slots, the offset in both halfwords. */
+    "    .pushsection .text.th_dw_pairs_widen,\"ax\",%progbits\n"
+    "    .global th_dw_pairs_widen\n"
+    "    .hidden th_dw_pairs_widen\n"
+    "    .type th_dw_pairs_widen, %function\n"
+    "    .thumb_func\n"
+    "    .p2align 2\n"
+    "th_dw_pairs_widen:\n"
+    "    push {r4-r11, lr}\n"
+    "    ldr r4, [r3, #0]\n"
+    "    ldr r5, [r3, #4]\n"
+    "    ldr r12, [r3, #8]\n"
+    "1:\n"
+    "    ldr r6, [r1]\n"
+    "    ldr r7, [r1, r4]\n"
+    "    add r1, r1, r5\n"
+    "    sxtab16 lr, r12, r6\n"
+    "    sxtab16 r11, r12, r7\n"
+    "    pkhbt r8, lr, r11, lsl #16\n"
+    "    pkhtb r10, r11, lr, asr #16\n"
+    "    sxtab16 lr, r12, r6, ror #8\n"
+    "    sxtab16 r6, r12, r7, ror #8\n"
+    "    pkhbt r9, lr, r6, lsl #16\n"
+    "    pkhtb r11, r6, lr, asr #16\n"
+    "    stmia r0!, {r8-r11}\n"
+    "    subs r2, r2, #1\n"
+    "    bne 1b\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size th_dw_pairs_widen, . - th_dw_pairs_widen\n"
+    "    .popsection\n");
+
+
+static pairs_fn pairs_pick(int32_t kp)
+{
+    static const pairs_fn by_kp[DW_PAIRS_MAX_PAIRS] = {
+        th_dw_pairs_k1, th_dw_pairs_k2, th_dw_pairs_k3, th_dw_pairs_k4,
+        th_dw_pairs_k5, th_dw_pairs_k6, th_dw_pairs_k7, th_dw_pairs_k8};
+    return by_kp[kp - 1];
+}
+#else
+/* The same output loop in C (host builds, DSP modelled). */
+static void pairs_outputs(const pairs_run *r, const int32_t *rec)
+{
+    const int32_t kp = r->kp;
+    const int8_t *x = (const int8_t *)(const void *)r->x;
+    int8_t *out = r->out;
+    const int32_t *rq = rec + 4 + 4 * kp;
+    for (int32_t n = r->n; n > 0; n--, x += r->xs, out += r->os) {
+        const int32_t *xw = (const int32_t *)(const void *)x;
+        int32_t acc[4];
+        for (int32_t ch = 0; ch < 4; ch++) {
+            acc[ch] = rec[ch];
+            for (int32_t j = 0; j < kp; j++) {
+                acc[ch] = th_smlad(xw[4 * j + ch], rec[4 + 4 * j + ch], acc[ch]);
+            }
+            const int32_t y = th_smmlar(acc[ch], rq[3 * ch], rq[3 * ch + 1]);
+            out[ch] = (int8_t)th_ssat8((y + (acc[ch] >> 31)) >> rq[3 * ch + 2]);
+        }
+    }
+}
+#endif
+
+/* The pairs variant (lines_variant 2); 0 (nothing written) if a record is refused. */
+static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_params *params,
+                    const th_per_channel_quant *quant, const th_dims *input_dims,
+                    const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                    const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    const int32_t c = input_dims->c;
+    const int32_t blocks = (c >> 2) + ((c & 3) != 0);
+    const int32_t rw = pairs_record_words(g->kp);
+    int32_t *stage = scratch + blocks * rw;
+    const int32_t fb = g->transposed ? filter_dims->w * c : c;
+    /* Block i: channels 4 i .. 4 i + 3, the last one ending at channel C - 1 (it rewrites
+     * channels of the one before with the same values). */
+    for (int32_t i = 0; i < blocks; i++) {
+        const int32_t cb = TH_MIN(4 * i, c - 4);
+        if (!pairs_record(scratch + i * rw, filter + cb, fb, g->kb,
+                          bias != NULL ? bias + cb : NULL, quant->multiplier + cb,
+                          quant->shift + cb, params->output_offset)) {
+            return 0;
+        }
+    }
+    const int32_t in_step_b = g->transposed ? input_dims->w * c : c;
+    const int32_t in_step_a = g->transposed ? c : input_dims->w * c;
+    const int32_t out_step_b = g->transposed ? output_dims->w * c : c;
+    const int32_t out_step_a = g->transposed ? c : output_dims->w * c;
+#if TH_NN_DSP_NATIVE
+    const pairs_fn fn = pairs_pick(g->kp);
+#else
+    const pairs_fn fn = pairs_outputs;
+#endif
+    pairs_src src;
+    src.step = in_step_b;
+    src.off = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
+                        ((uint32_t)params->input_offset << 16));
+    int32_t zeroed = 0; /* the slots outside the input are 0 */
+    pairs_run r;
+    r.xs = 16 * g->sbg;
+    r.kp = g->kp;
+    r.os = g->p * out_step_b;
+    for (int32_t n = 0; n < input_dims->n; n++) {
+        const int8_t *in_n = input + (int64_t)n * input_dims->h * input_dims->w * c;
+        int8_t *out_n = output + (int64_t)n * output_dims->h * output_dims->w * c;
+        for (int32_t oa = 0; oa < g->out_a; oa++) {
+            const int32_t ia = oa * g->sa - g->pad_a;
+            const int32_t inside = ia >= 0 && ia < g->in_a;
+            const int8_t *line = in_n + (int64_t)(inside ? ia : 0) * in_step_a;
+            int8_t *out_line = out_n + (int64_t)oa * out_step_a;
+            if (!inside || !zeroed) { /* a line in the padding: every slot 0 */
+                for (int32_t k = 0; k < 4 * g->p * g->phlen; k++) {
+                    stage[k] = 0;
+                }
+                zeroed = 1;
+            }
+            for (int32_t i = 0; i < blocks; i++) {
+                const int32_t cb = TH_MIN(4 * i, c - 4);
+                src.x = line + cb;
+                if (inside) {
+                    pairs_stage(stage, &src, g);
+                }
+                for (int32_t o0 = 0; o0 < g->p && o0 < g->out_b; o0++) {
+                    const int32_t first = o0 * g->sbg; /* staged index of pair 0 */
+                    r.x = stage + 4 * ((first % g->p) * g->phlen + first / g->p);
+                    r.out = out_line + (int64_t)o0 * out_step_b + cb;
+                    r.n = (g->out_b - o0 + g->p - 1) / g->p;
+                    fn(&r, scratch + i * rw);
+                }
+            }
+        }
     }
     return 1;
 }
@@ -445,8 +945,20 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
     if (output < in_end && input < out_end) {
         return 0; /* in place (th_nn.h rule (a)): the rows path copies planes */
     }
+    /* The variant from need (lines_variant's choice): the pairs variant's bytes always
+     * exceed the taps variant's (4 KP >= 2 taps, and a staged line). */
+    const int32_t blocks = (input_dims->c >> 2) + ((input_dims->c & 3) != 0);
+    pairs_geom pg;
+    if (pairs_geometry(params, input_dims, filter_dims, output_dims, &pg) &&
+        need == pairs_bytes(&pg, blocks)) {
+        return pairs_s8((int32_t *)ctx->buf, &pg, params, quant, input_dims, input,
+                        filter_dims, filter, bias, output_dims, output);
+    }
     const int32_t kh = filter_dims->h, kw = filter_dims->w;
     const int32_t taps = kh * kw;
+    if (taps > DW_LINES_MAX_TAPS || need != blocks * 4 * lines_record_words(taps)) {
+        return 0;
+    }
     const int32_t tr = lines_transposed(filter_dims);
     const int32_t rw = lines_record_words(taps);
     const int32_t tail = c & 3;

@@ -61,7 +61,8 @@ fewer values (stage_cost, th_dw_conv_general_s8.c). A band row interleaves the K
 column by column; PL = round_up2(KA * ceil(N / KA)), N = the largest
 ((o0 * SB) // DB + SB' * (n - 1)) * KA + 2 * KP over the P = DB / gcd(SB, DB) output phases o0
 (n = their output count rounded up to a multiple of four, SB' = SB / gcd).
-G is at least the channel-inner path's records where that path applies (dw_lines_scratch).
+G is at least the channel-inner path's scratch where that path applies (dw_lines_scratch:
+records, and in its pairs variant one staged line).
 K of the int4 kernels (th_*_s4, one staged int16 column): KH * KW * Cin (CONV_2D), Cin
 (FULLY_CONNECTED). The int4 depthwise widens its filter into the scratch's head and runs the
 int8 depthwise on the rest: its fast scratch is that head + the int8 one's fast scratch.
@@ -298,30 +299,56 @@ def dw_plane_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
 
 DW_LINES_MAX_TAPS = 8  # th_dw_conv_lines_s8.c
 DW_LINES_MAX_SCRATCH = 16384
+DW_PAIRS_MAX_PAIRS = 8
+
+
+def _dw_pairs(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+              dilation: tuple[int, int], blocks: int) -> tuple[int, int] | None:
+    """th_dw_conv_lines_s8.c pairs variant (pairs_geometry, pairs_cost4): (scratch bytes,
+    4 x estimated instructions), or None where it does not apply (more than one tap across the
+    line, more than 16 along it)."""
+    b = 0 if k[0] > k[1] else 1  # the line (B) axis: more taps, w on a tie
+    kb, sb, db, out_b, out_a = k[b], stride[b], dilation[b], out_hw[b], out_hw[1 - b]
+    if k[1 - b] != 1 or kb > 2 * DW_PAIRS_MAX_PAIRS or sb > 64 or db > 64:
+        return None
+    kp = (kb + 1) // 2
+    g = math.gcd(sb, 2 * db)
+    p, sbg = 2 * db // g, sb // g
+    phlen = max((o0 * sbg) // p + ((out_b - o0 + p - 1) // p - 1) * sbg + kp
+                for o0 in range(min(p, out_b)))
+    size = blocks * 4 * (16 + 4 * kp) + 16 * p * phlen
+    per_line = out_b * (6 * kp + 30) + 25 * p * phlen + 310
+    return size, 4 * (blocks * (out_a * per_line + 11 * kp + 100) + 2700)
 
 
 def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
                      dilation: tuple[int, int], mult: int, channels: int) -> int:
-    """th_dw_lines_scratch: the channel-inner path's records (ceil(C / 4) blocks of
-    4 * (16 + 2 * taps) bytes) where it applies (mult 1, C >= 4, at most 8 taps) and its
-    estimated instructions are 10% below the rows path's (th_dw_lines_scratch); else 0."""
+    """th_dw_lines_scratch: the channel-inner path's scratch where it applies (mult 1,
+    C >= 4) and the cheaper of its variants is estimated below the rows path
+    (lines_variant); else 0. Taps variant (at most 8 taps): ceil(C / 4) blocks of
+    4 * (16 + 2 * taps) bytes; pairs variant (one tap across the line, at most 16 along it,
+    _dw_pairs): ceil(C / 4) blocks of 4 * (16 + 4 * KP) bytes and one staged line."""
+    if mult != 1 or channels < 4:
+        return 0
     taps = k[0] * k[1]
-    if mult != 1 or channels < 4 or taps > DW_LINES_MAX_TAPS:
-        return 0
     blocks = channels // 4 + (channels % 4 != 0)
-    size = blocks * 4 * (16 + 2 * taps)
-    if size > DW_LINES_MAX_SCRATCH:
-        return 0
     b = 0 if k[0] > k[1] else 1  # the inner (B) axis: more taps, w on a tie
     ka, sb, out_a = k[1 - b], stride[b], out_hw[1 - b]
     phases = dilation[b] // math.gcd(stride[b], dilation[b])
     pixels = out_hw[0] * out_hw[1]
-    lines = 4 * (pixels * (blocks * (8 * taps + 31) + (300 if channels % 4 else 100))
-                 + 75 * channels)
     kp = (taps + 1) // 2
-    rows = channels * (pixels * (9 * kp + 22) + 12 * pixels * ka * sb
-                       + 4 * 130 * out_a * phases + 400)
-    return size if 11 * lines < 10 * rows else 0
+    rows = channels * (pixels * (8 * kp + 26) + 4 * pixels * ka * sb
+                       + 480 * out_a * phases + 844) + 16280
+    best: tuple[int, int] | None = None  # (4 x estimate, bytes)
+    size = blocks * 4 * (16 + 2 * taps)
+    if taps <= DW_LINES_MAX_TAPS and size <= DW_LINES_MAX_SCRATCH:
+        best = (4 * (pixels * (blocks * (9 * taps + 25) + (26 if channels % 4 else 0) + 115)
+                     + 72 * channels + 634), size)
+    pairs = _dw_pairs(k, out_hw, stride, dilation, blocks)
+    if pairs is not None and pairs[0] <= DW_LINES_MAX_SCRATCH and (
+            best is None or pairs[1] < best[0]):
+        best = (pairs[1], pairs[0])
+    return best[1] if best is not None and best[0] < rows else 0
 
 
 def dw_mult_applies(k: tuple[int, int], mult: int) -> bool:
