@@ -140,12 +140,12 @@ static int64_t pairs_bytes(const pairs_geom *g, int32_t blocks)
 
 /* Estimated instructions of the pairs variant, four times (least squares on QEMU counts of
  * the issue-14 sweep's 1-D shapes, bench/dw_lines.py): per block and output 6 per pair and
- * 30; per block and line 25 per staged slot and 310; per block 11 per pair and 100; 2700. */
+ * 27; per block and line 24 per staged slot and 344; per block 13 per pair and 78; 2530. */
 static int64_t pairs_cost4(const pairs_geom *g, int32_t blocks)
 {
-    const int64_t per_line = (int64_t)g->out_b * (6 * g->kp + 30) +
-                             25 * (int64_t)g->p * g->phlen + 310;
-    return 4 * (blocks * ((int64_t)g->out_a * per_line + 11 * g->kp + 100) + 2700);
+    const int64_t per_line = (int64_t)g->out_b * (6 * g->kp + 27) +
+                             24 * (int64_t)g->p * g->phlen + 344;
+    return 4 * (blocks * ((int64_t)g->out_a * per_line + 13 * g->kp + 78) + 2530);
 }
 
 /* Which variant runs (0: none, 1: taps, 2: pairs) and its scratch bytes (*bytes). */

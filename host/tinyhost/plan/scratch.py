@@ -317,8 +317,8 @@ def _dw_pairs(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, in
     phlen = max((o0 * sbg) // p + ((out_b - o0 + p - 1) // p - 1) * sbg + kp
                 for o0 in range(min(p, out_b)))
     size = blocks * 4 * (16 + 4 * kp) + 16 * p * phlen
-    per_line = out_b * (6 * kp + 30) + 25 * p * phlen + 310
-    return size, 4 * (blocks * (out_a * per_line + 11 * kp + 100) + 2700)
+    per_line = out_b * (6 * kp + 27) + 24 * p * phlen + 344
+    return size, 4 * (blocks * (out_a * per_line + 13 * kp + 78) + 2530)
 
 
 def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
