@@ -64,8 +64,11 @@ int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims 
  * w[4j+2]) and (w[4j+1], w[4j+3]); then per channel {2 * bias, multiplier, round_zp, e}.
  * Each input word is loaded and widened (with the input offset) once per tile and feeds
  * every channel of it with one LDRD and two SMLAD. */
-#define FEW_MAX_COUT 8
+#define FEW_MAX_COUT 16
 #define FEW_TILE 4
+/* Cout 9-16 (CONV1X1_FEW16): two to three tiles of four and a last one, for Cin not a
+ * multiple of 4 only (where the alternative is the per-pixel im2col path). */
+#define FEW_SMALL_COUT 8
 /* With Cin a multiple of 4 the pairs path is nearly as fast per pixel, so the widening pays
  * from about this many output pixels on (measured, bench/kernels.py --sweep). */
 #define FEW_MIN_PIXELS_CIN4 16
@@ -81,7 +84,7 @@ static int32_t few_scratch_bytes(const th_dims *input_dims, const th_dims *outpu
     const int32_t cout = output_dims->c;
     const int32_t pixels = output_dims->n * output_dims->h * output_dims->w;
     if (!(TH_NN_HAS_DSP && !TH_NN_MVE) || cout > FEW_MAX_COUT || input_dims->c < 4 ||
-        ((input_dims->c & 3) == 0 && pixels < FEW_MIN_PIXELS_CIN4)) {
+        ((input_dims->c & 3) == 0 && (pixels < FEW_MIN_PIXELS_CIN4 || cout > FEW_SMALL_COUT))) {
         return 0;
     }
     return cout * (8 * few_words(input_dims->c) + 16);
@@ -585,19 +588,19 @@ TH_INLINE void few_tile(const int8_t *px, int32_t nw, int32_t cin, const int32_t
 }
 #undef FEW_DOT
 
-/* Every output pixel, tiles of g0 and g1 channels (g1 == 0: one tile; else g0 == 4). A
- * pixel's first tile goes to a stash until the second has read the pixel: in place per
- * rule (b). */
+/* Every output pixel: `full` tiles of four channels, then one of g (1-4). A pixel's first
+ * tiles go to a stash until the last has read the pixel: in place per rule (b). */
 TH_INLINE void few_pixels(const int32_t *ws, const th_conv_params *params,
                           const th_dims *input_dims, const int8_t *input,
                           const th_dims *output_dims, int8_t *output,
-                          const th_nn_out_stage *stage, const int32_t g0, const int32_t g1)
+                          const th_nn_out_stage *stage, const int32_t full, const int32_t g)
 {
     const int32_t cin = input_dims->c;
-    const int32_t cout = g0 + g1;
+    const int32_t cout = FEW_TILE * full + g;
     const int32_t nw = few_words(cin);
     const int32_t *rq = ws + 2 * nw * cout;
-    const int32_t *w1 = ws + 2 * nw * g0;
+    const int32_t *wl = ws + 2 * nw * FEW_TILE * full; /* the last tile's weights */
+    const int32_t *rql = rq + 4 * FEW_TILE * full;
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
                                       ((uint32_t)params->input_offset & 0xFFFFu));
     const int32_t step_x = params->stride.w * cin;
@@ -611,36 +614,48 @@ TH_INLINE void few_pixels(const int32_t *ws, const th_conv_params *params,
         for (int32_t y = 0; y < output_dims->h; y++, in_row += step_y) {
             const int8_t *px = in_row;
             for (int32_t x = 0; x < out_w; x++, px += step_x, out += cout) {
-                if (g1 == 0) {
-                    few_tile(px, nw, cin, ws, rq, offset2, act, out, g0);
+                if (full == 0) {
+                    few_tile(px, nw, cin, ws, rq, offset2, act, out, g);
                     continue;
                 }
-                int8_t stash[FEW_TILE];
-                few_tile(px, nw, cin, ws, rq, offset2, act, stash, FEW_TILE);
-                few_tile(px, nw, cin, w1, rq + 4 * FEW_TILE, offset2, act, out + FEW_TILE, g1);
-                memcpy(out, stash, sizeof stash);
+                int32_t stash[FEW_MAX_COUT / FEW_TILE - 1];
+                for (int32_t t = 0; t < full; t++) {
+                    few_tile(px, nw, cin, ws + 2 * nw * FEW_TILE * t, rq + 4 * FEW_TILE * t,
+                             offset2, act, (int8_t *)&stash[t], FEW_TILE);
+                }
+                few_tile(px, nw, cin, wl, rql, offset2, act, out + FEW_TILE * full, g);
+                for (int32_t t = 0; t < full; t++) {
+                    th_write_s32(out + FEW_TILE * t, stash[t]);
+                }
             }
         }
     }
 }
 
-/* One function per Cout (its own frame: one is live at a time). */
-#define FEW_RUN(name, g0, g1)                                                            \
+/* One function per Cout up to 8 (its own frame: one is live at a time), one per last tile
+ * above (Cout 9-16: two or three full tiles). */
+#define FEW_RUN(name, full, g)                                                           \
     static void __attribute__((noinline))                                                \
     name(const int32_t *ws, const th_conv_params *params, const th_dims *input_dims,      \
          const int8_t *input, const th_dims *output_dims, int8_t *output,                 \
          const th_nn_out_stage *stage)                                                    \
     {                                                                                     \
-        few_pixels(ws, params, input_dims, input, output_dims, output, stage, g0, g1);    \
+        few_pixels(ws, params, input_dims, input, output_dims, output, stage, full, g);   \
     }
-FEW_RUN(few_run1, 1, 0)
-FEW_RUN(few_run2, 2, 0)
-FEW_RUN(few_run3, 3, 0)
-FEW_RUN(few_run4, 4, 0)
-FEW_RUN(few_run5, 4, 1)
-FEW_RUN(few_run6, 4, 2)
-FEW_RUN(few_run7, 4, 3)
-FEW_RUN(few_run8, 4, 4)
+FEW_RUN(few_run1, 0, 1)
+FEW_RUN(few_run2, 0, 2)
+FEW_RUN(few_run3, 0, 3)
+FEW_RUN(few_run4, 0, 4)
+FEW_RUN(few_run5, 1, 1)
+FEW_RUN(few_run6, 1, 2)
+FEW_RUN(few_run7, 1, 3)
+FEW_RUN(few_run8, 1, 4)
+#define FEW_WIDE_FULL ((output_dims->c - 1) / FEW_TILE)
+FEW_RUN(few_wide1, FEW_WIDE_FULL, 1)
+FEW_RUN(few_wide2, FEW_WIDE_FULL, 2)
+FEW_RUN(few_wide3, FEW_WIDE_FULL, 3)
+FEW_RUN(few_wide4, FEW_WIDE_FULL, 4)
+#undef FEW_WIDE_FULL
 #undef FEW_RUN
 
 /* Cout <= FEW_MAX_COUT, Cin >= 4, any stride, fast requantization for every channel; the
@@ -652,6 +667,25 @@ conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_qua
              const th_nn_out_stage *stage)
 {
     few_prepare(ws, filter, bias, quant, stage, input_dims->c, output_dims->c);
+    if (output_dims->c > FEW_SMALL_COUT) {
+        if (TH_NN_PATH(CONV1X1_FEW16)) { /* (the caller checked it) */
+            switch (output_dims->c & 3) {
+            case 1:
+                few_wide1(ws, params, input_dims, input, output_dims, output, stage);
+                break;
+            case 2:
+                few_wide2(ws, params, input_dims, input, output_dims, output, stage);
+                break;
+            case 3:
+                few_wide3(ws, params, input_dims, input, output_dims, output, stage);
+                break;
+            default:
+                few_wide4(ws, params, input_dims, input, output_dims, output, stage);
+                break;
+            }
+        }
+        return;
+    }
 #define FEW_CASE(c)                                                                      \
     case c:                                                                              \
         few_run##c(ws, params, input_dims, input, output_dims, output, stage);           \
@@ -813,7 +847,8 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
         return TH_OK;
     }
     const int32_t few = few_scratch_bytes(input_dims, output_dims);
-    if (few > 0 && ctx->size >= few && stage.fast && TH_NN_PATH(CONV1X1_FEW)) {
+    if (few > 0 && ctx->size >= few && stage.fast && TH_NN_PATH(CONV1X1_FEW) &&
+        (cout <= FEW_SMALL_COUT || TH_NN_PATH(CONV1X1_FEW16))) {
         conv_1x1_few((int32_t *)ctx->buf, params, quant, input_dims, input, filter, bias,
                      output_dims, output, &stage);
         return TH_OK;
