@@ -1,18 +1,19 @@
 """Issue 14's pointwise paths for few output channels (th_conv_1x1_s8, CONV1X1_FEW: Cout <= 8,
 and CONV1X1_FEW16: Cout 9-16 with Cin not a multiple of 4, the weights widened once per call
 into the fast scratch, th_conv_1x1_s8_scratch_size_fast) and for one output pixel
-(CONV1X1_ONE: any Cout, the int8 weights read once).
+(CONV1X1_ONE: any Cout, the int8 weights read once, four channels per input word).
 
 The cases cover every Cout 1..16 (one tile of 1-4 channels, or one to three tiles of four and
 a last one of 1-4), every Cin % 4 (the last input word read at Cin - 4 with its repeated
 lanes weighted 0) from the minimum Cin 4 up, strides 1-3, two batches, activation clamps, no
 bias, input offsets at both ends, in place (rule (b): a pixel's first tiles wait in a stash
-until the last has read the pixel), and shifts outside the fast range (the path is then
-refused and the old paths run); one output pixel with Cout 1-40 (odd and even: the channel
-pairs and the last channel), strided from a larger input, in place. Each runs with the fast
-scratch and without it, as CONV_1X1 and through th_conv_s8 (CONV), against the NumPy
-reference: on the host (ASan/UBSan; portable, emulated DSP and the build without optional
-paths) and one batch on QEMU mps2-an386 (Cortex-M4, the native DSP build).
+until the last has read the pixel), and shifts outside the fast range (CONV1X1_FEW is then
+refused and the old paths run; CONV1X1_ONE requantizes such channels exactly); one output
+pixel with Cout 1-40 (tiles of four, a pair and a last channel), strided from a larger input,
+in place. Each runs with the fast scratch and without it, as CONV_1X1 and through th_conv_s8
+(CONV), against the NumPy reference: on the host (ASan/UBSan; portable, emulated DSP and the
+build without optional paths) and one batch on QEMU mps2-an386 (Cortex-M4, the native DSP
+build).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def test_cases_reach_the_branches() -> None:
     assert any(c.bias is None for c in cases) and any(c.p.act_min > -128 for c in cases)
     assert any(not c.fast_scratch for c in cases)
     one = [c for c in cases if c.out_shape[:3] == (1, 1, 1)]
-    assert {c.out_shape[3] % 2 for c in one if c.out_shape[3] > 8} == {0, 1}
+    assert {c.out_shape[3] % 4 for c in one if c.out_shape[3] > 4} == {0, 1, 2, 3}
+    assert {(c.x.shape[3] + 3) // 4 % 2 for c in one} == {0, 1}  # odd and even word counts
     assert any(c.in_place for c in one) and any(c.x.shape[2] > 1 for c in one)
 
 

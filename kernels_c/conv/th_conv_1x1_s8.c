@@ -449,11 +449,17 @@ static void few_prepare(int32_t *ws, const int8_t *filter, const int32_t *bias,
         const int32_t g = TH_MIN(FEW_TILE, cout - t0);
         for (int32_t i = 0; i < g; i++) {
             const int32_t c = t0 + i;
-            const int8_t *src = filter + th_filter_index(c, 0, cin, cout, TH_CONV_BLOCK);
-            const int32_t step = th_filter_index(c, 4, cin, cout, TH_CONV_BLOCK) -
-                                 th_filter_index(c, 0, cin, cout, TH_CONV_BLOCK);
+#if TH_NN_FILTER_INTERLEAVED /* th_filter_index, walked: blocks of TH_CONV_BLOCK (2) */
+            const int32_t first = c & ~1;
+            const int8_t *src = filter + (int64_t)first * 4 * nw + (c - first) * 4;
+            const int32_t step = cout - first >= 2 ? 8 : 4;
+#else
+            const int8_t *src = filter + (int64_t)c * cin;
+            const int32_t step = 4;
+#endif
             int32_t *dst = ws + t0 * 2 * nw + 2 * i;
-            for (int32_t j = 0; j < nw - 1; j++, src += step, dst += 2 * g) {
+            const int32_t *dst_end = dst + 2 * g * (nw - 1);
+            for (; dst != dst_end; src += step, dst += 2 * g) {
                 const int32_t w = th_read_s32(src);
                 const int32_t lo = th_sxtb16(w);
                 const int32_t hi = th_sxtb16_ror8(w);
@@ -487,6 +493,26 @@ static void few_prepare(int32_t *ws, const int8_t *filter, const int32_t *bias,
         rq[2] = r.round_zp;
         rq[3] = r.e;
     }
+}
+
+/* True when the fast requantization is exact for every channel: th_fast_rq_ok per channel
+ * with its own bias (|acc| <= Cin * 256 * 128 + |bias|; multipliers >= 0 checked at entry),
+ * cheaper than th_nn_out_stage_init's bound over every channel. */
+static int few_fast(const th_per_channel_quant *quant, const int32_t *bias, int32_t cin,
+                    int32_t cout)
+{
+    const int64_t taps = (int64_t)cin * 256 * 128;
+    if (taps >= (INT64_C(1) << 29)) {
+        return 0;
+    }
+    const int32_t room = (int32_t)((INT64_C(1) << 29) - taps);
+    for (int32_t c = 0; c < cout; c++) {
+        const int32_t b = bias != NULL ? bias[c] : 0;
+        if (!th_fast_shift_ok(quant->shift[c]) || b >= room || b <= -room) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* The output stage as locals (kept in registers across the MAC loops' asm). */
@@ -707,26 +733,116 @@ conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_qua
 
 /* ---- one output pixel -------------------------------------------------------------------
  * Each weight is used once: the pixel is widened (with the input offset) into scratch, the
- * int8 weights are read straight from the interleaved filter, one LDRD per channel pair and
- * input word (the last chunk is padded with zeros, so the last input word is the pixel's
- * last r bytes shifted down). */
-TH_INLINE int32_t one_out(int32_t acc, int32_t c, const th_per_channel_quant *quant,
-                          const th_nn_out_stage *stage)
+ * int8 weights are read straight from the interleaved filter (the last chunk is padded with
+ * zeros, so the last input word is the pixel's last r bytes shifted down): four channels
+ * (two blocks) per widened input word, then a pair and a last channel. Every channel is
+ * requantized exactly (th_requantize_s8), so the path needs no output stage: it runs before
+ * th_conv_1x1_s8 prepares one. */
+/* The output stage of the one-pixel path as locals: room, the largest |bias| + 1 for which
+ * the fast requantization is exact (none when <= 0). */
+typedef struct {
+    int32_t room, output_offset, act_min, act_max;
+} one_stage;
+
+TH_INLINE int8_t one_out(int32_t acc, int32_t c, const th_per_channel_quant *quant,
+                         const int32_t *bias, one_stage st)
 {
-    const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
-                                          stage->output_offset);
-    const int32_t y = th_fast_rq_apply(acc, &rq);
-    return stage->clamp ? th_clamp(y, stage->act_min, stage->act_max) : y;
+    const int32_t m = quant->multiplier[c];
+    const int32_t shift = quant->shift[c];
+    const int32_t b = bias != NULL ? bias[c] : 0;
+    int32_t y;
+    if (th_fast_shift_ok(shift) && b < st.room && b > -st.room) { /* multiplier >= 0: checked */
+        const th_fast_rq rq = th_fast_rq_make(m, shift, st.output_offset);
+        y = th_fast_rq_apply(acc, &rq);
+    } else {
+        y = th_requantize_s8(acc, m, shift, st.output_offset);
+    }
+    return (int8_t)th_clamp(y, st.act_min, st.act_max);
 }
 
-/* N == OH == OW == 1, Cin >= 4, fast requantization for every channel, interleaved filter;
- * scratch of 8 * ceil(Cin / 4) bytes (the ordinary scratch has more). The pixel is read
- * whole before any output is written: in place per rules (b) and (c). */
+/* n channels (1, 2 or 4, a constant after inlining) from their accumulators a, weights of
+ * the first two at w (8 bytes per input word, 4 with n == 1), of the other two at w2. */
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+#define ONE_CH(a, w, sel)                                      \
+    "sxtb16 %[t], %[" w "]\n\t"                                \
+    "smlad %[" a "], %[x0], %[t], %[" a "]\n\t"                 \
+    "sxtb16 %[t], %[" w "], ror #8\n\t"                        \
+    "smlad %[" a "], %[x1], %[t], %[" a "]\n\t"
+#endif
+TH_INLINE void one_dot(int32_t *a, const int32_t *cols, const int32_t *cols_end,
+                       const int8_t *w, const int8_t *w2, const int32_t n)
+{
+    int32_t a0 = a[0];
+    int32_t a1 = n > 1 ? a[1] : 0;
+    int32_t a2 = n > 2 ? a[2] : 0;
+    int32_t a3 = n > 2 ? a[3] : 0;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+    if (n == 4) {
+        const int32_t *x = cols;
+        int32_t x0, x1, w0, w1, t;
+#define ONE_WORD                                                                         \
+    "ldrd %[x0], %[x1], [%[x]], #8\n\t"                                                   \
+    "ldrd %[w0], %[w1], [%[w]], #8\n\t" ONE_CH("a0", "w0", 0) ONE_CH("a1", "w1", 0)       \
+    "ldrd %[w0], %[w1], [%[w2]], #8\n\t" ONE_CH("a2", "w0", 0) ONE_CH("a3", "w1", 0)
+#define ONE_LOOP(body, stop)                                                             \
+    __asm__ volatile("1:\n\t" body "cmp %[x], %[end]\n\t"                                \
+                     "bne 1b\n\t"                                                         \
+                     : [x] "+r"(x), [w] "+r"(w), [w2] "+r"(w2), [a0] "+r"(a0),            \
+                       [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x0] "=&r"(x0),       \
+                       [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1), [t] "=&r"(t)       \
+                     : [end] "r"(stop)                                                   \
+                     : "cc", "memory")
+        if (((cols_end - cols) & 2) != 0) { /* an odd word count: one, then pairs */
+            ONE_LOOP(ONE_WORD, cols + 2);
+        }
+        if (x != cols_end) {
+            ONE_LOOP(ONE_WORD ONE_WORD, cols_end);
+        }
+#undef ONE_LOOP
+#undef ONE_WORD
+        a[0] = a0;
+        a[1] = a1;
+        a[2] = a2;
+        a[3] = a3;
+        return;
+    }
+#endif
+    for (const int32_t *x = cols; x != cols_end; x += 2) {
+        const int32_t x0 = x[0];
+        const int32_t x1 = x[1];
+        const int32_t w0 = th_read_s32(w);
+        a0 = th_smlad(x1, th_sxtb16_ror8(w0), th_smlad(x0, th_sxtb16(w0), a0));
+        if (n > 1) {
+            const int32_t w1 = th_read_s32(w + 4);
+            a1 = th_smlad(x1, th_sxtb16_ror8(w1), th_smlad(x0, th_sxtb16(w1), a1));
+        }
+        w += n > 1 ? 8 : 4;
+        if (n > 2) {
+            const int32_t w20 = th_read_s32(w2);
+            const int32_t w21 = th_read_s32(w2 + 4);
+            a2 = th_smlad(x1, th_sxtb16_ror8(w20), th_smlad(x0, th_sxtb16(w20), a2));
+            a3 = th_smlad(x1, th_sxtb16_ror8(w21), th_smlad(x0, th_sxtb16(w21), a3));
+            w2 += 8;
+        }
+    }
+    a[0] = a0;
+    if (n > 1) {
+        a[1] = a1;
+    }
+    if (n > 2) {
+        a[2] = a2;
+        a[3] = a3;
+    }
+}
+#undef ONE_CH
+
+/* N == OH == OW == 1, Cin >= 4, interleaved filter; scratch of 8 * ceil(Cin / 4) bytes (the
+ * ordinary scratch has more). The pixel is read whole before any output is written: in
+ * place per rules (b) and (c). */
 static void __attribute__((noinline))
 conv_1x1_one(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
              const th_dims *input_dims, const int8_t *input, const int8_t *filter,
-             const int32_t *bias, const th_dims *output_dims, int8_t *output,
-             const th_nn_out_stage *stage)
+             const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
     const int32_t cin = input_dims->c;
     const int32_t cout = output_dims->c;
@@ -742,30 +858,35 @@ conv_1x1_one(int32_t *cols, const th_conv_params *params, const th_per_channel_q
     cols[2 * nw - 2] = th_sxtab16(offset2, (int32_t)last);
     cols[2 * nw - 1] = th_sxtab16_ror8(offset2, (int32_t)last);
     const int32_t *cols_end = cols + 2 * nw;
-    const int8_t *w = filter;
+    const int32_t block = 8 * nw; /* bytes of a block of two channels */
+    const int64_t taps = (int64_t)cin * 256 * 128; /* largest |acc - bias| */
+    const one_stage st = {taps < (INT64_C(1) << 29) ? (int32_t)((INT64_C(1) << 29) - taps) : 0,
+                          params->output_offset, params->activation.min,
+                          params->activation.max};
     int32_t c = 0;
-    for (; c + 1 < cout; c += 2) {
-        int32_t a0 = bias != NULL ? bias[c] : 0;
-        int32_t a1 = bias != NULL ? bias[c + 1] : 0;
-        for (const int32_t *x = cols; x != cols_end; x += 2, w += 8) {
-            const int32_t w0 = th_read_s32(w);
-            const int32_t w1 = th_read_s32(w + 4);
-            a0 = th_smlad(x[0], th_sxtb16(w0), a0);
-            a0 = th_smlad(x[1], th_sxtb16_ror8(w0), a0);
-            a1 = th_smlad(x[0], th_sxtb16(w1), a1);
-            a1 = th_smlad(x[1], th_sxtb16_ror8(w1), a1);
+    int32_t a[4];
+    for (; c + 3 < cout; c += 4) {
+        for (int32_t i = 0; i < 4; i++) {
+            a[i] = bias != NULL ? bias[c + i] : 0;
         }
-        output[c] = (int8_t)one_out(a0, c, quant, stage);
-        output[c + 1] = (int8_t)one_out(a1, c + 1, quant, stage);
+        const int8_t *w = filter + (int64_t)c * 4 * nw;
+        one_dot(a, cols, cols_end, w, w + block, 4);
+        for (int32_t i = 0; i < 4; i++) {
+            output[c + i] = one_out(a[i], c + i, quant, bias, st);
+        }
+    }
+    if (c + 1 < cout) {
+        a[0] = bias != NULL ? bias[c] : 0;
+        a[1] = bias != NULL ? bias[c + 1] : 0;
+        one_dot(a, cols, cols_end, filter + (int64_t)c * 4 * nw, NULL, 2);
+        output[c] = one_out(a[0], c, quant, bias, st);
+        output[c + 1] = one_out(a[1], c + 1, quant, bias, st);
+        c += 2;
     }
     if (c < cout) {
-        int32_t a0 = bias != NULL ? bias[c] : 0;
-        for (const int32_t *x = cols; x != cols_end; x += 2, w += 4) {
-            const int32_t w0 = th_read_s32(w);
-            a0 = th_smlad(x[0], th_sxtb16(w0), a0);
-            a0 = th_smlad(x[1], th_sxtb16_ror8(w0), a0);
-        }
-        output[c] = (int8_t)one_out(a0, c, quant, stage);
+        a[0] = bias != NULL ? bias[c] : 0;
+        one_dot(a, cols, cols_end, filter + (int64_t)c * 4 * nw, NULL, 1);
+        output[c] = one_out(a[0], c, quant, bias, st);
     }
 }
 
@@ -836,23 +957,25 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_mve_conv_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                       output_dims, output);
 #elif TH_NN_HAS_DSP
-    th_nn_out_stage stage;
-    th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
-                         th_acc_bound(cin, 128, bias, cout));
-    th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
     if (TH_NN_FILTER_INTERLEAVED && input_dims->n * output_dims->h * output_dims->w == 1 &&
-        cin >= 4 && stage.fast && TH_NN_PATH(CONV1X1_ONE)) {
+        cin >= 4 && TH_NN_PATH(CONV1X1_ONE)) {
         conv_1x1_one((int32_t *)ctx->buf, params, quant, input_dims, input, filter, bias,
-                     output_dims, output, &stage);
+                     output_dims, output);
         return TH_OK;
     }
+    th_nn_out_stage stage;
     const int32_t few = few_scratch_bytes(input_dims, output_dims);
-    if (few > 0 && ctx->size >= few && stage.fast && TH_NN_PATH(CONV1X1_FEW) &&
-        (cout <= FEW_SMALL_COUT || TH_NN_PATH(CONV1X1_FEW16))) {
+    if (few > 0 && ctx->size >= few && few_fast(quant, bias, cin, cout) &&
+        TH_NN_PATH(CONV1X1_FEW) && (cout <= FEW_SMALL_COUT || TH_NN_PATH(CONV1X1_FEW16))) {
+        /* the stage's fields only: few_fast checked the channels */
+        th_nn_out_stage_init(&stage, quant, 0, params->output_offset, &params->activation, 0);
         conv_1x1_few((int32_t *)ctx->buf, params, quant, input_dims, input, filter, bias,
                      output_dims, output, &stage);
         return TH_OK;
     }
+    th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
+                         th_acc_bound(cin, 128, bias, cout));
+    th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
     if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) &&
         TH_NN_PATH(CONV_DIRECT)) {
         th_nn_conv_direct_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
