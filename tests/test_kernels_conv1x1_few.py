@@ -1,18 +1,19 @@
-"""Issue 14's pointwise paths for few output channels (th_conv_1x1_s8, CONV1X1_FEW: Cout <= 8
-with the weights widened once per call into the fast scratch, th_conv_1x1_s8_scratch_size_fast)
-and for one output pixel (CONV1X1_ONE: any Cout, the int8 weights read once).
+"""Issue 14's pointwise paths for few output channels (th_conv_1x1_s8, CONV1X1_FEW: Cout <= 8,
+and CONV1X1_FEW16: Cout 9-16 with Cin not a multiple of 4, the weights widened once per call
+into the fast scratch, th_conv_1x1_s8_scratch_size_fast) and for one output pixel
+(CONV1X1_ONE: any Cout, the int8 weights read once, four channels per input word).
 
-The cases cover every Cout 1..8 (one tile of 1-4 channels, or a tile of four and a tail of
-1-4), every Cin % 4 (the last input word read at Cin - 4 with its repeated lanes weighted 0)
-from the minimum Cin 4 up, strides 1-3, two batches, activation clamps, no bias, input
-offsets at both ends, in place (rule (b): a pixel's first tile waits in a stash until the
-second has read the pixel),
-and shifts outside the fast range (the path is then refused and the old paths run); one
-output pixel with Cout 1-40 (odd and even: the channel pairs and the last channel), strided
-from a larger input, in place. Each
-runs with the fast scratch and without it, as CONV_1X1 and through th_conv_s8 (CONV), against
-the NumPy reference: on the host (ASan/UBSan; portable, emulated DSP and the build without
-optional paths) and one batch on QEMU mps2-an386 (Cortex-M4, the native DSP build).
+The cases cover every Cout 1..16 (one tile of 1-4 channels, or one to three tiles of four and
+a last one of 1-4), every Cin % 4 (the last input word read at Cin - 4 with its repeated
+lanes weighted 0) from the minimum Cin 4 up, strides 1-3, two batches, activation clamps, no
+bias, input offsets at both ends, in place (rule (b): a pixel's first tiles wait in a stash
+until the last has read the pixel), and shifts outside the fast range (CONV1X1_FEW is then
+refused and the old paths run; CONV1X1_ONE requantizes such channels exactly); one output
+pixel with Cout 1-40 (tiles of four, a pair and a last channel), strided from a larger input,
+in place. Each runs with the fast scratch and without it, as CONV_1X1 and through th_conv_s8
+(CONV), against the NumPy reference: on the host (ASan/UBSan; portable, emulated DSP and the
+build without optional paths) and one batch on QEMU mps2-an386 (Cortex-M4, the native DSP
+build).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ CIN = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 27, 28, 31, 33, 57, 66, 103]
 
 
 def few_case(rng: np.random.Generator, i: int) -> ConvCase:
-    cout = 1 + i % 8
+    cout = 1 + i % 16
     cin = CIN[(i // 8 * 5 + i) % len(CIN)]
     stride = (1, 1) if i % 4 else (1 + i % 3, 2 + (i // 4) % 2)
     batches = 2 if i % 11 == 5 else 1
@@ -77,14 +78,18 @@ def few_cases(seed: int, count: int) -> list[ConvCase]:
 def test_cases_reach_the_branches() -> None:
     cases = few_cases(14, 240)
     couts = {c.out_shape[3] for c in cases if c.fast_scratch}
-    assert couts >= set(range(1, 9))
+    assert couts >= set(range(1, 17))
     assert {c.x.shape[3] % 4 for c in cases if c.fast_scratch} == {0, 1, 2, 3}
     assert any(c.in_place and c.out_shape[3] > 4 for c in cases)
+    wide = [c for c in cases if c.fast_scratch and c.out_shape[3] > 8 and c.x.shape[3] % 4]
+    assert {c.out_shape[3] for c in wide} >= set(range(9, 17))
+    assert any(c.in_place for c in wide) and any(c.p.stride_w > 1 for c in wide)
     assert any(c.x.shape[0] == 2 for c in cases)
     assert any(c.bias is None for c in cases) and any(c.p.act_min > -128 for c in cases)
     assert any(not c.fast_scratch for c in cases)
     one = [c for c in cases if c.out_shape[:3] == (1, 1, 1)]
-    assert {c.out_shape[3] % 2 for c in one if c.out_shape[3] > 8} == {0, 1}
+    assert {c.out_shape[3] % 4 for c in one if c.out_shape[3] > 4} == {0, 1, 2, 3}
+    assert {(c.x.shape[3] + 3) // 4 % 2 for c in one} == {0, 1}  # odd and even word counts
     assert any(c.in_place for c in one) and any(c.x.shape[2] > 1 for c in one)
 
 

@@ -64,8 +64,11 @@ int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims 
  * w[4j+2]) and (w[4j+1], w[4j+3]); then per channel {2 * bias, multiplier, round_zp, e}.
  * Each input word is loaded and widened (with the input offset) once per tile and feeds
  * every channel of it with one LDRD and two SMLAD. */
-#define FEW_MAX_COUT 8
+#define FEW_MAX_COUT 16
 #define FEW_TILE 4
+/* Cout 9-16 (CONV1X1_FEW16): two to three tiles of four and a last one, for Cin not a
+ * multiple of 4 only (where the alternative is the per-pixel im2col path). */
+#define FEW_SMALL_COUT 8
 /* With Cin a multiple of 4 the pairs path is nearly as fast per pixel, so the widening pays
  * from about this many output pixels on (measured, bench/kernels.py --sweep). */
 #define FEW_MIN_PIXELS_CIN4 16
@@ -81,7 +84,7 @@ static int32_t few_scratch_bytes(const th_dims *input_dims, const th_dims *outpu
     const int32_t cout = output_dims->c;
     const int32_t pixels = output_dims->n * output_dims->h * output_dims->w;
     if (!(TH_NN_HAS_DSP && !TH_NN_MVE) || cout > FEW_MAX_COUT || input_dims->c < 4 ||
-        ((input_dims->c & 3) == 0 && pixels < FEW_MIN_PIXELS_CIN4)) {
+        ((input_dims->c & 3) == 0 && (pixels < FEW_MIN_PIXELS_CIN4 || cout > FEW_SMALL_COUT))) {
         return 0;
     }
     return cout * (8 * few_words(input_dims->c) + 16);
@@ -446,11 +449,17 @@ static void few_prepare(int32_t *ws, const int8_t *filter, const int32_t *bias,
         const int32_t g = TH_MIN(FEW_TILE, cout - t0);
         for (int32_t i = 0; i < g; i++) {
             const int32_t c = t0 + i;
-            const int8_t *src = filter + th_filter_index(c, 0, cin, cout, TH_CONV_BLOCK);
-            const int32_t step = th_filter_index(c, 4, cin, cout, TH_CONV_BLOCK) -
-                                 th_filter_index(c, 0, cin, cout, TH_CONV_BLOCK);
+#if TH_NN_FILTER_INTERLEAVED /* th_filter_index, walked: blocks of TH_CONV_BLOCK (2) */
+            const int32_t first = c & ~1;
+            const int8_t *src = filter + (int64_t)first * 4 * nw + (c - first) * 4;
+            const int32_t step = cout - first >= 2 ? 8 : 4;
+#else
+            const int8_t *src = filter + (int64_t)c * cin;
+            const int32_t step = 4;
+#endif
             int32_t *dst = ws + t0 * 2 * nw + 2 * i;
-            for (int32_t j = 0; j < nw - 1; j++, src += step, dst += 2 * g) {
+            const int32_t *dst_end = dst + 2 * g * (nw - 1);
+            for (; dst != dst_end; src += step, dst += 2 * g) {
                 const int32_t w = th_read_s32(src);
                 const int32_t lo = th_sxtb16(w);
                 const int32_t hi = th_sxtb16_ror8(w);
@@ -484,6 +493,26 @@ static void few_prepare(int32_t *ws, const int8_t *filter, const int32_t *bias,
         rq[2] = r.round_zp;
         rq[3] = r.e;
     }
+}
+
+/* True when the fast requantization is exact for every channel: th_fast_rq_ok per channel
+ * with its own bias (|acc| <= Cin * 256 * 128 + |bias|; multipliers >= 0 checked at entry),
+ * cheaper than th_nn_out_stage_init's bound over every channel. */
+static int few_fast(const th_per_channel_quant *quant, const int32_t *bias, int32_t cin,
+                    int32_t cout)
+{
+    const int64_t taps = (int64_t)cin * 256 * 128;
+    if (taps >= (INT64_C(1) << 29)) {
+        return 0;
+    }
+    const int32_t room = (int32_t)((INT64_C(1) << 29) - taps);
+    for (int32_t c = 0; c < cout; c++) {
+        const int32_t b = bias != NULL ? bias[c] : 0;
+        if (!th_fast_shift_ok(quant->shift[c]) || b >= room || b <= -room) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* The output stage as locals (kept in registers across the MAC loops' asm). */
@@ -585,19 +614,19 @@ TH_INLINE void few_tile(const int8_t *px, int32_t nw, int32_t cin, const int32_t
 }
 #undef FEW_DOT
 
-/* Every output pixel, tiles of g0 and g1 channels (g1 == 0: one tile; else g0 == 4). A
- * pixel's first tile goes to a stash until the second has read the pixel: in place per
- * rule (b). */
+/* Every output pixel: `full` tiles of four channels, then one of g (1-4). A pixel's first
+ * tiles go to a stash until the last has read the pixel: in place per rule (b). */
 TH_INLINE void few_pixels(const int32_t *ws, const th_conv_params *params,
                           const th_dims *input_dims, const int8_t *input,
                           const th_dims *output_dims, int8_t *output,
-                          const th_nn_out_stage *stage, const int32_t g0, const int32_t g1)
+                          const th_nn_out_stage *stage, const int32_t full, const int32_t g)
 {
     const int32_t cin = input_dims->c;
-    const int32_t cout = g0 + g1;
+    const int32_t cout = FEW_TILE * full + g;
     const int32_t nw = few_words(cin);
     const int32_t *rq = ws + 2 * nw * cout;
-    const int32_t *w1 = ws + 2 * nw * g0;
+    const int32_t *wl = ws + 2 * nw * FEW_TILE * full; /* the last tile's weights */
+    const int32_t *rql = rq + 4 * FEW_TILE * full;
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
                                       ((uint32_t)params->input_offset & 0xFFFFu));
     const int32_t step_x = params->stride.w * cin;
@@ -611,36 +640,48 @@ TH_INLINE void few_pixels(const int32_t *ws, const th_conv_params *params,
         for (int32_t y = 0; y < output_dims->h; y++, in_row += step_y) {
             const int8_t *px = in_row;
             for (int32_t x = 0; x < out_w; x++, px += step_x, out += cout) {
-                if (g1 == 0) {
-                    few_tile(px, nw, cin, ws, rq, offset2, act, out, g0);
+                if (full == 0) {
+                    few_tile(px, nw, cin, ws, rq, offset2, act, out, g);
                     continue;
                 }
-                int8_t stash[FEW_TILE];
-                few_tile(px, nw, cin, ws, rq, offset2, act, stash, FEW_TILE);
-                few_tile(px, nw, cin, w1, rq + 4 * FEW_TILE, offset2, act, out + FEW_TILE, g1);
-                memcpy(out, stash, sizeof stash);
+                int32_t stash[FEW_MAX_COUT / FEW_TILE - 1];
+                for (int32_t t = 0; t < full; t++) {
+                    few_tile(px, nw, cin, ws + 2 * nw * FEW_TILE * t, rq + 4 * FEW_TILE * t,
+                             offset2, act, (int8_t *)&stash[t], FEW_TILE);
+                }
+                few_tile(px, nw, cin, wl, rql, offset2, act, out + FEW_TILE * full, g);
+                for (int32_t t = 0; t < full; t++) {
+                    th_write_s32(out + FEW_TILE * t, stash[t]);
+                }
             }
         }
     }
 }
 
-/* One function per Cout (its own frame: one is live at a time). */
-#define FEW_RUN(name, g0, g1)                                                            \
+/* One function per Cout up to 8 (its own frame: one is live at a time), one per last tile
+ * above (Cout 9-16: two or three full tiles). */
+#define FEW_RUN(name, full, g)                                                           \
     static void __attribute__((noinline))                                                \
     name(const int32_t *ws, const th_conv_params *params, const th_dims *input_dims,      \
          const int8_t *input, const th_dims *output_dims, int8_t *output,                 \
          const th_nn_out_stage *stage)                                                    \
     {                                                                                     \
-        few_pixels(ws, params, input_dims, input, output_dims, output, stage, g0, g1);    \
+        few_pixels(ws, params, input_dims, input, output_dims, output, stage, full, g);   \
     }
-FEW_RUN(few_run1, 1, 0)
-FEW_RUN(few_run2, 2, 0)
-FEW_RUN(few_run3, 3, 0)
-FEW_RUN(few_run4, 4, 0)
-FEW_RUN(few_run5, 4, 1)
-FEW_RUN(few_run6, 4, 2)
-FEW_RUN(few_run7, 4, 3)
-FEW_RUN(few_run8, 4, 4)
+FEW_RUN(few_run1, 0, 1)
+FEW_RUN(few_run2, 0, 2)
+FEW_RUN(few_run3, 0, 3)
+FEW_RUN(few_run4, 0, 4)
+FEW_RUN(few_run5, 1, 1)
+FEW_RUN(few_run6, 1, 2)
+FEW_RUN(few_run7, 1, 3)
+FEW_RUN(few_run8, 1, 4)
+#define FEW_WIDE_FULL ((output_dims->c - 1) / FEW_TILE)
+FEW_RUN(few_wide1, FEW_WIDE_FULL, 1)
+FEW_RUN(few_wide2, FEW_WIDE_FULL, 2)
+FEW_RUN(few_wide3, FEW_WIDE_FULL, 3)
+FEW_RUN(few_wide4, FEW_WIDE_FULL, 4)
+#undef FEW_WIDE_FULL
 #undef FEW_RUN
 
 /* Cout <= FEW_MAX_COUT, Cin >= 4, any stride, fast requantization for every channel; the
@@ -652,6 +693,25 @@ conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_qua
              const th_nn_out_stage *stage)
 {
     few_prepare(ws, filter, bias, quant, stage, input_dims->c, output_dims->c);
+    if (output_dims->c > FEW_SMALL_COUT) {
+        if (TH_NN_PATH(CONV1X1_FEW16)) { /* (the caller checked it) */
+            switch (output_dims->c & 3) {
+            case 1:
+                few_wide1(ws, params, input_dims, input, output_dims, output, stage);
+                break;
+            case 2:
+                few_wide2(ws, params, input_dims, input, output_dims, output, stage);
+                break;
+            case 3:
+                few_wide3(ws, params, input_dims, input, output_dims, output, stage);
+                break;
+            default:
+                few_wide4(ws, params, input_dims, input, output_dims, output, stage);
+                break;
+            }
+        }
+        return;
+    }
 #define FEW_CASE(c)                                                                      \
     case c:                                                                              \
         few_run##c(ws, params, input_dims, input, output_dims, output, stage);           \
@@ -673,26 +733,116 @@ conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_qua
 
 /* ---- one output pixel -------------------------------------------------------------------
  * Each weight is used once: the pixel is widened (with the input offset) into scratch, the
- * int8 weights are read straight from the interleaved filter, one LDRD per channel pair and
- * input word (the last chunk is padded with zeros, so the last input word is the pixel's
- * last r bytes shifted down). */
-TH_INLINE int32_t one_out(int32_t acc, int32_t c, const th_per_channel_quant *quant,
-                          const th_nn_out_stage *stage)
+ * int8 weights are read straight from the interleaved filter (the last chunk is padded with
+ * zeros, so the last input word is the pixel's last r bytes shifted down): four channels
+ * (two blocks) per widened input word, then a pair and a last channel. Every channel is
+ * requantized exactly (th_requantize_s8), so the path needs no output stage: it runs before
+ * th_conv_1x1_s8 prepares one. */
+/* The output stage of the one-pixel path as locals: room, the largest |bias| + 1 for which
+ * the fast requantization is exact (none when <= 0). */
+typedef struct {
+    int32_t room, output_offset, act_min, act_max;
+} one_stage;
+
+TH_INLINE int8_t one_out(int32_t acc, int32_t c, const th_per_channel_quant *quant,
+                         const int32_t *bias, one_stage st)
 {
-    const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
-                                          stage->output_offset);
-    const int32_t y = th_fast_rq_apply(acc, &rq);
-    return stage->clamp ? th_clamp(y, stage->act_min, stage->act_max) : y;
+    const int32_t m = quant->multiplier[c];
+    const int32_t shift = quant->shift[c];
+    const int32_t b = bias != NULL ? bias[c] : 0;
+    int32_t y;
+    if (th_fast_shift_ok(shift) && b < st.room && b > -st.room) { /* multiplier >= 0: checked */
+        const th_fast_rq rq = th_fast_rq_make(m, shift, st.output_offset);
+        y = th_fast_rq_apply(acc, &rq);
+    } else {
+        y = th_requantize_s8(acc, m, shift, st.output_offset);
+    }
+    return (int8_t)th_clamp(y, st.act_min, st.act_max);
 }
 
-/* N == OH == OW == 1, Cin >= 4, fast requantization for every channel, interleaved filter;
- * scratch of 8 * ceil(Cin / 4) bytes (the ordinary scratch has more). The pixel is read
- * whole before any output is written: in place per rules (b) and (c). */
+/* n channels (1, 2 or 4, a constant after inlining) from their accumulators a, weights of
+ * the first two at w (8 bytes per input word, 4 with n == 1), of the other two at w2. */
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+#define ONE_CH(a, w, sel)                                      \
+    "sxtb16 %[t], %[" w "]\n\t"                                \
+    "smlad %[" a "], %[x0], %[t], %[" a "]\n\t"                 \
+    "sxtb16 %[t], %[" w "], ror #8\n\t"                        \
+    "smlad %[" a "], %[x1], %[t], %[" a "]\n\t"
+#endif
+TH_INLINE void one_dot(int32_t *a, const int32_t *cols, const int32_t *cols_end,
+                       const int8_t *w, const int8_t *w2, const int32_t n)
+{
+    int32_t a0 = a[0];
+    int32_t a1 = n > 1 ? a[1] : 0;
+    int32_t a2 = n > 2 ? a[2] : 0;
+    int32_t a3 = n > 2 ? a[3] : 0;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+    if (n == 4) {
+        const int32_t *x = cols;
+        int32_t x0, x1, w0, w1, t;
+#define ONE_WORD                                                                         \
+    "ldrd %[x0], %[x1], [%[x]], #8\n\t"                                                   \
+    "ldrd %[w0], %[w1], [%[w]], #8\n\t" ONE_CH("a0", "w0", 0) ONE_CH("a1", "w1", 0)       \
+    "ldrd %[w0], %[w1], [%[w2]], #8\n\t" ONE_CH("a2", "w0", 0) ONE_CH("a3", "w1", 0)
+#define ONE_LOOP(body, stop)                                                             \
+    __asm__ volatile("1:\n\t" body "cmp %[x], %[end]\n\t"                                \
+                     "bne 1b\n\t"                                                         \
+                     : [x] "+r"(x), [w] "+r"(w), [w2] "+r"(w2), [a0] "+r"(a0),            \
+                       [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x0] "=&r"(x0),       \
+                       [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1), [t] "=&r"(t)       \
+                     : [end] "r"(stop)                                                   \
+                     : "cc", "memory")
+        if (((cols_end - cols) & 2) != 0) { /* an odd word count: one, then pairs */
+            ONE_LOOP(ONE_WORD, cols + 2);
+        }
+        if (x != cols_end) {
+            ONE_LOOP(ONE_WORD ONE_WORD, cols_end);
+        }
+#undef ONE_LOOP
+#undef ONE_WORD
+        a[0] = a0;
+        a[1] = a1;
+        a[2] = a2;
+        a[3] = a3;
+        return;
+    }
+#endif
+    for (const int32_t *x = cols; x != cols_end; x += 2) {
+        const int32_t x0 = x[0];
+        const int32_t x1 = x[1];
+        const int32_t w0 = th_read_s32(w);
+        a0 = th_smlad(x1, th_sxtb16_ror8(w0), th_smlad(x0, th_sxtb16(w0), a0));
+        if (n > 1) {
+            const int32_t w1 = th_read_s32(w + 4);
+            a1 = th_smlad(x1, th_sxtb16_ror8(w1), th_smlad(x0, th_sxtb16(w1), a1));
+        }
+        w += n > 1 ? 8 : 4;
+        if (n > 2) {
+            const int32_t w20 = th_read_s32(w2);
+            const int32_t w21 = th_read_s32(w2 + 4);
+            a2 = th_smlad(x1, th_sxtb16_ror8(w20), th_smlad(x0, th_sxtb16(w20), a2));
+            a3 = th_smlad(x1, th_sxtb16_ror8(w21), th_smlad(x0, th_sxtb16(w21), a3));
+            w2 += 8;
+        }
+    }
+    a[0] = a0;
+    if (n > 1) {
+        a[1] = a1;
+    }
+    if (n > 2) {
+        a[2] = a2;
+        a[3] = a3;
+    }
+}
+#undef ONE_CH
+
+/* N == OH == OW == 1, Cin >= 4, interleaved filter; scratch of 8 * ceil(Cin / 4) bytes (the
+ * ordinary scratch has more). The pixel is read whole before any output is written: in
+ * place per rules (b) and (c). */
 static void __attribute__((noinline))
 conv_1x1_one(int32_t *cols, const th_conv_params *params, const th_per_channel_quant *quant,
              const th_dims *input_dims, const int8_t *input, const int8_t *filter,
-             const int32_t *bias, const th_dims *output_dims, int8_t *output,
-             const th_nn_out_stage *stage)
+             const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
     const int32_t cin = input_dims->c;
     const int32_t cout = output_dims->c;
@@ -708,30 +858,35 @@ conv_1x1_one(int32_t *cols, const th_conv_params *params, const th_per_channel_q
     cols[2 * nw - 2] = th_sxtab16(offset2, (int32_t)last);
     cols[2 * nw - 1] = th_sxtab16_ror8(offset2, (int32_t)last);
     const int32_t *cols_end = cols + 2 * nw;
-    const int8_t *w = filter;
+    const int32_t block = 8 * nw; /* bytes of a block of two channels */
+    const int64_t taps = (int64_t)cin * 256 * 128; /* largest |acc - bias| */
+    const one_stage st = {taps < (INT64_C(1) << 29) ? (int32_t)((INT64_C(1) << 29) - taps) : 0,
+                          params->output_offset, params->activation.min,
+                          params->activation.max};
     int32_t c = 0;
-    for (; c + 1 < cout; c += 2) {
-        int32_t a0 = bias != NULL ? bias[c] : 0;
-        int32_t a1 = bias != NULL ? bias[c + 1] : 0;
-        for (const int32_t *x = cols; x != cols_end; x += 2, w += 8) {
-            const int32_t w0 = th_read_s32(w);
-            const int32_t w1 = th_read_s32(w + 4);
-            a0 = th_smlad(x[0], th_sxtb16(w0), a0);
-            a0 = th_smlad(x[1], th_sxtb16_ror8(w0), a0);
-            a1 = th_smlad(x[0], th_sxtb16(w1), a1);
-            a1 = th_smlad(x[1], th_sxtb16_ror8(w1), a1);
+    int32_t a[4];
+    for (; c + 3 < cout; c += 4) {
+        for (int32_t i = 0; i < 4; i++) {
+            a[i] = bias != NULL ? bias[c + i] : 0;
         }
-        output[c] = (int8_t)one_out(a0, c, quant, stage);
-        output[c + 1] = (int8_t)one_out(a1, c + 1, quant, stage);
+        const int8_t *w = filter + (int64_t)c * 4 * nw;
+        one_dot(a, cols, cols_end, w, w + block, 4);
+        for (int32_t i = 0; i < 4; i++) {
+            output[c + i] = one_out(a[i], c + i, quant, bias, st);
+        }
+    }
+    if (c + 1 < cout) {
+        a[0] = bias != NULL ? bias[c] : 0;
+        a[1] = bias != NULL ? bias[c + 1] : 0;
+        one_dot(a, cols, cols_end, filter + (int64_t)c * 4 * nw, NULL, 2);
+        output[c] = one_out(a[0], c, quant, bias, st);
+        output[c + 1] = one_out(a[1], c + 1, quant, bias, st);
+        c += 2;
     }
     if (c < cout) {
-        int32_t a0 = bias != NULL ? bias[c] : 0;
-        for (const int32_t *x = cols; x != cols_end; x += 2, w += 4) {
-            const int32_t w0 = th_read_s32(w);
-            a0 = th_smlad(x[0], th_sxtb16(w0), a0);
-            a0 = th_smlad(x[1], th_sxtb16_ror8(w0), a0);
-        }
-        output[c] = (int8_t)one_out(a0, c, quant, stage);
+        a[0] = bias != NULL ? bias[c] : 0;
+        one_dot(a, cols, cols_end, filter + (int64_t)c * 4 * nw, NULL, 1);
+        output[c] = one_out(a[0], c, quant, bias, st);
     }
 }
 
@@ -802,22 +957,25 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_mve_conv_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                       output_dims, output);
 #elif TH_NN_HAS_DSP
-    th_nn_out_stage stage;
-    th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
-                         th_acc_bound(cin, 128, bias, cout));
-    th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
     if (TH_NN_FILTER_INTERLEAVED && input_dims->n * output_dims->h * output_dims->w == 1 &&
-        cin >= 4 && stage.fast && TH_NN_PATH(CONV1X1_ONE)) {
+        cin >= 4 && TH_NN_PATH(CONV1X1_ONE)) {
         conv_1x1_one((int32_t *)ctx->buf, params, quant, input_dims, input, filter, bias,
-                     output_dims, output, &stage);
+                     output_dims, output);
         return TH_OK;
     }
+    th_nn_out_stage stage;
     const int32_t few = few_scratch_bytes(input_dims, output_dims);
-    if (few > 0 && ctx->size >= few && stage.fast && TH_NN_PATH(CONV1X1_FEW)) {
+    if (few > 0 && ctx->size >= few && few_fast(quant, bias, cin, cout) &&
+        TH_NN_PATH(CONV1X1_FEW) && (cout <= FEW_SMALL_COUT || TH_NN_PATH(CONV1X1_FEW16))) {
+        /* the stage's fields only: few_fast checked the channels */
+        th_nn_out_stage_init(&stage, quant, 0, params->output_offset, &params->activation, 0);
         conv_1x1_few((int32_t *)ctx->buf, params, quant, input_dims, input, filter, bias,
                      output_dims, output, &stage);
         return TH_OK;
     }
+    th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
+                         th_acc_bound(cin, 128, bias, cout));
+    th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)cin * 256 * 128);
     if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) &&
         TH_NN_PATH(CONV_DIRECT)) {
         th_nn_conv_direct_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,

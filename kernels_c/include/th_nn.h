@@ -130,8 +130,8 @@ th_status th_conv_1x1_s8(const th_context *ctx, const th_conv_params *params,
 int32_t th_conv_1x1_s8_scratch_size(const th_conv_params *params, const th_dims *input_dims,
                                     const th_dims *filter_dims, const th_dims *output_dims);
 /* The faster path's scratch (DSP builds without Helium; 0 in others or where it has none):
- * Cout * (8 * ceil(Cin / 4) + 16) bytes for Cout <= 8 and Cin >= 4 (Cin a multiple of 4:
- * 16 output pixels or more), when that is more than
+ * Cout * (8 * ceil(Cin / 4) + 16) bytes for Cout <= 16 and Cin >= 4 (Cin a multiple of 4:
+ * Cout <= 8 and 16 output pixels or more), when that is more than
  * th_conv_1x1_s8_scratch_size; given at least that much (and the fast requantization exact
  * for every channel), the weights are widened once per call and each input word feeds every
  * output channel. */

@@ -461,17 +461,19 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     return 0
 
 
-CONV_1X1_FEW_MAX_COUT = 8  # th_conv_1x1_s8.c FEW_MAX_COUT
+CONV_1X1_FEW_MAX_COUT = 16  # th_conv_1x1_s8.c FEW_MAX_COUT
+CONV_1X1_FEW_SMALL_COUT = 8  # th_conv_1x1_s8.c FEW_SMALL_COUT
 CONV_1X1_FEW_MIN_PIXELS_CIN4 = 16  # th_conv_1x1_s8.c FEW_MIN_PIXELS_CIN4
 
 
 def conv_1x1_few_scratch(cin: int, cout: int, pixels: int, ordinary: int) -> int:
     """th_conv_1x1_s8_scratch_size_fast (DSP builds without Helium): the weights widened to
     int16 (8 bytes per channel and input word, ceil(Cin / 4) words) and 16 bytes of
-    requantization constants per channel, for Cout <= 8 and Cin >= 4 (with Cin a multiple of
-    4, from 16 output pixels on); 0 where that is not more than the ordinary scratch."""
-    if cout > CONV_1X1_FEW_MAX_COUT or cin < 4 or (
-            cin % 4 == 0 and pixels < CONV_1X1_FEW_MIN_PIXELS_CIN4):
+    requantization constants per channel, for Cout <= 16 and Cin >= 4 (with Cin a multiple of
+    4, Cout <= 8 and from 16 output pixels on); 0 where that is not more than the ordinary
+    scratch."""
+    if cout > CONV_1X1_FEW_MAX_COUT or cin < 4 or (cin % 4 == 0 and (
+            pixels < CONV_1X1_FEW_MIN_PIXELS_CIN4 or cout > CONV_1X1_FEW_SMALL_COUT)):
         return 0
     few = cout * (8 * ((cin + 3) // 4) + 16)
     return few if few > ordinary else 0
