@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ import pytest
 from kernels.cases import ConvCase, Op, check_result
 from kernels.harness import Driver, build_driver
 from kernels.sweep import describe
+from kernels.target import build_firmware, fits_small_firmware, run_cases
 from tinyhost.arith.conv import ConvParams
 from tinyhost.plan.scratch import dw_general_scratch, dw_mult_applies
 
@@ -144,3 +146,17 @@ def test_dw_mult_small_filters_match_reference() -> None:
         _, kh, kw, _ = case.w.shape
         assert kh * kw <= 4 and dw_mult_applies((kh, kw), case.p.ch_mult)
     _run(cases)
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_dw_mult_small_filters_on_cortex_m4(tmp_path: Path) -> None:
+    """The staged-row loop's assembly (pairs of pixels, an odd last pixel paired with the
+    next row's first) on QEMU mps2-an386, one firmware run."""
+    cases = [c for c in _small_cases() if fits_small_firmware(c)]
+    assert len(cases) > 60
+    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"{describe(case)}: {problem}"

@@ -286,47 +286,51 @@ static dwm_args dwm_args_make(const th_dw_conv_params *params, const th_dims *fi
  * row's pixels stream past two at a time (one LDM feeds two outputs). */
 
 #if TH_NN_DSP_NATIVE
-/* Record mode 0, KP 1 / 2: outputs of the pixel pairs staged at [x, x_end) (x_end > x),
- * written at out, out + oc, out + 2 oc, ...; rec: the channel's record. Whole functions in
- * assembly: the loop needs 14 registers, more than GCC leaves an asm statement. */
+/* Record mode 0, KP 1 / 2: for each of the m records at rec (channels k = 0 .. m - 1), the
+ * outputs of the pixel pairs staged at [x, x_end) (x_end > x), written at out + k, + oc,
+ * + 2 oc, ... Whole functions in assembly: the pair loop needs 14 registers, more than GCC
+ * leaves an asm statement. Frame: x, the channel's out, the records' end, the next record. */
+#define DWM_STREAM_HEAD(rw_mul)                                                              \
+    "push {r4-r11, lr}\n\tsub sp, #16\n\tldr lr, [sp, #52]\n\tldr r4, [sp, #56]\n\t" rw_mul \
+    "str r0, [sp]\n\tstr r2, [sp, #4]\n\tstr r4, [sp, #8]\n"                                 \
+    "2:\n\t"
+#define DWM_STREAM_TAIL(e, ya, yb)                                                           \
+    "asr " ya ", " ya ", " e "\n\tasr " yb ", " yb ", " e "\n\tssat " ya ", #8, " ya "\n\t"      \
+    "ssat " yb ", #8, " yb "\n\tstrb " ya ", [r2]\n\tstrb " yb ", [r2, lr]\n\t"                  \
+    "add r2, r2, lr, lsl #1\n\tcmp r0, r1\n\tbne 1b\n\t"                                     \
+    "ldr r2, [sp, #4]\n\tadds r2, #1\n\tstr r2, [sp, #4]\n\tldr r3, [sp, #12]\n\t"           \
+    "ldr r4, [sp, #8]\n\tcmp r3, r4\n\tbne 2b\n\tadd sp, #16\n\tpop {r4-r11, pc}\n"
+
 __attribute__((naked, noinline)) static void
 dwm_stream_kp1(const int32_t *x __attribute__((unused)),
                const int32_t *x_end __attribute__((unused)),
                int8_t *out __attribute__((unused)), const int32_t *rec __attribute__((unused)),
-               int32_t oc __attribute__((unused)))
+               int32_t oc __attribute__((unused)), int32_t m __attribute__((unused)))
 {
-    __asm__ volatile("push {r4-r11, lr}\n\t"
-                     "ldr lr, [sp, #36]\n\t" /* oc */
+    __asm__ volatile(DWM_STREAM_HEAD("add r4, r4, r4, lsl #2\n\tadd r4, r3, r4, lsl #2\n\t")
+                     "add r4, r3, #20\n\tstr r4, [sp, #12]\n\t"
                      "ldm r3, {r3-r7}\n\t" /* acc w0 mult rzp e */
+                     "ldr r0, [sp]\n\tldr r2, [sp, #4]\n"
                      "1:\n\t"
-                     "ldm r0!, {r8, r9}\n\t"
+                     "ldm r0!, {r8, r9}\n\t" /* pixel a, pixel b */
                      "smlad r8, r8, r4, r3\n\t"
                      "smlad r9, r9, r4, r3\n\t"
                      "smmlar r10, r8, r5, r6\n\t"
                      "add r10, r10, r8, asr #31\n\t"
                      "smmlar r11, r9, r5, r6\n\t"
-                     "add r11, r11, r9, asr #31\n\t"
-                     "asr r10, r10, r7\n\t"
-                     "asr r11, r11, r7\n\t"
-                     "ssat r10, #8, r10\n\t"
-                     "ssat r11, #8, r11\n\t"
-                     "strb r10, [r2]\n\t"
-                     "strb r11, [r2, lr]\n\t"
-                     "add r2, r2, lr, lsl #1\n\t"
-                     "cmp r0, r1\n\t"
-                     "bne 1b\n\t"
-                     "pop {r4-r11, pc}\n");
+                     "add r11, r11, r9, asr #31\n\t" DWM_STREAM_TAIL("r7", "r10", "r11"));
 }
 
 __attribute__((naked, noinline)) static void
 dwm_stream_kp2(const int32_t *x __attribute__((unused)),
                const int32_t *x_end __attribute__((unused)),
                int8_t *out __attribute__((unused)), const int32_t *rec __attribute__((unused)),
-               int32_t oc __attribute__((unused)))
+               int32_t oc __attribute__((unused)), int32_t m __attribute__((unused)))
 {
-    __asm__ volatile("push {r4-r11, lr}\n\t"
-                     "ldr lr, [sp, #36]\n\t" /* oc */
+    __asm__ volatile(DWM_STREAM_HEAD("add r4, r4, r4, lsl #1\n\tadd r4, r3, r4, lsl #3\n\t")
+                     "add r4, r3, #24\n\tstr r4, [sp, #12]\n\t"
                      "ldm r3, {r3-r8}\n\t" /* acc w0 w1 mult rzp e */
+                     "ldr r0, [sp]\n\tldr r2, [sp, #4]\n"
                      "1:\n\t"
                      "ldm r0!, {r9-r12}\n\t" /* pixel a: x0 x1, pixel b: x0 x1 */
                      "smlad r9, r9, r4, r3\n\t"
@@ -336,18 +340,10 @@ dwm_stream_kp2(const int32_t *x __attribute__((unused)),
                      "smmlar r10, r9, r6, r7\n\t"
                      "add r10, r10, r9, asr #31\n\t"
                      "smmlar r12, r11, r6, r7\n\t"
-                     "add r12, r12, r11, asr #31\n\t"
-                     "asr r10, r10, r8\n\t"
-                     "asr r12, r12, r8\n\t"
-                     "ssat r10, #8, r10\n\t"
-                     "ssat r12, #8, r12\n\t"
-                     "strb r10, [r2]\n\t"
-                     "strb r12, [r2, lr]\n\t"
-                     "add r2, r2, lr, lsl #1\n\t"
-                     "cmp r0, r1\n\t"
-                     "bne 1b\n\t"
-                     "pop {r4-r11, pc}\n");
+                     "add r12, r12, r11, asr #31\n\t" DWM_STREAM_TAIL("r8", "r10", "r12"));
 }
+#undef DWM_STREAM_HEAD
+#undef DWM_STREAM_TAIL
 #endif
 
 /* One output of one channel from its staged tap pairs x (any record mode). */
@@ -369,6 +365,18 @@ TH_INLINE int32_t dwm_small_out(const int32_t *x, const int32_t *rec, const dwm_
     return mode == 1 ? th_clamp(y, a->lo, a->hi) : y;
 }
 
+/* (lo 16 bits of a, lo 16 bits of b): one PKHBT on the device. */
+TH_INLINE int32_t dwm_pack(int32_t a, int32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return th_pkhbt(a, b);
+#endif
+}
+
 /* Stages the tap pairs of output row oy of one input channel (in: its first value in the
  * batch) into x: pixels whose window is inside the input read it directly, the others
  * check each tap. */
@@ -386,13 +394,25 @@ static void dwm_small_stage(int32_t *x, const int8_t *in, const dwm_args *a, int
             const int32_t o0 = a->toff[0], o1 = a->toff[1], o2 = a->toff[2], o3 = a->toff[3];
             int32_t *d = x + ox * kp;
             if (kp == 1) {
-                for (; ox < hi; ox++, base += step) {
-                    *d++ = th_pkhbt(base[o0], taps > 1 ? base[o1] : 0);
+                if (taps == 2) {
+                    for (; ox < hi; ox++, base += step) {
+                        *d++ = dwm_pack(base[o0], base[o1]);
+                    }
+                } else {
+                    for (; ox < hi; ox++, base += step) {
+                        *d++ = dwm_pack(base[o0], 0);
+                    }
+                }
+            } else if (taps == 4) {
+                for (; ox < hi; ox++, base += step, d += 2) {
+                    const int32_t v0 = base[o0], v1 = base[o1], v2 = base[o2], v3 = base[o3];
+                    d[0] = dwm_pack(v0, v1);
+                    d[1] = dwm_pack(v2, v3);
                 }
             } else {
                 for (; ox < hi; ox++, base += step, d += 2) {
-                    d[0] = th_pkhbt(base[o0], base[o1]);
-                    d[1] = th_pkhbt(base[o2], taps > 3 ? base[o3] : 0);
+                    d[0] = dwm_pack(base[o0], base[o1]);
+                    d[1] = dwm_pack(base[o2], 0);
                 }
             }
             if (ox >= a->out_w) {
@@ -405,13 +425,17 @@ static void dwm_small_stage(int32_t *x, const int8_t *in, const dwm_args *a, int
             const int32_t y = iy + a->ty[t], xx = ix + a->tx[t];
             v[t] = t >= taps ? 0
                    : (uint32_t)y < (uint32_t)a->in_h && (uint32_t)xx < (uint32_t)a->in_w
-                       ? in[((int64_t)y * a->in_w + xx) * a->in_c]
+                       ? in[(y * a->in_w + xx) * a->in_c]
                        : a->pad;
         }
-        x[ox * kp] = th_pkhbt(v[0], v[1]);
+        x[ox * kp] = dwm_pack(v[0], v[1]);
         if (kp == 2) {
-            x[ox * kp + 1] = th_pkhbt(v[2], v[3]);
+            x[ox * kp + 1] = dwm_pack(v[2], v[3]);
         }
+    }
+    if (a->out_w % 2 != 0) { /* the pair loop's extra pixel (its outputs are overwritten) */
+        x[a->out_w * kp] = 0;
+        x[a->out_w * kp + kp - 1] = 0;
     }
 }
 
@@ -467,21 +491,23 @@ static void dwm_small_s8(int8_t *scratch, const th_dw_conv_params *params,
                 dwm_small_stage(x, in, &a, oy, oy >= oy_lo && oy < oy_hi, ox_lo, ox_hi);
                 int8_t *out = output + n * out_batch + (int64_t)oy * a.out_w * a.out_c +
                               ic * a.mult;
-                const int32_t *rec = records;
-                for (int32_t k = 0; k < a.mult; k++, rec += a.rw, out++) {
-                    int32_t ox = 0;
+                int32_t ox0 = 0; /* outputs the pair loop wrote */
 #if TH_NN_DSP_NATIVE
-                    const int32_t pairs = a.out_w / 2;
-                    if (mode == 0 && pairs > 0) {
-                        if (a.kp == 1) {
-                            dwm_stream_kp1(x, x + 2 * pairs, out, rec, a.out_c);
-                        } else {
-                            dwm_stream_kp2(x, x + 4 * pairs, out, rec, a.out_c);
-                        }
-                        ox = 2 * pairs;
+                /* An odd last pixel goes with the pair loop when its extra output (the next
+                 * row's first pixel of the channel, written later) is inside the output. */
+                const int32_t pairs = oy + 1 < a.out_h ? (a.out_w + 1) / 2 : a.out_w / 2;
+                if (mode == 0 && pairs > 0) {
+                    if (a.kp == 1) {
+                        dwm_stream_kp1(x, x + 2 * pairs, out, records, a.out_c, a.mult);
+                    } else {
+                        dwm_stream_kp2(x, x + 4 * pairs, out, records, a.out_c, a.mult);
                     }
+                    ox0 = TH_MIN(2 * pairs, a.out_w);
+                }
 #endif
-                    for (; ox < a.out_w; ox++) {
+                const int32_t *rec = records;
+                for (int32_t k = 0; k < a.mult && ox0 < a.out_w; k++, rec += a.rw, out++) {
+                    for (int32_t ox = ox0; ox < a.out_w; ox++) {
                         out[(int64_t)ox * a.out_c] =
                             (int8_t)dwm_small_out(x + ox * a.kp, rec, &a, mode);
                     }
