@@ -310,7 +310,7 @@ dwm_stream_kp1(const int32_t *x __attribute__((unused)),
     __asm__ volatile(DWM_STREAM_HEAD("add r4, r4, r4, lsl #2\n\tadd r4, r3, r4, lsl #2\n\t")
                      "add r4, r3, #20\n\tstr r4, [sp, #12]\n\t"
                      "ldm r3, {r3-r7}\n\t" /* acc w0 mult rzp e */
-                     "ldr r0, [sp]\n\tldr r2, [sp, #4]\n"
+                     "ldr r0, [sp]\n" /* r2: the channel's out */
                      "1:\n\t"
                      "ldm r0!, {r8, r9}\n\t" /* pixel a, pixel b */
                      "smlad r8, r8, r4, r3\n\t"
@@ -330,7 +330,7 @@ dwm_stream_kp2(const int32_t *x __attribute__((unused)),
     __asm__ volatile(DWM_STREAM_HEAD("add r4, r4, r4, lsl #1\n\tadd r4, r3, r4, lsl #3\n\t")
                      "add r4, r3, #24\n\tstr r4, [sp, #12]\n\t"
                      "ldm r3, {r3-r8}\n\t" /* acc w0 w1 mult rzp e */
-                     "ldr r0, [sp]\n\tldr r2, [sp, #4]\n"
+                     "ldr r0, [sp]\n" /* r2: the channel's out */
                      "1:\n\t"
                      "ldm r0!, {r9-r12}\n\t" /* pixel a: x0 x1, pixel b: x0 x1 */
                      "smlad r9, r9, r4, r3\n\t"

@@ -727,9 +727,9 @@ void th_nn_dw_conv_ref_s8(int8_t *plane, const th_dw_conv_params *params,
 TH_INLINE int th_nn_dw_mult_applies(const th_dw_conv_params *params, const th_dims *filter_dims)
 {
     const int32_t taps = filter_dims->h * filter_dims->w;
-    return (taps <= TH_DW_MULT_SMALL_TAPS && params->ch_mult >= 2) ||
-           (taps <= TH_DW_MULT_TAPS &&
-            (params->ch_mult >= 16 || (params->ch_mult >= 8 && taps >= 5)));
+    const int32_t m = params->ch_mult;
+    return m >= 2 && (taps <= TH_DW_MULT_SMALL_TAPS ||
+                      (taps <= TH_DW_MULT_TAPS && (m >= 16 || (m >= 8 && taps >= 5))));
 }
 int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
                               const th_dims *output_dims);
