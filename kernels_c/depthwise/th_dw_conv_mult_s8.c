@@ -42,7 +42,6 @@ typedef struct {
     int32_t mult, kp, rw, taps;
     int32_t zp, lo, hi;
     int32_t in_c, pt, pl, pad; /* small filters: input channels, padding, -input_offset */
-    int32_t ty[2 * DWM_KP_MAX], tx[2 * DWM_KP_MAX]; /* small filters: tap row, column */
     int32_t toff[2 * DWM_KP_MAX]; /* tap offsets in the plane from the window's first tap */
     int8_t perm[2 * DWM_KP_MAX]; /* the tap of each pair half (row-major index; -1: none) */
     int32_t rows3; /* 3 x 3, dilation 1 along w: rows read as words */
@@ -381,7 +380,8 @@ TH_INLINE int32_t dwm_pack(int32_t a, int32_t b)
  * batch) into x: pixels whose window is inside the input read it directly, the others
  * check each tap. */
 static void dwm_small_stage(int32_t *x, const int8_t *in, const dwm_args *a, int32_t oy,
-                            int32_t row_in, int32_t ox_lo, int32_t ox_hi)
+                            int32_t row_in, int32_t ox_lo, int32_t ox_hi, const int32_t *ty,
+                            const int32_t *tx)
 {
     const int32_t kp = a->kp, taps = a->taps;
     const int32_t iy = oy * a->sh - a->pt;
@@ -422,7 +422,7 @@ static void dwm_small_stage(int32_t *x, const int8_t *in, const dwm_args *a, int
         const int32_t ix = ox * a->sw - a->pl;
         int32_t v[4];
         for (int32_t t = 0; t < 4; t++) {
-            const int32_t y = iy + a->ty[t], xx = ix + a->tx[t];
+            const int32_t y = iy + ty[t], xx = ix + tx[t];
             v[t] = t >= taps ? 0
                    : (uint32_t)y < (uint32_t)a->in_h && (uint32_t)xx < (uint32_t)a->in_w
                        ? in[(y * a->in_w + xx) * a->in_c]
@@ -457,7 +457,7 @@ static void dwm_inner(int32_t out, int32_t s, int32_t pad, int32_t span, int32_t
     }
 }
 
-static void dwm_small_s8(int8_t *scratch, const th_dw_conv_params *params,
+static void __attribute__((noinline)) dwm_small_s8(int8_t *scratch, const th_dw_conv_params *params,
                          const th_per_channel_quant *quant, const th_dims *input_dims,
                          const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                          const int32_t *bias, const th_dims *output_dims, int8_t *output)
@@ -468,12 +468,15 @@ static void dwm_small_s8(int8_t *scratch, const th_dw_conv_params *params,
     a.pt = params->padding.h, a.pl = params->padding.w;
     a.pad = -params->input_offset;
     a.rows3 = 0;
+    int32_t ty[4], tx[4]; /* each tap's row and column in the window */
     for (int32_t t = 0; t < 2 * DWM_KP_MAX; t++) {
         a.perm[t] = (int8_t)(t < a.taps ? t : -1);
         const int32_t tap = t < a.taps ? t : 0;
-        a.ty[t] = (tap / a.kw) * a.dh;
-        a.tx[t] = (tap % a.kw) * a.dw;
-        a.toff[t] = (a.ty[t] * a.in_w + a.tx[t]) * a.in_c;
+        if (t < 4) {
+            ty[t] = (tap / a.kw) * a.dh;
+            tx[t] = (tap % a.kw) * a.dw;
+            a.toff[t] = (ty[t] * a.in_w + tx[t]) * a.in_c;
+        }
     }
     int32_t oy_lo, oy_hi, ox_lo, ox_hi;
     dwm_inner(a.out_h, a.sh, a.pt, (a.kh - 1) * a.dh + 1, a.in_h, &oy_lo, &oy_hi);
@@ -488,7 +491,8 @@ static void dwm_small_s8(int8_t *scratch, const th_dw_conv_params *params,
         for (int32_t n = 0; n < input_dims->n; n++) {
             const int8_t *in = input + n * in_batch + ic;
             for (int32_t oy = 0; oy < a.out_h; oy++) {
-                dwm_small_stage(x, in, &a, oy, oy >= oy_lo && oy < oy_hi, ox_lo, ox_hi);
+                dwm_small_stage(x, in, &a, oy, oy >= oy_lo && oy < oy_hi, ox_lo, ox_hi, ty,
+                                tx);
                 int8_t *out = output + n * out_batch + (int64_t)oy * a.out_w * a.out_c +
                               ic * a.mult;
                 int32_t ox0 = 0; /* outputs the pair loop wrote */
@@ -559,16 +563,14 @@ int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *fi
                         4);
 }
 
-void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
-                      const th_per_channel_quant *quant, const th_dims *input_dims,
-                      const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
-                      const int32_t *bias, const th_dims *output_dims, int8_t *output)
+/* Filters of more than TH_DW_MULT_SMALL_TAPS taps: the padded plane, pixel by pixel (a
+ * function of its own, like dwm_small_s8, so that the stack holds one of the two frames). */
+static void __attribute__((noinline))
+dwm_plane_s8(int8_t *scratch, const th_dw_conv_params *params, const th_per_channel_quant *quant,
+             const th_dims *input_dims, const int8_t *input, const th_dims *filter_dims,
+             const int8_t *filter, const int32_t *bias, const th_dims *output_dims,
+             int8_t *output)
 {
-    if (filter_dims->h * filter_dims->w <= TH_DW_MULT_SMALL_TAPS) {
-        dwm_small_s8(scratch, params, quant, input_dims, input, filter_dims, filter, bias,
-                     output_dims, output);
-        return;
-    }
     int32_t *records = (int32_t *)(void *)scratch;
     int8_t *plane = scratch + dwm_records_bytes(params, filter_dims);
     dwm_args a = dwm_args_make(params, filter_dims, output_dims);
@@ -615,6 +617,19 @@ void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
             a.out = output + n * out_batch + ic * a.mult;
             fn(&a);
         }
+    }
+}
+void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
+                      const th_per_channel_quant *quant, const th_dims *input_dims,
+                      const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                      const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    if (filter_dims->h * filter_dims->w <= TH_DW_MULT_SMALL_TAPS) {
+        dwm_small_s8(scratch, params, quant, input_dims, input, filter_dims, filter, bias,
+                     output_dims, output);
+    } else {
+        dwm_plane_s8(scratch, params, quant, input_dims, input, filter_dims, filter, bias,
+                     output_dims, output);
     }
 }
 #endif
