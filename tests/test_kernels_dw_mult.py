@@ -1,15 +1,18 @@
-"""th_dw_conv_mult_s8 (depthwise, channel multiplier >= 8 or 16, up to 16 taps: path DW_MULT of
-th_dw_conv_general_s8) against the NumPy reference, on the host under ASan/UBSan in the DSP
-build with the instructions modelled in C. Randomized shapes over the path's range: every
-filter of 1-16 taps (odd counts end in a zero-weight pair), strides and dilations, padding on
-each side alone (windows partly outside on the top, bottom, left or right only), 1x1 outputs,
-one or several input channels and batches; and per case its requantization modes: fast, fast
-with an activation clamp, and exact (shift >= 0, or a bias too large for the fast bound)."""
+"""th_dw_conv_mult_s8 (depthwise, channel multiplier >= 8 or 16 up to 16 taps, >= 2 up to 4
+taps: path DW_MULT of th_dw_conv_general_s8) against the NumPy reference, on the host under
+ASan/UBSan in the DSP build with the instructions modelled in C. Randomized shapes over the
+path's range: every filter of 1-16 taps (odd counts end in a zero-weight pair), strides and
+dilations, padding on each side alone (windows partly outside on the top, bottom, left or
+right only), 1x1 outputs, one or several input channels and batches; filters of 1-4 taps
+(the staged-row loop) with multipliers 2-32 on 1-8 input channels, odd and even output
+widths; and per case its requantization modes: fast, fast with an activation clamp, and exact
+(shift >= 0, or a bias too large for the fast bound)."""
 
 from __future__ import annotations
 
 import dataclasses
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +20,7 @@ import pytest
 from kernels.cases import ConvCase, Op, check_result
 from kernels.harness import Driver, build_driver
 from kernels.sweep import describe
+from kernels.target import build_firmware, fits_small_firmware, run_cases
 from tinyhost.arith.conv import ConvParams
 from tinyhost.plan.scratch import dw_general_scratch, dw_mult_applies
 
@@ -69,15 +73,19 @@ def _cases() -> list[ConvCase]:
     cases.append(_case(rng, (1, 1), 3, 16, (1, 1), (1, 1), (1, 1), (0, 0, 0, 0)))
     # Two batches, a few channels.
     cases.append(_case(rng, (9, 8), 4, 16, (2, 2), (2, 2), (1, 1), (0, 1, 0, 1), batches=2))
-    out = []
-    for case in cases:
-        p = case.p
-        out.append(case)
-        out.append(dataclasses.replace(case, p=dataclasses.replace(p, act_min=-90, act_max=70)))
-        exact = np.where(np.arange(len(p.out_shift)) % 3 == 0, 1, p.out_shift).astype(np.int32)
-        out.append(dataclasses.replace(case, p=dataclasses.replace(p, out_shift=exact)))
-        big = np.full_like(case.bias, 1 << 29)
-        out.append(dataclasses.replace(case, bias=big))
+    return [c for case in cases for c in _modes(case, big_bias=True)]
+
+
+def _modes(case: ConvCase, big_bias: bool) -> list[ConvCase]:
+    """The case in its requantization modes: fast, fast with a clamp, exact (some channels'
+    shift >= 0; all of them with a bias beyond the fast bound)."""
+    p = case.p
+    exact = np.where(np.arange(len(p.out_shift)) % 3 == 0, 1, p.out_shift).astype(np.int32)
+    out = [case,
+           dataclasses.replace(case, p=dataclasses.replace(p, act_min=-90, act_max=70)),
+           dataclasses.replace(case, p=dataclasses.replace(p, out_shift=exact))]
+    if big_bias:
+        out.append(dataclasses.replace(case, bias=np.full_like(case.bias, 1 << 29)))
     return out
 
 
@@ -90,11 +98,65 @@ def test_dw_mult_path_matches_reference() -> None:
         assert dw_mult_applies((kh, kw), p.ch_mult)
         ph = (oh - 1) * p.stride_h + (kh - 1) * p.dilation_h + 1
         pw = (ow - 1) * p.stride_w + (kw - 1) * p.dilation_w + 1
-        records = 4 * p.ch_mult * (4 + (kh * kw + 1) // 2)
+        kp = (kh * kw + 1) // 2
+        records = 4 * p.ch_mult * (4 + kp)
+        staged = 4 * kp * (ow + ow % 2) if kh * kw <= 4 else (ph * pw + 4 + 3) // 4 * 4
         assert dw_general_scratch(case.x.shape[1:3], (kh, kw), (oh, ow),
                                   (p.stride_h, p.stride_w), (p.dilation_h, p.dilation_w),
-                                  p.ch_mult, True) == records + (ph * pw + 4 + 3) // 4 * 4
+                                  p.ch_mult, True) == records + staged
+    _run(cases)
+
+
+def _run(cases: list[ConvCase]) -> None:
     with Driver(build_driver("dsp")) as driver:
         for case in cases:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{describe(case)}: {problem}"
+
+
+def _small_cases() -> list[ConvCase]:
+    """Filters of 1-4 taps (the staged-row loop), multipliers 2-32 on 1-8 input channels."""
+    rng = np.random.default_rng(1415)
+    cases = []
+    shapes = [(1, 1), (1, 2), (2, 1), (1, 3), (3, 1), (2, 2), (1, 4), (4, 1)]
+    for i in range(24):
+        k = shapes[i % len(shapes)]
+        stride = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+        dilation = (1, 1) if rng.random() < 0.6 else (int(rng.integers(1, 4)),
+                                                      int(rng.integers(1, 4)))
+        span = ((k[0] - 1) * dilation[0] + 1, (k[1] - 1) * dilation[1] + 1)
+        hw = (span[0] + int(rng.integers(0, 12)), span[1] + int(rng.integers(0, 12)))
+        pads = tuple(int(rng.integers(0, s + 1)) for s in (span[0], span[0], span[1], span[1]))
+        cin = 1 if i % 3 == 0 else int(rng.integers(2, 9))
+        mult = int(rng.integers(2, 33)) if cin == 1 else int(rng.integers(2, 5))
+        cases.append(_case(rng, hw, cin, mult, k, stride, dilation, pads))  # type: ignore[arg-type]
+    # Padding on one side only (2x2, out_w odd and even), then one output column, one pixel.
+    for pads in ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (0, 0, 0, 0)):
+        cases.append(_case(rng, (6, 7), 3, 2, (2, 2), (1, 1), (1, 1), pads))
+        cases.append(_case(rng, (5, 8), 1, 9, (2, 2), (1, 1), (1, 1), pads))
+    cases.append(_case(rng, (7, 1), 2, 3, (2, 1), (1, 1), (1, 1), (0, 1, 0, 0)))
+    cases.append(_case(rng, (1, 1), 1, 32, (2, 2), (1, 1), (1, 1), (1, 0, 0, 1)))
+    cases.append(_case(rng, (9, 8), 4, 2, (2, 2), (2, 2), (1, 1), (0, 1, 0, 1), batches=2))
+    return [c for case in cases for c in _modes(case, big_bias=False)]
+
+
+def test_dw_mult_small_filters_match_reference() -> None:
+    cases = _small_cases()
+    for case in cases:  # every case takes the path's staged-row loop
+        _, kh, kw, _ = case.w.shape
+        assert kh * kw <= 4 and dw_mult_applies((kh, kw), case.p.ch_mult)
+    _run(cases)
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_dw_mult_small_filters_on_cortex_m4(tmp_path: Path) -> None:
+    """The staged-row loop's assembly (pairs of pixels, an odd last pixel paired with the
+    next row's first) on QEMU mps2-an386, one firmware run."""
+    cases = [c for c in _small_cases() if fits_small_firmware(c)]
+    assert len(cases) > 60
+    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"{describe(case)}: {problem}"

@@ -10,7 +10,10 @@
  * into scratch with the start value and the requantization constants (a record). With the
  * fast requantization (every channel of the input channel) the weights are doubled, which
  * saves its shift; otherwise the exact requantization, one output at a time. 3 x 3 filters
- * (dilation 1 along w) read one word per filter row, its SXTB16 halves pairs of taps. */
+ * (dilation 1 along w) read one word per filter row, its SXTB16 halves pairs of taps.
+ * Filters of at most 4 taps (any ch_mult >= 2) take the staged-row loop below
+ * (dwm_small_s8): no plane copy, and each output channel's record held in registers over a
+ * row of pixels. */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -38,6 +41,7 @@ typedef struct {
     int32_t kh, kw, sh, sw, dh, dw;
     int32_t mult, kp, rw, taps;
     int32_t zp, lo, hi;
+    int32_t in_c, pt, pl, pad; /* small filters: input channels, padding, -input_offset */
     int32_t toff[2 * DWM_KP_MAX]; /* tap offsets in the plane from the window's first tap */
     int8_t perm[2 * DWM_KP_MAX]; /* the tap of each pair half (row-major index; -1: none) */
     int32_t rows3; /* 3 x 3, dilation 1 along w: rows read as words */
@@ -255,6 +259,268 @@ static dwm_fn dwm_pick(int32_t kp, int32_t mode)
     return mode == 2 ? dwm_any_exact : fns[kp - 1][mode];
 }
 
+/* The fields both loops take from the parameters and shapes. */
+static dwm_args dwm_args_make(const th_dw_conv_params *params, const th_dims *filter_dims,
+                              const th_dims *output_dims)
+{
+    dwm_args a;
+    a.out_h = output_dims->h, a.out_w = output_dims->w, a.out_c = output_dims->c;
+    a.kh = filter_dims->h, a.kw = filter_dims->w;
+    a.sh = params->stride.h, a.sw = params->stride.w;
+    a.dh = params->dilation.h, a.dw = params->dilation.w;
+    a.mult = params->ch_mult;
+    a.taps = a.kh * a.kw;
+    a.kp = (a.taps + 1) / 2;
+    a.rw = DWM_RW(a.kp);
+    a.zp = params->output_offset;
+    a.lo = params->activation.min;
+    a.hi = params->activation.max;
+    return a;
+}
+
+/* ---- Filters of at most 4 taps (TH_DW_MULT_SMALL_TAPS): one or two tap pairs per output.
+ * Per input channel and output row, each output pixel's tap pairs are staged once as int16
+ * pairs (KP words, -input_offset outside the input); then per output channel the record's
+ * start value, weight pairs and requantization constants are held in registers while the
+ * row's pixels stream past two at a time (one LDM feeds two outputs). */
+
+#if TH_NN_DSP_NATIVE
+/* Record mode 0, KP 1 / 2: for each of the m records at rec (channels k = 0 .. m - 1), the
+ * outputs of the pixel pairs staged at [x, x_end) (x_end > x), written at out + k, + oc,
+ * + 2 oc, ... Whole functions in assembly: the pair loop needs 14 registers, more than GCC
+ * leaves an asm statement. Frame: x, the channel's out, the records' end, the next record. */
+#define DWM_STREAM_HEAD(rw_mul)                                                              \
+    "push {r4-r11, lr}\n\tsub sp, #16\n\tldr lr, [sp, #52]\n\tldr r4, [sp, #56]\n\t" rw_mul \
+    "str r0, [sp]\n\tstr r2, [sp, #4]\n\tstr r4, [sp, #8]\n"                                 \
+    "2:\n\t"
+#define DWM_STREAM_TAIL(e, ya, yb)                                                           \
+    "asr " ya ", " ya ", " e "\n\tasr " yb ", " yb ", " e "\n\tssat " ya ", #8, " ya "\n\t"      \
+    "ssat " yb ", #8, " yb "\n\tstrb " ya ", [r2]\n\tstrb " yb ", [r2, lr]\n\t"                  \
+    "add r2, r2, lr, lsl #1\n\tcmp r0, r1\n\tbne 1b\n\t"                                     \
+    "ldr r2, [sp, #4]\n\tadds r2, #1\n\tstr r2, [sp, #4]\n\tldr r3, [sp, #12]\n\t"           \
+    "ldr r4, [sp, #8]\n\tcmp r3, r4\n\tbne 2b\n\tadd sp, #16\n\tpop {r4-r11, pc}\n"
+
+__attribute__((naked, noinline)) static void
+dwm_stream_kp1(const int32_t *x __attribute__((unused)),
+               const int32_t *x_end __attribute__((unused)),
+               int8_t *out __attribute__((unused)), const int32_t *rec __attribute__((unused)),
+               int32_t oc __attribute__((unused)), int32_t m __attribute__((unused)))
+{
+    __asm__ volatile(DWM_STREAM_HEAD("add r4, r4, r4, lsl #2\n\tadd r4, r3, r4, lsl #2\n\t")
+                     "add r4, r3, #20\n\tstr r4, [sp, #12]\n\t"
+                     "ldm r3, {r3-r7}\n\t" /* acc w0 mult rzp e */
+                     "ldr r0, [sp]\n" /* r2: the channel's out */
+                     "1:\n\t"
+                     "ldm r0!, {r8, r9}\n\t" /* pixel a, pixel b */
+                     "smlad r8, r8, r4, r3\n\t"
+                     "smlad r9, r9, r4, r3\n\t"
+                     "smmlar r10, r8, r5, r6\n\t"
+                     "add r10, r10, r8, asr #31\n\t"
+                     "smmlar r11, r9, r5, r6\n\t"
+                     "add r11, r11, r9, asr #31\n\t" DWM_STREAM_TAIL("r7", "r10", "r11"));
+}
+
+__attribute__((naked, noinline)) static void
+dwm_stream_kp2(const int32_t *x __attribute__((unused)),
+               const int32_t *x_end __attribute__((unused)),
+               int8_t *out __attribute__((unused)), const int32_t *rec __attribute__((unused)),
+               int32_t oc __attribute__((unused)), int32_t m __attribute__((unused)))
+{
+    __asm__ volatile(DWM_STREAM_HEAD("add r4, r4, r4, lsl #1\n\tadd r4, r3, r4, lsl #3\n\t")
+                     "add r4, r3, #24\n\tstr r4, [sp, #12]\n\t"
+                     "ldm r3, {r3-r8}\n\t" /* acc w0 w1 mult rzp e */
+                     "ldr r0, [sp]\n" /* r2: the channel's out */
+                     "1:\n\t"
+                     "ldm r0!, {r9-r12}\n\t" /* pixel a: x0 x1, pixel b: x0 x1 */
+                     "smlad r9, r9, r4, r3\n\t"
+                     "smlad r9, r10, r5, r9\n\t"
+                     "smlad r11, r11, r4, r3\n\t"
+                     "smlad r11, r12, r5, r11\n\t"
+                     "smmlar r10, r9, r6, r7\n\t"
+                     "add r10, r10, r9, asr #31\n\t"
+                     "smmlar r12, r11, r6, r7\n\t"
+                     "add r12, r12, r11, asr #31\n\t" DWM_STREAM_TAIL("r8", "r10", "r12"));
+}
+#undef DWM_STREAM_HEAD
+#undef DWM_STREAM_TAIL
+#endif
+
+/* One output of one channel from its staged tap pairs x (any record mode). */
+TH_INLINE int32_t dwm_small_out(const int32_t *x, const int32_t *rec, const dwm_args *a,
+                                int32_t mode)
+{
+    const int32_t kp = a->kp;
+    int32_t acc = rec[DWM_ACC];
+    for (int32_t p = 0; p < kp; p++) {
+        acc = th_smlad(x[p], rec[DWM_W + p], acc);
+    }
+    if (mode == 2) {
+        return th_clamp(th_requantize_s8(acc, rec[DWM_MULT(kp)], rec[DWM_RZP(kp)], a->zp), a->lo,
+                        a->hi);
+    }
+    int32_t y = th_smmlar(acc, rec[DWM_MULT(kp)], rec[DWM_RZP(kp)]);
+    y += acc >> 31;
+    y = th_ssat8(y >> rec[DWM_E(kp)]);
+    return mode == 1 ? th_clamp(y, a->lo, a->hi) : y;
+}
+
+/* (lo 16 bits of a, lo 16 bits of b): one PKHBT on the device. */
+TH_INLINE int32_t dwm_pack(int32_t a, int32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return th_pkhbt(a, b);
+#endif
+}
+
+/* Stages the tap pairs of output row oy of one input channel (in: its first value in the
+ * batch) into x: pixels whose window is inside the input read it directly, the others
+ * check each tap. */
+static void dwm_small_stage(int32_t *x, const int8_t *in, const dwm_args *a, int32_t oy,
+                            int32_t row_in, int32_t ox_lo, int32_t ox_hi, const int32_t *ty,
+                            const int32_t *tx)
+{
+    const int32_t kp = a->kp, taps = a->taps;
+    const int32_t iy = oy * a->sh - a->pt;
+    const int32_t lo = row_in ? ox_lo : a->out_w, hi = row_in ? ox_hi : a->out_w;
+    for (int32_t ox = 0; ox < a->out_w; ox++) {
+        if (ox == lo && lo < hi) { /* the inner run */
+            const int8_t *base =
+                in + ((int64_t)iy * a->in_w + (ox * a->sw - a->pl)) * a->in_c;
+            const int32_t step = a->sw * a->in_c;
+            const int32_t o0 = a->toff[0], o1 = a->toff[1], o2 = a->toff[2], o3 = a->toff[3];
+            int32_t *d = x + ox * kp;
+            if (kp == 1) {
+                if (taps == 2) {
+                    for (; ox < hi; ox++, base += step) {
+                        *d++ = dwm_pack(base[o0], base[o1]);
+                    }
+                } else {
+                    for (; ox < hi; ox++, base += step) {
+                        *d++ = dwm_pack(base[o0], 0);
+                    }
+                }
+            } else if (taps == 4) {
+                for (; ox < hi; ox++, base += step, d += 2) {
+                    const int32_t v0 = base[o0], v1 = base[o1], v2 = base[o2], v3 = base[o3];
+                    d[0] = dwm_pack(v0, v1);
+                    d[1] = dwm_pack(v2, v3);
+                }
+            } else {
+                for (; ox < hi; ox++, base += step, d += 2) {
+                    d[0] = dwm_pack(base[o0], base[o1]);
+                    d[1] = dwm_pack(base[o2], 0);
+                }
+            }
+            if (ox >= a->out_w) {
+                break;
+            }
+        }
+        const int32_t ix = ox * a->sw - a->pl;
+        int32_t v[4];
+        for (int32_t t = 0; t < 4; t++) {
+            const int32_t y = iy + ty[t], xx = ix + tx[t];
+            v[t] = t >= taps ? 0
+                   : (uint32_t)y < (uint32_t)a->in_h && (uint32_t)xx < (uint32_t)a->in_w
+                       ? in[(y * a->in_w + xx) * a->in_c]
+                       : a->pad;
+        }
+        x[ox * kp] = dwm_pack(v[0], v[1]);
+        if (kp == 2) {
+            x[ox * kp + 1] = dwm_pack(v[2], v[3]);
+        }
+    }
+    if (a->out_w % 2 != 0) { /* the pair loop's extra pixel (its outputs are overwritten) */
+        x[a->out_w * kp] = 0;
+        x[a->out_w * kp + kp - 1] = 0;
+    }
+}
+
+/* [lo, hi): the outputs along one axis whose windows (input o s - pad .. + span - 1) are
+ * inside [0, n). */
+static void dwm_inner(int32_t out, int32_t s, int32_t pad, int32_t span, int32_t n,
+                      int32_t *lo, int32_t *hi)
+{
+    *lo = out, *hi = out;
+    for (int32_t o = 0; o < out; o++) {
+        const int32_t i = o * s - pad;
+        if (i >= 0 && i + span <= n) {
+            *lo = TH_MIN(*lo, o);
+            *hi = o + 1;
+        }
+    }
+    if (*hi < *lo) {
+        *hi = *lo;
+    }
+}
+
+static void __attribute__((noinline)) dwm_small_s8(int8_t *scratch, const th_dw_conv_params *params,
+                         const th_per_channel_quant *quant, const th_dims *input_dims,
+                         const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                         const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    dwm_args a = dwm_args_make(params, filter_dims, output_dims);
+    a.in_h = input_dims->h, a.in_w = input_dims->w;
+    a.in_c = input_dims->c;
+    a.pt = params->padding.h, a.pl = params->padding.w;
+    a.pad = -params->input_offset;
+    a.rows3 = 0;
+    int32_t ty[4], tx[4]; /* each tap's row and column in the window */
+    for (int32_t t = 0; t < 2 * DWM_KP_MAX; t++) {
+        a.perm[t] = (int8_t)(t < a.taps ? t : -1);
+        const int32_t tap = t < a.taps ? t : 0;
+        if (t < 4) {
+            ty[t] = (tap / a.kw) * a.dh;
+            tx[t] = (tap % a.kw) * a.dw;
+            a.toff[t] = (ty[t] * a.in_w + tx[t]) * a.in_c;
+        }
+    }
+    int32_t oy_lo, oy_hi, ox_lo, ox_hi;
+    dwm_inner(a.out_h, a.sh, a.pt, (a.kh - 1) * a.dh + 1, a.in_h, &oy_lo, &oy_hi);
+    dwm_inner(a.out_w, a.sw, a.pl, (a.kw - 1) * a.dw + 1, a.in_w, &ox_lo, &ox_hi);
+    int32_t *records = (int32_t *)(void *)scratch;
+    int32_t *x = records + a.mult * a.rw;
+    const int64_t in_batch = (int64_t)a.in_h * a.in_w * a.in_c;
+    const int64_t out_batch = (int64_t)a.out_h * a.out_w * a.out_c;
+    for (int32_t ic = 0; ic < a.in_c; ic++) {
+        const int32_t mode = dwm_records(records, &a, ic, filter, bias, quant,
+                                         params->input_offset);
+        for (int32_t n = 0; n < input_dims->n; n++) {
+            const int8_t *in = input + n * in_batch + ic;
+            for (int32_t oy = 0; oy < a.out_h; oy++) {
+                dwm_small_stage(x, in, &a, oy, oy >= oy_lo && oy < oy_hi, ox_lo, ox_hi, ty,
+                                tx);
+                int8_t *out = output + n * out_batch + (int64_t)oy * a.out_w * a.out_c +
+                              ic * a.mult;
+                int32_t ox0 = 0; /* outputs the pair loop wrote */
+#if TH_NN_DSP_NATIVE
+                /* An odd last pixel goes with the pair loop when its extra output (the next
+                 * row's first pixel of the channel, written later) is inside the output. */
+                const int32_t pairs = oy + 1 < a.out_h ? (a.out_w + 1) / 2 : a.out_w / 2;
+                if (mode == 0 && pairs > 0) {
+                    if (a.kp == 1) {
+                        dwm_stream_kp1(x, x + 2 * pairs, out, records, a.out_c, a.mult);
+                    } else {
+                        dwm_stream_kp2(x, x + 4 * pairs, out, records, a.out_c, a.mult);
+                    }
+                    ox0 = TH_MIN(2 * pairs, a.out_w);
+                }
+#endif
+                const int32_t *rec = records;
+                for (int32_t k = 0; k < a.mult && ox0 < a.out_w; k++, rec += a.rw, out++) {
+                    for (int32_t ox = ox0; ox < a.out_w; ox++) {
+                        out[(int64_t)ox * a.out_c] =
+                            (int8_t)dwm_small_out(x + ox * a.kp, rec, &a, mode);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* The padded plane: the rows and columns the windows of the outputs read, plus 4 bytes
  * (a row's word read may pass its end). */
 static int32_t dwm_plane_h(const th_dw_conv_params *params, const th_dims *filter_dims,
@@ -277,36 +543,39 @@ static int32_t dwm_records_bytes(const th_dw_conv_params *params, const th_dims 
     return 4 * params->ch_mult * DWM_RW(kp);
 }
 
+/* Filters of at most 4 taps: one output row's staged tap pairs (DWM_SMALL_KP words a pixel,
+ * the pixel count rounded up to even), after the records. */
+static int32_t dwm_small_bytes(const th_dims *filter_dims, const th_dims *output_dims)
+{
+    const int32_t kp = (filter_dims->h * filter_dims->w + 1) / 2;
+    return 4 * kp * ((output_dims->w + 1) & ~1);
+}
+
 int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
                               const th_dims *output_dims)
 {
+    if (filter_dims->h * filter_dims->w <= TH_DW_MULT_SMALL_TAPS) {
+        return dwm_records_bytes(params, filter_dims) + dwm_small_bytes(filter_dims, output_dims);
+    }
     return dwm_records_bytes(params, filter_dims) +
            th_round_up4(dwm_plane_h(params, filter_dims, output_dims) *
                             dwm_plane_w(params, filter_dims, output_dims) +
                         4);
 }
 
-void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
-                      const th_per_channel_quant *quant, const th_dims *input_dims,
-                      const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
-                      const int32_t *bias, const th_dims *output_dims, int8_t *output)
+/* Filters of more than TH_DW_MULT_SMALL_TAPS taps: the padded plane, pixel by pixel (a
+ * function of its own, like dwm_small_s8, so that the stack holds one of the two frames). */
+static void __attribute__((noinline))
+dwm_plane_s8(int8_t *scratch, const th_dw_conv_params *params, const th_per_channel_quant *quant,
+             const th_dims *input_dims, const int8_t *input, const th_dims *filter_dims,
+             const int8_t *filter, const int32_t *bias, const th_dims *output_dims,
+             int8_t *output)
 {
     int32_t *records = (int32_t *)(void *)scratch;
     int8_t *plane = scratch + dwm_records_bytes(params, filter_dims);
-    dwm_args a;
+    dwm_args a = dwm_args_make(params, filter_dims, output_dims);
     a.in_h = dwm_plane_h(params, filter_dims, output_dims);
     a.in_w = dwm_plane_w(params, filter_dims, output_dims);
-    a.out_h = output_dims->h, a.out_w = output_dims->w, a.out_c = output_dims->c;
-    a.kh = filter_dims->h, a.kw = filter_dims->w;
-    a.sh = params->stride.h, a.sw = params->stride.w;
-    a.dh = params->dilation.h, a.dw = params->dilation.w;
-    a.mult = params->ch_mult;
-    a.taps = a.kh * a.kw;
-    a.kp = (a.taps + 1) / 2;
-    a.rw = DWM_RW(a.kp);
-    a.zp = params->output_offset;
-    a.lo = params->activation.min;
-    a.hi = params->activation.max;
     a.rec = records;
     a.in = plane;
     /* Pair halves in tap order (an odd count ends with none), except 3 x 3 with dilation 1
@@ -348,6 +617,19 @@ void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
             a.out = output + n * out_batch + ic * a.mult;
             fn(&a);
         }
+    }
+}
+void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
+                      const th_per_channel_quant *quant, const th_dims *input_dims,
+                      const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                      const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    if (filter_dims->h * filter_dims->w <= TH_DW_MULT_SMALL_TAPS) {
+        dwm_small_s8(scratch, params, quant, input_dims, input, filter_dims, filter, bias,
+                     output_dims, output);
+    } else {
+        dwm_plane_s8(scratch, params, quant, input_dims, input, filter_dims, filter, bias,
+                     output_dims, output);
     }
 }
 #endif
