@@ -754,7 +754,10 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
  * are KH runs of KW adjacent values, one per filter row, each a chain of SMLADs over
  * column pairs (an odd KW pads the last pair with a zero weight), four outputs at a time
  * sharing each weight word. Outputs o0 + P t (P = DW / gcd(SW, DW)) share a phase and step
- * SW / gcd values in it. Staging is once per channel (the rows path
+ * SW / gcd values in it; where that step is 1 the blocks' windows overlap and share their loads
+ * (path DW_PLANE_S1), and with several phases and a larger step a row's outputs go instead in
+ * blocks of four consecutive ones across the phases (path DW_PLANE_PHASES: phase rows of few
+ * outputs are not left to one output at a time). Staging is once per channel (the rows path
  * restages the KA input rows of every output row, which for tall filters on small planes
  * costs more than the taps), and no plane copy is needed in place: the channel's input is
  * in scratch before any of its outputs is written. */
@@ -999,59 +1002,74 @@ TH_INLINE void dw_plane_phases_impl(const dw_plane_args *r, const int32_t *rec, 
 
 typedef void (*dw_plane_fn)(const dw_plane_args *r, const int32_t *rec);
 
-/* Plane row kernels per tap pairs per filter row (KBP, 0: any) and stride between outputs
- * (S = 1: the windows of a block of four overlap, so that its loads of the same word are
- * shared; 0: any). */
+/* Plane row kernels per tap pairs per filter row (KBP, 0: any): any stride; stride 1 (path
+ * DW_PLANE_S1: the windows of a block of four overlap, so that its loads of the same word are
+ * shared); blocks across phases (path DW_PLANE_PHASES, dw_plane_phases_impl). */
 #define DW_PLANE_FN(KBP)                                                                     \
     static void dw_plane_k##KBP(const dw_plane_args *r, const int32_t *rec)                  \
     {                                                                                        \
         dw_plane_impl(r, rec, KBP, 0);                                                       \
-    }                                                                                        \
+    }
+#define DW_PLANE_FN_S1(KBP)                                                                  \
     static void dw_plane_k##KBP##_s1(const dw_plane_args *r, const int32_t *rec)             \
     {                                                                                        \
         dw_plane_impl(r, rec, KBP, 1);                                                       \
-    }                                                                                        \
+    }
+#define DW_PLANE_FN_PH(KBP)                                                                  \
     static void dw_plane_k##KBP##_ph(const dw_plane_args *r, const int32_t *rec)             \
     {                                                                                        \
         dw_plane_phases_impl(r, rec, KBP);                                                   \
     }
-DW_PLANE_FN(1)
-DW_PLANE_FN(2)
-DW_PLANE_FN(3)
-DW_PLANE_FN(4)
-DW_PLANE_FN(5)
-DW_PLANE_FN(6)
-DW_PLANE_FN(7)
-DW_PLANE_FN(8)
-DW_PLANE_FN(0)
-#undef DW_PLANE_FN
+#define DW_PLANE_FNS(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8)
+/* Indexed by KBP (0: more than 8). */
+#define DW_PLANE_TABLE(SUFFIX)                                                               \
+    {                                                                                        \
+        dw_plane_k0##SUFFIX, dw_plane_k1##SUFFIX, dw_plane_k2##SUFFIX, dw_plane_k3##SUFFIX,  \
+            dw_plane_k4##SUFFIX, dw_plane_k5##SUFFIX, dw_plane_k6##SUFFIX,                   \
+            dw_plane_k7##SUFFIX, dw_plane_k8##SUFFIX                                         \
+    }
+DW_PLANE_FNS(DW_PLANE_FN)
+#if TH_NN_KEEP_DW_PLANE_S1
+DW_PLANE_FNS(DW_PLANE_FN_S1)
+#endif
+#if TH_NN_KEEP_DW_PLANE_PHASES
+DW_PLANE_FNS(DW_PLANE_FN_PH)
+#endif
 
 /* Blocks across phases where there are several and a phase's outputs are not adjacent (with
- * s 1 the per-phase blocks share their overlapping window loads, which measures faster). */
+ * stride 1 the per-phase blocks share their overlapping window loads, which measures faster)
+ * and the build keeps the path. */
 static int dw_plane_across(const dw_plane_geom *pg)
 {
-    return pg->p > 1 && pg->sbp != 1;
+    return pg->p > 1 && pg->sbp != 1 && TH_NN_PATH(DW_PLANE_PHASES);
 }
 
 /* The row kernel: across phases (dw_plane_across), else by stride s. */
 static dw_plane_fn pick_plane_fn(int32_t kbp, int32_t s, int across)
 {
-    static const dw_plane_fn by_kbp[8][3] = {
-        {dw_plane_k1, dw_plane_k1_s1, dw_plane_k1_ph},
-        {dw_plane_k2, dw_plane_k2_s1, dw_plane_k2_ph},
-        {dw_plane_k3, dw_plane_k3_s1, dw_plane_k3_ph},
-        {dw_plane_k4, dw_plane_k4_s1, dw_plane_k4_ph},
-        {dw_plane_k5, dw_plane_k5_s1, dw_plane_k5_ph},
-        {dw_plane_k6, dw_plane_k6_s1, dw_plane_k6_ph},
-        {dw_plane_k7, dw_plane_k7_s1, dw_plane_k7_ph},
-        {dw_plane_k8, dw_plane_k8_s1, dw_plane_k8_ph},
-    };
-    const int32_t v = across ? 2 : s == 1;
-    if (kbp <= 8) {
-        return by_kbp[kbp - 1][v];
+    const int32_t i = kbp <= 8 ? kbp : 0;
+#if TH_NN_KEEP_DW_PLANE_PHASES
+    if (across) {
+        static const dw_plane_fn ph[9] = DW_PLANE_TABLE(_ph);
+        return ph[i];
     }
-    return v == 2 ? dw_plane_k0_ph : (v == 1 ? dw_plane_k0_s1 : dw_plane_k0);
+#endif
+#if TH_NN_KEEP_DW_PLANE_S1
+    if (s == 1 && TH_NN_PATH(DW_PLANE_S1)) {
+        static const dw_plane_fn s1[9] = DW_PLANE_TABLE(_s1);
+        return s1[i];
+    }
+#endif
+    (void)s;
+    (void)across;
+    static const dw_plane_fn any[9] = DW_PLANE_TABLE();
+    return any[i];
 }
+#undef DW_PLANE_TABLE
+#undef DW_PLANE_FNS
+#undef DW_PLANE_FN_PH
+#undef DW_PLANE_FN_S1
+#undef DW_PLANE_FN
 
 static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
                         const th_dw_conv_params *params, const th_per_channel_quant *quant,
