@@ -754,7 +754,10 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
  * are KH runs of KW adjacent values, one per filter row, each a chain of SMLADs over
  * column pairs (an odd KW pads the last pair with a zero weight), four outputs at a time
  * sharing each weight word. Outputs o0 + P t (P = DW / gcd(SW, DW)) share a phase and step
- * SW / gcd values in it. Staging is once per channel (the rows path
+ * SW / gcd values in it; where that step is 1 the blocks' windows overlap and share their loads
+ * (path DW_PLANE_S1), and with several phases and a larger step a row's outputs go instead in
+ * blocks of four consecutive ones across the phases (path DW_PLANE_PHASES: phase rows of few
+ * outputs are not left to one output at a time). Staging is once per channel (the rows path
  * restages the KA input rows of every output row, which for tall filters on small planes
  * costs more than the taps), and no plane copy is needed in place: the channel's input is
  * in scratch before any of its outputs is written. */
@@ -852,6 +855,7 @@ typedef struct {
     int32_t rs; /* values between filter rows */
     int32_t zp, lo, hi;
     int32_t channels, rw; /* output channels (adjacent bytes), record words */
+    int32_t sb, db, phlen; /* phases (dw_plane_phases_impl): stride, dilation, phase row */
 } dw_plane_args;
 
 /* One output of one channel: start value acc plus the KH runs of pairs at x. */
@@ -869,10 +873,10 @@ TH_INLINE int32_t dw_plane_acc1(const dw_plane_args *r, const int16_t *x, const 
 
 /* One output row of one channel, record mode 0. */
 TH_INLINE void dw_plane_one(const dw_plane_args *r, const int32_t *rec, int8_t *out,
-                            const int KBP)
+                            const int KBP, const int S)
 {
     const int32_t kbp = KBP > 0 ? KBP : r->kbp;
-    const int32_t s = r->s;
+    const int32_t s = S > 0 ? S : r->s;
     const int32_t os = r->os;
     const int32_t acc0 = rec[DW_REC_ACC];
     const int32_t mult = rec[DW_REC_MULT];
@@ -919,42 +923,153 @@ static void __attribute__((noinline)) dw_plane_slow(const dw_plane_args *r, cons
     }
 }
 
-TH_INLINE void dw_plane_impl(const dw_plane_args *r, const int32_t *rec, const int KBP)
+TH_INLINE void dw_plane_impl(const dw_plane_args *r, const int32_t *rec, const int KBP,
+                             const int S)
 {
     int8_t *out = r->out;
     for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
         if (rec[0] == 0) {
-            dw_plane_one(r, rec + 1, out, KBP);
+            dw_plane_one(r, rec + 1, out, KBP, S);
         } else {
             dw_plane_slow(r, rec + 1, out);
         }
     }
 }
 
+/* Several phases (P > 1): a row's outputs in blocks of four consecutive ones across the
+ * phases (output o at phase (o SB) mod DB, index (o SB) / DB there: r->x is the row's first
+ * value, r->n its outputs, r->os bytes apart), so that rows of few outputs per phase still
+ * share each weight word four times; a last block of fewer repeats its last output (windows
+ * the other outputs read) and stores only its own. */
+TH_INLINE void dw_plane_phases_impl(const dw_plane_args *r, const int32_t *rec, const int KBP)
+{
+    const int32_t kbp = KBP > 0 ? KBP : r->kbp;
+    const int32_t os = r->os;
+    const int32_t rs = r->rs;
+    for (int32_t o = 0; o < r->n; o += 4) {
+        const int16_t *q[4];
+        for (int32_t k = 0; k < 4; k++) {
+            const int32_t c = TH_MIN(o + k, r->n - 1) * r->sb; /* plane column */
+            q[k] = r->x + (c % r->db) * r->phlen + c / r->db;
+        }
+        const int32_t m = TH_MIN(r->n - o, 4);
+        int8_t *out = r->out + (int64_t)o * os;
+        const int32_t *rc = rec;
+        for (int32_t ch = r->channels; ch > 0; ch--, rc += r->rw, out++) {
+            const int32_t *rr = rc + 1;
+            if (rc[0] != 0) { /* activation clamp or exact requantization */
+                for (int32_t k = 0; k < m; k++) {
+                    const int32_t acc =
+                        dw_plane_acc1(r, q[k], rr + DW_REC_W, rr[DW_REC_ACC], KBP);
+                    out[k * os] = dw_out1(acc, rr, rc[0], r->zp, r->lo, r->hi);
+                }
+                continue;
+            }
+            const int32_t acc0 = rr[DW_REC_ACC];
+            int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
+            const int16_t *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];
+            const int32_t *wa = rr + DW_REC_W;
+            for (int32_t a = r->kh; a > 0;
+                 a--, q0 += rs, q1 += rs, q2 += rs, q3 += rs, wa += kbp) {
+                _Pragma("GCC unroll 8") for (int32_t p = 0; p < kbp; p++) {
+                    const int32_t wv = wa[p];
+                    s0 = th_smlad(th_read_s32(q0 + 2 * p), wv, s0);
+                    s1 = th_smlad(th_read_s32(q1 + 2 * p), wv, s1);
+                    s2 = th_smlad(th_read_s32(q2 + 2 * p), wv, s2);
+                    s3 = th_smlad(th_read_s32(q3 + 2 * p), wv, s3);
+                }
+            }
+            const int32_t mult = rr[DW_REC_MULT];
+            const int32_t rzp = rr[DW_REC_RZP];
+            const int32_t e = rr[DW_REC_E];
+            int8_t *d = out;
+            *d = (int8_t)dw_rq(s0, mult, rzp, e);
+            if (m > 1) {
+                d += os;
+                *d = (int8_t)dw_rq(s1, mult, rzp, e);
+            }
+            if (m > 2) {
+                d += os;
+                *d = (int8_t)dw_rq(s2, mult, rzp, e);
+            }
+            if (m > 3) {
+                d += os;
+                *d = (int8_t)dw_rq(s3, mult, rzp, e);
+            }
+        }
+    }
+}
+
 typedef void (*dw_plane_fn)(const dw_plane_args *r, const int32_t *rec);
 
+/* Plane row kernels per tap pairs per filter row (KBP, 0: any): any stride; stride 1 (path
+ * DW_PLANE_S1: the windows of a block of four overlap, so that its loads of the same word are
+ * shared); blocks across phases (path DW_PLANE_PHASES, dw_plane_phases_impl). */
 #define DW_PLANE_FN(KBP)                                                                     \
     static void dw_plane_k##KBP(const dw_plane_args *r, const int32_t *rec)                  \
     {                                                                                        \
-        dw_plane_impl(r, rec, KBP);                                                          \
+        dw_plane_impl(r, rec, KBP, 0);                                                       \
     }
-DW_PLANE_FN(1)
-DW_PLANE_FN(2)
-DW_PLANE_FN(3)
-DW_PLANE_FN(4)
-DW_PLANE_FN(5)
-DW_PLANE_FN(6)
-DW_PLANE_FN(7)
-DW_PLANE_FN(8)
-DW_PLANE_FN(0)
-#undef DW_PLANE_FN
+#define DW_PLANE_FN_S1(KBP)                                                                  \
+    static void dw_plane_k##KBP##_s1(const dw_plane_args *r, const int32_t *rec)             \
+    {                                                                                        \
+        dw_plane_impl(r, rec, KBP, 1);                                                       \
+    }
+#define DW_PLANE_FN_PH(KBP)                                                                  \
+    static void dw_plane_k##KBP##_ph(const dw_plane_args *r, const int32_t *rec)             \
+    {                                                                                        \
+        dw_plane_phases_impl(r, rec, KBP);                                                   \
+    }
+#define DW_PLANE_FNS(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8)
+/* Indexed by KBP (0: more than 8). */
+#define DW_PLANE_TABLE(SUFFIX)                                                               \
+    {                                                                                        \
+        dw_plane_k0##SUFFIX, dw_plane_k1##SUFFIX, dw_plane_k2##SUFFIX, dw_plane_k3##SUFFIX,  \
+            dw_plane_k4##SUFFIX, dw_plane_k5##SUFFIX, dw_plane_k6##SUFFIX,                   \
+            dw_plane_k7##SUFFIX, dw_plane_k8##SUFFIX                                         \
+    }
+DW_PLANE_FNS(DW_PLANE_FN)
+#if TH_NN_KEEP_DW_PLANE_S1
+DW_PLANE_FNS(DW_PLANE_FN_S1)
+#endif
+#if TH_NN_KEEP_DW_PLANE_PHASES
+DW_PLANE_FNS(DW_PLANE_FN_PH)
+#endif
 
-static dw_plane_fn pick_plane_fn(int32_t kbp)
+/* Blocks across phases where there are several and a phase's outputs are not adjacent (with
+ * stride 1 the per-phase blocks share their overlapping window loads, which measures faster)
+ * and the build keeps the path. */
+static int dw_plane_across(const dw_plane_geom *pg)
 {
-    static const dw_plane_fn by_kbp[8] = {dw_plane_k1, dw_plane_k2, dw_plane_k3, dw_plane_k4,
-                                          dw_plane_k5, dw_plane_k6, dw_plane_k7, dw_plane_k8};
-    return kbp <= 8 ? by_kbp[kbp - 1] : dw_plane_k0;
+    return pg->p > 1 && pg->sbp != 1 && TH_NN_PATH(DW_PLANE_PHASES);
 }
+
+/* The row kernel: across phases (dw_plane_across), else by stride s. */
+static dw_plane_fn pick_plane_fn(int32_t kbp, int32_t s, int across)
+{
+    const int32_t i = kbp <= 8 ? kbp : 0;
+#if TH_NN_KEEP_DW_PLANE_PHASES
+    if (across) {
+        static const dw_plane_fn ph[9] = DW_PLANE_TABLE(_ph);
+        return ph[i];
+    }
+#endif
+#if TH_NN_KEEP_DW_PLANE_S1
+    if (s == 1 && TH_NN_PATH(DW_PLANE_S1)) {
+        static const dw_plane_fn s1[9] = DW_PLANE_TABLE(_s1);
+        return s1[i];
+    }
+#endif
+    (void)s;
+    (void)across;
+    static const dw_plane_fn any[9] = DW_PLANE_TABLE();
+    return any[i];
+}
+#undef DW_PLANE_TABLE
+#undef DW_PLANE_FNS
+#undef DW_PLANE_FN_PH
+#undef DW_PLANE_FN_S1
+#undef DW_PLANE_FN
 
 static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
                         const th_dw_conv_params *params, const th_per_channel_quant *quant,
@@ -984,9 +1099,13 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
     const int32_t r0 = TH_MIN((pg->pad_a + rstep - 1) / rstep * rstep, pg->rows);
     const int32_t r1 = TH_MAX(TH_MIN(pg->pad_a + pg->in_a, pg->rows), r0);
     const int32_t db = pg->db;
+    const int across = dw_plane_across(pg);
     dw_plane_args r;
-    r.os = pg->p * out_step_b;
+    r.os = across ? out_step_b : pg->p * out_step_b;
     r.s = pg->sbp;
+    r.sb = pg->sb;
+    r.db = pg->db;
+    r.phlen = pg->phlen;
     r.kbp = pg->kbp;
     r.kh = pg->ka;
     r.rs = pg->da * pg->rowlen;
@@ -995,7 +1114,7 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
     r.hi = params->activation.max;
     r.channels = mult;
     r.rw = rw;
-    const dw_plane_fn fn = pick_plane_fn(pg->kbp);
+    const dw_plane_fn fn = pick_plane_fn(pg->kbp, pg->sbp, across);
     /* -offset everywhere; each channel then writes only the input's lines. */
     fill_strided(plane, 1, (int16_t)(-params->input_offset), pg->rows * pg->rowlen);
     for (int32_t n = 0; n < input_dims->n; n++) {
@@ -1022,6 +1141,13 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
             for (int32_t oa = 0; oa < pg->out_a; oa++) {
                 const int16_t *x = plane + oa * pg->sa * pg->rowlen;
                 int8_t *out = out_b + (int64_t)oa * out_step_a + ic * mult;
+                if (across) { /* one call, blocks across the phases */
+                    r.x = x;
+                    r.out = out;
+                    r.n = pg->out_b;
+                    fn(&r, records);
+                    continue;
+                }
                 for (int32_t o0 = 0; o0 < pg->p && o0 < pg->out_b; o0++) {
                     const int32_t c0 = o0 * pg->sb; /* plane column */
                     r.x = x + (c0 % db) * pg->phlen + c0 / db;

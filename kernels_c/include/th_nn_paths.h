@@ -123,6 +123,12 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW_LINES /* general depthwise, channel-inner (th_dw_conv_lines_s8.c) */
 #define TH_NN_KEEP_DW_LINES 1
 #endif
+#ifndef TH_NN_KEEP_DW_PLANE_S1 /* general depthwise plane path, unit stride row kernels */
+#define TH_NN_KEEP_DW_PLANE_S1 1
+#endif
+#ifndef TH_NN_KEEP_DW_PLANE_PHASES /* ... blocks of four across dilation phases */
+#define TH_NN_KEEP_DW_PLANE_PHASES 1
+#endif
 
 #ifndef TH_NN_KEEP_ADD_TAB /* ADD rows through both inputs' tables, no clamp */
 #define TH_NN_KEEP_ADD_TAB 1

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Protocol
@@ -253,6 +254,13 @@ def check_result(case: Case, result: Result) -> str | None:
     first = tuple(int(i) for i in bad[0])
     return (f"{len(bad)} of {want.size} outputs differ; first at {first}: "
             f"got {int(got[first])}, want {int(want[first])}")
+
+
+def mismatches(cases: Sequence[Case], results: Sequence[Result],
+               name: Callable[[Case], str]) -> list[str]:
+    """check_result over a batch: "name: problem" for each case whose output differs."""
+    return [f"{name(c)}: {p}" for c, r in zip(cases, results, strict=True)
+            if (p := check_result(c, r)) is not None]
 
 
 # ---------------------------------------------------------------------------- generation

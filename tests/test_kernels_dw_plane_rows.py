@@ -1,0 +1,102 @@
+"""The general depthwise's plane path's row kernels of issue 14 against the NumPy reference, on
+the host (DSP modelled in C, under ASan and UBSan) and in one QEMU Cortex-M4 run: unit stride
+along the rows (kernels specialised for S = 1, whose blocks of four outputs share their
+overlapping window loads) and blocks of four across dilation phases (several phases whose
+outputs are not adjacent: short phase rows still computed four outputs at a time).
+
+Random 2-D filters of 15 or more taps (so that the plane path applies) with stride 1 along at
+least one axis, every tap-pair count 1-8 and beyond, dilation phases, "same" and "valid"
+padding (borders on every side), odd channel counts, row lengths that leave 0-3 outputs after
+the blocks of four, with an activation clamp (the one-output-at-a-time mode) and in place;
+then strides 2-3 with dilations 2-3 along the rows (the blocks across phases).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import ConvCase, Op, mismatches
+from kernels.harness import Driver, build_driver
+from kernels.sweep import _conv_case, describe
+from kernels.target import build_firmware, fits_small_firmware, run_cases
+from tinyhost.plan.scratch import dw_plane_scratch
+
+
+def _cases() -> list[ConvCase]:
+    rng = np.random.default_rng(1413)
+    cases: list[ConvCase] = []
+    kbs = list(range(2, 19))  # tap pairs 1 .. 9 along the rows
+    while len(cases) < 40:
+        kb = kbs[len(cases) % len(kbs)]
+        ka = max(int(rng.integers(2, 8)), -(-15 // kb))  # 15 or more taps
+        k = (ka, kb) if rng.integers(0, 2) else (kb, ka)
+        s_other = int(rng.integers(1, 4))
+        stride = (s_other, 1) if k[1] >= k[0] else (1, s_other)
+        dilation = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
+        span = [(k[i] - 1) * dilation[i] + 1 for i in range(2)]
+        hw = (span[0] + int(rng.integers(0, 9)), span[1] + int(rng.integers(0, 9)))
+        cin = int(rng.choice([1, 3, 5, 7, 9]))
+        case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation, 1)
+        if case is None or not fits_small_firmware(case):
+            continue
+        if dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, 1) == 0:
+            continue
+        if len(cases) % 5 == 1:
+            case = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
+                                                                   act_max=90))
+        elif len(cases) % 5 == 2:
+            case = dataclasses.replace(case, in_place=True)
+        cases.append(case)
+    # Strides and dilations along the rows with no common factor: blocks across the phases.
+    across = [((12, 13), 10, (5, 9), (2, 2), (3, 3)), ((9, 20), 3, (3, 5), (1, 2), (1, 3)),
+              ((15, 11), 1, (4, 4), (3, 2), (2, 3)), ((8, 17), 7, (2, 8), (2, 3), (1, 2)),
+              ((13, 9), 5, (9, 2), (3, 1), (2, 1))]
+    for i, (hw, cin, k, stride, dilation) in enumerate(across):
+        case = None
+        while case is None:
+            case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation, 1)
+        assert dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, 1) > 0
+        if i == 1:
+            case = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
+                                                                   act_max=90))
+        cases += [case, dataclasses.replace(case, in_place=True)]
+    return cases
+
+
+CASES = _cases()
+
+
+def test_cases_cover_the_unit_stride_kernels() -> None:
+    """Every tap-pair count 1-8 (each its own kernel) and a longer one, tails of 0-3 outputs."""
+    pairs = {(c.w.shape[2] + 1) // 2 for c in CASES} | {(c.w.shape[1] + 1) // 2 for c in CASES}
+    assert set(range(1, 10)) <= pairs
+    tails = {c.out_shape[2] % 4 for c in CASES} | {c.out_shape[1] % 4 for c in CASES}
+    assert tails == {0, 1, 2, 3}
+
+
+@pytest.fixture(scope="module", params=("dsp", "dsp_general"))
+def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
+    with Driver(build_driver(request.param)) as d:
+        yield d
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_plane_row_kernels_match_reference_on_host(driver: Driver) -> None:
+    results = [driver.run(case) for case in CASES]
+    problems = mismatches(CASES, results, lambda c: f"{describe(c)} in place {c.in_place}")
+    assert not problems, f"[{driver.build.variant}] " + "\n".join(problems[:10])
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_plane_row_kernels_match_reference_on_cortex_m4(tmp_path: Path) -> None:
+    run = run_cases(build_firmware("mps2-an386", tmp_path), CASES, interleaved=True)
+    problems = mismatches(CASES, run.results, describe)
+    assert not problems, "\n".join(problems[:10])
