@@ -173,7 +173,7 @@ TH_INLINE void inside_taps(int32_t o, int32_t d, int32_t k, int32_t n, int32_t *
 
 /* The shared geometry of a call (byte offsets fit int32: the checks bound the tensors). */
 typedef struct {
-    const int8_t *w; /* plain filter rows, stride kp */
+    const int8_t *w[TH_NN_DIRECT_MAX_COUT]; /* each channel's plain filter row (kp bytes) */
     const int8_t *x_end; /* end of the input tensor */
     int32_t kp;
     int32_t cin;
@@ -194,7 +194,7 @@ TH_INLINE void channel_sums(const direct_geo *g, int32_t c, const int8_t *xa, in
     const int32_t run = span * g->cin;
     const int32_t runs = (kx_hi - kx_lo) / span;
     const int32_t run_step = g->dil_w * g->cin;
-    const int8_t *wr = g->w + c * g->kp + (ky_lo * g->kw + kx_lo) * g->cin;
+    const int8_t *wr = g->w[c] + (ky_lo * g->kw + kx_lo) * g->cin;
     const int32_t w_row = g->kw * g->cin;
     for (int32_t r = 0; r < rows; r++, xa += row_step, wr += w_row) {
         const int8_t *x = xa;
@@ -329,7 +329,7 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
             int32_t s1 = s0;
             int32_t s2 = s0;
             int32_t s3 = s0;
-            const int8_t *wr = g->w + c * g->kp + ky_lo * run;
+            const int8_t *wr = g->w[c] + ky_lo * run;
             const int8_t *xr = xa;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
             const quad_sums q4 = quad_rows(xr, dx, wr, words, mask, run, rows, row_step,
@@ -376,6 +376,132 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
 }
 
 
+/* ---- Columns (fast scratch): any group of up to four pixels --------------------------------
+ * Pixels whose windows are not all inside (borders), with dilation.w > 1, or past the last
+ * interior quad are staged as int8 columns of kp bytes (the window's taps in filter order,
+ * taps outside the input and the bytes [K, kp) as -input_offset, which the offset turns
+ * into 0), four columns kp bytes apart, then take quad_rows' loop over one "row" of kp
+ * bytes: the same 16 MACs per 25 instructions as the interior, the staging shared by the
+ * channels. */
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define TH_NO_MEMCPY_CALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define TH_NO_MEMCPY_CALLS
+#endif
+
+/* n bytes from s (n >= 0), words while it can; n bytes of pad4's byte. */
+TH_INLINE void col_copy(int8_t *d, const int8_t *s, int32_t n)
+{
+    for (; n >= 4; n -= 4, d += 4, s += 4) {
+        th_write_s32(d, th_read_s32(s));
+    }
+    for (; n > 0; n--) {
+        *d++ = *s++;
+    }
+}
+
+TH_INLINE void col_fill(int8_t *d, int32_t pad4, int32_t n)
+{
+    for (; n >= 4; n -= 4, d += 4) {
+        th_write_s32(d, pad4);
+    }
+    for (; n > 0; n--) {
+        *d++ = (int8_t)pad4;
+    }
+}
+
+/* What the columns need of a call. */
+typedef struct {
+    const int8_t *in_b; /* the batch's input */
+    int32_t in_h;
+    int32_t in_w;
+    int32_t kh;
+    int32_t dil_h;
+    int32_t row_bytes;
+    int32_t k_total;
+    int32_t pad4; /* -input_offset in every byte */
+} col_geo;
+
+/* The column of the window at input (y0, x0) into col (kp bytes). */
+static void TH_NO_MEMCPY_CALLS stage_column(const direct_geo *g, const col_geo *cg, int32_t y0,
+                                            int32_t x0, int8_t *col)
+{
+    const int32_t cin = g->cin;
+    const int32_t kw = g->kw;
+    const int32_t row_len = kw * cin;
+    int32_t ky_lo;
+    int32_t ky_hi;
+    int32_t kx_lo;
+    int32_t kx_hi;
+    inside_taps(y0, cg->dil_h, cg->kh, cg->in_h, &ky_lo, &ky_hi);
+    inside_taps(x0, g->dil_w, kw, cg->in_w, &kx_lo, &kx_hi);
+    if (kx_lo >= kx_hi) {
+        ky_hi = ky_lo; /* no tap column inside: all padding */
+    }
+    int8_t *d = col;
+    col_fill(d, cg->pad4, ky_lo * row_len);
+    d += ky_lo * row_len;
+    const int8_t *row = ky_lo < ky_hi ? cg->in_b + (y0 + ky_lo * cg->dil_h) * cg->row_bytes +
+                                            (x0 + kx_lo * g->dil_w) * cin
+                                      : cg->in_b;
+    const int32_t head = kx_lo * cin;
+    const int32_t tail = (kw - kx_hi) * cin;
+    for (int32_t ky = ky_lo; ky < ky_hi; ky++, row += cg->dil_h * cg->row_bytes) {
+        col_fill(d, cg->pad4, head);
+        d += head;
+        if (g->dil_w == 1) {
+            col_copy(d, row, (kx_hi - kx_lo) * cin);
+            d += (kx_hi - kx_lo) * cin;
+        } else {
+            const int8_t *x = row;
+            for (int32_t kx = kx_lo; kx < kx_hi; kx++, x += g->dil_w * cin, d += cin) {
+                col_copy(d, x, cin);
+            }
+        }
+        col_fill(d, cg->pad4, tail);
+        d += tail;
+    }
+    col_fill(d, cg->pad4, (cg->kh - ky_hi) * row_len + g->kp - cg->k_total);
+}
+
+/* n (1-4) pixels from their staged columns (cols, kp bytes apart; columns n.. hold earlier
+ * values, their sums unused): all channels, then the n pixels' outputs. */
+static void column_quad(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
+                        int32_t cout, const int8_t *cols, int32_t n, int8_t *out)
+{
+    const int32_t kp = g->kp;
+    int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
+    for (int32_t c = 0; c < cout; c++) {
+        int32_t s0 = rq[c].bias;
+        int32_t s1 = s0;
+        int32_t s2 = s0;
+        int32_t s3 = s0;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+        const quad_sums q4 = quad_rows(cols, kp, g->w[c], kp / 4, 0, kp, 1, 0, g->offset2,
+                                       (quad_sums){s0, s1, s2, s3});
+        s0 = q4.s0;
+        s1 = q4.s1;
+        s2 = q4.s2;
+        s3 = q4.s3;
+#else
+        const int8_t *w = g->w[c];
+        for (int32_t j = 0; j < kp; j += 4) {
+            quad_word(cols + j, kp, th_read_s32(w + j), g->offset2, &s0, &s1, &s2, &s3);
+        }
+#endif
+        acc[4 * c] = s0;
+        acc[4 * c + 1] = s1;
+        acc[4 * c + 2] = s2;
+        acc[4 * c + 3] = s3;
+    }
+    for (int32_t p = 0; p < n; p++, out += cout) {
+        for (int32_t c = 0; c < cout; c++) {
+            out[c] = direct_out(acc[4 * c + p], &rq[c], stage);
+        }
+    }
+}
+
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,
@@ -416,19 +542,38 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                                                 stage.output_offset)
                               : (th_fast_rq){0, 0, 0};
     }
-    /* Plain rows: word j of channel c from the interleaved block layout. */
-    int32_t *plain = (int32_t *)ctx->buf;
+    /* Plain rows: word j of channel c at a fixed step in the block layout (copied even where
+     * the step is 4: the runs' masked last words may read up to 3 bytes past a row's K). */
+    const int32_t in_bytes = input_dims->n * input_dims->h * input_dims->w * cin;
+    direct_geo g = {{NULL}, input + in_bytes, kp, cin, filter_dims->w, params->dilation.w,
+                    params->input_offset,
+                    (int32_t)(((uint32_t)params->input_offset << 16) |
+                              ((uint32_t)params->input_offset & 0xFFFFu))};
+    int8_t *plain = (int8_t *)ctx->buf;
     for (int32_t c = 0; c < cout; c++) {
-        for (int32_t j = 0; j < kp / 4; j++) {
-            plain[c * (kp / 4) + j] =
-                th_read_s32(filter + th_filter_index(c, 4 * j, k_total, cout, TH_CONV_BLOCK));
+        const int8_t *src = filter + th_filter_index(c, 0, k_total, cout, TH_CONV_BLOCK);
+        const int32_t step =
+            kp > 4 ? th_filter_index(c, 4, k_total, cout, TH_CONV_BLOCK) -
+                         th_filter_index(c, 0, k_total, cout, TH_CONV_BLOCK)
+                   : 4;
+        int8_t *dst = plain + c * kp;
+        for (int32_t j = 0; j < kp; j += 4, src += step) {
+            th_write_s32(dst + j, th_read_s32(src));
+        }
+        g.w[c] = dst;
+    }
+    /* The columns, given the fast scratch. */
+    const int32_t fast =
+        th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
+    int8_t *cols = fast > 0 && ctx->size >= fast ? plain + cout * kp : NULL;
+    col_geo cg = {input, input_dims->h, input_dims->w, filter_dims->h, params->dilation.h,
+                  input_dims->w * cin, k_total,
+                  (int32_t)(0x01010101u * (uint8_t)(-params->input_offset))};
+    if (cols != NULL) {
+        for (int32_t j = 0; j < 4 * kp; j += 4) { /* columns a partial group leaves unstaged */
+            th_write_s32(cols + j, cg.pad4);
         }
     }
-    const int32_t in_bytes = input_dims->n * input_dims->h * input_dims->w * cin;
-    const direct_geo g = {(const int8_t *)plain, input + in_bytes, kp, cin, filter_dims->w,
-                          params->dilation.w, params->input_offset,
-                          (int32_t)(((uint32_t)params->input_offset << 16) |
-                                    ((uint32_t)params->input_offset & 0xFFFFu))};
     const int32_t sw = params->stride.w;
     const int32_t dx = sw * cin;
     const int32_t row_bytes = input_dims->w * cin;
@@ -439,6 +584,8 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
     int8_t *out = output;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * input_dims->h * row_bytes;
+        cg.in_b = in_b;
+        int32_t pending = 0; /* pixels staged in cols, their outputs the last ones before out */
         for (int32_t oy = 0; oy < output_dims->h; oy++) {
             const int32_t y0 = oy * params->stride.h - params->padding.h;
             int32_t ky_lo;
@@ -483,12 +630,27 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                         quads--;
                     }
                     if (quads > 0) {
+                        if (pending > 0) { /* raster order: the earlier pixels first */
+                            column_quad(&g, rq, &stage, cout, cols, pending,
+                                        out - pending * cout);
+                            pending = 0;
+                        }
                         interior_quads(&g, rq, &stage, cout, xa, dx, row_step, rows, ky_lo,
                                        quads, out);
                         out += 4 * quads * cout;
                         ox += 4 * quads;
                         continue;
                     }
+                }
+                if (cols != NULL) { /* one more pixel of the pending group */
+                    stage_column(&g, &cg, y0, x0, cols + pending * kp);
+                    if (++pending == 4) {
+                        column_quad(&g, rq, &stage, cout, cols, 4, out - 3 * cout);
+                        pending = 0;
+                    }
+                    out += cout;
+                    ox++;
+                    continue;
                 }
                 int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
                 for (int32_t c = 0; c < cout; c++) {
@@ -507,6 +669,9 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                 }
                 ox += pixels;
             }
+        }
+        if (pending > 0) {
+            column_quad(&g, rq, &stage, cout, cols, pending, out - pending * cout);
         }
     }
 }
