@@ -16,6 +16,8 @@
  * The filter arrives interleaved by channel pairs (th_nn_support.h): it is copied once per
  * call into scratch as plain rows of Kp bytes per channel (Cout * Kp <= 3 * Kp bytes of the
  * 4 * Kp the im2col scratch of every conv variant already has, th_nn_im2col_pair_bytes).
+ * Given the fast scratch (th_nn_conv_direct_fast_scratch: dilation.w > 1, Cout 2-4), every
+ * pixel is staged instead as an int8 column and four columns take the quad loop (below).
  * Requantization as the other DSP paths: th_fast_rq_apply where exact for the channel,
  * th_requantize_s8 otherwise, then the activation clamp.
  *
@@ -173,7 +175,7 @@ TH_INLINE void inside_taps(int32_t o, int32_t d, int32_t k, int32_t n, int32_t *
 
 /* The shared geometry of a call (byte offsets fit int32: the checks bound the tensors). */
 typedef struct {
-    const int8_t *w[TH_NN_DIRECT_MAX_COUT]; /* each channel's plain filter row (kp bytes) */
+    const int8_t *w; /* plain filter rows, stride kp */
     const int8_t *x_end; /* end of the input tensor */
     int32_t kp;
     int32_t cin;
@@ -194,7 +196,7 @@ TH_INLINE void channel_sums(const direct_geo *g, int32_t c, const int8_t *xa, in
     const int32_t run = span * g->cin;
     const int32_t runs = (kx_hi - kx_lo) / span;
     const int32_t run_step = g->dil_w * g->cin;
-    const int8_t *wr = g->w[c] + (ky_lo * g->kw + kx_lo) * g->cin;
+    const int8_t *wr = g->w + c * g->kp + (ky_lo * g->kw + kx_lo) * g->cin;
     const int32_t w_row = g->kw * g->cin;
     for (int32_t r = 0; r < rows; r++, xa += row_step, wr += w_row) {
         const int8_t *x = xa;
@@ -329,7 +331,7 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
             int32_t s1 = s0;
             int32_t s2 = s0;
             int32_t s3 = s0;
-            const int8_t *wr = g->w[c] + ky_lo * run;
+            const int8_t *wr = g->w + c * g->kp + ky_lo * run;
             const int8_t *xr = xa;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
             const quad_sums q4 = quad_rows(xr, dx, wr, words, mask, run, rows, row_step,
@@ -478,14 +480,14 @@ static void column_quad(const direct_geo *g, const direct_rq *rq, const th_nn_ou
         int32_t s2 = s0;
         int32_t s3 = s0;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-        const quad_sums q4 = quad_rows(cols, kp, g->w[c], kp / 4, 0, kp, 1, 0, g->offset2,
+        const quad_sums q4 = quad_rows(cols, kp, g->w + c * kp, kp / 4, 0, kp, 1, 0, g->offset2,
                                        (quad_sums){s0, s1, s2, s3});
         s0 = q4.s0;
         s1 = q4.s1;
         s2 = q4.s2;
         s3 = q4.s3;
 #else
-        const int8_t *w = g->w[c];
+        const int8_t *w = g->w + c * kp;
         for (int32_t j = 0; j < kp; j += 4) {
             quad_word(cols + j, kp, th_read_s32(w + j), g->offset2, &s0, &s1, &s2, &s3);
         }
@@ -499,6 +501,43 @@ static void column_quad(const direct_geo *g, const direct_rq *rq, const th_nn_ou
         for (int32_t c = 0; c < cout; c++) {
             out[c] = direct_out(acc[4 * c + p], &rq[c], stage);
         }
+    }
+}
+
+/* Every pixel from columns, four at a time in raster order (across rows and batches). */
+static void __attribute__((noinline))
+direct_columns(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
+               const th_conv_params *params, const th_dims *input_dims,
+               const th_dims *filter_dims, const th_dims *output_dims, const int8_t *input,
+               int8_t *cols, int8_t *out)
+{
+    const int32_t cout = output_dims->c;
+    const int32_t kp = g->kp;
+    const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+    for (int32_t j = 0; j < 4 * kp; j += 4) { /* columns a partial group leaves unstaged */
+        th_write_s32(cols + j, pad4);
+    }
+    const int32_t row_bytes = input_dims->w * g->cin;
+    int32_t pending = 0;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const col_geo cg = {input + b * input_dims->h * row_bytes, input_dims->h, input_dims->w,
+                            filter_dims->h, params->dilation.h, row_bytes,
+                            filter_dims->h * filter_dims->w * g->cin, pad4};
+        for (int32_t oy = 0; oy < output_dims->h; oy++) {
+            const int32_t y0 = oy * params->stride.h - params->padding.h;
+            for (int32_t ox = 0; ox < output_dims->w; ox++) {
+                stage_column(g, &cg, y0, ox * params->stride.w - params->padding.w,
+                             cols + pending * kp);
+                if (++pending == 4) {
+                    column_quad(g, rq, stage, cout, cols, 4, out);
+                    out += 4 * cout;
+                    pending = 0;
+                }
+            }
+        }
+    }
+    if (pending > 0) {
+        column_quad(g, rq, stage, cout, cols, pending, out);
     }
 }
 
@@ -542,37 +581,26 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                                                 stage.output_offset)
                               : (th_fast_rq){0, 0, 0};
     }
-    /* Plain rows: word j of channel c at a fixed step in the block layout (copied even where
-     * the step is 4: the runs' masked last words may read up to 3 bytes past a row's K). */
-    const int32_t in_bytes = input_dims->n * input_dims->h * input_dims->w * cin;
-    direct_geo g = {{NULL}, input + in_bytes, kp, cin, filter_dims->w, params->dilation.w,
-                    params->input_offset,
-                    (int32_t)(((uint32_t)params->input_offset << 16) |
-                              ((uint32_t)params->input_offset & 0xFFFFu))};
-    int8_t *plain = (int8_t *)ctx->buf;
+    /* Plain rows: word j of channel c from the interleaved block layout. */
+    int32_t *plain = (int32_t *)ctx->buf;
     for (int32_t c = 0; c < cout; c++) {
-        const int8_t *src = filter + th_filter_index(c, 0, k_total, cout, TH_CONV_BLOCK);
-        const int32_t step =
-            kp > 4 ? th_filter_index(c, 4, k_total, cout, TH_CONV_BLOCK) -
-                         th_filter_index(c, 0, k_total, cout, TH_CONV_BLOCK)
-                   : 4;
-        int8_t *dst = plain + c * kp;
-        for (int32_t j = 0; j < kp; j += 4, src += step) {
-            th_write_s32(dst + j, th_read_s32(src));
+        for (int32_t j = 0; j < kp / 4; j++) {
+            plain[c * (kp / 4) + j] =
+                th_read_s32(filter + th_filter_index(c, 4 * j, k_total, cout, TH_CONV_BLOCK));
         }
-        g.w[c] = dst;
     }
-    /* The columns, given the fast scratch. */
+    const int32_t in_bytes = input_dims->n * input_dims->h * input_dims->w * cin;
+    const direct_geo g = {(const int8_t *)plain, input + in_bytes, kp, cin, filter_dims->w,
+                          params->dilation.w, params->input_offset,
+                          (int32_t)(((uint32_t)params->input_offset << 16) |
+                                    ((uint32_t)params->input_offset & 0xFFFFu))};
+    /* Given the fast scratch: every pixel from int8 columns (th_nn_conv_direct_fast_scratch). */
     const int32_t fast =
         th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
-    int8_t *cols = fast > 0 && ctx->size >= fast ? plain + cout * kp : NULL;
-    col_geo cg = {input, input_dims->h, input_dims->w, filter_dims->h, params->dilation.h,
-                  input_dims->w * cin, k_total,
-                  (int32_t)(0x01010101u * (uint8_t)(-params->input_offset))};
-    if (cols != NULL) {
-        for (int32_t j = 0; j < 4 * kp; j += 4) { /* columns a partial group leaves unstaged */
-            th_write_s32(cols + j, cg.pad4);
-        }
+    if (fast > 0 && ctx->size >= fast) {
+        direct_columns(&g, rq, &stage, params, input_dims, filter_dims, output_dims, input,
+                       (int8_t *)plain + cout * kp, output);
+        return;
     }
     const int32_t sw = params->stride.w;
     const int32_t dx = sw * cin;
@@ -584,8 +612,6 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
     int8_t *out = output;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * input_dims->h * row_bytes;
-        cg.in_b = in_b;
-        int32_t pending = 0; /* pixels staged in cols, their outputs the last ones before out */
         for (int32_t oy = 0; oy < output_dims->h; oy++) {
             const int32_t y0 = oy * params->stride.h - params->padding.h;
             int32_t ky_lo;
@@ -630,27 +656,12 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                         quads--;
                     }
                     if (quads > 0) {
-                        if (pending > 0) { /* raster order: the earlier pixels first */
-                            column_quad(&g, rq, &stage, cout, cols, pending,
-                                        out - pending * cout);
-                            pending = 0;
-                        }
                         interior_quads(&g, rq, &stage, cout, xa, dx, row_step, rows, ky_lo,
                                        quads, out);
                         out += 4 * quads * cout;
                         ox += 4 * quads;
                         continue;
                     }
-                }
-                if (cols != NULL) { /* one more pixel of the pending group */
-                    stage_column(&g, &cg, y0, x0, cols + pending * kp);
-                    if (++pending == 4) {
-                        column_quad(&g, rq, &stage, cout, cols, 4, out - 3 * cout);
-                        pending = 0;
-                    }
-                    out += cout;
-                    ox++;
-                    continue;
                 }
                 int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
                 for (int32_t c = 0; c < cout; c++) {
@@ -669,9 +680,6 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                 }
                 ox += pixels;
             }
-        }
-        if (pending > 0) {
-            column_quad(&g, rq, &stage, cout, cols, pending, out - pending * cout);
         }
     }
 }
