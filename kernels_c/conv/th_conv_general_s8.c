@@ -33,6 +33,29 @@ int32_t th_conv_general_s8_scratch_size(const th_conv_params *params,
 }
 
 
+int32_t th_conv_general_s8_scratch_size_fast(const th_conv_params *params,
+                                             const th_dims *input_dims,
+                                             const th_dims *filter_dims,
+                                             const th_dims *output_dims)
+{
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL) {
+        return 0;
+    }
+    const int32_t fast =
+        th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
+    return fast > th_conv_general_s8_scratch_size(params, input_dims, filter_dims, output_dims)
+               ? fast
+               : 0;
+#else
+    (void)params;
+    (void)input_dims;
+    (void)filter_dims;
+    (void)output_dims;
+    return 0;
+#endif
+}
+
 th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params,
                              const th_per_channel_quant *quant, const th_dims *input_dims,
                              const int8_t *input, const th_dims *filter_dims,
@@ -56,7 +79,8 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
         return TH_OK;
     }
 #elif TH_NN_HAS_DSP
-    if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) &&
+    if ((th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) ||
+         th_nn_conv_direct_given(ctx, params, input_dims, filter_dims, output_dims)) &&
         TH_NN_PATH(CONV_DIRECT)) {
         th_nn_conv_direct_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                              output_dims, output);

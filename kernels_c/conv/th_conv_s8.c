@@ -41,11 +41,18 @@ int32_t th_conv_s8_scratch_size(const th_conv_params *params, const th_dims *inp
 int32_t th_conv_s8_scratch_size_fast(const th_conv_params *params, const th_dims *input_dims,
                                      const th_dims *filter_dims, const th_dims *output_dims)
 {
-    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL ||
-        pick(params, input_dims, filter_dims, output_dims) != CONV_1X1) {
+    if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL) {
         return 0;
     }
-    return th_conv_1x1_s8_scratch_size_fast(params, input_dims, filter_dims, output_dims);
+    switch (pick(params, input_dims, filter_dims, output_dims)) {
+    case CONV_1X1:
+        return th_conv_1x1_s8_scratch_size_fast(params, input_dims, filter_dims, output_dims);
+    case CONV_3X3:
+        return 0; /* (dilation 1: no faster path) */
+    default:
+        return th_conv_general_s8_scratch_size_fast(params, input_dims, filter_dims,
+                                                    output_dims);
+    }
 }
 
 th_status th_conv_s8(const th_context *ctx, const th_conv_params *params,

@@ -156,6 +156,15 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
 int32_t th_conv_general_s8_scratch_size(const th_conv_params *params,
                                         const th_dims *input_dims, const th_dims *filter_dims,
                                         const th_dims *output_dims);
+/* The faster path's scratch (DSP builds without Helium; 0 in others or where it has none):
+ * (Cout + 4) * round_up4(KH * KW * Cin) bytes for groups 1, 2 <= Cout <= 4, dilation.w > 1
+ * and a filter that is not 1x1, when that is more than th_conv_general_s8_scratch_size; given
+ * at least that much, the few-output-channel direct path runs every pixel (those outside
+ * interior quads four at a time from int8 columns). th_conv_3x3_s8 takes the same (th_conv_s8_scratch_size_fast). */
+int32_t th_conv_general_s8_scratch_size_fast(const th_conv_params *params,
+                                             const th_dims *input_dims,
+                                             const th_dims *filter_dims,
+                                             const th_dims *output_dims);
 
 /* ---- DEPTHWISE_CONV_2D -----------------------------------------------------------------
  * input (N, H, W, Cin), filter (1, KH, KW, Cin * ch_mult), bias [Cout] or NULL,

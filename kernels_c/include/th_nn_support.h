@@ -681,6 +681,33 @@ TH_INLINE int th_nn_conv_direct_applies(const th_dims *input_dims, const th_dims
     }
     return cout == 1 || odd_cin || pointwise;
 }
+/* The direct path's fast scratch: (Cout + 4) * Kp bytes, the plain rows and four int8 columns
+ * from which the pixels outside interior quads go four at a time (consecutive in raster
+ * order, across rows). Offered where it measured faster than the other paths (Cortex-M4,
+ * bench/conv_few_cout.py): groups 1, filter not 1x1, dilation.w > 1 (taps of Cin bytes each,
+ * which the direct path's single pixels take one short run at a time) and 2 <= Cout <= 4
+ * (Cout 1 pays the staging alone); else 0. Given it, the direct path applies. */
+TH_INLINE int32_t th_nn_conv_direct_fast_scratch(const th_conv_params *params,
+                                                 const th_dims *input_dims,
+                                                 const th_dims *filter_dims,
+                                                 const th_dims *output_dims)
+{
+    if (output_dims->c > TH_NN_DIRECT_MAX_COUT || output_dims->c < 2 ||
+        params->dilation.w < 2 || input_dims->c != filter_dims->c ||
+        (filter_dims->h == 1 && filter_dims->w == 1)) {
+        return 0;
+    }
+    return (output_dims->c + 4) * th_round_up4(filter_dims->h * filter_dims->w * filter_dims->c);
+}
+/* The call was given that scratch (the direct path then applies). */
+TH_INLINE int th_nn_conv_direct_given(const th_context *ctx, const th_conv_params *params,
+                                      const th_dims *input_dims, const th_dims *filter_dims,
+                                      const th_dims *output_dims)
+{
+    const int32_t fast =
+        th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
+    return fast > 0 && ctx->size >= fast;
+}
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,

@@ -16,6 +16,8 @@
  * The filter arrives interleaved by channel pairs (th_nn_support.h): it is copied once per
  * call into scratch as plain rows of Kp bytes per channel (Cout * Kp <= 3 * Kp bytes of the
  * 4 * Kp the im2col scratch of every conv variant already has, th_nn_im2col_pair_bytes).
+ * Given the fast scratch (th_nn_conv_direct_fast_scratch: dilation.w > 1, Cout 2-4), every
+ * pixel is staged instead as an int8 column and four columns take the quad loop (below).
  * Requantization as the other DSP paths: th_fast_rq_apply where exact for the channel,
  * th_requantize_s8 otherwise, then the activation clamp.
  *
@@ -376,6 +378,169 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
 }
 
 
+/* ---- Columns (fast scratch): any group of up to four pixels --------------------------------
+ * Pixels whose windows are not all inside (borders), with dilation.w > 1, or past the last
+ * interior quad are staged as int8 columns of kp bytes (the window's taps in filter order,
+ * taps outside the input and the bytes [K, kp) as -input_offset, which the offset turns
+ * into 0), four columns kp bytes apart, then take quad_rows' loop over one "row" of kp
+ * bytes: the same 16 MACs per 25 instructions as the interior, the staging shared by the
+ * channels. */
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define TH_NO_MEMCPY_CALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define TH_NO_MEMCPY_CALLS
+#endif
+
+/* n bytes from s (n >= 0), words while it can; n bytes of pad4's byte. */
+TH_INLINE void col_copy(int8_t *d, const int8_t *s, int32_t n)
+{
+    for (; n >= 4; n -= 4, d += 4, s += 4) {
+        th_write_s32(d, th_read_s32(s));
+    }
+    for (; n > 0; n--) {
+        *d++ = *s++;
+    }
+}
+
+TH_INLINE void col_fill(int8_t *d, int32_t pad4, int32_t n)
+{
+    for (; n >= 4; n -= 4, d += 4) {
+        th_write_s32(d, pad4);
+    }
+    for (; n > 0; n--) {
+        *d++ = (int8_t)pad4;
+    }
+}
+
+/* What the columns need of a call. */
+typedef struct {
+    const int8_t *in_b; /* the batch's input */
+    int32_t in_h;
+    int32_t in_w;
+    int32_t kh;
+    int32_t dil_h;
+    int32_t row_bytes;
+    int32_t k_total;
+    int32_t pad4; /* -input_offset in every byte */
+} col_geo;
+
+/* The column of the window at input (y0, x0) into col (kp bytes). */
+static void TH_NO_MEMCPY_CALLS stage_column(const direct_geo *g, const col_geo *cg, int32_t y0,
+                                            int32_t x0, int8_t *col)
+{
+    const int32_t cin = g->cin;
+    const int32_t kw = g->kw;
+    const int32_t row_len = kw * cin;
+    int32_t ky_lo;
+    int32_t ky_hi;
+    int32_t kx_lo;
+    int32_t kx_hi;
+    inside_taps(y0, cg->dil_h, cg->kh, cg->in_h, &ky_lo, &ky_hi);
+    inside_taps(x0, g->dil_w, kw, cg->in_w, &kx_lo, &kx_hi);
+    if (kx_lo >= kx_hi) {
+        ky_hi = ky_lo; /* no tap column inside: all padding */
+    }
+    int8_t *d = col;
+    col_fill(d, cg->pad4, ky_lo * row_len);
+    d += ky_lo * row_len;
+    const int8_t *row = ky_lo < ky_hi ? cg->in_b + (y0 + ky_lo * cg->dil_h) * cg->row_bytes +
+                                            (x0 + kx_lo * g->dil_w) * cin
+                                      : cg->in_b;
+    const int32_t head = kx_lo * cin;
+    const int32_t tail = (kw - kx_hi) * cin;
+    for (int32_t ky = ky_lo; ky < ky_hi; ky++, row += cg->dil_h * cg->row_bytes) {
+        col_fill(d, cg->pad4, head);
+        d += head;
+        if (g->dil_w == 1) {
+            col_copy(d, row, (kx_hi - kx_lo) * cin);
+            d += (kx_hi - kx_lo) * cin;
+        } else {
+            const int8_t *x = row;
+            for (int32_t kx = kx_lo; kx < kx_hi; kx++, x += g->dil_w * cin, d += cin) {
+                col_copy(d, x, cin);
+            }
+        }
+        col_fill(d, cg->pad4, tail);
+        d += tail;
+    }
+    col_fill(d, cg->pad4, (cg->kh - ky_hi) * row_len + g->kp - cg->k_total);
+}
+
+/* n (1-4) pixels from their staged columns (cols, kp bytes apart; columns n.. hold earlier
+ * values, their sums unused): all channels, then the n pixels' outputs. */
+static void column_quad(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
+                        int32_t cout, const int8_t *cols, int32_t n, int8_t *out)
+{
+    const int32_t kp = g->kp;
+    int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
+    for (int32_t c = 0; c < cout; c++) {
+        int32_t s0 = rq[c].bias;
+        int32_t s1 = s0;
+        int32_t s2 = s0;
+        int32_t s3 = s0;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+        const quad_sums q4 = quad_rows(cols, kp, g->w + c * kp, kp / 4, 0, kp, 1, 0, g->offset2,
+                                       (quad_sums){s0, s1, s2, s3});
+        s0 = q4.s0;
+        s1 = q4.s1;
+        s2 = q4.s2;
+        s3 = q4.s3;
+#else
+        const int8_t *w = g->w + c * kp;
+        for (int32_t j = 0; j < kp; j += 4) {
+            quad_word(cols + j, kp, th_read_s32(w + j), g->offset2, &s0, &s1, &s2, &s3);
+        }
+#endif
+        acc[4 * c] = s0;
+        acc[4 * c + 1] = s1;
+        acc[4 * c + 2] = s2;
+        acc[4 * c + 3] = s3;
+    }
+    for (int32_t p = 0; p < n; p++, out += cout) {
+        for (int32_t c = 0; c < cout; c++) {
+            out[c] = direct_out(acc[4 * c + p], &rq[c], stage);
+        }
+    }
+}
+
+/* Every pixel from columns, four at a time in raster order (across rows and batches). */
+static void __attribute__((noinline))
+direct_columns(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
+               const th_conv_params *params, const th_dims *input_dims,
+               const th_dims *filter_dims, const th_dims *output_dims, const int8_t *input,
+               int8_t *cols, int8_t *out)
+{
+    const int32_t cout = output_dims->c;
+    const int32_t kp = g->kp;
+    const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+    for (int32_t j = 0; j < 4 * kp; j += 4) { /* columns a partial group leaves unstaged */
+        th_write_s32(cols + j, pad4);
+    }
+    const int32_t row_bytes = input_dims->w * g->cin;
+    int32_t pending = 0;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const col_geo cg = {input + b * input_dims->h * row_bytes, input_dims->h, input_dims->w,
+                            filter_dims->h, params->dilation.h, row_bytes,
+                            filter_dims->h * filter_dims->w * g->cin, pad4};
+        for (int32_t oy = 0; oy < output_dims->h; oy++) {
+            const int32_t y0 = oy * params->stride.h - params->padding.h;
+            for (int32_t ox = 0; ox < output_dims->w; ox++) {
+                stage_column(g, &cg, y0, ox * params->stride.w - params->padding.w,
+                             cols + pending * kp);
+                if (++pending == 4) {
+                    column_quad(g, rq, stage, cout, cols, 4, out);
+                    out += 4 * cout;
+                    pending = 0;
+                }
+            }
+        }
+    }
+    if (pending > 0) {
+        column_quad(g, rq, stage, cout, cols, pending, out);
+    }
+}
+
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,
@@ -429,6 +594,14 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           params->dilation.w, params->input_offset,
                           (int32_t)(((uint32_t)params->input_offset << 16) |
                                     ((uint32_t)params->input_offset & 0xFFFFu))};
+    /* Given the fast scratch: every pixel from int8 columns (th_nn_conv_direct_fast_scratch). */
+    const int32_t fast =
+        th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
+    if (fast > 0 && ctx->size >= fast) {
+        direct_columns(&g, rq, &stage, params, input_dims, filter_dims, output_dims, input,
+                       (int8_t *)plain + cout * kp, output);
+        return;
+    }
     const int32_t sw = params->stride.w;
     const int32_t dx = sw * cin;
     const int32_t row_bytes = input_dims->w * cin;

@@ -120,7 +120,8 @@ def depthwise(rng: np.random.Generator) -> ConvCase | None:
     return _conv_case(rng, Op.DW, hw, cin, cin * mult_ch, k, stride, dilation, mult_ch)
 
 
-def conv(rng: np.random.Generator) -> ConvCase | None:
+def conv(rng: np.random.Generator, couts: tuple[int, int] = (1, 65)) -> ConvCase | None:
+    """A conv layer; Cout from [couts[0], couts[1]) (bench/conv_few_cout.py: 1-4)."""
     kind = int(rng.integers(0, 3))
     dilation = (1, 1)
     if kind == 0:  # first layers: few, odd input channels
@@ -135,7 +136,7 @@ def conv(rng: np.random.Generator) -> ConvCase | None:
         k = (int(rng.integers(2, 8)), int(rng.integers(2, 8)))
         if rng.random() < 0.3:
             dilation = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
-    cout = int(rng.integers(1, 65))
+    cout = int(rng.integers(*couts))
     hw = (int(rng.integers(4, 65)), int(rng.integers(1, 65)))
     s = int(rng.integers(1, 3))
     return _conv_case(rng, Op.CONV, hw, cin, cout, k, (s, s), dilation)

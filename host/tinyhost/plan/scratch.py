@@ -440,7 +440,8 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     (th_maxpool_s8_scratch_size_fast). The kernel picks the path from the scratch size it
     is given; codegen gives it where the planned arena has that much room free (no growth).
     The pointwise conv with few output channels widens its weights into it
-    (th_conv_1x1_s8_scratch_size_fast)."""
+    (th_conv_1x1_s8_scratch_size_fast), and the general conv with 2-4 output channels and
+    dilation.w > 1 stages int8 columns in it (th_conv_general_s8_scratch_size_fast)."""
     options = options or PlanOptions()
     if not options.dsp or not _is_int8(graph, op) or not op.outputs:
         return 0
@@ -459,6 +460,10 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
         y = graph.tensors[op.outputs[0]].shape
         return conv_1x1_few_scratch(graph.tensors[op.inputs[0]].shape[3], y[3],
                                     y[0] * y[1] * y[2], _conv_scratch(graph, op, True))
+    if (op.kind is OpKind.CONV_2D and type(op.options) is Conv2DOptions  # not a fused residual
+            and not options.mve):
+        fast = conv_direct_fast_scratch(graph, op)
+        return fast if fast > _conv_scratch(graph, op, True) else 0
     if op.kind is OpKind.MAX_POOL_2D and isinstance(op.options, Pool2DOptions) and not options.mve:
         _, _, w, c = graph.tensors[op.inputs[0]].shape
         _, oh, ow, _ = graph.tensors[op.outputs[0]].shape
@@ -466,6 +471,21 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
         return maxpool_fast_scratch(w, c, (oh, ow), (o.filter_h, o.filter_w),
                                     (o.stride_h, o.stride_w))
     return 0
+
+
+def conv_direct_fast_scratch(graph: Graph, op: Op) -> int:
+    """th_conv_general_s8_scratch_size_fast (DSP builds without Helium): the few-output-channel
+    direct path's plain filter rows and four int8 columns, (Cout + 4) * round_up4(K) bytes, for
+    groups 1, a filter that is not 1x1, dilation.w > 1 and 2 <= Cout <= 4; else 0 (the caller
+    keeps it only where it is more than the ordinary scratch). 3x3 filters with dilation 1 go
+    to th_conv_3x3_s8, never here."""
+    x = graph.tensors[op.inputs[0]].shape
+    cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    o = op.options
+    assert isinstance(o, Conv2DOptions)
+    if not 2 <= cout <= 4 or x[3] != wc or (kh, kw) == (1, 1) or o.dilation_w < 2:
+        return 0
+    return (cout + 4) * _ru4(kh * kw * wc)
 
 
 CONV_1X1_FEW_MAX_COUT = 16  # th_conv_1x1_s8.c FEW_MAX_COUT

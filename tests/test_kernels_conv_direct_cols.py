@@ -1,0 +1,99 @@
+"""Issue 14's few-output-channel conv with dilation.w > 1 (th_nn_conv_direct_s8 given
+th_conv_general_s8_scratch_size_fast: plain filter rows and four int8 columns; the pixels
+outside interior quads staged as columns, four at a time in raster order across rows).
+
+The cases cover Cout 2-4 (the sizes the fast scratch is offered for) and Cout 1 (never
+offered: the old paths), Cin 1-13 and 31 (every Cin % 4, so K % 4 leaves column tails),
+filters 1-5 x 2-5 with dilation.w 2-3 and dilation.h 1-2, strides 1-3, padding drawn per side
+(every side, windows wholly in the padding too), outputs 1-12 wide (partial groups, groups
+across rows and batches), two batches, clamps, no bias, input offsets at both ends; each with
+the fast scratch and without it (the direct or im2col path as before), through th_conv_s8,
+against the NumPy reference: on the host (ASan/UBSan; portable, emulated DSP and the build
+without optional paths) and one batch on QEMU mps2-an386 (Cortex-M4, the native DSP build).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import ConvCase, Op, check_result
+from kernels.harness import Driver, build_driver
+from kernels.target import build_firmware, fits_small_firmware, run_cases
+from tinyhost.arith.conv import ConvParams
+from tinyhost.arith.fixedpoint import quantize_multiplier
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+CIN = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 31]
+
+
+def cols_case(rng: np.random.Generator, i: int) -> ConvCase:
+    cout = 2 + i % 3 if i % 10 != 9 else 1
+    cin = CIN[(i * 5 + i // 7) % len(CIN)]
+    kh, kw = int(rng.integers(1, 6)), int(rng.integers(2, 6))
+    dil = (int(rng.integers(1, 3)), int(rng.integers(2, 4)))
+    s = int(rng.integers(1, 4))
+    batches = 2 if i % 8 == 3 else 1
+    eff = ((kh - 1) * dil[0] + 1, (kw - 1) * dil[1] + 1)
+    while True:
+        in_h, in_w = int(rng.integers(1, 10)), int(rng.integers(1, 14))
+        pads = [int(rng.integers(0, e)) for e in (eff[0], eff[1], eff[0], eff[1])]
+        out_h = (in_h + pads[0] + pads[2] - eff[0]) // s + 1
+        out_w = (in_w + pads[1] + pads[3] - eff[1]) // s + 1
+        if out_h >= 1 and out_w >= 1 and out_w <= 12:
+            break
+    k = kh * kw * cin
+    mult, shift = np.empty(cout, np.int32), np.empty(cout, np.int32)
+    for c in range(cout):
+        mult[c], shift[c] = quantize_multiplier(float(rng.uniform(0.3, 3.0)) /
+                                                (np.sqrt(k) * 7000))
+    clamp = i % 5 == 2
+    p = ConvParams(input_offset=int(rng.choice([-127, 128, int(rng.integers(-127, 129))])),
+                   output_offset=int(rng.integers(-128, 128)), out_multiplier=mult,
+                   out_shift=shift, act_min=-100 if clamp else -128, act_max=90 if clamp else 127,
+                   stride_h=s, stride_w=s, dilation_h=dil[0], dilation_w=dil[1],
+                   pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2], pad_right=pads[3])
+    x = rng.integers(-128, 128, (batches, in_h, in_w, cin)).astype(np.int8)
+    w = rng.integers(-127, 128, (cout, kh, kw, cin)).astype(np.int8)
+    bias = None if i % 9 == 4 else rng.integers(-20000, 20000, cout).astype(np.int32)
+    return ConvCase(Op.CONV, x, w, bias, p, (batches, out_h, out_w, cout),
+                    fast_scratch=i % 6 != 5)
+
+
+def cols_cases(seed: int, count: int) -> list[ConvCase]:
+    rng = np.random.default_rng(seed)
+    return [cols_case(rng, i) for i in range(count)]
+
+
+def test_cases_reach_the_branches() -> None:
+    cases = cols_cases(14, 200)
+    fast = [c for c in cases if c.fast_scratch and c.out_shape[3] >= 2]
+    assert {c.out_shape[3] for c in fast} == {2, 3, 4}
+    assert {c.x.shape[3] % 4 for c in fast} == {0, 1, 2, 3}
+    assert any(c.out_shape[2] == 1 and c.out_shape[1] > 4 for c in fast)  # across rows
+    assert any(int(np.prod(c.out_shape[:3])) % 4 for c in fast)  # a partial last group
+    assert any(c.x.shape[0] == 2 for c in fast)
+    for side in ("pad_top", "pad_left", "pad_bottom", "pad_right"):
+        assert any(getattr(c.p, side) > 0 for c in fast), side
+    assert any(c.bias is None for c in fast) and any(c.p.act_min > -128 for c in fast)
+    assert any(not c.fast_scratch for c in cases) and any(c.out_shape[3] == 1 for c in cases)
+
+
+@pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])
+def test_direct_columns_on_the_host(variant: str) -> None:
+    with Driver(build_driver(variant)) as driver:
+        for case in cols_cases(14, 200):
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"[{variant}] {case.x.shape}->{case.out_shape}: {problem}"
+
+
+def test_direct_columns_on_cortex_m4(tmp_path: Path) -> None:
+    cases = [c for c in cols_cases(15, 120) if fits_small_firmware(c)]
+    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"
