@@ -594,8 +594,8 @@ void th_nn_im2col_two_s16(int32_t *dst, const int8_t *input, const th_dims *inpu
                           const th_conv_params *params, const th_dims *filter_dims,
                           int32_t out_y0, int32_t out_x0, int32_t out_y1, int32_t out_x1);
 
-/* Whether th_nn_im2col_staged_s16 takes the layer (Cin not a multiple of 4, dilation.w 1,
- * K <= 256, path IM2COL_RUNS). */
+/* Whether th_nn_im2col_staged_s16 takes the layer (dilation.w 1, filter rows of 4 bytes or
+ * more, K <= 256, path IM2COL_STAGED). */
 int th_nn_im2col_staged_applies(const th_dims *input_dims, const th_conv_params *params,
                                 const th_dims *filter_dims);
 

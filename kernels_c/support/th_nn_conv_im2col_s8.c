@@ -27,17 +27,21 @@ im2col_apart(int32_t *cols, const int8_t *input, const th_dims *input_dims,
     const int32_t x0 = ox * params->stride.w - params->padding.w;
     const int32_t offset = params->input_offset;
     const int32_t offset2 = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
-    int32_t ky_lo = y0 >= 0 ? 0 : (dil - 1 - y0) / dil;
-    int32_t ky_hi = y0 >= input_dims->h ? 0 : (input_dims->h - 1 - y0) / dil + 1;
-    ky_hi = TH_MIN(ky_hi, filter_dims->h);
-    ky_lo = TH_MIN(ky_lo, ky_hi);
+    int32_t ky_lo = 0;
+    int32_t ky_hi = filter_dims->h;
     const int32_t words = 4 * chunks_per_row;
-    for (int32_t i = 0; i < ky_lo * words; i++) {
-        cols[i] = 0;
-    }
-    const int32_t all_words = filter_dims->h * words;
-    for (int32_t i = ky_hi * words; i < all_words; i++) {
-        cols[i] = 0;
+    if (y0 < 0 || y0 + (ky_hi - 1) * dil >= input_dims->h) { /* rows outside: zero */
+        ky_lo = y0 >= 0 ? 0 : (dil - 1 - y0) / dil;
+        ky_hi = y0 >= input_dims->h ? 0 : (input_dims->h - 1 - y0) / dil + 1;
+        ky_hi = TH_MIN(ky_hi, filter_dims->h);
+        ky_lo = TH_MIN(ky_lo, ky_hi);
+        for (int32_t i = 0; i < ky_lo * words; i++) {
+            cols[i] = 0;
+        }
+        const int32_t all_words = filter_dims->h * words;
+        for (int32_t i = ky_hi * words; i < all_words; i++) {
+            cols[i] = 0;
+        }
     }
     const int32_t row_bytes = input_dims->w * cin;
     for (int32_t ky = ky_lo; ky < ky_hi; ky++) {
@@ -79,7 +83,10 @@ conv_im2col(const th_context *ctx, const th_conv_params *params,
                       (params->stride.w >= filter_dims->w ||
                        filter_dims->w * input_dims->c <= TH_APART_MAX_ROW);
     const int32_t x_span = params->stride.w + filter_dims->w;
-    const int staged = th_nn_im2col_staged_applies(input_dims, params, filter_dims);
+    /* Staged pairs: any pair with Cin not a multiple of 4, else pairs across rows (odd
+     * output width), which the paths above do not take. */
+    const int staged = ((input_dims->c & 3) != 0 || (out_w & 1) != 0) &&
+                       th_nn_im2col_staged_applies(input_dims, params, filter_dims);
     const int32_t sy = params->stride.h;
     const int32_t sx = params->stride.w;
     for (int32_t b = 0; b < input_dims->n; b++) {

@@ -508,10 +508,21 @@ im2col_runs_two(int32_t *dst, const int8_t *input, const th_dims *input_dims,
 #define TH_STAGE_BYTES 256
 #define TH_STAGE_WORDS (TH_STAGE_BYTES / 4 + 1)
 
+/* n >= 4 bytes from s to d, whole words, the last overlapping. */
+TH_INLINE void stage_copy(int8_t *d, const int8_t *s, int32_t n)
+{
+    const int32_t last = n - 4;
+    int32_t i = 0;
+    for (; i < last; i += 4) {
+        th_write_s32(d + i, th_read_s32(s + i));
+    }
+    th_write_s32(d + last, th_read_s32(s + last));
+}
+
 /* The window at (y0, x0) as its K bytes (padding -input_offset) and the K padding at b
- * (kp + 4 bytes of room): each filter row's segments in order, whole words only (unaligned
- * accesses), a segment's last word either overlapping its own bytes (input: never read past
- * the run) or spilling into the next segment's, which is written after it (padding). */
+ * (room for K + 4 bytes): all padding first, a word at a time, then each filter row's taps
+ * inside the input copied over it (whole words, the last overlapping the run's own bytes:
+ * never read past the run). */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
@@ -525,55 +536,30 @@ stage_window(int8_t *b, const int8_t *input, const th_dims *input_dims,
     const int32_t lo = TH_MIN(kw, TH_MAX(0, -x0));
     const int32_t hi = TH_MAX(lo, TH_MIN(kw, input_dims->w - x0));
     const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+    for (int32_t i = 0; i <= k_total; i += 4) {
+        th_write_s32(b + i, pad4);
+    }
     const int32_t run = (hi - lo) * cin;
+    if (run == 0) {
+        return;
+    }
     const int32_t row_bytes = input_dims->w * cin;
     const int8_t *first = input + (int64_t)(x0 + lo) * cin;
-    int8_t *d = b;
-    for (int32_t ky = 0; ky < filter_dims->h; ky++) {
+    int8_t *d = b + lo * cin;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++, d += kw * cin) {
         const int32_t y = y0 + ky * params->dilation.h;
-        if (y < 0 || y >= input_dims->h || run == 0) {
-            for (int32_t i = 0; i < kw * cin; i += 4) {
-                th_write_s32(d + i, pad4);
-            }
-            d += kw * cin;
+        if (y < 0 || y >= input_dims->h) {
             continue;
         }
-        for (int32_t i = 0; i < lo * cin; i += 4) {
-            th_write_s32(d + i, pad4);
-        }
-        d += lo * cin;
-        const int8_t *s = first + (int64_t)y * row_bytes;
+        const int8_t *src = first + (int64_t)y * row_bytes;
         if (run >= 4) {
-            int32_t i = 0;
-            for (; i + 4 <= run; i += 4) {
-                th_write_s32(d + i, th_read_s32(s + i));
-            }
-            if (i < run) {
-                th_write_s32(d + run - 4, th_read_s32(s + run - 4));
-            }
+            stage_copy(d, src, run);
         } else {
             for (int32_t i = 0; i < run; i++) {
-                d[i] = s[i];
+                d[i] = src[i];
             }
         }
-        d += run;
-        for (int32_t i = 0; i < (kw - hi) * cin; i += 4) {
-            th_write_s32(d + i, pad4);
-        }
-        d += (kw - hi) * cin;
     }
-    th_write_s32(b + k_total, pad4); /* K padding (at most 3 bytes): widens to 0 */
-}
-
-/* n >= 4 bytes from s to d, whole words, the last overlapping. */
-TH_INLINE void stage_copy(int8_t *d, const int8_t *s, int32_t n)
-{
-    const int32_t last = n - 4;
-    int32_t i = 0;
-    for (; i < last; i += 4) {
-        th_write_s32(d + i, th_read_s32(s + i));
-    }
-    th_write_s32(d + last, th_read_s32(s + last));
 }
 
 /* stage_window of two windows wholly inside the input (rows of run >= 4 bytes), the
@@ -583,22 +569,25 @@ __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
 static void __attribute__((noinline))
 stage_inside(int8_t *b, const int8_t *s, int32_t step, int32_t row_step, int32_t kh,
-             int32_t run, int32_t k_total, int32_t pad4)
+             int32_t run, int32_t k_total, int32_t pad4, int two)
 {
     int8_t *d = b;
     for (int32_t ky = 0; ky < kh; ky++, d += run, s += row_step) {
         stage_copy(d, s, run);
-        stage_copy(d + 4 * TH_STAGE_WORDS, s + step, run);
+        if (two) {
+            stage_copy(d + 4 * TH_STAGE_WORDS, s + step, run);
+        }
     }
     th_write_s32(b + k_total, pad4); /* K padding */
-    th_write_s32(b + 4 * TH_STAGE_WORDS + k_total, pad4);
+    if (two) {
+        th_write_s32(b + 4 * TH_STAGE_WORDS + k_total, pad4);
+    }
 }
 
 int th_nn_im2col_staged_applies(const th_dims *input_dims, const th_conv_params *params,
                                 const th_dims *filter_dims)
 {
-    return (input_dims->c & 3) != 0 && params->dilation.w == 1 &&
-           filter_dims->w * input_dims->c >= 4 &&
+    return params->dilation.w == 1 && filter_dims->w * input_dims->c >= 4 &&
            filter_dims->h * filter_dims->w * input_dims->c <= TH_STAGE_BYTES &&
            TH_NN_PATH(IM2COL_STAGED);
 }
@@ -615,17 +604,29 @@ void th_nn_im2col_staged_s16(int32_t *dst, const int8_t *input, const th_dims *i
     const int32_t cin = input_dims->c;
     const int32_t kw = filter_dims->w;
     const int32_t y_span = (filter_dims->h - 1) * params->dilation.h;
-    if (TH_MIN(y0, y1) >= 0 && TH_MAX(y0, y1) + y_span < input_dims->h &&
-        TH_MIN(x0, x1) >= 0 && TH_MAX(x0, x1) + kw <= input_dims->w) {
-        const int32_t row_bytes = input_dims->w * cin;
-        const int8_t *s = input + (int64_t)y0 * row_bytes + (int64_t)x0 * cin;
-        const int32_t step = (y1 - y0) * row_bytes + (x1 - x0) * cin;
-        stage_inside(b, s, step, params->dilation.h * row_bytes, filter_dims->h, kw * cin,
-                     k_total, (int32_t)(0x01010101u * (uint8_t)(-offset)));
+    const int in0 = y0 >= 0 && y0 + y_span < input_dims->h && x0 >= 0 &&
+                    x0 + kw <= input_dims->w;
+    const int in1 = y1 >= 0 && y1 + y_span < input_dims->h && x1 >= 0 &&
+                    x1 + kw <= input_dims->w;
+    const int32_t row_bytes = input_dims->w * cin;
+    const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-offset));
+    /* windows wholly inside: row copies only (both in one loop) */
+    if (in0) {
+        const int8_t *s0 = input + (int64_t)y0 * row_bytes + (int64_t)x0 * cin;
+        const int32_t step = in1 ? (y1 - y0) * row_bytes + (x1 - x0) * cin : 0;
+        stage_inside(b, s0, step, params->dilation.h * row_bytes, filter_dims->h, kw * cin,
+                     k_total, pad4, in1);
     } else {
         stage_window(b, input, input_dims, params, filter_dims, y0, x0, k_total);
+    }
+    if (!in1) {
         stage_window(b + 4 * TH_STAGE_WORDS, input, input_dims, params, filter_dims, y1, x1,
                      k_total);
+    } else if (!in0) {
+        stage_inside(b + 4 * TH_STAGE_WORDS,
+                     input + (int64_t)y1 * row_bytes + (int64_t)x1 * cin, 0,
+                     params->dilation.h * row_bytes, filter_dims->h, kw * cin, k_total, pad4,
+                     0);
     }
     runs_words(dst, b, 4 * TH_STAGE_WORDS, th_round_up4(k_total) / 4,
                (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu)), 1);

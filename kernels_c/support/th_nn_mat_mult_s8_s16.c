@@ -437,6 +437,12 @@ static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
         a1 = th_smlad(x[3], hi, th_smlad(x[2], lo, a1));
     }
 #endif
+    if (stage->fast && !stage->clamp) { /* the common case without the general tests */
+        const th_fast_rq rq = make_rq(quant, bias, stage, c, 1);
+        out0[c] = requant_one(a0, c, quant, bias, stage, &rq, 1);
+        out1[c] = requant_one(a1, c, quant, bias, stage, &rq, 1);
+        return;
+    }
     const th_fast_rq rq = make_rq(quant, bias, stage, c, 0);
     out0[c] = requant_one(a0, c, quant, bias, stage, &rq, 0);
     out1[c] = requant_one(a1, c, quant, bias, stage, &rq, 0);
