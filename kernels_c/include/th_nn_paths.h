@@ -87,6 +87,15 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_IM2COL_WINDOWS /* ... K > 256, 256 bytes at a time */
 #define TH_NN_KEEP_IM2COL_WINDOWS 1
 #endif
+#ifndef TH_NN_KEEP_IM2COL_STAGED /* two windows, Cin % 4 != 0, rows >= 4 bytes, K <= 256 */
+#define TH_NN_KEEP_IM2COL_STAGED 1
+#endif
+#ifndef TH_NN_KEEP_IM2COL_RUNS /* ... K > 256: row runs widened straight from the input */
+#define TH_NN_KEEP_IM2COL_RUNS 1
+#endif
+#ifndef TH_NN_KEEP_IM2COL_TWO_BYTES /* two windows, Cin % 4 != 0, K <= 128, byte-staged */
+#define TH_NN_KEEP_IM2COL_TWO_BYTES 1
+#endif
 #ifndef TH_NN_KEEP_IM2COL_ROW_PAIR /* two windows of one row, Cin not a multiple of 4 */
 #define TH_NN_KEEP_IM2COL_ROW_PAIR 1
 #endif

@@ -420,6 +420,47 @@ TH_INLINE int32_t th_fast_rq_apply(int32_t acc, const th_fast_rq *rq)
 #endif
 
 #if TH_NN_HAS_DSP
+/* n >= 1 words of the runs at p0 and p1 widened with offset2 (the input offset in both
+ * halfwords) into two pixels' chunks: chunk i holds p0's lo, hi, p1's lo, hi halfword pairs
+ * (4 words, th_nn_im2col_s16's layout with chunk stride 4). */
+TH_INLINE void th_nn_widen_two(int32_t *c, const int8_t *p0, const int8_t *p1, int32_t n,
+                               int32_t offset2)
+{
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* 10 instructions per chunk: 2 LDR, 4 SXTAB16, 2 STRD, SUBS, BNE. */
+    int32_t u;
+    int32_t v;
+    int32_t a;
+    int32_t b;
+    __asm__ volatile("1:\n\t"
+                     "ldr %[u], [%[p0]], #4\n\t"
+                     "ldr %[v], [%[p1]], #4\n\t"
+                     "sxtab16 %[a], %[o], %[v]\n\t"
+                     "sxtab16 %[b], %[o], %[v], ror #8\n\t"
+                     "strd %[a], %[b], [%[c], #8]\n\t"
+                     "sxtab16 %[a], %[o], %[u]\n\t"
+                     "sxtab16 %[b], %[o], %[u], ror #8\n\t"
+                     "strd %[a], %[b], [%[c]], #16\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     : [p0] "+r"(p0), [p1] "+r"(p1), [c] "+r"(c), [n] "+r"(n), [u] "=&r"(u),
+                       [v] "=&r"(v), [a] "=&r"(a), [b] "=&r"(b)
+                     : [o] "r"(offset2)
+                     : "cc", "memory");
+#else
+    for (int32_t i = 0; i < n; i++, c += 4) {
+        const int32_t u = th_read_s32(p0 + 4 * i);
+        const int32_t v = th_read_s32(p1 + 4 * i);
+        c[0] = th_sxtab16(offset2, u);
+        c[1] = th_sxtab16_ror8(offset2, u);
+        c[2] = th_sxtab16(offset2, v);
+        c[3] = th_sxtab16_ror8(offset2, v);
+    }
+#endif
+}
+#endif
+
+#if TH_NN_HAS_DSP
 /* th_fast_rq_apply for an accumulator the kernel already computed doubled (2 * acc, e.g.
  * with doubled weights): saves the LSL. Same conditions as th_fast_rq_apply. */
 TH_INLINE int32_t th_fast_rq_apply2(int32_t acc2, const th_fast_rq *rq)
@@ -552,6 +593,17 @@ void th_nn_im2col_pair_s16(int32_t *dst, const int8_t *input, const th_dims *inp
 void th_nn_im2col_two_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
                           const th_conv_params *params, const th_dims *filter_dims,
                           int32_t out_y0, int32_t out_x0, int32_t out_y1, int32_t out_x1);
+
+/* Whether th_nn_im2col_staged_s16 takes the layer (dilation.w 1, filter rows of 4 bytes or
+ * more, K <= 256, path IM2COL_STAGED). */
+int th_nn_im2col_staged_applies(const th_dims *input_dims, const th_conv_params *params,
+                                const th_dims *filter_dims);
+
+/* th_nn_im2col_two_s16 of the windows at input origins (y0, x0) and (y1, x1) (output position
+ * times stride minus padding) where th_nn_im2col_staged_applies. */
+void th_nn_im2col_staged_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                             const th_conv_params *params, const th_dims *filter_dims,
+                             int32_t y0, int32_t x0, int32_t y1, int32_t x1);
 
 /* One (num_pixels == 1) or two pixels of a CONV_2D / FC as a matrix product over K:
  * cols holds their int16 columns as written by th_nn_im2col_s16 (chunk_stride 2 or 4),

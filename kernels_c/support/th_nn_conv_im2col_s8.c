@@ -6,44 +6,6 @@
 #include "th_nn_support.h"
 
 #if TH_NN_HAS_DSP
-/* n words of the runs at p0 and p1 widened with offset2 into the pair's chunks: chunk i
- * holds p0's lo, hi, p1's lo, hi halfword pairs (4 words, th_nn_im2col_s16's layout). */
-TH_INLINE void widen_apart(int32_t *c, const int8_t *p0, const int8_t *p1, int32_t n,
-                           int32_t offset2)
-{
-#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    /* 10 instructions per chunk: 2 LDR, 4 SXTAB16, 2 STRD, SUBS, BNE. */
-    int32_t u;
-    int32_t v;
-    int32_t a;
-    int32_t b;
-    __asm__ volatile("1:\n\t"
-                     "ldr %[u], [%[p0]], #4\n\t"
-                     "ldr %[v], [%[p1]], #4\n\t"
-                     "sxtab16 %[a], %[o], %[v]\n\t"
-                     "sxtab16 %[b], %[o], %[v], ror #8\n\t"
-                     "strd %[a], %[b], [%[c], #8]\n\t"
-                     "sxtab16 %[a], %[o], %[u]\n\t"
-                     "sxtab16 %[b], %[o], %[u], ror #8\n\t"
-                     "strd %[a], %[b], [%[c]], #16\n\t"
-                     "subs %[n], %[n], #1\n\t"
-                     "bne 1b\n\t"
-                     : [p0] "+r"(p0), [p1] "+r"(p1), [c] "+r"(c), [n] "+r"(n), [u] "=&r"(u),
-                       [v] "=&r"(v), [a] "=&r"(a), [b] "=&r"(b)
-                     : [o] "r"(offset2)
-                     : "cc", "memory");
-#else
-    for (int32_t i = 0; i < n; i++, c += 4) {
-        const int32_t u = th_read_s32(p0 + 4 * i);
-        const int32_t v = th_read_s32(p1 + 4 * i);
-        c[0] = th_sxtab16(offset2, u);
-        c[1] = th_sxtab16_ror8(offset2, u);
-        c[2] = th_sxtab16(offset2, v);
-        c[3] = th_sxtab16_ror8(offset2, v);
-    }
-#endif
-}
-
 /* Columns of output pixels (oy, ox) and (oy, ox + 1) whose windows are inside horizontally
  * and do not overlap (stride.w >= KW; or short rows, TH_APART_MAX_ROW; Cin a multiple of 4,
  * dilation.w 1): each filter row is one run of KW * Cin bytes per pixel, the two widened in
@@ -65,23 +27,27 @@ im2col_apart(int32_t *cols, const int8_t *input, const th_dims *input_dims,
     const int32_t x0 = ox * params->stride.w - params->padding.w;
     const int32_t offset = params->input_offset;
     const int32_t offset2 = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
-    int32_t ky_lo = y0 >= 0 ? 0 : (dil - 1 - y0) / dil;
-    int32_t ky_hi = y0 >= input_dims->h ? 0 : (input_dims->h - 1 - y0) / dil + 1;
-    ky_hi = TH_MIN(ky_hi, filter_dims->h);
-    ky_lo = TH_MIN(ky_lo, ky_hi);
+    int32_t ky_lo = 0;
+    int32_t ky_hi = filter_dims->h;
     const int32_t words = 4 * chunks_per_row;
-    for (int32_t i = 0; i < ky_lo * words; i++) {
-        cols[i] = 0;
-    }
-    const int32_t all_words = filter_dims->h * words;
-    for (int32_t i = ky_hi * words; i < all_words; i++) {
-        cols[i] = 0;
+    if (y0 < 0 || y0 + (ky_hi - 1) * dil >= input_dims->h) { /* rows outside: zero */
+        ky_lo = y0 >= 0 ? 0 : (dil - 1 - y0) / dil;
+        ky_hi = y0 >= input_dims->h ? 0 : (input_dims->h - 1 - y0) / dil + 1;
+        ky_hi = TH_MIN(ky_hi, filter_dims->h);
+        ky_lo = TH_MIN(ky_lo, ky_hi);
+        for (int32_t i = 0; i < ky_lo * words; i++) {
+            cols[i] = 0;
+        }
+        const int32_t all_words = filter_dims->h * words;
+        for (int32_t i = ky_hi * words; i < all_words; i++) {
+            cols[i] = 0;
+        }
     }
     const int32_t row_bytes = input_dims->w * cin;
     for (int32_t ky = ky_lo; ky < ky_hi; ky++) {
         const int8_t *src = input + (int64_t)(y0 + ky * dil) * row_bytes + (int64_t)x0 * cin;
-        widen_apart(cols + ky * words, src, src + params->stride.w * cin, chunks_per_row,
-                    offset2);
+        th_nn_widen_two(cols + ky * words, src, src + params->stride.w * cin, chunks_per_row,
+                        offset2);
     }
 }
 
@@ -117,6 +83,12 @@ conv_im2col(const th_context *ctx, const th_conv_params *params,
                       (params->stride.w >= filter_dims->w ||
                        filter_dims->w * input_dims->c <= TH_APART_MAX_ROW);
     const int32_t x_span = params->stride.w + filter_dims->w;
+    /* Staged pairs: any pair with Cin not a multiple of 4, else pairs across rows (odd
+     * output width), which the paths above do not take. */
+    const int staged = ((input_dims->c & 3) != 0 || (out_w & 1) != 0) &&
+                       th_nn_im2col_staged_applies(input_dims, params, filter_dims);
+    const int32_t sy = params->stride.h;
+    const int32_t sx = params->stride.w;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
@@ -131,6 +103,16 @@ conv_im2col(const th_context *ctx, const th_conv_params *params,
                 im2col_apart(cols, in_b, input_dims, params, filter_dims, oy, ox);
             } else if (ox + 1 < out_w && (input_dims->c & 3) == 0) {
                 th_nn_im2col_pair_s16(cols, in_b, input_dims, params, filter_dims, oy, ox);
+            } else if (staged) {
+                const int32_t y0 = oy * sy - params->padding.h;
+                const int32_t x0 = ox * sx - params->padding.w;
+                if (ox + 1 < out_w) {
+                    th_nn_im2col_staged_s16(cols, in_b, input_dims, params, filter_dims, y0, x0,
+                                            y0, x0 + sx);
+                } else {
+                    th_nn_im2col_staged_s16(cols, in_b, input_dims, params, filter_dims, y0, x0,
+                                            y0 + sy, -params->padding.w);
+                }
             } else {
                 th_nn_im2col_two_s16(cols, in_b, input_dims, params, filter_dims, oy, ox,
                                      (p + 1) / out_w, (p + 1) % out_w);

@@ -319,13 +319,363 @@ static void im2col_two_bytes(int32_t *dst, const int8_t *input, const th_dims *i
     }
 }
 
+/* Cin not a multiple of 4, dilation.w 1 (path IM2COL_RUNS): the column is the filter rows'
+ * runs of kw * cin bytes, each split into padding and a run of input bytes, widened word by
+ * word straight from the input (unaligned loads) into chunks of chunk stride 4, one or two
+ * pixels at a time. A chunk that straddles two runs is put together from the `have` bytes
+ * left over from the last (low bytes of acc) and the first of the next; padding bytes are
+ * -input_offset, which widen to 0. */
+typedef struct {
+    int32_t *d; /* the next chunk: pixel 0's lo, hi words, pixel 1's at d + 2 */
+    uint32_t acc0; /* bytes not yet widened, the first in the low byte */
+    uint32_t acc1;
+    int32_t have; /* 0-3 */
+    int32_t offset2;
+    uint32_t pad4; /* the padding byte four times */
+    int two; /* pixel 1 too (its input bytes `step` after pixel 0's) */
+} th_runs;
+
+TH_INLINE void runs_emit(th_runs *r, uint32_t w0, uint32_t w1)
+{
+    r->d[0] = th_sxtab16(r->offset2, (int32_t)w0);
+    r->d[1] = th_sxtab16_ror8(r->offset2, (int32_t)w0);
+    if (r->two) {
+        r->d[2] = th_sxtab16(r->offset2, (int32_t)w1);
+        r->d[3] = th_sxtab16_ror8(r->offset2, (int32_t)w1);
+    }
+    r->d += 4;
+}
+
+/* n >= 1 whole words at p (and p + step) widened into n chunks. */
+TH_INLINE int32_t *runs_words(int32_t *c, const int8_t *p, int32_t step, int32_t n,
+                              int32_t offset2, int two)
+{
+    if (two) {
+        th_nn_widen_two(c, p, p + step, n, offset2);
+        return c + 4 * n;
+    }
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* 6 instructions per chunk: LDR, 2 SXTAB16, STRD, SUBS, BNE. */
+    int32_t u;
+    int32_t a;
+    int32_t b;
+    __asm__ volatile("1:\n\t"
+                     "ldr %[u], [%[p0]], #4\n\t"
+                     "sxtab16 %[a], %[o], %[u]\n\t"
+                     "sxtab16 %[b], %[o], %[u], ror #8\n\t"
+                     "strd %[a], %[b], [%[c]], #16\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     : [p0] "+r"(p), [c] "+r"(c), [n] "+r"(n), [u] "=&r"(u), [a] "=&r"(a),
+                       [b] "=&r"(b)
+                     : [o] "r"(offset2)
+                     : "cc", "memory");
+#else
+    for (int32_t i = 0; i < n; i++, p += 4, c += 4) {
+        const int32_t u = th_read_s32(p);
+        c[0] = th_sxtab16(offset2, u);
+        c[1] = th_sxtab16_ror8(offset2, u);
+    }
+#endif
+    return c;
+}
+
+/* n input bytes at p (pixel 1's at p + step). */
+TH_INLINE void runs_data(th_runs *r, const int8_t *p, int32_t step, int32_t n)
+{
+    if (n < 4) { /* a short run: byte by byte */
+        for (int32_t i = 0; i < n; i++) {
+            const uint32_t sh = 8u * (uint32_t)r->have;
+            r->acc0 |= (uint32_t)(uint8_t)p[i] << sh;
+            r->acc1 |= (r->two ? (uint32_t)(uint8_t)p[i + step] : 0u) << sh;
+            if (++r->have == 4) {
+                runs_emit(r, r->acc0, r->acc1);
+                r->acc0 = 0;
+                r->acc1 = 0;
+                r->have = 0;
+            }
+        }
+        return;
+    }
+    const int8_t *end = p + n;
+    if (r->have != 0) { /* complete the straddling chunk with the run's first bytes */
+        const uint32_t sh = 8u * (uint32_t)r->have;
+        const uint32_t w1 = r->two ? r->acc1 | ((uint32_t)th_read_s32(p + step) << sh) : 0u;
+        runs_emit(r, r->acc0 | ((uint32_t)th_read_s32(p) << sh), w1);
+        p += 4 - r->have;
+    }
+    const int32_t left = (int32_t)(end - p);
+    if (left >= 4) {
+        r->d = runs_words(r->d, p, step, left >> 2, r->offset2, r->two);
+    }
+    r->have = left & 3;
+    r->acc0 = 0;
+    r->acc1 = 0;
+    if (r->have != 0) { /* the last bytes, from the run's last word (n >= 4: inside it) */
+        const uint32_t sh = 8u * (uint32_t)(4 - r->have);
+        r->acc0 = (uint32_t)th_read_s32(end - 4) >> sh;
+        r->acc1 = r->two ? (uint32_t)th_read_s32(end - 4 + step) >> sh : 0u;
+    }
+}
+
+/* n padding bytes. */
+TH_INLINE void runs_pad(th_runs *r, int32_t n)
+{
+    if (r->have != 0) {
+        const int32_t take = TH_MIN(n, 4 - r->have);
+        const uint32_t bytes = r->pad4 >> (8u * (uint32_t)(4 - take));
+        r->acc0 |= bytes << (8u * (uint32_t)r->have);
+        r->acc1 |= bytes << (8u * (uint32_t)r->have);
+        r->have += take;
+        n -= take;
+        if (r->have < 4) {
+            return;
+        }
+        runs_emit(r, r->acc0, r->acc1);
+    }
+    for (; n >= 4; n -= 4) {
+        r->d[0] = 0;
+        r->d[1] = 0;
+        if (r->two) {
+            r->d[2] = 0;
+            r->d[3] = 0;
+        }
+        r->d += 4;
+    }
+    r->have = n;
+    r->acc0 = n != 0 ? r->pad4 >> (8u * (uint32_t)(4 - n)) : 0u;
+    r->acc1 = r->acc0;
+}
+
+/* The column of the window at (y0, x0) (and, two, of the one step input bytes further in
+ * the same rows, with the same taps inside) into dst (chunk stride 4). */
+TH_INLINE void im2col_runs(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                            const th_conv_params *params, const th_dims *filter_dims,
+                            int32_t y0, int32_t x0, int32_t step, const int two)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t kw = filter_dims->w;
+    const int32_t lo = TH_MIN(kw, TH_MAX(0, -x0));
+    const int32_t hi = TH_MAX(lo, TH_MIN(kw, input_dims->w - x0));
+    const int32_t offset = params->input_offset;
+    th_runs r;
+    r.d = dst;
+    r.acc0 = 0;
+    r.acc1 = 0;
+    r.have = 0;
+    r.offset2 = (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu));
+    r.pad4 = 0x01010101u * (uint8_t)(-offset);
+    r.two = two;
+    const int32_t row_bytes = input_dims->w * cin;
+    const int8_t *first = input + (int64_t)(x0 + lo) * cin;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++) {
+        const int32_t y = y0 + ky * params->dilation.h;
+        if (y < 0 || y >= input_dims->h || hi == lo) {
+            runs_pad(&r, kw * cin);
+            continue;
+        }
+        if (lo > 0) {
+            runs_pad(&r, lo * cin);
+        }
+        runs_data(&r, first + (int64_t)y * row_bytes, step, (hi - lo) * cin);
+        if (hi < kw) {
+            runs_pad(&r, (kw - hi) * cin);
+        }
+    }
+    if (r.have != 0) { /* K padding */
+        runs_pad(&r, 4 - r.have);
+    }
+}
+
+/* im2col_runs of one window, and of two in the same rows with the same taps inside. */
+static void __attribute__((noinline))
+im2col_runs_one(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                const th_conv_params *params, const th_dims *filter_dims, int32_t y0,
+                int32_t x0)
+{
+    im2col_runs(dst, input, input_dims, params, filter_dims, y0, x0, 0, 0);
+}
+
+static void __attribute__((noinline))
+im2col_runs_two(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                const th_conv_params *params, const th_dims *filter_dims, int32_t y0,
+                int32_t x0, int32_t step)
+{
+    im2col_runs(dst, input, input_dims, params, filter_dims, y0, x0, step, 1);
+}
+
+/* Largest K staged as bytes by im2col_staged (two stack buffers of this many bytes + 4). */
+#define TH_STAGE_BYTES 256
+#define TH_STAGE_WORDS (TH_STAGE_BYTES / 4 + 1)
+
+/* n >= 4 bytes from s to d, whole words, the last overlapping. */
+TH_INLINE void stage_copy(int8_t *d, const int8_t *s, int32_t n)
+{
+    const int32_t last = n - 4;
+    int32_t i = 0;
+    for (; i < last; i += 4) {
+        th_write_s32(d + i, th_read_s32(s + i));
+    }
+    th_write_s32(d + last, th_read_s32(s + last));
+}
+
+/* The window at (y0, x0) as its K bytes (padding -input_offset) and the K padding at b
+ * (room for K + 4 bytes): all padding first, a word at a time, then each filter row's taps
+ * inside the input copied over it (whole words, the last overlapping the run's own bytes:
+ * never read past the run). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void __attribute__((noinline))
+stage_window(int8_t *b, const int8_t *input, const th_dims *input_dims,
+             const th_conv_params *params, const th_dims *filter_dims, int32_t y0, int32_t x0,
+             int32_t k_total)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t kw = filter_dims->w;
+    const int32_t lo = TH_MIN(kw, TH_MAX(0, -x0));
+    const int32_t hi = TH_MAX(lo, TH_MIN(kw, input_dims->w - x0));
+    const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+    for (int32_t i = 0; i <= k_total; i += 4) {
+        th_write_s32(b + i, pad4);
+    }
+    const int32_t run = (hi - lo) * cin;
+    if (run == 0) {
+        return;
+    }
+    const int32_t row_bytes = input_dims->w * cin;
+    const int8_t *first = input + (int64_t)(x0 + lo) * cin;
+    int8_t *d = b + lo * cin;
+    for (int32_t ky = 0; ky < filter_dims->h; ky++, d += kw * cin) {
+        const int32_t y = y0 + ky * params->dilation.h;
+        if (y < 0 || y >= input_dims->h) {
+            continue;
+        }
+        const int8_t *src = first + (int64_t)y * row_bytes;
+        if (run >= 4) {
+            stage_copy(d, src, run);
+        } else {
+            for (int32_t i = 0; i < run; i++) {
+                d[i] = src[i];
+            }
+        }
+    }
+}
+
+/* stage_window of two windows wholly inside the input (rows of run >= 4 bytes), the
+ * second's input bytes `step` after the first's. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void __attribute__((noinline))
+stage_inside(int8_t *b, const int8_t *s, int32_t step, int32_t row_step, int32_t kh,
+             int32_t run, int32_t k_total, int32_t pad4, int two)
+{
+    int8_t *d = b;
+    for (int32_t ky = 0; ky < kh; ky++, d += run, s += row_step) {
+        stage_copy(d, s, run);
+        if (two) {
+            stage_copy(d + 4 * TH_STAGE_WORDS, s + step, run);
+        }
+    }
+    th_write_s32(b + k_total, pad4); /* K padding */
+    if (two) {
+        th_write_s32(b + 4 * TH_STAGE_WORDS + k_total, pad4);
+    }
+}
+
+int th_nn_im2col_staged_applies(const th_dims *input_dims, const th_conv_params *params,
+                                const th_dims *filter_dims)
+{
+    return params->dilation.w == 1 && filter_dims->w * input_dims->c >= 4 &&
+           filter_dims->h * filter_dims->w * input_dims->c <= TH_STAGE_BYTES &&
+           TH_NN_PATH(IM2COL_STAGED);
+}
+
+/* Two windows (any rows, any taps inside) staged, then widened in one loop. */
+void th_nn_im2col_staged_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                             const th_conv_params *params, const th_dims *filter_dims,
+                             int32_t y0, int32_t x0, int32_t y1, int32_t x1)
+{
+    const int32_t k_total = filter_dims->h * filter_dims->w * input_dims->c;
+    int32_t words[2 * TH_STAGE_WORDS];
+    int8_t *b = (int8_t *)words;
+    const int32_t offset = params->input_offset;
+    const int32_t cin = input_dims->c;
+    const int32_t kw = filter_dims->w;
+    const int32_t y_span = (filter_dims->h - 1) * params->dilation.h;
+    const int in0 = y0 >= 0 && y0 + y_span < input_dims->h && x0 >= 0 &&
+                    x0 + kw <= input_dims->w;
+    const int in1 = y1 >= 0 && y1 + y_span < input_dims->h && x1 >= 0 &&
+                    x1 + kw <= input_dims->w;
+    const int32_t row_bytes = input_dims->w * cin;
+    const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-offset));
+    /* windows wholly inside: row copies only (both in one loop) */
+    if (in0) {
+        const int8_t *s0 = input + (int64_t)y0 * row_bytes + (int64_t)x0 * cin;
+        const int32_t step = in1 ? (y1 - y0) * row_bytes + (x1 - x0) * cin : 0;
+        stage_inside(b, s0, step, params->dilation.h * row_bytes, filter_dims->h, kw * cin,
+                     k_total, pad4, in1);
+    } else {
+        stage_window(b, input, input_dims, params, filter_dims, y0, x0, k_total);
+    }
+    if (!in1) {
+        stage_window(b + 4 * TH_STAGE_WORDS, input, input_dims, params, filter_dims, y1, x1,
+                     k_total);
+    } else if (!in0) {
+        stage_inside(b + 4 * TH_STAGE_WORDS,
+                     input + (int64_t)y1 * row_bytes + (int64_t)x1 * cin, 0,
+                     params->dilation.h * row_bytes, filter_dims->h, kw * cin, k_total, pad4,
+                     0);
+    }
+    runs_words(dst, b, 4 * TH_STAGE_WORDS, th_round_up4(k_total) / 4,
+               (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu)), 1);
+}
+
+/* Whether im2col_runs takes this layer (and the build keeps it). */
+TH_INLINE int runs_apply(const th_dims *input_dims, const th_conv_params *params,
+                         const th_dims *filter_dims)
+{
+    return (input_dims->c & 3) != 0 && params->dilation.w == 1 &&
+           filter_dims->w * input_dims->c >= 4 &&
+           filter_dims->h * filter_dims->w * input_dims->c > TH_STAGE_BYTES &&
+           TH_NN_PATH(IM2COL_RUNS);
+}
+
 void th_nn_im2col_two_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
                           const th_conv_params *params, const th_dims *filter_dims,
                           int32_t out_y0, int32_t out_x0, int32_t out_y1, int32_t out_x1)
 {
     const int32_t k_total = filter_dims->h * filter_dims->w * input_dims->c;
+    const int32_t sy = params->stride.h;
+    if (th_nn_im2col_staged_applies(input_dims, params, filter_dims)) {
+        th_nn_im2col_staged_s16(dst, input, input_dims, params, filter_dims,
+                                out_y0 * sy - params->padding.h,
+                                out_x0 * params->stride.w - params->padding.w,
+                                out_y1 * sy - params->padding.h,
+                                out_x1 * params->stride.w - params->padding.w);
+        return;
+    }
+    if (runs_apply(input_dims, params, filter_dims)) {
+        const int32_t sx = params->stride.w;
+        const int32_t x0 = out_x0 * sx - params->padding.w;
+        const int32_t x1 = out_x1 * sx - params->padding.w;
+        const int32_t kw = filter_dims->w;
+        /* one pass for both when their windows meet the same taps (both inside) */
+        if (out_y0 == out_y1 && x0 >= 0 && x1 >= 0 && x0 + kw <= input_dims->w &&
+            x1 + kw <= input_dims->w) {
+            im2col_runs_two(dst, input, input_dims, params, filter_dims,
+                            out_y0 * sy - params->padding.h, x0, (x1 - x0) * input_dims->c);
+            return;
+        }
+        im2col_runs_one(dst, input, input_dims, params, filter_dims,
+                        out_y0 * sy - params->padding.h, x0);
+        im2col_runs_one(dst + 2, input, input_dims, params, filter_dims,
+                        out_y1 * sy - params->padding.h, x1);
+        return;
+    }
     if ((input_dims->c & 3) != 0 && k_total <= TH_IM2COL_PAIR_BYTES) {
-        const int32_t y0 = out_y0 * params->stride.h - params->padding.h;
+        const int32_t y0 = out_y0 * sy - params->padding.h;
         const int32_t x0 = out_x0 * params->stride.w - params->padding.w;
         const int32_t x1 = out_x1 * params->stride.w - params->padding.w;
         if (out_y0 == out_y1 && params->dilation.w == 1 && x0 >= 0 && x1 >= 0 &&
@@ -335,13 +685,11 @@ void th_nn_im2col_two_s16(int32_t *dst, const int8_t *input, const th_dims *inpu
                                   th_round_up4(k_total) / 4);
             return;
         }
-        im2col_two_bytes(dst, input, input_dims, params, filter_dims,
-                         out_y0 * params->stride.h - params->padding.h,
-                         out_x0 * params->stride.w - params->padding.w,
-                         out_y1 * params->stride.h - params->padding.h,
-                         out_x1 * params->stride.w - params->padding.w,
-                         th_round_up4(k_total) / 4);
-        return;
+        if (TH_NN_PATH(IM2COL_TWO_BYTES)) {
+            im2col_two_bytes(dst, input, input_dims, params, filter_dims, y0, x0,
+                             out_y1 * sy - params->padding.h, x1, th_round_up4(k_total) / 4);
+            return;
+        }
     }
     th_nn_im2col_s16(dst, 4, input, input_dims, params, filter_dims, out_y0, out_x0);
     th_nn_im2col_s16(dst + 2, 4, input, input_dims, params, filter_dims, out_y1, out_x1);

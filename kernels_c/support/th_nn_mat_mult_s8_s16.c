@@ -391,12 +391,57 @@ static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
     int32_t a0 = bias[c];
     int32_t a1 = a0;
     const int32_t *x = cols;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* gcc loads the four column words one by one and counts with a separate index: 15
+     * instructions per chunk where one LDM, LDR, 2 SXTB16 and 4 SMLAD take 8 (two chunks
+     * per iteration, the odd one first; the chunk leaves the flags of the LSRS alone). */
+    register int32_t x0a __asm__("r8");
+    register int32_t x0b __asm__("r9");
+    register int32_t x1a __asm__("r10");
+    register int32_t x1b __asm__("r11");
+    int32_t w0;
+    int32_t t;
+    int32_t n = kp / 4;
+#define TH_LC_CHUNK                                                                          \
+    "ldmia %[x]!, {%[x0a], %[x0b], %[x1a], %[x1b]}\n\t"                                      \
+    "ldr %[w0], [%[w]], #4\n\t"                                                             \
+    "sxtb16 %[t], %[w0]\n\t"                                                                \
+    "smlad %[a0], %[x0a], %[t], %[a0]\n\t"                                                   \
+    "smlad %[a1], %[x1a], %[t], %[a1]\n\t"                                                   \
+    "sxtb16 %[t], %[w0], ror #8\n\t"                                                        \
+    "smlad %[a0], %[x0b], %[t], %[a0]\n\t"                                                   \
+    "smlad %[a1], %[x1b], %[t], %[a1]\n\t"
+    __asm__ volatile("lsrs %[n], %[n], #1\n\t"
+                     "bcc 1f\n\t"
+                     TH_LC_CHUNK
+                     "1:\n\t"
+                     "beq 3f\n\t"
+                     "2:\n\t"
+                     TH_LC_CHUNK
+                     TH_LC_CHUNK
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 2b\n\t"
+                     "3:\n\t"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [x] "+r"(x), [w] "+r"(w), [n] "+r"(n),
+                       [x0a] "=r"(x0a), [x0b] "=r"(x0b), [x1a] "=r"(x1a), [x1b] "=r"(x1b),
+                       [w0] "=&r"(w0), [t] "=&r"(t)
+                     :
+                     : "cc", "memory");
+#undef TH_LC_CHUNK
+#else
     for (int32_t j = 0; j < kp / 4; j++, w += 4, x += 4) {
         const int32_t w0 = th_read_s32(w);
         const int32_t lo = th_sxtb16(w0);
         const int32_t hi = th_sxtb16_ror8(w0);
         a0 = th_smlad(x[1], hi, th_smlad(x[0], lo, a0));
         a1 = th_smlad(x[3], hi, th_smlad(x[2], lo, a1));
+    }
+#endif
+    if (stage->fast && !stage->clamp) { /* the common case without the general tests */
+        const th_fast_rq rq = make_rq(quant, bias, stage, c, 1);
+        out0[c] = requant_one(a0, c, quant, bias, stage, &rq, 1);
+        out1[c] = requant_one(a1, c, quant, bias, stage, &rq, 1);
+        return;
     }
     const th_fast_rq rq = make_rq(quant, bias, stage, c, 0);
     out0[c] = requant_one(a0, c, quant, bias, stage, &rq, 0);
