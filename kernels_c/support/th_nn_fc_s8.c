@@ -534,6 +534,214 @@ fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, i
 
 #endif
 
+/* ---- Path FC_SHORT: inputs of at most FC_SHORT_MAX values ---------------------------------
+ * (x + input_offset) widened once per input row into int16 pairs on this path's stack (at
+ * most 128 bytes), in the order the dot consumes them: chunk j's pairs (x[4j], x[4j+2]) and
+ * (x[4j+1], x[4j+3]), the tail zero-padded to whole chunks (the weights' padding is zero).
+ * Per chunk of a block of four channels: LDRD of the pairs, one LDM of the four weight
+ * words, 8 SXTB16 and 8 SMLAD (18 instructions for 16 MACs, where fc_rows spends 22 plus
+ * the tail word's own code), and no tail code at all. The rest of a block (bound check,
+ * requantization, store) is fc_rows'. */
+#define FC_SHORT_MAX 64
+
+/* The widened row: 2 words per chunk, chunks = round_up4(cin) / 4. */
+static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_t *xw)
+{
+    int32_t k = 0;
+    for (; k + 4 <= cin; k += 4, xw += 2) {
+        const int32_t xv = th_read_s32(x + k);
+        xw[0] = th_sxtab16(offset2, xv);
+        xw[1] = th_sxtab16_ror8(offset2, xv);
+    }
+    if (k < cin) {
+        const int32_t xv = load_x(x, k, cin);
+        xw[0] = th_sxtab16(offset2, xv);
+        xw[1] = th_sxtab16_ror8(offset2, xv);
+    }
+}
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+typedef struct {
+    const int32_t *xw;
+    int32_t n; /* chunks = 2p + r as 2 (p + r) + r: LSRS gives the count and the entry */
+    const int32_t *bias;
+    int8_t *out;
+    uint32_t lo4; /* the activation range, its bytes four times (LDRD with hi4) */
+    uint32_t hi4;
+    int32_t k0; /* per tensor: multiplier, round_zp (LDRD); k2: e. Per channel: 2 zp + 1 */
+    int32_t k1;
+    int32_t k2;
+    const int32_t *mult;
+    const int32_t *shift;
+    uint32_t limit; /* FC_MAG_LIMIT */
+    const int8_t *out_end;
+} fc_sframe;
+
+/* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
+#define TH_FC_S_WORD(A, W)                                                                   \
+    "sxtb16 %[t], %[" W "]\n\t"                                                             \
+    "smlad %[" A "], %[xa], %[t], %[" A "]\n\t"                                             \
+    "sxtb16 %[" W "], %[" W "], ror #8\n\t"                                                 \
+    "smlad %[" A "], %[xb], %[" W "], %[" A "]\n\t"
+#define TH_FC_S_CHUNK                                                                        \
+    "ldrd %[xa], %[xb], [%[x]], #8\n\t"                                                     \
+    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    TH_FC_S_WORD("a0", "w0") TH_FC_S_WORD("a1", "w1") TH_FC_S_WORD("a2", "w2")               \
+    TH_FC_S_WORD("a3", "w3")
+/* A block's bias, the dot, its bound (|acc| ORed into n). */
+#define TH_FC_S_DOT                                                                          \
+    "ldr %[x], %[bp]\n\t"                                                                   \
+    "ldmia %[x]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"                                         \
+    "str %[x], %[bp]\n\t"                                                                   \
+    "ldrd %[x], %[n], %[xwp]\n\t"                                                           \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcs 2f\n\t"                                                                            \
+    "9:\n\t"                                                                                \
+    TH_FC_S_CHUNK                                                                           \
+    "2:\n\t"                                                                                \
+    TH_FC_S_CHUNK                                                                           \
+    "subs %[n], %[n], #1\n\t"                                                               \
+    "bne 9b\n\t"                                                                            \
+    "eor %[n], %[a0], %[a0], asr #31\n\t"                                                   \
+    TH_FC_MAG1("a1") TH_FC_MAG1("a2") TH_FC_MAG1("a3")
+/* The four outputs stored, the next block unless the row is done. */
+#define TH_FC_S_NEXT                                                                         \
+    TH_NN_ROWS_STORE                                                                        \
+    "ldr %[n], %[oend]\n\t"                                                                 \
+    "cmp %[x], %[n]\n\t"                                                                    \
+    "bne 0b\n\t"                                                                            \
+    "8:\n\t"
+
+/* The row's first `blocks` blocks while the fast requantization's bound holds (as fc_rows);
+ * returns how many it did. */
+static int32_t fc_short_asm(fc_sframe *f, const int8_t *w, int per_channel)
+{
+    register int32_t a0 __asm__("r0");
+    register int32_t a1 __asm__("r1");
+    register int32_t a2 __asm__("r2");
+    register int32_t a3 __asm__("r3");
+    register int32_t w0 __asm__("r8");
+    register int32_t w1 __asm__("r9");
+    register int32_t w2 __asm__("r10");
+    register int32_t w3 __asm__("r11");
+    const int8_t *x;
+    int32_t n;
+    int32_t xa;
+    int32_t xb;
+    int32_t t;
+    int8_t *const out0 = f->out;
+    fc_sframe l __attribute__((aligned(8))) = *f; /* addressed from SP */
+    if (per_channel) {
+        __asm__ volatile(
+            "0:\n\t"
+            TH_FC_S_DOT
+            /* e - 1 = ~shift (<< 25 into the bound: at most 15) */
+            "ldr %[x], %[sp]\n\t"
+            "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"
+            "mvn %[w0], %[w0]\n\t"
+            "mvn %[w1], %[w1]\n\t"
+            "mvn %[w2], %[w2]\n\t"
+            "mvn %[w3], %[w3]\n\t"
+            "orr %[n], %[n], %[w0], lsl #25\n\t"
+            "orr %[n], %[n], %[w1], lsl #25\n\t"
+            "orr %[n], %[n], %[w2], lsl #25\n\t"
+            "orr %[n], %[n], %[w3], lsl #25\n\t"
+            "ldr %[xa], %[lim]\n\t"
+            "cmp %[n], %[xa]\n\t"
+            "bcs 8f\n\t"
+            "str %[x], %[sp]\n\t"
+            "ldr %[x], %[mp]\n\t"
+            TH_FC_CH_MUL1("a0", "w0") TH_FC_CH_MUL1("a1", "w1") TH_FC_CH_MUL1("a2", "w2")
+            TH_FC_CH_MUL1("a3", "w3")
+            "str %[x], %[mp]\n\t"
+            "ldr %[n], %[k2]\n\t"
+            TH_FC_CH_OUT1("a0") TH_FC_CH_OUT1("a1") TH_FC_CH_OUT1("a2") TH_FC_CH_OUT1("a3")
+            TH_FC_S_NEXT
+            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),
+              [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
+              [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)
+            : [bp] "m"(l.bias), [xwp] "m"(l.xw), [sp] "m"(l.shift), [mp] "m"(l.mult),
+              [lim] "m"(l.limit), [k2] "m"(l.k2), [lo] "m"(l.lo4), [out] "m"(l.out),
+              [oend] "m"(l.out_end)
+            : "cc", "memory");
+    } else {
+        __asm__ volatile(
+            "0:\n\t"
+            TH_FC_S_DOT
+            "ldr %[xa], %[lim]\n\t"
+            "cmp %[n], %[xa]\n\t"
+            "bcs 8f\n\t"
+            "ldrd %[w0], %[w1], %[k0]\n\t"
+            "ldr %[w2], %[k2]\n\t"
+            TH_NN_ROWS_RQ1("a0", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a1", "w0", "w1", "w2")
+            TH_NN_ROWS_RQ1("a2", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a3", "w0", "w1", "w2")
+            TH_FC_S_NEXT
+            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),
+              [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
+              [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)
+            : [bp] "m"(l.bias), [xwp] "m"(l.xw), [lim] "m"(l.limit), [k0] "m"(l.k0),
+              [k2] "m"(l.k2), [lo] "m"(l.lo4), [out] "m"(l.out), [oend] "m"(l.out_end)
+            : "cc", "memory");
+    }
+    return (int32_t)(l.out - out0) / 4;
+}
+#endif
+
+/* Path FC_SHORT over the row's first `blocks` blocks; returns how many it did (0 in builds
+ * without the native DSP loop). */
+static int32_t __attribute__((noinline))
+fc_short(const fc_row *r, const int8_t *w, int32_t blocks, int8_t *out, int per_channel)
+{
+    int32_t xw[FC_SHORT_MAX / 2] __attribute__((aligned(8)));
+    fc_short_widen(r->x, r->cin, r->offset2, xw);
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    const int32_t chunks = r->kp / 4;
+    const th_fast_rq rq =
+        th_fast_rq_make(r->multiplier[0], per_channel ? -1 : r->shift[0], r->output_offset);
+    fc_sframe f = {xw, chunks + (chunks & 1) * 2, r->bias, out, th_nn_bytes4(r->act_min),
+                   th_nn_bytes4(r->act_max), rq.multiplier, rq.round_zp,
+                   per_channel ? 2 * r->output_offset + 1 : rq.e, r->multiplier, r->shift,
+                   FC_MAG_LIMIT, out + 4 * blocks};
+    return fc_short_asm(&f, w, per_channel);
+#else
+    /* The same loop in C (builds without the native DSP loop, the kernel tests' emulated
+     * DSP build among them): the widened row, the bound, the fast requantization. */
+    const int32_t chunks = r->kp / 4;
+    const th_fast_rq rq =
+        th_fast_rq_make(r->multiplier[0], per_channel ? -1 : r->shift[0], r->output_offset);
+    const int32_t zp2p1 = 2 * r->output_offset + 1;
+    int32_t done = 0;
+    for (; done < blocks; done++, out += 4) {
+        const int32_t c0 = 4 * done;
+        int32_t acc[4];
+        uint32_t mag = 0;
+        for (int32_t j = 0; j < 4; j++) {
+            acc[j] = r->bias[c0 + j];
+        }
+        for (int32_t c = 0; c < chunks; c++, w += 16) {
+            for (int32_t j = 0; j < 4; j++) {
+                const int32_t wv = th_read_s32(w + 4 * j);
+                acc[j] = th_smlad(xw[2 * c + 1], th_sxtb16_ror8(wv),
+                                  th_smlad(xw[2 * c], th_sxtb16(wv), acc[j]));
+            }
+        }
+        for (int32_t j = 0; j < 4; j++) {
+            mag |= fc_mag(acc[j]) | (per_channel ? ~(uint32_t)r->shift[c0 + j] << 25 : 0u);
+        }
+        if (mag >= FC_MAG_LIMIT) {
+            break;
+        }
+        for (int32_t j = 0; j < 4; j++) {
+            const int32_t v = per_channel ? fc_rq_channel(acc[j], r->multiplier[c0 + j],
+                                                          ~r->shift[c0 + j], zp2p1)
+                                          : th_fast_rq_apply(acc[j], &rq);
+            out[j] = (int8_t)th_clamp(v, r->act_min, r->act_max);
+        }
+    }
+    return done;
+#endif
+}
+
 static void __attribute__((noinline))
 fc_blocks_tensor(const fc_row *r, const fc_tail *tail, const int8_t *filter, int32_t blocks,
                  int8_t *out)
@@ -556,7 +764,10 @@ TH_INLINE void fc_blocks_rest(const fc_row *r, const fc_tail *tail, const int8_t
     int32_t done = 0;
     /* (selected here in every build, so a recording build, its DSP modelled in C, records
      * the path) */
-    if (r->fo_sum == 0 && r->bias != NULL && r->fast && blocks > 0 && TH_NN_PATH(FC_ROWS)) {
+    const int plain = r->fo_sum == 0 && r->bias != NULL && r->fast && blocks > 0;
+    if (plain && r->cin <= FC_SHORT_MAX && TH_NN_PATH(FC_SHORT)) {
+        done = fc_short(r, filter, blocks, out, per_channel);
+    } else if (plain && TH_NN_PATH(FC_ROWS)) {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
         done = fc_rows(r, tail, filter, blocks, out, per_channel);
 #endif
