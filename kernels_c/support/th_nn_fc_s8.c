@@ -13,6 +13,26 @@
 #include "th_nn_fc_rows.h"
 #include "th_nn_support.h"
 
+/* The OR of every channel's multiplier, 30 - shift and shift + 31: its sign bit is set when
+ * one is out of range. */
+static uint32_t th_nn_check_shifts(const int32_t *multiplier, const int32_t *shift,
+                                   int32_t count)
+{
+    uint32_t bad = 0;
+    int32_t i = 0;
+    for (; i + 2 <= count; i += 2) { /* two channels per pass: the loop's own cost halved */
+        const uint32_t s0 = (uint32_t)shift[i];
+        const uint32_t s1 = (uint32_t)shift[i + 1];
+        bad |= (uint32_t)multiplier[i] | (uint32_t)multiplier[i + 1] | (30u - s0) |
+               (s0 + 31u) | (30u - s1) | (s1 + 31u);
+    }
+    if (i < count) {
+        const uint32_t s0 = (uint32_t)shift[i];
+        bad |= (uint32_t)multiplier[i] | (30u - s0) | (s0 + 31u);
+    }
+    return bad;
+}
+
 th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
                          const int32_t *shift, int32_t count, const th_dims *input_dims,
                          const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -38,20 +58,25 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
         params->activation.max > 127) {
         return TH_ERR_ARG;
     }
-    /* multiplier >= 0 and -31 <= shift <= 30 for all: sign bits ORed, no branch per channel
-     * (30 - s and s + 31 are both >= 0 exactly in range, as 32-bit words). */
-    uint32_t bad = 0;
+    /* The common case first, two operations per channel: multipliers >= 0 (their OR) and
+     * shifts in [-16, -1] (~shift in [0, 15]: their OR below 16), inside the range below. */
+    uint32_t neg = 0;
+    uint32_t nots = 0;
     int32_t i = 0;
-    for (; i + 2 <= count; i += 2) { /* two channels per pass: the loop's own cost halved */
-        const uint32_t s0 = (uint32_t)shift[i];
-        const uint32_t s1 = (uint32_t)shift[i + 1];
-        bad |= (uint32_t)multiplier[i] | (uint32_t)multiplier[i + 1] | (30u - s0) |
-               (s0 + 31u) | (30u - s1) | (s1 + 31u);
+    for (; i + 4 <= count; i += 4) {
+        neg |= (uint32_t)multiplier[i] | (uint32_t)multiplier[i + 1] |
+               (uint32_t)multiplier[i + 2] | (uint32_t)multiplier[i + 3];
+        nots |= ~(uint32_t)shift[i] | ~(uint32_t)shift[i + 1] | ~(uint32_t)shift[i + 2] |
+                ~(uint32_t)shift[i + 3];
     }
-    if (i < count) {
-        const uint32_t s0 = (uint32_t)shift[i];
-        bad |= (uint32_t)multiplier[i] | (30u - s0) | (s0 + 31u);
+    for (; i < count; i++) {
+        neg |= (uint32_t)multiplier[i];
+        nots |= ~(uint32_t)shift[i];
     }
+    /* Else multiplier >= 0 and -31 <= shift <= 30 for all: sign bits ORed, no branch per
+     * channel (30 - s and s + 31 are both >= 0 exactly in range, as 32-bit words). */
+    const uint32_t bad =
+        (neg >> 31) == 0 && nots < 16u ? 0u : th_nn_check_shifts(multiplier, shift, count);
     if ((bad >> 31) != 0) {
         return TH_ERR_ARG;
     }
@@ -614,7 +639,7 @@ typedef struct {
 
 /* The row's first `blocks` blocks while the fast requantization's bound holds (as fc_rows);
  * returns how many it did. */
-static int32_t fc_short_asm(fc_sframe *f, const int8_t *w, int per_channel)
+TH_INLINE int32_t fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel)
 {
     register int32_t a0 __asm__("r0");
     register int32_t a1 __asm__("r1");
