@@ -639,7 +639,7 @@ typedef struct {
 
 /* The row's first `blocks` blocks while the fast requantization's bound holds (as fc_rows);
  * returns how many it did. */
-TH_INLINE int32_t fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel)
+TH_INLINE int32_t fc_short_asm(fc_sframe *f, const int8_t *w, int per_channel)
 {
     register int32_t a0 __asm__("r0");
     register int32_t a1 __asm__("r1");
@@ -655,7 +655,7 @@ TH_INLINE int32_t fc_short_asm(const fc_sframe *f, const int8_t *w, int per_chan
     int32_t xb;
     int32_t t;
     int8_t *const out0 = f->out;
-    fc_sframe l __attribute__((aligned(8))) = *f; /* addressed from SP */
+    fc_sframe *const l = f; /* the caller's, addressed from SP once inlined */
     if (per_channel) {
         __asm__ volatile(
             "0:\n\t"
@@ -685,9 +685,9 @@ TH_INLINE int32_t fc_short_asm(const fc_sframe *f, const int8_t *w, int per_chan
             : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),
               [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
               [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)
-            : [bp] "m"(l.bias), [xwp] "m"(l.xw), [sp] "m"(l.shift), [mp] "m"(l.mult),
-              [lim] "m"(l.limit), [k2] "m"(l.k2), [lo] "m"(l.lo4), [out] "m"(l.out),
-              [oend] "m"(l.out_end)
+            : [bp] "m"(l->bias), [xwp] "m"(l->xw), [sp] "m"(l->shift), [mp] "m"(l->mult),
+              [lim] "m"(l->limit), [k2] "m"(l->k2), [lo] "m"(l->lo4), [out] "m"(l->out),
+              [oend] "m"(l->out_end)
             : "cc", "memory");
     } else {
         __asm__ volatile(
@@ -704,67 +704,119 @@ TH_INLINE int32_t fc_short_asm(const fc_sframe *f, const int8_t *w, int per_chan
             : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),
               [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
               [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)
-            : [bp] "m"(l.bias), [xwp] "m"(l.xw), [lim] "m"(l.limit), [k0] "m"(l.k0),
-              [k2] "m"(l.k2), [lo] "m"(l.lo4), [out] "m"(l.out), [oend] "m"(l.out_end)
+            : [bp] "m"(l->bias), [xwp] "m"(l->xw), [lim] "m"(l->limit), [k0] "m"(l->k0),
+              [k2] "m"(l->k2), [lo] "m"(l->lo4), [out] "m"(l->out), [oend] "m"(l->out_end)
             : "cc", "memory");
     }
-    return (int32_t)(l.out - out0) / 4;
+    return (int32_t)(f->out - out0) / 4;
 }
 #endif
 
-/* Path FC_SHORT over the row's first `blocks` blocks; returns how many it did (0 in builds
- * without the native DSP loop). */
+/* The last cout % 4 channels of a row (their block interleaved by that count), from the
+ * widened row: the fast requantization where exact, else the exact one. */
+static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
+                          const int32_t *shift, int32_t mult_step, const int32_t *xw,
+                          int32_t chunks, const int8_t *w, int32_t c0, int32_t g,
+                          const int32_t *bias, int8_t *out)
+{
+    for (int32_t j = 0; j < g; j++) {
+        const int32_t c = c0 + j;
+        int32_t acc = bias[c];
+        for (int32_t k = 0; k < chunks; k++) {
+            const int32_t wv = th_read_s32(w + 4 * (g * k + j));
+            acc = th_smlad(xw[2 * k + 1], th_sxtb16_ror8(wv),
+                           th_smlad(xw[2 * k], th_sxtb16(wv), acc));
+        }
+        const int32_t m = multiplier[c * mult_step];
+        const int32_t s = shift[c * mult_step];
+        int32_t v;
+        if (th_fast_shift_ok(s) && fc_mag(acc) < FC_MAG_LIMIT) {
+            const th_fast_rq rq = th_fast_rq_make(m, s, params->output_offset);
+            v = th_fast_rq_apply(acc, &rq);
+        } else {
+            v = th_requantize_s8(acc, m, s, params->output_offset);
+        }
+        out[c] = (int8_t)th_clamp(v, params->activation.min, params->activation.max);
+    }
+}
+
+/* Path FC_SHORT: whole batch rows (no filter offset, a bias, the per-tensor shift in the fast
+ * range); returns how many rows it did. A row whose block fails the bound is left whole to
+ * the general loop (FULLY_CONNECTED never runs in place, so its input is still there). */
 static int32_t __attribute__((noinline))
-fc_short(const fc_row *r, const int8_t *w, int32_t blocks, int8_t *out, int per_channel)
+fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
+              int32_t mult_step, int32_t batches, const int8_t *input, int32_t cin,
+              int32_t cout, const int8_t *filter, const int32_t *bias, int8_t *output)
 {
     int32_t xw[FC_SHORT_MAX / 2] __attribute__((aligned(8)));
-    fc_short_widen(r->x, r->cin, r->offset2, xw);
+    const int32_t chunks = (cin + 3) / 4;
+    const int32_t blocks = cout / 4;
+    const int per_channel = mult_step != 0;
+    const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
+                                      ((uint32_t)params->input_offset & 0xFFFFu));
+    const th_fast_rq rq =
+        th_fast_rq_make(multiplier[0], per_channel ? -1 : shift[0], params->output_offset);
+    const int8_t *const w_last = filter + (int64_t)blocks * 16 * chunks;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    const int32_t chunks = r->kp / 4;
-    const th_fast_rq rq =
-        th_fast_rq_make(r->multiplier[0], per_channel ? -1 : r->shift[0], r->output_offset);
-    fc_sframe f = {xw, chunks + (chunks & 1) * 2, r->bias, out, th_nn_bytes4(r->act_min),
-                   th_nn_bytes4(r->act_max), rq.multiplier, rq.round_zp,
-                   per_channel ? 2 * r->output_offset + 1 : rq.e, r->multiplier, r->shift,
-                   FC_MAG_LIMIT, out + 4 * blocks};
-    return fc_short_asm(&f, w, per_channel);
+    fc_sframe f __attribute__((aligned(8))) = {
+        xw, chunks + (chunks & 1) * 2, bias, output, th_nn_bytes4(params->activation.min),
+        th_nn_bytes4(params->activation.max), rq.multiplier, rq.round_zp,
+        per_channel ? 2 * params->output_offset + 1 : rq.e, multiplier, shift, FC_MAG_LIMIT,
+        output};
+#endif
+    for (int32_t b = 0; b < batches; b++) {
+        int8_t *out = output + (int64_t)b * cout;
+        fc_short_widen(input + (int64_t)b * cin, cin, offset2, xw);
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+        f.bias = bias;
+        f.out = out;
+        f.out_end = out + 4 * blocks;
+        f.mult = multiplier;
+        f.shift = shift;
+        const int32_t done = blocks > 0 ? fc_short_asm(&f, filter, per_channel) : 0;
 #else
-    /* The same loop in C (builds without the native DSP loop, the kernel tests' emulated
-     * DSP build among them): the widened row, the bound, the fast requantization. */
-    const int32_t chunks = r->kp / 4;
-    const th_fast_rq rq =
-        th_fast_rq_make(r->multiplier[0], per_channel ? -1 : r->shift[0], r->output_offset);
-    const int32_t zp2p1 = 2 * r->output_offset + 1;
-    int32_t done = 0;
-    for (; done < blocks; done++, out += 4) {
-        const int32_t c0 = 4 * done;
-        int32_t acc[4];
-        uint32_t mag = 0;
-        for (int32_t j = 0; j < 4; j++) {
-            acc[j] = r->bias[c0 + j];
-        }
-        for (int32_t c = 0; c < chunks; c++, w += 16) {
+        /* The same loop in C (builds without the native DSP loop, the kernel tests'
+         * emulated DSP build among them): the widened row, the bound, the fast
+         * requantization. */
+        const int32_t zp2p1 = 2 * params->output_offset + 1;
+        const int8_t *w = filter;
+        int32_t done = 0;
+        for (; done < blocks; done++) {
+            const int32_t c0 = 4 * done;
+            int32_t acc[4];
+            uint32_t mag = 0;
             for (int32_t j = 0; j < 4; j++) {
-                const int32_t wv = th_read_s32(w + 4 * j);
-                acc[j] = th_smlad(xw[2 * c + 1], th_sxtb16_ror8(wv),
-                                  th_smlad(xw[2 * c], th_sxtb16(wv), acc[j]));
+                acc[j] = bias[c0 + j];
+            }
+            for (int32_t k = 0; k < chunks; k++, w += 16) {
+                for (int32_t j = 0; j < 4; j++) {
+                    const int32_t wv = th_read_s32(w + 4 * j);
+                    acc[j] = th_smlad(xw[2 * k + 1], th_sxtb16_ror8(wv),
+                                      th_smlad(xw[2 * k], th_sxtb16(wv), acc[j]));
+                }
+            }
+            for (int32_t j = 0; j < 4; j++) {
+                mag |= fc_mag(acc[j]) | (per_channel ? ~(uint32_t)shift[c0 + j] << 25 : 0u);
+            }
+            if (mag >= FC_MAG_LIMIT) {
+                break;
+            }
+            for (int32_t j = 0; j < 4; j++) {
+                const int32_t v = per_channel ? fc_rq_channel(acc[j], multiplier[c0 + j],
+                                                              ~shift[c0 + j], zp2p1)
+                                              : th_fast_rq_apply(acc[j], &rq);
+                out[c0 + j] = (int8_t)th_clamp(v, params->activation.min,
+                                               params->activation.max);
             }
         }
-        for (int32_t j = 0; j < 4; j++) {
-            mag |= fc_mag(acc[j]) | (per_channel ? ~(uint32_t)r->shift[c0 + j] << 25 : 0u);
-        }
-        if (mag >= FC_MAG_LIMIT) {
-            break;
-        }
-        for (int32_t j = 0; j < 4; j++) {
-            const int32_t v = per_channel ? fc_rq_channel(acc[j], r->multiplier[c0 + j],
-                                                          ~r->shift[c0 + j], zp2p1)
-                                          : th_fast_rq_apply(acc[j], &rq);
-            out[j] = (int8_t)th_clamp(v, r->act_min, r->act_max);
-        }
-    }
-    return done;
 #endif
+        if (done < blocks) {
+            return b;
+        }
+        fc_short_last(params, multiplier, shift, mult_step, xw, chunks, w_last, 4 * blocks,
+                      cout & 3, bias, out);
+    }
+    return batches;
 }
 
 static void __attribute__((noinline))
@@ -789,10 +841,7 @@ TH_INLINE void fc_blocks_rest(const fc_row *r, const fc_tail *tail, const int8_t
     int32_t done = 0;
     /* (selected here in every build, so a recording build, its DSP modelled in C, records
      * the path) */
-    const int plain = r->fo_sum == 0 && r->bias != NULL && r->fast && blocks > 0;
-    if (plain && r->cin <= FC_SHORT_MAX && TH_NN_PATH(FC_SHORT)) {
-        done = fc_short(r, filter, blocks, out, per_channel);
-    } else if (plain && TH_NN_PATH(FC_ROWS)) {
+    if (r->fo_sum == 0 && r->bias != NULL && r->fast && blocks > 0 && TH_NN_PATH(FC_ROWS)) {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
         done = fc_rows(r, tail, filter, blocks, out, per_channel);
 #endif
@@ -977,8 +1026,16 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
     const th_fast_rq rq_tensor =
         fast && mult_step == 0 ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
              : (th_fast_rq){0, 0, 0};
+    int32_t b0 = 0;
+    if (cin <= FC_SHORT_MAX && params->filter_offset == 0 && bias != NULL && fast &&
+        TH_NN_PATH(FC_SHORT)) {
+        b0 = fc_short_rows(params, multiplier, shift, mult_step, input_dims->n, input, cin,
+                           cout, filter, bias, output);
+    }
+#else
+    const int32_t b0 = 0;
 #endif
-    for (int32_t b = 0; b < input_dims->n; b++) {
+    for (int32_t b = b0; b < input_dims->n; b++) {
         const int8_t *x = input + (int64_t)b * cin;
         int8_t *out = output + (int64_t)b * cout;
         int32_t x_sum = 0; /* sum(x + input_offset), for the filter offset */
