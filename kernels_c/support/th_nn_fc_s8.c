@@ -4,6 +4,8 @@
  * read in place as int8 and widened with SXTAB16 (the input offset rides along), so no
  * scratch is needed. A filter offset (per-tensor FC) is folded in exactly:
  * sum((x + io) * (w + fo)) = sum((x + io) * w) + fo * sum(x + io).
+ * Inputs of at most 64 values (path FC_SHORT, no filter offset, a bias): the row widened once
+ * into int16 pairs on the stack (128 bytes at most), whole rows run from the entry.
  * MVE path: th_nn_mve_pixel_sums per batch row (th_nn_mve_s8.c); inputs of at most 16 values
  * (fc_mve_short) without the sums of weights.
  */
