@@ -1,17 +1,18 @@
 """The int8 FULLY_CONNECTED kernels' path FC_SHORT (th_nn_fc_s8.c, issue 14): inputs of at
-most 64 values, no filter offset, a bias and the fast requantization (per tensor: its shift;
+most 128 values, no filter offset, a bias and the fast requantization (per tensor: its shift;
 per channel: checked block by block) widen (x + input_offset) once per batch row into int16
 pairs and run the whole blocks of four channels in one assembly loop (a C loop in builds
 without the native DSP), a block failing the bound (|acc| >= 2^29 or a per-channel shift
 outside [-16, -1]) ending it so the general block loop takes it and the rest.
 
-The cases: every input length 1..64 (every cin % 4, odd and even chunk counts) and 65
-(past the path), outputs with every cout % 4 (the last channels' general pass), per tensor
-and per channel, clamped and whole activation ranges, one to three batches, a huge bias in a
-middle block (the bound fails mid-row), a per-channel shift of 0 or -20 in a middle block
-(outside the fast range: the same), a per-tensor shift outside the fast range (path not
-taken). Against the NumPy reference on the host (ASan/UBSan; portable, emulated DSP and the
-build without optional paths) and on QEMU mps2-an386 (Cortex-M4, the assembly loop).
+The cases: every input length 1..65 and some up to 128, and 129 (past the path; every
+cin % 4, odd and even chunk counts), outputs with every cout % 4 (the last channels' pass),
+per tensor and per channel, clamped and whole activation ranges, one to three batches, a
+huge bias in a middle block (the bound fails mid-row), a per-channel shift of 0 or -20 in a
+middle block (outside the fast range: the same), a per-tensor shift outside the fast range
+(path not taken). Against the NumPy reference on the host (ASan/UBSan; portable, emulated
+DSP and the build without optional paths) and on QEMU mps2-an386 (Cortex-M4, the assembly
+loop).
 """
 
 from __future__ import annotations
@@ -31,11 +32,14 @@ from tinyhost.arith.fixedpoint import quantize_multiplier
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
 
+CINS = [*range(1, 66), 67, 90, 101, 126, 127, 128, 129]
+
+
 def short_cases(seed: int) -> list[FcCase]:
-    """One case per input length 1..65, alternating per tensor and per channel."""
+    """One case per input length of CINS, alternating per tensor and per channel."""
     rng = np.random.default_rng(seed)
     out = []
-    for cin in range(1, 66):
+    for cin in CINS:
         per_channel = cin % 2 == 0
         cout = 4 * int(rng.integers(1, 7)) + cin % 4
         n = cout if per_channel else 1
@@ -65,7 +69,7 @@ def test_short_cases_cover_the_path() -> None:
     """The cases take the path and its exits; outputs are not saturated (the test can fail)."""
     cases = short_cases(1)
     assert {c.w.shape[1] % 4 for c in cases} == {0, 1, 2, 3}
-    assert {(c.w.shape[1] + 3) // 4 % 2 for c in cases if c.w.shape[1] <= 64} == {0, 1}
+    assert {(c.w.shape[1] + 3) // 4 % 2 for c in cases if c.w.shape[1] <= 128} == {0, 1}
     assert {c.w.shape[0] % 4 for c in cases} == {0, 1, 2, 3}
     assert {c.x.shape[0] for c in cases} == {1, 2, 3}
     assert any(abs(int(c.bias[5])) > 1 << 28 for c in cases if c.w.shape[0] >= 8)
@@ -89,7 +93,7 @@ def test_fc_short_on_the_host(variant: str) -> None:
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
 def test_fc_short_on_cortex_m4(tmp_path: Path) -> None:
     cases = [c for seed in (2, 3) for c in short_cases(seed) if fits_small_firmware(c)]
-    assert len(cases) >= 120
+    assert len(cases) >= 130
     run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
     problems = [f"{c.op.name} {c.w.shape} act {c.p.act_min}..{c.p.act_max}: {p}"
                 for c, r in zip(cases, run.results, strict=True)

@@ -4,8 +4,8 @@
  * read in place as int8 and widened with SXTAB16 (the input offset rides along), so no
  * scratch is needed. A filter offset (per-tensor FC) is folded in exactly:
  * sum((x + io) * (w + fo)) = sum((x + io) * w) + fo * sum(x + io).
- * Inputs of at most 64 values (path FC_SHORT, no filter offset, a bias): the row widened once
- * into int16 pairs on the stack (128 bytes at most), whole rows run from the entry.
+ * Inputs of at most 128 values (path FC_SHORT, no filter offset, a bias): the row widened once
+ * into int16 pairs on the stack (256 bytes at most), whole rows run from the entry.
  * MVE path: th_nn_mve_pixel_sums per batch row (th_nn_mve_s8.c); inputs of at most 16 values
  * (fc_mve_short) without the sums of weights.
  */
@@ -563,13 +563,13 @@ fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, i
 
 /* ---- Path FC_SHORT: inputs of at most FC_SHORT_MAX values ---------------------------------
  * (x + input_offset) widened once per input row into int16 pairs on this path's stack (at
- * most 128 bytes), in the order the dot consumes them: chunk j's pairs (x[4j], x[4j+2]) and
+ * most 256 bytes), in the order the dot consumes them: chunk j's pairs (x[4j], x[4j+2]) and
  * (x[4j+1], x[4j+3]), the tail zero-padded to whole chunks (the weights' padding is zero).
  * Per chunk of a block of four channels: LDRD of the pairs, one LDM of the four weight
  * words, 8 SXTB16 and 8 SMLAD (18 instructions for 16 MACs, where fc_rows spends 22 plus
  * the tail word's own code), and no tail code at all. The rest of a block (bound check,
  * requantization, store) is fc_rows'. */
-#define FC_SHORT_MAX 64
+#define FC_SHORT_MAX 128
 
 /* The widened row: 2 words per chunk, chunks = round_up4(cin) / 4. */
 static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_t *xw)
@@ -714,29 +714,30 @@ TH_INLINE int32_t fc_short_asm(fc_sframe *f, const int8_t *w, int per_channel)
 }
 #endif
 
-/* The last cout % 4 channels of a row (their block interleaved by that count), from the
- * widened row: the fast requantization where exact, else the exact one. */
+/* The last cout % 4 channels of a row (their block interleaved by that count) by block_dot,
+ * the partial last word's pairs from the widened row: the fast requantization where exact,
+ * else the exact one. */
 static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
-                          const int32_t *shift, int32_t mult_step, const int32_t *xw,
-                          int32_t chunks, const int8_t *w, int32_t c0, int32_t g,
-                          const int32_t *bias, int8_t *out)
+                          const int32_t *shift, int32_t mult_step, const int8_t *x,
+                          int32_t cin, int32_t offset2, const int32_t *xw, const int8_t *w,
+                          int32_t c0, int32_t g, const int32_t *bias, int8_t *out)
 {
+    const int32_t t = 2 * ((cin - 1) / 4); /* the last chunk's pairs */
+    int32_t acc[4] = {0, 0, 0, 0};
+    for (int32_t j = 0; j < g; j++) {
+        acc[j] = bias[c0 + j];
+    }
+    block_dot(x, cin, offset2, w, g, acc, xw[t], xw[t + 1]);
     for (int32_t j = 0; j < g; j++) {
         const int32_t c = c0 + j;
-        int32_t acc = bias[c];
-        for (int32_t k = 0; k < chunks; k++) {
-            const int32_t wv = th_read_s32(w + 4 * (g * k + j));
-            acc = th_smlad(xw[2 * k + 1], th_sxtb16_ror8(wv),
-                           th_smlad(xw[2 * k], th_sxtb16(wv), acc));
-        }
         const int32_t m = multiplier[c * mult_step];
         const int32_t s = shift[c * mult_step];
         int32_t v;
-        if (th_fast_shift_ok(s) && fc_mag(acc) < FC_MAG_LIMIT) {
+        if (th_fast_shift_ok(s) && fc_mag(acc[j]) < FC_MAG_LIMIT) {
             const th_fast_rq rq = th_fast_rq_make(m, s, params->output_offset);
-            v = th_fast_rq_apply(acc, &rq);
+            v = th_fast_rq_apply(acc[j], &rq);
         } else {
-            v = th_requantize_s8(acc, m, s, params->output_offset);
+            v = th_requantize_s8(acc[j], m, s, params->output_offset);
         }
         out[c] = (int8_t)th_clamp(v, params->activation.min, params->activation.max);
     }
@@ -815,8 +816,10 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
         if (done < blocks) {
             return b;
         }
-        fc_short_last(params, multiplier, shift, mult_step, xw, chunks, w_last, 4 * blocks,
-                      cout & 3, bias, out);
+        if ((cout & 3) != 0) {
+            fc_short_last(params, multiplier, shift, mult_step, input + (int64_t)b * cin, cin,
+                          offset2, xw, w_last, 4 * blocks, cout & 3, bias, out);
+        }
     }
     return batches;
 }
