@@ -641,7 +641,8 @@ typedef struct {
 
 /* The row's first `blocks` blocks while the fast requantization's bound holds (as fc_rows);
  * returns how many it did. */
-TH_INLINE int32_t fc_short_asm(fc_sframe *f, const int8_t *w, int per_channel)
+static int32_t __attribute__((noinline))
+fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel)
 {
     register int32_t a0 __asm__("r0");
     register int32_t a1 __asm__("r1");
@@ -656,8 +657,10 @@ TH_INLINE int32_t fc_short_asm(fc_sframe *f, const int8_t *w, int per_channel)
     int32_t xa;
     int32_t xb;
     int32_t t;
-    int8_t *const out0 = f->out;
-    fc_sframe *const l = f; /* the caller's, addressed from SP once inlined */
+    /* On this stack (addressed from SP: no register is left for a base; inlined into the
+     * caller, some builds (-Os) find no registers for the operands). */
+    fc_sframe frame __attribute__((aligned(8))) = *f;
+    fc_sframe *const l = &frame;
     if (per_channel) {
         __asm__ volatile(
             "0:\n\t"
@@ -710,7 +713,7 @@ TH_INLINE int32_t fc_short_asm(fc_sframe *f, const int8_t *w, int per_channel)
               [k2] "m"(l->k2), [lo] "m"(l->lo4), [out] "m"(l->out), [oend] "m"(l->out_end)
             : "cc", "memory");
     }
-    return (int32_t)(f->out - out0) / 4;
+    return (int32_t)(frame.out - f->out) / 4;
 }
 #endif
 
