@@ -4,6 +4,8 @@
  * read in place as int8 and widened with SXTAB16 (the input offset rides along), so no
  * scratch is needed. A filter offset (per-tensor FC) is folded in exactly:
  * sum((x + io) * (w + fo)) = sum((x + io) * w) + fo * sum(x + io).
+ * Inputs of at most 128 values (path FC_SHORT, no filter offset, a bias): the row widened once
+ * into int16 pairs on the stack (256 bytes at most), whole rows run from the entry.
  * MVE path: th_nn_mve_pixel_sums per batch row (th_nn_mve_s8.c); inputs of at most 16 values
  * (fc_mve_short) without the sums of weights.
  */
@@ -12,6 +14,26 @@
 #include "th_nn.h"
 #include "th_nn_fc_rows.h"
 #include "th_nn_support.h"
+
+/* The OR of every channel's multiplier, 30 - shift and shift + 31: its sign bit is set when
+ * one is out of range. */
+static uint32_t th_nn_check_shifts(const int32_t *multiplier, const int32_t *shift,
+                                   int32_t count)
+{
+    uint32_t bad = 0;
+    int32_t i = 0;
+    for (; i + 2 <= count; i += 2) { /* two channels per pass: the loop's own cost halved */
+        const uint32_t s0 = (uint32_t)shift[i];
+        const uint32_t s1 = (uint32_t)shift[i + 1];
+        bad |= (uint32_t)multiplier[i] | (uint32_t)multiplier[i + 1] | (30u - s0) |
+               (s0 + 31u) | (30u - s1) | (s1 + 31u);
+    }
+    if (i < count) {
+        const uint32_t s0 = (uint32_t)shift[i];
+        bad |= (uint32_t)multiplier[i] | (30u - s0) | (s0 + 31u);
+    }
+    return bad;
+}
 
 th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
                          const int32_t *shift, int32_t count, const th_dims *input_dims,
@@ -38,20 +60,25 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
         params->activation.max > 127) {
         return TH_ERR_ARG;
     }
-    /* multiplier >= 0 and -31 <= shift <= 30 for all: sign bits ORed, no branch per channel
-     * (30 - s and s + 31 are both >= 0 exactly in range, as 32-bit words). */
-    uint32_t bad = 0;
+    /* The common case first, two operations per channel: multipliers >= 0 (their OR) and
+     * shifts in [-16, -1] (~shift in [0, 15]: their OR below 16), inside the range below. */
+    uint32_t neg = 0;
+    uint32_t nots = 0;
     int32_t i = 0;
-    for (; i + 2 <= count; i += 2) { /* two channels per pass: the loop's own cost halved */
-        const uint32_t s0 = (uint32_t)shift[i];
-        const uint32_t s1 = (uint32_t)shift[i + 1];
-        bad |= (uint32_t)multiplier[i] | (uint32_t)multiplier[i + 1] | (30u - s0) |
-               (s0 + 31u) | (30u - s1) | (s1 + 31u);
+    for (; i + 4 <= count; i += 4) {
+        neg |= (uint32_t)multiplier[i] | (uint32_t)multiplier[i + 1] |
+               (uint32_t)multiplier[i + 2] | (uint32_t)multiplier[i + 3];
+        nots |= ~(uint32_t)shift[i] | ~(uint32_t)shift[i + 1] | ~(uint32_t)shift[i + 2] |
+                ~(uint32_t)shift[i + 3];
     }
-    if (i < count) {
-        const uint32_t s0 = (uint32_t)shift[i];
-        bad |= (uint32_t)multiplier[i] | (30u - s0) | (s0 + 31u);
+    for (; i < count; i++) {
+        neg |= (uint32_t)multiplier[i];
+        nots |= ~(uint32_t)shift[i];
     }
+    /* Else multiplier >= 0 and -31 <= shift <= 30 for all: sign bits ORed, no branch per
+     * channel (30 - s and s + 31 are both >= 0 exactly in range, as 32-bit words). */
+    const uint32_t bad =
+        (neg >> 31) == 0 && nots < 16u ? 0u : th_nn_check_shifts(multiplier, shift, count);
     if ((bad >> 31) != 0) {
         return TH_ERR_ARG;
     }
@@ -534,6 +561,272 @@ fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, i
 
 #endif
 
+/* ---- Path FC_SHORT: inputs of at most FC_SHORT_MAX values ---------------------------------
+ * (x + input_offset) widened once per input row into int16 pairs on this path's stack (at
+ * most 256 bytes), in the order the dot consumes them: chunk j's pairs (x[4j], x[4j+2]) and
+ * (x[4j+1], x[4j+3]), the tail zero-padded to whole chunks (the weights' padding is zero).
+ * Per chunk of a block of four channels: LDRD of the pairs, one LDM of the four weight
+ * words, 8 SXTB16 and 8 SMLAD (18 instructions for 16 MACs, where fc_rows spends 22 plus
+ * the tail word's own code), and no tail code at all. The rest of a block (bound check,
+ * requantization, store) is fc_rows'. */
+#define FC_SHORT_MAX 128
+
+/* The widened row: 2 words per chunk, chunks = round_up4(cin) / 4. */
+static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_t *xw)
+{
+    int32_t k = 0;
+    for (; k + 4 <= cin; k += 4, xw += 2) {
+        const int32_t xv = th_read_s32(x + k);
+        xw[0] = th_sxtab16(offset2, xv);
+        xw[1] = th_sxtab16_ror8(offset2, xv);
+    }
+    if (k < cin) {
+        const int32_t xv = load_x(x, k, cin);
+        xw[0] = th_sxtab16(offset2, xv);
+        xw[1] = th_sxtab16_ror8(offset2, xv);
+    }
+}
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+typedef struct {
+    const int32_t *xw;
+    int32_t n; /* chunks = 2p + r as 2 (p + r) + r: LSRS gives the count and the entry */
+    const int32_t *bias;
+    int8_t *out;
+    uint32_t lo4; /* the activation range, its bytes four times (LDRD with hi4) */
+    uint32_t hi4;
+    int32_t k0; /* per tensor: multiplier, round_zp (LDRD); k2: e. Per channel: 2 zp + 1 */
+    int32_t k1;
+    int32_t k2;
+    const int32_t *mult;
+    const int32_t *shift;
+    uint32_t limit; /* FC_MAG_LIMIT */
+    const int8_t *out_end;
+} fc_sframe;
+
+/* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
+#define TH_FC_S_WORD(A, W)                                                                   \
+    "sxtb16 %[t], %[" W "]\n\t"                                                             \
+    "smlad %[" A "], %[xa], %[t], %[" A "]\n\t"                                             \
+    "sxtb16 %[" W "], %[" W "], ror #8\n\t"                                                 \
+    "smlad %[" A "], %[xb], %[" W "], %[" A "]\n\t"
+#define TH_FC_S_CHUNK                                                                        \
+    "ldrd %[xa], %[xb], [%[x]], #8\n\t"                                                     \
+    "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    TH_FC_S_WORD("a0", "w0") TH_FC_S_WORD("a1", "w1") TH_FC_S_WORD("a2", "w2")               \
+    TH_FC_S_WORD("a3", "w3")
+/* A block's bias, the dot, its bound (|acc| ORed into n). */
+#define TH_FC_S_DOT                                                                          \
+    "ldr %[x], %[bp]\n\t"                                                                   \
+    "ldmia %[x]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"                                         \
+    "str %[x], %[bp]\n\t"                                                                   \
+    "ldrd %[x], %[n], %[xwp]\n\t"                                                           \
+    "lsrs %[n], %[n], #1\n\t"                                                               \
+    "bcs 2f\n\t"                                                                            \
+    "9:\n\t"                                                                                \
+    TH_FC_S_CHUNK                                                                           \
+    "2:\n\t"                                                                                \
+    TH_FC_S_CHUNK                                                                           \
+    "subs %[n], %[n], #1\n\t"                                                               \
+    "bne 9b\n\t"                                                                            \
+    "eor %[n], %[a0], %[a0], asr #31\n\t"                                                   \
+    TH_FC_MAG1("a1") TH_FC_MAG1("a2") TH_FC_MAG1("a3")
+/* The four outputs stored, the next block unless the row is done. */
+#define TH_FC_S_NEXT                                                                         \
+    TH_NN_ROWS_STORE                                                                        \
+    "ldr %[n], %[oend]\n\t"                                                                 \
+    "cmp %[x], %[n]\n\t"                                                                    \
+    "bne 0b\n\t"                                                                            \
+    "8:\n\t"
+
+/* The row's first `blocks` blocks while the fast requantization's bound holds (as fc_rows);
+ * returns how many it did. */
+static int32_t __attribute__((noinline))
+fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel)
+{
+    register int32_t a0 __asm__("r0");
+    register int32_t a1 __asm__("r1");
+    register int32_t a2 __asm__("r2");
+    register int32_t a3 __asm__("r3");
+    register int32_t w0 __asm__("r8");
+    register int32_t w1 __asm__("r9");
+    register int32_t w2 __asm__("r10");
+    register int32_t w3 __asm__("r11");
+    const int8_t *x;
+    int32_t n;
+    int32_t xa;
+    int32_t xb;
+    int32_t t;
+    /* On this stack (addressed from SP: no register is left for a base; inlined into the
+     * caller, some builds (-Os) find no registers for the operands). */
+    fc_sframe frame __attribute__((aligned(8))) = *f;
+    fc_sframe *const l = &frame;
+    if (per_channel) {
+        __asm__ volatile(
+            "0:\n\t"
+            TH_FC_S_DOT
+            /* e - 1 = ~shift (<< 25 into the bound: at most 15) */
+            "ldr %[x], %[sp]\n\t"
+            "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"
+            "mvn %[w0], %[w0]\n\t"
+            "mvn %[w1], %[w1]\n\t"
+            "mvn %[w2], %[w2]\n\t"
+            "mvn %[w3], %[w3]\n\t"
+            "orr %[n], %[n], %[w0], lsl #25\n\t"
+            "orr %[n], %[n], %[w1], lsl #25\n\t"
+            "orr %[n], %[n], %[w2], lsl #25\n\t"
+            "orr %[n], %[n], %[w3], lsl #25\n\t"
+            "ldr %[xa], %[lim]\n\t"
+            "cmp %[n], %[xa]\n\t"
+            "bcs 8f\n\t"
+            "str %[x], %[sp]\n\t"
+            "ldr %[x], %[mp]\n\t"
+            TH_FC_CH_MUL1("a0", "w0") TH_FC_CH_MUL1("a1", "w1") TH_FC_CH_MUL1("a2", "w2")
+            TH_FC_CH_MUL1("a3", "w3")
+            "str %[x], %[mp]\n\t"
+            "ldr %[n], %[k2]\n\t"
+            TH_FC_CH_OUT1("a0") TH_FC_CH_OUT1("a1") TH_FC_CH_OUT1("a2") TH_FC_CH_OUT1("a3")
+            TH_FC_S_NEXT
+            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),
+              [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
+              [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)
+            : [bp] "m"(l->bias), [xwp] "m"(l->xw), [sp] "m"(l->shift), [mp] "m"(l->mult),
+              [lim] "m"(l->limit), [k2] "m"(l->k2), [lo] "m"(l->lo4), [out] "m"(l->out),
+              [oend] "m"(l->out_end)
+            : "cc", "memory");
+    } else {
+        __asm__ volatile(
+            "0:\n\t"
+            TH_FC_S_DOT
+            "ldr %[xa], %[lim]\n\t"
+            "cmp %[n], %[xa]\n\t"
+            "bcs 8f\n\t"
+            "ldrd %[w0], %[w1], %[k0]\n\t"
+            "ldr %[w2], %[k2]\n\t"
+            TH_NN_ROWS_RQ1("a0", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a1", "w0", "w1", "w2")
+            TH_NN_ROWS_RQ1("a2", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a3", "w0", "w1", "w2")
+            TH_FC_S_NEXT
+            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),
+              [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
+              [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)
+            : [bp] "m"(l->bias), [xwp] "m"(l->xw), [lim] "m"(l->limit), [k0] "m"(l->k0),
+              [k2] "m"(l->k2), [lo] "m"(l->lo4), [out] "m"(l->out), [oend] "m"(l->out_end)
+            : "cc", "memory");
+    }
+    return (int32_t)(frame.out - f->out) / 4;
+}
+#endif
+
+/* The last cout % 4 channels of a row (their block interleaved by that count) by block_dot,
+ * the partial last word's pairs from the widened row: the fast requantization where exact,
+ * else the exact one. */
+static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
+                          const int32_t *shift, int32_t mult_step, const int8_t *x,
+                          int32_t cin, int32_t offset2, const int32_t *xw, const int8_t *w,
+                          int32_t c0, int32_t g, const int32_t *bias, int8_t *out)
+{
+    const int32_t t = 2 * ((cin - 1) / 4); /* the last chunk's pairs */
+    int32_t acc[4] = {0, 0, 0, 0};
+    for (int32_t j = 0; j < g; j++) {
+        acc[j] = bias[c0 + j];
+    }
+    block_dot(x, cin, offset2, w, g, acc, xw[t], xw[t + 1]);
+    for (int32_t j = 0; j < g; j++) {
+        const int32_t c = c0 + j;
+        const int32_t m = multiplier[c * mult_step];
+        const int32_t s = shift[c * mult_step];
+        int32_t v;
+        if (th_fast_shift_ok(s) && fc_mag(acc[j]) < FC_MAG_LIMIT) {
+            const th_fast_rq rq = th_fast_rq_make(m, s, params->output_offset);
+            v = th_fast_rq_apply(acc[j], &rq);
+        } else {
+            v = th_requantize_s8(acc[j], m, s, params->output_offset);
+        }
+        out[c] = (int8_t)th_clamp(v, params->activation.min, params->activation.max);
+    }
+}
+
+/* Path FC_SHORT: whole batch rows (no filter offset, a bias, the per-tensor shift in the fast
+ * range); returns how many rows it did. A row whose block fails the bound is left whole to
+ * the general loop (FULLY_CONNECTED never runs in place, so its input is still there). */
+static int32_t __attribute__((noinline))
+fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
+              int32_t mult_step, int32_t batches, const int8_t *input, int32_t cin,
+              int32_t cout, const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    int32_t xw[FC_SHORT_MAX / 2] __attribute__((aligned(8)));
+    const int32_t chunks = (cin + 3) / 4;
+    const int32_t blocks = cout / 4;
+    const int per_channel = mult_step != 0;
+    const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
+                                      ((uint32_t)params->input_offset & 0xFFFFu));
+    const th_fast_rq rq =
+        th_fast_rq_make(multiplier[0], per_channel ? -1 : shift[0], params->output_offset);
+    const int8_t *const w_last = filter + (int64_t)blocks * 16 * chunks;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    fc_sframe f __attribute__((aligned(8))) = {
+        xw, chunks + (chunks & 1) * 2, bias, output, th_nn_bytes4(params->activation.min),
+        th_nn_bytes4(params->activation.max), rq.multiplier, rq.round_zp,
+        per_channel ? 2 * params->output_offset + 1 : rq.e, multiplier, shift, FC_MAG_LIMIT,
+        output};
+#endif
+    for (int32_t b = 0; b < batches; b++) {
+        int8_t *out = output + (int64_t)b * cout;
+        fc_short_widen(input + (int64_t)b * cin, cin, offset2, xw);
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+        f.bias = bias;
+        f.out = out;
+        f.out_end = out + 4 * blocks;
+        f.mult = multiplier;
+        f.shift = shift;
+        const int32_t done = blocks > 0 ? fc_short_asm(&f, filter, per_channel) : 0;
+#else
+        /* The same loop in C (builds without the native DSP loop, the kernel tests'
+         * emulated DSP build among them): the widened row, the bound, the fast
+         * requantization. */
+        const int32_t zp2p1 = 2 * params->output_offset + 1;
+        const int8_t *w = filter;
+        int32_t done = 0;
+        for (; done < blocks; done++) {
+            const int32_t c0 = 4 * done;
+            int32_t acc[4];
+            uint32_t mag = 0;
+            for (int32_t j = 0; j < 4; j++) {
+                acc[j] = bias[c0 + j];
+            }
+            for (int32_t k = 0; k < chunks; k++, w += 16) {
+                for (int32_t j = 0; j < 4; j++) {
+                    const int32_t wv = th_read_s32(w + 4 * j);
+                    acc[j] = th_smlad(xw[2 * k + 1], th_sxtb16_ror8(wv),
+                                      th_smlad(xw[2 * k], th_sxtb16(wv), acc[j]));
+                }
+            }
+            for (int32_t j = 0; j < 4; j++) {
+                mag |= fc_mag(acc[j]) | (per_channel ? ~(uint32_t)shift[c0 + j] << 25 : 0u);
+            }
+            if (mag >= FC_MAG_LIMIT) {
+                break;
+            }
+            for (int32_t j = 0; j < 4; j++) {
+                const int32_t v = per_channel ? fc_rq_channel(acc[j], multiplier[c0 + j],
+                                                              ~shift[c0 + j], zp2p1)
+                                              : th_fast_rq_apply(acc[j], &rq);
+                out[c0 + j] = (int8_t)th_clamp(v, params->activation.min,
+                                               params->activation.max);
+            }
+        }
+#endif
+        if (done < blocks) {
+            return b;
+        }
+        if ((cout & 3) != 0) {
+            fc_short_last(params, multiplier, shift, mult_step, input + (int64_t)b * cin, cin,
+                          offset2, xw, w_last, 4 * blocks, cout & 3, bias, out);
+        }
+    }
+    return batches;
+}
+
 static void __attribute__((noinline))
 fc_blocks_tensor(const fc_row *r, const fc_tail *tail, const int8_t *filter, int32_t blocks,
                  int8_t *out)
@@ -741,8 +1034,16 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
     const th_fast_rq rq_tensor =
         fast && mult_step == 0 ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
              : (th_fast_rq){0, 0, 0};
+    int32_t b0 = 0;
+    if (cin <= FC_SHORT_MAX && params->filter_offset == 0 && bias != NULL && fast &&
+        TH_NN_PATH(FC_SHORT)) {
+        b0 = fc_short_rows(params, multiplier, shift, mult_step, input_dims->n, input, cin,
+                           cout, filter, bias, output);
+    }
+#else
+    const int32_t b0 = 0;
 #endif
-    for (int32_t b = 0; b < input_dims->n; b++) {
+    for (int32_t b = b0; b < input_dims->n; b++) {
         const int8_t *x = input + (int64_t)b * cin;
         int8_t *out = output + (int64_t)b * cout;
         int32_t x_sum = 0; /* sum(x + input_offset), for the filter offset */

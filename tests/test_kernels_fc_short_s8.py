@@ -1,0 +1,101 @@
+"""The int8 FULLY_CONNECTED kernels' path FC_SHORT (th_nn_fc_s8.c, issue 14): inputs of at
+most 128 values, no filter offset, a bias and the fast requantization (per tensor: its shift;
+per channel: checked block by block) widen (x + input_offset) once per batch row into int16
+pairs and run the whole blocks of four channels in one assembly loop (a C loop in builds
+without the native DSP), a block failing the bound (|acc| >= 2^29 or a per-channel shift
+outside [-16, -1]) ending it so the general block loop takes it and the rest.
+
+The cases: every input length 1..65 and some up to 128, and 129 (past the path; every
+cin % 4, odd and even chunk counts), outputs with every cout % 4 (the last channels' pass),
+per tensor and per channel, clamped and whole activation ranges, one to three batches, a
+huge bias in a middle block (the bound fails mid-row), a per-channel shift of 0 or -20 in a
+middle block (outside the fast range: the same), a per-tensor shift outside the fast range
+(path not taken). Against the NumPy reference on the host (ASan/UBSan; portable, emulated
+DSP and the build without optional paths) and on QEMU mps2-an386 (Cortex-M4, the assembly
+loop).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import FcCase, Op, check_result
+from kernels.harness import Driver, build_driver
+from kernels.target import build_firmware, fits_small_firmware, run_cases
+from tinyhost.arith.conv import FullyConnectedParams
+from tinyhost.arith.fixedpoint import quantize_multiplier
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+
+CINS = [*range(1, 66), 67, 90, 101, 126, 127, 128, 129]
+
+
+def short_cases(seed: int) -> list[FcCase]:
+    """One case per input length of CINS, alternating per tensor and per channel."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for cin in CINS:
+        per_channel = cin % 2 == 0
+        cout = 4 * int(rng.integers(1, 7)) + cin % 4
+        n = cout if per_channel else 1
+        mult, shift = np.empty(n, np.int32), np.empty(n, np.int32)
+        for c in range(n):
+            mult[c], shift[c] = quantize_multiplier(
+                float(rng.uniform(0.5, 2.0)) * 40 / (np.sqrt(cin) * 9500 + 17000))
+        bias = rng.integers(-30000, 30000, cout).astype(np.int32)
+        if cin % 7 == 3 and cout >= 8:  # the bound fails in the second block
+            bias[5] = (1 << 29) - 5 if cin % 2 else -(1 << 29) + 3
+        if per_channel and cin % 6 == 2 and cout >= 8:  # a shift outside [-16, -1]
+            mult[6], shift[6] = (1 << 30), (0 if cin % 4 == 2 else -20)
+        if not per_channel and cin % 9 == 5:  # per tensor outside the fast range: no path
+            mult[0], shift[0] = 1 << 30, 0
+        clamp = cin % 3 == 0
+        p = FullyConnectedParams(
+            input_offset=int(rng.integers(-127, 129)), filter_offset=0,
+            output_offset=int(rng.integers(-40, 40)), out_multiplier=mult, out_shift=shift,
+            act_min=-90 if clamp else -128, act_max=100 if clamp else 127)
+        x = rng.integers(-128, 128, (1 + cin % 3, cin)).astype(np.int8)
+        w = rng.integers(-127, 128, (cout, cin)).astype(np.int8)
+        out.append(FcCase(Op.FC_PER_CHANNEL if per_channel else Op.FC, x, w, bias, p))
+    return out
+
+
+def test_short_cases_cover_the_path() -> None:
+    """The cases take the path and its exits; outputs are not saturated (the test can fail)."""
+    cases = short_cases(1)
+    assert {c.w.shape[1] % 4 for c in cases} == {0, 1, 2, 3}
+    assert {(c.w.shape[1] + 3) // 4 % 2 for c in cases if c.w.shape[1] <= 128} == {0, 1}
+    assert {c.w.shape[0] % 4 for c in cases} == {0, 1, 2, 3}
+    assert {c.x.shape[0] for c in cases} == {1, 2, 3}
+    assert any(abs(int(c.bias[5])) > 1 << 28 for c in cases if c.w.shape[0] >= 8)
+    assert {int(s) for c in cases for s in c.p.out_shift} >= {0, -20}
+    assert {c.p.act_min for c in cases} == {-128, -90}
+    spread = [len(np.unique(c.expected())) for c in cases
+              if c.w.shape[0] >= 8 and int(c.p.out_shift[0]) != 0]
+    assert min(spread) > 4
+
+
+@pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])
+def test_fc_short_on_the_host(variant: str) -> None:
+    with Driver(build_driver(variant)) as driver:
+        for case in short_cases(1):
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"[{variant}] {case.op.name} {case.w.shape}: {problem}"
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_fc_short_on_cortex_m4(tmp_path: Path) -> None:
+    cases = [c for seed in (2, 3) for c in short_cases(seed) if fits_small_firmware(c)]
+    assert len(cases) >= 130
+    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    problems = [f"{c.op.name} {c.w.shape} act {c.p.act_min}..{c.p.act_max}: {p}"
+                for c, r in zip(cases, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]  # fmt: skip
+    assert not problems, f"{len(problems)} mismatch:\n" + "\n".join(problems[:8])
