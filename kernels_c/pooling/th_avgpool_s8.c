@@ -1163,6 +1163,32 @@ static int avg_strided_applies(const th_pool_params *p)
     return p->stride.h >= 2 && p->stride.w >= 2 && (int64_t)p->filter.h * p->filter.w <= 256;
 }
 
+#if TH_NN_DSP_NATIVE
+/* (bottom of a, bottom of b) and (top of a, top of b): PKHBT / PKHTB, which gcc does not
+ * form from C. */
+TH_INLINE int32_t st_pk_lo(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+TH_INLINE int32_t st_pk_hi(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
+    return r;
+}
+#else
+TH_INLINE int32_t st_pk_lo(int32_t a, int32_t b)
+{
+    return th_pkhbt(a, b);
+}
+TH_INLINE int32_t st_pk_hi(int32_t a, int32_t b)
+{
+    return th_pkhtb(a, b);
+}
+#endif
+
 /* cs[f] = the sum over `rows` rows (row bytes apart) of p[f], f < n. */
 TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, int32_t rows)
 {
@@ -1175,8 +1201,8 @@ TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, i
             a = th_sxtab16(a, v);
             b = th_sxtab16_ror8(b, v);
         }
-        th_write_s32(cs + f, th_pkhbt(a, b));
-        th_write_s32(cs + f + 2, th_pkhtb(a, b));
+        th_write_s32(cs + f, st_pk_lo(a, b));
+        th_write_s32(cs + f + 2, st_pk_hi(a, b));
     }
     for (; f < n; f++) {
         int32_t s = 0;
@@ -1220,28 +1246,31 @@ TH_INLINE int32_t st_avg4(int32_t a, int32_t b, const s1_consts *c, int even)
 }
 
 /* n pixels (stride sw columns apart) whose windows are the `cols` columns from cs (count
- * dp->count >= 3), four channels at a time (C >= 4: the last group ends at C - 1, its bytes
- * written twice with the same value; C < 4: one group, its first C bytes). */
+ * >= 3), four channels at a time (C >= 4: the last group ends at C - 1, its bytes written
+ * twice with the same value; C < 4: one group, its first C bytes). cols, even, clamp and
+ * wide (C >= 4) are constants of each copy. */
 TH_INLINE void st_span_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw, int32_t ch,
-                         const s1_consts *cp, int8_t *dst, int even)
+                         const s1_consts *cp, int8_t *dst, int even, int clamp, int wide)
 {
-    const s1_consts c = *cp;
+    s1_consts c = *cp;
+    c.clamp = clamp;
     const int32_t step = sw * ch;
     for (int32_t k = 0; k < ch; k += 4) {
-        const int32_t kk = ch < 4 ? 0 : (k + 4 > ch ? ch - 4 : k);
+        const int32_t kk = wide ? (k + 4 > ch ? ch - 4 : k) : 0;
         const int16_t *p = cs + kk;
         int8_t *o = dst + kk;
         for (int32_t i = 0; i < n; i++, p += step, o += ch) {
-            int32_t a = 0, b = 0;
-            const int16_t *q = p;
-            for (int32_t j = 0; j < cols; j++, q += ch) {
+            int32_t a = th_read_s32(p), b = wide || ch > 2 ? th_read_s32(p + 2) : 0;
+            const int16_t *q = p + ch;
+#pragma GCC unroll 8
+            for (int32_t j = 1; j < cols; j++, q += ch) {
                 a = th_sadd16(a, th_read_s32(q));
-                if (ch > 2) {
+                if (wide || ch > 2) {
                     b = th_sadd16(b, th_read_s32(q + 2));
                 }
             }
             const int32_t v = st_avg4(a, b, &c, even);
-            if (ch >= 4) {
+            if (wide) {
                 th_write_s32(o, v);
             } else {
                 for (int32_t j = 0; j < ch; j++) {
@@ -1252,17 +1281,86 @@ TH_INLINE void st_span_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw,
     }
 }
 
+/* As st_span_t (C >= 4, no clamp) over n >= 2 pixels with windows wider than two strides:
+ * the window sums slide (sw columns leave and sw enter per pixel), sw == 1 a constant of
+ * its copy. */
+TH_INLINE void st_slide_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw, int32_t ch,
+                          const s1_consts *cp, int8_t *dst, int even, int unit)
+{
+    const s1_consts c = *cp;
+    for (int32_t k = 0; k < ch; k += 4) {
+        const int32_t kk = k + 4 > ch ? ch - 4 : k;
+        const int16_t *lp = cs + kk;
+        int8_t *o = dst + kk;
+        int32_t a = th_read_s32(lp), b = th_read_s32(lp + 2);
+        const int16_t *ep = lp + ch;
+        for (int32_t j = 1; j < cols; j++, ep += ch) {
+            a = th_sadd16(a, th_read_s32(ep));
+            b = th_sadd16(b, th_read_s32(ep + 2));
+        }
+        th_write_s32(o, st_avg4(a, b, &c, even));
+        for (int32_t i = 1; i < n; i++) {
+            o += ch;
+            if (unit) {
+                a = th_sadd16(avg_ssub16(a, th_read_s32(lp)), th_read_s32(ep));
+                b = th_sadd16(avg_ssub16(b, th_read_s32(lp + 2)), th_read_s32(ep + 2));
+                lp += ch;
+                ep += ch;
+            } else {
+                for (int32_t j = 0; j < sw; j++, lp += ch, ep += ch) {
+                    a = th_sadd16(avg_ssub16(a, th_read_s32(lp)), th_read_s32(ep));
+                    b = th_sadd16(avg_ssub16(b, th_read_s32(lp + 2)), th_read_s32(ep + 2));
+                }
+            }
+            th_write_s32(o, st_avg4(a, b, &c, even));
+        }
+    }
+}
+
+#define TH_ST_COLS(E, N) st_span_t(cs, N, n, sw, ch, &c, dst, E, 0, 1)
+#define TH_ST_SPAN_FIXED(E)                                                               \
+    switch (cols) {                                                                       \
+    case 2: TH_ST_COLS(E, 2); return;                                                     \
+    case 3: TH_ST_COLS(E, 3); return;                                                     \
+    case 4: TH_ST_COLS(E, 4); return;                                                     \
+    case 5: TH_ST_COLS(E, 5); return;                                                     \
+    case 6: TH_ST_COLS(E, 6); return;                                                     \
+    case 7: TH_ST_COLS(E, 7); return;                                                     \
+    default: TH_ST_COLS(E, cols); return;                                                 \
+    }
+
 __attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, int32_t n,
                                               int32_t sw, int32_t ch, const avg_s1_div *dp,
                                               int8_t *dst)
 {
     const s1_consts c = s1_consts_of(dp);
-    if (c.even) {
-        st_span_t(cs, cols, n, sw, ch, &c, dst, 1);
+    if (ch < 4 || c.clamp) {
+        /* 1-3 channels or a clamp: the column count a variable */
+        if (c.even) {
+            st_span_t(cs, cols, n, sw, ch, &c, dst, 1, 1, ch >= 4);
+        } else {
+            st_span_t(cs, cols, n, sw, ch, &c, dst, 0, 1, ch >= 4);
+        }
+    } else if (n >= 2 && cols > 2 * sw) {
+        if (sw == 1) {
+            if (c.even) {
+                st_slide_t(cs, cols, n, 1, ch, &c, dst, 1, 1);
+            } else {
+                st_slide_t(cs, cols, n, 1, ch, &c, dst, 0, 1);
+            }
+        } else if (c.even) {
+            st_slide_t(cs, cols, n, sw, ch, &c, dst, 1, 0);
+        } else {
+            st_slide_t(cs, cols, n, sw, ch, &c, dst, 0, 0);
+        }
+    } else if (c.even) {
+        TH_ST_SPAN_FIXED(1)
     } else {
-        st_span_t(cs, cols, n, sw, ch, &c, dst, 0);
+        TH_ST_SPAN_FIXED(0)
     }
 }
+#undef TH_ST_SPAN_FIXED
+#undef TH_ST_COLS
 
 static void avg_strided_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
                               const th_dims *out, int8_t *dst, int16_t *cs)
