@@ -1255,6 +1255,26 @@ TH_INLINE void st_span_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw,
     s1_consts c = *cp;
     c.clamp = clamp;
     const int32_t step = sw * ch;
+    if (!wide && ch == 2) {
+        /* two channels: two pixels a word (their four output bytes are contiguous) */
+        for (int32_t i = 0; i < n; i += 2) {
+            const int16_t *p = cs + i * step;
+            int32_t a = 0, b = 0;
+            for (int32_t j = 0; j < cols; j++, p += 2) {
+                a = th_sadd16(a, th_read_s32(p));
+                if (i + 1 < n) {
+                    b = th_sadd16(b, th_read_s32(p + step));
+                }
+            }
+            const int32_t v = st_avg4(a, b, &c, even);
+            if (i + 1 < n) {
+                th_write_s32(dst + 2 * i, v);
+            } else {
+                th_write_s16(dst + 2 * i, (int16_t)(uint16_t)((uint32_t)v & 0xFFFFu));
+            }
+        }
+        return;
+    }
     for (int32_t k = 0; k < ch; k += 4) {
         const int32_t kk = wide ? (k + 4 > ch ? ch - 4 : k) : 0;
         const int16_t *p = cs + kk;
@@ -1277,42 +1297,6 @@ TH_INLINE void st_span_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw,
                     o[j] = (int8_t)(uint8_t)((uint32_t)v >> (8 * j));
                 }
             }
-        }
-    }
-}
-
-/* As st_span_t (C >= 4, no clamp) over n >= 2 pixels with windows wider than two strides:
- * the window sums slide (sw columns leave and sw enter per pixel), sw == 1 a constant of
- * its copy. */
-TH_INLINE void st_slide_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw, int32_t ch,
-                          const s1_consts *cp, int8_t *dst, int even, int unit)
-{
-    const s1_consts c = *cp;
-    for (int32_t k = 0; k < ch; k += 4) {
-        const int32_t kk = k + 4 > ch ? ch - 4 : k;
-        const int16_t *lp = cs + kk;
-        int8_t *o = dst + kk;
-        int32_t a = th_read_s32(lp), b = th_read_s32(lp + 2);
-        const int16_t *ep = lp + ch;
-        for (int32_t j = 1; j < cols; j++, ep += ch) {
-            a = th_sadd16(a, th_read_s32(ep));
-            b = th_sadd16(b, th_read_s32(ep + 2));
-        }
-        th_write_s32(o, st_avg4(a, b, &c, even));
-        for (int32_t i = 1; i < n; i++) {
-            o += ch;
-            if (unit) {
-                a = th_sadd16(avg_ssub16(a, th_read_s32(lp)), th_read_s32(ep));
-                b = th_sadd16(avg_ssub16(b, th_read_s32(lp + 2)), th_read_s32(ep + 2));
-                lp += ch;
-                ep += ch;
-            } else {
-                for (int32_t j = 0; j < sw; j++, lp += ch, ep += ch) {
-                    a = th_sadd16(avg_ssub16(a, th_read_s32(lp)), th_read_s32(ep));
-                    b = th_sadd16(avg_ssub16(b, th_read_s32(lp + 2)), th_read_s32(ep + 2));
-                }
-            }
-            th_write_s32(o, st_avg4(a, b, &c, even));
         }
     }
 }
@@ -1340,18 +1324,6 @@ __attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, i
             st_span_t(cs, cols, n, sw, ch, &c, dst, 1, 1, ch >= 4);
         } else {
             st_span_t(cs, cols, n, sw, ch, &c, dst, 0, 1, ch >= 4);
-        }
-    } else if (n >= 2 && cols > 2 * sw) {
-        if (sw == 1) {
-            if (c.even) {
-                st_slide_t(cs, cols, n, 1, ch, &c, dst, 1, 1);
-            } else {
-                st_slide_t(cs, cols, n, 1, ch, &c, dst, 0, 1);
-            }
-        } else if (c.even) {
-            st_slide_t(cs, cols, n, sw, ch, &c, dst, 1, 0);
-        } else {
-            st_slide_t(cs, cols, n, sw, ch, &c, dst, 0, 0);
         }
     } else if (c.even) {
         TH_ST_SPAN_FIXED(1)
