@@ -1189,6 +1189,18 @@ TH_INLINE int32_t st_pk_hi(int32_t a, int32_t b)
 }
 #endif
 
+/* Two words at p (word-aligned: cs starts at column 0 of the word-aligned scratch and f
+ * is a multiple of four), STRD on the target. */
+TH_INLINE void st_store2(int16_t *p, int32_t lo, int32_t hi)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__ volatile("strd %1, %2, [%0]" : : "r"(p), "r"(lo), "r"(hi) : "memory");
+#else
+    th_write_s32(p, lo);
+    th_write_s32(p + 2, hi);
+#endif
+}
+
 /* cs[f] = the sum over `rows` rows (row bytes apart) of p[f], f < n. */
 TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, int32_t rows)
 {
@@ -1201,8 +1213,7 @@ TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, i
             a = th_sxtab16(a, v);
             b = th_sxtab16_ror8(b, v);
         }
-        th_write_s32(cs + f, st_pk_lo(a, b));
-        th_write_s32(cs + f + 2, st_pk_hi(a, b));
+        st_store2(cs + f, st_pk_lo(a, b), st_pk_hi(a, b));
     }
     for (; f < n; f++) {
         int32_t s = 0;
@@ -1686,7 +1697,8 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         const int32_t image_in = in_h * in_w * channels;
         const int32_t image_out = output_dims->h * output_dims->w * channels;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-        if (avg_strided_applies(params) && TH_NN_PATH(AVG_STRIDED)) {
+        if (avg_strided_applies(params) && ((uintptr_t)ctx->buf & 3u) == 0u &&
+            TH_NN_PATH(AVG_STRIDED)) {
             for (int32_t n = 0; n < input_dims->n; n++) {
                 avg_strided_image(params, input_dims, input + n * image_in, output_dims,
                                   output + n * image_out, cs);
