@@ -386,7 +386,9 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
 
 /* Scratch of th_avgpool_s8's separable path (int16 column sums of one input row, int32
  * channel sums): round_up4(2 * AW * C) + 4 * C when the output has more than one pixel,
- * filter.h <= 256 and filter.h * filter.w >= 4 * stride.h * stride.w, else 0; AW = W, or at
+ * filter.h <= 256 and filter.h * filter.w >= 4 * stride.h * stride.w (or, with both strides
+ * >= 2, 2 * stride.h * stride.w <= filter.h * filter.w <= 256: the DSP strided path), else 0;
+ * AW = W, or at
  * stride 1 max(W + filter.w - 1, OW - 1 + filter.w) (zero columns for the padding). Given less
  * (or no ctx) the kernel sums every window directly. */
 int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,

@@ -77,8 +77,11 @@ TH_INLINE void avg_store4(int8_t *dst, int32x4_t sum, const avg_div *d, mve_pred
  * and the entering rows (read by later pixels only), all still unwritten. */
 static int avg_separable(const th_pool_params *p, const th_dims *in, const th_dims *out)
 {
+    const int64_t taps = (int64_t)p->filter.h * p->filter.w;
+    const int64_t strides = (int64_t)p->stride.h * p->stride.w;
     return (int64_t)out->h * out->w > 1 && p->filter.h <= 256 &&
-           (int64_t)p->filter.h * p->filter.w >= 4 * (int64_t)p->stride.h * p->stride.w &&
+           (taps >= 4 * strides ||
+            (p->stride.h >= 2 && p->stride.w >= 2 && taps <= 256 && taps >= 2 * strides)) &&
            (int64_t)in->w * in->c <= (INT64_C(1) << 26);
 }
 
@@ -1143,6 +1146,258 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
         wy = wn;
     }
 }
+
+/* ---- DSP strided path (stride >= 2 both ways, AVG_STRIDED) ------------------------------
+ *
+ * Per output row: the column sums of its window rows, afresh (no sliding: at stride >= 2 a
+ * row is in at most ceil(KH / SH) windows), over the flat bytes of the columns the row's
+ * windows span, four bytes at a time (SXTAB16 and its ror #8 form, then PKHBT / PKHTB to
+ * store them in natural order: cs[x * C + c]); then the pixels, four channels at a time
+ * over a span of pixels of one count: the window's column sums as words (channels c, c + 1
+ * and c + 2, c + 3; any C, the loads unaligned where x * C + c is odd), the average by the
+ * reciprocal (as s1_avg4_t, the quotients joined in natural order). A count below 3 takes
+ * avg_round per channel. The row's input is all read before any of its outputs is written,
+ * so the raster-order aliasing of th_nn.h (c) holds. */
+static int avg_strided_applies(const th_pool_params *p)
+{
+    return p->stride.h >= 2 && p->stride.w >= 2 && (int64_t)p->filter.h * p->filter.w <= 256;
+}
+
+#if TH_NN_DSP_NATIVE
+/* (bottom of a, bottom of b) and (top of a, top of b): PKHBT / PKHTB, which gcc does not
+ * form from C. */
+TH_INLINE int32_t st_pk_lo(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+TH_INLINE int32_t st_pk_hi(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
+    return r;
+}
+#else
+TH_INLINE int32_t st_pk_lo(int32_t a, int32_t b)
+{
+    return th_pkhbt(a, b);
+}
+TH_INLINE int32_t st_pk_hi(int32_t a, int32_t b)
+{
+    return th_pkhtb(a, b);
+}
+#endif
+
+/* Two words at p (word-aligned: cs starts at column 0 of the word-aligned scratch and f
+ * is a multiple of four), STRD on the target. */
+TH_INLINE void st_store2(int16_t *p, int32_t lo, int32_t hi)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__ volatile("strd %1, %2, [%0]" : : "r"(p), "r"(lo), "r"(hi) : "memory");
+#else
+    th_write_s32(p, lo);
+    th_write_s32(p + 2, hi);
+#endif
+}
+
+/* cs[f] = the sum over `rows` rows (row bytes apart) of p[f], f < n. */
+TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, int32_t rows)
+{
+    int32_t f = 0;
+    for (; f + 4 <= n; f += 4) {
+        int32_t a = 0, b = 0;
+#pragma GCC unroll 8
+        for (int32_t k = 0; k < rows; k++) {
+            const int32_t v = th_read_s32(p + k * row + f);
+            a = th_sxtab16(a, v);
+            b = th_sxtab16_ror8(b, v);
+        }
+        st_store2(cs + f, st_pk_lo(a, b), st_pk_hi(a, b));
+    }
+    for (; f < n; f++) {
+        int32_t s = 0;
+        for (int32_t k = 0; k < rows; k++) {
+            s += p[k * row + f];
+        }
+        cs[f] = (int16_t)s;
+    }
+}
+
+__attribute__((noinline)) static void st_cols(int16_t *cs, const int8_t *p, int32_t row,
+                                              int32_t n, int32_t rows)
+{
+    switch (rows) {
+    case 1: st_cols_t(cs, p, row, n, 1); break;
+    case 2: st_cols_t(cs, p, row, n, 2); break;
+    case 3: st_cols_t(cs, p, row, n, 3); break;
+    case 4: st_cols_t(cs, p, row, n, 4); break;
+    case 5: st_cols_t(cs, p, row, n, 5); break;
+    case 6: st_cols_t(cs, p, row, n, 6); break;
+    case 7: st_cols_t(cs, p, row, n, 7); break;
+    default: st_cols_t(cs, p, row, n, rows); break;
+    }
+}
+
+/* The four averages of natural-order sums a = (c0, c1), b = (c2, c3) as int8 bytes c0..c3. */
+TH_INLINE int32_t st_avg4(int32_t a, int32_t b, const s1_consts *c, int even)
+{
+    int32_t xa = th_sadd16(a, c->k), xb = th_sadd16(b, c->k);
+    if (even) {
+        xa = th_sadd16(xa, avg_sign16(a));
+        xb = th_sadd16(xb, avg_sign16(b));
+    }
+    const int32_t q02 = avg_tops(avg_smlawb(c->m, xa, c->mh), avg_smlawb(c->m, xb, c->mh));
+    const int32_t q13 = avg_tops(avg_smlawt(c->m, xa, c->mh), avg_smlawt(c->m, xb, c->mh));
+    uint32_t q = (uint32_t)q02 | ((uint32_t)q13 << 8);
+    if (c->clamp) {
+        q = avg_clamp_u8x4(q, c->lo, c->hi);
+    }
+    return (int32_t)(q ^ 0x80808080u);
+}
+
+/* n pixels (stride sw columns apart) whose windows are the `cols` columns from cs (count
+ * >= 3), four channels at a time (C >= 4: the last group ends at C - 1, its bytes written
+ * twice with the same value; C < 4: one group, its first C bytes). cols, even, clamp and
+ * wide (C >= 4) are constants of each copy. */
+TH_INLINE void st_span_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw, int32_t ch,
+                         const s1_consts *cp, int8_t *dst, int even, int clamp, int wide)
+{
+    s1_consts c = *cp;
+    c.clamp = clamp;
+    const int32_t step = sw * ch;
+    if (!wide && ch == 2) {
+        /* two channels: two pixels a word (their four output bytes are contiguous) */
+        for (int32_t i = 0; i < n; i += 2) {
+            const int16_t *p = cs + i * step;
+            int32_t a = 0, b = 0;
+            for (int32_t j = 0; j < cols; j++, p += 2) {
+                a = th_sadd16(a, th_read_s32(p));
+                if (i + 1 < n) {
+                    b = th_sadd16(b, th_read_s32(p + step));
+                }
+            }
+            const int32_t v = st_avg4(a, b, &c, even);
+            if (i + 1 < n) {
+                th_write_s32(dst + 2 * i, v);
+            } else {
+                th_write_s16(dst + 2 * i, (int16_t)(uint16_t)((uint32_t)v & 0xFFFFu));
+            }
+        }
+        return;
+    }
+    for (int32_t k = 0; k < ch; k += 4) {
+        const int32_t kk = wide ? (k + 4 > ch ? ch - 4 : k) : 0;
+        const int16_t *p = cs + kk;
+        int8_t *o = dst + kk;
+        for (int32_t i = 0; i < n; i++, p += step, o += ch) {
+            int32_t a = th_read_s32(p), b = wide || ch > 2 ? th_read_s32(p + 2) : 0;
+            const int16_t *q = p + ch;
+#pragma GCC unroll 8
+            for (int32_t j = 1; j < cols; j++, q += ch) {
+                a = th_sadd16(a, th_read_s32(q));
+                if (wide || ch > 2) {
+                    b = th_sadd16(b, th_read_s32(q + 2));
+                }
+            }
+            const int32_t v = st_avg4(a, b, &c, even);
+            if (wide) {
+                th_write_s32(o, v);
+            } else {
+                for (int32_t j = 0; j < ch; j++) {
+                    o[j] = (int8_t)(uint8_t)((uint32_t)v >> (8 * j));
+                }
+            }
+        }
+    }
+}
+
+#define TH_ST_COLS(E, N) st_span_t(cs, N, n, sw, ch, &c, dst, E, 0, 1)
+#define TH_ST_SPAN_FIXED(E)                                                               \
+    switch (cols) {                                                                       \
+    case 2: TH_ST_COLS(E, 2); return;                                                     \
+    case 3: TH_ST_COLS(E, 3); return;                                                     \
+    case 4: TH_ST_COLS(E, 4); return;                                                     \
+    case 5: TH_ST_COLS(E, 5); return;                                                     \
+    case 6: TH_ST_COLS(E, 6); return;                                                     \
+    case 7: TH_ST_COLS(E, 7); return;                                                     \
+    default: TH_ST_COLS(E, cols); return;                                                 \
+    }
+
+__attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, int32_t n,
+                                              int32_t sw, int32_t ch, const avg_s1_div *dp,
+                                              int8_t *dst)
+{
+    const s1_consts c = s1_consts_of(dp);
+    if (ch < 4 || c.clamp) {
+        /* 1-3 channels or a clamp: the column count a variable */
+        if (c.even) {
+            st_span_t(cs, cols, n, sw, ch, &c, dst, 1, 1, ch >= 4);
+        } else {
+            st_span_t(cs, cols, n, sw, ch, &c, dst, 0, 1, ch >= 4);
+        }
+    } else if (c.even) {
+        TH_ST_SPAN_FIXED(1)
+    } else {
+        TH_ST_SPAN_FIXED(0)
+    }
+}
+#undef TH_ST_SPAN_FIXED
+#undef TH_ST_COLS
+
+static void avg_strided_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
+                              const th_dims *out, int8_t *dst, int16_t *cs)
+{
+    const int32_t in_w = in->w, ch = in->c, row = in_w * ch;
+    const int32_t sw = p->stride.w, fw = p->filter.w, pw = p->padding.w;
+    const int32_t act_min = p->activation.min, act_max = p->activation.max;
+    avg_s1_div dv;
+    dv.lo = (uint32_t)(act_min + 128) * 0x01010101u;
+    dv.hi = (uint32_t)(act_max + 128) * 0x01010101u;
+    dv.clamp = act_min > -128 || act_max < 127;
+    dv.count = 0;
+    const th_nn_window w0 = th_nn_window_at(0, sw, pw, fw, in_w);
+    const th_nn_window wl = th_nn_window_at(out->w - 1, sw, pw, fw, in_w);
+    const int32_t x0 = w0.origin + w0.start, x1 = wl.origin + wl.end;
+    /* the lanes a group of C < 4 channels reads past the last column: zero */
+    cs[x1 * ch] = 0;
+    cs[x1 * ch + 1] = 0;
+    /* pixels [ia, ib): windows of fw columns inside the input */
+    const int32_t ia = TH_MIN(out->w, (pw + sw - 1) / sw);
+    const int32_t ib = TH_MAX(ia, TH_MIN(out->w, in_w - fw + pw >= 0 ? (in_w - fw + pw) / sw + 1
+                                                                      : 0));
+    for (int32_t oy = 0; oy < out->h; oy++, dst += out->w * ch) {
+        const th_nn_window wy = th_nn_window_at(oy, p->stride.h, p->padding.h, p->filter.h,
+                                                in->h);
+        const int32_t rows = wy.end - wy.start;
+        st_cols(cs + x0 * ch, image + (wy.origin + wy.start) * row + x0 * ch, row,
+                (x1 - x0) * ch, rows);
+        for (int32_t ox = 0; ox < out->w;) {
+            const th_nn_window wx = th_nn_window_at(ox, sw, pw, fw, in_w);
+            const int32_t cols = wx.end - wx.start, xs = wx.origin + wx.start;
+            const int32_t n = ox == ia && ib > ia ? ib - ia : 1;
+            const int32_t count = rows * cols;
+            if (count >= 3) {
+                if (count != dv.count) {
+                    avg_s1_div_set(&dv, count);
+                }
+                st_span(cs + xs * ch, cols, n, sw, ch, &dv, dst + ox * ch);
+            } else {
+                for (int32_t i = 0; i < n; i++) {
+                    for (int32_t c = 0; c < ch; c++) {
+                        int32_t s = 0;
+                        for (int32_t x = xs + i * sw; x < xs + i * sw + cols; x++) {
+                            s += cs[x * ch + c];
+                        }
+                        dst[(ox + i) * ch + c] =
+                            (int8_t)th_clamp(avg_round(s, count), act_min, act_max);
+                    }
+                }
+            }
+            ox += n;
+        }
+    }
+}
 #endif
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
@@ -1442,6 +1697,14 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         const int32_t image_in = in_h * in_w * channels;
         const int32_t image_out = output_dims->h * output_dims->w * channels;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
+        if (avg_strided_applies(params) && ((uintptr_t)ctx->buf & 3u) == 0u &&
+            TH_NN_PATH(AVG_STRIDED)) {
+            for (int32_t n = 0; n < input_dims->n; n++) {
+                avg_strided_image(params, input_dims, input + n * image_in, output_dims,
+                                  output + n * image_out, cs);
+            }
+            return TH_OK;
+        }
         if (avg_lanes_applies(params) && TH_NN_PATH(AVG_LANES)) {
             /* Spans channel by channel unless the output overlaps the input (in place). */
             const uintptr_t i0 = (uintptr_t)input, o0 = (uintptr_t)output;

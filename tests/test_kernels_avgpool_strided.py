@@ -1,0 +1,91 @@
+"""Issue 14's strided AVERAGE_POOL_2D path (th_avgpool_s8.c AVG_STRIDED: strides >= 2 both
+ways, DSP build with scratch): fresh int16 column sums per output row in natural order, then
+spans of pixels of one count four channels at a time (the last group overlapping for C % 4,
+C < 4 one partial group), edge pixels (padding on any side) as spans of their own, counts
+below 3 by avg_round. The cases: strides 2-4 (equal and not), windows from 2 * SH * SW taps
+up to 9x9, SAME and VALID, planes from one window to about three, C = 1 .. 9, 12, 13, 16,
+18, 31, odd and even counts, one in six clamped, one in five with two images. All against
+the NumPy reference, on the host (ASan / UBSan, portable and emulated DSP builds) and in one
+batch on QEMU mps2-an386 (the native DSP build).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import Op, check_result
+from kernels.cases_ops import PoolCase, fits_firmware
+from kernels.harness import Driver, build_driver
+from kernels.target import build_firmware, run_cases
+from tinyhost.arith.padding import compute_window_padding
+from tinyhost.arith.pool import PoolParams
+from tinyhost.ir import Padding
+from tinyhost.plan.scratch import avgpool_scratch
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+CHANNELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 18, 31]
+
+
+def strided_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """Average pools the strided path takes, cycling through CHANNELS."""
+    rng = np.random.default_rng(seed)
+    out: list[PoolCase] = []
+    while len(out) < count:
+        i = len(out)
+        c = CHANNELS[i % len(CHANNELS)]
+        sh, sw = int(rng.integers(2, 5)), int(rng.integers(2, 5))
+        if i % 3:
+            sw = sh
+        fh, fw = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+        if not 2 * sh * sw <= fh * fw:
+            continue
+        h, w = int(rng.integers(fh, 3 * fh + 2)), int(rng.integers(fw, 3 * fw + 2))
+        padding = Padding.SAME if i % 2 else Padding.VALID
+        pads = compute_window_padding(padding, h, w, fh, fw, sh, sw)
+        if h * w * c > max_elements or pads.out_h * pads.out_w <= 1:
+            continue
+        lo, hi = ((-128, 127) if i % 6 else
+                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
+        p = PoolParams(sh, sw, fh, fw, pads.top, pads.left, pads.bottom, pads.right, lo, hi)
+        x = rng.integers(-128, 128, (1 + (i % 5 == 4), h, w, c)).astype(np.int8)
+        out.append(PoolCase(Op.AVGPOOL, x, p, (x.shape[0], pads.out_h, pads.out_w, c)))
+    return out
+
+
+def test_strided_cases_reach_every_branch() -> None:
+    """Every tail of C, both paddings, odd and even counts, unequal strides, and each case
+    given scratch (the path runs only with it)."""
+    cases = strided_cases(7, 120, 4000)
+    assert {c.x.shape[3] % 4 for c in cases} == {0, 1, 2, 3}
+    assert any(c.p.pad_left > 0 and c.p.pad_right > c.p.pad_left for c in cases)
+    assert {(c.p.filter_h * c.p.filter_w) % 2 for c in cases} == {0, 1}
+    assert any(c.p.stride_h != c.p.stride_w for c in cases)
+    for c in cases:
+        assert avgpool_scratch(c.x.shape[2], c.x.shape[3], c.out_shape[1:3],
+                               (c.p.filter_h, c.p.filter_w), (c.p.stride_h, c.p.stride_w)) > 0
+
+
+@pytest.mark.parametrize("variant", ["portable", "dsp"])
+def test_strided_path_on_the_host(variant: str) -> None:
+    with Driver(build_driver(variant)) as driver:
+        for case in strided_cases(7, 120, 4000):
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"[{variant}] {case.x.shape} {case.p}: {problem}"
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_strided_path_on_cortex_m4(tmp_path: Path) -> None:
+    cases = [c for c in strided_cases(8, 120, 6000) if fits_firmware(c)]
+    assert len(cases) >= 100
+    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    problems = [f"{c.x.shape} {c.p}: {p}" for c, r in zip(cases, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]  # fmt: skip
+    assert not problems, f"{len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
+        problems[:8])
