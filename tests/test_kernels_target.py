@@ -56,7 +56,8 @@ CASES_PER_BOARD = 1500
 OPS = (*CONV_OPS, *DW_OPS, *FC_OPS)
 DSP_FUNCTIONS = {  # function -> instructions its DSP build must contain
     "th_nn_mat_mult_s8_s16": ("smlad", "sxtb16", "ldmia", "smmlar"),
-    "th_nn_fc_s8": ("smlad", "sxtab16"),
+    "fc_rows": ("smlad", "sxtab16"),  # th_nn_fc_s8's row loop
+    "fc_short_asm": ("smlad", "sxtb16"),  # th_nn_fc_s8, inputs <= 128 (FC_SHORT)
     "th_nn_conv_direct_s8": ("smlad", "sxtab16", "sxtb16"),  # few output channels
     "th_dw_conv_3x3_s8": ("smlad",),
     "dw_rows_s1_even": ("smlad", "smlabt", "smlatb", "smmlar", "ldm"),
