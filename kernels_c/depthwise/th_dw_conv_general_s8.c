@@ -143,30 +143,6 @@ static int32_t record_words(const dw_geom *g)
 #define DW_REC_E 3
 #define DW_REC_W 4
 
-/* (bottom halfword of a, bottom of b) and (top of a, top of b) in one instruction (gcc
- * does not always find PKHBT / PKHTB in the C forms of th_nn_support.h). */
-TH_INLINE int32_t dw_pkhbt(int32_t a, int32_t b)
-{
-#if TH_NN_DSP_NATIVE
-    int32_t r;
-    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-#else
-    return th_pkhbt(a, b);
-#endif
-}
-
-TH_INLINE int32_t dw_pkhtb(int32_t a, int32_t b)
-{
-#if TH_NN_DSP_NATIVE
-    int32_t r;
-    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-#else
-    return th_pkhtb(a, b);
-#endif
-}
-
 /* What prepare_record needs, fixed per call. */
 typedef struct {
     const int8_t *filter;
@@ -248,7 +224,7 @@ static void __attribute__((noinline)) prepare_record(int32_t *rec, const dw_rec_
                 const int32_t w0 = fr[0];
                 const int32_t w1 = fr[fb];
                 wsum += w0 + w1;
-                *w++ = dw_pkhbt(w0 * scale, w1 * scale);
+                *w++ = th_pkhbt(w0 * scale, w1 * scale);
             }
             if (c->kb & 1) {
                 const int32_t w0 = fr[0];
@@ -289,8 +265,8 @@ static void __attribute__((noinline)) gather1(int16_t *d, const int8_t *s, int32
         const int32_t v1 = s[st];
         const int32_t v2 = s[st2];
         const int32_t v3 = s[st3];
-        th_write_s32(d, dw_pkhbt(v0, v1));
-        th_write_s32(d + 2, dw_pkhbt(v2, v3));
+        th_write_s32(d, th_pkhbt(v0, v1));
+        th_write_s32(d + 2, th_pkhbt(v2, v3));
     }
     for (int32_t i = 0; i < (count & 3); i++, s += st) {
         d[i] = *s;
@@ -336,8 +312,8 @@ static void __attribute__((noinline)) gather4(int16_t *d0, int32_t slot, const i
     for (; d0 != end; d0 += 2, d1 += 2, d2 += 2, d3 += 2, s += 2 * st) {
         const int32_t x = th_read_s32(s);
         const int32_t y = th_read_s32(s + st);
-        const int32_t lo = dw_pkhbt(x, y); /* bytes x0 x1 y0 y1 */
-        const int32_t hi = dw_pkhtb(x, y); /* bytes x2 x3 y2 y3 */
+        const int32_t lo = th_pkhbt(x, y); /* bytes x0 x1 y0 y1 */
+        const int32_t hi = th_pkhtb(x, y); /* bytes x2 x3 y2 y3 */
         th_write_s32(d0, th_sxtb16(lo));
         th_write_s32(d1, th_sxtb16_ror8(lo));
         th_write_s32(d2, th_sxtb16(hi));

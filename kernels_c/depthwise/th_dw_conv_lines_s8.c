@@ -515,30 +515,6 @@ static dw_lines_fn lines_full_fn(int32_t k)
 }
 #endif
 
-/* (bottom of a, bottom of b), (top of a, top of b) in one instruction each (gcc does not
- * find PKHBT / PKHTB in th_nn_support.h's C forms). */
-TH_INLINE int32_t pairs_pkhbt(int32_t a, int32_t b)
-{
-#if TH_NN_DSP_NATIVE
-    int32_t r;
-    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-#else
-    return th_pkhbt(a, b);
-#endif
-}
-
-TH_INLINE int32_t pairs_pkhtb(int32_t a, int32_t b)
-{
-#if TH_NN_DSP_NATIVE
-    int32_t r;
-    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-#else
-    return th_pkhtb(a, b);
-#endif
-}
-
 /* The record's bias words (rec) and requantization words (w: (multiplier,
  * 2^(e-1) + zp 2^e, e) per channel) of four channels; 0 if fast requantization is not exact
  * for one of them (|acc| <= taps 2^15 + |bias|; at most 16 taps: 32-bit compares). */
@@ -601,10 +577,10 @@ static int pairs_record(int32_t *rec, const int8_t *f, int32_t fb, int32_t kb,
         int32_t b02 = th_sxtb16(b), b13 = th_sxtb16_ror8(b);
         a02 = th_sadd16(a02, a02), a13 = th_sadd16(a13, a13);
         b02 = th_sadd16(b02, b02), b13 = th_sadd16(b13, b13);
-        w[0] = pairs_pkhbt(a02, b02);
-        w[1] = pairs_pkhbt(a13, b13);
-        w[2] = pairs_pkhtb(a02, b02);
-        w[3] = pairs_pkhtb(a13, b13);
+        w[0] = th_pkhbt(a02, b02);
+        w[1] = th_pkhbt(a13, b13);
+        w[2] = th_pkhtb(a02, b02);
+        w[3] = th_pkhtb(a13, b13);
     }
     return lines_record_rq(rec, w, kb, bias, mult, shift, zp);
 }
@@ -681,10 +657,10 @@ static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *
             const int32_t a13 = th_sxtab16_ror8(off, a);
             const int32_t b02 = th_sxtab16(off, b);
             const int32_t b13 = th_sxtab16_ror8(off, b);
-            dd[0] = pairs_pkhbt(a02, b02);
-            dd[1] = pairs_pkhbt(a13, b13);
-            dd[2] = pairs_pkhtb(a02, b02);
-            dd[3] = pairs_pkhtb(a13, b13);
+            dd[0] = th_pkhbt(a02, b02);
+            dd[1] = th_pkhbt(a13, b13);
+            dd[2] = th_pkhtb(a02, b02);
+            dd[3] = th_pkhtb(a13, b13);
         }
 #endif
         for (i = hi; i < ehi; i++) {

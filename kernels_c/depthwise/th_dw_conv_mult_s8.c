@@ -364,18 +364,6 @@ TH_INLINE int32_t dwm_small_out(const int32_t *x, const int32_t *rec, const dwm_
     return mode == 1 ? th_clamp(y, a->lo, a->hi) : y;
 }
 
-/* (lo 16 bits of a, lo 16 bits of b): one PKHBT on the device. */
-TH_INLINE int32_t dwm_pack(int32_t a, int32_t b)
-{
-#if TH_NN_DSP_NATIVE
-    int32_t r;
-    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-#else
-    return th_pkhbt(a, b);
-#endif
-}
-
 /* Stages the tap pairs of output row oy of one input channel (in: its first value in the
  * batch) into x: pixels whose window is inside the input read it directly, the others
  * check each tap. */
@@ -396,23 +384,23 @@ static void dwm_small_stage(int32_t *x, const int8_t *in, const dwm_args *a, int
             if (kp == 1) {
                 if (taps == 2) {
                     for (; ox < hi; ox++, base += step) {
-                        *d++ = dwm_pack(base[o0], base[o1]);
+                        *d++ = th_pkhbt(base[o0], base[o1]);
                     }
                 } else {
                     for (; ox < hi; ox++, base += step) {
-                        *d++ = dwm_pack(base[o0], 0);
+                        *d++ = th_pkhbt(base[o0], 0);
                     }
                 }
             } else if (taps == 4) {
                 for (; ox < hi; ox++, base += step, d += 2) {
                     const int32_t v0 = base[o0], v1 = base[o1], v2 = base[o2], v3 = base[o3];
-                    d[0] = dwm_pack(v0, v1);
-                    d[1] = dwm_pack(v2, v3);
+                    d[0] = th_pkhbt(v0, v1);
+                    d[1] = th_pkhbt(v2, v3);
                 }
             } else {
                 for (; ox < hi; ox++, base += step, d += 2) {
-                    d[0] = dwm_pack(base[o0], base[o1]);
-                    d[1] = dwm_pack(base[o2], 0);
+                    d[0] = th_pkhbt(base[o0], base[o1]);
+                    d[1] = th_pkhbt(base[o2], 0);
                 }
             }
             if (ox >= a->out_w) {
@@ -428,9 +416,9 @@ static void dwm_small_stage(int32_t *x, const int8_t *in, const dwm_args *a, int
                        ? in[(y * a->in_w + xx) * a->in_c]
                        : a->pad;
         }
-        x[ox * kp] = dwm_pack(v[0], v[1]);
+        x[ox * kp] = th_pkhbt(v[0], v[1]);
         if (kp == 2) {
-            x[ox * kp + 1] = dwm_pack(v[2], v[3]);
+            x[ox * kp + 1] = th_pkhbt(v[2], v[3]);
         }
     }
     if (a->out_w % 2 != 0) { /* the pair loop's extra pixel (its outputs are overwritten) */

@@ -274,15 +274,19 @@ TH_INLINE int32_t th_sadd16(int32_t a, int32_t b)
 {
     return (int32_t)__sadd16((uint32_t)a, (uint32_t)b);
 }
-/* (bottom of a, bottom of b) */
+/* (bottom of a, bottom of b) and (top of a, top of b): one PKHBT / PKHTB each. Written as
+ * asm because gcc does not always find them in the equivalent C mask-and-shift forms. */
 TH_INLINE int32_t th_pkhbt(int32_t a, int32_t b)
 {
-    return (int32_t)(((uint32_t)a & 0xFFFFu) | ((uint32_t)b << 16));
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
 }
-/* (top of a, top of b) */
 TH_INLINE int32_t th_pkhtb(int32_t a, int32_t b)
 {
-    return (int32_t)(((uint32_t)a >> 16) | ((uint32_t)b & 0xFFFF0000u));
+    int32_t r;
+    __asm__("pkhtb %0, %2, %1, asr #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
 }
 TH_INLINE int32_t th_ssat8(int32_t x)
 {
