@@ -1,9 +1,12 @@
-"""Issue 14's few-output-channel conv with dilation.w > 1 (th_nn_conv_direct_s8 given
+"""Issue 14's few-output-channel conv (th_nn_conv_direct_s8): with dilation.w > 1 (given
 th_conv_general_s8_scratch_size_fast: plain filter rows and four int8 columns; the pixels
 outside interior quads staged as columns, four at a time in raster order across rows).
 
-The cases cover Cout 2-4 (the sizes the fast scratch is offered for) and Cout 1 (never
-offered: the old paths), Cin 1-13 and 31 (every Cin % 4, so K % 4 leaves column tails),
+With dilation.w 1 (no fast scratch) the rows, and bands of four output rows whose pixels
+outside the interior quads go four rows at a time (direct_band): Cout 1-3, images up to
+16 x 24, padding on every side. With dilation.w > 1 the cases cover Cout 2-4 (the sizes the
+fast scratch is offered for) and Cout 1 (never offered: the rows and bands), Cin 1-13 and
+31 (every Cin % 4, so K % 4 leaves column tails),
 filters 1-5 x 2-5 with dilation.w 2-3 and dilation.h 1-2, strides 1-3, padding drawn per side
 (every side, windows wholly in the padding too), outputs 1-12 wide (partial groups, groups
 across rows and batches), two batches, clamps, no bias, input offsets at both ends; each with
@@ -31,20 +34,27 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not ins
 CIN = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 31]
 
 
-def cols_case(rng: np.random.Generator, i: int) -> ConvCase:
+def cols_case(rng: np.random.Generator, i: int, band: bool = False) -> ConvCase:
+    """dilation.w 2-3 (Cout 2-4, every tenth 1), or with `band` dilation.w 1 where the direct
+    path applies without fast scratch (Cout 1 with any Cin, Cout 2-3 with Cin > 4 not a
+    multiple of 4): images up to 16 x 24, so bands of four output rows with interior rows,
+    borders and rows' last interior pixels four rows at a time, between interior quads."""
     cout = 2 + i % 3 if i % 10 != 9 else 1
     cin = CIN[(i * 5 + i // 7) % len(CIN)]
+    if band:
+        cout = 1 if cin % 4 == 0 or cin < 5 else 1 + i % 3
     kh, kw = int(rng.integers(1, 6)), int(rng.integers(2, 6))
-    dil = (int(rng.integers(1, 3)), int(rng.integers(2, 4)))
+    dil = (int(rng.integers(1, 3)), 1 if band else int(rng.integers(2, 4)))
     s = int(rng.integers(1, 4))
     batches = 2 if i % 8 == 3 else 1
     eff = ((kh - 1) * dil[0] + 1, (kw - 1) * dil[1] + 1)
+    high, wide = (17, 25) if band else (10, 14)
     while True:
-        in_h, in_w = int(rng.integers(1, 10)), int(rng.integers(1, 14))
+        in_h, in_w = int(rng.integers(1, high)), int(rng.integers(1, wide))
         pads = [int(rng.integers(0, e)) for e in (eff[0], eff[1], eff[0], eff[1])]
         out_h = (in_h + pads[0] + pads[2] - eff[0]) // s + 1
         out_w = (in_w + pads[1] + pads[3] - eff[1]) // s + 1
-        if out_h >= 1 and out_w >= 1 and out_w <= 12:
+        if out_h >= 1 and out_w >= 1 and out_w <= wide - 2:
             break
     k = kh * kw * cin
     mult, shift = np.empty(cout, np.int32), np.empty(cout, np.int32)
@@ -65,8 +75,10 @@ def cols_case(rng: np.random.Generator, i: int) -> ConvCase:
 
 
 def cols_cases(seed: int, count: int) -> list[ConvCase]:
+    """count cases of dilation.w > 1, then count / 2 of dilation.w 1 (the rows and bands)."""
     rng = np.random.default_rng(seed)
-    return [cols_case(rng, i) for i in range(count)]
+    return ([cols_case(rng, i) for i in range(count)] +
+            [cols_case(rng, i, band=True) for i in range(count // 2)])
 
 
 def test_cases_reach_the_branches() -> None:
@@ -81,6 +93,15 @@ def test_cases_reach_the_branches() -> None:
         assert any(getattr(c.p, side) > 0 for c in fast), side
     assert any(c.bias is None for c in fast) and any(c.p.act_min > -128 for c in fast)
     assert any(not c.fast_scratch for c in cases) and any(c.out_shape[3] == 1 for c in cases)
+    bands = [c for c in cases if c.p.dilation_w == 1]
+    assert {c.out_shape[3] for c in bands} == {1, 2, 3}
+    assert {c.x.shape[3] % 4 for c in bands} == {0, 1, 2, 3}
+    tall = [c for c in bands if c.out_shape[1] >= 8]
+    assert sum(c.out_shape[2] >= 8 and c.p.pad_left > 0 and c.p.pad_right > 0
+               for c in tall) >= 5  # borders and interior quads in a band
+    assert any(c.out_shape[1] % 4 for c in tall) and any(c.p.stride_h > 1 for c in tall)
+    for side in ("pad_top", "pad_left", "pad_bottom", "pad_right"):
+        assert any(getattr(c.p, side) > 0 for c in tall), side
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])

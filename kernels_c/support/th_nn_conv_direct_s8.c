@@ -306,6 +306,53 @@ quad_rows(const int8_t *xr, int32_t dx, const int8_t *wr, int32_t words, int32_t
 }
 #endif
 
+/* Four pixels' sums of one channel (dilation.w 1): `rows` filter rows of `words` whole words
+ * and a partial last word (mask != 0) from xr + i * dx (row_step to the next row), weights
+ * from wr (w_step to the next filter row); the partial words read round_up4 bytes, which the
+ * caller checked exist. */
+TH_INLINE quad_sums quad_channel(const int8_t *xr, int32_t dx, const int8_t *wr, int32_t words,
+                                 int32_t mask, int32_t w_step, int32_t rows, int32_t row_step,
+                                 int32_t offset2, quad_sums acc)
+{
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    return quad_rows(xr, dx, wr, words, mask, w_step, rows, row_step, offset2, acc);
+#else
+    for (int32_t r = 0; r < rows; r++, xr += row_step, wr += w_step) {
+        const int8_t *x = xr;
+        const int8_t *w = wr;
+        const int8_t *w_end = wr + 4 * words;
+        for (; w != w_end; w += 4, x += 4) {
+            quad_word(x, dx, th_read_s32(w), offset2, &acc.s0, &acc.s1, &acc.s2, &acc.s3);
+        }
+        if (mask != 0) {
+            quad_word(x, dx, th_read_s32(w) & mask, offset2, &acc.s0, &acc.s1, &acc.s2,
+                      &acc.s3);
+        }
+    }
+    return acc;
+#endif
+}
+
+/* The output columns [.., end) whose windows end inside the input (dilation.w 1). */
+TH_INLINE int32_t interior_end(const th_conv_params *params, const th_dims *input_dims,
+                               const th_dims *filter_dims, const th_dims *output_dims)
+{
+    const int32_t last_x = input_dims->w - filter_dims->w + params->padding.w;
+    return last_x < 0 ? 0 : TH_MIN(output_dims->w, last_x / params->stride.w + 1);
+}
+
+/* Interior quads that fit from xa: of at most `quads`, as many as keep the last quad's masked
+ * words (round_up4(run) bytes from each filter row's start) inside the input. */
+TH_INLINE int32_t fit_quads(const direct_geo *g, const int8_t *xa, int32_t dx,
+                            int32_t row_step, int32_t rows, int32_t quads)
+{
+    const int32_t last = (rows - 1) * row_step + th_round_up4(g->kw * g->cin);
+    while (quads > 0 && xa + (4 * quads - 1) * dx + last > g->x_end) {
+        quads--;
+    }
+    return quads;
+}
+
 /* Interior pixels of one output row, dilation.w 1, four at a time: every tap column inside,
  * one run of kw * Cin bytes per filter row inside, its partial last word masked (the input
  * bytes it reads past the run exist: the caller checked the last quad). quads groups from
@@ -317,8 +364,7 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
 {
     const int32_t run = g->kw * g->cin;
     const int32_t words = run / 4;
-    const int32_t rem = run & 3;
-    const int32_t mask = (int32_t)((1u << (8 * rem)) - 1u);
+    const int32_t mask = (int32_t)((1u << (8 * (run & 3))) - 1u);
     const int32_t offset2 = g->offset2;
     int plain = !stage->clamp; /* every channel fast, no clamp: the lean output loop */
     for (int32_t c = 0; c < cout; c++) {
@@ -331,28 +377,13 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
             int32_t s1 = s0;
             int32_t s2 = s0;
             int32_t s3 = s0;
-            const int8_t *wr = g->w + c * g->kp + ky_lo * run;
-            const int8_t *xr = xa;
-#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-            const quad_sums q4 = quad_rows(xr, dx, wr, words, mask, run, rows, row_step,
-                                           offset2, (quad_sums){s0, s1, s2, s3});
+            const quad_sums q4 = quad_channel(xa, dx, g->w + c * g->kp + ky_lo * run, words,
+                                              mask, run, rows, row_step, offset2,
+                                              (quad_sums){s0, s1, s2, s3});
             s0 = q4.s0;
             s1 = q4.s1;
             s2 = q4.s2;
             s3 = q4.s3;
-#else
-            for (int32_t r = 0; r < rows; r++, xr += row_step, wr += run) {
-                const int8_t *x = xr;
-                const int8_t *w = wr;
-                const int8_t *w_end = wr + 4 * words;
-                for (; w != w_end; w += 4, x += 4) {
-                    quad_word(x, dx, th_read_s32(w), offset2, &s0, &s1, &s2, &s3);
-                }
-                if (rem != 0) {
-                    quad_word(x, dx, th_read_s32(w) & mask, offset2, &s0, &s1, &s2, &s3);
-                }
-            }
-#endif
             acc[4 * c] = s0;
             acc[4 * c + 1] = s1;
             acc[4 * c + 2] = s2;
@@ -479,19 +510,12 @@ static void column_quad(const direct_geo *g, const direct_rq *rq, const th_nn_ou
         int32_t s1 = s0;
         int32_t s2 = s0;
         int32_t s3 = s0;
-#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-        const quad_sums q4 = quad_rows(cols, kp, g->w + c * kp, kp / 4, 0, kp, 1, 0, g->offset2,
-                                       (quad_sums){s0, s1, s2, s3});
+        const quad_sums q4 = quad_channel(cols, kp, g->w + c * kp, kp / 4, 0, kp, 1, 0,
+                                          g->offset2, (quad_sums){s0, s1, s2, s3});
         s0 = q4.s0;
         s1 = q4.s1;
         s2 = q4.s2;
         s3 = q4.s3;
-#else
-        const int8_t *w = g->w + c * kp;
-        for (int32_t j = 0; j < kp; j += 4) {
-            quad_word(cols + j, kp, th_read_s32(w + j), g->offset2, &s0, &s1, &s2, &s3);
-        }
-#endif
         acc[4 * c] = s0;
         acc[4 * c + 1] = s1;
         acc[4 * c + 2] = s2;
@@ -539,6 +563,208 @@ direct_columns(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
     if (pending > 0) {
         column_quad(g, rq, stage, cout, cols, pending, out);
     }
+}
+
+/* ---- Rows and bands (no fast scratch) ------------------------------------------------------ */
+
+/* What the rows of a call share. */
+typedef struct {
+    const direct_geo *g;
+    const direct_rq *rq;
+    const th_nn_out_stage *stage;
+    const th_conv_params *params;
+    const th_dims *in;
+    const th_dims *filt;
+    const th_dims *outd;
+    int32_t cout;
+    int32_t dx;        /* input bytes between horizontally adjacent windows */
+    int32_t row_bytes; /* input bytes per row */
+    int32_t row_step;  /* input bytes between filter rows */
+    int32_t ox_end;    /* interior_end */
+} direct_call;
+
+/* Every channel's sums of 1, 2 or 4 pixels `dx` input bytes apart with the same taps inside
+ * (filter rows [ky_lo, ky_lo + rows), columns [kx_lo, kx_hi); xa the first pixel's first
+ * tap inside) into acc[4 c + p], from the bias. Four pixels with dilation.w 1 take the quad
+ * loop where their partial words stay inside the input. */
+static void pixel_sums(const direct_call *k, const int8_t *xa, int32_t rows, int32_t ky_lo,
+                       int32_t kx_lo, int32_t kx_hi, int32_t pixels, int32_t dx, int32_t *acc)
+{
+    const direct_geo *g = k->g;
+    const int32_t run = (kx_hi - kx_lo) * g->cin;
+    const int quad = pixels == 4 && g->dil_w == 1 && rows > 0 && run > 0 &&
+                     xa + 3 * dx + (rows - 1) * k->row_step + th_round_up4(run) <= g->x_end;
+    for (int32_t c = 0; c < k->cout; c++) {
+        int32_t *s = &acc[4 * c];
+        s[0] = k->rq[c].bias;
+        s[1] = s[0];
+        s[2] = s[0];
+        s[3] = s[0];
+        if (quad) {
+            const quad_sums q4 = quad_channel(
+                xa, dx, g->w + c * g->kp + (ky_lo * g->kw + kx_lo) * g->cin, run / 4,
+                (int32_t)((1u << (8 * (run & 3))) - 1u), g->kw * g->cin, rows, k->row_step,
+                g->offset2, (quad_sums){s[0], s[0], s[0], s[0]});
+            s[0] = q4.s0;
+            s[1] = q4.s1;
+            s[2] = q4.s2;
+            s[3] = q4.s3;
+        } else {
+            channel_sums(g, c, xa, k->row_step, rows, ky_lo, kx_lo, kx_hi, pixels, dx, s);
+        }
+    }
+}
+
+/* Output row oy of batch input in_b, in raster order: interior quads, other pixels up to
+ * four at a time with the same taps inside. Returns the output past the row. */
+static int8_t *direct_row(const direct_call *k, const int8_t *in_b, int32_t oy, int8_t *out)
+{
+    const th_conv_params *params = k->params;
+    const th_dims *in = k->in;
+    const th_dims *filt = k->filt;
+    const int32_t out_w = k->outd->w;
+    const int32_t cout = k->cout;
+    const int32_t sw = params->stride.w;
+    const int32_t y0 = oy * params->stride.h - params->padding.h;
+    int32_t ky_lo;
+    int32_t ky_hi;
+    inside_taps(y0, params->dilation.h, filt->h, in->h, &ky_lo, &ky_hi);
+    const int32_t row_off = ky_lo < ky_hi ? (y0 + ky_lo * params->dilation.h) * k->row_bytes : 0;
+    int32_t ox = 0;
+    while (ox < out_w) {
+        const int32_t x0 = ox * sw - params->padding.w;
+        int32_t kx_lo;
+        int32_t kx_hi;
+        inside_taps(x0, params->dilation.w, filt->w, in->w, &kx_lo, &kx_hi);
+        /* Up to 4 pixels with the same taps inside (then all of them inside). */
+        int32_t pixels = 1;
+        if (ox + 1 < out_w) {
+            int32_t lo1;
+            int32_t hi1;
+            inside_taps(x0 + sw, params->dilation.w, filt->w, in->w, &lo1, &hi1);
+            if (lo1 == kx_lo && hi1 == kx_hi) {
+                pixels = 2;
+                if (ox + 3 < out_w) {
+                    inside_taps(x0 + 3 * sw, params->dilation.w, filt->w, in->w, &lo1, &hi1);
+                    pixels = lo1 == kx_lo && hi1 == kx_hi ? 4 : 2;
+                }
+            }
+        }
+        const int32_t rows = kx_lo < kx_hi ? ky_hi - ky_lo : 0;
+        const int8_t *xa =
+            rows > 0 ? in_b + row_off + (x0 + kx_lo * params->dilation.w) * k->g->cin : in_b;
+        if (pixels == 4 && params->dilation.w == 1 && kx_lo == 0 && kx_hi == filt->w &&
+            rows > 0) {
+            /* Interior quads up to the last pixel whose window ends inside. */
+            const int32_t quads =
+                fit_quads(k->g, xa, k->dx, k->row_step, rows, (k->ox_end - ox) / 4);
+            if (quads > 0) {
+                interior_quads(k->g, k->rq, k->stage, cout, xa, k->dx, k->row_step, rows,
+                               ky_lo, quads, out);
+                out += 4 * quads * cout;
+                ox += 4 * quads;
+                continue;
+            }
+        }
+        int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
+        pixel_sums(k, xa, rows, ky_lo, kx_lo, kx_hi, pixels, k->dx, acc);
+        for (int32_t p = 0; p < pixels; p++, out += cout) {
+            for (int32_t c = 0; c < cout; c++) {
+                out[c] = direct_out(acc[4 * c + p], &k->rq[c], k->stage);
+            }
+        }
+        ox += pixels;
+    }
+    return out;
+}
+
+/* Output bytes a band keeps of the pixels outside its rows' interior quads. */
+#define DIRECT_BAND_BYTES 128
+
+/* Output rows oy0..oy0 + 3 as a band, where their filter rows inside are the same: the
+ * columns outside the interior quads (borders, the rows' last interior pixels, every column
+ * with dilation.w > 1) four rows at a time (one quad down the column: the same taps inside),
+ * kept in a buffer, then the rows in raster order, the interior quads straight to the output.
+ * The windows of the later rows' outside pixels are read before earlier outputs are written
+ * (aliasing rule (c): reading early is harmless, every output is written in raster order).
+ * Returns the output past the band, or NULL (nothing done) where a band does not apply. */
+static int8_t *direct_band(const direct_call *k, const int8_t *in_b, int32_t oy0, int8_t *out)
+{
+    const th_conv_params *params = k->params;
+    const th_dims *in = k->in;
+    const th_dims *filt = k->filt;
+    const int32_t out_w = k->outd->w;
+    const int32_t cout = k->cout;
+    const int32_t sw = params->stride.w;
+    const int32_t sh = params->stride.h;
+    if (oy0 + 3 >= k->outd->h) {
+        return NULL;
+    }
+    const int32_t y0 = oy0 * sh - params->padding.h;
+    int32_t ky_lo;
+    int32_t ky_hi;
+    int32_t lo3;
+    int32_t hi3;
+    inside_taps(y0, params->dilation.h, filt->h, in->h, &ky_lo, &ky_hi);
+    inside_taps(y0 + 3 * sh, params->dilation.h, filt->h, in->h, &lo3, &hi3);
+    const int32_t rows = ky_hi - ky_lo;
+    if (lo3 != ky_lo || hi3 != ky_hi || rows <= 0) {
+        return NULL; /* (the taps inside only shrink, then grow: equal ends, equal rows) */
+    }
+    const int8_t *row0 = in_b + (y0 + ky_lo * params->dilation.h) * k->row_bytes;
+    const int32_t col_step = sh * k->row_bytes;
+    /* Interior quads: columns [qa, qa + 4 quads), as many as fit in the band's last row. */
+    const int32_t qa = (params->padding.w + sw - 1) / sw;
+    int32_t quads = 0;
+    if (params->dilation.w == 1 && k->ox_end - qa >= 4) {
+        quads = fit_quads(k->g, row0 + 3 * col_step + (qa * sw - params->padding.w) * k->g->cin,
+                          k->dx, k->row_step, rows, (k->ox_end - qa) / 4);
+    }
+    const int32_t qb = qa + 4 * quads;
+    const int32_t outside = out_w - 4 * quads;
+    if (outside == 0 || 4 * outside * cout > DIRECT_BAND_BYTES) {
+        return NULL; /* all interior: the rows; too many: the rows */
+    }
+    int8_t band[DIRECT_BAND_BYTES];
+    int8_t *bp = band;
+    for (int32_t ox = 0; ox < out_w; ox++) {
+        if (ox == qa && quads > 0) {
+            ox = qb - 1;
+            continue;
+        }
+        const int32_t x0 = ox * sw - params->padding.w;
+        int32_t kx_lo;
+        int32_t kx_hi;
+        inside_taps(x0, params->dilation.w, filt->w, in->w, &kx_lo, &kx_hi);
+        const int32_t r = kx_lo < kx_hi ? rows : 0;
+        const int8_t *xa = r > 0 ? row0 + (x0 + kx_lo * params->dilation.w) * k->g->cin : in_b;
+        int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
+        pixel_sums(k, xa, r, ky_lo, kx_lo, kx_hi, 4, col_step, acc);
+        for (int32_t p = 0; p < 4; p++, bp += cout) {
+            for (int32_t c = 0; c < cout; c++) {
+                bp[c] = direct_out(acc[4 * c + p], &k->rq[c], k->stage);
+            }
+        }
+    }
+    for (int32_t p = 0; p < 4; p++) {
+        const int8_t *from = band + p * cout;
+        for (int32_t ox = 0; ox < out_w; ox++) {
+            if (ox == qa && quads > 0) {
+                interior_quads(k->g, k->rq, k->stage, cout,
+                               row0 + p * col_step + (qa * sw - params->padding.w) * k->g->cin,
+                               k->dx, k->row_step, rows, ky_lo, quads, out);
+                out += 4 * quads * cout;
+                ox = qb - 1;
+                continue;
+            }
+            for (int32_t c = 0; c < cout; c++) {
+                out[c] = from[c];
+            }
+            out += cout;
+            from += 4 * cout;
+        }
+    }
+    return out;
 }
 
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
@@ -602,83 +828,22 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                        (int8_t *)plain + cout * kp, output);
         return;
     }
-    const int32_t sw = params->stride.w;
-    const int32_t dx = sw * cin;
     const int32_t row_bytes = input_dims->w * cin;
-    const int32_t row_step = params->dilation.h * row_bytes;
-    /* Output columns [.., ox_end) have windows that end inside the input (dilation.w 1). */
-    const int32_t last_x = input_dims->w - filter_dims->w + params->padding.w;
-    const int32_t ox_end = last_x < 0 ? 0 : TH_MIN(output_dims->w, last_x / sw + 1);
+    const direct_call k = {&g, rq, &stage, params, input_dims, filter_dims, output_dims, cout,
+                           params->stride.w * cin, row_bytes, params->dilation.h * row_bytes,
+                           interior_end(params, input_dims, filter_dims, output_dims)};
     int8_t *out = output;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * input_dims->h * row_bytes;
-        for (int32_t oy = 0; oy < output_dims->h; oy++) {
-            const int32_t y0 = oy * params->stride.h - params->padding.h;
-            int32_t ky_lo;
-            int32_t ky_hi;
-            inside_taps(y0, params->dilation.h, filter_dims->h, input_dims->h, &ky_lo, &ky_hi);
-            const int32_t row_off =
-                ky_lo < ky_hi ? (y0 + ky_lo * params->dilation.h) * row_bytes : 0;
-            int32_t ox = 0;
-            while (ox < output_dims->w) {
-                const int32_t x0 = ox * sw - params->padding.w;
-                int32_t kx_lo;
-                int32_t kx_hi;
-                inside_taps(x0, params->dilation.w, filter_dims->w, input_dims->w, &kx_lo,
-                            &kx_hi);
-                /* Up to 4 pixels with the same taps inside (then all of them inside). */
-                int32_t pixels = 1;
-                if (ox + 1 < output_dims->w) {
-                    int32_t lo1;
-                    int32_t hi1;
-                    inside_taps(x0 + sw, params->dilation.w, filter_dims->w, input_dims->w,
-                                &lo1, &hi1);
-                    if (lo1 == kx_lo && hi1 == kx_hi) {
-                        pixels = 2;
-                        if (ox + 3 < output_dims->w) {
-                            inside_taps(x0 + 3 * sw, params->dilation.w, filter_dims->w,
-                                        input_dims->w, &lo1, &hi1);
-                            pixels = lo1 == kx_lo && hi1 == kx_hi ? 4 : 2;
-                        }
-                    }
-                }
-                const int32_t rows = kx_lo < kx_hi ? ky_hi - ky_lo : 0;
-                const int8_t *xa =
-                    rows > 0 ? in_b + row_off + (x0 + kx_lo * params->dilation.w) * cin : in_b;
-                if (pixels == 4 && params->dilation.w == 1 && kx_lo == 0 &&
-                    kx_hi == filter_dims->w && rows > 0) {
-                    /* Interior quads up to the last pixel whose window ends inside, as long
-                     * as the last quad's masked words stay inside the input. */
-                    int32_t quads = (ox_end - ox) / 4;
-                    while (quads > 0 && xa + (4 * quads - 1) * dx + (rows - 1) * row_step +
-                                                th_round_up4(filter_dims->w * cin) >
-                                            g.x_end) {
-                        quads--;
-                    }
-                    if (quads > 0) {
-                        interior_quads(&g, rq, &stage, cout, xa, dx, row_step, rows, ky_lo,
-                                       quads, out);
-                        out += 4 * quads * cout;
-                        ox += 4 * quads;
-                        continue;
-                    }
-                }
-                int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
-                for (int32_t c = 0; c < cout; c++) {
-                    int32_t *s = &acc[4 * c];
-                    s[0] = rq[c].bias;
-                    s[1] = rq[c].bias;
-                    s[2] = rq[c].bias;
-                    s[3] = rq[c].bias;
-                    channel_sums(&g, c, xa, row_step, rows, ky_lo, kx_lo, kx_hi, pixels, dx, s);
-                }
-                for (int32_t p = 0; p < pixels; p++) {
-                    for (int32_t c = 0; c < cout; c++) {
-                        out[c] = direct_out(acc[4 * c + p], &rq[c], &stage);
-                    }
-                    out += cout;
-                }
-                ox += pixels;
+        int32_t oy = 0;
+        while (oy < output_dims->h) {
+            int8_t *band_end = direct_band(&k, in_b, oy, out);
+            if (band_end != NULL) {
+                out = band_end;
+                oy += 4;
+            } else {
+                out = direct_row(&k, in_b, oy, out);
+                oy++;
             }
         }
     }
