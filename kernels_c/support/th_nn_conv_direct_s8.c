@@ -581,6 +581,7 @@ typedef struct {
     int32_t row_bytes; /* input bytes per row */
     int32_t row_step;  /* input bytes between filter rows */
     int32_t ox_end;    /* interior_end */
+    int32_t bands;     /* direct_band may apply */
 } direct_call;
 
 /* Every channel's sums of 1, 2 or 4 pixels `dx` input bytes apart with the same taps inside
@@ -682,8 +683,8 @@ static int8_t *direct_row(const direct_call *k, const int8_t *in_b, int32_t oy, 
 #define DIRECT_BAND_BYTES 128
 
 /* Output rows oy0..oy0 + 3 as a band, where their filter rows inside are the same: the
- * columns outside the interior quads (borders, the rows' last interior pixels, every column
- * with dilation.w > 1) four rows at a time (one quad down the column: the same taps inside),
+ * columns outside the interior quads (borders, the rows' last interior pixels; dilation.w 1)
+ * four rows at a time (one quad down the column: the same taps inside),
  * kept in a buffer, then the rows in raster order, the interior quads straight to the output.
  * The windows of the later rows' outside pixels are read before earlier outputs are written
  * (aliasing rule (c): reading early is harmless, every output is written in raster order).
@@ -697,7 +698,7 @@ static int8_t *direct_band(const direct_call *k, const int8_t *in_b, int32_t oy0
     const int32_t cout = k->cout;
     const int32_t sw = params->stride.w;
     const int32_t sh = params->stride.h;
-    if (oy0 + 3 >= k->outd->h) {
+    if (!k->bands || oy0 + 3 >= k->outd->h) {
         return NULL;
     }
     const int32_t y0 = oy0 * sh - params->padding.h;
@@ -716,7 +717,7 @@ static int8_t *direct_band(const direct_call *k, const int8_t *in_b, int32_t oy0
     /* Interior quads: columns [qa, qa + 4 quads), as many as fit in the band's last row. */
     const int32_t qa = (params->padding.w + sw - 1) / sw;
     int32_t quads = 0;
-    if (params->dilation.w == 1 && k->ox_end - qa >= 4) {
+    if (k->ox_end - qa >= 4) {
         quads = fit_quads(k->g, row0 + 3 * col_step + (qa * sw - params->padding.w) * k->g->cin,
                           k->dx, k->row_step, rows, (k->ox_end - qa) / 4);
     }
@@ -829,9 +830,17 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
         return;
     }
     const int32_t row_bytes = input_dims->w * cin;
+    /* Bands (dilation.w 1, four output rows) where some pixels of a row are outside its
+     * interior quads and the band's buffer holds them (measured: with dilation.w > 1 the
+     * rows' pairs are faster than four rows' short runs). */
+    const int32_t ox_end = interior_end(params, input_dims, filter_dims, output_dims);
+    const int32_t qa = (params->padding.w + params->stride.w - 1) / params->stride.w;
+    const int32_t outside = output_dims->w - (ox_end > qa ? 4 * ((ox_end - qa) / 4) : 0);
     const direct_call k = {&g, rq, &stage, params, input_dims, filter_dims, output_dims, cout,
                            params->stride.w * cin, row_bytes, params->dilation.h * row_bytes,
-                           interior_end(params, input_dims, filter_dims, output_dims)};
+                           ox_end,
+                           params->dilation.w == 1 && output_dims->h >= 4 && outside > 0 &&
+                               4 * outside * cout <= DIRECT_BAND_BYTES};
     int8_t *out = output;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * input_dims->h * row_bytes;
