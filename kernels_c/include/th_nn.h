@@ -47,7 +47,10 @@
  *      th_avgpool_s8 and th_maxpool_s8 compute output pixels in ascending (n, y, x) order,
  *      and pixel q reads only its own window and writes only its own Cout bytes, at any
  *      time after pixel q starts (th_maxpool_s8 uses them as its running maximum; the
- *      DSP conv reads two pixels' windows before writing either, four with Cout <= 4; the
+ *      DSP conv reads two pixels' windows before writing either, four with Cout <= 4, and
+ *      with Cout <= 4 may read windows of the next three output rows before writing the
+ *      earlier outputs, each output still written in this order: reading early is within
+ *      the same bound; the
  *      pools' separable paths read, while at pixel q, only input bytes at or after the first
  *      byte of pixel q's window: the rows of q's output row, or later ones). So any d is
  *      allowed at which, for every q, d + (q+1)*Cout <= the first input byte read by any

@@ -668,7 +668,17 @@ static int8_t *direct_row(const direct_call *k, const int8_t *in_b, int32_t oy, 
             }
         }
         int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
-        pixel_sums(k, xa, rows, ky_lo, kx_lo, kx_hi, pixels, k->dx, acc);
+        if (pixels == 4) {
+            pixel_sums(k, xa, rows, ky_lo, kx_lo, kx_hi, 4, k->dx, acc);
+        } else { /* (pairs and single pixels inline) */
+            for (int32_t c = 0; c < cout; c++) {
+                int32_t *s = &acc[4 * c];
+                s[0] = k->rq[c].bias;
+                s[1] = s[0];
+                channel_sums(k->g, c, xa, k->row_step, rows, ky_lo, kx_lo, kx_hi, pixels,
+                             k->dx, s);
+            }
+        }
         for (int32_t p = 0; p < pixels; p++, out += cout) {
             for (int32_t c = 0; c < cout; c++) {
                 out[c] = direct_out(acc[4 * c + p], &k->rq[c], k->stage);
