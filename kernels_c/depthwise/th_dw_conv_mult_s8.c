@@ -164,23 +164,54 @@ TH_INLINE void dwm_pixel_asm(const int32_t *xp, const int32_t *rec, int8_t *out,
 #undef DWM_ASM
 #undef DWM_LOOP_TAIL
 #undef DWM_LOOP_HEAD
+
+/* One output of record mode 0, KP 5, from the record at *rec (advanced past it): three LDMs,
+ * five SMLADs, the fast requantization; saturated to int8 (the caller stores it). */
+TH_INLINE int32_t dwm_out5_asm(const int32_t **rec, const int32_t *xp)
+{
+    const int32_t *r = *rec;
+    int32_t y, acc, t0, t1, t2;
+    __asm__("ldmia %[r]!, {%[acc], %[t0], %[t1]}\n\t"
+            "smlad %[acc], %[x0], %[t0], %[acc]\n\tsmlad %[acc], %[x1], %[t1], %[acc]\n\t"
+            "ldmia %[r]!, {%[t0], %[t1], %[t2]}\n\t"
+            "smlad %[acc], %[x2], %[t0], %[acc]\n\tsmlad %[acc], %[x3], %[t1], %[acc]\n\t"
+            "smlad %[acc], %[x4], %[t2], %[acc]\n\tldmia %[r]!, {%[t0], %[t1], %[t2]}\n\t"
+            "smmlar %[y], %[acc], %[t0], %[t1]\n\tadd %[y], %[y], %[acc], asr #31\n\t"
+            "asr %[y], %[y], %[t2]\n\tssat %[y], #8, %[y]"
+            : [y] "=&r"(y), [acc] "=&r"(acc), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
+              [r] "+r"(r)
+            : [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]), [x3] "r"(xp[3]),
+              [x4] "r"(xp[4]), "m"(*(const int32_t(*)[DWM_RW(5)])r));
+    *rec = r;
+    return y;
+}
 #endif
 
 /* Every output pixel of one input channel (its padded plane at a->in): KP weight pairs,
  * MODE 0 / 1 (fast, clamp) or 2. */
-TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE)
+/* R3: the rows3 order (KP 5); MM: 2 to 4 the ch_mult of record mode 0 with R3 (unrolled
+ * channels), else 0. */
+TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE, const int R3,
+                         const int MM)
 {
+    /* The fields the pixel loop reads, held in locals: the assembly's memory clobber would
+     * reload them from *a at every pixel. */
+    (void)MM; /* native builds only */
     const int32_t rw = DWM_RW(KP);
     const int32_t lo = a->lo, hi = a->hi;
-    const int32_t pw = a->in_w;
-    for (int32_t oy = 0; oy < a->out_h; oy++) {
-        const int8_t *base = a->in + (int64_t)oy * a->sh * pw;
-        int8_t *out = a->out + (int64_t)oy * a->out_w * a->out_c;
-        for (int32_t ox = 0; ox < a->out_w; ox++, out += a->out_c, base += a->sw) {
+    const int32_t pw = a->in_w, sw = a->sw, oc = a->out_c, m = a->mult, out_h = a->out_h;
+    const int32_t rs = a->dh * pw, row_step = a->sh * pw, out_row = a->out_w * oc;
+    const int32_t span = a->out_w * sw;
+    const int32_t *const rec0 = a->rec;
+    const int8_t *row = a->in;
+    int8_t *out_r = a->out;
+    for (int32_t oy = 0; oy < out_h; oy++, row += row_step, out_r += out_row) {
+        int8_t *out = out_r;
+        const int8_t *const end = row + span;
+        for (const int8_t *base = row; base != end; out += oc, base += sw) {
             int32_t xp[DWM_KP_MAX];
-            if (KP == 5 && a->rows3) {
+            if (KP == 5 && R3) {
                 /* One word per row: (c0, c2) and (c1, -) by SXTB16 (the rows3 order). */
-                const int32_t rs = a->dh * pw;
                 const int32_t w0 = th_read_s32(base);
                 const int32_t w1 = th_read_s32(base + rs);
                 const int32_t w2 = th_read_s32(base + 2 * rs);
@@ -199,14 +230,21 @@ TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE)
                 continue;
             }
 #if TH_NN_DSP_NATIVE
+            if (MODE == 0 && KP == 5 && MM >= 2) { /* few channels: unrolled, no loop */
+                const int32_t *rec = rec0;
+                _Pragma("GCC unroll 4") for (int32_t k = 0; k < MM; k++) {
+                    out[k] = (int8_t)dwm_out5_asm(&rec, xp);
+                }
+                continue;
+            }
             if (MODE == 0 && KP <= 5) {
-                dwm_pixel_asm(xp, a->rec, out, a->mult, KP);
+                dwm_pixel_asm(xp, rec0, out, m, KP);
                 continue;
             }
 #endif
-            const int32_t *rec = a->rec;
+            const int32_t *rec = rec0;
             int8_t *o = out;
-            for (int32_t k = a->mult; k > 0; k--, rec += rw) {
+            for (int32_t k = m; k > 0; k--, rec += rw) {
                 int32_t acc = rec[DWM_ACC];
                 _Pragma("GCC unroll 8") for (int32_t p = 0; p < KP; p++) {
                     acc = th_smlad(xp[p], rec[DWM_W + p], acc);
@@ -228,11 +266,11 @@ typedef void (*dwm_fn)(const dwm_args *a);
 #define DWM_FNS(KP)                                                                          \
     static void dwm_k##KP##_fast(const dwm_args *a)                                          \
     {                                                                                        \
-        dwm_plane(a, KP, 0);                                                                 \
+        dwm_plane(a, KP, 0, 0, 0);                                                           \
     }                                                                                        \
     static void dwm_k##KP##_clamp(const dwm_args *a)                                         \
     {                                                                                        \
-        dwm_plane(a, KP, 1);                                                                 \
+        dwm_plane(a, KP, 1, 0, 0);                                                           \
     }
 DWM_FNS(1)
 DWM_FNS(2)
@@ -244,19 +282,46 @@ DWM_FNS(7)
 DWM_FNS(8)
 #undef DWM_FNS
 
+/* 3 x 3 (rows3 order): any ch_mult, and ch_mult 2 to 4 of record mode 0 unrolled. */
+#define DWM_R3(NAME, MODE, MM)                                                               \
+    static void NAME(const dwm_args *a)                                                      \
+    {                                                                                        \
+        dwm_plane(a, 5, MODE, 1, MM);                                                        \
+    }
+DWM_R3(dwm_r3_fast, 0, 0)
+DWM_R3(dwm_r3_clamp, 1, 0)
+#if TH_NN_DSP_NATIVE
+DWM_R3(dwm_r3_m2, 0, 2)
+DWM_R3(dwm_r3_m3, 0, 3)
+DWM_R3(dwm_r3_m4, 0, 4)
+#endif
+#undef DWM_R3
+
 static void dwm_any_exact(const dwm_args *a)
 {
-    dwm_plane(a, DWM_KP_MAX, 2);
+    dwm_plane(a, DWM_KP_MAX, 2, 0, 0);
 }
 
-static dwm_fn dwm_pick(int32_t kp, int32_t mode)
+static dwm_fn dwm_pick(const dwm_args *a, int32_t mode)
 {
     static const dwm_fn fns[DWM_KP_MAX][2] = {
         {dwm_k1_fast, dwm_k1_clamp}, {dwm_k2_fast, dwm_k2_clamp}, {dwm_k3_fast, dwm_k3_clamp},
         {dwm_k4_fast, dwm_k4_clamp}, {dwm_k5_fast, dwm_k5_clamp}, {dwm_k6_fast, dwm_k6_clamp},
         {dwm_k7_fast, dwm_k7_clamp}, {dwm_k8_fast, dwm_k8_clamp},
     };
-    return mode == 2 ? dwm_any_exact : fns[kp - 1][mode];
+    if (mode == 2) {
+        return dwm_any_exact;
+    }
+    if (a->kp == 5 && a->rows3) {
+#if TH_NN_DSP_NATIVE
+        static const dwm_fn few[3] = {dwm_r3_m2, dwm_r3_m3, dwm_r3_m4};
+        if (mode == 0 && a->mult <= 4) {
+            return few[a->mult - 2];
+        }
+#endif
+        return mode == 0 ? dwm_r3_fast : dwm_r3_clamp;
+    }
+    return fns[a->kp - 1][mode];
 }
 
 /* The fields both loops take from the parameters and shapes. */
@@ -592,7 +657,7 @@ dwm_plane_s8(int8_t *scratch, const th_dw_conv_params *params, const th_per_chan
     for (int32_t ic = 0; ic < in_c; ic++) {
         const int32_t mode = dwm_records(records, &a, ic, filter, bias, quant,
                                          params->input_offset);
-        const dwm_fn fn = dwm_pick(a.kp, mode);
+        const dwm_fn fn = dwm_pick(&a, mode);
         for (int32_t n = 0; n < input_dims->n; n++) {
             for (int32_t y = y0; y < y1 && x0 < x1; y++) {
                 const int8_t *q = input + n * in_batch + ic +

@@ -811,8 +811,7 @@ TH_INLINE int th_nn_dw_mult_applies(const th_dw_conv_params *params, const th_di
 {
     const int32_t taps = filter_dims->h * filter_dims->w;
     const int32_t m = params->ch_mult;
-    return m >= 2 && (taps <= TH_DW_MULT_SMALL_TAPS ||
-                      (taps <= TH_DW_MULT_TAPS && (m >= 16 || (m >= 8 && taps >= 5))));
+    return m >= 2 && taps <= TH_DW_MULT_TAPS;
 }
 int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
                               const th_dims *output_dims);

@@ -358,8 +358,7 @@ def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
 def dw_mult_applies(k: tuple[int, int], mult: int) -> bool:
     """th_nn_support.h th_nn_dw_mult_applies: the multiplier path takes the depthwise."""
     taps = k[0] * k[1]
-    return (taps <= DW_MULT_SMALL_TAPS and mult >= 2) or (
-        taps <= DW_MULT_TAPS and (mult >= 16 or (mult >= 8 and taps >= 5)))
+    return mult >= 2 and taps <= DW_MULT_TAPS
 
 
 def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
