@@ -616,6 +616,21 @@ int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *fi
                         4);
 }
 
+/* d[0 .. n) = q[0], q[c], q[2 c], ...: four values per step, packed into one word store
+ * (d need not be aligned). */
+static void dwm_copy_channel(int8_t *d, const int8_t *q, int32_t n, int32_t c)
+{
+    const int32_t c2 = 2 * c, c3 = 3 * c, c4 = 4 * c;
+    for (; n >= 4; n -= 4, q += c4, d += 4) {
+        const uint32_t v = (uint32_t)(uint8_t)q[0] | (uint32_t)(uint8_t)q[c] << 8 |
+                           (uint32_t)(uint8_t)q[c2] << 16 | (uint32_t)(uint8_t)q[c3] << 24;
+        th_write_s32(d, (int32_t)v);
+    }
+    for (; n > 0; n--, q += c) {
+        *d++ = *q;
+    }
+}
+
 /* Filters of more than TH_DW_MULT_SMALL_TAPS taps: the padded plane, pixel by pixel (a
  * function of its own, like dwm_small_s8, so that the stack holds one of the two frames). */
 static void __attribute__((noinline))
@@ -662,10 +677,7 @@ dwm_plane_s8(int8_t *scratch, const th_dw_conv_params *params, const th_per_chan
             for (int32_t y = y0; y < y1 && x0 < x1; y++) {
                 const int8_t *q = input + n * in_batch + ic +
                                   ((int64_t)(y - pt) * in_w + (x0 - pl)) * in_c;
-                int8_t *d = plane + y * a.in_w + x0;
-                for (int32_t x = x0; x < x1; x++, q += in_c) {
-                    *d++ = *q;
-                }
+                dwm_copy_channel(plane + y * a.in_w + x0, q, x1 - x0, in_c);
             }
             a.out = output + n * out_batch + ic * a.mult;
             fn(&a);
