@@ -457,10 +457,18 @@ static void dwm_small_stage(int32_t *x, const int8_t *in, const dwm_args *a, int
                     }
                 }
             } else if (taps == 4) {
-                for (; ox < hi; ox++, base += step, d += 2) {
+                for (; ox < hi; ox++, base += step) {
                     const int32_t v0 = base[o0], v1 = base[o1], v2 = base[o2], v3 = base[o3];
+#if TH_NN_DSP_NATIVE /* one STRD with writeback (GCC emits two indexed stores) */
+                    __asm__ volatile("strd %[p0], %[p1], [%[d]], #8"
+                                     : [d] "+r"(d)
+                                     : [p0] "r"(th_pkhbt(v0, v1)), [p1] "r"(th_pkhbt(v2, v3))
+                                     : "memory");
+#else
                     d[0] = th_pkhbt(v0, v1);
                     d[1] = th_pkhbt(v2, v3);
+                    d += 2;
+#endif
                 }
             } else {
                 for (; ox < hi; ox++, base += step, d += 2) {
