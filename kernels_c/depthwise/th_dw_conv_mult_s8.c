@@ -64,15 +64,27 @@ dwm_records(int32_t *rec, const dwm_args *a, int32_t ic, const int8_t *filter,
     const int32_t clamp = a->lo > -128 || a->hi < 127;
     const int32_t mode = fast ? clamp : 2;
     const uint32_t scale = mode == 2 ? 1u : 2u;
+    const int32_t sh = mode == 2 ? 0 : 1, taps = a->taps;
+    /* Each pair half's filter offset (perm is a tap for the first taps halves, -1 after). */
+    int32_t off[2 * DWM_KP_MAX];
+    for (int32_t t = 0; t < taps; t++) {
+        off[t] = a->perm[t] * a->out_c;
+    }
     for (int32_t k = 0; k < m; k++, rec += a->rw) {
         const int32_t oc = oc0 + k;
-        int16_t *w = (int16_t *)(void *)(rec + DWM_W);
+        int32_t *w = rec + DWM_W;
         int32_t wsum = 0;
         const int8_t *f = filter + oc;
-        for (int32_t t = 0; t < 2 * a->kp; t++) {
-            const int32_t v = a->perm[t] >= 0 ? f[a->perm[t] * a->out_c] : 0;
-            wsum += v;
-            w[t] = (int16_t)(v * (int32_t)scale);
+        int32_t t = 0;
+        for (; t + 1 < taps; t += 2) {
+            const int32_t v0 = f[off[t]], v1 = f[off[t + 1]];
+            wsum += v0 + v1;
+            *w++ = th_pkhbt(v0 * (1 << sh), v1 * (1 << sh));
+        }
+        if (t < taps) {
+            const int32_t v0 = f[off[t]];
+            wsum += v0;
+            *w = th_pkhbt(v0 * (1 << sh), 0);
         }
         const int32_t b = bias != NULL ? bias[oc] : 0;
         rec[DWM_ACC] = (int32_t)(((uint32_t)b + (uint32_t)input_offset * (uint32_t)wsum) *
