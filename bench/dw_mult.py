@@ -1,7 +1,8 @@
 """Depthwise with a channel multiplier > 1 (issue 14, class depthwise): the sweep's shapes of
 that kind for the given seeds, on QEMU with exact instruction counts (DSP kernel firmware, as
 bench/kernels.py --sweep runs them). Prints per shape MAC/instruction, instructions per
-output and the floor; --json: one row per shape."""
+output and the floor; --json: one row per shape; --trace: instructions per function
+(bench/pointwise_calls.py's single-stepped trace) of the shapes containing --shape."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests"))
 
+from pointwise_calls import trace_calls  # noqa: E402
+
 from kernels.cases import check_result  # noqa: E402
 from kernels.sweep import describe, sweep_cases  # noqa: E402
 from kernels.target import build_firmware, run_cases  # noqa: E402
@@ -29,13 +32,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-class", type=int, default=30)
     ap.add_argument("--board", default="mps2-an386")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--shape", default="", help="only shapes whose text contains this")
+    ap.add_argument("--trace", action="store_true", help="per-function counts")
     args = ap.parse_args(argv)
     cases = [case for seed in args.seeds.split(",")
              for kind, case in sweep_cases(int(seed), args.per_class)
-             if kind == "depthwise" and case.p.ch_mult > 1]  # fmt: skip
+             if kind == "depthwise" and case.p.ch_mult > 1
+             and args.shape in describe(case)]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="th-dwm-") as tmp:
         fw = build_firmware(args.board, Path(tmp), portable=False, big=True)
         run = run_cases(fw, cases, interleaved=True, icount=True, timeout=1800.0)
+        traces = trace_calls(fw.elf, args.board, cases, Path(tmp)) if args.trace else []
     rows = []
     for case, result, count in zip(cases, run.results, run.counts, strict=True):
         problem = check_result(case, result)
@@ -47,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.append({"shape": describe(case), "macs": case.macs, "instructions": n,
                      "per_output": n / int(np.prod(case.out_shape)),
                      "floor": floor})
+    for case, funcs in zip(cases if traces else [], traces, strict=True):
+        print(f"{describe(case)}: {sum(funcs.values())} instructions")
+        for name, k in funcs.most_common(12):
+            print(f"  {k:8d} {name}")
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0

@@ -178,22 +178,23 @@ TH_INLINE void dwm_pixel_asm(const int32_t *xp, const int32_t *rec, int8_t *out,
 #undef DWM_LOOP_HEAD
 
 /* One output of record mode 0, KP 5, from the record at *rec (advanced past it): three LDMs,
- * five SMLADs, the fast requantization; saturated to int8 (the caller stores it). */
+ * five SMLADs, the fast requantization; saturated to int8 (the caller stores it). The LDMs
+ * name fixed registers (a register list must ascend). */
 TH_INLINE int32_t dwm_out5_asm(const int32_t **rec, const int32_t *xp)
 {
     const int32_t *r = *rec;
-    int32_t y, acc, t0, t1, t2;
-    __asm__("ldmia %[r]!, {%[acc], %[t0], %[t1]}\n\t"
-            "smlad %[acc], %[x0], %[t0], %[acc]\n\tsmlad %[acc], %[x1], %[t1], %[acc]\n\t"
-            "ldmia %[r]!, {%[t0], %[t1], %[t2]}\n\t"
-            "smlad %[acc], %[x2], %[t0], %[acc]\n\tsmlad %[acc], %[x3], %[t1], %[acc]\n\t"
-            "smlad %[acc], %[x4], %[t2], %[acc]\n\tldmia %[r]!, {%[t0], %[t1], %[t2]}\n\t"
-            "smmlar %[y], %[acc], %[t0], %[t1]\n\tadd %[y], %[y], %[acc], asr #31\n\t"
-            "asr %[y], %[y], %[t2]\n\tssat %[y], #8, %[y]"
-            : [y] "=&r"(y), [acc] "=&r"(acc), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
-              [r] "+r"(r)
+    int32_t y;
+    __asm__("ldmia %[r]!, {r4, r5, r6}\n\t"
+            "smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+            "ldmia %[r]!, {r5, r6, r8}\n\t"
+            "smlad r4, %[x2], r5, r4\n\tsmlad r4, %[x3], r6, r4\n\t"
+            "smlad r4, %[x4], r8, r4\n\tldmia %[r]!, {r5, r6, r8}\n\t"
+            "smmlar %[y], r4, r5, r6\n\tadd %[y], %[y], r4, asr #31\n\t"
+            "asr %[y], %[y], r8\n\tssat %[y], #8, %[y]"
+            : [y] "=&r"(y), [r] "+r"(r)
             : [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]), [x3] "r"(xp[3]),
-              [x4] "r"(xp[4]), "m"(*(const int32_t(*)[DWM_RW(5)])r));
+              [x4] "r"(xp[4]), "m"(*(const int32_t(*)[DWM_RW(5)])r)
+            : "r4", "r5", "r6", "r8");
     *rec = r;
     return y;
 }
