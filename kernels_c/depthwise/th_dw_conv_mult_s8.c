@@ -10,8 +10,10 @@
  * into scratch with the start value and the requantization constants (a record). With the
  * fast requantization (every channel of the input channel) the weights are doubled, which
  * saves its shift; otherwise the exact requantization, one output at a time. 3 x 3 filters
- * (dilation 1 along w) read one word per filter row, its SXTB16 halves pairs of taps.
- * Filters of at most 4 taps (any ch_mult >= 2) take the staged-row loop below
+ * (dilation 1 along w) read one word per filter row, its SXTB16 halves pairs of taps; with
+ * ch_mult 2 to 4 (fast requantization) their channels are unrolled (dwm_r3_m2..4), the
+ * per-channel loop costing more than the channels where a pixel feeds so few. Filters of
+ * at most 4 taps (any ch_mult >= 2) take the staged-row loop below
  * (dwm_small_s8): no plane copy, and each output channel's record held in registers over a
  * row of pixels. */
 #include <stddef.h>

@@ -799,9 +799,8 @@ void th_nn_dw_conv_ref_s8(int8_t *plane, const th_dw_conv_params *params,
                           const th_dims *output_dims, int8_t *output);
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-/* DEPTHWISE_CONV_2D with ch_mult >= 8 and 5 to TH_DW_MULT_TAPS taps, or ch_mult >= 16 and
- * fewer taps, pixel by pixel; ch_mult >= 2 and at most TH_DW_MULT_SMALL_TAPS taps, by staged
- * output rows (th_dw_conv_mult_s8.c; path DW_MULT of th_dw_conv_general_s8; where it is
+/* DEPTHWISE_CONV_2D with ch_mult >= 2 and 5 to TH_DW_MULT_TAPS taps, pixel by pixel;
+ * ch_mult >= 2 and at most TH_DW_MULT_SMALL_TAPS taps, by staged output rows (th_dw_conv_mult_s8.c; path DW_MULT of th_dw_conv_general_s8; where it is
  * faster than the rows and plane paths, measured on Cortex-M4): scratch th_nn_dw_mult_scratch
  * bytes (one input channel's records and padded plane, or its records and one staged output
  * row), never in place. Arguments already checked. */
