@@ -1,9 +1,8 @@
-"""Depthwise with a channel multiplier (th_dw_conv_mult_s8, path DW_MULT, and the shapes around
-its dispatch bound): exact instructions per output on QEMU (kernel firmware, icount plugin),
-outputs checked against the NumPy reference. Numbers, not a test.
-
-    python bench/dw_mult.py [--board mps2-an386] [--json]
-"""
+"""Depthwise with a channel multiplier > 1 (issue 14, class depthwise): the sweep's shapes of
+that kind for the given seeds, on QEMU with exact instruction counts (DSP kernel firmware, as
+bench/kernels.py --sweep runs them). Prints per shape MAC/instruction, instructions per
+output and the floor; --json: one row per shape; --trace: instructions per function
+(bench/pointwise_calls.py's single-stepped trace) of the shapes containing --shape."""
 
 from __future__ import annotations
 
@@ -16,81 +15,56 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests"))
 
-from kernels.cases import ConvCase, Op, check_result  # noqa: E402
-from kernels.sweep import _conv_case, describe  # noqa: E402
+from pointwise_calls import trace_calls  # noqa: E402
+
+from kernels.cases import check_result  # noqa: E402
+from kernels.sweep import describe, sweep_cases  # noqa: E402
 from kernels.target import build_firmware, run_cases  # noqa: E402
 from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
-from tinyhost.plan.scratch import dw_mult_applies  # noqa: E402
-
-# (input h x w, input channels, multiplier, kernel, stride)
-SHAPES = [
-    ((9, 9), 1, 26, (3, 3), (2, 2)),
-    ((41, 41), 1, 26, (3, 3), (2, 2)),
-    ((36, 36), 1, 30, (3, 3), (2, 2)),
-    ((66, 66), 1, 11, (3, 3), (2, 2)),
-    ((66, 66), 1, 8, (3, 3), (2, 2)),
-    ((47, 47), 1, 26, (3, 3), (1, 1)),
-    ((11, 11), 1, 10, (3, 3), (2, 2)),
-    ((16, 16), 1, 32, (2, 2), (1, 1)),
-    ((77, 77), 1, 9, (2, 2), (1, 1)),
-    ((40, 40), 2, 8, (3, 3), (1, 1)),
-    ((40, 40), 4, 4, (3, 3), (1, 1)),
-    ((24, 24), 1, 16, (4, 4), (1, 1)),
-    ((59, 59), 5, 3, (3, 3), (2, 2)),
-    ((77, 77), 2, 2, (3, 3), (2, 2)),
-    ((33, 33), 2, 4, (3, 3), (2, 2)),
-    ((79, 79), 2, 2, (3, 3), (1, 1)),
-    ((40, 40), 3, 3, (3, 3), (1, 1)),
-    ((49, 49), 8, 2, (2, 2), (2, 2)),
-    ((48, 48), 4, 3, (2, 2), (1, 1)),
-    ((32, 32), 6, 4, (2, 2), (2, 2)),
-    ((40, 40), 1, 12, (2, 2), (1, 1)),
-    ((30, 30), 3, 2, (5, 5), (1, 1)),
-    ((30, 30), 1, 8, (1, 2), (1, 1)),
-    ((20, 20), 4, 2, (4, 4), (2, 2)),
-]
-
-
-def cases() -> list[ConvCase]:
-    rng = np.random.default_rng(7)
-    out = []
-    for hw, cin, mult, k, stride in SHAPES:
-        case = None
-        while case is None:
-            case = _conv_case(rng, Op.DW, hw, cin, cin * mult, k, stride, (1, 1), mult)
-        out.append(case)
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seeds", default="0,1,2,3,4")
+    ap.add_argument("--per-class", type=int, default=30)
     ap.add_argument("--board", default="mps2-an386")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--shape", default="", help="only shapes whose text contains this")
+    ap.add_argument("--trace", action="store_true", help="per-function counts")
     args = ap.parse_args(argv)
-    todo = cases()
+    cases = [case for seed in args.seeds.split(",")
+             for kind, case in sweep_cases(int(seed), args.per_class)
+             if kind == "depthwise" and case.p.ch_mult > 1
+             and args.shape in describe(case)]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="th-dwm-") as tmp:
         fw = build_firmware(args.board, Path(tmp), portable=False, big=True)
-        run = run_cases(fw, todo, interleaved=True, icount=True, timeout=1800.0)
+        run = run_cases(fw, cases, interleaved=True, icount=True, timeout=1800.0)
+        traces = trace_calls(fw.elf, args.board, cases, Path(tmp)) if args.trace else []
     rows = []
-    for case, result, count in zip(todo, run.results, run.counts, strict=True):
+    for case, result, count in zip(cases, run.results, run.counts, strict=True):
         problem = check_result(case, result)
         if problem is not None:
             raise SystemExit(f"{describe(case)}: output differs from reference: {problem}")
         n = count - MARKER_OVERHEAD
-        outs = int(np.prod(case.out_shape))
-        k = case.w.shape[1:3]
+        taps = case.w.shape[1] * case.w.shape[2]
+        floor = 0.35 if taps * case.p.ch_mult >= 9 else 0.2  # bench/kernels.py sweep_floor
         rows.append({"shape": describe(case), "macs": case.macs, "instructions": n,
-                     "per_output": round(n / outs, 2),
-                     "mac_per_instruction": round(case.macs / n, 3),
-                     "dw_mult": dw_mult_applies(k, case.p.ch_mult)})
-    for r in rows:
-        print(f"{r['shape']:42s} {r['instructions']:>10,} {r['per_output']:7.2f}/out "
-              f"{r['mac_per_instruction']:.3f} MAC/ins {'DW_MULT' if r['dw_mult'] else ''}",
-              file=sys.stderr if args.json else sys.stdout)
+                     "per_output": n / int(np.prod(case.out_shape)),
+                     "floor": floor})
+    for case, funcs in zip(cases if traces else [], traces, strict=True):
+        print(f"{describe(case)}: {sum(funcs.values())} instructions")
+        for name, k in funcs.most_common(12):
+            print(f"  {k:8d} {name}")
     if args.json:
         print(json.dumps(rows, indent=1))
+        return 0
+    for r in rows:
+        rate = r["macs"] / r["instructions"]
+        flag = "" if r["floor"] is None or rate >= r["floor"] else "  < floor"
+        print(f"{r['shape']:42} {rate:6.3f} {r['per_output']:7.2f}/out  floor {r['floor']}{flag}")
     return 0
 
 

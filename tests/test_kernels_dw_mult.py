@@ -1,5 +1,5 @@
-"""th_dw_conv_mult_s8 (depthwise, channel multiplier >= 8 or 16 up to 16 taps, >= 2 up to 4
-taps: path DW_MULT of th_dw_conv_general_s8) against the NumPy reference, on the host under
+"""th_dw_conv_mult_s8 (depthwise, channel multiplier >= 2 up to 16 taps: path DW_MULT of
+th_dw_conv_general_s8) against the NumPy reference, on the host under
 ASan/UBSan in the DSP build with the instructions modelled in C. Randomized shapes over the
 path's range: every filter of 1-16 taps (odd counts end in a zero-weight pair), strides and
 dilations, padding on each side alone (windows partly outside on the top, bottom, left or
@@ -63,8 +63,9 @@ def _cases() -> list[ConvCase]:
         hw = (span[0] + int(rng.integers(0, 9)), span[1] + int(rng.integers(0, 9)))
         pads = tuple(int(rng.integers(0, s)) for s in (span[0], span[0], span[1], span[1]))
         cin = int(rng.integers(1, 4))
-        mult = int(rng.integers(8 if taps >= 5 else 16, 33))
+        mult = int(rng.integers(2, 33)) if cin == 1 else int(rng.integers(2, 9))
         cases.append(_case(rng, hw, cin, mult, k, stride, dilation, pads))  # type: ignore[arg-type]
+    cases += _few_mult_3x3(rng)
     # Padding on one side only, 3x3 (windows outside on that side), then none at all.
     for pads in ((2, 0, 0, 0), (0, 2, 0, 0), (0, 0, 2, 0), (0, 0, 0, 2), (0, 0, 0, 0)):
         cases.append(_case(rng, (7, 6), 2, 8, (3, 3), (1, 1), (1, 1), pads))  # type: ignore[arg-type]
@@ -74,6 +75,20 @@ def _cases() -> list[ConvCase]:
     # Two batches, a few channels.
     cases.append(_case(rng, (9, 8), 4, 16, (2, 2), (2, 2), (1, 1), (0, 1, 0, 1), batches=2))
     return [c for case in cases for c in _modes(case, big_bias=True)]
+
+
+def _few_mult_3x3(rng: np.random.Generator) -> list[ConvCase]:
+    """3 x 3 with multipliers 2-4 (the unrolled channels) and 5 (the channel loop) on 2-5
+    input channels: strides 1 and 2, padding on each side alone and on all."""
+    cases = []
+    pads_list = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1),
+                 (0, 0, 0, 0))
+    for i, pads in enumerate(pads_list):
+        for mult in (2, 3, 4, 5):
+            s = 1 + (i + mult) % 2
+            hw = (int(rng.integers(3, 10)), int(rng.integers(3, 10)))
+            cases.append(_case(rng, hw, 2 + (i + mult) % 4, mult, (3, 3), (s, s), (1, 1), pads))
+    return cases
 
 
 def _modes(case: ConvCase, big_bias: bool) -> list[ConvCase]:
@@ -153,9 +168,12 @@ def test_dw_mult_small_filters_match_reference() -> None:
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
 def test_dw_mult_small_filters_on_cortex_m4(tmp_path: Path) -> None:
     """The staged-row loop's assembly (pairs of pixels, an odd last pixel paired with the
-    next row's first) on QEMU mps2-an386, one firmware run."""
-    cases = [c for c in _small_cases() if fits_small_firmware(c)]
-    assert len(cases) > 60
+    next row's first) and the 3 x 3 plane loop with multipliers 2-5 (unrolled channels) on
+    QEMU mps2-an386, one firmware run."""
+    few = [c for case in _few_mult_3x3(np.random.default_rng(1416))
+           for c in _modes(case, big_bias=False)]
+    cases = [c for c in _small_cases() + few if fits_small_firmware(c)]
+    assert len(cases) > 150
     run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)

@@ -10,8 +10,10 @@
  * into scratch with the start value and the requantization constants (a record). With the
  * fast requantization (every channel of the input channel) the weights are doubled, which
  * saves its shift; otherwise the exact requantization, one output at a time. 3 x 3 filters
- * (dilation 1 along w) read one word per filter row, its SXTB16 halves pairs of taps.
- * Filters of at most 4 taps (any ch_mult >= 2) take the staged-row loop below
+ * (dilation 1 along w) read one word per filter row, its SXTB16 halves pairs of taps; with
+ * ch_mult 2 to 4 (fast requantization) their channels are unrolled (dwm_r3_m2..4), the
+ * per-channel loop costing more than the channels where a pixel feeds so few. Filters of
+ * at most 4 taps (any ch_mult >= 2) take the staged-row loop below
  * (dwm_small_s8): no plane copy, and each output channel's record held in registers over a
  * row of pixels. */
 #include <stddef.h>
@@ -64,15 +66,27 @@ dwm_records(int32_t *rec, const dwm_args *a, int32_t ic, const int8_t *filter,
     const int32_t clamp = a->lo > -128 || a->hi < 127;
     const int32_t mode = fast ? clamp : 2;
     const uint32_t scale = mode == 2 ? 1u : 2u;
+    const int32_t sh = mode == 2 ? 0 : 1, taps = a->taps;
+    /* Each pair half's filter offset (perm is a tap for the first taps halves, -1 after). */
+    int32_t off[2 * DWM_KP_MAX];
+    for (int32_t t = 0; t < taps; t++) {
+        off[t] = a->perm[t] * a->out_c;
+    }
     for (int32_t k = 0; k < m; k++, rec += a->rw) {
         const int32_t oc = oc0 + k;
-        int16_t *w = (int16_t *)(void *)(rec + DWM_W);
+        int32_t *w = rec + DWM_W;
         int32_t wsum = 0;
         const int8_t *f = filter + oc;
-        for (int32_t t = 0; t < 2 * a->kp; t++) {
-            const int32_t v = a->perm[t] >= 0 ? f[a->perm[t] * a->out_c] : 0;
-            wsum += v;
-            w[t] = (int16_t)(v * (int32_t)scale);
+        int32_t t = 0;
+        for (; t + 1 < taps; t += 2) {
+            const int32_t v0 = f[off[t]], v1 = f[off[t + 1]];
+            wsum += v0 + v1;
+            *w++ = th_pkhbt(v0 * (1 << sh), v1 * (1 << sh));
+        }
+        if (t < taps) {
+            const int32_t v0 = f[off[t]];
+            wsum += v0;
+            *w = th_pkhbt(v0 * (1 << sh), 0);
         }
         const int32_t b = bias != NULL ? bias[oc] : 0;
         rec[DWM_ACC] = (int32_t)(((uint32_t)b + (uint32_t)input_offset * (uint32_t)wsum) *
@@ -164,23 +178,55 @@ TH_INLINE void dwm_pixel_asm(const int32_t *xp, const int32_t *rec, int8_t *out,
 #undef DWM_ASM
 #undef DWM_LOOP_TAIL
 #undef DWM_LOOP_HEAD
+
+/* One output of record mode 0, KP 5, from the record at *rec (advanced past it): three LDMs,
+ * five SMLADs, the fast requantization; saturated to int8 (the caller stores it). The LDMs
+ * name fixed registers (a register list must ascend). */
+TH_INLINE int32_t dwm_out5_asm(const int32_t **rec, const int32_t *xp)
+{
+    const int32_t *r = *rec;
+    int32_t y;
+    __asm__("ldmia %[r]!, {r4, r5, r6}\n\t"
+            "smlad r4, %[x0], r5, r4\n\tsmlad r4, %[x1], r6, r4\n\t"
+            "ldmia %[r]!, {r5, r6, r8}\n\t"
+            "smlad r4, %[x2], r5, r4\n\tsmlad r4, %[x3], r6, r4\n\t"
+            "smlad r4, %[x4], r8, r4\n\tldmia %[r]!, {r5, r6, r8}\n\t"
+            "smmlar %[y], r4, r5, r6\n\tadd %[y], %[y], r4, asr #31\n\t"
+            "asr %[y], %[y], r8\n\tssat %[y], #8, %[y]"
+            : [y] "=&r"(y), [r] "+r"(r)
+            : [x0] "r"(xp[0]), [x1] "r"(xp[1]), [x2] "r"(xp[2]), [x3] "r"(xp[3]),
+              [x4] "r"(xp[4]), "m"(*(const int32_t(*)[DWM_RW(5)])r)
+            : "r4", "r5", "r6", "r8");
+    *rec = r;
+    return y;
+}
 #endif
 
 /* Every output pixel of one input channel (its padded plane at a->in): KP weight pairs,
  * MODE 0 / 1 (fast, clamp) or 2. */
-TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE)
+/* R3: the rows3 order (KP 5); MM: 2 to 4 the ch_mult of record mode 0 with R3 (unrolled
+ * channels), else 0. */
+TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE, const int R3,
+                         const int MM)
 {
+    /* The fields the pixel loop reads, held in locals: the assembly's memory clobber would
+     * reload them from *a at every pixel. */
+    (void)MM; /* native builds only */
     const int32_t rw = DWM_RW(KP);
     const int32_t lo = a->lo, hi = a->hi;
-    const int32_t pw = a->in_w;
-    for (int32_t oy = 0; oy < a->out_h; oy++) {
-        const int8_t *base = a->in + (int64_t)oy * a->sh * pw;
-        int8_t *out = a->out + (int64_t)oy * a->out_w * a->out_c;
-        for (int32_t ox = 0; ox < a->out_w; ox++, out += a->out_c, base += a->sw) {
+    const int32_t pw = a->in_w, sw = a->sw, oc = a->out_c, m = a->mult, out_h = a->out_h;
+    const int32_t rs = a->dh * pw, row_step = a->sh * pw, out_row = a->out_w * oc;
+    const int32_t span = a->out_w * sw;
+    const int32_t *const rec0 = a->rec;
+    const int8_t *row = a->in;
+    int8_t *out_r = a->out;
+    for (int32_t oy = 0; oy < out_h; oy++, row += row_step, out_r += out_row) {
+        int8_t *out = out_r;
+        const int8_t *const end = row + span;
+        for (const int8_t *base = row; base != end; out += oc, base += sw) {
             int32_t xp[DWM_KP_MAX];
-            if (KP == 5 && a->rows3) {
+            if (KP == 5 && R3) {
                 /* One word per row: (c0, c2) and (c1, -) by SXTB16 (the rows3 order). */
-                const int32_t rs = a->dh * pw;
                 const int32_t w0 = th_read_s32(base);
                 const int32_t w1 = th_read_s32(base + rs);
                 const int32_t w2 = th_read_s32(base + 2 * rs);
@@ -199,14 +245,21 @@ TH_INLINE void dwm_plane(const dwm_args *a, const int KP, const int MODE)
                 continue;
             }
 #if TH_NN_DSP_NATIVE
+            if (MODE == 0 && KP == 5 && MM >= 2) { /* few channels: unrolled, no loop */
+                const int32_t *rec = rec0;
+                _Pragma("GCC unroll 4") for (int32_t k = 0; k < MM; k++) {
+                    out[k] = (int8_t)dwm_out5_asm(&rec, xp);
+                }
+                continue;
+            }
             if (MODE == 0 && KP <= 5) {
-                dwm_pixel_asm(xp, a->rec, out, a->mult, KP);
+                dwm_pixel_asm(xp, rec0, out, m, KP);
                 continue;
             }
 #endif
-            const int32_t *rec = a->rec;
+            const int32_t *rec = rec0;
             int8_t *o = out;
-            for (int32_t k = a->mult; k > 0; k--, rec += rw) {
+            for (int32_t k = m; k > 0; k--, rec += rw) {
                 int32_t acc = rec[DWM_ACC];
                 _Pragma("GCC unroll 8") for (int32_t p = 0; p < KP; p++) {
                     acc = th_smlad(xp[p], rec[DWM_W + p], acc);
@@ -228,11 +281,11 @@ typedef void (*dwm_fn)(const dwm_args *a);
 #define DWM_FNS(KP)                                                                          \
     static void dwm_k##KP##_fast(const dwm_args *a)                                          \
     {                                                                                        \
-        dwm_plane(a, KP, 0);                                                                 \
+        dwm_plane(a, KP, 0, 0, 0);                                                           \
     }                                                                                        \
     static void dwm_k##KP##_clamp(const dwm_args *a)                                         \
     {                                                                                        \
-        dwm_plane(a, KP, 1);                                                                 \
+        dwm_plane(a, KP, 1, 0, 0);                                                           \
     }
 DWM_FNS(1)
 DWM_FNS(2)
@@ -244,19 +297,46 @@ DWM_FNS(7)
 DWM_FNS(8)
 #undef DWM_FNS
 
+/* 3 x 3 (rows3 order): any ch_mult, and ch_mult 2 to 4 of record mode 0 unrolled. */
+#define DWM_R3(NAME, MODE, MM)                                                               \
+    static void NAME(const dwm_args *a)                                                      \
+    {                                                                                        \
+        dwm_plane(a, 5, MODE, 1, MM);                                                        \
+    }
+DWM_R3(dwm_r3_fast, 0, 0)
+DWM_R3(dwm_r3_clamp, 1, 0)
+#if TH_NN_DSP_NATIVE
+DWM_R3(dwm_r3_m2, 0, 2)
+DWM_R3(dwm_r3_m3, 0, 3)
+DWM_R3(dwm_r3_m4, 0, 4)
+#endif
+#undef DWM_R3
+
 static void dwm_any_exact(const dwm_args *a)
 {
-    dwm_plane(a, DWM_KP_MAX, 2);
+    dwm_plane(a, DWM_KP_MAX, 2, 0, 0);
 }
 
-static dwm_fn dwm_pick(int32_t kp, int32_t mode)
+static dwm_fn dwm_pick(const dwm_args *a, int32_t mode)
 {
     static const dwm_fn fns[DWM_KP_MAX][2] = {
         {dwm_k1_fast, dwm_k1_clamp}, {dwm_k2_fast, dwm_k2_clamp}, {dwm_k3_fast, dwm_k3_clamp},
         {dwm_k4_fast, dwm_k4_clamp}, {dwm_k5_fast, dwm_k5_clamp}, {dwm_k6_fast, dwm_k6_clamp},
         {dwm_k7_fast, dwm_k7_clamp}, {dwm_k8_fast, dwm_k8_clamp},
     };
-    return mode == 2 ? dwm_any_exact : fns[kp - 1][mode];
+    if (mode == 2) {
+        return dwm_any_exact;
+    }
+    if (a->kp == 5 && a->rows3) {
+#if TH_NN_DSP_NATIVE
+        static const dwm_fn few[3] = {dwm_r3_m2, dwm_r3_m3, dwm_r3_m4};
+        if (mode == 0 && a->mult <= 4) {
+            return few[a->mult - 2];
+        }
+#endif
+        return mode == 0 ? dwm_r3_fast : dwm_r3_clamp;
+    }
+    return fns[a->kp - 1][mode];
 }
 
 /* The fields both loops take from the parameters and shapes. */
@@ -392,10 +472,18 @@ static void dwm_small_stage(int32_t *x, const int8_t *in, const dwm_args *a, int
                     }
                 }
             } else if (taps == 4) {
-                for (; ox < hi; ox++, base += step, d += 2) {
+                for (; ox < hi; ox++, base += step) {
                     const int32_t v0 = base[o0], v1 = base[o1], v2 = base[o2], v3 = base[o3];
+#if TH_NN_DSP_NATIVE /* one STRD with writeback (GCC emits two indexed stores) */
+                    __asm__ volatile("strd %[p0], %[p1], [%[d]], #8"
+                                     : [d] "+r"(d)
+                                     : [p0] "r"(th_pkhbt(v0, v1)), [p1] "r"(th_pkhbt(v2, v3))
+                                     : "memory");
+#else
                     d[0] = th_pkhbt(v0, v1);
                     d[1] = th_pkhbt(v2, v3);
+                    d += 2;
+#endif
                 }
             } else {
                 for (; ox < hi; ox++, base += step, d += 2) {
@@ -551,6 +639,21 @@ int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *fi
                         4);
 }
 
+/* d[0 .. n) = q[0], q[c], q[2 c], ...: four values per step, packed into one word store
+ * (d need not be aligned). */
+static void dwm_copy_channel(int8_t *d, const int8_t *q, int32_t n, int32_t c)
+{
+    const int32_t c2 = 2 * c, c3 = 3 * c, c4 = 4 * c;
+    for (; n >= 4; n -= 4, q += c4, d += 4) {
+        const uint32_t v = (uint32_t)(uint8_t)q[0] | (uint32_t)(uint8_t)q[c] << 8 |
+                           (uint32_t)(uint8_t)q[c2] << 16 | (uint32_t)(uint8_t)q[c3] << 24;
+        th_write_s32(d, (int32_t)v);
+    }
+    for (; n > 0; n--, q += c) {
+        *d++ = *q;
+    }
+}
+
 /* Filters of more than TH_DW_MULT_SMALL_TAPS taps: the padded plane, pixel by pixel (a
  * function of its own, like dwm_small_s8, so that the stack holds one of the two frames). */
 static void __attribute__((noinline))
@@ -592,15 +695,12 @@ dwm_plane_s8(int8_t *scratch, const th_dw_conv_params *params, const th_per_chan
     for (int32_t ic = 0; ic < in_c; ic++) {
         const int32_t mode = dwm_records(records, &a, ic, filter, bias, quant,
                                          params->input_offset);
-        const dwm_fn fn = dwm_pick(a.kp, mode);
+        const dwm_fn fn = dwm_pick(&a, mode);
         for (int32_t n = 0; n < input_dims->n; n++) {
             for (int32_t y = y0; y < y1 && x0 < x1; y++) {
                 const int8_t *q = input + n * in_batch + ic +
                                   ((int64_t)(y - pt) * in_w + (x0 - pl)) * in_c;
-                int8_t *d = plane + y * a.in_w + x0;
-                for (int32_t x = x0; x < x1; x++, q += in_c) {
-                    *d++ = *q;
-                }
+                dwm_copy_channel(plane + y * a.in_w + x0, q, x1 - x0, in_c);
             }
             a.out = output + n * out_batch + ic * a.mult;
             fn(&a);

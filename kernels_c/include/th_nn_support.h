@@ -799,9 +799,8 @@ void th_nn_dw_conv_ref_s8(int8_t *plane, const th_dw_conv_params *params,
                           const th_dims *output_dims, int8_t *output);
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-/* DEPTHWISE_CONV_2D with ch_mult >= 8 and 5 to TH_DW_MULT_TAPS taps, or ch_mult >= 16 and
- * fewer taps, pixel by pixel; ch_mult >= 2 and at most TH_DW_MULT_SMALL_TAPS taps, by staged
- * output rows (th_dw_conv_mult_s8.c; path DW_MULT of th_dw_conv_general_s8; where it is
+/* DEPTHWISE_CONV_2D with ch_mult >= 2 and 5 to TH_DW_MULT_TAPS taps, pixel by pixel;
+ * ch_mult >= 2 and at most TH_DW_MULT_SMALL_TAPS taps, by staged output rows (th_dw_conv_mult_s8.c; path DW_MULT of th_dw_conv_general_s8; where it is
  * faster than the rows and plane paths, measured on Cortex-M4): scratch th_nn_dw_mult_scratch
  * bytes (one input channel's records and padded plane, or its records and one staged output
  * row), never in place. Arguments already checked. */
@@ -811,8 +810,7 @@ TH_INLINE int th_nn_dw_mult_applies(const th_dw_conv_params *params, const th_di
 {
     const int32_t taps = filter_dims->h * filter_dims->w;
     const int32_t m = params->ch_mult;
-    return m >= 2 && (taps <= TH_DW_MULT_SMALL_TAPS ||
-                      (taps <= TH_DW_MULT_TAPS && (m >= 16 || (m >= 8 && taps >= 5))));
+    return m >= 2 && taps <= TH_DW_MULT_TAPS;
 }
 int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *filter_dims,
                               const th_dims *output_dims);

@@ -43,13 +43,12 @@ PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8
 planes (fast_scratch_bytes: C >= 4) it stages four channels per pass (the last C % 4 one at a
 time) instead; the blob gives it that where the planned arena has the room free.
 Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP multiplier, plane or
-rows path, else the reference loop. Multiplier path (dw_mult_applies: mult >= 2 and
-KH * KW <= 4, mult >= 8 and 5 <= KH * KW <= 16, or mult >= 16 and KH * KW <= 16;
-th_dw_conv_mult_s8.c): G = 4 * mult * (4 + ceil(KH * KW / 2)) + round_up4(PH * PW + 4), one
-input channel's records (per output channel the start value, ceil(KH * KW / 2) weight pairs
-and three requantization words) and its int8 plane padded to what the outputs read (PH, PW as
-for Helium below); at most 4 taps, the records and one output row's staged tap pairs instead
-of the plane: 4 * ceil(KH * KW / 2) * round_up2(OW).
+rows path, else the reference loop. Multiplier path (dw_mult_applies: mult >= 2 and KH * KW <=
+16; th_dw_conv_mult_s8.c): G = 4 * mult * (4 + ceil(KH * KW / 2)) + round_up4(PH * PW + 4), one
+input channel's records (per output channel the start value, ceil(KH * KW / 2) weight pairs and
+three requantization words) and its int8 plane padded to what the outputs read (PH, PW as for
+Helium below); at most 4 taps, the records and one output row's staged tap pairs instead of the
+plane: 4 * ceil(KH * KW / 2) * round_up2(OW).
 Plane path, in the frame (A, B) = (H, W) or (W, H) cheaper per output
 (_dw_plane_frame; KA >= 2, KB >= 4 or >= 2 with mult 1, KA * KB >= 15, KA and KB <= 64,
 DB <= 16, plane <= 16384 bytes): G = 2 * R * DB * PHL + 4 * mult * (5 + KA * ceil(KB / 2)), one
@@ -358,8 +357,7 @@ def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
 def dw_mult_applies(k: tuple[int, int], mult: int) -> bool:
     """th_nn_support.h th_nn_dw_mult_applies: the multiplier path takes the depthwise."""
     taps = k[0] * k[1]
-    return (taps <= DW_MULT_SMALL_TAPS and mult >= 2) or (
-        taps <= DW_MULT_TAPS and (mult >= 16 or (mult >= 8 and taps >= 5)))
+    return mult >= 2 and taps <= DW_MULT_TAPS
 
 
 def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
