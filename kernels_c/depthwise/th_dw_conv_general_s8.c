@@ -301,6 +301,22 @@ TH_INLINE void fill_strided(int16_t *d, int32_t ds, int16_t v, int32_t count)
     }
 }
 
+/* d[i] = v, i < count (even; d 4-byte aligned): two values per word store. */
+static void __attribute__((noinline)) fill_pairs(int16_t *d, int16_t v, int32_t count)
+{
+    const int32_t w = (int32_t)(((uint32_t)(uint16_t)v << 16) | (uint16_t)v);
+    int32_t n = count >> 1;
+    for (; n >= 4; n -= 4, d += 8) {
+        th_write_s32(d, w);
+        th_write_s32(d + 2, w);
+        th_write_s32(d + 4, w);
+        th_write_s32(d + 6, w);
+    }
+    for (; n > 0; n--, d += 2) {
+        th_write_s32(d, w);
+    }
+}
+
 /* Four channels: dk[i] = s[i * st + k] for bands d0 + k * slot, i < count. */
 static void __attribute__((noinline)) gather4(int16_t *d0, int32_t slot, const int8_t *s,
                                                int32_t st, int32_t count)
@@ -647,12 +663,13 @@ static void dw_out_row(dw_row_fn fn, dw_row_args *r, const int16_t *band, int8_t
     }
 }
 
-static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
+/* g: dw_geometry of these arguments. */
+static void dw_rows_s8(int8_t *scratch, const dw_geom *gp, const th_dw_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                        const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
-    const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
+    const dw_geom g = *gp;
     int8_t *plane = scratch;
     int16_t *band = (int16_t *)(void *)(scratch + plane_bytes(params, input_dims, &g));
     int32_t *records = (int32_t *)(void *)((int8_t *)band + band_bytes(&g));
@@ -685,7 +702,7 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
     r.xs = band_slot;
     const dw_row_fn fn = pick_row_fn(r.kp, r.s);
     /* -offset everywhere: stage_band writes only the columns inside the input. */
-    fill_strided(band, 1, (int16_t)(-params->input_offset), g.group * band_slot);
+    fill_pairs(band, (int16_t)(-params->input_offset), g.group * band_slot);
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_b = input + (int64_t)n * plane_size * in_c;
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
@@ -1047,11 +1064,12 @@ static dw_plane_fn pick_plane_fn(int32_t kbp, int32_t s, int across)
 #undef DW_PLANE_FN_S1
 #undef DW_PLANE_FN
 
-static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
-                        const th_dw_conv_params *params, const th_per_channel_quant *quant,
-                        const th_dims *input_dims, const int8_t *input,
-                        const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
-                        const th_dims *output_dims, int8_t *output)
+/* Out of line: inlined into the dispatch its channel loop measured slower. */
+static void __attribute__((noinline))
+dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg, const th_dw_conv_params *params,
+            const th_per_channel_quant *quant, const th_dims *input_dims, const int8_t *input,
+            const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
+            const th_dims *output_dims, int8_t *output)
 {
     int16_t *plane = (int16_t *)(void *)scratch;
     int32_t *records = (int32_t *)(void *)(scratch + 2 * pg->rows * pg->rowlen);
@@ -1092,7 +1110,7 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
     r.rw = rw;
     const dw_plane_fn fn = pick_plane_fn(pg->kbp, pg->sbp, across);
     /* -offset everywhere; each channel then writes only the input's lines. */
-    fill_strided(plane, 1, (int16_t)(-params->input_offset), pg->rows * pg->rowlen);
+    fill_pairs(plane, (int16_t)(-params->input_offset), pg->rows * pg->rowlen);
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_b = input + (int64_t)n * input_dims->h * input_dims->w * in_c;
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
@@ -1161,6 +1179,27 @@ int32_t th_dw_conv_general_s8_scratch_size(const th_dw_conv_params *params,
     return th_round_up4(input_dims->h * input_dims->w);
 }
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* The fast scratch (th_dw_conv_general_s8_scratch_size_fast) of shapes the multiplier path
+ * does not take, given their plane geometry; *lines: th_dw_lines_scratch (0 where the plane
+ * path applies), so that a call evaluates each geometry once. */
+static int32_t dw_fast_size(const th_dw_conv_params *params, const th_dims *input_dims,
+                            const th_dims *filter_dims, const th_dims *output_dims,
+                            const dw_plane_geom *pg, dw_geom *g, int32_t *lines)
+{
+    *lines = 0;
+    if (pg->rowlen > 0) {
+        return dw_plane_scratch(params, pg);
+    }
+    *g = dw_geometry(params, input_dims, filter_dims, output_dims);
+    const int32_t rows = plane_bytes(params, input_dims, g) + band_bytes(g) +
+                         4 * g->group * params->ch_mult * (1 + record_words(g));
+    /* The channel-inner path where it applies (rows path kept for the in-place case). */
+    *lines = th_dw_lines_scratch(params, input_dims, filter_dims, output_dims);
+    return TH_MAX(rows, *lines);
+}
+#endif
+
 int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
                                                 const th_dims *input_dims,
                                                 const th_dims *filter_dims,
@@ -1177,14 +1216,9 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
         return th_nn_dw_mult_scratch(params, filter_dims, output_dims);
     }
     const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
-    if (pg.rowlen > 0) {
-        return dw_plane_scratch(params, &pg);
-    }
-    const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
-    const int32_t rows = plane_bytes(params, input_dims, &g) + band_bytes(&g) +
-                         4 * g.group * params->ch_mult * (1 + record_words(&g));
-    /* The channel-inner path where it applies (rows path kept for the in-place case). */
-    return TH_MAX(rows, th_dw_lines_scratch(params, input_dims, filter_dims, output_dims));
+    dw_geom g;
+    int32_t lines;
+    return dw_fast_size(params, input_dims, filter_dims, output_dims, &pg, &g, &lines);
 #else
     (void)params;
     (void)input_dims;
@@ -1217,33 +1251,38 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
 #endif
     int8_t *plane = ctx != NULL ? (int8_t *)ctx->buf : NULL;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-    int32_t fast = th_dw_conv_general_s8_scratch_size_fast(params, input_dims, filter_dims,
-                                                           output_dims);
     if (th_nn_dw_mult_applies(params, filter_dims)) { /* its fast scratch is the path's */
+        const int32_t fast = th_nn_dw_mult_scratch(params, filter_dims, output_dims);
         if (TH_NN_KEEP_DW_MULT && fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK &&
             TH_NN_PATH(DW_MULT)) {
             th_nn_dw_mult_s8(plane, params, quant, input_dims, input, filter_dims, filter,
                              bias, output_dims, output);
             return TH_OK;
         }
-        fast = 0;
-    }
-    const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
-    if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && pg.rowlen > 0) {
-        dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter, bias,
-                    output_dims, output);
-        return TH_OK;
-    }
-    const int32_t lines = th_dw_lines_scratch(params, input_dims, filter_dims, output_dims);
-    if (lines > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && TH_NN_PATH(DW_LINES) &&
-        th_dw_lines_s8(ctx, lines, params, quant, input_dims, input, filter_dims, filter, bias,
-                       output_dims, output)) {
-        return TH_OK;
-    }
-    if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK) {
-        dw_rows_s8(plane, params, quant, input_dims, input, filter_dims, filter, bias,
-                   output_dims, output);
-        return TH_OK;
+    } else {
+        /* Each geometry once per call (th_dw_conv_general_s8_scratch_size_fast's sum). */
+        const dw_plane_geom pg =
+            dw_plane_geometry(params, input_dims, filter_dims, output_dims);
+        dw_geom g;
+        int32_t lines;
+        const int32_t fast =
+            dw_fast_size(params, input_dims, filter_dims, output_dims, &pg, &g, &lines);
+        const int room = fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK;
+        if (room && pg.rowlen > 0) {
+            dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter,
+                        bias, output_dims, output);
+            return TH_OK;
+        }
+        if (lines > 0 && room && TH_NN_PATH(DW_LINES) &&
+            th_dw_lines_s8(ctx, lines, params, quant, input_dims, input, filter_dims, filter,
+                           bias, output_dims, output)) {
+            return TH_OK;
+        }
+        if (room) {
+            dw_rows_s8(plane, &g, params, quant, input_dims, input, filter_dims, filter, bias,
+                       output_dims, output);
+            return TH_OK;
+        }
     }
 #endif
     th_nn_dw_conv_ref_s8(plane, params, quant, input_dims, input, filter_dims, filter, bias,
