@@ -1093,6 +1093,9 @@ dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg, const th_dw_conv_params *p
     const int32_t r0 = TH_MIN((pg->pad_a + rstep - 1) / rstep * rstep, pg->rows);
     const int32_t r1 = TH_MAX(TH_MIN(pg->pad_a + pg->in_a, pg->rows), r0);
     const int32_t db = pg->db;
+    /* A filter's span along A within the stride: the rows between spans are never read
+     * (stride 3, two taps), so only the read ones are staged. */
+    const int apart = (pg->ka - 1) * pg->da + 1 < pg->sa;
     const int across = dw_plane_across(pg);
     dw_plane_args r;
     r.os = across ? out_step_b : pg->p * out_step_b;
@@ -1121,6 +1124,21 @@ dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg, const th_dw_conv_params *p
                 const int32_t i0 = TH_MIN(TH_MAX((pg->pad_b - ph + db - 1) / db, 0), pg->phlen);
                 const int32_t i1 =
                     TH_MIN(TH_MAX((pg->pad_b + pg->in_b - ph + db - 1) / db, i0), pg->phlen);
+                if (apart) { /* only the rows read: oa sa + a da */
+                    int16_t *d = plane + ph * pg->phlen + i0;
+                    const int8_t *src = in_b + (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b +
+                                        ic;
+                    for (int32_t oa = 0; oa < pg->out_a; oa++) {
+                        for (int32_t a = 0, row = oa * pg->sa; a < pg->ka; a++, row += pg->da) {
+                            if (row >= pg->pad_a && row < pg->pad_a + pg->in_a) {
+                                gather1(d + row * pg->rowlen,
+                                        src + (int64_t)(row - pg->pad_a) * in_step_a,
+                                        db * in_step_b, i1 - i0);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 int16_t *d = plane + r0 * pg->rowlen + ph * pg->phlen + i0;
                 const int8_t *src = in_b + (int64_t)(r0 - pg->pad_a) * in_step_a +
                                     (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b + ic;
