@@ -301,19 +301,28 @@ TH_INLINE void fill_strided(int16_t *d, int32_t ds, int16_t v, int32_t count)
     }
 }
 
-/* d[i] = v, i < count (even; d 4-byte aligned): two values per word store. */
+/* A word that may alias the int16 values it fills. */
+typedef uint32_t dw_word __attribute__((may_alias));
+
+/* d[i] = v, i < count (even; d 4-byte aligned, as the scratch's records already need): two
+ * values per word, eight words per iteration (double-word stores). */
 static void __attribute__((noinline)) fill_pairs(int16_t *d, int16_t v, int32_t count)
 {
-    const int32_t w = (int32_t)(((uint32_t)(uint16_t)v << 16) | (uint16_t)v);
+    const uint32_t w = ((uint32_t)(uint16_t)v << 16) | (uint16_t)v;
+    dw_word *p = (dw_word *)(void *)d;
     int32_t n = count >> 1;
-    for (; n >= 4; n -= 4, d += 8) {
-        th_write_s32(d, w);
-        th_write_s32(d + 2, w);
-        th_write_s32(d + 4, w);
-        th_write_s32(d + 6, w);
+    for (; n >= 8; n -= 8, p += 8) {
+        p[0] = w;
+        p[1] = w;
+        p[2] = w;
+        p[3] = w;
+        p[4] = w;
+        p[5] = w;
+        p[6] = w;
+        p[7] = w;
     }
-    for (; n > 0; n--, d += 2) {
-        th_write_s32(d, w);
+    for (; n > 0; n--) {
+        *p++ = w;
     }
 }
 
@@ -877,15 +886,33 @@ TH_INLINE void dw_plane_one(const dw_plane_args *r, const int32_t *rec, int8_t *
     const int32_t e = rec[DW_REC_E];
     const int32_t *wts = rec + DW_REC_W;
     const int16_t *x = r->x;
+    const int32_t kh = r->kh;
+    const int32_t rs = r->rs;
     /* As dw_row_one: blocks of four, a last block of three computed whole, one or two left
      * over one at a time. */
     const int32_t rest = r->n & 3;
     for (int32_t blocks = (r->n + (rest == 3)) >> 2; blocks > 0; blocks--) {
         int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
-        const int16_t *xa = x;
         const int32_t *wa = wts;
-        for (int32_t a = r->kh; a > 0; a--, xa += r->rs, wa += kbp) {
-            DW_ACC4(xa, wa, kbp, s);
+        if (S > 0) { /* constant stride: loads of the same word shared (DW_ACC4) */
+            const int16_t *xa = x;
+            for (int32_t a = kh; a > 0; a--, xa += rs, wa += kbp) {
+                DW_ACC4(xa, wa, kbp, s);
+            }
+        } else {
+            /* Runtime stride: four window pointers stepping a filter row at a time
+             * (immediate offsets for the pairs, no per-pair offset registers). */
+            const int16_t *q0 = x, *q1 = x + s, *q2 = x + 2 * s, *q3 = x + 3 * s;
+            for (int32_t a = kh; a > 0;
+                 a--, q0 += rs, q1 += rs, q2 += rs, q3 += rs, wa += kbp) {
+                _Pragma("GCC unroll 8") for (int32_t p = 0; p < kbp; p++) {
+                    const int32_t wv = wa[p];
+                    s0 = th_smlad(th_read_s32(q0 + 2 * p), wv, s0);
+                    s1 = th_smlad(th_read_s32(q1 + 2 * p), wv, s1);
+                    s2 = th_smlad(th_read_s32(q2 + 2 * p), wv, s2);
+                    s3 = th_smlad(th_read_s32(q3 + 2 * p), wv, s3);
+                }
+            }
         }
         *out = (int8_t)dw_rq(s0, mult, rzp, e);
         out += os;
