@@ -9,7 +9,8 @@ least one axis, every tap-pair count 1-8 and beyond, dilation phases, "same" and
 padding (borders on every side), odd channel counts, row lengths that leave 0-3 outputs after
 the blocks of four, with an activation clamp (the one-output-at-a-time mode) and in place;
 then strides 2-3 with dilations 2-3 along the rows (the blocks across phases); then filters
-shorter across the rows than the stride (only the rows read are staged).
+shorter across the rows than the stride (only the rows read are staged); then filters one tap
+across on the rows path (one-input-row bands).
 """
 
 from __future__ import annotations
@@ -82,6 +83,17 @@ def _cases() -> list[ConvCase]:
                 case = dataclasses.replace(case, in_place=True) if i % 2 else dataclasses.replace(
                     case, p=dataclasses.replace(case.p, act_min=-100, act_max=90))
             cases.append(case)
+    # The rows path's one-input-row bands (a filter one tap across, one phase: stage_line),
+    # one and four channels per pass (C 37: a tail of one), "same" and "valid", in place.
+    lines = [((43, 29), 3, (1, 12), (3, 2)), ((4, 48), 37, (1, 9), (2, 3)),
+             ((41, 15), 6, (9, 1), (2, 1)), ((9, 30), 5, (1, 11), (2, 1))]
+    for i, (hw, cin, k, stride) in enumerate(lines):
+        case = None
+        while case is None:
+            case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, (1, 1), 1)
+        cases += [case, dataclasses.replace(case, in_place=True) if i % 2 else
+                  dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
+                                                                  act_max=90))]
     return cases
 
 

@@ -352,6 +352,28 @@ static void __attribute__((noinline)) gather4(int16_t *d0, int32_t slot, const i
     }
 }
 
+/* stage_band for KA 1 and DB 1 (one input row, one phase): no phase arithmetic. */
+static void __attribute__((noinline))
+stage_line(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t step_a,
+           int32_t step_b, int32_t oa, const dw_geom *g, int32_t offset)
+{
+    const int32_t row = oa * g->sa - g->pad_a;
+    const int32_t lo = TH_MIN(g->pad_b, g->cols);
+    const int32_t hi = TH_MIN(TH_MAX(g->pad_b + g->in_b, lo), g->cols);
+    if (row < 0 || row >= g->in_a) {
+        for (int32_t k = 0; k < group; k++) {
+            fill_strided(dst + k * slot + lo, 1, (int16_t)(-offset), hi - lo);
+        }
+    } else if (lo < hi) {
+        const int8_t *s = src + (int64_t)row * step_a + (int64_t)(lo - g->pad_b) * step_b;
+        if (group == 4) {
+            gather4(dst + lo, slot, s, step_b, hi - lo);
+        } else {
+            gather1(dst + lo, s, step_b, hi - lo);
+        }
+    }
+}
+
 /* Stages the band of output row oa for `group` channels (1 or 4, adjacent in memory; 4 only
  * with KA 1) to bands `slot` values apart: phase rows of interleaved raw values, -offset
  * outside the input (the columns left and right of the input hold it from the start,
@@ -738,8 +760,13 @@ static void dw_rows_s8(int8_t *scratch, const dw_geom *gp, const th_dw_conv_para
             }
             r.bands = group;
             for (int32_t oa = 0; oa < g.out_a; oa++) {
-                stage_band(band, group, band_slot, src, step_a, step_b, oa, &g,
-                           params->input_offset);
+                if (g.ka == 1 && g.db == 1) {
+                    stage_line(band, group, band_slot, src, step_a, step_b, oa, &g,
+                               params->input_offset);
+                } else {
+                    stage_band(band, group, band_slot, src, step_a, step_b, oa, &g,
+                               params->input_offset);
+                }
                 dw_out_row(fn, &r, band, out_b + (int64_t)oa * out_step_a + ic * mult,
                            out_step_b, records, &g);
             }
