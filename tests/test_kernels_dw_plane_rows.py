@@ -8,7 +8,9 @@ Random 2-D filters of 15 or more taps (so that the plane path applies) with stri
 least one axis, every tap-pair count 1-8 and beyond, dilation phases, "same" and "valid"
 padding (borders on every side), odd channel counts, row lengths that leave 0-3 outputs after
 the blocks of four, with an activation clamp (the one-output-at-a-time mode) and in place;
-then strides 2-3 with dilations 2-3 along the rows (the blocks across phases).
+then strides 2-3 with dilations 2-3 along the rows (the blocks across phases); then filters
+shorter across the rows than the stride (only the rows read are staged); then filters one tap
+across on the rows path (one-input-row bands).
 """
 
 from __future__ import annotations
@@ -66,6 +68,32 @@ def _cases() -> list[ConvCase]:
             case = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
                                                                    act_max=90))
         cases += [case, dataclasses.replace(case, in_place=True)]
+    # Filters shorter than the stride across the rows (rows between their spans never read,
+    # never staged), in either frame, C = 1 included.
+    apart = [((19, 23), 5, (2, 8), (3, 1), (1, 1)), ((20, 17), 3, (2, 9), (3, 2), (1, 1)),
+             ((25, 14), 1, (2, 10), (3, 1), (1, 1)), ((16, 21), 7, (8, 2), (1, 3), (1, 1)),
+             ((22, 18), 4, (2, 12), (3, 2), (1, 2)), ((30, 12), 6, (3, 5), (4, 1), (1, 1))]
+    for i, (hw, cin, k, stride, dilation) in enumerate(apart):
+        for variant in range(2):
+            case = None
+            while case is None:
+                case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation, 1)
+            assert dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, 1) > 0
+            if variant == 1:
+                case = dataclasses.replace(case, in_place=True) if i % 2 else dataclasses.replace(
+                    case, p=dataclasses.replace(case.p, act_min=-100, act_max=90))
+            cases.append(case)
+    # The rows path's one-input-row bands (a filter one tap across, one phase: stage_line),
+    # one and four channels per pass (C 37: a tail of one), "same" and "valid", in place.
+    lines = [((43, 29), 3, (1, 12), (3, 2)), ((4, 48), 37, (1, 9), (2, 3)),
+             ((41, 15), 6, (9, 1), (2, 1)), ((9, 30), 5, (1, 11), (2, 1))]
+    for i, (hw, cin, k, stride) in enumerate(lines):
+        case = None
+        while case is None:
+            case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, (1, 1), 1)
+        cases += [case, dataclasses.replace(case, in_place=True) if i % 2 else
+                  dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
+                                                                  act_max=90))]
     return cases
 
 

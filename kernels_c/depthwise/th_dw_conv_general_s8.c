@@ -301,6 +301,31 @@ TH_INLINE void fill_strided(int16_t *d, int32_t ds, int16_t v, int32_t count)
     }
 }
 
+/* A word that may alias the int16 values it fills. */
+typedef uint32_t dw_word __attribute__((may_alias));
+
+/* d[i] = v, i < count (even; d 4-byte aligned, as the scratch's records already need): two
+ * values per word, eight words per iteration (double-word stores). */
+static void __attribute__((noinline)) fill_pairs(int16_t *d, int16_t v, int32_t count)
+{
+    const uint32_t w = ((uint32_t)(uint16_t)v << 16) | (uint16_t)v;
+    dw_word *p = (dw_word *)(void *)d;
+    int32_t n = count >> 1;
+    for (; n >= 8; n -= 8, p += 8) {
+        p[0] = w;
+        p[1] = w;
+        p[2] = w;
+        p[3] = w;
+        p[4] = w;
+        p[5] = w;
+        p[6] = w;
+        p[7] = w;
+    }
+    for (; n > 0; n--) {
+        *p++ = w;
+    }
+}
+
 /* Four channels: dk[i] = s[i * st + k] for bands d0 + k * slot, i < count. */
 static void __attribute__((noinline)) gather4(int16_t *d0, int32_t slot, const int8_t *s,
                                                int32_t st, int32_t count)
@@ -324,6 +349,28 @@ static void __attribute__((noinline)) gather4(int16_t *d0, int32_t slot, const i
         d1[0] = s[1];
         d2[0] = s[2];
         d3[0] = s[3];
+    }
+}
+
+/* stage_band for KA 1 and DB 1 (one input row, one phase): no phase arithmetic. */
+static void __attribute__((noinline))
+stage_line(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t step_a,
+           int32_t step_b, int32_t oa, const dw_geom *g, int32_t offset)
+{
+    const int32_t row = oa * g->sa - g->pad_a;
+    const int32_t lo = TH_MIN(g->pad_b, g->cols);
+    const int32_t hi = TH_MIN(TH_MAX(g->pad_b + g->in_b, lo), g->cols);
+    if (row < 0 || row >= g->in_a) {
+        for (int32_t k = 0; k < group; k++) {
+            fill_strided(dst + k * slot + lo, 1, (int16_t)(-offset), hi - lo);
+        }
+    } else if (lo < hi) {
+        const int8_t *s = src + (int64_t)row * step_a + (int64_t)(lo - g->pad_b) * step_b;
+        if (group == 4) {
+            gather4(dst + lo, slot, s, step_b, hi - lo);
+        } else {
+            gather1(dst + lo, s, step_b, hi - lo);
+        }
     }
 }
 
@@ -647,12 +694,13 @@ static void dw_out_row(dw_row_fn fn, dw_row_args *r, const int16_t *band, int8_t
     }
 }
 
-static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
+/* g: dw_geometry of these arguments. */
+static void dw_rows_s8(int8_t *scratch, const dw_geom *gp, const th_dw_conv_params *params,
                        const th_per_channel_quant *quant, const th_dims *input_dims,
                        const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                        const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
-    const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
+    const dw_geom g = *gp;
     int8_t *plane = scratch;
     int16_t *band = (int16_t *)(void *)(scratch + plane_bytes(params, input_dims, &g));
     int32_t *records = (int32_t *)(void *)((int8_t *)band + band_bytes(&g));
@@ -685,7 +733,7 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
     r.xs = band_slot;
     const dw_row_fn fn = pick_row_fn(r.kp, r.s);
     /* -offset everywhere: stage_band writes only the columns inside the input. */
-    fill_strided(band, 1, (int16_t)(-params->input_offset), g.group * band_slot);
+    fill_pairs(band, (int16_t)(-params->input_offset), g.group * band_slot);
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_b = input + (int64_t)n * plane_size * in_c;
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
@@ -712,8 +760,13 @@ static void dw_rows_s8(int8_t *scratch, const th_dw_conv_params *params,
             }
             r.bands = group;
             for (int32_t oa = 0; oa < g.out_a; oa++) {
-                stage_band(band, group, band_slot, src, step_a, step_b, oa, &g,
-                           params->input_offset);
+                if (g.ka == 1 && g.db == 1) {
+                    stage_line(band, group, band_slot, src, step_a, step_b, oa, &g,
+                               params->input_offset);
+                } else {
+                    stage_band(band, group, band_slot, src, step_a, step_b, oa, &g,
+                               params->input_offset);
+                }
                 dw_out_row(fn, &r, band, out_b + (int64_t)oa * out_step_a + ic * mult,
                            out_step_b, records, &g);
             }
@@ -860,15 +913,33 @@ TH_INLINE void dw_plane_one(const dw_plane_args *r, const int32_t *rec, int8_t *
     const int32_t e = rec[DW_REC_E];
     const int32_t *wts = rec + DW_REC_W;
     const int16_t *x = r->x;
+    const int32_t kh = r->kh;
+    const int32_t rs = r->rs;
     /* As dw_row_one: blocks of four, a last block of three computed whole, one or two left
      * over one at a time. */
     const int32_t rest = r->n & 3;
     for (int32_t blocks = (r->n + (rest == 3)) >> 2; blocks > 0; blocks--) {
         int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
-        const int16_t *xa = x;
         const int32_t *wa = wts;
-        for (int32_t a = r->kh; a > 0; a--, xa += r->rs, wa += kbp) {
-            DW_ACC4(xa, wa, kbp, s);
+        if (S > 0) { /* constant stride: loads of the same word shared (DW_ACC4) */
+            const int16_t *xa = x;
+            for (int32_t a = kh; a > 0; a--, xa += rs, wa += kbp) {
+                DW_ACC4(xa, wa, kbp, s);
+            }
+        } else {
+            /* Runtime stride: four window pointers stepping a filter row at a time
+             * (immediate offsets for the pairs, no per-pair offset registers). */
+            const int16_t *q0 = x, *q1 = x + s, *q2 = x + 2 * s, *q3 = x + 3 * s;
+            for (int32_t a = kh; a > 0;
+                 a--, q0 += rs, q1 += rs, q2 += rs, q3 += rs, wa += kbp) {
+                _Pragma("GCC unroll 8") for (int32_t p = 0; p < kbp; p++) {
+                    const int32_t wv = wa[p];
+                    s0 = th_smlad(th_read_s32(q0 + 2 * p), wv, s0);
+                    s1 = th_smlad(th_read_s32(q1 + 2 * p), wv, s1);
+                    s2 = th_smlad(th_read_s32(q2 + 2 * p), wv, s2);
+                    s3 = th_smlad(th_read_s32(q3 + 2 * p), wv, s3);
+                }
+            }
         }
         *out = (int8_t)dw_rq(s0, mult, rzp, e);
         out += os;
@@ -1047,11 +1118,12 @@ static dw_plane_fn pick_plane_fn(int32_t kbp, int32_t s, int across)
 #undef DW_PLANE_FN_S1
 #undef DW_PLANE_FN
 
-static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
-                        const th_dw_conv_params *params, const th_per_channel_quant *quant,
-                        const th_dims *input_dims, const int8_t *input,
-                        const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
-                        const th_dims *output_dims, int8_t *output)
+/* Out of line: inlined into the dispatch its channel loop measured slower. */
+static void __attribute__((noinline))
+dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg, const th_dw_conv_params *params,
+            const th_per_channel_quant *quant, const th_dims *input_dims, const int8_t *input,
+            const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
+            const th_dims *output_dims, int8_t *output)
 {
     int16_t *plane = (int16_t *)(void *)scratch;
     int32_t *records = (int32_t *)(void *)(scratch + 2 * pg->rows * pg->rowlen);
@@ -1075,6 +1147,9 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
     const int32_t r0 = TH_MIN((pg->pad_a + rstep - 1) / rstep * rstep, pg->rows);
     const int32_t r1 = TH_MAX(TH_MIN(pg->pad_a + pg->in_a, pg->rows), r0);
     const int32_t db = pg->db;
+    /* A filter's span along A within the stride: the rows between spans are never read
+     * (stride 3, two taps), so only the read ones are staged. */
+    const int apart = (pg->ka - 1) * pg->da + 1 < pg->sa;
     const int across = dw_plane_across(pg);
     dw_plane_args r;
     r.os = across ? out_step_b : pg->p * out_step_b;
@@ -1092,7 +1167,7 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
     r.rw = rw;
     const dw_plane_fn fn = pick_plane_fn(pg->kbp, pg->sbp, across);
     /* -offset everywhere; each channel then writes only the input's lines. */
-    fill_strided(plane, 1, (int16_t)(-params->input_offset), pg->rows * pg->rowlen);
+    fill_pairs(plane, (int16_t)(-params->input_offset), pg->rows * pg->rowlen);
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_b = input + (int64_t)n * input_dims->h * input_dims->w * in_c;
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
@@ -1103,6 +1178,21 @@ static void dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg,
                 const int32_t i0 = TH_MIN(TH_MAX((pg->pad_b - ph + db - 1) / db, 0), pg->phlen);
                 const int32_t i1 =
                     TH_MIN(TH_MAX((pg->pad_b + pg->in_b - ph + db - 1) / db, i0), pg->phlen);
+                if (apart) { /* only the rows read: oa sa + a da */
+                    int16_t *d = plane + ph * pg->phlen + i0;
+                    const int8_t *src = in_b + (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b +
+                                        ic;
+                    for (int32_t oa = 0; oa < pg->out_a; oa++) {
+                        for (int32_t a = 0, row = oa * pg->sa; a < pg->ka; a++, row += pg->da) {
+                            if (row >= pg->pad_a && row < pg->pad_a + pg->in_a) {
+                                gather1(d + row * pg->rowlen,
+                                        src + (int64_t)(row - pg->pad_a) * in_step_a,
+                                        db * in_step_b, i1 - i0);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 int16_t *d = plane + r0 * pg->rowlen + ph * pg->phlen + i0;
                 const int8_t *src = in_b + (int64_t)(r0 - pg->pad_a) * in_step_a +
                                     (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b + ic;
@@ -1161,6 +1251,27 @@ int32_t th_dw_conv_general_s8_scratch_size(const th_dw_conv_params *params,
     return th_round_up4(input_dims->h * input_dims->w);
 }
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* The fast scratch (th_dw_conv_general_s8_scratch_size_fast) of shapes the multiplier path
+ * does not take, given their plane geometry; *lines: th_dw_lines_scratch (0 where the plane
+ * path applies), so that a call evaluates each geometry once. */
+static int32_t dw_fast_size(const th_dw_conv_params *params, const th_dims *input_dims,
+                            const th_dims *filter_dims, const th_dims *output_dims,
+                            const dw_plane_geom *pg, dw_geom *g, int32_t *lines)
+{
+    *lines = 0;
+    if (pg->rowlen > 0) {
+        return dw_plane_scratch(params, pg);
+    }
+    *g = dw_geometry(params, input_dims, filter_dims, output_dims);
+    const int32_t rows = plane_bytes(params, input_dims, g) + band_bytes(g) +
+                         4 * g->group * params->ch_mult * (1 + record_words(g));
+    /* The channel-inner path where it applies (rows path kept for the in-place case). */
+    *lines = th_dw_lines_scratch(params, input_dims, filter_dims, output_dims);
+    return TH_MAX(rows, *lines);
+}
+#endif
+
 int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
                                                 const th_dims *input_dims,
                                                 const th_dims *filter_dims,
@@ -1177,14 +1288,9 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
         return th_nn_dw_mult_scratch(params, filter_dims, output_dims);
     }
     const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
-    if (pg.rowlen > 0) {
-        return dw_plane_scratch(params, &pg);
-    }
-    const dw_geom g = dw_geometry(params, input_dims, filter_dims, output_dims);
-    const int32_t rows = plane_bytes(params, input_dims, &g) + band_bytes(&g) +
-                         4 * g.group * params->ch_mult * (1 + record_words(&g));
-    /* The channel-inner path where it applies (rows path kept for the in-place case). */
-    return TH_MAX(rows, th_dw_lines_scratch(params, input_dims, filter_dims, output_dims));
+    dw_geom g;
+    int32_t lines;
+    return dw_fast_size(params, input_dims, filter_dims, output_dims, &pg, &g, &lines);
 #else
     (void)params;
     (void)input_dims;
@@ -1217,33 +1323,38 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
 #endif
     int8_t *plane = ctx != NULL ? (int8_t *)ctx->buf : NULL;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-    int32_t fast = th_dw_conv_general_s8_scratch_size_fast(params, input_dims, filter_dims,
-                                                           output_dims);
     if (th_nn_dw_mult_applies(params, filter_dims)) { /* its fast scratch is the path's */
+        const int32_t fast = th_nn_dw_mult_scratch(params, filter_dims, output_dims);
         if (TH_NN_KEEP_DW_MULT && fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK &&
             TH_NN_PATH(DW_MULT)) {
             th_nn_dw_mult_s8(plane, params, quant, input_dims, input, filter_dims, filter,
                              bias, output_dims, output);
             return TH_OK;
         }
-        fast = 0;
-    }
-    const dw_plane_geom pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
-    if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && pg.rowlen > 0) {
-        dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter, bias,
-                    output_dims, output);
-        return TH_OK;
-    }
-    const int32_t lines = th_dw_lines_scratch(params, input_dims, filter_dims, output_dims);
-    if (lines > 0 && th_nn_check_scratch(ctx, fast) == TH_OK && TH_NN_PATH(DW_LINES) &&
-        th_dw_lines_s8(ctx, lines, params, quant, input_dims, input, filter_dims, filter, bias,
-                       output_dims, output)) {
-        return TH_OK;
-    }
-    if (fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK) {
-        dw_rows_s8(plane, params, quant, input_dims, input, filter_dims, filter, bias,
-                   output_dims, output);
-        return TH_OK;
+    } else {
+        /* Each geometry once per call (th_dw_conv_general_s8_scratch_size_fast's sum). */
+        const dw_plane_geom pg =
+            dw_plane_geometry(params, input_dims, filter_dims, output_dims);
+        dw_geom g;
+        int32_t lines;
+        const int32_t fast =
+            dw_fast_size(params, input_dims, filter_dims, output_dims, &pg, &g, &lines);
+        const int room = fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK;
+        if (room && pg.rowlen > 0) {
+            dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter,
+                        bias, output_dims, output);
+            return TH_OK;
+        }
+        if (lines > 0 && room && TH_NN_PATH(DW_LINES) &&
+            th_dw_lines_s8(ctx, lines, params, quant, input_dims, input, filter_dims, filter,
+                           bias, output_dims, output)) {
+            return TH_OK;
+        }
+        if (room) {
+            dw_rows_s8(plane, &g, params, quant, input_dims, input, filter_dims, filter, bias,
+                       output_dims, output);
+            return TH_OK;
+        }
     }
 #endif
     th_nn_dw_conv_ref_s8(plane, params, quant, input_dims, input, filter_dims, filter, bias,
