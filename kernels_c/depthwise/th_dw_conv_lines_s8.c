@@ -35,6 +35,11 @@
 #if TH_NN_HAS_DSP && !TH_NN_MVE
 
 #define DW_LINES_MAX_TAPS 8
+/* The line loops: at most 3 taps along the line (one tap across) and 20 blocks of four
+ * channels (above, the per-pixel loops' call costs are spread over more blocks than the
+ * line loops' extra 3 instructions per block and pixel). */
+#define DW_LINE_MAX_K 3
+#define DW_LINE_MAX_BLOCKS 20
 #define DW_LINES_MAX_SCRATCH 16384
 
 /* What the block loops read (byte offsets fixed: the assembly below). */
@@ -166,13 +171,17 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
     const int32_t blocks = (c >> 2) + ((c & 3) != 0);
     /* Estimated instructions, four times, of each variant and of the rows path (plan/scratch.py
      * dw_lines_scratch states the same; least squares on the QEMU counts of the issue-14
-     * sweep's 1-D shapes, bench/dw_lines.py): taps variant 9 per tap and 25 per block of four
-     * channels and pixel, 115 per pixel (+ 26 with a channel tail), 72 per channel, 634;
-     * pairs variant pairs_cost4; the rows path 2 per tap pair and 6.5 per output, 1.1 per
-     * staged value (KA SB per output), 120 per output row, phase and channel, 211 per
-     * channel, 4070. The cheaper variant where it is estimated below the rows path. */
+     * sweep's 1-D shapes, bench/dw_lines.py, the line loops counted): taps variant, with
+     * the line loops (one-row windows, at most DW_LINE_MAX_K taps and DW_LINE_MAX_BLOCKS
+     * blocks): per line 8 per tap and 31 per block of four channels and pixel, 24 per block
+     * and 110; 40 per channel, 8 per tap and block, 634; else 9 per tap and 25 per block and
+     * pixel, 115 per pixel (+ 26 with a channel tail), 72 per channel, 634; pairs variant
+     * pairs_cost4; the rows path 2 per tap pair and 6.5 per output, 1.1 per staged value
+     * (KA SB per output), 120 per output row, phase and channel, 211 per channel, 4070.
+     * The cheaper variant where it is estimated below the rows path. */
     const int32_t tr = lines_transposed(filter_dims);
     const int32_t ka = tr ? filter_dims->w : filter_dims->h;
+    const int32_t kb = taps / ka;
     const int32_t sb = tr ? params->stride.h : params->stride.w;
     const int32_t db = tr ? params->dilation.h : params->dilation.w;
     const int32_t out_a = tr ? output_dims->w : output_dims->h;
@@ -187,8 +196,14 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
     int32_t size = 0;
     const int32_t taps_bytes = blocks * 4 * lines_record_words(taps);
     if (taps <= DW_LINES_MAX_TAPS && taps_bytes <= DW_LINES_MAX_SCRATCH) {
-        best = 4 * (pixels * (blocks * (9 * taps + 25) + ((c & 3) != 0 ? 26 : 0) + 115) +
-                    72 * c + 634);
+        if (ka == 1 && kb <= DW_LINE_MAX_K && blocks <= DW_LINE_MAX_BLOCKS) { /* line loops */
+            const int64_t out_b = pixels / out_a;
+            const int64_t per_line = out_b * blocks * (8 * taps + 31) + 24 * blocks + 110;
+            best = 4 * (out_a * per_line + 40 * c + 8 * taps * blocks + 634);
+        } else {
+            best = 4 * (pixels * (blocks * (9 * taps + 25) + ((c & 3) != 0 ? 26 : 0) + 115) +
+                        72 * c + 634);
+        }
         variant = 1;
         size = taps_bytes;
     }
@@ -256,15 +271,18 @@ TH_INLINE int32_t lines_clip(int32_t o, int32_t s, int32_t d, int32_t pad, int32
     void name(const dw_lines_job *job, const int8_t *x, int8_t *out, const int32_t *rec,     \
               int32_t blocks)
 DW_LINES_LOOP(th_dw_lines_gen);
+DW_LINES_LOOP(th_dw_lines_k1);
+DW_LINES_LOOP(th_dw_lines_k2);
+DW_LINES_LOOP(th_dw_lines_k3);
+DW_LINES_LOOP(th_dw_lines_k4);
+DW_LINES_LOOP(th_dw_lines_k5);
+DW_LINES_LOOP(th_dw_lines_k6);
+DW_LINES_LOOP(th_dw_lines_k7);
+DW_LINES_LOOP(th_dw_lines_k8);
 /* Line loops (blocks: the line's pixels, one block of channels). */
 DW_LINES_LOOP(th_dw_line_k1);
 DW_LINES_LOOP(th_dw_line_k2);
 DW_LINES_LOOP(th_dw_line_k3);
-DW_LINES_LOOP(th_dw_line_k4);
-DW_LINES_LOOP(th_dw_line_k5);
-DW_LINES_LOOP(th_dw_line_k6);
-DW_LINES_LOOP(th_dw_line_k7);
-DW_LINES_LOOP(th_dw_line_k8);
 #undef DW_LINES_LOOP
 
 /* One tap, input at ADDR: r1-r4 += lanes 0, 1, 2, 3 of (x + off) times the weights at r6. */
@@ -302,6 +320,16 @@ __asm__(
     "    str r10, [sp, #0]\n"
     "    .endif\n"
     "    .endm\n"
+    /* Taps 0 .. min(K, 3) - 1 at r5, r5 + step, r5 + 2 step (r12 step). */
+    "    .macro DWL_TAPS3 k\n"
+    "    DWL_TAP [r5]\n"
+    "    .if \\k > 1\n"
+    "    DWL_TAP [r5, r12]\n"
+    "    .endif\n"
+    "    .if \\k > 2\n"
+    "    DWL_TAP [r5, r12, lsl #1]\n"
+    "    .endif\n"
+    "    .endm\n"
     /* The same, stored at r7 + J. */
     "    .macro DWL_RQ_AT acc, j\n"
     "    ldmia r6!, {r8, r9, r11}\n"
@@ -311,6 +339,86 @@ __asm__(
     "    ssat r9, #8, r9\n"
     "    strb r9, [r7, #\\j]\n"
     "    .endm\n"
+    /* Whole one-row window of K taps: tap t at x + t step (r12 step, r7 3 step, r0 x + 4
+     * step). K <= 5: r0 counts the blocks; K <= 3: r7 is the output pointer. */
+    "    .macro DWL_FULL k\n"
+    "    .pushsection .text.th_dw_lines_k\\k,\"ax\",%progbits\n"
+    "    .global th_dw_lines_k\\k\n"
+    "    .hidden th_dw_lines_k\\k\n"
+    "    .type th_dw_lines_k\\k, %function\n"
+    "    .thumb_func\n"
+    "    .p2align 2\n"
+    "th_dw_lines_k\\k:\n"
+    "    push {r4-r11, lr}\n"
+    "    ldr r7, [sp, #36]\n"
+    "    sub sp, sp, #8\n"
+    "    mov r5, r1\n"
+    "    mov r6, r3\n"
+    "    ldr r12, [r0, #0]\n"
+    "    ldr lr, [r0, #32]\n"
+    "    .if \\k > 5\n"
+    "    add r7, r2, r7, lsl #2\n"
+    "    str r2, [sp, #0]\n"
+    "    str r7, [sp, #4]\n"
+    "    .else\n"
+    "    mov r0, r7\n"
+    "    .if \\k > 3\n"
+    "    str r2, [sp, #0]\n"
+    "    .else\n"
+    "    mov r7, r2\n"
+    "    .endif\n"
+    "    .endif\n"
+    "    .if \\k > 3\n"
+    "    add r7, r12, r12, lsl #1\n"
+    "    .endif\n"
+    "1:\n"
+    "    ldmia r6!, {r1-r4}\n"
+    "    .if \\k > 5\n"
+    "    add r0, r5, r12, lsl #2\n"
+    "    .endif\n"
+    "    DWL_TAPS3 \\k\n"
+    "    .if \\k > 3\n"
+    "    DWL_TAP [r5, r7]\n"
+    "    .endif\n"
+    "    .if \\k == 5\n"
+    "    DWL_TAP [r5, r12, lsl #2]\n"
+    "    .endif\n"
+    "    .if \\k > 5\n"
+    "    DWL_TAP [r0]\n"
+    "    DWL_TAP [r0, r12]\n"
+    "    .endif\n"
+    "    .if \\k > 6\n"
+    "    DWL_TAP [r0, r12, lsl #1]\n"
+    "    .endif\n"
+    "    .if \\k > 7\n"
+    "    DWL_TAP [r0, r7]\n"
+    "    .endif\n"
+    "    adds r5, r5, #4\n"
+    "    .if \\k > 5\n"
+    "    DWL_RQ4\n"
+    "    ldr r8, [sp, #4]\n"
+    "    cmp r10, r8\n"
+    "    .elseif \\k > 3\n"
+    "    DWL_RQ4\n"
+    "    subs r0, r0, #1\n"
+    "    .else\n"
+    "    DWL_RQ4 r7\n"
+    "    subs r0, r0, #1\n"
+    "    .endif\n"
+    "    bne 1b\n"
+    "    add sp, sp, #8\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size th_dw_lines_k\\k, . - th_dw_lines_k\\k\n"
+    "    .popsection\n"
+    "    .endm\n"
+    "    DWL_FULL 1\n"
+    "    DWL_FULL 2\n"
+    "    DWL_FULL 3\n"
+    "    DWL_FULL 4\n"
+    "    DWL_FULL 5\n"
+    "    DWL_FULL 6\n"
+    "    DWL_FULL 7\n"
+    "    DWL_FULL 8\n"
     /* A line of n pixels whose one-row windows of K taps are whole, one block of four
      * channels: tap t at x + t step (r12 step, lr offset, r5 x, r6 the record, r7 out, r0
      * pixels left); pixels job->xs input and job->os output bytes apart (kept at [sp],
@@ -335,33 +443,7 @@ __asm__(
     "    ldr r0, [sp, #44]\n"
     "1:\n"
     "    ldmia r6!, {r1-r4}\n"
-    "    DWL_TAP [r5]\n"
-    "    .if \\k > 1\n"
-    "    DWL_TAP [r5, r12]\n"
-    "    .endif\n"
-    "    .if \\k > 2\n"
-    "    DWL_TAP [r5, r12, lsl #1]\n"
-    "    .endif\n"
-    "    .if \\k > 3\n"
-    "    add r8, r5, r12, lsl #1\n"
-    "    DWL_TAP [r8, r12]\n"
-    "    .endif\n"
-    "    .if \\k > 4\n"
-    "    DWL_TAP [r5, r12, lsl #2]\n"
-    "    .endif\n"
-    "    .if \\k > 5\n"
-    "    add r8, r5, r12, lsl #2\n"
-    "    DWL_TAP [r8, r12]\n"
-    "    .endif\n"
-    "    .if \\k > 6\n"
-    "    add r8, r5, r12, lsl #2\n"
-    "    DWL_TAP [r8, r12, lsl #1]\n"
-    "    .endif\n"
-    "    .if \\k > 7\n"
-    "    add r8, r5, r12, lsl #2\n"
-    "    add r8, r8, r12, lsl #1\n"
-    "    DWL_TAP [r8, r12]\n"
-    "    .endif\n"
+    "    DWL_TAPS3 \\k\n"
     "    DWL_RQ_AT r1, 0\n"
     "    DWL_RQ_AT r2, 1\n"
     "    DWL_RQ_AT r3, 2\n"
@@ -380,11 +462,6 @@ __asm__(
     "    DWL_LINE 1\n"
     "    DWL_LINE 2\n"
     "    DWL_LINE 3\n"
-    "    DWL_LINE 4\n"
-    "    DWL_LINE 5\n"
-    "    DWL_LINE 6\n"
-    "    DWL_LINE 7\n"
-    "    DWL_LINE 8\n"
     /* Clipped windows: job->na rows of job->nb taps. */
     "    .pushsection .text.th_dw_lines_gen,\"ax\",%progbits\n"
     "    .global th_dw_lines_gen\n"
@@ -448,19 +525,28 @@ __asm__(
     "    .size th_dw_lines_gen, . - th_dw_lines_gen\n"
     "    .popsection\n"
     "    .purgem DWL_LINE\n"
+    "    .purgem DWL_FULL\n"
     "    .purgem DWL_RQ_AT\n"
     "    .purgem DWL_RQ4\n"
     "    .purgem DWL_RQ\n"
+    "    .purgem DWL_TAPS3\n"
     "    .purgem DWL_TAP\n");
 
 typedef void (*dw_lines_fn)(const dw_lines_job *job, const int8_t *x, int8_t *out,
                             const int32_t *rec, int32_t blocks);
 
-static dw_lines_fn lines_line_fn(int32_t k)
+static dw_lines_fn lines_full_fn(int32_t k)
 {
     static const dw_lines_fn by_k[DW_LINES_MAX_TAPS] = {
-        th_dw_line_k1, th_dw_line_k2, th_dw_line_k3, th_dw_line_k4,
-        th_dw_line_k5, th_dw_line_k6, th_dw_line_k7, th_dw_line_k8};
+        th_dw_lines_k1, th_dw_lines_k2, th_dw_lines_k3, th_dw_lines_k4,
+        th_dw_lines_k5, th_dw_lines_k6, th_dw_lines_k7, th_dw_lines_k8};
+    return by_k[k - 1];
+}
+
+static dw_lines_fn lines_line_fn(int32_t k)
+{
+    static const dw_lines_fn by_k[DW_LINE_MAX_K] = {th_dw_line_k1, th_dw_line_k2,
+                                                    th_dw_line_k3};
     return by_k[k - 1];
 }
 #else
@@ -516,6 +602,12 @@ static void th_dw_line(const dw_lines_job *job, const int8_t *x, int8_t *out,
     for (; blocks > 0; blocks--, x += job->xs, out += job->os) {
         th_dw_lines_gen(job, x, out, rec, 1);
     }
+}
+
+static dw_lines_fn lines_full_fn(int32_t k)
+{
+    (void)k;
+    return th_dw_lines_gen;
 }
 
 static dw_lines_fn lines_line_fn(int32_t k)
@@ -1058,7 +1150,9 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
     dw_lines_job line = *wj;
     line.xs = sb * (int32_t)xb;
     line.os = (int32_t)ob_bytes;
-    const dw_lines_fn line_fn = lines_line_fn(kb);
+    const int32_t use_line = kb <= DW_LINE_MAX_K && full + (tail != 0) <= DW_LINE_MAX_BLOCKS;
+    const dw_lines_fn line_fn = use_line ? lines_line_fn(kb) : th_dw_lines_gen;
+    const dw_lines_fn full_fn = lines_full_fn(kb);
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_b = input + (int64_t)n * h * row_bytes;
         int8_t *out_b0 = output + (int64_t)n * oh * ow * c;
@@ -1071,6 +1165,20 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
             const int32_t run = ia >= 0 && ia < in_a ? hi - lo : 0;
             int8_t *out_line = out_b0 + oa * oa_bytes;
             for (int32_t ob = 0; ob < out_b; ob++) {
+                if (ob == lo && run > 0 && !use_line) { /* whole windows, pixel by pixel */
+                    const int8_t *x = in_b + ia * xa + (lo * sb - pad_b) * xb;
+                    int8_t *o = out_line + lo * ob_bytes;
+                    for (int32_t i = run; i > 0; i--, x += line.xs, o += ob_bytes) {
+                        if (full > 0) {
+                            full_fn(wj, x + tail, o + tail, records, full);
+                        }
+                        if (tail != 0) {
+                            full_fn(wj, x, o, records + full * rw, 1);
+                        }
+                    }
+                    ob = hi - 1;
+                    continue;
+                }
                 if (ob == lo && run > 0) {
                     const int8_t *x = in_b + ia * xa + (lo * sb - pad_b) * xb;
                     int8_t *o = out_line + lo * ob_bytes;
