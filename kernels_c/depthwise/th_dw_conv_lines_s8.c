@@ -1147,9 +1147,8 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
         const int32_t last = in_bl - 1 + pad_b - (kb - 1) * db;
         hi = last < 0 ? lo : TH_MAX(TH_MIN(last / sb + 1, out_b), lo);
     }
-    dw_lines_job line = *wj;
-    line.xs = sb * (int32_t)xb;
-    line.os = (int32_t)ob_bytes;
+    wj->xs = sb * (int32_t)xb; /* the line loops' pixel steps (the others ignore them) */
+    wj->os = (int32_t)ob_bytes;
     const int32_t use_line = kb <= DW_LINE_MAX_K && full + (tail != 0) <= DW_LINE_MAX_BLOCKS;
     const dw_lines_fn line_fn = use_line ? lines_line_fn(kb) : th_dw_lines_gen;
     const dw_lines_fn full_fn = lines_full_fn(kb);
@@ -1168,7 +1167,7 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
                 if (ob == lo && run > 0 && !use_line) { /* whole windows, pixel by pixel */
                     const int8_t *x = in_b + ia * xa + (lo * sb - pad_b) * xb;
                     int8_t *o = out_line + lo * ob_bytes;
-                    for (int32_t i = run; i > 0; i--, x += line.xs, o += ob_bytes) {
+                    for (int32_t i = run; i > 0; i--, x += wj->xs, o += ob_bytes) {
                         if (full > 0) {
                             full_fn(wj, x + tail, o + tail, records, full);
                         }
@@ -1183,11 +1182,11 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
                     const int8_t *x = in_b + ia * xa + (lo * sb - pad_b) * xb;
                     int8_t *o = out_line + lo * ob_bytes;
                     for (int32_t i = 0; i < full; i++) {
-                        line_fn(&line, x + tail + 4 * i, o + tail + 4 * i, records + i * rw,
+                        line_fn(wj, x + tail + 4 * i, o + tail + 4 * i, records + i * rw,
                                 run);
                     }
                     if (tail != 0) {
-                        line_fn(&line, x, o, records + full * rw, run);
+                        line_fn(wj, x, o, records + full * rw, run);
                     }
                     ob = hi - 1;
                     continue;
