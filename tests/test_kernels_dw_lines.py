@@ -51,6 +51,16 @@ SHAPES = [
     ((6, 9), 8, (2, 3), (1, 2), (1, 1)),
     ((5, 4), 11, (4, 2), (2, 1), (1, 2)),
     ((7, 7), 4, (2, 2), (2, 2), (1, 1)),
+    # the line loops (one-row windows, at most 3 taps, at most 20 blocks of four channels):
+    # strides 1 and 2, a dilation, a transposed 2-D plane and lines of a 2-D plane (pixels
+    # apart by more than a tap step), every tail, 20 blocks (the most) and 21 (pixel loops)
+    ((1, 39), 50, (1, 3), (1, 2), (1, 1)),
+    ((31, 1), 65, (3, 1), (1, 1), (1, 1)),
+    ((40, 1), 22, (3, 1), (2, 1), (4, 1)),
+    ((12, 5), 13, (3, 1), (2, 1), (1, 1)),
+    ((4, 20), 7, (1, 2), (2, 1), (1, 2)),
+    ((1, 16), 80, (1, 3), (1, 1), (1, 1)),
+    ((1, 16), 81, (1, 3), (1, 1), (1, 1)),
 ]
 
 # (hw, cin, k, stride, dilation): the pairs variant for SAME and VALID padding

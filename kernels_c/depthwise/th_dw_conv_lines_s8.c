@@ -35,6 +35,11 @@
 #if TH_NN_HAS_DSP && !TH_NN_MVE
 
 #define DW_LINES_MAX_TAPS 8
+/* The line loops: at most 3 taps along the line (one tap across) and 20 blocks of four
+ * channels (above, the per-pixel loops' call costs are spread over more blocks than the
+ * line loops' extra 3 instructions per block and pixel). */
+#define DW_LINE_MAX_K 3
+#define DW_LINE_MAX_BLOCKS 20
 #define DW_LINES_MAX_SCRATCH 16384
 
 /* What the block loops read (byte offsets fixed: the assembly below). */
@@ -48,6 +53,8 @@ typedef struct {
     int32_t wpost;   /* 24: weight bytes skipped after the last valid tap */
     int32_t xback;   /* 28: input bytes the taps advance, less 4 */
     int32_t off;     /* 32: input offset in both halfwords */
+    int32_t xs;      /* 36: input bytes between the pixels of a line (the line loops) */
+    int32_t os;      /* 40: output bytes between them */
 } dw_lines_job;
 
 /* Record words of one block. */
@@ -164,13 +171,17 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
     const int32_t blocks = (c >> 2) + ((c & 3) != 0);
     /* Estimated instructions, four times, of each variant and of the rows path (plan/scratch.py
      * dw_lines_scratch states the same; least squares on the QEMU counts of the issue-14
-     * sweep's 1-D shapes, bench/dw_lines.py): taps variant 9 per tap and 25 per block of four
-     * channels and pixel, 115 per pixel (+ 26 with a channel tail), 72 per channel, 634;
-     * pairs variant pairs_cost4; the rows path 2 per tap pair and 6.5 per output, 1.1 per
-     * staged value (KA SB per output), 120 per output row, phase and channel, 211 per
-     * channel, 4070. The cheaper variant where it is estimated below the rows path. */
+     * sweep's 1-D shapes, bench/dw_lines.py, the line loops counted): taps variant, with
+     * the line loops (one-row windows, at most DW_LINE_MAX_K taps and DW_LINE_MAX_BLOCKS
+     * blocks): per line 8 per tap and 31 per block of four channels and pixel, 24 per block
+     * and 110; 40 per channel, 8 per tap and block, 634; else 9 per tap and 25 per block and
+     * pixel, 115 per pixel (+ 26 with a channel tail), 72 per channel, 634; pairs variant
+     * pairs_cost4; the rows path 2 per tap pair and 6.5 per output, 1.1 per staged value
+     * (KA SB per output), 120 per output row, phase and channel, 211 per channel, 4070.
+     * The cheaper variant where it is estimated below the rows path. */
     const int32_t tr = lines_transposed(filter_dims);
     const int32_t ka = tr ? filter_dims->w : filter_dims->h;
+    const int32_t kb = taps / ka;
     const int32_t sb = tr ? params->stride.h : params->stride.w;
     const int32_t db = tr ? params->dilation.h : params->dilation.w;
     const int32_t out_a = tr ? output_dims->w : output_dims->h;
@@ -185,8 +196,14 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
     int32_t size = 0;
     const int32_t taps_bytes = blocks * 4 * lines_record_words(taps);
     if (taps <= DW_LINES_MAX_TAPS && taps_bytes <= DW_LINES_MAX_SCRATCH) {
-        best = 4 * (pixels * (blocks * (9 * taps + 25) + ((c & 3) != 0 ? 26 : 0) + 115) +
-                    72 * c + 634);
+        if (ka == 1 && kb <= DW_LINE_MAX_K && blocks <= DW_LINE_MAX_BLOCKS) { /* line loops */
+            const int64_t out_b = pixels / out_a;
+            const int64_t per_line = out_b * blocks * (8 * taps + 31) + 24 * blocks + 110;
+            best = 4 * (out_a * per_line + 40 * c + 8 * taps * blocks + 634);
+        } else {
+            best = 4 * (pixels * (blocks * (9 * taps + 25) + ((c & 3) != 0 ? 26 : 0) + 115) +
+                        72 * c + 634);
+        }
         variant = 1;
         size = taps_bytes;
     }
@@ -262,6 +279,10 @@ DW_LINES_LOOP(th_dw_lines_k5);
 DW_LINES_LOOP(th_dw_lines_k6);
 DW_LINES_LOOP(th_dw_lines_k7);
 DW_LINES_LOOP(th_dw_lines_k8);
+/* Line loops (blocks: the line's pixels, one block of channels). */
+DW_LINES_LOOP(th_dw_line_k1);
+DW_LINES_LOOP(th_dw_line_k2);
+DW_LINES_LOOP(th_dw_line_k3);
 #undef DW_LINES_LOOP
 
 /* One tap, input at ADDR: r1-r4 += lanes 0, 1, 2, 3 of (x + off) times the weights at r6. */
@@ -298,6 +319,25 @@ __asm__(
     "    .ifc \\o, r10\n"
     "    str r10, [sp, #0]\n"
     "    .endif\n"
+    "    .endm\n"
+    /* Taps 0 .. min(K, 3) - 1 at r5, r5 + step, r5 + 2 step (r12 step). */
+    "    .macro DWL_TAPS3 k\n"
+    "    DWL_TAP [r5]\n"
+    "    .if \\k > 1\n"
+    "    DWL_TAP [r5, r12]\n"
+    "    .endif\n"
+    "    .if \\k > 2\n"
+    "    DWL_TAP [r5, r12, lsl #1]\n"
+    "    .endif\n"
+    "    .endm\n"
+    /* The same, stored at r7 + J. */
+    "    .macro DWL_RQ_AT acc, j\n"
+    "    ldmia r6!, {r8, r9, r11}\n"
+    "    smmlar r9, \\acc, r8, r9\n"
+    "    add r9, r9, \\acc, asr #31\n"
+    "    asr r9, r9, r11\n"
+    "    ssat r9, #8, r9\n"
+    "    strb r9, [r7, #\\j]\n"
     "    .endm\n"
     /* Whole one-row window of K taps: tap t at x + t step (r12 step, r7 3 step, r0 x + 4
      * step). K <= 5: r0 counts the blocks; K <= 3: r7 is the output pointer. */
@@ -336,13 +376,7 @@ __asm__(
     "    .if \\k > 5\n"
     "    add r0, r5, r12, lsl #2\n"
     "    .endif\n"
-    "    DWL_TAP [r5]\n"
-    "    .if \\k > 1\n"
-    "    DWL_TAP [r5, r12]\n"
-    "    .endif\n"
-    "    .if \\k > 2\n"
-    "    DWL_TAP [r5, r12, lsl #1]\n"
-    "    .endif\n"
+    "    DWL_TAPS3 \\k\n"
     "    .if \\k > 3\n"
     "    DWL_TAP [r5, r7]\n"
     "    .endif\n"
@@ -385,6 +419,49 @@ __asm__(
     "    DWL_FULL 6\n"
     "    DWL_FULL 7\n"
     "    DWL_FULL 8\n"
+    /* A line of n pixels whose one-row windows of K taps are whole, one block of four
+     * channels: tap t at x + t step (r12 step, lr offset, r5 x, r6 the record, r7 out, r0
+     * pixels left); pixels job->xs input and job->os output bytes apart (kept at [sp],
+     * [sp, #4]). The record is read from its start for every pixel. */
+    "    .macro DWL_LINE k\n"
+    "    .pushsection .text.th_dw_line_k\\k,\"ax\",%progbits\n"
+    "    .global th_dw_line_k\\k\n"
+    "    .hidden th_dw_line_k\\k\n"
+    "    .type th_dw_line_k\\k, %function\n"
+    "    .thumb_func\n"
+    "    .p2align 2\n"
+    "th_dw_line_k\\k:\n"
+    "    push {r4-r11, lr}\n"
+    "    sub sp, sp, #8\n"
+    "    mov r5, r1\n"
+    "    mov r6, r3\n"
+    "    mov r7, r2\n"
+    "    ldr r12, [r0, #0]\n"
+    "    ldr lr, [r0, #32]\n"
+    "    ldrd r8, r9, [r0, #36]\n"
+    "    strd r8, r9, [sp]\n"
+    "    ldr r0, [sp, #44]\n"
+    "1:\n"
+    "    ldmia r6!, {r1-r4}\n"
+    "    DWL_TAPS3 \\k\n"
+    "    DWL_RQ_AT r1, 0\n"
+    "    DWL_RQ_AT r2, 1\n"
+    "    DWL_RQ_AT r3, 2\n"
+    "    DWL_RQ_AT r4, 3\n"
+    "    ldrd r8, r9, [sp]\n"
+    "    add r5, r5, r8\n"
+    "    add r7, r7, r9\n"
+    "    sub r6, r6, #(64 + 8 * \\k)\n"
+    "    subs r0, r0, #1\n"
+    "    bne 1b\n"
+    "    add sp, sp, #8\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size th_dw_line_k\\k, . - th_dw_line_k\\k\n"
+    "    .popsection\n"
+    "    .endm\n"
+    "    DWL_LINE 1\n"
+    "    DWL_LINE 2\n"
+    "    DWL_LINE 3\n"
     /* Clipped windows: job->na rows of job->nb taps. */
     "    .pushsection .text.th_dw_lines_gen,\"ax\",%progbits\n"
     "    .global th_dw_lines_gen\n"
@@ -447,9 +524,12 @@ __asm__(
     "    pop {r4-r11, pc}\n"
     "    .size th_dw_lines_gen, . - th_dw_lines_gen\n"
     "    .popsection\n"
+    "    .purgem DWL_LINE\n"
     "    .purgem DWL_FULL\n"
+    "    .purgem DWL_RQ_AT\n"
     "    .purgem DWL_RQ4\n"
     "    .purgem DWL_RQ\n"
+    "    .purgem DWL_TAPS3\n"
     "    .purgem DWL_TAP\n");
 
 typedef void (*dw_lines_fn)(const dw_lines_job *job, const int8_t *x, int8_t *out,
@@ -460,6 +540,13 @@ static dw_lines_fn lines_full_fn(int32_t k)
     static const dw_lines_fn by_k[DW_LINES_MAX_TAPS] = {
         th_dw_lines_k1, th_dw_lines_k2, th_dw_lines_k3, th_dw_lines_k4,
         th_dw_lines_k5, th_dw_lines_k6, th_dw_lines_k7, th_dw_lines_k8};
+    return by_k[k - 1];
+}
+
+static dw_lines_fn lines_line_fn(int32_t k)
+{
+    static const dw_lines_fn by_k[DW_LINE_MAX_K] = {th_dw_line_k1, th_dw_line_k2,
+                                                    th_dw_line_k3};
     return by_k[k - 1];
 }
 #else
@@ -508,10 +595,25 @@ static void th_dw_lines_gen(const dw_lines_job *job, const int8_t *x, int8_t *ou
 typedef void (*dw_lines_fn)(const dw_lines_job *job, const int8_t *x, int8_t *out,
                             const int32_t *rec, int32_t blocks);
 
+/* The line loop in C: blocks pixels of one block of channels, job->xs and job->os apart. */
+static void th_dw_line(const dw_lines_job *job, const int8_t *x, int8_t *out,
+                       const int32_t *rec, int32_t blocks)
+{
+    for (; blocks > 0; blocks--, x += job->xs, out += job->os) {
+        th_dw_lines_gen(job, x, out, rec, 1);
+    }
+}
+
 static dw_lines_fn lines_full_fn(int32_t k)
 {
     (void)k;
     return th_dw_lines_gen;
+}
+
+static dw_lines_fn lines_line_fn(int32_t k)
+{
+    (void)k;
+    return th_dw_line;
 }
 #endif
 
@@ -905,6 +1007,58 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     return 1;
 }
 
+/* What one taps-variant call shares across its pixels. */
+typedef struct {
+    dw_lines_job job;   /* step and offset set */
+    dw_lines_job whole; /* the job of a whole window */
+    const int32_t *records;
+    int32_t rw, full, tail, tr;
+    int32_t h, w, c, kh, kw, sh, sw, dh, dw, ph, pw;
+} lines_call;
+
+/* Output pixel (oy, ox) of one batch (in_b, out_px: its first channel), window clipped to
+ * the input, all blocks. */
+static void lines_pixel(lines_call *q, const int8_t *in_b, int8_t *out_px, int32_t oy,
+                        int32_t ox)
+{
+    int32_t ky0, kx0;
+    const int32_t nky = lines_clip(oy, q->sh, q->dh, q->ph, q->h, q->kh, &ky0);
+    const int32_t nkx = lines_clip(ox, q->sw, q->dw, q->pw, q->w, q->kw, &kx0);
+    const int32_t iy = oy * q->sh - q->ph + ky0 * q->dh;
+    const int32_t ix = ox * q->sw - q->pw + kx0 * q->dw;
+    const int8_t *x = in_b + ((int64_t)iy * q->w + ix) * q->c;
+    dw_lines_job *job = &q->job;
+    const int32_t taps = q->kh * q->kw;
+    const int32_t row_bytes = q->w * q->c;
+    if (nky == q->kh && nkx == q->kw) {
+        job = &q->whole;
+    } else if (nky == 0 || nkx == 0) { /* every tap in the padding */
+        job->na = 1, job->nb = 0, job->wpre = 0, job->wrow = 0, job->rowstep = 0;
+        x = in_b;
+    } else if (!q->tr) {
+        job->na = nky, job->nb = nkx;
+        job->rowstep = q->dh * row_bytes - nkx * job->step;
+        job->wpre = 8 * (ky0 * q->kw + kx0);
+        job->wrow = 8 * (q->kw - nkx);
+    } else {
+        job->na = nkx, job->nb = nky;
+        job->rowstep = q->dw * q->c - nky * job->step;
+        job->wpre = 8 * (kx0 * q->kh + ky0);
+        job->wrow = 8 * (q->kh - nky);
+    }
+    if (job != &q->whole) {
+        job->wpost =
+            8 * taps - job->wpre - 8 * job->na * job->nb - job->wrow * (job->na - 1);
+        job->xback = job->na * job->nb * job->step + (job->na - 1) * job->rowstep - 4;
+    }
+    if (q->full > 0) {
+        th_dw_lines_gen(job, x + q->tail, out_px + q->tail, q->records, q->full);
+    }
+    if (q->tail != 0) {
+        th_dw_lines_gen(job, x, out_px, q->records + q->full * q->rw, 1);
+    }
+}
+
 int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params *params,
                    const th_per_channel_quant *quant, const th_dims *input_dims,
                    const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -953,69 +1107,91 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
             return 0;
         }
     }
-    const dw_lines_fn whole = lines_full_fn(kb);
-    const int32_t one_row = ka == 1;
     const int32_t sh = params->stride.h, sw = params->stride.w;
     const int32_t dh = params->dilation.h, dwl = params->dilation.w;
     const int32_t ph = params->padding.h, pw = params->padding.w;
     const int32_t row_bytes = w * c;
-    dw_lines_job job;
-    job.off = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
-                        ((uint32_t)params->input_offset << 16));
-    job.step = tr ? dh * row_bytes : dwl * c;
+    lines_call q = {0};
+    q.records = records;
+    q.rw = rw;
+    q.full = full;
+    q.tail = tail;
+    q.tr = tr;
+    q.h = h, q.w = w, q.c = c, q.kh = kh, q.kw = kw;
+    q.sh = sh, q.sw = sw, q.dh = dh, q.dw = dwl, q.ph = ph, q.pw = pw;
+    q.job.off = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
+                          ((uint32_t)params->input_offset << 16));
+    q.job.step = tr ? dh * row_bytes : dwl * c;
     /* The job of a whole window (most pixels): fields fixed per call. */
-    dw_lines_job whole_job = job;
-    whole_job.na = ka;
-    whole_job.nb = kb;
-    whole_job.rowstep = tr ? dwl * c - kh * job.step : dh * row_bytes - kw * job.step;
-    whole_job.wpre = 0;
-    whole_job.wrow = 0;
-    whole_job.wpost = 0;
-    whole_job.xback = ka * kb * job.step + (ka - 1) * whole_job.rowstep - 4;
-    const dw_lines_fn whole_fn = one_row ? whole : th_dw_lines_gen;
+    dw_lines_job *wj = &q.whole;
+    *wj = q.job;
+    wj->na = ka;
+    wj->nb = kb;
+    wj->rowstep = tr ? dwl * c - kh * q.job.step : dh * row_bytes - kw * q.job.step;
+    wj->wpre = 0;
+    wj->wrow = 0;
+    wj->wpost = 0;
+    wj->xback = ka * kb * q.job.step + (ka - 1) * wj->rowstep - 4;
+    /* One-row windows: per line (A), the pixels whose window is whole ([lo, hi) along B) run
+     * as one line loop call per block; the others one by one. */
+    const int32_t out_a = ka == 1 ? (tr ? ow : oh) : oh * ow;
+    const int32_t out_b = ka == 1 ? (tr ? oh : ow) : 1;
+    const int32_t in_a = tr ? w : h, sa = tr ? sw : sh, pad_a = tr ? pw : ph;
+    const int32_t sb = tr ? sh : sw, db = tr ? dh : dwl, pad_b = tr ? ph : pw;
+    const int32_t in_bl = tr ? h : w;
+    const int64_t xa = tr ? c : row_bytes, xb = tr ? row_bytes : c;
+    const int64_t oa_bytes = tr ? c : (int64_t)ow * c, ob_bytes = tr ? (int64_t)ow * c : c;
+    int32_t lo = out_b, hi = out_b;
+    if (ka == 1) {
+        lo = TH_MIN((pad_b + sb - 1) / sb, out_b);
+        const int32_t last = in_bl - 1 + pad_b - (kb - 1) * db;
+        hi = last < 0 ? lo : TH_MAX(TH_MIN(last / sb + 1, out_b), lo);
+    }
+    wj->xs = sb * (int32_t)xb; /* the line loops' pixel steps (the others ignore them) */
+    wj->os = (int32_t)ob_bytes;
+    const int32_t use_line = kb <= DW_LINE_MAX_K && full + (tail != 0) <= DW_LINE_MAX_BLOCKS;
+    const dw_lines_fn line_fn = use_line ? lines_line_fn(kb) : th_dw_lines_gen;
+    const dw_lines_fn full_fn = lines_full_fn(kb);
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_b = input + (int64_t)n * h * row_bytes;
-        int8_t *out_px = output + (int64_t)n * oh * ow * c;
-        for (int32_t oy = 0; oy < oh; oy++) {
-            int32_t ky0;
-            const int32_t nky = lines_clip(oy, sh, dh, ph, h, kh, &ky0);
-            for (int32_t ox = 0; ox < ow; ox++, out_px += c) {
-                int32_t kx0;
-                const int32_t nkx = lines_clip(ox, sw, dwl, pw, w, kw, &kx0);
-                const int32_t iy = oy * sh - ph + ky0 * dh;
-                const int32_t ix = ox * sw - pw + kx0 * dwl;
-                const int8_t *x = in_b + ((int64_t)iy * w + ix) * c;
-                if (nky == kh && nkx == kw) {
-                    if (full > 0) {
-                        whole_fn(&whole_job, x + tail, out_px + tail, records, full);
+        int8_t *out_b0 = output + (int64_t)n * oh * ow * c;
+        for (int32_t oa = 0; oa < out_a; oa++) {
+            if (ka != 1) { /* 2-D windows: pixel oa in HW order */
+                lines_pixel(&q, in_b, out_b0 + (int64_t)oa * c, oa / ow, oa % ow);
+                continue;
+            }
+            const int32_t ia = oa * sa - pad_a;
+            const int32_t run = ia >= 0 && ia < in_a ? hi - lo : 0;
+            int8_t *out_line = out_b0 + oa * oa_bytes;
+            for (int32_t ob = 0; ob < out_b; ob++) {
+                if (ob == lo && run > 0 && !use_line) { /* whole windows, pixel by pixel */
+                    const int8_t *x = in_b + ia * xa + (lo * sb - pad_b) * xb;
+                    int8_t *o = out_line + lo * ob_bytes;
+                    for (int32_t i = run; i > 0; i--, x += wj->xs, o += ob_bytes) {
+                        if (full > 0) {
+                            full_fn(wj, x + tail, o + tail, records, full);
+                        }
+                        if (tail != 0) {
+                            full_fn(wj, x, o, records + full * rw, 1);
+                        }
                     }
-                    if (tail != 0) {
-                        whole_fn(&whole_job, x, out_px, records + full * rw, 1);
-                    }
+                    ob = hi - 1;
                     continue;
                 }
-                if (nky == 0 || nkx == 0) { /* every tap in the padding */
-                    job.na = 1, job.nb = 0, job.wpre = 0, job.wrow = 0, job.rowstep = 0;
-                    x = in_b;
-                } else if (!tr) {
-                    job.na = nky, job.nb = nkx;
-                    job.rowstep = dh * row_bytes - nkx * job.step;
-                    job.wpre = 8 * (ky0 * kw + kx0);
-                    job.wrow = 8 * (kw - nkx);
-                } else {
-                    job.na = nkx, job.nb = nky;
-                    job.rowstep = dwl * c - nky * job.step;
-                    job.wpre = 8 * (kx0 * kh + ky0);
-                    job.wrow = 8 * (kh - nky);
+                if (ob == lo && run > 0) {
+                    const int8_t *x = in_b + ia * xa + (lo * sb - pad_b) * xb;
+                    int8_t *o = out_line + lo * ob_bytes;
+                    for (int32_t i = 0; i < full; i++) {
+                        line_fn(wj, x + tail + 4 * i, o + tail + 4 * i, records + i * rw,
+                                run);
+                    }
+                    if (tail != 0) {
+                        line_fn(wj, x, o, records + full * rw, run);
+                    }
+                    ob = hi - 1;
+                    continue;
                 }
-                job.wpost = 8 * taps - job.wpre - 8 * job.na * job.nb - job.wrow * (job.na - 1);
-                job.xback = job.na * job.nb * job.step + (job.na - 1) * job.rowstep - 4;
-                if (full > 0) {
-                    th_dw_lines_gen(&job, x + tail, out_px + tail, records, full);
-                }
-                if (tail != 0) {
-                    th_dw_lines_gen(&job, x, out_px, records + full * rw, 1);
-                }
+                lines_pixel(&q, in_b, out_line + ob * ob_bytes, tr ? ob : oa, tr ? oa : ob);
             }
         }
     }

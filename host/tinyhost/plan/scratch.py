@@ -302,6 +302,8 @@ def dw_plane_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
 
 DW_LINES_MAX_TAPS = 8  # th_dw_conv_lines_s8.c
 DW_LINES_MAX_SCRATCH = 16384
+DW_LINE_MAX_K = 3  # th_dw_conv_lines_s8.c line loops
+DW_LINE_MAX_BLOCKS = 20
 DW_PAIRS_MAX_PAIRS = 8
 
 
@@ -345,8 +347,13 @@ def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
     best: tuple[int, int] | None = None  # (4 x estimate, bytes)
     size = blocks * 4 * (16 + 2 * taps)
     if taps <= DW_LINES_MAX_TAPS and size <= DW_LINES_MAX_SCRATCH:
-        best = (4 * (pixels * (blocks * (9 * taps + 25) + (26 if channels % 4 else 0) + 115)
-                     + 72 * channels + 634), size)
+        if ka == 1 and taps <= DW_LINE_MAX_K and blocks <= DW_LINE_MAX_BLOCKS:  # line loops
+            per_line = out_hw[b] * blocks * (8 * taps + 31) + 24 * blocks + 110
+            est = 4 * (out_a * per_line + 40 * channels + 8 * taps * blocks + 634)
+        else:
+            est = 4 * (pixels * (blocks * (9 * taps + 25) + (26 if channels % 4 else 0) + 115)
+                       + 72 * channels + 634)
+        best = (est, size)
     pairs = _dw_pairs(k, out_hw, stride, dilation, blocks)
     if pairs is not None and pairs[0] <= DW_LINES_MAX_SCRATCH and (
             best is None or pairs[1] < best[0]):
