@@ -1530,6 +1530,115 @@ __attribute__((noinline)) static void avg_direct_lanes(const th_pool_params *par
 }
 #endif
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* ---- DSP global path (AVG_GLOBAL): one output pixel whose window spans whole rows -------
+ *
+ * The window's input is then `pixels` contiguous pixels of C bytes. C >= 4: four channels
+ * at a time down the pixels (SXTAB16 and its ror #8 form into int16 lanes (c0, c2), (c1,
+ * c3), added into int32 totals every 256 pixels: |lane| <= 128 * 256), four pixels a loop
+ * step, the last group the four channels ending at C - 1 (its bytes written twice, the same
+ * values). C < 4: the flat bytes a word at a time, `period` words a step (4 * period a
+ * multiple of C: each lane always holds one channel; three words for C = 1, 2 and 3). Then one division per channel (avg_round).
+ * The output pixel is written only after its window is read (th_nn.h (c)). */
+#define TH_AVG_GLOBAL_BLOCK 256
+
+/* The two int16 lanes of a word, sign-extended. */
+TH_INLINE int32_t avg_lane_lo(int32_t x)
+{
+    return (int16_t)(uint16_t)((uint32_t)x & 0xFFFFu);
+}
+TH_INLINE int32_t avg_lane_hi(int32_t x)
+{
+    return (int16_t)(uint16_t)((uint32_t)x >> 16);
+}
+
+/* Sums of four channels over n pixels (ch bytes apart) from p into s[0..3]. */
+static void glob_group(const int8_t *p, int32_t n, int32_t ch, int32_t *s)
+{
+    s[0] = s[1] = s[2] = s[3] = 0;
+    for (int32_t i = 0; i < n; i += TH_AVG_GLOBAL_BLOCK) {
+        const int32_t blk = TH_MIN(TH_AVG_GLOBAL_BLOCK, n - i);
+        int32_t a = 0, b = 0;
+        /* integer offsets: no pointer past the input */
+        for (int32_t o = 0, end = (blk & ~3) * ch; o != end; o += 4 * ch) {
+            const int32_t w0 = th_read_s32(p + o), w1 = th_read_s32(p + o + ch);
+            const int32_t w2 = th_read_s32(p + o + 2 * ch), w3 = th_read_s32(p + o + 3 * ch);
+            a = th_sxtab16(th_sxtab16(a, w0), w1);
+            b = th_sxtab16_ror8(th_sxtab16_ror8(b, w0), w1);
+            a = th_sxtab16(th_sxtab16(a, w2), w3);
+            b = th_sxtab16_ror8(th_sxtab16_ror8(b, w2), w3);
+        }
+        p += (blk & ~3) * ch;
+        for (int32_t j = blk & ~3; j < blk; j++, p += ch) {
+            const int32_t w = th_read_s32(p);
+            a = th_sxtab16(a, w);
+            b = th_sxtab16_ror8(b, w);
+        }
+        s[0] += avg_lane_lo(a);
+        s[1] += avg_lane_lo(b);
+        s[2] += avg_lane_hi(a);
+        s[3] += avg_lane_hi(b);
+    }
+}
+
+/* Sums of C < 4 channels over the n flat bytes from p into s[0..C-1]; period words a step
+ * (4 * period a multiple of C: byte j is channel j % C). */
+TH_INLINE void glob_flat_t(const int8_t *p, int32_t n, int32_t ch, int32_t period, int32_t *s)
+{
+    const int32_t step = 4 * period;
+    int32_t j = 0;
+    while (j + step <= n) {
+        int32_t lane[6] = {0, 0, 0, 0, 0, 0}; /* (bytes 0, 2), (1, 3) of each word */
+        const int32_t end = j + TH_MIN(n - j, TH_AVG_GLOBAL_BLOCK * step) / step * step;
+        for (; j < end; j += step) {
+#pragma GCC unroll 3
+            for (int32_t w = 0; w < period; w++) {
+                const int32_t v = th_read_s32(p + j + 4 * w);
+                lane[2 * w] = th_sxtab16(lane[2 * w], v);
+                lane[2 * w + 1] = th_sxtab16_ror8(lane[2 * w + 1], v);
+            }
+        }
+#pragma GCC unroll 3
+        for (int32_t w = 0; w < period; w++) {
+            s[(4 * w) % ch] += avg_lane_lo(lane[2 * w]);
+            s[(4 * w + 2) % ch] += avg_lane_hi(lane[2 * w]);
+            s[(4 * w + 1) % ch] += avg_lane_lo(lane[2 * w + 1]);
+            s[(4 * w + 3) % ch] += avg_lane_hi(lane[2 * w + 1]);
+        }
+    }
+    for (; j < n; j++) {
+        s[j % ch] += p[j];
+    }
+}
+
+__attribute__((noinline)) static void avg_global(const int8_t *window, int32_t pixels,
+                                                 int32_t ch, int32_t act_min, int32_t act_max,
+                                                 int8_t *dst)
+{
+    int32_t s[4] = {0, 0, 0, 0};
+    if (ch >= 4) {
+        for (int32_t k = 0; k < ch; k += 4) {
+            const int32_t kk = k + 4 > ch ? ch - 4 : k;
+            glob_group(window + kk, pixels, ch, s);
+            for (int32_t j = 0; j < 4; j++) {
+                dst[kk + j] = (int8_t)th_clamp(avg_round(s[j], pixels), act_min, act_max);
+            }
+        }
+        return;
+    }
+    if (ch == 3) {
+        glob_flat_t(window, pixels * 3, 3, 3, s);
+    } else if (ch == 2) {
+        glob_flat_t(window, pixels * 2, 2, 3, s);
+    } else {
+        glob_flat_t(window, pixels, 1, 3, s);
+    }
+    for (int32_t j = 0; j < ch; j++) {
+        dst[j] = (int8_t)th_clamp(avg_round(s[j], pixels), act_min, act_max);
+    }
+}
+#endif
+
 /* Every window summed directly (no scratch), TH_AVGPOOL_CHUNK channels at a time. Out of
  * line: the separable path's registers stay out of its loops. */
 #if !TH_NN_MVE
@@ -1729,6 +1838,23 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
     avg_direct_mve(params, input_dims, input, output_dims, output);
 #else
 #if TH_NN_HAS_DSP
+    if ((int64_t)output_dims->h * output_dims->w == 1) {
+        const th_nn_window wy = th_nn_window_at(0, params->stride.h, params->padding.h,
+                                                params->filter.h, in_h);
+        const th_nn_window wx = th_nn_window_at(0, params->stride.w, params->padding.w,
+                                                params->filter.w, in_w);
+        if (wx.origin + wx.start == 0 && wx.origin + wx.end == in_w &&
+            TH_NN_PATH(AVG_GLOBAL)) {
+            /* the window: whole rows, contiguous */
+            const int32_t rows = wy.end - wy.start, image = in_h * in_w * channels;
+            for (int32_t n = 0; n < input_dims->n; n++) {
+                avg_global(input + n * image + (wy.origin + wy.start) * in_w * channels,
+                           rows * in_w, channels, params->activation.min,
+                           params->activation.max, output + n * channels);
+            }
+            return TH_OK;
+        }
+    }
     /* Not for global pooling (one output pixel): the general loop reads each input once
      * there too (KWS: 5.8 instructions per element), and a model whose only pool is global
      * (the MLPerf Tiny ones) keeps ~0.8 KB less code. Fewer than four channels: a path of
