@@ -1537,8 +1537,7 @@ __attribute__((noinline)) static void avg_direct_lanes(const th_pool_params *par
  * at a time down the pixels (SXTAB16 and its ror #8 form into int16 lanes (c0, c2), (c1,
  * c3), added into int32 totals every 256 pixels: |lane| <= 128 * 256), four pixels a loop
  * step, the last group the four channels ending at C - 1 (its bytes written twice, the same
- * values). C < 4: the flat bytes a word at a time, `period` words a step (4 * period a
- * multiple of C: each lane always holds one channel; three words for C = 1, 2 and 3). Then one division per channel (avg_round).
+ * values). C < 4 (AVG_GLOBAL_SMALL): the flat bytes, three words a step. Then one division per channel (avg_round).
  * The output pixel is written only after its window is read (th_nn.h (c)). */
 #define TH_AVG_GLOBAL_BLOCK 256
 
@@ -1581,25 +1580,23 @@ static void glob_group(const int8_t *p, int32_t n, int32_t ch, int32_t *s)
     }
 }
 
-/* Sums of C < 4 channels over the n flat bytes from p into s[0..C-1]; period words a step
- * (4 * period a multiple of C: byte j is channel j % C). */
-TH_INLINE void glob_flat_t(const int8_t *p, int32_t n, int32_t ch, int32_t period, int32_t *s)
+/* Sums of C < 4 channels over the n flat bytes from p into s[0..C-1], three words a step
+ * (12 bytes, a multiple of C: byte j is channel j % C, each lane one channel's). */
+static void glob_flat(const int8_t *p, int32_t n, int32_t ch, int32_t *s)
 {
-    const int32_t step = 4 * period;
     int32_t j = 0;
-    while (j + step <= n) {
+    while (j + 12 <= n) {
         int32_t lane[6] = {0, 0, 0, 0, 0, 0}; /* (bytes 0, 2), (1, 3) of each word */
-        const int32_t end = j + TH_MIN(n - j, TH_AVG_GLOBAL_BLOCK * step) / step * step;
-        for (; j < end; j += step) {
+        const int32_t end = j + TH_MIN(n - j, TH_AVG_GLOBAL_BLOCK * 12) / 12 * 12;
+        for (; j < end; j += 12) {
 #pragma GCC unroll 3
-            for (int32_t w = 0; w < period; w++) {
+            for (int32_t w = 0; w < 3; w++) {
                 const int32_t v = th_read_s32(p + j + 4 * w);
                 lane[2 * w] = th_sxtab16(lane[2 * w], v);
                 lane[2 * w + 1] = th_sxtab16_ror8(lane[2 * w + 1], v);
             }
         }
-#pragma GCC unroll 3
-        for (int32_t w = 0; w < period; w++) {
+        for (int32_t w = 0; w < 3; w++) {
             s[(4 * w) % ch] += avg_lane_lo(lane[2 * w]);
             s[(4 * w + 2) % ch] += avg_lane_hi(lane[2 * w]);
             s[(4 * w + 1) % ch] += avg_lane_lo(lane[2 * w + 1]);
@@ -1611,31 +1608,44 @@ TH_INLINE void glob_flat_t(const int8_t *p, int32_t n, int32_t ch, int32_t perio
     }
 }
 
-__attribute__((noinline)) static void avg_global(const int8_t *window, int32_t pixels,
-                                                 int32_t ch, int32_t act_min, int32_t act_max,
-                                                 int8_t *dst)
+/* dst[j] = the clamped average of s[j] over count taps, j < n. */
+static void glob_store(const int32_t *s, int32_t n, int32_t count, int32_t act_min,
+                       int32_t act_max, int8_t *dst)
 {
-    int32_t s[4] = {0, 0, 0, 0};
-    if (ch >= 4) {
+    for (int32_t j = 0; j < n; j++) {
+        dst[j] = (int8_t)th_clamp(avg_round(s[j], count), act_min, act_max);
+    }
+}
+
+/* The global path when it applies (one output pixel, its window whole rows): 1, else 0. */
+__attribute__((noinline)) static int avg_global(const th_pool_params *p, const th_dims *in,
+                                                const int8_t *input, int8_t *output)
+{
+    const int32_t in_w = in->w, ch = in->c, row = in_w * ch;
+    const th_nn_window wy = th_nn_window_at(0, p->stride.h, p->padding.h, p->filter.h, in->h);
+    const th_nn_window wx = th_nn_window_at(0, p->stride.w, p->padding.w, p->filter.w, in_w);
+    if (wx.origin + wx.start != 0 || wx.origin + wx.end != in_w ||
+        !(ch >= 4 ? TH_NN_PATH(AVG_GLOBAL) : TH_NN_PATH(AVG_GLOBAL_SMALL))) {
+        return 0;
+    }
+    const int32_t pixels = (wy.end - wy.start) * in_w;
+    const int32_t lo = p->activation.min, hi = p->activation.max;
+    for (int32_t n = 0; n < in->n; n++) {
+        const int8_t *window = input + (n * in->h + wy.origin + wy.start) * row;
+        int8_t *dst = output + n * ch;
+        int32_t s[4] = {0, 0, 0, 0};
+        if (ch < 4) {
+            glob_flat(window, pixels * ch, ch, s);
+            glob_store(s, ch, pixels, lo, hi, dst);
+            continue;
+        }
         for (int32_t k = 0; k < ch; k += 4) {
             const int32_t kk = k + 4 > ch ? ch - 4 : k;
             glob_group(window + kk, pixels, ch, s);
-            for (int32_t j = 0; j < 4; j++) {
-                dst[kk + j] = (int8_t)th_clamp(avg_round(s[j], pixels), act_min, act_max);
-            }
+            glob_store(s, 4, pixels, lo, hi, dst + kk);
         }
-        return;
     }
-    if (ch == 3) {
-        glob_flat_t(window, pixels * 3, 3, 3, s);
-    } else if (ch == 2) {
-        glob_flat_t(window, pixels * 2, 2, 3, s);
-    } else {
-        glob_flat_t(window, pixels, 1, 3, s);
-    }
-    for (int32_t j = 0; j < ch; j++) {
-        dst[j] = (int8_t)th_clamp(avg_round(s[j], pixels), act_min, act_max);
-    }
+    return 1;
 }
 #endif
 
@@ -1838,22 +1848,10 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
     avg_direct_mve(params, input_dims, input, output_dims, output);
 #else
 #if TH_NN_HAS_DSP
-    if ((int64_t)output_dims->h * output_dims->w == 1) {
-        const th_nn_window wy = th_nn_window_at(0, params->stride.h, params->padding.h,
-                                                params->filter.h, in_h);
-        const th_nn_window wx = th_nn_window_at(0, params->stride.w, params->padding.w,
-                                                params->filter.w, in_w);
-        if (wx.origin + wx.start == 0 && wx.origin + wx.end == in_w &&
-            TH_NN_PATH(AVG_GLOBAL)) {
-            /* the window: whole rows, contiguous */
-            const int32_t rows = wy.end - wy.start, image = in_h * in_w * channels;
-            for (int32_t n = 0; n < input_dims->n; n++) {
-                avg_global(input + n * image + (wy.origin + wy.start) * in_w * channels,
-                           rows * in_w, channels, params->activation.min,
-                           params->activation.max, output + n * channels);
-            }
-            return TH_OK;
-        }
+    if ((TH_NN_KEEP_AVG_GLOBAL || TH_NN_KEEP_AVG_GLOBAL_SMALL) &&
+        (int64_t)output_dims->h * output_dims->w == 1 &&
+        avg_global(params, input_dims, input, output)) {
+        return TH_OK;
     }
     /* Not for global pooling (one output pixel): the general loop reads each input once
      * there too (KWS: 5.8 instructions per element), and a model whose only pool is global
