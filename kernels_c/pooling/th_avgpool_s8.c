@@ -1657,6 +1657,14 @@ __attribute__((noinline)) static void avg_direct(const th_pool_params *params,
                                                  const th_dims *input_dims, const int8_t *input,
                                                  const th_dims *output_dims, int8_t *output)
 {
+#if TH_NN_HAS_DSP
+    /* here, not in th_avgpool_s8: its inlined separable loops keep their registers */
+    if ((TH_NN_KEEP_AVG_GLOBAL || TH_NN_KEEP_AVG_GLOBAL_SMALL) &&
+        (int64_t)output_dims->h * output_dims->w == 1 &&
+        avg_global(params, input_dims, input, output)) {
+        return;
+    }
+#endif
     const int32_t in_h = input_dims->h;
     const int32_t in_w = input_dims->w;
     const int32_t channels = input_dims->c;
@@ -1849,13 +1857,8 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
     avg_direct_mve(params, input_dims, input, output_dims, output);
 #else
 #if TH_NN_HAS_DSP
-    if ((TH_NN_KEEP_AVG_GLOBAL || TH_NN_KEEP_AVG_GLOBAL_SMALL) &&
-        (int64_t)output_dims->h * output_dims->w == 1 &&
-        avg_global(params, input_dims, input, output)) {
-        return TH_OK;
-    }
-    /* Not for global pooling (one output pixel): AVG_GLOBAL above when its window is whole
-     * rows (KWS: ~1.1 instructions per element, 5.8 by the general loop), else the general
+    /* Not for global pooling (one output pixel): AVG_GLOBAL (in avg_direct) when its window
+     * is whole rows (KWS: ~1.1 instructions per element, 5.8 by the general loop), else the general
      * loop, which reads each input once there too; a model whose only pool is global (the
      * MLPerf Tiny ones) keeps ~0.8 KB less code. Fewer than four channels: a path of
      * its own (three specialized loops a model with wider pools need not link). */
