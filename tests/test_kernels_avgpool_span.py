@@ -1,4 +1,5 @@
-"""Issue 14's stride-1 AVERAGE_POOL_2D span paths (th_avgpool_s8.c, DSP build with scratch).
+"""Issue 14's stride-1 AVERAGE_POOL_2D span paths (th_avgpool_s8.c, DSP build with scratch),
+and the global path (AVG_GLOBAL, no scratch: one output pixel whose window spans whole rows).
 
 On Cortex-M4 the groups of four channels of a span run in assembly: odd and even window
 counts (the even one's sign lanes), the leaving column moved to the next row or not (rows
@@ -11,6 +12,12 @@ SAME (padding on every side: top / left and bottom / right differ by one for eve
 and VALID, C = 1 .. 9, 12, 13, 16, 18, 31 (every tail 0 .. 3, even and odd), one or two
 images. All against the NumPy reference, on the host (ASan / UBSan, portable and emulated
 DSP builds) and in one batch on QEMU mps2-an386 (the native DSP build: the assembly).
+
+Global cases: one output pixel over the whole plane (VALID k = H x W, SAME with a larger
+window) or over whole rows only (VALID, KH < H, SH > H - KH), planes of 1 .. ~1300 pixels
+(past the 256-pixel lane flushes), C = 1 .. 9, 12, 13, 16, 18, 31 (groups of four, the
+overlapping last group, the flat paths of 1, 2 and 3 channels), constant inputs at -128 and
+127 (the int16 lanes at their bounds), and a window short of the full width (another path).
 """
 
 from __future__ import annotations
@@ -21,12 +28,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels.cases import Op, check_result
-from kernels.cases_ops import PoolCase, fits_firmware
-from kernels.harness import Driver, build_driver
-from kernels.target import build_firmware, run_cases
-from tinyhost.arith.padding import compute_window_padding
-from tinyhost.arith.pool import PoolParams
+from kernels.cases_ops import PoolCase
+from kernels.pool_batches import (
+    avgpool_case,
+    check_on_cortex_m4,
+    check_on_host,
+    draw_cases,
+    needs_qemu,
+)
 from tinyhost.ir import Padding
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
@@ -36,52 +45,72 @@ CHANNELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 18, 31]
 
 def span_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """Stride-1 average pools cycling through CHANNELS; one in six clamped."""
-    rng = np.random.default_rng(seed)
-    out: list[PoolCase] = []
-    while len(out) < count:
-        i = len(out)
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
         c = CHANNELS[i % len(CHANNELS)]
         fh, fw = int(rng.integers(1, 10)), int(rng.integers(1, 9))
         if fh * fw < 3:
-            continue
+            return None
         h, w = int(rng.integers(fh, 3 * fh + 2)), int(rng.integers(fw, 3 * fw + 2))
         padding = Padding.SAME if i % 2 else Padding.VALID
-        pads = compute_window_padding(padding, h, w, fh, fw, 1, 1)
         if h * w * c > max_elements:
-            continue
-        lo, hi = ((-128, 127) if i % 6 else
-                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
-        p = PoolParams(1, 1, fh, fw, pads.top, pads.left, pads.bottom, pads.right, lo, hi)
-        x = rng.integers(-128, 128, (1 + (i % 5 == 4), h, w, c)).astype(np.int8)
-        out.append(PoolCase(Op.AVGPOOL, x, p, (x.shape[0], pads.out_h, pads.out_w, c)))
+            return None
+        return avgpool_case(rng, i, (h, w, c), (fh, fw), (1, 1), padding)
+
+    return draw_cases(seed, count, draw)
+
+
+def global_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """One output pixel per image: the whole plane (VALID, or SAME with a window one larger
+    each way), whole rows (VALID, KH < H, stride past the rest), or (one in seven) a window
+    short of the full width; two constant inputs at the lanes' bounds last."""
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
+        c = CHANNELS[i % len(CHANNELS)]
+        h, w = int(rng.integers(1, 41)), int(rng.integers(1, 41))
+        if h * w * c > max_elements:
+            return None
+        kind = i % 7
+        if kind == 6 and w > 1:  # not whole rows: the other paths
+            kernel, stride, padding = (h, w - 1), (1, 2), Padding.VALID
+        elif kind in (1, 4) and h > 1:  # rows [0, KH) of the plane
+            kh = int(rng.integers(1, h))
+            kernel, stride, padding = (kh, w), (h - kh + 1, 1), Padding.VALID
+        elif kind == 3:
+            kernel, stride, padding = (h + 1, w + 1), (h + 1, w + 1), Padding.SAME
+        else:
+            kernel, stride, padding = (h, w), (1, 1), Padding.VALID
+        return avgpool_case(rng, i, (h, w, c), kernel, stride, padding)
+
+    out = draw_cases(seed, count, draw)
+    rng = np.random.default_rng(seed)
+    for value, shape in ((-128, (31, 21, 5)), (127, (1, 1300, 3))):
+        case = avgpool_case(rng, 1, shape, shape[:2], (1, 1), Padding.VALID)
+        out.append(PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape))
     return out
 
 
 def test_span_cases_reach_every_branch() -> None:
-    """Odd and even C with every tail, both paddings, odd and even counts."""
+    """Odd and even C with every tail, both paddings, odd and even counts; global cases of
+    every tail, past one lane flush, over part of the rows, and not whole rows."""
     cases = span_cases(5, 120, 4000)
     assert {c.x.shape[3] % 4 for c in cases} == {0, 1, 2, 3}
     assert any(c.p.pad_left > 0 and c.p.pad_right > c.p.pad_left for c in cases)
     counts = {(c.p.filter_h * c.p.filter_w) % 2 for c in cases}
     assert counts == {0, 1}
+    glob = global_cases(5, 70, 8000)
+    assert all(c.out_shape[1:3] == (1, 1) for c in glob)
+    assert {c.x.shape[3] for c in glob} >= {1, 2, 3, 5, 6, 7, 8}
+    assert any(c.x.shape[1] * c.x.shape[2] > 512 for c in glob)
+    assert any(c.p.filter_h < c.x.shape[1] for c in glob)
+    assert any(c.p.filter_w < c.x.shape[2] for c in glob)
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp"])
 def test_span_paths_on_the_host(variant: str) -> None:
-    with Driver(build_driver(variant)) as driver:
-        for case in span_cases(5, 120, 4000):
-            problem = check_result(case, driver.run(case))
-            assert problem is None, f"[{variant}] {case.x.shape} {case.p}: {problem}"
+    check_on_host(variant, span_cases(5, 120, 4000) + global_cases(5, 70, 8000))
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
-                    or shutil.which("qemu-system-arm") is None,
-                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+@needs_qemu
 def test_span_paths_on_cortex_m4(tmp_path: Path) -> None:
-    cases = [c for c in span_cases(6, 160, 6000) if fits_firmware(c)]
-    assert len(cases) >= 140
-    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
-    problems = [f"{c.x.shape} {c.p}: {p}" for c, r in zip(cases, run.results, strict=True)
-                if (p := check_result(c, r)) is not None]  # fmt: skip
-    assert not problems, f"{len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
-        problems[:8])
+    check_on_cortex_m4(tmp_path, span_cases(6, 160, 6000) + global_cases(6, 60, 6000), 190)

@@ -17,12 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels.cases import Op, check_result
-from kernels.cases_ops import PoolCase, fits_firmware
-from kernels.harness import Driver, build_driver
-from kernels.target import build_firmware, run_cases
-from tinyhost.arith.padding import compute_window_padding
-from tinyhost.arith.pool import PoolParams
+from kernels.cases_ops import PoolCase
+from kernels.pool_batches import (
+    avgpool_case,
+    check_on_cortex_m4,
+    check_on_host,
+    draw_cases,
+    needs_qemu,
+    out_pixels,
+)
 from tinyhost.ir import Padding
 from tinyhost.plan.scratch import avgpool_scratch
 
@@ -33,28 +36,23 @@ CHANNELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 18, 31]
 
 def strided_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """Average pools the strided path takes, cycling through CHANNELS."""
-    rng = np.random.default_rng(seed)
-    out: list[PoolCase] = []
-    while len(out) < count:
-        i = len(out)
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
         c = CHANNELS[i % len(CHANNELS)]
         sh, sw = int(rng.integers(2, 5)), int(rng.integers(2, 5))
         if i % 3:
             sw = sh
         fh, fw = int(rng.integers(1, 10)), int(rng.integers(1, 10))
         if not 2 * sh * sw <= fh * fw:
-            continue
+            return None
         h, w = int(rng.integers(fh, 3 * fh + 2)), int(rng.integers(fw, 3 * fw + 2))
         padding = Padding.SAME if i % 2 else Padding.VALID
-        pads = compute_window_padding(padding, h, w, fh, fw, sh, sw)
-        if h * w * c > max_elements or pads.out_h * pads.out_w <= 1:
-            continue
-        lo, hi = ((-128, 127) if i % 6 else
-                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
-        p = PoolParams(sh, sw, fh, fw, pads.top, pads.left, pads.bottom, pads.right, lo, hi)
-        x = rng.integers(-128, 128, (1 + (i % 5 == 4), h, w, c)).astype(np.int8)
-        out.append(PoolCase(Op.AVGPOOL, x, p, (x.shape[0], pads.out_h, pads.out_w, c)))
-    return out
+        geometry = ((h, w, c), (fh, fw), (sh, sw), padding)
+        if h * w * c > max_elements or out_pixels(*geometry) <= 1:
+            return None
+        return avgpool_case(rng, i, *geometry)
+
+    return draw_cases(seed, count, draw)
 
 
 def test_strided_cases_reach_every_branch() -> None:
@@ -72,20 +70,9 @@ def test_strided_cases_reach_every_branch() -> None:
 
 @pytest.mark.parametrize("variant", ["portable", "dsp"])
 def test_strided_path_on_the_host(variant: str) -> None:
-    with Driver(build_driver(variant)) as driver:
-        for case in strided_cases(7, 120, 4000):
-            problem = check_result(case, driver.run(case))
-            assert problem is None, f"[{variant}] {case.x.shape} {case.p}: {problem}"
+    check_on_host(variant, strided_cases(7, 120, 4000))
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
-                    or shutil.which("qemu-system-arm") is None,
-                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+@needs_qemu
 def test_strided_path_on_cortex_m4(tmp_path: Path) -> None:
-    cases = [c for c in strided_cases(8, 120, 6000) if fits_firmware(c)]
-    assert len(cases) >= 100
-    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
-    problems = [f"{c.x.shape} {c.p}: {p}" for c, r in zip(cases, run.results, strict=True)
-                if (p := check_result(c, r)) is not None]  # fmt: skip
-    assert not problems, f"{len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
-        problems[:8])
+    check_on_cortex_m4(tmp_path, strided_cases(8, 120, 6000), 100)

@@ -105,13 +105,14 @@ def test_every_layer_bit_exact_on_qemu(board: str, backend: str) -> None:
 
 
 def random_average_pools_graph() -> tuple[Graph, list[str]]:
-    """16 random AVERAGE_POOL_2D layers (issue 14's shapes: windows 2..15, strides 1..3,
+    """14 random AVERAGE_POOL_2D layers (issue 14's shapes: windows 2..15, strides 1..3,
     SAME / VALID, 1..64 channels, odd ones included), in pairs on one input (the first of a
-    pair cannot be computed in place, the second can)."""
+    pair cannot be computed in place, the second can); then two global pools (6 and 3
+    channels)."""
     rng = np.random.default_rng(1414)
     b = GraphBuilder(rng)
     ins, outs, names = [], [], []
-    for i in range(8):
+    for i in range(7):  # 14 outputs: the firmware protocol takes 16
         kh, kw = int(rng.integers(2, 16)), int(rng.integers(2, 16))
         h, w = int(rng.integers(kh, kh + 12)), int(rng.integers(kw, kw + 12))
         c = int(rng.choice([1, 3, 4, 6, 9, 18, 33, 64]))
@@ -131,12 +132,20 @@ def random_average_pools_graph() -> tuple[Graph, list[str]]:
                  Pool2DOptions(padding, stride, stride, kh, kw, act))
             outs.append(y)
             names.append(name)
+    for i, (h, w, c) in enumerate([(23, 17, 6), (5, 40, 3)]):  # global: AVG_GLOBAL(_SMALL)
+        x = b.tensor(f"g{i}", (1, h, w, c), quant=q(0.05, 3 - 7 * i))
+        name = f"avg {h}x{w}x{c} k{h}x{w} s1 valid"
+        y = b.tensor(name, (1, 1, 1, c), quant=b.tensors[x].quant)
+        b.op(OpKind.AVERAGE_POOL_2D, (x,), (y,), Pool2DOptions(Padding.VALID, 1, 1, h, w))
+        ins.append(x)
+        outs.append(y)
+        names.append(name)
     return b.graph(ins, outs, "random_average_pools"), names
 
 
 def test_random_average_pools_bit_exact_on_qemu_m4() -> None:
     """The DSP average pool paths (stride-1 spans over zero-padded column sums, strided rows
-    with moved column sums, tails past a multiple of four, in place or not) on QEMU
+    with moved column sums, tails past a multiple of four, in place or not, global) on QEMU
     mps2-an386 through the compiled backend, every layer bit-exact with the reference, which
     matches TFLite Micro on the same inputs."""
     graph, names = random_average_pools_graph()

@@ -185,6 +185,12 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_AVG_DIRECT_SMALL /* the same, 1-3 channels */
 #define TH_NN_KEEP_AVG_DIRECT_SMALL 1
 #endif
+#ifndef TH_NN_KEEP_AVG_GLOBAL /* average pool, one output pixel over whole rows (DSP) */
+#define TH_NN_KEEP_AVG_GLOBAL 1
+#endif
+#ifndef TH_NN_KEEP_AVG_GLOBAL_SMALL /* the same, 1-3 channels */
+#define TH_NN_KEEP_AVG_GLOBAL_SMALL 1
+#endif
 #ifndef TH_NN_KEEP_AVG_SEPARABLE /* average pool: column then window sums in scratch */
 #define TH_NN_KEEP_AVG_SEPARABLE 1
 #endif

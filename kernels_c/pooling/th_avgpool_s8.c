@@ -3,7 +3,8 @@
  * across channels in vectors (int16 lanes for the column sums and up to 256 taps, int32
  * beyond) and divide four lanes at a time (avg_div). DSP builds with at most 256 taps
  * (avg_lanes_image) keep the column and window sums in int16 lanes, two channels a word, and
- * divide without a division (SMLAWB / SMLAWT by a reciprocal, exact: see below). */
+ * divide without a division (SMLAWB / SMLAWT by a reciprocal, exact: see below). One output
+ * pixel over whole rows (global pooling) takes AVG_GLOBAL on DSP builds (avg_global). */
 #include "th_nn.h"
 #include "th_nn_pool.h"
 #include "th_nn_support.h"
@@ -1530,6 +1531,125 @@ __attribute__((noinline)) static void avg_direct_lanes(const th_pool_params *par
 }
 #endif
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* ---- DSP global path (AVG_GLOBAL): one output pixel whose window spans whole rows -------
+ *
+ * The window's input is then `pixels` contiguous pixels of C bytes. C >= 4: four channels
+ * at a time down the pixels (SXTAB16 and its ror #8 form into int16 lanes (c0, c2), (c1,
+ * c3), added into int32 totals every 256 pixels: |lane| <= 128 * 256), four pixels a loop
+ * step, the last group the four channels ending at C - 1 (its bytes written twice, the same
+ * values). C < 4 (AVG_GLOBAL_SMALL): the flat bytes, three words a step. Then one division per channel (avg_round).
+ * The output pixel is written only after its window is read (th_nn.h (c)). */
+#define TH_AVG_GLOBAL_BLOCK 256
+
+/* The two int16 lanes of a word, sign-extended. */
+TH_INLINE int32_t avg_lane_lo(int32_t x)
+{
+    return (int16_t)(uint16_t)((uint32_t)x & 0xFFFFu);
+}
+TH_INLINE int32_t avg_lane_hi(int32_t x)
+{
+    return (int16_t)(uint16_t)((uint32_t)x >> 16);
+}
+
+/* Sums of four channels over n pixels (ch bytes apart) from p into s[0..3]. */
+static void glob_group(const int8_t *p, int32_t n, int32_t ch, int32_t *s)
+{
+    s[0] = s[1] = s[2] = s[3] = 0;
+    for (int32_t i = 0; i < n; i += TH_AVG_GLOBAL_BLOCK) {
+        const int32_t blk = TH_MIN(TH_AVG_GLOBAL_BLOCK, n - i);
+        int32_t a = 0, b = 0;
+        /* integer offsets: no pointer past the input */
+        for (int32_t o = 0, end = (blk & ~3) * ch; o != end; o += 4 * ch) {
+            const int32_t w0 = th_read_s32(p + o), w1 = th_read_s32(p + o + ch);
+            const int32_t w2 = th_read_s32(p + o + 2 * ch), w3 = th_read_s32(p + o + 3 * ch);
+            a = th_sxtab16(th_sxtab16(a, w0), w1);
+            b = th_sxtab16_ror8(th_sxtab16_ror8(b, w0), w1);
+            a = th_sxtab16(th_sxtab16(a, w2), w3);
+            b = th_sxtab16_ror8(th_sxtab16_ror8(b, w2), w3);
+        }
+        p += (blk & ~3) * ch;
+        for (int32_t j = blk & ~3; j < blk; j++, p += ch) {
+            const int32_t w = th_read_s32(p);
+            a = th_sxtab16(a, w);
+            b = th_sxtab16_ror8(b, w);
+        }
+        s[0] += avg_lane_lo(a);
+        s[1] += avg_lane_lo(b);
+        s[2] += avg_lane_hi(a);
+        s[3] += avg_lane_hi(b);
+    }
+}
+
+/* Sums of C < 4 channels over the n flat bytes from p into s[0..C-1], three words a step
+ * (12 bytes, a multiple of C: byte j is channel j % C, each lane one channel's). */
+static void glob_flat(const int8_t *p, int32_t n, int32_t ch, int32_t *s)
+{
+    int32_t j = 0;
+    while (j + 12 <= n) {
+        int32_t lane[6] = {0, 0, 0, 0, 0, 0}; /* (bytes 0, 2), (1, 3) of each word */
+        const int32_t end = j + TH_MIN(n - j, TH_AVG_GLOBAL_BLOCK * 12) / 12 * 12;
+        for (; j < end; j += 12) {
+#pragma GCC unroll 3
+            for (int32_t w = 0; w < 3; w++) {
+                const int32_t v = th_read_s32(p + j + 4 * w);
+                lane[2 * w] = th_sxtab16(lane[2 * w], v);
+                lane[2 * w + 1] = th_sxtab16_ror8(lane[2 * w + 1], v);
+            }
+        }
+        for (int32_t w = 0; w < 3; w++) {
+            s[(4 * w) % ch] += avg_lane_lo(lane[2 * w]);
+            s[(4 * w + 2) % ch] += avg_lane_hi(lane[2 * w]);
+            s[(4 * w + 1) % ch] += avg_lane_lo(lane[2 * w + 1]);
+            s[(4 * w + 3) % ch] += avg_lane_hi(lane[2 * w + 1]);
+        }
+    }
+    for (; j < n; j++) {
+        s[j % ch] += p[j];
+    }
+}
+
+/* dst[j] = the clamped average of s[j] over count taps, j < n. */
+static void glob_store(const int32_t *s, int32_t n, int32_t count, int32_t act_min,
+                       int32_t act_max, int8_t *dst)
+{
+    for (int32_t j = 0; j < n; j++) {
+        dst[j] = (int8_t)th_clamp(avg_round(s[j], count), act_min, act_max);
+    }
+}
+
+/* The global path when it applies (one output pixel, its window whole rows): 1, else 0. */
+__attribute__((noinline)) static int avg_global(const th_pool_params *p, const th_dims *in,
+                                                const int8_t *input, int8_t *output)
+{
+    const int32_t in_w = in->w, ch = in->c, row = in_w * ch;
+    const th_nn_window wy = th_nn_window_at(0, p->stride.h, p->padding.h, p->filter.h, in->h);
+    const th_nn_window wx = th_nn_window_at(0, p->stride.w, p->padding.w, p->filter.w, in_w);
+    if (wx.origin + wx.start != 0 || wx.origin + wx.end != in_w ||
+        !(ch >= 4 ? TH_NN_PATH(AVG_GLOBAL) : TH_NN_PATH(AVG_GLOBAL_SMALL))) {
+        return 0;
+    }
+    const int32_t pixels = (wy.end - wy.start) * in_w;
+    const int32_t lo = p->activation.min, hi = p->activation.max;
+    for (int32_t n = 0; n < in->n; n++) {
+        const int8_t *window = input + (n * in->h + wy.origin + wy.start) * row;
+        int8_t *dst = output + n * ch;
+        int32_t s[4] = {0, 0, 0, 0};
+        if (ch < 4) {
+            glob_flat(window, pixels * ch, ch, s);
+            glob_store(s, ch, pixels, lo, hi, dst);
+            continue;
+        }
+        for (int32_t k = 0; k < ch; k += 4) {
+            const int32_t kk = k + 4 > ch ? ch - 4 : k;
+            glob_group(window + kk, pixels, ch, s);
+            glob_store(s, 4, pixels, lo, hi, dst + kk);
+        }
+    }
+    return 1;
+}
+#endif
+
 /* Every window summed directly (no scratch), TH_AVGPOOL_CHUNK channels at a time. Out of
  * line: the separable path's registers stay out of its loops. */
 #if !TH_NN_MVE
@@ -1537,6 +1657,14 @@ __attribute__((noinline)) static void avg_direct(const th_pool_params *params,
                                                  const th_dims *input_dims, const int8_t *input,
                                                  const th_dims *output_dims, int8_t *output)
 {
+#if TH_NN_HAS_DSP
+    /* here, not in th_avgpool_s8: its inlined separable loops keep their registers */
+    if ((TH_NN_KEEP_AVG_GLOBAL || TH_NN_KEEP_AVG_GLOBAL_SMALL) &&
+        (int64_t)output_dims->h * output_dims->w == 1 &&
+        avg_global(params, input_dims, input, output)) {
+        return;
+    }
+#endif
     const int32_t in_h = input_dims->h;
     const int32_t in_w = input_dims->w;
     const int32_t channels = input_dims->c;
@@ -1729,9 +1857,10 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
     avg_direct_mve(params, input_dims, input, output_dims, output);
 #else
 #if TH_NN_HAS_DSP
-    /* Not for global pooling (one output pixel): the general loop reads each input once
-     * there too (KWS: 5.8 instructions per element), and a model whose only pool is global
-     * (the MLPerf Tiny ones) keeps ~0.8 KB less code. Fewer than four channels: a path of
+    /* Not for global pooling (one output pixel): AVG_GLOBAL (in avg_direct) when its window
+     * is whole rows (KWS: ~1.1 instructions per element, 5.8 by the general loop), else the general
+     * loop, which reads each input once there too; a model whose only pool is global (the
+     * MLPerf Tiny ones) keeps ~0.8 KB less code. Fewer than four channels: a path of
      * its own (three specialized loops a model with wider pools need not link). */
     if ((int64_t)params->filter.h * params->filter.w <= 256 &&
         (int64_t)output_dims->h * output_dims->w > 1 &&
