@@ -57,7 +57,6 @@ ROWS_SHAPES = [
     ((7, 24), 6, 5, (4, 3), (1, 2), 2, (3, 1, 3, 1)),  # dilated rows
     ((3, 40), 30, 6, (8, 3), (1, 1), 1, (4, 1, 3, 1)),  # K > 256: row runs
     ((5, 30), 4, 11, (6, 1), (1, 1), 1, (3, 0, 2, 0)),  # odd Cout: the last channel alone
-    ((5, 18), 8, 6, (3, 3), (1, 1), 1, (1, 1, 1, 1)),  # th_conv_3x3_s8's im2col
     ((2, 21), 5, 6, (3, 1), (1, 1), 1, (3, 0, 3, 0)),  # rows with no filter row inside
 ]
 STAGE_BYTES = 256  # th_nn_im2col_s16.c TH_STAGE_BYTES

@@ -47,17 +47,8 @@ int32_t th_conv_s8_scratch_size_fast(const th_conv_params *params, const th_dims
     switch (pick(params, input_dims, filter_dims, output_dims)) {
     case CONV_1X1:
         return th_conv_1x1_s8_scratch_size_fast(params, input_dims, filter_dims, output_dims);
-    case CONV_3X3: { /* the im2col rows path (th_nn_im2col_rows_scratch) */
-#if TH_NN_HAS_DSP && !TH_NN_MVE
-        const int32_t fast =
-            th_nn_im2col_rows_scratch(params, input_dims, filter_dims, output_dims);
-        return fast > th_conv_3x3_s8_scratch_size(params, input_dims, filter_dims, output_dims)
-                   ? fast
-                   : 0;
-#else
-        return 0;
-#endif
-    }
+    case CONV_3X3:
+        return 0; /* (dilation 1: no faster path) */
     default:
         return th_conv_general_s8_scratch_size_fast(params, input_dims, filter_dims,
                                                     output_dims);

@@ -493,15 +493,16 @@ def im2col_rows_scratch(graph: Graph, op: Op) -> int:
     """th_nn_im2col_rows_scratch (th_conv_general_s8_scratch_size_fast, DSP builds without
     Helium): the pair's int16 columns and Cout * round_up4(K) bytes for the filter rows inside
     the input of an output row whose windows cross the top or bottom edge, for groups 1,
-    Cin > 3, Cout > 4 (CONV_DIRECT_MAX_COUT), KH > 1 and such windows; else 0. The same for
-    3x3 filters with dilation 1 (th_conv_s8_scratch_size_fast: th_conv_3x3_s8 runs the same
-    im2col path)."""
+    Cin > 3, Cout > 4 (CONV_DIRECT_MAX_COUT), KH > 1 and such windows; else 0. 3x3 filters
+    with dilation 1 go to th_conv_3x3_s8, which is offered none (the compiled backend runs
+    many of them with int16 weights, th_conv_3x3_s8_w16, which the rows path does not take)."""
     x = graph.tensors[op.inputs[0]].shape
     y = graph.tensors[op.outputs[0]].shape
     cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
     o = op.options
     assert isinstance(o, Conv2DOptions)
-    if x[3] != wc or wc <= 3 or cout <= CONV_DIRECT_MAX_COUT or kh < 2 \
+    if ((kh, kw) == (3, 3) and (o.dilation_h, o.dilation_w) == (1, 1)) or x[3] != wc or wc <= 3 \
+            or cout <= CONV_DIRECT_MAX_COUT or kh < 2 \
             or (y[1] - 1) * o.stride_h + (kh - 1) * o.dilation_h < x[1]:
         return 0
     kp = _ru4(kh * kw * wc)
