@@ -35,6 +35,46 @@ static uint32_t th_nn_check_shifts(const int32_t *multiplier, const int32_t *shi
     return bad;
 }
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* Per channel, four channels a pass by two LDMs: shift & ~(multiplier >> 31) ANDed, whose
+ * bits 4-31 are set exactly when every shift is in [-16, -1] and every multiplier >= 0
+ * (three instructions per channel where the C loop takes five; a call of its own, so the
+ * per-tensor check saves no registers for it). */
+static uint32_t __attribute__((noinline))
+th_nn_check_fc_fast4(const int32_t *multiplier, const int32_t *shift, int32_t passes)
+{
+    register int32_t m0 __asm__("r4");
+    register int32_t m1 __asm__("r5");
+    register int32_t m2 __asm__("r6");
+    register int32_t m3 __asm__("r7");
+    register int32_t s0 __asm__("r8");
+    register int32_t s1 __asm__("r9");
+    register int32_t s2 __asm__("r10");
+    register int32_t s3 __asm__("r11");
+    uint32_t all = 0xFFFFFFFFu;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldmia %[mp]!, {%[m0], %[m1], %[m2], %[m3]}\n\t"
+        "ldmia %[sp]!, {%[s0], %[s1], %[s2], %[s3]}\n\t"
+        "and %[s0], %[s0], %[s1]\n\t"
+        "and %[s2], %[s2], %[s3]\n\t"
+        "and %[all], %[all], %[s0]\n\t"
+        "and %[all], %[all], %[s2]\n\t"
+        "orr %[m0], %[m0], %[m1]\n\t"
+        "orr %[m2], %[m2], %[m3]\n\t"
+        "orr %[m0], %[m0], %[m2]\n\t"
+        "bic %[all], %[all], %[m0], asr #31\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 1b\n\t"
+        : [mp] "+r"(multiplier), [sp] "+r"(shift), [n] "+r"(passes), [all] "+r"(all),
+          [m0] "=&r"(m0), [m1] "=&r"(m1), [m2] "=&r"(m2), [m3] "=&r"(m3), [s0] "=&r"(s0),
+          [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3)
+        :
+        : "cc", "memory");
+    return all;
+}
+#endif
+
 th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
                          const int32_t *shift, int32_t count, const th_dims *input_dims,
                          const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -65,12 +105,24 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
     uint32_t neg = 0;
     uint32_t nots = 0;
     int32_t i = 0;
+    if (count == 1) { /* per tensor */
+        neg = (uint32_t)multiplier[0];
+        nots = ~(uint32_t)shift[0];
+        i = 1;
+    }
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    else if (count >= 4) {
+        nots = ~th_nn_check_fc_fast4(multiplier, shift, count >> 2);
+        i = count & ~3; /* nots below 16 exactly when those channels are the common case */
+    }
+#else
     for (; i + 4 <= count; i += 4) {
         neg |= (uint32_t)multiplier[i] | (uint32_t)multiplier[i + 1] |
                (uint32_t)multiplier[i + 2] | (uint32_t)multiplier[i + 3];
         nots |= ~(uint32_t)shift[i] | ~(uint32_t)shift[i + 1] | ~(uint32_t)shift[i + 2] |
                 ~(uint32_t)shift[i + 3];
     }
+#endif
     for (; i < count; i++) {
         neg |= (uint32_t)multiplier[i];
         nots |= ~(uint32_t)shift[i];
