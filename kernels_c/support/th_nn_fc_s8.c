@@ -158,6 +158,23 @@ TH_INLINE int32_t load_x(const int8_t *x, int32_t k, int32_t cin)
     return (int32_t)v;
 }
 
+/* One chunk's pairs (xa, xb) times g (1..3, a constant after inlining) weight words of an
+ * interleaved block, into the accumulators. */
+TH_INLINE void words_g(int32_t xa, int32_t xb, const int8_t *w, int32_t *a0, int32_t *a1,
+                       int32_t *a2, const int32_t g)
+{
+    const int32_t w0 = th_read_s32(w);
+    *a0 = th_smlad(xb, th_sxtb16_ror8(w0), th_smlad(xa, th_sxtb16(w0), *a0));
+    if (g > 1) {
+        const int32_t w1 = th_read_s32(w + 4);
+        *a1 = th_smlad(xb, th_sxtb16_ror8(w1), th_smlad(xa, th_sxtb16(w1), *a1));
+    }
+    if (g > 2) {
+        const int32_t w2 = th_read_s32(w + 8);
+        *a2 = th_smlad(xb, th_sxtb16_ror8(w2), th_smlad(xa, th_sxtb16(w2), *a2));
+    }
+}
+
 /* Dot products of one input row with g (1..3, a constant after inlining) channels of an
  * interleaved block, accumulators in registers; the partial last word (zero-padded, times
  * the filter's zero padding) widened by the caller. */
@@ -168,30 +185,10 @@ TH_INLINE void blockg_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
     const int8_t *const x_end = x + (cin & ~3);
     for (; x != x_end; x += 4, w += 4 * g) {
         const int32_t xv = th_read_s32(x);
-        const int32_t xa = th_sxtab16(offset2, xv);
-        const int32_t xb = th_sxtab16_ror8(offset2, xv);
-        const int32_t w0 = th_read_s32(w);
-        a0 = th_smlad(xb, th_sxtb16_ror8(w0), th_smlad(xa, th_sxtb16(w0), a0));
-        if (g > 1) {
-            const int32_t w1 = th_read_s32(w + 4);
-            a1 = th_smlad(xb, th_sxtb16_ror8(w1), th_smlad(xa, th_sxtb16(w1), a1));
-        }
-        if (g > 2) {
-            const int32_t w2 = th_read_s32(w + 8);
-            a2 = th_smlad(xb, th_sxtb16_ror8(w2), th_smlad(xa, th_sxtb16(w2), a2));
-        }
+        words_g(th_sxtab16(offset2, xv), th_sxtab16_ror8(offset2, xv), w, &a0, &a1, &a2, g);
     }
     if ((cin & 3) != 0) {
-        const int32_t w0 = th_read_s32(w);
-        a0 = th_smlad(xtb, th_sxtb16_ror8(w0), th_smlad(xta, th_sxtb16(w0), a0));
-        if (g > 1) {
-            const int32_t w1 = th_read_s32(w + 4);
-            a1 = th_smlad(xtb, th_sxtb16_ror8(w1), th_smlad(xta, th_sxtb16(w1), a1));
-        }
-        if (g > 2) {
-            const int32_t w2 = th_read_s32(w + 8);
-            a2 = th_smlad(xtb, th_sxtb16_ror8(w2), th_smlad(xta, th_sxtb16(w2), a2));
-        }
+        words_g(xta, xtb, w, &a0, &a1, &a2, g);
     }
     acc[0] = a0;
     acc[1] = a1;
@@ -774,20 +771,40 @@ fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int full)
 }
 #endif
 
-/* The last cout % 4 channels of a row (their block interleaved by that count) by block_dot,
- * the partial last word's pairs from the widened row: the fast requantization where exact,
- * else the exact one. */
-static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
-                          const int32_t *shift, int32_t mult_step, const int8_t *x,
-                          int32_t cin, int32_t offset2, const int32_t *xw, const int8_t *w,
-                          int32_t c0, int32_t g, const int32_t *bias, int8_t *out)
+/* Dot products of the widened row (chunks pairs of words) with g (1..3, a constant after
+ * inlining) channels of a block interleaved by g. */
+TH_INLINE void xw_dotg(const int32_t *xw, int32_t chunks, const int8_t *w, int32_t acc[4],
+                       const int32_t g)
 {
-    const int32_t t = 2 * ((cin - 1) / 4); /* the last chunk's pairs */
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2];
+    const int32_t *const xw_end = xw + 2 * chunks;
+    for (; xw != xw_end; xw += 2, w += 4 * g) {
+        words_g(xw[0], xw[1], w, &a0, &a1, &a2, g);
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+}
+
+/* The last cout % 4 channels of a row (their block interleaved by that count) from the
+ * widened row: the fast requantization where exact, else the exact one. */
+static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
+                          const int32_t *shift, int32_t mult_step, int32_t chunks,
+                          const int32_t *xw, const int8_t *w, int32_t c0, int32_t g,
+                          const int32_t *bias, int8_t *out)
+{
     int32_t acc[4] = {0, 0, 0, 0};
     for (int32_t j = 0; j < g; j++) {
         acc[j] = bias[c0 + j];
     }
-    block_dot(x, cin, offset2, w, g, acc, xw[t], xw[t + 1]);
+    /* The widened row's pairs (the partial last chunk's included): no SXTAB16 here. */
+    if (g == 1) {
+        xw_dotg(xw, chunks, w, acc, 1);
+    } else if (g == 2) {
+        xw_dotg(xw, chunks, w, acc, 2);
+    } else {
+        xw_dotg(xw, chunks, w, acc, 3);
+    }
     for (int32_t j = 0; j < g; j++) {
         const int32_t c = c0 + j;
         const int32_t m = multiplier[c * mult_step];
@@ -878,8 +895,8 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
             return b;
         }
         if ((cout & 3) != 0) {
-            fc_short_last(params, multiplier, shift, mult_step, input + (int64_t)b * cin, cin,
-                          offset2, xw, w_last, 4 * blocks, cout & 3, bias, out);
+            fc_short_last(params, multiplier, shift, mult_step, chunks, xw, w_last, 4 * blocks,
+                          cout & 3, bias, out);
         }
     }
     return batches;
