@@ -12,7 +12,9 @@ huge bias in a middle block (the bound fails mid-row), a per-channel shift of 0 
 middle block (outside the fast range: the same), a per-tensor shift outside the fast range
 (path not taken). Against the NumPy reference on the host (ASan/UBSan; portable, emulated
 DSP and the build without optional paths) and on QEMU mps2-an386 (Cortex-M4, the assembly
-loop).
+loops: the clamped one (path FC_SHORT) and the full-range one (FC_SHORT_FULL)). Also on the
+M4: the per-channel entry check's native four-channel pass (th_nn_check_fc_fast4) at its
+edges.
 """
 
 from __future__ import annotations
