@@ -12,7 +12,9 @@ huge bias in a middle block (the bound fails mid-row), a per-channel shift of 0 
 middle block (outside the fast range: the same), a per-tensor shift outside the fast range
 (path not taken). Against the NumPy reference on the host (ASan/UBSan; portable, emulated
 DSP and the build without optional paths) and on QEMU mps2-an386 (Cortex-M4, the assembly
-loop).
+loops: the clamped one (path FC_SHORT) and the full-range one (FC_SHORT_FULL)). Also on the
+M4: the per-channel entry check's native four-channel pass (th_nn_check_fc_fast4) at its
+edges.
 """
 
 from __future__ import annotations
@@ -99,3 +101,43 @@ def test_fc_short_on_cortex_m4(tmp_path: Path) -> None:
                 for c, r in zip(cases, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]  # fmt: skip
     assert not problems, f"{len(problems)} mismatch:\n" + "\n".join(problems[:8])
+
+
+def entry_check_cases() -> list[tuple[FcCase, bool]]:
+    """Per-channel constants at the entry check's edges, four channels a pass on the DSP
+    build (th_nn_check_fc_fast4): shifts -1, -16 (its fast range's ends) and -17, 0, -31, 30
+    (valid, outside it) at one channel; a negative multiplier or a shift of -32 or 31 (refused:
+    the bool) at the first, a middle or the last channel."""
+    rng = np.random.default_rng(14)
+    out = []
+    for cout in (4, 8, 9, 13):
+        x = rng.integers(-128, 128, (1, 6)).astype(np.int8)
+        w = rng.integers(-127, 128, (cout, 6)).astype(np.int8)
+        bias = rng.integers(-3000, 3000, cout).astype(np.int32)
+        for c in sorted({0, cout // 2, cout - 1}):
+            for m, sh, ok in ((1 << 30, -1, True), (1 << 30, -16, True), (1 << 30, -17, True),
+                              (1 << 30, 0, True), (1 << 30, -31, True), (1 << 30, 30, True),
+                              (-1, -8, False), (1 << 30, -32, False), (1 << 30, 31, False)):
+                mult, shift = np.full(cout, 1 << 30, np.int32), np.full(cout, -8, np.int32)
+                mult[c], shift[c] = m, sh
+                p = FullyConnectedParams(3, 0, -2, mult, shift, -128, 127)
+                out.append((FcCase(Op.FC_PER_CHANNEL, x, w, bias, p), ok))
+    return out
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_fc_entry_check_on_cortex_m4(tmp_path: Path) -> None:
+    """The native entry check: valid constants run (outputs match), invalid ones refused."""
+    cases = entry_check_cases()
+    run = run_cases(build_firmware("mps2-an386", tmp_path), [c for c, _ in cases],
+                    interleaved=True)
+    problems = []
+    for (case, ok), result in zip(cases, run.results, strict=True):
+        where = (case.w.shape[0], case.p.out_multiplier.tolist(), case.p.out_shift.tolist())
+        if ok and (p := check_result(case, result)) is not None:
+            problems.append(f"{where}: {p}")
+        if not ok and result.status != 1:
+            problems.append(f"{where}: status {result.status}, expected refused")
+    assert not problems, f"{len(problems)} wrong:\n" + "\n".join(problems[:8])

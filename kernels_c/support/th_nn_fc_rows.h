@@ -27,17 +27,39 @@ TH_INLINE uint32_t th_nn_bytes4(int32_t v)
  * frame's lo4, then min with hi4, read by LDRD from operand lo) and stored as one word
  * through the frame's out pointer (operand out, written back); xa, xb, n, x temporaries. */
 #define TH_NN_ROWS_STORE                                                                     \
-    "bfi %[a0], %[a1], #8, #8\n\t"                                                          \
-    "bfi %[a0], %[a2], #16, #8\n\t"                                                         \
-    "bfi %[a0], %[a3], #24, #8\n\t"                                                         \
+    TH_NN_ROWS_PACK                                                                           \
     "ldrd %[xa], %[xb], %[lo]\n\t"                                                          \
     "ssub8 %[n], %[a0], %[xa]\n\t"                                                          \
     "sel %[a0], %[a0], %[xa]\n\t"                                                           \
     "ssub8 %[n], %[xb], %[a0]\n\t"                                                          \
     "sel %[a0], %[a0], %[xb]\n\t"                                                           \
+    TH_NN_ROWS_PUT
+/* The same without the clamp, for the full int8 range (the SSATs clamped already). */
+#define TH_NN_ROWS_STORE_FULL TH_NN_ROWS_PACK TH_NN_ROWS_PUT
+#define TH_NN_ROWS_PACK                                                                      \
+    "bfi %[a0], %[a1], #8, #8\n\t"                                                          \
+    "bfi %[a0], %[a2], #16, #8\n\t"                                                         \
+    "bfi %[a0], %[a3], #24, #8\n\t"
+#define TH_NN_ROWS_PUT                                                                       \
     "ldr %[x], %[out]\n\t"                                                                  \
     "str %[a0], [%[x]], #4\n\t"                                                             \
     "str %[x], %[out]\n\t"
+
+/* The row loops' registers: accumulators r0-r3, four weight words r8-r11 (LDM order: W2, W3
+ * name the last two), temporaries (X: the input pointer's). */
+#define TH_NN_ROWS_REGS(W2, W3, X)                                                            \
+    register int32_t a0 __asm__("r0");                                                       \
+    register int32_t a1 __asm__("r1");                                                       \
+    register int32_t a2 __asm__("r2");                                                       \
+    register int32_t a3 __asm__("r3");                                                       \
+    register int32_t w0 __asm__("r8");                                                       \
+    register int32_t w1 __asm__("r9");                                                       \
+    register int32_t W2 __asm__("r10");                                                      \
+    register int32_t W3 __asm__("r11");                                                      \
+    const int8_t *X;                                                                         \
+    int32_t n;                                                                               \
+    int32_t xa;                                                                              \
+    int32_t xb
 #endif
 
 #endif

@@ -305,18 +305,7 @@ enum { W16_TENSOR = 0, W16_CHANNEL = 1 };
  * writes passes, e1, e2, out and mult back: "memory" clobber). */
 #define TH_W16R_RUN(RQ, STORE)                                                                \
     do {                                                                                      \
-        register int32_t a0 __asm__("r0");                                                    \
-        register int32_t a1 __asm__("r1");                                                    \
-        register int32_t a2 __asm__("r2");                                                    \
-        register int32_t a3 __asm__("r3");                                                    \
-        register int32_t w0 __asm__("r8");                                                    \
-        register int32_t w1 __asm__("r9");                                                    \
-        register int32_t w2 __asm__("r10");                                                   \
-        register int32_t w3 __asm__("r11");                                                   \
-        const int8_t *xr;                                                                     \
-        int32_t n;                                                                            \
-        int32_t xa;                                                                           \
-        int32_t xb;                                                                           \
+        TH_NN_ROWS_REGS(w2, w3, xr);                                                          \
         __asm__ volatile(TH_W16R_ROW(RQ, STORE)                                               \
                          : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),    \
                            [x] "=&r"(xr), [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa),          \

@@ -35,6 +35,46 @@ static uint32_t th_nn_check_shifts(const int32_t *multiplier, const int32_t *shi
     return bad;
 }
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* Per channel, four channels a pass by two LDMs: shift & ~(multiplier >> 31) ANDed, whose
+ * bits 4-31 are set exactly when every shift is in [-16, -1] and every multiplier >= 0
+ * (three instructions per channel where the C loop takes five; a call of its own, so the
+ * per-tensor check saves no registers for it). */
+static uint32_t __attribute__((noinline))
+th_nn_check_fc_fast4(const int32_t *multiplier, const int32_t *shift, int32_t passes)
+{
+    register int32_t m0 __asm__("r4");
+    register int32_t m1 __asm__("r5");
+    register int32_t m2 __asm__("r6");
+    register int32_t m3 __asm__("r7");
+    register int32_t s0 __asm__("r8");
+    register int32_t s1 __asm__("r9");
+    register int32_t s2 __asm__("r10");
+    register int32_t s3 __asm__("r11");
+    uint32_t all = 0xFFFFFFFFu;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldmia %[mp]!, {%[m0], %[m1], %[m2], %[m3]}\n\t"
+        "ldmia %[sp]!, {%[s0], %[s1], %[s2], %[s3]}\n\t"
+        "and %[s0], %[s0], %[s1]\n\t"
+        "and %[s2], %[s2], %[s3]\n\t"
+        "and %[all], %[all], %[s0]\n\t"
+        "and %[all], %[all], %[s2]\n\t"
+        "orr %[m0], %[m0], %[m1]\n\t"
+        "orr %[m2], %[m2], %[m3]\n\t"
+        "orr %[m0], %[m0], %[m2]\n\t"
+        "bic %[all], %[all], %[m0], asr #31\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 1b\n\t"
+        : [mp] "+r"(multiplier), [sp] "+r"(shift), [n] "+r"(passes), [all] "+r"(all),
+          [m0] "=&r"(m0), [m1] "=&r"(m1), [m2] "=&r"(m2), [m3] "=&r"(m3), [s0] "=&r"(s0),
+          [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3)
+        :
+        : "cc", "memory");
+    return all;
+}
+#endif
+
 th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
                          const int32_t *shift, int32_t count, const th_dims *input_dims,
                          const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -65,12 +105,24 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
     uint32_t neg = 0;
     uint32_t nots = 0;
     int32_t i = 0;
+    if (count == 1) { /* per tensor */
+        neg = (uint32_t)multiplier[0];
+        nots = ~(uint32_t)shift[0];
+        i = 1;
+    }
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    else if (count >= 4) {
+        nots = ~th_nn_check_fc_fast4(multiplier, shift, count >> 2);
+        i = count & ~3; /* nots below 16 exactly when those channels are the common case */
+    }
+#else
     for (; i + 4 <= count; i += 4) {
         neg |= (uint32_t)multiplier[i] | (uint32_t)multiplier[i + 1] |
                (uint32_t)multiplier[i + 2] | (uint32_t)multiplier[i + 3];
         nots |= ~(uint32_t)shift[i] | ~(uint32_t)shift[i + 1] | ~(uint32_t)shift[i + 2] |
                 ~(uint32_t)shift[i + 3];
     }
+#endif
     for (; i < count; i++) {
         neg |= (uint32_t)multiplier[i];
         nots |= ~(uint32_t)shift[i];
@@ -106,6 +158,23 @@ TH_INLINE int32_t load_x(const int8_t *x, int32_t k, int32_t cin)
     return (int32_t)v;
 }
 
+/* One chunk's pairs (xa, xb) times g (1..3, a constant after inlining) weight words of an
+ * interleaved block, into the accumulators. */
+TH_INLINE void words_g(int32_t xa, int32_t xb, const int8_t *w, int32_t *a0, int32_t *a1,
+                       int32_t *a2, const int32_t g)
+{
+    const int32_t w0 = th_read_s32(w);
+    *a0 = th_smlad(xb, th_sxtb16_ror8(w0), th_smlad(xa, th_sxtb16(w0), *a0));
+    if (g > 1) {
+        const int32_t w1 = th_read_s32(w + 4);
+        *a1 = th_smlad(xb, th_sxtb16_ror8(w1), th_smlad(xa, th_sxtb16(w1), *a1));
+    }
+    if (g > 2) {
+        const int32_t w2 = th_read_s32(w + 8);
+        *a2 = th_smlad(xb, th_sxtb16_ror8(w2), th_smlad(xa, th_sxtb16(w2), *a2));
+    }
+}
+
 /* Dot products of one input row with g (1..3, a constant after inlining) channels of an
  * interleaved block, accumulators in registers; the partial last word (zero-padded, times
  * the filter's zero padding) widened by the caller. */
@@ -116,30 +185,10 @@ TH_INLINE void blockg_dot(const int8_t *x, int32_t cin, int32_t offset2, const i
     const int8_t *const x_end = x + (cin & ~3);
     for (; x != x_end; x += 4, w += 4 * g) {
         const int32_t xv = th_read_s32(x);
-        const int32_t xa = th_sxtab16(offset2, xv);
-        const int32_t xb = th_sxtab16_ror8(offset2, xv);
-        const int32_t w0 = th_read_s32(w);
-        a0 = th_smlad(xb, th_sxtb16_ror8(w0), th_smlad(xa, th_sxtb16(w0), a0));
-        if (g > 1) {
-            const int32_t w1 = th_read_s32(w + 4);
-            a1 = th_smlad(xb, th_sxtb16_ror8(w1), th_smlad(xa, th_sxtb16(w1), a1));
-        }
-        if (g > 2) {
-            const int32_t w2 = th_read_s32(w + 8);
-            a2 = th_smlad(xb, th_sxtb16_ror8(w2), th_smlad(xa, th_sxtb16(w2), a2));
-        }
+        words_g(th_sxtab16(offset2, xv), th_sxtab16_ror8(offset2, xv), w, &a0, &a1, &a2, g);
     }
     if ((cin & 3) != 0) {
-        const int32_t w0 = th_read_s32(w);
-        a0 = th_smlad(xtb, th_sxtb16_ror8(w0), th_smlad(xta, th_sxtb16(w0), a0));
-        if (g > 1) {
-            const int32_t w1 = th_read_s32(w + 4);
-            a1 = th_smlad(xtb, th_sxtb16_ror8(w1), th_smlad(xta, th_sxtb16(w1), a1));
-        }
-        if (g > 2) {
-            const int32_t w2 = th_read_s32(w + 8);
-            a2 = th_smlad(xtb, th_sxtb16_ror8(w2), th_smlad(xta, th_sxtb16(w2), a2));
-        }
+        words_g(xta, xtb, w, &a0, &a1, &a2, g);
     }
     acc[0] = a0;
     acc[1] = a1;
@@ -464,18 +513,7 @@ fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, i
         per_channel, th_nn_bytes4(r->act_min), th_nn_bytes4(r->act_max), rq.multiplier,
         rq.round_zp, per_channel ? 2 * r->output_offset + 1 : rq.e, r->multiplier, r->shift,
         FC_MAG_LIMIT};
-    register int32_t a0 __asm__("r0");
-    register int32_t a1 __asm__("r1");
-    register int32_t a2 __asm__("r2");
-    register int32_t a3 __asm__("r3");
-    register int32_t w0 __asm__("r8");
-    register int32_t w1 __asm__("r9");
-    register int32_t t __asm__("r10");
-    register int32_t off __asm__("r11");
-    const int8_t *x;
-    int32_t n;
-    int32_t xa;
-    int32_t xb;
+    TH_NN_ROWS_REGS(t, off, x);
     __asm__ volatile(
         "0:\n\t"
         "ldmia %[bias]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"
@@ -631,106 +669,142 @@ typedef struct {
     "bne 9b\n\t"                                                                            \
     "eor %[n], %[a0], %[a0], asr #31\n\t"                                                   \
     TH_FC_MAG1("a1") TH_FC_MAG1("a2") TH_FC_MAG1("a3")
-/* The four outputs stored, the next block unless the row is done. */
-#define TH_FC_S_NEXT                                                                         \
-    TH_NN_ROWS_STORE                                                                        \
-    "ldr %[n], %[oend]\n\t"                                                                 \
-    "cmp %[x], %[n]\n\t"                                                                    \
-    "bne 0b\n\t"                                                                            \
-    "8:\n\t"
+/* Per channel: two channels' products by the multiplier, read as a pair (LDRD from operand x,
+ * written back), before the shift by E - 1 (TH_FC_CH_MUL1's, t free after the dot). */
+#define TH_FC_S_MUL2(A, B, EA, EB)                                                           \
+    "ldrd %[xb], %[t], [%[x]], #8\n\t"                                                      \
+    "lsl %[xa], %[" A "], #1\n\t"                                                           \
+    "asr %[n], %[" A "], #31\n\t"                                                           \
+    "smmlar %[" A "], %[xa], %[xb], %[n]\n\t"                                               \
+    "asr %[" A "], %[" A "], %[" EA "]\n\t"                                                 \
+    "lsl %[xa], %[" B "], #1\n\t"                                                           \
+    "asr %[n], %[" B "], #31\n\t"                                                           \
+    "smmlar %[" B "], %[xa], %[t], %[n]\n\t"                                                \
+    "asr %[" B "], %[" B "], %[" EB "]\n\t"
+/* Per channel: the shifts' bound, the requantization. */
+#define TH_FC_S_RQ_CHANNEL                                                                   \
+    /* e - 1 = ~shift (<< 25 into the bound: at most 15) */                                 \
+    "ldr %[x], %[sp]\n\t"                                                                   \
+    "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
+    "mvn %[w0], %[w0]\n\t"                                                                  \
+    "mvn %[w1], %[w1]\n\t"                                                                  \
+    "mvn %[w2], %[w2]\n\t"                                                                  \
+    "mvn %[w3], %[w3]\n\t"                                                                  \
+    "orr %[n], %[n], %[w0], lsl #25\n\t"                                                    \
+    "orr %[n], %[n], %[w1], lsl #25\n\t"                                                    \
+    "orr %[n], %[n], %[w2], lsl #25\n\t"                                                    \
+    "orr %[n], %[n], %[w3], lsl #25\n\t"                                                    \
+    "ldr %[xa], %[lim]\n\t"                                                                 \
+    "cmp %[n], %[xa]\n\t"                                                                   \
+    "bcs 8f\n\t"                                                                            \
+    "str %[x], %[sp]\n\t"                                                                   \
+    "ldr %[x], %[mp]\n\t"                                                                   \
+    TH_FC_S_MUL2("a0", "a1", "w0", "w1") TH_FC_S_MUL2("a2", "a3", "w2", "w3")               \
+    "str %[x], %[mp]\n\t"                                                                   \
+    "ldr %[n], %[k2]\n\t"                                                                   \
+    TH_FC_CH_OUT1("a0") TH_FC_CH_OUT1("a1") TH_FC_CH_OUT1("a2") TH_FC_CH_OUT1("a3")
+/* Per tensor: the bound, the requantization. */
+#define TH_FC_S_RQ_TENSOR                                                                    \
+    "ldr %[xa], %[lim]\n\t"                                                                 \
+    "cmp %[n], %[xa]\n\t"                                                                   \
+    "bcs 8f\n\t"                                                                            \
+    "ldrd %[w0], %[w1], %[k0]\n\t"                                                          \
+    "ldr %[w2], %[k2]\n\t"                                                                  \
+    TH_NN_ROWS_RQ1("a0", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a1", "w0", "w1", "w2")           \
+    TH_NN_ROWS_RQ1("a2", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a3", "w0", "w1", "w2")
+/* The block loop: bias and dot, RQ, the four outputs stored by STORE (clamped or not), the
+ * next block unless the row is done. */
+#define TH_FC_S_LOOP(RQ, STORE)                                                              \
+    do {                                                                                     \
+    TH_NN_ROWS_REGS(w2, w3, x);                                                              \
+    int32_t t;                                                                               \
+    __asm__ volatile(                                                                        \
+        "0:\n\t"                                                                            \
+        TH_FC_S_DOT                                                                           \
+        RQ                                                                                    \
+        STORE                                                                                 \
+        "ldr %[n], %[oend]\n\t"                                                             \
+        "cmp %[x], %[n]\n\t"                                                                \
+        "bne 0b\n\t"                                                                        \
+        "8:\n\t"                                                                            \
+        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),      \
+          [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),         \
+          [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)                       \
+        : [bp] "m"(l->bias), [xwp] "m"(l->xw), [sp] "m"(l->shift), [mp] "m"(l->mult),        \
+          [lim] "m"(l->limit), [k0] "m"(l->k0), [k2] "m"(l->k2), [lo] "m"(l->lo4),           \
+          [out] "m"(l->out), [oend] "m"(l->out_end)                                          \
+        : "cc", "memory");                                                                   \
+    } while (0)
 
 /* The row's first `blocks` blocks while the fast requantization's bound holds (as fc_rows);
- * returns how many it did. */
+ * returns how many it did. FULL: the activation range is int8's (path FC_SHORT_FULL, no
+ * clamp after the SSATs; else path FC_SHORT's clamped loops). */
 static int32_t __attribute__((noinline))
-fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel)
+fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int full)
 {
-    register int32_t a0 __asm__("r0");
-    register int32_t a1 __asm__("r1");
-    register int32_t a2 __asm__("r2");
-    register int32_t a3 __asm__("r3");
-    register int32_t w0 __asm__("r8");
-    register int32_t w1 __asm__("r9");
-    register int32_t w2 __asm__("r10");
-    register int32_t w3 __asm__("r11");
-    const int8_t *x;
-    int32_t n;
-    int32_t xa;
-    int32_t xb;
-    int32_t t;
     /* On this stack (addressed from SP: no register is left for a base; inlined into the
      * caller, some builds (-Os) find no registers for the operands). */
     fc_sframe frame __attribute__((aligned(8))) = *f;
     fc_sframe *const l = &frame;
-    if (per_channel) {
-        __asm__ volatile(
-            "0:\n\t"
-            TH_FC_S_DOT
-            /* e - 1 = ~shift (<< 25 into the bound: at most 15) */
-            "ldr %[x], %[sp]\n\t"
-            "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"
-            "mvn %[w0], %[w0]\n\t"
-            "mvn %[w1], %[w1]\n\t"
-            "mvn %[w2], %[w2]\n\t"
-            "mvn %[w3], %[w3]\n\t"
-            "orr %[n], %[n], %[w0], lsl #25\n\t"
-            "orr %[n], %[n], %[w1], lsl #25\n\t"
-            "orr %[n], %[n], %[w2], lsl #25\n\t"
-            "orr %[n], %[n], %[w3], lsl #25\n\t"
-            "ldr %[xa], %[lim]\n\t"
-            "cmp %[n], %[xa]\n\t"
-            "bcs 8f\n\t"
-            "str %[x], %[sp]\n\t"
-            "ldr %[x], %[mp]\n\t"
-            TH_FC_CH_MUL1("a0", "w0") TH_FC_CH_MUL1("a1", "w1") TH_FC_CH_MUL1("a2", "w2")
-            TH_FC_CH_MUL1("a3", "w3")
-            "str %[x], %[mp]\n\t"
-            "ldr %[n], %[k2]\n\t"
-            TH_FC_CH_OUT1("a0") TH_FC_CH_OUT1("a1") TH_FC_CH_OUT1("a2") TH_FC_CH_OUT1("a3")
-            TH_FC_S_NEXT
-            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),
-              [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
-              [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)
-            : [bp] "m"(l->bias), [xwp] "m"(l->xw), [sp] "m"(l->shift), [mp] "m"(l->mult),
-              [lim] "m"(l->limit), [k2] "m"(l->k2), [lo] "m"(l->lo4), [out] "m"(l->out),
-              [oend] "m"(l->out_end)
-            : "cc", "memory");
+    /* (a loop the build leaves out is never selected: with none kept, nothing here reads l) */
+    (void)l;
+    (void)w;
+    (void)per_channel;
+    if (full) {
+#if TH_NN_KEEP_FC_SHORT_FULL
+        if (per_channel) {
+            TH_FC_S_LOOP(TH_FC_S_RQ_CHANNEL, TH_NN_ROWS_STORE_FULL);
+        } else {
+            TH_FC_S_LOOP(TH_FC_S_RQ_TENSOR, TH_NN_ROWS_STORE_FULL);
+        }
+#endif
     } else {
-        __asm__ volatile(
-            "0:\n\t"
-            TH_FC_S_DOT
-            "ldr %[xa], %[lim]\n\t"
-            "cmp %[n], %[xa]\n\t"
-            "bcs 8f\n\t"
-            "ldrd %[w0], %[w1], %[k0]\n\t"
-            "ldr %[w2], %[k2]\n\t"
-            TH_NN_ROWS_RQ1("a0", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a1", "w0", "w1", "w2")
-            TH_NN_ROWS_RQ1("a2", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a3", "w0", "w1", "w2")
-            TH_FC_S_NEXT
-            : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),
-              [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
-              [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)
-            : [bp] "m"(l->bias), [xwp] "m"(l->xw), [lim] "m"(l->limit), [k0] "m"(l->k0),
-              [k2] "m"(l->k2), [lo] "m"(l->lo4), [out] "m"(l->out), [oend] "m"(l->out_end)
-            : "cc", "memory");
+#if TH_NN_KEEP_FC_SHORT
+        if (per_channel) {
+            TH_FC_S_LOOP(TH_FC_S_RQ_CHANNEL, TH_NN_ROWS_STORE);
+        } else {
+            TH_FC_S_LOOP(TH_FC_S_RQ_TENSOR, TH_NN_ROWS_STORE);
+        }
+#endif
     }
     return (int32_t)(frame.out - f->out) / 4;
 }
 #endif
 
-/* The last cout % 4 channels of a row (their block interleaved by that count) by block_dot,
- * the partial last word's pairs from the widened row: the fast requantization where exact,
- * else the exact one. */
-static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
-                          const int32_t *shift, int32_t mult_step, const int8_t *x,
-                          int32_t cin, int32_t offset2, const int32_t *xw, const int8_t *w,
-                          int32_t c0, int32_t g, const int32_t *bias, int8_t *out)
+/* Dot products of the widened row (chunks pairs of words) with g (1..3, a constant after
+ * inlining) channels of a block interleaved by g. */
+TH_INLINE void xw_dotg(const int32_t *xw, int32_t chunks, const int8_t *w, int32_t acc[4],
+                       const int32_t g)
 {
-    const int32_t t = 2 * ((cin - 1) / 4); /* the last chunk's pairs */
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2];
+    const int32_t *const xw_end = xw + 2 * chunks;
+    for (; xw != xw_end; xw += 2, w += 4 * g) {
+        words_g(xw[0], xw[1], w, &a0, &a1, &a2, g);
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+}
+
+/* The last cout % 4 channels of a row (their block interleaved by that count) from the
+ * widened row: the fast requantization where exact, else the exact one. */
+static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
+                          const int32_t *shift, int32_t mult_step, int32_t chunks,
+                          const int32_t *xw, const int8_t *w, int32_t c0, int32_t g,
+                          const int32_t *bias, int8_t *out)
+{
     int32_t acc[4] = {0, 0, 0, 0};
     for (int32_t j = 0; j < g; j++) {
         acc[j] = bias[c0 + j];
     }
-    block_dot(x, cin, offset2, w, g, acc, xw[t], xw[t + 1]);
+    /* The widened row's pairs (the partial last chunk's included): no SXTAB16 here. */
+    if (g == 1) {
+        xw_dotg(xw, chunks, w, acc, 1);
+    } else if (g == 2) {
+        xw_dotg(xw, chunks, w, acc, 2);
+    } else {
+        xw_dotg(xw, chunks, w, acc, 3);
+    }
     for (int32_t j = 0; j < g; j++) {
         const int32_t c = c0 + j;
         const int32_t m = multiplier[c * mult_step];
@@ -764,6 +838,7 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
         th_fast_rq_make(multiplier[0], per_channel ? -1 : shift[0], params->output_offset);
     const int8_t *const w_last = filter + (int64_t)blocks * 16 * chunks;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    const int full = params->activation.min == -128 && params->activation.max == 127;
     fc_sframe f __attribute__((aligned(8))) = {
         xw, chunks + (chunks & 1) * 2, bias, output, th_nn_bytes4(params->activation.min),
         th_nn_bytes4(params->activation.max), rq.multiplier, rq.round_zp,
@@ -779,7 +854,7 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
         f.out_end = out + 4 * blocks;
         f.mult = multiplier;
         f.shift = shift;
-        const int32_t done = blocks > 0 ? fc_short_asm(&f, filter, per_channel) : 0;
+        const int32_t done = blocks > 0 ? fc_short_asm(&f, filter, per_channel, full) : 0;
 #else
         /* The same loop in C (builds without the native DSP loop, the kernel tests'
          * emulated DSP build among them): the widened row, the bound, the fast
@@ -820,8 +895,8 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
             return b;
         }
         if ((cout & 3) != 0) {
-            fc_short_last(params, multiplier, shift, mult_step, input + (int64_t)b * cin, cin,
-                          offset2, xw, w_last, 4 * blocks, cout & 3, bias, out);
+            fc_short_last(params, multiplier, shift, mult_step, chunks, xw, w_last, 4 * blocks,
+                          cout & 3, bias, out);
         }
     }
     return batches;
@@ -1035,8 +1110,10 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
         fast && mult_step == 0 ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
              : (th_fast_rq){0, 0, 0};
     int32_t b0 = 0;
+    /* The full int8 range (no clamp after the SSATs) and the others: separate loops. */
+    const int full = params->activation.min == -128 && params->activation.max == 127;
     if (cin <= FC_SHORT_MAX && params->filter_offset == 0 && bias != NULL && fast &&
-        TH_NN_PATH(FC_SHORT)) {
+        (full ? TH_NN_PATH(FC_SHORT_FULL) : TH_NN_PATH(FC_SHORT))) {
         b0 = fc_short_rows(params, multiplier, shift, mult_step, input_dims->n, input, cin,
                            cout, filter, bias, output);
     }
