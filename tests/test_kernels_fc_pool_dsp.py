@@ -7,7 +7,10 @@ with input lengths 1..9 and odd, 1..9 and odd outputs, per tensor and per channe
 offsets, two batches. AVERAGE_POOL_2D / MAX_POOL_2D: large windows (up to 16x16) at stride 1
 (the average's int16-lane span path) and 2, SAME / VALID padding, 1..9 and odd channel
 counts, activations; half the max pools given th_maxpool_s8_scratch_size_fast (padded rows
-of column maxima, two at a time at stride 1). All against the NumPy reference: on the host
+of column maxima, two at a time at stride 1). MAX_POOL_2D again at strides 1-3 with windows
+1..8 and 1-13 channels, each case without scratch, with the separable or with the fast scratch
+(the strided row loop packing the taps of 1-3 channel pixels into words, the stride-1 pixel
+pairs). All against the NumPy reference: on the host
 (ASan/UBSan, portable and emulated DSP builds) and one batch on QEMU mps2-an386 (Cortex-M4,
 the native DSP build).
 """
@@ -67,6 +70,22 @@ def fc_cases(seed: int, count: int) -> list[FcCase]:
     return out
 
 
+def _window_case(rng: np.random.Generator, hwc: tuple[int, int, int], k: tuple[int, int],
+                 stride: int, padding: Padding, max_elements: int, act: bool, batch2: int
+                 ) -> tuple[np.ndarray, PoolParams, tuple[int, int, int, int]] | None:
+    """A pool's input, parameters (a random activation range where act) and output shape;
+    None where the output is empty or the input has more than max_elements per image."""
+    h, w, c = hwc
+    pads = compute_window_padding(padding, h, w, k[0], k[1], stride, stride)
+    if pads.out_h < 1 or pads.out_w < 1 or h * w * c > max_elements:
+        return None
+    lo, hi = (int(rng.integers(-128, 0)), int(rng.integers(0, 128))) if act else (-128, 127)
+    p = PoolParams(stride, stride, k[0], k[1], pads.top, pads.left, pads.bottom, pads.right,
+                   lo, hi)
+    x = rng.integers(-128, 128, (1 + batch2, h, w, c)).astype(np.int8)
+    return x, p, (x.shape[0], pads.out_h, pads.out_w, c)
+
+
 def pool_cases(seed: int, count: int) -> list[PoolCase]:
     """Average and max pools with windows up to 16x16, stride 1 (two thirds) or 2."""
     rng = np.random.default_rng(seed)
@@ -77,25 +96,48 @@ def pool_cases(seed: int, count: int) -> list[PoolCase]:
         fh, fw = int(rng.integers(1, 17)), int(rng.integers(2, 17))
         stride = 2 if i % 3 == 2 else 1
         h, w = int(rng.integers(max(fh // 2, 1), fh + 10)), int(rng.integers(fw // 2, fw + 10))
-        padding = Padding.SAME if i % 2 else Padding.VALID
-        pads = compute_window_padding(padding, h, w, fh, fw, stride, stride)
-        if pads.out_h < 1 or pads.out_w < 1 or h * w * c > 6000:
+        made = _window_case(rng, (h, w, c), (fh, fw), stride,
+                            Padding.SAME if i % 2 else Padding.VALID, 6000, i % 4 == 0, i % 2)
+        if made is None:
             continue
-        lo, hi = ((-128, 127) if i % 4 else
-                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))
-        p = PoolParams(stride, stride, fh, fw, pads.top, pads.left, pads.bottom, pads.right,
-                       lo, hi)
-        x = rng.integers(-128, 128, (1 + i % 2, h, w, c)).astype(np.int8)
+        x, p, out_shape = made
         op = Op.AVGPOOL if i % 4 != 3 else Op.MAXPOOL
-        out.append(PoolCase(op, x, p, (x.shape[0], pads.out_h, pads.out_w, c),
+        out.append(PoolCase(op, x, p, out_shape,
                             fast_scratch=i % 8 == 7))  # half the max pools: padded rows
+    return out
+
+
+MAX_CHANNELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13]
+
+
+def maxpool_cases(seed: int, count: int) -> list[PoolCase]:
+    """Max pools at strides 1-3 with windows 1..8 (the strided row loop: 1-3 channels packed
+    as pixels into words, including windows of under four bytes), SAME / VALID padding,
+    activations, in turn without scratch, with the separable scratch and with the fast one."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        i = len(out)
+        c = MAX_CHANNELS[i % len(MAX_CHANNELS)]
+        fh, fw = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+        stride = 1 + i % 3
+        h, w = int(rng.integers(1, fh + 9)), int(rng.integers(1, fw + 12))
+        made = _window_case(rng, (h, w, c), (fh, fw), stride,
+                            Padding.SAME if (i // 3) % 2 else Padding.VALID, 4000, i % 5 == 0,
+                            i % 2)
+        if made is None:
+            continue
+        x, p, out_shape = made
+        mode = (i // 2) % 3
+        out.append(PoolCase(Op.MAXPOOL, x, p, out_shape, no_scratch=mode == 0,
+                            fast_scratch=mode == 2))
     return out
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp"])
 def test_fc_and_pools_on_the_host(variant: str) -> None:
     with Driver(build_driver(variant)) as driver:
-        for case in [*fc_cases(1, 120), *pool_cases(2, 90)]:
+        for case in [*fc_cases(1, 120), *pool_cases(2, 90), *maxpool_cases(5, 150)]:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{case.op.name} [{variant}] {case.x.shape}: {problem}"
 
@@ -114,8 +156,9 @@ def test_fc_mix_reaches_the_fallbacks() -> None:
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
 def test_fc_and_pools_on_cortex_m4(tmp_path: Path) -> None:
     cases = [*[c for c in fc_cases(3, 80) if fits_small_firmware(c)],
-             *[c for c in pool_cases(4, 80) if fits_firmware(c)]]
-    assert len(cases) >= 140
+             *[c for c in pool_cases(4, 80) if fits_firmware(c)],
+             *[c for c in maxpool_cases(6, 60) if fits_firmware(c)]]
+    assert len(cases) >= 190
     run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
     problems = [f"{c.op.name} {c.x.shape}: {p}"
                 for c, r in zip(cases, run.results, strict=True)

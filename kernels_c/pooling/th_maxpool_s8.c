@@ -11,6 +11,8 @@
 
 /* Window heights of the two-row pass (th_maxpool_s8_scratch_size_fast). */
 #define TH_MAXPOOL_PAIR_ROWS 7
+/* Channel counts from which the stride-1 row pass pairs pixels whatever ch % 4. */
+#define TH_MAXPOOL_PAIR_MIN_C 12
 
 #if TH_NN_DSP_NATIVE
 /* Bytewise signed max of two words. One asm block: SEL must see SSUB8's GE flags. */
@@ -322,6 +324,18 @@ __attribute__((noinline)) static void max_pair_rows(int8_t *d0, int8_t *d1, cons
     }
 }
 
+/* The clamped maximum of the words at q + j * ch, j < t (unrolled where t is a constant). */
+TH_INLINE uint32_t word_taps(const int8_t *q, int32_t ch, int32_t t, uint32_t lo, uint32_t hi,
+                             int clamp)
+{
+    uint32_t v = rd4(q);
+    #pragma GCC unroll 8
+    for (int32_t j = 1; j < t; j++) {
+        v = max_s8x4(v, rd4(q + j * ch));
+    }
+    return clamp ? min_s8x4(max_s8x4(v, lo), hi) : v;
+}
+
 /* out[i] (i < n) = the clamped maximum of src[i + j * ch] over taps j < taps (a constant
  * 1..8 or, at 0, the variable count vtaps); n >= 4 ends with the word at n - 4. */
 TH_INLINE void taps_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t taps,
@@ -346,16 +360,7 @@ TH_INLINE void taps_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t ta
     int32_t i = 0;
     for (;;) {
         for (; i + 4 <= n; i += 4) {
-            const int8_t *q = src + i;
-            uint32_t v = rd4(q);
-            #pragma GCC unroll 8
-            for (int32_t j = 1; j < t; j++) {
-                v = max_s8x4(v, rd4(q + j * ch));
-            }
-            if (clamp) {
-                v = min_s8x4(max_s8x4(v, lo), hi);
-            }
-            th_write_s32(out + i, (int32_t)v);
+            th_write_s32(out + i, (int32_t)word_taps(src + i, ch, t, lo, hi, clamp));
         }
         if (i == n) {
             return;
@@ -364,22 +369,178 @@ TH_INLINE void taps_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t ta
     }
 }
 
-__attribute__((noinline)) static void max_taps(int8_t *out, const int8_t *src, int32_t ch, int32_t taps, int32_t n,
-                     uint32_t lo, uint32_t hi, int clamp)
+/* Stride 1, ch >= 4: the words at q of two pixels a pixel apart (windows of t taps): the
+ * taps 1..t-1 they share, then with tap 0 into out and tap t into out + ch. */
+TH_INLINE void pair_word(int8_t *out, const int8_t *q, int32_t ch, int32_t t, uint32_t lo,
+                         uint32_t hi, int clamp)
+{
+    uint32_t v = rd4(q + ch);
+    #pragma GCC unroll 8
+    for (int32_t j = 2; j < t; j++) {
+        v = max_s8x4(v, rd4(q + j * ch));
+    }
+    uint32_t v0 = max_s8x4(v, rd4(q));
+    uint32_t v1 = max_s8x4(v, rd4(q + t * ch));
+    if (clamp) {
+        v0 = min_s8x4(max_s8x4(v0, lo), hi);
+        v1 = min_s8x4(max_s8x4(v1, lo), hi);
+    }
+    th_write_s32(out, (int32_t)v0);
+    th_write_s32(out + ch, (int32_t)v1);
+}
+
+/* Stride 1, ch >= 4: count pixels from src (unclipped windows of taps pixels, a constant
+ * 2..7 or, at 0, vtaps), two at a time (pair_word), four channels a word, the last word of
+ * a pixel ending at its last byte where ch is not a multiple of 4 (bytes written twice with
+ * the same values); an odd last pixel alone. */
+TH_INLINE void pairs_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t taps,
+                           int32_t vtaps, int32_t count, uint32_t lo, uint32_t hi, int clamp)
+{
+    const int32_t t = taps > 0 ? taps : vtaps;
+    const int32_t n = (count & ~1) * ch;
+    if (ch % 4 == 0) {
+        for (int32_t i = 0; i < n; i += ch) {
+            for (const int32_t e = i + ch; i < e; i += 4) {
+                pair_word(out + i, src + i, ch, t, lo, hi, clamp);
+            }
+        }
+    } else {
+        for (int32_t i = 0; i < n; i += ch) {
+            const int32_t e = i + ch;
+            for (; i + 4 < e; i += 4) {
+                pair_word(out + i, src + i, ch, t, lo, hi, clamp);
+            }
+            pair_word(out + e - 4, src + e - 4, ch, t, lo, hi, clamp);
+            i = e;
+        }
+    }
+    if (count & 1) {
+        taps_fixed(out + n, src + n, ch, taps, vtaps, ch, lo, hi, clamp);
+    }
+}
+
+/* The stride-1 row: count pixels of windows of taps pixels from src, in pixel pairs
+ * (pairs_fixed) where ch is a multiple of 4 or at least TH_MAXPOOL_PAIR_MIN_C (the overlap
+ * of a pixel's last word costs less than the shared taps save), else count * ch bytes at a
+ * time (taps_fixed). */
+TH_INLINE void row_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t taps,
+                         int32_t vtaps, int32_t count, uint32_t lo, uint32_t hi, int clamp)
+{
+    if ((ch % 4 == 0 || ch >= TH_MAXPOOL_PAIR_MIN_C) && vtaps >= 2) {
+        pairs_fixed(out, src, ch, taps, vtaps, count, lo, hi, clamp);
+    } else {
+        taps_fixed(out, src, ch, taps, vtaps, count * ch, lo, hi, clamp);
+    }
+}
+
+__attribute__((noinline)) static void max_taps(int8_t *out, const int8_t *src, int32_t ch,
+                                               int32_t taps, int32_t count, uint32_t lo,
+                                               uint32_t hi, int clamp)
 {
     if (clamp) {
-        taps_fixed(out, src, ch, 0, taps, n, lo, hi, 1);
+        row_fixed(out, src, ch, 0, taps, count, lo, hi, 1);
         return;
     }
     switch (taps) {
-    case 1: taps_fixed(out, src, ch, 1, 1, n, lo, hi, 0); break;
-    case 2: taps_fixed(out, src, ch, 2, 2, n, lo, hi, 0); break;
-    case 3: taps_fixed(out, src, ch, 3, 3, n, lo, hi, 0); break;
-    case 4: taps_fixed(out, src, ch, 4, 4, n, lo, hi, 0); break;
-    case 5: taps_fixed(out, src, ch, 5, 5, n, lo, hi, 0); break;
-    case 6: taps_fixed(out, src, ch, 6, 6, n, lo, hi, 0); break;
-    case 7: taps_fixed(out, src, ch, 7, 7, n, lo, hi, 0); break;
-    default: taps_fixed(out, src, ch, 0, taps, n, lo, hi, 0); break;
+    case 1: row_fixed(out, src, ch, 1, 1, count, lo, hi, 0); break;
+    case 2: row_fixed(out, src, ch, 2, 2, count, lo, hi, 0); break;
+    case 3: row_fixed(out, src, ch, 3, 3, count, lo, hi, 0); break;
+    case 4: row_fixed(out, src, ch, 4, 4, count, lo, hi, 0); break;
+    case 5: row_fixed(out, src, ch, 5, 5, count, lo, hi, 0); break;
+    case 6: row_fixed(out, src, ch, 6, 6, count, lo, hi, 0); break;
+    case 7: row_fixed(out, src, ch, 7, 7, count, lo, hi, 0); break;
+    default: row_fixed(out, src, ch, 0, taps, count, lo, hi, 0); break;
+    }
+}
+
+/* count pixels of ch >= 4 channels, step bytes apart in src, each the maximum of taps
+ * pixels (a constant 2..7 or, at 0, vtaps), four channels a word (the last word of a pixel
+ * ending at its last byte). */
+TH_INLINE void strided_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t step,
+                             int32_t taps, int32_t vtaps, int32_t count, uint32_t lo,
+                             uint32_t hi, int clamp)
+{
+    const int32_t t = taps > 0 ? taps : vtaps;
+    for (int32_t k = 0; k < count; k++, out += ch, src += step) {
+        for (int32_t c = 0; c < ch; c += 4) {
+            c = c + 4 > ch ? ch - 4 : c;
+            th_write_s32(out + c, (int32_t)word_taps(src + c, ch, t, lo, hi, clamp));
+        }
+    }
+}
+
+/* count output pixels a stride of sw pixels apart, every window unclipped: out pixel k = the
+ * clamped maximum of the fw pixels of ch bytes from src + k * sw * ch. Four channels a word;
+ * a pixel of fewer than four channels whose window spans at least four bytes packs taps
+ * into words instead (words at multiples of ch, 1 and 2 channels folded from the word's
+ * halves, 3 channels with the last word ending at the window's last byte, rotated so its
+ * bytes 0-2 are channels 0-2), never reading outside the window. */
+static void max_row_strided(int8_t *out, const int8_t *src, int32_t ch, int32_t sw,
+                            int32_t fw, int32_t count, uint32_t lo, uint32_t hi, int clamp)
+{
+    const int32_t span = fw * ch, step = sw * ch;
+    if (ch >= 4) {
+        if (ch == 4) { /* a pixel a word */
+            switch (fw) {
+            case 2: strided_fixed(out, src, 4, step, 2, 2, count, lo, hi, clamp); break;
+            case 3: strided_fixed(out, src, 4, step, 3, 3, count, lo, hi, clamp); break;
+            default: strided_fixed(out, src, 4, step, 0, fw, count, lo, hi, clamp); break;
+            }
+            return;
+        }
+        switch (fw) {
+        case 2: strided_fixed(out, src, ch, step, 2, 2, count, lo, hi, clamp); break;
+        case 3: strided_fixed(out, src, ch, step, 3, 3, count, lo, hi, clamp); break;
+        case 4: strided_fixed(out, src, ch, step, 4, 4, count, lo, hi, clamp); break;
+        case 5: strided_fixed(out, src, ch, step, 5, 5, count, lo, hi, clamp); break;
+        case 6: strided_fixed(out, src, ch, step, 6, 6, count, lo, hi, clamp); break;
+        case 7: strided_fixed(out, src, ch, step, 7, 7, count, lo, hi, clamp); break;
+        default: strided_fixed(out, src, ch, step, 0, fw, count, lo, hi, clamp); break;
+        }
+        return;
+    }
+    if (span < 4) {
+        for (int32_t k = 0; k < count; k++, out += ch, src += step) {
+            for (int32_t c = 0; c < ch; c++) {
+                int32_t v = src[c];
+                for (int32_t j = 1; j < fw; j++) {
+                    v = TH_MAX(v, src[c + j * ch]);
+                }
+                out[c] = (int8_t)(clamp ? th_clamp(v, (int8_t)lo, (int8_t)hi) : v);
+            }
+        }
+        return;
+    }
+    const int32_t wstep = ch == 3 ? 3 : 4;
+    for (int32_t k = 0; k < count; k++, out += ch, src += step) {
+        uint32_t v = rd4(src);
+        int32_t off = wstep;
+        for (; off + 4 <= span; off += wstep) {
+            v = max_s8x4(v, rd4(src + off));
+        }
+        if (off < span) { /* the word ending at the window's last byte */
+            uint32_t last = rd4(src + span - 4);
+            if (ch == 3) {
+                last = (last >> 8) | (last << 24);
+            }
+            v = max_s8x4(v, last);
+        }
+        if (ch == 1) {
+            v = max_s8x4(v, v >> 16);
+            v = max_s8x4(v, v >> 8);
+        } else if (ch == 2) {
+            v = max_s8x4(v, v >> 16);
+        }
+        if (clamp) {
+            v = min_s8x4(max_s8x4(v, lo), hi);
+        }
+        out[0] = (int8_t)v;
+        if (ch >= 2) {
+            out[1] = (int8_t)(v >> 8);
+        }
+        if (ch == 3) {
+            out[2] = (int8_t)(v >> 16);
+        }
     }
 }
 
@@ -393,37 +554,24 @@ static void max_row_out(const th_pool_params *p, const th_dims *in, const th_dim
     const int32_t ch = in->c, sw = p->stride.w, fw = p->filter.w, pw = p->padding.w;
     if (padded) {
         if (sw == 1) {
-            max_taps(dst, cm, ch, fw, out->w * ch, lo, hi, clamp);
+            max_taps(dst, cm, ch, fw, out->w, lo, hi, clamp);
             return;
         }
-        if (ch < 4) { /* one byte at a time, the pixels in one loop */
-            for (int32_t ox = 0; ox < out->w; ox++) {
-                const int8_t *q = cm + ox * sw * ch;
-                for (int32_t c = 0; c < ch; c++) {
-                    int32_t v = q[c];
-                    for (int32_t j = 1; j < fw; j++) {
-                        v = TH_MAX(v, q[c + j * ch]);
-                    }
-                    dst[ox * ch + c] = (int8_t)th_clamp(v, p->activation.min,
-                                                        p->activation.max);
-                }
-            }
-            return;
-        }
-        for (int32_t ox = 0; ox < out->w; ox++) {
-            max_taps(dst + ox * ch, cm + ox * sw * ch, ch, fw, ch, lo, hi, clamp);
-        }
+        max_row_strided(dst, cm, ch, sw, fw, out->w, lo, hi, clamp);
         return;
     }
-    /* stride 1: pixels [a, b) have unclipped windows (origin ox - pw >= 0, end <= W) */
-    int32_t a = 0, b = 0;
-    if (sw == 1) {
-        a = TH_MIN(pw, out->w);
-        b = TH_MAX(a, TH_MIN(out->w, in->w - fw + pw + 1));
-    }
+    /* pixels [a, b) have unclipped windows (origin ox * sw - pw >= 0, end <= W) */
+    const int32_t a = TH_MIN((pw + sw - 1) / sw, out->w);
+    const int32_t b = in->w - fw + pw < 0 ? a
+                                          : TH_MAX(a, TH_MIN(out->w, (in->w - fw + pw) / sw + 1));
     for (int32_t ox = 0; ox < out->w; ox++) {
         if (ox == a && b > a) {
-            max_taps(dst + a * ch, cm + (a - pw) * ch, ch, fw, (b - a) * ch, lo, hi, clamp);
+            if (sw == 1) {
+                max_taps(dst + a * ch, cm + (a - pw) * ch, ch, fw, b - a, lo, hi, clamp);
+            } else {
+                max_row_strided(dst + a * ch, cm + (a * sw - pw) * ch, ch, sw, fw, b - a, lo,
+                                hi, clamp);
+            }
             ox = b - 1;
             continue;
         }
@@ -436,7 +584,7 @@ static void max_row_out(const th_pool_params *p, const th_dims *in, const th_dim
             }
             continue;
         }
-        max_taps(dst + ox * ch, cm + xs * ch, ch, wx.end - wx.start, ch, lo, hi, clamp);
+        max_taps(dst + ox * ch, cm + xs * ch, ch, wx.end - wx.start, 1, lo, hi, clamp);
     }
 }
 
