@@ -24,9 +24,6 @@ from kernels.cases import ConvCase, Op, check_result
 from kernels.harness import Driver, build_driver
 from kernels.sweep import _conv_case, describe
 from kernels.target import build_firmware, run_cases
-from tinyhost.ir import Conv2DOptions, Graph, OpKind, Padding, Quantization, Tensor
-from tinyhost.ir import Op as IrOp
-from tinyhost.plan.scratch import im2col_rows_scratch
 
 # (h, w), Cin, Cout, (kh, kw), (sh, sw), dilation.h, (top, left, bottom, right)
 SHAPES = [
@@ -45,19 +42,6 @@ SHAPES = [
     ((12, 6), 3, 6, (10, 9), (1, 2), 1, (4, 4, 5, 4)),  # one tap inside: 3-byte runs
     ((35, 12), 2, 7, (15, 9), (2, 1), 2, (14, 4, 13, 4)),
     ((7, 9), 30, 9, (3, 3), (1, 2), 1, (1, 1, 1, 0)),
-]
-# Output rows whose windows cross the top or bottom edge, given the fast scratch (path
-# IM2COL_ROWS, th_nn_conv_im2col_s8.c): their pairs multiply the filter rows inside alone,
-# repacked. Rows with no filter row inside, pairs across rows (odd output widths) and the
-# last pixel keep the whole filter. Same columns as SHAPES.
-ROWS_SHAPES = [
-    ((4, 34), 5, 7, (9, 1), (1, 1), 1, (4, 0, 4, 0)),  # filter taller than the input
-    ((5, 20), 8, 6, (5, 3), (1, 1), 1, (2, 1, 2, 1)),  # Cin % 4 == 0: pair and apart runs
-    ((6, 17), 12, 9, (7, 2), (2, 1), 1, (3, 0, 3, 1)),  # odd output width, stride.h 2
-    ((7, 24), 6, 5, (4, 3), (1, 2), 2, (3, 1, 3, 1)),  # dilated rows
-    ((3, 40), 30, 6, (8, 3), (1, 1), 1, (4, 1, 3, 1)),  # K > 256: row runs
-    ((5, 30), 4, 11, (6, 1), (1, 1), 1, (3, 0, 2, 0)),  # odd Cout: the last channel alone
-    ((2, 21), 5, 6, (3, 1), (1, 1), 1, (3, 0, 3, 0)),  # rows with no filter row inside
 ]
 STAGE_BYTES = 256  # th_nn_im2col_s16.c TH_STAGE_BYTES
 DIRECT_MAX_COUT = 4  # th_nn_support.h TH_NN_DIRECT_MAX_COUT
@@ -94,79 +78,6 @@ def runs_cases() -> list[ConvCase]:
     return out
 
 
-def rows_cases() -> list[ConvCase]:
-    """Each ROWS_SHAPES layer, and every other one more with two batches or clamped."""
-    out = []
-    for i, shape in enumerate(ROWS_SHAPES):
-        case = _case(100 + i, *shape)
-        out.append(case)
-        if i % 2 == 0:
-            out.append(dataclasses.replace(case, x=np.concatenate([case.x, -case.x[:, ::-1]]),
-                                           out_shape=(2, *case.out_shape[1:])))
-        else:
-            out.append(dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-90,
-                                                                       act_max=70)))
-    return out
-
-
-def _rows_taken(case: ConvCase) -> list[int]:
-    """The numbers of filter rows inside of the output rows whose pairs take IM2COL_ROWS
-    (th_nn_conv_im2col_s8.c: fewer rows than the filter, some inside, and the repacking
-    costs less than the rows it saves)."""
-    kh, kw, cin = case.w.shape[1:]
-    ow = case.out_shape[2]
-    kp = (kh * kw * cin + 3) & ~3
-    taken = []
-    for rows in _rows_inside(case):
-        kp_sub = (rows * kw * cin + 3) & ~3
-        cost = 1 if kw * cin % 4 == 0 else 8
-        if 0 < rows < kh and (kp - kp_sub) * ow > cost * kp_sub:
-            taken.append(rows)
-    return taken
-
-
-def _rows_inside(case: ConvCase) -> list[int]:
-    """Per output row, the number of filter rows inside the input."""
-    p = case.p
-    kh = case.w.shape[1]
-    h = case.x.shape[1]
-    return [sum(0 <= oy * p.stride_h - p.pad_top + ky * p.dilation_h < h for ky in range(kh))
-            for oy in range(case.out_shape[1])]
-
-
-def _graph(case: ConvCase) -> Graph:
-    """The case as a one-op graph for the planner's scratch rules (shapes, strides and
-    dilations; the padding comes from the case)."""
-    p = case.p
-    q = Quantization(scale=np.array([0.05], np.float32), zero_point=np.array([0]), axis=0)
-    tensors = (
-        Tensor("x", case.x.shape, np.dtype(np.int8), quant=q),
-        Tensor("w", case.w.shape, np.dtype(np.int8), case.w, q),
-        Tensor("y", case.out_shape, np.dtype(np.int8), quant=q),
-    )
-    options = Conv2DOptions(Padding.SAME, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w)
-    return Graph(tensors=tensors, ops=(IrOp(OpKind.CONV_2D, (0, 1), (2,), options),),
-                 inputs=(0,), outputs=(2,), name="layer")  # fmt: skip
-
-
-def test_rows_shapes_reach_the_rows_path() -> None:
-    """Every ROWS_SHAPES layer gets the fast scratch (Cin > 3, Cout above the direct path's,
-    windows across an edge) and has rows whose pairs take IM2COL_ROWS; the last has rows
-    with no filter row inside too; both Cin kinds, K > 256, odd widths and Cout appear."""
-    for case in rows_cases():
-        graph = _graph(case)
-        assert im2col_rows_scratch(graph, graph.ops[0]) > 0, describe(case)
-        assert _rows_taken(case), describe(case)
-        assert case.out_shape[3] > DIRECT_MAX_COUT and case.x.shape[3] > 3, describe(case)
-    last = rows_cases()[-1]
-    assert 0 in _rows_inside(last)
-    cins = {case.x.shape[3] % 4 == 0 for case in rows_cases()}
-    assert cins == {True, False}
-    assert any(int(np.prod(c.w.shape[1:])) > STAGE_BYTES for c in rows_cases())
-    assert any(c.out_shape[2] % 2 for c in rows_cases())
-    assert any(c.out_shape[3] % 2 for c in rows_cases())
-
-
 def test_shapes_reach_the_runs_path() -> None:
     """Every case takes the im2col path with IM2COL_STAGED or IM2COL_RUNS (Cin not a
     multiple of 4, dilation.w 1, filter rows of 4 bytes or more, more output channels than
@@ -194,7 +105,7 @@ def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
 
 
 def test_runs_match_reference_on_host(driver: Driver) -> None:
-    for case in runs_cases() + rows_cases():
+    for case in runs_cases():
         problem = check_result(case, driver.run(case))
         assert problem is None, f"[{driver.build.variant}] {describe(case)}: {problem}"
 
@@ -203,7 +114,7 @@ def test_runs_match_reference_on_host(driver: Driver) -> None:
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
 def test_runs_match_reference_on_cortex_m4(tmp_path) -> None:  # noqa: ANN001
-    cases = runs_cases() + rows_cases()
+    cases = runs_cases()
     fw = build_firmware("mps2-an386", tmp_path)
     run = run_cases(fw, cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):

@@ -43,8 +43,7 @@ int32_t th_conv_general_s8_scratch_size_fast(const th_conv_params *params,
         return 0;
     }
     const int32_t fast =
-        TH_MAX(th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims),
-               th_nn_im2col_rows_scratch(params, input_dims, filter_dims, output_dims));
+        th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
     return fast > th_conv_general_s8_scratch_size(params, input_dims, filter_dims, output_dims)
                ? fast
                : 0;

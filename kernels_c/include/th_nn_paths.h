@@ -108,9 +108,6 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_IM2COL_APART /* two windows inside, apart (stride >= KW) or short rows */
 #define TH_NN_KEEP_IM2COL_APART 1
 #endif
-#ifndef TH_NN_KEEP_IM2COL_ROWS /* pairs of a row whose windows cross the top/bottom edge */
-#define TH_NN_KEEP_IM2COL_ROWS 1
-#endif
 #ifndef TH_NN_KEEP_MM_EXACT /* any pixel count, exact requantization, blocked */
 #define TH_NN_KEEP_MM_EXACT 1
 #endif

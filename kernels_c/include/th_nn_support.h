@@ -764,26 +764,6 @@ TH_INLINE int th_nn_conv_direct_given(const th_context *ctx, const th_conv_param
         th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
     return fast > 0 && ctx->size >= fast;
 }
-/* The im2col path's fast scratch (th_conv_general_s8_scratch_size_fast, path IM2COL_ROWS):
- * the pair's columns and, after them, Cout * Kp bytes for the filter rows inside the input of
- * an output row whose windows cross the top or bottom edge, repacked as a filter of their
- * own, so that such rows multiply only the rows inside. Offered for groups 1, Cin > 3 (the
- * few-input-channel path takes the others), Cout above the direct path's, KH > 1 and windows
- * that cross an edge ((OH - 1) * SH + (KH - 1) * DH >= H); else 0. */
-TH_INLINE int32_t th_nn_im2col_rows_scratch(const th_conv_params *params,
-                                            const th_dims *input_dims,
-                                            const th_dims *filter_dims,
-                                            const th_dims *output_dims)
-{
-    if (input_dims->c != filter_dims->c || input_dims->c <= 3 ||
-        output_dims->c <= TH_NN_DIRECT_MAX_COUT || filter_dims->h < 2 ||
-        (output_dims->h - 1) * params->stride.h + (filter_dims->h - 1) * params->dilation.h <
-            input_dims->h) {
-        return 0;
-    }
-    const int32_t kp = th_round_up4(filter_dims->h * filter_dims->w * filter_dims->c);
-    return (4 + output_dims->c) * kp; /* th_nn_im2col_pair_bytes(kp) + Cout * Kp */
-}
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,

@@ -468,7 +468,7 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
                                     y[0] * y[1] * y[2], _conv_scratch(graph, op, True))
     if (op.kind is OpKind.CONV_2D and type(op.options) is Conv2DOptions  # not a fused residual
             and not options.mve):
-        fast = max(conv_direct_fast_scratch(graph, op), im2col_rows_scratch(graph, op))
+        fast = conv_direct_fast_scratch(graph, op)
         return fast if fast > _conv_scratch(graph, op, True) else 0
     if op.kind is OpKind.MAX_POOL_2D and isinstance(op.options, Pool2DOptions) and not options.mve:
         _, _, w, c = graph.tensors[op.inputs[0]].shape
@@ -494,27 +494,6 @@ def conv_direct_fast_scratch(graph: Graph, op: Op) -> int:
     return (cout + 4) * _ru4(kh * kw * wc)
 
 
-def im2col_rows_scratch(graph: Graph, op: Op) -> int:
-    """th_nn_im2col_rows_scratch (th_conv_general_s8_scratch_size_fast, DSP builds without
-    Helium): the pair's int16 columns and Cout * round_up4(K) bytes for the filter rows inside
-    the input of an output row whose windows cross the top or bottom edge, for groups 1,
-    Cin > 3, Cout > 4 (CONV_DIRECT_MAX_COUT), KH > 1 and such windows; else 0. 3x3 filters
-    with dilation 1 go to th_conv_3x3_s8, which is offered none (the compiled backend runs
-    many of them with int16 weights, th_conv_3x3_s8_w16, which the rows path does not take)."""
-    x = graph.tensors[op.inputs[0]].shape
-    y = graph.tensors[op.outputs[0]].shape
-    cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
-    o = op.options
-    assert isinstance(o, Conv2DOptions)
-    if ((kh, kw) == (3, 3) and (o.dilation_h, o.dilation_w) == (1, 1)) or x[3] != wc or wc <= 3 \
-            or cout <= CONV_DIRECT_MAX_COUT or kh < 2 \
-            or (y[1] - 1) * o.stride_h + (kh - 1) * o.dilation_h < x[1]:
-        return 0
-    kp = _ru4(kh * kw * wc)
-    return 4 * kp + cout * kp
-
-
-CONV_DIRECT_MAX_COUT = 4  # th_nn_support.h TH_NN_DIRECT_MAX_COUT
 CONV_1X1_FEW_MAX_COUT = 16  # th_conv_1x1_s8.c FEW_MAX_COUT
 CONV_1X1_FEW_SMALL_COUT = 8  # th_conv_1x1_s8.c FEW_SMALL_COUT
 CONV_1X1_FEW_MIN_PIXELS_CIN4 = 16  # th_conv_1x1_s8.c FEW_MIN_PIXELS_CIN4
