@@ -465,6 +465,20 @@ typedef struct {
         }                                                                                    \
     } while (0)
 
+/* The same sums for four independent window pointers (advanced, with w, a filter row of rs
+ * values and kp weight words at a time over `rows` rows). */
+#define DW_ACC4_ROWS(q0, q1, q2, q3, rows, rs, w, kp)                                        \
+    for (int32_t a_ = (rows); a_ > 0;                                                        \
+         a_--, q0 += (rs), q1 += (rs), q2 += (rs), q3 += (rs), w += (kp)) {                  \
+        _Pragma("GCC unroll 8") for (int32_t p_ = 0; p_ < (kp); p_++) {                      \
+            const int32_t wv_ = (w)[p_];                                                     \
+            s0 = th_smlad(th_read_s32(q0 + 2 * p_), wv_, s0);                                \
+            s1 = th_smlad(th_read_s32(q1 + 2 * p_), wv_, s1);                                \
+            s2 = th_smlad(th_read_s32(q2 + 2 * p_), wv_, s2);                                \
+            s3 = th_smlad(th_read_s32(q3 + 2 * p_), wv_, s3);                                \
+        }                                                                                    \
+    }
+
 /* Stride 1, runtime kp: the windows of the four outputs overlap, two new words per pair. */
 TH_INLINE void dw_acc4_s1(const int16_t *q, const int32_t *w, int32_t kp, int32_t *a0,
                           int32_t *a1, int32_t *a2, int32_t *a3)
@@ -930,16 +944,7 @@ TH_INLINE void dw_plane_one(const dw_plane_args *r, const int32_t *rec, int8_t *
             /* Runtime stride: four window pointers stepping a filter row at a time
              * (immediate offsets for the pairs, no per-pair offset registers). */
             const int16_t *q0 = x, *q1 = x + s, *q2 = x + 2 * s, *q3 = x + 3 * s;
-            for (int32_t a = kh; a > 0;
-                 a--, q0 += rs, q1 += rs, q2 += rs, q3 += rs, wa += kbp) {
-                _Pragma("GCC unroll 8") for (int32_t p = 0; p < kbp; p++) {
-                    const int32_t wv = wa[p];
-                    s0 = th_smlad(th_read_s32(q0 + 2 * p), wv, s0);
-                    s1 = th_smlad(th_read_s32(q1 + 2 * p), wv, s1);
-                    s2 = th_smlad(th_read_s32(q2 + 2 * p), wv, s2);
-                    s3 = th_smlad(th_read_s32(q3 + 2 * p), wv, s3);
-                }
-            }
+            DW_ACC4_ROWS(q0, q1, q2, q3, kh, rs, wa, kbp);
         }
         *out = (int8_t)dw_rq(s0, mult, rzp, e);
         out += os;
@@ -1016,16 +1021,7 @@ TH_INLINE void dw_plane_phases_impl(const dw_plane_args *r, const int32_t *rec, 
             int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
             const int16_t *q0 = q[0], *q1 = q[1], *q2 = q[2], *q3 = q[3];
             const int32_t *wa = rr + DW_REC_W;
-            for (int32_t a = r->kh; a > 0;
-                 a--, q0 += rs, q1 += rs, q2 += rs, q3 += rs, wa += kbp) {
-                _Pragma("GCC unroll 8") for (int32_t p = 0; p < kbp; p++) {
-                    const int32_t wv = wa[p];
-                    s0 = th_smlad(th_read_s32(q0 + 2 * p), wv, s0);
-                    s1 = th_smlad(th_read_s32(q1 + 2 * p), wv, s1);
-                    s2 = th_smlad(th_read_s32(q2 + 2 * p), wv, s2);
-                    s3 = th_smlad(th_read_s32(q3 + 2 * p), wv, s3);
-                }
-            }
+            DW_ACC4_ROWS(q0, q1, q2, q3, r->kh, rs, wa, kbp);
             const int32_t mult = rr[DW_REC_MULT];
             const int32_t rzp = rr[DW_REC_RZP];
             const int32_t e = rr[DW_REC_E];
