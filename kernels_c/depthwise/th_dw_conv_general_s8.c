@@ -450,19 +450,23 @@ typedef struct {
 /* Four accumulators += kp tap pairs (weight words w) of the windows at q, q + s, q + 2 s,
  * q + 3 s (four base pointers: immediate offsets). With constant kp and s the loop unrolls
  * and loads of the same word are shared. */
+/* Four pixels' sums over kp weight words: pixel k's pairs at pk. */
+#define DW_TAPS4(p0, p1, p2, p3, w, kp)                                                      \
+    _Pragma("GCC unroll 8") for (int32_t p_ = 0; p_ < (kp); p_++) {                          \
+        const int32_t wv_ = (w)[p_];                                                         \
+        s0 = th_smlad(th_read_s32((p0) + 2 * p_), wv_, s0);                                  \
+        s1 = th_smlad(th_read_s32((p1) + 2 * p_), wv_, s1);                                  \
+        s2 = th_smlad(th_read_s32((p2) + 2 * p_), wv_, s2);                                  \
+        s3 = th_smlad(th_read_s32((p3) + 2 * p_), wv_, s3);                                  \
+    }
+
 #define DW_ACC4(q, w, kp, s)                                                                 \
     do {                                                                                     \
         const int16_t *q0_ = (q);                                                            \
         const int16_t *q1_ = q0_ + (s);                                                      \
         const int16_t *q2_ = q1_ + (s);                                                      \
         const int16_t *q3_ = q2_ + (s);                                                      \
-        _Pragma("GCC unroll 8") for (int32_t p_ = 0; p_ < (kp); p_++) {                      \
-            const int32_t wv_ = (w)[p_];                                                     \
-            s0 = th_smlad(th_read_s32(q0_ + 2 * p_), wv_, s0);                               \
-            s1 = th_smlad(th_read_s32(q1_ + 2 * p_), wv_, s1);                               \
-            s2 = th_smlad(th_read_s32(q2_ + 2 * p_), wv_, s2);                               \
-            s3 = th_smlad(th_read_s32(q3_ + 2 * p_), wv_, s3);                               \
-        }                                                                                    \
+        DW_TAPS4(q0_, q1_, q2_, q3_, w, kp)                                                  \
     } while (0)
 
 /* The same sums for four independent window pointers (advanced, with w, a filter row of rs
@@ -470,13 +474,7 @@ typedef struct {
 #define DW_ACC4_ROWS(q0, q1, q2, q3, rows, rs, w, kp)                                        \
     for (int32_t a_ = (rows); a_ > 0;                                                        \
          a_--, q0 += (rs), q1 += (rs), q2 += (rs), q3 += (rs), w += (kp)) {                  \
-        _Pragma("GCC unroll 8") for (int32_t p_ = 0; p_ < (kp); p_++) {                      \
-            const int32_t wv_ = (w)[p_];                                                     \
-            s0 = th_smlad(th_read_s32(q0 + 2 * p_), wv_, s0);                                \
-            s1 = th_smlad(th_read_s32(q1 + 2 * p_), wv_, s1);                                \
-            s2 = th_smlad(th_read_s32(q2 + 2 * p_), wv_, s2);                                \
-            s3 = th_smlad(th_read_s32(q3 + 2 * p_), wv_, s3);                                \
-        }                                                                                    \
+        DW_TAPS4(q0, q1, q2, q3, w, kp)                                                      \
     }
 
 /* Stride 1, runtime kp: the windows of the four outputs overlap, two new words per pair. */
