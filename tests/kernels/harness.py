@@ -18,11 +18,13 @@ instructions modelled in C, TH_NN_EMULATE_DSP, interleaved filters).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import struct
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +95,15 @@ def build_driver(variant: str, cc: str = "gcc") -> HostBuild:
     if driver.exists() and lib.exists():
         return HostBuild(variant, driver, lib)
     out.mkdir(parents=True, exist_ok=True)
+    # One builder per variant: parallel test workers (xdist) wait for it, then reuse its build.
+    with open(out / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (driver.exists() and lib.exists()):
+            _compile_driver(variant, cc, out, driver, lib)
+    return HostBuild(variant, driver, lib)
+
+
+def _compile_driver(variant: str, cc: str, out: Path, driver: Path, lib: Path) -> None:
     common = [cc, *CFLAGS, *VARIANT_DEFINES[variant], f"-I{KERNELS_DIR / 'include'}"]
     srcs = [str(s) for s in _sources()]
     tmp_driver, tmp_lib = out / f"th_kdriver.{os.getpid()}", out / f"lib.{os.getpid()}.so"
@@ -101,13 +112,15 @@ def build_driver(variant: str, cc: str = "gcc") -> HostBuild:
          "-o", str(tmp_driver)],
         [*common, "-shared", "-fPIC", *srcs, "-o", str(tmp_lib)],
     ]
-    for cmd in steps:
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+    # the two compiles (each one gcc over every kernel) run side by side: two cores
+    with ThreadPoolExecutor(max_workers=len(steps)) as pool:
+        procs = list(pool.map(lambda cmd: subprocess.run(cmd, capture_output=True, text=True),
+                              steps))  # fmt: skip
+    for cmd, proc in zip(steps, procs, strict=True):
         if proc.returncode != 0:
             raise HarnessError(f"build failed: {' '.join(cmd)}\n{proc.stderr}")
     tmp_driver.replace(driver)
     tmp_lib.replace(lib)
-    return HostBuild(variant, driver, lib)
 
 
 class Driver:
