@@ -49,8 +49,11 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/tinyhost demo
 
+# Two workers (pytest-xdist), each taking whole files: a file's module-scoped QEMU/Renode
+# sessions and builds stay in one process, and one worker's builds, emulator runs and Python
+# fill the gaps the other leaves on a 2-core machine. Build trees are locked (deploy/build.py).
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 lint: setup
 	$(VENV)/bin/ruff check host tests bench

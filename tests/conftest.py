@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,3 +18,14 @@ def shared_dir() -> Path:
     if shared is None:
         pytest.skip(SKIP_NO_SHARED)
     return shared
+
+
+@pytest.fixture
+def demo_tree() -> Iterator[None]:
+    """`tinyhost demo` writes one fixed tree (build/demo/: model, sample logs, report) that
+    tests in two files read back: under pytest-xdist (make test) they take turns on it."""
+    lock_path = Path(__file__).resolve().parents[1] / "build" / "demo.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield

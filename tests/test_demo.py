@@ -17,6 +17,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.usefixtures("demo_tree")
 def test_demo_runs_on_qemu_bit_exact(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
@@ -41,6 +42,7 @@ def test_demo_runs_on_qemu_bit_exact(capsys: pytest.CaptureFixture[str]) -> None
     assert re.search(scores, out), out
 
 
+@pytest.mark.usefixtures("demo_tree")
 def test_demo_with_the_compiled_backend(capsys: pytest.CaptureFixture[str]) -> None:
     """`tinyhost demo --backend compiled`: the same 300 images, bit-exact, no interpreter."""
     assert main(["demo", "--backend", "compiled"]) == 0

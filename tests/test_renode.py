@@ -234,6 +234,7 @@ def test_renode_counter_is_qemus_instruction_count_in_steps_of_24() -> None:
 
 
 @NEEDS_RENODE
+@pytest.mark.usefixtures("demo_tree")
 def test_demo_runs_on_renode() -> None:
     from tinyhost.demo import run_demo
 

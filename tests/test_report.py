@@ -20,7 +20,7 @@ from tinyhost.evaluate.runner import run_eval
 from tinyhost.tflite import read_model
 
 REPO = Path(__file__).resolve().parents[1]
-BUILD = REPO / "build" / "test_eval"
+BUILD = REPO / "build" / "test_report"  # not test_eval.py's tree: the two may run at once (xdist)
 
 
 def _chromium() -> str:
