@@ -20,6 +20,14 @@ def shared_dir() -> Path:
     return shared
 
 
+@pytest.fixture(scope="session")
+def kernel_fw_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the kernel-test firmware is built (tests/kernels/target.py names each build by
+    board and variant): each variant is built once a session and is up to date for every
+    later test that asks for it, instead of a from-scratch build per test (~7-30 s each)."""
+    return tmp_path_factory.mktemp("kernel-fw")
+
+
 @pytest.fixture
 def demo_tree() -> Iterator[None]:
     """`tinyhost demo` writes one fixed tree (build/demo/: model, sample logs, report) that

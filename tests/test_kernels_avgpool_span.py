@@ -112,5 +112,5 @@ def test_span_paths_on_the_host(variant: str) -> None:
 
 
 @needs_qemu
-def test_span_paths_on_cortex_m4(tmp_path: Path) -> None:
-    check_on_cortex_m4(tmp_path, span_cases(6, 160, 6000) + global_cases(6, 60, 6000), 190)
+def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
+    check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000), 190)

@@ -74,5 +74,5 @@ def test_strided_path_on_the_host(variant: str) -> None:
 
 
 @needs_qemu
-def test_strided_path_on_cortex_m4(tmp_path: Path) -> None:
-    check_on_cortex_m4(tmp_path, strided_cases(8, 120, 6000), 100)
+def test_strided_path_on_cortex_m4(kernel_fw_root: Path) -> None:
+    check_on_cortex_m4(kernel_fw_root, strided_cases(8, 120, 6000), 100)

@@ -112,9 +112,9 @@ def test_direct_columns_on_the_host(variant: str) -> None:
             assert problem is None, f"[{variant}] {case.x.shape}->{case.out_shape}: {problem}"
 
 
-def test_direct_columns_on_cortex_m4(tmp_path: Path) -> None:
+def test_direct_columns_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases = [c for c in cols_cases(15, 120) if fits_small_firmware(c)]
-    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)
         assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"

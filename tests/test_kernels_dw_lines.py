@@ -142,10 +142,10 @@ def test_lines_path_matches_reference_on_host(driver: Driver) -> None:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-def test_lines_path_matches_reference_on_cortex_m4(tmp_path: Path) -> None:
+def test_lines_path_matches_reference_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases = [c for c in CASES if fits_small_firmware(c)]
     assert len(cases) >= N_LINES - 4
-    fw = build_firmware("mps2-an386", tmp_path)
+    fw = build_firmware("mps2-an386", kernel_fw_root)
     run = run_cases(fw, cases, interleaved=True)
     problems = [f"{describe(c)}: {p}" for c, r in zip(cases, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]

@@ -166,7 +166,7 @@ def test_dw_mult_small_filters_match_reference() -> None:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-def test_dw_mult_small_filters_on_cortex_m4(tmp_path: Path) -> None:
+def test_dw_mult_small_filters_on_cortex_m4(kernel_fw_root: Path) -> None:
     """The staged-row loop's assembly (pairs of pixels, an odd last pixel paired with the
     next row's first) and the 3 x 3 plane loop with multipliers 2-5 (unrolled channels) on
     QEMU mps2-an386, one firmware run."""
@@ -174,7 +174,7 @@ def test_dw_mult_small_filters_on_cortex_m4(tmp_path: Path) -> None:
            for c in _modes(case, big_bias=False)]
     cases = [c for c in _small_cases() + few if fits_small_firmware(c)]
     assert len(cases) > 150
-    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)
         assert problem is None, f"{describe(case)}: {problem}"

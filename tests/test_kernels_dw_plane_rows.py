@@ -124,7 +124,7 @@ def test_plane_row_kernels_match_reference_on_host(driver: Driver) -> None:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-def test_plane_row_kernels_match_reference_on_cortex_m4(tmp_path: Path) -> None:
-    run = run_cases(build_firmware("mps2-an386", tmp_path), CASES, interleaved=True)
+def test_plane_row_kernels_match_reference_on_cortex_m4(kernel_fw_root: Path) -> None:
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), CASES, interleaved=True)
     problems = mismatches(CASES, run.results, describe)
     assert not problems, "\n".join(problems[:10])

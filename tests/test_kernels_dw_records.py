@@ -84,9 +84,9 @@ def test_rows_path_records_match_reference_on_host(driver: Driver) -> None:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-def test_rows_path_records_match_reference_on_cortex_m4(tmp_path: Path) -> None:
+def test_rows_path_records_match_reference_on_cortex_m4(kernel_fw_root: Path) -> None:
     assert all(fits_small_firmware(c) for c in CASES)
-    fw = build_firmware("mps2-an386", tmp_path)
+    fw = build_firmware("mps2-an386", kernel_fw_root)
     run = run_cases(fw, CASES, interleaved=True)
     problems = [f"{describe(c)}: {p}" for c, r in zip(CASES, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]

@@ -49,9 +49,9 @@ def _case(i: int, op: Op, sa: tuple, sb: tuple) -> AddCase | MulCase:
     return AddCase(op, a, b, AddParams(-z1, -z2, zo, 20, m1, e1, m2, e2, mo, eo, lo, hi))
 
 
-def test_elementwise_dsp_paths_on_cortex_m4(tmp_path: Path) -> None:
+def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases = [_case(i, *s) for i, s in enumerate(_SHAPES)]
-    fw = build_firmware("mps2-an386", tmp_path, big=True)
+    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
     problems = [f"{s[0].name} {s[1]} {s[2]}: {p}" for s, c, r in zip(_SHAPES, cases, run.results,
                                                                      strict=True)

@@ -154,12 +154,12 @@ def test_fc_mix_reaches_the_fallbacks() -> None:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-def test_fc_and_pools_on_cortex_m4(tmp_path: Path) -> None:
+def test_fc_and_pools_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases = [*[c for c in fc_cases(3, 80) if fits_small_firmware(c)],
              *[c for c in pool_cases(4, 80) if fits_firmware(c)],
              *[c for c in maxpool_cases(6, 60) if fits_firmware(c)]]
     assert len(cases) >= 190
-    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
     problems = [f"{c.op.name} {c.x.shape}: {p}"
                 for c, r in zip(cases, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]  # fmt: skip

@@ -106,14 +106,14 @@ def test_row_loop_on_the_host(variant: str) -> None:
 
 
 @pytest.mark.skipif(_needs_qemu(), reason=ON_DEVICE)
-def test_row_loop_on_cortex_m4(tmp_path: Path) -> None:
+def test_row_loop_on_cortex_m4(kernel_fw_root: Path) -> None:
     """The kernel firmware (every path kept: the four-chunk dot), with the int8 kernels on
     the same shapes."""
     cases = [c for c in row_cases(2) if fits_small_firmware(c)]
     int8 = [replace(c, op=Op.FC_PER_CHANNEL if len(c.p.out_multiplier) > 1 else Op.FC)
             for c in cases]
     assert len(cases) >= 100
-    run = run_cases(build_firmware("mps2-an386", tmp_path), cases + int8, interleaved=True)
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases + int8, interleaved=True)
     problems = [f"{c.op.name} {c.w.shape} act {c.p.act_min}..{c.p.act_max}: {p}"
                 for c, r in zip(cases + int8, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]  # fmt: skip

@@ -134,10 +134,10 @@ def test_fc_w16_refuses_bad_arguments() -> None:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-def test_short_fc_on_cortex_m4(tmp_path: Path) -> None:
+def test_short_fc_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases = [c for c in all_cases(3, 200) if fits_small_firmware(c)]
     assert len(cases) >= 380
-    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
     problems = [f"{c.op.name} {c.w.shape} fast={_fast(c)}: {p}"
                 for c, r in zip(cases, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]  # fmt: skip

@@ -93,10 +93,10 @@ def test_fc_short_on_the_host(variant: str) -> None:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-def test_fc_short_on_cortex_m4(tmp_path: Path) -> None:
+def test_fc_short_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases = [c for seed in (2, 3) for c in short_cases(seed) if fits_small_firmware(c)]
     assert len(cases) >= 130
-    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
     problems = [f"{c.op.name} {c.w.shape} act {c.p.act_min}..{c.p.act_max}: {p}"
                 for c, r in zip(cases, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]  # fmt: skip
@@ -128,10 +128,10 @@ def entry_check_cases() -> list[tuple[FcCase, bool]]:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-def test_fc_entry_check_on_cortex_m4(tmp_path: Path) -> None:
+def test_fc_entry_check_on_cortex_m4(kernel_fw_root: Path) -> None:
     """The native entry check: valid constants run (outputs match), invalid ones refused."""
     cases = entry_check_cases()
-    run = run_cases(build_firmware("mps2-an386", tmp_path), [c for c, _ in cases],
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), [c for c, _ in cases],
                     interleaved=True)
     problems = []
     for (case, ok), result in zip(cases, run.results, strict=True):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -113,9 +114,9 @@ def test_runs_match_reference_on_host(driver: Driver) -> None:
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-def test_runs_match_reference_on_cortex_m4(tmp_path) -> None:  # noqa: ANN001
+def test_runs_match_reference_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases = runs_cases()
-    fw = build_firmware("mps2-an386", tmp_path)
+    fw = build_firmware("mps2-an386", kernel_fw_root)
     run = run_cases(fw, cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)

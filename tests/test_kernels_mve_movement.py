@@ -128,21 +128,21 @@ def assert_all_match(board: str, build_root: Path, batch: list[MoveCase]) -> int
     return run.build_flags
 
 
-def test_mve_movement_on_the_m55(tmp_path: Path) -> None:
-    flags = assert_all_match(MVE_BOARD, tmp_path,
+def test_mve_movement_on_the_m55(kernel_fw_root: Path) -> None:
+    flags = assert_all_match(MVE_BOARD, kernel_fw_root,
                              [*random_cases(seed=160, count=400), *boundary_cases()])
     assert flags & BUILD_FLAG_MVE, f"flags {flags}: not the MVE build"
-    elf = next(tmp_path.glob("**/*.elf"))
+    elf = build_firmware(MVE_BOARD, kernel_fw_root).elf  # up to date: no rebuild
     for function, mnemonics in MVE_FUNCTIONS.items():
         asm = function_disassembly(elf, function, mve=True)
         for mnemonic in mnemonics:
             assert f"\t{mnemonic}" in asm, f"{MVE_BOARD}: {function} has no {mnemonic}"
 
 
-def test_same_cases_on_the_dsp_build(tmp_path: Path) -> None:
+def test_same_cases_on_the_dsp_build(kernel_fw_root: Path) -> None:
     """The kernels' other build (Cortex-M4, no Helium) on the same cases: the harness and the
     shared index walks (merged slice dims, the row loop of TRANSPOSE / STRIDED_SLICE)."""
-    flags = assert_all_match("mps2-an386", tmp_path,
+    flags = assert_all_match("mps2-an386", kernel_fw_root,
                              [*random_cases(seed=160, count=200), *boundary_cases()])
     assert not flags & BUILD_FLAG_MVE
 

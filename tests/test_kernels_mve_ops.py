@@ -270,8 +270,8 @@ def assert_all_match(board: str, build_root: Path, seed: int, count: int,
     return run.build_flags
 
 
-def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
-    flags = assert_all_match(MVE_BOARD, tmp_path, seed=16, count=800,
+def test_mve_pools_mul_mean_on_the_m55(kernel_fw_root: Path) -> None:
+    flags = assert_all_match(MVE_BOARD, kernel_fw_root, seed=16, count=800,
                              extra=[*dw_17_to_32_taps(seed=17, count=200),
                                     *conv_at_most_4_taps(seed=18, count=150),
                                     *dw_tap_table_cases(seed=19, count=200),
@@ -283,15 +283,15 @@ def test_mve_pools_mul_mean_on_the_m55(tmp_path: Path) -> None:
                                     *conv_gather_cases(seed=22, count=140),
                                     *add_lut_softmax_cases(seed=23, count=800)])
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
-    elf = next(tmp_path.glob("**/*.elf"))
+    elf = build_firmware(MVE_BOARD, kernel_fw_root).elf  # up to date: no rebuild
     for function, mnemonics in MVE_FUNCTIONS.items():
         asm = function_disassembly(elf, function, mve=True)
         for mnemonic in mnemonics:
             assert f"\t{mnemonic}" in asm, f"{MVE_BOARD}: {function} has no {mnemonic}"
 
 
-def test_same_cases_on_the_dsp_build(tmp_path: Path) -> None:
-    flags = assert_all_match("mps2-an386", tmp_path, seed=16, count=300,
+def test_same_cases_on_the_dsp_build(kernel_fw_root: Path) -> None:
+    flags = assert_all_match("mps2-an386", kernel_fw_root, seed=16, count=300,
                              extra=add_lut_softmax_cases(seed=23, count=300))
     assert not flags & BUILD_FLAG_MVE
 

@@ -263,10 +263,10 @@ def all_cases() -> list[Case]:
             *fc_narrow_cases(seed=163, count=80), *sweep_worst()]
 
 
-def test_worst_shape_paths_on_the_m55(tmp_path: Path) -> None:
+def test_worst_shape_paths_on_the_m55(kernel_fw_root: Path) -> None:
     batch = all_cases()
     assert all(fits(c) for c in batch)
-    fw = build_firmware(MVE_BOARD, tmp_path, big=True)
+    fw = build_firmware(MVE_BOARD, kernel_fw_root, big=True)
     run = run_cases(fw, batch, interleaved=False)
     assert run.build_flags & BUILD_FLAG_MVE, f"firmware flags {run.build_flags}: not MVE"
     problems = [f"case {i + 1} {describe(case)}: {problem}"

@@ -108,14 +108,9 @@ def assert_all_match(cases: list[Case], results: list, where: str) -> None:
         problems[:10])
 
 
-@pytest.fixture(scope="module")
-def build_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("kernel-fw")
-
-
 @pytest.mark.parametrize("board", DSP_BOARDS)
-def test_random_cases_on_dsp_boards(build_root: Path, board: str) -> None:
-    fw = build_firmware(board, build_root)
+def test_random_cases_on_dsp_boards(kernel_fw_root: Path, board: str) -> None:
+    fw = build_firmware(board, kernel_fw_root)
     cases = random_cases(seed=DSP_BOARDS.index(board), count=CASES_PER_BOARD)
     run = run_cases(fw, cases, interleaved=True)
     expected = BUILD_FLAG_DSP | BUILD_FLAG_INTERLEAVED | BUILD_FLAG_NATIVE
@@ -127,10 +122,10 @@ def test_random_cases_on_dsp_boards(build_root: Path, board: str) -> None:
             assert f"\t{mnemonic}" in asm, f"{board}: {function} has no {mnemonic}"
 
 
-def test_random_cases_on_the_mve_board(build_root: Path) -> None:
+def test_random_cases_on_the_mve_board(kernel_fw_root: Path) -> None:
     """Cortex-M55: CONV_2D and FULLY_CONNECTED on their Helium paths (plain filters), the
     other kernels on the DSP ones; the MVE kernels really are the ones linked."""
-    fw = build_firmware(MVE_BOARD, build_root)
+    fw = build_firmware(MVE_BOARD, kernel_fw_root)
     cases = random_cases(seed=55, count=CASES_PER_BOARD)
     run = run_cases(fw, cases, interleaved=False)
     assert run.build_flags == BUILD_FLAG_DSP | BUILD_FLAG_NATIVE | BUILD_FLAG_MVE
@@ -144,11 +139,11 @@ def test_random_cases_on_the_mve_board(build_root: Path) -> None:
         assert "\tsmlad" not in function_disassembly(fw.elf, function, mve=True)
 
 
-def test_short_fully_connected_on_the_mve_board(build_root: Path) -> None:
+def test_short_fully_connected_on_the_mve_board(kernel_fw_root: Path) -> None:
     """FULLY_CONNECTED with inputs of 1-16 values (fc_mve_short: the input widened once, no
     sums of weights): per tensor with and without a filter offset, per channel, batches,
     output counts that are not multiples of four."""
-    fw = build_firmware(MVE_BOARD, build_root)
+    fw = build_firmware(MVE_BOARD, kernel_fw_root)
     draw = RngDraw(np.random.default_rng(56))
     cases = [fc_case(draw, FC_OPS[i % len(FC_OPS)], Limits(max_fc_in=16)) for i in range(240)]
     inputs = {case.x.shape[1] for case in cases}
@@ -158,8 +153,8 @@ def test_short_fully_connected_on_the_mve_board(build_root: Path) -> None:
     assert_all_match(cases, run.results, MVE_BOARD)
 
 
-def test_portable_path_on_cortex_m4(build_root: Path) -> None:
-    fw = build_firmware("mps2-an386", build_root, portable=True)
+def test_portable_path_on_cortex_m4(kernel_fw_root: Path) -> None:
+    fw = build_firmware("mps2-an386", kernel_fw_root, portable=True)
     cases = random_cases(seed=100, count=500)
     run = run_cases(fw, cases, interleaved=False)
     assert run.build_flags == 0
@@ -168,8 +163,8 @@ def test_portable_path_on_cortex_m4(build_root: Path) -> None:
 
 
 @pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500", MVE_BOARD))
-def test_mlperf_tiny_layers_on_target(build_root: Path, board: str) -> None:
-    fw = build_firmware(board, build_root, big=True)
+def test_mlperf_tiny_layers_on_target(kernel_fw_root: Path, board: str) -> None:
+    fw = build_firmware(board, kernel_fw_root, big=True)
     cases: list[Case] = [layer_case(op, **shape) for _, op, shape in REAL_LAYERS]
     in_place = [layer_case(Op.DW, (24, 24), 16, 16, 3, 2),
                 layer_case(Op.CONV, (12, 12), 32, 24, 1, 1),

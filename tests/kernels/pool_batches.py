@@ -63,11 +63,11 @@ def check_on_host(variant: str, cases: list[PoolCase]) -> None:
             assert problem is None, f"[{variant}] {case.x.shape} {case.p}: {problem}"
 
 
-def check_on_cortex_m4(tmp_path: Path, cases: list[PoolCase], at_least: int) -> None:
+def check_on_cortex_m4(build_root: Path, cases: list[PoolCase], at_least: int) -> None:
     """The cases that fit the kernel firmware, in one QEMU run (at least `at_least`)."""
     cases = [c for c in cases if fits_firmware(c)]
     assert len(cases) >= at_least
-    run = run_cases(build_firmware("mps2-an386", tmp_path), cases, interleaved=True)
+    run = run_cases(build_firmware("mps2-an386", build_root), cases, interleaved=True)
     problems = [f"{c.x.shape} {c.p}: {p}" for c, r in zip(cases, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]  # fmt: skip
     assert not problems, f"{len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
