@@ -2,13 +2,14 @@
 most 128 values, no filter offset, a bias and the fast requantization (per tensor: its shift;
 per channel: checked block by block) widen (x + input_offset) once per batch row into int16
 pairs and run the whole blocks of four channels in one assembly loop (a C loop in builds
-without the native DSP), a block failing the bound (|acc| >= 2^29 or a per-channel shift
+without the native DSP), a block failing the bound (|acc| >= 2^30 or a per-channel shift
 outside [-16, -1]) ending it so the general block loop takes it and the rest.
 
 The cases: every input length 1..65 and some up to 128, and 129 (past the path; every
 cin % 4, odd and even chunk counts), outputs with every cout % 4 (the last channels' pass),
 per tensor and per channel, clamped and whole activation ranges, one to three batches, a
-huge bias in a middle block (the bound fails mid-row), a per-channel shift of 0 or -20 in a
+huge bias in a middle block (|acc| >= 2^30: the bound fails mid-row; or |acc| just below
+2^30: the bound holds at its ends, both signs), a per-channel shift of 0 or -20 in a
 middle block (outside the fast range: the same), a per-tensor shift outside the fast range
 (path not taken). Against the NumPy reference on the host (ASan/UBSan; portable, emulated
 DSP and the build without optional paths) and on QEMU mps2-an386 (Cortex-M4, the assembly
@@ -50,8 +51,13 @@ def short_cases(seed: int) -> list[FcCase]:
             mult[c], shift[c] = quantize_multiplier(
                 float(rng.uniform(0.5, 2.0)) * 40 / (np.sqrt(cin) * 9500 + 17000))
         bias = rng.integers(-30000, 30000, cout).astype(np.int32)
-        if cin % 7 == 3 and cout >= 8:  # the bound fails in the second block
-            bias[5] = (1 << 29) - 5 if cin % 2 else -(1 << 29) + 3
+        # |x + input_offset| * |w| <= 255 * 128 per input: the dot's bound
+        dot = cin * 255 * 128
+        if cin % 7 == 3 and cout >= 8:  # the bound (|acc| < 2^30) fails in the second block
+            bias[5] = (1 << 30) + dot if cin % 2 else -(1 << 30) - dot
+        if cin % 7 == 6 and cout >= 8:  # inside it at its ends: |acc| up to 2^30 - 1
+            bias[5] = (1 << 30) - 1 - dot if cin % 2 else -(1 << 30) + dot
+            bias[6] = -bias[5]
         if per_channel and cin % 6 == 2 and cout >= 8:  # a shift outside [-16, -1]
             mult[6], shift[6] = (1 << 30), (0 if cin % 4 == 2 else -20)
         if not per_channel and cin % 9 == 5:  # per tensor outside the fast range: no path
@@ -74,7 +80,8 @@ def test_short_cases_cover_the_path() -> None:
     assert {(c.w.shape[1] + 3) // 4 % 2 for c in cases if c.w.shape[1] <= 128} == {0, 1}
     assert {c.w.shape[0] % 4 for c in cases} == {0, 1, 2, 3}
     assert {c.x.shape[0] for c in cases} == {1, 2, 3}
-    assert any(abs(int(c.bias[5])) > 1 << 28 for c in cases if c.w.shape[0] >= 8)
+    assert any(abs(int(c.bias[5])) >= 1 << 30 for c in cases if c.w.shape[0] >= 8)
+    assert any(1 << 29 < abs(int(c.bias[5])) < 1 << 30 for c in cases if c.w.shape[0] >= 8)
     assert {int(s) for c in cases for s in c.p.out_shift} >= {0, -20}
     assert {c.p.act_min for c in cases} == {-128, -90}
     spread = [len(np.unique(c.expected())) for c in cases

@@ -16,11 +16,15 @@ TH_INLINE uint32_t th_nn_bytes4(int32_t v)
 /* th_fast_rq_apply of accumulator operand A (per tensor): registers M, RZ, E hold the
  * multiplier, round_zp and e; operand xa is a temporary. */
 #define TH_NN_ROWS_RQ1(A, M, RZ, E)                                                          \
-    "lsl %[xa], %[" A "], #1\n\t"                                                           \
+    TH_NN_ROWS_RQ_MUL(A, M, RZ, E, "lsl %[xa], %[" A "], #1\n\t")                           \
+    "ssat %[" A "], #8, %[" A "]\n\t"
+/* The same before its SSAT, 2 * acc made by DOUBLE (LSL, or QADD: Q set when |2 acc| does
+ * not fit, the path FC_SHORT's bound). */
+#define TH_NN_ROWS_RQ_MUL(A, M, RZ, E, DOUBLE)                                               \
+    DOUBLE                                                                                   \
     "smmlar %[" A "], %[xa], %[" M "], %[" RZ "]\n\t"                                       \
     "add %[" A "], %[" A "], %[xa], asr #31\n\t"                                            \
-    "asr %[" A "], %[" A "], %[" E "]\n\t"                                                  \
-    "ssat %[" A "], #8, %[" A "]\n\t"
+    "asr %[" A "], %[" A "], %[" E "]\n\t"
 
 /* The four outputs a0..a3 (SSAT'd) packed into a0, clamped bytewise (SSUB8 sets a lane's GE
  * bit where the first operand is the larger or equal, SEL picks by them: max with the

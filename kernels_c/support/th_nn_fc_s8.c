@@ -605,9 +605,15 @@ fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, i
  * (x[4j+1], x[4j+3]), the tail zero-padded to whole chunks (the weights' padding is zero).
  * Per chunk of a block of four channels: LDRD of the pairs, one LDM of the four weight
  * words, 8 SXTB16 and 8 SMLAD (18 instructions for 16 MACs, where fc_rows spends 22 plus
- * the tail word's own code), and no tail code at all. The rest of a block (bound check,
- * requantization, store) is fc_rows'. */
+ * the tail word's own code), and no tail code at all. The rest of a block is fc_rows', but
+ * for the bound: no |acc| compares, the requantization's doubling by QADD sets Q where
+ * |acc| >= 2^30, tested once a block (TH_FC_S_DOT), and the per-channel shifts by USAT. */
 #define FC_SHORT_MAX 128
+
+/* The path's bound (QADD's: 2 acc fits, |acc| < 2^30, which keeps th_fast_rq_apply and
+ * fc_rq_channel exact too) as fc_mag's limit; ~shift << 26 is below it exactly when the
+ * shift is in [-16, -1] (for shift in [-31, 30], checked at entry). */
+#define FC_SHORT_LIMIT (UINT32_C(1) << 30)
 
 /* The widened row: 2 words per chunk, chunks = round_up4(cin) / 4. */
 static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_t *xw)
@@ -638,7 +644,6 @@ typedef struct {
     int32_t k2;
     const int32_t *mult;
     const int32_t *shift;
-    uint32_t limit; /* FC_MAG_LIMIT */
     const int8_t *out_end;
 } fc_sframe;
 
@@ -653,12 +658,17 @@ typedef struct {
     "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
     TH_FC_S_WORD("a0", "w0") TH_FC_S_WORD("a1", "w1") TH_FC_S_WORD("a2", "w2")               \
     TH_FC_S_WORD("a3", "w3")
-/* A block's bias, the dot, its bound (|acc| ORed into n). */
+/* A block's bias, the dot. Q is cleared (from n, the small chunk count: bit 27 clear) for
+ * the bound: the requantization doubles each accumulator by QADD, which sets Q exactly when
+ * 2 acc does not fit (|acc| >= 2^30), and TH_FC_S_BOUND tests it once a block, before the
+ * SSATs (they set Q too). An SMLAD whose accumulation wraps sets Q as well: that block goes
+ * to the general loop too (exact there; only slower). */
 #define TH_FC_S_DOT                                                                          \
     "ldr %[x], %[bp]\n\t"                                                                   \
     "ldmia %[x]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"                                         \
     "str %[x], %[bp]\n\t"                                                                   \
     "ldrd %[x], %[n], %[xwp]\n\t"                                                           \
+    "msr APSR_nzcvq, %[n]\n\t"                                                              \
     "lsrs %[n], %[n], #1\n\t"                                                               \
     "bcs 2f\n\t"                                                                            \
     "9:\n\t"                                                                                \
@@ -666,52 +676,53 @@ typedef struct {
     "2:\n\t"                                                                                \
     TH_FC_S_CHUNK                                                                           \
     "subs %[n], %[n], #1\n\t"                                                               \
-    "bne 9b\n\t"                                                                            \
-    "eor %[n], %[a0], %[a0], asr #31\n\t"                                                   \
-    TH_FC_MAG1("a1") TH_FC_MAG1("a2") TH_FC_MAG1("a3")
+    "bne 9b\n\t"
+/* The block's bound failed (Q, bit 27, shifted into C): the loop ends. */
+#define TH_FC_S_BOUND                                                                        \
+    "mrs %[n], APSR\n\t"                                                                    \
+    "lsls %[n], %[n], #5\n\t"                                                               \
+    "bcs 8f\n\t"
+#define TH_FC_S_QADD(A) "qadd %[xa], %[" A "], %[" A "]\n\t"
 /* Per channel: two channels' products by the multiplier, read as a pair (LDRD from operand x,
- * written back), before the shift by E - 1 (TH_FC_CH_MUL1's, t free after the dot). */
+ * written back), before the shift by E - 1 (TH_FC_CH_MUL1's with QADD, t free after the
+ * dot). */
 #define TH_FC_S_MUL2(A, B, EA, EB)                                                           \
     "ldrd %[xb], %[t], [%[x]], #8\n\t"                                                      \
-    "lsl %[xa], %[" A "], #1\n\t"                                                           \
+    TH_FC_S_QADD(A)                                                                         \
     "asr %[n], %[" A "], #31\n\t"                                                           \
     "smmlar %[" A "], %[xa], %[xb], %[n]\n\t"                                               \
     "asr %[" A "], %[" A "], %[" EA "]\n\t"                                                 \
-    "lsl %[xa], %[" B "], #1\n\t"                                                           \
+    TH_FC_S_QADD(B)                                                                         \
     "asr %[n], %[" B "], #31\n\t"                                                           \
     "smmlar %[" B "], %[xa], %[t], %[n]\n\t"                                                \
     "asr %[" B "], %[" B "], %[" EB "]\n\t"
-/* Per channel: the shifts' bound, the requantization. */
+/* e - 1 = ~shift of a channel, USAT to [0, 15] (Q set when shift is outside [-16, -1]). */
+#define TH_FC_S_E1(W) "mvn %[" W "], %[" W "]\n\t" "usat %[" W "], #4, %[" W "]\n\t"
+/* Per channel: the shifts, the bound, the requantization. */
 #define TH_FC_S_RQ_CHANNEL                                                                   \
-    /* e - 1 = ~shift (<< 25 into the bound: at most 15) */                                 \
     "ldr %[x], %[sp]\n\t"                                                                   \
     "ldmia %[x]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
-    "mvn %[w0], %[w0]\n\t"                                                                  \
-    "mvn %[w1], %[w1]\n\t"                                                                  \
-    "mvn %[w2], %[w2]\n\t"                                                                  \
-    "mvn %[w3], %[w3]\n\t"                                                                  \
-    "orr %[n], %[n], %[w0], lsl #25\n\t"                                                    \
-    "orr %[n], %[n], %[w1], lsl #25\n\t"                                                    \
-    "orr %[n], %[n], %[w2], lsl #25\n\t"                                                    \
-    "orr %[n], %[n], %[w3], lsl #25\n\t"                                                    \
-    "ldr %[xa], %[lim]\n\t"                                                                 \
-    "cmp %[n], %[xa]\n\t"                                                                   \
-    "bcs 8f\n\t"                                                                            \
     "str %[x], %[sp]\n\t"                                                                   \
+    TH_FC_S_E1("w0") TH_FC_S_E1("w1") TH_FC_S_E1("w2") TH_FC_S_E1("w3")                     \
     "ldr %[x], %[mp]\n\t"                                                                   \
     TH_FC_S_MUL2("a0", "a1", "w0", "w1") TH_FC_S_MUL2("a2", "a3", "w2", "w3")               \
     "str %[x], %[mp]\n\t"                                                                   \
+    TH_FC_S_BOUND                                                                           \
     "ldr %[n], %[k2]\n\t"                                                                   \
     TH_FC_CH_OUT1("a0") TH_FC_CH_OUT1("a1") TH_FC_CH_OUT1("a2") TH_FC_CH_OUT1("a3")
-/* Per tensor: the bound, the requantization. */
+/* Per tensor: the requantization, the bound before the SSATs. */
 #define TH_FC_S_RQ_TENSOR                                                                    \
-    "ldr %[xa], %[lim]\n\t"                                                                 \
-    "cmp %[n], %[xa]\n\t"                                                                   \
-    "bcs 8f\n\t"                                                                            \
     "ldrd %[w0], %[w1], %[k0]\n\t"                                                          \
     "ldr %[w2], %[k2]\n\t"                                                                  \
-    TH_NN_ROWS_RQ1("a0", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a1", "w0", "w1", "w2")           \
-    TH_NN_ROWS_RQ1("a2", "w0", "w1", "w2") TH_NN_ROWS_RQ1("a3", "w0", "w1", "w2")
+    TH_NN_ROWS_RQ_MUL("a0", "w0", "w1", "w2", TH_FC_S_QADD("a0"))                            \
+    TH_NN_ROWS_RQ_MUL("a1", "w0", "w1", "w2", TH_FC_S_QADD("a1"))                            \
+    TH_NN_ROWS_RQ_MUL("a2", "w0", "w1", "w2", TH_FC_S_QADD("a2"))                            \
+    TH_NN_ROWS_RQ_MUL("a3", "w0", "w1", "w2", TH_FC_S_QADD("a3"))                            \
+    TH_FC_S_BOUND                                                                           \
+    "ssat %[a0], #8, %[a0]\n\t"                                                             \
+    "ssat %[a1], #8, %[a1]\n\t"                                                             \
+    "ssat %[a2], #8, %[a2]\n\t"                                                             \
+    "ssat %[a3], #8, %[a3]\n\t"
 /* The block loop: bias and dot, RQ, the four outputs stored by STORE (clamped or not), the
  * next block unless the row is done. */
 #define TH_FC_S_LOOP(RQ, STORE)                                                              \
@@ -731,8 +742,8 @@ typedef struct {
           [w] "+r"(w), [n] "=&r"(n), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),         \
           [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)                       \
         : [bp] "m"(l->bias), [xwp] "m"(l->xw), [sp] "m"(l->shift), [mp] "m"(l->mult),        \
-          [lim] "m"(l->limit), [k0] "m"(l->k0), [k2] "m"(l->k2), [lo] "m"(l->lo4),           \
-          [out] "m"(l->out), [oend] "m"(l->out_end)                                          \
+          [k0] "m"(l->k0), [k2] "m"(l->k2), [lo] "m"(l->lo4), [out] "m"(l->out),             \
+          [oend] "m"(l->out_end)                                                             \
         : "cc", "memory");                                                                   \
     } while (0)
 
@@ -842,8 +853,7 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
     fc_sframe f __attribute__((aligned(8))) = {
         xw, chunks + (chunks & 1) * 2, bias, output, th_nn_bytes4(params->activation.min),
         th_nn_bytes4(params->activation.max), rq.multiplier, rq.round_zp,
-        per_channel ? 2 * params->output_offset + 1 : rq.e, multiplier, shift, FC_MAG_LIMIT,
-        output};
+        per_channel ? 2 * params->output_offset + 1 : rq.e, multiplier, shift, output};
 #endif
     for (int32_t b = 0; b < batches; b++) {
         int8_t *out = output + (int64_t)b * cout;
@@ -877,9 +887,9 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
                 }
             }
             for (int32_t j = 0; j < 4; j++) {
-                mag |= fc_mag(acc[j]) | (per_channel ? ~(uint32_t)shift[c0 + j] << 25 : 0u);
+                mag |= fc_mag(acc[j]) | (per_channel ? ~(uint32_t)shift[c0 + j] << 26 : 0u);
             }
-            if (mag >= FC_MAG_LIMIT) {
+            if (mag >= FC_SHORT_LIMIT) {
                 break;
             }
             for (int32_t j = 0; j < 4; j++) {
