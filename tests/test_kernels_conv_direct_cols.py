@@ -37,6 +37,28 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not ins
 CIN = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 31]
 
 
+def _case(rng: np.random.Generator, i: int, x_shape: tuple, w_shape: tuple, out_hw: tuple,
+          s: int, dil: tuple, pads: list, fast_scratch: bool) -> ConvCase:
+    """The quantization, data and parameters of case i (every ninth without bias, every fifth
+    clamped) for the given shapes, stride, dilation and padding (top, left, bottom, right)."""
+    cout = w_shape[0]
+    k = w_shape[1] * w_shape[2] * w_shape[3]
+    mult, shift = np.empty(cout, np.int32), np.empty(cout, np.int32)
+    for c in range(cout):
+        mult[c], shift[c] = quantize_multiplier(float(rng.uniform(0.3, 3.0)) /
+                                                (np.sqrt(k) * 7000))
+    clamp = i % 5 == 2
+    p = ConvParams(input_offset=int(rng.choice([-127, 128, int(rng.integers(-127, 129))])),
+                   output_offset=int(rng.integers(-128, 128)), out_multiplier=mult,
+                   out_shift=shift, act_min=-100 if clamp else -128, act_max=90 if clamp else 127,
+                   stride_h=s, stride_w=s, dilation_h=dil[0], dilation_w=dil[1],
+                   pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2], pad_right=pads[3])
+    x = rng.integers(-128, 128, x_shape).astype(np.int8)
+    w = rng.integers(-127, 128, w_shape).astype(np.int8)
+    bias = None if i % 9 == 4 else rng.integers(-20000, 20000, cout).astype(np.int32)
+    return ConvCase(Op.CONV, x, w, bias, p, (*out_hw, cout), fast_scratch=fast_scratch)
+
+
 def cols_case(rng: np.random.Generator, i: int, band: bool = False) -> ConvCase:
     """dilation.w 2-3 (Cout 2-4, every tenth 1), or with `band` dilation.w 1 where the direct
     path applies without fast scratch (Cout 1 with any Cin, Cout 2-3 with Cin > 4 not a
@@ -59,22 +81,8 @@ def cols_case(rng: np.random.Generator, i: int, band: bool = False) -> ConvCase:
         out_w = (in_w + pads[1] + pads[3] - eff[1]) // s + 1
         if out_h >= 1 and out_w >= 1 and out_w <= wide - 2:
             break
-    k = kh * kw * cin
-    mult, shift = np.empty(cout, np.int32), np.empty(cout, np.int32)
-    for c in range(cout):
-        mult[c], shift[c] = quantize_multiplier(float(rng.uniform(0.3, 3.0)) /
-                                                (np.sqrt(k) * 7000))
-    clamp = i % 5 == 2
-    p = ConvParams(input_offset=int(rng.choice([-127, 128, int(rng.integers(-127, 129))])),
-                   output_offset=int(rng.integers(-128, 128)), out_multiplier=mult,
-                   out_shift=shift, act_min=-100 if clamp else -128, act_max=90 if clamp else 127,
-                   stride_h=s, stride_w=s, dilation_h=dil[0], dilation_w=dil[1],
-                   pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2], pad_right=pads[3])
-    x = rng.integers(-128, 128, (batches, in_h, in_w, cin)).astype(np.int8)
-    w = rng.integers(-127, 128, (cout, kh, kw, cin)).astype(np.int8)
-    bias = None if i % 9 == 4 else rng.integers(-20000, 20000, cout).astype(np.int32)
-    return ConvCase(Op.CONV, x, w, bias, p, (batches, out_h, out_w, cout),
-                    fast_scratch=i % 6 != 5)
+    return _case(rng, i, (batches, in_h, in_w, cin), (cout, kh, kw, cin), (batches, out_h, out_w),
+                 s, dil, pads, fast_scratch=i % 6 != 5)
 
 
 def pointwise_case(rng: np.random.Generator, i: int) -> ConvCase:
@@ -86,20 +94,8 @@ def pointwise_case(rng: np.random.Generator, i: int) -> ConvCase:
     s = 1 if i % 3 else 2
     in_h, in_w = int(rng.integers(1, 8)), int(rng.integers(1, 12))
     out_h, out_w = (in_h - 1) // s + 1, (in_w - 1) // s + 1
-    mult, shift = np.empty(cout, np.int32), np.empty(cout, np.int32)
-    for c in range(cout):
-        mult[c], shift[c] = quantize_multiplier(float(rng.uniform(0.3, 3.0)) /
-                                                (np.sqrt(cin) * 7000))
-    clamp = i % 5 == 2
-    p = ConvParams(input_offset=int(rng.choice([-127, 128, int(rng.integers(-127, 129))])),
-                   output_offset=int(rng.integers(-128, 128)), out_multiplier=mult,
-                   out_shift=shift, act_min=-100 if clamp else -128, act_max=90 if clamp else 127,
-                   stride_h=s, stride_w=s, dilation_h=1, dilation_w=1,
-                   pad_top=0, pad_left=0, pad_bottom=0, pad_right=0)
-    x = rng.integers(-128, 128, (1, in_h, in_w, cin)).astype(np.int8)
-    w = rng.integers(-127, 128, (cout, 1, 1, cin)).astype(np.int8)
-    bias = None if i % 9 == 4 else rng.integers(-20000, 20000, cout).astype(np.int32)
-    return ConvCase(Op.CONV, x, w, bias, p, (1, out_h, out_w, cout), fast_scratch=i % 2 == 0)
+    return _case(rng, i, (1, in_h, in_w, cin), (cout, 1, 1, cin), (1, out_h, out_w), s, (1, 1),
+                 [0, 0, 0, 0], fast_scratch=i % 2 == 0)
 
 
 def cols_cases(seed: int, count: int) -> list[ConvCase]:
