@@ -10,7 +10,10 @@ fast scratch is offered for) and Cout 1 (never offered: the rows and bands), Cin
 filters 1-5 x 2-5 with dilation.w 2-3 and dilation.h 1-2, strides 1-3, padding drawn per side
 (every side, windows wholly in the padding too), outputs 1-12 wide (partial groups, groups
 across rows and batches), two batches, clamps, no bias, input offsets at both ends; each with
-the fast scratch and without it (the direct or im2col path as before), through th_conv_s8,
+the fast scratch and without it (the direct or im2col path as before); and pointwise layers
+with Cout 1-4 and Cin > 4 not a multiple of 4 (without fast scratch the direct path through
+the pointwise kernel, one row of quads with one- to three-pixel tails; with it the pointwise
+kernel's own), through th_conv_s8,
 against the NumPy reference: on the host (ASan/UBSan; portable, emulated DSP and the build
 without optional paths) and one batch on QEMU mps2-an386 (Cortex-M4, the native DSP build).
 """
@@ -32,6 +35,28 @@ from tinyhost.arith.fixedpoint import quantize_multiplier
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
 CIN = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 31]
+
+
+def _case(rng: np.random.Generator, i: int, x_shape: tuple, w_shape: tuple, out_hw: tuple,
+          s: int, dil: tuple, pads: list, fast_scratch: bool) -> ConvCase:
+    """The quantization, data and parameters of case i (every ninth without bias, every fifth
+    clamped) for the given shapes, stride, dilation and padding (top, left, bottom, right)."""
+    cout = w_shape[0]
+    k = w_shape[1] * w_shape[2] * w_shape[3]
+    mult, shift = np.empty(cout, np.int32), np.empty(cout, np.int32)
+    for c in range(cout):
+        mult[c], shift[c] = quantize_multiplier(float(rng.uniform(0.3, 3.0)) /
+                                                (np.sqrt(k) * 7000))
+    clamp = i % 5 == 2
+    p = ConvParams(input_offset=int(rng.choice([-127, 128, int(rng.integers(-127, 129))])),
+                   output_offset=int(rng.integers(-128, 128)), out_multiplier=mult,
+                   out_shift=shift, act_min=-100 if clamp else -128, act_max=90 if clamp else 127,
+                   stride_h=s, stride_w=s, dilation_h=dil[0], dilation_w=dil[1],
+                   pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2], pad_right=pads[3])
+    x = rng.integers(-128, 128, x_shape).astype(np.int8)
+    w = rng.integers(-127, 128, w_shape).astype(np.int8)
+    bias = None if i % 9 == 4 else rng.integers(-20000, 20000, cout).astype(np.int32)
+    return ConvCase(Op.CONV, x, w, bias, p, (*out_hw, cout), fast_scratch=fast_scratch)
 
 
 def cols_case(rng: np.random.Generator, i: int, band: bool = False) -> ConvCase:
@@ -56,29 +81,30 @@ def cols_case(rng: np.random.Generator, i: int, band: bool = False) -> ConvCase:
         out_w = (in_w + pads[1] + pads[3] - eff[1]) // s + 1
         if out_h >= 1 and out_w >= 1 and out_w <= wide - 2:
             break
-    k = kh * kw * cin
-    mult, shift = np.empty(cout, np.int32), np.empty(cout, np.int32)
-    for c in range(cout):
-        mult[c], shift[c] = quantize_multiplier(float(rng.uniform(0.3, 3.0)) /
-                                                (np.sqrt(k) * 7000))
-    clamp = i % 5 == 2
-    p = ConvParams(input_offset=int(rng.choice([-127, 128, int(rng.integers(-127, 129))])),
-                   output_offset=int(rng.integers(-128, 128)), out_multiplier=mult,
-                   out_shift=shift, act_min=-100 if clamp else -128, act_max=90 if clamp else 127,
-                   stride_h=s, stride_w=s, dilation_h=dil[0], dilation_w=dil[1],
-                   pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2], pad_right=pads[3])
-    x = rng.integers(-128, 128, (batches, in_h, in_w, cin)).astype(np.int8)
-    w = rng.integers(-127, 128, (cout, kh, kw, cin)).astype(np.int8)
-    bias = None if i % 9 == 4 else rng.integers(-20000, 20000, cout).astype(np.int32)
-    return ConvCase(Op.CONV, x, w, bias, p, (batches, out_h, out_w, cout),
-                    fast_scratch=i % 6 != 5)
+    return _case(rng, i, (batches, in_h, in_w, cin), (cout, kh, kw, cin), (batches, out_h, out_w),
+                 s, dil, pads, fast_scratch=i % 6 != 5)
+
+
+def pointwise_case(rng: np.random.Generator, i: int) -> ConvCase:
+    """1x1, Cout 1-4, Cin > 4 not a multiple of 4 (the direct path through the pointwise
+    kernel: one row of pixels at stride 1, quads and their tails), strides 1-2, outputs 1-40
+    pixels (tails of 1-3), clamps, no bias."""
+    cout = 1 + i % 4
+    cin = int(rng.choice([5, 6, 7, 9, 11, 13, 31]))
+    s = 1 if i % 3 else 2
+    in_h, in_w = int(rng.integers(1, 8)), int(rng.integers(1, 12))
+    out_h, out_w = (in_h - 1) // s + 1, (in_w - 1) // s + 1
+    return _case(rng, i, (1, in_h, in_w, cin), (cout, 1, 1, cin), (1, out_h, out_w), s, (1, 1),
+                 [0, 0, 0, 0], fast_scratch=i % 2 == 0)
 
 
 def cols_cases(seed: int, count: int) -> list[ConvCase]:
-    """count cases of dilation.w > 1, then count / 2 of dilation.w 1 (the rows and bands)."""
+    """count cases of dilation.w > 1, then count / 2 of dilation.w 1 (the rows and bands),
+    then count / 4 pointwise."""
     rng = np.random.default_rng(seed)
     return ([cols_case(rng, i) for i in range(count)] +
-            [cols_case(rng, i, band=True) for i in range(count // 2)])
+            [cols_case(rng, i, band=True) for i in range(count // 2)] +
+            [pointwise_case(rng, i) for i in range(count // 4)])
 
 
 def test_cases_reach_the_branches() -> None:
@@ -93,7 +119,7 @@ def test_cases_reach_the_branches() -> None:
         assert any(getattr(c.p, side) > 0 for c in fast), side
     assert any(c.bias is None for c in fast) and any(c.p.act_min > -128 for c in fast)
     assert any(not c.fast_scratch for c in cases) and any(c.out_shape[3] == 1 for c in cases)
-    bands = [c for c in cases if c.p.dilation_w == 1]
+    bands = [c for c in cases if c.p.dilation_w == 1 and c.w.shape[1:3] != (1, 1)]
     assert {c.out_shape[3] for c in bands} == {1, 2, 3}
     assert {c.x.shape[3] % 4 for c in bands} == {0, 1, 2, 3}
     tall = [c for c in bands if c.out_shape[1] >= 8]
@@ -102,6 +128,10 @@ def test_cases_reach_the_branches() -> None:
     assert any(c.out_shape[1] % 4 for c in tall) and any(c.p.stride_h > 1 for c in tall)
     for side in ("pad_top", "pad_left", "pad_bottom", "pad_right"):
         assert any(getattr(c.p, side) > 0 for c in tall), side
+    pointwise = [c for c in cases if c.w.shape[1:3] == (1, 1)]
+    assert {c.out_shape[3] for c in pointwise} == {1, 2, 3, 4}
+    assert any(c.p.stride_h == 2 for c in pointwise)
+    assert any(int(np.prod(c.out_shape[:3])) % 4 == 1 for c in pointwise)  # one-pixel tails
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])

@@ -243,29 +243,43 @@ TH_INLINE void quad_word(const int8_t *x0, int32_t dx, int32_t wv, int32_t offse
     *s3 = th_smlad(th_sxtab16_ror8(offset2, u), wh, *s3);
 }
 
-/* Four pixels' sums, by value. */
+/* The four pixels of a quad (dilation.w 1): `dx` input bytes apart, filter rows of `words`
+ * whole words and a partial last word (its weight bytes: mask, 0 for none; it reads
+ * round_up4 bytes, which the caller checked exist), row_step input bytes and w_step weight
+ * bytes from one filter row to the next. One per call: only the pointers change per quad. */
 typedef struct {
-    int32_t s0;
-    int32_t s1;
-    int32_t s2;
-    int32_t s3;
-} quad_sums;
+    int32_t dx;
+    int32_t words;
+    int32_t mask;
+    int32_t w_step;
+    int32_t row_step;
+    int32_t offset2;
+} quad_geo;
+
+TH_INLINE quad_geo quad_geo_make(int32_t dx, int32_t run, int32_t w_step, int32_t row_step,
+                                 int32_t offset2)
+{
+    return (quad_geo){dx, run / 4, (int32_t)((1u << (8 * (run & 3))) - 1u), w_step, row_step,
+                      offset2};
+}
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* interior_quads' filter rows of one channel on native DSP builds: each row's whole words
- * 16 MACs in 25 instructions (LDR + 2 SXTB16 of the weight word, per pixel LDR + 2 SXTAB16 +
- * 2 SMLAD, SUBS + BNE), the pixels at x, x + dx, x + 2 dx (LSL #1 addressing), x + 3 dx; all
- * 14 registers, which gcc finds only in a function of its own. The row's partial last
- * word (mask != 0) as quad_word. */
-static quad_sums __attribute__((noinline))
+/* quad_channel on native DSP builds: each row's whole words 16 MACs in 25 instructions
+ * (LDR + 2 SXTB16 of the weight word, per pixel LDR + 2 SXTAB16 + 2 SMLAD, SUBS + BNE), the
+ * pixels at x, x + dx, x + 2 dx (LSL #1 addressing), x + 3 dx; all 14 registers, which gcc
+ * finds only in a function of its own, and at -Os only with the geometry as arguments and
+ * the row pointers copied per row (read through a pointer, or stepped as the asm's own
+ * operands, gcc -Os reports impossible constraints). The row's partial last word as
+ * quad_word. The sums come and go through s (no struct by value: fewer copies per call). */
+static void __attribute__((noinline))
 quad_rows(const int8_t *xr, int32_t dx, const int8_t *wr, int32_t words, int32_t mask,
-          int32_t run, int32_t rows, int32_t row_step, int32_t offset2, quad_sums acc)
+          int32_t w_step, int32_t rows, int32_t row_step, int32_t offset2, int32_t *s)
 {
-    int32_t s0 = acc.s0;
-    int32_t s1 = acc.s1;
-    int32_t s2 = acc.s2;
-    int32_t s3 = acc.s3;
-    for (int32_t r = 0; r < rows; r++, xr += row_step, wr += run) {
+    int32_t s0 = s[0];
+    int32_t s1 = s[1];
+    int32_t s2 = s[2];
+    int32_t s3 = s[3];
+    for (int32_t r = 0; r < rows; r++, xr += row_step, wr += w_step) {
         const int8_t *x = xr;
         const int8_t *w = wr;
         if (words > 0) {
@@ -302,35 +316,48 @@ quad_rows(const int8_t *xr, int32_t dx, const int8_t *wr, int32_t words, int32_t
             quad_word(x, dx, th_read_s32(w) & mask, offset2, &s0, &s1, &s2, &s3);
         }
     }
-    return (quad_sums){s0, s1, s2, s3};
+    s[0] = s0;
+    s[1] = s1;
+    s[2] = s2;
+    s[3] = s3;
 }
 #endif
 
-/* Four pixels' sums of one channel (dilation.w 1): `rows` filter rows of `words` whole words
- * and a partial last word (mask != 0) from xr + i * dx (row_step to the next row), weights
- * from wr (w_step to the next filter row); the partial words read round_up4 bytes, which the
- * caller checked exist. */
-TH_INLINE quad_sums quad_channel(const int8_t *xr, int32_t dx, const int8_t *wr, int32_t words,
-                                 int32_t mask, int32_t w_step, int32_t rows, int32_t row_step,
-                                 int32_t offset2, quad_sums acc)
+/* Four pixels' sums of one channel into s[0..3] (from their values): `rows` filter rows of
+ * q's quad from input x (the first pixel's first byte) and weights w. */
+TH_INLINE void quad_channel(const int8_t *x, const int8_t *w, int32_t rows, const quad_geo *q,
+                            int32_t *s)
 {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    return quad_rows(xr, dx, wr, words, mask, w_step, rows, row_step, offset2, acc);
+    quad_rows(x, q->dx, w, q->words, q->mask, q->w_step, rows, q->row_step, q->offset2, s);
 #else
-    for (int32_t r = 0; r < rows; r++, xr += row_step, wr += w_step) {
-        const int8_t *x = xr;
-        const int8_t *w = wr;
-        const int8_t *w_end = wr + 4 * words;
-        for (; w != w_end; w += 4, x += 4) {
-            quad_word(x, dx, th_read_s32(w), offset2, &acc.s0, &acc.s1, &acc.s2, &acc.s3);
+    for (int32_t r = 0; r < rows; r++, x += q->row_step, w += q->w_step) {
+        const int8_t *xw = x;
+        const int8_t *ww = w;
+        const int8_t *w_end = w + 4 * q->words;
+        for (; ww != w_end; ww += 4, xw += 4) {
+            quad_word(xw, q->dx, th_read_s32(ww), q->offset2, &s[0], &s[1], &s[2], &s[3]);
         }
-        if (mask != 0) {
-            quad_word(x, dx, th_read_s32(w) & mask, offset2, &acc.s0, &acc.s1, &acc.s2,
-                      &acc.s3);
+        if (q->mask != 0) {
+            quad_word(xw, q->dx, th_read_s32(ww) & q->mask, q->offset2, &s[0], &s[1], &s[2],
+                      &s[3]);
         }
     }
-    return acc;
 #endif
+}
+
+/* Every channel's sums of a quad into acc[4 c + p] from the bias: channel c's weights from
+ * w + c * kp. */
+TH_INLINE void quad_all(const int8_t *x, const int8_t *w, int32_t kp, int32_t rows,
+                        const quad_geo *q, const direct_rq *rq, int32_t cout, int32_t *acc)
+{
+    for (int32_t c = 0; c < cout; c++, w += kp, acc += 4) {
+        acc[0] = rq[c].bias;
+        acc[1] = acc[0];
+        acc[2] = acc[0];
+        acc[3] = acc[0];
+        quad_channel(x, w, rows, q, acc);
+    }
 }
 
 /* The output columns [.., end) whose windows end inside the input (dilation.w 1). */
@@ -363,32 +390,15 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
                int32_t ky_lo, int32_t quads, int8_t *out)
 {
     const int32_t run = g->kw * g->cin;
-    const int32_t words = run / 4;
-    const int32_t mask = (int32_t)((1u << (8 * (run & 3))) - 1u);
-    const int32_t offset2 = g->offset2;
+    const quad_geo qg = quad_geo_make(dx, run, run, row_step, g->offset2);
+    const int8_t *w = g->w + ky_lo * run;
     int plain = !stage->clamp; /* every channel fast, no clamp: the lean output loop */
     for (int32_t c = 0; c < cout; c++) {
         plain = plain && rq[c].fast;
     }
     for (int32_t q = 0; q < quads; q++, xa += 4 * dx) {
         int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
-        for (int32_t c = 0; c < cout; c++) {
-            int32_t s0 = rq[c].bias;
-            int32_t s1 = s0;
-            int32_t s2 = s0;
-            int32_t s3 = s0;
-            const quad_sums q4 = quad_channel(xa, dx, g->w + c * g->kp + ky_lo * run, words,
-                                              mask, run, rows, row_step, offset2,
-                                              (quad_sums){s0, s1, s2, s3});
-            s0 = q4.s0;
-            s1 = q4.s1;
-            s2 = q4.s2;
-            s3 = q4.s3;
-            acc[4 * c] = s0;
-            acc[4 * c + 1] = s1;
-            acc[4 * c + 2] = s2;
-            acc[4 * c + 3] = s3;
-        }
+        quad_all(xa, w, g->kp, rows, &qg, rq, cout, acc);
         if (plain) { /* fast requantization for every channel, no clamp */
             for (int32_t c = 0; c < cout; c++) {
                 const th_fast_rq f = rq[c].rq;
@@ -504,23 +514,9 @@ static void column_quad(const direct_geo *g, const direct_rq *rq, const th_nn_ou
                         int32_t cout, const int8_t *cols, int32_t n, int8_t *out)
 {
     const int32_t kp = g->kp;
+    const quad_geo qg = quad_geo_make(kp, kp, kp, 0, g->offset2);
     int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
-    for (int32_t c = 0; c < cout; c++) {
-        int32_t s0 = rq[c].bias;
-        int32_t s1 = s0;
-        int32_t s2 = s0;
-        int32_t s3 = s0;
-        const quad_sums q4 = quad_channel(cols, kp, g->w + c * kp, kp / 4, 0, kp, 1, 0,
-                                          g->offset2, (quad_sums){s0, s1, s2, s3});
-        s0 = q4.s0;
-        s1 = q4.s1;
-        s2 = q4.s2;
-        s3 = q4.s3;
-        acc[4 * c] = s0;
-        acc[4 * c + 1] = s1;
-        acc[4 * c + 2] = s2;
-        acc[4 * c + 3] = s3;
-    }
+    quad_all(cols, g->w, kp, 1, &qg, rq, cout, acc);
     for (int32_t p = 0; p < n; p++, out += cout) {
         for (int32_t c = 0; c < cout; c++) {
             out[c] = direct_out(acc[4 * c + p], &rq[c], stage);
@@ -595,25 +591,59 @@ static void pixel_sums(const direct_call *k, const int8_t *xa, int32_t rows, int
     const int32_t run = (kx_hi - kx_lo) * g->cin;
     const int quad = pixels == 4 && g->dil_w == 1 && rows > 0 && run > 0 &&
                      xa + 3 * dx + (rows - 1) * k->row_step + th_round_up4(run) <= g->x_end;
+    if (quad) {
+        const quad_geo qg = quad_geo_make(dx, run, g->kw * g->cin, k->row_step, g->offset2);
+        quad_all(xa, g->w + (ky_lo * g->kw + kx_lo) * g->cin, g->kp, rows, &qg, k->rq,
+                 k->cout, acc);
+        return;
+    }
     for (int32_t c = 0; c < k->cout; c++) {
         int32_t *s = &acc[4 * c];
         s[0] = k->rq[c].bias;
         s[1] = s[0];
         s[2] = s[0];
         s[3] = s[0];
-        if (quad) {
-            const quad_sums q4 = quad_channel(
-                xa, dx, g->w + c * g->kp + (ky_lo * g->kw + kx_lo) * g->cin, run / 4,
-                (int32_t)((1u << (8 * (run & 3))) - 1u), g->kw * g->cin, rows, k->row_step,
-                g->offset2, (quad_sums){s[0], s[0], s[0], s[0]});
-            s[0] = q4.s0;
-            s[1] = q4.s1;
-            s[2] = q4.s2;
-            s[3] = q4.s3;
-        } else {
-            channel_sums(g, c, xa, k->row_step, rows, ky_lo, kx_lo, kx_hi, pixels, dx, s);
+        channel_sums(g, c, xa, k->row_step, rows, ky_lo, kx_lo, kx_hi, pixels, dx, s);
+    }
+}
+
+/* The outputs of `pixels` pixels from acc[4 c + p] in raster order; the output past them.
+ * (k's fields in locals: the int8 stores may alias them.) */
+TH_INLINE int8_t *pixels_out(const direct_call *k, const int32_t *acc, int32_t pixels,
+                             int8_t *out)
+{
+    const int32_t cout = k->cout;
+    const direct_rq *rq = k->rq;
+    const th_nn_out_stage *stage = k->stage;
+    for (int32_t p = 0; p < pixels; p++, out += cout) {
+        for (int32_t c = 0; c < cout; c++) {
+            out[c] = direct_out(acc[4 * c + p], &rq[c], stage);
         }
     }
+    return out;
+}
+
+/* The filter rows [*ky_lo, *ky_hi) inside for the windows of input row y0; the input row of
+ * the first (in_b where none is inside). */
+TH_INLINE const int8_t *row_taps(const direct_call *k, const int8_t *in_b, int32_t y0,
+                                 int32_t *ky_lo, int32_t *ky_hi)
+{
+    const int32_t dil_h = k->params->dilation.h;
+    inside_taps(y0, dil_h, k->filt->h, k->in->h, ky_lo, ky_hi);
+    return *ky_lo < *ky_hi ? in_b + (y0 + *ky_lo * dil_h) * k->row_bytes : in_b;
+}
+
+/* The tap columns [*kx_lo, *kx_hi) inside of the window at input column x0, its rows inside
+ * (*rows: rows_in, 0 where no column is inside) and its first tap inside from row0 (in_b
+ * where it has none: nothing is read). */
+TH_INLINE const int8_t *window_at(const direct_call *k, const int8_t *in_b, const int8_t *row0,
+                                  int32_t rows_in, int32_t x0, int32_t *rows, int32_t *kx_lo,
+                                  int32_t *kx_hi)
+{
+    const int32_t dil_w = k->params->dilation.w;
+    inside_taps(x0, dil_w, k->filt->w, k->in->w, kx_lo, kx_hi);
+    *rows = *kx_lo < *kx_hi ? rows_in : 0;
+    return *rows > 0 ? row0 + (x0 + *kx_lo * dil_w) * k->g->cin : in_b;
 }
 
 /* Output row oy of batch input in_b, in raster order: interior quads, other pixels up to
@@ -689,6 +719,21 @@ static int8_t *direct_row(const direct_call *k, const int8_t *in_b, int32_t oy, 
     return out;
 }
 
+/* One pixel's cout (1-4) outputs (a byte loop would be a memcpy call). */
+TH_INLINE void pixel_copy(int8_t *out, const int8_t *from, int32_t cout)
+{
+    out[0] = from[0];
+    if (cout > 1) {
+        out[1] = from[1];
+        if (cout > 2) {
+            out[2] = from[2];
+            if (cout > 3) {
+                out[3] = from[3];
+            }
+        }
+    }
+}
+
 /* Output bytes a band keeps of the pixels outside its rows' interior quads. */
 #define DIRECT_BAND_BYTES 128
 
@@ -702,8 +747,6 @@ static int8_t *direct_row(const direct_call *k, const int8_t *in_b, int32_t oy, 
 static int8_t *direct_band(const direct_call *k, const int8_t *in_b, int32_t oy0, int8_t *out)
 {
     const th_conv_params *params = k->params;
-    const th_dims *in = k->in;
-    const th_dims *filt = k->filt;
     const int32_t out_w = k->outd->w;
     const int32_t cout = k->cout;
     const int32_t sw = params->stride.w;
@@ -716,20 +759,20 @@ static int8_t *direct_band(const direct_call *k, const int8_t *in_b, int32_t oy0
     int32_t ky_hi;
     int32_t lo3;
     int32_t hi3;
-    inside_taps(y0, params->dilation.h, filt->h, in->h, &ky_lo, &ky_hi);
-    inside_taps(y0 + 3 * sh, params->dilation.h, filt->h, in->h, &lo3, &hi3);
+    const int8_t *row0 = row_taps(k, in_b, y0, &ky_lo, &ky_hi);
+    (void)row_taps(k, in_b, y0 + 3 * sh, &lo3, &hi3);
     const int32_t rows = ky_hi - ky_lo;
     if (lo3 != ky_lo || hi3 != ky_hi || rows <= 0) {
         return NULL; /* (the taps inside only shrink, then grow: equal ends, equal rows) */
     }
-    const int8_t *row0 = in_b + (y0 + ky_lo * params->dilation.h) * k->row_bytes;
     const int32_t col_step = sh * k->row_bytes;
     /* Interior quads: columns [qa, qa + 4 quads), as many as fit in the band's last row. */
     const int32_t qa = (params->padding.w + sw - 1) / sw;
+    const int32_t qa_off = (qa * sw - params->padding.w) * k->g->cin;
     int32_t quads = 0;
     if (k->ox_end - qa >= 4) {
-        quads = fit_quads(k->g, row0 + 3 * col_step + (qa * sw - params->padding.w) * k->g->cin,
-                          k->dx, k->row_step, rows, (k->ox_end - qa) / 4);
+        quads = fit_quads(k->g, row0 + 3 * col_step + qa_off, k->dx, k->row_step, rows,
+                          (k->ox_end - qa) / 4);
     }
     const int32_t qb = qa + 4 * quads;
     const int32_t outside = out_w - 4 * quads;
@@ -743,34 +786,26 @@ static int8_t *direct_band(const direct_call *k, const int8_t *in_b, int32_t oy0
             ox = qb - 1;
             continue;
         }
-        const int32_t x0 = ox * sw - params->padding.w;
+        int32_t r;
         int32_t kx_lo;
         int32_t kx_hi;
-        inside_taps(x0, params->dilation.w, filt->w, in->w, &kx_lo, &kx_hi);
-        const int32_t r = kx_lo < kx_hi ? rows : 0;
-        const int8_t *xa = r > 0 ? row0 + (x0 + kx_lo * params->dilation.w) * k->g->cin : in_b;
+        const int8_t *xa =
+            window_at(k, in_b, row0, rows, ox * sw - params->padding.w, &r, &kx_lo, &kx_hi);
         int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
         pixel_sums(k, xa, r, ky_lo, kx_lo, kx_hi, 4, col_step, acc);
-        for (int32_t p = 0; p < 4; p++, bp += cout) {
-            for (int32_t c = 0; c < cout; c++) {
-                bp[c] = direct_out(acc[4 * c + p], &k->rq[c], k->stage);
-            }
-        }
+        bp = pixels_out(k, acc, 4, bp);
     }
     for (int32_t p = 0; p < 4; p++) {
         const int8_t *from = band + p * cout;
         for (int32_t ox = 0; ox < out_w; ox++) {
             if (ox == qa && quads > 0) {
-                interior_quads(k->g, k->rq, k->stage, cout,
-                               row0 + p * col_step + (qa * sw - params->padding.w) * k->g->cin,
+                interior_quads(k->g, k->rq, k->stage, cout, row0 + p * col_step + qa_off,
                                k->dx, k->row_step, rows, ky_lo, quads, out);
                 out += 4 * quads * cout;
                 ox = qb - 1;
                 continue;
             }
-            for (int32_t c = 0; c < cout; c++) {
-                out[c] = from[c];
-            }
+            pixel_copy(out, from, cout);
             out += cout;
             from += 4 * cout;
         }
