@@ -3,11 +3,12 @@ NumPy reference, on the host (DSP modelled in C, under ASan and UBSan) and in on
 Cortex-M4 run (its Thumb-2 block loops).
 
 The cases take that path (plan/scratch.py dw_lines_scratch > 0: ch_mult 1, 4 or more
-channels, at most 8 taps, 1-D tensors and short lines): one-row and one-column tensors (the
-filter oriented either way), every tap count 1-8 (the unrolled whole-window loops) and
-clipped windows at padded edges (the general loop), windows wholly in the padding, channel
-counts with every tail (C % 4 = 0-3, the smallest 4), strides, dilations, small 2-D planes;
-each with and without a bias. Cases the path refuses at run time (an activation clamp, a
+channels, at most 8 taps or a 2-D window of at most 64, 1-D tensors and short lines): one-row
+and one-column tensors (the filter oriented either way), every tap count 1-8 (the unrolled
+whole-window loops) and clipped windows at padded edges (the general loop), windows wholly in
+the padding, channel counts with every tail (C % 4 = 0-3, the smallest 4), strides, dilations,
+small 2-D planes, 2-D windows of 9-14 taps (the general loop for every pixel); each with and
+without a bias. Cases the path refuses at run time (an activation clamp, a
 shift that rules out the fast requantization) check the fallback.
 
 PAIR_SHAPES take its pairs variant (one tap across the line, SMLAD over tap pairs of a staged
@@ -61,6 +62,16 @@ SHAPES = [
     ((4, 20), 7, (1, 2), (2, 1), (1, 2)),
     ((1, 16), 80, (1, 3), (1, 1), (1, 1)),
     ((1, 16), 81, (1, 3), (1, 1), (1, 1)),
+    # 2-D windows of more than 8 taps (the general block loop): strides across and along,
+    # dilations, windows clipped on every side of small planes (SAME), either orientation,
+    # every tail (C % 4 = 0-3)
+    ((21, 8), 19, (5, 2), (2, 3), (1, 1)),
+    ((6, 7), 4, (3, 3), (1, 1), (2, 2)),
+    ((5, 9), 6, (2, 5), (1, 2), (1, 1)),
+    ((9, 5), 7, (7, 2), (2, 1), (1, 1)),
+    ((8, 6), 8, (4, 3), (3, 2), (1, 2)),
+    ((4, 4), 5, (3, 4), (1, 1), (1, 1)),
+    ((7, 7), 9, (3, 3), (1, 2), (1, 1)),
 ]
 
 # (hw, cin, k, stride, dilation): the pairs variant for SAME and VALID padding

@@ -3,8 +3,8 @@
  * and per row (staging, records, row calls) are spread over few outputs. Two variants, the
  * one estimated cheaper (lines_variant):
  *
- * Taps (at most 8 taps). HWC order as stored: for each output pixel, the channels in blocks
- * of four; per block, each valid tap's input word (four channels) is sign-extended with the
+ * Taps (at most 8 taps; 2-D windows up to 64). HWC order as stored: for each output pixel, the
+ * channels in blocks of four; per block, each valid tap's input word (four channels) is sign-extended with the
  * input offset added (SXTAB16, two lanes a word) and multiplied per channel (SMLABB / SMLATT)
  * by the doubled weights, then four outputs are requantized (the fast exact form of
  * th_nn_support.h on the doubled accumulator) and stored. Taps in the padding are skipped
@@ -35,6 +35,11 @@
 #if TH_NN_HAS_DSP && !TH_NN_MVE
 
 #define DW_LINES_MAX_TAPS 8
+/* 2-D windows (two or more taps across the line) of more than 8 taps run the general block
+ * loop: for small planes and few outputs per channel its 9 instructions per tap and block
+ * cost less than the rows path's staging and calls per channel and output row. Filters of
+ * 15 taps or more take the plane path first (th_dw_conv_general_s8.c) where it fits. */
+#define DW_LINES_MAX_TAPS_2D 64
 /* The line loops: at most 3 taps along the line (one tap across) and 20 blocks of four
  * channels (above, the per-pixel loops' call costs are spread over more blocks than the
  * line loops' extra 3 instructions per block and pixel). */
@@ -61,6 +66,13 @@ typedef struct {
 TH_INLINE int32_t lines_record_words(int32_t taps)
 {
     return 4 + 2 * taps + 12;
+}
+
+/* The taps variant applies: at most 8 taps (the unrolled loops), or a 2-D window (KA >= 2
+ * after orientation) of at most DW_LINES_MAX_TAPS_2D (the general block loop). */
+TH_INLINE int lines_taps_ok(int32_t taps, int32_t ka)
+{
+    return taps <= DW_LINES_MAX_TAPS || (ka > 1 && taps <= DW_LINES_MAX_TAPS_2D);
 }
 
 /* The oriented frame: B (inner taps) is w unless the filter has more rows than columns. */
@@ -195,13 +207,17 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
     int32_t variant = 0;
     int32_t size = 0;
     const int32_t taps_bytes = blocks * 4 * lines_record_words(taps);
-    if (taps <= DW_LINES_MAX_TAPS && taps_bytes <= DW_LINES_MAX_SCRATCH) {
+    if (lines_taps_ok(taps, ka) && taps_bytes <= DW_LINES_MAX_SCRATCH) {
         if (ka == 1 && kb <= DW_LINE_MAX_K && blocks <= DW_LINE_MAX_BLOCKS) { /* line loops */
             const int64_t out_b = pixels / out_a;
             const int64_t per_line = out_b * blocks * (8 * taps + 31) + 24 * blocks + 110;
             best = 4 * (out_a * per_line + 40 * c + 8 * taps * blocks + 634);
         } else {
-            best = 4 * (pixels * (blocks * (9 * taps + 25) + ((c & 3) != 0 ? 26 : 0) + 115) +
+            /* Beyond the fit's taps (2-D windows of more than 8): 12 more per filter row
+             * after the first (the block loop's row step). */
+            const int32_t per_block =
+                9 * taps + 25 + (taps > DW_LINES_MAX_TAPS ? 12 * (ka - 1) : 0);
+            best = 4 * (pixels * (blocks * per_block + ((c & 3) != 0 ? 26 : 0) + 115) +
                         72 * c + 634);
         }
         variant = 1;
@@ -619,7 +635,7 @@ static dw_lines_fn lines_line_fn(int32_t k)
 
 /* The record's bias words (rec) and requantization words (w: (multiplier,
  * 2^(e-1) + zp 2^e, e) per channel) of four channels; 0 if fast requantization is not exact
- * for one of them (|acc| <= taps 2^15 + |bias|; at most 16 taps: 32-bit compares). */
+ * for one of them (|acc| <= taps 2^15 + |bias|; at most 64 taps: 32-bit compares). */
 static int lines_record_rq(int32_t *rec, int32_t *w, int32_t taps, const int32_t *bias,
                            const int32_t *mult, const int32_t *shift, int32_t zp)
 {
@@ -1086,15 +1102,15 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
     }
     const int32_t kh = filter_dims->h, kw = filter_dims->w;
     const int32_t taps = kh * kw;
-    if (taps > DW_LINES_MAX_TAPS || need != blocks * 4 * lines_record_words(taps)) {
+    const int32_t tr = lines_transposed(filter_dims);
+    const int32_t ka = tr ? kw : kh, kb = tr ? kh : kw;
+    if (!lines_taps_ok(taps, ka) || need != blocks * 4 * lines_record_words(taps)) {
         return 0;
     }
-    const int32_t tr = lines_transposed(filter_dims);
     const int32_t rw = lines_record_words(taps);
     const int32_t tail = c & 3;
     const int32_t full = c >> 2;
     int32_t *records = (int32_t *)ctx->buf;
-    const int32_t ka = tr ? kw : kh, kb = tr ? kh : kw;
     const int32_t fa = tr ? c : kw * c, fb = tr ? kw * c : c;
     for (int32_t i = 0; i <= full; i++) { /* the full blocks, then the tail's (channels 0-3) */
         const int32_t cb = i < full ? tail + 4 * i : 0;
@@ -1151,7 +1167,9 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
     wj->os = (int32_t)ob_bytes;
     const int32_t use_line = kb <= DW_LINE_MAX_K && full + (tail != 0) <= DW_LINE_MAX_BLOCKS;
     const dw_lines_fn line_fn = use_line ? lines_line_fn(kb) : th_dw_lines_gen;
-    const dw_lines_fn full_fn = lines_full_fn(kb);
+    /* Called for one-row windows only (at most DW_LINES_MAX_TAPS taps); 2-D windows run
+     * lines_pixel. */
+    const dw_lines_fn full_fn = lines_full_fn(TH_MIN(kb, DW_LINES_MAX_TAPS));
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_b = input + (int64_t)n * h * row_bytes;
         int8_t *out_b0 = output + (int64_t)n * oh * ow * c;

@@ -301,6 +301,7 @@ def dw_plane_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
 
 
 DW_LINES_MAX_TAPS = 8  # th_dw_conv_lines_s8.c
+DW_LINES_MAX_TAPS_2D = 64  # 2-D windows (KA >= 2): the general block loop
 DW_LINES_MAX_SCRATCH = 16384
 DW_LINE_MAX_K = 3  # th_dw_conv_lines_s8.c line loops
 DW_LINE_MAX_BLOCKS = 20
@@ -330,9 +331,10 @@ def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
                      dilation: tuple[int, int], mult: int, channels: int) -> int:
     """th_dw_lines_scratch: the channel-inner path's scratch where it applies (mult 1,
     C >= 4) and the cheaper of its variants is estimated below the rows path
-    (lines_variant); else 0. Taps variant (at most 8 taps): ceil(C / 4) blocks of
-    4 * (16 + 2 * taps) bytes; pairs variant (one tap across the line, at most 16 along it,
-    _dw_pairs): ceil(C / 4) blocks of 4 * (16 + 4 * KP) bytes and one staged line."""
+    (lines_variant); else 0. Taps variant (at most 8 taps, or a 2-D window of at most 64):
+    ceil(C / 4) blocks of 4 * (16 + 2 * taps) bytes; pairs variant (one tap across the line,
+    at most 16 along it, _dw_pairs): ceil(C / 4) blocks of 4 * (16 + 4 * KP) bytes and one
+    staged line."""
     if mult != 1 or channels < 4:
         return 0
     taps = k[0] * k[1]
@@ -346,12 +348,15 @@ def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
                        + 480 * out_a * phases + 844) + 16280
     best: tuple[int, int] | None = None  # (4 x estimate, bytes)
     size = blocks * 4 * (16 + 2 * taps)
-    if taps <= DW_LINES_MAX_TAPS and size <= DW_LINES_MAX_SCRATCH:
+    taps_ok = taps <= DW_LINES_MAX_TAPS or (ka > 1 and taps <= DW_LINES_MAX_TAPS_2D)
+    if taps_ok and size <= DW_LINES_MAX_SCRATCH:
         if ka == 1 and taps <= DW_LINE_MAX_K and blocks <= DW_LINE_MAX_BLOCKS:  # line loops
             per_line = out_hw[b] * blocks * (8 * taps + 31) + 24 * blocks + 110
             est = 4 * (out_a * per_line + 40 * channels + 8 * taps * blocks + 634)
         else:
-            est = 4 * (pixels * (blocks * (9 * taps + 25) + (26 if channels % 4 else 0) + 115)
+            # beyond the fit's taps (2-D, more than 8): 12 per filter row after the first
+            per_block = 9 * taps + 25 + (12 * (ka - 1) if taps > DW_LINES_MAX_TAPS else 0)
+            est = 4 * (pixels * (blocks * per_block + (26 if channels % 4 else 0) + 115)
                        + 72 * channels + 634)
         best = (est, size)
     pairs = _dw_pairs(k, out_hw, stride, dilation, blocks)
