@@ -10,7 +10,9 @@ window move in assembly too. Activations other than the full range take the C lo
 cases: windows 1x1 .. 9x8, planes from one pixel past the window to about three windows,
 SAME (padding on every side: top / left and bottom / right differ by one for even windows)
 and VALID, C = 1 .. 9, 12, 13, 16, 18, 31 (every tail 0 .. 3, even and odd), one or two
-images. All against the NumPy reference, on the host (ASan / UBSan, portable and emulated
+images. Tail cases: C with 1-3 channels past the groups (the assembly's halfword lanes) over
+rows 2-6 windows wide (long spans, SAME border spans, VALID's columns right of the last
+window). All against the NumPy reference, on the host (ASan / UBSan, portable and emulated
 DSP builds) and in one batch on QEMU mps2-an386 (the native DSP build: the assembly).
 
 Global cases: one output pixel over the whole plane (VALID k = H x W, SAME with a larger
@@ -60,6 +62,28 @@ def span_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     return draw_cases(seed, count, draw)
 
 
+TAIL_CHANNELS = [5, 6, 7, 9, 10, 11, 14, 15, 19, 22, 23]
+
+
+def tail_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """Stride-1 average pools whose C is not a multiple of four (1-3 channels past the groups,
+    C odd and even) over wide rows: long interior spans, then the one-pixel border spans of
+    SAME and the columns right of the last window (VALID); odd and even window counts."""
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
+        c = TAIL_CHANNELS[i % len(TAIL_CHANNELS)]
+        fh, fw = int(rng.integers(1, 8)), int(rng.integers(2, 9))
+        if fh * fw < 3:
+            return None
+        h, w = int(rng.integers(fh, fh + 5)), int(rng.integers(2 * fw, 6 * fw + 3))
+        if h * w * c > max_elements:
+            return None
+        padding = Padding.SAME if i % 3 else Padding.VALID
+        return avgpool_case(rng, i, (h, w, c), (fh, fw), (1, 1), padding)
+
+    return draw_cases(seed, count, draw)
+
+
 def global_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """One output pixel per image: the whole plane (VALID, or SAME with a window one larger
     each way), whole rows (VALID, KH < H, stride past the rest), or (one in seven) a window
@@ -104,13 +128,20 @@ def test_span_cases_reach_every_branch() -> None:
     assert any(c.x.shape[1] * c.x.shape[2] > 512 for c in glob)
     assert any(c.p.filter_h < c.x.shape[1] for c in glob)
     assert any(c.p.filter_w < c.x.shape[2] for c in glob)
+    tails = tail_cases(5, 60, 6000)
+    assert {c.x.shape[3] % 4 for c in tails} == {1, 2, 3}
+    assert {c.x.shape[3] % 2 for c in tails} == {0, 1}
+    assert {(c.p.filter_h * c.p.filter_w) % 2 for c in tails} == {0, 1}
+    assert any(c.p.pad_left > 0 for c in tails) and any(c.p.pad_left == 0 for c in tails)
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp"])
 def test_span_paths_on_the_host(variant: str) -> None:
-    check_on_host(variant, span_cases(5, 120, 4000) + global_cases(5, 70, 8000))
+    check_on_host(variant, span_cases(5, 120, 4000) + global_cases(5, 70, 8000) +
+                  tail_cases(5, 60, 6000))
 
 
 @needs_qemu
 def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
-    check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000), 190)
+    check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000) +
+                       tail_cases(6, 60, 6000), 250)

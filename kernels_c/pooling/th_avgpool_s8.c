@@ -644,23 +644,21 @@ typedef struct {
 #define TH_S1_HEAD                                                                        \
     "push {r4-r11, lr}\n\t"                                                               \
     "sub sp, sp, #16\n\t"                                                                 \
-    "ldr r1, [r0, #28]\n\t"                                                               \
-    "lsl r2, r1, #1\n\t"                                                                  \
-    "str r2, [sp, #0]\n\t"                                                                \
-    "ldr r2, [r0, #32]\n\t"                                                               \
-    "str r2, [sp, #8]\n\t"                                                                \
-    "add r1, r1, r2\n\t"                                                                  \
+    "ldrd r10, r11, [r0, #28]\n\t"                                                        \
+    "add r12, r10, r11\n\t"                                                               \
+    "lsl r6, r12, #1\n\t"                                                                 \
+    "str r6, [sp, #0]\n\t"                                                                \
+    "str r11, [sp, #8]\n\t"                                                               \
     "ldr r2, [r0, #24]\n\t"                                                               \
     "ldr r5, [r0, #20]\n\t"                                                               \
-    "mla r2, r1, r2, r5\n\t"                                                              \
+    "mla r2, r12, r2, r5\n\t"                                                             \
     "str r2, [sp, #4]\n\t"                                                                \
     "ldrd r7, r8, [r0, #36]\n\t"                                                          \
     "ldr r9, [r0, #44]\n\t"                                                               \
     "ldrd r1, r2, [r0, #4]\n\t"                                                           \
     "ldrd r3, r4, [r0, #12]\n\t"                                                          \
     "ldr r0, [r0, #0]\n\t"                                                                \
-    "ldr r6, [sp, #0]\n\t"                                                                \
-    "add r6, r0, r6\n\t"                                                                  \
+    "add r6, r0, r10, lsl #1\n\t"                                                         \
     "2:\n\t"                                                                              \
     "ldrd r10, r11, [r0]\n\t"
 /* acc += entering column, acc - leaving column stored; W: the columns word-aligned (LDRD /
@@ -713,17 +711,44 @@ typedef struct {
 #define TH_S1_STORE_W "strd r10, r11, [r2], #8\n\t"
 #define TH_S1_STORE_U "str r10, [r2], #4\n\tstr r11, [r2], #4\n\t"
 #define TH_S1_SKIP "add r2, r2, #8\n\t" /* no update: past the leaving column's group */
-#define TH_S1_LOOP                                                                        \
+/* One channel past C & ~3 (halfword sums, natural order): acc += entering column, acc -
+ * leaving column stored; the average (+ k's low half, an even count's -1 for a negative
+ * sum, SMLAWB, the quotient's byte flipped to int8); then (T_MOVE) the leaving column + row
+ * e - row l, or (T_SKIP) past it. ~18 instructions a channel (the C loop took ~46). */
+#define TH_S1_TAIL(ROUND1, UPDATE1)                                                       \
+    "ldrsh r10, [r0]\n\t"                                                                 \
+    "ldrsh r12, [r1], #2\n\t"                                                             \
+    "add r10, r10, r12\n\t"                                                               \
+    "ldrsh r12, [r2]\n\t"                                                                 \
+    "sub r11, r10, r12\n\t"                                                               \
+    "strh r11, [r0], #2\n\t"                                                              \
+    "sxtah r11, r10, r9\n\t"                                                              \
+    ROUND1                                                                                \
+    "smlawb r11, r7, r11, r8\n\t"                                                         \
+    "lsr r11, r11, #16\n\t"                                                               \
+    "eor r11, r11, #0x80\n\t"                                                             \
+    "strb r11, [r5], #1\n\t"                                                              \
+    UPDATE1
+#define TH_S1_ROUND1_ODD ""
+#define TH_S1_ROUND1_EVEN "sub r11, r11, r10, lsr #31\n\t"
+/* the leaving column's channel + row e - row l (r12: its sum), pointers past the channel */
+#define TH_S1_T_MOVE                                                                      \
+    "ldrsb r11, [r3], #1\n\t"                                                             \
+    "add r12, r12, r11\n\t"                                                               \
+    "ldrsb r11, [r4], #1\n\t"                                                             \
+    "sub r12, r12, r11\n\t"                                                               \
+    "strh r12, [r2], #2\n\t"
+#define TH_S1_T_SKIP "add r2, r2, #2\n\t"
+/* After a pixel's groups its C - c4 other channels ([sp, #8]), then the next pixel: acc
+ * back by C halfwords ([sp, #0]) until dst reaches the end ([sp, #4]). */
+#define TH_S1_LOOP(TAIL)                                                                  \
     "cmp r0, r6\n\t"                                                                      \
     "bne 2b\n\t"                                                                          \
-    "ldr r12, [sp, #8]\n\t"                                                               \
-    "cmp r12, #0\n\t"                                                                     \
+    "ldr lr, [sp, #8]\n\t"                                                                \
+    "cmp lr, #0\n\t"                                                                      \
     "beq 3f\n\t"                                                                          \
-    "add r3, r3, r12\n\t"                                                                 \
-    "add r4, r4, r12\n\t"                                                                 \
-    "add r5, r5, r12\n\t"                                                                 \
-    "add r1, r1, r12, lsl #1\n\t"                                                         \
-    "add r2, r2, r12, lsl #1\n\t"                                                         \
+    "4:\n\t" TAIL "subs lr, lr, #1\n\t"                                                   \
+    "bne 4b\n\t"                                                                          \
     "3:\n\t"                                                                              \
     "ldrd r10, r11, [sp, #0]\n\t"                                                         \
     "sub r0, r0, r10\n\t"                                                                 \
@@ -736,23 +761,25 @@ typedef struct {
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 /* The eight loops: count odd / even (BIAS, SIGNS), leaving column moved or not, columns
  * word-aligned or not. */
-#define TH_S1_RUN(NAME, ROUND, AL, UPDATE)                                                \
+#define TH_S1_RUN(NAME, ROUND, AL, UPDATE, PAR, UPD1)                                     \
     static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
     {                                                                                     \
         __asm__ volatile(TH_S1_HEAD TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) ROUND   \
-                             TH_S1_DIV UPDATE TH_S1_LOOP);                                \
+                             TH_S1_DIV UPDATE TH_S1_LOOP(                                 \
+                                 TH_S1_TAIL(TH_S1_ROUND1_##PAR, TH_S1_T_##UPD1)));        \
     }
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
-TH_S1_RUN(s1_odd_w, TH_S1_BIAS, W, TH_S1_MOVE(W))
-TH_S1_RUN(s1_even_w, TH_S1_SIGNS, W, TH_S1_MOVE(W))
-TH_S1_RUN(s1_odd_keep_w, TH_S1_BIAS, W, TH_S1_SKIP)
-TH_S1_RUN(s1_even_keep_w, TH_S1_SIGNS, W, TH_S1_SKIP)
-TH_S1_RUN(s1_odd_u, TH_S1_BIAS, U, TH_S1_MOVE(U))
-TH_S1_RUN(s1_even_u, TH_S1_SIGNS, U, TH_S1_MOVE(U))
-TH_S1_RUN(s1_odd_keep_u, TH_S1_BIAS, U, TH_S1_SKIP)
-TH_S1_RUN(s1_even_keep_u, TH_S1_SIGNS, U, TH_S1_SKIP)
+TH_S1_RUN(s1_odd_w, TH_S1_BIAS, W, TH_S1_MOVE(W), ODD, MOVE)
+TH_S1_RUN(s1_even_w, TH_S1_SIGNS, W, TH_S1_MOVE(W), EVEN, MOVE)
+TH_S1_RUN(s1_odd_keep_w, TH_S1_BIAS, W, TH_S1_SKIP, ODD, SKIP)
+TH_S1_RUN(s1_even_keep_w, TH_S1_SIGNS, W, TH_S1_SKIP, EVEN, SKIP)
+TH_S1_RUN(s1_odd_u, TH_S1_BIAS, U, TH_S1_MOVE(U), ODD, MOVE)
+TH_S1_RUN(s1_even_u, TH_S1_SIGNS, U, TH_S1_MOVE(U), EVEN, MOVE)
+TH_S1_RUN(s1_odd_keep_u, TH_S1_BIAS, U, TH_S1_SKIP, ODD, SKIP)
+TH_S1_RUN(s1_even_keep_u, TH_S1_SIGNS, U, TH_S1_SKIP, EVEN, SKIP)
 /* Column sums moved to the next row only (the columns right of the last pixel's window):
- * per column (n of them from leave, e, l), its groups + row e - row l. */
+ * per column (n of them from leave, e, l), its groups and then its other channels (one
+ * halfword each) + row e - row l. */
 #define TH_S1_MOVE_RUN(NAME, AL)                                                          \
     static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
     {                                                                                     \
@@ -765,9 +792,12 @@ TH_S1_RUN(s1_even_keep_u, TH_S1_SIGNS, U, TH_S1_SKIP)
                          "add r8, r3, r6\n\t"                                             \
                          "2:\n\t" TH_S1_MOVE(AL) "cmp r3, r8\n\t"                        \
                          "bne 2b\n\t"                                                     \
-                         "add r2, r2, r7, lsl #1\n\t"                                     \
-                         "add r3, r3, r7\n\t"                                             \
-                         "add r4, r4, r7\n\t"                                             \
+                         "movs r9, r7\n\t"                                                \
+                         "beq 5f\n\t"                                                     \
+                         "4:\n\t"                                                         \
+                         "ldrsh r12, [r2]\n\t" TH_S1_T_MOVE "subs r9, r9, #1\n\t"        \
+                         "bne 4b\n\t"                                                     \
+                         "5:\n\t"                                                         \
                          "subs r5, r5, #1\n\t"                                            \
                          "bne 1b\n\t"                                                     \
                          "pop {r4-r11, pc}\n\t");                                         \
@@ -777,38 +807,14 @@ TH_S1_MOVE_RUN(s1_move_u, U)
 #pragma GCC diagnostic pop
 #endif
 
-__attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t x0,
-                                              int32_t w, int32_t n, const int8_t *xe,
-                                              const int8_t *xl, int32_t ch,
-                                              const avg_s1_div *dp, int8_t *dst,
-                                              int by_channel, int update)
+/* The C loops of s1_span (clamped activations, C < 4, builds without the assembly). */
+__attribute__((noinline)) static void s1_span_c(int16_t *acc, int16_t *cs, int32_t x0,
+                                                int32_t w, int32_t n, const int8_t *xe,
+                                                const int8_t *xl, int32_t ch,
+                                                const avg_s1_div *dp, int8_t *dst,
+                                                int by_channel, int update)
 {
     const s1_consts c = s1_consts_of(dp);
-#if TH_NN_DSP_NATIVE
-    const int32_t c4 = ch & ~3;
-    if (!c.clamp && c4 > 0) {
-        /* Groups in assembly, the other channels after: over the span when the output is
-         * apart from the input, else (in place) pixel by pixel. An odd C leaves every other
-         * column's sums off word alignment. */
-        static void (*const run[8])(const s1_asm_args *) = {
-            s1_odd_keep_w, s1_even_keep_w, s1_odd_w, s1_even_w,
-            s1_odd_keep_u, s1_even_keep_u, s1_odd_u, s1_even_u};
-        void (*const fn)(const s1_asm_args *) =
-            run[(ch & 1) * 4 + (update ? 2 : 0) + (c.even ? 1 : 0)];
-        const int32_t step = c4 == ch || by_channel ? n : 1;
-        for (int32_t i = 0; i < n; i += step) {
-            int16_t *leave = cs + (x0 + i) * ch;
-            const int16_t *enter = leave + (w - 1) * ch;
-            const int8_t *e = update ? xe + (x0 + i) * ch : NULL;
-            const int8_t *l = update ? xl + (x0 + i) * ch : NULL;
-            const s1_asm_args a = {acc, enter, leave, e, l, dst + i * ch, step, c4, ch - c4,
-                                   c.m, c.mh, c.k};
-            fn(&a);
-            s1_tails(acc, leave, enter, e, l, step, ch, &c, dst + i * ch, update);
-        }
-        return;
-    }
-#endif
     by_channel = by_channel && n > 2; /* the C loops: by channel over longer spans */
     if (update) {
         if (c.even) {
@@ -821,6 +827,41 @@ __attribute__((noinline)) static void s1_span(int16_t *acc, int16_t *cs, int32_t
     } else {
         s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 0, 0);
     }
+}
+
+/* n pixels of one count from column x0 (s1_span_t). Inlined into s1_row: a one-pixel span
+ * (a SAME border pixel) costs the assembly's call, not s1_span_c's frame (~100 more). */
+TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t n,
+                       const int8_t *xe, const int8_t *xl, int32_t ch, const avg_s1_div *dp,
+                       int8_t *dst, int by_channel, int update)
+{
+#if TH_NN_DSP_NATIVE
+    const int32_t c4 = ch & ~3;
+    if (!dp->clamp && c4 > 0) {
+        /* The whole span in assembly, pixel by pixel, in each pixel its groups then its
+         * other channels (the order of the in-place C loop, so it serves both). An odd C
+         * leaves every other column's sums off word alignment. */
+        static void (*const run[8])(const s1_asm_args *) = {
+            s1_odd_keep_w, s1_even_keep_w, s1_odd_w, s1_even_w,
+            s1_odd_keep_u, s1_even_keep_u, s1_odd_u, s1_even_u};
+        int16_t *leave = cs + x0 * ch;
+        const s1_asm_args a = {acc,
+                               leave + (w - 1) * ch,
+                               leave,
+                               update ? xe + x0 * ch : NULL,
+                               update ? xl + x0 * ch : NULL,
+                               dst,
+                               n,
+                               c4,
+                               ch - c4,
+                               dp->m,
+                               dp->mh,
+                               dp->k};
+        run[(ch & 1) * 4 + (update ? 2 : 0) + dp->even](&a);
+        return;
+    }
+#endif
+    s1_span_c(acc, cs, x0, w, n, xe, xl, ch, dp, dst, by_channel, update);
 }
 
 /* Column sums of columns [x0, x1) moved to the next output row's window, rows [n0, e1):
@@ -1082,15 +1123,14 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
                 if (x0 < in_w) {
 #if TH_NN_DSP_NATIVE
                     if (c4 > 0) {
-                        /* groups in assembly, the other channels by lanes_cols */
+                        /* in assembly, groups and then the other channels */
                         const s1_asm_args a = {NULL, NULL, csb + x0 * ch, xe + x0 * ch,
                                                xl + x0 * ch, NULL, in_w - x0, c4, ch - c4,
                                                0, 0, 0};
                         ((ch & 1) ? s1_move_u : s1_move_w)(&a);
-                    }
-                    if (c4 < ch) {
-                        lanes_cols(csb + c4, image + c4, row, ys, leave_end, enter_start, ne,
-                                   ns, x0, in_w, ch, 0, ch - c4);
+                    } else {
+                        lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0,
+                                   in_w, ch, 0, ch);
                     }
 #else
                     lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0, in_w,
