@@ -37,6 +37,12 @@ SHAPES = [
     ((7, 10), 18, 5, (3, 3), (2, 1), 1, (1, 1, 0, 1)),
     ((5, 9), 7, 8, (2, 3), (1, 1), 1, (0, 0, 0, 0)),  # odd output width
     ((9, 3), 5, 6, (6, 6), (2, 2), 1, (2, 2, 2, 3)),  # windows wider than the input
+    # pairs in the same rows crossing an edge (stage_pair_rows): filters taller than the
+    # input, dilated rows outside at both ends with taps cut on both sides, strides
+    ((4, 34), 5, 7, (9, 1), (1, 1), 1, (4, 0, 4, 0)),
+    ((6, 9), 3, 5, (5, 4), (1, 2), 2, (4, 2, 3, 1)),
+    ((5, 8), 2, 6, (4, 3), (2, 1), 1, (2, 1, 2, 1)),
+    ((3, 7), 6, 9, (7, 2), (1, 3), 1, (3, 1, 3, 1)),
     # K > 256: row runs
     ((8, 12), 18, 5, (6, 3), (1, 1), 1, (0, 1, 0, 1)),
     ((9, 10), 5, 6, (6, 9), (2, 2), 1, (2, 4, 3, 4)),
@@ -44,7 +50,31 @@ SHAPES = [
     ((35, 12), 2, 7, (15, 9), (2, 1), 2, (14, 4, 13, 4)),
     ((7, 9), 30, 9, (3, 3), (1, 2), 1, (1, 1, 1, 0)),
 ]
+
+
+def _edge_shapes(n: int) -> list[tuple]:
+    """n random staged shapes whose windows cross the top or bottom edge (pairs in the same
+    rows staged in one rows loop): short inputs, tall filters, padding up to the filter's
+    reach on each side, dilated rows, strides."""
+    rng = np.random.default_rng(1515)
+    out: list[tuple] = []
+    while len(out) < n:
+        cin = int(rng.choice([1, 2, 3, 5, 6, 7, 9]))
+        kh, kw = int(rng.integers(2, 10)), int(rng.integers(1, 6))
+        dil = int(rng.integers(1, 3))
+        h, w = int(rng.integers(2, 9)), int(rng.integers(3, 13))
+        reach = (kh - 1) * dil + 1
+        pads = tuple(int(rng.integers(0, r)) for r in (reach, kw, reach, kw))
+        stride = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
+        if (kw * cin < 4 or kh * kw * cin > STAGE_BYTES or pads[0] + pads[2] == 0
+                or h + pads[0] + pads[2] < (kh - 1) * dil + 1 or w + pads[1] + pads[3] < kw):
+            continue
+        out.append(((h, w), cin, int(rng.integers(5, 11)), (kh, kw), stride, dil, pads))
+    return out
+
+
 STAGE_BYTES = 256  # th_nn_im2col_s16.c TH_STAGE_BYTES
+SHAPES += _edge_shapes(6)
 DIRECT_MAX_COUT = 4  # th_nn_support.h TH_NN_DIRECT_MAX_COUT
 
 

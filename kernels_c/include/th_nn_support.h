@@ -423,10 +423,32 @@ TH_INLINE int32_t th_fast_rq_apply(int32_t acc, const th_fast_rq *rq)
 }
 #endif
 
+/* The filter rows [*lo, *hi) (*lo == *hi: none) of a window whose kh rows, dil apart, start
+ * at input row y0, that are inside an input of h rows. */
+TH_INLINE void th_nn_rows_inside(int32_t y0, int32_t dil, int32_t kh, int32_t h, int32_t *lo,
+                                 int32_t *hi)
+{
+    const int32_t top = y0 >= 0 ? 0 : (dil - 1 - y0) / dil;
+    const int32_t bottom = y0 >= h ? 0 : TH_MIN((h - 1 - y0) / dil + 1, kh);
+    *hi = bottom;
+    *lo = TH_MIN(top, bottom);
+}
+
 #if TH_NN_HAS_DSP
 /* n >= 1 words of the runs at p0 and p1 widened with offset2 (the input offset in both
  * halfwords) into two pixels' chunks: chunk i holds p0's lo, hi, p1's lo, hi halfword pairs
  * (4 words, th_nn_im2col_s16's layout with chunk stride 4). */
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* The two words loaded (u: pixel 0's, v: pixel 1's) widened with offset2 (o) and stored as
+ * one chunk at c (c advanced by it): the assembly of th_nn_widen_two's loop after its loads. */
+#define TH_NN_WIDEN_TWO_STORE                                                                  \
+    "sxtab16 %[a], %[o], %[v]\n\t"                                                             \
+    "sxtab16 %[b], %[o], %[v], ror #8\n\t"                                                     \
+    "strd %[a], %[b], [%[c], #8]\n\t"                                                          \
+    "sxtab16 %[a], %[o], %[u]\n\t"                                                             \
+    "sxtab16 %[b], %[o], %[u], ror #8\n\t"                                                     \
+    "strd %[a], %[b], [%[c]], #16\n\t"
+#endif
 TH_INLINE void th_nn_widen_two(int32_t *c, const int8_t *p0, const int8_t *p1, int32_t n,
                                int32_t offset2)
 {
@@ -439,12 +461,7 @@ TH_INLINE void th_nn_widen_two(int32_t *c, const int8_t *p0, const int8_t *p1, i
     __asm__ volatile("1:\n\t"
                      "ldr %[u], [%[p0]], #4\n\t"
                      "ldr %[v], [%[p1]], #4\n\t"
-                     "sxtab16 %[a], %[o], %[v]\n\t"
-                     "sxtab16 %[b], %[o], %[v], ror #8\n\t"
-                     "strd %[a], %[b], [%[c], #8]\n\t"
-                     "sxtab16 %[a], %[o], %[u]\n\t"
-                     "sxtab16 %[b], %[o], %[u], ror #8\n\t"
-                     "strd %[a], %[b], [%[c]], #16\n\t"
+                     TH_NN_WIDEN_TWO_STORE
                      "subs %[n], %[n], #1\n\t"
                      "bne 1b\n\t"
                      : [p0] "+r"(p0), [p1] "+r"(p1), [c] "+r"(c), [n] "+r"(n), [u] "=&r"(u),

@@ -16,6 +16,44 @@
  * th_nn_im2col_pair_s16 widens their shared words once, but in three short runs per row
  * (measured, bench/few_cout.py: 32 and 64 bytes the same, the sweep's shapes all gain). */
 #define TH_APART_MAX_ROW 32
+
+/* rows >= 1 filter rows of n >= 1 words each, the first at p0 (pixel 1's `step` bytes
+ * further), the next row_step bytes after the last's start, widened into consecutive chunks
+ * at c as th_nn_widen_two does (the rows' chunks follow each other). One loop for the
+ * whole window: a call per row cost about 12 instructions (pointers, count, call). */
+TH_INLINE void widen_two_rows(int32_t *c, const int8_t *p0, int32_t step, int32_t rows,
+                              int32_t row_step, int32_t n, int32_t offset2)
+{
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* 10 instructions per chunk as th_nn_widen_two, 4 per row. */
+    const int32_t skip = row_step - 4 * n;
+    int32_t k;
+    int32_t u;
+    int32_t v;
+    int32_t a;
+    int32_t b;
+    __asm__ volatile("1:\n\t"
+                     "mov %[k], %[n]\n\t"
+                     "2:\n\t"
+                     "ldr %[v], [%[p], %[s]]\n\t"
+                     "ldr %[u], [%[p]], #4\n\t"
+                     TH_NN_WIDEN_TWO_STORE
+                     "subs %[k], %[k], #1\n\t"
+                     "bne 2b\n\t"
+                     "add %[p], %[p], %[skip]\n\t"
+                     "subs %[rows], %[rows], #1\n\t"
+                     "bne 1b\n\t"
+                     : [p] "+r"(p0), [c] "+r"(c), [rows] "+r"(rows), [k] "=&r"(k),
+                       [u] "=&r"(u), [v] "=&r"(v), [a] "=&r"(a), [b] "=&r"(b)
+                     : [o] "r"(offset2), [s] "r"(step), [n] "r"(n), [skip] "r"(skip)
+                     : "cc", "memory");
+#else
+    for (; rows > 0; rows--, p0 += row_step, c += 4 * n) {
+        th_nn_widen_two(c, p0, p0 + step, n, offset2);
+    }
+#endif
+}
+
 static void __attribute__((noinline))
 im2col_apart(int32_t *cols, const int8_t *input, const th_dims *input_dims,
              const th_conv_params *params, const th_dims *filter_dims, int32_t oy, int32_t ox)
@@ -31,10 +69,7 @@ im2col_apart(int32_t *cols, const int8_t *input, const th_dims *input_dims,
     int32_t ky_hi = filter_dims->h;
     const int32_t words = 4 * chunks_per_row;
     if (y0 < 0 || y0 + (ky_hi - 1) * dil >= input_dims->h) { /* rows outside: zero */
-        ky_lo = y0 >= 0 ? 0 : (dil - 1 - y0) / dil;
-        ky_hi = y0 >= input_dims->h ? 0 : (input_dims->h - 1 - y0) / dil + 1;
-        ky_hi = TH_MIN(ky_hi, filter_dims->h);
-        ky_lo = TH_MIN(ky_lo, ky_hi);
+        th_nn_rows_inside(y0, dil, ky_hi, input_dims->h, &ky_lo, &ky_hi);
         for (int32_t i = 0; i < ky_lo * words; i++) {
             cols[i] = 0;
         }
@@ -43,12 +78,13 @@ im2col_apart(int32_t *cols, const int8_t *input, const th_dims *input_dims,
             cols[i] = 0;
         }
     }
-    const int32_t row_bytes = input_dims->w * cin;
-    for (int32_t ky = ky_lo; ky < ky_hi; ky++) {
-        const int8_t *src = input + (int64_t)(y0 + ky * dil) * row_bytes + (int64_t)x0 * cin;
-        th_nn_widen_two(cols + ky * words, src, src + params->stride.w * cin, chunks_per_row,
-                        offset2);
+    if (ky_lo >= ky_hi) {
+        return;
     }
+    const int32_t row_bytes = input_dims->w * cin;
+    const int8_t *src = input + (int64_t)(y0 + ky_lo * dil) * row_bytes + (int64_t)x0 * cin;
+    widen_two_rows(cols + ky_lo * words, src, params->stride.w * cin, ky_hi - ky_lo,
+                   dil * row_bytes, chunks_per_row, offset2);
 }
 
 /* filter16 non-NULL: the host's int16 weights (th_nn_mat_mult_s16w_tab) and its table of

@@ -1,4 +1,6 @@
 /* th_nn_im2col_s16: one output pixel's receptive field as offset int16, in SMLAD order. */
+#include <stddef.h>
+
 #include "th_nn.h"
 #include "th_nn_support.h"
 
@@ -562,6 +564,65 @@ stage_window(int8_t *b, const int8_t *input, const th_dims *input_dims,
     }
 }
 
+/* A filter row's taps inside (run bytes, none when 0) from input + offset to d (the address
+ * formed only when there are taps: offsets of windows outside may point anywhere). */
+TH_INLINE void stage_run(int8_t *d, const int8_t *input, ptrdiff_t offset, int32_t run)
+{
+    if (run >= 4) {
+        stage_copy(d, input + offset, run);
+        return;
+    }
+    for (int32_t i = 0; i < run; i++) {
+        d[i] = input[offset + i];
+    }
+}
+
+/* stage_window of the two windows at (y0, x0) and (y0, x1), not both inside the input, into
+ * b and b + 4 * TH_STAGE_WORDS: both padded first, then one loop over the filter rows inside
+ * the input alone (bounds found once: rows outside cost nothing) copying each window's taps
+ * inside. Two calls of stage_window test every filter row twice (about 30 instructions a row
+ * and window; 4x34x5 k9x1: 290 a window). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static void __attribute__((noinline))
+stage_pair_rows(int8_t *b, const int8_t *input, const th_dims *input_dims,
+                const th_conv_params *params, const th_dims *filter_dims, int32_t y0,
+                int32_t x0, int32_t x1, int32_t k_total)
+{
+    const int32_t cin = input_dims->c;
+    const int32_t kw = filter_dims->w;
+    const int32_t lo0 = TH_MIN(kw, TH_MAX(0, -x0));
+    const int32_t hi0 = TH_MAX(lo0, TH_MIN(kw, input_dims->w - x0));
+    const int32_t lo1 = TH_MIN(kw, TH_MAX(0, -x1));
+    const int32_t hi1 = TH_MAX(lo1, TH_MIN(kw, input_dims->w - x1));
+    const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+    int8_t *b1 = b + 4 * TH_STAGE_WORDS;
+    for (int32_t i = 0; i <= k_total; i += 4) {
+        th_write_s32(b + i, pad4);
+        th_write_s32(b1 + i, pad4);
+    }
+    int32_t ky;
+    int32_t ky_hi;
+    th_nn_rows_inside(y0, params->dilation.h, filter_dims->h, input_dims->h, &ky, &ky_hi);
+    const int32_t run0 = (hi0 - lo0) * cin;
+    const int32_t run1 = (hi1 - lo1) * cin;
+    const int32_t row_bytes = input_dims->w * cin;
+    const int32_t row_step = params->dilation.h * row_bytes;
+    if (ky >= ky_hi) {
+        return; /* every row outside */
+    }
+    ptrdiff_t o0 = (ptrdiff_t)(y0 + ky * params->dilation.h) * row_bytes;
+    ptrdiff_t o1 = o0 + (ptrdiff_t)(x1 + lo1) * cin;
+    o0 += (ptrdiff_t)(x0 + lo0) * cin;
+    int8_t *d0 = b + ky * kw * cin + lo0 * cin;
+    int8_t *d1 = b1 + ky * kw * cin + lo1 * cin;
+    for (; ky < ky_hi; ky++, o0 += row_step, o1 += row_step, d0 += kw * cin, d1 += kw * cin) {
+        stage_run(d0, input, o0, run0);
+        stage_run(d1, input, o1, run1);
+    }
+}
+
 /* stage_window of two windows wholly inside the input (rows of run >= 4 bytes), the
  * second's input bytes `step` after the first's. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -610,23 +671,28 @@ void th_nn_im2col_staged_s16(int32_t *dst, const int8_t *input, const th_dims *i
                     x1 + kw <= input_dims->w;
     const int32_t row_bytes = input_dims->w * cin;
     const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-offset));
-    /* windows wholly inside: row copies only (both in one loop) */
-    if (in0) {
+    if (y0 == y1 && !(in0 && in1)) { /* the same rows, an edge crossed: one rows loop */
+        stage_pair_rows(b, input, input_dims, params, filter_dims, y0, x0, x1, k_total);
+    } else if (in0) { /* windows wholly inside: row copies only (both in one loop) */
         const int8_t *s0 = input + (int64_t)y0 * row_bytes + (int64_t)x0 * cin;
         const int32_t step = in1 ? (y1 - y0) * row_bytes + (x1 - x0) * cin : 0;
         stage_inside(b, s0, step, params->dilation.h * row_bytes, filter_dims->h, kw * cin,
                      k_total, pad4, in1);
+        if (!in1) {
+            stage_window(b + 4 * TH_STAGE_WORDS, input, input_dims, params, filter_dims, y1,
+                         x1, k_total);
+        }
     } else {
         stage_window(b, input, input_dims, params, filter_dims, y0, x0, k_total);
-    }
-    if (!in1) {
-        stage_window(b + 4 * TH_STAGE_WORDS, input, input_dims, params, filter_dims, y1, x1,
-                     k_total);
-    } else if (!in0) {
-        stage_inside(b + 4 * TH_STAGE_WORDS,
-                     input + (int64_t)y1 * row_bytes + (int64_t)x1 * cin, 0,
-                     params->dilation.h * row_bytes, filter_dims->h, kw * cin, k_total, pad4,
-                     0);
+        if (!in1) {
+            stage_window(b + 4 * TH_STAGE_WORDS, input, input_dims, params, filter_dims, y1,
+                         x1, k_total);
+        } else {
+            stage_inside(b + 4 * TH_STAGE_WORDS,
+                         input + (int64_t)y1 * row_bytes + (int64_t)x1 * cin, 0,
+                         params->dilation.h * row_bytes, filter_dims->h, kw * cin, k_total,
+                         pad4, 0);
+        }
     }
     runs_words(dst, b, 4 * TH_STAGE_WORDS, th_round_up4(k_total) / 4,
                (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu)), 1);
