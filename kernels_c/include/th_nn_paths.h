@@ -90,6 +90,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_IM2COL_STAGED /* two windows, Cin % 4 != 0, rows >= 4 bytes, K <= 256 */
 #define TH_NN_KEEP_IM2COL_STAGED 1
 #endif
+#ifndef TH_NN_KEEP_IM2COL_PAIR_ROWS /* staged: a same-row pair crossing an edge, one rows loop */
+#define TH_NN_KEEP_IM2COL_PAIR_ROWS 1
+#endif
 #ifndef TH_NN_KEEP_IM2COL_RUNS /* ... K > 256: row runs widened straight from the input */
 #define TH_NN_KEEP_IM2COL_RUNS 1
 #endif

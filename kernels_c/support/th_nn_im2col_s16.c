@@ -671,7 +671,8 @@ void th_nn_im2col_staged_s16(int32_t *dst, const int8_t *input, const th_dims *i
                     x1 + kw <= input_dims->w;
     const int32_t row_bytes = input_dims->w * cin;
     const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-offset));
-    if (y0 == y1 && !(in0 && in1)) { /* the same rows, an edge crossed: one rows loop */
+    /* The same rows, an edge crossed: one rows loop (left out, two windows staged apart). */
+    if (y0 == y1 && !(in0 && in1) && TH_NN_PATH(IM2COL_PAIR_ROWS)) {
         stage_pair_rows(b, input, input_dims, params, filter_dims, y0, x0, x1, k_total);
     } else if (in0) { /* windows wholly inside: row copies only (both in one loop) */
         const int8_t *s0 = input + (int64_t)y0 * row_bytes + (int64_t)x0 * cin;
