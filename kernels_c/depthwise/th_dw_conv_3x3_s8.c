@@ -564,21 +564,6 @@ typedef char dw_copy_small_args_size_check[sizeof(dw_copy_small_args) == 32 ? 1 
     "strh r10, [r2], #2\n\t"                                                                 \
     "strh r11, [r3], #2\n\t"
 
-/* Four 1-channel pixels: one word [x0 x1 x2 x3], SXTB16 (x0, x2) and ROR 8 (x1, x3), then
- * PKHBT / PKHTB (x0, x1) and (x2, x3). */
-#define TH_DW_QUAD1                                                                          \
-    "ldr r8, [r0], #4\n\t"                                                                   \
-    "sxtb16 r9, r8\n\t"                                                                      \
-    "sxtb16 r10, r8, ror #8\n\t"                                                             \
-    "pkhbt r11, r9, r10, lsl #16\n\t"                                                        \
-    "pkhtb r12, r10, r9, asr #16\n\t"                                                        \
-    "strd r11, r12, [r1], #8\n\t"
-
-#define TH_DW_PIXEL1                                                                         \
-    "ldrsb r9, [r0]\n\t"                                                                     \
-    "adds r0, r0, #1\n\t"                                                                    \
-    "strh r9, [r1], #2\n\t"
-
 /* Four 2-channel pixels: two words [a0 b0 a1 b1] [a2 b2 a3 b3], SXTB16 and SXTB16 ROR 8
  * are the plane words. */
 #define TH_DW_QUAD2                                                                          \
@@ -598,9 +583,9 @@ typedef char dw_copy_small_args_size_check[sizeof(dw_copy_small_args) == 32 ? 1 
     "strh r9, [r1], #2\n\t"                                                                  \
     "strh r10, [r2], #2\n\t"
 
-/* Copies the interior rows of the 1-3 planes of all channels (contiguous pixels): per
+/* Copies the interior rows of the 2 or 3 planes of all channels (contiguous pixels): per
  * row one pixel when the interior starts at an odd column, then quads of pixels, then up to
- * three pixels. Registers: r0 input, r1 r2 r3 the planes (the first n), r7 end of
+ * three pixels. Registers: r0 input, r1 r2 r3 the planes (r3 unused with two), r7 end of
  * the row's quads, r4-r6 r8-r12 lr values; row state on the stack. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -648,18 +633,15 @@ typedef char dw_copy_small_args_size_check[sizeof(dw_copy_small_args) == 32 ? 1 
     }
 TH_DW_COPY_SMALL_FN(copy3_rows_asm, TH_DW_QUAD3, TH_DW_PIXEL3)
 TH_DW_COPY_SMALL_FN(copy2_rows_asm, TH_DW_QUAD2, TH_DW_PIXEL2)
-TH_DW_COPY_SMALL_FN(copy1_rows_asm, TH_DW_QUAD1, TH_DW_PIXEL1)
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY_SMALL_FN
 #undef TH_DW_QUAD3
 #undef TH_DW_PIXEL3
 #undef TH_DW_QUAD2
 #undef TH_DW_PIXEL2
-#undef TH_DW_QUAD1
-#undef TH_DW_PIXEL1
 #endif
 
-/* Copies all n = 1, 2 or 3 channels of the input (untransposed: a row's pixels are
+/* Copies all n = 2 or 3 channels of the input (untransposed: a row's pixels are
  * contiguous, src_inner == n) into the interiors of n planes `slot` values apart. */
 static void fill_group_small(int16_t *plane, int32_t slot, const dw_geometry *g,
                              const int8_t *in, int32_t n)
@@ -687,10 +669,8 @@ static void fill_group_small(int16_t *plane, int32_t slot, const dw_geometry *g,
     a.rows = box.r_end - box.r_begin;
     if (n == 3) {
         copy3_rows_asm(&a);
-    } else if (n == 2) {
-        copy2_rows_asm(&a);
     } else {
-        copy1_rows_asm(&a);
+        copy2_rows_asm(&a);
     }
 #else
     for (int32_t r = box.r_begin; r < box.r_end; r++, src += g->src_outer, d += pw) {
@@ -704,18 +684,16 @@ static void fill_group_small(int16_t *plane, int32_t slot, const dw_geometry *g,
 }
 
 /* Stages channels c .. c + group - 1 into their planes (group 4, 2 or 3 from the fast
- * scratch; one channel at a time otherwise). A function of its own, so that the copies'
- * argument blocks are not in th_dw_conv_3x3_s8's frame during the output rows. */
+ * scratch). A function of its own, so that the copies' argument blocks are not in
+ * th_dw_conv_3x3_s8's frame during the output rows. */
 static void __attribute__((noinline))
 fill_group(int16_t *plane, int32_t slot, const dw_geometry *g, const int8_t *in, int32_t c,
            int32_t group)
 {
     if (group == 4) {
         fill_group4(plane, slot, g, in, c);
-    } else if (group > 1 || g->src_inner == 1) { /* (src_inner 1: the only channel) */
-        fill_group_small(plane, slot, g, in, group);
     } else {
-        fill_interior(plane, g, in, c);
+        fill_group_small(plane, slot, g, in, group);
     }
 }
 
@@ -1225,6 +1203,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     for (int32_t k = 0; k < planes; k++) {
         fill_padding(plane + k * slot, &geo, params->input_offset);
     }
+    /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
+    const int32_t whole = planes > 1 && planes < 4 ? planes : 1;
 #if TH_DW_ASM
     dw_asm_call call;
     const int use_asm = dw_asm_prepare(&call, &geo, stride, &stage);
@@ -1237,8 +1217,12 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * channels;
         for (int32_t c = 0; c < channels;) {
             /* Every staged channel is copied before any of its outputs is written. */
-            const int32_t group = planes == 4 ? (c + 4 <= channels ? 4 : 1) : planes;
-            fill_group(plane, slot, &geo, in_b, c, group);
+            const int32_t group = planes == 4 && c + 4 <= channels ? 4 : whole;
+            if (group == 1) { /* one channel: inline (per channel) */
+                fill_interior(plane, &geo, in_b, c);
+            } else {
+                fill_group(plane, slot, &geo, in_b, c, group);
+            }
             for (int32_t k = 0; k < group; k++) {
 #if TH_DW_ASM
                 if (use_asm) {
