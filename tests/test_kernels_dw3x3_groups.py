@@ -1,14 +1,14 @@
 """th_dw_conv_3x3_s8 with 1-3 channels (multiplier 1): given the fast scratch, all 2 or 3
 channels staged in one pass (fill_group_small: word loads of four contiguous pixels
-unpacked with SXTB16 / PKH in copy3_rows_asm and copy2_rows_asm), one channel by
-copy1_rows_asm, and the padding written with word stores (an odd run writing one interior
-value the copy then overwrites). Against the NumPy reference on the host under ASan/UBSan
-(portable, DSP modelled in C) and on QEMU (Cortex-M4 and M7: the assembly). Randomized shapes
-over the copy's edges: interior rows starting at an odd column (one pixel first) and 0-3
-pixels after the quads, rows shorter than a quad, padding on each side alone, both strides,
-tall layers (transposed only when rows are shorter than 8 outputs), in place, two batches,
-an activation clamp and the exact requantization (the C loops on the same planes), and the
-same shapes without the fast scratch (one plane)."""
+unpacked with SXTB16 / PKH in copy3_rows_asm and copy2_rows_asm), and the padding written
+with word stores (an odd run writing one interior value the copy then overwrites). Against
+the NumPy reference on the host under ASan/UBSan (portable, DSP modelled in C) and on QEMU
+(Cortex-M4 and M7: the assembly). Randomized shapes over the copy's edges: interior rows
+starting at an odd column (one pixel first) and 0-3 pixels after the quads, rows shorter
+than a quad, padding on each side alone, both strides, tall layers (transposed only when
+rows are shorter than 8 outputs), in place, two batches, an activation clamp and the exact
+requantization (the C loops on the same planes), and the same shapes without the fast
+scratch (one plane)."""
 
 from __future__ import annotations
 
