@@ -66,6 +66,7 @@ def _cases() -> list[ConvCase]:
         mult = int(rng.integers(2, 33)) if cin == 1 else int(rng.integers(2, 9))
         cases.append(_case(rng, hw, cin, mult, k, stride, dilation, pads))  # type: ignore[arg-type]
     cases += _few_mult_3x3(rng)
+    cases += _loop5(rng)
     # Padding on one side only, 3x3 (windows outside on that side), then none at all.
     for pads in ((2, 0, 0, 0), (0, 2, 0, 0), (0, 0, 2, 0), (0, 0, 0, 2), (0, 0, 0, 0)):
         cases.append(_case(rng, (7, 6), 2, 8, (3, 3), (1, 1), (1, 1), pads))  # type: ignore[arg-type]
@@ -88,6 +89,19 @@ def _few_mult_3x3(rng: np.random.Generator) -> list[ConvCase]:
             s = 1 + (i + mult) % 2
             hw = (int(rng.integers(3, 10)), int(rng.integers(3, 10)))
             cases.append(_case(rng, hw, 2 + (i + mult) % 4, mult, (3, 3), (s, s), (1, 1), pads))
+    return cases
+
+
+def _loop5(rng: np.random.Generator) -> list[ConvCase]:
+    """Five tap pairs in the channel loop (two outputs per end check, an odd count one
+    first): 3 x 3 with multipliers 5-8 and 13 on one or two input channels, 2 x 5 with 2
+    and 3."""
+    cases = []
+    for i, (k, mult) in enumerate((((3, 3), 5), ((3, 3), 6), ((3, 3), 7), ((3, 3), 8),
+                                   ((3, 3), 13), ((2, 5), 2), ((2, 5), 3))):
+        s = 1 + i % 2
+        hw = (int(rng.integers(3, 9)), int(rng.integers(5, 10)))
+        cases.append(_case(rng, hw, 1 + i % 2, mult, k, (s, s), (1, 1), (1, 1, 1, 1)))
     return cases
 
 
@@ -168,10 +182,10 @@ def test_dw_mult_small_filters_match_reference() -> None:
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
 def test_dw_mult_small_filters_on_cortex_m4(kernel_fw_root: Path) -> None:
     """The staged-row loop's assembly (pairs of pixels, an odd last pixel paired with the
-    next row's first) and the 3 x 3 plane loop with multipliers 2-5 (unrolled channels) on
-    QEMU mps2-an386, one firmware run."""
-    few = [c for case in _few_mult_3x3(np.random.default_rng(1416))
-           for c in _modes(case, big_bias=False)]
+    next row's first), the 3 x 3 plane loop with multipliers 2-5 (unrolled channels) and the
+    five-pair channel loop (odd and even counts) on QEMU mps2-an386, one firmware run."""
+    rng = np.random.default_rng(1416)
+    few = [c for case in _few_mult_3x3(rng) + _loop5(rng) for c in _modes(case, big_bias=False)]
     cases = [c for c in _small_cases() + few if fits_small_firmware(c)]
     assert len(cases) > 150
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)

@@ -28,16 +28,35 @@ static int32_t plane_h(int32_t stride, int32_t out_h)
     return (out_h - 1) * stride + 3;
 }
 
-/* Bytes of four planes (channels staged four at a time: one 32-bit load brings a pixel's
- * four values, see fill_group4; the last C % 4 channels one at a time), when that applies
- * (C >= 4), else 0. */
-static int32_t four_planes_bytes(const th_dw_conv_params *params, const th_dims *output_dims)
+/* A narrow, tall layer is processed transposed (make_geometry) when its plane fits; with
+ * at most 3 channels only when its rows would be shorter than 8 outputs (untransposed, the
+ * channels' pixels are contiguous: fill_group_small). */
+static int is_transposed(int32_t s, int32_t out_h, int32_t out_w, int32_t c)
+{
+    return out_h > out_w && (c >= 4 || out_w < 8) &&
+           plane_h(s, out_w) * plane_w(s, out_h) <= plane_h(s, out_h) * plane_w(s, out_w);
+}
+
+/* Planes staged per pass given the fast scratch: four (C >= 4: one 32-bit load brings a
+ * pixel's four values, see fill_group4; the last C % 4 channels one at a time), or all C
+ * = 2 or 3 channels of untransposed rows, whose pixels are contiguous (fill_group_small:
+ * word loads of four pixels); else 1. */
+static int32_t group_planes(const th_dw_conv_params *params, const th_dims *output_dims)
+{
+    const int32_t c = output_dims->c;
+    if (c >= 4) {
+        return 4;
+    }
+    const int tr = is_transposed(params->stride.h, output_dims->h, output_dims->w, c);
+    return c >= 2 && !tr ? c : 1;
+}
+
+/* Bytes of the group_planes planes when there are more than one, else 0. */
+static int32_t group_planes_bytes(const th_dw_conv_params *params, const th_dims *output_dims)
 {
     const int32_t s = params->stride.h;
-    if (output_dims->c < 4) {
-        return 0;
-    }
-    return 4 * 2 * plane_h(s, output_dims->h) * plane_w(s, output_dims->w);
+    const int32_t n = group_planes(params, output_dims);
+    return n > 1 ? n * 2 * plane_h(s, output_dims->h) * plane_w(s, output_dims->w) : 0;
 }
 #endif
 
@@ -78,7 +97,7 @@ int32_t th_dw_conv_3x3_s8_scratch_size_fast(const th_dw_conv_params *params,
     if (params == NULL || output_dims == NULL || output_dims->h <= 0 || output_dims->w <= 0) {
         return 0;
     }
-    return four_planes_bytes(params, output_dims);
+    return group_planes_bytes(params, output_dims);
 #else
     (void)params;
     (void)output_dims;
@@ -134,19 +153,21 @@ fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
     const int16_t pad = (int16_t)(-offset);
     const int32_t pad2 = (int32_t)(((uint32_t)(uint16_t)pad << 16) | (uint16_t)pad);
     const dw_interior in = interior_of(g);
+    /* The geometry in locals: the stores may alias it for the compiler. */
     const int32_t pw = g->pw; /* even: rows are word aligned */
+    const int32_t ph = g->ph;
     int32_t r_begin = in.r_begin;
     int32_t r_end = in.r_end;
     if (in.x_end == in.x_begin || r_end == r_begin) {
-        r_begin = g->ph;
-        r_end = g->ph;
+        r_begin = ph;
+        r_end = ph;
     }
     /* Whole rows above and below the interior. */
-    for (int32_t i = 0; i < r_begin * pw; i += 2) {
-        th_write_s32(plane + i, pad2);
+    for (int16_t *q = plane, *e = plane + r_begin * pw; q != e; q += 2) {
+        th_write_s32(q, pad2);
     }
-    for (int32_t i = r_end * pw; i < g->ph * pw; i += 2) {
-        th_write_s32(plane + i, pad2);
+    for (int16_t *q = plane + r_end * pw, *e = plane + ph * pw; q != e; q += 2) {
+        th_write_s32(q, pad2);
     }
     if (r_end == r_begin) {
         return;
@@ -158,9 +179,19 @@ fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
     }
     const int32_t run = pw - in.x_end + in.x_begin;
     int16_t *q = plane + r_begin * pw + in.x_end;
-    for (int32_t r = r_begin; r + 1 < r_end; r++, q += pw) {
-        for (int32_t i = 0; i < run; i++) {
-            q[i] = pad;
+    int16_t *const last = plane + (r_end - 1) * pw + in.x_end;
+    /* Word stores: an odd run writes one value of the next row's interior too, which the
+     * channels' copies overwrite (they come after; the plane goes on past that row). A run
+     * of at most two values (stride 2 SAME layers) is one store per row. */
+    if (run <= 2) {
+        for (; q != last; q += pw) {
+            th_write_s32(q, pad2);
+        }
+    } else {
+        for (; q != last; q += pw) {
+            for (int32_t i = 0; i < run; i += 2) {
+                th_write_s32(q + i, pad2);
+            }
         }
     }
     for (int32_t i = 0; i < pw - in.x_end; i++) {
@@ -483,6 +514,187 @@ static void fill_group4(int16_t *plane, int32_t slot, const dw_geometry *g, cons
         }
     }
 #endif
+}
+
+#if TH_DW_COPY_ASM
+/* What copy_small_rows_asm reads (offsets fixed in the assembly). */
+typedef struct {
+    const int8_t *src; /* 0: first interior pixel of the first row */
+    int16_t *d; /* 4: its place in the first plane */
+    int32_t slot_bytes; /* 8: bytes between the planes */
+    int32_t quad_bytes; /* 12: 8 x the pixel quads per row */
+    int32_t flags; /* 16: bit 0 one pixel first (odd start), bits 2-3 pixels after the quads */
+    int32_t s_adv; /* 20: input bytes from after a row's last pixel to the next row */
+    int32_t d_adv; /* 24: plane bytes, likewise */
+    int32_t rows; /* 28: at least one */
+} dw_copy_small_args;
+
+typedef char dw_copy_small_args_size_check[sizeof(dw_copy_small_args) == 32 ? 1 : -1];
+
+/* Four contiguous 3-channel pixels (a b c) from r0 to the planes at r1 r2 r3: three words
+ * [a0 b0 c0 a1] [b1 c1 a2 b2] [c2 a3 b3 c3]; SXTB16 of each word at the rotations that put
+ * every value in the half its plane word wants (w0: 0, 8; w1: 16, 24; w2: 0, 8), then one
+ * PKHBT / PKHTB per plane word: 3 LDR, 6 SXTB16, 6 PKH, 3 STRD for 12 values. */
+#define TH_DW_QUAD3                                                                          \
+    "ldr r8, [r0], #4\n\t"                                                                   \
+    "ldr r9, [r0], #4\n\t"                                                                   \
+    "ldr r10, [r0], #4\n\t"                                                                  \
+    "sxtb16 r11, r8\n\t"                 /* a0 c0 */                                         \
+    "sxtb16 r12, r8, ror #8\n\t"         /* b0 a1 */                                         \
+    "pkhbt r8, r11, r12\n\t"             /* a0 a1 */                                         \
+    "sxtb16 lr, r9, ror #16\n\t"         /* a2 b1 */                                         \
+    "pkhbt r12, r12, lr\n\t"             /* b0 b1 */                                         \
+    "sxtb16 r9, r9, ror #24\n\t"         /* b2 c1 */                                         \
+    "pkhtb r11, r9, r11, asr #16\n\t"    /* c0 c1 */                                         \
+    "sxtb16 r4, r10\n\t"                 /* c2 b3 */                                         \
+    "sxtb16 r5, r10, ror #8\n\t"         /* a3 c3 */                                         \
+    "pkhbt r6, lr, r5, lsl #16\n\t"      /* a2 a3 */                                         \
+    "pkhbt lr, r9, r4\n\t"               /* b2 b3 */                                         \
+    "pkhbt r10, r4, r5\n\t"              /* c2 c3 */                                         \
+    "strd r8, r6, [r1], #8\n\t"                                                              \
+    "strd r12, lr, [r2], #8\n\t"                                                             \
+    "strd r11, r10, [r3], #8\n\t"
+
+#define TH_DW_PIXEL3                                                                         \
+    "ldrsb r9, [r0]\n\t"                                                                     \
+    "ldrsb r10, [r0, #1]\n\t"                                                                \
+    "ldrsb r11, [r0, #2]\n\t"                                                                \
+    "adds r0, r0, #3\n\t"                                                                    \
+    "strh r9, [r1], #2\n\t"                                                                  \
+    "strh r10, [r2], #2\n\t"                                                                 \
+    "strh r11, [r3], #2\n\t"
+
+/* Four 2-channel pixels: two words [a0 b0 a1 b1] [a2 b2 a3 b3], SXTB16 and SXTB16 ROR 8
+ * are the plane words. */
+#define TH_DW_QUAD2                                                                          \
+    "ldr r8, [r0], #4\n\t"                                                                   \
+    "ldr r9, [r0], #4\n\t"                                                                   \
+    "sxtb16 r10, r8\n\t"                                                                     \
+    "sxtb16 r11, r9\n\t"                                                                     \
+    "sxtb16 r8, r8, ror #8\n\t"                                                              \
+    "sxtb16 r9, r9, ror #8\n\t"                                                              \
+    "strd r10, r11, [r1], #8\n\t"                                                            \
+    "strd r8, r9, [r2], #8\n\t"
+
+#define TH_DW_PIXEL2                                                                         \
+    "ldrsb r9, [r0]\n\t"                                                                     \
+    "ldrsb r10, [r0, #1]\n\t"                                                                \
+    "adds r0, r0, #2\n\t"                                                                    \
+    "strh r9, [r1], #2\n\t"                                                                  \
+    "strh r10, [r2], #2\n\t"
+
+/* Copies the interior rows of the 2 or 3 planes of all channels (contiguous pixels): per
+ * row one pixel when the interior starts at an odd column, then quads of pixels, then up to
+ * three pixels. Registers: r0 input, r1 r2 r3 the planes (r3 unused with two), r7 end of
+ * the row's quads, r4-r6 r8-r12 lr values; row state on the stack. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define TH_DW_COPY_SMALL_FN(NAME, QUAD, PIXEL)                                               \
+    static void __attribute__((naked, noinline)) NAME(const dw_copy_small_args *a)           \
+    {                                                                                        \
+        __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
+                         "sub sp, sp, #20\n\t"                                               \
+                         "ldrd r4, r5, [r0, #12]\n\t"                                        \
+                         "strd r4, r5, [sp]\n\t"                                             \
+                         "ldrd r4, r5, [r0, #20]\n\t"                                        \
+                         "strd r4, r5, [sp, #8]\n\t"                                         \
+                         "ldr r4, [r0, #28]\n\t"                                             \
+                         "str r4, [sp, #16]\n\t"                                             \
+                         "ldm r0, {r0, r1, r3}\n\t"                                          \
+                         "add r2, r1, r3\n\t"                                                \
+                         "add r3, r2, r3\n\t"                                                \
+                         "5:\n\t"                                                            \
+                         "ldr r8, [sp, #4]\n\t"                                              \
+                         "tst r8, #1\n\t"                                                    \
+                         "beq 3f\n\t" PIXEL "3:\n\t"                                         \
+                         "ldr r7, [sp]\n\t"                                                  \
+                         "cbz r7, 4f\n\t"                                                    \
+                         "add r7, r7, r1\n\t"                                                \
+                         "1:\n\t" QUAD "cmp r1, r7\n\t"                                      \
+                         "bne 1b\n\t"                                                        \
+                         "4:\n\t"                                                            \
+                         "ldr r8, [sp, #4]\n\t"                                              \
+                         "lsrs r8, r8, #2\n\t"                                               \
+                         "beq 6f\n\t"                                                        \
+                         "7:\n\t" PIXEL "subs r8, r8, #1\n\t"                                \
+                         "bne 7b\n\t"                                                        \
+                         "6:\n\t"                                                            \
+                         "ldrd r8, r9, [sp, #8]\n\t"                                         \
+                         "add r0, r0, r8\n\t"                                                \
+                         "add r1, r1, r9\n\t"                                                \
+                         "add r2, r2, r9\n\t"                                                \
+                         "add r3, r3, r9\n\t"                                                \
+                         "ldr r8, [sp, #16]\n\t"                                             \
+                         "subs r8, r8, #1\n\t"                                               \
+                         "str r8, [sp, #16]\n\t"                                             \
+                         "bne 5b\n\t"                                                        \
+                         "add sp, sp, #20\n\t"                                               \
+                         "pop {r4-r11, pc}\n\t");                                            \
+    }
+TH_DW_COPY_SMALL_FN(copy3_rows_asm, TH_DW_QUAD3, TH_DW_PIXEL3)
+TH_DW_COPY_SMALL_FN(copy2_rows_asm, TH_DW_QUAD2, TH_DW_PIXEL2)
+#pragma GCC diagnostic pop
+#undef TH_DW_COPY_SMALL_FN
+#undef TH_DW_QUAD3
+#undef TH_DW_PIXEL3
+#undef TH_DW_QUAD2
+#undef TH_DW_PIXEL2
+#endif
+
+/* Copies all n = 2 or 3 channels of the input (untransposed: a row's pixels are
+ * contiguous, src_inner == n) into the interiors of n planes `slot` values apart. */
+static void fill_group_small(int16_t *plane, int32_t slot, const dw_geometry *g,
+                             const int8_t *in, int32_t n)
+{
+    const int32_t pw = g->pw;
+    const dw_interior box = interior_of(g);
+    const int32_t cols = box.x_end - box.x_begin;
+    if (cols <= 0 || box.r_end <= box.r_begin) {
+        return;
+    }
+    const int8_t *src = in + (box.x_begin - g->pad_inner) * n +
+                        (box.r_begin - g->pad_outer) * g->src_outer;
+    int16_t *d = plane + box.r_begin * pw + box.x_begin;
+#if TH_DW_COPY_ASM
+    const int32_t lead = box.x_begin & 1; /* one pixel first: the rest is word aligned */
+    const int32_t rest = cols - lead;
+    dw_copy_small_args a;
+    a.src = src;
+    a.d = d;
+    a.slot_bytes = (int32_t)sizeof(int16_t) * slot;
+    a.quad_bytes = 8 * (rest / 4);
+    a.flags = lead | ((rest & 3) << 2);
+    a.s_adv = g->src_outer - cols * n;
+    a.d_adv = (int32_t)sizeof(int16_t) * (pw - cols);
+    a.rows = box.r_end - box.r_begin;
+    if (n == 3) {
+        copy3_rows_asm(&a);
+    } else {
+        copy2_rows_asm(&a);
+    }
+#else
+    for (int32_t r = box.r_begin; r < box.r_end; r++, src += g->src_outer, d += pw) {
+        for (int32_t i = 0; i < cols; i++) {
+            for (int32_t k = 0; k < n; k++) {
+                d[k * slot + i] = src[i * n + k];
+            }
+        }
+    }
+#endif
+}
+
+/* Stages channels c .. c + group - 1 into their planes (group 4, 2 or 3 from the fast
+ * scratch). A function of its own, so that the copies' argument blocks are not in
+ * th_dw_conv_3x3_s8's frame during the output rows. */
+static void __attribute__((noinline))
+fill_group(int16_t *plane, int32_t slot, const dw_geometry *g, const int8_t *in, int32_t c,
+           int32_t group)
+{
+    if (group == 4) {
+        fill_group4(plane, slot, g, in, c);
+    } else {
+        fill_group_small(plane, slot, g, in, group);
+    }
 }
 
 /* `fast_only` is a compile-time constant at each call site (see mat_mult). With it, the
@@ -913,9 +1125,7 @@ static void make_geometry(dw_geometry *g, const th_dw_conv_params *params,
     const int32_t ch = output_dims->c;
     const int32_t oh = output_dims->h;
     const int32_t ow = output_dims->w;
-    const int32_t plain = plane_h(s, oh) * plane_w(s, ow);
-    const int transpose = oh > ow && plane_h(s, ow) * plane_w(s, oh) <= plain;
-    if (!transpose) {
+    if (!is_transposed(s, oh, ow, ch)) {
         g->ph = plane_h(s, oh);
         g->pw = plane_w(s, ow);
         g->outer = input_dims->h;
@@ -980,10 +1190,11 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     dw_geometry geo;
     make_geometry(&geo, params, input_dims, output_dims);
     int16_t *plane = (int16_t *)ctx->buf;
-    /* Four channels per pass when the caller's scratch holds four planes (the planner gives
-     * it where the arena has room to spare), else one. */
-    const int32_t four = four_planes_bytes(params, output_dims);
-    const int32_t planes = four > 0 && ctx->size >= four ? 4 : 1;
+    /* Four channels per pass (or all of 2 or 3) when the caller's scratch holds their
+     * planes (the planner gives it where the arena has room to spare), else one. */
+    const int32_t group_bytes = group_planes_bytes(params, output_dims);
+    const int32_t planes =
+        group_bytes > 0 && ctx->size >= group_bytes ? group_planes(params, output_dims) : 1;
     /* Plane k at plane + k * slot (the plain plane's size; a transposed one fits in it). */
     const int32_t slot = plane_h(stride, output_dims->h) * plane_w(stride, output_dims->w);
     th_nn_out_stage stage;
@@ -992,6 +1203,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     for (int32_t k = 0; k < planes; k++) {
         fill_padding(plane + k * slot, &geo, params->input_offset);
     }
+    /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
+    const int32_t whole = planes > 1 && planes < 4 ? planes : 1;
 #if TH_DW_ASM
     dw_asm_call call;
     const int use_asm = dw_asm_prepare(&call, &geo, stride, &stage);
@@ -1004,11 +1217,11 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * channels;
         for (int32_t c = 0; c < channels;) {
             /* Every staged channel is copied before any of its outputs is written. */
-            const int32_t group = planes == 4 && c + 4 <= channels ? 4 : 1;
-            if (group == 4) {
-                fill_group4(plane, slot, &geo, in_b, c);
-            } else {
+            const int32_t group = planes == 4 && c + 4 <= channels ? 4 : whole;
+            if (group == 1) { /* one channel: inline (per channel) */
                 fill_interior(plane, &geo, in_b, c);
+            } else {
+                fill_group(plane, slot, &geo, in_b, c, group);
             }
             for (int32_t k = 0; k < group; k++) {
 #if TH_DW_ASM

@@ -41,7 +41,9 @@ T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, C
 and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
 PH = (OH - 1) * stride + 3, PW = ((OW - 1) * stride + 5) & ~1 (th_dw_conv_3x3_s8.c). Given four
 planes (fast_scratch_bytes: C >= 4) it stages four channels per pass (the last C % 4 one at a
-time) instead; the blob gives it that where the planned arena has the room free.
+time), given C planes (C = 2 or 3, untransposed: not OH > OW with OW < 8 and the transposed
+plane no larger) all C channels in one pass, instead; the blob gives it that where the planned
+arena has the room free.
 Given G (fast_scratch_bytes, DSP build) the general depthwise runs its DSP multiplier, plane or
 rows path, else the reference loop. Multiplier path (dw_mult_applies: mult >= 2 and KH * KW <=
 16; th_dw_conv_mult_s8.c): G = 4 * mult * (4 + ceil(KH * KW / 2)) + round_up4(PH * PW + 4), one
@@ -420,6 +422,19 @@ def mve_dw_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[in
     return _ru4(ph * pw)
 
 
+def _dw_3x3_rows(oh: int, ow: int, s: int) -> bool:
+    """th_dw_conv_3x3_s8 group_planes: C = 2 or 3 are staged together given C planes where
+    the planes are untransposed (is_transposed false: not OH > OW with OW < 8 and the
+    transposed plane no larger)."""
+    def ph(o: int) -> int:
+        return (o - 1) * s + 3
+
+    def pw(o: int) -> int:
+        return ((o - 1) * s + 5) & ~1
+
+    return not (oh > ow and ow < 8 and ph(ow) * pw(oh) <= ph(oh) * pw(ow))
+
+
 def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False, mve: bool = False) -> int:
     o = op.options
     assert isinstance(o, DepthwiseConv2DOptions)
@@ -433,7 +448,9 @@ def _dw_scratch(graph: Graph, op: Op, dsp: bool, fast: bool = False, mve: bool =
         s = o.stride_h
         plane = 2 * ((oh - 1) * s + 3) * (((ow - 1) * s + 5) & ~1)
         if fast:  # th_dw_conv_3x3_s8_scratch_size_fast: four channels staged per pass
-            return 4 * plane if oc >= 4 else 0
+            if oc >= 4:
+                return 4 * plane
+            return oc * plane if oc >= 2 and _dw_3x3_rows(oh, ow, s) else 0
         return plane
     if fast:  # th_dw_conv_general_s8_scratch_size_fast: the DSP rows path
         return dw_general_scratch((h, w), (kh, kw), (oh, ow), (o.stride_h, o.stride_w),

@@ -1,0 +1,108 @@
+"""th_dw_conv_3x3_s8 with 1-3 channels (multiplier 1): given the fast scratch, all 2 or 3
+channels staged in one pass (fill_group_small: word loads of four contiguous pixels
+unpacked with SXTB16 / PKH in copy3_rows_asm and copy2_rows_asm), and the padding written
+with word stores (an odd run writing one interior value the copy then overwrites). Against
+the NumPy reference on the host under ASan/UBSan (portable, DSP modelled in C) and on QEMU
+(Cortex-M4 and M7: the assembly). Randomized shapes over the copy's edges: interior rows
+starting at an odd column (one pixel first) and 0-3 pixels after the quads, rows shorter
+than a quad, padding on each side alone, both strides, tall layers (transposed only when
+rows are shorter than 8 outputs), in place, two batches, an activation clamp and the exact
+requantization (the C loops on the same planes), and the same shapes without the fast
+scratch (one plane)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import ConvCase, Op, check_result
+from kernels.harness import Driver, build_driver
+from kernels.sweep import describe
+from kernels.target import build_firmware, fits_small_firmware, run_cases
+from tinyhost.arith.conv import ConvParams
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+
+
+def _case(rng: np.random.Generator, hw: tuple[int, int], c: int, s: int,
+          pads: tuple[int, int, int, int], batches: int = 1) -> ConvCase:
+    pt, pb, pl, pr = pads
+    oh = (hw[0] + pt + pb - 3) // s + 1
+    ow = (hw[1] + pl + pr - 3) // s + 1
+    assert oh >= 1 and ow >= 1
+    mult_q = rng.integers(1 << 30, (1 << 31) - 1, c, dtype=np.int64).astype(np.int32)
+    shift = rng.integers(-10, -6, c, endpoint=True).astype(np.int32)
+    p = ConvParams(input_offset=int(rng.integers(-127, 129)),
+                   output_offset=int(rng.integers(-128, 128)),
+                   out_multiplier=mult_q, out_shift=shift, act_min=-128, act_max=127,
+                   stride_h=s, stride_w=s, dilation_h=1, dilation_w=1, pad_top=pt,
+                   pad_left=pl, pad_bottom=pb, pad_right=pr, ch_mult=1)
+    x = rng.integers(-128, 128, (batches, *hw, c)).astype(np.int8)
+    w = rng.integers(-127, 128, (1, 3, 3, c)).astype(np.int8)
+    bias = rng.integers(-20000, 20000, c).astype(np.int32)
+    return ConvCase(Op.DW, x, w, bias, p, (batches, oh, ow, c), fast_scratch=True)
+
+
+def _cases(seed: int, count: int) -> list[ConvCase]:
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(count):
+        c = 1 + i % 3
+        s = 1 + (i // 3) % 2
+        hw = (int(rng.integers(1, 30)), int(rng.integers(1, 30)))
+        if i % 7 == 0:  # tall: transposed below 8 output columns
+            hw = (int(rng.integers(20, 40)), int(rng.integers(1, 14)))
+        pads = tuple(int(rng.integers(0, 3)) for _ in range(4))
+        if i % 5 == 1:  # padding on one side only
+            pads = tuple(int(k == i % 4) for k in range(4))
+        if (hw[0] + pads[0] + pads[1] < 3 or hw[1] + pads[2] + pads[3] < 3):
+            pads = (1, 1, 1, 1)
+            hw = (max(hw[0], 1), max(hw[1], 1))
+        batches = 2 if i % 11 == 3 else 1
+        case = _case(rng, hw, c, s, pads, batches)  # type: ignore[arg-type]
+        out = int(np.prod(case.out_shape[1:]))
+        if i % 4 == 2 and batches == 1 and out <= hw[0] * hw[1] * c:
+            case = dataclasses.replace(case, in_place=True)
+        cases.append(case)
+    return cases
+
+
+def _modes(case: ConvCase) -> list[ConvCase]:
+    """Fast requantization, with a clamp, exact (a channel's shift >= 0), one plane."""
+    p = case.p
+    exact = np.where(np.arange(len(p.out_shift)) % 2 == 0, 1, p.out_shift).astype(np.int32)
+    return [case,
+            dataclasses.replace(case, p=dataclasses.replace(p, act_min=-90, act_max=70)),
+            dataclasses.replace(case, p=dataclasses.replace(p, out_shift=exact)),
+            dataclasses.replace(case, fast_scratch=False)]
+
+
+def _all(seed: int, count: int) -> list[ConvCase]:
+    return [m for case in _cases(seed, count) for m in _modes(case)]
+
+
+@pytest.mark.parametrize("variant", ("portable", "dsp"))
+def test_dw3x3_few_channels_match_reference(variant: str) -> None:
+    cases = _all(315, 100)
+    with Driver(build_driver(variant)) as driver:
+        for case in cases:
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"{describe(case)}: {problem}"
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500"))
+def test_dw3x3_few_channels_on_target(tmp_path: Path, board: str) -> None:
+    """The copy assembly (quads, a first pixel, 1-3 last pixels, several rows) on QEMU."""
+    cases = [c for c in _all(316, 90) if fits_small_firmware(c)]
+    assert len(cases) > 250
+    run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"{board} {describe(case)}: {problem}"
