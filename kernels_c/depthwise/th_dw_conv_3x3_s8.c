@@ -692,7 +692,7 @@ fill_group(int16_t *plane, int32_t slot, const dw_geometry *g, const int8_t *in,
 {
     if (group == 4) {
         fill_group4(plane, slot, g, in, c);
-    } else {
+    } else if (TH_NN_PATH(DW3X3_SMALL_GROUP)) { /* never chosen where left out */
         fill_group_small(plane, slot, g, in, group);
     }
 }
@@ -1204,7 +1204,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
         fill_padding(plane + k * slot, &geo, params->input_offset);
     }
     /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
-    const int32_t whole = planes > 1 && planes < 4 ? planes : 1;
+    const int32_t whole = planes > 1 && planes < 4 && TH_NN_PATH(DW3X3_SMALL_GROUP) ? planes : 1;
 #if TH_DW_ASM
     dw_asm_call call;
     const int use_asm = dw_asm_prepare(&call, &geo, stride, &stage);
