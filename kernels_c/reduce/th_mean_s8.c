@@ -89,6 +89,15 @@ static int8_t mean_out(int32_t sum, int32_t zp_total, int32_t multiplier, int32_
 }
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
+/* sum[0..3] += the int16 lanes of even (channels 0 and 2) and odd (1 and 3). */
+TH_INLINE void add_lanes(int32_t sum[4], int32_t even, int32_t odd)
+{
+    sum[0] += (int16_t)(uint16_t)((uint32_t)even & 0xFFFFu);
+    sum[1] += (int16_t)(uint16_t)((uint32_t)odd & 0xFFFFu);
+    sum[2] += (int16_t)(uint16_t)((uint32_t)even >> 16);
+    sum[3] += (int16_t)(uint16_t)((uint32_t)odd >> 16);
+}
+
 /* Channel sums of 4 * words (1 or 2) neighbouring channels over rows rows of stride stride
  * (the [R, C] group layout: MEAN over H and W): one word per row and four channels into int16
  * lane sums (SXTAB16), moved to int32 every 256 rows (|lane| <= 128 * 256 fits int16). Two
@@ -102,26 +111,28 @@ TH_INLINE void sums_rows(const int8_t *base, int32_t rows, int32_t stride, int32
     int32_t r = 0;
     while (r < rows) {
         const int32_t end = rows - r > 256 ? r + 256 : rows;
-        int32_t l[4] = {0, 0, 0, 0}; /* channels (0, 2), (1, 3) of each word */
+        /* channels (0, 2), (1, 3) of the first word, (4, 6), (5, 7) of the second: scalars,
+         * so that the row loop keeps them in registers */
+        int32_t l0 = 0, l1 = 0, l2 = 0, l3 = 0;
         const int8_t *q = base + r * stride;
         if (words == 1) {
             for (; r < end; r++, q += stride) {
                 const int32_t w = th_read_s32(q);
-                l[0] = th_sxtab16(l[0], w);
-                l[1] = th_sxtab16_ror8(l[1], w);
+                l0 = th_sxtab16(l0, w);
+                l1 = th_sxtab16_ror8(l1, w);
             }
         } else {
             for (; r < end; r++, q += stride) {
                 const int32_t w0 = th_read_s32(q), w1 = th_read_s32(q + 4);
-                l[0] = th_sxtab16(l[0], w0);
-                l[1] = th_sxtab16_ror8(l[1], w0);
-                l[2] = th_sxtab16(l[2], w1);
-                l[3] = th_sxtab16_ror8(l[3], w1);
+                l0 = th_sxtab16(l0, w0);
+                l1 = th_sxtab16_ror8(l1, w0);
+                l2 = th_sxtab16(l2, w1);
+                l3 = th_sxtab16_ror8(l3, w1);
             }
         }
-        for (int32_t j = 0; j < 4 * words; j++) { /* lane (j & 2) / 2 of word j / 4's pair */
-            const uint32_t lane = (uint32_t)l[2 * (j / 4) + (j & 1)] >> (j & 2 ? 16 : 0);
-            sum[j] += (int16_t)(uint16_t)(lane & 0xFFFFu);
+        add_lanes(sum, l0, l1);
+        if (words == 2) {
+            add_lanes(sum + 4, l2, l3);
         }
     }
 }
