@@ -8,9 +8,11 @@ offsets, two batches. AVERAGE_POOL_2D / MAX_POOL_2D: large windows (up to 16x16)
 (the average's int16-lane span path) and 2, SAME / VALID padding, 1..9 and odd channel
 counts, activations; half the max pools given th_maxpool_s8_scratch_size_fast (padded rows
 of column maxima, two at a time at stride 1). MAX_POOL_2D again at strides 1-3 with windows
-1..8 and 1-13 channels, each case without scratch, with the separable or with the fast scratch
+1..8 and 1-23 channels, each case without scratch, with the separable or with the fast scratch
 (the strided row loop packing the taps of 1-3 channel pixels into words, the stride-1 pixel
-pairs). All against the NumPy reference: on the host
+pairs, flat blocks of word pairs for any channel count). MEAN over H and W of small planes
+with 1-64 channels (eight channels a row pass, fast or exact requantization). All against the
+NumPy reference: on the host
 (ASan/UBSan, portable and emulated DSP builds) and one batch on QEMU mps2-an386 (Cortex-M4,
 the native DSP build).
 """
@@ -24,13 +26,14 @@ import numpy as np
 import pytest
 
 from kernels.cases import FcCase, Op, check_result
-from kernels.cases_ops import PoolCase, fits_firmware
+from kernels.cases_ops import MeanCase, PoolCase, fits_firmware
 from kernels.harness import Driver, build_driver
 from kernels.target import build_firmware, fits_small_firmware, run_cases
 from tinyhost.arith.conv import FullyConnectedParams
 from tinyhost.arith.fixedpoint import quantize_multiplier
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams
+from tinyhost.arith.reduce import MeanParams
 from tinyhost.ir import Padding
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
@@ -107,7 +110,7 @@ def pool_cases(seed: int, count: int) -> list[PoolCase]:
     return out
 
 
-MAX_CHANNELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13]
+MAX_CHANNELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 18, 23]
 
 
 def maxpool_cases(seed: int, count: int) -> list[PoolCase]:
@@ -134,10 +137,34 @@ def maxpool_cases(seed: int, count: int) -> list[PoolCase]:
     return out
 
 
+def mean_cases(seed: int, count: int) -> list[MeanCase]:
+    """MEAN over H and W of small planes with many channels (the DSP build: eight channels
+    a row pass, the last group overlapping, fast requantization) and 1-7 channels; scale
+    ratios from 1/20 to 40, so folded shifts fall both in the fast requantization's range
+    and outside it (th_requantize's path)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        c = [1, 3, 5, 7, 8, 9, 12, 15, 17, 31, 46, 55, 64][i % 13]
+        h, w = int(rng.integers(1, 7)), int(rng.integers(1, 15))
+        m, shift = quantize_multiplier(float(rng.choice([rng.uniform(0.05, 2.0),
+                                                         rng.uniform(2.0, 40.0)])))
+        p = MeanParams(axes=(1, 2), keep_dims=True,
+                       input_zero_point=int(rng.integers(-128, 128)),
+                       output_zero_point=int(rng.integers(-128, 128)), multiplier=m,
+                       shift=shift)
+        x = rng.integers(-128, 128, (1, h, w, c)).astype(np.int8)
+        if i % 9 == 4:
+            x[:] = (-128, 127)[i % 2]
+        out.append(MeanCase(Op.MEAN, x, p))
+    return out
+
+
 @pytest.mark.parametrize("variant", ["portable", "dsp"])
 def test_fc_and_pools_on_the_host(variant: str) -> None:
     with Driver(build_driver(variant)) as driver:
-        for case in [*fc_cases(1, 120), *pool_cases(2, 90), *maxpool_cases(5, 150)]:
+        for case in [*fc_cases(1, 120), *pool_cases(2, 90), *maxpool_cases(5, 150),
+                     *mean_cases(7, 60)]:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{case.op.name} [{variant}] {case.x.shape}: {problem}"
 
@@ -157,8 +184,9 @@ def test_fc_mix_reaches_the_fallbacks() -> None:
 def test_fc_and_pools_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases = [*[c for c in fc_cases(3, 80) if fits_small_firmware(c)],
              *[c for c in pool_cases(4, 80) if fits_firmware(c)],
-             *[c for c in maxpool_cases(6, 60) if fits_firmware(c)]]
-    assert len(cases) >= 190
+             *[c for c in maxpool_cases(6, 60) if fits_firmware(c)],
+             *[c for c in mean_cases(8, 40) if fits_firmware(c)]]
+    assert len(cases) >= 230
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
     problems = [f"{c.op.name} {c.x.shape}: {p}"
                 for c, r in zip(cases, run.results, strict=True)

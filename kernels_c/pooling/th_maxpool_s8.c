@@ -11,8 +11,6 @@
 
 /* Window heights of the two-row pass (th_maxpool_s8_scratch_size_fast). */
 #define TH_MAXPOOL_PAIR_ROWS 7
-/* Channel counts from which the stride-1 row pass pairs pixels whatever ch % 4. */
-#define TH_MAXPOOL_PAIR_MIN_C 12
 
 #if TH_NN_DSP_NATIVE
 /* Bytewise signed max of two words. One asm block: SEL must see SSUB8's GE flags. */
@@ -369,7 +367,7 @@ TH_INLINE void taps_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t ta
     }
 }
 
-/* Stride 1, ch >= 4: the words at q of two pixels a pixel apart (windows of t taps): the
+/* Stride 1: the words at q and q + ch of two outputs a pixel apart (windows of t taps): the
  * taps 1..t-1 they share, then with tap 0 into out and tap t into out + ch. */
 TH_INLINE void pair_word(int8_t *out, const int8_t *q, int32_t ch, int32_t t, uint32_t lo,
                          uint32_t hi, int clamp)
@@ -389,47 +387,28 @@ TH_INLINE void pair_word(int8_t *out, const int8_t *q, int32_t ch, int32_t t, ui
     th_write_s32(out + ch, (int32_t)v1);
 }
 
-/* Stride 1, ch >= 4: count pixels from src (unclipped windows of taps pixels, a constant
- * 2..7 or, at 0, vtaps), two at a time (pair_word), four channels a word, the last word of
- * a pixel ending at its last byte where ch is not a multiple of 4 (bytes written twice with
- * the same values); an odd last pixel alone. */
-TH_INLINE void pairs_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t taps,
-                           int32_t vtaps, int32_t count, uint32_t lo, uint32_t hi, int clamp)
-{
-    const int32_t t = taps > 0 ? taps : vtaps;
-    const int32_t n = (count & ~1) * ch;
-    if (ch % 4 == 0) {
-        for (int32_t i = 0; i < n; i += ch) {
-            for (const int32_t e = i + ch; i < e; i += 4) {
-                pair_word(out + i, src + i, ch, t, lo, hi, clamp);
-            }
-        }
-    } else {
-        for (int32_t i = 0; i < n; i += ch) {
-            const int32_t e = i + ch;
-            for (; i + 4 < e; i += 4) {
-                pair_word(out + i, src + i, ch, t, lo, hi, clamp);
-            }
-            pair_word(out + e - 4, src + e - 4, ch, t, lo, hi, clamp);
-            i = e;
-        }
-    }
-    if (count & 1) {
-        taps_fixed(out + n, src + n, ch, taps, vtaps, ch, lo, hi, clamp);
-    }
-}
-
-/* The stride-1 row: count pixels of windows of taps pixels from src, in pixel pairs
- * (pairs_fixed) where ch is a multiple of 4 or at least TH_MAXPOOL_PAIR_MIN_C (the overlap
- * of a pixel's last word costs less than the shared taps save), else count * ch bytes at a
- * time (taps_fixed). */
+/* The stride-1 row, flat: out[i] = the clamped maximum of src[i + j * ch] over the taps j
+ * (taps a constant 1..7 or, at 0, vtaps) for i < n = count * ch, whatever pixel byte i is
+ * in. Where sharing taps pays (two or more taps, and four or more channels, or two or more
+ * with three or more taps), words go in pairs ch bytes apart (pair_word): a block of
+ * w = ch rounded up to a multiple of 4 bytes from s writes [s, s + ch + w), no gap as
+ * w >= ch (bytes past a pixel's end hold their own maxima); the bytes after the last whole
+ * block a word at a time (taps_fixed). */
 TH_INLINE void row_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t taps,
                          int32_t vtaps, int32_t count, uint32_t lo, uint32_t hi, int clamp)
 {
-    if ((ch % 4 == 0 || ch >= TH_MAXPOOL_PAIR_MIN_C) && vtaps >= 2) {
-        pairs_fixed(out, src, ch, taps, vtaps, count, lo, hi, clamp);
-    } else {
-        taps_fixed(out, src, ch, taps, vtaps, count * ch, lo, hi, clamp);
+    const int32_t t = taps > 0 ? taps : vtaps, n = count * ch;
+    int32_t s = 0;
+    if (t >= 2 && (ch >= 4 || (ch >= 2 && t >= 3))) {
+        const int32_t w = (ch + 3) & ~3;
+        for (; s + ch + w <= n; s += ch + w) {
+            for (int32_t i = s; i < s + w; i += 4) {
+                pair_word(out + i, src + i, ch, t, lo, hi, clamp);
+            }
+        }
+    }
+    if (s < n) {
+        taps_fixed(out + s, src + s, ch, taps, vtaps, n - s, lo, hi, clamp);
     }
 }
 

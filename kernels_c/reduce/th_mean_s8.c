@@ -89,28 +89,71 @@ static int8_t mean_out(int32_t sum, int32_t zp_total, int32_t multiplier, int32_
 }
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-/* Channel sums of 4 neighbouring channels over rows rows of stride stride (the [R, C] group
- * layout: MEAN over H and W): one word per row into int16 lane sums (SXTAB16), moved to int32
- * every 256 rows (|lane| <= 128 * 256 fits int16). */
-static void sums4(const int8_t *base, int32_t rows, int32_t stride, int32_t sum[4])
+/* sum[0..3] += the int16 lanes of even (channels 0 and 2) and odd (1 and 3). */
+TH_INLINE void add_lanes(int32_t sum[4], int32_t even, int32_t odd)
 {
-    sum[0] = sum[1] = sum[2] = sum[3] = 0;
+    sum[0] += (int16_t)(uint16_t)((uint32_t)even & 0xFFFFu);
+    sum[1] += (int16_t)(uint16_t)((uint32_t)odd & 0xFFFFu);
+    sum[2] += (int16_t)(uint16_t)((uint32_t)even >> 16);
+    sum[3] += (int16_t)(uint16_t)((uint32_t)odd >> 16);
+}
+
+/* Channel sums of 4 * words (1 or 2) neighbouring channels over rows rows of stride stride
+ * (the [R, C] group layout: MEAN over H and W): one word per row and four channels into int16
+ * lane sums (SXTAB16), moved to int32 every 256 rows (|lane| <= 128 * 256 fits int16). Two
+ * words a row halve the loop's cost per channel. */
+TH_INLINE void sums_rows(const int8_t *base, int32_t rows, int32_t stride, int32_t words,
+                         int32_t sum[8])
+{
+    for (int32_t j = 0; j < 4 * words; j++) {
+        sum[j] = 0;
+    }
     int32_t r = 0;
     while (r < rows) {
         const int32_t end = rows - r > 256 ? r + 256 : rows;
-        int32_t even = 0; /* channels 0 and 2 */
-        int32_t odd = 0;  /* channels 1 and 3 */
-        for (; r < end; r++) {
-            int32_t w;
-            memcpy(&w, base + r * stride, 4);
-            even = th_sxtab16(even, w);
-            odd = th_sxtab16_ror8(odd, w);
+        /* channels (0, 2), (1, 3) of the first word, (4, 6), (5, 7) of the second: scalars,
+         * so that the row loop keeps them in registers */
+        int32_t l0 = 0, l1 = 0, l2 = 0, l3 = 0;
+        const int8_t *q = base + r * stride;
+        if (words == 1) {
+            for (; r < end; r++, q += stride) {
+                const int32_t w = th_read_s32(q);
+                l0 = th_sxtab16(l0, w);
+                l1 = th_sxtab16_ror8(l1, w);
+            }
+        } else {
+            for (; r < end; r++, q += stride) {
+                const int32_t w0 = th_read_s32(q), w1 = th_read_s32(q + 4);
+                l0 = th_sxtab16(l0, w0);
+                l1 = th_sxtab16_ror8(l1, w0);
+                l2 = th_sxtab16(l2, w1);
+                l3 = th_sxtab16_ror8(l3, w1);
+            }
         }
-        sum[0] += (int16_t)(uint16_t)((uint32_t)even & 0xFFFFu);
-        sum[1] += (int16_t)(uint16_t)((uint32_t)odd & 0xFFFFu);
-        sum[2] += (int16_t)(uint16_t)((uint32_t)even >> 16);
-        sum[3] += (int16_t)(uint16_t)((uint32_t)odd >> 16);
+        add_lanes(sum, l0, l1);
+        if (words == 2) {
+            add_lanes(sum + 4, l2, l3);
+        }
     }
+}
+
+/* The requantization of one call's outputs: th_fast_rq_apply where it is exact for every
+ * sum (|sum - zp_total| <= 256 * count < 2^29, the folded multiplier >= 0, shift in
+ * [-22, -1]: the usual MEAN), else mean_out's; a few instructions an output instead of the
+ * 64-bit rounding chain, which dominates small planes with many channels. */
+typedef struct {
+    th_fast_rq rq;
+    int fast;
+    int32_t zp_total, multiplier, shift, output_zero_point;
+} mean_rq;
+
+TH_INLINE int8_t mean_out_rq(int32_t sum, const mean_rq *q)
+{
+    if (q->fast) {
+        return (int8_t)th_fast_rq_apply((int32_t)((uint32_t)sum - (uint32_t)q->zp_total),
+                                        &q->rq);
+    }
+    return mean_out(sum, q->zp_total, q->multiplier, q->shift, q->output_zero_point);
 }
 
 /* Sums of a contiguous run of n bytes by byte position modulo the period (4 bytes: one
@@ -279,6 +322,13 @@ static th_status reduce(const th_mean_params *params, const th_per_tensor_quant 
         first = g.dims[1];
     }
 #elif TH_NN_HAS_DSP
+    mean_rq rq;
+    rq.fast = th_fast_rq_ok(multiplier, shift, INT64_C(256) * count);
+    rq.rq = th_fast_rq_make(multiplier, rq.fast ? shift : -1, params->output_zero_point);
+    rq.zp_total = zp_total;
+    rq.multiplier = multiplier;
+    rq.shift = shift;
+    rq.output_zero_point = params->output_zero_point;
     /* [R] (one output: every element) or [R, C] with C <= 3: the contiguous run summed by
      * byte position, a position's sum going to channel position % C. */
     const int32_t rc = g.rank == 2 && g.reduced[0] && !g.reduced[1] && g.dims[1] <= 3;
@@ -292,22 +342,21 @@ static th_status reduce(const th_mean_params *params, const th_per_tensor_quant 
             for (int32_t j = c; j < period; j += ch) {
                 sum += pos[j];
             }
-            output[c] = mean_out((int32_t)sum, zp_total, multiplier, shift,
-                                 params->output_zero_point);
+            output[c] = mean_out_rq((int32_t)sum, &rq);
         }
         return TH_OK;
     }
     if (mode != REDUCE_MAX && g.rank == 2 && g.reduced[0] && !g.reduced[1]) {
-        /* [R, C]: four channels at a time; the last 1-3 as the four ending at channel
-         * C - 1 (C > 4: some channels summed twice, each output written once more) */
-        const int32_t c_all = g.dims[1];
-        for (; first < c_all; first += 4) {
-            const int32_t at = first + 4 <= c_all ? first : c_all - 4;
-            int32_t sums[4];
-            sums4(input + at, g.dims[0], g.stride[0], sums);
-            for (int32_t j = 0; j < 4; j++) {
-                output[at + j] = mean_out(sums[j], zp_total, multiplier, shift,
-                                          params->output_zero_point);
+        /* [R, C]: eight channels at a time (four where C < 8); the last 1-7 (1-3) as the
+         * eight (four) ending at channel C - 1 (C > 4: some channels summed twice, each
+         * output written once more with the same value) */
+        const int32_t c_all = g.dims[1], group = c_all >= 8 ? 8 : 4;
+        for (; first < c_all; first += group) {
+            const int32_t at = first + group <= c_all ? first : c_all - group;
+            int32_t sums[8];
+            sums_rows(input + at, g.dims[0], g.stride[0], group / 4, sums);
+            for (int32_t j = 0; j < group; j++) {
+                output[at + j] = mean_out_rq(sums[j], &rq);
             }
         }
         return TH_OK;
