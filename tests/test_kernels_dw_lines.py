@@ -117,7 +117,7 @@ def _cases() -> tuple[list[ConvCase], int]:
     rng = np.random.default_rng(1415)
     lines: list[ConvCase] = []
     refused: list[ConvCase] = []
-    for hw, cin, k, stride, dilation in SHAPES:
+    for i, (hw, cin, k, stride, dilation) in enumerate(SHAPES):
         for _ in range(2):  # SAME or VALID drawn twice
             case = None
             while case is None:
@@ -130,6 +130,18 @@ def _cases() -> tuple[list[ConvCase], int]:
         exact[1] = max(int(exact[1]), 0)  # one channel with shift >= 0: exact requantization
         refused += [dataclasses.replace(case, p=dataclasses.replace(p, act_min=-90, act_max=70)),
                     dataclasses.replace(case, p=dataclasses.replace(p, out_shift=exact))]
+        if i < 4 and case.bias is not None:
+            # The record checks (lines_record_rq) at their edges: |bias| at the largest the
+            # fast requantization takes (2^29 - 1 - taps 2^15: runs the path) and one past it
+            # either sign, and e = TH_FAST_MAX_E + 1 (both refused).
+            lim = 2**29 - 1 - k[0] * k[1] * 2**15
+            for b0 in (lim, -lim, lim + 1, -lim - 1):
+                bias = case.bias.copy()
+                bias[i % cin] = b0
+                refused.append(dataclasses.replace(case, bias=bias))
+            far = p.out_shift.copy()
+            far[-1] = -23
+            refused.append(dataclasses.replace(case, p=dataclasses.replace(p, out_shift=far)))
     pairs = _pair_cases()
     return pairs + lines + refused, len(pairs) + len(lines)
 

@@ -209,8 +209,8 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
     const int32_t taps_bytes = blocks * 4 * lines_record_words(taps);
     if (lines_taps_ok(taps, ka) && taps_bytes <= DW_LINES_MAX_SCRATCH) {
         if (ka == 1 && kb <= DW_LINE_MAX_K && blocks <= DW_LINE_MAX_BLOCKS) { /* line loops */
-            const int64_t out_b = pixels / out_a;
-            const int64_t per_line = out_b * blocks * (8 * taps + 31) + 24 * blocks + 110;
+            const int32_t out_b = tr ? output_dims->h : output_dims->w; /* no 64-bit divide */
+            const int64_t per_line = (int64_t)out_b * blocks * (8 * taps + 31) + 24 * blocks + 110;
             best = 4 * (out_a * per_line + 40 * c + 8 * taps * blocks + 634);
         } else {
             /* Beyond the fit's taps (2-D windows of more than 8): 12 more per filter row
@@ -336,6 +336,51 @@ __asm__(
     "    str r10, [sp, #0]\n"
     "    .endif\n"
     "    .endm\n"
+    /* Four requantizations in three LDMs (r10 free, unlike DWL_RQ4): the twelve words
+     * (m, rzp, e per channel) land in the registers each channel's finished one frees.
+     * AT: stored at r7 + J, else at r7 post-incremented. */
+    "    .macro DWL_RQX acc, m, rz, e, j, at\n"
+    "    smmlar \\rz, \\acc, \\m, \\rz\n"
+    "    add \\rz, \\rz, \\acc, asr #31\n"
+    "    asr \\rz, \\rz, \\e\n"
+    "    ssat \\rz, #8, \\rz\n"
+    "    .if \\at\n"
+    "    strb \\rz, [r7, #\\j]\n"
+    "    .else\n"
+    "    strb \\rz, [r7], #1\n"
+    "    .endif\n"
+    "    .endm\n"
+    "    .macro DWL_RQ4L at\n"
+    "    ldmia r6!, {r8-r11}\n"
+    "    DWL_RQX r1, r8, r9, r10, 0, \\at\n"
+    "    ldmia r6!, {r1, r8, r9, r10}\n"
+    "    DWL_RQX r2, r11, r1, r8, 1, \\at\n"
+    "    ldmia r6!, {r1, r2, r8, r11}\n"
+    "    DWL_RQX r3, r9, r10, r1, 2, \\at\n"
+    "    DWL_RQX r4, r2, r8, r11, 3, \\at\n"
+    "    .endm\n"
+    /* Tap T of K <= 3 (weights at r6 + 8 T): tap 0 last, its loads post-incrementing x by
+     * a block (4) and r6 past the taps, so the pixel loop needs no pointer adds. */
+    "    .macro DWL_TAPI t, k\n"
+    "    .if \\t == 0\n"
+    "    ldr r8, [r5], #4\n"
+    "    .elseif \\t == 1\n"
+    "    ldr r8, [r5, r12]\n"
+    "    .else\n"
+    "    ldr r8, [r5, r12, lsl #1]\n"
+    "    .endif\n"
+    "    sxtab16 r9, lr, r8\n"
+    "    sxtab16 r8, lr, r8, ror #8\n"
+    "    .if \\t == 0\n"
+    "    ldrd r10, r11, [r6], #(8 * \\k)\n"
+    "    .else\n"
+    "    ldrd r10, r11, [r6, #(8 * \\t)]\n"
+    "    .endif\n"
+    "    smlabb r1, r9, r10, r1\n"
+    "    smlatt r3, r9, r10, r3\n"
+    "    smlabb r2, r8, r11, r2\n"
+    "    smlatt r4, r8, r11, r4\n"
+    "    .endm\n"
     /* Taps 0 .. min(K, 3) - 1 at r5, r5 + step, r5 + 2 step (r12 step). */
     "    .macro DWL_TAPS3 k\n"
     "    DWL_TAP [r5]\n"
@@ -345,15 +390,6 @@ __asm__(
     "    .if \\k > 2\n"
     "    DWL_TAP [r5, r12, lsl #1]\n"
     "    .endif\n"
-    "    .endm\n"
-    /* The same, stored at r7 + J. */
-    "    .macro DWL_RQ_AT acc, j\n"
-    "    ldmia r6!, {r8, r9, r11}\n"
-    "    smmlar r9, \\acc, r8, r9\n"
-    "    add r9, r9, \\acc, asr #31\n"
-    "    asr r9, r9, r11\n"
-    "    ssat r9, #8, r9\n"
-    "    strb r9, [r7, #\\j]\n"
     "    .endm\n"
     /* Whole one-row window of K taps: tap t at x + t step (r12 step, r7 3 step, r0 x + 4
      * step). K <= 5: r0 counts the blocks; K <= 3: r7 is the output pointer. */
@@ -392,7 +428,17 @@ __asm__(
     "    .if \\k > 5\n"
     "    add r0, r5, r12, lsl #2\n"
     "    .endif\n"
+    "    .if \\k <= 3\n"
+    "    .if \\k > 2\n"
+    "    DWL_TAPI 2, \\k\n"
+    "    .endif\n"
+    "    .if \\k > 1\n"
+    "    DWL_TAPI 1, \\k\n"
+    "    .endif\n"
+    "    DWL_TAPI 0, \\k\n"
+    "    .else\n"
     "    DWL_TAPS3 \\k\n"
+    "    .endif\n"
     "    .if \\k > 3\n"
     "    DWL_TAP [r5, r7]\n"
     "    .endif\n"
@@ -409,7 +455,9 @@ __asm__(
     "    .if \\k > 7\n"
     "    DWL_TAP [r0, r7]\n"
     "    .endif\n"
+    "    .if \\k > 3\n"
     "    adds r5, r5, #4\n"
+    "    .endif\n"
     "    .if \\k > 5\n"
     "    DWL_RQ4\n"
     "    ldr r8, [sp, #4]\n"
@@ -418,7 +466,7 @@ __asm__(
     "    DWL_RQ4\n"
     "    subs r0, r0, #1\n"
     "    .else\n"
-    "    DWL_RQ4 r7\n"
+    "    DWL_RQ4L 0\n"
     "    subs r0, r0, #1\n"
     "    .endif\n"
     "    bne 1b\n"
@@ -460,10 +508,7 @@ __asm__(
     "1:\n"
     "    ldmia r6!, {r1-r4}\n"
     "    DWL_TAPS3 \\k\n"
-    "    DWL_RQ_AT r1, 0\n"
-    "    DWL_RQ_AT r2, 1\n"
-    "    DWL_RQ_AT r3, 2\n"
-    "    DWL_RQ_AT r4, 3\n"
+    "    DWL_RQ4L 1\n"
     "    ldrd r8, r9, [sp]\n"
     "    add r5, r5, r8\n"
     "    add r7, r7, r9\n"
@@ -542,7 +587,9 @@ __asm__(
     "    .popsection\n"
     "    .purgem DWL_LINE\n"
     "    .purgem DWL_FULL\n"
-    "    .purgem DWL_RQ_AT\n"
+    "    .purgem DWL_RQ4L\n"
+    "    .purgem DWL_RQX\n"
+    "    .purgem DWL_TAPI\n"
     "    .purgem DWL_RQ4\n"
     "    .purgem DWL_RQ\n"
     "    .purgem DWL_TAPS3\n"
@@ -633,45 +680,59 @@ static dw_lines_fn lines_line_fn(int32_t k)
 }
 #endif
 
-/* The record's bias words (rec) and requantization words (w: (multiplier,
- * 2^(e-1) + zp 2^e, e) per channel) of four channels; 0 if fast requantization is not exact
- * for one of them (|acc| <= taps 2^15 + |bias|; at most 64 taps: 32-bit compares). */
-static int lines_record_rq(int32_t *rec, int32_t *w, int32_t taps, const int32_t *bias,
-                           const int32_t *mult, const int32_t *shift, int32_t zp)
+/* One channel's requantization words (w: multiplier, 2^(e-1) + zp 2^e = z1 2^(e-1), e) and
+ * doubled bias (*r); returns the bits whose bit 31 is set if fast requantization is not
+ * exact for it: a negative multiplier, e outside [1, TH_FAST_MAX_E], or |bias| > lim (lim - b
+ * or lim + b negative mod 2^32: lim < 2^29, so a wrapped one is too). */
+TH_INLINE uint32_t lines_rq_one(int32_t *r, int32_t *w, uint32_t b, uint32_t m, int32_t shift,
+                                uint32_t z1, uint32_t lim)
 {
-    const uint32_t bias_max = (UINT32_C(1) << 29) - (uint32_t)taps * 32768u;
-    for (int32_t j = 0; j < 4; j++, w += 3) {
-        const int32_t b = bias != NULL ? bias[j] : 0;
-        const uint32_t babs = b < 0 ? 0u - (uint32_t)b : (uint32_t)b;
-        const int32_t m = mult[j];
-        const int32_t e = -shift[j];
-        if (m < 0 || e < 1 || e > TH_FAST_MAX_E || babs >= bias_max) {
-            return 0;
-        }
-        rec[j] = (int32_t)((uint32_t)b * 2u);
-        w[0] = m;
-        w[1] = (int32_t)((UINT32_C(1) << (e - 1)) + ((uint32_t)zp << e));
-        w[2] = e;
-    }
-    return 1;
+    const uint32_t e1 = 0u - 1u - (uint32_t)shift; /* e - 1 */
+    *r = (int32_t)(b * 2u);
+    w[0] = (int32_t)m;
+    w[1] = (int32_t)(z1 << (e1 & 31u));
+    w[2] = (int32_t)(e1 + 1u);
+    return m | e1 | ((uint32_t)(TH_FAST_MAX_E - 1) - e1) | (lim - b) | (lim + b);
+}
+
+/* The record's bias words (rec) and requantization words (w) of four channels; 0 if fast
+ * requantization is not exact for one of them (|acc| <= taps 2^15 + |bias|; at most 64
+ * taps: 32-bit compares). Unrolled and branch-free (the checks OR'd into one sign bit): it
+ * runs once per block of four channels of every call. */
+TH_INLINE int lines_record_rq(int32_t *rec, int32_t *w, int32_t taps, const int32_t *bias,
+                              const int32_t *mult, const int32_t *shift, int32_t zp)
+{
+    static const int32_t no_bias[4] = {0, 0, 0, 0};
+    const int32_t *bs = bias != NULL ? bias : no_bias;
+    const uint32_t lim = (UINT32_C(1) << 29) - 1u - (uint32_t)taps * 32768u; /* max |bias| */
+    const uint32_t z1 = 1u + 2u * (uint32_t)zp;
+    uint32_t bad = lines_rq_one(rec, w, (uint32_t)bs[0], (uint32_t)mult[0], shift[0], z1, lim);
+    bad |= lines_rq_one(rec + 1, w + 3, (uint32_t)bs[1], (uint32_t)mult[1], shift[1], z1, lim);
+    bad |= lines_rq_one(rec + 2, w + 6, (uint32_t)bs[2], (uint32_t)mult[2], shift[2], z1, lim);
+    bad |= lines_rq_one(rec + 3, w + 9, (uint32_t)bs[3], (uint32_t)mult[3], shift[3], z1, lim);
+    return (bad >> 31) == 0;
 }
 
 /* The record of the block of channels cb .. cb + 3 (f: the filter at channel cb; fa, fb: its
  * bytes between taps along A and B); 0 if fast requantization is not exact for one of them.
  * Per tap the four channels' weights as one word, sign-extended two lanes at a time
- * (channels 0, 2 and 1, 3) and doubled. */
+ * (channels 0, 2 and 1, 3) and doubled; one flat loop over the taps (most windows are one
+ * row). */
 static int lines_record(int32_t *rec, const int8_t *f, int32_t fa, int32_t fb, int32_t ka,
                         int32_t kb, const int32_t *bias, const int32_t *mult,
                         const int32_t *shift, int32_t zp)
 {
     int32_t *w = rec + 4;
-    for (int32_t a = ka; a > 0; a--, f += fa) {
-        const int8_t *fr = f;
-        for (int32_t b = kb; b > 0; b--, fr += fb, w += 2) {
-            const int32_t v = th_read_s32(fr);
-            const int32_t v02 = th_sxtb16(v), v13 = th_sxtb16_ror8(v);
-            w[0] = th_sadd16(v02, v02);
-            w[1] = th_sadd16(v13, v13);
+    const int32_t row_skip = fa - kb * fb; /* from past a row's last tap to the next row */
+    for (int32_t t = ka * kb, b = kb; t > 0; t--, w += 2) {
+        const int32_t v = th_read_s32(f);
+        const int32_t v02 = th_sxtb16(v), v13 = th_sxtb16_ror8(v);
+        w[0] = th_sadd16(v02, v02);
+        w[1] = th_sadd16(v13, v13);
+        f += fb;
+        if (--b == 0) {
+            b = kb;
+            f += row_skip;
         }
     }
     return lines_record_rq(rec, w, ka * kb, bias, mult, shift, zp);
