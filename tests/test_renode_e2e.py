@@ -34,6 +34,7 @@ from tinyhost.codegen.interpreter import convert
 from tinyhost.deploy.protocol import Device, Link
 from tinyhost.deploy.renode import RenodeSession, open_renode_session
 from tinyhost.deploy.runner import build_firmware, invoke_once, renode_latency
+from tinyhost.errors import DeployError
 from tinyhost.quantize.quantizer import is_float_model
 from tinyhost.reference.executor import random_inputs
 from tinyhost.tflite import read_model
@@ -79,6 +80,12 @@ def _cases() -> list:
     return params
 
 
+# Renode's watchdog bounds one firmware's run, and the interpreter firmware serves ~30 models
+# (LOAD_MODEL) in one run: each exchange is bounded by the Device's own timeouts, so this is
+# only the backstop against a hung Renode, sized for a loaded 2-core machine (two xdist workers).
+RUN_TIMEOUT = 3600.0
+
+
 class RenodePool:
     """One Renode per board; a test that wants another firmware gets it loaded into the running
     machine (RenodeSession.reload), the same firmware is reused as it is."""
@@ -114,12 +121,17 @@ class RenodePool:
             self._device.close()
             self._device = None
         session = self._sessions.get(board_name)
+        if session is not None:
+            try:
+                session.reload(elf)
+            except DeployError:  # that Renode is gone: later tests must not all fail with it
+                session.close()
+                del self._sessions[board_name]
+                session = None
         if session is None:
             session = self._stack.enter_context(
-                open_renode_session(elf, board_name, timeout=900.0))  # fmt: skip
+                open_renode_session(elf, board_name, timeout=RUN_TIMEOUT))  # fmt: skip
             self._sessions[board_name] = session
-        else:
-            session.reload(elf)
         self._device = Device(Link(session.port, f"{board_name} (Renode)"), timeout=60.0,
                               invoke_timeout=60.0)  # fmt: skip
         self._device.connect(ready_timeout=60.0)
