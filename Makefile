@@ -49,11 +49,10 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/tinyhost demo
 
-# Two workers (pytest-xdist), each taking whole files: a file's module-scoped QEMU/Renode
-# sessions and builds stay in one process, and one worker's builds, emulator runs and Python
-# fill the gaps the other leaves on a 2-core machine. Build trees are locked (deploy/build.py).
+# One process; the suite also runs under pytest-xdist (`.venv/bin/python -m pytest -n 2
+# --dist loadfile`: whole files per worker, shared trees locked; ARCHITECTURE.md §7).
 test: setup
-	$(PY) -m pytest -q -n 2 --dist loadfile
+	$(PY) -m pytest -q
 
 lint: setup
 	$(VENV)/bin/ruff check host tests bench
