@@ -1,6 +1,7 @@
 """AVERAGE_POOL_2D on chosen shapes (default: issue 14's sweep rows above 6 instructions per
 input element on main, session 16): exact instructions per input element on QEMU, outputs
-checked against the NumPy reference. `python bench/avg_rows.py [HxWxC:KHxKW:S:same|valid ...]`.
+checked against the NumPy reference. `python bench/avg_rows.py [HxWxC:KHxKW:S:same|valid ...]`;
+AVG_ROWS_WORK=DIR keeps the build (model, firmware ELF) in DIR.
 """
 
 from __future__ import annotations
