@@ -739,17 +739,51 @@ typedef struct {
     "sub r12, r12, r11\n\t"                                                               \
     "strh r12, [r2], #2\n\t"
 #define TH_S1_T_SKIP "add r2, r2, #2\n\t"
-/* After a pixel's groups its C - c4 other channels ([sp, #8]), then the next pixel: acc
- * back by C halfwords ([sp, #0]) until dst reaches the end ([sp, #4]). */
-#define TH_S1_LOOP(TAIL)                                                                  \
+/* Two channels past C & ~3 as the two halfwords of one word (not always word-aligned:
+ * LDR / STR), as a group's half: acc += entering column, acc - leaving column stored; the
+ * averages (ROUND2: + k, an even count's lane signs; SMLAWB / SMLAWT, PKHTB, the quotients
+ * joined in bytes 0 and 1 and flipped to int8); then (P_MOVE) the leaving column + row e -
+ * row l, or (P_SKIP) past it. 21 instructions (23 even) for the two (one at a time: ~40).
+ * Sets no NZCV flag (TH_S1_LOOP branches on flags across it). */
+#define TH_S1_PAIR(ROUND2, UPDATE2)                                                       \
+    "ldr r10, [r0]\n\t"                                                                   \
+    "ldr r12, [r1], #4\n\t"                                                               \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "ldr r12, [r2]\n\t"                                                                   \
+    "ssub16 r11, r10, r12\n\t"                                                            \
+    "str r11, [r0], #4\n\t" ROUND2                                                        \
+    "smlawb r11, r7, r10, r8\n\t"                                                         \
+    "smlawt r10, r7, r10, r8\n\t"                                                         \
+    "pkhtb r10, r10, r11, asr #16\n\t"                                                    \
+    "orr r10, r10, r10, lsr #8\n\t"                                                       \
+    "eor r10, r10, #0x80808080\n\t"                                                       \
+    "strh r10, [r5], #2\n\t" UPDATE2
+#define TH_S1_ROUND2_ODD "sadd16 r10, r10, r9\n\t"
+#define TH_S1_ROUND2_EVEN                                                                 \
+    "ssat16 r11, #1, r10\n\t"                                                             \
+    "sadd16 r10, r10, r9\n\t"                                                             \
+    "sadd16 r10, r10, r11\n\t"
+/* two bytes b0 b1 -> (b0, b1) in halfword lanes: LDRH, then b1 copied to byte 2 for SXTB16 */
+#define TH_S1_P_MOVE                                                                      \
+    "ldrh r10, [r3], #2\n\t"                                                              \
+    "orr r10, r10, r10, lsl #8\n\t"                                                       \
+    "sxtab16 r12, r12, r10\n\t"                                                           \
+    "ldrh r10, [r4], #2\n\t"                                                              \
+    "orr r10, r10, r10, lsl #8\n\t"                                                       \
+    "sxtb16 r10, r10\n\t"                                                                 \
+    "ssub16 r12, r12, r10\n\t"                                                            \
+    "str r12, [r2], #4\n\t"
+#define TH_S1_P_SKIP "add r2, r2, #4\n\t"
+/* After a pixel's groups its C - c4 (0..3, [sp, #8]) other channels: LSLS #31 puts bit 1
+ * (a pair) in C and bit 0 (one more) in N; then the next pixel: acc back by C halfwords
+ * ([sp, #0]) until dst reaches the end ([sp, #4]). */
+#define TH_S1_LOOP(PAIR, TAIL)                                                            \
     "cmp r0, r6\n\t"                                                                      \
     "bne 2b\n\t"                                                                          \
     "ldr lr, [sp, #8]\n\t"                                                                \
-    "cmp lr, #0\n\t"                                                                      \
-    "beq 3f\n\t"                                                                          \
-    "4:\n\t" TAIL "subs lr, lr, #1\n\t"                                                   \
-    "bne 4b\n\t"                                                                          \
-    "3:\n\t"                                                                              \
+    "lsls lr, lr, #31\n\t"                                                                \
+    "bcc 4f\n\t" PAIR "4:\n\t"                                                             \
+    "bpl 3f\n\t" TAIL "3:\n\t"                                                             \
     "ldrd r10, r11, [sp, #0]\n\t"                                                         \
     "sub r0, r0, r10\n\t"                                                                 \
     "cmp r5, r11\n\t"                                                                     \
@@ -766,6 +800,7 @@ typedef struct {
     {                                                                                     \
         __asm__ volatile(TH_S1_HEAD TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) ROUND   \
                              TH_S1_DIV UPDATE TH_S1_LOOP(                                 \
+                                 TH_S1_PAIR(TH_S1_ROUND2_##PAR, TH_S1_P_##UPD1),          \
                                  TH_S1_TAIL(TH_S1_ROUND1_##PAR, TH_S1_T_##UPD1)));        \
     }
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
