@@ -49,10 +49,10 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(VENV)/bin/tinyhost demo
 
-# One process; the suite also runs under pytest-xdist (`.venv/bin/python -m pytest -n 2
-# --dist loadfile`: whole files per worker, shared trees locked; ARCHITECTURE.md §7).
+# Two pytest-xdist workers (CI has two cores), one test file each at a time: a file's
+# module-scoped builds and QEMU/Renode sessions stay in one process (ARCHITECTURE.md §7).
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 lint: setup
 	$(VENV)/bin/ruff check host tests bench

@@ -10,6 +10,17 @@ import pytest
 
 from paths import SKIP_NO_SHARED, find_shared_dir
 
+# The files that take longest (firmware builds and emulator runs for every model), started
+# first: under pytest-xdist a worker takes whole files in collection order, so a long file
+# started last would leave the other worker idle at the end.
+LONG_FIRST = ("test_compiled.py", "test_renode_e2e.py", "test_layers_on_device.py",
+              "test_qemu_e2e.py", "test_kernels_host.py", "test_kernels_target.py")  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest in order
+
 
 @pytest.fixture
 def shared_dir() -> Path:
