@@ -11,20 +11,8 @@ th_status th_fully_connected_per_channel_s8(const th_context *ctx, const th_fc_p
                                             const int32_t *bias, const th_dims *output_dims,
                                             int8_t *output)
 {
-    (void)ctx;
-    if (quant == NULL || filter_dims == NULL) {
-        return TH_ERR_ARG;
-    }
-    const th_status status =
-        th_nn_check_fc(params, quant->multiplier, quant->shift, filter_dims->n, input_dims,
-                       input, filter_dims, filter, output_dims, output);
-    if (status != TH_OK) {
-        return status;
-    }
-    if (params->filter_offset != 0) {
-        return TH_ERR_UNSUPPORTED; /* TFLM ignores it per channel; refuse, don't guess */
-    }
-    th_nn_fc_s8(params, quant->multiplier, quant->shift, 1, input_dims, input, filter_dims,
-                filter, bias, output_dims, output);
-    return TH_OK;
+    /* The same arguments: a branch (th_nn_fc_s8.c checks them; a filter offset is refused,
+     * as TFLM ignores it per channel). */
+    return th_nn_fc_channel_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
+                               bias, output_dims, output);
 }

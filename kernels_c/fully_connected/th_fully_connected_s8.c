@@ -20,17 +20,7 @@ th_status th_fully_connected_s8(const th_context *ctx, const th_fc_params *param
                                 const int8_t *filter, const int32_t *bias,
                                 const th_dims *output_dims, int8_t *output)
 {
-    (void)ctx;
-    if (quant == NULL) {
-        return TH_ERR_ARG;
-    }
-    const th_status status =
-        th_nn_check_fc(params, &quant->multiplier, &quant->shift, 1, input_dims, input,
-                       filter_dims, filter, output_dims, output);
-    if (status != TH_OK) {
-        return status;
-    }
-    th_nn_fc_s8(params, &quant->multiplier, &quant->shift, 0, input_dims, input, filter_dims,
-                filter, bias, output_dims, output);
-    return TH_OK;
+    /* The same arguments: a branch (th_nn_fc_s8.c checks them). */
+    return th_nn_fc_tensor_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                              output_dims, output);
 }

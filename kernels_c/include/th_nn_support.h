@@ -837,12 +837,19 @@ void th_nn_dw_mult_s8(int8_t *scratch, const th_dw_conv_params *params,
                       const int32_t *bias, const th_dims *output_dims, int8_t *output);
 #endif
 
-/* FULLY_CONNECTED core; multiplier/shift arrays of length 1 (per tensor, mult_step 0) or
- * Cout (per channel, mult_step 1). Arguments already checked. */
-void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
-                 int32_t mult_step, const th_dims *input_dims, const int8_t *input,
-                 const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
-                 const th_dims *output_dims, int8_t *output);
+/* FULLY_CONNECTED int8 (th_nn_fc_s8.c), per tensor and per channel: the kernels'
+ * th_fully_connected_s8 / th_fully_connected_per_channel_s8 whole, checks included (their
+ * arguments as the kernels', so the kernels' calls are plain branches). */
+th_status th_nn_fc_tensor_s8(const th_context *ctx, const th_fc_params *params,
+                             const th_per_tensor_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int8_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output);
+th_status th_nn_fc_channel_s8(const th_context *ctx, const th_fc_params *params,
+                              const th_per_channel_quant *quant, const th_dims *input_dims,
+                              const int8_t *input, const th_dims *filter_dims,
+                              const int8_t *filter, const int32_t *bias,
+                              const th_dims *output_dims, int8_t *output);
 
 th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
                          const int32_t *shift, int32_t count, const th_dims *input_dims,

@@ -30,16 +30,14 @@ TH_INLINE uint32_t th_nn_bytes4(int32_t v)
  * bit where the first operand is the larger or equal, SEL picks by them: max with the
  * frame's lo4, then min with hi4, read by LDRD from operand lo) and stored as one word
  * through the frame's out pointer (operand out, written back); xa, xb, n, x temporaries. */
-#define TH_NN_ROWS_STORE                                                                     \
-    TH_NN_ROWS_PACK                                                                           \
+#define TH_NN_ROWS_STORE TH_NN_ROWS_PACK TH_NN_ROWS_CLAMP TH_NN_ROWS_PUT
+/* The bytewise clamp of the packed a0 alone (xa, xb, n temporaries). */
+#define TH_NN_ROWS_CLAMP                                                                     \
     "ldrd %[xa], %[xb], %[lo]\n\t"                                                          \
     "ssub8 %[n], %[a0], %[xa]\n\t"                                                          \
     "sel %[a0], %[a0], %[xa]\n\t"                                                           \
     "ssub8 %[n], %[xb], %[a0]\n\t"                                                          \
-    "sel %[a0], %[a0], %[xb]\n\t"                                                           \
-    TH_NN_ROWS_PUT
-/* The same without the clamp, for the full int8 range (the SSATs clamped already). */
-#define TH_NN_ROWS_STORE_FULL TH_NN_ROWS_PACK TH_NN_ROWS_PUT
+    "sel %[a0], %[a0], %[xb]\n\t"
 #define TH_NN_ROWS_PACK                                                                      \
     "bfi %[a0], %[a1], #8, #8\n\t"                                                          \
     "bfi %[a0], %[a2], #16, #8\n\t"                                                         \

@@ -75,10 +75,13 @@ th_nn_check_fc_fast4(const int32_t *multiplier, const int32_t *shift, int32_t pa
 }
 #endif
 
-th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
-                         const int32_t *shift, int32_t count, const th_dims *input_dims,
-                         const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
-                         const th_dims *output_dims, const int8_t *output)
+/* th_nn_check_fc's checks, inlined into the kernels' entries (COUNT < 0: per channel, one
+ * constant per output channel). */
+TH_INLINE th_status fc_check(const th_fc_params *params, const int32_t *multiplier,
+                             const int32_t *shift, int32_t count, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int8_t *filter, const th_dims *output_dims,
+                             const int8_t *output)
 {
     if (params == NULL || multiplier == NULL || shift == NULL || input_dims == NULL ||
         input == NULL || filter_dims == NULL || filter == NULL || output_dims == NULL ||
@@ -87,6 +90,9 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
     }
     const int32_t cin = filter_dims->c;
     const int32_t cout = filter_dims->n;
+    if (count < 0) {
+        count = cout;
+    }
     if (cin <= 0 || cout <= 0 || input_dims->n <= 0 || input_dims->c != cin ||
         output_dims->n != input_dims->n || output_dims->c != cout ||
         (int64_t)input_dims->n * cin >= (INT64_C(1) << 30) ||
@@ -140,6 +146,15 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
     }
 #endif
     return TH_OK;
+}
+
+th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
+                         const int32_t *shift, int32_t count, const th_dims *input_dims,
+                         const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                         const th_dims *output_dims, const int8_t *output)
+{
+    return fc_check(params, multiplier, shift, count < 0 ? 0 : count, input_dims, input,
+                    filter_dims, filter, output_dims, output);
 }
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
@@ -634,17 +649,19 @@ static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 typedef struct {
     const int32_t *xw;
-    int32_t n; /* chunks = 2p + r as 2 (p + r) + r: LSRS gives the count and the entry */
-    const int32_t *bias;
+    int32_t n; /* the dot's passes of four chunks, ceil(chunks / 4) */
     int8_t *out;
+    const int8_t *out_end; /* (LDRD with out: the block's store and the loop's test) */
     uint32_t lo4; /* the activation range, its bytes four times (LDRD with hi4) */
     uint32_t hi4;
     int32_t k0; /* per tensor: multiplier, round_zp (LDRD); k2: e. Per channel: 2 zp + 1 */
     int32_t k1;
     int32_t k2;
+    const int32_t *bias;
     const int32_t *mult;
     const int32_t *shift;
-    const int8_t *out_end;
+    int32_t chunks;
+    uint32_t entry; /* where the dot's first pass enters (chunks % 4 from its end), Thumb bit */
 } fc_sframe;
 
 /* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
@@ -658,22 +675,43 @@ typedef struct {
     "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
     TH_FC_S_WORD("a0", "w0") TH_FC_S_WORD("a1", "w1") TH_FC_S_WORD("a2", "w2")               \
     TH_FC_S_WORD("a3", "w3")
-/* A block's bias, the dot. Q is cleared (from n, the small chunk count: bit 27 clear) for
- * the bound: the requantization doubles each accumulator by QADD, which sets Q exactly when
- * 2 acc does not fit (|acc| >= 2^30), and TH_FC_S_BOUND tests it once a block, before the
- * SSATs (they set Q too). An SMLAD whose accumulation wraps sets Q as well: that block goes
- * to the general loop too (exact there; only slower). */
+/* The dot's entry for the row (once a call, into the frame): the first pass of four chunks
+ * skips (4 - chunks % 4) % 4 of them, so every pass after it is whole and no block spends a
+ * test on the remainder. */
+#define TH_FC_S_ENTRY                                                                        \
+    "ldr %[n], %[chk]\n\t"                                                                  \
+    "ands %[n], %[n], #3\n\t"                                                               \
+    "adr %[t], 9f\n\t"                                                                      \
+    "beq 5f\n\t"                                                                            \
+    "cmp %[n], #2\n\t"                                                                      \
+    "adr %[t], 1f\n\t"                                                                      \
+    "bhi 5f\n\t"                                                                            \
+    "adr %[t], 2f\n\t"                                                                      \
+    "beq 5f\n\t"                                                                            \
+    "adr %[t], 3f\n\t"                                                                      \
+    "5:\n\t"                                                                                \
+    "orr %[t], %[t], #1\n\t"                                                                \
+    "str %[t], %[ent]\n\t"
+/* A block's bias, the dot: passes of four chunks, the first entered by the row's entry (LDR
+ * to PC). Q is cleared (from n, the small pass count: bit 27 clear) for the bound: the
+ * requantization doubles each accumulator by QADD, which sets Q exactly when 2 acc does not
+ * fit (|acc| >= 2^30), and TH_FC_S_BOUND tests it once a block, before the SSATs (they set Q
+ * too). An SMLAD whose accumulation wraps sets Q as well: that block goes to the general
+ * loop too (exact there; only slower). */
 #define TH_FC_S_DOT                                                                          \
     "ldr %[x], %[bp]\n\t"                                                                   \
     "ldmia %[x]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"                                         \
     "str %[x], %[bp]\n\t"                                                                   \
     "ldrd %[x], %[n], %[xwp]\n\t"                                                           \
     "msr APSR_nzcvq, %[n]\n\t"                                                              \
-    "lsrs %[n], %[n], #1\n\t"                                                               \
-    "bcs 2f\n\t"                                                                            \
+    "ldr pc, %[ent]\n\t"                                                                    \
     "9:\n\t"                                                                                \
     TH_FC_S_CHUNK                                                                           \
+    "1:\n\t"                                                                                \
+    TH_FC_S_CHUNK                                                                           \
     "2:\n\t"                                                                                \
+    TH_FC_S_CHUNK                                                                           \
+    "3:\n\t"                                                                                \
     TH_FC_S_CHUNK                                                                           \
     "subs %[n], %[n], #1\n\t"                                                               \
     "bne 9b\n\t"
@@ -723,18 +761,22 @@ typedef struct {
     "ssat %[a1], #8, %[a1]\n\t"                                                             \
     "ssat %[a2], #8, %[a2]\n\t"                                                             \
     "ssat %[a3], #8, %[a3]\n\t"
-/* The block loop: bias and dot, RQ, the four outputs stored by STORE (clamped or not), the
- * next block unless the row is done. */
-#define TH_FC_S_LOOP(RQ, STORE)                                                              \
+/* The block loop: bias and dot, RQ, the four outputs packed, clamped by CLAMP (or not) and
+ * stored, the next block unless the row is done (out and out_end by one LDRD). */
+#define TH_FC_S_LOOP(RQ, CLAMP)                                                              \
     do {                                                                                     \
     TH_NN_ROWS_REGS(w2, w3, x);                                                              \
     int32_t t;                                                                               \
     __asm__ volatile(                                                                        \
+        TH_FC_S_ENTRY                                                                         \
         "0:\n\t"                                                                            \
         TH_FC_S_DOT                                                                           \
         RQ                                                                                    \
-        STORE                                                                                 \
-        "ldr %[n], %[oend]\n\t"                                                             \
+        TH_NN_ROWS_PACK                                                                       \
+        CLAMP                                                                                 \
+        "ldrd %[x], %[n], %[out]\n\t"                                                       \
+        "str %[a0], [%[x]], #4\n\t"                                                         \
+        "str %[x], %[out]\n\t"                                                              \
         "cmp %[x], %[n]\n\t"                                                                \
         "bne 0b\n\t"                                                                        \
         "8:\n\t"                                                                            \
@@ -743,7 +785,7 @@ typedef struct {
           [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)                       \
         : [bp] "m"(l->bias), [xwp] "m"(l->xw), [sp] "m"(l->shift), [mp] "m"(l->mult),        \
           [k0] "m"(l->k0), [k2] "m"(l->k2), [lo] "m"(l->lo4), [out] "m"(l->out),             \
-          [oend] "m"(l->out_end)                                                             \
+          [chk] "m"(l->chunks), [ent] "m"(l->entry)                                          \
         : "cc", "memory");                                                                   \
     } while (0)
 
@@ -764,17 +806,17 @@ fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int full)
     if (full) {
 #if TH_NN_KEEP_FC_SHORT_FULL
         if (per_channel) {
-            TH_FC_S_LOOP(TH_FC_S_RQ_CHANNEL, TH_NN_ROWS_STORE_FULL);
+            TH_FC_S_LOOP(TH_FC_S_RQ_CHANNEL, "");
         } else {
-            TH_FC_S_LOOP(TH_FC_S_RQ_TENSOR, TH_NN_ROWS_STORE_FULL);
+            TH_FC_S_LOOP(TH_FC_S_RQ_TENSOR, "");
         }
 #endif
     } else {
 #if TH_NN_KEEP_FC_SHORT
         if (per_channel) {
-            TH_FC_S_LOOP(TH_FC_S_RQ_CHANNEL, TH_NN_ROWS_STORE);
+            TH_FC_S_LOOP(TH_FC_S_RQ_CHANNEL, TH_NN_ROWS_CLAMP);
         } else {
-            TH_FC_S_LOOP(TH_FC_S_RQ_TENSOR, TH_NN_ROWS_STORE);
+            TH_FC_S_LOOP(TH_FC_S_RQ_TENSOR, TH_NN_ROWS_CLAMP);
         }
 #endif
     }
@@ -798,16 +840,16 @@ TH_INLINE void xw_dotg(const int32_t *xw, int32_t chunks, const int8_t *w, int32
 }
 
 /* The last cout % 4 channels of a row (their block interleaved by that count) from the
- * widened row: the fast requantization where exact, else the exact one. */
+ * widened row: the fast requantization where exact (per tensor: the row loop's RQ, its shift
+ * checked at the path's entry; per channel: e <= 16, as fc_rq_channel wants), else the exact
+ * one. */
 static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
-                          const int32_t *shift, int32_t mult_step, int32_t chunks,
-                          const int32_t *xw, const int8_t *w, int32_t c0, int32_t g,
-                          const int32_t *bias, int8_t *out)
+                          const int32_t *shift, const int per_channel, const th_fast_rq *rq,
+                          int32_t chunks, const int32_t *xw, const int8_t *w, int32_t c0,
+                          int32_t g, const int32_t *bias, int8_t *out)
 {
-    int32_t acc[4] = {0, 0, 0, 0};
-    for (int32_t j = 0; j < g; j++) {
-        acc[j] = bias[c0 + j];
-    }
+    /* (one by one: a loop of g copies becomes a memcpy call) */
+    int32_t acc[4] = {bias[c0], g > 1 ? bias[c0 + 1] : 0, g > 2 ? bias[c0 + 2] : 0, 0};
     /* The widened row's pairs (the partial last chunk's included): no SXTAB16 here. */
     if (g == 1) {
         xw_dotg(xw, chunks, w, acc, 1);
@@ -816,16 +858,18 @@ static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
     } else {
         xw_dotg(xw, chunks, w, acc, 3);
     }
+    const int32_t zp = params->output_offset;
+    const int32_t zp2p1 = 2 * zp + 1;
     for (int32_t j = 0; j < g; j++) {
         const int32_t c = c0 + j;
-        const int32_t m = multiplier[c * mult_step];
-        const int32_t s = shift[c * mult_step];
+        const uint32_t em1 = per_channel ? ~(uint32_t)shift[c] : 0u;
         int32_t v;
-        if (th_fast_shift_ok(s) && fc_mag(acc[j]) < FC_MAG_LIMIT) {
-            const th_fast_rq rq = th_fast_rq_make(m, s, params->output_offset);
-            v = th_fast_rq_apply(acc[j], &rq);
+        if (fc_mag(acc[j]) < FC_MAG_LIMIT && em1 < 16u) {
+            v = per_channel ? fc_rq_channel(acc[j], multiplier[c], (int32_t)em1, zp2p1)
+                            : th_fast_rq_apply(acc[j], rq);
         } else {
-            v = th_requantize_s8(acc[j], m, s, params->output_offset);
+            const int32_t k = per_channel ? c : 0;
+            v = th_requantize_s8(acc[j], multiplier[k], shift[k], zp);
         }
         out[c] = (int8_t)th_clamp(v, params->activation.min, params->activation.max);
     }
@@ -850,10 +894,12 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
     const int8_t *const w_last = filter + (int64_t)blocks * 16 * chunks;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
     const int full = params->activation.min == -128 && params->activation.max == 127;
+    /* (every field given: a partial initializer becomes a memset call) */
     fc_sframe f __attribute__((aligned(8))) = {
-        xw, chunks + (chunks & 1) * 2, bias, output, th_nn_bytes4(params->activation.min),
+        xw, (chunks + 3) / 4, output, output, th_nn_bytes4(params->activation.min),
         th_nn_bytes4(params->activation.max), rq.multiplier, rq.round_zp,
-        per_channel ? 2 * params->output_offset + 1 : rq.e, multiplier, shift, output};
+        per_channel ? 2 * params->output_offset + 1 : rq.e, bias, multiplier, shift, chunks,
+        0};
 #endif
     for (int32_t b = 0; b < batches; b++) {
         int8_t *out = output + (int64_t)b * cout;
@@ -905,8 +951,8 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
             return b;
         }
         if ((cout & 3) != 0) {
-            fc_short_last(params, multiplier, shift, mult_step, chunks, xw, w_last, 4 * blocks,
-                          cout & 3, bias, out);
+            fc_short_last(params, multiplier, shift, per_channel, &rq, chunks, xw, w_last,
+                          4 * blocks, cout & 3, bias, out);
         }
     }
     return batches;
@@ -1069,17 +1115,25 @@ fc_mve_short(const th_fc_params *params, const int32_t *multiplier, const int32_
 }
 #endif /* TH_NN_MVE */
 
-void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
-                 int32_t mult_step, const th_dims *input_dims, const int8_t *input,
-                 const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
-                 const th_dims *output_dims, int8_t *output)
+/* Every path but FC_SHORT, batch rows b0.. (all of them in builds without it). A call of its
+ * own where FC_SHORT comes first (its setup out of FC_SHORT's way); inlined on Helium (no
+ * FC_SHORT there: one frame, as one function before). */
+#if TH_NN_MVE
+TH_INLINE void
+#else
+static void __attribute__((noinline, noclone))
+#endif
+fc_general(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
+           int32_t mult_step, int32_t b0, int32_t batches, const int8_t *input,
+           const th_dims *filter_dims, const int8_t *filter, const int32_t *bias,
+           int8_t *output)
 {
     const int32_t cin = filter_dims->c;
     const int32_t cout = filter_dims->n;
-    (void)output_dims;
 #if TH_NN_MVE
+    (void)b0;
     if (cin <= 16) {
-        fc_mve_short(params, multiplier, shift, mult_step, input_dims->n, input, cin, cout,
+        fc_mve_short(params, multiplier, shift, mult_step, batches, input, cin, cout,
                      filter, bias, output);
         return;
     }
@@ -1087,7 +1141,7 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
      * scratch); the filter offset as fo * sum(x + io) added to every channel. */
     const th_mve_out o = {params->output_offset, params->activation.min,
                           params->activation.max};
-    for (int32_t b = 0; b < input_dims->n; b++) {
+    for (int32_t b = 0; b < batches; b++) {
         const int8_t *x = input + (int64_t)b * cin;
         uint32_t row_add = 0;
         if (params->filter_offset != 0) {
@@ -1119,18 +1173,8 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
     const th_fast_rq rq_tensor =
         fast && mult_step == 0 ? th_fast_rq_make(multiplier[0], shift[0], params->output_offset)
              : (th_fast_rq){0, 0, 0};
-    int32_t b0 = 0;
-    /* The full int8 range (no clamp after the SSATs) and the others: separate loops. */
-    const int full = params->activation.min == -128 && params->activation.max == 127;
-    if (cin <= FC_SHORT_MAX && params->filter_offset == 0 && bias != NULL && fast &&
-        (full ? TH_NN_PATH(FC_SHORT_FULL) : TH_NN_PATH(FC_SHORT))) {
-        b0 = fc_short_rows(params, multiplier, shift, mult_step, input_dims->n, input, cin,
-                           cout, filter, bias, output);
-    }
-#else
-    const int32_t b0 = 0;
 #endif
-    for (int32_t b = b0; b < input_dims->n; b++) {
+    for (int32_t b = b0; b < batches; b++) {
         const int8_t *x = input + (int64_t)b * cin;
         int8_t *out = output + (int64_t)b * cout;
         int32_t x_sum = 0; /* sum(x + input_offset), for the filter offset */
@@ -1196,4 +1240,68 @@ void th_nn_fc_s8(const th_fc_params *params, const int32_t *multiplier, const in
 #endif
     }
 #endif /* TH_NN_MVE */
+}
+
+/* The checks, path FC_SHORT chosen before any other path's setup, then the rest. */
+TH_INLINE th_status fc_entry(const th_fc_params *params, const int32_t *multiplier,
+                             const int32_t *shift, const int per_channel,
+                             const th_dims *input_dims, const int8_t *input,
+                             const th_dims *filter_dims, const int8_t *filter,
+                             const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    const th_status status = fc_check(params, multiplier, shift, per_channel ? -1 : 1,
+                                      input_dims, input, filter_dims, filter, output_dims,
+                                      output);
+    if (status != TH_OK) {
+        return status;
+    }
+    if (per_channel && params->filter_offset != 0) {
+        return TH_ERR_UNSUPPORTED; /* TFLM ignores it per channel; refuse, don't guess */
+    }
+    const int32_t batches = input_dims->n;
+    int32_t b0 = 0;
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    /* The full int8 range (no clamp after the SSATs) and the others: separate loops. */
+    const int full = params->activation.min == -128 && params->activation.max == 127;
+    if (filter_dims->c <= FC_SHORT_MAX && params->filter_offset == 0 && bias != NULL &&
+        (per_channel || th_fast_shift_ok(shift[0])) &&
+        (full ? TH_NN_PATH(FC_SHORT_FULL) : TH_NN_PATH(FC_SHORT))) {
+        b0 = fc_short_rows(params, multiplier, shift, per_channel, batches, input,
+                           filter_dims->c, filter_dims->n, filter, bias, output);
+        if (b0 == batches) {
+            return TH_OK;
+        }
+    }
+#endif
+    fc_general(params, multiplier, shift, per_channel, b0, batches, input, filter_dims, filter,
+               bias, output);
+    return TH_OK;
+}
+
+th_status th_nn_fc_tensor_s8(const th_context *ctx, const th_fc_params *params,
+                             const th_per_tensor_quant *quant, const th_dims *input_dims,
+                             const int8_t *input, const th_dims *filter_dims,
+                             const int8_t *filter, const int32_t *bias,
+                             const th_dims *output_dims, int8_t *output)
+{
+    (void)ctx;
+    if (quant == NULL) {
+        return TH_ERR_ARG;
+    }
+    return fc_entry(params, &quant->multiplier, &quant->shift, 0, input_dims, input,
+                    filter_dims, filter, bias, output_dims, output);
+}
+
+th_status th_nn_fc_channel_s8(const th_context *ctx, const th_fc_params *params,
+                              const th_per_channel_quant *quant, const th_dims *input_dims,
+                              const int8_t *input, const th_dims *filter_dims,
+                              const int8_t *filter, const int32_t *bias,
+                              const th_dims *output_dims, int8_t *output)
+{
+    (void)ctx;
+    if (quant == NULL) {
+        return TH_ERR_ARG;
+    }
+    return fc_entry(params, quant->multiplier, quant->shift, 1, input_dims, input,
+                    filter_dims, filter, bias, output_dims, output);
 }
