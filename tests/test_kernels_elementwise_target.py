@@ -1,8 +1,10 @@
 """The elementwise DSP paths of issue 14 on QEMU (Cortex-M4, mps2-an386, native DSP
 instructions): th_add_s8 / th_sub_s8 without tables (the direct rows of small tensors: same
-shape, channel, spatial and scalar constants, a two-sided broadcast) and th_mul_s8's channel
-rows with right output shifts (packed halfword factors), in one firmware run; every output
-against the NumPy reference."""
+shape, channel, spatial and scalar constants, a two-sided broadcast), th_mul_s8's channel
+rows with right output shifts (packed halfword factors), and the spatial broadcast loops
+([H, W, C] against [H, W, 1]: ADD / SUB through the host tables, MUL with right and left
+shifts; channel counts with every tail, either side, in place), in one firmware run; every
+output against the NumPy reference."""
 
 from __future__ import annotations
 
@@ -24,9 +26,18 @@ _SHAPES = [
     (Op.MUL, (13, 5), (5,)), (Op.MUL, (33,), (6, 33)), (Op.MUL, (4, 8), (8,)),
     (Op.MUL, (2, 70), (70,)), (Op.MUL, (7, 3), (3,)), (Op.MUL, (24, 10), (1, 10)),
 ]
+# the spatial loops (ADD / SUB with tables; MUL: a left shift every third case)
+_SPATIAL = [
+    (Op.ADD, (5, 6, 7), (5, 6, 1)), (Op.SUB, (9, 4, 1), (9, 4, 2)),
+    (Op.ADD, (3, 5, 1), (3, 5, 33)), (Op.SUB, (4, 3, 9), (4, 3, 1)),
+    (Op.ADD, (6, 5, 6), (6, 5, 1)), (Op.SUB, (7, 4, 64), (7, 4, 1)),
+    (Op.MUL, (5, 6, 7), (5, 6, 1)), (Op.MUL, (9, 4, 1), (9, 4, 2)),
+    (Op.MUL, (4, 3, 9), (4, 3, 1)), (Op.MUL, (2, 2, 1), (2, 2, 36)),
+    (Op.MUL, (3, 8, 3), (3, 8, 1)), (Op.MUL, (2, 3, 65), (2, 3, 1)),
+]
 
 
-def _case(i: int, op: Op, sa: tuple, sb: tuple) -> AddCase | MulCase:
+def _case(i: int, op: Op, sa: tuple, sb: tuple, spatial: bool = False) -> AddCase | MulCase:
     rng = np.random.default_rng(100 + i)
     s1, s2 = (float(np.float32(rng.uniform(0.01, 0.2))) for _ in range(2))
     zo = int(rng.integers(-128, 128))
@@ -35,25 +46,30 @@ def _case(i: int, op: Op, sa: tuple, sb: tuple) -> AddCase | MulCase:
     # the firmware's records carry 4-D shapes
     a = rng.integers(-128, 128, (1,) * (4 - len(sa)) + sa).astype(np.int8)
     b = rng.integers(-128, 128, (1,) * (4 - len(sb)) + sb).astype(np.int8)
+    in_place = spatial and i % 2 == 0 and sa == tuple(np.broadcast_shapes(sa, sb))
     if op is Op.MUL:
-        so = s1 * s2 * float(rng.uniform(1.5, 200.0))  # a right output shift
+        left = spatial and i % 3 == 0
+        so = s1 * s2 * float(rng.uniform(0.15, 0.4) if left else  # a left output shift
+                             rng.uniform(1.5, 200.0))  # a right output shift
         lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if relu6 else (-128, 127)
         m, sh = quantize_multiplier(s1 * s2 / so)
-        return MulCase(op, a, b, MulParams(-z1, -z2, zo, m, sh, lo, hi))
+        return MulCase(op, a, b, MulParams(-z1, -z2, zo, m, sh, lo, hi), in_place)
     so = float(rng.uniform(0.01, 0.2))
     lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if relu6 else (-128, 127)
     twice = 2 * max(s1, s2)
     m1, e1 = quantize_multiplier(s1 / twice)
     m2, e2 = quantize_multiplier(s2 / twice)
     mo, eo = quantize_multiplier(twice / ((1 << 20) * so))
-    return AddCase(op, a, b, AddParams(-z1, -z2, zo, 20, m1, e1, m2, e2, mo, eo, lo, hi))
+    return AddCase(op, a, b, AddParams(-z1, -z2, zo, 20, m1, e1, m2, e2, mo, eo, lo, hi),
+                   in_place, tables=spatial)
 
 
 def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
-    cases = [_case(i, *s) for i, s in enumerate(_SHAPES)]
+    shapes = _SHAPES + _SPATIAL
+    cases = [_case(i, *s, spatial=i >= len(_SHAPES)) for i, s in enumerate(shapes)]
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
-    problems = [f"{s[0].name} {s[1]} {s[2]}: {p}" for s, c, r in zip(_SHAPES, cases, run.results,
+    problems = [f"{s[0].name} {s[1]} {s[2]}: {p}" for s, c, r in zip(shapes, cases, run.results,
                                                                      strict=True)
                 if (p := check_result(c, r)) is not None]
     assert not problems, "\n".join(problems)

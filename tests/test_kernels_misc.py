@@ -807,6 +807,64 @@ def test_mul_channel_rows(kern_both):
         assert_same(i8(bufs[8], big), want, f"MUL {shapes} case {i} {p}")
 
 
+# Spatial broadcast [rows, C] against [rows, 1] (th_nn_add_sub_s8.c and th_mul_s8.c
+# spatial_t): C 2-70 (groups of four and every tail of 1-3, channel counts below one group),
+# 2 to 40 pixels, 4-D [1, H, W, C] against [1, H, W, 1] and [H, W*C] against [H, 1];
+# (big shape, broadcast shape).
+_SPATIAL_FORMS = [
+    ((2, 2), (2, 1)), ((9, 3), (9, 1)), ((5, 4), (5, 1)), ((3, 5), (3, 1)), ((4, 6), (4, 1)),
+    ((7, 7), (7, 1)), ((2, 8), (2, 1)), ((3, 13), (3, 1)), ((40, 17), (40, 1)),
+    ((1, 5, 4, 31), (1, 5, 4, 1)), ((1, 2, 3, 33), (1, 2, 3, 1)), ((2, 64), (2, 1)),
+    ((3, 70), (3, 1)), ((4, 3, 5), (4, 1, 1)), ((1, 20, 1, 2), (1, 20, 1, 1)),
+]
+
+
+def test_spatial_rows(kern_both):
+    """ADD / SUB (with the host tables, as the lowering calls them) and MUL over the spatial
+    forms, either operand broadcast, every activation, zero points at their extremes every
+    fifth case, MUL with right shifts (the packed halfword factors) and left shifts, in place
+    of the full-size input every third case: 0 mismatches against the NumPy reference."""
+    rng = np.random.default_rng(1416)
+    for kind in (OpKind.ADD, OpKind.SUB, OpKind.MUL):
+        for i in range(2 * len(_SPATIAL_FORMS)):
+            big, small = _SPATIAL_FORMS[i % len(_SPATIAL_FORMS)]
+            first = i // len(_SPATIAL_FORMS) == 0  # the full-size input first
+            shapes = ((big, small) if first else (small, big)) + (big,)
+            zps = [int(v) for v in rng.integers(-128, 128, 3)]
+            if i % 5 == 0:
+                zps = [-128, 127, int(rng.integers(-128, 128))] if i % 2 else [127, -128, -128]
+            scales = [float(np.float32(2.0 ** rng.uniform(-8, 0))) for _ in range(3)]
+            if kind is OpKind.MUL:  # right shifts; every fourth case a left shift
+                scales[2] = scales[0] * scales[1] * float(
+                    2.0 ** (rng.uniform(-3, -1) if i % 4 == 3 else rng.uniform(1, 12)))
+            graph = _binary_graph(kind, INT8_ACTIVATIONS[i % len(INT8_ACTIVATIONS)], shapes,
+                                  [q(sv, z) for sv, z in zip(scales, zps)])
+            a, b = random_int8(rng, shapes[0]), random_int8(rng, shapes[1])
+            if kind is OpKind.MUL:
+                p = mul_params(graph, graph.ops[0])
+                want, name, nargs = mul_int8(a, b, p), "th_mul_s8", 4
+                args = [buf(i32(p.input1_offset, p.input2_offset, p.output_offset,
+                                p.activation_min, p.activation_max)),
+                        buf(i32(p.output_multiplier, p.output_shift))]
+            else:
+                p = (add_params if kind is OpKind.ADD else sub_params)(graph, graph.ops[0])
+                want = (add_int8 if kind is OpKind.ADD else sub_int8)(a, b, p)
+                name = "th_add_s8_tables" if kind is OpKind.ADD else "th_sub_s8_tables"
+                nargs = 6
+                args = [buf(i32(p.input1_offset, p.input2_offset, p.output_offset,
+                                p.left_shift, p.activation_min, p.activation_max)),
+                        buf(i32(p.input1_multiplier, p.input1_shift, p.input2_multiplier,
+                                p.input2_shift, p.output_multiplier, p.output_shift)),
+                        *(buf(t) for t in add_input_tables(p))]
+            big_arg = nargs if first else nargs + 2
+            out_arg = ("alias", big_arg) if i % 3 == 0 else out(want.size)
+            status, bufs = kern_both.call(
+                name, ("null", None), *args, buf(shape_bytes(shapes[0])), buf(a),
+                buf(shape_bytes(shapes[1])), buf(b), buf(shape_bytes(big)), out_arg)
+            assert status == TH_OK
+            assert_same(i8(bufs[nargs + 4], big), want, f"{name} {shapes} case {i} {p}")
+
+
 def test_add_input_tables_match_reference():
     """Table entries summed and finished as the reference does give the reference's ADD
     for all 65536 input pairs."""

@@ -5,8 +5,9 @@
  * DSP builds (where SMMLAR is exact: fast or left): the same shape four elements a word
  * (SXTAB16 lanes, halfword multiplies); a scalar broadcast from TH_MUL_LUT_MIN outputs as a
  * 256-byte output table made by the row itself once per call, then th_lut_s8; a channel
- * broadcast through a stack row of factor pairs made once per call; a spatial broadcast with
- * its row loop in one call; outputs stored four to a word, the clamp on the packed word. */
+ * broadcast through a stack row of factor pairs made once per call; a spatial broadcast in
+ * one call, four outputs of a pixel from one word of x (spatial_t); outputs stored four to a
+ * word, the clamp on the packed word. */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -366,14 +367,50 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
     return 1;
 }
 
-/* Spatial broadcast: [rows, n] (x, offset ox) against [rows, 1] (y, offset oy): the DSP
- * bcast row per row with its factor, the row loop inside (one call per layer). */
+/* Spatial broadcast: [rows, n] (x, offset ox) against [rows, 1] (y, offset oy), one call per
+ * layer; pixels are contiguous in x and out, so both pointers just run on and a pixel costs
+ * about 10 instructions besides its outputs (its factor f = y + oy and what derives from it).
+ * Right shift (fast): four outputs from one word of x, split into (x0 + ox, x2 + ox) and
+ * (x1 + ox, x3 + ox) halfwords (SXTAB16) and multiplied by 2f in both halfwords (SMULBB /
+ * SMULTT, |2f| <= 510), the doubled products th_fast_rq_apply2 takes; left (see fast_rows):
+ * (x + ox) * f << (shift + 1) = x * fs + cs, one MLA. The n % 4 last outputs of a pixel
+ * without a loop; each output written after its inputs are read. */
 TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
                          int32_t oy, int32_t n, int32_t rows, int8_t *out, int clamp, int left)
 {
-    for (int32_t r = 0; r < rows; r++) {
-        fast_rows(k, x + r * n, ox, x, 0, y[r] + oy, NULL, n, out + r * n, 1, clamp, left);
-    }
+    const th_fast_rq rq = k->rq;
+    const int32_t m = k->multiplier, zp = k->out_offset, sh = left ? k->shift + 1 : 1;
+    const int32_t lo = k->act_min, hi = k->act_max;
+    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
+    const int32_t n4 = n & ~3, nt = n & 3;
+    const int8_t *const yend = y + rows;
+    do {
+        const int32_t fs = (int32_t)((uint32_t)(*y++ + oy) << sh);
+        const int32_t cs = (int32_t)((uint32_t)ox * (uint32_t)fs);
+        const int32_t fp = (int32_t)(((uint32_t)fs & 0xFFFFu) | ((uint32_t)fs << 16));
+#define MS_V(p) (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq))
+#define MS_C(p) (clamp ? th_clamp(MS_V(p), lo, hi) : MS_V(p))
+#define MS_P(j) (x[j] * fs + cs)
+        for (const int8_t *const e4 = x + n4; x != e4; x += 4, out += 4) {
+            if (left) {
+                th_nn_store4(out, MS_V(MS_P(0)), MS_V(MS_P(1)), MS_V(MS_P(2)), MS_V(MS_P(3)),
+                             clamp, 1, lo4, hi4);
+            } else {
+                const int32_t xw = th_read_s32(x);
+                const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
+                th_nn_store4(out, MS_V(th_nn_smulbb(x02, fp)), MS_V(th_nn_smulbb(x13, fp)),
+                             MS_V(th_nn_smultt(x02, fp)), MS_V(th_nn_smultt(x13, fp)), clamp, 1,
+                             lo4, hi4);
+            }
+        }
+#define MS_O(j) MS_C(MS_P(j))
+        TH_NN_EW_TAIL3(nt, x, out, MS_O);
+#undef MS_O
+#undef MS_P
+#undef MS_C
+#undef MS_V
+    } while (y != yend);
 }
 
 typedef void (*spatial_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t *, int32_t,

@@ -13,8 +13,10 @@
  * DSP fast forms (all with th_fast_rq exact): a scalar broadcast from TH_ADD_LUT_MIN outputs
  * becomes a 256-byte output table built once per call (lut_run) and one th_lut_s8 pass; a
  * channel broadcast [rows, C] against [C] walks a stack row of the broadcast input's doubled
- * values built once (chan_rows); a spatial broadcast gets one doubled constant per row
- * (fast_rows); the doubling of the output rescaling folds into the shifted add.
+ * values built once (chan_rows); a spatial broadcast [pixels, C] against [pixels, 1] runs
+ * in one call with each pixel's doubled constant in a register (spatial_t), other
+ * per-row constants through fast_rows' blocks; the doubling of the output rescaling folds
+ * into the shifted add.
  */
 #include <stddef.h>
 
@@ -300,6 +302,70 @@ static bcast_rows_fn bcast_pick(int clamp, int neg)
                                : (TH_NN_PATH(ADD_BCAST_BOTH) ? bcast_row_add_both : NULL);
 }
 
+/* Spatial broadcast: `rows` pixels of n outputs, x's pixel r at x + r * n (out alike), the
+ * broadcast input's value for pixel r at src[r] through its table tb. The pixel's doubled
+ * rescaled value c = f2 * tb[src[r]] (f2 = -2 for SUB with input2 broadcast, else 2) stays
+ * in a register for the pixel's n outputs (bcast_row, rstep 0). One call per layer: about 8
+ * instructions a pixel besides its outputs, against about 40 through fast_rows' blocks of
+ * row constants and a call per row. neg and clamp are constants after inlining. */
+TH_INLINE void spatial_t(const add_consts *k, const int32_t *tb, int32_t f2, const int8_t *src,
+                         const int32_t *t, const uint8_t *x, int32_t n, int32_t rows,
+                         int8_t *out, int neg, int clamp)
+{
+    const th_fast_rq rq = k->rq;
+    const int32_t lo = k->act_min, hi = k->act_max;
+    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    const uint8_t *s = (const uint8_t *)src;
+    const uint8_t *const send = s + rows;
+    const int32_t n4 = n & ~3, nt = n & 3;
+    /* pixels are contiguous in x and out: both pointers just run on */
+    do {
+        const uint32_t c = (uint32_t)tb[*s++] * (uint32_t)f2;
+#define SP_S(j) (int32_t)(neg ? c - ((uint32_t)t[x[j]] << 1) : c + ((uint32_t)t[x[j]] << 1))
+#define SP_V(j) th_fast_rq_apply2(SP_S(j), &rq)
+        for (const uint8_t *const e4 = x + n4; x != e4; x += 4, out += 4) {
+            th_nn_store4(out, SP_V(0), SP_V(1), SP_V(2), SP_V(3), clamp != CLAMP_NONE,
+                         clamp == CLAMP_BOTH, lo4, hi4);
+        }
+#define SP_O(j) fast_out2(&rq, SP_S(j), clamp, lo, hi)
+        TH_NN_EW_TAIL3(nt, x, out, SP_O);
+#undef SP_O
+#undef SP_V
+#undef SP_S
+    } while (s != send);
+}
+
+typedef void (*spatial_fn)(const add_consts *, const int32_t *, int32_t, const int8_t *,
+                           const int32_t *, const uint8_t *, int32_t, int32_t, int8_t *);
+#define SPATIAL(name, neg, clamp)                                                             \
+    __attribute__((noinline)) static void name(const add_consts *k, const int32_t *tb,       \
+                                               int32_t f2, const int8_t *src,                 \
+                                               const int32_t *t, const uint8_t *x, int32_t n, \
+                                               int32_t rows, int8_t *out)                     \
+    {                                                                                         \
+        spatial_t(k, tb, f2, src, t, x, n, rows, out, neg, clamp);                            \
+    }
+SPATIAL(spatial_add_none, 0, CLAMP_NONE)
+SPATIAL(spatial_add_lo, 0, CLAMP_LO)
+SPATIAL(spatial_add_both, 0, CLAMP_BOTH)
+SPATIAL(spatial_neg_none, 1, CLAMP_NONE)
+SPATIAL(spatial_neg_lo, 1, CLAMP_LO)
+SPATIAL(spatial_neg_both, 1, CLAMP_BOTH)
+#undef SPATIAL
+
+/* The spatial loop for this clamp and sign, NULL where the build leaves it out. */
+static spatial_fn spatial_pick(int clamp, int neg)
+{
+    if (neg) {
+        return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_SPATIAL_NEG) ? spatial_neg_none : NULL)
+               : clamp == CLAMP_LO ? (TH_NN_PATH(ADD_SPATIAL_NEG_LO) ? spatial_neg_lo : NULL)
+                                   : (TH_NN_PATH(ADD_SPATIAL_NEG_BOTH) ? spatial_neg_both : NULL);
+    }
+    return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_SPATIAL) ? spatial_add_none : NULL)
+           : clamp == CLAMP_LO ? (TH_NN_PATH(ADD_SPATIAL_LO) ? spatial_add_lo : NULL)
+                               : (TH_NN_PATH(ADD_SPATIAL_BOTH) ? spatial_add_both : NULL);
+}
+
 /* Doubled rescaled value of input1 (which1) or input2 for x, negated when neg (mod 2^32). */
 TH_INLINE int32_t doubled(const add_consts *k, int which1, int8_t x, int neg)
 {
@@ -455,6 +521,16 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
         (step_a == 1 && step_b == 0 && k->t1 != NULL)) {
         /* one constant per row (scalar or spatial broadcast), doubled in blocks of rows */
         const int bcast1 = step_a == 0;
+        /* spatial: [rows, n] against [rows, 1], x contiguous, both tables */
+        const int spatial = rows > 1 && (bcast1 ? row_a == 1 && row_b == n
+                                                : row_b == 1 && row_a == n) &&
+                            k->t1 != NULL && k->t2 != NULL;
+        const spatial_fn sf = spatial ? spatial_pick(clamp, bcast1 && k->subtract) : NULL;
+        if (sf != NULL) {
+            sf(k, bcast1 ? k->t1 : k->t2, !bcast1 && k->subtract ? -2 : 2, bcast1 ? a : b,
+               bcast1 ? k->t2 : k->t1, (const uint8_t *)(bcast1 ? b : a), n, rows, out);
+            return 1;
+        }
         const bcast_rows_fn f = bcast_pick(clamp, bcast1 && k->subtract);
         if (f == NULL) {
             return 0;

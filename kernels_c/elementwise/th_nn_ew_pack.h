@@ -93,6 +93,24 @@ TH_INLINE void th_nn_store4(int8_t *out, int32_t v0, int32_t v1, int32_t v2, int
     th_write_s32(out, (int32_t)w);
 }
 
+/* The nt (n % 4) last outputs of a run without a loop (two, then one): V(j) is the value of
+ * output j (clamped) from x[j]; each output is written after its inputs are read; x and out
+ * end past them. */
+#define TH_NN_EW_TAIL3(nt, x, out, V)                                                          \
+    do {                                                                                       \
+        if ((nt) & 2) {                                                                        \
+            const int32_t v0_ = V(0);                                                          \
+            (out)[1] = (int8_t)V(1);                                                           \
+            (out)[0] = (int8_t)v0_;                                                            \
+            (x) += 2;                                                                          \
+            (out) += 2;                                                                        \
+        }                                                                                      \
+        if ((nt) & 1) {                                                                        \
+            *(out)++ = (int8_t)V(0);                                                           \
+            (x)++;                                                                             \
+        }                                                                                      \
+    } while (0)
+
 /* w as 256 bytes holds 0..255 in order (the words are stored as th_nn_store4 stores). */
 TH_INLINE void th_nn_lut_identity(uint32_t *w)
 {

@@ -178,6 +178,24 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_BCAST_NEG_BOTH
 #define TH_NN_KEEP_ADD_BCAST_NEG_BOTH 1
 #endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL /* ADD spatial broadcast [rows, C] vs [rows, 1]: one call */
+#define TH_NN_KEEP_ADD_SPATIAL 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_LO
+#define TH_NN_KEEP_ADD_SPATIAL_LO 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_BOTH
+#define TH_NN_KEEP_ADD_SPATIAL_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_NEG /* SUB spatial broadcast, input1 broadcast */
+#define TH_NN_KEEP_ADD_SPATIAL_NEG 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_NEG_LO
+#define TH_NN_KEEP_ADD_SPATIAL_NEG_LO 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_NEG_BOTH
+#define TH_NN_KEEP_ADD_SPATIAL_NEG_BOTH 1
+#endif
 
 #ifndef TH_NN_KEEP_AVG_LANES /* average pool: int16 lane sums, two channels a word */
 #define TH_NN_KEEP_AVG_LANES 1
