@@ -872,20 +872,23 @@ static int8_t *direct_band(const direct_call *k, const int8_t *in_b, int32_t oy0
 }
 
 /* Plain rows (cout channels of kp bytes at w) padded in place: filter row ky of channel c
- * (run bytes) to w + c * kh * w_row + ky * w_row, its bytes [run, w_row) 0. Every byte moves
- * up or stays: the last one first. */
-static void TH_NO_MEMCPY_CALLS pad_rows(int8_t *w, int32_t cout, int32_t kp, int32_t kh,
-                                        int32_t run, int32_t w_row)
+ * (run bytes, run % 4 != 0) to w + c * kh * w_row + ky * w_row, its bytes [run, w_row) 0.
+ * Every byte moves up or stays: the last row first, each from its last word down (a word
+ * read is never one a higher word has overwritten; the last word's bytes past the row,
+ * possibly already overwritten, or up to 3 past the plain rows inside the 4 Kp scratch,
+ * are masked to 0). Word copies: a byte loop cost up to 5% of a small layer. */
+static void pad_rows(int8_t *w, int32_t cout, int32_t kp, int32_t kh, int32_t run,
+                     int32_t w_row)
 {
+    const uint32_t mask = (1u << (8 * (run & 3))) - 1u;
     for (int32_t r = cout * kh - 1; r >= 0; r--) {
         const int32_t c = r / kh;
         const int8_t *from = w + c * kp + (r - c * kh) * run;
         int8_t *to = w + r * w_row;
-        for (int32_t i = w_row - 1; i >= run; i--) {
-            to[i] = 0;
-        }
-        for (int32_t i = run - 1; i >= 0; i--) {
-            to[i] = from[i];
+        int32_t j = w_row - 4;
+        th_write_s32(to + j, (int32_t)((uint32_t)th_read_s32(from + j) & mask));
+        for (j -= 4; j >= 0; j -= 4) {
+            th_write_s32(to + j, th_read_s32(from + j));
         }
     }
 }
@@ -939,12 +942,15 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
         }
     }
     /* Padded rows where a filter row's bytes are not whole words (dilation.w 1: one run
-     * per row) and they fit in the scratch every variant reserves (4 Kp,
-     * th_nn_im2col_pair_bytes): the quads' rows then end in a whole word against zero
-     * weights, no mask, and the rows of a quad run in one loop (quad_channel). */
+     * per row), a row has interior quads and the rows fit in the scratch every variant
+     * reserves (4 Kp, th_nn_im2col_pair_bytes): the quads' rows then end in a whole word
+     * against zero weights, no mask, and the rows of a quad run in one loop (quad_channel).
+     * (Without interior quads the padding cost more than it saved: 24x7x38 k3x3 s2, +1.4%.) */
+    const int32_t ox_end = interior_end(params, input_dims, filter_dims, output_dims);
+    const int32_t qa = (params->padding.w + params->stride.w - 1) / params->stride.w;
     const int32_t run = filter_dims->w * cin;
     const int32_t w_row_padded = th_round_up4(run);
-    const int padded = params->dilation.w == 1 && w_row_padded != run &&
+    const int padded = params->dilation.w == 1 && w_row_padded != run && ox_end - qa >= 4 &&
                        cout * filter_dims->h * w_row_padded <= 4 * kp;
     const int32_t w_row = padded ? w_row_padded : run;
     if (padded) {
@@ -968,8 +974,6 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
     /* Bands (dilation.w 1, four output rows) where some pixels of a row are outside its
      * interior quads and the band's buffer holds them (measured: with dilation.w > 1 the
      * rows' pairs are faster than four rows' short runs). */
-    const int32_t ox_end = interior_end(params, input_dims, filter_dims, output_dims);
-    const int32_t qa = (params->padding.w + params->stride.w - 1) / params->stride.w;
     const int32_t outside = output_dims->w - (ox_end > qa ? 4 * ((ox_end - qa) / 4) : 0);
     const direct_call k = {&g, rq, &stage, params, input_dims, filter_dims, output_dims, cout,
                            params->stride.w * cin, row_bytes, params->dilation.h * row_bytes,
