@@ -3,7 +3,8 @@ th_conv_general_s8_scratch_size_fast: plain filter rows and four int8 columns; t
 outside interior quads staged as columns, four at a time in raster order across rows).
 
 With dilation.w 1 (no fast scratch) the rows, and bands of four output rows whose pixels
-outside the interior quads go four rows at a time (direct_band): Cout 1-3, images up to
+outside the interior quads go four rows at a time (direct_band), filter rows padded to whole
+words where kw * Cin is not (the quads' whole-row loop): Cout 1-3, images up to
 16 x 24, padding on every side. With dilation.w > 1 the cases cover Cout 2-4 (the sizes the
 fast scratch is offered for) and Cout 1 (never offered: the rows and bands), Cin 1-13 and
 31 (every Cin % 4, so K % 4 leaves column tails),
@@ -62,12 +63,13 @@ def _case(rng: np.random.Generator, i: int, x_shape: tuple, w_shape: tuple, out_
 def cols_case(rng: np.random.Generator, i: int, band: bool = False) -> ConvCase:
     """dilation.w 2-3 (Cout 2-4, every tenth 1), or with `band` dilation.w 1 where the direct
     path applies without fast scratch (Cout 1 with any Cin, Cout 2-3 with Cin > 4 not a
-    multiple of 4): images up to 16 x 24, so bands of four output rows with interior rows,
-    borders and rows' last interior pixels four rows at a time, between interior quads."""
+    multiple of 4, Cout 2 with Cin a multiple of 4): images up to 16 x 24, so bands of four
+    output rows with interior rows, borders and rows' last interior pixels four rows at a
+    time, between interior quads."""
     cout = 2 + i % 3 if i % 10 != 9 else 1
     cin = CIN[(i * 5 + i // 7) % len(CIN)]
     if band:
-        cout = 1 if cin % 4 == 0 or cin < 5 else 1 + i % 3
+        cout = 1 + i % 3 if cin % 4 and cin > 4 else 1 + i % 2 if cin % 4 == 0 else 1
     kh, kw = int(rng.integers(1, 6)), int(rng.integers(2, 6))
     dil = (int(rng.integers(1, 3)), 1 if band else int(rng.integers(2, 4)))
     s = int(rng.integers(1, 4))
@@ -122,6 +124,7 @@ def test_cases_reach_the_branches() -> None:
     bands = [c for c in cases if c.p.dilation_w == 1 and c.w.shape[1:3] != (1, 1)]
     assert {c.out_shape[3] for c in bands} == {1, 2, 3}
     assert {c.x.shape[3] % 4 for c in bands} == {0, 1, 2, 3}
+    assert any(c.out_shape[3] == 2 and c.x.shape[3] % 4 == 0 for c in bands)
     tall = [c for c in bands if c.out_shape[1] >= 8]
     assert sum(c.out_shape[2] >= 8 and c.p.pad_left > 0 and c.p.pad_right > 0
                for c in tall) >= 5  # borders and interior quads in a band

@@ -731,8 +731,8 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
 
 /* CONV_2D with few output channels straight from the int8 input (th_nn_conv_direct_s8.c):
  * applies (groups 1) to Cout == 1, to Cout <= 3 when Cin > 4 is not a multiple of 4 or the
- * filter is 1x1, and to Cout == 4 for 1x1 filters with such a Cin and output rows of 4 pixels
- * or more; needs Cout * Kp bytes of scratch (<=
+ * filter is 1x1, to Cout == 2 when Cin is a multiple of 4, and to Cout == 4 for 1x1 filters
+ * with such a Cin and output rows of 4 pixels or more; needs Cout * Kp bytes of scratch (<=
  * th_nn_im2col_pair_bytes(K), which every CONV_2D variant reserves). Any stride, padding,
  * dilation. Arguments already checked. */
 #define TH_NN_DIRECT_MAX_COUT 4
@@ -745,14 +745,17 @@ TH_INLINE int th_nn_conv_direct_applies(const th_dims *input_dims, const th_dims
     }
     /* One channel always; two or three when Cin is not a multiple of 4 but long enough
      * for word runs (the column staging is then byte by byte), or the filter is 1x1 (no
-     * reuse of a column at all); four for a 1x1 filter with such a Cin and rows of four
-     * output pixels or more (the quads; measured, bench/kernels.py --sweep). */
+     * reuse of a column at all); two with Cin a multiple of 4 too (padded rows' whole-row
+     * quads: 28x40x4 k4x4 0.384 -> 0.464 MAC/instruction, 13x53x24 k3x7 s2 0.584 -> 0.648;
+     * three measured slower, 4x15x12 k3x1 0.337 -> 0.260); four for a 1x1 filter with such
+     * a Cin and rows of four output pixels or more (the quads; measured,
+     * bench/kernels.py --sweep). */
     const int odd_cin = (input_dims->c & 3) != 0 && input_dims->c > 4;
     const int pointwise = filter_dims->h == 1 && filter_dims->w == 1;
     if (cout == 4) {
         return pointwise && odd_cin && output_dims->w >= 4;
     }
-    return cout == 1 || odd_cin || pointwise;
+    return cout == 1 || odd_cin || pointwise || (cout == 2 && (input_dims->c & 3) == 0);
 }
 /* The direct path's fast scratch: (Cout + 4) * Kp bytes, the plain rows and four int8 columns
  * from which the pixels outside interior quads go four at a time (consecutive in raster

@@ -175,9 +175,11 @@ TH_INLINE void inside_taps(int32_t o, int32_t d, int32_t k, int32_t n, int32_t *
 
 /* The shared geometry of a call (byte offsets fit int32: the checks bound the tensors). */
 typedef struct {
-    const int8_t *w; /* plain filter rows, stride kp */
+    const int8_t *w; /* plain filter rows: channel c's row ky at w + c * w_ch + ky * w_row */
     const int8_t *x_end; /* end of the input tensor */
     int32_t kp;
+    int32_t w_row; /* kw * Cin, or that rounded up to words, the bytes past it 0 (padded) */
+    int32_t w_ch;  /* kp, or kh * w_row (padded) */
     int32_t cin;
     int32_t kw;
     int32_t dil_w;
@@ -196,8 +198,8 @@ TH_INLINE void channel_sums(const direct_geo *g, int32_t c, const int8_t *xa, in
     const int32_t run = span * g->cin;
     const int32_t runs = (kx_hi - kx_lo) / span;
     const int32_t run_step = g->dil_w * g->cin;
-    const int8_t *wr = g->w + c * g->kp + (ky_lo * g->kw + kx_lo) * g->cin;
-    const int32_t w_row = g->kw * g->cin;
+    const int8_t *wr = g->w + c * g->w_ch + ky_lo * g->w_row + kx_lo * g->cin;
+    const int32_t w_row = g->w_row;
     for (int32_t r = 0; r < rows; r++, xa += row_step, wr += w_row) {
         const int8_t *x = xa;
         const int8_t *w = wr;
@@ -250,6 +252,7 @@ TH_INLINE void quad_word(const int8_t *x0, int32_t dx, int32_t wv, int32_t offse
 typedef struct {
     int32_t dx;
     int32_t words;
+    int32_t adj; /* row_step - 4 words: from a row's last word to the next row (after words) */
     int32_t mask;
     int32_t w_step;
     int32_t row_step;
@@ -259,8 +262,8 @@ typedef struct {
 TH_INLINE quad_geo quad_geo_make(int32_t dx, int32_t run, int32_t w_step, int32_t row_step,
                                  int32_t offset2)
 {
-    return (quad_geo){dx, run / 4, (int32_t)((1u << (8 * (run & 3))) - 1u), w_step, row_step,
-                      offset2};
+    return (quad_geo){dx, run / 4, row_step - 4 * (run / 4),
+                      (int32_t)((1u << (8 * (run & 3))) - 1u), w_step, row_step, offset2};
 }
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
@@ -271,6 +274,24 @@ TH_INLINE quad_geo quad_geo_make(int32_t dx, int32_t run, int32_t w_step, int32_
  * the row pointers copied per row (read through a pointer, or stepped as the asm's own
  * operands, gcc -Os reports impossible constraints). The row's partial last word as
  * quad_word. The sums come and go through s (no struct by value: fewer copies per call). */
+#define TH_QUAD_PIXEL(S, ADDR)                                                               \
+    "ldr %[u], " ADDR "\n\t"                                                                 \
+    "sxtab16 %[t], %[off], %[u]\n\t"                                                          \
+    "smlad %[" S "], %[t], %[wl], %[" S "]\n\t"                                               \
+    "sxtab16 %[u], %[off], %[u], ror #8\n\t"                                                  \
+    "smlad %[" S "], %[u], %[wh], %[" S "]\n\t"
+/* n (> 0) words of a row: w and x (the first pixel) past them. */
+#define TH_QUAD_WORDS                                                                        \
+    "1:\n\t"                                                                                  \
+    "ldr %[u], [%[w]], #4\n\t"                                                                \
+    "sxtb16 %[wl], %[u]\n\t"                                                                  \
+    "sxtb16 %[wh], %[u], ror #8\n\t"                                                          \
+    TH_QUAD_PIXEL("s1", "[%[x], %[dx]]")                                                     \
+    TH_QUAD_PIXEL("s2", "[%[x], %[dx], lsl #1]")                                             \
+    TH_QUAD_PIXEL("s3", "[%[x], %[dx3]]")                                                    \
+    TH_QUAD_PIXEL("s0", "[%[x]], #4")                                                        \
+    "subs %[n], %[n], #1\n\t"                                                                 \
+    "bne 1b\n\t"
 static void __attribute__((noinline))
 quad_rows(const int8_t *xr, int32_t dx, const int8_t *wr, int32_t words, int32_t mask,
           int32_t w_step, int32_t rows, int32_t row_step, int32_t offset2, int32_t *s)
@@ -288,29 +309,13 @@ quad_rows(const int8_t *xr, int32_t dx, const int8_t *wr, int32_t words, int32_t
             int32_t wh;
             int32_t u;
             int32_t t;
-#define TH_QUAD_PIXEL(S, ADDR)                                                               \
-    "ldr %[u], " ADDR "\n\t"                                                                 \
-    "sxtab16 %[t], %[off], %[u]\n\t"                                                          \
-    "smlad %[" S "], %[t], %[wl], %[" S "]\n\t"                                               \
-    "sxtab16 %[u], %[off], %[u], ror #8\n\t"                                                  \
-    "smlad %[" S "], %[u], %[wh], %[" S "]\n\t"
             __asm__ volatile(
-                "1:\n\t"
-                "ldr %[u], [%[w]], #4\n\t"
-                "sxtb16 %[wl], %[u]\n\t"
-                "sxtb16 %[wh], %[u], ror #8\n\t"
-                TH_QUAD_PIXEL("s1", "[%[x], %[dx]]")
-                TH_QUAD_PIXEL("s2", "[%[x], %[dx], lsl #1]")
-                TH_QUAD_PIXEL("s3", "[%[x], %[dx3]]")
-                TH_QUAD_PIXEL("s0", "[%[x]], #4")
-                "subs %[n], %[n], #1\n\t"
-                "bne 1b\n\t"
+                TH_QUAD_WORDS
                 : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [x] "+r"(x),
                   [w] "+r"(w), [n] "+r"(n), [wl] "=&r"(wl), [wh] "=&r"(wh), [u] "=&r"(u),
                   [t] "=&r"(t)
                 : [dx] "r"(dx), [dx3] "r"(3 * dx), [off] "r"(offset2)
                 : "cc", "memory");
-#undef TH_QUAD_PIXEL
         }
         if (mask != 0) {
             quad_word(x, dx, th_read_s32(w) & mask, offset2, &s0, &s1, &s2, &s3);
@@ -321,6 +326,53 @@ quad_rows(const int8_t *xr, int32_t dx, const int8_t *wr, int32_t words, int32_t
     s[2] = s2;
     s[3] = s3;
 }
+
+/* quad_rows for rows of whole words only, the weights of one row following the previous
+ * (padded rows): the row loop too in the asm, 7 instructions per row, against ~20 of C per
+ * row and a masked word in quad_rows. wa: q's words (> 0) and adj, rows > 0, the four
+ * sums in s (in and out). All 14 registers are the asm's (the sums loaded and stored by it:
+ * with a C value live across it gcc reports impossible constraints once an FPU is enabled);
+ * words, adj, the row count and s are kept in 16 bytes below sp (not in the .su frame). */
+static void __attribute__((noinline))
+quad_rows_whole(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa, int32_t rows,
+                int32_t offset2, int32_t *s)
+{
+    int32_t s0;
+    int32_t s1;
+    int32_t s2;
+    int32_t s3;
+    int32_t n = (int32_t)(uintptr_t)wa;
+    int32_t wl;
+    int32_t wh;
+    int32_t u = rows;
+    int32_t t = (int32_t)(uintptr_t)s;
+    __asm__ volatile(
+        "str %[t], [sp, #-4]!\n\t"
+        "str %[u], [sp, #-4]!\n\t"
+        "ldrd %[s0], %[s1], [%[t]]\n\t"
+        "ldrd %[s2], %[s3], [%[t], #8]\n\t"
+        "ldrd %[n], %[u], [%[n]]\n\t"
+        "strd %[n], %[u], [sp, #-8]!\n\t"
+        "2:\n\t"
+        TH_QUAD_WORDS
+        "ldrd %[n], %[u], [sp]\n\t"
+        "add %[x], %[x], %[u]\n\t"
+        "ldr %[t], [sp, #8]\n\t"
+        "subs %[t], %[t], #1\n\t"
+        "str %[t], [sp, #8]\n\t"
+        "bne 2b\n\t"
+        "ldr %[t], [sp, #12]\n\t"
+        "add sp, sp, #16\n\t"
+        "strd %[s0], %[s1], [%[t]]\n\t"
+        "strd %[s2], %[s3], [%[t], #8]\n\t"
+        : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [x] "+r"(x),
+          [w] "+r"(w), [n] "+r"(n), [wl] "=&r"(wl), [wh] "=&r"(wh), [u] "+r"(u),
+          [t] "+r"(t)
+        : [dx] "r"(dx), [dx3] "r"(3 * dx), [off] "r"(offset2)
+        : "cc", "memory");
+}
+#undef TH_QUAD_WORDS
+#undef TH_QUAD_PIXEL
 #endif
 
 /* Four pixels' sums of one channel into s[0..3] (from their values): `rows` filter rows of
@@ -329,6 +381,10 @@ TH_INLINE void quad_channel(const int8_t *x, const int8_t *w, int32_t rows, cons
                             int32_t *s)
 {
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    if (q->mask == 0 && q->w_step == 4 * q->words && q->words > 0 && rows > 0) {
+        quad_rows_whole(x, q->dx, w, &q->words, rows, q->offset2, s);
+        return;
+    }
     quad_rows(x, q->dx, w, q->words, q->mask, q->w_step, rows, q->row_step, q->offset2, s);
 #else
     for (int32_t r = 0; r < rows; r++, x += q->row_step, w += q->w_step) {
@@ -381,24 +437,24 @@ TH_INLINE int32_t fit_quads(const direct_geo *g, const int8_t *xa, int32_t dx,
 }
 
 /* Interior pixels of one output row, dilation.w 1, four at a time: every tap column inside,
- * one run of kw * Cin bytes per filter row inside, its partial last word masked (the input
- * bytes it reads past the run exist: the caller checked the last quad). quads groups from
- * xa (the first pixel's first run), outputs from out. */
+ * one run of kw * Cin bytes per filter row inside, its partial last word masked, or with
+ * padded rows a whole word against zero weights (the input bytes it reads past the run
+ * exist: the caller checked the last quad). quads groups from xa (the first pixel's first
+ * run), outputs from out. */
 static void __attribute__((noinline))
 interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
                int32_t cout, const int8_t *xa, int32_t dx, int32_t row_step, int32_t rows,
                int32_t ky_lo, int32_t quads, int8_t *out)
 {
-    const int32_t run = g->kw * g->cin;
-    const quad_geo qg = quad_geo_make(dx, run, run, row_step, g->offset2);
-    const int8_t *w = g->w + ky_lo * run;
+    const quad_geo qg = quad_geo_make(dx, g->w_row, g->w_row, row_step, g->offset2);
+    const int8_t *w = g->w + ky_lo * g->w_row;
     int plain = !stage->clamp; /* every channel fast, no clamp: the lean output loop */
     for (int32_t c = 0; c < cout; c++) {
         plain = plain && rq[c].fast;
     }
     for (int32_t q = 0; q < quads; q++, xa += 4 * dx) {
         int32_t acc[4 * TH_NN_DIRECT_MAX_COUT];
-        quad_all(xa, w, g->kp, rows, &qg, rq, cout, acc);
+        quad_all(xa, w, g->w_ch, rows, &qg, rq, cout, acc);
         if (plain) { /* fast requantization for every channel, no clamp */
             for (int32_t c = 0; c < cout; c++) {
                 const th_fast_rq f = rq[c].rq;
@@ -592,8 +648,10 @@ static void pixel_sums(const direct_call *k, const int8_t *xa, int32_t rows, int
     const int quad = pixels == 4 && g->dil_w == 1 && rows > 0 && run > 0 &&
                      xa + 3 * dx + (rows - 1) * k->row_step + th_round_up4(run) <= g->x_end;
     if (quad) {
-        const quad_geo qg = quad_geo_make(dx, run, g->kw * g->cin, k->row_step, g->offset2);
-        quad_all(xa, g->w + (ky_lo * g->kw + kx_lo) * g->cin, g->kp, rows, &qg, k->rq,
+        /* (whole rows: padded rows' zero weights take the partial word unmasked) */
+        const int32_t qrun = run == g->kw * g->cin ? g->w_row : run;
+        const quad_geo qg = quad_geo_make(dx, qrun, g->w_row, k->row_step, g->offset2);
+        quad_all(xa, g->w + ky_lo * g->w_row + kx_lo * g->cin, g->w_ch, rows, &qg, k->rq,
                  k->cout, acc);
         return;
     }
@@ -813,6 +871,28 @@ static int8_t *direct_band(const direct_call *k, const int8_t *in_b, int32_t oy0
     return out;
 }
 
+/* Plain rows (cout channels of kp bytes at w) padded in place: filter row ky of channel c
+ * (run bytes, run % 4 != 0) to w + c * kh * w_row + ky * w_row, its bytes [run, w_row) 0.
+ * Every byte moves up or stays: the last row first, each from its last word down (a word
+ * read is never one a higher word has overwritten; the last word's bytes past the row,
+ * possibly already overwritten, or up to 3 past the plain rows inside the 4 Kp scratch,
+ * are masked to 0). Word copies: a byte loop cost up to 5% of a small layer. */
+static void pad_rows(int8_t *w, int32_t cout, int32_t kp, int32_t kh, int32_t run,
+                     int32_t w_row)
+{
+    const uint32_t mask = (1u << (8 * (run & 3))) - 1u;
+    for (int32_t r = cout * kh - 1; r >= 0; r--) {
+        const int32_t c = r / kh;
+        const int8_t *from = w + c * kp + (r - c * kh) * run;
+        int8_t *to = w + r * w_row;
+        int32_t j = w_row - 4;
+        th_write_s32(to + j, (int32_t)((uint32_t)th_read_s32(from + j) & mask));
+        for (j -= 4; j >= 0; j -= 4) {
+            th_write_s32(to + j, th_read_s32(from + j));
+        }
+    }
+}
+
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,
@@ -861,8 +941,24 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                 th_read_s32(filter + th_filter_index(c, 4 * j, k_total, cout, TH_CONV_BLOCK));
         }
     }
+    /* Padded rows where a filter row's bytes are not whole words (dilation.w 1: one run
+     * per row), a row has interior quads and the rows fit in the scratch every variant
+     * reserves (4 Kp, th_nn_im2col_pair_bytes): the quads' rows then end in a whole word
+     * against zero weights, no mask, and the rows of a quad run in one loop (quad_channel).
+     * (Without interior quads the padding cost more than it saved: 24x7x38 k3x3 s2, +1.4%.) */
+    const int32_t ox_end = interior_end(params, input_dims, filter_dims, output_dims);
+    const int32_t qa = (params->padding.w + params->stride.w - 1) / params->stride.w;
+    const int32_t run = filter_dims->w * cin;
+    const int32_t w_row_padded = th_round_up4(run);
+    const int padded = params->dilation.w == 1 && w_row_padded != run && ox_end - qa >= 4 &&
+                       cout * filter_dims->h * w_row_padded <= 4 * kp;
+    const int32_t w_row = padded ? w_row_padded : run;
+    if (padded) {
+        pad_rows((int8_t *)plain, cout, kp, filter_dims->h, run, w_row);
+    }
     const int32_t in_bytes = input_dims->n * input_dims->h * input_dims->w * cin;
-    const direct_geo g = {(const int8_t *)plain, input + in_bytes, kp, cin, filter_dims->w,
+    const direct_geo g = {(const int8_t *)plain, input + in_bytes, kp, w_row,
+                          padded ? filter_dims->h * w_row : kp, cin, filter_dims->w,
                           params->dilation.w, params->input_offset,
                           (int32_t)(((uint32_t)params->input_offset << 16) |
                                     ((uint32_t)params->input_offset & 0xFFFFu))};
@@ -878,8 +974,6 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
     /* Bands (dilation.w 1, four output rows) where some pixels of a row are outside its
      * interior quads and the band's buffer holds them (measured: with dilation.w > 1 the
      * rows' pairs are faster than four rows' short runs). */
-    const int32_t ox_end = interior_end(params, input_dims, filter_dims, output_dims);
-    const int32_t qa = (params->padding.w + params->stride.w - 1) / params->stride.w;
     const int32_t outside = output_dims->w - (ox_end > qa ? 4 * ((ox_end - qa) / 4) : 0);
     const direct_call k = {&g, rq, &stage, params, input_dims, filter_dims, output_dims, cout,
                            params->stride.w * cin, row_bytes, params->dilation.h * row_bytes,
