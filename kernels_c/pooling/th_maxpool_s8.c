@@ -230,27 +230,95 @@ TH_INLINE int8_t max_b(int8_t a, int8_t b)
     return a > b ? a : b;
 }
 
+/* The word at row r (a constant 0..7) of a column: rows 0-3 from a, rows 4-7 from
+ * b = a + 4 * step, at offset 0, s1 = step, s2 = 2 * step or s3 = 3 * step. The offsets stay
+ * in registers and a and b are the loop's only source pointers (one increment each), so no
+ * load needs address arithmetic: gcc's own choice (an add per load, and spills) cost 37
+ * instructions per pair of words at 8 rows, this 27. */
+TH_INLINE uint32_t col_word(const int8_t *a, const int8_t *b, int32_t r, int32_t s1,
+                            int32_t s2, int32_t s3)
+{
+    const int8_t *q = r < 4 ? a : b;
+    switch (r & 3) {
+    case 0: return rd4(q);
+    case 1: return rd4(q + s1);
+    case 2: return rd4(q + s2);
+    default: return rd4(q + s3);
+    }
+}
+
+/* col_word's offsets and second pointer (a row that exists where reads > 4 rows), hidden
+ * from gcc (else it folds them back into a pointer per row). */
+#define TH_MAXPOOL_COLS(src, step, reads)                                                     \
+    int32_t s1 = (step), s2 = 2 * (step), s3 = 3 * (step);                                    \
+    const int8_t *a = (src), *b = (reads) > 4 ? (src) + 4 * (step) : (src);                   \
+    if ((reads) > 4) {                                                                        \
+        __asm__("" : "+r"(s1), "+r"(s2), "+r"(s3), "+r"(b));                                  \
+    } else if ((reads) > 3) {                                                                 \
+        __asm__("" : "+r"(s1), "+r"(s2), "+r"(s3));                                           \
+    } else if ((reads) > 2) {                                                                 \
+        __asm__("" : "+r"(s1), "+r"(s2));                                                     \
+    }
+
+/* The maximum of rows 0..rows-1 of a column word (col_word), and of the word at d with acc. */
+TH_INLINE uint32_t cols_word(const int8_t *d, const int8_t *a, const int8_t *b, int32_t rows,
+                             int acc, int32_t s1, int32_t s2, int32_t s3)
+{
+    uint32_t v = acc ? max_s8x4(rd4(d), rd4(a)) : rd4(a);
+#pragma GCC unroll 8
+    for (int32_t r = 1; r < rows; r++) {
+        v = max_s8x4(v, col_word(a, b, r, s1, s2, s3));
+    }
+    return v;
+}
+
+/* Two windows of rows a row apart (col_word; the stride-1 row pass: of taps a pixel apart):
+ * the rows 1..rows-1 they share, then with row 0 into d and with row `rows` into d + dd,
+ * clamped to [lo, hi] bytewise with clamp. */
+TH_INLINE void pair_word_rows(int8_t *d, int32_t dd, const int8_t *a, const int8_t *b,
+                              int32_t rows, int32_t s1, int32_t s2, int32_t s3, uint32_t lo,
+                              uint32_t hi, int clamp)
+{
+    uint32_t v = col_word(a, b, 1, s1, s2, s3);
+#pragma GCC unroll 8
+    for (int32_t r = 2; r < rows; r++) {
+        v = max_s8x4(v, col_word(a, b, r, s1, s2, s3));
+    }
+    uint32_t v0 = max_s8x4(v, col_word(a, b, 0, s1, s2, s3));
+    uint32_t v1 = max_s8x4(v, col_word(a, b, rows, s1, s2, s3));
+    if (clamp) {
+        v0 = min_s8x4(max_s8x4(v0, lo), hi);
+        v1 = min_s8x4(max_s8x4(v1, lo), hi);
+    }
+    th_write_s32(d + dd, (int32_t)v1);
+    th_write_s32(d, (int32_t)v0);
+}
+
 /* dst[i] (i < n) = max over r < rows (rows a constant 1..8) of src[r * step + i], and of
- * dst[i] itself with acc (a constant). */
+ * dst[i] itself with acc (a constant). n >= 4 not a multiple of 4: the word at n - 4 too, its
+ * bytes written twice with the same values (a maximum taken twice). */
 TH_INLINE void cols_fixed(int8_t *dst, const int8_t *src, int32_t step, int32_t rows,
                           int32_t n, int acc)
 {
-    int32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const int8_t *q = src + i;
-        uint32_t v = acc ? max_s8x4(rd4(dst + i), rd4(q)) : rd4(q);
-#pragma GCC unroll 8
-        for (int32_t r = 1; r < rows; r++) {
-            v = max_s8x4(v, rd4(q + r * step));
+    if (n < 4) {
+        for (int32_t i = 0; i < n; i++) {
+            int8_t v = acc ? max_b(dst[i], src[i]) : src[i];
+            for (int32_t r = 1; r < rows; r++) {
+                v = max_b(v, src[r * step + i]);
+            }
+            dst[i] = v;
         }
-        th_write_s32(dst + i, (int32_t)v);
+        return;
     }
-    for (; i < n; i++) {
-        int8_t v = acc ? max_b(dst[i], src[i]) : src[i];
-        for (int32_t r = 1; r < rows; r++) {
-            v = max_b(v, src[r * step + i]);
-        }
-        dst[i] = v;
+    TH_MAXPOOL_COLS(src, step, rows);
+    const int8_t *end = src + (n & ~3);
+    if ((n & 3) != 0) { /* the last word first: nothing stays live after the loop */
+        const int32_t last = n - 4;
+        th_write_s32(dst + last,
+                     (int32_t)cols_word(dst + last, a + last, b + last, rows, acc, s1, s2, s3));
+    }
+    for (; a < end; a += 4, b += 4, dst += 4) {
+        th_write_s32(dst, (int32_t)cols_word(dst, a, b, rows, acc, s1, s2, s3));
     }
 }
 
@@ -283,42 +351,61 @@ __attribute__((noinline)) static void max_cols(int8_t *dst, const int8_t *src, i
 }
 
 /* Two output rows a row apart (rows a constant 2..TH_MAXPOOL_PAIR_ROWS): the maximum of
- * the rows 1..rows-1 they share, then with row 0 into d0 and with row `rows` into d1. */
-TH_INLINE void pair_fixed(int8_t *d0, int8_t *d1, const int8_t *src, int32_t step,
+ * the rows 1..rows-1 they share, then with row 0 into d and with row `rows` into d + dd (the
+ * tail as cols_fixed's). */
+TH_INLINE void pair_fixed(int8_t *d, int32_t dd, const int8_t *src, int32_t step,
                           int32_t rows, int32_t n)
 {
-    int32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const int8_t *q = src + i;
-        uint32_t v = rd4(q + step);
-        #pragma GCC unroll 8
-        for (int32_t r = 2; r < rows; r++) {
-            v = max_s8x4(v, rd4(q + r * step));
+    if (n < 4) {
+        for (int32_t i = 0; i < n; i++) {
+            int8_t v = src[step + i];
+            for (int32_t r = 2; r < rows; r++) {
+                v = max_b(v, src[r * step + i]);
+            }
+            d[i] = max_b(v, src[i]);
+            d[dd + i] = max_b(v, src[rows * step + i]);
         }
-        th_write_s32(d0 + i, (int32_t)max_s8x4(v, rd4(q)));
-        th_write_s32(d1 + i, (int32_t)max_s8x4(v, rd4(q + rows * step)));
+        return;
     }
-    for (; i < n; i++) {
-        int8_t v = src[step + i];
-        #pragma GCC unroll 8
-        for (int32_t r = 2; r < rows; r++) {
-            v = max_b(v, src[r * step + i]);
-        }
-        d0[i] = max_b(v, src[i]);
-        d1[i] = max_b(v, src[rows * step + i]);
+    TH_MAXPOOL_COLS(src, step, rows + 1);
+    const int8_t *end = src + (n & ~3);
+    if ((n & 3) != 0) { /* the last word first, as cols_fixed's */
+        const int32_t last = n - 4;
+        pair_word_rows(d + last, dd, a + last, b + last, rows, s1, s2, s3, 0, 0, 0);
+    }
+    for (; a < end; a += 4, b += 4, d += 4) {
+        pair_word_rows(d, dd, a, b, rows, s1, s2, s3, 0, 0, 0);
     }
 }
 
-__attribute__((noinline)) static void max_pair_rows(int8_t *d0, int8_t *d1, const int8_t *src, int32_t step,
-                          int32_t rows, int32_t n)
+/* One function per row count: inlined into one switch, gcc's register allocation over the six
+ * loops spilled a pointer or an offset in each. */
+#define TH_MAXPOOL_PAIR_FN(k)                                                                 \
+    __attribute__((noinline)) static void pair_rows_##k(int8_t *d, int32_t dd,                \
+                                                        const int8_t *src, int32_t step,      \
+                                                        int32_t n)                            \
+    {                                                                                         \
+        pair_fixed(d, dd, src, step, k, n);                                                   \
+    }
+TH_MAXPOOL_PAIR_FN(2)
+TH_MAXPOOL_PAIR_FN(3)
+TH_MAXPOOL_PAIR_FN(4)
+TH_MAXPOOL_PAIR_FN(5)
+TH_MAXPOOL_PAIR_FN(6)
+TH_MAXPOOL_PAIR_FN(7)
+
+/* d: the first row's column maxima, d + dd the second's (out of line: th_maxpool_s8 keeps
+ * its registers). */
+__attribute__((noinline)) static void max_pair_rows(int8_t *d, int32_t dd, const int8_t *src,
+                                                    int32_t step, int32_t rows, int32_t n)
 {
     switch (rows) {
-    case 2: pair_fixed(d0, d1, src, step, 2, n); break;
-    case 3: pair_fixed(d0, d1, src, step, 3, n); break;
-    case 4: pair_fixed(d0, d1, src, step, 4, n); break;
-    case 5: pair_fixed(d0, d1, src, step, 5, n); break;
-    case 6: pair_fixed(d0, d1, src, step, 6, n); break;
-    default: pair_fixed(d0, d1, src, step, 7, n); break;
+    case 2: pair_rows_2(d, dd, src, step, n); break;
+    case 3: pair_rows_3(d, dd, src, step, n); break;
+    case 4: pair_rows_4(d, dd, src, step, n); break;
+    case 5: pair_rows_5(d, dd, src, step, n); break;
+    case 6: pair_rows_6(d, dd, src, step, n); break;
+    default: pair_rows_7(d, dd, src, step, n); break;
     }
 }
 
@@ -387,21 +474,60 @@ TH_INLINE void pair_word(int8_t *out, const int8_t *q, int32_t ch, int32_t t, ui
     th_write_s32(out + ch, (int32_t)v1);
 }
 
+/* k blocks of the stride-1 row (row_fixed) from d (sources a and b as col_word's, s1 = ch):
+ * words in pairs ch bytes apart (pair_word_rows), a block of w = ch rounded up to a multiple
+ * of 4 bytes from d writing [d, d + ch + w), the next block from d + ch + w; one or two
+ * pairs (w 4 or 8: no inner loop) or a loop over the block. */
+TH_INLINE void pair_blocks(int8_t *d, const int8_t *a, const int8_t *b, int32_t k, int32_t ch,
+                           int32_t w, int32_t taps, int32_t s1, int32_t s2, int32_t s3,
+                           uint32_t lo, uint32_t hi, int clamp)
+{
+    const int32_t blk = ch + w;
+    if (w == 4) {
+        for (; k > 0; k--, a += blk, b += blk, d += blk) {
+            pair_word_rows(d, s1, a, b, taps, s1, s2, s3, lo, hi, clamp);
+        }
+    } else if (w == 8) {
+        for (; k > 0; k--, a += blk, b += blk, d += blk) {
+            pair_word_rows(d, s1, a, b, taps, s1, s2, s3, lo, hi, clamp);
+            pair_word_rows(d + 4, s1, a + 4, b + 4, taps, s1, s2, s3, lo, hi, clamp);
+        }
+    } else {
+        for (; k > 0; k--, a += ch, b += ch, d += ch) {
+            for (const int8_t *end = a + w; a < end; a += 4, b += 4, d += 4) {
+                pair_word_rows(d, s1, a, b, taps, s1, s2, s3, lo, hi, clamp);
+            }
+        }
+    }
+}
+
 /* The stride-1 row, flat: out[i] = the clamped maximum of src[i + j * ch] over the taps j
  * (taps a constant 1..7 or, at 0, vtaps) for i < n = count * ch, whatever pixel byte i is
  * in. Where sharing taps pays (two or more taps, and four or more channels, or two or more
- * with three or more taps), words go in pairs ch bytes apart (pair_word): a block of
- * w = ch rounded up to a multiple of 4 bytes from s writes [s, s + ch + w), no gap as
- * w >= ch (bytes past a pixel's end hold their own maxima); the bytes after the last whole
- * block a word at a time (taps_fixed). */
+ * with three or more taps), words go in pairs ch bytes apart: blocks of ch + w bytes
+ * (pair_blocks; no gap as w >= ch: bytes past a pixel's end hold their own maxima). With a
+ * constant tap count, a row of at least one block that blocks do not fill ends with one
+ * more block ending at n (first: nothing stays live after the main loop), over bytes the
+ * others write (the same values); else the bytes after the last whole block a word at a time
+ * (taps_fixed). */
 TH_INLINE void row_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t taps,
                          int32_t vtaps, int32_t count, uint32_t lo, uint32_t hi, int clamp)
 {
     const int32_t t = taps > 0 ? taps : vtaps, n = count * ch;
     int32_t s = 0;
     if (t >= 2 && (ch >= 4 || (ch >= 2 && t >= 3))) {
-        const int32_t w = (ch + 3) & ~3;
-        for (; s + ch + w <= n; s += ch + w) {
+        const int32_t w = (ch + 3) & ~3, blk = ch + w;
+        if (taps > 0 && n >= blk) { /* col_word's loads: no address arithmetic */
+            const int32_t blocks = n / blk, last = n - blk;
+            TH_MAXPOOL_COLS(src, ch, taps + 1);
+            if (blocks * blk < n) {
+                pair_blocks(out + last, a + last, b + last, 1, ch, w, taps, s1, s2, s3, lo,
+                            hi, clamp);
+            }
+            pair_blocks(out, a, b, blocks, ch, w, taps, s1, s2, s3, lo, hi, clamp);
+            return;
+        }
+        for (; s + blk <= n; s += blk) {
             for (int32_t i = s; i < s + w; i += 4) {
                 pair_word(out + i, src + i, ch, t, lo, hi, clamp);
             }
@@ -412,23 +538,35 @@ TH_INLINE void row_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t tap
     }
 }
 
+/* One function per tap count, as TH_MAXPOOL_PAIR_FN (no clamp: a clamped row takes the
+ * variable count). */
+#define TH_MAXPOOL_TAPS_FN(k)                                                                 \
+    __attribute__((noinline)) static void taps_row_##k(int8_t *out, const int8_t *src,        \
+                                                       int32_t ch, int32_t count)             \
+    {                                                                                         \
+        row_fixed(out, src, ch, k, k, count, 0, 0, 0);                                        \
+    }
+TH_MAXPOOL_TAPS_FN(1)
+TH_MAXPOOL_TAPS_FN(2)
+TH_MAXPOOL_TAPS_FN(3)
+TH_MAXPOOL_TAPS_FN(4)
+TH_MAXPOOL_TAPS_FN(5)
+TH_MAXPOOL_TAPS_FN(6)
+TH_MAXPOOL_TAPS_FN(7)
+
 __attribute__((noinline)) static void max_taps(int8_t *out, const int8_t *src, int32_t ch,
                                                int32_t taps, int32_t count, uint32_t lo,
                                                uint32_t hi, int clamp)
 {
-    if (clamp) {
-        row_fixed(out, src, ch, 0, taps, count, lo, hi, 1);
-        return;
-    }
-    switch (taps) {
-    case 1: row_fixed(out, src, ch, 1, 1, count, lo, hi, 0); break;
-    case 2: row_fixed(out, src, ch, 2, 2, count, lo, hi, 0); break;
-    case 3: row_fixed(out, src, ch, 3, 3, count, lo, hi, 0); break;
-    case 4: row_fixed(out, src, ch, 4, 4, count, lo, hi, 0); break;
-    case 5: row_fixed(out, src, ch, 5, 5, count, lo, hi, 0); break;
-    case 6: row_fixed(out, src, ch, 6, 6, count, lo, hi, 0); break;
-    case 7: row_fixed(out, src, ch, 7, 7, count, lo, hi, 0); break;
-    default: row_fixed(out, src, ch, 0, taps, count, lo, hi, 0); break;
+    switch (clamp ? 0 : taps) {
+    case 1: taps_row_1(out, src, ch, count); break;
+    case 2: taps_row_2(out, src, ch, count); break;
+    case 3: taps_row_3(out, src, ch, count); break;
+    case 4: taps_row_4(out, src, ch, count); break;
+    case 5: taps_row_5(out, src, ch, count); break;
+    case 6: taps_row_6(out, src, ch, count); break;
+    case 7: taps_row_7(out, src, ch, count); break;
+    default: row_fixed(out, src, ch, 0, taps, count, lo, hi, clamp); break;
     }
 }
 
@@ -611,7 +749,7 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
         const int8_t *src = image + ys * row + c0 - off;
         if (cm1 != NULL && oy + 1 < out->h && ye - ys == fh && ye < in->h && span > 0) {
             /* this row's window and the next one's, both unclipped (stride 1) */
-            max_pair_rows(cm + c0, cm1 + c0, src, row, fh, span);
+            max_pair_rows(cm + c0, (int32_t)(cm1 - cm), src, row, fh, span);
             max_row_out(p, in, out, cm, dst, lo, hi, clamp, padded);
             max_row_out(p, in, out, cm1, dst + orow, lo, hi, clamp, padded);
             dst += 2 * orow;
