@@ -142,10 +142,10 @@ TH_INLINE void th_nn_lut_strided(const int8_t *lut, const int8_t *x, int32_t str
  * with acc monotone in a (tab monotone, as scale_input's tables are) and m >= 0, so v is
  * monotone too. th_fast_rq_apply2 is this with rzp_neg = rzp - 1 (its "+ (acc >> 31)" moved
  * into SMMLAR's accumulator); MUL's left shifts with e = 0 and rzp_neg = rzp. Binary searches
- * find the run of v(-128) at the start and of v(127) at the end (saturated or clamped
- * entries mostly) and where acc changes sign; the runs are filled as bytes, and between them
- * v lies strictly between the two run values, so inside int8 and the activation range:
- * there each entry is SMMLAR and a shift (no saturation, clamp or sign test). */
+ * find the run of v(-128) at the start and of v(127) at the end where that value is lo or hi
+ * (saturated or clamped) and where acc changes sign; the runs are filled as bytes, and
+ * between them v is inside int8 and the activation range (strictly between lo and hi): there
+ * each entry is SMMLAR and a shift (no saturation, clamp or sign test). */
 typedef struct {
     const int32_t *tab; /* NULL: x(a) = a */
     int32_t c;
@@ -240,9 +240,14 @@ TH_INLINE void th_nn_mono_run(const th_nn_mono *q, int32_t a0, int32_t n, int32_
 TH_INLINE void th_nn_mono_fill(const th_nn_mono *q, int8_t *lut)
 {
     const int32_t vf = th_nn_mono_v(q, -128), vl = th_nn_mono_v(q, 127);
-    const int32_t p = th_nn_mono_edge(q, -128, 128, 0, vf); /* first a with v != vf */
-    /* first a with v == vl: v(p - 1) = vf != vl when p < 128 */
-    const int32_t r = p < 128 ? th_nn_mono_edge(q, p - 1, 127, 1, vl) : 128;
+    /* An end value strictly inside (lo, hi) was neither saturated nor clamped, nor is any
+     * entry of its run: no search for that run (the inner formula is exact there), which
+     * keeps a table without saturation at two evaluations more than the plain loop. */
+    const int sat_f = vf == q->lo || vf == q->hi, sat_l = vl == q->lo || vl == q->hi;
+    /* first a with v != vf */
+    const int32_t p = sat_f ? th_nn_mono_edge(q, -128, 128, 0, vf) : -128;
+    /* first a with v == vl: v(p - 1) = vf != vl when p < 128 (p = -128: none before) */
+    const int32_t r = p < 128 && sat_l ? th_nn_mono_edge(q, p - 1, 127, 1, vl) : 128;
     const int neg = p < r && th_nn_mono_acc(q, p) < 0;
     const int32_t s = p < r && q->rzp_neg != q->rzp ? th_nn_mono_edge(q, p, r, 2, neg) : r;
     const int32_t cut[5] = {-128, p, s, r, 128};
