@@ -31,7 +31,7 @@ _SHAPES = [
 # output tables: (op, big shape, broadcast shape), the big side first or second in turn
 _TABLES = [
     (Op.ADD, (1, 600), (1,)), (Op.SUB, (1, 600), (1,)), (Op.MUL, (1, 600), (1,)),
-    (Op.ADD, (256, 5), (5,)), (Op.SUB, (230, 3), (1, 3)), (Op.MUL, (262, 4), (4,)),
+    (Op.ADD, (256, 5), (5,)), (Op.SUB, (230, 3), (1, 3)), (Op.MUL, (282, 4), (4,)),
     (Op.MUL, (300, 3), (1, 3)), (Op.SUB, (1, 777), (1,)),
 ]
 

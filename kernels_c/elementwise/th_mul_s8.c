@@ -429,10 +429,10 @@ __attribute__((noinline)) static th_status mul_lut(const mul_consts *k, int scal
 
 /* Channel broadcast with many rows: [rows, n] (x) against one row y of n (y is input1 when
  * y1): channel j's outputs are a function of x alone, so per channel a 256-byte output table
- * (mul_fill: 300 to 1,450 instructions) and one strided pass down the column (3.5
- * instructions per output against about 10 on mul_chan): from TH_MUL_CHAN_LUT_ROWS rows,
- * where the table's worst case is paid back. */
-#define TH_MUL_CHAN_LUT_ROWS 240
+ * (mul_fill: up to about 1,550 instructions) and one strided pass down the column (3.5
+ * instructions per output against about 9 on mul_chan): from TH_MUL_CHAN_LUT_ROWS rows,
+ * where the table's worst case is paid back (1,550 / (9.1 - 3.5) = 277). */
+#define TH_MUL_CHAN_LUT_ROWS 280
 __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t *x,
                                                  int32_t stride, int32_t count, int8_t *out)
 {
