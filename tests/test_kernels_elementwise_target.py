@@ -1,10 +1,13 @@
 """The elementwise DSP paths of issue 14 on QEMU (Cortex-M4, mps2-an386, native DSP
 instructions): th_add_s8 / th_sub_s8 without tables (the direct rows of small tensors: same
 shape, channel, spatial and scalar constants, a two-sided broadcast), th_mul_s8's channel
-rows with right output shifts (packed halfword factors), and the spatial broadcast loops
+rows with right output shifts (packed halfword factors), the spatial broadcast loops
 ([H, W, C] against [H, W, 1]: ADD / SUB through the host tables, MUL with right and left
-shifts; channel counts with every tail, either side, in place), in one firmware run; every
-output against the NumPy reference."""
+shifts; channel counts with every tail, either side, in place), and the 256-entry output tables
+of the scalar and channel broadcasts (th_nn_mono_fill: ADD / SUB through the host tables, MUL
+with right and left shifts, every int8 value in every column, scale ratios wide enough that
+the saturated runs go from none to all), in one firmware run; every output against the NumPy
+reference."""
 
 from __future__ import annotations
 
@@ -36,6 +39,23 @@ _SPATIAL = [
     (Op.MUL, (3, 8, 3), (3, 8, 1)), (Op.MUL, (2, 3, 65), (2, 3, 1)),
 ]
 
+# output tables: (op, big shape, broadcast shape), the big side first or second in turn
+_TABLES = [
+    (Op.ADD, (1, 600), (1,)), (Op.SUB, (1, 600), (1,)), (Op.MUL, (1, 600), (1,)),
+    (Op.ADD, (256, 5), (5,)), (Op.SUB, (230, 3), (1, 3)), (Op.MUL, (282, 4), (4,)),
+    (Op.MUL, (300, 3), (1, 3)), (Op.SUB, (1, 777), (1,)),
+]
+
+
+def _add_params(s1: float, s2: float, so: float, z1: int, z2: int, zo: int, lo: int,
+                hi: int) -> AddParams:
+    """TFLM's ADD parameters (left shift 20) for these scales and zero points."""
+    twice = 2 * max(s1, s2)
+    m1, e1 = quantize_multiplier(s1 / twice)
+    m2, e2 = quantize_multiplier(s2 / twice)
+    mo, eo = quantize_multiplier(twice / ((1 << 20) * so))
+    return AddParams(-z1, -z2, zo, 20, m1, e1, m2, e2, mo, eo, lo, hi)
+
 
 def _case(i: int, op: Op, sa: tuple, sb: tuple, spatial: bool = False) -> AddCase | MulCase:
     rng = np.random.default_rng(100 + i)
@@ -56,20 +76,40 @@ def _case(i: int, op: Op, sa: tuple, sb: tuple, spatial: bool = False) -> AddCas
         return MulCase(op, a, b, MulParams(-z1, -z2, zo, m, sh, lo, hi), in_place)
     so = float(rng.uniform(0.01, 0.2))
     lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if relu6 else (-128, 127)
-    twice = 2 * max(s1, s2)
-    m1, e1 = quantize_multiplier(s1 / twice)
-    m2, e2 = quantize_multiplier(s2 / twice)
-    mo, eo = quantize_multiplier(twice / ((1 << 20) * so))
-    return AddCase(op, a, b, AddParams(-z1, -z2, zo, 20, m1, e1, m2, e2, mo, eo, lo, hi),
-                   in_place, tables=spatial)
+    return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), in_place,
+                   tables=spatial)
+
+
+def _table_case(i: int, op: Op, big: tuple, small: tuple) -> AddCase | MulCase:
+    """Every int8 value in every column of the big side; the output scale 2^-6..2^12 times
+    an input's (MUL: the product's 2^-6..2^9, even cases left shifts), RELU6 every third."""
+    rng = np.random.default_rng(300 + i)
+    s1, s2 = (float(np.float32(2.0 ** rng.uniform(-8, 0))) for _ in range(2))
+    z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
+    cols = big[-1] if small[-1] == big[-1] else 1
+    x = np.column_stack([np.resize(rng.permutation(np.arange(-128, 128, dtype=np.int8)),
+                                   int(np.prod(big)) // cols) for _ in range(cols)])
+    x = x.reshape((1,) * (4 - len(big)) + big)
+    y = rng.integers(-128, 128, (1,) * (4 - len(small)) + small).astype(np.int8)
+    a, b = (x, y) if i % 2 == 0 else (y, x)
+    if op is Op.MUL:
+        so = s1 * s2 * 2.0 ** (rng.uniform(-6, -1) if i % 2 == 0 else rng.uniform(1, 9))
+    else:
+        so = s1 * 2.0 ** rng.uniform(-6, 12)
+    lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if i % 3 == 0 else (-128, 127)
+    if op is Op.MUL:
+        m, sh = quantize_multiplier(s1 * s2 / so)
+        return MulCase(op, a, b, MulParams(-z1, -z2, zo, m, sh, lo, hi))
+    return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), tables=True)
 
 
 def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     shapes = _SHAPES + _SPATIAL
     cases = [_case(i, *s, spatial=i >= len(_SHAPES)) for i, s in enumerate(shapes)]
+    cases += [_table_case(i, *s) for i, s in enumerate(_TABLES)]
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
-    problems = [f"{s[0].name} {s[1]} {s[2]}: {p}" for s, c, r in zip(shapes, cases, run.results,
-                                                                     strict=True)
+    problems = [f"{s[0].name} {s[1]} {s[2]}: {p}"
+                for s, c, r in zip(shapes + _TABLES, cases, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]
     assert not problems, "\n".join(problems)

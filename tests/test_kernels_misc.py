@@ -637,16 +637,19 @@ def test_binary_tables(kern_both, data, kind):
 # Forms of the elementwise fast paths (th_nn_add_sub_s8.c, th_mul_s8.c), each on both sides
 # of its threshold: scalar broadcast below / at TH_*_LUT_MIN (512) outputs, channel rows
 # repeated into the stack row (C <= 16 / 32) or in column blocks (C > 32 / 64, with tails),
-# spatial constants in blocks of 16 rows, per-channel output tables from 320 rows, same
-# shapes with a doubled table from 512 outputs, tiny tensors; (out shape, broadcast shape).
+# spatial constants in blocks of 16 rows, per-channel output tables from 224 (ADD / SUB) or
+# 280 (MUL) rows, same shapes with a doubled table from 512 outputs, tiny tensors; (out
+# shape, broadcast shape).
 _FAST_FORMS = [
     ((2, 300), (2, 300)), ((1, 37), (1, 37)),
     ((1, 511), (1,)), ((1, 512), (1,)), ((3, 4, 50), (1, 1, 1)), ((1, 9), (1,)),
     ((40, 7), (7,)), ((2, 16), (16,)), ((5, 33), (1, 33)), ((9, 70), (70,)), ((3, 130), (130,)),
     ((5, 6, 7), (5, 6, 1)), ((37, 3), (37, 1)), ((18, 65), (18, 1)),
     ((2, 3), (3,)), ((1,), (1,)),
-    # channel rows from TH_*_CHAN_LUT_ROWS (320): an output table per channel, odd counts
-    ((320, 5), (5,)), ((1, 331, 3), (1, 1, 3)), ((19, 17, 2), (2,)), ((319, 4), (4,)),
+    # channel rows from TH_ADD_CHAN_LUT_ROWS (224) / TH_MUL_CHAN_LUT_ROWS (280): an output
+    # table per channel, odd counts
+    ((224, 5), (5,)), ((1, 331, 3), (1, 1, 3)), ((19, 17, 2), (2,)), ((223, 4), (4,)),
+    ((280, 3), (3,)), ((279, 2), (2,)),
     # same shape from 512 outputs: input1's table doubled (odd counts: the tail)
     ((7, 75), (7, 75)), ((511,), (511,)),
 ]
@@ -680,6 +683,26 @@ def _fast_case(rng: np.random.Generator, i: int, kind: OpKind
     return shapes, a, b, p
 
 
+def _binary_call(kind: OpKind, a: np.ndarray, b: np.ndarray, p: object, tables: bool
+                 ) -> tuple[np.ndarray, str, list, int]:  # fmt: skip
+    """The reference output, the kernel's name, its parameter (and ADD / SUB table) buffers
+    and the index of its first shape argument."""
+    if kind is OpKind.MUL:
+        return (mul_int8(a, b, p), "th_mul_s8",
+                [buf(i32(p.input1_offset, p.input2_offset, p.output_offset, p.activation_min,
+                         p.activation_max)), buf(i32(p.output_multiplier, p.output_shift))],
+                4)  # fmt: skip
+    want = (add_int8 if kind is OpKind.ADD else sub_int8)(a, b, p)
+    name = "th_add_s8" if kind is OpKind.ADD else "th_sub_s8"
+    args = [buf(i32(p.input1_offset, p.input2_offset, p.output_offset, p.left_shift,
+                    p.activation_min, p.activation_max)),
+            buf(i32(p.input1_multiplier, p.input1_shift, p.input2_multiplier, p.input2_shift,
+                    p.output_multiplier, p.output_shift))]
+    if not tables:
+        return want, name, args, 4
+    return want, name + "_tables", args + [buf(t) for t in add_input_tables(p)], 6
+
+
 def test_binary_fast_paths(kern_both):
     """ADD / SUB (with and without the host tables) and MUL over every broadcast form on
     both sides of the fast paths' thresholds (scalar tables, channel rows, spatial blocks,
@@ -690,24 +713,8 @@ def test_binary_fast_paths(kern_both):
         for i in range(2 * len(_FAST_FORMS)):
             shapes, a, b, p = _fast_case(rng, i, kind)
             in_place = shapes[0] == shapes[2] and i % 3 == 0
-            if kind is OpKind.MUL:
-                want = mul_int8(a, b, p)
-                name, first = "th_mul_s8", 4
-                args = [buf(i32(p.input1_offset, p.input2_offset, p.output_offset,
-                                p.activation_min, p.activation_max)),
-                        buf(i32(p.output_multiplier, p.output_shift))]
-            else:
-                want = (add_int8 if kind is OpKind.ADD else sub_int8)(a, b, p)
-                name = "th_add_s8" if kind is OpKind.ADD else "th_sub_s8"
-                args = [buf(i32(p.input1_offset, p.input2_offset, p.output_offset,
-                                p.left_shift, p.activation_min, p.activation_max)),
-                        buf(i32(p.input1_multiplier, p.input1_shift, p.input2_multiplier,
-                                p.input2_shift, p.output_multiplier, p.output_shift))]
-                first = 4
-                if i % 4 != 3:  # mostly the table kernels, as the lowering picks
-                    name += "_tables"
-                    args += [buf(t) for t in add_input_tables(p)]
-                    first = 6
+            # mostly the table kernels, as the lowering picks
+            want, name, args, first = _binary_call(kind, a, b, p, tables=i % 4 != 3)
             out_arg = ("alias", first) if in_place else out(want.size)
             status, bufs = kern_both.call(
                 name, ("null", None), *args, buf(shape_bytes(shapes[0])), buf(a),
@@ -715,6 +722,51 @@ def test_binary_fast_paths(kern_both):
             assert status == TH_OK
             assert_same(i8(bufs[first + 4], shapes[2]), want,
                         f"{name} {shapes} case {i} in_place={in_place} {p}")
+
+
+# The output tables of the scalar (from 512 outputs) and channel (from 224 / 280 rows)
+# broadcasts (th_nn_mono_fill: runs at both ends found by binary search, the sign of
+# the accumulator split): every int8 value in every column, scale ratios from 2^-12 to 2^6
+# so the runs go from empty to the whole table, zero points at their extremes.
+_TABLE_FORMS = [((2, 256), (1,)), ((1, 1, 512), (1, 1, 1)), ((256, 3), (3,)),
+                ((283, 2), (1, 2))]
+
+
+def test_binary_output_tables(kern_both):
+    """ADD / SUB (host tables) and MUL (right and left shifts) through the scalar and channel
+    output tables, either operand broadcast, every activation: 0 mismatches against the
+    reference."""
+    rng = np.random.default_rng(1416)
+    for kind in (OpKind.ADD, OpKind.SUB, OpKind.MUL):
+        for i in range(24):
+            big, small = _TABLE_FORMS[i % len(_TABLE_FORMS)]
+            pair = (big, small) if (i // len(_TABLE_FORMS)) % 2 == 0 else (small, big)
+            shapes = (pair[0], pair[1], tuple(np.broadcast_shapes(big, small)))
+            zps = [int(v) for v in rng.integers(-128, 128, 3)]
+            if i % 5 == 0:
+                zps = [-128, 127, int(rng.integers(-128, 128))] if i % 2 else [127, -128, 0]
+            scales = [float(np.float32(2.0 ** rng.uniform(-8, 0))) for _ in range(2)]
+            scales.append(float(np.float32(scales[0] * 2.0 ** rng.uniform(-6, 12))))
+            if kind is OpKind.MUL:
+                scales[2] = float(np.float32(scales[0] * scales[1] * 2.0 ** rng.uniform(-6, 9)))
+            graph = _binary_graph(kind, INT8_ACTIVATIONS[i % len(INT8_ACTIVATIONS)], shapes,
+                                  [q(sv, z) for sv, z in zip(scales, zps)])
+            p = {OpKind.ADD: add_params, OpKind.SUB: sub_params,
+                 OpKind.MUL: mul_params}[kind](graph, graph.ops[0])
+            # every int8 value in every column of the broadcast side's partner
+            cols = big[-1] if small[-1] == big[-1] else 1
+            x = np.column_stack([np.resize(rng.permutation(np.arange(-128, 128, dtype=np.int8)),
+                                           int(np.prod(big)) // cols)
+                                 for _ in range(cols)]).reshape(big)  # fmt: skip
+            y = random_int8(rng, small)
+            a, b = (x, y) if pair[0] == big else (y, x)
+            want, name, args, first = _binary_call(kind, a, b, p, tables=True)
+            status, bufs = kern_both.call(
+                name, ("null", None), *args, buf(shape_bytes(shapes[0])), buf(a),
+                buf(shape_bytes(shapes[1])), buf(b), buf(shape_bytes(shapes[2])),
+                out(want.size))
+            assert status == TH_OK
+            assert_same(i8(bufs[first + 4], shapes[2]), want, f"{name} {shapes} case {i} {p}")
 
 
 # Forms of th_nn_add_sub_s8's direct rows (no tables: the lowering's small tensors): same

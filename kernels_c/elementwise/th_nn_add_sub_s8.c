@@ -430,7 +430,7 @@ __attribute__((noinline)) static int chan_rows(const add_consts *k, int bcast1,
     return 1;
 }
 
-#define TH_ADD_CHAN_LUT_ROWS 320
+#define TH_ADD_CHAN_LUT_ROWS 224
 __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t *x,
                                                  int32_t stride, int32_t count, int8_t *out)
 {
@@ -553,50 +553,29 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
 
 /* The output for every int8 value of one input (input2 when scalar1, else input1: through its
  * table t) against one value s of the other: lut[v] = the output for (int8_t)v, with the
- * arithmetic of finish() (exact by construction). Four entries a word, the clamp on the word;
- * 2 * raw = base2 +- 2 * t[v] as in bcast_row. */
-TH_INLINE void lut_fill_t(const int32_t *t, uint32_t base2, int neg, int clamp,
-                          const th_fast_rq *rqp, uint32_t lo4, uint32_t hi4, uint32_t *lutw)
+ * arithmetic of finish(): 2 * raw = base2 +- 2 * t[v] as in bcast_row, requantized as
+ * th_fast_rq_apply2 (th_nn_mono_fill: the saturated ends as runs, SMMLAR and a shift
+ * between them). */
+__attribute__((noinline)) static void mono_fill(const th_nn_mono *q, int8_t *lut)
 {
-    const th_fast_rq rq = *rqp;
-    const int32_t *const end = t + 256;
-    for (; t != end; t += 4) {
-#define LF_U(j) ((uint32_t)t[j] << 1)
-#define LF(j) th_fast_rq_apply2((int32_t)(neg ? base2 - LF_U(j) : base2 + LF_U(j)), &rq)
-        uint32_t w = th_nn_pack4(LF(0), LF(1), LF(2), LF(3));
-#undef LF
-#undef LF_U
-        if (clamp) {
-            w = th_nn_clamp4(w, lo4, hi4, 1);
-        }
-        *lutw++ = w;
-    }
+    th_nn_mono_fill(q, lut);
 }
-
-#define LUT_FILL(name, neg, clamp)                                                            \
-    __attribute__((noinline)) static void name(const int32_t *t, uint32_t base2,             \
-                                               const th_fast_rq *rq, uint32_t lo4,            \
-                                               uint32_t hi4, uint32_t *lutw)                  \
-    {                                                                                         \
-        lut_fill_t(t, base2, neg, clamp, rq, lo4, hi4, lutw);                                 \
-    }
-LUT_FILL(lut_fill_add, 0, 0)
-LUT_FILL(lut_fill_add_clamp, 0, 1)
-LUT_FILL(lut_fill_neg, 1, 0)
-LUT_FILL(lut_fill_neg_clamp, 1, 1)
-#undef LUT_FILL
 
 static void lut_fill(const add_consts *k, int scalar1, int8_t s, uint32_t *lutw)
 {
     const uint32_t c = (uint32_t)(scalar1 ? in1(k, s) : in2(k, s));
+    th_nn_mono q;
+    q.tab = scalar1 ? k->t2 : k->t1;
     /* raw = c + u, c - u (SUB, input1 the scalar) or u - c = (-c) + u (SUB, input2) */
-    const uint32_t base2 = (k->subtract && !scalar1 ? 0u - c : c) << 1;
-    const uint32_t lo4 = th_nn_splat4(k->act_min), hi4 = th_nn_splat4(k->act_max);
-    const int clamp = k->act_min > -128 || k->act_max < 127;
-    const int neg = k->subtract && scalar1;
-    const int32_t *t = scalar1 ? k->t2 : k->t1;
-    (neg ? (clamp ? lut_fill_neg_clamp : lut_fill_neg)
-         : (clamp ? lut_fill_add_clamp : lut_fill_add))(t, base2, &k->rq, lo4, hi4, lutw);
+    q.c = (int32_t)((k->subtract && !scalar1 ? 0u - c : c) << 1);
+    q.k = k->subtract && scalar1 ? -2 : 2;
+    q.m = k->rq.multiplier;
+    q.rzp = k->rq.round_zp;
+    q.rzp_neg = (int32_t)((uint32_t)q.rzp - 1u);
+    q.e = k->rq.e;
+    q.lo = k->act_min;
+    q.hi = k->act_max;
+    mono_fill(&q, (int8_t *)lutw);
 }
 
 /* Scalar broadcast (s is one element; x has n): the output is a function of one int8, so a
@@ -631,9 +610,10 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
 
 /* Channel broadcast with many rows: [rows, n] (x) against one row of n (input1's when
  * bcast1), both inputs with tables: channel j's outputs are a function of x alone, so per
- * channel a 256-byte output table (lut_fill, about 2,000 instructions) and one strided pass
- * down the column (about 4 per output, against about 11 on chan_rows): from
- * TH_ADD_CHAN_LUT_ROWS rows (defined above fast_rows). */
+ * channel a 256-byte output table (lut_fill: 300 to 1,700 instructions, fewer the more of
+ * it saturates) and one strided pass down the column (3.5 per output, against about 11 on
+ * chan_rows): from TH_ADD_CHAN_LUT_ROWS rows (defined above fast_rows), where the table's
+ * worst case is paid back. */
 __attribute__((noinline)) static void chan_lut(const add_consts *k, int bcast1,
                                                const int8_t *row, const int8_t *x, int32_t n,
                                                int32_t rows, int8_t *out)

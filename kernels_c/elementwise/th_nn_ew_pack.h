@@ -122,28 +122,167 @@ TH_INLINE void th_nn_lut_identity(uint32_t *w)
 }
 
 /* out[i * stride] = lut[(uint8_t)x[i * stride]] for i < count: one channel of a channel
- * broadcast through its output table. Four reads before their four writes, so out may be x
- * (the in-place rule). Callers keep it out of line (lut then stays in a register). */
+ * broadcast through its output table. Eight elements a pass (a load, a lookup and a store
+ * each, the pointer steps shared: 3.5 instructions an element against 4 with four); each
+ * element is read before it is written, so out may be x (the in-place rule). Callers keep it
+ * out of line (lut then stays in a register). */
 TH_INLINE void th_nn_lut_strided(const int8_t *lut, const int8_t *x, int32_t stride,
                                  int32_t count, int8_t *out)
 {
     const uint8_t *u = (const uint8_t *)x;
-    const int32_t s2 = 2 * stride, s3 = 3 * stride, s4 = 4 * stride;
-    const uint8_t *const end4 = u + (count >> 2) * s4;
-    while (u != end4) {
-        const uint8_t x0 = u[0], x1 = u[stride], x2 = u[s2], x3 = u[s3];
-        out[0] = lut[x0];
-        out[stride] = lut[x1];
-        out[s2] = lut[x2];
-        out[s3] = lut[x3];
-        u += s4;
-        out += s4;
+    const int32_t s2 = 2 * stride, s3 = 3 * stride, s4 = 4 * stride, s5 = 5 * stride;
+    const int32_t s6 = 6 * stride, s7 = 7 * stride, s8 = 8 * stride;
+    const uint8_t *const end8 = u + (count >> 3) * s8;
+    while (u != end8) {
+        out[0] = lut[u[0]];
+        out[stride] = lut[u[stride]];
+        out[s2] = lut[u[s2]];
+        out[s3] = lut[u[s3]];
+        out[s4] = lut[u[s4]];
+        out[s5] = lut[u[s5]];
+        out[s6] = lut[u[s6]];
+        out[s7] = lut[u[s7]];
+        u += s8;
+        out += s8;
     }
-    for (int32_t i = count & 3; i > 0; i--) {
+    for (int32_t i = count & 7; i > 0; i--) {
         *out = lut[*u];
         u += stride;
         out += stride;
     }
 }
+
+#if TH_NN_HAS_DSP
+/* A 256-byte output table lut[(uint8_t)a] = v(a) of an elementwise op with one operand fixed
+ * (a scalar, or one channel of a channel broadcast), for an output monotone in a:
+ *     acc(a) = c + k * x(a),  x(a) = tab[(uint8_t)a] (an input's rescaling table) or a,
+ *     v(a) = clamp(ssat8(SMMLAR(acc, m, acc < 0 ? rzp_neg : rzp) >> e), lo, hi)
+ * with acc monotone in a (tab monotone, as scale_input's tables are) and m >= 0, so v is
+ * monotone too. th_fast_rq_apply2 is this with rzp_neg = rzp - 1 (its "+ (acc >> 31)" moved
+ * into SMMLAR's accumulator); MUL's left shifts with e = 0 and rzp_neg = rzp. Binary searches
+ * find the run of v(-128) at the start and of v(127) at the end where that value is lo or hi
+ * (saturated or clamped) and where acc changes sign; the runs are filled as bytes, and
+ * between them v is inside int8 and the activation range (strictly between lo and hi): there
+ * each entry is SMMLAR and a shift (no saturation, clamp or sign test). */
+typedef struct {
+    const int32_t *tab; /* NULL: x(a) = a */
+    int32_t c;
+    int32_t k;
+    int32_t m;
+    int32_t rzp;
+    int32_t rzp_neg;
+    int32_t e;
+    int32_t lo;
+    int32_t hi;
+} th_nn_mono;
+
+TH_INLINE int32_t th_nn_mono_acc(const th_nn_mono *q, int32_t a)
+{
+    const int32_t x = q->tab != NULL ? q->tab[(uint8_t)a] : a;
+    return (int32_t)((uint32_t)q->c + (uint32_t)q->k * (uint32_t)x);
+}
+
+TH_INLINE int32_t th_nn_mono_v(const th_nn_mono *q, int32_t a)
+{
+    const int32_t acc = th_nn_mono_acc(q, a);
+    const int32_t y = th_smmlar(acc, q->m, acc < 0 ? q->rzp_neg : q->rzp);
+    return th_clamp(th_ssat8(y >> q->e), q->lo, q->hi);
+}
+
+/* First a in (lo, hi) where the test fails (hi if none), the test holding at lo and
+ * monotone: kind 0: v(a) == key, 1: v(a) != key, 2: (acc(a) < 0) == key. */
+TH_INLINE int32_t th_nn_mono_edge(const th_nn_mono *q, int32_t lo, int32_t hi, int kind,
+                                  int32_t key)
+{
+    while (hi - lo > 1) {
+        const int32_t mid = lo + ((hi - lo) >> 1);
+        const int ok = kind == 2 ? (th_nn_mono_acc(q, mid) < 0) == key
+                       : kind == 0 ? th_nn_mono_v(q, mid) == key
+                                   : th_nn_mono_v(q, mid) != key;
+        if (ok) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return hi;
+}
+
+/* n bytes of v from p: words between the unaligned ends. */
+TH_INLINE void th_nn_fill_bytes(int8_t *p, int32_t n, int32_t v)
+{
+    const uint32_t w = th_nn_splat4(v);
+    for (; n > 0 && ((uintptr_t)p & 3u) != 0; n--) {
+        *p++ = (int8_t)v;
+    }
+    for (; n >= 4; n -= 4, p += 4) {
+        th_write_s32(p, (int32_t)w);
+    }
+    for (; n > 0; n--) {
+        *p++ = (int8_t)v;
+    }
+}
+
+/* dst[i] = SMMLAR(acc, m, rzp) >> e for the n entries from a0 (acc of a0 + i), all of one
+ * sign of a (contiguous in the table) and of acc. */
+TH_INLINE void th_nn_mono_run(const th_nn_mono *q, int32_t a0, int32_t n, int32_t rzp,
+                              int8_t *dst)
+{
+    const uint32_t c = (uint32_t)q->c, k = (uint32_t)q->k;
+    const int32_t m = q->m, e = q->e;
+    int32_t i = 0;
+    if (q->tab != NULL) {
+        const int32_t *t = q->tab + (uint8_t)a0;
+        for (; i + 4 <= n; i += 4) {
+#define MONO_T(j) (int8_t)(th_smmlar((int32_t)(c + k * (uint32_t)t[i + j]), m, rzp) >> e)
+            dst[i] = MONO_T(0);
+            dst[i + 1] = MONO_T(1);
+            dst[i + 2] = MONO_T(2);
+            dst[i + 3] = MONO_T(3);
+        }
+        for (; i < n; i++) {
+            dst[i] = MONO_T(0);
+#undef MONO_T
+        }
+        return;
+    }
+    uint32_t acc = c + k * (uint32_t)a0;
+    for (; i < n; i++, acc += k) {
+        dst[i] = (int8_t)(th_smmlar((int32_t)acc, m, rzp) >> e);
+    }
+}
+
+/* The whole table (callers keep it out of line). Four ranges of a, in order: the run of
+ * v(-128), the inner entries with acc of one sign, those of the other, the run of v(127);
+ * each range is split where a changes sign (the table's two halves: lut + (uint8_t)a). */
+TH_INLINE void th_nn_mono_fill(const th_nn_mono *q, int8_t *lut)
+{
+    const int32_t vf = th_nn_mono_v(q, -128), vl = th_nn_mono_v(q, 127);
+    /* An end value strictly inside (lo, hi) was neither saturated nor clamped, nor is any
+     * entry of its run: no search for that run (the inner formula is exact there), which
+     * keeps a table without saturation at two evaluations more than the plain loop. */
+    const int sat_f = vf == q->lo || vf == q->hi, sat_l = vl == q->lo || vl == q->hi;
+    /* first a with v != vf */
+    const int32_t p = sat_f ? th_nn_mono_edge(q, -128, 128, 0, vf) : -128;
+    /* first a with v == vl: v(p - 1) = vf != vl when p < 128 (p = -128: none before) */
+    const int32_t r = p < 128 && sat_l ? th_nn_mono_edge(q, p - 1, 127, 1, vl) : 128;
+    const int neg = p < r && th_nn_mono_acc(q, p) < 0;
+    const int32_t s = p < r && q->rzp_neg != q->rzp ? th_nn_mono_edge(q, p, r, 2, neg) : r;
+    const int32_t cut[5] = {-128, p, s, r, 128};
+    for (int32_t h = 0; h < 4; h++) {
+        const int32_t rzp = (h == 1) == (neg != 0) ? q->rzp_neg : q->rzp;
+        for (int32_t a0 = cut[h], a1 = cut[h + 1]; a0 < a1;) {
+            const int32_t end = a0 < 0 && a1 > 0 ? 0 : a1;
+            int8_t *dst = lut + (uint8_t)a0;
+            if (h == 0 || h == 3) {
+                th_nn_fill_bytes(dst, end - a0, h == 0 ? vf : vl);
+            } else {
+                th_nn_mono_run(q, a0, end - a0, rzp, dst);
+            }
+            a0 = end;
+        }
+    }
+}
+#endif
 
 #endif /* TH_NN_EW_PACK_H */
