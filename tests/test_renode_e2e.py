@@ -87,8 +87,8 @@ RUN_TIMEOUT = 3600.0
 
 
 class RenodePool:
-    """One Renode per board; a test that wants another firmware gets it loaded into the running
-    machine (RenodeSession.reload), the same firmware is reused as it is."""
+    """One Renode, of the board in use; a test that wants another firmware gets it loaded into
+    the running machine (RenodeSession.reload), the same firmware is reused as it is."""
 
     def __init__(self) -> None:
         self._key: tuple[str, str] | None = None
@@ -120,6 +120,10 @@ class RenodePool:
         if self._device is not None:
             self._device.close()
             self._device = None
+        for other in [b for b in self._sessions if b != board_name]:
+            # An idle Renode keeps emulating its firmware's UART polling (about half a core):
+            # one alive at a time, as the cases run board by board.
+            self._sessions.pop(other).close()
         session = self._sessions.get(board_name)
         if session is not None:
             try:
