@@ -1120,6 +1120,8 @@ fc_mve_short(const th_fc_params *params, const int32_t *multiplier, const int32_
  * FC_SHORT there: one frame, as one function before). */
 #if TH_NN_MVE
 TH_INLINE void
+#elif defined(__clang__)
+static void __attribute__((noinline)) /* clang (the fuzz builds) has no noclone */
 #else
 static void __attribute__((noinline, noclone))
 #endif
