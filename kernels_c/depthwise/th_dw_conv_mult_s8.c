@@ -49,58 +49,102 @@ typedef struct {
     int32_t rows3; /* 3 x 3, dilation 1 along w: rows read as words */
 } dwm_args;
 
+/* Weight pairs (taps t, t + 1 at filter offsets o0, o1; o1 < 0: none) of the 4 output
+ * channels whose filter bytes start at f into their records (r: the first one's pair,
+ * records rw words apart): one word load per tap feeds all 4, the SXTB16 halves hold
+ * channels (0, 2) and (1, 3). DBL: weights doubled (the fast requantization). The pairs'
+ * sums are added to *se (channels 0, 2) and *sd (1, 3). */
+TH_INLINE void dwm_pairs4(int32_t *r, int32_t rw, const int8_t *f, int32_t o0, int32_t o1,
+                          int32_t *se, int32_t *sd, const int DBL)
+{
+    const int32_t u = th_read_s32(f + o0), v = o1 >= 0 ? th_read_s32(f + o1) : 0;
+    int32_t e0 = th_sxtb16(u), e1 = th_sxtb16(v), d0 = th_sxtb16_ror8(u),
+            d1 = th_sxtb16_ror8(v);
+    if (DBL) {
+        e0 = th_sadd16(e0, e0), e1 = th_sadd16(e1, e1);
+        d0 = th_sadd16(d0, d0), d1 = th_sadd16(d1, d1);
+    }
+    *se = th_sadd16(*se, th_sadd16(e0, e1));
+    *sd = th_sadd16(*sd, th_sadd16(d0, d1));
+    r[0] = th_pkhbt(e0, e1);
+    r[rw] = th_pkhbt(d0, d1);
+    r[2 * rw] = th_pkhtb(e0, e1);
+    r[3 * rw] = th_pkhtb(d0, d1);
+}
+
+/* The weight pairs of the m records at rec (channels oc0 ..), pair halves at the filter
+ * offsets off (-1: none), and each record's (scaled) weight sum in its start word: four
+ * channels at a time (sums at most 16 x 256, so halfword lanes hold them), then one by one. */
+TH_INLINE void dwm_weights(int32_t *rec, const dwm_args *a, const int8_t *filter,
+                           const int32_t *off, const int DBL)
+{
+    const int32_t m = a->mult, rw = a->rw, kp = a->kp;
+    int32_t k = 0;
+    for (; k + 4 <= m; k += 4, rec += 4 * rw, filter += 4) {
+        int32_t se = 0, sd = 0;
+        for (int32_t p = 0; p < kp; p++) {
+            dwm_pairs4(rec + DWM_W + p, rw, filter, off[2 * p], off[2 * p + 1], &se, &sd, DBL);
+        }
+        rec[DWM_ACC] = th_smlad(se, 1, 0);
+        rec[DWM_ACC + rw] = th_smlad(sd, 1, 0);
+        rec[DWM_ACC + 2 * rw] = th_smlad(se, 1 << 16, 0);
+        rec[DWM_ACC + 3 * rw] = th_smlad(sd, 1 << 16, 0);
+    }
+    for (; k < m; k++, rec += rw, filter++) {
+        int32_t sum = 0;
+        for (int32_t p = 0; p < kp; p++) {
+            const int32_t o1 = off[2 * p + 1];
+            const int32_t v0 = filter[off[2 * p]], v1 = o1 >= 0 ? filter[o1] : 0;
+            sum += v0 + v1;
+            rec[DWM_W + p] = DBL ? th_pkhbt(2 * v0, 2 * v1) : th_pkhbt(v0, v1);
+        }
+        rec[DWM_ACC] = DBL ? 2 * sum : sum;
+    }
+}
+
 /* Widens the ch_mult records of input channel ic; returns the mode of all of them: 0 fast
  * requantization, 1 fast with the activation clamp, 2 exact. */
 static int32_t __attribute__((noinline))
 dwm_records(int32_t *rec, const dwm_args *a, int32_t ic, const int8_t *filter,
             const int32_t *bias, const th_per_channel_quant *quant, int32_t input_offset)
 {
-    const int32_t m = a->mult, oc0 = ic * m;
-    const int64_t taps_bound = (int64_t)a->taps * 256 * 128;
+    const int32_t m = a->mult, oc0 = ic * m, kp = a->kp;
+    const int32_t *const mult = quant->multiplier + oc0, *const shift = quant->shift + oc0;
+    const int32_t *const b = bias != NULL ? bias + oc0 : NULL;
+    /* th_fast_rq_ok(multiplier, shift, taps * 256 * 128 + |bias|) for every channel. */
+    const int32_t lim = (1 << 29) - 1 - a->taps * 256 * 128; /* |bias| <= lim */
     int32_t fast = 1;
     for (int32_t k = 0; k < m; k++) {
-        const int32_t b = bias != NULL ? bias[oc0 + k] : 0;
-        const int64_t bound = taps_bound + (b < 0 ? -(int64_t)b : b);
-        fast &= th_fast_rq_ok(quant->multiplier[oc0 + k], quant->shift[oc0 + k], bound);
+        const int32_t bk = b != NULL ? b[k] : 0;
+        fast &= (mult[k] >= 0) & th_fast_shift_ok(shift[k]) &
+                ((uint32_t)bk + (uint32_t)lim <= 2u * (uint32_t)lim);
     }
     const int32_t clamp = a->lo > -128 || a->hi < 127;
     const int32_t mode = fast ? clamp : 2;
-    const uint32_t scale = mode == 2 ? 1u : 2u;
-    const int32_t sh = mode == 2 ? 0 : 1, taps = a->taps;
     /* Each pair half's filter offset (perm is a tap for the first taps halves, -1 after). */
     int32_t off[2 * DWM_KP_MAX];
-    for (int32_t t = 0; t < taps; t++) {
-        off[t] = a->perm[t] * a->out_c;
+    for (int32_t t = 0; t < 2 * kp; t++) {
+        off[t] = t < a->taps ? a->perm[t] * a->out_c : -1;
     }
+    if (mode == 2) {
+        dwm_weights(rec, a, filter + oc0, off, 0);
+    } else {
+        dwm_weights(rec, a, filter + oc0, off, 1);
+    }
+    /* Start value (bias + input_offset * weight sum, scaled like the weights) and the
+     * requantization constants (th_fast_rq_make: round_zp = (2 zp + 1) << (e - 1)). */
+    const uint32_t scale = mode == 2 ? 1u : 2u, zp1 = 2u * (uint32_t)a->zp + 1u;
     for (int32_t k = 0; k < m; k++, rec += a->rw) {
-        const int32_t oc = oc0 + k;
-        int32_t *w = rec + DWM_W;
-        int32_t wsum = 0;
-        const int8_t *f = filter + oc;
-        int32_t t = 0;
-        for (; t + 1 < taps; t += 2) {
-            const int32_t v0 = f[off[t]], v1 = f[off[t + 1]];
-            wsum += v0 + v1;
-            *w++ = th_pkhbt(v0 * (1 << sh), v1 * (1 << sh));
-        }
-        if (t < taps) {
-            const int32_t v0 = f[off[t]];
-            wsum += v0;
-            *w = th_pkhbt(v0 * (1 << sh), 0);
-        }
-        const int32_t b = bias != NULL ? bias[oc] : 0;
-        rec[DWM_ACC] = (int32_t)(((uint32_t)b + (uint32_t)input_offset * (uint32_t)wsum) *
-                                 scale);
-        const int32_t kp = a->kp;
-        rec[DWM_MULT(kp)] = quant->multiplier[oc];
+        const int32_t bk = b != NULL ? b[k] : 0;
+        rec[DWM_ACC] = (int32_t)((uint32_t)bk * scale +
+                                 (uint32_t)input_offset * (uint32_t)rec[DWM_ACC]);
+        rec[DWM_MULT(kp)] = mult[k];
         if (mode == 2) {
-            rec[DWM_RZP(kp)] = quant->shift[oc];
+            rec[DWM_RZP(kp)] = shift[k];
             rec[DWM_E(kp)] = 0;
         } else {
-            const th_fast_rq rq = th_fast_rq_make(quant->multiplier[oc], quant->shift[oc],
-                                                  a->zp);
-            rec[DWM_RZP(kp)] = rq.round_zp;
-            rec[DWM_E(kp)] = rq.e;
+            rec[DWM_RZP(kp)] = (int32_t)(zp1 << (-shift[k] - 1));
+            rec[DWM_E(kp)] = -shift[k];
         }
     }
     return mode;
@@ -654,14 +698,27 @@ int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *fi
 }
 
 /* d[0 .. n) = q[0], q[c], q[2 c], ...: four values per step, packed into one word store
- * (d need not be aligned). */
+ * (d and q need not be aligned). One channel (c 1) copies words; two channels take bytes
+ * 0 and 2 of two word loads (the group needs q[7] inside the input: a pixel follows it). */
 static void dwm_copy_channel(int8_t *d, const int8_t *q, int32_t n, int32_t c)
 {
-    const int32_t c2 = 2 * c, c3 = 3 * c, c4 = 4 * c;
-    for (; n >= 4; n -= 4, q += c4, d += 4) {
-        const uint32_t v = (uint32_t)(uint8_t)q[0] | (uint32_t)(uint8_t)q[c] << 8 |
-                           (uint32_t)(uint8_t)q[c2] << 16 | (uint32_t)(uint8_t)q[c3] << 24;
-        th_write_s32(d, (int32_t)v);
+    if (c == 1) {
+        for (; n >= 4; n -= 4, q += 4, d += 4) {
+            th_write_s32(d, th_read_s32(q));
+        }
+    } else if (c == 2) {
+        for (; n > 4; n -= 4, q += 8, d += 4) {
+            const uint32_t u = (uint32_t)th_read_s32(q) & 0x00FF00FFu;
+            const uint32_t v = (uint32_t)th_read_s32(q + 4) & 0x00FF00FFu;
+            th_write_s32(d, th_pkhbt((int32_t)(u | u >> 8), (int32_t)(v | v >> 8)));
+        }
+    } else {
+        const int32_t c2 = 2 * c, c3 = 3 * c, c4 = 4 * c;
+        for (; n >= 4; n -= 4, q += c4, d += 4) {
+            const uint32_t v = (uint32_t)(uint8_t)q[0] | (uint32_t)(uint8_t)q[c] << 8 |
+                               (uint32_t)(uint8_t)q[c2] << 16 | (uint32_t)(uint8_t)q[c3] << 24;
+            th_write_s32(d, (int32_t)v);
+        }
     }
     for (; n > 0; n--, q += c) {
         *d++ = *q;
