@@ -15,7 +15,7 @@
  * per-channel loop costing more than the channels where a pixel feeds so few. Filters of
  * at most 4 taps (any ch_mult >= 2) take the staged-row loop below
  * (dwm_small_s8): no plane copy, and each output channel's record held in registers over a
- * row of pixels. */
+ * row of pixels; 1 x 1 filters with no padding stream straight over the input (dwm_1x1). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -91,12 +91,17 @@ TH_INLINE void dwm_weights(int32_t *rec, const dwm_args *a, const int8_t *filter
         rec[DWM_ACC + 3 * rw] = th_smlad(sd, 1 << 16, 0);
     }
     for (; k < m; k++, rec += rw, filter++) {
-        int32_t sum = 0;
-        for (int32_t p = 0; p < kp; p++) {
-            const int32_t o1 = off[2 * p + 1];
-            const int32_t v0 = filter[off[2 * p]], v1 = o1 >= 0 ? filter[o1] : 0;
+        int32_t sum = 0, *w = rec + DWM_W;
+        int32_t t = 0;
+        for (; t + 1 < a->taps; t += 2) {
+            const int32_t v0 = filter[off[t]], v1 = filter[off[t + 1]];
             sum += v0 + v1;
-            rec[DWM_W + p] = DBL ? th_pkhbt(2 * v0, 2 * v1) : th_pkhbt(v0, v1);
+            *w++ = DBL ? th_pkhbt(2 * v0, 2 * v1) : th_pkhbt(v0, v1);
+        }
+        if (t < a->taps) {
+            const int32_t v0 = filter[off[t]];
+            sum += v0;
+            *w = th_pkhbt(DBL ? 2 * v0 : v0, 0);
         }
         rec[DWM_ACC] = DBL ? 2 * sum : sum;
     }
@@ -438,25 +443,43 @@ static dwm_args dwm_args_make(const th_dw_conv_params *params, const th_dims *fi
     "ldr r2, [sp, #4]\n\tadds r2, #1\n\tstr r2, [sp, #4]\n\tldr r3, [sp, #12]\n\t"           \
     "ldr r4, [sp, #8]\n\tcmp r3, r4\n\tbne 2b\n\tadd sp, #16\n\tpop {r4-r11, pc}\n"
 
+/* The KP 1 pair loop; pre: before it, load: the two pixels' tap pairs into r8, r9 (r0 advanced). */
+#define DWM_STREAM_KP1(pre, load)                                                            \
+    DWM_STREAM_HEAD("add r4, r4, r4, lsl #2\n\tadd r4, r3, r4, lsl #2\n\t")                  \
+    "add r4, r3, #20\n\tstr r4, [sp, #12]\n\t"                                               \
+    "ldm r3, {r3-r7}\n\t" /* acc w0 mult rzp e */                                            \
+    "ldr r0, [sp]\n\t" pre /* r2: the channel's out */                                       \
+    "1:\n\t" load "smlad r8, r8, r4, r3\n\t"                                                 \
+    "smlad r9, r9, r4, r3\n\t"                                                               \
+    "smmlar r10, r8, r5, r6\n\t"                                                             \
+    "add r10, r10, r8, asr #31\n\t"                                                          \
+    "smmlar r11, r9, r5, r6\n\t"                                                             \
+    "add r11, r11, r9, asr #31\n\t" DWM_STREAM_TAIL("r7", "r10", "r11")
+
 __attribute__((naked, noinline)) static void
 dwm_stream_kp1(const int32_t *x __attribute__((unused)),
                const int32_t *x_end __attribute__((unused)),
                int8_t *out __attribute__((unused)), const int32_t *rec __attribute__((unused)),
                int32_t oc __attribute__((unused)), int32_t m __attribute__((unused)))
 {
-    __asm__ volatile(DWM_STREAM_HEAD("add r4, r4, r4, lsl #2\n\tadd r4, r3, r4, lsl #2\n\t")
-                     "add r4, r3, #20\n\tstr r4, [sp, #12]\n\t"
-                     "ldm r3, {r3-r7}\n\t" /* acc w0 mult rzp e */
-                     "ldr r0, [sp]\n" /* r2: the channel's out */
-                     "1:\n\t"
-                     "ldm r0!, {r8, r9}\n\t" /* pixel a, pixel b */
-                     "smlad r8, r8, r4, r3\n\t"
-                     "smlad r9, r9, r4, r3\n\t"
-                     "smmlar r10, r8, r5, r6\n\t"
-                     "add r10, r10, r8, asr #31\n\t"
-                     "smmlar r11, r9, r5, r6\n\t"
-                     "add r11, r11, r9, asr #31\n\t" DWM_STREAM_TAIL("r7", "r10", "r11"));
+    __asm__ volatile(DWM_STREAM_KP1("", "ldm r0!, {r8, r9}\n\t")); /* pixel a, pixel b */
 }
+
+/* 1 x 1 filters: the same loop on the input itself (x: the channel's first pixel, x_end
+ * after an even count, step bytes apart): each tap is a sign-extended byte, whose high half
+ * meets the record's zero weight half. */
+__attribute__((naked, noinline)) static void
+dwm_stream_1x1(const int8_t *x __attribute__((unused)),
+               const int8_t *x_end __attribute__((unused)),
+               int8_t *out __attribute__((unused)), const int32_t *rec __attribute__((unused)),
+               int32_t oc __attribute__((unused)), int32_t m __attribute__((unused)),
+               int32_t step __attribute__((unused)))
+{
+    __asm__ volatile(DWM_STREAM_KP1("ldr r12, [sp, #60]\n\t",
+                                    "ldrsb r8, [r0]\n\tldrsb r9, [r0, r12]\n\t"
+                                    "add r0, r0, r12, lsl #1\n\t"));
+}
+#undef DWM_STREAM_KP1
 
 __attribute__((naked, noinline)) static void
 dwm_stream_kp2(const int32_t *x __attribute__((unused)),
@@ -591,6 +614,38 @@ static void dwm_inner(int32_t out, int32_t s, int32_t pad, int32_t span, int32_t
     }
 }
 
+/* 1 x 1 filters with every pixel inside the input (one input channel of one batch; in: its
+ * first value, out: its first output channel's): no staging, each output channel streams
+ * straight over the input, a row at a time, or the whole plane where rows are contiguous. */
+static void dwm_1x1(const dwm_args *a, const int8_t *in, int8_t *out, const int32_t *records,
+                    int32_t mode)
+{
+    const int32_t step = a->sw * a->in_c;
+    int32_t rows = a->out_h, len = a->out_w;
+    const int64_t in_row = (int64_t)a->sh * a->in_w * a->in_c;
+    const int64_t out_row = (int64_t)a->out_w * a->out_c;
+    if (a->sh == 1 && a->sw == 1 && a->in_w == a->out_w) {
+        len *= rows, rows = 1;
+    }
+    for (int32_t r = 0; r < rows; r++, in += in_row, out += out_row) {
+        int32_t done = 0; /* pixels the pair loop wrote */
+#if TH_NN_DSP_NATIVE
+        if (mode == 0 && len >= 2) {
+            dwm_stream_1x1(in, in + (int64_t)(len / 2) * 2 * step, out, records, a->out_c,
+                           a->mult, step);
+            done = len & ~1;
+        }
+#endif
+        const int32_t *rec = records;
+        for (int32_t k = 0; k < a->mult && done < len; k++, rec += a->rw) {
+            for (int32_t ox = done; ox < len; ox++) {
+                const int32_t x = th_pkhbt(in[(int64_t)ox * step], 0);
+                out[(int64_t)ox * a->out_c + k] = (int8_t)dwm_small_out(&x, rec, a, mode);
+            }
+        }
+    }
+}
+
 static void __attribute__((noinline)) dwm_small_s8(int8_t *scratch, const th_dw_conv_params *params,
                          const th_per_channel_quant *quant, const th_dims *input_dims,
                          const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -624,6 +679,11 @@ static void __attribute__((noinline)) dwm_small_s8(int8_t *scratch, const th_dw_
                                          params->input_offset);
         for (int32_t n = 0; n < input_dims->n; n++) {
             const int8_t *in = input + n * in_batch + ic;
+            if (a.taps == 1 && oy_lo == 0 && oy_hi == a.out_h && ox_lo == 0 &&
+                ox_hi == a.out_w) {
+                dwm_1x1(&a, in, output + n * out_batch + ic * a.mult, records, mode);
+                continue;
+            }
             for (int32_t oy = 0; oy < a.out_h; oy++) {
                 dwm_small_stage(x, in, &a, oy, oy >= oy_lo && oy < oy_hi, ox_lo, ox_hi, ty,
                                 tx);
@@ -697,20 +757,31 @@ int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *fi
                         4);
 }
 
-/* d[0 .. n) = q[0], q[c], q[2 c], ...: four values per step, packed into one word store
- * (d and q need not be aligned). One channel (c 1) copies words; two channels take bytes
- * 0 and 2 of two word loads (the group needs q[7] inside the input: a pixel follows it). */
-static void dwm_copy_channel(int8_t *d, const int8_t *q, int32_t n, int32_t c)
+/* Bytes 0, 2, 4, 6 at q (unaligned) packed into one word. */
+TH_INLINE int32_t dwm_even_bytes(const int8_t *q)
 {
-    if (c == 1) {
+    const uint32_t u = (uint32_t)th_read_s32(q) & 0x00FF00FFu;
+    const uint32_t v = (uint32_t)th_read_s32(q + 4) & 0x00FF00FFu;
+    return th_pkhbt((int32_t)(u | u >> 8), (int32_t)(v | v >> 8));
+}
+
+/* d[0 .. n) = q[0], q[c], q[2 c], ...: four values per step, packed into one word store
+ * (d and q need not be aligned). C 1 (one channel) copies words; C 2 takes bytes 0 and 2 of
+ * two word loads (a group needs q[7] inside the input: a pixel follows it); C 0, any c. */
+TH_INLINE void dwm_copy_row(int8_t *d, const int8_t *q, int32_t n, int32_t c, const int C)
+{
+    if (C == 1) {
         for (; n >= 4; n -= 4, q += 4, d += 4) {
             th_write_s32(d, th_read_s32(q));
         }
-    } else if (c == 2) {
-        for (; n > 4; n -= 4, q += 8, d += 4) {
-            const uint32_t u = (uint32_t)th_read_s32(q) & 0x00FF00FFu;
-            const uint32_t v = (uint32_t)th_read_s32(q + 4) & 0x00FF00FFu;
-            th_write_s32(d, th_pkhbt((int32_t)(u | u >> 8), (int32_t)(v | v >> 8)));
+    } else if (C == 2) {
+        for (; n > 8; n -= 8, q += 16, d += 8) {
+            th_write_s32(d, dwm_even_bytes(q));
+            th_write_s32(d + 4, dwm_even_bytes(q + 8));
+        }
+        if (n > 4) {
+            th_write_s32(d, dwm_even_bytes(q));
+            n -= 4, q += 8, d += 4;
         }
     } else {
         const int32_t c2 = 2 * c, c3 = 3 * c, c4 = 4 * c;
@@ -722,6 +793,26 @@ static void dwm_copy_channel(int8_t *d, const int8_t *q, int32_t n, int32_t c)
     }
     for (; n > 0; n--, q += c) {
         *d++ = *q;
+    }
+}
+
+/* rows rows of n values of one channel (c channels) from q (rows q_row apart) into the plane
+ * at d (rows d_row apart); the channel count picked once. */
+static void dwm_copy_channel(int8_t *d, const int8_t *q, int32_t rows, int32_t n, int32_t c,
+                             int32_t d_row, int64_t q_row)
+{
+    if (c == 1) {
+        for (; rows > 0; rows--, d += d_row, q += q_row) {
+            dwm_copy_row(d, q, n, 1, 1);
+        }
+    } else if (c == 2) {
+        for (; rows > 0; rows--, d += d_row, q += q_row) {
+            dwm_copy_row(d, q, n, 2, 2);
+        }
+    } else {
+        for (; rows > 0; rows--, d += d_row, q += q_row) {
+            dwm_copy_row(d, q, n, c, 0);
+        }
     }
 }
 
@@ -768,10 +859,11 @@ dwm_plane_s8(int8_t *scratch, const th_dw_conv_params *params, const th_per_chan
                                          params->input_offset);
         const dwm_fn fn = dwm_pick(&a, mode);
         for (int32_t n = 0; n < input_dims->n; n++) {
-            for (int32_t y = y0; y < y1 && x0 < x1; y++) {
+            if (y0 < y1 && x0 < x1) {
                 const int8_t *q = input + n * in_batch + ic +
-                                  ((int64_t)(y - pt) * in_w + (x0 - pl)) * in_c;
-                dwm_copy_channel(plane + y * a.in_w + x0, q, x1 - x0, in_c);
+                                  ((int64_t)(y0 - pt) * in_w + (x0 - pl)) * in_c;
+                dwm_copy_channel(plane + y0 * a.in_w + x0, q, y1 - y0, x1 - x0, in_c, a.in_w,
+                                 (int64_t)in_w * in_c);
             }
             a.out = output + n * out_batch + ic * a.mult;
             fn(&a);
