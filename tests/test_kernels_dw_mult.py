@@ -5,8 +5,9 @@ path's range: every filter of 1-16 taps (odd counts end in a zero-weight pair), 
 dilations, padding on each side alone (windows partly outside on the top, bottom, left or
 right only), 1x1 outputs, one or several input channels and batches; filters of 1-4 taps
 (the staged-row loop) with multipliers 2-32 on 1-8 input channels, odd and even output
-widths; and per case its requantization modes: fast, fast with an activation clamp, and exact
-(shift >= 0, or a bias too large for the fast bound)."""
+widths, 1x1 filters read straight from the input; and per case its requantization modes:
+fast, fast with an activation clamp, and exact (shift >= 0, or a bias too large for the fast
+bound)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ def _cases() -> list[ConvCase]:
         cases.append(_case(rng, hw, cin, mult, k, stride, dilation, pads))  # type: ignore[arg-type]
     cases += _few_mult_3x3(rng)
     cases += _loop5(rng)
+    cases += _plane_copies(rng)
     # Padding on one side only, 3x3 (windows outside on that side), then none at all.
     for pads in ((2, 0, 0, 0), (0, 2, 0, 0), (0, 0, 2, 0), (0, 0, 0, 2), (0, 0, 0, 0)):
         cases.append(_case(rng, (7, 6), 2, 8, (3, 3), (1, 1), (1, 1), pads))  # type: ignore[arg-type]
@@ -89,6 +91,20 @@ def _few_mult_3x3(rng: np.random.Generator) -> list[ConvCase]:
             s = 1 + (i + mult) % 2
             hw = (int(rng.integers(3, 10)), int(rng.integers(3, 10)))
             cases.append(_case(rng, hw, 2 + (i + mult) % 4, mult, (3, 3), (s, s), (1, 1), pads))
+    return cases
+
+
+def _plane_copies(rng: np.random.Generator) -> list[ConvCase]:
+    """The plane copy's loops: one input channel (words) and two (bytes 0 and 2 of word
+    pairs: eight values a step, then four, then bytes) on rows of 4, 5, 8, 9, 13 and 17
+    values; three channels (bytes) once."""
+    cases = []
+    for i, w in enumerate((4, 5, 8, 9, 13, 17)):
+        cin = 1 + i % 2
+        cases.append(_case(rng, (4 + i % 3, w), cin, 2 + i, (3, 3), (1, 1 + i % 2), (1, 1),
+                           (1, 1, 1, 1)))
+        cases.append(_case(rng, (5, w), 3 - cin, 3, (2, 3), (1, 1), (1, 1), (0, 0, 0, 0)))
+    cases.append(_case(rng, (6, 11), 3, 2, (3, 3), (1, 1), (1, 1), (0, 1, 1, 0)))
     return cases
 
 
@@ -166,7 +182,21 @@ def _small_cases() -> list[ConvCase]:
     cases.append(_case(rng, (7, 1), 2, 3, (2, 1), (1, 1), (1, 1), (0, 1, 0, 0)))
     cases.append(_case(rng, (1, 1), 1, 32, (2, 2), (1, 1), (1, 1), (1, 0, 0, 1)))
     cases.append(_case(rng, (9, 8), 4, 2, (2, 2), (2, 2), (1, 1), (0, 1, 0, 1), batches=2))
+    cases += _one_by_one(rng)
     return [c for case in cases for c in _modes(case, big_bias=False)]
+
+
+def _one_by_one(rng: np.random.Generator) -> list[ConvCase]:
+    """1 x 1 filters without padding (the input streamed directly): the whole plane as one
+    run (stride 1) with odd and even pixel counts, rows apart (strides, odd widths), one
+    pixel, two batches."""
+    shapes = (((5, 7), 3, 3, (1, 1)), ((6, 4), 2, 2, (1, 1)), ((7, 9), 4, 2, (2, 2)),
+              ((5, 6), 1, 17, (1, 2)), ((6, 5), 5, 3, (2, 1)), ((1, 1), 2, 4, (1, 1)),
+              ((3, 8), 1, 32, (3, 3)))
+    cases = [_case(rng, hw, cin, mult, (1, 1), s, (1, 1), (0, 0, 0, 0))  # type: ignore[arg-type]
+             for hw, cin, mult, s in shapes]
+    cases.append(_case(rng, (4, 5), 3, 2, (1, 1), (1, 1), (1, 1), (0, 0, 0, 0), batches=2))
+    return cases
 
 
 def test_dw_mult_small_filters_match_reference() -> None:
@@ -182,10 +212,12 @@ def test_dw_mult_small_filters_match_reference() -> None:
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
 def test_dw_mult_small_filters_on_cortex_m4(kernel_fw_root: Path) -> None:
     """The staged-row loop's assembly (pairs of pixels, an odd last pixel paired with the
-    next row's first), the 3 x 3 plane loop with multipliers 2-5 (unrolled channels) and the
-    five-pair channel loop (odd and even counts) on QEMU mps2-an386, one firmware run."""
+    next row's first), the 1x1 loop on the input, the 3 x 3 plane loop with multipliers 2-5
+    (unrolled channels), the five-pair channel loop (odd and even counts) and the plane
+    copies on QEMU mps2-an386, one firmware run."""
     rng = np.random.default_rng(1416)
-    few = [c for case in _few_mult_3x3(rng) + _loop5(rng) for c in _modes(case, big_bias=False)]
+    few = [c for case in _few_mult_3x3(rng) + _loop5(rng) + _plane_copies(rng)
+           for c in _modes(case, big_bias=False)]
     cases = [c for c in _small_cases() + few if fits_small_firmware(c)]
     assert len(cases) > 150
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)

@@ -15,7 +15,7 @@
  * per-channel loop costing more than the channels where a pixel feeds so few. Filters of
  * at most 4 taps (any ch_mult >= 2) take the staged-row loop below
  * (dwm_small_s8): no plane copy, and each output channel's record held in registers over a
- * row of pixels. */
+ * row of pixels; 1 x 1 filters with no padding stream straight over the input (dwm_1x1). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -49,58 +49,107 @@ typedef struct {
     int32_t rows3; /* 3 x 3, dilation 1 along w: rows read as words */
 } dwm_args;
 
+/* Weight pairs (taps t, t + 1 at filter offsets o0, o1; o1 < 0: none) of the 4 output
+ * channels whose filter bytes start at f into their records (r: the first one's pair,
+ * records rw words apart): one word load per tap feeds all 4, the SXTB16 halves hold
+ * channels (0, 2) and (1, 3). DBL: weights doubled (the fast requantization). The pairs'
+ * sums are added to *se (channels 0, 2) and *sd (1, 3). */
+TH_INLINE void dwm_pairs4(int32_t *r, int32_t rw, const int8_t *f, int32_t o0, int32_t o1,
+                          int32_t *se, int32_t *sd, const int DBL)
+{
+    const int32_t u = th_read_s32(f + o0), v = o1 >= 0 ? th_read_s32(f + o1) : 0;
+    int32_t e0 = th_sxtb16(u), e1 = th_sxtb16(v), d0 = th_sxtb16_ror8(u),
+            d1 = th_sxtb16_ror8(v);
+    if (DBL) {
+        e0 = th_sadd16(e0, e0), e1 = th_sadd16(e1, e1);
+        d0 = th_sadd16(d0, d0), d1 = th_sadd16(d1, d1);
+    }
+    *se = th_sadd16(*se, th_sadd16(e0, e1));
+    *sd = th_sadd16(*sd, th_sadd16(d0, d1));
+    r[0] = th_pkhbt(e0, e1);
+    r[rw] = th_pkhbt(d0, d1);
+    r[2 * rw] = th_pkhtb(e0, e1);
+    r[3 * rw] = th_pkhtb(d0, d1);
+}
+
+/* The weight pairs of the m records at rec (channels oc0 ..), pair halves at the filter
+ * offsets off (-1: none), and each record's (scaled) weight sum in its start word: four
+ * channels at a time (sums at most 16 x 256, so halfword lanes hold them), then one by one. */
+TH_INLINE void dwm_weights(int32_t *rec, const dwm_args *a, const int8_t *filter,
+                           const int32_t *off, const int DBL)
+{
+    const int32_t m = a->mult, rw = a->rw, kp = a->kp;
+    int32_t k = 0;
+    for (; k + 4 <= m; k += 4, rec += 4 * rw, filter += 4) {
+        int32_t se = 0, sd = 0;
+        for (int32_t p = 0; p < kp; p++) {
+            dwm_pairs4(rec + DWM_W + p, rw, filter, off[2 * p], off[2 * p + 1], &se, &sd, DBL);
+        }
+        rec[DWM_ACC] = th_smlad(se, 1, 0);
+        rec[DWM_ACC + rw] = th_smlad(sd, 1, 0);
+        rec[DWM_ACC + 2 * rw] = th_smlad(se, 1 << 16, 0);
+        rec[DWM_ACC + 3 * rw] = th_smlad(sd, 1 << 16, 0);
+    }
+    for (; k < m; k++, rec += rw, filter++) {
+        int32_t sum = 0, *w = rec + DWM_W;
+        int32_t t = 0;
+        for (; t + 1 < a->taps; t += 2) {
+            const int32_t v0 = filter[off[t]], v1 = filter[off[t + 1]];
+            sum += v0 + v1;
+            *w++ = DBL ? th_pkhbt(2 * v0, 2 * v1) : th_pkhbt(v0, v1);
+        }
+        if (t < a->taps) {
+            const int32_t v0 = filter[off[t]];
+            sum += v0;
+            *w = th_pkhbt(DBL ? 2 * v0 : v0, 0);
+        }
+        rec[DWM_ACC] = DBL ? 2 * sum : sum;
+    }
+}
+
 /* Widens the ch_mult records of input channel ic; returns the mode of all of them: 0 fast
  * requantization, 1 fast with the activation clamp, 2 exact. */
 static int32_t __attribute__((noinline))
 dwm_records(int32_t *rec, const dwm_args *a, int32_t ic, const int8_t *filter,
             const int32_t *bias, const th_per_channel_quant *quant, int32_t input_offset)
 {
-    const int32_t m = a->mult, oc0 = ic * m;
-    const int64_t taps_bound = (int64_t)a->taps * 256 * 128;
+    const int32_t m = a->mult, oc0 = ic * m, kp = a->kp;
+    const int32_t *const mult = quant->multiplier + oc0, *const shift = quant->shift + oc0;
+    const int32_t *const b = bias != NULL ? bias + oc0 : NULL;
+    /* th_fast_rq_ok(multiplier, shift, taps * 256 * 128 + |bias|) for every channel. */
+    const int32_t lim = (1 << 29) - 1 - a->taps * 256 * 128; /* |bias| <= lim */
     int32_t fast = 1;
     for (int32_t k = 0; k < m; k++) {
-        const int32_t b = bias != NULL ? bias[oc0 + k] : 0;
-        const int64_t bound = taps_bound + (b < 0 ? -(int64_t)b : b);
-        fast &= th_fast_rq_ok(quant->multiplier[oc0 + k], quant->shift[oc0 + k], bound);
+        const int32_t bk = b != NULL ? b[k] : 0;
+        fast &= (mult[k] >= 0) & th_fast_shift_ok(shift[k]) &
+                ((uint32_t)bk + (uint32_t)lim <= 2u * (uint32_t)lim);
     }
     const int32_t clamp = a->lo > -128 || a->hi < 127;
     const int32_t mode = fast ? clamp : 2;
-    const uint32_t scale = mode == 2 ? 1u : 2u;
-    const int32_t sh = mode == 2 ? 0 : 1, taps = a->taps;
     /* Each pair half's filter offset (perm is a tap for the first taps halves, -1 after). */
     int32_t off[2 * DWM_KP_MAX];
-    for (int32_t t = 0; t < taps; t++) {
-        off[t] = a->perm[t] * a->out_c;
+    for (int32_t t = 0; t < 2 * kp; t++) {
+        off[t] = t < a->taps ? a->perm[t] * a->out_c : -1;
     }
+    if (mode == 2) {
+        dwm_weights(rec, a, filter + oc0, off, 0);
+    } else {
+        dwm_weights(rec, a, filter + oc0, off, 1);
+    }
+    /* Start value (bias + input_offset * weight sum, scaled like the weights) and the
+     * requantization constants (th_fast_rq_make: round_zp = (2 zp + 1) << (e - 1)). */
+    const uint32_t scale = mode == 2 ? 1u : 2u, zp1 = 2u * (uint32_t)a->zp + 1u;
     for (int32_t k = 0; k < m; k++, rec += a->rw) {
-        const int32_t oc = oc0 + k;
-        int32_t *w = rec + DWM_W;
-        int32_t wsum = 0;
-        const int8_t *f = filter + oc;
-        int32_t t = 0;
-        for (; t + 1 < taps; t += 2) {
-            const int32_t v0 = f[off[t]], v1 = f[off[t + 1]];
-            wsum += v0 + v1;
-            *w++ = th_pkhbt(v0 * (1 << sh), v1 * (1 << sh));
-        }
-        if (t < taps) {
-            const int32_t v0 = f[off[t]];
-            wsum += v0;
-            *w = th_pkhbt(v0 * (1 << sh), 0);
-        }
-        const int32_t b = bias != NULL ? bias[oc] : 0;
-        rec[DWM_ACC] = (int32_t)(((uint32_t)b + (uint32_t)input_offset * (uint32_t)wsum) *
-                                 scale);
-        const int32_t kp = a->kp;
-        rec[DWM_MULT(kp)] = quant->multiplier[oc];
+        const int32_t bk = b != NULL ? b[k] : 0;
+        rec[DWM_ACC] = (int32_t)((uint32_t)bk * scale +
+                                 (uint32_t)input_offset * (uint32_t)rec[DWM_ACC]);
+        rec[DWM_MULT(kp)] = mult[k];
         if (mode == 2) {
-            rec[DWM_RZP(kp)] = quant->shift[oc];
+            rec[DWM_RZP(kp)] = shift[k];
             rec[DWM_E(kp)] = 0;
         } else {
-            const th_fast_rq rq = th_fast_rq_make(quant->multiplier[oc], quant->shift[oc],
-                                                  a->zp);
-            rec[DWM_RZP(kp)] = rq.round_zp;
-            rec[DWM_E(kp)] = rq.e;
+            rec[DWM_RZP(kp)] = (int32_t)(zp1 << (-shift[k] - 1));
+            rec[DWM_E(kp)] = -shift[k];
         }
     }
     return mode;
@@ -394,25 +443,43 @@ static dwm_args dwm_args_make(const th_dw_conv_params *params, const th_dims *fi
     "ldr r2, [sp, #4]\n\tadds r2, #1\n\tstr r2, [sp, #4]\n\tldr r3, [sp, #12]\n\t"           \
     "ldr r4, [sp, #8]\n\tcmp r3, r4\n\tbne 2b\n\tadd sp, #16\n\tpop {r4-r11, pc}\n"
 
+/* The KP 1 pair loop; pre: before it, load: the two pixels' tap pairs into r8, r9 (r0 advanced). */
+#define DWM_STREAM_KP1(pre, load)                                                            \
+    DWM_STREAM_HEAD("add r4, r4, r4, lsl #2\n\tadd r4, r3, r4, lsl #2\n\t")                  \
+    "add r4, r3, #20\n\tstr r4, [sp, #12]\n\t"                                               \
+    "ldm r3, {r3-r7}\n\t" /* acc w0 mult rzp e */                                            \
+    "ldr r0, [sp]\n\t" pre /* r2: the channel's out */                                       \
+    "1:\n\t" load "smlad r8, r8, r4, r3\n\t"                                                 \
+    "smlad r9, r9, r4, r3\n\t"                                                               \
+    "smmlar r10, r8, r5, r6\n\t"                                                             \
+    "add r10, r10, r8, asr #31\n\t"                                                          \
+    "smmlar r11, r9, r5, r6\n\t"                                                             \
+    "add r11, r11, r9, asr #31\n\t" DWM_STREAM_TAIL("r7", "r10", "r11")
+
 __attribute__((naked, noinline)) static void
 dwm_stream_kp1(const int32_t *x __attribute__((unused)),
                const int32_t *x_end __attribute__((unused)),
                int8_t *out __attribute__((unused)), const int32_t *rec __attribute__((unused)),
                int32_t oc __attribute__((unused)), int32_t m __attribute__((unused)))
 {
-    __asm__ volatile(DWM_STREAM_HEAD("add r4, r4, r4, lsl #2\n\tadd r4, r3, r4, lsl #2\n\t")
-                     "add r4, r3, #20\n\tstr r4, [sp, #12]\n\t"
-                     "ldm r3, {r3-r7}\n\t" /* acc w0 mult rzp e */
-                     "ldr r0, [sp]\n" /* r2: the channel's out */
-                     "1:\n\t"
-                     "ldm r0!, {r8, r9}\n\t" /* pixel a, pixel b */
-                     "smlad r8, r8, r4, r3\n\t"
-                     "smlad r9, r9, r4, r3\n\t"
-                     "smmlar r10, r8, r5, r6\n\t"
-                     "add r10, r10, r8, asr #31\n\t"
-                     "smmlar r11, r9, r5, r6\n\t"
-                     "add r11, r11, r9, asr #31\n\t" DWM_STREAM_TAIL("r7", "r10", "r11"));
+    __asm__ volatile(DWM_STREAM_KP1("", "ldm r0!, {r8, r9}\n\t")); /* pixel a, pixel b */
 }
+
+/* 1 x 1 filters: the same loop on the input itself (x: the channel's first pixel, x_end
+ * after an even count, step bytes apart): each tap is a sign-extended byte, whose high half
+ * meets the record's zero weight half. */
+__attribute__((naked, noinline)) static void
+dwm_stream_1x1(const int8_t *x __attribute__((unused)),
+               const int8_t *x_end __attribute__((unused)),
+               int8_t *out __attribute__((unused)), const int32_t *rec __attribute__((unused)),
+               int32_t oc __attribute__((unused)), int32_t m __attribute__((unused)),
+               int32_t step __attribute__((unused)))
+{
+    __asm__ volatile(DWM_STREAM_KP1("ldr r12, [sp, #60]\n\t",
+                                    "ldrsb r8, [r0]\n\tldrsb r9, [r0, r12]\n\t"
+                                    "add r0, r0, r12, lsl #1\n\t"));
+}
+#undef DWM_STREAM_KP1
 
 __attribute__((naked, noinline)) static void
 dwm_stream_kp2(const int32_t *x __attribute__((unused)),
@@ -547,6 +614,38 @@ static void dwm_inner(int32_t out, int32_t s, int32_t pad, int32_t span, int32_t
     }
 }
 
+/* 1 x 1 filters with every pixel inside the input (one input channel of one batch; in: its
+ * first value, out: its first output channel's): no staging, each output channel streams
+ * straight over the input, a row at a time, or the whole plane where rows are contiguous. */
+static void dwm_1x1(const dwm_args *a, const int8_t *in, int8_t *out, const int32_t *records,
+                    int32_t mode)
+{
+    const int32_t step = a->sw * a->in_c;
+    int32_t rows = a->out_h, len = a->out_w;
+    const int64_t in_row = (int64_t)a->sh * a->in_w * a->in_c;
+    const int64_t out_row = (int64_t)a->out_w * a->out_c;
+    if (a->sh == 1 && a->sw == 1 && a->in_w == a->out_w) {
+        len *= rows, rows = 1;
+    }
+    for (int32_t r = 0; r < rows; r++, in += in_row, out += out_row) {
+        int32_t done = 0; /* pixels the pair loop wrote */
+#if TH_NN_DSP_NATIVE
+        if (mode == 0 && len >= 2) {
+            dwm_stream_1x1(in, in + (int64_t)(len / 2) * 2 * step, out, records, a->out_c,
+                           a->mult, step);
+            done = len & ~1;
+        }
+#endif
+        const int32_t *rec = records;
+        for (int32_t k = 0; k < a->mult && done < len; k++, rec += a->rw) {
+            for (int32_t ox = done; ox < len; ox++) {
+                const int32_t x = th_pkhbt(in[(int64_t)ox * step], 0);
+                out[(int64_t)ox * a->out_c + k] = (int8_t)dwm_small_out(&x, rec, a, mode);
+            }
+        }
+    }
+}
+
 static void __attribute__((noinline)) dwm_small_s8(int8_t *scratch, const th_dw_conv_params *params,
                          const th_per_channel_quant *quant, const th_dims *input_dims,
                          const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
@@ -580,6 +679,11 @@ static void __attribute__((noinline)) dwm_small_s8(int8_t *scratch, const th_dw_
                                          params->input_offset);
         for (int32_t n = 0; n < input_dims->n; n++) {
             const int8_t *in = input + n * in_batch + ic;
+            if (a.taps == 1 && oy_lo == 0 && oy_hi == a.out_h && ox_lo == 0 &&
+                ox_hi == a.out_w) {
+                dwm_1x1(&a, in, output + n * out_batch + ic * a.mult, records, mode);
+                continue;
+            }
             for (int32_t oy = 0; oy < a.out_h; oy++) {
                 dwm_small_stage(x, in, &a, oy, oy >= oy_lo && oy < oy_hi, ox_lo, ox_hi, ty,
                                 tx);
@@ -653,18 +757,62 @@ int32_t th_nn_dw_mult_scratch(const th_dw_conv_params *params, const th_dims *fi
                         4);
 }
 
-/* d[0 .. n) = q[0], q[c], q[2 c], ...: four values per step, packed into one word store
- * (d need not be aligned). */
-static void dwm_copy_channel(int8_t *d, const int8_t *q, int32_t n, int32_t c)
+/* Bytes 0, 2, 4, 6 at q (unaligned) packed into one word. */
+TH_INLINE int32_t dwm_even_bytes(const int8_t *q)
 {
-    const int32_t c2 = 2 * c, c3 = 3 * c, c4 = 4 * c;
-    for (; n >= 4; n -= 4, q += c4, d += 4) {
-        const uint32_t v = (uint32_t)(uint8_t)q[0] | (uint32_t)(uint8_t)q[c] << 8 |
-                           (uint32_t)(uint8_t)q[c2] << 16 | (uint32_t)(uint8_t)q[c3] << 24;
-        th_write_s32(d, (int32_t)v);
+    const uint32_t u = (uint32_t)th_read_s32(q) & 0x00FF00FFu;
+    const uint32_t v = (uint32_t)th_read_s32(q + 4) & 0x00FF00FFu;
+    return th_pkhbt((int32_t)(u | u >> 8), (int32_t)(v | v >> 8));
+}
+
+/* d[0 .. n) = q[0], q[c], q[2 c], ...: four values per step, packed into one word store
+ * (d and q need not be aligned). C 1 (one channel) copies words; C 2 takes bytes 0 and 2 of
+ * two word loads (a group needs q[7] inside the input: a pixel follows it); C 0, any c. */
+TH_INLINE void dwm_copy_row(int8_t *d, const int8_t *q, int32_t n, int32_t c, const int C)
+{
+    if (C == 1) {
+        for (; n >= 4; n -= 4, q += 4, d += 4) {
+            th_write_s32(d, th_read_s32(q));
+        }
+    } else if (C == 2) {
+        for (; n > 8; n -= 8, q += 16, d += 8) {
+            th_write_s32(d, dwm_even_bytes(q));
+            th_write_s32(d + 4, dwm_even_bytes(q + 8));
+        }
+        if (n > 4) {
+            th_write_s32(d, dwm_even_bytes(q));
+            n -= 4, q += 8, d += 4;
+        }
+    } else {
+        const int32_t c2 = 2 * c, c3 = 3 * c, c4 = 4 * c;
+        for (; n >= 4; n -= 4, q += c4, d += 4) {
+            const uint32_t v = (uint32_t)(uint8_t)q[0] | (uint32_t)(uint8_t)q[c] << 8 |
+                               (uint32_t)(uint8_t)q[c2] << 16 | (uint32_t)(uint8_t)q[c3] << 24;
+            th_write_s32(d, (int32_t)v);
+        }
     }
     for (; n > 0; n--, q += c) {
         *d++ = *q;
+    }
+}
+
+/* rows rows of n values of one channel (c channels) from q (rows q_row apart) into the plane
+ * at d (rows d_row apart); the channel count picked once. */
+static void dwm_copy_channel(int8_t *d, const int8_t *q, int32_t rows, int32_t n, int32_t c,
+                             int32_t d_row, int64_t q_row)
+{
+    if (c == 1) {
+        for (; rows > 0; rows--, d += d_row, q += q_row) {
+            dwm_copy_row(d, q, n, 1, 1);
+        }
+    } else if (c == 2) {
+        for (; rows > 0; rows--, d += d_row, q += q_row) {
+            dwm_copy_row(d, q, n, 2, 2);
+        }
+    } else {
+        for (; rows > 0; rows--, d += d_row, q += q_row) {
+            dwm_copy_row(d, q, n, c, 0);
+        }
     }
 }
 
@@ -711,10 +859,11 @@ dwm_plane_s8(int8_t *scratch, const th_dw_conv_params *params, const th_per_chan
                                          params->input_offset);
         const dwm_fn fn = dwm_pick(&a, mode);
         for (int32_t n = 0; n < input_dims->n; n++) {
-            for (int32_t y = y0; y < y1 && x0 < x1; y++) {
+            if (y0 < y1 && x0 < x1) {
                 const int8_t *q = input + n * in_batch + ic +
-                                  ((int64_t)(y - pt) * in_w + (x0 - pl)) * in_c;
-                dwm_copy_channel(plane + y * a.in_w + x0, q, x1 - x0, in_c);
+                                  ((int64_t)(y0 - pt) * in_w + (x0 - pl)) * in_c;
+                dwm_copy_channel(plane + y0 * a.in_w + x0, q, y1 - y0, x1 - x0, in_c, a.in_w,
+                                 (int64_t)in_w * in_c);
             }
             a.out = output + n * out_batch + ic * a.mult;
             fn(&a);
