@@ -649,7 +649,7 @@ static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 typedef struct {
     const int32_t *xw;
-    int32_t n; /* the dot's passes of four chunks, ceil(chunks / 4) */
+    int32_t n; /* the dot's passes of eight chunks, ceil(chunks / 8) */
     int8_t *out;
     const int8_t *out_end; /* (LDRD with out: the block's store and the loop's test) */
     uint32_t lo4; /* the activation range, its bytes four times (LDRD with hi4) */
@@ -661,7 +661,7 @@ typedef struct {
     const int32_t *mult;
     const int32_t *shift;
     int32_t chunks;
-    uint32_t entry; /* where the dot's first pass enters (chunks % 4 from its end), Thumb bit */
+    uint32_t entry; /* where the dot's first pass enters (chunks % 8 from its end), Thumb bit */
 } fc_sframe;
 
 /* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
@@ -675,24 +675,20 @@ typedef struct {
     "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
     TH_FC_S_WORD("a0", "w0") TH_FC_S_WORD("a1", "w1") TH_FC_S_WORD("a2", "w2")               \
     TH_FC_S_WORD("a3", "w3")
-/* The dot's entry for the row (once a call, into the frame): the first pass of four chunks
- * skips (4 - chunks % 4) % 4 of them, so every pass after it is whole and no block spends a
- * test on the remainder. */
+/* The dot's entry for the row (once a call, into the frame): the first pass of eight chunks
+ * skips (8 - chunks % 8) % 8 of them, so every pass after it is whole and no block spends a
+ * test on the remainder. Every chunk is 72 bytes of code (18 32-bit encodings, checked where
+ * the chunks are assembled), so the entry is computed, not searched. */
 #define TH_FC_S_ENTRY                                                                        \
     "ldr %[n], %[chk]\n\t"                                                                  \
-    "ands %[n], %[n], #3\n\t"                                                               \
-    "adr %[t], 9f\n\t"                                                                      \
-    "beq 5f\n\t"                                                                            \
-    "cmp %[n], #2\n\t"                                                                      \
-    "adr %[t], 1f\n\t"                                                                      \
-    "bhi 5f\n\t"                                                                            \
-    "adr %[t], 2f\n\t"                                                                      \
-    "beq 5f\n\t"                                                                            \
-    "adr %[t], 3f\n\t"                                                                      \
-    "5:\n\t"                                                                                \
+    "rsb %[n], %[n], #0\n\t"                                                                \
+    "and %[n], %[n], #7\n\t"                                                                \
+    "mov %[t], #72\n\t"                                                                     \
+    "adr %[xa], 9f\n\t"                                                                     \
+    "mla %[t], %[n], %[t], %[xa]\n\t"                                                       \
     "orr %[t], %[t], #1\n\t"                                                                \
     "str %[t], %[ent]\n\t"
-/* A block's bias, the dot: passes of four chunks, the first entered by the row's entry (LDR
+/* A block's bias, the dot: passes of eight chunks, the first entered by the row's entry (LDR
  * to PC). Q is cleared (from n, the small pass count: bit 27 clear) for the bound: the
  * requantization doubles each accumulator by QADD, which sets Q exactly when 2 acc does not
  * fit (|acc| >= 2^30), and TH_FC_S_BOUND tests it once a block, before the SSATs (they set Q
@@ -708,10 +704,10 @@ typedef struct {
     "9:\n\t"                                                                                \
     TH_FC_S_CHUNK                                                                           \
     "1:\n\t"                                                                                \
-    TH_FC_S_CHUNK                                                                           \
-    "2:\n\t"                                                                                \
-    TH_FC_S_CHUNK                                                                           \
-    "3:\n\t"                                                                                \
+    ".if (1b - 9b) - 72\n\t"                                                                 \
+    ".error \"TH_FC_S_CHUNK is not 72 bytes (TH_FC_S_ENTRY)\"\n\t"                             \
+    ".endif\n\t"                                                                            \
+    TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK       \
     TH_FC_S_CHUNK                                                                           \
     "subs %[n], %[n], #1\n\t"                                                               \
     "bne 9b\n\t"
@@ -896,7 +892,7 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
     const int full = params->activation.min == -128 && params->activation.max == 127;
     /* (every field given: a partial initializer becomes a memset call) */
     fc_sframe f __attribute__((aligned(8))) = {
-        xw, (chunks + 3) / 4, output, output, th_nn_bytes4(params->activation.min),
+        xw, (chunks + 7) / 8, output, output, th_nn_bytes4(params->activation.min),
         th_nn_bytes4(params->activation.max), rq.multiplier, rq.round_zp,
         per_channel ? 2 * params->output_offset + 1 : rq.e, bias, multiplier, shift, chunks,
         0};
