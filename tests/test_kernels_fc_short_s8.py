@@ -1,5 +1,6 @@
 """The int8 FULLY_CONNECTED kernels' path FC_SHORT (th_nn_fc_s8.c, issue 14): inputs of at
-most 128 values, no filter offset, a bias and the fast requantization (per tensor: its shift;
+most 128 values (longer ones given th_fully_connected_s8_scratch_size_fast's scratch, the
+widened row there), no filter offset, a bias and the fast requantization (per tensor: its shift;
 per channel: checked block by block) widen (x + input_offset) once per batch row into int16
 pairs and run the whole blocks of four channels in one assembly loop (a C loop in builds
 without the native DSP), a block failing the bound (|acc| >= 2^30 or a per-channel shift
@@ -11,9 +12,11 @@ per tensor and per channel, clamped and whole activation ranges, one to three ba
 huge bias in a middle block (|acc| >= 2^30: the bound fails mid-row; or |acc| just below
 2^30: the bound holds at its ends, both signs), a per-channel shift of 0 or -20 in a
 middle block (outside the fast range: the same), a per-tensor shift outside the fast range
-(path not taken). Against the NumPy reference on the host (ASan/UBSan; portable, emulated
-DSP and the build without optional paths) and on QEMU mps2-an386 (Cortex-M4, the assembly
-loops: the clamped one (path FC_SHORT) and the full-range one (FC_SHORT_FULL)). Also on the
+(path not taken); and 129..517 with the fast scratch (8 outputs or more; fewer: none
+given, the general path), every cin % 4 and chunk count % 8. Against the NumPy reference
+on the host (ASan/UBSan; portable, emulated DSP and the build without optional paths) and
+on QEMU mps2-an386 (Cortex-M4, the assembly loops: the clamped one (path FC_SHORT) and the
+full-range one (FC_SHORT_FULL)). Also on the
 M4: the per-channel entry check's native four-channel pass (th_nn_check_fc_fast4) at its
 edges.
 """
@@ -36,15 +39,22 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not ins
 
 
 CINS = [*range(1, 66), 67, 90, 101, 126, 127, 128, 129]
+# Past 128 with th_fully_connected_s8_scratch_size_fast's scratch: the widened row there
+# (every cin % 4, chunk counts % 8 all met); cin % 5 == 0 with fewer than 8 outputs (no
+# scratch: the general path).
+LONG_CINS = [*range(129, 137), 139, 140, 141, 146, 151, 156, 177, 256, 257, 300, 517]
 
 
-def short_cases(seed: int) -> list[FcCase]:
-    """One case per input length of CINS, alternating per tensor and per channel."""
+def short_cases(seed: int, cins: list[int] = CINS, fast: bool = False) -> list[FcCase]:
+    """One case per input length of CINS, alternating per tensor and per channel; FAST: the
+    kernel given its fast scratch."""
     rng = np.random.default_rng(seed)
     out = []
-    for cin in CINS:
+    for cin in cins:
         per_channel = cin % 2 == 0
-        cout = 4 * int(rng.integers(1, 7)) + cin % 4
+        cout = 4 * int(rng.integers(2 if fast else 1, 7)) + cin % 4
+        if fast and cin % 5 == 0:
+            cout = 4 + cin % 4
         n = cout if per_channel else 1
         mult, shift = np.empty(n, np.int32), np.empty(n, np.int32)
         for c in range(n):
@@ -69,8 +79,13 @@ def short_cases(seed: int) -> list[FcCase]:
             act_min=-90 if clamp else -128, act_max=100 if clamp else 127)
         x = rng.integers(-128, 128, (1 + cin % 3, cin)).astype(np.int8)
         w = rng.integers(-127, 128, (cout, cin)).astype(np.int8)
-        out.append(FcCase(Op.FC_PER_CHANNEL if per_channel else Op.FC, x, w, bias, p))
+        out.append(FcCase(Op.FC_PER_CHANNEL if per_channel else Op.FC, x, w, bias, p,
+                          fast_scratch=fast))
     return out
+
+
+def all_cases(seed: int) -> list[FcCase]:
+    return short_cases(seed) + short_cases(seed, LONG_CINS, True)
 
 
 def test_short_cases_cover_the_path() -> None:
@@ -87,12 +102,18 @@ def test_short_cases_cover_the_path() -> None:
     spread = [len(np.unique(c.expected())) for c in cases
               if c.w.shape[0] >= 8 and int(c.p.out_shift[0]) != 0]
     assert min(spread) > 4
+    long = short_cases(1, LONG_CINS, True)
+    taken = [c for c in long if c.w.shape[0] >= 8]
+    assert {c.w.shape[1] % 4 for c in taken} == {0, 1, 2, 3}
+    assert {(c.w.shape[1] + 3) // 4 % 8 for c in taken} == set(range(8))
+    assert {c.op for c in taken} == {Op.FC, Op.FC_PER_CHANNEL}
+    assert any(c.w.shape[0] < 8 for c in long)
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])
 def test_fc_short_on_the_host(variant: str) -> None:
     with Driver(build_driver(variant)) as driver:
-        for case in short_cases(1):
+        for case in all_cases(1):
             problem = check_result(case, driver.run(case))
             assert problem is None, f"[{variant}] {case.op.name} {case.w.shape}: {problem}"
 
@@ -101,8 +122,8 @@ def test_fc_short_on_the_host(variant: str) -> None:
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
 def test_fc_short_on_cortex_m4(kernel_fw_root: Path) -> None:
-    cases = [c for seed in (2, 3) for c in short_cases(seed) if fits_small_firmware(c)]
-    assert len(cases) >= 130
+    cases = [c for seed in (2, 3) for c in all_cases(seed) if fits_small_firmware(c)]
+    assert len(cases) >= 150
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
     problems = [f"{c.op.name} {c.w.shape} act {c.p.act_min}..{c.p.act_max}: {p}"
                 for c, r in zip(cases, run.results, strict=True)

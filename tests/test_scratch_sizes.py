@@ -23,6 +23,7 @@ from tinyhost.arith.padding import compute_window_padding
 from tinyhost.ir import (
     Conv2DOptions,
     DepthwiseConv2DOptions,
+    FullyConnectedOptions,
     Graph,
     Op,
     OpKind,
@@ -284,3 +285,28 @@ def test_pool_scratch_rule_equals_the_c_function(build, kind: OpKind) -> None:
         nonzero_fast += want_fast > 0
     assert nonzero > CASES // 40
     assert kind is OpKind.AVERAGE_POOL_2D or not dsp or nonzero_fast > CASES // 40
+
+
+def test_fc_fast_scratch_rule_equals_the_c_function(build) -> None:
+    """fast_scratch_bytes of an int8 FULLY_CONNECTED (inputs around the short path's 128 and
+    up to 1024, 1-20 outputs: both sides of Cout >= 8) equals
+    th_fully_connected_s8_scratch_size_fast in both builds; scratch_bytes stays 0."""
+    dsp, lib = build
+    fn = lib.th_fully_connected_s8_scratch_size_fast
+    fn.restype = ctypes.c_int32
+    rng = np.random.default_rng(31 + dsp)
+    nonzero = 0
+    for _ in range(CASES // 8):
+        cin = int(rng.choice([int(rng.integers(1, 1025)), int(rng.integers(120, 140))]))
+        cout = int(rng.integers(1, 21))
+        tensors = (Tensor("x", (1, cin), np.dtype(np.int8), quant=_q()),
+                   Tensor("w", (cout, cin), np.dtype(np.int8), quant=_q()),
+                   Tensor("y", (1, cout), np.dtype(np.int8), quant=_q()))
+        graph = Graph(tensors=tensors, ops=(Op(OpKind.FULLY_CONNECTED, (0, 1), (2,),
+                                              FullyConnectedOptions()),),
+                      inputs=(0,), outputs=(2,), name="fc")  # fmt: skip
+        want = fn(None, ctypes.byref(Dims(1, 1, 1, cin)), ctypes.byref(Dims(cout, 1, 1, cin)))
+        assert fast_scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) == want
+        assert scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)) == 0
+        nonzero += want > 0
+    assert not dsp or nonzero > CASES // 40

@@ -236,7 +236,9 @@ int32_t th_dw_conv_general_s8_scratch_size_fast(const th_dw_conv_params *params,
 /* ---- FULLY_CONNECTED -------------------------------------------------------------------
  * input (batches, 1, 1, Cin) (any shape whose product is batches * Cin: pass n = batches,
  * c = Cin), weights (Cout, 1, 1, Cin), bias [Cout] or NULL, output (batches, 1, 1, Cout).
- * Scratch: none (size 0). */
+ * Scratch: none needed (size 0); given th_fully_connected_s8_scratch_size_fast's (both
+ * kernels; DSP builds without Helium: 2 * round_up4(Cin) bytes when 128 < Cin <= 2^20 and
+ * Cout >= 8, else 0), inputs longer than 128 values run the short-input path too. */
 
 /* Per-tensor requantization; params->filter_offset applies. */
 th_status th_fully_connected_s8(const th_context *ctx, const th_fc_params *params,
@@ -286,6 +288,9 @@ th_status th_fc_s8_w16(const th_fc_w16_params *params, const int32_t *multiplier
 int32_t th_fully_connected_s8_scratch_size(const th_fc_params *params,
                                            const th_dims *input_dims,
                                            const th_dims *filter_dims);
+int32_t th_fully_connected_s8_scratch_size_fast(const th_fc_params *params,
+                                                const th_dims *input_dims,
+                                                const th_dims *filter_dims);
 
 /* ---- 16x8: int16 activations, int8 weights, int64 bias (TFLM's reference 16x8 kernels) ----
  * Portable C only; filters in the plain layout in every build (never interleaved); no

@@ -854,6 +854,9 @@ th_status th_nn_fc_channel_s8(const th_context *ctx, const th_fc_params *params,
                               const int8_t *filter, const int32_t *bias,
                               const th_dims *output_dims, int8_t *output);
 
+/* th_fully_connected_s8_scratch_size_fast (th_nn_fc_s8.c). */
+int32_t th_nn_fc_short_scratch(const th_dims *filter_dims);
+
 th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
                          const int32_t *shift, int32_t count, const th_dims *input_dims,
                          const int8_t *input, const th_dims *filter_dims, const int8_t *filter,

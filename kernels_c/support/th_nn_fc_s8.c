@@ -5,7 +5,8 @@
  * scratch is needed. A filter offset (per-tensor FC) is folded in exactly:
  * sum((x + io) * (w + fo)) = sum((x + io) * w) + fo * sum(x + io).
  * Inputs of at most 128 values (path FC_SHORT, no filter offset, a bias): the row widened once
- * into int16 pairs on the stack (256 bytes at most), whole rows run from the entry.
+ * into int16 pairs on the stack (256 bytes at most), whole rows run from the entry; longer
+ * inputs the same where the caller gives th_fully_connected_s8_scratch_size_fast's scratch.
  * MVE path: th_nn_mve_pixel_sums per batch row (th_nn_mve_s8.c); inputs of at most 16 values
  * (fc_mve_short) without the sums of weights.
  */
@@ -157,18 +158,42 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
                     filter_dims, filter, output_dims, output);
 }
 
+/* Path FC_SHORT (below) widens the input row, 8 bytes per chunk of four inputs, on its stack
+ * for inputs of at most FC_SHORT_MAX values; longer ones (up to FC_SHORT_SCRATCH_MAX) into
+ * the caller's scratch, for two blocks of four channels or more (the widening, ~5
+ * instructions a chunk, costs about what one block saves). */
+#define FC_SHORT_MAX 128
+#define FC_SHORT_SCRATCH_MAX (INT32_C(1) << 20)
+
+int32_t th_nn_fc_short_scratch(const th_dims *filter_dims)
+{
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    if (filter_dims != NULL && filter_dims->c > FC_SHORT_MAX &&
+        filter_dims->c <= FC_SHORT_SCRATCH_MAX && filter_dims->n >= 8) {
+        return 2 * th_round_up4(filter_dims->c);
+    }
+#else
+    (void)filter_dims;
+#endif
+    return 0;
+}
+
 #if TH_NN_HAS_DSP && !TH_NN_MVE
 
-/* Input word k..k+3, zero-padded past cin (the filter's padding is zero too). Assembled
- * with shifts: a byte loop into a buffer becomes a memcpy call. */
+/* Input word k..k+3, zero-padded past cin (the filter's padding is zero too): the last 1-3
+ * bytes one by one (no loop; a byte loop into a buffer becomes a memcpy call). */
 TH_INLINE int32_t load_x(const int8_t *x, int32_t k, int32_t cin)
 {
     if (k + 4 <= cin) {
         return th_read_s32(x + k);
     }
-    uint32_t v = 0;
-    for (int32_t i = cin - k - 1; i >= 0; i--) {
-        v = (v << 8) | (uint8_t)x[k + i];
+    const int32_t r = cin - k; /* 1..3 bytes */
+    uint32_t v = (uint8_t)x[k];
+    if (r > 1) {
+        v |= (uint32_t)(uint8_t)x[k + 1] << 8;
+    }
+    if (r > 2) {
+        v |= (uint32_t)(uint8_t)x[k + 2] << 16;
     }
     return (int32_t)v;
 }
@@ -614,42 +639,52 @@ fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, i
 
 #endif
 
-/* ---- Path FC_SHORT: inputs of at most FC_SHORT_MAX values ---------------------------------
+/* ---- Path FC_SHORT: inputs of at most FC_SHORT_MAX values, or more given scratch ---------
  * (x + input_offset) widened once per input row into int16 pairs on this path's stack (at
- * most 256 bytes), in the order the dot consumes them: chunk j's pairs (x[4j], x[4j+2]) and
+ * most 256 bytes; longer rows into the caller's scratch, th_nn_fc_short_scratch), in the order the dot consumes them: chunk j's pairs (x[4j], x[4j+2]) and
  * (x[4j+1], x[4j+3]), the tail zero-padded to whole chunks (the weights' padding is zero).
  * Per chunk of a block of four channels: LDRD of the pairs, one LDM of the four weight
  * words, 8 SXTB16 and 8 SMLAD (18 instructions for 16 MACs, where fc_rows spends 22 plus
  * the tail word's own code), and no tail code at all. The rest of a block is fc_rows', but
  * for the bound: no |acc| compares, the requantization's doubling by QADD sets Q where
  * |acc| >= 2^30, tested once a block (TH_FC_S_DOT), and the per-channel shifts by USAT. */
-#define FC_SHORT_MAX 128
-
 /* The path's bound (QADD's: 2 acc fits, |acc| < 2^30, which keeps th_fast_rq_apply and
  * fc_rq_channel exact too) as fc_mag's limit; ~shift << 26 is below it exactly when the
  * shift is in [-16, -1] (for shift in [-31, 30], checked at entry). */
 #define FC_SHORT_LIMIT (UINT32_C(1) << 30)
 
-/* The widened row: 2 words per chunk, chunks = round_up4(cin) / 4. */
+/* One chunk (input word xv) widened: its pairs in the dot's order. */
+TH_INLINE void fc_short_widen1(int32_t xv, int32_t offset2, int32_t *xw)
+{
+    xw[0] = th_sxtab16(offset2, xv);
+    xw[1] = th_sxtab16_ror8(offset2, xv);
+}
+
+/* The widened row: 2 words per chunk, chunks = round_up4(cin) / 4; two chunks a pass (the
+ * loop's own cost halved). */
 static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_t *xw)
 {
-    int32_t k = 0;
-    for (; k + 4 <= cin; k += 4, xw += 2) {
-        const int32_t xv = th_read_s32(x + k);
-        xw[0] = th_sxtab16(offset2, xv);
-        xw[1] = th_sxtab16_ror8(offset2, xv);
+    const int8_t *const x_end = x + (cin & ~7);
+    for (; x != x_end; x += 8, xw += 4) {
+        const int32_t v0 = th_read_s32(x);
+        const int32_t v1 = th_read_s32(x + 4);
+        fc_short_widen1(v0, offset2, xw);
+        fc_short_widen1(v1, offset2, xw + 2);
     }
-    if (k < cin) {
-        const int32_t xv = load_x(x, k, cin);
-        xw[0] = th_sxtab16(offset2, xv);
-        xw[1] = th_sxtab16_ror8(offset2, xv);
+    if ((cin & 4) != 0) {
+        fc_short_widen1(th_read_s32(x), offset2, xw);
+        x += 4;
+        xw += 2;
+    }
+    if ((cin & 3) != 0) {
+        fc_short_widen1(load_x(x, 0, cin & 3), offset2, xw);
     }
 }
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 typedef struct {
     const int32_t *xw;
-    int32_t n; /* the dot's passes of four chunks, ceil(chunks / 4) */
+    int32_t n; /* the dot's passes of eight chunks, ceil(chunks / 8) */
     int8_t *out;
     const int8_t *out_end; /* (LDRD with out: the block's store and the loop's test) */
     uint32_t lo4; /* the activation range, its bytes four times (LDRD with hi4) */
@@ -661,7 +696,7 @@ typedef struct {
     const int32_t *mult;
     const int32_t *shift;
     int32_t chunks;
-    uint32_t entry; /* where the dot's first pass enters (chunks % 4 from its end), Thumb bit */
+    uint32_t entry; /* where the dot's first pass enters (chunks % 8 from its end), Thumb bit */
 } fc_sframe;
 
 /* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
@@ -675,24 +710,20 @@ typedef struct {
     "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
     TH_FC_S_WORD("a0", "w0") TH_FC_S_WORD("a1", "w1") TH_FC_S_WORD("a2", "w2")               \
     TH_FC_S_WORD("a3", "w3")
-/* The dot's entry for the row (once a call, into the frame): the first pass of four chunks
- * skips (4 - chunks % 4) % 4 of them, so every pass after it is whole and no block spends a
- * test on the remainder. */
+/* The dot's entry for the row (once a call, into the frame): the first pass of eight chunks
+ * skips (8 - chunks % 8) % 8 of them, so every pass after it is whole and no block spends a
+ * test on the remainder. Every chunk is 72 bytes of code (18 32-bit encodings, checked where
+ * the chunks are assembled), so the entry is computed, not searched. */
 #define TH_FC_S_ENTRY                                                                        \
     "ldr %[n], %[chk]\n\t"                                                                  \
-    "ands %[n], %[n], #3\n\t"                                                               \
-    "adr %[t], 9f\n\t"                                                                      \
-    "beq 5f\n\t"                                                                            \
-    "cmp %[n], #2\n\t"                                                                      \
-    "adr %[t], 1f\n\t"                                                                      \
-    "bhi 5f\n\t"                                                                            \
-    "adr %[t], 2f\n\t"                                                                      \
-    "beq 5f\n\t"                                                                            \
-    "adr %[t], 3f\n\t"                                                                      \
-    "5:\n\t"                                                                                \
+    "rsb %[n], %[n], #0\n\t"                                                                \
+    "and %[n], %[n], #7\n\t"                                                                \
+    "mov %[t], #72\n\t"                                                                     \
+    "adr %[xa], 9f\n\t"                                                                     \
+    "mla %[t], %[n], %[t], %[xa]\n\t"                                                       \
     "orr %[t], %[t], #1\n\t"                                                                \
     "str %[t], %[ent]\n\t"
-/* A block's bias, the dot: passes of four chunks, the first entered by the row's entry (LDR
+/* A block's bias, the dot: passes of eight chunks, the first entered by the row's entry (LDR
  * to PC). Q is cleared (from n, the small pass count: bit 27 clear) for the bound: the
  * requantization doubles each accumulator by QADD, which sets Q exactly when 2 acc does not
  * fit (|acc| >= 2^30), and TH_FC_S_BOUND tests it once a block, before the SSATs (they set Q
@@ -708,10 +739,10 @@ typedef struct {
     "9:\n\t"                                                                                \
     TH_FC_S_CHUNK                                                                           \
     "1:\n\t"                                                                                \
-    TH_FC_S_CHUNK                                                                           \
-    "2:\n\t"                                                                                \
-    TH_FC_S_CHUNK                                                                           \
-    "3:\n\t"                                                                                \
+    ".if (1b - 9b) - 72\n\t"                                                                 \
+    ".error \"TH_FC_S_CHUNK is not 72 bytes (TH_FC_S_ENTRY)\"\n\t"                             \
+    ".endif\n\t"                                                                            \
+    TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK       \
     TH_FC_S_CHUNK                                                                           \
     "subs %[n], %[n], #1\n\t"                                                               \
     "bne 9b\n\t"
@@ -820,58 +851,72 @@ fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int full)
         }
 #endif
     }
-    return (int32_t)(frame.out - f->out) / 4;
+    return (int32_t)(((uintptr_t)frame.out - (uintptr_t)f->out) >> 2);
 }
 #endif
 
 /* Dot products of the widened row (chunks pairs of words) with g (1..3, a constant after
- * inlining) channels of a block interleaved by g. */
-TH_INLINE void xw_dotg(const int32_t *xw, int32_t chunks, const int8_t *w, int32_t acc[4],
-                       const int32_t g)
+ * inlining) channels of a block interleaved by g, into a0..a2 (by value: an array would live
+ * on the stack). */
+TH_INLINE void xw_dotg(const int32_t *xw, int32_t chunks, const int8_t *w, int32_t *a0,
+                       int32_t *a1, int32_t *a2, const int32_t g)
 {
-    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2];
+    int32_t b0 = *a0, b1 = *a1, b2 = *a2;
     const int32_t *const xw_end = xw + 2 * chunks;
     for (; xw != xw_end; xw += 2, w += 4 * g) {
-        words_g(xw[0], xw[1], w, &a0, &a1, &a2, g);
+        words_g(xw[0], xw[1], w, &b0, &b1, &b2, g);
     }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
+    *a0 = b0;
+    *a1 = b1;
+    *a2 = b2;
 }
 
-/* The last cout % 4 channels of a row (their block interleaved by that count) from the
- * widened row: the fast requantization where exact (per tensor: the row loop's RQ, its shift
- * checked at the path's entry; per channel: e <= 16, as fc_rq_channel wants), else the exact
- * one. */
+/* One of the last channels: the fast requantization where exact (per tensor: the row loop's
+ * RQ, its shift checked at the path's entry; per channel: e <= 16, as fc_rq_channel wants),
+ * else the exact one; clamped. */
+TH_INLINE int8_t fc_short_out1(const th_fc_params *params, const int32_t *multiplier,
+                               const int32_t *shift, const int per_channel,
+                               const th_fast_rq *rq, int32_t acc, int32_t c)
+{
+    const int32_t zp = params->output_offset;
+    const uint32_t em1 = per_channel ? ~(uint32_t)shift[c] : 0u;
+    int32_t v;
+    if (fc_mag(acc) < FC_MAG_LIMIT && em1 < 16u) {
+        v = per_channel ? fc_rq_channel(acc, multiplier[c], (int32_t)em1, 2 * zp + 1)
+                        : th_fast_rq_apply(acc, rq);
+    } else {
+        const int32_t k = per_channel ? c : 0;
+        v = th_requantize_s8(acc, multiplier[k], shift[k], zp);
+    }
+    return (int8_t)th_clamp(v, params->activation.min, params->activation.max);
+}
+
+/* The last g = cout % 4 channels of a row (their block interleaved by g) from the widened
+ * row (the partial last chunk's pairs included: no SXTAB16 here). */
 static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
                           const int32_t *shift, const int per_channel, const th_fast_rq *rq,
                           int32_t chunks, const int32_t *xw, const int8_t *w, int32_t c0,
                           int32_t g, const int32_t *bias, int8_t *out)
 {
-    /* (one by one: a loop of g copies becomes a memcpy call) */
-    int32_t acc[4] = {bias[c0], g > 1 ? bias[c0 + 1] : 0, g > 2 ? bias[c0 + 2] : 0, 0};
-    /* The widened row's pairs (the partial last chunk's included): no SXTAB16 here. */
+    int32_t a0 = bias[c0];
+    int32_t a1 = 0;
+    int32_t a2 = 0;
     if (g == 1) {
-        xw_dotg(xw, chunks, w, acc, 1);
+        xw_dotg(xw, chunks, w, &a0, &a1, &a2, 1);
     } else if (g == 2) {
-        xw_dotg(xw, chunks, w, acc, 2);
+        a1 = bias[c0 + 1];
+        xw_dotg(xw, chunks, w, &a0, &a1, &a2, 2);
     } else {
-        xw_dotg(xw, chunks, w, acc, 3);
+        a1 = bias[c0 + 1];
+        a2 = bias[c0 + 2];
+        xw_dotg(xw, chunks, w, &a0, &a1, &a2, 3);
     }
-    const int32_t zp = params->output_offset;
-    const int32_t zp2p1 = 2 * zp + 1;
-    for (int32_t j = 0; j < g; j++) {
-        const int32_t c = c0 + j;
-        const uint32_t em1 = per_channel ? ~(uint32_t)shift[c] : 0u;
-        int32_t v;
-        if (fc_mag(acc[j]) < FC_MAG_LIMIT && em1 < 16u) {
-            v = per_channel ? fc_rq_channel(acc[j], multiplier[c], (int32_t)em1, zp2p1)
-                            : th_fast_rq_apply(acc[j], rq);
-        } else {
-            const int32_t k = per_channel ? c : 0;
-            v = th_requantize_s8(acc[j], multiplier[k], shift[k], zp);
-        }
-        out[c] = (int8_t)th_clamp(v, params->activation.min, params->activation.max);
+    out[c0] = fc_short_out1(params, multiplier, shift, per_channel, rq, a0, c0);
+    if (g > 1) {
+        out[c0 + 1] = fc_short_out1(params, multiplier, shift, per_channel, rq, a1, c0 + 1);
+    }
+    if (g > 2) {
+        out[c0 + 2] = fc_short_out1(params, multiplier, shift, per_channel, rq, a2, c0 + 2);
     }
 }
 
@@ -881,11 +926,15 @@ static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
 static int32_t __attribute__((noinline))
 fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
               int32_t mult_step, int32_t batches, const int8_t *input, int32_t cin,
-              int32_t cout, const int8_t *filter, const int32_t *bias, int8_t *output)
+              int32_t cout, const int8_t *filter, const int32_t *bias, int8_t *output,
+              int32_t *scratch)
 {
-    int32_t xw[FC_SHORT_MAX / 2] __attribute__((aligned(8)));
-    const int32_t chunks = (cin + 3) / 4;
-    const int32_t blocks = cout / 4;
+    /* The widened row: here, or in the scratch (word-aligned: LDRD's) past FC_SHORT_MAX. */
+    int32_t xw_stack[FC_SHORT_MAX / 2] __attribute__((aligned(8)));
+    int32_t *const xw = scratch != NULL ? scratch : xw_stack;
+    /* (cin, cout > 0: shifts, not signed divisions) */
+    const int32_t chunks = (int32_t)(((uint32_t)cin + 3u) >> 2);
+    const int32_t blocks = (int32_t)((uint32_t)cout >> 2);
     const int per_channel = mult_step != 0;
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
                                       ((uint32_t)params->input_offset & 0xFFFFu));
@@ -896,20 +945,18 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
     const int full = params->activation.min == -128 && params->activation.max == 127;
     /* (every field given: a partial initializer becomes a memset call) */
     fc_sframe f __attribute__((aligned(8))) = {
-        xw, (chunks + 3) / 4, output, output, th_nn_bytes4(params->activation.min),
+        xw, (int32_t)(((uint32_t)chunks + 7u) >> 3), output, output, th_nn_bytes4(params->activation.min),
         th_nn_bytes4(params->activation.max), rq.multiplier, rq.round_zp,
         per_channel ? 2 * params->output_offset + 1 : rq.e, bias, multiplier, shift, chunks,
         0};
 #endif
-    for (int32_t b = 0; b < batches; b++) {
-        int8_t *out = output + (int64_t)b * cout;
-        fc_short_widen(input + (int64_t)b * cin, cin, offset2, xw);
+    int8_t *out = output;
+    for (int32_t b = 0; b < batches; b++, input += cin, out += cout) {
+        fc_short_widen(input, cin, offset2, xw);
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-        f.bias = bias;
+        /* (fc_short_asm advances a copy of f: only the row's output changes) */
         f.out = out;
         f.out_end = out + 4 * blocks;
-        f.mult = multiplier;
-        f.shift = shift;
         const int32_t done = blocks > 0 ? fc_short_asm(&f, filter, per_channel, full) : 0;
 #else
         /* The same loop in C (builds without the native DSP loop, the kernel tests'
@@ -1245,12 +1292,14 @@ fc_general(const th_fc_params *params, const int32_t *multiplier, const int32_t 
 }
 
 /* The checks, path FC_SHORT chosen before any other path's setup, then the rest. */
-TH_INLINE th_status fc_entry(const th_fc_params *params, const int32_t *multiplier,
-                             const int32_t *shift, const int per_channel,
+TH_INLINE th_status fc_entry(const th_context *ctx, const th_fc_params *params,
+                             const int32_t *multiplier, const int32_t *shift,
+                             const int per_channel,
                              const th_dims *input_dims, const int8_t *input,
                              const th_dims *filter_dims, const int8_t *filter,
                              const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
+    (void)ctx; /* (read by FC_SHORT's scratch only) */
     const th_status status = fc_check(params, multiplier, shift, per_channel ? -1 : 1,
                                       input_dims, input, filter_dims, filter, output_dims,
                                       output);
@@ -1265,11 +1314,18 @@ TH_INLINE th_status fc_entry(const th_fc_params *params, const int32_t *multipli
 #if TH_NN_HAS_DSP && !TH_NN_MVE
     /* The full int8 range (no clamp after the SSATs) and the others: separate loops. */
     const int full = params->activation.min == -128 && params->activation.max == 127;
-    if (filter_dims->c <= FC_SHORT_MAX && params->filter_offset == 0 && bias != NULL &&
-        (per_channel || th_fast_shift_ok(shift[0])) &&
+    /* Past FC_SHORT_MAX inputs, the widened row in the caller's scratch when it has room. */
+    int32_t *scratch = NULL;
+    if (filter_dims->c > FC_SHORT_MAX && ctx != NULL && ctx->buf != NULL &&
+        ((uintptr_t)ctx->buf & 3u) == 0) {
+        const int32_t size = th_nn_fc_short_scratch(filter_dims);
+        scratch = size > 0 && ctx->size >= size ? (int32_t *)ctx->buf : NULL;
+    }
+    if ((filter_dims->c <= FC_SHORT_MAX || scratch != NULL) && params->filter_offset == 0 &&
+        bias != NULL && (per_channel || th_fast_shift_ok(shift[0])) &&
         (full ? TH_NN_PATH(FC_SHORT_FULL) : TH_NN_PATH(FC_SHORT))) {
         b0 = fc_short_rows(params, multiplier, shift, per_channel, batches, input,
-                           filter_dims->c, filter_dims->n, filter, bias, output);
+                           filter_dims->c, filter_dims->n, filter, bias, output, scratch);
         if (b0 == batches) {
             return TH_OK;
         }
@@ -1286,11 +1342,10 @@ th_status th_nn_fc_tensor_s8(const th_context *ctx, const th_fc_params *params,
                              const int8_t *filter, const int32_t *bias,
                              const th_dims *output_dims, int8_t *output)
 {
-    (void)ctx;
     if (quant == NULL) {
         return TH_ERR_ARG;
     }
-    return fc_entry(params, &quant->multiplier, &quant->shift, 0, input_dims, input,
+    return fc_entry(ctx, params, &quant->multiplier, &quant->shift, 0, input_dims, input,
                     filter_dims, filter, bias, output_dims, output);
 }
 
@@ -1300,10 +1355,9 @@ th_status th_nn_fc_channel_s8(const th_context *ctx, const th_fc_params *params,
                               const int8_t *filter, const int32_t *bias,
                               const th_dims *output_dims, int8_t *output)
 {
-    (void)ctx;
     if (quant == NULL) {
         return TH_ERR_ARG;
     }
-    return fc_entry(params, quant->multiplier, quant->shift, 1, input_dims, input,
+    return fc_entry(ctx, params, quant->multiplier, quant->shift, 1, input_dims, input,
                     filter_dims, filter, bias, output_dims, output);
 }

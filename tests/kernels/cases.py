@@ -47,7 +47,7 @@ from tinyhost.reference.ops.fully_connected import fully_connected_int8
 CASE_MAGIC = 0x434B4854
 RESULT_MAGIC = 0x524B4854
 FLAG_IN_PLACE = 1
-FLAG_FAST_SCRATCH = 2  # depthwise: the kernel's larger, faster scratch size
+FLAG_FAST_SCRATCH = 2  # depthwise, conv, maxpool, fc: the kernel's larger, faster scratch size
 
 
 class Op(IntEnum):
@@ -192,6 +192,7 @@ class FcCase:
     w: np.ndarray
     bias: np.ndarray | None
     p: FullyConnectedParams
+    fast_scratch: bool = False  # th_fully_connected_s8_scratch_size_fast's scratch
 
     @property
     def macs(self) -> int:
@@ -209,8 +210,8 @@ class FcCase:
         batches, cin = self.x.shape
         if self.op == Op.FC_W16:
             return self._encode_w16(case_id)
-        ints = [0, batches, cin, self.w.shape[0], p.input_offset, p.filter_offset,
-                p.output_offset, p.act_min, p.act_max]
+        ints = [FLAG_FAST_SCRATCH if self.fast_scratch else 0, batches, cin, self.w.shape[0],
+                p.input_offset, p.filter_offset, p.output_offset, p.act_min, p.act_max]
         bias = b"" if self.bias is None else self.bias.astype("<i4").tobytes()
         blobs = [self.x.astype(np.int8).tobytes(),
                  fc_weights_layout(self.w, interleaved).tobytes(), bias,

@@ -159,7 +159,8 @@ def fully_connected(rng: np.random.Generator) -> FcCase | None:
     x = rng.integers(-128, 128, (1, cin)).astype(np.int8)
     w = rng.integers(-127, 128, (cout, cin)).astype(np.int8)
     bias = rng.integers(-20000, 20000, cout).astype(np.int32)
-    return FcCase(Op.FC_PER_CHANNEL if per_channel else Op.FC, x, w, bias, p)
+    # With th_fully_connected_s8_scratch_size_fast's scratch, as the planner grants it.
+    return FcCase(Op.FC_PER_CHANNEL if per_channel else Op.FC, x, w, bias, p, fast_scratch=True)
 
 
 CLASSES: dict[str, Callable[[np.random.Generator], ConvCase | FcCase | None]] = {

@@ -36,6 +36,9 @@ without Helium: R * round_up4(L * C), L = (OW - 1) * SW + KW the columns the win
 the padding, R = 2 when SH == 1, 2 <= KH <= 7 and OH > 1, else 1; 0 when the output is one
 pixel or XF <= X) the max pool runs its word loops on padded rows of column maxima, two output
 rows per pass over their input rows when R = 2; given X only, the same loops on unpadded rows.
+FULLY_CONNECTED int8 needs none; given FF (fast_scratch_bytes, DSP build without Helium:
+2 * round_up4(Cin) when 128 < Cin <= 2^20 and Cout >= 8, else 0) it widens longer input rows
+into it and runs its short-input path (FC_SHORT) on them too.
 SV = round_up4(2 * input_size) + round_up4(2 * filters).
 T = 32 * (Cout / 2) when the 1x1 is dense (stride 1, output size = input size, Cin % 4 == 0)
 and Cout / 2 > RQ_PAIRS_ON_STACK (its requantization table), else 0.
@@ -465,7 +468,9 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     it has none: the 3x3 depthwise stages four channels per pass
     (th_dw_conv_3x3_s8_scratch_size_fast), the general depthwise runs its DSP rows path
     (th_dw_conv_general_s8_scratch_size_fast), the max pool its padded rows
-    (th_maxpool_s8_scratch_size_fast). The kernel picks the path from the scratch size it
+    (th_maxpool_s8_scratch_size_fast), the int8 fully connected its short-input path on
+    longer inputs (th_fully_connected_s8_scratch_size_fast). The kernel picks the path from
+    the scratch size it
     is given; codegen gives it where the planned arena has that much room free (no growth).
     The pointwise conv with few output channels widens its weights into it
     (th_conv_1x1_s8_scratch_size_fast), and the general conv with 2-4 output channels and
@@ -498,6 +503,9 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
         o = op.options
         return maxpool_fast_scratch(w, c, (oh, ow), (o.filter_h, o.filter_w),
                                     (o.stride_h, o.stride_w))
+    if op.kind is OpKind.FULLY_CONNECTED and not options.mve and len(op.inputs) > 1:
+        cout, cin = graph.tensors[op.inputs[1]].shape[:2]
+        return fc_fast_scratch(cin, cout)
     return 0
 
 
@@ -557,6 +565,17 @@ def maxpool_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
     if out_hw[0] * out_hw[1] <= 1 or k[0] * k[1] <= k[0] * stride[1] + k[1]:
         return 0
     return _ru4(w * c)
+
+
+FC_SHORT_MAX = 128  # th_nn_fc_s8.c FC_SHORT_MAX, FC_SHORT_SCRATCH_MAX
+FC_SHORT_SCRATCH_MAX = 1 << 20
+
+
+def fc_fast_scratch(cin: int, cout: int) -> int:
+    """th_fully_connected_s8_scratch_size_fast (FF above; DSP builds without Helium)."""
+    if FC_SHORT_MAX < cin <= FC_SHORT_SCRATCH_MAX and cout >= 8:
+        return 2 * _ru4(cin)
+    return 0
 
 
 MAXPOOL_PAIR_ROWS = 7  # th_maxpool_s8.c TH_MAXPOOL_PAIR_ROWS

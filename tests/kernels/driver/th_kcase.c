@@ -32,7 +32,7 @@ enum {
 };
 
 #define FLAG_IN_PLACE 1
-#define FLAG_FAST_SCRATCH 2 /* dw, conv, maxpool: the kernel's *_scratch_size_fast scratch */
+#define FLAG_FAST_SCRATCH 2 /* dw, conv, maxpool, fc: the kernel's *_scratch_size_fast scratch */
 #define FLAG_NO_SCRATCH 4   /* pools: no scratch given (the direct paths) */
 #define FLAG_TABLES 8       /* add/sub: the host's input tables (th_add_s8_tables) */
 #define MAX_INTS 64
@@ -318,7 +318,15 @@ static run_result run_fc(const decoded_case *dc, const th_kalloc *mem)
     p.output_offset = v[6];
     p.activation.min = v[7];
     p.activation.max = v[8];
-    const th_context ctx = {NULL, 0};
+    th_context ctx = {NULL, 0};
+    if (v[0] & FLAG_FAST_SCRATCH) { /* the short-input path past 128 inputs */
+        ctx.size = th_fully_connected_s8_scratch_size_fast(&p, &in_dims, &f_dims);
+        ctx.buf = ctx.size > 0 ? mem->alloc(mem->self, (size_t)ctx.size) : NULL;
+        if (ctx.size > 0 && ctx.buf == NULL) {
+            rr.status = TH_KCASE_NO_MEMORY;
+            return rr;
+        }
+    }
     th_kcase_before_kernel();
     if (dc->op == OP_FC) {
         const th_per_tensor_quant q = {mult[0], shift[0]};
