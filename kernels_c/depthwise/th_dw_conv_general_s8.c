@@ -234,6 +234,14 @@ static void __attribute__((noinline)) prepare_record(int32_t *rec, const dw_rec_
             }
             f += c->fa;
         }
+    } else if (c->ka == 2) { /* band order pairs the two rows: (a 0, a 1) per column b */
+        const int32_t fa = c->fa, fb = c->fb;
+        for (int32_t b = c->kb; b > 0; b--, f += fb) {
+            const int32_t w0 = f[0];
+            const int32_t w1 = f[fa];
+            wsum += w0 + w1;
+            *w++ = th_pkhbt(w0 * scale, w1 * scale);
+        }
     } else {
         dw_weights_2d(w, c, f, scale, &wsum);
     }
