@@ -9,15 +9,16 @@
  * are adjacent; every output is then a chain of SMLADs over tap pairs, four outputs of a
  * row at a time sharing each weight word, with per output channel records (doubled weight
  * pairs, start value, requantization constants) prepared once per input channel. Filters
- * of one row after orientation (audio K x 1 and 1 x K) stage four channels per pass with
- * one word load per position, and one row call runs the four. ch_mult == 1 with several
- * output rows first copies the channel's int8 plane to scratch when the output overlaps
- * the input (th_nn.h rule (a): later bands read input rows that earlier output rows may
- * have overwritten; one channel per pass then); with one output row a pass's bands hold
- * all of its input before any of its outputs is written. Filters of 15 or more taps with
- * two or more along B take the plane path instead (below, dw_plane_s8), when their plane
- * fits TH_DW_PLANE_MAX. Otherwise, and in portable builds: the reference loop (one int8
- * plane of scratch when ch_mult == 1). */
+ * of one or two rows after orientation (audio K x 1 and 1 x K, 2 x K) stage up to four
+ * adjacent channels per pass (four: a word load per position and row, split with SXTB16; a
+ * tail of two or three: byte loads), and one row call runs the pass's channels. ch_mult ==
+ * 1 with several output rows first copies the channel's int8 plane to scratch when the
+ * output overlaps the input (th_nn.h rule (a): later bands read input rows that earlier
+ * output rows may have overwritten; one channel per pass then); with one output row a
+ * pass's bands hold all of its input before any of its outputs is written. Filters of 15
+ * or more taps with two or more along B take the plane path instead (below, dw_plane_s8),
+ * when their plane fits TH_DW_PLANE_MAX. Otherwise, and in portable builds: the reference
+ * loop (one int8 plane of scratch when ch_mult == 1). */
 #include <stddef.h>
 
 #include "th_dw_lines.h"
