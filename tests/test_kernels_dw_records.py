@@ -7,6 +7,10 @@ fewer than 15 taps, or planes too large for the plane path): odd and even tap co
 1-3, dilations, channel multipliers up to 32, odd channel counts, one-row tensors, and all
 three record modes (fast requantization; with an activation clamp; exact requantization when
 a bias of 2^29 or a non-negative shift rules the fast one out), with and without a bias.
+Then random filters of one or two rows after orientation, whose bands stage up to four
+adjacent channels per pass (word loads split with SXTB16 for four, bytes for a tail of two
+or three, C 1-11): one and two input rows per band (both inside, or one in the padding),
+odd and even column counts, dilation phases, strides 1-3, an activation clamp, in place.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from kernels.cases import ConvCase, Op, check_result
 from kernels.harness import Driver, build_driver
 from kernels.sweep import _conv_case, describe
 from kernels.target import build_firmware, fits_small_firmware, run_cases
+from tinyhost.plan.scratch import dw_lines_scratch, dw_plane_scratch
 
 # (hw, cin, k, stride, dilation, mult): 2-D filters the rows path stages as bands.
 SHAPES = [
@@ -62,10 +67,48 @@ def _cases() -> list[ConvCase]:
             dataclasses.replace(case, bias=big_bias),
             dataclasses.replace(case, bias=None),
         ]
+    return cases + _group_cases()
+
+
+def _group_cases() -> list[ConvCase]:
+    """Rows-path shapes (neither the plane nor the channel-inner path applies) whose filter
+    has one or two rows after orientation: the bands of up to four channels per pass."""
+    rng = np.random.default_rng(1415)
+    cases: list[ConvCase] = []
+    while len(cases) < 28:
+        kb = int(rng.integers(2, 8))
+        ka = 1 + len(cases) % 2
+        k = (ka, kb) if rng.integers(0, 2) else (kb, ka)
+        stride = (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+        dilation = (int(rng.choice([1, 1, 2])), int(rng.choice([1, 1, 2])))
+        span = [(k[i] - 1) * dilation[i] + 1 for i in range(2)]
+        hw = (span[0] + int(rng.integers(0, 12)), span[1] + int(rng.integers(0, 12)))
+        cin = int(rng.choice([1, 2, 3, 4, 5, 6, 7, 11]))
+        case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation, 1)
+        if case is None or not fits_small_firmware(case):
+            continue
+        out_hw = case.out_shape[1:3]
+        if (dw_plane_scratch(k, out_hw, stride, dilation, 1)
+                or dw_lines_scratch(k, out_hw, stride, dilation, 1, cin)):
+            continue
+        if len(cases) % 4 == 1:
+            case = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
+                                                                   act_max=90))
+        elif len(cases) % 4 == 2:
+            case = dataclasses.replace(case, in_place=True)
+        cases.append(case)
     return cases
 
 
 CASES = _cases()
+
+
+def test_group_cases_cover_the_channel_tails() -> None:
+    """Passes of four channels and tails of one to three, one and two filter rows."""
+    groups = _group_cases()
+    assert {c.x.shape[3] % 4 for c in groups} == {0, 1, 2, 3}
+    assert {min(c.w.shape[1:3]) for c in groups} == {1, 2}
+    assert any(c.in_place for c in groups)
 
 
 @pytest.fixture(scope="module", params=("dsp", "dsp_general"))

@@ -9,15 +9,16 @@
  * are adjacent; every output is then a chain of SMLADs over tap pairs, four outputs of a
  * row at a time sharing each weight word, with per output channel records (doubled weight
  * pairs, start value, requantization constants) prepared once per input channel. Filters
- * of one row after orientation (audio K x 1 and 1 x K) stage four channels per pass with
- * one word load per position, and one row call runs the four. ch_mult == 1 with several
- * output rows first copies the channel's int8 plane to scratch when the output overlaps
- * the input (th_nn.h rule (a): later bands read input rows that earlier output rows may
- * have overwritten; one channel per pass then); with one output row a pass's bands hold
- * all of its input before any of its outputs is written. Filters of 15 or more taps with
- * two or more along B take the plane path instead (below, dw_plane_s8), when their plane
- * fits TH_DW_PLANE_MAX. Otherwise, and in portable builds: the reference loop (one int8
- * plane of scratch when ch_mult == 1). */
+ * of one or two rows after orientation (audio K x 1 and 1 x K, 2 x K) stage up to four
+ * adjacent channels per pass (four: a word load per position and row, split with SXTB16; a
+ * tail of two or three: byte loads), and one row call runs the pass's channels. ch_mult ==
+ * 1 with several output rows first copies the channel's int8 plane to scratch when the
+ * output overlaps the input (th_nn.h rule (a): later bands read input rows that earlier
+ * output rows may have overwritten; one channel per pass then); with one output row a
+ * pass's bands hold all of its input before any of its outputs is written. Filters of 15
+ * or more taps with two or more along B take the plane path instead (below, dw_plane_s8),
+ * when their plane fits TH_DW_PLANE_MAX. Otherwise, and in portable builds: the reference
+ * loop (one int8 plane of scratch when ch_mult == 1). */
 #include <stddef.h>
 
 #include "th_dw_lines.h"
@@ -41,7 +42,7 @@ typedef struct {
     int32_t g; /* gcd(sb, db): only phases that are multiples of it are read */
     int32_t cols; /* columns per phase row */
     int32_t plen; /* values per phase row: cols KA, rounded up to even */
-    int32_t group; /* channels staged per pass (4: KA 1, one output row, at least 4 channels) */
+    int32_t group; /* channels staged per pass, at most (KA 1 and 2: up to 4) */
 } dw_geom;
 
 static int32_t gcd32(int32_t a, int32_t b)
@@ -109,7 +110,8 @@ static dw_geom dw_geometry(const th_dw_conv_params *params, const th_dims *input
     }
     g.cols = (need + g.ka - 1) / g.ka;
     g.plen = (g.cols * g.ka + 1) & ~1;
-    g.group = g.ka == 1 && input_dims->c >= 4 ? 4 : 1;
+    /* KA 1 and 2: up to four adjacent channels per pass (gather_words). */
+    g.group = g.ka <= 2 ? TH_MIN(input_dims->c, 4) : 1;
     return g;
 }
 
@@ -233,6 +235,14 @@ static void __attribute__((noinline)) prepare_record(int32_t *rec, const dw_rec_
             }
             f += c->fa;
         }
+    } else if (c->ka == 2) { /* band order pairs the two rows: (a 0, a 1) per column b */
+        const int32_t fa = c->fa, fb = c->fb;
+        for (int32_t b = c->kb; b > 0; b--, f += fb) {
+            const int32_t w0 = f[0];
+            const int32_t w1 = f[fa];
+            wsum += w0 + w1;
+            *w++ = th_pkhbt(w0 * scale, w1 * scale);
+        }
     } else {
         dw_weights_2d(w, c, f, scale, &wsum);
     }
@@ -326,17 +336,40 @@ static void __attribute__((noinline)) fill_pairs(int16_t *d, int16_t v, int32_t 
     }
 }
 
-/* Four channels: dk[i] = s[i * st + k] for bands d0 + k * slot, i < count. */
-static void __attribute__((noinline)) gather4(int16_t *d0, int32_t slot, const int8_t *s,
-                                               int32_t st, int32_t count)
+/* One word of int16 pairs (s[k], s[sy + k]) per channel k < G into the bands d0 + k slot,
+ * `words` words each, s advancing adv bytes a word: two adjacent columns of one input row
+ * (KA 1: sy = adv / 2) or one column of two input rows (KA 2: the band interleaves them);
+ * then, if odd, one value s[k] more per band (an odd column count, KA 1). G 4 reads a word
+ * per row (the channels are adjacent bytes) and splits it with SXTB16; G 2 and 3 read bytes
+ * (a word could reach past the input). */
+TH_INLINE void gather_words_g(int16_t *d0, int32_t slot, const int8_t *s, int32_t sy,
+                              int32_t adv, int32_t words, int32_t odd, const int G)
+{
+    int16_t *const end = d0 + 2 * words;
+    for (; d0 != end; d0 += 2, s += adv) {
+        _Pragma("GCC unroll 3") for (int32_t k = 0; k < G; k++) {
+            th_write_s32(d0 + k * slot, th_pkhbt(s[k], s[sy + k]));
+        }
+    }
+    if (odd) {
+        _Pragma("GCC unroll 3") for (int32_t k = 0; k < G; k++) {
+            d0[k * slot] = s[k];
+        }
+    }
+}
+
+/* G 4: one pointer per band (post-incremented stores: 15 instructions a word; unrolled,
+ * gcc 12 indexes the stores and measured more). */
+TH_INLINE void gather_words4(int16_t *d0, int32_t slot, const int8_t *s, int32_t sy,
+                             int32_t adv, int32_t words, int32_t odd)
 {
     int16_t *d1 = d0 + slot;
     int16_t *d2 = d1 + slot;
     int16_t *d3 = d2 + slot;
-    int16_t *const end = d0 + (count & ~1);
-    for (; d0 != end; d0 += 2, d1 += 2, d2 += 2, d3 += 2, s += 2 * st) {
+    int16_t *const end = d0 + 2 * words;
+    for (; d0 != end; d0 += 2, d1 += 2, d2 += 2, d3 += 2, s += adv) {
         const int32_t x = th_read_s32(s);
-        const int32_t y = th_read_s32(s + st);
+        const int32_t y = th_read_s32(s + sy);
         const int32_t lo = th_pkhbt(x, y); /* bytes x0 x1 y0 y1 */
         const int32_t hi = th_pkhtb(x, y); /* bytes x2 x3 y2 y3 */
         th_write_s32(d0, th_sxtb16(lo));
@@ -344,11 +377,38 @@ static void __attribute__((noinline)) gather4(int16_t *d0, int32_t slot, const i
         th_write_s32(d2, th_sxtb16(hi));
         th_write_s32(d3, th_sxtb16_ror8(hi));
     }
-    if (count & 1) {
+    if (odd) {
         d0[0] = s[0];
         d1[0] = s[1];
         d2[0] = s[2];
         d3[0] = s[3];
+    }
+}
+
+static void __attribute__((noinline)) gather_words(int16_t *d0, int32_t slot, int32_t group,
+                                                    const int8_t *s, int32_t sy, int32_t adv,
+                                                    int32_t words, int32_t odd)
+{
+    if (group == 4) {
+        gather_words4(d0, slot, s, sy, adv, words, odd);
+    } else if (group == 3) {
+        gather_words_g(d0, slot, s, sy, adv, words, odd, 3);
+    } else if (group == 2) {
+        gather_words_g(d0, slot, s, sy, adv, words, odd, 2);
+    } else {
+        gather_words_g(d0, slot, s, sy, adv, words, odd, 1);
+    }
+}
+
+/* One input row of `group` channels (adjacent bytes) into the bands d0 + k slot:
+ * dk[i] = s[i * st + k], i < count (KA 1). */
+TH_INLINE void stage_cols(int16_t *d0, int32_t group, int32_t slot, const int8_t *s,
+                          int32_t st, int32_t count)
+{
+    if (group == 1) {
+        gather1(d0, s, st, count);
+    } else {
+        gather_words(d0, slot, group, s, st, 2 * st, count >> 1, count & 1);
     }
 }
 
@@ -366,17 +426,13 @@ stage_line(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t
         }
     } else if (lo < hi) {
         const int8_t *s = src + (int64_t)row * step_a + (int64_t)(lo - g->pad_b) * step_b;
-        if (group == 4) {
-            gather4(dst + lo, slot, s, step_b, hi - lo);
-        } else {
-            gather1(dst + lo, s, step_b, hi - lo);
-        }
+        stage_cols(dst + lo, group, slot, s, step_b, hi - lo);
     }
 }
 
-/* Stages the band of output row oa for `group` channels (1 or 4, adjacent in memory; 4 only
- * with KA 1) to bands `slot` values apart: phase rows of interleaved raw values, -offset
- * outside the input (the columns left and right of the input hold it from the start,
+/* Stages the band of output row oa for `group` channels (1-4, adjacent in memory; more than
+ * 1 only with KA 1 or 2) to bands `slot` values apart: phase rows of interleaved raw values,
+ * -offset outside the input (the columns left and right of the input hold it from the start,
  * dw_rows_s8). src(a, b) = src[a * step_a + b * step_b]. */
 static void __attribute__((noinline))
 stage_band(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t step_a,
@@ -385,32 +441,39 @@ stage_band(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t
     const int16_t pad = (int16_t)(-offset);
     const int32_t ka = g->ka;
     const int32_t row0 = oa * g->sa - g->pad_a;
+    /* KA 2 with both rows inside: a word of the two rows' values per column and channel. */
+    const int32_t row1 = row0 + g->da;
+    const int both = ka == 2 && row0 >= 0 && row1 < g->in_a;
     for (int32_t r = 0; r < g->db; r += g->g) { /* no output reads the other phases */
         int16_t *d = dst + r * g->plen;
         /* Phase r column i holds input column r + i db - pad_b. */
         const int32_t lo = TH_MIN(TH_MAX((g->pad_b - r + g->db - 1) / g->db, 0), g->cols);
         const int32_t hi =
             TH_MIN(TH_MAX((g->pad_b + g->in_b - r + g->db - 1) / g->db, lo), g->cols);
+        const int32_t st = step_b * g->db;
+        const int64_t col = (int64_t)(r + lo * g->db - g->pad_b) * step_b; /* lo < hi: >= 0 */
+        if (both) {
+            if (lo < hi) {
+                gather_words(d + 2 * lo, slot, group, src + row0 * (int64_t)step_a + col,
+                             g->da * step_a, st, hi - lo, 0);
+            }
+            continue;
+        }
         for (int32_t a = 0; a < ka; a++) {
             const int32_t row = row0 + a * g->da;
-            const int32_t inside = row >= 0 && row < g->in_a;
-            const int32_t i_lo = lo;
-            const int32_t i_hi = inside ? hi : lo;
-            if (!inside) { /* columns outside [lo, hi) hold -offset already (dw_rows_s8) */
+            if (row < 0 || row >= g->in_a) {
+                /* columns outside [lo, hi) hold -offset already (dw_rows_s8) */
                 for (int32_t k = 0; k < group; k++) {
                     fill_strided(d + k * slot + a + lo * ka, ka, pad, hi - lo);
                 }
-            }
-            if (i_lo < i_hi) {
-                const int8_t *s = src + (int64_t)row * step_a +
-                                  (int64_t)(r + i_lo * g->db - g->pad_b) * step_b;
-                const int32_t st = step_b * g->db;
-                if (group == 4) {
-                    gather4(d + i_lo, slot, s, st, i_hi - i_lo);
-                } else if (ka == 1) {
-                    gather1(d + i_lo, s, st, i_hi - i_lo);
-                } else {
-                    gather_strided(d + i_lo * ka + a, ka, s, st, i_hi - i_lo);
+            } else if (lo < hi) {
+                const int8_t *s = src + (int64_t)row * step_a + col;
+                if (ka == 1) {
+                    stage_cols(d + lo, group, slot, s, st, hi - lo);
+                } else { /* one channel at a time */
+                    for (int32_t k = 0; k < group; k++) {
+                        gather_strided(d + k * slot + lo * ka + a, ka, s + k, st, hi - lo);
+                    }
                 }
             }
         }
@@ -751,8 +814,7 @@ static void dw_rows_s8(int8_t *scratch, const dw_geom *gp, const th_dw_conv_para
         int8_t *out_b = output + (int64_t)n * output_dims->h * output_dims->w * out_c;
         for (int32_t ic = 0; ic < in_c;) {
             /* In place with several output rows, one channel at a time (its plane copied). */
-            const int32_t group =
-                g.group == 4 && ic + 4 <= in_c && (g.out_a == 1 || !in_place) ? 4 : 1;
+            const int32_t group = g.out_a == 1 || !in_place ? TH_MIN(g.group, in_c - ic) : 1;
             const int8_t *src = in_b + ic;
             int32_t step_h = input_dims->w * in_c;
             int32_t step_w = in_c;

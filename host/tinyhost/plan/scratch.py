@@ -60,8 +60,8 @@ DB <= 16, plane <= 16384 bytes): G = 2 * R * DB * PHL + 4 * mult * (5 + KA * cei
 padded int16 input plane (R = (OA - 1) * SA + (KA - 1) * DA + 1 lines of DB phase rows of PHL
 values, PHL as PL below with KA = 1 and KP = ceil(KB / 2)) and the records. Rows path:
 G = [round_up4(H * W) if mult 1 and OA > 1] + 2 * group * DB * PL +
-4 * group * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = 4 channels
-staged per pass when KA == 1 and C >= 4, else 1) of DB phase rows of PL values each,
+4 * group * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = min(C, 4)
+channels staged per pass when KA <= 2, else 1) of DB phase rows of PL values each,
 and the records (mode, start value, requantization constants, KP = ceil(KA * KB / 2) weight
 pairs) of one input channel's outputs, in the frame (A, B) = (H, W) or (W, H) that stages
 fewer values (stage_cost, th_dw_conv_general_s8.c). A band row interleaves the KA input rows
@@ -411,7 +411,7 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
         need = max(need, ((o0 * sb) // db + sbp * (n - 1)) * ka + 2 * kp)
     cols = (need + ka - 1) // ka
     plen = (cols * ka + 1) & ~1
-    group = 4 if ka == 1 and channels >= 4 else 1
+    group = min(channels, 4) if ka <= 2 else 1
     plane = _ru4(hw[0] * hw[1]) if mult == 1 and out_a > 1 else 0
     return max(plane + 2 * group * db * plen + 4 * group * mult * (5 + kp),
                dw_lines_scratch(k, out_hw, stride, dilation, mult, channels))
