@@ -52,9 +52,10 @@ SHAPES = [
     ((6, 9), 8, (2, 3), (1, 2), (1, 1)),
     ((5, 4), 11, (4, 2), (2, 1), (1, 2)),
     ((7, 7), 4, (2, 2), (2, 2), (1, 1)),
-    # the line loops (one-row windows, at most 3 taps, at most 20 blocks of four channels):
-    # strides 1 and 2, a dilation, a transposed 2-D plane and lines of a 2-D plane (pixels
-    # apart by more than a tap step), every tail, 20 blocks (the most) and 21 (pixel loops)
+    # the row loops (one-row windows, at most 3 taps; a line's whole windows in one call,
+    # the tail's block in it): strides 1 and 2, a dilation, a transposed 2-D plane and lines
+    # of a 2-D plane (pixels apart by more than a tap step), every tap count with and
+    # without a tail, every tail, one full block and a tail, 20 and 21 blocks
     ((1, 39), 50, (1, 3), (1, 2), (1, 1)),
     ((31, 1), 65, (3, 1), (1, 1), (1, 1)),
     ((40, 1), 22, (3, 1), (2, 1), (4, 1)),
@@ -62,6 +63,10 @@ SHAPES = [
     ((4, 20), 7, (1, 2), (2, 1), (1, 2)),
     ((1, 16), 80, (1, 3), (1, 1), (1, 1)),
     ((1, 16), 81, (1, 3), (1, 1), (1, 1)),
+    ((1, 6), 8, (1, 1), (1, 1), (1, 1)),
+    ((1, 11), 11, (1, 3), (1, 1), (1, 1)),
+    ((9, 1), 9, (2, 1), (1, 1), (1, 1)),
+    ((3, 10), 6, (1, 2), (1, 1), (1, 1)),
     # 2-D windows of more than 8 taps (the general block loop): strides across and along,
     # dilations, windows clipped on every side of small planes (SAME), either orientation,
     # every tail (C % 4 = 0-3)
@@ -131,7 +136,7 @@ def _cases() -> tuple[list[ConvCase], int]:
         refused += [dataclasses.replace(case, p=dataclasses.replace(p, act_min=-90, act_max=70)),
                     dataclasses.replace(case, p=dataclasses.replace(p, out_shift=exact))]
         if i < 4 and case.bias is not None:
-            # The record checks (lines_record_rq) at their edges: |bias| at the largest the
+            # The record checks (lines_rq_blocks) at their edges: |bias| at the largest the
             # fast requantization takes (2^29 - 1 - taps 2^15: runs the path) and one past it
             # either sign, and e = TH_FAST_MAX_E + 1 (both refused).
             lim = 2**29 - 1 - k[0] * k[1] * 2**15

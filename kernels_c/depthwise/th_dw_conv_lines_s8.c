@@ -16,8 +16,9 @@
  * words of doubled weight pairs (channels 0, 2 and 1, 3), then (multiplier,
  * 2^(e-1) + zp 2^e, e) per channel. The per-pixel block loop is Thumb-2 assembly on DSP cores
  * (the same loop in C with modelled DSP instructions in host builds): one unrolled variant
- * per tap count for pixels whose one-row window is whole, one general loop over clipped
- * windows.
+ * per tap count for pixels whose one-row window is whole (K <= 3: one row loop call per line,
+ * the tail's block in it), one general loop over clipped windows. The records are built by
+ * Thumb-2 loops too (th_dw_lines_rec, th_dw_lines_rq): they run once per channel per call.
  *
  * Pairs (one tap across the line after orientation, at most 16 along it; any stride and
  * dilation): per output line and block of four channels the input line is staged once as
@@ -40,9 +41,10 @@
  * cost less than the rows path's staging and calls per channel and output row. Filters of
  * 15 taps or more take the plane path first (th_dw_conv_general_s8.c) where it fits. */
 #define DW_LINES_MAX_TAPS_2D 64
-/* The line loops: at most 3 taps along the line (one tap across) and 20 blocks of four
- * channels (above, the per-pixel loops' call costs are spread over more blocks than the
- * line loops' extra 3 instructions per block and pixel). */
+/* The row loops: at most 3 taps along the line (one tap across), a line's whole windows in
+ * one call. The cost estimate (lines_variant) still counts the line loops they replaced
+ * (one block of channels across a line, at most 20 blocks; per block and pixel 8 K + 31
+ * against the row loops' 8 K + 25), so that the path choices stay where they were measured. */
 #define DW_LINE_MAX_K 3
 #define DW_LINE_MAX_BLOCKS 20
 #define DW_LINES_MAX_SCRATCH 16384
@@ -58,8 +60,10 @@ typedef struct {
     int32_t wpost;   /* 24: weight bytes skipped after the last valid tap */
     int32_t xback;   /* 28: input bytes the taps advance, less 4 */
     int32_t off;     /* 32: input offset in both halfwords */
-    int32_t xs;      /* 36: input bytes between the pixels of a line (the line loops) */
+    int32_t xs;      /* 36: input bytes between the pixels of a line (the row loops) */
     int32_t os;      /* 40: output bytes between them */
+    int32_t blocks;  /* 44: blocks of four channels per pixel (the row loops) */
+    int32_t tail;    /* 48: C % 4 (the row loops with the tail's block) */
 } dw_lines_job;
 
 /* Record words of one block. */
@@ -281,6 +285,32 @@ TH_INLINE int32_t lines_clip(int32_t o, int32_t s, int32_t d, int32_t pad, int32
 }
 
 #if TH_NN_DSP_NATIVE
+/* Four requantizations in three LDMs (r10 free, unlike DWL_RQ4) from the record words at
+ * REC (post-incremented): the twelve words (m, rzp, e per channel) land in the registers
+ * each channel's finished one frees. AT: stored at r7 + J, else at r7 post-incremented.
+ * Shared by both assembly blocks below (each purges them). */
+#define DWL_RQ_MACROS                                                                          \
+    "    .macro DWL_RQX acc, m, rz, e, j, at\n"                                                 \
+    "    smmlar \\rz, \\acc, \\m, \\rz\n"                                                       \
+    "    add \\rz, \\rz, \\acc, asr #31\n"                                                     \
+    "    asr \\rz, \\rz, \\e\n"                                                                 \
+    "    ssat \\rz, #8, \\rz\n"                                                                 \
+    "    .if \\at\n"                                                                            \
+    "    strb \\rz, [r7, #\\j]\n"                                                               \
+    "    .else\n"                                                                                \
+    "    strb \\rz, [r7], #1\n"                                                                 \
+    "    .endif\n"                                                                               \
+    "    .endm\n"                                                                                \
+    "    .macro DWL_RQ4L at, rec=r6\n"                                                            \
+    "    ldmia \\rec!, {r8-r11}\n"                                                              \
+    "    DWL_RQX r1, r8, r9, r10, 0, \\at\n"                                                      \
+    "    ldmia \\rec!, {r1, r8, r9, r10}\n"                                                     \
+    "    DWL_RQX r2, r11, r1, r8, 1, \\at\n"                                                      \
+    "    ldmia \\rec!, {r1, r2, r8, r11}\n"                                                     \
+    "    DWL_RQX r3, r9, r10, r1, 2, \\at\n"                                                      \
+    "    DWL_RQX r4, r2, r8, r11, 3, \\at\n"                                                      \
+    "    .endm\n"
+
 /* Thumb-2 block loops: (job, x, out, rec, blocks). x and out: the pixel's first block (first
  * valid tap); rec: its record; blocks records follow, each block four channels on. */
 #define DW_LINES_LOOP(name)                                                                  \
@@ -295,10 +325,14 @@ DW_LINES_LOOP(th_dw_lines_k5);
 DW_LINES_LOOP(th_dw_lines_k6);
 DW_LINES_LOOP(th_dw_lines_k7);
 DW_LINES_LOOP(th_dw_lines_k8);
-/* Line loops (blocks: the line's pixels, one block of channels). */
-DW_LINES_LOOP(th_dw_line_k1);
-DW_LINES_LOOP(th_dw_line_k2);
-DW_LINES_LOOP(th_dw_line_k3);
+/* Row loops (blocks: the line's pixels, job->blocks blocks of channels each; row1: and the
+ * tail's block). */
+DW_LINES_LOOP(th_dw_row0_k1);
+DW_LINES_LOOP(th_dw_row0_k2);
+DW_LINES_LOOP(th_dw_row0_k3);
+DW_LINES_LOOP(th_dw_row1_k1);
+DW_LINES_LOOP(th_dw_row1_k2);
+DW_LINES_LOOP(th_dw_row1_k3);
 #undef DW_LINES_LOOP
 
 /* One tap, input at ADDR: r1-r4 += lanes 0, 1, 2, 3 of (x + off) times the weights at r6. */
@@ -307,13 +341,29 @@ __asm__(
     "    .thumb\n"
     "    .macro DWL_TAP addr:vararg\n"
     "    ldr r8, \\addr\n"
+    "    ldrd r10, r11, [r6], #8\n"
+    "    DWL_MAC\n"
+    "    .endm\n"
+    /* The input word at r8 (four channels) widened with the offset (lr) into r9 (channels
+     * 0, 2) and r8 (1, 3), times the weight pairs r10, r11 into r1-r4. */
+    "    .macro DWL_MAC\n"
     "    sxtab16 r9, lr, r8\n"
     "    sxtab16 r8, lr, r8, ror #8\n"
-    "    ldrd r10, r11, [r6], #8\n"
     "    smlabb r1, r9, r10, r1\n"
     "    smlatt r3, r9, r10, r3\n"
     "    smlabb r2, r8, r11, r2\n"
     "    smlatt r4, r8, r11, r4\n"
+    "    .endm\n"
+    /* Load r8 from the tap I of the K <= 3 loops: 0 at r5 post-incremented by a block, 1 at
+     * r5 + r12, 2 at r5 + 2 r12. */
+    "    .macro DWL_LDX i\n"
+    "    .if \\i == 0\n"
+    "    ldr r8, [r5], #4\n"
+    "    .elseif \\i == 1\n"
+    "    ldr r8, [r5, r12]\n"
+    "    .else\n"
+    "    ldr r8, [r5, r12, lsl #1]\n"
+    "    .endif\n"
     "    .endm\n"
     /* Requantize accumulator ACC (doubled) with the next (mult, rzp, e) at r6, store at O. */
     "    .macro DWL_RQ acc, o\n"
@@ -336,50 +386,17 @@ __asm__(
     "    str r10, [sp, #0]\n"
     "    .endif\n"
     "    .endm\n"
-    /* Four requantizations in three LDMs (r10 free, unlike DWL_RQ4): the twelve words
-     * (m, rzp, e per channel) land in the registers each channel's finished one frees.
-     * AT: stored at r7 + J, else at r7 post-incremented. */
-    "    .macro DWL_RQX acc, m, rz, e, j, at\n"
-    "    smmlar \\rz, \\acc, \\m, \\rz\n"
-    "    add \\rz, \\rz, \\acc, asr #31\n"
-    "    asr \\rz, \\rz, \\e\n"
-    "    ssat \\rz, #8, \\rz\n"
-    "    .if \\at\n"
-    "    strb \\rz, [r7, #\\j]\n"
-    "    .else\n"
-    "    strb \\rz, [r7], #1\n"
-    "    .endif\n"
-    "    .endm\n"
-    "    .macro DWL_RQ4L at\n"
-    "    ldmia r6!, {r8-r11}\n"
-    "    DWL_RQX r1, r8, r9, r10, 0, \\at\n"
-    "    ldmia r6!, {r1, r8, r9, r10}\n"
-    "    DWL_RQX r2, r11, r1, r8, 1, \\at\n"
-    "    ldmia r6!, {r1, r2, r8, r11}\n"
-    "    DWL_RQX r3, r9, r10, r1, 2, \\at\n"
-    "    DWL_RQX r4, r2, r8, r11, 3, \\at\n"
-    "    .endm\n"
+    DWL_RQ_MACROS
     /* Tap T of K <= 3 (weights at r6 + 8 T): tap 0 last, its loads post-incrementing x by
      * a block (4) and r6 past the taps, so the pixel loop needs no pointer adds. */
     "    .macro DWL_TAPI t, k\n"
-    "    .if \\t == 0\n"
-    "    ldr r8, [r5], #4\n"
-    "    .elseif \\t == 1\n"
-    "    ldr r8, [r5, r12]\n"
-    "    .else\n"
-    "    ldr r8, [r5, r12, lsl #1]\n"
-    "    .endif\n"
-    "    sxtab16 r9, lr, r8\n"
-    "    sxtab16 r8, lr, r8, ror #8\n"
+    "    DWL_LDX \\t\n"
     "    .if \\t == 0\n"
     "    ldrd r10, r11, [r6], #(8 * \\k)\n"
     "    .else\n"
     "    ldrd r10, r11, [r6, #(8 * \\t)]\n"
     "    .endif\n"
-    "    smlabb r1, r9, r10, r1\n"
-    "    smlatt r3, r9, r10, r3\n"
-    "    smlabb r2, r8, r11, r2\n"
-    "    smlatt r4, r8, r11, r4\n"
+    "    DWL_MAC\n"
     "    .endm\n"
     /* Taps 0 .. min(K, 3) - 1 at r5, r5 + step, r5 + 2 step (r12 step). */
     "    .macro DWL_TAPS3 k\n"
@@ -483,46 +500,108 @@ __asm__(
     "    DWL_FULL 6\n"
     "    DWL_FULL 7\n"
     "    DWL_FULL 8\n"
-    /* A line of n pixels whose one-row windows of K taps are whole, one block of four
-     * channels: tap t at x + t step (r12 step, lr offset, r5 x, r6 the record, r7 out, r0
-     * pixels left); pixels job->xs input and job->os output bytes apart (kept at [sp],
-     * [sp, #4]). The record is read from its start for every pixel. */
-    "    .macro DWL_LINE k\n"
-    "    .pushsection .text.th_dw_line_k\\k,\"ax\",%progbits\n"
-    "    .global th_dw_line_k\\k\n"
-    "    .hidden th_dw_line_k\\k\n"
-    "    .type th_dw_line_k\\k, %function\n"
+    /* Tap T of the row loops (K <= 3): r5 at the block's tap K - 1, r12 = -step; tap 0's
+     * weights came with the bias (one LDM), the last tap post-increments x by a block. */
+    "    .macro DWL_TAPR t, k\n"
+    "    DWL_LDX (\\k - 1 - \\t)\n"
+    "    .if \\t > 0\n"
+    "    ldrd r10, r11, [r6], #8\n"
+    "    .endif\n"
+    "    DWL_MAC\n"
+    "    .endm\n"
+    /* One block of the row loops: bias and tap 0's weights in one LDM, the taps, four
+     * outputs stored at r7 post-incremented. */
+    "    .macro DWL_BLK k\n"
+    "    ldmia r6!, {r1-r4, r10, r11}\n"
+    "    DWL_TAPR 0, \\k\n"
+    "    .if \\k > 1\n"
+    "    DWL_TAPR 1, \\k\n"
+    "    .endif\n"
+    "    .if \\k > 2\n"
+    "    DWL_TAPR 2, \\k\n"
+    "    .endif\n"
+    "    DWL_RQ4L 0\n"
+    "    .endm\n"
+    /* A line of n >= 1 pixels whose one-row windows of K <= 3 taps are whole, job->blocks
+     * blocks of four channels each (records consecutive from rec, input and output blocks
+     * four bytes apart): per block 8 K + 25 instructions, per pixel 7. Pixels job->xs input
+     * and job->os output bytes apart. T (th_dw_row1_k*): x and out at channel 0, the blocks
+     * from channel job->tail (C % 4 > 0), then per pixel one more block at channel 0 (the
+     * record after theirs; it rewrites channels with the same values), 4 more per pixel.
+     * Stack: [sp] bytes from past a pixel's last block to the next pixel's first, input and
+     * [sp, 4] output, [sp, 8] the end of out (r7), [sp, 12] rec, [sp, 16] blocks, T: [sp, 20]
+     * -C. */
+    "    .macro DWL_ROW k, t\n"
+    "    .pushsection .text.th_dw_row\\t\\()_k\\k,\"ax\",%progbits\n"
+    "    .global th_dw_row\\t\\()_k\\k\n"
+    "    .hidden th_dw_row\\t\\()_k\\k\n"
+    "    .type th_dw_row\\t\\()_k\\k, %function\n"
     "    .thumb_func\n"
     "    .p2align 2\n"
-    "th_dw_line_k\\k:\n"
+    "th_dw_row\\t\\()_k\\k:\n"
     "    push {r4-r11, lr}\n"
-    "    sub sp, sp, #8\n"
+    "    ldr r8, [sp, #36]\n"
+    "    sub sp, sp, #24\n"
     "    mov r5, r1\n"
-    "    mov r6, r3\n"
     "    mov r7, r2\n"
     "    ldr r12, [r0, #0]\n"
     "    ldr lr, [r0, #32]\n"
-    "    ldrd r8, r9, [r0, #36]\n"
-    "    strd r8, r9, [sp]\n"
-    "    ldr r0, [sp, #44]\n"
+    "    ldrd r1, r2, [r0, #36]\n"
+    "    ldr r4, [r0, #44]\n"
+    "    mla r9, r8, r2, r7\n"
+    "    .if \\t\n"
+    "    ldr r6, [r0, #48]\n"
+    "    add r5, r5, r6\n"
+    "    add r7, r7, r6\n"
+    "    add r9, r9, r6\n"
+    "    add r1, r1, r6\n"
+    "    add r2, r2, r6\n"
+    "    subs r1, r1, #4\n"
+    "    subs r2, r2, #4\n"
+    "    add r6, r6, r4, lsl #2\n"
+    "    rsb r6, r6, #0\n"
+    "    str r6, [sp, #20]\n"
+    "    .else\n"
+    "    sub r1, r1, r4, lsl #2\n"
+    "    sub r2, r2, r4, lsl #2\n"
+    "    .endif\n"
+    "    strd r1, r2, [sp, #0]\n"
+    "    str r9, [sp, #8]\n"
+    "    strd r3, r4, [sp, #12]\n"
+    "    .if \\k == 2\n"
+    "    add r5, r5, r12\n"
+    "    .elseif \\k == 3\n"
+    "    add r5, r5, r12, lsl #1\n"
+    "    .endif\n"
+    "    rsb r12, r12, #0\n"
+    "2:\n"
+    "    ldrd r6, r0, [sp, #12]\n"
     "1:\n"
-    "    ldmia r6!, {r1-r4}\n"
-    "    DWL_TAPS3 \\k\n"
-    "    DWL_RQ4L 1\n"
-    "    ldrd r8, r9, [sp]\n"
-    "    add r5, r5, r8\n"
-    "    add r7, r7, r9\n"
-    "    sub r6, r6, #(64 + 8 * \\k)\n"
+    "    DWL_BLK \\k\n"
     "    subs r0, r0, #1\n"
     "    bne 1b\n"
-    "    add sp, sp, #8\n"
+    "    .if \\t\n"
+    "    ldr r8, [sp, #20]\n"
+    "    add r5, r5, r8\n"
+    "    add r7, r7, r8\n"
+    "    DWL_BLK \\k\n"
+    "    .endif\n"
+    "    ldmia sp, {r8-r10}\n"
+    "    add r5, r5, r8\n"
+    "    add r7, r7, r9\n"
+    "    cmp r7, r10\n"
+    "    bne 2b\n"
+    "    add sp, sp, #24\n"
     "    pop {r4-r11, pc}\n"
-    "    .size th_dw_line_k\\k, . - th_dw_line_k\\k\n"
+    "    .size th_dw_row\\t\\()_k\\k, . - th_dw_row\\t\\()_k\\k\n"
     "    .popsection\n"
     "    .endm\n"
-    "    DWL_LINE 1\n"
-    "    DWL_LINE 2\n"
-    "    DWL_LINE 3\n"
+    "    DWL_ROW 1, 0\n"
+    "    DWL_ROW 2, 0\n"
+    "    DWL_ROW 3, 0\n"
+    "    DWL_ROW 1, 1\n"
+    "    DWL_ROW 2, 1\n"
+    "    DWL_ROW 3, 1\n"
     /* Clipped windows: job->na rows of job->nb taps. */
     "    .pushsection .text.th_dw_lines_gen,\"ax\",%progbits\n"
     "    .global th_dw_lines_gen\n"
@@ -585,7 +664,9 @@ __asm__(
     "    pop {r4-r11, pc}\n"
     "    .size th_dw_lines_gen, . - th_dw_lines_gen\n"
     "    .popsection\n"
-    "    .purgem DWL_LINE\n"
+    "    .purgem DWL_ROW\n"
+    "    .purgem DWL_BLK\n"
+    "    .purgem DWL_TAPR\n"
     "    .purgem DWL_FULL\n"
     "    .purgem DWL_RQ4L\n"
     "    .purgem DWL_RQX\n"
@@ -593,7 +674,9 @@ __asm__(
     "    .purgem DWL_RQ4\n"
     "    .purgem DWL_RQ\n"
     "    .purgem DWL_TAPS3\n"
-    "    .purgem DWL_TAP\n");
+    "    .purgem DWL_TAP\n"
+    "    .purgem DWL_MAC\n"
+    "    .purgem DWL_LDX\n");
 
 typedef void (*dw_lines_fn)(const dw_lines_job *job, const int8_t *x, int8_t *out,
                             const int32_t *rec, int32_t blocks);
@@ -606,11 +689,13 @@ static dw_lines_fn lines_full_fn(int32_t k)
     return by_k[k - 1];
 }
 
-static dw_lines_fn lines_line_fn(int32_t k)
+/* The row loop of K taps, with the tail's block if tail. */
+static dw_lines_fn lines_line_fn(int32_t k, int32_t tail)
 {
-    static const dw_lines_fn by_k[DW_LINE_MAX_K] = {th_dw_line_k1, th_dw_line_k2,
-                                                    th_dw_line_k3};
-    return by_k[k - 1];
+    static const dw_lines_fn by_k[2][DW_LINE_MAX_K] = {
+        {th_dw_row0_k1, th_dw_row0_k2, th_dw_row0_k3},
+        {th_dw_row1_k1, th_dw_row1_k2, th_dw_row1_k3}};
+    return by_k[tail != 0][k - 1];
 }
 #else
 /* The same block loop in C (host builds, DSP modelled). */
@@ -658,12 +743,18 @@ static void th_dw_lines_gen(const dw_lines_job *job, const int8_t *x, int8_t *ou
 typedef void (*dw_lines_fn)(const dw_lines_job *job, const int8_t *x, int8_t *out,
                             const int32_t *rec, int32_t blocks);
 
-/* The line loop in C: blocks pixels of one block of channels, job->xs and job->os apart. */
-static void th_dw_line(const dw_lines_job *job, const int8_t *x, int8_t *out,
-                       const int32_t *rec, int32_t blocks)
+/* The row loops in C: blocks pixels, job->xs and job->os apart, of job->blocks blocks of
+ * channels from channel job->tail, then (job->tail > 0) the tail's block at channel 0. */
+static void th_dw_row(const dw_lines_job *job, const int8_t *x, int8_t *out,
+                      const int32_t *rec, int32_t blocks)
 {
+    const int32_t t = job->tail;
+    const int32_t *tail_rec = rec + job->blocks * lines_record_words(job->na * job->nb);
     for (; blocks > 0; blocks--, x += job->xs, out += job->os) {
-        th_dw_lines_gen(job, x, out, rec, 1);
+        th_dw_lines_gen(job, x + t, out + t, rec, job->blocks);
+        if (t != 0) {
+            th_dw_lines_gen(job, x, out, tail_rec, 1);
+        }
     }
 }
 
@@ -673,95 +764,281 @@ static dw_lines_fn lines_full_fn(int32_t k)
     return th_dw_lines_gen;
 }
 
-static dw_lines_fn lines_line_fn(int32_t k)
+static dw_lines_fn lines_line_fn(int32_t k, int32_t tail)
 {
     (void)k;
-    return th_dw_line;
+    (void)tail;
+    return th_dw_row;
 }
 #endif
 
-/* One channel's requantization words (w: multiplier, 2^(e-1) + zp 2^e = z1 2^(e-1), e) and
- * doubled bias (*r); returns the bits whose bit 31 is set if fast requantization is not
- * exact for it: a negative multiplier, e outside [1, TH_FAST_MAX_E], or |bias| > lim (lim - b
- * or lim + b negative mod 2^32: lim < 2^29, so a wrapped one is too). */
-TH_INLINE uint32_t lines_rq_one(int32_t *r, int32_t *w, uint32_t b, uint32_t m, int32_t shift,
-                                uint32_t z1, uint32_t lim)
+/* What the records' bias and requantization words are built from. */
+typedef struct {
+    const int32_t *bias; /* NULL: none */
+    const int32_t *mult;
+    const int32_t *shift;
+    uint32_t z1;  /* 1 + 2 zp */
+    uint32_t lim; /* largest |bias| with |acc| < 2^29 */
+    int32_t rw;   /* record words */
+    int32_t rq;   /* words before the requantization words */
+} lines_rq_src;
+
+TH_INLINE void lines_rq_init(lines_rq_src *q, const int32_t *bias,
+                             const th_per_channel_quant *quant, int32_t zp, int32_t taps,
+                             int32_t rw, int32_t rq)
 {
-    const uint32_t e1 = 0u - 1u - (uint32_t)shift; /* e - 1 */
-    *r = (int32_t)(b * 2u);
-    w[0] = (int32_t)m;
-    w[1] = (int32_t)(z1 << (e1 & 31u));
-    w[2] = (int32_t)(e1 + 1u);
-    return m | e1 | ((uint32_t)(TH_FAST_MAX_E - 1) - e1) | (lim - b) | (lim + b);
+    q->bias = bias;
+    q->mult = quant->multiplier;
+    q->shift = quant->shift;
+    q->z1 = 1u + 2u * (uint32_t)zp;
+    q->lim = (UINT32_C(1) << 29) - 1u - (uint32_t)taps * 32768u; /* |acc| <= taps 2^15 + |b| */
+    q->rw = rw;
+    q->rq = rq;
 }
 
-/* The record's bias words (rec) and requantization words (w) of four channels; 0 if fast
- * requantization is not exact for one of them (|acc| <= taps 2^15 + |bias|; at most 64
- * taps: 32-bit compares). Unrolled and branch-free (the checks OR'd into one sign bit): it
- * runs once per block of four channels of every call. */
-TH_INLINE int lines_record_rq(int32_t *rec, int32_t *w, int32_t taps, const int32_t *bias,
-                              const int32_t *mult, const int32_t *shift, int32_t zp)
+/* The bias words (doubled) and requantization words (per channel the multiplier,
+ * 2^(e-1) + zp 2^e = z1 2^(e-1), e) of n records from rec, record i of the channels
+ * cb + 4 i .. + 3; returns bits whose bit 31 is set if the fast requantization is not exact
+ * for one of them: e outside [1, TH_FAST_MAX_E] or |bias| > lim (lim - b or lim + b
+ * negative mod 2^32: lim < 2^29, so a wrapped one is too). Multipliers are >= 0
+ * (th_nn_check_dw). Branch-free checks; one call per call's run of blocks (it runs once
+ * per channel of every call). */
+static uint32_t __attribute__((noinline)) lines_rq_blocks_c(int32_t *rec, const lines_rq_src *q,
+                                                            int32_t cb, int32_t n)
 {
-    static const int32_t no_bias[4] = {0, 0, 0, 0};
-    const int32_t *bs = bias != NULL ? bias : no_bias;
-    const uint32_t lim = (UINT32_C(1) << 29) - 1u - (uint32_t)taps * 32768u; /* max |bias| */
-    const uint32_t z1 = 1u + 2u * (uint32_t)zp;
-    uint32_t bad = lines_rq_one(rec, w, (uint32_t)bs[0], (uint32_t)mult[0], shift[0], z1, lim);
-    bad |= lines_rq_one(rec + 1, w + 3, (uint32_t)bs[1], (uint32_t)mult[1], shift[1], z1, lim);
-    bad |= lines_rq_one(rec + 2, w + 6, (uint32_t)bs[2], (uint32_t)mult[2], shift[2], z1, lim);
-    bad |= lines_rq_one(rec + 3, w + 9, (uint32_t)bs[3], (uint32_t)mult[3], shift[3], z1, lim);
-    return (bad >> 31) == 0;
-}
-
-/* The record of the block of channels cb .. cb + 3 (f: the filter at channel cb; fa, fb: its
- * bytes between taps along A and B); 0 if fast requantization is not exact for one of them.
- * Per tap the four channels' weights as one word, sign-extended two lanes at a time
- * (channels 0, 2 and 1, 3) and doubled; one flat loop over the taps (most windows are one
- * row). */
-static int lines_record(int32_t *rec, const int8_t *f, int32_t fa, int32_t fb, int32_t ka,
-                        int32_t kb, const int32_t *bias, const int32_t *mult,
-                        const int32_t *shift, int32_t zp)
-{
-    int32_t *w = rec + 4;
-    const int32_t row_skip = fa - kb * fb; /* from past a row's last tap to the next row */
-    for (int32_t t = ka * kb, b = kb; t > 0; t--, w += 2) {
-        const int32_t v = th_read_s32(f);
-        const int32_t v02 = th_sxtb16(v), v13 = th_sxtb16_ror8(v);
-        w[0] = th_sadd16(v02, v02);
-        w[1] = th_sadd16(v13, v13);
-        f += fb;
-        if (--b == 0) {
-            b = kb;
-            f += row_skip;
+    static const int32_t no_bias[1] = {0};
+    const int32_t *bp = q->bias != NULL ? q->bias + cb : no_bias;
+    const int32_t bstep = q->bias != NULL;
+    const int32_t *mp = q->mult + cb;
+    const int32_t *sp = q->shift + cb;
+    const uint32_t z1 = q->z1, lim = q->lim;
+    uint32_t bad = 0;
+    for (int32_t *end = rec + n * q->rw; rec != end; rec += q->rw) {
+        int32_t *w = rec + q->rq;
+        for (int32_t j = 0; j < 4; j++, w += 3, bp += bstep) {
+            const uint32_t b = (uint32_t)*bp;
+            const uint32_t e1 = ~(uint32_t)*sp++; /* e - 1 */
+            rec[j] = (int32_t)(b * 2u);
+            w[0] = *mp++;
+            w[1] = (int32_t)(z1 << (e1 & 31u));
+            w[2] = (int32_t)(e1 + 1u);
+            bad |= e1 | ((uint32_t)(TH_FAST_MAX_E - 1) - e1) | (lim - b) | (lim + b);
         }
     }
-    return lines_record_rq(rec, w, ka * kb, bias, mult, shift, zp);
+    return bad;
 }
 
-/* The pairs record of the block of channels cb .. cb + 3 (f: the filter at channel cb; fb: its
- * bytes between taps along the line): doubled bias, per pair j and channel (2 w[2j],
- * 2 w[2j + 1]) (0 past the last tap), then (multiplier, 2^(e-1) + zp 2^e, e) per channel;
- * 0 if fast requantization is not exact for one of them. */
-static int pairs_record(int32_t *rec, const int8_t *f, int32_t fb, int32_t kb,
-                        const int32_t *bias, const int32_t *mult, const int32_t *shift,
-                        int32_t zp)
+#if TH_NN_DSP_NATIVE
+/* What th_dw_lines_rq reads (byte offsets fixed: the assembly). */
+typedef struct {
+    const int32_t *bias;  /* 0: at the first channel */
+    const int32_t *shift; /* 4 */
+    const int32_t *mult;  /* 8 */
+    uint32_t z1;          /* 12 */
+    uint32_t lim;         /* 16 */
+    int32_t next;         /* 20: bytes from past a record's four bias words to the next record */
+    int32_t rq;           /* 24: bytes from a record to its requantization words */
+} dw_lines_rq_job;
+
+#define DWL_STR2(x) #x
+#define DWL_STR(x) DWL_STR2(x)
+
+/* What th_dw_lines_rec reads (byte offsets fixed: the assembly). */
+typedef struct {
+    const int32_t *bias;  /* 0: at the first block's channel */
+    const int32_t *shift; /* 4 */
+    const int32_t *mult;  /* 8 */
+    uint32_t z1;          /* 12 */
+    uint32_t lim;         /* 16 */
+    const int8_t *f;      /* 20: the filter at the first block's channel */
+    int32_t fb;           /* 24: filter bytes between taps */
+    int32_t kb;           /* 28: taps */
+    int32_t tail;         /* 32: nonzero: one more record, of channels 0-3 (the next four) */
+    const int32_t *bias0; /* 36 */
+    const int32_t *shift0; /* 40 */
+    const int32_t *mult0; /* 44 */
+    const int8_t *f0;     /* 48 */
+} dw_lines_rec_job;
+
+/* lines_rq_blocks_c in Thumb-2 for records with a bias, 16 instructions per channel:
+ * (rec, job, n >= 1). th_dw_lines_rec: whole taps-variant records of one-row windows with
+ * a bias (lines_w_blocks_c and lines_rq_blocks_c), 9 instructions per tap, 16 per channel,
+ * 7 per record: (rec, job, n >= 1), returns the bits of lines_rq_blocks_c. */
+uint32_t th_dw_lines_rq(int32_t *rec, const dw_lines_rq_job *job, int32_t n);
+uint32_t th_dw_lines_rec(int32_t *rec, const dw_lines_rec_job *job, int32_t n);
+__asm__(
+    "    .syntax unified\n"
+    "    .thumb\n"
+    /* One channel: bias (r2), shift (r3), multiplier (r4) post-incremented; doubled bias
+     * stored at r0, (m, z1 2^(e-1), e) at r1, both post-incremented; checks OR'd into r7
+     * (z1: r5, lim: r6). */
+    "    .macro DWL_RQCH\n"
+    "    ldr r8, [r2], #4\n"
+    "    ldr r9, [r3], #4\n"
+    "    ldr r10, [r4], #4\n"
+    "    lsl r11, r8, #1\n"
+    "    str r11, [r0], #4\n"
+    "    mvn r9, r9\n"
+    "    lsl r11, r5, r9\n"
+    "    add r12, r9, #1\n"
+    "    stmia r1!, {r10, r11, r12}\n"
+    "    rsb r10, r9, #(" DWL_STR(TH_FAST_MAX_E) " - 1)\n"
+    "    orr r9, r9, r10\n"
+    "    sub r10, r6, r8\n"
+    "    add r8, r6, r8\n"
+    "    orr r9, r9, r10\n"
+    "    orr r9, r9, r8\n"
+    "    orr r7, r7, r9\n"
+    "    .endm\n"
+    "    .pushsection .text.th_dw_lines_rq,\"ax\",%progbits\n"
+    "    .global th_dw_lines_rq\n"
+    "    .hidden th_dw_lines_rq\n"
+    "    .type th_dw_lines_rq, %function\n"
+    "    .thumb_func\n"
+    "    .p2align 2\n"
+    "th_dw_lines_rq:\n"
+    "    push {r4-r11, lr}\n"
+    "    sub sp, sp, #8\n"
+    "    mov lr, r2\n"
+    "    ldrd r8, r9, [r1, #20]\n"
+    "    strd r8, r9, [sp]\n"
+    "    ldmia r1, {r2-r6}\n"
+    "    movs r7, #0\n"
+    "    add r1, r0, r9\n"
+    "1:\n"
+    "    .rept 4\n"
+    "    DWL_RQCH\n"
+    "    .endr\n"
+    "    ldrd r8, r9, [sp]\n"
+    "    add r0, r0, r8\n"
+    "    add r1, r0, r9\n"
+    "    subs lr, lr, #1\n"
+    "    bne 1b\n"
+    "    mov r0, r7\n"
+    "    add sp, sp, #8\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size th_dw_lines_rq, . - th_dw_lines_rq\n"
+    "    .popsection\n"
+    /* Stack: [sp] f of the next record, [sp, 4] fb, [sp, 8] kb, [sp, 12] the tail's
+     * pointers (job + 36) or 0. A record's requantization words end it: the next starts
+     * where they do. */
+    "    .pushsection .text.th_dw_lines_rec,\"ax\",%progbits\n"
+    "    .global th_dw_lines_rec\n"
+    "    .hidden th_dw_lines_rec\n"
+    "    .type th_dw_lines_rec, %function\n"
+    "    .thumb_func\n"
+    "    .p2align 2\n"
+    "th_dw_lines_rec:\n"
+    "    push {r4-r11, lr}\n"
+    "    sub sp, sp, #16\n"
+    "    mov lr, r2\n"
+    "    ldrd r8, r9, [r1, #20]\n"
+    "    ldrd r10, r11, [r1, #28]\n"
+    "    cmp r11, #0\n"
+    "    it ne\n"
+    "    addne r11, r1, #36\n"
+    "    stmia sp, {r8-r11}\n"
+    "    ldmia r1, {r2-r6}\n"
+    "    movs r7, #0\n"
+    "1:\n"
+    "    ldmia sp, {r8-r10}\n"
+    "    adds r11, r8, #4\n"
+    "    str r11, [sp]\n"
+    "    add r1, r0, #16\n"
+    "2:\n"
+    "    ldr r11, [r8]\n"
+    "    add r8, r8, r9\n"
+    "    sxtb16 r12, r11\n"
+    "    sxtb16 r11, r11, ror #8\n"
+    "    sadd16 r12, r12, r12\n"
+    "    sadd16 r11, r11, r11\n"
+    "    strd r12, r11, [r1], #8\n"
+    "    subs r10, r10, #1\n"
+    "    bne 2b\n"
+    "    .rept 4\n"
+    "    DWL_RQCH\n"
+    "    .endr\n"
+    "    mov r0, r1\n"
+    "    subs lr, lr, #1\n"
+    "    bne 1b\n"
+    "    ldr r8, [sp, #12]\n"
+    "    cmp r8, #0\n"
+    "    beq 3f\n"
+    "    movs r9, #0\n"
+    "    str r9, [sp, #12]\n"
+    "    ldmia r8, {r2-r4, r9}\n"
+    "    str r9, [sp]\n"
+    "    mov lr, #1\n"
+    "    b 1b\n"
+    "3:\n"
+    "    mov r0, r7\n"
+    "    add sp, sp, #16\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size th_dw_lines_rec, . - th_dw_lines_rec\n"
+    "    .popsection\n"
+    "    .purgem DWL_RQCH\n");
+#endif
+
+/* lines_rq_blocks_c, in Thumb-2 on DSP cores where there is a bias; n >= 1. */
+static uint32_t lines_rq_blocks(int32_t *rec, const lines_rq_src *q, int32_t cb, int32_t n)
 {
-    int32_t *w = rec + 4;
-    /* Per pair: the two taps' four channels as words, sign-extended two lanes at a time,
-     * doubled, paired per channel. */
-    for (int32_t t = kb; t > 0; t -= 2, f += 2 * fb, w += 4) {
-        const int32_t a = th_read_s32(f);
-        const int32_t b = t > 1 ? th_read_s32(f + fb) : 0;
-        int32_t a02 = th_sxtb16(a), a13 = th_sxtb16_ror8(a);
-        int32_t b02 = th_sxtb16(b), b13 = th_sxtb16_ror8(b);
-        a02 = th_sadd16(a02, a02), a13 = th_sadd16(a13, a13);
-        b02 = th_sadd16(b02, b02), b13 = th_sadd16(b13, b13);
-        w[0] = th_pkhbt(a02, b02);
-        w[1] = th_pkhbt(a13, b13);
-        w[2] = th_pkhtb(a02, b02);
-        w[3] = th_pkhtb(a13, b13);
+#if TH_NN_DSP_NATIVE
+    if (q->bias != NULL) {
+        const dw_lines_rq_job job = {q->bias + cb, q->shift + cb, q->mult + cb, q->z1,
+                                     q->lim,       4 * q->rw - 16, 4 * q->rq};
+        return th_dw_lines_rq(rec, &job, n);
     }
-    return lines_record_rq(rec, w, kb, bias, mult, shift, zp);
+#endif
+    return lines_rq_blocks_c(rec, q, cb, n);
+}
+
+/* The weight words of n taps-variant records from rec (rw words apart; record i: the
+ * channels of the filter at f + 4 i; fa, fb: its bytes between taps along A and B): per tap
+ * the four channels' weights as one word, sign-extended two lanes at a time (channels 0, 2
+ * and 1, 3) and doubled, at word 4 + 2 t. */
+static void __attribute__((noinline)) lines_w_blocks(int32_t *rec, int32_t rw, const int8_t *f,
+                                                     int32_t n, int32_t fa, int32_t fb,
+                                                     int32_t ka, int32_t kb)
+{
+    const int32_t row_skip = fa - kb * fb; /* from past a row's last tap to the next row */
+    for (; n > 0; n--, rec += rw, f += 4) {
+        int32_t *w = rec + 4;
+        const int8_t *fp = f;
+        for (int32_t a = ka; a > 0; a--, fp += row_skip) {
+            for (int32_t t = kb; t > 0; t--, w += 2, fp += fb) {
+                const int32_t v = th_read_s32(fp);
+                const int32_t v02 = th_sxtb16(v), v13 = th_sxtb16_ror8(v);
+                w[0] = th_sadd16(v02, v02);
+                w[1] = th_sadd16(v13, v13);
+            }
+        }
+    }
+}
+
+/* The weight words of n pairs records from rec (rw words apart; record i: the channels of
+ * the filter at f + 4 i; fb: its bytes between taps along the line): per pair j and channel
+ * (2 w[2j], 2 w[2j + 1]) (0 past the last tap), from word 4. */
+static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, const int8_t *f,
+                                                     int32_t n, int32_t fb, int32_t kb)
+{
+    for (; n > 0; n--, rec += rw, f += 4) {
+        int32_t *w = rec + 4;
+        const int8_t *fp = f;
+        /* Per pair: the two taps' four channels as words, sign-extended two lanes at a time,
+         * doubled, paired per channel. */
+        for (int32_t t = kb; t > 0; t -= 2, fp += 2 * fb, w += 4) {
+            const int32_t a = th_read_s32(fp);
+            const int32_t b = t > 1 ? th_read_s32(fp + fb) : 0;
+            int32_t a02 = th_sxtb16(a), a13 = th_sxtb16_ror8(a);
+            int32_t b02 = th_sxtb16(b), b13 = th_sxtb16_ror8(b);
+            a02 = th_sadd16(a02, a02), a13 = th_sadd16(a13, a13);
+            b02 = th_sadd16(b02, b02), b13 = th_sadd16(b13, b13);
+            w[0] = th_pkhbt(a02, b02);
+            w[1] = th_pkhbt(a13, b13);
+            w[2] = th_pkhtb(a02, b02);
+            w[3] = th_pkhtb(a13, b13);
+        }
+    }
 }
 
 /* What staging one line of one block reads (x: the line's channel cb, position 0). */
@@ -878,16 +1155,9 @@ DW_PAIRS_LOOP(th_dw_pairs_k8);
 __asm__(
     "    .syntax unified\n"
     "    .thumb\n"
-    /* Requantize ACC (doubled) with the next (mult, rzp, e) at r5, store at r9 + J. */
-    "    .macro DWP_RQ acc, j\n"
-    "    ldmia r5!, {r6, r7, r8}\n"
-    "    smmlar r6, \\acc, r6, r7\n"
-    "    add r6, r6, \\acc, asr #31\n"
-    "    asr r6, r6, r8\n"
-    "    ssat r6, #8, r6\n"
-    "    strb r6, [r9, #\\j]\n"
-    "    .endm\n"
-    /* Stack: [sp] out, [sp, 4] os, [sp, 8] end of out, [sp, 12] xs - 16 KP. */
+    DWL_RQ_MACROS
+    /* Stack: [sp] out, [sp, 4] os, [sp, 8] xs - 16 KP, [sp, 12] end of out. Per output
+     * 32 + 6 KP instructions. */
     "    .macro DWP_LOOP kp\n"
     "    .pushsection .text.th_dw_pairs_k\\kp,\"ax\",%progbits\n"
     "    .global th_dw_pairs_k\\kp\n"
@@ -906,10 +1176,8 @@ __asm__(
     "    ldr r0, [r0, #0]\n"
     "    mla r3, r3, r4, r2\n"
     "    sub r6, r6, #(16 * \\kp)\n"
-    "    str r2, [sp, #0]\n"
-    "    str r4, [sp, #4]\n"
-    "    str r3, [sp, #8]\n"
-    "    str r6, [sp, #12]\n"
+    "    strd r2, r4, [sp, #0]\n"
+    "    strd r6, r3, [sp, #8]\n"
     "1:\n"
     "    ldmia r5!, {r1-r4}\n"
     "    .rept \\kp\n"
@@ -920,19 +1188,14 @@ __asm__(
     "    smlad r3, r8, r12, r3\n"
     "    smlad r4, r9, lr, r4\n"
     "    .endr\n"
-    "    ldr r9, [sp, #0]\n"
-    "    DWP_RQ r1, 0\n"
-    "    DWP_RQ r2, 1\n"
-    "    DWP_RQ r3, 2\n"
-    "    DWP_RQ r4, 3\n"
-    "    ldr r10, [sp, #4]\n"
-    "    add r9, r9, r10\n"
-    "    str r9, [sp, #0]\n"
+    "    ldrd r7, r6, [sp, #0]\n"
+    "    DWL_RQ4L 1, r5\n"
+    "    add r7, r7, r6\n"
+    "    str r7, [sp, #0]\n"
     "    sub r5, r5, #(64 + 16 * \\kp)\n"
-    "    ldr r10, [sp, #12]\n"
-    "    add r0, r0, r10\n"
-    "    ldr r10, [sp, #8]\n"
-    "    cmp r9, r10\n"
+    "    ldrd r8, r9, [sp, #8]\n"
+    "    add r0, r0, r8\n"
+    "    cmp r7, r9\n"
     "    bne 1b\n"
     "    add sp, sp, #16\n"
     "    pop {r4-r11, pc}\n"
@@ -948,7 +1211,8 @@ __asm__(
     "    DWP_LOOP 7\n"
     "    DWP_LOOP 8\n"
     "    .purgem DWP_LOOP\n"
-    "    .purgem DWP_RQ\n"
+    "    .purgem DWL_RQ4L\n"
+    "    .purgem DWL_RQX\n"
     /* Staging, n >= 1 slots whose two positions are inside: (dd, x, n, k), k: input bytes
      * between a slot's two positions, between slots, the offset in both halfwords. */
     "    .pushsection .text.th_dw_pairs_widen,\"ax\",%progbits\n"
@@ -1025,13 +1289,17 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     const int32_t fb = g->transposed ? filter_dims->w * c : c;
     /* Block i: channels 4 i .. 4 i + 3, the last one ending at channel C - 1 (it rewrites
      * channels of the one before with the same values). */
-    for (int32_t i = 0; i < blocks; i++) {
-        const int32_t cb = TH_MIN(4 * i, c - 4);
-        if (!pairs_record(scratch + i * rw, filter + cb, fb, g->kb,
-                          bias != NULL ? bias + cb : NULL, quant->multiplier + cb,
-                          quant->shift + cb, params->output_offset)) {
-            return 0;
-        }
+    const int32_t full = c >> 2;
+    lines_rq_src q;
+    lines_rq_init(&q, bias, quant, params->output_offset, g->kb, rw, 4 + 4 * g->kp);
+    pairs_w_blocks(scratch, rw, filter, full, fb, g->kb);
+    uint32_t bad = lines_rq_blocks(scratch, &q, 0, full);
+    if (full < blocks) {
+        pairs_w_blocks(scratch + full * rw, rw, filter + c - 4, 1, fb, g->kb);
+        bad |= lines_rq_blocks(scratch + full * rw, &q, c - 4, 1);
+    }
+    if ((bad >> 31) != 0) {
+        return 0;
     }
     const int32_t in_step_b = g->transposed ? input_dims->w * c : c;
     const int32_t in_step_a = g->transposed ? c : input_dims->w * c;
@@ -1153,19 +1421,20 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
         return 0; /* in place (th_nn.h rule (a)): the rows path copies planes */
     }
     /* The variant from need (lines_variant's choice): the pairs variant's bytes always
-     * exceed the taps variant's (4 KP >= 2 taps, and a staged line). */
+     * exceed the taps variant's (4 KP >= 2 taps, and a staged line), so need is the taps
+     * variant's bytes only when it runs (checked first: no pairs geometry for it). */
     const int32_t blocks = (input_dims->c >> 2) + ((input_dims->c & 3) != 0);
-    pairs_geom pg;
-    if (pairs_geometry(params, input_dims, filter_dims, output_dims, &pg) &&
-        need == pairs_bytes(&pg, blocks)) {
-        return pairs_s8((int32_t *)ctx->buf, &pg, params, quant, input_dims, input,
-                        filter_dims, filter, bias, output_dims, output);
-    }
     const int32_t kh = filter_dims->h, kw = filter_dims->w;
     const int32_t taps = kh * kw;
     const int32_t tr = lines_transposed(filter_dims);
     const int32_t ka = tr ? kw : kh, kb = tr ? kh : kw;
     if (!lines_taps_ok(taps, ka) || need != blocks * 4 * lines_record_words(taps)) {
+        pairs_geom pg;
+        if (pairs_geometry(params, input_dims, filter_dims, output_dims, &pg) &&
+            need == pairs_bytes(&pg, blocks)) {
+            return pairs_s8((int32_t *)ctx->buf, &pg, params, quant, input_dims, input,
+                            filter_dims, filter, bias, output_dims, output);
+        }
         return 0;
     }
     const int32_t rw = lines_record_words(taps);
@@ -1173,22 +1442,37 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
     const int32_t full = c >> 2;
     int32_t *records = (int32_t *)ctx->buf;
     const int32_t fa = tr ? c : kw * c, fb = tr ? kw * c : c;
-    for (int32_t i = 0; i <= full; i++) { /* the full blocks, then the tail's (channels 0-3) */
-        const int32_t cb = i < full ? tail + 4 * i : 0;
-        if (i == full && tail == 0) {
-            break;
+    /* The full blocks' records, then the tail's (channels 0-3). */
+    lines_rq_src rq;
+    lines_rq_init(&rq, bias, quant, params->output_offset, taps, rw, 4 + 2 * taps);
+    uint32_t bad;
+#if TH_NN_DSP_NATIVE
+    if (ka == 1 && bias != NULL) { /* one call, the tail's record in it */
+        const dw_lines_rec_job rj = {bias + tail, rq.shift + tail, rq.mult + tail, rq.z1,
+                                     rq.lim, filter + tail, fb, kb, tail, bias, rq.shift,
+                                     rq.mult, filter};
+        bad = th_dw_lines_rec(records, &rj, full);
+    } else
+#endif
+    {
+        lines_w_blocks(records, rw, filter + tail, full, fa, fb, ka, kb);
+        bad = lines_rq_blocks(records, &rq, tail, full);
+        if (tail != 0) {
+            lines_w_blocks(records + full * rw, rw, filter, 1, fa, fb, ka, kb);
+            bad |= lines_rq_blocks(records + full * rw, &rq, 0, 1);
         }
-        if (!lines_record(records + i * rw, filter + cb, fa, fb, ka, kb,
-                          bias != NULL ? bias + cb : NULL, quant->multiplier + cb,
-                          quant->shift + cb, params->output_offset)) {
-            return 0;
-        }
+    }
+    if ((bad >> 31) != 0) {
+        return 0;
     }
     const int32_t sh = params->stride.h, sw = params->stride.w;
     const int32_t dh = params->dilation.h, dwl = params->dilation.w;
     const int32_t ph = params->padding.h, pw = params->padding.w;
     const int32_t row_bytes = w * c;
-    lines_call q = {0};
+    /* Every field set below, one by one (zeroing or copying whole jobs costs a memset call
+     * per call); lines_pixel sets q.job's window fields before each use. */
+    lines_call q;
+    q.job.xs = 0, q.job.os = 0, q.job.blocks = 0, q.job.tail = 0;
     q.records = records;
     q.rw = rw;
     q.full = full;
@@ -1201,7 +1485,8 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
     q.job.step = tr ? dh * row_bytes : dwl * c;
     /* The job of a whole window (most pixels): fields fixed per call. */
     dw_lines_job *wj = &q.whole;
-    *wj = q.job;
+    wj->step = q.job.step;
+    wj->off = q.job.off;
     wj->na = ka;
     wj->nb = kb;
     wj->rowstep = tr ? dwl * c - kh * q.job.step : dh * row_bytes - kw * q.job.step;
@@ -1224,10 +1509,14 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
         const int32_t last = in_bl - 1 + pad_b - (kb - 1) * db;
         hi = last < 0 ? lo : TH_MAX(TH_MIN(last / sb + 1, out_b), lo);
     }
-    wj->xs = sb * (int32_t)xb; /* the line loops' pixel steps (the others ignore them) */
+    wj->xs = sb * (int32_t)xb; /* the row loops' pixel steps (the others ignore them) */
     wj->os = (int32_t)ob_bytes;
-    const int32_t use_line = kb <= DW_LINE_MAX_K && full + (tail != 0) <= DW_LINE_MAX_BLOCKS;
-    const dw_lines_fn line_fn = use_line ? lines_line_fn(kb) : th_dw_lines_gen;
+    wj->blocks = full;
+    wj->tail = tail;
+    /* K <= 3: a line's whole windows in one row loop call, the tail's block in it (any
+     * block count: the row loop's per-pixel cost is 7, 11 with a tail). */
+    const int32_t use_line = kb <= DW_LINE_MAX_K;
+    const dw_lines_fn line_fn = use_line ? lines_line_fn(kb, tail) : th_dw_lines_gen;
     /* Called for one-row windows only (at most DW_LINES_MAX_TAPS taps); 2-D windows run
      * lines_pixel. */
     const dw_lines_fn full_fn = lines_full_fn(TH_MIN(kb, DW_LINES_MAX_TAPS));
@@ -1260,13 +1549,7 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
                 if (ob == lo && run > 0) {
                     const int8_t *x = in_b + ia * xa + (lo * sb - pad_b) * xb;
                     int8_t *o = out_line + lo * ob_bytes;
-                    for (int32_t i = 0; i < full; i++) {
-                        line_fn(wj, x + tail + 4 * i, o + tail + 4 * i, records + i * rw,
-                                run);
-                    }
-                    if (tail != 0) {
-                        line_fn(wj, x, o, records + full * rw, run);
-                    }
+                    line_fn(wj, x, o, records, run); /* full >= 1 (C >= 4) */
                     ob = hi - 1;
                     continue;
                 }

@@ -308,7 +308,7 @@ def dw_plane_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
 DW_LINES_MAX_TAPS = 8  # th_dw_conv_lines_s8.c
 DW_LINES_MAX_TAPS_2D = 64  # 2-D windows (KA >= 2): the general block loop
 DW_LINES_MAX_SCRATCH = 16384
-DW_LINE_MAX_K = 3  # th_dw_conv_lines_s8.c line loops
+DW_LINE_MAX_K = 3  # th_dw_conv_lines_s8.c: the estimate of its K <= 3 loops (lines_variant)
 DW_LINE_MAX_BLOCKS = 20
 DW_PAIRS_MAX_PAIRS = 8
 
