@@ -9,8 +9,10 @@ least one axis, every tap-pair count 1-8 and beyond, dilation phases, "same" and
 padding (borders on every side), odd channel counts, row lengths that leave 0-3 outputs after
 the blocks of four, with an activation clamp (the one-output-at-a-time mode) and in place;
 then strides 2-3 with dilations 2-3 along the rows (the blocks across phases); then filters
-shorter across the rows than the stride (only the rows read are staged); then filters one tap
-across on the rows path (one-input-row bands).
+shorter across the rows than the stride (only the rows read are staged); then the flat blocks'
+edges (channels of 1-3 outputs, multipliers 2-3); then filters one tap across on the rows path
+(one-input-row bands). The default build runs the flat blocks (DW_PLANE_FLAT), the build with
+every optional path left out the row kernels.
 """
 
 from __future__ import annotations
@@ -83,6 +85,24 @@ def _cases() -> list[ConvCase]:
                 case = dataclasses.replace(case, in_place=True) if i % 2 else dataclasses.replace(
                     case, p=dataclasses.replace(case.p, act_min=-100, act_max=90))
             cases.append(case)
+    # The flat blocks (path DW_PLANE_FLAT: a channel's outputs in blocks of four whatever
+    # rows they fall in): channels of 1-3 outputs (one partial block), multipliers 2-3 (17 or
+    # more taps: not the multiplier path), unit-stride blocks split by a row end, either frame.
+    flat = [((5, 9), 3, (5, 9), (5, 9), (1, 1), 1), ((6, 12), 2, (3, 6), (3, 5), (1, 1), 1),
+            ((7, 10), 1, (4, 5), (4, 4), (1, 1), 3), ((13, 9), 3, (8, 4), (1, 2), (1, 1), 2),
+            ((9, 14), 5, (3, 6), (2, 1), (2, 1), 2), ((10, 11), 4, (5, 4), (1, 1), (1, 1), 3),
+            ((17, 6), 3, (9, 2), (1, 2), (2, 1), 1)]
+    for i, (hw, cin, k, stride, dilation, mult) in enumerate(flat):
+        case = None
+        while case is None:
+            case = _conv_case(rng, Op.DW, hw, cin, cin * mult, k, stride, dilation, mult)
+        assert dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, mult) > 0
+        if i % 3 == 1:
+            case = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
+                                                                   act_max=90))
+        elif i % 3 == 2 and mult == 1:
+            case = dataclasses.replace(case, in_place=True)
+        cases.append(case)
     # The rows path's one-input-row bands (a filter one tap across, one phase: stage_line),
     # one and four channels per pass (C 37: a tail of one), "same" and "valid", in place.
     lines = [((43, 29), 3, (1, 12), (3, 2)), ((4, 48), 37, (1, 9), (2, 3)),

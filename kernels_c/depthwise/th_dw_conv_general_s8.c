@@ -860,10 +860,15 @@ static void dw_rows_s8(int8_t *scratch, const dw_geom *gp, const th_dw_conv_para
  * SW / gcd values in it; where that step is 1 the blocks' windows overlap and share their loads
  * (path DW_PLANE_S1), and with several phases and a larger step a row's outputs go instead in
  * blocks of four consecutive ones across the phases (path DW_PLANE_PHASES: phase rows of few
- * outputs are not left to one output at a time). Staging is once per channel (the rows path
+ * outputs are not left to one output at a time). Path DW_PLANE_FLAT, taken first: all the
+ * channel's outputs in memory order in blocks of four whatever rows and phases they fall in,
+ * each block's windows from a table of offsets made once per call (dw_plane_table), one call
+ * per channel (planes of 21-161 outputs per channel: per-row calls and blocks of four cut
+ * short by row ends cost as much as the taps); unit-stride blocks not split by a row end
+ * share their loads as DW_PLANE_S1's. Staging is once per channel (the rows path
  * restages the KA input rows of every output row, which for tall filters on small planes
- * costs more than the taps), and no plane copy is needed in place: the channel's input is
- * in scratch before any of its outputs is written. */
+ * costs more than the taps), rows inner (gather_rows), and no plane copy is needed in place:
+ * the channel's input is in scratch before any of its outputs is written. */
 #define TH_DW_PLANE_MAX 16384
 
 typedef struct {
@@ -942,9 +947,32 @@ static dw_plane_geom dw_plane_geometry(const th_dw_conv_params *params,
     return plain;
 }
 
+/* Plane, records, and the flat path's window table (dw_plane_table). */
 static int32_t dw_plane_scratch(const th_dw_conv_params *params, const dw_plane_geom *p)
 {
-    return 2 * p->rows * p->rowlen + 4 * params->ch_mult * (1 + 4 + p->ka * p->kbp);
+    return 2 * p->rows * p->rowlen + 4 * params->ch_mult * (1 + 4 + p->ka * p->kbp) +
+           2 * th_round_up4(p->out_a * p->out_b);
+}
+
+/* Byte offsets from the plane of the windows of a channel's outputs in memory order (h
+ * outer), their count rounded up to a multiple of four by repeating the last (path
+ * DW_PLANE_FLAT). A window starts inside the plane (TH_DW_PLANE_MAX bytes): 16 bits. */
+static void __attribute__((noinline)) dw_plane_table(uint16_t *t, const dw_plane_geom *pg)
+{
+    const int32_t outer = pg->transposed ? pg->out_b : pg->out_a;
+    const int32_t inner = pg->transposed ? pg->out_a : pg->out_b;
+    int32_t n = 0;
+    for (int32_t i = 0; i < outer; i++) {
+        for (int32_t j = 0; j < inner; j++, n++) {
+            const int32_t oa = pg->transposed ? j : i;
+            const int32_t c = (pg->transposed ? i : j) * pg->sb; /* plane column */
+            t[n] = (uint16_t)(2 * (oa * pg->sa * pg->rowlen + (c % pg->db) * pg->phlen +
+                                   c / pg->db));
+        }
+    }
+    for (; n & 3; n++) {
+        t[n] = t[n - 1];
+    }
 }
 
 /* Plane row kernel arguments. */
@@ -959,6 +987,7 @@ typedef struct {
     int32_t zp, lo, hi;
     int32_t channels, rw; /* output channels (adjacent bytes), record words */
     int32_t sb, db, phlen; /* phases (dw_plane_phases_impl): stride, dilation, phase row */
+    const dw_word *tab; /* flat (dw_plane_flat_impl): window byte offsets, two per word */
 } dw_plane_args;
 
 /* One output of one channel: start value acc plus the KH runs of pairs at x. */
@@ -1103,26 +1132,106 @@ TH_INLINE void dw_plane_phases_impl(const dw_plane_args *r, const int32_t *rec, 
     }
 }
 
+/* Path DW_PLANE_FLAT: all r->n outputs of a channel in memory order (r->os bytes apart) in
+ * blocks of four, whatever rows and phases they fall in, each block's four windows at the
+ * byte offsets of r->tab from r->x (dw_plane_table: n rounded up to four, the last repeated).
+ * Channels of few outputs per row (large strides and dilations) keep every weight word
+ * shared four times, and a channel is one call. */
+static void __attribute__((noinline)) dw_plane_flat_slow(const dw_plane_args *r,
+                                                         const int32_t *rec, int8_t *out)
+{
+    const uint16_t *t = (const uint16_t *)(const void *)r->tab;
+    for (int32_t i = 0; i < r->n; i++, out += r->os) {
+        const int16_t *x = (const int16_t *)(const void *)((const char *)r->x + t[i]);
+        const int32_t acc = dw_plane_acc1(r, x, rec + DW_REC_W, rec[DW_REC_ACC], 0);
+        out[0] = dw_out1(acc, rec, rec[-1], r->zp, r->lo, r->hi);
+    }
+}
+
+/* S1 (stride 1 along B, one phase: path DW_PLANE_S1): a block whose four windows are
+ * adjacent (not split by a row end) shares its overlapping window loads (DW_ACC4). */
+TH_INLINE void dw_plane_flat_impl(const dw_plane_args *r, const int32_t *rec, const int KBP,
+                                  const int S1)
+{
+    const int32_t kbp = KBP > 0 ? KBP : r->kbp;
+    const char *x = (const char *)r->x;
+    const int32_t os = r->os;
+    const int32_t rs = r->rs;
+    int8_t *out = r->out;
+    for (int32_t c = r->channels; c > 0; c--, rec += r->rw, out++) {
+        const int32_t *rr = rec + 1;
+        if (rec[0] != 0) { /* activation clamp or exact requantization */
+            dw_plane_flat_slow(r, rr, out);
+            continue;
+        }
+        const int32_t acc0 = rr[DW_REC_ACC];
+        const dw_word *t = r->tab;
+        int8_t *o = out;
+        for (int32_t left = r->n;; left -= 4, t += 2) {
+            const uint32_t t01 = t[0], t23 = t[1];
+            const int16_t *q0 = (const int16_t *)(const void *)(x + (t01 & 0xFFFFu));
+            const int16_t *q1 = (const int16_t *)(const void *)(x + (t01 >> 16));
+            const int16_t *q2 = (const int16_t *)(const void *)(x + (t23 & 0xFFFFu));
+            const int16_t *q3 = (const int16_t *)(const void *)(x + (t23 >> 16));
+            int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
+            const int32_t *wa = rr + DW_REC_W;
+            if (S1 && t23 - t01 == 0x00040004u && (t01 >> 16) - (t01 & 0xFFFFu) == 2) {
+                for (int32_t a = r->kh; a > 0; a--, q0 += rs, wa += kbp) {
+                    if (KBP > 0) {
+                        DW_ACC4(q0, wa, KBP, 1);
+                    } else {
+                        dw_acc4_s1(q0, wa, kbp, &s0, &s1, &s2, &s3);
+                    }
+                }
+            } else {
+                DW_ACC4_ROWS(q0, q1, q2, q3, r->kh, rs, wa, kbp);
+            }
+            const int32_t mult = rr[DW_REC_MULT];
+            const int32_t rzp = rr[DW_REC_RZP];
+            const int32_t e = rr[DW_REC_E];
+            *o = (int8_t)dw_rq(s0, mult, rzp, e);
+            o += os;
+            if (left > 4) { /* a whole block, more to come */
+                *o = (int8_t)dw_rq(s1, mult, rzp, e);
+                o += os;
+                *o = (int8_t)dw_rq(s2, mult, rzp, e);
+                o += os;
+                *o = (int8_t)dw_rq(s3, mult, rzp, e);
+                o += os;
+                continue;
+            }
+            if (left > 1) {
+                *o = (int8_t)dw_rq(s1, mult, rzp, e);
+                o += os;
+            }
+            if (left > 2) {
+                *o = (int8_t)dw_rq(s2, mult, rzp, e);
+                o += os;
+            }
+            if (left > 3) {
+                *o = (int8_t)dw_rq(s3, mult, rzp, e);
+            }
+            break;
+        }
+    }
+}
+
 typedef void (*dw_plane_fn)(const dw_plane_args *r, const int32_t *rec);
 
 /* Plane row kernels per tap pairs per filter row (KBP, 0: any): any stride; stride 1 (path
  * DW_PLANE_S1: the windows of a block of four overlap, so that its loads of the same word are
  * shared); blocks across phases (path DW_PLANE_PHASES, dw_plane_phases_impl). */
-#define DW_PLANE_FN(KBP)                                                                     \
-    static void dw_plane_k##KBP(const dw_plane_args *r, const int32_t *rec)                  \
+/* One kernel per KBP and variant: CALL, the impl called with r, rec and KBP. */
+#define DW_PLANE_DEF(KBP, SUFFIX, CALL)                                                      \
+    static void dw_plane_k##KBP##SUFFIX(const dw_plane_args *r, const int32_t *rec)          \
     {                                                                                        \
-        dw_plane_impl(r, rec, KBP, 0);                                                       \
+        CALL;                                                                                \
     }
-#define DW_PLANE_FN_S1(KBP)                                                                  \
-    static void dw_plane_k##KBP##_s1(const dw_plane_args *r, const int32_t *rec)             \
-    {                                                                                        \
-        dw_plane_impl(r, rec, KBP, 1);                                                       \
-    }
-#define DW_PLANE_FN_PH(KBP)                                                                  \
-    static void dw_plane_k##KBP##_ph(const dw_plane_args *r, const int32_t *rec)             \
-    {                                                                                        \
-        dw_plane_phases_impl(r, rec, KBP);                                                   \
-    }
+#define DW_PLANE_FN(KBP) DW_PLANE_DEF(KBP, , dw_plane_impl(r, rec, KBP, 0))
+#define DW_PLANE_FN_S1(KBP) DW_PLANE_DEF(KBP, _s1, dw_plane_impl(r, rec, KBP, 1))
+#define DW_PLANE_FN_PH(KBP) DW_PLANE_DEF(KBP, _ph, dw_plane_phases_impl(r, rec, KBP))
+#define DW_PLANE_FN_FLAT(KBP) DW_PLANE_DEF(KBP, _flat, dw_plane_flat_impl(r, rec, KBP, 0))
+#define DW_PLANE_FN_FLAT_S1(KBP) DW_PLANE_DEF(KBP, _flat_s1, dw_plane_flat_impl(r, rec, KBP, 1))
 #define DW_PLANE_FNS(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8)
 /* Indexed by KBP (0: more than 8). */
 #define DW_PLANE_TABLE(SUFFIX)                                                               \
@@ -1138,6 +1247,12 @@ DW_PLANE_FNS(DW_PLANE_FN_S1)
 #if TH_NN_KEEP_DW_PLANE_PHASES
 DW_PLANE_FNS(DW_PLANE_FN_PH)
 #endif
+#if TH_NN_KEEP_DW_PLANE_FLAT
+DW_PLANE_FNS(DW_PLANE_FN_FLAT)
+#if TH_NN_KEEP_DW_PLANE_S1
+DW_PLANE_FNS(DW_PLANE_FN_FLAT_S1)
+#endif
+#endif
 
 /* Blocks across phases where there are several and a phase's outputs are not adjacent (with
  * stride 1 the per-phase blocks share their overlapping window loads, which measures faster)
@@ -1147,10 +1262,31 @@ static int dw_plane_across(const dw_plane_geom *pg)
     return pg->p > 1 && pg->sbp != 1 && TH_NN_PATH(DW_PLANE_PHASES);
 }
 
-/* The row kernel: across phases (dw_plane_across), else by stride s. */
-static dw_plane_fn pick_plane_fn(int32_t kbp, int32_t s, int across)
+/* Flat blocks where the build keeps them, except unit stride along B in the transposed frame:
+ * memory order (h outer) then steps along A, so a block's windows are never adjacent and the
+ * row kernels' shared loads (DW_PLANE_S1) measure faster. */
+static int dw_plane_flat(const dw_plane_geom *pg)
+{
+    return !(pg->transposed && pg->sbp == 1 && TH_NN_KEEP_DW_PLANE_S1) &&
+           TH_NN_PATH(DW_PLANE_FLAT);
+}
+
+/* The row kernel: flat, across phases (dw_plane_across), else by stride s. */
+static dw_plane_fn pick_plane_fn(int32_t kbp, int32_t s, int32_t p, int across, int flat)
 {
     const int32_t i = kbp <= 8 ? kbp : 0;
+#if TH_NN_KEEP_DW_PLANE_FLAT
+    if (flat) {
+#if TH_NN_KEEP_DW_PLANE_S1
+        if (s == 1 && p == 1 && TH_NN_PATH(DW_PLANE_S1)) {
+            static const dw_plane_fn fs[9] = DW_PLANE_TABLE(_flat_s1);
+            return fs[i];
+        }
+#endif
+        static const dw_plane_fn fl[9] = DW_PLANE_TABLE(_flat);
+        return fl[i];
+    }
+#endif
 #if TH_NN_KEEP_DW_PLANE_PHASES
     if (across) {
         static const dw_plane_fn ph[9] = DW_PLANE_TABLE(_ph);
@@ -1165,14 +1301,59 @@ static dw_plane_fn pick_plane_fn(int32_t kbp, int32_t s, int across)
 #endif
     (void)s;
     (void)across;
+    (void)flat;
+    (void)p;
     static const dw_plane_fn any[9] = DW_PLANE_TABLE();
     return any[i];
 }
 #undef DW_PLANE_TABLE
 #undef DW_PLANE_FNS
 #undef DW_PLANE_FN_PH
+#undef DW_PLANE_FN_FLAT
+#undef DW_PLANE_FN_FLAT_S1
+#undef DW_PLANE_DEF
 #undef DW_PLANE_FN_S1
 #undef DW_PLANE_FN
+
+/* d[r ds + i] = s[r ss + i st], i < count, r < rows: a channel's phase column of plane
+ * rows in one call, rows inner (phase rows of a few values each, where a loop per row costs
+ * more than its values): four columns at a time, then a pair, then one. */
+static void __attribute__((noinline)) gather_rows(int16_t *d, int32_t ds, const int8_t *s,
+                                                  int32_t ss, int32_t st, int32_t count,
+                                                  int32_t rows)
+{
+    if (rows <= 0) {
+        return;
+    }
+    int32_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        int16_t *h = d + i; /* halfword aligned only */
+        const int8_t *p = s + i * st;
+        for (int32_t r = rows; r > 0; r--, h += ds, p += ss) {
+            const int32_t v0 = p[0];
+            const int32_t v1 = p[st];
+            const int32_t v2 = p[2 * st];
+            const int32_t v3 = p[3 * st];
+            th_write_s32(h, th_pkhbt(v0, v1));
+            th_write_s32(h + 2, th_pkhbt(v2, v3));
+        }
+    }
+    if (count & 2) {
+        int16_t *h = d + i;
+        const int8_t *p = s + i * st;
+        for (int32_t r = rows; r > 0; r--, h += ds, p += ss) {
+            th_write_s32(h, th_pkhbt(p[0], p[st]));
+        }
+        i += 2;
+    }
+    if (count & 1) {
+        int16_t *h = d + i;
+        const int8_t *p = s + i * st;
+        for (int32_t r = rows; r > 0; r--, h += ds, p += ss) {
+            *h = *p;
+        }
+    }
+}
 
 /* Out of line: inlined into the dispatch its channel loop measured slower. */
 static void __attribute__((noinline))
@@ -1206,9 +1387,10 @@ dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg, const th_dw_conv_params *p
     /* A filter's span along A within the stride: the rows between spans are never read
      * (stride 3, two taps), so only the read ones are staged. */
     const int apart = (pg->ka - 1) * pg->da + 1 < pg->sa;
-    const int across = dw_plane_across(pg);
+    const int flat = dw_plane_flat(pg);
+    const int across = !flat && dw_plane_across(pg);
     dw_plane_args r;
-    r.os = across ? out_step_b : pg->p * out_step_b;
+    r.os = flat ? out_c : across ? out_step_b : pg->p * out_step_b;
     r.s = pg->sbp;
     r.sb = pg->sb;
     r.db = pg->db;
@@ -1221,7 +1403,11 @@ dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg, const th_dw_conv_params *p
     r.hi = params->activation.max;
     r.channels = mult;
     r.rw = rw;
-    const dw_plane_fn fn = pick_plane_fn(pg->kbp, pg->sbp, across);
+    r.tab = (const dw_word *)(const void *)(records + mult * rw);
+    if (flat) {
+        dw_plane_table((uint16_t *)(void *)(records + mult * rw), pg);
+    }
+    const dw_plane_fn fn = pick_plane_fn(pg->kbp, pg->sbp, pg->p, across, flat);
     /* -offset everywhere; each channel then writes only the input's lines. */
     fill_pairs(plane, (int16_t)(-params->input_offset), pg->rows * pg->rowlen);
     for (int32_t n = 0; n < input_dims->n; n++) {
@@ -1234,31 +1420,37 @@ dw_plane_s8(int8_t *scratch, const dw_plane_geom *pg, const th_dw_conv_params *p
                 const int32_t i0 = TH_MIN(TH_MAX((pg->pad_b - ph + db - 1) / db, 0), pg->phlen);
                 const int32_t i1 =
                     TH_MIN(TH_MAX((pg->pad_b + pg->in_b - ph + db - 1) / db, i0), pg->phlen);
-                if (apart) { /* only the rows read: oa sa + a da */
-                    int16_t *d = plane + ph * pg->phlen + i0;
-                    const int8_t *src = in_b + (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b +
-                                        ic;
-                    for (int32_t oa = 0; oa < pg->out_a; oa++) {
-                        for (int32_t a = 0, row = oa * pg->sa; a < pg->ka; a++, row += pg->da) {
-                            if (row >= pg->pad_a && row < pg->pad_a + pg->in_a) {
-                                gather1(d + row * pg->rowlen,
-                                        src + (int64_t)(row - pg->pad_a) * in_step_a,
-                                        db * in_step_b, i1 - i0);
-                            }
-                        }
+                int16_t *d = plane + ph * pg->phlen + i0;
+                const int8_t *src = in_b + (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b +
+                                    ic - (int64_t)pg->pad_a * in_step_a;
+                if (apart) { /* only the rows read: oa sa + a da, rows sa apart per tap a */
+                    for (int32_t a = 0; a < pg->ka; a++) {
+                        const int32_t first = a * pg->da; /* plane row of oa = 0 */
+                        const int32_t lo = first >= pg->pad_a
+                                               ? 0
+                                               : (pg->pad_a - first + pg->sa - 1) / pg->sa;
+                        const int32_t hi = TH_MIN(
+                            pg->out_a, (pg->pad_a + pg->in_a - first + pg->sa - 1) / pg->sa);
+                        const int32_t row = lo * pg->sa + first;
+                        gather_rows(d + row * pg->rowlen, pg->sa * pg->rowlen,
+                                    src + (int64_t)row * in_step_a, pg->sa * in_step_a,
+                                    db * in_step_b, i1 - i0, hi - lo);
                     }
                     continue;
                 }
-                int16_t *d = plane + r0 * pg->rowlen + ph * pg->phlen + i0;
-                const int8_t *src = in_b + (int64_t)(r0 - pg->pad_a) * in_step_a +
-                                    (int64_t)(ph + i0 * db - pg->pad_b) * in_step_b + ic;
-                for (int32_t row = r0; row < r1;
-                     row += rstep, d += rstep * pg->rowlen, src += rstep * in_step_a) {
-                    gather1(d, src, db * in_step_b, i1 - i0);
-                }
+                gather_rows(d + r0 * pg->rowlen, rstep * pg->rowlen,
+                            src + (int64_t)r0 * in_step_a, rstep * in_step_a, db * in_step_b,
+                            i1 - i0, (r1 - r0 + rstep - 1) / rstep);
             }
             for (int32_t m = 0; m < mult; m++) {
                 prepare_record(records + m * rw, &rc, ic * mult + m);
+            }
+            if (flat) { /* one call: the channel's outputs in memory order */
+                r.x = plane;
+                r.out = out_b + ic * mult;
+                r.n = pg->out_a * pg->out_b;
+                fn(&r, records);
+                continue;
             }
             for (int32_t oa = 0; oa < pg->out_a; oa++) {
                 const int16_t *x = plane + oa * pg->sa * pg->rowlen;

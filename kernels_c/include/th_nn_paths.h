@@ -144,6 +144,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW_PLANE_PHASES /* ... blocks of four across dilation phases */
 #define TH_NN_KEEP_DW_PLANE_PHASES 1
 #endif
+#ifndef TH_NN_KEEP_DW_PLANE_FLAT /* ... blocks of four over a channel's outputs, any rows */
+#define TH_NN_KEEP_DW_PLANE_FLAT 1
+#endif
 
 #ifndef TH_NN_KEEP_ADD_TAB /* ADD rows through both inputs' tables, no clamp */
 #define TH_NN_KEEP_ADD_TAB 1

@@ -290,7 +290,8 @@ def _dw_plane_frame(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[i
     rows = (out_a - 1) * sa + (ka - 1) * da + 1
     if 2 * rows * db * phlen > DW_PLANE_MAX:
         return None
-    return (2 * rows * db * phlen + 4 * mult * (5 + ka * kbp),
+    # plane, records, the flat path's window table (dw_plane_table)
+    return (2 * rows * db * phlen + 4 * mult * (5 + ka * kbp) + 2 * _ru4(out_a * out_b),
             (3 * ka * kbp + 2 * ka) * out_b + 200 * phases)
 
 
