@@ -143,13 +143,12 @@ static dw_interior interior_of(const dw_geometry *g)
     return in;
 }
 
-/* Writes the padding of n planes `slot` values apart: -input_offset everywhere outside the
- * interior (so that x + input_offset is 0 there: the offset is folded into the
- * accumulator's start value instead, see dw3x3_channel_impl). It does not depend on the
- * channel: written once per call, the channels then only copy their interior
- * (fill_interior, fill_group4). */
+/* Writes the padding of a plane: -input_offset everywhere outside the interior (so that
+ * x + input_offset is 0 there: the offset is folded into the accumulator's start value
+ * instead, see dw3x3_channel_impl). It does not depend on the channel: written once per
+ * call, the channels then only copy their interior (fill_interior, fill_group4). */
 static void __attribute__((noinline))
-fill_padding(int16_t *planes, int32_t n, int32_t slot, const dw_geometry *g, int32_t offset)
+fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
 {
     const int16_t pad = (int16_t)(-offset);
     const int32_t pad2 = (int32_t)(((uint32_t)(uint16_t)pad << 16) | (uint16_t)pad);
@@ -163,48 +162,40 @@ fill_padding(int16_t *planes, int32_t n, int32_t slot, const dw_geometry *g, int
         r_begin = ph;
         r_end = ph;
     }
+    /* Whole rows above and below the interior. */
+    for (int16_t *q = plane, *e = plane + r_begin * pw; q != e; q += 2) {
+        th_write_s32(q, pad2);
+    }
+    for (int16_t *q = plane + r_end * pw, *e = plane + ph * pw; q != e; q += 2) {
+        th_write_s32(q, pad2);
+    }
+    if (r_end == r_begin) {
+        return;
+    }
+    /* Left of the first interior row, then the runs right of one interior row and left of
+     * the next (contiguous), then right of the last one. */
+    for (int32_t q = 0; q < in.x_begin; q++) {
+        plane[r_begin * pw + q] = pad;
+    }
     const int32_t run = pw - in.x_end + in.x_begin;
-    for (int16_t *plane = planes, *end = planes + n * slot; plane != end; plane += slot) {
-        /* Whole rows above and below the interior. */
-        for (int16_t *q = plane, *e = plane + r_begin * pw; q != e; q += 2) {
+    int16_t *q = plane + r_begin * pw + in.x_end;
+    int16_t *const last = plane + (r_end - 1) * pw + in.x_end;
+    /* Word stores: an odd run writes one value of the next row's interior too, which the
+     * channels' copies overwrite (they come after; the plane goes on past that row). A run
+     * of at most two values (stride 2 SAME layers) is one store per row. */
+    if (run <= 2) {
+        for (; q != last; q += pw) {
             th_write_s32(q, pad2);
         }
-        for (int16_t *q = plane + r_end * pw, *e = plane + ph * pw; q != e; q += 2) {
-            th_write_s32(q, pad2);
-        }
-        if (r_end == r_begin) {
-            continue;
-        }
-        /* Left of the first interior row, then the runs right of one interior row and left
-         * of the next (contiguous), then right of the last one. */
-        for (int32_t q = 0; q < in.x_begin; q++) {
-            plane[r_begin * pw + q] = pad;
-        }
-        int16_t *q = plane + r_begin * pw + in.x_end;
-        int16_t *const last = plane + (r_end - 1) * pw + in.x_end;
-        /* Word stores: an odd run writes one value of the next row's interior too, which
-         * the channels' copies overwrite (they come after; the plane goes on past that
-         * row). A run of at most two values (stride 2 SAME layers) is one store per row, of
-         * three or four (SAME layers' columns, transposed) two. */
-        if (run <= 2) {
-            for (; q != last; q += pw) {
-                th_write_s32(q, pad2);
-            }
-        } else if (run <= 4) {
-            for (; q != last; q += pw) {
-                th_write_s32(q, pad2);
-                th_write_s32(q + 2, pad2);
-            }
-        } else {
-            for (; q != last; q += pw) {
-                for (int32_t i = 0; i < run; i += 2) {
-                    th_write_s32(q + i, pad2);
-                }
+    } else {
+        for (; q != last; q += pw) {
+            for (int32_t i = 0; i < run; i += 2) {
+                th_write_s32(q + i, pad2);
             }
         }
-        for (int32_t i = 0; i < pw - in.x_end; i++) {
-            q[i] = pad;
-        }
+    }
+    for (int32_t i = 0; i < pw - in.x_end; i++) {
+        q[i] = pad;
     }
 }
 
@@ -760,11 +751,11 @@ TH_INLINE int8_t dw_out(int32_t acc, const th_fast_rq *rq, int32_t c,
     } while (0)
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* One channel's words, in the order the assembly's stack frame holds them: the weights of
- * filter row 0 and the accumulator start together (one LDM brings all three), the other
- * rows' weight words, the fast requantization. e_count: the shift in its low byte (all ASR
- * reads), above it 2^24 minus the loop's iterations per row (ADDS #256 carries out after
- * the last one). */
+/* What the assembly reads, in the order its stack frame holds it (the first 14 words are
+ * copied there): the weights of filter row 0 and the accumulator start together (one LDM
+ * brings all three), the other rows' weight words, the fast requantization, the row steps.
+ * e_count: the shift in its low byte (all ASR reads), above it 2^24 minus the loop's
+ * iterations per row (ADDS #256 carries out after the last one). */
 typedef struct {
     int32_t w0[2]; /* 0: W01, W12 of filter row 0 */
     int32_t acc0; /* 8 */
@@ -772,29 +763,19 @@ typedef struct {
     int32_t multiplier; /* 28 */
     int32_t round_zp; /* 32 */
     int32_t e_count; /* 36 */
-} dw_rec;
-
-/* What the assembly reads: the row steps, then the channels of the call (their records
- * one after another, planes `slot` bytes apart, outputs one byte apart), so that one call
- * runs a staged group. Copied to its stack frame after the current channel's record (the
- * frame offsets in the comments). */
-typedef struct {
     int32_t p_skip; /* 40: bytes from a row's last block to the next row's first window */
     int32_t o_skip; /* 44: output bytes from after a row's last block to the next row */
-    int8_t *o_end; /* 48: the first output of the row after the last (first channel) */
+    int8_t *o_end; /* 48: the first output of the row after the last */
     int32_t tail; /* 52: bit 0 a pair after each row's blocks, bit 1 a single output */
-    const dw_rec *next; /* 56: the record of the first channel */
-    int32_t left; /* 60: channels after the first */
-    const int16_t *p0; /* 64: the first channel's plane */
-    int32_t slot; /* 68: bytes between planes */
-    int32_t pw; /* 72: bytes between plane rows */
-    int8_t *o; /* 76: the first channel's first output */
-    int32_t cs; /* 80: output bytes between neighbours along the row */
+    const int16_t *p0; /* 56: row windows of the first output row */
+    const int16_t *p1;
+    const int16_t *p2;
+    int8_t *o; /* 68: its first output */
+    int32_t cs; /* 72: output bytes between neighbours along the row */
 } dw_row_args;
 
 /* The assembly's offsets assume 32-bit pointers. */
-typedef char dw_rec_size_check[sizeof(dw_rec) == 40 ? 1 : -1];
-typedef char dw_row_args_size_check[sizeof(dw_row_args) == 44 ? 1 : -1];
+typedef char dw_row_args_size_check[sizeof(dw_row_args) == 76 ? 1 : -1];
 
 /* Register use of the block loop: r0-r2 row windows p0-p2, r3 r4 weight pair (W01, W12) or
  * requantization (multiplier, round_zp), r6 r7 r8 r5 accumulators of outputs 0-3 (r5 takes
@@ -900,32 +881,24 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 44 ? 1 : -1];
     "ldrd r3, r4, [sp, #28]\n\t"                                                             \
     TH_DW_ASM_OUT("r6", "[r11]")
 
-/* Every output of every output row of every channel of the call (at least one block of
- * four per row, one row): the blocks two per iteration (ADDS + BCC per eight outputs; with
- * an odd count of blocks each row enters at the second: ENTRY "2", else "1"), then the
- * row's pair and single output as the flags say (LSLS #31: N bit 0, C bit 1), until the
- * output reaches o_end; then the next channel's record replaces the frame's first ten words
- * and its plane and outputs start one slot and one byte further. */
+/* Every output of every output row (at least one block of four per row, one row): the
+ * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
+ * row enters at the second: ENTRY "2", else "1"), then the row's pair and single output as
+ * the flags say (LSLS #31: N bit 0, C bit 1), until the output reaches o_end. The
+ * arguments' first 14 words go to a stack frame. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_DW_ROWS_FN(NAME, ROW, PAIR, ENTRY)                                                \
     static void __attribute__((naked, noinline)) NAME(const dw_row_args *k)                  \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
-                         "sub sp, sp, #84\n\t"                                               \
-                         "ldm r0, {r1-r11}\n\t"                                              \
-                         "add r12, sp, #40\n\t"                                              \
-                         "stm r12, {r1-r11}\n\t"                                             \
-                         "8:\n\t"                                                            \
-                         "ldr r0, [sp, #56]\n\t"                                             \
-                         "ldm r0!, {r1-r10}\n\t"                                             \
-                         "stm sp, {r1-r10}\n\t"                                              \
-                         "str r0, [sp, #56]\n\t"                                             \
-                         "ldr r0, [sp, #64]\n\t"                                             \
-                         "ldr r9, [sp, #72]\n\t"                                             \
-                         "add r1, r0, r9\n\t"                                                \
-                         "add r2, r1, r9\n\t"                                                \
-                         "ldrd r11, r12, [sp, #76]\n\t"                                      \
+                         "sub sp, sp, #60\n\t"                                               \
+                         "ldm r0!, {r1-r8}\n\t"                                              \
+                         "stm sp, {r1-r8}\n\t"                                               \
+                         "ldm r0!, {r1-r6}\n\t"                                              \
+                         "add r7, sp, #32\n\t"                                               \
+                         "stm r7, {r1-r6}\n\t"                                               \
+                         "ldm r0, {r0-r2, r11, r12}\n\t"                                     \
                          "ldr lr, [sp, #36]\n\t"                                             \
                          "b " ENTRY "f\n\t"                                                  \
                          "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)         \
@@ -944,22 +917,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 44 ? 1 : -1];
                          "ldr r9, [sp, #48]\n\t"                                             \
                          "cmp r11, r9\n\t"                                                   \
                          "bne " ENTRY "b\n\t"                                                \
-                         "ldr r9, [sp, #60]\n\t"                                             \
-                         "subs r9, r9, #1\n\t"                                               \
-                         "bmi 9f\n\t"                                                        \
-                         "str r9, [sp, #60]\n\t"                                             \
-                         "ldrd r0, r9, [sp, #64]\n\t"                                        \
-                         "add r0, r0, r9\n\t"                                                \
-                         "str r0, [sp, #64]\n\t"                                             \
-                         "ldr r9, [sp, #76]\n\t"                                             \
-                         "add r9, r9, #1\n\t"                                                \
-                         "str r9, [sp, #76]\n\t"                                             \
-                         "ldr r9, [sp, #48]\n\t"                                             \
-                         "add r9, r9, #1\n\t"                                                \
-                         "str r9, [sp, #48]\n\t"                                             \
-                         "b 8b\n\t"                                                          \
-                         "9:\n\t"                                                            \
-                         "add sp, sp, #84\n\t"                                               \
+                         "add sp, sp, #60\n\t"                                               \
                          "pop {r4-r11, pc}\n\t");                                            \
     }
 
@@ -1043,113 +1001,28 @@ TH_INLINE int32_t dw_row_words(const int8_t *f, int32_t tc, int32_t *w01, int32_
     return a + b + d;
 }
 
-/* The requantization words of channel c's record. */
-TH_INLINE void dw_record_rq(dw_rec *r, const dw_asm_call *call,
-                            const th_per_channel_quant *quant, int32_t c, int32_t zp)
-{
-    const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c], zp);
-    r->multiplier = rq.multiplier;
-    r->round_zp = rq.round_zp;
-    r->e_count = (int32_t)(call->count | ((uint32_t)rq.e & 0xFFu));
-}
-
-/* Channel c's record: the words dw3x3_channel_impl computes with fast_only. */
-static void dw_record(dw_rec *r, const dw_asm_call *call, const dw_geometry *g,
-                      const int8_t *filter, int32_t c, int32_t bias, int32_t offset,
-                      const th_per_channel_quant *quant, int32_t zp)
-{
-    const int8_t *f = filter + c;
-    const int32_t tr = g->tap_row_step;
-    const int32_t tc = g->tap_col_step;
-    int32_t wsum = dw_row_words(f, tc, &r->w0[0], &r->w0[1]);
-    wsum += dw_row_words(f + tr, tc, &r->w12[0], &r->w12[1]);
-    wsum += dw_row_words(f + 2 * tr, tc, &r->w12[2], &r->w12[3]);
-    /* Doubled: 2 * (bias + offset * sum(w)), see dw3x3_channel_impl. */
-    r->acc0 = (int32_t)(2u * ((uint32_t)bias + (uint32_t)offset * (uint32_t)wsum));
-    dw_record_rq(r, call, quant, c, zp);
-}
-
-/* Filter row `row` of the records of four channels from the taps' words v0 v1 v2 (the four
- * channels of a tap in one word): SXTB16 / SXTB16 ROR 8 and SADD16 give the doubled weights
- * of channels (0, 2) and (1, 3), PKHBT / PKHTB pair them per channel; *se, *so sum them. */
-TH_INLINE void dw_records4_row(dw_rec *r, int32_t row, int32_t v0, int32_t v1, int32_t v2,
-                               int32_t *se, int32_t *so)
-{
-    const int32_t e0 = th_sadd16(th_sxtb16(v0), th_sxtb16(v0));
-    const int32_t e1 = th_sadd16(th_sxtb16(v1), th_sxtb16(v1));
-    const int32_t e2 = th_sadd16(th_sxtb16(v2), th_sxtb16(v2));
-    const int32_t o0 = th_sadd16(th_sxtb16_ror8(v0), th_sxtb16_ror8(v0));
-    const int32_t o1 = th_sadd16(th_sxtb16_ror8(v1), th_sxtb16_ror8(v1));
-    const int32_t o2 = th_sadd16(th_sxtb16_ror8(v2), th_sxtb16_ror8(v2));
-    *se = th_sadd16(th_sadd16(*se, e0), th_sadd16(e1, e2));
-    *so = th_sadd16(th_sadd16(*so, o0), th_sadd16(o1, o2));
-    const int32_t i = row == 0 ? 0 : 2 * row - 2;
-    int32_t *w0 = row == 0 ? r[0].w0 : r[0].w12 + i;
-    int32_t *w1 = row == 0 ? r[1].w0 : r[1].w12 + i;
-    int32_t *w2 = row == 0 ? r[2].w0 : r[2].w12 + i;
-    int32_t *w3 = row == 0 ? r[3].w0 : r[3].w12 + i;
-    w0[0] = th_pkhbt(e0, e1);
-    w0[1] = th_pkhbt(e1, e2);
-    w2[0] = th_pkhtb(e0, e1);
-    w2[1] = th_pkhtb(e1, e2);
-    w1[0] = th_pkhbt(o0, o1);
-    w1[1] = th_pkhbt(o1, o2);
-    w3[0] = th_pkhtb(o0, o1);
-    w3[1] = th_pkhtb(o1, o2);
-}
-
-/* The records of channels c .. c + 3: three word loads per filter row (dw_records4_row)
- * instead of nine byte loads per channel. */
-static void dw_records4(dw_rec *r, const dw_asm_call *call, const dw_geometry *g,
-                        const int8_t *filter, int32_t c, const int32_t *bias, int32_t offset,
-                        const th_per_channel_quant *quant, int32_t zp)
-{
-    const int8_t *f = filter + c;
-    const int32_t tr = g->tap_row_step;
-    const int32_t tc = g->tap_col_step;
-    int32_t se = 0; /* doubled weight sums of channels (0, 2) */
-    int32_t so = 0; /* ... (1, 3) */
-    dw_records4_row(r, 0, th_read_s32(f), th_read_s32(f + tc), th_read_s32(f + 2 * tc), &se,
-                    &so);
-    f += tr;
-    dw_records4_row(r, 1, th_read_s32(f), th_read_s32(f + tc), th_read_s32(f + 2 * tc), &se,
-                    &so);
-    f += tr;
-    dw_records4_row(r, 2, th_read_s32(f), th_read_s32(f + tc), th_read_s32(f + 2 * tc), &se,
-                    &so);
-    /* Doubled start values 2 * bias + offset * sum(2 w) (the sums fit a halfword). */
-    const int32_t sum[4] = {(int16_t)(uint16_t)se, (int16_t)(uint16_t)so, se >> 16, so >> 16};
-    for (int32_t k = 0; k < 4; k++) {
-        const uint32_t b2 = 2u * (uint32_t)(bias != NULL ? bias[c + k] : 0);
-        r[k].acc0 = (int32_t)(b2 + (uint32_t)offset * (uint32_t)sum[k]);
-        dw_record_rq(&r[k], call, quant, c + k, zp);
-    }
-}
-
-/* Channels c .. c + n - 1 (n <= 4, planes `slot` values apart from plane) in one assembly
- * call: the per-channel cost is a record, not a call. `four`: the records of the four
- * channels c + n - 4 .. c + n - 1 are made together (the first 4 - n not run). */
+/* One channel in assembly: the same words dw3x3_channel_impl computes with fast_only. */
 static void __attribute__((noinline))
-dw3x3_group_asm(dw_asm_call *call, const int16_t *plane, int32_t slot, const dw_geometry *g,
-                const int8_t *filter, int32_t c, int32_t n, int four, const int32_t *bias,
-                int32_t offset, const th_per_channel_quant *quant, int32_t zp, int8_t *out)
+dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, const dw_geometry *g,
+                  const int8_t *filter, int32_t c, int32_t bias, int32_t offset,
+                  const th_per_channel_quant *quant, int32_t zp, int8_t *out)
 {
-    dw_rec recs[4];
     dw_row_args *k = &call->k;
-    if (four) {
-        dw_records4(recs, call, g, filter, c + n - 4, bias, offset, quant, zp);
-        k->next = recs + 4 - n;
-    } else {
-        for (int32_t i = 0; i < n; i++) {
-            dw_record(&recs[i], call, g, filter, c + i, bias != NULL ? bias[c + i] : 0,
-                      offset, quant, zp);
-        }
-        k->next = recs;
-    }
-    k->left = n - 1;
+    const int8_t *f = filter + c;
+    const int32_t tr = g->tap_row_step;
+    const int32_t tc = g->tap_col_step;
+    int32_t wsum = dw_row_words(f, tc, &k->w0[0], &k->w0[1]);
+    wsum += dw_row_words(f + tr, tc, &k->w12[0], &k->w12[1]);
+    wsum += dw_row_words(f + 2 * tr, tc, &k->w12[2], &k->w12[3]);
+    /* Doubled: 2 * (bias + offset * sum(w)), see dw3x3_channel_impl. */
+    k->acc0 = (int32_t)(2u * ((uint32_t)bias + (uint32_t)offset * (uint32_t)wsum));
+    const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c], zp);
+    k->multiplier = rq.multiplier;
+    k->round_zp = rq.round_zp;
+    k->e_count = (int32_t)(call->count | ((uint32_t)rq.e & 0xFFu));
     k->p0 = plane;
-    k->slot = (int32_t)sizeof(int16_t) * slot;
-    k->pw = (int32_t)sizeof(int16_t) * g->pw;
+    k->p1 = plane + g->pw;
+    k->p2 = plane + 2 * g->pw;
     k->o = out + c;
     k->o_end = k->o + call->o_span;
     call->rows_fn(k);
@@ -1327,7 +1200,9 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, channels, params->output_offset, &params->activation,
                          th_acc_bound(9, 128, bias, channels));
-    fill_padding(plane, planes, slot, &geo, params->input_offset);
+    for (int32_t k = 0; k < planes; k++) {
+        fill_padding(plane + k * slot, &geo, params->input_offset);
+    }
     /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
     const int32_t whole = planes > 1 && planes < 4 && TH_NN_PATH(DW3X3_SMALL_GROUP) ? planes : 1;
 #if TH_DW_ASM
@@ -1342,42 +1217,33 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * channels;
         for (int32_t c = 0; c < channels;) {
             /* Every staged channel is copied before any of its outputs is written. */
-            /* The last three of C >= 4 channels: the four planes of channels C - 4 .. C - 1
-             * (one word load per pixel beats three one-channel copies), the first not run:
-             * its input may be its output already (in place), its plane is never read. */
-            const int32_t n = planes == 4 && c + 4 <= channels ? 4
-                              : planes == 4 && channels - c == 3 ? 3
-                                                                 : whole;
-            const int32_t group = n == 3 && planes == 4 ? 4 : n;
+            const int32_t group = planes == 4 && c + 4 <= channels ? 4 : whole;
             if (group == 1) { /* one channel: inline (per channel) */
                 fill_interior(plane, &geo, in_b, c);
             } else {
-                fill_group(plane, slot, &geo, in_b, c + n - group, group);
+                fill_group(plane, slot, &geo, in_b, c, group);
             }
+            for (int32_t k = 0; k < group; k++) {
 #if TH_DW_ASM
-            if (use_asm) {
-                dw3x3_group_asm(&call, plane + (group - n) * slot, slot, &geo, filter, c, n,
-                                group == 4, bias, params->input_offset, quant,
-                                stage.output_offset, out_b);
-                c += n;
-                continue;
-            }
-#endif
-            for (int32_t k = group - n; k < group; k++) {
-                const int32_t ck = c + k - (group - n);
-#if defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS && !TH_DW_ASM
+                if (use_asm) {
+                    dw3x3_channel_asm(&call, plane + k * slot, &geo, filter, c + k,
+                                      bias != NULL ? bias[c + k] : 0, params->input_offset,
+                                      quant, stage.output_offset, out_b);
+                    continue;
+                }
+#elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
                 if (use_asm) { /* the assembly's C model, not a path of its own */
-                    dw3x3_channel_impl(plane + k * slot, &geo, stride, filter, ck,
-                                       bias != NULL ? bias[ck] : 0, params->input_offset,
+                    dw3x3_channel_impl(plane + k * slot, &geo, stride, filter, c + k,
+                                       bias != NULL ? bias[c + k] : 0, params->input_offset,
                                        quant, &stage, out_b, 1, 0);
                     continue;
                 }
 #endif
-                dw3x3_channel(plane + k * slot, &geo, stride, filter, ck,
-                              bias != NULL ? bias[ck] : 0, params->input_offset, quant,
+                dw3x3_channel(plane + k * slot, &geo, stride, filter, c + k,
+                              bias != NULL ? bias[c + k] : 0, params->input_offset, quant,
                               &stage, out_b);
             }
-            c += n;
+            c += group;
         }
     }
 #else
