@@ -10,12 +10,10 @@ rows are shorter than 8 outputs), in place, two batches, an activation clamp and
 requantization (the C loops on the same planes), and the same shapes without the fast
 scratch (one plane).
 
-With 4-13 channels: groups of four staged planes, each group's channels in one assembly
-call (per-channel records made four at a time from the filter's words, the call stepping
-from one channel's plane and outputs to the next), the last three channels from the four
-planes of the last four (the first of them staged, not run: in place, its input may be an
-output already), one or two last channels one plane at a time; small planes (1-20 rows and
-columns) where these per-channel costs dominate, with and without a bias."""
+With 4-13 channels (every C % 4): groups of four staged planes (fill_group4: one word load
+per pixel), the last C % 4 channels one plane at a time, on small planes (1-20 rows and
+columns, where a channel's fixed costs dominate and the row loops run few blocks), with
+and without a bias, in place for every C % 4."""
 
 from __future__ import annotations
 
@@ -76,7 +74,9 @@ def _cases(seed: int, count: int, channels: tuple[int, int] = (1, 3),
         case = _case(rng, hw, c, s, pads, batches,  # type: ignore[arg-type]
                      bias=i % 9 != 4)
         out = int(np.prod(case.out_shape[1:]))
-        if i % 4 == 2 and batches == 1 and out <= hw[0] * hw[1] * c:
+        # in place: also every C % 4 among 4-13 channels
+        in_place = i % 4 == 2 or (lo >= 4 and i % 10 in (3, 7))
+        if in_place and batches == 1 and out <= hw[0] * hw[1] * c:
             case = dataclasses.replace(case, in_place=True)
         cases.append(case)
     return cases
