@@ -8,7 +8,12 @@ starting at an odd column (one pixel first) and 0-3 pixels after the quads, rows
 than a quad, padding on each side alone, both strides, tall layers (transposed only when
 rows are shorter than 8 outputs), in place, two batches, an activation clamp and the exact
 requantization (the C loops on the same planes), and the same shapes without the fast
-scratch (one plane)."""
+scratch (one plane).
+
+With 4-13 channels (every C % 4): groups of four staged planes (fill_group4: one word load
+per pixel), the last C % 4 channels one plane at a time, on small planes (1-20 rows and
+columns, where a channel's fixed costs dominate and the row loops run few blocks), with
+and without a bias, in place for every C % 4."""
 
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not ins
 
 
 def _case(rng: np.random.Generator, hw: tuple[int, int], c: int, s: int,
-          pads: tuple[int, int, int, int], batches: int = 1) -> ConvCase:
+          pads: tuple[int, int, int, int], batches: int = 1, bias: bool = True) -> ConvCase:
     pt, pb, pl, pr = pads
     oh = (hw[0] + pt + pb - 3) // s + 1
     ow = (hw[1] + pl + pr - 3) // s + 1
@@ -43,19 +48,22 @@ def _case(rng: np.random.Generator, hw: tuple[int, int], c: int, s: int,
                    pad_left=pl, pad_bottom=pb, pad_right=pr, ch_mult=1)
     x = rng.integers(-128, 128, (batches, *hw, c)).astype(np.int8)
     w = rng.integers(-127, 128, (1, 3, 3, c)).astype(np.int8)
-    bias = rng.integers(-20000, 20000, c).astype(np.int32)
-    return ConvCase(Op.DW, x, w, bias, p, (batches, oh, ow, c), fast_scratch=True)
+    b = rng.integers(-20000, 20000, c).astype(np.int32) if bias else None
+    return ConvCase(Op.DW, x, w, b, p, (batches, oh, ow, c), fast_scratch=True)
 
 
-def _cases(seed: int, count: int) -> list[ConvCase]:
+def _cases(seed: int, count: int, channels: tuple[int, int] = (1, 3),
+           side: int = 30) -> list[ConvCase]:
+    """Channels cycle through [channels[0], channels[1]]; input sides below `side`."""
     rng = np.random.default_rng(seed)
+    lo, hi = channels
     cases = []
     for i in range(count):
-        c = 1 + i % 3
+        c = lo + i % (hi - lo + 1)
         s = 1 + (i // 3) % 2
-        hw = (int(rng.integers(1, 30)), int(rng.integers(1, 30)))
-        if i % 7 == 0:  # tall: transposed below 8 output columns
-            hw = (int(rng.integers(20, 40)), int(rng.integers(1, 14)))
+        hw = (int(rng.integers(1, side)), int(rng.integers(1, side)))
+        if i % 7 == 0:  # tall: transposed below 8 output columns (C <= 3) or to a smaller plane
+            hw = (int(rng.integers(side * 2 // 3, side * 4 // 3)), int(rng.integers(1, 14)))
         pads = tuple(int(rng.integers(0, 3)) for _ in range(4))
         if i % 5 == 1:  # padding on one side only
             pads = tuple(int(k == i % 4) for k in range(4))
@@ -63,9 +71,12 @@ def _cases(seed: int, count: int) -> list[ConvCase]:
             pads = (1, 1, 1, 1)
             hw = (max(hw[0], 1), max(hw[1], 1))
         batches = 2 if i % 11 == 3 else 1
-        case = _case(rng, hw, c, s, pads, batches)  # type: ignore[arg-type]
+        case = _case(rng, hw, c, s, pads, batches,  # type: ignore[arg-type]
+                     bias=i % 9 != 4)
         out = int(np.prod(case.out_shape[1:]))
-        if i % 4 == 2 and batches == 1 and out <= hw[0] * hw[1] * c:
+        # in place: also every C % 4 among 4-13 channels
+        in_place = i % 4 == 2 or (lo >= 4 and i % 10 in (3, 7))
+        if in_place and batches == 1 and out <= hw[0] * hw[1] * c:
             case = dataclasses.replace(case, in_place=True)
         cases.append(case)
     return cases
@@ -85,9 +96,14 @@ def _all(seed: int, count: int) -> list[ConvCase]:
     return [m for case in _cases(seed, count) for m in _modes(case)]
 
 
+def _groups(seed: int, count: int) -> list[ConvCase]:
+    """4-13 channels (every C % 4), small planes, in every mode."""
+    return [m for case in _cases(seed, count, (4, 13), 21) for m in _modes(case)]
+
+
 @pytest.mark.parametrize("variant", ("portable", "dsp"))
 def test_dw3x3_few_channels_match_reference(variant: str) -> None:
-    cases = _all(315, 100)
+    cases = _all(315, 100) + _groups(317, 60)
     with Driver(build_driver(variant)) as driver:
         for case in cases:
             problem = check_result(case, driver.run(case))
@@ -102,6 +118,9 @@ def test_dw3x3_few_channels_on_target(tmp_path: Path, board: str) -> None:
     """The copy assembly (quads, a first pixel, 1-3 last pixels, several rows) on QEMU."""
     cases = [c for c in _all(316, 90) if fits_small_firmware(c)]
     assert len(cases) > 250
+    groups = [c for c in _groups(318, 50) if fits_small_firmware(c)]
+    assert len(groups) > 150
+    cases += groups
     run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)

@@ -182,10 +182,16 @@ fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
     int16_t *const last = plane + (r_end - 1) * pw + in.x_end;
     /* Word stores: an odd run writes one value of the next row's interior too, which the
      * channels' copies overwrite (they come after; the plane goes on past that row). A run
-     * of at most two values (stride 2 SAME layers) is one store per row. */
+     * of at most two values (stride 2 SAME layers) is one store per row, of three or four
+     * (SAME stride 1, transposed stride 2) two. */
     if (run <= 2) {
         for (; q != last; q += pw) {
             th_write_s32(q, pad2);
+        }
+    } else if (run <= 4) {
+        for (; q != last; q += pw) {
+            th_write_s32(q, pad2);
+            th_write_s32(q + 2, pad2);
         }
     } else {
         for (; q != last; q += pw) {
