@@ -586,6 +586,18 @@ TH_INLINE void strided_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t
     }
 }
 
+/* strided_fixed with the tap count fw made a constant for 2..7 (its loads unrolled). */
+#define TH_MAXPOOL_STRIDED_TAPS(c)                                                            \
+    switch (fw) {                                                                             \
+    case 2: strided_fixed(out, src, (c), step, 2, 2, count, lo, hi, clamp); break;            \
+    case 3: strided_fixed(out, src, (c), step, 3, 3, count, lo, hi, clamp); break;            \
+    case 4: strided_fixed(out, src, (c), step, 4, 4, count, lo, hi, clamp); break;            \
+    case 5: strided_fixed(out, src, (c), step, 5, 5, count, lo, hi, clamp); break;            \
+    case 6: strided_fixed(out, src, (c), step, 6, 6, count, lo, hi, clamp); break;            \
+    case 7: strided_fixed(out, src, (c), step, 7, 7, count, lo, hi, clamp); break;            \
+    default: strided_fixed(out, src, (c), step, 0, fw, count, lo, hi, clamp); break;          \
+    }
+
 /* count output pixels a stride of sw pixels apart, every window unclipped: out pixel k = the
  * clamped maximum of the fw pixels of ch bytes from src + k * sw * ch. Four channels a word;
  * a pixel of fewer than four channels whose window spans at least four bytes packs taps
@@ -597,22 +609,11 @@ static void max_row_strided(int8_t *out, const int8_t *src, int32_t ch, int32_t 
 {
     const int32_t span = fw * ch, step = sw * ch;
     if (ch >= 4) {
-        if (ch == 4) { /* a pixel a word */
-            switch (fw) {
-            case 2: strided_fixed(out, src, 4, step, 2, 2, count, lo, hi, clamp); break;
-            case 3: strided_fixed(out, src, 4, step, 3, 3, count, lo, hi, clamp); break;
-            default: strided_fixed(out, src, 4, step, 0, fw, count, lo, hi, clamp); break;
-            }
-            return;
-        }
-        switch (fw) {
-        case 2: strided_fixed(out, src, ch, step, 2, 2, count, lo, hi, clamp); break;
-        case 3: strided_fixed(out, src, ch, step, 3, 3, count, lo, hi, clamp); break;
-        case 4: strided_fixed(out, src, ch, step, 4, 4, count, lo, hi, clamp); break;
-        case 5: strided_fixed(out, src, ch, step, 5, 5, count, lo, hi, clamp); break;
-        case 6: strided_fixed(out, src, ch, step, 6, 6, count, lo, hi, clamp); break;
-        case 7: strided_fixed(out, src, ch, step, 7, 7, count, lo, hi, clamp); break;
-        default: strided_fixed(out, src, ch, step, 0, fw, count, lo, hi, clamp); break;
+        /* ch a literal 4: a pixel a word, no channel loop */
+        if (ch == 4) {
+            TH_MAXPOOL_STRIDED_TAPS(4);
+        } else {
+            TH_MAXPOOL_STRIDED_TAPS(ch);
         }
         return;
     }
