@@ -598,6 +598,57 @@ TH_INLINE void strided_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t
     default: strided_fixed(out, src, (c), step, 0, fw, count, lo, hi, clamp); break;          \
     }
 
+/* max_row_strided's packed pixels of ch = 1..3 channels, span = fw * ch >= 4 bytes (ch and
+ * fw constants in each specialization: the window's loads unrolled). */
+TH_INLINE void packed_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t step,
+                            int32_t fw, int32_t count, uint32_t lo, uint32_t hi, int clamp)
+{
+    const int32_t span = fw * ch, wstep = ch == 3 ? 3 : 4;
+    for (int32_t k = 0; k < count; k++, out += ch, src += step) {
+        uint32_t v = rd4(src);
+        int32_t off = wstep;
+        #pragma GCC unroll 8
+        for (; off + 4 <= span; off += wstep) {
+            v = max_s8x4(v, rd4(src + off));
+        }
+        if (off < span) { /* the word ending at the window's last byte */
+            uint32_t last = rd4(src + span - 4);
+            if (ch == 3) {
+                last = (last >> 8) | (last << 24);
+            }
+            v = max_s8x4(v, last);
+        }
+        if (ch == 1) {
+            v = max_s8x4(v, v >> 16);
+            v = max_s8x4(v, v >> 8);
+        } else if (ch == 2) {
+            v = max_s8x4(v, v >> 16);
+        }
+        if (clamp) {
+            v = min_s8x4(max_s8x4(v, lo), hi);
+        }
+        out[0] = (int8_t)v;
+        if (ch >= 2) {
+            out[1] = (int8_t)(v >> 8);
+        }
+        if (ch == 3) {
+            out[2] = (int8_t)(v >> 16);
+        }
+    }
+}
+
+/* packed_fixed with ch (1..3) a constant and fw one for 2..7. */
+#define TH_MAXPOOL_PACKED_TAPS(c)                                                             \
+    switch (fw) {                                                                             \
+    case 2: packed_fixed(out, src, (c), step, 2, count, lo, hi, clamp); break;                \
+    case 3: packed_fixed(out, src, (c), step, 3, count, lo, hi, clamp); break;                \
+    case 4: packed_fixed(out, src, (c), step, 4, count, lo, hi, clamp); break;                \
+    case 5: packed_fixed(out, src, (c), step, 5, count, lo, hi, clamp); break;                \
+    case 6: packed_fixed(out, src, (c), step, 6, count, lo, hi, clamp); break;                \
+    case 7: packed_fixed(out, src, (c), step, 7, count, lo, hi, clamp); break;                \
+    default: packed_fixed(out, src, (c), step, fw, count, lo, hi, clamp); break;              \
+    }
+
 /* count output pixels a stride of sw pixels apart, every window unclipped: out pixel k = the
  * clamped maximum of the fw pixels of ch bytes from src + k * sw * ch. Four channels a word;
  * a pixel of fewer than four channels whose window spans at least four bytes packs taps
@@ -629,36 +680,12 @@ static void max_row_strided(int8_t *out, const int8_t *src, int32_t ch, int32_t 
         }
         return;
     }
-    const int32_t wstep = ch == 3 ? 3 : 4;
-    for (int32_t k = 0; k < count; k++, out += ch, src += step) {
-        uint32_t v = rd4(src);
-        int32_t off = wstep;
-        for (; off + 4 <= span; off += wstep) {
-            v = max_s8x4(v, rd4(src + off));
-        }
-        if (off < span) { /* the word ending at the window's last byte */
-            uint32_t last = rd4(src + span - 4);
-            if (ch == 3) {
-                last = (last >> 8) | (last << 24);
-            }
-            v = max_s8x4(v, last);
-        }
-        if (ch == 1) {
-            v = max_s8x4(v, v >> 16);
-            v = max_s8x4(v, v >> 8);
-        } else if (ch == 2) {
-            v = max_s8x4(v, v >> 16);
-        }
-        if (clamp) {
-            v = min_s8x4(max_s8x4(v, lo), hi);
-        }
-        out[0] = (int8_t)v;
-        if (ch >= 2) {
-            out[1] = (int8_t)(v >> 8);
-        }
-        if (ch == 3) {
-            out[2] = (int8_t)(v >> 16);
-        }
+    if (ch == 1) {
+        TH_MAXPOOL_PACKED_TAPS(1);
+    } else if (ch == 2) {
+        TH_MAXPOOL_PACKED_TAPS(2);
+    } else {
+        TH_MAXPOOL_PACKED_TAPS(3);
     }
 }
 
