@@ -10,8 +10,9 @@ counts, activations; half the max pools given th_maxpool_s8_scratch_size_fast (p
 of column maxima, two at a time at stride 1). MAX_POOL_2D again at strides 1-3 with windows
 1..8 and 1-23 channels, each case without scratch, with the separable or with the fast scratch
 (the strided row loop packing the taps of 1-3 channel pixels into words, the stride-1 pixel
-pairs, flat blocks of word pairs for any channel count). MEAN over H and W of small planes
-with 1-64 channels (eight channels a row pass, fast or exact requantization). All against the
+pairs, flat blocks of word pairs for any channel count), and at strides 2-4 with 1-4 channels
+and windows 1..9 wide (the strided row loop's constant tap counts). MEAN over H and W of small
+planes with 1-64 channels (eight channels a row pass, fast or exact requantization). All against the
 NumPy reference: on the host
 (ASan/UBSan, portable and emulated DSP builds) and one batch on QEMU mps2-an386 (Cortex-M4,
 the native DSP build).
@@ -145,6 +146,27 @@ def maxpool_cases(seed: int, count: int, fast: bool = False) -> list[PoolCase]:
     return out
 
 
+def strided_small_c_cases(seed: int, count: int) -> list[PoolCase]:
+    """Max pools of 1-4 channels at strides 2-4 (the strided row loop: 4 channels a pixel a
+    word, 1-3 packed into words; windows 1..9 wide, constant tap counts 2..7 and the variable
+    count past them, windows of under four bytes), windows clipped at SAME borders,
+    activations, with the separable or the fast scratch in turn."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        i = len(out)
+        fh, fw = int(rng.integers(1, 5)), 1 + i % 9
+        stride = int(rng.integers(2, 5))
+        h, w = int(rng.integers(1, fh + 4)), int(rng.integers(max(fw // 2, 1), fw * 3 + 4))
+        made = _window_case(rng, (h, w, 1 + (i // 9) % 4), (fh, fw), stride,
+                            Padding.SAME if (i // 36) % 2 else Padding.VALID, 4000, i % 3 == 0,
+                            i % 4 == 1)
+        if made is not None:
+            x, p, out_shape = made
+            out.append(PoolCase(Op.MAXPOOL, x, p, out_shape, fast_scratch=i % 2 == 0))
+    return out
+
+
 def mean_cases(seed: int, count: int) -> list[MeanCase]:
     """MEAN over H and W of small planes with many channels (the DSP build: eight channels
     a row pass, the last group overlapping, fast requantization) and 1-7 channels; scale
@@ -172,7 +194,8 @@ def mean_cases(seed: int, count: int) -> list[MeanCase]:
 def test_fc_and_pools_on_the_host(variant: str) -> None:
     with Driver(build_driver(variant)) as driver:
         for case in [*fc_cases(1, 120), *pool_cases(2, 90), *maxpool_cases(5, 150),
-                     *maxpool_cases(9, 120, fast=True), *mean_cases(7, 60)]:
+                     *maxpool_cases(9, 120, fast=True), *strided_small_c_cases(11, 72),
+                     *mean_cases(7, 60)]:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{case.op.name} [{variant}] {case.x.shape}: {problem}"
 
@@ -194,8 +217,9 @@ def test_fc_and_pools_on_cortex_m4(kernel_fw_root: Path) -> None:
              *[c for c in pool_cases(4, 80) if fits_firmware(c)],
              *[c for c in maxpool_cases(6, 60) if fits_firmware(c)],
              *[c for c in maxpool_cases(10, 60, fast=True) if fits_firmware(c)],
+             *[c for c in strided_small_c_cases(12, 72) if fits_firmware(c)],
              *[c for c in mean_cases(8, 40) if fits_firmware(c)]]
-    assert len(cases) >= 290
+    assert len(cases) >= 350
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
     problems = [f"{c.op.name} {c.x.shape}: {p}"
                 for c, r in zip(cases, run.results, strict=True)

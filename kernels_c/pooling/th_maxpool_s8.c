@@ -586,52 +586,28 @@ TH_INLINE void strided_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t
     }
 }
 
-/* count output pixels a stride of sw pixels apart, every window unclipped: out pixel k = the
- * clamped maximum of the fw pixels of ch bytes from src + k * sw * ch. Four channels a word;
- * a pixel of fewer than four channels whose window spans at least four bytes packs taps
- * into words instead (words at multiples of ch, 1 and 2 channels folded from the word's
- * halves, 3 channels with the last word ending at the window's last byte, rotated so its
- * bytes 0-2 are channels 0-2), never reading outside the window. */
-static void max_row_strided(int8_t *out, const int8_t *src, int32_t ch, int32_t sw,
+/* strided_fixed with the tap count fw made a constant for 2..7 (its loads unrolled). */
+#define TH_MAXPOOL_STRIDED_TAPS(c)                                                            \
+    switch (fw) {                                                                             \
+    case 2: strided_fixed(out, src, (c), step, 2, 2, count, lo, hi, clamp); break;            \
+    case 3: strided_fixed(out, src, (c), step, 3, 3, count, lo, hi, clamp); break;            \
+    case 4: strided_fixed(out, src, (c), step, 4, 4, count, lo, hi, clamp); break;            \
+    case 5: strided_fixed(out, src, (c), step, 5, 5, count, lo, hi, clamp); break;            \
+    case 6: strided_fixed(out, src, (c), step, 6, 6, count, lo, hi, clamp); break;            \
+    case 7: strided_fixed(out, src, (c), step, 7, 7, count, lo, hi, clamp); break;            \
+    default: strided_fixed(out, src, (c), step, 0, fw, count, lo, hi, clamp); break;          \
+    }
+
+/* max_row_strided's packed pixels of ch = 1..3 channels, span = fw * ch >= 4 bytes (ch and
+ * fw constants in each specialization: the window's loads unrolled). */
+TH_INLINE void packed_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t step,
                             int32_t fw, int32_t count, uint32_t lo, uint32_t hi, int clamp)
 {
-    const int32_t span = fw * ch, step = sw * ch;
-    if (ch >= 4) {
-        if (ch == 4) { /* a pixel a word */
-            switch (fw) {
-            case 2: strided_fixed(out, src, 4, step, 2, 2, count, lo, hi, clamp); break;
-            case 3: strided_fixed(out, src, 4, step, 3, 3, count, lo, hi, clamp); break;
-            default: strided_fixed(out, src, 4, step, 0, fw, count, lo, hi, clamp); break;
-            }
-            return;
-        }
-        switch (fw) {
-        case 2: strided_fixed(out, src, ch, step, 2, 2, count, lo, hi, clamp); break;
-        case 3: strided_fixed(out, src, ch, step, 3, 3, count, lo, hi, clamp); break;
-        case 4: strided_fixed(out, src, ch, step, 4, 4, count, lo, hi, clamp); break;
-        case 5: strided_fixed(out, src, ch, step, 5, 5, count, lo, hi, clamp); break;
-        case 6: strided_fixed(out, src, ch, step, 6, 6, count, lo, hi, clamp); break;
-        case 7: strided_fixed(out, src, ch, step, 7, 7, count, lo, hi, clamp); break;
-        default: strided_fixed(out, src, ch, step, 0, fw, count, lo, hi, clamp); break;
-        }
-        return;
-    }
-    if (span < 4) {
-        for (int32_t k = 0; k < count; k++, out += ch, src += step) {
-            for (int32_t c = 0; c < ch; c++) {
-                int32_t v = src[c];
-                for (int32_t j = 1; j < fw; j++) {
-                    v = TH_MAX(v, src[c + j * ch]);
-                }
-                out[c] = (int8_t)(clamp ? th_clamp(v, (int8_t)lo, (int8_t)hi) : v);
-            }
-        }
-        return;
-    }
-    const int32_t wstep = ch == 3 ? 3 : 4;
+    const int32_t span = fw * ch, wstep = ch == 3 ? 3 : 4;
     for (int32_t k = 0; k < count; k++, out += ch, src += step) {
         uint32_t v = rd4(src);
         int32_t off = wstep;
+        #pragma GCC unroll 8
         for (; off + 4 <= span; off += wstep) {
             v = max_s8x4(v, rd4(src + off));
         }
@@ -658,6 +634,58 @@ static void max_row_strided(int8_t *out, const int8_t *src, int32_t ch, int32_t 
         if (ch == 3) {
             out[2] = (int8_t)(v >> 16);
         }
+    }
+}
+
+/* packed_fixed with ch (1..3) a constant and fw one for 2..7. */
+#define TH_MAXPOOL_PACKED_TAPS(c)                                                             \
+    switch (fw) {                                                                             \
+    case 2: packed_fixed(out, src, (c), step, 2, count, lo, hi, clamp); break;                \
+    case 3: packed_fixed(out, src, (c), step, 3, count, lo, hi, clamp); break;                \
+    case 4: packed_fixed(out, src, (c), step, 4, count, lo, hi, clamp); break;                \
+    case 5: packed_fixed(out, src, (c), step, 5, count, lo, hi, clamp); break;                \
+    case 6: packed_fixed(out, src, (c), step, 6, count, lo, hi, clamp); break;                \
+    case 7: packed_fixed(out, src, (c), step, 7, count, lo, hi, clamp); break;                \
+    default: packed_fixed(out, src, (c), step, fw, count, lo, hi, clamp); break;              \
+    }
+
+/* count output pixels a stride of sw pixels apart, every window unclipped: out pixel k = the
+ * clamped maximum of the fw pixels of ch bytes from src + k * sw * ch. Four channels a word;
+ * a pixel of fewer than four channels whose window spans at least four bytes packs taps
+ * into words instead (words at multiples of ch, 1 and 2 channels folded from the word's
+ * halves, 3 channels with the last word ending at the window's last byte, rotated so its
+ * bytes 0-2 are channels 0-2), never reading outside the window. */
+static void max_row_strided(int8_t *out, const int8_t *src, int32_t ch, int32_t sw,
+                            int32_t fw, int32_t count, uint32_t lo, uint32_t hi, int clamp)
+{
+    const int32_t span = fw * ch, step = sw * ch;
+    if (ch >= 4) {
+        /* ch a literal 4: a pixel a word, no channel loop */
+        if (ch == 4) {
+            TH_MAXPOOL_STRIDED_TAPS(4);
+        } else {
+            TH_MAXPOOL_STRIDED_TAPS(ch);
+        }
+        return;
+    }
+    if (span < 4) {
+        for (int32_t k = 0; k < count; k++, out += ch, src += step) {
+            for (int32_t c = 0; c < ch; c++) {
+                int32_t v = src[c];
+                for (int32_t j = 1; j < fw; j++) {
+                    v = TH_MAX(v, src[c + j * ch]);
+                }
+                out[c] = (int8_t)(clamp ? th_clamp(v, (int8_t)lo, (int8_t)hi) : v);
+            }
+        }
+        return;
+    }
+    if (ch == 1) {
+        TH_MAXPOOL_PACKED_TAPS(1);
+    } else if (ch == 2) {
+        TH_MAXPOOL_PACKED_TAPS(2);
+    } else {
+        TH_MAXPOOL_PACKED_TAPS(3);
     }
 }
 
