@@ -1048,21 +1048,35 @@ typedef struct {
     int32_t off;  /* input offset in both halfwords */
 } pairs_src;
 
+/* The four staged words of a slot from its two positions' words of four channels, each
+ * widened with the offset added (a02, a13: channels 0, 2 and 1, 3 of the first). */
+TH_INLINE void pairs_put4(int32_t *d, int32_t a02, int32_t a13, int32_t b02, int32_t b13)
+{
+    d[0] = th_pkhbt(a02, b02);
+    d[1] = th_pkhbt(a13, b13);
+    d[2] = th_pkhtb(a02, b02);
+    d[3] = th_pkhtb(a13, b13);
+}
+
 /* The four words of slot position q: (v(q), v(q + db)) per channel, v 0 outside (one of
- * the two is inside). */
+ * the two is inside). A position inside is read as one word of the block's four channels and
+ * widened two lanes at a time; one outside gives 0 lanes (not the offset). */
 static void pairs_slot_edge(int32_t *d, const pairs_src *s, const pairs_geom *g, int32_t q)
 {
     const int32_t q1 = q + g->db;
-    const int32_t in0 = q >= 0 && q < g->in_b;
-    const int32_t in1 = q1 >= 0 && q1 < g->in_b;
-    const int32_t off = (int16_t)s->off;
-    const int8_t *x0 = s->x + (int64_t)q * s->step;
-    const int8_t *x1 = s->x + (int64_t)q1 * s->step;
-    for (int32_t j = 0; j < 4; j++) {
-        const int32_t v0 = in0 ? x0[j] + off : 0;
-        const int32_t v1 = in1 ? x1[j] + off : 0;
-        d[j] = th_pkhbt(v0, v1);
+    const int32_t off = s->off;
+    int32_t a02 = 0, a13 = 0, b02 = 0, b13 = 0;
+    if (q >= 0 && q < g->in_b) {
+        const int32_t a = th_read_s32(s->x + (int64_t)q * s->step);
+        a02 = th_sxtab16(off, a);
+        a13 = th_sxtab16_ror8(off, a);
     }
+    if (q1 >= 0 && q1 < g->in_b) {
+        const int32_t b = th_read_s32(s->x + (int64_t)q1 * s->step);
+        b02 = th_sxtab16(off, b);
+        b13 = th_sxtab16_ror8(off, b);
+    }
+    pairs_put4(d, a02, a13, b02, b13);
 }
 
 /* First i >= 0 with q0 + i pg >= v (pg > 0). */
@@ -1077,9 +1091,11 @@ void th_dw_pairs_widen(int32_t *dd, const int8_t *x, int32_t n, const int32_t *k
 #endif
 
 /* Stages the phase rows of one line of one block into st (P rows of phlen slots). Slots
- * with both positions outside the input are 0 from pairs_s8 and never written here. */
+ * with both positions outside the input are never written here: zeroed when `zero` (the
+ * first staging of a call; pairs_s8 zeroes all slots for lines in the padding), so that
+ * only the padding slots are written, not the whole line. */
 static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *s,
-                                                  const pairs_geom *g)
+                                                  const pairs_geom *g, int32_t zero)
 {
     const int32_t pg = g->p * g->g; /* positions between slots of a phase row */
     for (int32_t ph = 0; ph < g->p; ph++) {
@@ -1091,6 +1107,14 @@ static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *
         const int32_t lo = TH_MAX(TH_MIN(pairs_first(q0, pg, 0), ehi), elo);
         const int32_t hi =
             TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b - g->db), ehi), lo);
+        if (zero) {
+            for (int32_t k = 0; k < 4 * elo; k++) {
+                d[k] = 0;
+            }
+            for (int32_t k = 4 * ehi; k < 4 * g->phlen; k++) {
+                d[k] = 0;
+            }
+        }
         int32_t i = elo;
         for (; i < lo; i++) {
             pairs_slot_edge(d + 4 * i, s, g, q0 + i * pg);
@@ -1109,14 +1133,8 @@ static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *
         for (int32_t n = hi - lo; n > 0; n--, x0 += xstep, dd += 4) {
             const int32_t a = th_read_s32(x0);
             const int32_t b = th_read_s32(x0 + dstep);
-            const int32_t a02 = th_sxtab16(off, a);
-            const int32_t a13 = th_sxtab16_ror8(off, a);
-            const int32_t b02 = th_sxtab16(off, b);
-            const int32_t b13 = th_sxtab16_ror8(off, b);
-            dd[0] = th_pkhbt(a02, b02);
-            dd[1] = th_pkhbt(a13, b13);
-            dd[2] = th_pkhtb(a02, b02);
-            dd[3] = th_pkhtb(a13, b13);
+            pairs_put4(dd, th_sxtab16(off, a), th_sxtab16_ror8(off, a), th_sxtab16(off, b),
+                       th_sxtab16_ror8(off, b));
         }
 #endif
         for (i = hi; i < ehi; i++) {
@@ -1327,7 +1345,7 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
             const int32_t inside = ia >= 0 && ia < g->in_a;
             const int8_t *line = in_n + (int64_t)(inside ? ia : 0) * in_step_a;
             int8_t *out_line = out_n + (int64_t)oa * out_step_a;
-            if (!inside || !zeroed) { /* a line in the padding: every slot 0 */
+            if (!inside) { /* a line in the padding: every slot 0 */
                 for (int32_t k = 0; k < 4 * g->p * g->phlen; k++) {
                     stage[k] = 0;
                 }
@@ -1337,7 +1355,8 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
                 const int32_t cb = TH_MIN(4 * i, c - 4);
                 src.x = line + cb;
                 if (inside) {
-                    pairs_stage(stage, &src, g);
+                    pairs_stage(stage, &src, g, !zeroed);
+                    zeroed = 1;
                 }
                 for (int32_t o0 = 0; o0 < g->p && o0 < g->out_b; o0++) {
                     const int32_t first = o0 * g->sbg; /* staged index of pair 0 */
