@@ -1041,11 +1041,22 @@ static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, c
     }
 }
 
+/* Slots of one phase row with a position inside the input: [elo, ehi); both: [lo, hi). */
+typedef struct {
+    int32_t elo, lo, hi, ehi;
+} pairs_span;
+
+/* Phase rows whose spans pairs_s8 computes once per call (the others: per staging). */
+#define DW_PAIRS_SPANS 2
+
 /* What staging one line of one block reads (x: the line's channel cb, position 0). */
 typedef struct {
     const int8_t *x;
     int32_t step; /* input bytes between positions along the line */
     int32_t off;  /* input offset in both halfwords */
+    /* th_dw_pairs_widen's constants: bytes between a slot's positions, between slots, off */
+    int32_t k[3];
+    pairs_span span[DW_PAIRS_SPANS];
 } pairs_src;
 
 /* The four staged words of a slot from its two positions' words of four channels, each
@@ -1085,6 +1096,19 @@ TH_INLINE int32_t pairs_first(int32_t q0, int32_t pg, int32_t v)
     return q0 >= v ? 0 : (v - q0 + pg - 1) / pg;
 }
 
+/* The span of phase row ph. */
+static pairs_span pairs_span_of(const pairs_geom *g, int32_t ph)
+{
+    const int32_t pg = g->p * g->g;
+    const int32_t q0 = ph * g->g - g->pad_b;
+    pairs_span r;
+    r.elo = TH_MIN(pairs_first(q0, pg, -g->db), g->phlen);
+    r.ehi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b), g->phlen), r.elo);
+    r.lo = TH_MAX(TH_MIN(pairs_first(q0, pg, 0), r.ehi), r.elo);
+    r.hi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b - g->db), r.ehi), r.lo);
+    return r;
+}
+
 #if TH_NN_DSP_NATIVE
 /* Thumb-2 staging of slots whose two positions are inside (below, with the output loops). */
 void th_dw_pairs_widen(int32_t *dd, const int8_t *x, int32_t n, const int32_t *k);
@@ -1101,12 +1125,8 @@ static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *
     for (int32_t ph = 0; ph < g->p; ph++) {
         int32_t *d = st + 4 * ph * g->phlen;
         const int32_t q0 = ph * g->g - g->pad_b; /* slot 0's position */
-        /* Slots with a position inside: [elo, ehi); both inside: [lo, hi). */
-        const int32_t elo = TH_MIN(pairs_first(q0, pg, -g->db), g->phlen);
-        const int32_t ehi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b), g->phlen), elo);
-        const int32_t lo = TH_MAX(TH_MIN(pairs_first(q0, pg, 0), ehi), elo);
-        const int32_t hi =
-            TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b - g->db), ehi), lo);
+        const pairs_span sp = ph < DW_PAIRS_SPANS ? s->span[ph] : pairs_span_of(g, ph);
+        const int32_t elo = sp.elo, lo = sp.lo, hi = sp.hi, ehi = sp.ehi;
         if (zero) {
             for (int32_t k = 0; k < 4 * elo; k++) {
                 d[k] = 0;
@@ -1120,16 +1140,13 @@ static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *
             pairs_slot_edge(d + 4 * i, s, g, q0 + i * pg);
         }
         const int8_t *x0 = s->x + (int64_t)(q0 + lo * pg) * s->step;
-        const int32_t dstep = g->db * s->step;
-        const int32_t xstep = pg * s->step;
-        const int32_t off = s->off;
         int32_t *dd = d + 4 * lo;
 #if TH_NN_DSP_NATIVE
         if (hi > lo) {
-            const int32_t k[3] = {dstep, xstep, off};
-            th_dw_pairs_widen(dd, x0, hi - lo, k);
+            th_dw_pairs_widen(dd, x0, hi - lo, s->k);
         }
 #else
+        const int32_t dstep = s->k[0], xstep = s->k[1], off = s->off;
         for (int32_t n = hi - lo; n > 0; n--, x0 += xstep, dd += 4) {
             const int32_t a = th_read_s32(x0);
             const int32_t b = th_read_s32(x0 + dstep);
@@ -1351,6 +1368,12 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     src.step = in_step_b;
     src.off = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
                         ((uint32_t)params->input_offset << 16));
+    src.k[0] = g->db * in_step_b;
+    src.k[1] = g->p * g->g * in_step_b;
+    src.k[2] = src.off;
+    for (int32_t ph = 0; ph < g->p && ph < DW_PAIRS_SPANS; ph++) {
+        src.span[ph] = pairs_span_of(g, ph);
+    }
     int32_t zeroed = 0; /* the slots outside the input are 0 */
     pairs_run r;
     r.xs = 16 * g->sbg;
