@@ -1015,6 +1015,26 @@ static void __attribute__((noinline)) lines_w_blocks(int32_t *rec, int32_t rw, c
     }
 }
 
+/* The four staged words of a slot from its two positions' words of four channels, each
+ * widened with the offset added (a02, a13: channels 0, 2 and 1, 3 of the first). */
+TH_INLINE void pairs_put4(int32_t *d, int32_t a02, int32_t a13, int32_t b02, int32_t b13)
+{
+    d[0] = th_pkhbt(a02, b02);
+    d[1] = th_pkhbt(a13, b13);
+    d[2] = th_pkhtb(a02, b02);
+    d[3] = th_pkhtb(a13, b13);
+}
+
+/* The four weight words of one pair from its two taps' words of four channels (b 0: the
+ * half-empty last pair): sign-extended two lanes at a time, doubled, paired per channel. */
+TH_INLINE void pairs_w_put(int32_t *w, int32_t a, int32_t b)
+{
+    const int32_t a02 = th_sxtb16(a), a13 = th_sxtb16_ror8(a);
+    const int32_t b02 = th_sxtb16(b), b13 = th_sxtb16_ror8(b);
+    pairs_put4(w, th_sadd16(a02, a02), th_sadd16(a13, a13), th_sadd16(b02, b02),
+               th_sadd16(b13, b13));
+}
+
 /* The weight words of n pairs records from rec (rw words apart; record i: the channels of
  * the filter at f + 4 i; fb: its bytes between taps along the line): per pair j and channel
  * (2 w[2j], 2 w[2j + 1]) (0 past the last tap), from word 4. */
@@ -1024,19 +1044,12 @@ static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, c
     for (; n > 0; n--, rec += rw, f += 4) {
         int32_t *w = rec + 4;
         const int8_t *fp = f;
-        /* Per pair: the two taps' four channels as words, sign-extended two lanes at a time,
-         * doubled, paired per channel. */
-        for (int32_t t = kb; t > 0; t -= 2, fp += 2 * fb, w += 4) {
-            const int32_t a = th_read_s32(fp);
-            const int32_t b = t > 1 ? th_read_s32(fp + fb) : 0;
-            int32_t a02 = th_sxtb16(a), a13 = th_sxtb16_ror8(a);
-            int32_t b02 = th_sxtb16(b), b13 = th_sxtb16_ror8(b);
-            a02 = th_sadd16(a02, a02), a13 = th_sadd16(a13, a13);
-            b02 = th_sadd16(b02, b02), b13 = th_sadd16(b13, b13);
-            w[0] = th_pkhbt(a02, b02);
-            w[1] = th_pkhbt(a13, b13);
-            w[2] = th_pkhtb(a02, b02);
-            w[3] = th_pkhtb(a13, b13);
+        /* Whole pairs, then an odd count's last tap (no per-pair test). */
+        for (int32_t t = kb >> 1; t > 0; t--, fp += 2 * fb, w += 4) {
+            pairs_w_put(w, th_read_s32(fp), th_read_s32(fp + fb));
+        }
+        if (kb & 1) {
+            pairs_w_put(w, th_read_s32(fp), 0);
         }
     }
 }
@@ -1058,16 +1071,6 @@ typedef struct {
     int32_t k[3];
     pairs_span span[DW_PAIRS_SPANS];
 } pairs_src;
-
-/* The four staged words of a slot from its two positions' words of four channels, each
- * widened with the offset added (a02, a13: channels 0, 2 and 1, 3 of the first). */
-TH_INLINE void pairs_put4(int32_t *d, int32_t a02, int32_t a13, int32_t b02, int32_t b13)
-{
-    d[0] = th_pkhbt(a02, b02);
-    d[1] = th_pkhbt(a13, b13);
-    d[2] = th_pkhtb(a02, b02);
-    d[3] = th_pkhtb(a13, b13);
-}
 
 /* The four words of slot position q: (v(q), v(q + db)) per channel, v 0 outside (one of
  * the two is inside). A position inside is read as one word of the block's four channels and
