@@ -1075,7 +1075,7 @@ typedef struct {
 /* The four words of slot position q: (v(q), v(q + db)) per channel, v 0 outside (one of
  * the two is inside). A position inside is read as one word of the block's four channels and
  * widened two lanes at a time; one outside gives 0 lanes (not the offset). */
-static void pairs_slot_edge(int32_t *d, const pairs_src *s, const pairs_geom *g, int32_t q)
+TH_INLINE void pairs_slot_edge(int32_t *d, const pairs_src *s, const pairs_geom *g, int32_t q)
 {
     const int32_t q1 = q + g->db;
     const int32_t off = s->off;
