@@ -1063,17 +1063,11 @@ typedef struct {
     int32_t elo, lo, hi, ehi;
 } pairs_span;
 
-/* Phase rows whose spans pairs_s8 computes once per call (the others: per staging). */
-#define DW_PAIRS_SPANS 2
-
 /* What staging one line of one block reads (x: the line's channel cb, position 0). */
 typedef struct {
     const int8_t *x;
     int32_t step; /* input bytes between positions along the line */
     int32_t off;  /* input offset in both halfwords */
-    /* th_dw_pairs_widen's constants: bytes between a slot's positions, between slots, off */
-    int32_t k[3];
-    pairs_span span[DW_PAIRS_SPANS];
 } pairs_src;
 
 /* The four words of slot position q: (v(q), v(q + db)) per channel, v 0 outside (one of
@@ -1132,7 +1126,7 @@ static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *
     for (int32_t ph = 0; ph < g->p; ph++) {
         int32_t *d = st + 4 * ph * g->phlen;
         const int32_t q0 = ph * g->g - g->pad_b; /* slot 0's position */
-        const pairs_span sp = ph < DW_PAIRS_SPANS ? s->span[ph] : pairs_span_of(g, ph);
+        const pairs_span sp = pairs_span_of(g, ph);
         const int32_t elo = sp.elo, lo = sp.lo, hi = sp.hi, ehi = sp.ehi;
         if (zero) {
             for (int32_t k = 0; k < 4 * elo; k++) {
@@ -1148,12 +1142,15 @@ static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *
         }
         const int8_t *x0 = s->x + (int64_t)(q0 + lo * pg) * s->step;
         int32_t *dd = d + 4 * lo;
+        const int32_t dstep = g->db * s->step;
+        const int32_t xstep = pg * s->step;
 #if TH_NN_DSP_NATIVE
         if (hi > lo) {
-            th_dw_pairs_widen(dd, x0, hi - lo, s->k);
+            const int32_t k[3] = {dstep, xstep, s->off};
+            th_dw_pairs_widen(dd, x0, hi - lo, k);
         }
 #else
-        const int32_t dstep = s->k[0], xstep = s->k[1], off = s->off;
+        const int32_t off = s->off;
         for (int32_t n = hi - lo; n > 0; n--, x0 += xstep, dd += 4) {
             const int32_t a = th_read_s32(x0);
             const int32_t b = th_read_s32(x0 + dstep);
@@ -1378,12 +1375,6 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     src.step = in_step_b;
     src.off = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
                         ((uint32_t)params->input_offset << 16));
-    src.k[0] = g->db * in_step_b;
-    src.k[1] = g->p * g->g * in_step_b;
-    src.k[2] = src.off;
-    for (int32_t ph = 0; ph < g->p && ph < DW_PAIRS_SPANS; ph++) {
-        src.span[ph] = pairs_span_of(g, ph);
-    }
     int32_t zeroed = 0; /* the slots outside the input are 0 */
     pairs_run r;
     r.xs = 16 * g->sbg;
