@@ -91,6 +91,8 @@ PAIR_SHAPES = [
     ((30, 3), 8, (9, 1), (3, 1), (2, 1)),
     ((30, 2), 12, (11, 1), (2, 1), (1, 1)),
     ((3, 40), 16, (1, 13), (2, 2), (1, 1)),
+    # issue 14's sweep row (seed 2): edge slots at both ends, odd and even staging runs
+    ((59, 1), 14, (5, 1), (2, 1), (1, 1)),
 ]
 
 

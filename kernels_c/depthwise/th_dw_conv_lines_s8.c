@@ -1015,6 +1015,30 @@ static void __attribute__((noinline)) lines_w_blocks(int32_t *rec, int32_t rw, c
     }
 }
 
+/* The four staged words of a slot from its two positions' words of four channels, each
+ * widened with the offset added (a02, a13: channels 0, 2 and 1, 3 of the first). */
+TH_INLINE void pairs_put4(int32_t *d, int32_t a02, int32_t a13, int32_t b02, int32_t b13)
+{
+    d[0] = th_pkhbt(a02, b02);
+    d[1] = th_pkhbt(a13, b13);
+    d[2] = th_pkhtb(a02, b02);
+    d[3] = th_pkhtb(a13, b13);
+}
+
+/* The four weight words of one pair from its two taps' words of four channels (b 0: the
+ * half-empty last pair): bytes interleaved (a0 a1 b0 b1, a2 a3 b2 b3), so that each
+ * sign-extension gives one channel's pair, then doubled. */
+TH_INLINE void pairs_w_put(int32_t *w, int32_t a, int32_t b)
+{
+    const int32_t lo = th_pkhbt(a, b), hi = th_pkhtb(a, b);
+    const int32_t w0 = th_sxtb16(lo), w1 = th_sxtb16_ror8(lo);
+    const int32_t w2 = th_sxtb16(hi), w3 = th_sxtb16_ror8(hi);
+    w[0] = th_sadd16(w0, w0);
+    w[1] = th_sadd16(w1, w1);
+    w[2] = th_sadd16(w2, w2);
+    w[3] = th_sadd16(w3, w3);
+}
+
 /* The weight words of n pairs records from rec (rw words apart; record i: the channels of
  * the filter at f + 4 i; fb: its bytes between taps along the line): per pair j and channel
  * (2 w[2j], 2 w[2j + 1]) (0 past the last tap), from word 4. */
@@ -1024,22 +1048,20 @@ static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, c
     for (; n > 0; n--, rec += rw, f += 4) {
         int32_t *w = rec + 4;
         const int8_t *fp = f;
-        /* Per pair: the two taps' four channels as words, sign-extended two lanes at a time,
-         * doubled, paired per channel. */
-        for (int32_t t = kb; t > 0; t -= 2, fp += 2 * fb, w += 4) {
-            const int32_t a = th_read_s32(fp);
-            const int32_t b = t > 1 ? th_read_s32(fp + fb) : 0;
-            int32_t a02 = th_sxtb16(a), a13 = th_sxtb16_ror8(a);
-            int32_t b02 = th_sxtb16(b), b13 = th_sxtb16_ror8(b);
-            a02 = th_sadd16(a02, a02), a13 = th_sadd16(a13, a13);
-            b02 = th_sadd16(b02, b02), b13 = th_sadd16(b13, b13);
-            w[0] = th_pkhbt(a02, b02);
-            w[1] = th_pkhbt(a13, b13);
-            w[2] = th_pkhtb(a02, b02);
-            w[3] = th_pkhtb(a13, b13);
+        /* Whole pairs, then an odd count's last tap (no per-pair test). */
+        for (int32_t t = kb >> 1; t > 0; t--, fp += 2 * fb, w += 4) {
+            pairs_w_put(w, th_read_s32(fp), th_read_s32(fp + fb));
+        }
+        if (kb & 1) {
+            pairs_w_put(w, th_read_s32(fp), 0);
         }
     }
 }
+
+/* Slots of one phase row with a position inside the input: [elo, ehi); both: [lo, hi). */
+typedef struct {
+    int32_t elo, lo, hi, ehi;
+} pairs_span;
 
 /* What staging one line of one block reads (x: the line's channel cb, position 0). */
 typedef struct {
@@ -1049,20 +1071,24 @@ typedef struct {
 } pairs_src;
 
 /* The four words of slot position q: (v(q), v(q + db)) per channel, v 0 outside (one of
- * the two is inside). */
-static void pairs_slot_edge(int32_t *d, const pairs_src *s, const pairs_geom *g, int32_t q)
+ * the two is inside). A position inside is read as one word of the block's four channels and
+ * widened two lanes at a time; one outside gives 0 lanes (not the offset). */
+TH_INLINE void pairs_slot_edge(int32_t *d, const pairs_src *s, const pairs_geom *g, int32_t q)
 {
     const int32_t q1 = q + g->db;
-    const int32_t in0 = q >= 0 && q < g->in_b;
-    const int32_t in1 = q1 >= 0 && q1 < g->in_b;
-    const int32_t off = (int16_t)s->off;
-    const int8_t *x0 = s->x + (int64_t)q * s->step;
-    const int8_t *x1 = s->x + (int64_t)q1 * s->step;
-    for (int32_t j = 0; j < 4; j++) {
-        const int32_t v0 = in0 ? x0[j] + off : 0;
-        const int32_t v1 = in1 ? x1[j] + off : 0;
-        d[j] = th_pkhbt(v0, v1);
+    const int32_t off = s->off;
+    int32_t a02 = 0, a13 = 0, b02 = 0, b13 = 0;
+    if (q >= 0 && q < g->in_b) {
+        const int32_t a = th_read_s32(s->x + (int64_t)q * s->step);
+        a02 = th_sxtab16(off, a);
+        a13 = th_sxtab16_ror8(off, a);
     }
+    if (q1 >= 0 && q1 < g->in_b) {
+        const int32_t b = th_read_s32(s->x + (int64_t)q1 * s->step);
+        b02 = th_sxtab16(off, b);
+        b13 = th_sxtab16_ror8(off, b);
+    }
+    pairs_put4(d, a02, a13, b02, b13);
 }
 
 /* First i >= 0 with q0 + i pg >= v (pg > 0). */
@@ -1071,52 +1097,68 @@ TH_INLINE int32_t pairs_first(int32_t q0, int32_t pg, int32_t v)
     return q0 >= v ? 0 : (v - q0 + pg - 1) / pg;
 }
 
+/* The span of phase row ph. */
+static pairs_span pairs_span_of(const pairs_geom *g, int32_t ph)
+{
+    const int32_t pg = g->p * g->g;
+    const int32_t q0 = ph * g->g - g->pad_b;
+    pairs_span r;
+    r.elo = TH_MIN(pairs_first(q0, pg, -g->db), g->phlen);
+    r.ehi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b), g->phlen), r.elo);
+    r.lo = TH_MAX(TH_MIN(pairs_first(q0, pg, 0), r.ehi), r.elo);
+    r.hi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b - g->db), r.ehi), r.lo);
+    return r;
+}
+
 #if TH_NN_DSP_NATIVE
 /* Thumb-2 staging of slots whose two positions are inside (below, with the output loops). */
 void th_dw_pairs_widen(int32_t *dd, const int8_t *x, int32_t n, const int32_t *k);
 #endif
 
 /* Stages the phase rows of one line of one block into st (P rows of phlen slots). Slots
- * with both positions outside the input are 0 from pairs_s8 and never written here. */
+ * with both positions outside the input are never written here: zeroed when `zero` (the
+ * first staging of a call; pairs_s8 zeroes all slots for lines in the padding), so that
+ * only the padding slots are written, not the whole line. */
 static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *s,
-                                                  const pairs_geom *g)
+                                                  const pairs_geom *g, int32_t zero)
 {
     const int32_t pg = g->p * g->g; /* positions between slots of a phase row */
     for (int32_t ph = 0; ph < g->p; ph++) {
         int32_t *d = st + 4 * ph * g->phlen;
         const int32_t q0 = ph * g->g - g->pad_b; /* slot 0's position */
-        /* Slots with a position inside: [elo, ehi); both inside: [lo, hi). */
-        const int32_t elo = TH_MIN(pairs_first(q0, pg, -g->db), g->phlen);
-        const int32_t ehi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b), g->phlen), elo);
-        const int32_t lo = TH_MAX(TH_MIN(pairs_first(q0, pg, 0), ehi), elo);
-        const int32_t hi =
-            TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b - g->db), ehi), lo);
+        const pairs_span sp = pairs_span_of(g, ph);
+        const int32_t elo = sp.elo, lo = sp.lo, hi = sp.hi, ehi = sp.ehi;
+        if (zero) {
+            for (int32_t k = 0; k < 4 * elo; k++) {
+                d[k] = 0;
+            }
+            for (int32_t k = 4 * ehi; k < 4 * g->phlen; k++) {
+                d[k] = 0;
+            }
+        }
         int32_t i = elo;
         for (; i < lo; i++) {
             pairs_slot_edge(d + 4 * i, s, g, q0 + i * pg);
         }
         const int8_t *x0 = s->x + (int64_t)(q0 + lo * pg) * s->step;
+        int32_t *dd = d + 4 * lo;
         const int32_t dstep = g->db * s->step;
         const int32_t xstep = pg * s->step;
-        const int32_t off = s->off;
-        int32_t *dd = d + 4 * lo;
 #if TH_NN_DSP_NATIVE
         if (hi > lo) {
-            const int32_t k[3] = {dstep, xstep, off};
+            const int32_t k[3] = {dstep, xstep, s->off};
             th_dw_pairs_widen(dd, x0, hi - lo, k);
         }
 #else
+        const int32_t off = s->off;
         for (int32_t n = hi - lo; n > 0; n--, x0 += xstep, dd += 4) {
             const int32_t a = th_read_s32(x0);
             const int32_t b = th_read_s32(x0 + dstep);
-            const int32_t a02 = th_sxtab16(off, a);
-            const int32_t a13 = th_sxtab16_ror8(off, a);
-            const int32_t b02 = th_sxtab16(off, b);
-            const int32_t b13 = th_sxtab16_ror8(off, b);
-            dd[0] = th_pkhbt(a02, b02);
-            dd[1] = th_pkhbt(a13, b13);
-            dd[2] = th_pkhtb(a02, b02);
-            dd[3] = th_pkhtb(a13, b13);
+            const int32_t lo = th_pkhbt(a, b), hi = th_pkhtb(a, b); /* as the assembly */
+            dd[0] = th_sxtab16(off, lo);
+            dd[1] = th_sxtab16_ror8(off, lo);
+            dd[2] = th_sxtab16(off, hi);
+            dd[3] = th_sxtab16_ror8(off, hi);
         }
 #endif
         for (i = hi; i < ehi; i++) {
@@ -1214,7 +1256,20 @@ __asm__(
     "    .purgem DWL_RQ4L\n"
     "    .purgem DWL_RQX\n"
     /* Staging, n >= 1 slots whose two positions are inside: (dd, x, n, k), k: input bytes
-     * between a slot's two positions, between slots, the offset in both halfwords. */
+     * between a slot's two positions, between slots, the offset in both halfwords. The two
+     * words' bytes interleaved first (PKH: a0 a1 b0 b1 and a2 a3 b2 b3), so that each SXTAB16
+     * gives one channel's pair: 7 instructions a slot, was 9. Two slots an iteration (one
+     * pointer add and one loop test per two: 10.5 a slot, was 14), an odd count's first slot
+     * before the loop. */
+    "    .macro DWP_SLOT a, b\n"
+    "    pkhbt r8, \\a, \\b, lsl #16\n" /* bytes a0 a1 b0 b1 */
+    "    pkhtb r10, \\b, \\a, asr #16\n" /* a2 a3 b2 b3 */
+    "    sxtab16 r9, r12, r8, ror #8\n"
+    "    sxtab16 r8, r12, r8\n"
+    "    sxtab16 r11, r12, r10, ror #8\n"
+    "    sxtab16 r10, r12, r10\n"
+    "    stmia r0!, {r8-r11}\n"
+    "    .endm\n"
     "    .pushsection .text.th_dw_pairs_widen,\"ax\",%progbits\n"
     "    .global th_dw_pairs_widen\n"
     "    .hidden th_dw_pairs_widen\n"
@@ -1226,24 +1281,30 @@ __asm__(
     "    ldr r4, [r3, #0]\n"
     "    ldr r5, [r3, #4]\n"
     "    ldr r12, [r3, #8]\n"
-    "1:\n"
+    "    add r3, r4, r5\n"
+    "    lsrs r2, r2, #1\n"
+    "    bcc 1f\n"
     "    ldr r6, [r1]\n"
     "    ldr r7, [r1, r4]\n"
     "    add r1, r1, r5\n"
-    "    sxtab16 lr, r12, r6\n"
-    "    sxtab16 r11, r12, r7\n"
-    "    pkhbt r8, lr, r11, lsl #16\n"
-    "    pkhtb r10, r11, lr, asr #16\n"
-    "    sxtab16 lr, r12, r6, ror #8\n"
-    "    sxtab16 r6, r12, r7, ror #8\n"
-    "    pkhbt r9, lr, r6, lsl #16\n"
-    "    pkhtb r11, r6, lr, asr #16\n"
-    "    stmia r0!, {r8-r11}\n"
+    "    DWP_SLOT r6, r7\n"
+    "    cmp r2, #0\n"
+    "    beq 2f\n"
+    "1:\n"
+    "    ldr r6, [r1]\n"
+    "    ldr r7, [r1, r4]\n"
+    "    DWP_SLOT r6, r7\n"
+    "    ldr r6, [r1, r5]\n"
+    "    ldr r7, [r1, r3]\n"
+    "    add r1, r1, r5, lsl #1\n"
+    "    DWP_SLOT r6, r7\n"
     "    subs r2, r2, #1\n"
     "    bne 1b\n"
+    "2:\n"
     "    pop {r4-r11, pc}\n"
     "    .size th_dw_pairs_widen, . - th_dw_pairs_widen\n"
-    "    .popsection\n");
+    "    .popsection\n"
+    "    .purgem DWP_SLOT\n");
 
 
 static pairs_fn pairs_pick(int32_t kp)
@@ -1327,7 +1388,7 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
             const int32_t inside = ia >= 0 && ia < g->in_a;
             const int8_t *line = in_n + (int64_t)(inside ? ia : 0) * in_step_a;
             int8_t *out_line = out_n + (int64_t)oa * out_step_a;
-            if (!inside || !zeroed) { /* a line in the padding: every slot 0 */
+            if (!inside) { /* a line in the padding: every slot 0 */
                 for (int32_t k = 0; k < 4 * g->p * g->phlen; k++) {
                     stage[k] = 0;
                 }
@@ -1337,7 +1398,8 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
                 const int32_t cb = TH_MIN(4 * i, c - 4);
                 src.x = line + cb;
                 if (inside) {
-                    pairs_stage(stage, &src, g);
+                    pairs_stage(stage, &src, g, !zeroed);
+                    zeroed = 1;
                 }
                 for (int32_t o0 = 0; o0 < g->p && o0 < g->out_b; o0++) {
                     const int32_t first = o0 * g->sbg; /* staged index of pair 0 */
