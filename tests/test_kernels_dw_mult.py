@@ -69,6 +69,7 @@ def _cases() -> list[ConvCase]:
     cases += _few_mult_3x3(rng)
     cases += _loop5(rng)
     cases += _plane_copies(rng)
+    cases += _two_channels(rng)
     # Padding on one side only, 3x3 (windows outside on that side), then none at all.
     for pads in ((2, 0, 0, 0), (0, 2, 0, 0), (0, 0, 2, 0), (0, 0, 0, 2), (0, 0, 0, 0)):
         cases.append(_case(rng, (7, 6), 2, 8, (3, 3), (1, 1), (1, 1), pads))  # type: ignore[arg-type]
@@ -91,6 +92,29 @@ def _few_mult_3x3(rng: np.random.Generator) -> list[ConvCase]:
             s = 1 + (i + mult) % 2
             hw = (int(rng.integers(3, 10)), int(rng.integers(3, 10)))
             cases.append(_case(rng, hw, 2 + (i + mult) % 4, mult, (3, 3), (s, s), (1, 1), pads))
+    return cases
+
+
+def _two_channels(rng: np.random.Generator) -> list[ConvCase]:
+    """Two input channels, 3 x 3, multiplier 2 (taps read straight from the interleaved
+    input, no plane copy): strides 1-3, row dilation 2, padding on each side alone, on all
+    and none (rows of the pad row, border windows gathered), widths 3 (every window a
+    border one) to 13, two batches; then one input channel in the exact requantization
+    (the plane's loop before and after the direct one)."""
+    cases = []
+    pads_list = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (1, 1, 1, 1),
+                 (0, 0, 0, 0), (2, 2, 2, 2))
+    for i, pads in enumerate(pads_list):
+        for s in (1, 2, 3):
+            dh = 2 if (i + s) % 3 == 0 else 1
+            hw = (2 * dh + 1 + int(rng.integers(0, 8)), 3 + int(rng.integers(0, 11)))
+            cases.append(_case(rng, hw, 2, 2, (3, 3), (s, s), (dh, 1), pads,
+                               batches=1 + (i + s) % 2))
+    for ch in (0, 2):  # the exact requantization on input channel 0, then on channel 1
+        case = _case(rng, (7, 9), 2, 2, (3, 3), (2, 1), (1, 1), (1, 1, 1, 1))
+        shift = case.p.out_shift.copy()
+        shift[ch] = 1
+        cases.append(dataclasses.replace(case, p=dataclasses.replace(case.p, out_shift=shift)))
     return cases
 
 
@@ -213,11 +237,11 @@ def test_dw_mult_small_filters_match_reference() -> None:
 def test_dw_mult_small_filters_on_cortex_m4(kernel_fw_root: Path) -> None:
     """The staged-row loop's assembly (pairs of pixels, an odd last pixel paired with the
     next row's first), the 1x1 loop on the input, the 3 x 3 plane loop with multipliers 2-5
-    (unrolled channels), the five-pair channel loop (odd and even counts) and the plane
-    copies on QEMU mps2-an386, one firmware run."""
+    (unrolled channels), the five-pair channel loop (odd and even counts), the plane
+    copies and the two-channel row loop on QEMU mps2-an386, one firmware run."""
     rng = np.random.default_rng(1416)
     few = [c for case in _few_mult_3x3(rng) + _loop5(rng) + _plane_copies(rng)
-           for c in _modes(case, big_bias=False)]
+           + _two_channels(rng) for c in _modes(case, big_bias=False)]
     cases = [c for c in _small_cases() + few if fits_small_firmware(c)]
     assert len(cases) > 150
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)

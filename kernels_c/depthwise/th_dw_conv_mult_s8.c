@@ -15,7 +15,9 @@
  * per-channel loop costing more than the channels where a pixel feeds so few. Filters of
  * at most 4 taps (any ch_mult >= 2) take the staged-row loop below
  * (dwm_small_s8): no plane copy, and each output channel's record held in registers over a
- * row of pixels; 1 x 1 filters with no padding stream straight over the input (dwm_1x1). */
+ * row of pixels; 1 x 1 filters with no padding stream straight over the input (dwm_1x1).
+ * Two input channels, 3 x 3, ch_mult 2 (fast requantization) read their taps straight from
+ * the interleaved input instead of the plane copy (dwm_i2_row). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -816,6 +818,138 @@ static void dwm_copy_channel(int8_t *d, const int8_t *q, int32_t rows, int32_t n
     }
 }
 
+/* ---- Two input channels, 3 x 3, dilation 1 along w, record mode 0: no plane copy (the
+ * copy cost 5.4 instructions an output of ch_mult 2, more than the outputs' staging). The
+ * taps are read straight from the interleaved input: at a channel's value of pixel x, one
+ * word holds (x, x + 1) of the channel in bytes 0 and 2 (SXTB16: a row's taps c0, c1) and
+ * byte 4 is x + 2 (LDRSB): pairs (r c0, r c1) for each row r, then (r0 c2, r1 c2), (r2 c2,
+ * -), as dwm_i2_perm. Rows outside the input read a row of -input_offset; the windows that
+ * cross a column border are gathered into an 8-byte-per-row copy first. */
+static const int8_t dwm_i2_perm[10] = {0, 1, 3, 4, 6, 7, 2, 5, 8, -1};
+
+/* The 2 outputs (ch_mult 2) of one pixel whose window rows start at q, q + d1, q + d2
+ * (channel values 2 bytes apart; rows of the input or of the pad row, hence offsets):
+ * the portable form of dwm_i2_row's loop body. */
+TH_INLINE void dwm_i2_px(const int8_t *q, uintptr_t d1, uintptr_t d2, const int32_t *rec,
+                         int8_t *out)
+{
+    const int8_t *const q1 = (const int8_t *)((uintptr_t)q + d1);
+    const int8_t *const q2 = (const int8_t *)((uintptr_t)q + d2);
+    int32_t xp[5];
+    xp[0] = th_sxtb16(th_read_s32(q));
+    xp[1] = th_sxtb16(th_read_s32(q1));
+    xp[2] = th_sxtb16(th_read_s32(q2));
+    xp[3] = th_pkhbt(q[4], q1[4]);
+    xp[4] = q2[4]; /* its high half meets the record's zero weight half */
+    for (int32_t k = 0; k < 2; k++, rec += DWM_RW(5)) {
+        int32_t acc = rec[DWM_ACC];
+        for (int32_t p = 0; p < 5; p++) {
+            acc = th_smlad(xp[p], rec[DWM_W + p], acc);
+        }
+        const int32_t y = th_smmlar(acc, rec[DWM_MULT(5)], rec[DWM_RZP(5)]) + (acc >> 31);
+        out[k] = (int8_t)th_ssat8(y >> rec[DWM_E(5)]);
+    }
+}
+
+#if TH_NN_DSP_NATIVE
+/* The pixels of one row: window rows at q, q + d1, q + d2, step bytes from pixel to pixel;
+ * outputs [out, end), 4 apart (out_c = 2 x 2). A whole function in assembly: 14 registers
+ * (q d1 d2 out, the 5 tap pairs, the record walk and 4 for the output) leave GCC none for
+ * its loop (55 instructions a pixel; 44 here: 12 staging, 2 x 13 outputs, 6 loop). Frame:
+ * rec, end, step. */
+__attribute__((naked, noinline)) static void
+dwm_i2_row(const int8_t *q __attribute__((unused)), uintptr_t d1 __attribute__((unused)),
+           uintptr_t d2 __attribute__((unused)), int8_t *out __attribute__((unused)),
+           const int32_t *rec __attribute__((unused)), const int8_t *end __attribute__((unused)),
+           int32_t step __attribute__((unused)))
+{
+#define DWM_I2_OUT                                                                           \
+    "ldmia r12!, {r4, r5, r6}\n\tsmlad r4, r7, r5, r4\n\tsmlad r4, r9, r6, r4\n\t"           \
+    "ldmia r12!, {r5, r6, r8}\n\tsmlad r4, r10, r5, r4\n\tsmlad r4, r11, r6, r4\n\t"         \
+    "smlad r4, lr, r8, r4\n\tldmia r12!, {r5, r6, r8}\n\tsmmlar r5, r4, r5, r6\n\t"          \
+    "add r5, r5, r4, asr #31\n\tasr r5, r5, r8\n\tssat r5, #8, r5\n\t"
+    __asm__ volatile("push {r4-r11, lr}\n"
+                     "1:\n\t"
+                     "ldr r7, [r0]\n\tldr r9, [r0, r1]\n\tldr r10, [r0, r2]\n\t"
+                     "ldrsb r11, [r0, #4]\n\tadd r12, r0, #4\n\tldrsb r4, [r12, r1]\n\t"
+                     "ldrsb lr, [r12, r2]\n\tpkhbt r11, r11, r4, lsl #16\n\t"
+                     "sxtb16 r7, r7\n\tsxtb16 r9, r9\n\tsxtb16 r10, r10\n\tldr r12, [sp, #36]\n\t"
+                     DWM_I2_OUT "strb r5, [r3]\n\t"
+                     DWM_I2_OUT "strb r5, [r3, #1]\n\tadds r3, #4\n\t"
+                     "ldr r4, [sp, #44]\n\tadd r0, r0, r4\n\tldr r4, [sp, #40]\n\t"
+                     "cmp r3, r4\n\tbne 1b\n\tpop {r4-r11, pc}\n");
+#undef DWM_I2_OUT
+}
+#endif
+
+/* Every output of one input channel (in: its first value; pad_row: 2 in_w bytes of
+ * -input_offset; tiny: 24 bytes for a border window; x in [ox_lo, ox_hi): windows inside
+ * the input along w). */
+static void __attribute__((noinline))
+dwm_i2_plane(const dwm_args *a, const int8_t *in, const int8_t *pad_row, int8_t *tiny,
+             int32_t ox_lo, int32_t ox_hi)
+{
+    const int32_t in_row = 2 * a->in_w, step = 2 * a->sw, oc = a->out_c;
+    const int32_t pad_w = (int32_t)((uint32_t)(uint8_t)a->pad * 0x01010101u);
+    int8_t *out_r = a->out;
+    for (int32_t oy = 0; oy < a->out_h; oy++, out_r += a->out_w * oc) {
+        const int8_t *p[3];
+        for (int32_t r = 0; r < 3; r++) {
+            const int32_t y = oy * a->sh - a->pt + r * a->dh;
+            p[r] = (uint32_t)y < (uint32_t)a->in_h ? in + y * in_row : pad_row;
+        }
+        const uintptr_t d1 = (uintptr_t)p[1] - (uintptr_t)p[0];
+        const uintptr_t d2 = (uintptr_t)p[2] - (uintptr_t)p[0];
+        for (int32_t ox = 0; ox < a->out_w; ox++) {
+            if (ox == ox_lo && ox_lo < ox_hi) { /* the windows inside along w */
+                const int8_t *q = p[0] + (ox_lo * a->sw - a->pl) * 2;
+                int8_t *out = out_r + ox_lo * oc;
+                int8_t *const end = out_r + ox_hi * oc;
+#if TH_NN_DSP_NATIVE
+                dwm_i2_row(q, d1, d2, out, a->rec, end, step);
+#else
+                for (; out != end; q += step, out += oc) {
+                    dwm_i2_px(q, d1, d2, a->rec, out);
+                }
+#endif
+                ox = ox_hi;
+                if (ox >= a->out_w) {
+                    break;
+                }
+            }
+            /* A border window: pad, then the columns inside the input. */
+            const int32_t ix = ox * a->sw - a->pl;
+            const int32_t c0 = TH_MAX(0, -ix), c1 = TH_MIN(3, a->in_w - ix);
+            th_write_s32(tiny, pad_w), th_write_s32(tiny + 8, pad_w);
+            th_write_s32(tiny + 16, pad_w);
+            tiny[4] = tiny[12] = tiny[20] = (int8_t)a->pad;
+            for (int32_t c = c0; c < c1; c++) {
+                const int32_t o = 2 * (ix + c);
+                tiny[2 * c] = p[0][o], tiny[8 + 2 * c] = p[1][o], tiny[16 + 2 * c] = p[2][o];
+            }
+#if TH_NN_DSP_NATIVE
+            dwm_i2_row(tiny, 8, 16, out_r + ox * oc, a->rec, out_r + ox * oc + 4, 0);
+#else
+            dwm_i2_px(tiny, 8, 16, a->rec, out_r + ox * oc);
+#endif
+        }
+    }
+}
+
+static void __attribute__((noinline))
+dwm_i2_run(const dwm_args *a, const int8_t *in, int8_t *work, int32_t ox_lo, int32_t ox_hi)
+{
+    int8_t *const tiny = work, *const pad_row = work + 24;
+    const int32_t pad_w = (int32_t)((uint32_t)(uint8_t)a->pad * 0x01010101u);
+    for (int32_t i = 0; i < 24; i += 4) { /* bytes the word reads take but do not use */
+        th_write_s32(tiny + i, 0);
+    }
+    for (int32_t i = 0; i < 2 * a->in_w; i += 4) { /* in_w >= 3: within work's 2 in_w + 24 */
+        th_write_s32(pad_row + i, pad_w);
+    }
+    dwm_i2_plane(a, in, pad_row, tiny, ox_lo, ox_hi);
+}
+
 /* Filters of more than TH_DW_MULT_SMALL_TAPS taps: the padded plane, pixel by pixel (a
  * function of its own, like dwm_small_s8, so that the stack holds one of the two frames). */
 static void __attribute__((noinline))
@@ -849,15 +983,47 @@ dwm_plane_s8(int8_t *scratch, const th_dw_conv_params *params, const th_per_chan
     const int32_t y0 = TH_MIN(pt, a.in_h), y1 = TH_MAX(TH_MIN(pt + in_h, a.in_h), y0);
     const int32_t x0 = TH_MIN(pl, a.in_w), x1 = TH_MAX(TH_MIN(pl + in_w, a.in_w), x0);
     const int8_t pad = (int8_t)(-params->input_offset);
-    for (int32_t i = 0; i < a.in_h * a.in_w + 4; i++) {
-        plane[i] = pad;
-    }
     const int64_t in_batch = (int64_t)in_h * in_w * in_c;
     const int64_t out_batch = (int64_t)a.out_h * a.out_w * a.out_c;
+    int32_t filled = 0; /* the plane holds the padding (the two-channel loop's rows do not) */
+    /* Two channels: the records in dwm_i2_perm's order where the whole scratch plane holds
+     * the pad row and a border window (it does unless the plane is a sliver of the input). */
+    const int32_t i2 = in_c == 2 && a.rows3 && a.mult == 2 &&
+                       2 * in_w + 24 <= a.in_h * a.in_w + 4;
     for (int32_t ic = 0; ic < in_c; ic++) {
+        if (i2) {
+            for (int32_t t = 0; t < 10; t++) {
+                a.perm[t] = dwm_i2_perm[t];
+            }
+            if (dwm_records(records, &a, ic, filter, bias, quant, params->input_offset) == 0) {
+                /* The input's dimensions in place of the plane's for this channel (no
+                 * second dwm_args on the stack). */
+                const int32_t plane_h = a.in_h, plane_w = a.in_w;
+                a.in_h = in_h, a.in_w = in_w, a.pt = pt, a.pl = pl;
+                a.pad = -params->input_offset;
+                int32_t ox_lo, ox_hi;
+                dwm_inner(a.out_w, a.sw, pl, 3, in_w, &ox_lo, &ox_hi);
+                for (int32_t n = 0; n < input_dims->n; n++) {
+                    a.out = output + n * out_batch + ic * a.mult;
+                    dwm_i2_run(&a, input + n * in_batch + ic, plane, ox_lo, ox_hi);
+                }
+                a.in_h = plane_h, a.in_w = plane_w;
+                filled = 0;
+                continue;
+            }
+            for (int32_t t = 0; t < 10; t++) { /* another mode: the plane's loops */
+                a.perm[t] = rows3_perm[t];
+            }
+        }
         const int32_t mode = dwm_records(records, &a, ic, filter, bias, quant,
                                          params->input_offset);
         const dwm_fn fn = dwm_pick(&a, mode);
+        if (!filled) {
+            for (int32_t i = 0; i < a.in_h * a.in_w + 4; i++) {
+                plane[i] = pad;
+            }
+            filled = 1;
+        }
         for (int32_t n = 0; n < input_dims->n; n++) {
             if (y0 < y1 && x0 < x1) {
                 const int8_t *q = input + n * in_batch + ic +
