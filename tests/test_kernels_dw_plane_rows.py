@@ -52,8 +52,7 @@ def _cases() -> list[ConvCase]:
         if dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, 1) == 0:
             continue
         if len(cases) % 5 == 1:
-            case = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
-                                                                   act_max=90))
+            case = case.clamped()
         elif len(cases) % 5 == 2:
             case = dataclasses.replace(case, in_place=True)
         cases.append(case)
@@ -67,8 +66,7 @@ def _cases() -> list[ConvCase]:
             case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation, 1)
         assert dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, 1) > 0
         if i == 1:
-            case = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
-                                                                   act_max=90))
+            case = case.clamped()
         cases += [case, dataclasses.replace(case, in_place=True)]
     # Filters shorter than the stride across the rows (rows between their spans never read,
     # never staged), in either frame, C = 1 included.
@@ -82,8 +80,7 @@ def _cases() -> list[ConvCase]:
                 case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation, 1)
             assert dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, 1) > 0
             if variant == 1:
-                case = dataclasses.replace(case, in_place=True) if i % 2 else dataclasses.replace(
-                    case, p=dataclasses.replace(case.p, act_min=-100, act_max=90))
+                case = dataclasses.replace(case, in_place=True) if i % 2 else case.clamped()
             cases.append(case)
     # The flat blocks (path DW_PLANE_FLAT: a channel's outputs in blocks of four whatever
     # rows they fall in): channels of 1-3 outputs (one partial block), multipliers 2-3 (17 or
@@ -98,8 +95,7 @@ def _cases() -> list[ConvCase]:
             case = _conv_case(rng, Op.DW, hw, cin, cin * mult, k, stride, dilation, mult)
         assert dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, mult) > 0
         if i % 3 == 1:
-            case = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
-                                                                   act_max=90))
+            case = case.clamped()
         elif i % 3 == 2 and mult == 1:
             case = dataclasses.replace(case, in_place=True)
         cases.append(case)
@@ -112,8 +108,7 @@ def _cases() -> list[ConvCase]:
         while case is None:
             case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, (1, 1), 1)
         cases += [case, dataclasses.replace(case, in_place=True) if i % 2 else
-                  dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
-                                                                  act_max=90))]
+                  case.clamped()]
     return cases
 
 

@@ -92,8 +92,7 @@ def _group_cases() -> list[ConvCase]:
                 or dw_lines_scratch(k, out_hw, stride, dilation, 1, cin)):
             continue
         if len(cases) % 4 == 1:
-            case = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
-                                                                   act_max=90))
+            case = case.clamped()
         elif len(cases) % 4 == 2:
             case = dataclasses.replace(case, in_place=True)
         cases.append(case)

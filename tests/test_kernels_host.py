@@ -252,8 +252,7 @@ def test_depthwise_plane_path_in_place_clamped_and_batched(driver: Driver) -> No
         case = _conv_case(rng, Op.DW, hw, cin, cin * mult, k, stride, dilation, mult)
         assert case is not None and case.fast_scratch
         assert dw_plane_scratch(k, case.out_shape[1:3], stride, dilation, mult) > 0
-        clamped = dataclasses.replace(case, p=dataclasses.replace(case.p, act_min=-100,
-                                                                  act_max=90))
+        clamped = case.clamped()
         batched = dataclasses.replace(case, x=np.concatenate([case.x, case.x[:, ::-1]]),
                                       out_shape=(2, *case.out_shape[1:]))
         variants = [case, clamped, batched]

@@ -23,6 +23,7 @@ generator for the QEMU tests), so both explore the same space.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import struct
 from collections.abc import Callable, Sequence
@@ -157,6 +158,12 @@ class ConvCase:
         kh, kw = self.w.shape[1], self.w.shape[2]
         per_out = kh * kw * (1 if self.depthwise else self.w.shape[3])
         return n * oh * ow * oc * per_out
+
+    def clamped(self) -> ConvCase:
+        """The same call with an activation clamp inside the int8 range (-100..90), so that
+        the kernels' clamping forms run."""
+        return dataclasses.replace(self, p=dataclasses.replace(self.p, act_min=-100,
+                                                               act_max=90))
 
     def expected(self) -> np.ndarray:
         fn = depthwise_conv2d_int8 if self.depthwise else conv2d_int8
