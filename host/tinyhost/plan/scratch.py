@@ -471,8 +471,8 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     (th_dw_conv_general_s8_scratch_size_fast), the max pool its padded rows
     (th_maxpool_s8_scratch_size_fast), the int8 fully connected its short-input path on
     longer inputs (th_fully_connected_s8_scratch_size_fast). The kernel picks the path from
-    the scratch size it
-    is given; codegen gives it where the planned arena has that much room free (no growth).
+    the scratch size it is given; codegen gives it where the planned arena has that much room
+    free (no growth).
     The pointwise conv with few output channels widens its weights into it
     (th_conv_1x1_s8_scratch_size_fast), and the general conv with 2-4 output channels and
     dilation.w > 1 stages int8 columns in it (th_conv_general_s8_scratch_size_fast)."""
