@@ -4,21 +4,21 @@
  * one estimated cheaper (lines_variant):
  *
  * Taps (at most 8 taps; 2-D windows up to 64). HWC order as stored: for each output pixel, the
- * channels in blocks of four; per block, each valid tap's input word (four channels) is sign-extended with the
- * input offset added (SXTAB16, two lanes a word) and multiplied per channel (SMLABB / SMLATT)
- * by the doubled weights, then four outputs are requantized (the fast exact form of
- * th_nn_support.h on the doubled accumulator) and stored. Taps in the padding are skipped
- * (the window is clipped per pixel), so the offset needs no folding. The filter is oriented
- * so that the axis with more taps (B) is the inner loop. C % 4 channels: the blocks start at
- * channel C % 4 and one more block covers channels 0-3 (its outputs C % 4 .. 3 are rewritten
- * with the same values). Scratch (th_dw_lines_scratch): per block one record, widened once
- * per call in the order the loop reads it: 2 bias (4 words), per tap (a, b) at a KB + b two
- * words of doubled weight pairs (channels 0, 2 and 1, 3), then (multiplier,
+ * channels in blocks of four; per block, each valid tap's input word (four channels) is
+ * sign-extended with the input offset added (SXTAB16, two lanes a word) and multiplied per
+ * channel (SMLABB / SMLATT) by the doubled weights, then four outputs are requantized (the
+ * fast exact form of th_nn_support.h on the doubled accumulator) and stored. Taps in the
+ * padding are skipped (the window is clipped per pixel), so the offset needs no folding. The
+ * filter is oriented so that the axis with more taps (B) is the inner loop. C % 4 channels:
+ * the blocks start at channel C % 4 and one more block covers channels 0-3 (its outputs
+ * C % 4 .. 3 are rewritten with the same values). Scratch (th_dw_lines_scratch): per block one
+ * record, widened once per call in the order the loop reads it: 2 bias (4 words), per tap (a,
+ * b) at a KB + b two words of doubled weight pairs (channels 0, 2 and 1, 3), then (multiplier,
  * 2^(e-1) + zp 2^e, e) per channel. The per-pixel block loop is Thumb-2 assembly on DSP cores
- * (the same loop in C with modelled DSP instructions in host builds): one unrolled variant
- * per tap count for pixels whose one-row window is whole (K <= 3: one row loop call per line,
- * the tail's block in it), one general loop over clipped windows. The records are built by
- * Thumb-2 loops too (th_dw_lines_rec, th_dw_lines_rq): they run once per channel per call.
+ * (the same loop in C with modelled DSP instructions in host builds): one unrolled variant per
+ * tap count for pixels whose one-row window is whole (K <= 3: one row loop call per line, the
+ * tail's block in it), one general loop over clipped windows. The records are built by Thumb-2
+ * loops too (th_dw_lines_rec, th_dw_lines_rq): they run once per channel per call.
  *
  * Pairs (one tap across the line after orientation, at most 16 along it; any stride and
  * dilation): per output line and block of four channels the input line is staged once as

@@ -641,8 +641,9 @@ fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, i
 
 /* ---- Path FC_SHORT: inputs of at most FC_SHORT_MAX values, or more given scratch ---------
  * (x + input_offset) widened once per input row into int16 pairs on this path's stack (at
- * most 256 bytes; longer rows into the caller's scratch, th_nn_fc_short_scratch), in the order the dot consumes them: chunk j's pairs (x[4j], x[4j+2]) and
- * (x[4j+1], x[4j+3]), the tail zero-padded to whole chunks (the weights' padding is zero).
+ * most 256 bytes; longer rows into the caller's scratch, th_nn_fc_short_scratch), in the
+ * order the dot consumes them: chunk j's pairs (x[4j], x[4j+2]) and (x[4j+1], x[4j+3]), the
+ * tail zero-padded to whole chunks (the weights' padding is zero).
  * Per chunk of a block of four channels: LDRD of the pairs, one LDM of the four weight
  * words, 8 SXTB16 and 8 SMLAD (18 instructions for 16 MACs, where fc_rows spends 22 plus
  * the tail word's own code), and no tail code at all. The rest of a block is fc_rows', but
@@ -945,8 +946,9 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
     const int full = params->activation.min == -128 && params->activation.max == 127;
     /* (every field given: a partial initializer becomes a memset call) */
     fc_sframe f __attribute__((aligned(8))) = {
-        xw, (int32_t)(((uint32_t)chunks + 7u) >> 3), output, output, th_nn_bytes4(params->activation.min),
-        th_nn_bytes4(params->activation.max), rq.multiplier, rq.round_zp,
+        xw, (int32_t)(((uint32_t)chunks + 7u) >> 3), output, output,
+        th_nn_bytes4(params->activation.min), th_nn_bytes4(params->activation.max),
+        rq.multiplier, rq.round_zp,
         per_channel ? 2 * params->output_offset + 1 : rq.e, bias, multiplier, shift, chunks,
         0};
 #endif
