@@ -957,18 +957,30 @@ static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_
 #endif
 
 #if TH_DW_ASM
-/* Per call: the assembly's arguments but for each channel's own words, and which loop. */
+/* Per call: the assembly's arguments but for each channel's own words, which loop, and
+ * what every channel's words are made from (set once, so a channel's call passes only its
+ * plane and index). */
 typedef struct {
     dw_row_args k;
     void (*rows_fn)(const dw_row_args *k);
     uint32_t count; /* the iteration count bits of e_count */
     int32_t o_span; /* output bytes of all rows */
+    int32_t pw; /* plane row length */
+    int32_t tap_row_step, tap_col_step;
+    int32_t offset; /* input_offset */
+    int32_t zp; /* output_offset */
+    const int8_t *filter;
+    const int32_t *bias; /* or NULL */
+    const th_per_channel_quant *quant;
+    int8_t *out; /* the batch's output */
 } dw_asm_call;
 
 /* Prepares the assembly for the fast requantization without clamp and rows of at least
  * four outputs; 0 when that does not apply. */
 static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t stride,
-                          const th_nn_out_stage *stage)
+                          const th_nn_out_stage *stage, const int8_t *filter,
+                          const int32_t *bias, const th_per_channel_quant *quant,
+                          int32_t offset)
 {
     const int variant = dw_asm_variant(g, stride, stage);
     if (variant == 0) {
@@ -985,6 +997,14 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     call->o_span = g->out_rows * g->out_row_step;
     call->k.tail = pair | ((out_w & 1) << 1);
     call->k.cs = g->out_col_step;
+    call->pw = g->pw;
+    call->tap_row_step = g->tap_row_step;
+    call->tap_col_step = g->tap_col_step;
+    call->offset = offset;
+    call->zp = stage->output_offset;
+    call->filter = filter;
+    call->bias = bias;
+    call->quant = quant;
     /* (Loops the build leaves out are never named, so the linker drops them.) */
     call->rows_fn = variant == 1 && TH_NN_KEEP_DW3X3_S1_EVEN   ? dw_rows_s1_even
                     : variant == 2 && TH_NN_KEEP_DW3X3_S1_ODD  ? dw_rows_s1_odd
@@ -995,43 +1015,55 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
 }
 
 /* Weight words of filter row f (taps tc apart), doubled: (w0, w1) to *w01, (w1, w2) to
- * *w12; returns w0 + w1 + w2. */
+ * *w12 (|2w| <= 256 fits a halfword, so SADD16 doubles both halves); returns w0 + w1 + w2. */
 TH_INLINE int32_t dw_row_words(const int8_t *f, int32_t tc, int32_t *w01, int32_t *w12)
 {
     const int32_t a = f[0];
     const int32_t b = f[tc];
     const int32_t d = f[2 * tc];
-    const uint32_t b2 = (uint32_t)(2 * b) & 0xFFFFu;
-    *w01 = (int32_t)((b2 << 16) | ((uint32_t)(2 * a) & 0xFFFFu));
-    *w12 = (int32_t)(((uint32_t)(2 * d) << 16) | b2);
+    const int32_t ab = th_pkhbt(a, b);
+    const int32_t bd = th_pkhbt(b, d);
+    *w01 = th_sadd16(ab, ab);
+    *w12 = th_sadd16(bd, bd);
     return a + b + d;
 }
 
 /* One channel in assembly: the same words dw3x3_channel_impl computes with fast_only. */
-static void __attribute__((noinline))
-dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, const dw_geometry *g,
-                  const int8_t *filter, int32_t c, int32_t bias, int32_t offset,
-                  const th_per_channel_quant *quant, int32_t zp, int8_t *out)
+TH_INLINE void dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, int32_t c)
 {
     dw_row_args *k = &call->k;
-    const int8_t *f = filter + c;
-    const int32_t tr = g->tap_row_step;
-    const int32_t tc = g->tap_col_step;
+    const int8_t *f = call->filter + c;
+    const int32_t tr = call->tap_row_step;
+    const int32_t tc = call->tap_col_step;
     int32_t wsum = dw_row_words(f, tc, &k->w0[0], &k->w0[1]);
     wsum += dw_row_words(f + tr, tc, &k->w12[0], &k->w12[1]);
     wsum += dw_row_words(f + 2 * tr, tc, &k->w12[2], &k->w12[3]);
+    const int32_t bias = call->bias != NULL ? call->bias[c] : 0;
     /* Doubled: 2 * (bias + offset * sum(w)), see dw3x3_channel_impl. */
-    k->acc0 = (int32_t)(2u * ((uint32_t)bias + (uint32_t)offset * (uint32_t)wsum));
-    const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c], zp);
+    k->acc0 = (int32_t)(2u * ((uint32_t)bias + (uint32_t)call->offset * (uint32_t)wsum));
+    const th_fast_rq rq =
+        th_fast_rq_make(call->quant->multiplier[c], call->quant->shift[c], call->zp);
     k->multiplier = rq.multiplier;
     k->round_zp = rq.round_zp;
     k->e_count = (int32_t)(call->count | ((uint32_t)rq.e & 0xFFu));
     k->p0 = plane;
-    k->p1 = plane + g->pw;
-    k->p2 = plane + 2 * g->pw;
-    k->o = out + c;
+    k->p1 = plane + call->pw;
+    k->p2 = plane + 2 * call->pw;
+    k->o = call->out + c;
     k->o_end = k->o + call->o_span;
     call->rows_fn(k);
+}
+
+/* The staged channels c .. c + group - 1 (planes `slot` values apart) in assembly. A
+ * function of its own: its few live values stay in registers, which the kernel's loop,
+ * sharing a frame with the C paths, would keep on the stack. */
+static void __attribute__((noinline))
+dw3x3_group_asm(dw_asm_call *call, const int16_t *plane, int32_t slot, int32_t c,
+                int32_t group)
+{
+    for (const int32_t end = c + group; c < end; c++, plane += slot) {
+        dw3x3_channel_asm(call, plane, c);
+    }
 }
 #endif
 
@@ -1213,7 +1245,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     const int32_t whole = planes > 1 && planes < 4 && TH_NN_PATH(DW3X3_SMALL_GROUP) ? planes : 1;
 #if TH_DW_ASM
     dw_asm_call call;
-    const int use_asm = dw_asm_prepare(&call, &geo, stride, &stage);
+    const int use_asm =
+        dw_asm_prepare(&call, &geo, stride, &stage, filter, bias, quant, params->input_offset);
 #elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
     const int use_asm = dw_asm_variant(&geo, stride, &stage) != 0; /* as on a Cortex-M */
 #endif
@@ -1221,6 +1254,9 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
         const int8_t *in_b =
             input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
         int8_t *out_b = output + (int64_t)b * output_dims->h * output_dims->w * channels;
+#if TH_DW_ASM
+        call.out = out_b;
+#endif
         for (int32_t c = 0; c < channels;) {
             /* Every staged channel is copied before any of its outputs is written. */
             const int32_t group = planes == 4 && c + 4 <= channels ? 4 : whole;
@@ -1232,10 +1268,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             for (int32_t k = 0; k < group; k++) {
 #if TH_DW_ASM
                 if (use_asm) {
-                    dw3x3_channel_asm(&call, plane + k * slot, &geo, filter, c + k,
-                                      bias != NULL ? bias[c + k] : 0, params->input_offset,
-                                      quant, stage.output_offset, out_b);
-                    continue;
+                    dw3x3_group_asm(&call, plane, slot, c, group);
+                    break;
                 }
 #elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
                 if (use_asm) { /* the assembly's C model, not a path of its own */
