@@ -353,7 +353,7 @@ typedef struct {
     int32_t flags; /* 20: bit 0 one pixel first (odd start), bit 1 a pair, bit 2 a last one */
     int32_t s_adv; /* 24: input bytes from after a row's pair to the next row */
     int32_t d_adv; /* 28: plane bytes, likewise */
-    int32_t rows; /* 32: at least one */
+    uintptr_t src_end; /* 32: src after the last row (its first row's src + rows x src_outer) */
 } dw_copy4_args;
 
 typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 36 ? 1 : -1];
@@ -363,8 +363,9 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 36 ? 1 : -1];
  * starts at an odd column, then quads of pixels: 4 loads, PKHBT/PKHTB gather the pixels'
  * bytes of channels (0, 1) and (2, 3), SXTB16 / SXTB16 ROR 8 sign-extend them to plane
  * words, one STRD per plane (23 instructions per 16 values), then a pair and a last pixel
- * as the flags say. Registers: r0 input, r1 r4 r5 r6 the planes, r2 in_c, r3 3 x in_c,
- * r7 end of the row's quads, r8-r12 lr values; row state on the stack. */
+ * as the flags say (LSLS #30: N bit 1, C bit 2; the pair leaves the flags alone), until
+ * the input reaches src_end. Registers: r0 input, r1 r4 r5 r6 the planes, r2 in_c, r3 3 x
+ * in_c, r7 end of the row's quads, r8-r12 lr values; row state on the stack. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args *a)
@@ -397,8 +398,7 @@ static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args 
                      "strh r12, [r6], #2\n\t"
                      "3:\n\t"
                      "ldr r7, [sp]\n\t"
-                     "cmp r7, #0\n\t"
-                     "beq 4f\n\t"
+                     "cbz r7, 4f\n\t"
                      "add r7, r7, r1\n\t"
                      "1:\n\t"
                      "ldr r8, [r0]\n\t"
@@ -426,8 +426,8 @@ static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args 
                      "bne 1b\n\t"
                      "4:\n\t"
                      "ldr r8, [sp, #4]\n\t"
-                     "tst r8, #2\n\t"
-                     "beq 6f\n\t"
+                     "lsls r8, r8, #30\n\t"
+                     "bpl 6f\n\t"
                      "ldr r9, [r0]\n\t"
                      "ldr r10, [r0, r2]\n\t"
                      "add r0, r0, r2, lsl #1\n\t"
@@ -442,8 +442,7 @@ static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args 
                      "sxtb16 r10, r12, ror #8\n\t"
                      "str r10, [r6], #4\n\t"
                      "6:\n\t"
-                     "tst r8, #4\n\t"
-                     "beq 7f\n\t"
+                     "bcc 7f\n\t"
                      "ldrsb r9, [r0]\n\t"
                      "ldrsb r10, [r0, #1]\n\t"
                      "ldrsb r11, [r0, #2]\n\t"
@@ -460,8 +459,7 @@ static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args 
                      "add r5, r5, r9\n\t"
                      "add r6, r6, r9\n\t"
                      "ldr r8, [sp, #16]\n\t"
-                     "subs r8, r8, #1\n\t"
-                     "str r8, [sp, #16]\n\t"
+                     "cmp r0, r8\n\t"
                      "bne 5b\n\t"
                      "add sp, sp, #20\n\t"
                      "pop {r4-r11, pc}\n\t");
@@ -498,7 +496,7 @@ static void fill_group4(int16_t *plane, int32_t slot, const dw_geometry *g, cons
     a.flags = lead | (pair << 1) | ((rest & 1) << 2);
     a.s_adv = g->src_outer - done * in_c;
     a.d_adv = (int32_t)sizeof(int16_t) * (pw - done);
-    a.rows = box.r_end - box.r_begin;
+    a.src_end = (uintptr_t)src + (uintptr_t)((box.r_end - box.r_begin) * g->src_outer);
     copy4_rows_asm(&a);
 #else
     const int32_t pairs = (box.x_end - box.x_begin - lead) / 2;
@@ -757,31 +755,32 @@ TH_INLINE int8_t dw_out(int32_t acc, const th_fast_rq *rq, int32_t c,
     } while (0)
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* What the assembly reads, in the order its stack frame holds it (the first 14 words are
+/* What the assembly reads, in the order its stack frame holds it (the first 13 words are
  * copied there): the weights of filter row 0 and the accumulator start together (one LDM
- * brings all three), the other rows' weight words, the fast requantization, the row steps.
- * e_count: the shift in its low byte (all ASR reads), above it 2^24 minus the loop's
- * iterations per row (ADDS #256 carries out after the last one). */
+ * brings all three), the other rows' weight words, the fast requantization, the row end's
+ * words (o_end and e_count: one LDRD). e_count: the shift in its low byte (all ASR reads),
+ * the row's tail in bits 8-9 (bit 8 a pair after each row's blocks, bit 9 a single
+ * output: one LSLS #23 moves them to N and C), above them 2^22 minus the loop's iterations
+ * per row (ADDS #1024 carries out after the last one and leaves the bits below). */
 typedef struct {
     int32_t w0[2]; /* 0: W01, W12 of filter row 0 */
     int32_t acc0; /* 8 */
     int32_t w12[4]; /* 12: W01, W12 of rows 1, 2 */
     int32_t multiplier; /* 28 */
     int32_t round_zp; /* 32 */
-    int32_t e_count; /* 36 */
-    int32_t p_skip; /* 40: bytes from a row's last block to the next row's first window */
-    int32_t o_skip; /* 44: output bytes from after a row's last block to the next row */
-    int8_t *o_end; /* 48: the first output of the row after the last */
-    int32_t tail; /* 52: bit 0 a pair after each row's blocks, bit 1 a single output */
-    const int16_t *p0; /* 56: row windows of the first output row */
+    int8_t *o_end; /* 36: the first output of the row after the last */
+    int32_t e_count; /* 40 */
+    int32_t p_skip; /* 44: bytes from a row's last block to the next row's first window */
+    int32_t o_skip; /* 48: output bytes from after a row's last block to the next row */
+    const int16_t *p0; /* 52: row windows of the first output row */
     const int16_t *p1;
     const int16_t *p2;
-    int8_t *o; /* 68: its first output */
-    int32_t cs; /* 72: output bytes between neighbours along the row */
+    int8_t *o; /* 64: its first output */
+    int32_t cs; /* 68: output bytes between neighbours along the row */
 } dw_row_args;
 
 /* The assembly's offsets assume 32-bit pointers. */
-typedef char dw_row_args_size_check[sizeof(dw_row_args) == 76 ? 1 : -1];
+typedef char dw_row_args_size_check[sizeof(dw_row_args) == 72 ? 1 : -1];
 
 /* Register use of the block loop: r0-r2 row windows p0-p2, r3 r4 weight pair (W01, W12) or
  * requantization (multiplier, round_zp), r6 r7 r8 r5 accumulators of outputs 0-3 (r5 takes
@@ -890,40 +889,38 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 76 ? 1 : -1];
 /* Every output of every output row (at least one block of four per row, one row): the
  * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
  * row enters at the second: ENTRY "2", else "1"), then the row's pair and single output as
- * the flags say (LSLS #31: N bit 0, C bit 1), until the output reaches o_end. The
- * arguments' first 14 words go to a stack frame. */
+ * e_count's tail bits say, until the output reaches o_end. The arguments' first 13 words
+ * go to a stack frame. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_DW_ROWS_FN(NAME, ROW, PAIR, ENTRY)                                                \
     static void __attribute__((naked, noinline)) NAME(const dw_row_args *k)                  \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
-                         "sub sp, sp, #60\n\t"                                               \
+                         "sub sp, sp, #52\n\t"                                               \
                          "ldm r0!, {r1-r8}\n\t"                                              \
                          "stm sp, {r1-r8}\n\t"                                               \
-                         "ldm r0!, {r1-r6}\n\t"                                              \
+                         "ldm r0!, {r1-r5}\n\t"                                              \
                          "add r7, sp, #32\n\t"                                               \
-                         "stm r7, {r1-r6}\n\t"                                               \
+                         "stm r7, {r1-r5}\n\t"                                               \
                          "ldm r0, {r0-r2, r11, r12}\n\t"                                     \
-                         "ldr lr, [sp, #36]\n\t"                                             \
+                         "ldr lr, [sp, #40]\n\t"                                             \
                          "b " ENTRY "f\n\t"                                                  \
                          "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)         \
-                         "adds lr, lr, #256\n\t"                                             \
+                         "adds lr, lr, #1024\n\t"                                            \
                          "bcc 1b\n\t"                                                        \
-                         "ldr r9, [sp, #52]\n\t"                                             \
-                         "lsls r9, r9, #31\n\t"                                              \
+                         "lsls r9, lr, #23\n\t"                                              \
                          "bpl 5f\n\t" TH_DW_ASM_PAIR(PAIR) "5:\n\t"                          \
                          "bcc 6f\n\t" TH_DW_ASM_SINGLE "6:\n\t"                              \
-                         "ldrd r3, r4, [sp, #40]\n\t"                                        \
+                         "ldrd r3, r4, [sp, #44]\n\t"                                        \
                          "add r0, r0, r3\n\t"                                                \
                          "add r1, r1, r3\n\t"                                                \
                          "add r2, r2, r3\n\t"                                                \
                          "add r11, r11, r4\n\t"                                              \
-                         "ldr lr, [sp, #36]\n\t"                                             \
-                         "ldr r9, [sp, #48]\n\t"                                             \
+                         "ldrd r9, lr, [sp, #36]\n\t"                                        \
                          "cmp r11, r9\n\t"                                                   \
                          "bne " ENTRY "b\n\t"                                                \
-                         "add sp, sp, #60\n\t"                                               \
+                         "add sp, sp, #52\n\t"                                               \
                          "pop {r4-r11, pc}\n\t");                                            \
     }
 
@@ -963,7 +960,7 @@ static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_
 typedef struct {
     dw_row_args k;
     void (*rows_fn)(const dw_row_args *k);
-    uint32_t count; /* the iteration count bits of e_count */
+    uint32_t count; /* the iteration count and tail bits of e_count */
     int32_t o_span; /* output bytes of all rows */
     int32_t pw; /* plane row length */
     int32_t tap_row_step, tap_col_step;
@@ -991,11 +988,11 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     const int32_t pair = out_w - 4 * blocks >= 2;
     const int32_t done = 4 * blocks + 2 * pair; /* outputs of a row before a single one */
     /* Two blocks per iteration (an odd count enters at the second). */
-    call->count = (0u - (uint32_t)(blocks + 1) / 2) << 8;
+    call->count = ((0u - (uint32_t)(blocks + 1) / 2) << 10) |
+                  ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
     call->k.p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
     call->k.o_skip = g->out_row_step - done * g->out_col_step;
     call->o_span = g->out_rows * g->out_row_step;
-    call->k.tail = pair | ((out_w & 1) << 1);
     call->k.cs = g->out_col_step;
     call->pw = g->pw;
     call->tap_row_step = g->tap_row_step;
