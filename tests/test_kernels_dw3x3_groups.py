@@ -11,9 +11,10 @@ requantization (the C loops on the same planes), and the same shapes without the
 scratch (one plane).
 
 With 4-13 channels (every C % 4): groups of four staged planes (fill_group4: one word load
-per pixel), the last C % 4 channels one plane at a time, on small planes (1-20 rows and
-columns, where a channel's fixed costs dominate and the row loops run few blocks), with
-and without a bias, in place for every C % 4."""
+per pixel), a last one or two channels one plane at a time, a last three staged as the
+last four (the first of them done: in place, its input already holds outputs), on small
+planes (1-20 rows and columns, where a channel's fixed costs dominate and the row loops
+run few blocks), with and without a bias, in place for every C % 4."""
 
 from __future__ import annotations
 

@@ -38,9 +38,9 @@ static int is_transposed(int32_t s, int32_t out_h, int32_t out_w, int32_t c)
 }
 
 /* Planes staged per pass given the fast scratch: four (C >= 4: one 32-bit load brings a
- * pixel's four values, see fill_group4; the last C % 4 channels one at a time), or all C
- * = 2 or 3 channels of untransposed rows, whose pixels are contiguous (fill_group_small:
- * word loads of four pixels); else 1. */
+ * pixel's four values, see fill_group4; a last one or two channels one at a time, a last
+ * three as the last four), or all C = 2 or 3 channels of untransposed rows, whose pixels
+ * are contiguous (fill_group_small: word loads of four pixels); else 1. */
 static int32_t group_planes(const th_dw_conv_params *params, const th_dims *output_dims)
 {
     const int32_t c = output_dims->c;
@@ -1255,28 +1255,39 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
         call.out = out_b;
 #endif
         for (int32_t c = 0; c < channels;) {
-            /* Every staged channel is copied before any of its outputs is written. */
-            const int32_t group = planes == 4 && c + 4 <= channels ? 4 : whole;
+            /* Every staged channel is copied before any of its outputs is written. The last
+             * three of C >= 4 channels are staged as the last four (one word load per pixel
+             * beats three one-plane copies); the first of those is done (skip: its plane
+             * goes unused, its input may already hold its outputs when in place). */
+            int32_t group = whole;
+            int32_t back = 0; /* staged channels before c */
+            if (planes == 4 && c + 4 <= channels) {
+                group = 4;
+            } else if (planes == 4 && c + 3 == channels) {
+                group = 3;
+                back = 1;
+            }
+            int16_t *const first = plane + back * slot; /* channel c's plane */
             if (group == 1) { /* one channel: inline (per channel) */
                 fill_interior(plane, &geo, in_b, c);
             } else {
-                fill_group(plane, slot, &geo, in_b, c, group);
+                fill_group(plane, slot, &geo, in_b, c - back, group + back);
             }
             for (int32_t k = 0; k < group; k++) {
 #if TH_DW_ASM
                 if (use_asm) {
-                    dw3x3_group_asm(&call, plane, slot, c, group);
+                    dw3x3_group_asm(&call, first, slot, c, group);
                     break;
                 }
 #elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
                 if (use_asm) { /* the assembly's C model, not a path of its own */
-                    dw3x3_channel_impl(plane + k * slot, &geo, stride, filter, c + k,
+                    dw3x3_channel_impl(first + k * slot, &geo, stride, filter, c + k,
                                        bias != NULL ? bias[c + k] : 0, params->input_offset,
                                        quant, &stage, out_b, 1, 0);
                     continue;
                 }
 #endif
-                dw3x3_channel(plane + k * slot, &geo, stride, filter, c + k,
+                dw3x3_channel(first + k * slot, &geo, stride, filter, c + k,
                               bias != NULL ? bias[c + k] : 0, params->input_offset, quant,
                               &stage, out_b);
             }
