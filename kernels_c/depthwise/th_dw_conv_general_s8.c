@@ -20,7 +20,7 @@
  * when their plane fits TH_DW_PLANE_MAX, except filters two rows across after orientation
  * (path DW_ROWS_KA2, not in place: a band word pairs the two rows, so no pair is padded, four
  * channels are staged a pass, and stride-2 row kernels load one new word a pair; 39x7x17
- * k11x2 s1x3 d2x2: 76,626 -> 58,412 instructions). Otherwise, and in portable builds: the reference
+ * k11x2 s1x3 d2x2: 76,626 -> 57,720 instructions). Otherwise, and in portable builds: the reference
  * loop (one int8 plane of scratch when ch_mult == 1). */
 #include <stddef.h>
 
