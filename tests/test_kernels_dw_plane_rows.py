@@ -11,7 +11,8 @@ the blocks of four, with an activation clamp (the one-output-at-a-time mode) and
 then strides 2-3 with dilations 2-3 along the rows (the blocks across phases); then filters
 shorter across the rows than the stride (only the rows read are staged); then the flat blocks'
 edges (channels of 1-3 outputs, multipliers 2-3); then filters one tap across on the rows path
-(one-input-row bands). The default build runs the flat blocks (DW_PLANE_FLAT), the build with
+(one-input-row bands); then filters two taps across taken by the rows path before the plane
+path (DW_ROWS_KA2). The default build runs the flat blocks (DW_PLANE_FLAT), the build with
 every optional path left out the row kernels.
 """
 
@@ -29,7 +30,7 @@ from kernels.cases import ConvCase, Op, mismatches
 from kernels.harness import Driver, build_driver
 from kernels.sweep import _conv_case, describe
 from kernels.target import build_firmware, fits_small_firmware, run_cases
-from tinyhost.plan.scratch import dw_plane_scratch
+from tinyhost.plan.scratch import dw_plane_scratch, dw_rows_ka2
 
 
 def _cases() -> list[ConvCase]:
@@ -109,6 +110,47 @@ def _cases() -> list[ConvCase]:
             case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, (1, 1), 1)
         cases += [case, dataclasses.replace(case, in_place=True) if i % 2 else
                   case.clamped()]
+    return cases + _ka2_cases(rng)
+
+
+def _ka2_cases(rng: np.random.Generator) -> list[ConvCase]:
+    """Path DW_ROWS_KA2: filters two taps across in the rows path's frame where the plane path
+    also applies (bands pairing the two rows; stride 2 kernels of 9-16 pairs and any), "same"
+    padding that leaves one of an output row's two input rows outside (gather_pad: first and
+    second row, four channels a pass and a tail of 1-3), 0-3 outputs after the blocks, every
+    phase count, a clamp (one output at a time) and in place (the plane path instead)."""
+    cases: list[ConvCase] = []
+    kbs = [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 20]
+    while len(cases) < 22:
+        kb = kbs[len(cases) % len(kbs)]
+        k = (2, kb) if rng.integers(0, 2) else (kb, 2)
+        a = 0 if k[0] == 2 else 1  # the axis across (two taps)
+        stride, dilation = [1, 1], [1, 1]
+        stride[a] = int(rng.integers(1, 4))
+        dilation[a] = int(rng.integers(1, 3))
+        stride[1 - a] = int(rng.integers(1, 4))
+        dilation[1 - a] = int(rng.integers(1, 3))
+        span = [(k[i] - 1) * dilation[i] + 1 for i in range(2)]
+        hw = (span[0] + int(rng.integers(0, 12)), span[1] + int(rng.integers(0, 12)))
+        cin = int(rng.choice([1, 2, 3, 4, 5, 6, 7, 9]))
+        case = _conv_case(rng, Op.DW, hw, cin, cin, k, tuple(stride), tuple(dilation), 1)
+        if case is None or not fits_small_firmware(case) or not dw_rows_ka2(
+                k, case.out_shape[1:3], tuple(stride), tuple(dilation), 1):
+            continue
+        if len(cases) % 6 == 1:
+            case = case.clamped()
+        elif len(cases) % 6 == 4:
+            case = dataclasses.replace(case, in_place=True)
+        cases.append(case)
+    # The target sweep shape and one row outside on either side (seed 0, 39x7x17).
+    for hw, cin, k, stride, dilation in [((39, 7), 17, (11, 2), (1, 3), (2, 2)),
+                                        ((8, 19), 14, (2, 15), (3, 2), (2, 2)),
+                                        ((30, 4), 6, (13, 2), (2, 2), (2, 1))]:
+        case = None
+        while case is None:
+            case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation, 1)
+        assert dw_rows_ka2(k, case.out_shape[1:3], stride, dilation, 1)
+        cases.append(case)
     return cases
 
 

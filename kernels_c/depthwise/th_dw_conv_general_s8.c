@@ -17,7 +17,10 @@
  * output rows may have overwritten; one channel per pass then); with one output row a
  * pass's bands hold all of its input before any of its outputs is written. Filters of 15
  * or more taps with two or more along B take the plane path instead (below, dw_plane_s8),
- * when their plane fits TH_DW_PLANE_MAX. Otherwise, and in portable builds: the reference
+ * when their plane fits TH_DW_PLANE_MAX, except filters two rows across after orientation
+ * (path DW_ROWS_KA2, not in place: a band word pairs the two rows, so no pair is padded, four
+ * channels are staged a pass, and stride-2 row kernels load one new word a pair; 39x7x17
+ * k11x2 s1x3 d2x2: 76,626 -> 57,720 instructions). Otherwise, and in portable builds: the reference
  * loop (one int8 plane of scratch when ch_mult == 1). */
 #include <stddef.h>
 
@@ -359,9 +362,10 @@ TH_INLINE void gather_words_g(int16_t *d0, int32_t slot, const int8_t *s, int32_
 }
 
 /* G 4: one pointer per band (post-incremented stores: 15 instructions a word; unrolled,
- * gcc 12 indexes the stores and measured more). */
+ * gcc 12 indexes the stores and measured more). PAD 1 or 2 (gather_pad): only row 0 or only
+ * row 1 read, the word's other half pw's (pad in both halves). */
 TH_INLINE void gather_words4(int16_t *d0, int32_t slot, const int8_t *s, int32_t sy,
-                             int32_t adv, int32_t words, int32_t odd)
+                             int32_t adv, int32_t words, int32_t odd, const int PAD, int32_t pw)
 {
     int16_t *d1 = d0 + slot;
     int16_t *d2 = d1 + slot;
@@ -369,13 +373,27 @@ TH_INLINE void gather_words4(int16_t *d0, int32_t slot, const int8_t *s, int32_t
     int16_t *const end = d0 + 2 * words;
     for (; d0 != end; d0 += 2, d1 += 2, d2 += 2, d3 += 2, s += adv) {
         const int32_t x = th_read_s32(s);
-        const int32_t y = th_read_s32(s + sy);
-        const int32_t lo = th_pkhbt(x, y); /* bytes x0 x1 y0 y1 */
-        const int32_t hi = th_pkhtb(x, y); /* bytes x2 x3 y2 y3 */
-        th_write_s32(d0, th_sxtb16(lo));
-        th_write_s32(d1, th_sxtb16_ror8(lo));
-        th_write_s32(d2, th_sxtb16(hi));
-        th_write_s32(d3, th_sxtb16_ror8(hi));
+        int32_t w0, w1, w2, w3;
+        if (PAD == 0) {
+            const int32_t y = th_read_s32(s + sy);
+            const int32_t lo = th_pkhbt(x, y); /* bytes x0 x1 y0 y1 */
+            const int32_t hi = th_pkhtb(x, y); /* bytes x2 x3 y2 y3 */
+            w0 = th_sxtb16(lo);
+            w1 = th_sxtb16_ror8(lo);
+            w2 = th_sxtb16(hi);
+            w3 = th_sxtb16_ror8(hi);
+        } else {
+            const int32_t e = th_sxtb16(x); /* channels 0 and 2 */
+            const int32_t o = th_sxtb16_ror8(x); /* channels 1 and 3 */
+            w0 = PAD == 1 ? th_pkhbt(e, pw) : th_pkhbt(pw, e);
+            w1 = PAD == 1 ? th_pkhbt(o, pw) : th_pkhbt(pw, o);
+            w2 = PAD == 1 ? th_pkhtb(e, pw) : th_pkhtb(pw, e);
+            w3 = PAD == 1 ? th_pkhtb(o, pw) : th_pkhtb(pw, o);
+        }
+        th_write_s32(d0, w0);
+        th_write_s32(d1, w1);
+        th_write_s32(d2, w2);
+        th_write_s32(d3, w3);
     }
     if (odd) {
         d0[0] = s[0];
@@ -390,7 +408,7 @@ static void __attribute__((noinline)) gather_words(int16_t *d0, int32_t slot, in
                                                     int32_t words, int32_t odd)
 {
     if (group == 4) {
-        gather_words4(d0, slot, s, sy, adv, words, odd);
+        gather_words4(d0, slot, s, sy, adv, words, odd, 0, 0);
     } else if (group == 3) {
         gather_words_g(d0, slot, s, sy, adv, words, odd, 3);
     } else if (group == 2) {
@@ -430,6 +448,37 @@ stage_line(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t
     }
 }
 
+/* KA 2 with one of the two rows inside the input: per column and channel k < group the word
+ * (s[k], pad) (row 0 inside: `first`) or (pad, s[k]), `words` columns, s advancing adv bytes
+ * (the byte-at-a-time staging of each row on its own costs twice as much). */
+static void __attribute__((noinline)) gather_pad(int16_t *d0, int32_t slot, int32_t group,
+                                                  const int8_t *s, int32_t adv, int32_t words,
+                                                  int16_t pad, int32_t first)
+{
+    if (group == 4) { /* a word of the four channels per column, split with SXTB16 */
+        const int32_t pw = (int32_t)((uint32_t)(uint16_t)pad * 0x10001u);
+        if (first) {
+            gather_words4(d0, slot, s, 0, adv, words, 0, 1, pw);
+        } else {
+            gather_words4(d0, slot, s, 0, adv, words, 0, 2, pw);
+        }
+        return;
+    }
+    for (int32_t k = 0; k < group; k++, d0 += slot, s++) {
+        int16_t *d = d0;
+        const int8_t *p = s;
+        if (first) {
+            for (int32_t i = words; i > 0; i--, d += 2, p += adv) {
+                th_write_s32(d, th_pkhbt(*p, pad));
+            }
+        } else {
+            for (int32_t i = words; i > 0; i--, d += 2, p += adv) {
+                th_write_s32(d, th_pkhbt(pad, *p));
+            }
+        }
+    }
+}
+
 /* Stages the band of output row oa for `group` channels (1-4, adjacent in memory; more than
  * 1 only with KA 1 or 2) to bands `slot` values apart: phase rows of interleaved raw values,
  * -offset outside the input (the columns left and right of the input hold it from the start,
@@ -444,6 +493,8 @@ stage_band(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t
     /* KA 2 with both rows inside: a word of the two rows' values per column and channel. */
     const int32_t row1 = row0 + g->da;
     const int both = ka == 2 && row0 >= 0 && row1 < g->in_a;
+    const int in0 = row0 >= 0 && row0 < g->in_a;
+    const int one = ka == 2 && in0 != (row1 >= 0 && row1 < g->in_a);
     for (int32_t r = 0; r < g->db; r += g->g) { /* no output reads the other phases */
         int16_t *d = dst + r * g->plen;
         /* Phase r column i holds input column r + i db - pad_b. */
@@ -456,6 +507,14 @@ stage_band(int16_t *dst, int32_t group, int32_t slot, const int8_t *src, int32_t
             if (lo < hi) {
                 gather_words(d + 2 * lo, slot, group, src + row0 * (int64_t)step_a + col,
                              g->da * step_a, st, hi - lo, 0);
+            }
+            continue;
+        }
+        if (one) {
+            if (lo < hi) {
+                gather_pad(d + 2 * lo, slot, group,
+                           src + (in0 ? row0 : row1) * (int64_t)step_a + col, st, hi - lo, pad,
+                           in0);
             }
             continue;
         }
@@ -574,6 +633,71 @@ TH_INLINE void dw_acc4_s1(const int16_t *q, const int32_t *w, int32_t kp, int32_
     *a0 = s0, *a1 = s1, *a2 = s2, *a3 = s3;
 }
 
+/* Stride 2 (KA 2 bands: a column of both rows is one word), runtime kp: the windows of the
+ * four outputs are a word apart, so each pair loads one new word; the four live words rotate
+ * through x0-x3 (unrolled by four: no register moves). */
+TH_INLINE void dw_acc4_s2(const int16_t *q, const int32_t *w, int32_t kp, int32_t *a0,
+                          int32_t *a1, int32_t *a2, int32_t *a3)
+{
+    int32_t s0 = *a0, s1 = *a1, s2 = *a2, s3 = *a3;
+    int32_t x0 = th_read_s32(q);
+    int32_t x1 = th_read_s32(q + 2);
+    int32_t x2 = th_read_s32(q + 4);
+    int32_t x3;
+/* Pair j of the four outputs: load the block's next word into xn (q + off values), then the
+ * windows' words a-d times weight word j. */
+#define DW_S2_PAIR(xn, off, a, b, c, d, j)                                                   \
+    do {                                                                                     \
+        xn = th_read_s32(q + (off));                                                         \
+        s0 = th_smlad(a, w[j], s0);                                                          \
+        s1 = th_smlad(b, w[j], s1);                                                          \
+        s2 = th_smlad(c, w[j], s2);                                                          \
+        s3 = th_smlad(d, w[j], s3);                                                          \
+    } while (0)
+    const int32_t *const end = w + (kp & ~3);
+    for (; w != end; w += 4, q += 8) {
+        DW_S2_PAIR(x3, 6, x0, x1, x2, x3, 0);
+        DW_S2_PAIR(x0, 8, x1, x2, x3, x0, 1);
+        DW_S2_PAIR(x1, 10, x2, x3, x0, x1, 2);
+        DW_S2_PAIR(x2, 12, x3, x0, x1, x2, 3);
+    }
+    const int32_t rest = kp & 3; /* the same steps, at most three */
+    if (rest > 0) {
+        DW_S2_PAIR(x3, 6, x0, x1, x2, x3, 0);
+        if (rest > 1) {
+            DW_S2_PAIR(x0, 8, x1, x2, x3, x0, 1);
+            if (rest > 2) {
+                DW_S2_PAIR(x1, 10, x2, x3, x0, x1, 2);
+            }
+        }
+    }
+#undef DW_S2_PAIR
+    *a0 = s0, *a1 = s1, *a2 = s2, *a3 = s3;
+}
+
+/* The same for two outputs (the one or two left after the blocks of four: the bands cover
+ * the windows of a whole last block, dw_geometry). */
+TH_INLINE void dw_acc2_s2(const int16_t *q, const int32_t *w, int32_t kp, int32_t *a0,
+                          int32_t *a1)
+{
+    int32_t s0 = *a0, s1 = *a1;
+    int32_t x0 = th_read_s32(q);
+    const int32_t *const end = w + (kp & ~1);
+    for (; w != end; w += 2, q += 4) {
+        const int32_t x1 = th_read_s32(q + 2);
+        s0 = th_smlad(x0, w[0], s0);
+        s1 = th_smlad(x1, w[0], s1);
+        x0 = th_read_s32(q + 4);
+        s0 = th_smlad(x1, w[1], s0);
+        s1 = th_smlad(x0, w[1], s1);
+    }
+    if (kp & 1) {
+        s0 = th_smlad(x0, w[0], s0);
+        s1 = th_smlad(th_read_s32(q + 2), w[0], s1);
+    }
+    *a0 = s0, *a1 = s1;
+}
+
 /* Fast requantization of a doubled accumulator (record mode 0). */
 TH_INLINE int32_t dw_rq(int32_t acc2, int32_t mult, int32_t rzp, int32_t e)
 {
@@ -626,6 +750,8 @@ TH_INLINE void dw_row_one(const dw_row_args *r, const int16_t *x, const int32_t 
             int32_t s0 = acc0, s1 = acc0, s2 = acc0, s3 = acc0;
             if (KP > 0 && KP <= 4) {
                 DW_ACC4(x, wl, KP, s);
+            } else if (S == 2 && (KP == 0 || KP > 8)) { /* one new word a pair */
+                dw_acc4_s2(x, wts, kp, &s0, &s1, &s2, &s3);
             } else if (KP > 0 || s != 1) {
                 DW_ACC4(x, wts, kp, s);
             } else {
@@ -659,6 +785,13 @@ TH_INLINE void dw_row_one(const dw_row_args *r, const int16_t *x, const int32_t 
                 acc = th_smlad(th_read_s32(x + 2 * p), KP <= 4 ? wl[p] : wts[p], acc);
             }
             out[0] = (int8_t)dw_rq(acc, mult, rzp, e);
+        }
+    } else if ((KP == 0 || KP > 8) && S == 2 && rest != 3 && rest > 0) {
+        int32_t s0 = acc0, s1 = acc0;
+        dw_acc2_s2(x, wts, kp, &s0, &s1);
+        *out = (int8_t)dw_rq(s0, mult, rzp, e);
+        if (rest == 2) {
+            out[os] = (int8_t)dw_rq(s1, mult, rzp, e);
         }
     } else if (rest != 3 && rest > 0) {
         dw_row_tail(x, rec, out, kp, s, os, rest);
@@ -722,6 +855,14 @@ DW_ROW_FN(dw_row_k5_s6, 5, 6)
 DW_ROW_FN(dw_row_k2_s4, 2, 4)
 DW_ROW_FN(dw_row_any_s1, 0, 1)
 DW_ROW_FN(dw_row_any_sn, 0, 0)
+DW_ROW_FN(dw_row_any_s2, 0, 2)
+#if TH_NN_KEEP_DW_ROWS_KA2
+/* Two-row filters 9-16 taps long (path DW_ROWS_KA2): constant pairs, no loop. */
+#define DW_ROW_S2(KP) DW_ROW_FN(dw_row_k##KP##_s2, KP, 2)
+DW_ROW_S2(9) DW_ROW_S2(10) DW_ROW_S2(11) DW_ROW_S2(12)
+DW_ROW_S2(13) DW_ROW_S2(14) DW_ROW_S2(15) DW_ROW_S2(16)
+#undef DW_ROW_S2
+#endif
 #undef DW_ROW_FNS
 #undef DW_ROW_FN
 
@@ -746,7 +887,15 @@ static dw_row_fn pick_row_fn(int32_t kp, int32_t s)
     if (kp <= 8) {
         return by_kp[kp - 1][si];
     }
-    return si == 0 ? dw_row_any_s1 : dw_row_any_sn;
+#if TH_NN_KEEP_DW_ROWS_KA2
+    static const dw_row_fn s2_long[8] = {dw_row_k9_s2,  dw_row_k10_s2, dw_row_k11_s2,
+                                         dw_row_k12_s2, dw_row_k13_s2, dw_row_k14_s2,
+                                         dw_row_k15_s2, dw_row_k16_s2};
+    if (s == 2 && kp <= 16) {
+        return s2_long[kp - 9];
+    }
+#endif
+    return si == 0 ? dw_row_any_s1 : si == 1 ? dw_row_any_s2 : dw_row_any_sn;
 }
 
 /* All outputs of one output row of r->channels output channels (records from rec). */
@@ -767,6 +916,17 @@ static void dw_out_row(dw_row_fn fn, dw_row_args *r, const int16_t *band, int8_t
         r->n = (g->out_b - o0 + g->p - 1) / g->p;
         fn(r, rec);
     }
+}
+
+/* Whether the output overlaps the input (th_nn.h rule (a)). */
+static int dw_overlaps(const th_dims *input_dims, const int8_t *input,
+                         const th_dims *output_dims, const int8_t *output)
+{
+    const int8_t *in_end =
+        input + (int64_t)input_dims->n * input_dims->h * input_dims->w * input_dims->c;
+    const int8_t *out_end =
+        output + (int64_t)output_dims->n * output_dims->h * output_dims->w * output_dims->c;
+    return output < in_end && input < out_end;
 }
 
 /* g: dw_geometry of these arguments. */
@@ -791,11 +951,8 @@ static void dw_rows_s8(int8_t *scratch, const dw_geom *gp, const th_dw_conv_para
     const int32_t plane_size = input_dims->h * input_dims->w;
     /* The plane copy is only needed when the output overwrites the input (th_nn.h rule
      * (a)) and later output rows read input rows that earlier ones may have overwritten. */
-    const int8_t *in_end = input + (int64_t)input_dims->n * plane_size * in_c;
-    const int8_t *out_end = output + (int64_t)output_dims->n * output_dims->h *
-                                         output_dims->w * out_c;
-    const int32_t in_place = plane_bytes(params, input_dims, &g) > 0 && output < in_end &&
-                             input < out_end;
+    const int32_t in_place = plane_bytes(params, input_dims, &g) > 0 &&
+                             dw_overlaps(input_dims, input, output_dims, output);
     dw_row_args r;
     r.os = g.p * out_step_b;
     r.s = g.sbp * g.ka;
@@ -1500,6 +1657,18 @@ int32_t th_dw_conv_general_s8_scratch_size(const th_dw_conv_params *params,
 }
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
+/* Filters two taps across in the rows path's frame (dw_transposed) where the plane path also
+ * applies: the rows path's bands pair the two rows in each word (KA KB taps in KA KB / 2
+ * pairs, the plane pads each row of an odd KB), its output rows read no row twice when the
+ * stride across is at least the filter's span, and it stages four channels a pass. */
+static int dw_rows_ka2(const th_dw_conv_params *params, const th_dims *filter_dims,
+                       const th_dims *output_dims)
+{
+    return (filter_dims->h == 2 || filter_dims->w == 2) && /* dw_transposed only then */
+           (dw_transposed(params, filter_dims, output_dims) ? filter_dims->w
+                                                            : filter_dims->h) == 2;
+}
+
 /* The fast scratch (th_dw_conv_general_s8_scratch_size_fast) of shapes the multiplier path
  * does not take, given their plane geometry; *lines: th_dw_lines_scratch (0 where the plane
  * path applies), so that a call evaluates each geometry once. */
@@ -1508,12 +1677,16 @@ static int32_t dw_fast_size(const th_dw_conv_params *params, const th_dims *inpu
                             const dw_plane_geom *pg, dw_geom *g, int32_t *lines)
 {
     *lines = 0;
-    if (pg->rowlen > 0) {
-        return dw_plane_scratch(params, pg);
+    const int32_t plane = pg->rowlen > 0 ? dw_plane_scratch(params, pg) : 0;
+    if (plane > 0 && !dw_rows_ka2(params, filter_dims, output_dims)) {
+        return plane;
     }
     *g = dw_geometry(params, input_dims, filter_dims, output_dims);
     const int32_t rows = plane_bytes(params, input_dims, g) + band_bytes(g) +
                          4 * g->group * params->ch_mult * (1 + record_words(g));
+    if (plane > 0) { /* DW_ROWS_KA2: the plane path's too (in place, or the path left out) */
+        return TH_MAX(rows, plane);
+    }
     /* The channel-inner path where it applies (rows path kept for the in-place case). */
     *lines = th_dw_lines_scratch(params, input_dims, filter_dims, output_dims);
     return TH_MAX(rows, *lines);
@@ -1584,11 +1757,17 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
         const dw_plane_geom pg =
             dw_plane_geometry(params, input_dims, filter_dims, output_dims);
         dw_geom g;
+        g.ka = 0; /* set where dw_fast_size needs the rows geometry */
         int32_t lines;
         const int32_t fast =
             dw_fast_size(params, input_dims, filter_dims, output_dims, &pg, &g, &lines);
         const int room = fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK;
-        if (room && pg.rowlen > 0) {
+        /* DW_ROWS_KA2 (dw_rows_ka2): the rows path, not in place (its plane copy, one
+         * channel a pass). */
+        const int rows_ka2 = pg.rowlen > 0 && g.ka == 2 &&
+                             !dw_overlaps(input_dims, input, output_dims, output) &&
+                             TH_NN_PATH(DW_ROWS_KA2);
+        if (room && pg.rowlen > 0 && !rows_ka2) {
             dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter,
                         bias, output_dims, output);
             return TH_OK;

@@ -147,6 +147,10 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW_PLANE_FLAT /* ... blocks of four over a channel's outputs, any rows */
 #define TH_NN_KEEP_DW_PLANE_FLAT 1
 #endif
+#ifndef TH_NN_KEEP_DW_ROWS_KA2 /* general depthwise: the rows path, not the plane path, for
+                                * filters two taps across (band words pair the two rows) */
+#define TH_NN_KEEP_DW_ROWS_KA2 1
+#endif
 
 #ifndef TH_NN_KEEP_ADD_TAB /* ADD rows through both inputs' tables, no clamp */
 #define TH_NN_KEEP_ADD_TAB 1

@@ -58,7 +58,9 @@ Plane path, in the frame (A, B) = (H, W) or (W, H) cheaper per output
 (_dw_plane_frame; KA >= 2, KB >= 4 or >= 2 with mult 1, KA * KB >= 15, KA and KB <= 64,
 DB <= 16, plane <= 16384 bytes): G = 2 * R * DB * PHL + 4 * mult * (5 + KA * ceil(KB / 2)), one
 padded int16 input plane (R = (OA - 1) * SA + (KA - 1) * DA + 1 lines of DB phase rows of PHL
-values, PHL as PL below with KA = 1 and KP = ceil(KB / 2)) and the records. Rows path:
+values, PHL as PL below with KA = 1 and KP = ceil(KB / 2)) and the records; where the rows
+path's frame below has KA = 2 (its bands pair the two rows: path DW_ROWS_KA2, taken unless the
+output overlaps the input), G = max(that, the rows path's G). Rows path:
 G = [round_up4(H * W) if mult 1 and OA > 1] + 2 * group * DB * PL +
 4 * group * mult * (5 + KP): the int8 plane (in place), the int16 bands (group = min(C, 4)
 channels staged per pass when KA <= 2, else 1) of DB phase rows of PL values each,
@@ -378,6 +380,26 @@ def dw_mult_applies(k: tuple[int, int], mult: int) -> bool:
     return mult >= 2 and taps <= DW_MULT_TAPS
 
 
+def _dw_rows_axis(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+                  dilation: tuple[int, int]) -> int:
+    """The rows path's contiguous (B) axis (0: h, 1: w): the frame staging fewer values
+    (th_dw_conv_general_s8.c stage_cost, dw_transposed)."""
+    def cost(b: int) -> int:
+        return out_hw[1 - b] * (3 * k[1 - b] * ((out_hw[b] - 1) * stride[b]
+                                                + (k[b] - 1) * dilation[b] + 1) + 80)
+
+    return 0 if cost(0) < cost(1) else 1
+
+
+def dw_rows_ka2(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
+                dilation: tuple[int, int], mult: int) -> bool:
+    """Path DW_ROWS_KA2 (dw_rows_ka2): the plane path applies and the rows path's frame has
+    two filter rows across, so the rows path runs instead (unless in place)."""
+    b = _dw_rows_axis(k, out_hw, stride, dilation)
+    return (not dw_mult_applies(k, mult) and k[1 - b] == 2
+            and dw_plane_scratch(k, out_hw, stride, dilation, mult) > 0)
+
+
 def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[int, int],
                        stride: tuple[int, int], dilation: tuple[int, int], mult: int,
                        dsp: bool, channels: int = 1) -> int:
@@ -392,16 +414,11 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
         ph = (out_hw[0] - 1) * stride[0] + (k[0] - 1) * dilation[0] + 1  # padded plane
         pw = (out_hw[1] - 1) * stride[1] + (k[1] - 1) * dilation[1] + 1
         return 4 * mult * (4 + kp) + _ru4(ph * pw + 4)
-    plane = dw_plane_scratch(k, out_hw, stride, dilation, mult)
-    if plane:
-        return plane
-
-    def cost(b: int) -> int:  # th_dw_conv_general_s8.c stage_cost, B = axis b
-        return out_hw[1 - b] * (3 * k[1 - b] * ((out_hw[b] - 1) * stride[b]
-                                                + (k[b] - 1) * dilation[b] + 1) + 80)
-
-    b = 0 if cost(0) < cost(1) else 1  # index of the contiguous (B) axis: fewer staged values
+    plane_path = dw_plane_scratch(k, out_hw, stride, dilation, mult)
+    b = _dw_rows_axis(k, out_hw, stride, dilation)
     ka, kb = k[1 - b], k[b]
+    if plane_path and ka != 2:  # dw_rows_ka2: two rows across take the rows path first
+        return plane_path
     sb, db, out_a, out_b = stride[b], dilation[b], out_hw[1 - b], out_hw[b]
     kp = (ka * kb + 1) // 2
     g = math.gcd(sb, db)
@@ -414,8 +431,10 @@ def dw_general_scratch(hw: tuple[int, int], k: tuple[int, int], out_hw: tuple[in
     plen = (cols * ka + 1) & ~1
     group = min(channels, 4) if ka <= 2 else 1
     plane = _ru4(hw[0] * hw[1]) if mult == 1 and out_a > 1 else 0
-    return max(plane + 2 * group * db * plen + 4 * group * mult * (5 + kp),
-               dw_lines_scratch(k, out_hw, stride, dilation, mult, channels))
+    rows = plane + 2 * group * db * plen + 4 * group * mult * (5 + kp)
+    if plane_path:  # DW_ROWS_KA2: the plane path's too (in place, or the path left out)
+        return max(rows, plane_path)
+    return max(rows, dw_lines_scratch(k, out_hw, stride, dilation, mult, channels))
 
 
 def mve_dw_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
