@@ -80,9 +80,11 @@ static int avg_separable(const th_pool_params *p, const th_dims *in, const th_di
 {
     const int64_t taps = (int64_t)p->filter.h * p->filter.w;
     const int64_t strides = (int64_t)p->stride.h * p->stride.w;
+    /* strides >= 2 (AVG_STRIDED): enough taps per window, or windows sharing input rows */
     return (int64_t)out->h * out->w > 1 && p->filter.h <= 256 &&
            (taps >= 4 * strides ||
-            (p->stride.h >= 2 && p->stride.w >= 2 && taps <= 256 && taps >= 2 * strides)) &&
+            (p->stride.h >= 2 && p->stride.w >= 2 && taps <= 256 &&
+             (taps >= 2 * strides || p->filter.h > p->stride.h))) &&
            (int64_t)in->w * in->c <= (INT64_C(1) << 26);
 }
 
@@ -1277,6 +1279,19 @@ TH_INLINE void st_store2(int16_t *p, int32_t lo, int32_t hi)
 #endif
 }
 
+/* p[0] = lo, p[1] = hi, then p + 2 (STRD with writeback on the target). */
+TH_INLINE int32_t *st_store2_next(int32_t *p, int32_t lo, int32_t hi)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__ volatile("strd %1, %2, [%0], #8" : "+r"(p) : "r"(lo), "r"(hi) : "memory");
+    return p;
+#else
+    p[0] = lo;
+    p[1] = hi;
+    return p + 2;
+#endif
+}
+
 /* cs[f] = the sum over `rows` rows (row bytes apart) of p[f], f < n. */
 TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, int32_t rows)
 {
@@ -1446,18 +1461,19 @@ static int32_t st_group_bytes(int32_t cols, int32_t ch)
 TH_INLINE void st_gcols_t(int32_t *cs, const int8_t *p, int32_t row, int32_t ch, int32_t cols,
                           int32_t rows)
 {
+    const int32_t row3 = 3 * row;
     for (int32_t k = 0;;) {
         const int8_t *q = p + k;
-        for (int32_t j = 0; j < cols; j++, q += ch, cs += 2) {
+        for (const int32_t *end = cs + 2 * cols; cs != end; q += ch) {
             int32_t a = 0, b = 0;
+            /* rows 3i .. 3i + 2 from q + i * row3: three offset registers for any count */
 #pragma GCC unroll 8
             for (int32_t r = 0; r < rows; r++) {
-                const int32_t v = th_read_s32(q + r * row);
+                const int32_t v = th_read_s32(q + r / 3 * row3 + r % 3 * row);
                 a = th_sxtab16(a, v);
                 b = th_sxtab16_ror8(b, v);
             }
-            cs[0] = a;
-            cs[1] = b;
+            cs = st_store2_next(cs, a, b);
         }
         k += 4;
         if (k >= ch) {
@@ -1476,35 +1492,49 @@ __attribute__((noinline)) static void st_gcols(int32_t *cs, const int8_t *p, int
 }
 #undef TH_ST_BY_ROWS
 
+/* The four averages (int8 bytes, natural order) of one group's window: the `cols` columns
+ * of grouped sums from p (count >= 3). */
+TH_INLINE int32_t st_gavg(const int32_t *p, int32_t cols, const s1_consts *c, int even)
+{
+    int32_t a = p[0], b = p[1];
+#pragma GCC unroll 8
+    for (int32_t j = 1; j < cols; j++) {
+        a = th_sadd16(a, p[2 * j]);
+        b = th_sadd16(b, p[2 * j + 1]);
+    }
+    return s1_avg4_t(a, b, c, even);
+}
+
 /* n pixels (stride sw columns apart) whose windows are the `cols` columns from cs (the
  * grouped sums at the first window's first column; gstride words from one group to the
- * next; count >= 3), group by group. cols, even and clamp are constants of each copy. */
+ * next; count >= 3): one pixel (an edge) its groups in one loop, else group by group its n
+ * pixels. cols, even and clamp are constants of each copy. */
 TH_INLINE void st_gspan_t(const int32_t *cs, int32_t gstride, int32_t cols, int32_t n,
                           int32_t sw, int32_t ch, const s1_consts *cp, int8_t *dst, int even,
                           int clamp)
 {
     s1_consts c = *cp;
     c.clamp = clamp;
-    /* one group's n pixels at a time, or for one pixel (the edges) its groups in one loop */
-    const int32_t pstep = n > 1 ? 2 * sw : gstride, ostep = n > 1 ? ch : 4;
-    const int32_t m = n > 1 ? n : (ch + 3) >> 2;
+    if (n == 1) {
+        int8_t *const last = dst + ch - 4; /* the last group ends at C - 1 */
+        for (;; cs += gstride, dst += 4) {
+            if (dst > last) {
+                dst = last;
+            }
+            th_write_s32(dst, st_gavg(cs, cols, &c, even));
+            if (dst == last) {
+                return;
+            }
+        }
+    }
     for (int32_t k = 0;; cs += gstride) {
         const int32_t *p = cs;
         int8_t *o = dst + k;
-        for (int32_t i = 0; i < m; i++, p += pstep, o += ostep) {
-            if (i + 1 == m && n == 1) {
-                o = dst + ch - 4; /* the last group ends at C - 1 */
-            }
-            int32_t a = p[0], b = p[1];
-#pragma GCC unroll 8
-            for (int32_t j = 1; j < cols; j++) {
-                a = th_sadd16(a, p[2 * j]);
-                b = th_sadd16(b, p[2 * j + 1]);
-            }
-            th_write_s32(o, s1_avg4_t(a, b, &c, even));
+        for (int32_t i = 0; i < n; i++, p += 2 * sw, o += ch) {
+            th_write_s32(o, st_gavg(p, cols, &c, even));
         }
         k += 4;
-        if (k >= ch || n == 1) {
+        if (k >= ch) {
             return;
         }
         k = k + 4 > ch ? ch - 4 : k;
