@@ -1,12 +1,14 @@
 """Issue 14's strided AVERAGE_POOL_2D path (th_avgpool_s8.c AVG_STRIDED: strides >= 2 both
-ways, DSP build with scratch): fresh int16 column sums per output row in natural order, then
-spans of pixels of one count four channels at a time (the last group overlapping for C % 4,
-C < 4 one partial group), edge pixels (padding on any side) as spans of their own, counts
-below 3 by avg_round. The cases: strides 2-4 (equal and not), windows from 2 * SH * SW taps
-up to 9x9, SAME and VALID, planes from one window to about three, C = 1 .. 9, 12, 13, 16,
-18, 31, odd and even counts, one in six clamped, one in five with two images. All against
-the NumPy reference, on the host (ASan / UBSan, portable and emulated DSP builds) and in one
-batch on QEMU mps2-an386 (the native DSP build).
+ways, DSP build with scratch): fresh int16 column sums per output row, grouped by four
+channels (C >= 4 where they fit the scratch: 2 * W * round_up4(C) bytes) or in natural
+order, then spans of pixels of one count four channels at a time (the last group overlapping
+for C % 4, C < 4 one partial group), edge pixels (padding on any side) as spans of their
+own, counts below 3 summed from the input. The cases: strides 2-4 (equal and not), windows
+from 2 * SH * SW taps (or fewer where the windows share rows: KH > SH) up to 9x9, SAME and
+VALID, planes from one window to about three, C = 1 .. 9, 12, 13, 16, 18, 31, odd and even
+counts, one in six clamped, one in five with two images. All against the NumPy reference, on
+the host (ASan / UBSan, portable and emulated DSP builds) and in one batch on QEMU
+mps2-an386 (the native DSP build).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def strided_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
         if i % 3:
             sw = sh
         fh, fw = int(rng.integers(1, 10)), int(rng.integers(1, 10))
-        if not 2 * sh * sw <= fh * fw:
+        if not (2 * sh * sw <= fh * fw or fh > sh):
             return None
         h, w = int(rng.integers(fh, 3 * fh + 2)), int(rng.integers(fw, 3 * fw + 2))
         padding = Padding.SAME if i % 2 else Padding.VALID
@@ -63,9 +65,18 @@ def test_strided_cases_reach_every_branch() -> None:
     assert any(c.p.pad_left > 0 and c.p.pad_right > c.p.pad_left for c in cases)
     assert {(c.p.filter_h * c.p.filter_w) % 2 for c in cases} == {0, 1}
     assert any(c.p.stride_h != c.p.stride_w for c in cases)
+    layouts = set()
     for c in cases:
-        assert avgpool_scratch(c.x.shape[2], c.x.shape[3], c.out_shape[1:3],
-                               (c.p.filter_h, c.p.filter_w), (c.p.stride_h, c.p.stride_w)) > 0
+        w, ch = c.x.shape[2], c.x.shape[3]
+        geometry = (w, ch, c.out_shape[1:3], (c.p.filter_h, c.p.filter_w),
+                    (c.p.stride_h, c.p.stride_w))
+        need = avgpool_scratch(*geometry)
+        assert need > 0
+        layouts.add((ch >= 4, 2 * w * ((ch + 3) // 4 * 4) <= need))
+    # C >= 4 grouped (where they fit) and not, C < 4
+    assert {(True, True), (True, False), (False, False)} <= layouts
+    assert any(c.p.filter_h > c.p.stride_h and c.p.filter_h * c.p.filter_w <
+               2 * c.p.stride_h * c.p.stride_w for c in cases)  # fmt: skip
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp"])

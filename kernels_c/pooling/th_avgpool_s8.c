@@ -80,9 +80,11 @@ static int avg_separable(const th_pool_params *p, const th_dims *in, const th_di
 {
     const int64_t taps = (int64_t)p->filter.h * p->filter.w;
     const int64_t strides = (int64_t)p->stride.h * p->stride.w;
+    /* strides >= 2 (AVG_STRIDED): enough taps per window, or windows sharing input rows */
     return (int64_t)out->h * out->w > 1 && p->filter.h <= 256 &&
            (taps >= 4 * strides ||
-            (p->stride.h >= 2 && p->stride.w >= 2 && taps <= 256 && taps >= 2 * strides)) &&
+            (p->stride.h >= 2 && p->stride.w >= 2 && taps <= 256 &&
+             (taps >= 2 * strides || p->filter.h > p->stride.h))) &&
            (int64_t)in->w * in->c <= (INT64_C(1) << 26);
 }
 
@@ -1277,6 +1279,19 @@ TH_INLINE void st_store2(int16_t *p, int32_t lo, int32_t hi)
 #endif
 }
 
+/* p[0] = lo, p[1] = hi, then p + 2 (STRD with writeback on the target). */
+TH_INLINE int32_t *st_store2_next(int32_t *p, int32_t lo, int32_t hi)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__ volatile("strd %1, %2, [%0], #8" : "+r"(p) : "r"(lo), "r"(hi) : "memory");
+    return p;
+#else
+    p[0] = lo;
+    p[1] = hi;
+    return p + 2;
+#endif
+}
+
 /* cs[f] = the sum over `rows` rows (row bytes apart) of p[f], f < n. */
 TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, int32_t rows)
 {
@@ -1300,19 +1315,25 @@ TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, i
     }
 }
 
+/* CALL(R) with the row count R a constant up to 7 (the unrolled sums). */
+#define TH_ST_BY_ROWS(CALL)                                                               \
+    switch (rows) {                                                                       \
+    case 1: CALL(1); break;                                                               \
+    case 2: CALL(2); break;                                                               \
+    case 3: CALL(3); break;                                                               \
+    case 4: CALL(4); break;                                                               \
+    case 5: CALL(5); break;                                                               \
+    case 6: CALL(6); break;                                                               \
+    case 7: CALL(7); break;                                                               \
+    default: CALL(rows); break;                                                           \
+    }
+
 __attribute__((noinline)) static void st_cols(int16_t *cs, const int8_t *p, int32_t row,
                                               int32_t n, int32_t rows)
 {
-    switch (rows) {
-    case 1: st_cols_t(cs, p, row, n, 1); break;
-    case 2: st_cols_t(cs, p, row, n, 2); break;
-    case 3: st_cols_t(cs, p, row, n, 3); break;
-    case 4: st_cols_t(cs, p, row, n, 4); break;
-    case 5: st_cols_t(cs, p, row, n, 5); break;
-    case 6: st_cols_t(cs, p, row, n, 6); break;
-    case 7: st_cols_t(cs, p, row, n, 7); break;
-    default: st_cols_t(cs, p, row, n, rows); break;
-    }
+#define TH_ST_ROWS(R) st_cols_t(cs, p, row, n, R)
+    TH_ST_BY_ROWS(TH_ST_ROWS)
+#undef TH_ST_ROWS
 }
 
 /* The four averages of natural-order sums a = (c0, c1), b = (c2, c3) as int8 bytes c0..c3. */
@@ -1388,17 +1409,18 @@ TH_INLINE void st_span_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw,
     }
 }
 
-#define TH_ST_COLS(E, N) st_span_t(cs, N, n, sw, ch, &c, dst, E, 0, 1)
-#define TH_ST_SPAN_FIXED(E)                                                               \
+/* CALL(E, N) with the column count N a constant up to 7 (the unrolled sums), then return. */
+#define TH_ST_BY_COLS(CALL, E)                                                            \
     switch (cols) {                                                                       \
-    case 2: TH_ST_COLS(E, 2); return;                                                     \
-    case 3: TH_ST_COLS(E, 3); return;                                                     \
-    case 4: TH_ST_COLS(E, 4); return;                                                     \
-    case 5: TH_ST_COLS(E, 5); return;                                                     \
-    case 6: TH_ST_COLS(E, 6); return;                                                     \
-    case 7: TH_ST_COLS(E, 7); return;                                                     \
-    default: TH_ST_COLS(E, cols); return;                                                 \
+    case 2: CALL(E, 2); return;                                                           \
+    case 3: CALL(E, 3); return;                                                           \
+    case 4: CALL(E, 4); return;                                                           \
+    case 5: CALL(E, 5); return;                                                           \
+    case 6: CALL(E, 6); return;                                                           \
+    case 7: CALL(E, 7); return;                                                           \
+    default: CALL(E, cols); return;                                                       \
     }
+#define TH_ST_COLS(E, N) st_span_t(cs, N, n, sw, ch, &c, dst, E, 0, 1)
 
 __attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, int32_t n,
                                               int32_t sw, int32_t ch, const avg_s1_div *dp,
@@ -1413,16 +1435,136 @@ __attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, i
             st_span_t(cs, cols, n, sw, ch, &c, dst, 0, 1, ch >= 4);
         }
     } else if (c.even) {
-        TH_ST_SPAN_FIXED(1)
+        TH_ST_BY_COLS(TH_ST_COLS, 1)
     } else {
-        TH_ST_SPAN_FIXED(0)
+        TH_ST_BY_COLS(TH_ST_COLS, 0)
     }
 }
-#undef TH_ST_SPAN_FIXED
 #undef TH_ST_COLS
 
+/* ---- The grouped layout (C >= 4, th_avgpool_s8_scratch_size_fast or room in the ordinary
+ * scratch): the column sums of channel group g (channels kk = min(4g, C - 4) .. kk + 3, the
+ * last group overlapping for C % 4) over the span's columns x0 + j are the words
+ * cs[2 * (g * cols + j)] = (ckk, ckk+2) and cs[2 * (g * cols + j) + 1] = (ckk+1, ckk+3),
+ * as SXTAB16 and its ror #8 form leave them. A window's columns are then consecutive
+ * doubleword pairs at fixed offsets from one pointer (LDRD with immediate offsets, no pack
+ * into natural order). */
+
+/* Bytes of the grouped column sums of `cols` columns of C >= 4 channels. */
+static int32_t st_group_bytes(int32_t cols, int32_t ch)
+{
+    return 2 * cols * ((ch + 3) & ~3);
+}
+
+/* The grouped column sums (above) of `cols` columns from p (channel 0 of the first column)
+ * over `rows` rows (row bytes apart). */
+TH_INLINE void st_gcols_t(int32_t *cs, const int8_t *p, int32_t row, int32_t ch, int32_t cols,
+                          int32_t rows)
+{
+    const int32_t row3 = 3 * row;
+    for (int32_t k = 0;;) {
+        const int8_t *q = p + k;
+        for (const int32_t *end = cs + 2 * cols; cs != end; q += ch) {
+            int32_t a = 0, b = 0;
+            /* rows 3i .. 3i + 2 from q + i * row3: three offset registers for any count */
+#pragma GCC unroll 8
+            for (int32_t r = 0; r < rows; r++) {
+                const int32_t v = th_read_s32(q + r / 3 * row3 + r % 3 * row);
+                a = th_sxtab16(a, v);
+                b = th_sxtab16_ror8(b, v);
+            }
+            cs = st_store2_next(cs, a, b);
+        }
+        k += 4;
+        if (k >= ch) {
+            return;
+        }
+        k = k + 4 > ch ? ch - 4 : k;
+    }
+}
+
+__attribute__((noinline)) static void st_gcols(int32_t *cs, const int8_t *p, int32_t row,
+                                               int32_t ch, int32_t cols, int32_t rows)
+{
+#define TH_ST_ROWS(R) st_gcols_t(cs, p, row, ch, cols, R)
+    TH_ST_BY_ROWS(TH_ST_ROWS)
+#undef TH_ST_ROWS
+}
+#undef TH_ST_BY_ROWS
+
+/* The four averages (int8 bytes, natural order) of one group's window: the `cols` columns
+ * of grouped sums from p (count >= 3). */
+TH_INLINE int32_t st_gavg(const int32_t *p, int32_t cols, const s1_consts *c, int even)
+{
+    int32_t a = p[0], b = p[1];
+#pragma GCC unroll 8
+    for (int32_t j = 1; j < cols; j++) {
+        a = th_sadd16(a, p[2 * j]);
+        b = th_sadd16(b, p[2 * j + 1]);
+    }
+    return s1_avg4_t(a, b, c, even);
+}
+
+/* n pixels (stride sw columns apart) whose windows are the `cols` columns from cs (the
+ * grouped sums at the first window's first column; gstride words from one group to the
+ * next; count >= 3): one pixel (an edge) its groups in one loop, else group by group its n
+ * pixels. cols, even and clamp are constants of each copy. */
+TH_INLINE void st_gspan_t(const int32_t *cs, int32_t gstride, int32_t cols, int32_t n,
+                          int32_t sw, int32_t ch, const s1_consts *cp, int8_t *dst, int even,
+                          int clamp)
+{
+    s1_consts c = *cp;
+    c.clamp = clamp;
+    if (n == 1) {
+        int8_t *const last = dst + ch - 4; /* the last group ends at C - 1 */
+        for (;; cs += gstride, dst += 4) {
+            if (dst > last) {
+                dst = last;
+            }
+            th_write_s32(dst, st_gavg(cs, cols, &c, even));
+            if (dst == last) {
+                return;
+            }
+        }
+    }
+    for (int32_t k = 0;; cs += gstride) {
+        const int32_t *p = cs;
+        int8_t *o = dst + k;
+        for (int32_t i = 0; i < n; i++, p += 2 * sw, o += ch) {
+            th_write_s32(o, st_gavg(p, cols, &c, even));
+        }
+        k += 4;
+        if (k >= ch) {
+            return;
+        }
+        k = k + 4 > ch ? ch - 4 : k;
+    }
+}
+
+#define TH_ST_GCOLS(E, N) st_gspan_t(cs, gstride, N, n, sw, ch, &c, dst, E, 0)
+
+__attribute__((noinline)) static void st_gspan(const int32_t *cs, int32_t gstride,
+                                               int32_t cols, int32_t n, int32_t sw,
+                                               int32_t ch, const avg_s1_div *dp, int8_t *dst)
+{
+    const s1_consts c = s1_consts_of(dp);
+    if (c.clamp) {
+        if (c.even) {
+            st_gspan_t(cs, gstride, cols, n, sw, ch, &c, dst, 1, 1);
+        } else {
+            st_gspan_t(cs, gstride, cols, n, sw, ch, &c, dst, 0, 1);
+        }
+    } else if (c.even) {
+        TH_ST_BY_COLS(TH_ST_GCOLS, 1)
+    } else {
+        TH_ST_BY_COLS(TH_ST_GCOLS, 0)
+    }
+}
+#undef TH_ST_GCOLS
+#undef TH_ST_BY_COLS
+
 static void avg_strided_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
-                              const th_dims *out, int8_t *dst, int16_t *cs)
+                              const th_dims *out, int8_t *dst, int16_t *cs, int grouped)
 {
     const int32_t in_w = in->w, ch = in->c, row = in_w * ch;
     const int32_t sw = p->stride.w, fw = p->filter.w, pw = p->padding.w;
@@ -1435,9 +1577,12 @@ static void avg_strided_image(const th_pool_params *p, const th_dims *in, const 
     const th_nn_window w0 = th_nn_window_at(0, sw, pw, fw, in_w);
     const th_nn_window wl = th_nn_window_at(out->w - 1, sw, pw, fw, in_w);
     const int32_t x0 = w0.origin + w0.start, x1 = wl.origin + wl.end;
-    /* the lanes a group of C < 4 channels reads past the last column: zero */
-    cs[x1 * ch] = 0;
-    cs[x1 * ch + 1] = 0;
+    int32_t *gs = (int32_t *)(void *)cs; /* grouped: word-aligned scratch */
+    if (!grouped) {
+        /* the lanes a group of C < 4 channels reads past the last column: zero */
+        cs[x1 * ch] = 0;
+        cs[x1 * ch + 1] = 0;
+    }
     /* pixels [ia, ib): windows of fw columns inside the input */
     const int32_t ia = TH_MIN(out->w, (pw + sw - 1) / sw);
     const int32_t ib = TH_MAX(ia, TH_MIN(out->w, in_w - fw + pw >= 0 ? (in_w - fw + pw) / sw + 1
@@ -1445,9 +1590,12 @@ static void avg_strided_image(const th_pool_params *p, const th_dims *in, const 
     for (int32_t oy = 0; oy < out->h; oy++, dst += out->w * ch) {
         const th_nn_window wy = th_nn_window_at(oy, p->stride.h, p->padding.h, p->filter.h,
                                                 in->h);
-        const int32_t rows = wy.end - wy.start;
-        st_cols(cs + x0 * ch, image + (wy.origin + wy.start) * row + x0 * ch, row,
-                (x1 - x0) * ch, rows);
+        const int32_t rows = wy.end - wy.start, y0 = wy.origin + wy.start;
+        if (grouped) {
+            st_gcols(gs, image + y0 * row + x0 * ch, row, ch, x1 - x0, rows);
+        } else {
+            st_cols(cs + x0 * ch, image + y0 * row + x0 * ch, row, (x1 - x0) * ch, rows);
+        }
         for (int32_t ox = 0; ox < out->w;) {
             const th_nn_window wx = th_nn_window_at(ox, sw, pw, fw, in_w);
             const int32_t cols = wx.end - wx.start, xs = wx.origin + wx.start;
@@ -1457,17 +1605,24 @@ static void avg_strided_image(const th_pool_params *p, const th_dims *in, const 
                 if (count != dv.count) {
                     avg_s1_div_set(&dv, count);
                 }
-                st_span(cs + xs * ch, cols, n, sw, ch, &dv, dst + ox * ch);
+                if (grouped) {
+                    st_gspan(gs + 2 * (xs - x0), 2 * (x1 - x0), cols, n, sw, ch, &dv,
+                             dst + ox * ch);
+                } else {
+                    st_span(cs + xs * ch, cols, n, sw, ch, &dv, dst + ox * ch);
+                }
             } else {
-                for (int32_t i = 0; i < n; i++) {
-                    for (int32_t c = 0; c < ch; c++) {
-                        int32_t s = 0;
-                        for (int32_t x = xs + i * sw; x < xs + i * sw + cols; x++) {
-                            s += cs[x * ch + c];
+                /* one or two taps: from the input */
+                const int8_t *top = image + y0 * row;
+                for (int32_t f = 0; f < n * ch; f++) {
+                    const int32_t x = xs + f / ch * sw, c = f % ch;
+                    int32_t s = 0;
+                    for (int32_t y = 0; y < rows; y++) {
+                        for (int32_t j = 0; j < cols; j++) {
+                            s += top[y * row + (x + j) * ch + c];
                         }
-                        dst[(ox + i) * ch + c] =
-                            (int8_t)th_clamp(avg_round(s, count), act_min, act_max);
                     }
+                    dst[ox * ch + f] = (int8_t)th_clamp(avg_round(s, count), act_min, act_max);
                 }
             }
             ox += n;
@@ -1865,6 +2020,16 @@ __attribute__((noinline)) static void avg_direct_mve(const th_pool_params *param
 }
 #endif
 
+/* Whether each of n >= 1 windows along an axis has an input tap: a window has one iff
+ * -filter < origin < in, and the origins increase, so the first and the last decide (O(1),
+ * not a loop over the outputs: small planes pay it per call). */
+static int avg_axis_covered(int32_t n, int32_t stride, int32_t pad, int32_t filter, int32_t in)
+{
+    const th_nn_window a = th_nn_window_at(0, stride, pad, filter, in);
+    const th_nn_window b = th_nn_window_at(n - 1, stride, pad, filter, in);
+    return a.end > a.start && b.end > b.start;
+}
+
 th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
@@ -1877,19 +2042,11 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
     const int32_t in_w = input_dims->w;
     const int32_t channels = input_dims->c;
     /* Refuse before writing anything: every window needs at least one input tap. */
-    for (int32_t oy = 0; oy < output_dims->h; oy++) {
-        const th_nn_window wy =
-            th_nn_window_at(oy, params->stride.h, params->padding.h, params->filter.h, in_h);
-        if (wy.end <= wy.start) {
-            return TH_ERR_ARG;
-        }
-    }
-    for (int32_t ox = 0; ox < output_dims->w; ox++) {
-        const th_nn_window wx =
-            th_nn_window_at(ox, params->stride.w, params->padding.w, params->filter.w, in_w);
-        if (wx.end <= wx.start) {
-            return TH_ERR_ARG;
-        }
+    if (!avg_axis_covered(output_dims->h, params->stride.h, params->padding.h,
+                          params->filter.h, in_h) ||
+        !avg_axis_covered(output_dims->w, params->stride.w, params->padding.w,
+                          params->filter.w, in_w)) {
+        return TH_ERR_ARG;
     }
     const int32_t need = ctx != NULL && ctx->buf != NULL
                              ? th_avgpool_s8_scratch_size(params, input_dims, output_dims)
@@ -1902,9 +2059,12 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
 #if TH_NN_HAS_DSP && !TH_NN_MVE
         if (avg_strided_applies(params) && ((uintptr_t)ctx->buf & 3u) == 0u &&
             TH_NN_PATH(AVG_STRIDED)) {
+            /* grouped when its sums fit (always at C % 4 == 0: 2 * W * C bytes) */
+            const int grouped =
+                channels >= 4 && st_group_bytes(input_dims->w, channels) <= ctx->size;
             for (int32_t n = 0; n < input_dims->n; n++) {
                 avg_strided_image(params, input_dims, input + n * image_in, output_dims,
-                                  output + n * image_out, cs);
+                                  output + n * image_out, cs, grouped);
             }
             return TH_OK;
         }

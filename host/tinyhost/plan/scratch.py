@@ -27,9 +27,11 @@ it against the C functions of both kernel builds on random shapes.
 | everything else (elementwise, MEAN, ...), float32 | 0 | 0 |
 
 A = round_up4(2 * AW * C) + 4 * C (int16 column sums, int32 channel sums) when the output has
-more than one pixel, KH <= 256 and KH * KW >= 4 * SH * SW, or SH, SW >= 2 and 2 * SH * SW <=
-KH * KW <= 256 (th_avgpool_s8.c, its strided path), else 0; AW = W,
+more than one pixel, KH <= 256 and KH * KW >= 4 * SH * SW, or SH, SW >= 2, KH * KW <= 256 and
+KH * KW >= 2 * SH * SW or KH > SH (th_avgpool_s8.c, its strided path), else 0; AW = W,
 or at stride 1 max(W + KW - 1, (OW - 1) + KW) (zero columns in the padding on both sides).
+The strided path keeps its column sums grouped by four channels (C >= 4) when
+2 * W * round_up4(C) <= A (always at C % 4 == 0), else in natural order.
 X = round_up4(W * C) (int8 column maxima) when the output has more than one pixel and
 KH * KW > KH * SW + KW (th_maxpool_s8.c), else 0. Given XF (fast_scratch_bytes, DSP build
 without Helium: R * round_up4(L * C), L = (OW - 1) * SW + KW the columns the windows span with
@@ -572,7 +574,8 @@ def avgpool_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
                     stride: tuple[int, int]) -> int:
     """th_avgpool_s8_scratch_size (A above), every build."""
     taps, strides = k[0] * k[1], stride[0] * stride[1]
-    strided = min(stride) >= 2 and 2 * strides <= taps <= 256  # th_avgpool_s8.c AVG_STRIDED
+    strided = min(stride) >= 2 and taps <= 256 and (  # th_avgpool_s8.c AVG_STRIDED
+        taps >= 2 * strides or k[0] > stride[0])
     if out_hw[0] * out_hw[1] <= 1 or k[0] > 256 or (taps < 4 * strides and not strided):
         return 0
     cols = max(w + k[1] - 1, out_hw[1] - 1 + k[1]) if stride == (1, 1) else w
