@@ -211,8 +211,10 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
     int32_t variant = 0;
     int32_t size = 0;
     const int32_t taps_bytes = blocks * 4 * lines_record_words(taps);
+    int line_loops = 0;
     if (lines_taps_ok(taps, ka) && taps_bytes <= DW_LINES_MAX_SCRATCH) {
-        if (ka == 1 && kb <= DW_LINE_MAX_K && blocks <= DW_LINE_MAX_BLOCKS) { /* line loops */
+        line_loops = ka == 1 && kb <= DW_LINE_MAX_K && blocks <= DW_LINE_MAX_BLOCKS;
+        if (line_loops) {
             const int32_t out_b = tr ? output_dims->h : output_dims->w; /* no 64-bit divide */
             const int64_t per_line = (int64_t)out_b * blocks * (8 * taps + 31) + 24 * blocks + 110;
             best = 4 * (out_a * per_line + 40 * c + 8 * taps * blocks + 634);
@@ -227,7 +229,11 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
         variant = 1;
         size = taps_bytes;
     }
-    if (pairs_geometry(params, input_dims, filter_dims, output_dims, pg)) {
+    /* Where the line loops' estimate applies, the pairs estimate exceeds it: per block and
+     * output 6 KP + 27 + 24 per staged slot (at least one per output) > 8 taps + 31 (taps
+     * <= 3); per block and line 344 > 24 + 110 + 40 * 4 + 8 taps (the per-line, per-channel
+     * and per-tap terms); 2530 > 634. So its geometry is not worked out. */
+    if (!line_loops && pairs_geometry(params, input_dims, filter_dims, output_dims, pg)) {
         const int64_t pbytes = pairs_bytes(pg, blocks);
         const int64_t cost = pairs_cost4(pg, blocks);
         if (pbytes <= DW_LINES_MAX_SCRATCH && cost < best) {
@@ -325,14 +331,20 @@ DW_LINES_LOOP(th_dw_lines_k5);
 DW_LINES_LOOP(th_dw_lines_k6);
 DW_LINES_LOOP(th_dw_lines_k7);
 DW_LINES_LOOP(th_dw_lines_k8);
-/* Row loops (blocks: the line's pixels, job->blocks blocks of channels each; row1: and the
- * tail's block). */
+/* Row loops (blocks: the line's pixels, job->blocks blocks of channels each; rowT, T > 0:
+ * and the tail's block of T = C % 4 channels). */
 DW_LINES_LOOP(th_dw_row0_k1);
 DW_LINES_LOOP(th_dw_row0_k2);
 DW_LINES_LOOP(th_dw_row0_k3);
 DW_LINES_LOOP(th_dw_row1_k1);
 DW_LINES_LOOP(th_dw_row1_k2);
 DW_LINES_LOOP(th_dw_row1_k3);
+DW_LINES_LOOP(th_dw_row2_k1);
+DW_LINES_LOOP(th_dw_row2_k2);
+DW_LINES_LOOP(th_dw_row2_k3);
+DW_LINES_LOOP(th_dw_row3_k1);
+DW_LINES_LOOP(th_dw_row3_k2);
+DW_LINES_LOOP(th_dw_row3_k3);
 #undef DW_LINES_LOOP
 
 /* One tap, input at ADDR: r1-r4 += lanes 0, 1, 2, 3 of (x + off) times the weights at r6. */
@@ -346,13 +358,21 @@ __asm__(
     "    .endm\n"
     /* The input word at r8 (four channels) widened with the offset (lr) into r9 (channels
      * 0, 2) and r8 (1, 3), times the weight pairs r10, r11 into r1-r4. */
-    "    .macro DWL_MAC\n"
+    "    .macro DWL_MAC n=4\n"
     "    sxtab16 r9, lr, r8\n"
+    "    .if \\n > 1\n"
     "    sxtab16 r8, lr, r8, ror #8\n"
+    "    .endif\n"
     "    smlabb r1, r9, r10, r1\n"
+    "    .if \\n > 2\n"
     "    smlatt r3, r9, r10, r3\n"
+    "    .endif\n"
+    "    .if \\n > 1\n"
     "    smlabb r2, r8, r11, r2\n"
+    "    .endif\n"
+    "    .if \\n > 3\n"
     "    smlatt r4, r8, r11, r4\n"
+    "    .endif\n"
     "    .endm\n"
     /* Load r8 from the tap I of the K <= 3 loops: 0 at r5 post-incremented by a block, 1 at
      * r5 + r12, 2 at r5 + 2 r12. */
@@ -502,32 +522,50 @@ __asm__(
     "    DWL_FULL 8\n"
     /* Tap T of the row loops (K <= 3): r5 at the block's tap K - 1, r12 = -step; tap 0's
      * weights came with the bias (one LDM), the last tap post-increments x by a block. */
-    "    .macro DWL_TAPR t, k\n"
+    "    .macro DWL_TAPR t, k, n\n"
     "    DWL_LDX (\\k - 1 - \\t)\n"
     "    .if \\t > 0\n"
     "    ldrd r10, r11, [r6], #8\n"
     "    .endif\n"
-    "    DWL_MAC\n"
+    "    DWL_MAC \\n\n"
     "    .endm\n"
-    /* One block of the row loops: bias and tap 0's weights in one LDM, the taps, four
-     * outputs stored at r7 post-incremented. */
-    "    .macro DWL_BLK k\n"
+    /* One block of the row loops: bias and tap 0's weights in one LDM, the taps, N (the
+     * tail's block: C % 4) or four outputs stored at r7 post-incremented. A tail's block
+     * reads a whole record and leaves r6 inside it (the last record of a pixel). */
+    "    .macro DWL_BLK k, n=4\n"
     "    ldmia r6!, {r1-r4, r10, r11}\n"
-    "    DWL_TAPR 0, \\k\n"
+    "    DWL_TAPR 0, \\k, \\n\n"
     "    .if \\k > 1\n"
-    "    DWL_TAPR 1, \\k\n"
+    "    DWL_TAPR 1, \\k, \\n\n"
     "    .endif\n"
     "    .if \\k > 2\n"
-    "    DWL_TAPR 2, \\k\n"
+    "    DWL_TAPR 2, \\k, \\n\n"
     "    .endif\n"
+    "    .if \\n == 4\n"
     "    DWL_RQ4L 0\n"
+    "    .elseif \\n == 3\n"
+    "    ldmia r6!, {r8-r11}\n"
+    "    DWL_RQX r1, r8, r9, r10, 0, 0\n"
+    "    ldmia r6!, {r1, r8, r9, r10}\n"
+    "    DWL_RQX r2, r11, r1, r8, 0, 0\n"
+    "    ldr r1, [r6]\n"
+    "    DWL_RQX r3, r9, r10, r1, 0, 0\n"
+    "    .elseif \\n == 2\n"
+    "    ldmia r6, {r3, r4, r8-r11}\n"
+    "    DWL_RQX r1, r3, r4, r8, 0, 0\n"
+    "    DWL_RQX r2, r9, r10, r11, 0, 0\n"
+    "    .else\n"
+    "    ldmia r6, {r8-r10}\n"
+    "    DWL_RQX r1, r8, r9, r10, 0, 0\n"
+    "    .endif\n"
     "    .endm\n"
     /* A line of n >= 1 pixels whose one-row windows of K <= 3 taps are whole, job->blocks
      * blocks of four channels each (records consecutive from rec, input and output blocks
      * four bytes apart): per block 8 K + 25 instructions, per pixel 7. Pixels job->xs input
-     * and job->os output bytes apart. T (th_dw_row1_k*): x and out at channel 0, the blocks
-     * from channel job->tail (C % 4 > 0), then per pixel one more block at channel 0 (the
-     * record after theirs; it rewrites channels with the same values), 4 more per pixel.
+     * and job->os output bytes apart. T = C % 4 > 0 (th_dw_rowT_k*): x and out at channel 0,
+     * the blocks from channel T, then per pixel the tail's block at channel 0 (the record
+     * after theirs, four channels wide): only its T outputs are computed and stored (T 2, K 3:
+     * 29 instructions, not a whole block's 47), 4 more per pixel.
      * Stack: [sp] bytes from past a pixel's last block to the next pixel's first, input and
      * [sp, 4] output, [sp, 8] the end of out (r7), [sp, 12] rec, [sp, 16] blocks, T: [sp, 20]
      * -C. */
@@ -555,9 +593,7 @@ __asm__(
     "    add r7, r7, r6\n"
     "    add r9, r9, r6\n"
     "    add r1, r1, r6\n"
-    "    add r2, r2, r6\n"
     "    subs r1, r1, #4\n"
-    "    subs r2, r2, #4\n"
     "    add r6, r6, r4, lsl #2\n"
     "    rsb r6, r6, #0\n"
     "    str r6, [sp, #20]\n"
@@ -584,7 +620,7 @@ __asm__(
     "    ldr r8, [sp, #20]\n"
     "    add r5, r5, r8\n"
     "    add r7, r7, r8\n"
-    "    DWL_BLK \\k\n"
+    "    DWL_BLK \\k, \\t\n"
     "    .endif\n"
     "    ldmia sp, {r8-r10}\n"
     "    add r5, r5, r8\n"
@@ -596,12 +632,11 @@ __asm__(
     "    .size th_dw_row\\t\\()_k\\k, . - th_dw_row\\t\\()_k\\k\n"
     "    .popsection\n"
     "    .endm\n"
-    "    DWL_ROW 1, 0\n"
-    "    DWL_ROW 2, 0\n"
-    "    DWL_ROW 3, 0\n"
-    "    DWL_ROW 1, 1\n"
-    "    DWL_ROW 2, 1\n"
-    "    DWL_ROW 3, 1\n"
+    "    .irp t, 0, 1, 2, 3\n"
+    "    DWL_ROW 1, \\t\n"
+    "    DWL_ROW 2, \\t\n"
+    "    DWL_ROW 3, \\t\n"
+    "    .endr\n"
     /* Clipped windows: job->na rows of job->nb taps. */
     "    .pushsection .text.th_dw_lines_gen,\"ax\",%progbits\n"
     "    .global th_dw_lines_gen\n"
@@ -689,13 +724,15 @@ static dw_lines_fn lines_full_fn(int32_t k)
     return by_k[k - 1];
 }
 
-/* The row loop of K taps, with the tail's block if tail. */
+/* The row loop of K taps, with the tail's block of tail channels. */
 static dw_lines_fn lines_line_fn(int32_t k, int32_t tail)
 {
-    static const dw_lines_fn by_k[2][DW_LINE_MAX_K] = {
+    static const dw_lines_fn by_k[4][DW_LINE_MAX_K] = {
         {th_dw_row0_k1, th_dw_row0_k2, th_dw_row0_k3},
-        {th_dw_row1_k1, th_dw_row1_k2, th_dw_row1_k3}};
-    return by_k[tail != 0][k - 1];
+        {th_dw_row1_k1, th_dw_row1_k2, th_dw_row1_k3},
+        {th_dw_row2_k1, th_dw_row2_k2, th_dw_row2_k3},
+        {th_dw_row3_k1, th_dw_row3_k2, th_dw_row3_k3}};
+    return by_k[tail][k - 1];
 }
 #else
 /* The same block loop in C (host builds, DSP modelled). */
@@ -800,9 +837,10 @@ TH_INLINE void lines_rq_init(lines_rq_src *q, const int32_t *bias,
  * 2^(e-1) + zp 2^e = z1 2^(e-1), e) of n records from rec, record i of the channels
  * cb + 4 i .. + 3; returns bits whose bit 31 is set if the fast requantization is not exact
  * for one of them: e outside [1, TH_FAST_MAX_E] or |bias| > lim (lim - b or lim + b
- * negative mod 2^32: lim < 2^29, so a wrapped one is too). Multipliers are >= 0
- * (th_nn_check_dw). Branch-free checks; one call per call's run of blocks (it runs once
- * per channel of every call). */
+ * negative mod 2^32: lim < 2^29, so a wrapped one is too), or a multiplier < 0. A clear
+ * bit 31 thus implies th_nn_quant_ok, which the entry leaves to this pass (th_dw_lines.h).
+ * Branch-free checks; one call per call's run of blocks (it runs once per channel of every
+ * call). */
 static uint32_t __attribute__((noinline)) lines_rq_blocks_c(int32_t *rec, const lines_rq_src *q,
                                                             int32_t cb, int32_t n)
 {
@@ -822,7 +860,8 @@ static uint32_t __attribute__((noinline)) lines_rq_blocks_c(int32_t *rec, const 
             w[0] = *mp++;
             w[1] = (int32_t)(z1 << (e1 & 31u));
             w[2] = (int32_t)(e1 + 1u);
-            bad |= e1 | ((uint32_t)(TH_FAST_MAX_E - 1) - e1) | (lim - b) | (lim + b);
+            bad |= e1 | ((uint32_t)(TH_FAST_MAX_E - 1) - e1) | (lim - b) | (lim + b) |
+                   (uint32_t)w[0];
         }
     }
     return bad;
@@ -860,9 +899,9 @@ typedef struct {
     const int8_t *f0;     /* 48 */
 } dw_lines_rec_job;
 
-/* lines_rq_blocks_c in Thumb-2 for records with a bias, 16 instructions per channel:
+/* lines_rq_blocks_c in Thumb-2 for records with a bias, 17 instructions per channel:
  * (rec, job, n >= 1). th_dw_lines_rec: whole taps-variant records of one-row windows with
- * a bias (lines_w_blocks_c and lines_rq_blocks_c), 9 instructions per tap, 16 per channel,
+ * a bias (lines_w_blocks_c and lines_rq_blocks_c), 9 instructions per tap, 17 per channel,
  * 7 per record: (rec, job, n >= 1), returns the bits of lines_rq_blocks_c. */
 uint32_t th_dw_lines_rq(int32_t *rec, const dw_lines_rq_job *job, int32_t n);
 uint32_t th_dw_lines_rec(int32_t *rec, const dw_lines_rec_job *job, int32_t n);
@@ -882,6 +921,7 @@ __asm__(
     "    lsl r11, r5, r9\n"
     "    add r12, r9, #1\n"
     "    stmia r1!, {r10, r11, r12}\n"
+    "    orr r7, r7, r10\n" /* a negative multiplier */
     "    rsb r10, r9, #(" DWL_STR(TH_FAST_MAX_E) " - 1)\n"
     "    orr r9, r9, r10\n"
     "    sub r10, r6, r8\n"
