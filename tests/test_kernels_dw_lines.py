@@ -9,7 +9,9 @@ whole-window loops) and clipped windows at padded edges (the general loop), wind
 the padding, channel counts with every tail (C % 4 = 0-3, the smallest 4), strides, dilations,
 small 2-D planes, 2-D windows of 9-14 taps (the general loop for every pixel); each with and
 without a bias. Cases the path refuses at run time (an activation clamp, a
-shift that rules out the fast requantization) check the fallback.
+shift that rules out the fast requantization) check the fallback. QUANT_CASES: per-channel
+constants at the edges of the record pass's checks (the entry leaves them to it), valid ones
+run, invalid ones refused (TH_ERR_ARG).
 
 PAIR_SHAPES take its pairs variant (one tap across the line, SMLAD over tap pairs of a staged
 line): odd and even tap counts up to 16 (the last pair half empty or whole), strides 1-3 and
@@ -156,6 +158,46 @@ def _cases() -> tuple[list[ConvCase], int]:
 CASES, N_LINES = _cases()
 
 
+def _quant_edge_cases() -> list[tuple[ConvCase, bool]]:
+    """Per-channel constants at the record pass's checks, which stand in for the entry's
+    (th_dw_lines.h): shifts -1 and -22 (the fast range's ends: the path runs), -23, 0, -31
+    and 30 (valid, outside it: the rows path), a negative multiplier or a shift of -32 or 31
+    (refused: the bool), at the first, a middle and the last channel of a row loop with a
+    two-channel tail, the taps variant's block loop and the pairs variant."""
+    rng = np.random.default_rng(1417)
+    out = []
+    for hw, cin, k, stride in (((1, 39), 50, (1, 3), (1, 2)), ((1, 12), 24, (1, 5), (1, 2)),
+                               ((1, 46), 44, (1, 11), (1, 2))):
+        case = None
+        while case is None:
+            case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, (1, 1))
+        assert dw_lines_scratch(k, case.out_shape[1:3], stride, (1, 1), 1, cin) > 0
+        for c in sorted({0, cin // 2, cin - 1}):
+            for m, sh, ok in ((1 << 30, -1, True), (1 << 30, -22, True), (1 << 30, -23, True),
+                              (1 << 30, 0, True), (1 << 30, -31, True), (1 << 30, 30, True),
+                              (-1, -8, False), (1 << 30, -32, False), (1 << 30, 31, False)):
+                mult, shift = case.p.out_multiplier.copy(), case.p.out_shift.copy()
+                mult[c], shift[c] = m, sh
+                p = dataclasses.replace(case.p, out_multiplier=mult, out_shift=shift)
+                out.append((dataclasses.replace(case, p=p), ok))
+    return out
+
+
+QUANT_CASES = _quant_edge_cases()
+
+
+def _quant_problems(cases: list[tuple[ConvCase, bool]], results: list) -> list[str]:
+    problems = []
+    for (case, ok), result in zip(cases, results, strict=True):
+        where = f"{describe(case)} m {case.p.out_multiplier.min()} shift " \
+                f"{case.p.out_shift.min()}..{case.p.out_shift.max()}"
+        if ok and (p := check_result(case, result)) is not None:
+            problems.append(f"{where}: {p}")
+        if not ok and result.status != 1:
+            problems.append(f"{where}: status {result.status}, expected refused")
+    return problems
+
+
 @pytest.fixture(scope="module", params=("dsp", "dsp_general"))
 def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
     with Driver(build_driver(request.param)) as d:
@@ -167,6 +209,8 @@ def test_lines_path_matches_reference_on_host(driver: Driver) -> None:
     for case in CASES:
         problem = check_result(case, driver.run(case))
         assert problem is None, f"{describe(case)} [{driver.build.variant}]: {problem}"
+    problems = _quant_problems(QUANT_CASES, [driver.run(c) for c, _ in QUANT_CASES])
+    assert not problems, f"[{driver.build.variant}] " + "\n".join(problems[:8])
 
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
@@ -175,8 +219,12 @@ def test_lines_path_matches_reference_on_host(driver: Driver) -> None:
 def test_lines_path_matches_reference_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases = [c for c in CASES if fits_small_firmware(c)]
     assert len(cases) >= N_LINES - 4
+    quant = [(c, ok) for c, ok in QUANT_CASES if fits_small_firmware(c)]
+    assert len(quant) == len(QUANT_CASES)
     fw = build_firmware("mps2-an386", kernel_fw_root)
-    run = run_cases(fw, cases, interleaved=True)
-    problems = [f"{describe(c)}: {p}" for c, r in zip(cases, run.results, strict=True)
+    run = run_cases(fw, cases + [c for c, _ in quant], interleaved=True)
+    problems = [f"{describe(c)}: {p}"
+                for c, r in zip(cases, run.results[:len(cases)], strict=True)
                 if (p := check_result(c, r)) is not None]
+    problems += _quant_problems(quant, run.results[len(cases):])
     assert not problems, "\n".join(problems[:10])

@@ -1727,8 +1727,10 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
                                 const int8_t *filter, const int32_t *bias,
                                 const th_dims *output_dims, int8_t *output)
 {
-    th_status status = th_nn_check_dw(params, quant, input_dims, input, filter_dims, filter,
-                                      output_dims, output);
+    /* The per-channel constants are checked by the lines path's record pass where it runs
+     * (th_dw_lines.h), else before any other path (one pass over the channels, not two). */
+    th_status status = th_nn_check_dw_dims(params, quant, input_dims, input, filter_dims,
+                                           filter, output_dims, output);
     if (status != TH_OK) {
         return status;
     }
@@ -1737,31 +1739,42 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
     if (status != TH_OK) {
         return status;
     }
+    int8_t *plane = ctx != NULL ? (int8_t *)ctx->buf : NULL;
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    const int mult = th_nn_dw_mult_applies(params, filter_dims);
+    dw_plane_geom pg;
+    dw_geom g;
+    g.ka = 0; /* set where dw_fast_size needs the rows geometry */
+    int32_t lines = 0, fast = 0;
+    if (!mult) { /* each geometry once per call (th_dw_conv_general_s8_scratch_size_fast's) */
+        pg = dw_plane_geometry(params, input_dims, filter_dims, output_dims);
+        fast = dw_fast_size(params, input_dims, filter_dims, output_dims, &pg, &g, &lines);
+    }
+    const int room = fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK;
+    if (lines > 0 && room && TH_NN_PATH(DW_LINES) &&
+        th_dw_lines_s8(ctx, lines, params, quant, input_dims, input, filter_dims, filter, bias,
+                       output_dims, output)) {
+        return TH_OK; /* lines > 0: no plane path (dw_fast_size) */
+    }
+#endif
+    if (!th_nn_quant_ok(quant, output_dims->c)) {
+        return TH_ERR_ARG;
+    }
 #if TH_NN_MVE
     th_nn_mve_dw_conv_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                          output_dims, output);
     return TH_OK;
 #endif
-    int8_t *plane = ctx != NULL ? (int8_t *)ctx->buf : NULL;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-    if (th_nn_dw_mult_applies(params, filter_dims)) { /* its fast scratch is the path's */
-        const int32_t fast = th_nn_dw_mult_scratch(params, filter_dims, output_dims);
-        if (TH_NN_KEEP_DW_MULT && fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK &&
+    if (mult) { /* its fast scratch is the path's */
+        const int32_t mfast = th_nn_dw_mult_scratch(params, filter_dims, output_dims);
+        if (TH_NN_KEEP_DW_MULT && mfast > 0 && th_nn_check_scratch(ctx, mfast) == TH_OK &&
             TH_NN_PATH(DW_MULT)) {
             th_nn_dw_mult_s8(plane, params, quant, input_dims, input, filter_dims, filter,
                              bias, output_dims, output);
             return TH_OK;
         }
     } else {
-        /* Each geometry once per call (th_dw_conv_general_s8_scratch_size_fast's sum). */
-        const dw_plane_geom pg =
-            dw_plane_geometry(params, input_dims, filter_dims, output_dims);
-        dw_geom g;
-        g.ka = 0; /* set where dw_fast_size needs the rows geometry */
-        int32_t lines;
-        const int32_t fast =
-            dw_fast_size(params, input_dims, filter_dims, output_dims, &pg, &g, &lines);
-        const int room = fast > 0 && th_nn_check_scratch(ctx, fast) == TH_OK;
         /* DW_ROWS_KA2 (dw_rows_ka2): the rows path, not in place (its plane copy, one
          * channel a pass). */
         const int rows_ka2 = pg.rowlen > 0 && g.ka == 2 &&
@@ -1770,11 +1783,6 @@ th_status th_dw_conv_general_s8(const th_context *ctx, const th_dw_conv_params *
         if (room && pg.rowlen > 0 && !rows_ka2) {
             dw_plane_s8(plane, &pg, params, quant, input_dims, input, filter_dims, filter,
                         bias, output_dims, output);
-            return TH_OK;
-        }
-        if (lines > 0 && room && TH_NN_PATH(DW_LINES) &&
-            th_dw_lines_s8(ctx, lines, params, quant, input_dims, input, filter_dims, filter,
-                           bias, output_dims, output)) {
             return TH_OK;
         }
         if (room) {

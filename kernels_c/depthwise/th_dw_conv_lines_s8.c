@@ -211,8 +211,10 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
     int32_t variant = 0;
     int32_t size = 0;
     const int32_t taps_bytes = blocks * 4 * lines_record_words(taps);
+    int line_loops = 0;
     if (lines_taps_ok(taps, ka) && taps_bytes <= DW_LINES_MAX_SCRATCH) {
-        if (ka == 1 && kb <= DW_LINE_MAX_K && blocks <= DW_LINE_MAX_BLOCKS) { /* line loops */
+        line_loops = ka == 1 && kb <= DW_LINE_MAX_K && blocks <= DW_LINE_MAX_BLOCKS;
+        if (line_loops) {
             const int32_t out_b = tr ? output_dims->h : output_dims->w; /* no 64-bit divide */
             const int64_t per_line = (int64_t)out_b * blocks * (8 * taps + 31) + 24 * blocks + 110;
             best = 4 * (out_a * per_line + 40 * c + 8 * taps * blocks + 634);
@@ -227,7 +229,11 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
         variant = 1;
         size = taps_bytes;
     }
-    if (pairs_geometry(params, input_dims, filter_dims, output_dims, pg)) {
+    /* Where the line loops' estimate applies, the pairs estimate exceeds it: per block and
+     * output 6 KP + 27 + 24 per staged slot (at least one per output) > 8 taps + 31 (taps
+     * <= 3); per block and line 344 > 24 + 110 + 40 * 4 + 8 taps (the per-line, per-channel
+     * and per-tap terms); 2530 > 634. So its geometry is not worked out. */
+    if (!line_loops && pairs_geometry(params, input_dims, filter_dims, output_dims, pg)) {
         const int64_t pbytes = pairs_bytes(pg, blocks);
         const int64_t cost = pairs_cost4(pg, blocks);
         if (pbytes <= DW_LINES_MAX_SCRATCH && cost < best) {
@@ -325,14 +331,20 @@ DW_LINES_LOOP(th_dw_lines_k5);
 DW_LINES_LOOP(th_dw_lines_k6);
 DW_LINES_LOOP(th_dw_lines_k7);
 DW_LINES_LOOP(th_dw_lines_k8);
-/* Row loops (blocks: the line's pixels, job->blocks blocks of channels each; row1: and the
- * tail's block). */
+/* Row loops (blocks: the line's pixels, job->blocks blocks of channels each; rowT, T > 0:
+ * and the tail's block of T = C % 4 channels). */
 DW_LINES_LOOP(th_dw_row0_k1);
 DW_LINES_LOOP(th_dw_row0_k2);
 DW_LINES_LOOP(th_dw_row0_k3);
 DW_LINES_LOOP(th_dw_row1_k1);
 DW_LINES_LOOP(th_dw_row1_k2);
 DW_LINES_LOOP(th_dw_row1_k3);
+DW_LINES_LOOP(th_dw_row2_k1);
+DW_LINES_LOOP(th_dw_row2_k2);
+DW_LINES_LOOP(th_dw_row2_k3);
+DW_LINES_LOOP(th_dw_row3_k1);
+DW_LINES_LOOP(th_dw_row3_k2);
+DW_LINES_LOOP(th_dw_row3_k3);
 #undef DW_LINES_LOOP
 
 /* One tap, input at ADDR: r1-r4 += lanes 0, 1, 2, 3 of (x + off) times the weights at r6. */
@@ -346,13 +358,21 @@ __asm__(
     "    .endm\n"
     /* The input word at r8 (four channels) widened with the offset (lr) into r9 (channels
      * 0, 2) and r8 (1, 3), times the weight pairs r10, r11 into r1-r4. */
-    "    .macro DWL_MAC\n"
+    "    .macro DWL_MAC n=4\n"
     "    sxtab16 r9, lr, r8\n"
+    "    .if \\n > 1\n"
     "    sxtab16 r8, lr, r8, ror #8\n"
+    "    .endif\n"
     "    smlabb r1, r9, r10, r1\n"
+    "    .if \\n > 2\n"
     "    smlatt r3, r9, r10, r3\n"
+    "    .endif\n"
+    "    .if \\n > 1\n"
     "    smlabb r2, r8, r11, r2\n"
+    "    .endif\n"
+    "    .if \\n > 3\n"
     "    smlatt r4, r8, r11, r4\n"
+    "    .endif\n"
     "    .endm\n"
     /* Load r8 from the tap I of the K <= 3 loops: 0 at r5 post-incremented by a block, 1 at
      * r5 + r12, 2 at r5 + 2 r12. */
@@ -502,35 +522,52 @@ __asm__(
     "    DWL_FULL 8\n"
     /* Tap T of the row loops (K <= 3): r5 at the block's tap K - 1, r12 = -step; tap 0's
      * weights came with the bias (one LDM), the last tap post-increments x by a block. */
-    "    .macro DWL_TAPR t, k\n"
+    "    .macro DWL_TAPR t, k, n\n"
     "    DWL_LDX (\\k - 1 - \\t)\n"
     "    .if \\t > 0\n"
     "    ldrd r10, r11, [r6], #8\n"
     "    .endif\n"
-    "    DWL_MAC\n"
+    "    DWL_MAC \\n\n"
     "    .endm\n"
-    /* One block of the row loops: bias and tap 0's weights in one LDM, the taps, four
-     * outputs stored at r7 post-incremented. */
-    "    .macro DWL_BLK k\n"
+    /* One block of the row loops: bias and tap 0's weights in one LDM, the taps, N (the
+     * tail's block: C % 4) or four outputs stored at r7 post-incremented. A tail's block
+     * reads a whole record and leaves r6 inside it (the last record of a pixel). */
+    "    .macro DWL_BLK k, n=4\n"
     "    ldmia r6!, {r1-r4, r10, r11}\n"
-    "    DWL_TAPR 0, \\k\n"
+    "    DWL_TAPR 0, \\k, \\n\n"
     "    .if \\k > 1\n"
-    "    DWL_TAPR 1, \\k\n"
+    "    DWL_TAPR 1, \\k, \\n\n"
     "    .endif\n"
     "    .if \\k > 2\n"
-    "    DWL_TAPR 2, \\k\n"
+    "    DWL_TAPR 2, \\k, \\n\n"
     "    .endif\n"
+    "    .if \\n == 4\n"
     "    DWL_RQ4L 0\n"
+    "    .elseif \\n == 3\n"
+    "    ldmia r6!, {r8-r11}\n"
+    "    DWL_RQX r1, r8, r9, r10, 0, 0\n"
+    "    ldmia r6!, {r1, r8, r9, r10}\n"
+    "    DWL_RQX r2, r11, r1, r8, 0, 0\n"
+    "    ldr r1, [r6]\n"
+    "    DWL_RQX r3, r9, r10, r1, 0, 0\n"
+    "    .elseif \\n == 2\n"
+    "    ldmia r6, {r3, r4, r8-r11}\n"
+    "    DWL_RQX r1, r3, r4, r8, 0, 0\n"
+    "    DWL_RQX r2, r9, r10, r11, 0, 0\n"
+    "    .else\n"
+    "    ldmia r6, {r8-r10}\n"
+    "    DWL_RQX r1, r8, r9, r10, 0, 0\n"
+    "    .endif\n"
     "    .endm\n"
     /* A line of n >= 1 pixels whose one-row windows of K <= 3 taps are whole, job->blocks
      * blocks of four channels each (records consecutive from rec, input and output blocks
-     * four bytes apart): per block 8 K + 25 instructions, per pixel 7. Pixels job->xs input
-     * and job->os output bytes apart. T (th_dw_row1_k*): x and out at channel 0, the blocks
-     * from channel job->tail (C % 4 > 0), then per pixel one more block at channel 0 (the
-     * record after theirs; it rewrites channels with the same values), 4 more per pixel.
+     * four bytes apart): per block 8 K + 24 instructions, per pixel 9. Pixels job->xs input
+     * and job->os output bytes apart. T = C % 4 > 0 (th_dw_rowT_k*): x and out at channel 0;
+     * per pixel first the tail's block at channel 0 (the record after the blocks', four
+     * channels wide): only its T outputs are computed and stored (T 2, K 3: 29 instructions,
+     * not a whole block's 47), then the blocks from channel T, 2 more per pixel.
      * Stack: [sp] bytes from past a pixel's last block to the next pixel's first, input and
-     * [sp, 4] output, [sp, 8] the end of out (r7), [sp, 12] rec, [sp, 16] blocks, T: [sp, 20]
-     * -C. */
+     * [sp, 4] output, [sp, 8] the end of out (r7), [sp, 12] rec, [sp, 16] blocks. */
     "    .macro DWL_ROW k, t\n"
     "    .pushsection .text.th_dw_row\\t\\()_k\\k,\"ax\",%progbits\n"
     "    .global th_dw_row\\t\\()_k\\k\n"
@@ -549,21 +586,13 @@ __asm__(
     "    ldrd r1, r2, [r0, #36]\n"
     "    ldr r4, [r0, #44]\n"
     "    mla r9, r8, r2, r7\n"
-    "    .if \\t\n"
-    "    ldr r6, [r0, #48]\n"
-    "    add r5, r5, r6\n"
-    "    add r7, r7, r6\n"
-    "    add r9, r9, r6\n"
-    "    add r1, r1, r6\n"
-    "    add r2, r2, r6\n"
-    "    subs r1, r1, #4\n"
-    "    subs r2, r2, #4\n"
-    "    add r6, r6, r4, lsl #2\n"
-    "    rsb r6, r6, #0\n"
-    "    str r6, [sp, #20]\n"
-    "    .else\n"
     "    sub r1, r1, r4, lsl #2\n"
     "    sub r2, r2, r4, lsl #2\n"
+    "    .if \\t\n"
+    "    sub r1, r1, #\\t\n"
+    "    sub r2, r2, #\\t\n"
+    "    mov r6, #(64 + 8 * \\k)\n" /* record bytes */
+    "    mla r6, r4, r6, r3\n"          /* the tail's record: the blocks' leave r6 there */
     "    .endif\n"
     "    strd r1, r2, [sp, #0]\n"
     "    str r9, [sp, #8]\n"
@@ -574,18 +603,24 @@ __asm__(
     "    add r5, r5, r12, lsl #1\n"
     "    .endif\n"
     "    rsb r12, r12, #0\n"
+    /* Two blocks an iteration, an odd count's first alone (the blocks leave the flags of
+     * the LSRS: no flag-setting instruction in them). */
     "2:\n"
+    "    .if \\t\n"
+    "    DWL_BLK \\k, \\t\n"
+    "    sub r5, r5, #(4 - \\t)\n"
+    "    .endif\n"
     "    ldrd r6, r0, [sp, #12]\n"
+    "    lsrs r0, r0, #1\n"
+    "    bcc 1f\n"
+    "    DWL_BLK \\k\n"
+    "    beq 3f\n"
     "1:\n"
+    "    DWL_BLK \\k\n"
     "    DWL_BLK \\k\n"
     "    subs r0, r0, #1\n"
     "    bne 1b\n"
-    "    .if \\t\n"
-    "    ldr r8, [sp, #20]\n"
-    "    add r5, r5, r8\n"
-    "    add r7, r7, r8\n"
-    "    DWL_BLK \\k\n"
-    "    .endif\n"
+    "3:\n"
     "    ldmia sp, {r8-r10}\n"
     "    add r5, r5, r8\n"
     "    add r7, r7, r9\n"
@@ -596,12 +631,11 @@ __asm__(
     "    .size th_dw_row\\t\\()_k\\k, . - th_dw_row\\t\\()_k\\k\n"
     "    .popsection\n"
     "    .endm\n"
-    "    DWL_ROW 1, 0\n"
-    "    DWL_ROW 2, 0\n"
-    "    DWL_ROW 3, 0\n"
-    "    DWL_ROW 1, 1\n"
-    "    DWL_ROW 2, 1\n"
-    "    DWL_ROW 3, 1\n"
+    "    .irp t, 0, 1, 2, 3\n"
+    "    DWL_ROW 1, \\t\n"
+    "    DWL_ROW 2, \\t\n"
+    "    DWL_ROW 3, \\t\n"
+    "    .endr\n"
     /* Clipped windows: job->na rows of job->nb taps. */
     "    .pushsection .text.th_dw_lines_gen,\"ax\",%progbits\n"
     "    .global th_dw_lines_gen\n"
@@ -689,13 +723,15 @@ static dw_lines_fn lines_full_fn(int32_t k)
     return by_k[k - 1];
 }
 
-/* The row loop of K taps, with the tail's block if tail. */
+/* The row loop of K taps, with the tail's block of tail channels. */
 static dw_lines_fn lines_line_fn(int32_t k, int32_t tail)
 {
-    static const dw_lines_fn by_k[2][DW_LINE_MAX_K] = {
+    static const dw_lines_fn by_k[4][DW_LINE_MAX_K] = {
         {th_dw_row0_k1, th_dw_row0_k2, th_dw_row0_k3},
-        {th_dw_row1_k1, th_dw_row1_k2, th_dw_row1_k3}};
-    return by_k[tail != 0][k - 1];
+        {th_dw_row1_k1, th_dw_row1_k2, th_dw_row1_k3},
+        {th_dw_row2_k1, th_dw_row2_k2, th_dw_row2_k3},
+        {th_dw_row3_k1, th_dw_row3_k2, th_dw_row3_k3}};
+    return by_k[tail][k - 1];
 }
 #else
 /* The same block loop in C (host builds, DSP modelled). */
@@ -800,9 +836,10 @@ TH_INLINE void lines_rq_init(lines_rq_src *q, const int32_t *bias,
  * 2^(e-1) + zp 2^e = z1 2^(e-1), e) of n records from rec, record i of the channels
  * cb + 4 i .. + 3; returns bits whose bit 31 is set if the fast requantization is not exact
  * for one of them: e outside [1, TH_FAST_MAX_E] or |bias| > lim (lim - b or lim + b
- * negative mod 2^32: lim < 2^29, so a wrapped one is too). Multipliers are >= 0
- * (th_nn_check_dw). Branch-free checks; one call per call's run of blocks (it runs once
- * per channel of every call). */
+ * negative mod 2^32: lim < 2^29, so a wrapped one is too), or a multiplier < 0. A clear
+ * bit 31 thus implies th_nn_quant_ok, which the entry leaves to this pass (th_dw_lines.h).
+ * Branch-free checks; one call per call's run of blocks (it runs once per channel of every
+ * call). */
 static uint32_t __attribute__((noinline)) lines_rq_blocks_c(int32_t *rec, const lines_rq_src *q,
                                                             int32_t cb, int32_t n)
 {
@@ -822,7 +859,8 @@ static uint32_t __attribute__((noinline)) lines_rq_blocks_c(int32_t *rec, const 
             w[0] = *mp++;
             w[1] = (int32_t)(z1 << (e1 & 31u));
             w[2] = (int32_t)(e1 + 1u);
-            bad |= e1 | ((uint32_t)(TH_FAST_MAX_E - 1) - e1) | (lim - b) | (lim + b);
+            bad |= e1 | ((uint32_t)(TH_FAST_MAX_E - 1) - e1) | (lim - b) | (lim + b) |
+                   (uint32_t)w[0];
         }
     }
     return bad;
@@ -860,9 +898,9 @@ typedef struct {
     const int8_t *f0;     /* 48 */
 } dw_lines_rec_job;
 
-/* lines_rq_blocks_c in Thumb-2 for records with a bias, 16 instructions per channel:
+/* lines_rq_blocks_c in Thumb-2 for records with a bias, 17 instructions per channel:
  * (rec, job, n >= 1). th_dw_lines_rec: whole taps-variant records of one-row windows with
- * a bias (lines_w_blocks_c and lines_rq_blocks_c), 9 instructions per tap, 16 per channel,
+ * a bias (lines_w_blocks_c and lines_rq_blocks_c), 9 instructions per tap, 17 per channel,
  * 7 per record: (rec, job, n >= 1), returns the bits of lines_rq_blocks_c. */
 uint32_t th_dw_lines_rq(int32_t *rec, const dw_lines_rq_job *job, int32_t n);
 uint32_t th_dw_lines_rec(int32_t *rec, const dw_lines_rec_job *job, int32_t n);
@@ -882,6 +920,7 @@ __asm__(
     "    lsl r11, r5, r9\n"
     "    add r12, r9, #1\n"
     "    stmia r1!, {r10, r11, r12}\n"
+    "    orr r7, r7, r10\n" /* a negative multiplier */
     "    rsb r10, r9, #(" DWL_STR(TH_FAST_MAX_E) " - 1)\n"
     "    orr r9, r9, r10\n"
     "    sub r10, r6, r8\n"
@@ -1414,49 +1453,74 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     return 1;
 }
 
-/* What one taps-variant call shares across its pixels. */
+/* What one taps-variant call shares across its clipped pixels: set on the first one
+ * (lines_call_init), so that a call whose windows are all whole (the row loops) does not
+ * build it. */
 typedef struct {
-    dw_lines_job job;   /* step and offset set */
-    dw_lines_job whole; /* the job of a whole window */
-    const int32_t *records;
+    dw_lines_job job;          /* step and offset set */
+    const dw_lines_job *whole; /* the job of a whole window */
+    const th_dw_conv_params *params;
+    const th_dims *input_dims, *filter_dims;
+    const int32_t *records; /* NULL until lines_call_init */
+    const int32_t *rec0;
     int32_t rw, full, tail, tr;
     int32_t h, w, c, kh, kw, sh, sw, dh, dw, ph, pw;
 } lines_call;
+
+static void __attribute__((noinline)) lines_call_init(lines_call *q)
+{
+    const th_dw_conv_params *params = q->params;
+    const dw_lines_job *wj = q->whole;
+    q->records = q->rec0;
+    q->h = q->input_dims->h, q->w = q->input_dims->w, q->c = q->input_dims->c;
+    q->kh = q->filter_dims->h, q->kw = q->filter_dims->w;
+    q->sh = params->stride.h, q->sw = params->stride.w;
+    q->dh = params->dilation.h, q->dw = params->dilation.w;
+    q->ph = params->padding.h, q->pw = params->padding.w;
+    /* Every field the block loop reads set one by one (copying whole jobs costs a memcpy
+     * call); lines_pixel sets the window fields before each use. */
+    q->job.step = wj->step;
+    q->job.off = wj->off;
+    q->job.xs = 0, q->job.os = 0, q->job.blocks = 0, q->job.tail = 0;
+}
 
 /* Output pixel (oy, ox) of one batch (in_b, out_px: its first channel), window clipped to
  * the input, all blocks. */
 static void lines_pixel(lines_call *q, const int8_t *in_b, int8_t *out_px, int32_t oy,
                         int32_t ox)
 {
+    if (q->records == NULL) {
+        lines_call_init(q);
+    }
     int32_t ky0, kx0;
     const int32_t nky = lines_clip(oy, q->sh, q->dh, q->ph, q->h, q->kh, &ky0);
     const int32_t nkx = lines_clip(ox, q->sw, q->dw, q->pw, q->w, q->kw, &kx0);
     const int32_t iy = oy * q->sh - q->ph + ky0 * q->dh;
     const int32_t ix = ox * q->sw - q->pw + kx0 * q->dw;
     const int8_t *x = in_b + ((int64_t)iy * q->w + ix) * q->c;
-    dw_lines_job *job = &q->job;
+    const dw_lines_job *job = &q->job;
+    dw_lines_job *cj = &q->job;
     const int32_t taps = q->kh * q->kw;
     const int32_t row_bytes = q->w * q->c;
     if (nky == q->kh && nkx == q->kw) {
-        job = &q->whole;
+        job = q->whole;
     } else if (nky == 0 || nkx == 0) { /* every tap in the padding */
-        job->na = 1, job->nb = 0, job->wpre = 0, job->wrow = 0, job->rowstep = 0;
+        cj->na = 1, cj->nb = 0, cj->wpre = 0, cj->wrow = 0, cj->rowstep = 0;
         x = in_b;
     } else if (!q->tr) {
-        job->na = nky, job->nb = nkx;
-        job->rowstep = q->dh * row_bytes - nkx * job->step;
-        job->wpre = 8 * (ky0 * q->kw + kx0);
-        job->wrow = 8 * (q->kw - nkx);
+        cj->na = nky, cj->nb = nkx;
+        cj->rowstep = q->dh * row_bytes - nkx * cj->step;
+        cj->wpre = 8 * (ky0 * q->kw + kx0);
+        cj->wrow = 8 * (q->kw - nkx);
     } else {
-        job->na = nkx, job->nb = nky;
-        job->rowstep = q->dw * q->c - nky * job->step;
-        job->wpre = 8 * (kx0 * q->kh + ky0);
-        job->wrow = 8 * (q->kh - nky);
+        cj->na = nkx, cj->nb = nky;
+        cj->rowstep = q->dw * q->c - nky * cj->step;
+        cj->wpre = 8 * (kx0 * q->kh + ky0);
+        cj->wrow = 8 * (q->kh - nky);
     }
-    if (job != &q->whole) {
-        job->wpost =
-            8 * taps - job->wpre - 8 * job->na * job->nb - job->wrow * (job->na - 1);
-        job->xback = job->na * job->nb * job->step + (job->na - 1) * job->rowstep - 4;
+    if (job == cj) {
+        cj->wpost = 8 * taps - cj->wpre - 8 * cj->na * cj->nb - cj->wrow * (cj->na - 1);
+        cj->xback = cj->na * cj->nb * cj->step + (cj->na - 1) * cj->rowstep - 4;
     }
     if (q->full > 0) {
         th_dw_lines_gen(job, x + q->tail, out_px + q->tail, q->records, q->full);
@@ -1471,14 +1535,14 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
                    const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                    const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
-    if (need <= 0 || ctx == NULL || ctx->buf == NULL || ctx->size < need ||
-        params->activation.min > -128 || params->activation.max < 127) {
-        return 0;
+    if (params->activation.min > -128 || params->activation.max < 127) {
+        return 0; /* need > 0 and ctx's room: the caller's (th_dw_lines.h) */
     }
     const int32_t h = input_dims->h, w = input_dims->w, c = input_dims->c;
     const int32_t oh = output_dims->h, ow = output_dims->w;
-    const int8_t *in_end = input + (int64_t)input_dims->n * h * w * c;
-    const int8_t *out_end = output + (int64_t)output_dims->n * oh * ow * c;
+    /* Element counts below 2^30 (th_nn_check_dw_dims): int32 products. */
+    const int8_t *in_end = input + input_dims->n * h * w * c;
+    const int8_t *out_end = output + output_dims->n * oh * ow * c;
     if (output < in_end && input < out_end) {
         return 0; /* in place (th_nn.h rule (a)): the rows path copies planes */
     }
@@ -1531,31 +1595,30 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
     const int32_t dh = params->dilation.h, dwl = params->dilation.w;
     const int32_t ph = params->padding.h, pw = params->padding.w;
     const int32_t row_bytes = w * c;
-    /* Every field set below, one by one (zeroing or copying whole jobs costs a memset call
-     * per call); lines_pixel sets q.job's window fields before each use. */
-    lines_call q;
-    q.job.xs = 0, q.job.os = 0, q.job.blocks = 0, q.job.tail = 0;
-    q.records = records;
+    /* The job of a whole window (most pixels): fields fixed per call, set one by one. */
+    dw_lines_job whole;
+    dw_lines_job *wj = &whole;
+    wj->step = tr ? dh * row_bytes : dwl * c;
+    wj->off = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
+                        ((uint32_t)params->input_offset << 16));
+    wj->na = ka;
+    wj->nb = kb;
+    wj->rowstep = tr ? dwl * c - kh * wj->step : dh * row_bytes - kw * wj->step;
+    wj->wpre = 0;
+    wj->wrow = 0;
+    wj->wpost = 0;
+    wj->xback = ka * kb * wj->step + (ka - 1) * wj->rowstep - 4;
+    lines_call q; /* the clipped pixels' (lines_pixel): the rest on first use */
+    q.whole = wj;
+    q.params = params;
+    q.input_dims = input_dims;
+    q.filter_dims = filter_dims;
+    q.records = NULL;
+    q.rec0 = records;
     q.rw = rw;
     q.full = full;
     q.tail = tail;
     q.tr = tr;
-    q.h = h, q.w = w, q.c = c, q.kh = kh, q.kw = kw;
-    q.sh = sh, q.sw = sw, q.dh = dh, q.dw = dwl, q.ph = ph, q.pw = pw;
-    q.job.off = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
-                          ((uint32_t)params->input_offset << 16));
-    q.job.step = tr ? dh * row_bytes : dwl * c;
-    /* The job of a whole window (most pixels): fields fixed per call. */
-    dw_lines_job *wj = &q.whole;
-    wj->step = q.job.step;
-    wj->off = q.job.off;
-    wj->na = ka;
-    wj->nb = kb;
-    wj->rowstep = tr ? dwl * c - kh * q.job.step : dh * row_bytes - kw * q.job.step;
-    wj->wpre = 0;
-    wj->wrow = 0;
-    wj->wpost = 0;
-    wj->xback = ka * kb * q.job.step + (ka - 1) * wj->rowstep - 4;
     /* One-row windows: per line (A), the pixels whose window is whole ([lo, hi) along B) run
      * as one line loop call per block; the others one by one. */
     const int32_t out_a = ka == 1 ? (tr ? ow : oh) : oh * ow;
@@ -1563,16 +1626,16 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
     const int32_t in_a = tr ? w : h, sa = tr ? sw : sh, pad_a = tr ? pw : ph;
     const int32_t sb = tr ? sh : sw, db = tr ? dh : dwl, pad_b = tr ? ph : pw;
     const int32_t in_bl = tr ? h : w;
-    const int64_t xa = tr ? c : row_bytes, xb = tr ? row_bytes : c;
-    const int64_t oa_bytes = tr ? c : (int64_t)ow * c, ob_bytes = tr ? (int64_t)ow * c : c;
+    const int32_t xa = tr ? c : row_bytes, xb = tr ? row_bytes : c;
+    const int32_t oa_bytes = tr ? c : ow * c, ob_bytes = tr ? ow * c : c;
     int32_t lo = out_b, hi = out_b;
     if (ka == 1) {
         lo = TH_MIN((pad_b + sb - 1) / sb, out_b);
         const int32_t last = in_bl - 1 + pad_b - (kb - 1) * db;
         hi = last < 0 ? lo : TH_MAX(TH_MIN(last / sb + 1, out_b), lo);
     }
-    wj->xs = sb * (int32_t)xb; /* the row loops' pixel steps (the others ignore them) */
-    wj->os = (int32_t)ob_bytes;
+    wj->xs = sb * xb; /* the row loops' pixel steps (the others ignore them) */
+    wj->os = ob_bytes;
     wj->blocks = full;
     wj->tail = tail;
     /* K <= 3: a line's whole windows in one row loop call, the tail's block in it (any
@@ -1583,11 +1646,11 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
      * lines_pixel. */
     const dw_lines_fn full_fn = lines_full_fn(TH_MIN(kb, DW_LINES_MAX_TAPS));
     for (int32_t n = 0; n < input_dims->n; n++) {
-        const int8_t *in_b = input + (int64_t)n * h * row_bytes;
-        int8_t *out_b0 = output + (int64_t)n * oh * ow * c;
+        const int8_t *in_b = input + n * h * row_bytes;
+        int8_t *out_b0 = output + n * oh * ow * c;
         for (int32_t oa = 0; oa < out_a; oa++) {
             if (ka != 1) { /* 2-D windows: pixel oa in HW order */
-                lines_pixel(&q, in_b, out_b0 + (int64_t)oa * c, oa / ow, oa % ow);
+                lines_pixel(&q, in_b, out_b0 + oa * c, oa / ow, oa % ow);
                 continue;
             }
             const int32_t ia = oa * sa - pad_a;

@@ -13,10 +13,11 @@
 int32_t th_dw_lines_scratch(const th_dw_conv_params *params, const th_dims *input_dims,
                             const th_dims *filter_dims, const th_dims *output_dims);
 
-/* Runs the path when need (th_dw_lines_scratch of the same arguments) > 0, ctx has that much
- * scratch, the output does not overlap the input, no activation clamp narrows int8 and the
- * fast requantization is exact for every channel; returns 1 if it ran, 0 (nothing written)
- * otherwise. */
+/* Called where need (th_dw_lines_scratch of the same arguments) > 0 and ctx has that much
+ * scratch (th_nn_check_scratch); runs the path when the output does not overlap the input,
+ * no activation clamp narrows int8 and the fast requantization is exact for every channel;
+ * returns 1 if it ran, 0 (nothing written but scratch) otherwise. Arguments: th_nn_check_dw_dims's; the per-channel constants are
+ * checked here (a 1 implies th_nn_quant_ok), so after a 0 the caller checks them. */
 int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params *params,
                    const th_per_channel_quant *quant, const th_dims *input_dims,
                    const int8_t *input, const th_dims *filter_dims, const int8_t *filter,

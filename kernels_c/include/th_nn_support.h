@@ -586,6 +586,16 @@ th_status th_nn_check_dw(const th_dw_conv_params *params, const th_per_channel_q
                          const th_dims *filter_dims, const int8_t *filter,
                          const th_dims *output_dims, const int8_t *output);
 
+/* th_nn_check_dw without the per-channel constants' values (quant's pointers are checked):
+ * for a kernel whose fast path checks them in its own per-channel pass, which then calls
+ * th_nn_quant_ok before any other path (every multiplier >= 0, every shift in [-31, 30]). */
+th_status th_nn_check_dw_dims(const th_dw_conv_params *params,
+                              const th_per_channel_quant *quant, const th_dims *input_dims,
+                              const int8_t *input, const th_dims *filter_dims,
+                              const int8_t *filter, const th_dims *output_dims,
+                              const int8_t *output);
+int th_nn_quant_ok(const th_per_channel_quant *quant, int32_t channels);
+
 th_status th_nn_check_scratch(const th_context *ctx, int32_t needed);
 
 /* Straightforward CONV_2D over every output pixel (any params, either filter layout).

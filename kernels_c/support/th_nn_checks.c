@@ -15,9 +15,14 @@ static int offsets_ok(int32_t input_offset, int32_t output_offset, const th_acti
            output_offset <= 127 && act->min >= -128 && act->min <= act->max && act->max <= 127;
 }
 
-static int quant_ok(const th_per_channel_quant *quant, int32_t channels)
+static int quant_present(const th_per_channel_quant *quant)
 {
-    if (quant == NULL || quant->multiplier == NULL || quant->shift == NULL) {
+    return quant != NULL && quant->multiplier != NULL && quant->shift != NULL;
+}
+
+int th_nn_quant_ok(const th_per_channel_quant *quant, int32_t channels)
+{
+    if (!quant_present(quant)) {
         return 0;
     }
     for (int32_t c = 0; c < channels; c++) {
@@ -102,7 +107,7 @@ th_status th_nn_check_conv(const th_conv_params *params, const th_per_channel_qu
         !offsets_ok(params->input_offset, params->output_offset, &params->activation)) {
         return TH_ERR_ARG;
     }
-    if (!quant_ok(quant, output_dims->c)) {
+    if (!th_nn_quant_ok(quant, output_dims->c)) {
         return TH_ERR_ARG;
     }
 #if TH_NN_FILTER_INTERLEAVED
@@ -116,10 +121,11 @@ th_status th_nn_check_conv(const th_conv_params *params, const th_per_channel_qu
     return TH_OK;
 }
 
-th_status th_nn_check_dw(const th_dw_conv_params *params, const th_per_channel_quant *quant,
-                         const th_dims *input_dims, const int8_t *input,
-                         const th_dims *filter_dims, const int8_t *filter,
-                         const th_dims *output_dims, const int8_t *output)
+th_status th_nn_check_dw_dims(const th_dw_conv_params *params,
+                              const th_per_channel_quant *quant, const th_dims *input_dims,
+                              const int8_t *input, const th_dims *filter_dims,
+                              const int8_t *filter, const th_dims *output_dims,
+                              const int8_t *output)
 {
     if (params == NULL || input_dims == NULL || input == NULL || filter_dims == NULL ||
         filter == NULL || output_dims == NULL || output == NULL) {
@@ -140,8 +146,21 @@ th_status th_nn_check_dw(const th_dw_conv_params *params, const th_per_channel_q
         !offsets_ok(params->input_offset, params->output_offset, &params->activation)) {
         return TH_ERR_ARG;
     }
-    if (!quant_ok(quant, output_dims->c)) {
+    if (!quant_present(quant)) {
         return TH_ERR_ARG;
     }
     return TH_OK;
+}
+
+th_status th_nn_check_dw(const th_dw_conv_params *params, const th_per_channel_quant *quant,
+                         const th_dims *input_dims, const int8_t *input,
+                         const th_dims *filter_dims, const int8_t *filter,
+                         const th_dims *output_dims, const int8_t *output)
+{
+    const th_status status = th_nn_check_dw_dims(params, quant, input_dims, input, filter_dims,
+                                                 filter, output_dims, output);
+    if (status != TH_OK) {
+        return status;
+    }
+    return th_nn_quant_ok(quant, output_dims->c) ? TH_OK : TH_ERR_ARG;
 }
