@@ -102,6 +102,21 @@ int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *
  * path computes two output rows' column maxima in one pass over their rows (max_pair_rows).
  * Portable and MVE builds have no such path. */
 #if TH_NN_HAS_DSP && !TH_NN_MVE
+/* The fast size for dimensions th_nn_check_pool accepted (each at least 1, strides and
+ * windows below 2^16, sizes below 2^30): th_maxpool_s8 skips max_fast_size's other checks. */
+static int32_t max_fast_checked(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    const int32_t cols = (out->w - 1) * p->stride.w + p->filter.w;
+    if (out->h * out->w <= 1 || (int64_t)cols * in->c > (INT64_C(1) << 28)) {
+        return 0;
+    }
+    const int32_t rows = p->stride.h == 1 && p->filter.h >= 2 &&
+                                 p->filter.h <= TH_MAXPOOL_PAIR_ROWS && out->h > 1
+                             ? 2
+                             : 1;
+    return rows * ((cols * in->c + 3) & ~3);
+}
+
 static int32_t max_fast_size(const th_pool_params *p, const th_dims *in, const th_dims *out)
 {
     if (in->w < 1 || in->c < 1 || out->w < 1 || out->h < 1 || p->filter.h < 1 ||
@@ -110,11 +125,7 @@ static int32_t max_fast_size(const th_pool_params *p, const th_dims *in, const t
         ((int64_t)(out->w - 1) * p->stride.w + p->filter.w) * in->c > (INT64_C(1) << 28)) {
         return 0;
     }
-    const int32_t rows = p->stride.h == 1 && p->filter.h >= 2 &&
-                                 p->filter.h <= TH_MAXPOOL_PAIR_ROWS && out->h > 1
-                             ? 2
-                             : 1;
-    return rows * ((((out->w - 1) * p->stride.w + p->filter.w) * in->c + 3) & ~3);
+    return max_fast_checked(p, in, out);
 }
 #endif
 
@@ -768,11 +779,23 @@ TH_INLINE void padded_bytes(const th_pool_params *p, const th_dims *in, const th
     *c1 = t1 * in->c;
 }
 
-/* Output rows [ya, yb) (unclipped windows) of a padded layout at stride.w 1, unclamped,
- * KW <= TH_MAXPOOL_ROW_TAPS: the column maxima into cm, two rows a pass into cm and cm1
- * (not NULL: stride.h 1), then taps_row_<KW> over them. Out of line with the tap count
- * resolved once: per row, max_row_out's window sums and max_taps's arguments on the stack
- * cost ~55 instructions, and inlined into th_maxpool_s8 its registers spilled. */
+/* A padded row's row pass in max_rows_padded: taps_row_<KW> at stride.w 1, else the strided
+ * loop (max_row_strided). */
+TH_INLINE void padded_row(int8_t *dst, const int8_t *cm, int32_t ch, int32_t sw, int32_t fw,
+                          int32_t ow, uint32_t lo, uint32_t hi, int clamp)
+{
+    if (sw == 1) {
+        taps_row_call(fw, dst, cm, ch, ow);
+    } else {
+        max_row_strided(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
+    }
+}
+
+/* Output rows [ya, yb) (unclipped windows) of a padded layout at stride.w > 1, or at stride.w
+ * 1 unclamped with KW <= TH_MAXPOOL_ROW_TAPS: the column maxima into cm, two rows a pass
+ * into cm and cm1 (not NULL: stride.h 1), then padded_row over them. Out of line with the
+ * row pass resolved once: per row, max_row_out's window sums and its callees' arguments on
+ * the stack cost ~55-70 instructions, and inlined into th_maxpool_s8 its registers spilled. */
 #if defined(__clang__)
 static void __attribute__((noinline)) /* clang (the fuzz builds) has no noclone */
 #else
@@ -782,7 +805,11 @@ max_rows_padded(const th_pool_params *p, const th_dims *in, const th_dims *out,
                 const int8_t *image, int8_t *cm, int8_t *cm1, int8_t *dst, int32_t ya, int32_t yb)
 {
     const int32_t ch = in->c, ow = out->w, step = in->w * ch, orow = ow * ch;
-    const int32_t fh = p->filter.h, taps = p->filter.w;
+    const int32_t fh = p->filter.h, fw = p->filter.w, sw = p->stride.w;
+    const int32_t act_min = p->activation.min, act_max = p->activation.max;
+    const int clamp = act_min > -128 || act_max < 127;
+    const uint32_t lo = (uint32_t)(uint8_t)(int8_t)act_min * 0x01010101u;
+    const uint32_t hi = (uint32_t)(uint8_t)(int8_t)act_max * 0x01010101u;
     int32_t c0, c1;
     padded_bytes(p, in, out, &c0, &c1);
     const int32_t span = c1 - c0;
@@ -793,19 +820,19 @@ max_rows_padded(const th_pool_params *p, const th_dims *in, const th_dims *out,
         const int32_t dd = (int32_t)(cm1 - cm);
         for (; y + 2 <= yb; y += 2, src += 2 * step, dst += 2 * orow) {
             pair_rows_call(cm + c0, dd, src, step, fh, span);
-            taps_row_call(taps, dst, cm, ch, ow);
-            taps_row_call(taps, dst + orow, cm1, ch, ow);
+            padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
+            padded_row(dst + orow, cm1, ch, sw, fw, ow, lo, hi, clamp);
         }
     }
     for (const int32_t sstep = p->stride.h * step; y < yb; y++, src += sstep, dst += orow) {
         max_cols(cm + c0, src, step, fh, span);
-        taps_row_call(taps, dst, cm, ch, ow);
+        padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
     }
 }
 
 /* padded: cm (and cm1) hold max_padded_cols columns from input column -pw; cm1: the second
- * row (NULL: none). Output rows [ya, yb) (windows of KH rows inside the image) of an
- * unclamped stride-1 row pass at KW <= TH_MAXPOOL_ROW_TAPS in one call (max_rows_padded);
+ * row (NULL: none). Output rows [ya, yb) (windows of KH rows inside the image) in one call
+ * where max_rows_padded's row pass applies;
  * the others a row at a time, two where both windows are unclipped (stride 1). */
 static void max_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
                             const th_dims *out, int8_t *dst, int8_t *cm, int8_t *cm1,
@@ -840,9 +867,9 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
                            ? ya
                            : TH_MAX(ya, TH_MIN(out->h, (in->h - fh + ph) / sh + 1));
     const int rows_padded =
-        padded && p->stride.w == 1 && !clamp && p->filter.w <= TH_MAXPOOL_ROW_TAPS;
+        padded && (p->stride.w > 1 || (!clamp && p->filter.w <= TH_MAXPOOL_ROW_TAPS));
     for (int32_t oy = 0; oy < out->h; oy++) {
-        if (oy == ya && yb > ya && rows_padded) {
+        if (oy == ya && yb - ya >= 2 && rows_padded) { /* one row: its setup would not pay */
             max_rows_padded(p, in, out, image, cm, cm1, dst, ya, yb);
             dst += (yb - ya) * orow;
             oy = yb - 1;
@@ -993,7 +1020,7 @@ th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
 #if TH_NN_HAS_DSP && !TH_NN_MVE
     /* the padded layout if given the room (the separable size then not computed where the
      * path is kept), else the separable scratch's; one call site: max_lanes inlined */
-    int32_t fast = has_buf ? max_fast_size(params, input_dims, output_dims) : 0;
+    int32_t fast = has_buf ? max_fast_checked(params, input_dims, output_dims) : 0;
     fast = fast > 0 && ctx->size >= fast ? fast : 0;
     const int32_t need = has_buf && !(fast > 0 && TH_NN_KEEP_MAX_LANES)
                              ? th_maxpool_s8_scratch_size(params, input_dims, output_dims)
