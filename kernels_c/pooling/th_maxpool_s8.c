@@ -102,6 +102,21 @@ int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *
  * path computes two output rows' column maxima in one pass over their rows (max_pair_rows).
  * Portable and MVE builds have no such path. */
 #if TH_NN_HAS_DSP && !TH_NN_MVE
+/* The fast size for dimensions th_nn_check_pool accepted (each at least 1, strides and
+ * windows below 2^16, sizes below 2^30): th_maxpool_s8 skips max_fast_size's other checks. */
+static int32_t max_fast_checked(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    const int32_t cols = (out->w - 1) * p->stride.w + p->filter.w;
+    if (out->h * out->w <= 1 || (int64_t)cols * in->c > (INT64_C(1) << 28)) {
+        return 0;
+    }
+    const int32_t rows = p->stride.h == 1 && p->filter.h >= 2 &&
+                                 p->filter.h <= TH_MAXPOOL_PAIR_ROWS && out->h > 1
+                             ? 2
+                             : 1;
+    return rows * ((cols * in->c + 3) & ~3);
+}
+
 static int32_t max_fast_size(const th_pool_params *p, const th_dims *in, const th_dims *out)
 {
     if (in->w < 1 || in->c < 1 || out->w < 1 || out->h < 1 || p->filter.h < 1 ||
@@ -110,11 +125,7 @@ static int32_t max_fast_size(const th_pool_params *p, const th_dims *in, const t
         ((int64_t)(out->w - 1) * p->stride.w + p->filter.w) * in->c > (INT64_C(1) << 28)) {
         return 0;
     }
-    const int32_t rows = p->stride.h == 1 && p->filter.h >= 2 &&
-                                 p->filter.h <= TH_MAXPOOL_PAIR_ROWS && out->h > 1
-                             ? 2
-                             : 1;
-    return rows * ((((out->w - 1) * p->stride.w + p->filter.w) * in->c + 3) & ~3);
+    return max_fast_checked(p, in, out);
 }
 #endif
 
@@ -323,6 +334,8 @@ TH_INLINE void cols_fixed(int8_t *dst, const int8_t *src, int32_t step, int32_t 
 }
 
 #define TH_MAXPOOL_UNROLL 8
+/* Window widths of the stride-1 row pass's functions (taps_row_k) */
+#define TH_MAXPOOL_ROW_TAPS 7
 
 /* cols_fixed with the row count k (1..TH_MAXPOOL_UNROLL) made a constant. */
 TH_INLINE void cols_k(int8_t *dst, const int8_t *src, int32_t step, int32_t k, int32_t n,
@@ -394,10 +407,9 @@ TH_MAXPOOL_PAIR_FN(5)
 TH_MAXPOOL_PAIR_FN(6)
 TH_MAXPOOL_PAIR_FN(7)
 
-/* d: the first row's column maxima, d + dd the second's (out of line: th_maxpool_s8 keeps
- * its registers). */
-__attribute__((noinline)) static void max_pair_rows(int8_t *d, int32_t dd, const int8_t *src,
-                                                    int32_t step, int32_t rows, int32_t n)
+/* d: the first row's column maxima, d + dd the second's: a direct call per case. */
+TH_INLINE void pair_rows_call(int8_t *d, int32_t dd, const int8_t *src, int32_t step,
+                              int32_t rows, int32_t n)
 {
     switch (rows) {
     case 2: pair_rows_2(d, dd, src, step, n); break;
@@ -407,6 +419,13 @@ __attribute__((noinline)) static void max_pair_rows(int8_t *d, int32_t dd, const
     case 6: pair_rows_6(d, dd, src, step, n); break;
     default: pair_rows_7(d, dd, src, step, n); break;
     }
+}
+
+/* pair_rows_call out of line: th_maxpool_s8 keeps its registers. */
+__attribute__((noinline)) static void max_pair_rows(int8_t *d, int32_t dd, const int8_t *src,
+                                                    int32_t step, int32_t rows, int32_t n)
+{
+    pair_rows_call(d, dd, src, step, rows, n);
 }
 
 /* The clamped maximum of the words at q + j * ch, j < t (unrolled where t is a constant). */
@@ -554,19 +573,29 @@ TH_MAXPOOL_TAPS_FN(5)
 TH_MAXPOOL_TAPS_FN(6)
 TH_MAXPOOL_TAPS_FN(7)
 
+/* taps_row_<taps> (1..TH_MAXPOOL_ROW_TAPS) of the row, else 0 (nothing done): a direct call
+ * per case (the stack bound's call graph sees every target, as it would not a pointer's). */
+TH_INLINE int taps_row_call(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
+                            int32_t count)
+{
+    switch (taps) {
+    case 1: taps_row_1(out, src, ch, count); return 1;
+    case 2: taps_row_2(out, src, ch, count); return 1;
+    case 3: taps_row_3(out, src, ch, count); return 1;
+    case 4: taps_row_4(out, src, ch, count); return 1;
+    case 5: taps_row_5(out, src, ch, count); return 1;
+    case 6: taps_row_6(out, src, ch, count); return 1;
+    case 7: taps_row_7(out, src, ch, count); return 1;
+    default: return 0;
+    }
+}
+
 __attribute__((noinline)) static void max_taps(int8_t *out, const int8_t *src, int32_t ch,
                                                int32_t taps, int32_t count, uint32_t lo,
                                                uint32_t hi, int clamp)
 {
-    switch (clamp ? 0 : taps) {
-    case 1: taps_row_1(out, src, ch, count); break;
-    case 2: taps_row_2(out, src, ch, count); break;
-    case 3: taps_row_3(out, src, ch, count); break;
-    case 4: taps_row_4(out, src, ch, count); break;
-    case 5: taps_row_5(out, src, ch, count); break;
-    case 6: taps_row_6(out, src, ch, count); break;
-    case 7: taps_row_7(out, src, ch, count); break;
-    default: row_fixed(out, src, ch, 0, taps, count, lo, hi, clamp); break;
+    if (!taps_row_call(clamp ? 0 : taps, out, src, ch, count)) {
+        row_fixed(out, src, ch, 0, taps, count, lo, hi, clamp);
     }
 }
 
@@ -739,8 +768,72 @@ static int32_t max_padded_cols(const th_pool_params *p, const th_dims *out)
     return (out->w - 1) * p->stride.w + p->filter.w;
 }
 
+/* The padded layout's bytes computed from the input: [c0, c1) of the row (input byte
+ * c0 - pw * C); the others hold the padding's -128. */
+TH_INLINE void padded_bytes(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                            int32_t *c0, int32_t *c1)
+{
+    const int32_t cols = max_padded_cols(p, out), pw = p->padding.w;
+    const int32_t t0 = TH_MIN(pw, cols), t1 = TH_MAX(t0, TH_MIN(in->w + pw, cols));
+    *c0 = t0 * in->c;
+    *c1 = t1 * in->c;
+}
+
+/* A padded row's row pass in max_rows_padded: taps_row_<KW> at stride.w 1, else the strided
+ * loop (max_row_strided). */
+TH_INLINE void padded_row(int8_t *dst, const int8_t *cm, int32_t ch, int32_t sw, int32_t fw,
+                          int32_t ow, uint32_t lo, uint32_t hi, int clamp)
+{
+    if (sw == 1) {
+        taps_row_call(fw, dst, cm, ch, ow);
+    } else {
+        max_row_strided(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
+    }
+}
+
+/* Output rows [ya, yb) (unclipped windows) of a padded layout at stride.w > 1, or at stride.w
+ * 1 unclamped with KW <= TH_MAXPOOL_ROW_TAPS: the column maxima into cm, two rows a pass
+ * into cm and cm1 (not NULL: stride.h 1), then padded_row over them. Out of line with the
+ * row pass resolved once: per row, max_row_out's window sums and its callees' arguments on
+ * the stack cost ~55-70 instructions, and inlined into th_maxpool_s8 its registers spilled. */
+#if defined(__clang__)
+static void __attribute__((noinline)) /* clang (the fuzz builds) has no noclone */
+#else
+static void __attribute__((noinline, noclone)) /* not split into more arguments (IPA-SRA) */
+#endif
+max_rows_padded(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                const int8_t *image, int8_t *cm, int8_t *cm1, int8_t *dst, int32_t ya, int32_t yb)
+{
+    const int32_t ch = in->c, ow = out->w, step = in->w * ch, orow = ow * ch;
+    const int32_t fh = p->filter.h, fw = p->filter.w, sw = p->stride.w;
+    const int32_t act_min = p->activation.min, act_max = p->activation.max;
+    const int clamp = act_min > -128 || act_max < 127;
+    const uint32_t lo = (uint32_t)(uint8_t)(int8_t)act_min * 0x01010101u;
+    const uint32_t hi = (uint32_t)(uint8_t)(int8_t)act_max * 0x01010101u;
+    int32_t c0, c1;
+    padded_bytes(p, in, out, &c0, &c1);
+    const int32_t span = c1 - c0;
+    const int8_t *src = image + (ya * p->stride.h - p->padding.h) * step + c0 -
+                        p->padding.w * ch;
+    int32_t y = ya;
+    if (cm1 != NULL) {
+        const int32_t dd = (int32_t)(cm1 - cm);
+        for (; y + 2 <= yb; y += 2, src += 2 * step, dst += 2 * orow) {
+            pair_rows_call(cm + c0, dd, src, step, fh, span);
+            padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
+            padded_row(dst + orow, cm1, ch, sw, fw, ow, lo, hi, clamp);
+        }
+    }
+    for (const int32_t sstep = p->stride.h * step; y < yb; y++, src += sstep, dst += orow) {
+        max_cols(cm + c0, src, step, fh, span);
+        padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
+    }
+}
+
 /* padded: cm (and cm1) hold max_padded_cols columns from input column -pw; cm1: the second
- * row (NULL: none). */
+ * row (NULL: none). Output rows [ya, yb) (windows of KH rows inside the image) in one call
+ * where max_rows_padded's row pass applies;
+ * the others a row at a time, two where both windows are unclipped (stride 1). */
 static void max_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
                             const th_dims *out, int8_t *dst, int8_t *cm, int8_t *cm1,
                             int padded)
@@ -750,14 +843,12 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
     const int clamp = act_min > -128 || act_max < 127;
     const uint32_t lo = (uint32_t)(uint8_t)(int8_t)act_min * 0x01010101u;
     const uint32_t hi = (uint32_t)(uint8_t)(int8_t)act_max * 0x01010101u;
-    const int32_t fh = p->filter.h, pw = p->padding.w;
+    const int32_t fh = p->filter.h, sh = p->stride.h, ph = p->padding.h, pw = p->padding.w;
     /* the columns computed from the input: cm bytes [c0, c1), input bytes from c0 - off */
     int32_t c0 = 0, c1, off = 0;
     if (padded) {
         const int32_t cols = max_padded_cols(p, out);
-        const int32_t t0 = TH_MIN(pw, cols), t1 = TH_MAX(t0, TH_MIN(in_w + pw, cols));
-        c0 = t0 * ch;
-        c1 = t1 * ch;
+        padded_bytes(p, in, out, &c0, &c1);
         off = pw * ch;
         for (int32_t k = 0; k < (cm1 != NULL ? 2 : 1); k++) {
             int8_t *r = k == 0 ? cm : cm1;
@@ -770,9 +861,21 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
         c1 = (last.origin + last.end) * ch; /* columns any window reads */
     }
     const int32_t span = c1 - c0;
+    /* output rows [ya, yb): unclipped windows, origin oy * sh - ph >= 0, end <= H */
+    const int32_t ya = span > 0 ? TH_MIN((ph + sh - 1) / sh, out->h) : out->h;
+    const int32_t yb = in->h - fh + ph < 0
+                           ? ya
+                           : TH_MAX(ya, TH_MIN(out->h, (in->h - fh + ph) / sh + 1));
+    const int rows_padded =
+        padded && (p->stride.w > 1 || (!clamp && p->filter.w <= TH_MAXPOOL_ROW_TAPS));
     for (int32_t oy = 0; oy < out->h; oy++) {
-        const th_nn_window wy =
-            th_nn_window_at(oy, p->stride.h, p->padding.h, p->filter.h, in->h);
+        if (oy == ya && yb - ya >= 2 && rows_padded) { /* one row: its setup would not pay */
+            max_rows_padded(p, in, out, image, cm, cm1, dst, ya, yb);
+            dst += (yb - ya) * orow;
+            oy = yb - 1;
+            continue;
+        }
+        const th_nn_window wy = th_nn_window_at(oy, sh, ph, fh, in->h);
         const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
         const int8_t *src = image + ys * row + c0 - off;
         if (cm1 != NULL && oy + 1 < out->h && ye - ys == fh && ye < in->h && span > 0) {
@@ -794,6 +897,23 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
             max_row_out(p, in, out, cm, dst, lo, hi, clamp, padded);
         }
         dst += orow;
+    }
+}
+#endif
+
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* Every image through max_lanes_image: padded where fast > 0 (the fast scratch given), its
+ * second row of column maxima where the fast size has two. */
+static void max_lanes(const th_context *ctx, const th_pool_params *p, const th_dims *in,
+                      const int8_t *input, const th_dims *out, int8_t *output, int32_t fast)
+{
+    const int32_t image_in = in->h * in->w * in->c, image_out = out->h * out->w * out->c;
+    const int rows = fast > 0 && p->stride.h == 1 && p->filter.h >= 2 &&
+                     p->filter.h <= TH_MAXPOOL_PAIR_ROWS && out->h > 1;
+    int8_t *cm1 = rows ? (int8_t *)ctx->buf + fast / 2 : NULL;
+    for (int32_t n = 0; n < in->n; n++) {
+        max_lanes_image(p, in, input + n * image_in, out, output + n * image_out,
+                        (int8_t *)ctx->buf, cm1, fast > 0);
     }
 }
 #endif
@@ -894,29 +1014,24 @@ th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
     const int32_t act_min = params->activation.min;
     const int32_t act_max = params->activation.max;
     const int clamp = act_min > -128 || act_max < 127;
-    const int32_t need = ctx != NULL && ctx->buf != NULL
-                             ? th_maxpool_s8_scratch_size(params, input_dims, output_dims)
-                             : 0;
     const int32_t image_in = in_h * in_w * channels;
     const int32_t image_out = output_dims->h * output_dims->w * channels;
+    const int has_buf = ctx != NULL && ctx->buf != NULL;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-    /* the padded layout (two rows where the fast size has two) if given the room, else the
-     * separable scratch's */
-    const int32_t fast = ctx != NULL && ctx->buf != NULL
-                             ? max_fast_size(params, input_dims, output_dims)
+    /* the padded layout if given the room (the separable size then not computed where the
+     * path is kept), else the separable scratch's; one call site: max_lanes inlined */
+    int32_t fast = has_buf ? max_fast_checked(params, input_dims, output_dims) : 0;
+    fast = fast > 0 && ctx->size >= fast ? fast : 0;
+    const int32_t need = has_buf && !(fast > 0 && TH_NN_KEEP_MAX_LANES)
+                             ? th_maxpool_s8_scratch_size(params, input_dims, output_dims)
                              : 0;
-    if (((fast > 0 && ctx->size >= fast) || (need > 0 && ctx->size >= need)) &&
-        TH_NN_PATH(MAX_LANES)) {
-        const int padded = fast > 0 && ctx->size >= fast;
-        const int32_t rows = padded && params->stride.h == 1 && params->filter.h >= 2 &&
-                             params->filter.h <= TH_MAXPOOL_PAIR_ROWS && output_dims->h > 1;
-        int8_t *cm1 = rows ? (int8_t *)ctx->buf + fast / 2 : NULL;
-        for (int32_t n = 0; n < input_dims->n; n++) {
-            max_lanes_image(params, input_dims, input + n * image_in, output_dims,
-                            output + n * image_out, (int8_t *)ctx->buf, cm1, padded);
-        }
+    if ((fast > 0 || (need > 0 && ctx->size >= need)) && TH_NN_PATH(MAX_LANES)) {
+        max_lanes(ctx, params, input_dims, input, output_dims, output, fast);
         return TH_OK;
     }
+#else
+    const int32_t need =
+        has_buf ? th_maxpool_s8_scratch_size(params, input_dims, output_dims) : 0;
 #endif
     if (need > 0 && ctx->size >= need) {
         for (int32_t n = 0; n < input_dims->n; n++) {
