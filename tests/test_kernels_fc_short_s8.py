@@ -1,24 +1,25 @@
 """The int8 FULLY_CONNECTED kernels' path FC_SHORT (th_nn_fc_s8.c, issue 14): inputs of at
 most 128 values (longer ones given th_fully_connected_s8_scratch_size_fast's scratch, the
 widened row there), no filter offset, a bias and the fast requantization (per tensor: its shift;
-per channel: checked block by block) widen (x + input_offset) once per batch row into int16
-pairs and run the whole blocks of four channels in one assembly loop (a C loop in builds
-without the native DSP), a block failing the bound (|acc| >= 2^30 or a per-channel shift
-outside [-16, -1]) ending it so the general block loop takes it and the rest.
+per channel: every shift in [-16, -1], checked at entry) widen (x + input_offset) once per
+batch row into int16 pairs (natively four chunks a pass, then two, one and the tail) and run
+the whole blocks of four channels in one assembly loop (a C loop in builds without the native
+DSP), a block failing the bound (|acc| >= 2^30) ending it so the general block loop takes
+it and the rest.
 
 The cases: every input length 1..65 and some up to 128, and 129 (past the path; every
 cin % 4, odd and even chunk counts), outputs with every cout % 4 (the last channels' pass),
 per tensor and per channel, clamped and whole activation ranges, one to three batches, a
 huge bias in a middle block (|acc| >= 2^30: the bound fails mid-row; or |acc| just below
 2^30: the bound holds at its ends, both signs), a per-channel shift of 0 or -20 in a
-middle block (outside the fast range: the same), a per-tensor shift outside the fast range
+middle block (outside the fast range: path not taken), a per-tensor shift outside the fast range
 (path not taken); and 129..517 with the fast scratch (8 outputs or more; fewer: none
 given, the general path), every cin % 4 and chunk count % 8. Against the NumPy reference
 on the host (ASan/UBSan; portable, emulated DSP and the build without optional paths) and
 on QEMU mps2-an386 (Cortex-M4, the assembly loops: the clamped one (path FC_SHORT) and the
 full-range one (FC_SHORT_FULL)). Also on the
-M4: the per-channel entry check's native four-channel pass (th_nn_check_fc_fast4) at its
-edges.
+M4: the per-channel entry check's native eight-channel pass (th_nn_check_fc_fast8) at its
+edges, and the scalar checks folded into one word (each refused alone).
 """
 
 from __future__ import annotations
@@ -132,13 +133,14 @@ def test_fc_short_on_cortex_m4(kernel_fw_root: Path) -> None:
 
 
 def entry_check_cases() -> list[tuple[FcCase, bool]]:
-    """Per-channel constants at the entry check's edges, four channels a pass on the DSP
-    build (th_nn_check_fc_fast4): shifts -1, -16 (its fast range's ends) and -17, 0, -31, 30
-    (valid, outside it) at one channel; a negative multiplier or a shift of -32 or 31 (refused:
-    the bool) at the first, a middle or the last channel."""
+    """Per-channel constants at the entry check's edges, eight channels a pass on the DSP
+    build (th_nn_check_fc_fast8; the last cout % 8 in C): shifts -1, -16 (its fast range's
+    ends) and -17, 0, -31, 30 (valid, outside it: the general path) at one channel; a
+    negative multiplier or a shift of -32 or 31 (refused: the bool) at the first, a middle or
+    the last channel."""
     rng = np.random.default_rng(14)
     out = []
-    for cout in (4, 8, 9, 13):
+    for cout in (4, 8, 9, 13, 16, 23):
         x = rng.integers(-128, 128, (1, 6)).astype(np.int8)
         w = rng.integers(-127, 128, (cout, 6)).astype(np.int8)
         bias = rng.integers(-3000, 3000, cout).astype(np.int32)
@@ -153,12 +155,55 @@ def entry_check_cases() -> list[tuple[FcCase, bool]]:
     return out
 
 
+def scalar_check_cases() -> list[tuple[FcCase, bool]]:
+    """The scalar checks ORed into one word at entry, each at its edges alone: offsets and the
+    activation range just inside and just outside int8's (refused: the bool), min > max, a
+    negative per-tensor multiplier, shifts -32 and 31."""
+    rng = np.random.default_rng(1418)
+    x = rng.integers(-128, 128, (1, 6)).astype(np.int8)
+    w = rng.integers(-127, 128, (5, 6)).astype(np.int8)
+    bias = rng.integers(-3000, 3000, 5).astype(np.int32)
+    base = {"input_offset": 3, "filter_offset": 0, "output_offset": -2, "act_min": -128,
+            "act_max": 127}
+    edits = [({"input_offset": v}, ok) for v, ok in ((-127, True), (128, True), (-128, False),
+                                                      (129, False))]
+    edits += [({"filter_offset": v}, ok) for v, ok in ((-127, True), (128, True),
+                                                        (-128, False), (129, False))]
+    edits += [({"output_offset": v}, ok) for v, ok in ((-128, True), (127, True),
+                                                        (-129, False), (128, False))]
+    edits += [({"act_min": lo, "act_max": hi}, ok)
+              for lo, hi, ok in ((-128, -128, True), (127, 127, True), (-129, 0, False),
+                                 (0, 128, False), (5, 4, False))]
+    out = []
+    for edit, ok in edits:
+        p = FullyConnectedParams(**{**base, **edit}, out_multiplier=np.array([1 << 30], np.int32),
+                                 out_shift=np.array([-8], np.int32))
+        out.append((FcCase(Op.FC, x, w, bias, p), ok))
+    for m, sh, ok in ((-1, -8, False), (1 << 30, -32, False), (1 << 30, 31, False),
+                      (1 << 30, -31, True), (0, 30, True)):
+        p = FullyConnectedParams(**base, out_multiplier=np.array([m], np.int32),
+                                 out_shift=np.array([sh], np.int32))
+        out.append((FcCase(Op.FC, x, w, bias, p), ok))
+    return out
+
+
+@pytest.mark.parametrize("variant", ["portable", "dsp"])
+def test_fc_scalar_checks_on_the_host(variant: str) -> None:
+    with Driver(build_driver(variant)) as driver:
+        for case, ok in scalar_check_cases():
+            result = driver.run(case)
+            if ok:
+                assert check_result(case, result) is None, (variant, case.p)
+            else:
+                assert result.status == 1, (variant, case.p)
+
+
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
 def test_fc_entry_check_on_cortex_m4(kernel_fw_root: Path) -> None:
     """The native entry check: valid constants run (outputs match), invalid ones refused."""
-    cases = entry_check_cases()
+    cases = entry_check_cases() + scalar_check_cases()
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), [c for c, _ in cases],
                     interleaved=True)
     problems = []

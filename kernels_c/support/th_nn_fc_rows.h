@@ -47,6 +47,17 @@ TH_INLINE uint32_t th_nn_bytes4(int32_t v)
     "str %[a0], [%[x]], #4\n\t"                                                             \
     "str %[x], %[out]\n\t"
 
+/* Eight words in r4-r11, in this order (an LDM or STM of all eight moves them in order). */
+#define TH_NN_REGS_R4_R11(A, B, C, D, E, F, G, H)                                            \
+    register int32_t A __asm__("r4");                                                        \
+    register int32_t B __asm__("r5");                                                        \
+    register int32_t C __asm__("r6");                                                        \
+    register int32_t D __asm__("r7");                                                        \
+    register int32_t E __asm__("r8");                                                        \
+    register int32_t F __asm__("r9");                                                        \
+    register int32_t G __asm__("r10");                                                       \
+    register int32_t H __asm__("r11")
+
 /* The row loops' registers: accumulators r0-r3, four weight words r8-r11 (LDM order: W2, W3
  * name the last two), temporaries (X: the input pointer's). */
 #define TH_NN_ROWS_REGS(W2, W3, X)                                                            \

@@ -37,39 +37,40 @@ static uint32_t th_nn_check_shifts(const int32_t *multiplier, const int32_t *shi
 }
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* Per channel, four channels a pass by two LDMs: shift & ~(multiplier >> 31) ANDed, whose
- * bits 4-31 are set exactly when every shift is in [-16, -1] and every multiplier >= 0
- * (three instructions per channel where the C loop takes five; a call of its own, so the
- * per-tensor check saves no registers for it). */
+/* Per channel, eight channels a pass by two LDMs of eight words: shift & ~(multiplier >> 31)
+ * ANDed, whose bits 4-31 are set exactly when every shift is in [-16, -1] and every
+ * multiplier >= 0 (one operation per word: 2.5 instructions per channel with the loads and
+ * the loop; a call of its own, so the per-tensor check saves no registers for it). */
 static uint32_t __attribute__((noinline))
-th_nn_check_fc_fast4(const int32_t *multiplier, const int32_t *shift, int32_t passes)
+th_nn_check_fc_fast8(const int32_t *multiplier, const int32_t *shift, int32_t passes)
 {
-    register int32_t m0 __asm__("r4");
-    register int32_t m1 __asm__("r5");
-    register int32_t m2 __asm__("r6");
-    register int32_t m3 __asm__("r7");
-    register int32_t s0 __asm__("r8");
-    register int32_t s1 __asm__("r9");
-    register int32_t s2 __asm__("r10");
-    register int32_t s3 __asm__("r11");
+    TH_NN_REGS_R4_R11(v0, v1, v2, v3, v4, v5, v6, v7);
     uint32_t all = 0xFFFFFFFFu;
     __asm__ volatile(
         "1:\n\t"
-        "ldmia %[mp]!, {%[m0], %[m1], %[m2], %[m3]}\n\t"
-        "ldmia %[sp]!, {%[s0], %[s1], %[s2], %[s3]}\n\t"
-        "and %[s0], %[s0], %[s1]\n\t"
-        "and %[s2], %[s2], %[s3]\n\t"
-        "and %[all], %[all], %[s0]\n\t"
-        "and %[all], %[all], %[s2]\n\t"
-        "orr %[m0], %[m0], %[m1]\n\t"
-        "orr %[m2], %[m2], %[m3]\n\t"
-        "orr %[m0], %[m0], %[m2]\n\t"
-        "bic %[all], %[all], %[m0], asr #31\n\t"
+        "ldmia %[mp]!, {%[v0], %[v1], %[v2], %[v3], %[v4], %[v5], %[v6], %[v7]}\n\t"
+        "orr %[v0], %[v0], %[v1]\n\t"
+        "orr %[v2], %[v2], %[v3]\n\t"
+        "orr %[v4], %[v4], %[v5]\n\t"
+        "orr %[v6], %[v6], %[v7]\n\t"
+        "orr %[v0], %[v0], %[v2]\n\t"
+        "orr %[v4], %[v4], %[v6]\n\t"
+        "orr %[v0], %[v0], %[v4]\n\t"
+        "bic %[all], %[all], %[v0], asr #31\n\t"
+        "ldmia %[sp]!, {%[v0], %[v1], %[v2], %[v3], %[v4], %[v5], %[v6], %[v7]}\n\t"
+        "and %[v0], %[v0], %[v1]\n\t"
+        "and %[v2], %[v2], %[v3]\n\t"
+        "and %[v4], %[v4], %[v5]\n\t"
+        "and %[v6], %[v6], %[v7]\n\t"
+        "and %[v0], %[v0], %[v2]\n\t"
+        "and %[v4], %[v4], %[v6]\n\t"
+        "and %[all], %[all], %[v0]\n\t"
+        "and %[all], %[all], %[v4]\n\t"
         "subs %[n], %[n], #1\n\t"
         "bne 1b\n\t"
         : [mp] "+r"(multiplier), [sp] "+r"(shift), [n] "+r"(passes), [all] "+r"(all),
-          [m0] "=&r"(m0), [m1] "=&r"(m1), [m2] "=&r"(m2), [m3] "=&r"(m3), [s0] "=&r"(s0),
-          [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3)
+          [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3), [v4] "=&r"(v4),
+          [v5] "=&r"(v5), [v6] "=&r"(v6), [v7] "=&r"(v7)
         :
         : "cc", "memory");
     return all;
@@ -77,12 +78,13 @@ th_nn_check_fc_fast4(const int32_t *multiplier, const int32_t *shift, int32_t pa
 #endif
 
 /* th_nn_check_fc's checks, inlined into the kernels' entries (COUNT < 0: per channel, one
- * constant per output channel). */
+ * constant per output channel). *COMMON: every multiplier >= 0 and every shift in [-16, -1]
+ * (per channel: the fast path's requantization needs no range check of its own then). */
 TH_INLINE th_status fc_check(const th_fc_params *params, const int32_t *multiplier,
                              const int32_t *shift, int32_t count, const th_dims *input_dims,
                              const int8_t *input, const th_dims *filter_dims,
                              const int8_t *filter, const th_dims *output_dims,
-                             const int8_t *output)
+                             const int8_t *output, int *common)
 {
     if (params == NULL || multiplier == NULL || shift == NULL || input_dims == NULL ||
         input == NULL || filter_dims == NULL || filter == NULL || output_dims == NULL ||
@@ -91,20 +93,34 @@ TH_INLINE th_status fc_check(const th_fc_params *params, const int32_t *multipli
     }
     const int32_t cin = filter_dims->c;
     const int32_t cout = filter_dims->n;
+    const int32_t batches = input_dims->n;
     if (count < 0) {
         count = cout;
     }
-    if (cin <= 0 || cout <= 0 || input_dims->n <= 0 || input_dims->c != cin ||
-        output_dims->n != input_dims->n || output_dims->c != cout ||
-        (int64_t)input_dims->n * cin >= (INT64_C(1) << 30) ||
-        (int64_t)cout * cin >= (INT64_C(1) << 30)) {
-        return TH_ERR_ARG;
-    }
-    if (params->input_offset < -127 || params->input_offset > 128 ||
-        params->filter_offset < -127 || params->filter_offset > 128 ||
-        params->output_offset < -128 || params->output_offset > 127 ||
-        params->activation.min < -128 || params->activation.min > params->activation.max ||
-        params->activation.max > 127) {
+    /* The scalar checks ORed into one word, one test (a branch each cost ~3 instructions).
+     * cin, cout, batches >= 1: v - 1 has its sign bit set for 0 and below (INT32_MIN
+     * aside, whose unsigned product below is >= 2^31). */
+    const uint32_t pos = ((uint32_t)cin - 1u) | ((uint32_t)cout - 1u) | ((uint32_t)batches - 1u);
+    /* batches * cin and cout * cin below 2^30, as unsigned 64-bit products. */
+    const uint64_t rows = (uint64_t)(uint32_t)batches * (uint32_t)cin;
+    const uint64_t wts = (uint64_t)(uint32_t)cout * (uint32_t)cin;
+    /* Offsets and the activation range biased into [0, 255] (their OR below 256), and
+     * min <= max. */
+    const uint32_t ranges =
+        ((uint32_t)params->input_offset + 127u) | ((uint32_t)params->filter_offset + 127u) |
+        ((uint32_t)params->output_offset + 128u) | ((uint32_t)params->activation.min + 128u) |
+        ((uint32_t)params->activation.max + 128u);
+    uint32_t bad = (pos >> 31) | (uint32_t)(rows >> 32) | ((uint32_t)rows >> 30) |
+                   (uint32_t)(wts >> 32) | ((uint32_t)wts >> 30) | (ranges >> 8) |
+                   (((uint32_t)params->activation.max - (uint32_t)params->activation.min) >>
+                    31) |
+                   ((uint32_t)input_dims->c ^ (uint32_t)cin) |
+                   ((uint32_t)output_dims->n ^ (uint32_t)batches) |
+                   ((uint32_t)output_dims->c ^ (uint32_t)cout);
+#if TH_NN_FILTER_INTERLEAVED
+    bad |= (uint32_t)((uintptr_t)filter & 3u);
+#endif
+    if (bad != 0) {
         return TH_ERR_ARG;
     }
     /* The common case first, two operations per channel: multipliers >= 0 (their OR) and
@@ -118,9 +134,9 @@ TH_INLINE th_status fc_check(const th_fc_params *params, const int32_t *multipli
         i = 1;
     }
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    else if (count >= 4) {
-        nots = ~th_nn_check_fc_fast4(multiplier, shift, count >> 2);
-        i = count & ~3; /* nots below 16 exactly when those channels are the common case */
+    else if (count >= 8) {
+        nots = ~th_nn_check_fc_fast8(multiplier, shift, count >> 3);
+        i = count & ~7; /* nots below 16 exactly when those channels are the common case */
     }
 #else
     for (; i + 4 <= count; i += 4) {
@@ -136,16 +152,10 @@ TH_INLINE th_status fc_check(const th_fc_params *params, const int32_t *multipli
     }
     /* Else multiplier >= 0 and -31 <= shift <= 30 for all: sign bits ORed, no branch per
      * channel (30 - s and s + 31 are both >= 0 exactly in range, as 32-bit words). */
-    const uint32_t bad =
-        (neg >> 31) == 0 && nots < 16u ? 0u : th_nn_check_shifts(multiplier, shift, count);
-    if ((bad >> 31) != 0) {
+    *common = (neg >> 31) == 0 && nots < 16u;
+    if (!*common && (th_nn_check_shifts(multiplier, shift, count) >> 31) != 0) {
         return TH_ERR_ARG;
     }
-#if TH_NN_FILTER_INTERLEAVED
-    if (((uintptr_t)filter & 3u) != 0) {
-        return TH_ERR_ARG;
-    }
-#endif
     return TH_OK;
 }
 
@@ -154,8 +164,9 @@ th_status th_nn_check_fc(const th_fc_params *params, const int32_t *multiplier,
                          const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
                          const th_dims *output_dims, const int8_t *output)
 {
+    int common;
     return fc_check(params, multiplier, shift, count < 0 ? 0 : count, input_dims, input,
-                    filter_dims, filter, output_dims, output);
+                    filter_dims, filter, output_dims, output, &common);
 }
 
 /* Path FC_SHORT (below) widens the input row, 8 bytes per chunk of four inputs, on its stack
@@ -648,7 +659,8 @@ fc_rows(const fc_row *r, const fc_tail *tail, const int8_t *w, int32_t blocks, i
  * words, 8 SXTB16 and 8 SMLAD (18 instructions for 16 MACs, where fc_rows spends 22 plus
  * the tail word's own code), and no tail code at all. The rest of a block is fc_rows', but
  * for the bound: no |acc| compares, the requantization's doubling by QADD sets Q where
- * |acc| >= 2^30, tested once a block (TH_FC_S_DOT), and the per-channel shifts by USAT. */
+ * |acc| >= 2^30, tested once a block (TH_FC_S_DOT); per channel, the path runs only when
+ * every shift is in [-16, -1] (checked at entry), so the shifts need no test. */
 /* The path's bound (QADD's: 2 acc fits, |acc| < 2^30, which keeps th_fast_rq_apply and
  * fc_rq_channel exact too) as fc_mag's limit; ~shift << 26 is below it exactly when the
  * shift is in [-16, -1] (for shift in [-31, 30], checked at entry). */
@@ -661,10 +673,47 @@ TH_INLINE void fc_short_widen1(int32_t xv, int32_t offset2, int32_t *xw)
     xw[1] = th_sxtab16_ror8(offset2, xv);
 }
 
-/* The widened row: 2 words per chunk, chunks = round_up4(cin) / 4; two chunks a pass (the
- * loop's own cost halved). */
-static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_t *xw)
+/* The widened row: 2 words per chunk, chunks = round_up4(cin) / 4. Natively four chunks a
+ * pass (4 LDR, 8 SXTAB16, one STM of the eight pairs: 15 instructions with the loop where
+ * gcc's C takes 32; LDR, as the row may sit at any byte), then two chunks a pass in C. */
+static void __attribute__((noinline))
+fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_t *xw)
 {
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    int32_t n = cin >> 4;
+    if (n > 0) {
+        /* Pairs (lo, hi) of each word in ascending registers: STM stores them in order. */
+        TH_NN_REGS_R4_R11(p0, v0, p1, v1, p2, v2, p3, v3);
+        __asm__ volatile(
+            "1:\n\t"
+            "ldr %[v0], [%[x]], #4\n\t"
+            "ldr %[v1], [%[x]], #4\n\t"
+            "ldr %[v2], [%[x]], #4\n\t"
+            "ldr %[v3], [%[x]], #4\n\t"
+            "sxtab16 %[p0], %[off], %[v0]\n\t"
+            "sxtab16 %[v0], %[off], %[v0], ror #8\n\t"
+            "sxtab16 %[p1], %[off], %[v1]\n\t"
+            "sxtab16 %[v1], %[off], %[v1], ror #8\n\t"
+            "sxtab16 %[p2], %[off], %[v2]\n\t"
+            "sxtab16 %[v2], %[off], %[v2], ror #8\n\t"
+            "sxtab16 %[p3], %[off], %[v3]\n\t"
+            "sxtab16 %[v3], %[off], %[v3], ror #8\n\t"
+            "stmia %[xw]!, {%[p0], %[v0], %[p1], %[v1], %[p2], %[v2], %[p3], %[v3]}\n\t"
+            "subs %[n], %[n], #1\n\t"
+            "bne 1b\n\t"
+            : [x] "+r"(x), [xw] "+r"(xw), [n] "+r"(n), [p0] "=&r"(p0), [v0] "=&r"(v0),
+              [p1] "=&r"(p1), [v1] "=&r"(v1), [p2] "=&r"(p2), [v2] "=&r"(v2), [p3] "=&r"(p3),
+              [v3] "=&r"(v3)
+            : [off] "r"(offset2)
+            : "cc", "memory");
+    }
+    if ((cin & 8) != 0) {
+        fc_short_widen1(th_read_s32(x), offset2, xw);
+        fc_short_widen1(th_read_s32(x + 4), offset2, xw + 2);
+        x += 8;
+        xw += 4;
+    }
+#else
     const int8_t *const x_end = x + (cin & ~7);
     for (; x != x_end; x += 8, xw += 4) {
         const int32_t v0 = th_read_s32(x);
@@ -672,6 +721,7 @@ static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_
         fc_short_widen1(v0, offset2, xw);
         fc_short_widen1(v1, offset2, xw + 2);
     }
+#endif
     if ((cin & 4) != 0) {
         fc_short_widen1(th_read_s32(x), offset2, xw);
         x += 4;
@@ -682,7 +732,8 @@ static void fc_short_widen(const int8_t *x, int32_t cin, int32_t offset2, int32_
     }
 }
 
-#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* The row loop's state (the native loop's frame, addressed from SP; the last channels read
+ * their constants here in every build). */
 typedef struct {
     const int32_t *xw;
     int32_t n; /* the dot's passes of eight chunks, ceil(chunks / 8) */
@@ -699,6 +750,8 @@ typedef struct {
     int32_t chunks;
     uint32_t entry; /* where the dot's first pass enters (chunks % 8 from its end), Thumb bit */
 } fc_sframe;
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 
 /* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
 #define TH_FC_S_WORD(A, W)                                                                   \
@@ -766,8 +819,9 @@ typedef struct {
     "asr %[n], %[" B "], #31\n\t"                                                           \
     "smmlar %[" B "], %[xa], %[t], %[n]\n\t"                                                \
     "asr %[" B "], %[" B "], %[" EB "]\n\t"
-/* e - 1 = ~shift of a channel, USAT to [0, 15] (Q set when shift is outside [-16, -1]). */
-#define TH_FC_S_E1(W) "mvn %[" W "], %[" W "]\n\t" "usat %[" W "], #4, %[" W "]\n\t"
+/* e - 1 = ~shift of a channel, in [0, 15]: the path takes per-channel rows only when every
+ * shift is in [-16, -1] (fc_check's COMMON), so no range check here. */
+#define TH_FC_S_E1(W) "mvn %[" W "], %[" W "]\n\t"
 /* Per channel: the shifts, the bound, the requantization. */
 #define TH_FC_S_RQ_CHANNEL                                                                   \
     "ldr %[x], %[sp]\n\t"                                                                   \
@@ -873,17 +927,16 @@ TH_INLINE void xw_dotg(const int32_t *xw, int32_t chunks, const int8_t *w, int32
 }
 
 /* One of the last channels: the fast requantization where exact (per tensor: the row loop's
- * RQ, its shift checked at the path's entry; per channel: e <= 16, as fc_rq_channel wants),
- * else the exact one; clamped. */
+ * RQ, its shift checked at the path's entry; per channel: e <= 16, as fc_rq_channel wants,
+ * every shift checked at the path's entry), else the exact one; clamped. */
 TH_INLINE int8_t fc_short_out1(const th_fc_params *params, const int32_t *multiplier,
                                const int32_t *shift, const int per_channel,
                                const th_fast_rq *rq, int32_t acc, int32_t c)
 {
     const int32_t zp = params->output_offset;
-    const uint32_t em1 = per_channel ? ~(uint32_t)shift[c] : 0u;
     int32_t v;
-    if (fc_mag(acc) < FC_MAG_LIMIT && em1 < 16u) {
-        v = per_channel ? fc_rq_channel(acc, multiplier[c], (int32_t)em1, 2 * zp + 1)
+    if (fc_mag(acc) < FC_MAG_LIMIT) {
+        v = per_channel ? fc_rq_channel(acc, multiplier[c], ~shift[c], 2 * zp + 1)
                         : th_fast_rq_apply(acc, rq);
     } else {
         const int32_t k = per_channel ? c : 0;
@@ -892,38 +945,44 @@ TH_INLINE int8_t fc_short_out1(const th_fc_params *params, const int32_t *multip
     return (int8_t)th_clamp(v, params->activation.min, params->activation.max);
 }
 
-/* The last g = cout % 4 channels of a row (their block interleaved by g) from the widened
- * row (the partial last chunk's pairs included: no SXTAB16 here). */
-static void fc_short_last(const th_fc_params *params, const int32_t *multiplier,
-                          const int32_t *shift, const int per_channel, const th_fast_rq *rq,
-                          int32_t chunks, const int32_t *xw, const int8_t *w, int32_t c0,
-                          int32_t g, const int32_t *bias, int8_t *out)
+/* The last g = cout % 4 channels of the frame's row (their block interleaved by g, at w)
+ * from the widened row (the partial last chunk's pairs included: no SXTAB16 here); the row's
+ * constants from the frame (per tensor: k0..k2 the fast requantization's). A call of its own:
+ * its setup out of the row loop's way. */
+static void __attribute__((noinline))
+fc_short_last(const fc_sframe *f, const th_fc_params *params, const int8_t *w, int32_t g,
+              const int per_channel)
 {
-    int32_t a0 = bias[c0];
+    const int32_t c0 = (int32_t)(f->out_end - f->out);
+    const int32_t *const bias = f->bias + c0;
+    const th_fast_rq rq = {f->k0, f->k1, f->k2};
+    int32_t a0 = bias[0];
     int32_t a1 = 0;
     int32_t a2 = 0;
     if (g == 1) {
-        xw_dotg(xw, chunks, w, &a0, &a1, &a2, 1);
+        xw_dotg(f->xw, f->chunks, w, &a0, &a1, &a2, 1);
     } else if (g == 2) {
-        a1 = bias[c0 + 1];
-        xw_dotg(xw, chunks, w, &a0, &a1, &a2, 2);
+        a1 = bias[1];
+        xw_dotg(f->xw, f->chunks, w, &a0, &a1, &a2, 2);
     } else {
-        a1 = bias[c0 + 1];
-        a2 = bias[c0 + 2];
-        xw_dotg(xw, chunks, w, &a0, &a1, &a2, 3);
+        a1 = bias[1];
+        a2 = bias[2];
+        xw_dotg(f->xw, f->chunks, w, &a0, &a1, &a2, 3);
     }
-    out[c0] = fc_short_out1(params, multiplier, shift, per_channel, rq, a0, c0);
+    int8_t *const out = f->out;
+    out[c0] = fc_short_out1(params, f->mult, f->shift, per_channel, &rq, a0, c0);
     if (g > 1) {
-        out[c0 + 1] = fc_short_out1(params, multiplier, shift, per_channel, rq, a1, c0 + 1);
+        out[c0 + 1] = fc_short_out1(params, f->mult, f->shift, per_channel, &rq, a1, c0 + 1);
     }
     if (g > 2) {
-        out[c0 + 2] = fc_short_out1(params, multiplier, shift, per_channel, rq, a2, c0 + 2);
+        out[c0 + 2] = fc_short_out1(params, f->mult, f->shift, per_channel, &rq, a2, c0 + 2);
     }
 }
 
 /* Path FC_SHORT: whole batch rows (no filter offset, a bias, the per-tensor shift in the fast
- * range); returns how many rows it did. A row whose block fails the bound is left whole to
- * the general loop (FULLY_CONNECTED never runs in place, so its input is still there). */
+ * range, per channel every shift in [-16, -1]); returns how many rows it did. A row whose
+ * block fails the bound is left whole to the general loop (FULLY_CONNECTED never runs in
+ * place, so its input is still there). */
 static int32_t __attribute__((noinline))
 fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32_t *shift,
               int32_t mult_step, int32_t batches, const int8_t *input, int32_t cin,
@@ -942,8 +1001,6 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
     const th_fast_rq rq =
         th_fast_rq_make(multiplier[0], per_channel ? -1 : shift[0], params->output_offset);
     const int8_t *const w_last = filter + (int64_t)blocks * 16 * chunks;
-#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    const int full = params->activation.min == -128 && params->activation.max == 127;
     /* (every field given: a partial initializer becomes a memset call) */
     fc_sframe f __attribute__((aligned(8))) = {
         xw, (int32_t)(((uint32_t)chunks + 7u) >> 3), output, output,
@@ -951,14 +1008,14 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
         rq.multiplier, rq.round_zp,
         per_channel ? 2 * params->output_offset + 1 : rq.e, bias, multiplier, shift, chunks,
         0};
-#endif
     int8_t *out = output;
     for (int32_t b = 0; b < batches; b++, input += cin, out += cout) {
         fc_short_widen(input, cin, offset2, xw);
-#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
         /* (fc_short_asm advances a copy of f: only the row's output changes) */
         f.out = out;
         f.out_end = out + 4 * blocks;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+        const int full = params->activation.min == -128 && params->activation.max == 127;
         const int32_t done = blocks > 0 ? fc_short_asm(&f, filter, per_channel, full) : 0;
 #else
         /* The same loop in C (builds without the native DSP loop, the kernel tests'
@@ -1000,8 +1057,7 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
             return b;
         }
         if ((cout & 3) != 0) {
-            fc_short_last(params, multiplier, shift, per_channel, &rq, chunks, xw, w_last,
-                          4 * blocks, cout & 3, bias, out);
+            fc_short_last(&f, params, w_last, cout & 3, per_channel);
         }
     }
     return batches;
@@ -1302,9 +1358,10 @@ TH_INLINE th_status fc_entry(const th_context *ctx, const th_fc_params *params,
                              const int32_t *bias, const th_dims *output_dims, int8_t *output)
 {
     (void)ctx; /* (read by FC_SHORT's scratch only) */
+    int common;
     const th_status status = fc_check(params, multiplier, shift, per_channel ? -1 : 1,
                                       input_dims, input, filter_dims, filter, output_dims,
-                                      output);
+                                      output, &common);
     if (status != TH_OK) {
         return status;
     }
@@ -1324,7 +1381,7 @@ TH_INLINE th_status fc_entry(const th_context *ctx, const th_fc_params *params,
         scratch = size > 0 && ctx->size >= size ? (int32_t *)ctx->buf : NULL;
     }
     if ((filter_dims->c <= FC_SHORT_MAX || scratch != NULL) && params->filter_offset == 0 &&
-        bias != NULL && (per_channel || th_fast_shift_ok(shift[0])) &&
+        bias != NULL && (per_channel ? common : th_fast_shift_ok(shift[0])) &&
         (full ? TH_NN_PATH(FC_SHORT_FULL) : TH_NN_PATH(FC_SHORT))) {
         b0 = fc_short_rows(params, multiplier, shift, per_channel, batches, input,
                            filter_dims->c, filter_dims->n, filter, bias, output, scratch);
