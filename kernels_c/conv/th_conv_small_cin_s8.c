@@ -714,10 +714,8 @@ small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_pa
     row.quad_bytes = 4 * g.quad_words;
     row.chunks = g.chunks;
     row.tail = g.tail;
-#if TH_NN_KEEP_CONV_SMALL_CIN_PART
-    row.singles = g.singles;
+    row.singles = g.singles; /* (0 in a build without path CONV_SMALL_CIN_PART) */
     row.single_bytes = 4 * g.single_words;
-#endif
     const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
     const int64_t out_row = (int64_t)output_dims->w * cout;
     for (int32_t b = 0; b < input_dims->n; b++) {
