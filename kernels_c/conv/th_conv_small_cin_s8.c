@@ -11,10 +11,14 @@
  * pointer: per block of 4 output channels, chunks of 4 words (one LDM of the pixel's 4
  * column words, four LDMs of the 4 channels' weight words, 16 SMLAD), an optional tail of
  * 2 words, the 12 constants, then the next block's 4 (doubled) biases and the address to go
- * on at: one LDM {r0-r3, pc} per block starts it.
+ * on at: one LDM {r0-r3, pc} per block starts it. Cout % 4 != 0 (path CONV_SMALL_CIN_PART):
+ * the last Cout % 4 channels are blocks of one channel each (chunks of one LDM of the column
+ * words, one of the channel's, 4 SMLAD; 3 constants), which write only their own byte: a
+ * padded block of 4 cost 21 instructions a chunk for 1-3 useful channels, and its outputs a
+ * copy (k4x4 Cin 2 Cout 5: 252 -> 154 instructions per pixel).
  *
  * Applies (th_nn_small_cin_geometry) to groups 1, dilation 1, Cin <= 3 and small enough
- * filters (Cout % 4 != 0: path CONV_SMALL_CIN_PART, see copy_part); runs when the fast requantization is exact for every channel and
+ * filters; runs when the fast requantization is exact for every channel and
  * there is no activation clamp (otherwise the caller takes th_nn_conv_im2col_s8, whose
  * scratch the kernels reserve too). Raster order (th_nn.h rule (c)): an output row's input
  * is staged before any of its outputs is written, and only rows of pixels not yet written
@@ -44,12 +48,13 @@ typedef struct {
     int32_t kw_words; /* int16 pairs per receptive field, even */
     int32_t chunks; /* kw_words / 4 */
     int32_t tail; /* kw_words % 4: 0 or 2 */
-    int32_t quads; /* Cout / 4 */
+    int32_t quads; /* Cout / 4: blocks of 4 channels */
     int32_t quad_words; /* record words per block of 4 channels (trailer included) */
+    int32_t singles; /* Cout % 4: blocks of one channel (path CONV_SMALL_CIN_PART) */
+    int32_t single_words; /* record words per block of one channel (trailer included) */
     int32_t record_words;
     int32_t stage_values; /* int16 values of the staged row */
     int32_t cols; /* staged columns of a full tile */
-    int32_t out_bytes; /* Cout % 4 != 0: a tile's outputs, 4 * quads bytes per pixel */
 } th_sc_geometry;
 
 static int geometry(const th_conv_params *params, const th_dims *input_dims,
@@ -69,9 +74,12 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     if (g->chunks > TH_SC_MAX_CHUNKS) {
         return 0;
     }
-    g->quads = (output_dims->c + 3) / 4;
+    g->quads = output_dims->c / 4;
     g->quad_words = 4 * g->kw_words + 12 + 5;
-    g->record_words = 5 + g->quads * g->quad_words;
+    /* (a build without path CONV_SMALL_CIN_PART runs no such blocks: needs no room) */
+    g->singles = TH_NN_KEEP_CONV_SMALL_CIN_PART ? output_dims->c & 3 : 0;
+    g->single_words = g->kw_words + 3 + 5;
+    g->record_words = 5 + g->quads * g->quad_words + g->singles * g->single_words;
     if (4 * g->record_words > TH_SC_MAX_RECORD_BYTES) {
         return 0;
     }
@@ -80,16 +88,12 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     const int32_t last = (tile - 1) * params->stride.w * g->bp + 2 * g->kw_words;
     const int32_t values = TH_MAX(g->cols * g->bp, last);
     g->stage_values = (values + 1) & ~1;
-    /* (a build without path CONV_SMALL_CIN_PART never stages outputs: needs no room) */
-    g->out_bytes = TH_NN_KEEP_CONV_SMALL_CIN_PART && (output_dims->c & 3) != 0
-                       ? tile * 4 * g->quads
-                       : 0;
     return 1;
 }
 
 TH_INLINE int32_t scratch_bytes(const th_sc_geometry *g)
 {
-    return 4 * g->record_words + 2 * g->stage_values + g->out_bytes;
+    return 4 * g->record_words + 2 * g->stage_values;
 }
 
 int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
@@ -137,7 +141,10 @@ typedef struct {
 /* The record stream (see the file comment): the taps *t of a filter of k_total taps per
  * channel; the bias folds the input offset of the kept taps only. Channel by channel, its
  * weight k at base + (k / 4) * kg + k % 4 (th_filter_index: 4 consecutive k are adjacent in
- * every layout), the record slot of each tap from its position in the column blocks. */
+ * every layout), the record slot of each tap from its position in the column blocks. A
+ * block of `width` channels (4, or 1 for the last Cout % 4) holds, channel i at word i * 4
+ * of each, chunks of 4 * width words, the tail (2 * width words), then 3 * width constants;
+ * its biases are the 5-word trailer before it (the previous block's, or the stream head). */
 static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_sc_taps *t,
                           int32_t k_total, const int8_t *filter, const int32_t *bias,
@@ -156,15 +163,20 @@ static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_p
     memset(rec, 0, 4 * (size_t)g->record_words);
     for (int32_t c = 0; c < cout; c++) {
         const int32_t q = c / 4;
-        const int32_t i = c & 3;
+        /* (a build without path CONV_SMALL_CIN_PART takes Cout % 4 == 0 only) */
+        const int32_t quad = !TH_NN_KEEP_CONV_SMALL_CIN_PART || q < g->quads;
+        const int32_t width = quad ? 4 : 1;
+        const int32_t i = quad ? c & 3 : 0;
         const int32_t base = th_filter_index(c, 0, k_total, cout, TH_CONV_BLOCK);
         const int32_t kg = th_filter_index(c, 4, k_total, cout, TH_CONV_BLOCK) - base;
         const int8_t *f = filter + base;
-        int32_t *body = rec + 5 + q * g->quad_words;
+        int32_t *body = rec + 5 + (quad ? q * g->quad_words
+                                        : g->quads * g->quad_words +
+                                              (c - 4 * g->quads) * g->single_words);
         /* word m of the channel: chunk m / 4 holds 4 words per channel, the tail 2 words per
          * channel; value pos & 1 of the word (the record is zeroed) */
         int16_t *chunk = (int16_t *)(void *)(body + i * 4);
-        int16_t *tail = (int16_t *)(void *)(body + 4 * chunk_words + i * 2);
+        int16_t *tail = (int16_t *)(void *)(body + width * chunk_words + i * 2);
         uint32_t sum = 0;
         for (int32_t ky = 0; ky < kh; ky++) {
             int32_t k = k0 + ky * k_rows;
@@ -176,18 +188,18 @@ static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_p
                     sum += (uint32_t)w;
                     const int32_t pos = pos0 + block_pos(ky, ci, cin);
                     const int32_t m = pos >> 1;
-                    int16_t *d = m < chunk_words ? chunk + (m >> 2) * 32 + (m & 3) * 2
+                    int16_t *d = m < chunk_words ? chunk + (m >> 2) * 8 * width + (m & 3) * 2
                                                  : tail + (m & 1) * 2;
                     th_write_s16(d + (pos & 1), (int16_t)(2 * w));
                 }
             }
         }
         const uint32_t b = bias != NULL ? (uint32_t)bias[c] : 0u;
-        /* the bias slot of block q: the trailer of block q - 1 (or the stream head) */
-        rec[q * g->quad_words + i] = (int32_t)(2u * (b + input_offset * sum));
+        /* the bias slot: the trailer of the block before (or the stream head) */
+        body[i - 5] = (int32_t)(2u * (b + input_offset * sum));
         const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
                                               output_offset);
-        int32_t *k3 = body + 4 * g->kw_words + 3 * i;
+        int32_t *k3 = body + width * g->kw_words + 3 * i;
         k3[0] = rq.multiplier;
         k3[1] = rq.round_zp;
         k3[2] = rq.e;
@@ -331,6 +343,8 @@ typedef struct {
     int32_t quad_bytes;
     int32_t chunks;
     int32_t tail;
+    int32_t singles;
+    int32_t single_bytes;
 } th_sc_row;
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
@@ -338,7 +352,8 @@ typedef struct {
  * weight words r8-r11, column pointer ip, record pointer lr. Frame: [sp] out, [sp, #4]
  * column base, [sp, #8] x_step, [sp, #12] pixels left, [sp, #16] record start. The
  * record's address slots are written at entry: the chunk sequence entered so that exactly
- * `chunks` chunks run (84 bytes each), with or without the tail, or the pixel end. */
+ * `chunks` chunks run (84 bytes each; a one-channel block's, 24), with or without the tail,
+ * or the pixel end. */
 #define TH_SC_CHUNK \
     "ldmia.w ip!, {r4, r5, r6, r7}\n\t" \
     "ldmia.w lr!, {r8, r9, r10, r11}\n\t" \
@@ -364,6 +379,17 @@ typedef struct {
 #define TH_SC_CHUNKS8 \
     TH_SC_CHUNK TH_SC_CHUNK TH_SC_CHUNK TH_SC_CHUNK \
     TH_SC_CHUNK TH_SC_CHUNK TH_SC_CHUNK TH_SC_CHUNK
+/* A one-channel block's chunk: its 4 column words, 4 weight words. */
+#define TH_SC_CHUNK1 \
+    "ldmia.w ip!, {r4, r5, r6, r7}\n\t" \
+    "ldmia.w lr!, {r8, r9, r10, r11}\n\t" \
+    "smlad r0, r4, r8, r0\n\t" \
+    "smlad r0, r5, r9, r0\n\t" \
+    "smlad r0, r6, r10, r0\n\t" \
+    "smlad r0, r7, r11, r0\n\t"
+#define TH_SC_CHUNKS1_8 \
+    TH_SC_CHUNK1 TH_SC_CHUNK1 TH_SC_CHUNK1 TH_SC_CHUNK1 \
+    TH_SC_CHUNK1 TH_SC_CHUNK1 TH_SC_CHUNK1 TH_SC_CHUNK1
 #define TH_SC_TAIL1(acc) \
     "ldrd r8, r9, [lr], #8\n\t" \
     "smlad " acc ", r4, r8, " acc "\n\t" \
@@ -373,6 +399,64 @@ typedef struct {
     "add.w " acc ", r10, " acc ", asr #31\n\t" \
     "asr.w " acc ", " acc ", " e "\n\t" \
     "ssat " acc ", #8, " acc "\n\t"
+
+#if TH_NN_KEEP_CONV_SMALL_CIN_PART
+/* Entry: the address slots of the one-channel blocks (after the blocks of 4: r4 the next
+ * slot; r7 chunks, r8 tail). */
+#define TH_SC_SINGLES_ENTRY \
+    "2:\n\t" \
+    "ldrd r5, r6, [r0, #36]\n\t"   /* singles, single_bytes */ \
+    "cbz r5, 3f\n\t" \
+    "adr.w r9, 17f\n\t" \
+    "adr.w r10, 16f\n\t" \
+    "cmp r8, #0\n\t" \
+    "it ne\n\t" \
+    "movne r9, r10\n\t" \
+    "movs r10, #24\n\t" \
+    "mls r9, r7, r10, r9\n\t" \
+    "orr r9, r9, #1\n\t" \
+    "1:\n\t" \
+    "str r9, [r4]\n\t" \
+    "add r4, r4, r6\n\t" \
+    "subs r5, r5, #1\n\t" \
+    "bne 1b\n\t" \
+    "3:\n\t"
+/* The one-channel block: chunks, tail, requantization, its one output byte. */
+#define TH_SC_SINGLES_CODE \
+    ".p2align 2\n\t" \
+    "15:\n\t" \
+    TH_SC_CHUNKS1_8 \
+    "16:\n\t" \
+    "ldrd r4, r5, [ip]\n\t" \
+    TH_SC_TAIL1("r0") \
+    "b 17f\n\t" \
+    ".p2align 2\n\t" \
+    "14:\n\t" \
+    TH_SC_CHUNKS1_8 \
+    "17:\n\t" \
+    ".if (17b - 14b) != 8 * 24\n\t" \
+    ".error \"chunk size\"\n\t" \
+    ".endif\n\t" \
+    ".if (16b - 15b) != 8 * 24\n\t" \
+    ".error \"chunk size\"\n\t" \
+    ".endif\n\t" \
+    "ldmia.w lr!, {r4, r5, r6}\n\t" \
+    TH_SC_RQ("r0", "r4", "r5", "r6") \
+    "ldr ip, [sp, #0]\n\t" \
+    "strb r0, [ip], #1\n\t" \
+    "str ip, [sp, #0]\n\t" \
+    "ldr ip, [sp, #4]\n\t" \
+    "ldmia.w lr!, {r0, r1, r2, r3, pc}\n\t"
+#else
+#define TH_SC_SINGLES_ENTRY ""
+#define TH_SC_SINGLES_CODE ""
+#endif
+/* Blocks of 4 may be none only where blocks of one exist. */
+#if TH_NN_KEEP_CONV_SMALL_CIN_PART
+#define TH_SC_NO_QUADS "cbz r5, 2f\n\t"
+#else
+#define TH_SC_NO_QUADS ""
+#endif
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -397,14 +481,16 @@ static void __attribute__((naked, noinline)) mac_row(const th_sc_row *a)
         "movs r10, #84\n\t"
         "mls r9, r7, r10, r9\n\t"
         "orr r9, r9, #1\n\t"
-        "adr.w r10, 8f\n\t"
-        "orr r10, r10, #1\n\t"
         "add r4, r4, #16\n\t"          /* the first address slot */
+        TH_SC_NO_QUADS
         "1:\n\t"
         "str r9, [r4]\n\t"
         "add r4, r4, r6\n\t"
         "subs r5, r5, #1\n\t"
         "bne 1b\n\t"
+        TH_SC_SINGLES_ENTRY
+        "adr.w r10, 8f\n\t"
+        "orr r10, r10, #1\n\t"
         "str r10, [r4]\n\t"
         "mov ip, r1\n\t"
         "ldr lr, [sp, #16]\n\t"
@@ -455,14 +541,30 @@ static void __attribute__((naked, noinline)) mac_row(const th_sc_row *a)
         "ldmia.w lr!, {r0, r1, r2, r3, pc}\n\t"
         "9:\n\t"
         "add sp, sp, #24\n\t"
-        "pop {r4-r11, pc}\n\t");
+        "pop {r4-r11, pc}\n\t"
+        TH_SC_SINGLES_CODE);
 }
 #pragma GCC diagnostic pop
 #undef TH_SC_CHUNK
 #undef TH_SC_CHUNKS8
+#undef TH_SC_CHUNK1
+#undef TH_SC_CHUNKS1_8
+#undef TH_SC_SINGLES_ENTRY
+#undef TH_SC_SINGLES_CODE
+#undef TH_SC_NO_QUADS
 #undef TH_SC_TAIL1
 #undef TH_SC_RQ
 #else
+/* The requantization of one accumulator by the record's 3 constants at r. */
+TH_INLINE int32_t rq_model(int32_t acc, const int32_t *r)
+{
+    th_fast_rq rq;
+    rq.multiplier = r[0];
+    rq.round_zp = r[1];
+    rq.e = r[2];
+    return th_fast_rq_apply2(acc, &rq);
+}
+
 /* C model of mac_row (host builds with TH_NN_EMULATE_DSP): the same record stream. */
 static void mac_row(const th_sc_row *a)
 {
@@ -493,42 +595,24 @@ static void mac_row(const th_sc_row *a)
                 }
             }
             for (int32_t i = 0; i < 4; i++) {
-                th_fast_rq rq;
-                rq.multiplier = r[0];
-                rq.round_zp = r[1];
-                rq.e = r[2];
+                *out++ = (int8_t)rq_model(acc[i], r);
                 r += 3;
-                *out++ = (int8_t)th_fast_rq_apply2(acc[i], &rq);
             }
+        }
+        for (int32_t q = 0; q < a->singles; q++) {
+            int32_t acc = r[0];
+            r += 5;
+            for (int32_t m = 0; m < kw_words; m++) {
+                acc = th_smlad(th_read_s32(x + 4 * m), r[m], acc);
+            }
+            r += kw_words;
+            *out++ = (int8_t)rq_model(acc, r);
+            r += 3;
         }
         x += a->x_step;
     }
 }
 #endif
-
-/* Cout % 4 != 0 (path CONV_SMALL_CIN_PART): the last block of 4 channels is padded with
- * zero records, so mac_row writes 4 * quads bytes per pixel into tmp; each pixel's Cout are
- * copied to out (word copies, the last one ending at Cout: only the pixel's own bytes). */
-static void __attribute__((noinline))
-copy_part(int8_t *out, const int8_t *tmp, int32_t npix, int32_t cout, int32_t tmp_step)
-{
-    for (; npix > 0; npix--, out += cout, tmp += tmp_step) {
-        if (cout < 4) {
-            if (cout >= 2) {
-                memcpy(out, tmp, 2);
-            }
-            if (cout & 1) {
-                out[cout - 1] = tmp[cout - 1];
-            }
-            continue;
-        }
-        int32_t c = 0;
-        for (; c < cout - 4; c += 4) {
-            th_write_s32(out + c, th_read_s32(tmp + c));
-        }
-        th_write_s32(out + cout - 4, th_read_s32(tmp + cout - 4));
-    }
-}
 
 /* The problem a call runs: the whole layer, or (path CONV_SMALL_CIN_LINE) a one-row or
  * one-column image seen as a smaller one. */
@@ -617,13 +701,11 @@ small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_pa
     th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
                          th_acc_bound(k_total, 128, bias, cout));
     if (!stage.fast || stage.clamp || !TH_NN_PATH(CONV_SMALL_CIN) ||
-        (g.out_bytes != 0 && !TH_NN_PATH(CONV_SMALL_CIN_PART))) {
+        ((cout & 3) != 0 && !TH_NN_PATH(CONV_SMALL_CIN_PART))) {
         return 0;
     }
     int32_t *rec = (int32_t *)ctx->buf;
     int16_t *staged = (int16_t *)(void *)(rec + g.record_words);
-    int8_t *tmp = (int8_t *)(void *)(staged + g.stage_values);
-    const int part = TH_NN_KEEP_CONV_SMALL_CIN_PART && g.out_bytes != 0;
     build_records(rec, &g, params, quant, t, k_total, filter, bias, params->output_offset);
     th_sc_row row;
     row.x_step = 2 * params->stride.w * g.bp;
@@ -632,6 +714,8 @@ small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_pa
     row.quad_bytes = 4 * g.quad_words;
     row.chunks = g.chunks;
     row.tail = g.tail;
+    row.singles = g.singles; /* (0 in a build without path CONV_SMALL_CIN_PART) */
+    row.single_bytes = 4 * g.single_words;
     const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
     const int64_t out_row = (int64_t)output_dims->w * cout;
     for (int32_t b = 0; b < input_dims->n; b++) {
@@ -643,12 +727,8 @@ small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_pa
                 stage_tile(staged, &g, in_b, input_dims, params, &taps, oy, ox, npix);
                 row.x = staged;
                 row.npix = npix;
-                int8_t *out = out_b + oy * out_row + (int64_t)ox * cout;
-                row.out = part ? tmp : out;
+                row.out = out_b + oy * out_row + (int64_t)ox * cout;
                 mac_row(&row);
-                if (part) {
-                    copy_part(out, tmp, npix, cout, 4 * g.quads);
-                }
             }
         }
     }

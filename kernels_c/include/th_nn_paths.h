@@ -39,7 +39,7 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_CONV_SMALL_CIN_LINE /* its one-row / one-column images: one filter line */
 #define TH_NN_KEEP_CONV_SMALL_CIN_LINE 1
 #endif
-#ifndef TH_NN_KEEP_CONV_SMALL_CIN_PART /* its Cout % 4 != 0: outputs staged, then copied */
+#ifndef TH_NN_KEEP_CONV_SMALL_CIN_PART /* its Cout % 4 != 0: one-channel blocks for the rest */
 #define TH_NN_KEEP_CONV_SMALL_CIN_PART 1
 #endif
 #ifndef TH_NN_KEEP_CONV_IM2COL /* th_nn_conv_im2col_s8: any filter, groups 1 */

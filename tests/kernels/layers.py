@@ -10,6 +10,7 @@ import numpy as np
 from kernels.cases import DW_OPS, ConvCase, FcCase, Op
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.fixedpoint import quantize_multiplier
+from tinyhost.plan.scratch import small_cin_conv_scratch
 
 # Layers of the MLPerf Tiny models (shapes as in the .tflite files), random data.
 REAL_LAYERS = [
@@ -121,7 +122,7 @@ def small_cin_cases() -> list[ConvCase]:
                 p=dataclasses.replace(case.p, pad_top=0, pad_left=0, pad_bottom=0,
                                       pad_right=0))
         cases.append(case)
-    # Cout % 4 != 0 (the padded last block of 4 channels, outputs copied per pixel), Cout 2
+    # Cout % 4 != 0 (one-channel blocks after those of 4, path CONV_SMALL_CIN_PART), Cout 2
     # and 3, several 16-pixel tiles; one-column images run as one-row ones (K x 1 and K x K
     # filters, even kernels, VALID), one-row images.
     for i, (hw, cin, cout, k, stride) in enumerate([
@@ -131,6 +132,18 @@ def small_cin_cases() -> list[ConvCase]:
             ((23, 31), 3, 7, 3, 2), ((20, 17), 1, 2, (2, 6), 2), ((13, 9), 2, 3, 3, 1),
             ((16, 40), 3, 13, 3, 2), ((5, 5), 1, 9, 4, 1), ((12, 35), 2, 10, (4, 2), 1)]):
         cases.append(layer_case(Op.CONV, hw, cin, cout, k, stride, seed=100 + i))
+    # Cout % 4 != 0 (path CONV_SMALL_CIN_PART: blocks of one channel after those of 4),
+    # drawn where the path applies: Cout 1-3 (no block of 4) and 5-15, fields of 1 to 8
+    # chunks with and without the 2-word tail, strides 1-3, rows of several 16-pixel tiles.
+    drawn = 0
+    while drawn < 10:
+        cin, kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 8)), int(rng.integers(1, 8))
+        cout = int(rng.choice([1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15]))
+        stride = int(rng.integers(1, 4))
+        hw = (int(rng.integers(kh, 12)), int(rng.integers(kw, 40)))
+        if small_cin_conv_scratch(cin, kh, kw, cout, -(-hw[1] // stride), stride, 1, 1):
+            cases.append(layer_case(Op.CONV, hw, cin, cout, (kh, kw), stride, seed=200 + drawn))
+            drawn += 1
     valid = layer_case(Op.CONV, (20, 1), 2, 6, (5, 1), 1, seed=7)
     cases.append(dataclasses.replace(
         valid, out_shape=(1, 16, 1, 6),

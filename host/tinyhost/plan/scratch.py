@@ -213,9 +213,9 @@ def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, strid
     """Scratch of the few-input-channel CONV_2D path (th_nn_conv_small_cin_scratch), 0 when it
     does not apply: groups 1 (cin = the filter's), dilation 1, Cin <= 3, a receptive field of
     at most 8 chunks of 4 int16 pairs (+ a tail of 2) and a record stream (weights, biases,
-    requantization constants; channels in blocks of 4, the last one padded) of at most 1 KB.
-    Scratch: the record stream plus the staged columns (int16) of up to 16 output pixels of a
-    row, plus (Cout % 4 != 0) those pixels' outputs in whole blocks of 4 channels.
+    requantization constants; channels in blocks of 4, the last Cout % 4 in blocks of one) of
+    at most 1 KB. Scratch: the record stream plus the staged columns (int16) of up to 16
+    output pixels of a row.
     column = (OH, stride_h) of a one-column image (W = OW = 1) with OH > 1: at least the
     scratch of the one-row image it runs as (filter 1 x KH, OW = OH, stride_w = stride_h)."""
     if cin > 3 or dilation_h != 1 or dilation_w != 1:
@@ -225,15 +225,13 @@ def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, strid
     words = (((kw * bp + 1) // 2) + 1) & ~1
     if words // 4 > SMALL_CIN_MAX_CHUNKS:
         return 0
-    quads = -(-cout // 4)
-    record_words = 5 + quads * (4 * words + 17)
+    record_words = 5 + (cout // 4) * (4 * words + 17) + (cout % 4) * (words + 8)
     if 4 * record_words > SMALL_CIN_MAX_RECORD_BYTES:
         return 0
     tile = min(ow, SMALL_CIN_TILE)  # output pixels staged at a time
     cols = (tile - 1) * stride_w + kw
     values = max(cols * bp, (tile - 1) * stride_w * bp + 2 * words)
-    out_bytes = tile * 4 * quads if cout % 4 else 0
-    full = 4 * record_words + 2 * ((values + 1) & ~1) + out_bytes
+    full = 4 * record_words + 2 * ((values + 1) & ~1)
     if column is None:
         return full
     return max(full, small_cin_conv_scratch(cin, 1, kh, cout, column[0], column[1], 1, 1))
