@@ -11,11 +11,13 @@ of column maxima, two at a time at stride 1). MAX_POOL_2D again at strides 1-3 w
 1..8 and 1-23 channels, each case without scratch, with the separable or with the fast scratch
 (the strided row loop packing the taps of 1-3 channel pixels into words, the stride-1 pixel
 pairs, flat blocks of word pairs for any channel count), and at strides 2-4 with 1-4 channels
-and windows 1..9 wide (the strided row loop's constant tap counts). MEAN over H and W of small
-planes with 1-64 channels (eight channels a row pass, fast or exact requantization). All against the
-NumPy reference: on the host
-(ASan/UBSan, portable and emulated DSP builds) and one batch on QEMU mps2-an386 (Cortex-M4,
-the native DSP build).
+and windows 1..9 wide (the strided row loop's constant tap counts); a mix aimed at
+max_rows_padded (the padded layout's rows whose windows are inside the image, in one call),
+its edges computed from the geometry and asserted reached (rows_padded_edges; in place:
+tests/test_plan_inplace_kernels.py). MEAN over H and W of small planes with 1-64 channels
+(eight channels a row pass, fast or exact requantization). All against the NumPy reference:
+on the host (ASan/UBSan, portable and emulated DSP builds) and one batch on QEMU mps2-an386
+(Cortex-M4, the native DSP build).
 """
 
 from __future__ import annotations
