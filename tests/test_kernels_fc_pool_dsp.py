@@ -11,16 +11,19 @@ of column maxima, two at a time at stride 1). MAX_POOL_2D again at strides 1-3 w
 1..8 and 1-23 channels, each case without scratch, with the separable or with the fast scratch
 (the strided row loop packing the taps of 1-3 channel pixels into words, the stride-1 pixel
 pairs, flat blocks of word pairs for any channel count), and at strides 2-4 with 1-4 channels
-and windows 1..9 wide (the strided row loop's constant tap counts). MEAN over H and W of small
-planes with 1-64 channels (eight channels a row pass, fast or exact requantization). All against the
-NumPy reference: on the host
-(ASan/UBSan, portable and emulated DSP builds) and one batch on QEMU mps2-an386 (Cortex-M4,
-the native DSP build).
+and windows 1..9 wide (the strided row loop's constant tap counts); a mix aimed at
+max_rows_padded (the padded layout's rows whose windows are inside the image, in one call),
+its edges computed from the geometry and asserted reached (rows_padded_edges; in place:
+tests/test_plan_inplace_kernels.py). MEAN over H and W of small planes with 1-64 channels
+(eight channels a row pass, fast or exact requantization). All against the NumPy reference:
+on the host (ASan/UBSan, portable and emulated DSP builds) and one batch on QEMU mps2-an386
+(Cortex-M4, the native DSP build).
 """
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -167,6 +170,117 @@ def strided_small_c_cases(seed: int, count: int) -> list[PoolCase]:
     return out
 
 
+@dataclass(frozen=True)
+class RowsPadded:
+    """Where a MAX_POOL_2D case goes in the DSP build's padded layout (th_maxpool_s8.c,
+    max_lanes_image), from the geometry as the C computes it: padded (the fast size given),
+    rows: output rows whose windows lie inside the image vertically (yb - ya), pairs: the
+    two-row column pass (stride.h 1, KH 2..7), eligible: max_rows_padded's row pass
+    applies (stride.w > 1, or stride 1 unclamped with KW <= 7), taken: it runs (>= 2 rows)."""
+
+    padded: bool
+    rows: int
+    pairs: bool
+    eligible: bool
+
+    @property
+    def taken(self) -> bool:
+        return self.padded and self.eligible and self.rows >= 2
+
+
+def _ceil4(n: int) -> int:
+    return (n + 3) & ~3
+
+
+def rows_padded_geometry(case: PoolCase) -> RowsPadded:
+    """RowsPadded of case as th_maxpool_s8 (DSP build) and the test driver's scratch see it."""
+    _, h, w, c = case.x.shape
+    _, oh, ow, _ = case.out_shape
+    p = case.p
+    cols = (ow - 1) * p.stride_w + p.filter_w  # max_padded_cols
+    pairs = p.stride_h == 1 and 2 <= p.filter_h <= 7 and oh > 1
+    fast = 0 if oh * ow <= 1 else (2 if pairs else 1) * _ceil4(cols * c)  # max_fast_checked
+    separable = oh * ow > 1 and p.filter_h * p.filter_w > p.filter_h * p.stride_w + p.filter_w
+    size = 0 if case.no_scratch else _ceil4(w * c) if separable else 0
+    if case.fast_scratch and not case.no_scratch:
+        size = max(size, fast)
+    t0 = min(p.pad_left, cols)
+    span = (max(t0, min(w + p.pad_left, cols)) - t0) * c  # padded_bytes
+    ya = min(-(-p.pad_top // p.stride_h), oh) if span > 0 else oh
+    yb = ya if h - p.filter_h + p.pad_top < 0 else max(
+        ya, min(oh, (h - p.filter_h + p.pad_top) // p.stride_h + 1))
+    clamp = p.act_min > -128 or p.act_max < 127
+    return RowsPadded(fast > 0 and size >= fast, yb - ya, fast > 0 and size >= fast and pairs,
+                      p.stride_w > 1 or (not clamp and p.filter_w <= 7))
+
+
+ROWS_PADDED_CHANNELS = [1, 2, 3, 4, 5, 6, 8, 13]
+
+
+def rows_padded_cases(seed: int, count: int) -> list[PoolCase]:
+    """Max pools aimed at max_rows_padded (the padded layout's rows whose windows are inside
+    the image vertically, in one call): 1..5 such rows (1: the call not taken; 2: one pair;
+    odd counts: a row left after the pairs), strides 1-3 drawn apart for H and W (stride.h 1:
+    two rows a pass; stride.w > 1: max_row_strided, 1-3 channels packed, windows of under four
+    bytes and up to 9 taps), 1-13 channels, SAME / VALID, activations, one or two batches,
+    the fast scratch (one in seven: the separable scratch only, padded where it is as large).
+    In place (rule (c) at its bound): tests/test_plan_inplace_kernels.py."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        i = len(out)
+        c = ROWS_PADDED_CHANNELS[i % len(ROWS_PADDED_CHANNELS)]
+        sh, sw = 1 + i % 3, 1 + (i // 3) % 3
+        fh = int(rng.integers(2 if sh == 1 and i % 5 else 1, 8))  # mostly pairs at stride 1
+        fw = int(rng.integers(1, 10 if sw > 1 else 8))
+        rows = 1 + (i // 2) % 5
+        h = fh + (rows - 1) * sh + int(rng.integers(0, sh))
+        w = int(rng.integers(max(fw // 2, 1), fw + 3 * sw + 4))
+        padding = Padding.SAME if (i // 4) % 2 else Padding.VALID
+        pads = compute_window_padding(padding, h, w, fh, fw, sh, sw)
+        if pads.out_h * pads.out_w <= 1 or (1 + i % 2) * h * w * c > 3000:
+            continue
+        lo, hi = (int(rng.integers(-128, 0)), int(rng.integers(0, 128))) if i % 5 == 2 \
+            else (-128, 127)  # fmt: skip
+        p = PoolParams(sh, sw, fh, fw, pads.top, pads.left, pads.bottom, pads.right, lo, hi)
+        x = rng.integers(-128, 128, (1 + i % 2, h, w, c)).astype(np.int8)
+        out.append(PoolCase(Op.MAXPOOL, x, p, (x.shape[0], pads.out_h, pads.out_w, c),
+                            fast_scratch=i % 7 != 6))
+    return out
+
+
+def rows_padded_edges(cases: list[PoolCase]) -> set[str]:
+    """The edges of max_rows_padded's call that cases reach (rows_padded_geometry)."""
+    got = set()
+    for case in cases:
+        g, p, c = rows_padded_geometry(case), case.p, case.x.shape[3]
+        if g.padded and g.eligible and g.rows == 1:
+            got.add("one row: not taken")
+        if not g.taken:
+            continue
+        clamp = p.act_min > -128 or p.act_max < 127
+        got |= {f"stride.h {p.stride_h}", f"stride.w {p.stride_w}",
+                f"C {c}" if c <= 4 else "C >= 5",
+                "SAME" if p.pad_top or p.pad_left else "VALID"}
+        got |= {name for name, hit in [
+            ("two rows", g.rows == 2), ("pairs, one row left", g.pairs and g.rows % 2 == 1),
+            ("pairs, none left", g.pairs and g.rows % 2 == 0 and g.rows > 2),
+            ("single rows", not g.pairs), ("clamp", clamp),
+            ("C >= 5 strided", c >= 5 and p.stride_w > 1),
+            ("under four bytes", c * p.filter_w < 4 and p.stride_w > 1),
+            ("KW > 7 strided", p.filter_w > 7), ("two batches", case.x.shape[0] == 2),
+            ("separable scratch only", not case.fast_scratch)] if hit}
+    return got
+
+
+ROWS_PADDED_EDGES = {
+    "one row: not taken", "two rows", "pairs, one row left", "pairs, none left",
+    "single rows", "stride.h 1", "stride.h 2", "stride.h 3", "stride.w 1", "stride.w 2",
+    "stride.w 3", "C 1", "C 2", "C 3", "C 4", "C >= 5", "C >= 5 strided", "SAME", "VALID",
+    "clamp", "under four bytes", "KW > 7 strided", "two batches",
+    "separable scratch only"}
+
+
 def mean_cases(seed: int, count: int) -> list[MeanCase]:
     """MEAN over H and W of small planes with many channels (the DSP build: eight channels
     a row pass, the last group overlapping, fast requantization) and 1-7 channels; scale
@@ -195,7 +309,7 @@ def test_fc_and_pools_on_the_host(variant: str) -> None:
     with Driver(build_driver(variant)) as driver:
         for case in [*fc_cases(1, 120), *pool_cases(2, 90), *maxpool_cases(5, 150),
                      *maxpool_cases(9, 120, fast=True), *strided_small_c_cases(11, 72),
-                     *mean_cases(7, 60)]:
+                     *rows_padded_cases(15, 48), *mean_cases(7, 60)]:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{case.op.name} [{variant}] {case.x.shape}: {problem}"
 
@@ -209,15 +323,28 @@ def test_fc_mix_reaches_the_fallbacks() -> None:
     assert {c.w.shape[0] % 4 for c in cases} == {0, 1, 2, 3}
 
 
+@pytest.mark.parametrize("seed", [15, 17])
+def test_maxpool_rows_padded_mix_reaches_its_edges(seed: int) -> None:
+    """The max_rows_padded mixes of the host (15) and the Cortex-M4 (17) runs reach every
+    edge of the call (rows_padded_geometry; checked against a probe in the C on these and the
+    other max pool mixes when written), most of their cases taking it."""
+    cases = rows_padded_cases(seed, 48)
+    assert rows_padded_edges(cases) == ROWS_PADDED_EDGES
+    assert sum(rows_padded_geometry(c).taken for c in cases) >= 24
+
+
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
 def test_fc_and_pools_on_cortex_m4(kernel_fw_root: Path) -> None:
+    rows_padded = rows_padded_cases(17, 48)
+    assert all(fits_firmware(c) for c in rows_padded)  # the edges checked above, all run
     cases = [*[c for c in fc_cases(3, 80) if fits_small_firmware(c)],
              *[c for c in pool_cases(4, 80) if fits_firmware(c)],
              *[c for c in maxpool_cases(6, 60) if fits_firmware(c)],
              *[c for c in maxpool_cases(10, 60, fast=True) if fits_firmware(c)],
              *[c for c in strided_small_c_cases(12, 72) if fits_firmware(c)],
+             *rows_padded,
              *[c for c in mean_cases(8, 40) if fits_firmware(c)]]
     assert len(cases) >= 350
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)

@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 
 from kernels.cases import DW_OPS, ConvCase, Op, conv_case, dw_case
 from kernels.layers import layer_case
+from test_kernels_fc_pool_dsp import rows_padded_cases, rows_padded_geometry
 from tinyhost.arith.pool import PoolParams
 from tinyhost.codegen.layout import conv_filter_layout
 from tinyhost.plan.overlap import sliding_d_max_padded
@@ -280,30 +282,70 @@ def test_pool_raster_order_at_the_sliding_bound(lib: ctypes.CDLL, data: st.DataO
     x, p, out_shape = _pool_case(data)
     want = (avg_pool_int8 if avg else max_pool_int8)(x, p)
     assert want.shape == out_shape
-    bound = sliding_d_max_padded(x.shape, out_shape,
-                                 (p.filter_h, p.filter_w, p.stride_h, p.stride_w, 1, 1),
-                                 (p.pad_top, p.pad_left))  # fmt: skip
-    params = PoolParamsC(Tile(p.stride_h, p.stride_w), Tile(p.filter_h, p.filter_w),
-                         Tile(p.pad_top, p.pad_left), Activation(p.act_min, p.act_max))
-    fn = lib.th_avgpool_s8 if avg else lib.th_maxpool_s8
-    fn.restype = ctypes.c_int32
-    x_dims, y_dims = Dims(*x.shape), Dims(*out_shape)
-    out_len = int(np.prod(out_shape))
+    bound = _pool_bound(x.shape, out_shape, p)
     # the scratch the plan grants: the separable paths where they apply
     rule = avgpool_scratch if avg else maxpool_scratch
     need = rule(x.shape[2], x.shape[3], out_shape[1:3], (p.filter_h, p.filter_w),
                 (p.stride_h, p.stride_w))
-    scratch = np.zeros(max(need, 4), np.uint8)
-    ctx = Context(scratch.ctypes.data if need else None, need)
     for k, d in enumerate((bound, bound - slack)):
-        arena, in_at, out_at = _arena(x, d, out_len, seed=k)
-        before = arena.copy()
-        status = fn(ctypes.byref(ctx), ctypes.byref(params), ctypes.byref(x_dims),
-                    _ptr(arena, in_at), ctypes.byref(y_dims), _ptr(arena, out_at))  # fmt: skip
-        assert status == 0
-        _check_guards(before, arena)
-        got = arena[out_at : out_at + out_len].reshape(out_shape)
+        got = _run_pool_at(lib.th_avgpool_s8 if avg else lib.th_maxpool_s8, x, p, out_shape,
+                           need, d, seed=k)
         assert np.array_equal(got, want), f"{'avg' if avg else 'max'} pool d={d}"
+
+
+def _pool_bound(in_shape: tuple[int, ...], out_shape: tuple[int, ...], p: PoolParams) -> int:
+    """Rule (c)'s largest d for the pool p (plan/overlap.py)."""
+    return sliding_d_max_padded(in_shape, out_shape,
+                                (p.filter_h, p.filter_w, p.stride_h, p.stride_w, 1, 1),
+                                (p.pad_top, p.pad_left))  # fmt: skip
+
+
+def _pool_params_c(p: PoolParams) -> PoolParamsC:
+    return PoolParamsC(Tile(p.stride_h, p.stride_w), Tile(p.filter_h, p.filter_w),
+                       Tile(p.pad_top, p.pad_left), Activation(p.act_min, p.act_max))
+
+
+def _run_pool_at(fn: Callable[..., int], x: np.ndarray, p: PoolParams,
+                 out_shape: tuple[int, ...], scratch_size: int, d: int, seed: int
+                 ) -> np.ndarray:
+    """The pool fn (th_avgpool_s8 / th_maxpool_s8) with scratch_size bytes of scratch and its
+    output d bytes from its input in one arena (guards checked); the output."""
+    fn.restype = ctypes.c_int32  # type: ignore[attr-defined]
+    out_len = int(np.prod(out_shape))
+    scratch = np.zeros(max(scratch_size, 4), np.uint8)
+    ctx = Context(scratch.ctypes.data if scratch_size else None, scratch_size)
+    arena, in_at, out_at = _arena(x, d, out_len, seed=seed)
+    before = arena.copy()
+    status = fn(ctypes.byref(ctx), ctypes.byref(_pool_params_c(p)),
+                ctypes.byref(Dims(*x.shape)), _ptr(arena, in_at),
+                ctypes.byref(Dims(*out_shape)), _ptr(arena, out_at))  # fmt: skip
+    assert status == 0
+    _check_guards(before, arena)
+    return arena[out_at : out_at + out_len].reshape(out_shape)
+
+
+def test_maxpool_rows_padded_in_place_at_the_sliding_bound(lib: ctypes.CDLL) -> None:
+    """max_rows_padded (the DSP build's padded layout, whole rows of windows inside the image
+    in one call, two a pass at stride.h 1) in place: the cases of tests/
+    test_kernels_fc_pool_dsp.py's rows_padded mix that take it, with the scratch each draws
+    (the fast size, or the separable one), the output at rule (c)'s bound and a pixel below."""
+    cases = [c for c in rows_padded_cases(15, 48) if rows_padded_geometry(c).taken]
+    assert len(cases) >= 24
+    for case in cases:
+        x, p = case.x, case.p
+        dims = (Dims(*x.shape), Dims(*case.out_shape))
+        size = maxpool_scratch(x.shape[2], x.shape[3], case.out_shape[1:3],
+                               (p.filter_h, p.filter_w), (p.stride_h, p.stride_w))
+        lib.th_maxpool_s8_scratch_size_fast.restype = ctypes.c_int32
+        if case.fast_scratch:
+            size = max(size, lib.th_maxpool_s8_scratch_size_fast(
+                ctypes.byref(_pool_params_c(p)), ctypes.byref(dims[0]),
+                ctypes.byref(dims[1])))
+        bound = _pool_bound(x.shape, case.out_shape, p)
+        want = max_pool_int8(x, p)
+        for k, d in enumerate((bound, bound - x.shape[3])):
+            got = _run_pool_at(lib.th_maxpool_s8, x, p, case.out_shape, size, d, seed=k)
+            assert np.array_equal(got, want), f"{x.shape} {p} d={d} scratch {size}"
 
 
 def test_the_bound_is_tight_for_a_raster_kernel(lib: ctypes.CDLL) -> None:
