@@ -58,7 +58,7 @@ th_status th_conv_3x3_s8(const th_context *ctx, const th_conv_params *params,
     }
     if (input_dims->c <= 3 && TH_NN_KEEP_CONV_SMALL_CIN && /* (only Cin it takes) */
         th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
-                                output_dims, output)) {
+                                output_dims, output, 0)) {
         return TH_OK;
     }
     th_nn_conv_im2col_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,

@@ -42,8 +42,11 @@ int32_t th_conv_general_s8_scratch_size_fast(const th_conv_params *params,
     if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL) {
         return 0;
     }
-    const int32_t fast =
-        th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
+    /* (the two never both apply: the direct path's needs dilation.w > 1, the small-Cin
+     * path's dilation 1) */
+    const int32_t fast = TH_MAX(
+        th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims),
+        th_nn_conv_small_cin_scratch_fast(params, input_dims, filter_dims, output_dims));
     return fast > th_conv_general_s8_scratch_size(params, input_dims, filter_dims, output_dims)
                ? fast
                : 0;
@@ -89,7 +92,7 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
     if (input_dims->c == filter_dims->c) {
         if (input_dims->c <= 3 && TH_NN_KEEP_CONV_SMALL_CIN && /* (only Cin it takes) */
             th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
-                                    bias, output_dims, output)) {
+                                    bias, output_dims, output, 1)) {
             return TH_OK;
         }
         if (TH_NN_PATH(CONV_IM2COL)) {

@@ -37,9 +37,12 @@
 
 #if TH_NN_HAS_DSP
 
-/* Largest chunk count of the unrolled MAC sequence and largest record stream. */
+/* Largest chunk count of the unrolled MAC sequence and largest record stream; given
+ * th_nn_conv_small_cin_scratch_fast (path CONV_SMALL_CIN_WIDE, general conv only), streams up
+ * to 2 KB: 37x29x3->19 k9x1 s2 (1,452 B) ran im2col at 0.416 MAC/instruction. */
 #define TH_SC_MAX_CHUNKS 8
 #define TH_SC_MAX_RECORD_BYTES 1024
+#define TH_SC_MAX_RECORD_BYTES_FAST 2048
 /* Output pixels staged at a time (scratch: their columns only). */
 #define TH_SC_TILE 16
 
@@ -58,7 +61,8 @@ typedef struct {
 } th_sc_geometry;
 
 static int geometry(const th_conv_params *params, const th_dims *input_dims,
-                    const th_dims *filter_dims, const th_dims *output_dims, th_sc_geometry *g)
+                    const th_dims *filter_dims, const th_dims *output_dims, int32_t cap,
+                    th_sc_geometry *g)
 {
     const int32_t cin = input_dims->c;
     if (cin != filter_dims->c || cin > 3 || params->dilation.h != 1 ||
@@ -80,7 +84,7 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     g->singles = TH_NN_KEEP_CONV_SMALL_CIN_PART ? output_dims->c & 3 : 0;
     g->single_words = g->kw_words + 3 + 5;
     g->record_words = 5 + g->quads * g->quad_words + g->singles * g->single_words;
-    if (4 * g->record_words > TH_SC_MAX_RECORD_BYTES) {
+    if (4 * g->record_words > cap) {
         return 0;
     }
     const int32_t tile = TH_MIN(output_dims->w, TH_SC_TILE);
@@ -96,11 +100,13 @@ TH_INLINE int32_t scratch_bytes(const th_sc_geometry *g)
     return 4 * g->record_words + 2 * g->stage_values;
 }
 
-int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
-                                     const th_dims *filter_dims, const th_dims *output_dims)
+/* The scratch with record streams of up to cap bytes, 0 when the path does not apply. */
+static int32_t small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
+                                 const th_dims *filter_dims, const th_dims *output_dims,
+                                 int32_t cap)
 {
     th_sc_geometry g;
-    if (!geometry(params, input_dims, filter_dims, output_dims, &g)) {
+    if (!geometry(params, input_dims, filter_dims, output_dims, cap, &g)) {
         return 0;
     }
     int32_t bytes = scratch_bytes(&g);
@@ -112,11 +118,36 @@ int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims
         p.stride.w = params->stride.h;
         const th_dims f = {filter_dims->n, 1, filter_dims->h, filter_dims->c};
         const th_dims o = {output_dims->n, 1, output_dims->h, output_dims->c};
-        if (geometry(&p, input_dims, &f, &o, &g)) {
+        if (geometry(&p, input_dims, &f, &o, cap, &g)) {
             bytes = TH_MAX(bytes, scratch_bytes(&g));
         }
     }
     return bytes;
+}
+
+int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
+                                     const th_dims *filter_dims, const th_dims *output_dims)
+{
+    return small_cin_scratch(params, input_dims, filter_dims, output_dims,
+                             TH_SC_MAX_RECORD_BYTES);
+}
+
+int32_t th_nn_conv_small_cin_scratch_fast(const th_conv_params *params,
+                                          const th_dims *input_dims,
+                                          const th_dims *filter_dims,
+                                          const th_dims *output_dims)
+{
+    if (!TH_NN_KEEP_CONV_SMALL_CIN_WIDE) {
+        return 0;
+    }
+    /* only where the base record cap turns the layer away (the 2 KB cap first: it rejects
+     * most layers alone, and this size is asked on target too) */
+    const int32_t fast = small_cin_scratch(params, input_dims, filter_dims, output_dims,
+                                           TH_SC_MAX_RECORD_BYTES_FAST);
+    return fast != 0 && small_cin_scratch(params, input_dims, filter_dims, output_dims,
+                                          TH_SC_MAX_RECORD_BYTES) == 0
+               ? fast
+               : 0;
 }
 
 /* Position of tap (ky, ci) inside a column block: Cin == 3 stores each row's values as
@@ -642,7 +673,8 @@ TH_INLINE void swap_hw(int32_t *h, int32_t *w)
  * every term, a column view is the geometry it adds). */
 static int __attribute__((noinline))
 small_cin_view(const th_conv_params *params, const th_dims *input_dims,
-               const th_dims *filter_dims, const th_dims *output_dims, th_sc_view *v)
+               const th_dims *filter_dims, const th_dims *output_dims, int32_t cap,
+               th_sc_view *v)
 {
     const int32_t cin = filter_dims->c;
     int changed = 0;
@@ -677,7 +709,7 @@ small_cin_view(const th_conv_params *params, const th_dims *input_dims,
             changed = 1;
         }
     }
-    return changed && geometry(&v->params, &v->input, &v->taps.dims, &v->output, &v->g);
+    return changed && geometry(&v->params, &v->input, &v->taps.dims, &v->output, cap, &v->g);
 }
 
 /* The call on the layer, or a view of it (filter: the layer's, k_total taps per channel;
@@ -739,16 +771,26 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
                             const th_per_channel_quant *quant, const th_dims *input_dims,
                             const int8_t *input, const th_dims *filter_dims,
                             const int8_t *filter, const int32_t *bias,
-                            const th_dims *output_dims, int8_t *output)
+                            const th_dims *output_dims, int8_t *output, int wide)
 {
     th_sc_view v;
     const int32_t k_total = filter_dims->h * filter_dims->w * filter_dims->c;
     th_sc_geometry full;
-    if (!geometry(params, input_dims, filter_dims, output_dims, &full)) {
-        return 0;
+    int32_t cap = TH_SC_MAX_RECORD_BYTES;
+    if (!geometry(params, input_dims, filter_dims, output_dims, cap, &full)) {
+        /* the longer record stream where the caller was given its scratch */
+        cap = TH_SC_MAX_RECORD_BYTES_FAST;
+        const int32_t fast = wide && TH_NN_KEEP_CONV_SMALL_CIN_WIDE
+                                 ? th_nn_conv_small_cin_scratch_fast(params, input_dims,
+                                                                     filter_dims, output_dims)
+                                 : 0;
+        if (!(fast > 0 && ctx->size >= fast && TH_NN_PATH(CONV_SMALL_CIN_WIDE)) ||
+            !geometry(params, input_dims, filter_dims, output_dims, cap, &full)) {
+            return 0;
+        }
     }
     if (TH_NN_KEEP_CONV_SMALL_CIN_LINE && (input_dims->h == 1 || input_dims->w == 1) &&
-        small_cin_view(params, input_dims, filter_dims, output_dims, &v) &&
+        small_cin_view(params, input_dims, filter_dims, output_dims, cap, &v) &&
         TH_NN_PATH(CONV_SMALL_CIN_LINE)) {
         return small_cin_call(ctx, &v.g, &v.params, &v.input, &v.output, &v.taps, quant,
                               input, k_total, filter, bias, output);

@@ -42,6 +42,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_CONV_SMALL_CIN_PART /* its Cout % 4 != 0: one-channel blocks for the rest */
 #define TH_NN_KEEP_CONV_SMALL_CIN_PART 1
 #endif
+#ifndef TH_NN_KEEP_CONV_SMALL_CIN_WIDE /* its record streams of 1-2 KB, given the fast scratch */
+#define TH_NN_KEEP_CONV_SMALL_CIN_WIDE 1
+#endif
 #ifndef TH_NN_KEEP_CONV_IM2COL /* th_nn_conv_im2col_s8: any filter, groups 1 */
 #define TH_NN_KEEP_CONV_IM2COL 1
 #endif

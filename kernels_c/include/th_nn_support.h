@@ -730,14 +730,21 @@ void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t 
 /* CONV_2D with few input channels (th_conv_small_cin_s8.c): scratch bytes it needs, 0 when
  * the shapes are not its (shapes and params only); the kernel returns 0 without touching
  * anything when it does not apply (shapes, or requantization not fast / activation clamp),
- * 1 when done. Arguments already checked, scratch of max(this, the im2col path's). */
+ * 1 when done. Arguments already checked, scratch of max(this, the im2col path's). The
+ * _fast size (path CONV_SMALL_CIN_WIDE): where only the 1 KB cap on its record stream turns
+ * a layer away, the scratch with streams up to 2 KB (else 0); the kernel takes it when wide
+ * (th_conv_general_s8: th_conv_general_s8_scratch_size_fast) and ctx->size holds it. */
 int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
                                      const th_dims *filter_dims, const th_dims *output_dims);
+int32_t th_nn_conv_small_cin_scratch_fast(const th_conv_params *params,
+                                          const th_dims *input_dims,
+                                          const th_dims *filter_dims,
+                                          const th_dims *output_dims);
 int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
                             const th_per_channel_quant *quant, const th_dims *input_dims,
                             const int8_t *input, const th_dims *filter_dims,
                             const int8_t *filter, const int32_t *bias,
-                            const th_dims *output_dims, int8_t *output);
+                            const th_dims *output_dims, int8_t *output, int wide);
 
 /* CONV_2D with few output channels straight from the int8 input (th_nn_conv_direct_s8.c):
  * applies (groups 1) to Cout == 1, to Cout <= 3 when Cin > 4 is not a multiple of 4 or the

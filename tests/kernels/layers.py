@@ -10,7 +10,7 @@ import numpy as np
 from kernels.cases import DW_OPS, ConvCase, FcCase, Op
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.fixedpoint import quantize_multiplier
-from tinyhost.plan.scratch import small_cin_conv_scratch
+from tinyhost.plan.scratch import small_cin_conv_fast_scratch, small_cin_conv_scratch
 
 # Layers of the MLPerf Tiny models (shapes as in the .tflite files), random data.
 REAL_LAYERS = [
@@ -144,6 +144,20 @@ def small_cin_cases() -> list[ConvCase]:
         if small_cin_conv_scratch(cin, kh, kw, cout, -(-hw[1] // stride), stride, 1, 1):
             cases.append(layer_case(Op.CONV, hw, cin, cout, (kh, kw), stride, seed=200 + drawn))
             drawn += 1
+    # Record streams of 1-2 KB (path CONV_SMALL_CIN_WIDE, general conv only): drawn where
+    # only the 1 KB cap turns the layer away, each run with the base scratch (im2col) and the
+    # fast one (the path): blocks of 4 with and without one-channel blocks, tails, strides
+    # 1-3, one or several tiles; and the sweep row 37x29x3->19 k9x1 s2 it was made for.
+    wide = [layer_case(Op.CONV, (37, 29), 3, 19, (9, 1), 2, seed=300)]
+    while len(wide) < 6:
+        cin, kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 8)), int(rng.integers(1, 8))
+        cout, stride = int(rng.integers(5, 24)), int(rng.integers(1, 4))
+        hw = (int(rng.integers(kh, 9)), int(rng.integers(kw, 40)))
+        if (kh, kw) != (3, 3) and small_cin_conv_fast_scratch(
+                cin, kh, kw, cout, -(-hw[1] // stride), stride, 1, 1):
+            wide.append(layer_case(Op.CONV, hw, cin, cout, (kh, kw), stride,
+                                   seed=300 + len(wide)))
+    cases += [dataclasses.replace(c, fast_scratch=f) for c in wide for f in (False, True)]
     valid = layer_case(Op.CONV, (20, 1), 2, 6, (5, 1), 1, seed=7)
     cases.append(dataclasses.replace(
         valid, out_shape=(1, 16, 1, 6),

@@ -204,18 +204,21 @@ RQ_PAIRS_ON_STACK = 32
 # th_conv_small_cin_s8.c: largest unrolled chunk count and record stream.
 SMALL_CIN_MAX_CHUNKS = 8
 SMALL_CIN_MAX_RECORD_BYTES = 1024
+SMALL_CIN_MAX_RECORD_BYTES_FAST = 2048  # given the fast scratch (path CONV_SMALL_CIN_WIDE)
 SMALL_CIN_TILE = 16
 
 
 def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, stride_w: int,
                            dilation_h: int, dilation_w: int,
-                           column: tuple[int, int] | None = None) -> int:
+                           column: tuple[int, int] | None = None,
+                           cap: int = SMALL_CIN_MAX_RECORD_BYTES) -> int:
     """Scratch of the few-input-channel CONV_2D path (th_nn_conv_small_cin_scratch), 0 when it
     does not apply: groups 1 (cin = the filter's), dilation 1, Cin <= 3, a receptive field of
     at most 8 chunks of 4 int16 pairs (+ a tail of 2) and a record stream (weights, biases,
     requantization constants; channels in blocks of 4, the last Cout % 4 in blocks of one) of
-    at most 1 KB. Scratch: the record stream plus the staged columns (int16) of up to 16
-    output pixels of a row.
+    at most cap bytes (1 KB; 2 KB with the fast scratch, small_cin_conv_fast_scratch).
+    Scratch: the record stream plus the staged columns (int16) of up to 16 output pixels of
+    a row.
     column = (OH, stride_h) of a one-column image (W = OW = 1) with OH > 1: at least the
     scratch of the one-row image it runs as (filter 1 x KH, OW = OH, stride_w = stride_h)."""
     if cin > 3 or dilation_h != 1 or dilation_w != 1:
@@ -226,7 +229,7 @@ def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, strid
     if words // 4 > SMALL_CIN_MAX_CHUNKS:
         return 0
     record_words = 5 + (cout // 4) * (4 * words + 17) + (cout % 4) * (words + 8)
-    if 4 * record_words > SMALL_CIN_MAX_RECORD_BYTES:
+    if 4 * record_words > cap:
         return 0
     tile = min(ow, SMALL_CIN_TILE)  # output pixels staged at a time
     cols = (tile - 1) * stride_w + kw
@@ -234,7 +237,19 @@ def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, strid
     full = 4 * record_words + 2 * ((values + 1) & ~1)
     if column is None:
         return full
-    return max(full, small_cin_conv_scratch(cin, 1, kh, cout, column[0], column[1], 1, 1))
+    return max(full, small_cin_conv_scratch(cin, 1, kh, cout, column[0], column[1], 1, 1,
+                                            cap=cap))
+
+
+def small_cin_conv_fast_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, stride_w: int,
+                                dilation_h: int, dilation_w: int,
+                                column: tuple[int, int] | None = None) -> int:
+    """th_nn_conv_small_cin_scratch_fast: where only the 1 KB cap on the record stream turns
+    the layer away, its scratch with streams up to 2 KB; else 0."""
+    args = (cin, kh, kw, cout, ow, stride_w, dilation_h, dilation_w, column)
+    if small_cin_conv_scratch(*args):
+        return 0
+    return small_cin_conv_scratch(*args, cap=SMALL_CIN_MAX_RECORD_BYTES_FAST)
 
 
 MVE_QUAD_K = 32  # TH_NN_MVE_QUAD_K: th_nn_mve_conv_s8's four-pixel path
@@ -494,7 +509,9 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     free (no growth).
     The pointwise conv with few output channels widens its weights into it
     (th_conv_1x1_s8_scratch_size_fast), and the general conv with 2-4 output channels and
-    dilation.w > 1 stages int8 columns in it (th_conv_general_s8_scratch_size_fast)."""
+    dilation.w > 1 stages int8 columns in it, the general conv with Cin <= 3 whose record
+    stream is over 1 KB runs the few-input-channel path in it (up to 2 KB;
+    th_conv_general_s8_scratch_size_fast)."""
     options = options or PlanOptions()
     if not options.dsp or not _is_int8(graph, op) or not op.outputs:
         return 0
@@ -515,7 +532,7 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
                                     y[0] * y[1] * y[2], _conv_scratch(graph, op, True))
     if (op.kind is OpKind.CONV_2D and type(op.options) is Conv2DOptions  # not a fused residual
             and not options.mve):
-        fast = conv_direct_fast_scratch(graph, op)
+        fast = max(conv_direct_fast_scratch(graph, op), small_cin_fast_scratch(graph, op))
         return fast if fast > _conv_scratch(graph, op, True) else 0
     if op.kind is OpKind.MAX_POOL_2D and isinstance(op.options, Pool2DOptions) and not options.mve:
         _, _, w, c = graph.tensors[op.inputs[0]].shape
@@ -527,6 +544,21 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
         cout, cin = graph.tensors[op.inputs[1]].shape[:2]
         return fc_fast_scratch(cin, cout)
     return 0
+
+
+def small_cin_fast_scratch(graph: Graph, op: Op) -> int:
+    """The few-input-channel path's fast scratch (th_conv_general_s8_scratch_size_fast; the
+    3x3 conv offers none): small_cin_conv_fast_scratch of the layer."""
+    x = graph.tensors[op.inputs[0]].shape
+    cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    o = op.options
+    assert isinstance(o, Conv2DOptions)
+    if x[3] != wc or conv_variant(graph, op) != "th_conv_general_s8":
+        return 0
+    y = graph.tensors[op.outputs[0]].shape
+    column = (y[1], o.stride_h) if x[2] == 1 and y[2] == 1 and y[1] > 1 else None
+    return small_cin_conv_fast_scratch(wc, kh, kw, cout, y[2], o.stride_w, o.dilation_h,
+                                       o.dilation_w, column)
 
 
 def conv_direct_fast_scratch(graph: Graph, op: Op) -> int:
