@@ -345,48 +345,72 @@ TH_INLINE void put4(int16_t *q, int32_t slot, int32_t w)
 #if TH_DW_COPY_ASM
 /* What copy4_rows_asm reads (offsets fixed in the assembly). */
 typedef struct {
-    const int8_t *src; /* 0: first interior pixel of the first row (channel c) */
-    int16_t *d; /* 4: its place in the first plane */
-    int32_t in_c; /* 8: input bytes between neighbours along the row */
-    int32_t slot_bytes; /* 12: bytes between the planes */
-    int32_t quad_bytes; /* 16: 8 x the pixel quads per row */
-    int32_t flags; /* 20: bit 0 one pixel first (odd start), bit 1 a pair, bit 2 a last one */
-    int32_t s_adv; /* 24: input bytes from after a row's pair to the next row */
-    int32_t d_adv; /* 28: plane bytes, likewise */
-    uintptr_t src_end; /* 32: src after the last row (its first row's src + rows x src_outer) */
+    int16_t *d; /* 0: the first interior value's place in the first plane */
+    int32_t in_c; /* 4: input bytes between neighbours along the row */
+    int32_t slot_bytes; /* 8: bytes between the planes */
+    int32_t quad_bytes; /* 12: 8 x the pixel quads per row */
+    int32_t flags; /* 16: bit 0 one pixel first (odd start), bit 1 a pair, bit 2 a last one */
+    int32_t s_adv; /* 20: input bytes from after a row's pair to the next row */
+    int32_t d_adv; /* 24: plane bytes, likewise */
+    int32_t span; /* 28: input bytes of the interior rows (rows x src_outer) */
 } dw_copy4_args;
 
-typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 36 ? 1 : -1];
+typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 32 ? 1 : -1];
 
 /* Copies the interior rows of four planes (fill_interior for four channels at once: a
  * pixel's four values are one load). Per row: one pixel (4 LDRSB, 4 STRH) when the interior
  * starts at an odd column, then quads of pixels: 4 loads, PKHBT/PKHTB gather the pixels'
  * bytes of channels (0, 1) and (2, 3), SXTB16 / SXTB16 ROR 8 sign-extend them to plane
  * words, one STRD per plane (23 instructions per 16 values), then a pair and a last pixel
- * as the flags say (LSLS #30: N bit 1, C bit 2; the pair leaves the flags alone), until
- * the input reaches src_end. Registers: r0 input, r1 r4 r5 r6 the planes, r2 in_c, r3 3 x
- * in_c, r7 end of the row's quads, r8-r12 lr values; row state on the stack. */
+ * as the flags say, until the input reaches src + span. The flags are the same for every
+ * row, so the prologue turns them into the addresses the row's parts go on to (LDR PC from
+ * the frame: one instruction per choice instead of a load, test and branch). Registers: r0
+ * input, r1 r4 r5 r6 the planes, r2 in_c, r3 3 x in_c, r7 end of the row's quads, r8-r12
+ * lr values; row state on the stack: 0 quad_bytes, 4 the row's first part (the first pixel
+ * or the quads), 8 s_adv, 12 d_adv, 16 src_end, 20 the part after the quads (pair, last
+ * pixel or row end), 24 the part after the pair (last pixel or row end). */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args *a)
+static void __attribute__((naked, noinline))
+copy4_rows_asm(const dw_copy4_args *a, const int8_t *src)
 {
     __asm__ volatile("push {r4-r11, lr}\n\t"
-                     "sub sp, sp, #20\n\t"
-                     "ldrd r4, r5, [r0, #16]\n\t"
-                     "strd r4, r5, [sp]\n\t"
-                     "ldrd r4, r5, [r0, #24]\n\t"
-                     "strd r4, r5, [sp, #8]\n\t"
-                     "ldr r4, [r0, #32]\n\t"
+                     "sub sp, sp, #28\n\t"
+                     "ldr r4, [r0, #28]\n\t"
+                     "add r4, r4, r1\n\t"
                      "str r4, [sp, #16]\n\t"
-                     "ldm r0, {r0-r3}\n\t"
+                     "ldr r4, [r0, #12]\n\t"
+                     "str r4, [sp]\n\t"
+                     "ldrd r4, r5, [r0, #20]\n\t"
+                     "strd r4, r5, [sp, #8]\n\t"
+                     "ldr r5, [r0, #16]\n\t"
+                     "adr.w r4, 3f\n\t"
+                     "tst r5, #1\n\t"
+                     "it ne\n\t"
+                     "adrne.w r4, 8f\n\t"
+                     "orr r4, r4, #1\n\t"
+                     "str r4, [sp, #4]\n\t"
+                     "adr.w r4, 7f\n\t"
+                     "tst r5, #4\n\t"
+                     "it ne\n\t"
+                     "adrne.w r4, 10f\n\t"
+                     "orr r4, r4, #1\n\t"
+                     "str r4, [sp, #24]\n\t"
+                     "tst r5, #2\n\t"
+                     "itt ne\n\t"
+                     "adrne.w r4, 9f\n\t"
+                     "orrne r4, r4, #1\n\t"
+                     "str r4, [sp, #20]\n\t"
+                     "mov r12, r1\n\t"
+                     "ldm r0, {r1-r3}\n\t"
+                     "mov r0, r12\n\t"
                      "add r4, r1, r3\n\t"
                      "add r5, r4, r3\n\t"
                      "add r6, r5, r3\n\t"
                      "add r3, r2, r2, lsl #1\n\t"
                      "5:\n\t"
-                     "ldr r8, [sp, #4]\n\t"
-                     "tst r8, #1\n\t"
-                     "beq 3f\n\t"
+                     "ldr pc, [sp, #4]\n\t"
+                     "8:\n\t"
                      "ldrsb r9, [r0]\n\t"
                      "ldrsb r10, [r0, #1]\n\t"
                      "ldrsb r11, [r0, #2]\n\t"
@@ -425,9 +449,8 @@ static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args 
                      "cmp r1, r7\n\t"
                      "bne 1b\n\t"
                      "4:\n\t"
-                     "ldr r8, [sp, #4]\n\t"
-                     "lsls r8, r8, #30\n\t"
-                     "bpl 6f\n\t"
+                     "ldr pc, [sp, #20]\n\t"
+                     "9:\n\t"
                      "ldr r9, [r0]\n\t"
                      "ldr r10, [r0, r2]\n\t"
                      "add r0, r0, r2, lsl #1\n\t"
@@ -441,8 +464,8 @@ static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args 
                      "str r10, [r5], #4\n\t"
                      "sxtb16 r10, r12, ror #8\n\t"
                      "str r10, [r6], #4\n\t"
-                     "6:\n\t"
-                     "bcc 7f\n\t"
+                     "ldr pc, [sp, #24]\n\t"
+                     "10:\n\t"
                      "ldrsb r9, [r0]\n\t"
                      "ldrsb r10, [r0, #1]\n\t"
                      "ldrsb r11, [r0, #2]\n\t"
@@ -461,14 +484,45 @@ static void __attribute__((naked, noinline)) copy4_rows_asm(const dw_copy4_args 
                      "ldr r8, [sp, #16]\n\t"
                      "cmp r0, r8\n\t"
                      "bne 5b\n\t"
-                     "add sp, sp, #20\n\t"
+                     "add sp, sp, #28\n\t"
                      "pop {r4-r11, pc}\n\t");
 }
 #pragma GCC diagnostic pop
 #endif
 
+#if TH_DW_COPY_ASM
+/* The copy4_rows_asm arguments of every group of a call (plane 0 of the group at `plane`);
+ * returns the input offset of channel 0's first interior pixel, or -1 when the interior is
+ * empty. Made once per call: a group then passes only its input pointer. */
+static int32_t copy4_prepare(dw_copy4_args *a, const dw_geometry *g, int16_t *plane,
+                             int32_t slot)
+{
+    const int32_t in_c = g->src_inner;
+    const dw_interior box = interior_of(g);
+    if (box.x_end == box.x_begin || box.r_end == box.r_begin) {
+        return -1;
+    }
+    const int32_t lead = box.x_begin & 1; /* one value first: the rest is word aligned */
+    const int32_t rest = box.x_end - box.x_begin - lead;
+    const int32_t quads = rest / 4;
+    const int32_t pair = (rest >> 1) & 1;
+    const int32_t done = lead + 4 * quads + 2 * pair; /* pixels before a last one */
+    a->d = plane + box.r_begin * g->pw + box.x_begin;
+    a->in_c = in_c;
+    a->slot_bytes = (int32_t)sizeof(int16_t) * slot;
+    a->quad_bytes = 8 * quads;
+    a->flags = lead | (pair << 1) | ((rest & 1) << 2);
+    a->s_adv = g->src_outer - done * in_c;
+    a->d_adv = (int32_t)sizeof(int16_t) * (g->pw - done);
+    a->span = (box.r_end - box.r_begin) * g->src_outer;
+    return (box.x_begin - g->pad_inner) * in_c + (box.r_begin - g->pad_outer) * g->src_outer;
+}
+#endif
+
+#if !TH_DW_COPY_ASM
 /* Copies channels c .. c + 3 of the input into the interiors of four planes `slot` values
- * apart (fill_interior for four channels at once: a pixel's four values are one load). */
+ * apart (fill_interior for four channels at once: a pixel's four values are one load; with
+ * the assembly, the kernel calls copy4_rows_asm itself). */
 static void fill_group4(int16_t *plane, int32_t slot, const dw_geometry *g, const int8_t *in,
                         int32_t c)
 {
@@ -482,23 +536,6 @@ static void fill_group4(int16_t *plane, int32_t slot, const dw_geometry *g, cons
     const int8_t *src = in + (box.x_begin - g->pad_inner) * in_c + c +
                         (box.r_begin - g->pad_outer) * g->src_outer;
     int16_t *d = plane + box.r_begin * pw + box.x_begin;
-#if TH_DW_COPY_ASM
-    const int32_t rest = box.x_end - box.x_begin - lead;
-    const int32_t quads = rest / 4;
-    const int32_t pair = (rest >> 1) & 1;
-    const int32_t done = lead + 4 * quads + 2 * pair; /* pixels before a last one */
-    dw_copy4_args a;
-    a.src = src;
-    a.d = d;
-    a.in_c = in_c;
-    a.slot_bytes = (int32_t)sizeof(int16_t) * slot;
-    a.quad_bytes = 8 * quads;
-    a.flags = lead | (pair << 1) | ((rest & 1) << 2);
-    a.s_adv = g->src_outer - done * in_c;
-    a.d_adv = (int32_t)sizeof(int16_t) * (pw - done);
-    a.src_end = (uintptr_t)src + (uintptr_t)((box.r_end - box.r_begin) * g->src_outer);
-    copy4_rows_asm(&a);
-#else
     const int32_t pairs = (box.x_end - box.x_begin - lead) / 2;
     const int32_t tail = (box.x_end - box.x_begin - lead) & 1;
     for (int32_t r = box.r_begin; r < box.r_end; r++, src += g->src_outer, d += pw) {
@@ -517,8 +554,8 @@ static void fill_group4(int16_t *plane, int32_t slot, const dw_geometry *g, cons
             put4(q, slot, th_read_s32(s));
         }
     }
-#endif
 }
+#endif
 
 #if TH_DW_COPY_ASM
 /* What copy_small_rows_asm reads (offsets fixed in the assembly). */
@@ -694,9 +731,15 @@ static void __attribute__((noinline))
 fill_group(int16_t *plane, int32_t slot, const dw_geometry *g, const int8_t *in, int32_t c,
            int32_t group)
 {
+#if !TH_DW_COPY_ASM
     if (group == 4) {
         fill_group4(plane, slot, g, in, c);
-    } else if (TH_NN_PATH(DW3X3_SMALL_GROUP)) { /* never chosen where left out */
+        return;
+    }
+#else
+    (void)c; /* four planes: the kernel calls copy4_rows_asm itself */
+#endif
+    if (TH_NN_PATH(DW3X3_SMALL_GROUP)) { /* never chosen where left out */
         fill_group_small(plane, slot, g, in, group);
     }
 }
@@ -1240,6 +1283,11 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     }
     /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
     const int32_t whole = planes > 1 && planes < 4 && TH_NN_PATH(DW3X3_SMALL_GROUP) ? planes : 1;
+#if TH_DW_COPY_ASM
+    /* Four planes: the copy's arguments once for all groups (fill_group4 per group). */
+    dw_copy4_args copy4;
+    const int32_t copy4_off = planes == 4 ? copy4_prepare(&copy4, &geo, plane, slot) : -1;
+#endif
 #if TH_DW_ASM
     dw_asm_call call;
     const int use_asm =
@@ -1270,6 +1318,12 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             int16_t *const first = plane + back * slot; /* channel c's plane */
             if (group == 1) { /* one channel: inline (per channel) */
                 fill_interior(plane, &geo, in_b, c);
+#if TH_DW_COPY_ASM
+            } else if (planes == 4) {
+                if (copy4_off >= 0) {
+                    copy4_rows_asm(&copy4, in_b + copy4_off + (c - back));
+                }
+#endif
             } else {
                 fill_group(plane, slot, &geo, in_b, c - back, group + back);
             }
