@@ -48,12 +48,20 @@ void th_nn_out_stage_init(th_nn_out_stage *stage, const th_per_channel_quant *qu
     stage->act_min = activation->min;
     stage->act_max = activation->max;
     stage->clamp = activation->min > -128 || activation->max < 127;
-    stage->fast = TH_NN_HAS_DSP;
     stage->mixed = 0;
     stage->bias_limit = 0;
-    for (int32_t c = 0; c < channels && stage->fast; c++) {
-        stage->fast = th_fast_rq_ok(quant->multiplier[c], quant->shift[c], acc_bound);
+    /* th_fast_rq_ok for every channel, its bound tested once (the loop in locals: the
+     * stores to *stage may alias the quantization arrays for the compiler). */
+    int fast = TH_NN_HAS_DSP;
+    if (fast && channels > 0) {
+        const int32_t *const mult = quant->multiplier;
+        const int32_t *const shift = quant->shift;
+        fast = acc_bound < (INT64_C(1) << 29);
+        for (int32_t c = 0; c < channels && fast; c++) {
+            fast = mult[c] >= 0 && th_fast_shift_ok(shift[c]);
+        }
     }
+    stage->fast = fast;
 }
 
 void th_nn_out_stage_mixed(th_nn_out_stage *stage, const th_per_channel_quant *quant,
