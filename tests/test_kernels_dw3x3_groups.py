@@ -14,7 +14,10 @@ With 4-13 channels (every C % 4): groups of four staged planes (fill_group4: one
 per pixel), a last one or two channels one plane at a time, a last three staged as the
 last four (the first of them done: in place, its input already holds outputs), on small
 planes (1-20 rows and columns, where a channel's fixed costs dominate and the row loops
-run few blocks), with and without a bias, in place for every C % 4."""
+run few blocks), with and without a bias, in place for every C % 4; and interiors narrower
+than a quad of pixels (one to three columns after a first one at an odd column, or alone),
+so that the four-plane copy's per-row dispatch (copy4_rows_asm: first pixel, quads, pair,
+last pixel, each taken or not) also runs its no-quad branches."""
 
 from __future__ import annotations
 
@@ -102,9 +105,25 @@ def _groups(seed: int, count: int) -> list[ConvCase]:
     return [m for case in _cases(seed, count, (4, 13), 21) for m in _modes(case)]
 
 
+def _narrow(seed: int) -> list[ConvCase]:
+    """4-7 channels, interiors of 1-4 columns starting at an odd (left padding 1) or even
+    column, both strides and orientations (tall ones are transposed), fast requantization."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(16):
+        cols = 1 + (i // 2) % 4
+        pl = 1 - i % 2
+        # no taller than wide (plain), or tall (transposed: the columns along plane rows)
+        rows = int(rng.integers(1, cols + pl + 1)) if i % 5 != 3 else int(rng.integers(12, 20))
+        hw = (rows, cols) if i % 7 != 5 else (cols, rows)
+        pads = (1, 1, pl, 2) if hw[1] == cols else (pl, 2, 1, 1)
+        cases.append(_case(rng, hw, 4 + i % 4, 1 + i // 8, pads, bias=i % 3 != 1))
+    return cases
+
+
 @pytest.mark.parametrize("variant", ("portable", "dsp"))
 def test_dw3x3_few_channels_match_reference(variant: str) -> None:
-    cases = _all(315, 100) + _groups(317, 60)
+    cases = _all(315, 100) + _groups(317, 60) + _narrow(319)
     with Driver(build_driver(variant)) as driver:
         for case in cases:
             problem = check_result(case, driver.run(case))
@@ -121,7 +140,7 @@ def test_dw3x3_few_channels_on_target(tmp_path: Path, board: str) -> None:
     assert len(cases) > 250
     groups = [c for c in _groups(318, 50) if fits_small_firmware(c)]
     assert len(groups) > 150
-    cases += groups
+    cases += groups + [c for c in _narrow(320) if fits_small_firmware(c)]
     run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)
