@@ -146,7 +146,8 @@ static dw_interior interior_of(const dw_geometry *g)
 /* Writes the padding of a plane: -input_offset everywhere outside the interior (so that
  * x + input_offset is 0 there: the offset is folded into the accumulator's start value
  * instead, see dw3x3_channel_impl). It does not depend on the channel: written once per
- * call, the channels then only copy their interior (fill_interior, fill_group4). */
+ * call, the channels then only copy their interior (fill_interior, copy4_rows_asm or
+ * fill_group4, fill_group_small). */
 static void __attribute__((noinline))
 fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
 {
@@ -1284,7 +1285,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
     const int32_t whole = planes > 1 && planes < 4 && TH_NN_PATH(DW3X3_SMALL_GROUP) ? planes : 1;
 #if TH_DW_COPY_ASM
-    /* Four planes: the copy's arguments once for all groups (fill_group4 per group). */
+    /* Four planes: the copy's arguments once for all groups (the C copy, fill_group4,
+     * works them out per group). */
     dw_copy4_args copy4;
     const int32_t copy4_off = planes == 4 ? copy4_prepare(&copy4, &geo, plane, slot) : -1;
 #endif
