@@ -753,6 +753,12 @@ typedef struct {
     uint32_t entry; /* where the dot's first pass enters (chunks % 8 from its end), Thumb bit */
 } fc_sframe;
 
+/* Path FC_SHORT_ONE applies: the dot's one pass (at most eight chunks). */
+TH_INLINE int fc_short_one(const fc_sframe *f)
+{
+    return f->n == 1 && TH_NN_PATH(FC_SHORT_ONE);
+}
+
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 
 /* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
@@ -775,9 +781,8 @@ typedef struct {
     "rsb %[n], %[n], #0\n\t"                                                                \
     "and %[n], %[n], #7\n\t"                                                                \
     "mov %[t], #72\n\t"                                                                     \
-    "adr %[xa], 9f\n\t"                                                                     \
+    "adr.w %[xa], 9f + 1\n\t" /* (+ 1: the Thumb bit LDR to PC wants) */                    \
     "mla %[t], %[n], %[t], %[xa]\n\t"                                                       \
-    "orr %[t], %[t], #1\n\t"                                                                \
     "str %[t], %[ent]\n\t"
 /* A block's bias, the dot: passes of eight chunks, the first entered by the row's entry (LDR
  * to PC). Q is cleared (from n, the small pass count: bit 27 clear) for the bound: the
@@ -906,13 +911,12 @@ typedef struct {
     } while (0)
 
 /* The row's first `blocks` blocks while the fast requantization's bound holds (as fc_rows);
- * returns how many it did. MODE bit 0, full: the activation range is int8's (path
- * FC_SHORT_FULL, no clamp after the SSATs; else path FC_SHORT's clamped loops); bit 1: path
- * FC_SHORT_ONE (at most eight chunks; one word: no fifth argument on the stack). */
-static int32_t __attribute__((noinline))
-fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int mode)
+ * returns where its output stopped (the row's out_end when it did them all). FULL: the
+ * activation range is int8's (path FC_SHORT_FULL, no clamp after the SSATs; else path
+ * FC_SHORT's clamped loops). */
+static int8_t *__attribute__((noinline))
+fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int full)
 {
-    const int full = mode & 1;
     /* On this stack (addressed from SP: no register is left for a base; inlined into the
      * caller, some builds (-Os) find no registers for the operands). */
     fc_sframe frame __attribute__((aligned(8))) = *f;
@@ -921,7 +925,7 @@ fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int mode)
     (void)l;
     (void)w;
     (void)per_channel;
-    if (mode >= 2) {
+    if (fc_short_one(f)) {
 #if TH_NN_KEEP_FC_SHORT_ONE
         if (full) {
             TH_FC_S1_LOOP("");
@@ -946,7 +950,7 @@ fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int mode)
         }
 #endif
     }
-    return (int32_t)(((uintptr_t)frame.out - (uintptr_t)f->out) >> 2);
+    return frame.out;
 }
 #endif
 
@@ -1048,12 +1052,6 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
         rq.multiplier, rq.round_zp,
         per_channel ? 2 * params->output_offset + 1 : rq.e, bias, multiplier, shift, chunks,
         0};
-    /* At most eight chunks: the dot's one pass (selected here in every build: recorded). */
-    const int one = chunks <= 8 && blocks > 0 && TH_NN_PATH(FC_SHORT_ONE);
-    /* fc_short_asm's MODE: the full int8 range (bit 0), FC_SHORT_ONE (bit 1) */
-    const int mode = (params->activation.min == -128 && params->activation.max == 127) |
-                     (one << 1);
-    (void)mode;
     int8_t *out = output;
     for (int32_t b = 0; b < batches; b++, input += cin, out += cout) {
         fc_short_widen(input, cin, offset2, xw);
@@ -1061,11 +1059,13 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
         f.out = out;
         f.out_end = out + 4 * blocks;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-        const int32_t done = blocks > 0 ? fc_short_asm(&f, filter, per_channel, mode) : 0;
+        const int full = params->activation.min == -128 && params->activation.max == 127;
+        const int whole = blocks == 0 || fc_short_asm(&f, filter, per_channel, full) == f.out_end;
 #else
         /* The same loop in C (builds without the native DSP loop, the kernel tests'
          * emulated DSP build among them): the widened row, the bound, the fast
-         * requantization. */
+         * requantization; the native loop's choice of FC_SHORT_ONE made too (recorded). */
+        (void)(blocks > 0 && fc_short_one(&f));
         const int32_t zp2p1 = 2 * params->output_offset + 1;
         const int8_t *w = filter;
         int32_t done = 0;
@@ -1097,8 +1097,9 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
                                                params->activation.max);
             }
         }
+        const int whole = done == blocks;
 #endif
-        if (done < blocks) {
+        if (!whole) {
             return b;
         }
         if ((cout & 3) != 0) {
