@@ -17,7 +17,8 @@ middle block (outside the fast range: path not taken), a per-tensor shift outsid
 given, the general path), every cin % 4 and chunk count % 8. Against the NumPy reference
 on the host (ASan/UBSan; portable, emulated DSP and the build without optional paths) and
 on QEMU mps2-an386 (Cortex-M4, the assembly loops: the clamped one (path FC_SHORT) and the
-full-range one (FC_SHORT_FULL)). Also on the
+full-range one (FC_SHORT_FULL), and for inputs of at most 32 both in one pass of the dot
+(FC_SHORT_ONE)). Also on the
 M4: the per-channel entry check's native eight-channel pass (th_nn_check_fc_fast8) at its
 edges, and the scalar checks folded into one word (each refused alone).
 """
@@ -100,6 +101,13 @@ def test_short_cases_cover_the_path() -> None:
     assert any(1 << 29 < abs(int(c.bias[5])) < 1 << 30 for c in cases if c.w.shape[0] >= 8)
     assert {int(s) for c in cases for s in c.p.out_shift} >= {0, -20}
     assert {c.p.act_min for c in cases} == {-128, -90}
+    # Path FC_SHORT_ONE (inputs <= 32, a block or more): every chunk count (its entry),
+    # both requantizations clamped and not, a block failing the bound.
+    one = [c for c in cases if c.w.shape[1] <= 32 and c.w.shape[0] >= 4]
+    assert {(c.w.shape[1] + 3) // 4 for c in one} == set(range(1, 9))
+    assert {(c.op, c.p.act_min) for c in one} == {(op, lo) for op in (Op.FC, Op.FC_PER_CHANNEL)
+                                                  for lo in (-128, -90)}
+    assert any(abs(int(c.bias[5])) >= 1 << 30 for c in one if c.w.shape[0] >= 8)
     spread = [len(np.unique(c.expected())) for c in cases
               if c.w.shape[0] >= 8 and int(c.p.out_shift[0]) != 0]
     assert min(spread) > 4

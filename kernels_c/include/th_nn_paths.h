@@ -287,6 +287,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_FC_SHORT_FULL /* th_nn_fc_s8: FC_SHORT, the full int8 range (no clamp) */
 #define TH_NN_KEEP_FC_SHORT_FULL 1
 #endif
+#ifndef TH_NN_KEEP_FC_SHORT_ONE /* th_nn_fc_s8: FC_SHORT, inputs <= 32: the dot one pass */
+#define TH_NN_KEEP_FC_SHORT_ONE 1
+#endif
 #ifndef TH_NN_KEEP_FC_W16_TENSOR /* th_fc_s8_w16: whole blocks, fast per-tensor requant */
 #define TH_NN_KEEP_FC_W16_TENSOR 1
 #endif

@@ -32,11 +32,13 @@ TH_INLINE uint32_t th_nn_bytes4(int32_t v)
  * through the frame's out pointer (operand out, written back); xa, xb, n, x temporaries. */
 #define TH_NN_ROWS_STORE TH_NN_ROWS_PACK TH_NN_ROWS_CLAMP TH_NN_ROWS_PUT
 /* The bytewise clamp of the packed a0 alone (xa, xb, n temporaries). */
-#define TH_NN_ROWS_CLAMP                                                                     \
+#define TH_NN_ROWS_CLAMP TH_NN_ROWS_CLAMP_T("n")
+/* The same with T for n (SSUB8's result, only its GE bits read). */
+#define TH_NN_ROWS_CLAMP_T(T)                                                                \
     "ldrd %[xa], %[xb], %[lo]\n\t"                                                          \
-    "ssub8 %[n], %[a0], %[xa]\n\t"                                                          \
+    "ssub8 %[" T "], %[a0], %[xa]\n\t"                                                      \
     "sel %[a0], %[a0], %[xa]\n\t"                                                           \
-    "ssub8 %[n], %[xb], %[a0]\n\t"                                                          \
+    "ssub8 %[" T "], %[xb], %[a0]\n\t"                                                      \
     "sel %[a0], %[a0], %[xb]\n\t"
 #define TH_NN_ROWS_PACK                                                                      \
     "bfi %[a0], %[a1], #8, #8\n\t"                                                          \

@@ -546,8 +546,10 @@ typedef struct {
     "ldr %[xb], [%[x]], #4\n\t"                                                             \
     "smmlar %[" A "], %[xa], %[xb], %[n]\n\t"                                               \
     "asr %[" A "], %[" A "], %[" E "]\n\t"
-#define TH_FC_CH_OUT1(A)                                                                     \
-    "add %[" A "], %[" A "], %[n]\n\t"                                                      \
+#define TH_FC_CH_OUT1(A) TH_FC_CH_OUT1R(A, "n")
+/* The same with 2 zp + 1 in operand Z. */
+#define TH_FC_CH_OUT1R(A, Z)                                                                 \
+    "add %[" A "], %[" A "], %[" Z "]\n\t"                                                  \
     "ssat %[" A "], #8, %[" A "], asr #1\n\t"
 /* The row's first `blocks` blocks while the fast requantization's bound holds; returns how
  * many it did. */
@@ -751,6 +753,12 @@ typedef struct {
     uint32_t entry; /* where the dot's first pass enters (chunks % 8 from its end), Thumb bit */
 } fc_sframe;
 
+/* Path FC_SHORT_ONE applies: the dot's one pass (at most eight chunks). */
+TH_INLINE int fc_short_one(const fc_sframe *f)
+{
+    return f->n == 1 && TH_NN_PATH(FC_SHORT_ONE);
+}
+
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 
 /* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
@@ -773,9 +781,8 @@ typedef struct {
     "rsb %[n], %[n], #0\n\t"                                                                \
     "and %[n], %[n], #7\n\t"                                                                \
     "mov %[t], #72\n\t"                                                                     \
-    "adr %[xa], 9f\n\t"                                                                     \
+    "adr.w %[xa], 9f + 1\n\t" /* (+ 1: the Thumb bit LDR to PC wants) */                    \
     "mla %[t], %[n], %[t], %[xa]\n\t"                                                       \
-    "orr %[t], %[t], #1\n\t"                                                                \
     "str %[t], %[ent]\n\t"
 /* A block's bias, the dot: passes of eight chunks, the first entered by the row's entry (LDR
  * to PC). Q is cleared (from n, the small pass count: bit 27 clear) for the bound: the
@@ -790,6 +797,11 @@ typedef struct {
     "ldrd %[x], %[n], %[xwp]\n\t"                                                           \
     "msr APSR_nzcvq, %[n]\n\t"                                                              \
     "ldr pc, %[ent]\n\t"                                                                    \
+    TH_FC_S_PASS                                                                            \
+    "subs %[n], %[n], #1\n\t"                                                               \
+    "bne 9b\n\t"
+/* One pass of eight chunks (label 9, the entry's base). */
+#define TH_FC_S_PASS                                                                         \
     "9:\n\t"                                                                                \
     TH_FC_S_CHUNK                                                                           \
     "1:\n\t"                                                                                \
@@ -797,28 +809,38 @@ typedef struct {
     ".error \"TH_FC_S_CHUNK is not 72 bytes (TH_FC_S_ENTRY)\"\n\t"                             \
     ".endif\n\t"                                                                            \
     TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK TH_FC_S_CHUNK       \
-    TH_FC_S_CHUNK                                                                           \
-    "subs %[n], %[n], #1\n\t"                                                               \
-    "bne 9b\n\t"
-/* The block's bound failed (Q, bit 27, shifted into C): the loop ends. */
+    TH_FC_S_CHUNK
+/* Path FC_SHORT_ONE: at most eight chunks (32 inputs), the dot one pass, so no pass count:
+ * n holds the bias pointer instead (no frame load and store of it a block), and Q is
+ * cleared from operand Q, which the previous block's requantization left small (per
+ * tensor w2 = e, per channel w0 = e - 1: bit 27 clear; zeroed before the first block). */
+#define TH_FC_S1_PRE(Q)                                                                      \
+    "ldr %[n], %[bp]\n\t"                                                                   \
+    "mov %[" Q "], #0\n\t"
+#define TH_FC_S1_DOT(Q)                                                                      \
+    "ldmia %[n]!, {%[a0], %[a1], %[a2], %[a3]}\n\t"                                         \
+    "ldr %[x], %[xwp]\n\t"                                                                  \
+    "msr APSR_nzcvq, %[" Q "]\n\t"                                                          \
+    "ldr pc, %[ent]\n\t"                                                                    \
+    TH_FC_S_PASS
+/* The block's bound failed (Q, bit 27, shifted into C): the loop ends (xb free after the
+ * requantization's products; n kept: FC_SHORT_ONE's bias pointer). */
 #define TH_FC_S_BOUND                                                                        \
-    "mrs %[n], APSR\n\t"                                                                    \
-    "lsls %[n], %[n], #5\n\t"                                                               \
+    "mrs %[xb], APSR\n\t"                                                                   \
+    "lsls %[xb], %[xb], #5\n\t"                                                             \
     "bcs 8f\n\t"
 #define TH_FC_S_QADD(A) "qadd %[xa], %[" A "], %[" A "]\n\t"
 /* Per channel: two channels' products by the multiplier, read as a pair (LDRD from operand x,
  * written back), before the shift by E - 1 (TH_FC_CH_MUL1's with QADD, t free after the
- * dot). */
+ * dot; the rounding's -1 for a negative acc made in A itself, once doubled into xa). */
 #define TH_FC_S_MUL2(A, B, EA, EB)                                                           \
     "ldrd %[xb], %[t], [%[x]], #8\n\t"                                                      \
+    TH_FC_S_MUL1(A, "xb", EA) TH_FC_S_MUL1(B, "t", EB)
+#define TH_FC_S_MUL1(A, M, E)                                                                \
     TH_FC_S_QADD(A)                                                                         \
-    "asr %[n], %[" A "], #31\n\t"                                                           \
-    "smmlar %[" A "], %[xa], %[xb], %[n]\n\t"                                               \
-    "asr %[" A "], %[" A "], %[" EA "]\n\t"                                                 \
-    TH_FC_S_QADD(B)                                                                         \
-    "asr %[n], %[" B "], #31\n\t"                                                           \
-    "smmlar %[" B "], %[xa], %[t], %[n]\n\t"                                                \
-    "asr %[" B "], %[" B "], %[" EB "]\n\t"
+    "asr %[" A "], %[" A "], #31\n\t"                                                       \
+    "smmlar %[" A "], %[xa], %[" M "], %[" A "]\n\t"                                        \
+    "asr %[" A "], %[" A "], %[" E "]\n\t"
 /* e - 1 = ~shift of a channel, in [0, 15]: the path takes per-channel rows only when every
  * shift is in [-16, -1] (fc_check's COMMON), so no range check here. */
 #define TH_FC_S_E1(W) "mvn %[" W "], %[" W "]\n\t"
@@ -832,8 +854,9 @@ typedef struct {
     TH_FC_S_MUL2("a0", "a1", "w0", "w1") TH_FC_S_MUL2("a2", "a3", "w2", "w3")               \
     "str %[x], %[mp]\n\t"                                                                   \
     TH_FC_S_BOUND                                                                           \
-    "ldr %[n], %[k2]\n\t"                                                                   \
-    TH_FC_CH_OUT1("a0") TH_FC_CH_OUT1("a1") TH_FC_CH_OUT1("a2") TH_FC_CH_OUT1("a3")
+    "ldr %[xa], %[k2]\n\t"                                                                  \
+    TH_FC_CH_OUT1R("a0", "xa") TH_FC_CH_OUT1R("a1", "xa") TH_FC_CH_OUT1R("a2", "xa")         \
+    TH_FC_CH_OUT1R("a3", "xa")
 /* Per tensor: the requantization, the bound before the SSATs. */
 #define TH_FC_S_RQ_TENSOR                                                                    \
     "ldrd %[w0], %[w1], %[k0]\n\t"                                                          \
@@ -847,23 +870,25 @@ typedef struct {
     "ssat %[a1], #8, %[a1]\n\t"                                                             \
     "ssat %[a2], #8, %[a2]\n\t"                                                             \
     "ssat %[a3], #8, %[a3]\n\t"
-/* The block loop: bias and dot, RQ, the four outputs packed, clamped by CLAMP (or not) and
- * stored, the next block unless the row is done (out and out_end by one LDRD). */
-#define TH_FC_S_LOOP(RQ, CLAMP)                                                              \
+/* The block loop: PRE once, then bias and dot (DOT), RQ, the four outputs packed, clamped
+ * (CLAMP non-zero: bytewise, a1 the SSUB8s' scratch) or not and stored, the next block
+ * unless the row is done (out and out_end by one LDRD; a1 free after the packing). */
+#define TH_FC_S_LOOP(PRE, DOT, RQ, CLAMP)                                                    \
     do {                                                                                     \
     TH_NN_ROWS_REGS(w2, w3, x);                                                              \
     int32_t t;                                                                               \
     __asm__ volatile(                                                                        \
         TH_FC_S_ENTRY                                                                         \
+        PRE                                                                                   \
         "0:\n\t"                                                                            \
-        TH_FC_S_DOT                                                                           \
+        DOT                                                                                   \
         RQ                                                                                    \
         TH_NN_ROWS_PACK                                                                       \
         CLAMP                                                                                 \
-        "ldrd %[x], %[n], %[out]\n\t"                                                       \
+        "ldrd %[x], %[a1], %[out]\n\t"                                                      \
         "str %[a0], [%[x]], #4\n\t"                                                         \
         "str %[x], %[out]\n\t"                                                              \
-        "cmp %[x], %[n]\n\t"                                                                \
+        "cmp %[x], %[a1]\n\t"                                                               \
         "bne 0b\n\t"                                                                        \
         "8:\n\t"                                                                            \
         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x] "=&r"(x),      \
@@ -875,10 +900,21 @@ typedef struct {
         : "cc", "memory");                                                                   \
     } while (0)
 
+/* FC_SHORT_ONE's loop per requantization, clamped by CLAMP or not (Q: see TH_FC_S1_PRE). */
+#define TH_FC_S1_LOOP(CLAMP)                                                                 \
+    do {                                                                                     \
+        if (per_channel) {                                                                   \
+            TH_FC_S_LOOP(TH_FC_S1_PRE("w0"), TH_FC_S1_DOT("w0"), TH_FC_S_RQ_CHANNEL, CLAMP); \
+        } else {                                                                             \
+            TH_FC_S_LOOP(TH_FC_S1_PRE("w2"), TH_FC_S1_DOT("w2"), TH_FC_S_RQ_TENSOR, CLAMP);  \
+        }                                                                                    \
+    } while (0)
+
 /* The row's first `blocks` blocks while the fast requantization's bound holds (as fc_rows);
- * returns how many it did. FULL: the activation range is int8's (path FC_SHORT_FULL, no
- * clamp after the SSATs; else path FC_SHORT's clamped loops). */
-static int32_t __attribute__((noinline))
+ * returns where its output stopped (the row's out_end when it did them all). FULL: the
+ * activation range is int8's (path FC_SHORT_FULL, no clamp after the SSATs; else path
+ * FC_SHORT's clamped loops). */
+static int8_t *__attribute__((noinline))
 fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int full)
 {
     /* On this stack (addressed from SP: no register is left for a base; inlined into the
@@ -889,24 +925,32 @@ fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int full)
     (void)l;
     (void)w;
     (void)per_channel;
-    if (full) {
+    if (fc_short_one(f)) {
+#if TH_NN_KEEP_FC_SHORT_ONE
+        if (full) {
+            TH_FC_S1_LOOP("");
+        } else {
+            TH_FC_S1_LOOP(TH_NN_ROWS_CLAMP_T("a1"));
+        }
+#endif
+    } else if (full) {
 #if TH_NN_KEEP_FC_SHORT_FULL
         if (per_channel) {
-            TH_FC_S_LOOP(TH_FC_S_RQ_CHANNEL, "");
+            TH_FC_S_LOOP("", TH_FC_S_DOT, TH_FC_S_RQ_CHANNEL, "");
         } else {
-            TH_FC_S_LOOP(TH_FC_S_RQ_TENSOR, "");
+            TH_FC_S_LOOP("", TH_FC_S_DOT, TH_FC_S_RQ_TENSOR, "");
         }
 #endif
     } else {
 #if TH_NN_KEEP_FC_SHORT
         if (per_channel) {
-            TH_FC_S_LOOP(TH_FC_S_RQ_CHANNEL, TH_NN_ROWS_CLAMP);
+            TH_FC_S_LOOP("", TH_FC_S_DOT, TH_FC_S_RQ_CHANNEL, TH_NN_ROWS_CLAMP);
         } else {
-            TH_FC_S_LOOP(TH_FC_S_RQ_TENSOR, TH_NN_ROWS_CLAMP);
+            TH_FC_S_LOOP("", TH_FC_S_DOT, TH_FC_S_RQ_TENSOR, TH_NN_ROWS_CLAMP);
         }
 #endif
     }
-    return (int32_t)(((uintptr_t)frame.out - (uintptr_t)f->out) >> 2);
+    return frame.out;
 }
 #endif
 
@@ -1016,11 +1060,12 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
         f.out_end = out + 4 * blocks;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
         const int full = params->activation.min == -128 && params->activation.max == 127;
-        const int32_t done = blocks > 0 ? fc_short_asm(&f, filter, per_channel, full) : 0;
+        const int whole = blocks == 0 || fc_short_asm(&f, filter, per_channel, full) == f.out_end;
 #else
         /* The same loop in C (builds without the native DSP loop, the kernel tests'
          * emulated DSP build among them): the widened row, the bound, the fast
-         * requantization. */
+         * requantization; the native loop's choice of FC_SHORT_ONE made too (recorded). */
+        (void)(blocks > 0 && fc_short_one(&f));
         const int32_t zp2p1 = 2 * params->output_offset + 1;
         const int8_t *w = filter;
         int32_t done = 0;
@@ -1052,8 +1097,9 @@ fc_short_rows(const th_fc_params *params, const int32_t *multiplier, const int32
                                                params->activation.max);
             }
         }
+        const int whole = done == blocks;
 #endif
-        if (done < blocks) {
+        if (!whole) {
             return b;
         }
         if ((cout & 3) != 0) {
