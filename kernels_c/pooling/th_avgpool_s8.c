@@ -1421,18 +1421,25 @@ TH_INLINE void st_span_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw,
     default: CALL(E, cols); return;                                                       \
     }
 #define TH_ST_COLS(E, N) st_span_t(cs, N, n, sw, ch, &c, dst, E, 0, 1)
+#define TH_ST_COLS_SMALL(E, N) st_span_t(cs, N, n, sw, ch, &c, dst, E, 0, 0)
 
 __attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, int32_t n,
                                               int32_t sw, int32_t ch, const avg_s1_div *dp,
                                               int8_t *dst)
 {
     const s1_consts c = s1_consts_of(dp);
-    if (ch < 4 || c.clamp) {
-        /* 1-3 channels or a clamp: the column count a variable */
+    if (c.clamp) {
+        /* a clamp: the column count a variable */
         if (c.even) {
             st_span_t(cs, cols, n, sw, ch, &c, dst, 1, 1, ch >= 4);
         } else {
             st_span_t(cs, cols, n, sw, ch, &c, dst, 0, 1, ch >= 4);
+        }
+    } else if (ch < 4) {
+        if (c.even) {
+            TH_ST_BY_COLS(TH_ST_COLS_SMALL, 1)
+        } else {
+            TH_ST_BY_COLS(TH_ST_COLS_SMALL, 0)
         }
     } else if (c.even) {
         TH_ST_BY_COLS(TH_ST_COLS, 1)
@@ -1440,6 +1447,7 @@ __attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, i
         TH_ST_BY_COLS(TH_ST_COLS, 0)
     }
 }
+#undef TH_ST_COLS_SMALL
 #undef TH_ST_COLS
 
 /* ---- The grouped layout (C >= 4, th_avgpool_s8_scratch_size_fast or room in the ordinary
