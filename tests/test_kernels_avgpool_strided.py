@@ -5,8 +5,9 @@ order, then spans of pixels of one count four channels at a time (the last group
 for C % 4, C < 4 one partial group), edge pixels (padding on any side) as spans of their
 own, counts below 3 summed from the input. The cases: strides 2-4 (equal and not), windows
 from 2 * SH * SW taps (or fewer where the windows share rows: KH > SH) up to 9x9, SAME and
-VALID, planes from one window to about three, C = 1 .. 9, 12, 13, 16, 18, 31, odd and even
-counts, one in six clamped, one in five with two images. All against the NumPy reference, on
+VALID, planes from one window to about three, C = 1 .. 9, 12, 13, 16, 18, 31 (C < 4 with
+window widths 1-9 in turn: each span copy), odd and even counts, one in six clamped, one in
+five with two images. All against the NumPy reference, on
 the host (ASan / UBSan, portable and emulated DSP builds) and in one batch on QEMU
 mps2-an386 (the native DSP build).
 """
@@ -45,6 +46,8 @@ def strided_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
         if i % 3:
             sw = sh
         fh, fw = int(rng.integers(1, 10)), int(rng.integers(1, 10))
+        if c < 4:  # every width 1-9 in turn: each span copy of 1-3 channels
+            fw = 1 + i // len(CHANNELS) % 9
         if not (2 * sh * sw <= fh * fw or fh > sh):
             return None
         h, w = int(rng.integers(fh, 3 * fh + 2)), int(rng.integers(fw, 3 * fw + 2))
@@ -66,15 +69,23 @@ def test_strided_cases_reach_every_branch() -> None:
     assert {(c.p.filter_h * c.p.filter_w) % 2 for c in cases} == {0, 1}
     assert any(c.p.stride_h != c.p.stride_w for c in cases)
     layouts = set()
+    widths: dict[tuple[bool, bool], set[int]] = {}
     for c in cases:
         w, ch = c.x.shape[2], c.x.shape[3]
         geometry = (w, ch, c.out_shape[1:3], (c.p.filter_h, c.p.filter_w),
                     (c.p.stride_h, c.p.stride_w))
         need = avgpool_scratch(*geometry)
         assert need > 0
-        layouts.add((ch >= 4, 2 * w * ((ch + 3) // 4 * 4) <= need))
+        layout = (ch >= 4, 2 * w * ((ch + 3) // 4 * 4) <= need)
+        layouts.add(layout)
+        if (c.p.act_min, c.p.act_max) == (-128, 127):
+            widths.setdefault(layout, set()).add(c.p.filter_w)
     # C >= 4 grouped (where they fit) and not, C < 4
     assert {(True, True), (True, False), (False, False)} <= layouts
+    # Unclamped spans take a copy per window width 2-7, wider ones the variable-width copy:
+    # each drawn for C < 4 (natural order) and grouped C >= 4 (LDRD column pairs).
+    for layout in ((False, False), (True, True)):
+        assert set(range(2, 9)) <= widths[layout], (layout, widths[layout])
     assert any(c.p.filter_h > c.p.stride_h and c.p.filter_h * c.p.filter_w <
                2 * c.p.stride_h * c.p.stride_w for c in cases)  # fmt: skip
 

@@ -1292,6 +1292,25 @@ TH_INLINE int32_t *st_store2_next(int32_t *p, int32_t lo, int32_t hi)
 #endif
 }
 
+/* *lo = p[0], *hi = p[1], then p + 2 (one LDRD with writeback on the target: gcc splits a
+ * word pair into two LDRs, one instruction more per column of a grouped window). */
+TH_INLINE const int32_t *st_load2_next(const int32_t *p, int32_t *lo, int32_t *hi)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t a, b;
+    __asm__("ldrd %0, %1, [%2], #8"
+            : "=&r"(a), "=&r"(b), "+r"(p)
+            : "m"(*(const int32_t(*)[2])(const void *)p));
+    *lo = a;
+    *hi = b;
+    return p;
+#else
+    *lo = p[0];
+    *hi = p[1];
+    return p + 2;
+#endif
+}
+
 /* cs[f] = the sum over `rows` rows (row bytes apart) of p[f], f < n. */
 TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, int32_t rows)
 {
@@ -1421,18 +1440,25 @@ TH_INLINE void st_span_t(const int16_t *cs, int32_t cols, int32_t n, int32_t sw,
     default: CALL(E, cols); return;                                                       \
     }
 #define TH_ST_COLS(E, N) st_span_t(cs, N, n, sw, ch, &c, dst, E, 0, 1)
+#define TH_ST_COLS_SMALL(E, N) st_span_t(cs, N, n, sw, ch, &c, dst, E, 0, 0)
 
 __attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, int32_t n,
                                               int32_t sw, int32_t ch, const avg_s1_div *dp,
                                               int8_t *dst)
 {
     const s1_consts c = s1_consts_of(dp);
-    if (ch < 4 || c.clamp) {
-        /* 1-3 channels or a clamp: the column count a variable */
+    if (c.clamp) {
+        /* a clamp: the column count a variable */
         if (c.even) {
             st_span_t(cs, cols, n, sw, ch, &c, dst, 1, 1, ch >= 4);
         } else {
             st_span_t(cs, cols, n, sw, ch, &c, dst, 0, 1, ch >= 4);
+        }
+    } else if (ch < 4) {
+        if (c.even) {
+            TH_ST_BY_COLS(TH_ST_COLS_SMALL, 1)
+        } else {
+            TH_ST_BY_COLS(TH_ST_COLS_SMALL, 0)
         }
     } else if (c.even) {
         TH_ST_BY_COLS(TH_ST_COLS, 1)
@@ -1440,6 +1466,7 @@ __attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, i
         TH_ST_BY_COLS(TH_ST_COLS, 0)
     }
 }
+#undef TH_ST_COLS_SMALL
 #undef TH_ST_COLS
 
 /* ---- The grouped layout (C >= 4, th_avgpool_s8_scratch_size_fast or room in the ordinary
@@ -1496,11 +1523,14 @@ __attribute__((noinline)) static void st_gcols(int32_t *cs, const int8_t *p, int
  * of grouped sums from p (count >= 3). */
 TH_INLINE int32_t st_gavg(const int32_t *p, int32_t cols, const s1_consts *c, int even)
 {
-    int32_t a = p[0], b = p[1];
+    int32_t a, b;
+    p = st_load2_next(p, &a, &b);
 #pragma GCC unroll 8
     for (int32_t j = 1; j < cols; j++) {
-        a = th_sadd16(a, p[2 * j]);
-        b = th_sadd16(b, p[2 * j + 1]);
+        int32_t x, y;
+        p = st_load2_next(p, &x, &y);
+        a = th_sadd16(a, x);
+        b = th_sadd16(b, y);
     }
     return s1_avg4_t(a, b, c, even);
 }
