@@ -9,11 +9,12 @@ lanes weighted 0) from the minimum Cin 4 up, strides 1-3, two batches, activatio
 bias, input offsets at both ends, in place (rule (b): a pixel's first tiles wait in a stash
 until the last has read the pixel), and shifts outside the fast range (CONV1X1_FEW is then
 refused and the old paths run; CONV1X1_ONE requantizes such channels exactly); one output
-pixel with Cout 1-40 (tiles of four, a pair and a last channel), strided from a larger input,
-in place. Each runs with the fast scratch and without it, as CONV_1X1 and through th_conv_s8
-(CONV), against the NumPy reference: on the host (ASan/UBSan; portable, emulated DSP and the
-build without optional paths) and one batch on QEMU mps2-an386 (Cortex-M4, the native DSP
-build).
+pixel with Cout 1-40 (tiles of four, then the last 1-3 channels in one pass), strided from a
+larger input, in place, and with accumulators about +-2^29 (CONV1X1_ONE takes the fast
+requantization where its own |acc| < 2^29, exact otherwise). Each runs with the fast scratch
+and without it, as CONV_1X1 and through th_conv_s8 (CONV), against the NumPy reference: on
+the host (ASan/UBSan; portable, emulated DSP and the build without optional paths) and one
+batch on QEMU mps2-an386 (Cortex-M4, the native DSP build).
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ def few_case(rng: np.random.Generator, i: int) -> ConvCase:
     x = rng.integers(-128, 128, (batches, in_h, in_w, cin)).astype(np.int8)
     w = rng.integers(-127, 128, (cout, 1, 1, cin)).astype(np.int8)
     bias = None if i % 9 == 4 else rng.integers(-20000, 20000, cout).astype(np.int32)
+    if i % 30 == 3:  # one pixel, |acc| about 2^29: CONV1X1_ONE's fast/exact choice per channel
+        for c in range(cout):
+            mult[c], shift[c] = quantize_multiplier(float(rng.uniform(1.2e-7, 2.3e-7)))
+        edge = rng.integers(2**29 - 300_000, 2**29 + 300_000, cout)
+        bias = (edge * rng.choice([-1, 1], cout)).astype(np.int32)
     return ConvCase(Op.CONV_1X1 if i % 2 else Op.CONV, x, w, bias, p,
                     (batches, out_h, out_w, cout),
                     in_place=i % 12 in (1, 3, 4, 7, 10) and stride == (1, 1) and cout <= cin,
@@ -91,6 +97,8 @@ def test_cases_reach_the_branches() -> None:
     assert {c.out_shape[3] % 4 for c in one if c.out_shape[3] > 4} == {0, 1, 2, 3}
     assert {(c.x.shape[3] + 3) // 4 % 2 for c in one} == {0, 1}  # odd and even word counts
     assert any(c.in_place for c in one) and any(c.x.shape[2] > 1 for c in one)
+    edge = [c for c in one if c.bias is not None and np.abs(c.bias).max() > 2**29 - 300_000]
+    assert any(c.p.act_min == -128 for c in edge)
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])

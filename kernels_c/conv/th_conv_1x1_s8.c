@@ -735,39 +735,49 @@ conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_qua
  * Each weight is used once: the pixel is widened (with the input offset) into scratch, the
  * int8 weights are read straight from the interleaved filter (the last chunk is padded with
  * zeros, so the last input word is the pixel's last r bytes shifted down): four channels
- * (two blocks) per widened input word, then a pair and a last channel. Every channel is
- * requantized exactly (th_requantize_s8), so the path needs no output stage: it runs before
- * th_conv_1x1_s8 prepares one. */
-/* The output stage of the one-pixel path as locals: room, the largest |bias| + 1 for which
- * the fast requantization is exact (none when <= 0). */
+ * (two blocks) per widened input word, then the last 1-3 channels in one pass (a block of
+ * two and/or the single last channel of an odd count). Every channel is requantized
+ * exactly, so the path needs no output stage: it runs before th_conv_1x1_s8 prepares one.
+ * The fast form is exact for |acc| < 2^29 (th_fast_rq_ok), so with the accumulator itself
+ * in hand that is the test, not a bound from the bias (one compare instead of loading the
+ * bias and the room: 40 -> 26 instructions a channel, 2x1x103->23 s2). */
 typedef struct {
-    int32_t room, output_offset, act_min, act_max;
+    int32_t output_offset, act_min, act_max;
+    int32_t zp2; /* 2 * output_offset + 1 */
+    int32_t clamp; /* activation range narrower than int8's */
 } one_stage;
 
-TH_INLINE int8_t one_out(int32_t acc, int32_t c, const th_per_channel_quant *quant,
-                         const int32_t *bias, one_stage st)
+TH_INLINE int8_t one_out(int32_t acc, int32_t m, int32_t shift, one_stage st)
 {
-    const int32_t m = quant->multiplier[c];
-    const int32_t shift = quant->shift[c];
-    const int32_t b = bias != NULL ? bias[c] : 0;
     int32_t y;
-    if (th_fast_shift_ok(shift) && b < st.room && b > -st.room) { /* multiplier >= 0: checked */
-        const th_fast_rq rq = th_fast_rq_make(m, shift, st.output_offset);
+    if (th_fast_shift_ok(shift) && (uint32_t)acc + (UINT32_C(1) << 29) < (UINT32_C(1) << 30)) {
+        /* th_fast_rq_make with its round_zp, 2^(e - 1) + zp * 2^e, as (2 zp + 1) << (e - 1) */
+        th_fast_rq rq;
+        rq.multiplier = m;
+        rq.e = -shift;
+        rq.round_zp = (int32_t)((uint32_t)st.zp2 << (-1 - shift));
         y = th_fast_rq_apply(acc, &rq);
     } else {
         y = th_requantize_s8(acc, m, shift, st.output_offset);
     }
-    return (int8_t)th_clamp(y, st.act_min, st.act_max);
+    if (st.clamp) {
+        y = th_clamp(y, st.act_min, st.act_max);
+    }
+    return (int8_t)y;
 }
 
-/* n channels (1, 2 or 4, a constant after inlining) from their accumulators a, weights of
- * the first two at w (8 bytes per input word, 4 with n == 1), of the other two at w2. */
+/* n channels (1-4, a constant after inlining) from their accumulators a: the first two at
+ * w (8 bytes per input word, 4 with n == 1), with n == 4 two more at w2 (8 bytes a word),
+ * with n == 3 the single last channel of an odd count at w2 (4 bytes a word). */
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
-#define ONE_CH(a, w, sel)                                      \
+#define ONE_CH(a, w)                                           \
     "sxtb16 %[t], %[" w "]\n\t"                                \
     "smlad %[" a "], %[x0], %[t], %[" a "]\n\t"                 \
     "sxtb16 %[t], %[" w "], ror #8\n\t"                        \
     "smlad %[" a "], %[x1], %[t], %[" a "]\n\t"
+#define ONE_X "ldrd %[x0], %[x1], [%[x]], #8\n\t"
+#define ONE_PAIR(a, b, w) "ldrd %[w0], %[w1], [%[" w "]], #8\n\t" ONE_CH(a, "w0") ONE_CH(b, "w1")
+#define ONE_SINGLE(a, w) "ldr %[w0], [%[" w "]], #4\n\t" ONE_CH(a, "w0")
 #endif
 TH_INLINE void one_dot(int32_t *a, const int32_t *cols, const int32_t *cols_end,
                        const int8_t *w, const int8_t *w2, const int32_t n)
@@ -775,15 +785,10 @@ TH_INLINE void one_dot(int32_t *a, const int32_t *cols, const int32_t *cols_end,
     int32_t a0 = a[0];
     int32_t a1 = n > 1 ? a[1] : 0;
     int32_t a2 = n > 2 ? a[2] : 0;
-    int32_t a3 = n > 2 ? a[3] : 0;
+    int32_t a3 = n > 3 ? a[3] : 0;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
-    if (n == 4) {
-        const int32_t *x = cols;
-        int32_t x0, x1, w0, w1, t;
-#define ONE_WORD                                                                         \
-    "ldrd %[x0], %[x1], [%[x]], #8\n\t"                                                   \
-    "ldrd %[w0], %[w1], [%[w]], #8\n\t" ONE_CH("a0", "w0", 0) ONE_CH("a1", "w1", 0)       \
-    "ldrd %[w0], %[w1], [%[w2]], #8\n\t" ONE_CH("a2", "w0", 0) ONE_CH("a3", "w1", 0)
+    const int32_t *x = cols;
+    int32_t x0, x1, w0, w1, t;
 #define ONE_LOOP(body, stop)                                                             \
     __asm__ volatile("1:\n\t" body "cmp %[x], %[end]\n\t"                                \
                      "bne 1b\n\t"                                                         \
@@ -792,21 +797,28 @@ TH_INLINE void one_dot(int32_t *a, const int32_t *cols, const int32_t *cols_end,
                        [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1), [t] "=&r"(t)       \
                      : [end] "r"(stop)                                                   \
                      : "cc", "memory")
-        if (((cols_end - cols) & 2) != 0) { /* an odd word count: one, then pairs */
-            ONE_LOOP(ONE_WORD, cols + 2);
-        }
-        if (x != cols_end) {
-            ONE_LOOP(ONE_WORD ONE_WORD, cols_end);
-        }
-#undef ONE_LOOP
-#undef ONE_WORD
-        a[0] = a0;
-        a[1] = a1;
-        a[2] = a2;
-        a[3] = a3;
-        return;
+/* an odd word count: one word, then two a pass */
+#define ONE_WORDS(word)                                                                  \
+    do {                                                                                 \
+        if (((cols_end - cols) & 2) != 0) {                                              \
+            ONE_LOOP(word, cols + 2);                                                    \
+        }                                                                                \
+        if (x != cols_end) {                                                             \
+            ONE_LOOP(word word, cols_end);                                               \
+        }                                                                                \
+    } while (0)
+    if (n == 4) {
+        ONE_WORDS(ONE_X ONE_PAIR("a0", "a1", "w") ONE_PAIR("a2", "a3", "w2"));
+    } else if (n == 3) {
+        ONE_WORDS(ONE_X ONE_PAIR("a0", "a1", "w") ONE_SINGLE("a2", "w2"));
+    } else if (n == 2) {
+        ONE_WORDS(ONE_X ONE_PAIR("a0", "a1", "w"));
+    } else {
+        ONE_WORDS(ONE_X ONE_SINGLE("a0", "w"));
     }
-#endif
+#undef ONE_WORDS
+#undef ONE_LOOP
+#else
     for (const int32_t *x = cols; x != cols_end; x += 2) {
         const int32_t x0 = x[0];
         const int32_t x1 = x[1];
@@ -819,22 +831,59 @@ TH_INLINE void one_dot(int32_t *a, const int32_t *cols, const int32_t *cols_end,
         w += n > 1 ? 8 : 4;
         if (n > 2) {
             const int32_t w20 = th_read_s32(w2);
-            const int32_t w21 = th_read_s32(w2 + 4);
             a2 = th_smlad(x1, th_sxtb16_ror8(w20), th_smlad(x0, th_sxtb16(w20), a2));
+        }
+        if (n > 3) {
+            const int32_t w21 = th_read_s32(w2 + 4);
             a3 = th_smlad(x1, th_sxtb16_ror8(w21), th_smlad(x0, th_sxtb16(w21), a3));
-            w2 += 8;
+        }
+        if (n > 2) {
+            w2 += n > 3 ? 8 : 4;
         }
     }
+#endif
     a[0] = a0;
     if (n > 1) {
         a[1] = a1;
     }
     if (n > 2) {
         a[2] = a2;
+    }
+    if (n > 3) {
         a[3] = a3;
     }
 }
 #undef ONE_CH
+#undef ONE_X
+#undef ONE_PAIR
+#undef ONE_SINGLE
+
+/* n channels (1-4) from c on: their accumulators (biases first), then their outputs;
+ * mult, shift: the layer's, bias NULL or the layer's (straight-line: a loop over a[] cost
+ * 5 instructions a channel). */
+TH_INLINE void one_channels(const int32_t *cols, const int32_t *cols_end, const int8_t *w,
+                            int32_t block, const int32_t *mult, const int32_t *shift,
+                            const int32_t *bias, one_stage st, int32_t c, int8_t *output,
+                            const int32_t n)
+{
+    int32_t a[4] = {0, 0, 0, 0};
+    if (bias != NULL) {
+        for (int32_t i = 0; i < n; i++) {
+            a[i] = bias[c + i];
+        }
+    }
+    one_dot(a, cols, cols_end, w, n > 2 ? w + block : NULL, n);
+    output[c] = one_out(a[0], mult[c], shift[c], st);
+    if (n > 1) {
+        output[c + 1] = one_out(a[1], mult[c + 1], shift[c + 1], st);
+    }
+    if (n > 2) {
+        output[c + 2] = one_out(a[2], mult[c + 2], shift[c + 2], st);
+    }
+    if (n > 3) {
+        output[c + 3] = one_out(a[3], mult[c + 3], shift[c + 3], st);
+    }
+}
 
 /* N == OH == OW == 1, Cin >= 4, interleaved filter; scratch of 8 * ceil(Cin / 4) bytes (the
  * ordinary scratch has more). The pixel is read whole before any output is written: in
@@ -849,44 +898,40 @@ conv_1x1_one(int32_t *cols, const th_conv_params *params, const th_per_channel_q
     const int32_t nw = few_words(cin);
     const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
                                       ((uint32_t)params->input_offset & 0xFFFFu));
-    for (int32_t j = 0; j < nw - 1; j++) {
-        const int32_t x = th_read_s32(input + 4 * j);
-        cols[2 * j] = th_sxtab16(offset2, x);
-        cols[2 * j + 1] = th_sxtab16_ror8(offset2, x);
+    const int32_t *cols_end = cols + 2 * nw;
+    int32_t *d = cols;
+    for (const int8_t *px = input; d != cols_end - 2; px += 4, d += 2) {
+        const int32_t x = th_read_s32(px);
+        d[0] = th_sxtab16(offset2, x);
+        d[1] = th_sxtab16_ror8(offset2, x);
     }
     const uint32_t last = (uint32_t)th_read_s32(input + cin - 4) >> (8 * (4 * nw - cin));
-    cols[2 * nw - 2] = th_sxtab16(offset2, (int32_t)last);
-    cols[2 * nw - 1] = th_sxtab16_ror8(offset2, (int32_t)last);
-    const int32_t *cols_end = cols + 2 * nw;
+    d[0] = th_sxtab16(offset2, (int32_t)last);
+    d[1] = th_sxtab16_ror8(offset2, (int32_t)last);
     const int32_t block = 8 * nw; /* bytes of a block of two channels */
-    const int64_t taps = (int64_t)cin * 256 * 128; /* largest |acc - bias| */
-    const one_stage st = {taps < (INT64_C(1) << 29) ? (int32_t)((INT64_C(1) << 29) - taps) : 0,
-                          params->output_offset, params->activation.min,
-                          params->activation.max};
+    const one_stage st = {params->output_offset, params->activation.min,
+                          params->activation.max, 2 * params->output_offset + 1,
+                          params->activation.min > -128 || params->activation.max < 127};
+    const int32_t *mult = quant->multiplier; /* (locals: the asm clobbers memory) */
+    const int32_t *shift = quant->shift;
     int32_t c = 0;
-    int32_t a[4];
     for (; c + 3 < cout; c += 4) {
-        for (int32_t i = 0; i < 4; i++) {
-            a[i] = bias != NULL ? bias[c + i] : 0;
-        }
-        const int8_t *w = filter + (int64_t)c * 4 * nw;
-        one_dot(a, cols, cols_end, w, w + block, 4);
-        for (int32_t i = 0; i < 4; i++) {
-            output[c + i] = one_out(a[i], c + i, quant, bias, st);
-        }
+        one_channels(cols, cols_end, filter + (int64_t)c * 4 * nw, block, mult, shift, bias, st,
+                     c, output, 4);
     }
-    if (c + 1 < cout) {
-        a[0] = bias != NULL ? bias[c] : 0;
-        a[1] = bias != NULL ? bias[c + 1] : 0;
-        one_dot(a, cols, cols_end, filter + (int64_t)c * 4 * nw, NULL, 2);
-        output[c] = one_out(a[0], c, quant, bias, st);
-        output[c + 1] = one_out(a[1], c + 1, quant, bias, st);
-        c += 2;
-    }
-    if (c < cout) {
-        a[0] = bias != NULL ? bias[c] : 0;
-        one_dot(a, cols, cols_end, filter + (int64_t)c * 4 * nw, NULL, 1);
-        output[c] = one_out(a[0], c, quant, bias, st);
+    const int8_t *w = filter + (int64_t)c * 4 * nw;
+    switch (cout - c) {
+    case 3:
+        one_channels(cols, cols_end, w, block, mult, shift, bias, st, c, output, 3);
+        break;
+    case 2:
+        one_channels(cols, cols_end, w, block, mult, shift, bias, st, c, output, 2);
+        break;
+    case 1:
+        one_channels(cols, cols_end, w, block, mult, shift, bias, st, c, output, 1);
+        break;
+    default:
+        break;
     }
 }
 

@@ -16,8 +16,11 @@ int32_t th_conv_3x3_s8_scratch_size(const th_conv_params *params, const th_dims 
     if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL) {
         return 0;
     }
-    return TH_MAX(th_nn_im2col_pair_bytes(9 * filter_dims->c),
-                  th_nn_conv_small_cin_scratch(params, input_dims, filter_dims, output_dims));
+    /* (locals: TH_MAX evaluates its arguments twice; see th_conv_general_s8_scratch_size) */
+    const int32_t im2col = th_nn_im2col_pair_bytes(9 * filter_dims->c);
+    const int32_t small_cin =
+        th_nn_conv_small_cin_scratch(params, input_dims, filter_dims, output_dims);
+    return TH_MAX(im2col, small_cin);
 #else
     (void)params;
     (void)input_dims;

@@ -21,8 +21,13 @@ int32_t th_conv_general_s8_scratch_size(const th_conv_params *params,
         input_dims->c != filter_dims->c) {
         return 0; /* grouped convolution: the reference loop needs no scratch */
     }
-    return TH_MAX(th_nn_im2col_pair_bytes(filter_dims->h * filter_dims->w * filter_dims->c),
-                  th_nn_conv_small_cin_scratch(params, input_dims, filter_dims, output_dims));
+    /* (locals: TH_MAX evaluates its arguments twice, and the small-Cin size is ~80
+     * instructions a call, asked on every call) */
+    const int32_t im2col =
+        th_nn_im2col_pair_bytes(filter_dims->h * filter_dims->w * filter_dims->c);
+    const int32_t small_cin =
+        th_nn_conv_small_cin_scratch(params, input_dims, filter_dims, output_dims);
+    return TH_MAX(im2col, small_cin);
 #else
     (void)params;
     (void)input_dims;
@@ -44,9 +49,11 @@ int32_t th_conv_general_s8_scratch_size_fast(const th_conv_params *params,
     }
     /* (the two never both apply: the direct path's needs dilation.w > 1, the small-Cin
      * path's dilation 1) */
-    const int32_t fast = TH_MAX(
-        th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims),
-        th_nn_conv_small_cin_scratch_fast(params, input_dims, filter_dims, output_dims));
+    const int32_t direct =
+        th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
+    const int32_t small_cin =
+        th_nn_conv_small_cin_scratch_fast(params, input_dims, filter_dims, output_dims);
+    const int32_t fast = TH_MAX(direct, small_cin);
     return fast > th_conv_general_s8_scratch_size(params, input_dims, filter_dims, output_dims)
                ? fast
                : 0;
