@@ -374,11 +374,11 @@ __asm__(
     "    smlatt r4, r8, r11, r4\n"
     "    .endif\n"
     "    .endm\n"
-    /* Load r8 from the tap I of the K <= 3 loops: 0 at r5 post-incremented by a block, 1 at
-     * r5 + r12, 2 at r5 + 2 r12. */
-    "    .macro DWL_LDX i\n"
+    /* Load r8 from the tap I of the K <= 3 loops: 0 at r5 post-incremented by INC (a block;
+     * a tail's block: its C % 4 channels), 1 at r5 + r12, 2 at r5 + 2 r12. */
+    "    .macro DWL_LDX i, inc=4\n"
     "    .if \\i == 0\n"
-    "    ldr r8, [r5], #4\n"
+    "    ldr r8, [r5], #\\inc\n"
     "    .elseif \\i == 1\n"
     "    ldr r8, [r5, r12]\n"
     "    .else\n"
@@ -521,9 +521,10 @@ __asm__(
     "    DWL_FULL 7\n"
     "    DWL_FULL 8\n"
     /* Tap T of the row loops (K <= 3): r5 at the block's tap K - 1, r12 = -step; tap 0's
-     * weights came with the bias (one LDM), the last tap post-increments x by a block. */
+     * weights came with the bias (one LDM), the last tap post-increments x by its N
+     * channels (a block, or the tail's C % 4: the next block then starts at channel T). */
     "    .macro DWL_TAPR t, k, n\n"
-    "    DWL_LDX (\\k - 1 - \\t)\n"
+    "    DWL_LDX (\\k - 1 - \\t), \\n\n"
     "    .if \\t > 0\n"
     "    ldrd r10, r11, [r6], #8\n"
     "    .endif\n"
@@ -565,7 +566,7 @@ __asm__(
      * and job->os output bytes apart. T = C % 4 > 0 (th_dw_rowT_k*): x and out at channel 0;
      * per pixel first the tail's block at channel 0 (the record after the blocks', four
      * channels wide): only its T outputs are computed and stored (T 2, K 3: 29 instructions,
-     * not a whole block's 47), then the blocks from channel T, 2 more per pixel.
+     * not a whole block's 47), then the blocks from channel T, 1 more per pixel.
      * Stack: [sp] bytes from past a pixel's last block to the next pixel's first, input and
      * [sp, 4] output, [sp, 8] the end of out (r7), [sp, 12] rec, [sp, 16] blocks. */
     "    .macro DWL_ROW k, t\n"
@@ -607,8 +608,7 @@ __asm__(
      * the LSRS: no flag-setting instruction in them). */
     "2:\n"
     "    .if \\t\n"
-    "    DWL_BLK \\k, \\t\n"
-    "    sub r5, r5, #(4 - \\t)\n"
+    "    DWL_BLK \\k, \\t\n" /* x now at channel T: its last load stepped T */
     "    .endif\n"
     "    ldrd r6, r0, [sp, #12]\n"
     "    lsrs r0, r0, #1\n"
