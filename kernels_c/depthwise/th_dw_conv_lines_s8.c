@@ -1149,11 +1149,15 @@ typedef struct {
  * the line of whichever of the two is inside). */
 typedef struct {
     const int8_t *x;
-    int32_t step;    /* input bytes between positions along the line */
-    int32_t second;  /* input bytes from a slot's first value to its second */
+    int32_t step; /* input bytes between positions along the line */
+    /* th_dw_pairs_widen's k (no copy on the stack): input bytes from a slot's first value
+     * to its second (PAIRS_SECOND), between the slots of a phase row, the input offset in
+     * both halfwords (PAIRS_OFF) */
+    int32_t k[3];
     int32_t in0, in1; /* the first, second value's line is inside the input */
-    int32_t off;     /* input offset in both halfwords */
 } pairs_src;
+#define PAIRS_SECOND 0
+#define PAIRS_OFF 2
 
 /* The four words of slot position q: (v(q), v'(q + q1)) per channel (v': the second line
  * across), v 0 outside (one of the two is inside). A position inside is read as one word of
@@ -1162,7 +1166,7 @@ typedef struct {
 TH_INLINE void pairs_slot_edge(int32_t *d, const pairs_src *s, const pairs_geom *g, int32_t q)
 {
     const int32_t q1 = q + g->q1;
-    const int32_t off = s->off;
+    const int32_t off = s->k[PAIRS_OFF];
     int32_t a02 = 0, a13 = 0, b02 = 0, b13 = 0;
     if (s->in0 && q >= 0 && q < g->in_b) {
         const int32_t a = th_read_s32(s->x + (int64_t)q * s->step);
@@ -1170,7 +1174,7 @@ TH_INLINE void pairs_slot_edge(int32_t *d, const pairs_src *s, const pairs_geom 
         a13 = th_sxtab16_ror8(off, a);
     }
     if (s->in1 && q1 >= 0 && q1 < g->in_b) {
-        const int32_t b = th_read_s32(s->x + (int64_t)q * s->step + s->second);
+        const int32_t b = th_read_s32(s->x + (int64_t)q * s->step + s->k[PAIRS_SECOND]);
         b02 = th_sxtab16(off, b);
         b13 = th_sxtab16_ror8(off, b);
     }
@@ -1253,8 +1257,8 @@ static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *
             pairs_slot_edge(d + 4 * i, s, g, q0 + i * pg);
         }
         if (hi > lo) {
-            const int32_t k[3] = {s->second, pg * s->step, s->off};
-            th_dw_pairs_widen(d + 4 * lo, s->x + (int64_t)(q0 + lo * pg) * s->step, hi - lo, k);
+            th_dw_pairs_widen(d + 4 * lo, s->x + (int64_t)(q0 + lo * pg) * s->step, hi - lo,
+                              s->k);
         }
         for (i = hi; i < ehi; i++) {
             pairs_slot_edge(d + 4 * i, s, g, q0 + i * pg);
@@ -1475,7 +1479,8 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     pairs_src src;
     src.step = in_step_b;
     const int32_t second = g->across ? g->da * in_step_a : g->db * in_step_b;
-    src.off = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
+    src.k[1] = g->p * g->g * in_step_b;
+    src.k[PAIRS_OFF] = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
                         ((uint32_t)params->input_offset << 16));
     int32_t zeroed = 0; /* the slots outside the input are 0 */
     /* After the staged line (pairs_bytes), what every line and block shares: the phase
@@ -1487,12 +1492,12 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     }
     /* One phase row and no slot at an edge (no padding along the line): the lines inside
      * are staged by the widening loop straight, the slots outside zeroed once here. */
-    const pairs_span sp0 = spans[0];
-    const int direct = g->p == 1 && sp0.elo == sp0.lo && sp0.hi == sp0.ehi && sp0.hi > sp0.lo;
-    const int32_t wk[3] = {second, g->g * in_step_b, src.off};
+    const pairs_span *sp0 = spans;
+    const int direct =
+        g->p == 1 && sp0->elo == sp0->lo && sp0->hi == sp0->ehi && sp0->hi > sp0->lo;
     const int8_t *wx = NULL; /* a line's channel 0 at the first inside slot's position */
     if (direct) {
-        pairs_zero_outside(stage, &sp0, g->phlen);
+        pairs_zero_outside(stage, sp0, g->phlen);
         zeroed = 1;
     }
     const int32_t runs = TH_MIN(g->p, g->out_b);
@@ -1518,7 +1523,7 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
             const int32_t inside = src.in0 | src.in1;
             /* x at the first line, or (second 0) at the second where only it is inside */
             const int8_t *line = in_n + (int64_t)(src.in0 ? ia : inside ? ia1 : 0) * in_step_a;
-            src.second = src.in0 ? second : 0;
+            src.k[PAIRS_SECOND] = src.in0 ? second : 0;
             int8_t *out_line = out_n + (int64_t)oa * out_step_a;
             if (!inside) { /* a line in the padding: every slot 0 */
                 for (int32_t k = 0; k < 4 * g->p * g->phlen; k++) {
@@ -1528,13 +1533,13 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
             }
             const int wide = direct && src.in0 && src.in1;
             if (wide) {
-                wx = line + (int64_t)(sp0.lo * g->g - g->pad_b) * in_step_b;
+                wx = line + (int64_t)(sp0->lo * g->g - g->pad_b) * in_step_b;
             }
             for (int32_t i = 0; i < blocks; i++) {
                 const int32_t cb = TH_MIN(4 * i, c - 4);
                 src.x = line + cb;
                 if (wide) {
-                    th_dw_pairs_widen(stage + 4 * sp0.lo, wx + cb, sp0.hi - sp0.lo, wk);
+                    th_dw_pairs_widen(stage + 4 * sp0->lo, wx + cb, sp0->hi - sp0->lo, src.k);
                 } else if (inside) {
                     pairs_stage(stage, &src, g, !zeroed, spans);
                     zeroed = 1;
