@@ -17,7 +17,10 @@ PAIR_SHAPES take its pairs variant (one tap across the line, SMLAD over tap pair
 line): odd and even tap counts up to 16 (the last pair half empty or whole), strides 1-3 and
 dilations (phase rows), channel counts with every tail (C % 4 = 0-3, the last block
 overlapping the one before), padding on both ends (SAME, slots half or wholly outside),
-several lines (2-D tensors, either orientation).
+several lines (2-D tensors, either orientation). ACROSS_SHAPES take it with two taps across
+(a slot pairs the two lines an output line reads): 2-8 taps along, either orientation, strides
+1-3 both ways, dilations across and along (phase rows), SAME lines half in the padding, every
+tail, issue 14's sweep row 21x8x19 k5x2 s2x3.
 """
 
 from __future__ import annotations
@@ -97,6 +100,20 @@ PAIR_SHAPES = [
     ((59, 1), 14, (5, 1), (2, 1), (1, 1)),
 ]
 
+# (hw, cin, k, stride, dilation): the pairs variant with two taps across
+ACROSS_SHAPES = [
+    ((21, 8), 19, (5, 2), (2, 3), (1, 1)),
+    ((9, 30), 12, (2, 7), (2, 1), (1, 1)),
+    ((12, 20), 8, (2, 4), (1, 2), (2, 1)),
+    ((6, 6), 10, (2, 2), (1, 1), (1, 1)),
+    ((11, 10), 6, (3, 2), (1, 1), (1, 2)),
+    ((16, 5), 4, (7, 2), (2, 3), (1, 1)),
+    ((30, 9), 7, (6, 2), (2, 3), (2, 1)),
+    ((40, 6), 11, (5, 2), (3, 1), (1, 1)),
+    ((9, 40), 6, (2, 4), (3, 3), (1, 2)),
+    ((8, 36), 5, (2, 3), (2, 2), (1, 3)),
+]
+
 
 def _pairs_variant(case: ConvCase) -> bool:
     """plan/scratch.py's choice for the case is the pairs variant."""
@@ -109,15 +126,17 @@ def _pairs_variant(case: ConvCase) -> bool:
 
 
 def _pair_cases() -> list[ConvCase]:
-    rng = np.random.default_rng(1416)
     out: list[ConvCase] = []
-    for hw, cin, k, stride, dilation in PAIR_SHAPES:
-        for _ in range(2):  # SAME or VALID drawn twice
-            case = None
-            while case is None:
-                case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation)
-            assert _pairs_variant(case), describe(case)
-            out += [case, dataclasses.replace(case, bias=None)]
+    for seed, shapes in ((1416, PAIR_SHAPES), (1419, ACROSS_SHAPES)):
+        rng = np.random.default_rng(seed)
+        for hw, cin, k, stride, dilation in shapes:
+            for _ in range(2):  # SAME or VALID drawn twice
+                case = None
+                while case is None:
+                    case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation)
+                assert _pairs_variant(case), describe(case)
+                assert (min(k) == 2) == (shapes is ACROSS_SHAPES), describe(case)
+                out += [case, dataclasses.replace(case, bias=None)]
     return out
 
 

@@ -24,8 +24,11 @@
  * dilation): per output line and block of four channels the input line is staged once as
  * int16 tap pairs (below, pairs_geom), so that every output is KP = ceil(KB / 2) SMLADs per
  * channel, four channels per LDM of staged words and one of weight pairs; the blocks are
- * 4 i .. 4 i + 3, the last ending at channel C - 1 (no scalar tail). Scratch: per block a
- * record (doubled bias, weight pairs, requantization) and one staged line. Thumb-2 output
+ * 4 i .. 4 i + 3, the last ending at channel C - 1 (no scalar tail). Two taps across (at most
+ * 8 along): a staged word pairs the two input lines an output line reads instead, so that an
+ * output is KB SMLADs per channel (21x8x19 k5x2 s2x3: 26,886 -> 16,736 instructions, was the
+ * taps variant's block loop). Scratch: per block a record (doubled bias, weight pairs,
+ * requantization), one staged line, the line's phase spans and output runs. Thumb-2 output
  * and staging loops on DSP cores, the same in C in host builds. */
 #include <stddef.h>
 
@@ -88,15 +91,20 @@ TH_INLINE int32_t lines_transposed(const th_dims *filter_dims)
 /* ---- Pairs variant: 1-D windows (one tap across A after orientation), SMLAD over tap pairs
  * The input line an output line reads is staged once per block of four channels as words of
  * (x[q] + off, x[q + DB] + off) int16 pairs (0 outside the input), four channels a slot, at the
- * positions q = -pad_b + i G (G = gcd(SB, 2 DB)) in P = 2 DB / G phase rows (index i in row
+ * positions q = -pad_b + i G (G = gcd(SB, U), U = 2 DB) in P = U / G phase rows (index i in row
  * i mod P, slot i / P): an output's pair j is then slot j on from its first, so every output is
  * KP = ceil(KB / 2) SMLADs per channel over consecutive slots and the weight pairs of its
  * block's record (an odd KB ends (w, 0)). Outputs o0 + t P share a phase and step SB / G
- * slots. Each input value is widened once per output line, not once per tap. */
+ * slots. Each input value is widened once per output line, not once per tap.
+ * Across (two taps across A, at most 8 along B): a slot pairs the two lines an output line
+ * reads, (x[a][q] + off, x[a + DA][q] + off), so that its pair j is the taps (0, j), (1, j):
+ * U = DB, KP = KB and no pair is half empty; the same output loops and staging. */
 typedef struct {
     int32_t transposed;                       /* B = h */
+    int32_t across;                           /* two taps across A */
     int32_t kb, sb, db, pad_b, in_b, out_b;   /* along the line */
-    int32_t sa, pad_a, in_a, out_a;           /* across lines (one tap) */
+    int32_t sa, da, pad_a, in_a, out_a;       /* across lines */
+    int32_t q1;                               /* B offset of a slot's second position */
     int32_t kp, g, p, sbg, phlen;
 } pairs_geom;
 
@@ -118,15 +126,18 @@ static int32_t gcd_lines(int32_t a, int32_t b)
     return a;
 }
 
-/* The pairs geometry; 0 if the variant does not apply (more than one tap across the line,
- * more than 2 DW_PAIRS_MAX_PAIRS taps along it). */
+/* The pairs geometry; 0 if the variant does not apply (more than two taps across the line,
+ * more than 2 DW_PAIRS_MAX_PAIRS taps along it with one across, more than DW_PAIRS_MAX_PAIRS
+ * with two). */
 static int pairs_geometry(const th_dw_conv_params *params, const th_dims *input_dims,
                           const th_dims *filter_dims, const th_dims *output_dims, pairs_geom *g)
 {
     const int32_t tr = lines_transposed(filter_dims);
+    const int32_t ka = tr ? filter_dims->w : filter_dims->h;
     g->transposed = tr;
+    g->across = ka == 2;
     g->kb = tr ? filter_dims->h : filter_dims->w;
-    if ((tr ? filter_dims->w : filter_dims->h) != 1 || g->kb > 2 * DW_PAIRS_MAX_PAIRS) {
+    if (ka > 2 || g->kb > (2 - g->across) * DW_PAIRS_MAX_PAIRS) {
         return 0;
     }
     g->sb = tr ? params->stride.h : params->stride.w;
@@ -135,15 +146,18 @@ static int pairs_geometry(const th_dw_conv_params *params, const th_dims *input_
     g->in_b = tr ? input_dims->h : input_dims->w;
     g->out_b = tr ? output_dims->h : output_dims->w;
     g->sa = tr ? params->stride.w : params->stride.h;
+    g->da = tr ? params->dilation.w : params->dilation.h;
     g->pad_a = tr ? params->padding.w : params->padding.h;
     g->in_a = tr ? input_dims->w : input_dims->h;
     g->out_a = tr ? output_dims->w : output_dims->h;
     if (g->sb <= 0 || g->db <= 0 || g->db > 64 || g->sb > 64) {
         return 0;
     }
-    g->kp = (g->kb + 1) / 2;
-    g->g = gcd_lines(g->sb, 2 * g->db);
-    g->p = 2 * g->db / g->g;
+    const int32_t u = g->across ? g->db : 2 * g->db; /* positions between an output's pairs */
+    g->kp = g->across ? g->kb : (g->kb + 1) / 2;
+    g->q1 = g->across ? 0 : g->db;
+    g->g = gcd_lines(g->sb, u);
+    g->p = u / g->g;
     g->sbg = g->sb / g->g;
     /* Slots a phase row needs: its last output's first slot + KP. */
     int32_t need = 0;
@@ -155,10 +169,12 @@ static int pairs_geometry(const th_dw_conv_params *params, const th_dims *input_
     return 1;
 }
 
-/* Scratch bytes of the pairs variant: the blocks' records and one staged line. */
+/* Scratch bytes of the pairs variant: the blocks' records, one staged line, the phase rows'
+ * spans (pairs_span) and the line's output runs (two words each). */
 static int64_t pairs_bytes(const pairs_geom *g, int32_t blocks)
 {
-    return (int64_t)blocks * 4 * pairs_record_words(g->kp) + 16 * (int64_t)g->p * g->phlen;
+    return (int64_t)blocks * 4 * pairs_record_words(g->kp) + 16 * (int64_t)g->p * g->phlen +
+           16 * (int64_t)g->p + 8 * (int64_t)TH_MIN(g->p, g->out_b);
 }
 
 /* Estimated instructions of the pairs variant, four times (least squares on QEMU counts of
@@ -166,9 +182,32 @@ static int64_t pairs_bytes(const pairs_geom *g, int32_t blocks)
  * 27; per block and line 24 per staged slot and 344; per block 13 per pair and 78; 2530. */
 static int64_t pairs_cost4(const pairs_geom *g, int32_t blocks)
 {
+    if (g->across) {
+        /* From the loops' counts (QEMU: 21x8x19 k5x2 s2x3 16,820 estimated, 16,724 counted;
+         * 6x43x9 k2x5 s3x1 20,536, 19,962), then 10 / 9 of it: taken only where clearly
+         * cheaper, as the other estimates err by that much on such shapes (6x43x9: the rows
+         * path 21,116 estimated, 19,789 counted, where it stays). */
+        const int64_t per_line =
+            (int64_t)g->out_b * (6 * g->kp + 32) + 11 * (int64_t)g->p * g->phlen + 155;
+        return 40 * (blocks * ((int64_t)g->out_a * per_line + 200) + 1660) / 9;
+    }
     const int64_t per_line = (int64_t)g->out_b * (6 * g->kp + 27) +
                              24 * (int64_t)g->p * g->phlen + 344;
     return 4 * (blocks * ((int64_t)g->out_a * per_line + 13 * g->kp + 78) + 2530);
+}
+
+/* The pairs variant's geometry (*pg), scratch bytes (*pbytes) and pairs_cost4, or -1 where it
+ * does not apply (a call of its own: the other variants' estimates stay lean). */
+static int64_t __attribute__((noinline))
+pairs_estimate(const th_dw_conv_params *params, const th_dims *input_dims,
+               const th_dims *filter_dims, const th_dims *output_dims, pairs_geom *pg,
+               int32_t blocks, int64_t *pbytes)
+{
+    if (!pairs_geometry(params, input_dims, filter_dims, output_dims, pg)) {
+        return -1;
+    }
+    *pbytes = pairs_bytes(pg, blocks);
+    return pairs_cost4(pg, blocks);
 }
 
 /* Which variant runs (0: none, 1: taps, 2: pairs) and its scratch bytes (*bytes). */
@@ -233,10 +272,11 @@ static int32_t lines_variant(const th_dw_conv_params *params, const th_dims *inp
      * output 6 KP + 27 + 24 per staged slot (at least one per output) > 8 taps + 31 (taps
      * <= 3); per block and line 344 > 24 + 110 + 40 * 4 + 8 taps (the per-line, per-channel
      * and per-tap terms); 2530 > 634. So its geometry is not worked out. */
-    if (!line_loops && pairs_geometry(params, input_dims, filter_dims, output_dims, pg)) {
-        const int64_t pbytes = pairs_bytes(pg, blocks);
-        const int64_t cost = pairs_cost4(pg, blocks);
-        if (pbytes <= DW_LINES_MAX_SCRATCH && cost < best) {
+    int64_t pbytes;
+    if (!line_loops) {
+        const int64_t cost = pairs_estimate(params, input_dims, filter_dims, output_dims, pg,
+                                            blocks, &pbytes);
+        if (cost >= 0 && pbytes <= DW_LINES_MAX_SCRATCH && cost < best) {
             best = cost;
             variant = 2;
             size = (int32_t)pbytes;
@@ -374,11 +414,11 @@ __asm__(
     "    smlatt r4, r8, r11, r4\n"
     "    .endif\n"
     "    .endm\n"
-    /* Load r8 from the tap I of the K <= 3 loops: 0 at r5 post-incremented by a block, 1 at
-     * r5 + r12, 2 at r5 + 2 r12. */
-    "    .macro DWL_LDX i\n"
+    /* Load r8 from the tap I of the K <= 3 loops: 0 at r5 post-incremented by INC (a block;
+     * a tail's block: its C % 4 channels), 1 at r5 + r12, 2 at r5 + 2 r12. */
+    "    .macro DWL_LDX i, inc=4\n"
     "    .if \\i == 0\n"
-    "    ldr r8, [r5], #4\n"
+    "    ldr r8, [r5], #\\inc\n"
     "    .elseif \\i == 1\n"
     "    ldr r8, [r5, r12]\n"
     "    .else\n"
@@ -521,9 +561,10 @@ __asm__(
     "    DWL_FULL 7\n"
     "    DWL_FULL 8\n"
     /* Tap T of the row loops (K <= 3): r5 at the block's tap K - 1, r12 = -step; tap 0's
-     * weights came with the bias (one LDM), the last tap post-increments x by a block. */
+     * weights came with the bias (one LDM), the last tap post-increments x by its N
+     * channels (a block, or the tail's C % 4: the next block then starts at channel T). */
     "    .macro DWL_TAPR t, k, n\n"
-    "    DWL_LDX (\\k - 1 - \\t)\n"
+    "    DWL_LDX (\\k - 1 - \\t), \\n\n"
     "    .if \\t > 0\n"
     "    ldrd r10, r11, [r6], #8\n"
     "    .endif\n"
@@ -565,7 +606,7 @@ __asm__(
      * and job->os output bytes apart. T = C % 4 > 0 (th_dw_rowT_k*): x and out at channel 0;
      * per pixel first the tail's block at channel 0 (the record after the blocks', four
      * channels wide): only its T outputs are computed and stored (T 2, K 3: 29 instructions,
-     * not a whole block's 47), then the blocks from channel T, 2 more per pixel.
+     * not a whole block's 47), then the blocks from channel T, 1 more per pixel.
      * Stack: [sp] bytes from past a pixel's last block to the next pixel's first, input and
      * [sp, 4] output, [sp, 8] the end of out (r7), [sp, 12] rec, [sp, 16] blocks. */
     "    .macro DWL_ROW k, t\n"
@@ -607,8 +648,7 @@ __asm__(
      * the LSRS: no flag-setting instruction in them). */
     "2:\n"
     "    .if \\t\n"
-    "    DWL_BLK \\k, \\t\n"
-    "    sub r5, r5, #(4 - \\t)\n"
+    "    DWL_BLK \\k, \\t\n" /* x now at channel T: its last load stepped T */
     "    .endif\n"
     "    ldrd r6, r0, [sp, #12]\n"
     "    lsrs r0, r0, #1\n"
@@ -1079,19 +1119,22 @@ TH_INLINE void pairs_w_put(int32_t *w, int32_t a, int32_t b)
 }
 
 /* The weight words of n pairs records from rec (rw words apart; record i: the channels of
- * the filter at f + 4 i; fb: its bytes between taps along the line): per pair j and channel
- * (2 w[2j], 2 w[2j + 1]) (0 past the last tap), from word 4. */
+ * the filter at f + 4 i): per pair j and channel (2 w(j), 2 w'(j)), from word 4; pair j's
+ * taps at filter bytes j pstep and j pstep + second; `odd`: one more pair, half empty.
+ * Along the line (fb: the filter's bytes between taps along it): pstep 2 fb, second fb, KB / 2
+ * pairs and KB odd; across: pstep fb, second the bytes between its two taps across, KB. */
 static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, const int8_t *f,
-                                                     int32_t n, int32_t fb, int32_t kb)
+                                                     int32_t n, int32_t pstep, int32_t second,
+                                                     int32_t pairs, int32_t odd)
 {
     for (; n > 0; n--, rec += rw, f += 4) {
         int32_t *w = rec + 4;
         const int8_t *fp = f;
         /* Whole pairs, then an odd count's last tap (no per-pair test). */
-        for (int32_t t = kb >> 1; t > 0; t--, fp += 2 * fb, w += 4) {
-            pairs_w_put(w, th_read_s32(fp), th_read_s32(fp + fb));
+        for (int32_t t = pairs; t > 0; t--, fp += pstep, w += 4) {
+            pairs_w_put(w, th_read_s32(fp), th_read_s32(fp + second));
         }
-        if (kb & 1) {
+        if (odd) {
             pairs_w_put(w, th_read_s32(fp), 0);
         }
     }
@@ -1102,28 +1145,36 @@ typedef struct {
     int32_t elo, lo, hi, ehi;
 } pairs_span;
 
-/* What staging one line of one block reads (x: the line's channel cb, position 0). */
+/* What staging one line of one block reads (x: the line's channel cb, position 0; across,
+ * the line of whichever of the two is inside). */
 typedef struct {
     const int8_t *x;
     int32_t step; /* input bytes between positions along the line */
-    int32_t off;  /* input offset in both halfwords */
+    /* th_dw_pairs_widen's k (no copy on the stack): input bytes from a slot's first value
+     * to its second (PAIRS_SECOND), between the slots of a phase row, the input offset in
+     * both halfwords (PAIRS_OFF) */
+    int32_t k[3];
+    int32_t in0, in1; /* the first, second value's line is inside the input */
 } pairs_src;
+#define PAIRS_SECOND 0
+#define PAIRS_OFF 2
 
-/* The four words of slot position q: (v(q), v(q + db)) per channel, v 0 outside (one of
- * the two is inside). A position inside is read as one word of the block's four channels and
- * widened two lanes at a time; one outside gives 0 lanes (not the offset). */
+/* The four words of slot position q: (v(q), v'(q + q1)) per channel (v': the second line
+ * across), v 0 outside (one of the two is inside). A position inside is read as one word of
+ * the block's four channels and widened two lanes at a time; one outside gives 0 lanes (not
+ * the offset). */
 TH_INLINE void pairs_slot_edge(int32_t *d, const pairs_src *s, const pairs_geom *g, int32_t q)
 {
-    const int32_t q1 = q + g->db;
-    const int32_t off = s->off;
+    const int32_t q1 = q + g->q1;
+    const int32_t off = s->k[PAIRS_OFF];
     int32_t a02 = 0, a13 = 0, b02 = 0, b13 = 0;
-    if (q >= 0 && q < g->in_b) {
+    if (s->in0 && q >= 0 && q < g->in_b) {
         const int32_t a = th_read_s32(s->x + (int64_t)q * s->step);
         a02 = th_sxtab16(off, a);
         a13 = th_sxtab16_ror8(off, a);
     }
-    if (q1 >= 0 && q1 < g->in_b) {
-        const int32_t b = th_read_s32(s->x + (int64_t)q1 * s->step);
+    if (s->in1 && q1 >= 0 && q1 < g->in_b) {
+        const int32_t b = th_read_s32(s->x + (int64_t)q * s->step + s->k[PAIRS_SECOND]);
         b02 = th_sxtab16(off, b);
         b13 = th_sxtab16_ror8(off, b);
     }
@@ -1142,64 +1193,73 @@ static pairs_span pairs_span_of(const pairs_geom *g, int32_t ph)
     const int32_t pg = g->p * g->g;
     const int32_t q0 = ph * g->g - g->pad_b;
     pairs_span r;
-    r.elo = TH_MIN(pairs_first(q0, pg, -g->db), g->phlen);
+    r.elo = TH_MIN(pairs_first(q0, pg, -g->q1), g->phlen);
     r.ehi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b), g->phlen), r.elo);
     r.lo = TH_MAX(TH_MIN(pairs_first(q0, pg, 0), r.ehi), r.elo);
-    r.hi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b - g->db), r.ehi), r.lo);
+    r.hi = TH_MAX(TH_MIN(pairs_first(q0, pg, g->in_b - g->q1), r.ehi), r.lo);
     return r;
 }
 
+/* Zeroes the slots of phase row d outside [sp->elo, sp->ehi) (both positions outside). */
+static void pairs_zero_outside(int32_t *d, const pairs_span *sp, int32_t phlen)
+{
+    for (int32_t k = 0; k < 4 * sp->elo; k++) {
+        d[k] = 0;
+    }
+    for (int32_t k = 4 * sp->ehi; k < 4 * phlen; k++) {
+        d[k] = 0;
+    }
+}
+
+/* Staging of n >= 1 slots whose two positions are inside, from x on: k = {input bytes
+ * between a slot's two positions, between slots, the offset in both halfwords}. */
 #if TH_NN_DSP_NATIVE
-/* Thumb-2 staging of slots whose two positions are inside (below, with the output loops). */
+/* Thumb-2 (below, with the output loops). */
 void th_dw_pairs_widen(int32_t *dd, const int8_t *x, int32_t n, const int32_t *k);
+#else
+static void th_dw_pairs_widen(int32_t *dd, const int8_t *x, int32_t n, const int32_t *k)
+{
+    for (; n > 0; n--, x += k[1], dd += 4) {
+        const int32_t a = th_read_s32(x);
+        const int32_t b = th_read_s32(x + k[0]);
+        const int32_t lo = th_pkhbt(a, b), hi = th_pkhtb(a, b); /* as the assembly */
+        dd[0] = th_sxtab16(k[2], lo);
+        dd[1] = th_sxtab16_ror8(k[2], lo);
+        dd[2] = th_sxtab16(k[2], hi);
+        dd[3] = th_sxtab16_ror8(k[2], hi);
+    }
+}
 #endif
 
 /* Stages the phase rows of one line of one block into st (P rows of phlen slots). Slots
  * with both positions outside the input are never written here: zeroed when `zero` (the
  * first staging of a call; pairs_s8 zeroes all slots for lines in the padding), so that
- * only the padding slots are written, not the whole line. */
+ * only the padding slots are written, not the whole line. spans: the P phase rows' (worked
+ * out once per call). */
 static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *s,
-                                                  const pairs_geom *g, int32_t zero)
+                                                  const pairs_geom *g, int32_t zero,
+                                                  const pairs_span *spans)
 {
     const int32_t pg = g->p * g->g; /* positions between slots of a phase row */
     for (int32_t ph = 0; ph < g->p; ph++) {
         int32_t *d = st + 4 * ph * g->phlen;
         const int32_t q0 = ph * g->g - g->pad_b; /* slot 0's position */
-        const pairs_span sp = pairs_span_of(g, ph);
-        const int32_t elo = sp.elo, lo = sp.lo, hi = sp.hi, ehi = sp.ehi;
+        const pairs_span sp = spans[ph];
+        const int32_t elo = sp.elo, ehi = sp.ehi;
+        /* Across, a line outside: every slot one of the edge's. */
+        const int32_t both = s->in0 & s->in1;
+        const int32_t lo = both ? sp.lo : ehi, hi = both ? sp.hi : ehi;
         if (zero) {
-            for (int32_t k = 0; k < 4 * elo; k++) {
-                d[k] = 0;
-            }
-            for (int32_t k = 4 * ehi; k < 4 * g->phlen; k++) {
-                d[k] = 0;
-            }
+            pairs_zero_outside(d, &sp, g->phlen);
         }
         int32_t i = elo;
         for (; i < lo; i++) {
             pairs_slot_edge(d + 4 * i, s, g, q0 + i * pg);
         }
-        const int8_t *x0 = s->x + (int64_t)(q0 + lo * pg) * s->step;
-        int32_t *dd = d + 4 * lo;
-        const int32_t dstep = g->db * s->step;
-        const int32_t xstep = pg * s->step;
-#if TH_NN_DSP_NATIVE
         if (hi > lo) {
-            const int32_t k[3] = {dstep, xstep, s->off};
-            th_dw_pairs_widen(dd, x0, hi - lo, k);
+            th_dw_pairs_widen(d + 4 * lo, s->x + (int64_t)(q0 + lo * pg) * s->step, hi - lo,
+                              s->k);
         }
-#else
-        const int32_t off = s->off;
-        for (int32_t n = hi - lo; n > 0; n--, x0 += xstep, dd += 4) {
-            const int32_t a = th_read_s32(x0);
-            const int32_t b = th_read_s32(x0 + dstep);
-            const int32_t lo = th_pkhbt(a, b), hi = th_pkhtb(a, b); /* as the assembly */
-            dd[0] = th_sxtab16(off, lo);
-            dd[1] = th_sxtab16_ror8(off, lo);
-            dd[2] = th_sxtab16(off, hi);
-            dd[3] = th_sxtab16_ror8(off, hi);
-        }
-#endif
         for (i = hi; i < ehi; i++) {
             pairs_slot_edge(d + 4 * i, s, g, q0 + i * pg);
         }
@@ -1387,15 +1447,21 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     const int32_t rw = pairs_record_words(g->kp);
     int32_t *stage = scratch + blocks * rw;
     const int32_t fb = g->transposed ? filter_dims->w * c : c;
+    const int32_t fa = g->transposed ? c : filter_dims->w * c;
+    /* Pair j's taps: along, 2 j and 2 j + 1 (an odd KB's last alone); across, (0, j), (1, j). */
+    const int32_t pstep = g->across ? fb : 2 * fb, wsecond = g->across ? fa : fb;
+    const int32_t pairs = g->across ? g->kb : g->kb >> 1, odd = !g->across && (g->kb & 1);
     /* Block i: channels 4 i .. 4 i + 3, the last one ending at channel C - 1 (it rewrites
      * channels of the one before with the same values). */
     const int32_t full = c >> 2;
     lines_rq_src q;
-    lines_rq_init(&q, bias, quant, params->output_offset, g->kb, rw, 4 + 4 * g->kp);
-    pairs_w_blocks(scratch, rw, filter, full, fb, g->kb);
+    lines_rq_init(&q, bias, quant, params->output_offset,
+                  filter_dims->h * filter_dims->w, rw, 4 + 4 * g->kp);
+    pairs_w_blocks(scratch, rw, filter, full, pstep, wsecond, pairs, odd);
     uint32_t bad = lines_rq_blocks(scratch, &q, 0, full);
     if (full < blocks) {
-        pairs_w_blocks(scratch + full * rw, rw, filter + c - 4, 1, fb, g->kb);
+        pairs_w_blocks(scratch + full * rw, rw, filter + c - 4, 1, pstep, wsecond, pairs,
+                       odd);
         bad |= lines_rq_blocks(scratch + full * rw, &q, c - 4, 1);
     }
     if ((bad >> 31) != 0) {
@@ -1412,9 +1478,35 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
 #endif
     pairs_src src;
     src.step = in_step_b;
-    src.off = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
+    const int32_t second = g->across ? g->da * in_step_a : g->db * in_step_b;
+    src.k[1] = g->p * g->g * in_step_b;
+    src.k[PAIRS_OFF] = (int32_t)(((uint32_t)params->input_offset & 0xFFFFu) |
                         ((uint32_t)params->input_offset << 16));
     int32_t zeroed = 0; /* the slots outside the input are 0 */
+    /* After the staged line (pairs_bytes), what every line and block shares: the phase
+     * rows' spans, and the output runs of a line, one per phase (P of them, or fewer
+     * outputs): each's first staged word and outputs. */
+    pairs_span *spans = (pairs_span *)(void *)(stage + 4 * g->p * g->phlen);
+    for (int32_t ph = 0; ph < g->p; ph++) {
+        spans[ph] = pairs_span_of(g, ph);
+    }
+    /* One phase row and no slot at an edge (no padding along the line): the lines inside
+     * are staged by the widening loop straight, the slots outside zeroed once here. */
+    const pairs_span *sp0 = spans;
+    const int direct =
+        g->p == 1 && sp0->elo == sp0->lo && sp0->hi == sp0->ehi && sp0->hi > sp0->lo;
+    const int8_t *wx = NULL; /* a line's channel 0 at the first inside slot's position */
+    if (direct) {
+        pairs_zero_outside(stage, sp0, g->phlen);
+        zeroed = 1;
+    }
+    const int32_t runs = TH_MIN(g->p, g->out_b);
+    int32_t *run_x = (int32_t *)(void *)(spans + g->p), *run_n = run_x + runs;
+    for (int32_t o0 = 0; o0 < runs; o0++) {
+        const int32_t first = o0 * g->sbg; /* staged index of pair 0 */
+        run_x[o0] = 4 * ((first % g->p) * g->phlen + first / g->p);
+        run_n[o0] = (g->out_b - o0 + g->p - 1) / g->p;
+    }
     pairs_run r;
     r.xs = 16 * g->sbg;
     r.kp = g->kp;
@@ -1424,8 +1516,14 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
         int8_t *out_n = output + (int64_t)n * output_dims->h * output_dims->w * c;
         for (int32_t oa = 0; oa < g->out_a; oa++) {
             const int32_t ia = oa * g->sa - g->pad_a;
-            const int32_t inside = ia >= 0 && ia < g->in_a;
-            const int8_t *line = in_n + (int64_t)(inside ? ia : 0) * in_step_a;
+            /* Across: the second line DA on (along: the same line). */
+            const int32_t ia1 = g->across ? ia + g->da : ia;
+            src.in0 = ia >= 0 && ia < g->in_a;
+            src.in1 = ia1 >= 0 && ia1 < g->in_a;
+            const int32_t inside = src.in0 | src.in1;
+            /* x at the first line, or (second 0) at the second where only it is inside */
+            const int8_t *line = in_n + (int64_t)(src.in0 ? ia : inside ? ia1 : 0) * in_step_a;
+            src.k[PAIRS_SECOND] = src.in0 ? second : 0;
             int8_t *out_line = out_n + (int64_t)oa * out_step_a;
             if (!inside) { /* a line in the padding: every slot 0 */
                 for (int32_t k = 0; k < 4 * g->p * g->phlen; k++) {
@@ -1433,18 +1531,23 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
                 }
                 zeroed = 1;
             }
+            const int wide = direct && src.in0 && src.in1;
+            if (wide) {
+                wx = line + (int64_t)(sp0->lo * g->g - g->pad_b) * in_step_b;
+            }
             for (int32_t i = 0; i < blocks; i++) {
                 const int32_t cb = TH_MIN(4 * i, c - 4);
                 src.x = line + cb;
-                if (inside) {
-                    pairs_stage(stage, &src, g, !zeroed);
+                if (wide) {
+                    th_dw_pairs_widen(stage + 4 * sp0->lo, wx + cb, sp0->hi - sp0->lo, src.k);
+                } else if (inside) {
+                    pairs_stage(stage, &src, g, !zeroed, spans);
                     zeroed = 1;
                 }
-                for (int32_t o0 = 0; o0 < g->p && o0 < g->out_b; o0++) {
-                    const int32_t first = o0 * g->sbg; /* staged index of pair 0 */
-                    r.x = stage + 4 * ((first % g->p) * g->phlen + first / g->p);
+                for (int32_t o0 = 0; o0 < runs; o0++) {
+                    r.x = stage + run_x[o0];
                     r.out = out_line + (int64_t)o0 * out_step_b + cb;
-                    r.n = (g->out_b - o0 + g->p - 1) / g->p;
+                    r.n = run_n[o0];
                     fn(&r, scratch + i * rw);
                 }
             }

@@ -8,8 +8,8 @@
 /* Scratch bytes the channel-inner path needs for these shapes (its per-call records, and in
  * its pairs variant one staged line), 0 where it does not apply (portable and Helium builds,
  * ch_mult > 1, fewer than 4 channels, more than 8 taps unless a 2-D window of at most 64 or
- * one tap across the line and at most 16 along it, or where the rows path is estimated faster). plan/scratch.py
- * dw_lines_scratch. */
+ * one tap across the line and at most 16 along it (two across: 8), or where the rows path is
+ * estimated faster). plan/scratch.py dw_lines_scratch. */
 int32_t th_dw_lines_scratch(const th_dw_conv_params *params, const th_dims *input_dims,
                             const th_dims *filter_dims, const th_dims *output_dims);
 

@@ -334,18 +334,24 @@ DW_PAIRS_MAX_PAIRS = 8
 def _dw_pairs(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
               dilation: tuple[int, int], blocks: int) -> tuple[int, int] | None:
     """th_dw_conv_lines_s8.c pairs variant (pairs_geometry, pairs_cost4): (scratch bytes,
-    4 x estimated instructions), or None where it does not apply (more than one tap across the
-    line, more than 16 along it)."""
+    4 x estimated instructions), or None where it does not apply (more than two taps across
+    the line, more than 16 along it with one across, more than 8 with two)."""
     b = 0 if k[0] > k[1] else 1  # the line (B) axis: more taps, w on a tie
     kb, sb, db, out_b, out_a = k[b], stride[b], dilation[b], out_hw[b], out_hw[1 - b]
-    if k[1 - b] != 1 or kb > 2 * DW_PAIRS_MAX_PAIRS or sb > 64 or db > 64:
+    across = k[1 - b] == 2  # a slot pairs the two lines across
+    if k[1 - b] > 2 or kb > (2 - across) * DW_PAIRS_MAX_PAIRS or sb > 64 or db > 64:
         return None
-    kp = (kb + 1) // 2
-    g = math.gcd(sb, 2 * db)
-    p, sbg = 2 * db // g, sb // g
+    kp = kb if across else (kb + 1) // 2
+    u = db if across else 2 * db  # positions between an output's pairs
+    g = math.gcd(sb, u)
+    p, sbg = u // g, sb // g
     phlen = max((o0 * sbg) // p + ((out_b - o0 + p - 1) // p - 1) * sbg + kp
                 for o0 in range(min(p, out_b)))
-    size = blocks * 4 * (16 + 4 * kp) + 16 * p * phlen
+    # records, the staged line, the phase rows' spans and the line's output runs
+    size = blocks * 4 * (16 + 4 * kp) + 16 * p * phlen + 16 * p + 8 * min(p, out_b)
+    if across:
+        per_line = out_b * (6 * kp + 32) + 11 * p * phlen + 155
+        return size, 40 * (blocks * (out_a * per_line + 200) + 1660) // 9  # 10 / 9: margin
     per_line = out_b * (6 * kp + 27) + 24 * p * phlen + 344
     return size, 4 * (blocks * (out_a * per_line + 13 * kp + 78) + 2530)
 
@@ -357,7 +363,8 @@ def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[
     (lines_variant); else 0. Taps variant (at most 8 taps, or a 2-D window of at most 64):
     ceil(C / 4) blocks of 4 * (16 + 2 * taps) bytes; pairs variant (one tap across the line,
     at most 16 along it, _dw_pairs): ceil(C / 4) blocks of 4 * (16 + 4 * KP) bytes and one
-    staged line."""
+    staged line (and the line's spans and runs), also with two taps across and at most 8
+    along (its estimate 10 / 9 of the counts)."""
     if mult != 1 or channels < 4:
         return 0
     taps = k[0] * k[1]
