@@ -33,7 +33,12 @@ from tinyhost.ir import (
     Tensor,
 )
 from tinyhost.plan import PlanOptions
-from tinyhost.plan.scratch import fast_scratch_bytes, scratch_bytes, small_cin_conv_scratch
+from tinyhost.plan.scratch import (
+    fast_scratch_bytes,
+    scratch_bytes,
+    small_cin_conv_fast_scratch,
+    small_cin_conv_scratch,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = REPO / "kernels_c"
@@ -201,6 +206,32 @@ def test_small_cin_line_images_scratch_equals_the_c_function(build) -> None:
             larger += (small_cin_conv_scratch(cin, kh, kw, cout, 1, s, 1, 1, (oh, s))
                        > small_cin_conv_scratch(cin, kh, kw, cout, 1, s, 1, 1))
     assert larger > 10
+
+
+def test_small_cin_long_fields_fast_scratch_equals_the_c_function(build) -> None:
+    """Few-input-channel convs with Cout 1-3 and fields over 8 chunks (path
+    CONV_SMALL_CIN_LONG: fast scratch only, 32-pixel tiles): Python equals C for both sizes,
+    and the draw reaches layers the fast scratch takes and layers over 16 chunks it does not."""
+    dsp, lib = build
+    lib.th_conv_s8_scratch_size.restype = ctypes.c_int32
+    lib.th_conv_s8_scratch_size_fast.restype = ctypes.c_int32
+    rng = np.random.default_rng(19)
+    taken = over = 0
+    for _ in range(150):
+        cin, cout = int(rng.integers(1, 4)), int(rng.integers(1, 5))
+        kh, kw, s = int(rng.integers(4, 14)), int(rng.integers(4, 14)), int(rng.integers(1, 4))
+        h, w = int(rng.integers(kh, 20)), int(rng.integers(kw, 80))
+        graph = _graph(OpKind.CONV_2D, Conv2DOptions(Padding.SAME, s, s, 1, 1), (1, h, w, cin),
+                       (cout, kh, kw, cin), (1, -(-h // s), -(-w // s), cout))
+        want = _c_sizes(lib, graph)
+        got = (scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)),
+               fast_scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)))
+        assert got == want, (h, w, cin, cout, kh, kw, s)
+        args = (cin, kh, kw, cout, -(-w // s), s, 1, 1)
+        taken += small_cin_conv_scratch(*args) == 0 < small_cin_conv_fast_scratch(*args)
+        over += cout < 4 and small_cin_conv_scratch(*args) == 0 == small_cin_conv_fast_scratch(
+            *args)
+    assert taken > 10 and over > 10
 
 
 def test_the_comparison_can_fail(build) -> None:

@@ -89,6 +89,13 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
         return TH_OK;
     }
 #elif TH_NN_HAS_DSP
+    /* Cout 1: the small-Cin path's fields of 9-16 chunks, given its fast scratch, before the
+     * direct path (where faster: th_nn_conv_small_cin_s8, TH_NN_SMALL_CIN_LONG_ONLY) */
+    if (input_dims->c <= 3 && output_dims->c == 1 && TH_NN_KEEP_CONV_SMALL_CIN_LONG &&
+        th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
+                                bias, output_dims, output, TH_NN_SMALL_CIN_LONG_ONLY)) {
+        return TH_OK;
+    }
     if ((th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) ||
          th_nn_conv_direct_given(ctx, params, input_dims, filter_dims, output_dims)) &&
         TH_NN_PATH(CONV_DIRECT)) {

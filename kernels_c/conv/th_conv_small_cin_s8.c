@@ -43,8 +43,16 @@
 #define TH_SC_MAX_CHUNKS 8
 #define TH_SC_MAX_RECORD_BYTES 1024
 #define TH_SC_MAX_RECORD_BYTES_FAST 2048
-/* Output pixels staged at a time (scratch: their columns only). */
+/* Given the same fast scratch (path CONV_SMALL_CIN_LONG), a layer of Cout < 4 (one-channel
+ * blocks only) takes fields of up to 16 chunks: its staged tile outgrows the base scratch
+ * (53x22x3->1 k5x5, 10 chunks: 852 B against im2col's 304 B), and the im2col it ran instead
+ * spent 189 instructions per 75 MACs. */
+#define TH_SC_MAX_CHUNKS_ONE 16
+/* Output pixels staged at a time (scratch: their columns only); with fields of 9-16 chunks
+ * (path CONV_SMALL_CIN_LONG), whose one-channel blocks amortize the staging over few MACs,
+ * up to 32 (53x22x3->1 k5x5: one tile a row, not 16 + 6). */
 #define TH_SC_TILE 16
+#define TH_SC_TILE_LONG 32
 
 typedef struct {
     int32_t bp; /* values per column block (KH * Cin, + 1 if needed for even offsets) */
@@ -57,14 +65,20 @@ typedef struct {
     int32_t single_words; /* record words per block of one channel (trailer included) */
     int32_t record_words;
     int32_t stage_values; /* int16 values of the staged row */
-    int32_t cols; /* staged columns of a full tile */
+    int32_t tile; /* output pixels staged at a time */
 } th_sc_geometry;
 
+/* The geometry with the base scratch's limits, or (fast) those of the fast scratch. */
 static int geometry(const th_conv_params *params, const th_dims *input_dims,
-                    const th_dims *filter_dims, const th_dims *output_dims, int32_t cap,
+                    const th_dims *filter_dims, const th_dims *output_dims, int fast,
                     th_sc_geometry *g)
 {
     const int32_t cin = input_dims->c;
+    const int32_t cap = fast && TH_NN_KEEP_CONV_SMALL_CIN_WIDE ? TH_SC_MAX_RECORD_BYTES_FAST
+                                                               : TH_SC_MAX_RECORD_BYTES;
+    const int long_fields = fast && TH_NN_KEEP_CONV_SMALL_CIN_LONG &&
+                            TH_NN_KEEP_CONV_SMALL_CIN_PART && output_dims->c < 4;
+    const int32_t max_chunks = long_fields ? TH_SC_MAX_CHUNKS_ONE : TH_SC_MAX_CHUNKS;
     if (cin != filter_dims->c || cin > 3 || params->dilation.h != 1 ||
         params->dilation.w != 1) {
         return 0;
@@ -75,7 +89,7 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     g->kw_words = (((field + 1) / 2) + 1) & ~1;
     g->chunks = g->kw_words / 4;
     g->tail = g->kw_words & 3;
-    if (g->chunks > TH_SC_MAX_CHUNKS) {
+    if (g->chunks > max_chunks) {
         return 0;
     }
     g->quads = output_dims->c / 4;
@@ -87,10 +101,11 @@ static int geometry(const th_conv_params *params, const th_dims *input_dims,
     if (4 * g->record_words > cap) {
         return 0;
     }
-    const int32_t tile = TH_MIN(output_dims->w, TH_SC_TILE);
-    g->cols = (tile - 1) * params->stride.w + filter_dims->w;
+    const int32_t tile = TH_MIN(output_dims->w, long_fields ? TH_SC_TILE_LONG : TH_SC_TILE);
+    g->tile = tile;
+    const int32_t cols = (tile - 1) * params->stride.w + filter_dims->w;
     const int32_t last = (tile - 1) * params->stride.w * g->bp + 2 * g->kw_words;
-    const int32_t values = TH_MAX(g->cols * g->bp, last);
+    const int32_t values = TH_MAX(cols * g->bp, last);
     g->stage_values = (values + 1) & ~1;
     return 1;
 }
@@ -100,13 +115,13 @@ TH_INLINE int32_t scratch_bytes(const th_sc_geometry *g)
     return 4 * g->record_words + 2 * g->stage_values;
 }
 
-/* The scratch with record streams of up to cap bytes, 0 when the path does not apply. */
+/* The scratch with the base (fast) scratch's limits, 0 when the path does not apply. */
 static int32_t small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
                                  const th_dims *filter_dims, const th_dims *output_dims,
-                                 int32_t cap)
+                                 int fast)
 {
     th_sc_geometry g;
-    if (!geometry(params, input_dims, filter_dims, output_dims, cap, &g)) {
+    if (!geometry(params, input_dims, filter_dims, output_dims, fast, &g)) {
         return 0;
     }
     int32_t bytes = scratch_bytes(&g);
@@ -118,7 +133,7 @@ static int32_t small_cin_scratch(const th_conv_params *params, const th_dims *in
         p.stride.w = params->stride.h;
         const th_dims f = {filter_dims->n, 1, filter_dims->h, filter_dims->c};
         const th_dims o = {output_dims->n, 1, output_dims->h, output_dims->c};
-        if (geometry(&p, input_dims, &f, &o, cap, &g)) {
+        if (geometry(&p, input_dims, &f, &o, fast, &g)) {
             bytes = TH_MAX(bytes, scratch_bytes(&g));
         }
     }
@@ -128,8 +143,7 @@ static int32_t small_cin_scratch(const th_conv_params *params, const th_dims *in
 int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
                                      const th_dims *filter_dims, const th_dims *output_dims)
 {
-    return small_cin_scratch(params, input_dims, filter_dims, output_dims,
-                             TH_SC_MAX_RECORD_BYTES);
+    return small_cin_scratch(params, input_dims, filter_dims, output_dims, 0);
 }
 
 int32_t th_nn_conv_small_cin_scratch_fast(const th_conv_params *params,
@@ -137,15 +151,13 @@ int32_t th_nn_conv_small_cin_scratch_fast(const th_conv_params *params,
                                           const th_dims *filter_dims,
                                           const th_dims *output_dims)
 {
-    if (!TH_NN_KEEP_CONV_SMALL_CIN_WIDE) {
+    if (!TH_NN_KEEP_CONV_SMALL_CIN_WIDE && !TH_NN_KEEP_CONV_SMALL_CIN_LONG) {
         return 0;
     }
-    /* only where the base record cap turns the layer away (the 2 KB cap first: it rejects
-     * most layers alone, and this size is asked on target too) */
-    const int32_t fast = small_cin_scratch(params, input_dims, filter_dims, output_dims,
-                                           TH_SC_MAX_RECORD_BYTES_FAST);
-    return fast != 0 && small_cin_scratch(params, input_dims, filter_dims, output_dims,
-                                          TH_SC_MAX_RECORD_BYTES) == 0
+    /* only where the base limits turn the layer away (the fast ones first: they reject most
+     * layers alone, and this size is asked on target too) */
+    const int32_t fast = small_cin_scratch(params, input_dims, filter_dims, output_dims, 1);
+    return fast != 0 && small_cin_scratch(params, input_dims, filter_dims, output_dims, 0) == 0
                ? fast
                : 0;
 }
@@ -331,11 +343,13 @@ TH_INLINE void fill_cols(int16_t *d, int32_t n, int32_t bp, int32_t cin, int16_t
 }
 
 /* Stages the receptive fields of output pixels [ox0, ox0 + npix) of row oy: column xc (input
- * x = ox0 * stride - pad_l + xc) at stage[xc * bp], padding as -input_offset, the extra slot
- * and the values after the last column zero. */
+ * x = ox0 * stride - pad_l + xc) at stage[xc * bp], padding as -input_offset. edges 0: the
+ * padding columns left and right of the input are as the previous call left them (one tile
+ * a row: the same columns every call, which nothing else writes). */
 static void stage_tile(int16_t *stage, const th_sc_geometry *g, const int8_t *input,
                        const th_dims *input_dims, const th_conv_params *params,
-                       const th_dims *filter_dims, int32_t oy, int32_t ox0, int32_t npix)
+                       const th_dims *filter_dims, int32_t oy, int32_t ox0, int32_t npix,
+                       int edges)
 {
     const int32_t cin = input_dims->c;
     const int32_t w_in = input_dims->w;
@@ -353,14 +367,18 @@ static void stage_tile(int16_t *stage, const th_sc_geometry *g, const int8_t *in
             fill_cols(d, cols, bp, cin, pad);
             continue;
         }
-        fill_cols(d, xs, bp, cin, pad);
-        fill_cols(d + xe * bp, cols - xe, bp, cin, pad);
+        if (edges) {
+            fill_cols(d, xs, bp, cin, pad);
+            fill_cols(d + xe * bp, cols - xe, bp, cin, pad);
+        }
         const int8_t *s = input + ((int64_t)y * w_in + (xs + x0)) * cin;
         int16_t *dc = d + xs * bp;
         const int32_t n = xe - xs;
         if (cin == 3) {
-            /* word loads except for the input row's last column (no read past the row) */
-            const int32_t words = xe + x0 < w_in ? n : n - 1;
+            /* word loads except for the last input row's last column (no read past the
+             * input; the byte after another row's end is the next row's, in place not yet
+             * written, rule (c), and its value is dropped) */
+            const int32_t words = xe + x0 < w_in || y + 1 < input_dims->h ? n : n - 1;
             widen3(dc, s, words, bp);
             if (words < n) {
                 s += 3 * words;
@@ -375,15 +393,8 @@ static void stage_tile(int16_t *stage, const th_sc_geometry *g, const int8_t *in
             widen2(dc, s, n, bp);
         }
     }
-    if (bp > filter_dims->h * cin) {
-        for (int32_t xc = 0; xc < cols; xc++) {
-            stage[xc * bp + bp - 1] = 0;
-        }
-    }
-    const int32_t last = (npix - 1) * params->stride.w * bp + 2 * g->kw_words;
-    for (int32_t v = cols * bp; v < last; v++) {
-        stage[v] = 0;
-    }
+    /* (a column's extra slot and the values after the last column are not written: their
+     * record weights are 0, so they add 0 whatever they hold) */
 }
 
 /* One output row (npix pixels) of the MAC + requantization loop. */
@@ -444,6 +455,14 @@ typedef struct {
 #define TH_SC_CHUNKS1_8 \
     TH_SC_CHUNK1 TH_SC_CHUNK1 TH_SC_CHUNK1 TH_SC_CHUNK1 \
     TH_SC_CHUNK1 TH_SC_CHUNK1 TH_SC_CHUNK1 TH_SC_CHUNK1
+/* The one-channel sequences: 16 chunks where path CONV_SMALL_CIN_LONG is kept. */
+#if TH_NN_KEEP_CONV_SMALL_CIN_LONG
+#define TH_SC_CHUNKS1 TH_SC_CHUNKS1_8 TH_SC_CHUNKS1_8
+#define TH_SC_CHUNKS1_N "16"
+#else
+#define TH_SC_CHUNKS1 TH_SC_CHUNKS1_8
+#define TH_SC_CHUNKS1_N "8"
+#endif
 #define TH_SC_TAIL1(acc) \
     "ldrd r8, r9, [lr], #8\n\t" \
     "smlad " acc ", r4, r8, " acc "\n\t" \
@@ -479,19 +498,19 @@ typedef struct {
 #define TH_SC_SINGLES_CODE \
     ".p2align 2\n\t" \
     "15:\n\t" \
-    TH_SC_CHUNKS1_8 \
+    TH_SC_CHUNKS1 \
     "16:\n\t" \
     "ldrd r4, r5, [ip]\n\t" \
     TH_SC_TAIL1("r0") \
     "b 17f\n\t" \
     ".p2align 2\n\t" \
     "14:\n\t" \
-    TH_SC_CHUNKS1_8 \
+    TH_SC_CHUNKS1 \
     "17:\n\t" \
-    ".if (17b - 14b) != 8 * 24\n\t" \
+    ".if (17b - 14b) != " TH_SC_CHUNKS1_N " * 24\n\t" \
     ".error \"chunk size\"\n\t" \
     ".endif\n\t" \
-    ".if (16b - 15b) != 8 * 24\n\t" \
+    ".if (16b - 15b) != " TH_SC_CHUNKS1_N " * 24\n\t" \
     ".error \"chunk size\"\n\t" \
     ".endif\n\t" \
     "ldmia.w lr!, {r4, r5, r6}\n\t" \
@@ -603,6 +622,8 @@ static void __attribute__((naked, noinline)) mac_row(const th_sc_row *a)
 #undef TH_SC_CHUNKS8
 #undef TH_SC_CHUNK1
 #undef TH_SC_CHUNKS1_8
+#undef TH_SC_CHUNKS1
+#undef TH_SC_CHUNKS1_N
 #undef TH_SC_SINGLES_ENTRY
 #undef TH_SC_SINGLES_CODE
 #undef TH_SC_NO_QUADS
@@ -696,7 +717,7 @@ TH_INLINE void swap_hw(int32_t *h, int32_t *w)
  * every term, a column view is the geometry it adds). */
 static int __attribute__((noinline))
 small_cin_view(const th_conv_params *params, const th_dims *input_dims,
-               const th_dims *filter_dims, const th_dims *output_dims, int32_t cap,
+               const th_dims *filter_dims, const th_dims *output_dims, int fast,
                th_sc_view *v)
 {
     const int32_t cin = filter_dims->c;
@@ -732,7 +753,7 @@ small_cin_view(const th_conv_params *params, const th_dims *input_dims,
             changed = 1;
         }
     }
-    return changed && geometry(&v->params, &v->input, &v->taps.dims, &v->output, cap, &v->g);
+    return changed && geometry(&v->params, &v->input, &v->taps.dims, &v->output, fast, &v->g);
 }
 
 /* The call on the layer, or a view of it (filter: the layer's, k_total taps per channel;
@@ -773,13 +794,15 @@ small_cin_call(const th_context *ctx, const th_sc_geometry *gp, const th_conv_pa
     row.single_bytes = 4 * g.single_words;
     const int64_t in_batch = (int64_t)input_dims->h * input_dims->w * input_dims->c;
     const int64_t out_row = (int64_t)output_dims->w * cout;
+    int edges = 1; /* (the first tile fills the padding columns) */
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * in_batch;
         int8_t *out_b = output + (int64_t)b * output_dims->h * out_row;
         for (int32_t oy = 0; oy < output_dims->h; oy++) {
-            for (int32_t ox = 0; ox < output_dims->w; ox += TH_SC_TILE) {
-                const int32_t npix = TH_MIN(TH_SC_TILE, output_dims->w - ox);
-                stage_tile(staged, &g, in_b, input_dims, params, &taps, oy, ox, npix);
+            for (int32_t ox = 0; ox < output_dims->w; ox += g.tile) {
+                const int32_t npix = TH_MIN(g.tile, output_dims->w - ox);
+                stage_tile(staged, &g, in_b, input_dims, params, &taps, oy, ox, npix, edges);
+                edges = output_dims->w > g.tile;
                 row.x = staged;
                 row.npix = npix;
                 row.out = out_b + oy * out_row + (int64_t)ox * cout;
@@ -799,21 +822,38 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
     th_sc_view v;
     const int32_t k_total = filter_dims->h * filter_dims->w * filter_dims->c;
     th_sc_geometry full;
-    int32_t cap = TH_SC_MAX_RECORD_BYTES;
-    if (!geometry(params, input_dims, filter_dims, output_dims, cap, &full)) {
-        /* the longer record stream where the caller was given its scratch */
-        cap = TH_SC_MAX_RECORD_BYTES_FAST;
-        const int32_t fast = wide && TH_NN_KEEP_CONV_SMALL_CIN_WIDE
-                                 ? th_nn_conv_small_cin_scratch_fast(params, input_dims,
-                                                                     filter_dims, output_dims)
-                                 : 0;
-        if (!(fast > 0 && ctx->size >= fast && TH_NN_PATH(CONV_SMALL_CIN_WIDE)) ||
-            !geometry(params, input_dims, filter_dims, output_dims, cap, &full)) {
+    int fast = 0;
+    const int long_only = wide == TH_NN_SMALL_CIN_LONG_ONLY;
+    /* Long only (Cout 1, before th_conv_general_s8's direct path): the direct path is faster
+     * on 8 chunks or fewer, and where the staging per output is large. Fields of 9-16 chunks
+     * at stride 1 (instructions per output 53x22x3 k5x5 189.1 -> 142.8, 30x22x2 k7x7 254.4 ->
+     * 177.5, 20x40x1 k11x11 344.9 -> 268.0) or stride 2 with Cin <= 2 (30x60x2 k7x7 238.2 ->
+     * 227.8, 12x44x1 k10x10 352.3 -> 292.9); not Cin 3 at stride 2 (30x60x3 k5x5 178.7 vs
+     * 187.1) nor stride 3 (30x60x1 k9x9 250.4 vs 272.5). */
+    if (long_only && !(params->stride.w == 1 || (params->stride.w == 2 && input_dims->c <= 2))) {
+        return 0;
+    }
+    if (!geometry(params, input_dims, filter_dims, output_dims, 0, &full)) {
+        /* the longer record stream (or, Cout < 4, field) where the caller was given its
+         * scratch */
+        fast = 1;
+        const int32_t size = wide ? th_nn_conv_small_cin_scratch_fast(params, input_dims,
+                                                                      filter_dims, output_dims)
+                                  : 0;
+        if (!(size > 0 && ctx->size >= size &&
+              geometry(params, input_dims, filter_dims, output_dims, 1, &full))) {
             return 0;
         }
+        /* (exclusive: a field over 8 chunks has Cout < 4, a stream of under 1 KB) */
+        if (full.chunks > TH_SC_MAX_CHUNKS ? !TH_NN_PATH(CONV_SMALL_CIN_LONG)
+                                           : !TH_NN_PATH(CONV_SMALL_CIN_WIDE)) {
+            return 0;
+        }
+    } else if (long_only) {
+        return 0;
     }
     if (TH_NN_KEEP_CONV_SMALL_CIN_LINE && (input_dims->h == 1 || input_dims->w == 1) &&
-        small_cin_view(params, input_dims, filter_dims, output_dims, cap, &v) &&
+        small_cin_view(params, input_dims, filter_dims, output_dims, fast, &v) &&
         TH_NN_PATH(CONV_SMALL_CIN_LINE)) {
         return small_cin_call(ctx, &v.g, &v.params, &v.input, &v.output, &v.taps, quant,
                               input, k_total, filter, bias, output);

@@ -45,6 +45,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_CONV_SMALL_CIN_WIDE /* its record streams of 1-2 KB, given the fast scratch */
 #define TH_NN_KEEP_CONV_SMALL_CIN_WIDE 1
 #endif
+#ifndef TH_NN_KEEP_CONV_SMALL_CIN_LONG /* its Cout < 4: fields of 9-16 chunks (fast scratch) */
+#define TH_NN_KEEP_CONV_SMALL_CIN_LONG 1
+#endif
 #ifndef TH_NN_KEEP_CONV_IM2COL /* th_nn_conv_im2col_s8: any filter, groups 1 */
 #define TH_NN_KEEP_CONV_IM2COL 1
 #endif

@@ -731,9 +731,13 @@ void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t 
  * the shapes are not its (shapes and params only); the kernel returns 0 without touching
  * anything when it does not apply (shapes, or requantization not fast / activation clamp),
  * 1 when done. Arguments already checked, scratch of max(this, the im2col path's). The
- * _fast size (path CONV_SMALL_CIN_WIDE): where only the 1 KB cap on its record stream turns
- * a layer away, the scratch with streams up to 2 KB (else 0); the kernel takes it when wide
- * (th_conv_general_s8: th_conv_general_s8_scratch_size_fast) and ctx->size holds it. */
+ * _fast size: where only the 1 KB cap on its record stream (path CONV_SMALL_CIN_WIDE) or,
+ * Cout < 4, the 8-chunk cap on its field (path CONV_SMALL_CIN_LONG) turns a layer away, the
+ * scratch with streams up to 2 KB and fields up to 16 chunks (else 0); the kernel takes it
+ * when wide (th_conv_general_s8: th_conv_general_s8_scratch_size_fast) and ctx->size holds
+ * it. wide == TH_NN_SMALL_CIN_LONG_ONLY (Cout 1, before the direct path): only those fields,
+ * only where they beat the direct path. */
+#define TH_NN_SMALL_CIN_LONG_ONLY 2
 int32_t th_nn_conv_small_cin_scratch(const th_conv_params *params, const th_dims *input_dims,
                                      const th_dims *filter_dims, const th_dims *output_dims);
 int32_t th_nn_conv_small_cin_scratch_fast(const th_conv_params *params,

@@ -158,6 +158,23 @@ def small_cin_cases() -> list[ConvCase]:
             wide.append(layer_case(Op.CONV, hw, cin, cout, (kh, kw), stride,
                                    seed=300 + len(wide)))
     cases += [dataclasses.replace(c, fast_scratch=f) for c in wide for f in (False, True)]
+    # Cout 1-3 with fields of 9-16 chunks (path CONV_SMALL_CIN_LONG, general conv only; Cout 1
+    # before the direct path): drawn where only the 8-chunk cap turns the layer away, each
+    # run with the base scratch (direct / im2col) and the fast one (the path): tails,
+    # strides 1-3, rows of one tile and of two 32-pixel tiles, padding rows and columns; and
+    # the sweep row 53x22x3->1 k5x5 it was made for (small).
+    long = [layer_case(Op.CONV, (9, 22), 3, 1, 5, 1, seed=400)]
+    while len(long) < 6:
+        cin, kh, kw = int(rng.integers(1, 4)), int(rng.integers(2, 12)), int(rng.integers(2, 12))
+        cout, stride = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        hw = (int(rng.integers(kh, kh + 3)), int(rng.integers(kw, 36 * stride)))
+        if len(long) == 5:
+            hw = (hw[0], 33 * stride + 1)  # two tiles
+        if (kh, kw) != (3, 3) and small_cin_conv_fast_scratch(
+                cin, kh, kw, cout, -(-hw[1] // stride), stride, 1, 1):
+            long.append(layer_case(Op.CONV, hw, cin, cout, (kh, kw), stride,
+                                   seed=400 + len(long)))
+    cases += [dataclasses.replace(c, fast_scratch=f) for c in long for f in (False, True)]
     valid = layer_case(Op.CONV, (20, 1), 2, 6, (5, 1), 1, seed=7)
     cases.append(dataclasses.replace(
         valid, out_shape=(1, 16, 1, 6),

@@ -205,18 +205,20 @@ RQ_PAIRS_ON_STACK = 32
 SMALL_CIN_MAX_CHUNKS = 8
 SMALL_CIN_MAX_RECORD_BYTES = 1024
 SMALL_CIN_MAX_RECORD_BYTES_FAST = 2048  # given the fast scratch (path CONV_SMALL_CIN_WIDE)
+SMALL_CIN_MAX_CHUNKS_ONE = 16  # ... Cout < 4 (path CONV_SMALL_CIN_LONG)
 SMALL_CIN_TILE = 16
+SMALL_CIN_TILE_LONG = 32
 
 
 def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, stride_w: int,
                            dilation_h: int, dilation_w: int,
-                           column: tuple[int, int] | None = None,
-                           cap: int = SMALL_CIN_MAX_RECORD_BYTES) -> int:
+                           column: tuple[int, int] | None = None, fast: bool = False) -> int:
     """Scratch of the few-input-channel CONV_2D path (th_nn_conv_small_cin_scratch), 0 when it
     does not apply: groups 1 (cin = the filter's), dilation 1, Cin <= 3, a receptive field of
     at most 8 chunks of 4 int16 pairs (+ a tail of 2) and a record stream (weights, biases,
     requantization constants; channels in blocks of 4, the last Cout % 4 in blocks of one) of
-    at most cap bytes (1 KB; 2 KB with the fast scratch, small_cin_conv_fast_scratch).
+    at most 1 KB; with the fast scratch (fast, small_cin_conv_fast_scratch) streams of 2 KB
+    and, Cout < 4, fields of 16 chunks.
     Scratch: the record stream plus the staged columns (int16) of up to 16 output pixels of
     a row.
     column = (OH, stride_h) of a one-column image (W = OW = 1) with OH > 1: at least the
@@ -226,30 +228,33 @@ def small_cin_conv_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, strid
     b = kh * cin
     bp = b + ((b * stride_w) & 1)
     words = (((kw * bp + 1) // 2) + 1) & ~1
-    if words // 4 > SMALL_CIN_MAX_CHUNKS:
+    if words // 4 > (SMALL_CIN_MAX_CHUNKS_ONE if fast and cout < 4 else SMALL_CIN_MAX_CHUNKS):
         return 0
     record_words = 5 + (cout // 4) * (4 * words + 17) + (cout % 4) * (words + 8)
-    if 4 * record_words > cap:
+    if 4 * record_words > (SMALL_CIN_MAX_RECORD_BYTES_FAST if fast else
+                           SMALL_CIN_MAX_RECORD_BYTES):
         return 0
-    tile = min(ow, SMALL_CIN_TILE)  # output pixels staged at a time
+    # output pixels staged at a time (32 given the fast scratch for Cout < 4)
+    tile = min(ow, SMALL_CIN_TILE_LONG if fast and cout < 4 else SMALL_CIN_TILE)
     cols = (tile - 1) * stride_w + kw
     values = max(cols * bp, (tile - 1) * stride_w * bp + 2 * words)
     full = 4 * record_words + 2 * ((values + 1) & ~1)
     if column is None:
         return full
     return max(full, small_cin_conv_scratch(cin, 1, kh, cout, column[0], column[1], 1, 1,
-                                            cap=cap))
+                                            fast=fast))
 
 
 def small_cin_conv_fast_scratch(cin: int, kh: int, kw: int, cout: int, ow: int, stride_w: int,
                                 dilation_h: int, dilation_w: int,
                                 column: tuple[int, int] | None = None) -> int:
-    """th_nn_conv_small_cin_scratch_fast: where only the 1 KB cap on the record stream turns
-    the layer away, its scratch with streams up to 2 KB; else 0."""
+    """th_nn_conv_small_cin_scratch_fast: where only the 1 KB cap on the record stream (or,
+    Cout < 4, the 8-chunk cap on the field) turns the layer away, its scratch with streams up
+    to 2 KB (fields up to 16 chunks); else 0."""
     args = (cin, kh, kw, cout, ow, stride_w, dilation_h, dilation_w, column)
     if small_cin_conv_scratch(*args):
         return 0
-    return small_cin_conv_scratch(*args, cap=SMALL_CIN_MAX_RECORD_BYTES_FAST)
+    return small_cin_conv_scratch(*args, fast=True)
 
 
 MVE_QUAD_K = 32  # TH_NN_MVE_QUAD_K: th_nn_mve_conv_s8's four-pixel path
@@ -517,7 +522,8 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     The pointwise conv with few output channels widens its weights into it
     (th_conv_1x1_s8_scratch_size_fast), and the general conv with 2-4 output channels and
     dilation.w > 1 stages int8 columns in it, the general conv with Cin <= 3 whose record
-    stream is over 1 KB runs the few-input-channel path in it (up to 2 KB;
+    stream is over 1 KB (or, Cout < 4, whose field is over 8 chunks) runs the few-input-channel
+    path in it (streams up to 2 KB, fields up to 16 chunks;
     th_conv_general_s8_scratch_size_fast)."""
     options = options or PlanOptions()
     if not options.dsp or not _is_int8(graph, op) or not op.outputs:
