@@ -184,6 +184,9 @@ class RowsPadded:
     rows: int
     pairs: bool
     eligible: bool
+    ya: int = 0  # rows [ya, yb) the padded layout's middle: before, max_chain_top's rows
+    yb: int = 0  # (padded, span > 0); from yb, max_rows_bottom's
+    span: int = 0
 
     @property
     def taken(self) -> bool:
@@ -209,15 +212,15 @@ def rows_padded_geometry(case: PoolCase) -> RowsPadded:
     t0 = min(p.pad_left, cols)
     span = (max(t0, min(w + p.pad_left, cols)) - t0) * c  # padded_bytes
     padded = fast > 0 and size >= fast
-    e = h - p.filter_h + p.pad_top
-    if padded and span > 0:  # the rows from input row 0: max_chain_top's
-        ya = min(p.pad_top // p.stride_h + 1, oh)
-    else:
-        ya = min(-(-p.pad_top // p.stride_h), oh) if span > 0 else oh
-    yb = ya if e < 0 else max(ya, min(oh, e // p.stride_h + 1))
+    e, sh, top = h - p.filter_h + p.pad_top, p.stride_h, p.pad_top
+    ya = min(-(-top // sh), oh) if span > 0 else oh
+    yb = ya if e < 0 else max(ya, min(oh, e // sh + 1))
+    if padded and span > 0 and top > 0 and top % sh == 0 and ya < yb and (
+            not pairs or (yb - ya) % 2 == 1):
+        ya += 1  # the row of origin 0 joins max_chain_top's rows
     clamp = p.act_min > -128 or p.act_max < 127
     return RowsPadded(padded, yb - ya, padded and pairs,
-                      p.stride_w > 1 or (not clamp and p.filter_w <= 7))
+                      p.stride_w > 1 or (not clamp and p.filter_w <= 7), ya, yb, span)
 
 
 ROWS_PADDED_CHANNELS = [1, 2, 3, 4, 5, 6, 8, 13]
@@ -322,21 +325,18 @@ def chain_edges(cases: list[PoolCase]) -> set[str]:
         _, h, w, c = case.x.shape
         _, oh, ow, _ = case.out_shape
         p, g = case.p, rows_padded_geometry(case)
-        cols = (ow - 1) * p.stride_w + p.filter_w
-        t0 = min(p.pad_left, cols)
-        if not g.padded or max(t0, min(w + p.pad_left, cols)) <= t0:
+        if not g.padded or g.span <= 0:
             continue
-        sh, top, fh = p.stride_h, p.pad_top, p.filter_h
-        ya = min(top // sh + 1, oh)
-        e = h - fh + top
-        yb = ya if e < 0 else max(ya, min(oh, e // sh + 1))
+        sh, top, fh, ya, yb = p.stride_h, p.pad_top, p.filter_h, g.ya, g.yb
+        if ya > -(-top // sh):
+            got.add("top: the row of origin 0")
         done = 0
         for oy in range(ya):
             ye = min(h, oy * sh - top + fh)
             got.add("top: no input row" if ye <= 0 else "top: first rows" if done == 0
                     else "top: rows added" if ye > done else "top: none added")
             done = max(done, ye)
-        pairs = sh == 1 and 2 <= fh <= 7 and oh > 1
+        pairs = g.pairs
         oy = yb
         while oy < oh:
             ys = oy * sh - top
@@ -355,6 +355,7 @@ def chain_edges(cases: list[PoolCase]) -> set[str]:
 
 
 CHAIN_EDGES = {"top: no input row", "top: first rows", "top: rows added", "top: none added",
+               "top: the row of origin 0",
                "bottom: no input row", "bottom: two rows", "bottom: one row, stride.h 1",
                "bottom: one row", "clamp", "C < 4", "C >= 4"}
 

@@ -940,17 +940,20 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
     }
     const int32_t span = c1 - c0;
     /* output rows [ya, yb): unclipped windows, origin oy * sh - ph >= 0, end <= H; padded,
-     * the rows from row 0 (origin <= 0) are max_chain_top's, those after max_rows_bottom's */
+     * the rows cut by the top are max_chain_top's (with the row of origin 0 where there is
+     * one, unless at stride.h 1 it would leave the pairs of rows one row over), those after
+     * yb max_rows_bottom's */
     const int chains = padded && span > 0;
-    const int32_t ya = !chains ? (span > 0 ? TH_MIN((ph + sh - 1) / sh, out->h) : out->h)
-                               : TH_MIN(ph / sh + 1, out->h);
-    const int32_t yb = in->h - fh + ph < 0
-                           ? ya
-                           : TH_MAX(ya, TH_MIN(out->h, (in->h - fh + ph) / sh + 1));
+    int32_t ya = span > 0 ? TH_MIN((ph + sh - 1) / sh, out->h) : out->h;
+    const int32_t e = in->h - fh + ph;
+    const int32_t yb = e < 0 ? ya : TH_MAX(ya, TH_MIN(out->h, e / sh + 1));
+    if (chains && ph > 0 && ph % sh == 0 && ya < yb && (cm1 == NULL || (yb - ya) % 2 == 1)) {
+        ya++; /* the row of origin 0: the chain's next rows */
+    }
     const int rows_padded =
         padded && (p->stride.w > 1 || (!clamp && p->filter.w <= TH_MAXPOOL_ROW_TAPS));
     const int32_t yend = chains ? yb : out->h;
-    if (chains) {
+    if (chains && ya > 0) {
         max_chain_top(p, in, out, image + c0 - off, cm, c0, span, dst, ya, lo, hi, clamp);
         dst += ya * orow;
     }
@@ -984,7 +987,7 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
         }
         dst += orow;
     }
-    if (chains) {
+    if (chains && yb < out->h) {
         max_rows_bottom(p, in, out, image + c0 - off, cm, cm1, c0, span, dst, yb, lo, hi, clamp);
     }
 }
