@@ -14,10 +14,12 @@ pairs, flat blocks of word pairs for any channel count), and at strides 2-4 with
 and windows 1..9 wide (the strided row loop's constant tap counts); a mix aimed at
 max_rows_padded (the padded layout's rows whose windows are inside the image, in one call),
 its edges computed from the geometry and asserted reached (rows_padded_edges; in place:
-tests/test_plan_inplace_kernels.py). MEAN over H and W of small planes with 1-64 channels
-(eight channels a row pass, fast or exact requantization). All against the NumPy reference:
-on the host (ASan/UBSan, portable and emulated DSP builds) and one batch on QEMU mps2-an386
-(Cortex-M4, the native DSP build).
+tests/test_plan_inplace_kernels.py); a mix of small planes cut by the top and bottom padding
+(explicit paddings, rows with no input row) aimed at the padded layout's chains
+(max_chain_top, max_rows_bottom; chain_edges asserted reached). MEAN over H and W of small
+planes with 1-64 channels (eight channels a row pass, fast or exact requantization). All
+against the NumPy reference: on the host (ASan/UBSan, portable and emulated DSP builds) and
+one batch on QEMU mps2-an386 (Cortex-M4, the native DSP build).
 """
 
 from __future__ import annotations
@@ -182,6 +184,9 @@ class RowsPadded:
     rows: int
     pairs: bool
     eligible: bool
+    ya: int = 0  # rows [ya, yb) the padded layout's middle: before, max_chain_top's rows
+    yb: int = 0  # (padded, span > 0); from yb, max_rows_bottom's
+    span: int = 0
 
     @property
     def taken(self) -> bool:
@@ -206,12 +211,16 @@ def rows_padded_geometry(case: PoolCase) -> RowsPadded:
         size = max(size, fast)
     t0 = min(p.pad_left, cols)
     span = (max(t0, min(w + p.pad_left, cols)) - t0) * c  # padded_bytes
-    ya = min(-(-p.pad_top // p.stride_h), oh) if span > 0 else oh
-    yb = ya if h - p.filter_h + p.pad_top < 0 else max(
-        ya, min(oh, (h - p.filter_h + p.pad_top) // p.stride_h + 1))
+    padded = fast > 0 and size >= fast
+    e, sh, top = h - p.filter_h + p.pad_top, p.stride_h, p.pad_top
+    ya = min(-(-top // sh), oh) if span > 0 else oh
+    yb = ya if e < 0 else max(ya, min(oh, e // sh + 1))
+    if padded and span > 0 and top > 0 and top % sh == 0 and ya < yb and (
+            not pairs or (yb - ya) % 2 == 1):
+        ya += 1  # the row of origin 0 joins max_chain_top's rows
     clamp = p.act_min > -128 or p.act_max < 127
-    return RowsPadded(fast > 0 and size >= fast, yb - ya, fast > 0 and size >= fast and pairs,
-                      p.stride_w > 1 or (not clamp and p.filter_w <= 7))
+    return RowsPadded(padded, yb - ya, padded and pairs,
+                      p.stride_w > 1 or (not clamp and p.filter_w <= 7), ya, yb, span)
 
 
 ROWS_PADDED_CHANNELS = [1, 2, 3, 4, 5, 6, 8, 13]
@@ -281,6 +290,76 @@ ROWS_PADDED_EDGES = {
     "separable scratch only"}
 
 
+def chain_cases(seed: int, count: int) -> list[PoolCase]:
+    """Max pools with the fast scratch on small planes whose windows are cut by the top or
+    bottom (max_chain_top: the rows from input row 0, one chain adding rows; max_rows_bottom:
+    the rows cut by the bottom, two a pass at stride.h 1), explicit paddings up to past the
+    window (rows with no input row: -128), strides 1-3, 1-13 channels, activations."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        i = len(out)
+        c = ROWS_PADDED_CHANNELS[i % len(ROWS_PADDED_CHANNELS)]
+        sh, sw = (1, 1) if i % 3 else (int(rng.integers(2, 4)), int(rng.integers(1, 4)))
+        fh, fw = int(rng.integers(1, 8)), int(rng.integers(1, 6))
+        h, w = int(rng.integers(1, fh + 4)), int(rng.integers(1, fw + 5))
+        top = int(rng.integers(0, fh + (2 if i % 5 == 0 else 0)))
+        bottom = int(rng.integers(0, fh + (2 if i % 5 == 1 else 0)))
+        left, right = int(rng.integers(0, fw)), int(rng.integers(0, fw))
+        oh, ow = (h + top + bottom - fh) // sh + 1, (w + left + right - fw) // sw + 1
+        if oh < 2 or ow < 1 or h * w * c > 1500:
+            continue
+        lo, hi = (int(rng.integers(-128, 0)), int(rng.integers(0, 128))) if i % 4 == 3 \
+            else (-128, 127)  # fmt: skip
+        p = PoolParams(sh, sw, fh, fw, top, left, bottom, right, lo, hi)
+        x = rng.integers(-128, 128, (1 + (i % 7 == 0), h, w, c)).astype(np.int8)
+        out.append(PoolCase(Op.MAXPOOL, x, p, (x.shape[0], oh, ow, c), fast_scratch=True))
+    return out
+
+
+def chain_edges(cases: list[PoolCase]) -> set[str]:
+    """The branches of max_chain_top and max_rows_bottom that cases take, from the geometry
+    as th_maxpool_s8 (DSP build) computes it (rows_padded_geometry)."""
+    got = set()
+    for case in cases:
+        _, h, w, c = case.x.shape
+        _, oh, ow, _ = case.out_shape
+        p, g = case.p, rows_padded_geometry(case)
+        if not g.padded or g.span <= 0:
+            continue
+        sh, top, fh, ya, yb = p.stride_h, p.pad_top, p.filter_h, g.ya, g.yb
+        if ya > -(-top // sh):
+            got.add("top: the row of origin 0")
+        done = 0
+        for oy in range(ya):
+            ye = min(h, oy * sh - top + fh)
+            got.add("top: no input row" if ye <= 0 else "top: first rows" if done == 0
+                    else "top: rows added" if ye > done else "top: none added")
+            done = max(done, ye)
+        pairs = g.pairs
+        oy = yb
+        while oy < oh:
+            ys = oy * sh - top
+            if ys >= h:
+                got.add("bottom: no input row")
+            elif pairs and oy + 1 < oh and ys + 1 < h:
+                got.add("bottom: two rows")
+                oy += 1
+            else:
+                got.add("bottom: one row, stride.h 1" if pairs else "bottom: one row")
+            oy += 1
+        if p.act_min > -128 or p.act_max < 127:
+            got.add("clamp")
+        got.add("C < 4" if c < 4 else "C >= 4")
+    return got
+
+
+CHAIN_EDGES = {"top: no input row", "top: first rows", "top: rows added", "top: none added",
+               "top: the row of origin 0",
+               "bottom: no input row", "bottom: two rows", "bottom: one row, stride.h 1",
+               "bottom: one row", "clamp", "C < 4", "C >= 4"}
+
+
 def mean_cases(seed: int, count: int) -> list[MeanCase]:
     """MEAN over H and W of small planes with many channels (the DSP build: eight channels
     a row pass, the last group overlapping, fast requantization) and 1-7 channels; scale
@@ -309,7 +388,7 @@ def test_fc_and_pools_on_the_host(variant: str) -> None:
     with Driver(build_driver(variant)) as driver:
         for case in [*fc_cases(1, 120), *pool_cases(2, 90), *maxpool_cases(5, 150),
                      *maxpool_cases(9, 120, fast=True), *strided_small_c_cases(11, 72),
-                     *rows_padded_cases(15, 48), *mean_cases(7, 60)]:
+                     *rows_padded_cases(15, 48), *chain_cases(21, 60), *mean_cases(7, 60)]:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{case.op.name} [{variant}] {case.x.shape}: {problem}"
 
@@ -333,6 +412,13 @@ def test_maxpool_rows_padded_mix_reaches_its_edges(seed: int) -> None:
     assert sum(rows_padded_geometry(c).taken for c in cases) >= 24
 
 
+@pytest.mark.parametrize("seed", [21, 23])
+def test_maxpool_chain_mix_reaches_its_edges(seed: int) -> None:
+    """The max_chain_top / max_rows_bottom mixes of the host (21) and the Cortex-M4 (23) runs
+    take every branch of both (chain_edges)."""
+    assert chain_edges(chain_cases(seed, 60)) == CHAIN_EDGES
+
+
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
                     or shutil.which("qemu-system-arm") is None,
                     reason="arm-none-eabi-gcc or qemu-system-arm not installed")
@@ -344,7 +430,7 @@ def test_fc_and_pools_on_cortex_m4(kernel_fw_root: Path) -> None:
              *[c for c in maxpool_cases(6, 60) if fits_firmware(c)],
              *[c for c in maxpool_cases(10, 60, fast=True) if fits_firmware(c)],
              *[c for c in strided_small_c_cases(12, 72) if fits_firmware(c)],
-             *rows_padded,
+             *rows_padded, *chain_cases(23, 60),
              *[c for c in mean_cases(8, 40) if fits_firmware(c)]]
     assert len(cases) >= 350
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)

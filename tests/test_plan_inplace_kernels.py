@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from kernels.cases import DW_OPS, ConvCase, Op, conv_case, dw_case
 from kernels.layers import layer_case
-from test_kernels_fc_pool_dsp import rows_padded_cases, rows_padded_geometry
+from test_kernels_fc_pool_dsp import chain_cases, rows_padded_cases, rows_padded_geometry
 from tinyhost.arith.pool import PoolParams
 from tinyhost.codegen.layout import conv_filter_layout
 from tinyhost.plan.overlap import sliding_d_max_padded
@@ -328,10 +328,14 @@ def test_maxpool_rows_padded_in_place_at_the_sliding_bound(lib: ctypes.CDLL) -> 
     """max_rows_padded (the DSP build's padded layout, whole rows of windows inside the image
     in one call, two a pass at stride.h 1) in place: the cases of tests/
     test_kernels_fc_pool_dsp.py's rows_padded mix that take it, with the scratch each draws
-    (the fast size, or the separable one), the output at rule (c)'s bound and a pixel below."""
+    (the fast size, or the separable one), the output at rule (c)'s bound and a pixel below;
+    and the chain mix's (rows cut by the top and bottom: max_chain_top, max_rows_bottom, the
+    bottom rows read two at a time before either is written) at the bound, a pixel below and
+    two output rows below."""
     cases = [c for c in rows_padded_cases(15, 48) if rows_padded_geometry(c).taken]
     assert len(cases) >= 24
-    for case in cases:
+    chains = chain_cases(21, 30)
+    for i, case in enumerate([*cases, *chains]):
         x, p = case.x, case.p
         dims = (Dims(*x.shape), Dims(*case.out_shape))
         size = maxpool_scratch(x.shape[2], x.shape[3], case.out_shape[1:3],
@@ -343,7 +347,8 @@ def test_maxpool_rows_padded_in_place_at_the_sliding_bound(lib: ctypes.CDLL) -> 
                 ctypes.byref(dims[1])))
         bound = _pool_bound(x.shape, case.out_shape, p)
         want = max_pool_int8(x, p)
-        for k, d in enumerate((bound, bound - x.shape[3])):
+        below = [2 * case.out_shape[2] * x.shape[3]] if i >= len(cases) else []
+        for k, d in enumerate([bound, bound - x.shape[3], *[bound - b for b in below]]):
             got = _run_pool_at(lib.th_maxpool_s8, x, p, case.out_shape, size, d, seed=k)
             assert np.array_equal(got, want), f"{x.shape} {p} d={d} scratch {size}"
 

@@ -363,6 +363,15 @@ __attribute__((noinline)) static void max_cols(int8_t *dst, const int8_t *src, i
     }
 }
 
+/* max_cols over dst's own values too (the chains' later rows, max_chains). */
+__attribute__((noinline)) static void max_cols_acc(int8_t *dst, const int8_t *src,
+                                                   int32_t step, int32_t rows, int32_t n)
+{
+    for (int32_t r = 0; r < rows; r += TH_MAXPOOL_UNROLL) {
+        cols_k(dst, src + r * step, step, TH_MIN(rows - r, TH_MAXPOOL_UNROLL), n, 1);
+    }
+}
+
 /* Two output rows a row apart (rows a constant 2..TH_MAXPOOL_PAIR_ROWS): the maximum of
  * the rows 1..rows-1 they share, then with row 0 into d and with row `rows` into d + dd (the
  * tail as cols_fixed's). */
@@ -762,6 +771,22 @@ static void max_row_out(const th_pool_params *p, const th_dims *in, const th_dim
     }
 }
 
+/* One output row of a chain (max_chains) from its column maxima cm (padded, cm - c0 the
+ * layout's start), or with no window row (any: rows 0) -128s, clamped. */
+static void max_chain_row(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                          const int8_t *cm, int8_t *dst, uint32_t lo, uint32_t hi, int clamp,
+                          int any)
+{
+    if (any) {
+        max_row_out(p, in, out, cm, dst, lo, hi, clamp, 1);
+        return;
+    }
+    memset(dst, -128, (size_t)(out->w * in->c)); /* TFLM's initial value */
+    if (clamp) {
+        clamp_pixel(dst, out->w * in->c, p->activation.min, p->activation.max);
+    }
+}
+
 /* Columns of the padded layout: L = (OW - 1) * SW + KW, from input column -pw. */
 static int32_t max_padded_cols(const th_pool_params *p, const th_dims *out)
 {
@@ -830,6 +855,59 @@ max_rows_padded(const th_pool_params *p, const th_dims *in, const th_dims *out,
     }
 }
 
+/* The padded layout's output rows [0, y0), whose windows start at input row 0 (origin <= 0):
+ * one chain, a row's column maxima the previous row's with the rows its window adds
+ * (max_cols_acc), so the run reads each input row once, in ascending order (th_nn.h (c)).
+ * src: input row 0 at the first computed byte, cm + c0; a window with no row gives -128s. */
+static void max_chain_top(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                          const int8_t *src, int8_t *cm, int32_t c0, int32_t span, int8_t *dst,
+                          int32_t y0, uint32_t lo, uint32_t hi, int clamp)
+{
+    const int32_t row = in->w * in->c, orow = out->w * in->c;
+    int32_t done = 0; /* cm holds rows [0, done) */
+    for (int32_t oy = 0; oy < y0; oy++, dst += orow) {
+        const int32_t ye = TH_MIN(in->h, oy * p->stride.h - p->padding.h + p->filter.h);
+        if (ye > done) {
+            if (done > 0) {
+                max_cols_acc(cm + c0, src + done * row, row, ye - done, span);
+            } else {
+                max_cols(cm + c0, src, row, ye, span);
+            }
+            done = ye;
+        }
+        max_chain_row(p, in, out, cm, dst, lo, hi, clamp, done > 0);
+    }
+}
+
+/* Output rows [y1, OH) of the padded layout, whose windows [ys, H) are cut by the bottom:
+ * where cm1 is given (stride.h 1), two a pass, the second row's rows [ys + 1, H) into cm1,
+ * the first's the same with row ys (read before either output row is written: th_nn.h
+ * (c)'s early reads); else a row at a time. src and dst: as max_chain_top's (dst at row y1). */
+static void max_rows_bottom(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                            const int8_t *src, int8_t *cm, int8_t *cm1, int32_t c0,
+                            int32_t span, int8_t *dst, int32_t y1, uint32_t lo, uint32_t hi,
+                            int clamp)
+{
+    const int32_t row = in->w * in->c, orow = out->w * in->c, h = in->h;
+    for (int32_t oy = y1; oy < out->h; oy++, dst += orow) {
+        const int32_t ys = oy * p->stride.h - p->padding.h; /* >= 0: below the top rows */
+        if (ys >= h) {
+            max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 0);
+        } else if (cm1 != NULL && oy + 1 < out->h && ys + 1 < h) {
+            max_cols(cm1 + c0, src + (ys + 1) * row, row, h - ys - 1, span);
+            max_cols(cm + c0, src + ys * row, row, 1, span);
+            max_cols_acc(cm + c0, cm1 + c0, 0, 1, span);
+            max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
+            dst += orow;
+            oy++;
+            max_chain_row(p, in, out, cm1, dst, lo, hi, clamp, 1);
+        } else {
+            max_cols(cm + c0, src + ys * row, row, h - ys, span);
+            max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
+        }
+    }
+}
+
 /* padded: cm (and cm1) hold max_padded_cols columns from input column -pw; cm1: the second
  * row (NULL: none). Output rows [ya, yb) (windows of KH rows inside the image) in one call
  * where max_rows_padded's row pass applies;
@@ -861,14 +939,25 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
         c1 = (last.origin + last.end) * ch; /* columns any window reads */
     }
     const int32_t span = c1 - c0;
-    /* output rows [ya, yb): unclipped windows, origin oy * sh - ph >= 0, end <= H */
-    const int32_t ya = span > 0 ? TH_MIN((ph + sh - 1) / sh, out->h) : out->h;
-    const int32_t yb = in->h - fh + ph < 0
-                           ? ya
-                           : TH_MAX(ya, TH_MIN(out->h, (in->h - fh + ph) / sh + 1));
+    /* output rows [ya, yb): unclipped windows, origin oy * sh - ph >= 0, end <= H; padded,
+     * the rows cut by the top are max_chain_top's (with the row of origin 0 where there is
+     * one, unless at stride.h 1 it would leave the pairs of rows one row over), those after
+     * yb max_rows_bottom's */
+    const int chains = padded && span > 0;
+    int32_t ya = span > 0 ? TH_MIN((ph + sh - 1) / sh, out->h) : out->h;
+    const int32_t e = in->h - fh + ph;
+    const int32_t yb = e < 0 ? ya : TH_MAX(ya, TH_MIN(out->h, e / sh + 1));
+    if (chains && ph > 0 && ph % sh == 0 && ya < yb && (cm1 == NULL || (yb - ya) % 2 == 1)) {
+        ya++; /* the row of origin 0: the chain's next rows */
+    }
     const int rows_padded =
         padded && (p->stride.w > 1 || (!clamp && p->filter.w <= TH_MAXPOOL_ROW_TAPS));
-    for (int32_t oy = 0; oy < out->h; oy++) {
+    const int32_t yend = chains ? yb : out->h;
+    if (chains && ya > 0) {
+        max_chain_top(p, in, out, image + c0 - off, cm, c0, span, dst, ya, lo, hi, clamp);
+        dst += ya * orow;
+    }
+    for (int32_t oy = chains ? ya : 0; oy < yend; oy++) {
         if (oy == ya && yb - ya >= 2 && rows_padded) { /* one row: its setup would not pay */
             max_rows_padded(p, in, out, image, cm, cm1, dst, ya, yb);
             dst += (yb - ya) * orow;
@@ -878,7 +967,7 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
         const th_nn_window wy = th_nn_window_at(oy, sh, ph, fh, in->h);
         const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
         const int8_t *src = image + ys * row + c0 - off;
-        if (cm1 != NULL && oy + 1 < out->h && ye - ys == fh && ye < in->h && span > 0) {
+        if (cm1 != NULL && oy + 1 < yend && ye - ys == fh && ye < in->h && span > 0) {
             /* this row's window and the next one's, both unclipped (stride 1) */
             max_pair_rows(cm + c0, (int32_t)(cm1 - cm), src, row, fh, span);
             max_row_out(p, in, out, cm, dst, lo, hi, clamp, padded);
@@ -897,6 +986,9 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
             max_row_out(p, in, out, cm, dst, lo, hi, clamp, padded);
         }
         dst += orow;
+    }
+    if (chains && yb < out->h) {
+        max_rows_bottom(p, in, out, image + c0 - off, cm, cm1, c0, span, dst, yb, lo, hi, clamp);
     }
 }
 #endif
