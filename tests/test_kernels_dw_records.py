@@ -103,9 +103,11 @@ CASES = _cases()
 
 
 def test_group_cases_cover_the_channel_tails() -> None:
-    """Passes of four channels and tails of one to three, one and two filter rows."""
+    """Passes of four channels and tails of one to three, one and two filter rows. (Without
+    a tail the lines path, two taps across included, takes nearly every such shape.)"""
     groups = _group_cases()
-    assert {c.x.shape[3] % 4 for c in groups} == {0, 1, 2, 3}
+    assert {c.x.shape[3] % 4 for c in groups} >= {1, 2, 3}
+    assert any(c.x.shape[3] > 4 for c in groups)
     assert {min(c.w.shape[1:3]) for c in groups} == {1, 2}
     assert any(c.in_place for c in groups)
 
