@@ -98,17 +98,28 @@ static int32_t avg_cs_cols(const th_pool_params *p, const th_dims *in, const th_
     return TH_MAX(in->w + p->filter.w - 1, out->w - 1 + p->filter.w);
 }
 
+/* The scratch of arguments th_nn_check_pool accepts (th_avgpool_s8 calls it after that
+ * check, not the public function's checks a second time). */
+__attribute__((noinline)) static int32_t avg_scratch_need(const th_pool_params *params,
+                                                          const th_dims *input_dims,
+                                                          const th_dims *output_dims)
+{
+    if (!avg_separable(params, input_dims, output_dims)) {
+        return 0;
+    }
+    return ((2 * avg_cs_cols(params, input_dims, output_dims) * input_dims->c + 3) & ~3) +
+           4 * input_dims->c;
+}
+
 int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
                                    const th_dims *output_dims)
 {
     if (params == NULL || input_dims == NULL || output_dims == NULL ||
         input_dims->w < 1 || input_dims->c < 1 || params->filter.h < 1 ||
-        params->filter.w < 1 || params->stride.h < 1 || params->stride.w < 1 ||
-        !avg_separable(params, input_dims, output_dims)) {
+        params->filter.w < 1 || params->stride.h < 1 || params->stride.w < 1) {
         return 0;
     }
-    return ((2 * avg_cs_cols(params, input_dims, output_dims) * input_dims->c + 3) & ~3) +
-           4 * input_dims->c;
+    return avg_scratch_need(params, input_dims, output_dims);
 }
 
 /* cs[k] += sign * row[k] over the n values of one input row segment. */
@@ -2109,7 +2120,7 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         return TH_ERR_ARG;
     }
     const int32_t need = ctx != NULL && ctx->buf != NULL
-                             ? th_avgpool_s8_scratch_size(params, input_dims, output_dims)
+                             ? avg_scratch_need(params, input_dims, output_dims)
                              : 0;
     if (need > 0 && ctx->size >= need) {
         int16_t *cs = (int16_t *)ctx->buf;
