@@ -70,6 +70,7 @@ def test_strided_cases_reach_every_branch() -> None:
     assert any(c.p.stride_h != c.p.stride_w for c in cases)
     layouts = set()
     widths: dict[tuple[bool, bool], set[int]] = {}
+    natural_heights = set()
     for c in cases:
         w, ch = c.x.shape[2], c.x.shape[3]
         geometry = (w, ch, c.out_shape[1:3], (c.p.filter_h, c.p.filter_w),
@@ -78,8 +79,13 @@ def test_strided_cases_reach_every_branch() -> None:
         assert need > 0
         layout = (ch >= 4, 2 * w * ((ch + 3) // 4 * 4) <= need)
         layouts.add(layout)
+        if not (layout[0] and layout[1]):
+            natural_heights.add(c.p.filter_h)
         if (c.p.act_min, c.p.act_max) == (-128, 127):
             widths.setdefault(layout, set()).add(c.p.filter_w)
+    # natural-order column sums (st_cols): each constant row count's copy (register-offset
+    # loads) and the variable one (more than 7 rows)
+    assert set(range(2, 9)) <= natural_heights, natural_heights
     # C >= 4 grouped (where they fit) and not, C < 4
     assert {(True, True), (True, False), (False, False)} <= layouts
     # Unclamped spans take a copy per window width 2-7, wider ones the variable-width copy:

@@ -98,17 +98,28 @@ static int32_t avg_cs_cols(const th_pool_params *p, const th_dims *in, const th_
     return TH_MAX(in->w + p->filter.w - 1, out->w - 1 + p->filter.w);
 }
 
+/* The scratch of arguments th_nn_check_pool accepts (th_avgpool_s8 calls it after that
+ * check, not the public function's checks a second time). */
+__attribute__((noinline)) static int32_t avg_scratch_need(const th_pool_params *params,
+                                                          const th_dims *input_dims,
+                                                          const th_dims *output_dims)
+{
+    if (!avg_separable(params, input_dims, output_dims)) {
+        return 0;
+    }
+    return ((2 * avg_cs_cols(params, input_dims, output_dims) * input_dims->c + 3) & ~3) +
+           4 * input_dims->c;
+}
+
 int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
                                    const th_dims *output_dims)
 {
     if (params == NULL || input_dims == NULL || output_dims == NULL ||
         input_dims->w < 1 || input_dims->c < 1 || params->filter.h < 1 ||
-        params->filter.w < 1 || params->stride.h < 1 || params->stride.w < 1 ||
-        !avg_separable(params, input_dims, output_dims)) {
+        params->filter.w < 1 || params->stride.h < 1 || params->stride.w < 1) {
         return 0;
     }
-    return ((2 * avg_cs_cols(params, input_dims, output_dims) * input_dims->c + 3) & ~3) +
-           4 * input_dims->c;
+    return avg_scratch_need(params, input_dims, output_dims);
 }
 
 /* cs[k] += sign * row[k] over the n values of one input row segment. */
@@ -1268,14 +1279,17 @@ TH_INLINE int32_t st_pk_hi(int32_t a, int32_t b)
 #endif
 
 /* Two words at p (word-aligned: cs starts at column 0 of the word-aligned scratch and f
- * is a multiple of four), STRD on the target. */
-TH_INLINE void st_store2(int16_t *p, int32_t lo, int32_t hi)
+ * is a multiple of four), then p + 4 halfwords (STRD with writeback on the target: one add
+ * less per group than a store and a pointer step). */
+TH_INLINE int16_t *st_store2_next16(int16_t *p, int32_t lo, int32_t hi)
 {
 #if TH_NN_DSP_NATIVE
-    __asm__ volatile("strd %1, %2, [%0]" : : "r"(p), "r"(lo), "r"(hi) : "memory");
+    __asm__ volatile("strd %1, %2, [%0], #8" : "+r"(p) : "r"(lo), "r"(hi) : "memory");
+    return p;
 #else
     th_write_s32(p, lo);
     th_write_s32(p + 2, hi);
+    return p + 4;
 #endif
 }
 
@@ -1311,19 +1325,46 @@ TH_INLINE const int32_t *st_load2_next(const int32_t *p, int32_t *lo, int32_t *h
 #endif
 }
 
-/* cs[f] = the sum over `rows` rows (row bytes apart) of p[f], f < n. */
-TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, int32_t rows)
+/* The word at q + k * row, k a constant of the unrolled row loop: rows 0-4, 6 and 8 from
+ * the one pointer q with the registers row and row3 = 3 * row (LDR's shifted register
+ * offsets); gcc's own addressing keeps a second pointer, one ADD per group of four. */
+TH_INLINE int32_t st_row_word(const int8_t *q, int32_t k, int32_t row, int32_t row3)
 {
+#if TH_NN_DSP_NATIVE
+    int32_t v;
+    switch (k) {
+    case 0: return th_read_s32(q);
+    case 1: __asm__("ldr %0, [%1, %2]" : "=r"(v) : "r"(q), "r"(row), "m"(*q)); return v;
+    case 2: __asm__("ldr %0, [%1, %2, lsl #1]" : "=r"(v) : "r"(q), "r"(row), "m"(*q)); return v;
+    case 3: __asm__("ldr %0, [%1, %2]" : "=r"(v) : "r"(q), "r"(row3), "m"(*q)); return v;
+    case 4: __asm__("ldr %0, [%1, %2, lsl #2]" : "=r"(v) : "r"(q), "r"(row), "m"(*q)); return v;
+    case 6: __asm__("ldr %0, [%1, %2, lsl #1]" : "=r"(v) : "r"(q), "r"(row3), "m"(*q)); return v;
+    default: break;
+    }
+#else
+    (void)row3;
+#endif
+    return th_read_s32(q + k * row);
+}
+
+/* cs[f] = the sum over `rows` rows (row bytes apart) of p[f], f < n; fixed: rows a
+ * constant up to 7 (st_row_word's loads; a variable row index would branch per load). */
+TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, int32_t rows,
+                         int fixed)
+{
+    const int32_t row3 = 3 * row;
+    int16_t *o = cs;
     int32_t f = 0;
     for (; f + 4 <= n; f += 4) {
         int32_t a = 0, b = 0;
 #pragma GCC unroll 8
         for (int32_t k = 0; k < rows; k++) {
-            const int32_t v = th_read_s32(p + k * row + f);
+            const int32_t v = fixed ? st_row_word(p + f, k, row, row3)
+                                    : th_read_s32(p + f + k * row);
             a = th_sxtab16(a, v);
             b = th_sxtab16_ror8(b, v);
         }
-        st_store2(cs + f, st_pk_lo(a, b), st_pk_hi(a, b));
+        o = st_store2_next16(o, st_pk_lo(a, b), st_pk_hi(a, b));
     }
     for (; f < n; f++) {
         int32_t s = 0;
@@ -1350,7 +1391,7 @@ TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, i
 __attribute__((noinline)) static void st_cols(int16_t *cs, const int8_t *p, int32_t row,
                                               int32_t n, int32_t rows)
 {
-#define TH_ST_ROWS(R) st_cols_t(cs, p, row, n, R)
+#define TH_ST_ROWS(R) st_cols_t(cs, p, row, n, R, rows >= 1 && rows <= 7)
     TH_ST_BY_ROWS(TH_ST_ROWS)
 #undef TH_ST_ROWS
 }
@@ -2079,7 +2120,7 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
         return TH_ERR_ARG;
     }
     const int32_t need = ctx != NULL && ctx->buf != NULL
-                             ? th_avgpool_s8_scratch_size(params, input_dims, output_dims)
+                             ? avg_scratch_need(params, input_dims, output_dims)
                              : 0;
     if (need > 0 && ctx->size >= need) {
         int16_t *cs = (int16_t *)ctx->buf;
