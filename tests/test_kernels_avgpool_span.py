@@ -12,8 +12,11 @@ SAME (padding on every side: top / left and bottom / right differ by one for eve
 and VALID, C = 1 .. 9, 12, 13, 16, 18, 31 (every tail 0 .. 3, even and odd), one or two
 images. Tail cases: C with 1-3 channels past the groups (the assembly's halfword lanes) over
 rows 2-6 windows wide (long spans, SAME border spans, VALID's columns right of the last
-window). All against the NumPy reference, on the host (ASan / UBSan, portable and emulated
-DSP builds) and in one batch on QEMU mps2-an386 (the native DSP build: the assembly).
+window). Small-count cases: SAME with a kernel side of 1 or 2, whose corner or border
+windows hold 1 or 2 taps (s1_span_small; the rest of the row the reciprocal), constant
+inputs at -128 and 127. All against the NumPy reference, on the host (ASan / UBSan,
+portable and emulated DSP builds) and in one batch on QEMU mps2-an386 (the native DSP
+build: the assembly).
 
 Global cases: one output pixel over the whole plane (VALID k = H x W, SAME with a larger
 window) or over whole rows only (VALID, KH < H, SH > H - KH), planes of 1 .. ~1300 pixels
@@ -84,6 +87,27 @@ def tail_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     return draw_cases(seed, count, draw)
 
 
+def small_count_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """SAME stride-1 pools whose corner or border windows hold 1 or 2 input taps (kernels
+    with a side of 1 or 2: those pixels take s1_span_small, the rest of the row the
+    reciprocal), every C tail, even and odd C; one in four at the inputs' bounds."""
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
+        c = TAIL_CHANNELS[i % len(TAIL_CHANNELS)] if i % 3 else 4 * int(rng.integers(1, 4))
+        short, long = int(rng.integers(1, 3)), int(rng.integers(2, 5))
+        fh, fw = (short, long) if i % 2 else (long, short)
+        h, w = int(rng.integers(1, 3 * fh + 3)), int(rng.integers(1, 3 * fw + 3))
+        if h * w * c > max_elements:
+            return None
+        case = avgpool_case(rng, i, (h, w, c), (fh, fw), (1, 1), Padding.SAME)
+        if i % 4 == 3:
+            value = -128 if i % 8 == 3 else 127
+            return PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape)
+        return case
+
+    return draw_cases(seed, count, draw)
+
+
 def global_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """One output pixel per image: the whole plane (VALID, or SAME with a window one larger
     each way), whole rows (VALID, KH < H, stride past the rest), or (one in seven) a window
@@ -133,15 +157,19 @@ def test_span_cases_reach_every_branch() -> None:
     assert {c.x.shape[3] % 2 for c in tails} == {0, 1}
     assert {(c.p.filter_h * c.p.filter_w) % 2 for c in tails} == {0, 1}
     assert any(c.p.pad_left > 0 for c in tails) and any(c.p.pad_left == 0 for c in tails)
+    small = small_count_cases(5, 40, 3000)
+    corner = [c for c in small if (c.p.filter_h - max(c.p.pad_top, c.p.pad_bottom)) *
+              (c.p.filter_w - max(c.p.pad_left, c.p.pad_right)) < 3]
+    assert {c.x.shape[3] % 4 for c in corner} == {0, 1, 2, 3}
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp"])
 def test_span_paths_on_the_host(variant: str) -> None:
     check_on_host(variant, span_cases(5, 120, 4000) + global_cases(5, 70, 8000) +
-                  tail_cases(5, 60, 6000))
+                  tail_cases(5, 60, 6000) + small_count_cases(5, 40, 3000))
 
 
 @needs_qemu
 def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000) +
-                       tail_cases(6, 60, 6000), 250)
+                       tail_cases(6, 60, 6000) + small_count_cases(6, 40, 3000), 250)

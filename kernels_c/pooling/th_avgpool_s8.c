@@ -943,6 +943,47 @@ static void cols_pairs(int16_t *col, const int8_t *q, int32_t n4, int32_t nr, in
     }
 }
 
+/* One input row into the column sums of n columns from col (q: the row's bytes there): mode
+ * 0 sets them to the row, 1 adds it, 2 subtracts it. A row pass has no per-column loop
+ * set-up when C % 4 == 0 (the columns' groups are one run) and a short one otherwise, so
+ * small C pays ~10 instructions a column where the column-by-column row loops paid ~80
+ * (stride 1's padding rows, where one row enters or leaves). */
+TH_INLINE void cols_row_t(int16_t *col, const int8_t *q, int32_t n, int32_t ch, int mode)
+{
+    const int32_t c4 = ch & ~3;
+    const int32_t runs = c4 == ch ? 1 : n;       /* runs of groups */
+    const int32_t g = c4 == ch ? n * ch / 4 : c4 / 4; /* groups a run */
+    for (int32_t r = 0; r < runs; r++) {
+        for (int32_t i = 0; i < g; i++, col += 4, q += 4) {
+            const int32_t v = th_read_s32(q);
+            int32_t a = th_sxtb16(v), b = th_sxtb16_ror8(v);
+            if (mode == 1) {
+                a = th_sadd16(th_read_s32(col), a);
+                b = th_sadd16(th_read_s32(col + 2), b);
+            } else if (mode == 2) {
+                a = avg_ssub16(th_read_s32(col), a);
+                b = avg_ssub16(th_read_s32(col + 2), b);
+            }
+            th_write_s32(col, a);
+            th_write_s32(col + 2, b);
+        }
+        for (int32_t c = c4; c < ch; c++, col++, q++) {
+            *col = (int16_t)(mode == 0 ? *q : mode == 1 ? *col + *q : *col - *q);
+        }
+    }
+}
+
+static void cols_row(int16_t *col, const int8_t *q, int32_t n, int32_t ch, int mode)
+{
+    if (mode == 0) {
+        cols_row_t(col, q, n, ch, 0);
+    } else if (mode == 1) {
+        cols_row_t(col, q, n, ch, 1);
+    } else {
+        cols_row_t(col, q, n, ch, 2);
+    }
+}
+
 static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0, int32_t l1,
                        int32_t e0, int32_t e1, int32_t n0, int32_t x0, int32_t x1, int32_t ch,
                        int fresh, int32_t nc)
@@ -972,6 +1013,25 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
                 }
                 col[c] = (int16_t)v;
             }
+        }
+        return;
+    }
+    if (x1 > x0 && (fresh ? ch < 16 && e1 - a0 <= 2 : l1 - l0 <= 1 && e1 - e0 <= 1)) {
+        /* by rows (below: by columns, each group's sums kept in registers over the rows,
+         * cheaper for many rows of wide columns) */
+        int16_t *col = cs + x0 * ch;
+        const int8_t *q = image + x0 * ch;
+        const int32_t n = x1 - x0;
+        if (fresh && a0 >= e1) {
+            for (int32_t k = 0; k < n * ch; k++) {
+                col[k] = 0;
+            }
+        }
+        for (int32_t y = l0; !fresh && y < l1; y++) {
+            cols_row(col, q + y * row, n, ch, 2);
+        }
+        for (int32_t y = a0; y < e1; y++) {
+            cols_row(col, q + y * row, n, ch, fresh && y == a0 ? 0 : 1);
         }
         return;
     }
@@ -1080,6 +1140,32 @@ TH_INLINE int32_t s1_cols_of(int32_t ox, int32_t pl, int32_t fw, int32_t in_w)
     return TH_MIN(in_w, o + fw) - TH_MAX(0, o);
 }
 
+/* s1_span for a count of 1 or 2 (a corner or border window of a 2-tap kernel; the
+ * reciprocal needs 3 or more): per pixel, its window's sums, the averages, the leaving
+ * column out and (update) moved to the next row, in the in-place order of s1_span_t. */
+__attribute__((noinline)) static void s1_span_small(int16_t *acc, int16_t *cs, int32_t x0,
+                                                    int32_t w, int32_t n, const int8_t *xe,
+                                                    const int8_t *xl, int32_t ch,
+                                                    int32_t count, const th_pool_params *p,
+                                                    int8_t *dst, int update)
+{
+    const int32_t c4 = ch & ~3;
+    int16_t *leave = cs + x0 * ch;
+    const int16_t *enter = leave + (w - 1) * ch;
+    for (int32_t i = 0, o = 0; i < n; i++, o += ch) {
+        s1_cols_acc(acc, enter + o, 0, 1, ch, 0);
+        for (int32_t c = 0; c < ch; c++) {
+            dst[o + c] = (int8_t)th_clamp(avg_round(acc[pidx(c, c4)], count),
+                                          p->activation.min, p->activation.max);
+        }
+        s1_cols_acc(acc, leave + o, 0, 1, ch, 1);
+        for (int32_t c = 0; update && c < ch; c++) {
+            const int32_t x = x0 * ch + o + c;
+            leave[o + pidx(c, c4)] = (int16_t)(leave[o + pidx(c, c4)] + xe[x] - xl[x]);
+        }
+    }
+}
+
 /* One output row at stride 1 as spans over csb (the column sums from input column 0, zero
  * columns in the padding on both sides, so one column enters and one leaves every window):
  * the pixels of one count (rows * columns >= 3) and one update in one s1_span. update:
@@ -1102,6 +1188,12 @@ static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_param
                    (update && ox + n >= pl) == up) {
                 n++;
             }
+        }
+        if (rows * cols < 3) {
+            s1_span_small(acc, csb, ox - pl, fw, n, xe, xl, ch, rows * cols, p, dst + ox * ch,
+                          up);
+            ox += n;
+            continue;
         }
         if (rows * cols != dv->count) {
             avg_s1_div_set(dv, rows * cols);
@@ -1156,13 +1248,12 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
         const int8_t *xl = leave_end > ys ? image + ys * row : NULL;
         const int8_t *xe = ne > enter_start ? image + (ne - 1) * row : NULL;
         const int32_t rows = ye - ys;
-        if (s1 && rows * TH_MIN(s1_cols_of(0, pad_w, fw, in_w),
-                                s1_cols_of(out->w - 1, pad_w, fw, in_w)) >= 3) {
-            /* Stride 1 (every count >= 3: the fewest columns are at the row's ends). With a
+        if (s1) {
+            /* Stride 1 (counts below 3 in s1_span_small, at the row's ends). With a
              * row entering and one leaving, each pixel moves its leaving column; else the
-             * sums move after the row: + the entering row, or (a row leaves) the next
-             * window's rows summed afresh; both below row ys, where pixel q's window
-             * starts (th_nn.h (c)). */
+             * sums move after the row: + the entering row, or - the leaving row (in
+             * place: the next window's rows summed afresh, below row ys, where pixel q's
+             * window starts, th_nn.h (c)). */
             const int both = !last_row && xe != NULL && xl != NULL;
             s1_row(acc, csb, rows, p, in_w, out->w, ch, xe, xl, both, &dv, dst, by_channel);
             dst += out->w * ch;
@@ -1186,8 +1277,9 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
 #endif
                 }
             } else if (!last_row) {
+                /* in place, row ys may hold outputs now: the next window's rows afresh */
                 lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, 0, in_w, ch,
-                           leave_end > ys, ch);
+                           leave_end > ys && !by_channel, ch);
             }
             wy = wn;
             continue;
