@@ -112,6 +112,9 @@ ACROSS_SHAPES = [
     ((40, 6), 11, (5, 2), (3, 1), (1, 1)),
     ((9, 40), 6, (2, 4), (3, 3), (1, 2)),
     ((8, 36), 5, (2, 3), (2, 2), (1, 3)),
+    # no padding along the line either way (pad_left 0): the one-run line loop
+    # (pairs_line_wide) with a one-channel tail
+    ((9, 20), 13, (2, 3), (3, 2), (1, 1)),
 ]
 
 

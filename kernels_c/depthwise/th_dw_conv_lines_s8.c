@@ -1297,8 +1297,8 @@ __asm__(
     "    .syntax unified\n"
     "    .thumb\n"
     DWL_RQ_MACROS
-    /* Stack: [sp] out, [sp, 4] os, [sp, 8] xs - 16 KP, [sp, 12] end of out. Per output
-     * 32 + 6 KP instructions. */
+    /* Stack: [sp] os, [sp, 4] out, [sp, 8] xs - 16 KP, [sp, 12] end of out. Per output
+     * 31 + 6 KP instructions. */
     "    .macro DWP_LOOP kp\n"
     "    .pushsection .text.th_dw_pairs_k\\kp,\"ax\",%progbits\n"
     "    .global th_dw_pairs_k\\kp\n"
@@ -1317,7 +1317,7 @@ __asm__(
     "    ldr r0, [r0, #0]\n"
     "    mla r3, r3, r4, r2\n"
     "    sub r6, r6, #(16 * \\kp)\n"
-    "    strd r2, r4, [sp, #0]\n"
+    "    strd r4, r2, [sp, #0]\n"
     "    strd r6, r3, [sp, #8]\n"
     "1:\n"
     "    ldmia r5!, {r1-r4}\n"
@@ -1329,14 +1329,14 @@ __asm__(
     "    smlad r3, r8, r12, r3\n"
     "    smlad r4, r9, lr, r4\n"
     "    .endr\n"
-    "    ldrd r7, r6, [sp, #0]\n"
+    /* os, out, xs - 16 KP, end in one LDM: r6, r12, lr are not the requantization's */
+    "    ldmia sp, {r6, r7, r12, lr}\n"
     "    DWL_RQ4L 1, r5\n"
     "    add r7, r7, r6\n"
-    "    str r7, [sp, #0]\n"
+    "    str r7, [sp, #4]\n"
     "    sub r5, r5, #(64 + 16 * \\kp)\n"
-    "    ldrd r8, r9, [sp, #8]\n"
-    "    add r0, r0, r8\n"
-    "    cmp r7, r9\n"
+    "    add r0, r0, r12\n"
+    "    cmp r7, lr\n"
     "    bne 1b\n"
     "    add sp, sp, #16\n"
     "    pop {r4-r11, pc}\n"
@@ -1436,6 +1436,31 @@ static void pairs_outputs(const pairs_run *r, const int32_t *rec)
 }
 #endif
 
+/* One line's blocks where the line is staged straight by the widening loop and read by one
+ * phase run (pairs_s8's `wide`, P 1): per block one widening of n slots from x and one output
+ * run, the pointers stepped, not recomputed (the general block loop costs 57 instructions a
+ * block, this about 20). Inline: a call of its own would add its frame to the depthwise
+ * stack bound (8 bytes) for 11 instructions a call saved. r: the run with x and n set; blocks
+ * at channels 0, 4, .., the last at C - 4 (c: C; the tail's block rewrites channels of the
+ * one before with the same values). */
+TH_INLINE void pairs_line_wide(pairs_fn fn, pairs_run *r, const int32_t *rec, int32_t rw,
+                                int32_t *st, const int8_t *x, const int32_t *k, int32_t n,
+                                int32_t c)
+{
+    int8_t *out = r->out;
+    for (int32_t cb = 0;; cb += 4, rec += rw) {
+        th_dw_pairs_widen(st, x + cb, n, k);
+        r->out = out + cb;
+        fn(r, rec);
+        if (cb + 4 >= c) {
+            return;
+        }
+        if (cb + 8 > c) { /* the tail's block: its last channel C - 1 */
+            cb = c - 8;
+        }
+    }
+}
+
 /* The pairs variant (lines_variant 2); 0 (nothing written) if a record is refused. */
 static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_params *params,
                     const th_per_channel_quant *quant, const th_dims *input_dims,
@@ -1534,6 +1559,14 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
             const int wide = direct && src.in0 && src.in1;
             if (wide) {
                 wx = line + (int64_t)(sp0->lo * g->g - g->pad_b) * in_step_b;
+                if (runs == 1) {
+                    r.x = stage + run_x[0];
+                    r.n = run_n[0];
+                    r.out = out_line;
+                    pairs_line_wide(fn, &r, scratch, rw, stage + 4 * sp0->lo, wx, src.k,
+                                    sp0->hi - sp0->lo, c);
+                    continue;
+                }
             }
             for (int32_t i = 0; i < blocks; i++) {
                 const int32_t cb = TH_MIN(4 * i, c - 4);
