@@ -100,13 +100,31 @@ def pointwise_case(rng: np.random.Generator, i: int) -> ConvCase:
                  [0, 0, 0, 0], fast_scratch=i % 2 == 0)
 
 
+def pairs_case(rng: np.random.Generator, i: int) -> ConvCase:
+    """Cout 2, Cin a multiple of 4 (whole-word filter rows), dilation.w 1: the channel pairs'
+    interior quads (CONV_DIRECT_PAIRS), with rows cut by top and bottom padding, strides 1-3,
+    1-4 quads and tails of 0-3 pixels, clamps, no bias, both ends of the input offset."""
+    cin = int(rng.choice([4, 8, 12, 16]))
+    kh, kw = int(rng.integers(1, 6)), int(rng.integers(1, 5))
+    s = int(rng.integers(1, 4)) if i % 3 else 1
+    pads = [int(rng.integers(0, kh)), int(rng.integers(0, kw)), int(rng.integers(0, kh)),
+            int(rng.integers(0, kw))]
+    out_w = int(rng.integers(4, 20))
+    in_w = (out_w - 1) * s + kw - pads[1] - pads[3]
+    in_h = int(rng.integers(max(1, kh - pads[0] - pads[2]), 9))
+    out_h = (in_h + pads[0] + pads[2] - kh) // s + 1
+    return _case(rng, i, (1 + (i % 7 == 3), in_h, in_w, cin), (2, kh, kw, cin),
+                 (1 + (i % 7 == 3), out_h, out_w), s, (1, 1), pads, fast_scratch=i % 2 == 0)
+
+
 def cols_cases(seed: int, count: int) -> list[ConvCase]:
     """count cases of dilation.w > 1, then count / 2 of dilation.w 1 (the rows and bands),
-    then count / 4 pointwise."""
+    count / 4 pointwise, then count / 5 channel pairs."""
     rng = np.random.default_rng(seed)
     return ([cols_case(rng, i) for i in range(count)] +
             [cols_case(rng, i, band=True) for i in range(count // 2)] +
-            [pointwise_case(rng, i) for i in range(count // 4)])
+            [pointwise_case(rng, i) for i in range(count // 4)] +
+            [pairs_case(rng, i) for i in range(count // 5)])
 
 
 def test_cases_reach_the_branches() -> None:
@@ -135,6 +153,12 @@ def test_cases_reach_the_branches() -> None:
     assert {c.out_shape[3] for c in pointwise} == {1, 2, 3, 4}
     assert any(c.p.stride_h == 2 for c in pointwise)
     assert any(int(np.prod(c.out_shape[:3])) % 4 == 1 for c in pointwise)  # one-pixel tails
+    pairs = [c for c in cases[-40:] if c.x.shape[2] >= 4]
+    assert all(c.out_shape[3] == 2 and c.x.shape[3] % 4 == 0 for c in pairs)
+    assert any(c.out_shape[2] % 4 == 0 for c in pairs) and any(c.out_shape[2] % 4 for c in pairs)
+    assert any(c.p.pad_top > 0 for c in pairs) and any(c.p.pad_bottom > 0 for c in pairs)
+    assert any(c.p.input_offset == 128 for c in pairs) and any(c.p.act_min > -128 for c in pairs)
+    assert any(c.p.stride_w > 1 for c in pairs) and any(c.x.shape[0] == 2 for c in pairs)
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])

@@ -9,7 +9,9 @@
  * with its offset by SXTAB16, the weights by SXTB16, two SMLAD per word and pixel; the last
  * n % 4 bytes of a run take one more word with the weight bytes past the run masked to 0.
  * Four (or two) horizontally adjacent output pixels with the same taps inside share the
- * weight words (23 instructions per 16 MACs), other pixels (borders) go one at a time with
+ * weight words (23 instructions per 16 MACs; Cout 2 with whole-word filter rows: pixel pairs
+ * sharing the input words between both channels, 21 per 16, pair_quads), other pixels
+ * (borders) go one at a time with
  * their runs clipped; padding taps are skipped (they
  * contribute 0 in TFLM, the padding value being -input_offset).
  *
@@ -185,6 +187,9 @@ typedef struct {
     int32_t dil_w;
     int32_t offset;
     int32_t offset2;
+    /* the interleaved filter where its channel pairs' rows run as the pairs loop reads them
+     * (Cout 2, whole-word filter rows, dilation.w 1), else NULL (pair_quads) */
+    const int8_t *pairs;
 } direct_geo;
 
 /* Channel c of 1, 2 or 4 pixels (each `dx` input bytes after the previous, same taps inside):
@@ -327,6 +332,28 @@ quad_rows(const int8_t *xr, int32_t dx, const int8_t *wr, int32_t words, int32_t
     s[3] = s3;
 }
 
+/* The row loop around a whole-rows asm body (quad_rows_whole, pair_rows): t holds s (the
+ * four sums in and out), u the row count, n the address of {words, adj}; words, adj, the
+ * row count and s are kept in 16 bytes below sp; after each row x steps by adj. */
+#define TH_ROWS_ENTER                                                                        \
+    "str %[t], [sp, #-4]!\n\t"                                                                \
+    "str %[u], [sp, #-4]!\n\t"                                                                \
+    "ldrd %[s0], %[s1], [%[t]]\n\t"                                                           \
+    "ldrd %[s2], %[s3], [%[t], #8]\n\t"                                                       \
+    "ldrd %[n], %[u], [%[n]]\n\t"                                                             \
+    "strd %[n], %[u], [sp, #-8]!\n\t"                                                         \
+    "2:\n\t"
+#define TH_ROWS_LEAVE                                                                        \
+    "ldrd %[n], %[u], [sp]\n\t"                                                               \
+    "add %[x], %[x], %[u]\n\t"                                                                \
+    "ldr %[t], [sp, #8]\n\t"                                                                  \
+    "subs %[t], %[t], #1\n\t"                                                                 \
+    "str %[t], [sp, #8]\n\t"                                                                  \
+    "bne 2b\n\t"                                                                              \
+    "ldr %[t], [sp, #12]\n\t"                                                                 \
+    "add sp, sp, #16\n\t"                                                                     \
+    "strd %[s0], %[s1], [%[t]]\n\t"                                                           \
+    "strd %[s2], %[s3], [%[t], #8]\n\t"
 /* quad_rows for rows of whole words only, the weights of one row following the previous
  * (padded rows): the row loop too in the asm, 7 instructions per row, against ~20 of C per
  * row and a masked word in quad_rows. wa: q's words (> 0) and adj, rows > 0, the four
@@ -347,24 +374,9 @@ quad_rows_whole(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa,
     int32_t u = rows;
     int32_t t = (int32_t)(uintptr_t)s;
     __asm__ volatile(
-        "str %[t], [sp, #-4]!\n\t"
-        "str %[u], [sp, #-4]!\n\t"
-        "ldrd %[s0], %[s1], [%[t]]\n\t"
-        "ldrd %[s2], %[s3], [%[t], #8]\n\t"
-        "ldrd %[n], %[u], [%[n]]\n\t"
-        "strd %[n], %[u], [sp, #-8]!\n\t"
-        "2:\n\t"
+        TH_ROWS_ENTER
         TH_QUAD_WORDS
-        "ldrd %[n], %[u], [sp]\n\t"
-        "add %[x], %[x], %[u]\n\t"
-        "ldr %[t], [sp, #8]\n\t"
-        "subs %[t], %[t], #1\n\t"
-        "str %[t], [sp, #8]\n\t"
-        "bne 2b\n\t"
-        "ldr %[t], [sp, #12]\n\t"
-        "add sp, sp, #16\n\t"
-        "strd %[s0], %[s1], [%[t]]\n\t"
-        "strd %[s2], %[s3], [%[t], #8]\n\t"
+        TH_ROWS_LEAVE
         : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [x] "+r"(x),
           [w] "+r"(w), [n] "+r"(n), [wl] "=&r"(wl), [wh] "=&r"(wh), [u] "+r"(u),
           [t] "+r"(t)
@@ -416,6 +428,125 @@ TH_INLINE void quad_all(const int8_t *x, const int8_t *w, int32_t kp, int32_t ro
     }
 }
 
+/* ---- Channel pairs (Cout 2): the input widened once for both channels -------------------
+ * Two pixels x two channels per word: the interleaved filter's word pair (LDRD), its four
+ * halves (4 SXTB16) shared by both pixels, each pixel's word widened once (LDR, 2 SXTB16) for
+ * both channels: 16 MACs in 21 instructions against the quads' 25, the registers freed by
+ * leaving the input offset out of the loop: every tap of an interior quad is inside, so the
+ * offset's part of a sum, offset * (the used weights' sum), is one constant per channel and
+ * filter row span (added to the bias, modulo 2^32 as the products' sum itself). */
+
+/* s[0..3] += pixels x and x + dx against channels 0 and 1 (s: p0c0, p0c1, p1c0, p1c1) over
+ * `rows` rows of `words` (> 0) words, wa = {words, row_step - 4 words}, the pairs' rows
+ * following each other at w (8 bytes per word). */
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* All 14 registers as in quad_rows_whole (words, adj, the row count and s below sp). */
+static void __attribute__((noinline))
+pair_rows(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa, int32_t rows,
+          int32_t *s)
+{
+    int32_t s0, s1, s2, s3, a, b, c, d; /* (the sums, the weights' halves) */
+    int32_t n = (int32_t)(uintptr_t)wa;
+    int32_t u = rows;
+    int32_t t = (int32_t)(uintptr_t)s;
+    __asm__ volatile(
+        TH_ROWS_ENTER
+        "1:\n\t"
+        "ldrd %[a], %[b], [%[w]], #8\n\t"
+        "sxtb16 %[c], %[a]\n\t"
+        "sxtb16 %[a], %[a], ror #8\n\t"
+        "sxtb16 %[d], %[b]\n\t"
+        "sxtb16 %[b], %[b], ror #8\n\t"
+        "ldr %[u], [%[x], %[dx]]\n\t"
+        "sxtb16 %[t], %[u]\n\t"
+        "smlad %[s2], %[t], %[c], %[s2]\n\t"
+        "smlad %[s3], %[t], %[d], %[s3]\n\t"
+        "sxtb16 %[u], %[u], ror #8\n\t"
+        "smlad %[s2], %[u], %[a], %[s2]\n\t"
+        "smlad %[s3], %[u], %[b], %[s3]\n\t"
+        "ldr %[u], [%[x]], #4\n\t"
+        "sxtb16 %[t], %[u]\n\t"
+        "smlad %[s0], %[t], %[c], %[s0]\n\t"
+        "smlad %[s1], %[t], %[d], %[s1]\n\t"
+        "sxtb16 %[u], %[u], ror #8\n\t"
+        "smlad %[s0], %[u], %[a], %[s0]\n\t"
+        "smlad %[s1], %[u], %[b], %[s1]\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 1b\n\t"
+        TH_ROWS_LEAVE
+        : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [x] "+r"(x),
+          [w] "+r"(w), [n] "+r"(n), [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [d] "=&r"(d),
+          [u] "+r"(u), [t] "+r"(t)
+        : [dx] "r"(dx)
+        : "cc", "memory");
+}
+#undef TH_ROWS_ENTER
+#undef TH_ROWS_LEAVE
+#else
+TH_INLINE void pair_rows(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa,
+                         int32_t rows, int32_t *s)
+{
+    for (int32_t r = 0; r < rows; r++, x += wa[1]) {
+        for (int32_t j = 0; j < wa[0]; j++, w += 8, x += 4) {
+            const int32_t w0 = th_read_s32(w);
+            const int32_t w1 = th_read_s32(w + 4);
+            const int32_t u = th_read_s32(x);
+            const int32_t v = th_read_s32(x + dx);
+            s[0] = th_smlad(th_sxtb16(u), th_sxtb16(w0), s[0]);
+            s[0] = th_smlad(th_sxtb16_ror8(u), th_sxtb16_ror8(w0), s[0]);
+            s[1] = th_smlad(th_sxtb16(u), th_sxtb16(w1), s[1]);
+            s[1] = th_smlad(th_sxtb16_ror8(u), th_sxtb16_ror8(w1), s[1]);
+            s[2] = th_smlad(th_sxtb16(v), th_sxtb16(w0), s[2]);
+            s[2] = th_smlad(th_sxtb16_ror8(v), th_sxtb16_ror8(w0), s[2]);
+            s[3] = th_smlad(th_sxtb16(v), th_sxtb16(w1), s[3]);
+            s[3] = th_smlad(th_sxtb16_ror8(v), th_sxtb16_ror8(w1), s[3]);
+        }
+    }
+}
+#endif
+
+/* interior_quads for Cout 2 from g->pairs: each quad as two pixel pairs, both accumulated
+ * before any output is written (the quads' order). */
+static void __attribute__((noinline))
+pair_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
+           const int8_t *xa, int32_t dx, int32_t row_step, int32_t rows, int32_t ky_lo,
+           int32_t quads, int8_t *out)
+{
+    const int32_t words = g->w_row / 4;
+    const int8_t *w = g->pairs + 2 * ky_lo * g->w_row;
+    /* The offset's part: the used rows' weight sums, two channels per SMLAD pair. */
+    int32_t sum0 = 0;
+    int32_t sum1 = 0;
+    const int32_t ones = 0x00010001;
+    for (int32_t j = 0; j < rows * words; j++) {
+        const int32_t w0 = th_read_s32(w + 8 * j);
+        const int32_t w1 = th_read_s32(w + 8 * j + 4);
+        sum0 = th_smlad(th_sxtb16(w0), ones, th_smlad(th_sxtb16_ror8(w0), ones, sum0));
+        sum1 = th_smlad(th_sxtb16(w1), ones, th_smlad(th_sxtb16_ror8(w1), ones, sum1));
+    }
+    const int32_t b0 = th_add_wrap(rq[0].bias, (int32_t)((uint32_t)g->offset * (uint32_t)sum0));
+    const int32_t b1 = th_add_wrap(rq[1].bias, (int32_t)((uint32_t)g->offset * (uint32_t)sum1));
+    const int32_t wa[2] = {words, row_step - 4 * words};
+    const int plain = !stage->clamp && rq[0].fast && rq[1].fast;
+    for (int32_t q = 0; q < quads; q++, xa += 4 * dx, out += 8) {
+        int32_t s[8] = {b0, b1, b0, b1, b0, b1, b0, b1};
+        pair_rows(xa, dx, w, wa, rows, s);
+        pair_rows(xa + 2 * dx, dx, w, wa, rows, s + 4);
+        if (plain) {
+            const th_fast_rq f0 = rq[0].rq;
+            const th_fast_rq f1 = rq[1].rq;
+            for (int32_t i = 0; i < 8; i += 2) {
+                out[i] = (int8_t)th_fast_rq_apply(s[i], &f0);
+                out[i + 1] = (int8_t)th_fast_rq_apply(s[i + 1], &f1);
+            }
+        } else {
+            for (int32_t i = 0; i < 8; i++) {
+                out[i] = direct_out(s[i], &rq[i & 1], stage);
+            }
+        }
+    }
+}
+
 /* The output columns [.., end) whose windows end inside the input (dilation.w 1). */
 TH_INLINE int32_t interior_end(const th_conv_params *params, const th_dims *input_dims,
                                const th_dims *filter_dims, const th_dims *output_dims)
@@ -446,6 +577,10 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
                int32_t cout, const int8_t *xa, int32_t dx, int32_t row_step, int32_t rows,
                int32_t ky_lo, int32_t quads, int8_t *out)
 {
+    if (cout == 2 && g->pairs != NULL && rows > 0 && TH_NN_PATH(CONV_DIRECT_PAIRS)) {
+        pair_quads(g, rq, stage, xa, dx, row_step, rows, ky_lo, quads, out);
+        return;
+    }
     const quad_geo qg = quad_geo_make(dx, g->w_row, g->w_row, row_step, g->offset2);
     const int8_t *w = g->w + ky_lo * g->w_row;
     int plain = !stage->clamp; /* every channel fast, no clamp: the lean output loop */
@@ -961,7 +1096,11 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           padded ? filter_dims->h * w_row : kp, cin, filter_dims->w,
                           params->dilation.w, params->input_offset,
                           (int32_t)(((uint32_t)params->input_offset << 16) |
-                                    ((uint32_t)params->input_offset & 0xFFFFu))};
+                                    ((uint32_t)params->input_offset & 0xFFFFu)),
+                          TH_NN_FILTER_INTERLEAVED && cout == 2 && params->dilation.w == 1 &&
+                                  (run & 3) == 0
+                              ? filter
+                              : NULL};
     /* Given the fast scratch: every pixel from int8 columns (th_nn_conv_direct_fast_scratch). */
     const int32_t fast =
         th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
