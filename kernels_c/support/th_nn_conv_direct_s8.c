@@ -893,6 +893,59 @@ static void pad_rows(int8_t *w, int32_t cout, int32_t kp, int32_t kh, int32_t ru
     }
 }
 
+/* The column view of th_nn_conv_direct_s8 (path CONV_DIRECT_COLUMN): *p, *in, *f, *out the
+ * one-row image; returns the filter column kept. (Out of line, with column_plain: the
+ * kernel's other paths compile as before.) */
+static int32_t __attribute__((noinline))
+column_view(const th_conv_params *params, const th_dims *input_dims, const th_dims *filter_dims,
+            const th_dims *output_dims, th_conv_params *p, th_dims *in, th_dims *f,
+            th_dims *out)
+{
+    *in = *input_dims;
+    in->w = in->h;
+    in->h = 1;
+    *out = *output_dims;
+    out->w = out->h;
+    out->h = 1;
+    *f = *filter_dims;
+    f->w = f->h;
+    f->h = 1;
+    *p = *params;
+    p->stride.w = params->stride.h;
+    p->padding.w = params->padding.h;
+    p->dilation.w = params->dilation.h;
+    p->stride.h = 1;
+    p->padding.h = 0;
+    p->dilation.h = 1;
+    return params->padding.w / params->dilation.w;
+}
+
+/* The column view's plain rows: channel c's taps (ky, kc, ci) of the layer's filter (dims
+ * fd) at d + c * kp, byte by byte (a tap's Cin bytes need not start a word), then zeros up
+ * to kp. Tap k of channel c is at base + (k / 4) * step + k % 4 in either layout. */
+static void __attribute__((noinline))
+column_plain(const int8_t *filter, const th_dims *fd, int32_t kc, int32_t cout, int32_t kp,
+             int8_t *d)
+{
+    const int32_t cin = fd->c;
+    const int32_t k_full = fd->h * fd->w * cin;
+    const int32_t k_view = fd->h * cin;
+    for (int32_t c = 0; c < cout; c++, d += kp) {
+        const int32_t base = th_filter_index(c, 0, k_full, cout, TH_CONV_BLOCK);
+        const int32_t step = th_filter_index(c, 4, k_full, cout, TH_CONV_BLOCK) - base;
+        const int8_t *src = filter + base;
+        int32_t k = kc * cin;
+        for (int32_t i = 0; i < k_view; k += (fd->w - 1) * cin) {
+            for (int32_t ci = 0; ci < cin; ci++, i++, k++) {
+                d[i] = src[(k >> 2) * step + (k & 3)];
+            }
+        }
+        for (int32_t i = k_view; i < kp; i++) {
+            d[i] = 0;
+        }
+    }
+}
+
 void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_dims *input_dims,
                           const int8_t *input, const th_dims *filter_dims,
@@ -923,29 +976,14 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
      * 3,522 instructions, Cortex-M4). kc_col: the kept column, -1 for none. */
     th_conv_params p_col;
     th_dims f_col;
+    const th_dims *filter_full = filter_dims;
     int32_t kc_col = -1;
-    const int32_t kw_full = filter_dims->w;
-    const int32_t k_full = filter_dims->h * kw_full * input_dims->c;
     if (input_dims->w == 1 && output_dims->w == 1 && filter_dims->h > 1 &&
         params->padding.w % params->dilation.w == 0 &&
-        params->padding.w / params->dilation.w < kw_full && TH_NN_PATH(CONV_DIRECT_COLUMN)) {
-        kc_col = params->padding.w / params->dilation.w;
-        in_row = *input_dims;
-        in_row.w = in_row.h;
-        in_row.h = 1;
-        out_row = *output_dims;
-        out_row.w = out_row.h;
-        out_row.h = 1;
-        f_col = *filter_dims;
-        f_col.w = f_col.h;
-        f_col.h = 1;
-        p_col = *params;
-        p_col.stride.w = params->stride.h;
-        p_col.padding.w = params->padding.h;
-        p_col.dilation.w = params->dilation.h;
-        p_col.stride.h = 1;
-        p_col.padding.h = 0;
-        p_col.dilation.h = 1;
+        params->padding.w / params->dilation.w < filter_dims->w &&
+        TH_NN_PATH(CONV_DIRECT_COLUMN)) {
+        kc_col = column_view(params, input_dims, filter_dims, output_dims, &p_col, &in_row,
+                             &f_col, &out_row);
         input_dims = &in_row;
         output_dims = &out_row;
         filter_dims = &f_col;
@@ -979,24 +1017,7 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
             }
         }
     } else {
-        /* The column view: channel c's taps (ky, kc_col, ci) of the layer's filter, byte by
-         * byte (a tap's Cin bytes need not start a word), then zeros up to kp. Tap k of
-         * channel c is at base + (k / 4) * step + k % 4 in either layout. */
-        int8_t *d = (int8_t *)plain;
-        for (int32_t c = 0; c < cout; c++, d += kp) {
-            const int32_t base = th_filter_index(c, 0, k_full, cout, TH_CONV_BLOCK);
-            const int32_t step = th_filter_index(c, 4, k_full, cout, TH_CONV_BLOCK) - base;
-            const int8_t *f = filter + base;
-            int32_t k = kc_col * cin;
-            for (int32_t i = 0; i < k_total; k += (kw_full - 1) * cin) {
-                for (int32_t ci = 0; ci < cin; ci++, i++, k++) {
-                    d[i] = f[(k >> 2) * step + (k & 3)];
-                }
-            }
-            for (int32_t i = k_total; i < kp; i++) {
-                d[i] = 0;
-            }
-        }
+        column_plain(filter, filter_full, kc_col, cout, kp, (int8_t *)plain);
     }
     /* Padded rows where a filter row's bytes are not whole words (dilation.w 1: one run
      * per row), a row has interior quads and the rows fit in the scratch every variant
