@@ -117,13 +117,42 @@ def pairs_case(rng: np.random.Generator, i: int) -> ConvCase:
                  (1 + (i % 7 == 3), out_h, out_w), s, (1, 1), pads, fast_scratch=i % 2 == 0)
 
 
+def column_case(rng: np.random.Generator, i: int) -> ConvCase:
+    """A one-column image with one output column (the column view, path CONV_DIRECT_COLUMN):
+    H x 1 x Cin, filters 2-6 x 1-5, dilations 1-2 (padding.w not a multiple of dilation.w:
+    no filter column inside, all bias), strides 1-3, padding drawn on both axes (windows
+    wholly in the top or bottom padding too), Cout 1 (any Cin) or 2-3 with Cin > 4 not a
+    multiple of 4, or 2 with Cin a multiple of 4 (where the direct path applies), heights
+    1-40 (quads down the column and their tails), every fourth case given the fast scratch."""
+    cin = CIN[(i * 3 + i // 5) % len(CIN)]
+    cout = 1 + i % 3 if cin % 4 and cin > 4 else 1 + i % 2 if cin % 4 == 0 else 1
+    kh, kw = int(rng.integers(2, 7)), int(rng.integers(1, 6))
+    dil = (1 + i % 2, 1 + (i // 2) % 2)
+    s = int(rng.integers(1, 4))
+    batches = 2 if i % 7 == 3 else 1
+    eff = ((kh - 1) * dil[0] + 1, (kw - 1) * dil[1] + 1)
+    while True:
+        in_h = int(rng.integers(1, 41))
+        top, bottom = int(rng.integers(0, eff[0])), int(rng.integers(0, eff[0]))
+        left = int(rng.integers(0, eff[1]))
+        right = max(0, eff[1] - 1 - left) + int(rng.integers(0, s))
+        out_h = (in_h + top + bottom - eff[0]) // s + 1
+        out_w = (1 + left + right - eff[1]) // s + 1
+        if out_h >= 1 and out_w == 1:
+            break
+    return _case(rng, i, (batches, in_h, 1, cin), (cout, kh, kw, cin), (batches, out_h, 1), s,
+                 dil, [top, left, bottom, right], fast_scratch=i % 4 == 1)
+
+
 def cols_cases(seed: int, count: int) -> list[ConvCase]:
     """count cases of dilation.w > 1, then count / 2 of dilation.w 1 (the rows and bands),
-    count / 4 pointwise, then count / 5 channel pairs."""
+    then count / 4 pointwise, count / 4 one-column images (the column view), then count / 5
+    channel pairs."""
     rng = np.random.default_rng(seed)
     return ([cols_case(rng, i) for i in range(count)] +
             [cols_case(rng, i, band=True) for i in range(count // 2)] +
             [pointwise_case(rng, i) for i in range(count // 4)] +
+            [column_case(rng, i) for i in range(count // 4)] +
             [pairs_case(rng, i) for i in range(count // 5)])
 
 
@@ -159,6 +188,13 @@ def test_cases_reach_the_branches() -> None:
     assert any(c.p.pad_top > 0 for c in pairs) and any(c.p.pad_bottom > 0 for c in pairs)
     assert any(c.p.input_offset == 128 for c in pairs) and any(c.p.act_min > -128 for c in pairs)
     assert any(c.p.stride_w > 1 for c in pairs) and any(c.x.shape[0] == 2 for c in pairs)
+    column = [c for c in cases if c.x.shape[2] == 1 and c.w.shape[1] > 1]
+    viewed = [c for c in column if c.p.pad_left % c.p.dilation_w == 0]
+    assert {c.out_shape[3] for c in viewed} == {1, 2, 3}
+    assert any(c.p.pad_left % c.p.dilation_w for c in column)  # no column inside
+    assert any(c.out_shape[1] >= 12 and c.p.pad_top > 0 for c in viewed)  # quads, borders
+    assert any(c.p.dilation_h == 2 for c in viewed) and any(c.p.stride_h == 3 for c in viewed)
+    assert any(c.x.shape[0] == 2 for c in viewed) and any(c.fast_scratch for c in viewed)
 
 
 @pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])

@@ -858,6 +858,16 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
     if (long_only && !(params->stride.w == 1 || (params->stride.w == 2 && input_dims->c <= 2))) {
         return 0;
     }
+    /* A line image with the base limits: its view first, given the view's own scratch, so the
+     * layer's geometry (which otherwise vouches for that room, th_nn_conv_small_cin_scratch)
+     * is not computed too (22x1x2->11x1x3 k5x5 s2: one geometry less a call). */
+    const int line = TH_NN_KEEP_CONV_SMALL_CIN_LINE && !long_only &&
+                     (input_dims->h == 1 || input_dims->w == 1);
+    if (line && small_cin_view(params, input_dims, filter_dims, output_dims, 0, &v) &&
+        ctx->size >= scratch_bytes(&v.g) && TH_NN_PATH(CONV_SMALL_CIN_LINE)) {
+        return small_cin_call(ctx, &v.g, &v.params, &v.input, &v.output, &v.taps, quant,
+                              input, k_total, filter, bias, output);
+    }
     if (!geometry(params, input_dims, filter_dims, output_dims, 0, &full)) {
         /* the longer record stream (or, Cout < 4, field) where the caller was given its
          * scratch */
@@ -877,7 +887,9 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
     } else if (long_only) {
         return 0;
     }
+    /* (the base limits' view was tried above) */
     if (TH_NN_KEEP_CONV_SMALL_CIN_LINE && (input_dims->h == 1 || input_dims->w == 1) &&
+        fast &&
         small_cin_view(params, input_dims, filter_dims, output_dims, fast, &v) &&
         TH_NN_PATH(CONV_SMALL_CIN_LINE)) {
         return small_cin_call(ctx, &v.g, &v.params, &v.input, &v.output, &v.taps, quant,

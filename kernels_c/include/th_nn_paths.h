@@ -33,6 +33,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_CONV_DIRECT_PAIRS /* ... Cout 2, whole-word filter rows: channel pairs */
 #define TH_NN_KEEP_CONV_DIRECT_PAIRS 1
 #endif
+#ifndef TH_NN_KEEP_CONV_DIRECT_COLUMN /* its one-column images: one filter column, as a row */
+#define TH_NN_KEEP_CONV_DIRECT_COLUMN 1
+#endif
 #ifndef TH_NN_KEEP_DW_MULT /* th_nn_dw_mult_s8: depthwise, ch_mult > 1, few taps */
 #define TH_NN_KEEP_DW_MULT 1
 #endif

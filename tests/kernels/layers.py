@@ -124,13 +124,17 @@ def small_cin_cases() -> list[ConvCase]:
         cases.append(case)
     # Cout % 4 != 0 (one-channel blocks after those of 4, path CONV_SMALL_CIN_PART), Cout 2
     # and 3, several 16-pixel tiles; one-column images run as one-row ones (K x 1 and K x K
-    # filters, even kernels, VALID), one-row images.
+    # filters, even kernels, VALID), one-row images, line images of filters too large for the
+    # layer's own geometry.
     for i, (hw, cin, cout, k, stride) in enumerate([
             ((22, 1), 2, 3, 5, 2), ((22, 1), 2, 4, 5, 2), ((30, 1), 3, 7, (5, 1), 1),
             ((17, 1), 1, 2, 3, 3), ((9, 1), 3, 9, (7, 2), 1), ((40, 1), 1, 13, (4, 4), 1),
             ((1, 40), 1, 6, (1, 5), 2), ((1, 23), 3, 5, 3, 1), ((42, 31), 3, 11, 3, 2),
             ((23, 31), 3, 7, 3, 2), ((20, 17), 1, 2, (2, 6), 2), ((13, 9), 2, 3, 3, 1),
-            ((16, 40), 3, 13, 3, 2), ((5, 5), 1, 9, 4, 1), ((12, 35), 2, 10, (4, 2), 1)]):
+            ((16, 40), 3, 13, 3, 2), ((5, 5), 1, 9, 4, 1), ((12, 35), 2, 10, (4, 2), 1),
+            # filters whose whole field is over the base limits, their line within them
+            # (the view before the layer's geometry)
+            ((30, 1), 3, 5, 11, 1), ((25, 1), 2, 2, (9, 7), 2), ((1, 30), 1, 6, 9, 2)]):
         cases.append(layer_case(Op.CONV, hw, cin, cout, k, stride, seed=100 + i))
     # Cout % 4 != 0 (path CONV_SMALL_CIN_PART: blocks of one channel after those of 4),
     # drawn where the path applies: Cout 1-3 (no block of 4) and 5-15, fields of 1 to 8
