@@ -804,6 +804,28 @@ TH_INLINE void padded_bytes(const th_pool_params *p, const th_dims *in, const th
     *c1 = t1 * in->c;
 }
 
+/* The padding's -128s of a row of the padded layout, bytes [0, c0) and [c1, end) (end the
+ * layout's bytes, the row's scratch round_up4(end)): where both sides have up to 32 bytes
+ * (small), as words, no memset call (~40 instructions each on small planes; past 32 bytes
+ * memset takes fewer): from 0 past c0 and ending at end back past c1 (c1 >= 4 there), over
+ * bytes of [c0, c1) that the column pass writes before any read, or of the padding. */
+TH_INLINE int pad_small(int32_t c0, int32_t c1, int32_t end)
+{
+    return c0 <= 32 && end - c1 <= 32 && c1 >= 4;
+}
+
+static void pad_fill(int8_t *r, int32_t c0, int32_t c1, int32_t end)
+{
+    uint32_t fill = 0x80808080u;
+    __asm__("" : "+r"(fill)); /* else gcc makes the loops memset calls again */
+    for (int32_t j = 0; j < c0; j += 4) {
+        th_write_s32(r + j, (int32_t)fill);
+    }
+    for (int32_t j = end; j > c1; j -= 4) {
+        th_write_s32(r + j - 4, (int32_t)fill);
+    }
+}
+
 /* A padded row's row pass in max_rows_padded: taps_row_<KW> at stride.w 1, else the strided
  * loop (max_row_strided). */
 TH_INLINE void padded_row(int8_t *dst, const int8_t *cm, int32_t ch, int32_t sw, int32_t fw,
@@ -928,10 +950,17 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
         const int32_t cols = max_padded_cols(p, out);
         padded_bytes(p, in, out, &c0, &c1);
         off = pw * ch;
-        for (int32_t k = 0; k < (cm1 != NULL ? 2 : 1); k++) {
-            int8_t *r = k == 0 ? cm : cm1;
-            memset(r, -128, (size_t)c0);
-            memset(r + c1, -128, (size_t)(cols * ch - c1));
+        if (pad_small(c0, c1, cols * ch)) {
+            pad_fill(cm, c0, c1, cols * ch);
+            if (cm1 != NULL) {
+                pad_fill(cm1, c0, c1, cols * ch);
+            }
+        } else {
+            for (int32_t k = 0; k < (cm1 != NULL ? 2 : 1); k++) {
+                int8_t *r = k == 0 ? cm : cm1;
+                memset(r, -128, (size_t)c0);
+                memset(r + c1, -128, (size_t)(cols * ch - c1));
+            }
         }
     } else {
         const th_nn_window last = th_nn_window_at(out->w - 1, p->stride.w, pw, p->filter.w,
@@ -1174,16 +1203,11 @@ __attribute__((noinline)) static void max_c1_words(const th_pool_params *p, cons
     int32_t c0, c1;
     padded_bytes(p, in, out, &c0, &c1);
     const int32_t cols = max_padded_cols(p, out), span = c1 - c0;
-    /* the padding's columns, a word at a time (no memset call): words from 0 past c0 and
-     * ending at cols back past c1 (c1 >= 4), within the scratch's round_up4(cols) bytes;
-     * bytes of [c0, c1) the column pass overwrites */
-    uint32_t fill = 0x80808080u;
-    __asm__("" : "+r"(fill)); /* not a memset call */
-    for (int32_t j = 0; j < c0; j += 4) {
-        th_write_s32(cm + j, (int32_t)fill);
-    }
-    for (int32_t j = cols; j > c1; j -= 4) {
-        th_write_s32(cm + j - 4, (int32_t)fill);
+    if (pad_small(c0, c1, cols)) {
+        pad_fill(cm, c0, c1, cols);
+    } else {
+        memset(cm, -128, (size_t)c0);
+        memset(cm + c1, -128, (size_t)(cols - c1));
     }
     const int32_t lo = p->activation.min, hi = p->activation.max, fw = p->filter.w;
     const int32_t sw = p->stride.w, len = TH_MIN(12, span), last = span - len;
