@@ -211,7 +211,7 @@ def rows_padded_geometry(case: PoolCase) -> RowsPadded:
         size = max(size, fast)
     t0 = min(p.pad_left, cols)
     span = (max(t0, min(w + p.pad_left, cols)) - t0) * c  # padded_bytes
-    padded = fast > 0 and size >= fast
+    padded = fast > 0 and size >= fast and not c1_words_taken(case, span)
     e, sh, top = h - p.filter_h + p.pad_top, p.stride_h, p.pad_top
     ya = min(-(-top // sh), oh) if span > 0 else oh
     yb = ya if e < 0 else max(ya, min(oh, e // sh + 1))
@@ -221,6 +221,99 @@ def rows_padded_geometry(case: PoolCase) -> RowsPadded:
     clamp = p.act_min > -128 or p.act_max < 127
     return RowsPadded(padded, yb - ya, padded and pairs,
                       p.stride_w > 1 or (not clamp and p.filter_w <= 7), ya, yb, span)
+
+
+def c1_words_taken(case: PoolCase, span: int) -> bool:
+    """th_maxpool_s8's MAX_C1_WORDS path (DSP build) takes case (the fast scratch given, one
+    channel, strides >= 2, windows 4..8 wide, at least 4 input columns read: span, the
+    padded layout's bytes from the input, padded_bytes)."""
+    _, _, w, c = case.x.shape
+    _, oh, ow, _ = case.out_shape
+    p = case.p
+    cols = (ow - 1) * p.stride_w + p.filter_w
+    fast = 0 if oh * ow <= 1 else _ceil4(cols * c) * (
+        2 if p.stride_h == 1 and 2 <= p.filter_h <= 7 and oh > 1 else 1)
+    return (case.fast_scratch and not case.no_scratch and fast > 0 and c == 1
+            and p.stride_h >= 2 and p.stride_w >= 2 and 4 <= p.filter_w <= 8 and span >= 4)
+
+
+def c1_words_span(case: PoolCase) -> int:
+    """padded_bytes' span (bytes of a row of the padded layout read from the input)."""
+    _, _, w, c = case.x.shape
+    p = case.p
+    cols = (case.out_shape[2] - 1) * p.stride_w + p.filter_w
+    t0 = min(p.pad_left, cols)
+    return (max(t0, min(w + p.pad_left, cols)) - t0) * c
+
+
+def c1_words_cases(seed: int, count: int) -> list[PoolCase]:
+    """Max pools of one channel at strides 2-4 (H and W drawn apart) with the fast scratch,
+    aimed at MAX_C1_WORDS: windows 4..8 wide and 1..9 high, up to wider and higher than the
+    plane, explicit paddings on every side (rows and columns past the window: windows with no
+    input row), rows read 4..40 bytes wide (one chunk of 4..12 bytes, several with the last
+    one overlapping), clamps, two batches; one in six just outside it (windows 3 or 9 wide,
+    stride 1 one way, the separable scratch only) against the paths it falls to."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        i = len(out)
+        sh, sw = int(rng.integers(2, 5)), int(rng.integers(2, 5))
+        fh, fw = int(rng.integers(1, 10)), 4 + i % 5
+        outside = i % 6 == 5
+        if outside:
+            fw, sw, sh = [(3, sw, sh), (9, sw, sh), (fw, 1, sh), (fw, sw, 1)][(i // 6) % 4]
+        h, w = int(rng.integers(1, fh + 8)), int(rng.integers(1, 41))
+        top, bottom = int(rng.integers(0, fh + 1)), int(rng.integers(0, fh + 1))
+        left, right = int(rng.integers(0, fw)), int(rng.integers(0, fw))
+        oh, ow = (h + top + bottom - fh) // sh + 1, (w + left + right - fw) // sw + 1
+        if oh < 1 or ow < 1 or oh * ow <= 1:
+            continue
+        lo, hi = (int(rng.integers(-128, 0)), int(rng.integers(0, 128))) if i % 4 == 3 \
+            else (-128, 127)  # fmt: skip
+        p = PoolParams(sh, sw, fh, fw, top, left, bottom, right, lo, hi)
+        x = rng.integers(-128, 128, (1 + (i % 7 == 0), h, w, 1)).astype(np.int8)
+        out.append(PoolCase(Op.MAXPOOL, x, p, (x.shape[0], oh, ow, 1),
+                            fast_scratch=not (outside and (i // 6) % 8 == 7)))
+    return out
+
+
+def c1_words_edges(cases: list[PoolCase]) -> set[str]:
+    """The branches of max_c1_words that cases take (and the cases just outside it)."""
+    got = set()
+    for case in cases:
+        p, (_, h, w, _), span = case.p, case.x.shape, c1_words_span(case)
+        if not c1_words_taken(case, span):
+            got.add("outside")
+            continue
+        got.add(f"KW {p.filter_w}")
+        got.add("one chunk" if span <= 12 else "chunks, last overlapping" if span % 12
+                else "whole chunks")
+        if span < 8:
+            got.add("chunk under 8 bytes")
+        if p.act_min > -128 or p.act_max < 127:
+            got.add("clamp")
+        if case.x.shape[0] == 2:
+            got.add("two batches")
+        for oy in range(case.out_shape[1]):
+            ys = oy * p.stride_h - p.pad_top
+            rows = min(ys + p.filter_h, h) - max(ys, 0)
+            got.add("no input row" if rows <= 0 else "odd rows" if rows % 2 else "even rows")
+        if p.pad_left > 0:
+            got.add("left padding")
+        if (case.out_shape[2] - 1) * p.stride_w + p.filter_w > w + p.pad_left:
+            got.add("right padding")
+        if p.filter_h > h:
+            got.add("window higher than the plane")
+        if p.filter_w > w:
+            got.add("window wider than the plane")
+    return got
+
+
+C1_WORDS_EDGES = {"outside", "KW 4", "KW 5", "KW 6", "KW 7", "KW 8", "one chunk",
+                  "chunks, last overlapping", "whole chunks", "chunk under 8 bytes", "clamp",
+                  "two batches", "no input row", "odd rows", "even rows", "left padding",
+                  "right padding", "window higher than the plane",
+                  "window wider than the plane"}
 
 
 ROWS_PADDED_CHANNELS = [1, 2, 3, 4, 5, 6, 8, 13]
@@ -388,9 +481,17 @@ def test_fc_and_pools_on_the_host(variant: str) -> None:
     with Driver(build_driver(variant)) as driver:
         for case in [*fc_cases(1, 120), *pool_cases(2, 90), *maxpool_cases(5, 150),
                      *maxpool_cases(9, 120, fast=True), *strided_small_c_cases(11, 72),
-                     *rows_padded_cases(15, 48), *chain_cases(21, 60), *mean_cases(7, 60)]:
+                     *rows_padded_cases(15, 48), *chain_cases(21, 60), *mean_cases(7, 60),
+                     *c1_words_cases(25, 120)]:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{case.op.name} [{variant}] {case.x.shape}: {problem}"
+
+
+@pytest.mark.parametrize("seed", [25, 27])
+def test_maxpool_c1_words_mix_reaches_its_edges(seed: int) -> None:
+    """The MAX_C1_WORDS mixes of the host (25) and the Cortex-M4 (27) runs take every branch
+    of max_c1_words (c1_words_edges), and the paths next to it."""
+    assert c1_words_edges(c1_words_cases(seed, 120)) == C1_WORDS_EDGES
 
 
 def test_fc_mix_reaches_the_fallbacks() -> None:
@@ -431,6 +532,7 @@ def test_fc_and_pools_on_cortex_m4(kernel_fw_root: Path) -> None:
              *[c for c in maxpool_cases(10, 60, fast=True) if fits_firmware(c)],
              *[c for c in strided_small_c_cases(12, 72) if fits_firmware(c)],
              *rows_padded, *chain_cases(23, 60),
+             *[c for c in c1_words_cases(27, 120) if fits_firmware(c)],
              *[c for c in mean_cases(8, 40) if fits_firmware(c)]]
     assert len(cases) >= 350
     run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)

@@ -31,7 +31,14 @@ from hypothesis import strategies as st
 
 from kernels.cases import DW_OPS, ConvCase, Op, conv_case, dw_case
 from kernels.layers import layer_case
-from test_kernels_fc_pool_dsp import chain_cases, rows_padded_cases, rows_padded_geometry
+from test_kernels_fc_pool_dsp import (
+    c1_words_cases,
+    c1_words_span,
+    c1_words_taken,
+    chain_cases,
+    rows_padded_cases,
+    rows_padded_geometry,
+)
 from tinyhost.arith.pool import PoolParams
 from tinyhost.codegen.layout import conv_filter_layout
 from tinyhost.plan.overlap import sliding_d_max_padded
@@ -331,9 +338,13 @@ def test_maxpool_rows_padded_in_place_at_the_sliding_bound(lib: ctypes.CDLL) -> 
     (the fast size, or the separable one), the output at rule (c)'s bound and a pixel below;
     and the chain mix's (rows cut by the top and bottom: max_chain_top, max_rows_bottom, the
     bottom rows read two at a time before either is written) at the bound, a pixel below and
-    two output rows below."""
+    two output rows below; and MAX_C1_WORDS's (one channel, strides >= 2: each output row's
+    column maxima read before it is written) at the bound and a pixel below."""
     cases = [c for c in rows_padded_cases(15, 48) if rows_padded_geometry(c).taken]
     assert len(cases) >= 24
+    c1 = [c for c in c1_words_cases(29, 40) if c1_words_taken(c, c1_words_span(c))]
+    assert len(c1) >= 25
+    cases += c1
     chains = chain_cases(21, 30)
     for i, case in enumerate([*cases, *chains]):
         x, p = case.x, case.p

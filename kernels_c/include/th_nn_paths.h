@@ -240,6 +240,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MAX_LANES /* max pool: column then row maxima, word loops (DSP) */
 #define TH_NN_KEEP_MAX_LANES 1
 #endif
+#ifndef TH_NN_KEEP_MAX_C1_WORDS /* max pool, 1 channel, strides >= 2: padded rows, one call */
+#define TH_NN_KEEP_MAX_C1_WORDS 1
+#endif
 #ifndef TH_NN_KEEP_MAX_DIRECT_LANES /* max pool, no scratch: word loops per window (DSP) */
 #define TH_NN_KEEP_MAX_DIRECT_LANES 1
 #endif

@@ -804,6 +804,28 @@ TH_INLINE void padded_bytes(const th_pool_params *p, const th_dims *in, const th
     *c1 = t1 * in->c;
 }
 
+/* The padding's -128s of a row of the padded layout, bytes [0, c0) and [c1, end) (end the
+ * layout's bytes, the row's scratch round_up4(end)): where both sides have up to 32 bytes
+ * (small), as words, no memset call (~40 instructions each on small planes; past 32 bytes
+ * memset takes fewer): from 0 past c0 and ending at end back past c1 (c1 >= 4 there), over
+ * bytes of [c0, c1) that the column pass writes before any read, or of the padding. */
+TH_INLINE int pad_small(int32_t c0, int32_t c1, int32_t end)
+{
+    return c0 <= 32 && end - c1 <= 32 && c1 >= 4;
+}
+
+static void pad_fill(int8_t *r, int32_t c0, int32_t c1, int32_t end)
+{
+    uint32_t fill = 0x80808080u;
+    __asm__("" : "+r"(fill)); /* else gcc makes the loops memset calls again */
+    for (int32_t j = 0; j < c0; j += 4) {
+        th_write_s32(r + j, (int32_t)fill);
+    }
+    for (int32_t j = end; j > c1; j -= 4) {
+        th_write_s32(r + j - 4, (int32_t)fill);
+    }
+}
+
 /* A padded row's row pass in max_rows_padded: taps_row_<KW> at stride.w 1, else the strided
  * loop (max_row_strided). */
 TH_INLINE void padded_row(int8_t *dst, const int8_t *cm, int32_t ch, int32_t sw, int32_t fw,
@@ -928,10 +950,17 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
         const int32_t cols = max_padded_cols(p, out);
         padded_bytes(p, in, out, &c0, &c1);
         off = pw * ch;
-        for (int32_t k = 0; k < (cm1 != NULL ? 2 : 1); k++) {
-            int8_t *r = k == 0 ? cm : cm1;
-            memset(r, -128, (size_t)c0);
-            memset(r + c1, -128, (size_t)(cols * ch - c1));
+        if (pad_small(c0, c1, cols * ch)) {
+            pad_fill(cm, c0, c1, cols * ch);
+            if (cm1 != NULL) {
+                pad_fill(cm1, c0, c1, cols * ch);
+            }
+        } else {
+            for (int32_t k = 0; k < (cm1 != NULL ? 2 : 1); k++) {
+                int8_t *r = k == 0 ? cm : cm1;
+                memset(r, -128, (size_t)c0);
+                memset(r + c1, -128, (size_t)(cols * ch - c1));
+            }
         }
     } else {
         const th_nn_window last = th_nn_window_at(out->w - 1, p->stride.w, pw, p->filter.w,
@@ -1092,6 +1121,125 @@ __attribute__((noinline)) static void max_direct_lanes(const th_pool_params *p,
 }
 #endif
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* MAX_C1_WORDS: one channel, strides >= 2 both ways, windows 4..8 wide, the fast scratch
+ * given: max_lanes_image's padded layout in one function, no call per row. Per output row the
+ * column maxima of its window's rows (c1_cols), then per output the word(s) of its window
+ * folded to one byte. On small planes max_lanes' calls and setup per row were most of the
+ * count (13x11x1 k6x4 s3: ~1,000 of 1,535 instructions). */
+static int max_c1_applies(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    if (in->c != 1 || p->stride.h < 2 || p->stride.w < 2 || p->filter.w < 4 ||
+        p->filter.w > 8) {
+        return 0;
+    }
+    int32_t c0, c1;
+    padded_bytes(p, in, out, &c0, &c1);
+    return c1 - c0 >= 4; /* c1_cols' words */
+}
+
+/* a = max_s8x4(a, b) in place: no copy of the result out of an early-clobber register
+ * (a move per maximum in c1_cols' loop). */
+TH_INLINE void max_in(uint32_t *a, uint32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    uint32_t t;
+    __asm__("ssub8 %1, %0, %2\n\tsel %0, %0, %2" : "+r"(*a), "=&r"(t) : "r"(b) : "cc");
+#else
+    *a = max_s8x4(*a, b);
+#endif
+}
+
+/* cm[j] (j < len, 4 <= len <= 12) = the maximum of src[r * step + j] over r < rows (>= 1):
+ * three words (at 0, o1 = min(4, len - 4) and o2 = len - 4, overlapping where len < 12)
+ * held over the rows, two rows an iteration (loads at register offsets from two pointers). */
+TH_INLINE void c1_chunk(int8_t *cm, const int8_t *q, int32_t step, int32_t rows, int32_t o1,
+                        int32_t o2)
+{
+    uint32_t v0 = rd4(q), v1 = rd4(q + o1), v2 = rd4(q + o2);
+    const int8_t *end = q + rows * step;
+    q += step;
+    if ((rows & 1) == 0) {
+        max_in(&v0, rd4(q));
+        max_in(&v1, rd4(q + o1));
+        max_in(&v2, rd4(q + o2));
+        q += step;
+    }
+    for (const int8_t *q2 = q + step; q < end; q += 2 * step, q2 += 2 * step) {
+        max_in(&v0, rd4(q));
+        max_in(&v1, rd4(q + o1));
+        max_in(&v2, rd4(q + o2));
+        max_in(&v0, rd4(q2));
+        max_in(&v1, rd4(q2 + o1));
+        max_in(&v2, rd4(q2 + o2));
+    }
+    th_write_s32(cm + o2, (int32_t)v2);
+    th_write_s32(cm + o1, (int32_t)v1);
+    th_write_s32(cm, (int32_t)v0);
+}
+
+/* count outputs sw bytes apart in cm, each the maximum of fw (a constant 4, or 5..8) bytes:
+ * the word at its first byte (and the one ending at its last), folded, clamped (a constant). */
+TH_INLINE void c1_row(int8_t *dst, const int8_t *cm, int32_t sw, int32_t fw, int32_t count,
+                      int32_t lo, int32_t hi, int clamp)
+{
+    for (int8_t *end = dst + count; dst < end; dst++, cm += sw) {
+        uint32_t v = rd4(cm);
+        if (fw > 4) {
+            max_in(&v, rd4(cm + fw - 4));
+        }
+        max_in(&v, v >> 16);
+        max_in(&v, v >> 8);
+        *dst = (int8_t)(clamp ? th_clamp((int8_t)v, lo, hi) : (int8_t)v);
+    }
+}
+
+__attribute__((noinline)) static void max_c1_words(const th_pool_params *p, const th_dims *in,
+                                                   const int8_t *input, const th_dims *out,
+                                                   int8_t *dst, int8_t *cm)
+{
+    const int32_t in_h = in->h, in_w = in->w, ow = out->w, oh = out->h;
+    const int32_t sh = p->stride.h, fh = p->filter.h;
+    int32_t c0, c1;
+    padded_bytes(p, in, out, &c0, &c1);
+    const int32_t cols = max_padded_cols(p, out), span = c1 - c0;
+    if (pad_small(c0, c1, cols)) {
+        pad_fill(cm, c0, c1, cols);
+    } else {
+        memset(cm, -128, (size_t)c0);
+        memset(cm + c1, -128, (size_t)(cols - c1));
+    }
+    const int32_t lo = p->activation.min, hi = p->activation.max, fw = p->filter.w;
+    const int32_t sw = p->stride.w, len = TH_MIN(12, span), last = span - len;
+    const int32_t o2 = len - 4, o1 = TH_MIN(4, o2);
+    const int8_t *src = input + c0 - p->padding.w;
+    for (int32_t n = 0; n < in->n; n++, src += in_h * in_w) {
+        int32_t ys = -p->padding.h;
+        for (int32_t oy = 0; oy < oh; oy++, ys += sh, dst += ow) {
+            const int32_t y0 = TH_MAX(ys, 0), rows = TH_MIN(ys + fh, in_h) - y0;
+            if (rows <= 0) {
+                memset(dst, th_clamp(-128, lo, hi), (size_t)ow); /* TFLM's initial value */
+                continue;
+            }
+            /* the column maxima in chunks of 12 bytes, the last one ending at span over
+             * bytes of the one before */
+            const int8_t *row = src + y0 * in_w;
+            for (int32_t s = 0; s < last; s += 12) {
+                c1_chunk(cm + c0 + s, row + s, in_w, rows, 4, 8);
+            }
+            c1_chunk(cm + c0 + last, row + last, in_w, rows, o1, o2);
+            if (lo > -128 || hi < 127) {
+                c1_row(dst, cm, sw, fw, ow, lo, hi, 1);
+            } else if (fw == 4) {
+                c1_row(dst, cm, sw, 4, ow, lo, hi, 0);
+            } else {
+                c1_row(dst, cm, sw, fw, ow, lo, hi, 0);
+            }
+        }
+    }
+}
+#endif
+
 th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
@@ -1114,6 +1262,11 @@ th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
      * path is kept), else the separable scratch's; one call site: max_lanes inlined */
     int32_t fast = has_buf ? max_fast_checked(params, input_dims, output_dims) : 0;
     fast = fast > 0 && ctx->size >= fast ? fast : 0;
+    if (fast > 0 && max_c1_applies(params, input_dims, output_dims) &&
+        TH_NN_PATH(MAX_C1_WORDS)) {
+        max_c1_words(params, input_dims, input, output_dims, output, (int8_t *)ctx->buf);
+        return TH_OK;
+    }
     const int32_t need = has_buf && !(fast > 0 && TH_NN_KEEP_MAX_LANES)
                              ? th_maxpool_s8_scratch_size(params, input_dims, output_dims)
                              : 0;
