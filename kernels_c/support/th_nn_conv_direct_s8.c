@@ -1175,9 +1175,9 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           params->dilation.w, params->input_offset,
                           (int32_t)(((uint32_t)params->input_offset << 16) |
                                     ((uint32_t)params->input_offset & 0xFFFFu)),
-                          TH_NN_FILTER_INTERLEAVED && cout == 2 && params->dilation.w == 1 &&
-                                  (run & 3) == 0
-                              ? filter
+                          TH_NN_FILTER_INTERLEAVED && kc_col < 0 && cout == 2 &&
+                                  params->dilation.w == 1 && (run & 3) == 0
+                              ? filter /* the layer's filter: not the column view's */
                               : NULL};
     /* Given the fast scratch: every pixel from int8 columns (th_nn_conv_direct_fast_scratch). */
     const int32_t fast =
