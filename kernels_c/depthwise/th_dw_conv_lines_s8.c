@@ -1106,16 +1106,31 @@ TH_INLINE void pairs_put4(int32_t *d, int32_t a02, int32_t a13, int32_t b02, int
 
 /* The four weight words of one pair from its two taps' words of four channels (b 0: the
  * half-empty last pair): bytes interleaved (a0 a1 b0 b1, a2 a3 b2 b3), so that each
- * sign-extension gives one channel's pair, then doubled. */
-TH_INLINE void pairs_w_put(int32_t *w, int32_t a, int32_t b)
+ * sign-extension gives one channel's pair, then doubled. Returns w + 4. */
+TH_INLINE int32_t *pairs_w_put(int32_t *w, int32_t a, int32_t b)
 {
     const int32_t lo = th_pkhbt(a, b), hi = th_pkhtb(a, b);
-    const int32_t w0 = th_sxtb16(lo), w1 = th_sxtb16_ror8(lo);
-    const int32_t w2 = th_sxtb16(hi), w3 = th_sxtb16_ror8(hi);
-    w[0] = th_sadd16(w0, w0);
-    w[1] = th_sadd16(w1, w1);
-    w[2] = th_sadd16(w2, w2);
-    w[3] = th_sadd16(w3, w3);
+    const int32_t v0 = th_sxtb16(lo), v1 = th_sxtb16_ror8(lo);
+    const int32_t v2 = th_sxtb16(hi), v3 = th_sxtb16_ror8(hi);
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* One STM with the pointer step (was four STRs and an add: 21x8x19 k5x2 s2x3, 25 pairs,
+     * about 100 instructions); STM needs its registers in ascending order: pinned. */
+    register int32_t w0 __asm__("r4") = th_sadd16(v0, v0);
+    register int32_t w1 __asm__("r5") = th_sadd16(v1, v1);
+    register int32_t w2 __asm__("r6") = th_sadd16(v2, v2);
+    register int32_t w3 __asm__("r7") = th_sadd16(v3, v3);
+    __asm__ volatile("stmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}"
+                     : [w] "+r"(w)
+                     : [w0] "r"(w0), [w1] "r"(w1), [w2] "r"(w2), [w3] "r"(w3)
+                     : "memory");
+    return w;
+#else
+    w[0] = th_sadd16(v0, v0);
+    w[1] = th_sadd16(v1, v1);
+    w[2] = th_sadd16(v2, v2);
+    w[3] = th_sadd16(v3, v3);
+    return w + 4;
+#endif
 }
 
 /* The weight words of n pairs records from rec (rw words apart; record i: the channels of
@@ -1131,11 +1146,11 @@ static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, c
         int32_t *w = rec + 4;
         const int8_t *fp = f;
         /* Whole pairs, then an odd count's last tap (no per-pair test). */
-        for (int32_t t = pairs; t > 0; t--, fp += pstep, w += 4) {
-            pairs_w_put(w, th_read_s32(fp), th_read_s32(fp + second));
+        for (int32_t t = pairs; t > 0; t--, fp += pstep) {
+            w = pairs_w_put(w, th_read_s32(fp), th_read_s32(fp + second));
         }
         if (odd) {
-            pairs_w_put(w, th_read_s32(fp), 0);
+            (void)pairs_w_put(w, th_read_s32(fp), 0);
         }
     }
 }
@@ -1269,10 +1284,10 @@ static void __attribute__((noinline)) pairs_stage(int32_t *st, const pairs_src *
 /* What one phase run of outputs reads (byte offsets fixed: the assembly below). */
 typedef struct {
     const int32_t *x; /* 0: the first output's first slot */
-    int8_t *out;      /* 4 */
-    int32_t n;        /* 8: outputs, at least 1 */
-    int32_t xs;       /* 12: staged bytes between outputs */
-    int32_t os;       /* 16: output bytes between outputs */
+    int32_t os;       /* 4: output bytes between outputs */
+    int8_t *out;      /* 8 */
+    int32_t xs;       /* 12: staged bytes between outputs less the 16 KP the loads step */
+    int32_t n;        /* 16: outputs, at least 1 */
     int32_t kp;       /* 20: pairs (the C model's; the assembly has one loop per count) */
 } pairs_run;
 
@@ -1308,17 +1323,12 @@ __asm__(
     "    .p2align 2\n"
     "th_dw_pairs_k\\kp:\n"
     "    push {r4-r11, lr}\n"
-    "    sub sp, sp, #16\n"
     "    mov r5, r1\n"
-    "    ldr r2, [r0, #4]\n"
-    "    ldr r3, [r0, #8]\n"
-    "    ldr r4, [r0, #16]\n"
-    "    ldr r6, [r0, #12]\n"
-    "    ldr r0, [r0, #0]\n"
-    "    mla r3, r3, r4, r2\n"
-    "    sub r6, r6, #(16 * \\kp)\n"
-    "    strd r4, r2, [sp, #0]\n"
-    "    strd r6, r3, [sp, #8]\n"
+    /* the run in one LDM (its field order the frame's), end = out + n os, 5 instructions
+     * a call (was 12) */
+    "    ldm r0, {r0-r4}\n"
+    "    mla r4, r4, r1, r2\n"
+    "    push {r1-r4}\n"
     "1:\n"
     "    ldmia r5!, {r1-r4}\n"
     "    .rept \\kp\n"
@@ -1357,8 +1367,9 @@ __asm__(
     /* Staging, n >= 1 slots whose two positions are inside: (dd, x, n, k), k: input bytes
      * between a slot's two positions, between slots, the offset in both halfwords. The two
      * words' bytes interleaved first (PKH: a0 a1 b0 b1 and a2 a3 b2 b3), so that each SXTAB16
-     * gives one channel's pair: 7 instructions a slot, was 9. Two slots an iteration (one
-     * pointer add and one loop test per two: 10.5 a slot, was 14), an odd count's first slot
+     * gives one channel's pair: 7 instructions a slot, was 9. Four slots an iteration (one
+     * pointer add per two, one loop test per four: 10 a slot; by two 10.5, 21 slots 221
+     * instructions a call, was 230), an odd count's first slot and a count's bit 1 pair
      * before the loop. */
     "    .macro DWP_SLOT a, b\n"
     "    pkhbt r8, \\a, \\b, lsl #16\n" /* bytes a0 a1 b0 b1 */
@@ -1369,6 +1380,16 @@ __asm__(
     "    sxtab16 r10, r12, r10\n"
     "    stmia r0!, {r8-r11}\n"
     "    .endm\n"
+    /* Two slots from r1 on (r3: r4 + r5), r1 stepped past them. */
+    "    .macro DWP_SLOT2\n"
+    "    ldr r6, [r1]\n"
+    "    ldr r7, [r1, r4]\n"
+    "    DWP_SLOT r6, r7\n"
+    "    ldr r6, [r1, r5]\n"
+    "    ldr r7, [r1, r3]\n"
+    "    add r1, r1, r5, lsl #1\n"
+    "    DWP_SLOT r6, r7\n"
+    "    .endm\n"
     "    .pushsection .text.th_dw_pairs_widen,\"ax\",%progbits\n"
     "    .global th_dw_pairs_widen\n"
     "    .hidden th_dw_pairs_widen\n"
@@ -1377,9 +1398,7 @@ __asm__(
     "    .p2align 2\n"
     "th_dw_pairs_widen:\n"
     "    push {r4-r11, lr}\n"
-    "    ldr r4, [r3, #0]\n"
-    "    ldr r5, [r3, #4]\n"
-    "    ldr r12, [r3, #8]\n"
+    "    ldm r3, {r4, r5, r12}\n" /* k in one LDM (was three LDRs) */
     "    add r3, r4, r5\n"
     "    lsrs r2, r2, #1\n"
     "    bcc 1f\n"
@@ -1387,22 +1406,23 @@ __asm__(
     "    ldr r7, [r1, r4]\n"
     "    add r1, r1, r5\n"
     "    DWP_SLOT r6, r7\n"
-    "    cmp r2, #0\n"
-    "    beq 2f\n"
     "1:\n"
-    "    ldr r6, [r1]\n"
-    "    ldr r7, [r1, r4]\n"
-    "    DWP_SLOT r6, r7\n"
-    "    ldr r6, [r1, r5]\n"
-    "    ldr r7, [r1, r3]\n"
-    "    add r1, r1, r5, lsl #1\n"
-    "    DWP_SLOT r6, r7\n"
+    "    lsrs r2, r2, #1\n"
+    "    bcc 3f\n"
+    "    DWP_SLOT2\n"
+    "3:\n"
+    /* Z from the LSRS: nothing in DWP_SLOT2 sets flags */
+    "    beq 2f\n"
+    "4:\n"
+    "    DWP_SLOT2\n"
+    "    DWP_SLOT2\n"
     "    subs r2, r2, #1\n"
-    "    bne 1b\n"
+    "    bne 4b\n"
     "2:\n"
     "    pop {r4-r11, pc}\n"
     "    .size th_dw_pairs_widen, . - th_dw_pairs_widen\n"
     "    .popsection\n"
+    "    .purgem DWP_SLOT2\n"
     "    .purgem DWP_SLOT\n");
 
 
@@ -1421,7 +1441,7 @@ static void pairs_outputs(const pairs_run *r, const int32_t *rec)
     const int8_t *x = (const int8_t *)(const void *)r->x;
     int8_t *out = r->out;
     const int32_t *rq = rec + 4 + 4 * kp;
-    for (int32_t n = r->n; n > 0; n--, x += r->xs, out += r->os) {
+    for (int32_t n = r->n; n > 0; n--, x += r->xs + 16 * kp, out += r->os) {
         const int32_t *xw = (const int32_t *)(const void *)x;
         int32_t acc[4];
         for (int32_t ch = 0; ch < 4; ch++) {
@@ -1448,16 +1468,20 @@ TH_INLINE void pairs_line_wide(pairs_fn fn, pairs_run *r, const int32_t *rec, in
                                 int32_t c)
 {
     int8_t *out = r->out;
-    for (int32_t cb = 0;; cb += 4, rec += rw) {
-        th_dw_pairs_widen(st, x + cb, n, k);
-        r->out = out + cb;
+    /* left: channels after the block's; pointers stepped (was an index, 21 instructions a
+     * block) */
+    for (int32_t left = c - 4;;) {
+        th_dw_pairs_widen(st, x, n, k);
+        r->out = out;
         fn(r, rec);
-        if (cb + 4 >= c) {
+        if (left <= 0) {
             return;
         }
-        if (cb + 8 > c) { /* the tail's block: its last channel C - 1 */
-            cb = c - 8;
-        }
+        const int32_t step = TH_MIN(left, 4); /* the tail's block: its last channel C - 1 */
+        left -= step;
+        x += step;
+        out += step;
+        rec += rw;
     }
 }
 
@@ -1533,7 +1557,7 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
         run_n[o0] = (g->out_b - o0 + g->p - 1) / g->p;
     }
     pairs_run r;
-    r.xs = 16 * g->sbg;
+    r.xs = 16 * (g->sbg - g->kp);
     r.kp = g->kp;
     r.os = g->p * out_step_b;
     for (int32_t n = 0; n < input_dims->n; n++) {
