@@ -10,7 +10,9 @@ a bias of 2^29 or a non-negative shift rules the fast one out), with and without
 Then random filters of one or two rows after orientation, whose bands stage up to four
 adjacent channels per pass (word loads split with SXTB16 for four, bytes for a tail of two
 or three, C 1-11): one and two input rows per band (both inside, or one in the padding),
-odd and even column counts, dilation phases, strides 1-3, an activation clamp, in place.
+odd and even column counts, dilation phases, strides 1-3, an activation clamp, in place;
+and one-row filters of 8 and 12 channels (whole passes of four, no tail) the rows path
+still takes.
 """
 
 from __future__ import annotations
@@ -44,6 +46,14 @@ SHAPES = [
     ((4, 14), 11, (3, 1), (1, 2), (1, 1), 1),
     ((1, 40), 13, (1, 5), (1, 2), (1, 1), 1),
     ((30, 1), 6, (15, 1), (1, 1), (1, 1), 1),
+]
+
+# (hw, cin, k, stride, dilation): one-row filters whose channels fill whole passes of four
+# that the rows path still takes (more than 8 taps, or a dilation the lines path's estimate
+# loses on); with two rows across, the lines path's two-across variant takes every such shape.
+TAIL_FREE = [
+    ((11, 16), 8, (1, 5), (1, 1), (2, 1)),
+    ((11, 19), 12, (1, 9), (2, 3), (1, 1)),
 ]
 
 
@@ -87,16 +97,29 @@ def _group_cases() -> list[ConvCase]:
         case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation, 1)
         if case is None or not fits_small_firmware(case):
             continue
-        out_hw = case.out_shape[1:3]
-        if (dw_plane_scratch(k, out_hw, stride, dilation, 1)
-                or dw_lines_scratch(k, out_hw, stride, dilation, 1, cin)):
+        if not _rows_path(case):
             continue
         if len(cases) % 4 == 1:
             case = case.clamped()
         elif len(cases) % 4 == 2:
             case = dataclasses.replace(case, in_place=True)
         cases.append(case)
+    for i, (hw, cin, k, stride, dilation) in enumerate(TAIL_FREE):
+        case = None
+        while case is None or not fits_small_firmware(case):
+            case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation, 1)
+        cases.append(dataclasses.replace(case, in_place=True) if i % 2 else case)
     return cases
+
+
+def _rows_path(case: ConvCase) -> bool:
+    """Neither the plane path nor the channel-inner (lines) path takes the depthwise (the
+    host's mirrors of their choices, tinyhost.plan.scratch)."""
+    k = tuple(case.w.shape[1:3])
+    out_hw = case.out_shape[1:3]
+    s, d = (case.p.stride_h, case.p.stride_w), (case.p.dilation_h, case.p.dilation_w)
+    return not (dw_plane_scratch(k, out_hw, s, d, 1)
+                or dw_lines_scratch(k, out_hw, s, d, 1, case.x.shape[3]))
 
 
 CASES = _cases()
@@ -110,6 +133,9 @@ def test_group_cases_cover_the_channel_tails() -> None:
     assert any(c.x.shape[3] > 4 for c in groups)
     assert {min(c.w.shape[1:3]) for c in groups} == {1, 2}
     assert any(c.in_place for c in groups)
+    assert all(_rows_path(c) for c in groups)
+    tail_free = [c for c in groups if c.x.shape[3] % 4 == 0]
+    assert len(tail_free) >= len(TAIL_FREE)
 
 
 @pytest.fixture(scope="module", params=("dsp", "dsp_general"))
