@@ -354,29 +354,60 @@ typedef struct {
     int32_t s_adv; /* 20: input bytes from after a row's pair to the next row */
     int32_t d_adv; /* 24: plane bytes, likewise */
     int32_t span; /* 28: input bytes of the interior rows (rows x src_outer) */
+    /* 32-44: where the row's parts go on to (first pixel or quads, after the quads, after
+     * the pair, the quads' entry), the same for every group of the call: worked out by the
+     * first group's call (jumps[0] NULL until then), read by the later ones. */
+    uintptr_t jumps[4];
 } dw_copy4_args;
 
-typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 32 ? 1 : -1];
+typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
+
+/* One quad of pixels for copy4_rows_asm (23 instructions per 16 values). */
+#define TH_DW_COPY4_QUAD                                                                     \
+    "ldr r8, [r0]\n\t"                                                                       \
+    "ldr r9, [r0, r2]\n\t"                                                                   \
+    "ldr r10, [r0, r2, lsl #1]\n\t"                                                          \
+    "ldr r11, [r0, r3]\n\t"                                                                  \
+    "add r0, r0, r2, lsl #2\n\t"                                                             \
+    "pkhtb r12, r9, r8, asr #16\n\t"                                                         \
+    "pkhbt r8, r8, r9, lsl #16\n\t"                                                          \
+    "pkhtb lr, r11, r10, asr #16\n\t"                                                        \
+    "pkhbt r10, r10, r11, lsl #16\n\t"                                                       \
+    "sxtb16 r9, r8\n\t"                                                                      \
+    "sxtb16 r11, r10\n\t"                                                                    \
+    "strd r9, r11, [r1], #8\n\t"                                                             \
+    "sxtb16 r9, r8, ror #8\n\t"                                                              \
+    "sxtb16 r11, r10, ror #8\n\t"                                                            \
+    "strd r9, r11, [r4], #8\n\t"                                                             \
+    "sxtb16 r9, r12\n\t"                                                                     \
+    "sxtb16 r11, lr\n\t"                                                                     \
+    "strd r9, r11, [r5], #8\n\t"                                                             \
+    "sxtb16 r9, r12, ror #8\n\t"                                                             \
+    "sxtb16 r11, lr, ror #8\n\t"                                                             \
+    "strd r9, r11, [r6], #8\n\t"
 
 /* Copies the interior rows of four planes (fill_interior for four channels at once: a
  * pixel's four values are one load). Per row: one pixel (4 LDRSB, 4 STRH) when the interior
  * starts at an odd column, then quads of pixels: 4 loads, PKHBT/PKHTB gather the pixels'
  * bytes of channels (0, 1) and (2, 3), SXTB16 / SXTB16 ROR 8 sign-extend them to plane
- * words, one STRD per plane (23 instructions per 16 values), then a pair and a last pixel
- * as the flags say, until the input reaches src + span. The flags are the same for every
- * row, so the prologue turns them into the addresses the row's parts go on to (LDR PC from
- * the frame: one instruction per choice instead of a load, test and branch). Registers: r0
- * input, r1 r4 r5 r6 the planes, r2 in_c, r3 3 x in_c, r7 end of the row's quads, r8-r12
- * lr values; row state on the stack: 0 quad_bytes, 4 the row's first part (the first pixel
- * or the quads), 8 s_adv, 12 d_adv, 16 src_end, 20 the part after the quads (pair, last
- * pixel or row end), 24 the part after the pair (last pixel or row end). */
+ * words, one STRD per plane (TH_DW_COPY4_QUAD; two per iteration, an odd count enters at
+ * the second), then a pair and a last pixel as the flags say, until the input reaches
+ * src + span. The flags and the count's parity are the same for every row and group, so
+ * the first group's call turns them into the addresses the row's parts go on to (kept in
+ * a->jumps for the later groups; LDR PC from the frame: one instruction per choice instead
+ * of a load, test and branch). Registers: r0 input, r1 r4
+ * r5 r6 the planes, r2 in_c, r3 3 x in_c, r7 end of the row's quads, r8-r12 lr values; row
+ * state on the stack: 0 quad_bytes, 4 the row's first part (the first pixel or the quads),
+ * 8 s_adv, 12 d_adv, 16 src_end, 20 the part after the quads (pair, last pixel or row end),
+ * 24 the part after the pair (last pixel or row end), 28 the quads' entry (first or second
+ * of the pair, or past them when there are none). */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 static void __attribute__((naked, noinline))
-copy4_rows_asm(const dw_copy4_args *a, const int8_t *src)
+copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
 {
     __asm__ volatile("push {r4-r11, lr}\n\t"
-                     "sub sp, sp, #28\n\t"
+                     "sub sp, sp, #36\n\t"
                      "ldr r4, [r0, #28]\n\t"
                      "add r4, r4, r1\n\t"
                      "str r4, [sp, #16]\n\t"
@@ -384,24 +415,43 @@ copy4_rows_asm(const dw_copy4_args *a, const int8_t *src)
                      "str r4, [sp]\n\t"
                      "ldrd r4, r5, [r0, #20]\n\t"
                      "strd r4, r5, [sp, #8]\n\t"
+                     "ldr r4, [r0, #32]\n\t"
+                     "cbnz r4, 11f\n\t"
+                     "ldr r4, [r0, #12]\n\t"
+                     "adr.w r5, 1f\n\t"
+                     "tst r4, #8\n\t"
+                     "it ne\n\t"
+                     "adrne.w r5, 2f\n\t"
+                     "cmp r4, #0\n\t"
+                     "it eq\n\t"
+                     "adreq.w r5, 4f\n\t"
+                     "orr r5, r5, #1\n\t"
+                     "str r5, [r0, #44]\n\t"
                      "ldr r5, [r0, #16]\n\t"
                      "adr.w r4, 3f\n\t"
                      "tst r5, #1\n\t"
                      "it ne\n\t"
                      "adrne.w r4, 8f\n\t"
                      "orr r4, r4, #1\n\t"
-                     "str r4, [sp, #4]\n\t"
+                     "str r4, [r0, #32]\n\t"
                      "adr.w r4, 7f\n\t"
                      "tst r5, #4\n\t"
                      "it ne\n\t"
                      "adrne.w r4, 10f\n\t"
                      "orr r4, r4, #1\n\t"
-                     "str r4, [sp, #24]\n\t"
+                     "str r4, [r0, #40]\n\t"
                      "tst r5, #2\n\t"
                      "itt ne\n\t"
                      "adrne.w r4, 9f\n\t"
                      "orrne r4, r4, #1\n\t"
-                     "str r4, [sp, #20]\n\t"
+                     "str r4, [r0, #36]\n\t"
+                     "11:\n\t"
+                     "ldr r4, [r0, #32]\n\t"
+                     "str r4, [sp, #4]\n\t"
+                     "ldrd r4, r5, [r0, #36]\n\t"
+                     "strd r4, r5, [sp, #20]\n\t"
+                     "ldr r4, [r0, #44]\n\t"
+                     "str r4, [sp, #28]\n\t"
                      "mov r12, r1\n\t"
                      "ldm r0, {r1-r3}\n\t"
                      "mov r0, r12\n\t"
@@ -423,30 +473,9 @@ copy4_rows_asm(const dw_copy4_args *a, const int8_t *src)
                      "strh r12, [r6], #2\n\t"
                      "3:\n\t"
                      "ldr r7, [sp]\n\t"
-                     "cbz r7, 4f\n\t"
                      "add r7, r7, r1\n\t"
-                     "1:\n\t"
-                     "ldr r8, [r0]\n\t"
-                     "ldr r9, [r0, r2]\n\t"
-                     "ldr r10, [r0, r2, lsl #1]\n\t"
-                     "ldr r11, [r0, r3]\n\t"
-                     "add r0, r0, r2, lsl #2\n\t"
-                     "pkhtb r12, r9, r8, asr #16\n\t"
-                     "pkhbt r8, r8, r9, lsl #16\n\t"
-                     "pkhtb lr, r11, r10, asr #16\n\t"
-                     "pkhbt r10, r10, r11, lsl #16\n\t"
-                     "sxtb16 r9, r8\n\t"
-                     "sxtb16 r11, r10\n\t"
-                     "strd r9, r11, [r1], #8\n\t"
-                     "sxtb16 r9, r8, ror #8\n\t"
-                     "sxtb16 r11, r10, ror #8\n\t"
-                     "strd r9, r11, [r4], #8\n\t"
-                     "sxtb16 r9, r12\n\t"
-                     "sxtb16 r11, lr\n\t"
-                     "strd r9, r11, [r5], #8\n\t"
-                     "sxtb16 r9, r12, ror #8\n\t"
-                     "sxtb16 r11, lr, ror #8\n\t"
-                     "strd r9, r11, [r6], #8\n\t"
+                     "ldr pc, [sp, #28]\n\t"
+                     "1:\n\t" TH_DW_COPY4_QUAD "2:\n\t" TH_DW_COPY4_QUAD
                      "cmp r1, r7\n\t"
                      "bne 1b\n\t"
                      "4:\n\t"
@@ -485,10 +514,11 @@ copy4_rows_asm(const dw_copy4_args *a, const int8_t *src)
                      "ldr r8, [sp, #16]\n\t"
                      "cmp r0, r8\n\t"
                      "bne 5b\n\t"
-                     "add sp, sp, #28\n\t"
+                     "add sp, sp, #36\n\t"
                      "pop {r4-r11, pc}\n\t");
 }
 #pragma GCC diagnostic pop
+#undef TH_DW_COPY4_QUAD
 #endif
 
 #if TH_DW_COPY_ASM
@@ -516,6 +546,7 @@ static int32_t copy4_prepare(dw_copy4_args *a, const dw_geometry *g, int16_t *pl
     a->s_adv = g->src_outer - done * in_c;
     a->d_adv = (int32_t)sizeof(int16_t) * (g->pw - done);
     a->span = (box.r_end - box.r_begin) * g->src_outer;
+    a->jumps[0] = 0; /* the first group's call works them out */
     return (box.x_begin - g->pad_inner) * in_c + (box.r_begin - g->pad_outer) * g->src_outer;
 }
 #endif
