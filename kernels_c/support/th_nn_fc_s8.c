@@ -761,12 +761,14 @@ TH_INLINE int fc_short_one(const fc_sframe *f)
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 
-/* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
-#define TH_FC_S_WORD(A, W)                                                                   \
+/* One chunk's pairs (XA, XB) times weight word W into A (W and t overwritten). */
+#define TH_FC_XW_WORD(A, XA, XB, W)                                                          \
     "sxtb16 %[t], %[" W "]\n\t"                                                             \
-    "smlad %[" A "], %[xa], %[t], %[" A "]\n\t"                                             \
+    "smlad %[" A "], %[" XA "], %[t], %[" A "]\n\t"                                         \
     "sxtb16 %[" W "], %[" W "], ror #8\n\t"                                                 \
-    "smlad %[" A "], %[xb], %[" W "], %[" A "]\n\t"
+    "smlad %[" A "], %[" XB "], %[" W "], %[" A "]\n\t"
+/* One chunk: the input pairs, four weight words by one LDM (w0..w3 ascending registers). */
+#define TH_FC_S_WORD(A, W) TH_FC_XW_WORD(A, "xa", "xb", W)
 #define TH_FC_S_CHUNK                                                                        \
     "ldrd %[xa], %[xb], [%[x]], #8\n\t"                                                     \
     "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"                                         \
@@ -954,12 +956,83 @@ fc_short_asm(const fc_sframe *f, const int8_t *w, int per_channel, int full)
 }
 #endif
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* The native loops: LDRD of the pairs and of the weight words (the filter is word-aligned,
+ * checked at entry), a count in a register; one channel two chunks a pass (an odd count
+ * entering with one). Per chunk 6.5, 12 and 17 instructions for g = 1, 2, 3, where gcc's
+ * C spends 9, 15 and 19. */
+TH_INLINE void xw_dotg_asm(const int32_t *xw, int32_t chunks, const int8_t *w, int32_t *b0,
+                           int32_t *b1, int32_t *b2, const int32_t g)
+{
+    int32_t c0 = *b0, c1 = *b1, c2 = *b2;
+    int32_t xa, xb, w0, w1, t;
+    if (g == 1) {
+        int32_t xc, xd;
+        __asm__ volatile(
+            "lsrs %[n], %[n], #1\n\t"
+            "bcc 1f\n\t"
+            "ldrd %[xa], %[xb], [%[x]], #8\n\t"
+            "ldr %[w0], [%[w]], #4\n\t"
+            TH_FC_S_WORD("c0", "w0")
+            "1:\n\t"
+            "beq 3f\n\t" /* (Z from the LSRS: the chunk above sets no flag) */
+            "2:\n\t"
+            "ldrd %[xa], %[xb], [%[x]], #8\n\t"
+            "ldrd %[xc], %[xd], [%[x]], #8\n\t"
+            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+            TH_FC_S_WORD("c0", "w0") TH_FC_XW_WORD("c0", "xc", "xd", "w1")
+            "subs %[n], %[n], #1\n\t"
+            "bne 2b\n\t"
+            "3:\n\t"
+            : [c0] "+r"(c0), [x] "+r"(xw), [w] "+r"(w), [n] "+r"(chunks), [xa] "=&r"(xa),
+              [xb] "=&r"(xb), [xc] "=&r"(xc), [xd] "=&r"(xd), [w0] "=&r"(w0), [w1] "=&r"(w1),
+              [t] "=&r"(t)
+            :
+            : "cc", "memory");
+    } else if (g == 2) {
+        __asm__ volatile(
+            "1:\n\t"
+            "ldrd %[xa], %[xb], [%[x]], #8\n\t"
+            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+            TH_FC_S_WORD("c0", "w0") TH_FC_S_WORD("c1", "w1")
+            "subs %[n], %[n], #1\n\t"
+            "bne 1b\n\t"
+            : [c0] "+r"(c0), [c1] "+r"(c1), [x] "+r"(xw), [w] "+r"(w), [n] "+r"(chunks),
+              [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0), [w1] "=&r"(w1), [t] "=&r"(t)
+            :
+            : "cc", "memory");
+    } else {
+        int32_t w2;
+        __asm__ volatile(
+            "1:\n\t"
+            "ldrd %[xa], %[xb], [%[x]], #8\n\t"
+            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+            "ldr %[w2], [%[w]], #4\n\t"
+            TH_FC_S_WORD("c0", "w0") TH_FC_S_WORD("c1", "w1")
+            TH_FC_S_WORD("c2", "w2")
+            "subs %[n], %[n], #1\n\t"
+            "bne 1b\n\t"
+            : [c0] "+r"(c0), [c1] "+r"(c1), [c2] "+r"(c2), [x] "+r"(xw), [w] "+r"(w),
+              [n] "+r"(chunks), [xa] "=&r"(xa), [xb] "=&r"(xb), [w0] "=&r"(w0),
+              [w1] "=&r"(w1), [w2] "=&r"(w2), [t] "=&r"(t)
+            :
+            : "cc", "memory");
+    }
+    *b0 = c0;
+    *b1 = c1;
+    *b2 = c2;
+}
+#endif
+
 /* Dot products of the widened row (chunks pairs of words) with g (1..3, a constant after
  * inlining) channels of a block interleaved by g, into a0..a2 (by value: an array would live
  * on the stack). */
 TH_INLINE void xw_dotg(const int32_t *xw, int32_t chunks, const int8_t *w, int32_t *a0,
                        int32_t *a1, int32_t *a2, const int32_t g)
 {
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    xw_dotg_asm(xw, chunks, w, a0, a1, a2, g);
+#else
     int32_t b0 = *a0, b1 = *a1, b2 = *a2;
     const int32_t *const xw_end = xw + 2 * chunks;
     for (; xw != xw_end; xw += 2, w += 4 * g) {
@@ -968,6 +1041,7 @@ TH_INLINE void xw_dotg(const int32_t *xw, int32_t chunks, const int8_t *w, int32
     *a0 = b0;
     *a1 = b1;
     *a2 = b2;
+#endif
 }
 
 /* One of the last channels: the fast requantization where exact (per tensor: the row loop's
