@@ -7,9 +7,10 @@ own, counts below 3 summed from the input. The cases: strides 2-4 (equal and not
 from 2 * SH * SW taps (or fewer where the windows share rows: KH > SH) up to 9x9, SAME and
 VALID, planes from one window to about three, C = 1 .. 9, 12, 13, 16, 18, 31 (C < 4 with
 window widths 1-9 in turn: each span copy), odd and even counts, one in six clamped, one in
-five with two images. All against the NumPy reference, on
-the host (ASan / UBSan, portable and emulated DSP builds) and in one batch on QEMU
-mps2-an386 (the native DSP build).
+five with two images; and two-channel pools of windows two columns wide (AVG_STRIDED_PAIRS:
+window heights 3-9, spans of odd and even length, with and without edge pixels). All
+against the NumPy reference, on the host (ASan / UBSan, portable and emulated DSP builds)
+and in one batch on QEMU mps2-an386 (the native DSP build).
 """
 
 from __future__ import annotations
@@ -60,6 +61,43 @@ def strided_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     return draw_cases(seed, count, draw)
 
 
+def pairs_cases(seed: int, count: int) -> list[PoolCase]:
+    """Two channels, windows two columns wide (AVG_STRIDED_PAIRS: the span's windows summed
+    from the input, two pixels a word): window heights 3-9 (constant row counts, fewer rows
+    where the padding cuts them, and the variable one), planes from one window up, so spans
+    of odd and even length, with and without edge pixels (SAME padding on either side)."""
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
+        fh = 3 + i % 7  # sh < fh: the strided path applies (windows sharing rows) for any sw
+        sh, sw = int(rng.integers(2, min(fh, 5))), int(rng.integers(2, 5))
+        h, w = int(rng.integers(fh, 3 * fh + 2)), int(rng.integers(2, 5 * sw + 3))
+        padding = Padding.SAME if i % 2 else Padding.VALID
+        geometry = ((h, w, 2), (fh, 2), (sh, sw), padding)
+        if out_pixels(*geometry) <= 1:
+            return None
+        return avgpool_case(rng, i, *geometry)
+
+    return draw_cases(seed, count, draw)
+
+
+def test_pairs_cases_reach_every_branch() -> None:
+    """Spans of odd and even length, window heights 3-9 unclamped, edge pixels beside a
+    span, clamps, SAME padding cutting windows (the counts: 2 * rows, even)."""
+    spans, heights, edges = set(), set(), set()
+    for c in pairs_cases(9, 60) + pairs_cases(10, 60):
+        w, ow = c.x.shape[2], c.out_shape[2]
+        ia = min(ow, (c.p.pad_left + c.p.stride_w - 1) // c.p.stride_w)
+        ib = max(ia, min(ow, (w - 2 + c.p.pad_left) // c.p.stride_w + 1))
+        spans.add((ib - ia) % 2)
+        edges.add(ia > 0 or ib < ow)
+        if (c.p.act_min, c.p.act_max) == (-128, 127):
+            heights.add(c.p.filter_h)
+    assert spans == {0, 1} and edges == {False, True}
+    assert set(range(3, 10)) <= heights, heights
+    cases = pairs_cases(9, 60)
+    assert any(c.p.pad_top > 0 for c in cases) and any(c.p.act_min > -128 for c in cases)
+
+
 def test_strided_cases_reach_every_branch() -> None:
     """Every tail of C, both paddings, odd and even counts, unequal strides, and each case
     given scratch (the path runs only with it)."""
@@ -98,9 +136,9 @@ def test_strided_cases_reach_every_branch() -> None:
 
 @pytest.mark.parametrize("variant", ["portable", "dsp"])
 def test_strided_path_on_the_host(variant: str) -> None:
-    check_on_host(variant, strided_cases(7, 120, 4000))
+    check_on_host(variant, strided_cases(7, 120, 4000) + pairs_cases(9, 60))
 
 
 @needs_qemu
 def test_strided_path_on_cortex_m4(kernel_fw_root: Path) -> None:
-    check_on_cortex_m4(kernel_fw_root, strided_cases(8, 120, 6000), 100)
+    check_on_cortex_m4(kernel_fw_root, strided_cases(8, 120, 6000) + pairs_cases(10, 60), 150)

@@ -222,6 +222,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_AVG_STRIDED /* average pool, strides >= 2: fresh column sums per row */
 #define TH_NN_KEEP_AVG_STRIDED 1
 #endif
+#ifndef TH_NN_KEEP_AVG_STRIDED_PAIRS /* the same, 2 channels, windows 2 wide: no column sums */
+#define TH_NN_KEEP_AVG_STRIDED_PAIRS 1
+#endif
 #ifndef TH_NN_KEEP_AVG_DIRECT_LANES /* average pool, no scratch: int16 lane window sums */
 #define TH_NN_KEEP_AVG_DIRECT_LANES 1
 #endif

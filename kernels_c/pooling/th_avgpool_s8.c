@@ -1602,6 +1602,69 @@ __attribute__((noinline)) static void st_span(const int16_t *cs, int32_t cols, i
 #undef TH_ST_COLS_SMALL
 #undef TH_ST_COLS
 
+/* ---- AVG_STRIDED_PAIRS: two channels, windows two columns wide (stride.w >= 2) -----------
+ *
+ * A window row is then one word, (c0, c1) of two columns, and windows share no column, so
+ * the column sums (st_cols' stores, st_span's reloads) save nothing: each pixel sums its
+ * window from the input (SXTAB16 and its ror #8 form: lanes (c0, c0) and (c1, c1), a
+ * lane's halves added), two pixels a step (their four output bytes one word, st_avg4).
+ * Each output is written after its window and the next pixel's are read: th_nn.h (c). */
+
+/* (c0, c1) sums of the window of `rows` rows (row bytes apart) from p (rows a constant up to
+ * 7 with fixed: st_row_word's loads). */
+TH_INLINE int32_t st_pair_sum(const int8_t *p, int32_t row, int32_t rows, int fixed)
+{
+    const int32_t row3 = 3 * row, v0 = th_read_s32(p);
+    int32_t a = th_sxtb16(v0), b = th_sxtb16_ror8(v0);
+#pragma GCC unroll 8
+    for (int32_t k = 1; k < rows; k++) {
+        const int32_t v = fixed ? st_row_word(p, k, row, row3) : th_read_s32(p + k * row);
+        a = th_sxtab16(a, v);
+        b = th_sxtab16_ror8(b, v);
+    }
+    return th_sadd16(st_pk_lo(a, b), st_pk_hi(a, b));
+}
+
+/* n pixels (step bytes apart from p) whose windows are `rows` rows of two columns (the
+ * count 2 * rows >= 3: even): two a word, an odd last one alone (a halfword). clamp and
+ * fixed: constants. */
+TH_INLINE void st_pairs_t(const int8_t *p, int32_t row, int32_t rows, int32_t n, int32_t step,
+                          const s1_consts *cp, int8_t *dst, int clamp, int fixed)
+{
+    s1_consts c = *cp;
+    c.clamp = clamp;
+    for (int32_t i = 0; i + 2 <= n; i += 2, dst += 4) {
+        int32_t s0 = st_pair_sum(p, row, rows, fixed);
+        /* the second window's loads after the first's: gcc interleaved them and spilled */
+        __asm__("" : "+r"(s0) : : "memory");
+        p += step;
+        const int32_t s1 = st_pair_sum(p, row, rows, fixed);
+        p += step;
+        th_write_s32(dst, st_avg4(s0, s1, &c, 1));
+    }
+    if (n & 1) {
+        const int32_t v = st_avg4(st_pair_sum(p, row, rows, fixed), 0, &c, 1);
+        th_write_s16(dst, (int16_t)(uint16_t)((uint32_t)v & 0xFFFFu));
+    }
+}
+
+/* st_pairs_t unclamped with the row count a constant up to 7 (TH_ST_BY_ROWS), clamped with
+ * it a variable (as st_span). */
+#define TH_ST_PAIRS(R) st_pairs_t(p, row, R, n, step, &c, dst, 0, rows >= 1 && rows <= 7)
+
+__attribute__((noinline)) static void st_pairs(const int8_t *p, int32_t row, int32_t rows,
+                                               int32_t n, int32_t step, const avg_s1_div *dp,
+                                               int8_t *dst)
+{
+    const s1_consts c = s1_consts_of(dp);
+    if (c.clamp) {
+        st_pairs_t(p, row, rows, n, step, &c, dst, 1, 0);
+    } else {
+        TH_ST_BY_ROWS(TH_ST_PAIRS)
+    }
+}
+#undef TH_ST_PAIRS
+
 /* ---- The grouped layout (C >= 4, th_avgpool_s8_scratch_size_fast or room in the ordinary
  * scratch): the column sums of channel group g (channels kk = min(4g, C - 4) .. kk + 3, the
  * last group overlapping for C % 4) over the span's columns x0 + j are the words
@@ -1750,13 +1813,17 @@ static void avg_strided_image(const th_pool_params *p, const th_dims *in, const 
     const int32_t ia = TH_MIN(out->w, (pw + sw - 1) / sw);
     const int32_t ib = TH_MAX(ia, TH_MIN(out->w, in_w - fw + pw >= 0 ? (in_w - fw + pw) / sw + 1
                                                                       : 0));
+    /* the span [ia, ib) by AVG_STRIDED_PAIRS, the column sums then only for edge pixels */
+    const int pairs = !grouped && ch == 2 && fw == 2 && ib - ia >= 2 &&
+                      TH_NN_PATH(AVG_STRIDED_PAIRS);
+    const int sums = !pairs || ia > 0 || ib < out->w;
     for (int32_t oy = 0; oy < out->h; oy++, dst += out->w * ch) {
         const th_nn_window wy = th_nn_window_at(oy, p->stride.h, p->padding.h, p->filter.h,
                                                 in->h);
         const int32_t rows = wy.end - wy.start, y0 = wy.origin + wy.start;
         if (grouped) {
             st_gcols(gs, image + y0 * row + x0 * ch, row, ch, x1 - x0, rows);
-        } else {
+        } else if (sums) {
             st_cols(cs + x0 * ch, image + y0 * row + x0 * ch, row, (x1 - x0) * ch, rows);
         }
         for (int32_t ox = 0; ox < out->w;) {
@@ -1770,6 +1837,9 @@ static void avg_strided_image(const th_pool_params *p, const th_dims *in, const 
                 }
                 if (grouped) {
                     st_gspan(gs + 2 * (xs - x0), 2 * (x1 - x0), cols, n, sw, ch, &dv,
+                             dst + ox * ch);
+                } else if (pairs && n > 1) {
+                    st_pairs(image + y0 * row + xs * ch, row, rows, n, sw * ch, &dv,
                              dst + ox * ch);
                 } else {
                     st_span(cs + xs * ch, cols, n, sw, ch, &dv, dst + ox * ch);

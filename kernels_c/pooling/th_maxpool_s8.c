@@ -826,6 +826,24 @@ static void pad_fill(int8_t *r, int32_t c0, int32_t c1, int32_t end)
     }
 }
 
+/* The padding's -128s of the padded layout's rows r and r1 (NULL: none), bytes [0, c0) and
+ * [c1, end): pad_fill's words where pad_small, else memset. */
+TH_INLINE void pad_rows(int8_t *r, int8_t *r1, int32_t c0, int32_t c1, int32_t end)
+{
+    if (pad_small(c0, c1, end)) {
+        pad_fill(r, c0, c1, end);
+        if (r1 != NULL) {
+            pad_fill(r1, c0, c1, end);
+        }
+        return;
+    }
+    for (int32_t k = 0; k < (r1 != NULL ? 2 : 1); k++) {
+        int8_t *q = k == 0 ? r : r1;
+        memset(q, -128, (size_t)c0);
+        memset(q + c1, -128, (size_t)(end - c1));
+    }
+}
+
 /* A padded row's row pass in max_rows_padded: taps_row_<KW> at stride.w 1, else the strided
  * loop (max_row_strided). */
 TH_INLINE void padded_row(int8_t *dst, const int8_t *cm, int32_t ch, int32_t sw, int32_t fw,
@@ -950,18 +968,7 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
         const int32_t cols = max_padded_cols(p, out);
         padded_bytes(p, in, out, &c0, &c1);
         off = pw * ch;
-        if (pad_small(c0, c1, cols * ch)) {
-            pad_fill(cm, c0, c1, cols * ch);
-            if (cm1 != NULL) {
-                pad_fill(cm1, c0, c1, cols * ch);
-            }
-        } else {
-            for (int32_t k = 0; k < (cm1 != NULL ? 2 : 1); k++) {
-                int8_t *r = k == 0 ? cm : cm1;
-                memset(r, -128, (size_t)c0);
-                memset(r + c1, -128, (size_t)(cols * ch - c1));
-            }
-        }
+        pad_rows(cm, cm1, c0, c1, cols * ch);
     } else {
         const th_nn_window last = th_nn_window_at(out->w - 1, p->stride.w, pw, p->filter.w,
                                                   in_w);
@@ -1203,12 +1210,7 @@ __attribute__((noinline)) static void max_c1_words(const th_pool_params *p, cons
     int32_t c0, c1;
     padded_bytes(p, in, out, &c0, &c1);
     const int32_t cols = max_padded_cols(p, out), span = c1 - c0;
-    if (pad_small(c0, c1, cols)) {
-        pad_fill(cm, c0, c1, cols);
-    } else {
-        memset(cm, -128, (size_t)c0);
-        memset(cm + c1, -128, (size_t)(cols - c1));
-    }
+    pad_rows(cm, NULL, c0, c1, cols);
     const int32_t lo = p->activation.min, hi = p->activation.max, fw = p->filter.w;
     const int32_t sw = p->stride.w, len = TH_MIN(12, span), last = span - len;
     const int32_t o2 = len - 4, o1 = TH_MIN(4, o2);
