@@ -144,16 +144,49 @@ def column_case(rng: np.random.Generator, i: int) -> ConvCase:
                  dil, [top, left, bottom, right], fast_scratch=i % 4 == 1)
 
 
+def edge_case(rng: np.random.Generator, i: int) -> ConvCase:
+    """Cout 1, dilation.w 1, short filter rows (KW * Cin <= 32 but for every sixteenth case: path
+    CONV_DIRECT_EDGES, the border pixels four at a time from a padded patch): Cin 1-8, filters
+    1-5 x 1-9, strides 1-3, dilation.h 1-2, left and right padding up to the whole window
+    (windows wholly in the padding), top and bottom padding (rows with no filter row inside),
+    outputs 1-21 wide (left patches, interior quads, right patches and partial groups), two
+    batches, clamps, no bias; three in four with the fast scratch (the patch), the others
+    with the ordinary scratch (the patch where it fits)."""
+    cin = 1 + i % 8
+    kw = int(rng.integers(1, min(9, 32 // cin) + 1)) if i % 16 != 6 else int(rng.integers(5, 10))
+    kh = int(rng.integers(1 if kw > 1 else 2, 6))
+    s = 1 + i % 3
+    dil = (1 + (i // 3) % 2, 1)
+    eff_h = (kh - 1) * dil[0] + 1
+    fast = i % 4 != 3
+    # (windows wholly in the padding only where the patch takes them: the rows path's single
+    # pixels assume a tap column inside, as TFLite's SAME and VALID padding give)
+    side = kw + 1 if fast and kw * cin <= 32 else kw
+    pads = [int(rng.integers(0, eff_h)), int(rng.integers(0, side)),
+            int(rng.integers(0, eff_h)), int(rng.integers(0, side))]
+    while True:
+        in_w = int(rng.integers(1, 45))
+        in_h = int(rng.integers(1, 9))
+        out_h = (in_h + pads[0] + pads[2] - eff_h) // s + 1
+        out_w = (in_w + pads[1] + pads[3] - kw) // s + 1
+        if out_h >= 1 and 1 <= out_w <= 21:
+            break
+    batches = 2 if i % 9 == 4 else 1
+    return _case(rng, i, (batches, in_h, in_w, cin), (1, kh, kw, cin), (batches, out_h, out_w),
+                 s, dil, pads, fast_scratch=fast)
+
+
 def cols_cases(seed: int, count: int) -> list[ConvCase]:
     """count cases of dilation.w > 1, then count / 2 of dilation.w 1 (the rows and bands),
-    then count / 4 pointwise, count / 4 one-column images (the column view), then count / 5
-    channel pairs."""
+    then count / 4 pointwise, count / 4 one-column images (the column view), count / 5
+    channel pairs, then count / 2 Cout 1 edge patches."""
     rng = np.random.default_rng(seed)
     return ([cols_case(rng, i) for i in range(count)] +
             [cols_case(rng, i, band=True) for i in range(count // 2)] +
             [pointwise_case(rng, i) for i in range(count // 4)] +
             [column_case(rng, i) for i in range(count // 4)] +
-            [pairs_case(rng, i) for i in range(count // 5)])
+            [pairs_case(rng, i) for i in range(count // 5)] +
+            [edge_case(rng, i) for i in range(count // 2)])
 
 
 def test_cases_reach_the_branches() -> None:
@@ -182,7 +215,21 @@ def test_cases_reach_the_branches() -> None:
     assert {c.out_shape[3] for c in pointwise} == {1, 2, 3, 4}
     assert any(c.p.stride_h == 2 for c in pointwise)
     assert any(int(np.prod(c.out_shape[:3])) % 4 == 1 for c in pointwise)  # one-pixel tails
-    pairs = [c for c in cases[-40:] if c.x.shape[2] >= 4]
+    edges = cases[-100:]
+    assert all(c.out_shape[3] == 1 and c.p.dilation_w == 1 for c in edges)
+    short = [c for c in edges if c.w.shape[2] * c.x.shape[3] <= 32 and c.w.shape[1:3] != (1, 1)]
+    assert len(short) > 70 and {c.x.shape[3] for c in short} == set(range(1, 9))
+    assert {c.w.shape[2] for c in short} == set(range(1, 10))
+    assert {c.p.stride_w for c in short} == {1, 2, 3} and any(c.p.dilation_h == 2 for c in short)
+    assert any(c.p.pad_left >= c.w.shape[2] for c in short)  # windows wholly in the padding
+    assert any(c.p.pad_right >= c.w.shape[2] for c in short)
+    assert sum(c.out_shape[2] >= 12 and c.p.pad_left > 0 for c in short) > 10  # quads between
+    assert {c.out_shape[2] % 4 for c in short} == {0, 1, 2, 3}
+    assert any(c.out_shape[2] < 4 for c in short) and any(c.x.shape[0] == 2 for c in short)
+    assert any(c.p.pad_top > 0 for c in short) and any(c.p.pad_bottom > 0 for c in short)
+    assert any(not c.fast_scratch for c in short) and any(c.bias is None for c in short)
+    assert any(c.w.shape[2] * c.x.shape[3] > 32 for c in edges)
+    pairs = [c for c in cases[-140:-100] if c.x.shape[2] >= 4]
     assert all(c.out_shape[3] == 2 and c.x.shape[3] % 4 == 0 for c in pairs)
     assert any(c.out_shape[2] % 4 == 0 for c in pairs) and any(c.out_shape[2] % 4 for c in pairs)
     assert any(c.p.pad_top > 0 for c in pairs) and any(c.p.pad_bottom > 0 for c in pairs)

@@ -34,6 +34,7 @@ from tinyhost.ir import (
 )
 from tinyhost.plan import PlanOptions
 from tinyhost.plan.scratch import (
+    conv_direct_edge_scratch,
     fast_scratch_bytes,
     scratch_bytes,
     small_cin_conv_fast_scratch,
@@ -232,6 +233,40 @@ def test_small_cin_long_fields_fast_scratch_equals_the_c_function(build) -> None
         over += cout < 4 and small_cin_conv_scratch(*args) == 0 == small_cin_conv_fast_scratch(
             *args)
     assert taken > 10 and over > 10
+
+
+def test_conv_direct_edge_scratch_equals_the_c_function(build) -> None:
+    """Cout 1 convs with short filter rows (path CONV_DIRECT_EDGES: the direct path's edge
+    patches, fast scratch only): Python equals C for both sizes, SAME and VALID, strides 1-3,
+    dilations, one-column images, and the draw reaches layers the fast scratch takes (DSP)
+    and layers it does not (rows over 32 bytes, no border), given as fast scratch where the
+    ordinary scratch is smaller."""
+    dsp, lib = build
+    lib.th_conv_s8_scratch_size.restype = ctypes.c_int32
+    lib.th_conv_s8_scratch_size_fast.restype = ctypes.c_int32
+    rng = np.random.default_rng(29)
+    taken = offered = not_taken = 0
+    for i in range(200):
+        cin, kh, kw = int(rng.integers(1, 9)), int(rng.integers(1, 8)), int(rng.integers(1, 10))
+        s, dil = int(rng.integers(1, 4)), 1 if i % 5 else 2
+        padding = Padding.SAME if i % 3 else Padding.VALID
+        h = int(rng.integers((kh - 1) * dil + 1, 20))
+        w = 1 if i % 11 == 0 else int(rng.integers((kw - 1) * dil + 1, 60))
+        if padding is Padding.SAME:
+            oh, ow = -(-h // s), -(-w // s)
+        else:
+            oh, ow = (h - (kh - 1) * dil - 1) // s + 1, (w - (kw - 1) * dil - 1) // s + 1
+        graph = _graph(OpKind.CONV_2D, Conv2DOptions(padding, s, s, dil, dil), (1, h, w, cin),
+                       (1, kh, kw, cin), (1, oh, ow, 1))
+        want = _c_sizes(lib, graph)
+        got = (scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)),
+               fast_scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)))
+        assert got == want, (h, w, cin, kh, kw, s, dil, padding)
+        edge = conv_direct_edge_scratch(graph, graph.ops[0])
+        taken += edge > 0
+        offered += edge > 0 and got[1] == edge  # (else the ordinary scratch holds it)
+        not_taken += edge == 0
+    assert taken > 20 and not_taken > 20 and (offered > 4 if dsp else offered == 0)
 
 
 def test_the_comparison_can_fail(build) -> None:

@@ -47,10 +47,14 @@ int32_t th_conv_general_s8_scratch_size_fast(const th_conv_params *params,
     if (params == NULL || input_dims == NULL || filter_dims == NULL || output_dims == NULL) {
         return 0;
     }
-    /* (the two never both apply: the direct path's needs dilation.w > 1, the small-Cin
-     * path's dilation 1) */
-    const int32_t direct =
+    /* (the columns and the small-Cin path's never both apply: the columns need dilation.w > 1,
+     * the small-Cin path dilation 1; the edge patches, Cout 1, take what they need of the
+     * larger) */
+    const int32_t columns =
         th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
+    const int32_t edges =
+        th_nn_conv_direct_edge_scratch(params, input_dims, filter_dims, output_dims);
+    const int32_t direct = TH_MAX(columns, edges);
     const int32_t small_cin =
         th_nn_conv_small_cin_scratch_fast(params, input_dims, filter_dims, output_dims);
     const int32_t fast = TH_MAX(direct, small_cin);

@@ -36,6 +36,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_CONV_DIRECT_COLUMN /* its one-column images: one filter column, as a row */
 #define TH_NN_KEEP_CONV_DIRECT_COLUMN 1
 #endif
+#ifndef TH_NN_KEEP_CONV_DIRECT_EDGES /* ... Cout 1: border pixels as quads from a padded patch */
+#define TH_NN_KEEP_CONV_DIRECT_EDGES 1
+#endif
 #ifndef TH_NN_KEEP_DW_MULT /* th_nn_dw_mult_s8: depthwise, ch_mult > 1, few taps */
 #define TH_NN_KEEP_DW_MULT 1
 #endif

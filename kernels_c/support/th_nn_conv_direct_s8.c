@@ -771,6 +771,14 @@ typedef struct {
     int32_t bands;     /* direct_band may apply */
 } direct_call;
 
+/* The edge patches of a call (path CONV_DIRECT_EDGES). */
+typedef struct {
+    int8_t *patch;
+    int32_t patch_row; /* its bytes per filter row: the columns of four windows */
+    int32_t pad4;      /* -input_offset in every byte */
+    int32_t qa;        /* the first output column whose window starts inside */
+} edge_geo;
+
 /* Every channel's sums of 1, 2 or 4 pixels `dx` input bytes apart with the same taps inside
  * (filter rows [ky_lo, ky_lo + rows), columns [kx_lo, kx_hi); xa the first pixel's first
  * tap inside) into acc[4 c + p], from the bias. Four pixels with dilation.w 1 take the quad
@@ -837,6 +845,124 @@ TH_INLINE const int8_t *window_at(const direct_call *k, const int8_t *in_b, cons
     inside_taps(x0, dil_w, k->filt->w, k->in->w, kx_lo, kx_hi);
     *rows = *kx_lo < *kx_hi ? rows_in : 0;
     return *rows > 0 ? row0 + (x0 + *kx_lo * dil_w) * k->g->cin : in_b;
+}
+
+/* Pixels [ox, ox + n) (n 1-4, Cout 1, dilation.w 1) from k->patch: its `rows` rows (filter
+ * rows from ky_lo; input rows from row0, row_step apart) hold the input columns of four
+ * windows from x0, those outside the input as -input_offset (0 after the offset, as TFLM's
+ * padding), so the four take the interior's quad loop whatever their taps inside; pixels
+ * past n are computed from whatever columns follow, their sums unused. Each patch row is
+ * whole words: the padding before the input columns, the input columns (rounded up where the
+ * input has the bytes), the padding after (rounded up), each over the last's overshoot; the
+ * last row's words may reach the scratch's last word. (The quad's last word of a row reads up
+ * to 3 bytes past its window: the next row or that word, against zero weights.) */
+static int8_t *TH_NO_MEMCPY_CALLS __attribute__((noinline))
+edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t rows,
+          int32_t ky_lo, int32_t x0, int32_t n, int8_t *out)
+{
+    const direct_geo *g = k->g;
+    const int32_t cin = g->cin;
+    const int32_t pr = e->patch_row;
+    const int32_t lo = TH_MAX(x0, 0);
+    const int32_t hi = TH_MIN(x0 + pr / cin, k->in->w);
+    const int32_t head = hi > lo ? (lo - x0) * cin : pr;
+    const int32_t mid = hi > lo ? (hi - lo) * cin : 0;
+    const int8_t *src = row0 + lo * cin;
+    /* The input's whole words of a row, and its last bytes one by one where the last row's
+     * rounded-up word would pass the input's end. */
+    const int whole = src + (rows - 1) * k->row_step + th_round_up4(mid) <= g->x_end;
+    const int32_t mid_words = whole ? (mid + 3) / 4 : mid / 4;
+    const int32_t head_words = (head + 3) / 4;
+    const int32_t tail_words = (pr - head - mid + 3) / 4;
+    const int32_t pad4 = e->pad4;
+    int8_t *d = e->patch;
+    for (int32_t r = 0; r < rows; r++, src += k->row_step, d += pr) {
+        for (int32_t j = 0; j < head_words; j++) {
+            th_write_s32(d + 4 * j, pad4);
+        }
+        int8_t *m = d + head;
+        for (int32_t j = 0; j < mid_words; j++) {
+            th_write_s32(m + 4 * j, th_read_s32(src + 4 * j));
+        }
+        for (int32_t j = 4 * mid_words; j < mid; j++) {
+            m[j] = src[j];
+        }
+        for (int32_t j = 0; j < tail_words; j++) {
+            th_write_s32(m + mid + 4 * j, pad4);
+        }
+    }
+    const quad_geo qg = quad_geo_make(k->dx, g->w_row, g->w_row, pr, g->offset2);
+    int32_t acc[4];
+    acc[0] = k->rq[0].bias;
+    acc[1] = acc[0];
+    acc[2] = acc[0];
+    acc[3] = acc[0];
+    quad_channel(e->patch, g->w + ky_lo * g->w_row, rows, &qg, acc);
+    for (int32_t p = 0; p < n; p++) {
+        out[p] = direct_out(acc[p], &k->rq[0], k->stage);
+    }
+    return out + n;
+}
+
+/* Output row oy of batch input in_b with the edge patches (k->patch; Cout 1, dilation.w 1):
+ * the pixels before the first interior one four at a time from the patch, the interior quads,
+ * the pixels after them four at a time from the patch (no taps to clip, no per-pixel
+ * division). A row without a filter row inside is its bias. */
+TH_INLINE int8_t *edge_row(const direct_call *k, const edge_geo *e, const int8_t *in_b,
+                          int32_t oy, int8_t *out)
+{
+    const th_conv_params *params = k->params;
+    const int32_t out_w = k->outd->w;
+    const int32_t sw = params->stride.w;
+    int32_t ky_lo;
+    int32_t ky_hi;
+    const int8_t *row0 = row_taps(k, in_b, oy * params->stride.h - params->padding.h, &ky_lo,
+                                  &ky_hi);
+    if (ky_lo >= ky_hi) {
+        const int8_t v = direct_out(k->rq[0].bias, &k->rq[0], k->stage);
+        for (int32_t ox = 0; ox < out_w; ox++) {
+            out[ox] = v;
+        }
+        return out + out_w;
+    }
+    const int32_t rows = ky_hi - ky_lo;
+    int32_t ox = 0;
+    for (; ox < e->qa && ox < out_w; ox += 4) {
+        out = edge_quad(k, e, row0, rows, ky_lo, ox * sw - params->padding.w,
+                        TH_MIN(4, out_w - ox), out);
+    }
+    if (ox + 4 <= k->ox_end) {
+        const int8_t *xa = row0 + (ox * sw - params->padding.w) * k->g->cin;
+        const int32_t quads = fit_quads(k->g, xa, k->dx, k->row_step, rows, (k->ox_end - ox) / 4);
+        if (quads > 0) {
+            interior_quads(k->g, k->rq, k->stage, 1, xa, k->dx, k->row_step, rows, ky_lo, quads,
+                           out);
+            out += 4 * quads;
+            ox += 4 * quads;
+        }
+    }
+    for (; ox < out_w; ox += 4) {
+        out = edge_quad(k, e, row0, rows, ky_lo, ox * sw - params->padding.w,
+                        TH_MIN(4, out_w - ox), out);
+    }
+    return out;
+}
+
+/* Every output row with the edge patches, in raster order (no bands: the patch gives a band's
+ * border pixels the quad loop already). Out of line: the rows path compiles as before. */
+static void __attribute__((noinline))
+edge_rows(const direct_call *k, int8_t *patch, const int8_t *input, int8_t *out)
+{
+    const th_conv_params *params = k->params;
+    const edge_geo e = {patch, (3 * params->stride.w + k->filt->w) * k->g->cin,
+                        (int32_t)(0x01010101u * (uint8_t)(-params->input_offset)),
+                        (params->padding.w + params->stride.w - 1) / params->stride.w};
+    const int32_t in_bytes = k->in->h * k->row_bytes;
+    for (int32_t b = 0; b < k->in->n; b++, input += in_bytes) {
+        for (int32_t oy = 0; oy < k->outd->h; oy++) {
+            out = edge_row(k, &e, input, oy, out);
+        }
+    }
 }
 
 /* Output row oy of batch input in_b, in raster order: interior quads, other pixels up to
@@ -1163,8 +1289,18 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
     const int32_t qa = (params->padding.w + params->stride.w - 1) / params->stride.w;
     const int32_t run = filter_dims->w * cin;
     const int32_t w_row_padded = th_round_up4(run);
-    const int padded = params->dilation.w == 1 && w_row_padded != run && ox_end - qa >= 4 &&
-                       cout * filter_dims->h * w_row_padded <= 4 * kp;
+    /* The edge patches (path CONV_DIRECT_EDGES) after the padded rows in their scratch. */
+    int8_t *patch = NULL;
+    if (cout == 1 && kc_col < 0) {
+        const int32_t edge =
+            th_nn_conv_direct_edge_scratch(params, input_dims, filter_dims, output_dims);
+        if (edge > 0 && ctx->size >= edge && TH_NN_PATH(CONV_DIRECT_EDGES)) {
+            patch = (int8_t *)ctx->buf + filter_dims->h * th_round_up4(filter_dims->w * cin);
+        }
+    }
+    const int padded = params->dilation.w == 1 && w_row_padded != run &&
+                       (patch != NULL ||
+                        (ox_end - qa >= 4 && cout * filter_dims->h * w_row_padded <= 4 * kp));
     const int32_t w_row = padded ? w_row_padded : run;
     if (padded) {
         pad_rows((int8_t *)plain, cout, kp, filter_dims->h, run, w_row);
@@ -1197,6 +1333,10 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                            ox_end,
                            params->dilation.w == 1 && output_dims->h >= 4 && outside > 0 &&
                                4 * outside * cout <= DIRECT_BAND_BYTES};
+    if (patch != NULL) {
+        edge_rows(&k, patch, input, output);
+        return;
+    }
     int8_t *out = output;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * input_dims->h * row_bytes;

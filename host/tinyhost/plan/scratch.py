@@ -545,7 +545,8 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
                                     y[0] * y[1] * y[2], _conv_scratch(graph, op, True))
     if (op.kind is OpKind.CONV_2D and type(op.options) is Conv2DOptions  # not a fused residual
             and not options.mve):
-        fast = max(conv_direct_fast_scratch(graph, op), small_cin_fast_scratch(graph, op))
+        fast = max(conv_direct_fast_scratch(graph, op), conv_direct_edge_scratch(graph, op),
+                   small_cin_fast_scratch(graph, op))
         return fast if fast > _conv_scratch(graph, op, True) else 0
     if op.kind is OpKind.MAX_POOL_2D and isinstance(op.options, Pool2DOptions) and not options.mve:
         _, _, w, c = graph.tensors[op.inputs[0]].shape
@@ -587,6 +588,32 @@ def conv_direct_fast_scratch(graph: Graph, op: Op) -> int:
     if not 2 <= cout <= 4 or x[3] != wc or (kh, kw) == (1, 1) or o.dilation_w < 2:
         return 0
     return (cout + 4) * _ru4(kh * kw * wc)
+
+
+DIRECT_EDGE_MAX_RUN = 32  # th_nn_support.h TH_NN_DIRECT_EDGE_MAX_RUN
+
+
+def conv_direct_edge_scratch(graph: Graph, op: Op) -> int:
+    """th_nn_conv_direct_edge_scratch (th_conv_general_s8_scratch_size_fast, DSP builds without
+    Helium): the direct path's edge patches for Cout 1, groups 1, dilation.w 1, a filter that
+    is not 1x1 with rows of at most DIRECT_EDGE_MAX_RUN bytes (KW * Cin), some window partly
+    left or right of the input, not a one-column image with one output column: the padded
+    filter rows, KH * round_up4(KW * Cin), and a patch of KH rows of (3 stride.w + KW) * Cin
+    bytes and a word, rounded up to words; else 0. 3x3 filters with dilation 1 go to
+    th_conv_3x3_s8 (no fast scratch)."""
+    x = graph.tensors[op.inputs[0]].shape
+    cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    o = op.options
+    assert isinstance(o, Conv2DOptions)
+    ow = graph.tensors[op.outputs[0]].shape[2]
+    if (cout != 1 or x[3] != wc or o.dilation_w != 1 or (kh, kw) == (1, 1)
+            or kw * wc > DIRECT_EDGE_MAX_RUN or (x[2] == 1 and ow == 1)
+            or conv_variant(graph, op) != "th_conv_general_s8"):
+        return 0
+    left = _pads(graph, op)[1]
+    if left <= 0 and (ow - 1) * o.stride_w - left + kw <= x[2]:
+        return 0
+    return _ru4(kh * (_ru4(kw * wc) + (3 * o.stride_w + kw) * wc) + 4)
 
 
 CONV_1X1_FEW_MAX_COUT = 16  # th_conv_1x1_s8.c FEW_MAX_COUT
