@@ -2,21 +2,21 @@
 and the global path (AVG_GLOBAL, no scratch: one output pixel whose window spans whole rows).
 
 On Cortex-M4 the groups of four channels of a span run in assembly: odd and even window
-counts (the even one's sign lanes), the leaving column moved to the next row or not (rows
-without a row entering and one leaving, the pixels left of the padding), the columns'
-sums word-aligned (even C: LDRD / STRD) or not (odd C: LDR / STR), then the channels past
-C & ~3 two at a time in one word and the last one alone; the columns right of the last
-window move in assembly too. Activations other than the full range take the C loops. The
-cases: windows 1x1 .. 9x8, planes from one pixel past the window to about three windows,
-SAME (padding on every side: top / left and bottom / right differ by one for even windows)
-and VALID, C = 1 .. 9, 12, 13, 16, 18, 31 (every tail 0 .. 3, even and odd), one or two
-images. Tail cases: C with 1-3 channels past the groups (the assembly's halfword lanes) over
-rows 2-6 windows wide (long spans, SAME border spans, VALID's columns right of the last
-window). Small-count cases: SAME with a kernel side of 1 or 2, whose corner or border
-windows hold 1 or 2 taps (s1_span_small; the rest of the row the reciprocal), constant
-inputs at -128 and 127. All against the NumPy reference, on the host (ASan / UBSan,
-portable and emulated DSP builds) and in one batch on QEMU mps2-an386 (the native DSP
-build: the assembly).
+counts (one loop: an even count divides by a tie-free reciprocal, no sign lanes), the
+leaving column moved to the next row or not (rows without a row entering and one leaving,
+the pixels left of the padding), the columns' sums word-aligned (even C: LDRD / STRD) or
+not (odd C: LDR / STR), then the channels past C & ~3 two at a time in one word and the
+last one alone; the columns right of the last window move in assembly too. Activations
+other than the full range take the C loops. The cases: windows 1x1 .. 9x8, planes from one
+pixel past the window to about three windows, SAME (padding on every side: top / left and
+bottom / right differ by one for even windows) and VALID, C = 1 .. 9, 12, 13, 16, 18, 31
+(every tail 0 .. 3, even and odd), one or two images. Tail cases: C with 1-3 channels past
+the groups (the assembly's halfword lanes) over rows 2-6 windows wide (long spans, SAME
+border spans, VALID's columns right of the last window). Small-count cases: SAME with a
+kernel side of 1 or 2, whose corner or border windows hold 1 or 2 taps (s1_span_small; the
+rest of the row the reciprocal), constant inputs at -128 and 127. All against the NumPy
+reference, on the host (ASan / UBSan, portable and emulated DSP builds) and in one batch
+on QEMU mps2-an386 (the native DSP build: the assembly).
 
 Global cases: one output pixel over the whole plane (VALID k = H x W, SAME with a larger
 window) or over whole rows only (VALID, KH < H, SH > H - KH), planes of 1 .. ~1300 pixels
@@ -173,3 +173,29 @@ def test_span_paths_on_the_host(variant: str) -> None:
 def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000) +
                        tail_cases(6, 60, 6000) + small_count_cases(6, 40, 3000), 250)
+
+
+def test_tie_free_constants_are_exact() -> None:
+    """avg_s1_div_set's tie-free reciprocal for even counts (the stride-1 spans: no sign
+    lanes), as the assembly and s1_avg4_t compute it (x = s + k in an int16 lane, SMLAWB by
+    M with accumulator A, the quotient in the top halfword), against TFLM's rounding (half
+    away from zero) for every sum s in [-128c, 127c] of every even count c = 4..256; odd
+    counts keep M = 2 ceil(2^31 / c), A = M / 2."""
+    for c in range(3, 257):
+        h = c // 2
+        if c % 2:
+            m = 2 * -(-(1 << 31) // c)
+            a = m // 2
+        else:
+            m = ((1 << 31) + (1 << 15) + h - 1) // h
+            e = (m * c) & 0xFFFFFFFF  # uint32 as in C
+            assert 1 << 15 < 129 * e < 1 << 32
+            a = (m >> 1) - ((129 * e - ((m & 1) << 15)) >> 16)  # ceil((2^15 m - 129 e) / 2^16)
+        assert m < 1 << 31
+        s = np.arange(-128 * c, 127 * c + 1, dtype=np.int64)
+        x = s + h + 128 * c - 32768
+        assert x.min() >= -32768 and x.max() <= 32767
+        r = ((m * x) >> 16) + a
+        want = np.where(s > 0, (s + h) // c, -((h - s) // c)) + 128
+        np.testing.assert_array_equal(r >> 16, want, err_msg=f"count {c}")
+        assert r.min() >= 0 and r.max() < 256 << 16

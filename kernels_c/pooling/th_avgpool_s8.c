@@ -403,8 +403,8 @@ static int avg_lanes_applies(const th_pool_params *p)
 }
 
 typedef struct {
-    int32_t m;  /* 2 * ceil(2^31 / count) */
-    int32_t mh; /* m / 2 */
+    int32_t m;  /* 2 * ceil(2^31 / count) (stride 1, even count: the tie-free M) */
+    int32_t mh; /* m / 2 (stride 1, even count: the tie-free A) */
     int32_t k;  /* half + 128 * count - 32768 in both halves */
     int32_t count;
     int32_t even;
@@ -413,16 +413,40 @@ typedef struct {
     int32_t clamp;
 } avg_s1_div;
 
-static void avg_s1_div_set(avg_s1_div *d, int32_t count)
+/* tie_free (a constant: the stride-1 spans), for an even count c = 2h: constants that round
+ * TFLM's ties without the sign lanes, and even = 0. With x = s + k (n = s + h + 128c as
+ * above), SMLAWB / SMLAWT give q = floor((M n + B) / 2^32), B = 2^16 A - 2^15 M. M =
+ * ceil((2^31 + 2^15) / h) makes e = M c - 2^32 lie in [2^16, 2^16 + c), so the excess (M n
+ * + B) / 2^32 - n / c = e (n - n0) / (c 2^32), n0 = -B c / e, has size below 129 e / 2^32 <
+ * 1 / c; A, the least with B >= -129 e, puts n0 in (128c, 129c] (that interval of B is e >=
+ * 2^16 long): the ties below n0 (n = jc, j <= 128: sums s < 0 at .5) round down, those from
+ * 129c (s > 0) up, half away from zero; every other n floors as n / c. Checked exhaustively
+ * over s in [-128c, 127c], c = 4..256 (tests/test_kernels_avgpool_span.py). */
+TH_INLINE void avg_s1_div_set_t(avg_s1_div *d, int32_t count, int tie_free)
 {
-    /* ceil(2^31 / count) in 32 bits: 2^31 + count - 1 < 2^32 (count <= 256) */
-    const uint32_t m2 = ((UINT32_C(0x80000000) + (uint32_t)count - 1u) / (uint32_t)count) * 2u;
-    d->m = (int32_t)m2;
-    d->mh = (int32_t)(m2 / 2u);
+    const uint32_t h = (uint32_t)count / 2u;
     const uint32_t k = (uint32_t)(count / 2 + 128 * count - 32768) & 0xFFFFu;
     d->k = (int32_t)(k | (k << 16));
     d->count = count;
     d->even = (count & 1) == 0;
+    if (tie_free && d->even) {
+        const uint32_t m = (UINT32_C(0x80000000) + UINT32_C(0x8000) + h - 1u) / h;
+        const uint32_t e = m * (uint32_t)count; /* mod 2^32: e < 2^17 */
+        d->m = (int32_t)m;
+        /* A = ceil((2^15 M - 129 e) / 2^16) in 32 bits (129 e > 2^15) */
+        d->mh = (int32_t)((m >> 1) - ((129u * e - ((m & 1u) << 15)) >> 16));
+        d->even = 0;
+        return;
+    }
+    /* ceil(2^31 / count) in 32 bits: 2^31 + count - 1 < 2^32 (count <= 256) */
+    const uint32_t m2 = ((UINT32_C(0x80000000) + (uint32_t)count - 1u) / (uint32_t)count) * 2u;
+    d->m = (int32_t)m2;
+    d->mh = (int32_t)(m2 / 2u);
+}
+
+static void avg_s1_div_set(avg_s1_div *d, int32_t count)
+{
+    avg_s1_div_set_t(d, count, 0);
 }
 
 /* Division constants held in locals (int8 / int16 stores may alias the struct). */
@@ -467,8 +491,9 @@ TH_INLINE int32_t s1_avg4(int32_t a, int32_t b, const s1_consts *c)
 /* One channel's average of the sum s (count >= 3, as s1_avg4). */
 TH_INLINE int8_t s1_avg1(int32_t s, const s1_consts *c)
 {
-    const uint32_t n = (uint32_t)(s + c->half_bias - (c->even & (s < 0)));
-    int32_t q = (int32_t)(((uint64_t)n * (uint32_t)c->m) >> 32);
+    /* x = n - 32768 in SMLAWB's low halfword, as the lanes (either set of constants) */
+    const int32_t x = s + c->half_bias - 32768 - (c->even & (s < 0));
+    int32_t q = avg_smlawb(c->m, x, c->mh) >> 16;
     if (c->clamp) {
         q = th_clamp(q, (int32_t)(c->lo & 0xFFu), (int32_t)(c->hi & 0xFFu));
     }
@@ -633,11 +658,11 @@ TH_INLINE void s1_span_t(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32
 
 #if TH_NN_DSP_NATIVE
 /* s1_span_t's update loop in assembly for groups of four channels (the C loop keeps 14 values
- * live and spills: ~53 instructions a group; here 31, 35 for an even count), pixel by pixel
- * and in each pixel group by group, the order of the in-place loop (so it serves both): acc
- * += entering column; acc - leaving column stored; the averages (s1_avg4_t: + k, with an
- * even count + the lanes' signs, SMLAWB / SMLAWT by m with accumulator mh, PKHTB, the bytes
- * joined and flipped to int8; no clamp); the leaving column + row e - row l stored back.
+ * live and spills: ~53 instructions a group; here 31 for any count), pixel by pixel and in
+ * each pixel group by group, the order of the in-place loop (so it serves both): acc +=
+ * entering column; acc - leaving column stored; the averages (s1_avg4_t: + k, SMLAWB /
+ * SMLAWT by the tie-free m with accumulator mh, PKHTB, the bytes joined and flipped to
+ * int8; no clamp); the leaving column + row e - row l stored back.
  * Offsets of the fields are used by the assembly. */
 typedef struct {
     int16_t *acc;         /* 0 */
@@ -688,13 +713,6 @@ typedef struct {
 #define TH_S1_ENTER_U "ldr r12, [r1], #4\n\tldr lr, [r1], #4\n\t"
 #define TH_S1_LEAVE_W "ldrd r12, lr, [r2]\n\t"
 #define TH_S1_LEAVE_U "ldr r12, [r2]\n\tldr lr, [r2, #4]\n\t"
-#define TH_S1_SIGNS                                                                       \
-    "ssat16 r12, #1, r10\n\t"                                                             \
-    "ssat16 lr, #1, r11\n\t"                                                              \
-    "sadd16 r10, r10, r9\n\t"                                                             \
-    "sadd16 r11, r11, r9\n\t"                                                             \
-    "sadd16 r10, r10, r12\n\t"                                                            \
-    "sadd16 r11, r11, lr\n\t"
 #define TH_S1_BIAS                                                                        \
     "sadd16 r10, r10, r9\n\t"                                                             \
     "sadd16 r11, r11, r9\n\t"
@@ -725,10 +743,10 @@ typedef struct {
 #define TH_S1_STORE_U "str r10, [r2], #4\n\tstr r11, [r2], #4\n\t"
 #define TH_S1_SKIP "add r2, r2, #8\n\t" /* no update: past the leaving column's group */
 /* One channel past C & ~3 (halfword sums, natural order): acc += entering column, acc -
- * leaving column stored; the average (+ k's low half, an even count's -1 for a negative
- * sum, SMLAWB, the quotient's byte flipped to int8); then (T_MOVE) the leaving column + row
- * e - row l, or (T_SKIP) past it. ~18 instructions a channel (the C loop took ~46). */
-#define TH_S1_TAIL(ROUND1, UPDATE1)                                                       \
+ * leaving column stored; the average (+ k's low half, SMLAWB, the quotient's byte flipped
+ * to int8); then (T_MOVE) the leaving column + row e - row l, or (T_SKIP) past it. ~18
+ * instructions a channel (the C loop took ~46). */
+#define TH_S1_TAIL(UPDATE1)                                                               \
     "ldrsh r10, [r0]\n\t"                                                                 \
     "ldrsh r12, [r1], #2\n\t"                                                             \
     "add r10, r10, r12\n\t"                                                               \
@@ -736,14 +754,11 @@ typedef struct {
     "sub r11, r10, r12\n\t"                                                               \
     "strh r11, [r0], #2\n\t"                                                              \
     "sxtah r11, r10, r9\n\t"                                                              \
-    ROUND1                                                                                \
     "smlawb r11, r7, r11, r8\n\t"                                                         \
     "lsr r11, r11, #16\n\t"                                                               \
     "eor r11, r11, #0x80\n\t"                                                             \
     "strb r11, [r5], #1\n\t"                                                              \
     UPDATE1
-#define TH_S1_ROUND1_ODD ""
-#define TH_S1_ROUND1_EVEN "sub r11, r11, r10, lsr #31\n\t"
 /* the leaving column's channel + row e - row l (r12: its sum), pointers past the channel */
 #define TH_S1_T_MOVE                                                                      \
     "ldrsb r11, [r3], #1\n\t"                                                             \
@@ -754,28 +769,24 @@ typedef struct {
 #define TH_S1_T_SKIP "add r2, r2, #2\n\t"
 /* Two channels past C & ~3 as the two halfwords of one word (not always word-aligned:
  * LDR / STR), as a group's half: acc += entering column, acc - leaving column stored; the
- * averages (ROUND2: + k, an even count's lane signs; SMLAWB / SMLAWT, PKHTB, the quotients
- * joined in bytes 0 and 1 and flipped to int8); then (P_MOVE) the leaving column + row e -
- * row l, or (P_SKIP) past it. 21 instructions (23 even) for the two (one at a time: ~40).
- * Sets no NZCV flag (TH_S1_LOOP branches on flags across it). */
-#define TH_S1_PAIR(ROUND2, UPDATE2)                                                       \
+ * averages (+ k; SMLAWB / SMLAWT, PKHTB, the quotients joined in bytes 0 and 1 and flipped
+ * to int8); then (P_MOVE) the leaving column + row e - row l, or (P_SKIP) past it. 21
+ * instructions for the two (one at a time: ~40). Sets no NZCV flag (TH_S1_LOOP branches on
+ * flags across it). */
+#define TH_S1_PAIR(UPDATE2)                                                               \
     "ldr r10, [r0]\n\t"                                                                   \
     "ldr r12, [r1], #4\n\t"                                                               \
     "sadd16 r10, r10, r12\n\t"                                                            \
     "ldr r12, [r2]\n\t"                                                                   \
     "ssub16 r11, r10, r12\n\t"                                                            \
-    "str r11, [r0], #4\n\t" ROUND2                                                        \
+    "str r11, [r0], #4\n\t"                                                               \
+    "sadd16 r10, r10, r9\n\t"                                                             \
     "smlawb r11, r7, r10, r8\n\t"                                                         \
     "smlawt r10, r7, r10, r8\n\t"                                                         \
     "pkhtb r10, r10, r11, asr #16\n\t"                                                    \
     "orr r10, r10, r10, lsr #8\n\t"                                                       \
     "eor r10, r10, #0x80808080\n\t"                                                       \
     "strh r10, [r5], #2\n\t" UPDATE2
-#define TH_S1_ROUND2_ODD "sadd16 r10, r10, r9\n\t"
-#define TH_S1_ROUND2_EVEN                                                                 \
-    "ssat16 r11, #1, r10\n\t"                                                             \
-    "sadd16 r10, r10, r9\n\t"                                                             \
-    "sadd16 r10, r10, r11\n\t"
 /* two bytes b0 b1 -> (b0, b1) in halfword lanes: LDRH, then b1 copied to byte 2 for SXTB16 */
 #define TH_S1_P_MOVE                                                                      \
     "ldrh r10, [r3], #2\n\t"                                                              \
@@ -806,25 +817,21 @@ typedef struct {
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-/* The eight loops: count odd / even (BIAS, SIGNS), leaving column moved or not, columns
- * word-aligned or not. */
-#define TH_S1_RUN(NAME, ROUND, AL, UPDATE, PAR, UPD1)                                     \
+/* The four loops: leaving column moved or not, columns word-aligned or not (the constants
+ * are tie-free for every count, avg_s1_div_set: no even-count variants). */
+#define TH_S1_RUN(NAME, AL, UPDATE, UPD1)                                                 \
     static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
     {                                                                                     \
-        __asm__ volatile(TH_S1_HEAD TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) ROUND   \
-                             TH_S1_DIV UPDATE TH_S1_LOOP(                                 \
-                                 TH_S1_PAIR(TH_S1_ROUND2_##PAR, TH_S1_P_##UPD1),          \
-                                 TH_S1_TAIL(TH_S1_ROUND1_##PAR, TH_S1_T_##UPD1)));        \
+        __asm__ volatile(TH_S1_HEAD TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL)         \
+                             TH_S1_BIAS TH_S1_DIV UPDATE                                  \
+                                 TH_S1_LOOP(TH_S1_PAIR(TH_S1_P_##UPD1),                   \
+                                            TH_S1_TAIL(TH_S1_T_##UPD1)));                 \
     }
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
-TH_S1_RUN(s1_odd_w, TH_S1_BIAS, W, TH_S1_MOVE(W), ODD, MOVE)
-TH_S1_RUN(s1_even_w, TH_S1_SIGNS, W, TH_S1_MOVE(W), EVEN, MOVE)
-TH_S1_RUN(s1_odd_keep_w, TH_S1_BIAS, W, TH_S1_SKIP, ODD, SKIP)
-TH_S1_RUN(s1_even_keep_w, TH_S1_SIGNS, W, TH_S1_SKIP, EVEN, SKIP)
-TH_S1_RUN(s1_odd_u, TH_S1_BIAS, U, TH_S1_MOVE(U), ODD, MOVE)
-TH_S1_RUN(s1_even_u, TH_S1_SIGNS, U, TH_S1_MOVE(U), EVEN, MOVE)
-TH_S1_RUN(s1_odd_keep_u, TH_S1_BIAS, U, TH_S1_SKIP, ODD, SKIP)
-TH_S1_RUN(s1_even_keep_u, TH_S1_SIGNS, U, TH_S1_SKIP, EVEN, SKIP)
+TH_S1_RUN(s1_move_col_w, W, TH_S1_MOVE(W), MOVE)
+TH_S1_RUN(s1_keep_w, W, TH_S1_SKIP, SKIP)
+TH_S1_RUN(s1_move_col_u, U, TH_S1_MOVE(U), MOVE)
+TH_S1_RUN(s1_keep_u, U, TH_S1_SKIP, SKIP)
 /* Column sums moved to the next row only (the columns right of the last pixel's window):
  * per column (n of them from leave, e, l), its groups and then its other channels (one
  * halfword each) + row e - row l. */
@@ -862,16 +869,10 @@ __attribute__((noinline)) static void s1_span_c(int16_t *acc, int16_t *cs, int32
                                                 const avg_s1_div *dp, int8_t *dst,
                                                 int by_channel, int update)
 {
-    const s1_consts c = s1_consts_of(dp);
+    const s1_consts c = s1_consts_of(dp); /* tie-free (s1_row): no sign lanes */
     by_channel = by_channel && n > 2; /* the C loops: by channel over longer spans */
     if (update) {
-        if (c.even) {
-            s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 1, 1);
-        } else {
-            s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 1, 0);
-        }
-    } else if (c.even) {
-        s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 0, 1);
+        s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 1, 0);
     } else {
         s1_span_t(acc, cs, x0, w, n, xe, xl, ch, &c, dst, by_channel, 0, 0);
     }
@@ -889,9 +890,8 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
         /* The whole span in assembly, pixel by pixel, in each pixel its groups then its
          * other channels (the order of the in-place C loop, so it serves both). An odd C
          * leaves every other column's sums off word alignment. */
-        static void (*const run[8])(const s1_asm_args *) = {
-            s1_odd_keep_w, s1_even_keep_w, s1_odd_w, s1_even_w,
-            s1_odd_keep_u, s1_even_keep_u, s1_odd_u, s1_even_u};
+        static void (*const run[4])(const s1_asm_args *) = {s1_keep_w, s1_move_col_w,
+                                                             s1_keep_u, s1_move_col_u};
         int16_t *leave = cs + x0 * ch;
         const s1_asm_args a = {acc,
                                leave + (w - 1) * ch,
@@ -902,10 +902,10 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
                                n,
                                c4,
                                ch - c4,
-                               dp->m,
+                               dp->m, /* tie-free (s1_row): every count as an odd one */
                                dp->mh,
                                dp->k};
-        run[(ch & 1) * 4 + (update ? 2 : 0) + dp->even](&a);
+        run[(ch & 1) * 2 + (update ? 1 : 0)](&a);
         return;
     }
 #endif
@@ -1196,7 +1196,7 @@ static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_param
             continue;
         }
         if (rows * cols != dv->count) {
-            avg_s1_div_set(dv, rows * cols);
+            avg_s1_div_set_t(dv, rows * cols, 1);
         }
         s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel, up);
         ox += n;
