@@ -159,9 +159,8 @@ def edge_case(rng: np.random.Generator, i: int) -> ConvCase:
     dil = (1 + (i // 3) % 2, 1)
     eff_h = (kh - 1) * dil[0] + 1
     fast = i % 4 != 3
-    # (windows wholly in the padding only where the patch takes them: the rows path's single
-    # pixels assume a tap column inside, as TFLite's SAME and VALID padding give)
-    side = kw + 1 if fast and kw * cin <= 32 else kw
+    # windows wholly in the padding (a folded PAD) on the patch and on the rows path alike
+    side = kw + 2
     pads = [int(rng.integers(0, eff_h)), int(rng.integers(0, side)),
             int(rng.integers(0, eff_h)), int(rng.integers(0, side))]
     while True:
@@ -229,6 +228,8 @@ def test_cases_reach_the_branches() -> None:
     assert any(c.p.pad_top > 0 for c in short) and any(c.p.pad_bottom > 0 for c in short)
     assert any(not c.fast_scratch for c in short) and any(c.bias is None for c in short)
     assert any(c.w.shape[2] * c.x.shape[3] > 32 for c in edges)
+    rows_path = [c for c in edges if not c.fast_scratch or c.w.shape[2] * c.x.shape[3] > 32]
+    assert any(max(c.p.pad_left, c.p.pad_right) >= c.w.shape[2] for c in rows_path)
     pairs = [c for c in cases[-140:-100] if c.x.shape[2] >= 4]
     assert all(c.out_shape[3] == 2 and c.x.shape[3] % 4 == 0 for c in pairs)
     assert any(c.out_shape[2] % 4 == 0 for c in pairs) and any(c.out_shape[2] % 4 for c in pairs)

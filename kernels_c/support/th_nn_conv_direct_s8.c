@@ -201,7 +201,8 @@ TH_INLINE void channel_sums(const direct_geo *g, int32_t c, const int8_t *xa, in
 {
     const int32_t span = g->dil_w == 1 ? kx_hi - kx_lo : 1;
     const int32_t run = span * g->cin;
-    const int32_t runs = (kx_hi - kx_lo) / span;
+    /* no tap column inside (a window wholly in a folded PAD's columns): the bias alone */
+    const int32_t runs = span > 0 ? (kx_hi - kx_lo) / span : 0;
     const int32_t run_step = g->dil_w * g->cin;
     const int8_t *wr = g->w + c * g->w_ch + ky_lo * g->w_row + kx_lo * g->cin;
     const int32_t w_row = g->w_row;
