@@ -68,56 +68,46 @@ typedef struct {
     int32_t tile; /* output pixels staged at a time */
 } th_sc_geometry;
 
-/* The geometry of Cin <= 3 values per tap, a kh x kw filter (its kept taps), Cout channels,
- * output rows of ow pixels at stride stride_w, with the base scratch's limits or (fast)
- * those of the fast scratch; 0 when over them. */
-static int geometry_of(int32_t cin, int32_t kh, int32_t kw, int32_t stride_w, int32_t cout,
-                       int32_t ow, int fast, th_sc_geometry *g)
-{
-    const int32_t cap = fast && TH_NN_KEEP_CONV_SMALL_CIN_WIDE ? TH_SC_MAX_RECORD_BYTES_FAST
-                                                               : TH_SC_MAX_RECORD_BYTES;
-    const int long_fields = fast && TH_NN_KEEP_CONV_SMALL_CIN_LONG &&
-                            TH_NN_KEEP_CONV_SMALL_CIN_PART && cout < 4;
-    const int32_t max_chunks = long_fields ? TH_SC_MAX_CHUNKS_ONE : TH_SC_MAX_CHUNKS;
-    const int32_t b = kh * cin;
-    g->bp = b + ((b * stride_w) & 1);
-    const int32_t field = kw * g->bp;
-    g->kw_words = (((field + 1) / 2) + 1) & ~1;
-    g->chunks = g->kw_words >> 2;
-    g->tail = g->kw_words & 3;
-    if (g->chunks > max_chunks) {
-        return 0;
-    }
-    g->quads = cout >> 2;
-    g->quad_words = 4 * g->kw_words + 12 + 5;
-    /* (a build without path CONV_SMALL_CIN_PART runs no such blocks: needs no room) */
-    g->singles = TH_NN_KEEP_CONV_SMALL_CIN_PART ? cout & 3 : 0;
-    g->single_words = g->kw_words + 3 + 5;
-    g->record_words = 5 + g->quads * g->quad_words + g->singles * g->single_words;
-    if (4 * g->record_words > cap) {
-        return 0;
-    }
-    const int32_t tile = TH_MIN(ow, long_fields ? TH_SC_TILE_LONG : TH_SC_TILE);
-    g->tile = tile;
-    const int32_t cols = (tile - 1) * stride_w + kw;
-    const int32_t last = (tile - 1) * stride_w * g->bp + 2 * g->kw_words;
-    const int32_t values = TH_MAX(cols * g->bp, last);
-    g->stage_values = (values + 1) & ~1;
-    return 1;
-}
-
-/* The layer's geometry (geometry_of), 0 where the path does not apply. */
+/* The geometry with the base scratch's limits, or (fast) those of the fast scratch. */
 static int geometry(const th_conv_params *params, const th_dims *input_dims,
                     const th_dims *filter_dims, const th_dims *output_dims, int fast,
                     th_sc_geometry *g)
 {
     const int32_t cin = input_dims->c;
+    const int32_t cap = fast && TH_NN_KEEP_CONV_SMALL_CIN_WIDE ? TH_SC_MAX_RECORD_BYTES_FAST
+                                                               : TH_SC_MAX_RECORD_BYTES;
+    const int long_fields = fast && TH_NN_KEEP_CONV_SMALL_CIN_LONG &&
+                            TH_NN_KEEP_CONV_SMALL_CIN_PART && output_dims->c < 4;
+    const int32_t max_chunks = long_fields ? TH_SC_MAX_CHUNKS_ONE : TH_SC_MAX_CHUNKS;
     if (cin != filter_dims->c || cin > 3 || params->dilation.h != 1 ||
         params->dilation.w != 1) {
         return 0;
     }
-    return geometry_of(cin, filter_dims->h, filter_dims->w, params->stride.w, output_dims->c,
-                       output_dims->w, fast, g);
+    const int32_t b = filter_dims->h * cin;
+    g->bp = b + ((b * params->stride.w) & 1);
+    const int32_t field = filter_dims->w * g->bp;
+    g->kw_words = (((field + 1) / 2) + 1) & ~1;
+    g->chunks = g->kw_words / 4;
+    g->tail = g->kw_words & 3;
+    if (g->chunks > max_chunks) {
+        return 0;
+    }
+    g->quads = output_dims->c / 4;
+    g->quad_words = 4 * g->kw_words + 12 + 5;
+    /* (a build without path CONV_SMALL_CIN_PART runs no such blocks: needs no room) */
+    g->singles = TH_NN_KEEP_CONV_SMALL_CIN_PART ? output_dims->c & 3 : 0;
+    g->single_words = g->kw_words + 3 + 5;
+    g->record_words = 5 + g->quads * g->quad_words + g->singles * g->single_words;
+    if (4 * g->record_words > cap) {
+        return 0;
+    }
+    const int32_t tile = TH_MIN(output_dims->w, long_fields ? TH_SC_TILE_LONG : TH_SC_TILE);
+    g->tile = tile;
+    const int32_t cols = (tile - 1) * params->stride.w + filter_dims->w;
+    const int32_t last = (tile - 1) * params->stride.w * g->bp + 2 * g->kw_words;
+    const int32_t values = TH_MAX(cols * g->bp, last);
+    g->stage_values = (values + 1) & ~1;
+    return 1;
 }
 
 TH_INLINE int32_t scratch_bytes(const th_sc_geometry *g)
@@ -139,8 +129,11 @@ static int32_t small_cin_scratch(const th_conv_params *params, const th_dims *in
         output_dims->h > 1) {
         /* a one-column image: room for its one-row view too (small_cin_view; a build
          * without that path needs no more than the layer's own geometry) */
-        if (geometry_of(input_dims->c, 1, filter_dims->h, params->stride.h, output_dims->c,
-                        output_dims->h, fast, &g)) {
+        th_conv_params p = *params;
+        p.stride.w = params->stride.h;
+        const th_dims f = {filter_dims->n, 1, filter_dims->h, filter_dims->c};
+        const th_dims o = {output_dims->n, 1, output_dims->h, output_dims->c};
+        if (geometry(&p, input_dims, &f, &o, fast, &g)) {
             bytes = TH_MAX(bytes, scratch_bytes(&g));
         }
     }
@@ -210,87 +203,16 @@ TH_INLINE void zero_words(int32_t *p, int32_t n)
     }
 }
 
-/* Channel c's constants in its block (4 channels, slot i; or one channel, i == 0): the doubled
- * bias, with the input offset of the kept taps (weight sum) folded in, in the 5-word trailer
- * before the block (the previous block's, or the stream head), and the 3 requantization
- * constants after the block's weights. */
-TH_INLINE void put_constants(int32_t *block, int32_t i, int32_t weight_words, int32_t c,
-                             uint32_t sum, uint32_t input_offset, const int32_t *bias,
-                             const th_per_channel_quant *quant, int32_t output_offset)
-{
-    const uint32_t b = bias != NULL ? (uint32_t)bias[c] : 0u;
-    block[i - 5] = (int32_t)(2u * (b + input_offset * sum));
-    const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c], output_offset);
-    int32_t *k3 = block + weight_words + 3 * i;
-    k3[0] = rq.multiplier;
-    k3[1] = rq.round_zp;
-    k3[2] = rq.e;
-}
-
-/* Channel weight k of a filter whose 4 consecutive k are adjacent (th_filter_index), k / 4
- * groups kg apart. */
-TH_INLINE int32_t weight_at(const int8_t *f, int32_t kg, int32_t k)
-{
-    return f[(k >> 2) * kg + (k & 3)];
-}
-
-/* A one-channel block (path CONV_SMALL_CIN_PART): its chunks and tail are consecutive, so
- * field value pos is halfword pos of the block, and a column's taps are stored at a pointer
- * stepped along the column blocks (the chunk arithmetic of a block of 4, done per tap for
- * its 4 channels, cost 22x1x2->11x1x3 k5x5's 3 channels ~30 instructions a tap). The values
- * no tap writes are zeroed first: a column's extra slot (bp > KH * Cin), else only the
- * field's end, at most 3 values of the last 2 words. Returns the channel's weight sum. */
-static uint32_t put_single(int16_t *body, const th_sc_geometry *g, const th_sc_taps *t,
-                           const int8_t *f, int32_t kg)
-{
-    const int32_t cin = t->dims.c;
-    const int32_t kh = t->dims.h;
-    const int32_t kwid = t->dims.w;
-    const int32_t k_row = t->k_row;
-    const int32_t k_col = t->k_col;
-    const int32_t bp = g->bp;
-    /* slots of Cin 1 and 2 in a column block's row (block_pos) */
-    const int32_t s1 = cin == 3 ? 2 : 1;
-    const int32_t s2 = cin == 3 ? 1 : 2;
-    int32_t *words = (int32_t *)(void *)body;
-    if (bp != kh * cin) {
-        zero_words(words, g->kw_words);
-    } else {
-        words[g->kw_words - 2] = 0;
-        words[g->kw_words - 1] = 0;
-    }
-    uint32_t sum = 0;
-    for (int32_t ky = 0; ky < kh; ky++) {
-        int32_t k = t->k0 + ky * k_row;
-        int16_t *d = body + block_pos(ky, 0, cin);
-        for (int32_t kx = 0; kx < kwid; kx++, k += k_col, d += bp) {
-            const int32_t w0 = weight_at(f, kg, k);
-            sum += (uint32_t)w0;
-            th_write_s16(d, (int16_t)(2 * w0));
-            if (cin > 1) {
-                const int32_t w1 = weight_at(f, kg, k + 1);
-                sum += (uint32_t)w1;
-                th_write_s16(d + s1, (int16_t)(2 * w1));
-            }
-            if (cin > 2) {
-                const int32_t w2 = weight_at(f, kg, k + 2);
-                sum += (uint32_t)w2;
-                th_write_s16(d + s2, (int16_t)(2 * w2));
-            }
-        }
-    }
-    return sum;
-}
-
 /* The record stream (see the file comment): the taps *t of a filter of k_total taps per
- * channel; the bias folds the input offset of the kept taps only. A block of 4 channels
- * holds, channel i at word i * 4 of each, chunks of 16 words, the tail (8 words), then 12
- * constants; a block of one channel (the last Cout % 4) its kw_words words, then 3. Blocks
- * of 4 are built a block at a time: each tap's record slot, from its position in the column
- * blocks, and its filter index are found once for the 4 channels (one channel at a time cost
- * ~27 instructions a tap; ResNet-8's first layer has 432 a call). Channel j's weight k at
- * f[j] + (k / 4) * kg[j] + k % 4 (th_filter_index: 4 consecutive k are adjacent in every
- * layout). */
+ * channel; the bias folds the input offset of the kept taps only. A block of `width`
+ * channels (4, or 1 for the last Cout % 4) holds, channel i at word i * 4 of each, chunks of
+ * 4 * width words, the tail (2 * width words), then 3 * width constants; its biases are the
+ * 5-word trailer before it (the previous block's, or the stream head). Built a group at a
+ * time (a block of 4, or all the blocks of one): each tap's record slot, from its position
+ * in the column blocks, and its filter index are found once for the group's channels (one
+ * channel at a time cost ~27 instructions a tap; ResNet-8's first layer has 432 a call).
+ * Channel j's weight k at f[j] + (k / 4) * kg[j] + k % 4 (th_filter_index: 4 consecutive
+ * k are adjacent in every layout). */
 static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_params *params,
                           const th_per_channel_quant *quant, const th_sc_taps *t,
                           int32_t k_total, const int8_t *filter, const int32_t *bias,
@@ -306,17 +228,24 @@ static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_p
     const int32_t bp = g->bp;
     const int32_t chunk_words = 4 * g->chunks;
     const uint32_t input_offset = (uint32_t)params->input_offset;
-    for (int32_t q = 0; q < g->quads; q++) {
-        const int32_t c0 = 4 * q;
-        int32_t *words = rec + 5 + q * g->quad_words;
+    for (int32_t c0 = 0; c0 < cout;) {
+        /* (a build without path CONV_SMALL_CIN_PART takes Cout % 4 == 0 only) */
+        const int32_t quad = !TH_NN_KEEP_CONV_SMALL_CIN_PART || c0 / 4 < g->quads;
+        const int32_t n = quad ? 4 : cout - c0;
+        const int32_t width = quad ? 4 : 1;
+        int32_t *words = rec + 5 + (quad ? (c0 / 4) * g->quad_words : g->quads * g->quad_words);
         int16_t *body = (int16_t *)(void *)words;
+        /* halfwords from channel j to j + 1: within a block of 4, or block to block */
+        const int32_t chunk_step = quad ? 8 : 2 * g->single_words;
+        const int32_t tail_step = quad ? 4 : 2 * g->single_words;
         const int8_t *f[4];
         int32_t kg[4];
         uint32_t sum[4] = {0, 0, 0, 0};
-        /* the block's weight words (taps leave some values unwritten); the stream before,
-         * written below or by mac_row, needs none */
-        zero_words(words, 4 * g->kw_words);
-        for (int32_t j = 0; j < 4; j++) {
+        /* the group's words from its first weight to its last (taps leave some values
+         * unwritten); the stream before, written below or by mac_row, or loaded and unused
+         * (the 3 unused bias slots of a one-channel block's trailer), needs none */
+        zero_words(words, quad ? 4 * g->kw_words : (n - 1) * g->single_words + g->kw_words);
+        for (int32_t j = 0; j < n; j++) {
             const int32_t base = th_filter_index(c0 + j, 0, k_total, cout, TH_CONV_BLOCK);
             f[j] = filter + base;
             kg[j] = th_filter_index(c0 + j, 4, k_total, cout, TH_CONV_BLOCK) - base;
@@ -334,33 +263,37 @@ static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_p
                     int16_t *d;
                     int32_t step;
                     if (m < chunk_words) {
-                        d = body + (m >> 2) * 32 + (m & 3) * 2 + (pos & 1);
-                        step = 8;
+                        d = body + (m >> 2) * 8 * width + (m & 3) * 2 + (pos & 1);
+                        step = chunk_step;
                     } else {
-                        d = body + 8 * chunk_words + (m & 1) * 2 + (pos & 1);
-                        step = 4;
+                        d = body + 2 * width * chunk_words + (m & 1) * 2 + (pos & 1);
+                        step = tail_step;
                     }
-                    for (int32_t j = 0; j < 4; j++, d += step) {
-                        const int32_t w = weight_at(f[j], kg[j], kk);
+                    const int32_t kq = kk >> 2;
+                    const int32_t kr = kk & 3;
+                    for (int32_t j = 0; j < n; j++, d += step) {
+                        const int32_t w = f[j][kq * kg[j] + kr];
                         sum[j] += (uint32_t)w;
                         th_write_s16(d, (int16_t)(2 * w));
                     }
                 }
             }
         }
-        for (int32_t j = 0; j < 4; j++) {
-            put_constants(words, j, 4 * g->kw_words, c0 + j, sum[j], input_offset, bias, quant,
-                          output_offset);
+        for (int32_t j = 0; j < n; j++) {
+            const int32_t c = c0 + j;
+            const int32_t i = quad ? j : 0;
+            int32_t *block = quad ? words : words + j * g->single_words;
+            const uint32_t b = bias != NULL ? (uint32_t)bias[c] : 0u;
+            /* the bias slot: the trailer of the block before (or the stream head) */
+            block[i - 5] = (int32_t)(2u * (b + input_offset * sum[j]));
+            const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
+                                                  output_offset);
+            int32_t *k3 = block + width * g->kw_words + 3 * i;
+            k3[0] = rq.multiplier;
+            k3[1] = rq.round_zp;
+            k3[2] = rq.e;
         }
-    }
-    /* (none in a build without path CONV_SMALL_CIN_PART, which takes Cout % 4 == 0 only) */
-    int32_t *words = rec + 5 + g->quads * g->quad_words;
-    for (int32_t c = 4 * g->quads; c < 4 * g->quads + g->singles;
-         c++, words += g->single_words) {
-        const int32_t base = th_filter_index(c, 0, k_total, cout, TH_CONV_BLOCK);
-        const int32_t kg = th_filter_index(c, 4, k_total, cout, TH_CONV_BLOCK) - base;
-        const uint32_t sum = put_single((int16_t *)(void *)words, g, t, filter + base, kg);
-        put_constants(words, 0, g->kw_words, c, sum, input_offset, bias, quant, output_offset);
+        c0 += n;
     }
 }
 
@@ -813,22 +746,7 @@ small_cin_view(const th_conv_params *params, const th_dims *input_dims,
                th_sc_view *v)
 {
     const int32_t cin = filter_dims->c;
-    const int row = input_dims->h == 1 && output_dims->h == 1 &&
-                    params->padding.h < filter_dims->h && filter_dims->h > 1;
-    const int col = input_dims->w == 1 && output_dims->w == 1 &&
-                    params->padding.w < filter_dims->w;
-    const int one_col = col && filter_dims->w > 1;
-    const int turn = col && output_dims->h > 1;
-    /* the view's geometry first, from the kept taps' extent: a view over the limits (most
-     * line images of Cout >= 4) costs no copies */
-    if (!(row || one_col || turn) || cin != input_dims->c || cin > 3 ||
-        params->dilation.h != 1 || params->dilation.w != 1 ||
-        !(turn ? geometry_of(cin, 1, row ? 1 : filter_dims->h, params->stride.h,
-                             output_dims->c, output_dims->h, fast, &v->g)
-               : geometry_of(cin, row ? 1 : filter_dims->h, one_col ? 1 : filter_dims->w,
-                             params->stride.w, output_dims->c, output_dims->w, fast, &v->g))) {
-        return 0;
-    }
+    int changed = 0;
     v->params = *params;
     v->input = *input_dims;
     v->output = *output_dims;
@@ -836,25 +754,31 @@ small_cin_view(const th_conv_params *params, const th_dims *input_dims,
     v->taps.k0 = 0;
     v->taps.k_row = filter_dims->w * cin;
     v->taps.k_col = cin;
-    if (row) {
+    if (input_dims->h == 1 && output_dims->h == 1 && params->padding.h < filter_dims->h &&
+        filter_dims->h > 1) {
         v->taps.k0 += params->padding.h * v->taps.k_row;
         v->taps.dims.h = 1;
         v->params.padding.h = 0;
+        changed = 1;
     }
-    if (one_col) {
-        v->taps.k0 += params->padding.w * cin;
-        v->taps.dims.w = 1;
-        v->params.padding.w = 0;
+    if (input_dims->w == 1 && output_dims->w == 1 && params->padding.w < filter_dims->w) {
+        if (filter_dims->w > 1) {
+            v->taps.k0 += params->padding.w * cin;
+            v->taps.dims.w = 1;
+            v->params.padding.w = 0;
+            changed = 1;
+        }
+        if (output_dims->h > 1) {
+            swap_hw(&v->input.h, &v->input.w);
+            swap_hw(&v->output.h, &v->output.w);
+            swap_hw(&v->taps.dims.h, &v->taps.dims.w);
+            swap_hw(&v->taps.k_row, &v->taps.k_col);
+            swap_hw(&v->params.stride.h, &v->params.stride.w);
+            swap_hw(&v->params.padding.h, &v->params.padding.w);
+            changed = 1;
+        }
     }
-    if (turn) {
-        swap_hw(&v->input.h, &v->input.w);
-        swap_hw(&v->output.h, &v->output.w);
-        swap_hw(&v->taps.dims.h, &v->taps.dims.w);
-        swap_hw(&v->taps.k_row, &v->taps.k_col);
-        swap_hw(&v->params.stride.h, &v->params.stride.w);
-        swap_hw(&v->params.padding.h, &v->params.padding.w);
-    }
-    return 1;
+    return changed && geometry(&v->params, &v->input, &v->taps.dims, &v->output, fast, &v->g);
 }
 
 /* The call on the layer, or a view of it (filter: the layer's, k_total taps per channel;
@@ -936,9 +860,7 @@ int th_nn_conv_small_cin_s8(const th_context *ctx, const th_conv_params *params,
     }
     /* A line image with the base limits: its view first, given the view's own scratch, so the
      * layer's geometry (which otherwise vouches for that room, th_nn_conv_small_cin_scratch)
-     * is not computed too (22x1x2->11x1x3 k5x5 s2: one geometry less a call). A view over
-     * the limits fails before any copy (small_cin_view): 26x1x2->26x1x41 k5x5, whose view's
-     * stream is 1.7 KB, paid ~160 instructions for it on the im2col run it falls to. */
+     * is not computed too (22x1x2->11x1x3 k5x5 s2: one geometry less a call). */
     const int line = TH_NN_KEEP_CONV_SMALL_CIN_LINE && !long_only &&
                      (input_dims->h == 1 || input_dims->w == 1);
     if (line && small_cin_view(params, input_dims, filter_dims, output_dims, 0, &v) &&
