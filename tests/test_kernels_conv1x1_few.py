@@ -116,3 +116,61 @@ def test_few_output_channels_on_cortex_m4(kernel_fw_root: Path) -> None:
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)
         assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"
+
+
+def few4_cases(seed: int, count: int) -> list[ConvCase]:
+    """Cout 4 (CONV1X1_FEW4 on the native DSP build: one assembly loop per pixel): Cin 4-40
+    (the loop's word count nw - 1 from 0, refused, to 9; every Cin % 4 for the last word at
+    Cin - 4), rows of one or more pixels with strides 1-3 in each direction, two batches, in
+    place, no bias, input offsets at both ends; a clamp (refused: few_run4) now and then."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(count):
+        cin = 4 + i % 37
+        stride = (1 + i % 3, 1 + (i // 3) % 3)
+        batches = 2 if i % 7 == 3 else 1
+        in_h, in_w = int(rng.integers(1, 8)), int(rng.integers(2, 10))
+        out_h, out_w = (in_h - 1) // stride[0] + 1, (in_w - 1) // stride[1] + 1
+        x = rng.integers(-128, 128, (batches, in_h, in_w, cin)).astype(np.int8)
+        w = rng.integers(-127, 128, (4, 1, 1, cin)).astype(np.int8)
+        mult, shift = np.empty(4, np.int32), np.empty(4, np.int32)
+        for c in range(4):
+            mult[c], shift[c] = quantize_multiplier(float(rng.uniform(0.3, 3.0)) /
+                                                    (np.sqrt(cin) * 7000))
+        clamp = i % 9 == 4
+        p = ConvParams(input_offset=int(rng.choice([-127, 128, int(rng.integers(-127, 129))])),
+                       output_offset=int(rng.integers(-128, 128)), out_multiplier=mult,
+                       out_shift=shift, act_min=-100 if clamp else -128,
+                       act_max=90 if clamp else 127, stride_h=stride[0], stride_w=stride[1],
+                       dilation_h=1, dilation_w=1, pad_top=0, pad_left=0, pad_bottom=0,
+                       pad_right=0)
+        bias = None if i % 8 == 5 else rng.integers(-20000, 20000, 4).astype(np.int32)
+        cases.append(ConvCase(Op.CONV_1X1 if i % 2 else Op.CONV, x, w, bias, p,
+                              (batches, out_h, out_w, 4),
+                              in_place=i % 5 == 1 and stride == (1, 1), fast_scratch=True))
+    return cases
+
+
+def test_few4_cases_reach_the_branches() -> None:
+    cases = few4_cases(4, 48)
+    assert {c.x.shape[3] % 4 for c in cases if c.x.shape[3] > 4} == {0, 1, 2, 3}
+    assert {(c.x.shape[3] + 3) // 4 - 1 for c in cases} >= set(range(10))
+    assert any(c.in_place for c in cases) and any(c.x.shape[0] == 2 for c in cases)
+    assert any(c.out_shape[1] > 1 and c.out_shape[2] > 1 and c.p.stride_w > 1 for c in cases)
+    assert any(c.out_shape[2] == 1 for c in cases) and any(c.bias is None for c in cases)
+    assert any(c.p.act_min > -128 for c in cases)
+
+
+def test_few4_on_the_host() -> None:
+    with Driver(build_driver("dsp")) as driver:
+        for case in few4_cases(4, 48):
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"
+
+
+def test_few4_on_cortex_m4(kernel_fw_root: Path) -> None:
+    cases = few4_cases(5, 48)
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"

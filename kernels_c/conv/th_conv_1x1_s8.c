@@ -684,6 +684,133 @@ FEW_RUN(few_wide4, FEW_WIDE_FULL, 4)
 #undef FEW_WIDE_FULL
 #undef FEW_RUN
 
+/* Cout 4 without a clamp (CONV1X1_FEW4): few_run4's pixels in one assembly loop that keeps
+ * every register for the MACs (accumulators r0-r3, a tile's weights for one input word r4-r7
+ * with two LDM, the word r8/r9, pixel r10, weights r11, offset r12, count lr) and its state
+ * in a frame of its own, the biases first so that one LDM starts a pixel: 48 + 15 (Cin / 4)
+ * instructions a pixel against few_run4's about 80 + 17 (Cin / 4) (9x5x31->5x3x4 s2: 216 ->
+ * 153). Needs Cin >= 5 (a loop of nw - 1 >= 1 words, then the last at Cin - 4). */
+typedef struct {
+    int32_t bias2[FEW_TILE]; /* 0: doubled biases, the accumulators' start */
+    const int8_t *px;        /* 16: this pixel */
+    const int32_t *ws;       /* 20: the tile's weights, then its constants */
+    int32_t words;           /* 24: nw - 1 */
+    int32_t tail;            /* 28: Cin - 4 nw: the last word from the loop's end */
+    int8_t *out;             /* 32 */
+    int32_t advance;         /* 36: to the next pixel from the loop's end */
+    int32_t x_left;          /* 40: pixels left in this row */
+    int32_t out_w;           /* 44 */
+    int32_t row_skip;        /* 48: to the next row from past the row's last pixel */
+    int32_t rows;            /* 52: rows left */
+    int32_t offset2;         /* 56: input offset in both halfwords */
+} few4_frame;
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+#define FEW4_WORD                                                                        \
+    "sxtab16 r9, r12, r8\n\t"                                                            \
+    "sxtab16 r8, r12, r8, ror #8\n\t"                                                    \
+    "ldmia r11!, {r4, r5, r6, r7}\n\t"                                                   \
+    "smlad r0, r9, r4, r0\n\t"                                                           \
+    "smlad r0, r8, r5, r0\n\t"                                                           \
+    "smlad r1, r9, r6, r1\n\t"                                                           \
+    "smlad r1, r8, r7, r1\n\t"                                                           \
+    "ldmia r11!, {r4, r5, r6, r7}\n\t"                                                   \
+    "smlad r2, r9, r4, r2\n\t"                                                           \
+    "smlad r2, r8, r5, r2\n\t"                                                           \
+    "smlad r3, r9, r6, r3\n\t"                                                           \
+    "smlad r3, r8, r7, r3\n\t"
+/* record {2 bias (unused here), multiplier, round_zp, e}: th_fast_rq_apply2 */
+#define FEW4_OUT(acc)                                                                    \
+    "ldmia r11!, {r4, r5, r6, r7}\n\t"                                                   \
+    "smmlar r4, " acc ", r5, r6\n\t"                                                     \
+    "add r4, r4, " acc ", asr #31\n\t"                                                   \
+    "asr r4, r4, r7\n\t"                                                                 \
+    "ssat r4, #8, r4\n\t"                                                                \
+    "strb r4, [r9], #1\n\t"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline)) few4_run(const few4_frame *f)
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #60\n\t"
+        "ldmia r0!, {r1, r2, r3, r4, r5, r6, r7, r8}\n\t"
+        "stmia sp, {r1, r2, r3, r4, r5, r6, r7, r8}\n\t"
+        "ldmia r0, {r1, r2, r3, r4, r5, r6, r12}\n\t"
+        "add r0, sp, #32\n\t"
+        "stmia r0, {r1, r2, r3, r4, r5, r6}\n\t"
+        "1:\n\t"
+        "ldmia sp, {r0, r1, r2, r3, r10, r11, lr}\n\t"
+        "2:\n\t"
+        "ldr r8, [r10], #4\n\t" FEW4_WORD
+        "subs lr, lr, #1\n\t"
+        "bne 2b\n\t"
+        "ldr lr, [sp, #28]\n\t"
+        "ldr r8, [r10, lr]\n\t" FEW4_WORD
+        "ldr r9, [sp, #32]\n\t"
+        FEW4_OUT("r0") FEW4_OUT("r1") FEW4_OUT("r2") FEW4_OUT("r3")
+        "str r9, [sp, #32]\n\t"
+        "ldrd r4, r5, [sp, #36]\n\t"
+        "add r10, r10, r4\n\t"
+        "str r10, [sp, #16]\n\t"
+        "subs r5, r5, #1\n\t"
+        "str r5, [sp, #40]\n\t"
+        "bne 1b\n\t"
+        /* the row's end */
+        "ldrd r4, r5, [sp, #44]\n\t"
+        "add r10, r10, r5\n\t"
+        "str r10, [sp, #16]\n\t"
+        "str r4, [sp, #40]\n\t"
+        "ldr r6, [sp, #52]\n\t"
+        "subs r6, r6, #1\n\t"
+        "str r6, [sp, #52]\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #60\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#undef FEW4_WORD
+#undef FEW4_OUT
+#endif
+
+/* CONV1X1_FEW4 where it applies (the caller checked), or few_run4 (the C model: the emulated
+ * DSP build and the path recording run the same choice). */
+static void __attribute__((noinline))
+few4_pixels(const int32_t *ws, const th_conv_params *params, const th_dims *input_dims,
+            const int8_t *input, const th_dims *output_dims, int8_t *output,
+            const th_nn_out_stage *stage)
+{
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
+    (void)stage;
+    const int32_t cin = input_dims->c;
+    const int32_t nw = few_words(cin);
+    const int32_t *rq = ws + 2 * nw * FEW_TILE;
+    const int32_t step_x = params->stride.w * cin;
+    const int32_t row = input_dims->w * cin;
+    few4_frame f;
+    for (int32_t c = 0; c < FEW_TILE; c++) {
+        f.bias2[c] = rq[4 * c];
+    }
+    f.ws = ws;
+    f.words = nw - 1;
+    f.tail = cin - 4 * nw;
+    f.advance = step_x - 4 * (nw - 1);
+    f.x_left = output_dims->w;
+    f.out_w = output_dims->w;
+    f.row_skip = params->stride.h * row - output_dims->w * step_x;
+    f.offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
+                          ((uint32_t)params->input_offset & 0xFFFFu));
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        f.px = input + (int64_t)b * input_dims->h * row;
+        f.out = output + (int64_t)b * output_dims->h * output_dims->w * FEW_TILE;
+        f.rows = output_dims->h;
+        few4_run(&f);
+    }
+#else
+    few_run4(ws, params, input_dims, input, output_dims, output, stage);
+#endif
+}
+
 /* Cout <= FEW_MAX_COUT, Cin >= 4, any stride, fast requantization for every channel; the
  * scratch of few_scratch_bytes. */
 static void __attribute__((noinline))
@@ -720,7 +847,13 @@ conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_qua
         FEW_CASE(1);
         FEW_CASE(2);
         FEW_CASE(3);
-        FEW_CASE(4);
+    case 4:
+        if (!stage->clamp && input_dims->c >= 5 && TH_NN_PATH(CONV1X1_FEW4)) {
+            few4_pixels(ws, params, input_dims, input, output_dims, output, stage);
+        } else {
+            few_run4(ws, params, input_dims, input, output_dims, output, stage);
+        }
+        break;
         FEW_CASE(5);
         FEW_CASE(6);
         FEW_CASE(7);

@@ -66,6 +66,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_CONV1X1_FEW /* pointwise, Cout <= 8, widened weights in fast scratch */
 #define TH_NN_KEEP_CONV1X1_FEW 1
 #endif
+#ifndef TH_NN_KEEP_CONV1X1_FEW4 /* ... Cout 4, Cin >= 5, no clamp: one asm loop per pixel */
+#define TH_NN_KEEP_CONV1X1_FEW4 1
+#endif
 #ifndef TH_NN_KEEP_CONV1X1_FEW16 /* ... Cout 9-16, Cin not a multiple of 4 */
 #define TH_NN_KEEP_CONV1X1_FEW16 1
 #endif
