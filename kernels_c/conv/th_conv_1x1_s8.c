@@ -773,15 +773,19 @@ static void __attribute__((naked, noinline)) few4_run(const few4_frame *f)
 #undef FEW4_OUT
 #endif
 
-/* CONV1X1_FEW4 where it applies (the caller checked), or few_run4 (the C model: the emulated
- * DSP build and the path recording run the same choice). */
+/* Cout 4: CONV1X1_FEW4 where it applies, else few_run4 (which also models the assembly in
+ * the emulated DSP build and the path recording: the same choice, the same results). A
+ * function of its own so that conv_1x1_few's code for the other Cout stays as it was. */
 static void __attribute__((noinline))
-few4_pixels(const int32_t *ws, const th_conv_params *params, const th_dims *input_dims,
-            const int8_t *input, const th_dims *output_dims, int8_t *output,
-            const th_nn_out_stage *stage)
+few_cout4(const int32_t *ws, const th_conv_params *params, const th_dims *input_dims,
+          const int8_t *input, const th_dims *output_dims, int8_t *output,
+          const th_nn_out_stage *stage)
 {
+    if (stage->clamp || input_dims->c < 5 || !TH_NN_PATH(CONV1X1_FEW4)) {
+        few_run4(ws, params, input_dims, input, output_dims, output, stage);
+        return;
+    }
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__) && defined(__GNUC__)
-    (void)stage;
     const int32_t cin = input_dims->c;
     const int32_t nw = few_words(cin);
     const int32_t *rq = ws + 2 * nw * FEW_TILE;
@@ -807,7 +811,7 @@ few4_pixels(const int32_t *ws, const th_conv_params *params, const th_dims *inpu
         few4_run(&f);
     }
 #else
-    few_run4(ws, params, input_dims, input, output_dims, output, stage);
+    few_run4(ws, params, input_dims, input, output_dims, output, stage); /* the asm's model */
 #endif
 }
 
@@ -848,11 +852,7 @@ conv_1x1_few(int32_t *ws, const th_conv_params *params, const th_per_channel_qua
         FEW_CASE(2);
         FEW_CASE(3);
     case 4:
-        if (!stage->clamp && input_dims->c >= 5 && TH_NN_PATH(CONV1X1_FEW4)) {
-            few4_pixels(ws, params, input_dims, input, output_dims, output, stage);
-        } else {
-            few_run4(ws, params, input_dims, input, output_dims, output, stage);
-        }
+        few_cout4(ws, params, input_dims, input, output_dims, output, stage);
         break;
         FEW_CASE(5);
         FEW_CASE(6);
