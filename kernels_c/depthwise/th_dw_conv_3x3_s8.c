@@ -764,7 +764,7 @@ fill_group(int16_t *plane, int32_t slot, const dw_geometry *g, const int8_t *in,
            int32_t group)
 {
 #if !TH_DW_COPY_ASM
-    if (group == 4) {
+    if (TH_NN_KEEP_DW3X3_GROUP4 && group == 4) {
         fill_group4(plane, slot, g, in, c);
         return;
     }
@@ -1303,8 +1303,11 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     /* Four channels per pass (or all of 2 or 3) when the caller's scratch holds their
      * planes (the planner gives it where the arena has room to spare), else one. */
     const int32_t group_bytes = group_planes_bytes(params, output_dims);
-    const int32_t planes =
+    int32_t planes =
         group_bytes > 0 && ctx->size >= group_bytes ? group_planes(params, output_dims) : 1;
+    if (planes == 4 && !TH_NN_PATH(DW3X3_GROUP4)) {
+        planes = 1; /* the four-plane copy left out (a model whose arena gives no room) */
+    }
     /* Plane k at plane + k * slot (the plain plane's size; a transposed one fits in it). */
     const int32_t slot = plane_h(stride, output_dims->h) * plane_w(stride, output_dims->w);
     th_nn_out_stage stage;
@@ -1319,7 +1322,9 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     /* Four planes: the copy's arguments once for all groups (the C copy, fill_group4,
      * works them out per group). */
     dw_copy4_args copy4;
-    const int32_t copy4_off = planes == 4 ? copy4_prepare(&copy4, &geo, plane, slot) : -1;
+    const int32_t copy4_off = TH_NN_KEEP_DW3X3_GROUP4 && planes == 4
+                                  ? copy4_prepare(&copy4, &geo, plane, slot)
+                                  : -1;
 #endif
 #if TH_DW_ASM
     dw_asm_call call;
@@ -1352,7 +1357,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             if (group == 1) { /* one channel: inline (per channel) */
                 fill_interior(plane, &geo, in_b, c);
 #if TH_DW_COPY_ASM
-            } else if (planes == 4) {
+            } else if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) { /* else never named */
                 if (copy4_off >= 0) {
                     copy4_rows_asm(&copy4, in_b + copy4_off + (c - back));
                 }
