@@ -10,14 +10,16 @@ rows are shorter than 8 outputs), in place, two batches, an activation clamp and
 requantization (the C loops on the same planes), and the same shapes without the fast
 scratch (one plane).
 
-With 4-13 channels (every C % 4): groups of four staged planes (fill_group4: one word load
-per pixel), a last one or two channels one plane at a time, a last three staged as the
-last four (the first of them done: in place, its input already holds outputs), on small
-planes (1-20 rows and columns, where a channel's fixed costs dominate and the row loops
-run few blocks), with and without a bias, in place for every C % 4; and interiors narrower
-than a quad of pixels (one to three columns after a first one at an odd column, or alone),
-so that the four-plane copy's per-row dispatch (copy4_rows_asm: first pixel, quads, pair,
-last pixel, each taken or not) also runs its no-quad branches."""
+With 4-13 channels (every C % 4): groups of four staged planes (path DW3X3_GROUP4,
+fill_group4: one word load per pixel), a last one or two channels one plane at a time, a
+last three staged as the last four (the first of them done: in place, its input already
+holds outputs), on small planes (1-20 rows and columns, where a channel's fixed costs
+dominate and the row loops run few blocks), with and without a bias, in place for every
+C % 4; and interiors narrower than a quad of pixels (one to three columns after a first
+one at an odd column, or alone), so that the four-plane copy's per-row dispatch
+(copy4_rows_asm: first pixel, quads, pair, last pixel, each taken or not) also runs its
+no-quad branches. The host tests also run the build that leaves every optional path out
+(dsp_general: one plane at a time)."""
 
 from __future__ import annotations
 
@@ -121,7 +123,9 @@ def _narrow(seed: int) -> list[ConvCase]:
     return cases
 
 
-@pytest.mark.parametrize("variant", ("portable", "dsp"))
+# dsp_general: every optional path left out (DW3X3_GROUP4, DW3X3_SMALL_GROUP among them), so
+# the staged groups fall back to one plane at a time: still exact.
+@pytest.mark.parametrize("variant", ("portable", "dsp", "dsp_general"))
 def test_dw3x3_few_channels_match_reference(variant: str) -> None:
     cases = _all(315, 100) + _groups(317, 60) + _narrow(319)
     with Driver(build_driver(variant)) as driver:

@@ -764,7 +764,7 @@ fill_group(int16_t *plane, int32_t slot, const dw_geometry *g, const int8_t *in,
            int32_t group)
 {
 #if !TH_DW_COPY_ASM
-    if (group == 4) {
+    if (TH_NN_KEEP_DW3X3_GROUP4 && group == 4) {
         fill_group4(plane, slot, g, in, c);
         return;
     }
@@ -830,13 +830,16 @@ TH_INLINE int8_t dw_out(int32_t acc, const th_fast_rq *rq, int32_t c,
     } while (0)
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* What the assembly reads, in the order its stack frame holds it (the first 13 words are
+/* What the assembly reads, in the order its stack frame holds it (the first 15 words are
  * copied there): the weights of filter row 0 and the accumulator start together (one LDM
  * brings all three), the other rows' weight words, the fast requantization, the row end's
- * words (o_end and e_count: one LDRD). e_count: the shift in its low byte (all ASR reads),
- * the row's tail in bits 8-9 (bit 8 a pair after each row's blocks, bit 9 a single
- * output: one LSLS #23 moves them to N and C), above them 2^22 minus the loop's iterations
- * per row (ADDS #1024 carries out after the last one and leaves the bits below). */
+ * words (o_end and e_count: one LDRD), the row tail's jumps. e_count: the shift in its low
+ * byte (all ASR reads), the row's tail in bits 8-9 (bit 8 a pair after each row's blocks,
+ * bit 9 a single output), above them 2^22 minus the loop's iterations per row (ADDS #1024
+ * carries out after the last one and leaves the bits below). The tail bits are the same
+ * for every row and channel of a call, so the call's first channel turns them into the
+ * addresses a row goes on to after its blocks and after its pair (tail[0] 0 until then):
+ * one LDR PC per row instead of a shift and two branches. */
 typedef struct {
     int32_t w0[2]; /* 0: W01, W12 of filter row 0 */
     int32_t acc0; /* 8 */
@@ -847,15 +850,16 @@ typedef struct {
     int32_t e_count; /* 40 */
     int32_t p_skip; /* 44: bytes from a row's last block to the next row's first window */
     int32_t o_skip; /* 48: output bytes from after a row's last block to the next row */
-    const int16_t *p0; /* 52: row windows of the first output row */
+    uintptr_t tail[2]; /* 52: the pair, single or row end; after the pair: single or end */
+    const int16_t *p0; /* 60: row windows of the first output row */
     const int16_t *p1;
     const int16_t *p2;
-    int8_t *o; /* 64: its first output */
-    int32_t cs; /* 68: output bytes between neighbours along the row */
+    int8_t *o; /* 72: its first output */
+    int32_t cs; /* 76: output bytes between neighbours along the row */
 } dw_row_args;
 
 /* The assembly's offsets assume 32-bit pointers. */
-typedef char dw_row_args_size_check[sizeof(dw_row_args) == 72 ? 1 : -1];
+typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
 
 /* Register use of the block loop: r0-r2 row windows p0-p2, r3 r4 weight pair (W01, W12) or
  * requantization (multiplier, round_zp), r6 r7 r8 r5 accumulators of outputs 0-3 (r5 takes
@@ -964,29 +968,46 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 72 ? 1 : -1];
 /* Every output of every output row (at least one block of four per row, one row): the
  * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
  * row enters at the second: ENTRY "2", else "1"), then the row's pair and single output as
- * e_count's tail bits say, until the output reaches o_end. The arguments' first 13 words
- * go to a stack frame. */
+ * the tail jumps say (worked out from e_count's tail bits by the call's first channel:
+ * LSLS #23 moves them to N and C), until the output reaches o_end. The arguments' first
+ * 15 words go to a stack frame. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_DW_ROWS_FN(NAME, ROW, PAIR, ENTRY)                                                \
-    static void __attribute__((naked, noinline)) NAME(const dw_row_args *k)                  \
+    static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
-                         "sub sp, sp, #52\n\t"                                               \
+                         "sub sp, sp, #60\n\t"                                               \
+                         "ldr r1, [r0, #52]\n\t"                                             \
+                         "cbnz r1, 7f\n\t"                                                   \
+                         "ldr r2, [r0, #40]\n\t"                                             \
+                         "lsls r2, r2, #23\n\t"                                              \
+                         "adr.w r1, 6f\n\t"                                                  \
+                         "adr.w r3, 6f\n\t"                                                  \
+                         "itt cs\n\t"                                                        \
+                         "adrcs.w r1, 8f\n\t"                                                \
+                         "adrcs.w r3, 8f\n\t"                                                \
+                         "it mi\n\t"                                                         \
+                         "adrmi.w r1, 5f\n\t"                                                \
+                         "orr r1, r1, #1\n\t"                                                \
+                         "orr r3, r3, #1\n\t"                                                \
+                         "strd r1, r3, [r0, #52]\n\t"                                        \
+                         "7:\n\t"                                                            \
                          "ldm r0!, {r1-r8}\n\t"                                              \
                          "stm sp, {r1-r8}\n\t"                                               \
-                         "ldm r0!, {r1-r5}\n\t"                                              \
-                         "add r7, sp, #32\n\t"                                               \
-                         "stm r7, {r1-r5}\n\t"                                               \
+                         "ldm r0!, {r1-r7}\n\t"                                              \
+                         "add r8, sp, #32\n\t"                                               \
+                         "stm r8, {r1-r7}\n\t"                                               \
                          "ldm r0, {r0-r2, r11, r12}\n\t"                                     \
                          "ldr lr, [sp, #40]\n\t"                                             \
                          "b " ENTRY "f\n\t"                                                  \
                          "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)         \
                          "adds lr, lr, #1024\n\t"                                            \
                          "bcc 1b\n\t"                                                        \
-                         "lsls r9, lr, #23\n\t"                                              \
-                         "bpl 5f\n\t" TH_DW_ASM_PAIR(PAIR) "5:\n\t"                          \
-                         "bcc 6f\n\t" TH_DW_ASM_SINGLE "6:\n\t"                              \
+                         "ldr pc, [sp, #52]\n\t"                                             \
+                         "5:\n\t" TH_DW_ASM_PAIR(PAIR)                                         \
+                         "ldr pc, [sp, #56]\n\t"                                             \
+                         "8:\n\t" TH_DW_ASM_SINGLE "6:\n\t"                                  \
                          "ldrd r3, r4, [sp, #44]\n\t"                                        \
                          "add r0, r0, r3\n\t"                                                \
                          "add r1, r1, r3\n\t"                                                \
@@ -995,7 +1016,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 72 ? 1 : -1];
                          "ldrd r9, lr, [sp, #36]\n\t"                                        \
                          "cmp r11, r9\n\t"                                                   \
                          "bne " ENTRY "b\n\t"                                                \
-                         "add sp, sp, #52\n\t"                                               \
+                         "add sp, sp, #60\n\t"                                               \
                          "pop {r4-r11, pc}\n\t");                                            \
     }
 
@@ -1034,7 +1055,7 @@ static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_
  * plane and index). */
 typedef struct {
     dw_row_args k;
-    void (*rows_fn)(const dw_row_args *k);
+    void (*rows_fn)(dw_row_args *k);
     uint32_t count; /* the iteration count and tail bits of e_count */
     int32_t o_span; /* output bytes of all rows */
     int32_t pw; /* plane row length */
@@ -1069,6 +1090,7 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     call->k.o_skip = g->out_row_step - done * g->out_col_step;
     call->o_span = g->out_rows * g->out_row_step;
     call->k.cs = g->out_col_step;
+    call->k.tail[0] = 0; /* the first channel's call works the tail jumps out */
     call->pw = g->pw;
     call->tap_row_step = g->tap_row_step;
     call->tap_col_step = g->tap_col_step;
@@ -1303,8 +1325,11 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     /* Four channels per pass (or all of 2 or 3) when the caller's scratch holds their
      * planes (the planner gives it where the arena has room to spare), else one. */
     const int32_t group_bytes = group_planes_bytes(params, output_dims);
-    const int32_t planes =
+    int32_t planes =
         group_bytes > 0 && ctx->size >= group_bytes ? group_planes(params, output_dims) : 1;
+    if (planes == 4 && !TH_NN_PATH(DW3X3_GROUP4)) {
+        planes = 1; /* the four-plane copy left out (a model whose arena gives no room) */
+    }
     /* Plane k at plane + k * slot (the plain plane's size; a transposed one fits in it). */
     const int32_t slot = plane_h(stride, output_dims->h) * plane_w(stride, output_dims->w);
     th_nn_out_stage stage;
@@ -1319,7 +1344,9 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     /* Four planes: the copy's arguments once for all groups (the C copy, fill_group4,
      * works them out per group). */
     dw_copy4_args copy4;
-    const int32_t copy4_off = planes == 4 ? copy4_prepare(&copy4, &geo, plane, slot) : -1;
+    const int32_t copy4_off = TH_NN_KEEP_DW3X3_GROUP4 && planes == 4
+                                  ? copy4_prepare(&copy4, &geo, plane, slot)
+                                  : -1;
 #endif
 #if TH_DW_ASM
     dw_asm_call call;
@@ -1352,7 +1379,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             if (group == 1) { /* one channel: inline (per channel) */
                 fill_interior(plane, &geo, in_b, c);
 #if TH_DW_COPY_ASM
-            } else if (planes == 4) {
+            } else if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) { /* else never named */
                 if (copy4_off >= 0) {
                     copy4_rows_asm(&copy4, in_b + copy4_off + (c - back));
                 }
