@@ -405,7 +405,7 @@ static int avg_lanes_applies(const th_pool_params *p)
 typedef struct {
     int32_t m;  /* 2 * ceil(2^31 / count) (stride 1, even count: the tie-free M) */
     int32_t mh; /* m / 2 (stride 1, even count: the tie-free A) */
-    int32_t a;  /* stride 1: the accumulator for x = s itself (the assembly; no + k) */
+    int32_t a;  /* tie-free: the accumulator for x = s itself (the assembly; no + k) */
     int32_t k;  /* half + 128 * count - 32768 in both halves */
     int32_t count;
     int32_t even;
@@ -458,7 +458,10 @@ TH_INLINE void avg_s1_div_set_t(avg_s1_div *d, int32_t count, int tie_free)
     const uint32_t m2 = ((UINT32_C(0x80000000) + (uint32_t)count - 1u) / (uint32_t)count) * 2u;
     d->m = (int32_t)m2;
     d->mh = (int32_t)(m2 / 2u);
-    d->a = avg_s1_raw_acc(m2, count, 0u);
+    if (tie_free) {
+        /* the spans only (avg_s1_div_set's strided pixels take + k) */
+        d->a = avg_s1_raw_acc(m2, count, 0u);
+    }
 }
 
 static void avg_s1_div_set(avg_s1_div *d, int32_t count)
