@@ -180,17 +180,22 @@ def test_tie_free_constants_are_exact() -> None:
     lanes), as the assembly and s1_avg4_t compute it (x = s + k in an int16 lane, SMLAWB by
     M with accumulator A, the quotient in the top halfword), against TFLM's rounding (half
     away from zero) for every sum s in [-128c, 127c] of every even count c = 4..256; odd
-    counts keep M = 2 ceil(2^31 / c), A = M / 2."""
+    counts keep M = 2 ceil(2^31 / c), A = M / 2. The assembly's accumulator A' (avg_s1_raw_acc:
+    x = s itself, no + k) gives the same quotients for every count."""
     for c in range(3, 257):
         h = c // 2
         if c % 2:
             m = 2 * -(-(1 << 31) // c)
             a = m // 2
+            low = 0
         else:
             m = ((1 << 31) + (1 << 15) + h - 1) // h
             e = (m * c) & 0xFFFFFFFF  # uint32 as in C
             assert 1 << 15 < 129 * e < 1 << 32
             a = (m >> 1) - ((129 * e - ((m & 1) << 15)) >> 16)  # ceil((2^15 m - 129 e) / 2^16)
+            low = 129 * e
+        raw = (m * (h + 128 * c) - low + 0xFFFF) >> 16  # avg_s1_raw_acc
+        assert 0 < raw < 1 << 31
         assert m < 1 << 31
         s = np.arange(-128 * c, 127 * c + 1, dtype=np.int64)
         x = s + h + 128 * c - 32768
@@ -198,4 +203,7 @@ def test_tie_free_constants_are_exact() -> None:
         r = ((m * x) >> 16) + a
         want = np.where(s > 0, (s + h) // c, -((h - s) // c)) + 128
         np.testing.assert_array_equal(r >> 16, want, err_msg=f"count {c}")
+        assert r.min() >= 0 and r.max() < 256 << 16
+        r = ((m * s) >> 16) + raw  # the raw sum s in the lane (|s| <= 32768)
+        np.testing.assert_array_equal(r >> 16, want, err_msg=f"count {c} (raw)")
         assert r.min() >= 0 and r.max() < 256 << 16

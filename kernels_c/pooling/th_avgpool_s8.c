@@ -405,6 +405,7 @@ static int avg_lanes_applies(const th_pool_params *p)
 typedef struct {
     int32_t m;  /* 2 * ceil(2^31 / count) (stride 1, even count: the tie-free M) */
     int32_t mh; /* m / 2 (stride 1, even count: the tie-free A) */
+    int32_t a;  /* tie-free: the accumulator for x = s itself (the assembly; no + k) */
     int32_t k;  /* half + 128 * count - 32768 in both halves */
     int32_t count;
     int32_t even;
@@ -422,6 +423,20 @@ typedef struct {
  * 2^16 long): the ties below n0 (n = jc, j <= 128: sums s < 0 at .5) round down, those from
  * 129c (s > 0) up, half away from zero; every other n floors as n / c. Checked exhaustively
  * over s in [-128c, 127c], c = 4..256 (tests/test_kernels_avgpool_span.py). */
+/* The accumulator A' that takes the raw sum s in the lane (no + k: 2 instructions a group
+ * fewer): SMLAWB gives floor(M s / 2^16) + A', whose top halfword is floor((M s + 2^16 A') /
+ * 2^32) (A' an integer), and M s + 2^16 A' = M n + B' for B' = 2^16 A' - M (h + 128c). The
+ * quotient is exact for every B' in [-low, -low + 2^16) (even counts, tie-free: low = 129 e,
+ * the interval above is e >= 2^16 long; odd counts: low = 0, as B = 0 and B' < 2^16 keeps
+ * the excess e n + B' c < 2^32), and A' = ceil((M (h + 128c) - low) / 2^16) puts B' there;
+ * |M s / 2^16| < 2^30 and the sum stays in [0, 2^24) (the quotient). Checked with the rest
+ * (test_tie_free_constants_are_exact). */
+TH_INLINE int32_t avg_s1_raw_acc(uint32_t m, int32_t count, uint32_t low)
+{
+    const uint64_t t = (uint64_t)m * (uint32_t)(count / 2 + 128 * count) - low;
+    return (int32_t)((t + 0xFFFFu) >> 16);
+}
+
 TH_INLINE void avg_s1_div_set_t(avg_s1_div *d, int32_t count, int tie_free)
 {
     const uint32_t h = (uint32_t)count / 2u;
@@ -435,6 +450,7 @@ TH_INLINE void avg_s1_div_set_t(avg_s1_div *d, int32_t count, int tie_free)
         d->m = (int32_t)m;
         /* A = ceil((2^15 M - 129 e) / 2^16) in 32 bits (129 e > 2^15) */
         d->mh = (int32_t)((m >> 1) - ((129u * e - ((m & 1u) << 15)) >> 16));
+        d->a = avg_s1_raw_acc(m, count, 129u * e);
         d->even = 0;
         return;
     }
@@ -442,6 +458,10 @@ TH_INLINE void avg_s1_div_set_t(avg_s1_div *d, int32_t count, int tie_free)
     const uint32_t m2 = ((UINT32_C(0x80000000) + (uint32_t)count - 1u) / (uint32_t)count) * 2u;
     d->m = (int32_t)m2;
     d->mh = (int32_t)(m2 / 2u);
+    if (tie_free) {
+        /* the spans only (avg_s1_div_set's strided pixels take + k) */
+        d->a = avg_s1_raw_acc(m2, count, 0u);
+    }
 }
 
 static void avg_s1_div_set(avg_s1_div *d, int32_t count)
@@ -658,11 +678,12 @@ TH_INLINE void s1_span_t(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32
 
 #if TH_NN_DSP_NATIVE
 /* s1_span_t's update loop in assembly for groups of four channels (the C loop keeps 14 values
- * live and spills: ~53 instructions a group; here 31 for any count), pixel by pixel and in
+ * live and spills: ~53 instructions a group; here 29 for any count), pixel by pixel and in
  * each pixel group by group, the order of the in-place loop (so it serves both): acc +=
- * entering column; acc - leaving column stored; the averages (s1_avg4_t: + k, SMLAWB /
- * SMLAWT by the tie-free m with accumulator mh, PKHTB, the bytes joined and flipped to
- * int8; no clamp); the leaving column + row e - row l stored back.
+ * entering column; acc - leaving column stored; the averages (s1_avg4_t without its + k:
+ * SMLAWB / SMLAWT of the raw sums by the tie-free m with accumulator avg_s1_raw_acc, PKHTB,
+ * the bytes joined and flipped to int8; no clamp); the leaving column + row e - row l
+ * stored back.
  * Offsets of the fields are used by the assembly. */
 typedef struct {
     int16_t *acc;         /* 0 */
@@ -675,8 +696,7 @@ typedef struct {
     int32_t c4;           /* 28: channels in groups of four, >= 4 */
     int32_t tail;         /* 32: C - c4 (the step past a pixel's groups) */
     int32_t m;            /* 36 */
-    int32_t mh;           /* 40 */
-    int32_t k;            /* 44: both halves */
+    int32_t a;            /* 40: avg_s1_raw_acc */
 } s1_asm_args;
 
 #define TH_S1_HEAD                                                                        \
@@ -692,7 +712,6 @@ typedef struct {
     "mla r2, r12, r2, r5\n\t"                                                             \
     "str r2, [sp, #4]\n\t"                                                                \
     "ldrd r7, r8, [r0, #36]\n\t"                                                          \
-    "ldr r9, [r0, #44]\n\t"                                                               \
     "ldrd r1, r2, [r0, #4]\n\t"                                                           \
     "ldrd r3, r4, [r0, #12]\n\t"                                                          \
     "ldr r0, [r0, #0]\n\t"                                                                \
@@ -713,9 +732,6 @@ typedef struct {
 #define TH_S1_ENTER_U "ldr r12, [r1], #4\n\tldr lr, [r1], #4\n\t"
 #define TH_S1_LEAVE_W "ldrd r12, lr, [r2]\n\t"
 #define TH_S1_LEAVE_U "ldr r12, [r2]\n\tldr lr, [r2, #4]\n\t"
-#define TH_S1_BIAS                                                                        \
-    "sadd16 r10, r10, r9\n\t"                                                             \
-    "sadd16 r11, r11, r9\n\t"
 #define TH_S1_DIV                                                                         \
     "smlawb r12, r7, r10, r8\n\t"                                                         \
     "smlawt r10, r7, r10, r8\n\t"                                                         \
@@ -743,8 +759,8 @@ typedef struct {
 #define TH_S1_STORE_U "str r10, [r2], #4\n\tstr r11, [r2], #4\n\t"
 #define TH_S1_SKIP "add r2, r2, #8\n\t" /* no update: past the leaving column's group */
 /* One channel past C & ~3 (halfword sums, natural order): acc += entering column, acc -
- * leaving column stored; the average (+ k's low half, SMLAWB, the quotient's byte flipped
- * to int8); then (T_MOVE) the leaving column + row e - row l, or (T_SKIP) past it. ~18
+ * leaving column stored; the average (SMLAWB of the raw sum, the quotient's byte flipped
+ * to int8); then (T_MOVE) the leaving column + row e - row l, or (T_SKIP) past it. ~17
  * instructions a channel (the C loop took ~46). */
 #define TH_S1_TAIL(UPDATE1)                                                               \
     "ldrsh r10, [r0]\n\t"                                                                 \
@@ -753,8 +769,7 @@ typedef struct {
     "ldrsh r12, [r2]\n\t"                                                                 \
     "sub r11, r10, r12\n\t"                                                               \
     "strh r11, [r0], #2\n\t"                                                              \
-    "sxtah r11, r10, r9\n\t"                                                              \
-    "smlawb r11, r7, r11, r8\n\t"                                                         \
+    "smlawb r11, r7, r10, r8\n\t"                                                         \
     "lsr r11, r11, #16\n\t"                                                               \
     "eor r11, r11, #0x80\n\t"                                                             \
     "strb r11, [r5], #1\n\t"                                                              \
@@ -769,9 +784,9 @@ typedef struct {
 #define TH_S1_T_SKIP "add r2, r2, #2\n\t"
 /* Two channels past C & ~3 as the two halfwords of one word (not always word-aligned:
  * LDR / STR), as a group's half: acc += entering column, acc - leaving column stored; the
- * averages (+ k; SMLAWB / SMLAWT, PKHTB, the quotients joined in bytes 0 and 1 and flipped
- * to int8); then (P_MOVE) the leaving column + row e - row l, or (P_SKIP) past it. 21
- * instructions for the two (one at a time: ~40). Sets no NZCV flag (TH_S1_LOOP branches on
+ * averages (SMLAWB / SMLAWT of the raw sums, PKHTB, the quotients joined in bytes 0 and 1
+ * and flipped to int8); then (P_MOVE) the leaving column + row e - row l, or (P_SKIP) past
+ * it. 20 instructions for the two (one at a time: ~40). Sets no NZCV flag (TH_S1_LOOP branches on
  * flags across it). */
 #define TH_S1_PAIR(UPDATE2)                                                               \
     "ldr r10, [r0]\n\t"                                                                   \
@@ -780,7 +795,6 @@ typedef struct {
     "ldr r12, [r2]\n\t"                                                                   \
     "ssub16 r11, r10, r12\n\t"                                                            \
     "str r11, [r0], #4\n\t"                                                               \
-    "sadd16 r10, r10, r9\n\t"                                                             \
     "smlawb r11, r7, r10, r8\n\t"                                                         \
     "smlawt r10, r7, r10, r8\n\t"                                                         \
     "pkhtb r10, r10, r11, asr #16\n\t"                                                    \
@@ -823,7 +837,7 @@ typedef struct {
     static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
     {                                                                                     \
         __asm__ volatile(TH_S1_HEAD TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL)         \
-                             TH_S1_BIAS TH_S1_DIV UPDATE                                  \
+                             TH_S1_DIV UPDATE                                  \
                                  TH_S1_LOOP(TH_S1_PAIR(TH_S1_P_##UPD1),                   \
                                             TH_S1_TAIL(TH_S1_T_##UPD1)));                 \
     }
@@ -903,8 +917,7 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
                                c4,
                                ch - c4,
                                dp->m, /* tie-free (s1_row): every count as an odd one */
-                               dp->mh,
-                               dp->k};
+                               dp->a};
         run[(ch & 1) * 2 + (update ? 1 : 0)](&a);
         return;
     }
@@ -1265,7 +1278,7 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
                         /* in assembly, groups and then the other channels */
                         const s1_asm_args a = {NULL, NULL, csb + x0 * ch, xe + x0 * ch,
                                                xl + x0 * ch, NULL, in_w - x0, c4, ch - c4,
-                                               0, 0, 0};
+                                               0, 0};
                         ((ch & 1) ? s1_move_u : s1_move_w)(&a);
                     } else {
                         lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0,
