@@ -474,6 +474,41 @@ def test_pool_explicit_padding(kern, data):
     assert_same(i8(bufs[5], out_shape), want, "avgpool")
 
 
+def test_pools_refuse_out_of_range_geometry(kern):
+    """th_nn_check_pool's bounds (strides and windows in [1, 0xFFFF], padding in [0, 0xFFFF],
+    N*H*W*C below 2^30 on both sides, factors up to 2^31 - 1: no 64-bit overflow) refused
+    by both pools without writing; the values just inside accepted."""
+    x = np.arange(24, dtype=np.int8).reshape(1, 3, 4, 2)
+    base = [1, 1, 2, 2, 0, 0, -128, 127]
+    big = 2**31 - 1
+    bad_params = [(k, v) for k in range(4) for v in (0, -1, -(2**31), 0x10000, big)]
+    bad_params += [(k, v) for k in (4, 5) for v in (-1, -(2**31), 0x10000, big)]
+    # (input, output) dims, one side over 2^30 elements (the input buffer the small case's:
+    # refused before any read)
+    bad_dims = [((1, 2**15, 2**15, 1), (1, 1, 1, 1)), ((big,) * 4, (big, 1, 1, big)),
+                ((2, 2**14, 2**14, 2), (2, 1, 1, 2)), ((1, 65537, 65537, 1), (1, 1, 1, 1)),
+                ((3, 1, 1, 2**29), (3, 1, 1, 2**29)), ((1, 3, 4, 2), (1, 2**14, 2**15, 2)),
+                ((1, 3, 4, 2), (1, big, big, 2)), ((1, 3, 4, 2), (1, 2**29, 1, 2))]
+    for name in ("th_maxpool_s8", "th_avgpool_s8"):
+        for k, v in bad_params:
+            params = list(base)
+            params[k] = v
+            status, bufs = kern.call(name, ("null", None), buf(i32(*params)),
+                                     buf(i32(*x.shape)), buf(x), buf(i32(1, 2, 3, 2)), out(12))
+            assert status == TH_ERR_ARG, (name, k, v)
+            assert set(bufs[5]) == {0x5A}, (name, k, v)
+        for ins, outs in bad_dims:
+            status, bufs = kern.call(name, ("null", None), buf(i32(*base)), buf(i32(*ins)),
+                                     buf(x), buf(i32(*outs)), out(12))
+            assert status == TH_ERR_ARG, (name, ins, outs)
+            assert set(bufs[5]) == {0x5A}, (name, ins, outs)
+        # just inside: one 1x1 output (avgpool's window needs an input row: padding 0xFFFE)
+        pad = 0xFFFF if name == "th_maxpool_s8" else 0xFFFE
+        edge = [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, pad, pad, -128, 127]
+        status, bufs = kern.call(name, ("null", None), buf(i32(*edge)), buf(i32(*x.shape)),
+                                 buf(x), buf(i32(1, 1, 1, 2)), out(2))
+        assert status == TH_OK, name
+
 # ---------------------------------------------------------------------- ADD, SUB, MUL
 
 

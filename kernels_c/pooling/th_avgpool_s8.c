@@ -1834,6 +1834,15 @@ static void avg_strided_image(const th_pool_params *p, const th_dims *in, const 
         const th_nn_window wy = th_nn_window_at(oy, p->stride.h, p->padding.h, p->filter.h,
                                                 in->h);
         const int32_t rows = wy.end - wy.start, y0 = wy.origin + wy.start;
+        if (!sums && rows >= 2) {
+            /* the whole row one span (pw 0: from column 0), no per-pixel geometry: ~40
+             * instructions a row less (11x28x2 k6x2 s2) */
+            if (2 * rows != dv.count) {
+                avg_s1_div_set(&dv, 2 * rows);
+            }
+            st_pairs(image + y0 * row, row, rows, out->w, sw * ch, &dv, dst);
+            continue;
+        }
         if (grouped) {
             st_gcols(gs, image + y0 * row + x0 * ch, row, ch, x1 - x0, rows);
         } else if (sums) {

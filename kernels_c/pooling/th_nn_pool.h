@@ -28,6 +28,16 @@ static inline th_nn_window th_nn_window_at(int32_t out, int32_t stride, int32_t 
     return w;
 }
 
+/* a * b * c * d < 2^30 for factors in [1, 2^31): two 32x32 -> 64-bit products (UMULL), each
+ * checked below 2^30 before the third (then below 2^60): no 64x64 multiply, no overflow. */
+static inline int th_nn_pool_size_ok(int32_t a, int32_t b, int32_t c, int32_t d)
+{
+    const uint64_t ab = (uint64_t)(uint32_t)a * (uint32_t)b;
+    const uint64_t cd = (uint64_t)(uint32_t)c * (uint32_t)d;
+    return ab < (UINT64_C(1) << 30) && cd < (UINT64_C(1) << 30) &&
+           (uint64_t)(uint32_t)ab * (uint32_t)cd < (UINT64_C(1) << 30);
+}
+
 static inline th_status th_nn_check_pool(const th_pool_params *params, const th_dims *input_dims,
                                          const int8_t *input, const th_dims *output_dims,
                                          const int8_t *output)
@@ -42,19 +52,19 @@ static inline th_status th_nn_check_pool(const th_pool_params *params, const th_
         o->n != i->n || o->c != i->c) {
         return TH_ERR_ARG;
     }
-    if ((int64_t)i->n * i->h * i->w * i->c >= (INT64_C(1) << 30) ||
-        (int64_t)o->n * o->h * o->w * o->c >= (INT64_C(1) << 30)) {
+    if (!th_nn_pool_size_ok(i->n, i->h, i->w, i->c) ||
+        !th_nn_pool_size_ok(o->n, o->h, o->w, o->c)) {
         return TH_ERR_ARG;
     }
-    if (params->stride.h < 1 || params->stride.w < 1 || params->filter.h < 1 ||
-        params->filter.w < 1 || params->padding.h < 0 || params->padding.w < 0 ||
+    /* Bounded geometry keeps every window index inside int32: strides and windows in
+     * [1, 0xFFFF], padding in [0, 0xFFFF], one unsigned compare each. */
+    if ((uint32_t)params->stride.h - 1u >= 0xFFFFu ||
+        (uint32_t)params->stride.w - 1u >= 0xFFFFu ||
+        (uint32_t)params->filter.h - 1u >= 0xFFFFu ||
+        (uint32_t)params->filter.w - 1u >= 0xFFFFu ||
+        (uint32_t)params->padding.h > 0xFFFFu || (uint32_t)params->padding.w > 0xFFFFu ||
         params->activation.min < -128 || params->activation.min > params->activation.max ||
         params->activation.max > 127) {
-        return TH_ERR_ARG;
-    }
-    /* Bounded geometry keeps every window index inside int32. */
-    if (params->stride.h > 0xFFFF || params->stride.w > 0xFFFF || params->filter.h > 0xFFFF ||
-        params->filter.w > 0xFFFF || params->padding.h > 0xFFFF || params->padding.w > 0xFFFF) {
         return TH_ERR_ARG;
     }
     /* Window origins stay inside int32. */
