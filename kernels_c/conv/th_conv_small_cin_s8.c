@@ -68,46 +68,58 @@ typedef struct {
     int32_t tile; /* output pixels staged at a time */
 } th_sc_geometry;
 
-/* The geometry with the base scratch's limits, or (fast) those of the fast scratch. */
-static int geometry(const th_conv_params *params, const th_dims *input_dims,
-                    const th_dims *filter_dims, const th_dims *output_dims, int fast,
-                    th_sc_geometry *g)
+/* The geometry of Cin <= 3 values a tap, a kh x kw filter (the kept taps), Cout channels and
+ * output rows of ow pixels at stride stride_w, with the base scratch's limits or (fast) those
+ * of the fast scratch; 0 when over them. Scalars, so that a view's geometry needs no
+ * th_conv_params / th_dims built for it. */
+static int geometry_of(th_sc_geometry *g, int32_t cin, int32_t kh, int32_t kw,
+                       int32_t stride_w, int32_t cout, int32_t ow, int fast)
 {
-    const int32_t cin = input_dims->c;
     const int32_t cap = fast && TH_NN_KEEP_CONV_SMALL_CIN_WIDE ? TH_SC_MAX_RECORD_BYTES_FAST
                                                                : TH_SC_MAX_RECORD_BYTES;
     const int long_fields = fast && TH_NN_KEEP_CONV_SMALL_CIN_LONG &&
-                            TH_NN_KEEP_CONV_SMALL_CIN_PART && output_dims->c < 4;
+                            TH_NN_KEEP_CONV_SMALL_CIN_PART && cout < 4;
     const int32_t max_chunks = long_fields ? TH_SC_MAX_CHUNKS_ONE : TH_SC_MAX_CHUNKS;
-    if (cin != filter_dims->c || cin > 3 || params->dilation.h != 1 ||
-        params->dilation.w != 1) {
-        return 0;
-    }
-    const int32_t b = filter_dims->h * cin;
-    g->bp = b + ((b * params->stride.w) & 1);
-    const int32_t field = filter_dims->w * g->bp;
-    g->kw_words = (((field + 1) / 2) + 1) & ~1;
-    g->chunks = g->kw_words / 4;
+    const int32_t b = kh * cin;
+    g->bp = b + ((b * stride_w) & 1);
+    const int32_t field = kw * g->bp;
+    /* (shifts: the counts are not negative) */
+    g->kw_words = (((field + 1) >> 1) + 1) & ~1;
+    g->chunks = g->kw_words >> 2;
     g->tail = g->kw_words & 3;
     if (g->chunks > max_chunks) {
         return 0;
     }
-    g->quads = output_dims->c / 4;
+    g->quads = cout >> 2;
     g->quad_words = 4 * g->kw_words + 12 + 5;
     /* (a build without path CONV_SMALL_CIN_PART runs no such blocks: needs no room) */
-    g->singles = TH_NN_KEEP_CONV_SMALL_CIN_PART ? output_dims->c & 3 : 0;
+    g->singles = TH_NN_KEEP_CONV_SMALL_CIN_PART ? cout & 3 : 0;
     g->single_words = g->kw_words + 3 + 5;
     g->record_words = 5 + g->quads * g->quad_words + g->singles * g->single_words;
     if (4 * g->record_words > cap) {
         return 0;
     }
-    const int32_t tile = TH_MIN(output_dims->w, long_fields ? TH_SC_TILE_LONG : TH_SC_TILE);
+    const int32_t tile = TH_MIN(ow, long_fields ? TH_SC_TILE_LONG : TH_SC_TILE);
     g->tile = tile;
-    const int32_t cols = (tile - 1) * params->stride.w + filter_dims->w;
-    const int32_t last = (tile - 1) * params->stride.w * g->bp + 2 * g->kw_words;
-    const int32_t values = TH_MAX(cols * g->bp, last);
-    g->stage_values = (values + 1) & ~1;
+    /* the last pixel's field read as kw_words words: past the tile's columns
+     * ((tile - 1) * stride_w + kw of bp values; 2 * kw_words >= kw * bp), and even
+     * (stride_w * bp is: bp's parity term) */
+    g->stage_values = (tile - 1) * stride_w * g->bp + 2 * g->kw_words;
     return 1;
+}
+
+/* The layer's geometry (geometry_of), 0 where the path does not apply. */
+static int geometry(const th_conv_params *params, const th_dims *input_dims,
+                    const th_dims *filter_dims, const th_dims *output_dims, int fast,
+                    th_sc_geometry *g)
+{
+    const int32_t cin = input_dims->c;
+    if (cin != filter_dims->c || cin > 3 || params->dilation.h != 1 ||
+        params->dilation.w != 1) {
+        return 0;
+    }
+    return geometry_of(g, cin, filter_dims->h, filter_dims->w, params->stride.w,
+                       output_dims->c, output_dims->w, fast);
 }
 
 TH_INLINE int32_t scratch_bytes(const th_sc_geometry *g)
@@ -129,11 +141,8 @@ static int32_t small_cin_scratch(const th_conv_params *params, const th_dims *in
         output_dims->h > 1) {
         /* a one-column image: room for its one-row view too (small_cin_view; a build
          * without that path needs no more than the layer's own geometry) */
-        th_conv_params p = *params;
-        p.stride.w = params->stride.h;
-        const th_dims f = {filter_dims->n, 1, filter_dims->h, filter_dims->c};
-        const th_dims o = {output_dims->n, 1, output_dims->h, output_dims->c};
-        if (geometry(&p, input_dims, &f, &o, fast, &g)) {
+        if (geometry_of(&g, input_dims->c, 1, filter_dims->h, params->stride.h,
+                        output_dims->c, output_dims->h, fast)) {
             bytes = TH_MAX(bytes, scratch_bytes(&g));
         }
     }
@@ -238,42 +247,40 @@ static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_p
         /* halfwords from channel j to j + 1: within a block of 4, or block to block */
         const int32_t chunk_step = quad ? 8 : 2 * g->single_words;
         const int32_t tail_step = quad ? 4 : 2 * g->single_words;
-        const int8_t *f[4];
-        int32_t kg[4];
-        uint32_t sum[4] = {0, 0, 0, 0};
+        /* channel j's weights (k at f + (k / 4) * kg + k % 4) and their sum, together:
+         * one pointer walks them in the loop over the channels */
+        struct {
+            const int8_t *f;
+            int32_t kg;
+            uint32_t sum;
+        } ch[4];
         /* the group's words from its first weight to its last (taps leave some values
          * unwritten); the stream before, written below or by mac_row, or loaded and unused
          * (the 3 unused bias slots of a one-channel block's trailer), needs none */
         zero_words(words, quad ? 4 * g->kw_words : (n - 1) * g->single_words + g->kw_words);
         for (int32_t j = 0; j < n; j++) {
             const int32_t base = th_filter_index(c0 + j, 0, k_total, cout, TH_CONV_BLOCK);
-            f[j] = filter + base;
-            kg[j] = th_filter_index(c0 + j, 4, k_total, cout, TH_CONV_BLOCK) - base;
+            ch[j].f = filter + base;
+            ch[j].kg = th_filter_index(c0 + j, 4, k_total, cout, TH_CONV_BLOCK) - base;
+            ch[j].sum = 0;
         }
+        /* a (ky, ci) at a time: its taps are bp values and k_col weights apart */
         for (int32_t ky = 0; ky < kh; ky++) {
-            int32_t k = k0 + ky * k_rows;
-            for (int32_t kx = 0; kx < kwid; kx++, k += k_col) {
-                const int32_t pos0 = kx * bp;
-                for (int32_t ci = 0; ci < cin; ci++) {
-                    const int32_t kk = k + ci;
-                    const int32_t pos = pos0 + block_pos(ky, ci, cin);
+            for (int32_t ci = 0; ci < cin; ci++) {
+                int32_t pos = block_pos(ky, ci, cin);
+                int32_t kk = k0 + ky * k_rows + ci;
+                for (int32_t kx = 0; kx < kwid; kx++, pos += bp, kk += k_col) {
+                    /* value pos & 1 of word m (its weight words are zeroed): chunk m / 4
+                     * holds 4 words per channel; the tail (m >= chunk_words, m % 4 < 2)
+                     * 2, which the same offset gives */
                     const int32_t m = pos >> 1;
-                    /* word m: chunk m / 4 holds 4 words per channel, the tail 2; value
-                     * pos & 1 of the word (its weight words are zeroed) */
-                    int16_t *d;
-                    int32_t step;
-                    if (m < chunk_words) {
-                        d = body + (m >> 2) * 8 * width + (m & 3) * 2 + (pos & 1);
-                        step = chunk_step;
-                    } else {
-                        d = body + 2 * width * chunk_words + (m & 1) * 2 + (pos & 1);
-                        step = tail_step;
-                    }
+                    int16_t *d = body + (m >> 2) * 8 * width + (m & 3) * 2 + (pos & 1);
+                    const int32_t step = m < chunk_words ? chunk_step : tail_step;
                     const int32_t kq = kk >> 2;
                     const int32_t kr = kk & 3;
                     for (int32_t j = 0; j < n; j++, d += step) {
-                        const int32_t w = f[j][kq * kg[j] + kr];
-                        sum[j] += (uint32_t)w;
+                        const int32_t w = ch[j].f[kq * ch[j].kg + kr];
+                        ch[j].sum += (uint32_t)w;
                         th_write_s16(d, (int16_t)(2 * w));
                     }
                 }
@@ -285,7 +292,7 @@ static void build_records(int32_t *rec, const th_sc_geometry *g, const th_conv_p
             int32_t *block = quad ? words : words + j * g->single_words;
             const uint32_t b = bias != NULL ? (uint32_t)bias[c] : 0u;
             /* the bias slot: the trailer of the block before (or the stream head) */
-            block[i - 5] = (int32_t)(2u * (b + input_offset * sum[j]));
+            block[i - 5] = (int32_t)(2u * (b + input_offset * ch[j].sum));
             const th_fast_rq rq = th_fast_rq_make(quant->multiplier[c], quant->shift[c],
                                                   output_offset);
             int32_t *k3 = block + width * g->kw_words + 3 * i;
@@ -334,13 +341,19 @@ TH_INLINE void widen3(int16_t *d, const int8_t *s, int32_t n, int32_t bp)
 /* Widens n columns of Cin == 1 into column blocks bp values apart, two at a time. */
 TH_INLINE void widen1(int16_t *d, const int8_t *s, int32_t n, int32_t bp)
 {
-    for (; n >= 2; n -= 2, s += 2, d += 2 * bp) {
+#if defined(__GNUC__)
+    /* n opaque here, and an end pointer: no trip count or final pointers that gcc would
+     * hoist out of stage_tile's row loop, for every Cin 2-3 tile to pay (~12 instructions;
+     * vww's first layer has 144 tiles) */
+    __asm__ volatile("" : "+r"(n));
+#endif
+    for (const int8_t *e = s + (n & ~1); s != e; s += 2, d += 2 * bp) {
         const int16_t a = s[0];
         const int16_t b = s[1];
         d[0] = a;
         d[bp] = b;
     }
-    if (n > 0) {
+    if ((n & 1) != 0) {
         d[0] = s[0];
     }
 }
