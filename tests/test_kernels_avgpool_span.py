@@ -108,6 +108,39 @@ def small_count_cases(seed: int, count: int, max_elements: int) -> list[PoolCase
     return draw_cases(seed, count, draw)
 
 
+def row_table_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """Stride-1 rows whose segments (pixels of one count and one update) the assembly walks
+    from a table in one call per row (s1_row_w / s1_row_u), C >= 4 odd and even: SAME with
+    windows 9-16 wide (more segments than the table holds: s1_span by segment), planes
+    narrower than the window (the left padding past the last pixel), window heights that
+    change the table between rows (SAME's top and bottom rows), two images (the table
+    made again for the second); one in six clamped (the C loops)."""
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
+        c = [4, 5, 6, 7, 8, 9, 11, 13][i % 8]
+        kind = i % 3
+        if kind == 0:  # wide windows: 2 * fw - 1 > 16 segments
+            fh, fw = int(rng.integers(1, 4)), int(rng.integers(9, 17))
+            w = int(rng.integers(fw, 3 * fw))
+        elif kind == 1:  # a plane narrower than the window
+            fh, fw = int(rng.integers(2, 6)), int(rng.integers(3, 9))
+            w = int(rng.integers(1, fw))
+        else:
+            fh, fw = int(rng.integers(2, 8)), int(rng.integers(2, 8))
+            w = int(rng.integers(fw, 4 * fw))
+        if fh * fw < 3:
+            return None
+        h = int(rng.integers(1, 3 * fh + 2))
+        if h * w * c > max_elements:
+            return None
+        padding = Padding.VALID if kind == 2 and i % 2 else Padding.SAME
+        if padding is Padding.VALID and (h < fh or w < fw):
+            return None
+        return avgpool_case(rng, i, (h, w, c), (fh, fw), (1, 1), padding)
+
+    return draw_cases(seed, count, draw)
+
+
 def global_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """One output pixel per image: the whole plane (VALID, or SAME with a window one larger
     each way), whole rows (VALID, KH < H, stride past the rest), or (one in seven) a window
@@ -157,6 +190,10 @@ def test_span_cases_reach_every_branch() -> None:
     assert {c.x.shape[3] % 2 for c in tails} == {0, 1}
     assert {(c.p.filter_h * c.p.filter_w) % 2 for c in tails} == {0, 1}
     assert any(c.p.pad_left > 0 for c in tails) and any(c.p.pad_left == 0 for c in tails)
+    rows = row_table_cases(5, 48, 4000)
+    assert any(2 * c.p.filter_w - 1 > 16 and c.p.pad_left > 0 for c in rows)
+    assert any(c.x.shape[2] < c.p.filter_w for c in rows)
+    assert {c.x.shape[3] % 2 for c in rows} == {0, 1} and any(c.x.shape[0] == 2 for c in rows)
     small = small_count_cases(5, 40, 3000)
     corner = [c for c in small if (c.p.filter_h - max(c.p.pad_top, c.p.pad_bottom)) *
               (c.p.filter_w - max(c.p.pad_left, c.p.pad_right)) < 3]
@@ -166,13 +203,15 @@ def test_span_cases_reach_every_branch() -> None:
 @pytest.mark.parametrize("variant", ["portable", "dsp"])
 def test_span_paths_on_the_host(variant: str) -> None:
     check_on_host(variant, span_cases(5, 120, 4000) + global_cases(5, 70, 8000) +
-                  tail_cases(5, 60, 6000) + small_count_cases(5, 40, 3000))
+                  tail_cases(5, 60, 6000) + small_count_cases(5, 40, 3000) +
+                  row_table_cases(5, 48, 4000))
 
 
 @needs_qemu
 def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000) +
-                       tail_cases(6, 60, 6000) + small_count_cases(6, 40, 3000), 250)
+                       tail_cases(6, 60, 6000) + small_count_cases(6, 40, 3000) +
+                       row_table_cases(6, 60, 6000), 300)
 
 
 def test_tie_free_constants_are_exact() -> None:

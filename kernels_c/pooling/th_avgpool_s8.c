@@ -683,8 +683,9 @@ TH_INLINE void s1_span_t(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32
  * entering column; acc - leaving column stored; the averages (s1_avg4_t without its + k:
  * SMLAWB / SMLAWT of the raw sums by the tie-free m with accumulator avg_s1_raw_acc, PKHTB,
  * the bytes joined and flipped to int8; no clamp); the leaving column + row e - row l
- * stored back.
- * Offsets of the fields are used by the assembly. */
+ * stored back (the row walker s1_row_w / s1_row_u below, one call per row). These
+ * arguments: s1_move_w / s1_move_u's (the columns right of a row's last window; acc, enter,
+ * dst, m and a unused); offsets of the fields are used by the assembly. */
 typedef struct {
     int16_t *acc;         /* 0 */
     const int16_t *enter; /* 4: the first pixel's entering column */
@@ -699,25 +700,6 @@ typedef struct {
     int32_t a;            /* 40: avg_s1_raw_acc */
 } s1_asm_args;
 
-#define TH_S1_HEAD                                                                        \
-    "push {r4-r11, lr}\n\t"                                                               \
-    "sub sp, sp, #16\n\t"                                                                 \
-    "ldrd r10, r11, [r0, #28]\n\t"                                                        \
-    "add r12, r10, r11\n\t"                                                               \
-    "lsl r6, r12, #1\n\t"                                                                 \
-    "str r6, [sp, #0]\n\t"                                                                \
-    "str r11, [sp, #8]\n\t"                                                               \
-    "ldr r2, [r0, #24]\n\t"                                                               \
-    "ldr r5, [r0, #20]\n\t"                                                               \
-    "mla r2, r12, r2, r5\n\t"                                                             \
-    "str r2, [sp, #4]\n\t"                                                                \
-    "ldrd r7, r8, [r0, #36]\n\t"                                                          \
-    "ldrd r1, r2, [r0, #4]\n\t"                                                           \
-    "ldrd r3, r4, [r0, #12]\n\t"                                                          \
-    "ldr r0, [r0, #0]\n\t"                                                                \
-    "add r6, r0, r10, lsl #1\n\t"                                                         \
-    "2:\n\t"                                                                              \
-    "ldrd r10, r11, [r0]\n\t"
 /* acc += entering column, acc - leaving column stored; W: the columns word-aligned (LDRD /
  * STRD), U: not (odd C; LDR / STR take unaligned addresses, LDRD / STRD do not). */
 #define TH_S1_SLIDE(LOAD_ENTER, LOAD_LEAVE)                                               \
@@ -758,6 +740,22 @@ typedef struct {
 #define TH_S1_STORE_W "strd r10, r11, [r2], #8\n\t"
 #define TH_S1_STORE_U "str r10, [r2], #4\n\tstr r11, [r2], #4\n\t"
 #define TH_S1_SKIP "add r2, r2, #8\n\t" /* no update: past the leaving column's group */
+/* Rows where one row enters and none leaves (SAME's top rows) or the reverse (its bottom
+ * rows, output apart from the input): the leaving column + row e, or - row l. */
+#define TH_S1_ENTER1(RELOAD, STORE)                                                       \
+    RELOAD                                                                                \
+    "ldr r12, [r3], #4\n\t"                                                               \
+    "sxtab16 r10, r10, r12\n\t"                                                           \
+    "sxtab16 r11, r11, r12, ror #8\n\t"                                                   \
+    STORE
+#define TH_S1_LEAVE1(RELOAD, STORE)                                                       \
+    RELOAD                                                                                \
+    "ldr lr, [r4], #4\n\t"                                                                \
+    "sxtb16 r12, lr\n\t"                                                                  \
+    "ssub16 r10, r10, r12\n\t"                                                            \
+    "sxtb16 r12, lr, ror #8\n\t"                                                          \
+    "ssub16 r11, r11, r12\n\t"                                                            \
+    STORE
 /* One channel past C & ~3 (halfword sums, natural order): acc += entering column, acc -
  * leaving column stored; the average (SMLAWB of the raw sum, the quotient's byte flipped
  * to int8); then (T_MOVE) the leaving column + row e - row l, or (T_SKIP) past it. ~17
@@ -782,11 +780,19 @@ typedef struct {
     "sub r12, r12, r11\n\t"                                                               \
     "strh r12, [r2], #2\n\t"
 #define TH_S1_T_SKIP "add r2, r2, #2\n\t"
+#define TH_S1_T_ENTER                                                                     \
+    "ldrsb r11, [r3], #1\n\t"                                                             \
+    "add r12, r12, r11\n\t"                                                               \
+    "strh r12, [r2], #2\n\t"
+#define TH_S1_T_LEAVE                                                                     \
+    "ldrsb r11, [r4], #1\n\t"                                                             \
+    "sub r12, r12, r11\n\t"                                                               \
+    "strh r12, [r2], #2\n\t"
 /* Two channels past C & ~3 as the two halfwords of one word (not always word-aligned:
  * LDR / STR), as a group's half: acc += entering column, acc - leaving column stored; the
  * averages (SMLAWB / SMLAWT of the raw sums, PKHTB, the quotients joined in bytes 0 and 1
  * and flipped to int8); then (P_MOVE) the leaving column + row e - row l, or (P_SKIP) past
- * it. 20 instructions for the two (one at a time: ~40). Sets no NZCV flag (TH_S1_LOOP branches on
+ * it. 20 instructions for the two (one at a time: ~40). Sets no NZCV flag (TH_S1_ROW_LOOP branches on
  * flags across it). */
 #define TH_S1_PAIR(UPDATE2)                                                               \
     "ldr r10, [r0]\n\t"                                                                   \
@@ -812,40 +818,20 @@ typedef struct {
     "ssub16 r12, r12, r10\n\t"                                                            \
     "str r12, [r2], #4\n\t"
 #define TH_S1_P_SKIP "add r2, r2, #4\n\t"
-/* After a pixel's groups its C - c4 (0..3, [sp, #8]) other channels: LSLS #31 puts bit 1
- * (a pair) in C and bit 0 (one more) in N; then the next pixel: acc back by C halfwords
- * ([sp, #0]) until dst reaches the end ([sp, #4]). */
-#define TH_S1_LOOP(PAIR, TAIL)                                                            \
-    "cmp r0, r6\n\t"                                                                      \
-    "bne 2b\n\t"                                                                          \
-    "ldr lr, [sp, #8]\n\t"                                                                \
-    "lsls lr, lr, #31\n\t"                                                                \
-    "bcc 4f\n\t" PAIR "4:\n\t"                                                             \
-    "bpl 3f\n\t" TAIL "3:\n\t"                                                             \
-    "ldrd r10, r11, [sp, #0]\n\t"                                                         \
-    "sub r0, r0, r10\n\t"                                                                 \
-    "cmp r5, r11\n\t"                                                                     \
-    "bne 2b\n\t"                                                                          \
-    "add sp, sp, #16\n\t"                                                                 \
-    "pop {r4-r11, pc}\n\t"
-
+#define TH_S1_P_ENTER                                                                     \
+    "ldrh r10, [r3], #2\n\t"                                                              \
+    "orr r10, r10, r10, lsl #8\n\t"                                                       \
+    "sxtab16 r12, r12, r10\n\t"                                                           \
+    "str r12, [r2], #4\n\t"
+#define TH_S1_P_LEAVE                                                                     \
+    "ldrh r10, [r4], #2\n\t"                                                              \
+    "orr r10, r10, r10, lsl #8\n\t"                                                       \
+    "sxtb16 r10, r10\n\t"                                                                 \
+    "ssub16 r12, r12, r10\n\t"                                                            \
+    "str r12, [r2], #4\n\t"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-/* The four loops: leaving column moved or not, columns word-aligned or not (the constants
- * are tie-free for every count, avg_s1_div_set: no even-count variants). */
-#define TH_S1_RUN(NAME, AL, UPDATE, UPD1)                                                 \
-    static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
-    {                                                                                     \
-        __asm__ volatile(TH_S1_HEAD TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL)         \
-                             TH_S1_DIV UPDATE                                  \
-                                 TH_S1_LOOP(TH_S1_PAIR(TH_S1_P_##UPD1),                   \
-                                            TH_S1_TAIL(TH_S1_T_##UPD1)));                 \
-    }
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
-TH_S1_RUN(s1_move_col_w, W, TH_S1_MOVE(W), MOVE)
-TH_S1_RUN(s1_keep_w, W, TH_S1_SKIP, SKIP)
-TH_S1_RUN(s1_move_col_u, U, TH_S1_MOVE(U), MOVE)
-TH_S1_RUN(s1_keep_u, U, TH_S1_SKIP, SKIP)
 /* Column sums moved to the next row only (the columns right of the last pixel's window):
  * per column (n of them from leave, e, l), its groups and then its other channels (one
  * halfword each) + row e - row l. */
@@ -873,6 +859,98 @@ TH_S1_RUN(s1_keep_u, U, TH_S1_SKIP, SKIP)
     }
 TH_S1_MOVE_RUN(s1_move_w, W)
 TH_S1_MOVE_RUN(s1_move_u, U)
+/* A whole output row in one call (s1_row_run): its pixels as consecutive segments of one
+ * count and one update (SAME's border pixels one or a few each, the interior one), walked
+ * from a table so a border pixel costs its segment's ~10 instructions, not a call with its
+ * own set-up and divisor (~100). The pointers run on across segments (the pixels are
+ * consecutive); the row-entering and -leaving rows only in the update segments, which
+ * follow every other (they are the pixels from the left padding on). Offsets used by the
+ * assembly. */
+typedef struct {
+    int32_t m;   /* 0: tie-free reciprocal */
+    int32_t a;   /* 4: avg_s1_raw_acc */
+    int32_t end; /* 8: the segment's end, bytes from the row's first output */
+    int32_t up;  /* 12: the leaving column + row e - row l (1), + row e (2), - row l (3), or
+                  * kept (0) */
+} s1_seg;
+
+typedef struct {
+    int16_t *acc;         /* 0 */
+    const int16_t *enter; /* 4: pixel 0's entering column */
+    int16_t *leave;       /* 8: its leaving column */
+    const int8_t *e;      /* 12: the entering row at the first update pixel's column */
+    const int8_t *l;      /* 16: the leaving row there */
+    int8_t *dst;          /* 20: the row's first output */
+    const s1_seg *seg;    /* 24 */
+    int32_t c4;           /* 28 */
+    int32_t tail;         /* 32 */
+    int8_t *dst_end;      /* 36 */
+} s1_row_args;
+
+/* Per segment: m, a and its end from the table, then its loop over its pixels (keep, move,
+ * enter or leave: labels apart), pixel by pixel and in each pixel group by group then the
+ * C - c4 (0..3, [sp, #8]) other channels: LSLS #31 puts bit 1 (a pair) in C and bit 0 (one
+ * more) in N; the next pixel: acc back by C halfwords ([sp, #0]) until dst reaches the
+ * segment's end ([sp, #4]); then the next segment until the row's end ([sp, #16]). */
+#define TH_S1_ROW_LOOP(AL, UPDATE, UPD1, B, P, T)                                        \
+    B ":\n\t"                                                                              \
+    "ldrd r10, r11, [r0]\n\t" TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) TH_S1_DIV   \
+        UPDATE "cmp r0, r6\n\t"                                                           \
+               "bne " B "b\n\t"                                                           \
+               "ldr lr, [sp, #8]\n\t"                                                     \
+               "lsls lr, lr, #31\n\t"                                                     \
+               "bcc " P "f\n\t" TH_S1_PAIR(TH_S1_P_##UPD1) P ":\n\t"                      \
+               "bpl " T "f\n\t" TH_S1_TAIL(TH_S1_T_##UPD1) T ":\n\t"                      \
+               "ldrd r10, r11, [sp, #0]\n\t"                                              \
+               "sub r0, r0, r10\n\t"                                                      \
+               "cmp r5, r11\n\t"                                                          \
+               "bne " B "b\n\t"
+#define TH_S1_ROW_RUN(NAME, AL)                                                           \
+    static void __attribute__((naked, noinline)) NAME(const s1_row_args *a)               \
+    {                                                                                     \
+        __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
+                         "sub sp, sp, #24\n\t"                                            \
+                         "ldrd r10, r11, [r0, #28]\n\t"                                   \
+                         "add r12, r10, r11\n\t"                                          \
+                         "lsl r6, r12, #1\n\t"                                            \
+                         "str r6, [sp, #0]\n\t"                                           \
+                         "str r11, [sp, #8]\n\t"                                          \
+                         "ldr r5, [r0, #20]\n\t"                                          \
+                         "str r5, [sp, #12]\n\t"                                          \
+                         "ldr r6, [r0, #36]\n\t"                                          \
+                         "str r6, [sp, #16]\n\t"                                          \
+                         "ldr r9, [r0, #24]\n\t"                                          \
+                         "ldrd r1, r2, [r0, #4]\n\t"                                      \
+                         "ldrd r3, r4, [r0, #12]\n\t"                                     \
+                         "ldr r0, [r0, #0]\n\t"                                           \
+                         "add r6, r0, r10, lsl #1\n\t"                                    \
+                         "1:\n\t"                                                         \
+                         "ldmia r9!, {r7, r8, r10, r11}\n\t"                              \
+                         "ldr r12, [sp, #12]\n\t"                                         \
+                         "add r10, r10, r12\n\t"                                          \
+                         "str r10, [sp, #4]\n\t"                                          \
+                         "cmp r11, #1\n\t"                                                \
+                         "beq 2f\n\t"                                                     \
+                         "cmp r11, #2\n\t"                                                \
+                         "beq 11f\n\t"                                                    \
+                         "cmp r11, #3\n\t"                                                \
+                         "beq 14f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_SKIP, SKIP, "5", "6", "7") \
+                         "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
+                         "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
+                                                                  TH_S1_STORE_##AL),      \
+                                                     ENTER, "11", "12", "13")             \
+                         "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_LEAVE1(TH_S1_RELOAD_##AL,     \
+                                                                  TH_S1_STORE_##AL),      \
+                                                     LEAVE, "14", "15", "16")             \
+                         "9:\n\t"                                                         \
+                         "ldr r10, [sp, #16]\n\t"                                         \
+                         "cmp r5, r10\n\t"                                                \
+                         "bne 1b\n\t"                                                     \
+                         "add sp, sp, #24\n\t"                                            \
+                         "pop {r4-r11, pc}\n\t");                                         \
+    }
+TH_S1_ROW_RUN(s1_row_w, W)
+TH_S1_ROW_RUN(s1_row_u, U)
 #pragma GCC diagnostic pop
 #endif
 
@@ -904,21 +982,21 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
         /* The whole span in assembly, pixel by pixel, in each pixel its groups then its
          * other channels (the order of the in-place C loop, so it serves both). An odd C
          * leaves every other column's sums off word alignment. */
-        static void (*const run[4])(const s1_asm_args *) = {s1_keep_w, s1_move_col_w,
-                                                             s1_keep_u, s1_move_col_u};
+        /* one segment: the row walker (tie-free constants, s1_row: every count as an
+         * odd one) */
         int16_t *leave = cs + x0 * ch;
-        const s1_asm_args a = {acc,
+        const s1_seg seg = {dp->m, dp->a, n * ch, update ? 1 : 0};
+        const s1_row_args a = {acc,
                                leave + (w - 1) * ch,
                                leave,
                                update ? xe + x0 * ch : NULL,
                                update ? xl + x0 * ch : NULL,
                                dst,
-                               n,
+                               &seg,
                                c4,
                                ch - c4,
-                               dp->m, /* tie-free (s1_row): every count as an odd one */
-                               dp->a};
-        run[(ch & 1) * 2 + (update ? 1 : 0)](&a);
+                               dst + n * ch};
+        ((ch & 1) ? s1_row_u : s1_row_w)(&a);
         return;
     }
 #endif
@@ -1179,29 +1257,93 @@ __attribute__((noinline)) static void s1_span_small(int16_t *acc, int16_t *cs, i
     }
 }
 
+/* Pixels from ox of one window column count and one update (pixel ox's leaving column an
+ * input column: ox >= pl), at least one. */
+static int32_t s1_seg_len(int32_t ox, int32_t pl, int32_t fw, int32_t in_w, int32_t out_w,
+                          int update)
+{
+    if (ox >= pl && ox - pl + fw <= in_w) {
+        /* interior: every window fw columns up to the last one inside */
+        return TH_MIN(out_w, in_w - fw + pl + 1) - ox;
+    }
+    const int32_t cols = s1_cols_of(ox, pl, fw, in_w);
+    const int up = update && ox >= pl;
+    int32_t n = 1;
+    while (ox + n < out_w && s1_cols_of(ox + n, pl, fw, in_w) == cols &&
+           (update && ox + n >= pl) == up) {
+        n++;
+    }
+    return n;
+}
+
+#if TH_NN_DSP_NATIVE
+/* Segments a row table holds (a window fw wide: at most 2 * fw - 1; more: s1_span each). */
+#define TH_S1_SEGS 16
+
+/* s1_row_w / s1_row_u's table for rows of `rows` window rows and one update mode (n:
+ * segments, < 0: the row takes s1_span by segment), kept from row to row while those hold. */
+typedef struct {
+    int32_t rows, mode, n;
+    s1_seg seg[TH_S1_SEGS];
+} s1_segs;
+#endif
+
 /* One output row at stride 1 as spans over csb (the column sums from input column 0, zero
  * columns in the padding on both sides, so one column enters and one leaves every window):
- * the pixels of one count (rows * columns >= 3) and one update in one s1_span. update:
- * pixel ox's leaving column (ox >= pl: an input column) moved to the next row there. */
-static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
-                   int32_t in_w, int32_t out_w, int32_t ch, const int8_t *xe,
-                   const int8_t *xl, int update, avg_s1_div *dv, int8_t *dst, int by_channel)
+ * the pixels of one count (rows * columns >= 3) and one update in one s1_span (or all of
+ * the row's segments in one s1_row_w / s1_row_u call). mode: pixel ox's leaving column (ox
+ * >= pl: an input column) moved to the next row there, + row xe - row xl (1), + row xe only
+ * (2) or - row xl only (3; 2 and 3 by the assembly only: returns 0 where it did not run,
+ * the row's columns then to move by the caller), or not (0). */
+static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
+                  int32_t in_w, int32_t out_w, int32_t ch, const int8_t *xe, const int8_t *xl,
+                  int mode, avg_s1_div *dv, int8_t *dst, int by_channel, void *segs)
 {
     const int32_t pl = p->padding.w, fw = p->filter.w;
     s1_acc_init(acc, csb, TH_MIN(in_w, fw - 1 - pl), ch);
+#if TH_NN_DSP_NATIVE
+    const int32_t c4 = ch & ~3;
+    s1_segs *sg = (s1_segs *)segs;
+    if (!dv->clamp && c4 > 0) {
+        if (sg->rows != rows || sg->mode != mode) {
+            sg->rows = rows;
+            sg->mode = mode;
+            sg->n = 0;
+            for (int32_t ox = 0; ox < out_w;) {
+                const int32_t n = s1_seg_len(ox, pl, fw, in_w, out_w, mode != 0);
+                const int32_t count = rows * s1_cols_of(ox, pl, fw, in_w);
+                if (count < 3 || sg->n == TH_S1_SEGS) {
+                    sg->n = -1;
+                    break;
+                }
+                if (count != dv->count) {
+                    avg_s1_div_set_t(dv, count, 1);
+                }
+                s1_seg *g = &sg->seg[sg->n++];
+                g->m = dv->m;
+                g->a = dv->a;
+                g->end = (ox + n) * ch;
+                g->up = ox >= pl ? mode : 0;
+                ox += n;
+            }
+        }
+        if (sg->n > 0) {
+            /* pixel 0's leaving column is csb's column -pl (cs's first) */
+            int16_t *leave = csb - pl * ch;
+            const s1_row_args a = {acc, leave + (fw - 1) * ch, leave, xe, xl, dst,
+                                   sg->seg, c4, ch - c4, dst + out_w * ch};
+            ((ch & 1) ? s1_row_u : s1_row_w)(&a);
+            return 1;
+        }
+    }
+#else
+    (void)segs;
+#endif
+    const int update = mode == 1;
     for (int32_t ox = 0; ox < out_w;) {
         const int32_t cols = s1_cols_of(ox, pl, fw, in_w);
         const int up = update && ox >= pl;
-        int32_t n = 1;
-        if (ox >= pl && ox - pl + fw <= in_w) {
-            /* interior: every window fw columns up to the last one inside */
-            n = TH_MIN(out_w, in_w - fw + pl + 1) - ox;
-        } else {
-            while (ox + n < out_w && s1_cols_of(ox + n, pl, fw, in_w) == cols &&
-                   (update && ox + n >= pl) == up) {
-                n++;
-            }
-        }
+        const int32_t n = s1_seg_len(ox, pl, fw, in_w, out_w, update);
         if (rows * cols < 3) {
             s1_span_small(acc, csb, ox - pl, fw, n, xe, xl, ch, rows * cols, p, dst + ox * ch,
                           up);
@@ -1214,6 +1356,7 @@ static void s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_param
         s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel, up);
         ox += n;
     }
+    return mode < 2;
 }
 
 static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
@@ -1238,6 +1381,10 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
             cs[k] = 0;
         }
     }
+#if TH_NN_DSP_NATIVE
+    s1_segs segs;
+    segs.rows = 0; /* no table yet */
+#endif
     avg_s1_div dv;
     dv.lo = (uint32_t)(act_min + 128) * 0x01010101u;
     dv.hi = (uint32_t)(act_max + 128) * 0x01010101u;
@@ -1268,9 +1415,30 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
              * place: the next window's rows summed afresh, below row ys, where pixel q's
              * window starts, th_nn.h (c)). */
             const int both = !last_row && xe != NULL && xl != NULL;
-            s1_row(acc, csb, rows, p, in_w, out->w, ch, xe, xl, both, &dv, dst, by_channel);
+            /* one row entering or (output apart from the input) one leaving: moved by the
+             * pixels too where the assembly runs */
+            const int mode = both ? 1
+                             : last_row ? 0
+                             : xe != NULL && xl == NULL ? 2
+                             : xe == NULL && xl != NULL && by_channel ? 3
+                                                                      : 0;
+            const int moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, xe, xl, mode, &dv,
+                                     dst, by_channel,
+#if TH_NN_DSP_NATIVE
+                                     &segs
+#else
+                                     NULL
+#endif
+            );
             dst += out->w * ch;
-            if (both) {
+            if (mode >= 2 && moved) {
+                /* the columns no pixel left */
+                const int32_t x0 = TH_MAX(0, out->w - pad_w);
+                if (x0 < in_w) {
+                    lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0, in_w,
+                               ch, 0, ch);
+                }
+            } else if (both) {
                 const int32_t x0 = TH_MAX(0, out->w - pad_w); /* columns no pixel left */
                 if (x0 < in_w) {
 #if TH_NN_DSP_NATIVE
