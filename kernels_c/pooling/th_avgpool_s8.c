@@ -1284,6 +1284,7 @@ static int32_t s1_seg_len(int32_t ox, int32_t pl, int32_t fw, int32_t in_w, int3
  * segments, < 0: the row takes s1_span by segment), kept from row to row while those hold. */
 typedef struct {
     int32_t rows, mode, n;
+    uint32_t inner; /* bit i: segment i from the left padding on (its up is the mode) */
     s1_seg seg[TH_S1_SEGS];
 } s1_segs;
 #endif
@@ -1305,8 +1306,16 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
     const int32_t c4 = ch & ~3;
     s1_segs *sg = (s1_segs *)segs;
     if (!dv->clamp && c4 > 0) {
+        if (sg->rows == rows && sg->mode != mode && sg->n > 0) {
+            /* the same segments, another update (a VALID image's last row): no rebuild */
+            sg->mode = mode;
+            for (int32_t i = 0; i < sg->n; i++) {
+                sg->seg[i].up = (sg->inner >> i) & 1u ? mode : 0;
+            }
+        }
         if (sg->rows != rows || sg->mode != mode) {
             sg->rows = rows;
+            sg->inner = 0;
             sg->mode = mode;
             sg->n = 0;
             for (int32_t ox = 0; ox < out_w;) {
@@ -1324,6 +1333,7 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
                 g->a = dv->a;
                 g->end = (ox + n) * ch;
                 g->up = ox >= pl ? mode : 0;
+                sg->inner |= (uint32_t)(ox >= pl) << (sg->n - 1);
                 ox += n;
             }
         }
