@@ -1,4 +1,4 @@
-/* th_nn_conv_few_cout_s8: CONV_2D (groups 1) with 2 or 3 output channels, dilation.w 1, Cin
+/* th_nn_conv_few_cout_s8: CONV_2D (groups 1) with 3 output channels, dilation.w 1, Cin
  * >= 4, DSP builds given the fast scratch (path CONV_FEW_COUT, th_nn_support.h): channel-inner
  * rows straight from the int8 input.
  *
@@ -114,38 +114,17 @@ few3_pixels(const int8_t *x, const int32_t *w, few_geo *g, int32_t offset2, int3
         : "cc", "memory");
 }
 
-/* The same for 2 channels. */
-static void __attribute__((noinline))
-few2_pixels(const int8_t *x, const int32_t *w, few_geo *g, int32_t offset2, int32_t *o)
-{
-    int32_t s0, s1, n, t, u, a, b;
-    __asm__ volatile(
-        TH_FEW_PIXELS("ldrd %[s0], %[s1], [%[g], #28]\n\t",
-                      TH_FEW_WORD TH_FEW_CHANNEL("s0") TH_FEW_CHANNEL("s1"),
-                      "strd %[s0], %[s1], [%[o]], #8\n\t")
-        : [s0] "=&r"(s0), [s1] "=&r"(s1), [x] "+r"(x), [w] "+r"(w), [o] "+r"(o),
-          [n] "=&r"(n), [t] "=&r"(t), [u] "=&r"(u), [a] "=&r"(a), [b] "=&r"(b)
-        : [g] "r"(g), [off] "r"(offset2)
-        : "cc", "memory");
-}
 #undef TH_FEW_PIXELS
 #undef TH_FEW_CHANNEL
 #undef TH_FEW_WORD
 
-TH_INLINE void few_pixels(const int8_t *x, const int32_t *w, few_geo *g, int32_t offset2,
-                          int32_t cout, int32_t *o)
-{
-    if (cout == 3) {
-        few3_pixels(x, w, g, offset2, o);
-    } else {
-        few2_pixels(x, w, g, offset2, o);
-    }
-}
+#define few_pixels few3_pixels
 #else
 /* Portable model of the asm (emulated DSP builds, path recording, -O0). */
 static void few_pixels(const int8_t *x, const int32_t *w, few_geo *g, int32_t offset2,
-                       int32_t cout, int32_t *o)
+                       int32_t *o)
 {
+    const int32_t cout = 3;
     for (int32_t p = 0; p < g->pixels; p++, o += cout) {
         const int32_t *wp = w;
         for (int32_t c = 0; c < cout; c++) {
@@ -227,7 +206,7 @@ int th_nn_conv_few_cout_s8(const th_context *ctx, const th_conv_params *params,
         return 0;
     }
     const int32_t cin = input_dims->c;
-    const int32_t cout = output_dims->c;
+    const int32_t cout = 3; /* (th_nn_conv_few_cout_scratch: output_dims->c) */
     const int32_t kh = filter_dims->h;
     const int32_t kw = filter_dims->w;
     const int32_t run = kw * cin;
@@ -319,7 +298,7 @@ int th_nn_conv_few_cout_s8(const th_context *ctx, const th_conv_params *params,
                     g.pix_adj = dx - rows * row_step;
                     g.w_back = rows * w_pixel * 4;
                     few_pixels(input + row0 + (ox * sw - params->padding.w) * cin, wr, &g,
-                               offset2, cout, acc);
+                               offset2, acc);
                 } else {
                     const int32_t x0 = ox * sw - params->padding.w;
                     acc[0] = b0[0];
@@ -333,16 +312,14 @@ int th_nn_conv_few_cout_s8(const th_context *ctx, const th_conv_params *params,
                         g.pixels = 1;
                         g.pix_adj = 0;
                         g.w_back = 0;
-                        few_pixels(col, wr, &g, offset2, cout, acc);
+                        few_pixels(col, wr, &g, offset2, acc);
                     }
                 }
                 if (plain) {
                     for (int32_t i = 0; i < n * cout; i += cout, out += cout) {
                         out[0] = (int8_t)th_fast_rq_apply(acc[i], &rq[0].rq);
                         out[1] = (int8_t)th_fast_rq_apply(acc[i + 1], &rq[1].rq);
-                        if (cout == 3) {
-                            out[2] = (int8_t)th_fast_rq_apply(acc[i + 2], &rq[2].rq);
-                        }
+                        out[2] = (int8_t)th_fast_rq_apply(acc[i + 2], &rq[2].rq);
                     }
                 } else {
                     for (int32_t i = 0; i < n * cout; i += cout, out += cout) {
