@@ -35,6 +35,7 @@ from tinyhost.ir import (
 from tinyhost.plan import PlanOptions
 from tinyhost.plan.scratch import (
     conv_direct_edge_scratch,
+    conv_few_cout_scratch,
     fast_scratch_bytes,
     scratch_bytes,
     small_cin_conv_fast_scratch,
@@ -267,6 +268,39 @@ def test_conv_direct_edge_scratch_equals_the_c_function(build) -> None:
         offered += edge > 0 and got[1] == edge  # (else the ordinary scratch holds it)
         not_taken += edge == 0
     assert taken > 20 and not_taken > 20 and (offered > 4 if dsp else offered == 0)
+
+
+def test_conv_few_cout_scratch_equals_the_c_function(build) -> None:
+    """Cout 3 convs (path CONV_FEW_COUT: widened weights, fast scratch only): Python equals C
+    for both sizes, SAME and VALID, strides 1-3, dilations, Cin 1-12, and the draw reaches
+    layers the fast scratch takes (DSP; 3x3 filters through th_conv_3x3_s8 too) and layers it
+    does not (Cin < 4, dilation.w 2)."""
+    dsp, lib = build
+    lib.th_conv_s8_scratch_size.restype = ctypes.c_int32
+    lib.th_conv_s8_scratch_size_fast.restype = ctypes.c_int32
+    rng = np.random.default_rng(31)
+    taken = offered = not_taken = 0
+    for i in range(200):
+        cin, kh, kw = int(rng.integers(1, 13)), int(rng.integers(1, 8)), int(rng.integers(1, 8))
+        s, dil = int(rng.integers(1, 4)), 1 if i % 5 else 2
+        padding = Padding.SAME if i % 3 else Padding.VALID
+        h = int(rng.integers((kh - 1) * dil + 1, 20))
+        w = int(rng.integers((kw - 1) * dil + 1, 40))
+        if padding is Padding.SAME:
+            oh, ow = -(-h // s), -(-w // s)
+        else:
+            oh, ow = (h - (kh - 1) * dil - 1) // s + 1, (w - (kw - 1) * dil - 1) // s + 1
+        graph = _graph(OpKind.CONV_2D, Conv2DOptions(padding, s, s, dil, dil), (1, h, w, cin),
+                       (3, kh, kw, cin), (1, oh, ow, 3))
+        want = _c_sizes(lib, graph)
+        got = (scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)),
+               fast_scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)))
+        assert got == want, (h, w, cin, kh, kw, s, dil, padding)
+        few = conv_few_cout_scratch(graph, graph.ops[0])
+        taken += few > 0
+        offered += few > 0 and got[1] == few
+        not_taken += few == 0
+    assert taken > 20 and not_taken > 20 and (offered > 10 if dsp else offered == 0)
 
 
 def test_the_comparison_can_fail(build) -> None:

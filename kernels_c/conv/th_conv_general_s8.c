@@ -57,7 +57,10 @@ int32_t th_conv_general_s8_scratch_size_fast(const th_conv_params *params,
     const int32_t direct = TH_MAX(columns, edges);
     const int32_t small_cin =
         th_nn_conv_small_cin_scratch_fast(params, input_dims, filter_dims, output_dims);
-    const int32_t fast = TH_MAX(direct, small_cin);
+    const int32_t cin_small = TH_MAX(direct, small_cin);
+    const int32_t few_cout =
+        th_nn_conv_few_cout_scratch(params, input_dims, filter_dims, output_dims);
+    const int32_t fast = TH_MAX(cin_small, few_cout);
     return fast > th_conv_general_s8_scratch_size(params, input_dims, filter_dims, output_dims)
                ? fast
                : 0;
@@ -98,6 +101,15 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
     if (input_dims->c <= 3 && output_dims->c == 1 && TH_NN_KEEP_CONV_SMALL_CIN_LONG &&
         th_nn_conv_small_cin_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
                                 bias, output_dims, output, TH_NN_SMALL_CIN_LONG_ONLY)) {
+        return TH_OK;
+    }
+    /* Cout 3 given the fast scratch: widened weights, the input widened once for all three
+     * channels (th_conv_few_cout_s8.c) */
+    if (output_dims->c == 3 &&
+        th_nn_conv_few_cout_given(ctx, params, input_dims, filter_dims, output_dims) &&
+        TH_NN_PATH(CONV_FEW_COUT)) {
+        (void)th_nn_conv_few_cout_s8(ctx, params, quant, input_dims, input, filter_dims,
+                                     filter, bias, output_dims, output);
         return TH_OK;
     }
     if ((th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) ||

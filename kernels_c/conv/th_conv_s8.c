@@ -47,8 +47,18 @@ int32_t th_conv_s8_scratch_size_fast(const th_conv_params *params, const th_dims
     switch (pick(params, input_dims, filter_dims, output_dims)) {
     case CONV_1X1:
         return th_conv_1x1_s8_scratch_size_fast(params, input_dims, filter_dims, output_dims);
-    case CONV_3X3:
-        return 0; /* (dilation 1: no faster path) */
+    case CONV_3X3: {
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+        /* Cout 3: the widened weights (th_conv_few_cout_s8.c); else no faster path */
+        const int32_t few =
+            th_nn_conv_few_cout_scratch(params, input_dims, filter_dims, output_dims);
+        return few > th_conv_3x3_s8_scratch_size(params, input_dims, filter_dims, output_dims)
+                   ? few
+                   : 0;
+#else
+        return 0;
+#endif
+    }
     default:
         return th_conv_general_s8_scratch_size_fast(params, input_dims, filter_dims,
                                                     output_dims);

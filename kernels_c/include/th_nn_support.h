@@ -838,6 +838,39 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const int8_t *filter, const int32_t *bias,
                           const th_dims *output_dims, int8_t *output);
 
+/* CONV_2D with 3 output channels, channel-inner rows (th_conv_few_cout_s8.c, path
+ * CONV_FEW_COUT): groups 1, Cin >= 4 (fewer: th_nn_conv_small_cin_s8), dilation.w 1, a filter
+ * that is not 1x1. (The kernel takes Cout 2 too, but measured slower than the direct path's
+ * quads and pairs on larger images: 33x20x5 k6x6 +3.5%, 28x40x4 k4x4 +10%; Cortex-M4.) Its scratch, offered as the fast scratch (th_conv_general_s8_scratch_size_fast):
+ * every channel's weights widened to int16, 2 Cout KH round_up4(KW Cin) words, then one staged
+ * window of KH round_up4(KW Cin) bytes; else 0. The kernel returns 0 (nothing done) where it
+ * does not apply or ctx->size is below that, 1 when done. Arguments already checked. */
+TH_INLINE int32_t th_nn_conv_few_cout_scratch(const th_conv_params *params,
+                                              const th_dims *input_dims,
+                                              const th_dims *filter_dims,
+                                              const th_dims *output_dims)
+{
+    const int32_t cout = output_dims->c;
+    if (cout != 3 || input_dims->c != filter_dims->c || input_dims->c < 4 ||
+        params->dilation.w != 1 || (filter_dims->h == 1 && filter_dims->w == 1)) {
+        return 0;
+    }
+    return (2 * cout + 1) * filter_dims->h * th_round_up4(filter_dims->w * input_dims->c);
+}
+TH_INLINE int th_nn_conv_few_cout_given(const th_context *ctx, const th_conv_params *params,
+                                        const th_dims *input_dims, const th_dims *filter_dims,
+                                        const th_dims *output_dims)
+{
+    const int32_t need =
+        th_nn_conv_few_cout_scratch(params, input_dims, filter_dims, output_dims);
+    return need > 0 && ctx->size >= need;
+}
+int th_nn_conv_few_cout_s8(const th_context *ctx, const th_conv_params *params,
+                           const th_per_channel_quant *quant, const th_dims *input_dims,
+                           const int8_t *input, const th_dims *filter_dims,
+                           const int8_t *filter, const int32_t *bias,
+                           const th_dims *output_dims, int8_t *output);
+
 /* CONV_2D with groups == 1 via th_nn_im2col_s16 + th_nn_mat_mult_s8_s16; scratch of
  * th_nn_im2col_pair_bytes(K). Arguments already checked. */
 void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,

@@ -546,7 +546,7 @@ def fast_scratch_bytes(graph: Graph, op: Op, options: PlanOptions | None = None)
     if (op.kind is OpKind.CONV_2D and type(op.options) is Conv2DOptions  # not a fused residual
             and not options.mve):
         fast = max(conv_direct_fast_scratch(graph, op), conv_direct_edge_scratch(graph, op),
-                   small_cin_fast_scratch(graph, op))
+                   small_cin_fast_scratch(graph, op), conv_few_cout_scratch(graph, op))
         return fast if fast > _conv_scratch(graph, op, True) else 0
     if op.kind is OpKind.MAX_POOL_2D and isinstance(op.options, Pool2DOptions) and not options.mve:
         _, _, w, c = graph.tensors[op.inputs[0]].shape
@@ -588,6 +588,21 @@ def conv_direct_fast_scratch(graph: Graph, op: Op) -> int:
     if not 2 <= cout <= 4 or x[3] != wc or (kh, kw) == (1, 1) or o.dilation_w < 2:
         return 0
     return (cout + 4) * _ru4(kh * kw * wc)
+
+
+def conv_few_cout_scratch(graph: Graph, op: Op) -> int:
+    """th_nn_conv_few_cout_scratch (th_conv_general_s8_scratch_size_fast, DSP builds without
+    Helium): the channel-inner path for Cout 3, groups 1, Cin >= 4, dilation.w 1, a filter
+    that is not 1x1: the weights widened to int16, 2 * Cout * KH * round_up4(KW * Cin) bytes,
+    and one staged window, KH * round_up4(KW * Cin); else 0. Offered by th_conv_3x3_s8 too
+    (th_conv_s8_scratch_size_fast), the only fast scratch of that variant."""
+    x = graph.tensors[op.inputs[0]].shape
+    cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
+    o = op.options
+    assert isinstance(o, Conv2DOptions)
+    if cout != 3 or x[3] != wc or wc < 4 or o.dilation_w != 1 or (kh, kw) == (1, 1):
+        return 0
+    return (2 * cout + 1) * kh * _ru4(kw * wc)
 
 
 DIRECT_EDGE_MAX_RUN = 32  # th_nn_support.h TH_NN_DIRECT_EDGE_MAX_RUN

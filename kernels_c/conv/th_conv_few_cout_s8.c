@@ -1,0 +1,338 @@
+/* th_nn_conv_few_cout_s8: CONV_2D (groups 1) with 3 output channels, dilation.w 1, Cin
+ * >= 4, DSP builds given the fast scratch (path CONV_FEW_COUT, th_nn_support.h): channel-inner
+ * rows straight from the int8 input.
+ *
+ * With Cout 2-3 the int16 im2col of the general path is widening work shared by too few
+ * channels, and the direct path's quads widen every input word once per channel. Here an
+ * input word is read and widened once (LDR, 2 SXTAB16 with the input offset) and meets every
+ * channel's weights, kept widened in the fast scratch in SXTB16's lane order (taps 0, 2 and
+ * 1, 3 of a word: LDRD) so no weight is widened per pixel: per word 14 instructions for 12
+ * MACs with Cout 3 (11 for 8 with Cout 2), against the quads' 25 for 16 per channel.
+ *
+ * One pixel at a time, in raster order (ARCHITECTURE.md §4.1, th_nn.h rule (c): a pixel reads
+ * its window, then writes its Cout bytes). Each filter row inside is one run of KW * Cin bytes
+ * (dilation.w 1), read as round_up4 of that in words against zero weights past the run. Rows
+ * outside the input are skipped (TFLM's padding value -input_offset contributes 0); a window
+ * cut by the left or right edge is first staged in the scratch with -input_offset for the
+ * taps outside (0 after the offset), as is the rare interior window whose last word would
+ * read past the input tensor. Requantization as the direct path: th_fast_rq_apply where exact
+ * for the channel, th_requantize_s8 otherwise, then the activation clamp.
+ */
+#include <stddef.h>
+
+#include "th_nn.h"
+#include "th_nn_support.h"
+
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define TH_FEW_NO_MEMCPY __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define TH_FEW_NO_MEMCPY
+#endif
+
+/* Pixels per run of the asm (their sums on the stack). */
+#define FEW_CHUNK 8
+
+/* Requantization of one channel. */
+typedef struct {
+    th_fast_rq rq;
+    int32_t multiplier;
+    int32_t shift;
+    int32_t fast;
+} few_rq;
+
+/* A run of pixels dx input bytes apart (the asm's loops count down in place): words per filter
+ * row, input bytes from a row's last word to the next row's first, rows per pixel, rows left,
+ * pixels left, input bytes from a pixel's end to the next pixel's start, weight bytes per
+ * pixel (rewound), the biases. */
+typedef struct {
+    int32_t words;
+    int32_t adj;
+    int32_t rows;
+    int32_t rows_left;
+    int32_t pixels;
+    int32_t pix_adj;
+    int32_t w_back;
+    int32_t bias[3];
+} few_geo;
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* One word of input (x, post-incremented) widened with the offset into t and u. */
+#define TH_FEW_WORD                                                                          \
+    "ldr %[u], [%[x]], #4\n\t"                                                                \
+    "sxtab16 %[t], %[off], %[u]\n\t"                                                          \
+    "sxtab16 %[u], %[off], %[u], ror #8\n\t"
+/* Channel S's two weight words (w, post-incremented) against t and u. */
+#define TH_FEW_CHANNEL(S)                                                                    \
+    "ldrd %[a], %[b], [%[w]], #8\n\t"                                                         \
+    "smlad %[" S "], %[t], %[a], %[" S "]\n\t"                                                \
+    "smlad %[" S "], %[u], %[b], %[" S "]\n\t"
+/* The loops around a word body: per pixel the sums from the biases (LOAD), rows of words,
+ * the sums out to o (STORE), w rewound, x to the next pixel. */
+#define TH_FEW_PIXELS(LOAD, BODY, STORE)                                                     \
+    "3:\n\t"                                                                                  \
+    "ldr %[t], [%[g], #8]\n\t"                                                                \
+    "str %[t], [%[g], #12]\n\t"                                                               \
+    LOAD                                                                                      \
+    "2:\n\t"                                                                                  \
+    "ldr %[n], [%[g]]\n\t"                                                                    \
+    "1:\n\t"                                                                                  \
+    BODY                                                                                      \
+    "subs %[n], %[n], #1\n\t"                                                                 \
+    "bne 1b\n\t"                                                                              \
+    "ldr %[t], [%[g], #4]\n\t"                                                                \
+    "add %[x], %[x], %[t]\n\t"                                                                \
+    "ldr %[n], [%[g], #12]\n\t"                                                               \
+    "subs %[n], %[n], #1\n\t"                                                                 \
+    "str %[n], [%[g], #12]\n\t"                                                               \
+    "bne 2b\n\t"                                                                              \
+    STORE                                                                                     \
+    "ldrd %[n], %[t], [%[g], #20]\n\t"                                                        \
+    "add %[x], %[x], %[n]\n\t"                                                                \
+    "sub %[w], %[w], %[t]\n\t"                                                                \
+    "ldr %[n], [%[g], #16]\n\t"                                                               \
+    "subs %[n], %[n], #1\n\t"                                                                 \
+    "str %[n], [%[g], #16]\n\t"                                                               \
+    "bne 3b\n\t"
+
+/* g's pixels (words, rows, pixels > 0) from input x against weights w (3 channels' widened
+ * words per input word): their sums to o, three a pixel. */
+static void __attribute__((noinline))
+few3_pixels(const int8_t *x, const int32_t *w, few_geo *g, int32_t offset2, int32_t *o)
+{
+    int32_t s0, s1, s2, n, t, u, a, b;
+    __asm__ volatile(
+        TH_FEW_PIXELS("ldrd %[s0], %[s1], [%[g], #28]\n\t"
+                      "ldr %[s2], [%[g], #36]\n\t",
+                      TH_FEW_WORD TH_FEW_CHANNEL("s0") TH_FEW_CHANNEL("s1") TH_FEW_CHANNEL("s2"),
+                      "strd %[s0], %[s1], [%[o]], #12\n\t"
+                      "str %[s2], [%[o], #-4]\n\t")
+        : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [x] "+r"(x), [w] "+r"(w),
+          [o] "+r"(o), [n] "=&r"(n), [t] "=&r"(t), [u] "=&r"(u), [a] "=&r"(a), [b] "=&r"(b)
+        : [g] "r"(g), [off] "r"(offset2)
+        : "cc", "memory");
+}
+
+#undef TH_FEW_PIXELS
+#undef TH_FEW_CHANNEL
+#undef TH_FEW_WORD
+
+#define few_pixels few3_pixels
+#else
+/* Portable model of the asm (emulated DSP builds, path recording, -O0). */
+static void few_pixels(const int8_t *x, const int32_t *w, few_geo *g, int32_t offset2,
+                       int32_t *o)
+{
+    const int32_t cout = 3;
+    for (int32_t p = 0; p < g->pixels; p++, o += cout) {
+        const int32_t *wp = w;
+        for (int32_t c = 0; c < cout; c++) {
+            o[c] = g->bias[c];
+        }
+        for (int32_t r = 0; r < g->rows; r++, x += g->adj) {
+            for (int32_t j = 0; j < g->words; j++, x += 4) {
+                const int32_t v = th_read_s32(x);
+                const int32_t t = th_sxtab16(offset2, v);
+                const int32_t u = th_sxtab16_ror8(offset2, v);
+                for (int32_t c = 0; c < cout; c++, wp += 2) {
+                    o[c] = th_smlad(u, wp[1], th_smlad(t, wp[0], o[c]));
+                }
+            }
+        }
+        x += g->pix_adj;
+    }
+}
+#endif
+
+TH_INLINE int8_t few_out(int32_t acc, const few_rq *r, const th_nn_out_stage *stage)
+{
+    int32_t v = r->fast ? th_fast_rq_apply(acc, &r->rq)
+                        : th_requantize_s8(acc, r->multiplier, r->shift, stage->output_offset);
+    if (stage->clamp) {
+        v = th_clamp(v, stage->act_min, stage->act_max);
+    }
+    return (int8_t)v;
+}
+
+/* Channel c's taps (plain order) into d, kp bytes, from the interleaved block layout: four
+ * taps a word, word j of the channel at base + j * step. */
+static void plain_taps(const int8_t *filter, int32_t c, int32_t k_total, int32_t cout,
+                       int8_t *d)
+{
+    const int32_t base = th_filter_index(c, 0, k_total, cout, TH_CONV_BLOCK);
+    const int32_t step =
+        k_total > 4 ? th_filter_index(c, 4, k_total, cout, TH_CONV_BLOCK) - base : 4;
+    for (int32_t j = 0; 4 * j < k_total; j++) {
+        th_write_s32(d + 4 * j, th_read_s32(filter + base + j * step));
+    }
+}
+
+/* The window at input column x0 of `rows` input rows from row (row_step apart) into col,
+ * w_row bytes per row: taps outside the input columns and the bytes past the run as pad
+ * (pad4: that byte four times). Word stores: a byte loop cost as much as the window's MACs. */
+static void TH_FEW_NO_MEMCPY stage_window(const int8_t *row, int32_t row_step, int32_t rows,
+                                          int32_t x0, int32_t in_w, int32_t kw, int32_t cin,
+                                          int32_t w_row, int32_t pad4, int8_t *col)
+{
+    const int32_t lo = x0 < 0 ? -x0 : 0;
+    const int32_t hi = TH_MIN(kw, in_w - x0);
+    const int32_t mid = (hi - lo) * cin; /* (> 0: some column inside) */
+    const int8_t *src = row + (x0 + lo) * cin;
+    for (int32_t r = 0; r < rows; r++, src += row_step, col += w_row) {
+        for (int32_t j = 0; j < w_row; j += 4) {
+            th_write_s32(col + j, pad4);
+        }
+        int8_t *d = col + lo * cin;
+        int32_t j = 0;
+        for (; j + 4 <= mid; j += 4) {
+            th_write_s32(d + j, th_read_s32(src + j));
+        }
+        for (; j < mid; j++) {
+            d[j] = src[j];
+        }
+    }
+}
+
+int th_nn_conv_few_cout_s8(const th_context *ctx, const th_conv_params *params,
+                           const th_per_channel_quant *quant, const th_dims *input_dims,
+                           const int8_t *input, const th_dims *filter_dims,
+                           const int8_t *filter, const int32_t *bias,
+                           const th_dims *output_dims, int8_t *output)
+{
+    const int32_t need =
+        th_nn_conv_few_cout_scratch(params, input_dims, filter_dims, output_dims);
+    if (need == 0 || ctx->size < need) {
+        return 0;
+    }
+    const int32_t cin = input_dims->c;
+    const int32_t cout = 3; /* (th_nn_conv_few_cout_scratch: output_dims->c) */
+    const int32_t kh = filter_dims->h;
+    const int32_t kw = filter_dims->w;
+    const int32_t run = kw * cin;
+    const int32_t w_row = th_round_up4(run);
+    const int32_t words = w_row / 4;
+    const int32_t k_total = kh * run;
+    th_nn_out_stage stage;
+    th_nn_out_stage_init(&stage, quant, cout, params->output_offset, &params->activation,
+                         th_acc_bound(k_total, 128, bias, cout));
+    th_nn_out_stage_mixed(&stage, quant, bias, cout, (int64_t)k_total * 256 * 128);
+    few_rq rq[3];
+    int32_t b0[3];
+    for (int32_t c = 0; c < cout; c++) {
+        rq[c].multiplier = quant->multiplier[c];
+        rq[c].shift = quant->shift[c];
+        b0[c] = bias != NULL ? bias[c] : 0;
+        rq[c].fast = stage.fast || (stage.mixed && th_nn_fast_channel(&stage, quant, bias, c));
+        rq[c].rq = rq[c].fast ? th_fast_rq_make(rq[c].multiplier, rq[c].shift,
+                                                stage.output_offset)
+                              : (th_fast_rq){0, 0, 0};
+    }
+    /* Widened weights: for filter row ky, word j, channel c the words (taps 0, 2) and (1, 3)
+     * of the row's taps 4 j.. at ww + 2 ((ky words + j) cout + c), taps past the run 0. The
+     * plain taps of one channel go through the staging area first (kp <= kh w_row bytes). */
+    int32_t *ww = (int32_t *)ctx->buf;
+    int8_t *col = (int8_t *)(ww + 2 * cout * kh * words);
+    for (int32_t c = 0; c < cout; c++) {
+        plain_taps(filter, c, k_total, cout, col);
+        int32_t *d = ww + 2 * c;
+        for (int32_t ky = 0; ky < kh; ky++) {
+            const int8_t *src = col + ky * run;
+            for (int32_t j = 0; j < words; j++, d += 2 * cout) {
+                const int32_t left = run - 4 * j;
+                uint32_t v = (uint32_t)th_read_s32(src + 4 * j);
+                if (left < 4) {
+                    v &= (1u << (8 * left)) - 1u;
+                }
+                d[0] = th_sxtb16((int32_t)v);
+                d[1] = th_sxtb16_ror8((int32_t)v);
+            }
+        }
+    }
+    const int32_t offset2 = (int32_t)(((uint32_t)params->input_offset << 16) |
+                                      ((uint32_t)params->input_offset & 0xFFFFu));
+    const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-params->input_offset));
+    const int32_t in_w = input_dims->w;
+    const int32_t row_bytes = in_w * cin;
+    const int32_t row_step = params->dilation.h * row_bytes;
+    const int32_t in_batch = input_dims->h * row_bytes;
+    const int32_t in_total = input_dims->n * in_batch;
+    const int32_t w_pixel = 2 * cout * words; /* widened words per filter row */
+    const int32_t sw = params->stride.w;
+    const int32_t dx = sw * cin;
+    /* Output columns [ox_a, ox_b) have every tap column inside: a run of pixels. */
+    const int32_t ox_a = TH_MIN((params->padding.w + sw - 1) / sw, output_dims->w);
+    const int32_t last_x = in_w - kw + params->padding.w;
+    const int32_t ox_b = last_x < 0 ? ox_a : TH_MAX(ox_a, TH_MIN(output_dims->w, last_x / sw + 1));
+    int plain = !stage.clamp; /* every channel fast, no clamp: the lean output loop */
+    for (int32_t c = 0; c < cout; c++) {
+        plain = plain && rq[c].fast;
+    }
+    few_geo g = {words, row_step - w_row, 0, 0, 0, 0, 0, {b0[0], b0[1], b0[2]}};
+    int8_t *out = output;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        for (int32_t oy = 0; oy < output_dims->h; oy++) {
+            const int32_t y0 = oy * params->stride.h - params->padding.h;
+            int32_t ky_lo;
+            int32_t ky_hi;
+            th_nn_rows_inside(y0, params->dilation.h, kh, input_dims->h, &ky_lo, &ky_hi);
+            const int32_t rows = ky_hi - ky_lo;
+            /* (offsets, not pointers, until a window is known inside) */
+            const int32_t row0 = b * in_batch + (y0 + ky_lo * params->dilation.h) * row_bytes;
+            const int32_t last = (rows - 1) * row_step + w_row; /* a window's read span */
+            const int32_t *wr = ww + ky_lo * w_pixel;
+            /* the run's pixels whose last word stays inside the input */
+            int32_t run_b = rows > 0 ? ox_b : ox_a;
+            while (run_b > ox_a && row0 + ((run_b - 1) * sw - params->padding.w) * cin + last >
+                                       in_total) {
+                run_b--;
+            }
+            for (int32_t ox = 0; ox < output_dims->w;) {
+                int32_t acc[3 * FEW_CHUNK];
+                int32_t n = 1;
+                if (ox >= ox_a && ox < run_b) {
+                    n = TH_MIN(FEW_CHUNK, run_b - ox);
+                    g.adj = row_step - w_row;
+                    g.rows = rows;
+                    g.pixels = n;
+                    g.pix_adj = dx - rows * row_step;
+                    g.w_back = rows * w_pixel * 4;
+                    few_pixels(input + row0 + (ox * sw - params->padding.w) * cin, wr, &g,
+                               offset2, acc);
+                } else {
+                    const int32_t x0 = ox * sw - params->padding.w;
+                    acc[0] = b0[0];
+                    acc[1] = b0[1];
+                    acc[2] = b0[2];
+                    if (rows > 0 && x0 + kw > 0 && x0 < in_w) {
+                        stage_window(input + row0, row_step, rows, x0, in_w, kw, cin, w_row,
+                                     pad4, col);
+                        g.adj = 0;
+                        g.rows = rows;
+                        g.pixels = 1;
+                        g.pix_adj = 0;
+                        g.w_back = 0;
+                        few_pixels(col, wr, &g, offset2, acc);
+                    }
+                }
+                if (plain) {
+                    for (int32_t i = 0; i < n * cout; i += cout, out += cout) {
+                        out[0] = (int8_t)th_fast_rq_apply(acc[i], &rq[0].rq);
+                        out[1] = (int8_t)th_fast_rq_apply(acc[i + 1], &rq[1].rq);
+                        out[2] = (int8_t)th_fast_rq_apply(acc[i + 2], &rq[2].rq);
+                    }
+                } else {
+                    for (int32_t i = 0; i < n * cout; i += cout, out += cout) {
+                        for (int32_t c = 0; c < cout; c++) {
+                            out[c] = few_out(acc[i + c], &rq[c], &stage);
+                        }
+                    }
+                }
+                ox += n;
+            }
+        }
+    }
+    return 1;
+}
+
+#endif /* TH_NN_HAS_DSP && !TH_NN_MVE */
