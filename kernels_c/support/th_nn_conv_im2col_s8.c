@@ -254,8 +254,10 @@ void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
                           const th_dims *output_dims, int8_t *output)
 {
     /* (cheapest tests first: a layer with Cin a multiple of 4 pays two instructions, one
-     * with neither filter side 1 a few more; the call last) */
-    if ((input_dims->c & 3) != 0 && (filter_dims->w == 1 || filter_dims->h == 1) &&
+     * with neither filter side 1 a few more; the call last. TH_NN_KEEP_IM2COL_SPAN first
+     * folds the whole test away in a build without the path, where the external call would
+     * otherwise stay; TH_NN_PATH last so a recording build marks the path only when taken) */
+    if (TH_NN_KEEP_IM2COL_SPAN && (input_dims->c & 3) != 0 && (filter_dims->w == 1 || filter_dims->h == 1) &&
         (filter_dims->w == 1 ? params->padding.h : params->padding.w) > 0 &&
         filter_dims->w * input_dims->c >= 4 &&
         th_nn_im2col_staged_applies(input_dims, params, filter_dims) &&
