@@ -132,6 +132,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_IM2COL_APART /* two windows inside, apart (stride >= KW) or short rows */
 #define TH_NN_KEEP_IM2COL_APART 1
 #endif
+#ifndef TH_NN_KEEP_IM2COL_SPAN /* K x 1 / 1 x K, Cin % 4 != 0: only a pair's in-range span */
+#define TH_NN_KEEP_IM2COL_SPAN 1
+#endif
 #ifndef TH_NN_KEEP_MM_EXACT /* any pixel count, exact requantization, blocked */
 #define TH_NN_KEEP_MM_EXACT 1
 #endif

@@ -636,6 +636,14 @@ void th_nn_im2col_staged_s16(int32_t *dst, const int8_t *input, const th_dims *i
                              const th_conv_params *params, const th_dims *filter_dims,
                              int32_t y0, int32_t x0, int32_t y1, int32_t x1);
 
+/* The windows at (y0, x0) and (y0, x1) (one input row origin, not both inside the input) as
+ * th_nn_im2col_staged_s16 writes them, but only chunks [*j0, *j0 + n) of the Kp/4, n
+ * returned (>= 1): the chunks holding any tap inside the input for either window (the
+ * others are zero in both). Chunk *j0 goes to dst[0]. Where th_nn_im2col_staged_applies. */
+int32_t th_nn_im2col_span_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                              const th_conv_params *params, const th_dims *filter_dims,
+                              int32_t y0, int32_t x0, int32_t x1, int32_t *j0);
+
 /* One (num_pixels == 1) or two pixels of a CONV_2D / FC as a matrix product over K:
  * cols holds their int16 columns as written by th_nn_im2col_s16 (chunk_stride 2 or 4),
  * filter the interleaved (block 2) layout, kp = round_up(K, 4). Writes cout values at
@@ -726,6 +734,15 @@ void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t 
                                const th_per_channel_quant *quant,
                                const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
                                int32_t cout, int8_t *out0, int8_t *out1);
+
+/* th_nn_mat_mult_s8_s16_tab of two pixels over chunks [j0, j0 + chunks) of the kp/4 only
+ * (the others zero in both columns): cols holds those chunks (chunk stride 4), filter the
+ * whole layer's (interleaved, kp per channel). tab NULL: the exact requantization. */
+void th_nn_mat_mult_s8_s16_span(const int32_t *cols, int32_t j0, int32_t chunks, int32_t kp,
+                                const int8_t *filter, const int32_t *bias,
+                                const th_per_channel_quant *quant,
+                                const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
+                                int32_t cout, int8_t *out0, int8_t *out1);
 
 /* CONV_2D with few input channels (th_conv_small_cin_s8.c): scratch bytes it needs, 0 when
  * the shapes are not its (shapes and params only); the kernel returns 0 without touching

@@ -87,6 +87,74 @@ im2col_apart(int32_t *cols, const int8_t *input, const th_dims *input_dims,
                    dil * row_bytes, chunks_per_row, offset2);
 }
 
+/* K x 1 and 1 x K filters crossing a padded edge (Cin not a multiple of 4, staged): a
+ * same-row pair whose windows cross an edge stages, widens and multiplies only the chunks
+ * holding taps inside the input (th_nn_im2col_span_s16, th_nn_mat_mult_s8_s16_span); the
+ * rest of the taps are padding, zero in both columns (4x34x5 k9x1 "same": 20 of 45). Its own
+ * copy of conv_im2col's pair loop (staged layers only), so no other layer's pairs test for
+ * it; chosen per layer in th_nn_conv_im2col_s8 (conv_im2col's code is unchanged). */
+static void __attribute__((noinline))
+conv_im2col_span(const th_context *ctx, const th_conv_params *params,
+                 const th_per_channel_quant *quant, const th_dims *input_dims,
+                 const int8_t *input, const th_dims *filter_dims, const int8_t *filter,
+                 const int32_t *bias, const th_dims *output_dims, int8_t *output)
+{
+    /* (set-up as conv_im2col) */
+    const int32_t k_total = filter_dims->h * filter_dims->w * filter_dims->c;
+    const int32_t cout = output_dims->c;
+    const int32_t out_w = output_dims->w;
+    const int32_t pixels = output_dims->h * out_w;
+    th_nn_out_stage st;
+    th_nn_out_stage_init(&st, quant, cout, params->output_offset, &params->activation,
+                         th_acc_bound(k_total, 128, bias, cout));
+    th_nn_out_stage_mixed(&st, quant, bias, cout, (int64_t)k_total * 256 * 128);
+    const th_nn_out_stage *stage = &st;
+    th_nn_rq_pair rq_buf[TH_NN_RQ_PAIRS]; /* 256 bytes of stack */
+    const th_nn_rq_pair *tab = th_nn_rq_table(rq_buf, TH_NN_RQ_PAIRS, quant, bias, stage, cout);
+    int32_t *cols = (int32_t *)ctx->buf;
+    const int32_t kp = th_round_up4(k_total);
+    const int32_t sy = params->stride.h;
+    const int32_t sx = params->stride.w;
+    const int32_t kw = filter_dims->w;
+    const int32_t y_last = input_dims->h - (filter_dims->h - 1) * params->dilation.h;
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_b =
+            input + (int64_t)b * input_dims->h * input_dims->w * input_dims->c;
+        int8_t *out_b = output + (int64_t)b * pixels * cout;
+        int32_t p = 0;
+        for (; p + 1 < pixels; p += 2) {
+            const int32_t oy = p / out_w;
+            const int32_t ox = p - oy * out_w;
+            const int32_t y0 = oy * sy - params->padding.h;
+            const int32_t x0 = ox * sx - params->padding.w;
+            int8_t *o0 = out_b + (int64_t)p * cout;
+            if (ox + 1 < out_w) {
+                if (y0 < 0 || y0 >= y_last || x0 < 0 || x0 + sx + kw > input_dims->w) {
+                    int32_t j0;
+                    const int32_t n = th_nn_im2col_span_s16(cols, in_b, input_dims, params,
+                                                            filter_dims, y0, x0, x0 + sx, &j0);
+                    th_nn_mat_mult_s8_s16_span(cols, j0, n, kp, filter, bias, quant, stage,
+                                               tab, cout, o0, o0 + cout);
+                    continue;
+                }
+                th_nn_im2col_staged_s16(cols, in_b, input_dims, params, filter_dims, y0, x0, y0,
+                                        x0 + sx);
+            } else {
+                th_nn_im2col_staged_s16(cols, in_b, input_dims, params, filter_dims, y0, x0,
+                                        y0 + sy, -params->padding.w);
+            }
+            th_nn_mat_mult_s8_s16_tab(cols, 2, kp, filter, bias, quant, stage, tab, cout, o0,
+                                      o0 + cout);
+        }
+        if (p < pixels) { /* as conv_im2col */
+            th_nn_im2col_two_s16(cols, in_b, input_dims, params, filter_dims, p / out_w,
+                                 p % out_w, p / out_w, p % out_w);
+            th_nn_mat_mult_s8_s16_tab(cols, 2, kp, filter, bias, quant, stage, tab, cout,
+                                      out_b + (int64_t)p * cout, out_b + (int64_t)p * cout);
+        }
+    }
+}
+
 /* filter16 non-NULL: the host's int16 weights (th_nn_mat_mult_s16w_tab) and its table of
  * requantization constants (host_tab, NULL: none), instead of filter. One copy for both
  * entry points (a test per pixel pair costs nothing; a second copy of the loop, 0.5 KB). */
@@ -185,6 +253,19 @@ void th_nn_conv_im2col_s8(const th_context *ctx, const th_conv_params *params,
                           const int8_t *filter, const int32_t *bias,
                           const th_dims *output_dims, int8_t *output)
 {
+    /* (cheapest tests first: a layer with Cin a multiple of 4 pays two instructions, one
+     * with neither filter side 1 a few more; the call last. TH_NN_KEEP_IM2COL_SPAN first
+     * folds the whole test away in a build without the path, where the external call would
+     * otherwise stay; TH_NN_PATH last so a recording build marks the path only when taken) */
+    if (TH_NN_KEEP_IM2COL_SPAN && (input_dims->c & 3) != 0 && (filter_dims->w == 1 || filter_dims->h == 1) &&
+        (filter_dims->w == 1 ? params->padding.h : params->padding.w) > 0 &&
+        filter_dims->w * input_dims->c >= 4 &&
+        th_nn_im2col_staged_applies(input_dims, params, filter_dims) &&
+        TH_NN_PATH(IM2COL_SPAN)) {
+        conv_im2col_span(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
+                         output_dims, output);
+        return;
+    }
     conv_im2col(ctx, params, quant, input_dims, input, filter_dims, filter, bias, output_dims,
                 output, NULL, NULL);
 }

@@ -699,6 +699,66 @@ void th_nn_im2col_staged_s16(int32_t *dst, const int8_t *input, const th_dims *i
                (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu)), 1);
 }
 
+/* stage_pair_rows of the chunks [*j0, *j0 + n) alone: the union of the two windows' taps
+ * inside the input runs from the first row inside at the leftmost tap inside to the last at
+ * the rightmost, and only those words are padded, copied and widened (4x34x5 k9x1: 5-6 of
+ * 12 chunks). Bytes before the first chunk are not staged: window byte k sits at
+ * b[k - 4 * j0]. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+int32_t th_nn_im2col_span_s16(int32_t *dst, const int8_t *input, const th_dims *input_dims,
+                              const th_conv_params *params, const th_dims *filter_dims,
+                              int32_t y0, int32_t x0, int32_t x1, int32_t *j0)
+{
+    int32_t words[2 * TH_STAGE_WORDS];
+    int8_t *b = (int8_t *)words;
+    int8_t *b1 = b + 4 * TH_STAGE_WORDS;
+    const int32_t cin = input_dims->c;
+    const int32_t kw = filter_dims->w;
+    const int32_t kwc = kw * cin;
+    const int32_t lo0 = TH_MIN(kw, TH_MAX(0, -x0));
+    const int32_t hi0 = TH_MAX(lo0, TH_MIN(kw, input_dims->w - x0));
+    const int32_t lo1 = TH_MIN(kw, TH_MAX(0, -x1));
+    const int32_t hi1 = TH_MAX(lo1, TH_MIN(kw, input_dims->w - x1));
+    const int32_t offset = params->input_offset;
+    const int32_t pad4 = (int32_t)(0x01010101u * (uint8_t)(-offset));
+    int32_t ky;
+    int32_t ky_hi;
+    th_nn_rows_inside(y0, params->dilation.h, filter_dims->h, input_dims->h, &ky, &ky_hi);
+    int32_t first = 0; /* every tap outside: one chunk of zeros */
+    int32_t end = 1;
+    if (ky < ky_hi && (hi0 > lo0 || hi1 > lo1)) {
+        first = ky * kwc + TH_MIN(lo0, lo1) * cin;
+        end = (ky_hi - 1) * kwc + TH_MAX(hi0, hi1) * cin;
+    }
+    const int32_t c0 = first >> 2;
+    const int32_t n = ((end + 3) >> 2) - c0;
+    for (int32_t i = 0; i < 4 * n; i += 4) {
+        th_write_s32(b + i, pad4);
+        th_write_s32(b1 + i, pad4);
+    }
+    if (ky < ky_hi) {
+        const int32_t run0 = (hi0 - lo0) * cin;
+        const int32_t run1 = (hi1 - lo1) * cin;
+        const int32_t row_bytes = input_dims->w * cin;
+        const int32_t row_step = params->dilation.h * row_bytes;
+        ptrdiff_t o0 = (ptrdiff_t)(y0 + ky * params->dilation.h) * row_bytes;
+        ptrdiff_t o1 = o0 + (ptrdiff_t)(x1 + lo1) * cin;
+        o0 += (ptrdiff_t)(x0 + lo0) * cin;
+        int8_t *d0 = b + ky * kwc + lo0 * cin - 4 * c0;
+        int8_t *d1 = b1 + ky * kwc + lo1 * cin - 4 * c0;
+        for (; ky < ky_hi; ky++, o0 += row_step, o1 += row_step, d0 += kwc, d1 += kwc) {
+            stage_run(d0, input, o0, run0);
+            stage_run(d1, input, o1, run1);
+        }
+    }
+    runs_words(dst, b, 4 * TH_STAGE_WORDS, n,
+               (int32_t)(((uint32_t)offset << 16) | ((uint32_t)offset & 0xFFFFu)), 1);
+    *j0 = c0;
+    return n;
+}
+
 /* Whether im2col_runs takes this layer (and the build keeps it). */
 TH_INLINE int runs_apply(const th_dims *input_dims, const th_conv_params *params,
                          const th_dims *filter_dims)

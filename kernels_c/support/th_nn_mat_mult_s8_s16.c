@@ -278,7 +278,7 @@ TH_INLINE void mat_mult(const int32_t *cols, int32_t num_pixels, int32_t kp,
 TH_INLINE int32_t mat_mult_2x2_lean(const int32_t *cols, int32_t chunks, const int8_t *filter,
                                     const int32_t *bias, const th_per_channel_quant *quant,
                                     const th_nn_out_stage *stage, int32_t cout, int8_t *out0,
-                                    int8_t *out1, const int mode)
+                                    int8_t *out1, const int mode, const int32_t skip)
 {
     const int32_t zp21 = (int32_t)(2u * (uint32_t)stage->output_offset + 1u);
     const int32_t *mult = quant->multiplier;
@@ -293,6 +293,7 @@ TH_INLINE int32_t mat_mult_2x2_lean(const int32_t *cols, int32_t chunks, const i
         int32_t a10 = a00;
         int32_t a11 = a01;
         mac_2x2(cols, &w, chunks, &a00, &a01, &a10, &a11);
+        w += skip; /* (0 but for th_nn_mat_mult_s8_s16_span: the next pair's span) */
         const int32_t s0 = shift[0];
         const int32_t s1 = shift[1];
         const int32_t m0 = mult[0];
@@ -324,7 +325,8 @@ mat_mult_2x2_plain(const int32_t *cols, int32_t chunks, const int8_t *filter,
                    const int32_t *bias, const th_per_channel_quant *quant,
                    const th_nn_out_stage *stage, int32_t cout, int8_t *out0, int8_t *out1)
 {
-    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 0);
+    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 0,
+                             0);
 }
 
 static int32_t __attribute__((noinline))
@@ -332,7 +334,8 @@ mat_mult_2x2_clamp(const int32_t *cols, int32_t chunks, const int8_t *filter,
                    const int32_t *bias, const th_per_channel_quant *quant,
                    const th_nn_out_stage *stage, int32_t cout, int8_t *out0, int8_t *out1)
 {
-    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 1);
+    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 1,
+                             0);
 }
 
 static int32_t __attribute__((noinline))
@@ -340,7 +343,30 @@ mat_mult_2x2_mixed(const int32_t *cols, int32_t chunks, const int8_t *filter,
                    const int32_t *bias, const th_per_channel_quant *quant,
                    const th_nn_out_stage *stage, int32_t cout, int8_t *out0, int8_t *out1)
 {
-    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 2);
+    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 2,
+                             0);
+}
+
+/* mat_mult_2x2_plain and _clamp over a span of each pair's chunks (filter at pair 0's span,
+ * skip the bytes to the next pair's): th_nn_mat_mult_s8_s16_span without a table. */
+static int32_t __attribute__((noinline))
+mat_mult_2x2_plain_skip(const int32_t *cols, int32_t chunks, const int8_t *filter,
+                        const int32_t *bias, const th_per_channel_quant *quant,
+                        const th_nn_out_stage *stage, int32_t cout, int8_t *out0, int8_t *out1,
+                        int32_t skip)
+{
+    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 0,
+                             skip);
+}
+
+static int32_t __attribute__((noinline))
+mat_mult_2x2_clamp_skip(const int32_t *cols, int32_t chunks, const int8_t *filter,
+                        const int32_t *bias, const th_per_channel_quant *quant,
+                        const th_nn_out_stage *stage, int32_t cout, int8_t *out0, int8_t *out1,
+                        int32_t skip)
+{
+    return mat_mult_2x2_lean(cols, chunks, filter, bias, quant, stage, cout, out0, out1, 1,
+                             skip);
 }
 
 /* Any pixel count, channel count and output stage, one output at a time: the general path
@@ -372,25 +398,14 @@ mat_mult_general(const int32_t *cols, int32_t num_pixels, int32_t kp, const int8
     }
 }
 
-/* The last (odd) channel c of two pixels (bias non-NULL), its weights alone (4 bytes a
- * chunk): one small loop, so no blocked loop is linked for it; or, where the build leaves that
- * out (no odd channel count in the model), the general loop. */
-static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
-                         const int32_t *bias, const th_per_channel_quant *quant,
-                         const th_nn_out_stage *stage, int32_t c, int8_t *out0, int8_t *out1)
+/* One channel's weights alone (4 bytes a chunk, at w) over `chunks` chunks of two pixels'
+ * columns (chunk stride 4), added to *p0, *p1. */
+TH_INLINE void mac_2x1(const int32_t *cols, const int8_t *w, int32_t chunks, int32_t *p0,
+                       int32_t *p1)
 {
-    if (!TH_NN_PATH(MM_LAST_CHANNEL)) {
-        th_per_channel_quant q;
-        q.multiplier = quant->multiplier + c;
-        q.shift = quant->shift + c;
-        mat_mult_general(cols, 2, kp, filter + (int64_t)c * kp, bias + c, &q, stage, 1,
-                         out0 + c, out1 + c);
-        return;
-    }
-    const int8_t *w = filter + (int64_t)c * kp;
-    int32_t a0 = bias[c];
-    int32_t a1 = a0;
     const int32_t *x = cols;
+    int32_t a0 = *p0;
+    int32_t a1 = *p1;
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
     /* gcc loads the four column words one by one and counts with a separate index: 15
      * instructions per chunk where one LDM, LDR, 2 SXTB16 and 4 SMLAD take 8 (two chunks
@@ -401,7 +416,7 @@ static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
     register int32_t x1b __asm__("r11");
     int32_t w0;
     int32_t t;
-    int32_t n = kp / 4;
+    int32_t n = chunks;
 #define TH_LC_CHUNK                                                                          \
     "ldmia %[x]!, {%[x0a], %[x0b], %[x1a], %[x1b]}\n\t"                                      \
     "ldr %[w0], [%[w]], #4\n\t"                                                             \
@@ -429,7 +444,7 @@ static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
                      : "cc", "memory");
 #undef TH_LC_CHUNK
 #else
-    for (int32_t j = 0; j < kp / 4; j++, w += 4, x += 4) {
+    for (int32_t j = 0; j < chunks; j++, w += 4, x += 4) {
         const int32_t w0 = th_read_s32(w);
         const int32_t lo = th_sxtb16(w0);
         const int32_t hi = th_sxtb16_ror8(w0);
@@ -437,6 +452,29 @@ static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
         a1 = th_smlad(x[3], hi, th_smlad(x[2], lo, a1));
     }
 #endif
+    *p0 = a0;
+    *p1 = a1;
+}
+
+/* The last (odd) channel c of two pixels (bias non-NULL), its weights alone (4 bytes a
+ * chunk): one small loop, so no blocked loop is linked for it; or, where the build leaves that
+ * out (no odd channel count in the model), the general loop. */
+static void last_channel(const int32_t *cols, int32_t kp, const int8_t *filter,
+                         const int32_t *bias, const th_per_channel_quant *quant,
+                         const th_nn_out_stage *stage, int32_t c, int8_t *out0, int8_t *out1)
+{
+    if (!TH_NN_PATH(MM_LAST_CHANNEL)) {
+        th_per_channel_quant q;
+        q.multiplier = quant->multiplier + c;
+        q.shift = quant->shift + c;
+        mat_mult_general(cols, 2, kp, filter + (int64_t)c * kp, bias + c, &q, stage, 1,
+                         out0 + c, out1 + c);
+        return;
+    }
+    const int8_t *w = filter + (int64_t)c * kp;
+    int32_t a0 = bias[c];
+    int32_t a1 = a0;
+    mac_2x1(cols, w, kp / 4, &a0, &a1);
     if (stage->fast && !stage->clamp) { /* the common case without the general tests */
         const th_fast_rq rq = make_rq(quant, bias, stage, c, 1);
         out0[c] = requant_one(a0, c, quant, bias, stage, &rq, 1);
@@ -623,7 +661,7 @@ void th_nn_mat_mult_fix_channels_w16(const int32_t *cols, int32_t kp, const int1
 
 /* The block loop of mat_mult_2x2_tab around CHUNK, one chunk of 4 taps of BYTES bytes of
  * code (a string); COUNT and NEXT as above. */
-#define TH_TAB_LOOP(CHUNK, BYTES, COUNT, NEXT) \
+#define TH_TAB_LOOP(CHUNK, BYTES, COUNT, NEXT, SKIP) \
     "push {r4-r11, lr}\n\t" \
     "sub sp, sp, #28\n\t" \
     "ldr r4, [sp, #64]\n\t" \
@@ -661,6 +699,7 @@ void th_nn_mat_mult_fix_channels_w16(const int32_t *cols, int32_t kp, const int1
     CHUNK \
     CHUNK \
     NEXT \
+    SKIP \
     "6:\n\t" \
     "ldr ip, [sp, #8]\n\t" \
     "ldrd r4, r5, [ip, #-24]\n\t" \
@@ -706,7 +745,7 @@ static void __attribute__((naked, noinline))
 mat_mult_2x2_tab(const int32_t *cols, int32_t chunks, const int8_t *filter,
                  const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
 {
-    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK, "56", TH_TAB_COUNT, TH_TAB_NEXT));
+    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK, "56", TH_TAB_COUNT, TH_TAB_NEXT, ""));
 }
 
 /* The same with int16 weights in SXTB16 order (th_nn_mat_mult_s16w_tab): per chunk one LDM
@@ -716,7 +755,20 @@ static void __attribute__((naked, noinline))
 mat_mult_2x2_tab_w16(const int32_t *cols, int32_t chunks, const int16_t *filter,
                      const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1)
 {
-    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK_W16, "40", TH_TAB_COUNT_W16, TH_TAB_NEXT_W16));
+    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK_W16, "40", TH_TAB_COUNT_W16, TH_TAB_NEXT_W16, ""));
+}
+/* mat_mult_2x2_tab over a span of each pair's chunks (th_nn_mat_mult_s8_s16_span): filter
+ * at the span's first chunk of pair 0, skip (8th argument, [sp, #76] in the loop's frame) the
+ * bytes from the span's end to the next pair's span (r4 is free between the MAC loop and the
+ * requantization). */
+#define TH_IM2COL_SPAN_ASM 1
+static void __attribute__((naked, noinline))
+mat_mult_2x2_tab_skip(const int32_t *cols, int32_t chunks, const int8_t *filter,
+                      const th_nn_rq_pair *tab, int32_t pairs, int8_t *out0, int8_t *out1,
+                      int32_t skip)
+{
+    __asm__ volatile(TH_TAB_LOOP(TH_TAB_CHUNK, "56", TH_TAB_COUNT, TH_TAB_NEXT,
+                                 "ldr r4, [sp, #76]\n\t" "add lr, lr, r4\n\t"));
 }
 #pragma GCC diagnostic pop
 #undef TH_TAB_CHUNK
@@ -855,6 +907,95 @@ void th_nn_mat_mult_s8_s16_tab(const int32_t *cols, int32_t num_pixels, int32_t 
     mat_mult_2x2_tab(cols, kp / 4, filter, tab, pairs, out0, out1);
     if (2 * pairs < cout) {
         last_channel(cols, kp, filter, bias, quant, stage, 2 * pairs, out0, out1);
+    }
+}
+
+/* Only the span's chunks (the im2col path's K x 1 / 1 x K windows crossing an edge): each
+ * channel pair's weights start 8 * j0 bytes into its block of 2 * kp; the blocked loops above
+ * walk the whole filter without a skip, so the span has this loop of its own. One MAC loop
+ * for every output stage (a second copy is 0.8 KB): the pair's constants come from the table
+ * or, without one, from quant as mat_mult_2x2_lean makes them; an exact (not fast) stage
+ * requantizes through requant_one. */
+void th_nn_mat_mult_s8_s16_span(const int32_t *cols, int32_t j0, int32_t chunks, int32_t kp,
+                                const int8_t *filter, const int32_t *bias,
+                                const th_per_channel_quant *quant,
+                                const th_nn_out_stage *stage, const th_nn_rq_pair *tab,
+                                int32_t cout, int8_t *out0, int8_t *out1)
+{
+    const int8_t *w = filter + 8 * j0;
+    int32_t c = 0;
+#if defined(TH_IM2COL_SPAN_ASM)
+    if (tab != NULL) { /* the table's block loop, skipping the chunks outside the span */
+        c = 2 * (cout >> 1);
+        mat_mult_2x2_tab_skip(cols, chunks, w, tab, cout >> 1, out0, out1, 8 * (kp / 4 - chunks));
+    }
+#endif
+    if (tab == NULL && bias != NULL && stage->fast) { /* the lean loops, skipping */
+        const int32_t skip = 8 * (kp / 4 - chunks);
+        c = stage->clamp ? mat_mult_2x2_clamp_skip(cols, chunks, w, bias, quant, stage, cout,
+                                                   out0, out1, skip)
+                         : mat_mult_2x2_plain_skip(cols, chunks, w, bias, quant, stage, cout,
+                                                   out0, out1, skip);
+    }
+    const int exact = tab == NULL && !stage->fast;
+    /* (ssat8 bounds every output already: no clamp is the full range) */
+    const int32_t lo = stage->clamp ? stage->act_min : -128;
+    const int32_t hi = stage->clamp ? stage->act_max : 127;
+    const int32_t zp21 = (int32_t)(2u * (uint32_t)stage->output_offset + 1u);
+    for (; c + 1 < cout; c += 2, w += 2 * kp) {
+        const int8_t *wp = (const int8_t *)__builtin_assume_aligned(w, 4);
+        int32_t a00;
+        int32_t a01;
+        int32_t m0;
+        int32_t m1;
+        int32_t r0;
+        int32_t r1;
+        int32_t e0;
+        int32_t e1;
+        if (tab != NULL) {
+            const th_nn_rq_pair *t = tab + (c >> 1);
+            a00 = t->bias[0];
+            a01 = t->bias[1];
+            m0 = t->multiplier[0];
+            m1 = t->multiplier[1];
+            r0 = t->round_zp[0];
+            r1 = t->round_zp[1];
+            e0 = t->e[0];
+            e1 = t->e[1];
+        } else {
+            a00 = bias != NULL ? bias[c] : 0;
+            a01 = bias != NULL ? bias[c + 1] : 0;
+            m0 = quant->multiplier[c];
+            m1 = quant->multiplier[c + 1];
+            e0 = -quant->shift[c];
+            e1 = -quant->shift[c + 1];
+            /* (masked: an exact stage's shifts may be anything; its constants go unused) */
+            r0 = (int32_t)((uint32_t)zp21 << ((uint32_t)(e0 - 1) & 31u));
+            r1 = (int32_t)((uint32_t)zp21 << ((uint32_t)(e1 - 1) & 31u));
+        }
+        int32_t a10 = a00;
+        int32_t a11 = a01;
+        mac_2x2(cols, &wp, chunks, &a00, &a01, &a10, &a11);
+        if (exact) {
+            const th_fast_rq none = {0, 0, 0};
+            out0[c] = requant_one(a00, c, quant, bias, stage, &none, 0);
+            out1[c] = requant_one(a10, c, quant, bias, stage, &none, 0);
+            out0[c + 1] = requant_one(a01, c + 1, quant, bias, stage, &none, 0);
+            out1[c + 1] = requant_one(a11, c + 1, quant, bias, stage, &none, 0);
+            continue;
+        }
+        out0[c] = (int8_t)th_clamp(lean_rq(a00, m0, r0, e0, stage, 0), lo, hi);
+        out1[c] = (int8_t)th_clamp(lean_rq(a10, m0, r0, e0, stage, 0), lo, hi);
+        out0[c + 1] = (int8_t)th_clamp(lean_rq(a01, m1, r1, e1, stage, 0), lo, hi);
+        out1[c + 1] = (int8_t)th_clamp(lean_rq(a11, m1, r1, e1, stage, 0), lo, hi);
+    }
+    if (c < cout) { /* the last of an odd count: its weights alone, 4 bytes a chunk */
+        int32_t a0 = bias != NULL ? bias[c] : 0;
+        int32_t a1 = a0;
+        mac_2x1(cols, filter + (int64_t)c * kp + 4 * j0, chunks, &a0, &a1);
+        const th_fast_rq rq = make_rq(quant, bias, stage, c, 0);
+        out0[c] = requant_one(a0, c, quant, bias, stage, &rq, 0);
+        out1[c] = requant_one(a1, c, quant, bias, stage, &rq, 0);
     }
 }
 
