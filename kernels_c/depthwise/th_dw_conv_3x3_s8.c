@@ -28,13 +28,27 @@ static int32_t plane_h(int32_t stride, int32_t out_h)
     return (out_h - 1) * stride + 3;
 }
 
-/* A narrow, tall layer is processed transposed (make_geometry) when its plane fits; with
- * at most 3 channels only when its rows would be shorter than 8 outputs (untransposed, the
- * channels' pixels are contiguous: fill_group_small). */
+/* Rough instructions of the assembly (dw_rows_*) per output row of n outputs: 57 per block
+ * of four, 11 per row, 33 for a pair after the blocks, 19 for a single one; rows shorter
+ * than four run the C loop (about 40 per output). */
+static int32_t row_cost(int32_t n)
+{
+    if (n < 4) {
+        return 40 * n + 20;
+    }
+    return 57 * (n / 4) + 11 + ((n & 2) ? 33 : 0) + ((n & 1) ? 19 : 0);
+}
+
+/* A narrow, tall layer is processed transposed (make_geometry) when its plane fits and its
+ * output rows cost less that way (a row's pair or single output after its blocks costs
+ * about as much as a block: 9x8 outputs run as 9 rows of two blocks, not 8 rows of two
+ * blocks and a single); with at most 3 channels only when its rows would be shorter than 8
+ * outputs (untransposed, the channels' pixels are contiguous: fill_group_small). */
 static int is_transposed(int32_t s, int32_t out_h, int32_t out_w, int32_t c)
 {
     return out_h > out_w && (c >= 4 || out_w < 8) &&
-           plane_h(s, out_w) * plane_w(s, out_h) <= plane_h(s, out_h) * plane_w(s, out_w);
+           plane_h(s, out_w) * plane_w(s, out_h) <= plane_h(s, out_h) * plane_w(s, out_w) &&
+           out_w * row_cost(out_h) < out_h * row_cost(out_w);
 }
 
 /* Planes staged per pass given the fast scratch: four (C >= 4: one 32-bit load brings a
@@ -143,13 +157,38 @@ static dw_interior interior_of(const dw_geometry *g)
     return in;
 }
 
-/* Writes the padding of a plane: -input_offset everywhere outside the interior (so that
- * x + input_offset is 0 there: the offset is folded into the accumulator's start value
- * instead, see dw3x3_channel_impl). It does not depend on the channel: written once per
- * call, the channels then only copy their interior (fill_interior, copy4_rows_asm or
- * fill_group4, fill_group_small). */
-static void __attribute__((noinline))
-fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
+/* Stores word v at q in each of n planes `slot` values apart (n 1 or 4, a constant at each
+ * call; written out: the compiler keeps a loop of four). */
+TH_INLINE void pad_put2(int16_t *q, int32_t slot, const int32_t n, int32_t v)
+{
+    th_write_s32(q, v);
+    if (n == 4) {
+        th_write_s32(q + slot, v);
+        th_write_s32(q + 2 * slot, v);
+        th_write_s32(q + 3 * slot, v);
+    }
+}
+
+/* The same for one value. */
+TH_INLINE void pad_put1(int16_t *q, int32_t slot, const int32_t n, int16_t v)
+{
+    q[0] = v;
+    if (n == 4) {
+        q[slot] = v;
+        q[2 * slot] = v;
+        q[3 * slot] = v;
+    }
+}
+
+/* Writes the padding of n planes `slot` values apart (n 1 or 4, a constant at each call):
+ * -input_offset everywhere outside the interior (so that x + input_offset is 0 there: the
+ * offset is folded into the accumulator's start value instead, see dw3x3_channel_impl).
+ * It does not depend on the channel: written once per call, the channels then only copy
+ * their interior (fill_interior, copy4_rows_asm or fill_group4, fill_group_small). The
+ * planes share their layout, so one pass writes a place in all of them (four planes: one
+ * loop's overhead instead of four, fill_padding4). */
+TH_INLINE void fill_padding_impl(int16_t *plane, const dw_geometry *g, int32_t offset,
+                                 int32_t slot, const int32_t n)
 {
     const int16_t pad = (int16_t)(-offset);
     const int32_t pad2 = (int32_t)(((uint32_t)(uint16_t)pad << 16) | (uint16_t)pad);
@@ -165,10 +204,10 @@ fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
     }
     /* Whole rows above and below the interior. */
     for (int16_t *q = plane, *e = plane + r_begin * pw; q != e; q += 2) {
-        th_write_s32(q, pad2);
+        pad_put2(q, slot, n, pad2);
     }
     for (int16_t *q = plane + r_end * pw, *e = plane + ph * pw; q != e; q += 2) {
-        th_write_s32(q, pad2);
+        pad_put2(q, slot, n, pad2);
     }
     if (r_end == r_begin) {
         return;
@@ -176,7 +215,7 @@ fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
     /* Left of the first interior row, then the runs right of one interior row and left of
      * the next (contiguous), then right of the last one. */
     for (int32_t q = 0; q < in.x_begin; q++) {
-        plane[r_begin * pw + q] = pad;
+        pad_put1(plane + r_begin * pw + q, slot, n, pad);
     }
     const int32_t run = pw - in.x_end + in.x_begin;
     int16_t *q = plane + r_begin * pw + in.x_end;
@@ -187,23 +226,37 @@ fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
      * (SAME stride 1, transposed stride 2) two. */
     if (run <= 2) {
         for (; q != last; q += pw) {
-            th_write_s32(q, pad2);
+            pad_put2(q, slot, n, pad2);
         }
     } else if (run <= 4) {
         for (; q != last; q += pw) {
-            th_write_s32(q, pad2);
-            th_write_s32(q + 2, pad2);
+            pad_put2(q, slot, n, pad2);
+            pad_put2(q + 2, slot, n, pad2);
         }
     } else {
         for (; q != last; q += pw) {
             for (int32_t i = 0; i < run; i += 2) {
-                th_write_s32(q + i, pad2);
+                pad_put2(q + i, slot, n, pad2);
             }
         }
     }
     for (int32_t i = 0; i < pw - in.x_end; i++) {
-        q[i] = pad;
+        pad_put1(q + i, slot, n, pad);
     }
+}
+
+/* One plane (one channel at a time, or each of 2 or 3 planes). */
+static void __attribute__((noinline))
+fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
+{
+    fill_padding_impl(plane, g, offset, 0, 1);
+}
+
+/* Four planes (path DW3X3_GROUP4; never named where the build leaves it out). */
+static void __attribute__((noinline))
+fill_padding4(int16_t *plane, const dw_geometry *g, int32_t offset, int32_t slot)
+{
+    fill_padding_impl(plane, g, offset, slot, 4);
 }
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
@@ -1335,8 +1388,12 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, channels, params->output_offset, &params->activation,
                          th_acc_bound(9, 128, bias, channels));
-    for (int32_t k = 0; k < planes; k++) {
-        fill_padding(plane + k * slot, &geo, params->input_offset);
+    if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) {
+        fill_padding4(plane, &geo, params->input_offset, slot);
+    } else {
+        for (int32_t k = 0; k < planes; k++) {
+            fill_padding(plane + k * slot, &geo, params->input_offset);
+        }
     }
     /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
     const int32_t whole = planes > 1 && planes < 4 && TH_NN_PATH(DW3X3_SMALL_GROUP) ? planes : 1;
