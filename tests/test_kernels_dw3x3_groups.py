@@ -18,8 +18,10 @@ dominate and the row loops run few blocks), with and without a bias, in place fo
 C % 4; and interiors narrower than a quad of pixels (one to three columns after a first
 one at an odd column, or alone), so that the four-plane copy's per-row dispatch
 (copy4_rows_asm: first pixel, quads, pair, last pixel, each taken or not) also runs its
-no-quad branches. The host tests also run the build that leaves every optional path out
-(dsp_general: one plane at a time)."""
+no-quad branches. The last three of C % 4 == 3 channels (7, 11) store only their three
+planes (path DW3X3_GROUP3, copy4_last3_asm: the four-plane copy's rows without plane 0), on
+QEMU over the same edges. The host tests also run the build that leaves every optional path
+out (dsp_general: one plane at a time)."""
 
 from __future__ import annotations
 
@@ -144,6 +146,9 @@ def test_dw3x3_few_channels_on_target(tmp_path: Path, board: str) -> None:
     assert len(cases) > 250
     groups = [c for c in _groups(318, 50) if fits_small_firmware(c)]
     assert len(groups) > 150
+    # copy4_last3_asm (C % 4 == 3 with the fast scratch), also in place and on narrow rows
+    last3 = [c for c in groups if c.out_shape[3] % 4 == 3 and c.fast_scratch]
+    assert len(last3) > 30 and any(c.in_place for c in last3)
     cases += groups + [c for c in _narrow(320) if fits_small_firmware(c)]
     run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):

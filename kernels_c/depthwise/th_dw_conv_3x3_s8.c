@@ -572,6 +572,146 @@ copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY4_QUAD
+
+/* One quad of pixels for copy4_last3_asm: TH_DW_COPY4_QUAD without plane 0 (byte 0 of each
+ * pixel word, the channel before the three): 20 instructions per 12 values. */
+#define TH_DW_COPY3_QUAD                                                                     \
+    "ldr r8, [r0]\n\t"                                                                       \
+    "ldr r9, [r0, r2]\n\t"                                                                   \
+    "ldr r10, [r0, r2, lsl #1]\n\t"                                                          \
+    "ldr r11, [r0, r3]\n\t"                                                                  \
+    "add r0, r0, r2, lsl #2\n\t"                                                             \
+    "pkhtb r12, r9, r8, asr #16\n\t"                                                         \
+    "pkhbt r8, r8, r9, lsl #16\n\t"                                                          \
+    "pkhtb lr, r11, r10, asr #16\n\t"                                                        \
+    "pkhbt r10, r10, r11, lsl #16\n\t"                                                       \
+    "sxtb16 r9, r8, ror #8\n\t"                                                              \
+    "sxtb16 r11, r10, ror #8\n\t"                                                            \
+    "strd r9, r11, [r4], #8\n\t"                                                             \
+    "sxtb16 r9, r12\n\t"                                                                     \
+    "sxtb16 r11, lr\n\t"                                                                     \
+    "strd r9, r11, [r5], #8\n\t"                                                             \
+    "sxtb16 r9, r12, ror #8\n\t"                                                             \
+    "sxtb16 r11, lr, ror #8\n\t"                                                             \
+    "strd r9, r11, [r6], #8\n\t"
+
+/* The last three channels of C % 4 == 3 (path DW3X3_GROUP3): copy4_rows_asm's rows with
+ * the same arguments and src (the pixel words of channels c - 1 .. c + 2: inside the pixel,
+ * so never past the input's end), storing only planes 1-3 (channels c .. c + 2) instead of
+ * also the unused plane 0: per quad of pixels 18 instructions instead of 21. Its own jumps
+ * (a->jumps, worked out on the call when jumps[0] is 0: the caller passes a copy of the
+ * four-plane arguments). Registers as copy4_rows_asm's, r4 the row's pointer (r1 unused). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline, unused))
+copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #36\n\t"
+                     "ldr r4, [r0, #28]\n\t"
+                     "add r4, r4, r1\n\t"
+                     "str r4, [sp, #16]\n\t"
+                     "ldr r4, [r0, #12]\n\t"
+                     "str r4, [sp]\n\t"
+                     "ldrd r4, r5, [r0, #20]\n\t"
+                     "strd r4, r5, [sp, #8]\n\t"
+                     "ldr r4, [r0, #32]\n\t"
+                     "cbnz r4, 11f\n\t"
+                     "ldr r4, [r0, #12]\n\t"
+                     "adr.w r5, 1f\n\t"
+                     "tst r4, #8\n\t"
+                     "it ne\n\t"
+                     "adrne.w r5, 2f\n\t"
+                     "cmp r4, #0\n\t"
+                     "it eq\n\t"
+                     "adreq.w r5, 4f\n\t"
+                     "orr r5, r5, #1\n\t"
+                     "str r5, [r0, #44]\n\t"
+                     "ldr r5, [r0, #16]\n\t"
+                     "adr.w r4, 3f\n\t"
+                     "tst r5, #1\n\t"
+                     "it ne\n\t"
+                     "adrne.w r4, 8f\n\t"
+                     "orr r4, r4, #1\n\t"
+                     "str r4, [r0, #32]\n\t"
+                     "adr.w r4, 7f\n\t"
+                     "tst r5, #4\n\t"
+                     "it ne\n\t"
+                     "adrne.w r4, 10f\n\t"
+                     "orr r4, r4, #1\n\t"
+                     "str r4, [r0, #40]\n\t"
+                     "tst r5, #2\n\t"
+                     "itt ne\n\t"
+                     "adrne.w r4, 9f\n\t"
+                     "orrne r4, r4, #1\n\t"
+                     "str r4, [r0, #36]\n\t"
+                     "11:\n\t"
+                     "ldr r4, [r0, #32]\n\t"
+                     "str r4, [sp, #4]\n\t"
+                     "ldrd r4, r5, [r0, #36]\n\t"
+                     "strd r4, r5, [sp, #20]\n\t"
+                     "ldr r4, [r0, #44]\n\t"
+                     "str r4, [sp, #28]\n\t"
+                     "mov r12, r1\n\t"
+                     "ldm r0, {r1-r3}\n\t"
+                     "mov r0, r12\n\t"
+                     "add r4, r1, r3\n\t"
+                     "add r5, r4, r3\n\t"
+                     "add r6, r5, r3\n\t"
+                     "add r3, r2, r2, lsl #1\n\t"
+                     "5:\n\t"
+                     "ldr pc, [sp, #4]\n\t"
+                     "8:\n\t"
+                     "ldrsb r9, [r0, #1]\n\t"
+                     "ldrsb r10, [r0, #2]\n\t"
+                     "ldrsb r11, [r0, #3]\n\t"
+                     "add r0, r0, r2\n\t"
+                     "strh r9, [r4], #2\n\t"
+                     "strh r10, [r5], #2\n\t"
+                     "strh r11, [r6], #2\n\t"
+                     "3:\n\t"
+                     "ldr r7, [sp]\n\t"
+                     "add r7, r7, r4\n\t"
+                     "ldr pc, [sp, #28]\n\t"
+                     "1:\n\t" TH_DW_COPY3_QUAD "2:\n\t" TH_DW_COPY3_QUAD
+                     "cmp r4, r7\n\t"
+                     "bne 1b\n\t"
+                     "4:\n\t"
+                     "ldr pc, [sp, #20]\n\t"
+                     "9:\n\t"
+                     "ldr r9, [r0]\n\t"
+                     "ldr r10, [r0, r2]\n\t"
+                     "add r0, r0, r2, lsl #1\n\t"
+                     "pkhtb r12, r10, r9, asr #16\n\t"
+                     "pkhbt r9, r9, r10, lsl #16\n\t"
+                     "sxtb16 r10, r9, ror #8\n\t"
+                     "str r10, [r4], #4\n\t"
+                     "sxtb16 r10, r12\n\t"
+                     "str r10, [r5], #4\n\t"
+                     "sxtb16 r10, r12, ror #8\n\t"
+                     "str r10, [r6], #4\n\t"
+                     "ldr pc, [sp, #24]\n\t"
+                     "10:\n\t"
+                     "ldrsb r9, [r0, #1]\n\t"
+                     "ldrsb r10, [r0, #2]\n\t"
+                     "ldrsb r11, [r0, #3]\n\t"
+                     "strh r9, [r4]\n\t"
+                     "strh r10, [r5]\n\t"
+                     "strh r11, [r6]\n\t"
+                     "7:\n\t"
+                     "ldrd r8, r9, [sp, #8]\n\t"
+                     "add r0, r0, r8\n\t"
+                     "add r4, r4, r9\n\t"
+                     "add r5, r5, r9\n\t"
+                     "add r6, r6, r9\n\t"
+                     "ldr r8, [sp, #16]\n\t"
+                     "cmp r0, r8\n\t"
+                     "bne 5b\n\t"
+                     "add sp, sp, #36\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#undef TH_DW_COPY3_QUAD
 #endif
 
 #if TH_DW_COPY_ASM
@@ -1405,6 +1545,17 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                                   ? copy4_prepare(&copy4, &geo, plane, slot)
                                   : -1;
 #endif
+    /* The last three of C % 4 == 3 channels: three planes stored, not four (copy4_last3_asm;
+     * the C copy, fill_group4, stages four). */
+    const int group3 = planes == 4 && channels % 4 == 3 && TH_NN_PATH(DW3X3_GROUP3);
+#if TH_DW_COPY_ASM
+    dw_copy4_args copy3;
+    if (group3) {
+        copy3 = copy4; /* its own jumps (jumps[0] still 0: copy4_prepare) */
+    }
+#else
+    (void)group3;
+#endif
 #if TH_DW_ASM
     dw_asm_call call;
     const int use_asm =
@@ -1437,7 +1588,9 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                 fill_interior(plane, &geo, in_b, c);
 #if TH_DW_COPY_ASM
             } else if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) { /* else never named */
-                if (copy4_off >= 0) {
+                if (copy4_off >= 0 && TH_NN_KEEP_DW3X3_GROUP3 && group3 && group == 3) {
+                    copy4_last3_asm(&copy3, in_b + copy4_off + (c - back));
+                } else if (copy4_off >= 0) {
                     copy4_rows_asm(&copy4, in_b + copy4_off + (c - back));
                 }
 #endif
