@@ -148,7 +148,7 @@ def test_dw3x3_few_channels_on_target(tmp_path: Path, board: str) -> None:
     assert len(groups) > 150
     # copy4_last3_asm (C % 4 == 3 with the fast scratch), also in place and on narrow rows
     last3 = [c for c in groups if c.out_shape[3] % 4 == 3 and c.fast_scratch]
-    assert len(last3) > 30 and any(c.in_place for c in last3)
+    assert len(last3) >= 25 and any(c.in_place for c in last3)
     cases += groups + [c for c in _narrow(320) if fits_small_firmware(c)]
     run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):
