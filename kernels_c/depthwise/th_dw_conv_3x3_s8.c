@@ -39,16 +39,30 @@ static int32_t row_cost(int32_t n)
     return 57 * (n / 4) + 11 + ((n & 2) ? 33 : 0) + ((n & 1) ? 19 : 0);
 }
 
+/* Whether out_h x out_w outputs (out_h > out_w) cost less untransposed: out_h rows of
+ * out_w than out_w rows of out_h (row_cost). Only when out_h < 2 * out_w can it: per output
+ * row_cost(n) / n is at least 57/4 + 11/n and at most 57/4 + 20.25/n for n >= 4 (shorter
+ * rows, the C loop, cost over 40), so the plain rows win only if out_h <= out_w * 20.25 /
+ * 11 < 2 * out_w. The test is path
+ * DW3X3_ROWS_PLAIN (recorded only where it holds): a model that never has such a layer
+ * (kws: 25x5) builds without it and transposes as before. */
+static int __attribute__((noinline)) plain_rows_cheaper(int32_t out_h, int32_t out_w)
+{
+    return out_w * row_cost(out_h) >= out_h * row_cost(out_w);
+}
+
 /* A narrow, tall layer is processed transposed (make_geometry) when its plane fits and its
- * output rows cost less that way (a row's pair or single output after its blocks costs
- * about as much as a block: 9x8 outputs run as 9 rows of two blocks, not 8 rows of two
- * blocks and a single); with at most 3 channels only when its rows would be shorter than 8
- * outputs (untransposed, the channels' pixels are contiguous: fill_group_small). */
+ * output rows do not cost less untransposed (a row's pair or single output after its
+ * blocks costs about as much as a block: 9x8 outputs run as 9 rows of two blocks, not 8
+ * rows of two blocks and a single); with at most 3 channels only when its rows would be
+ * shorter than 8 outputs (untransposed, the channels' pixels are contiguous:
+ * fill_group_small). */
 static int is_transposed(int32_t s, int32_t out_h, int32_t out_w, int32_t c)
 {
     return out_h > out_w && (c >= 4 || out_w < 8) &&
            plane_h(s, out_w) * plane_w(s, out_h) <= plane_h(s, out_h) * plane_w(s, out_w) &&
-           out_w * row_cost(out_h) < out_h * row_cost(out_w);
+           !(TH_NN_KEEP_DW3X3_ROWS_PLAIN && out_h < 2 * out_w &&
+             plain_rows_cheaper(out_h, out_w) && TH_NN_PATH(DW3X3_ROWS_PLAIN));
 }
 
 /* Planes staged per pass given the fast scratch: four (C >= 4: one 32-bit load brings a
@@ -157,38 +171,13 @@ static dw_interior interior_of(const dw_geometry *g)
     return in;
 }
 
-/* Stores word v at q in each of n planes `slot` values apart (n 1 or 4, a constant at each
- * call; written out: the compiler keeps a loop of four). */
-TH_INLINE void pad_put2(int16_t *q, int32_t slot, const int32_t n, int32_t v)
-{
-    th_write_s32(q, v);
-    if (n == 4) {
-        th_write_s32(q + slot, v);
-        th_write_s32(q + 2 * slot, v);
-        th_write_s32(q + 3 * slot, v);
-    }
-}
-
-/* The same for one value. */
-TH_INLINE void pad_put1(int16_t *q, int32_t slot, const int32_t n, int16_t v)
-{
-    q[0] = v;
-    if (n == 4) {
-        q[slot] = v;
-        q[2 * slot] = v;
-        q[3 * slot] = v;
-    }
-}
-
-/* Writes the padding of n planes `slot` values apart (n 1 or 4, a constant at each call):
- * -input_offset everywhere outside the interior (so that x + input_offset is 0 there: the
- * offset is folded into the accumulator's start value instead, see dw3x3_channel_impl).
- * It does not depend on the channel: written once per call, the channels then only copy
- * their interior (fill_interior, copy4_rows_asm or fill_group4, fill_group_small). The
- * planes share their layout, so one pass writes a place in all of them (four planes: one
- * loop's overhead instead of four, fill_padding4). */
-TH_INLINE void fill_padding_impl(int16_t *plane, const dw_geometry *g, int32_t offset,
-                                 int32_t slot, const int32_t n)
+/* Writes the padding of a plane: -input_offset everywhere outside the interior (so that
+ * x + input_offset is 0 there: the offset is folded into the accumulator's start value
+ * instead, see dw3x3_channel_impl). It does not depend on the channel: written once per
+ * call, the channels then only copy their interior (fill_interior, copy4_rows_asm or
+ * fill_group4, fill_group_small). */
+static void __attribute__((noinline))
+fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
 {
     const int16_t pad = (int16_t)(-offset);
     const int32_t pad2 = (int32_t)(((uint32_t)(uint16_t)pad << 16) | (uint16_t)pad);
@@ -204,10 +193,10 @@ TH_INLINE void fill_padding_impl(int16_t *plane, const dw_geometry *g, int32_t o
     }
     /* Whole rows above and below the interior. */
     for (int16_t *q = plane, *e = plane + r_begin * pw; q != e; q += 2) {
-        pad_put2(q, slot, n, pad2);
+        th_write_s32(q, pad2);
     }
     for (int16_t *q = plane + r_end * pw, *e = plane + ph * pw; q != e; q += 2) {
-        pad_put2(q, slot, n, pad2);
+        th_write_s32(q, pad2);
     }
     if (r_end == r_begin) {
         return;
@@ -215,7 +204,7 @@ TH_INLINE void fill_padding_impl(int16_t *plane, const dw_geometry *g, int32_t o
     /* Left of the first interior row, then the runs right of one interior row and left of
      * the next (contiguous), then right of the last one. */
     for (int32_t q = 0; q < in.x_begin; q++) {
-        pad_put1(plane + r_begin * pw + q, slot, n, pad);
+        plane[r_begin * pw + q] = pad;
     }
     const int32_t run = pw - in.x_end + in.x_begin;
     int16_t *q = plane + r_begin * pw + in.x_end;
@@ -226,37 +215,77 @@ TH_INLINE void fill_padding_impl(int16_t *plane, const dw_geometry *g, int32_t o
      * (SAME stride 1, transposed stride 2) two. */
     if (run <= 2) {
         for (; q != last; q += pw) {
-            pad_put2(q, slot, n, pad2);
+            th_write_s32(q, pad2);
         }
     } else if (run <= 4) {
         for (; q != last; q += pw) {
-            pad_put2(q, slot, n, pad2);
-            pad_put2(q + 2, slot, n, pad2);
+            th_write_s32(q, pad2);
+            th_write_s32(q + 2, pad2);
         }
     } else {
         for (; q != last; q += pw) {
             for (int32_t i = 0; i < run; i += 2) {
-                pad_put2(q + i, slot, n, pad2);
+                th_write_s32(q + i, pad2);
             }
         }
     }
     for (int32_t i = 0; i < pw - in.x_end; i++) {
-        pad_put1(q + i, slot, n, pad);
+        q[i] = pad;
     }
 }
 
-/* One plane (one channel at a time, or each of 2 or 3 planes). */
-static void __attribute__((noinline))
-fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
+/* Stores word v at q in four planes `slot` values apart. */
+TH_INLINE void pad_put4(int16_t *q, int32_t slot, int32_t v)
 {
-    fill_padding_impl(plane, g, offset, 0, 1);
+    th_write_s32(q, v);
+    th_write_s32(q + slot, v);
+    th_write_s32(q + 2 * slot, v);
+    th_write_s32(q + 3 * slot, v);
 }
 
-/* Four planes (path DW3X3_GROUP4; never named where the build leaves it out). */
+/* Four planes (path DW3X3_GROUP4; never named where the build leaves it out): fill_padding's
+ * places, each stored in all four planes in one pass (one loop's overhead instead of four),
+ * in word stores only and fewer loops (fill_padding's loops four-wide took 532 bytes, these
+ * 334 on the M4). The padding before the first interior value and after the last one are
+ * each one contiguous run; rounding them out to whole words writes at most one interior
+ * value at each end, which the channels' copies overwrite (they come after, as for the odd
+ * runs between rows). */
 static void __attribute__((noinline))
 fill_padding4(int16_t *plane, const dw_geometry *g, int32_t offset, int32_t slot)
 {
-    fill_padding_impl(plane, g, offset, slot, 4);
+    const int16_t pad = (int16_t)(-offset);
+    const int32_t pad2 = (int32_t)(((uint32_t)(uint16_t)pad << 16) | (uint16_t)pad);
+    const dw_interior in = interior_of(g);
+    const int32_t pw = g->pw; /* even: rows are word aligned */
+    const int32_t ph = g->ph;
+    int16_t *const end = plane + ph * pw;
+    const int empty = in.x_end == in.x_begin || in.r_end == in.r_begin;
+    /* Up to the first interior value (rounded up to a word), or all of it. */
+    int16_t *const head = empty ? end : plane + ((in.r_begin * pw + in.x_begin + 1) & ~1);
+    for (int16_t *q = plane; q != head; q += 2) {
+        pad_put4(q, slot, pad2);
+    }
+    if (empty) {
+        return;
+    }
+    /* The runs right of one interior row and left of the next. */
+    const int32_t run = pw - in.x_end + in.x_begin;
+    int16_t *q = plane + in.r_begin * pw + in.x_end;
+    int16_t *const last = plane + (in.r_end - 1) * pw + in.x_end;
+    if (run <= 2) { /* stride 2 SAME: one word per row, no inner loop */
+        for (; q != last; q += pw) {
+            pad_put4(q, slot, pad2);
+        }
+    }
+    for (; q != last; q += pw) {
+        for (int32_t i = 0; i < run; i += 2) {
+            pad_put4(q + i, slot, pad2);
+        }
+    }
+    /* From after the last interior value (rounded down to a word) to the end. */
+    for (q = plane + (((in.r_end - 1) * pw + in.x_end) & ~1); q != end; q += 2) {
+        pad_put4(q, slot, pad2);
+    }
 }
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)

@@ -141,6 +141,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_GROUP3 /* ... its last three of C % 4 == 3: three planes stored */
 #define TH_NN_KEEP_DW3X3_GROUP3 1
 #endif
+#ifndef TH_NN_KEEP_DW3X3_ROWS_PLAIN /* ... tall output kept untransposed: its rows cost less */
+#define TH_NN_KEEP_DW3X3_ROWS_PLAIN 1
+#endif
 #ifndef TH_NN_KEEP_DW3X3_C_FAST /* 3x3 depthwise C loop, fast requantization, no clamp */
 #define TH_NN_KEEP_DW3X3_C_FAST 1
 #endif
