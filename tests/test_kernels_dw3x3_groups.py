@@ -21,8 +21,8 @@ one at an odd column, or alone), so that the four-plane copy's per-row dispatch
 no-quad branches. The last three of C % 4 == 3 channels (7, 11) store only their three
 planes (path DW3X3_GROUP3, copy4_last3_asm: the four-plane copy's rows without plane 0), on
 QEMU over the same edges. Outputs taller than wide whose rows cost less untransposed (path
-DW3X3_ROWS_PLAIN, e.g. 9x8) stay plain. The host tests also run the build that leaves every optional path
-out (dsp_general: one plane at a time)."""
+DW3X3_ROWS_PLAIN, e.g. 9x8) stay plain. The host tests also run the build that leaves every
+optional path out (dsp_general: one plane at a time)."""
 
 from __future__ import annotations
 
