@@ -18,8 +18,11 @@ dominate and the row loops run few blocks), with and without a bias, in place fo
 C % 4; and interiors narrower than a quad of pixels (one to three columns after a first
 one at an odd column, or alone), so that the four-plane copy's per-row dispatch
 (copy4_rows_asm: first pixel, quads, pair, last pixel, each taken or not) also runs its
-no-quad branches. The host tests also run the build that leaves every optional path out
-(dsp_general: one plane at a time)."""
+no-quad branches. The last three of C % 4 == 3 channels (7, 11) store only their three
+planes (path DW3X3_GROUP3, copy4_last3_asm: the four-plane copy's rows without plane 0), on
+QEMU over the same edges. Outputs taller than wide whose rows cost less untransposed (path
+DW3X3_ROWS_PLAIN, e.g. 9x8) stay plain. The host tests also run the build that leaves every
+optional path out (dsp_general: one plane at a time)."""
 
 from __future__ import annotations
 
@@ -123,11 +126,36 @@ def _narrow(seed: int) -> list[ConvCase]:
     return cases
 
 
+def _row_cost(n: int) -> int:
+    """th_dw_conv_3x3_s8.c row_cost: rough instructions of an output row of n."""
+    return 40 * n + 20 if n < 4 else 57 * (n // 4) + 11 + 33 * (n & 2 != 0) + 19 * (n & 1)
+
+
+def _rows_plain(seed: int, count: int = 24) -> list[ConvCase]:
+    """Outputs taller than wide whose rows cost less untransposed (path DW3X3_ROWS_PLAIN:
+    out_w < out_h < 2 * out_w, e.g. 9x8 from 17x17 stride 2), 4-11 channels, both strides,
+    padding on each side or none (the four-plane padding's word runs rounded out at odd
+    first and last interior columns)."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < count:
+        i = len(cases)
+        s = 1 + i % 2
+        ow = int(rng.integers(4, 13))
+        oh = int(rng.integers(ow + 1, 2 * ow))
+        if ow * _row_cost(oh) < oh * _row_cost(ow):
+            continue  # transposed
+        pads = tuple(int(rng.integers(0, 2)) for _ in range(4))
+        hw = ((oh - 1) * s + 3 - pads[0] - pads[1], (ow - 1) * s + 3 - pads[2] - pads[3])
+        cases.append(_case(rng, hw, 4 + i % 8, s, pads, bias=i % 3 != 1))
+    return cases
+
+
 # dsp_general: every optional path left out (DW3X3_GROUP4, DW3X3_SMALL_GROUP among them), so
 # the staged groups fall back to one plane at a time: still exact.
 @pytest.mark.parametrize("variant", ("portable", "dsp", "dsp_general"))
 def test_dw3x3_few_channels_match_reference(variant: str) -> None:
-    cases = _all(315, 100) + _groups(317, 60) + _narrow(319)
+    cases = _all(315, 100) + _groups(317, 60) + _narrow(319) + _rows_plain(321)
     with Driver(build_driver(variant)) as driver:
         for case in cases:
             problem = check_result(case, driver.run(case))
@@ -144,7 +172,12 @@ def test_dw3x3_few_channels_on_target(tmp_path: Path, board: str) -> None:
     assert len(cases) > 250
     groups = [c for c in _groups(318, 50) if fits_small_firmware(c)]
     assert len(groups) > 150
-    cases += groups + [c for c in _narrow(320) if fits_small_firmware(c)]
+    # copy4_last3_asm (C % 4 == 3 with the fast scratch), also in place and on narrow rows
+    last3 = [c for c in groups if c.out_shape[3] % 4 == 3 and c.fast_scratch]
+    assert len(last3) >= 25 and any(c.in_place for c in last3)
+    plain = [c for c in _rows_plain(322) if fits_small_firmware(c)]
+    assert len(plain) >= 20
+    cases += groups + plain + [c for c in _narrow(320) if fits_small_firmware(c)]
     run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)

@@ -28,13 +28,41 @@ static int32_t plane_h(int32_t stride, int32_t out_h)
     return (out_h - 1) * stride + 3;
 }
 
-/* A narrow, tall layer is processed transposed (make_geometry) when its plane fits; with
- * at most 3 channels only when its rows would be shorter than 8 outputs (untransposed, the
- * channels' pixels are contiguous: fill_group_small). */
+/* Rough instructions of the assembly (dw_rows_*) per output row of n outputs: 57 per block
+ * of four, 11 per row, 33 for a pair after the blocks, 19 for a single one; rows shorter
+ * than four run the C loop (about 40 per output). */
+static int32_t row_cost(int32_t n)
+{
+    if (n < 4) {
+        return 40 * n + 20;
+    }
+    return 57 * (n / 4) + 11 + ((n & 2) ? 33 : 0) + ((n & 1) ? 19 : 0);
+}
+
+/* Whether out_h x out_w outputs (out_h > out_w) cost less untransposed: out_h rows of
+ * out_w than out_w rows of out_h (row_cost). Only when out_h < 2 * out_w can it: per output
+ * row_cost(n) / n is at least 57/4 + 11/n and at most 57/4 + 20.25/n for n >= 4 (shorter
+ * rows, the C loop, cost over 40), so the plain rows win only if out_h <= out_w * 20.25 /
+ * 11 < 2 * out_w. The test is path
+ * DW3X3_ROWS_PLAIN (recorded only where it holds): a model that never has such a layer
+ * (kws: 25x5) builds without it and transposes as before. */
+static int __attribute__((noinline)) plain_rows_cheaper(int32_t out_h, int32_t out_w)
+{
+    return out_w * row_cost(out_h) >= out_h * row_cost(out_w);
+}
+
+/* A narrow, tall layer is processed transposed (make_geometry) when its plane fits and its
+ * output rows do not cost less untransposed (a row's pair or single output after its
+ * blocks costs about as much as a block: 9x8 outputs run as 9 rows of two blocks, not 8
+ * rows of two blocks and a single); with at most 3 channels only when its rows would be
+ * shorter than 8 outputs (untransposed, the channels' pixels are contiguous:
+ * fill_group_small). */
 static int is_transposed(int32_t s, int32_t out_h, int32_t out_w, int32_t c)
 {
     return out_h > out_w && (c >= 4 || out_w < 8) &&
-           plane_h(s, out_w) * plane_w(s, out_h) <= plane_h(s, out_h) * plane_w(s, out_w);
+           plane_h(s, out_w) * plane_w(s, out_h) <= plane_h(s, out_h) * plane_w(s, out_w) &&
+           !(TH_NN_KEEP_DW3X3_ROWS_PLAIN && out_h < 2 * out_w &&
+             plain_rows_cheaper(out_h, out_w) && TH_NN_PATH(DW3X3_ROWS_PLAIN));
 }
 
 /* Planes staged per pass given the fast scratch: four (C >= 4: one 32-bit load brings a
@@ -203,6 +231,60 @@ fill_padding(int16_t *plane, const dw_geometry *g, int32_t offset)
     }
     for (int32_t i = 0; i < pw - in.x_end; i++) {
         q[i] = pad;
+    }
+}
+
+/* Stores word v at q in four planes `slot` values apart. */
+TH_INLINE void pad_put4(int16_t *q, int32_t slot, int32_t v)
+{
+    th_write_s32(q, v);
+    th_write_s32(q + slot, v);
+    th_write_s32(q + 2 * slot, v);
+    th_write_s32(q + 3 * slot, v);
+}
+
+/* Four planes (path DW3X3_GROUP4; never named where the build leaves it out): fill_padding's
+ * places, each stored in all four planes in one pass (one loop's overhead instead of four),
+ * in word stores only and fewer loops (fill_padding's loops four-wide took 532 bytes, these
+ * 334 on the M4). The padding before the first interior value and after the last one are
+ * each one contiguous run; rounding them out to whole words writes at most one interior
+ * value at each end, which the channels' copies overwrite (they come after, as for the odd
+ * runs between rows). */
+static void __attribute__((noinline))
+fill_padding4(int16_t *plane, const dw_geometry *g, int32_t offset, int32_t slot)
+{
+    const int16_t pad = (int16_t)(-offset);
+    const int32_t pad2 = (int32_t)(((uint32_t)(uint16_t)pad << 16) | (uint16_t)pad);
+    const dw_interior in = interior_of(g);
+    const int32_t pw = g->pw; /* even: rows are word aligned */
+    const int32_t ph = g->ph;
+    int16_t *const end = plane + ph * pw;
+    const int empty = in.x_end == in.x_begin || in.r_end == in.r_begin;
+    /* Up to the first interior value (rounded up to a word), or all of it. */
+    int16_t *const head = empty ? end : plane + ((in.r_begin * pw + in.x_begin + 1) & ~1);
+    for (int16_t *q = plane; q != head; q += 2) {
+        pad_put4(q, slot, pad2);
+    }
+    if (empty) {
+        return;
+    }
+    /* The runs right of one interior row and left of the next. */
+    const int32_t run = pw - in.x_end + in.x_begin;
+    int16_t *q = plane + in.r_begin * pw + in.x_end;
+    int16_t *const last = plane + (in.r_end - 1) * pw + in.x_end;
+    if (run <= 2) { /* stride 2 SAME: one word per row, no inner loop */
+        for (; q != last; q += pw) {
+            pad_put4(q, slot, pad2);
+        }
+    }
+    for (; q != last; q += pw) {
+        for (int32_t i = 0; i < run; i += 2) {
+            pad_put4(q + i, slot, pad2);
+        }
+    }
+    /* From after the last interior value (rounded down to a word) to the end. */
+    for (q = plane + (((in.r_end - 1) * pw + in.x_end) & ~1); q != end; q += 2) {
+        pad_put4(q, slot, pad2);
     }
 }
 
@@ -519,6 +601,146 @@ copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY4_QUAD
+
+/* One quad of pixels for copy4_last3_asm: TH_DW_COPY4_QUAD without plane 0 (byte 0 of each
+ * pixel word, the channel before the three): 20 instructions per 12 values. */
+#define TH_DW_COPY3_QUAD                                                                     \
+    "ldr r8, [r0]\n\t"                                                                       \
+    "ldr r9, [r0, r2]\n\t"                                                                   \
+    "ldr r10, [r0, r2, lsl #1]\n\t"                                                          \
+    "ldr r11, [r0, r3]\n\t"                                                                  \
+    "add r0, r0, r2, lsl #2\n\t"                                                             \
+    "pkhtb r12, r9, r8, asr #16\n\t"                                                         \
+    "pkhbt r8, r8, r9, lsl #16\n\t"                                                          \
+    "pkhtb lr, r11, r10, asr #16\n\t"                                                        \
+    "pkhbt r10, r10, r11, lsl #16\n\t"                                                       \
+    "sxtb16 r9, r8, ror #8\n\t"                                                              \
+    "sxtb16 r11, r10, ror #8\n\t"                                                            \
+    "strd r9, r11, [r4], #8\n\t"                                                             \
+    "sxtb16 r9, r12\n\t"                                                                     \
+    "sxtb16 r11, lr\n\t"                                                                     \
+    "strd r9, r11, [r5], #8\n\t"                                                             \
+    "sxtb16 r9, r12, ror #8\n\t"                                                             \
+    "sxtb16 r11, lr, ror #8\n\t"                                                             \
+    "strd r9, r11, [r6], #8\n\t"
+
+/* The last three channels of C % 4 == 3 (path DW3X3_GROUP3): copy4_rows_asm's rows with
+ * the same arguments and src (the pixel words of channels c - 1 .. c + 2: inside the pixel,
+ * so never past the input's end), storing only planes 1-3 (channels c .. c + 2) instead of
+ * also the unused plane 0: per quad of pixels 18 instructions instead of 21. Its own jumps
+ * (a->jumps, worked out on the call when jumps[0] is 0: the caller passes a copy of the
+ * four-plane arguments). Registers as copy4_rows_asm's, r4 the row's pointer (r1 unused). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline, unused))
+copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #36\n\t"
+                     "ldr r4, [r0, #28]\n\t"
+                     "add r4, r4, r1\n\t"
+                     "str r4, [sp, #16]\n\t"
+                     "ldr r4, [r0, #12]\n\t"
+                     "str r4, [sp]\n\t"
+                     "ldrd r4, r5, [r0, #20]\n\t"
+                     "strd r4, r5, [sp, #8]\n\t"
+                     "ldr r4, [r0, #32]\n\t"
+                     "cbnz r4, 11f\n\t"
+                     "ldr r4, [r0, #12]\n\t"
+                     "adr.w r5, 1f\n\t"
+                     "tst r4, #8\n\t"
+                     "it ne\n\t"
+                     "adrne.w r5, 2f\n\t"
+                     "cmp r4, #0\n\t"
+                     "it eq\n\t"
+                     "adreq.w r5, 4f\n\t"
+                     "orr r5, r5, #1\n\t"
+                     "str r5, [r0, #44]\n\t"
+                     "ldr r5, [r0, #16]\n\t"
+                     "adr.w r4, 3f\n\t"
+                     "tst r5, #1\n\t"
+                     "it ne\n\t"
+                     "adrne.w r4, 8f\n\t"
+                     "orr r4, r4, #1\n\t"
+                     "str r4, [r0, #32]\n\t"
+                     "adr.w r4, 7f\n\t"
+                     "tst r5, #4\n\t"
+                     "it ne\n\t"
+                     "adrne.w r4, 10f\n\t"
+                     "orr r4, r4, #1\n\t"
+                     "str r4, [r0, #40]\n\t"
+                     "tst r5, #2\n\t"
+                     "itt ne\n\t"
+                     "adrne.w r4, 9f\n\t"
+                     "orrne r4, r4, #1\n\t"
+                     "str r4, [r0, #36]\n\t"
+                     "11:\n\t"
+                     "ldr r4, [r0, #32]\n\t"
+                     "str r4, [sp, #4]\n\t"
+                     "ldrd r4, r5, [r0, #36]\n\t"
+                     "strd r4, r5, [sp, #20]\n\t"
+                     "ldr r4, [r0, #44]\n\t"
+                     "str r4, [sp, #28]\n\t"
+                     "mov r12, r1\n\t"
+                     "ldm r0, {r1-r3}\n\t"
+                     "mov r0, r12\n\t"
+                     "add r4, r1, r3\n\t"
+                     "add r5, r4, r3\n\t"
+                     "add r6, r5, r3\n\t"
+                     "add r3, r2, r2, lsl #1\n\t"
+                     "5:\n\t"
+                     "ldr pc, [sp, #4]\n\t"
+                     "8:\n\t"
+                     "ldrsb r9, [r0, #1]\n\t"
+                     "ldrsb r10, [r0, #2]\n\t"
+                     "ldrsb r11, [r0, #3]\n\t"
+                     "add r0, r0, r2\n\t"
+                     "strh r9, [r4], #2\n\t"
+                     "strh r10, [r5], #2\n\t"
+                     "strh r11, [r6], #2\n\t"
+                     "3:\n\t"
+                     "ldr r7, [sp]\n\t"
+                     "add r7, r7, r4\n\t"
+                     "ldr pc, [sp, #28]\n\t"
+                     "1:\n\t" TH_DW_COPY3_QUAD "2:\n\t" TH_DW_COPY3_QUAD
+                     "cmp r4, r7\n\t"
+                     "bne 1b\n\t"
+                     "4:\n\t"
+                     "ldr pc, [sp, #20]\n\t"
+                     "9:\n\t"
+                     "ldr r9, [r0]\n\t"
+                     "ldr r10, [r0, r2]\n\t"
+                     "add r0, r0, r2, lsl #1\n\t"
+                     "pkhtb r12, r10, r9, asr #16\n\t"
+                     "pkhbt r9, r9, r10, lsl #16\n\t"
+                     "sxtb16 r10, r9, ror #8\n\t"
+                     "str r10, [r4], #4\n\t"
+                     "sxtb16 r10, r12\n\t"
+                     "str r10, [r5], #4\n\t"
+                     "sxtb16 r10, r12, ror #8\n\t"
+                     "str r10, [r6], #4\n\t"
+                     "ldr pc, [sp, #24]\n\t"
+                     "10:\n\t"
+                     "ldrsb r9, [r0, #1]\n\t"
+                     "ldrsb r10, [r0, #2]\n\t"
+                     "ldrsb r11, [r0, #3]\n\t"
+                     "strh r9, [r4]\n\t"
+                     "strh r10, [r5]\n\t"
+                     "strh r11, [r6]\n\t"
+                     "7:\n\t"
+                     "ldrd r8, r9, [sp, #8]\n\t"
+                     "add r0, r0, r8\n\t"
+                     "add r4, r4, r9\n\t"
+                     "add r5, r5, r9\n\t"
+                     "add r6, r6, r9\n\t"
+                     "ldr r8, [sp, #16]\n\t"
+                     "cmp r0, r8\n\t"
+                     "bne 5b\n\t"
+                     "add sp, sp, #36\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#undef TH_DW_COPY3_QUAD
 #endif
 
 #if TH_DW_COPY_ASM
@@ -1335,8 +1557,12 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     th_nn_out_stage stage;
     th_nn_out_stage_init(&stage, quant, channels, params->output_offset, &params->activation,
                          th_acc_bound(9, 128, bias, channels));
-    for (int32_t k = 0; k < planes; k++) {
-        fill_padding(plane + k * slot, &geo, params->input_offset);
+    if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) {
+        fill_padding4(plane, &geo, params->input_offset, slot);
+    } else {
+        for (int32_t k = 0; k < planes; k++) {
+            fill_padding(plane + k * slot, &geo, params->input_offset);
+        }
     }
     /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
     const int32_t whole = planes > 1 && planes < 4 && TH_NN_PATH(DW3X3_SMALL_GROUP) ? planes : 1;
@@ -1347,6 +1573,17 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     const int32_t copy4_off = TH_NN_KEEP_DW3X3_GROUP4 && planes == 4
                                   ? copy4_prepare(&copy4, &geo, plane, slot)
                                   : -1;
+#endif
+    /* The last three of C % 4 == 3 channels: three planes stored, not four (copy4_last3_asm;
+     * the C copy, fill_group4, stages four). */
+    const int group3 = planes == 4 && channels % 4 == 3 && TH_NN_PATH(DW3X3_GROUP3);
+#if TH_DW_COPY_ASM
+    dw_copy4_args copy3;
+    if (group3) {
+        copy3 = copy4; /* its own jumps (jumps[0] still 0: copy4_prepare) */
+    }
+#else
+    (void)group3;
 #endif
 #if TH_DW_ASM
     dw_asm_call call;
@@ -1380,7 +1617,9 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                 fill_interior(plane, &geo, in_b, c);
 #if TH_DW_COPY_ASM
             } else if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) { /* else never named */
-                if (copy4_off >= 0) {
+                if (copy4_off >= 0 && TH_NN_KEEP_DW3X3_GROUP3 && group3 && group == 3) {
+                    copy4_last3_asm(&copy3, in_b + copy4_off + (c - back));
+                } else if (copy4_off >= 0) {
                     copy4_rows_asm(&copy4, in_b + copy4_off + (c - back));
                 }
 #endif

@@ -144,6 +144,12 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_GROUP4 /* ... C >= 4 with the fast scratch: four planes per pass */
 #define TH_NN_KEEP_DW3X3_GROUP4 1
 #endif
+#ifndef TH_NN_KEEP_DW3X3_GROUP3 /* ... its last three of C % 4 == 3: three planes stored */
+#define TH_NN_KEEP_DW3X3_GROUP3 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_ROWS_PLAIN /* ... tall output kept untransposed: its rows cost less */
+#define TH_NN_KEEP_DW3X3_ROWS_PLAIN 1
+#endif
 #ifndef TH_NN_KEEP_DW3X3_C_FAST /* 3x3 depthwise C loop, fast requantization, no clamp */
 #define TH_NN_KEEP_DW3X3_C_FAST 1
 #endif
