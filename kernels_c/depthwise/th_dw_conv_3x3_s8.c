@@ -468,6 +468,66 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "sxtb16 r11, lr, ror #8\n\t"                                                             \
     "strd r9, r11, [r6], #8\n\t"
 
+/* The row copies' common entry (copy4_rows_asm, copy4_last3_asm): frame, the row state and
+ * the jumps (worked out once per call), the planes from the arguments; ends at label 5, the
+ * row loop's head. */
+#define TH_DW_COPY_ROWS_ENTRY                                                                \
+    "push {r4-r11, lr}\n\t"                                                                  \
+    "sub sp, sp, #36\n\t"                                                                    \
+    "ldr r4, [r0, #28]\n\t"                                                                  \
+    "add r4, r4, r1\n\t"                                                                     \
+    "str r4, [sp, #16]\n\t"                                                                  \
+    "ldr r4, [r0, #12]\n\t"                                                                  \
+    "str r4, [sp]\n\t"                                                                       \
+    "ldrd r4, r5, [r0, #20]\n\t"                                                             \
+    "strd r4, r5, [sp, #8]\n\t"                                                              \
+    "ldr r4, [r0, #32]\n\t"                                                                  \
+    "cbnz r4, 11f\n\t"                                                                       \
+    "ldr r4, [r0, #12]\n\t"                                                                  \
+    "adr.w r5, 1f\n\t"                                                                       \
+    "tst r4, #8\n\t"                                                                         \
+    "it ne\n\t"                                                                              \
+    "adrne.w r5, 2f\n\t"                                                                     \
+    "cmp r4, #0\n\t"                                                                         \
+    "it eq\n\t"                                                                              \
+    "adreq.w r5, 4f\n\t"                                                                     \
+    "orr r5, r5, #1\n\t"                                                                     \
+    "str r5, [r0, #44]\n\t"                                                                  \
+    "ldr r5, [r0, #16]\n\t"                                                                  \
+    "adr.w r4, 3f\n\t"                                                                       \
+    "tst r5, #1\n\t"                                                                         \
+    "it ne\n\t"                                                                              \
+    "adrne.w r4, 8f\n\t"                                                                     \
+    "orr r4, r4, #1\n\t"                                                                     \
+    "str r4, [r0, #32]\n\t"                                                                  \
+    "adr.w r4, 7f\n\t"                                                                       \
+    "tst r5, #4\n\t"                                                                         \
+    "it ne\n\t"                                                                              \
+    "adrne.w r4, 10f\n\t"                                                                    \
+    "orr r4, r4, #1\n\t"                                                                     \
+    "str r4, [r0, #40]\n\t"                                                                  \
+    "tst r5, #2\n\t"                                                                         \
+    "itt ne\n\t"                                                                             \
+    "adrne.w r4, 9f\n\t"                                                                     \
+    "orrne r4, r4, #1\n\t"                                                                   \
+    "str r4, [r0, #36]\n\t"                                                                  \
+    "11:\n\t"                                                                                \
+    "ldr r4, [r0, #32]\n\t"                                                                  \
+    "str r4, [sp, #4]\n\t"                                                                   \
+    "ldrd r4, r5, [r0, #36]\n\t"                                                             \
+    "strd r4, r5, [sp, #20]\n\t"                                                             \
+    "ldr r4, [r0, #44]\n\t"                                                                  \
+    "str r4, [sp, #28]\n\t"                                                                  \
+    "mov r12, r1\n\t"                                                                        \
+    "ldm r0, {r1-r3}\n\t"                                                                    \
+    "mov r0, r12\n\t"                                                                        \
+    "add r4, r1, r3\n\t"                                                                     \
+    "add r5, r4, r3\n\t"                                                                     \
+    "add r6, r5, r3\n\t"                                                                     \
+    "add r3, r2, r2, lsl #1\n\t"                                                             \
+    "5:\n\t"                                                                                 \
+    "ldr pc, [sp, #4]\n\t"
+
 /* Copies the interior rows of four planes (fill_interior for four channels at once: a
  * pixel's four values are one load). Per row: one pixel (4 LDRSB, 4 STRH) when the interior
  * starts at an odd column, then quads of pixels: 4 loads, PKHBT/PKHTB gather the pixels'
@@ -488,61 +548,7 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
 static void __attribute__((naked, noinline))
 copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
 {
-    __asm__ volatile("push {r4-r11, lr}\n\t"
-                     "sub sp, sp, #36\n\t"
-                     "ldr r4, [r0, #28]\n\t"
-                     "add r4, r4, r1\n\t"
-                     "str r4, [sp, #16]\n\t"
-                     "ldr r4, [r0, #12]\n\t"
-                     "str r4, [sp]\n\t"
-                     "ldrd r4, r5, [r0, #20]\n\t"
-                     "strd r4, r5, [sp, #8]\n\t"
-                     "ldr r4, [r0, #32]\n\t"
-                     "cbnz r4, 11f\n\t"
-                     "ldr r4, [r0, #12]\n\t"
-                     "adr.w r5, 1f\n\t"
-                     "tst r4, #8\n\t"
-                     "it ne\n\t"
-                     "adrne.w r5, 2f\n\t"
-                     "cmp r4, #0\n\t"
-                     "it eq\n\t"
-                     "adreq.w r5, 4f\n\t"
-                     "orr r5, r5, #1\n\t"
-                     "str r5, [r0, #44]\n\t"
-                     "ldr r5, [r0, #16]\n\t"
-                     "adr.w r4, 3f\n\t"
-                     "tst r5, #1\n\t"
-                     "it ne\n\t"
-                     "adrne.w r4, 8f\n\t"
-                     "orr r4, r4, #1\n\t"
-                     "str r4, [r0, #32]\n\t"
-                     "adr.w r4, 7f\n\t"
-                     "tst r5, #4\n\t"
-                     "it ne\n\t"
-                     "adrne.w r4, 10f\n\t"
-                     "orr r4, r4, #1\n\t"
-                     "str r4, [r0, #40]\n\t"
-                     "tst r5, #2\n\t"
-                     "itt ne\n\t"
-                     "adrne.w r4, 9f\n\t"
-                     "orrne r4, r4, #1\n\t"
-                     "str r4, [r0, #36]\n\t"
-                     "11:\n\t"
-                     "ldr r4, [r0, #32]\n\t"
-                     "str r4, [sp, #4]\n\t"
-                     "ldrd r4, r5, [r0, #36]\n\t"
-                     "strd r4, r5, [sp, #20]\n\t"
-                     "ldr r4, [r0, #44]\n\t"
-                     "str r4, [sp, #28]\n\t"
-                     "mov r12, r1\n\t"
-                     "ldm r0, {r1-r3}\n\t"
-                     "mov r0, r12\n\t"
-                     "add r4, r1, r3\n\t"
-                     "add r5, r4, r3\n\t"
-                     "add r6, r5, r3\n\t"
-                     "add r3, r2, r2, lsl #1\n\t"
-                     "5:\n\t"
-                     "ldr pc, [sp, #4]\n\t"
+    __asm__ volatile(TH_DW_COPY_ROWS_ENTRY
                      "8:\n\t"
                      "ldrsb r9, [r0]\n\t"
                      "ldrsb r10, [r0, #1]\n\t"
@@ -635,61 +641,7 @@ copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
 static void __attribute__((naked, noinline, unused))
 copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
 {
-    __asm__ volatile("push {r4-r11, lr}\n\t"
-                     "sub sp, sp, #36\n\t"
-                     "ldr r4, [r0, #28]\n\t"
-                     "add r4, r4, r1\n\t"
-                     "str r4, [sp, #16]\n\t"
-                     "ldr r4, [r0, #12]\n\t"
-                     "str r4, [sp]\n\t"
-                     "ldrd r4, r5, [r0, #20]\n\t"
-                     "strd r4, r5, [sp, #8]\n\t"
-                     "ldr r4, [r0, #32]\n\t"
-                     "cbnz r4, 11f\n\t"
-                     "ldr r4, [r0, #12]\n\t"
-                     "adr.w r5, 1f\n\t"
-                     "tst r4, #8\n\t"
-                     "it ne\n\t"
-                     "adrne.w r5, 2f\n\t"
-                     "cmp r4, #0\n\t"
-                     "it eq\n\t"
-                     "adreq.w r5, 4f\n\t"
-                     "orr r5, r5, #1\n\t"
-                     "str r5, [r0, #44]\n\t"
-                     "ldr r5, [r0, #16]\n\t"
-                     "adr.w r4, 3f\n\t"
-                     "tst r5, #1\n\t"
-                     "it ne\n\t"
-                     "adrne.w r4, 8f\n\t"
-                     "orr r4, r4, #1\n\t"
-                     "str r4, [r0, #32]\n\t"
-                     "adr.w r4, 7f\n\t"
-                     "tst r5, #4\n\t"
-                     "it ne\n\t"
-                     "adrne.w r4, 10f\n\t"
-                     "orr r4, r4, #1\n\t"
-                     "str r4, [r0, #40]\n\t"
-                     "tst r5, #2\n\t"
-                     "itt ne\n\t"
-                     "adrne.w r4, 9f\n\t"
-                     "orrne r4, r4, #1\n\t"
-                     "str r4, [r0, #36]\n\t"
-                     "11:\n\t"
-                     "ldr r4, [r0, #32]\n\t"
-                     "str r4, [sp, #4]\n\t"
-                     "ldrd r4, r5, [r0, #36]\n\t"
-                     "strd r4, r5, [sp, #20]\n\t"
-                     "ldr r4, [r0, #44]\n\t"
-                     "str r4, [sp, #28]\n\t"
-                     "mov r12, r1\n\t"
-                     "ldm r0, {r1-r3}\n\t"
-                     "mov r0, r12\n\t"
-                     "add r4, r1, r3\n\t"
-                     "add r5, r4, r3\n\t"
-                     "add r6, r5, r3\n\t"
-                     "add r3, r2, r2, lsl #1\n\t"
-                     "5:\n\t"
-                     "ldr pc, [sp, #4]\n\t"
+    __asm__ volatile(TH_DW_COPY_ROWS_ENTRY
                      "8:\n\t"
                      "ldrsb r9, [r0, #1]\n\t"
                      "ldrsb r10, [r0, #2]\n\t"
@@ -741,6 +693,7 @@ copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY3_QUAD
+#undef TH_DW_COPY_ROWS_ENTRY
 #endif
 
 #if TH_DW_COPY_ASM
