@@ -9,17 +9,19 @@ even Cout, dilated rows, an activation clamp, two batches."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-from kernels.cases import ConvCase, Op, check_result
-from kernels.harness import Driver, build_driver
+from kernels.cases import ConvCase, Op
+from kernels.checks import (
+    assert_cortex_m4_matches,
+    assert_host_matches,
+    host_driver_fixture,
+    needs_qemu,
+)
+from kernels.harness import Driver
 from kernels.sweep import _conv_case, describe
-from kernels.target import build_firmware, run_cases
 
 # (h, w), Cin, Cout, (kh, kw), (sh, sw), dilation.h, (top, left, bottom, right) or None: SAME
 SHAPES = [
@@ -91,27 +93,13 @@ def test_shapes_reach_the_apart_pairs() -> None:
     assert all(sides)
 
 
-@pytest.fixture(scope="module", params=("portable", "dsp", "dsp_general"))
-def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not installed")
-    with Driver(build_driver(request.param)) as d:
-        yield d
+driver = host_driver_fixture("portable", "dsp", "dsp_general")
 
 
 def test_apart_pairs_match_reference_on_host(driver: Driver) -> None:
-    for case in apart_cases():
-        problem = check_result(case, driver.run(case))
-        assert problem is None, f"[{driver.build.variant}] {describe(case)}: {problem}"
+    assert_host_matches(driver, apart_cases(), describe)
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
-                    or shutil.which("qemu-system-arm") is None,
-                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+@needs_qemu
 def test_apart_pairs_match_reference_on_cortex_m4(kernel_fw_root: Path) -> None:
-    cases = apart_cases()
-    fw = build_firmware("mps2-an386", kernel_fw_root)
-    run = run_cases(fw, cases, interleaved=True)
-    for case, result in zip(cases, run.results, strict=True):
-        problem = check_result(case, result)
-        assert problem is None, f"[mps2-an386] {describe(case)}: {problem}"
+    assert_cortex_m4_matches(kernel_fw_root, apart_cases(), describe)
