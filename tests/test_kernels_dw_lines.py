@@ -20,7 +20,14 @@ overlapping the one before), padding on both ends (SAME, slots half or wholly ou
 several lines (2-D tensors, either orientation). ACROSS_SHAPES take it with two taps across
 (a slot pairs the two lines an output line reads): 2-8 taps along, either orientation, strides
 1-3 both ways, dilations across and along (phase rows), SAME lines half in the padding, every
-tail, issue 14's sweep row 21x8x19 k5x2 s2x3.
+tail, issue 14's sweep row 21x8x19 k5x2 s2x3. SPLIT_SHAPES take it with an odd stride along
+the line and no dilation (pairs_geometry's split: one phase row of slots at even positions,
+outputs starting at odd ones read a second record of weight pairs shifted by one tap): odd
+tap counts 5-15 at strides 1, 3 and 5, even ones 10-14 at stride 3 (the first phase's last
+pair (0, 0)), every tail (C % 4 = 0-3), SAME padding of either parity (the pad made even) and
+VALID, even input lengths (the line staged straight) and odd ones (a slot at the end half
+outside), two or more outputs a line, several lines either orientation, issue 14's sweep row
+4x48x37 k1x9 s2x3.
 """
 
 from __future__ import annotations
@@ -117,6 +124,33 @@ ACROSS_SHAPES = [
     ((9, 20), 13, (2, 3), (3, 2), (1, 1)),
 ]
 
+# (hw, cin, k, stride, dilation): the pairs variant split (_split)
+SPLIT_SHAPES = [
+    ((4, 48), 37, (1, 9), (2, 3), (1, 1)),
+    ((1, 47), 5, (1, 9), (1, 3), (1, 1)),
+    ((1, 40), 6, (1, 7), (1, 1), (1, 1)),
+    ((1, 23), 9, (1, 5), (1, 1), (1, 1)),
+    ((29, 1), 13, (11, 1), (1, 1), (1, 1)),
+    ((31, 1), 7, (15, 1), (1, 1), (1, 1)),
+    ((1, 50), 4, (1, 14), (1, 3), (1, 1)),
+    ((1, 44), 10, (1, 10), (1, 3), (1, 1)),
+    ((30, 2), 11, (12, 1), (3, 1), (1, 1)),
+    ((3, 41), 12, (1, 13), (2, 5), (1, 1)),
+    ((1, 9), 8, (1, 9), (1, 3), (1, 1)),
+    ((20, 3), 16, (11, 1), (3, 2), (1, 1)),
+]
+
+
+def _split(case: ConvCase) -> bool:
+    """pairs_geometry splits the case's line (one tap across; along it an odd stride, no
+    dilation, an odd tap count or a stride above 1, at most 15 taps, two outputs or more)."""
+    p = case.p
+    k = (int(case.w.shape[1]), int(case.w.shape[2]))
+    b = 0 if k[0] > k[1] else 1
+    sb, db, kb = (p.stride_h, p.stride_w)[b], (p.dilation_h, p.dilation_w)[b], k[b]
+    return (k[1 - b] == 1 and db == 1 and sb % 2 == 1 and (kb % 2 == 1 or sb > 1)
+            and kb // 2 + 1 <= 8 and case.out_shape[1:3][b] > 1)
+
 
 def _pairs_variant(case: ConvCase) -> bool:
     """plan/scratch.py's choice for the case is the pairs variant."""
@@ -130,7 +164,7 @@ def _pairs_variant(case: ConvCase) -> bool:
 
 def _pair_cases() -> list[ConvCase]:
     out: list[ConvCase] = []
-    for seed, shapes in ((1416, PAIR_SHAPES), (1419, ACROSS_SHAPES)):
+    for seed, shapes in ((1416, PAIR_SHAPES), (1419, ACROSS_SHAPES), (1420, SPLIT_SHAPES)):
         rng = np.random.default_rng(seed)
         for hw, cin, k, stride, dilation in shapes:
             for _ in range(2):  # SAME or VALID drawn twice
@@ -139,6 +173,7 @@ def _pair_cases() -> list[ConvCase]:
                     case = _conv_case(rng, Op.DW, hw, cin, cin, k, stride, dilation)
                 assert _pairs_variant(case), describe(case)
                 assert (min(k) == 2) == (shapes is ACROSS_SHAPES), describe(case)
+                assert _split(case) == (shapes is SPLIT_SHAPES), describe(case)
                 out += [case, dataclasses.replace(case, bias=None)]
     return out
 

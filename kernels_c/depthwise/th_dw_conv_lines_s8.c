@@ -106,6 +106,9 @@ typedef struct {
     int32_t sa, da, pad_a, in_a, out_a;       /* across lines */
     int32_t q1;                               /* B offset of a slot's second position */
     int32_t kp, g, p, sbg, phlen;
+    int32_t split; /* one phase row read by two output phases (pairs_geometry): output
+                    * phases P << split (P 1 then) */
+    int32_t e;     /* split: 1 where pad_b was made even (slot 0 one position earlier) */
 } pairs_geom;
 
 #define DW_PAIRS_MAX_PAIRS 8
@@ -153,9 +156,38 @@ static int pairs_geometry(const th_dw_conv_params *params, const th_dims *input_
     if (g->sb <= 0 || g->db <= 0 || g->db > 64 || g->sb > 64) {
         return 0;
     }
+    g->q1 = g->across ? 0 : g->db;
+    /* Split: an odd stride without dilation would stage every position twice (P 2: slots
+     * (q, q + 1) for even and for odd q). Only the slots of even q (from -pad_b) are staged;
+     * an output starting at an odd q reads the slot before its first tap with weight pairs
+     * shifted by one tap ((0, w0), (w1, w2), ..: a second record per block), so KP is
+     * KB / 2 + 1 for both phases (an even KB's first phase ends with a (0, 0) pair). Half
+     * the staging for at most one more SMLAD per channel and output (4x48x37 k1x9 s2x3);
+     * not for an even KB at stride 1, where the pair costs more than the staging saved
+     * (1x67x128 k1x12 s1x1: 155,392 -> 162,283 instructions split). The slots start at an
+     * even input position (pad_b made even, e: the position added), so that no slot pairs
+     * the padding with the input at the start (the widening loop stages the line straight,
+     * pairs_s8's `direct`); output o's first slot is then (o SB + e) / 2, its record the
+     * shifted one where that is odd. Two outputs or more (two output phases). */
+    if ((g->sb & 1) && g->db == 1 && !g->across && ((g->kb & 1) || g->sb > 1) &&
+        g->kb / 2 + 1 <= DW_PAIRS_MAX_PAIRS && g->out_b > 1) {
+        g->split = 1;
+        g->kp = g->kb / 2 + 1;
+        g->g = 2;
+        g->p = 1;
+        g->sbg = g->sb; /* slots between the outputs of a phase: 2 SB positions */
+        g->e = g->pad_b & 1;
+        g->pad_b += g->e;
+        /* Slots: phase 0's last output's first slot + KP, phase 1's (from slot (SB + e) / 2:
+         * counted with e 1 whatever e is, as plan/scratch.py, which does not know pad_b) */
+        g->phlen = TH_MAX(((g->out_b + 1) / 2 - 1) * g->sb,
+                          (g->sb + 1) / 2 + (g->out_b / 2 - 1) * g->sb) + g->kp;
+        return 1;
+    }
+    g->split = 0;
+    g->e = 0;
     const int32_t u = g->across ? g->db : 2 * g->db; /* positions between an output's pairs */
     g->kp = g->across ? g->kb : (g->kb + 1) / 2;
-    g->q1 = g->across ? 0 : g->db;
     g->g = gcd_lines(g->sb, u);
     g->p = u / g->g;
     g->sbg = g->sb / g->g;
@@ -169,12 +201,18 @@ static int pairs_geometry(const th_dw_conv_params *params, const th_dims *input_
     return 1;
 }
 
-/* Scratch bytes of the pairs variant: the blocks' records, one staged line, the phase rows'
- * spans (pairs_span) and the line's output runs (two words each). */
-static int64_t pairs_bytes(const pairs_geom *g, int32_t blocks)
+/* Scratch bytes of the pairs variant: the blocks' records (twice where split), one staged
+ * line, the phase rows' spans (pairs_span) and the line's output runs (two words each).
+ * INT32_MAX where a count is beyond any the variant takes (DW_LINES_MAX_SCRATCH bounds
+ * phlen by 1024 and blocks by 205), so that the sum is int32 (was int64: about 20
+ * instructions a call, two calls a layer). */
+TH_INLINE int32_t pairs_bytes(const pairs_geom *g, int32_t blocks)
 {
-    return (int64_t)blocks * 4 * pairs_record_words(g->kp) + 16 * (int64_t)g->p * g->phlen +
-           16 * (int64_t)g->p + 8 * (int64_t)TH_MIN(g->p, g->out_b);
+    if (g->phlen > 4096 || blocks > 4096) {
+        return INT32_MAX;
+    }
+    return blocks * (1 + g->split) * 4 * pairs_record_words(g->kp) + 16 * g->p * g->phlen +
+           16 * g->p + 8 * TH_MIN(g->p << g->split, g->out_b);
 }
 
 /* Estimated instructions of the pairs variant, four times (least squares on QEMU counts of
@@ -191,9 +229,12 @@ static int64_t pairs_cost4(const pairs_geom *g, int32_t blocks)
             (int64_t)g->out_b * (6 * g->kp + 32) + 11 * (int64_t)g->p * g->phlen + 155;
         return 40 * (blocks * ((int64_t)g->out_a * per_line + 200) + 1660) / 9;
     }
+    /* split: 12 per staged slot (its line is staged straight where the input is even long:
+     * 4x48x37 k1x9 s2x3 34,222 counted, 43,470 estimated at 24) */
     const int64_t per_line = (int64_t)g->out_b * (6 * g->kp + 27) +
-                             24 * (int64_t)g->p * g->phlen + 344;
-    return 4 * (blocks * ((int64_t)g->out_a * per_line + 13 * g->kp + 78) + 2530);
+                             (24 >> g->split) * (int64_t)g->p * g->phlen + 344;
+    return 4 * (blocks * ((int64_t)g->out_a * per_line + (1 + g->split) * (13 * g->kp + 78)) +
+                2530);
 }
 
 /* The pairs variant's geometry (*pg), scratch bytes (*pbytes) and pairs_cost4, or -1 where it
@@ -1058,17 +1099,31 @@ __asm__(
     "    .purgem DWL_RQCH\n");
 #endif
 
-/* lines_rq_blocks_c, in Thumb-2 on DSP cores where there is a bias; n >= 1. */
-static uint32_t lines_rq_blocks(int32_t *rec, const lines_rq_src *q, int32_t cb, int32_t n)
+/* lines_rq_blocks_c, in Thumb-2 on DSP cores where there is a bias; n >= 1; then, where
+ * tcb >= 0, the record after them of channels tcb .. tcb + 3 (a channel tail's block: one
+ * call builds the job for both, about 15 instructions less than two calls). */
+static uint32_t lines_rq_blocks(int32_t *rec, const lines_rq_src *q, int32_t cb, int32_t n,
+                                int32_t tcb)
 {
 #if TH_NN_DSP_NATIVE
     if (q->bias != NULL) {
-        const dw_lines_rq_job job = {q->bias + cb, q->shift + cb, q->mult + cb, q->z1,
-                                     q->lim,       4 * q->rw - 16, 4 * q->rq};
-        return th_dw_lines_rq(rec, &job, n);
+        dw_lines_rq_job job = {q->bias + cb, q->shift + cb, q->mult + cb, q->z1,
+                               q->lim,       4 * q->rw - 16, 4 * q->rq};
+        uint32_t bad = th_dw_lines_rq(rec, &job, n);
+        if (tcb >= 0) {
+            job.bias = q->bias + tcb;
+            job.shift = q->shift + tcb;
+            job.mult = q->mult + tcb;
+            bad |= th_dw_lines_rq(rec + n * q->rw, &job, 1);
+        }
+        return bad;
     }
 #endif
-    return lines_rq_blocks_c(rec, q, cb, n);
+    uint32_t bad = lines_rq_blocks_c(rec, q, cb, n);
+    if (tcb >= 0) {
+        bad |= lines_rq_blocks_c(rec + n * q->rw, q, tcb, 1);
+    }
+    return bad;
 }
 
 /* The weight words of n taps-variant records from rec (rw words apart; record i: the
@@ -1152,6 +1207,60 @@ static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, c
         if (odd) {
             (void)pairs_w_put(w, th_read_s32(fp), 0);
         }
+    }
+}
+
+/* The split geometry's second-phase records (pairs_geometry), n from rec (rw words apart),
+ * their pairs from the second on written (pairs_w_blocks from w1): the first pair (0, w0)
+ * (f: the record's channels' first taps, 4 bytes a record), the start value and
+ * requantization words copied from its first-phase record `first` words before, whose last
+ * pair is zeroed where KB is even (pairs_w_blocks wrote KB / 2 of its KB / 2 + 1). */
+static void __attribute__((noinline)) pairs_rec_copy(int32_t *rec, int32_t rw, int32_t n,
+                                                     const int8_t *f, int32_t first,
+                                                     int32_t kp, int32_t even)
+{
+    for (; n > 0; n--, rec += rw, f += 4) {
+        (void)pairs_w_put(rec + 4, 0, th_read_s32(f));
+        int32_t *a = rec - first;
+        /* four words at a time, loaded before stored (LDM / STM: the compiler cannot
+         * otherwise tell the records apart) */
+        for (int32_t k = 0; k < rw; k += 4) {
+            const int32_t x0 = a[k], x1 = a[k + 1], x2 = a[k + 2], x3 = a[k + 3];
+            rec[k] = x0;
+            rec[k + 1] = x1;
+            rec[k + 2] = x2;
+            rec[k + 3] = x3;
+            if (k == 0) {
+                k = 4 * kp; /* the weight pairs: then the requantization words */
+            }
+        }
+        if (even) {
+            a[4 * kp] = 0;
+            a[4 * kp + 1] = 0;
+            a[4 * kp + 2] = 0;
+            a[4 * kp + 3] = 0;
+        }
+    }
+}
+
+/* The split geometry's second-phase records after the blocks' first-phase ones (scratch;
+ * c channels, fb filter bytes between taps along the line): pairs (w1, w2), .. from the
+ * records' second pair (pairs_w_blocks at word 8, as if word 4), then pairs_rec_copy. Out of
+ * line: the variant's other geometries do not pay for it. */
+static void __attribute__((noinline)) pairs_split_records(int32_t *scratch, const pairs_geom *g,
+                                                          const int8_t *filter, int32_t c,
+                                                          int32_t fb)
+{
+    const int32_t blocks = (c >> 2) + ((c & 3) != 0), full = c >> 2;
+    const int32_t rw = pairs_record_words(g->kp);
+    const int32_t even = (g->kb & 1) == 0, pairs = (g->kb - 1) >> 1;
+    int32_t *sec = scratch + blocks * rw;
+    pairs_w_blocks(sec + 4, rw, filter + fb, full, 2 * fb, fb, pairs, even);
+    pairs_rec_copy(sec, rw, full, filter, blocks * rw, g->kp, even);
+    if (full < blocks) {
+        pairs_w_blocks(sec + full * rw + 4, rw, filter + c - 4 + fb, 1, 2 * fb, fb, pairs,
+                       even);
+        pairs_rec_copy(sec + full * rw, rw, 1, filter + c - 4, blocks * rw, g->kp, even);
     }
 }
 
@@ -1494,7 +1603,7 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     const int32_t c = input_dims->c;
     const int32_t blocks = (c >> 2) + ((c & 3) != 0);
     const int32_t rw = pairs_record_words(g->kp);
-    int32_t *stage = scratch + blocks * rw;
+    int32_t *stage = scratch + (1 + g->split) * blocks * rw;
     const int32_t fb = g->transposed ? filter_dims->w * c : c;
     const int32_t fa = g->transposed ? c : filter_dims->w * c;
     /* Pair j's taps: along, 2 j and 2 j + 1 (an odd KB's last alone); across, (0, j), (1, j). */
@@ -1507,14 +1616,16 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     lines_rq_init(&q, bias, quant, params->output_offset,
                   filter_dims->h * filter_dims->w, rw, 4 + 4 * g->kp);
     pairs_w_blocks(scratch, rw, filter, full, pstep, wsecond, pairs, odd);
-    uint32_t bad = lines_rq_blocks(scratch, &q, 0, full);
     if (full < blocks) {
         pairs_w_blocks(scratch + full * rw, rw, filter + c - 4, 1, pstep, wsecond, pairs,
                        odd);
-        bad |= lines_rq_blocks(scratch + full * rw, &q, c - 4, 1);
     }
+    const uint32_t bad = lines_rq_blocks(scratch, &q, 0, full, full < blocks ? c - 4 : -1);
     if ((bad >> 31) != 0) {
         return 0;
+    }
+    if (g->split) { /* the second phase's records after the first's (same block order) */
+        pairs_split_records(scratch, g, filter, c, fb);
     }
     const int32_t in_step_b = g->transposed ? input_dims->w * c : c;
     const int32_t in_step_a = g->transposed ? c : input_dims->w * c;
@@ -1549,17 +1660,19 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
         pairs_zero_outside(stage, sp0, g->phlen);
         zeroed = 1;
     }
-    const int32_t runs = TH_MIN(g->p, g->out_b);
+    const int32_t op = g->p << g->split; /* output phases */
+    const int32_t runs = TH_MIN(op, g->out_b);
     int32_t *run_x = (int32_t *)(void *)(spans + g->p), *run_n = run_x + runs;
     for (int32_t o0 = 0; o0 < runs; o0++) {
-        const int32_t first = o0 * g->sbg; /* staged index of pair 0 */
+        /* staged index of pair 0 (split: SBG = SB, (o0 SB + e) / 2) */
+        const int32_t first = (o0 * g->sbg + g->e) >> g->split;
         run_x[o0] = 4 * ((first % g->p) * g->phlen + first / g->p);
-        run_n[o0] = (g->out_b - o0 + g->p - 1) / g->p;
+        run_n[o0] = (g->out_b - o0 + op - 1) / op;
     }
     pairs_run r;
     r.xs = 16 * (g->sbg - g->kp);
     r.kp = g->kp;
-    r.os = g->p * out_step_b;
+    r.os = op * out_step_b;
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_n = input + (int64_t)n * input_dims->h * input_dims->w * c;
         int8_t *out_n = output + (int64_t)n * output_dims->h * output_dims->w * c;
@@ -1587,6 +1700,7 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
                     r.x = stage + run_x[0];
                     r.n = run_n[0];
                     r.out = out_line;
+                    /* (not split: two runs then) */
                     pairs_line_wide(fn, &r, scratch, rw, stage + 4 * sp0->lo, wx, src.k,
                                     sp0->hi - sp0->lo, c);
                     continue;
@@ -1601,11 +1715,26 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
                     pairs_stage(stage, &src, g, !zeroed, spans);
                     zeroed = 1;
                 }
-                for (int32_t o0 = 0; o0 < runs; o0++) {
-                    r.x = stage + run_x[o0];
-                    r.out = out_line + (int64_t)o0 * out_step_b + cb;
-                    r.n = run_n[o0];
-                    fn(&r, scratch + i * rw);
+                if (!g->split) {
+                    for (int32_t o0 = 0; o0 < runs; o0++) {
+                        r.x = stage + run_x[o0];
+                        r.out = out_line + (int64_t)o0 * out_step_b + cb;
+                        r.n = run_n[o0];
+                        fn(&r, scratch + i * rw);
+                    }
+                    continue;
+                }
+                /* split: run 0 and run 1 (SB odd: one of them starts at odd positions from
+                 * slot 0, e: run 0; its records the shifted ones, blocks records on) */
+                r.x = stage + run_x[0];
+                r.out = out_line + cb;
+                r.n = run_n[0];
+                fn(&r, scratch + (i + (g->e ? blocks : 0)) * rw);
+                if (runs > 1) {
+                    r.x = stage + run_x[1];
+                    r.out = out_line + out_step_b + cb;
+                    r.n = run_n[1];
+                    fn(&r, scratch + (i + (g->e ? 0 : blocks)) * rw);
                 }
             }
         }
@@ -1742,11 +1871,10 @@ int th_dw_lines_s8(const th_context *ctx, int32_t need, const th_dw_conv_params 
 #endif
     {
         lines_w_blocks(records, rw, filter + tail, full, fa, fb, ka, kb);
-        bad = lines_rq_blocks(records, &rq, tail, full);
         if (tail != 0) {
             lines_w_blocks(records + full * rw, rw, filter, 1, fa, fb, ka, kb);
-            bad |= lines_rq_blocks(records + full * rw, &rq, 0, 1);
         }
+        bad = lines_rq_blocks(records, &rq, tail, full, tail != 0 ? 0 : -1);
     }
     if ((bad >> 31) != 0) {
         return 0;

@@ -350,15 +350,25 @@ def _dw_pairs(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, in
     u = db if across else 2 * db  # positions between an output's pairs
     g = math.gcd(sb, u)
     p, sbg = u // g, sb // g
-    phlen = max((o0 * sbg) // p + ((out_b - o0 + p - 1) // p - 1) * sbg + kp
-                for o0 in range(min(p, out_b)))
+    op = p
+    # split: odd SB, DB 1 (odd KB or SB > 1): one phase row of even positions read by two
+    # output phases, a second record per block (weight pairs shifted by one tap),
+    # KP = KB / 2 + 1
+    split = (not across and db == 1 and sb % 2 == 1 and kb // 2 + 1 <= DW_PAIRS_MAX_PAIRS
+             and (kb % 2 == 1 or sb > 1) and out_b > 1)
+    if split:
+        kp, g, p, op, sbg = kb // 2 + 1, 2, 1, 2, sb
+    # split: phase 1 from slot (SB + 1) // 2 (pad_b made even or not: the larger)
+    phlen = max(((o0 * sb + split) // g) // p + ((out_b - o0 + op - 1) // op - 1) * sbg + kp
+                for o0 in range(min(op, out_b)))
     # records, the staged line, the phase rows' spans and the line's output runs
-    size = blocks * 4 * (16 + 4 * kp) + 16 * p * phlen + 16 * p + 8 * min(p, out_b)
+    size = ((1 + split) * blocks * 4 * (16 + 4 * kp) + 16 * p * phlen + 16 * p
+            + 8 * min(op, out_b))
     if across:
         per_line = out_b * (6 * kp + 32) + 11 * p * phlen + 155
         return size, 40 * (blocks * (out_a * per_line + 200) + 1660) // 9  # 10 / 9: margin
-    per_line = out_b * (6 * kp + 27) + 24 * p * phlen + 344
-    return size, 4 * (blocks * (out_a * per_line + 13 * kp + 78) + 2530)
+    per_line = out_b * (6 * kp + 27) + (24 >> split) * p * phlen + 344  # split: 12 a slot
+    return size, 4 * (blocks * (out_a * per_line + (1 + split) * (13 * kp + 78)) + 2530)
 
 
 def dw_lines_scratch(k: tuple[int, int], out_hw: tuple[int, int], stride: tuple[int, int],
