@@ -568,6 +568,43 @@ TH_INLINE int32_t fit_quads(const direct_geo *g, const int8_t *xa, int32_t dx,
     return quads;
 }
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* interior_quads for Cout 1 with whole-word filter rows (padded or multiples of 4 bytes):
+ * straight to quad_rows_whole per quad and the four outputs, without the channel loop, the
+ * quad_geo and the per-quad whole-rows test of quad_all (7x55x5 k4x3 s2: ~120 -> ~50
+ * instructions a quad besides its MACs). */
+static void __attribute__((noinline))
+one_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
+          const int8_t *xa, int32_t dx, int32_t row_step, int32_t rows, int32_t ky_lo,
+          int32_t quads, int8_t *out)
+{
+    const int32_t wa[2] = {g->w_row / 4, row_step - g->w_row};
+    const int8_t *w = g->w + ky_lo * g->w_row;
+    const int32_t offset2 = g->offset2;
+    const int32_t bias = rq[0].bias;
+    const th_fast_rq f = rq[0].rq;
+    const int8_t *const end = out + 4 * quads;
+    if (!stage->clamp && rq[0].fast) {
+        for (; out != end; out += 4, xa += 4 * dx) {
+            int32_t s[4] = {bias, bias, bias, bias};
+            quad_rows_whole(xa, dx, w, wa, rows, offset2, s);
+            out[0] = (int8_t)th_fast_rq_apply(s[0], &f);
+            out[1] = (int8_t)th_fast_rq_apply(s[1], &f);
+            out[2] = (int8_t)th_fast_rq_apply(s[2], &f);
+            out[3] = (int8_t)th_fast_rq_apply(s[3], &f);
+        }
+        return;
+    }
+    for (; out != end; out += 4, xa += 4 * dx) {
+        int32_t s[4] = {bias, bias, bias, bias};
+        quad_rows_whole(xa, dx, w, wa, rows, offset2, s);
+        for (int32_t p = 0; p < 4; p++) {
+            out[p] = direct_out(s[p], rq, stage);
+        }
+    }
+}
+#endif
+
 /* Interior pixels of one output row, dilation.w 1, four at a time: every tap column inside,
  * one run of kw * Cin bytes per filter row inside, its partial last word masked, or with
  * padded rows a whole word against zero weights (the input bytes it reads past the run
@@ -582,6 +619,12 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
         pair_quads(g, rq, stage, xa, dx, row_step, rows, ky_lo, quads, out);
         return;
     }
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    if (cout == 1 && (g->w_row & 3) == 0 && g->w_row > 0 && rows > 0) {
+        one_quads(g, rq, stage, xa, dx, row_step, rows, ky_lo, quads, out);
+        return;
+    }
+#endif
     const quad_geo qg = quad_geo_make(dx, g->w_row, g->w_row, row_step, g->offset2);
     const int8_t *w = g->w + ky_lo * g->w_row;
     int plain = !stage->clamp; /* every channel fast, no clamp: the lean output loop */
@@ -899,8 +942,18 @@ edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t r
     acc[2] = acc[0];
     acc[3] = acc[0];
     quad_channel(e->patch, g->w + ky_lo * g->w_row, rows, &qg, acc);
+    /* (rq and stage in locals: the int8 stores may alias k's fields) */
+    const direct_rq *rq = k->rq;
+    const th_nn_out_stage *stage = k->stage;
+    if (!stage->clamp && rq->fast) {
+        const th_fast_rq f = rq->rq;
+        for (int32_t p = 0; p < n; p++) {
+            out[p] = (int8_t)th_fast_rq_apply(acc[p], &f);
+        }
+        return out + n;
+    }
     for (int32_t p = 0; p < n; p++) {
-        out[p] = direct_out(acc[p], &k->rq[0], k->stage);
+        out[p] = direct_out(acc[p], rq, stage);
     }
     return out + n;
 }
