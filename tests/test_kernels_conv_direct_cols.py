@@ -259,3 +259,68 @@ def test_direct_columns_on_cortex_m4(kernel_fw_root: Path) -> None:
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)
         assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"
+
+
+def tail_case(rng: np.random.Generator, i: int) -> ConvCase:
+    """Cout 1, dilation.w 1, every window inside horizontally (no left or right padding),
+    1-3 output rows, outputs 4 q + 3 wide (q 0-5): the interior quads, then the last three
+    pixels as one patch group (the edge scratch's 1-3-row tails); Cin 1-7, filters 1-5 x 1-7
+    with KW * Cin <= 32 (3x3 too: th_conv_3x3_s8, whose scratch holds the patch but not the
+    widened rows), strides 1-2, dilation.h 1-2, top and bottom padding, two batches; four
+    in five with the fast scratch (the widened rows where the quads are enough, edge_rows)."""
+    cin = 1 + i % 7
+    kw = int(rng.integers(1, min(7, 32 // cin) + 1)) if i % 6 else 3
+    kh = int(rng.integers(1 if kw > 1 else 2, 6)) if i % 6 else 3
+    s = 1 + i % 2
+    dil = (1 + (i // 5) % 2, 1)
+    eff_h = (kh - 1) * dil[0] + 1
+    out_w = 4 * int(rng.integers(0, 6)) + 3
+    in_w = (out_w - 1) * s + kw + int(rng.integers(0, s))
+    while True:
+        pads = [int(rng.integers(0, eff_h)), 0, int(rng.integers(0, eff_h)), 0]
+        in_h = int(rng.integers(1, eff_h + 2 * s + 1))
+        out_h = (in_h + pads[0] + pads[2] - eff_h) // s + 1
+        if 1 <= out_h <= 3:
+            break
+    batches = 2 if i % 9 == 4 else 1
+    return _case(rng, i, (batches, in_h, in_w, cin), (1, kh, kw, cin), (batches, out_h, out_w),
+                 s, dil, pads, fast_scratch=i % 5 != 3)
+
+
+def tail_cases(seed: int, count: int) -> list[ConvCase]:
+    rng = np.random.default_rng(seed)
+    return [tail_case(rng, i) for i in range(count)]
+
+
+def test_tail_cases_reach_the_branches() -> None:
+    cases = tail_cases(24, 120)
+    assert {c.x.shape[3] for c in cases} == set(range(1, 8))
+    assert {c.out_shape[1] for c in cases} == {1, 2, 3}
+    assert {c.out_shape[2] // 4 for c in cases} == set(range(6))
+    assert all(c.out_shape[2] % 4 == 3 and c.p.pad_left == c.p.pad_right == 0 for c in cases)
+    assert all(c.w.shape[2] * c.x.shape[3] <= 32 for c in cases)
+    assert any(c.w.shape[1:3] == (3, 3) and c.p.dilation_h == 1 for c in cases)
+    assert {c.p.stride_w for c in cases} == {1, 2} and any(c.p.dilation_h == 2 for c in cases)
+    assert any(c.p.pad_top > 0 for c in cases) and any(c.p.pad_bottom > 0 for c in cases)
+    assert any(c.x.shape[0] == 2 for c in cases) and any(not c.fast_scratch for c in cases)
+    assert any(c.bias is None for c in cases) and any(c.p.act_min > -128 for c in cases)
+    # quads enough for the widened rows, and too few
+    assert any(c.fast_scratch and c.out_shape[1] * (c.out_shape[2] + 3) // 4 >= 4 for c in cases)
+    assert any(c.fast_scratch and c.out_shape[1] * (c.out_shape[2] + 3) // 4 < 4 for c in cases)
+
+
+@pytest.mark.parametrize("variant", ["portable", "dsp", "dsp_general"])
+def test_direct_tails_on_the_host(variant: str) -> None:
+    with Driver(build_driver(variant)) as driver:
+        for case in tail_cases(24, 120):
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"[{variant}] {case.x.shape}->{case.out_shape}: {problem}"
+
+
+def test_direct_tails_on_cortex_m4(kernel_fw_root: Path) -> None:
+    cases = [c for c in tail_cases(25, 120) if fits_small_firmware(c)]
+    assert len(cases) > 100
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"

@@ -815,10 +815,12 @@ TH_INLINE int32_t th_nn_conv_direct_fast_scratch(const th_conv_params *params,
 }
 /* The direct path's edge patches (path CONV_DIRECT_EDGES): Cout 1, groups 1, dilation.w 1, a
  * filter that is not 1x1 with filter rows of at most TH_NN_DIRECT_EDGE_MAX_RUN bytes (KW *
- * Cin), some window partly left or right of the input, not a one-column image with one
- * output column (the column view): the padded plain rows, KH words-rounded rows of KW * Cin
- * bytes, then one patch of KH rows of the input columns four adjacent windows span,
- * (3 stride.w + KW) * Cin bytes each, and a word the last row's word reads may reach. A row's
+ * Cin), some window partly left or right of the input or (1-3 output rows, no bands) a last
+ * group of 3 pixels after the interior quads, not a one-column image with one output column
+ * (the column view): the padded plain rows, KH words-rounded rows of KW * Cin bytes, then one
+ * patch of KH rows of the input columns four adjacent windows span, (3 stride.w + KW) * Cin
+ * bytes each, and a word the last row's word reads may reach, then the padded rows widened
+ * (twice their bytes, quad_rows_wide: used where the scratch holds them). A row's
  * border pixels then take the quad loop from the patch, four at a time, not short clipped
  * runs one pixel at a time (7x55x5 k4x3 s2: 11,621 -> 10,657 instructions, Cortex-M4);
  * longer filter rows' runs pay less per pixel than the patch's copy (13x39x18 k7x7 s2,
@@ -834,11 +836,13 @@ TH_INLINE int32_t th_nn_conv_direct_edge_scratch(const th_conv_params *params,
         (filter_dims->h == 1 && kw == 1) || kw * input_dims->c > TH_NN_DIRECT_EDGE_MAX_RUN ||
         (input_dims->w == 1 && output_dims->w == 1) ||
         (params->padding.w <= 0 &&
-         (output_dims->w - 1) * params->stride.w - params->padding.w + kw <= input_dims->w)) {
+         (output_dims->w - 1) * params->stride.w - params->padding.w + kw <= input_dims->w &&
+         (output_dims->w % 4 != 3 || output_dims->h >= 4))) {
         return 0;
     }
     const int32_t cin = input_dims->c;
-    return th_round_up4(filter_dims->h * (th_round_up4(kw * cin) + (3 * params->stride.w + kw) * cin) + 4);
+    return th_round_up4(filter_dims->h * (th_round_up4(kw * cin) + (3 * params->stride.w + kw) * cin) + 4) +
+           2 * filter_dims->h * th_round_up4(kw * cin);
 }
 /* The call was given that scratch (the direct path then applies). */
 TH_INLINE int th_nn_conv_direct_given(const th_context *ctx, const th_conv_params *params,

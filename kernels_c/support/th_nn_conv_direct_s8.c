@@ -190,6 +190,9 @@ typedef struct {
     /* the interleaved filter where its channel pairs' rows run as the pairs loop reads them
      * (Cout 2, whole-word filter rows, dilation.w 1), else NULL (pair_quads) */
     const int8_t *pairs;
+    /* Cout 1 with the edge patches' scratch, native DSP builds: the padded rows widened, two
+     * words per weight word (quad_rows_wide), else NULL */
+    const int32_t *wide;
 } direct_geo;
 
 /* Channel c of 1, 2 or 4 pixels (each `dx` input bytes after the previous, same taps inside):
@@ -384,6 +387,39 @@ quad_rows_whole(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa,
         : [dx] "r"(dx), [dx3] "r"(3 * dx), [off] "r"(offset2)
         : "cc", "memory");
 }
+/* quad_rows_whole with the weights widened once per call (direct_geo.wide: each weight word
+ * as its SXTB16 and SXTB16 ROR #8 halves, 8 bytes): LDRD for the two halves, 23 instructions
+ * per 16 MACs against 25. Cout 1 only (one channel: nothing else shares the widening). */
+static void __attribute__((noinline))
+quad_rows_wide(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa, int32_t rows,
+               int32_t offset2, int32_t *s)
+{ /* (w: the widened words, as int8 for quad_rows_whole's signature: one_quads picks either) */
+    int32_t s0;
+    int32_t s1;
+    int32_t s2;
+    int32_t s3;
+    int32_t n = (int32_t)(uintptr_t)wa;
+    int32_t wl;
+    int32_t wh;
+    int32_t u = rows;
+    int32_t t = (int32_t)(uintptr_t)s;
+    __asm__ volatile(
+        TH_ROWS_ENTER
+        "1:\n\t"
+        "ldrd %[wl], %[wh], [%[w]], #8\n\t"
+        TH_QUAD_PIXEL("s1", "[%[x], %[dx]]")
+        TH_QUAD_PIXEL("s2", "[%[x], %[dx], lsl #1]")
+        TH_QUAD_PIXEL("s3", "[%[x], %[dx3]]")
+        TH_QUAD_PIXEL("s0", "[%[x]], #4")
+        "subs %[n], %[n], #1\n\t"
+        "bne 1b\n\t"
+        TH_ROWS_LEAVE
+        : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [x] "+r"(x),
+          [w] "+r"(w), [n] "+r"(n), [wl] "=&r"(wl), [wh] "=&r"(wh), [u] "+r"(u),
+          [t] "+r"(t)
+        : [dx] "r"(dx), [dx3] "r"(3 * dx), [off] "r"(offset2)
+        : "cc", "memory");
+}
 #undef TH_QUAD_WORDS
 #undef TH_QUAD_PIXEL
 #endif
@@ -568,6 +604,48 @@ TH_INLINE int32_t fit_quads(const direct_geo *g, const int8_t *xa, int32_t dx,
     return quads;
 }
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* interior_quads for Cout 1 with whole-word filter rows (padded or multiples of 4 bytes):
+ * straight to quad_rows_whole per quad and the four outputs, without the channel loop, the
+ * quad_geo and the per-quad whole-rows test of quad_all (7x55x5 k4x3 s2: ~120 -> ~50
+ * instructions a quad besides its MACs). */
+static void __attribute__((noinline))
+one_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage,
+          const int8_t *xa, int32_t dx, int32_t row_step, int32_t rows, int32_t ky_lo,
+          int32_t quads, int8_t *out)
+{
+    const int32_t wa[2] = {g->w_row / 4, row_step - g->w_row};
+    /* the widened rows where the call has them (quad_rows_wide), else the int8 rows */
+    void (*const quad_rows_fn)(const int8_t *, int32_t, const int8_t *, const int32_t *,
+                               int32_t, int32_t, int32_t *) =
+        g->wide != NULL ? quad_rows_wide : quad_rows_whole;
+    const int8_t *w = g->wide != NULL ? (const int8_t *)(g->wide + 2 * (ky_lo * g->w_row / 4))
+                                      : g->w + ky_lo * g->w_row;
+    const int32_t offset2 = g->offset2;
+    const int32_t bias = rq[0].bias;
+    const th_fast_rq f = rq[0].rq;
+    const int8_t *const end = out + 4 * quads;
+    if (!stage->clamp && rq[0].fast) {
+        for (; out != end; out += 4, xa += 4 * dx) {
+            int32_t s[4] = {bias, bias, bias, bias};
+            quad_rows_fn(xa, dx, w, wa, rows, offset2, s);
+            out[0] = (int8_t)th_fast_rq_apply(s[0], &f);
+            out[1] = (int8_t)th_fast_rq_apply(s[1], &f);
+            out[2] = (int8_t)th_fast_rq_apply(s[2], &f);
+            out[3] = (int8_t)th_fast_rq_apply(s[3], &f);
+        }
+        return;
+    }
+    for (; out != end; out += 4, xa += 4 * dx) {
+        int32_t s[4] = {bias, bias, bias, bias};
+        quad_rows_fn(xa, dx, w, wa, rows, offset2, s);
+        for (int32_t p = 0; p < 4; p++) {
+            out[p] = direct_out(s[p], rq, stage);
+        }
+    }
+}
+#endif
+
 /* Interior pixels of one output row, dilation.w 1, four at a time: every tap column inside,
  * one run of kw * Cin bytes per filter row inside, its partial last word masked, or with
  * padded rows a whole word against zero weights (the input bytes it reads past the run
@@ -582,6 +660,12 @@ interior_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *
         pair_quads(g, rq, stage, xa, dx, row_step, rows, ky_lo, quads, out);
         return;
     }
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    if (cout == 1 && (g->w_row & 3) == 0 && g->w_row > 0 && rows > 0) {
+        one_quads(g, rq, stage, xa, dx, row_step, rows, ky_lo, quads, out);
+        return;
+    }
+#endif
     const quad_geo qg = quad_geo_make(dx, g->w_row, g->w_row, row_step, g->offset2);
     const int8_t *w = g->w + ky_lo * g->w_row;
     int plain = !stage->clamp; /* every channel fast, no clamp: the lean output loop */
@@ -898,9 +982,29 @@ edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t r
     acc[1] = acc[0];
     acc[2] = acc[0];
     acc[3] = acc[0];
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    if (g->wide != NULL) {
+        const int32_t wa[2] = {g->w_row / 4, pr - g->w_row};
+        quad_rows_wide(e->patch, k->dx, (const int8_t *)(g->wide + 2 * (ky_lo * g->w_row / 4)),
+                       wa, rows, g->offset2, acc);
+    } else {
+        quad_channel(e->patch, g->w + ky_lo * g->w_row, rows, &qg, acc);
+    }
+#else
     quad_channel(e->patch, g->w + ky_lo * g->w_row, rows, &qg, acc);
+#endif
+    /* (rq and stage in locals: the int8 stores may alias k's fields) */
+    const direct_rq *rq = k->rq;
+    const th_nn_out_stage *stage = k->stage;
+    if (!stage->clamp && rq->fast) {
+        const th_fast_rq f = rq->rq;
+        for (int32_t p = 0; p < n; p++) {
+            out[p] = (int8_t)th_fast_rq_apply(acc[p], &f);
+        }
+        return out + n;
+    }
     for (int32_t p = 0; p < n; p++) {
-        out[p] = direct_out(acc[p], &k->rq[0], k->stage);
+        out[p] = direct_out(acc[p], rq, stage);
     }
     return out + n;
 }
@@ -952,8 +1056,38 @@ TH_INLINE int8_t *edge_row(const direct_call *k, const edge_geo *e, const int8_t
 /* Every output row with the edge patches, in raster order (no bands: the patch gives a band's
  * border pixels the quad loop already). Out of line: the rows path compiles as before. */
 static void __attribute__((noinline))
-edge_rows(const direct_call *k, int8_t *patch, const int8_t *input, int8_t *out)
+edge_rows(const direct_call *k, const th_context *ctx, int8_t *patch, const int8_t *input,
+          int8_t *out)
 {
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* The padded rows widened once (two halves per weight word) where the scratch holds them
+     * after the patch: LDRD in the quad loop for LDR + 2 SXTB16 a word (quad_rows_wide). The
+     * widening, ~10 instructions a word of the KH rows, once, saves 2 a word per quad and
+     * filter row inside: where the quads' rows inside (about min(KH, H) each) reach 5 KH
+     * (4x16x3 k7x7 s2, two rows of two quads: +2% with it). */
+    direct_geo gw;
+    direct_call kw;
+    const int32_t edge = th_nn_conv_direct_edge_scratch(k->params, k->in, k->filt, k->outd);
+    const int32_t words = k->filt->h * k->g->w_row / 4;
+    const int32_t kh = k->filt->h;
+    if (ctx->size >= edge &&
+        k->in->n * k->outd->h * ((k->outd->w + 3) / 4) * TH_MIN(kh, k->in->h) >= 5 * kh) {
+        int32_t *wd = (int32_t *)(void *)((int8_t *)ctx->buf + (edge - 8 * words));
+        gw = *k->g;
+        gw.wide = wd;
+        const int32_t *plain = (const int32_t *)(const void *)gw.w;
+        for (int32_t j = 0; j < words; j++, wd += 2) {
+            const int32_t v = plain[j];
+            wd[0] = th_sxtb16(v);
+            wd[1] = th_sxtb16_ror8(v);
+        }
+        kw = *k;
+        kw.g = &gw;
+        k = &kw;
+    }
+#else
+    (void)ctx;
+#endif
     const th_conv_params *params = k->params;
     const edge_geo e = {patch, (3 * params->stride.w + k->filt->w) * k->g->cin,
                         (int32_t)(0x01010101u * (uint8_t)(-params->input_offset)),
@@ -1293,8 +1427,11 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
     /* The edge patches (path CONV_DIRECT_EDGES) after the padded rows in their scratch. */
     int8_t *patch = NULL;
     if (cout == 1 && kc_col < 0) {
+        /* (the widened rows last, edge_rows: a smaller scratch, th_conv_3x3_s8's, holds the
+         * patch without them) */
         const int32_t edge =
-            th_nn_conv_direct_edge_scratch(params, input_dims, filter_dims, output_dims);
+            th_nn_conv_direct_edge_scratch(params, input_dims, filter_dims, output_dims) -
+            2 * filter_dims->h * th_round_up4(filter_dims->w * cin);
         if (edge > 0 && ctx->size >= edge && TH_NN_PATH(CONV_DIRECT_EDGES)) {
             patch = (int8_t *)ctx->buf + filter_dims->h * th_round_up4(filter_dims->w * cin);
         }
@@ -1315,7 +1452,8 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           TH_NN_FILTER_INTERLEAVED && kc_col < 0 && cout == 2 &&
                                   params->dilation.w == 1 && (run & 3) == 0
                               ? filter /* the layer's filter: not the column view's */
-                              : NULL};
+                              : NULL,
+                          NULL};
     /* Given the fast scratch: every pixel from int8 columns (th_nn_conv_direct_fast_scratch). */
     const int32_t fast =
         th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
@@ -1335,7 +1473,7 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                            params->dilation.w == 1 && output_dims->h >= 4 && outside > 0 &&
                                4 * outside * cout <= DIRECT_BAND_BYTES};
     if (patch != NULL) {
-        edge_rows(&k, patch, input, output);
+        edge_rows(&k, ctx, patch, input, output);
         return;
     }
     int8_t *out = output;

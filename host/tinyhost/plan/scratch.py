@@ -622,9 +622,10 @@ def conv_direct_edge_scratch(graph: Graph, op: Op) -> int:
     """th_nn_conv_direct_edge_scratch (th_conv_general_s8_scratch_size_fast, DSP builds without
     Helium): the direct path's edge patches for Cout 1, groups 1, dilation.w 1, a filter that
     is not 1x1 with rows of at most DIRECT_EDGE_MAX_RUN bytes (KW * Cin), some window partly
-    left or right of the input, not a one-column image with one output column: the padded
-    filter rows, KH * round_up4(KW * Cin), and a patch of KH rows of (3 stride.w + KW) * Cin
-    bytes and a word, rounded up to words; else 0. 3x3 filters with dilation 1 go to
+    left or right of the input or (1-3 output rows) a last group of 3 pixels, not a one-column
+    image with one output column: the padded filter rows, KH * round_up4(KW * Cin), a patch
+    of KH rows of (3 stride.w + KW) * Cin bytes and a word, rounded up to words, then the
+    padded rows widened (twice their bytes); else 0. 3x3 filters with dilation 1 go to
     th_conv_3x3_s8 (no fast scratch)."""
     x = graph.tensors[op.inputs[0]].shape
     cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
@@ -636,9 +637,10 @@ def conv_direct_edge_scratch(graph: Graph, op: Op) -> int:
             or conv_variant(graph, op) != "th_conv_general_s8"):
         return 0
     left = _pads(graph, op)[1]
-    if left <= 0 and (ow - 1) * o.stride_w - left + kw <= x[2]:
+    oh = graph.tensors[op.outputs[0]].shape[1]
+    if left <= 0 and (ow - 1) * o.stride_w - left + kw <= x[2] and (ow % 4 != 3 or oh >= 4):
         return 0
-    return _ru4(kh * (_ru4(kw * wc) + (3 * o.stride_w + kw) * wc) + 4)
+    return _ru4(kh * (_ru4(kw * wc) + (3 * o.stride_w + kw) * wc) + 4) + 2 * kh * _ru4(kw * wc)
 
 
 CONV_1X1_FEW_MAX_COUT = 16  # th_conv_1x1_s8.c FEW_MAX_COUT
