@@ -39,6 +39,28 @@ _SPATIAL = [
     (Op.MUL, (3, 8, 3), (3, 8, 1)), (Op.MUL, (2, 3, 65), (2, 3, 1)),
 ]
 
+# same shape through both tables (tab_row: eight a pass, then four, then the last 0..3;
+# input1's table doubled on the stack from TH_ADD_TAB_D_MIN = 384 outputs): every n % 8 below
+# and above the doubling threshold, ADD and SUB, every clamp (none, lower, both), in place
+_SAME = [(Op.ADD if i % 2 else Op.SUB, n) for i, n in
+         enumerate([128, 129, 130, 131, 132, 133, 134, 135, 383, 384, 385, 386, 387, 388, 389,
+                    390, 391, 392, 1029, 1030])]
+
+
+def _same_case(i: int, op: Op, n: int) -> AddCase:
+    """RELU6 with a bound inside int8 on one or both sides, or none, in turn; every third in
+    place."""
+    rng = np.random.default_rng(500 + i)
+    s1, s2, so = (float(np.float32(rng.uniform(0.01, 0.2))) for _ in range(3))
+    z1, z2 = (int(v) for v in rng.integers(-128, 128, 2))
+    zo = [-100, 60, 0][i % 3]  # RELU6: 6 / so >= 30, so 60 + 6 / so may pass 127 (lower only)
+    lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if i % 3 != 2 else (-128, 127)
+    a = rng.integers(-128, 128, (1, 1, 1, n)).astype(np.int8)
+    b = rng.integers(-128, 128, (1, 1, 1, n)).astype(np.int8)
+    return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), i % 3 == 1,
+                   tables=True)
+
+
 # output tables: (op, big shape, broadcast shape), the big side first or second in turn
 _TABLES = [
     (Op.ADD, (1, 600), (1,)), (Op.SUB, (1, 600), (1,)), (Op.MUL, (1, 600), (1,)),
@@ -107,9 +129,11 @@ def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     shapes = _SHAPES + _SPATIAL
     cases = [_case(i, *s, spatial=i >= len(_SHAPES)) for i, s in enumerate(shapes)]
     cases += [_table_case(i, *s) for i, s in enumerate(_TABLES)]
+    cases += [_same_case(i, *s) for i, s in enumerate(_SAME)]
+    names = [f"{s[0].name} {s[1]} {s[2]}" for s in shapes + _TABLES]
+    names += [f"{op.name} same {n}" for op, n in _SAME]
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
-    problems = [f"{s[0].name} {s[1]} {s[2]}: {p}"
-                for s, c, r in zip(shapes + _TABLES, cases, run.results, strict=True)
+    problems = [f"{name}: {p}" for name, c, r in zip(names, cases, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]
     assert not problems, "\n".join(problems)
