@@ -161,16 +161,17 @@ TH_INLINE void tab_row(const add_consts *k, const int32_t *t1x, const uint8_t *a
 #define TAB_Y(j) (d ? (uint32_t)t2[b[i + j]] << 1 : (uint32_t)t2[b[i + j]])
 #define TAB_S(j) (int32_t)(sub ? TAB_X(j) - TAB_Y(j) : TAB_X(j) + TAB_Y(j))
 #define TAB_V(j) (d ? th_fast_rq_apply2(TAB_S(j), &rq) : th_fast_rq_apply(TAB_S(j), &rq))
-    for (; i + 8 <= n; i += 8) {
+    /* both bounds: four a pass (eight would spill the bounds and the end, more than the
+     * shared steps save) */
+    for (; clamp != CLAMP_BOTH && i + 8 <= n; i += 8) {
         th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
                      clamp == CLAMP_BOTH, lo4, hi4);
         th_nn_store4(out + i + 4, TAB_V(4), TAB_V(5), TAB_V(6), TAB_V(7), clamp != CLAMP_NONE,
                      clamp == CLAMP_BOTH, lo4, hi4);
     }
-    if (i + 4 <= n) {
+    for (; i + 4 <= n; i += 4) {
         th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
                      clamp == CLAMP_BOTH, lo4, hi4);
-        i += 4;
 #undef TAB_V
 #undef TAB_S
 #undef TAB_Y
