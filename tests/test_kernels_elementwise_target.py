@@ -39,6 +39,65 @@ _SPATIAL = [
     (Op.MUL, (3, 8, 3), (3, 8, 1)), (Op.MUL, (2, 3, 65), (2, 3, 1)),
 ]
 
+# same shape through both tables (tab_row: eight a pass, then four, then the last 0..3;
+# input1's table doubled on the stack from TH_ADD_TAB_D_MIN = 384 outputs): every n % 8 below
+# and above the doubling threshold, ADD and SUB, every clamp (none, lower, both), in place
+_SAME = [(Op.ADD if i % 2 else Op.SUB, n) for i, n in
+         enumerate([128, 129, 130, 131, 132, 133, 134, 135, 383, 384, 385, 386, 387, 388, 389,
+                    390, 391, 392, 1029, 1030])]
+
+
+def _same_case(i: int, op: Op, n: int) -> AddCase:
+    """RELU6 with a bound inside int8 on one or both sides, or none, in turn; every third in
+    place."""
+    rng = np.random.default_rng(500 + i)
+    s1, s2, so = (float(np.float32(rng.uniform(0.01, 0.2))) for _ in range(3))
+    z1, z2 = (int(v) for v in rng.integers(-128, 128, 2))
+    zo = [-100, 60, 0][i % 3]  # RELU6: 6 / so >= 30, so 60 + 6 / so may pass 127 (lower only)
+    lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if i % 3 != 2 else (-128, 127)
+    a = rng.integers(-128, 128, (1, 1, 1, n)).astype(np.int8)
+    b = rng.integers(-128, 128, (1, 1, 1, n)).astype(np.int8)
+    return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), i % 3 == 1,
+                   tables=True)
+
+
+# th_add_s8 / th_sub_s8 without tables, one input linear (multiplier exactly 1/2, TFLite's for
+# the larger input scale: one MLA, lrows): (op, first shape, second shape, the linear input:
+# 1, 2, 0 both (equal scales), -1 neither (other multipliers: direct_rows)); same shape, per
+# column (channel) and per row constants, the advancing input linear or not, SUB either way
+_LINEAR = [
+    (Op.SUB, (6, 3, 1), (6, 3, 1), 1), (Op.SUB, (6, 3, 1), (6, 3, 1), 2),
+    (Op.ADD, (37, 3), (37, 3), 2), (Op.SUB, (37, 3), (37, 3), 0),
+    (Op.ADD, (1, 9), (1, 9), -1), (Op.SUB, (5, 7), (5, 7), -1),
+    (Op.ADD, (6, 2), (2,), 1), (Op.SUB, (6, 2), (2,), 1), (Op.SUB, (2,), (6, 2), 2),
+    (Op.ADD, (2,), (6, 2), 1), (Op.SUB, (3, 40), (40,), 2), (Op.SUB, (40,), (3, 40), 0),
+    (Op.ADD, (20, 2), (20, 1), 1), (Op.SUB, (20, 2), (20, 1), 1), (Op.SUB, (20, 1), (20, 3), 2),
+    (Op.SUB, (20, 1), (20, 3), 1), (Op.ADD, (11, 5), (11, 1), 2), (Op.SUB, (1, 7), (9, 7), 1),
+]
+
+
+def _linear_case(i: int, op: Op, sa: tuple, sb: tuple, lin: int) -> AddCase:
+    """RELU6 every other case; in place every third where the output has the first's
+    shape."""
+    rng = np.random.default_rng(700 + i)
+    big = float(np.float32(rng.uniform(0.1, 0.2)))
+    small = float(np.float32(rng.uniform(0.01, 0.09)))
+    s1, s2 = {1: (big, small), 2: (small, big), 0: (big, big), -1: (big, small)}[lin]
+    so = float(rng.uniform(0.01, 0.2))
+    z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
+    lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if i % 2 else (-128, 127)
+    p = _add_params(s1, s2, so, z1, z2, zo, lo, hi)
+    if lin == -1:  # neither multiplier 1/2 (the rescaled inputs still within TFLM's bounds)
+        m1, e1 = quantize_multiplier(0.3)
+        m2, e2 = quantize_multiplier(0.45 * s2 / s1)
+        p = AddParams(-z1, -z2, zo, 20, m1, e1, m2, e2, p.output_multiplier, p.output_shift,
+                      lo, hi)
+    a = rng.integers(-128, 128, (1,) * (4 - len(sa)) + sa).astype(np.int8)
+    b = rng.integers(-128, 128, (1,) * (4 - len(sb)) + sb).astype(np.int8)
+    in_place = i % 3 == 0 and sa == tuple(np.broadcast_shapes(sa, sb))
+    return AddCase(op, a, b, p, in_place)
+
+
 # output tables: (op, big shape, broadcast shape), the big side first or second in turn
 _TABLES = [
     (Op.ADD, (1, 600), (1,)), (Op.SUB, (1, 600), (1,)), (Op.MUL, (1, 600), (1,)),
@@ -107,9 +166,13 @@ def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     shapes = _SHAPES + _SPATIAL
     cases = [_case(i, *s, spatial=i >= len(_SHAPES)) for i, s in enumerate(shapes)]
     cases += [_table_case(i, *s) for i, s in enumerate(_TABLES)]
+    cases += [_same_case(i, *s) for i, s in enumerate(_SAME)]
+    cases += [_linear_case(i, *s) for i, s in enumerate(_LINEAR)]
+    names = [f"{s[0].name} {s[1]} {s[2]}" for s in shapes + _TABLES]
+    names += [f"{op.name} same {n}" for op, n in _SAME]
+    names += [f"{s[0].name} {s[1]} {s[2]} linear {s[3]}" for s in _LINEAR]
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
-    problems = [f"{s[0].name} {s[1]} {s[2]}: {p}"
-                for s, c, r in zip(shapes + _TABLES, cases, run.results, strict=True)
+    problems = [f"{name}: {p}" for name, c, r in zip(names, cases, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]
     assert not problems, "\n".join(problems)

@@ -144,9 +144,11 @@ TH_INLINE int8_t fast_out(const th_fast_rq *rq, int32_t raw, int clamp, int32_t 
 }
 
 /* Both inputs through their tables, no broadcast in this row; sub, clamp and d are constants
- * after inlining. Four elements per iteration stored as one word (the clamp on the packed
- * word), each group read before it is written. t1x is input1's table, doubled when d (a
- * copy made per call, tab_rows_d): 2 * raw = t1x[a] +- 2 * t2[b] in one shifted add. */
+ * after inlining. Eight elements per iteration stored as two words (the clamp on the packed
+ * words; the pointer steps and the loop test shared by eight: 0.5 instructions an output
+ * fewer than four a pass), then one group of four, each group read before it is written.
+ * t1x is input1's table, doubled when d (a copy made per call, tab_rows_d): 2 * raw =
+ * t1x[a] +- 2 * t2[b] in one shifted add. */
 TH_INLINE void tab_row(const add_consts *k, const int32_t *t1x, const uint8_t *a,
                        const uint8_t *b, int32_t n, int8_t *out, int sub, int clamp, int d)
 {
@@ -155,11 +157,19 @@ TH_INLINE void tab_row(const add_consts *k, const int32_t *t1x, const uint8_t *a
     const int32_t lo = k->act_min, hi = k->act_max;
     const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
     int32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
 #define TAB_X(j) ((uint32_t)t1[a[i + j]])
 #define TAB_Y(j) (d ? (uint32_t)t2[b[i + j]] << 1 : (uint32_t)t2[b[i + j]])
 #define TAB_S(j) (int32_t)(sub ? TAB_X(j) - TAB_Y(j) : TAB_X(j) + TAB_Y(j))
 #define TAB_V(j) (d ? th_fast_rq_apply2(TAB_S(j), &rq) : th_fast_rq_apply(TAB_S(j), &rq))
+    /* both bounds: four a pass (eight would spill the bounds and the end, more than the
+     * shared steps save) */
+    for (; clamp != CLAMP_BOTH && i + 8 <= n; i += 8) {
+        th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
+                     clamp == CLAMP_BOTH, lo4, hi4);
+        th_nn_store4(out + i + 4, TAB_V(4), TAB_V(5), TAB_V(6), TAB_V(7), clamp != CLAMP_NONE,
+                     clamp == CLAMP_BOTH, lo4, hi4);
+    }
+    for (; i + 4 <= n; i += 4) {
         th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
                      clamp == CLAMP_BOTH, lo4, hi4);
 #undef TAB_V
@@ -464,17 +474,36 @@ static tab_row_fn tab_pick(int clamp, int sub, int d)
 }
 
 /* Same shape from TH_ADD_TAB_D_MIN outputs (one contiguous run of n): input1's table doubled
- * once into the stack (about 1,300 instructions) saves one instruction per output (tab_row's
- * d). */
-#define TH_ADD_TAB_D_MIN 512
+ * once into the stack (about 400 instructions on DSP builds) saves one instruction per output
+ * (tab_row's d). */
+#define TH_ADD_TAB_D_MIN 384
 __attribute__((noinline)) static void tab_run_d(const add_consts *k, tab_row_fn row,
                                                 const int8_t *a, const int8_t *b, int32_t n,
                                                 int8_t *out)
 {
     int32_t t1d[256];
-    for (int32_t v = 0; v < 256; v++) {
-        t1d[v] = (int32_t)((uint32_t)k->t1[v] << 1);
+    const uint32_t *src = (const uint32_t *)k->t1;
+    uint32_t *dst = (uint32_t *)t1d;
+    const uint32_t *const end = src + 256;
+#if TH_NN_DSP_NATIVE
+    /* eight entries a pass through LDM / STM: 1.5 instructions an entry (about 400 for the
+     * table) against 5 one at a time */
+    __asm__ volatile("1:\n\t"
+                     "ldmia %0!, {r2, r3, r4, r5, r6, r7, r8, r9}\n\t"
+                     "lsls r2, r2, #1\n\tlsls r3, r3, #1\n\tlsls r4, r4, #1\n\t"
+                     "lsls r5, r5, #1\n\tlsls r6, r6, #1\n\tlsls r7, r7, #1\n\t"
+                     "lsl r8, r8, #1\n\tlsl r9, r9, #1\n\t"
+                     "stmia %1!, {r2, r3, r4, r5, r6, r7, r8, r9}\n\t"
+                     "cmp %0, %2\n\t"
+                     "bne 1b"
+                     : "+r"(src), "+r"(dst)
+                     : "r"(end)
+                     : "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "cc", "memory");
+#else
+    for (; src != end; src++, dst++) {
+        *dst = *src << 1;
     }
+#endif
     row(k, t1d, (const uint8_t *)a, (const uint8_t *)b, n, out);
 }
 
@@ -685,53 +714,41 @@ __attribute__((noinline)) static void direct_rows(const add_consts *k, const int
     }
 }
 
-/* One row of n outputs, 2 * raw formed directly (th_fast_rq_apply2). mode 0: x and y both
- * advance, 2 * raw = 2 * (s(x) -+ s(y)) (sub); mode 1: the other input's doubled rescaled value
- * c2 for the whole row; mode 2: one per column, cr[i]; 2 * raw = c -+ 2 * s(x) (sub: c
- * minus). sub, mode and clamp are constants after inlining; each output is written after its
- * inputs are read. */
-TH_INLINE void drow(const dscale *dxp, const dscale *dyp, const int8_t *x, const int8_t *y,
-                    const int32_t *cr, uint32_t c2, int32_t n, int8_t *out,
-                    const th_fast_rq *rqp, int32_t lo, int32_t hi, int mode, int sub, int clamp)
+/* One row of n outputs, 2 * raw formed directly (th_fast_rq_apply2): mode 1: the other
+ * input's doubled rescaled value c2 for the whole row; mode 2: one per column, cr[i];
+ * 2 * raw = c -+ 2 * s(x) (sub: c minus). sub, mode and clamp are constants after inlining;
+ * each output is written after its inputs are read. (Same-shape rows: lrow, one input
+ * linear.) */
+TH_INLINE void drow(const dscale *dxp, const int8_t *x, const int32_t *cr, uint32_t c2,
+                    int32_t n, int8_t *out, const th_fast_rq *rqp, int32_t lo, int32_t hi,
+                    int mode, int sub, int clamp)
 {
-    const dscale dx = *dxp, dy = *dyp; /* locals: out's stores cannot alias them */
+    const dscale dx = *dxp; /* locals: out's stores cannot alias them */
     const th_fast_rq rq = *rqp;
     for (int32_t i = 0; i < n; i++) {
-        const uint32_t u = dscale_apply(x[i], &dx);
-        uint32_t c, w;
-        if (mode == 0) {
-            c = u << 1;
-            w = dscale_apply(y[i], &dy) << 1;
-        } else {
-            c = mode == 1 ? c2 : (uint32_t)cr[i];
-            w = u << 1;
-        }
+        const uint32_t c = mode == 1 ? c2 : (uint32_t)cr[i];
+        const uint32_t w = dscale_apply(x[i], &dx) << 1;
         out[i] = fast_out2(&rq, (int32_t)(sub ? c - w : c + w), clamp, lo, hi);
     }
 }
 
-/* `rows` rows of n; row r of x at x + r * row_x, of y (mode 0) at y + r * row_y, of out at
- * out + r * n; mode 1: c2[r] per row, mode 2: the row c2 for every row. */
-typedef void (*drows_fn)(const add_consts *, const dscale *, const dscale *, const int8_t *,
-                         int32_t, const int8_t *, int32_t, const int32_t *, int32_t, int32_t,
-                         int8_t *);
+/* `rows` rows of n; row r of x at x + r * row_x, of out at out + r * n; mode 1: c2[r] per
+ * row, mode 2: the row c2 for every row. */
+typedef void (*drows_fn)(const add_consts *, const dscale *, const int8_t *, int32_t,
+                         const int32_t *, int32_t, int32_t, int8_t *);
 #define DROWS(name, mode, sub, clamp)                                                         \
-    __attribute__((noinline)) static void name(                                               \
-        const add_consts *k, const dscale *dx, const dscale *dy, const int8_t *x,             \
-        int32_t row_x, const int8_t *y, int32_t row_y, const int32_t *c2, int32_t n,          \
-        int32_t rows, int8_t *out)                                                            \
+    __attribute__((noinline)) static void name(const add_consts *k, const dscale *dx,        \
+                                               const int8_t *x, int32_t row_x,                \
+                                               const int32_t *c2, int32_t n, int32_t rows,    \
+                                               int8_t *out)                                   \
     {                                                                                         \
         const th_fast_rq rq = k->rq;                                                          \
         const int32_t lo = k->act_min, hi = k->act_max;                                       \
         for (int32_t r = 0; r < rows; r++) {                                                  \
-            drow(dx, dy, x + r * row_x, y + r * row_y, c2, mode == 1 ? (uint32_t)c2[r] : 0u, \
-                 n, out + r * n, &rq, lo, hi, mode, sub, clamp);                              \
+            drow(dx, x + r * row_x, c2, mode == 1 ? (uint32_t)c2[r] : 0u, n, out + r * n,     \
+                 &rq, lo, hi, mode, sub, clamp);                                              \
         }                                                                                     \
     }
-DROWS(drows_same_add, 0, 0, CLAMP_NONE)
-DROWS(drows_same_sub, 0, 1, CLAMP_NONE)
-DROWS(drows_same_add_c, 0, 0, CLAMP_BOTH)
-DROWS(drows_same_sub_c, 0, 1, CLAMP_BOTH)
 DROWS(drows_row_add, 1, 0, CLAMP_NONE)
 DROWS(drows_row_neg, 1, 1, CLAMP_NONE)
 DROWS(drows_row_add_c, 1, 0, CLAMP_BOTH)
@@ -742,12 +759,76 @@ DROWS(drows_chan_add_c, 2, 0, CLAMP_BOTH)
 DROWS(drows_chan_neg_c, 2, 1, CLAMP_BOTH)
 #undef DROWS
 
+/* A linear input: TFLite's ADD gives the larger input scale the multiplier s / (2 s) = 1/2
+ * exactly, quantized as m = 2^30 with no right shift, so nearly every ADD/SUB has one. Then
+ * SRDHM((x + offset) << ls, 2^30) = (x + offset) << (ls - 1) exactly for ls >= 1 (the half
+ * its rounding adds is truncated on either side of zero; RDBPOT by 0 is the identity), and
+ * the doubled rescaled value is x * 2^ls + offset * 2^ls: one MLA, against dscale_apply's
+ * five instructions and six constants. */
+TH_INLINE int lin_ok(int32_t m, int32_t e, int32_t left_shift)
+{
+    return m == INT32_C(0x40000000) && e == 0 && left_shift >= 1;
+}
+
+/* One row of n outputs, x linear: 2 * raw = x * f + c with f = +-2^ls and the rest in c,
+ * folded by the caller (direct_fast). mode 0: c = g +- 2 * s(y) (y advances, dscale dy; minus
+ * when neg); mode 1: c = c2 for the whole row; mode 2: c = cr[i]. mode, neg and clamp are
+ * constants after inlining; each output is written after its inputs are read. */
+TH_INLINE void lrow(int32_t f, int32_t g, const int8_t *x, const dscale *dyp, const int8_t *y,
+                    const int32_t *cr, uint32_t c2, int32_t n, int8_t *out,
+                    const th_fast_rq *rqp, int32_t lo, int32_t hi, int mode, int neg,
+                    int clamp)
+{
+    const th_fast_rq rq = *rqp; /* locals: out's stores cannot alias them */
+    const dscale dy = *dyp;
+    for (int32_t i = 0; i < n; i++) {
+        uint32_t c;
+        if (mode == 0) {
+            const uint32_t w = dscale_apply(y[i], &dy) << 1;
+            c = neg ? (uint32_t)g - w : (uint32_t)g + w;
+        } else {
+            c = mode == 1 ? c2 : (uint32_t)cr[i];
+        }
+        out[i] = fast_out2(&rq, (int32_t)((uint32_t)x[i] * (uint32_t)f + c), clamp, lo, hi);
+    }
+}
+
+/* `rows` rows of n; row r of x at x + r * row_x, of y (mode 0) at y + r * row_y, of out at
+ * out + r * n; mode 1: c2[r] per row, mode 2: the row c2 for every row. */
+typedef void (*lrows_fn)(const add_consts *, int32_t, int32_t, const int8_t *, int32_t,
+                         const dscale *, const int8_t *, int32_t, const int32_t *, int32_t,
+                         int32_t, int8_t *);
+#define LROWS(name, mode, neg, clamp)                                                         \
+    __attribute__((noinline)) static void name(                                               \
+        const add_consts *k, int32_t f, int32_t g, const int8_t *x, int32_t row_x,            \
+        const dscale *dy, const int8_t *y, int32_t row_y, const int32_t *c2, int32_t n,       \
+        int32_t rows, int8_t *out)                                                            \
+    {                                                                                         \
+        const th_fast_rq rq = k->rq;                                                          \
+        const int32_t lo = k->act_min, hi = k->act_max;                                       \
+        for (int32_t r = 0; r < rows; r++) {                                                  \
+            lrow(f, g, x + r * row_x, dy, y + r * row_y, c2,                                  \
+                 mode == 1 ? (uint32_t)c2[r] : 0u, n, out + r * n, &rq, lo, hi, mode, neg,    \
+                 clamp);                                                                      \
+        }                                                                                     \
+    }
+LROWS(lrows_same_add, 0, 0, CLAMP_NONE)
+LROWS(lrows_same_neg, 0, 1, CLAMP_NONE)
+LROWS(lrows_same_add_c, 0, 0, CLAMP_BOTH)
+LROWS(lrows_same_neg_c, 0, 1, CLAMP_BOTH)
+LROWS(lrows_row, 1, 0, CLAMP_NONE)
+LROWS(lrows_row_c, 1, 0, CLAMP_BOTH)
+LROWS(lrows_chan, 2, 0, CLAMP_NONE)
+LROWS(lrows_chan_c, 2, 0, CLAMP_BOTH)
+#undef LROWS
+
 /* Rows (and row constants) doubled per block: a stack row. */
 #define TH_ADD_DROWS_MAX 32
 
 /* The direct path specialized (see dscale) for a rank-2 walk of `rows` rows of n: input i's
  * row r at in_i + r * row_i, steps step_i (0 or 1) in a row. 0 (nothing written) unless one
- * input advances along and across the rows (the other may broadcast either way). */
+ * input advances along and across the rows (the other may broadcast either way), and when
+ * both do, one of them is linear (lin_ok). */
 __attribute__((noinline)) static int direct_fast(const add_consts *k, const int8_t *a,
                                                  int32_t step_a, int32_t row_a,
                                                  const int8_t *b, int32_t step_b,
@@ -759,11 +840,23 @@ __attribute__((noinline)) static int direct_fast(const add_consts *k, const int8
     const int clamp = k->act_min > -128 || k->act_max < 127;
     const int sub = k->subtract;
     const int rep_a = rows > 1 && row_a == 0, rep_b = rows > 1 && row_b == 0; /* channel */
+    const int32_t lin_f = INT32_C(1) << k->left_shift; /* lin_ok's 2^ls (<= 2^22) */
     if (step_a == 1 && step_b == 1 && !rep_a && !rep_b) {
-        const drows_fn f = clamp ? (sub ? drows_same_sub_c : drows_same_add_c)
-                                 : (sub ? drows_same_sub : drows_same_add);
-        f(k, &d1, &d2, a, row_a, b, row_b, NULL, n, rows, out);
-        return 1;
+        const int l1 = lin_ok(k->m1, k->e1, k->left_shift);
+        if ((l1 || lin_ok(k->m2, k->e2, k->left_shift)) && TH_NN_PATH(ADD_DIRECT_LIN)) {
+            /* x the linear input (input1 if both are); SUB with input2 linear:
+             * 2 * raw = 2 s(y) - (x * f + g) = x * (-f) + (-g) + 2 s(y) */
+            const int32_t g = (int32_t)((uint32_t)(l1 ? k->in1_offset : k->in2_offset) *
+                                        (uint32_t)lin_f);
+            const int flip = !l1 && sub;
+            const lrows_fn lf = clamp ? (l1 && sub ? lrows_same_neg_c : lrows_same_add_c)
+                                      : (l1 && sub ? lrows_same_neg : lrows_same_add);
+            lf(k, flip ? -lin_f : lin_f, (int32_t)(flip ? 0u - (uint32_t)g : (uint32_t)g),
+               l1 ? a : b, l1 ? row_a : row_b, l1 ? &d2 : &d1, l1 ? b : a, l1 ? row_b : row_a,
+               NULL, n, rows, out);
+            return 1;
+        }
+        return 0; /* neither input linear (not TFLite's parameters): direct_rows */
     }
     /* one input (the broadcast one, src) gives constants: per row (step 0) or per column
      * (row step 0); x advances. 2 * raw = c + 2 s(x), or c - 2 s(x) when input1 is the
@@ -784,20 +877,40 @@ __attribute__((noinline)) static int direct_fast(const add_consts *k, const int8
                                      : (neg ? drows_chan_neg : drows_chan_add))
                             : (clamp ? (neg ? drows_row_neg_c : drows_row_add_c)
                                      : (neg ? drows_row_neg : drows_row_add));
+    /* x linear: 2 * raw = c -+ (x * 2^ls + gx) = x * xf + (c -+ gx), gx folded into the
+     * constants (lin_ok) */
+    const int xlin = lin_ok(bcast1 ? k->m2 : k->m1, bcast1 ? k->e2 : k->e1, k->left_shift) &&
+                     TH_NN_PATH(ADD_DIRECT_LIN);
+    const uint32_t gx = xlin ? (uint32_t)(bcast1 ? k->in2_offset : k->in1_offset) *
+                                   (uint32_t)lin_f
+                             : 0u;
+    const uint32_t cadd = neg ? 0u - gx : gx;
+    const int32_t xf = neg ? -lin_f : lin_f;
+    const lrows_fn lf = !xlin ? NULL
+                        : chan ? (clamp ? lrows_chan_c : lrows_chan)
+                               : (clamp ? lrows_row_c : lrows_row);
     int32_t c2[TH_ADD_DROWS_MAX];
     if (chan) {
         for (int32_t j0 = 0; j0 < n; j0 += TH_ADD_DROWS_MAX) {
             const int32_t len = n - j0 < TH_ADD_DROWS_MAX ? n - j0 : TH_ADD_DROWS_MAX;
             for (int32_t j = 0; j < len; j++) {
                 const uint32_t v = dscale_apply(src[j0 + j], ds) << 1;
-                c2[j] = (int32_t)(negate ? 0u - v : v);
+                c2[j] = (int32_t)((negate ? 0u - v : v) + cadd);
             }
             if (len == n) { /* every row in one call */
-                f(k, dx, dx, x, row_x, x, 0, c2, n, rows, out);
+                if (lf != NULL) {
+                    lf(k, xf, 0, x, row_x, dx, x, 0, c2, n, rows, out);
+                } else {
+                    f(k, dx, x, row_x, c2, n, rows, out);
+                }
                 break;
             }
             for (int32_t r = 0; r < rows; r++) { /* column blocks: one call per row */
-                f(k, dx, dx, x + r * row_x + j0, 0, x, 0, c2, len, 1, out + r * n + j0);
+                if (lf != NULL) {
+                    lf(k, xf, 0, x + r * row_x + j0, 0, dx, x, 0, c2, len, 1, out + r * n + j0);
+                } else {
+                    f(k, dx, x + r * row_x + j0, 0, c2, len, 1, out + r * n + j0);
+                }
             }
         }
         return 1;
@@ -806,9 +919,13 @@ __attribute__((noinline)) static int direct_fast(const add_consts *k, const int8
         const int32_t m = rows - r0 < TH_ADD_DROWS_MAX ? rows - r0 : TH_ADD_DROWS_MAX;
         for (int32_t j = 0; j < m; j++) {
             const uint32_t v = dscale_apply(src[(r0 + j) * row_src], ds) << 1;
-            c2[j] = (int32_t)(negate ? 0u - v : v);
+            c2[j] = (int32_t)((negate ? 0u - v : v) + cadd);
         }
-        f(k, dx, dx, x + r0 * row_x, row_x, x, 0, c2, n, m, out + r0 * n);
+        if (lf != NULL) {
+            lf(k, xf, 0, x + r0 * row_x, row_x, dx, x, 0, c2, n, m, out + r0 * n);
+        } else {
+            f(k, dx, x + r0 * row_x, row_x, c2, n, m, out + r0 * n);
+        }
     }
     return 1;
 }

@@ -301,6 +301,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_DIRECT /* ADD/SUB without tables: SMMLAR input rescaling */
 #define TH_NN_KEEP_ADD_DIRECT 1
 #endif
+#ifndef TH_NN_KEEP_ADD_DIRECT_LIN /* ... an input scaled by exactly 1/2: one MLA */
+#define TH_NN_KEEP_ADD_DIRECT_LIN 1
+#endif
 #ifndef TH_NN_KEEP_MUL_LUT /* MUL scalar broadcast: a 256-byte output table per call */
 #define TH_NN_KEEP_MUL_LUT 1
 #endif
