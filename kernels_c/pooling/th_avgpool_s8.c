@@ -903,7 +903,7 @@ typedef struct {
 /* Per segment: m, a and its end from the table, then its loop over its pixels (keep, move,
  * enter or leave: labels apart), pixel by pixel and in each pixel group by group then the
  * C - c4 (0..3, [sp, #8]) other channels: LSLS #31 puts bit 1 (a pair) in C and bit 0 (one
- * more) in N; the next pixel: acc back by C halfwords ([sp, #0]) until dst reaches the
+ * more) in N; the next pixel: acc back to its start ([sp, #0]) until dst reaches the
  * segment's end ([sp, #4]); then the next segment until the row's end ([sp, #16]). */
 #define TH_S1_ROW_LOOP(AL, UPDATE, UPD1, B, P, T)                                        \
     B ":\n\t"                                                                              \
@@ -914,8 +914,7 @@ typedef struct {
                "lsls lr, lr, #31\n\t"                                                     \
                "bcc " P "f\n\t" TH_S1_PAIR(TH_S1_P_##UPD1) P ":\n\t"                      \
                "bpl " T "f\n\t" TH_S1_TAIL(TH_S1_T_##UPD1) T ":\n\t"                      \
-               "ldrd r10, r11, [sp, #0]\n\t"                                              \
-               "sub r0, r0, r10\n\t"                                                      \
+               "ldrd r0, r11, [sp, #0]\n\t"                                               \
                "cmp r5, r11\n\t"                                                          \
                "bne " B "b\n\t"
 #define TH_S1_ROW_RUN(NAME, AL)                                                           \
@@ -924,9 +923,6 @@ typedef struct {
         __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
                          "sub sp, sp, #24\n\t"                                            \
                          "ldrd r10, r11, [r0, #28]\n\t"                                   \
-                         "add r12, r10, r11\n\t"                                          \
-                         "lsl r6, r12, #1\n\t"                                            \
-                         "str r6, [sp, #0]\n\t"                                           \
                          "str r11, [sp, #8]\n\t"                                          \
                          "ldr r5, [r0, #20]\n\t"                                          \
                          "str r5, [sp, #12]\n\t"                                          \
@@ -936,6 +932,7 @@ typedef struct {
                          "ldrd r1, r2, [r0, #4]\n\t"                                      \
                          "ldrd r3, r4, [r0, #12]\n\t"                                     \
                          "ldr r0, [r0, #0]\n\t"                                           \
+                         "str r0, [sp, #0]\n\t"                                           \
                          "add r6, r0, r10, lsl #1\n\t"                                    \
                          "1:\n\t"                                                         \
                          "ldmia r9!, {r7, r8, r10, r11}\n\t"                              \
