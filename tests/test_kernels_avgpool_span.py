@@ -4,19 +4,19 @@ and the global path (AVG_GLOBAL, no scratch: one output pixel whose window spans
 On Cortex-M4 the groups of four channels of a span run in assembly: odd and even window
 counts (one loop: an even count divides by a tie-free reciprocal, no sign lanes), the
 leaving column moved to the next row or not (rows without a row entering and one leaving,
-the pixels left of the padding), the columns' sums word-aligned (even C: LDRD / STRD) or
-not (odd C: LDR / STR), then the channels past C & ~3 two at a time in one word and the
-last one alone; the columns right of the last window move in assembly too. Activations
-other than the full range take the C loops. The cases: windows 1x1 .. 9x8, planes from one
-pixel past the window to about three windows, SAME (padding on every side: top / left and
-bottom / right differ by one for even windows) and VALID, C = 1 .. 9, 12, 13, 16, 18, 31
-(every tail 0 .. 3, even and odd), one or two images. Tail cases: C with 1-3 channels past
-the groups (the assembly's halfword lanes) over rows 2-6 windows wide (long spans, SAME
-border spans, VALID's columns right of the last window). Small-count cases: SAME with a
-kernel side of 1 or 2, whose corner or border windows hold 1 or 2 taps (s1_span_small; the
-rest of the row the reciprocal), constant inputs at -128 and 127. All against the NumPy
-reference, on the host (ASan / UBSan, portable and emulated DSP builds) and in one batch
-on QEMU mps2-an386 (the native DSP build: the assembly).
+the pixels left of the padding), the columns' sums word-aligned (LDRD / STRD; an odd C's
+columns C + 1 halfwords apart, the pad after the last channel), then the channels past C &
+~3 two at a time in one word and the last one alone; the columns right of the last window
+move in assembly too. Activations other than the full range take the C loops. The cases:
+windows 1x1 .. 9x8, planes from one pixel past the window to about three windows, SAME
+(padding on every side: top / left and bottom / right differ by one for even windows) and
+VALID, C = 1 .. 9, 12, 13, 16, 18, 31 (every tail 0 .. 3, even and odd), one or two images.
+Tail cases: C with 1-3 channels past the groups (the assembly's halfword lanes) over rows
+2-6 windows wide (long spans, SAME border spans, VALID's columns right of the last window).
+Small-count cases: SAME with a kernel side of 1 or 2, whose corner or border windows hold 1
+or 2 taps (s1_span_small; the rest of the row the reciprocal), constant inputs at -128 and
+127. All against the NumPy reference, on the host (ASan / UBSan, portable and emulated DSP
+builds) and in one batch on QEMU mps2-an386 (the native DSP build: the assembly).
 
 Global cases: one output pixel over the whole plane (VALID k = H x W, SAME with a larger
 window) or over whole rows only (VALID, KH < H, SH > H - KH), planes of 1 .. ~1300 pixels
@@ -110,7 +110,7 @@ def small_count_cases(seed: int, count: int, max_elements: int) -> list[PoolCase
 
 def row_table_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """Stride-1 rows whose segments (pixels of one count and one update) the assembly walks
-    from a table in one call per row (s1_row_w / s1_row_u), C >= 4 odd and even: SAME with
+    from a table in one call per row (s1_row_w), C >= 4 odd and even: SAME with
     windows 9-16 wide (more segments than the table holds: s1_span by segment), planes
     narrower than the window (the left padding past the last pixel), window heights that
     change the table between rows (SAME's top and bottom rows), two images (the table

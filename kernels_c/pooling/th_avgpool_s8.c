@@ -98,6 +98,14 @@ static int32_t avg_cs_cols(const th_pool_params *p, const th_dims *in, const th_
     return TH_MAX(in->w + p->filter.w - 1, out->w - 1 + p->filter.w);
 }
 
+/* Halfwords from one column's sums to the next: C, or at stride 1 with an odd C, C + 1 (a
+ * pad halfword after each column keeps every column's groups word-aligned: the DSP row
+ * walker's LDRD / STRD, avg_lanes_image). Every build's scratch alike (plan/scratch.py). */
+static int32_t avg_cs_stride(const th_pool_params *p, int32_t c)
+{
+    return p->stride.h == 1 && p->stride.w == 1 ? c + (c & 1) : c;
+}
+
 /* The scratch of arguments th_nn_check_pool accepts (th_avgpool_s8 calls it after that
  * check, not the public function's checks a second time). */
 __attribute__((noinline)) static int32_t avg_scratch_need(const th_pool_params *params,
@@ -107,7 +115,10 @@ __attribute__((noinline)) static int32_t avg_scratch_need(const th_pool_params *
     if (!avg_separable(params, input_dims, output_dims)) {
         return 0;
     }
-    return ((2 * avg_cs_cols(params, input_dims, output_dims) * input_dims->c + 3) & ~3) +
+    return ((2 * avg_cs_cols(params, input_dims, output_dims) *
+                 avg_cs_stride(params, input_dims->c) +
+             3) &
+            ~3) +
            4 * input_dims->c;
 }
 
@@ -683,8 +694,8 @@ TH_INLINE void s1_span_t(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32
  * entering column; acc - leaving column stored; the averages (s1_avg4_t without its + k:
  * SMLAWB / SMLAWT of the raw sums by the tie-free m with accumulator avg_s1_raw_acc, PKHTB,
  * the bytes joined and flipped to int8; no clamp); the leaving column + row e - row l
- * stored back (the row walker s1_row_w / s1_row_u below, one call per row). These
- * arguments: s1_move_w / s1_move_u's (the columns right of a row's last window; acc, enter,
+ * stored back (the row walker s1_row_w below, one call per row). These
+ * arguments: s1_move_w's (the columns right of a row's last window; acc, enter,
  * dst, m and a unused); offsets of the fields are used by the assembly. */
 typedef struct {
     int16_t *acc;         /* 0 */
@@ -701,7 +712,8 @@ typedef struct {
 } s1_asm_args;
 
 /* acc += entering column, acc - leaving column stored; W: the columns word-aligned (LDRD /
- * STRD), U: not (odd C; LDR / STR take unaligned addresses, LDRD / STRD do not). */
+ * STRD; an odd C's columns are C + 1 halfwords apart for it, avg_lanes_image: LDR / STR
+ * pairs for unaligned columns cost 4 instructions a group more). */
 #define TH_S1_SLIDE(LOAD_ENTER, LOAD_LEAVE)                                               \
     LOAD_ENTER                                                                            \
     "sadd16 r10, r10, r12\n\t"                                                            \
@@ -711,9 +723,7 @@ typedef struct {
     "ssub16 lr, r11, lr\n\t"                                                              \
     "strd r12, lr, [r0], #8\n\t"
 #define TH_S1_ENTER_W "ldrd r12, lr, [r1], #8\n\t"
-#define TH_S1_ENTER_U "ldr r12, [r1], #4\n\tldr lr, [r1], #4\n\t"
 #define TH_S1_LEAVE_W "ldrd r12, lr, [r2]\n\t"
-#define TH_S1_LEAVE_U "ldr r12, [r2]\n\tldr lr, [r2, #4]\n\t"
 #define TH_S1_DIV                                                                         \
     "smlawb r12, r7, r10, r8\n\t"                                                         \
     "smlawt r10, r7, r10, r8\n\t"                                                         \
@@ -736,9 +746,7 @@ typedef struct {
     "ssub16 r11, r11, r12\n\t"                                                            \
     STORE
 #define TH_S1_RELOAD_W "ldrd r10, r11, [r2]\n\t"
-#define TH_S1_RELOAD_U "ldr r10, [r2]\n\tldr r11, [r2, #4]\n\t"
 #define TH_S1_STORE_W "strd r10, r11, [r2], #8\n\t"
-#define TH_S1_STORE_U "str r10, [r2], #4\n\tstr r11, [r2], #4\n\t"
 #define TH_S1_SKIP "add r2, r2, #8\n\t" /* no update: past the leaving column's group */
 /* Rows where one row enters and none leaves (SAME's top rows) or the reverse (its bottom
  * rows, output apart from the input): the leaving column + row e, or - row l. */
@@ -762,7 +770,7 @@ typedef struct {
  * instructions a channel (the C loop took ~46). */
 #define TH_S1_TAIL(UPDATE1)                                                               \
     "ldrsh r10, [r0]\n\t"                                                                 \
-    "ldrsh r12, [r1], #2\n\t"                                                             \
+    "ldrsh r12, [r1], #4\n\t"                                                             \
     "add r10, r10, r12\n\t"                                                               \
     "ldrsh r12, [r2]\n\t"                                                                 \
     "sub r11, r10, r12\n\t"                                                               \
@@ -772,22 +780,25 @@ typedef struct {
     "eor r11, r11, #0x80\n\t"                                                             \
     "strb r11, [r5], #1\n\t"                                                              \
     UPDATE1
-/* the leaving column's channel + row e - row l (r12: its sum), pointers past the channel */
-#define TH_S1_T_MOVE                                                                      \
+/* the leaving column's channel + row e - row l (r12: its sum), pointers past the channel
+ * (S: the column-sum step, "2", or "4" for the row walker: the channel then the layout's
+ * pad halfword, as it is the last of an odd C, avg_lanes_image) */
+#define TH_S1_T_MOVE_S(S)                                                                 \
     "ldrsb r11, [r3], #1\n\t"                                                             \
     "add r12, r12, r11\n\t"                                                               \
     "ldrsb r11, [r4], #1\n\t"                                                             \
     "sub r12, r12, r11\n\t"                                                               \
-    "strh r12, [r2], #2\n\t"
-#define TH_S1_T_SKIP "add r2, r2, #2\n\t"
+    "strh r12, [r2], #" S "\n\t"
+#define TH_S1_T_MOVE TH_S1_T_MOVE_S("4")
+#define TH_S1_T_SKIP "add r2, r2, #4\n\t"
 #define TH_S1_T_ENTER                                                                     \
     "ldrsb r11, [r3], #1\n\t"                                                             \
     "add r12, r12, r11\n\t"                                                               \
-    "strh r12, [r2], #2\n\t"
+    "strh r12, [r2], #4\n\t"
 #define TH_S1_T_LEAVE                                                                     \
     "ldrsb r11, [r4], #1\n\t"                                                             \
     "sub r12, r12, r11\n\t"                                                               \
-    "strh r12, [r2], #2\n\t"
+    "strh r12, [r2], #4\n\t"
 /* Two channels past C & ~3 as the two halfwords of one word (not always word-aligned:
  * LDR / STR), as a group's half: acc += entering column, acc - leaving column stored; the
  * averages (SMLAWB / SMLAWT of the raw sums, PKHTB, the quotients joined in bytes 0 and 1
@@ -843,6 +854,8 @@ typedef struct {
                          "ldrd r3, r4, [r0, #12]\n\t"                                     \
                          "ldr r5, [r0, #24]\n\t"                                          \
                          "ldrd r6, r7, [r0, #28]\n\t"                                     \
+                         "and r1, r7, #1\n\t"                                            \
+                         "lsl r1, r1, #1\n\t" /* odd C: the pad's 2 bytes */               \
                          "1:\n\t"                                                         \
                          "add r8, r3, r6\n\t"                                             \
                          "2:\n\t" TH_S1_MOVE(AL) "cmp r3, r8\n\t"                        \
@@ -850,15 +863,15 @@ typedef struct {
                          "movs r9, r7\n\t"                                                \
                          "beq 5f\n\t"                                                     \
                          "4:\n\t"                                                         \
-                         "ldrsh r12, [r2]\n\t" TH_S1_T_MOVE "subs r9, r9, #1\n\t"        \
+                         "ldrsh r12, [r2]\n\t" TH_S1_T_MOVE_S("2") "subs r9, r9, #1\n\t" \
                          "bne 4b\n\t"                                                     \
+                         "add r2, r2, r1\n\t" /* past the pad */                          \
                          "5:\n\t"                                                         \
                          "subs r5, r5, #1\n\t"                                            \
                          "bne 1b\n\t"                                                     \
                          "pop {r4-r11, pc}\n\t");                                         \
     }
 TH_S1_MOVE_RUN(s1_move_w, W)
-TH_S1_MOVE_RUN(s1_move_u, U)
 /* A whole output row in one call (s1_row_run): its pixels as consecutive segments of one
  * count and one update (SAME's border pixels one or a few each, the interior one), walked
  * from a table so a border pixel costs its segment's ~10 instructions, not a call with its
@@ -890,7 +903,7 @@ typedef struct {
 /* Per segment: m, a and its end from the table, then its loop over its pixels (keep, move,
  * enter or leave: labels apart), pixel by pixel and in each pixel group by group then the
  * C - c4 (0..3, [sp, #8]) other channels: LSLS #31 puts bit 1 (a pair) in C and bit 0 (one
- * more) in N; the next pixel: acc back by C halfwords ([sp, #0]) until dst reaches the
+ * more) in N; the next pixel: acc back to its start ([sp, #0]) until dst reaches the
  * segment's end ([sp, #4]); then the next segment until the row's end ([sp, #16]). */
 #define TH_S1_ROW_LOOP(AL, UPDATE, UPD1, B, P, T)                                        \
     B ":\n\t"                                                                              \
@@ -901,8 +914,7 @@ typedef struct {
                "lsls lr, lr, #31\n\t"                                                     \
                "bcc " P "f\n\t" TH_S1_PAIR(TH_S1_P_##UPD1) P ":\n\t"                      \
                "bpl " T "f\n\t" TH_S1_TAIL(TH_S1_T_##UPD1) T ":\n\t"                      \
-               "ldrd r10, r11, [sp, #0]\n\t"                                              \
-               "sub r0, r0, r10\n\t"                                                      \
+               "ldrd r0, r11, [sp, #0]\n\t"                                               \
                "cmp r5, r11\n\t"                                                          \
                "bne " B "b\n\t"
 #define TH_S1_ROW_RUN(NAME, AL)                                                           \
@@ -911,9 +923,6 @@ typedef struct {
         __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
                          "sub sp, sp, #24\n\t"                                            \
                          "ldrd r10, r11, [r0, #28]\n\t"                                   \
-                         "add r12, r10, r11\n\t"                                          \
-                         "lsl r6, r12, #1\n\t"                                            \
-                         "str r6, [sp, #0]\n\t"                                           \
                          "str r11, [sp, #8]\n\t"                                          \
                          "ldr r5, [r0, #20]\n\t"                                          \
                          "str r5, [sp, #12]\n\t"                                          \
@@ -923,6 +932,7 @@ typedef struct {
                          "ldrd r1, r2, [r0, #4]\n\t"                                      \
                          "ldrd r3, r4, [r0, #12]\n\t"                                     \
                          "ldr r0, [r0, #0]\n\t"                                           \
+                         "str r0, [sp, #0]\n\t"                                           \
                          "add r6, r0, r10, lsl #1\n\t"                                    \
                          "1:\n\t"                                                         \
                          "ldmia r9!, {r7, r8, r10, r11}\n\t"                              \
@@ -950,7 +960,6 @@ typedef struct {
                          "pop {r4-r11, pc}\n\t");                                         \
     }
 TH_S1_ROW_RUN(s1_row_w, W)
-TH_S1_ROW_RUN(s1_row_u, U)
 #pragma GCC diagnostic pop
 #endif
 
@@ -973,21 +982,21 @@ __attribute__((noinline)) static void s1_span_c(int16_t *acc, int16_t *cs, int32
 /* n pixels of one count from column x0 (s1_span_t). Inlined into s1_row: a one-pixel span
  * (a SAME border pixel) costs the assembly's call, not s1_span_c's frame (~100 more). */
 TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t n,
-                       const int8_t *xe, const int8_t *xl, int32_t ch, const avg_s1_div *dp,
-                       int8_t *dst, int by_channel, int update)
+                       const int8_t *xe, const int8_t *xl, int32_t ch, int32_t cst,
+                       const avg_s1_div *dp, int8_t *dst, int by_channel, int update)
 {
 #if TH_NN_DSP_NATIVE
     const int32_t c4 = ch & ~3;
     if (!dp->clamp && c4 > 0) {
         /* The whole span in assembly, pixel by pixel, in each pixel its groups then its
-         * other channels (the order of the in-place C loop, so it serves both). An odd C
-         * leaves every other column's sums off word alignment. */
+         * other channels (the order of the in-place C loop, so it serves both); an odd
+         * C's columns cst = C + 1 halfwords apart. */
         /* one segment: the row walker (tie-free constants, s1_row: every count as an
          * odd one) */
-        int16_t *leave = cs + x0 * ch;
+        int16_t *leave = cs + x0 * cst;
         const s1_seg seg = {dp->m, dp->a, n * ch, update ? 1 : 0};
         const s1_row_args a = {acc,
-                               leave + (w - 1) * ch,
+                               leave + (w - 1) * cst,
                                leave,
                                update ? xe + x0 * ch : NULL,
                                update ? xl + x0 * ch : NULL,
@@ -996,11 +1005,13 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
                                c4,
                                ch - c4,
                                dst + n * ch};
-        ((ch & 1) ? s1_row_u : s1_row_w)(&a);
+        s1_row_w(&a);
         return;
     }
+#else
+    (void)cst;
 #endif
-    s1_span_c(acc, cs, x0, w, n, xe, xl, ch, dp, dst, by_channel, update);
+    s1_span_c(acc, cs, x0, w, n, xe, xl, ch, dp, dst, by_channel, update); /* cst == C */
 }
 
 /* Column sums of columns [x0, x1) moved to the next output row's window, rows [n0, e1):
@@ -1039,7 +1050,8 @@ static void cols_pairs(int16_t *col, const int8_t *q, int32_t n4, int32_t nr, in
  * set-up when C % 4 == 0 (the columns' groups are one run) and a short one otherwise, so
  * small C pays ~10 instructions a column where the column-by-column row loops paid ~80
  * (stride 1's padding rows, where one row enters or leaves). */
-TH_INLINE void cols_row_t(int16_t *col, const int8_t *q, int32_t n, int32_t ch, int mode)
+TH_INLINE void cols_row_t(int16_t *col, const int8_t *q, int32_t n, int32_t ch, int32_t cst,
+                          int mode)
 {
     const int32_t c4 = ch & ~3;
     const int32_t runs = c4 == ch ? 1 : n;       /* runs of groups */
@@ -1061,27 +1073,28 @@ TH_INLINE void cols_row_t(int16_t *col, const int8_t *q, int32_t n, int32_t ch, 
         for (int32_t c = c4; c < ch; c++, col++, q++) {
             *col = (int16_t)(mode == 0 ? *q : mode == 1 ? *col + *q : *col - *q);
         }
+        col += cst - ch; /* past the column's pad (cst: its stride) */
     }
 }
 
-static void cols_row(int16_t *col, const int8_t *q, int32_t n, int32_t ch, int mode)
+static void cols_row(int16_t *col, const int8_t *q, int32_t n, int32_t ch, int32_t cst,
+                     int mode)
 {
     if (mode == 0) {
-        cols_row_t(col, q, n, ch, 0);
+        cols_row_t(col, q, n, ch, cst, 0);
     } else if (mode == 1) {
-        cols_row_t(col, q, n, ch, 1);
+        cols_row_t(col, q, n, ch, cst, 1);
     } else {
-        cols_row_t(col, q, n, ch, 2);
+        cols_row_t(col, q, n, ch, cst, 2);
     }
 }
 
 static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0, int32_t l1,
                        int32_t e0, int32_t e1, int32_t n0, int32_t x0, int32_t x1, int32_t ch,
-                       int fresh, int32_t nc)
+                       int fresh, int32_t cst)
 {
-    /* nc: the first nc channels from cs and image (C, or the channels past C & ~3 with the
-     * pointers there: one at a time) */
-    const int32_t c4 = nc == ch ? ch & ~3 : 0;
+    /* cst: halfwords from one column's sums to the next (avg_cs_stride) */
+    const int32_t c4 = ch & ~3;
     const int32_t a0 = fresh ? n0 : e0;
     if (!fresh && l1 - l0 == e1 - e0 && l1 > l0 && x1 > x0) {
         /* As many rows enter as leave (strided rows): in pairs, whole groups in one run when
@@ -1089,15 +1102,15 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
         const int32_t d = (e0 - l0) * row;
         const int8_t *q = image + l0 * row + x0 * ch;
         if (c4 == ch) {
-            cols_pairs(cs + x0 * ch, q, (x1 - x0) * ch / 4, l1 - l0, row, d);
+            cols_pairs(cs + x0 * cst, q, (x1 - x0) * ch / 4, l1 - l0, row, d);
             return;
         }
         for (int32_t x = x0; x < x1; x++, q += ch) {
-            int16_t *col = cs + x * ch;
+            int16_t *col = cs + x * cst;
             if (c4 > 0) {
                 cols_pairs(col, q, c4 / 4, l1 - l0, row, d);
             }
-            for (int32_t c = c4; c < nc; c++) {
+            for (int32_t c = c4; c < ch; c++) {
                 int32_t v = col[c];
                 for (int32_t i = 0, o = c; i < l1 - l0; i++, o += row) {
                     v += q[o + d] - q[o];
@@ -1110,24 +1123,24 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
     if (x1 > x0 && (fresh ? ch < 16 && e1 - a0 <= 2 : l1 - l0 <= 1 && e1 - e0 <= 1)) {
         /* by rows (below: by columns, each group's sums kept in registers over the rows,
          * cheaper for many rows of wide columns) */
-        int16_t *col = cs + x0 * ch;
+        int16_t *col = cs + x0 * cst;
         const int8_t *q = image + x0 * ch;
         const int32_t n = x1 - x0;
         if (fresh && a0 >= e1) {
-            for (int32_t k = 0; k < n * ch; k++) {
+            for (int32_t k = 0; k < n * cst; k++) {
                 col[k] = 0;
             }
         }
         for (int32_t y = l0; !fresh && y < l1; y++) {
-            cols_row(col, q + y * row, n, ch, 2);
+            cols_row(col, q + y * row, n, ch, cst, 2);
         }
         for (int32_t y = a0; y < e1; y++) {
-            cols_row(col, q + y * row, n, ch, fresh && y == a0 ? 0 : 1);
+            cols_row(col, q + y * row, n, ch, cst, fresh && y == a0 ? 0 : 1);
         }
         return;
     }
     for (int32_t x = x0; x < x1; x++) {
-        int16_t *col = cs + x * ch;
+        int16_t *col = cs + x * cst;
         const int8_t *px = image + x * ch;
         for (int32_t k = 0; k < c4; k += 4) {
             int32_t a = 0, b = 0;
@@ -1148,7 +1161,7 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
             th_write_s32(col + k, a);
             th_write_s32(col + k + 2, b);
         }
-        for (int32_t c = c4; c < nc; c++) {
+        for (int32_t c = c4; c < ch; c++) {
             int32_t v = 0;
             if (!fresh) {
                 v = col[c];
@@ -1202,13 +1215,13 @@ static void lanes_pixel(int16_t *acc, const int16_t *cs, int32_t a0, int32_t a1,
 
 /* acc = the sums of the column sums of columns [0, x1) (x1 <= 0: zeros), two halfwords a
  * word, in registers over the columns. */
-static void s1_acc_init(int16_t *acc, const int16_t *cs, int32_t x1, int32_t ch)
+static void s1_acc_init(int16_t *acc, const int16_t *cs, int32_t x1, int32_t ch, int32_t cst)
 {
     int32_t k = 0;
     for (; k + 4 <= ch; k += 4) {
         int32_t a = 0, b = 0;
         const int16_t *col = cs + k;
-        for (int32_t x = 0; x < x1; x++, col += ch) {
+        for (int32_t x = 0; x < x1; x++, col += cst) {
             a = th_sadd16(a, th_read_s32(col));
             b = th_sadd16(b, th_read_s32(col + 2));
         }
@@ -1218,7 +1231,7 @@ static void s1_acc_init(int16_t *acc, const int16_t *cs, int32_t x1, int32_t ch)
     for (; k < ch; k++) {
         int32_t a = 0;
         for (int32_t x = 0; x < x1; x++) {
-            a += cs[x * ch + k];
+            a += cs[x * cst + k];
         }
         acc[k] = (int16_t)a;
     }
@@ -1237,22 +1250,24 @@ TH_INLINE int32_t s1_cols_of(int32_t ox, int32_t pl, int32_t fw, int32_t in_w)
 __attribute__((noinline)) static void s1_span_small(int16_t *acc, int16_t *cs, int32_t x0,
                                                     int32_t w, int32_t n, const int8_t *xe,
                                                     const int8_t *xl, int32_t ch,
-                                                    int32_t count, const th_pool_params *p,
-                                                    int8_t *dst, int update)
+                                                    int32_t cst, int32_t count,
+                                                    const th_pool_params *p, int8_t *dst,
+                                                    int update)
 {
     const int32_t c4 = ch & ~3;
-    int16_t *leave = cs + x0 * ch;
-    const int16_t *enter = leave + (w - 1) * ch;
-    for (int32_t i = 0, o = 0; i < n; i++, o += ch) {
-        s1_cols_acc(acc, enter + o, 0, 1, ch, 0);
+    int16_t *leave = cs + x0 * cst;
+    const int16_t *enter = leave + (w - 1) * cst;
+    /* o: the pixel's bytes (output, rows e and l), oc: its columns' sums */
+    for (int32_t i = 0, o = 0, oc = 0; i < n; i++, o += ch, oc += cst) {
+        s1_cols_acc(acc, enter + oc, 0, 1, ch, 0);
         for (int32_t c = 0; c < ch; c++) {
             dst[o + c] = (int8_t)th_clamp(avg_round(acc[pidx(c, c4)], count),
                                           p->activation.min, p->activation.max);
         }
-        s1_cols_acc(acc, leave + o, 0, 1, ch, 1);
+        s1_cols_acc(acc, leave + oc, 0, 1, ch, 1);
         for (int32_t c = 0; update && c < ch; c++) {
             const int32_t x = x0 * ch + o + c;
-            leave[o + pidx(c, c4)] = (int16_t)(leave[o + pidx(c, c4)] + xe[x] - xl[x]);
+            leave[oc + pidx(c, c4)] = (int16_t)(leave[oc + pidx(c, c4)] + xe[x] - xl[x]);
         }
     }
 }
@@ -1280,7 +1295,7 @@ static int32_t s1_seg_len(int32_t ox, int32_t pl, int32_t fw, int32_t in_w, int3
 /* Segments a row table holds (a window fw wide: at most 2 * fw - 1; more: s1_span each). */
 #define TH_S1_SEGS 16
 
-/* s1_row_w / s1_row_u's table for rows of `rows` window rows and one update mode (n:
+/* s1_row_w's table for rows of `rows` window rows and one update mode (n:
  * segments, < 0: the row takes s1_span by segment), kept from row to row while those hold. */
 typedef struct {
     int32_t rows, mode, n;
@@ -1292,16 +1307,17 @@ typedef struct {
 /* One output row at stride 1 as spans over csb (the column sums from input column 0, zero
  * columns in the padding on both sides, so one column enters and one leaves every window):
  * the pixels of one count (rows * columns >= 3) and one update in one s1_span (or all of
- * the row's segments in one s1_row_w / s1_row_u call). mode: pixel ox's leaving column (ox
+ * the row's segments in one s1_row_w call). mode: pixel ox's leaving column (ox
  * >= pl: an input column) moved to the next row there, + row xe - row xl (1), + row xe only
  * (2) or - row xl only (3; 2 and 3 by the assembly only: returns 0 where it did not run,
  * the row's columns then to move by the caller), or not (0). */
 static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
-                  int32_t in_w, int32_t out_w, int32_t ch, const int8_t *xe, const int8_t *xl,
-                  int mode, avg_s1_div *dv, int8_t *dst, int by_channel, void *segs)
+                  int32_t in_w, int32_t out_w, int32_t ch, int32_t cst, const int8_t *xe,
+                  const int8_t *xl, int mode, avg_s1_div *dv, int8_t *dst, int by_channel,
+                  void *segs)
 {
     const int32_t pl = p->padding.w, fw = p->filter.w;
-    s1_acc_init(acc, csb, TH_MIN(in_w, fw - 1 - pl), ch);
+    s1_acc_init(acc, csb, TH_MIN(in_w, fw - 1 - pl), ch, cst);
 #if TH_NN_DSP_NATIVE
     const int32_t c4 = ch & ~3;
     s1_segs *sg = (s1_segs *)segs;
@@ -1339,10 +1355,10 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
         }
         if (sg->n > 0) {
             /* pixel 0's leaving column is csb's column -pl (cs's first) */
-            int16_t *leave = csb - pl * ch;
-            const s1_row_args a = {acc, leave + (fw - 1) * ch, leave, xe, xl, dst,
+            int16_t *leave = csb - pl * cst;
+            const s1_row_args a = {acc, leave + (fw - 1) * cst, leave, xe, xl, dst,
                                    sg->seg, c4, ch - c4, dst + out_w * ch};
-            ((ch & 1) ? s1_row_u : s1_row_w)(&a);
+            s1_row_w(&a);
             return 1;
         }
     }
@@ -1355,15 +1371,15 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
         const int up = update && ox >= pl;
         const int32_t n = s1_seg_len(ox, pl, fw, in_w, out_w, update);
         if (rows * cols < 3) {
-            s1_span_small(acc, csb, ox - pl, fw, n, xe, xl, ch, rows * cols, p, dst + ox * ch,
-                          up);
+            s1_span_small(acc, csb, ox - pl, fw, n, xe, xl, ch, cst, rows * cols, p,
+                          dst + ox * ch, up);
             ox += n;
             continue;
         }
         if (rows * cols != dv->count) {
             avg_s1_div_set_t(dv, rows * cols, 1);
         }
-        s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, dv, dst + ox * ch, by_channel, up);
+        s1_span(acc, csb, ox - pl, fw, n, xe, xl, ch, cst, dv, dst + ox * ch, by_channel, up);
         ox += n;
     }
     return mode < 2;
@@ -1381,13 +1397,23 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
     /* Stride 1: column sums from csb = cs + pad_w columns, the padding's columns zero (pad_w
      * < fw: every window has input; avg_cs_cols columns cover the last window). */
     const int s1 = sh == 1 && sw == 1;
+    const int clamp = act_min > -128 || act_max < 127;
+    /* cst: halfwords from a column's sums to the next; an odd C's pad halfword (scratch for
+     * it at stride 1, avg_cs_stride) where the row walker takes the rows (no clamp, C >= 4:
+     * s1_row, s1_span), so its groups are word-aligned; the C loops keep C. */
+    int32_t cst = ch;
+#if TH_NN_DSP_NATIVE
+    if (s1 && !clamp && c4 > 0) {
+        cst = avg_cs_stride(p, ch);
+    }
+#endif
     int16_t *csb = cs;
     if (s1) {
-        csb = cs + pad_w * ch;
-        for (int32_t k = 0; k < pad_w * ch; k++) {
+        csb = cs + pad_w * cst;
+        for (int32_t k = 0; k < pad_w * cst; k++) {
             cs[k] = 0;
         }
-        for (int32_t k = (pad_w + in_w) * ch; k < avg_cs_cols(p, in, out) * ch; k++) {
+        for (int32_t k = (pad_w + in_w) * cst; k < avg_cs_cols(p, in, out) * cst; k++) {
             cs[k] = 0;
         }
     }
@@ -1398,11 +1424,11 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
     avg_s1_div dv;
     dv.lo = (uint32_t)(act_min + 128) * 0x01010101u;
     dv.hi = (uint32_t)(act_max + 128) * 0x01010101u;
-    dv.clamp = act_min > -128 || act_max < 127;
+    dv.clamp = clamp;
     dv.count = 0;
     th_nn_window wy = th_nn_window_at(0, sh, p->padding.h, p->filter.h, in_h);
     lanes_cols(csb, image, row, 0, 0, wy.origin + wy.start, wy.origin + wy.end,
-               wy.origin + wy.start, 0, in_w, ch, 1, ch);
+               wy.origin + wy.start, 0, in_w, ch, 1, cst);
     for (int32_t oy = 0; oy < out->h; oy++) {
         const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
         const int last_row = oy + 1 == out->h;
@@ -1432,7 +1458,7 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
                              : xe != NULL && xl == NULL ? 2
                              : xe == NULL && xl != NULL && by_channel ? 3
                                                                       : 0;
-            const int moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, xe, xl, mode, &dv,
+            const int moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, cst, xe, xl, mode, &dv,
                                      dst, by_channel,
 #if TH_NN_DSP_NATIVE
                                      &segs
@@ -1446,31 +1472,32 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
                 const int32_t x0 = TH_MAX(0, out->w - pad_w);
                 if (x0 < in_w) {
                     lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0, in_w,
-                               ch, 0, ch);
+                               ch, 0, cst);
                 }
             } else if (both) {
                 const int32_t x0 = TH_MAX(0, out->w - pad_w); /* columns no pixel left */
                 if (x0 < in_w) {
 #if TH_NN_DSP_NATIVE
-                    if (c4 > 0) {
-                        /* in assembly, groups and then the other channels */
-                        const s1_asm_args a = {NULL, NULL, csb + x0 * ch, xe + x0 * ch,
+                    if (c4 > 0 && (cst & 1) == 0) {
+                        /* in assembly, groups and then the other channels (word-aligned
+                         * columns: not an odd C's unpadded ones, clamped) */
+                        const s1_asm_args a = {NULL, NULL, csb + x0 * cst, xe + x0 * ch,
                                                xl + x0 * ch, NULL, in_w - x0, c4, ch - c4,
                                                0, 0};
-                        ((ch & 1) ? s1_move_u : s1_move_w)(&a);
+                        s1_move_w(&a);
                     } else {
                         lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0,
-                                   in_w, ch, 0, ch);
+                                   in_w, ch, 0, cst);
                     }
 #else
                     lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, x0, in_w,
-                               ch, 0, ch);
+                               ch, 0, cst);
 #endif
                 }
             } else if (!last_row) {
                 /* in place, row ys may hold outputs now: the next window's rows afresh */
                 lanes_cols(csb, image, row, ys, leave_end, enter_start, ne, ns, 0, in_w, ch,
-                           leave_end > ys && !by_channel, ch);
+                           leave_end > ys && !by_channel, cst);
             }
             wy = wn;
             continue;

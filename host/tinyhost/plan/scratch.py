@@ -26,10 +26,11 @@ it against the C functions of both kernel builds on random shapes.
 | DEPTHWISE with packed int4 weights | round_up4(KH * KW * C) + the int8 one's | same |
 | everything else (elementwise, MEAN, ...), float32 | 0 | 0 |
 
-A = round_up4(2 * AW * C) + 4 * C (int16 column sums, int32 channel sums) when the output has
+A = round_up4(2 * AW * AC) + 4 * C (int16 column sums, int32 channel sums) when the output has
 more than one pixel, KH <= 256 and KH * KW >= 4 * SH * SW, or SH, SW >= 2, KH * KW <= 256 and
 KH * KW >= 2 * SH * SW or KH > SH (th_avgpool_s8.c, its strided path), else 0; AW = W,
-or at stride 1 max(W + KW - 1, (OW - 1) + KW) (zero columns in the padding on both sides).
+or at stride 1 max(W + KW - 1, (OW - 1) + KW) (zero columns in the padding on both sides);
+AC = C, or at stride 1 C + (C & 1) (an odd C's columns padded to whole words).
 The strided path keeps its column sums grouped by four channels (C >= 4) when
 2 * W * round_up4(C) <= A (always at C % 4 == 0), else in natural order.
 X = round_up4(W * C) (int8 column maxima) when the output has more than one pixel and
@@ -675,8 +676,10 @@ def avgpool_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
         taps >= 2 * strides or k[0] > stride[0])
     if out_hw[0] * out_hw[1] <= 1 or k[0] > 256 or (taps < 4 * strides and not strided):
         return 0
-    cols = max(w + k[1] - 1, out_hw[1] - 1 + k[1]) if stride == (1, 1) else w
-    return _ru4(2 * cols * c) + 4 * c
+    s1 = stride == (1, 1)
+    cols = max(w + k[1] - 1, out_hw[1] - 1 + k[1]) if s1 else w
+    # avg_cs_stride: at stride 1 an odd C's columns C + 1 halfwords apart (word-aligned)
+    return _ru4(2 * cols * (c + (c & 1) if s1 else c)) + 4 * c
 
 
 def maxpool_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
