@@ -42,23 +42,32 @@ typedef struct {
     int32_t fast;
 } few_rq;
 
-/* A run of pixels dx input bytes apart (the asm's loops count down in place): words per filter
- * row, input bytes from a row's last word to the next row's first, rows per pixel, rows left,
- * pixels left, input bytes from a pixel's end to the next pixel's start, weight bytes per
- * pixel (rewound), the biases. */
+/* Words of a filter row per pass of the asm's unrolled word loop. */
+#define FEW_UNROLL 4
+
+/* A run of pixels dx input bytes apart: the biases (first: one LDM), rows per pixel, the
+ * passes after the first of the unrolled word loop (its first pass takes 1-4 words, entered
+ * part-way), that entry (the asm's, from entry_off), input bytes from a row's last word to
+ * the next row's first, from a pixel's end to the next pixel's start, weight bytes per pixel
+ * (rewound), the end of the sums, the entry's byte offset into the loop (+1: Thumb), pixels
+ * and words per row (the portable model's). */
 typedef struct {
-    int32_t words;
-    int32_t adj;
+    int32_t bias[3];
     int32_t rows;
-    int32_t rows_left;
-    int32_t pixels;
+    int32_t passes;
+    int32_t entry;
+    int32_t adj;
     int32_t pix_adj;
     int32_t w_back;
-    int32_t bias[3];
+    int32_t o_end;
+    int32_t entry_off;
+    int32_t pixels;
+    int32_t words;
 } few_geo;
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-/* One word of input (x, post-incremented) widened with the offset into t and u. */
+/* One word of input (x, post-incremented) widened with the offset into t and u. Every
+ * instruction of a word is 32-bit (48 bytes a word: the entry offset's unit). */
 #define TH_FEW_WORD                                                                          \
     "ldr %[u], [%[x]], #4\n\t"                                                                \
     "sxtab16 %[t], %[off], %[u]\n\t"                                                          \
@@ -68,53 +77,54 @@ typedef struct {
     "ldrd %[a], %[b], [%[w]], #8\n\t"                                                         \
     "smlad %[" S "], %[t], %[a], %[" S "]\n\t"                                                \
     "smlad %[" S "], %[u], %[b], %[" S "]\n\t"
-/* The loops around a word body: per pixel the sums from the biases (LOAD), rows of words,
- * the sums out to o (STORE), w rewound, x to the next pixel. */
-#define TH_FEW_PIXELS(LOAD, BODY, STORE)                                                     \
-    "3:\n\t"                                                                                  \
-    "ldr %[t], [%[g], #8]\n\t"                                                                \
-    "str %[t], [%[g], #12]\n\t"                                                               \
-    LOAD                                                                                      \
-    "2:\n\t"                                                                                  \
-    "ldr %[n], [%[g]]\n\t"                                                                    \
-    "1:\n\t"                                                                                  \
-    BODY                                                                                      \
-    "subs %[n], %[n], #1\n\t"                                                                 \
-    "bne 1b\n\t"                                                                              \
-    "ldr %[t], [%[g], #4]\n\t"                                                                \
-    "add %[x], %[x], %[t]\n\t"                                                                \
-    "ldr %[n], [%[g], #12]\n\t"                                                               \
-    "subs %[n], %[n], #1\n\t"                                                                 \
-    "str %[n], [%[g], #12]\n\t"                                                               \
-    "bne 2b\n\t"                                                                              \
-    STORE                                                                                     \
-    "ldrd %[n], %[t], [%[g], #20]\n\t"                                                        \
-    "add %[x], %[x], %[n]\n\t"                                                                \
-    "sub %[w], %[w], %[t]\n\t"                                                                \
-    "ldr %[n], [%[g], #16]\n\t"                                                               \
-    "subs %[n], %[n], #1\n\t"                                                                 \
-    "str %[n], [%[g], #16]\n\t"                                                               \
-    "bne 3b\n\t"
+#define TH_FEW_WORD3 TH_FEW_WORD TH_FEW_CHANNEL("s0") TH_FEW_CHANNEL("s1") TH_FEW_CHANNEL("s2")
 
 /* g's pixels (words, rows, pixels > 0) from input x against weights w (3 channels' widened
- * words per input word): their sums to o, three a pixel. */
+ * words per input word): their sums to o, three a pixel. Per pixel: the sums from the biases
+ * (LDM) and lr the rows; per row a jump into the loop of FEW_UNROLL words (Duff's device: the
+ * loop's control once per 4 words, not per word); the sums out by one STM. */
 static void __attribute__((noinline))
 few3_pixels(const int8_t *x, const int32_t *w, few_geo *g, int32_t offset2, int32_t *o)
 {
-    int32_t s0, s1, s2, n, t, u, a, b;
+    /* (fixed ascending registers: LDM and STM of the three sums) */
+    register int32_t s0 __asm__("r4");
+    register int32_t s1 __asm__("r5");
+    register int32_t s2 __asm__("r6");
+    int32_t n, t, u, a, b;
     __asm__ volatile(
-        TH_FEW_PIXELS("ldrd %[s0], %[s1], [%[g], #28]\n\t"
-                      "ldr %[s2], [%[g], #36]\n\t",
-                      TH_FEW_WORD TH_FEW_CHANNEL("s0") TH_FEW_CHANNEL("s1") TH_FEW_CHANNEL("s2"),
-                      "strd %[s0], %[s1], [%[o]], #12\n\t"
-                      "str %[s2], [%[o], #-4]\n\t")
+        "adr.w %[t], 7f\n\t"
+        "ldr %[n], [%[g], #40]\n\t"
+        "add %[t], %[t], %[n]\n\t"
+        "str %[t], [%[g], #20]\n\t"
+        "3:\n\t"
+        "ldr lr, [%[g], #12]\n\t"
+        "ldm %[g], {%[s0], %[s1], %[s2]}\n\t"
+        "2:\n\t"
+        "ldrd %[n], %[t], [%[g], #16]\n\t"
+        "bx %[t]\n\t"
+        ".p2align 2\n\t"
+        "7:\n\t"
+        TH_FEW_WORD3 TH_FEW_WORD3 TH_FEW_WORD3 TH_FEW_WORD3
+        "subs %[n], %[n], #1\n\t"
+        "bpl 7b\n\t"
+        "ldr %[t], [%[g], #24]\n\t"
+        "add %[x], %[x], %[t]\n\t"
+        "subs lr, lr, #1\n\t"
+        "bne 2b\n\t"
+        "stm %[o]!, {%[s0], %[s1], %[s2]}\n\t"
+        "ldrd %[n], %[t], [%[g], #28]\n\t"
+        "add %[x], %[x], %[n]\n\t"
+        "sub %[w], %[w], %[t]\n\t"
+        "ldr %[n], [%[g], #36]\n\t"
+        "cmp %[o], %[n]\n\t"
+        "bne 3b\n\t"
         : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [x] "+r"(x), [w] "+r"(w),
           [o] "+r"(o), [n] "=&r"(n), [t] "=&r"(t), [u] "=&r"(u), [a] "=&r"(a), [b] "=&r"(b)
         : [g] "r"(g), [off] "r"(offset2)
-        : "cc", "memory");
+        : "cc", "memory", "lr");
 }
 
-#undef TH_FEW_PIXELS
+#undef TH_FEW_WORD3
 #undef TH_FEW_CHANNEL
 #undef TH_FEW_WORD
 
@@ -166,6 +176,15 @@ static void plain_taps(const int8_t *filter, int32_t c, int32_t k_total, int32_t
     for (int32_t j = 0; 4 * j < k_total; j++) {
         th_write_s32(d + 4 * j, th_read_s32(filter + base + j * step));
     }
+}
+
+/* Bytes from channel c's word j to its word j + 1 in the interleaved block layout (f: word
+ * 0 of the channel). */
+static int32_t plain_step(const int8_t *filter, const int8_t *f, int32_t c, int32_t k_total,
+                          int32_t cout)
+{
+    return k_total > 4 ? (int32_t)(filter + th_filter_index(c, 4, k_total, cout, TH_CONV_BLOCK) - f)
+                       : 4;
 }
 
 /* The window at input column x0 of `rows` input rows from row (row_step apart) into col,
@@ -233,7 +252,30 @@ int th_nn_conv_few_cout_s8(const th_context *ctx, const th_conv_params *params,
      * plain taps of one channel go through the staging area first (kp <= kh w_row bytes). */
     int32_t *ww = (int32_t *)ctx->buf;
     int8_t *col = (int8_t *)(ww + 2 * cout * kh * words);
-    for (int32_t c = 0; c < cout; c++) {
+    if ((run & 3) == 0) {
+        /* Rows of whole words: row ky's word j is the channel's word ky words + j, read in
+         * place, all three channels a word (ctx's fixed cost was ~22 instructions a word
+         * and channel through the staging, Cortex-M4). */
+        const int8_t *f0 = filter + th_filter_index(0, 0, k_total, cout, TH_CONV_BLOCK);
+        const int8_t *f1 = filter + th_filter_index(1, 0, k_total, cout, TH_CONV_BLOCK);
+        const int8_t *f2 = filter + th_filter_index(2, 0, k_total, cout, TH_CONV_BLOCK);
+        const int32_t step0 = plain_step(filter, f0, 0, k_total, cout);
+        const int32_t step1 = plain_step(filter, f1, 1, k_total, cout);
+        const int32_t step2 = plain_step(filter, f2, 2, k_total, cout);
+        int32_t *d = ww;
+        for (int32_t m = 0; m < kh * words; m++, d += 2 * 3) {
+            const int32_t v0 = th_read_s32(f0 + m * step0);
+            const int32_t v1 = th_read_s32(f1 + m * step1);
+            const int32_t v2 = th_read_s32(f2 + m * step2);
+            d[0] = th_sxtb16(v0);
+            d[1] = th_sxtb16_ror8(v0);
+            d[2] = th_sxtb16(v1);
+            d[3] = th_sxtb16_ror8(v1);
+            d[4] = th_sxtb16(v2);
+            d[5] = th_sxtb16_ror8(v2);
+        }
+    }
+    for (int32_t c = 0; c < cout && (run & 3) != 0; c++) {
         plain_taps(filter, c, k_total, cout, col);
         int32_t *d = ww + 2 * c;
         for (int32_t ky = 0; ky < kh; ky++) {
@@ -268,7 +310,8 @@ int th_nn_conv_few_cout_s8(const th_context *ctx, const th_conv_params *params,
     for (int32_t c = 0; c < cout; c++) {
         plain = plain && rq[c].fast;
     }
-    few_geo g = {words, row_step - w_row, 0, 0, 0, 0, 0, {b0[0], b0[1], b0[2]}};
+    few_geo g = {{b0[0], b0[1], b0[2]}, 0, (words - 1) / FEW_UNROLL, 0, 0, 0, 0, 0,
+                 (FEW_UNROLL - 1 - (words - 1) % FEW_UNROLL) * 48 + 1, 0, words};
     int8_t *out = output;
     for (int32_t b = 0; b < input_dims->n; b++) {
         for (int32_t oy = 0; oy < output_dims->h; oy++) {
@@ -297,6 +340,7 @@ int th_nn_conv_few_cout_s8(const th_context *ctx, const th_conv_params *params,
                     g.pixels = n;
                     g.pix_adj = dx - rows * row_step;
                     g.w_back = rows * w_pixel * 4;
+                    g.o_end = (int32_t)(intptr_t)(acc + 3 * n);
                     few_pixels(input + row0 + (ox * sw - params->padding.w) * cin, wr, &g,
                                offset2, acc);
                 } else {
@@ -312,6 +356,7 @@ int th_nn_conv_few_cout_s8(const th_context *ctx, const th_conv_params *params,
                         g.pixels = 1;
                         g.pix_adj = 0;
                         g.w_back = 0;
+                        g.o_end = (int32_t)(intptr_t)(acc + 3);
                         few_pixels(col, wr, &g, offset2, acc);
                     }
                 }
