@@ -103,9 +103,9 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
                                 bias, output_dims, output, TH_NN_SMALL_CIN_LONG_ONLY)) {
         return TH_OK;
     }
-    /* Cout 3 given the fast scratch: widened weights, the input widened once for all three
-     * channels (th_conv_few_cout_s8.c) */
-    if (output_dims->c == 3 &&
+    /* Cout 2-3 given the fast scratch: widened weights, the input widened once for every
+     * channel (th_conv_few_cout_s8.c) */
+    if (output_dims->c >= 2 && output_dims->c <= 3 &&
         th_nn_conv_few_cout_given(ctx, params, input_dims, filter_dims, output_dims) &&
         TH_NN_PATH(CONV_FEW_COUT)) {
         (void)th_nn_conv_few_cout_s8(ctx, params, quant, input_dims, input, filter_dims,
