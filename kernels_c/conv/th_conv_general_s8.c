@@ -104,12 +104,12 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
         return TH_OK;
     }
     /* Cout 2-3 given the fast scratch: widened weights, the input widened once for every
-     * channel (th_conv_few_cout_s8.c) */
-    if (output_dims->c >= 2 && output_dims->c <= 3 &&
-        th_nn_conv_few_cout_given(ctx, params, input_dims, filter_dims, output_dims) &&
+     * channel (th_conv_few_cout_s8.c; it checks its scratch itself: the check inline here
+     * cost the other layers 1-3 instructions a call in registers) */
+    if (TH_NN_KEEP_CONV_FEW_COUT && (output_dims->c == 2 || output_dims->c == 3) &&
+        th_nn_conv_few_cout_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
+                               bias, output_dims, output) &&
         TH_NN_PATH(CONV_FEW_COUT)) {
-        (void)th_nn_conv_few_cout_s8(ctx, params, quant, input_dims, input, filter_dims,
-                                     filter, bias, output_dims, output);
         return TH_OK;
     }
     if ((th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) ||
