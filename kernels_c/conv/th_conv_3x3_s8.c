@@ -54,7 +54,8 @@ th_status th_conv_3x3_s8(const th_context *ctx, const th_conv_params *params,
                       output_dims, output);
 #elif TH_NN_HAS_DSP
     /* Cout 2-3 given the fast scratch (th_conv_few_cout_s8.c, which checks it) */
-    if (TH_NN_KEEP_CONV_FEW_COUT && (output_dims->c == 2 || output_dims->c == 3) &&
+    if (TH_NN_KEEP_CONV_FEW_COUT && (uint32_t)(output_dims->c - 2) < 2u &&
+        input_dims->c >= 4 &&
         th_nn_conv_few_cout_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
                                bias, output_dims, output) &&
         TH_NN_PATH(CONV_FEW_COUT)) {
