@@ -1,15 +1,15 @@
-"""Issue 14's Cout-3 conv (th_nn_conv_few_cout_s8, path CONV_FEW_COUT): given
+"""Issue 14's Cout-2 and Cout-3 conv (th_nn_conv_few_cout_s8, path CONV_FEW_COUT): given
 th_conv_general_s8_scratch_size_fast, every channel's weights widened to int16 and the input
-widened once for the three channels, interior pixels in runs of up to eight, windows cut by
-the left or right edge (or whose last word would pass the input's end) staged with the padding
-value.
+widened once for every channel, interior pixels in runs of up to sixteen, filter rows of 1-4
+words and more (the asm's word loop of four entered part-way), windows cut by the left or
+right edge (or whose last word would pass the input's end) staged with the padding value.
 
-Cases: Cout 3 (and Cout 2 and 1 beside it, which keep the direct and im2col paths), Cin 1-13
+Cases: Cout 3 and 2 (and Cout 1 beside them, which keeps the direct and im2col paths), Cin 1-13
 and 31 (every Cin % 4; Cin < 4 stays with the few-input-channel path), filters 1-7 x 1-7
 (1x1 goes to its own kernel;
 3x3 with dilation 1 through th_conv_3x3_s8), strides 1-3, dilation.h 1-3 and every seventh
 dilation.w 2 (not this path), padding drawn per side up to windows wholly in the padding,
-outputs 1-20 wide (runs of eight and partial runs), VALID layers whose last window ends at the
+outputs 1-40 wide (runs of sixteen and partial runs), VALID layers whose last window ends at the
 input's last byte (the staged read past the end), two batches, clamps, no bias, input offsets
 at both ends; three in four with the fast scratch (the path), the others with the ordinary
 scratch (the paths as before), through th_conv_s8, against the NumPy reference: on the host
@@ -40,12 +40,12 @@ def takes_path(c: ConvCase) -> bool:
     """The case runs th_nn_conv_few_cout_s8 (th_nn_conv_few_cout_scratch > 0, the fast
     scratch given; th_conv_s8 picks the general or the 3x3 variant, both take it)."""
     kh, kw, cin = c.w.shape[1:]
-    return (c.fast_scratch and c.out_shape[3] == 3 and cin >= 4 and c.p.dilation_w == 1
+    return (c.fast_scratch and c.out_shape[3] in (2, 3) and cin >= 4 and c.p.dilation_w == 1
             and (kh, kw) != (1, 1))
 
 
 def few_case(rng: np.random.Generator, i: int) -> ConvCase:
-    cout = 3 if i % 6 else 1 + (i // 6) % 2
+    cout = 1 if i % 6 == 5 else (2 if i % 5 in (1, 3) else 3)
     cin = CIN[i % len(CIN)]
     kh, kw = int(rng.integers(1, 8)), int(rng.integers(1, 8))
     if (kh, kw) == (1, 1):
@@ -67,7 +67,7 @@ def few_case(rng: np.random.Generator, i: int) -> ConvCase:
         if valid and out_h >= 1 and out_w >= 1:  # the last window ends at the last column
             in_w = (out_w - 1) * s + eff[1]
             in_h = (out_h - 1) * s + eff[0]
-        if out_h >= 1 and 1 <= out_w <= 20:
+        if out_h >= 1 and 1 <= out_w <= (40 if i % 3 == 0 else 20):
             break
     batches = 2 if i % 9 == 4 else 1
     k = kh * kw * cin
@@ -101,7 +101,9 @@ def test_cases_reach_the_branches() -> None:
     assert {c.w.shape[2] * c.x.shape[3] % 4 for c in taken} == {0, 1, 2, 3}  # row tails
     assert {c.p.stride_w for c in taken} == {1, 2, 3}
     assert {c.p.dilation_h for c in taken} == {1, 2, 3}
-    assert sum(c.out_shape[2] > 8 for c in taken) > 10  # a run of eight and a partial run
+    assert sum(c.out_shape[2] > 16 for c in taken) > 10  # a run of sixteen and a partial run
+    assert {c.out_shape[3] for c in taken} == {2, 3}
+    assert {-(-c.w.shape[2] * c.x.shape[3] // 4) % 4 for c in taken} == {0, 1, 2, 3}  # entries
     for side in ("pad_top", "pad_left", "pad_bottom", "pad_right"):
         assert any(getattr(c.p, side) > 0 for c in taken), side
     assert any(c.p.pad_left >= c.w.shape[2] for c in taken)  # windows wholly in the padding
@@ -119,6 +121,8 @@ def test_cases_reach_the_branches() -> None:
     assert any(c.out_shape[3] == 3 and c.p.dilation_w == 2 for c in others)
     assert any(c.out_shape[3] == 3 and c.x.shape[3] < 4 for c in others)
     assert {c.out_shape[3] for c in others} == {1, 2, 3}
+    assert any(c.out_shape[3] == 2 and c.fast_scratch and c.x.shape[3] >= 4
+               and c.p.dilation_w == 2 for c in others)
     assert sum(c.w.shape[1:3] == (3, 3) and c.p.dilation_h == 1 for c in taken) >= 2
 
 

@@ -271,7 +271,7 @@ def test_conv_direct_edge_scratch_equals_the_c_function(build) -> None:
 
 
 def test_conv_few_cout_scratch_equals_the_c_function(build) -> None:
-    """Cout 3 convs (path CONV_FEW_COUT: widened weights, fast scratch only): Python equals C
+    """Cout 2-3 convs (path CONV_FEW_COUT: widened weights, fast scratch only): Python equals C
     for both sizes, SAME and VALID, strides 1-3, dilations, Cin 1-12, and the draw reaches
     layers the fast scratch takes (DSP; 3x3 filters through th_conv_3x3_s8 too) and layers it
     does not (Cin < 4, dilation.w 2)."""
@@ -291,7 +291,7 @@ def test_conv_few_cout_scratch_equals_the_c_function(build) -> None:
         else:
             oh, ow = (h - (kh - 1) * dil - 1) // s + 1, (w - (kw - 1) * dil - 1) // s + 1
         graph = _graph(OpKind.CONV_2D, Conv2DOptions(padding, s, s, dil, dil), (1, h, w, cin),
-                       (3, kh, kw, cin), (1, oh, ow, 3))
+                       (2 + i % 2, kh, kw, cin), (1, oh, ow, 2 + i % 2))
         want = _c_sizes(lib, graph)
         got = (scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)),
                fast_scratch_bytes(graph, graph.ops[0], PlanOptions(dsp=dsp)))

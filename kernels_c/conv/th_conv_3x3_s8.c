@@ -53,11 +53,12 @@ th_status th_conv_3x3_s8(const th_context *ctx, const th_conv_params *params,
     th_nn_mve_conv_s8(ctx, params, quant, input_dims, input, filter_dims, filter, bias,
                       output_dims, output);
 #elif TH_NN_HAS_DSP
-    if (output_dims->c == 3 && /* given the fast scratch (th_conv_few_cout_s8.c) */
-        th_nn_conv_few_cout_given(ctx, params, input_dims, filter_dims, output_dims) &&
+    /* Cout 2-3 given the fast scratch (th_conv_few_cout_s8.c, which checks it) */
+    if (TH_NN_KEEP_CONV_FEW_COUT && (uint32_t)(output_dims->c - 2) < 2u &&
+        input_dims->c >= 4 &&
+        th_nn_conv_few_cout_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
+                               bias, output_dims, output) &&
         TH_NN_PATH(CONV_FEW_COUT)) {
-        (void)th_nn_conv_few_cout_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
-                                     bias, output_dims, output);
         return TH_OK;
     }
     if (th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) &&

@@ -103,13 +103,14 @@ th_status th_conv_general_s8(const th_context *ctx, const th_conv_params *params
                                 bias, output_dims, output, TH_NN_SMALL_CIN_LONG_ONLY)) {
         return TH_OK;
     }
-    /* Cout 3 given the fast scratch: widened weights, the input widened once for all three
-     * channels (th_conv_few_cout_s8.c) */
-    if (output_dims->c == 3 &&
-        th_nn_conv_few_cout_given(ctx, params, input_dims, filter_dims, output_dims) &&
+    /* Cout 2-3 given the fast scratch: widened weights, the input widened once for every
+     * channel (th_conv_few_cout_s8.c; it checks its scratch itself: the check inline here
+     * cost the other layers 2 more instructions a call in registers; Cin < 4 never calls) */
+    if (TH_NN_KEEP_CONV_FEW_COUT && (uint32_t)(output_dims->c - 2) < 2u &&
+        input_dims->c >= 4 &&
+        th_nn_conv_few_cout_s8(ctx, params, quant, input_dims, input, filter_dims, filter,
+                               bias, output_dims, output) &&
         TH_NN_PATH(CONV_FEW_COUT)) {
-        (void)th_nn_conv_few_cout_s8(ctx, params, quant, input_dims, input, filter_dims,
-                                     filter, bias, output_dims, output);
         return TH_OK;
     }
     if ((th_nn_conv_direct_applies(input_dims, filter_dims, output_dims) ||

@@ -49,7 +49,7 @@ int32_t th_conv_s8_scratch_size_fast(const th_conv_params *params, const th_dims
         return th_conv_1x1_s8_scratch_size_fast(params, input_dims, filter_dims, output_dims);
     case CONV_3X3: {
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-        /* Cout 3: the widened weights (th_conv_few_cout_s8.c); else no faster path */
+        /* Cout 2-3: the widened weights (th_conv_few_cout_s8.c); else no faster path */
         const int32_t few =
             th_nn_conv_few_cout_scratch(params, input_dims, filter_dims, output_dims);
         return few > th_conv_3x3_s8_scratch_size(params, input_dims, filter_dims, output_dims)

@@ -859,10 +859,12 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                           const int8_t *filter, const int32_t *bias,
                           const th_dims *output_dims, int8_t *output);
 
-/* CONV_2D with 3 output channels, channel-inner rows (th_conv_few_cout_s8.c, path
+/* CONV_2D with 2 or 3 output channels, channel-inner rows (th_conv_few_cout_s8.c, path
  * CONV_FEW_COUT): groups 1, Cin >= 4 (fewer: th_nn_conv_small_cin_s8), dilation.w 1, a filter
- * that is not 1x1. (The kernel takes Cout 2 too, but measured slower than the direct path's
- * quads and pairs on larger images: 33x20x5 k6x6 +3.5%, 28x40x4 k4x4 +10%; Cortex-M4.) Its scratch, offered as the fast scratch (th_conv_general_s8_scratch_size_fast):
+ * that is not 1x1. (Cout 2 with its own 2-channel asm since session 24: faster than the
+ * direct path's quads and pairs on every measured shape, 33x20x5 k6x6 -8.6%, 28x40x4 k4x4
+ * -3.3%, 24x7x38 k3x3 s2 -2.1%; Cortex-M4.) Its scratch, offered as the fast scratch
+ * (th_conv_general_s8_scratch_size_fast):
  * every channel's weights widened to int16, 2 Cout KH round_up4(KW Cin) words, then one staged
  * window of KH round_up4(KW Cin) bytes; else 0. The kernel returns 0 (nothing done) where it
  * does not apply or ctx->size is below that, 1 when done. Arguments already checked. */
@@ -872,7 +874,7 @@ TH_INLINE int32_t th_nn_conv_few_cout_scratch(const th_conv_params *params,
                                               const th_dims *output_dims)
 {
     const int32_t cout = output_dims->c;
-    if (cout != 3 || input_dims->c != filter_dims->c || input_dims->c < 4 ||
+    if (cout < 2 || cout > 3 || input_dims->c != filter_dims->c || input_dims->c < 4 ||
         params->dilation.w != 1 || (filter_dims->h == 1 && filter_dims->w == 1)) {
         return 0;
     }

@@ -603,7 +603,7 @@ def conv_direct_fast_scratch(graph: Graph, op: Op) -> int:
 
 def conv_few_cout_scratch(graph: Graph, op: Op) -> int:
     """th_nn_conv_few_cout_scratch (th_conv_general_s8_scratch_size_fast, DSP builds without
-    Helium): the channel-inner path for Cout 3, groups 1, Cin >= 4, dilation.w 1, a filter
+    Helium): the channel-inner path for Cout 2-3, groups 1, Cin >= 4, dilation.w 1, a filter
     that is not 1x1: the weights widened to int16, 2 * Cout * KH * round_up4(KW * Cin) bytes,
     and one staged window, KH * round_up4(KW * Cin); else 0. Offered by th_conv_3x3_s8 too
     (th_conv_s8_scratch_size_fast), the only fast scratch of that variant."""
@@ -611,7 +611,7 @@ def conv_few_cout_scratch(graph: Graph, op: Op) -> int:
     cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
     o = op.options
     assert isinstance(o, Conv2DOptions)
-    if cout != 3 or x[3] != wc or wc < 4 or o.dilation_w != 1 or (kh, kw) == (1, 1):
+    if cout not in (2, 3) or x[3] != wc or wc < 4 or o.dilation_w != 1 or (kh, kw) == (1, 1):
         return 0
     return (2 * cout + 1) * kh * _ru4(kw * wc)
 
