@@ -25,11 +25,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels.cases import ConvCase, Op, check_result
+from kernels.cases import ConvCase, check_result, scaled_conv_case
 from kernels.harness import Driver, build_driver
 from kernels.target import build_firmware, fits_small_firmware, run_cases
-from tinyhost.arith.conv import ConvParams
-from tinyhost.arith.fixedpoint import quantize_multiplier
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
@@ -70,22 +68,9 @@ def few_case(rng: np.random.Generator, i: int) -> ConvCase:
         if out_h >= 1 and 1 <= out_w <= (40 if i % 3 == 0 else 20):
             break
     batches = 2 if i % 9 == 4 else 1
-    k = kh * kw * cin
-    mult, shift = np.empty(cout, np.int32), np.empty(cout, np.int32)
-    for c in range(cout):
-        mult[c], shift[c] = quantize_multiplier(float(rng.uniform(0.3, 3.0)) /
-                                                (np.sqrt(k) * 7000))
-    clamp = i % 5 == 2
-    p = ConvParams(input_offset=int(rng.choice([-127, 128, int(rng.integers(-127, 129))])),
-                   output_offset=int(rng.integers(-128, 128)), out_multiplier=mult,
-                   out_shift=shift, act_min=-100 if clamp else -128, act_max=90 if clamp else 127,
-                   stride_h=s, stride_w=s, dilation_h=dil[0], dilation_w=dil[1],
-                   pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2], pad_right=pads[3])
-    x = rng.integers(-128, 128, (batches, in_h, in_w, cin)).astype(np.int8)
-    w = rng.integers(-127, 128, (cout, kh, kw, cin)).astype(np.int8)
-    bias = None if i % 11 == 4 else rng.integers(-20000, 20000, cout).astype(np.int32)
-    return ConvCase(Op.CONV, x, w, bias, p, (batches, out_h, out_w, cout),
-                    fast_scratch=i % 4 != 3)
+    return scaled_conv_case(rng, i, (batches, in_h, in_w, cin), (cout, kh, kw, cin),
+                            (batches, out_h, out_w), s, dil, pads, fast_scratch=i % 4 != 3,
+                            no_bias_every=11)
 
 
 def few_cases(seed: int, count: int) -> list[ConvCase]:

@@ -34,6 +34,7 @@ from typing import Protocol
 import numpy as np
 
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
+from tinyhost.arith.fixedpoint import quantize_multiplier
 from tinyhost.codegen.layout import conv_filter_layout, fc_weights_layout
 from tinyhost.codegen.widen import (
     FC_W16_TABLE_MIN_COUT,
@@ -269,6 +270,32 @@ def mismatches(cases: Sequence[Case], results: Sequence[Result],
     """check_result over a batch: "name: problem" for each case whose output differs."""
     return [f"{name(c)}: {p}" for c, r in zip(cases, results, strict=True)
             if (p := check_result(c, r)) is not None]
+
+
+def scaled_conv_case(rng: np.random.Generator, i: int, x_shape: tuple[int, ...],
+                     w_shape: tuple[int, ...], out_nhw: tuple[int, int, int], stride: int,
+                     dil: tuple[int, int], pads: list[int], fast_scratch: bool,
+                     no_bias_every: int = 9) -> ConvCase:
+    """A CONV_2D case of random data for a geometry a path test chose: multipliers scaled to
+    the filter size (outputs mostly inside int8), every fifth case clamped, case i without
+    bias where i % no_bias_every == 4. pads: top, left, bottom, right."""
+    cout = w_shape[0]
+    k = w_shape[1] * w_shape[2] * w_shape[3]
+    mult, shift = np.empty(cout, np.int32), np.empty(cout, np.int32)
+    for c in range(cout):
+        mult[c], shift[c] = quantize_multiplier(float(rng.uniform(0.3, 3.0)) /
+                                                (np.sqrt(k) * 7000))
+    clamp = i % 5 == 2
+    p = ConvParams(input_offset=int(rng.choice([-127, 128, int(rng.integers(-127, 129))])),
+                   output_offset=int(rng.integers(-128, 128)), out_multiplier=mult,
+                   out_shift=shift, act_min=-100 if clamp else -128, act_max=90 if clamp else 127,
+                   stride_h=stride, stride_w=stride, dilation_h=dil[0], dilation_w=dil[1],
+                   pad_top=pads[0], pad_left=pads[1], pad_bottom=pads[2], pad_right=pads[3])
+    x = rng.integers(-128, 128, x_shape).astype(np.int8)
+    w = rng.integers(-127, 128, w_shape).astype(np.int8)
+    bias = (None if i % no_bias_every == 4 else
+            rng.integers(-20000, 20000, cout).astype(np.int32))
+    return ConvCase(Op.CONV, x, w, bias, p, (*out_nhw, cout), fast_scratch=fast_scratch)
 
 
 # ---------------------------------------------------------------------------- generation
