@@ -1213,9 +1213,10 @@ static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, c
 /* The split geometry's second-phase records (pairs_geometry) after the blocks' first-phase
  * ones (scratch; c channels): the same start value and requantization words, and weight
  * pairs shifted by one tap, (0, w0), (w1, w2), ..: per channel, second-phase pair j is the
- * high half of first-phase pair j - 1 (0 for j = 0) under the low half of pair j, two
- * instructions a word (LSR, ORR) from the first-phase words instead of widening the filter
- * bytes again (was pairs_w_blocks and a copy: about 140 instructions a record, now 63).
+ * high half of first-phase pair j - 1 (0 for j = 0) in its low half, the low half of pair
+ * j in its high half: two instructions a word (LSR, ORR) from the first-phase words instead
+ * of widening the filter bytes again and copying the rest (4x48x37 k1x9 s2x3: 31,505 ->
+ * 30,432 instructions, about 107 a record).
  * The first phase's last pair ends with the half-empty (w(KB - 1), 0) for an odd KB, so the
  * shifted one ends with (w(KB - 2), w(KB - 1)); for an even KB it is (0, 0): written here
  * (pairs_w_blocks wrote KB / 2 of its KB / 2 + 1 pairs), the shifted one is then
@@ -1642,6 +1643,74 @@ TH_INLINE void pairs_line_wide(pairs_fn fn, pairs_run *r, const int32_t *rec, in
     }
 }
 
+/* The split geometry where every line is inside and staged straight (pairs_s8's `wide`,
+ * two runs): per line and block the widening, then both runs, the pointers stepped (the
+ * general block loop recomputed both runs' fields and records: 4x48x37 k1x9 s2x3 30,432 ->
+ * 29,540 instructions). t: the runs' shared fields (xs, os, kp); src: step and k, its
+ * PAIRS_SECOND set. Out of line, the whole call, what it needs worked out from g and the
+ * scratch (the records, then the staged line, spans, run_x and run_n, pairs_s8): as part
+ * of pairs_s8's line loop it made th_dw_lines_s8's frame deeper (the depthwise stack
+ * bound) or cost the loop's other lines (21x8x19 k5x2 s2x3 +30 instructions). */
+static void __attribute__((noinline)) pairs_split_lines(const pairs_geom *g, const pairs_run *t,
+                                                        const pairs_src *src, int32_t *scratch,
+                                                        const int8_t *input,
+                                                        const th_dims *input_dims,
+                                                        int8_t *output,
+                                                        const th_dims *output_dims)
+{
+#if TH_NN_DSP_NATIVE
+    const pairs_fn fn = pairs_pick(g->kp);
+#else
+    const pairs_fn fn = pairs_outputs;
+#endif
+    const int32_t c = input_dims->c;
+    const int32_t blocks = (c >> 2) + ((c & 3) != 0);
+    const int32_t rw = pairs_record_words(g->kp);
+    int32_t *stage = scratch + 2 * blocks * rw;
+    const pairs_span *sp0 = (const pairs_span *)(void *)(stage + 4 * g->p * g->phlen);
+    const int32_t *run_x = (const int32_t *)(const void *)(sp0 + g->p);
+    /* run 0 the shifted records where e (pairs_s8) */
+    const int32_t *rec0 = scratch + (g->e ? blocks * rw : 0);
+    const int32_t second = g->e ? -blocks * rw : blocks * rw;
+    int32_t *st = stage + 4 * sp0->lo;
+    const int32_t n = sp0->hi - sp0->lo;
+    const int32_t in_step_a = g->transposed ? c : input_dims->w * c;
+    const int32_t out_step_a = g->transposed ? c : output_dims->w * c;
+    pairs_run r[2];
+    r[0] = *t;
+    r[1] = *t;
+    r[0].x = stage + run_x[0];
+    r[1].x = stage + run_x[1];
+    r[0].n = run_x[2];
+    r[1].n = run_x[3];
+    const int32_t ob = t->os / 2; /* os: two outputs apart */
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_n = input + (int64_t)b * input_dims->h * input_dims->w * c;
+        int8_t *out_n = output + (int64_t)b * output_dims->h * output_dims->w * c;
+        for (int32_t oa = 0; oa < g->out_a; oa++) {
+            const int8_t *x = in_n + (int64_t)(oa * g->sa - g->pad_a) * in_step_a +
+                              (int64_t)(sp0->lo * g->g - g->pad_b) * src->step;
+            r[0].out = out_n + (int64_t)oa * out_step_a;
+            r[1].out = r[0].out + ob;
+            const int32_t *rec = rec0;
+            for (int32_t left = c - 4;;) {
+                th_dw_pairs_widen(st, x, n, src->k);
+                fn(&r[0], rec);
+                fn(&r[1], rec + second);
+                if (left <= 0) {
+                    break;
+                }
+                const int32_t step = TH_MIN(left, 4);
+                left -= step;
+                x += step;
+                r[0].out += step;
+                r[1].out += step;
+                rec += rw;
+            }
+        }
+    }
+}
+
 /* The pairs variant (lines_variant 2); 0 (nothing written) if a record is refused. */
 static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_params *params,
                     const th_per_channel_quant *quant, const th_dims *input_dims,
@@ -1721,6 +1790,12 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     r.xs = 16 * (g->sbg - g->kp);
     r.kp = g->kp;
     r.os = op * out_step_b;
+    /* split (one tap across): every line inside where the first and last are */
+    if (g->split && direct && g->pad_a <= 0 && (g->out_a - 1) * g->sa - g->pad_a < g->in_a) {
+        src.k[PAIRS_SECOND] = second;
+        pairs_split_lines(g, &r, &src, scratch, input, input_dims, output, output_dims);
+        return 1;
+    }
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_n = input + (int64_t)n * input_dims->h * input_dims->w * c;
         int8_t *out_n = output + (int64_t)n * output_dims->h * output_dims->w * c;
