@@ -1210,58 +1210,107 @@ static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, c
     }
 }
 
-/* The split geometry's second-phase records (pairs_geometry), n from rec (rw words apart),
- * their pairs from the second on written (pairs_w_blocks from w1): the first pair (0, w0)
- * (f: the record's channels' first taps, 4 bytes a record), the start value and
- * requantization words copied from its first-phase record `first` words before, whose last
- * pair is zeroed where KB is even (pairs_w_blocks wrote KB / 2 of its KB / 2 + 1). */
-static void __attribute__((noinline)) pairs_rec_copy(int32_t *rec, int32_t rw, int32_t n,
-                                                     const int8_t *f, int32_t first,
-                                                     int32_t kp, int32_t even)
+/* The split geometry's second-phase records (pairs_geometry) after the blocks' first-phase
+ * ones (scratch; c channels): the same start value and requantization words, and weight
+ * pairs shifted by one tap, (0, w0), (w1, w2), ..: per channel, second-phase pair j is the
+ * high half of first-phase pair j - 1 (0 for j = 0) in its low half, the low half of pair
+ * j in its high half: two instructions a word (LSR, ORR) from the first-phase words instead
+ * of widening the filter bytes again and copying the rest (4x48x37 k1x9 s2x3: 31,505 ->
+ * 30,432 instructions, about 107 a record).
+ * The first phase's last pair ends with the half-empty (w(KB - 1), 0) for an odd KB, so the
+ * shifted one ends with (w(KB - 2), w(KB - 1)); for an even KB it is (0, 0): written here
+ * (pairs_w_blocks wrote KB / 2 of its KB / 2 + 1 pairs), the shifted one is then
+ * (w(KB - 1), 0). Out of line: the variant's other geometries do not pay for it. */
+#if TH_NN_DSP_NATIVE
+/* (first, n >= 1, kp): the records' words from `first` on, n records of 16 + 4 KP words,
+ * the second-phase ones n records on. Per pair LDM, four ORR, STM, four LSR. */
+void th_dw_pairs_shift(const int32_t *first, int32_t n, int32_t kp);
+__asm__(
+    "    .syntax unified\n"
+    "    .thumb\n"
+    "    .pushsection .text.th_dw_pairs_shift,\"ax\",%progbits\n"
+    "    .global th_dw_pairs_shift\n"
+    "    .hidden th_dw_pairs_shift\n"
+    "    .type th_dw_pairs_shift, %function\n"
+    "    .thumb_func\n"
+    "    .p2align 2\n"
+    "th_dw_pairs_shift:\n"
+    "    push {r4-r11, lr}\n"
+    /* r3: the second-phase records, n (16 + 4 KP) words on */
+    "    add r3, r2, #4\n"
+    "    mul r3, r3, r1\n"
+    "    add r3, r0, r3, lsl #4\n"
+    "1:\n"
+    "    ldmia r0!, {r4-r7}\n" /* the start values */
+    "    stmia r3!, {r4-r7}\n"
+    /* pair 0: (0, w0), no high halves before it */
+    "    ldmia r0!, {r4-r7}\n"
+    "    lsls r8, r4, #16\n"
+    "    lsls r9, r5, #16\n"
+    "    lsls r10, r6, #16\n"
+    "    lsls r11, r7, #16\n"
+    "    subs lr, r2, #1\n"
+    "    b 3f\n"
+    "2:\n"
+    "    ldmia r0!, {r4-r7}\n"
+    "    orr r8, r8, r4, lsl #16\n"
+    "    orr r9, r9, r5, lsl #16\n"
+    "    orr r10, r10, r6, lsl #16\n"
+    "    orr r11, r11, r7, lsl #16\n"
+    "3:\n"
+    "    stmia r3!, {r8-r11}\n"
+    "    lsrs r8, r4, #16\n"
+    "    lsrs r9, r5, #16\n"
+    "    lsrs r10, r6, #16\n"
+    "    lsrs r11, r7, #16\n"
+    "    subs lr, lr, #1\n"
+    "    bpl 2b\n"
+    "    ldmia r0!, {r4-r11}\n" /* the requantization words */
+    "    stmia r3!, {r4-r11}\n"
+    "    ldmia r0!, {r4-r7}\n"
+    "    stmia r3!, {r4-r7}\n"
+    "    subs r1, r1, #1\n"
+    "    bne 1b\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size th_dw_pairs_shift, . - th_dw_pairs_shift\n"
+    "    .popsection\n");
+#else
+/* The same in C (host builds). */
+static void th_dw_pairs_shift(const int32_t *first, int32_t n, int32_t kp)
 {
-    for (; n > 0; n--, rec += rw, f += 4) {
-        (void)pairs_w_put(rec + 4, 0, th_read_s32(f));
-        int32_t *a = rec - first;
-        /* four words at a time, loaded before stored (LDM / STM: the compiler cannot
-         * otherwise tell the records apart) */
-        for (int32_t k = 0; k < rw; k += 4) {
-            const int32_t x0 = a[k], x1 = a[k + 1], x2 = a[k + 2], x3 = a[k + 3];
-            rec[k] = x0;
-            rec[k + 1] = x1;
-            rec[k + 2] = x2;
-            rec[k + 3] = x3;
-            if (k == 0) {
-                k = 4 * kp; /* the weight pairs: then the requantization words */
+    const int32_t rw = pairs_record_words(kp);
+    int32_t *sec = (int32_t *)(uintptr_t)(first + n * rw);
+    for (; n > 0; n--, first += rw, sec += rw) {
+        for (int32_t ch = 0; ch < 4; ch++) {
+            uint32_t prev = 0;
+            sec[ch] = first[ch];
+            for (int32_t j = 0; j < kp; j++) {
+                const uint32_t cur = (uint32_t)first[4 + 4 * j + ch];
+                sec[4 + 4 * j + ch] = (int32_t)(prev | (cur << 16));
+                prev = cur >> 16;
             }
         }
-        if (even) {
-            a[4 * kp] = 0;
-            a[4 * kp + 1] = 0;
-            a[4 * kp + 2] = 0;
-            a[4 * kp + 3] = 0;
+        for (int32_t k = 4 + 4 * kp; k < rw; k++) {
+            sec[k] = first[k];
         }
     }
 }
+#endif
 
-/* The split geometry's second-phase records after the blocks' first-phase ones (scratch;
- * c channels, fb filter bytes between taps along the line): pairs (w1, w2), .. from the
- * records' second pair (pairs_w_blocks at word 8, as if word 4), then pairs_rec_copy. Out of
- * line: the variant's other geometries do not pay for it. */
 static void __attribute__((noinline)) pairs_split_records(int32_t *scratch, const pairs_geom *g,
-                                                          const int8_t *filter, int32_t c,
-                                                          int32_t fb)
+                                                          int32_t c)
 {
-    const int32_t blocks = (c >> 2) + ((c & 3) != 0), full = c >> 2;
+    const int32_t blocks = (c >> 2) + ((c & 3) != 0);
     const int32_t rw = pairs_record_words(g->kp);
-    const int32_t even = (g->kb & 1) == 0, pairs = (g->kb - 1) >> 1;
-    int32_t *sec = scratch + blocks * rw;
-    pairs_w_blocks(sec + 4, rw, filter + fb, full, 2 * fb, fb, pairs, even);
-    pairs_rec_copy(sec, rw, full, filter, blocks * rw, g->kp, even);
-    if (full < blocks) {
-        pairs_w_blocks(sec + full * rw + 4, rw, filter + c - 4 + fb, 1, 2 * fb, fb, pairs,
-                       even);
-        pairs_rec_copy(sec + full * rw, rw, 1, filter + c - 4, blocks * rw, g->kp, even);
+    if ((g->kb & 1) == 0) {
+        for (int32_t *p = scratch + 4 * g->kp, *end = p + blocks * rw; p != end; p += rw) {
+            p[0] = 0;
+            p[1] = 0;
+            p[2] = 0;
+            p[3] = 0;
+        }
     }
+    th_dw_pairs_shift(scratch, blocks, g->kp);
 }
 
 /* Slots of one phase row with a position inside the input: [elo, ehi); both: [lo, hi). */
@@ -1594,6 +1643,74 @@ TH_INLINE void pairs_line_wide(pairs_fn fn, pairs_run *r, const int32_t *rec, in
     }
 }
 
+/* The split geometry where every line is inside and staged straight (pairs_s8's `wide`,
+ * two runs): per line and block the widening, then both runs, the pointers stepped (the
+ * general block loop recomputed both runs' fields and records: 4x48x37 k1x9 s2x3 30,432 ->
+ * 29,540 instructions). t: the runs' shared fields (xs, os, kp); src: step and k, its
+ * PAIRS_SECOND set. Out of line, the whole call, what it needs worked out from g and the
+ * scratch (the records, then the staged line, spans, run_x and run_n, pairs_s8): as part
+ * of pairs_s8's line loop it made th_dw_lines_s8's frame deeper (the depthwise stack
+ * bound) or cost the loop's other lines (21x8x19 k5x2 s2x3 +30 instructions). */
+static void __attribute__((noinline)) pairs_split_lines(const pairs_geom *g, const pairs_run *t,
+                                                        const pairs_src *src, int32_t *scratch,
+                                                        const int8_t *input,
+                                                        const th_dims *input_dims,
+                                                        int8_t *output,
+                                                        const th_dims *output_dims)
+{
+#if TH_NN_DSP_NATIVE
+    const pairs_fn fn = pairs_pick(g->kp);
+#else
+    const pairs_fn fn = pairs_outputs;
+#endif
+    const int32_t c = input_dims->c;
+    const int32_t blocks = (c >> 2) + ((c & 3) != 0);
+    const int32_t rw = pairs_record_words(g->kp);
+    int32_t *stage = scratch + 2 * blocks * rw;
+    const pairs_span *sp0 = (const pairs_span *)(void *)(stage + 4 * g->p * g->phlen);
+    const int32_t *run_x = (const int32_t *)(const void *)(sp0 + g->p);
+    /* run 0 the shifted records where e (pairs_s8) */
+    const int32_t *rec0 = scratch + (g->e ? blocks * rw : 0);
+    const int32_t second = g->e ? -blocks * rw : blocks * rw;
+    int32_t *st = stage + 4 * sp0->lo;
+    const int32_t n = sp0->hi - sp0->lo;
+    const int32_t in_step_a = g->transposed ? c : input_dims->w * c;
+    const int32_t out_step_a = g->transposed ? c : output_dims->w * c;
+    pairs_run r[2];
+    r[0] = *t;
+    r[1] = *t;
+    r[0].x = stage + run_x[0];
+    r[1].x = stage + run_x[1];
+    r[0].n = run_x[2];
+    r[1].n = run_x[3];
+    const int32_t ob = t->os / 2; /* os: two outputs apart */
+    for (int32_t b = 0; b < input_dims->n; b++) {
+        const int8_t *in_n = input + (int64_t)b * input_dims->h * input_dims->w * c;
+        int8_t *out_n = output + (int64_t)b * output_dims->h * output_dims->w * c;
+        for (int32_t oa = 0; oa < g->out_a; oa++) {
+            const int8_t *x = in_n + (int64_t)(oa * g->sa - g->pad_a) * in_step_a +
+                              (int64_t)(sp0->lo * g->g - g->pad_b) * src->step;
+            r[0].out = out_n + (int64_t)oa * out_step_a;
+            r[1].out = r[0].out + ob;
+            const int32_t *rec = rec0;
+            for (int32_t left = c - 4;;) {
+                th_dw_pairs_widen(st, x, n, src->k);
+                fn(&r[0], rec);
+                fn(&r[1], rec + second);
+                if (left <= 0) {
+                    break;
+                }
+                const int32_t step = TH_MIN(left, 4);
+                left -= step;
+                x += step;
+                r[0].out += step;
+                r[1].out += step;
+                rec += rw;
+            }
+        }
+    }
+}
+
 /* The pairs variant (lines_variant 2); 0 (nothing written) if a record is refused. */
 static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_params *params,
                     const th_per_channel_quant *quant, const th_dims *input_dims,
@@ -1625,7 +1742,7 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
         return 0;
     }
     if (g->split) { /* the second phase's records after the first's (same block order) */
-        pairs_split_records(scratch, g, filter, c, fb);
+        pairs_split_records(scratch, g, c);
     }
     const int32_t in_step_b = g->transposed ? input_dims->w * c : c;
     const int32_t in_step_a = g->transposed ? c : input_dims->w * c;
@@ -1673,6 +1790,12 @@ static int pairs_s8(int32_t *scratch, const pairs_geom *g, const th_dw_conv_para
     r.xs = 16 * (g->sbg - g->kp);
     r.kp = g->kp;
     r.os = op * out_step_b;
+    /* split (one tap across): every line inside where the first and last are */
+    if (g->split && direct && g->pad_a <= 0 && (g->out_a - 1) * g->sa - g->pad_a < g->in_a) {
+        src.k[PAIRS_SECOND] = second;
+        pairs_split_lines(g, &r, &src, scratch, input, input_dims, output, output_dims);
+        return 1;
+    }
     for (int32_t n = 0; n < input_dims->n; n++) {
         const int8_t *in_n = input + (int64_t)n * input_dims->h * input_dims->w * c;
         int8_t *out_n = output + (int64_t)n * output_dims->h * output_dims->w * c;
