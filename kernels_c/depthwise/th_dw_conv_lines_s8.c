@@ -1224,7 +1224,7 @@ static void __attribute__((noinline)) pairs_w_blocks(int32_t *rec, int32_t rw, c
 #if TH_NN_DSP_NATIVE
 /* (first, n >= 1, kp): the records' words from `first` on, n records of 16 + 4 KP words,
  * the second-phase ones n records on. Per pair LDM, four ORR, STM, four LSR. */
-void th_dw_pairs_shift(const int32_t *first, int32_t n, int32_t kp);
+void th_dw_pairs_shift(int32_t *first, int32_t n, int32_t kp);
 __asm__(
     "    .syntax unified\n"
     "    .thumb\n"
@@ -1276,10 +1276,10 @@ __asm__(
     "    .popsection\n");
 #else
 /* The same in C (host builds). */
-static void th_dw_pairs_shift(const int32_t *first, int32_t n, int32_t kp)
+static void th_dw_pairs_shift(int32_t *first, int32_t n, int32_t kp)
 {
     const int32_t rw = pairs_record_words(kp);
-    int32_t *sec = (int32_t *)(uintptr_t)(first + n * rw);
+    int32_t *sec = first + n * rw;
     for (; n > 0; n--, first += rw, sec += rw) {
         for (int32_t ch = 0; ch < 4; ch++) {
             uint32_t prev = 0;
