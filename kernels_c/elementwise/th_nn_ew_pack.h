@@ -93,6 +93,73 @@ TH_INLINE void th_nn_store4(int8_t *out, int32_t v0, int32_t v1, int32_t v2, int
     th_write_s32(out, (int32_t)w);
 }
 
+/* Both activation bounds in two instructions per packed word (no scratch register), where
+ * two SSUB8 + SEL pairs take four: with lo folded into the output zero point (th_nn_rq_less)
+ * each result saturates unsigned (USAT to [0, 255]), u = clamp(v - lo, 0, 255), which is the
+ * lower bound already. Per byte UQADD8 with 255 - (hi - lo) takes exactly the bytes with
+ * u >= hi - lo to 255, and the wrapping UADD8 with hi + 1 then maps 255 to hi and any other u
+ * to u + lo: clamp(v, lo, hi) as a signed byte. k4 / c4: those two constants in all bytes. */
+TH_INLINE uint32_t th_nn_both_k4(int32_t lo, int32_t hi)
+{
+    return th_nn_splat4(255 - (hi - lo));
+}
+
+TH_INLINE uint32_t th_nn_both_c4(int32_t hi)
+{
+    return th_nn_splat4(hi + 1);
+}
+
+TH_INLINE int32_t th_nn_usat8(int32_t x)
+{
+#if TH_NN_DSP_NATIVE
+    return (int32_t)__usat(x, 8);
+#else
+    return th_clamp(x, 0, 255);
+#endif
+}
+
+/* u0..u3 (USAT results, see th_nn_both_k4) packed, taken to [lo, hi] and stored as a word. */
+TH_INLINE void th_nn_store4u(int8_t *out, int32_t u0, int32_t u1, int32_t u2, int32_t u3,
+                             uint32_t k4, uint32_t c4)
+{
+    uint32_t w = th_nn_pack4(u0, u1, u2, u3);
+#if TH_NN_DSP_NATIVE
+    __asm__("uqadd8 %0, %0, %1\n\tuadd8 %0, %0, %2" : "+r"(w) : "r"(k4), "r"(c4) : "cc");
+#else
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i += 8) {
+        const uint32_t s = ((w >> i) & 0xFFu) + ((k4 >> i) & 0xFFu);
+        r |= (((s > 255u ? 255u : s) + (c4 >> i)) & 0xFFu) << i;
+    }
+    w = r;
+#endif
+    th_write_s32(out, (int32_t)w);
+}
+
+/* One output from its USAT result u: clamp(v, lo, hi) = min(u, hi - lo) + lo. */
+TH_INLINE int8_t th_nn_from_u(int32_t u, int32_t lo, int32_t hi)
+{
+    return (int8_t)((u > hi - lo ? hi - lo : u) + lo);
+}
+
+/* rq with the zero point lowered by lo (|zp - lo| <= 255 keeps SMMLAR's accumulator inside
+ * int32 for e <= TH_FAST_MAX_E: 255 * 2^22 + 2^21 + 2^29 < 2^31), for th_nn_rq_apply2u. */
+TH_INLINE th_fast_rq th_nn_rq_less(th_fast_rq rq, int32_t lo)
+{
+    rq.round_zp = (int32_t)((uint32_t)rq.round_zp - ((uint32_t)lo << rq.e));
+    return rq;
+}
+
+#if TH_NN_HAS_DSP
+/* th_fast_rq_apply2 saturated unsigned: with th_nn_rq_less's rq, clamp(v - lo, 0, 255). */
+TH_INLINE int32_t th_nn_rq_apply2u(int32_t acc2, const th_fast_rq *rq)
+{
+    int32_t y = th_smmlar(acc2, rq->multiplier, rq->round_zp);
+    y += acc2 >> 31;
+    return th_nn_usat8(y >> rq->e);
+}
+#endif
+
 /* The nt (n % 4) last outputs of a run without a loop (two, then one): V(j) is the value of
  * output j (clamped) from x[j]; each output is written after its inputs are read; x and out
  * end past them. */
