@@ -166,7 +166,8 @@ def _table_case(i: int, op: Op, big: tuple, small: tuple) -> AddCase | MulCase:
 # bound in the zero point, UQADD8 + UADD8): (op, first shape, second shape, lo, hi), top only
 # (lo -128), both, one value (lo == hi), at the ends; same shape through the tables (four and
 # eight a pass, every tail, doubled table from 384), channel rows, spatial, scalar, MUL same /
-# spatial / channel with right and left output shifts; in place every third
+# spatial / channel with right and left output shifts (spatial: the packed halfword loop up
+# to a left shift of 6, the row loops past it); in place every third
 _BOUNDS = [
     (Op.ADD, (13,), (13,), -128, 60), (Op.SUB, (389,), (389,), -40, 35),
     (Op.ADD, (1031,), (1031,), 0, 0), (Op.SUB, (70,), (70,), -128, -128),
@@ -177,6 +178,8 @@ _BOUNDS = [
     (Op.MUL, (45,), (45,), -40, 35), (Op.MUL, (1, 47), (1, 47), -128, 0),
     (Op.MUL, (5, 6, 7), (5, 6, 1), -60, 30), (Op.MUL, (13, 5), (5,), 5, 70),
     (Op.MUL, (22,), (22,), -2, -2), (Op.MUL, (4, 3, 9), (4, 3, 1), -128, 100),
+    # MUL spatial with left shifts past TH_MUL_SPATIAL_MAX_LEFT (6): the per-row loops
+    (Op.MUL, (6, 5, 12), (6, 5, 1), -128, 127), (Op.MUL, (3, 7, 1), (3, 7, 9), -50, 60),
 ]
 
 
@@ -191,6 +194,8 @@ def _bounds_case(i: int, op: Op, sa: tuple, sb: tuple, lo: int, hi: int) -> AddC
     in_place = i % 3 == 0 and sa == tuple(np.broadcast_shapes(sa, sb))
     if op is Op.MUL:
         so = s1 * s2 * float(rng.uniform(0.2, 0.4) if i % 2 else rng.uniform(20.0, 60.0))
+        if i >= 18:  # a left shift of 7
+            so = s1 * s2 * float(rng.uniform(0.008, 0.015))
         m, sh = quantize_multiplier(s1 * s2 / so)
         return MulCase(op, a, b, MulParams(-z1, -z2, zo, m, sh, lo, hi), in_place)
     so = 2 * max(s1, s2) / float(rng.uniform(0.5, 2.0))

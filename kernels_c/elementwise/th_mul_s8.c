@@ -17,6 +17,10 @@
 
 /* Largest left shift of the DSP left_rows: 255^2 << (13 + 1) < 2^31. */
 #define TH_MUL_MAX_LEFT 13
+/* Largest left shift of the spatial loop: its factor (y + oy) << (shift + 1) is a signed
+ * halfword (255 << 7 < 2^15) for SMLABB / SMLATB; larger shifts (output scales under 1/64 of
+ * the product's) take the per-row loops. */
+#define TH_MUL_SPATIAL_MAX_LEFT 6
 
 typedef struct {
     int32_t in1_offset;
@@ -421,8 +425,13 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
         }                                                                                     \
     } while (0)
         for (const int8_t *const e4 = x + n4; x != e4; x += 4, out += 4) {
-            if (left) {
-                MS_4(MS_V(MS_P(0)), MS_V(MS_P(1)), MS_V(MS_P(2)), MS_V(MS_P(3)));
+            if (left) { /* |fs| < 2^15 (TH_MUL_SPATIAL_MAX_LEFT): x's word as sign-extended
+                         * halfword lanes, the products accumulated onto cs by SMLABB /
+                         * SMLATB, 7 instructions where four LDRSB + MLA pairs take 8 */
+                const int32_t xw = th_read_s32(x);
+                const int32_t x02 = th_sxtb16(xw), x13 = th_sxtb16_ror8(xw);
+                MS_4(MS_V(th_smlabb(x02, fs, cs)), MS_V(th_smlabb(x13, fs, cs)),
+                     MS_V(th_smlatb(x02, fs, cs)), MS_V(th_smlatb(x13, fs, cs)));
             } else {
                 const int32_t xw = th_read_s32(x);
                 const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
@@ -623,7 +632,8 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
         }
     }
     /* Spatial broadcast: [rows, C] against [rows, 1] (either side). */
-    if ((k.fast || k.left) && b.rank == 2 && rows > 1 && b.stride1[0] != 0 &&
+    if ((k.fast || (k.left && k.shift <= TH_MUL_SPATIAL_MAX_LEFT)) && b.rank == 2 && rows > 1 &&
+        b.stride1[0] != 0 &&
         b.stride2[0] != 0 && (b.stride1[1] == 0) != (b.stride2[1] == 0) &&
         TH_NN_PATH(MUL_SPATIAL)) {
         const int bc1 = b.stride1[1] == 0;
