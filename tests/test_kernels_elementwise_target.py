@@ -162,15 +162,58 @@ def _table_case(i: int, op: Op, big: tuple, small: tuple) -> AddCase | MulCase:
     return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), tables=True)
 
 
+# activation bounds forced inside int8 (the packed clamp of both bounds: USAT with the lower
+# bound in the zero point, UQADD8 + UADD8): (op, first shape, second shape, lo, hi), top only
+# (lo -128), both, one value (lo == hi), at the ends; same shape through the tables (four and
+# eight a pass, every tail, doubled table from 384), channel rows, spatial, scalar, MUL same /
+# spatial / channel with right and left output shifts (spatial: the packed halfword loop up
+# to a left shift of 6, the row loops past it); in place every third
+_BOUNDS = [
+    (Op.ADD, (13,), (13,), -128, 60), (Op.SUB, (389,), (389,), -40, 35),
+    (Op.ADD, (1031,), (1031,), 0, 0), (Op.SUB, (70,), (70,), -128, -128),
+    (Op.ADD, (63,), (63,), 126, 126), (Op.SUB, (7,), (7,), -100, -10),
+    (Op.ADD, (9, 40), (40,), -20, 60), (Op.SUB, (40,), (9, 40), -128, 10),
+    (Op.SUB, (11, 3), (3,), -5, 5), (Op.ADD, (5, 6, 7), (5, 6, 1), 40, 100),
+    (Op.SUB, (4, 3, 1), (4, 3, 9), -100, -10), (Op.SUB, (1,), (45,), -15, 5),
+    (Op.MUL, (45,), (45,), -40, 35), (Op.MUL, (1, 47), (1, 47), -128, 0),
+    (Op.MUL, (5, 6, 7), (5, 6, 1), -60, 30), (Op.MUL, (13, 5), (5,), 5, 70),
+    (Op.MUL, (22,), (22,), -2, -2), (Op.MUL, (4, 3, 9), (4, 3, 1), -128, 100),
+    # MUL spatial with left shifts past TH_MUL_SPATIAL_MAX_LEFT (6): the per-row loops
+    (Op.MUL, (6, 5, 12), (6, 5, 1), -128, 127), (Op.MUL, (3, 7, 1), (3, 7, 9), -50, 60),
+]
+
+
+def _bounds_case(i: int, op: Op, sa: tuple, sb: tuple, lo: int, hi: int) -> AddCase | MulCase:
+    """Output scale small enough that the outputs cover int8 (both bounds bite); MUL: a left
+    output shift every other case."""
+    rng = np.random.default_rng(900 + i)
+    s1, s2 = (float(np.float32(rng.uniform(0.02, 0.2))) for _ in range(2))
+    z1, z2, zo = (int(v) for v in rng.integers(-60, 60, 3))
+    a = rng.integers(-128, 128, (1,) * (4 - len(sa)) + sa).astype(np.int8)
+    b = rng.integers(-128, 128, (1,) * (4 - len(sb)) + sb).astype(np.int8)
+    in_place = i % 3 == 0 and sa == tuple(np.broadcast_shapes(sa, sb))
+    if op is Op.MUL:
+        so = s1 * s2 * float(rng.uniform(0.2, 0.4) if i % 2 else rng.uniform(20.0, 60.0))
+        if i >= 18:  # a left shift of 7
+            so = s1 * s2 * float(rng.uniform(0.008, 0.015))
+        m, sh = quantize_multiplier(s1 * s2 / so)
+        return MulCase(op, a, b, MulParams(-z1, -z2, zo, m, sh, lo, hi), in_place)
+    so = 2 * max(s1, s2) / float(rng.uniform(0.5, 2.0))
+    return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), in_place,
+                   tables=True)
+
+
 def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     shapes = _SHAPES + _SPATIAL
     cases = [_case(i, *s, spatial=i >= len(_SHAPES)) for i, s in enumerate(shapes)]
     cases += [_table_case(i, *s) for i, s in enumerate(_TABLES)]
     cases += [_same_case(i, *s) for i, s in enumerate(_SAME)]
     cases += [_linear_case(i, *s) for i, s in enumerate(_LINEAR)]
+    cases += [_bounds_case(i, *s) for i, s in enumerate(_BOUNDS)]
     names = [f"{s[0].name} {s[1]} {s[2]}" for s in shapes + _TABLES]
     names += [f"{op.name} same {n}" for op, n in _SAME]
     names += [f"{s[0].name} {s[1]} {s[2]} linear {s[3]}" for s in _LINEAR]
+    names += [f"{s[0].name} {s[1]} {s[2]} bounds {s[3]} {s[4]}" for s in _BOUNDS]
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
     problems = [f"{name}: {p}" for name, c, r in zip(names, cases, run.results, strict=True)

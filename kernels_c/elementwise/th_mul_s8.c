@@ -17,6 +17,10 @@
 
 /* Largest left shift of the DSP left_rows: 255^2 << (13 + 1) < 2^31. */
 #define TH_MUL_MAX_LEFT 13
+/* Largest left shift of the spatial loop: its factor (y + oy) << (shift + 1) is a signed
+ * halfword (255 << 7 < 2^15) for SMLABB / SMLATB; larger shifts (output scales under 1/64 of
+ * the product's) take the per-row loops. */
+#define TH_MUL_SPATIAL_MAX_LEFT 6
 
 typedef struct {
     int32_t in1_offset;
@@ -171,10 +175,12 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
                          int32_t oy, int32_t f, const int32_t *gh, int32_t n, int8_t *out,
                          int bcast, int clamp, int left)
 {
-    const th_fast_rq rq = k->rq;
-    const int32_t m = k->multiplier, zp = k->out_offset, sh = left ? k->shift + 1 : 1;
+    /* clamp: th_nn_store4u's unsigned form, lo folded into the zero point */
     const int32_t lo = k->act_min, hi = k->act_max;
-    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    const th_fast_rq rq = clamp ? th_nn_rq_less(k->rq, lo) : k->rq;
+    const int32_t m = k->multiplier, zp = clamp ? k->out_offset - lo : k->out_offset;
+    const int32_t sh = left ? k->shift + 1 : 1;
+    const uint32_t k4 = th_nn_both_k4(lo, hi), c4 = th_nn_both_c4(hi);
     /* bcast 1: product << sh = x * fs + cs; bcast 2 (channel rows): x * g + h with the pair
      * (g, h) = gh[2i], gh[2i + 1] made the same way from the broadcast value at i */
     const int32_t fs = (int32_t)((uint32_t)f << sh), cs = (int32_t)((uint32_t)(ox * f) << sh);
@@ -182,34 +188,45 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
     (bcast == 2 ? x[i] * gh[2 * (i)] + gh[2 * (i) + 1]                                        \
      : bcast    ? x[i] * fs + cs                                                              \
                 : (int32_t)((uint32_t)((x[i] + ox) * (y[i] + oy)) << sh))
-#define MUL_V(p) (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq))
+#define MUL_V(p)                                                                              \
+    (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : th_nn_rq_apply2u((p), &rq))         \
+           : (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq)))
+#define MUL_4(o, v0, v1, v2, v3)                                                              \
+    do {                                                                                      \
+        if (clamp) {                                                                          \
+            th_nn_store4u(o, v0, v1, v2, v3, k4, c4);                                         \
+        } else {                                                                              \
+            th_nn_store4(o, v0, v1, v2, v3, 0, 0, 0, 0);                                      \
+        }                                                                                     \
+    } while (0)
     int32_t i = 0;
     /* same shape: four elements of each input from one word, offsets added in 16-bit lanes
      * (SXTAB16, |x + ox| <= 255), the products from halfword multiplies */
     const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
     const int32_t oy2 = (int32_t)(((uint32_t)oy & 0xFFFFu) | ((uint32_t)oy << 16));
-#define SH(p) ((int32_t)((uint32_t)(p) << sh))
+#define SH(p) (left ? (int32_t)((uint32_t)(p) << sh) : (p))
     for (; i + 4 <= n; i += 4) { /* one word out, the clamp on the packed word */
         if (bcast == 0) {
             const int32_t xw = th_read_s32(x + i), yw = th_read_s32(y + i);
             const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
-            const int32_t y02 = th_sxtab16(oy2, yw), y13 = th_sxtab16_ror8(oy2, yw);
-            th_nn_store4(out + i, MUL_V(SH(th_nn_smulbb(x02, y02))),
-                         MUL_V(SH(th_nn_smulbb(x13, y13))), MUL_V(SH(th_nn_smultt(x02, y02))),
-                         MUL_V(SH(th_nn_smultt(x13, y13))), clamp, 1, lo4, hi4);
+            int32_t y02 = th_sxtab16(oy2, yw), y13 = th_sxtab16_ror8(oy2, yw);
+            if (!left) { /* the doubling in y's lanes (|2 (y + oy)| <= 510): two SADD16 */
+                y02 = th_sadd16(y02, y02);
+                y13 = th_sadd16(y13, y13);
+            }
+            MUL_4(out + i, MUL_V(SH(th_nn_smulbb(x02, y02))), MUL_V(SH(th_nn_smulbb(x13, y13))),
+                  MUL_V(SH(th_nn_smultt(x02, y02))), MUL_V(SH(th_nn_smultt(x13, y13))));
         } else {
-            th_nn_store4(out + i, MUL_V(MUL_P(i)), MUL_V(MUL_P(i + 1)), MUL_V(MUL_P(i + 2)),
-                         MUL_V(MUL_P(i + 3)), clamp, 1, lo4, hi4);
+            MUL_4(out + i, MUL_V(MUL_P(i)), MUL_V(MUL_P(i + 1)), MUL_V(MUL_P(i + 2)),
+                  MUL_V(MUL_P(i + 3)));
         }
     }
 #undef SH
     for (; i < n; i++) {
-        int32_t v = MUL_V(MUL_P(i));
-        if (clamp) {
-            v = th_clamp(v, lo, hi);
-        }
-        out[i] = (int8_t)v;
+        const int32_t v = MUL_V(MUL_P(i));
+        out[i] = clamp ? th_nn_from_u(v, lo, hi) : (int8_t)v;
     }
+#undef MUL_4
 #undef MUL_P
 #undef MUL_V
 }
@@ -252,9 +269,10 @@ CHAN_ROW(chan_left_clamp, 1, 1)
 TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const int32_t *pw,
                        int32_t n, int32_t rows, int32_t stride, int8_t *out, int clamp)
 {
-    const th_fast_rq rq = k->rq;
+    /* clamp: th_nn_store4u's unsigned form, lo folded into the zero point */
     const int32_t lo = k->act_min, hi = k->act_max;
-    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    const th_fast_rq rq = clamp ? th_nn_rq_less(k->rq, lo) : k->rq;
+    const uint32_t k4 = th_nn_both_k4(lo, hi), c4 = th_nn_both_c4(hi);
     const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
     const int32_t *tail = pw + 2 * (n >> 2);
     for (int32_t r = 0; r < rows; r++) {
@@ -266,17 +284,19 @@ TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const i
             const int32_t xw = th_read_s32(xr + i);
             const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
             const int32_t f02 = w[0], f13 = w[1];
-            th_nn_store4(o + i, th_fast_rq_apply2(th_nn_smulbb(x02, f02), &rq),
-                         th_fast_rq_apply2(th_nn_smulbb(x13, f13), &rq),
-                         th_fast_rq_apply2(th_nn_smultt(x02, f02), &rq),
-                         th_fast_rq_apply2(th_nn_smultt(x13, f13), &rq), clamp, 1, lo4, hi4);
+#define CV_V(p) (clamp ? th_nn_rq_apply2u((p), &rq) : th_fast_rq_apply2((p), &rq))
+            const int32_t v0 = CV_V(th_nn_smulbb(x02, f02)), v1 = CV_V(th_nn_smulbb(x13, f13));
+            const int32_t v2 = CV_V(th_nn_smultt(x02, f02)), v3 = CV_V(th_nn_smultt(x13, f13));
+            if (clamp) {
+                th_nn_store4u(o + i, v0, v1, v2, v3, k4, c4);
+            } else {
+                th_nn_store4(o + i, v0, v1, v2, v3, 0, 0, 0, 0);
+            }
         }
         for (int32_t t = 0; i < n; i++, t++) {
-            int32_t v = th_fast_rq_apply2((xr[i] + ox) * tail[t], &rq);
-            if (clamp) {
-                v = th_clamp(v, lo, hi);
-            }
-            o[i] = (int8_t)v;
+            const int32_t v = CV_V((xr[i] + ox) * tail[t]);
+            o[i] = clamp ? th_nn_from_u(v, lo, hi) : (int8_t)v;
+#undef CV_V
         }
     }
 }
@@ -378,10 +398,12 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
 TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
                          int32_t oy, int32_t n, int32_t rows, int8_t *out, int clamp, int left)
 {
-    const th_fast_rq rq = k->rq;
-    const int32_t m = k->multiplier, zp = k->out_offset, sh = left ? k->shift + 1 : 1;
+    /* clamp: th_nn_store4u's unsigned form, lo folded into the zero point */
     const int32_t lo = k->act_min, hi = k->act_max;
-    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    const th_fast_rq rq = clamp ? th_nn_rq_less(k->rq, lo) : k->rq;
+    const int32_t m = k->multiplier, zp = clamp ? k->out_offset - lo : k->out_offset;
+    const int32_t sh = left ? k->shift + 1 : 1;
+    const uint32_t k4 = th_nn_both_k4(lo, hi), c4 = th_nn_both_c4(hi);
     const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
     const int32_t n4 = n & ~3, nt = n & 3;
     const int8_t *const yend = y + rows;
@@ -389,21 +411,35 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
         const int32_t fs = (int32_t)((uint32_t)(*y++ + oy) << sh);
         const int32_t cs = (int32_t)((uint32_t)ox * (uint32_t)fs);
         const int32_t fp = (int32_t)(((uint32_t)fs & 0xFFFFu) | ((uint32_t)fs << 16));
-#define MS_V(p) (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq))
-#define MS_C(p) (clamp ? th_clamp(MS_V(p), lo, hi) : MS_V(p))
+#define MS_V(p)                                                                               \
+    (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : th_nn_rq_apply2u((p), &rq))         \
+           : (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq)))
+#define MS_C(p) (clamp ? th_nn_from_u(MS_V(p), lo, hi) : MS_V(p))
 #define MS_P(j) (x[j] * fs + cs)
+#define MS_4(v0, v1, v2, v3)                                                                  \
+    do {                                                                                      \
+        if (clamp) {                                                                          \
+            th_nn_store4u(out, v0, v1, v2, v3, k4, c4);                                       \
+        } else {                                                                              \
+            th_nn_store4(out, v0, v1, v2, v3, 0, 0, 0, 0);                                    \
+        }                                                                                     \
+    } while (0)
         for (const int8_t *const e4 = x + n4; x != e4; x += 4, out += 4) {
-            if (left) {
-                th_nn_store4(out, MS_V(MS_P(0)), MS_V(MS_P(1)), MS_V(MS_P(2)), MS_V(MS_P(3)),
-                             clamp, 1, lo4, hi4);
+            if (left) { /* |fs| < 2^15 (TH_MUL_SPATIAL_MAX_LEFT): x's word as sign-extended
+                         * halfword lanes, the products accumulated onto cs by SMLABB /
+                         * SMLATB, 7 instructions where four LDRSB + MLA pairs take 8 */
+                const int32_t xw = th_read_s32(x);
+                const int32_t x02 = th_sxtb16(xw), x13 = th_sxtb16_ror8(xw);
+                MS_4(MS_V(th_smlabb(x02, fs, cs)), MS_V(th_smlabb(x13, fs, cs)),
+                     MS_V(th_smlatb(x02, fs, cs)), MS_V(th_smlatb(x13, fs, cs)));
             } else {
                 const int32_t xw = th_read_s32(x);
                 const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
-                th_nn_store4(out, MS_V(th_nn_smulbb(x02, fp)), MS_V(th_nn_smulbb(x13, fp)),
-                             MS_V(th_nn_smultt(x02, fp)), MS_V(th_nn_smultt(x13, fp)), clamp, 1,
-                             lo4, hi4);
+                MS_4(MS_V(th_nn_smulbb(x02, fp)), MS_V(th_nn_smulbb(x13, fp)),
+                     MS_V(th_nn_smultt(x02, fp)), MS_V(th_nn_smultt(x13, fp)));
             }
         }
+#undef MS_4
 #define MS_O(j) MS_C(MS_P(j))
         TH_NN_EW_TAIL3(nt, x, out, MS_O);
 #undef MS_O
@@ -596,7 +632,8 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
         }
     }
     /* Spatial broadcast: [rows, C] against [rows, 1] (either side). */
-    if ((k.fast || k.left) && b.rank == 2 && rows > 1 && b.stride1[0] != 0 &&
+    if ((k.fast || (k.left && k.shift <= TH_MUL_SPATIAL_MAX_LEFT)) && b.rank == 2 && rows > 1 &&
+        b.stride1[0] != 0 &&
         b.stride2[0] != 0 && (b.stride1[1] == 0) != (b.stride2[1] == 0) &&
         TH_NN_PATH(MUL_SPATIAL)) {
         const int bc1 = b.stride1[1] == 0;

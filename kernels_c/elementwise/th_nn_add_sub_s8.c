@@ -147,7 +147,8 @@ TH_INLINE int8_t fast_out(const th_fast_rq *rq, int32_t raw, int clamp, int32_t 
  * after inlining. Eight elements per iteration stored as two words (the clamp on the packed
  * words; the pointer steps and the loop test shared by eight: 0.5 instructions an output
  * fewer than four a pass), each group read before it is written; rows clamped on both sides
- * four a pass. The last n % 8 (n % 4) go one at a time: a four-output remainder in every
+ * too, since th_nn_store4u's two-instruction clamp needs no scratch register (with SSUB8 +
+ * SEL the bounds spilled). The last n % 8 go one at a time: a four-output remainder in every
  * linked variant cost about 100 bytes of code to save about 6 instructions a call.
  * t1x is input1's table, doubled when d (a copy made per call, tab_rows_d): 2 * raw =
  * t1x[a] +- 2 * t2[b] in one shifted add. */
@@ -155,34 +156,41 @@ TH_INLINE void tab_row(const add_consts *k, const int32_t *t1x, const uint8_t *a
                        const uint8_t *b, int32_t n, int8_t *out, int sub, int clamp, int d)
 {
     const int32_t *t1 = t1x, *t2 = k->t2;
-    const th_fast_rq rq = k->rq;
+    const int both = clamp == CLAMP_BOTH; /* th_nn_store4u's unsigned form */
     const int32_t lo = k->act_min, hi = k->act_max;
-    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    const th_fast_rq rq = both ? th_nn_rq_less(k->rq, lo) : k->rq;
+    const uint32_t lo4 = both ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
+    const uint32_t hi4 = both ? th_nn_both_c4(hi) : th_nn_splat4(hi);
     int32_t i = 0;
 #define TAB_X(j) ((uint32_t)t1[a[i + j]])
 #define TAB_Y(j) (d ? (uint32_t)t2[b[i + j]] << 1 : (uint32_t)t2[b[i + j]])
-#define TAB_S(j) (int32_t)(sub ? TAB_X(j) - TAB_Y(j) : TAB_X(j) + TAB_Y(j))
-#define TAB_V(j) (d ? th_fast_rq_apply2(TAB_S(j), &rq) : th_fast_rq_apply(TAB_S(j), &rq))
-    /* both bounds: four a pass (eight would spill the bounds and the end, more than the
-     * shared steps save) */
-    for (; clamp != CLAMP_BOTH && i + 8 <= n; i += 8) {
-        th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
-                     clamp == CLAMP_BOTH, lo4, hi4);
-        th_nn_store4(out + i + 4, TAB_V(4), TAB_V(5), TAB_V(6), TAB_V(7), clamp != CLAMP_NONE,
-                     clamp == CLAMP_BOTH, lo4, hi4);
+#define TAB_S(j) (sub ? TAB_X(j) - TAB_Y(j) : TAB_X(j) + TAB_Y(j))
+#define TAB_S2(j) (int32_t)(d ? TAB_S(j) : TAB_S(j) << 1)
+#define TAB_V(j) (both ? th_nn_rq_apply2u(TAB_S2(j), &rq) : th_fast_rq_apply2(TAB_S2(j), &rq))
+#define TAB_4(o, j)                                                                           \
+    do {                                                                                      \
+        if (both) {                                                                           \
+            th_nn_store4u(o, TAB_V(j), TAB_V(j + 1), TAB_V(j + 2), TAB_V(j + 3), lo4, hi4);  \
+        } else {                                                                              \
+            th_nn_store4(o, TAB_V(j), TAB_V(j + 1), TAB_V(j + 2), TAB_V(j + 3),              \
+                         clamp != CLAMP_NONE, 0, lo4, hi4);                                   \
+        }                                                                                     \
+    } while (0)
+    for (; i + 8 <= n; i += 8) {
+        TAB_4(out + i, 0);
+        TAB_4(out + i + 4, 4);
     }
-    for (; clamp == CLAMP_BOTH && i + 4 <= n; i += 4) {
-        th_nn_store4(out + i, TAB_V(0), TAB_V(1), TAB_V(2), TAB_V(3), clamp != CLAMP_NONE,
-                     clamp == CLAMP_BOTH, lo4, hi4);
+    for (; i < n; i++) {
+        const int32_t s2 = TAB_S2(0);
+        out[i] = both ? th_nn_from_u(th_nn_rq_apply2u(s2, &rq), lo, hi)
+                      : fast_out2(&rq, s2, clamp, lo, hi);
+    }
+#undef TAB_4
 #undef TAB_V
+#undef TAB_S2
 #undef TAB_S
 #undef TAB_Y
 #undef TAB_X
-    }
-    for (; i < n; i++) {
-        const uint32_t x = (uint32_t)t1[a[i]], y = (uint32_t)t2[b[i]] << (d ? 1 : 0);
-        out[i] = (d ? fast_out2 : fast_out)(&rq, (int32_t)(sub ? x - y : x + y), clamp, lo, hi);
-    }
 }
 
 typedef void (*tab_row_fn)(const add_consts *, const int32_t *, const uint8_t *,
@@ -236,22 +244,34 @@ TH_INLINE void bcast_row(const th_fast_rq *rqp, const int32_t *r2, int rstep, co
                          const uint8_t *x, int32_t n, int8_t *out, int neg, int clamp,
                          int32_t lo, int32_t hi)
 {
-    const th_fast_rq rq = *rqp;
-    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    const int both = clamp == CLAMP_BOTH; /* th_nn_store4u's unsigned form */
+    const th_fast_rq rq = both ? th_nn_rq_less(*rqp, lo) : *rqp;
+    const uint32_t lo4 = both ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
+    const uint32_t hi4 = both ? th_nn_both_c4(hi) : th_nn_splat4(hi);
     int32_t i = 0;
     for (; i + 4 <= n; i += 4) {
 #define BC_C(j) ((uint32_t)r2[rstep * (i + j)])
 #define BC_U(j) ((uint32_t)t[x[i + j]] << 1)
-#define BC_V(j) th_fast_rq_apply2((int32_t)(neg ? BC_C(j) - BC_U(j) : BC_C(j) + BC_U(j)), &rq)
-        th_nn_store4(out + i, BC_V(0), BC_V(1), BC_V(2), BC_V(3), clamp != CLAMP_NONE,
-                     clamp == CLAMP_BOTH, lo4, hi4);
+#define BC_S(j) (int32_t)(neg ? BC_C(j) - BC_U(j) : BC_C(j) + BC_U(j))
+#define BC_V(j) th_fast_rq_apply2(BC_S(j), &rq)
+#define BC_W(j) th_nn_rq_apply2u(BC_S(j), &rq)
+        if (both) {
+            th_nn_store4u(out + i, BC_W(0), BC_W(1), BC_W(2), BC_W(3), lo4, hi4);
+        } else {
+            th_nn_store4(out + i, BC_V(0), BC_V(1), BC_V(2), BC_V(3), clamp != CLAMP_NONE, 0,
+                         lo4, hi4);
+        }
+#undef BC_W
 #undef BC_V
+#undef BC_S
 #undef BC_U
 #undef BC_C
     }
     for (; i < n; i++) {
         const uint32_t u = (uint32_t)t[x[i]] << 1, c = (uint32_t)r2[rstep * i];
-        out[i] = fast_out2(&rq, (int32_t)(neg ? c - u : c + u), clamp, lo, hi);
+        const int32_t s2 = (int32_t)(neg ? c - u : c + u);
+        out[i] = both ? th_nn_from_u(th_nn_rq_apply2u(s2, &rq), lo, hi)
+                      : fast_out2(&rq, s2, clamp, lo, hi);
     }
 }
 
@@ -324,9 +344,11 @@ TH_INLINE void spatial_t(const add_consts *k, const int32_t *tb, int32_t f2, con
                          const int32_t *t, const uint8_t *x, int32_t n, int32_t rows,
                          int8_t *out, int neg, int clamp)
 {
-    const th_fast_rq rq = k->rq;
+    const int both = clamp == CLAMP_BOTH; /* th_nn_store4u's unsigned form */
     const int32_t lo = k->act_min, hi = k->act_max;
-    const uint32_t lo4 = th_nn_splat4(lo), hi4 = th_nn_splat4(hi);
+    const th_fast_rq rq = both ? th_nn_rq_less(k->rq, lo) : k->rq;
+    const uint32_t lo4 = both ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
+    const uint32_t hi4 = both ? th_nn_both_c4(hi) : th_nn_splat4(hi);
     const uint8_t *s = (const uint8_t *)src;
     const uint8_t *const send = s + rows;
     const int32_t n4 = n & ~3, nt = n & 3;
@@ -335,13 +357,19 @@ TH_INLINE void spatial_t(const add_consts *k, const int32_t *tb, int32_t f2, con
         const uint32_t c = (uint32_t)tb[*s++] * (uint32_t)f2;
 #define SP_S(j) (int32_t)(neg ? c - ((uint32_t)t[x[j]] << 1) : c + ((uint32_t)t[x[j]] << 1))
 #define SP_V(j) th_fast_rq_apply2(SP_S(j), &rq)
+#define SP_W(j) th_nn_rq_apply2u(SP_S(j), &rq)
         for (const uint8_t *const e4 = x + n4; x != e4; x += 4, out += 4) {
-            th_nn_store4(out, SP_V(0), SP_V(1), SP_V(2), SP_V(3), clamp != CLAMP_NONE,
-                         clamp == CLAMP_BOTH, lo4, hi4);
+            if (both) {
+                th_nn_store4u(out, SP_W(0), SP_W(1), SP_W(2), SP_W(3), lo4, hi4);
+            } else {
+                th_nn_store4(out, SP_V(0), SP_V(1), SP_V(2), SP_V(3), clamp != CLAMP_NONE, 0,
+                             lo4, hi4);
+            }
         }
-#define SP_O(j) fast_out2(&rq, SP_S(j), clamp, lo, hi)
+#define SP_O(j) (both ? th_nn_from_u(SP_W(j), lo, hi) : fast_out2(&rq, SP_S(j), clamp, lo, hi))
         TH_NN_EW_TAIL3(nt, x, out, SP_O);
 #undef SP_O
+#undef SP_W
 #undef SP_V
 #undef SP_S
     } while (s != send);

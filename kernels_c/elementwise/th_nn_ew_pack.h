@@ -93,6 +93,73 @@ TH_INLINE void th_nn_store4(int8_t *out, int32_t v0, int32_t v1, int32_t v2, int
     th_write_s32(out, (int32_t)w);
 }
 
+/* Both activation bounds in two instructions per packed word (no scratch register), where
+ * two SSUB8 + SEL pairs take four: with lo folded into the output zero point (th_nn_rq_less)
+ * each result saturates unsigned (USAT to [0, 255]), u = clamp(v - lo, 0, 255), which is the
+ * lower bound already. Per byte UQADD8 with 255 - (hi - lo) takes exactly the bytes with
+ * u >= hi - lo to 255, and the wrapping UADD8 with hi + 1 then maps 255 to hi and any other u
+ * to u + lo: clamp(v, lo, hi) as a signed byte. k4 / c4: those two constants in all bytes. */
+TH_INLINE uint32_t th_nn_both_k4(int32_t lo, int32_t hi)
+{
+    return th_nn_splat4(255 - (hi - lo));
+}
+
+TH_INLINE uint32_t th_nn_both_c4(int32_t hi)
+{
+    return th_nn_splat4(hi + 1);
+}
+
+TH_INLINE int32_t th_nn_usat8(int32_t x)
+{
+#if TH_NN_DSP_NATIVE
+    return (int32_t)__usat(x, 8);
+#else
+    return th_clamp(x, 0, 255);
+#endif
+}
+
+/* u0..u3 (USAT results, see th_nn_both_k4) packed, taken to [lo, hi] and stored as a word. */
+TH_INLINE void th_nn_store4u(int8_t *out, int32_t u0, int32_t u1, int32_t u2, int32_t u3,
+                             uint32_t k4, uint32_t c4)
+{
+    uint32_t w = th_nn_pack4(u0, u1, u2, u3);
+#if TH_NN_DSP_NATIVE
+    __asm__("uqadd8 %0, %0, %1\n\tuadd8 %0, %0, %2" : "+r"(w) : "r"(k4), "r"(c4) : "cc");
+#else
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i += 8) {
+        const uint32_t s = ((w >> i) & 0xFFu) + ((k4 >> i) & 0xFFu);
+        r |= (((s > 255u ? 255u : s) + (c4 >> i)) & 0xFFu) << i;
+    }
+    w = r;
+#endif
+    th_write_s32(out, (int32_t)w);
+}
+
+/* One output from its USAT result u: clamp(v, lo, hi) = min(u, hi - lo) + lo. */
+TH_INLINE int8_t th_nn_from_u(int32_t u, int32_t lo, int32_t hi)
+{
+    return (int8_t)((u > hi - lo ? hi - lo : u) + lo);
+}
+
+/* rq with the zero point lowered by lo (|zp - lo| <= 255 keeps SMMLAR's accumulator inside
+ * int32 for e <= TH_FAST_MAX_E: 255 * 2^22 + 2^21 + 2^29 < 2^31), for th_nn_rq_apply2u. */
+TH_INLINE th_fast_rq th_nn_rq_less(th_fast_rq rq, int32_t lo)
+{
+    rq.round_zp = (int32_t)((uint32_t)rq.round_zp - ((uint32_t)lo << rq.e));
+    return rq;
+}
+
+#if TH_NN_HAS_DSP
+/* th_fast_rq_apply2 saturated unsigned: with th_nn_rq_less's rq, clamp(v - lo, 0, 255). */
+TH_INLINE int32_t th_nn_rq_apply2u(int32_t acc2, const th_fast_rq *rq)
+{
+    int32_t y = th_smmlar(acc2, rq->multiplier, rq->round_zp);
+    y += acc2 >> 31;
+    return th_nn_usat8(y >> rq->e);
+}
+#endif
+
 /* The nt (n % 4) last outputs of a run without a loop (two, then one): V(j) is the value of
  * output j (clamped) from x[j]; each output is written after its inputs are read; x and out
  * end past them. */
@@ -223,6 +290,33 @@ TH_INLINE void th_nn_fill_bytes(int8_t *p, int32_t n, int32_t v)
     }
 }
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* th_nn_mono_run's table loop for a multiple of four entries (t to t4): four a pass, one LDM
+ * for their table words and the four bytes packed (BFI) into one word store, 19 instructions
+ * against 24 (the table fill of the scalar and channel broadcasts is mostly this loop). Out
+ * of line: the asm's four fixed registers and eight operands need the whole register file. */
+static __attribute__((noinline, unused)) void th_nn_mono_run4(
+    const int32_t *t, const int32_t *t4, int8_t *d, uint32_t c, uint32_t k, int32_t m,
+    int32_t rzp, int32_t e)
+{
+    __asm__ volatile("1:\n\t"
+                     "ldmia %[t]!, {r4, r5, r6, r7}\n\t"
+                     "mla r4, r4, %[k], %[c]\n\tmla r5, r5, %[k], %[c]\n\t"
+                     "mla r6, r6, %[k], %[c]\n\tmla r7, r7, %[k], %[c]\n\t"
+                     "smmlar r4, r4, %[m], %[z]\n\tsmmlar r5, r5, %[m], %[z]\n\t"
+                     "smmlar r6, r6, %[m], %[z]\n\tsmmlar r7, r7, %[m], %[z]\n\t"
+                     "asr r4, r4, %[e]\n\tasr r5, r5, %[e]\n\t"
+                     "asr r6, r6, %[e]\n\tasr r7, r7, %[e]\n\t"
+                     "bfi r4, r5, #8, #8\n\tbfi r4, r6, #16, #8\n\tbfi r4, r7, #24, #8\n\t"
+                     "str r4, [%[d]], #4\n\t"
+                     "cmp %[t], %[t4]\n\t"
+                     "bne 1b"
+                     : [t] "+r"(t), [d] "+r"(d)
+                     : [t4] "r"(t4), [k] "r"(k), [c] "r"(c), [m] "r"(m), [z] "r"(rzp), [e] "r"(e)
+                     : "r4", "r5", "r6", "r7", "cc", "memory");
+}
+#endif
+
 /* dst[i] = SMMLAR(acc, m, rzp) >> e for the n entries from a0 (acc of a0 + i), all of one
  * sign of a (contiguous in the table) and of acc. */
 TH_INLINE void th_nn_mono_run(const th_nn_mono *q, int32_t a0, int32_t n, int32_t rzp,
@@ -233,6 +327,12 @@ TH_INLINE void th_nn_mono_run(const th_nn_mono *q, int32_t a0, int32_t n, int32_
     int32_t i = 0;
     if (q->tab != NULL) {
         const int32_t *t = q->tab + (uint8_t)a0;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+        if (n >= 4) {
+            i = n & ~3;
+            th_nn_mono_run4(t, t + i, dst, c, k, m, rzp, e);
+        }
+#endif
         for (; i + 4 <= n; i += 4) {
 #define MONO_T(j) (int8_t)(th_smmlar((int32_t)(c + k * (uint32_t)t[i + j]), m, rzp) >> e)
             dst[i] = MONO_T(0);
