@@ -894,15 +894,14 @@ typedef struct {
 /* The fused segment loops (seg up 4: rows e and l, 5: row e, 6: row l), TH_S1_ROW_LOOP's
  * frame. */
 #define TH_S1_F_ROW_LOOP(G, PR, T1, B, P, T)                                             \
-    B ":\n\t" TH_S1_F_GROUP(G) TH_S1_DIV "cmp r0, r6\n\t"                                 \
-                                         "bne " B "b\n\t"                                 \
-                                         "ldr lr, [sp, #8]\n\t"                           \
-                                         "lsls lr, lr, #31\n\t"                           \
-                                         "bcc " P "f\n\t" TH_S1_F_PAIR(PR) P ":\n\t"      \
-                                         "bpl " T "f\n\t" TH_S1_F_TAIL(T1) T ":\n\t"      \
-                                         "ldrd r0, r11, [sp, #0]\n\t"                     \
-                                         "cmp r5, r11\n\t"                                \
-                                         "bne " B "b\n\t"
+    B ":\n\t" TH_S1_TAIL_FLAGS B "0:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                      \
+        "teq r0, r6\n\t"                                                                  \
+        "bne " B "0b\n\t"                                                                 \
+        "bcc " P "f\n\t" TH_S1_F_PAIR(PR) P ":\n\t"                                      \
+        "bvc " T "f\n\t" TH_S1_F_TAIL(T1) T ":\n\t"                                      \
+        "ldrd r0, r11, [sp, #0]\n\t"                                                      \
+        "teq r5, r11\n\t"                                                                 \
+        "bne " B "0b\n\t"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
@@ -1007,27 +1006,31 @@ typedef struct {
 
 /* Per segment: m, a and its end from the table, then its loop over its pixels (keep, move,
  * enter or leave: labels apart), pixel by pixel and in each pixel group by group then the
- * C - c4 (0..3, [sp, #8]) other channels: LSLS #31 puts bit 1 (a pair) in C and bit 0 (one
- * more) in N; the next pixel: acc back to its start ([sp, #0]) until dst reaches the
+ * C - c4 (0..3) other channels (TH_S1_TAIL_FLAGS); the next pixel: acc back to its start ([sp, #0]) until dst reaches the
  * segment's end ([sp, #4]); then the next segment until the row's end ([sp, #16]). */
+/* The segment's C - c4 in the flags, once: C (bit 29) a pair, V (bit 28) one more ([sp, #8]
+ * holds them so); every instruction of the pixel loop leaves C and V (TEQ for the loop
+ * ends, no flag-setting arithmetic), so a pixel's other channels cost two branches. */
+#define TH_S1_TAIL_FLAGS                                                                  \
+    "ldr lr, [sp, #8]\n\t"                                                               \
+    "msr APSR_nzcvq, lr\n\t"
 #define TH_S1_ROW_LOOP(AL, UPDATE, UPD1, B, P, T)                                        \
-    B ":\n\t"                                                                              \
+    B ":\n\t" TH_S1_TAIL_FLAGS B "0:\n\t"                                               \
     "ldrd r10, r11, [r0]\n\t" TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) TH_S1_DIV   \
-        UPDATE "cmp r0, r6\n\t"                                                           \
-               "bne " B "b\n\t"                                                           \
-               "ldr lr, [sp, #8]\n\t"                                                     \
-               "lsls lr, lr, #31\n\t"                                                     \
-               "bcc " P "f\n\t" TH_S1_PAIR(TH_S1_P_##UPD1) P ":\n\t"                      \
-               "bpl " T "f\n\t" TH_S1_TAIL(TH_S1_T_##UPD1) T ":\n\t"                      \
-               "ldrd r0, r11, [sp, #0]\n\t"                                               \
-               "cmp r5, r11\n\t"                                                          \
-               "bne " B "b\n\t"
+        UPDATE "teq r0, r6\n\t"                                                          \
+               "bne " B "0b\n\t"                                                         \
+               "bcc " P "f\n\t" TH_S1_PAIR(TH_S1_P_##UPD1) P ":\n\t"                    \
+               "bvc " T "f\n\t" TH_S1_TAIL(TH_S1_T_##UPD1) T ":\n\t"                    \
+               "ldrd r0, r11, [sp, #0]\n\t"                                             \
+               "teq r5, r11\n\t"                                                        \
+               "bne " B "0b\n\t"
 #define TH_S1_ROW_RUN(NAME, AL)                                                           \
     static void __attribute__((naked, noinline)) NAME(const s1_row_args *a)               \
     {                                                                                     \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
                          "sub sp, sp, #24\n\t"                                            \
                          "ldrd r10, r11, [r0, #28]\n\t"                                   \
+                         "lsl r11, r11, #28\n\t" /* TH_S1_TAIL_FLAGS */              \
                          "str r11, [sp, #8]\n\t"                                          \
                          "ldr r5, [r0, #20]\n\t"                                          \
                          "str r5, [sp, #12]\n\t"                                          \
@@ -1051,19 +1054,19 @@ typedef struct {
                          "cmp r11, #4\n\t"                                                \
                          "beq 17f\n\t"                                                    \
                          "cmp r11, #5\n\t"                                                \
-                         "beq 20f\n\t"                                                    \
+                         "beq 21f\n\t"                                                    \
                          "cmp r11, #6\n\t"                                                \
-                         "beq 14f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_SKIP, SKIP, "5", "6", "7") \
+                         "beq 24f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_SKIP, SKIP, "5", "6", "7") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
                                                                   TH_S1_STORE_##AL),      \
                                                      ENTER, "11", "12", "13")             \
                          "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E TH_S1_F_L, TH_S1_FP_E TH_S1_FP_L, \
                                                        TH_S1_FT_E TH_S1_FT_L, "17", "18", "19") \
-                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E, TH_S1_FP_E, TH_S1_FT_E, "20", \
-                                                       "21", "22")                          \
-                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_L, TH_S1_FP_L, TH_S1_FT_L, "14", \
-                                                       "15", "16")                          \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E, TH_S1_FP_E, TH_S1_FT_E, "21", \
+                                                       "22", "23")                          \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_L, TH_S1_FP_L, TH_S1_FT_L, "24", \
+                                                       "25", "26")                          \
                          "9:\n\t"                                                         \
                          "ldr r10, [sp, #16]\n\t"                                         \
                          "cmp r5, r10\n\t"                                                \
