@@ -848,6 +848,16 @@ typedef struct {
     "ssub16 r10, r10, lr\n\t"                                                             \
     "sxtb16 lr, r12, ror #8\n\t"                                                          \
     "ssub16 r11, r11, lr\n\t"
+/* - row l as + ~l (MVN, then SXTAB16: -l - 1 a lane, one instruction fewer): the column
+ * drifts by -1; mode 7 only (no padding column in any window, avg_lanes_image), where
+ * every window holds fw moved columns, so the drift is cancelled once a row in acc's
+ * start (s1_row); the lanes wrap modulo 2^16 like the sums, exact where the window's sum
+ * is divided. Group lanes only (the pair and tail channels move exactly). */
+#define TH_S1_F_LN                                                                        \
+    "ldr r12, [r4], #4\n\t"                                                               \
+    "mvn r12, r12\n\t"                                                                    \
+    "sxtab16 r10, r10, r12\n\t"                                                           \
+    "sxtab16 r11, r11, r12, ror #8\n\t"
 /* Two channels past C & ~3 in the fused order (as TH_S1_PAIR and TH_S1_P_MOVE, the move on
  * the entering column first; UPD on r10). */
 #define TH_S1_F_PAIR(UPD)                                                                 \
@@ -938,44 +948,47 @@ TH_S1_MOVE_RUN(s1_move_w, W)
  * column (n of them from leave, e, l), its groups and then its other channels + row e - row
  * l, stored back and added to acc (zeroed by the caller; acc's layout is a column's without
  * the pad): 16 instructions a group where s1_move_w and s1_acc_init took ~20 and a call. */
-static void __attribute__((naked, noinline)) s1_warm_w(const s1_asm_args *a)
-{
-    __asm__ volatile("push {r4-r11, lr}\n\t"
-                     "ldr r9, [r0, #0]\n\t"
-                     "ldr r2, [r0, #8]\n\t"
-                     "ldrd r3, r4, [r0, #12]\n\t"
-                     "ldr r5, [r0, #24]\n\t"
-                     "ldrd r6, r7, [r0, #28]\n\t"
-                     "and r1, r7, #1\n\t"
-                     "lsl r1, r1, #1\n\t" /* odd C: the pad's 2 bytes */
-                     "1:\n\t"
-                     "mov r0, r9\n\t"
-                     "add r8, r3, r6\n\t"
-                     "2:\n\t"
-                     "ldrd r10, r11, [r2]\n\t" TH_S1_F_E TH_S1_F_L
-                     "strd r10, r11, [r2], #8\n\t"
-                     "ldrd r12, lr, [r0]\n\t"
-                     "sadd16 r10, r10, r12\n\t"
-                     "sadd16 r11, r11, lr\n\t"
-                     "strd r10, r11, [r0], #8\n\t"
-                     "cmp r3, r8\n\t"
-                     "bne 2b\n\t"
-                     "movs r8, r7\n\t"
-                     "beq 5f\n\t"
-                     "4:\n\t"
-                     "ldrsh r11, [r2]\n\t" TH_S1_FT_E TH_S1_FT_L
-                     "strh r11, [r2], #2\n\t"
-                     "ldrsh r12, [r0]\n\t"
-                     "add r12, r12, r11\n\t"
-                     "strh r12, [r0], #2\n\t"
-                     "subs r8, r8, #1\n\t"
-                     "bne 4b\n\t"
-                     "add r2, r2, r1\n\t" /* past the pad */
-                     "5:\n\t"
-                     "subs r5, r5, #1\n\t"
-                     "bne 1b\n\t"
-                     "pop {r4-r11, pc}\n\t");
+#define TH_S1_WARM_RUN(NAME, L)                                                          \
+static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)                \
+{                                                                                      \
+    __asm__ volatile("push {r4-r11, lr}\n\t"                                           \
+                     "ldr r9, [r0, #0]\n\t"                                            \
+                     "ldr r2, [r0, #8]\n\t"                                            \
+                     "ldrd r3, r4, [r0, #12]\n\t"                                      \
+                     "ldr r5, [r0, #24]\n\t"                                           \
+                     "ldrd r6, r7, [r0, #28]\n\t"                                      \
+                     "and r1, r7, #1\n\t"                                              \
+                     "lsl r1, r1, #1\n\t" /* odd C: the pad's 2 bytes */               \
+                     "1:\n\t"                                                          \
+                     "mov r0, r9\n\t"                                                  \
+                     "add r8, r3, r6\n\t"                                              \
+                     "2:\n\t"                                                          \
+                     "ldrd r10, r11, [r2]\n\t" TH_S1_F_E L                             \
+                     "strd r10, r11, [r2], #8\n\t"                                     \
+                     "ldrd r12, lr, [r0]\n\t"                                          \
+                     "sadd16 r10, r10, r12\n\t"                                        \
+                     "sadd16 r11, r11, lr\n\t"                                         \
+                     "strd r10, r11, [r0], #8\n\t"                                     \
+                     "cmp r3, r8\n\t"                                                  \
+                     "bne 2b\n\t"                                                      \
+                     "movs r8, r7\n\t"                                                 \
+                     "beq 5f\n\t"                                                      \
+                     "4:\n\t"                                                          \
+                     "ldrsh r11, [r2]\n\t" TH_S1_FT_E TH_S1_FT_L                       \
+                     "strh r11, [r2], #2\n\t"                                          \
+                     "ldrsh r12, [r0]\n\t"                                             \
+                     "add r12, r12, r11\n\t"                                           \
+                     "strh r12, [r0], #2\n\t"                                          \
+                     "subs r8, r8, #1\n\t"                                             \
+                     "bne 4b\n\t"                                                      \
+                     "add r2, r2, r1\n\t" /* past the pad */                           \
+                     "5:\n\t"                                                          \
+                     "subs r5, r5, #1\n\t"                                             \
+                     "bne 1b\n\t"                                                      \
+                     "pop {r4-r11, pc}\n\t");                                          \
 }
+TH_S1_WARM_RUN(s1_warm_w, TH_S1_F_L)
+TH_S1_WARM_RUN(s1_warm_n, TH_S1_F_LN)
 /* A whole output row in one call (s1_row_run): its pixels as consecutive segments of one
  * count and one update (SAME's border pixels one or a few each, the interior one), walked
  * from a table so a border pixel costs its segment's ~10 instructions, not a call with its
@@ -1047,16 +1060,12 @@ typedef struct {
                          "ldr r12, [sp, #12]\n\t"                                         \
                          "add r10, r10, r12\n\t"                                          \
                          "str r10, [sp, #4]\n\t"                                          \
-                         "cmp r11, #1\n\t"                                                \
-                         "beq 2f\n\t"                                                     \
-                         "cmp r11, #2\n\t"                                                \
-                         "beq 11f\n\t"                                                    \
-                         "cmp r11, #4\n\t"                                                \
-                         "beq 17f\n\t"                                                    \
-                         "cmp r11, #5\n\t"                                                \
-                         "beq 21f\n\t"                                                    \
-                         "cmp r11, #6\n\t"                                                \
-                         "beq 24f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_SKIP, SKIP, "5", "6", "7") \
+                         "tbh [pc, r11, lsl #1]\n\t" /* the segment's loop by its up */ \
+                         "8:\n\t"                                                         \
+                         ".hword (5f - 8b) / 2, (2f - 8b) / 2, (11f - 8b) / 2\n\t"         \
+                         ".hword (5f - 8b) / 2, (17f - 8b) / 2, (21f - 8b) / 2\n\t"        \
+                         ".hword (24f - 8b) / 2, (27f - 8b) / 2\n\t"                      \
+                         TH_S1_ROW_LOOP(AL, TH_S1_SKIP, SKIP, "5", "6", "7") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
                                                                   TH_S1_STORE_##AL),      \
@@ -1067,6 +1076,8 @@ typedef struct {
                                                        "22", "23")                          \
                          "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_L, TH_S1_FP_L, TH_S1_FT_L, "24", \
                                                        "25", "26")                          \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E TH_S1_F_LN, TH_S1_FP_E TH_S1_FP_L, \
+                                                       TH_S1_FT_E TH_S1_FT_L, "27", "28", "29")                          \
                          "9:\n\t"                                                         \
                          "ldr r10, [sp, #16]\n\t"                                         \
                          "cmp r5, r10\n\t"                                                \
@@ -1329,12 +1340,15 @@ static void lanes_pixel(int16_t *acc, const int16_t *cs, int32_t a0, int32_t a1,
 }
 
 /* acc = the sums of the column sums of columns [0, x1) (x1 <= 0: zeros), two halfwords a
- * word, in registers over the columns. */
-static void s1_acc_init(int16_t *acc, const int16_t *cs, int32_t x1, int32_t ch, int32_t cst)
+ * word, in registers over the columns; the group lanes from d (s1_row's drift, modulo
+ * 2^16 as the sums). */
+static void s1_acc_init(int16_t *acc, const int16_t *cs, int32_t x1, int32_t ch, int32_t cst,
+                        int32_t d)
 {
+    const int32_t d2 = (int32_t)(((uint32_t)d & 0xFFFFu) * 0x10001u);
     int32_t k = 0;
     for (; k + 4 <= ch; k += 4) {
-        int32_t a = 0, b = 0;
+        int32_t a = d2, b = d2;
         const int16_t *col = cs + k;
         for (int32_t x = 0; x < x1; x++, col += cst) {
             a = th_sadd16(a, th_read_s32(col));
@@ -1452,11 +1466,15 @@ static void s1_fused_move(int16_t *col, int32_t n, const int8_t *e, const int8_t
  * the row's columns then to move by the caller), or not (0); 4 (the fused order, the
  * assembly only, else returns 0 with nothing done): the columns still hold the previous
  * output row's window rows, each moved + row xe - row xl before it is summed (the window's
- * first columns here, the others by the pixel they enter at). */
+ * first columns here, the others by the pixel they enter at); 7, as 4 with each group lane
+ * of a moved column drifting by -1 (TH_S1_F_LN). drift: the drift of every column's group
+ * lanes (after this row's moves), cancelled in acc's start: acc holds fw - 1 columns'
+ * sums + drift * fw a lane before a pixel's column enters, so the fw columns' sum then is
+ * exact (modulo 2^16, every lane's arithmetic). */
 static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
                   int32_t in_w, int32_t out_w, int32_t ch, int32_t cst, const int8_t *xe,
                   const int8_t *xl, int mode, avg_s1_div *dv, int8_t *dst, int by_channel,
-                  void *segs)
+                  void *segs, int32_t drift)
 {
     const int32_t pl = p->padding.w, fw = p->filter.w;
     const int32_t x1 = TH_MIN(in_w, fw - 1 - pl); /* the columns before pixel 0's entering */
@@ -1502,18 +1520,29 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
             /* pixel 0's leaving column is csb's column -pl (cs's first) */
             int16_t *leave = csb - pl * cst;
             const int8_t *e = xe, *l = xl;
-            if (fused && mode == 4 && x1 > 0) {
+            if (fused && (mode == 4 || mode == 7) && x1 > 0) {
                 /* the first columns moved and summed in one pass */
-                for (int32_t k = 0; k < ch; k++) {
+                int32_t k = 0;
+                if (drift != 0) {
+                    const uint32_t d2 = ((uint32_t)(drift * fw) & 0xFFFFu) * 0x10001u;
+                    for (; k < c4; k += 2) {
+                        th_write_s32(acc + k, (int32_t)d2);
+                    }
+                }
+                for (; k < ch; k++) {
                     acc[k] = 0;
                 }
                 const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
-                s1_warm_w(&m);
+                if (mode == 7) {
+                    s1_warm_n(&m);
+                } else {
+                    s1_warm_w(&m);
+                }
             } else {
                 if (fused && x1 > 0) {
                     s1_fused_move(csb, x1, xe, xl, mode, c4, ch);
                 }
-                s1_acc_init(acc, csb, x1, ch, cst);
+                s1_acc_init(acc, csb, x1, ch, cst, drift * fw);
             }
             if (fused) {
                 /* rows e and l at pixel 0's entering column (the moving pixels are the
@@ -1533,7 +1562,7 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
 #else
     (void)segs;
 #endif
-    s1_acc_init(acc, csb, x1, ch, cst);
+    s1_acc_init(acc, csb, x1, ch, cst, drift * fw);
     const int update = mode == 1;
     for (int32_t ox = 0; ox < out_w;) {
         const int32_t cols = s1_cols_of(ox, pl, fw, in_w);
@@ -1604,6 +1633,10 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
      * order in place (th_nn.h (c)) may have overwritten. */
     const int fused = s1 && by_channel && !clamp && c4 > 0;
     int32_t pys = 0, pye = 0; /* the previous output row's window rows */
+    /* No padding column in any window (VALID): the group lanes may drift (s1_row mode 7),
+     * by `drift` so far. */
+    const int no_pad = pad_w == 0 && out->w - 1 + fw <= in_w;
+    int32_t drift = 0;
 #endif
     for (int32_t oy = 0; oy < out->h; oy++) {
         const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
@@ -1619,18 +1652,21 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
             const int8_t *xe = NULL, *xl = NULL;
             int mode = 0;
             if (oy > 0) {
-                /* 4: both rows, 5: one entering (SAME's top rows), 6: one leaving */
+                /* 4: both rows (7: with drift), 5: one entering (SAME's top rows), 6: one
+                 * leaving */
                 const int32_t l1 = TH_MIN(pye, ys), e0 = TH_MAX(pye, ys);
                 xl = l1 > pys ? image + pys * row : NULL;
                 xe = ye > e0 ? image + (ye - 1) * row : NULL;
-                mode = xl != NULL ? (xe != NULL ? 4 : 6) : xe != NULL ? 5 : 0;
+                mode = xl != NULL ? (xe != NULL ? 4 + 3 * no_pad : 6) : xe != NULL ? 5 : 0;
             }
-            if (!s1_row(acc, csb, ye - ys, p, in_w, out->w, ch, cst, xe, xl, mode, &dv, dst,
-                        1, &segs)) {
+            if (s1_row(acc, csb, ye - ys, p, in_w, out->w, ch, cst, xe, xl, mode, &dv, dst, 1,
+                       &segs, drift + (mode == 7))) {
+                drift += mode == 7;
+            } else {
                 /* no row table (a count below 3): the columns moved first, then the row */
-                s1_fused_move(csb, in_w, xe, xl, mode, c4, ch);
+                s1_fused_move(csb, in_w, xe, xl, mode == 7 ? 4 : mode, c4, ch);
                 s1_row(acc, csb, ye - ys, p, in_w, out->w, ch, cst, NULL, NULL, 0, &dv, dst, 1,
-                       &segs);
+                       &segs, drift);
             }
             dst += out->w * ch;
             pys = ys;
@@ -1660,11 +1696,11 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
             const int moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, cst, xe, xl, mode, &dv,
                                      dst, by_channel,
 #if TH_NN_DSP_NATIVE
-                                     &segs
+                                     &segs,
 #else
-                                     NULL
+                                     NULL,
 #endif
-            );
+                                     0);
             dst += out->w * ch;
             if (mode >= 2 && moved) {
                 /* the columns no pixel left */
