@@ -948,7 +948,7 @@ TH_S1_MOVE_RUN(s1_move_w, W)
  * column (n of them from leave, e, l), its groups and then its other channels + row e - row
  * l, stored back and added to acc (zeroed by the caller; acc's layout is a column's without
  * the pad): 16 instructions a group where s1_move_w and s1_acc_init took ~20 and a call. */
-#define TH_S1_WARM_RUN(NAME, L)                                                          \
+#define TH_S1_WARM_RUN(NAME, G, T)                                                        \
 static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)                \
 {                                                                                      \
     __asm__ volatile("push {r4-r11, lr}\n\t"                                           \
@@ -959,27 +959,25 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
                      "ldrd r6, r7, [r0, #28]\n\t"                                      \
                      "and r1, r7, #1\n\t"                                              \
                      "lsl r1, r1, #1\n\t" /* odd C: the pad's 2 bytes */               \
+                     "add r8, r9, r6, lsl #1\n\t" /* acc's groups' end */              \
                      "1:\n\t"                                                          \
                      "mov r0, r9\n\t"                                                  \
-                     "add r8, r3, r6\n\t"                                              \
                      "2:\n\t"                                                          \
-                     "ldrd r10, r11, [r2]\n\t" TH_S1_F_E L                             \
-                     "strd r10, r11, [r2], #8\n\t"                                     \
+                     G                                                                 \
                      "ldrd r12, lr, [r0]\n\t"                                          \
                      "sadd16 r10, r10, r12\n\t"                                        \
                      "sadd16 r11, r11, lr\n\t"                                         \
                      "strd r10, r11, [r0], #8\n\t"                                     \
-                     "cmp r3, r8\n\t"                                                  \
+                     "cmp r0, r8\n\t"                                                  \
                      "bne 2b\n\t"                                                      \
-                     "movs r8, r7\n\t"                                                 \
+                     "movs lr, r7\n\t"                                                 \
                      "beq 5f\n\t"                                                      \
                      "4:\n\t"                                                          \
-                     "ldrsh r11, [r2]\n\t" TH_S1_FT_E TH_S1_FT_L                       \
-                     "strh r11, [r2], #2\n\t"                                          \
+                     T                                                                 \
                      "ldrsh r12, [r0]\n\t"                                             \
                      "add r12, r12, r11\n\t"                                           \
                      "strh r12, [r0], #2\n\t"                                          \
-                     "subs r8, r8, #1\n\t"                                             \
+                     "subs lr, lr, #1\n\t"                                             \
                      "bne 4b\n\t"                                                      \
                      "add r2, r2, r1\n\t" /* past the pad */                           \
                      "5:\n\t"                                                          \
@@ -987,8 +985,15 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
                      "bne 1b\n\t"                                                      \
                      "pop {r4-r11, pc}\n\t");                                          \
 }
-TH_S1_WARM_RUN(s1_warm_w, TH_S1_F_L)
-TH_S1_WARM_RUN(s1_warm_n, TH_S1_F_LN)
+/* a group's column: moved (+ row e - row l, or + ~row l: TH_S1_F_LN) and stored, or only
+ * loaded (s1_sum_w: acc + the columns' sums, the C loop took ~10 instructions a group, 7
+ * here); the same for one channel */
+#define TH_S1_W_MOVE(L)                                                                   \
+    "ldrd r10, r11, [r2]\n\t" TH_S1_F_E L "strd r10, r11, [r2], #8\n\t"
+#define TH_S1_W_MOVE1 "ldrsh r11, [r2]\n\t" TH_S1_FT_E TH_S1_FT_L "strh r11, [r2], #2\n\t"
+TH_S1_WARM_RUN(s1_warm_w, TH_S1_W_MOVE(TH_S1_F_L), TH_S1_W_MOVE1)
+TH_S1_WARM_RUN(s1_warm_n, TH_S1_W_MOVE(TH_S1_F_LN), TH_S1_W_MOVE1)
+TH_S1_WARM_RUN(s1_sum_w, "ldrd r10, r11, [r2], #8\n\t", "ldrsh r11, [r2], #2\n\t")
 /* A whole output row in one call (s1_row_run): its pixels as consecutive segments of one
  * count and one update (SAME's border pixels one or a few each, the interior one), walked
  * from a table so a border pixel costs its segment's ~10 instructions, not a call with its
@@ -1520,29 +1525,30 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
             /* pixel 0's leaving column is csb's column -pl (cs's first) */
             int16_t *leave = csb - pl * cst;
             const int8_t *e = xe, *l = xl;
-            if (fused && (mode == 4 || mode == 7) && x1 > 0) {
-                /* the first columns moved and summed in one pass */
-                int32_t k = 0;
-                if (drift != 0) {
-                    const uint32_t d2 = ((uint32_t)(drift * fw) & 0xFFFFu) * 0x10001u;
-                    for (; k < c4; k += 2) {
-                        th_write_s32(acc + k, (int32_t)d2);
-                    }
+            /* acc from the drift's start (group lanes), then + the first x1 columns,
+             * moved first in the fused order (in one pass with both rows) */
+            int32_t k = 0;
+            if (drift != 0) {
+                const uint32_t d2 = ((uint32_t)(drift * fw) & 0xFFFFu) * 0x10001u;
+                for (; k < c4; k += 2) {
+                    th_write_s32(acc + k, (int32_t)d2);
                 }
-                for (; k < ch; k++) {
-                    acc[k] = 0;
-                }
-                const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
+            }
+            for (; k < ch; k++) {
+                acc[k] = 0;
+            }
+            const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
+            if (x1 > 0 && fused && (mode == 4 || mode == 7)) {
                 if (mode == 7) {
                     s1_warm_n(&m);
                 } else {
                     s1_warm_w(&m);
                 }
-            } else {
-                if (fused && x1 > 0) {
+            } else if (x1 > 0) {
+                if (fused) {
                     s1_fused_move(csb, x1, xe, xl, mode, c4, ch);
                 }
-                s1_acc_init(acc, csb, x1, ch, cst, drift * fw);
+                s1_sum_w(&m);
             }
             if (fused) {
                 /* rows e and l at pixel 0's entering column (the moving pixels are the
