@@ -944,10 +944,11 @@ typedef struct {
                          "pop {r4-r11, pc}\n\t");                                         \
     }
 TH_S1_MOVE_RUN(s1_move_w, W)
-/* The fused order's first columns of a row with both rows moving (s1_row mode 4): per
- * column (n of them from leave, e, l), its groups and then its other channels + row e - row
- * l, stored back and added to acc (zeroed by the caller; acc's layout is a column's without
- * the pad): 16 instructions a group where s1_move_w and s1_acc_init took ~20 and a call. */
+/* A row's first window columns (n of them from leave, e, l) added to acc (its start set by
+ * the caller; its layout a column's without the pad), per column its groups and then its
+ * other channels; G / T first load each (and in the fused order with both rows moving,
+ * s1_row mode 4 or 7, move it + row e - row l and store it back: 16 instructions a group
+ * where s1_move_w and a C sum took ~22 and a call). */
 #define TH_S1_WARM_RUN(NAME, G, T)                                                        \
 static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)                \
 {                                                                                      \
@@ -1024,8 +1025,9 @@ typedef struct {
 
 /* Per segment: m, a and its end from the table, then its loop over its pixels (keep, move,
  * enter or leave: labels apart), pixel by pixel and in each pixel group by group then the
- * C - c4 (0..3) other channels (TH_S1_TAIL_FLAGS); the next pixel: acc back to its start ([sp, #0]) until dst reaches the
- * segment's end ([sp, #4]); then the next segment until the row's end ([sp, #16]). */
+ * C - c4 (0..3) other channels (TH_S1_TAIL_FLAGS); the next pixel: acc back to its start
+ * ([sp, #0]) until dst reaches the segment's end ([sp, #4]); then the next segment until
+ * the row's end ([sp, #16]). */
 /* The segment's C - c4 in the flags, once: C (bit 29) a pair, V (bit 28) one more ([sp, #8]
  * holds them so); every instruction of the pixel loop leaves C and V (TEQ for the loop
  * ends, no flag-setting arithmetic), so a pixel's other channels cost two branches. */
@@ -1048,7 +1050,7 @@ typedef struct {
         __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
                          "sub sp, sp, #24\n\t"                                            \
                          "ldrd r10, r11, [r0, #28]\n\t"                                   \
-                         "lsl r11, r11, #28\n\t" /* TH_S1_TAIL_FLAGS */              \
+                         "lsl r11, r11, #28\n\t" /* TH_S1_TAIL_FLAGS */                 \
                          "str r11, [sp, #8]\n\t"                                          \
                          "ldr r5, [r0, #20]\n\t"                                          \
                          "str r5, [sp, #12]\n\t"                                          \
@@ -1065,24 +1067,28 @@ typedef struct {
                          "ldr r12, [sp, #12]\n\t"                                         \
                          "add r10, r10, r12\n\t"                                          \
                          "str r10, [sp, #4]\n\t"                                          \
-                         "tbh [pc, r11, lsl #1]\n\t" /* the segment's loop by its up */ \
+                         "tbh [pc, r11, lsl #1]\n\t" /* the segment's loop by up */      \
                          "8:\n\t"                                                         \
-                         ".hword (5f - 8b) / 2, (2f - 8b) / 2, (11f - 8b) / 2\n\t"         \
-                         ".hword (5f - 8b) / 2, (17f - 8b) / 2, (21f - 8b) / 2\n\t"        \
-                         ".hword (24f - 8b) / 2, (27f - 8b) / 2\n\t"                      \
-                         TH_S1_ROW_LOOP(AL, TH_S1_SKIP, SKIP, "5", "6", "7") \
+                         ".hword (5f - 8b) / 2, (2f - 8b) / 2, (11f - 8b) / 2\n\t"      \
+                         ".hword (5f - 8b) / 2, (17f - 8b) / 2, (21f - 8b) / 2\n\t"     \
+                         ".hword (24f - 8b) / 2, (27f - 8b) / 2\n\t" TH_S1_ROW_LOOP(     \
+                             AL, TH_S1_SKIP, SKIP, "5", "6", "7")                         \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
                                                                   TH_S1_STORE_##AL),      \
                                                      ENTER, "11", "12", "13")             \
-                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E TH_S1_F_L, TH_S1_FP_E TH_S1_FP_L, \
-                                                       TH_S1_FT_E TH_S1_FT_L, "17", "18", "19") \
-                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E, TH_S1_FP_E, TH_S1_FT_E, "21", \
-                                                       "22", "23")                          \
-                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_L, TH_S1_FP_L, TH_S1_FT_L, "24", \
-                                                       "25", "26")                          \
-                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E TH_S1_F_LN, TH_S1_FP_E TH_S1_FP_L, \
-                                                       TH_S1_FT_E TH_S1_FT_L, "27", "28", "29")                          \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E TH_S1_F_L,               \
+                                                       TH_S1_FP_E TH_S1_FP_L,             \
+                                                       TH_S1_FT_E TH_S1_FT_L, "17", "18", \
+                                                       "19")                              \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E, TH_S1_FP_E, TH_S1_FT_E, \
+                                                       "21", "22", "23")                  \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_L, TH_S1_FP_L, TH_S1_FT_L, \
+                                                       "24", "25", "26")                  \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E TH_S1_F_LN,              \
+                                                       TH_S1_FP_E TH_S1_FP_L,             \
+                                                       TH_S1_FT_E TH_S1_FT_L, "27", "28", \
+                                                       "29")                              \
                          "9:\n\t"                                                         \
                          "ldr r10, [sp, #16]\n\t"                                         \
                          "cmp r5, r10\n\t"                                                \
@@ -1467,11 +1473,12 @@ static void s1_fused_move(int16_t *col, int32_t n, const int8_t *e, const int8_t
  * the pixels of one count (rows * columns >= 3) and one update in one s1_span (or all of
  * the row's segments in one s1_row_w call). mode: pixel ox's leaving column (ox
  * >= pl: an input column) moved to the next row there, + row xe - row xl (1), + row xe only
- * (2) or - row xl only (3; 2 and 3 by the assembly only: returns 0 where it did not run,
- * the row's columns then to move by the caller), or not (0); 4 (the fused order, the
+ * (2, by the assembly only: returns 0 where it did not run, the row's columns then to
+ * move by the caller), or not (0); 4 (the fused order, the
  * assembly only, else returns 0 with nothing done): the columns still hold the previous
  * output row's window rows, each moved + row xe - row xl before it is summed (the window's
- * first columns here, the others by the pixel they enter at); 7, as 4 with each group lane
+ * first columns here, the others by the pixel they enter at), 5 (+ row xe only) or 6
+ * (- row xl only) the same way; 7, as 4 with each group lane
  * of a moved column drifting by -1 (TH_S1_F_LN). drift: the drift of every column's group
  * lanes (after this row's moves), cancelled in acc's start: acc holds fw - 1 columns'
  * sums + drift * fw a lane before a pixel's column enters, so the fw columns' sum then is
@@ -1696,8 +1703,7 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
              * place: the next window's rows summed afresh, below row ys, where pixel q's
              * window starts, th_nn.h (c)). */
             const int both = !last_row && xe != NULL && xl != NULL;
-            /* one row entering or (output apart from the input) one leaving: moved by the
-             * pixels too where the assembly runs */
+            /* one row entering: moved by the pixels too where the assembly runs */
             const int mode = both ? 1 : !last_row && xe != NULL && xl == NULL ? 2 : 0;
             const int moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, cst, xe, xl, mode, &dv,
                                      dst, by_channel,
