@@ -141,6 +141,41 @@ def row_table_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     return draw_cases(seed, count, draw)
 
 
+def fused_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """The fused order of the row walker (output apart from the input: each column moved to
+    the row's window rows when it enters): VALID over many rows (its columns drift by -1 a
+    row, +~row l, cancelled in each row's start; one in four at the inputs' bounds, where
+    the lanes reach -128 * 256), SAME with windows up to 15 (its top rows one row entering,
+    bottom rows one leaving), planes narrower than the window (every column moved before
+    the walk), C with every tail, odd and even; one in six clamped, one in five two images
+    (avgpool_case)."""
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
+        c = [4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 19][i // 3 % 12]  # every C in each kind
+        kind = i % 3
+        fh, fw = int(rng.integers(1, 16)), int(rng.integers(2, 16))
+        if fh * fw < 3 or fh * fw > 256:
+            return None
+        if kind == 0:  # VALID, many rows
+            h, w = int(rng.integers(3 * fh, 3 * fh + 40)), int(rng.integers(fw, fw + 6))
+            padding = Padding.VALID
+        elif kind == 1:  # SAME
+            h, w = int(rng.integers(fh, 3 * fh + 2)), int(rng.integers(fw, 3 * fw + 2))
+            padding = Padding.SAME
+        else:  # SAME, a plane narrower than the window
+            h, w = int(rng.integers(1, 3 * fh + 2)), int(rng.integers(1, fw))
+            padding = Padding.SAME
+        if h * w * c > max_elements:
+            return None
+        case = avgpool_case(rng, i, (h, w, c), (fh, fw), (1, 1), padding)
+        if i % 4 == 0:
+            value = -128 if i % 8 == 0 else 127
+            return PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape)
+        return case
+
+    return draw_cases(seed, count, draw)
+
+
 def global_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """One output pixel per image: the whole plane (VALID, or SAME with a window one larger
     each way), whole rows (VALID, KH < H, stride past the rest), or (one in seven) a window
@@ -194,6 +229,14 @@ def test_span_cases_reach_every_branch() -> None:
     assert any(2 * c.p.filter_w - 1 > 16 and c.p.pad_left > 0 for c in rows)
     assert any(c.x.shape[2] < c.p.filter_w for c in rows)
     assert {c.x.shape[3] % 2 for c in rows} == {0, 1} and any(c.x.shape[0] == 2 for c in rows)
+    fused = fused_cases(5, 60, 6000)
+    valid = [c for c in fused if c.p.pad_left == 0 and c.p.pad_top == 0]
+    assert any(c.x.shape[1] >= 3 * c.p.filter_h + 20 for c in valid)
+    assert {c.x.shape[3] % 4 for c in valid} == {0, 1, 2, 3}
+    assert any(c.x.shape[2] < c.p.filter_w for c in fused)
+    assert any(max(c.p.filter_h, c.p.filter_w) >= 13 and c.p.pad_top > 0 for c in fused)
+    assert any(c.x.min() == c.x.max() == -128 and c.p.filter_h * c.p.filter_w > 128
+               for c in valid)
     small = small_count_cases(5, 40, 3000)
     corner = [c for c in small if (c.p.filter_h - max(c.p.pad_top, c.p.pad_bottom)) *
               (c.p.filter_w - max(c.p.pad_left, c.p.pad_right)) < 3]
@@ -204,14 +247,14 @@ def test_span_cases_reach_every_branch() -> None:
 def test_span_paths_on_the_host(variant: str) -> None:
     check_on_host(variant, span_cases(5, 120, 4000) + global_cases(5, 70, 8000) +
                   tail_cases(5, 60, 6000) + small_count_cases(5, 40, 3000) +
-                  row_table_cases(5, 48, 4000))
+                  row_table_cases(5, 48, 4000) + fused_cases(5, 60, 6000))
 
 
 @needs_qemu
 def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000) +
                        tail_cases(6, 60, 6000) + small_count_cases(6, 40, 3000) +
-                       row_table_cases(6, 60, 6000), 300)
+                       row_table_cases(6, 60, 6000) + fused_cases(6, 80, 6000), 370)
 
 
 def test_tie_free_constants_are_exact() -> None:

@@ -756,14 +756,6 @@ typedef struct {
     "sxtab16 r10, r10, r12\n\t"                                                           \
     "sxtab16 r11, r11, r12, ror #8\n\t"                                                   \
     STORE
-#define TH_S1_LEAVE1(RELOAD, STORE)                                                       \
-    RELOAD                                                                                \
-    "ldr lr, [r4], #4\n\t"                                                                \
-    "sxtb16 r12, lr\n\t"                                                                  \
-    "ssub16 r10, r10, r12\n\t"                                                            \
-    "sxtb16 r12, lr, ror #8\n\t"                                                          \
-    "ssub16 r11, r11, r12\n\t"                                                            \
-    STORE
 /* One channel past C & ~3 (halfword sums, natural order): acc += entering column, acc -
  * leaving column stored; the average (SMLAWB of the raw sum, the quotient's byte flipped
  * to int8); then (T_MOVE) the leaving column + row e - row l, or (T_SKIP) past it. ~17
@@ -794,10 +786,6 @@ typedef struct {
 #define TH_S1_T_ENTER                                                                     \
     "ldrsb r11, [r3], #1\n\t"                                                             \
     "add r12, r12, r11\n\t"                                                               \
-    "strh r12, [r2], #4\n\t"
-#define TH_S1_T_LEAVE                                                                     \
-    "ldrsb r11, [r4], #1\n\t"                                                             \
-    "sub r12, r12, r11\n\t"                                                               \
     "strh r12, [r2], #4\n\t"
 /* Two channels past C & ~3 as the two halfwords of one word (not always word-aligned:
  * LDR / STR), as a group's half: acc += entering column, acc - leaving column stored; the
@@ -834,12 +822,96 @@ typedef struct {
     "orr r10, r10, r10, lsl #8\n\t"                                                       \
     "sxtab16 r12, r12, r10\n\t"                                                           \
     "str r12, [r2], #4\n\t"
-#define TH_S1_P_LEAVE                                                                     \
-    "ldrh r10, [r4], #2\n\t"                                                              \
-    "orr r10, r10, r10, lsl #8\n\t"                                                       \
-    "sxtb16 r10, r10\n\t"                                                                 \
-    "ssub16 r12, r12, r10\n\t"                                                            \
-    "str r12, [r2], #4\n\t"
+/* The fused order (output apart from the input, avg_lanes_image): the walk of output row y
+ * moves each column from row y - 1's window rows to row y's at the moment it enters (UPD:
+ * + row e and / or - row l, the rows at r3 / r4 loaded once), stores it back, adds it, and
+ * subtracts the leaving column, moved when it entered (or before the walk); no column is
+ * loaded twice: 28 instructions a group with both rows (the split order: 29, its leaving
+ * column loaded again for its move). r1: the entering column (moved in place). Sets no
+ * NZCV flag. */
+#define TH_S1_F_GROUP(UPD)                                                                \
+    "ldrd r10, r11, [r1]\n\t" UPD "strd r10, r11, [r1], #8\n\t"                           \
+    "ldrd r12, lr, [r0]\n\t"                                                              \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "sadd16 r11, r11, lr\n\t"                                                             \
+    "ldrd r12, lr, [r2], #8\n\t"                                                          \
+    "ssub16 r12, r10, r12\n\t"                                                            \
+    "ssub16 lr, r11, lr\n\t"                                                              \
+    "strd r12, lr, [r0], #8\n\t"
+#define TH_S1_F_E                                                                         \
+    "ldr r12, [r3], #4\n\t"                                                               \
+    "sxtab16 r10, r10, r12\n\t"                                                           \
+    "sxtab16 r11, r11, r12, ror #8\n\t"
+#define TH_S1_F_L                                                                         \
+    "ldr r12, [r4], #4\n\t"                                                               \
+    "sxtb16 lr, r12\n\t"                                                                  \
+    "ssub16 r10, r10, lr\n\t"                                                             \
+    "sxtb16 lr, r12, ror #8\n\t"                                                          \
+    "ssub16 r11, r11, lr\n\t"
+/* - row l as + ~l (MVN, then SXTAB16: -l - 1 a lane, one instruction fewer): the column
+ * drifts by -1; mode 7 only (no padding column in any window, avg_lanes_image), where
+ * every window holds fw moved columns, so the drift is cancelled once a row in acc's
+ * start (s1_row); the lanes wrap modulo 2^16 like the sums, exact where the window's sum
+ * is divided. Group lanes only (the pair and tail channels move exactly). */
+#define TH_S1_F_LN                                                                        \
+    "ldr r12, [r4], #4\n\t"                                                               \
+    "mvn r12, r12\n\t"                                                                    \
+    "sxtab16 r10, r10, r12\n\t"                                                           \
+    "sxtab16 r11, r11, r12, ror #8\n\t"
+/* Two channels past C & ~3 in the fused order (as TH_S1_PAIR and TH_S1_P_MOVE, the move on
+ * the entering column first; UPD on r10). */
+#define TH_S1_F_PAIR(UPD)                                                                 \
+    "ldr r10, [r1]\n\t" UPD "str r10, [r1], #4\n\t"                                       \
+    "ldr r12, [r0]\n\t"                                                                   \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "ldr r12, [r2], #4\n\t"                                                               \
+    "ssub16 r11, r10, r12\n\t"                                                            \
+    "str r11, [r0], #4\n\t"                                                               \
+    "smlawb r11, r7, r10, r8\n\t"                                                         \
+    "smlawt r10, r7, r10, r8\n\t"                                                         \
+    "pkhtb r10, r10, r11, asr #16\n\t"                                                    \
+    "orr r10, r10, r10, lsr #8\n\t"                                                       \
+    "eor r10, r10, #0x80808080\n\t"                                                       \
+    "strh r10, [r5], #2\n\t"
+#define TH_S1_FP_E                                                                        \
+    "ldrh r12, [r3], #2\n\t"                                                              \
+    "orr r12, r12, r12, lsl #8\n\t"                                                       \
+    "sxtab16 r10, r10, r12\n\t"
+#define TH_S1_FP_L                                                                        \
+    "ldrh r12, [r4], #2\n\t"                                                              \
+    "orr r12, r12, r12, lsl #8\n\t"                                                       \
+    "sxtb16 r12, r12\n\t"                                                                 \
+    "ssub16 r10, r10, r12\n\t"
+/* The last channel of an odd C in the fused order (as TH_S1_TAIL and TH_S1_T_MOVE; UPD on
+ * r11; the column pointers step past the layout's pad halfword). */
+#define TH_S1_F_TAIL(UPD)                                                                 \
+    "ldrsh r11, [r1]\n\t" UPD "strh r11, [r1], #4\n\t"                                    \
+    "ldrsh r10, [r0]\n\t"                                                                 \
+    "add r10, r10, r11\n\t"                                                               \
+    "ldrsh r12, [r2], #4\n\t"                                                             \
+    "sub r11, r10, r12\n\t"                                                               \
+    "strh r11, [r0], #2\n\t"                                                              \
+    "smlawb r11, r7, r10, r8\n\t"                                                         \
+    "lsr r11, r11, #16\n\t"                                                               \
+    "eor r11, r11, #0x80\n\t"                                                             \
+    "strb r11, [r5], #1\n\t"
+#define TH_S1_FT_E                                                                        \
+    "ldrsb r12, [r3], #1\n\t"                                                             \
+    "add r11, r11, r12\n\t"
+#define TH_S1_FT_L                                                                        \
+    "ldrsb r12, [r4], #1\n\t"                                                             \
+    "sub r11, r11, r12\n\t"
+/* The fused segment loops (seg up 4: rows e and l, 5: row e, 6: row l), TH_S1_ROW_LOOP's
+ * frame. */
+#define TH_S1_F_ROW_LOOP(G, PR, T1, B, P, T)                                             \
+    B ":\n\t" TH_S1_TAIL_FLAGS B "0:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                      \
+        "teq r0, r6\n\t"                                                                  \
+        "bne " B "0b\n\t"                                                                 \
+        "bcc " P "f\n\t" TH_S1_F_PAIR(PR) P ":\n\t"                                      \
+        "bvc " T "f\n\t" TH_S1_F_TAIL(T1) T ":\n\t"                                      \
+        "ldrd r0, r11, [sp, #0]\n\t"                                                      \
+        "teq r5, r11\n\t"                                                                 \
+        "bne " B "0b\n\t"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
@@ -872,6 +944,57 @@ typedef struct {
                          "pop {r4-r11, pc}\n\t");                                         \
     }
 TH_S1_MOVE_RUN(s1_move_w, W)
+/* A row's first window columns (n of them from leave, e, l) added to acc (its start set by
+ * the caller; its layout a column's without the pad), per column its groups and then its
+ * other channels; G / T first load each (and in the fused order with both rows moving,
+ * s1_row mode 4 or 7, move it + row e - row l and store it back: 16 instructions a group
+ * where s1_move_w and a C sum took ~22 and a call). */
+#define TH_S1_WARM_RUN(NAME, G, T)                                                        \
+static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)                \
+{                                                                                      \
+    __asm__ volatile("push {r4-r11, lr}\n\t"                                           \
+                     "ldr r9, [r0, #0]\n\t"                                            \
+                     "ldr r2, [r0, #8]\n\t"                                            \
+                     "ldrd r3, r4, [r0, #12]\n\t"                                      \
+                     "ldr r5, [r0, #24]\n\t"                                           \
+                     "ldrd r6, r7, [r0, #28]\n\t"                                      \
+                     "and r1, r7, #1\n\t"                                              \
+                     "lsl r1, r1, #1\n\t" /* odd C: the pad's 2 bytes */               \
+                     "add r8, r9, r6, lsl #1\n\t" /* acc's groups' end */              \
+                     "1:\n\t"                                                          \
+                     "mov r0, r9\n\t"                                                  \
+                     "2:\n\t"                                                          \
+                     G                                                                 \
+                     "ldrd r12, lr, [r0]\n\t"                                          \
+                     "sadd16 r10, r10, r12\n\t"                                        \
+                     "sadd16 r11, r11, lr\n\t"                                         \
+                     "strd r10, r11, [r0], #8\n\t"                                     \
+                     "cmp r0, r8\n\t"                                                  \
+                     "bne 2b\n\t"                                                      \
+                     "movs lr, r7\n\t"                                                 \
+                     "beq 5f\n\t"                                                      \
+                     "4:\n\t"                                                          \
+                     T                                                                 \
+                     "ldrsh r12, [r0]\n\t"                                             \
+                     "add r12, r12, r11\n\t"                                           \
+                     "strh r12, [r0], #2\n\t"                                          \
+                     "subs lr, lr, #1\n\t"                                             \
+                     "bne 4b\n\t"                                                      \
+                     "add r2, r2, r1\n\t" /* past the pad */                           \
+                     "5:\n\t"                                                          \
+                     "subs r5, r5, #1\n\t"                                             \
+                     "bne 1b\n\t"                                                      \
+                     "pop {r4-r11, pc}\n\t");                                          \
+}
+/* a group's column: moved (+ row e - row l, or + ~row l: TH_S1_F_LN) and stored, or only
+ * loaded (s1_sum_w: acc + the columns' sums, the C loop took ~10 instructions a group, 7
+ * here); the same for one channel */
+#define TH_S1_W_MOVE(L)                                                                   \
+    "ldrd r10, r11, [r2]\n\t" TH_S1_F_E L "strd r10, r11, [r2], #8\n\t"
+#define TH_S1_W_MOVE1 "ldrsh r11, [r2]\n\t" TH_S1_FT_E TH_S1_FT_L "strh r11, [r2], #2\n\t"
+TH_S1_WARM_RUN(s1_warm_w, TH_S1_W_MOVE(TH_S1_F_L), TH_S1_W_MOVE1)
+TH_S1_WARM_RUN(s1_warm_n, TH_S1_W_MOVE(TH_S1_F_LN), TH_S1_W_MOVE1)
+TH_S1_WARM_RUN(s1_sum_w, "ldrd r10, r11, [r2], #8\n\t", "ldrsh r11, [r2], #2\n\t")
 /* A whole output row in one call (s1_row_run): its pixels as consecutive segments of one
  * count and one update (SAME's border pixels one or a few each, the interior one), walked
  * from a table so a border pixel costs its segment's ~10 instructions, not a call with its
@@ -902,27 +1025,32 @@ typedef struct {
 
 /* Per segment: m, a and its end from the table, then its loop over its pixels (keep, move,
  * enter or leave: labels apart), pixel by pixel and in each pixel group by group then the
- * C - c4 (0..3, [sp, #8]) other channels: LSLS #31 puts bit 1 (a pair) in C and bit 0 (one
- * more) in N; the next pixel: acc back to its start ([sp, #0]) until dst reaches the
- * segment's end ([sp, #4]); then the next segment until the row's end ([sp, #16]). */
+ * C - c4 (0..3) other channels (TH_S1_TAIL_FLAGS); the next pixel: acc back to its start
+ * ([sp, #0]) until dst reaches the segment's end ([sp, #4]); then the next segment until
+ * the row's end ([sp, #16]). */
+/* The segment's C - c4 in the flags, once: C (bit 29) a pair, V (bit 28) one more ([sp, #8]
+ * holds them so); every instruction of the pixel loop leaves C and V (TEQ for the loop
+ * ends, no flag-setting arithmetic), so a pixel's other channels cost two branches. */
+#define TH_S1_TAIL_FLAGS                                                                  \
+    "ldr lr, [sp, #8]\n\t"                                                               \
+    "msr APSR_nzcvq, lr\n\t"
 #define TH_S1_ROW_LOOP(AL, UPDATE, UPD1, B, P, T)                                        \
-    B ":\n\t"                                                                              \
+    B ":\n\t" TH_S1_TAIL_FLAGS B "0:\n\t"                                               \
     "ldrd r10, r11, [r0]\n\t" TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) TH_S1_DIV   \
-        UPDATE "cmp r0, r6\n\t"                                                           \
-               "bne " B "b\n\t"                                                           \
-               "ldr lr, [sp, #8]\n\t"                                                     \
-               "lsls lr, lr, #31\n\t"                                                     \
-               "bcc " P "f\n\t" TH_S1_PAIR(TH_S1_P_##UPD1) P ":\n\t"                      \
-               "bpl " T "f\n\t" TH_S1_TAIL(TH_S1_T_##UPD1) T ":\n\t"                      \
-               "ldrd r0, r11, [sp, #0]\n\t"                                               \
-               "cmp r5, r11\n\t"                                                          \
-               "bne " B "b\n\t"
+        UPDATE "teq r0, r6\n\t"                                                          \
+               "bne " B "0b\n\t"                                                         \
+               "bcc " P "f\n\t" TH_S1_PAIR(TH_S1_P_##UPD1) P ":\n\t"                    \
+               "bvc " T "f\n\t" TH_S1_TAIL(TH_S1_T_##UPD1) T ":\n\t"                    \
+               "ldrd r0, r11, [sp, #0]\n\t"                                             \
+               "teq r5, r11\n\t"                                                        \
+               "bne " B "0b\n\t"
 #define TH_S1_ROW_RUN(NAME, AL)                                                           \
     static void __attribute__((naked, noinline)) NAME(const s1_row_args *a)               \
     {                                                                                     \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
                          "sub sp, sp, #24\n\t"                                            \
                          "ldrd r10, r11, [r0, #28]\n\t"                                   \
+                         "lsl r11, r11, #28\n\t" /* TH_S1_TAIL_FLAGS */                 \
                          "str r11, [sp, #8]\n\t"                                          \
                          "ldr r5, [r0, #20]\n\t"                                          \
                          "str r5, [sp, #12]\n\t"                                          \
@@ -939,19 +1067,28 @@ typedef struct {
                          "ldr r12, [sp, #12]\n\t"                                         \
                          "add r10, r10, r12\n\t"                                          \
                          "str r10, [sp, #4]\n\t"                                          \
-                         "cmp r11, #1\n\t"                                                \
-                         "beq 2f\n\t"                                                     \
-                         "cmp r11, #2\n\t"                                                \
-                         "beq 11f\n\t"                                                    \
-                         "cmp r11, #3\n\t"                                                \
-                         "beq 14f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_SKIP, SKIP, "5", "6", "7") \
+                         "tbh [pc, r11, lsl #1]\n\t" /* the segment's loop by up */      \
+                         "8:\n\t"                                                         \
+                         ".hword (5f - 8b) / 2, (2f - 8b) / 2, (11f - 8b) / 2\n\t"      \
+                         ".hword (5f - 8b) / 2, (17f - 8b) / 2, (21f - 8b) / 2\n\t"     \
+                         ".hword (24f - 8b) / 2, (27f - 8b) / 2\n\t" TH_S1_ROW_LOOP(     \
+                             AL, TH_S1_SKIP, SKIP, "5", "6", "7")                         \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
                                                                   TH_S1_STORE_##AL),      \
                                                      ENTER, "11", "12", "13")             \
-                         "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_LEAVE1(TH_S1_RELOAD_##AL,     \
-                                                                  TH_S1_STORE_##AL),      \
-                                                     LEAVE, "14", "15", "16")             \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E TH_S1_F_L,               \
+                                                       TH_S1_FP_E TH_S1_FP_L,             \
+                                                       TH_S1_FT_E TH_S1_FT_L, "17", "18", \
+                                                       "19")                              \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E, TH_S1_FP_E, TH_S1_FT_E, \
+                                                       "21", "22", "23")                  \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_L, TH_S1_FP_L, TH_S1_FT_L, \
+                                                       "24", "25", "26")                  \
+                         "b 9f\n\t" TH_S1_F_ROW_LOOP(TH_S1_F_E TH_S1_F_LN,              \
+                                                       TH_S1_FP_E TH_S1_FP_L,             \
+                                                       TH_S1_FT_E TH_S1_FT_L, "27", "28", \
+                                                       "29")                              \
                          "9:\n\t"                                                         \
                          "ldr r10, [sp, #16]\n\t"                                         \
                          "cmp r5, r10\n\t"                                                \
@@ -1214,12 +1351,15 @@ static void lanes_pixel(int16_t *acc, const int16_t *cs, int32_t a0, int32_t a1,
 }
 
 /* acc = the sums of the column sums of columns [0, x1) (x1 <= 0: zeros), two halfwords a
- * word, in registers over the columns. */
-static void s1_acc_init(int16_t *acc, const int16_t *cs, int32_t x1, int32_t ch, int32_t cst)
+ * word, in registers over the columns; the group lanes from d (s1_row's drift, modulo
+ * 2^16 as the sums). */
+static void s1_acc_init(int16_t *acc, const int16_t *cs, int32_t x1, int32_t ch, int32_t cst,
+                        int32_t d)
 {
+    const int32_t d2 = (int32_t)(((uint32_t)d & 0xFFFFu) * 0x10001u);
     int32_t k = 0;
     for (; k + 4 <= ch; k += 4) {
-        int32_t a = 0, b = 0;
+        int32_t a = d2, b = d2;
         const int16_t *col = cs + k;
         for (int32_t x = 0; x < x1; x++, col += cst) {
             a = th_sadd16(a, th_read_s32(col));
@@ -1272,20 +1412,28 @@ __attribute__((noinline)) static void s1_span_small(int16_t *acc, int16_t *cs, i
     }
 }
 
-/* Pixels from ox of one window column count and one update (pixel ox's leaving column an
- * input column: ox >= pl), at least one. */
+/* Whether pixel ox's window moves a column at stride 1: update 1, its leaving column (an
+ * input column: ox >= pl); 2 (the fused order), its entering one (ox - pl + fw - 1 < in_w);
+ * 0, none. */
+TH_INLINE int s1_moves(int32_t ox, int32_t pl, int32_t fw, int32_t in_w, int update)
+{
+    return update == 2 ? ox - pl + fw <= in_w : update && ox >= pl;
+}
+
+/* Pixels from ox of one window column count and one s1_moves, at least one. */
 static int32_t s1_seg_len(int32_t ox, int32_t pl, int32_t fw, int32_t in_w, int32_t out_w,
                           int update)
 {
     if (ox >= pl && ox - pl + fw <= in_w) {
-        /* interior: every window fw columns up to the last one inside */
+        /* interior: every window fw columns up to the last one inside (all of them move
+         * either column) */
         return TH_MIN(out_w, in_w - fw + pl + 1) - ox;
     }
     const int32_t cols = s1_cols_of(ox, pl, fw, in_w);
-    const int up = update && ox >= pl;
+    const int up = s1_moves(ox, pl, fw, in_w, update);
     int32_t n = 1;
     while (ox + n < out_w && s1_cols_of(ox + n, pl, fw, in_w) == cols &&
-           (update && ox + n >= pl) == up) {
+           s1_moves(ox + n, pl, fw, in_w, update) == up) {
         n++;
     }
     return n;
@@ -1299,9 +1447,25 @@ static int32_t s1_seg_len(int32_t ox, int32_t pl, int32_t fw, int32_t in_w, int3
  * segments, < 0: the row takes s1_span by segment), kept from row to row while those hold. */
 typedef struct {
     int32_t rows, mode, n;
-    uint32_t inner; /* bit i: segment i from the left padding on (its up is the mode) */
+    uint32_t inner; /* bit i: segment i moves a column (its up is the mode): from the left
+                     * padding on, or (the fused order) up to the right one */
     s1_seg seg[TH_S1_SEGS];
 } s1_segs;
+#endif
+
+#if TH_NN_DSP_NATIVE
+/* The fused order's moves outside the walk (s1_row mode 4, 5 or 6): n columns from col
+ * (the row walker's layout) + row e and / or - row l, e and l at column 0. */
+static void s1_fused_move(int16_t *col, int32_t n, const int8_t *e, const int8_t *l, int mode,
+                          int32_t c4, int32_t ch)
+{
+    if (mode == 4) {
+        const s1_asm_args m = {NULL, NULL, col, e, l, NULL, n, c4, ch - c4, 0, 0};
+        s1_move_w(&m);
+    } else if (mode != 0) {
+        cols_row(col, mode == 5 ? e : l, n, ch, ch + (ch & 1), mode == 5 ? 1 : 2);
+    }
+}
 #endif
 
 /* One output row at stride 1 as spans over csb (the column sums from input column 0, zero
@@ -1309,21 +1473,31 @@ typedef struct {
  * the pixels of one count (rows * columns >= 3) and one update in one s1_span (or all of
  * the row's segments in one s1_row_w call). mode: pixel ox's leaving column (ox
  * >= pl: an input column) moved to the next row there, + row xe - row xl (1), + row xe only
- * (2) or - row xl only (3; 2 and 3 by the assembly only: returns 0 where it did not run,
- * the row's columns then to move by the caller), or not (0). */
+ * (2, by the assembly only: returns 0 where it did not run, the row's columns then to
+ * move by the caller), or not (0); 4 (the fused order, the
+ * assembly only, else returns 0 with nothing done): the columns still hold the previous
+ * output row's window rows, each moved + row xe - row xl before it is summed (the window's
+ * first columns here, the others by the pixel they enter at), 5 (+ row xe only) or 6
+ * (- row xl only) the same way; 7, as 4 with each group lane
+ * of a moved column drifting by -1 (TH_S1_F_LN). drift: the drift of every column's group
+ * lanes (after this row's moves), cancelled in acc's start: acc holds fw - 1 columns'
+ * sums + drift * fw a lane before a pixel's column enters, so the fw columns' sum then is
+ * exact (modulo 2^16, every lane's arithmetic). */
 static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
                   int32_t in_w, int32_t out_w, int32_t ch, int32_t cst, const int8_t *xe,
                   const int8_t *xl, int mode, avg_s1_div *dv, int8_t *dst, int by_channel,
-                  void *segs)
+                  void *segs, int32_t drift)
 {
     const int32_t pl = p->padding.w, fw = p->filter.w;
-    s1_acc_init(acc, csb, TH_MIN(in_w, fw - 1 - pl), ch, cst);
+    const int32_t x1 = TH_MIN(in_w, fw - 1 - pl); /* the columns before pixel 0's entering */
 #if TH_NN_DSP_NATIVE
     const int32_t c4 = ch & ~3;
     s1_segs *sg = (s1_segs *)segs;
     if (!dv->clamp && c4 > 0) {
-        if (sg->rows == rows && sg->mode != mode && sg->n > 0) {
-            /* the same segments, another update (a VALID image's last row): no rebuild */
+        const int fused = mode >= 4;
+        if (sg->rows == rows && sg->mode != mode && sg->n > 0 && fused == (sg->mode >= 4)) {
+            /* the same segments, another update (a VALID image's last row, the fused
+             * order's first row of both rows moving after one entering): no rebuild */
             sg->mode = mode;
             for (int32_t i = 0; i < sg->n; i++) {
                 sg->seg[i].up = (sg->inner >> i) & 1u ? mode : 0;
@@ -1334,8 +1508,9 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
             sg->inner = 0;
             sg->mode = mode;
             sg->n = 0;
+            const int split = fused ? 2 : mode != 0;
             for (int32_t ox = 0; ox < out_w;) {
-                const int32_t n = s1_seg_len(ox, pl, fw, in_w, out_w, mode != 0);
+                const int32_t n = s1_seg_len(ox, pl, fw, in_w, out_w, split);
                 const int32_t count = rows * s1_cols_of(ox, pl, fw, in_w);
                 if (count < 3 || sg->n == TH_S1_SEGS) {
                     sg->n = -1;
@@ -1348,23 +1523,59 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
                 g->m = dv->m;
                 g->a = dv->a;
                 g->end = (ox + n) * ch;
-                g->up = ox >= pl ? mode : 0;
-                sg->inner |= (uint32_t)(ox >= pl) << (sg->n - 1);
+                g->up = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1) ? mode : 0;
+                sg->inner |= (uint32_t)(g->up != 0 || (!fused && ox >= pl)) << (sg->n - 1);
                 ox += n;
             }
         }
         if (sg->n > 0) {
             /* pixel 0's leaving column is csb's column -pl (cs's first) */
             int16_t *leave = csb - pl * cst;
-            const s1_row_args a = {acc, leave + (fw - 1) * cst, leave, xe, xl, dst,
+            const int8_t *e = xe, *l = xl;
+            /* acc from the drift's start (group lanes), then + the first x1 columns,
+             * moved first in the fused order (in one pass with both rows) */
+            int32_t k = 0;
+            if (drift != 0) {
+                const uint32_t d2 = ((uint32_t)(drift * fw) & 0xFFFFu) * 0x10001u;
+                for (; k < c4; k += 2) {
+                    th_write_s32(acc + k, (int32_t)d2);
+                }
+            }
+            for (; k < ch; k++) {
+                acc[k] = 0;
+            }
+            const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
+            if (x1 > 0 && fused && (mode == 4 || mode == 7)) {
+                if (mode == 7) {
+                    s1_warm_n(&m);
+                } else {
+                    s1_warm_w(&m);
+                }
+            } else if (x1 > 0) {
+                if (fused) {
+                    s1_fused_move(csb, x1, xe, xl, mode, c4, ch);
+                }
+                s1_sum_w(&m);
+            }
+            if (fused) {
+                /* rows e and l at pixel 0's entering column (the moving pixels are the
+                 * row's first: s1_moves) */
+                e = x1 < in_w && xe != NULL ? xe + (fw - 1 - pl) * ch : NULL;
+                l = x1 < in_w && xl != NULL ? xl + (fw - 1 - pl) * ch : NULL;
+            }
+            const s1_row_args a = {acc, leave + (fw - 1) * cst, leave, e, l, dst,
                                    sg->seg, c4, ch - c4, dst + out_w * ch};
             s1_row_w(&a);
             return 1;
         }
     }
+    if (mode >= 4) {
+        return 0;
+    }
 #else
     (void)segs;
 #endif
+    s1_acc_init(acc, csb, x1, ch, cst, drift * fw);
     const int update = mode == 1;
     for (int32_t ox = 0; ox < out_w;) {
         const int32_t cols = s1_cols_of(ox, pl, fw, in_w);
@@ -1429,6 +1640,17 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
     th_nn_window wy = th_nn_window_at(0, sh, p->padding.h, p->filter.h, in_h);
     lanes_cols(csb, image, row, 0, 0, wy.origin + wy.start, wy.origin + wy.end,
                wy.origin + wy.start, 0, in_w, ch, 1, cst);
+#if TH_NN_DSP_NATIVE
+    /* The fused order (s1_row mode 4) where the row walker runs and the output is apart
+     * from the input: output row y's walk reads the row above its windows, which raster
+     * order in place (th_nn.h (c)) may have overwritten. */
+    const int fused = s1 && by_channel && !clamp && c4 > 0;
+    int32_t pys = 0, pye = 0; /* the previous output row's window rows */
+    /* No padding column in any window (VALID): the group lanes may drift (s1_row mode 7),
+     * by `drift` so far. */
+    const int no_pad = pad_w == 0 && out->w - 1 + fw <= in_w;
+    int32_t drift = 0;
+#endif
     for (int32_t oy = 0; oy < out->h; oy++) {
         const int32_t ys = wy.origin + wy.start, ye = wy.origin + wy.end;
         const int last_row = oy + 1 == out->h;
@@ -1436,6 +1658,36 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
         if (!last_row) {
             wn = th_nn_window_at(oy + 1, sh, p->padding.h, p->filter.h, in_h);
         }
+#if TH_NN_DSP_NATIVE
+        if (fused) {
+            /* The columns hold row oy - 1's window rows [pys, pye) (row 0's: as summed):
+             * rows [pys, min(pye, ys)) leave, [max(pye, ys), ye) enter, at most one each. */
+            const int8_t *xe = NULL, *xl = NULL;
+            int mode = 0;
+            if (oy > 0) {
+                /* 4: both rows (7: with drift), 5: one entering (SAME's top rows), 6: one
+                 * leaving */
+                const int32_t l1 = TH_MIN(pye, ys), e0 = TH_MAX(pye, ys);
+                xl = l1 > pys ? image + pys * row : NULL;
+                xe = ye > e0 ? image + (ye - 1) * row : NULL;
+                mode = xl != NULL ? (xe != NULL ? 4 + 3 * no_pad : 6) : xe != NULL ? 5 : 0;
+            }
+            if (s1_row(acc, csb, ye - ys, p, in_w, out->w, ch, cst, xe, xl, mode, &dv, dst, 1,
+                       &segs, drift + (mode == 7))) {
+                drift += mode == 7;
+            } else {
+                /* no row table (a count below 3): the columns moved first, then the row */
+                s1_fused_move(csb, in_w, xe, xl, mode == 7 ? 4 : mode, c4, ch);
+                s1_row(acc, csb, ye - ys, p, in_w, out->w, ch, cst, NULL, NULL, 0, &dv, dst, 1,
+                       &segs, drift);
+            }
+            dst += out->w * ch;
+            pys = ys;
+            pye = ye;
+            wy = wn;
+            continue;
+        }
+#endif
         const int32_t ns = wn.origin + wn.start, ne = wn.origin + wn.end;
         /* Rows [ys, leave_end) leave and [enter_start, ne) enter; at stride 1 at most one
          * each (xl = row ys, xe = row ne - 1, NULL: none). */
@@ -1451,21 +1703,16 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
              * place: the next window's rows summed afresh, below row ys, where pixel q's
              * window starts, th_nn.h (c)). */
             const int both = !last_row && xe != NULL && xl != NULL;
-            /* one row entering or (output apart from the input) one leaving: moved by the
-             * pixels too where the assembly runs */
-            const int mode = both ? 1
-                             : last_row ? 0
-                             : xe != NULL && xl == NULL ? 2
-                             : xe == NULL && xl != NULL && by_channel ? 3
-                                                                      : 0;
+            /* one row entering: moved by the pixels too where the assembly runs */
+            const int mode = both ? 1 : !last_row && xe != NULL && xl == NULL ? 2 : 0;
             const int moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, cst, xe, xl, mode, &dv,
                                      dst, by_channel,
 #if TH_NN_DSP_NATIVE
-                                     &segs
+                                     &segs,
 #else
-                                     NULL
+                                     NULL,
 #endif
-            );
+                                     0);
             dst += out->w * ch;
             if (mode >= 2 && moved) {
                 /* the columns no pixel left */
