@@ -388,8 +388,17 @@ quad_rows_whole(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa,
         : "cc", "memory");
 }
 /* quad_rows_whole with the weights widened once per call (direct_geo.wide: each weight word
- * as its SXTB16 and SXTB16 ROR #8 halves, 8 bytes): LDRD for the two halves, 23 instructions
- * per 16 MACs against 25. Cout 1 only (one channel: nothing else shares the widening). */
+ * as its SXTB16 and SXTB16 ROR #8 halves, 8 bytes): LDRD for the two halves, 21 instructions
+ * per 16 MACs against 25. Cout 1 only (one channel: nothing else shares the widening). Its
+ * rows are at most TH_NN_DIRECT_EDGE_MAX_RUN bytes (edge_rows), 1-8 words: each row is one
+ * pass through eight unrolled words entered at word 8 - words by a TBH, no per-word count
+ * and branch (7x55x5 k4x3 s2, 4-word rows: 99 -> 91 instructions a row). */
+#define TH_QUAD_WIDE_WORD                                                                    \
+    "ldrd %[wl], %[wh], [%[w]], #8\n\t"                                                       \
+    TH_QUAD_PIXEL("s1", "[%[x], %[dx]]")                                                     \
+    TH_QUAD_PIXEL("s2", "[%[x], %[dx], lsl #1]")                                             \
+    TH_QUAD_PIXEL("s3", "[%[x], %[dx3]]")                                                    \
+    TH_QUAD_PIXEL("s0", "[%[x]], #4")
 static void __attribute__((noinline))
 quad_rows_wide(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa, int32_t rows,
                int32_t offset2, int32_t *s)
@@ -405,21 +414,37 @@ quad_rows_wide(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa, 
     int32_t t = (int32_t)(uintptr_t)s;
     __asm__ volatile(
         TH_ROWS_ENTER
-        "1:\n\t"
-        "ldrd %[wl], %[wh], [%[w]], #8\n\t"
-        TH_QUAD_PIXEL("s1", "[%[x], %[dx]]")
-        TH_QUAD_PIXEL("s2", "[%[x], %[dx], lsl #1]")
-        TH_QUAD_PIXEL("s3", "[%[x], %[dx3]]")
-        TH_QUAD_PIXEL("s0", "[%[x]], #4")
-        "subs %[n], %[n], #1\n\t"
-        "bne 1b\n\t"
-        TH_ROWS_LEAVE
+        "rsb %[n], %[n], #8\n\t" /* (TH_ROWS_ENTER's label 2 is past it: set once) */
+        "4:\n\t"
+        "tbh [pc, %[n], lsl #1]\n\t"
+        "5:\n\t"
+        ".hword (10f - 5b) / 2, (11f - 5b) / 2, (12f - 5b) / 2, (13f - 5b) / 2\n\t"
+        ".hword (14f - 5b) / 2, (15f - 5b) / 2, (16f - 5b) / 2, (17f - 5b) / 2\n\t"
+        "10:\n\t" TH_QUAD_WIDE_WORD
+        "11:\n\t" TH_QUAD_WIDE_WORD
+        "12:\n\t" TH_QUAD_WIDE_WORD
+        "13:\n\t" TH_QUAD_WIDE_WORD
+        "14:\n\t" TH_QUAD_WIDE_WORD
+        "15:\n\t" TH_QUAD_WIDE_WORD
+        "16:\n\t" TH_QUAD_WIDE_WORD
+        "17:\n\t" TH_QUAD_WIDE_WORD
+        "ldr %[u], [sp, #4]\n\t"
+        "add %[x], %[x], %[u]\n\t"
+        "ldr %[t], [sp, #8]\n\t"
+        "subs %[t], %[t], #1\n\t"
+        "str %[t], [sp, #8]\n\t"
+        "bne 4b\n\t"
+        "ldr %[t], [sp, #12]\n\t"
+        "add sp, sp, #16\n\t"
+        "strd %[s0], %[s1], [%[t]]\n\t"
+        "strd %[s2], %[s3], [%[t], #8]\n\t"
         : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [x] "+r"(x),
           [w] "+r"(w), [n] "+r"(n), [wl] "=&r"(wl), [wh] "=&r"(wh), [u] "+r"(u),
           [t] "+r"(t)
         : [dx] "r"(dx), [dx3] "r"(3 * dx), [off] "r"(offset2)
         : "cc", "memory");
 }
+#undef TH_QUAD_WIDE_WORD
 #undef TH_QUAD_WORDS
 #undef TH_QUAD_PIXEL
 #endif
