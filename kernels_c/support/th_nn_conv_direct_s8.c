@@ -449,6 +449,40 @@ quad_rows_wide(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa, 
 #undef TH_QUAD_PIXEL
 #endif
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* The widened rows of direct_geo.wide: each of `words` plain words as its two halves. */
+TH_INLINE void widen_rows(const int32_t *plain, int32_t words, int32_t *wd)
+{
+    for (int32_t j = 0; j < words; j++, wd += 2) {
+        const int32_t v = plain[j];
+        wd[0] = th_sxtb16(v);
+        wd[1] = th_sxtb16_ror8(v);
+    }
+}
+#endif
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* The widened rows of a Cout 1 call without the edge patches (th_nn_conv_direct_s8), or NULL:
+ * after its plain rows (w_row bytes each) in ctx's scratch; span: the output columns from the
+ * first interior one to interior_end. (Out of line: the kernel's own code as before.) */
+static const int32_t *__attribute__((noinline))
+rows_wide(const th_context *ctx, const th_conv_params *params, const th_dims *input_dims,
+          const th_dims *filter_dims, const th_dims *output_dims, const int32_t *plain,
+          int32_t w_row, int32_t span)
+{
+    const int32_t kh = filter_dims->h;
+    const int32_t quads = span >= 4 ? span / 4 : 0;
+    if (params->dilation.w != 1 || (w_row & 3) != 0 || w_row > TH_NN_DIRECT_EDGE_MAX_RUN ||
+        ctx->size < 3 * kh * w_row ||
+        input_dims->n * output_dims->h * quads * TH_MIN(kh, input_dims->h) < 3 * kh) {
+        return NULL;
+    }
+    int32_t *wd = (int32_t *)(void *)((int8_t *)ctx->buf + kh * w_row);
+    widen_rows(plain, kh * w_row / 4, wd);
+    return wd;
+}
+#endif
+
 /* Four pixels' sums of one channel into s[0..3] (from their values): `rows` filter rows of
  * q's quad from input x (the first pixel's first byte) and weights w. */
 TH_INLINE void quad_channel(const int8_t *x, const int8_t *w, int32_t rows, const quad_geo *q,
@@ -1100,12 +1134,7 @@ edge_rows(const direct_call *k, const th_context *ctx, int8_t *patch, const int8
         int32_t *wd = (int32_t *)(void *)((int8_t *)ctx->buf + (edge - 8 * words));
         gw = *k->g;
         gw.wide = wd;
-        const int32_t *plain = (const int32_t *)(const void *)gw.w;
-        for (int32_t j = 0; j < words; j++, wd += 2) {
-            const int32_t v = plain[j];
-            wd[0] = th_sxtb16(v);
-            wd[1] = th_sxtb16_ror8(v);
-        }
+        widen_rows((const int32_t *)(const void *)gw.w, words, wd);
         kw = *k;
         kw.g = &gw;
         k = &kw;
@@ -1469,7 +1498,7 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
         pad_rows((int8_t *)plain, cout, kp, filter_dims->h, run, w_row);
     }
     const int32_t in_bytes = input_dims->n * input_dims->h * input_dims->w * cin;
-    const direct_geo g = {(const int8_t *)plain, input + in_bytes, kp, w_row,
+    direct_geo g = {(const int8_t *)plain, input + in_bytes, kp, w_row,
                           padded ? filter_dims->h * w_row : kp, cin, filter_dims->w,
                           params->dilation.w, params->input_offset,
                           (int32_t)(((uint32_t)params->input_offset << 16) |
@@ -1501,6 +1530,18 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
         edge_rows(&k, ctx, patch, input, output);
         return;
     }
+    /* Cout 1 without the edge patches: the rows widened as edge_rows does (one_quads then takes
+     * quad_rows_wide, 21 instructions per 16 MACs against quad_rows_whole's 25), after the rows
+     * where the scratch holds them (3 KH w_row bytes: within the 4 Kp every variant reserves
+     * from rows of 9 bytes on), for rows of whole words up to TH_NN_DIRECT_EDGE_MAX_RUN bytes
+     * (quad_rows_wide's eight words) and where the quads' rows, about min(KH, H) per quad,
+     * reach 3 KH (the widening, ~8 instructions a word, once; 4 saved a word per quad row). */
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    if (cout == 1) {
+        g.wide = rows_wide(ctx, params, input_dims, filter_dims, output_dims, plain, w_row,
+                           ox_end - qa);
+    }
+#endif
     int8_t *out = output;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * input_dims->h * row_bytes;
