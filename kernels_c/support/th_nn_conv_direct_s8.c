@@ -463,8 +463,9 @@ TH_INLINE void widen_rows(const int32_t *plain, int32_t words, int32_t *wd)
 
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
 /* The widened rows of a Cout 1 call without the edge patches (th_nn_conv_direct_s8), or NULL:
- * after its plain rows (w_row bytes each) in ctx's scratch; span: the output columns from the
- * first interior one to interior_end. (Out of line: the kernel's own code as before.) */
+ * after its plain rows (w_row bytes each, whole words, at most TH_NN_DIRECT_EDGE_MAX_RUN) in
+ * ctx's scratch; span: the output columns from the first interior one to interior_end. (Out
+ * of line: the kernel's own code as before.) */
 static const int32_t *__attribute__((noinline))
 rows_wide(const th_context *ctx, const th_conv_params *params, const th_dims *input_dims,
           const th_dims *filter_dims, const th_dims *output_dims, const int32_t *plain,
@@ -472,8 +473,7 @@ rows_wide(const th_context *ctx, const th_conv_params *params, const th_dims *in
 {
     const int32_t kh = filter_dims->h;
     const int32_t quads = span >= 4 ? span / 4 : 0;
-    if (params->dilation.w != 1 || (w_row & 3) != 0 || w_row > TH_NN_DIRECT_EDGE_MAX_RUN ||
-        ctx->size < 3 * kh * w_row ||
+    if (params->dilation.w != 1 || ctx->size < 3 * kh * w_row ||
         input_dims->n * output_dims->h * quads * TH_MIN(kh, input_dims->h) < 3 * kh) {
         return NULL;
     }
@@ -1537,7 +1537,7 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
      * (quad_rows_wide's eight words) and where the quads' rows, about min(KH, H) per quad,
      * reach 3 KH (the widening, ~8 instructions a word, once; 4 saved a word per quad row). */
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    if (cout == 1) {
+    if (cout == 1 && (w_row & 3) == 0 && w_row <= TH_NN_DIRECT_EDGE_MAX_RUN) {
         g.wide = rows_wide(ctx, params, input_dims, filter_dims, output_dims, plain, w_row,
                            ox_end - qa);
     }
