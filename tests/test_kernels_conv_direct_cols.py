@@ -302,3 +302,72 @@ def test_direct_tails_on_cortex_m4(kernel_fw_root: Path) -> None:
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)
         assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"
+
+
+def wide_case(rng: np.random.Generator, i: int) -> ConvCase:
+    """Cout 1, dilation.w 1, no left or right padding (no edge patches: the rows and bands),
+    filter rows of 1-8 words (KW * Cin <= 32, Cin 4-8 and 12-32 with KW 1; padded where not
+    whole words): the rows widened after the plain rows where the scratch holds them and the
+    quads' rows reach 3 KH (rows_wide; quad_rows_wide entered at each of its eight words);
+    filters up to 5 high, strides 1-2, dilation.h 1-2, top and bottom padding, outputs 4-26
+    wide and 1-6 high (some too few quads), two batches; half with the fast scratch."""
+    words = 1 + i % 8
+    while True:
+        cin = int(rng.choice([4, 5, 6, 7, 8, 12, 16, 20, 24, 28, 32]))
+        kw = int(rng.integers(1, 33 // cin + 1))
+        if (kw * cin + 3) // 4 == words:
+            break
+    kh = int(rng.integers(2, 6))
+    s = 1 + i % 2
+    dil = (1 + (i // 2) % 2, 1)
+    eff_h = (kh - 1) * dil[0] + 1
+    while True:
+        out_w = int(rng.integers(4, 27))
+        in_h = int(rng.integers(1, 9))
+        pads = [int(rng.integers(0, eff_h)), 0, int(rng.integers(0, eff_h)), 0]
+        out_h = (in_h + pads[0] + pads[2] - eff_h) // s + 1
+        if 1 <= out_h <= 6 and (out_w % 4 != 3 or out_h >= 4):  # (else the edge patch's tail)
+            break
+    in_w = (out_w - 1) * s + kw + int(rng.integers(0, s))
+    batches = 2 if i % 7 == 3 else 1
+    return scaled_conv_case(rng, i, (batches, in_h, in_w, cin), (1, kh, kw, cin),
+                            (batches, out_h, out_w), s, dil, pads, fast_scratch=i % 2 == 0)
+
+
+def wide_cases(seed: int, count: int) -> list[ConvCase]:
+    rng = np.random.default_rng(seed)
+    return [wide_case(rng, i) for i in range(count)]
+
+
+def test_wide_cases_reach_the_branches() -> None:
+    cases = wide_cases(26, 96)
+    assert all(c.out_shape[3] == 1 and c.p.pad_left == c.p.pad_right == 0 for c in cases)
+    assert {(c.w.shape[2] * c.x.shape[3] + 3) // 4 for c in cases} == set(range(1, 9))
+    assert any(c.w.shape[2] * c.x.shape[3] % 4 for c in cases)  # padded rows
+    # the quads' rows reach 3 KH (widened), and do not
+    def quad_rows(c: ConvCase) -> int:
+        return c.x.shape[0] * c.out_shape[1] * (c.out_shape[2] // 4) * min(c.w.shape[1],
+                                                                         c.x.shape[1])
+    assert sum(quad_rows(c) >= 3 * c.w.shape[1] for c in cases) > 60
+    assert any(quad_rows(c) < 3 * c.w.shape[1] for c in cases)
+    assert {c.p.stride_w for c in cases} == {1, 2} and any(c.p.dilation_h == 2 for c in cases)
+    assert any(c.p.pad_top > 0 for c in cases) and any(c.p.pad_bottom > 0 for c in cases)
+    assert any(c.out_shape[1] >= 4 for c in cases)  # bands
+    assert any(c.x.shape[0] == 2 for c in cases) and any(not c.fast_scratch for c in cases)
+
+
+@pytest.mark.parametrize("variant", ["portable", "dsp"])
+def test_direct_wide_rows_on_the_host(variant: str) -> None:
+    with Driver(build_driver(variant)) as driver:
+        for case in wide_cases(26, 96):
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"[{variant}] {case.x.shape}->{case.out_shape}: {problem}"
+
+
+def test_direct_wide_rows_on_cortex_m4(kernel_fw_root: Path) -> None:
+    cases = [c for c in wide_cases(27, 120) if fits_small_firmware(c)]
+    assert len(cases) > 100
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"

@@ -388,8 +388,17 @@ quad_rows_whole(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa,
         : "cc", "memory");
 }
 /* quad_rows_whole with the weights widened once per call (direct_geo.wide: each weight word
- * as its SXTB16 and SXTB16 ROR #8 halves, 8 bytes): LDRD for the two halves, 23 instructions
- * per 16 MACs against 25. Cout 1 only (one channel: nothing else shares the widening). */
+ * as its SXTB16 and SXTB16 ROR #8 halves, 8 bytes): LDRD for the two halves, 21 instructions
+ * per 16 MACs against 25. Cout 1 only (one channel: nothing else shares the widening). Its
+ * rows are at most TH_NN_DIRECT_EDGE_MAX_RUN bytes (edge_rows), 1-8 words: each row is one
+ * pass through eight unrolled words entered at word 8 - words by a TBH, no per-word count
+ * and branch (7x55x5 k4x3 s2, 4-word rows: 99 -> 91 instructions a row). */
+#define TH_QUAD_WIDE_WORD                                                                    \
+    "ldrd %[wl], %[wh], [%[w]], #8\n\t"                                                       \
+    TH_QUAD_PIXEL("s1", "[%[x], %[dx]]")                                                     \
+    TH_QUAD_PIXEL("s2", "[%[x], %[dx], lsl #1]")                                             \
+    TH_QUAD_PIXEL("s3", "[%[x], %[dx3]]")                                                    \
+    TH_QUAD_PIXEL("s0", "[%[x]], #4")
 static void __attribute__((noinline))
 quad_rows_wide(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa, int32_t rows,
                int32_t offset2, int32_t *s)
@@ -405,23 +414,73 @@ quad_rows_wide(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa, 
     int32_t t = (int32_t)(uintptr_t)s;
     __asm__ volatile(
         TH_ROWS_ENTER
-        "1:\n\t"
-        "ldrd %[wl], %[wh], [%[w]], #8\n\t"
-        TH_QUAD_PIXEL("s1", "[%[x], %[dx]]")
-        TH_QUAD_PIXEL("s2", "[%[x], %[dx], lsl #1]")
-        TH_QUAD_PIXEL("s3", "[%[x], %[dx3]]")
-        TH_QUAD_PIXEL("s0", "[%[x]], #4")
-        "subs %[n], %[n], #1\n\t"
-        "bne 1b\n\t"
-        TH_ROWS_LEAVE
+        "rsb %[n], %[n], #8\n\t" /* (TH_ROWS_ENTER's label 2 is past it: set once) */
+        "4:\n\t"
+        "tbh [pc, %[n], lsl #1]\n\t"
+        "5:\n\t"
+        ".hword (10f - 5b) / 2, (11f - 5b) / 2, (12f - 5b) / 2, (13f - 5b) / 2\n\t"
+        ".hword (14f - 5b) / 2, (15f - 5b) / 2, (16f - 5b) / 2, (17f - 5b) / 2\n\t"
+        "10:\n\t" TH_QUAD_WIDE_WORD
+        "11:\n\t" TH_QUAD_WIDE_WORD
+        "12:\n\t" TH_QUAD_WIDE_WORD
+        "13:\n\t" TH_QUAD_WIDE_WORD
+        "14:\n\t" TH_QUAD_WIDE_WORD
+        "15:\n\t" TH_QUAD_WIDE_WORD
+        "16:\n\t" TH_QUAD_WIDE_WORD
+        "17:\n\t" TH_QUAD_WIDE_WORD
+        "ldr %[u], [sp, #4]\n\t"
+        "add %[x], %[x], %[u]\n\t"
+        "ldr %[t], [sp, #8]\n\t"
+        "subs %[t], %[t], #1\n\t"
+        "str %[t], [sp, #8]\n\t"
+        "bne 4b\n\t"
+        "ldr %[t], [sp, #12]\n\t"
+        "add sp, sp, #16\n\t"
+        "strd %[s0], %[s1], [%[t]]\n\t"
+        "strd %[s2], %[s3], [%[t], #8]\n\t"
         : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [x] "+r"(x),
           [w] "+r"(w), [n] "+r"(n), [wl] "=&r"(wl), [wh] "=&r"(wh), [u] "+r"(u),
           [t] "+r"(t)
         : [dx] "r"(dx), [dx3] "r"(3 * dx), [off] "r"(offset2)
         : "cc", "memory");
 }
+#undef TH_QUAD_WIDE_WORD
 #undef TH_QUAD_WORDS
 #undef TH_QUAD_PIXEL
+#endif
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* The widened rows of direct_geo.wide: each of `words` plain words as its two halves. */
+TH_INLINE void widen_rows(const int32_t *plain, int32_t words, int32_t *wd)
+{
+    for (int32_t j = 0; j < words; j++, wd += 2) {
+        const int32_t v = plain[j];
+        wd[0] = th_sxtb16(v);
+        wd[1] = th_sxtb16_ror8(v);
+    }
+}
+#endif
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* The widened rows of a Cout 1 call without the edge patches (th_nn_conv_direct_s8), or NULL:
+ * after its plain rows (w_row bytes each, whole words, at most TH_NN_DIRECT_EDGE_MAX_RUN) in
+ * ctx's scratch; span: the output columns from the first interior one to interior_end. (Out
+ * of line: the kernel's own code as before.) */
+static const int32_t *__attribute__((noinline))
+rows_wide(const th_context *ctx, const th_conv_params *params, const th_dims *input_dims,
+          const th_dims *filter_dims, const th_dims *output_dims, const int32_t *plain,
+          int32_t w_row, int32_t span)
+{
+    const int32_t kh = filter_dims->h;
+    const int32_t quads = span >= 4 ? span / 4 : 0;
+    if (params->dilation.w != 1 || ctx->size < 3 * kh * w_row ||
+        input_dims->n * output_dims->h * quads * TH_MIN(kh, input_dims->h) < 3 * kh) {
+        return NULL;
+    }
+    int32_t *wd = (int32_t *)(void *)((int8_t *)ctx->buf + kh * w_row);
+    widen_rows(plain, kh * w_row / 4, wd);
+    return wd;
+}
 #endif
 
 /* Four pixels' sums of one channel into s[0..3] (from their values): `rows` filter rows of
@@ -1075,12 +1134,7 @@ edge_rows(const direct_call *k, const th_context *ctx, int8_t *patch, const int8
         int32_t *wd = (int32_t *)(void *)((int8_t *)ctx->buf + (edge - 8 * words));
         gw = *k->g;
         gw.wide = wd;
-        const int32_t *plain = (const int32_t *)(const void *)gw.w;
-        for (int32_t j = 0; j < words; j++, wd += 2) {
-            const int32_t v = plain[j];
-            wd[0] = th_sxtb16(v);
-            wd[1] = th_sxtb16_ror8(v);
-        }
+        widen_rows((const int32_t *)(const void *)gw.w, words, wd);
         kw = *k;
         kw.g = &gw;
         k = &kw;
@@ -1444,7 +1498,7 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
         pad_rows((int8_t *)plain, cout, kp, filter_dims->h, run, w_row);
     }
     const int32_t in_bytes = input_dims->n * input_dims->h * input_dims->w * cin;
-    const direct_geo g = {(const int8_t *)plain, input + in_bytes, kp, w_row,
+    direct_geo g = {(const int8_t *)plain, input + in_bytes, kp, w_row,
                           padded ? filter_dims->h * w_row : kp, cin, filter_dims->w,
                           params->dilation.w, params->input_offset,
                           (int32_t)(((uint32_t)params->input_offset << 16) |
@@ -1476,6 +1530,18 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
         edge_rows(&k, ctx, patch, input, output);
         return;
     }
+    /* Cout 1 without the edge patches: the rows widened as edge_rows does (one_quads then takes
+     * quad_rows_wide, 21 instructions per 16 MACs against quad_rows_whole's 25), after the rows
+     * where the scratch holds them (3 KH w_row bytes: within the 4 Kp every variant reserves
+     * from rows of 9 bytes on), for rows of whole words up to TH_NN_DIRECT_EDGE_MAX_RUN bytes
+     * (quad_rows_wide's eight words) and where the quads' rows, about min(KH, H) per quad,
+     * reach 3 KH (the widening, ~8 instructions a word, once; 4 saved a word per quad row). */
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    if (cout == 1 && (w_row & 3) == 0 && w_row <= TH_NN_DIRECT_EDGE_MAX_RUN) {
+        g.wide = rows_wide(ctx, params, input_dims, filter_dims, output_dims, plain, w_row,
+                           ox_end - qa);
+    }
+#endif
     int8_t *out = output;
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b = input + b * input_dims->h * row_bytes;
