@@ -604,6 +604,11 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
     k.left = k.shift >= 0 && k.shift <= TH_MUL_MAX_LEFT;
     if (k.fast) {
         k.rq = th_fast_rq_make(k.multiplier, k.shift, k.out_offset);
+    } else {
+        /* unused by the left rows and the exact path, but the clamped rows lower a copy
+         * (th_nn_rq_less) before they know which form they take: a defined value */
+        const th_fast_rq none = {0};
+        k.rq = none;
     }
 #endif
 
