@@ -1483,7 +1483,7 @@ static void s1_fused_move(int16_t *col, int32_t n, const int8_t *e, const int8_t
  * lanes (after this row's moves), cancelled in acc's start: acc holds fw - 1 columns'
  * sums + drift * fw a lane before a pixel's column enters, so the fw columns' sum then is
  * exact (modulo 2^16, every lane's arithmetic). */
-static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
+TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
                   int32_t in_w, int32_t out_w, int32_t ch, int32_t cst, const int8_t *xe,
                   const int8_t *xl, int mode, avg_s1_div *dv, int8_t *dst, int by_channel,
                   void *segs, int32_t drift)
@@ -1544,18 +1544,22 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
             for (; k < ch; k++) {
                 acc[k] = 0;
             }
-            const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
-            if (x1 > 0 && fused && (mode == 4 || mode == 7)) {
-                if (mode == 7) {
-                    s1_warm_n(&m);
+            if (x1 > 0) {
+                /* m's scope ends before a's: one stack slot for both (s1_row is inlined
+                 * into avg_lanes_image, whose frame is on the stack bound's chain) */
+                const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
+                if (fused && (mode == 4 || mode == 7)) {
+                    if (mode == 7) {
+                        s1_warm_n(&m);
+                    } else {
+                        s1_warm_w(&m);
+                    }
                 } else {
-                    s1_warm_w(&m);
+                    if (fused) {
+                        s1_fused_move(csb, x1, xe, xl, mode, c4, ch);
+                    }
+                    s1_sum_w(&m);
                 }
-            } else if (x1 > 0) {
-                if (fused) {
-                    s1_fused_move(csb, x1, xe, xl, mode, c4, ch);
-                }
-                s1_sum_w(&m);
             }
             if (fused) {
                 /* rows e and l at pixel 0's entering column (the moving pixels are the
@@ -1658,36 +1662,6 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
         if (!last_row) {
             wn = th_nn_window_at(oy + 1, sh, p->padding.h, p->filter.h, in_h);
         }
-#if TH_NN_DSP_NATIVE
-        if (fused) {
-            /* The columns hold row oy - 1's window rows [pys, pye) (row 0's: as summed):
-             * rows [pys, min(pye, ys)) leave, [max(pye, ys), ye) enter, at most one each. */
-            const int8_t *xe = NULL, *xl = NULL;
-            int mode = 0;
-            if (oy > 0) {
-                /* 4: both rows (7: with drift), 5: one entering (SAME's top rows), 6: one
-                 * leaving */
-                const int32_t l1 = TH_MIN(pye, ys), e0 = TH_MAX(pye, ys);
-                xl = l1 > pys ? image + pys * row : NULL;
-                xe = ye > e0 ? image + (ye - 1) * row : NULL;
-                mode = xl != NULL ? (xe != NULL ? 4 + 3 * no_pad : 6) : xe != NULL ? 5 : 0;
-            }
-            if (s1_row(acc, csb, ye - ys, p, in_w, out->w, ch, cst, xe, xl, mode, &dv, dst, 1,
-                       &segs, drift + (mode == 7))) {
-                drift += mode == 7;
-            } else {
-                /* no row table (a count below 3): the columns moved first, then the row */
-                s1_fused_move(csb, in_w, xe, xl, mode == 7 ? 4 : mode, c4, ch);
-                s1_row(acc, csb, ye - ys, p, in_w, out->w, ch, cst, NULL, NULL, 0, &dv, dst, 1,
-                       &segs, drift);
-            }
-            dst += out->w * ch;
-            pys = ys;
-            pye = ye;
-            wy = wn;
-            continue;
-        }
-#endif
         const int32_t ns = wn.origin + wn.start, ne = wn.origin + wn.end;
         /* Rows [ys, leave_end) leave and [enter_start, ne) enter; at stride 1 at most one
          * each (xl = row ys, xe = row ne - 1, NULL: none). */
@@ -1704,16 +1678,58 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
              * window starts, th_nn.h (c)). */
             const int both = !last_row && xe != NULL && xl != NULL;
             /* one row entering: moved by the pixels too where the assembly runs */
-            const int mode = both ? 1 : !last_row && xe != NULL && xl == NULL ? 2 : 0;
-            const int moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, cst, xe, xl, mode, &dv,
-                                     dst, by_channel,
+            int mode = both ? 1 : !last_row && xe != NULL && xl == NULL ? 2 : 0;
+            const int8_t *re = xe, *rl = xl;
+            int32_t rdrift = 0;
 #if TH_NN_DSP_NATIVE
-                                     &segs,
-#else
-                                     NULL,
+            if (fused) {
+                /* The columns hold row oy - 1's window rows [pys, pye) (row 0's: as
+                 * summed): rows [pys, min(pye, ys)) leave, [max(pye, ys), ye) enter, at
+                 * most one each; 4: both rows (7: with drift), 5: one entering (SAME's top
+                 * rows), 6: one leaving. */
+                const int32_t l1 = TH_MIN(pye, ys), e0 = TH_MAX(pye, ys);
+                rl = oy > 0 && l1 > pys ? image + pys * row : NULL;
+                re = oy > 0 && ye > e0 ? image + (ye - 1) * row : NULL;
+                mode = rl != NULL ? (re != NULL ? 4 + 3 * no_pad : 6) : re != NULL ? 5 : 0;
+                rdrift = drift + (mode == 7);
+            }
 #endif
-                                     0);
+            /* s1_row's only call (inlined: its frame is avg_lanes_image's, the stack
+             * bound's chain one frame shorter) */
+            int moved;
+            for (;;) {
+                moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, cst, re, rl, mode, &dv,
+                               dst, by_channel,
+#if TH_NN_DSP_NATIVE
+                               &segs,
+#else
+                               NULL,
+#endif
+                               rdrift);
+#if TH_NN_DSP_NATIVE
+                if (fused && !moved) {
+                    /* no row table (a count below 3): the columns moved first, then the
+                     * row */
+                    s1_fused_move(csb, in_w, re, rl, mode == 7 ? 4 : mode, c4, ch);
+                    re = NULL;
+                    rl = NULL;
+                    mode = 0;
+                    rdrift = drift;
+                    continue;
+                }
+#endif
+                break;
+            }
             dst += out->w * ch;
+#if TH_NN_DSP_NATIVE
+            if (fused) {
+                drift += mode == 7;
+                pys = ys;
+                pye = ye;
+                wy = wn;
+                continue;
+            }
+#endif
             if (mode >= 2 && moved) {
                 /* the columns no pixel left */
                 const int32_t x0 = TH_MAX(0, out->w - pad_w);
@@ -2737,6 +2753,31 @@ static int avg_axis_covered(int32_t n, int32_t stride, int32_t pad, int32_t filt
     return a.end > a.start && b.end > b.start;
 }
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* The largest d = output - input (bytes, one image) at which the stride-1 rows may read the
+ * input row above each output row's windows: th_nn.h (c) with pixel (y, x), y > 0, also
+ * reading from where pixel (y - 1, x)'s window starts (plan/overlap.py,
+ * sliding_d_max_padded(row_above), grants no more). The first read of row y is input row
+ * r(y) = max(y - 1 - pt, 0) (r(0) = 0) from column max(x - pl, 0); the bound is the least,
+ * over rows, of row y's own pixels (least at x = min(pl, W' - 1)) and of its last pixel
+ * against row y + 1's first read. Row by row: O(H'), small beside the pool. */
+static int32_t avg_s1_d_max(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    const int32_t w = in->w, oh = out->h, ow = out->w, pt = p->padding.h;
+    const int32_t left = TH_MIN(p->padding.w, ow - 1);
+    int32_t r = 0; /* r(y) */
+    int32_t best = -1 - left;
+    for (int32_t y = 0; y < oh; y++) {
+        best = TH_MIN(best, r * w - y * ow - 1 - left);
+        r = TH_MAX(y - pt, 0); /* r(y + 1) */
+        if (y + 1 < oh) {
+            best = TH_MIN(best, r * w - (y + 1) * ow);
+        }
+    }
+    return best * in->c;
+}
+#endif
+
 th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
@@ -2776,13 +2817,25 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
             return TH_OK;
         }
         if (avg_lanes_applies(params) && TH_NN_PATH(AVG_LANES)) {
-            /* Spans channel by channel unless the output overlaps the input (in place). */
+            /* Spans channel by channel (and at stride 1 the fused order, which reads the
+             * row above the windows) unless the output overlaps the input (in place) at a
+             * d past avg_s1_d_max. */
             const uintptr_t i0 = (uintptr_t)input, o0 = (uintptr_t)output;
-            const int by_channel = o0 >= i0 + (uintptr_t)image_in * (uintptr_t)input_dims->n ||
-                                   i0 >= o0 + (uintptr_t)image_out * (uintptr_t)input_dims->n;
+            int by_channel = o0 >= i0 + (uintptr_t)image_in * (uintptr_t)input_dims->n ||
+                             i0 >= o0 + (uintptr_t)image_out * (uintptr_t)input_dims->n;
+            const int32_t d_max = !by_channel && params->stride.h == 1 && params->stride.w == 1
+                                      ? avg_s1_d_max(params, input_dims, output_dims)
+                                      : INT32_MIN;
             for (int32_t n = 0; n < input_dims->n; n++) {
+                int bc = by_channel;
+                if (!bc && d_max != INT32_MIN) {
+                    /* image n's d (modulo 2^32 like the addresses: signed on the target) */
+                    const int32_t d = (int32_t)(uint32_t)(o0 + (uintptr_t)(n * image_out) -
+                                                          i0 - (uintptr_t)(n * image_in));
+                    bc = d <= d_max;
+                }
                 avg_lanes_image(params, input_dims, input + n * image_in, output_dims,
-                             output + n * image_out, cs, (int16_t *)acc, by_channel);
+                                output + n * image_out, cs, (int16_t *)acc, bc);
             }
             return TH_OK;
         }
