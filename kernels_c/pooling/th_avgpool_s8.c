@@ -199,9 +199,14 @@ static void acc_out(int32_t *acc, const int16_t *enter, const int16_t *leave, in
 }
 #endif
 
-static void avg_separable_image(const th_pool_params *p, const th_dims *in,
-                                const int8_t *image, const th_dims *out, int8_t *dst,
-                                int16_t *cs, int32_t *acc)
+/* Out of line: inlined, its locals are part of th_avgpool_s8's frame, under
+ * avg_lanes_image's on the stack bound's chain (avg_strided_image stays inlined: a call
+ * cost a strided pool ~8 instructions). */
+__attribute__((noinline)) static void avg_separable_image(const th_pool_params *p,
+                                                          const th_dims *in,
+                                                          const int8_t *image,
+                                                          const th_dims *out, int8_t *dst,
+                                                          int16_t *cs, int32_t *acc)
 {
     const int32_t in_h = in->h, in_w = in->w, ch = in->c;
     const int32_t act_min = p->activation.min, act_max = p->activation.max;
@@ -902,16 +907,28 @@ typedef struct {
     "ldrsb r12, [r4], #1\n\t"                                                             \
     "sub r11, r11, r12\n\t"
 /* The fused segment loops (seg up 4: rows e and l, 5: row e, 6: row l), TH_S1_ROW_LOOP's
- * frame. */
+ * frame. Groups two at a time (one TEQ / BNE for both: -1 instruction a group); an odd
+ * count of groups enters each pixel at the second (r9: the entry, B0 or B1, chosen once a
+ * segment from bit 0 of [sp, #8]; MOV PC: one instruction more a pixel than BNE). */
 #define TH_S1_F_ROW_LOOP(G, PR, T1, B, P, T)                                             \
-    B ":\n\t" TH_S1_TAIL_FLAGS B "0:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                      \
+    B ":\n\t"                                                                             \
+    "ldr lr, [sp, #8]\n\t"                                                               \
+    "adr r9, " B "0f\n\t"                                                                 \
+    "lsls r10, lr, #31\n\t" /* Z: an even count of groups */                             \
+    "it ne\n\t"                                                                          \
+    "adrne r9, " B "1f\n\t"                                                               \
+    "msr APSR_nzcvq, lr\n\t"                                                             \
+    "mov pc, r9\n\t"                                                                     \
+    B "0:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
+    B "1:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
         "teq r0, r6\n\t"                                                                  \
         "bne " B "0b\n\t"                                                                 \
         "bcc " P "f\n\t" TH_S1_F_PAIR(PR) P ":\n\t"                                      \
         "bvc " T "f\n\t" TH_S1_F_TAIL(T1) T ":\n\t"                                      \
         "ldrd r0, r11, [sp, #0]\n\t"                                                      \
         "teq r5, r11\n\t"                                                                 \
-        "bne " B "0b\n\t"
+        "it ne\n\t"                                                                      \
+        "movne pc, r9\n\t"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
@@ -1051,6 +1068,8 @@ typedef struct {
                          "sub sp, sp, #24\n\t"                                            \
                          "ldrd r10, r11, [r0, #28]\n\t"                                   \
                          "lsl r11, r11, #28\n\t" /* TH_S1_TAIL_FLAGS */                 \
+                         "ubfx r12, r10, #2, #1\n\t" /* an odd count of groups: bit 0 */  \
+                         "orr r11, r11, r12\n\t"                                          \
                          "str r11, [sp, #8]\n\t"                                          \
                          "ldr r5, [r0, #20]\n\t"                                          \
                          "str r5, [sp, #12]\n\t"                                          \
@@ -1064,6 +1083,7 @@ typedef struct {
                          "add r6, r0, r10, lsl #1\n\t"                                    \
                          "1:\n\t"                                                         \
                          "ldmia r9!, {r7, r8, r10, r11}\n\t"                              \
+                         "str r9, [sp, #20]\n\t" /* r9: the fused loops' entry */         \
                          "ldr r12, [sp, #12]\n\t"                                         \
                          "add r10, r10, r12\n\t"                                          \
                          "str r10, [sp, #4]\n\t"                                          \
@@ -1090,6 +1110,7 @@ typedef struct {
                                                        TH_S1_FT_E TH_S1_FT_L, "27", "28", \
                                                        "29")                              \
                          "9:\n\t"                                                         \
+                         "ldr r9, [sp, #20]\n\t"                                          \
                          "ldr r10, [sp, #16]\n\t"                                         \
                          "cmp r5, r10\n\t"                                                \
                          "bne 1b\n\t"                                                     \
@@ -1662,14 +1683,23 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
         if (!last_row) {
             wn = th_nn_window_at(oy + 1, sh, p->padding.h, p->filter.h, in_h);
         }
-        const int32_t ns = wn.origin + wn.start, ne = wn.origin + wn.end;
         /* Rows [ys, leave_end) leave and [enter_start, ne) enter; at stride 1 at most one
-         * each (xl = row ys, xe = row ne - 1, NULL: none). */
-        const int32_t leave_end = last_row ? ys : TH_MIN(ye, ns);
-        const int32_t enter_start = last_row ? ne : TH_MAX(ye, ns);
-        const int8_t *xl = leave_end > ys ? image + ys * row : NULL;
-        const int8_t *xe = ne > enter_start ? image + (ne - 1) * row : NULL;
+         * each (xl = row ys, xe = row ne - 1, NULL: none). Not for the fused order (its
+         * own rows below: ~20 instructions a row less). */
+        int32_t ns = 0, ne = 0, leave_end = 0, enter_start = 0;
+        const int8_t *xl = NULL, *xe = NULL;
         const int32_t rows = ye - ys;
+#if TH_NN_DSP_NATIVE
+        if (!fused)
+#endif
+        {
+            ns = wn.origin + wn.start;
+            ne = wn.origin + wn.end;
+            leave_end = last_row ? ys : TH_MIN(ye, ns);
+            enter_start = last_row ? ne : TH_MAX(ye, ns);
+            xl = leave_end > ys ? image + ys * row : NULL;
+            xe = ne > enter_start ? image + (ne - 1) * row : NULL;
+        }
         if (s1) {
             /* Stride 1 (counts below 3 in s1_span_small, at the row's ends). With a
              * row entering and one leaving, each pixel moves its leaving column; else the
