@@ -16,7 +16,10 @@ Tail cases: C with 1-3 channels past the groups (the assembly's halfword lanes) 
 Small-count cases: SAME with a kernel side of 1 or 2, whose corner or border windows hold 1
 or 2 taps (s1_span_small; the rest of the row the reciprocal), constant inputs at -128 and
 127. All against the NumPy reference, on the host (ASan / UBSan, portable and emulated DSP
-builds) and in one batch on QEMU mps2-an386 (the native DSP build: the assembly).
+builds) and in one batch on QEMU mps2-an386 (the native DSP build: the assembly). In-place
+cases: the output over the input at the bound plan/overlap.py grants a stride-1 average pool
+(row_above: the fused order on QEMU) and at the plain raster bound past it (the kernel's own
+check, avg_s1_d_max, must take the split order there).
 
 Global cases: one output pixel over the whole plane (VALID k = H x W, SAME with a larger
 window) or over whole rows only (VALID, KH < H, SH > H - KH), planes of 1 .. ~1300 pixels
