@@ -111,13 +111,16 @@ def _raster_limit(graph: Graph, op: int) -> int:
         _, kh, kw, _ = graph.tensors[o.inputs[1]].shape
         sh, sw, dh, dw, top, left = (cp.stride_h, cp.stride_w, cp.dilation_h, cp.dilation_w,
                                      cp.pad_top, cp.pad_left)  # fmt: skip
+    # a stride-1 average pool's pixel (y, x) also reads pixel (y - 1, x)'s window
+    above = int(o.kind is OpKind.AVERAGE_POOL_2D and sh == sw == 1)
     first_read = []
     for b in range(n):
         for oy in range(oh):
             for ox in range(ow):
-                taps = [((b * h + oy * sh - top + ky * dh) * w + ox * sw - left + kx * dw) * cin
+                taps = [((b * h + y * sh - top + ky * dh) * w + ox * sw - left + kx * dw) * cin
+                        for y in range(max(oy - above, 0), oy + 1)
                         for ky in range(kh) for kx in range(kw)
-                        if 0 <= oy * sh - top + ky * dh < h and 0 <= ox * sw - left + kx * dw < w]
+                        if 0 <= y * sh - top + ky * dh < h and 0 <= ox * sw - left + kx * dw < w]
                 first_read.append(min(taps) if taps else 1 << 40)
     still_needed = np.minimum.accumulate(np.array(first_read[::-1]))[::-1]
     written_end = (np.arange(len(first_read)) + 1) * cout

@@ -16,7 +16,10 @@ Tail cases: C with 1-3 channels past the groups (the assembly's halfword lanes) 
 Small-count cases: SAME with a kernel side of 1 or 2, whose corner or border windows hold 1
 or 2 taps (s1_span_small; the rest of the row the reciprocal), constant inputs at -128 and
 127. All against the NumPy reference, on the host (ASan / UBSan, portable and emulated DSP
-builds) and in one batch on QEMU mps2-an386 (the native DSP build: the assembly).
+builds) and in one batch on QEMU mps2-an386 (the native DSP build: the assembly). In-place
+cases: the output over the input at the bound plan/overlap.py grants a stride-1 average pool
+(row_above: the fused order on QEMU) and at the plain raster bound past it (the kernel's own
+check, avg_s1_d_max, must take the split order there).
 
 Global cases: one output pixel over the whole plane (VALID k = H x W, SAME with a larger
 window) or over whole rows only (VALID, KH < H, SH > H - KH), planes of 1 .. ~1300 pixels
@@ -42,6 +45,7 @@ from kernels.pool_batches import (
     needs_qemu,
 )
 from tinyhost.ir import Padding
+from tinyhost.plan.overlap import sliding_d_max_padded
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
@@ -176,6 +180,30 @@ def fused_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     return draw_cases(seed, count, draw)
 
 
+def _in_place_bound(case: PoolCase, row_above: bool) -> int:
+    """Rule (c)'s largest d for the pool (plan/overlap.py; row_above: the stride-1 row
+    walker's read of the row above each output row's windows), down to a word (the planner's
+    offsets are aligned)."""
+    p = case.p
+    bound = sliding_d_max_padded(case.x.shape, case.out_shape,
+                                 (p.filter_h, p.filter_w, 1, 1, 1, 1), (p.pad_top, p.pad_left),
+                                 row_above)  # fmt: skip
+    return bound & ~3
+
+
+def in_place_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """fused_cases with the output over the input in one buffer: at the bound the planner
+    grants a stride-1 average pool (the row above the windows kept: the fused order where
+    the assembly runs, the spans channel by channel elsewhere; the kernel checks the bound
+    itself, avg_s1_d_max) and at the plain raster bound past it, where the kernel must
+    fall back to the split order (the next window's rows summed afresh)."""
+    out = []
+    for i, case in enumerate(fused_cases(seed, count, max_elements)):
+        d = _in_place_bound(case, row_above=i % 3 != 2)
+        out.append(PoolCase(case.op, case.x, case.p, case.out_shape, in_place_d=d))
+    return out
+
+
 def global_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """One output pixel per image: the whole plane (VALID, or SAME with a window one larger
     each way), whole rows (VALID, KH < H, stride past the rest), or (one in seven) a window
@@ -237,6 +265,14 @@ def test_span_cases_reach_every_branch() -> None:
     assert any(max(c.p.filter_h, c.p.filter_w) >= 13 and c.p.pad_top > 0 for c in fused)
     assert any(c.x.min() == c.x.max() == -128 and c.p.filter_h * c.p.filter_w > 128
                for c in valid)
+    placed = in_place_cases(5, 60, 6000)
+    out_len = [int(np.prod(c.out_shape)) for c in placed]
+    assert all(c.in_place_d is not None for c in placed)
+    # the output overlaps the input (d > -output bytes), at both bounds, VALID and SAME
+    over = [c for c, n in zip(placed, out_len, strict=True) if c.in_place_d > -n]
+    assert len(over) >= 40
+    assert any(c.in_place_d < _in_place_bound(c, row_above=False) for c in over)
+    assert {c.p.pad_top > 0 for c in over} == {False, True}
     small = small_count_cases(5, 40, 3000)
     corner = [c for c in small if (c.p.filter_h - max(c.p.pad_top, c.p.pad_bottom)) *
               (c.p.filter_w - max(c.p.pad_left, c.p.pad_right)) < 3]
@@ -247,14 +283,16 @@ def test_span_cases_reach_every_branch() -> None:
 def test_span_paths_on_the_host(variant: str) -> None:
     check_on_host(variant, span_cases(5, 120, 4000) + global_cases(5, 70, 8000) +
                   tail_cases(5, 60, 6000) + small_count_cases(5, 40, 3000) +
-                  row_table_cases(5, 48, 4000) + fused_cases(5, 60, 6000))
+                  row_table_cases(5, 48, 4000) + fused_cases(5, 60, 6000) +
+                  in_place_cases(7, 60, 6000))
 
 
 @needs_qemu
 def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000) +
                        tail_cases(6, 60, 6000) + small_count_cases(6, 40, 3000) +
-                       row_table_cases(6, 60, 6000) + fused_cases(6, 80, 6000), 370)
+                       row_table_cases(6, 60, 6000) + fused_cases(6, 80, 6000) +
+                       in_place_cases(8, 60, 6000), 430)
 
 
 def test_tie_free_constants_are_exact() -> None:

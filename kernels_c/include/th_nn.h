@@ -54,7 +54,11 @@
  *      pools' separable paths read, while at pixel q, only input bytes at or after the first
  *      byte of pixel q's window: the rows of q's output row, or later ones). So any d is
  *      allowed at which, for every q, d + (q+1)*Cout <= the first input byte read by any
- *      pixel >= q (plan/overlap.py sliding_d_max_padded computes the bound). Depthwise
+ *      pixel >= q (plan/overlap.py sliding_d_max_padded computes the bound). At stride
+ *      1, th_avgpool_s8's pixel (y, x), y > 0, also reads from where pixel (y - 1, x)'s
+ *      window starts (the row above its window: the column sums move off it as they
+ *      enter); it checks that bound itself (row_above in sliding_d_max_padded) and past it
+ *      takes an order that reads only the windows. Depthwise
  *      kernels do NOT follow this order (they go channel by channel over the whole image).
  * Everything else: output must not overlap input, filter, bias or scratch.
  */

@@ -199,9 +199,14 @@ static void acc_out(int32_t *acc, const int16_t *enter, const int16_t *leave, in
 }
 #endif
 
-static void avg_separable_image(const th_pool_params *p, const th_dims *in,
-                                const int8_t *image, const th_dims *out, int8_t *dst,
-                                int16_t *cs, int32_t *acc)
+/* Out of line: inlined, its locals are part of th_avgpool_s8's frame, under
+ * avg_lanes_image's on the stack bound's chain (avg_strided_image stays inlined: a call
+ * cost a strided pool ~8 instructions). */
+__attribute__((noinline)) static void avg_separable_image(const th_pool_params *p,
+                                                          const th_dims *in,
+                                                          const int8_t *image,
+                                                          const th_dims *out, int8_t *dst,
+                                                          int16_t *cs, int32_t *acc)
 {
     const int32_t in_h = in->h, in_w = in->w, ch = in->c;
     const int32_t act_min = p->activation.min, act_max = p->activation.max;
@@ -902,16 +907,28 @@ typedef struct {
     "ldrsb r12, [r4], #1\n\t"                                                             \
     "sub r11, r11, r12\n\t"
 /* The fused segment loops (seg up 4: rows e and l, 5: row e, 6: row l), TH_S1_ROW_LOOP's
- * frame. */
+ * frame. Groups two at a time (one TEQ / BNE for both: -1 instruction a group); an odd
+ * count of groups enters each pixel at the second (r9: the entry, B0 or B1, chosen once a
+ * segment from bit 0 of [sp, #8]; MOV PC: one instruction more a pixel than BNE). */
 #define TH_S1_F_ROW_LOOP(G, PR, T1, B, P, T)                                             \
-    B ":\n\t" TH_S1_TAIL_FLAGS B "0:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                      \
+    B ":\n\t"                                                                             \
+    "ldr lr, [sp, #8]\n\t"                                                               \
+    "adr r9, " B "0f\n\t"                                                                 \
+    "lsls r10, lr, #31\n\t" /* Z: an even count of groups */                             \
+    "it ne\n\t"                                                                          \
+    "adrne r9, " B "1f\n\t"                                                               \
+    "msr APSR_nzcvq, lr\n\t"                                                             \
+    "mov pc, r9\n\t"                                                                     \
+    B "0:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
+    B "1:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
         "teq r0, r6\n\t"                                                                  \
         "bne " B "0b\n\t"                                                                 \
         "bcc " P "f\n\t" TH_S1_F_PAIR(PR) P ":\n\t"                                      \
         "bvc " T "f\n\t" TH_S1_F_TAIL(T1) T ":\n\t"                                      \
         "ldrd r0, r11, [sp, #0]\n\t"                                                      \
         "teq r5, r11\n\t"                                                                 \
-        "bne " B "0b\n\t"
+        "it ne\n\t"                                                                      \
+        "movne pc, r9\n\t"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
@@ -1051,6 +1068,8 @@ typedef struct {
                          "sub sp, sp, #24\n\t"                                            \
                          "ldrd r10, r11, [r0, #28]\n\t"                                   \
                          "lsl r11, r11, #28\n\t" /* TH_S1_TAIL_FLAGS */                 \
+                         "ubfx r12, r10, #2, #1\n\t" /* an odd count of groups: bit 0 */  \
+                         "orr r11, r11, r12\n\t"                                          \
                          "str r11, [sp, #8]\n\t"                                          \
                          "ldr r5, [r0, #20]\n\t"                                          \
                          "str r5, [sp, #12]\n\t"                                          \
@@ -1064,6 +1083,7 @@ typedef struct {
                          "add r6, r0, r10, lsl #1\n\t"                                    \
                          "1:\n\t"                                                         \
                          "ldmia r9!, {r7, r8, r10, r11}\n\t"                              \
+                         "str r9, [sp, #20]\n\t" /* r9: the fused loops' entry */         \
                          "ldr r12, [sp, #12]\n\t"                                         \
                          "add r10, r10, r12\n\t"                                          \
                          "str r10, [sp, #4]\n\t"                                          \
@@ -1090,6 +1110,7 @@ typedef struct {
                                                        TH_S1_FT_E TH_S1_FT_L, "27", "28", \
                                                        "29")                              \
                          "9:\n\t"                                                         \
+                         "ldr r9, [sp, #20]\n\t"                                          \
                          "ldr r10, [sp, #16]\n\t"                                         \
                          "cmp r5, r10\n\t"                                                \
                          "bne 1b\n\t"                                                     \
@@ -1483,7 +1504,7 @@ static void s1_fused_move(int16_t *col, int32_t n, const int8_t *e, const int8_t
  * lanes (after this row's moves), cancelled in acc's start: acc holds fw - 1 columns'
  * sums + drift * fw a lane before a pixel's column enters, so the fw columns' sum then is
  * exact (modulo 2^16, every lane's arithmetic). */
-static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
+TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params *p,
                   int32_t in_w, int32_t out_w, int32_t ch, int32_t cst, const int8_t *xe,
                   const int8_t *xl, int mode, avg_s1_div *dv, int8_t *dst, int by_channel,
                   void *segs, int32_t drift)
@@ -1544,18 +1565,22 @@ static int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_params
             for (; k < ch; k++) {
                 acc[k] = 0;
             }
-            const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
-            if (x1 > 0 && fused && (mode == 4 || mode == 7)) {
-                if (mode == 7) {
-                    s1_warm_n(&m);
+            if (x1 > 0) {
+                /* m's scope ends before a's: one stack slot for both (s1_row is inlined
+                 * into avg_lanes_image, whose frame is on the stack bound's chain) */
+                const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
+                if (fused && (mode == 4 || mode == 7)) {
+                    if (mode == 7) {
+                        s1_warm_n(&m);
+                    } else {
+                        s1_warm_w(&m);
+                    }
                 } else {
-                    s1_warm_w(&m);
+                    if (fused) {
+                        s1_fused_move(csb, x1, xe, xl, mode, c4, ch);
+                    }
+                    s1_sum_w(&m);
                 }
-            } else if (x1 > 0) {
-                if (fused) {
-                    s1_fused_move(csb, x1, xe, xl, mode, c4, ch);
-                }
-                s1_sum_w(&m);
             }
             if (fused) {
                 /* rows e and l at pixel 0's entering column (the moving pixels are the
@@ -1658,44 +1683,23 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
         if (!last_row) {
             wn = th_nn_window_at(oy + 1, sh, p->padding.h, p->filter.h, in_h);
         }
-#if TH_NN_DSP_NATIVE
-        if (fused) {
-            /* The columns hold row oy - 1's window rows [pys, pye) (row 0's: as summed):
-             * rows [pys, min(pye, ys)) leave, [max(pye, ys), ye) enter, at most one each. */
-            const int8_t *xe = NULL, *xl = NULL;
-            int mode = 0;
-            if (oy > 0) {
-                /* 4: both rows (7: with drift), 5: one entering (SAME's top rows), 6: one
-                 * leaving */
-                const int32_t l1 = TH_MIN(pye, ys), e0 = TH_MAX(pye, ys);
-                xl = l1 > pys ? image + pys * row : NULL;
-                xe = ye > e0 ? image + (ye - 1) * row : NULL;
-                mode = xl != NULL ? (xe != NULL ? 4 + 3 * no_pad : 6) : xe != NULL ? 5 : 0;
-            }
-            if (s1_row(acc, csb, ye - ys, p, in_w, out->w, ch, cst, xe, xl, mode, &dv, dst, 1,
-                       &segs, drift + (mode == 7))) {
-                drift += mode == 7;
-            } else {
-                /* no row table (a count below 3): the columns moved first, then the row */
-                s1_fused_move(csb, in_w, xe, xl, mode == 7 ? 4 : mode, c4, ch);
-                s1_row(acc, csb, ye - ys, p, in_w, out->w, ch, cst, NULL, NULL, 0, &dv, dst, 1,
-                       &segs, drift);
-            }
-            dst += out->w * ch;
-            pys = ys;
-            pye = ye;
-            wy = wn;
-            continue;
-        }
-#endif
-        const int32_t ns = wn.origin + wn.start, ne = wn.origin + wn.end;
         /* Rows [ys, leave_end) leave and [enter_start, ne) enter; at stride 1 at most one
-         * each (xl = row ys, xe = row ne - 1, NULL: none). */
-        const int32_t leave_end = last_row ? ys : TH_MIN(ye, ns);
-        const int32_t enter_start = last_row ? ne : TH_MAX(ye, ns);
-        const int8_t *xl = leave_end > ys ? image + ys * row : NULL;
-        const int8_t *xe = ne > enter_start ? image + (ne - 1) * row : NULL;
+         * each (xl = row ys, xe = row ne - 1, NULL: none). Not for the fused order (its
+         * own rows below: ~20 instructions a row less). */
+        int32_t ns = 0, ne = 0, leave_end = 0, enter_start = 0;
+        const int8_t *xl = NULL, *xe = NULL;
         const int32_t rows = ye - ys;
+#if TH_NN_DSP_NATIVE
+        if (!fused)
+#endif
+        {
+            ns = wn.origin + wn.start;
+            ne = wn.origin + wn.end;
+            leave_end = last_row ? ys : TH_MIN(ye, ns);
+            enter_start = last_row ? ne : TH_MAX(ye, ns);
+            xl = leave_end > ys ? image + ys * row : NULL;
+            xe = ne > enter_start ? image + (ne - 1) * row : NULL;
+        }
         if (s1) {
             /* Stride 1 (counts below 3 in s1_span_small, at the row's ends). With a
              * row entering and one leaving, each pixel moves its leaving column; else the
@@ -1704,16 +1708,58 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
              * window starts, th_nn.h (c)). */
             const int both = !last_row && xe != NULL && xl != NULL;
             /* one row entering: moved by the pixels too where the assembly runs */
-            const int mode = both ? 1 : !last_row && xe != NULL && xl == NULL ? 2 : 0;
-            const int moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, cst, xe, xl, mode, &dv,
-                                     dst, by_channel,
+            int mode = both ? 1 : !last_row && xe != NULL && xl == NULL ? 2 : 0;
+            const int8_t *re = xe, *rl = xl;
+            int32_t rdrift = 0;
 #if TH_NN_DSP_NATIVE
-                                     &segs,
-#else
-                                     NULL,
+            if (fused) {
+                /* The columns hold row oy - 1's window rows [pys, pye) (row 0's: as
+                 * summed): rows [pys, min(pye, ys)) leave, [max(pye, ys), ye) enter, at
+                 * most one each; 4: both rows (7: with drift), 5: one entering (SAME's top
+                 * rows), 6: one leaving. */
+                const int32_t l1 = TH_MIN(pye, ys), e0 = TH_MAX(pye, ys);
+                rl = oy > 0 && l1 > pys ? image + pys * row : NULL;
+                re = oy > 0 && ye > e0 ? image + (ye - 1) * row : NULL;
+                mode = rl != NULL ? (re != NULL ? 4 + 3 * no_pad : 6) : re != NULL ? 5 : 0;
+                rdrift = drift + (mode == 7);
+            }
 #endif
-                                     0);
+            /* s1_row's only call (inlined: its frame is avg_lanes_image's, the stack
+             * bound's chain one frame shorter) */
+            int moved;
+            for (;;) {
+                moved = s1_row(acc, csb, rows, p, in_w, out->w, ch, cst, re, rl, mode, &dv,
+                               dst, by_channel,
+#if TH_NN_DSP_NATIVE
+                               &segs,
+#else
+                               NULL,
+#endif
+                               rdrift);
+#if TH_NN_DSP_NATIVE
+                if (fused && !moved) {
+                    /* no row table (a count below 3): the columns moved first, then the
+                     * row */
+                    s1_fused_move(csb, in_w, re, rl, mode == 7 ? 4 : mode, c4, ch);
+                    re = NULL;
+                    rl = NULL;
+                    mode = 0;
+                    rdrift = drift;
+                    continue;
+                }
+#endif
+                break;
+            }
             dst += out->w * ch;
+#if TH_NN_DSP_NATIVE
+            if (fused) {
+                drift += mode == 7;
+                pys = ys;
+                pye = ye;
+                wy = wn;
+                continue;
+            }
+#endif
             if (mode >= 2 && moved) {
                 /* the columns no pixel left */
                 const int32_t x0 = TH_MAX(0, out->w - pad_w);
@@ -2737,6 +2783,31 @@ static int avg_axis_covered(int32_t n, int32_t stride, int32_t pad, int32_t filt
     return a.end > a.start && b.end > b.start;
 }
 
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+/* The largest d = output - input (bytes, one image) at which the stride-1 rows may read the
+ * input row above each output row's windows: th_nn.h (c) with pixel (y, x), y > 0, also
+ * reading from where pixel (y - 1, x)'s window starts (plan/overlap.py,
+ * sliding_d_max_padded(row_above), grants no more). The first read of row y is input row
+ * r(y) = max(y - 1 - pt, 0) (r(0) = 0) from column max(x - pl, 0); the bound is the least,
+ * over rows, of row y's own pixels (least at x = min(pl, W' - 1)) and of its last pixel
+ * against row y + 1's first read. Row by row: O(H'), small beside the pool. */
+static int32_t avg_s1_d_max(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    const int32_t w = in->w, oh = out->h, ow = out->w, pt = p->padding.h;
+    const int32_t left = TH_MIN(p->padding.w, ow - 1);
+    int32_t r = 0; /* r(y) */
+    int32_t best = -1 - left;
+    for (int32_t y = 0; y < oh; y++) {
+        best = TH_MIN(best, r * w - y * ow - 1 - left);
+        r = TH_MAX(y - pt, 0); /* r(y + 1) */
+        if (y + 1 < oh) {
+            best = TH_MIN(best, r * w - (y + 1) * ow);
+        }
+    }
+    return best * in->c;
+}
+#endif
+
 th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
@@ -2776,13 +2847,25 @@ th_status th_avgpool_s8(const th_context *ctx, const th_pool_params *params,
             return TH_OK;
         }
         if (avg_lanes_applies(params) && TH_NN_PATH(AVG_LANES)) {
-            /* Spans channel by channel unless the output overlaps the input (in place). */
+            /* Spans channel by channel (and at stride 1 the fused order, which reads the
+             * row above the windows) unless the output overlaps the input (in place) at a
+             * d past avg_s1_d_max. */
             const uintptr_t i0 = (uintptr_t)input, o0 = (uintptr_t)output;
-            const int by_channel = o0 >= i0 + (uintptr_t)image_in * (uintptr_t)input_dims->n ||
-                                   i0 >= o0 + (uintptr_t)image_out * (uintptr_t)input_dims->n;
+            int by_channel = o0 >= i0 + (uintptr_t)image_in * (uintptr_t)input_dims->n ||
+                             i0 >= o0 + (uintptr_t)image_out * (uintptr_t)input_dims->n;
+            const int32_t d_max = !by_channel && params->stride.h == 1 && params->stride.w == 1
+                                      ? avg_s1_d_max(params, input_dims, output_dims)
+                                      : INT32_MIN;
             for (int32_t n = 0; n < input_dims->n; n++) {
+                int bc = by_channel;
+                if (!bc && d_max != INT32_MIN) {
+                    /* image n's d (modulo 2^32 like the addresses: signed on the target) */
+                    const int32_t d = (int32_t)(uint32_t)(o0 + (uintptr_t)(n * image_out) -
+                                                          i0 - (uintptr_t)(n * image_in));
+                    bc = d <= d_max;
+                }
                 avg_lanes_image(params, input_dims, input + n * image_in, output_dims,
-                             output + n * image_out, cs, (int16_t *)acc, by_channel);
+                                output + n * image_out, cs, (int16_t *)acc, bc);
             }
             return TH_OK;
         }

@@ -55,6 +55,7 @@ class PoolCase:
     out_shape: tuple[int, int, int, int]
     no_scratch: bool = False
     fast_scratch: bool = False  # the *_scratch_size_fast scratch where the kernel has one
+    in_place_d: int | None = None  # the output this many bytes from the input, one buffer
 
     def expected(self) -> np.ndarray:
         fn = avg_pool_int8 if self.op == Op.AVGPOOL else max_pool_int8
@@ -64,8 +65,11 @@ class PoolCase:
         p = self.p
         flags = FLAG_NO_SCRATCH if self.no_scratch else 0
         flags |= FLAG_FAST_SCRATCH if self.fast_scratch else 0
+        flags |= FLAG_IN_PLACE if self.in_place_d is not None else 0
         ints = [flags, *self.x.shape, *self.out_shape, p.stride_h, p.stride_w, p.pad_top,
                 p.pad_left, p.filter_h, p.filter_w, p.act_min, p.act_max]
+        if self.in_place_d is not None:
+            ints.append(self.in_place_d)
         return encode_record(case_id, self.op, ints, [self.x.astype(np.int8).tobytes()])
 
 

@@ -154,7 +154,8 @@ OVERLAP_TABLE: tuple[OverlapRule, ...] = (
         "NHWC int8 input and output (CONV_2D any variant, AVERAGE_POOL_2D, MAX_POOL_2D)",
         "d <= d_max(shape): the largest d such that, for every output pixel q in raster "
         "order, the bytes of pixels 0..q end at or before the first input byte read by any "
-        "pixel >= q (computed by sliding_d_max)",
+        "pixel >= q (computed by sliding_d_max; a stride-1 AVERAGE_POOL_2D's pixel (y, x) "
+        "also reads from where pixel (y - 1, x)'s window starts)",
         "output pixels in ascending raster order (batch, y, x); pixel q reads only its own "
         "window and its writes may happen at any time after pixel q starts",
         "the op's ordinary scratch (scratch.py)",
@@ -254,8 +255,10 @@ def sliding_d_max(
     in_shape: tuple[int, ...],
     out_shape: tuple[int, ...],
     window: _Window,
+    row_above: bool = False,
 ) -> int:
-    """Largest output-minus-input offset at which a raster-order windowed kernel is safe."""
+    """Largest output-minus-input offset at which a raster-order windowed kernel is safe
+    (row_above: see sliding_d_max_padded)."""
     _, h, w, _ = in_shape
     _, oh, ow, _ = out_shape
     kh, kw, sh, sw, dh, dw, padding = window
@@ -264,7 +267,8 @@ def sliding_d_max(
     else:
         pad_t = _pad_before(h, oh, sh, kh, dh, padding)
         pad_l = _pad_before(w, ow, sw, kw, dw, padding)
-    return sliding_d_max_padded(in_shape, out_shape, (kh, kw, sh, sw, dh, dw), (pad_t, pad_l))
+    return sliding_d_max_padded(in_shape, out_shape, (kh, kw, sh, sw, dh, dw), (pad_t, pad_l),
+                                row_above)  # fmt: skip
 
 
 def sliding_d_max_padded(
@@ -272,11 +276,15 @@ def sliding_d_max_padded(
     out_shape: tuple[int, ...],
     window: tuple[int, int, int, int, int, int],
     pads: tuple[int, int],
+    row_above: bool = False,
 ) -> int:
     """sliding_d_max with explicit (top, left) padding; window = (kh, kw, sh, sw, dh, dw).
 
     Pixel q's output bytes end at d + (q+1)*out_pixel_bytes; the first input byte still to be
     read once pixel q starts is the smallest window start of the pixels q, q+1, ...
+    row_above: pixel (y, x) with y > 0 reads from the start of pixel (y - 1, x)'s window
+    instead (a stride-1 average pool's fused column order moves its column sums off the
+    previous output row's first window row, th_nn.h (c)).
     """
     n, h, w, cin = in_shape
     _, oh, ow, cout = out_shape
@@ -289,6 +297,8 @@ def sliding_d_max_padded(
         return start + (-(-behind // dil)) * dil
 
     y0 = first_inside(np.arange(oh) * sh - pad_t, dh)
+    if row_above:
+        y0 = np.concatenate([y0[:1], y0[:-1]])
     x0 = first_inside(np.arange(ow) * sw - pad_l, dw)
     start = ((np.arange(n)[:, None, None] * h + y0[None, :, None]) * w + x0[None, None, :]) * cin
     start = start.reshape(-1)
@@ -414,7 +424,10 @@ def op_overlaps(graph: Graph, index: int, options: PlanOptions) -> list[Overlap]
         and len(src.shape) == 4
         and len(out.shape) == 4
     ):
-        d_max = sliding_d_max(src.shape, out.shape, window)
+        # th_avgpool_s8 at stride 1 reads the row above each output row's windows (th_nn.h
+        # (c)); the kernel checks the same bound before taking that order
+        row_above = op.kind is OpKind.AVERAGE_POOL_2D and window[2:4] == (1, 1)
+        d_max = sliding_d_max(src.shape, out.shape, window, row_above)
         result.append(
             Overlap(index, OverlapMode.SLIDING, src_t, out_t, -UNBOUNDED, d_max, 1, ordinary)
         )

@@ -403,7 +403,9 @@ static int io_buffers(const th_kalloc *mem, int in_place, int64_t in_len, int64_
     return *input != NULL && *output != NULL;
 }
 
-/* pool ints: flags, in(4), out(4), stride(2), padding(2), filter(2), act(2); blob: input */
+/* pool ints: flags, in(4), out(4), stride(2), padding(2), filter(2), act(2)[, d]; blob:
+ * input. In place: the output d bytes from the input in one buffer (th_nn.h (c); d = 0 when
+ * not given). */
 static run_result run_pool(const decoded_case *dc, const th_kalloc *mem)
 {
     run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
@@ -429,9 +431,16 @@ static run_result run_pool(const decoded_case *dc, const th_kalloc *mem)
     p.activation.max = v[16];
     int8_t *input;
     int8_t *output;
-    if (!io_buffers(mem, v[0] & FLAG_IN_PLACE, in_len, out_len, &input, &output)) {
+    const int64_t d = dc->n_ints > 17 && (v[0] & FLAG_IN_PLACE) ? v[17] : 0;
+    const int64_t in_at = d < 0 ? -d : 0, out_at = d > 0 ? d : 0;
+    const int64_t end = in_at + in_len > out_at + out_len ? in_at + in_len : out_at + out_len;
+    if (!io_buffers(mem, v[0] & FLAG_IN_PLACE, end, out_len, &input, &output)) {
         rr.status = TH_KCASE_NO_MEMORY;
         return rr;
+    }
+    if (v[0] & FLAG_IN_PLACE) {
+        output = input + out_at;
+        input += in_at;
     }
     memcpy(input, dc->blob[0], (size_t)in_len);
     int32_t size = (v[0] & FLAG_NO_SCRATCH) ? 0
