@@ -103,6 +103,8 @@ _TABLES = [
     (Op.ADD, (1, 600), (1,)), (Op.SUB, (1, 600), (1,)), (Op.MUL, (1, 600), (1,)),
     (Op.ADD, (256, 5), (5,)), (Op.SUB, (230, 3), (1, 3)), (Op.MUL, (282, 4), (4,)),
     (Op.MUL, (300, 3), (1, 3)), (Op.SUB, (1, 777), (1,)),
+    # many channels: the call's acc edges (th_nn_mono_thresholds) shared by every table
+    (Op.ADD, (240, 21), (21,)), (Op.SUB, (228, 13), (1, 13)), (Op.SUB, (256, 17), (17,)),
 ]
 
 
@@ -180,6 +182,9 @@ _BOUNDS = [
     (Op.MUL, (22,), (22,), -2, -2), (Op.MUL, (4, 3, 9), (4, 3, 1), -128, 100),
     # MUL spatial with left shifts past TH_MUL_SPATIAL_MAX_LEFT (6): the per-row loops
     (Op.MUL, (6, 5, 12), (6, 5, 1), -128, 127), (Op.MUL, (3, 7, 1), (3, 7, 9), -50, 60),
+    # channel output tables (from 224 rows) with both bounds inside int8, and one value
+    (Op.SUB, (230, 9), (9,), -30, 40), (Op.ADD, (8,), (226, 8), 0, 0),
+    (Op.ADD, (225, 12), (12,), -128, 20), (Op.SUB, (224, 5), (5,), -20, 30),
 ]
 
 

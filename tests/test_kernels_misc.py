@@ -764,7 +764,7 @@ def test_binary_fast_paths(kern_both):
 # the accumulator split): every int8 value in every column, scale ratios from 2^-12 to 2^6
 # so the runs go from empty to the whole table, zero points at their extremes.
 _TABLE_FORMS = [((2, 256), (1,)), ((1, 1, 512), (1, 1, 1)), ((256, 3), (3,)),
-                ((283, 2), (1, 2))]
+                ((283, 2), (1, 2)), ((256, 11), (11,))]
 
 
 def test_binary_output_tables(kern_both):

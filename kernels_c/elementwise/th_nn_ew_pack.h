@@ -249,11 +249,15 @@ TH_INLINE int32_t th_nn_mono_acc(const th_nn_mono *q, int32_t a)
     return (int32_t)((uint32_t)q->c + (uint32_t)q->k * (uint32_t)x);
 }
 
-TH_INLINE int32_t th_nn_mono_v(const th_nn_mono *q, int32_t a)
+TH_INLINE int32_t th_nn_mono_vacc(const th_nn_mono *q, int32_t acc)
 {
-    const int32_t acc = th_nn_mono_acc(q, a);
     const int32_t y = th_smmlar(acc, q->m, acc < 0 ? q->rzp_neg : q->rzp);
     return th_clamp(th_ssat8(y >> q->e), q->lo, q->hi);
+}
+
+TH_INLINE int32_t th_nn_mono_v(const th_nn_mono *q, int32_t a)
+{
+    return th_nn_mono_vacc(q, th_nn_mono_acc(q, a));
 }
 
 /* First a in (lo, hi) where the test fails (hi if none), the test holding at lo and
@@ -352,22 +356,13 @@ TH_INLINE void th_nn_mono_run(const th_nn_mono *q, int32_t a0, int32_t n, int32_
     }
 }
 
-/* The whole table (callers keep it out of line). Four ranges of a, in order: the run of
- * v(-128), the inner entries with acc of one sign, those of the other, the run of v(127);
- * each range is split where a changes sign (the table's two halves: lut + (uint8_t)a). */
-TH_INLINE void th_nn_mono_fill(const th_nn_mono *q, int8_t *lut)
+/* The table from its edges p (first a with v != vf), s (where acc changes sign, p <= s <= r)
+ * and r (first a of the run of vl). Four ranges of a, in order: the run of v(-128), the
+ * inner entries with acc of one sign, those of the other, the run of v(127); each range is
+ * split where a changes sign (the table's two halves: lut + (uint8_t)a). */
+TH_INLINE void th_nn_mono_cuts(const th_nn_mono *q, int8_t *lut, int32_t vf, int32_t vl,
+                               int32_t p, int32_t s, int32_t r, int neg)
 {
-    const int32_t vf = th_nn_mono_v(q, -128), vl = th_nn_mono_v(q, 127);
-    /* An end value strictly inside (lo, hi) was neither saturated nor clamped, nor is any
-     * entry of its run: no search for that run (the inner formula is exact there), which
-     * keeps a table without saturation at two evaluations more than the plain loop. */
-    const int sat_f = vf == q->lo || vf == q->hi, sat_l = vl == q->lo || vl == q->hi;
-    /* first a with v != vf */
-    const int32_t p = sat_f ? th_nn_mono_edge(q, -128, 128, 0, vf) : -128;
-    /* first a with v == vl: v(p - 1) = vf != vl when p < 128 (p = -128: none before) */
-    const int32_t r = p < 128 && sat_l ? th_nn_mono_edge(q, p - 1, 127, 1, vl) : 128;
-    const int neg = p < r && th_nn_mono_acc(q, p) < 0;
-    const int32_t s = p < r && q->rzp_neg != q->rzp ? th_nn_mono_edge(q, p, r, 2, neg) : r;
     const int32_t cut[5] = {-128, p, s, r, 128};
     for (int32_t h = 0; h < 4; h++) {
         const int32_t rzp = (h == 1) == (neg != 0) ? q->rzp_neg : q->rzp;
@@ -382,6 +377,128 @@ TH_INLINE void th_nn_mono_fill(const th_nn_mono *q, int8_t *lut)
             a0 = end;
         }
     }
+}
+
+/* The whole table (callers keep it out of line), its edges by binary searches on v. */
+TH_INLINE void th_nn_mono_fill(const th_nn_mono *q, int8_t *lut)
+{
+    const int32_t vf = th_nn_mono_v(q, -128), vl = th_nn_mono_v(q, 127);
+    /* An end value strictly inside (lo, hi) was neither saturated nor clamped, nor is any
+     * entry of its run: no search for that run (the inner formula is exact there), which
+     * keeps a table without saturation at two evaluations more than the plain loop. */
+    const int sat_f = vf == q->lo || vf == q->hi, sat_l = vl == q->lo || vl == q->hi;
+    /* first a with v != vf */
+    const int32_t p = sat_f ? th_nn_mono_edge(q, -128, 128, 0, vf) : -128;
+    /* first a with v == vl: v(p - 1) = vf != vl when p < 128 (p = -128: none before) */
+    const int32_t r = p < 128 && sat_l ? th_nn_mono_edge(q, p - 1, 127, 1, vl) : 128;
+    const int neg = p < r && th_nn_mono_acc(q, p) < 0;
+    const int32_t s = p < r && q->rzp_neg != q->rzp ? th_nn_mono_edge(q, p, r, 2, neg) : r;
+    th_nn_mono_cuts(q, lut, vf, vl, p, s, r, neg);
+}
+
+/* Edges in acc, the same for every table of one call (only c differs between channels):
+ * alo = the largest acc in [amin, amax] with v(acc) == lo (amin - 1 if none), ahi = the
+ * smallest with v(acc) == hi (amax + 1 if none), v being nondecreasing in acc (m >= 0) over
+ * [amin, amax], the accumulators the call can reach (outside them SMMLAR's sum may wrap). Two
+ * searches of about 30 steps once per call, after which each table's edges are searches on
+ * its table words alone (th_nn_mono_tedge). */
+typedef struct {
+    int64_t alo;
+    int64_t ahi;
+} th_nn_mono_th;
+
+static __attribute__((noinline, unused)) th_nn_mono_th th_nn_mono_thresholds(const th_nn_mono *q,
+                                                                          int32_t amin,
+                                                                          int32_t amax)
+{
+    th_nn_mono_th th;
+    int32_t l = amin, h = amax;
+    if (th_nn_mono_vacc(q, l) != q->lo) {
+        th.alo = (int64_t)amin - 1;
+    } else if (th_nn_mono_vacc(q, h) == q->lo) {
+        th.alo = amax;
+    } else {
+        while ((uint32_t)h - (uint32_t)l > 1u) {
+            const int32_t mid = (int32_t)((uint32_t)l + (((uint32_t)h - (uint32_t)l) >> 1));
+            if (th_nn_mono_vacc(q, mid) == q->lo) {
+                l = mid;
+            } else {
+                h = mid;
+            }
+        }
+        th.alo = l;
+    }
+    l = amin;
+    h = amax;
+    if (th_nn_mono_vacc(q, h) != q->hi) {
+        th.ahi = (int64_t)amax + 1;
+    } else if (th_nn_mono_vacc(q, l) == q->hi) {
+        th.ahi = amin;
+    } else {
+        while ((uint32_t)h - (uint32_t)l > 1u) {
+            const int32_t mid = (int32_t)((uint32_t)l + (((uint32_t)h - (uint32_t)l) >> 1));
+            if (th_nn_mono_vacc(q, mid) == q->hi) {
+                h = mid;
+            } else {
+                l = mid;
+            }
+        }
+        th.ahi = h;
+    }
+    return th;
+}
+
+/* First a in (lo, hi) where the test fails (hi if none), the test holding at lo: le ?
+ * acc(a) <= A : acc(a) >= A, for acc = c + k * tab[a], k = +-2, tab nondecreasing in a.
+ * As a test on the table word: t <= T or t >= T, the latter as ~t <= ~T (~ reverses the
+ * order), so a step is a load, an EOR and a compare (against about 12 for v(a)). */
+TH_INLINE int32_t th_nn_mono_tedge(const th_nn_mono *q, int32_t lo, int32_t hi, int le,
+                                   int64_t a)
+{
+    const int64_t d = q->k > 0 ? a - q->c : (int64_t)q->c - a;
+    int64_t t;
+    int32_t f;
+    if ((q->k > 0) == (le != 0)) {
+        t = d >> 1; /* t <= floor(d / 2) */
+        f = 0;
+    } else {
+        t = ((-d) >> 1) - 1; /* t >= ceil(d / 2): ~t <= ~ceil(d / 2) = floor(-d / 2) - 1 */
+        f = -1;
+    }
+    if (t > INT32_MAX) {
+        return hi;
+    }
+    if (t < INT32_MIN) {
+        return lo + 1 < hi ? lo + 1 : hi;
+    }
+    const int32_t t32 = (int32_t)t;
+    while (hi - lo > 1) {
+        const int32_t mid = lo + ((hi - lo) >> 1);
+        if ((q->tab[(uint8_t)mid] ^ f) <= t32) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return hi;
+}
+
+/* th_nn_mono_fill for tab != NULL and k = +-2 with the call's thresholds: the same edges
+ * (v == lo iff acc <= alo, v == hi iff acc >= ahi), found on the table words. */
+TH_INLINE void th_nn_mono_fill_th(const th_nn_mono *q, const th_nn_mono_th *th, int8_t *lut)
+{
+    const int32_t vf = th_nn_mono_v(q, -128), vl = th_nn_mono_v(q, 127);
+    const int sat_f = vf == q->lo || vf == q->hi, sat_l = vl == q->lo || vl == q->hi;
+    const int32_t p = !sat_f          ? -128
+                      : vf == q->lo ? th_nn_mono_tedge(q, -128, 128, 1, th->alo)
+                                    : th_nn_mono_tedge(q, -128, 128, 0, th->ahi);
+    const int32_t r = !(p < 128 && sat_l) ? 128
+                      : vl == q->hi       ? th_nn_mono_tedge(q, p - 1, 127, 1, th->ahi - 1)
+                                          : th_nn_mono_tedge(q, p - 1, 127, 0, th->alo + 1);
+    const int neg = p < r && th_nn_mono_acc(q, p) < 0;
+    const int32_t s = p < r && q->rzp_neg != q->rzp ? th_nn_mono_tedge(q, p, r, neg, neg ? -1 : 0)
+                                                     : r;
+    th_nn_mono_cuts(q, lut, vf, vl, p, s, r, neg);
 }
 #endif
 
