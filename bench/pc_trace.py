@@ -30,14 +30,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests"))
 
-from pointwise_calls import symbols  # noqa: E402
+from pointwise_calls import pc_counts, symbols  # noqa: E402
 
-from kernels.cases import build_flags_record, check_result  # noqa: E402
+from kernels.cases import check_result  # noqa: E402
 from kernels.sweep import describe, sweep_cases  # noqa: E402
 from kernels.target import build_firmware, run_cases  # noqa: E402
-from tinyhost.boards import load_board  # noqa: E402
 from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
-from tinyhost.deploy.qemu import qemu_command  # noqa: E402
 
 
 def find_case(shape: str, maxpool: bool):
@@ -53,33 +51,6 @@ def find_case(shape: str, maxpool: bool):
             if shape in describe(case):
                 return case
     raise SystemExit(f"no sweep shape contains {shape!r}")
-
-
-def pc_counts(elf: Path, board: str, case, tmp: Path) -> Counter:
-    """How often each pc ran between the marks of the case's call."""
-    (tmp / "cases.bin").write_bytes(build_flags_record(0) + case.encode(1, True))
-    log = tmp / "exec.log"
-    cmd = qemu_command(load_board(board), elf, "stdio", None,
-                       ["-singlestep", "-d", "exec,nochain", "-D", str(log)])
-    subprocess.run(cmd, cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True, timeout=600,
-                   check=False)
-    addrs, names = symbols(elf)
-    start = addrs[names.index("th_mark_start")]
-    stop = addrs[names.index("th_mark_stop")]
-    counts: Counter = Counter()
-    on = False
-    with log.open() as f:
-        for line in f:
-            if not line.startswith("Trace"):
-                continue
-            pc = int(line.split("[")[1].split("/")[1], 16)
-            if pc == start:
-                on = True
-            elif pc == stop:
-                on = False
-            elif on:
-                counts[pc] += 1
-    return counts
 
 
 def annotated(elf: Path, function: str, counts: Counter, least: int) -> list[str]:
@@ -113,7 +84,7 @@ def main() -> int:
     if problem is not None:
         raise SystemExit(f"{args.shape}: {problem}")
     with tempfile.TemporaryDirectory(prefix="th-pctrace-") as tmp:
-        counts = pc_counts(fw.elf, args.board, case, Path(tmp))
+        counts = pc_counts(fw.elf, args.board, [case], Path(tmp))[0]
     addrs, names = symbols(fw.elf)
     per_function: Counter = Counter()
     for pc, n in counts.items():

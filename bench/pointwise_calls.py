@@ -45,8 +45,8 @@ def symbols(elf: Path) -> tuple[list[int], list[str]]:
     return addrs, names
 
 
-def trace_calls(elf: Path, board: str, cases: list, tmp: Path) -> list[Counter]:
-    """Per case, instructions per function between the marks."""
+def pc_counts(elf: Path, board: str, cases: list, tmp: Path) -> list[Counter]:
+    """Per case, how often each pc ran between the marks (QEMU single-stepped, -d exec)."""
     records = [build_flags_record(0)] + [c.encode(i + 1, True) for i, c in enumerate(cases)]
     (tmp / "cases.bin").write_bytes(b"".join(records))
     log = tmp / "exec.log"
@@ -72,7 +72,19 @@ def trace_calls(elf: Path, board: str, cases: list, tmp: Path) -> list[Counter]:
                 current = None
                 continue
             if current is not None:
-                current[names[bisect.bisect_right(addrs, pc) - 1]] += 1
+                current[pc] += 1
+    return calls
+
+
+def trace_calls(elf: Path, board: str, cases: list, tmp: Path) -> list[Counter]:
+    """Per case, instructions per function between the marks."""
+    addrs, names = symbols(elf)
+    calls: list[Counter] = []
+    for pcs in pc_counts(elf, board, cases, tmp):
+        per_function: Counter = Counter()
+        for pc, n in pcs.items():
+            per_function[names[bisect.bisect_right(addrs, pc) - 1]] += n
+        calls.append(per_function)
     return calls
 
 
