@@ -761,6 +761,21 @@ typedef struct {
     "sxtab16 r10, r10, r12\n\t"                                                           \
     "sxtab16 r11, r11, r12, ror #8\n\t"                                                   \
     STORE
+/* The average of one channel's sum (r10: SMLAWB by the reciprocal r7 and r8, the quotient's
+ * byte flipped to int8) stored at r5; of two channels' sums (the halfwords of r10, PKHTB,
+ * the quotients joined in bytes 0 and 1). */
+#define TH_S1_AVG1                                                                        \
+    "smlawb r11, r7, r10, r8\n\t"                                                         \
+    "lsr r11, r11, #16\n\t"                                                               \
+    "eor r11, r11, #0x80\n\t"                                                             \
+    "strb r11, [r5], #1\n\t"
+#define TH_S1_AVG2                                                                        \
+    "smlawb r11, r7, r10, r8\n\t"                                                         \
+    "smlawt r10, r7, r10, r8\n\t"                                                         \
+    "pkhtb r10, r10, r11, asr #16\n\t"                                                    \
+    "orr r10, r10, r10, lsr #8\n\t"                                                       \
+    "eor r10, r10, #0x80808080\n\t"                                                       \
+    "strh r10, [r5], #2\n\t"
 /* One channel past C & ~3 (halfword sums, natural order): acc += entering column, acc -
  * leaving column stored; the average (SMLAWB of the raw sum, the quotient's byte flipped
  * to int8); then (T_MOVE) the leaving column + row e - row l, or (T_SKIP) past it. ~17
@@ -772,10 +787,7 @@ typedef struct {
     "ldrsh r12, [r2]\n\t"                                                                 \
     "sub r11, r10, r12\n\t"                                                               \
     "strh r11, [r0], #2\n\t"                                                              \
-    "smlawb r11, r7, r10, r8\n\t"                                                         \
-    "lsr r11, r11, #16\n\t"                                                               \
-    "eor r11, r11, #0x80\n\t"                                                             \
-    "strb r11, [r5], #1\n\t"                                                              \
+    TH_S1_AVG1                                                                            \
     UPDATE1
 /* the leaving column's channel + row e - row l (r12: its sum), pointers past the channel
  * (S: the column-sum step, "2", or "4" for the row walker: the channel then the layout's
@@ -805,12 +817,7 @@ typedef struct {
     "ldr r12, [r2]\n\t"                                                                   \
     "ssub16 r11, r10, r12\n\t"                                                            \
     "str r11, [r0], #4\n\t"                                                               \
-    "smlawb r11, r7, r10, r8\n\t"                                                         \
-    "smlawt r10, r7, r10, r8\n\t"                                                         \
-    "pkhtb r10, r10, r11, asr #16\n\t"                                                    \
-    "orr r10, r10, r10, lsr #8\n\t"                                                       \
-    "eor r10, r10, #0x80808080\n\t"                                                       \
-    "strh r10, [r5], #2\n\t" UPDATE2
+    TH_S1_AVG2 UPDATE2
 /* two bytes b0 b1 -> (b0, b1) in halfword lanes: LDRH, then b1 copied to byte 2 for SXTB16 */
 #define TH_S1_P_MOVE                                                                      \
     "ldrh r10, [r3], #2\n\t"                                                              \
@@ -872,12 +879,7 @@ typedef struct {
     "ldr r12, [r2], #4\n\t"                                                               \
     "ssub16 r11, r10, r12\n\t"                                                            \
     "str r11, [r0], #4\n\t"                                                               \
-    "smlawb r11, r7, r10, r8\n\t"                                                         \
-    "smlawt r10, r7, r10, r8\n\t"                                                         \
-    "pkhtb r10, r10, r11, asr #16\n\t"                                                    \
-    "orr r10, r10, r10, lsr #8\n\t"                                                       \
-    "eor r10, r10, #0x80808080\n\t"                                                       \
-    "strh r10, [r5], #2\n\t"
+    TH_S1_AVG2
 #define TH_S1_FP_E                                                                        \
     "ldrh r12, [r3], #2\n\t"                                                              \
     "orr r12, r12, r12, lsl #8\n\t"                                                       \
@@ -896,10 +898,7 @@ typedef struct {
     "ldrsh r12, [r2], #4\n\t"                                                             \
     "sub r11, r10, r12\n\t"                                                               \
     "strh r11, [r0], #2\n\t"                                                              \
-    "smlawb r11, r7, r10, r8\n\t"                                                         \
-    "lsr r11, r11, #16\n\t"                                                               \
-    "eor r11, r11, #0x80\n\t"                                                             \
-    "strb r11, [r5], #1\n\t"
+    TH_S1_AVG1
 #define TH_S1_FT_E                                                                        \
     "ldrsb r12, [r3], #1\n\t"                                                             \
     "add r11, r11, r12\n\t"
