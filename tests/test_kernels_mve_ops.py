@@ -62,11 +62,12 @@ pytestmark = pytest.mark.skipif(
 )
 
 MVE_BOARD = "mps3-an547"
-MVE_FUNCTIONS = {  # function -> instructions its Helium build must contain
+MVE_FUNCTIONS = {  # functions (space-separated) -> instructions their Helium build must contain
     "th_maxpool_s8": ("vmax.s8", "vctp.8", "vldrbt.u8", "vstrbt.8"),
     "avg_direct_mve": ("vldrbt.s16", "vadd.i16", "vmulh.u32", "vstrbt.32"),
     "acc_out": ("vldrht.s32", "vmulh.u32", "vstrbt.32"),
-    "th_avgpool_s8": ("vldrbt.s16", "vldrht.s32", "vstrht.16"),
+    # th_avgpool_s8 with its separable path, out of line (the stack bound: th_avgpool_s8.c)
+    "th_avgpool_s8 avg_separable_image": ("vldrbt.s16", "vldrht.s32", "vstrht.16"),
     "mve_same_right": ("vldrb.s32", "vmul.i32", "vqrdmulh.s32", "vrshl.s32", "vstrb.32"),
     "mve_bcast_left": ("vldrb.s32", "vmul.i32", "vshl.s32", "vqrdmulh.s32", "vstrbt.32"),
     "mean_rc_mve": ("vldrbt.s16", "vadd.i16", "vqrdmulh.s32", "vstrbt.32"),
@@ -285,7 +286,7 @@ def test_mve_pools_mul_mean_on_the_m55(kernel_fw_root: Path) -> None:
     assert flags & BUILD_FLAG_MVE, f"{MVE_BOARD} firmware flags {flags}: not the MVE build"
     elf = build_firmware(MVE_BOARD, kernel_fw_root).elf  # up to date: no rebuild
     for function, mnemonics in MVE_FUNCTIONS.items():
-        asm = function_disassembly(elf, function, mve=True)
+        asm = "".join(function_disassembly(elf, name, mve=True) for name in function.split())
         for mnemonic in mnemonics:
             assert f"\t{mnemonic}" in asm, f"{MVE_BOARD}: {function} has no {mnemonic}"
 
