@@ -931,6 +931,15 @@ typedef struct {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
+/* A run's arguments from s1_asm_args (r0): r2, r3 / r4, r5, r6 / r7 (see the runs below),
+ * and r1 the odd-C pad's bytes after a column's channels. */
+#define TH_S1_RUN_ARGS                                                                    \
+    "ldr r2, [r0, #8]\n\t"                                                                \
+    "ldrd r3, r4, [r0, #12]\n\t"                                                          \
+    "ldr r5, [r0, #24]\n\t"                                                               \
+    "ldrd r6, r7, [r0, #28]\n\t"                                                          \
+    "and r1, r7, #1\n\t"                                                                  \
+    "lsl r1, r1, #1\n\t" /* odd C: the pad's 2 bytes */
 /* Column sums moved to the next row only (the columns right of the last pixel's window):
  * per column (n of them from leave, e, l), its groups and then its other channels (one
  * halfword each) + row e - row l. */
@@ -938,12 +947,7 @@ typedef struct {
     static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)               \
     {                                                                                     \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
-                         "ldr r2, [r0, #8]\n\t"                                           \
-                         "ldrd r3, r4, [r0, #12]\n\t"                                     \
-                         "ldr r5, [r0, #24]\n\t"                                          \
-                         "ldrd r6, r7, [r0, #28]\n\t"                                     \
-                         "and r1, r7, #1\n\t"                                            \
-                         "lsl r1, r1, #1\n\t" /* odd C: the pad's 2 bytes */               \
+                         TH_S1_RUN_ARGS                                                   \
                          "1:\n\t"                                                         \
                          "add r8, r3, r6\n\t"                                             \
                          "2:\n\t" TH_S1_MOVE(AL) "cmp r3, r8\n\t"                        \
@@ -970,12 +974,7 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
 {                                                                                      \
     __asm__ volatile("push {r4-r11, lr}\n\t"                                           \
                      "ldr r9, [r0, #0]\n\t"                                            \
-                     "ldr r2, [r0, #8]\n\t"                                            \
-                     "ldrd r3, r4, [r0, #12]\n\t"                                      \
-                     "ldr r5, [r0, #24]\n\t"                                           \
-                     "ldrd r6, r7, [r0, #28]\n\t"                                      \
-                     "and r1, r7, #1\n\t"                                              \
-                     "lsl r1, r1, #1\n\t" /* odd C: the pad's 2 bytes */               \
+                     TH_S1_RUN_ARGS                                                    \
                      "add r8, r9, r6, lsl #1\n\t" /* acc's groups' end */              \
                      "1:\n\t"                                                          \
                      "mov r0, r9\n\t"                                                  \
