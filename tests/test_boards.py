@@ -176,3 +176,42 @@ def test_host_hello_runs_natively(hello_builds: dict[str, BuildResult], tmp_path
     assert "hello host\n" in res.stdout  # UART = stdout
     assert "hello host\n" in res.stderr  # semihosting console = stderr
     assert re.search(r"counter host-ns \d+", res.stdout)
+
+
+# --- the SysTick counter extension -------------------------------------------------
+
+SYSTICK_EXTEND_CHECK = r"""
+#include <stdio.h>
+#include "th_board_internal.h"
+int main(void)
+{
+    /* Up-counts read at irregular steps, wrapping at 2^24 three times. */
+    static const uint32_t steps[] = {5u, 0xFFFFF0u, 40u, 3u, 0x7FFFFFu, 0x800000u, 0xFFFFFFu, 1u};
+    uint64_t truth = 7u, high = 0u;
+    uint32_t last = (uint32_t)truth;
+    for (unsigned i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        truth += steps[i];
+        uint64_t got = th_systick_extend((uint32_t)(truth & 0xFFFFFFu), &last, &high);
+        printf("%llu %llu\n", (unsigned long long)truth, (unsigned long long)got);
+    }
+    return 0;
+}
+"""
+
+
+def test_systick_extension_counts_through_wraps(tmp_path: Path) -> None:
+    """th_systick_extend (the branch-free wrap carry both SysTick counter drivers use) keeps
+    a 64-bit count across 24-bit wraps, for any step shorter than one period."""
+    if not HAVE_GCC:
+        pytest.skip("gcc not installed")
+    src = tmp_path / "extend.c"
+    src.write_text(SYSTICK_EXTEND_CHECK)
+    exe = tmp_path / "extend"
+    subprocess.run(["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror",
+                    f"-I{ROOT / 'boards' / 'common'}", str(src), "-o", str(exe)], check=True)  # fmt: skip
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    pairs = [tuple(map(int, line.split())) for line in out.splitlines()]
+    assert len(pairs) == 8
+    assert max(t for t, _ in pairs) > 3 << 24  # the steps do wrap, more than once
+    for truth, got in pairs:
+        assert got == truth

@@ -72,12 +72,7 @@ void th_counter_hw_init(void)
 uint64_t th_counter_read(void)
 {
     if (use_systick) {
-        uint32_t up = SYST_MAX - (SYST_CVR & SYST_MAX);
-        if (up < last) {
-            high += 1ull << 24;
-        }
-        last = up;
-        return high + up;
+        return th_systick_extend(SYST_MAX - (SYST_CVR & SYST_MAX), &last, &high);
     }
     /* 2^32 cycles is 20-25 s at 168-216 MHz: read at least that often (th_board.h). */
     uint32_t c = DWT_CYCCNT;

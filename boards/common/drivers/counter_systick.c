@@ -1,7 +1,7 @@
 /*
  * SysTick as a coarse free-running counter (MPS2/MPS3 on QEMU: DWT CYCCNT
  * reads 0 there). The 24-bit down-counter is turned into an up-count and
- * extended to 64 bits by noticing when it goes backwards, so no interrupt
+ * extended to 64 bits by noticing when it goes backwards (th_systick_extend), so no interrupt
  * perturbs instruction counts. (COUNTFLAG is not used: it is set when the
  * counter reaches 0, one tick before the period really ends.)
  */
@@ -31,10 +31,5 @@ void th_counter_hw_init(void)
 
 uint64_t th_counter_read(void)
 {
-    uint32_t up = SYST_MAX - (SYST_CVR & SYST_MAX);
-    if (up < systick_last) {
-        systick_high += 1ull << 24;
-    }
-    systick_last = up;
-    return systick_high + up;
+    return th_systick_extend(SYST_MAX - (SYST_CVR & SYST_MAX), &systick_last, &systick_high);
 }
