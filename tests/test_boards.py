@@ -207,8 +207,10 @@ def test_systick_extension_counts_through_wraps(tmp_path: Path) -> None:
     src = tmp_path / "extend.c"
     src.write_text(SYSTICK_EXTEND_CHECK)
     exe = tmp_path / "extend"
-    subprocess.run(["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror",
-                    f"-I{ROOT / 'boards' / 'common'}", str(src), "-o", str(exe)], check=True)  # fmt: skip
+    include = f"-I{ROOT / 'boards' / 'common'}"
+    cmd = ["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", include, str(src)]
+    cmd += ["-o", str(exe)]
+    subprocess.run(cmd, check=True)
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
     pairs = [tuple(map(int, line.split())) for line in out.splitlines()]
     assert len(pairs) == 8
