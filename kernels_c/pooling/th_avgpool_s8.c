@@ -907,17 +907,16 @@ typedef struct {
     "sub r11, r11, r12\n\t"
 /* The fused segment loops (seg up 4: rows e and l, 5: row e, 6: row l), TH_S1_ROW_LOOP's
  * frame. Groups two at a time (one TEQ / BNE for both: -1 instruction a group); an odd
- * count of groups enters each pixel at the second (r9: the entry, B0 or B1, chosen once a
- * segment from bit 0 of [sp, #8]; MOV PC: one instruction more a pixel than BNE). */
+ * count of groups enters each pixel at the second (r9: the entry, B0 or B1; MOV PC: one
+ * instruction more a pixel than BNE). The table picks the entry (s1_seg.up: B2 for an even
+ * count, B for an odd one), so a segment's start costs one ADR (two when odd), not the
+ * seven that read the parity from the frame. */
 #define TH_S1_F_ROW_LOOP(G, PR, T1, B, P, T)                                             \
     B ":\n\t"                                                                             \
-    "ldr lr, [sp, #8]\n\t"                                                               \
+    "adr r9, " B "1f\n\t"                                                                 \
+    "b " B "1f\n\t"                                                                       \
+    B "2:\n\t"                                                                            \
     "adr r9, " B "0f\n\t"                                                                 \
-    "lsls r10, lr, #31\n\t" /* Z: an even count of groups */                             \
-    "it ne\n\t"                                                                          \
-    "adrne r9, " B "1f\n\t"                                                               \
-    "msr APSR_nzcvq, lr\n\t"                                                             \
-    "mov pc, r9\n\t"                                                                     \
     B "0:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
     B "1:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
         "teq r0, r6\n\t"                                                                  \
@@ -1021,9 +1020,16 @@ typedef struct {
     int32_t m;   /* 0: tie-free reciprocal */
     int32_t a;   /* 4: avg_s1_raw_acc */
     int32_t end; /* 8: the segment's end, bytes from the row's first output */
-    int32_t up;  /* 12: the leaving column + row e - row l (1), + row e (2), - row l (3), or
-                  * kept (0) */
+    int32_t up;  /* 12: 2 u + the parity of the count of groups (s1_up), u: the leaving
+                  * column + row e - row l (1), + row e (2), - row l (3), or kept (0);
+                  * the fused order's 4 to 7 (s1_row's modes) */
 } s1_seg;
+
+/* s1_seg.up for update u: the parity picks a fused loop's entry (TH_S1_F_ROW_LOOP). */
+TH_INLINE int32_t s1_up(int u, int32_t c4)
+{
+    return 2 * u + ((c4 >> 2) & 1);
+}
 
 typedef struct {
     int16_t *acc;         /* 0 */
@@ -1040,17 +1046,14 @@ typedef struct {
 
 /* Per segment: m, a and its end from the table, then its loop over its pixels (keep, move,
  * enter or leave: labels apart), pixel by pixel and in each pixel group by group then the
- * C - c4 (0..3) other channels (TH_S1_TAIL_FLAGS); the next pixel: acc back to its start
- * ([sp, #0]) until dst reaches the segment's end ([sp, #4]); then the next segment until
- * the row's end ([sp, #16]). */
-/* The segment's C - c4 in the flags, once: C (bit 29) a pair, V (bit 28) one more ([sp, #8]
- * holds them so); every instruction of the pixel loop leaves C and V (TEQ for the loop
- * ends, no flag-setting arithmetic), so a pixel's other channels cost two branches. */
-#define TH_S1_TAIL_FLAGS                                                                  \
-    "ldr lr, [sp, #8]\n\t"                                                               \
-    "msr APSR_nzcvq, lr\n\t"
+ * C - c4 (0..3) other channels; the next pixel: acc back to its start ([sp, #0]) until dst
+ * reaches the segment's end ([sp, #4]); then the next segment until the row's end ([sp,
+ * #16]). C - c4 is in the flags once a call (the prologue's MSR): C (bit 29) a pair, V
+ * (bit 28) one more; every instruction of the walk leaves C and V (TEQ for the loop and
+ * row ends, no flag-setting arithmetic), so a pixel's other channels cost two branches and
+ * a segment's start none. */
 #define TH_S1_ROW_LOOP(AL, UPDATE, UPD1, B, P, T)                                        \
-    B ":\n\t" TH_S1_TAIL_FLAGS B "0:\n\t"                                               \
+    B ":\n\t" B "0:\n\t"                                                                \
     "ldrd r10, r11, [r0]\n\t" TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) TH_S1_DIV   \
         UPDATE "teq r0, r6\n\t"                                                          \
                "bne " B "0b\n\t"                                                         \
@@ -1065,10 +1068,8 @@ typedef struct {
         __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
                          "sub sp, sp, #24\n\t"                                            \
                          "ldrd r10, r11, [r0, #28]\n\t"                                   \
-                         "lsl r11, r11, #28\n\t" /* TH_S1_TAIL_FLAGS */                 \
-                         "ubfx r12, r10, #2, #1\n\t" /* an odd count of groups: bit 0 */  \
-                         "orr r11, r11, r12\n\t"                                          \
-                         "str r11, [sp, #8]\n\t"                                          \
+                         "lsl r11, r11, #28\n\t" /* C - c4 in C and V */                \
+                         "msr APSR_nzcvq, r11\n\t"                                        \
                          "ldr r5, [r0, #20]\n\t"                                          \
                          "str r5, [sp, #12]\n\t"                                          \
                          "ldr r6, [r0, #36]\n\t"                                          \
@@ -1085,11 +1086,14 @@ typedef struct {
                          "ldr r12, [sp, #12]\n\t"                                         \
                          "add r10, r10, r12\n\t"                                          \
                          "str r10, [sp, #4]\n\t"                                          \
-                         "tbh [pc, r11, lsl #1]\n\t" /* the segment's loop by up */      \
+                         "tbh [pc, r11, lsl #1]\n\t" /* by 2 up + odd (s1_seg) */       \
                          "8:\n\t"                                                         \
-                         ".hword (5f - 8b) / 2, (2f - 8b) / 2, (11f - 8b) / 2\n\t"      \
-                         ".hword (5f - 8b) / 2, (17f - 8b) / 2, (21f - 8b) / 2\n\t"     \
-                         ".hword (24f - 8b) / 2, (27f - 8b) / 2\n\t" TH_S1_ROW_LOOP(     \
+                         ".hword (5f - 8b) / 2, (5f - 8b) / 2, (2f - 8b) / 2\n\t"        \
+                         ".hword (2f - 8b) / 2, (11f - 8b) / 2, (11f - 8b) / 2\n\t"      \
+                         ".hword (5f - 8b) / 2, (5f - 8b) / 2, (172f - 8b) / 2\n\t"      \
+                         ".hword (17f - 8b) / 2, (212f - 8b) / 2, (21f - 8b) / 2\n\t"    \
+                         ".hword (242f - 8b) / 2, (24f - 8b) / 2, (272f - 8b) / 2\n\t"   \
+                         ".hword (27f - 8b) / 2\n\t" TH_S1_ROW_LOOP(                      \
                              AL, TH_S1_SKIP, SKIP, "5", "6", "7")                         \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
@@ -1110,7 +1114,7 @@ typedef struct {
                          "9:\n\t"                                                         \
                          "ldr r9, [sp, #20]\n\t"                                          \
                          "ldr r10, [sp, #16]\n\t"                                         \
-                         "cmp r5, r10\n\t"                                                \
+                         "teq r5, r10\n\t"                                                \
                          "bne 1b\n\t"                                                     \
                          "add sp, sp, #24\n\t"                                            \
                          "pop {r4-r11, pc}\n\t");                                         \
@@ -1150,7 +1154,7 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
         /* one segment: the row walker (tie-free constants, s1_row: every count as an
          * odd one) */
         int16_t *leave = cs + x0 * cst;
-        const s1_seg seg = {dp->m, dp->a, n * ch, update ? 1 : 0};
+        const s1_seg seg = {dp->m, dp->a, n * ch, s1_up(update ? 1 : 0, c4)};
         const s1_row_args a = {acc,
                                leave + (w - 1) * cst,
                                leave,
@@ -1519,7 +1523,7 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
              * order's first row of both rows moving after one entering): no rebuild */
             sg->mode = mode;
             for (int32_t i = 0; i < sg->n; i++) {
-                sg->seg[i].up = (sg->inner >> i) & 1u ? mode : 0;
+                sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? mode : 0, c4);
             }
         }
         if (sg->rows != rows || sg->mode != mode) {
@@ -1542,8 +1546,10 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
                 g->m = dv->m;
                 g->a = dv->a;
                 g->end = (ox + n) * ch;
-                g->up = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1) ? mode : 0;
-                sg->inner |= (uint32_t)(g->up != 0 || (!fused && ox >= pl)) << (sg->n - 1);
+                const int moves = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1);
+                g->up = s1_up(moves ? mode : 0, c4);
+                sg->inner |= (uint32_t)((moves && mode != 0) || (!fused && ox >= pl))
+                             << (sg->n - 1);
                 ox += n;
             }
         }
