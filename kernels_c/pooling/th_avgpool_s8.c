@@ -713,7 +713,7 @@ typedef struct {
     int32_t c4;           /* 28: channels in groups of four, >= 4 */
     int32_t tail;         /* 32: C - c4 (the step past a pixel's groups) */
     int32_t m;            /* 36 */
-    int32_t a;            /* 40: avg_s1_raw_acc */
+    int32_t a;            /* 40: avg_s1_raw_acc (the warm runs: the drift start) */
 } s1_asm_args;
 
 /* acc += entering column, acc - leaving column stored; W: the columns word-aligned (LDRD /
@@ -963,11 +963,13 @@ typedef struct {
                          "pop {r4-r11, pc}\n\t");                                         \
     }
 TH_S1_MOVE_RUN(s1_move_w, W)
-/* A row's first window columns (n of them from leave, e, l) added to acc (its start set by
- * the caller; its layout a column's without the pad), per column its groups and then its
- * other channels; G / T first load each (and in the fused order with both rows moving,
- * s1_row mode 4 or 7, move it + row e - row l and store it back: 16 instructions a group
- * where s1_move_w and a C sum took ~22 and a call). */
+/* A row's first window columns (n >= 1 of them from leave, e, l) summed into acc (its
+ * layout a column's without the pad): the first column's groups + the drift start (a's
+ * field a, both halfwords; s1_row) and its other channels stored, so acc needs no clearing
+ * before (a memset call, ~80 instructions a row at C = 49), then per column its groups and
+ * its other channels added; G / T first load each (and in the fused order with both rows
+ * moving, s1_row mode 4 or 7, move it + row e - row l and store it back: 16 instructions a
+ * group where s1_move_w and a C sum took ~22 and a call). */
 #define TH_S1_WARM_RUN(NAME, G, T)                                                        \
 static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)                \
 {                                                                                      \
@@ -975,6 +977,26 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
                      "ldr r9, [r0, #0]\n\t"                                            \
                      TH_S1_RUN_ARGS                                                    \
                      "add r8, r9, r6, lsl #1\n\t" /* acc's groups' end */              \
+                     "ldr r6, [r0, #40]\n\t" /* the drift start */                     \
+                     "mov r0, r9\n\t"                                                  \
+                     "3:\n\t"                                                          \
+                     G                                                                 \
+                     "sadd16 r10, r10, r6\n\t"                                         \
+                     "sadd16 r11, r11, r6\n\t"                                         \
+                     "strd r10, r11, [r0], #8\n\t"                                     \
+                     "cmp r0, r8\n\t"                                                  \
+                     "bne 3b\n\t"                                                      \
+                     "movs lr, r7\n\t"                                                 \
+                     "beq 6f\n\t"                                                      \
+                     "7:\n\t"                                                          \
+                     T                                                                 \
+                     "strh r11, [r0], #2\n\t"                                          \
+                     "subs lr, lr, #1\n\t"                                             \
+                     "bne 7b\n\t"                                                      \
+                     "add r2, r2, r1\n\t" /* past the pad */                           \
+                     "6:\n\t"                                                          \
+                     "subs r5, r5, #1\n\t"                                             \
+                     "beq 9f\n\t"                                                      \
                      "1:\n\t"                                                          \
                      "mov r0, r9\n\t"                                                  \
                      "2:\n\t"                                                          \
@@ -998,6 +1020,7 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
                      "5:\n\t"                                                          \
                      "subs r5, r5, #1\n\t"                                             \
                      "bne 1b\n\t"                                                      \
+                     "9:\n\t"                                                          \
                      "pop {r4-r11, pc}\n\t");                                          \
 }
 /* a group's column: moved (+ row e - row l, or + ~row l: TH_S1_F_LN) and stored, or only
@@ -1557,22 +1580,22 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
             /* pixel 0's leaving column is csb's column -pl (cs's first) */
             int16_t *leave = csb - pl * cst;
             const int8_t *e = xe, *l = xl;
-            /* acc from the drift's start (group lanes), then + the first x1 columns,
-             * moved first in the fused order (in one pass with both rows) */
-            int32_t k = 0;
-            if (drift != 0) {
-                const uint32_t d2 = ((uint32_t)(drift * fw) & 0xFFFFu) * 0x10001u;
+            /* acc from the drift's start (group lanes) + the first x1 columns, moved
+             * first in the fused order (in one pass with both rows): the warm runs set
+             * acc (without columns: set here) */
+            const int32_t d2 = (int32_t)(((uint32_t)(drift * fw) & 0xFFFFu) * 0x10001u);
+            if (x1 <= 0) {
+                int32_t k = 0;
                 for (; k < c4; k += 2) {
-                    th_write_s32(acc + k, (int32_t)d2);
+                    th_write_s32(acc + k, d2);
                 }
-            }
-            for (; k < ch; k++) {
-                acc[k] = 0;
-            }
-            if (x1 > 0) {
+                for (; k < ch; k++) {
+                    acc[k] = 0;
+                }
+            } else {
                 /* m's scope ends before a's: one stack slot for both (s1_row is inlined
                  * into avg_lanes_image, whose frame is on the stack bound's chain) */
-                const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
+                const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, d2};
                 if (fused && (mode == 4 || mode == 7)) {
                     if (mode == 7) {
                         s1_warm_n(&m);
