@@ -299,7 +299,9 @@ def test_span_cases_reach_every_branch() -> None:
     assert len(over) >= 40
     assert any(c.in_place_d < _in_place_bound(c, row_above=False) for c in over)
     assert {c.p.pad_top > 0 for c in over} == {False, True}
-    # the row walker's fused loops entered at either group of a pair (s1_seg.up's parity)
+    # the row walker's fused loops entered at either group of a pair (s1_seg.up's parity);
+    # SAME's right padding entering (up 8, TH_S1_NE_ROW_LOOP) with every tail
+    assert {c.x.shape[3] % 4 for c in fused if c.p.pad_right > 0} == {0, 1, 2, 3}
     assert {c.x.shape[3] // 4 % 2 for c in fused if c.x.shape[3] >= 4} == {0, 1}
     first = first_rows_cases(5, 60, 4000)
     two = [c for c in first if c.p.filter_h - c.p.pad_top == 2 and c.x.shape[1] >= 2]

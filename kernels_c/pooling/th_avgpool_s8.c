@@ -729,6 +729,9 @@ typedef struct {
     "strd r12, lr, [r0], #8\n\t"
 #define TH_S1_ENTER_W "ldrd r12, lr, [r1], #8\n\t"
 #define TH_S1_LEAVE_W "ldrd r12, lr, [r2]\n\t"
+/* the keep loop (no move): the leaving column's pointer stepped by its load */
+#define TH_S1_ENTER_K TH_S1_ENTER_W
+#define TH_S1_LEAVE_K "ldrd r12, lr, [r2], #8\n\t"
 #define TH_S1_DIV                                                                         \
     "smlawb r12, r7, r10, r8\n\t"                                                         \
     "smlawt r10, r7, r10, r8\n\t"                                                         \
@@ -1085,6 +1088,27 @@ typedef struct {
                "ldrd r0, r11, [sp, #0]\n\t"                                             \
                "teq r5, r11\n\t"                                                        \
                "bne " B "0b\n\t"
+/* The fused order's pixels whose entering column is right padding (up 8: SAME's right
+ * border, s1_row): nothing enters and no column moves, so per group the sum, the averages
+ * and acc - the leaving column, 16 instructions where the keep loop added the zero column
+ * (20). r1 stays in the padding columns (zero) for the other channels' loads: it steps
+ * only by them, at most 8 bytes a pixel, and the padding holds fw - 1 - pl columns of
+ * at least 12 bytes past column in_w, where r1 starts. */
+#define TH_S1_NE_ROW_LOOP                                                                 \
+    "31:\n\t"                                                                             \
+    "310:\n\t"                                                                            \
+    "ldrd r10, r11, [r0]\n\t"                                                             \
+    "ldrd r12, lr, [r2], #8\n\t"                                                          \
+    "ssub16 r12, r10, r12\n\t"                                                            \
+    "ssub16 lr, r11, lr\n\t"                                                              \
+    "strd r12, lr, [r0], #8\n\t" TH_S1_DIV                                                \
+    "teq r0, r6\n\t"                                                                      \
+    "bne 310b\n\t"                                                                        \
+    "bcc 32f\n\t" TH_S1_PAIR(TH_S1_P_SKIP) "32:\n\t"                                     \
+    "bvc 33f\n\t" TH_S1_TAIL(TH_S1_T_SKIP) "33:\n\t"                                     \
+    "ldrd r0, r11, [sp, #0]\n\t"                                                          \
+    "teq r5, r11\n\t"                                                                     \
+    "bne 310b\n\t"
 #define TH_S1_ROW_RUN(NAME, AL)                                                           \
     static void __attribute__((naked, noinline)) NAME(const s1_row_args *a)               \
     {                                                                                     \
@@ -1116,8 +1140,8 @@ typedef struct {
                          ".hword (5f - 8b) / 2, (5f - 8b) / 2, (172f - 8b) / 2\n\t"      \
                          ".hword (17f - 8b) / 2, (212f - 8b) / 2, (21f - 8b) / 2\n\t"    \
                          ".hword (242f - 8b) / 2, (24f - 8b) / 2, (272f - 8b) / 2\n\t"   \
-                         ".hword (27f - 8b) / 2\n\t" TH_S1_ROW_LOOP(                      \
-                             AL, TH_S1_SKIP, SKIP, "5", "6", "7")                         \
+                         ".hword (27f - 8b) / 2, (31f - 8b) / 2, (31f - 8b) / 2\n\t"     \
+                         TH_S1_ROW_LOOP(K, "", SKIP, "5", "6", "7")                        \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
                                                                   TH_S1_STORE_##AL),      \
@@ -1134,6 +1158,7 @@ typedef struct {
                                                        TH_S1_FP_E TH_S1_FP_L,             \
                                                        TH_S1_FT_E TH_S1_FT_L, "27", "28", \
                                                        "29")                              \
+                         "b 9f\n\t" TH_S1_NE_ROW_LOOP                                  \
                          "9:\n\t"                                                         \
                          "ldr r9, [sp, #20]\n\t"                                          \
                          "ldr r10, [sp, #16]\n\t"                                         \
@@ -1572,7 +1597,7 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
              * order's first row of both rows moving after one entering): no rebuild */
             sg->mode = mode;
             for (int32_t i = 0; i < sg->n; i++) {
-                sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? mode : 0, c4);
+                sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? mode : fused ? 8 : 0, c4);
             }
         }
         if (sg->rows != rows || sg->mode != mode) {
@@ -1596,7 +1621,8 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
                 g->a = dv->a;
                 g->end = (ox + n) * ch;
                 const int moves = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1);
-                g->up = s1_up(moves ? mode : 0, c4);
+                /* 8: the fused order's right padding enters (TH_S1_NE_ROW_LOOP) */
+                g->up = s1_up(moves && mode != 0 ? mode : fused && !moves ? 8 : 0, c4);
                 sg->inner |= (uint32_t)((moves && mode != 0) || (!fused && ox >= pl))
                              << (sg->n - 1);
                 ox += n;
