@@ -1547,6 +1547,9 @@ typedef struct {
     uint32_t inner; /* bit i: segment i moves a column (its up is the mode): from the left
                      * padding on, or (the fused order) up to the right one */
     s1_seg seg[TH_S1_SEGS];
+    /* the row walker's arguments, the image-wide fields set with the table (a row sets
+     * the other four: ~20 instructions a row less than a fresh struct) */
+    s1_row_args run;
 } s1_segs;
 #endif
 
@@ -1601,6 +1604,13 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
             }
         }
         if (sg->rows != rows || sg->mode != mode) {
+            int16_t *leave = csb - pl * cst; /* pixel 0's: csb's column -pl (cs's first) */
+            sg->run.acc = acc;
+            sg->run.enter = leave + (fw - 1) * cst;
+            sg->run.leave = leave;
+            sg->run.seg = sg->seg;
+            sg->run.c4 = c4;
+            sg->run.tail = ch - c4;
             sg->rows = rows;
             sg->inner = 0;
             sg->mode = mode;
@@ -1629,8 +1639,6 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
             }
         }
         if (sg->n > 0) {
-            /* pixel 0's leaving column is csb's column -pl (cs's first) */
-            int16_t *leave = csb - pl * cst;
             const int8_t *e = xe, *l = xl;
             /* acc from the drift's start (group lanes) + the first x1 columns, moved
              * first in the fused order (in one pass with both rows): the warm runs set
@@ -1645,8 +1653,6 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
                     acc[k] = 0;
                 }
             } else {
-                /* m's scope ends before a's: one stack slot for both (s1_row is inlined
-                 * into avg_lanes_image, whose frame is on the stack bound's chain) */
                 const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, d2};
                 if (fused && (mode == 4 || mode == 7)) {
                     if (mode == 7) {
@@ -1667,9 +1673,12 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
                 e = x1 < in_w && xe != NULL ? xe + (fw - 1 - pl) * ch : NULL;
                 l = x1 < in_w && xl != NULL ? xl + (fw - 1 - pl) * ch : NULL;
             }
-            const s1_row_args a = {acc, leave + (fw - 1) * cst, leave, e, l, dst,
-                                   sg->seg, c4, ch - c4, dst + out_w * ch};
-            s1_row_w(&a);
+            s1_row_args *a = &sg->run;
+            a->e = e;
+            a->l = l;
+            a->dst = dst;
+            a->dst_end = dst + out_w * ch;
+            s1_row_w(a);
             return 1;
         }
     }
