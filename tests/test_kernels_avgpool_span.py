@@ -180,6 +180,32 @@ def fused_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     return draw_cases(seed, count, draw)
 
 
+def first_rows_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """Pools whose first output row's window holds two input rows (SAME with a 3-row filter,
+    VALID or SAME with a 2-row one), C < 16 with every tail, odd and even: those two rows
+    summed into the column sums in one pass (cols_rows2), at stride 1 (the row walker's
+    padded columns for odd C) and at stride (2, 1) (the pixel-by-pixel rows); wide and
+    one-column planes, windows 1 to 7 wide (1: no column before the first pixel's entering
+    one, acc set without a warm run)."""
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
+        c = [1, 3, 4, 5, 6, 7, 9, 10, 11, 13, 14, 15][i % 12]
+        fh = 3 if i % 3 else 2
+        fw = int(rng.integers(1, 8))
+        if fh * fw < 3:
+            return None
+        h, w = int(rng.integers(2, 12)), int(rng.integers(1, 5 * fw + 3))
+        padding = Padding.SAME if fh == 3 or i % 2 else Padding.VALID
+        if padding is Padding.VALID and w < fw:
+            return None
+        stride = (2, 1) if i % 4 == 3 else (1, 1)  # (2, 1): the other strides' rows
+        if h * w * c > max_elements:
+            return None
+        return avgpool_case(rng, i, (h, w, c), (fh, fw), stride, padding)
+
+    return draw_cases(seed, count, draw)
+
+
 def _in_place_bound(case: PoolCase, row_above: bool) -> int:
     """Rule (c)'s largest d for the pool (plan/overlap.py; row_above: the stride-1 row
     walker's read of the row above each output row's windows), down to a word (the planner's
@@ -273,6 +299,14 @@ def test_span_cases_reach_every_branch() -> None:
     assert len(over) >= 40
     assert any(c.in_place_d < _in_place_bound(c, row_above=False) for c in over)
     assert {c.p.pad_top > 0 for c in over} == {False, True}
+    # the row walker's fused loops entered at either group of a pair (s1_seg.up's parity);
+    # SAME's right padding entering (up 8, TH_S1_NE_ROW_LOOP) with every tail
+    assert {c.x.shape[3] % 4 for c in fused if c.p.pad_right > 0} == {0, 1, 2, 3}
+    assert {c.x.shape[3] // 4 % 2 for c in fused if c.x.shape[3] >= 4} == {0, 1}
+    first = first_rows_cases(5, 60, 4000)
+    two = [c for c in first if c.p.filter_h - c.p.pad_top == 2 and c.x.shape[1] >= 2]
+    assert {c.x.shape[3] % 4 for c in two} == {0, 1, 2, 3}
+    assert {c.p.stride_h for c in two} == {1, 2} and any(c.p.filter_w == 1 for c in two)
     small = small_count_cases(5, 40, 3000)
     corner = [c for c in small if (c.p.filter_h - max(c.p.pad_top, c.p.pad_bottom)) *
               (c.p.filter_w - max(c.p.pad_left, c.p.pad_right)) < 3]
@@ -284,7 +318,7 @@ def test_span_paths_on_the_host(variant: str) -> None:
     check_on_host(variant, span_cases(5, 120, 4000) + global_cases(5, 70, 8000) +
                   tail_cases(5, 60, 6000) + small_count_cases(5, 40, 3000) +
                   row_table_cases(5, 48, 4000) + fused_cases(5, 60, 6000) +
-                  in_place_cases(7, 60, 6000))
+                  in_place_cases(7, 60, 6000) + first_rows_cases(5, 60, 4000))
 
 
 @needs_qemu
@@ -292,7 +326,7 @@ def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000) +
                        tail_cases(6, 60, 6000) + small_count_cases(6, 40, 3000) +
                        row_table_cases(6, 60, 6000) + fused_cases(6, 80, 6000) +
-                       in_place_cases(8, 60, 6000), 430)
+                       in_place_cases(8, 60, 6000) + first_rows_cases(6, 60, 4000), 430)
 
 
 def test_tie_free_constants_are_exact() -> None:

@@ -713,7 +713,7 @@ typedef struct {
     int32_t c4;           /* 28: channels in groups of four, >= 4 */
     int32_t tail;         /* 32: C - c4 (the step past a pixel's groups) */
     int32_t m;            /* 36 */
-    int32_t a;            /* 40: avg_s1_raw_acc */
+    int32_t a;            /* 40: avg_s1_raw_acc (the warm runs: the drift start) */
 } s1_asm_args;
 
 /* acc += entering column, acc - leaving column stored; W: the columns word-aligned (LDRD /
@@ -729,6 +729,9 @@ typedef struct {
     "strd r12, lr, [r0], #8\n\t"
 #define TH_S1_ENTER_W "ldrd r12, lr, [r1], #8\n\t"
 #define TH_S1_LEAVE_W "ldrd r12, lr, [r2]\n\t"
+/* the keep loop (no move): the leaving column's pointer stepped by its load */
+#define TH_S1_ENTER_K TH_S1_ENTER_W
+#define TH_S1_LEAVE_K "ldrd r12, lr, [r2], #8\n\t"
 #define TH_S1_DIV                                                                         \
     "smlawb r12, r7, r10, r8\n\t"                                                         \
     "smlawt r10, r7, r10, r8\n\t"                                                         \
@@ -907,17 +910,16 @@ typedef struct {
     "sub r11, r11, r12\n\t"
 /* The fused segment loops (seg up 4: rows e and l, 5: row e, 6: row l), TH_S1_ROW_LOOP's
  * frame. Groups two at a time (one TEQ / BNE for both: -1 instruction a group); an odd
- * count of groups enters each pixel at the second (r9: the entry, B0 or B1, chosen once a
- * segment from bit 0 of [sp, #8]; MOV PC: one instruction more a pixel than BNE). */
+ * count of groups enters each pixel at the second (r9: the entry, B0 or B1; MOV PC: one
+ * instruction more a pixel than BNE). The table picks the entry (s1_seg.up: B2 for an even
+ * count, B for an odd one), so a segment's start costs one ADR (two when odd), not the
+ * seven that read the parity from the frame. */
 #define TH_S1_F_ROW_LOOP(G, PR, T1, B, P, T)                                             \
     B ":\n\t"                                                                             \
-    "ldr lr, [sp, #8]\n\t"                                                               \
+    "adr r9, " B "1f\n\t"                                                                 \
+    "b " B "1f\n\t"                                                                       \
+    B "2:\n\t"                                                                            \
     "adr r9, " B "0f\n\t"                                                                 \
-    "lsls r10, lr, #31\n\t" /* Z: an even count of groups */                             \
-    "it ne\n\t"                                                                          \
-    "adrne r9, " B "1f\n\t"                                                               \
-    "msr APSR_nzcvq, lr\n\t"                                                             \
-    "mov pc, r9\n\t"                                                                     \
     B "0:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
     B "1:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
         "teq r0, r6\n\t"                                                                  \
@@ -964,11 +966,13 @@ typedef struct {
                          "pop {r4-r11, pc}\n\t");                                         \
     }
 TH_S1_MOVE_RUN(s1_move_w, W)
-/* A row's first window columns (n of them from leave, e, l) added to acc (its start set by
- * the caller; its layout a column's without the pad), per column its groups and then its
- * other channels; G / T first load each (and in the fused order with both rows moving,
- * s1_row mode 4 or 7, move it + row e - row l and store it back: 16 instructions a group
- * where s1_move_w and a C sum took ~22 and a call). */
+/* A row's first window columns (n >= 1 of them from leave, e, l) summed into acc (its
+ * layout a column's without the pad): the first column's groups + the drift start (a's
+ * field a, both halfwords; s1_row) and its other channels stored, so acc needs no clearing
+ * before (a memset call, ~80 instructions a row at C = 49), then per column its groups and
+ * its other channels added; G / T first load each (and in the fused order with both rows
+ * moving, s1_row mode 4 or 7, move it + row e - row l and store it back: 16 instructions a
+ * group where s1_move_w and a C sum took ~22 and a call). */
 #define TH_S1_WARM_RUN(NAME, G, T)                                                        \
 static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)                \
 {                                                                                      \
@@ -976,6 +980,26 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
                      "ldr r9, [r0, #0]\n\t"                                            \
                      TH_S1_RUN_ARGS                                                    \
                      "add r8, r9, r6, lsl #1\n\t" /* acc's groups' end */              \
+                     "ldr r6, [r0, #40]\n\t" /* the drift start */                     \
+                     "mov r0, r9\n\t"                                                  \
+                     "3:\n\t"                                                          \
+                     G                                                                 \
+                     "sadd16 r10, r10, r6\n\t"                                         \
+                     "sadd16 r11, r11, r6\n\t"                                         \
+                     "strd r10, r11, [r0], #8\n\t"                                     \
+                     "cmp r0, r8\n\t"                                                  \
+                     "bne 3b\n\t"                                                      \
+                     "movs lr, r7\n\t"                                                 \
+                     "beq 6f\n\t"                                                      \
+                     "7:\n\t"                                                          \
+                     T                                                                 \
+                     "strh r11, [r0], #2\n\t"                                          \
+                     "subs lr, lr, #1\n\t"                                             \
+                     "bne 7b\n\t"                                                      \
+                     "add r2, r2, r1\n\t" /* past the pad */                           \
+                     "6:\n\t"                                                          \
+                     "subs r5, r5, #1\n\t"                                             \
+                     "beq 9f\n\t"                                                      \
                      "1:\n\t"                                                          \
                      "mov r0, r9\n\t"                                                  \
                      "2:\n\t"                                                          \
@@ -999,6 +1023,7 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
                      "5:\n\t"                                                          \
                      "subs r5, r5, #1\n\t"                                             \
                      "bne 1b\n\t"                                                      \
+                     "9:\n\t"                                                          \
                      "pop {r4-r11, pc}\n\t");                                          \
 }
 /* a group's column: moved (+ row e - row l, or + ~row l: TH_S1_F_LN) and stored, or only
@@ -1021,9 +1046,16 @@ typedef struct {
     int32_t m;   /* 0: tie-free reciprocal */
     int32_t a;   /* 4: avg_s1_raw_acc */
     int32_t end; /* 8: the segment's end, bytes from the row's first output */
-    int32_t up;  /* 12: the leaving column + row e - row l (1), + row e (2), - row l (3), or
-                  * kept (0) */
+    int32_t up;  /* 12: 2 u + the parity of the count of groups (s1_up), u: the leaving
+                  * column + row e - row l (1), + row e (2), - row l (3), or kept (0);
+                  * the fused order's 4 to 7 (s1_row's modes) */
 } s1_seg;
+
+/* s1_seg.up for update u: the parity picks a fused loop's entry (TH_S1_F_ROW_LOOP). */
+TH_INLINE int32_t s1_up(int u, int32_t c4)
+{
+    return 2 * u + ((c4 >> 2) & 1);
+}
 
 typedef struct {
     int16_t *acc;         /* 0 */
@@ -1040,17 +1072,14 @@ typedef struct {
 
 /* Per segment: m, a and its end from the table, then its loop over its pixels (keep, move,
  * enter or leave: labels apart), pixel by pixel and in each pixel group by group then the
- * C - c4 (0..3) other channels (TH_S1_TAIL_FLAGS); the next pixel: acc back to its start
- * ([sp, #0]) until dst reaches the segment's end ([sp, #4]); then the next segment until
- * the row's end ([sp, #16]). */
-/* The segment's C - c4 in the flags, once: C (bit 29) a pair, V (bit 28) one more ([sp, #8]
- * holds them so); every instruction of the pixel loop leaves C and V (TEQ for the loop
- * ends, no flag-setting arithmetic), so a pixel's other channels cost two branches. */
-#define TH_S1_TAIL_FLAGS                                                                  \
-    "ldr lr, [sp, #8]\n\t"                                                               \
-    "msr APSR_nzcvq, lr\n\t"
+ * C - c4 (0..3) other channels; the next pixel: acc back to its start ([sp, #0]) until dst
+ * reaches the segment's end ([sp, #4]); then the next segment until the row's end ([sp,
+ * #16]). C - c4 is in the flags once a call (the prologue's MSR): C (bit 29) a pair, V
+ * (bit 28) one more; every instruction of the walk leaves C and V (TEQ for the loop and
+ * row ends, no flag-setting arithmetic), so a pixel's other channels cost two branches and
+ * a segment's start none. */
 #define TH_S1_ROW_LOOP(AL, UPDATE, UPD1, B, P, T)                                        \
-    B ":\n\t" TH_S1_TAIL_FLAGS B "0:\n\t"                                               \
+    B ":\n\t" B "0:\n\t"                                                                \
     "ldrd r10, r11, [r0]\n\t" TH_S1_SLIDE(TH_S1_ENTER_##AL, TH_S1_LEAVE_##AL) TH_S1_DIV   \
         UPDATE "teq r0, r6\n\t"                                                          \
                "bne " B "0b\n\t"                                                         \
@@ -1059,16 +1088,35 @@ typedef struct {
                "ldrd r0, r11, [sp, #0]\n\t"                                             \
                "teq r5, r11\n\t"                                                        \
                "bne " B "0b\n\t"
+/* The fused order's pixels whose entering column is right padding (up 8: SAME's right
+ * border, s1_row): nothing enters and no column moves, so per group the sum, the averages
+ * and acc - the leaving column, 16 instructions where the keep loop added the zero column
+ * (20). r1 stays in the padding columns (zero) for the other channels' loads: it steps
+ * only by them, at most 8 bytes a pixel, and the padding holds fw - 1 - pl columns of
+ * at least 12 bytes past column in_w, where r1 starts. */
+#define TH_S1_NE_ROW_LOOP                                                                 \
+    "31:\n\t"                                                                             \
+    "310:\n\t"                                                                            \
+    "ldrd r10, r11, [r0]\n\t"                                                             \
+    "ldrd r12, lr, [r2], #8\n\t"                                                          \
+    "ssub16 r12, r10, r12\n\t"                                                            \
+    "ssub16 lr, r11, lr\n\t"                                                              \
+    "strd r12, lr, [r0], #8\n\t" TH_S1_DIV                                                \
+    "teq r0, r6\n\t"                                                                      \
+    "bne 310b\n\t"                                                                        \
+    "bcc 32f\n\t" TH_S1_PAIR(TH_S1_P_SKIP) "32:\n\t"                                     \
+    "bvc 33f\n\t" TH_S1_TAIL(TH_S1_T_SKIP) "33:\n\t"                                     \
+    "ldrd r0, r11, [sp, #0]\n\t"                                                          \
+    "teq r5, r11\n\t"                                                                     \
+    "bne 310b\n\t"
 #define TH_S1_ROW_RUN(NAME, AL)                                                           \
     static void __attribute__((naked, noinline)) NAME(const s1_row_args *a)               \
     {                                                                                     \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                          \
                          "sub sp, sp, #24\n\t"                                            \
                          "ldrd r10, r11, [r0, #28]\n\t"                                   \
-                         "lsl r11, r11, #28\n\t" /* TH_S1_TAIL_FLAGS */                 \
-                         "ubfx r12, r10, #2, #1\n\t" /* an odd count of groups: bit 0 */  \
-                         "orr r11, r11, r12\n\t"                                          \
-                         "str r11, [sp, #8]\n\t"                                          \
+                         "lsl r11, r11, #28\n\t" /* C - c4 in C and V */                \
+                         "msr APSR_nzcvq, r11\n\t"                                        \
                          "ldr r5, [r0, #20]\n\t"                                          \
                          "str r5, [sp, #12]\n\t"                                          \
                          "ldr r6, [r0, #36]\n\t"                                          \
@@ -1085,12 +1133,15 @@ typedef struct {
                          "ldr r12, [sp, #12]\n\t"                                         \
                          "add r10, r10, r12\n\t"                                          \
                          "str r10, [sp, #4]\n\t"                                          \
-                         "tbh [pc, r11, lsl #1]\n\t" /* the segment's loop by up */      \
+                         "tbh [pc, r11, lsl #1]\n\t" /* by 2 up + odd (s1_seg) */       \
                          "8:\n\t"                                                         \
-                         ".hword (5f - 8b) / 2, (2f - 8b) / 2, (11f - 8b) / 2\n\t"      \
-                         ".hword (5f - 8b) / 2, (17f - 8b) / 2, (21f - 8b) / 2\n\t"     \
-                         ".hword (24f - 8b) / 2, (27f - 8b) / 2\n\t" TH_S1_ROW_LOOP(     \
-                             AL, TH_S1_SKIP, SKIP, "5", "6", "7")                         \
+                         ".hword (5f - 8b) / 2, (5f - 8b) / 2, (2f - 8b) / 2\n\t"        \
+                         ".hword (2f - 8b) / 2, (11f - 8b) / 2, (11f - 8b) / 2\n\t"      \
+                         ".hword (5f - 8b) / 2, (5f - 8b) / 2, (172f - 8b) / 2\n\t"      \
+                         ".hword (17f - 8b) / 2, (212f - 8b) / 2, (21f - 8b) / 2\n\t"    \
+                         ".hword (242f - 8b) / 2, (24f - 8b) / 2, (272f - 8b) / 2\n\t"   \
+                         ".hword (27f - 8b) / 2, (31f - 8b) / 2, (31f - 8b) / 2\n\t"     \
+                         TH_S1_ROW_LOOP(K, "", SKIP, "5", "6", "7")                        \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
                                                                   TH_S1_STORE_##AL),      \
@@ -1107,10 +1158,11 @@ typedef struct {
                                                        TH_S1_FP_E TH_S1_FP_L,             \
                                                        TH_S1_FT_E TH_S1_FT_L, "27", "28", \
                                                        "29")                              \
+                         "b 9f\n\t" TH_S1_NE_ROW_LOOP                                  \
                          "9:\n\t"                                                         \
                          "ldr r9, [sp, #20]\n\t"                                          \
                          "ldr r10, [sp, #16]\n\t"                                         \
-                         "cmp r5, r10\n\t"                                                \
+                         "teq r5, r10\n\t"                                                \
                          "bne 1b\n\t"                                                     \
                          "add sp, sp, #24\n\t"                                            \
                          "pop {r4-r11, pc}\n\t");                                         \
@@ -1150,7 +1202,7 @@ TH_INLINE void s1_span(int16_t *acc, int16_t *cs, int32_t x0, int32_t w, int32_t
         /* one segment: the row walker (tie-free constants, s1_row: every count as an
          * odd one) */
         int16_t *leave = cs + x0 * cst;
-        const s1_seg seg = {dp->m, dp->a, n * ch, update ? 1 : 0};
+        const s1_seg seg = {dp->m, dp->a, n * ch, s1_up(update ? 1 : 0, c4)};
         const s1_row_args a = {acc,
                                leave + (w - 1) * cst,
                                leave,
@@ -1245,6 +1297,28 @@ static void cols_row(int16_t *col, const int8_t *q, int32_t n, int32_t ch, int32
     }
 }
 
+/* The sums of two input rows (q, q + row) set into the column sums of n columns from col,
+ * in one pass (cols_row's set and add passes loaded and stored each column twice: ~70
+ * instructions a column at C = 5, ~25 here): a SAME image's first window rows. */
+__attribute__((noinline)) static void cols_rows2(int16_t *col, const int8_t *q, int32_t row,
+                                                 int32_t n, int32_t ch, int32_t cst)
+{
+    const int32_t c4 = ch & ~3;
+    const int32_t runs = c4 == ch ? 1 : n;           /* runs of groups */
+    const int32_t g = c4 == ch ? n * ch / 4 : c4 / 4; /* groups a run */
+    for (int32_t r = 0; r < runs; r++) {
+        for (int32_t i = 0; i < g; i++, col += 4, q += 4) {
+            const int32_t v = th_read_s32(q), w = th_read_s32(q + row);
+            th_write_s32(col, th_sxtab16(th_sxtb16(v), w));
+            th_write_s32(col + 2, th_sxtab16_ror8(th_sxtb16_ror8(v), w));
+        }
+        for (int32_t c = c4; c < ch; c++, col++, q++) {
+            *col = (int16_t)(q[0] + q[row]);
+        }
+        col += cst - ch; /* past the column's pad */
+    }
+}
+
 static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0, int32_t l1,
                        int32_t e0, int32_t e1, int32_t n0, int32_t x0, int32_t x1, int32_t ch,
                        int fresh, int32_t cst)
@@ -1286,6 +1360,10 @@ static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0
             for (int32_t k = 0; k < n * cst; k++) {
                 col[k] = 0;
             }
+        }
+        if (fresh && e1 - a0 == 2) {
+            cols_rows2(col, q + a0 * row, row, n, ch, cst);
+            return;
         }
         for (int32_t y = l0; !fresh && y < l1; y++) {
             cols_row(col, q + y * row, n, ch, cst, 2);
@@ -1469,6 +1547,9 @@ typedef struct {
     uint32_t inner; /* bit i: segment i moves a column (its up is the mode): from the left
                      * padding on, or (the fused order) up to the right one */
     s1_seg seg[TH_S1_SEGS];
+    /* the row walker's arguments, the image-wide fields set with the table (a row sets
+     * the other four: ~20 instructions a row less than a fresh struct) */
+    s1_row_args run;
 } s1_segs;
 #endif
 
@@ -1519,10 +1600,17 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
              * order's first row of both rows moving after one entering): no rebuild */
             sg->mode = mode;
             for (int32_t i = 0; i < sg->n; i++) {
-                sg->seg[i].up = (sg->inner >> i) & 1u ? mode : 0;
+                sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? mode : fused ? 8 : 0, c4);
             }
         }
         if (sg->rows != rows || sg->mode != mode) {
+            int16_t *leave = csb - pl * cst; /* pixel 0's: csb's column -pl (cs's first) */
+            sg->run.acc = acc;
+            sg->run.enter = leave + (fw - 1) * cst;
+            sg->run.leave = leave;
+            sg->run.seg = sg->seg;
+            sg->run.c4 = c4;
+            sg->run.tail = ch - c4;
             sg->rows = rows;
             sg->inner = 0;
             sg->mode = mode;
@@ -1542,31 +1630,30 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
                 g->m = dv->m;
                 g->a = dv->a;
                 g->end = (ox + n) * ch;
-                g->up = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1) ? mode : 0;
-                sg->inner |= (uint32_t)(g->up != 0 || (!fused && ox >= pl)) << (sg->n - 1);
+                const int moves = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1);
+                /* 8: the fused order's right padding enters (TH_S1_NE_ROW_LOOP) */
+                g->up = s1_up(moves && mode != 0 ? mode : fused && !moves ? 8 : 0, c4);
+                sg->inner |= (uint32_t)((moves && mode != 0) || (!fused && ox >= pl))
+                             << (sg->n - 1);
                 ox += n;
             }
         }
         if (sg->n > 0) {
-            /* pixel 0's leaving column is csb's column -pl (cs's first) */
-            int16_t *leave = csb - pl * cst;
             const int8_t *e = xe, *l = xl;
-            /* acc from the drift's start (group lanes), then + the first x1 columns,
-             * moved first in the fused order (in one pass with both rows) */
-            int32_t k = 0;
-            if (drift != 0) {
-                const uint32_t d2 = ((uint32_t)(drift * fw) & 0xFFFFu) * 0x10001u;
+            /* acc from the drift's start (group lanes) + the first x1 columns, moved
+             * first in the fused order (in one pass with both rows): the warm runs set
+             * acc (without columns: set here) */
+            const int32_t d2 = (int32_t)(((uint32_t)(drift * fw) & 0xFFFFu) * 0x10001u);
+            if (x1 <= 0) {
+                int32_t k = 0;
                 for (; k < c4; k += 2) {
-                    th_write_s32(acc + k, (int32_t)d2);
+                    th_write_s32(acc + k, d2);
                 }
-            }
-            for (; k < ch; k++) {
-                acc[k] = 0;
-            }
-            if (x1 > 0) {
-                /* m's scope ends before a's: one stack slot for both (s1_row is inlined
-                 * into avg_lanes_image, whose frame is on the stack bound's chain) */
-                const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, 0};
+                for (; k < ch; k++) {
+                    acc[k] = 0;
+                }
+            } else {
+                const s1_asm_args m = {acc, NULL, csb, xe, xl, NULL, x1, c4, ch - c4, 0, d2};
                 if (fused && (mode == 4 || mode == 7)) {
                     if (mode == 7) {
                         s1_warm_n(&m);
@@ -1586,9 +1673,12 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
                 e = x1 < in_w && xe != NULL ? xe + (fw - 1 - pl) * ch : NULL;
                 l = x1 < in_w && xl != NULL ? xl + (fw - 1 - pl) * ch : NULL;
             }
-            const s1_row_args a = {acc, leave + (fw - 1) * cst, leave, e, l, dst,
-                                   sg->seg, c4, ch - c4, dst + out_w * ch};
-            s1_row_w(&a);
+            s1_row_args *a = &sg->run;
+            a->e = e;
+            a->l = l;
+            a->dst = dst;
+            a->dst_end = dst + out_w * ch;
+            s1_row_w(a);
             return 1;
         }
     }
