@@ -105,6 +105,9 @@ _TABLES = [
     (Op.MUL, (300, 3), (1, 3)), (Op.SUB, (1, 777), (1,)),
     # many channels: the call's acc edges (th_nn_mono_thresholds) shared by every table
     (Op.ADD, (240, 21), (21,)), (Op.SUB, (228, 13), (1, 13)), (Op.SUB, (256, 17), (17,)),
+    # no clamp, 8 to 223 rows: down the columns (chan_cols), SUB either side, row tails 0-3
+    (Op.SUB, (10, 6), (6,)), (Op.ADD, (27, 9), (1, 9)), (Op.SUB, (8, 33), (33,)),
+    (Op.SUB, (43, 5), (5,)), (Op.ADD, (12, 4), (4,)), (Op.ADD, (223, 2), (2,)),
 ]
 
 

@@ -470,6 +470,59 @@ __attribute__((noinline)) static int chan_rows(const add_consts *k, int bcast1,
     return 1;
 }
 
+/* Channel broadcast without a clamp, down the columns: channel j's doubled constant c (see
+ * bcast_row) stays in a register for its `rows` outputs at stride s (x and out alike), so an
+ * output is a byte load, a table load, the shifted add, th_fast_rq_apply2 and a byte store
+ * (about 9 instructions, four a pass), against chan_rows' 11 (the row's constant loaded
+ * per output). Each output is written after its input is read (out may be x). */
+TH_INLINE void chan_col(const th_fast_rq *rqp, uint32_t c, const int32_t *t, const uint8_t *x,
+                        int32_t s, int32_t rows, int8_t *out, int neg)
+{
+    const th_fast_rq rq = *rqp;
+    const int32_t s2 = 2 * s, s3 = 3 * s, s4 = 4 * s;
+    const uint8_t *const end4 = x + (rows >> 2) * s4;
+#define CC_S(o) (int32_t)(neg ? c - ((uint32_t)t[x[o]] << 1) : c + ((uint32_t)t[x[o]] << 1))
+#define CC_V(o) (int8_t)th_fast_rq_apply2(CC_S(o), &rq)
+    while (x != end4) {
+        out[0] = CC_V(0);
+        out[s] = CC_V(s);
+        out[s2] = CC_V(s2);
+        out[s3] = CC_V(s3);
+        x += s4;
+        out += s4;
+    }
+    for (int32_t i = rows & 3; i > 0; i--) {
+        *out = CC_V(0);
+        x += s;
+        out += s;
+    }
+#undef CC_V
+#undef CC_S
+}
+
+/* [rows, n] (x) against one row of n (input1's when bcast1), column by column (chan_col);
+ * neg: SUB with input1 broadcast (2 * raw = c - 2 * t[x]), a constant after inlining. */
+typedef void (*chan_cols_fn)(const add_consts *, int, const int8_t *, const uint8_t *, int32_t,
+                             int32_t, int8_t *);
+#define CHAN_COLS(name, neg)                                                                  \
+    __attribute__((noinline)) static void name(const add_consts *k, int bcast1,              \
+                                               const int8_t *row, const uint8_t *x,           \
+                                               int32_t n, int32_t rows, int8_t *out)          \
+    {                                                                                         \
+        const th_fast_rq rq = k->rq;                                                          \
+        const int32_t *t = bcast1 ? k->t2 : k->t1;                                            \
+        const int negate_row = !bcast1 && k->subtract;                                        \
+        for (int32_t j = 0; j < n; j++) {                                                     \
+            const uint32_t c = (uint32_t)doubled(k, bcast1, row[j], negate_row);              \
+            chan_col(&rq, c, t, x + j, n, rows, out + j, neg);                                \
+        }                                                                                     \
+    }
+CHAN_COLS(chan_cols_add, 0)
+CHAN_COLS(chan_cols_neg, 1)
+#undef CHAN_COLS
+/* Rows from which the column walk beats chan_rows (its per-column set-up and row tail). */
+#define TH_ADD_CHAN_COL_ROWS 8
+
 #define TH_ADD_CHAN_LUT_ROWS 224
 __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t *x,
                                                  int32_t stride, int32_t count, int8_t *out)
@@ -551,6 +604,13 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
         if ((row_a == 0 || row_b == 0) && rows >= TH_ADD_CHAN_LUT_ROWS &&
             TH_NN_PATH(ADD_CHAN_LUT)) {
             chan_lut(k, row_a == 0, row_a == 0 ? a : b, row_a == 0 ? b : a, n, rows, out);
+            return 1;
+        }
+        if ((row_a == 0 || row_b == 0) && clamp == CLAMP_NONE && rows >= TH_ADD_CHAN_COL_ROWS &&
+            TH_NN_PATH(ADD_CHAN_COL)) {
+            const int bcast1 = row_a == 0;
+            (bcast1 && k->subtract ? chan_cols_neg : chan_cols_add)(
+                k, bcast1, bcast1 ? a : b, (const uint8_t *)(bcast1 ? b : a), n, rows, out);
             return 1;
         }
         if ((row_a == 0 || row_b == 0) && rows > 1 &&
