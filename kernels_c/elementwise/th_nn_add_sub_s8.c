@@ -746,9 +746,10 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
  * it saturates) and one strided pass down the column (3.5 per output, against about 11 on
  * chan_rows): from TH_ADD_CHAN_LUT_ROWS rows (defined above fast_rows), where the table's
  * worst case is paid back. */
-/* Channels from which the call's acc edges (about 1,000 instructions once) pay: each table
- * then saves about 150 on its searches (sweep rows of 4 and 10 channels: +340, -589). */
-#define TH_ADD_CHAN_TH_MIN 8
+/* Channels from which the call's acc edges (about 640 instructions once) pay: each table
+ * then saves about 400 (edges guessed on the table words, the runs written out; micro, 2, 4
+ * and 6 channels: +743, -89, -1,898). */
+#define TH_ADD_CHAN_TH_MIN 4
 __attribute__((noinline)) static void chan_lut(const add_consts *k, int bcast1,
                                                const int8_t *row, const int8_t *x, int32_t n,
                                                int32_t rows, int8_t *out)

@@ -526,6 +526,34 @@ TH_INLINE int32_t th_nn_mono_tedge(const th_nn_mono *q, int32_t lo, int32_t hi, 
     return hi;
 }
 
+/* lut[(uint8_t)a] = v for a in [a0, a1): one or two byte runs (a's sign splits the table). */
+TH_INLINE void th_nn_mono_bytes_a(int8_t *lut, int32_t a0, int32_t a1, int32_t v)
+{
+    if (a0 < 0 && a0 < a1) {
+        const int32_t e = a1 < 0 ? a1 : 0;
+        th_nn_fill_bytes(lut + 256 + a0, e - a0, v);
+        a0 = e;
+    }
+    if (a0 < a1) {
+        th_nn_fill_bytes(lut + a0, a1 - a0, v);
+    }
+}
+
+/* th_nn_mono_run over a in [a0, a1) (of one sign of acc), split where a changes sign. */
+static __attribute__((noinline, unused)) void th_nn_mono_run_a(const th_nn_mono *q, int32_t a0,
+                                                              int32_t a1, int32_t rzp,
+                                                              int8_t *lut)
+{
+    if (a0 < 0 && a0 < a1) {
+        const int32_t e = a1 < 0 ? a1 : 0;
+        th_nn_mono_run(q, a0, e - a0, rzp, lut + 256 + a0);
+        a0 = e;
+    }
+    if (a0 < a1) {
+        th_nn_mono_run(q, a0, a1 - a0, rzp, lut + a0);
+    }
+}
+
 /* th_nn_mono_fill for tab != NULL and k = +-2 with the call's thresholds: the same edges
  * (v == lo iff acc <= alo, v == hi iff acc >= ahi), found on the table words. */
 TH_INLINE void th_nn_mono_fill_th(const th_nn_mono *q, const th_nn_mono_th *th, int8_t *lut)
@@ -541,7 +569,13 @@ TH_INLINE void th_nn_mono_fill_th(const th_nn_mono *q, const th_nn_mono_th *th, 
     const int neg = p < r && th_nn_mono_acc(q, p) < 0;
     const int32_t s = p < r && q->rzp_neg != q->rzp ? th_nn_mono_tedge(q, p, r, neg, neg ? -1 : 0)
                                                      : r;
-    th_nn_mono_cuts(q, lut, vf, vl, p, s, r, neg);
+    /* the four ranges written out (a run of vf, the computed runs of either rzp, a run of
+     * vl; the runs split where a changes sign), their bounds in registers */
+    const int32_t rz1 = neg ? q->rzp_neg : q->rzp, rz2 = neg ? q->rzp : q->rzp_neg;
+    th_nn_mono_bytes_a(lut, -128, p, vf);
+    th_nn_mono_run_a(q, p, s, rz1, lut);
+    th_nn_mono_run_a(q, s, r, rz2, lut);
+    th_nn_mono_bytes_a(lut, r, 128, vl);
 }
 #endif
 
