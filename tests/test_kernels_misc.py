@@ -690,6 +690,8 @@ _FAST_FORMS = [
     # no clamp: down the columns from TH_ADD_CHAN_COL_ROWS (8) rows to the tables; row
     # tails of 1-3
     ((7, 9), (9,)), ((8, 9), (1, 9)), ((11, 3, 5), (5,)), ((223, 2), (2,)), ((45, 33), (33,)),
+    # clamped channel rows: tables from TH_ADD_CHAN_LUT_ROWS_CLAMP (128)
+    ((128, 6), (6,)), ((127, 5), (5,)),
 ]
 
 

@@ -524,6 +524,8 @@ CHAN_COLS(chan_cols_neg, 1)
 #define TH_ADD_CHAN_COL_ROWS 8
 
 #define TH_ADD_CHAN_LUT_ROWS 224
+/* ... with a clamp (micro, 37 and 12 channels: even at about 110 rows) */
+#define TH_ADD_CHAN_LUT_ROWS_CLAMP 128
 __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t *x,
                                                  int32_t stride, int32_t count, int8_t *out)
 {
@@ -601,7 +603,10 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
 {
     const int clamp = k->act_max < 127 ? CLAMP_BOTH : (k->act_min > -128 ? CLAMP_LO : CLAMP_NONE);
     if (step_a == 1 && step_b == 1 && k->t1 != NULL && k->t2 != NULL) {
-        if ((row_a == 0 || row_b == 0) && rows >= TH_ADD_CHAN_LUT_ROWS &&
+        /* a clamped row costs chan_rows about 12 an output, the column walk 9 */
+        const int32_t lut_rows = clamp == CLAMP_NONE ? TH_ADD_CHAN_LUT_ROWS
+                                                     : TH_ADD_CHAN_LUT_ROWS_CLAMP;
+        if ((row_a == 0 || row_b == 0) && rows >= lut_rows &&
             TH_NN_PATH(ADD_CHAN_LUT)) {
             chan_lut(k, row_a == 0, row_a == 0 ? a : b, row_a == 0 ? b : a, n, rows, out);
             return 1;
@@ -744,7 +749,7 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
  * bcast1), both inputs with tables: channel j's outputs are a function of x alone, so per
  * channel a 256-byte output table (lut_fill: 300 to 1,700 instructions, fewer the more of
  * it saturates) and one strided pass down the column (3.5 per output, against about 11 on
- * chan_rows): from TH_ADD_CHAN_LUT_ROWS rows (defined above fast_rows), where the table's
+ * chan_rows): from TH_ADD_CHAN_LUT_ROWS (TH_ADD_CHAN_LUT_ROWS_CLAMP) rows, where the table's
  * worst case is paid back. */
 /* Channels from which the call's acc edges (about 640 instructions once) pay: each table
  * then saves about 400 (edges guessed on the table words, the runs written out; micro, 2, 4
