@@ -526,16 +526,15 @@ TH_INLINE int32_t th_nn_mono_tedge(const th_nn_mono *q, int32_t lo, int32_t hi, 
     return hi;
 }
 
-/* lut[(uint8_t)a] = v for a in [a0, a1): one or two byte runs (a's sign splits the table). */
-TH_INLINE void th_nn_mono_bytes_a(int8_t *lut, int32_t a0, int32_t a1, int32_t v)
+/* lut[(uint8_t)a] = v for a in [a0, a1): one or two byte runs (a's sign splits the table).
+ * Out of line, as th_nn_mono_run_a: one copy of each loop. */
+static __attribute__((noinline, unused)) void th_nn_mono_bytes_a(int8_t *lut, int32_t a0,
+                                                                int32_t a1, int32_t v)
 {
-    if (a0 < 0 && a0 < a1) {
-        const int32_t e = a1 < 0 ? a1 : 0;
-        th_nn_fill_bytes(lut + 256 + a0, e - a0, v);
-        a0 = e;
-    }
-    if (a0 < a1) {
-        th_nn_fill_bytes(lut + a0, a1 - a0, v);
+    while (a0 < a1) {
+        const int32_t end = a0 < 0 && a1 > 0 ? 0 : a1;
+        th_nn_fill_bytes(lut + (uint8_t)a0, end - a0, v);
+        a0 = end;
     }
 }
 
@@ -544,13 +543,10 @@ static __attribute__((noinline, unused)) void th_nn_mono_run_a(const th_nn_mono 
                                                               int32_t a1, int32_t rzp,
                                                               int8_t *lut)
 {
-    if (a0 < 0 && a0 < a1) {
-        const int32_t e = a1 < 0 ? a1 : 0;
-        th_nn_mono_run(q, a0, e - a0, rzp, lut + 256 + a0);
-        a0 = e;
-    }
-    if (a0 < a1) {
-        th_nn_mono_run(q, a0, a1 - a0, rzp, lut + a0);
+    while (a0 < a1) {
+        const int32_t end = a0 < 0 && a1 > 0 ? 0 : a1;
+        th_nn_mono_run(q, a0, end - a0, rzp, lut + (uint8_t)a0);
+        a0 = end;
     }
 }
 
