@@ -50,7 +50,6 @@ def fast_forms_graph() -> Graph:
     binary(OpKind.MUL, x, s, q(0.2, 3))
     binary(OpKind.ADD, c, x, q(0.05, 0), Activation.RELU6)  # channel, C = 40
     binary(OpKind.SUB, x, c, q(0.07, -4))  # no clamp, 132 rows: down the columns
-    binary(OpKind.SUB, c, x, q(0.06, 5))  # ... input1 broadcast
     binary(OpKind.MUL, x, c, q(0.01, -2), Activation.RELU6)
     binary(OpKind.ADD, x, p, q(0.09, 2))  # spatial
     binary(OpKind.SUB, p, x, q(0.08, 1), Activation.RELU6)
