@@ -1,6 +1,6 @@
 """ADD, SUB and MUL in the broadcast forms of issue 14's fast paths (scalar broadcast through a
-per-call output table, channel rows, a per-channel output table from 320 rows, spatial
-constants, the table-free small path), with and without a fused RELU6, in one int8 graph:
+per-call output table, channel rows or columns, per-channel output tables from 224 rows,
+spatial constants, the table-free small path), with and without a fused RELU6, in one int8 graph:
 the reference agrees with TFLite Micro, and every
 output is bit-exact with it on QEMU mps2-an386 (Cortex-M4, DSP paths) through the compiled
 backend (its recorded kernel paths)."""
@@ -49,7 +49,7 @@ def fast_forms_graph() -> Graph:
     binary(OpKind.SUB, s, x, q(0.06, -9), Activation.RELU6)
     binary(OpKind.MUL, x, s, q(0.2, 3))
     binary(OpKind.ADD, c, x, q(0.05, 0), Activation.RELU6)  # channel, C = 40
-    binary(OpKind.SUB, x, c, q(0.07, -4))
+    binary(OpKind.SUB, x, c, q(0.07, -4))  # no clamp, 132 rows: down the columns
     binary(OpKind.MUL, x, c, q(0.01, -2), Activation.RELU6)
     binary(OpKind.ADD, x, p, q(0.09, 2))  # spatial
     binary(OpKind.SUB, p, x, q(0.08, 1), Activation.RELU6)

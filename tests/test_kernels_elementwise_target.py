@@ -105,6 +105,9 @@ _TABLES = [
     (Op.MUL, (300, 3), (1, 3)), (Op.SUB, (1, 777), (1,)),
     # many channels: the call's acc edges (th_nn_mono_thresholds) shared by every table
     (Op.ADD, (240, 21), (21,)), (Op.SUB, (228, 13), (1, 13)), (Op.SUB, (256, 17), (17,)),
+    # no clamp, 8 to 223 rows: down the columns (chan_cols), SUB either side, row tails 0-3
+    (Op.SUB, (10, 6), (6,)), (Op.ADD, (27, 9), (1, 9)), (Op.SUB, (8, 33), (33,)),
+    (Op.SUB, (43, 5), (5,)), (Op.ADD, (12, 4), (4,)), (Op.ADD, (223, 2), (2,)),
 ]
 
 
@@ -182,9 +185,13 @@ _BOUNDS = [
     (Op.MUL, (22,), (22,), -2, -2), (Op.MUL, (4, 3, 9), (4, 3, 1), -128, 100),
     # MUL spatial with left shifts past TH_MUL_SPATIAL_MAX_LEFT (6): the per-row loops
     (Op.MUL, (6, 5, 12), (6, 5, 1), -128, 127), (Op.MUL, (3, 7, 1), (3, 7, 9), -50, 60),
-    # channel output tables (from 224 rows) with both bounds inside int8, and one value
+    # channel output tables (from 128 rows with a clamp) with both bounds inside int8, and one value
     (Op.SUB, (230, 9), (9,), -30, 40), (Op.ADD, (8,), (226, 8), 0, 0),
     (Op.ADD, (225, 12), (12,), -128, 20), (Op.SUB, (224, 5), (5,), -20, 30),
+    # clamped: tables from 128 rows (TH_ADD_CHAN_LUT_ROWS_CLAMP), 4 channels on (the
+    # call's shared edges)
+    (Op.ADD, (128, 7), (7,), -40, 50), (Op.SUB, (6,), (127, 6), -20, 30),
+    (Op.SUB, (130, 4), (4,), -128, 40),
 ]
 
 

@@ -672,9 +672,9 @@ def test_binary_tables(kern_both, data, kind):
 # Forms of the elementwise fast paths (th_nn_add_sub_s8.c, th_mul_s8.c), each on both sides
 # of its threshold: scalar broadcast below / at TH_*_LUT_MIN (512) outputs, channel rows
 # repeated into the stack row (C <= 16 / 32) or in column blocks (C > 32 / 64, with tails),
-# spatial constants in blocks of 16 rows, per-channel output tables from 224 (ADD / SUB) or
-# 280 (MUL) rows, same shapes with a doubled table from 512 outputs, tiny tensors; (out
-# shape, broadcast shape).
+# spatial constants in blocks of 16 rows, per-channel output tables from 224 (ADD / SUB;
+# columns from 8 rows below without a clamp) or 280 (MUL) rows, same shapes with a doubled
+# table from 512 outputs, tiny tensors; (out shape, broadcast shape).
 _FAST_FORMS = [
     ((2, 300), (2, 300)), ((1, 37), (1, 37)),
     ((1, 511), (1,)), ((1, 512), (1,)), ((3, 4, 50), (1, 1, 1)), ((1, 9), (1,)),
@@ -687,6 +687,11 @@ _FAST_FORMS = [
     ((280, 3), (3,)), ((279, 2), (2,)),
     # same shape from 512 outputs: input1's table doubled (odd counts: the tail)
     ((7, 75), (7, 75)), ((511,), (511,)),
+    # no clamp: down the columns from TH_ADD_CHAN_COL_ROWS (8) rows to the tables; row
+    # tails of 1-3
+    ((7, 9), (9,)), ((8, 9), (1, 9)), ((11, 3, 5), (5,)), ((223, 2), (2,)), ((45, 33), (33,)),
+    # clamped channel rows: tables from TH_ADD_CHAN_LUT_ROWS_CLAMP (128)
+    ((128, 6), (6,)), ((127, 5), (5,)),
 ]
 
 

@@ -470,7 +470,62 @@ __attribute__((noinline)) static int chan_rows(const add_consts *k, int bcast1,
     return 1;
 }
 
+/* Channel broadcast without a clamp, down the columns: channel j's doubled constant c (see
+ * bcast_row) stays in a register for its `rows` outputs at stride s (x and out alike), so an
+ * output is a byte load, a table load, the shifted add, th_fast_rq_apply2 and a byte store
+ * (about 9 instructions, four a pass), against chan_rows' 11 (the row's constant loaded
+ * per output). Each output is written after its input is read (out may be x). */
+TH_INLINE void chan_col(const th_fast_rq *rqp, uint32_t c, const int32_t *t, const uint8_t *x,
+                        int32_t s, int32_t rows, int8_t *out, int neg)
+{
+    const th_fast_rq rq = *rqp;
+    const int32_t s2 = 2 * s, s3 = 3 * s, s4 = 4 * s;
+    const uint8_t *const end4 = x + (rows >> 2) * s4;
+#define CC_S(o) (int32_t)(neg ? c - ((uint32_t)t[x[o]] << 1) : c + ((uint32_t)t[x[o]] << 1))
+#define CC_V(o) (int8_t)th_fast_rq_apply2(CC_S(o), &rq)
+    while (x != end4) {
+        out[0] = CC_V(0);
+        out[s] = CC_V(s);
+        out[s2] = CC_V(s2);
+        out[s3] = CC_V(s3);
+        x += s4;
+        out += s4;
+    }
+    for (int32_t i = rows & 3; i > 0; i--) {
+        *out = CC_V(0);
+        x += s;
+        out += s;
+    }
+#undef CC_V
+#undef CC_S
+}
+
+/* [rows, n] (x) against one row of n (input1's when bcast1), column by column (chan_col);
+ * neg: SUB with input1 broadcast (2 * raw = c - 2 * t[x]), a constant after inlining. */
+typedef void (*chan_cols_fn)(const add_consts *, int, const int8_t *, const uint8_t *, int32_t,
+                             int32_t, int8_t *);
+#define CHAN_COLS(name, neg)                                                                  \
+    __attribute__((noinline)) static void name(const add_consts *k, int bcast1,              \
+                                               const int8_t *row, const uint8_t *x,           \
+                                               int32_t n, int32_t rows, int8_t *out)          \
+    {                                                                                         \
+        const th_fast_rq rq = k->rq;                                                          \
+        const int32_t *t = bcast1 ? k->t2 : k->t1;                                            \
+        const int negate_row = !bcast1 && k->subtract;                                        \
+        for (int32_t j = 0; j < n; j++) {                                                     \
+            const uint32_t c = (uint32_t)doubled(k, bcast1, row[j], negate_row);              \
+            chan_col(&rq, c, t, x + j, n, rows, out + j, neg);                                \
+        }                                                                                     \
+    }
+CHAN_COLS(chan_cols_add, 0)
+CHAN_COLS(chan_cols_neg, 1)
+#undef CHAN_COLS
+/* Rows from which the column walk beats chan_rows (its per-column set-up and row tail). */
+#define TH_ADD_CHAN_COL_ROWS 8
+
 #define TH_ADD_CHAN_LUT_ROWS 224
+/* ... with a clamp (micro, 37 and 12 channels: even at about 110 rows) */
+#define TH_ADD_CHAN_LUT_ROWS_CLAMP 128
 __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t *x,
                                                  int32_t stride, int32_t count, int8_t *out)
 {
@@ -548,9 +603,19 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
 {
     const int clamp = k->act_max < 127 ? CLAMP_BOTH : (k->act_min > -128 ? CLAMP_LO : CLAMP_NONE);
     if (step_a == 1 && step_b == 1 && k->t1 != NULL && k->t2 != NULL) {
-        if ((row_a == 0 || row_b == 0) && rows >= TH_ADD_CHAN_LUT_ROWS &&
+        /* a clamped row costs chan_rows about 12 an output, the column walk 9 */
+        const int32_t lut_rows = clamp == CLAMP_NONE ? TH_ADD_CHAN_LUT_ROWS
+                                                     : TH_ADD_CHAN_LUT_ROWS_CLAMP;
+        if ((row_a == 0 || row_b == 0) && rows >= lut_rows &&
             TH_NN_PATH(ADD_CHAN_LUT)) {
             chan_lut(k, row_a == 0, row_a == 0 ? a : b, row_a == 0 ? b : a, n, rows, out);
+            return 1;
+        }
+        if ((row_a == 0 || row_b == 0) && clamp == CLAMP_NONE && rows >= TH_ADD_CHAN_COL_ROWS &&
+            TH_NN_PATH(ADD_CHAN_COL)) {
+            const int bcast1 = row_a == 0;
+            (bcast1 && k->subtract ? chan_cols_neg : chan_cols_add)(
+                k, bcast1, bcast1 ? a : b, (const uint8_t *)(bcast1 ? b : a), n, rows, out);
             return 1;
         }
         if ((row_a == 0 || row_b == 0) && rows > 1 &&
@@ -684,11 +749,12 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
  * bcast1), both inputs with tables: channel j's outputs are a function of x alone, so per
  * channel a 256-byte output table (lut_fill: 300 to 1,700 instructions, fewer the more of
  * it saturates) and one strided pass down the column (3.5 per output, against about 11 on
- * chan_rows): from TH_ADD_CHAN_LUT_ROWS rows (defined above fast_rows), where the table's
+ * chan_rows): from TH_ADD_CHAN_LUT_ROWS (TH_ADD_CHAN_LUT_ROWS_CLAMP) rows, where the table's
  * worst case is paid back. */
-/* Channels from which the call's acc edges (about 1,000 instructions once) pay: each table
- * then saves about 150 on its searches (sweep rows of 4 and 10 channels: +340, -589). */
-#define TH_ADD_CHAN_TH_MIN 8
+/* Channels from which the call's acc edges (about 640 instructions once) pay: each table
+ * then saves about 400 (edges guessed on the table words, the runs written out; micro, 2, 4
+ * and 6 channels: +743, -89, -1,898). */
+#define TH_ADD_CHAN_TH_MIN 4
 __attribute__((noinline)) static void chan_lut(const add_consts *k, int bcast1,
                                                const int8_t *row, const int8_t *x, int32_t n,
                                                int32_t rows, int8_t *out)

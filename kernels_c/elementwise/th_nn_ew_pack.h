@@ -472,15 +472,82 @@ TH_INLINE int32_t th_nn_mono_tedge(const th_nn_mono *q, int32_t lo, int32_t hi, 
         return lo + 1 < hi ? lo + 1 : hi;
     }
     const int32_t t32 = (int32_t)t;
+#define TEDGE_OK(a) ((q->tab[(uint8_t)(a)] ^ f) <= t32)
+    if (hi - lo > 4) {
+        /* The table is a rescaling, close to linear in a: the edge guessed by interpolating
+         * between the range's ends (two UDIVs), then the search narrowed to the guess and its
+         * neighbour, about 30 instructions against 8 steps of 11. Exact either way: the test
+         * decides. lo itself may lie outside the table (-129): not read. */
+        const int32_t a0 = lo + 1, a1 = hi - 1;
+        const uint32_t w0 = (uint32_t)(q->tab[(uint8_t)a0] ^ f) ^ UINT32_C(0x80000000);
+        const uint32_t w1 = (uint32_t)(q->tab[(uint8_t)a1] ^ f) ^ UINT32_C(0x80000000);
+        const uint32_t tu = (uint32_t)t32 ^ UINT32_C(0x80000000); /* order kept, unsigned */
+        if (w0 > tu) {
+            return a0;
+        }
+        if (w1 <= tu) {
+            return hi;
+        }
+        /* holds at a0, fails at a1: w0 <= tu < w1 */
+        lo = a0;
+        hi = a1;
+        const uint32_t slope = (w1 - w0) / (uint32_t)(a1 - a0);
+        if (slope != 0) {
+            int32_t g = a0 + (int32_t)((tu - w0) / slope < (uint32_t)(a1 - a0)
+                                           ? (tu - w0) / slope
+                                           : (uint32_t)(a1 - a0));
+            g = g > lo ? g : lo + 1;
+            if (g < hi) {
+                if (TEDGE_OK(g)) {
+                    lo = g;
+                    if (g + 1 == hi || !TEDGE_OK(g + 1)) {
+                        return g + 1;
+                    }
+                    lo = g + 1;
+                } else {
+                    hi = g;
+                    if (g - 1 == lo || TEDGE_OK(g - 1)) {
+                        return g;
+                    }
+                    hi = g - 1;
+                }
+            }
+        }
+    }
     while (hi - lo > 1) {
         const int32_t mid = lo + ((hi - lo) >> 1);
-        if ((q->tab[(uint8_t)mid] ^ f) <= t32) {
+        if (TEDGE_OK(mid)) {
             lo = mid;
         } else {
             hi = mid;
         }
     }
+#undef TEDGE_OK
     return hi;
+}
+
+/* lut[(uint8_t)a] = v for a in [a0, a1): one or two byte runs (a's sign splits the table).
+ * Out of line, as th_nn_mono_run_a: one copy of each loop. */
+static __attribute__((noinline, unused)) void th_nn_mono_bytes_a(int8_t *lut, int32_t a0,
+                                                                int32_t a1, int32_t v)
+{
+    while (a0 < a1) {
+        const int32_t end = a0 < 0 && a1 > 0 ? 0 : a1;
+        th_nn_fill_bytes(lut + (uint8_t)a0, end - a0, v);
+        a0 = end;
+    }
+}
+
+/* th_nn_mono_run over a in [a0, a1) (of one sign of acc), split where a changes sign. */
+static __attribute__((noinline, unused)) void th_nn_mono_run_a(const th_nn_mono *q, int32_t a0,
+                                                              int32_t a1, int32_t rzp,
+                                                              int8_t *lut)
+{
+    while (a0 < a1) {
+        const int32_t end = a0 < 0 && a1 > 0 ? 0 : a1;
+        th_nn_mono_run(q, a0, end - a0, rzp, lut + (uint8_t)a0);
+        a0 = end;
+    }
 }
 
 /* th_nn_mono_fill for tab != NULL and k = +-2 with the call's thresholds: the same edges
@@ -498,7 +565,13 @@ TH_INLINE void th_nn_mono_fill_th(const th_nn_mono *q, const th_nn_mono_th *th, 
     const int neg = p < r && th_nn_mono_acc(q, p) < 0;
     const int32_t s = p < r && q->rzp_neg != q->rzp ? th_nn_mono_tedge(q, p, r, neg, neg ? -1 : 0)
                                                      : r;
-    th_nn_mono_cuts(q, lut, vf, vl, p, s, r, neg);
+    /* the four ranges written out (a run of vf, the computed runs of either rzp, a run of
+     * vl; the runs split where a changes sign), their bounds in registers */
+    const int32_t rz1 = neg ? q->rzp_neg : q->rzp, rz2 = neg ? q->rzp : q->rzp_neg;
+    th_nn_mono_bytes_a(lut, -128, p, vf);
+    th_nn_mono_run_a(q, p, s, rz1, lut);
+    th_nn_mono_run_a(q, s, r, rz2, lut);
+    th_nn_mono_bytes_a(lut, r, 128, vl);
 }
 #endif
 

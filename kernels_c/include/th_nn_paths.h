@@ -277,6 +277,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_CHAN /* ADD/SUB channel broadcast: the row's doubled values once */
 #define TH_NN_KEEP_ADD_CHAN 1
 #endif
+#ifndef TH_NN_KEEP_ADD_CHAN_COL /* ... no clamp, rows >= 8: down the columns, c in a register */
+#define TH_NN_KEEP_ADD_CHAN_COL 1
+#endif
 #ifndef TH_NN_KEEP_ADD_TAB_D /* ADD/SUB same shape, many outputs: input1's table doubled */
 #define TH_NN_KEEP_ADD_TAB_D 1
 #endif
