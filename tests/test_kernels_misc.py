@@ -672,17 +672,16 @@ def test_binary_tables(kern_both, data, kind):
 # Forms of the elementwise fast paths (th_nn_add_sub_s8.c, th_mul_s8.c), each on both sides
 # of its threshold: scalar broadcast below / at TH_*_LUT_MIN (512) outputs, channel rows
 # repeated into the stack row (C <= 16 / 32) or in column blocks (C > 32 / 64, with tails),
-# spatial constants in blocks of 16 rows, per-channel output tables from 224 (ADD / SUB) or
-# 280 (MUL) rows, same shapes with a doubled table from 512 outputs, tiny tensors; (out
-# shape, broadcast shape).
+# spatial constants in blocks of 16 rows, per-channel output tables from 224 (ADD / SUB) rows
+# (MUL: where they pay, test_mul_table_choices), same shapes with a doubled table from 512
+# outputs, tiny tensors; (out shape, broadcast shape).
 _FAST_FORMS = [
     ((2, 300), (2, 300)), ((1, 37), (1, 37)),
     ((1, 511), (1,)), ((1, 512), (1,)), ((3, 4, 50), (1, 1, 1)), ((1, 9), (1,)),
     ((40, 7), (7,)), ((2, 16), (16,)), ((5, 33), (1, 33)), ((9, 70), (70,)), ((3, 130), (130,)),
     ((5, 6, 7), (5, 6, 1)), ((37, 3), (37, 1)), ((18, 65), (18, 1)),
     ((2, 3), (3,)), ((1,), (1,)),
-    # channel rows from TH_ADD_CHAN_LUT_ROWS (224) / TH_MUL_CHAN_LUT_ROWS (280): an output
-    # table per channel, odd counts
+    # channel rows from TH_ADD_CHAN_LUT_ROWS (224): an output table per channel, odd counts
     ((224, 5), (5,)), ((1, 331, 3), (1, 1, 3)), ((19, 17, 2), (2,)), ((223, 4), (4,)),
     ((280, 3), (3,)), ((279, 2), (2,)),
     # same shape from 512 outputs: input1's table doubled (odd counts: the tail)
@@ -759,10 +758,11 @@ def test_binary_fast_paths(kern_both):
                         f"{name} {shapes} case {i} in_place={in_place} {p}")
 
 
-# The output tables of the scalar (from 512 outputs) and channel (from 224 / 280 rows)
-# broadcasts (th_nn_mono_fill: runs at both ends found by binary search, the sign of
-# the accumulator split): every int8 value in every column, scale ratios from 2^-12 to 2^6
-# so the runs go from empty to the whole table, zero points at their extremes.
+# The output tables of the scalar (from 512 outputs) and channel (from 224 rows; MUL: where
+# they pay) broadcasts (th_nn_mono_fill, MUL's mul_fill / mul_fill_th: runs at both ends
+# found by binary search or division, the sign of the accumulator split): every int8 value
+# in every column, scale ratios from 2^-12 to 2^6 so the runs go from empty to the whole
+# table, zero points at their extremes.
 _TABLE_FORMS = [((2, 256), (1,)), ((1, 1, 512), (1, 1, 1)), ((256, 3), (3,)),
                 ((283, 2), (1, 2)), ((256, 11), (11,))]
 

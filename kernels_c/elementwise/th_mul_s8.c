@@ -5,7 +5,8 @@
  * DSP builds (where SMMLAR is exact: fast or left): the same shape four elements a word
  * (SXTAB16 lanes, halfword multiplies); a scalar broadcast (where it pays) as a
  * 256-byte output table made once per call (mul_fill), then th_lut_s8; a channel
- * broadcast through a stack row of factor pairs made once per call; a spatial broadcast in
+ * broadcast through an output table per channel (mul_chan_lut) where those pay, else a
+ * stack row of factor pairs made once per call; a spatial broadcast in
  * one call, four outputs of a pixel from one word of x (spatial_t); outputs stored four to a
  * word, the clamp on the packed word. */
 #include <stddef.h>
@@ -516,8 +517,8 @@ TH_INLINE uint32_t mul_edge_word(const th_nn_mono *q, int32_t a)
  * from its edges p (first a with v != vf), r (first a of the run of vl, p <= r) and s (where
  * acc changes sign inside [p, r), else p or r): runs of the splatted end values vf4 / vl4
  * a word store each; inner words of one sign by mul_inner_words (v is strictly inside (lo,
- * hi) there: no saturation or clamp); the at most three words across an edge exact per
- * entry (th_nn_mono_v). */
+ * hi) there: no saturation or clamp); the at most three words across an edge exact
+ * (mul_edge_word). */
 TH_INLINE void mul_words(const th_nn_mono *q, int32_t w0, int32_t w1, uint32_t *dst, int32_t p,
                          int32_t s, int32_t r, uint32_t vf4, uint32_t vl4)
 {
@@ -616,9 +617,9 @@ TH_INLINE int32_t mul_first_gt(int32_t c, int32_t kk, int64_t t)
 
 /* mul_fill with the call's acc edges th (th_nn_mono_thresholds: v == lo iff acc <= alo, v ==
  * hi iff acc >= ahi): acc = c + k * a is linear in a, so each edge in a is one division
- * (mul_first_gt) where th_nn_mono_fill searches with about 8 evaluations of v; the same cuts
- * (th_nn_mono_cuts) fill the table. k > 0: lo up to p, hi from r; k < 0: hi, then lo (the
- * edges of -acc = -c + (-k) a); k == 0: one value. */
+ * (mul_first_gt) where mul_fill searches with about 8 evaluations of v; mul_table writes the
+ * words. k > 0: lo up to p, hi from r; k < 0: hi, then lo (the edges of -acc = -c + (-k) a);
+ * k == 0: one value. */
 __attribute__((noinline)) static void mul_fill_th(const th_nn_mono *q, const th_nn_mono_th *th,
                                                   uint32_t *lutw)
 {
@@ -677,6 +678,7 @@ TH_INLINE uint32_t mul_inner_bound(uint32_t m16, uint32_t q16, int32_t f)
 #define TH_MUL_SEARCH_FIXED10 9500 /* mul_fill (its binary searches, mul_table), th_lut_s8's */
 #define TH_MUL_INNER10 45
 #define TH_MUL_THRESHOLDS10 9300 /* th_nn_mono_thresholds, once per channel call */
+
 TH_INLINE int32_t mul_row10(const mul_consts *k, int chan)
 {
     const int clamp = k->act_min > -128 || k->act_max < 127;
@@ -686,15 +688,15 @@ TH_INLINE int32_t mul_row10(const mul_consts *k, int chan)
 
 /* Scalar broadcast (s one element, x n elements): a 256-byte table of the output for every
  * int8 value (mul_fill), then one th_lut_s8 pass, where its estimated cost is below the
- * broadcast row's. */
-/* Below these many elements no table pays (TH_MUL_SEARCH_FIXED10 and 16 inner entries, about
- * the fewest a table has, against the rows' saving, mul_row10 - 40 an element): the calls
- * not worth a look, by [left][clamp]. */
+ * broadcast row's. Below mul_lut_min elements no table pays (TH_MUL_SEARCH_FIXED10 and 16
+ * inner entries, about the fewest a table has, against the rows' saving, mul_row10 - 40 an
+ * element): those calls are not worth the estimate, by [left][clamp]. */
 TH_INLINE int32_t mul_lut_min(const mul_consts *k)
 {
     const int clamp = k->act_min > -128 || k->act_max < 127;
     return k->left ? (clamp ? 394 : 487) : (clamp ? 209 : 250);
 }
+
 TH_INLINE int mul_lut_pays(const mul_consts *k, int32_t f, int32_t n)
 {
     const int32_t save = (mul_row10(k, 0) - 40) * n; /* what the lookups save */
@@ -726,11 +728,11 @@ __attribute__((noinline)) static int mul_lut(const mul_consts *k, int scalar1, c
  * y1): channel j's outputs are a function of x alone, so per channel a 256-byte output table
  * (mul_fill_th: the edges by division from the call's acc thresholds) and one strided pass
  * down the column (3.5 instructions per output against about 10 on mul_chan); where the
- * estimated cost of the tables and passes is below mul_chan's. */
-/* No tables pay below this many rows (mul_chan's 9.8 an output against 3.5: 5800 / 63). */
+ * estimated cost of the tables and passes is below mul_chan's. No tables pay below
+ * TH_MUL_CHAN_LUT_ROWS rows (mul_chan's 9.8 an output against 3.5: 5800 / 63). */
 #define TH_MUL_CHAN_LUT_ROWS 93
-TH_INLINE int mul_chan_lut_pays(const mul_consts *k, const int8_t *y,
-                                                      int32_t oy, int32_t n, int32_t rows)
+TH_INLINE int mul_chan_lut_pays(const mul_consts *k, const int8_t *y, int32_t oy, int32_t n,
+                                int32_t rows)
 {
     /* in int32 for rows * n <= 2^31 / 115 (the rows' cost times 10): else tables pay */
     if (rows * (int64_t)n > 16000000) {
