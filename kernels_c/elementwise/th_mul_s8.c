@@ -742,14 +742,21 @@ TH_INLINE int mul_chan_lut_pays(const mul_consts *k, const int8_t *y, int32_t oy
     if (save <= TH_MUL_TABLE_FIXED10 * n) {
         return 0;
     }
-    /* the inner entries the tables may compute, as far as they still pay */
-    const uint32_t m16 = mul_m16(k), q16 = (uint32_t)(k->act_max - k->act_min) << 16;
+    /* the inner entries the tables may compute, as far as they still pay: at least 8 a
+     * table (the edge words' entries, about), else no table pays and no estimate is made */
     const uint32_t room = (uint32_t)(save - TH_MUL_TABLE_FIXED10 * n) / TH_MUL_INNER10;
-    uint32_t inner = 0;
-    for (int32_t j = 0; j < n && inner < room; j++) {
+    if (room < 8u * (uint32_t)n) {
+        return 0;
+    }
+    /* estimated from up to 8 channels spread over the row (the estimate's cost stays small
+     * where it says no) */
+    const uint32_t m16 = mul_m16(k), q16 = (uint32_t)(k->act_max - k->act_min) << 16;
+    const int32_t step = (n + 7) >> 3;
+    uint32_t inner = 0, seen = 0;
+    for (int32_t j = 0; j < n; j += step, seen++) {
         inner += mul_inner_bound(m16, q16, y[j] + oy);
     }
-    return inner < room;
+    return (uint64_t)inner * (uint32_t)n < (uint64_t)room * seen;
 }
 
 __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t *x,
