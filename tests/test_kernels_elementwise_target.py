@@ -215,6 +215,32 @@ def _bounds_case(i: int, op: Op, sa: tuple, sb: tuple, lo: int, hi: int) -> AddC
                    tables=True)
 
 
+# MUL's output tables chosen by their estimated cost (as test_kernels_misc's
+# test_mul_table_choices): scalar broadcasts of 209 to 511 outputs, channel rows from 93
+# rows, narrow tables (large products: the tables pay, the channel edges by division) and
+# wide ones, factors of both signs and 0, right and left shifts, three activation ranges.
+_MUL_CHOICES = [((300,), (1,)), ((1, 250), (1,)), ((2, 220), (1,)), ((480,), (1,)),
+                ((120, 7), (7,)), ((1, 150, 12), (1, 1, 12)), ((100, 33), (33,)),
+                ((95, 3), (1, 3))]
+
+
+def _mul_choice_case(i: int) -> MulCase:
+    rng = np.random.default_rng(1500 + i)
+    big, small = _MUL_CHOICES[i % len(_MUL_CHOICES)]
+    first = (i // len(_MUL_CHOICES)) % 2 == 0  # the big side first
+    z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
+    lo, hi = ((-128, 127), (max(-128, zo), min(127, zo + 40)),
+              (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))[(i // 3) % 3]
+    shift = int(rng.integers(-9, -4)) if (i // 2) % 2 else int(rng.integers(-1, 4))
+    x = rng.integers(-128, 128, (1,) * (4 - len(big)) + big).astype(np.int8)
+    y = rng.integers(-128, 128, (1,) * (4 - len(small)) + small).astype(np.int8)
+    if y.size > 1 or i % 4 == 0:  # a factor of 0
+        y.reshape(-1)[0] = z2 if first else z1
+    a, b = (x, y) if first else (y, x)
+    return MulCase(Op.MUL, a, b, MulParams(-z1, -z2, zo, int(rng.integers(2**30, 2**31)),
+                                           shift, lo, hi))
+
+
 def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     shapes = _SHAPES + _SPATIAL
     cases = [_case(i, *s, spatial=i >= len(_SHAPES)) for i, s in enumerate(shapes)]
@@ -222,10 +248,13 @@ def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     cases += [_same_case(i, *s) for i, s in enumerate(_SAME)]
     cases += [_linear_case(i, *s) for i, s in enumerate(_LINEAR)]
     cases += [_bounds_case(i, *s) for i, s in enumerate(_BOUNDS)]
+    cases += [_mul_choice_case(i) for i in range(4 * len(_MUL_CHOICES))]
     names = [f"{s[0].name} {s[1]} {s[2]}" for s in shapes + _TABLES]
     names += [f"{op.name} same {n}" for op, n in _SAME]
     names += [f"{s[0].name} {s[1]} {s[2]} linear {s[3]}" for s in _LINEAR]
     names += [f"{s[0].name} {s[1]} {s[2]} bounds {s[3]} {s[4]}" for s in _BOUNDS]
+    names += [f"MUL choice {i} {_MUL_CHOICES[i % len(_MUL_CHOICES)]}"
+              for i in range(4 * len(_MUL_CHOICES))]
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
     problems = [f"{name}: {p}" for name, c, r in zip(names, cases, run.results, strict=True)

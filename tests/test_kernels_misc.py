@@ -673,16 +673,16 @@ def test_binary_tables(kern_both, data, kind):
 # of its threshold: scalar broadcast below / at TH_*_LUT_MIN (512) outputs, channel rows
 # repeated into the stack row (C <= 16 / 32) or in column blocks (C > 32 / 64, with tails),
 # spatial constants in blocks of 16 rows, per-channel output tables from 224 (ADD / SUB;
-# columns from 8 rows below without a clamp) or 280 (MUL) rows, same shapes with a doubled
-# table from 512 outputs, tiny tensors; (out shape, broadcast shape).
+# columns from 8 rows below without a clamp; MUL: where they pay, test_mul_table_choices)
+# rows, same shapes with a doubled table from 512 outputs, tiny tensors; (out shape,
+# broadcast shape).
 _FAST_FORMS = [
     ((2, 300), (2, 300)), ((1, 37), (1, 37)),
     ((1, 511), (1,)), ((1, 512), (1,)), ((3, 4, 50), (1, 1, 1)), ((1, 9), (1,)),
     ((40, 7), (7,)), ((2, 16), (16,)), ((5, 33), (1, 33)), ((9, 70), (70,)), ((3, 130), (130,)),
     ((5, 6, 7), (5, 6, 1)), ((37, 3), (37, 1)), ((18, 65), (18, 1)),
     ((2, 3), (3,)), ((1,), (1,)),
-    # channel rows from TH_ADD_CHAN_LUT_ROWS (224) / TH_MUL_CHAN_LUT_ROWS (280): an output
-    # table per channel, odd counts
+    # channel rows from TH_ADD_CHAN_LUT_ROWS (224): an output table per channel, odd counts
     ((224, 5), (5,)), ((1, 331, 3), (1, 1, 3)), ((19, 17, 2), (2,)), ((223, 4), (4,)),
     ((280, 3), (3,)), ((279, 2), (2,)),
     # same shape from 512 outputs: input1's table doubled (odd counts: the tail)
@@ -764,10 +764,11 @@ def test_binary_fast_paths(kern_both):
                         f"{name} {shapes} case {i} in_place={in_place} {p}")
 
 
-# The output tables of the scalar (from 512 outputs) and channel (from 224 / 280 rows)
-# broadcasts (th_nn_mono_fill: runs at both ends found by binary search, the sign of
-# the accumulator split): every int8 value in every column, scale ratios from 2^-12 to 2^6
-# so the runs go from empty to the whole table, zero points at their extremes.
+# The output tables of the scalar (from 512 outputs) and channel (from 224 rows; MUL: where
+# they pay) broadcasts (th_nn_mono_fill, MUL's mul_fill / mul_fill_th: runs at both ends
+# found by binary search or division, the sign of the accumulator split): every int8 value
+# in every column, scale ratios from 2^-12 to 2^6 so the runs go from empty to the whole
+# table, zero points at their extremes.
 _TABLE_FORMS = [((2, 256), (1,)), ((1, 1, 512), (1, 1, 1)), ((256, 3), (3,)),
                 ((283, 2), (1, 2)), ((256, 11), (11,))]
 
@@ -807,6 +808,49 @@ def test_binary_output_tables(kern_both):
                 out(want.size))
             assert status == TH_OK
             assert_same(i8(bufs[first + 4], shapes[2]), want, f"{name} {shapes} case {i} {p}")
+
+
+# MUL's output tables chosen by their estimated cost (th_mul_s8.c: mul_lut_pays,
+# mul_chan_lut_pays): scalar broadcasts of 209 to 511 outputs and channel rows from 93 rows,
+# where large products (narrow tables: few entries between the saturated runs) make the
+# tables pay and small ones do not; the channel tables' edges by division (mul_fill_th):
+# factors y + oy of both signs and 0 (a channel value at its zero point), right shifts
+# (the rounding's sign term) and left shifts, every activation; (out shape, broadcast shape).
+_MUL_CHOICE_FORMS = [((300,), (1,)), ((1, 250), (1,)), ((2, 220), (1,)), ((480,), (1,)),
+                     ((120, 7), (7,)), ((1, 150, 12), (1, 1, 12)), ((100, 33), (33,)),
+                     ((95, 3), (1, 3))]
+
+
+def test_mul_table_choices(kern_both):
+    """th_mul_s8 through the scalar and channel tables on either side of their cost
+    estimates, either operand broadcast: 0 mismatches against the NumPy reference."""
+    rng = np.random.default_rng(1426)
+    for i in range(8 * len(_MUL_CHOICE_FORMS)):
+        big, small = _MUL_CHOICE_FORMS[i % len(_MUL_CHOICE_FORMS)]
+        pair = (big, small) if (i // len(_MUL_CHOICE_FORMS)) % 2 == 0 else (small, big)
+        zps = [int(v) for v in rng.integers(-128, 128, 3)]
+        if i % 5 == 0:
+            zps = [-128, 127, int(rng.integers(-128, 128))] if i % 2 else [127, -128, -128]
+        act = (i // 3) % 3  # none, relu6-like, a narrow range
+        lo, hi = ((-128, 127), (max(-128, zps[2]), min(127, zps[2] + 40)),
+                  (int(rng.integers(-128, 0)), int(rng.integers(0, 128))))[act]
+        # large products (shift -1 .. 3: narrow tables) or small ones (-9 .. -5: wide)
+        wide = (i // 2) % 2 == 1
+        shift = int(rng.integers(-9, -4)) if wide else int(rng.integers(-1, 4))
+        p = MulParams(input1_offset=-zps[0], input2_offset=-zps[1], output_offset=zps[2],
+                      output_multiplier=int(rng.integers(2**30, 2**31)), output_shift=shift,
+                      activation_min=lo, activation_max=hi)
+        x = random_int8(rng, big)
+        y = random_int8(rng, small)
+        if y.size > 1 or i % 4 == 0:  # a factor of 0
+            y.reshape(-1)[0] = zps[1] if pair[0] == big else zps[0]
+        a, b = (x, y) if pair[0] == big else (y, x)
+        want, name, args, first = _binary_call(OpKind.MUL, a, b, p, tables=True)
+        status, bufs = kern_both.call(
+            name, ("null", None), *args, buf(shape_bytes(pair[0])), buf(a),
+            buf(shape_bytes(pair[1])), buf(b), buf(shape_bytes(want.shape)), out(want.size))
+        assert status == TH_OK
+        assert_same(i8(bufs[first + 4], want.shape), want, f"{name} {pair} case {i} {p}")
 
 
 # Forms of th_nn_add_sub_s8's direct rows (no tables: the lowering's small tensors): same

@@ -3,9 +3,10 @@
  * + output offset, clamped. NumPy broadcasting as th_add_s8. MVE builds: four products at
  * a time, th_mve_requantize (exact for every multiplier >= 0 and shift in [-31, 30]).
  * DSP builds (where SMMLAR is exact: fast or left): the same shape four elements a word
- * (SXTAB16 lanes, halfword multiplies); a scalar broadcast from TH_MUL_LUT_MIN outputs as a
+ * (SXTAB16 lanes, halfword multiplies); a scalar broadcast (where it pays) as a
  * 256-byte output table made once per call (mul_fill), then th_lut_s8; a channel
- * broadcast through a stack row of factor pairs made once per call; a spatial broadcast in
+ * broadcast through an output table per channel (mul_chan_lut) where those pay, else a
+ * stack row of factor pairs made once per call; a spatial broadcast in
  * one call, four outputs of a pixel from one word of x (spatial_t); outputs stored four to a
  * word, the clamp on the packed word. */
 #include <stddef.h>
@@ -469,61 +470,324 @@ SPATIAL(spatial_left_clamp, 1, 1)
  * does (th_nn_mono_fill's acc = p << sh, sh = 1 with th_fast_rq_apply2's sign term (fast),
  * or shift + 1 with none and e = 0 (left)), so exact by construction; the saturated ends as
  * runs, SMMLAR and a shift between them. */
-__attribute__((noinline)) static void mul_fill(const mul_consts *k, int32_t f, int32_t ox,
-                                               int8_t *lut)
+TH_INLINE void mul_mono(const mul_consts *k, int32_t f, int32_t ox, th_nn_mono *q)
 {
     const int32_t sh = k->left ? k->shift + 1 : 1;
+    q->tab = NULL;
+    q->k = (int32_t)((uint32_t)f << sh);
+    q->c = (int32_t)((uint32_t)(ox * f) << sh);
+    q->m = k->multiplier;
+    q->rzp = k->left ? k->out_offset : k->rq.round_zp;
+    q->rzp_neg = k->left ? q->rzp : (int32_t)((uint32_t)q->rzp - 1u);
+    q->e = k->left ? 0 : k->rq.e;
+    q->lo = k->act_min;
+    q->hi = k->act_max;
+}
+
+/* cnt table words of inner entries of one acc sign (zero point z), acc the first entry's:
+ * four SMMLAR and shifts packed into a word store, 4.5 instructions an entry. Out of line:
+ * its own registers. */
+__attribute__((noinline)) static void mul_inner_words(uint32_t acc, uint32_t kk, int32_t m,
+                                                      int32_t z, int32_t e, uint32_t *dst,
+                                                      int32_t cnt)
+{
+    const uint32_t k2 = 2u * kk, k3 = 3u * kk, k4 = 4u * kk;
+    for (uint32_t *const end = dst + cnt; dst != end; dst++, acc += k4) {
+        *dst = th_nn_pack4(th_smmlar((int32_t)acc, m, z) >> e,
+                           th_smmlar((int32_t)(acc + kk), m, z) >> e,
+                           th_smmlar((int32_t)(acc + k2), m, z) >> e,
+                           th_smmlar((int32_t)(acc + k3), m, z) >> e);
+    }
+}
+
+/* The word of entries a .. a + 3 exactly (as th_nn_mono_v, the clamp to [lo, hi] on the
+ * packed word: th_nn_clamp4): for the words across an edge. */
+TH_INLINE uint32_t mul_edge_word(const th_nn_mono *q, int32_t a)
+{
+#define ME_V(d)                                                                               \
+    th_ssat8(th_smmlar(th_nn_mono_acc(q, a + (d)), q->m,                                      \
+                       th_nn_mono_acc(q, a + (d)) < 0 ? q->rzp_neg : q->rzp) >>                \
+             q->e)
+    const uint32_t w = th_nn_pack4(ME_V(0), ME_V(1), ME_V(2), ME_V(3));
+#undef ME_V
+    return th_nn_clamp4(w, th_nn_splat4(q->lo), th_nn_splat4(q->hi), 1);
+}
+
+/* Words [w0, w1) of the table in the order of a (word w: a = 4w - 128 .. 4w - 125) to dst,
+ * from its edges p (first a with v != vf), r (first a of the run of vl, p <= r) and s (where
+ * acc changes sign inside [p, r), else p or r): runs of the splatted end values vf4 / vl4
+ * a word store each; inner words of one sign by mul_inner_words (v is strictly inside (lo,
+ * hi) there: no saturation or clamp); the at most three words across an edge exact
+ * (mul_edge_word). */
+TH_INLINE void mul_words(const th_nn_mono *q, int32_t w0, int32_t w1, uint32_t *dst, int32_t p,
+                         int32_t s, int32_t r, uint32_t vf4, uint32_t vl4)
+{
+    /* words before wp are all vf, from wr all vl; words [wi0, wi1) lie inside [p, r), and
+     * word ws (if s is not its first entry) holds both signs of acc */
+    const int32_t wp = (p + 128) >> 2, wr = (r + 131) >> 2;
+    const int32_t wi0 = (p + 131) >> 2, wi1 = (r + 128) >> 2;
+    const int32_t ws = ((s + 128) & 3) != 0 ? (s + 128) >> 2 : -1;
+    const int32_t sb = (s + 131) >> 2; /* the first word from s on */
+    const int32_t e1 = wp < w1 ? wp : w1, e2 = wr < w1 ? wr : w1;
+    int32_t w = w0;
+    for (; w + 4 <= e1; w += 4, dst += 4) { /* four words a pass: the loop's cost a quarter */
+        dst[0] = vf4;
+        dst[1] = vf4;
+        dst[2] = vf4;
+        dst[3] = vf4;
+    }
+    for (; w < e1; w++) {
+        *dst++ = vf4;
+    }
+    while (w < e2) {
+        const int32_t a = 4 * w - 128;
+        if (w >= wi0 && w < wi1 && w != ws) {
+            /* clean words up to the next edge word (or the sign change, or the end) */
+            int32_t end = wi1 < e2 ? wi1 : e2;
+            const int32_t stop = ws >= 0 ? ws : sb;
+            end = w < stop && stop < end ? stop : end;
+            const int32_t acc = th_nn_mono_acc(q, a);
+            mul_inner_words((uint32_t)acc, (uint32_t)q->k, q->m, acc < 0 ? q->rzp_neg : q->rzp,
+                            q->e, dst, end - w);
+            dst += end - w;
+            w = end;
+        } else {
+            *dst++ = mul_edge_word(q, a);
+            w++;
+        }
+    }
+    for (; w + 4 <= w1; w += 4, dst += 4) {
+        dst[0] = vl4;
+        dst[1] = vl4;
+        dst[2] = vl4;
+        dst[3] = vl4;
+    }
+    for (; w < w1; w++) {
+        *dst++ = vl4;
+    }
+}
+
+/* The whole table from its edges (see mul_words): a in [-128, 0) is its second half. */
+__attribute__((noinline)) static void mul_table(const th_nn_mono *q, int32_t p, int32_t s,
+                                                int32_t r, int32_t vf, int32_t vl,
+                                                uint32_t *lutw)
+{
+    const uint32_t vf4 = th_nn_splat4(vf), vl4 = th_nn_splat4(vl);
+    mul_words(q, 0, 32, lutw + 32, p, s, r, vf4, vl4);
+    mul_words(q, 32, 64, lutw, p, s, r, vf4, vl4);
+}
+
+/* The output table of x's int8 values (offset ox) times the factor f (the other input's value
+ * plus its offset): the product p = (x + ox) * f, linear in x, is requantized as fast_rows
+ * does (acc = p << sh, sh = 1 with th_fast_rq_apply2's sign term (fast), or shift + 1 with
+ * none and e = 0 (left)); the edges by th_nn_mono_fill's binary searches on v (exact by
+ * construction), the words by mul_table. */
+__attribute__((noinline)) static void mul_fill(const mul_consts *k, int32_t f, int32_t ox,
+                                               uint32_t *lutw)
+{
     th_nn_mono q;
-    q.tab = NULL;
-    q.k = (int32_t)((uint32_t)f << sh);
-    q.c = (int32_t)((uint32_t)(ox * f) << sh);
-    q.m = k->multiplier;
-    q.rzp = k->left ? k->out_offset : k->rq.round_zp;
-    q.rzp_neg = k->left ? q.rzp : (int32_t)((uint32_t)q.rzp - 1u);
-    q.e = k->left ? 0 : k->rq.e;
-    q.lo = k->act_min;
-    q.hi = k->act_max;
-    th_nn_mono_fill(&q, lut);
+    mul_mono(k, f, ox, &q);
+    const int32_t vf = th_nn_mono_v(&q, -128), vl = th_nn_mono_v(&q, 127);
+    /* as th_nn_mono_fill: an end value strictly inside (lo, hi) has no run */
+    const int sat_f = vf == q.lo || vf == q.hi, sat_l = vl == q.lo || vl == q.hi;
+    const int32_t p = sat_f ? th_nn_mono_edge(&q, -128, 128, 0, vf) : -128;
+    const int32_t r = p < 128 && sat_l ? th_nn_mono_edge(&q, p - 1, 127, 1, vl) : 128;
+    const int neg = p < r && th_nn_mono_acc(&q, p) < 0;
+    const int32_t s = p < r && q.rzp_neg != q.rzp ? th_nn_mono_edge(&q, p, r, 2, neg) : r;
+    mul_table(&q, p, s, r, vf, vl, lutw);
+}
+
+/* The first a in [-128, 128] with c + kk * a > t (kk > 0): floor((t - c) / kk) + 1, the
+ * quotient clamped first so that it fits int32 and SDIV does it. */
+TH_INLINE int32_t mul_first_gt(int32_t c, int32_t kk, int64_t t)
+{
+    const int64_t d = t - c, lim = (int64_t)kk * 129;
+    if (d >= lim) {
+        return 128;
+    }
+    if (d < -lim) {
+        return -128;
+    }
+    const int32_t d32 = (int32_t)d;
+    int32_t a = d32 / kk;
+    a -= d32 < 0 && a * kk != d32; /* C's division truncates: floor */
+    a += 1;
+    return a < -128 ? -128 : a > 128 ? 128 : a;
+}
+
+/* mul_fill with the call's acc edges th (th_nn_mono_thresholds: v == lo iff acc <= alo, v ==
+ * hi iff acc >= ahi): acc = c + k * a is linear in a, so each edge in a is one division
+ * (mul_first_gt) where mul_fill searches with about 8 evaluations of v; mul_table writes the
+ * words. k > 0: lo up to p, hi from r; k < 0: hi, then lo (the edges of -acc = -c + (-k) a);
+ * k == 0: one value. */
+__attribute__((noinline)) static void mul_fill_th(const th_nn_mono *q, const th_nn_mono_th *th,
+                                                  uint32_t *lutw)
+{
+    const int32_t kk = q->k, c = q->c;
+    if (kk == 0) {
+        th_nn_fill_bytes((int8_t *)lutw, 256, th_nn_mono_vacc(q, c));
+        return;
+    }
+    int32_t p, r, z;
+    if (kk > 0) {
+        p = mul_first_gt(c, kk, th->alo);
+        r = mul_first_gt(c, kk, th->ahi - 1);
+        z = mul_first_gt(c, kk, -1); /* the first acc >= 0 */
+    } else {
+        p = mul_first_gt(-c, -kk, -th->ahi);
+        r = mul_first_gt(-c, -kk, -(th->alo + 1));
+        z = mul_first_gt(-c, -kk, 0); /* the first acc < 0 */
+    }
+    r = r < p ? p : r;
+    mul_table(q, p, z < p ? p : z > r ? r : z, r, kk > 0 ? q->lo : q->hi, kk > 0 ? q->hi : q->lo,
+              lutw);
+}
+
+/* A bound of a table's inner entries (those mul_table computes, strictly inside (lo, hi)) for
+ * the factor f: the output moves by |f| M 2^(shift - 31) per step of x (M the Q31
+ * multiplier), so at most (hi - lo) / that + 2 entries are inside, and 256. m16 = M
+ * 2^(shift - 15) (the step in Q16 per unit of |f|, truncated, at most 2^23: a larger step
+ * leaves 2 entries anyway), q16 = (hi - lo) << 16. For the cost estimates that choose a
+ * table only: not an exactness matter. */
+TH_INLINE uint32_t mul_m16(const mul_consts *k)
+{
+    const int32_t sh = 15 - k->shift; /* in [-15, 46] */
+    const uint32_t m = (uint32_t)k->multiplier, cap = UINT32_C(1) << 23;
+    if (sh <= 0) {
+        return m != 0 ? cap : 0; /* m << -sh >= 2^23 unless m is small: the cap is a bound */
+    }
+    const uint32_t m16 = sh < 32 ? m >> sh : 0;
+    return m16 < cap ? m16 : cap;
+}
+
+TH_INLINE uint32_t mul_inner_bound(uint32_t m16, uint32_t q16, int32_t f)
+{
+    const uint32_t s16 = (uint32_t)(f < 0 ? -f : f) * m16; /* < 2^31 */
+    if (s16 == 0) {
+        return 256;
+    }
+    const uint32_t w = q16 / s16 + 2u;
+    return w < 256u ? w : 256u;
+}
+
+/* Measured costs (instructions, M4, times 10): a table (mul_table: a fixed part, the inner
+ * entries at 4.5), an output of the broadcast rows (fast_rows' with a scalar, mul_chan's with
+ * a channel row; by form: right shift (fast) or left, without or with the clamp), a
+ * looked-up output (th_lut_s8 about 4, th_nn_lut_strided 3.5). */
+#define TH_MUL_TABLE_FIXED10 5800 /* mul_fill_th + mul_table + a lut_column call */
+#define TH_MUL_SEARCH_FIXED10 9500 /* mul_fill (its binary searches, mul_table), th_lut_s8's */
+#define TH_MUL_INNER10 45
+#define TH_MUL_THRESHOLDS10 9300 /* th_nn_mono_thresholds, once per channel call */
+
+TH_INLINE int32_t mul_row10(const mul_consts *k, int chan)
+{
+    const int clamp = k->act_min > -128 || k->act_max < 127;
+    static const int8_t cost[2][2][2] = {{{81, 89}, {61, 66}}, {{98, 108}, {106, 115}}};
+    return cost[chan][k->left][clamp];
 }
 
 /* Scalar broadcast (s one element, x n elements): a 256-byte table of the output for every
- * int8 value (mul_fill), then one th_lut_s8 pass. Pays from TH_MUL_LUT_MIN elements. */
-#define TH_MUL_LUT_MIN 512
-__attribute__((noinline)) static th_status mul_lut(const mul_consts *k, int scalar1,
-                                                   const int8_t *s, const int8_t *x, int32_t n,
-                                                   int8_t *out)
+ * int8 value (mul_fill), then one th_lut_s8 pass, where its estimated cost is below the
+ * broadcast row's. Below mul_lut_min elements no table pays (TH_MUL_SEARCH_FIXED10 and 16
+ * inner entries, about the fewest a table has, against the rows' saving, mul_row10 - 40 an
+ * element): those calls are not worth the estimate, by [left][clamp]. */
+TH_INLINE int32_t mul_lut_min(const mul_consts *k)
 {
-    uint32_t lutw[64];
-    int8_t *lut = (int8_t *)lutw;
-    mul_fill(k, s[0] + (scalar1 ? k->in1_offset : k->in2_offset),
-             scalar1 ? k->in2_offset : k->in1_offset, lut);
-    return th_lut_s8(NULL, lut, n, x, out);
+    const int clamp = k->act_min > -128 || k->act_max < 127;
+    return k->left ? (clamp ? 394 : 487) : (clamp ? 209 : 250);
 }
 
-/* Channel broadcast with many rows: [rows, n] (x) against one row y of n (y is input1 when
+TH_INLINE int mul_lut_pays(const mul_consts *k, int32_t f, int32_t n)
+{
+    const int32_t save = (mul_row10(k, 0) - 40) * n; /* what the lookups save */
+    if (n >= 4096) { /* any table pays (and save stays inside int32) */
+        return 1;
+    }
+    if (save <= TH_MUL_SEARCH_FIXED10) { /* no table pays */
+        return 0;
+    }
+    const uint32_t w = mul_inner_bound(mul_m16(k), (uint32_t)(k->act_max - k->act_min) << 16, f);
+    return TH_MUL_SEARCH_FIXED10 + TH_MUL_INNER10 * (int32_t)w < save;
+}
+
+/* 1 when done: the table paid (mul_lut_pays) and the outputs are written; else 0. */
+__attribute__((noinline)) static int mul_lut(const mul_consts *k, int scalar1, const int8_t *s,
+                                             const int8_t *x, int32_t n, int8_t *out)
+{
+    const int32_t f = s[0] + (scalar1 ? k->in1_offset : k->in2_offset);
+    if (!mul_lut_pays(k, f, n)) {
+        return 0;
+    }
+    uint32_t lutw[64];
+    mul_fill(k, f, scalar1 ? k->in2_offset : k->in1_offset, lutw);
+    (void)th_lut_s8(NULL, (const int8_t *)lutw, n, x, out); /* its arguments are valid */
+    return 1;
+}
+
+/* Channel broadcast through tables: [rows, n] (x) against one row y of n (y is input1 when
  * y1): channel j's outputs are a function of x alone, so per channel a 256-byte output table
- * (mul_fill: up to about 1,550 instructions) and one strided pass down the column (3.5
- * instructions per output against about 9 on mul_chan): from TH_MUL_CHAN_LUT_ROWS rows,
- * where the table's worst case is paid back (1,550 / (9.1 - 3.5) = 277). */
-#define TH_MUL_CHAN_LUT_ROWS 280
+ * (mul_fill_th: the edges by division from the call's acc thresholds) and one strided pass
+ * down the column (3.5 instructions per output against about 10 on mul_chan); where the
+ * estimated cost of the tables and passes is below mul_chan's. No tables pay below
+ * TH_MUL_CHAN_LUT_ROWS rows (mul_chan's 9.8 an output against 3.5: 5800 / 63). */
+#define TH_MUL_CHAN_LUT_ROWS 93
+TH_INLINE int mul_chan_lut_pays(const mul_consts *k, const int8_t *y, int32_t oy, int32_t n,
+                                int32_t rows)
+{
+    /* in int32 for rows * n <= 2^31 / 115 (the rows' cost times 10): else tables pay */
+    if (rows * (int64_t)n > 16000000) {
+        return 1;
+    }
+    const int32_t save = (mul_row10(k, 1) - 35) * rows * n - TH_MUL_THRESHOLDS10;
+    if (save <= TH_MUL_TABLE_FIXED10 * n) {
+        return 0;
+    }
+    /* the inner entries the tables may compute, as far as they still pay: at least 8 a
+     * table (the edge words' entries, about), else no table pays and no estimate is made */
+    const uint32_t room = (uint32_t)(save - TH_MUL_TABLE_FIXED10 * n) / TH_MUL_INNER10;
+    if (room < 8u * (uint32_t)n) {
+        return 0;
+    }
+    /* estimated from up to 8 channels spread over the row (the estimate's cost stays small
+     * where it says no) */
+    const uint32_t m16 = mul_m16(k), q16 = (uint32_t)(k->act_max - k->act_min) << 16;
+    const int32_t step = (n + 7) >> 3;
+    uint32_t inner = 0, seen = 0;
+    for (int32_t j = 0; j < n; j += step, seen++) {
+        inner += mul_inner_bound(m16, q16, y[j] + oy);
+    }
+    return (uint64_t)inner * (uint32_t)n < (uint64_t)room * seen;
+}
+
 __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t *x,
                                                  int32_t stride, int32_t count, int8_t *out)
 {
     th_nn_lut_strided(lut, x, stride, count, out);
 }
 
-__attribute__((noinline)) static void mul_chan_lut(const mul_consts *k, int y1, const int8_t *y,
-                                                   const int8_t *x, int32_t n, int32_t rows,
-                                                   int8_t *out)
+/* 1 when done (the tables paid: mul_chan_lut_pays), else 0. */
+__attribute__((noinline)) static int mul_chan_lut(const mul_consts *k, int y1, const int8_t *y,
+                                                  const int8_t *x, int32_t n, int32_t rows,
+                                                  int8_t *out)
 {
+    if (!mul_chan_lut_pays(k, y, y1 ? k->in1_offset : k->in2_offset, n, rows)) {
+        return 0;
+    }
     uint32_t lutw[64];
     int8_t *lut = (int8_t *)lutw;
     const int32_t oy = y1 ? k->in1_offset : k->in2_offset;
     const int32_t ox = y1 ? k->in2_offset : k->in1_offset;
+    th_nn_mono q;
+    mul_mono(k, 0, ox, &q);
+    /* every acc of the call: |(x + ox) (y + oy)| <= 255^2, shifted as mul_mono shifts */
+    const int32_t amax = (int32_t)((uint32_t)(255 * 255) << (k->left ? k->shift + 1 : 1));
+    const th_nn_mono_th th = th_nn_mono_thresholds(&q, -amax, amax);
     for (int32_t j = 0; j < n; j++) {
-        mul_fill(k, y[j] + oy, ox, lut);
+        mul_mono(k, y[j] + oy, ox, &q);
+        mul_fill_th(&q, &th, lutw);
         lut_column(lut, x + j, n, rows, out + j);
     }
+    return 1;
 }
 #endif
 
@@ -615,19 +879,25 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
     const int32_t inner = b.dims[b.rank - 1];
     const int32_t rows = b.count / inner;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-    if ((k.fast || k.left) && (b.count1 == 1 || b.count2 == 1) && b.count >= TH_MUL_LUT_MIN &&
+    if ((k.fast || k.left) && (b.count1 == 1 || b.count2 == 1) &&
+        /* 209: the least mul_lut_min, the cheaper test first */
+        b.count >= 209 && b.count >= mul_lut_min(&k) &&
         TH_NN_PATH(MUL_LUT)) {
         const int scalar1 = b.count1 == 1;
-        return mul_lut(&k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1,
-                       b.count, output);
+        if (mul_lut(&k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1, b.count,
+                    output)) {
+            return TH_OK;
+        }
     }
     /* Channel broadcast: [rows, C] against [C] (either side). */
     if ((k.fast || k.left) && b.rank == 2 && rows > 1 && b.stride1[1] == 1 &&
         b.stride2[1] == 1 && (b.stride1[0] == 0 || b.stride2[0] == 0)) {
         const int bc1 = b.stride1[0] == 0;
-        if (rows >= TH_MUL_CHAN_LUT_ROWS && TH_NN_PATH(MUL_CHAN_LUT)) {
+        /* the data choose between the two: a recording run (th_nn_paths.h) keeps both */
+        (void)TH_NN_PATH(MUL_CHAN);
+        if (rows >= TH_MUL_CHAN_LUT_ROWS && TH_NN_PATH(MUL_CHAN_LUT) &&
             mul_chan_lut(&k, bc1, bc1 ? input1 : input2, bc1 ? input2 : input1, inner, rows,
-                         output);
+                         output)) {
             return TH_OK;
         }
         if (mul_chan(&k, bc1 ? input2 : input1, bc1 ? k.in2_offset : k.in1_offset,
