@@ -20,15 +20,16 @@ void th_uart_hw_drain(void);
 
 void th_counter_hw_init(void);
 
-/* SysTick as an up-count (24 bits) extended to 64 bits. Branch-free on purpose: a wrap costs
- * no extra instructions, so an invoke's executed-instruction count does not depend on where
- * the SysTick period happens to fall in it (QEMU icount, tests/test_qemu_e2e.py). Both values
- * are below 2^24, so their difference is negative exactly when the counter wrapped. */
-static inline uint64_t th_systick_extend(uint32_t up, uint32_t *last, uint64_t *high)
+/* SysTick as an up-count (24 bits) extended to 64 bits by counting its wraps. Branch-free on
+ * purpose: a wrap costs no extra instructions, so an invoke's executed-instruction count does
+ * not depend on where the SysTick period happens to fall in it (QEMU icount,
+ * tests/test_qemu_e2e.py). Both values are below 2^24, so their difference is negative
+ * exactly when the counter wrapped. */
+static inline uint64_t th_systick_extend(uint32_t up, uint32_t *last, uint32_t *wraps)
 {
-    *high += (uint64_t)((up - *last) >> 31) << 24;
+    *wraps += (up - *last) >> 31;
     *last = up;
-    return *high + up;
+    return ((uint64_t)*wraps << 24) | up;
 }
 
 /* Boards built with TH_BOARD_HW_INIT=1 (boards/common/stm32_board.cmake) define this in their

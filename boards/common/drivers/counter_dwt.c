@@ -38,6 +38,7 @@
 static int use_systick;
 static uint32_t last;
 static uint64_t high;
+static uint32_t systick_wraps;
 
 static int dwt_start(void)
 {
@@ -57,6 +58,7 @@ static int dwt_start(void)
 void th_counter_hw_init(void)
 {
     high = 0u;
+    systick_wraps = 0u;
     use_systick = !dwt_start();
     if (use_systick) {
         SYST_CSR = 0u;
@@ -72,7 +74,7 @@ void th_counter_hw_init(void)
 uint64_t th_counter_read(void)
 {
     if (use_systick) {
-        return th_systick_extend(SYST_MAX - (SYST_CVR & SYST_MAX), &last, &high);
+        return th_systick_extend(SYST_MAX - (SYST_CVR & SYST_MAX), &last, &systick_wraps);
     }
     /* 2^32 cycles is 20-25 s at 168-216 MHz: read at least that often (th_board.h). */
     uint32_t c = DWT_CYCCNT;

@@ -17,7 +17,7 @@
 #define SYST_MAX 0x00FFFFFFu
 
 static uint32_t systick_last;
-static uint64_t systick_high;
+static uint32_t systick_wraps;
 
 void th_counter_hw_init(void)
 {
@@ -26,10 +26,10 @@ void th_counter_hw_init(void)
     SYST_CVR = 0u; /* any write clears the counter */
     SYST_CSR = CSR_CLKSOURCE | CSR_ENABLE;
     systick_last = SYST_MAX - (SYST_CVR & SYST_MAX);
-    systick_high = 0u;
+    systick_wraps = 0u;
 }
 
 uint64_t th_counter_read(void)
 {
-    return th_systick_extend(SYST_MAX - (SYST_CVR & SYST_MAX), &systick_last, &systick_high);
+    return th_systick_extend(SYST_MAX - (SYST_CVR & SYST_MAX), &systick_last, &systick_wraps);
 }
