@@ -1199,8 +1199,74 @@ TH_DW_ROWS_FN(dw_rows_s1_even, TH_DW_ASM_S1, TH_DW_PAIR_S1, "1")
 TH_DW_ROWS_FN(dw_rows_s1_odd, TH_DW_ASM_S1, TH_DW_PAIR_S1, "2")
 TH_DW_ROWS_FN(dw_rows_s2_even, TH_DW_ASM_S2, TH_DW_PAIR_S2, "1")
 TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, "2")
-#pragma GCC diagnostic pop
 #undef TH_DW_ROWS_FN
+
+/* One filter row for five outputs (stride 2): 3 LDRD + 10 MAC for 15 MACs (words 0-5 of
+ * the window: plane_w's spare column is the last LDRD's top half). Accumulators r6 r7 r8
+ * r12 r5 for outputs 0-4: r5 holds the start value until row 0's last MAC. */
+#define TH_DW_FIVE_S2(P, I0, I1, I2, I3, I4)                                                 \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r3, " I1 "\n\t"                                                          \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlabt r7, r9, r4, r7\n\t"                                                              \
+    "smlad r8, r9, r3, " I2 "\n\t"                                                           \
+    "smlabt r8, r10, r4, r8\n\t"                                                             \
+    "smlad r12, r10, r3, " I3 "\n\t"                                                         \
+    "ldrd r9, r10, [" P "]\n\t"                                                              \
+    "smlabt r12, r9, r4, r12\n\t"                                                            \
+    "smlad r5, r9, r3, " I4 "\n\t"                                                           \
+    "smlabt r5, r10, r4, r5\n\t"
+
+/* Rows of exactly five outputs, stride 2 (path DW3X3_S2_FIVE; e.g. a 10x10 SAME plane):
+ * all five in one block, where dw_rows_s2_odd runs a block of four, the tail's jump and a
+ * single output that loads its weights and requantization again (89 instructions a row;
+ * here 80). The output step r12 becomes output 3's accumulator, so it goes to the frame
+ * (the tail jumps' slot, unused here) and r10 brings it back for the stores. p_skip and
+ * o_skip are dw_asm_prepare's for a row of a block and a single (done = 4): the pointers
+ * move as far here. */
+static void __attribute__((naked, noinline)) dw_rows_s2_five(dw_row_args *k)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #60\n\t"
+                     "ldm r0!, {r1-r8}\n\t"
+                     "stm sp, {r1-r8}\n\t"
+                     "ldm r0!, {r1-r7}\n\t"
+                     "add r8, sp, #32\n\t"
+                     "stm r8, {r1-r7}\n\t"
+                     "ldm r0, {r0-r2, r11, r12}\n\t"
+                     "str r12, [sp, #52]\n\t"
+                     "ldr lr, [sp, #40]\n\t"
+                     "1:\n\t"
+                     "ldm sp, {r3, r4, r5}\n\t"
+                     TH_DW_FIVE_S2("r0", "r5", "r5", "r5", "r5", "r5")
+                     "ldrd r3, r4, [sp, #12]\n\t"
+                     TH_DW_FIVE_S2("r1", "r6", "r7", "r8", "r12", "r5")
+                     "ldrd r3, r4, [sp, #20]\n\t"
+                     TH_DW_FIVE_S2("r2", "r6", "r7", "r8", "r12", "r5")
+                     "ldrd r3, r4, [sp, #28]\n\t"
+                     "ldr r10, [sp, #52]\n\t"
+                     TH_DW_ASM_OUT("r6", "[r11]")
+                     TH_DW_ASM_OUT("r7", "[r11, r10]")
+                     "add r11, r11, r10, lsl #1\n\t"
+                     TH_DW_ASM_OUT("r8", "[r11]")
+                     TH_DW_ASM_OUT("r12", "[r11, r10]")
+                     "add r11, r11, r10, lsl #1\n\t"
+                     TH_DW_ASM_OUT("r5", "[r11]")
+                     "ldrd r3, r4, [sp, #44]\n\t"
+                     "add r0, r0, r3\n\t"
+                     "add r1, r1, r3\n\t"
+                     "add r2, r2, r3\n\t"
+                     "add r11, r11, r4\n\t"
+                     "ldr r9, [sp, #36]\n\t"
+                     "cmp r11, r9\n\t"
+                     "bne 1b\n\t"
+                     "add sp, sp, #60\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#undef TH_DW_FIVE_S2
+#pragma GCC diagnostic pop
 #define TH_DW_ASM 1
 #else
 #define TH_DW_ASM 0
@@ -1219,6 +1285,9 @@ static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_
     const int odd = (g->out_cols / 4) & 1;
     if (stride == 1) {
         return odd ? (TH_NN_PATH(DW3X3_S1_ODD) ? 2 : 0) : (TH_NN_PATH(DW3X3_S1_EVEN) ? 1 : 0);
+    }
+    if (g->out_cols == 5 && TH_NN_PATH(DW3X3_S2_FIVE)) {
+        return 5;
     }
     return odd ? (TH_NN_PATH(DW3X3_S2_ODD) ? 4 : 0) : (TH_NN_PATH(DW3X3_S2_EVEN) ? 3 : 0);
 }
@@ -1278,6 +1347,7 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     call->rows_fn = variant == 1 && TH_NN_KEEP_DW3X3_S1_EVEN   ? dw_rows_s1_even
                     : variant == 2 && TH_NN_KEEP_DW3X3_S1_ODD  ? dw_rows_s1_odd
                     : variant == 3 && TH_NN_KEEP_DW3X3_S2_EVEN ? dw_rows_s2_even
+                    : variant == 5 && TH_NN_KEEP_DW3X3_S2_FIVE ? dw_rows_s2_five
                     : TH_NN_KEEP_DW3X3_S2_ODD                  ? dw_rows_s2_odd
                                                                : NULL;
     return call->rows_fn != NULL;
