@@ -1140,6 +1140,63 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     "ldrd r3, r4, [sp, #28]\n\t"                                                             \
     TH_DW_ASM_OUT("r6", "[r11]")
 
+#if TH_NN_KEEP_DW3X3_TAIL3
+/* Three outputs after a row's blocks (out_w % 4 == 3; path DW3X3_TAIL3) as one tail:
+ * 2 loads + 6 MAC per filter row, the weights and requantization loaded once, 44
+ * instructions where the pair and the single output take 51 and a jump between them. The
+ * pointers move as the pair's (two outputs), the third output is stored in place, as the
+ * single one is. Stride 1 (cols 0-5 of the window) ... */
+#define TH_DW_THREE_S1(P, I0, I1, I2)                                                        \
+    "ldrd r9, r10, [" P "], #4\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlatb r7, r9, r3, " I1 "\n\t"                                                          \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r4, r7\n\t"                                                              \
+    "smlad r8, r10, r3, " I2 "\n\t"                                                          \
+    "ldr r9, [" P ", #4]\n\t"                                                                \
+    "smlabt r8, r9, r4, r8\n\t"
+
+/* ... stride 2 (cols 0-7). */
+#define TH_DW_THREE_S2(P, I0, I1, I2)                                                        \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r3, " I1 "\n\t"                                                          \
+    "ldrd r9, r10, [" P "]\n\t"                                                              \
+    "smlabt r7, r9, r4, r7\n\t"                                                              \
+    "smlad r8, r9, r3, " I2 "\n\t"                                                           \
+    "smlabt r8, r10, r4, r8\n\t"
+
+/* The tail at label 9, then to the row end; its jump is chosen with the others (pair and
+ * single bits both set: the N and C flags, TH_DW_TAIL_PICK). */
+#define TH_DW_ASM_THREE(THREE)                                                               \
+    "9:\n\t"                                                                                 \
+    "ldm sp, {r3, r4, r5}\n\t"                                                               \
+    THREE("r0", "r5", "r5", "r5")                                                            \
+    "ldrd r3, r4, [sp, #12]\n\t"                                                             \
+    THREE("r1", "r6", "r7", "r8")                                                            \
+    "ldrd r3, r4, [sp, #20]\n\t"                                                             \
+    THREE("r2", "r6", "r7", "r8")                                                            \
+    "ldrd r3, r4, [sp, #28]\n\t"                                                             \
+    TH_DW_ASM_OUT("r6", "[r11]")                                                             \
+    TH_DW_ASM_OUT("r7", "[r11, r12]")                                                        \
+    "add r11, r11, r12, lsl #1\n\t"                                                          \
+    TH_DW_ASM_OUT("r8", "[r11]")                                                             \
+    "b 6f\n\t"
+/* After a pair (N): the three (C, a single too) or the pair alone. */
+#define TH_DW_TAIL_PICK                                                                      \
+    "bpl 10f\n\t"                                                                            \
+    "ite cs\n\t"                                                                             \
+    "adrcs.w r1, 9f\n\t"                                                                     \
+    "adrcc.w r1, 5f\n\t"                                                                     \
+    "10:\n\t"
+#else
+#define TH_DW_ASM_THREE(THREE)
+#define TH_DW_TAIL_PICK                                                                      \
+    "it mi\n\t"                                                                              \
+    "adrmi.w r1, 5f\n\t"
+#endif
+
 /* Every output of every output row (at least one block of four per row, one row): the
  * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
  * row enters at the second: ENTRY "2", else "1"), then the row's pair and single output as
@@ -1148,7 +1205,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
  * 15 words go to a stack frame. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-#define TH_DW_ROWS_FN(NAME, ROW, PAIR, ENTRY)                                                \
+#define TH_DW_ROWS_FN(NAME, ROW, PAIR, THREE, ENTRY)                                         \
     static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
@@ -1162,8 +1219,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
                          "itt cs\n\t"                                                        \
                          "adrcs.w r1, 8f\n\t"                                                \
                          "adrcs.w r3, 8f\n\t"                                                \
-                         "it mi\n\t"                                                         \
-                         "adrmi.w r1, 5f\n\t"                                                \
+                         TH_DW_TAIL_PICK                                                     \
                          "orr r1, r1, #1\n\t"                                                \
                          "orr r3, r3, #1\n\t"                                                \
                          "strd r1, r3, [r0, #52]\n\t"                                        \
@@ -1182,6 +1238,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
                          "ldr pc, [sp, #52]\n\t"                                             \
                          "5:\n\t" TH_DW_ASM_PAIR(PAIR)                                         \
                          "ldr pc, [sp, #56]\n\t"                                             \
+                         TH_DW_ASM_THREE(THREE)                                              \
                          "8:\n\t" TH_DW_ASM_SINGLE "6:\n\t"                                  \
                          "ldrd r3, r4, [sp, #44]\n\t"                                        \
                          "add r0, r0, r3\n\t"                                                \
@@ -1195,10 +1252,10 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
                          "pop {r4-r11, pc}\n\t");                                            \
     }
 
-TH_DW_ROWS_FN(dw_rows_s1_even, TH_DW_ASM_S1, TH_DW_PAIR_S1, "1")
-TH_DW_ROWS_FN(dw_rows_s1_odd, TH_DW_ASM_S1, TH_DW_PAIR_S1, "2")
-TH_DW_ROWS_FN(dw_rows_s2_even, TH_DW_ASM_S2, TH_DW_PAIR_S2, "1")
-TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, "2")
+TH_DW_ROWS_FN(dw_rows_s1_even, TH_DW_ASM_S1, TH_DW_PAIR_S1, TH_DW_THREE_S1, "1")
+TH_DW_ROWS_FN(dw_rows_s1_odd, TH_DW_ASM_S1, TH_DW_PAIR_S1, TH_DW_THREE_S1, "2")
+TH_DW_ROWS_FN(dw_rows_s2_even, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "1")
+TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
 #undef TH_DW_ROWS_FN
 
 /* One filter row for five outputs (stride 2): 3 LDRD + 10 MAC for 15 MACs (words 0-5 of
@@ -1291,6 +1348,17 @@ static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_
     }
     return odd ? (TH_NN_PATH(DW3X3_S2_ODD) ? 4 : 0) : (TH_NN_PATH(DW3X3_S2_EVEN) ? 3 : 0);
 }
+
+/* dw_asm_variant, and path DW3X3_TAIL3 recorded where its rows end in three outputs (the
+ * assembly takes that tail whenever the build keeps it: a pair and a single bit). */
+static int dw_asm_loop(const dw_geometry *g, int32_t stride, const th_nn_out_stage *stage)
+{
+    const int variant = dw_asm_variant(g, stride, stage);
+    if (variant != 0 && variant != 5 && (g->out_cols & 3) == 3) {
+        (void)TH_NN_PATH(DW3X3_TAIL3);
+    }
+    return variant;
+}
 #endif
 
 #if TH_DW_ASM
@@ -1319,7 +1387,7 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
                           const int32_t *bias, const th_per_channel_quant *quant,
                           int32_t offset)
 {
-    const int variant = dw_asm_variant(g, stride, stage);
+    const int variant = dw_asm_loop(g, stride, stage);
     if (variant == 0) {
         return 0;
     }
@@ -1613,7 +1681,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     const int use_asm =
         dw_asm_prepare(&call, &geo, stride, &stage, filter, bias, quant, params->input_offset);
 #elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
-    const int use_asm = dw_asm_variant(&geo, stride, &stage) != 0; /* as on a Cortex-M */
+    const int use_asm = dw_asm_loop(&geo, stride, &stage) != 0; /* as on a Cortex-M */
 #endif
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =

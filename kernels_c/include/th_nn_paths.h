@@ -171,6 +171,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_S2_FIVE /* ... stride 2, rows of exactly five outputs: one block */
 #define TH_NN_KEEP_DW3X3_S2_FIVE 1
 #endif
+#ifndef TH_NN_KEEP_DW3X3_TAIL3 /* ... rows ending in three outputs after the blocks: one tail */
+#define TH_NN_KEEP_DW3X3_TAIL3 1
+#endif
 #ifndef TH_NN_KEEP_DW_LINES /* general depthwise, channel-inner (th_dw_conv_lines_s8.c) */
 #define TH_NN_KEEP_DW_LINES 1
 #endif
