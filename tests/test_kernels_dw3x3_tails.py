@@ -1,7 +1,9 @@
-"""th_dw_conv_3x3_s8's row assembly on short rows (issue 14, session 26): stride-2 rows of
-exactly five outputs in one block (path DW3X3_S2_FIVE, dw_rows_s2_five: the output step in
-the frame, output 3's accumulator in r12) and rows ending in three outputs after their blocks
-(out_w % 4 == 3, path DW3X3_TAIL3: one three-output tail, both strides, both block parities).
+"""th_dw_conv_3x3_s8's row assembly at the end of a row (issue 14, session 26): rows of
+4m + 1 outputs whose last five are one block (paths DW3X3_S{1,2}_FIVE{,_EVEN,_ODD},
+dw_rows_s*_five*: the output step in the frame, output 3's accumulator in r12, m = 1 and
+m - 1 blocks of either parity before them) and rows ending in three outputs after their
+blocks (out_w % 4 == 3, path DW3X3_TAIL3: one three-output tail, both strides, both block
+parities).
 Against the NumPy reference on QEMU (Cortex-M4 and M7: the assembly) and on the host (DSP
 modelled in C, and the build leaving every optional path out). Planes of 5-31 rows and
 columns, odd and even, SAME-like and VALID padding (and padding on one side), C 1-13,
@@ -47,15 +49,15 @@ def _case(rng: np.random.Generator, oh: int, ow: int, c: int, s: int,
 
 
 def _cases(seed: int, count: int) -> list[ConvCase]:
-    """Half with rows of five at stride 2, half with rows of 7, 11 or 15 (both strides)."""
+    """Half with rows of 5, 9, 13, 17 or 25, half with rows of 7, 11 or 15; both strides."""
     rng = np.random.default_rng(seed)
     cases = []
     for i in range(count):
         c = 1 + i % 13
         five = i % 2 == 0
-        s = 2 if five else 1 + (i // 2) % 2
-        ow = 5 if five else (7, 11, 15)[(i // 4) % 3]
-        oh = int(rng.integers(1, ow + 1))
+        s = 1 + (i // 2) % 2
+        ow = (5, 9, 5, 13, 17, 25)[(i // 4) % 6] if five else (7, 11, 15)[(i // 4) % 3]
+        oh = int(rng.integers(1, min(ow, 9) + 1))
         if i % 9 == 4:  # tall: transposed, its rows along the output's height
             oh, ow = ow, int(rng.integers(1, ow))
         pads = [(0, 0, 0, 0), (1, 1, 1, 1), (0, 1, 0, 1), (1, 2, 1, 2)][i % 4]
@@ -81,8 +83,9 @@ def test_shapes_reach_the_paths() -> None:
     sides = {d for c in cases for d in c.x.shape[1:3]}
     assert {5, 6, 9, 10, 11} <= sides and max(sides) >= 29
     plain = [c for c in cases if c.out_shape[1] <= c.out_shape[2]]
-    assert sum(c.out_shape[2] == 5 and c.p.stride_w == 2 for c in plain) >= 40
     for s in (1, 2):
+        fives = [c.out_shape[2] for c in plain if c.out_shape[2] % 4 == 1 and c.p.stride_w == s]
+        assert fives.count(5) >= 5 and {9, 13, 17, 25} <= set(fives)  # m = 1, even, odd
         tails = [c for c in plain if c.out_shape[2] % 4 == 3 and c.p.stride_w == s]
         assert {7, 11, 15} <= {c.out_shape[2] for c in tails}
     assert {c.out_shape[3] for c in cases} == set(range(1, 14))

@@ -168,8 +168,23 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_S2_ODD
 #define TH_NN_KEEP_DW3X3_S2_ODD 1
 #endif
-#ifndef TH_NN_KEEP_DW3X3_S2_FIVE /* ... stride 2, rows of exactly five outputs: one block */
+#ifndef TH_NN_KEEP_DW3X3_S1_FIVE /* ... rows of 4m + 1 outputs, the last five one block: m = 1 */
+#define TH_NN_KEEP_DW3X3_S1_FIVE 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S1_FIVE_EVEN /* ... m - 1 blocks before them, even */
+#define TH_NN_KEEP_DW3X3_S1_FIVE_EVEN 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S1_FIVE_ODD
+#define TH_NN_KEEP_DW3X3_S1_FIVE_ODD 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_FIVE
 #define TH_NN_KEEP_DW3X3_S2_FIVE 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_FIVE_EVEN
+#define TH_NN_KEEP_DW3X3_S2_FIVE_EVEN 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_FIVE_ODD
+#define TH_NN_KEEP_DW3X3_S2_FIVE_ODD 1
 #endif
 #ifndef TH_NN_KEEP_DW3X3_TAIL3 /* ... rows ending in three outputs after the blocks: one tail */
 #define TH_NN_KEEP_DW3X3_TAIL3 1
