@@ -1424,6 +1424,12 @@ static int dw_asm_loop(const dw_geometry *g, int32_t stride, const th_nn_out_sta
 #endif
 
 #if TH_DW_ASM
+/* Whether the build keeps any five-output loop (else dw_asm_prepare's code is main's). */
+#define TH_DW_ANY_FIVE                                                                       \
+    (TH_NN_KEEP_DW3X3_S1_FIVE || TH_NN_KEEP_DW3X3_S1_FIVE_EVEN ||                            \
+     TH_NN_KEEP_DW3X3_S1_FIVE_ODD || TH_NN_KEEP_DW3X3_S2_FIVE ||                             \
+     TH_NN_KEEP_DW3X3_S2_FIVE_EVEN || TH_NN_KEEP_DW3X3_S2_FIVE_ODD)
+
 /* Per call: the assembly's arguments but for each channel's own words, which loop, and
  * what every channel's words are made from (set once, so a channel's call passes only its
  * plane and index). */
@@ -1459,7 +1465,7 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     const int32_t done = 4 * blocks + 2 * pair; /* outputs of a row before a single one */
     /* Two blocks per iteration (an odd count enters at the second); the five-output loops
      * run one block fewer. */
-    const int32_t looped = blocks - (variant >= 5);
+    const int32_t looped = blocks - (TH_DW_ANY_FIVE && variant >= 5);
     call->count = ((0u - (uint32_t)(looped + 1) / 2) << 10) |
                   ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
     call->k.p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
