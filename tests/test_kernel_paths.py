@@ -89,8 +89,10 @@ def test_recording_keeps_what_the_shapes_take_and_the_export_carries_it(tmp_path
     assert kept | left_out == set(known_paths(REPO)) and not kept & left_out
     # No stride-2 depthwise and no Cin-8 pointwise: their paths cannot have been taken.
     assert {"DW3X3_S2_EVEN", "DW3X3_S2_ODD", "CONV1X1_K8"} <= left_out
-    # 17 output columns: 4 blocks of four outputs (an even count), fast requantization.
-    assert "DW3X3_S1_EVEN" in kept and "DW3X3_S1_ODD" in left_out
+    # 17 output columns (4m + 1), fast requantization: 3 blocks of four (an odd count), then
+    # the last five in one block; not the rows of blocks and a single output.
+    assert "DW3X3_S1_FIVE_ODD" in kept
+    assert {"DW3X3_S1_EVEN", "DW3X3_S1_ODD", "DW3X3_S1_FIVE_EVEN"} <= left_out
     header = (out / "th_nn_config.h").read_text()
     assert (out / "kernels" / "include" / "th_nn_config.h").read_text() == header
     assert "#define TH_NN_KEEP_DW3X3_S2_ODD 0" in header

@@ -1140,6 +1140,63 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     "ldrd r3, r4, [sp, #28]\n\t"                                                             \
     TH_DW_ASM_OUT("r6", "[r11]")
 
+#if TH_NN_KEEP_DW3X3_TAIL3
+/* Three outputs after a row's blocks (out_w % 4 == 3; path DW3X3_TAIL3) as one tail:
+ * 2 loads + 6 MAC per filter row, the weights and requantization loaded once, 44
+ * instructions where the pair and the single output take 51 and a jump between them. The
+ * pointers move as the pair's (two outputs), the third output is stored in place, as the
+ * single one is. Stride 1 (cols 0-5 of the window) ... */
+#define TH_DW_THREE_S1(P, I0, I1, I2)                                                        \
+    "ldrd r9, r10, [" P "], #4\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlatb r7, r9, r3, " I1 "\n\t"                                                          \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r4, r7\n\t"                                                              \
+    "smlad r8, r10, r3, " I2 "\n\t"                                                          \
+    "ldr r9, [" P ", #4]\n\t"                                                                \
+    "smlabt r8, r9, r4, r8\n\t"
+
+/* ... stride 2 (cols 0-7). */
+#define TH_DW_THREE_S2(P, I0, I1, I2)                                                        \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r3, " I1 "\n\t"                                                          \
+    "ldrd r9, r10, [" P "]\n\t"                                                              \
+    "smlabt r7, r9, r4, r7\n\t"                                                              \
+    "smlad r8, r9, r3, " I2 "\n\t"                                                           \
+    "smlabt r8, r10, r4, r8\n\t"
+
+/* The tail at label 9, then to the row end; its jump is chosen with the others (pair and
+ * single bits both set: the N and C flags, TH_DW_TAIL_PICK). */
+#define TH_DW_ASM_THREE(THREE)                                                               \
+    "9:\n\t"                                                                                 \
+    "ldm sp, {r3, r4, r5}\n\t"                                                               \
+    THREE("r0", "r5", "r5", "r5")                                                            \
+    "ldrd r3, r4, [sp, #12]\n\t"                                                             \
+    THREE("r1", "r6", "r7", "r8")                                                            \
+    "ldrd r3, r4, [sp, #20]\n\t"                                                             \
+    THREE("r2", "r6", "r7", "r8")                                                            \
+    "ldrd r3, r4, [sp, #28]\n\t"                                                             \
+    TH_DW_ASM_OUT("r6", "[r11]")                                                             \
+    TH_DW_ASM_OUT("r7", "[r11, r12]")                                                        \
+    "add r11, r11, r12, lsl #1\n\t"                                                          \
+    TH_DW_ASM_OUT("r8", "[r11]")                                                             \
+    "b 6f\n\t"
+/* After a pair (N): the three (C, a single too) or the pair alone. */
+#define TH_DW_TAIL_PICK                                                                      \
+    "bpl 10f\n\t"                                                                            \
+    "ite cs\n\t"                                                                             \
+    "adrcs.w r1, 9f\n\t"                                                                     \
+    "adrcc.w r1, 5f\n\t"                                                                     \
+    "10:\n\t"
+#else
+#define TH_DW_ASM_THREE(THREE)
+#define TH_DW_TAIL_PICK                                                                      \
+    "it mi\n\t"                                                                              \
+    "adrmi.w r1, 5f\n\t"
+#endif
+
 /* Every output of every output row (at least one block of four per row, one row): the
  * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
  * row enters at the second: ENTRY "2", else "1"), then the row's pair and single output as
@@ -1148,7 +1205,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
  * 15 words go to a stack frame. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
-#define TH_DW_ROWS_FN(NAME, ROW, PAIR, ENTRY)                                                \
+#define TH_DW_ROWS_FN(NAME, ROW, PAIR, THREE, ENTRY)                                         \
     static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
@@ -1162,8 +1219,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
                          "itt cs\n\t"                                                        \
                          "adrcs.w r1, 8f\n\t"                                                \
                          "adrcs.w r3, 8f\n\t"                                                \
-                         "it mi\n\t"                                                         \
-                         "adrmi.w r1, 5f\n\t"                                                \
+                         TH_DW_TAIL_PICK                                                     \
                          "orr r1, r1, #1\n\t"                                                \
                          "orr r3, r3, #1\n\t"                                                \
                          "strd r1, r3, [r0, #52]\n\t"                                        \
@@ -1182,6 +1238,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
                          "ldr pc, [sp, #52]\n\t"                                             \
                          "5:\n\t" TH_DW_ASM_PAIR(PAIR)                                         \
                          "ldr pc, [sp, #56]\n\t"                                             \
+                         TH_DW_ASM_THREE(THREE)                                              \
                          "8:\n\t" TH_DW_ASM_SINGLE "6:\n\t"                                  \
                          "ldrd r3, r4, [sp, #44]\n\t"                                        \
                          "add r0, r0, r3\n\t"                                                \
@@ -1195,26 +1252,157 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
                          "pop {r4-r11, pc}\n\t");                                            \
     }
 
-TH_DW_ROWS_FN(dw_rows_s1_even, TH_DW_ASM_S1, TH_DW_PAIR_S1, "1")
-TH_DW_ROWS_FN(dw_rows_s1_odd, TH_DW_ASM_S1, TH_DW_PAIR_S1, "2")
-TH_DW_ROWS_FN(dw_rows_s2_even, TH_DW_ASM_S2, TH_DW_PAIR_S2, "1")
-TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, "2")
-#pragma GCC diagnostic pop
+TH_DW_ROWS_FN(dw_rows_s1_even, TH_DW_ASM_S1, TH_DW_PAIR_S1, TH_DW_THREE_S1, "1")
+TH_DW_ROWS_FN(dw_rows_s1_odd, TH_DW_ASM_S1, TH_DW_PAIR_S1, TH_DW_THREE_S1, "2")
+TH_DW_ROWS_FN(dw_rows_s2_even, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "1")
+TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
 #undef TH_DW_ROWS_FN
+
+/* One filter row for five outputs, stride 1 (3 loads, cols 0-7 of the window: plane_w's
+ * spare column is the last load's top half) ... Accumulators r6 r7 r8 r12 r5 for outputs
+ * 0-4: r5 holds the start value until row 0's last use of it. */
+#define TH_DW_FIVE_S1(P, I0, I1, I2, I3, I4)                                                 \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlatb r7, r9, r3, " I1 "\n\t"                                                          \
+    "ldr r9, [" P "]\n\t"                                                                    \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r4, r7\n\t"                                                              \
+    "smlad r8, r10, r3, " I2 "\n\t"                                                          \
+    "smlatb r12, r10, r3, " I3 "\n\t"                                                        \
+    "ldr r10, [" P ", #4]\n\t"                                                               \
+    "smlabt r8, r9, r4, r8\n\t"                                                              \
+    "smlad r12, r9, r4, r12\n\t"                                                             \
+    "smlad r5, r9, r3, " I4 "\n\t"                                                           \
+    "smlabt r5, r10, r4, r5\n\t"
+
+/* ... stride 2 (3 LDRD, words 0-5): 13 instructions for 15 MACs either way. */
+#define TH_DW_FIVE_S2(P, I0, I1, I2, I3, I4)                                                 \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r3, " I1 "\n\t"                                                          \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlabt r7, r9, r4, r7\n\t"                                                              \
+    "smlad r8, r9, r3, " I2 "\n\t"                                                           \
+    "smlabt r8, r10, r4, r8\n\t"                                                             \
+    "smlad r12, r10, r3, " I3 "\n\t"                                                         \
+    "ldrd r9, r10, [" P "]\n\t"                                                              \
+    "smlabt r12, r9, r4, r12\n\t"                                                            \
+    "smlad r5, r9, r3, " I4 "\n\t"                                                           \
+    "smlabt r5, r10, r4, r5\n\t"
+
+/* The last five outputs of a row in one block: the output step r12 becomes output 3's
+ * accumulator, so it waits in the frame (the tail jumps' slot, unused here) and r10 brings
+ * it back for the stores (RESTORE: and to r12 for the next row's blocks). */
+#define TH_DW_ASM_FIVE(FIVE, RESTORE)                                                        \
+    "ldm sp, {r3, r4, r5}\n\t"                                                               \
+    FIVE("r0", "r5", "r5", "r5", "r5", "r5")                                                 \
+    "ldrd r3, r4, [sp, #12]\n\t"                                                             \
+    FIVE("r1", "r6", "r7", "r8", "r12", "r5")                                                \
+    "ldrd r3, r4, [sp, #20]\n\t"                                                             \
+    FIVE("r2", "r6", "r7", "r8", "r12", "r5")                                                \
+    "ldrd r3, r4, [sp, #28]\n\t"                                                             \
+    "ldr r10, [sp, #52]\n\t"                                                                 \
+    TH_DW_ASM_OUT("r6", "[r11]")                                                             \
+    TH_DW_ASM_OUT("r7", "[r11, r10]")                                                        \
+    "add r11, r11, r10, lsl #1\n\t"                                                          \
+    TH_DW_ASM_OUT("r8", "[r11]")                                                             \
+    TH_DW_ASM_OUT("r12", "[r11, r10]")                                                       \
+    "add r11, r11, r10, lsl #1\n\t"                                                          \
+    TH_DW_ASM_OUT("r5", "[r11]")                                                             \
+    RESTORE
+
+/* Rows of 4m + 1 outputs (paths DW3X3_S{1,2}_FIVE{,_EVEN,_ODD}): m - 1 blocks of four (as
+ * TH_DW_ROWS_FN's loop, LOOP: entered at "1" or "2" by their parity; none when m = 1),
+ * then the last five in one block, where TH_DW_ROWS_FN runs a block, the tail's jump and a
+ * single output that loads its weights and requantization again (stride 2: 78
+ * instructions, here 72; stride 1: 75 and 72). p_skip and o_skip are dw_asm_prepare's for
+ * m blocks and a single (done = 4m): the pointers move as far here. */
+#define TH_DW_ROWS5_FN(NAME, FIVE, ENTRY, LOOP, RESTORE)                                     \
+    static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
+    {                                                                                        \
+        __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
+                         "sub sp, sp, #60\n\t"                                               \
+                         "ldm r0!, {r1-r8}\n\t"                                              \
+                         "stm sp, {r1-r8}\n\t"                                               \
+                         "ldm r0!, {r1-r7}\n\t"                                              \
+                         "add r8, sp, #32\n\t"                                               \
+                         "stm r8, {r1-r7}\n\t"                                               \
+                         "ldm r0, {r0-r2, r11, r12}\n\t"                                     \
+                         "str r12, [sp, #52]\n\t"                                            \
+                         "ldr lr, [sp, #40]\n\t"                                             \
+                         LOOP                                                                \
+                         "3:\n\t" TH_DW_ASM_FIVE(FIVE, RESTORE)                              \
+                         "ldrd r3, r4, [sp, #44]\n\t"                                        \
+                         "add r0, r0, r3\n\t"                                                \
+                         "add r1, r1, r3\n\t"                                                \
+                         "add r2, r2, r3\n\t"                                                \
+                         "add r11, r11, r4\n\t"                                              \
+                         "ldrd r9, lr, [sp, #36]\n\t"                                        \
+                         "cmp r11, r9\n\t"                                                   \
+                         "bne " ENTRY "b\n\t"                                                \
+                         "add sp, sp, #60\n\t"                                               \
+                         "pop {r4-r11, pc}\n\t");                                            \
+    }
+
+#define TH_DW_FIVE_LOOP(ROW, ENTRY)                                                          \
+    "b " ENTRY "f\n\t"                                                                       \
+    "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)                              \
+    "adds lr, lr, #1024\n\t"                                                                 \
+    "bcc 1b\n\t"
+#define TH_DW_FIVE_RESTORE "mov r12, r10\n\t"
+
+TH_DW_ROWS5_FN(dw_rows_s1_five, TH_DW_FIVE_S1, "3", "", "")
+TH_DW_ROWS5_FN(dw_rows_s1_five_even, TH_DW_FIVE_S1, "1", TH_DW_FIVE_LOOP(TH_DW_ASM_S1, "1"),
+               TH_DW_FIVE_RESTORE)
+TH_DW_ROWS5_FN(dw_rows_s1_five_odd, TH_DW_FIVE_S1, "2", TH_DW_FIVE_LOOP(TH_DW_ASM_S1, "2"),
+               TH_DW_FIVE_RESTORE)
+TH_DW_ROWS5_FN(dw_rows_s2_five, TH_DW_FIVE_S2, "3", "", "")
+TH_DW_ROWS5_FN(dw_rows_s2_five_even, TH_DW_FIVE_S2, "1", TH_DW_FIVE_LOOP(TH_DW_ASM_S2, "1"),
+               TH_DW_FIVE_RESTORE)
+TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, "2", TH_DW_FIVE_LOOP(TH_DW_ASM_S2, "2"),
+               TH_DW_FIVE_RESTORE)
+#undef TH_DW_ROWS5_FN
+#undef TH_DW_FIVE_LOOP
+#undef TH_DW_FIVE_RESTORE
+#undef TH_DW_FIVE_S1
+#undef TH_DW_FIVE_S2
+#pragma GCC diagnostic pop
 #define TH_DW_ASM 1
 #else
 #define TH_DW_ASM 0
 #endif
 
 #if TH_DW_ASM || (defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS)
+/* Rows of n = 4m + 1 outputs (m >= 1), the last five in one block: 5-7 (stride 1), 8-10
+ * (stride 2) for m = 1, an even count of blocks before them, an odd one; 0 when the build
+ * leaves that loop out (the rows then end in a single output). */
+TH_INLINE int dw_asm_five(int32_t n, int32_t stride)
+{
+    const int32_t before = n / 4 - 1; /* blocks before the last five outputs */
+    if (stride == 1) {
+        return before == 0       ? (TH_NN_PATH(DW3X3_S1_FIVE) ? 5 : 0)
+               : (before & 1) != 0 ? (TH_NN_PATH(DW3X3_S1_FIVE_ODD) ? 7 : 0)
+                                   : (TH_NN_PATH(DW3X3_S1_FIVE_EVEN) ? 6 : 0);
+    }
+    return before == 0       ? (TH_NN_PATH(DW3X3_S2_FIVE) ? 8 : 0)
+           : (before & 1) != 0 ? (TH_NN_PATH(DW3X3_S2_FIVE_ODD) ? 10 : 0)
+                               : (TH_NN_PATH(DW3X3_S2_FIVE_EVEN) ? 9 : 0);
+}
+
 /* Which assembly loop a call takes: 0 none (the C loop: requantization other than the fast
  * one without clamp, rows of fewer than four outputs, or a loop the build leaves out), else
- * 1 + 2 * (stride 2) + (odd count of 4-output blocks). Plain C, so that a recording build
- * on the host (th_nn_paths.h) sees the choice. */
+ * dw_asm_five's, or 1 + 2 * (stride 2) + (odd count of 4-output blocks). Plain C, so that a
+ * recording build on the host (th_nn_paths.h) sees the choice. */
 static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_stage *stage)
 {
     if (!stage->fast || stage->clamp || g->out_cols < 4) {
         return 0;
+    }
+    const int five = (g->out_cols & 3) == 1 ? dw_asm_five(g->out_cols, stride) : 0;
+    if (five != 0) {
+        return five;
     }
     const int odd = (g->out_cols / 4) & 1;
     if (stride == 1) {
@@ -1222,9 +1410,26 @@ static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_
     }
     return odd ? (TH_NN_PATH(DW3X3_S2_ODD) ? 4 : 0) : (TH_NN_PATH(DW3X3_S2_EVEN) ? 3 : 0);
 }
+
+/* dw_asm_variant, and path DW3X3_TAIL3 recorded where its rows end in three outputs (the
+ * assembly takes that tail whenever the build keeps it: a pair and a single bit). */
+static int dw_asm_loop(const dw_geometry *g, int32_t stride, const th_nn_out_stage *stage)
+{
+    const int variant = dw_asm_variant(g, stride, stage);
+    if (variant != 0 && (g->out_cols & 3) == 3) {
+        (void)TH_NN_PATH(DW3X3_TAIL3);
+    }
+    return variant;
+}
 #endif
 
 #if TH_DW_ASM
+/* Whether the build keeps any five-output loop (else dw_asm_prepare's code is main's). */
+#define TH_DW_ANY_FIVE                                                                       \
+    (TH_NN_KEEP_DW3X3_S1_FIVE || TH_NN_KEEP_DW3X3_S1_FIVE_EVEN ||                            \
+     TH_NN_KEEP_DW3X3_S1_FIVE_ODD || TH_NN_KEEP_DW3X3_S2_FIVE ||                             \
+     TH_NN_KEEP_DW3X3_S2_FIVE_EVEN || TH_NN_KEEP_DW3X3_S2_FIVE_ODD)
+
 /* Per call: the assembly's arguments but for each channel's own words, which loop, and
  * what every channel's words are made from (set once, so a channel's call passes only its
  * plane and index). */
@@ -1250,7 +1455,7 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
                           const int32_t *bias, const th_per_channel_quant *quant,
                           int32_t offset)
 {
-    const int variant = dw_asm_variant(g, stride, stage);
+    const int variant = dw_asm_loop(g, stride, stage);
     if (variant == 0) {
         return 0;
     }
@@ -1258,8 +1463,10 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     const int32_t blocks = out_w / 4;
     const int32_t pair = out_w - 4 * blocks >= 2;
     const int32_t done = 4 * blocks + 2 * pair; /* outputs of a row before a single one */
-    /* Two blocks per iteration (an odd count enters at the second). */
-    call->count = ((0u - (uint32_t)(blocks + 1) / 2) << 10) |
+    /* Two blocks per iteration (an odd count enters at the second); the five-output loops
+     * run one block fewer. */
+    const int32_t looped = blocks - (TH_DW_ANY_FIVE && variant >= 5);
+    call->count = ((0u - (uint32_t)(looped + 1) / 2) << 10) |
                   ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
     call->k.p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
     call->k.o_skip = g->out_row_step - done * g->out_col_step;
@@ -1278,6 +1485,12 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     call->rows_fn = variant == 1 && TH_NN_KEEP_DW3X3_S1_EVEN   ? dw_rows_s1_even
                     : variant == 2 && TH_NN_KEEP_DW3X3_S1_ODD  ? dw_rows_s1_odd
                     : variant == 3 && TH_NN_KEEP_DW3X3_S2_EVEN ? dw_rows_s2_even
+                    : variant == 5 && TH_NN_KEEP_DW3X3_S1_FIVE ? dw_rows_s1_five
+                    : variant == 6 && TH_NN_KEEP_DW3X3_S1_FIVE_EVEN ? dw_rows_s1_five_even
+                    : variant == 7 && TH_NN_KEEP_DW3X3_S1_FIVE_ODD  ? dw_rows_s1_five_odd
+                    : variant == 8 && TH_NN_KEEP_DW3X3_S2_FIVE      ? dw_rows_s2_five
+                    : variant == 9 && TH_NN_KEEP_DW3X3_S2_FIVE_EVEN ? dw_rows_s2_five_even
+                    : variant == 10 && TH_NN_KEEP_DW3X3_S2_FIVE_ODD ? dw_rows_s2_five_odd
                     : TH_NN_KEEP_DW3X3_S2_ODD                  ? dw_rows_s2_odd
                                                                : NULL;
     return call->rows_fn != NULL;
@@ -1543,7 +1756,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     const int use_asm =
         dw_asm_prepare(&call, &geo, stride, &stage, filter, bias, quant, params->input_offset);
 #elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
-    const int use_asm = dw_asm_variant(&geo, stride, &stage) != 0; /* as on a Cortex-M */
+    const int use_asm = dw_asm_loop(&geo, stride, &stage) != 0; /* as on a Cortex-M */
 #endif
     for (int32_t b = 0; b < input_dims->n; b++) {
         const int8_t *in_b =

@@ -168,6 +168,27 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_S2_ODD
 #define TH_NN_KEEP_DW3X3_S2_ODD 1
 #endif
+#ifndef TH_NN_KEEP_DW3X3_S1_FIVE /* ... rows of 4m + 1 outputs, the last five one block: m = 1 */
+#define TH_NN_KEEP_DW3X3_S1_FIVE 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S1_FIVE_EVEN /* ... m - 1 blocks before them, even */
+#define TH_NN_KEEP_DW3X3_S1_FIVE_EVEN 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S1_FIVE_ODD
+#define TH_NN_KEEP_DW3X3_S1_FIVE_ODD 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_FIVE
+#define TH_NN_KEEP_DW3X3_S2_FIVE 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_FIVE_EVEN
+#define TH_NN_KEEP_DW3X3_S2_FIVE_EVEN 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_FIVE_ODD
+#define TH_NN_KEEP_DW3X3_S2_FIVE_ODD 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_TAIL3 /* ... rows ending in three outputs after the blocks: one tail */
+#define TH_NN_KEEP_DW3X3_TAIL3 1
+#endif
 #ifndef TH_NN_KEEP_DW_LINES /* general depthwise, channel-inner (th_dw_conv_lines_s8.c) */
 #define TH_NN_KEEP_DW_LINES 1
 #endif
