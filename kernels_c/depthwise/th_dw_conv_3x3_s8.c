@@ -1197,6 +1197,33 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     "adrmi.w r1, 5f\n\t"
 #endif
 
+/* Pieces of both row walkers below: the arguments' first 15 words to the stack frame (r0
+ * ends at the rest: r0-r2, r11, r12); the blocks of four, two an iteration, entered at
+ * ENTRY; a row's end (pointers to the next row, until o_end) and the return. */
+#define TH_DW_ASM_FRAME_ARGS                                                                 \
+    "ldm r0!, {r1-r8}\n\t"                                                                   \
+    "stm sp, {r1-r8}\n\t"                                                                    \
+    "ldm r0!, {r1-r7}\n\t"                                                                   \
+    "add r8, sp, #32\n\t"                                                                    \
+    "stm r8, {r1-r7}\n\t"                                                                    \
+    "ldm r0, {r0-r2, r11, r12}\n\t"
+#define TH_DW_ASM_BLOCKS(ROW, ENTRY)                                                         \
+    "b " ENTRY "f\n\t"                                                                       \
+    "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)                              \
+    "adds lr, lr, #1024\n\t"                                                                 \
+    "bcc 1b\n\t"
+#define TH_DW_ASM_ROW_END(ENTRY)                                                             \
+    "ldrd r3, r4, [sp, #44]\n\t"                                                             \
+    "add r0, r0, r3\n\t"                                                                     \
+    "add r1, r1, r3\n\t"                                                                     \
+    "add r2, r2, r3\n\t"                                                                     \
+    "add r11, r11, r4\n\t"                                                                   \
+    "ldrd r9, lr, [sp, #36]\n\t"                                                             \
+    "cmp r11, r9\n\t"                                                                        \
+    "bne " ENTRY "b\n\t"                                                                     \
+    "add sp, sp, #60\n\t"                                                                    \
+    "pop {r4-r11, pc}\n\t"
+
 /* Every output of every output row (at least one block of four per row, one row): the
  * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
  * row enters at the second: ENTRY "2", else "1"), then the row's pair and single output as
@@ -1224,32 +1251,15 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
                          "orr r3, r3, #1\n\t"                                                \
                          "strd r1, r3, [r0, #52]\n\t"                                        \
                          "7:\n\t"                                                            \
-                         "ldm r0!, {r1-r8}\n\t"                                              \
-                         "stm sp, {r1-r8}\n\t"                                               \
-                         "ldm r0!, {r1-r7}\n\t"                                              \
-                         "add r8, sp, #32\n\t"                                               \
-                         "stm r8, {r1-r7}\n\t"                                               \
-                         "ldm r0, {r0-r2, r11, r12}\n\t"                                     \
+                         TH_DW_ASM_FRAME_ARGS                                                \
                          "ldr lr, [sp, #40]\n\t"                                             \
-                         "b " ENTRY "f\n\t"                                                  \
-                         "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)         \
-                         "adds lr, lr, #1024\n\t"                                            \
-                         "bcc 1b\n\t"                                                        \
+                         TH_DW_ASM_BLOCKS(ROW, ENTRY)                                        \
                          "ldr pc, [sp, #52]\n\t"                                             \
                          "5:\n\t" TH_DW_ASM_PAIR(PAIR)                                         \
                          "ldr pc, [sp, #56]\n\t"                                             \
                          TH_DW_ASM_THREE(THREE)                                              \
                          "8:\n\t" TH_DW_ASM_SINGLE "6:\n\t"                                  \
-                         "ldrd r3, r4, [sp, #44]\n\t"                                        \
-                         "add r0, r0, r3\n\t"                                                \
-                         "add r1, r1, r3\n\t"                                                \
-                         "add r2, r2, r3\n\t"                                                \
-                         "add r11, r11, r4\n\t"                                              \
-                         "ldrd r9, lr, [sp, #36]\n\t"                                        \
-                         "cmp r11, r9\n\t"                                                   \
-                         "bne " ENTRY "b\n\t"                                                \
-                         "add sp, sp, #60\n\t"                                               \
-                         "pop {r4-r11, pc}\n\t");                                            \
+                         TH_DW_ASM_ROW_END(ENTRY));                                          \
     }
 
 TH_DW_ROWS_FN(dw_rows_s1_even, TH_DW_ASM_S1, TH_DW_PAIR_S1, TH_DW_THREE_S1, "1")
@@ -1324,47 +1334,30 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
                          "sub sp, sp, #60\n\t"                                               \
-                         "ldm r0!, {r1-r8}\n\t"                                              \
-                         "stm sp, {r1-r8}\n\t"                                               \
-                         "ldm r0!, {r1-r7}\n\t"                                              \
-                         "add r8, sp, #32\n\t"                                               \
-                         "stm r8, {r1-r7}\n\t"                                               \
-                         "ldm r0, {r0-r2, r11, r12}\n\t"                                     \
+                         TH_DW_ASM_FRAME_ARGS                                                \
                          "str r12, [sp, #52]\n\t"                                            \
                          "ldr lr, [sp, #40]\n\t"                                             \
                          LOOP                                                                \
                          "3:\n\t" TH_DW_ASM_FIVE(FIVE, RESTORE)                              \
-                         "ldrd r3, r4, [sp, #44]\n\t"                                        \
-                         "add r0, r0, r3\n\t"                                                \
-                         "add r1, r1, r3\n\t"                                                \
-                         "add r2, r2, r3\n\t"                                                \
-                         "add r11, r11, r4\n\t"                                              \
-                         "ldrd r9, lr, [sp, #36]\n\t"                                        \
-                         "cmp r11, r9\n\t"                                                   \
-                         "bne " ENTRY "b\n\t"                                                \
-                         "add sp, sp, #60\n\t"                                               \
-                         "pop {r4-r11, pc}\n\t");                                            \
+                         TH_DW_ASM_ROW_END(ENTRY));                                          \
     }
 
-#define TH_DW_FIVE_LOOP(ROW, ENTRY)                                                          \
-    "b " ENTRY "f\n\t"                                                                       \
-    "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)                              \
-    "adds lr, lr, #1024\n\t"                                                                 \
-    "bcc 1b\n\t"
 #define TH_DW_FIVE_RESTORE "mov r12, r10\n\t"
 
 TH_DW_ROWS5_FN(dw_rows_s1_five, TH_DW_FIVE_S1, "3", "", "")
-TH_DW_ROWS5_FN(dw_rows_s1_five_even, TH_DW_FIVE_S1, "1", TH_DW_FIVE_LOOP(TH_DW_ASM_S1, "1"),
+TH_DW_ROWS5_FN(dw_rows_s1_five_even, TH_DW_FIVE_S1, "1", TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "1"),
                TH_DW_FIVE_RESTORE)
-TH_DW_ROWS5_FN(dw_rows_s1_five_odd, TH_DW_FIVE_S1, "2", TH_DW_FIVE_LOOP(TH_DW_ASM_S1, "2"),
+TH_DW_ROWS5_FN(dw_rows_s1_five_odd, TH_DW_FIVE_S1, "2", TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "2"),
                TH_DW_FIVE_RESTORE)
 TH_DW_ROWS5_FN(dw_rows_s2_five, TH_DW_FIVE_S2, "3", "", "")
-TH_DW_ROWS5_FN(dw_rows_s2_five_even, TH_DW_FIVE_S2, "1", TH_DW_FIVE_LOOP(TH_DW_ASM_S2, "1"),
+TH_DW_ROWS5_FN(dw_rows_s2_five_even, TH_DW_FIVE_S2, "1", TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "1"),
                TH_DW_FIVE_RESTORE)
-TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, "2", TH_DW_FIVE_LOOP(TH_DW_ASM_S2, "2"),
+TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, "2", TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "2"),
                TH_DW_FIVE_RESTORE)
 #undef TH_DW_ROWS5_FN
-#undef TH_DW_FIVE_LOOP
+#undef TH_DW_ASM_BLOCKS
+#undef TH_DW_ASM_FRAME_ARGS
+#undef TH_DW_ASM_ROW_END
 #undef TH_DW_FIVE_RESTORE
 #undef TH_DW_FIVE_S1
 #undef TH_DW_FIVE_S2
