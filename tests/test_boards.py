@@ -188,10 +188,10 @@ int main(void)
     /* Up-counts read at irregular steps, wrapping at 2^24 three times. */
     static const uint32_t steps[] = {5u, 0xFFFFF0u, 40u, 3u, 0x7FFFFFu, 0x800000u, 0xFFFFFFu, 1u};
     uint64_t truth = 7u;
-    uint32_t last = (uint32_t)truth, wraps = 0u;
+    th_systick_count count = {(uint32_t)truth, 0u};
     for (unsigned i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         truth += steps[i];
-        uint64_t got = th_systick_extend((uint32_t)(truth & 0xFFFFFFu), &last, &wraps);
+        uint64_t got = th_systick_extend(&count, (uint32_t)(truth & 0xFFFFFFu));
         printf("%llu %llu\n", (unsigned long long)truth, (unsigned long long)got);
     }
     return 0;

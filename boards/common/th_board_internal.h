@@ -24,12 +24,17 @@ void th_counter_hw_init(void);
  * purpose: a wrap costs no extra instructions, so an invoke's executed-instruction count does
  * not depend on where the SysTick period happens to fall in it (QEMU icount,
  * tests/test_qemu_e2e.py). Both values are below 2^24, so their difference is negative
- * exactly when the counter wrapped. */
-static inline uint64_t th_systick_extend(uint32_t up, uint32_t *last, uint32_t *wraps)
+ * exactly when the counter wrapped. One struct, so a read addresses both from one base. */
+typedef struct {
+    uint32_t last;  /* the up-count at the previous read */
+    uint32_t wraps; /* periods completed */
+} th_systick_count;
+
+static inline uint64_t th_systick_extend(th_systick_count *c, uint32_t up)
 {
-    *wraps += (up - *last) >> 31;
-    *last = up;
-    return ((uint64_t)*wraps << 24) | up;
+    c->wraps += (up - c->last) >> 31;
+    c->last = up;
+    return ((uint64_t)c->wraps << 24) | up;
 }
 
 /* Boards built with TH_BOARD_HW_INIT=1 (boards/common/stm32_board.cmake) define this in their

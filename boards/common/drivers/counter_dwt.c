@@ -38,7 +38,7 @@
 static int use_systick;
 static uint32_t last;
 static uint64_t high;
-static uint32_t systick_wraps;
+static th_systick_count systick;
 
 static int dwt_start(void)
 {
@@ -58,14 +58,14 @@ static int dwt_start(void)
 void th_counter_hw_init(void)
 {
     high = 0u;
-    systick_wraps = 0u;
+    systick.wraps = 0u;
     use_systick = !dwt_start();
     if (use_systick) {
         SYST_CSR = 0u;
         SYST_RVR = SYST_MAX;
         SYST_CVR = 0u; /* any write clears the counter */
         SYST_CSR = CSR_CLKSOURCE | CSR_ENABLE;
-        last = SYST_MAX - (SYST_CVR & SYST_MAX);
+        systick.last = SYST_MAX - (SYST_CVR & SYST_MAX);
     } else {
         last = DWT_CYCCNT;
     }
@@ -74,7 +74,7 @@ void th_counter_hw_init(void)
 uint64_t th_counter_read(void)
 {
     if (use_systick) {
-        return th_systick_extend(SYST_MAX - (SYST_CVR & SYST_MAX), &last, &systick_wraps);
+        return th_systick_extend(&systick, SYST_MAX - (SYST_CVR & SYST_MAX));
     }
     /* 2^32 cycles is 20-25 s at 168-216 MHz: read at least that often (th_board.h). */
     uint32_t c = DWT_CYCCNT;

@@ -16,8 +16,7 @@
 #define CSR_CLKSOURCE (1u << 2)
 #define SYST_MAX 0x00FFFFFFu
 
-static uint32_t systick_last;
-static uint32_t systick_wraps;
+static th_systick_count systick;
 
 void th_counter_hw_init(void)
 {
@@ -25,11 +24,11 @@ void th_counter_hw_init(void)
     SYST_RVR = SYST_MAX;
     SYST_CVR = 0u; /* any write clears the counter */
     SYST_CSR = CSR_CLKSOURCE | CSR_ENABLE;
-    systick_last = SYST_MAX - (SYST_CVR & SYST_MAX);
-    systick_wraps = 0u;
+    systick.last = SYST_MAX - (SYST_CVR & SYST_MAX);
+    systick.wraps = 0u;
 }
 
 uint64_t th_counter_read(void)
 {
-    return th_systick_extend(SYST_MAX - (SYST_CVR & SYST_MAX), &systick_last, &systick_wraps);
+    return th_systick_extend(&systick, SYST_MAX - (SYST_CVR & SYST_MAX));
 }
