@@ -1055,8 +1055,9 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     "smlabt r8, r9, r4, r8\n\t"                                                              \
     "smlad r5, r9, r4, r5\n\t"
 
-/* One filter row for four outputs (stride 2): 2 LDRD + LDR + 8 MAC for 12 MACs. */
-#define TH_DW_ASM_S2(P, I0, I1, I2, I3)                                                      \
+/* Stride 2, a filter row's first eight MACs of four outputs, the fourth's first into A3 (words
+ * 0-3); the four- and five-output blocks go on from there. */
+#define TH_DW_S2_HEAD(P, I0, I1, I2, I3, A3)                                                 \
     "ldrd r9, r10, [" P "], #8\n\t"                                                          \
     "smlad r6, r9, r3, " I0 "\n\t"                                                           \
     "smlabt r6, r10, r4, r6\n\t"                                                             \
@@ -1065,7 +1066,11 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     "smlabt r7, r9, r4, r7\n\t"                                                              \
     "smlad r8, r9, r3, " I2 "\n\t"                                                           \
     "smlabt r8, r10, r4, r8\n\t"                                                             \
-    "smlad r5, r10, r3, " I3 "\n\t"                                                          \
+    "smlad " A3 ", r10, r3, " I3 "\n\t"
+
+/* One filter row for four outputs (stride 2): 2 LDRD + LDR + 8 MAC for 12 MACs. */
+#define TH_DW_ASM_S2(P, I0, I1, I2, I3)                                                      \
+    TH_DW_S2_HEAD(P, I0, I1, I2, I3, "r5")                                                   \
     "ldr r9, [" P "]\n\t"                                                                    \
     "smlabt r5, r9, r4, r5\n\t"
 
@@ -1288,15 +1293,7 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
 
 /* ... stride 2 (3 LDRD, words 0-5): 13 instructions for 15 MACs either way. */
 #define TH_DW_FIVE_S2(P, I0, I1, I2, I3, I4)                                                 \
-    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
-    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
-    "smlabt r6, r10, r4, r6\n\t"                                                             \
-    "smlad r7, r10, r3, " I1 "\n\t"                                                          \
-    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
-    "smlabt r7, r9, r4, r7\n\t"                                                              \
-    "smlad r8, r9, r3, " I2 "\n\t"                                                           \
-    "smlabt r8, r10, r4, r8\n\t"                                                             \
-    "smlad r12, r10, r3, " I3 "\n\t"                                                         \
+    TH_DW_S2_HEAD(P, I0, I1, I2, I3, "r12")                                                  \
     "ldrd r9, r10, [" P "]\n\t"                                                              \
     "smlabt r12, r9, r4, r12\n\t"                                                            \
     "smlad r5, r9, r3, " I4 "\n\t"                                                           \
