@@ -1041,9 +1041,9 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
  * the start value: ldm sp, {r3, r4, r5}), r9 r10 plane words, r11 output, r12 its step,
  * lr shift and iteration count (e_count). */
 
-/* One filter row for four outputs (stride 1): LDRD + LDR + 8 MAC for 12 MACs; I0-I3 are the
- * accumulators' addends (r5, the start value, for every output of row 0). */
-#define TH_DW_ASM_S1(P, I0, I1, I2, I3)                                                      \
+/* Stride 1, a filter row's first eight instructions for four outputs, the fourth's first
+ * MAC into A3 (words 0-2); the four- and five-output blocks go on from there. */
+#define TH_DW_S1_HEAD(P, I0, I1, I2, I3, A3)                                                 \
     "ldrd r9, r10, [" P "], #8\n\t"                                                          \
     "smlad r6, r9, r3, " I0 "\n\t"                                                           \
     "smlatb r7, r9, r3, " I1 "\n\t"                                                          \
@@ -1051,7 +1051,12 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     "smlabt r6, r10, r4, r6\n\t"                                                             \
     "smlad r7, r10, r4, r7\n\t"                                                              \
     "smlad r8, r10, r3, " I2 "\n\t"                                                          \
-    "smlatb r5, r10, r3, " I3 "\n\t"                                                         \
+    "smlatb " A3 ", r10, r3, " I3 "\n\t"
+
+/* One filter row for four outputs (stride 1): LDRD + LDR + 8 MAC for 12 MACs; I0-I3 are the
+ * accumulators' addends (r5, the start value, for every output of row 0). */
+#define TH_DW_ASM_S1(P, I0, I1, I2, I3)                                                      \
+    TH_DW_S1_HEAD(P, I0, I1, I2, I3, "r5")                                                   \
     "smlabt r8, r9, r4, r8\n\t"                                                              \
     "smlad r5, r9, r4, r5\n\t"
 
@@ -1277,14 +1282,7 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
  * spare column is the last load's top half) ... Accumulators r6 r7 r8 r12 r5 for outputs
  * 0-4: r5 holds the start value until row 0's last use of it. */
 #define TH_DW_FIVE_S1(P, I0, I1, I2, I3, I4)                                                 \
-    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
-    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
-    "smlatb r7, r9, r3, " I1 "\n\t"                                                          \
-    "ldr r9, [" P "]\n\t"                                                                    \
-    "smlabt r6, r10, r4, r6\n\t"                                                             \
-    "smlad r7, r10, r4, r7\n\t"                                                              \
-    "smlad r8, r10, r3, " I2 "\n\t"                                                          \
-    "smlatb r12, r10, r3, " I3 "\n\t"                                                        \
+    TH_DW_S1_HEAD(P, I0, I1, I2, I3, "r12")                                                  \
     "ldr r10, [" P ", #4]\n\t"                                                               \
     "smlabt r8, r9, r4, r8\n\t"                                                              \
     "smlad r12, r9, r4, r12\n\t"                                                             \
