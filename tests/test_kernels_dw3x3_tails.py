@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels.cases import ConvCase, Op, check_result
+from kernels.cases import ConvCase, check_result
 from kernels.harness import Driver, build_driver
 from kernels.sweep import describe
 from kernels.target import build_firmware, fits_small_firmware, run_cases
-from tinyhost.arith.conv import ConvParams
+from test_kernels_dw3x3_groups import _case as _case_of_input
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 
@@ -35,17 +35,7 @@ def _case(rng: np.random.Generator, oh: int, ow: int, c: int, s: int,
     """A multiplier-1 3x3 depthwise whose output is oh x ow (input sized from the pads)."""
     pt, pb, pl, pr = pads
     hw = ((oh - 1) * s + 3 - pt - pb, (ow - 1) * s + 3 - pl - pr)
-    mult_q = rng.integers(1 << 30, (1 << 31) - 1, c, dtype=np.int64).astype(np.int32)
-    shift = rng.integers(-10, -6, c, endpoint=True).astype(np.int32)
-    p = ConvParams(input_offset=int(rng.integers(-127, 129)),
-                   output_offset=int(rng.integers(-128, 128)),
-                   out_multiplier=mult_q, out_shift=shift, act_min=-128, act_max=127,
-                   stride_h=s, stride_w=s, dilation_h=1, dilation_w=1, pad_top=pt,
-                   pad_left=pl, pad_bottom=pb, pad_right=pr, ch_mult=1)
-    x = rng.integers(-128, 128, (batches, *hw, c)).astype(np.int8)
-    w = rng.integers(-127, 128, (1, 3, 3, c)).astype(np.int8)
-    b = rng.integers(-20000, 20000, c).astype(np.int32) if bias else None
-    return ConvCase(Op.DW, x, w, b, p, (batches, oh, ow, c), fast_scratch=True)
+    return _case_of_input(rng, hw, c, s, pads, batches, bias)
 
 
 def _cases(seed: int, count: int) -> list[ConvCase]:
