@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tinyhost.ir import (
@@ -141,8 +141,17 @@ def test_random_graphs_have_valid_plans(shape, steps, options) -> None:
     assert plan.lower_bound_bytes <= plan.arena_bytes
 
 
+# Found by CI (session 26): a reshape alias living three steps, where every order but the
+# peak-first one (strategies.py) ended 24 bytes over the bound.
+_S = Padding.SAME
+_ALIAS_CHAIN = [("conv1", 1, 1, _S, 0)] * 5 + [
+    ("conv3", 4, 1, _S, 0), ("reshape", 1, 1, _S, 0), ("conv1", 4, 1, _S, 0), ("dw", 1, 1, _S, 0)
+]  # fmt: skip
+
+
 @SETTINGS
 @given(SHAPES, st.lists(STEP, min_size=1, max_size=10))
+@example((1, 3, 9, 1), _ALIAS_CHAIN)
 def test_chains_reach_the_lower_bound_without_in_place(shape, steps) -> None:
     graph = _build(shape, steps, chain=True)
     plan = plan_memory(graph, options=PlanOptions(inplace=False))

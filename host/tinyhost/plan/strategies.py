@@ -201,7 +201,26 @@ def _orders(problem: Problem) -> dict[str, list[int]]:
         "birth": sorted(idx, key=lambda i: (b[i].first, -b[i].size)),
         "duration": sorted(idx, key=lambda i: (-(b[i].last - b[i].first), -b[i].size)),
         "area": sorted(idx, key=lambda i: (-b[i].size * (b[i].last - b[i].first + 1), b[i].first)),
+        "peak": _peak_first(b),
     }
+
+
+def _peak_first(b: tuple[Block, ...]) -> list[int]:
+    """The blocks live at the busiest step first (largest first), then the rest by duration:
+    the peak is the step the lower bound comes from, so packing it first leaves the other
+    steps, which have room to spare, to fit around it."""
+    if not b:
+        return []
+    load: dict[int, int] = {}
+    for blk in b:
+        for step in range(blk.first, blk.last + 1):
+            load[step] = load.get(step, 0) + blk.size
+    peak = max(load, key=lambda s: (load[s], -s))
+    live = [i for i, blk in enumerate(b) if blk.first <= peak <= blk.last]
+    rest = [i for i, blk in enumerate(b) if not blk.first <= peak <= blk.last]
+    return sorted(live, key=lambda i: (-b[i].size, b[i].first)) + sorted(
+        rest, key=lambda i: (-(b[i].last - b[i].first), -b[i].size)
+    )
 
 
 Strategy = Callable[[Problem], list[int] | None]
@@ -239,7 +258,7 @@ def strategies(lower_bound: int) -> dict[str, Strategy]:
     """Every strategy by name; `lower_bound` is the capacity the two-ended one aims for.
     Each also runs on the mirrored problem (placing from the top of the arena down)."""
     base: dict[str, Strategy] = {}
-    for name in ("size", "birth", "duration", "area"):
+    for name in ("size", "birth", "duration", "area", "peak"):
         for pick, label in (("first", "first-fit"), ("least", "best-fit")):
             base[f"{label} by {name}"] = lambda p, n=name, k=pick: _run(p, _orders(p)[n], k)
     base["two-ended at lower bound"] = lambda p: two_ended(p, lower_bound)
