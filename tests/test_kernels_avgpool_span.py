@@ -303,6 +303,12 @@ def test_span_cases_reach_every_branch() -> None:
     # SAME's right padding entering (up 8, TH_S1_NE_ROW_LOOP) with every tail
     assert {c.x.shape[3] % 4 for c in fused if c.p.pad_right > 0} == {0, 1, 2, 3}
     assert {c.x.shape[3] // 4 % 2 for c in fused if c.x.shape[3] >= 4} == {0, 1}
+    # SAME's left padding leaving while both rows move (up 9, TH_S1_FL_ROW_LOOP): every
+    # tail, either group parity
+    left = [c for c in fused if c.p.pad_left > 0 and c.x.shape[2] >= c.p.filter_w and
+            c.x.shape[1] > c.p.filter_h]
+    assert {c.x.shape[3] % 4 for c in left} == {0, 1, 2, 3}
+    assert {c.x.shape[3] // 4 % 2 for c in left} == {0, 1}
     first = first_rows_cases(5, 60, 4000)
     two = [c for c in first if c.p.filter_h - c.p.pad_top == 2 and c.x.shape[1] >= 2]
     assert {c.x.shape[3] % 4 for c in two} == {0, 1, 2, 3}

@@ -915,21 +915,50 @@ typedef struct {
  * count, B for an odd one), so a segment's start costs one ADR (two when odd), not the
  * seven that read the parity from the frame. */
 #define TH_S1_F_ROW_LOOP(G, PR, T1, B, P, T)                                             \
-    B ":\n\t"                                                                             \
+    TH_S1_F_ROW_LOOP_X("", TH_S1_F_GROUP(G), TH_S1_F_PAIR(PR), TH_S1_F_TAIL(T1), B, P, T)
+/* ENTRY: run at the segment's start (either parity); GROUP / PAIR / TAIL: the whole steps */
+#define TH_S1_F_ROW_LOOP_X(ENTRY, GROUP, PAIR, TAIL, B, P, T)                             \
+    B ":\n\t" ENTRY                                                                       \
     "adr r9, " B "1f\n\t"                                                                 \
     "b " B "1f\n\t"                                                                       \
-    B "2:\n\t"                                                                            \
+    B "2:\n\t" ENTRY                                                                      \
     "adr r9, " B "0f\n\t"                                                                 \
-    B "0:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
-    B "1:\n\t" TH_S1_F_GROUP(G) TH_S1_DIV                                                 \
+    B "0:\n\t" GROUP TH_S1_DIV                                                            \
+    B "1:\n\t" GROUP TH_S1_DIV                                                            \
         "teq r0, r6\n\t"                                                                  \
         "bne " B "0b\n\t"                                                                 \
-        "bcc " P "f\n\t" TH_S1_F_PAIR(PR) P ":\n\t"                                      \
-        "bvc " T "f\n\t" TH_S1_F_TAIL(T1) T ":\n\t"                                      \
+        "bcc " P "f\n\t" PAIR P ":\n\t"                                                  \
+        "bvc " T "f\n\t" TAIL T ":\n\t"                                                  \
         "ldrd r0, r11, [sp, #0]\n\t"                                                      \
         "teq r5, r11\n\t"                                                                 \
         "it ne\n\t"                                                                      \
         "movne pc, r9\n\t"
+/* The fused order's pixels whose leaving column is SAME's left padding (up 9, both rows
+ * moving, s1_row): nothing leaves, so the sum is acc's next value (no LDRD / SSUB16 of a
+ * zero column: 3 instructions a group fewer, 2 a pair or tail channel). r2 (the leaving
+ * column, not read) holds r1 - r2 over the segment (the two step together in the fused
+ * loops), set back from r1 at its end: one SUB each way. */
+#define TH_S1_FL_GROUP(UPD)                                                               \
+    "ldrd r10, r11, [r1]\n\t" UPD "strd r10, r11, [r1], #8\n\t"                           \
+    "ldrd r12, lr, [r0]\n\t"                                                              \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "sadd16 r11, r11, lr\n\t"                                                             \
+    "strd r10, r11, [r0], #8\n\t"
+#define TH_S1_FL_PAIR(UPD)                                                                \
+    "ldr r10, [r1]\n\t" UPD "str r10, [r1], #4\n\t"                                       \
+    "ldr r12, [r0]\n\t"                                                                   \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "str r10, [r0], #4\n\t" TH_S1_AVG2
+#define TH_S1_FL_TAIL(UPD)                                                                \
+    "ldrsh r11, [r1]\n\t" UPD "strh r11, [r1], #4\n\t"                                    \
+    "ldrsh r10, [r0]\n\t"                                                                 \
+    "add r10, r10, r11\n\t"                                                               \
+    "strh r10, [r0], #2\n\t" TH_S1_AVG1
+#define TH_S1_FL_ROW_LOOP                                                                 \
+    TH_S1_F_ROW_LOOP_X("sub r2, r1, r2\n\t", TH_S1_FL_GROUP(TH_S1_F_E TH_S1_F_L),         \
+                       TH_S1_FL_PAIR(TH_S1_FP_E TH_S1_FP_L),                              \
+                       TH_S1_FL_TAIL(TH_S1_FT_E TH_S1_FT_L), "34", "35", "36")            \
+    "sub r2, r1, r2\n\t"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
@@ -1048,7 +1077,8 @@ typedef struct {
     int32_t end; /* 8: the segment's end, bytes from the row's first output */
     int32_t up;  /* 12: 2 u + the parity of the count of groups (s1_up), u: the leaving
                   * column + row e - row l (1), + row e (2), - row l (3), or kept (0);
-                  * the fused order's 4 to 7 (s1_row's modes) */
+                  * the fused order's 4 to 7 (s1_row's modes), 8 (right padding
+                  * entering), 9 (mode 4 where left padding leaves) */
 } s1_seg;
 
 /* s1_seg.up for update u: the parity picks a fused loop's entry (TH_S1_F_ROW_LOOP). */
@@ -1141,6 +1171,7 @@ typedef struct {
                          ".hword (17f - 8b) / 2, (212f - 8b) / 2, (21f - 8b) / 2\n\t"    \
                          ".hword (242f - 8b) / 2, (24f - 8b) / 2, (272f - 8b) / 2\n\t"   \
                          ".hword (27f - 8b) / 2, (31f - 8b) / 2, (31f - 8b) / 2\n\t"     \
+                         ".hword (342f - 8b) / 2, (34f - 8b) / 2\n\t"                     \
                          TH_S1_ROW_LOOP(K, "", SKIP, "5", "6", "7")                        \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
@@ -1159,6 +1190,7 @@ typedef struct {
                                                        TH_S1_FT_E TH_S1_FT_L, "27", "28", \
                                                        "29")                              \
                          "b 9f\n\t" TH_S1_NE_ROW_LOOP                                  \
+                         "b 9f\n\t" TH_S1_FL_ROW_LOOP                                  \
                          "9:\n\t"                                                         \
                          "ldr r9, [sp, #20]\n\t"                                          \
                          "ldr r10, [sp, #16]\n\t"                                         \
@@ -1537,6 +1569,13 @@ static int32_t s1_seg_len(int32_t ox, int32_t pl, int32_t fw, int32_t in_w, int3
 }
 
 #if TH_NN_DSP_NATIVE
+/* A moving segment's u for mode (s1_seg.up): 9 for mode 4 where its leaving columns are
+ * left padding (bit 0 of left: TH_S1_FL_ROW_LOOP), else the mode. */
+TH_INLINE int s1_fused_u(int mode, uint32_t left)
+{
+    return mode == 4 && (left & 1u) ? 9 : mode;
+}
+
 /* Segments a row table holds (a window fw wide: at most 2 * fw - 1; more: s1_span each). */
 #define TH_S1_SEGS 16
 
@@ -1545,7 +1584,8 @@ static int32_t s1_seg_len(int32_t ox, int32_t pl, int32_t fw, int32_t in_w, int3
 typedef struct {
     int32_t rows, mode, n;
     uint32_t inner; /* bit i: segment i moves a column (its up is the mode): from the left
-                     * padding on, or (the fused order) up to the right one */
+                     * padding on, or (the fused order) up to the right one; bit 16 + i:
+                     * segment i's leaving columns are left padding (the fused order) */
     s1_seg seg[TH_S1_SEGS];
     /* the row walker's arguments, the image-wide fields set with the table (a row sets
      * the other four: ~20 instructions a row less than a fresh struct) */
@@ -1600,7 +1640,10 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
              * order's first row of both rows moving after one entering): no rebuild */
             sg->mode = mode;
             for (int32_t i = 0; i < sg->n; i++) {
-                sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? mode : fused ? 8 : 0, c4);
+                sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? s1_fused_u(mode, sg->inner >> (16 + i))
+                                      : fused                  ? 8
+                                                               : 0,
+                                      c4);
             }
         }
         if (sg->rows != rows || sg->mode != mode) {
@@ -1632,8 +1675,13 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
                 g->end = (ox + n) * ch;
                 const int moves = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1);
                 /* 8: the fused order's right padding enters (TH_S1_NE_ROW_LOOP) */
-                g->up = s1_up(moves && mode != 0 ? mode : fused && !moves ? 8 : 0, c4);
-                sg->inner |= (uint32_t)((moves && mode != 0) || (!fused && ox >= pl))
+                const uint32_t left = (uint32_t)(fused && ox + n <= pl);
+                g->up = s1_up(moves && mode != 0 ? s1_fused_u(mode, left)
+                              : fused && !moves  ? 8
+                                                 : 0,
+                              c4);
+                sg->inner |= ((uint32_t)((moves && mode != 0) || (!fused && ox >= pl)) |
+                              left << 16)
                              << (sg->n - 1);
                 ox += n;
             }
