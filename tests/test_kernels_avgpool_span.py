@@ -309,6 +309,12 @@ def test_span_cases_reach_every_branch() -> None:
             c.x.shape[1] > c.p.filter_h]
     assert {c.x.shape[3] % 4 for c in left} == {0, 1, 2, 3}
     assert {c.x.shape[3] // 4 % 2 for c in left} == {0, 1}
+    # two or more rows after the first with both rows moving (s1_steady_rows: SAME mode 4,
+    # VALID mode 7 with its drift), a warm run before pixel 0 (0 < fw - 1 - pl < W)
+    steady = [c for c in fused if c.x.shape[1] >= c.p.filter_h + 2 and
+              0 < c.p.filter_w - 1 - c.p.pad_left < c.x.shape[2]]
+    for padded in (False, True):
+        assert {c.x.shape[3] % 4 for c in steady if (c.p.pad_top > 0) == padded} == {0, 1, 2, 3}
     first = first_rows_cases(5, 60, 4000)
     two = [c for c in first if c.p.filter_h - c.p.pad_top == 2 and c.x.shape[1] >= 2]
     assert {c.x.shape[3] % 4 for c in two} == {0, 1, 2, 3}

@@ -1757,6 +1757,39 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
     return mode < 2;
 }
 
+#if TH_NN_DSP_NATIVE
+/* k rows of the fused order after one of mode 4 or 7 (s1_row) whose windows slide down by
+ * a row each (one row entering, one leaving: the table holds): per row the warm run and
+ * the row walker, ~40 instructions of set-up where avg_lanes_image's general row step took
+ * ~230. w: the first row's warm run (e and l: its rows entering and leaving at column 0,
+ * a: its drift start), stepped a row at a time (a by dd in both lanes, mode 7's drift:
+ * SADD16 wraps each lane modulo 2^16 as s1_row's start does); off: from column 0 to pixel
+ * 0's entering column, dstep: an output row. */
+__attribute__((noinline)) static void s1_steady_rows(s1_segs *sg, const s1_asm_args *w0,
+                                                     int32_t k, int32_t row, int32_t off,
+                                                     int8_t *dst, int32_t dstep, int32_t dd)
+{
+    s1_asm_args w = *w0;
+    s1_row_args *a = &sg->run;
+    for (int32_t i = 0; i < k; i++) {
+        if (dd != 0) {
+            s1_warm_n(&w);
+        } else {
+            s1_warm_w(&w);
+        }
+        a->e = w.e + off;
+        a->l = w.l + off;
+        a->dst = dst;
+        dst += dstep;
+        a->dst_end = dst;
+        s1_row_w(a);
+        w.e += row;
+        w.l += row;
+        w.a = th_sadd16(w.a, dd);
+    }
+}
+#endif
+
 static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
                             const th_dims *out, int8_t *dst, int16_t *cs, int16_t *acc,
                             int by_channel)
@@ -1893,6 +1926,28 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
                 pys = ys;
                 pye = ye;
                 wy = wn;
+                /* The rows after this one whose windows hold p->filter.h input rows (both
+                 * rows moving, the table as it is): in one call, s1_steady_rows */
+                const int32_t x1 = TH_MIN(in_w, fw - 1 - pad_w);
+                const int32_t last =
+                    TH_MIN(out->h - 1, in_h - p->filter.h + p->padding.h);
+                if (moved && (mode == 4 || mode == 7) && x1 > 0 && x1 < in_w && last > oy) {
+                    const int32_t k = last - oy, n7 = mode == 7;
+                    const s1_asm_args w = {acc, NULL, csb, image + ye * row, image + ys * row,
+                                           NULL, x1, c4, ch - c4, 0,
+                                           (int32_t)(((uint32_t)((drift + n7) * fw) & 0xFFFFu) *
+                                                     0x10001u)};
+                    s1_steady_rows(&segs, &w, k, row, (fw - 1 - pad_w) * ch, dst,
+                                   out->w * ch, n7 ? fw * 0x10001 : 0);
+                    dst += k * out->w * ch;
+                    drift += k * n7;
+                    pys = ys + k;
+                    pye = ye + k;
+                    oy += k;
+                    if (oy + 1 < out->h) {
+                        wy = th_nn_window_at(oy + 1, sh, p->padding.h, p->filter.h, in_h);
+                    }
+                }
                 continue;
             }
 #endif
