@@ -315,6 +315,11 @@ def test_span_cases_reach_every_branch() -> None:
               0 < c.p.filter_w - 1 - c.p.pad_left < c.x.shape[2]]
     for padded in (False, True):
         assert {c.x.shape[3] % 4 for c in steady if (c.p.pad_top > 0) == padded} == {0, 1, 2, 3}
+    # SAME's window heights changing between rows that keep the table's segments (its top
+    # and bottom rows: s1_table_rows, the reciprocals and updates anew) with every tail
+    heights = [c for c in fused if c.p.pad_bottom > 0 and c.p.filter_h >= 2 and
+               2 * c.p.filter_w - 1 <= 16 and c.x.shape[2] >= c.p.filter_w]
+    assert {c.x.shape[3] % 4 for c in heights} == {0, 1, 2, 3}
     first = first_rows_cases(5, 60, 4000)
     two = [c for c in first if c.p.filter_h - c.p.pad_top == 2 and c.x.shape[1] >= 2]
     assert {c.x.shape[3] % 4 for c in two} == {0, 1, 2, 3}

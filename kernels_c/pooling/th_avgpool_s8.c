@@ -1594,6 +1594,40 @@ typedef struct {
 #endif
 
 #if TH_NN_DSP_NATIVE
+/* Another window height for a table of the same update kind (s1_row: split): its segments
+ * (ends and bits depend on that kind alone: SAME's top and bottom rows) with their counts'
+ * reciprocals and updates anew, not s1_seg_len and the segment logic again (~55
+ * instructions a segment); a count below 3 leaves the table to the rebuild (rows kept). */
+__attribute__((noinline)) static void s1_table_rows(s1_segs *sg, int32_t rows, int mode,
+                                                    avg_s1_div *dv, int32_t pl, int32_t fw,
+                                                    int32_t in_w, int32_t ch)
+{
+    const int32_t c4 = ch & ~3;
+    const int fused = mode >= 4;
+    int32_t ox = 0;
+    for (int32_t i = 0; i < sg->n; i++) {
+        const int32_t count = rows * s1_cols_of(ox, pl, fw, in_w);
+        if (count < 3) {
+            return;
+        }
+        if (count != dv->count) {
+            avg_s1_div_set_t(dv, count, 1);
+        }
+        s1_seg *g = &sg->seg[i];
+        g->m = dv->m;
+        g->a = dv->a;
+        g->up = s1_up((sg->inner >> i) & 1u ? s1_fused_u(mode, sg->inner >> (16 + i))
+                      : fused                  ? 8
+                                               : 0,
+                      c4);
+        ox = g->end / ch;
+    }
+    sg->rows = rows;
+    sg->mode = mode;
+}
+#endif
+
+#if TH_NN_DSP_NATIVE
 /* The fused order's moves outside the walk (s1_row mode 4, 5 or 6): n columns from col
  * (the row walker's layout) + row e and / or - row l, e and l at column 0. */
 static void s1_fused_move(int16_t *col, int32_t n, const int8_t *e, const int8_t *l, int mode,
@@ -1646,6 +1680,11 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
                                       c4);
             }
         }
+        const int split = fused ? 2 : mode != 0;
+        if (sg->rows > 0 && sg->rows != rows && sg->n > 0 &&
+            split == (sg->mode >= 4 ? 2 : sg->mode != 0)) {
+            s1_table_rows(sg, rows, mode, dv, pl, fw, in_w, ch);
+        }
         if (sg->rows != rows || sg->mode != mode) {
             int16_t *leave = csb - pl * cst; /* pixel 0's: csb's column -pl (cs's first) */
             sg->run.acc = acc;
@@ -1658,7 +1697,6 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
             sg->inner = 0;
             sg->mode = mode;
             sg->n = 0;
-            const int split = fused ? 2 : mode != 0;
             for (int32_t ox = 0; ox < out_w;) {
                 const int32_t n = s1_seg_len(ox, pl, fw, in_w, out_w, split);
                 const int32_t count = rows * s1_cols_of(ox, pl, fw, in_w);
