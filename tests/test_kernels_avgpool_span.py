@@ -320,6 +320,11 @@ def test_span_cases_reach_every_branch() -> None:
     heights = [c for c in fused if c.p.pad_bottom > 0 and c.p.filter_h >= 2 and
                2 * c.p.filter_w - 1 <= 16 and c.x.shape[2] >= c.p.filter_w]
     assert {c.x.shape[3] % 4 for c in heights} == {0, 1, 2, 3}
+    # first windows of 3 or more input rows (or 2 at C >= 16) summed afresh by cols_fresh,
+    # C >= 4 with every tail
+    fresh = [c for c in cases + fused if c.x.shape[3] >= 4 and
+             min(c.x.shape[1], c.p.filter_h - c.p.pad_top) >= (2 if c.x.shape[3] >= 16 else 3)]
+    assert {c.x.shape[3] % 4 for c in fresh} == {0, 1, 2, 3}
     first = first_rows_cases(5, 60, 4000)
     two = [c for c in first if c.p.filter_h - c.p.pad_top == 2 and c.x.shape[1] >= 2]
     assert {c.x.shape[3] % 4 for c in two} == {0, 1, 2, 3}

@@ -1351,6 +1351,44 @@ __attribute__((noinline)) static void cols_rows2(int16_t *col, const int8_t *q, 
     }
 }
 
+/* n columns' sums (col, cst halfwords apart) set afresh to nr >= 2 input rows (q: the first
+ * row at the first column): the groups of four channels two rows a step, each group's sums
+ * in registers (lanes_cols' general loop: ~7 instructions a row and ~10 a group; here ~4.5
+ * and ~5: an image's first window rows, summed once), then the other channels. */
+__attribute__((noinline)) static void cols_fresh(int16_t *col, const int8_t *q, int32_t row,
+                                                 int32_t nr, int32_t n, int32_t ch,
+                                                 int32_t cst)
+{
+    const int32_t c4 = ch & ~3;
+    for (int32_t x = 0; x < n; x++, col += cst, q += ch) {
+        for (int32_t k = 0; k < c4; k += 4) {
+            const int8_t *r = q + k;
+            const int32_t v = th_read_s32(r), w = th_read_s32(r + row);
+            int32_t a = th_sxtab16(th_sxtb16(v), w), b = th_sxtab16_ror8(th_sxtb16_ror8(v), w);
+            int32_t i = 2;
+            for (r += 2 * row; i + 2 <= nr; i += 2, r += 2 * row) {
+                const int32_t u = th_read_s32(r), t = th_read_s32(r + row);
+                a = th_sxtab16(th_sxtab16(a, u), t);
+                b = th_sxtab16_ror8(th_sxtab16_ror8(b, u), t);
+            }
+            if (i < nr) {
+                const int32_t u = th_read_s32(r);
+                a = th_sxtab16(a, u);
+                b = th_sxtab16_ror8(b, u);
+            }
+            th_write_s32(col + k, a);
+            th_write_s32(col + k + 2, b);
+        }
+        for (int32_t c = c4; c < ch; c++) {
+            int32_t v = 0;
+            for (int32_t i = 0, o = c; i < nr; i++, o += row) {
+                v += q[o];
+            }
+            col[c] = (int16_t)v;
+        }
+    }
+}
+
 static void lanes_cols(int16_t *cs, const int8_t *image, int32_t row, int32_t l0, int32_t l1,
                        int32_t e0, int32_t e1, int32_t n0, int32_t x0, int32_t x1, int32_t ch,
                        int fresh, int32_t cst)
@@ -1870,8 +1908,14 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
     dv.clamp = clamp;
     dv.count = 0;
     th_nn_window wy = th_nn_window_at(0, sh, p->padding.h, p->filter.h, in_h);
-    lanes_cols(csb, image, row, 0, 0, wy.origin + wy.start, wy.origin + wy.end,
-               wy.origin + wy.start, 0, in_w, ch, 1, cst);
+    const int32_t f0 = wy.origin + wy.start, f1 = wy.origin + wy.end; /* first window rows */
+    if (c4 > 0 && f1 - f0 >= 2 && !(ch < 16 && f1 - f0 == 2)) {
+        /* not lanes_cols' by-rows pass (cols_rows2): its general loop, ~2x the instructions
+         * (called from here: the stack's chain no deeper than through lanes_cols) */
+        cols_fresh(csb, image + f0 * row, row, f1 - f0, in_w, ch, cst);
+    } else {
+        lanes_cols(csb, image, row, 0, 0, f0, f1, f0, 0, in_w, ch, 1, cst);
+    }
 #if TH_NN_DSP_NATIVE
     /* The fused order (s1_row mode 4) where the row walker runs and the output is apart
      * from the input: output row y's walk reads the row above its windows, which raster
