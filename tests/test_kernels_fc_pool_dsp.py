@@ -204,7 +204,8 @@ def rows_padded_geometry(case: PoolCase) -> RowsPadded:
     p = case.p
     cols = (ow - 1) * p.stride_w + p.filter_w  # max_padded_cols
     pairs = p.stride_h == 1 and 2 <= p.filter_h <= 7 and oh > 1
-    fast = 0 if oh * ow <= 1 else (2 if pairs else 1) * _ceil4(cols * c)  # max_fast_checked
+    quads = pairs and p.filter_h >= 5 and oh >= 4  # max_fast_rows
+    fast = 0 if oh * ow <= 1 else (4 if quads else 2 if pairs else 1) * _ceil4(cols * c)
     separable = oh * ow > 1 and p.filter_h * p.filter_w > p.filter_h * p.stride_w + p.filter_w
     size = 0 if case.no_scratch else _ceil4(w * c) if separable else 0
     if case.fast_scratch and not case.no_scratch:
@@ -231,8 +232,9 @@ def c1_words_taken(case: PoolCase, span: int) -> bool:
     _, oh, ow, _ = case.out_shape
     p = case.p
     cols = (ow - 1) * p.stride_w + p.filter_w
+    pairs = p.stride_h == 1 and 2 <= p.filter_h <= 7 and oh > 1
     fast = 0 if oh * ow <= 1 else _ceil4(cols * c) * (
-        2 if p.stride_h == 1 and 2 <= p.filter_h <= 7 and oh > 1 else 1)
+        4 if pairs and p.filter_h >= 5 and oh >= 4 else 2 if pairs else 1)
     return (case.fast_scratch and not case.no_scratch and fast > 0 and c == 1
             and p.stride_h >= 2 and p.stride_w >= 2 and 4 <= p.filter_w <= 8 and span >= 4)
 
@@ -383,6 +385,63 @@ ROWS_PADDED_EDGES = {
     "separable scratch only"}
 
 
+QUAD_CHANNELS = [1, 2, 3, 4, 5, 6, 7, 9, 12, 17, 21]
+
+
+def quad_cases(seed: int, count: int) -> list[PoolCase]:
+    """Max pools aimed at the four-row column pass (quad_rows_call in max_rows_padded:
+    stride.h 1, KH 5..7, four or more output rows, the fast scratch's four rows): 4..11 rows
+    of unclipped windows (quads, then a pair and / or a row left), KH 5-7 (rows 8-9 of a pass
+    at 6 and 7), rows of under four bytes and rows ending past a multiple of four, stride.w
+    1-3 with windows up to 15 wide (wider than the plane too), C 1-21 odd and even, SAME /
+    VALID, clamps, two images."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        i = len(out)
+        c = QUAD_CHANNELS[i % len(QUAD_CHANNELS)]
+        fh, sw = 5 + i % 3, 1 if i % 4 else 2 + (i // 4) % 2
+        fw = int(rng.integers(1, 8 if sw == 1 and i % 8 else 16))
+        rows = 4 + (i // 2) % 8
+        h = fh + rows - 1
+        w = 1 if c < 4 and i % 2 else int(rng.integers(1, fw + 6))  # rows of C bytes
+        padding = Padding.SAME if (i // 5) % 2 else Padding.VALID
+        pads = compute_window_padding(padding, h, w, fh, fw, 1, sw)
+        if pads.out_w < 1 or (1 + (i % 6 == 0)) * h * w * c > 3000:
+            continue
+        lo, hi = (int(rng.integers(-128, 0)), int(rng.integers(0, 128))) \
+            if i % 7 == 3 or i % 8 == 4 else (-128, 127)  # fmt: skip
+        p = PoolParams(1, sw, fh, fw, pads.top, pads.left, pads.bottom, pads.right, lo, hi)
+        x = rng.integers(-128, 128, (1 + (i % 6 == 0), h, w, c)).astype(np.int8)
+        out.append(PoolCase(Op.MAXPOOL, x, p, (x.shape[0], pads.out_h, pads.out_w, c),
+                            fast_scratch=True))
+    return out
+
+
+def quad_edges(cases: list[PoolCase]) -> set[str]:
+    """The edges of the four-row pass that cases reach (rows_padded_geometry)."""
+    got = set()
+    for case in cases:
+        g, p, c = rows_padded_geometry(case), case.p, case.x.shape[3]
+        if not (g.taken and g.pairs and p.filter_h >= 5 and case.out_shape[1] >= 4
+                and g.rows >= 4):
+            continue
+        got |= {f"KH {p.filter_h}", f"rows % 4 == {g.rows % 4}",
+                "row under four bytes" if g.span < 4 else "row past whole words"
+                if g.span % 4 else "whole words", f"stride.w {min(p.stride_w, 2)}",
+                "C < 4" if c < 4 else "C odd" if c % 2 else "C even"}
+        got |= {name for name, hit in [
+            ("clamp", p.act_min > -128 or p.act_max < 127), ("two images", case.x.shape[0] == 2),
+            ("SAME", p.pad_top > 0), ("VALID", p.pad_top == 0 and p.pad_left == 0)] if hit}
+    return got
+
+
+QUAD_EDGES = {"KH 5", "KH 6", "KH 7", "rows % 4 == 0", "rows % 4 == 1", "rows % 4 == 2",
+              "rows % 4 == 3", "row under four bytes", "row past whole words", "whole words",
+              "stride.w 1", "stride.w 2", "C < 4", "C odd", "C even", "clamp", "two images",
+              "SAME", "VALID"}
+
+
 def chain_cases(seed: int, count: int) -> list[PoolCase]:
     """Max pools with the fast scratch on small planes whose windows are cut by the top or
     bottom (max_chain_top: the rows from input row 0, one chain adding rows; max_rows_bottom:
@@ -482,7 +541,7 @@ def test_fc_and_pools_on_the_host(variant: str) -> None:
         for case in [*fc_cases(1, 120), *pool_cases(2, 90), *maxpool_cases(5, 150),
                      *maxpool_cases(9, 120, fast=True), *strided_small_c_cases(11, 72),
                      *rows_padded_cases(15, 48), *chain_cases(21, 60), *mean_cases(7, 60),
-                     *c1_words_cases(25, 120)]:
+                     *c1_words_cases(25, 120), *quad_cases(29, 60)]:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{case.op.name} [{variant}] {case.x.shape}: {problem}"
 
@@ -513,6 +572,15 @@ def test_maxpool_rows_padded_mix_reaches_its_edges(seed: int) -> None:
     assert sum(rows_padded_geometry(c).taken for c in cases) >= 24
 
 
+@pytest.mark.parametrize("seed", [29, 31])
+def test_maxpool_quad_mix_reaches_its_edges(seed: int) -> None:
+    """The four-row column pass mixes of the host (29) and the Cortex-M4 (31) runs reach
+    every edge of it (quad_edges), most of their cases taking it."""
+    cases = quad_cases(seed, 60)
+    assert quad_edges(cases) == QUAD_EDGES
+    assert sum(rows_padded_geometry(c).taken for c in cases) >= 30
+
+
 @pytest.mark.parametrize("seed", [21, 23])
 def test_maxpool_chain_mix_reaches_its_edges(seed: int) -> None:
     """The max_chain_top / max_rows_bottom mixes of the host (21) and the Cortex-M4 (23) runs
@@ -531,7 +599,7 @@ def test_fc_and_pools_on_cortex_m4(kernel_fw_root: Path) -> None:
              *[c for c in maxpool_cases(6, 60) if fits_firmware(c)],
              *[c for c in maxpool_cases(10, 60, fast=True) if fits_firmware(c)],
              *[c for c in strided_small_c_cases(12, 72) if fits_firmware(c)],
-             *rows_padded, *chain_cases(23, 60),
+             *rows_padded, *chain_cases(23, 60), *quad_cases(31, 60),
              *[c for c in c1_words_cases(27, 120) if fits_firmware(c)],
              *[c for c in mean_cases(8, 40) if fits_firmware(c)]]
     assert len(cases) >= 350

@@ -413,10 +413,12 @@ int32_t th_avgpool_s8_scratch_size(const th_pool_params *params, const th_dims *
  * kernel takes every window's maximum directly. */
 int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *input_dims,
                                    const th_dims *output_dims);
-/* The faster path's scratch (DSP builds; 0 in others or where it has none): two rows of
- * column maxima, 2 * th_maxpool_s8_scratch_size, when stride.h == 1, 2 <= filter.h <= 7 and
- * the output has more than one row; given that much, two output rows a row apart take one
- * pass over their rows. */
+/* The faster path's scratch (DSP builds; 0 in others or where it has none): R rows of
+ * column maxima, R * round_up4(((OW - 1) * stride.w + filter.w) * C), R = 4 when
+ * stride.h == 1, 5 <= filter.h <= 7 and the output has four or more rows, R = 2 when
+ * stride.h == 1, 2 <= filter.h <= 7 and the output has more than one row, else 1 (0 where
+ * that is not above th_maxpool_s8_scratch_size); given that much, R output rows a row apart
+ * take one pass over their rows. */
 int32_t th_maxpool_s8_scratch_size_fast(const th_pool_params *params,
                                         const th_dims *input_dims,
                                         const th_dims *output_dims);

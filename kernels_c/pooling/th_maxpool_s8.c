@@ -11,6 +11,10 @@
 
 /* Window heights of the two-row pass (th_maxpool_s8_scratch_size_fast). */
 #define TH_MAXPOOL_PAIR_ROWS 7
+/* The least window height of the four-row pass (quad_rows_call): from five rows the four
+ * windows' shared rows save maxima and loads over two pairs (k + 4 against 2k; at four rows
+ * the same maxima, and the extra rows' padding cost more than the loads saved). */
+#define TH_MAXPOOL_QUAD_MIN 5
 
 #if TH_NN_DSP_NATIVE
 /* Bytewise signed max of two words. One asm block: SEL must see SSUB8's GE flags. */
@@ -102,6 +106,18 @@ int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *
  * path computes two output rows' column maxima in one pass over their rows (max_pair_rows).
  * Portable and MVE builds have no such path. */
 #if TH_NN_HAS_DSP && !TH_NN_MVE
+/* Rows of column maxima in the fast scratch: four (quad_rows_call) where the window slides by
+ * one row, is 4..TH_MAXPOOL_PAIR_ROWS rows high and the output has four rows, two
+ * (max_pair_rows) from two rows high, else one. */
+static int32_t max_fast_rows(const th_pool_params *p, const th_dims *out)
+{
+    if (p->stride.h != 1 || p->filter.h < 2 || p->filter.h > TH_MAXPOOL_PAIR_ROWS ||
+        out->h < 2) {
+        return 1;
+    }
+    return p->filter.h >= TH_MAXPOOL_QUAD_MIN && out->h >= 4 ? 4 : 2;
+}
+
 /* The fast size for dimensions th_nn_check_pool accepted (each at least 1, strides and
  * windows below 2^16, sizes below 2^30): th_maxpool_s8 skips max_fast_size's other checks. */
 static int32_t max_fast_checked(const th_pool_params *p, const th_dims *in, const th_dims *out)
@@ -110,11 +126,7 @@ static int32_t max_fast_checked(const th_pool_params *p, const th_dims *in, cons
     if (out->h * out->w <= 1 || (int64_t)cols * in->c > (INT64_C(1) << 28)) {
         return 0;
     }
-    const int32_t rows = p->stride.h == 1 && p->filter.h >= 2 &&
-                                 p->filter.h <= TH_MAXPOOL_PAIR_ROWS && out->h > 1
-                             ? 2
-                             : 1;
-    return rows * ((cols * in->c + 3) & ~3);
+    return max_fast_rows(p, out) * ((cols * in->c + 3) & ~3);
 }
 
 static int32_t max_fast_size(const th_pool_params *p, const th_dims *in, const th_dims *out)
@@ -435,6 +447,89 @@ __attribute__((noinline)) static void max_pair_rows(int8_t *d, int32_t dd, const
                                                     int32_t step, int32_t rows, int32_t n)
 {
     pair_rows_call(d, dd, src, step, rows, n);
+}
+
+/* The word at row r (a constant 0..11) of a column: col_word's, rows 8-11 from c. */
+TH_INLINE uint32_t col_word3(const int8_t *a, const int8_t *b, const int8_t *c, int32_t r,
+                             int32_t s1, int32_t s2, int32_t s3)
+{
+    return r < 8 ? col_word(a, b, r, s1, s2, s3) : col_word(c, c, r - 8, s1, s2, s3);
+}
+
+/* Four windows of k rows (a constant 4..7) a row apart, [0, k) .. [3, k + 3): the rows
+ * [3, k) all share (M), with rows 1-2 (A) for the first two and rows k, k+1 (B) for the last
+ * two; each then adds its own row: max(MA, 0), max(MA, k), max(MB, 2), max(MB, k + 2). k + 4
+ * maxima and loads for four words, two pairs' 2k and 2k + 2 (pair_word_rows). */
+TH_INLINE void quad_word_rows(int8_t *d, int32_t dd, const int8_t *a, const int8_t *b,
+                              const int8_t *c, int32_t k, int32_t s1, int32_t s2, int32_t s3)
+{
+    uint32_t m = col_word3(a, b, c, 3, s1, s2, s3);
+#pragma GCC unroll 8
+    for (int32_t r = 4; r < k; r++) {
+        m = max_s8x4(m, col_word3(a, b, c, r, s1, s2, s3));
+    }
+    const uint32_t ma = max_s8x4(m, max_s8x4(col_word3(a, b, c, 1, s1, s2, s3),
+                                             col_word3(a, b, c, 2, s1, s2, s3)));
+    th_write_s32(d, (int32_t)max_s8x4(ma, col_word3(a, b, c, 0, s1, s2, s3)));
+    const uint32_t rk = col_word3(a, b, c, k, s1, s2, s3);
+    th_write_s32(d + dd, (int32_t)max_s8x4(ma, rk));
+    const uint32_t mb = max_s8x4(m, max_s8x4(rk, col_word3(a, b, c, k + 1, s1, s2, s3)));
+    th_write_s32(d + 2 * dd, (int32_t)max_s8x4(mb, col_word3(a, b, c, 2, s1, s2, s3)));
+    th_write_s32(d + 3 * dd, (int32_t)max_s8x4(mb, col_word3(a, b, c, k + 2, s1, s2, s3)));
+}
+
+/* Four output rows a row apart (rows a constant TH_MAXPOOL_QUAD_MIN..TH_MAXPOOL_PAIR_ROWS),
+ * row j's column maxima into d + j * dd, over n bytes (the tail as cols_fixed's). */
+TH_INLINE void quad_fixed(int8_t *d, int32_t dd, const int8_t *src, int32_t step,
+                          int32_t rows, int32_t n)
+{
+    if (n < 4) {
+        for (int32_t i = 0; i < n; i++) {
+            for (int32_t j = 0; j < 4; j++) {
+                int8_t v = src[j * step + i];
+                for (int32_t r = 1; r < rows; r++) {
+                    v = max_b(v, src[(j + r) * step + i]);
+                }
+                d[j * dd + i] = v;
+            }
+        }
+        return;
+    }
+    TH_MAXPOOL_COLS(src, step, rows + 3);
+    const int8_t *c = src + 8 * step;
+    if (rows + 3 > 8) {
+        __asm__("" : "+r"(c));
+    }
+    const int8_t *end = src + (n & ~3);
+    if ((n & 3) != 0) { /* the last word first, as cols_fixed's */
+        const int32_t last = n - 4;
+        quad_word_rows(d + last, dd, a + last, b + last, c + last, rows, s1, s2, s3);
+    }
+    for (; a < end; a += 4, b += 4, c += 4, d += 4) {
+        quad_word_rows(d, dd, a, b, c, rows, s1, s2, s3);
+    }
+}
+
+#define TH_MAXPOOL_QUAD_FN(k)                                                                 \
+    __attribute__((noinline)) static void quad_rows_##k(int8_t *d, int32_t dd,                \
+                                                        const int8_t *src, int32_t step,      \
+                                                        int32_t n)                            \
+    {                                                                                         \
+        quad_fixed(d, dd, src, step, k, n);                                                   \
+    }
+TH_MAXPOOL_QUAD_FN(5)
+TH_MAXPOOL_QUAD_FN(6)
+TH_MAXPOOL_QUAD_FN(7)
+
+/* d + j * dd (j < 4): the column maxima of output row j: a direct call per case. */
+TH_INLINE void quad_rows_call(int8_t *d, int32_t dd, const int8_t *src, int32_t step,
+                              int32_t rows, int32_t n)
+{
+    switch (rows) {
+    case 5: quad_rows_5(d, dd, src, step, n); break;
+    case 6: quad_rows_6(d, dd, src, step, n); break;
+    default: quad_rows_7(d, dd, src, step, n); break;
+    }
 }
 
 /* The clamped maximum of the words at q + j * ch, j < t (unrolled where t is a constant). */
@@ -883,6 +978,17 @@ max_rows_padded(const th_pool_params *p, const th_dims *in, const th_dims *out,
     int32_t y = ya;
     if (cm1 != NULL) {
         const int32_t dd = (int32_t)(cm1 - cm);
+        /* four rows given where max_fast_rows says so (cm1 given: stride.h 1, KH <= 7) */
+        const int quad = fh >= TH_MAXPOOL_QUAD_MIN && out->h >= 4;
+        if (quad && y + 4 <= yb) { /* rows 2-3's padding: only where the quads run */
+            pad_rows(cm + 2 * dd, cm + 3 * dd, c0, c1, max_padded_cols(p, out) * ch);
+        }
+        for (; quad && y + 4 <= yb; y += 4, src += 4 * step, dst += 4 * orow) {
+            quad_rows_call(cm + c0, dd, src, step, fh, span);
+            for (int32_t j = 0; j < 4; j++) {
+                padded_row(dst + j * orow, cm + j * dd, ch, sw, fw, ow, lo, hi, clamp);
+            }
+        }
         for (; y + 2 <= yb; y += 2, src += 2 * step, dst += 2 * orow) {
             pair_rows_call(cm + c0, dd, src, step, fh, span);
             padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
@@ -1031,14 +1137,13 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
 
 #if TH_NN_HAS_DSP && !TH_NN_MVE
 /* Every image through max_lanes_image: padded where fast > 0 (the fast scratch given), its
- * second row of column maxima where the fast size has two. */
+ * second (and third and fourth) row of column maxima where the fast size has them. */
 static void max_lanes(const th_context *ctx, const th_pool_params *p, const th_dims *in,
                       const int8_t *input, const th_dims *out, int8_t *output, int32_t fast)
 {
     const int32_t image_in = in->h * in->w * in->c, image_out = out->h * out->w * out->c;
-    const int rows = fast > 0 && p->stride.h == 1 && p->filter.h >= 2 &&
-                     p->filter.h <= TH_MAXPOOL_PAIR_ROWS && out->h > 1;
-    int8_t *cm1 = rows ? (int8_t *)ctx->buf + fast / 2 : NULL;
+    const int32_t rows = fast > 0 ? max_fast_rows(p, out) : 1;
+    int8_t *cm1 = rows > 1 ? (int8_t *)ctx->buf + fast / rows : NULL;
     for (int32_t n = 0; n < in->n; n++) {
         max_lanes_image(p, in, input + n * image_in, out, output + n * image_out,
                         (int8_t *)ctx->buf, cm1, fast > 0);

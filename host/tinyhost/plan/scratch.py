@@ -36,9 +36,10 @@ The strided path keeps its column sums grouped by four channels (C >= 4) when
 X = round_up4(W * C) (int8 column maxima) when the output has more than one pixel and
 KH * KW > KH * SW + KW (th_maxpool_s8.c), else 0. Given XF (fast_scratch_bytes, DSP build
 without Helium: R * round_up4(L * C), L = (OW - 1) * SW + KW the columns the windows span with
-the padding, R = 2 when SH == 1, 2 <= KH <= 7 and OH > 1, else 1; 0 when the output is one
-pixel or XF <= X) the max pool runs its word loops on padded rows of column maxima, two output
-rows per pass over their input rows when R = 2; given X only, the same loops on unpadded rows.
+the padding, R = 4 when SH == 1, 5 <= KH <= 7 and OH >= 4, R = 2 when SH == 1, 2 <= KH <= 7
+and OH > 1, else 1; 0 when the output is one pixel or XF <= X) the max pool runs its word loops
+on padded rows of column maxima, R output rows per pass over their input rows; given X only,
+the same loops on unpadded rows.
 FULLY_CONNECTED int8 needs none; given FF (fast_scratch_bytes, DSP build without Helium:
 2 * round_up4(Cin) when 128 < Cin <= 2^20 and Cout >= 8, else 0) it widens longer input rows
 into it and runs its short-input path (FC_SHORT) on them too.
@@ -702,6 +703,7 @@ def fc_fast_scratch(cin: int, cout: int) -> int:
 
 
 MAXPOOL_PAIR_ROWS = 7  # th_maxpool_s8.c TH_MAXPOOL_PAIR_ROWS
+MAXPOOL_QUAD_MIN = 5  # th_maxpool_s8.c TH_MAXPOOL_QUAD_MIN
 
 
 def maxpool_fast_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, int],
@@ -711,7 +713,8 @@ def maxpool_fast_scratch(w: int, c: int, out_hw: tuple[int, int], k: tuple[int, 
     if out_hw[0] * out_hw[1] <= 1 or cols * c > 1 << 28:
         return 0
     pair = stride[0] == 1 and 2 <= k[0] <= MAXPOOL_PAIR_ROWS and out_hw[0] > 1
-    fast = (2 if pair else 1) * _ru4(cols * c)
+    quad = pair and k[0] >= MAXPOOL_QUAD_MIN and out_hw[0] >= 4
+    fast = (4 if quad else 2 if pair else 1) * _ru4(cols * c)
     return fast if fast > maxpool_scratch(w, c, out_hw, k, stride) else 0
 
 
