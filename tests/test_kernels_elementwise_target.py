@@ -11,6 +11,7 @@ reference."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -255,6 +256,12 @@ def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     names += [f"{s[0].name} {s[1]} {s[2]} bounds {s[3]} {s[4]}" for s in _BOUNDS]
     names += [f"MUL choice {i} {_MUL_CHOICES[i % len(_MUL_CHOICES)]}"
               for i in range(4 * len(_MUL_CHOICES))]
+    # every case again through th_add_s8_prepared / th_mul_s8_prepared on the host's
+    # prepared struct (the driver first compares it with the kernel's, field by field)
+    prepared = [(n, replace(c, prepared=True)) for n, c in zip(names, cases, strict=True)
+                if c.op in (Op.ADD, Op.SUB, Op.MUL)]
+    names += [f"{n} prepared" for n, _ in prepared]
+    cases += [c for _, c in prepared]
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
     problems = [f"{name}: {p}" for name, c, r in zip(names, cases, run.results, strict=True)

@@ -28,6 +28,7 @@ from kernels.cases import (
     check_result,
     random_case,
 )
+from kernels.cases_ops import AddCase, MulCase, add_case, mul_case
 from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, Driver, build_driver
 from kernels.layers import (
     FEW_CHANNEL_LAYERS,
@@ -65,7 +66,7 @@ class HypothesisDraw:
         return self.data.draw(st.integers(0, 999)) < int(p_true * 1000)
 
 
-def _check(driver: Driver, case: ConvCase | FcCase) -> None:
+def _check(driver: Driver, case: ConvCase | FcCase | AddCase | MulCase) -> None:
     problem = check_result(case, driver.run(case))
     assert problem is None, f"{case.op.name} [{driver.build.variant}]: {problem}\n{case}"
 
@@ -267,3 +268,19 @@ def test_small_input_channel_convs_match_reference(driver: Driver) -> None:
     for case in small_cin_cases():
         problem = check_result(case, driver.run(case))
         assert problem is None, f"[{driver.build.variant}] {describe(case)}: {problem}"
+
+
+@pytest.mark.parametrize("op", [Op.ADD, Op.SUB, Op.MUL], ids=lambda op: op.name)
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_prepared_binary_matches_reference(driver: Driver, op: Op, data: st.DataObject) -> None:
+    """th_add_s8_prepared / th_mul_s8_prepared on the host's prepared struct
+    (tinyhost.arith.elementwise add_prep / mul_prep, the compiled backend's): the driver first
+    compares it word for word with what th_*_prepare fills (TH_KCASE_PREP_MISMATCH), then
+    runs it; the generic entry runs the same case; both against the reference. Every
+    broadcast form, clamps, tables or not, in place."""
+    draw = HypothesisDraw(data)
+    case = mul_case(draw) if op is Op.MUL else add_case(draw, op)
+    _check(driver, dataclasses.replace(case, prepared=True))
+    _check(driver, dataclasses.replace(case, prepared=False))

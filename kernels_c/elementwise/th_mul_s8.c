@@ -23,20 +23,9 @@
  * the product's) take the per-row loops. */
 #define TH_MUL_SPATIAL_MAX_LEFT 6
 
-typedef struct {
-    int32_t in1_offset;
-    int32_t in2_offset;
-    int32_t multiplier;
-    int32_t shift;
-    int32_t out_offset;
-    int32_t act_min;
-    int32_t act_max;
-#if TH_NN_HAS_DSP
-    int fast; /* th_fast_rq_apply is exact for every product (|.| <= 255^2) */
-    int left; /* shift in [0, TH_MUL_MAX_LEFT]: left_rows */
-    th_fast_rq rq;
-#endif
-} mul_consts;
+/* The call's constants: the prepared struct itself (th_nn_types.h th_mul_prep), filled per
+ * call by th_mul_s8_prepare or kept in flash by the compiled backend. */
+typedef th_mul_prep mul_consts;
 
 /* Requantization constants held in locals: stores through int8_t may alias the struct. */
 typedef struct {
@@ -834,18 +823,12 @@ static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
 #endif
 }
 
-th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
-                    const th_per_tensor_quant *quant, const th_shape *input1_shape,
-                    const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
-                    const th_shape *output_shape, int8_t *output)
+th_status th_mul_s8_prepare(const th_mul_params *params, const th_per_tensor_quant *quant,
+                            const th_shape *input1_shape, const th_shape *input2_shape,
+                            const th_shape *output_shape, th_mul_prep *prep)
 {
-    (void)ctx;
-    if (params == NULL || quant == NULL || input1 == NULL || input2 == NULL || output == NULL) {
-        return TH_ERR_ARG;
-    }
-    th_nn_bcast b;
-    if (!th_nn_bcast_init(&b, input1_shape, input2_shape, output_shape) ||
-        !th_nn_bcast_alias_ok(&b, input1, input2, output)) {
+    if (params == NULL || quant == NULL || prep == NULL ||
+        !th_nn_bcast_init(&prep->walk, input1_shape, input2_shape, output_shape)) {
         return TH_ERR_ARG;
     }
     if (params->input1_offset < -127 || params->input1_offset > 128 ||
@@ -855,77 +838,94 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
         quant->shift < -31 || quant->shift > 30) {
         return TH_ERR_ARG;
     }
-    mul_consts k;
-    k.in1_offset = params->input1_offset;
-    k.in2_offset = params->input2_offset;
-    k.multiplier = quant->multiplier;
-    k.shift = quant->shift;
-    k.out_offset = params->output_offset;
-    k.act_min = params->activation.min;
-    k.act_max = params->activation.max;
-#if TH_NN_HAS_DSP
-    k.fast = th_fast_rq_ok(k.multiplier, k.shift, 255 * 255);
-    k.left = k.shift >= 0 && k.shift <= TH_MUL_MAX_LEFT;
-    if (k.fast) {
-        k.rq = th_fast_rq_make(k.multiplier, k.shift, k.out_offset);
-    } else {
-        /* unused by the left rows and the exact path, but the clamped rows lower a copy
-         * (th_nn_rq_less) before they know which form they take: a defined value */
-        const th_fast_rq none = {0};
-        k.rq = none;
+    mul_consts *k = prep;
+    k->in1_offset = params->input1_offset;
+    k->in2_offset = params->input2_offset;
+    k->multiplier = quant->multiplier;
+    k->shift = quant->shift;
+    k->out_offset = params->output_offset;
+    k->act_min = params->activation.min;
+    k->act_max = params->activation.max;
+    /* the same in every build, so one host copy serves them all */
+    k->fast = th_fast_rq_ok(k->multiplier, k->shift, 255 * 255);
+    k->left = k->shift >= 0 && k->shift <= TH_MUL_MAX_LEFT;
+    /* unused by the left rows and the exact path, but the clamped rows lower a copy
+     * (th_nn_rq_less) before they know which form they take: a defined value */
+    k->rq = (th_fast_rq){0, 0, 0};
+    if (k->fast) {
+        k->rq = th_fast_rq_make(k->multiplier, k->shift, k->out_offset);
     }
-#endif
+    return TH_OK;
+}
 
-    const int32_t inner = b.dims[b.rank - 1];
-    const int32_t rows = b.count / inner;
+th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const int8_t *input2,
+                             int8_t *output)
+{
+    const th_nn_bcast *b = &k->walk;
+    const int32_t inner = b->dims[b->rank - 1];
+    const int32_t rows = b->count / inner;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-    if ((k.fast || k.left) && (b.count1 == 1 || b.count2 == 1) &&
+    if ((k->fast || k->left) && (b->count1 == 1 || b->count2 == 1) &&
         /* 209: the least mul_lut_min, the cheaper test first */
-        b.count >= 209 && b.count >= mul_lut_min(&k) &&
+        b->count >= 209 && b->count >= mul_lut_min(k) &&
         TH_NN_PATH(MUL_LUT)) {
-        const int scalar1 = b.count1 == 1;
-        if (mul_lut(&k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1, b.count,
+        const int scalar1 = b->count1 == 1;
+        if (mul_lut(k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1, b->count,
                     output)) {
             return TH_OK;
         }
     }
     /* Channel broadcast: [rows, C] against [C] (either side). */
-    if ((k.fast || k.left) && b.rank == 2 && rows > 1 && b.stride1[1] == 1 &&
-        b.stride2[1] == 1 && (b.stride1[0] == 0 || b.stride2[0] == 0)) {
-        const int bc1 = b.stride1[0] == 0;
+    if ((k->fast || k->left) && b->rank == 2 && rows > 1 && b->stride1[1] == 1 &&
+        b->stride2[1] == 1 && (b->stride1[0] == 0 || b->stride2[0] == 0)) {
+        const int bc1 = b->stride1[0] == 0;
         /* the data choose between the two: a recording run (th_nn_paths.h) keeps both */
         (void)TH_NN_PATH(MUL_CHAN);
         if (rows >= TH_MUL_CHAN_LUT_ROWS && TH_NN_PATH(MUL_CHAN_LUT) &&
-            mul_chan_lut(&k, bc1, bc1 ? input1 : input2, bc1 ? input2 : input1, inner, rows,
+            mul_chan_lut(k, bc1, bc1 ? input1 : input2, bc1 ? input2 : input1, inner, rows,
                          output)) {
             return TH_OK;
         }
-        if (mul_chan(&k, bc1 ? input2 : input1, bc1 ? k.in2_offset : k.in1_offset,
-                     bc1 ? input1 : input2, bc1 ? k.in1_offset : k.in2_offset, inner, rows,
+        if (mul_chan(k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset,
+                     bc1 ? input1 : input2, bc1 ? k->in1_offset : k->in2_offset, inner, rows,
                      output)) {
             return TH_OK;
         }
     }
     /* Spatial broadcast: [rows, C] against [rows, 1] (either side). */
-    if ((k.fast || (k.left && k.shift <= TH_MUL_SPATIAL_MAX_LEFT)) && b.rank == 2 && rows > 1 &&
-        b.stride1[0] != 0 &&
-        b.stride2[0] != 0 && (b.stride1[1] == 0) != (b.stride2[1] == 0) &&
-        TH_NN_PATH(MUL_SPATIAL)) {
-        const int bc1 = b.stride1[1] == 0;
-        const int clamp = k.act_min > -128 || k.act_max < 127;
-        const spatial_fn f = k.left ? (clamp ? spatial_left_clamp : spatial_left)
-                                    : (clamp ? spatial_fast_clamp : spatial_fast);
-        f(&k, bc1 ? input2 : input1, bc1 ? k.in2_offset : k.in1_offset, bc1 ? input1 : input2,
-          bc1 ? k.in1_offset : k.in2_offset, inner, rows, output);
+    if ((k->fast || (k->left && k->shift <= TH_MUL_SPATIAL_MAX_LEFT)) && b->rank == 2 &&
+        rows > 1 && b->stride1[0] != 0 && b->stride2[0] != 0 &&
+        (b->stride1[1] == 0) != (b->stride2[1] == 0) && TH_NN_PATH(MUL_SPATIAL)) {
+        const int bc1 = b->stride1[1] == 0;
+        const int clamp = k->act_min > -128 || k->act_max < 127;
+        const spatial_fn f = k->left ? (clamp ? spatial_left_clamp : spatial_left)
+                                     : (clamp ? spatial_fast_clamp : spatial_fast);
+        f(k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset, bc1 ? input1 : input2,
+          bc1 ? k->in1_offset : k->in2_offset, inner, rows, output);
         return TH_OK;
     }
 #endif
     th_nn_bcast_pos pos;
     th_nn_bcast_start(&pos);
     for (int32_t r = 0; r < rows; r++) {
-        mul_row(&k, input1 + pos.off1, b.stride1[b.rank - 1], input2 + pos.off2,
-                b.stride2[b.rank - 1], inner, output + r * inner);
-        th_nn_bcast_next(&b, &pos);
+        mul_row(k, input1 + pos.off1, b->stride1[b->rank - 1], input2 + pos.off2,
+                b->stride2[b->rank - 1], inner, output + r * inner);
+        th_nn_bcast_next(b, &pos);
     }
     return TH_OK;
+}
+
+th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
+                    const th_per_tensor_quant *quant, const th_shape *input1_shape,
+                    const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
+                    const th_shape *output_shape, int8_t *output)
+{
+    (void)ctx;
+    th_mul_prep k;
+    if (input1 == NULL || input2 == NULL || output == NULL ||
+        th_mul_s8_prepare(params, quant, input1_shape, input2_shape, output_shape, &k) != TH_OK ||
+        !th_nn_bcast_alias_ok(&k.walk, input1, input2, output)) {
+        return TH_ERR_ARG;
+    }
+    return th_mul_s8_prepared(&k, input1, input2, output);
 }

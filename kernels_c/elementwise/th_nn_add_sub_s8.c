@@ -25,27 +25,9 @@
 #include "th_nn_ew_pack.h"
 #include "th_nn_support.h"
 
-typedef struct {
-    int32_t in1_offset;
-    int32_t in2_offset;
-    int32_t left_shift;
-    int32_t m1;
-    int32_t e1; /* right shifts */
-    int32_t m2;
-    int32_t e2;
-    int32_t mo;
-    int32_t eo;
-    int32_t out_offset;
-    int32_t act_min;
-    int32_t act_max;
-    int32_t subtract;
-    const int32_t *t1; /* NULL: rescale input1 per element */
-    const int32_t *t2;
-#if TH_NN_HAS_DSP
-    int fast; /* th_fast_rq_apply is exact for every sum */
-    th_fast_rq rq;
-#endif
-} add_consts;
+/* The call's constants: the prepared struct itself (th_nn_types.h th_add_prep), filled per
+ * call by th_add_s8_prepare or kept in flash by the compiled backend. */
+typedef th_add_prep add_consts;
 
 TH_INLINE int32_t scale_input(int32_t x, int32_t offset, int32_t left_shift, int32_t m,
                               int32_t e)
@@ -1066,6 +1048,8 @@ __attribute__((noinline)) static int direct_fast(const add_consts *k, const int8
     return 1;
 }
 
+#endif
+
 /* Largest |rescaled input| scale_input can return for these params (see the top). */
 static int32_t input_bound(int32_t left_shift, int32_t m, int32_t e)
 {
@@ -1074,25 +1058,19 @@ static int32_t input_bound(int32_t left_shift, int32_t m, int32_t e)
     const int32_t hi = (int32_t)(((int64_t)v * m) >> 31);
     return ((hi + 1) >> e) + 1;
 }
-#endif
 
 static int multiplier_ok(int32_t m, int32_t shift)
 {
     return m >= 0 && shift <= 0 && shift >= -31;
 }
 
-th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quant,
-                           const int32_t *input1_table, const int32_t *input2_table,
-                           const th_shape *input1_shape, const int8_t *input1,
-                           const th_shape *input2_shape, const int8_t *input2,
-                           const th_shape *output_shape, int8_t *output, int subtract)
+th_status th_add_s8_prepare(const th_add_params *params, const th_add_quant *quant,
+                            const int32_t *input1_table, const int32_t *input2_table,
+                            const th_shape *input1_shape, const th_shape *input2_shape,
+                            const th_shape *output_shape, int32_t subtract, th_add_prep *prep)
 {
-    if (params == NULL || quant == NULL || input1 == NULL || input2 == NULL || output == NULL) {
-        return TH_ERR_ARG;
-    }
-    th_nn_bcast b;
-    if (!th_nn_bcast_init(&b, input1_shape, input2_shape, output_shape) ||
-        !th_nn_bcast_alias_ok(&b, input1, input2, output)) {
+    if (params == NULL || quant == NULL || prep == NULL ||
+        !th_nn_bcast_init(&prep->walk, input1_shape, input2_shape, output_shape)) {
         return TH_ERR_ARG;
     }
     /* |x + offset| <= 255, so left shifts up to 22 stay inside int32. */
@@ -1106,66 +1084,75 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
         !multiplier_ok(quant->output_multiplier, quant->output_shift)) {
         return TH_ERR_ARG;
     }
-#if TH_NN_MVE
-    th_nn_add_sub_mve_s8(params, quant, input1_table, input2_table, &b, input1, input2, output,
-                         subtract);
+    add_consts *k = prep;
+    k->in1_offset = params->input1_offset;
+    k->in2_offset = params->input2_offset;
+    k->left_shift = params->left_shift;
+    k->m1 = quant->input1_multiplier;
+    k->e1 = -quant->input1_shift;
+    k->m2 = quant->input2_multiplier;
+    k->e2 = -quant->input2_shift;
+    k->mo = quant->output_multiplier;
+    k->eo = -quant->output_shift;
+    k->out_offset = params->output_offset;
+    k->act_min = params->activation.min;
+    k->act_max = params->activation.max;
+    k->subtract = subtract != 0;
+    k->t1 = input1_table;
+    k->t2 = input2_table;
+    /* the same in every build, so one host copy serves them all */
+    const int64_t bound = (int64_t)input_bound(k->left_shift, k->m1, k->e1) +
+                          input_bound(k->left_shift, k->m2, k->e2);
+    k->fast = th_fast_rq_ok(k->mo, quant->output_shift, bound);
+    k->rq = (th_fast_rq){0, 0, 0}; /* read only when fast */
+    if (k->fast) {
+        k->rq = th_fast_rq_make(k->mo, quant->output_shift, k->out_offset);
+    }
     return TH_OK;
-#endif
-    add_consts k;
-    k.in1_offset = params->input1_offset;
-    k.in2_offset = params->input2_offset;
-    k.left_shift = params->left_shift;
-    k.m1 = quant->input1_multiplier;
-    k.e1 = -quant->input1_shift;
-    k.m2 = quant->input2_multiplier;
-    k.e2 = -quant->input2_shift;
-    k.mo = quant->output_multiplier;
-    k.eo = -quant->output_shift;
-    k.out_offset = params->output_offset;
-    k.act_min = params->activation.min;
-    k.act_max = params->activation.max;
-    k.subtract = subtract != 0;
-    k.t1 = input1_table;
-    k.t2 = input2_table;
-#if TH_NN_HAS_DSP
-    {
-        const int64_t bound = (int64_t)input_bound(k.left_shift, k.m1, k.e1) +
-                              input_bound(k.left_shift, k.m2, k.e2);
-        k.fast = th_fast_rq_ok(k.mo, quant->output_shift, bound);
-        k.rq = (th_fast_rq){0, 0, 0}; /* read only when fast */
-        if (k.fast) {
-            k.rq = th_fast_rq_make(k.mo, quant->output_shift, k.out_offset);
-        }
-    }
-#endif
+}
 
-#if TH_NN_HAS_DSP
-    if (k.fast && (b.count1 == 1 || b.count2 == 1) && b.count >= TH_ADD_LUT_MIN &&
-        TH_NN_PATH(ADD_LUT)) {
-        const int scalar1 = b.count1 == 1;
-        return lut_run(&k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1,
-                       b.count, output);
+th_status th_add_s8_prepared(const th_add_prep *k, const int8_t *input1, const int8_t *input2,
+                             int8_t *output)
+{
+    const th_nn_bcast *b = &k->walk;
+#if TH_NN_MVE
+    {
+        const th_add_params params = {k->in1_offset, k->in2_offset, k->out_offset,
+                                      k->left_shift, {k->act_min, k->act_max}};
+        const th_add_quant quant = {k->m1, -k->e1, k->m2, -k->e2, k->mo, -k->eo};
+        th_nn_add_sub_mve_s8(&params, &quant, k->t1, k->t2, b, input1, input2, output,
+                             k->subtract);
+        return TH_OK;
     }
 #endif
-    const int32_t inner = b.dims[b.rank - 1];
-    const int32_t rows = b.count / inner;
+#if TH_NN_HAS_DSP
+    if (k->fast && (b->count1 == 1 || b->count2 == 1) && b->count >= TH_ADD_LUT_MIN &&
+        TH_NN_PATH(ADD_LUT)) {
+        const int scalar1 = b->count1 == 1;
+        return lut_run(k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1,
+                       b->count, output);
+    }
+#endif
+    const int32_t inner = b->dims[b->rank - 1];
+    const int32_t rows = b->count / inner;
 #if TH_NN_HAS_DSP
     /* Two dims left (e.g. [H*W, C] against [C], or against [H*W, 1]): every row at once. */
-    const int tables = k.fast && (k.t1 != NULL || k.t2 != NULL);
-    if (tables && b.rank == 2 &&
-        fast_rows(&k, input1, b.stride1[1], b.stride1[0], input2, b.stride2[1], b.stride2[0],
+    const int tables = k->fast && (k->t1 != NULL || k->t2 != NULL);
+    if (tables && b->rank == 2 &&
+        fast_rows(k, input1, b->stride1[1], b->stride1[0], input2, b->stride2[1], b->stride2[0],
                   inner, rows, output)) {
         return TH_OK;
     }
-    const int direct = k.fast && k.t1 == NULL && k.t2 == NULL && TH_NN_PATH(ADD_DIRECT);
-    if (direct && b.rank <= 2) { /* every row in one call */
-        const int32_t r1 = b.rank == 2 ? b.stride1[0] : 0, r2 = b.rank == 2 ? b.stride2[0] : 0;
-        if ((b.stride1[b.rank - 1] != 0 || b.stride2[b.rank - 1] != 0) &&
-            direct_fast(&k, input1, b.stride1[b.rank - 1], r1, input2, b.stride2[b.rank - 1],
+    const int direct = k->fast && k->t1 == NULL && k->t2 == NULL && TH_NN_PATH(ADD_DIRECT);
+    if (direct && b->rank <= 2) { /* every row in one call */
+        const int32_t r1 = b->rank == 2 ? b->stride1[0] : 0;
+        const int32_t r2 = b->rank == 2 ? b->stride2[0] : 0;
+        if ((b->stride1[b->rank - 1] != 0 || b->stride2[b->rank - 1] != 0) &&
+            direct_fast(k, input1, b->stride1[b->rank - 1], r1, input2, b->stride2[b->rank - 1],
                         r2, inner, rows, output)) {
             return TH_OK;
         }
-        direct_rows(&k, input1, b.stride1[b.rank - 1], r1, input2, b.stride2[b.rank - 1], r2,
+        direct_rows(k, input1, b->stride1[b->rank - 1], r1, input2, b->stride2[b->rank - 1], r2,
                     inner, rows, output);
         return TH_OK;
     }
@@ -1174,21 +1161,37 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
     th_nn_bcast_start(&pos);
     for (int32_t r = 0; r < rows; r++) {
         const int8_t *a = input1 + pos.off1, *bb = input2 + pos.off2;
-        const int32_t step_a = b.stride1[b.rank - 1], step_b = b.stride2[b.rank - 1];
+        const int32_t step_a = b->stride1[b->rank - 1], step_b = b->stride2[b->rank - 1];
         int8_t *o = output + r * inner;
 #if TH_NN_HAS_DSP
-        if (tables && fast_rows(&k, a, step_a, 0, bb, step_b, 0, inner, 1, o)) {
-            th_nn_bcast_next(&b, &pos);
+        if (tables && fast_rows(k, a, step_a, 0, bb, step_b, 0, inner, 1, o)) {
+            th_nn_bcast_next(b, &pos);
             continue;
         }
         if (direct) {
-            direct_rows(&k, a, step_a, 0, bb, step_b, 0, inner, 1, o);
-            th_nn_bcast_next(&b, &pos);
+            direct_rows(k, a, step_a, 0, bb, step_b, 0, inner, 1, o);
+            th_nn_bcast_next(b, &pos);
             continue;
         }
 #endif
-        add_row(&k, a, step_a, bb, step_b, inner, o);
-        th_nn_bcast_next(&b, &pos);
+        add_row(k, a, step_a, bb, step_b, inner, o);
+        th_nn_bcast_next(b, &pos);
     }
     return TH_OK;
+}
+
+th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quant,
+                           const int32_t *input1_table, const int32_t *input2_table,
+                           const th_shape *input1_shape, const int8_t *input1,
+                           const th_shape *input2_shape, const int8_t *input2,
+                           const th_shape *output_shape, int8_t *output, int subtract)
+{
+    th_add_prep k;
+    if (input1 == NULL || input2 == NULL || output == NULL ||
+        th_add_s8_prepare(params, quant, input1_table, input2_table, input1_shape, input2_shape,
+                          output_shape, subtract, &k) != TH_OK ||
+        !th_nn_bcast_alias_ok(&k.walk, input1, input2, output)) {
+        return TH_ERR_ARG;
+    }
+    return th_add_s8_prepared(&k, input1, input2, output);
 }

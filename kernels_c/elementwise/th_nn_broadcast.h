@@ -14,15 +14,8 @@
 
 #include "../reshape/th_nn_shape.h"
 
-typedef struct {
-    int32_t rank; /* >= 1 */
-    int32_t dims[TH_MAX_RANK];
-    int32_t stride1[TH_MAX_RANK]; /* element strides of input1, 0 where it broadcasts */
-    int32_t stride2[TH_MAX_RANK];
-    int32_t count1; /* element counts of the inputs and the output */
-    int32_t count2;
-    int32_t count;
-} th_nn_bcast;
+/* th_nn_types.h's th_bcast_walk: prepared calls (th_add_prep) carry one */
+typedef th_bcast_walk th_nn_bcast;
 
 /* Input dim aligned with output dim i (1 where the input has fewer dims). */
 static inline int32_t th_nn_bcast_dim(const th_shape *s, int32_t rank, int32_t i)

@@ -383,11 +383,8 @@ TH_INLINE int32_t th_smmlar(int32_t a, int32_t b, int32_t acc)
  */
 #define TH_FAST_MAX_E 22
 
-typedef struct {
-    int32_t multiplier;
-    int32_t round_zp; /* 2^(e-1) + zp * 2^e */
-    int32_t e;
-} th_fast_rq;
+/* th_fast_rq (multiplier, round_zp = 2^(e-1) + zp * 2^e, e): th_nn_types.h, as prepared
+ * calls carry one (th_add_prep). */
 
 TH_INLINE th_fast_rq th_fast_rq_make(int32_t multiplier, int32_t shift, int32_t zp)
 {

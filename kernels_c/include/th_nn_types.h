@@ -140,6 +140,28 @@ typedef struct {
     int32_t dims[TH_MAX_RANK];
 } th_shape;
 
+/* The fast exact requantization's constants (th_nn_support.h: th_fast_rq_make and the
+ * proof); here because prepared calls (th_add_prep) carry one. */
+typedef struct {
+    int32_t multiplier;
+    int32_t round_zp; /* 2^(e-1) + zp * 2^e */
+    int32_t e;
+} th_fast_rq;
+
+/* A binary kernel's broadcast walk (th_nn_broadcast.h th_nn_bcast_init): the output's dims
+ * with dims of 1 dropped and neighbours both inputs walk alike merged, outermost first;
+ * element strides of each input (0 where it broadcasts); element counts. Entries past rank
+ * are not read (th_nn_bcast_init leaves them; the host writes 0). */
+typedef struct {
+    int32_t rank; /* >= 1 */
+    int32_t dims[TH_MAX_RANK];
+    int32_t stride1[TH_MAX_RANK];
+    int32_t stride2[TH_MAX_RANK];
+    int32_t count1;
+    int32_t count2;
+    int32_t count;
+} th_bcast_walk;
+
 /* AVERAGE_POOL_2D / MAX_POOL_2D (arith.pool.PoolParams). Input and output share their
  * quantization (TFLM requires it), so there is no quant struct. */
 typedef struct {
@@ -168,6 +190,33 @@ typedef struct {
     int32_t output_shift;
 } th_add_quant;
 
+/* A prepared int8 ADD / SUB (th_add_s8_prepare, th_add_s8_prepared): everything the kernel
+ * derives from params, quant, the tables and the shapes, made once. The generic entries fill
+ * it on every call; the compiled backend fills it on the host
+ * (tinyhost.arith.elementwise.add_prep, checked field by field against th_add_s8_prepare by
+ * the kernel tests) and keeps it in flash. Pointers first: the int32 fields from walk to rq
+ * are one run without padding on every target. */
+typedef struct {
+    const int32_t *t1; /* th_add_s8_tables' tables, NULL: rescaled per element */
+    const int32_t *t2;
+    th_bcast_walk walk;
+    int32_t in1_offset;
+    int32_t in2_offset;
+    int32_t left_shift;
+    int32_t m1; /* input multipliers and right shifts (-shift) */
+    int32_t e1;
+    int32_t m2;
+    int32_t e2;
+    int32_t mo; /* output multiplier and right shift */
+    int32_t eo;
+    int32_t out_offset;
+    int32_t act_min;
+    int32_t act_max;
+    int32_t subtract; /* 0: input1 + input2, 1: input1 - input2 */
+    int32_t fast; /* th_fast_rq_apply exact for every sum (the DSP paths; set in every build) */
+    th_fast_rq rq; /* of (mo, -eo, out_offset) when fast, else zeros */
+} th_add_prep;
+
 /* MUL (arith.elementwise.MulParams); the multiplier comes as a th_per_tensor_quant. */
 typedef struct {
     int32_t input1_offset;
@@ -175,6 +224,23 @@ typedef struct {
     int32_t output_offset;
     th_activation activation;
 } th_mul_params;
+
+/* A prepared int8 MUL (th_mul_s8_prepare, th_mul_s8_prepared), as th_add_prep: the broadcast
+ * walk and the constants th_mul_s8 derives per call (tinyhost.arith.elementwise.mul_prep on
+ * the host). No pointers: every field an int32. */
+typedef struct {
+    th_bcast_walk walk;
+    int32_t in1_offset;
+    int32_t in2_offset;
+    int32_t multiplier;
+    int32_t shift; /* -31..30, > 0 a left shift */
+    int32_t out_offset;
+    int32_t act_min;
+    int32_t act_max;
+    int32_t fast; /* th_fast_rq_apply exact for every product (|.| <= 255^2; every build) */
+    int32_t left; /* shift in [0, 13]: the DSP left-shift rows */
+    th_fast_rq rq; /* of (multiplier, shift, out_offset) when fast, else zeros */
+} th_mul_prep;
 
 /* PRELU (arith.binary.PreluParams): two MultiplyByQuantizedMultiplier pairs, s_in / s_out
  * for x >= zero point and s_in * s_alpha / s_out for the product below it. */

@@ -31,7 +31,14 @@ import numpy as np
 
 from kernels.cases import FLAG_FAST_SCRATCH, FLAG_IN_PLACE, Draw, Op, encode_record
 from tinyhost.arith.activations import SoftmaxParams, calculate_input_radius
-from tinyhost.arith.elementwise import AddParams, MulParams, add_input_tables
+from tinyhost.arith.elementwise import (
+    AddParams,
+    MulParams,
+    add_input_tables,
+    add_prep,
+    mul_prep,
+    prep_words,
+)
 from tinyhost.arith.fixedpoint import quantize_multiplier
 from tinyhost.arith.pool import PoolParams
 from tinyhost.arith.reduce import MeanParams
@@ -42,6 +49,7 @@ from tinyhost.reference.ops.softmax import softmax_int8, softmax_int8_int16
 
 FLAG_NO_SCRATCH = 4
 FLAG_TABLES = 8
+FLAG_PREPARED = 16
 OPS_PER_ELEMENT = (Op.AVGPOOL, Op.MAXPOOL, Op.MUL, Op.MEAN)
 OPS_ADD_LUT_SOFTMAX = (Op.ADD, Op.SUB, Op.LUT, Op.SOFTMAX, Op.ADD16, Op.SUB16, Op.SOFTMAX16)
 WIDE_OUTPUT = (Op.ADD16, Op.SUB16, Op.SOFTMAX16)  # int16 outputs
@@ -80,6 +88,7 @@ class MulCase:
     b: np.ndarray
     p: MulParams
     in_place: bool = False
+    prepared: bool = False  # th_mul_s8_prepared on the host's th_mul_prep (checked first)
 
     @property
     def out_shape(self) -> tuple[int, ...]:
@@ -90,11 +99,15 @@ class MulCase:
 
     def encode(self, case_id: int, interleaved: bool) -> bytes:
         p = self.p
-        ints = [FLAG_IN_PLACE if self.in_place else 0, *self.a.shape, *self.b.shape,
+        flags = (FLAG_IN_PLACE if self.in_place else 0) | (FLAG_PREPARED if self.prepared else 0)
+        ints = [flags, *self.a.shape, *self.b.shape,
                 *self.out_shape, p.input1_offset, p.input2_offset, p.output_offset,
                 p.output_multiplier, p.output_shift, p.activation_min, p.activation_max]
-        return encode_record(case_id, self.op, ints, [self.a.astype(np.int8).tobytes(),
-                                                      self.b.astype(np.int8).tobytes()])
+        blobs = [self.a.astype(np.int8).tobytes(), self.b.astype(np.int8).tobytes()]
+        if self.prepared:
+            prep = mul_prep(p, self.a.shape, self.b.shape, self.out_shape)
+            blobs.append(np.asarray(prep_words(prep), "<i4").tobytes())
+        return encode_record(case_id, self.op, ints, blobs)
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,7 @@ class AddCase:
     p: AddParams
     in_place: bool = False
     tables: bool = False
+    prepared: bool = False  # th_add_s8_prepared on the host's th_add_prep (checked first)
 
     @property
     def out_shape(self) -> tuple[int, ...]:
@@ -141,7 +155,8 @@ class AddCase:
 
     def encode(self, case_id: int, interleaved: bool) -> bytes:
         p = self.p
-        flags = (FLAG_IN_PLACE if self.in_place else 0) | (FLAG_TABLES if self.tables else 0)
+        flags = ((FLAG_IN_PLACE if self.in_place else 0) | (FLAG_TABLES if self.tables else 0)
+                 | (FLAG_PREPARED if self.prepared else 0))  # fmt: skip
         ints = [flags, *self.a.shape, *self.b.shape, *self.out_shape, p.input1_offset,
                 p.input2_offset, p.output_offset, p.left_shift, p.input1_multiplier,
                 p.input1_shift, p.input2_multiplier, p.input2_shift, p.output_multiplier,
@@ -150,6 +165,9 @@ class AddCase:
         blobs = [self.a.astype(dtype).tobytes(), self.b.astype(dtype).tobytes()]
         if self.tables:
             blobs += [t.astype("<i4").tobytes() for t in add_input_tables(p)]
+        if self.prepared:
+            prep = add_prep(p, self.a.shape, self.b.shape, self.out_shape, self.op is Op.SUB)
+            blobs.append(np.asarray(prep_words(prep), "<i4").tobytes())
         return encode_record(case_id, self.op, ints, blobs)
 
 
@@ -280,7 +298,7 @@ def mul_case(draw: Draw) -> MulCase:
                   output_offset=draw.int(-128, 127), output_multiplier=m, output_shift=shift,
                   activation_min=lo, activation_max=hi)
     in_place = a.shape == tuple(np.broadcast_shapes(a.shape, b.shape)) and draw.bool(0.3)
-    return MulCase(Op.MUL, a, b, p, in_place)
+    return MulCase(Op.MUL, a, b, p, in_place, prepared=draw.bool(0.4))
 
 
 def mean_case(draw: Draw) -> MeanCase:
@@ -329,7 +347,7 @@ def add_case(draw: Draw, op: Op) -> AddCase:
                   input1_shift=e1, input2_multiplier=m2, input2_shift=e2,
                   output_multiplier=mo, output_shift=eo, activation_min=lo, activation_max=hi)
     in_place = a.shape == tuple(np.broadcast_shapes(a.shape, b.shape)) and draw.bool(0.3)
-    return AddCase(op, a, b, p, in_place, tables=draw.bool(0.6))
+    return AddCase(op, a, b, p, in_place, tables=draw.bool(0.6), prepared=draw.bool(0.4))
 
 
 def add16_case(draw: Draw, op: Op) -> AddCase:

@@ -192,3 +192,115 @@ def collapse_broadcast(s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[int,
     merged = merged[::-1] or [[1, 0, 0]]
     return (tuple(d if a else 1 for d, a, _ in merged),
             tuple(d if a else 1 for d, _, a in merged), tuple(d for d, _, _ in merged))
+
+
+MAX_RANK = 6  # th_nn_types.h TH_MAX_RANK
+_FAST_MAX_E = 22  # th_nn_support.h TH_FAST_MAX_E
+_MUL_MAX_LEFT = 13  # th_mul_s8.c TH_MUL_MAX_LEFT
+
+
+def broadcast_walk(s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[int, ...]
+                   ) -> dict[str, int | list[int]]:  # fmt: skip
+    """th_bcast_walk as th_nn_bcast_init fills it (kernels_c/elementwise/th_nn_broadcast.h,
+    step for step): rank, dims, stride1, stride2 (padded to MAX_RANK with 0), count1,
+    count2, count. Shapes must broadcast (the kernel refuses others; so does this)."""
+    rank = len(out) or 1
+    out = tuple(out) or (1,)
+    d1 = (1,) * (rank - len(s1)) + tuple(s1)
+    d2 = (1,) * (rank - len(s2)) + tuple(s2)
+    dims: list[int] = []
+    a1: list[int] = []
+    a2: list[int] = []
+    next1 = next2 = 1
+    for i in range(rank - 1, -1, -1):
+        x1, x2, d = d1[i], d2[i], out[i]
+        if d < 1 or x1 not in (d, 1) or x2 not in (d, 1) or (d != 1 and x1 == 1 and x2 == 1):
+            raise ValueError(f"{s1} and {s2} do not broadcast to {out}")
+        st1 = 0 if x1 == 1 else next1
+        st2 = 0 if x2 == 1 else next2
+        next1 *= x1
+        next2 *= x2
+        if d == 1:
+            continue
+        if dims and st1 == a1[-1] * dims[-1] and st2 == a2[-1] * dims[-1]:
+            dims[-1] *= d
+            continue
+        dims.append(d)
+        a1.append(st1)
+        a2.append(st2)
+    if not dims:
+        dims, a1, a2 = [1], [0], [0]
+    pad = [0] * (MAX_RANK - len(dims))
+    return {"rank": len(dims), "dims": dims[::-1] + pad, "stride1": a1[::-1] + pad,
+            "stride2": a2[::-1] + pad, "count1": next1, "count2": next2,
+            "count": int(np.prod(out))}
+
+
+def _input_bound(left_shift: int, m: int, e: int) -> int:
+    """th_nn_add_sub_s8.c input_bound: the largest |rescaled input| (arithmetic shifts)."""
+    hi = ((255 << left_shift) * m) >> 31
+    return ((hi + 1) >> e) + 1
+
+
+def add_prep(p: AddParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[int, ...],
+             subtract: bool) -> dict[str, int | list[int] | dict]:
+    """th_add_prep (kernels_c/include/th_nn_types.h) as th_add_s8_prepare fills it, without
+    the table pointers (t1, t2): the fields in the struct's order, `walk` a broadcast_walk,
+    `rq` (multiplier, round_zp, e). The compiled backend keeps it in flash; the kernel
+    tests compare it with the C function's field by field."""
+    bound = (_input_bound(p.left_shift, p.input1_multiplier, -p.input1_shift)
+             + _input_bound(p.left_shift, p.input2_multiplier, -p.input2_shift))
+    fast = (p.output_multiplier >= 0 and -_FAST_MAX_E <= p.output_shift <= -1
+            and bound < (1 << 29))  # fmt: skip
+    e = -p.output_shift
+    rq = {"multiplier": p.output_multiplier,
+          "round_zp": int(wrap_int32((1 << (e - 1)) + (p.output_offset << e))), "e": e} if fast \
+        else {"multiplier": 0, "round_zp": 0, "e": 0}  # fmt: skip
+    return {"walk": broadcast_walk(s1, s2, out), "in1_offset": p.input1_offset,
+            "in2_offset": p.input2_offset, "left_shift": p.left_shift,
+            "m1": p.input1_multiplier, "e1": -p.input1_shift, "m2": p.input2_multiplier,
+            "e2": -p.input2_shift, "mo": p.output_multiplier, "eo": -p.output_shift,
+            "out_offset": p.output_offset, "act_min": p.activation_min,
+            "act_max": p.activation_max, "subtract": int(subtract), "fast": int(fast),
+            "rq": rq}
+
+
+def mul_prep(p: MulParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[int, ...]
+             ) -> dict[str, int | list[int] | dict]:  # fmt: skip
+    """th_mul_prep (kernels_c/include/th_nn_types.h) as th_mul_s8_prepare fills it, as
+    add_prep."""
+    sh = p.output_shift
+    fast = p.output_multiplier >= 0 and -_FAST_MAX_E <= sh <= -1  # 255^2 < 2^29
+    rq = {"multiplier": p.output_multiplier,
+          "round_zp": int(wrap_int32((1 << (-sh - 1)) + (p.output_offset << -sh))), "e": -sh} \
+        if fast else {"multiplier": 0, "round_zp": 0, "e": 0}  # fmt: skip
+    return {"walk": broadcast_walk(s1, s2, out), "in1_offset": p.input1_offset,
+            "in2_offset": p.input2_offset, "multiplier": p.output_multiplier, "shift": sh,
+            "out_offset": p.output_offset, "act_min": p.activation_min,
+            "act_max": p.activation_max, "fast": int(fast), "left": int(0 <= sh <= _MUL_MAX_LEFT),
+            "rq": rq}
+
+
+def prep_words(prep: dict) -> list[int]:
+    """The int32 fields of a prepared struct in their C order (nested dicts and lists
+    flattened): the bytes from its first int32 field to its last."""
+    words: list[int] = []
+    for v in prep.values():
+        if isinstance(v, dict):
+            words += prep_words(v)
+        elif isinstance(v, list):
+            words += v
+        else:
+            words.append(int(v))
+    return words
+
+
+def prep_initializer(prep: dict) -> str:
+    """A C initializer of the prepared struct's int32 fields (designated: .name = value)."""
+    def value(v: object) -> str:
+        if isinstance(v, dict):
+            return "{" + ", ".join(f".{k} = {value(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, list):
+            return "{" + ", ".join(map(str, v)) + "}"
+        return str(v)
+    return ", ".join(f".{k} = {value(v)}" for k, v in prep.items())

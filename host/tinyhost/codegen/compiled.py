@@ -31,7 +31,14 @@ from tinyhost.arith.activations import (
 from tinyhost.arith.binary import PreluParams
 from tinyhost.arith.constant_channels import ConstantChannels, constant_channels
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
-from tinyhost.arith.elementwise import AddParams, MulParams, collapse_broadcast
+from tinyhost.arith.elementwise import (
+    AddParams,
+    MulParams,
+    add_prep,
+    collapse_broadcast,
+    mul_prep,
+    prep_initializer,
+)
 from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams
@@ -860,6 +867,20 @@ class _Model:
             return self.residual(call, p, i)
         if isinstance(p, DwPwParams):
             return self.dwpw_body(call, p, i)
+        if isinstance(p, AddParams) and call.function in ADD_PREPARED:
+            # the kernel's per-call set-up made here (th_add_s8_prepare's fields, §4.4b)
+            a, b2 = call.inputs[0], call.inputs[1]
+            dims = [tuple(int(d) for d in self.graph.tensors[t].shape) for t in (a, b2, out)]
+            prep = add_prep(p, *collapse_broadcast(*dims), call.function.startswith("th_sub"))
+            t1 = t2 = "NULL"
+            if call.function.endswith("_tables"):
+                t1 = self.array(f"op{i}_table1", np.asarray(call.arrays["table1"], np.int32))
+                t2 = self.array(f"op{i}_table2", np.asarray(call.arrays["table2"], np.int32))
+            return (f"    static const th_add_prep prep = {{.t1 = {t1}, .t2 = {t2}, "
+                    f"{prep_initializer(prep)}}};\n"
+                    f"    return th_add_s8_prepared(&prep, {self.pointer(a, 'int8_t')}, "
+                    f"{self.pointer(b2, 'int8_t')}, {self.pointer(out, 'int8_t', const=False)});"
+                    ), ""
         if isinstance(p, AddParams):
             a, b2 = call.inputs[0], call.inputs[1]
             head, tables = self.add_params(call, p, i, "params", "quant")
@@ -868,6 +889,15 @@ class _Model:
             return (head + f"    return {call.function}(NULL, &params, &quant, {tables}&s1, "
                     f"{self.pointer(a, et)}, &s2, {self.pointer(b2, et)}, &so, "
                     f"{self.pointer(out, et, const=False)});"), ""
+        if isinstance(p, MulParams) and call.function == "th_mul_s8":
+            # th_mul_s8_prepare's fields made here (§4.4b)
+            a, b2 = call.inputs[0], call.inputs[1]
+            dims = [tuple(int(d) for d in self.graph.tensors[t].shape) for t in (a, b2, out)]
+            prep = mul_prep(p, *collapse_broadcast(*dims))
+            return (f"    static const th_mul_prep prep = {{{prep_initializer(prep)}}};\n"
+                    f"    return th_mul_s8_prepared(&prep, {self.pointer(a, 'int8_t')}, "
+                    f"{self.pointer(b2, 'int8_t')}, {self.pointer(out, 'int8_t', const=False)});"
+                    ), ""
         if isinstance(p, MulParams):
             a, b2 = call.inputs[0], call.inputs[1]
             et = "int16_t" if call.function == "th_mul_s16" else "int8_t"
@@ -1302,6 +1332,9 @@ def choose_fusions(source: Graph, options: PlanOptions, fuse: str,
     return _fused_layout(source, options, fuse, fuse_dw_pw).folded
 
 
+# int8 ADD / SUB calls made as th_add_s8_prepared with their th_add_prep in flash (§4.4b;
+# int8 MUL likewise: th_mul_s8_prepared).
+ADD_PREPARED = ("th_add_s8", "th_sub_s8", "th_add_s8_tables", "th_sub_s8_tables")
 _WIDEN_FUNCTIONS = ("th_conv_s8", "th_fully_connected_s8", "th_fully_connected_per_channel_s8")
 
 

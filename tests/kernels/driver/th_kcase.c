@@ -2,6 +2,7 @@
 #include "th_kcase.h"
 #include "th_kcase_movement.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "th_nn.h"
@@ -35,6 +36,7 @@ enum {
 #define FLAG_FAST_SCRATCH 2 /* dw, conv, maxpool, fc: the kernel's *_scratch_size_fast scratch */
 #define FLAG_NO_SCRATCH 4   /* pools: no scratch given (the direct paths) */
 #define FLAG_TABLES 8       /* add/sub: the host's input tables (th_add_s8_tables) */
+#define FLAG_PREPARED 16    /* add/sub/mul: the host's prepared struct, checked, then run */
 #define MAX_INTS 64
 #define MAX_BLOBS 8
 
@@ -480,11 +482,14 @@ static th_shape shape4_at(const int32_t *v)
 }
 
 /* mul ints: flags, shape1(4), shape2(4), out(4), in1_offset, in2_offset, out_offset,
- * multiplier, shift, act(2); blobs: input1, input2. In place: the output over input1. */
+ * multiplier, shift, act(2); blobs: input1, input2 and, with FLAG_PREPARED, the host's
+ * th_mul_prep. In place: the output over input1. */
 static run_result run_mul(const decoded_case *dc, const th_kalloc *mem)
 {
     run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
-    if (dc->n_ints < 20 || dc->n_blobs != 2) {
+    const int prepared = dc->n_ints > 0 && (dc->ints[0] & FLAG_PREPARED);
+    if (dc->n_ints < 20 || dc->n_blobs != (prepared ? 3u : 2u) ||
+        (prepared && dc->blob_len[2] != sizeof(th_mul_prep))) {
         return rr;
     }
     const int32_t *v = dc->ints;
@@ -510,6 +515,24 @@ static run_result run_mul(const decoded_case *dc, const th_kalloc *mem)
     p.activation.max = v[19];
     const th_per_tensor_quant q = {v[16], v[17]};
     const th_context ctx = {NULL, 0};
+    if (prepared) {
+        /* as run_add_sub: the host's th_mul_prep (all int32) must equal the kernel's */
+        th_mul_prep mine, host;
+        memset(&mine, 0, sizeof mine); /* the walk's entries past its rank are left as found */
+        rr.status = th_mul_s8_prepare(&p, &q, &s1, &s2, &so, &mine);
+        memcpy(&host, dc->blob[2], sizeof host);
+        if (rr.status == TH_OK && memcmp(&mine, &host, sizeof host) != 0) {
+            rr.status = TH_KCASE_PREP_MISMATCH;
+        }
+        if (rr.status == TH_OK) {
+            th_kcase_before_kernel();
+            rr.status = th_mul_s8_prepared(&host, in1, in2, output);
+            th_kcase_after_kernel();
+        }
+        rr.out = output;
+        rr.out_len = out_len;
+        return rr;
+    }
     th_kcase_before_kernel();
     rr.status = th_mul_s8(&ctx, &p, &q, &s1, in1, &s2, in2, &so, output);
     th_kcase_after_kernel();
@@ -573,7 +596,12 @@ static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
 {
     run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
     const int tables = dc->n_ints > 0 && (dc->ints[0] & FLAG_TABLES);
-    if (dc->n_ints < 25 || dc->n_blobs != (tables ? 4u : 2u)) {
+    const int prepared = dc->n_ints > 0 && (dc->ints[0] & FLAG_PREPARED);
+    /* the int32 run of th_add_prep, walk to rq */
+    const size_t prep_off = offsetof(th_add_prep, walk);
+    const size_t prep_len = offsetof(th_add_prep, rq) + sizeof(th_fast_rq) - prep_off;
+    if (dc->n_ints < 25 || dc->n_blobs != (tables ? 4u : 2u) + (prepared ? 1u : 0u) ||
+        (prepared && dc->blob_len[dc->n_blobs - 1] != prep_len)) {
         return rr;
     }
     const int32_t *v = dc->ints;
@@ -599,6 +627,30 @@ static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
     th_add_quant q;
     add_params_at(v, &p, &q);
     const th_context ctx = {NULL, 0};
+    if (prepared) {
+        /* the host's struct (tinyhost.arith.elementwise.add_prep) must equal the kernel's
+         * field for field; then the prepared entry runs on the host's */
+        th_add_prep mine, host;
+        memset(&mine, 0, sizeof mine); /* the walk's entries past its rank are left as found */
+        memset(&host, 0, sizeof host);
+        rr.status = th_add_s8_prepare(&p, &q, t1, t2, &s1, &s2, &so, dc->op == OP_SUB, &mine);
+        memcpy((uint8_t *)&host + prep_off, dc->blob[dc->n_blobs - 1], prep_len);
+        host.t1 = t1;
+        host.t2 = t2;
+        if (rr.status == TH_OK &&
+            memcmp((const uint8_t *)&mine + prep_off, (const uint8_t *)&host + prep_off,
+                   prep_len) != 0) {
+            rr.status = TH_KCASE_PREP_MISMATCH;
+        }
+        if (rr.status == TH_OK) {
+            th_kcase_before_kernel();
+            rr.status = th_add_s8_prepared(&host, in1, in2, output);
+            th_kcase_after_kernel();
+        }
+        rr.out = output;
+        rr.out_len = out_len;
+        return rr;
+    }
     th_kcase_before_kernel();
     if (dc->op == OP_ADD) {
         rr.status = tables ? th_add_s8_tables(&ctx, &p, &q, t1, t2, &s1, in1, &s2, in2, &so,

@@ -24,6 +24,7 @@
 #define TH_KCASE_NO_MEMORY 101  /* the case does not fit the driver's buffers */
 #define TH_KCASE_GUARD 102      /* a kernel wrote outside its output or scratch */
 #define TH_KCASE_BAD_OP 103     /* unknown op code */
+#define TH_KCASE_PREP_MISMATCH 104 /* the host's prepared struct differs from the C one */
 
 /* Memory for one case's buffers. The host driver uses malloc (exact sizes, so ASan sees
  * any overflow); the firmware uses a static arena with guard bytes after each buffer. */
