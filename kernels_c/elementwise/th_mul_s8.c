@@ -4,10 +4,10 @@
  * a time, th_mve_requantize (exact for every multiplier >= 0 and shift in [-31, 30]).
  * DSP builds (where SMMLAR is exact: fast or left): the same shape four elements a word
  * (SXTAB16 lanes, halfword multiplies); a scalar broadcast (where it pays) as a
- * 256-byte output table made once per call (mul_fill), then th_lut_s8; a channel
- * broadcast through an output table per channel (mul_chan_lut) where those pay, else a
- * stack row of factor pairs made once per call; a spatial broadcast in
- * one call, four outputs of a pixel from one word of x (spatial_t); outputs stored four to a
+ * 256-byte output table made once per call (mul_fill), then one lookup pass
+ * (th_nn_lut_run); a channel broadcast through an output table per channel (mul_chan_lut)
+ * where those pay, else a stack row of factor pairs made once per call; a spatial broadcast
+ * in one call, four outputs of a pixel from one word of x (spatial_t); outputs stored four to a
  * word, the clamp on the packed word. */
 #include <stddef.h>
 
@@ -673,9 +673,9 @@ TH_INLINE uint32_t mul_inner_bound(uint32_t m16, uint32_t q16, int32_t f)
 /* Measured costs (instructions, M4, times 10): a table (mul_table: a fixed part, the inner
  * entries at 4.5), an output of the broadcast rows (fast_rows' with a scalar, mul_chan's with
  * a channel row; by form: right shift (fast) or left, without or with the clamp), a
- * looked-up output (th_lut_s8 about 4, th_nn_lut_strided 3.5). */
+ * looked-up output (th_nn_lut_run and th_nn_lut_strided 3.5). */
 #define TH_MUL_TABLE_FIXED10 5800 /* mul_fill_th + mul_table + a lut_column call */
-#define TH_MUL_SEARCH_FIXED10 9500 /* mul_fill (its binary searches, mul_table), th_lut_s8's */
+#define TH_MUL_SEARCH_FIXED10 9500 /* mul_fill (its binary searches, mul_table), lut_run8's */
 #define TH_MUL_INNER10 45
 #define TH_MUL_THRESHOLDS10 9300 /* th_nn_mono_thresholds, once per channel call */
 
@@ -687,7 +687,7 @@ TH_INLINE int32_t mul_row10(const mul_consts *k, int chan)
 }
 
 /* Scalar broadcast (s one element, x n elements): a 256-byte table of the output for every
- * int8 value (mul_fill), then one th_lut_s8 pass, where its estimated cost is below the
+ * int8 value (mul_fill), then one lut_run8 pass, where its estimated cost is below the
  * broadcast row's. Below mul_lut_min elements no table pays (TH_MUL_SEARCH_FIXED10 and 16
  * inner entries, about the fewest a table has, against the rows' saving, mul_row10 - 40 an
  * element): those calls are not worth the estimate, by [left][clamp]. */
@@ -710,6 +710,13 @@ TH_INLINE int mul_lut_pays(const mul_consts *k, int32_t f, int32_t n)
     return TH_MUL_SEARCH_FIXED10 + TH_MUL_INNER10 * (int32_t)w < save;
 }
 
+/* The scalar table's pass over x (th_nn_lut_run), out of line: its own registers. */
+__attribute__((noinline)) static void lut_run8(const int8_t *lut, const int8_t *x, int32_t n,
+                                               int8_t *out)
+{
+    th_nn_lut_run(lut, x, n, out);
+}
+
 /* 1 when done: the table paid (mul_lut_pays) and the outputs are written; else 0. */
 __attribute__((noinline)) static int mul_lut(const mul_consts *k, int scalar1, const int8_t *s,
                                              const int8_t *x, int32_t n, int8_t *out)
@@ -720,7 +727,7 @@ __attribute__((noinline)) static int mul_lut(const mul_consts *k, int scalar1, c
     }
     uint32_t lutw[64];
     mul_fill(k, f, scalar1 ? k->in2_offset : k->in1_offset, lutw);
-    (void)th_lut_s8(NULL, (const int8_t *)lutw, n, x, out); /* its arguments are valid */
+    lut_run8((const int8_t *)lutw, x, n, out);
     return 1;
 }
 

@@ -11,7 +11,7 @@
  * params (each rescaled input is at most ((255 << left_shift) * M >> 31 + 1 >> e) + 1 in
  * magnitude), so it is checked once per call; otherwise the exact portable rescaling runs.
  * DSP fast forms (all with th_fast_rq exact): a scalar broadcast from TH_ADD_LUT_MIN outputs
- * becomes a 256-byte output table built once per call (lut_run) and one th_lut_s8 pass; a
+ * becomes a 256-byte output table built once per call (lut_run) and one lookup pass; a
  * channel broadcast [rows, C] against [C] walks a stack row of the broadcast input's doubled
  * values built once (chan_rows); a spatial broadcast [pixels, C] against [pixels, 1] runs
  * in one call with each pixel's doubled constant in a register (spatial_t), other
@@ -715,10 +715,17 @@ static void lut_fill(const add_consts *k, int scalar1, int8_t s, uint32_t *lutw)
     mono_fill(&q, (int8_t *)lutw);
 }
 
+/* The scalar table's pass over x (th_nn_lut_run), out of line: its own registers. */
+__attribute__((noinline)) static void lut_run8(const int8_t *lut, const int8_t *x, int32_t n,
+                                               int8_t *out)
+{
+    th_nn_lut_run(lut, x, n, out);
+}
+
 /* Scalar broadcast (s is one element; x has n): the output is a function of one int8, so a
  * 256-byte table of it, built once (lut_fill, or with finish()'s arithmetic where x has no
- * table), then one th_lut_s8 pass (a table load per element). Pays from TH_ADD_LUT_MIN
- * elements. */
+ * table), then one lookup pass (th_nn_lut_run, 3.5 instructions an element). Pays from
+ * TH_ADD_LUT_MIN elements. */
 #define TH_ADD_LUT_MIN 512
 __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scalar1,
                                                    const int8_t *s, const int8_t *x, int32_t n,
@@ -742,7 +749,8 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
                                       lo, hi);
         }
     }
-    return th_lut_s8(NULL, lut, n, x, out);
+    lut_run8(lut, x, n, out);
+    return TH_OK;
 }
 
 /* Channel broadcast with many rows: [rows, n] (x) against one row of n (input1's when
