@@ -756,7 +756,7 @@ TH_INLINE uint32_t mul_inner_est(const mul_consts *k, uint32_t m16, int32_t ox, 
 #define TH_MUL_TABLE_FIXED10 4500 /* mul_fill_th + mul_table + a lut_column call */
 #define TH_MUL_SEARCH_FIXED10 9500 /* mul_fill (its binary searches, mul_table), lut_run8's */
 #define TH_MUL_INNER10 45
-#define TH_MUL_THRESHOLDS10 9300 /* th_nn_mono_thresholds, once per channel call */
+#define TH_MUL_THRESHOLDS10 4500 /* th_nn_mono_thresholds, once per channel call */
 
 TH_INLINE int32_t mul_row10(const mul_consts *k, int chan)
 {
