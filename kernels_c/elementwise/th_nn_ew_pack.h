@@ -498,7 +498,7 @@ TH_INLINE int th_nn_mono_edge_acc(const th_nn_mono *q, int32_t l, int32_t h, int
     const int64_t m = q->m, half = INT64_C(1) << 31;
     int64_t g;
     if (!hi_edge) {
-        const int64_t y1 = ((int64_t)q->lo + 1) << q->e; /* Y + 1 */
+        const int64_t y1 = ((int64_t)q->lo + 1) * (INT64_C(1) << q->e); /* Y + 1 */
         /* the largest acc >= 0 with v == lo, else the largest negative one */
         const int64_t gp = th_nn_floordiv64((y1 - q->rzp) * (INT64_C(1) << 32) - half - 1, m);
         g = gp >= 0 ? gp
@@ -510,7 +510,7 @@ TH_INLINE int th_nn_mono_edge_acc(const th_nn_mono *q, int32_t l, int32_t h, int
             return 0;
         }
     } else {
-        const int64_t yh = (int64_t)q->hi << q->e;
+        const int64_t yh = (int64_t)q->hi * (INT64_C(1) << q->e); /* no shift of a negative */
         /* the smallest negative acc with v == hi, else the smallest acc >= 0 */
         const int64_t gn =
             -th_nn_floordiv64(-((yh - q->rzp_neg) * (INT64_C(1) << 32) - half), m); /* ceil */
