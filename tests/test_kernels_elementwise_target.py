@@ -217,12 +217,14 @@ def _bounds_case(i: int, op: Op, sa: tuple, sb: tuple, lo: int, hi: int) -> AddC
 
 
 # MUL's output tables chosen by their estimated cost (as test_kernels_misc's
-# test_mul_table_choices): scalar broadcasts of 209 to 511 outputs, channel rows from 93
-# rows, narrow tables (large products: the tables pay, the channel edges by division) and
-# wide ones, factors of both signs and 0, right and left shifts, three activation ranges.
+# test_mul_table_choices): scalar broadcasts of 209 to 511 outputs (lookup tails of 0-7),
+# channel rows from 76 rows (75 below), narrow tables (large products: the tables pay, the
+# channel edges by division, each table over the previous channel's) and wide ones, factors
+# of both signs and 0, right and left shifts, three activation ranges.
 _MUL_CHOICES = [((300,), (1,)), ((1, 250), (1,)), ((2, 220), (1,)), ((480,), (1,)),
                 ((120, 7), (7,)), ((1, 150, 12), (1, 1, 12)), ((100, 33), (33,)),
-                ((95, 3), (1, 3))]
+                ((95, 3), (1, 3)), ((263,), (1,)), ((77, 6), (6,)), ((76, 40), (40,)),
+                ((75, 9), (9,))]
 
 
 def _mul_choice_case(i: int) -> MulCase:

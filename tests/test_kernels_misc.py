@@ -670,7 +670,8 @@ def test_binary_tables(kern_both, data, kind):
 
 
 # Forms of the elementwise fast paths (th_nn_add_sub_s8.c, th_mul_s8.c), each on both sides
-# of its threshold: scalar broadcast below / at TH_*_LUT_MIN (512) outputs, channel rows
+# of its threshold: scalar broadcast below / at TH_*_LUT_MIN (512) outputs (the lookups
+# eight a pass, tails of 4 and 7), channel rows
 # repeated into the stack row (C <= 16 / 32) or in column blocks (C > 32 / 64, with tails),
 # spatial constants in blocks of 16 rows, per-channel output tables from 224 (ADD / SUB;
 # columns from 8 rows below without a clamp; MUL: where they pay, test_mul_table_choices)
@@ -679,6 +680,8 @@ def test_binary_tables(kern_both, data, kind):
 _FAST_FORMS = [
     ((2, 300), (2, 300)), ((1, 37), (1, 37)),
     ((1, 511), (1,)), ((1, 512), (1,)), ((3, 4, 50), (1, 1, 1)), ((1, 9), (1,)),
+    # scalar tables' lookups (eight a pass): tails of 4 and of 7
+    ((1, 524), (1,)), ((1, 519), (1,)),
     ((40, 7), (7,)), ((2, 16), (16,)), ((5, 33), (1, 33)), ((9, 70), (70,)), ((3, 130), (130,)),
     ((5, 6, 7), (5, 6, 1)), ((37, 3), (37, 1)), ((18, 65), (18, 1)),
     ((2, 3), (3,)), ((1,), (1,)),
@@ -811,14 +814,18 @@ def test_binary_output_tables(kern_both):
 
 
 # MUL's output tables chosen by their estimated cost (th_mul_s8.c: mul_lut_pays,
-# mul_chan_lut_pays): scalar broadcasts of 209 to 511 outputs and channel rows from 93 rows,
+# mul_chan_lut_pays): scalar broadcasts of 209 to 511 outputs (the lookups eight a pass:
+# tails of 0-7) and channel rows from 76 rows (TH_MUL_CHAN_LUT_ROWS; 75 below it),
 # where large products (narrow tables: few entries between the saturated runs) make the
-# tables pay and small ones do not; the channel tables' edges by division (mul_fill_th):
-# factors y + oy of both signs and 0 (a channel value at its zero point), right shifts
-# (the rounding's sign term) and left shifts, every activation; (out shape, broadcast shape).
+# tables pay and small ones do not; the channel tables' edges by division (mul_fill_th), each
+# table written over the previous channel's (its runs only where they differ, the positive
+# factors first): factors y + oy of both signs and 0 (a channel value at its zero point),
+# right shifts (the rounding's sign term) and left shifts, every activation; (out shape,
+# broadcast shape).
 _MUL_CHOICE_FORMS = [((300,), (1,)), ((1, 250), (1,)), ((2, 220), (1,)), ((480,), (1,)),
                      ((120, 7), (7,)), ((1, 150, 12), (1, 1, 12)), ((100, 33), (33,)),
-                     ((95, 3), (1, 3))]
+                     ((95, 3), (1, 3)), ((263,), (1,)), ((77, 6), (6,)), ((76, 40), (40,)),
+                     ((75, 9), (9,))]
 
 
 def test_mul_table_choices(kern_both):

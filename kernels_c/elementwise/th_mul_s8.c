@@ -4,10 +4,10 @@
  * a time, th_mve_requantize (exact for every multiplier >= 0 and shift in [-31, 30]).
  * DSP builds (where SMMLAR is exact: fast or left): the same shape four elements a word
  * (SXTAB16 lanes, halfword multiplies); a scalar broadcast (where it pays) as a
- * 256-byte output table made once per call (mul_fill), then th_lut_s8; a channel
- * broadcast through an output table per channel (mul_chan_lut) where those pay, else a
- * stack row of factor pairs made once per call; a spatial broadcast in
- * one call, four outputs of a pixel from one word of x (spatial_t); outputs stored four to a
+ * 256-byte output table made once per call (mul_fill), then one lookup pass
+ * (th_nn_lut_run); a channel broadcast through an output table per channel (mul_chan_lut)
+ * where those pay, else a stack row of factor pairs made once per call; a spatial broadcast
+ * in one call, four outputs of a pixel from one word of x (spatial_t); outputs stored four to a
  * word, the clamp on the packed word. */
 #include <stddef.h>
 
@@ -194,6 +194,7 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
      * (SXTAB16, |x + ox| <= 255), the products from halfword multiplies */
     const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
     const int32_t oy2 = (int32_t)(((uint32_t)oy & 0xFFFFu) | ((uint32_t)oy << 16));
+    const int32_t fs2 = (int32_t)(((uint32_t)fs & 0xFFFFu) | ((uint32_t)fs << 16));
 #define SH(p) (left ? (int32_t)((uint32_t)(p) << sh) : (p))
     for (; i + 4 <= n; i += 4) { /* one word out, the clamp on the packed word */
         if (bcast == 0) {
@@ -206,6 +207,13 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
             }
             MUL_4(out + i, MUL_V(SH(th_nn_smulbb(x02, y02))), MUL_V(SH(th_nn_smulbb(x13, y13))),
                   MUL_V(SH(th_nn_smultt(x02, y02))), MUL_V(SH(th_nn_smultt(x13, y13))));
+        } else if (bcast == 1 && !left) {
+            /* a scalar factor, right shift: as the same-shape words, x's lanes (offset
+             * added) times fs (= 2f, |.| <= 510) in both halfwords, one load for four */
+            const int32_t xw = th_read_s32(x + i);
+            const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
+            MUL_4(out + i, MUL_V(th_nn_smulbb(x02, fs2)), MUL_V(th_nn_smulbb(x13, fs2)),
+                  MUL_V(th_nn_smultt(x02, fs2)), MUL_V(th_nn_smultt(x13, fs2)));
         } else {
             MUL_4(out + i, MUL_V(MUL_P(i)), MUL_V(MUL_P(i + 1)), MUL_V(MUL_P(i + 2)),
                   MUL_V(MUL_P(i + 3)));
@@ -265,25 +273,29 @@ TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const i
     const uint32_t k4 = th_nn_both_k4(lo, hi), c4 = th_nn_both_c4(hi);
     const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
     const int32_t *tail = pw + 2 * (n >> 2);
+    const int32_t n4 = n & ~3;
+    /* the factor words end at pw + n4 / 2: byte offset 2 i from there for x's byte i (one
+     * index for x, the factors and out, counting up to 0: its step is the loop's test) */
+    const uint8_t *const we = (const uint8_t *)tail;
     for (int32_t r = 0; r < rows; r++) {
         const int8_t *xr = x + r * stride;
         int8_t *o = out + r * stride;
-        const int32_t *w = pw;
-        int32_t i = 0;
-        for (; i + 4 <= n; i += 4, w += 2) {
-            const int32_t xw = th_read_s32(xr + i);
+        const int8_t *const xe = xr + n4;
+        int8_t *const oe = o + n4;
+        for (int32_t j = -n4; j != 0; j += 4) {
+            const int32_t xw = th_read_s32(xe + j);
             const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
-            const int32_t f02 = w[0], f13 = w[1];
+            const int32_t f02 = th_read_s32(we + 2 * j), f13 = th_read_s32(we + 2 * j + 4);
 #define CV_V(p) (clamp ? th_nn_rq_apply2u((p), &rq) : th_fast_rq_apply2((p), &rq))
             const int32_t v0 = CV_V(th_nn_smulbb(x02, f02)), v1 = CV_V(th_nn_smulbb(x13, f13));
             const int32_t v2 = CV_V(th_nn_smultt(x02, f02)), v3 = CV_V(th_nn_smultt(x13, f13));
             if (clamp) {
-                th_nn_store4u(o + i, v0, v1, v2, v3, k4, c4);
+                th_nn_store4u(oe + j, v0, v1, v2, v3, k4, c4);
             } else {
-                th_nn_store4(o + i, v0, v1, v2, v3, 0, 0, 0, 0);
+                th_nn_store4(oe + j, v0, v1, v2, v3, 0, 0, 0, 0);
             }
         }
-        for (int32_t t = 0; i < n; i++, t++) {
+        for (int32_t i = n4, t = 0; i < n; i++, t++) {
             const int32_t v = CV_V((xr[i] + ox) * tail[t]);
             o[i] = clamp ? th_nn_from_u(v, lo, hi) : (int8_t)v;
 #undef CV_V
@@ -489,81 +501,130 @@ __attribute__((noinline)) static void mul_inner_words(uint32_t acc, uint32_t kk,
     }
 }
 
-/* The word of entries a .. a + 3 exactly (as th_nn_mono_v, the clamp to [lo, hi] on the
- * packed word: th_nn_clamp4): for the words across an edge. */
-TH_INLINE uint32_t mul_edge_word(const th_nn_mono *q, int32_t a)
+/* The word of entries a .. a + 3 exactly (th_nn_mono_v with tab NULL): acc = c + k a, SMMLAR's
+ * accumulator rzp, less 1 where acc < 0 when rzp_neg is rzp - 1 (dm = 2^31, acc's sign bit
+ * taken down by an arithmetic shift; dm = 0 where rzp_neg == rzp, as mul_mono makes them),
+ * saturated, packed, and the clamp to lo4 / hi4 (the splatted bounds) on the packed word
+ * (th_nn_clamp4): about 30 instructions a word across an edge. q's fields in registers: the
+ * caller's local copy (stores through uint32_t * may alias a th_nn_mono). */
+TH_INLINE uint32_t mul_edge_word(const th_nn_mono *q, int32_t a, uint32_t dm, uint32_t lo4,
+                                 uint32_t hi4)
 {
+    const uint32_t kk = (uint32_t)q->k, acc = (uint32_t)q->c + kk * (uint32_t)a;
 #define ME_V(d)                                                                               \
-    th_ssat8(th_smmlar(th_nn_mono_acc(q, a + (d)), q->m,                                      \
-                       th_nn_mono_acc(q, a + (d)) < 0 ? q->rzp_neg : q->rzp) >>                \
+    th_ssat8(th_smmlar((int32_t)(acc + (d) * kk), q->m,                                        \
+                       q->rzp + ((int32_t)((acc + (d) * kk) & dm) >> 31)) >>                   \
              q->e)
-    const uint32_t w = th_nn_pack4(ME_V(0), ME_V(1), ME_V(2), ME_V(3));
+    const uint32_t w = th_nn_pack4(ME_V(0u), ME_V(1u), ME_V(2u), ME_V(3u));
 #undef ME_V
-    return th_nn_clamp4(w, th_nn_splat4(q->lo), th_nn_splat4(q->hi), 1);
+    return th_nn_clamp4(w, lo4, hi4, 1);
 }
 
 /* Words [w0, w1) of the table in the order of a (word w: a = 4w - 128 .. 4w - 125) to dst,
- * from its edges p (first a with v != vf), r (first a of the run of vl, p <= r) and s (where
- * acc changes sign inside [p, r), else p or r): runs of the splatted end values vf4 / vl4
- * a word store each; inner words of one sign by mul_inner_words (v is strictly inside (lo,
- * hi) there: no saturation or clamp); the at most three words across an edge exact
- * (mul_edge_word). */
+ * all between the runs (w0 >= the first word with an entry from p on, w1 <= the first word
+ * of vl's run), from the table's edges p (first a with v != vf), r (first a of the run of
+ * vl, p <= r) and s (where acc changes sign inside [p, r), else p or r): inner words of one
+ * sign by mul_inner_words (v is strictly inside (lo, hi) there: no saturation or clamp); the
+ * at most three words across an edge exact (mul_edge_word). */
 TH_INLINE void mul_words(const th_nn_mono *q, int32_t w0, int32_t w1, uint32_t *dst, int32_t p,
-                         int32_t s, int32_t r, uint32_t vf4, uint32_t vl4)
+                         int32_t s, int32_t r, uint32_t dm, uint32_t lo4, uint32_t hi4)
 {
-    /* words before wp are all vf, from wr all vl; words [wi0, wi1) lie inside [p, r), and
-     * word ws (if s is not its first entry) holds both signs of acc */
-    const int32_t wp = (p + 128) >> 2, wr = (r + 131) >> 2;
+    /* words [wi0, wi1) lie inside [p, r), and word ws (if s is not its first entry) holds
+     * both signs of acc */
     const int32_t wi0 = (p + 131) >> 2, wi1 = (r + 128) >> 2;
     const int32_t ws = ((s + 128) & 3) != 0 ? (s + 128) >> 2 : -1;
     const int32_t sb = (s + 131) >> 2; /* the first word from s on */
-    const int32_t e1 = wp < w1 ? wp : w1, e2 = wr < w1 ? wr : w1;
     int32_t w = w0;
-    for (; w + 4 <= e1; w += 4, dst += 4) { /* four words a pass: the loop's cost a quarter */
-        dst[0] = vf4;
-        dst[1] = vf4;
-        dst[2] = vf4;
-        dst[3] = vf4;
-    }
-    for (; w < e1; w++) {
-        *dst++ = vf4;
-    }
-    while (w < e2) {
+    while (w < w1) {
         const int32_t a = 4 * w - 128;
         if (w >= wi0 && w < wi1 && w != ws) {
             /* clean words up to the next edge word (or the sign change, or the end) */
-            int32_t end = wi1 < e2 ? wi1 : e2;
+            int32_t end = wi1 < w1 ? wi1 : w1;
             const int32_t stop = ws >= 0 ? ws : sb;
             end = w < stop && stop < end ? stop : end;
-            const int32_t acc = th_nn_mono_acc(q, a);
+            const int32_t acc = (int32_t)((uint32_t)q->c + (uint32_t)q->k * (uint32_t)a);
             mul_inner_words((uint32_t)acc, (uint32_t)q->k, q->m, acc < 0 ? q->rzp_neg : q->rzp,
                             q->e, dst, end - w);
             dst += end - w;
             w = end;
         } else {
-            *dst++ = mul_edge_word(q, a);
+            *dst++ = mul_edge_word(q, a, dm, lo4, hi4);
             w++;
         }
     }
-    for (; w + 4 <= w1; w += 4, dst += 4) {
-        dst[0] = vl4;
-        dst[1] = vl4;
-        dst[2] = vl4;
-        dst[3] = vl4;
-    }
-    for (; w < w1; w++) {
-        *dst++ = vl4;
+}
+
+/* v4 to the table's words [w0, w1) in the order of a (word w at lutw[(w + 32) % 64]). */
+static void mul_run_words(uint32_t *lutw, int32_t w0, int32_t w1, uint32_t v4)
+{
+    while (w0 < w1) {
+        const int32_t end = w0 < 32 && w1 > 32 ? 32 : w1;
+        uint32_t *d = lutw + ((w0 + 32) & 63);
+        int32_t cnt = end - w0;
+        for (; cnt >= 4; cnt -= 4, d += 4) { /* four words a pass: the loop's cost a quarter */
+            d[0] = v4;
+            d[1] = v4;
+            d[2] = v4;
+            d[3] = v4;
+        }
+        for (; cnt > 0; cnt--) {
+            *d++ = v4;
+        }
+        w0 = end;
     }
 }
 
-/* The whole table from its edges (see mul_words): a in [-128, 0) is its second half. */
+/* What a table buffer holds (mul_table): words [0, wp) (in the order of a) all vf4, words
+ * [wr, 64) all vl4; wp = 0 and wr = 64 when nothing is known. A channel's table then writes
+ * its runs only where the previous channel's table differs (the tables of one call share
+ * most of their runs: same bounds, edges near each other). */
+typedef struct {
+    int32_t wp;
+    int32_t wr;
+    uint32_t vf4;
+    uint32_t vl4;
+} mul_tstate;
+
+/* The whole table from its edges (see mul_words) into lutw, which holds st's table: the runs
+ * written where st does not already hold them, the words between them computed; st then
+ * describes the new table. */
 __attribute__((noinline)) static void mul_table(const th_nn_mono *q, int32_t p, int32_t s,
                                                 int32_t r, int32_t vf, int32_t vl,
-                                                uint32_t *lutw)
+                                                uint32_t *lutw, mul_tstate *st)
 {
+    const th_nn_mono qq = *q; /* in registers across the stores (see mul_edge_word) */
     const uint32_t vf4 = th_nn_splat4(vf), vl4 = th_nn_splat4(vl);
-    mul_words(q, 0, 32, lutw + 32, p, s, r, vf4, vl4);
-    mul_words(q, 32, 64, lutw, p, s, r, vf4, vl4);
+    const uint32_t dm = qq.rzp_neg != qq.rzp ? UINT32_C(0x80000000) : 0u;
+    const uint32_t lo4 = th_nn_splat4(qq.lo), hi4 = th_nn_splat4(qq.hi);
+    /* words before wp are all vf, from wr all vl */
+    const int32_t wp = (p + 128) >> 2, wr = (r + 131) >> 2;
+    int32_t kp = st->wp, kr = st->wr;
+    if (st->vf4 != vf4 || st->vl4 != vl4) {
+        kp = 0;
+        kr = 64;
+    }
+    mul_run_words(lutw, kp, wp, vf4);
+    mul_run_words(lutw, wr, kr, vl4);
+    if (wp < 32) { /* a < 0: the table's second half */
+        mul_words(&qq, wp, wr < 32 ? wr : 32, lutw + 32 + wp, p, s, r, dm, lo4, hi4);
+    }
+    if (wr > 32) {
+        const int32_t w0 = wp > 32 ? wp : 32;
+        mul_words(&qq, w0, wr, lutw + (w0 - 32), p, s, r, dm, lo4, hi4);
+    }
+    st->wp = wp;
+    st->wr = wr;
+    st->vf4 = vf4;
+    st->vl4 = vl4;
+}
+
+/* A table buffer whose contents are unknown (mul_table writes every word). */
+TH_INLINE void mul_tstate_none(mul_tstate *st)
+{
+    st->wp = 0;
+    st->wr = 64;
+    st->vf4 = 0;
+    st->vl4 = 0;
 }
 
 /* The output table of x's int8 values (offset ox) times the factor f (the other input's value
@@ -583,7 +644,9 @@ __attribute__((noinline)) static void mul_fill(const mul_consts *k, int32_t f, i
     const int32_t r = p < 128 && sat_l ? th_nn_mono_edge(&q, p - 1, 127, 1, vl) : 128;
     const int neg = p < r && th_nn_mono_acc(&q, p) < 0;
     const int32_t s = p < r && q.rzp_neg != q.rzp ? th_nn_mono_edge(&q, p, r, 2, neg) : r;
-    mul_table(&q, p, s, r, vf, vl, lutw);
+    mul_tstate st;
+    mul_tstate_none(&st);
+    mul_table(&q, p, s, r, vf, vl, lutw, &st);
 }
 
 /* The first a in [-128, 128] with c + kk * a > t (kk > 0): floor((t - c) / kk) + 1, the
@@ -610,11 +673,12 @@ TH_INLINE int32_t mul_first_gt(int32_t c, int32_t kk, int64_t t)
  * words. k > 0: lo up to p, hi from r; k < 0: hi, then lo (the edges of -acc = -c + (-k) a);
  * k == 0: one value. */
 __attribute__((noinline)) static void mul_fill_th(const th_nn_mono *q, const th_nn_mono_th *th,
-                                                  uint32_t *lutw)
+                                                  uint32_t *lutw, mul_tstate *st)
 {
     const int32_t kk = q->k, c = q->c;
     if (kk == 0) {
         th_nn_fill_bytes((int8_t *)lutw, 256, th_nn_mono_vacc(q, c));
+        mul_tstate_none(st);
         return;
     }
     int32_t p, r, z;
@@ -629,7 +693,7 @@ __attribute__((noinline)) static void mul_fill_th(const th_nn_mono *q, const th_
     }
     r = r < p ? p : r;
     mul_table(q, p, z < p ? p : z > r ? r : z, r, kk > 0 ? q->lo : q->hi, kk > 0 ? q->hi : q->lo,
-              lutw);
+              lutw, st);
 }
 
 /* A bound of a table's inner entries (those mul_table computes, strictly inside (lo, hi)) for
@@ -649,54 +713,76 @@ TH_INLINE uint32_t mul_m16(const mul_consts *k)
     return m16 < cap ? m16 : cap;
 }
 
-TH_INLINE uint32_t mul_inner_bound(uint32_t m16, uint32_t q16, int32_t f)
+/* About how many of the table's entries are inner (v strictly inside (lo, hi)) for the
+ * factor f: v(x) is about zp + (x + ox) f m16 / 2^16 (m16: mul_m16), a line whose a-range
+ * inside (lo, hi), clipped to the table's [-128, 127], is that count, plus 2 for the
+ * rounding; 256 where the step is 0 in Q16. Counting where the line lies (not only its
+ * slope) matters: zero points and the activation put much of a table in its saturated runs.
+ * For the cost estimates that choose a table only: not an exactness matter. */
+TH_INLINE uint32_t mul_inner_est(const mul_consts *k, uint32_t m16, int32_t ox, int32_t f)
 {
-    const uint32_t s16 = (uint32_t)(f < 0 ? -f : f) * m16; /* < 2^31 */
+    const int32_t s16 = f * (int32_t)m16; /* |.| < 255 * 2^23 < 2^31 */
     if (s16 == 0) {
         return 256;
     }
-    const uint32_t w = q16 / s16 + 2u;
-    return w < 256u ? w : 256u;
+    /* the x where the line crosses lo and hi (|.| << 16 <= 255 << 16: inside int32) */
+    int32_t x0 = (int32_t)((uint32_t)(k->act_min - k->out_offset) << 16) / s16 - ox;
+    int32_t x1 = (int32_t)((uint32_t)(k->act_max - k->out_offset) << 16) / s16 - ox;
+    if (x0 > x1) {
+        const int32_t t = x0;
+        x0 = x1;
+        x1 = t;
+    }
+    x0 = x0 < -128 ? -128 : x0;
+    x1 = x1 > 127 ? 127 : x1;
+    return x1 < x0 ? 2u : (uint32_t)(x1 - x0) + 2u;
 }
 
 /* Measured costs (instructions, M4, times 10): a table (mul_table: a fixed part, the inner
  * entries at 4.5), an output of the broadcast rows (fast_rows' with a scalar, mul_chan's with
  * a channel row; by form: right shift (fast) or left, without or with the clamp), a
- * looked-up output (th_lut_s8 about 4, th_nn_lut_strided 3.5). */
-#define TH_MUL_TABLE_FIXED10 5800 /* mul_fill_th + mul_table + a lut_column call */
-#define TH_MUL_SEARCH_FIXED10 9500 /* mul_fill (its binary searches, mul_table), th_lut_s8's */
+ * looked-up output (th_nn_lut_run and th_nn_lut_strided 3.5). */
+#define TH_MUL_TABLE_FIXED10 4500 /* mul_fill_th + mul_table + a lut_column call */
+#define TH_MUL_SEARCH_FIXED10 9500 /* mul_fill (its binary searches, mul_table), lut_run8's */
 #define TH_MUL_INNER10 45
-#define TH_MUL_THRESHOLDS10 9300 /* th_nn_mono_thresholds, once per channel call */
+#define TH_MUL_THRESHOLDS10 4500 /* th_nn_mono_thresholds, once per channel call */
 
 TH_INLINE int32_t mul_row10(const mul_consts *k, int chan)
 {
     const int clamp = k->act_min > -128 || k->act_max < 127;
-    static const int8_t cost[2][2][2] = {{{81, 89}, {61, 66}}, {{98, 108}, {106, 115}}};
+    static const int8_t cost[2][2][2] = {{{75, 84}, {61, 66}}, {{93, 108}, {106, 115}}};
     return cost[chan][k->left][clamp];
 }
 
 /* Scalar broadcast (s one element, x n elements): a 256-byte table of the output for every
- * int8 value (mul_fill), then one th_lut_s8 pass, where its estimated cost is below the
+ * int8 value (mul_fill), then one lut_run8 pass, where its estimated cost is below the
  * broadcast row's. Below mul_lut_min elements no table pays (TH_MUL_SEARCH_FIXED10 and 16
- * inner entries, about the fewest a table has, against the rows' saving, mul_row10 - 40 an
+ * inner entries, about the fewest a table has, against the rows' saving, mul_row10 - 35 an
  * element): those calls are not worth the estimate, by [left][clamp]. */
 TH_INLINE int32_t mul_lut_min(const mul_consts *k)
 {
     const int clamp = k->act_min > -128 || k->act_max < 127;
-    return k->left ? (clamp ? 394 : 487) : (clamp ? 209 : 250);
+    return k->left ? (clamp ? 330 : 393) : (clamp ? 208 : 255);
 }
 
-TH_INLINE int mul_lut_pays(const mul_consts *k, int32_t f, int32_t n)
+TH_INLINE int mul_lut_pays(const mul_consts *k, int32_t f, int32_t ox, int32_t n)
 {
-    const int32_t save = (mul_row10(k, 0) - 40) * n; /* what the lookups save */
+    const int32_t save = (mul_row10(k, 0) - 35) * n; /* what the lookups save */
     if (n >= 4096) { /* any table pays (and save stays inside int32) */
         return 1;
     }
     if (save <= TH_MUL_SEARCH_FIXED10) { /* no table pays */
         return 0;
     }
-    const uint32_t w = mul_inner_bound(mul_m16(k), (uint32_t)(k->act_max - k->act_min) << 16, f);
+    const uint32_t w = mul_inner_est(k, mul_m16(k), ox, f);
     return TH_MUL_SEARCH_FIXED10 + TH_MUL_INNER10 * (int32_t)w < save;
+}
+
+/* The scalar table's pass over x (th_nn_lut_run), out of line: its own registers. */
+__attribute__((noinline)) static void lut_run8(const int8_t *lut, const int8_t *x, int32_t n,
+                                               int8_t *out)
+{
+    th_nn_lut_run(lut, x, n, out);
 }
 
 /* 1 when done: the table paid (mul_lut_pays) and the outputs are written; else 0. */
@@ -704,12 +790,13 @@ __attribute__((noinline)) static int mul_lut(const mul_consts *k, int scalar1, c
                                              const int8_t *x, int32_t n, int8_t *out)
 {
     const int32_t f = s[0] + (scalar1 ? k->in1_offset : k->in2_offset);
-    if (!mul_lut_pays(k, f, n)) {
+    const int32_t ox = scalar1 ? k->in2_offset : k->in1_offset;
+    if (!mul_lut_pays(k, f, ox, n)) {
         return 0;
     }
     uint32_t lutw[64];
-    mul_fill(k, f, scalar1 ? k->in2_offset : k->in1_offset, lutw);
-    (void)th_lut_s8(NULL, (const int8_t *)lutw, n, x, out); /* its arguments are valid */
+    mul_fill(k, f, ox, lutw);
+    lut_run8((const int8_t *)lutw, x, n, out);
     return 1;
 }
 
@@ -718,10 +805,11 @@ __attribute__((noinline)) static int mul_lut(const mul_consts *k, int scalar1, c
  * (mul_fill_th: the edges by division from the call's acc thresholds) and one strided pass
  * down the column (3.5 instructions per output against about 10 on mul_chan); where the
  * estimated cost of the tables and passes is below mul_chan's. No tables pay below
- * TH_MUL_CHAN_LUT_ROWS rows (mul_chan's 9.8 an output against 3.5: 5800 / 63). */
-#define TH_MUL_CHAN_LUT_ROWS 93
-TH_INLINE int mul_chan_lut_pays(const mul_consts *k, const int8_t *y, int32_t oy, int32_t n,
-                                int32_t rows)
+ * TH_MUL_CHAN_LUT_ROWS rows (mul_chan's 9.3 an output against 3.5: 4500 / 58 = 78, less
+ * where a clamp makes the rows dearer). */
+#define TH_MUL_CHAN_LUT_ROWS 76
+TH_INLINE int mul_chan_lut_pays(const mul_consts *k, const int8_t *y, int32_t oy, int32_t ox,
+                                int32_t n, int32_t rows)
 {
     /* in int32 for rows * n <= 2^31 / 115 (the rows' cost times 10): else tables pay */
     if (rows * (int64_t)n > 16000000) {
@@ -739,11 +827,11 @@ TH_INLINE int mul_chan_lut_pays(const mul_consts *k, const int8_t *y, int32_t oy
     }
     /* estimated from up to 8 channels spread over the row (the estimate's cost stays small
      * where it says no) */
-    const uint32_t m16 = mul_m16(k), q16 = (uint32_t)(k->act_max - k->act_min) << 16;
+    const uint32_t m16 = mul_m16(k);
     const int32_t step = (n + 7) >> 3;
     uint32_t inner = 0, seen = 0;
     for (int32_t j = 0; j < n; j += step, seen++) {
-        inner += mul_inner_bound(m16, q16, y[j] + oy);
+        inner += mul_inner_est(k, m16, ox, y[j] + oy);
     }
     return (uint64_t)inner * (uint32_t)n < (uint64_t)room * seen;
 }
@@ -759,22 +847,31 @@ __attribute__((noinline)) static int mul_chan_lut(const mul_consts *k, int y1, c
                                                   const int8_t *x, int32_t n, int32_t rows,
                                                   int8_t *out)
 {
-    if (!mul_chan_lut_pays(k, y, y1 ? k->in1_offset : k->in2_offset, n, rows)) {
+    const int32_t oy = y1 ? k->in1_offset : k->in2_offset;
+    const int32_t ox = y1 ? k->in2_offset : k->in1_offset;
+    if (!mul_chan_lut_pays(k, y, oy, ox, n, rows)) {
         return 0;
     }
     uint32_t lutw[64];
     int8_t *lut = (int8_t *)lutw;
-    const int32_t oy = y1 ? k->in1_offset : k->in2_offset;
-    const int32_t ox = y1 ? k->in2_offset : k->in1_offset;
     th_nn_mono q;
     mul_mono(k, 0, ox, &q);
     /* every acc of the call: |(x + ox) (y + oy)| <= 255^2, shifted as mul_mono shifts */
     const int32_t amax = (int32_t)((uint32_t)(255 * 255) << (k->left ? k->shift + 1 : 1));
     const th_nn_mono_th th = th_nn_mono_thresholds(&q, -amax, amax);
-    for (int32_t j = 0; j < n; j++) {
-        mul_mono(k, y[j] + oy, ox, &q);
-        mul_fill_th(&q, &th, lutw);
-        lut_column(lut, x + j, n, rows, out + j);
+    mul_tstate st; /* lutw holds the previous channel's table */
+    mul_tstate_none(&st);
+    /* the channels of a positive factor first, then the others: the runs' values (lo, hi)
+     * swap with the factor's sign, so each pass shares them from table to table */
+    for (int32_t neg = 0; neg < 2; neg++) {
+        for (int32_t j = 0; j < n; j++) {
+            const int32_t f = y[j] + oy;
+            if ((f > 0) == (neg == 0)) {
+                mul_mono(k, f, ox, &q);
+                mul_fill_th(&q, &th, lutw, &st);
+                lut_column(lut, x + j, n, rows, out + j);
+            }
+        }
     }
     return 1;
 }
@@ -866,8 +963,8 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
     const int32_t rows = b->count / inner;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
     if ((k->fast || k->left) && (b->count1 == 1 || b->count2 == 1) &&
-        /* 209: the least mul_lut_min, the cheaper test first */
-        b->count >= 209 && b->count >= mul_lut_min(k) &&
+        /* 208: the least mul_lut_min, the cheaper test first */
+        b->count >= 208 && b->count >= mul_lut_min(k) &&
         TH_NN_PATH(MUL_LUT)) {
         const int scalar1 = b->count1 == 1;
         if (mul_lut(k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1, b->count,

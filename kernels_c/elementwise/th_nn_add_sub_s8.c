@@ -11,7 +11,7 @@
  * params (each rescaled input is at most ((255 << left_shift) * M >> 31 + 1 >> e) + 1 in
  * magnitude), so it is checked once per call; otherwise the exact portable rescaling runs.
  * DSP fast forms (all with th_fast_rq exact): a scalar broadcast from TH_ADD_LUT_MIN outputs
- * becomes a 256-byte output table built once per call (lut_run) and one th_lut_s8 pass; a
+ * becomes a 256-byte output table built once per call (lut_run) and one lookup pass; a
  * channel broadcast [rows, C] against [C] walks a stack row of the broadcast input's doubled
  * values built once (chan_rows); a spatial broadcast [pixels, C] against [pixels, 1] runs
  * in one call with each pixel's doubled constant in a register (spatial_t), other
@@ -660,13 +660,8 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
 /* The output for every int8 value of one input (input2 when scalar1, else input1: through its
  * table t) against one value s of the other: lut[v] = the output for (int8_t)v, with the
  * arithmetic of finish(): 2 * raw = base2 +- 2 * t[v] as in bcast_row, requantized as
- * th_fast_rq_apply2 (th_nn_mono_fill: the saturated ends as runs, SMMLAR and a shift
- * between them). */
-__attribute__((noinline)) static void mono_fill(const th_nn_mono *q, int8_t *lut)
-{
-    th_nn_mono_fill(q, lut);
-}
-
+ * th_fast_rq_apply2 (th_nn_mono_fill_th: the saturated ends as runs, their edges from the
+ * call's acc edges, SMMLAR and a shift between them). */
 __attribute__((noinline)) static void mono_fill_th(const th_nn_mono *q, const th_nn_mono_th *th,
                                                    int8_t *lut)
 {
@@ -690,17 +685,37 @@ TH_INLINE void mono_of(const add_consts *k, int scalar1, int8_t s, th_nn_mono *q
     *qp = q;
 }
 
-static void lut_fill(const add_consts *k, int scalar1, int8_t s, uint32_t *lutw)
+/* The call's acc edges (th_nn_mono_thresholds, from the requantization's formula: about
+ * 300 instructions) for the tables of the broadcast values lo_v .. hi_v (c between theirs:
+ * the tables' ends for x, both tables monotone); q then holds lo_v's mono. */
+TH_INLINE th_nn_mono_th acc_edges(const add_consts *k, int bcast1, int8_t lo_v, int8_t hi_v,
+                                  th_nn_mono *qp)
 {
-    th_nn_mono q;
-    mono_of(k, scalar1, s, &q);
-    mono_fill(&q, (int8_t *)lutw);
+    mono_of(k, bcast1, hi_v, qp);
+    const int32_t c_hi = qp->c;
+    mono_of(k, bcast1, lo_v, qp);
+    const th_nn_mono *q = qp;
+    /* inside int32 as every acc of the call (th_fast_rq_ok's bound), summed as acc is */
+    const int32_t x0 = (int32_t)((uint32_t)q->k * (uint32_t)q->tab[128]);
+    const int32_t x1 = (int32_t)((uint32_t)q->k * (uint32_t)q->tab[127]);
+    const uint32_t c0 = (uint32_t)(q->c < c_hi ? q->c : c_hi);
+    const uint32_t c1 = (uint32_t)(q->c < c_hi ? c_hi : q->c);
+    const int32_t amin = (int32_t)(c0 + (uint32_t)(x0 < x1 ? x0 : x1));
+    const int32_t amax = (int32_t)(c1 + (uint32_t)(x0 < x1 ? x1 : x0));
+    return th_nn_mono_thresholds(q, amin, amax);
+}
+
+/* The scalar table's pass over x (th_nn_lut_run), out of line: its own registers. */
+__attribute__((noinline)) static void lut_run8(const int8_t *lut, const int8_t *x, int32_t n,
+                                               int8_t *out)
+{
+    th_nn_lut_run(lut, x, n, out);
 }
 
 /* Scalar broadcast (s is one element; x has n): the output is a function of one int8, so a
- * 256-byte table of it, built once (lut_fill, or with finish()'s arithmetic where x has no
- * table), then one th_lut_s8 pass (a table load per element). Pays from TH_ADD_LUT_MIN
- * elements. */
+ * 256-byte table of it, built once (mono_fill_th, or with finish()'s arithmetic where x has no
+ * table), then one lookup pass (th_nn_lut_run, 3.5 instructions an element). Pays from
+ * TH_ADD_LUT_MIN elements. */
 #define TH_ADD_LUT_MIN 512
 __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scalar1,
                                                    const int8_t *s, const int8_t *x, int32_t n,
@@ -710,7 +725,9 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
     int8_t *lut = (int8_t *)lutw;
     const int32_t *t = scalar1 ? k->t2 : k->t1;
     if (t != NULL) {
-        lut_fill(k, scalar1, s[0], lutw);
+        th_nn_mono q;
+        const th_nn_mono_th th = acc_edges(k, scalar1, s[0], s[0], &q);
+        mono_fill_th(&q, &th, lut);
     } else {
         const uint32_t c = (uint32_t)(scalar1 ? in1(k, s[0]) : in2(k, s[0]));
         const th_fast_rq rq = k->rq;
@@ -724,47 +741,26 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
                                       lo, hi);
         }
     }
-    return th_lut_s8(NULL, lut, n, x, out);
+    lut_run8(lut, x, n, out);
+    return TH_OK;
 }
 
 /* Channel broadcast with many rows: [rows, n] (x) against one row of n (input1's when
  * bcast1), both inputs with tables: channel j's outputs are a function of x alone, so per
- * channel a 256-byte output table (lut_fill: 300 to 1,700 instructions, fewer the more of
- * it saturates) and one strided pass down the column (3.5 per output, against about 11 on
- * chan_rows): from TH_ADD_CHAN_LUT_ROWS (TH_ADD_CHAN_LUT_ROWS_CLAMP) rows, where the table's
- * worst case is paid back. */
-/* Channels from which the call's acc edges (about 640 instructions once) pay: each table
- * then saves about 400 (edges guessed on the table words, the runs written out; micro, 2, 4
- * and 6 channels: +743, -89, -1,898). */
-#define TH_ADD_CHAN_TH_MIN 4
+ * channel a 256-byte output table (mono_fill_th: its edges by searches on the table words
+ * from the call's acc edges, acc_edges) and one strided pass down the column (3.5 per
+ * output, against about 11 on chan_rows): from TH_ADD_CHAN_LUT_ROWS
+ * (TH_ADD_CHAN_LUT_ROWS_CLAMP) rows, where the table's worst case is paid back. */
 __attribute__((noinline)) static void chan_lut(const add_consts *k, int bcast1,
                                                const int8_t *row, const int8_t *x, int32_t n,
                                                int32_t rows, int8_t *out)
 {
     uint32_t lutw[64];
-    if (n < TH_ADD_CHAN_TH_MIN) {
-        for (int32_t j = 0; j < n; j++) {
-            lut_fill(k, bcast1, row[j], lutw);
-            lut_column((const int8_t *)lutw, x + j, n, rows, out + j);
-        }
-        return;
-    }
     th_nn_mono q;
     /* The acc edges of lo and hi do not depend on the channel: found once over the accs
-     * any channel reaches (c between those of the row's extreme values, the table's ends
-     * for x: both tables monotone), each table's edges are then searches on its table
-     * words (th_nn_mono_fill_th). */
-    mono_of(k, bcast1, 127, &q);
-    const int32_t c_hi = q.c;
-    mono_of(k, bcast1, -128, &q);
-    /* inside int32 as every acc of the call (th_fast_rq_ok's bound), summed as acc is */
-    const int32_t x0 = (int32_t)((uint32_t)q.k * (uint32_t)q.tab[128]);
-    const int32_t x1 = (int32_t)((uint32_t)q.k * (uint32_t)q.tab[127]);
-    const uint32_t c0 = (uint32_t)(q.c < c_hi ? q.c : c_hi);
-    const uint32_t c1 = (uint32_t)(q.c < c_hi ? c_hi : q.c);
-    const int32_t amin = (int32_t)(c0 + (uint32_t)(x0 < x1 ? x0 : x1));
-    const int32_t amax = (int32_t)(c1 + (uint32_t)(x0 < x1 ? x1 : x0));
-    const th_nn_mono_th th = th_nn_mono_thresholds(&q, amin, amax);
+     * any channel reaches, each table's edges are then searches on its table words
+     * (th_nn_mono_fill_th). */
+    const th_nn_mono_th th = acc_edges(k, bcast1, -128, 127, &q);
     for (int32_t j = 0; j < n; j++) {
         mono_of(k, bcast1, row[j], &q);
         mono_fill_th(&q, &th, (int8_t *)lutw);

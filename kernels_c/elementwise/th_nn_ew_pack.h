@@ -219,6 +219,71 @@ TH_INLINE void th_nn_lut_strided(const int8_t *lut, const int8_t *x, int32_t str
     }
 }
 
+/* out[i] = lut[(uint8_t)x[i]] for i < n: a scalar broadcast through its output table. Eight
+ * elements a pass from two word loads, each byte looked up (UXTB with a rotation, LDRB) and
+ * the four results packed (ORR with a shift) into one word store: 3.5 instructions an
+ * element against th_lut_s8's 4 (four a pass, the loop's cost on four). Both words are read
+ * before either is written, so out may be x (the in-place rule). Callers keep it out of line. */
+TH_INLINE void th_nn_lut_run(const int8_t *lut, const int8_t *x, int32_t n, int8_t *out)
+{
+    const uint8_t *t = (const uint8_t *)lut;
+    const int8_t *const end8 = x + (n & ~7);
+#define TH_LUT_W(w)                                                                           \
+    ((uint32_t)t[(w) & 0xFFu] | ((uint32_t)t[((w) >> 8) & 0xFFu] << 8) |                     \
+     ((uint32_t)t[((w) >> 16) & 0xFFu] << 16) | ((uint32_t)t[(w) >> 24] << 24))
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* the same loop with x's post-increment the only pointer step (out = x + d: the stores
+     * at x's register offsets d - 8 and d - 4), 28 instructions per 8 against 30 */
+    if (x != end8) {
+        const int32_t d = (int32_t)((uintptr_t)out - (uintptr_t)x);
+        out += n & ~7;
+        __asm__ volatile("1:\n\t"
+                         "ldr r5, [%[x], #4]\n\t"
+                         "ldr r4, [%[x]], #8\n\t"
+                         "uxtb r6, r4\n\tldrb r6, [%[t], r6]\n\t"
+                         "ubfx r7, r4, #8, #8\n\tldrb r7, [%[t], r7]\n\t"
+                         "orr r6, r6, r7, lsl #8\n\t"
+                         "ubfx r7, r4, #16, #8\n\tldrb r7, [%[t], r7]\n\t"
+                         "orr r6, r6, r7, lsl #16\n\t"
+                         "lsr r7, r4, #24\n\tldrb r7, [%[t], r7]\n\t"
+                         "orr r6, r6, r7, lsl #24\n\t"
+                         "uxtb r4, r5\n\tldrb r4, [%[t], r4]\n\t"
+                         "ubfx r7, r5, #8, #8\n\tldrb r7, [%[t], r7]\n\t"
+                         "orr r4, r4, r7, lsl #8\n\t"
+                         "ubfx r7, r5, #16, #8\n\tldrb r7, [%[t], r7]\n\t"
+                         "orr r4, r4, r7, lsl #16\n\t"
+                         "lsr r7, r5, #24\n\tldrb r7, [%[t], r7]\n\t"
+                         "orr r4, r4, r7, lsl #24\n\t"
+                         "str r6, [%[x], %[d8]]\n\t"
+                         "str r4, [%[x], %[d4]]\n\t"
+                         "cmp %[x], %[e]\n\t"
+                         "bne 1b"
+                         : [x] "+r"(x)
+                         : [t] "r"(t), [e] "r"(end8), [d8] "r"(d - 8), [d4] "r"(d - 4)
+                         : "r4", "r5", "r6", "r7", "cc", "memory");
+    }
+#else
+    while (x != end8) {
+        const uint32_t w0 = (uint32_t)th_read_s32(x), w1 = (uint32_t)th_read_s32(x + 4);
+        const uint32_t r0 = TH_LUT_W(w0), r1 = TH_LUT_W(w1);
+        th_write_s32(out, (int32_t)r0);
+        th_write_s32(out + 4, (int32_t)r1);
+        x += 8;
+        out += 8;
+    }
+#endif
+    if ((n & 4) != 0) {
+        const uint32_t w0 = (uint32_t)th_read_s32(x);
+        th_write_s32(out, (int32_t)TH_LUT_W(w0));
+        x += 4;
+        out += 4;
+    }
+#undef TH_LUT_W
+    for (int32_t i = n & 3; i > 0; i--) {
+        *out++ = (int8_t)t[(uint8_t)*x++];
+    }
+}
+
 #if TH_NN_HAS_DSP
 /* A 256-byte output table lut[(uint8_t)a] = v(a) of an elementwise op with one operand fixed
  * (a scalar, or one channel of a channel broadcast), for an output monotone in a:
@@ -399,24 +464,80 @@ TH_INLINE void th_nn_mono_fill(const th_nn_mono *q, int8_t *lut)
 /* Edges in acc, the same for every table of one call (only c differs between channels):
  * alo = the largest acc in [amin, amax] with v(acc) == lo (amin - 1 if none), ahi = the
  * smallest with v(acc) == hi (amax + 1 if none), v being nondecreasing in acc (m >= 0) over
- * [amin, amax], the accumulators the call can reach (outside them SMMLAR's sum may wrap). Two
- * searches of about 30 steps once per call, after which each table's edges are searches on
- * its table words alone (th_nn_mono_tedge). */
+ * [amin, amax], the accumulators the call can reach (outside them SMMLAR's sum may wrap). Each
+ * from the requantization's formula and checked (th_nn_mono_edge_acc), else by a search of
+ * about 30 steps, once per call, after which each table's edges are searches on its table
+ * words alone (th_nn_mono_tedge) or divisions (MUL's). */
 typedef struct {
     int64_t alo;
     int64_t ahi;
 } th_nn_mono_th;
+
+/* floor(a / b) for b > 0 (C's division truncates). */
+TH_INLINE int64_t th_nn_floordiv64(int64_t a, int64_t b)
+{
+    const int64_t d = a / b;
+    return d - (a % b != 0 && a < 0);
+}
+
+/* The edges from the requantization's formula instead of a search: y = SMMLAR(acc, m, z) =
+ * z + floor((acc m + 2^31) / 2^32) (z: rzp, or rzp_neg for acc < 0) and v == lo iff y >> e
+ * <= lo iff y < (lo + 1) 2^e, i.e. acc m < (Y + 1 - z) 2^32 - 2^31 with Y = (lo + 1) 2^e - 1;
+ * v == hi iff y >= hi 2^e, i.e. acc m >= (hi 2^e - z) 2^32 - 2^31. Each a division per sign
+ * of acc (about 100 instructions in all against ~30 steps of ~15 for a search). The answer
+ * is checked where it matters (v at the edge and next to it, the caller's bracket l < g <= h
+ * or l <= g < h): 0 when it cannot be used (m <= 0, e > 21: the products leave int64, or
+ * the check fails), and the caller searches. hi_edge: the smallest acc with v == hi, else
+ * the largest with v == lo. */
+TH_INLINE int th_nn_mono_edge_acc(const th_nn_mono *q, int32_t l, int32_t h, int hi_edge,
+                                  int32_t *out)
+{
+    if (q->m <= 0 || q->e > 21 || q->e < 0) {
+        return 0;
+    }
+    const int64_t m = q->m, half = INT64_C(1) << 31;
+    int64_t g;
+    if (!hi_edge) {
+        const int64_t y1 = ((int64_t)q->lo + 1) * (INT64_C(1) << q->e); /* Y + 1 */
+        /* the largest acc >= 0 with v == lo, else the largest negative one */
+        const int64_t gp = th_nn_floordiv64((y1 - q->rzp) * (INT64_C(1) << 32) - half - 1, m);
+        g = gp >= 0 ? gp
+                    : th_nn_floordiv64((y1 - q->rzp_neg) * (INT64_C(1) << 32) - half - 1, m);
+        g = gp < 0 && g > -1 ? -1 : g;
+        g = g < l ? l : g >= h ? h - 1 : g;
+        if (th_nn_mono_vacc(q, (int32_t)g) != q->lo ||
+            th_nn_mono_vacc(q, (int32_t)g + 1) == q->lo) {
+            return 0;
+        }
+    } else {
+        const int64_t yh = (int64_t)q->hi * (INT64_C(1) << q->e); /* no shift of a negative */
+        /* the smallest negative acc with v == hi, else the smallest acc >= 0 */
+        const int64_t gn =
+            -th_nn_floordiv64(-((yh - q->rzp_neg) * (INT64_C(1) << 32) - half), m); /* ceil */
+        g = gn < 0 ? gn : -th_nn_floordiv64(-((yh - q->rzp) * (INT64_C(1) << 32) - half), m);
+        g = gn >= 0 && g < 0 ? 0 : g;
+        g = g <= l ? l + 1 : g > h ? h : g;
+        if (th_nn_mono_vacc(q, (int32_t)g) != q->hi ||
+            th_nn_mono_vacc(q, (int32_t)g - 1) == q->hi) {
+            return 0;
+        }
+    }
+    *out = (int32_t)g;
+    return 1;
+}
 
 static __attribute__((noinline, unused)) th_nn_mono_th th_nn_mono_thresholds(const th_nn_mono *q,
                                                                           int32_t amin,
                                                                           int32_t amax)
 {
     th_nn_mono_th th;
-    int32_t l = amin, h = amax;
+    int32_t l = amin, h = amax, g;
     if (th_nn_mono_vacc(q, l) != q->lo) {
         th.alo = (int64_t)amin - 1;
     } else if (th_nn_mono_vacc(q, h) == q->lo) {
         th.alo = amax;
+    } else if (th_nn_mono_edge_acc(q, l, h, 0, &g)) {
+        th.alo = g;
     } else {
         while ((uint32_t)h - (uint32_t)l > 1u) {
             const int32_t mid = (int32_t)((uint32_t)l + (((uint32_t)h - (uint32_t)l) >> 1));
@@ -434,6 +555,8 @@ static __attribute__((noinline, unused)) th_nn_mono_th th_nn_mono_thresholds(con
         th.ahi = (int64_t)amax + 1;
     } else if (th_nn_mono_vacc(q, l) == q->hi) {
         th.ahi = amin;
+    } else if (th_nn_mono_edge_acc(q, l, h, 1, &g)) {
+        th.ahi = g;
     } else {
         while ((uint32_t)h - (uint32_t)l > 1u) {
             const int32_t mid = (int32_t)((uint32_t)l + (((uint32_t)h - (uint32_t)l) >> 1));
