@@ -493,14 +493,15 @@ TH_INLINE int32_t th_fast_rq_apply2(int32_t acc2, const th_fast_rq *rq)
 TH_INLINE int64_t th_acc_bound(int32_t taps, int32_t max_weight_abs, const int32_t *bias,
                                int32_t channels)
 {
-    int64_t max_bias = 0;
+    /* |bias| in uint32 (|INT32_MIN| = 2^31 fits): a 32-bit compare a channel, not 64-bit */
+    uint32_t max_bias = 0;
     if (bias != NULL) {
         for (int32_t c = 0; c < channels; c++) {
-            const int64_t b = bias[c] < 0 ? -(int64_t)bias[c] : (int64_t)bias[c];
+            const uint32_t b = bias[c] < 0 ? 0u - (uint32_t)bias[c] : (uint32_t)bias[c];
             max_bias = b > max_bias ? b : max_bias;
         }
     }
-    return (int64_t)taps * 256 * max_weight_abs + max_bias;
+    return (int64_t)taps * 256 * max_weight_abs + (int64_t)max_bias;
 }
 
 /* ---- offline filter layouts (DSP builds) ------------------------------------------------
