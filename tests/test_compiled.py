@@ -87,6 +87,18 @@ def test_generated_code_reads_like_the_model(tmp_path: Path) -> None:
     assert result.load_image is None and result.load_capacity == 0
 
 
+def test_elementwise_calls_link_their_prepared_entries(tmp_path: Path) -> None:
+    """int8 ADD / SUB / MUL are called through their prepared entries (§4.4b), and `linked`
+    (model.json) names those, not the generic entries the code no longer calls."""
+    graph = read_model(REPO / "tests" / "models" / "elementwise_add_sub_mul_broadcast_int8.tflite")
+    result = get_backend("compiled").convert(graph, load_board("mps2-an386"), tmp_path / "m")
+    source = (tmp_path / "m" / "model.c").read_text()
+    assert {"th_add_s8_prepared", "th_mul_s8_prepared"} <= set(result.linked)
+    for generic in ("th_add_s8", "th_sub_s8", "th_mul_s8"):
+        assert generic not in result.linked and f"{generic}(" not in source
+    assert "th_add_s8_prepared(&prep" in source and "th_mul_s8_prepared(&prep" in source
+
+
 def test_interpreter_only_options_are_refused(tmp_path: Path) -> None:
     from tinyhost.errors import TinyhostError
 

@@ -1335,6 +1335,16 @@ def choose_fusions(source: Graph, options: PlanOptions, fuse: str,
 # int8 ADD / SUB calls made as th_add_s8_prepared with their th_add_prep in flash (§4.4b;
 # int8 MUL likewise: th_mul_s8_prepared).
 ADD_PREPARED = ("th_add_s8", "th_sub_s8", "th_add_s8_tables", "th_sub_s8_tables")
+
+
+def _entry_symbol(call: Call) -> str:
+    """The kernel entry a call's body calls: an int8 ADD / SUB / MUL its prepared entry
+    (Model.body), any other call its function."""
+    if isinstance(call.params, AddParams) and call.function in ADD_PREPARED:
+        return "th_add_s8_prepared"
+    if isinstance(call.params, MulParams) and call.function == "th_mul_s8":
+        return "th_mul_s8_prepared"
+    return call.function
 _WIDEN_FUNCTIONS = ("th_conv_s8", "th_fully_connected_s8", "th_fully_connected_per_channel_s8")
 
 
@@ -1548,7 +1558,7 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
         elif note.startswith("th_"):  # a conv variant called directly (the note names it)
             called.append(note)
         elif by_op[i].function not in ("copy", "th_conv_s8", "th_dw_conv_s8"):
-            called.append(by_op[i].function)
+            called.append(_entry_symbol(by_op[i]))
     if patched is not None and compact:  # one function per distinct call, not per band
         functions, steps = _compact_steps(ops)
     else:
