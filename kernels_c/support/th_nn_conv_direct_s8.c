@@ -921,6 +921,7 @@ typedef struct {
     int32_t patch_row; /* its bytes per filter row: the columns of four windows */
     int32_t pad4;      /* -input_offset in every byte */
     int32_t qa;        /* the first output column whose window starts inside */
+    int32_t cols;      /* patch_row / Cin (no division per patch) */
 } edge_geo;
 
 /* Every channel's sums of 1, 2 or 4 pixels `dx` input bytes apart with the same taps inside
@@ -1008,7 +1009,7 @@ edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t r
     const int32_t cin = g->cin;
     const int32_t pr = e->patch_row;
     const int32_t lo = TH_MAX(x0, 0);
-    const int32_t hi = TH_MIN(x0 + pr / cin, k->in->w);
+    const int32_t hi = TH_MIN(x0 + e->cols, k->in->w);
     const int32_t head = hi > lo ? (lo - x0) * cin : pr;
     const int32_t mid = hi > lo ? (hi - lo) * cin : 0;
     const int8_t *src = row0 + lo * cin;
@@ -1016,18 +1017,47 @@ edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t r
      * rounded-up word would pass the input's end. */
     const int whole = src + (rows - 1) * k->row_step + th_round_up4(mid) <= g->x_end;
     const int32_t mid_words = whole ? (mid + 3) / 4 : mid / 4;
+    const int32_t pad4 = e->pad4;
     const int32_t head_words = (head + 3) / 4;
     const int32_t tail_words = (pr - head - mid + 3) / 4;
-    const int32_t pad4 = e->pad4;
     int8_t *d = e->patch;
     for (int32_t r = 0; r < rows; r++, src += k->row_step, d += pr) {
         for (int32_t j = 0; j < head_words; j++) {
             th_write_s32(d + 4 * j, pad4);
         }
         int8_t *m = d + head;
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+        if (mid_words > 0) {
+            /* two words a pass, an odd count's first alone: 3 instructions a word, not 4 */
+            int8_t *md = m;
+            const int8_t *ms = src;
+            int32_t n = mid_words;
+            int32_t a;
+            int32_t b;
+            __asm__ volatile("lsrs %[n], %[n], #1\n\t"
+                             "bcc 1f\n\t"
+                             "ldr %[a], [%[s]], #4\n\t"
+                             "str %[a], [%[d]], #4\n\t"
+                             "1:\n\t"
+                             "beq 3f\n\t"
+                             "2:\n\t"
+                             "ldr %[a], [%[s]], #4\n\t"
+                             "ldr %[b], [%[s]], #4\n\t"
+                             "str %[a], [%[d]], #4\n\t"
+                             "str %[b], [%[d]], #4\n\t"
+                             "subs %[n], %[n], #1\n\t"
+                             "bne 2b\n\t"
+                             "3:\n\t"
+                             : [n] "+r"(n), [d] "+r"(md), [s] "+r"(ms), [a] "=&r"(a),
+                               [b] "=&r"(b)
+                             :
+                             : "cc", "memory");
+        }
+#else
         for (int32_t j = 0; j < mid_words; j++) {
             th_write_s32(m + 4 * j, th_read_s32(src + 4 * j));
         }
+#endif
         for (int32_t j = 4 * mid_words; j < mid; j++) {
             m[j] = src[j];
         }
@@ -1035,7 +1065,6 @@ edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t r
             th_write_s32(m + mid + 4 * j, pad4);
         }
     }
-    const quad_geo qg = quad_geo_make(k->dx, g->w_row, g->w_row, pr, g->offset2);
     int32_t acc[4];
     acc[0] = k->rq[0].bias;
     acc[1] = acc[0];
@@ -1047,9 +1076,11 @@ edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t r
         quad_rows_wide(e->patch, k->dx, (const int8_t *)(g->wide + 2 * (ky_lo * g->w_row / 4)),
                        wa, rows, g->offset2, acc);
     } else {
+        const quad_geo qg = quad_geo_make(k->dx, g->w_row, g->w_row, pr, g->offset2);
         quad_channel(e->patch, g->w + ky_lo * g->w_row, rows, &qg, acc);
     }
 #else
+    const quad_geo qg = quad_geo_make(k->dx, g->w_row, g->w_row, pr, g->offset2);
     quad_channel(e->patch, g->w + ky_lo * g->w_row, rows, &qg, acc);
 #endif
     /* (rq and stage in locals: the int8 stores may alias k's fields) */
@@ -1145,7 +1176,8 @@ edge_rows(const direct_call *k, const th_context *ctx, int8_t *patch, const int8
     const th_conv_params *params = k->params;
     const edge_geo e = {patch, (3 * params->stride.w + k->filt->w) * k->g->cin,
                         (int32_t)(0x01010101u * (uint8_t)(-params->input_offset)),
-                        (params->padding.w + params->stride.w - 1) / params->stride.w};
+                        (params->padding.w + params->stride.w - 1) / params->stride.w,
+                        3 * params->stride.w + k->filt->w};
     const int32_t in_bytes = k->in->h * k->row_bytes;
     for (int32_t b = 0; b < k->in->n; b++, input += in_bytes) {
         for (int32_t oy = 0; oy < k->outd->h; oy++) {
