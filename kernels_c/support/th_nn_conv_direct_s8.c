@@ -193,6 +193,10 @@ typedef struct {
     /* Cout 1 with the edge patches' scratch, native DSP builds: the padded rows widened, two
      * words per weight word (quad_rows_wide), else NULL */
     const int32_t *wide;
+    /* native DSP builds: one_quads' rows loop (quad_rows_whole, or with wide quad_rows_wide,
+     * quad_rows_wide_long for rows over TH_NN_DIRECT_EDGE_MAX_RUN bytes), chosen once a call */
+    void (*rows_fn)(const int8_t *, int32_t, const int8_t *, const int32_t *, int32_t, int32_t,
+                    int32_t *);
 } direct_geo;
 
 /* Channel c of 1, 2 or 4 pixels (each `dx` input bytes after the previous, same taps inside):
@@ -444,6 +448,70 @@ quad_rows_wide(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa, 
         : [dx] "r"(dx), [dx3] "r"(3 * dx), [off] "r"(offset2)
         : "cc", "memory");
 }
+/* quad_rows_wide for rows of more than eight words (filter rows over
+ * TH_NN_DIRECT_EDGE_MAX_RUN bytes): the eight unrolled words as a loop, its first pass entered
+ * at word 8 - (words - 1) % 8 - 1 by the TBH, a pass ending where w reaches the row's last
+ * widened word (kept below sp): 6 instructions a row and 3 a pass more than quad_rows_wide,
+ * against quad_rows_whole's 4 a word (25 per 16 MACs: 11x11x31 k6x5, 39-word rows). wa: q's
+ * words (> 8) and adj; the row's widened bytes (8 words) one more word below sp. */
+static void __attribute__((noinline))
+quad_rows_wide_long(const int8_t *x, int32_t dx, const int8_t *w, const int32_t *wa,
+                    int32_t rows, int32_t offset2, int32_t *s)
+{
+    int32_t s0;
+    int32_t s1;
+    int32_t s2;
+    int32_t s3;
+    int32_t n = (int32_t)(uintptr_t)wa;
+    int32_t wl;
+    int32_t wh;
+    int32_t u = rows;
+    int32_t t = (int32_t)(uintptr_t)s;
+    __asm__ volatile(
+        TH_ROWS_ENTER
+        /* below sp: [sp] the row's end in w, [sp, #4] its widened bytes, then words, adj,
+         * rows, s (TH_ROWS_ENTER's, 8 bytes higher) */
+        "lsl %[u], %[n], #3\n\t"
+        "str %[u], [sp, #-4]!\n\t"
+        "sub sp, sp, #4\n\t"
+        "sub %[n], %[n], #1\n\t"
+        "and %[n], %[n], #7\n\t"
+        "rsb %[n], %[n], #7\n\t"
+        "4:\n\t"
+        "ldr %[u], [sp, #4]\n\t"
+        "add %[u], %[u], %[w]\n\t"
+        "str %[u], [sp]\n\t"
+        "tbh [pc, %[n], lsl #1]\n\t"
+        "5:\n\t"
+        ".hword (10f - 5b) / 2, (11f - 5b) / 2, (12f - 5b) / 2, (13f - 5b) / 2\n\t"
+        ".hword (14f - 5b) / 2, (15f - 5b) / 2, (16f - 5b) / 2, (17f - 5b) / 2\n\t"
+        "10:\n\t" TH_QUAD_WIDE_WORD
+        "11:\n\t" TH_QUAD_WIDE_WORD
+        "12:\n\t" TH_QUAD_WIDE_WORD
+        "13:\n\t" TH_QUAD_WIDE_WORD
+        "14:\n\t" TH_QUAD_WIDE_WORD
+        "15:\n\t" TH_QUAD_WIDE_WORD
+        "16:\n\t" TH_QUAD_WIDE_WORD
+        "17:\n\t" TH_QUAD_WIDE_WORD
+        "ldr %[u], [sp]\n\t"
+        "cmp %[w], %[u]\n\t"
+        "bne 10b\n\t"
+        "ldr %[u], [sp, #12]\n\t"
+        "add %[x], %[x], %[u]\n\t"
+        "ldr %[t], [sp, #16]\n\t"
+        "subs %[t], %[t], #1\n\t"
+        "str %[t], [sp, #16]\n\t"
+        "bne 4b\n\t"
+        "ldr %[t], [sp, #20]\n\t"
+        "add sp, sp, #24\n\t"
+        "strd %[s0], %[s1], [%[t]]\n\t"
+        "strd %[s2], %[s3], [%[t], #8]\n\t"
+        : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [x] "+r"(x),
+          [w] "+r"(w), [n] "+r"(n), [wl] "=&r"(wl), [wh] "=&r"(wh), [u] "+r"(u),
+          [t] "+r"(t)
+        : [dx] "r"(dx), [dx3] "r"(3 * dx), [off] "r"(offset2)
+        : "cc", "memory");
+}
 #undef TH_QUAD_WIDE_WORD
 #undef TH_QUAD_WORDS
 #undef TH_QUAD_PIXEL
@@ -481,6 +549,12 @@ rows_wide(const th_context *ctx, const th_conv_params *params, const th_dims *in
     widen_rows(plain, kh * w_row / 4, wd);
     return wd;
 }
+#endif
+
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+#define DIRECT_ROWS_WHOLE quad_rows_whole /* direct_geo.rows_fn without wide */
+#else
+#define DIRECT_ROWS_WHOLE NULL
 #endif
 
 /* Four pixels' sums of one channel into s[0..3] (from their values): `rows` filter rows of
@@ -676,8 +750,7 @@ one_quads(const direct_geo *g, const direct_rq *rq, const th_nn_out_stage *stage
     const int32_t wa[2] = {g->w_row / 4, row_step - g->w_row};
     /* the widened rows where the call has them (quad_rows_wide), else the int8 rows */
     void (*const quad_rows_fn)(const int8_t *, int32_t, const int8_t *, const int32_t *,
-                               int32_t, int32_t, int32_t *) =
-        g->wide != NULL ? quad_rows_wide : quad_rows_whole;
+                               int32_t, int32_t, int32_t *) = g->rows_fn;
     const int8_t *w = g->wide != NULL ? (const int8_t *)(g->wide + 2 * (ky_lo * g->w_row / 4))
                                       : g->w + ky_lo * g->w_row;
     const int32_t offset2 = g->offset2;
@@ -1165,6 +1238,7 @@ edge_rows(const direct_call *k, const th_context *ctx, int8_t *patch, const int8
         int32_t *wd = (int32_t *)(void *)((int8_t *)ctx->buf + (edge - 8 * words));
         gw = *k->g;
         gw.wide = wd;
+        gw.rows_fn = quad_rows_wide; /* (rows of at most TH_NN_DIRECT_EDGE_MAX_RUN bytes) */
         widen_rows((const int32_t *)(const void *)gw.w, words, wd);
         kw = *k;
         kw.g = &gw;
@@ -1539,7 +1613,7 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                                   params->dilation.w == 1 && (run & 3) == 0
                               ? filter /* the layer's filter: not the column view's */
                               : NULL,
-                          NULL};
+                          NULL, DIRECT_ROWS_WHOLE};
     /* Given the fast scratch: every pixel from int8 columns (th_nn_conv_direct_fast_scratch). */
     const int32_t fast =
         th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);
@@ -1569,9 +1643,12 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
      * (quad_rows_wide's eight words) and where the quads' rows, about min(KH, H) per quad,
      * reach 3 KH (the widening, ~8 instructions a word, once; 4 saved a word per quad row). */
 #if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
-    if (cout == 1 && (w_row & 3) == 0 && w_row <= TH_NN_DIRECT_EDGE_MAX_RUN) {
+    if (cout == 1 && (w_row & 3) == 0) {
         g.wide = rows_wide(ctx, params, input_dims, filter_dims, output_dims, plain, w_row,
                            ox_end - qa);
+        if (g.wide != NULL) {
+            g.rows_fn = w_row <= TH_NN_DIRECT_EDGE_MAX_RUN ? quad_rows_wide : quad_rows_wide_long;
+        }
     }
 #endif
     int8_t *out = output;
