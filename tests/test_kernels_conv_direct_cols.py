@@ -371,3 +371,73 @@ def test_direct_wide_rows_on_cortex_m4(kernel_fw_root: Path) -> None:
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)
         assert problem is None, f"{case.x.shape}->{case.out_shape}: {problem}"
+
+
+def long_case(rng: np.random.Generator, i: int) -> ConvCase:
+    """Cout 1, dilation.w 1, filter rows of 9-24 words (KW * Cin 33-96 bytes, padded where not
+    whole words: no edge patches, the rows and bands): the rows widened where the quads' rows
+    reach 3 KH and quad_rows_wide_long's loop entered at each of its eight words (words % 8),
+    one to three passes; Cin 3-32, filters up to 4 high, strides 1-2, dilation.h 1-2, padding
+    on every side, outputs 4-14 wide and 1-5 high, two batches; half with the fast scratch."""
+    words = 9 + i % 16
+    while True:
+        cin = int(rng.integers(3, 33))
+        kw = int(rng.integers(1, 97 // cin + 1))
+        if (kw * cin + 3) // 4 == words:
+            break
+    kh = int(rng.integers(1, 5))
+    s = 1 + (i // 16) % 2
+    dil = (1 + (i // 3) % 2, 1)
+    eff_h = (kh - 1) * dil[0] + 1
+    while True:
+        out_w = int(rng.integers(4, 15))
+        in_h = int(rng.integers(1, 7))
+        pads = [int(rng.integers(0, eff_h)), int(rng.integers(0, kw)),
+                int(rng.integers(0, eff_h)), int(rng.integers(0, kw))]
+        out_h = (in_h + pads[0] + pads[2] - eff_h) // s + 1
+        in_w = (out_w - 1) * s + kw - pads[1] - pads[3] + int(rng.integers(0, s))
+        if 1 <= out_h <= 5 and in_w >= 1:
+            break
+    batches = 2 if i % 5 == 3 else 1
+    return scaled_conv_case(rng, i, (batches, in_h, in_w, cin), (1, kh, kw, cin),
+                            (batches, out_h, out_w), s, dil, pads, fast_scratch=i % 2 == 0)
+
+
+def long_cases(seed: int, count: int) -> list[ConvCase]:
+    rng = np.random.default_rng(seed)
+    return [long_case(rng, i) for i in range(count)]
+
+
+def test_long_cases_reach_the_branches() -> None:
+    cases = long_cases(28, 96)
+    assert all(c.out_shape[3] == 1 and c.p.dilation_w == 1 for c in cases)
+    words = {(c.w.shape[2] * c.x.shape[3] + 3) // 4 for c in cases}
+    assert {w % 8 for w in words} == set(range(8)) and max(words) > 16
+    assert any(c.w.shape[2] * c.x.shape[3] % 4 for c in cases)  # padded rows
+    assert any(c.w.shape[2] * c.x.shape[3] % 4 == 0 for c in cases)
+    def quad_rows(c: ConvCase) -> int:
+        return c.x.shape[0] * c.out_shape[1] * (c.out_shape[2] // 4) * min(c.w.shape[1],
+                                                                         c.x.shape[1])
+    assert sum(quad_rows(c) >= 3 * c.w.shape[1] for c in cases) > 40
+    assert {c.p.stride_w for c in cases} == {1, 2} and any(c.p.dilation_h == 2 for c in cases)
+    assert any(c.p.pad_left > 0 for c in cases) and any(c.p.pad_right > 0 for c in cases)
+    assert any(c.out_shape[1] >= 4 for c in cases)  # bands
+    assert any(c.x.shape[0] == 2 for c in cases) and any(not c.fast_scratch for c in cases)
+
+
+@pytest.mark.parametrize("variant", ["portable", "dsp"])
+def test_direct_long_rows_on_the_host(variant: str) -> None:
+    with Driver(build_driver(variant)) as driver:
+        for case in long_cases(28, 96):
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"[{variant}] {case.x.shape}->{case.out_shape}: {problem}"
+
+
+@pytest.mark.parametrize("board", ["mps2-an386", "mps2-an500"])
+def test_direct_long_rows_on_cortex_m(kernel_fw_root: Path, board: str) -> None:
+    cases = [c for c in long_cases(29, 120) if fits_small_firmware(c)]
+    assert len(cases) > 100
+    run = run_cases(build_firmware(board, kernel_fw_root), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"[{board}] {case.x.shape}->{case.out_shape}: {problem}"
