@@ -1014,8 +1014,10 @@ TH_INLINE int8_t dw_out(int32_t acc, const th_fast_rq *rq, int32_t c,
  * carries out after the last one and leaves the bits below). The tail bits are the same
  * for every row and channel of a call, so the call's first channel turns them into the
  * addresses a row goes on to after its blocks and after its pair (tail[0] 0 until then):
- * one LDR PC per row instead of a shift and two branches. */
-typedef struct {
+ * one LDR PC per row instead of a shift and two branches. `next`: the channel to run after
+ * this one in the same call (the four staged channels of a group: one call, one frame), or
+ * NULL. */
+typedef struct dw_row_args_s {
     int32_t w0[2]; /* 0: W01, W12 of filter row 0 */
     int32_t acc0; /* 8 */
     int32_t w12[4]; /* 12: W01, W12 of rows 1, 2 */
@@ -1031,10 +1033,11 @@ typedef struct {
     const int16_t *p2;
     int8_t *o; /* 72: its first output */
     int32_t cs; /* 76: output bytes between neighbours along the row */
+    const struct dw_row_args_s *next; /* 80 */
 } dw_row_args;
 
 /* The assembly's offsets assume 32-bit pointers. */
-typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
+typedef char dw_row_args_size_check[sizeof(dw_row_args) == 84 ? 1 : -1];
 
 /* Register use of the block loop: r0-r2 row windows p0-p2, r3 r4 weight pair (W01, W12) or
  * requantization (multiplier, round_zp), r6 r7 r8 r5 accumulators of outputs 0-3 (r5 takes
@@ -1207,10 +1210,13 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     "adrmi.w r1, 5f\n\t"
 #endif
 
-/* Pieces of both row walkers below: the arguments' first 15 words to the stack frame (r0
- * ends at the rest: r0-r2, r11, r12); the blocks of four, two an iteration, entered at
- * ENTRY; a row's end (pointers to the next row, until o_end) and the return. */
+/* Pieces of both row walkers below: the next channel's arguments to frame word 15, the
+ * arguments' first 15 words to the stack frame (r0 ends at the rest: r0-r2, r11, r12); the
+ * blocks of four, two an iteration, entered at ENTRY; a row's end (pointers to the next
+ * row, until o_end), then the next channel (label 11) or the return. */
 #define TH_DW_ASM_FRAME_ARGS                                                                 \
+    "ldr r1, [r0, #80]\n\t"                                                                  \
+    "str r1, [sp, #60]\n\t"                                                                  \
     "ldm r0!, {r1-r8}\n\t"                                                                   \
     "stm sp, {r1-r8}\n\t"                                                                    \
     "ldm r0!, {r1-r7}\n\t"                                                                   \
@@ -1231,7 +1237,10 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     "ldrd r9, lr, [sp, #36]\n\t"                                                             \
     "cmp r11, r9\n\t"                                                                        \
     "bne " ENTRY "b\n\t"                                                                     \
-    "add sp, sp, #60\n\t"                                                                    \
+    "ldr r0, [sp, #60]\n\t"                                                                  \
+    "cmp r0, #0\n\t"                                                                         \
+    "bne 11b\n\t"                                                                            \
+    "add sp, sp, #64\n\t"                                                                    \
     "pop {r4-r11, pc}\n\t"
 
 /* Every output of every output row (at least one block of four per row, one row): the
@@ -1246,7 +1255,8 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
-                         "sub sp, sp, #60\n\t"                                               \
+                         "sub sp, sp, #64\n\t"                                               \
+                         "11:\n\t"                                                           \
                          "ldr r1, [r0, #52]\n\t"                                             \
                          "cbnz r1, 7f\n\t"                                                   \
                          "ldr r2, [r0, #40]\n\t"                                             \
@@ -1328,7 +1338,8 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
     static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
-                         "sub sp, sp, #60\n\t"                                               \
+                         "sub sp, sp, #64\n\t"                                               \
+                         "11:\n\t"                                                           \
                          TH_DW_ASM_FRAME_ARGS                                                \
                          "str r12, [sp, #52]\n\t"                                            \
                          "ldr lr, [sp, #40]\n\t"                                             \
@@ -1422,7 +1433,9 @@ static int dw_asm_loop(const dw_geometry *g, int32_t stride, const th_nn_out_sta
  * what every channel's words are made from (set once, so a channel's call passes only its
  * plane and index). */
 typedef struct {
-    dw_row_args k;
+    /* One record per staged plane of a group (k[0] -> k[1] -> k[2] -> k[3]: a group's
+     * channels run in one call); a channel staged alone takes k[3] (next NULL). */
+    dw_row_args k[4];
     void (*rows_fn)(dw_row_args *k);
     uint32_t count; /* the iteration count and tail bits of e_count */
     int32_t o_span; /* output bytes of all rows */
@@ -1441,7 +1454,7 @@ typedef struct {
 static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t stride,
                           const th_nn_out_stage *stage, const int8_t *filter,
                           const int32_t *bias, const th_per_channel_quant *quant,
-                          int32_t offset)
+                          int32_t offset, const int16_t *plane, int32_t slot, int groups)
 {
     const int variant = dw_asm_loop(g, stride, stage);
     if (variant == 0) {
@@ -1456,11 +1469,21 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     const int32_t looped = blocks - (TH_DW_ANY_FIVE && variant >= 5);
     call->count = ((0u - (uint32_t)(looped + 1) / 2) << 10) |
                   ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
-    call->k.p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
-    call->k.o_skip = g->out_row_step - done * g->out_col_step;
     call->o_span = g->out_rows * g->out_row_step;
-    call->k.cs = g->out_col_step;
-    call->k.tail[0] = 0; /* the first channel's call works the tail jumps out */
+    /* What every channel's record shares; a group's record j always reads plane j (the
+     * channel staged alone, record 3, sets its own: it comes after the groups). Without
+     * groups of four, only record 3. */
+    for (int32_t j = groups ? 0 : 3; j < 4; j++) {
+        dw_row_args *const r = &call->k[j];
+        r->p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
+        r->o_skip = g->out_row_step - done * g->out_col_step;
+        r->cs = g->out_col_step;
+        r->tail[0] = 0; /* each record's first channel works the tail jumps out */
+        r->p0 = plane + j * slot;
+        r->p1 = r->p0 + g->pw;
+        r->p2 = r->p1 + g->pw;
+        r->next = j < 3 ? &call->k[j + 1] : NULL;
+    }
     call->pw = g->pw;
     call->tap_row_step = g->tap_row_step;
     call->tap_col_step = g->tap_col_step;
@@ -1498,19 +1521,12 @@ TH_INLINE int32_t dw_row_words(const int8_t *f, int32_t tc, int32_t *w01, int32_
     return a + b + d;
 }
 
-/* One channel in assembly: the same words dw3x3_channel_impl computes with fast_only. */
-TH_INLINE void dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, int32_t c)
+/* A channel's record k for the assembly, its weight words and start value already there:
+ * the requantization and the pointers (the rest of what dw3x3_channel_impl computes with
+ * fast_only). */
+TH_INLINE void dw3x3_channel_set(dw_asm_call *call, dw_row_args *k, const int16_t *plane,
+                                 int32_t c)
 {
-    dw_row_args *k = &call->k;
-    const int8_t *f = call->filter + c;
-    const int32_t tr = call->tap_row_step;
-    const int32_t tc = call->tap_col_step;
-    int32_t wsum = dw_row_words(f, tc, &k->w0[0], &k->w0[1]);
-    wsum += dw_row_words(f + tr, tc, &k->w12[0], &k->w12[1]);
-    wsum += dw_row_words(f + 2 * tr, tc, &k->w12[2], &k->w12[3]);
-    const int32_t bias = call->bias != NULL ? call->bias[c] : 0;
-    /* Doubled: 2 * (bias + offset * sum(w)), see dw3x3_channel_impl. */
-    k->acc0 = (int32_t)(2u * ((uint32_t)bias + (uint32_t)call->offset * (uint32_t)wsum));
     const th_fast_rq rq =
         th_fast_rq_make(call->quant->multiplier[c], call->quant->shift[c], call->zp);
     k->multiplier = rq.multiplier;
@@ -1521,6 +1537,22 @@ TH_INLINE void dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, int32_
     k->p2 = plane + 2 * call->pw;
     k->o = call->out + c;
     k->o_end = k->o + call->o_span;
+}
+
+/* One channel in assembly: the same words dw3x3_channel_impl computes with fast_only. */
+TH_INLINE void dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, int32_t c)
+{
+    dw_row_args *k = &call->k[3];
+    const int8_t *f = call->filter + c;
+    const int32_t tr = call->tap_row_step;
+    const int32_t tc = call->tap_col_step;
+    int32_t wsum = dw_row_words(f, tc, &k->w0[0], &k->w0[1]);
+    wsum += dw_row_words(f + tr, tc, &k->w12[0], &k->w12[1]);
+    wsum += dw_row_words(f + 2 * tr, tc, &k->w12[2], &k->w12[3]);
+    const int32_t bias = call->bias != NULL ? call->bias[c] : 0;
+    /* Doubled: 2 * (bias + offset * sum(w)), see dw3x3_channel_impl. */
+    k->acc0 = (int32_t)(2u * ((uint32_t)bias + (uint32_t)call->offset * (uint32_t)wsum));
+    dw3x3_channel_set(call, k, plane, c);
     call->rows_fn(k);
 }
 
@@ -1535,6 +1567,115 @@ dw3x3_group_asm(dw_asm_call *call, const int16_t *plane, int32_t slot, int32_t c
         dw3x3_channel_asm(call, plane, c);
     }
 }
+
+#if TH_NN_KEEP_DW3X3_GROUP4
+/* One filter row's words of four channels (dw_words4_asm): the taps' words (a pixel's four
+ * channels' bytes each: r4 r6 r8) split by SXTB16 into channels (0, 2), by SXTB16 ROR 8 into
+ * (1, 3) (r5 r7 r9), doubled by SADD16 (|2w| <= 256 fits a halfword), summed per channel
+ * into r10 (0, 2) and r11 (1, 3) (SUMS: TH_DW_WORDS4_SUM0 starts them, TH_DW_WORDS4_SUM
+ * adds to them; r12 and lr hold a + b), then
+ * paired per channel (PKHBT the bottom halves, PKHTB the top ones) into (w0, w1), (w1, w2)
+ * at byte I of each channel's words. 34 instructions for the 24 words. */
+#define TH_DW_WORDS4_ROW(I, SUMS)                                                            \
+    "ldr r4, [r1]\n\t"                                                                       \
+    "ldr r6, [r1, r2]\n\t"                                                                   \
+    "ldr r8, [r1, r2, lsl #1]\n\t"                                                           \
+    "add r1, r1, r3\n\t"                                                                     \
+    "sxtb16 r5, r4, ror #8\n\t"                                                              \
+    "sxtb16 r4, r4\n\t"                                                                      \
+    "sxtb16 r7, r6, ror #8\n\t"                                                              \
+    "sxtb16 r6, r6\n\t"                                                                      \
+    "sxtb16 r9, r8, ror #8\n\t"                                                              \
+    "sxtb16 r8, r8\n\t"                                                                      \
+    "sadd16 r4, r4, r4\n\t"                                                                  \
+    "sadd16 r5, r5, r5\n\t"                                                                  \
+    "sadd16 r6, r6, r6\n\t"                                                                  \
+    "sadd16 r7, r7, r7\n\t"                                                                  \
+    "sadd16 r8, r8, r8\n\t"                                                                  \
+    "sadd16 r9, r9, r9\n\t"                                                                  \
+    "sadd16 r12, r4, r6\n\t"                                                                 \
+    "sadd16 lr, r5, r7\n\t"                                                                  \
+    SUMS                                                                                     \
+    "pkhbt r12, r4, r6, lsl #16\n\t"                                                         \
+    "pkhbt lr, r6, r8, lsl #16\n\t"                                                          \
+    "strd r12, lr, [r0, #" I "]\n\t"                                                         \
+    "pkhbt r12, r5, r7, lsl #16\n\t"                                                         \
+    "pkhbt lr, r7, r9, lsl #16\n\t"                                                          \
+    "strd r12, lr, [r0, #84 + " I "]\n\t"                                                    \
+    "pkhtb r12, r6, r4, asr #16\n\t"                                                         \
+    "pkhtb lr, r8, r6, asr #16\n\t"                                                          \
+    "strd r12, lr, [r0, #168 + " I "]\n\t"                                                   \
+    "pkhtb r12, r7, r5, asr #16\n\t"                                                         \
+    "pkhtb lr, r9, r7, asr #16\n\t"                                                          \
+    "strd r12, lr, [r0, #252 + " I "]\n\t"
+
+#define TH_DW_WORDS4_SUM0                                                                    \
+    "sadd16 r10, r12, r8\n\t"                                                                \
+    "sadd16 r11, lr, r9\n\t"
+#define TH_DW_WORDS4_SUM                                                                     \
+    "sadd16 r12, r12, r8\n\t"                                                                \
+    "sadd16 lr, lr, r9\n\t"                                                                  \
+    "sadd16 r10, r10, r12\n\t"                                                               \
+    "sadd16 r11, r11, lr\n\t"
+
+/* The weight words of four channels (records q[0..3], channels f[0] .. f[3] of each tap;
+ * taps tc apart along a filter row, rows tr apart) from word loads: 9 loads for the 36
+ * taps where dw_row_words takes a byte load per tap; in place of the start value, each
+ * channel's doubled sum of taps (|sum| <= 9 x 256: SADD16 halves do not overflow). In
+ * assembly: gcc's version kept the words' inputs on the stack (a 204-byte frame). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline))
+dw_words4_asm(dw_row_args *q, const int8_t *f, int32_t tc, int32_t tr)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     TH_DW_WORDS4_ROW("0", TH_DW_WORDS4_SUM0)
+                     TH_DW_WORDS4_ROW("12", TH_DW_WORDS4_SUM)
+                     TH_DW_WORDS4_ROW("20", TH_DW_WORDS4_SUM)
+                     "sxth r12, r10\n\t"
+                     "asr r10, r10, #16\n\t"
+                     "sxth lr, r11\n\t"
+                     "asr r11, r11, #16\n\t"
+                     "str r12, [r0, #8]\n\t"
+                     "str lr, [r0, #92]\n\t"
+                     "str r10, [r0, #176]\n\t"
+                     "str r11, [r0, #260]\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#undef TH_DW_WORDS4_ROW
+#undef TH_DW_WORDS4_SUM0
+#undef TH_DW_WORDS4_SUM
+
+/* Channels c0 + back .. c0 + 3 of a group of four staged planes (back 0, or 1 for the last
+ * three of C % 4 == 3: c0 is then the channel before them, whose plane goes unused) in
+ * assembly, `plane` channel c0 + back's. The four channels' weight words come from word
+ * loads (dw_words4_asm: 9 loads for the 36 taps where dw_row_words takes one byte load a
+ * tap), the start values from their sums; the rest per channel (dw3x3_channel_set); then
+ * one call of the rows for all of them (the records' `next`: one entry and frame). */
+static void __attribute__((noinline))
+dw3x3_group4_asm(dw_asm_call *call, int32_t c0, int32_t back)
+{
+    dw_words4_asm(call->k, call->filter + c0, call->tap_col_step, call->tap_row_step);
+    const int32_t *const mult = call->quant->multiplier + c0;
+    const int32_t *const shift = call->quant->shift + c0;
+    const int32_t *const bias = call->bias != NULL ? call->bias + c0 : NULL;
+    int8_t *const o = call->out + c0;
+    for (int32_t k = back; k < 4; k++) {
+        dw_row_args *const r = &call->k[k];
+        const int32_t b = bias != NULL ? bias[k] : 0;
+        /* Doubled: 2 * bias + offset * 2 * sum(w), see dw3x3_channel_asm. */
+        r->acc0 = (int32_t)(2u * (uint32_t)b + (uint32_t)call->offset * (uint32_t)r->acc0);
+        const th_fast_rq rq = th_fast_rq_make(mult[k], shift[k], call->zp);
+        r->multiplier = rq.multiplier;
+        r->round_zp = rq.round_zp;
+        r->e_count = (int32_t)(call->count | ((uint32_t)rq.e & 0xFFu));
+        r->o = o + k;
+        r->o_end = o + k + call->o_span;
+    }
+    call->rows_fn(&call->k[back]); /* the channels after it: `next` */
+}
+#endif
 #endif
 
 TH_INLINE void dw3x3_channel_impl(const int16_t *plane, const dw_geometry *g, int32_t stride,
@@ -1742,7 +1883,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
 #if TH_DW_ASM
     dw_asm_call call;
     const int use_asm =
-        dw_asm_prepare(&call, &geo, stride, &stage, filter, bias, quant, params->input_offset);
+        dw_asm_prepare(&call, &geo, stride, &stage, filter, bias, quant, params->input_offset,
+                       plane, slot, TH_NN_KEEP_DW3X3_GROUP4 && planes == 4);
 #elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
     const int use_asm = dw_asm_loop(&geo, stride, &stage) != 0; /* as on a Cortex-M */
 #endif
@@ -1783,6 +1925,12 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             for (int32_t k = 0; k < group; k++) {
 #if TH_DW_ASM
                 if (use_asm) {
+#if TH_NN_KEEP_DW3X3_GROUP4
+                    if (group + back == 4) { /* four staged planes (else never named) */
+                        dw3x3_group4_asm(&call, c - back, back);
+                        break;
+                    }
+#endif
                     dw3x3_group_asm(&call, first, slot, c, group);
                     break;
                 }
