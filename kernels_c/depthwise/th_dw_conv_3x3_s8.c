@@ -432,7 +432,8 @@ typedef struct {
     int32_t in_c; /* 4: input bytes between neighbours along the row */
     int32_t slot_bytes; /* 8: bytes between the planes */
     int32_t quad_bytes; /* 12: 8 x the pixel quads per row */
-    int32_t flags; /* 16: bit 0 one pixel first (odd start), bit 1 a pair, bit 2 a last one */
+    int32_t flags; /* 16: bit 0 one pixel first (odd start), bit 1 a pair, bit 2 a last one,
+                    * bit 3 the quads straight-line (path DW3X3_COPY_SHORT) */
     int32_t s_adv; /* 20: input bytes from after a row's pair to the next row */
     int32_t d_adv; /* 24: plane bytes, likewise */
     int32_t span; /* 28: input bytes of the interior rows (rows x src_outer) */
@@ -468,6 +469,44 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "sxtb16 r11, lr, ror #8\n\t"                                                             \
     "strd r9, r11, [r6], #8\n\t"
 
+/* Rows of 1-4 pixel quads (flags bit 3, path DW3X3_COPY_SHORT: interiors of 4-19 columns,
+ * small planes): the quads straight-line, entered at the row's count (labels 12-15, the
+ * jump worked out with the others), so a row sets no end pointer and runs no loop test;
+ * a row without a first odd pixel starts there directly (5 instructions a row fewer). */
+#if TH_NN_KEEP_DW3X3_COPY_SHORT
+#define TH_DW_COPY_SHORT_PICK                                                                \
+    "ldr r6, [r0, #16]\n\t"                                                                  \
+    "tst r6, #8\n\t"                                                                         \
+    "beq 16f\n\t"                                                                            \
+    "adr.w r5, 12f\n\t"                                                                      \
+    "cmp r4, #24\n\t"                                                                        \
+    "it eq\n\t"                                                                              \
+    "adreq.w r5, 13f\n\t"                                                                    \
+    "cmp r4, #16\n\t"                                                                        \
+    "it eq\n\t"                                                                              \
+    "adreq.w r5, 14f\n\t"                                                                    \
+    "cmp r4, #8\n\t"                                                                         \
+    "it eq\n\t"                                                                              \
+    "adreq.w r5, 15f\n\t"                                                                    \
+    "16:\n\t"
+#define TH_DW_COPY_SHORT_START                                                               \
+    "tst r5, #8\n\t"                                                                         \
+    "it ne\n\t"                                                                              \
+    "ldrne r4, [r0, #44]\n\t"
+#define TH_DW_COPY_SHORT_CHAIN(QUAD)                                                         \
+    "12:\n\t" QUAD "13:\n\t" QUAD "14:\n\t" QUAD "15:\n\t" QUAD                              \
+    "ldr pc, [sp, #20]\n\t"
+/* (jumps[0] set: skip working them out; with the choice above, past CBNZ's reach) */
+#define TH_DW_COPY_JUMPS_MADE                                                                \
+    "cmp r4, #0\n\t"                                                                         \
+    "bne.w 11f\n\t"
+#else
+#define TH_DW_COPY_JUMPS_MADE "cbnz r4, 11f\n\t"
+#define TH_DW_COPY_SHORT_PICK
+#define TH_DW_COPY_SHORT_START
+#define TH_DW_COPY_SHORT_CHAIN(QUAD)
+#endif
+
 /* The row copies' common entry (copy4_rows_asm, copy4_last3_asm): frame, the row state and
  * the jumps (worked out once per call), the planes from the arguments; ends at label 5, the
  * row loop's head. */
@@ -482,7 +521,7 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "ldrd r4, r5, [r0, #20]\n\t"                                                             \
     "strd r4, r5, [sp, #8]\n\t"                                                              \
     "ldr r4, [r0, #32]\n\t"                                                                  \
-    "cbnz r4, 11f\n\t"                                                                       \
+    TH_DW_COPY_JUMPS_MADE                                                                    \
     "ldr r4, [r0, #12]\n\t"                                                                  \
     "adr.w r5, 1f\n\t"                                                                       \
     "tst r4, #8\n\t"                                                                         \
@@ -491,10 +530,12 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "cmp r4, #0\n\t"                                                                         \
     "it eq\n\t"                                                                              \
     "adreq.w r5, 4f\n\t"                                                                     \
+    TH_DW_COPY_SHORT_PICK                                                                    \
     "orr r5, r5, #1\n\t"                                                                     \
     "str r5, [r0, #44]\n\t"                                                                  \
     "ldr r5, [r0, #16]\n\t"                                                                  \
     "adr.w r4, 3f\n\t"                                                                       \
+    TH_DW_COPY_SHORT_START                                                                   \
     "tst r5, #1\n\t"                                                                         \
     "it ne\n\t"                                                                              \
     "adrne.w r4, 8f\n\t"                                                                     \
@@ -603,7 +644,8 @@ copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
                      "cmp r0, r8\n\t"
                      "bne 5b\n\t"
                      "add sp, sp, #36\n\t"
-                     "pop {r4-r11, pc}\n\t");
+                     "pop {r4-r11, pc}\n\t"
+                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY4_QUAD));
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY4_QUAD
@@ -689,11 +731,16 @@ copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
                      "cmp r0, r8\n\t"
                      "bne 5b\n\t"
                      "add sp, sp, #36\n\t"
-                     "pop {r4-r11, pc}\n\t");
+                     "pop {r4-r11, pc}\n\t"
+                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY3_QUAD));
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY3_QUAD
 #undef TH_DW_COPY_ROWS_ENTRY
+#undef TH_DW_COPY_SHORT_PICK
+#undef TH_DW_COPY_JUMPS_MADE
+#undef TH_DW_COPY_SHORT_START
+#undef TH_DW_COPY_SHORT_CHAIN
 #endif
 
 #if TH_DW_COPY_ASM
@@ -701,7 +748,7 @@ copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
  * returns the input offset of channel 0's first interior pixel, or -1 when the interior is
  * empty. Made once per call: a group then passes only its input pointer. */
 static int32_t copy4_prepare(dw_copy4_args *a, const dw_geometry *g, int16_t *plane,
-                             int32_t slot)
+                             int32_t slot, int copy_short)
 {
     const int32_t in_c = g->src_inner;
     const dw_interior box = interior_of(g);
@@ -717,7 +764,7 @@ static int32_t copy4_prepare(dw_copy4_args *a, const dw_geometry *g, int16_t *pl
     a->in_c = in_c;
     a->slot_bytes = (int32_t)sizeof(int16_t) * slot;
     a->quad_bytes = 8 * quads;
-    a->flags = lead | (pair << 1) | ((rest & 1) << 2);
+    a->flags = lead | (pair << 1) | ((rest & 1) << 2) | (copy_short ? 8 : 0);
     a->s_adv = g->src_outer - done * in_c;
     a->d_adv = (int32_t)sizeof(int16_t) * (g->pw - done);
     a->span = (box.r_end - box.r_begin) * g->src_outer;
@@ -1765,6 +1812,15 @@ static void dw3x3_channel(const int16_t *plane, const dw_geometry *g, int32_t st
     }
 }
 
+/* Whether a plane's interior rows hold 1-4 word-aligned pixel quads (copy4_rows_asm then
+ * runs them straight-line: path DW3X3_COPY_SHORT). */
+static int copy_short_rows(const dw_geometry *g)
+{
+    const dw_interior box = interior_of(g);
+    const int32_t quads = (box.x_end - box.x_begin - (box.x_begin & 1)) / 4;
+    return quads >= 1 && quads <= 4 && box.r_end > box.r_begin;
+}
+
 /* Plain orientation, or transposed when the output is taller than wide and the transposed
  * plane fits the scratch (sized for the plain one). */
 static void make_geometry(dw_geometry *g, const th_dw_conv_params *params,
@@ -1859,6 +1915,11 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             fill_padding(plane + k * slot, &geo, params->input_offset);
         }
     }
+    /* Four planes' rows of 1-4 pixel quads: copied straight-line (copy4_rows_asm's path
+     * DW3X3_COPY_SHORT; chosen here so that a recording build sees it). */
+    const int copy_short = TH_NN_KEEP_DW3X3_GROUP4 && planes == 4 && copy_short_rows(&geo) &&
+                           TH_NN_PATH(DW3X3_COPY_SHORT);
+    (void)copy_short;
     /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
     const int32_t whole = planes > 1 && planes < 4 && TH_NN_PATH(DW3X3_SMALL_GROUP) ? planes : 1;
 #if TH_DW_COPY_ASM
@@ -1866,7 +1927,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
      * works them out per group). */
     dw_copy4_args copy4;
     const int32_t copy4_off = TH_NN_KEEP_DW3X3_GROUP4 && planes == 4
-                                  ? copy4_prepare(&copy4, &geo, plane, slot)
+                                  ? copy4_prepare(&copy4, &geo, plane, slot, copy_short)
                                   : -1;
 #endif
     /* The last three of C % 4 == 3 channels: three planes stored, not four (copy4_last3_asm;
