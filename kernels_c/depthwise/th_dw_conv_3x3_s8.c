@@ -1080,11 +1080,34 @@ typedef struct dw_row_args_s {
     const int16_t *p2;
     int8_t *o; /* 72: its first output */
     int32_t cs; /* 76: output bytes between neighbours along the row */
-    const struct dw_row_args_s *next; /* 80 */
+#if TH_NN_KEEP_DW3X3_GROUP4
+    const struct dw_row_args_s *next; /* 80 (only where groups of four can chain) */
+#endif
 } dw_row_args;
 
 /* The assembly's offsets assume 32-bit pointers. */
-typedef char dw_row_args_size_check[sizeof(dw_row_args) == 84 ? 1 : -1];
+typedef char
+    dw_row_args_size_check[sizeof(dw_row_args) == (TH_NN_KEEP_DW3X3_GROUP4 ? 84 : 80) ? 1 : -1];
+
+/* The chain of a group's records (`next`) only in a build that keeps path DW3X3_GROUP4: a
+ * build without it (a model whose calls all run one channel at a time, e.g. kws) keeps
+ * the walkers' one-record code (no `next` in the frame, no check after the last row). */
+#if TH_NN_KEEP_DW3X3_GROUP4
+#define TH_DW_ASM_FRAME "#64"
+#define TH_DW_ASM_CHAIN_HEAD "11:\n\t"
+#define TH_DW_ASM_NEXT_SAVE                                                                  \
+    "ldr r1, [r0, #80]\n\t"                                                                  \
+    "str r1, [sp, #60]\n\t"
+#define TH_DW_ASM_NEXT_RUN                                                                   \
+    "ldr r0, [sp, #60]\n\t"                                                                  \
+    "cmp r0, #0\n\t"                                                                         \
+    "bne 11b\n\t"
+#else
+#define TH_DW_ASM_FRAME "#60"
+#define TH_DW_ASM_CHAIN_HEAD
+#define TH_DW_ASM_NEXT_SAVE
+#define TH_DW_ASM_NEXT_RUN
+#endif
 
 /* Register use of the block loop: r0-r2 row windows p0-p2, r3 r4 weight pair (W01, W12) or
  * requantization (multiplier, round_zp), r6 r7 r8 r5 accumulators of outputs 0-3 (r5 takes
@@ -1262,8 +1285,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 84 ? 1 : -1];
  * blocks of four, two an iteration, entered at ENTRY; a row's end (pointers to the next
  * row, until o_end), then the next channel (label 11) or the return. */
 #define TH_DW_ASM_FRAME_ARGS                                                                 \
-    "ldr r1, [r0, #80]\n\t"                                                                  \
-    "str r1, [sp, #60]\n\t"                                                                  \
+    TH_DW_ASM_NEXT_SAVE                                                                      \
     "ldm r0!, {r1-r8}\n\t"                                                                   \
     "stm sp, {r1-r8}\n\t"                                                                    \
     "ldm r0!, {r1-r7}\n\t"                                                                   \
@@ -1284,10 +1306,8 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 84 ? 1 : -1];
     "ldrd r9, lr, [sp, #36]\n\t"                                                             \
     "cmp r11, r9\n\t"                                                                        \
     "bne " ENTRY "b\n\t"                                                                     \
-    "ldr r0, [sp, #60]\n\t"                                                                  \
-    "cmp r0, #0\n\t"                                                                         \
-    "bne 11b\n\t"                                                                            \
-    "add sp, sp, #64\n\t"                                                                    \
+    TH_DW_ASM_NEXT_RUN                                                                       \
+    "add sp, sp, " TH_DW_ASM_FRAME "\n\t"                                                    \
     "pop {r4-r11, pc}\n\t"
 
 /* Every output of every output row (at least one block of four per row, one row): the
@@ -1302,8 +1322,8 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 84 ? 1 : -1];
     static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
-                         "sub sp, sp, #64\n\t"                                               \
-                         "11:\n\t"                                                           \
+                         "sub sp, sp, " TH_DW_ASM_FRAME "\n\t"                               \
+                         TH_DW_ASM_CHAIN_HEAD                                                \
                          "ldr r1, [r0, #52]\n\t"                                             \
                          "cbnz r1, 7f\n\t"                                                   \
                          "ldr r2, [r0, #40]\n\t"                                             \
@@ -1385,8 +1405,8 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
     static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
-                         "sub sp, sp, #64\n\t"                                               \
-                         "11:\n\t"                                                           \
+                         "sub sp, sp, " TH_DW_ASM_FRAME "\n\t"                               \
+                         TH_DW_ASM_CHAIN_HEAD                                                \
                          TH_DW_ASM_FRAME_ARGS                                                \
                          "str r12, [sp, #52]\n\t"                                            \
                          "ldr lr, [sp, #40]\n\t"                                             \
@@ -1411,6 +1431,10 @@ TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, "2", TH_DW_ASM_BLOCKS(TH_DW_A
 #undef TH_DW_ASM_BLOCKS
 #undef TH_DW_ASM_FRAME_ARGS
 #undef TH_DW_ASM_ROW_END
+#undef TH_DW_ASM_FRAME
+#undef TH_DW_ASM_CHAIN_HEAD
+#undef TH_DW_ASM_NEXT_SAVE
+#undef TH_DW_ASM_NEXT_RUN
 #undef TH_DW_FIVE_RESTORE
 #undef TH_DW_FIVE_S1
 #undef TH_DW_FIVE_S2
@@ -1476,13 +1500,16 @@ static int dw_asm_loop(const dw_geometry *g, int32_t stride, const th_nn_out_sta
      TH_NN_KEEP_DW3X3_S1_FIVE_ODD || TH_NN_KEEP_DW3X3_S2_FIVE ||                             \
      TH_NN_KEEP_DW3X3_S2_FIVE_EVEN || TH_NN_KEEP_DW3X3_S2_FIVE_ODD)
 
+#define TH_DW_RECORDS (TH_NN_KEEP_DW3X3_GROUP4 ? 4 : 1)
+
 /* Per call: the assembly's arguments but for each channel's own words, which loop, and
  * what every channel's words are made from (set once, so a channel's call passes only its
  * plane and index). */
 typedef struct {
     /* One record per staged plane of a group (k[0] -> k[1] -> k[2] -> k[3]: a group's
-     * channels run in one call); a channel staged alone takes k[3] (next NULL). */
-    dw_row_args k[4];
+     * channels run in one call); a channel staged alone takes the last (next NULL). A
+     * build without groups of four: that one record. */
+    dw_row_args k[TH_DW_RECORDS];
     void (*rows_fn)(dw_row_args *k);
     uint32_t count; /* the iteration count and tail bits of e_count */
     int32_t o_span; /* output bytes of all rows */
@@ -1516,10 +1543,11 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     const int32_t looped = blocks - (TH_DW_ANY_FIVE && variant >= 5);
     call->count = ((0u - (uint32_t)(looped + 1) / 2) << 10) |
                   ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
-    call->o_span = g->out_rows * g->out_row_step;
+#if TH_NN_KEEP_DW3X3_GROUP4
     /* What every channel's record shares; a group's record j always reads plane j (the
      * channel staged alone, record 3, sets its own: it comes after the groups). Without
-     * groups of four, only record 3. */
+     * groups of four in this call, only record 3. */
+    call->o_span = g->out_rows * g->out_row_step;
     for (int32_t j = groups ? 0 : 3; j < 4; j++) {
         dw_row_args *const r = &call->k[j];
         r->p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
@@ -1531,6 +1559,16 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
         r->p2 = r->p1 + g->pw;
         r->next = j < 3 ? &call->k[j + 1] : NULL;
     }
+#else /* main's one record (the build's calls all run one channel at a time) */
+    (void)plane;
+    (void)slot;
+    (void)groups;
+    call->k[0].p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
+    call->k[0].o_skip = g->out_row_step - done * g->out_col_step;
+    call->o_span = g->out_rows * g->out_row_step;
+    call->k[0].cs = g->out_col_step;
+    call->k[0].tail[0] = 0; /* the first channel's call works the tail jumps out */
+#endif
     call->pw = g->pw;
     call->tap_row_step = g->tap_row_step;
     call->tap_col_step = g->tap_col_step;
@@ -1589,7 +1627,7 @@ TH_INLINE void dw3x3_channel_set(dw_asm_call *call, dw_row_args *k, const int16_
 /* One channel in assembly: the same words dw3x3_channel_impl computes with fast_only. */
 TH_INLINE void dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, int32_t c)
 {
-    dw_row_args *k = &call->k[3];
+    dw_row_args *k = &call->k[TH_DW_RECORDS - 1];
     const int8_t *f = call->filter + c;
     const int32_t tr = call->tap_row_step;
     const int32_t tc = call->tap_col_step;
