@@ -2007,9 +2007,13 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                 group = 3;
                 back = 1;
             }
-            int16_t *const first = plane + back * slot; /* channel c's plane */
+            /* Channel c's plane. One channel left after the groups of four (C % 4 == 1, 2)
+             * is staged in plane 3: the assembly runs it with record 3, whose plane
+             * pointers then stay plane 3's for the next batch's groups. */
+            int16_t *const first =
+                plane + (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4 && group == 1 ? 3 : back) * slot;
             if (group == 1) { /* one channel: inline (per channel) */
-                fill_interior(plane, &geo, in_b, c);
+                fill_interior(first, &geo, in_b, c);
 #if TH_DW_COPY_ASM
             } else if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) { /* else never named */
                 if (copy4_off >= 0 && TH_NN_KEEP_DW3X3_GROUP3 && group3 && group == 3) {
