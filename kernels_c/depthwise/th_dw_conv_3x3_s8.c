@@ -507,10 +507,10 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
 #define TH_DW_COPY_SHORT_CHAIN(QUAD)
 #endif
 
-/* The row copies' common entry (copy4_rows_asm, copy4_last3_asm): frame, the row state and
- * the jumps (worked out once per call), the planes from the arguments; ends at label 5, the
- * row loop's head. */
-#define TH_DW_COPY_ROWS_ENTRY                                                                \
+/* The row copies' common entry (copy4_rows_asm, copy4_last3_asm, copy4_lone_asm): frame, the
+ * row state and the jumps (worked out once per call), the planes from the arguments, then
+ * SETUP; ends at label 5, the row loop's head. */
+#define TH_DW_COPY_ROWS_ENTRY_WITH(SETUP)                                                    \
     "push {r4-r11, lr}\n\t"                                                                  \
     "sub sp, sp, #36\n\t"                                                                    \
     "ldr r4, [r0, #28]\n\t"                                                                  \
@@ -566,8 +566,10 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "add r5, r4, r3\n\t"                                                                     \
     "add r6, r5, r3\n\t"                                                                     \
     "add r3, r2, r2, lsl #1\n\t"                                                             \
+    SETUP                                                                                    \
     "5:\n\t"                                                                                 \
     "ldr pc, [sp, #4]\n\t"
+#define TH_DW_COPY_ROWS_ENTRY TH_DW_COPY_ROWS_ENTRY_WITH("")
 
 /* Copies the interior rows of four planes (fill_interior for four channels at once: a
  * pixel's four values are one load). Per row: one pixel (4 LDRSB, 4 STRH) when the interior
@@ -736,7 +738,71 @@ copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY3_QUAD
+
+/* One quad of one channel's pixels for copy4_lone_asm (copy_rows_asm's quad, to plane 3):
+ * 4 LDRSB, ADD, 2 PKHBT, STRD. Byte loads beat the pixel words here: one plane's values
+ * from words take a PKHTB and an SXTB16 per two, 10 instructions a quad, not 8. */
+#define TH_DW_COPY1_QUAD                                                                     \
+    "ldrsb r8, [r0]\n\t"                                                                     \
+    "ldrsb r9, [r0, r2]\n\t"                                                                 \
+    "ldrsb r10, [r0, r2, lsl #1]\n\t"                                                        \
+    "ldrsb r11, [r0, r3]\n\t"                                                                \
+    "add r0, r0, r2, lsl #2\n\t"                                                             \
+    "pkhbt r8, r8, r9, lsl #16\n\t"                                                          \
+    "pkhbt r10, r10, r11, lsl #16\n\t"                                                       \
+    "strd r8, r10, [r6], #8\n\t"
+
+/* The one channel left after the groups of four (C % 4 == 1 or 2, path DW3X3_LONE), into
+ * plane 3 (the plane of record 3 that runs it): copy4_rows_asm's rows and jumps (the
+ * straight-line quads of DW3X3_COPY_SHORT too) with one plane's parts, where
+ * copy_rows_asm tests its flags per row and ends a row with a remainder by a whole
+ * overlapping quad (13 instructions for a pair, here 7 with its jump). The caller passes a
+ * copy of the four-plane arguments (jumps[0] 0: its own jumps) and the channel's src.
+ * Registers: r0 input, r6 the plane, r2 in_c, r3 3 x in_c, r7 end of the row's quads
+ * (loop), r8-r11 values; s_adv, d_adv and src_end in r4 r5 r1 (planes 0-2 unused). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline, unused))
+copy4_lone_asm(dw_copy4_args *a, const int8_t *src)
+{
+    __asm__ volatile(TH_DW_COPY_ROWS_ENTRY_WITH("ldrd r4, r5, [sp, #8]\n\t"
+                                                "ldr r1, [sp, #16]\n\t")
+                     "8:\n\t"
+                     "ldrsb r9, [r0]\n\t"
+                     "add r0, r0, r2\n\t"
+                     "strh r9, [r6], #2\n\t"
+                     "3:\n\t"
+                     "ldr r7, [sp]\n\t"
+                     "add r7, r7, r6\n\t"
+                     "ldr pc, [sp, #28]\n\t"
+                     "1:\n\t" TH_DW_COPY1_QUAD "2:\n\t" TH_DW_COPY1_QUAD
+                     "cmp r6, r7\n\t"
+                     "bne 1b\n\t"
+                     "4:\n\t"
+                     "ldr pc, [sp, #20]\n\t"
+                     "9:\n\t"
+                     "ldrsb r9, [r0]\n\t"
+                     "ldrsb r10, [r0, r2]\n\t"
+                     "add r0, r0, r2, lsl #1\n\t"
+                     "pkhbt r9, r9, r10, lsl #16\n\t"
+                     "str r9, [r6], #4\n\t"
+                     "ldr pc, [sp, #24]\n\t"
+                     "10:\n\t"
+                     "ldrsb r9, [r0]\n\t"
+                     "strh r9, [r6]\n\t"
+                     "7:\n\t"
+                     "add r0, r0, r4\n\t"
+                     "add r6, r6, r5\n\t"
+                     "cmp r0, r1\n\t"
+                     "bne 5b\n\t"
+                     "add sp, sp, #36\n\t"
+                     "pop {r4-r11, pc}\n\t"
+                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY1_QUAD));
+}
+#pragma GCC diagnostic pop
+#undef TH_DW_COPY1_QUAD
 #undef TH_DW_COPY_ROWS_ENTRY
+#undef TH_DW_COPY_ROWS_ENTRY_WITH
 #undef TH_DW_COPY_SHORT_PICK
 #undef TH_DW_COPY_JUMPS_MADE
 #undef TH_DW_COPY_SHORT_START
@@ -1971,13 +2037,20 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     /* The last three of C % 4 == 3 channels: three planes stored, not four (copy4_last3_asm;
      * the C copy, fill_group4, stages four). */
     const int group3 = planes == 4 && channels % 4 == 3 && TH_NN_PATH(DW3X3_GROUP3);
+    /* A last one or two channels (C % 4 == 1, 2): one plane's rows with the four-plane
+     * copy's jumps (copy4_lone_asm; without it, or in C, fill_interior). */
+    const int lone = TH_NN_KEEP_DW3X3_GROUP4 && planes == 4 &&
+                     (channels % 4 == 1 || channels % 4 == 2) && TH_NN_PATH(DW3X3_LONE);
 #if TH_DW_COPY_ASM
-    dw_copy4_args copy3;
-    if (group3) {
-        copy3 = copy4; /* its own jumps (jumps[0] still 0: copy4_prepare) */
+    /* The last channels' copy arguments: copy4_last3_asm's or copy4_lone_asm's (never both:
+     * C % 4 says which), each with its own jumps (jumps[0] still 0: copy4_prepare). */
+    dw_copy4_args copy_last;
+    if (group3 || lone) {
+        copy_last = copy4;
     }
 #else
     (void)group3;
+    (void)lone;
 #endif
 #if TH_DW_ASM
     dw_asm_call call;
@@ -2013,11 +2086,19 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             int16_t *const first =
                 plane + (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4 && group == 1 ? 3 : back) * slot;
             if (group == 1) { /* one channel: inline (per channel) */
+#if TH_DW_COPY_ASM
+                if (TH_NN_KEEP_DW3X3_LONE && lone && copy4_off >= 0) { /* else never named */
+                    copy4_lone_asm(&copy_last, in_b + copy4_off + c);
+                } else {
+                    fill_interior(first, &geo, in_b, c);
+                }
+#else
                 fill_interior(first, &geo, in_b, c);
+#endif
 #if TH_DW_COPY_ASM
             } else if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) { /* else never named */
                 if (copy4_off >= 0 && TH_NN_KEEP_DW3X3_GROUP3 && group3 && group == 3) {
-                    copy4_last3_asm(&copy3, in_b + copy4_off + (c - back));
+                    copy4_last3_asm(&copy_last, in_b + copy4_off + (c - back));
                 } else if (copy4_off >= 0) {
                     copy4_rows_asm(&copy4, in_b + copy4_off + (c - back));
                 }
