@@ -276,6 +276,11 @@ fill_padding4(int16_t *plane, const dw_geometry *g, int32_t offset, int32_t slot
         for (; q != last; q += pw) {
             pad_put4(q, slot, pad2);
         }
+    } else if (run <= 4) { /* SAME stride 1, or stride 2 with an odd input: two words */
+        for (; q != last; q += pw) {
+            pad_put4(q, slot, pad2);
+            pad_put4(q + 2, slot, pad2);
+        }
     }
     for (; q != last; q += pw) {
         for (int32_t i = 0; i < run; i += 2) {
@@ -1157,22 +1162,33 @@ typedef char
 
 /* The chain of a group's records (`next`) only in a build that keeps path DW3X3_GROUP4: a
  * build without it (a model whose calls all run one channel at a time, e.g. kws) keeps
- * the walkers' one-record code (no `next` in the frame, no check after the last row). */
+ * the walkers' one-record code (no `next` in the frame, no check after the last row). A
+ * chained record (label 11, after the return) copies only its own first 11 words to the
+ * frame: p_skip, o_skip and the tail jumps are the call's, already there from its first
+ * record (which alone works the jumps out), then joins at label 12. */
 #if TH_NN_KEEP_DW3X3_GROUP4
 #define TH_DW_ASM_FRAME "#64"
-#define TH_DW_ASM_CHAIN_HEAD "11:\n\t"
 #define TH_DW_ASM_NEXT_SAVE                                                                  \
     "ldr r1, [r0, #80]\n\t"                                                                  \
     "str r1, [sp, #60]\n\t"
+#define TH_DW_ASM_JOIN "12:\n\t"
 #define TH_DW_ASM_NEXT_RUN                                                                   \
     "ldr r0, [sp, #60]\n\t"                                                                  \
     "cmp r0, #0\n\t"                                                                         \
-    "bne 11b\n\t"
+    "bne 11f\n\t"
+#define TH_DW_ASM_CHAIN                                                                      \
+    "11:\n\t"                                                                                \
+    TH_DW_ASM_NEXT_SAVE                                                                      \
+    "ldm r0!, {r1-r11}\n\t"                                                                  \
+    "stm sp, {r1-r11}\n\t"                                                                   \
+    "add r0, r0, #16\n\t"                                                                    \
+    "b 12b\n\t"
 #else
 #define TH_DW_ASM_FRAME "#60"
-#define TH_DW_ASM_CHAIN_HEAD
 #define TH_DW_ASM_NEXT_SAVE
+#define TH_DW_ASM_JOIN
 #define TH_DW_ASM_NEXT_RUN
+#define TH_DW_ASM_CHAIN
 #endif
 
 /* Register use of the block loop: r0-r2 row windows p0-p2, r3 r4 weight pair (W01, W12) or
@@ -1347,9 +1363,10 @@ typedef char
 #endif
 
 /* Pieces of both row walkers below: the next channel's arguments to frame word 15, the
- * arguments' first 15 words to the stack frame (r0 ends at the rest: r0-r2, r11, r12); the
- * blocks of four, two an iteration, entered at ENTRY; a row's end (pointers to the next
- * row, until o_end), then the next channel (label 11) or the return. */
+ * arguments' first 15 words to the stack frame (r0 ends at the rest: r0-r2, r11, r12; a
+ * chained record joins there); the blocks of four, two an iteration, entered at ENTRY; a
+ * row's end (pointers to the next row, until o_end), then the next channel (label 11) or
+ * the return. */
 #define TH_DW_ASM_FRAME_ARGS                                                                 \
     TH_DW_ASM_NEXT_SAVE                                                                      \
     "ldm r0!, {r1-r8}\n\t"                                                                   \
@@ -1357,6 +1374,7 @@ typedef char
     "ldm r0!, {r1-r7}\n\t"                                                                   \
     "add r8, sp, #32\n\t"                                                                    \
     "stm r8, {r1-r7}\n\t"                                                                    \
+    TH_DW_ASM_JOIN                                                                           \
     "ldm r0, {r0-r2, r11, r12}\n\t"
 #define TH_DW_ASM_BLOCKS(ROW, ENTRY)                                                         \
     "b " ENTRY "f\n\t"                                                                       \
@@ -1374,7 +1392,8 @@ typedef char
     "bne " ENTRY "b\n\t"                                                                     \
     TH_DW_ASM_NEXT_RUN                                                                       \
     "add sp, sp, " TH_DW_ASM_FRAME "\n\t"                                                    \
-    "pop {r4-r11, pc}\n\t"
+    "pop {r4-r11, pc}\n\t"                                                                   \
+    TH_DW_ASM_CHAIN
 
 /* Every output of every output row (at least one block of four per row, one row): the
  * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
@@ -1389,7 +1408,6 @@ typedef char
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
                          "sub sp, sp, " TH_DW_ASM_FRAME "\n\t"                               \
-                         TH_DW_ASM_CHAIN_HEAD                                                \
                          "ldr r1, [r0, #52]\n\t"                                             \
                          "cbnz r1, 7f\n\t"                                                   \
                          "ldr r2, [r0, #40]\n\t"                                             \
@@ -1472,7 +1490,6 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
                          "sub sp, sp, " TH_DW_ASM_FRAME "\n\t"                               \
-                         TH_DW_ASM_CHAIN_HEAD                                                \
                          TH_DW_ASM_FRAME_ARGS                                                \
                          "str r12, [sp, #52]\n\t"                                            \
                          "ldr lr, [sp, #40]\n\t"                                             \
@@ -1498,9 +1515,10 @@ TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, "2", TH_DW_ASM_BLOCKS(TH_DW_A
 #undef TH_DW_ASM_FRAME_ARGS
 #undef TH_DW_ASM_ROW_END
 #undef TH_DW_ASM_FRAME
-#undef TH_DW_ASM_CHAIN_HEAD
 #undef TH_DW_ASM_NEXT_SAVE
+#undef TH_DW_ASM_JOIN
 #undef TH_DW_ASM_NEXT_RUN
+#undef TH_DW_ASM_CHAIN
 #undef TH_DW_FIVE_RESTORE
 #undef TH_DW_FIVE_S1
 #undef TH_DW_FIVE_S2
@@ -1798,32 +1816,85 @@ dw_words4_asm(dw_row_args *q, const int8_t *f, int32_t tc, int32_t tr)
 #undef TH_DW_WORDS4_SUM0
 #undef TH_DW_WORDS4_SUM
 
+/* The offsets of dw_asm_call that dw_group4_set_asm reads. */
+typedef char dw_asm_call_offsets_check
+    [offsetof(dw_asm_call, count) == 340 && offsetof(dw_asm_call, o_span) == 344 &&
+             offsetof(dw_asm_call, offset) == 360 && offsetof(dw_asm_call, zp) == 364 &&
+             offsetof(dw_asm_call, bias) == 372 && offsetof(dw_asm_call, quant) == 376 &&
+             offsetof(dw_asm_call, out) == 380 && sizeof(dw_row_args) == 84
+         ? 1
+         : -1];
+
+/* Records r .. k[3] of channels c .. (their weight words and doubled tap sums there, from
+ * dw_words4_asm): what dw3x3_channel_set and dw3x3_channel_asm's start value compute, 19
+ * instructions a channel where gcc's loop took 28 (it kept values on the stack). acc0 =
+ * 2 bias + offset x 2 sum(w); th_fast_rq_make's round_zp, (1 << (e - 1)) + (zp << e), as
+ * (2 zp + 1) << (e - 1) (mod 2^32, e = -shift >= 1 on the fast path: one shift); e_count =
+ * count + (e & 0xFF) (count's low byte is 0: one UXTAB). Without a bias, r6 reads four
+ * zero words on the stack. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline))
+dw_group4_set_asm(dw_asm_call *call, int32_t c, dw_row_args *r)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #16\n\t"
+                     "ldr r3, [r0, #376]\n\t"
+                     "ldrd r4, r5, [r3]\n\t"
+                     "add r4, r4, r1, lsl #2\n\t"
+                     "add r5, r5, r1, lsl #2\n\t"
+                     "ldr r6, [r0, #372]\n\t"
+                     "cbz r6, 1f\n\t"
+                     "add r6, r6, r1, lsl #2\n\t"
+                     "b 2f\n\t"
+                     "1:\n\t"
+                     "strd r6, r6, [sp]\n\t"
+                     "strd r6, r6, [sp, #8]\n\t"
+                     "mov r6, sp\n\t"
+                     "2:\n\t"
+                     "ldrd r7, r8, [r0, #360]\n\t"
+                     "mov r3, #1\n\t"
+                     "add r8, r3, r8, lsl #1\n\t"
+                     "ldrd r9, r10, [r0, #340]\n\t"
+                     "ldr r11, [r0, #380]\n\t"
+                     "add r11, r11, r1\n\t"
+                     "add r12, r0, #336\n\t"
+                     "3:\n\t"
+                     "ldr r3, [r6], #4\n\t"
+                     "ldr r1, [r2, #8]\n\t"
+                     "lsl r3, r3, #1\n\t"
+                     "mla r1, r1, r7, r3\n\t"
+                     "str r1, [r2, #8]\n\t"
+                     "ldr r3, [r5], #4\n\t"
+                     "ldr r1, [r4], #4\n\t"
+                     "mvn lr, r3\n\t"
+                     "lsl lr, r8, lr\n\t"
+                     "strd r1, lr, [r2, #28]\n\t"
+                     "rsb r3, r3, #0\n\t"
+                     "uxtab r3, r9, r3\n\t"
+                     "add r1, r11, r10\n\t"
+                     "strd r1, r3, [r2, #36]\n\t"
+                     "str r11, [r2, #72]\n\t"
+                     "add r11, r11, #1\n\t"
+                     "add r2, r2, #84\n\t"
+                     "cmp r2, r12\n\t"
+                     "bne 3b\n\t"
+                     "add sp, sp, #16\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+
 /* Channels c0 + back .. c0 + 3 of a group of four staged planes (back 0, or 1 for the last
  * three of C % 4 == 3: c0 is then the channel before them, whose plane goes unused) in
- * assembly, `plane` channel c0 + back's. The four channels' weight words come from word
- * loads (dw_words4_asm: 9 loads for the 36 taps where dw_row_words takes one byte load a
- * tap), the start values from their sums; the rest per channel (dw3x3_channel_set); then
- * one call of the rows for all of them (the records' `next`: one entry and frame). */
+ * assembly. The four channels' weight words come from word loads (dw_words4_asm: 9 loads
+ * for the 36 taps where dw_row_words takes one byte load a tap), the start values from
+ * their sums, the rest per channel (dw_group4_set_asm); then one call of the rows for all
+ * of them (the records' `next`: one entry and frame). */
 static void __attribute__((noinline))
 dw3x3_group4_asm(dw_asm_call *call, int32_t c0, int32_t back)
 {
     dw_words4_asm(call->k, call->filter + c0, call->tap_col_step, call->tap_row_step);
-    const int32_t *const mult = call->quant->multiplier + c0;
-    const int32_t *const shift = call->quant->shift + c0;
-    const int32_t *const bias = call->bias != NULL ? call->bias + c0 : NULL;
-    int8_t *const o = call->out + c0;
-    for (int32_t k = back; k < 4; k++) {
-        dw_row_args *const r = &call->k[k];
-        const int32_t b = bias != NULL ? bias[k] : 0;
-        /* Doubled: 2 * bias + offset * 2 * sum(w), see dw3x3_channel_asm. */
-        r->acc0 = (int32_t)(2u * (uint32_t)b + (uint32_t)call->offset * (uint32_t)r->acc0);
-        const th_fast_rq rq = th_fast_rq_make(mult[k], shift[k], call->zp);
-        r->multiplier = rq.multiplier;
-        r->round_zp = rq.round_zp;
-        r->e_count = (int32_t)(call->count | ((uint32_t)rq.e & 0xFFu));
-        r->o = o + k;
-        r->o_end = o + k + call->o_span;
-    }
+    dw_group4_set_asm(call, c0 + back, &call->k[back]);
     call->rows_fn(&call->k[back]); /* the channels after it: `next` */
 }
 #endif
