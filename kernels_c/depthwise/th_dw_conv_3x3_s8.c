@@ -1381,19 +1381,28 @@ typedef char
     "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)                              \
     "adds lr, lr, #1024\n\t"                                                                 \
     "bcc 1b\n\t"
-#define TH_DW_ASM_ROW_END(ENTRY)                                                             \
+#define TH_DW_ASM_ROW_END_WITH(NEXT_ROW)                                                      \
     "ldrd r3, r4, [sp, #44]\n\t"                                                             \
     "add r0, r0, r3\n\t"                                                                     \
     "add r1, r1, r3\n\t"                                                                     \
     "add r2, r2, r3\n\t"                                                                     \
     "add r11, r11, r4\n\t"                                                                   \
-    "ldrd r9, lr, [sp, #36]\n\t"                                                             \
-    "cmp r11, r9\n\t"                                                                        \
-    "bne " ENTRY "b\n\t"                                                                     \
+    NEXT_ROW                                                                                 \
     TH_DW_ASM_NEXT_RUN                                                                       \
     "add sp, sp, " TH_DW_ASM_FRAME "\n\t"                                                    \
     "pop {r4-r11, pc}\n\t"                                                                   \
     TH_DW_ASM_CHAIN
+/* ... the next row until o_end (lr: the row's e_count again, its loop count used up) ... */
+#define TH_DW_ASM_ROW_END(ENTRY)                                                             \
+    TH_DW_ASM_ROW_END_WITH("ldrd r9, lr, [sp, #36]\n\t"                                      \
+                           "cmp r11, r9\n\t"                                                 \
+                           "bne " ENTRY "b\n\t")
+/* ... or, rows of five outputs alone (no block loop uses lr's count), the rows counted in
+ * lr above its low 10 bits (dw_asm_prepare: ADDS #1024 carries out after the last row):
+ * 2 instructions a row instead of 3. */
+#define TH_DW_ASM_ROW_END_COUNTED                                                            \
+    TH_DW_ASM_ROW_END_WITH("adds lr, lr, #1024\n\t"                                          \
+                           "bcc 3b\n\t")
 
 /* Every output of every output row (at least one block of four per row, one row): the
  * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
@@ -1485,7 +1494,7 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
  * single output that loads its weights and requantization again (stride 2: 78
  * instructions, here 72; stride 1: 75 and 72). p_skip and o_skip are dw_asm_prepare's for
  * m blocks and a single (done = 4m): the pointers move as far here. */
-#define TH_DW_ROWS5_FN(NAME, FIVE, ENTRY, LOOP, RESTORE)                                     \
+#define TH_DW_ROWS5_FN(NAME, FIVE, LOOP, RESTORE, ROW_END)                                   \
     static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
@@ -1495,25 +1504,27 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
                          "ldr lr, [sp, #40]\n\t"                                             \
                          LOOP                                                                \
                          "3:\n\t" TH_DW_ASM_FIVE(FIVE, RESTORE)                              \
-                         TH_DW_ASM_ROW_END(ENTRY));                                          \
+                         ROW_END);                                                           \
     }
 
 #define TH_DW_FIVE_RESTORE "mov r12, r10\n\t"
 
-TH_DW_ROWS5_FN(dw_rows_s1_five, TH_DW_FIVE_S1, "3", "", "")
-TH_DW_ROWS5_FN(dw_rows_s1_five_even, TH_DW_FIVE_S1, "1", TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "1"),
-               TH_DW_FIVE_RESTORE)
-TH_DW_ROWS5_FN(dw_rows_s1_five_odd, TH_DW_FIVE_S1, "2", TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "2"),
-               TH_DW_FIVE_RESTORE)
-TH_DW_ROWS5_FN(dw_rows_s2_five, TH_DW_FIVE_S2, "3", "", "")
-TH_DW_ROWS5_FN(dw_rows_s2_five_even, TH_DW_FIVE_S2, "1", TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "1"),
-               TH_DW_FIVE_RESTORE)
-TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, "2", TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "2"),
-               TH_DW_FIVE_RESTORE)
+TH_DW_ROWS5_FN(dw_rows_s1_five, TH_DW_FIVE_S1, "", "", TH_DW_ASM_ROW_END_COUNTED)
+TH_DW_ROWS5_FN(dw_rows_s1_five_even, TH_DW_FIVE_S1, TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "1"),
+               TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("1"))
+TH_DW_ROWS5_FN(dw_rows_s1_five_odd, TH_DW_FIVE_S1, TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "2"),
+               TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("2"))
+TH_DW_ROWS5_FN(dw_rows_s2_five, TH_DW_FIVE_S2, "", "", TH_DW_ASM_ROW_END_COUNTED)
+TH_DW_ROWS5_FN(dw_rows_s2_five_even, TH_DW_FIVE_S2, TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "1"),
+               TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("1"))
+TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "2"),
+               TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("2"))
 #undef TH_DW_ROWS5_FN
 #undef TH_DW_ASM_BLOCKS
 #undef TH_DW_ASM_FRAME_ARGS
 #undef TH_DW_ASM_ROW_END
+#undef TH_DW_ASM_ROW_END_WITH
+#undef TH_DW_ASM_ROW_END_COUNTED
 #undef TH_DW_ASM_FRAME
 #undef TH_DW_ASM_NEXT_SAVE
 #undef TH_DW_ASM_JOIN
@@ -1625,8 +1636,12 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     /* Two blocks per iteration (an odd count enters at the second); the five-output loops
      * run one block fewer. */
     const int32_t looped = blocks - (TH_DW_ANY_FIVE && variant >= 5);
-    call->count = ((0u - (uint32_t)(looped + 1) / 2) << 10) |
-                  ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
+    /* Rows of five alone (variants 5 and 8) count their rows there instead. */
+    const uint32_t iterations =
+        (TH_NN_KEEP_DW3X3_S1_FIVE && variant == 5) || (TH_NN_KEEP_DW3X3_S2_FIVE && variant == 8)
+            ? (uint32_t)g->out_rows
+            : (uint32_t)(looped + 1) / 2;
+    call->count = ((0u - iterations) << 10) | ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
 #if TH_NN_KEEP_DW3X3_GROUP4
     /* What every channel's record shares; a group's record j always reads plane j (the
      * channel staged alone, record 3, sets its own: it comes after the groups). Without
