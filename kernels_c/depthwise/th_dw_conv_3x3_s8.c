@@ -474,6 +474,18 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "sxtb16 r11, lr, ror #8\n\t"                                                             \
     "strd r9, r11, [r6], #8\n\t"
 
+/* A first pixel at an odd column for copy4_rows_asm: 4 LDRSB, 4 STRH. */
+#define TH_DW_COPY4_LEAD                                                                     \
+    "ldrsb r9, [r0]\n\t"                                                                     \
+    "ldrsb r10, [r0, #1]\n\t"                                                                \
+    "ldrsb r11, [r0, #2]\n\t"                                                                \
+    "ldrsb r12, [r0, #3]\n\t"                                                                \
+    "add r0, r0, r2\n\t"                                                                     \
+    "strh r9, [r1], #2\n\t"                                                                  \
+    "strh r10, [r4], #2\n\t"                                                                 \
+    "strh r11, [r5], #2\n\t"                                                                 \
+    "strh r12, [r6], #2\n\t"
+
 /* Rows of 1-4 pixel quads (flags bit 3, path DW3X3_COPY_SHORT: interiors of 4-19 columns,
  * small planes): the quads straight-line, entered at the row's count (labels 12-15, the
  * jump worked out with the others), so a row sets no end pointer and runs no loop test;
@@ -498,7 +510,15 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "tst r5, #8\n\t"                                                                         \
     "it ne\n\t"                                                                              \
     "ldrne r4, [r0, #44]\n\t"
-#define TH_DW_COPY_SHORT_CHAIN(QUAD)                                                         \
+/* (a first pixel and the quads straight-line: label 17, the first pixel then the quads'
+ * entry, without the loop's end pointer: 2 instructions a row fewer) */
+#define TH_DW_COPY_SHORT_LEAD                                                                \
+    "and r6, r5, #9\n\t"                                                                     \
+    "cmp r6, #9\n\t"                                                                         \
+    "it eq\n\t"                                                                              \
+    "adreq.w r4, 17f\n\t"
+#define TH_DW_COPY_SHORT_CHAIN(LEAD, QUAD)                                                   \
+    "17:\n\t" LEAD "ldr pc, [sp, #28]\n\t"                                                   \
     "12:\n\t" QUAD "13:\n\t" QUAD "14:\n\t" QUAD "15:\n\t" QUAD                              \
     "ldr pc, [sp, #20]\n\t"
 /* (jumps[0] set: skip working them out; with the choice above, past CBNZ's reach) */
@@ -509,7 +529,8 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
 #define TH_DW_COPY_JUMPS_MADE "cbnz r4, 11f\n\t"
 #define TH_DW_COPY_SHORT_PICK
 #define TH_DW_COPY_SHORT_START
-#define TH_DW_COPY_SHORT_CHAIN(QUAD)
+#define TH_DW_COPY_SHORT_LEAD
+#define TH_DW_COPY_SHORT_CHAIN(LEAD, QUAD)
 #endif
 
 /* The row copies' common entry (copy4_rows_asm, copy4_last3_asm, copy4_lone_asm): frame, the
@@ -544,6 +565,7 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "tst r5, #1\n\t"                                                                         \
     "it ne\n\t"                                                                              \
     "adrne.w r4, 8f\n\t"                                                                     \
+    TH_DW_COPY_SHORT_LEAD                                                                    \
     "orr r4, r4, #1\n\t"                                                                     \
     "str r4, [r0, #32]\n\t"                                                                  \
     "adr.w r4, 7f\n\t"                                                                       \
@@ -597,16 +619,7 @@ static void __attribute__((naked, noinline))
 copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
 {
     __asm__ volatile(TH_DW_COPY_ROWS_ENTRY
-                     "8:\n\t"
-                     "ldrsb r9, [r0]\n\t"
-                     "ldrsb r10, [r0, #1]\n\t"
-                     "ldrsb r11, [r0, #2]\n\t"
-                     "ldrsb r12, [r0, #3]\n\t"
-                     "add r0, r0, r2\n\t"
-                     "strh r9, [r1], #2\n\t"
-                     "strh r10, [r4], #2\n\t"
-                     "strh r11, [r5], #2\n\t"
-                     "strh r12, [r6], #2\n\t"
+                     "8:\n\t" TH_DW_COPY4_LEAD
                      "3:\n\t"
                      "ldr r7, [sp]\n\t"
                      "add r7, r7, r1\n\t"
@@ -652,10 +665,11 @@ copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
                      "bne 5b\n\t"
                      "add sp, sp, #36\n\t"
                      "pop {r4-r11, pc}\n\t"
-                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY4_QUAD));
+                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY4_LEAD, TH_DW_COPY4_QUAD));
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY4_QUAD
+#undef TH_DW_COPY4_LEAD
 
 /* One quad of pixels for copy4_last3_asm: TH_DW_COPY4_QUAD without plane 0 (byte 0 of each
  * pixel word, the channel before the three): 20 instructions per 12 values. */
@@ -679,6 +693,15 @@ copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
     "sxtb16 r11, lr, ror #8\n\t"                                                             \
     "strd r9, r11, [r6], #8\n\t"
 
+#define TH_DW_COPY3_LEAD                                                                     \
+    "ldrsb r9, [r0, #1]\n\t"                                                                 \
+    "ldrsb r10, [r0, #2]\n\t"                                                                \
+    "ldrsb r11, [r0, #3]\n\t"                                                                \
+    "add r0, r0, r2\n\t"                                                                     \
+    "strh r9, [r4], #2\n\t"                                                                  \
+    "strh r10, [r5], #2\n\t"                                                                 \
+    "strh r11, [r6], #2\n\t"
+
 /* The last three channels of C % 4 == 3 (path DW3X3_GROUP3): copy4_rows_asm's rows with
  * the same arguments and src (the pixel words of channels c - 1 .. c + 2: inside the pixel,
  * so never past the input's end), storing only planes 1-3 (channels c .. c + 2) instead of
@@ -691,14 +714,7 @@ static void __attribute__((naked, noinline, unused))
 copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
 {
     __asm__ volatile(TH_DW_COPY_ROWS_ENTRY
-                     "8:\n\t"
-                     "ldrsb r9, [r0, #1]\n\t"
-                     "ldrsb r10, [r0, #2]\n\t"
-                     "ldrsb r11, [r0, #3]\n\t"
-                     "add r0, r0, r2\n\t"
-                     "strh r9, [r4], #2\n\t"
-                     "strh r10, [r5], #2\n\t"
-                     "strh r11, [r6], #2\n\t"
+                     "8:\n\t" TH_DW_COPY3_LEAD
                      "3:\n\t"
                      "ldr r7, [sp]\n\t"
                      "add r7, r7, r4\n\t"
@@ -739,10 +755,11 @@ copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
                      "bne 5b\n\t"
                      "add sp, sp, #36\n\t"
                      "pop {r4-r11, pc}\n\t"
-                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY3_QUAD));
+                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY3_LEAD, TH_DW_COPY3_QUAD));
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY3_QUAD
+#undef TH_DW_COPY3_LEAD
 
 /* One quad of one channel's pixels for copy4_lone_asm (copy_rows_asm's quad, to plane 3):
  * 4 LDRSB, ADD, 2 PKHBT, STRD. Byte loads beat the pixel words here: one plane's values
@@ -756,6 +773,11 @@ copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
     "pkhbt r8, r8, r9, lsl #16\n\t"                                                          \
     "pkhbt r10, r10, r11, lsl #16\n\t"                                                       \
     "strd r8, r10, [r6], #8\n\t"
+
+#define TH_DW_COPY1_LEAD                                                                     \
+    "ldrsb r9, [r0]\n\t"                                                                     \
+    "add r0, r0, r2\n\t"                                                                     \
+    "strh r9, [r6], #2\n\t"
 
 /* The one channel left after the groups of four (C % 4 == 1 or 2, path DW3X3_LONE), into
  * plane 3 (the plane of record 3 that runs it): copy4_rows_asm's rows and jumps (the
@@ -772,10 +794,7 @@ copy4_lone_asm(dw_copy4_args *a, const int8_t *src)
 {
     __asm__ volatile(TH_DW_COPY_ROWS_ENTRY_WITH("ldrd r4, r5, [sp, #8]\n\t"
                                                 "ldr r1, [sp, #16]\n\t")
-                     "8:\n\t"
-                     "ldrsb r9, [r0]\n\t"
-                     "add r0, r0, r2\n\t"
-                     "strh r9, [r6], #2\n\t"
+                     "8:\n\t" TH_DW_COPY1_LEAD
                      "3:\n\t"
                      "ldr r7, [sp]\n\t"
                      "add r7, r7, r6\n\t"
@@ -802,15 +821,17 @@ copy4_lone_asm(dw_copy4_args *a, const int8_t *src)
                      "bne 5b\n\t"
                      "add sp, sp, #36\n\t"
                      "pop {r4-r11, pc}\n\t"
-                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY1_QUAD));
+                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY1_LEAD, TH_DW_COPY1_QUAD));
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY1_QUAD
+#undef TH_DW_COPY1_LEAD
 #undef TH_DW_COPY_ROWS_ENTRY
 #undef TH_DW_COPY_ROWS_ENTRY_WITH
 #undef TH_DW_COPY_SHORT_PICK
 #undef TH_DW_COPY_JUMPS_MADE
 #undef TH_DW_COPY_SHORT_START
+#undef TH_DW_COPY_SHORT_LEAD
 #undef TH_DW_COPY_SHORT_CHAIN
 #endif
 
