@@ -2174,7 +2174,18 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
 #if TH_DW_ASM
         call.out = out_b;
 #endif
-        for (int32_t c = 0; c < channels;) {
+        int32_t c = 0;
+#if TH_DW_COPY_ASM && TH_DW_ASM && TH_NN_KEEP_DW3X3_GROUP4
+        if (planes == 4 && use_asm && copy4_off >= 0) {
+            /* The groups of four as the loop below runs them (copy4_rows_asm, then
+             * dw3x3_group4_asm), without its choices per group; it takes the rest. */
+            for (; c + 4 <= channels; c += 4) {
+                copy4_rows_asm(&copy4, in_b + copy4_off + c);
+                dw3x3_group4_asm(&call, c, 0);
+            }
+        }
+#endif
+        while (c < channels) {
             /* Every staged channel is copied before any of its outputs is written. The last
              * three of C >= 4 channels are staged as the last four (one word load per pixel
              * beats three one-plane copies); the first of those is done (skip: its plane
