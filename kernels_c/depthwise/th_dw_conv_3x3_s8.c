@@ -2204,8 +2204,8 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             int16_t *const first =
                 plane + (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4 && group == 1 ? 3 : back) * slot;
             if (group == 1) { /* one channel: inline (per channel) */
-#if TH_DW_COPY_ASM
-                if (TH_NN_KEEP_DW3X3_LONE && lone && copy4_off >= 0) { /* else never named */
+#if TH_DW_COPY_ASM && TH_NN_KEEP_DW3X3_LONE /* (else main's code, as gcc lays it out) */
+                if (lone && copy4_off >= 0) {
                     copy4_lone_asm(&copy_last, in_b + copy4_off + c);
                 } else {
                     fill_interior(first, &geo, in_b, c);
