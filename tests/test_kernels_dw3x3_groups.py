@@ -20,9 +20,12 @@ one at an odd column, or alone), so that the four-plane copy's per-row dispatch
 (copy4_rows_asm: first pixel, quads, pair, last pixel, each taken or not) also runs its
 no-quad branches. The last three of C % 4 == 3 channels (7, 11) store only their three
 planes (path DW3X3_GROUP3, copy4_last3_asm: the four-plane copy's rows without plane 0), on
-QEMU over the same edges. Outputs taller than wide whose rows cost less untransposed (path
-DW3X3_ROWS_PLAIN, e.g. 9x8) stay plain. The host tests also run the build that leaves every
-optional path out (dsp_general: one plane at a time)."""
+QEMU over the same edges; interiors of 4-19 columns copy their 1-4 quads straight-line
+(path DW3X3_COPY_SHORT, both four-plane copies); a last one or two channels (C % 4 == 1,
+2) copy one plane's rows with the four-plane copy's jumps (path DW3X3_LONE,
+copy4_lone_asm). Outputs taller than wide whose rows cost
+less untransposed (path DW3X3_ROWS_PLAIN, e.g. 9x8) stay plain. The host tests also run the
+build that leaves every optional path out (dsp_general: one plane at a time)."""
 
 from __future__ import annotations
 
@@ -126,6 +129,58 @@ def _narrow(seed: int) -> list[ConvCase]:
     return cases
 
 
+def _short(seed: int) -> list[ConvCase]:
+    """Four-plane copies of rows of 1-4 pixel quads (path DW3X3_COPY_SHORT: straight-line
+    quads entered at the row's count), interiors of 4-19 columns (and 20-23: the quad loop
+    beside them) starting at an odd or even column, so with and without a first pixel, a
+    pair and a last pixel; 4-13 and 29-37 channels (every C % 4: the last three's own copy,
+    copy4_last3_asm), both strides, SAME-like and VALID padding, plain and transposed."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(40):
+        cols = 4 + i % 20
+        pl = i % 2 if i % 5 != 4 else 0
+        pr = int(rng.integers(0, 2)) if i % 5 != 4 else 0
+        rows = int(rng.integers(3, cols + 1))
+        c = 4 + i % 10 if i % 3 != 2 else 29 + i % 9
+        hw, pads = (rows, cols), (1, 1, pl, pr)
+        if i % 8 == 7:  # tall: transposed, the columns along plane rows
+            hw, pads = (cols, min(rows, 5)), (pl, pr, 1, 1)
+        if i % 5 == 4:  # VALID
+            pads = (0, 0, 0, 0)
+        cases.append(_case(rng, hw, c, 1 + (i // 2) % 2, pads, bias=i % 3 != 1))
+    return cases
+
+
+def _lone(seed: int) -> list[ConvCase]:
+    """A last one or two channels after the groups of four (C % 4 == 1, 2: path DW3X3_LONE,
+    copy4_lone_asm: one plane's rows with the four-plane copy's jumps) over its row parts:
+    interiors of 1-24 columns starting at an odd or even column (a first pixel or not, 0-5
+    quads straight-line or looped, a pair, a last pixel), both strides, SAME-like and VALID
+    padding, plain and transposed, two images (the next image's groups after the lone
+    plane), in place."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for i in range(36):
+        cols = 1 + i % 24
+        pl = (i // 2) % 2 if i % 6 != 5 else 0
+        pr = max(int(rng.integers(0, 2)), 3 - cols - pl) if i % 6 != 5 else 0
+        rows = int(rng.integers(2, 9))
+        c = (5, 6, 9, 10, 33, 34)[i % 6]
+        hw, pads = (rows, cols), (1, 1, pl, pr)
+        if i % 9 == 8:  # tall: transposed, the columns along plane rows
+            hw, pads = (cols + 8, min(rows, 4)), (pl, pr, 1, 1)
+        if i % 6 == 5:  # VALID
+            pads = (0, 0, 0, 0)
+            hw = (max(hw[0], 3), max(hw[1], 3))
+        case = _case(rng, hw, c, 1 + (i // 3) % 2, pads, batches=1 + (i % 7 == 3),
+                     bias=i % 4 != 1)
+        if i % 5 == 2:
+            case = dataclasses.replace(case, in_place=True)
+        cases.append(case)
+    return cases
+
+
 def _row_cost(n: int) -> int:
     """th_dw_conv_3x3_s8.c row_cost: rough instructions of an output row of n."""
     return 40 * n + 20 if n < 4 else 57 * (n // 4) + 11 + 33 * (n & 2 != 0) + 19 * (n & 1)
@@ -155,7 +210,8 @@ def _rows_plain(seed: int, count: int = 24) -> list[ConvCase]:
 # the staged groups fall back to one plane at a time: still exact.
 @pytest.mark.parametrize("variant", ("portable", "dsp", "dsp_general"))
 def test_dw3x3_few_channels_match_reference(variant: str) -> None:
-    cases = _all(315, 100) + _groups(317, 60) + _narrow(319) + _rows_plain(321)
+    cases = (_all(315, 100) + _groups(317, 60) + _narrow(319) + _rows_plain(321)
+             + _short(323) + _lone(325))
     with Driver(build_driver(variant)) as driver:
         for case in cases:
             problem = check_result(case, driver.run(case))
@@ -178,6 +234,31 @@ def test_dw3x3_few_channels_on_target(tmp_path: Path, board: str) -> None:
     plain = [c for c in _rows_plain(322) if fits_small_firmware(c)]
     assert len(plain) >= 20
     cases += groups + plain + [c for c in _narrow(320) if fits_small_firmware(c)]
+    run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"{board} {describe(case)}: {problem}"
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500"))
+def test_dw3x3_copy_short_on_target(tmp_path: Path, board: str) -> None:
+    """copy4_rows_asm / copy4_last3_asm rows of 1-4 quads straight-line (DW3X3_COPY_SHORT)
+    on QEMU (Cortex-M4 and M7), in every mode, next to rows of 5 quads (the loop); and
+    copy4_lone_asm (DW3X3_LONE) over its row parts."""
+    cases = [m for c in _short(324) for m in _modes(c)]
+    cases = [c for c in cases if fits_small_firmware(c)]
+    assert len(cases) >= 120
+    cols = {c.x.shape[2] if c.out_shape[1] <= c.out_shape[2] else c.x.shape[1] for c in cases}
+    assert set(range(4, 20)) <= cols
+    assert any(c.out_shape[3] % 4 == 3 and c.fast_scratch for c in cases)
+    # copy4_lone_asm (C % 4 == 1, 2), every interior width of 1-24 columns
+    lone = [c for c in _lone(326) if fits_small_firmware(c)]
+    assert len(lone) >= 30 and {c.out_shape[3] % 4 for c in lone} == {1, 2}
+    assert any(c.in_place for c in lone) and any(c.out_shape[0] == 2 for c in lone)
+    cases += lone
     run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)

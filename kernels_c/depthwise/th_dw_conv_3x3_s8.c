@@ -276,6 +276,11 @@ fill_padding4(int16_t *plane, const dw_geometry *g, int32_t offset, int32_t slot
         for (; q != last; q += pw) {
             pad_put4(q, slot, pad2);
         }
+    } else if (run <= 4) { /* SAME stride 1, or stride 2 with an odd input: two words */
+        for (; q != last; q += pw) {
+            pad_put4(q, slot, pad2);
+            pad_put4(q + 2, slot, pad2);
+        }
     }
     for (; q != last; q += pw) {
         for (int32_t i = 0; i < run; i += 2) {
@@ -432,7 +437,8 @@ typedef struct {
     int32_t in_c; /* 4: input bytes between neighbours along the row */
     int32_t slot_bytes; /* 8: bytes between the planes */
     int32_t quad_bytes; /* 12: 8 x the pixel quads per row */
-    int32_t flags; /* 16: bit 0 one pixel first (odd start), bit 1 a pair, bit 2 a last one */
+    int32_t flags; /* 16: bit 0 one pixel first (odd start), bit 1 a pair, bit 2 a last one,
+                    * bit 3 the quads straight-line (path DW3X3_COPY_SHORT) */
     int32_t s_adv; /* 20: input bytes from after a row's pair to the next row */
     int32_t d_adv; /* 24: plane bytes, likewise */
     int32_t span; /* 28: input bytes of the interior rows (rows x src_outer) */
@@ -468,10 +474,69 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "sxtb16 r11, lr, ror #8\n\t"                                                             \
     "strd r9, r11, [r6], #8\n\t"
 
-/* The row copies' common entry (copy4_rows_asm, copy4_last3_asm): frame, the row state and
- * the jumps (worked out once per call), the planes from the arguments; ends at label 5, the
- * row loop's head. */
-#define TH_DW_COPY_ROWS_ENTRY                                                                \
+/* A first pixel at an odd column for copy4_rows_asm: 4 LDRSB, 4 STRH. */
+#define TH_DW_COPY4_LEAD                                                                     \
+    "ldrsb r9, [r0]\n\t"                                                                     \
+    "ldrsb r10, [r0, #1]\n\t"                                                                \
+    "ldrsb r11, [r0, #2]\n\t"                                                                \
+    "ldrsb r12, [r0, #3]\n\t"                                                                \
+    "add r0, r0, r2\n\t"                                                                     \
+    "strh r9, [r1], #2\n\t"                                                                  \
+    "strh r10, [r4], #2\n\t"                                                                 \
+    "strh r11, [r5], #2\n\t"                                                                 \
+    "strh r12, [r6], #2\n\t"
+
+/* Rows of 1-4 pixel quads (flags bit 3, path DW3X3_COPY_SHORT: interiors of 4-19 columns,
+ * small planes): the quads straight-line, entered at the row's count (labels 12-15, the
+ * jump worked out with the others), so a row sets no end pointer and runs no loop test;
+ * a row without a first odd pixel starts there directly (5 instructions a row fewer). */
+#if TH_NN_KEEP_DW3X3_COPY_SHORT
+#define TH_DW_COPY_SHORT_PICK                                                                \
+    "ldr r6, [r0, #16]\n\t"                                                                  \
+    "tst r6, #8\n\t"                                                                         \
+    "beq 16f\n\t"                                                                            \
+    "adr.w r5, 12f\n\t"                                                                      \
+    "cmp r4, #24\n\t"                                                                        \
+    "it eq\n\t"                                                                              \
+    "adreq.w r5, 13f\n\t"                                                                    \
+    "cmp r4, #16\n\t"                                                                        \
+    "it eq\n\t"                                                                              \
+    "adreq.w r5, 14f\n\t"                                                                    \
+    "cmp r4, #8\n\t"                                                                         \
+    "it eq\n\t"                                                                              \
+    "adreq.w r5, 15f\n\t"                                                                    \
+    "16:\n\t"
+#define TH_DW_COPY_SHORT_START                                                               \
+    "tst r5, #8\n\t"                                                                         \
+    "it ne\n\t"                                                                              \
+    "ldrne r4, [r0, #44]\n\t"
+/* (a first pixel and the quads straight-line: label 17, the first pixel then the quads'
+ * entry, without the loop's end pointer: 2 instructions a row fewer) */
+#define TH_DW_COPY_SHORT_LEAD                                                                \
+    "and r6, r5, #9\n\t"                                                                     \
+    "cmp r6, #9\n\t"                                                                         \
+    "it eq\n\t"                                                                              \
+    "adreq.w r4, 17f\n\t"
+#define TH_DW_COPY_SHORT_CHAIN(LEAD, QUAD)                                                   \
+    "17:\n\t" LEAD "ldr pc, [sp, #28]\n\t"                                                   \
+    "12:\n\t" QUAD "13:\n\t" QUAD "14:\n\t" QUAD "15:\n\t" QUAD                              \
+    "ldr pc, [sp, #20]\n\t"
+/* (jumps[0] set: skip working them out; with the choice above, past CBNZ's reach) */
+#define TH_DW_COPY_JUMPS_MADE                                                                \
+    "cmp r4, #0\n\t"                                                                         \
+    "bne.w 11f\n\t"
+#else
+#define TH_DW_COPY_JUMPS_MADE "cbnz r4, 11f\n\t"
+#define TH_DW_COPY_SHORT_PICK
+#define TH_DW_COPY_SHORT_START
+#define TH_DW_COPY_SHORT_LEAD
+#define TH_DW_COPY_SHORT_CHAIN(LEAD, QUAD)
+#endif
+
+/* The row copies' common entry (copy4_rows_asm, copy4_last3_asm, copy4_lone_asm): frame, the
+ * row state and the jumps (worked out once per call), the planes from the arguments, then
+ * SETUP; ends at label 5, the row loop's head. */
+#define TH_DW_COPY_ROWS_ENTRY_WITH(SETUP)                                                    \
     "push {r4-r11, lr}\n\t"                                                                  \
     "sub sp, sp, #36\n\t"                                                                    \
     "ldr r4, [r0, #28]\n\t"                                                                  \
@@ -482,7 +547,7 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "ldrd r4, r5, [r0, #20]\n\t"                                                             \
     "strd r4, r5, [sp, #8]\n\t"                                                              \
     "ldr r4, [r0, #32]\n\t"                                                                  \
-    "cbnz r4, 11f\n\t"                                                                       \
+    TH_DW_COPY_JUMPS_MADE                                                                    \
     "ldr r4, [r0, #12]\n\t"                                                                  \
     "adr.w r5, 1f\n\t"                                                                       \
     "tst r4, #8\n\t"                                                                         \
@@ -491,13 +556,16 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "cmp r4, #0\n\t"                                                                         \
     "it eq\n\t"                                                                              \
     "adreq.w r5, 4f\n\t"                                                                     \
+    TH_DW_COPY_SHORT_PICK                                                                    \
     "orr r5, r5, #1\n\t"                                                                     \
     "str r5, [r0, #44]\n\t"                                                                  \
     "ldr r5, [r0, #16]\n\t"                                                                  \
     "adr.w r4, 3f\n\t"                                                                       \
+    TH_DW_COPY_SHORT_START                                                                   \
     "tst r5, #1\n\t"                                                                         \
     "it ne\n\t"                                                                              \
     "adrne.w r4, 8f\n\t"                                                                     \
+    TH_DW_COPY_SHORT_LEAD                                                                    \
     "orr r4, r4, #1\n\t"                                                                     \
     "str r4, [r0, #32]\n\t"                                                                  \
     "adr.w r4, 7f\n\t"                                                                       \
@@ -525,8 +593,10 @@ typedef char dw_copy4_args_size_check[sizeof(dw_copy4_args) == 48 ? 1 : -1];
     "add r5, r4, r3\n\t"                                                                     \
     "add r6, r5, r3\n\t"                                                                     \
     "add r3, r2, r2, lsl #1\n\t"                                                             \
+    SETUP                                                                                    \
     "5:\n\t"                                                                                 \
     "ldr pc, [sp, #4]\n\t"
+#define TH_DW_COPY_ROWS_ENTRY TH_DW_COPY_ROWS_ENTRY_WITH("")
 
 /* Copies the interior rows of four planes (fill_interior for four channels at once: a
  * pixel's four values are one load). Per row: one pixel (4 LDRSB, 4 STRH) when the interior
@@ -549,16 +619,7 @@ static void __attribute__((naked, noinline))
 copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
 {
     __asm__ volatile(TH_DW_COPY_ROWS_ENTRY
-                     "8:\n\t"
-                     "ldrsb r9, [r0]\n\t"
-                     "ldrsb r10, [r0, #1]\n\t"
-                     "ldrsb r11, [r0, #2]\n\t"
-                     "ldrsb r12, [r0, #3]\n\t"
-                     "add r0, r0, r2\n\t"
-                     "strh r9, [r1], #2\n\t"
-                     "strh r10, [r4], #2\n\t"
-                     "strh r11, [r5], #2\n\t"
-                     "strh r12, [r6], #2\n\t"
+                     "8:\n\t" TH_DW_COPY4_LEAD
                      "3:\n\t"
                      "ldr r7, [sp]\n\t"
                      "add r7, r7, r1\n\t"
@@ -603,10 +664,12 @@ copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
                      "cmp r0, r8\n\t"
                      "bne 5b\n\t"
                      "add sp, sp, #36\n\t"
-                     "pop {r4-r11, pc}\n\t");
+                     "pop {r4-r11, pc}\n\t"
+                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY4_LEAD, TH_DW_COPY4_QUAD));
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY4_QUAD
+#undef TH_DW_COPY4_LEAD
 
 /* One quad of pixels for copy4_last3_asm: TH_DW_COPY4_QUAD without plane 0 (byte 0 of each
  * pixel word, the channel before the three): 20 instructions per 12 values. */
@@ -630,6 +693,15 @@ copy4_rows_asm(dw_copy4_args *a, const int8_t *src)
     "sxtb16 r11, lr, ror #8\n\t"                                                             \
     "strd r9, r11, [r6], #8\n\t"
 
+#define TH_DW_COPY3_LEAD                                                                     \
+    "ldrsb r9, [r0, #1]\n\t"                                                                 \
+    "ldrsb r10, [r0, #2]\n\t"                                                                \
+    "ldrsb r11, [r0, #3]\n\t"                                                                \
+    "add r0, r0, r2\n\t"                                                                     \
+    "strh r9, [r4], #2\n\t"                                                                  \
+    "strh r10, [r5], #2\n\t"                                                                 \
+    "strh r11, [r6], #2\n\t"
+
 /* The last three channels of C % 4 == 3 (path DW3X3_GROUP3): copy4_rows_asm's rows with
  * the same arguments and src (the pixel words of channels c - 1 .. c + 2: inside the pixel,
  * so never past the input's end), storing only planes 1-3 (channels c .. c + 2) instead of
@@ -642,14 +714,7 @@ static void __attribute__((naked, noinline, unused))
 copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
 {
     __asm__ volatile(TH_DW_COPY_ROWS_ENTRY
-                     "8:\n\t"
-                     "ldrsb r9, [r0, #1]\n\t"
-                     "ldrsb r10, [r0, #2]\n\t"
-                     "ldrsb r11, [r0, #3]\n\t"
-                     "add r0, r0, r2\n\t"
-                     "strh r9, [r4], #2\n\t"
-                     "strh r10, [r5], #2\n\t"
-                     "strh r11, [r6], #2\n\t"
+                     "8:\n\t" TH_DW_COPY3_LEAD
                      "3:\n\t"
                      "ldr r7, [sp]\n\t"
                      "add r7, r7, r4\n\t"
@@ -689,11 +754,85 @@ copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
                      "cmp r0, r8\n\t"
                      "bne 5b\n\t"
                      "add sp, sp, #36\n\t"
-                     "pop {r4-r11, pc}\n\t");
+                     "pop {r4-r11, pc}\n\t"
+                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY3_LEAD, TH_DW_COPY3_QUAD));
 }
 #pragma GCC diagnostic pop
 #undef TH_DW_COPY3_QUAD
+#undef TH_DW_COPY3_LEAD
+
+/* One quad of one channel's pixels for copy4_lone_asm (copy_rows_asm's quad, to plane 3):
+ * 4 LDRSB, ADD, 2 PKHBT, STRD. Byte loads beat the pixel words here: one plane's values
+ * from words take a PKHTB and an SXTB16 per two, 10 instructions a quad, not 8. */
+#define TH_DW_COPY1_QUAD                                                                     \
+    "ldrsb r8, [r0]\n\t"                                                                     \
+    "ldrsb r9, [r0, r2]\n\t"                                                                 \
+    "ldrsb r10, [r0, r2, lsl #1]\n\t"                                                        \
+    "ldrsb r11, [r0, r3]\n\t"                                                                \
+    "add r0, r0, r2, lsl #2\n\t"                                                             \
+    "pkhbt r8, r8, r9, lsl #16\n\t"                                                          \
+    "pkhbt r10, r10, r11, lsl #16\n\t"                                                       \
+    "strd r8, r10, [r6], #8\n\t"
+
+#define TH_DW_COPY1_LEAD                                                                     \
+    "ldrsb r9, [r0]\n\t"                                                                     \
+    "add r0, r0, r2\n\t"                                                                     \
+    "strh r9, [r6], #2\n\t"
+
+/* The one channel left after the groups of four (C % 4 == 1 or 2, path DW3X3_LONE), into
+ * plane 3 (the plane of record 3 that runs it): copy4_rows_asm's rows and jumps (the
+ * straight-line quads of DW3X3_COPY_SHORT too) with one plane's parts, where
+ * copy_rows_asm tests its flags per row and ends a row with a remainder by a whole
+ * overlapping quad (13 instructions for a pair, here 7 with its jump). The caller passes a
+ * copy of the four-plane arguments (jumps[0] 0: its own jumps) and the channel's src.
+ * Registers: r0 input, r6 the plane, r2 in_c, r3 3 x in_c, r7 end of the row's quads
+ * (loop), r8-r11 values; s_adv, d_adv and src_end in r4 r5 r1 (planes 0-2 unused). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline, unused))
+copy4_lone_asm(dw_copy4_args *a, const int8_t *src)
+{
+    __asm__ volatile(TH_DW_COPY_ROWS_ENTRY_WITH("ldrd r4, r5, [sp, #8]\n\t"
+                                                "ldr r1, [sp, #16]\n\t")
+                     "8:\n\t" TH_DW_COPY1_LEAD
+                     "3:\n\t"
+                     "ldr r7, [sp]\n\t"
+                     "add r7, r7, r6\n\t"
+                     "ldr pc, [sp, #28]\n\t"
+                     "1:\n\t" TH_DW_COPY1_QUAD "2:\n\t" TH_DW_COPY1_QUAD
+                     "cmp r6, r7\n\t"
+                     "bne 1b\n\t"
+                     "4:\n\t"
+                     "ldr pc, [sp, #20]\n\t"
+                     "9:\n\t"
+                     "ldrsb r9, [r0]\n\t"
+                     "ldrsb r10, [r0, r2]\n\t"
+                     "add r0, r0, r2, lsl #1\n\t"
+                     "pkhbt r9, r9, r10, lsl #16\n\t"
+                     "str r9, [r6], #4\n\t"
+                     "ldr pc, [sp, #24]\n\t"
+                     "10:\n\t"
+                     "ldrsb r9, [r0]\n\t"
+                     "strh r9, [r6]\n\t"
+                     "7:\n\t"
+                     "add r0, r0, r4\n\t"
+                     "add r6, r6, r5\n\t"
+                     "cmp r0, r1\n\t"
+                     "bne 5b\n\t"
+                     "add sp, sp, #36\n\t"
+                     "pop {r4-r11, pc}\n\t"
+                     TH_DW_COPY_SHORT_CHAIN(TH_DW_COPY1_LEAD, TH_DW_COPY1_QUAD));
+}
+#pragma GCC diagnostic pop
+#undef TH_DW_COPY1_QUAD
+#undef TH_DW_COPY1_LEAD
 #undef TH_DW_COPY_ROWS_ENTRY
+#undef TH_DW_COPY_ROWS_ENTRY_WITH
+#undef TH_DW_COPY_SHORT_PICK
+#undef TH_DW_COPY_JUMPS_MADE
+#undef TH_DW_COPY_SHORT_START
+#undef TH_DW_COPY_SHORT_LEAD
+#undef TH_DW_COPY_SHORT_CHAIN
 #endif
 
 #if TH_DW_COPY_ASM
@@ -701,7 +840,7 @@ copy4_last3_asm(dw_copy4_args *a, const int8_t *src)
  * returns the input offset of channel 0's first interior pixel, or -1 when the interior is
  * empty. Made once per call: a group then passes only its input pointer. */
 static int32_t copy4_prepare(dw_copy4_args *a, const dw_geometry *g, int16_t *plane,
-                             int32_t slot)
+                             int32_t slot, int copy_short)
 {
     const int32_t in_c = g->src_inner;
     const dw_interior box = interior_of(g);
@@ -717,7 +856,7 @@ static int32_t copy4_prepare(dw_copy4_args *a, const dw_geometry *g, int16_t *pl
     a->in_c = in_c;
     a->slot_bytes = (int32_t)sizeof(int16_t) * slot;
     a->quad_bytes = 8 * quads;
-    a->flags = lead | (pair << 1) | ((rest & 1) << 2);
+    a->flags = lead | (pair << 1) | ((rest & 1) << 2) | (copy_short ? 8 : 0);
     a->s_adv = g->src_outer - done * in_c;
     a->d_adv = (int32_t)sizeof(int16_t) * (g->pw - done);
     a->span = (box.r_end - box.r_begin) * g->src_outer;
@@ -1014,8 +1153,10 @@ TH_INLINE int8_t dw_out(int32_t acc, const th_fast_rq *rq, int32_t c,
  * carries out after the last one and leaves the bits below). The tail bits are the same
  * for every row and channel of a call, so the call's first channel turns them into the
  * addresses a row goes on to after its blocks and after its pair (tail[0] 0 until then):
- * one LDR PC per row instead of a shift and two branches. */
-typedef struct {
+ * one LDR PC per row instead of a shift and two branches. `next`: the channel to run after
+ * this one in the same call (the four staged channels of a group: one call, one frame), or
+ * NULL. */
+typedef struct dw_row_args_s {
     int32_t w0[2]; /* 0: W01, W12 of filter row 0 */
     int32_t acc0; /* 8 */
     int32_t w12[4]; /* 12: W01, W12 of rows 1, 2 */
@@ -1031,10 +1172,45 @@ typedef struct {
     const int16_t *p2;
     int8_t *o; /* 72: its first output */
     int32_t cs; /* 76: output bytes between neighbours along the row */
+#if TH_NN_KEEP_DW3X3_GROUP4
+    const struct dw_row_args_s *next; /* 80 (only where groups of four can chain) */
+#endif
 } dw_row_args;
 
 /* The assembly's offsets assume 32-bit pointers. */
-typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
+typedef char
+    dw_row_args_size_check[sizeof(dw_row_args) == (TH_NN_KEEP_DW3X3_GROUP4 ? 84 : 80) ? 1 : -1];
+
+/* The chain of a group's records (`next`) only in a build that keeps path DW3X3_GROUP4: a
+ * build without it (a model whose calls all run one channel at a time, e.g. kws) keeps
+ * the walkers' one-record code (no `next` in the frame, no check after the last row). A
+ * chained record (label 11, after the return) copies only its own first 11 words to the
+ * frame: p_skip, o_skip and the tail jumps are the call's, already there from its first
+ * record (which alone works the jumps out), then joins at label 12. */
+#if TH_NN_KEEP_DW3X3_GROUP4
+#define TH_DW_ASM_FRAME "#64"
+#define TH_DW_ASM_NEXT_SAVE                                                                  \
+    "ldr r1, [r0, #80]\n\t"                                                                  \
+    "str r1, [sp, #60]\n\t"
+#define TH_DW_ASM_JOIN "12:\n\t"
+#define TH_DW_ASM_NEXT_RUN                                                                   \
+    "ldr r0, [sp, #60]\n\t"                                                                  \
+    "cmp r0, #0\n\t"                                                                         \
+    "bne 11f\n\t"
+#define TH_DW_ASM_CHAIN                                                                      \
+    "11:\n\t"                                                                                \
+    TH_DW_ASM_NEXT_SAVE                                                                      \
+    "ldm r0!, {r1-r11}\n\t"                                                                  \
+    "stm sp, {r1-r11}\n\t"                                                                   \
+    "add r0, r0, #16\n\t"                                                                    \
+    "b 12b\n\t"
+#else
+#define TH_DW_ASM_FRAME "#60"
+#define TH_DW_ASM_NEXT_SAVE
+#define TH_DW_ASM_JOIN
+#define TH_DW_ASM_NEXT_RUN
+#define TH_DW_ASM_CHAIN
+#endif
 
 /* Register use of the block loop: r0-r2 row windows p0-p2, r3 r4 weight pair (W01, W12) or
  * requantization (multiplier, round_zp), r6 r7 r8 r5 accumulators of outputs 0-3 (r5 takes
@@ -1207,32 +1383,47 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     "adrmi.w r1, 5f\n\t"
 #endif
 
-/* Pieces of both row walkers below: the arguments' first 15 words to the stack frame (r0
- * ends at the rest: r0-r2, r11, r12); the blocks of four, two an iteration, entered at
- * ENTRY; a row's end (pointers to the next row, until o_end) and the return. */
+/* Pieces of both row walkers below: the next channel's arguments to frame word 15, the
+ * arguments' first 15 words to the stack frame (r0 ends at the rest: r0-r2, r11, r12; a
+ * chained record joins there); the blocks of four, two an iteration, entered at ENTRY; a
+ * row's end (pointers to the next row, until o_end), then the next channel (label 11) or
+ * the return. */
 #define TH_DW_ASM_FRAME_ARGS                                                                 \
+    TH_DW_ASM_NEXT_SAVE                                                                      \
     "ldm r0!, {r1-r8}\n\t"                                                                   \
     "stm sp, {r1-r8}\n\t"                                                                    \
     "ldm r0!, {r1-r7}\n\t"                                                                   \
     "add r8, sp, #32\n\t"                                                                    \
     "stm r8, {r1-r7}\n\t"                                                                    \
+    TH_DW_ASM_JOIN                                                                           \
     "ldm r0, {r0-r2, r11, r12}\n\t"
 #define TH_DW_ASM_BLOCKS(ROW, ENTRY)                                                         \
     "b " ENTRY "f\n\t"                                                                       \
     "1:\n\t" TH_DW_ASM_BLOCK(ROW) "2:\n\t" TH_DW_ASM_BLOCK(ROW)                              \
     "adds lr, lr, #1024\n\t"                                                                 \
     "bcc 1b\n\t"
-#define TH_DW_ASM_ROW_END(ENTRY)                                                             \
+#define TH_DW_ASM_ROW_END_WITH(NEXT_ROW)                                                      \
     "ldrd r3, r4, [sp, #44]\n\t"                                                             \
     "add r0, r0, r3\n\t"                                                                     \
     "add r1, r1, r3\n\t"                                                                     \
     "add r2, r2, r3\n\t"                                                                     \
     "add r11, r11, r4\n\t"                                                                   \
-    "ldrd r9, lr, [sp, #36]\n\t"                                                             \
-    "cmp r11, r9\n\t"                                                                        \
-    "bne " ENTRY "b\n\t"                                                                     \
-    "add sp, sp, #60\n\t"                                                                    \
-    "pop {r4-r11, pc}\n\t"
+    NEXT_ROW                                                                                 \
+    TH_DW_ASM_NEXT_RUN                                                                       \
+    "add sp, sp, " TH_DW_ASM_FRAME "\n\t"                                                    \
+    "pop {r4-r11, pc}\n\t"                                                                   \
+    TH_DW_ASM_CHAIN
+/* ... the next row until o_end (lr: the row's e_count again, its loop count used up) ... */
+#define TH_DW_ASM_ROW_END(ENTRY)                                                             \
+    TH_DW_ASM_ROW_END_WITH("ldrd r9, lr, [sp, #36]\n\t"                                      \
+                           "cmp r11, r9\n\t"                                                 \
+                           "bne " ENTRY "b\n\t")
+/* ... or, rows of five outputs alone (no block loop uses lr's count), the rows counted in
+ * lr above its low 10 bits (dw_asm_prepare: ADDS #1024 carries out after the last row):
+ * 2 instructions a row instead of 3. */
+#define TH_DW_ASM_ROW_END_COUNTED                                                            \
+    TH_DW_ASM_ROW_END_WITH("adds lr, lr, #1024\n\t"                                          \
+                           "bcc 3b\n\t")
 
 /* Every output of every output row (at least one block of four per row, one row): the
  * blocks two per iteration (ADDS + BCC per eight outputs; with an odd count of blocks each
@@ -1246,7 +1437,7 @@ typedef char dw_row_args_size_check[sizeof(dw_row_args) == 80 ? 1 : -1];
     static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
-                         "sub sp, sp, #60\n\t"                                               \
+                         "sub sp, sp, " TH_DW_ASM_FRAME "\n\t"                               \
                          "ldr r1, [r0, #52]\n\t"                                             \
                          "cbnz r1, 7f\n\t"                                                   \
                          "ldr r2, [r0, #40]\n\t"                                             \
@@ -1324,35 +1515,42 @@ TH_DW_ROWS_FN(dw_rows_s2_odd, TH_DW_ASM_S2, TH_DW_PAIR_S2, TH_DW_THREE_S2, "2")
  * single output that loads its weights and requantization again (stride 2: 78
  * instructions, here 72; stride 1: 75 and 72). p_skip and o_skip are dw_asm_prepare's for
  * m blocks and a single (done = 4m): the pointers move as far here. */
-#define TH_DW_ROWS5_FN(NAME, FIVE, ENTRY, LOOP, RESTORE)                                     \
+#define TH_DW_ROWS5_FN(NAME, FIVE, LOOP, RESTORE, ROW_END)                                   \
     static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
     {                                                                                        \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
-                         "sub sp, sp, #60\n\t"                                               \
+                         "sub sp, sp, " TH_DW_ASM_FRAME "\n\t"                               \
                          TH_DW_ASM_FRAME_ARGS                                                \
                          "str r12, [sp, #52]\n\t"                                            \
                          "ldr lr, [sp, #40]\n\t"                                             \
                          LOOP                                                                \
                          "3:\n\t" TH_DW_ASM_FIVE(FIVE, RESTORE)                              \
-                         TH_DW_ASM_ROW_END(ENTRY));                                          \
+                         ROW_END);                                                           \
     }
 
 #define TH_DW_FIVE_RESTORE "mov r12, r10\n\t"
 
-TH_DW_ROWS5_FN(dw_rows_s1_five, TH_DW_FIVE_S1, "3", "", "")
-TH_DW_ROWS5_FN(dw_rows_s1_five_even, TH_DW_FIVE_S1, "1", TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "1"),
-               TH_DW_FIVE_RESTORE)
-TH_DW_ROWS5_FN(dw_rows_s1_five_odd, TH_DW_FIVE_S1, "2", TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "2"),
-               TH_DW_FIVE_RESTORE)
-TH_DW_ROWS5_FN(dw_rows_s2_five, TH_DW_FIVE_S2, "3", "", "")
-TH_DW_ROWS5_FN(dw_rows_s2_five_even, TH_DW_FIVE_S2, "1", TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "1"),
-               TH_DW_FIVE_RESTORE)
-TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, "2", TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "2"),
-               TH_DW_FIVE_RESTORE)
+TH_DW_ROWS5_FN(dw_rows_s1_five, TH_DW_FIVE_S1, "", "", TH_DW_ASM_ROW_END_COUNTED)
+TH_DW_ROWS5_FN(dw_rows_s1_five_even, TH_DW_FIVE_S1, TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "1"),
+               TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("1"))
+TH_DW_ROWS5_FN(dw_rows_s1_five_odd, TH_DW_FIVE_S1, TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "2"),
+               TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("2"))
+TH_DW_ROWS5_FN(dw_rows_s2_five, TH_DW_FIVE_S2, "", "", TH_DW_ASM_ROW_END_COUNTED)
+TH_DW_ROWS5_FN(dw_rows_s2_five_even, TH_DW_FIVE_S2, TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "1"),
+               TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("1"))
+TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "2"),
+               TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("2"))
 #undef TH_DW_ROWS5_FN
 #undef TH_DW_ASM_BLOCKS
 #undef TH_DW_ASM_FRAME_ARGS
 #undef TH_DW_ASM_ROW_END
+#undef TH_DW_ASM_ROW_END_WITH
+#undef TH_DW_ASM_ROW_END_COUNTED
+#undef TH_DW_ASM_FRAME
+#undef TH_DW_ASM_NEXT_SAVE
+#undef TH_DW_ASM_JOIN
+#undef TH_DW_ASM_NEXT_RUN
+#undef TH_DW_ASM_CHAIN
 #undef TH_DW_FIVE_RESTORE
 #undef TH_DW_FIVE_S1
 #undef TH_DW_FIVE_S2
@@ -1418,11 +1616,16 @@ static int dw_asm_loop(const dw_geometry *g, int32_t stride, const th_nn_out_sta
      TH_NN_KEEP_DW3X3_S1_FIVE_ODD || TH_NN_KEEP_DW3X3_S2_FIVE ||                             \
      TH_NN_KEEP_DW3X3_S2_FIVE_EVEN || TH_NN_KEEP_DW3X3_S2_FIVE_ODD)
 
+#define TH_DW_RECORDS (TH_NN_KEEP_DW3X3_GROUP4 ? 4 : 1)
+
 /* Per call: the assembly's arguments but for each channel's own words, which loop, and
  * what every channel's words are made from (set once, so a channel's call passes only its
  * plane and index). */
 typedef struct {
-    dw_row_args k;
+    /* One record per staged plane of a group (k[0] -> k[1] -> k[2] -> k[3]: a group's
+     * channels run in one call); a channel staged alone takes the last (next NULL). A
+     * build without groups of four: that one record. */
+    dw_row_args k[TH_DW_RECORDS];
     void (*rows_fn)(dw_row_args *k);
     uint32_t count; /* the iteration count and tail bits of e_count */
     int32_t o_span; /* output bytes of all rows */
@@ -1441,7 +1644,7 @@ typedef struct {
 static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t stride,
                           const th_nn_out_stage *stage, const int8_t *filter,
                           const int32_t *bias, const th_per_channel_quant *quant,
-                          int32_t offset)
+                          int32_t offset, const int16_t *plane, int32_t slot, int groups)
 {
     const int variant = dw_asm_loop(g, stride, stage);
     if (variant == 0) {
@@ -1454,13 +1657,38 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     /* Two blocks per iteration (an odd count enters at the second); the five-output loops
      * run one block fewer. */
     const int32_t looped = blocks - (TH_DW_ANY_FIVE && variant >= 5);
-    call->count = ((0u - (uint32_t)(looped + 1) / 2) << 10) |
-                  ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
-    call->k.p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
-    call->k.o_skip = g->out_row_step - done * g->out_col_step;
+    /* Rows of five alone (variants 5 and 8) count their rows there instead. */
+    const uint32_t iterations =
+        (TH_NN_KEEP_DW3X3_S1_FIVE && variant == 5) || (TH_NN_KEEP_DW3X3_S2_FIVE && variant == 8)
+            ? (uint32_t)g->out_rows
+            : (uint32_t)(looped + 1) / 2;
+    call->count = ((0u - iterations) << 10) | ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
+#if TH_NN_KEEP_DW3X3_GROUP4
+    /* What every channel's record shares; a group's record j always reads plane j (the
+     * channel staged alone, record 3, sets its own: it comes after the groups). Without
+     * groups of four in this call, only record 3. */
     call->o_span = g->out_rows * g->out_row_step;
-    call->k.cs = g->out_col_step;
-    call->k.tail[0] = 0; /* the first channel's call works the tail jumps out */
+    for (int32_t j = groups ? 0 : 3; j < 4; j++) {
+        dw_row_args *const r = &call->k[j];
+        r->p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
+        r->o_skip = g->out_row_step - done * g->out_col_step;
+        r->cs = g->out_col_step;
+        r->tail[0] = 0; /* each record's first channel works the tail jumps out */
+        r->p0 = plane + j * slot;
+        r->p1 = r->p0 + g->pw;
+        r->p2 = r->p1 + g->pw;
+        r->next = j < 3 ? &call->k[j + 1] : NULL;
+    }
+#else /* main's one record (the build's calls all run one channel at a time) */
+    (void)plane;
+    (void)slot;
+    (void)groups;
+    call->k[0].p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
+    call->k[0].o_skip = g->out_row_step - done * g->out_col_step;
+    call->o_span = g->out_rows * g->out_row_step;
+    call->k[0].cs = g->out_col_step;
+    call->k[0].tail[0] = 0; /* the first channel's call works the tail jumps out */
+#endif
     call->pw = g->pw;
     call->tap_row_step = g->tap_row_step;
     call->tap_col_step = g->tap_col_step;
@@ -1498,19 +1726,12 @@ TH_INLINE int32_t dw_row_words(const int8_t *f, int32_t tc, int32_t *w01, int32_
     return a + b + d;
 }
 
-/* One channel in assembly: the same words dw3x3_channel_impl computes with fast_only. */
-TH_INLINE void dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, int32_t c)
+/* A channel's record k for the assembly, its weight words and start value already there:
+ * the requantization and the pointers (the rest of what dw3x3_channel_impl computes with
+ * fast_only). */
+TH_INLINE void dw3x3_channel_set(dw_asm_call *call, dw_row_args *k, const int16_t *plane,
+                                 int32_t c)
 {
-    dw_row_args *k = &call->k;
-    const int8_t *f = call->filter + c;
-    const int32_t tr = call->tap_row_step;
-    const int32_t tc = call->tap_col_step;
-    int32_t wsum = dw_row_words(f, tc, &k->w0[0], &k->w0[1]);
-    wsum += dw_row_words(f + tr, tc, &k->w12[0], &k->w12[1]);
-    wsum += dw_row_words(f + 2 * tr, tc, &k->w12[2], &k->w12[3]);
-    const int32_t bias = call->bias != NULL ? call->bias[c] : 0;
-    /* Doubled: 2 * (bias + offset * sum(w)), see dw3x3_channel_impl. */
-    k->acc0 = (int32_t)(2u * ((uint32_t)bias + (uint32_t)call->offset * (uint32_t)wsum));
     const th_fast_rq rq =
         th_fast_rq_make(call->quant->multiplier[c], call->quant->shift[c], call->zp);
     k->multiplier = rq.multiplier;
@@ -1521,6 +1742,22 @@ TH_INLINE void dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, int32_
     k->p2 = plane + 2 * call->pw;
     k->o = call->out + c;
     k->o_end = k->o + call->o_span;
+}
+
+/* One channel in assembly: the same words dw3x3_channel_impl computes with fast_only. */
+TH_INLINE void dw3x3_channel_asm(dw_asm_call *call, const int16_t *plane, int32_t c)
+{
+    dw_row_args *k = &call->k[TH_DW_RECORDS - 1];
+    const int8_t *f = call->filter + c;
+    const int32_t tr = call->tap_row_step;
+    const int32_t tc = call->tap_col_step;
+    int32_t wsum = dw_row_words(f, tc, &k->w0[0], &k->w0[1]);
+    wsum += dw_row_words(f + tr, tc, &k->w12[0], &k->w12[1]);
+    wsum += dw_row_words(f + 2 * tr, tc, &k->w12[2], &k->w12[3]);
+    const int32_t bias = call->bias != NULL ? call->bias[c] : 0;
+    /* Doubled: 2 * (bias + offset * sum(w)), see dw3x3_channel_impl. */
+    k->acc0 = (int32_t)(2u * ((uint32_t)bias + (uint32_t)call->offset * (uint32_t)wsum));
+    dw3x3_channel_set(call, k, plane, c);
     call->rows_fn(k);
 }
 
@@ -1535,6 +1772,168 @@ dw3x3_group_asm(dw_asm_call *call, const int16_t *plane, int32_t slot, int32_t c
         dw3x3_channel_asm(call, plane, c);
     }
 }
+
+#if TH_NN_KEEP_DW3X3_GROUP4
+/* One filter row's words of four channels (dw_words4_asm): the taps' words (a pixel's four
+ * channels' bytes each: r4 r6 r8) split by SXTB16 into channels (0, 2), by SXTB16 ROR 8 into
+ * (1, 3) (r5 r7 r9), doubled by SADD16 (|2w| <= 256 fits a halfword), summed per channel
+ * into r10 (0, 2) and r11 (1, 3) (SUMS: TH_DW_WORDS4_SUM0 starts them, TH_DW_WORDS4_SUM
+ * adds to them; r12 and lr hold a + b), then
+ * paired per channel (PKHBT the bottom halves, PKHTB the top ones) into (w0, w1), (w1, w2)
+ * at byte I of each channel's words. 34 instructions for the 24 words. */
+#define TH_DW_WORDS4_ROW(I, SUMS)                                                            \
+    "ldr r4, [r1]\n\t"                                                                       \
+    "ldr r6, [r1, r2]\n\t"                                                                   \
+    "ldr r8, [r1, r2, lsl #1]\n\t"                                                           \
+    "add r1, r1, r3\n\t"                                                                     \
+    "sxtb16 r5, r4, ror #8\n\t"                                                              \
+    "sxtb16 r4, r4\n\t"                                                                      \
+    "sxtb16 r7, r6, ror #8\n\t"                                                              \
+    "sxtb16 r6, r6\n\t"                                                                      \
+    "sxtb16 r9, r8, ror #8\n\t"                                                              \
+    "sxtb16 r8, r8\n\t"                                                                      \
+    "sadd16 r4, r4, r4\n\t"                                                                  \
+    "sadd16 r5, r5, r5\n\t"                                                                  \
+    "sadd16 r6, r6, r6\n\t"                                                                  \
+    "sadd16 r7, r7, r7\n\t"                                                                  \
+    "sadd16 r8, r8, r8\n\t"                                                                  \
+    "sadd16 r9, r9, r9\n\t"                                                                  \
+    "sadd16 r12, r4, r6\n\t"                                                                 \
+    "sadd16 lr, r5, r7\n\t"                                                                  \
+    SUMS                                                                                     \
+    "pkhbt r12, r4, r6, lsl #16\n\t"                                                         \
+    "pkhbt lr, r6, r8, lsl #16\n\t"                                                          \
+    "strd r12, lr, [r0, #" I "]\n\t"                                                         \
+    "pkhbt r12, r5, r7, lsl #16\n\t"                                                         \
+    "pkhbt lr, r7, r9, lsl #16\n\t"                                                          \
+    "strd r12, lr, [r0, #84 + " I "]\n\t"                                                    \
+    "pkhtb r12, r6, r4, asr #16\n\t"                                                         \
+    "pkhtb lr, r8, r6, asr #16\n\t"                                                          \
+    "strd r12, lr, [r0, #168 + " I "]\n\t"                                                   \
+    "pkhtb r12, r7, r5, asr #16\n\t"                                                         \
+    "pkhtb lr, r9, r7, asr #16\n\t"                                                          \
+    "strd r12, lr, [r0, #252 + " I "]\n\t"
+
+#define TH_DW_WORDS4_SUM0                                                                    \
+    "sadd16 r10, r12, r8\n\t"                                                                \
+    "sadd16 r11, lr, r9\n\t"
+#define TH_DW_WORDS4_SUM                                                                     \
+    "sadd16 r12, r12, r8\n\t"                                                                \
+    "sadd16 lr, lr, r9\n\t"                                                                  \
+    "sadd16 r10, r10, r12\n\t"                                                               \
+    "sadd16 r11, r11, lr\n\t"
+
+/* The weight words of four channels (records q[0..3], channels f[0] .. f[3] of each tap;
+ * taps tc apart along a filter row, rows tr apart) from word loads: 9 loads for the 36
+ * taps where dw_row_words takes a byte load per tap; in place of the start value, each
+ * channel's doubled sum of taps (|sum| <= 9 x 256: SADD16 halves do not overflow). In
+ * assembly: gcc's version kept the words' inputs on the stack (a 204-byte frame). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline))
+dw_words4_asm(dw_row_args *q, const int8_t *f, int32_t tc, int32_t tr)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     TH_DW_WORDS4_ROW("0", TH_DW_WORDS4_SUM0)
+                     TH_DW_WORDS4_ROW("12", TH_DW_WORDS4_SUM)
+                     TH_DW_WORDS4_ROW("20", TH_DW_WORDS4_SUM)
+                     "sxth r12, r10\n\t"
+                     "asr r10, r10, #16\n\t"
+                     "sxth lr, r11\n\t"
+                     "asr r11, r11, #16\n\t"
+                     "str r12, [r0, #8]\n\t"
+                     "str lr, [r0, #92]\n\t"
+                     "str r10, [r0, #176]\n\t"
+                     "str r11, [r0, #260]\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#undef TH_DW_WORDS4_ROW
+#undef TH_DW_WORDS4_SUM0
+#undef TH_DW_WORDS4_SUM
+
+/* The offsets of dw_asm_call that dw_group4_set_asm reads. */
+typedef char dw_asm_call_offsets_check
+    [offsetof(dw_asm_call, count) == 340 && offsetof(dw_asm_call, o_span) == 344 &&
+             offsetof(dw_asm_call, offset) == 360 && offsetof(dw_asm_call, zp) == 364 &&
+             offsetof(dw_asm_call, bias) == 372 && offsetof(dw_asm_call, quant) == 376 &&
+             offsetof(dw_asm_call, out) == 380 && sizeof(dw_row_args) == 84
+         ? 1
+         : -1];
+
+/* Records r .. k[3] of channels c .. (their weight words and doubled tap sums there, from
+ * dw_words4_asm): what dw3x3_channel_set and dw3x3_channel_asm's start value compute, 19
+ * instructions a channel where gcc's loop took 28 (it kept values on the stack). acc0 =
+ * 2 bias + offset x 2 sum(w); th_fast_rq_make's round_zp, (1 << (e - 1)) + (zp << e), as
+ * (2 zp + 1) << (e - 1) (mod 2^32, e = -shift >= 1 on the fast path: one shift); e_count =
+ * count + (e & 0xFF) (count's low byte is 0: one UXTAB). Without a bias, r6 reads four
+ * zero words on the stack. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline))
+dw_group4_set_asm(dw_asm_call *call, int32_t c, dw_row_args *r)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #16\n\t"
+                     "ldr r3, [r0, #376]\n\t"
+                     "ldrd r4, r5, [r3]\n\t"
+                     "add r4, r4, r1, lsl #2\n\t"
+                     "add r5, r5, r1, lsl #2\n\t"
+                     "ldr r6, [r0, #372]\n\t"
+                     "cbz r6, 1f\n\t"
+                     "add r6, r6, r1, lsl #2\n\t"
+                     "b 2f\n\t"
+                     "1:\n\t"
+                     "strd r6, r6, [sp]\n\t"
+                     "strd r6, r6, [sp, #8]\n\t"
+                     "mov r6, sp\n\t"
+                     "2:\n\t"
+                     "ldrd r7, r8, [r0, #360]\n\t"
+                     "mov r3, #1\n\t"
+                     "add r8, r3, r8, lsl #1\n\t"
+                     "ldrd r9, r10, [r0, #340]\n\t"
+                     "ldr r11, [r0, #380]\n\t"
+                     "add r11, r11, r1\n\t"
+                     "add r12, r0, #336\n\t"
+                     "3:\n\t"
+                     "ldr r3, [r6], #4\n\t"
+                     "ldr r1, [r2, #8]\n\t"
+                     "lsl r3, r3, #1\n\t"
+                     "mla r1, r1, r7, r3\n\t"
+                     "str r1, [r2, #8]\n\t"
+                     "ldr r3, [r5], #4\n\t"
+                     "ldr r1, [r4], #4\n\t"
+                     "mvn lr, r3\n\t"
+                     "lsl lr, r8, lr\n\t"
+                     "strd r1, lr, [r2, #28]\n\t"
+                     "rsb r3, r3, #0\n\t"
+                     "uxtab r3, r9, r3\n\t"
+                     "add r1, r11, r10\n\t"
+                     "strd r1, r3, [r2, #36]\n\t"
+                     "str r11, [r2, #72]\n\t"
+                     "add r11, r11, #1\n\t"
+                     "add r2, r2, #84\n\t"
+                     "cmp r2, r12\n\t"
+                     "bne 3b\n\t"
+                     "add sp, sp, #16\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+
+/* Channels c0 + back .. c0 + 3 of a group of four staged planes (back 0, or 1 for the last
+ * three of C % 4 == 3: c0 is then the channel before them, whose plane goes unused) in
+ * assembly. The four channels' weight words come from word loads (dw_words4_asm: 9 loads
+ * for the 36 taps where dw_row_words takes one byte load a tap), the start values from
+ * their sums, the rest per channel (dw_group4_set_asm); then one call of the rows for all
+ * of them (the records' `next`: one entry and frame). */
+static void __attribute__((noinline))
+dw3x3_group4_asm(dw_asm_call *call, int32_t c0, int32_t back)
+{
+    dw_words4_asm(call->k, call->filter + c0, call->tap_col_step, call->tap_row_step);
+    dw_group4_set_asm(call, c0 + back, &call->k[back]);
+    call->rows_fn(&call->k[back]); /* the channels after it: `next` */
+}
+#endif
 #endif
 
 TH_INLINE void dw3x3_channel_impl(const int16_t *plane, const dw_geometry *g, int32_t stride,
@@ -1622,6 +2021,15 @@ static void dw3x3_channel(const int16_t *plane, const dw_geometry *g, int32_t st
     } else { /* the general loop every build keeps: one output at a time */
         dw3x3_channel_impl(plane, g, stride, filter, c, bias, offset, quant, stage, out, 0, 1);
     }
+}
+
+/* Whether a plane's interior rows hold 1-4 word-aligned pixel quads (copy4_rows_asm then
+ * runs them straight-line: path DW3X3_COPY_SHORT). */
+static int copy_short_rows(const dw_geometry *g)
+{
+    const dw_interior box = interior_of(g);
+    const int32_t quads = (box.x_end - box.x_begin - (box.x_begin & 1)) / 4;
+    return quads >= 1 && quads <= 4 && box.r_end > box.r_begin;
 }
 
 /* Plain orientation, or transposed when the output is taller than wide and the transposed
@@ -1718,6 +2126,11 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             fill_padding(plane + k * slot, &geo, params->input_offset);
         }
     }
+    /* Four planes' rows of 1-4 pixel quads: copied straight-line (copy4_rows_asm's path
+     * DW3X3_COPY_SHORT; chosen here so that a recording build sees it). */
+    const int copy_short = TH_NN_KEEP_DW3X3_GROUP4 && planes == 4 && copy_short_rows(&geo) &&
+                           TH_NN_PATH(DW3X3_COPY_SHORT);
+    (void)copy_short;
     /* All 2 or 3 channels in one pass (planes), else 1 (one at a time, or fours). */
     const int32_t whole = planes > 1 && planes < 4 && TH_NN_PATH(DW3X3_SMALL_GROUP) ? planes : 1;
 #if TH_DW_COPY_ASM
@@ -1725,24 +2138,32 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
      * works them out per group). */
     dw_copy4_args copy4;
     const int32_t copy4_off = TH_NN_KEEP_DW3X3_GROUP4 && planes == 4
-                                  ? copy4_prepare(&copy4, &geo, plane, slot)
+                                  ? copy4_prepare(&copy4, &geo, plane, slot, copy_short)
                                   : -1;
 #endif
     /* The last three of C % 4 == 3 channels: three planes stored, not four (copy4_last3_asm;
      * the C copy, fill_group4, stages four). */
     const int group3 = planes == 4 && channels % 4 == 3 && TH_NN_PATH(DW3X3_GROUP3);
+    /* A last one or two channels (C % 4 == 1, 2): one plane's rows with the four-plane
+     * copy's jumps (copy4_lone_asm; without it, or in C, fill_interior). */
+    const int lone = TH_NN_KEEP_DW3X3_GROUP4 && planes == 4 &&
+                     (channels % 4 == 1 || channels % 4 == 2) && TH_NN_PATH(DW3X3_LONE);
 #if TH_DW_COPY_ASM
-    dw_copy4_args copy3;
-    if (group3) {
-        copy3 = copy4; /* its own jumps (jumps[0] still 0: copy4_prepare) */
+    /* The last channels' copy arguments: copy4_last3_asm's or copy4_lone_asm's (never both:
+     * C % 4 says which), each with its own jumps (jumps[0] still 0: copy4_prepare). */
+    dw_copy4_args copy_last;
+    if (group3 || lone) {
+        copy_last = copy4;
     }
 #else
     (void)group3;
+    (void)lone;
 #endif
 #if TH_DW_ASM
     dw_asm_call call;
     const int use_asm =
-        dw_asm_prepare(&call, &geo, stride, &stage, filter, bias, quant, params->input_offset);
+        dw_asm_prepare(&call, &geo, stride, &stage, filter, bias, quant, params->input_offset,
+                       plane, slot, TH_NN_KEEP_DW3X3_GROUP4 && planes == 4);
 #elif defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
     const int use_asm = dw_asm_loop(&geo, stride, &stage) != 0; /* as on a Cortex-M */
 #endif
@@ -1753,7 +2174,18 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
 #if TH_DW_ASM
         call.out = out_b;
 #endif
-        for (int32_t c = 0; c < channels;) {
+        int32_t c = 0;
+#if TH_DW_COPY_ASM && TH_DW_ASM && TH_NN_KEEP_DW3X3_GROUP4
+        if (planes == 4 && use_asm && copy4_off >= 0) {
+            /* The groups of four as the loop below runs them (copy4_rows_asm, then
+             * dw3x3_group4_asm), without its choices per group; it takes the rest. */
+            for (; c + 4 <= channels; c += 4) {
+                copy4_rows_asm(&copy4, in_b + copy4_off + c);
+                dw3x3_group4_asm(&call, c, 0);
+            }
+        }
+#endif
+        while (c < channels) {
             /* Every staged channel is copied before any of its outputs is written. The last
              * three of C >= 4 channels are staged as the last four (one word load per pixel
              * beats three one-plane copies); the first of those is done (skip: its plane
@@ -1766,13 +2198,25 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                 group = 3;
                 back = 1;
             }
-            int16_t *const first = plane + back * slot; /* channel c's plane */
+            /* Channel c's plane. One channel left after the groups of four (C % 4 == 1, 2)
+             * is staged in plane 3: the assembly runs it with record 3, whose plane
+             * pointers then stay plane 3's for the next batch's groups. */
+            int16_t *const first =
+                plane + (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4 && group == 1 ? 3 : back) * slot;
             if (group == 1) { /* one channel: inline (per channel) */
-                fill_interior(plane, &geo, in_b, c);
+#if TH_DW_COPY_ASM && TH_NN_KEEP_DW3X3_LONE /* (else main's code, as gcc lays it out) */
+                if (lone && copy4_off >= 0) {
+                    copy4_lone_asm(&copy_last, in_b + copy4_off + c);
+                } else {
+                    fill_interior(first, &geo, in_b, c);
+                }
+#else
+                fill_interior(first, &geo, in_b, c);
+#endif
 #if TH_DW_COPY_ASM
             } else if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) { /* else never named */
                 if (copy4_off >= 0 && TH_NN_KEEP_DW3X3_GROUP3 && group3 && group == 3) {
-                    copy4_last3_asm(&copy3, in_b + copy4_off + (c - back));
+                    copy4_last3_asm(&copy_last, in_b + copy4_off + (c - back));
                 } else if (copy4_off >= 0) {
                     copy4_rows_asm(&copy4, in_b + copy4_off + (c - back));
                 }
@@ -1783,6 +2227,12 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
             for (int32_t k = 0; k < group; k++) {
 #if TH_DW_ASM
                 if (use_asm) {
+#if TH_NN_KEEP_DW3X3_GROUP4
+                    if (group + back == 4) { /* four staged planes (else never named) */
+                        dw3x3_group4_asm(&call, c - back, back);
+                        break;
+                    }
+#endif
                     dw3x3_group_asm(&call, first, slot, c, group);
                     break;
                 }

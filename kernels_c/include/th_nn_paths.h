@@ -147,6 +147,12 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_GROUP3 /* ... its last three of C % 4 == 3: three planes stored */
 #define TH_NN_KEEP_DW3X3_GROUP3 1
 #endif
+#ifndef TH_NN_KEEP_DW3X3_LONE /* ... its last one or two of C % 4 == 1, 2: one plane's rows */
+#define TH_NN_KEEP_DW3X3_LONE 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_COPY_SHORT /* ... its rows of 1-4 pixel quads copied straight-line */
+#define TH_NN_KEEP_DW3X3_COPY_SHORT 1
+#endif
 #ifndef TH_NN_KEEP_DW3X3_ROWS_PLAIN /* ... tall output kept untransposed: its rows cost less */
 #define TH_NN_KEEP_DW3X3_ROWS_PLAIN 1
 #endif

@@ -12,7 +12,7 @@ figure can be checked:
   adapters), else those of the other firmware directories (the protocol's callbacks);
 - functions without a frame record (libc's memcpy/memset, assembly files) count
   EXTERNAL_BYTES; naked assembly functions, which GCC reports as 0 bytes, count NAKED_BYTES
-  (ours push at most r4-r11, lr and 60 bytes of locals);
+  (ours push at most r4-r11, lr and 64 bytes of locals);
 - the two recursions have known depths (BOUNDED_RECURSION), and the protocol's frame writer
   calls only the link writer (KNOWN_POINTER_CALLS).
 Any other recursion or an unbounded dynamic frame (alloca, VLA) makes the bound unknown
