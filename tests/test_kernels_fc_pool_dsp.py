@@ -308,6 +308,9 @@ def c1_words_edges(cases: list[PoolCase]) -> set[str]:
             got.add("window higher than the plane")
         if p.filter_w > w:
             got.add("window wider than the plane")
+        ow = case.out_shape[2]  # c1_row: outputs folded alone, four at a time, last four back
+        got.add("under four outputs" if ow < 4 else "fours" if ow % 4 == 0
+                else "last four overlapping")
     return got
 
 
@@ -315,7 +318,8 @@ C1_WORDS_EDGES = {"outside", "KW 4", "KW 5", "KW 6", "KW 7", "KW 8", "one chunk"
                   "chunks, last overlapping", "whole chunks", "chunk under 8 bytes", "clamp",
                   "two batches", "no input row", "odd rows", "even rows", "left padding",
                   "right padding", "window higher than the plane",
-                  "window wider than the plane"}
+                  "window wider than the plane", "under four outputs", "fours",
+                  "last four overlapping"}
 
 
 ROWS_PADDED_CHANNELS = [1, 2, 3, 4, 5, 6, 8, 13]
