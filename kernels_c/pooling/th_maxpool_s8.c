@@ -1025,9 +1025,29 @@ static void max_chain_top(const th_pool_params *p, const th_dims *in, const th_d
     }
 }
 
+/* dst[i] = max(a[i], b[i]) for i < n (dst overlapping neither): a word at a time, a count
+ * that is not a multiple of four ending with the word at n - 4 (first, its bytes written
+ * again with the same values), under four bytes a byte at a time. One pass where a copy and
+ * a maximum into it (max_cols, max_cols_acc) were two, with a call each. */
+__attribute__((noinline)) static void max_of2(int8_t *dst, const int8_t *a, const int8_t *b,
+                                              int32_t n)
+{
+    if (n < 4) {
+        for (int32_t i = 0; i < n; i++) {
+            dst[i] = max_b(a[i], b[i]);
+        }
+        return;
+    }
+    const int32_t last = n - 4;
+    th_write_s32(dst + last, (int32_t)max_s8x4(rd4(a + last), rd4(b + last)));
+    for (int32_t i = 0; i < last; i += 4) {
+        th_write_s32(dst + i, (int32_t)max_s8x4(rd4(a + i), rd4(b + i)));
+    }
+}
+
 /* Output rows [y1, OH) of the padded layout, whose windows [ys, H) are cut by the bottom:
  * where cm1 is given (stride.h 1), two a pass, the second row's rows [ys + 1, H) into cm1,
- * the first's the same with row ys (read before either output row is written: th_nn.h
+ * the first's cm1's with row ys (max_of2; read before either output row is written: th_nn.h
  * (c)'s early reads); else a row at a time. src and dst: as max_chain_top's (dst at row y1). */
 static void max_rows_bottom(const th_pool_params *p, const th_dims *in, const th_dims *out,
                             const int8_t *src, int8_t *cm, int8_t *cm1, int32_t c0,
@@ -1041,8 +1061,7 @@ static void max_rows_bottom(const th_pool_params *p, const th_dims *in, const th
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 0);
         } else if (cm1 != NULL && oy + 1 < out->h && ys + 1 < h) {
             max_cols(cm1 + c0, src + (ys + 1) * row, row, h - ys - 1, span);
-            max_cols(cm + c0, src + ys * row, row, 1, span);
-            max_cols_acc(cm + c0, cm1 + c0, 0, 1, span);
+            max_of2(cm + c0, cm1 + c0, src + ys * row, span);
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
             dst += orow;
             oy++;
