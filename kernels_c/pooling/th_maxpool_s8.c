@@ -1029,8 +1029,7 @@ static void max_chain_top(const th_pool_params *p, const th_dims *in, const th_d
  * that is not a multiple of four ending with the word at n - 4 (first, its bytes written
  * again with the same values), under four bytes a byte at a time. One pass where a copy and
  * a maximum into it (max_cols, max_cols_acc) were two, with a call each. */
-__attribute__((noinline)) static void max_of2(int8_t *dst, const int8_t *a, const int8_t *b,
-                                              int32_t n)
+TH_INLINE void max_of2(int8_t *dst, const int8_t *a, const int8_t *b, int32_t n)
 {
     if (n < 4) {
         for (int32_t i = 0; i < n; i++) {
@@ -1043,6 +1042,16 @@ __attribute__((noinline)) static void max_of2(int8_t *dst, const int8_t *a, cons
     for (int32_t i = 0; i < last; i += 4) {
         th_write_s32(dst + i, (int32_t)max_s8x4(rd4(a + i), rd4(b + i)));
     }
+}
+
+/* Two bottom rows' column maxima: rows [1, rows) of src (row step step) into d1, with row 0
+ * too into d (max_of2). Out of line: max_rows_bottom's loop (inlined into th_maxpool_s8)
+ * keeps the registers it had with one call here. */
+__attribute__((noinline)) static void max_bottom_pair(int8_t *d, int8_t *d1, const int8_t *src,
+                                                      int32_t step, int32_t rows, int32_t n)
+{
+    max_cols(d1, src + step, step, rows - 1, n);
+    max_of2(d, d1, src, n);
 }
 
 /* Output rows [y1, OH) of the padded layout, whose windows [ys, H) are cut by the bottom:
@@ -1060,8 +1069,7 @@ static void max_rows_bottom(const th_pool_params *p, const th_dims *in, const th
         if (ys >= h) {
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 0);
         } else if (cm1 != NULL && oy + 1 < out->h && ys + 1 < h) {
-            max_cols(cm1 + c0, src + (ys + 1) * row, row, h - ys - 1, span);
-            max_of2(cm + c0, cm1 + c0, src + ys * row, span);
+            max_bottom_pair(cm + c0, cm1 + c0, src + ys * row, row, h - ys, span);
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
             dst += orow;
             oy++;
