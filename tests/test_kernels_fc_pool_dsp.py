@@ -308,6 +308,9 @@ def c1_words_edges(cases: list[PoolCase]) -> set[str]:
             got.add("window higher than the plane")
         if p.filter_w > w:
             got.add("window wider than the plane")
+        ow = case.out_shape[2]  # c1_row: outputs folded alone, four at a time, last four back
+        got.add("under four outputs" if ow < 4 else "fours" if ow % 4 == 0
+                else "last four overlapping")
     return got
 
 
@@ -315,7 +318,8 @@ C1_WORDS_EDGES = {"outside", "KW 4", "KW 5", "KW 6", "KW 7", "KW 8", "one chunk"
                   "chunks, last overlapping", "whole chunks", "chunk under 8 bytes", "clamp",
                   "two batches", "no input row", "odd rows", "even rows", "left padding",
                   "right padding", "window higher than the plane",
-                  "window wider than the plane"}
+                  "window wider than the plane", "under four outputs", "fours",
+                  "last four overlapping"}
 
 
 ROWS_PADDED_CHANNELS = [1, 2, 3, 4, 5, 6, 8, 13]
@@ -496,6 +500,9 @@ def chain_edges(cases: list[PoolCase]) -> set[str]:
                 got.add("bottom: no input row")
             elif pairs and oy + 1 < oh and ys + 1 < h:
                 got.add("bottom: two rows")
+                # max_of2 over the span: bytes, whole words, words and the last one back
+                got.add("two rows: under 4 bytes" if g.span < 4 else "two rows: words"
+                        if g.span % 4 == 0 else "two rows: last word back")
                 oy += 1
             else:
                 got.add("bottom: one row, stride.h 1" if pairs else "bottom: one row")
@@ -509,7 +516,8 @@ def chain_edges(cases: list[PoolCase]) -> set[str]:
 CHAIN_EDGES = {"top: no input row", "top: first rows", "top: rows added", "top: none added",
                "top: the row of origin 0",
                "bottom: no input row", "bottom: two rows", "bottom: one row, stride.h 1",
-               "bottom: one row", "clamp", "C < 4", "C >= 4"}
+               "bottom: one row", "clamp", "C < 4", "C >= 4", "two rows: under 4 bytes",
+               "two rows: words", "two rows: last word back"}
 
 
 def mean_cases(seed: int, count: int) -> list[MeanCase]:
@@ -540,7 +548,7 @@ def test_fc_and_pools_on_the_host(variant: str) -> None:
     with Driver(build_driver(variant)) as driver:
         for case in [*fc_cases(1, 120), *pool_cases(2, 90), *maxpool_cases(5, 150),
                      *maxpool_cases(9, 120, fast=True), *strided_small_c_cases(11, 72),
-                     *rows_padded_cases(15, 48), *chain_cases(21, 60), *mean_cases(7, 60),
+                     *rows_padded_cases(15, 48), *chain_cases(21, 80), *mean_cases(7, 60),
                      *c1_words_cases(25, 120), *quad_cases(29, 60)]:
             problem = check_result(case, driver.run(case))
             assert problem is None, f"{case.op.name} [{variant}] {case.x.shape}: {problem}"
@@ -585,7 +593,7 @@ def test_maxpool_quad_mix_reaches_its_edges(seed: int) -> None:
 def test_maxpool_chain_mix_reaches_its_edges(seed: int) -> None:
     """The max_chain_top / max_rows_bottom mixes of the host (21) and the Cortex-M4 (23) runs
     take every branch of both (chain_edges)."""
-    assert chain_edges(chain_cases(seed, 60)) == CHAIN_EDGES
+    assert chain_edges(chain_cases(seed, 80)) == CHAIN_EDGES
 
 
 @pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
@@ -599,7 +607,7 @@ def test_fc_and_pools_on_cortex_m4(kernel_fw_root: Path) -> None:
              *[c for c in maxpool_cases(6, 60) if fits_firmware(c)],
              *[c for c in maxpool_cases(10, 60, fast=True) if fits_firmware(c)],
              *[c for c in strided_small_c_cases(12, 72) if fits_firmware(c)],
-             *rows_padded, *chain_cases(23, 60), *quad_cases(31, 60),
+             *rows_padded, *chain_cases(23, 80), *quad_cases(31, 60),
              *[c for c in c1_words_cases(27, 120) if fits_firmware(c)],
              *[c for c in mean_cases(8, 40) if fits_firmware(c)]]
     assert len(cases) >= 350

@@ -1025,9 +1025,38 @@ static void max_chain_top(const th_pool_params *p, const th_dims *in, const th_d
     }
 }
 
+/* dst[i] = max(a[i], b[i]) for i < n (dst overlapping neither): a word at a time, a count
+ * that is not a multiple of four ending with the word at n - 4 (first, its bytes written
+ * again with the same values), under four bytes a byte at a time. One pass where a copy and
+ * a maximum into it (max_cols, max_cols_acc) were two, with a call each. */
+TH_INLINE void max_of2(int8_t *dst, const int8_t *a, const int8_t *b, int32_t n)
+{
+    if (n < 4) {
+        for (int32_t i = 0; i < n; i++) {
+            dst[i] = max_b(a[i], b[i]);
+        }
+        return;
+    }
+    const int32_t last = n - 4;
+    th_write_s32(dst + last, (int32_t)max_s8x4(rd4(a + last), rd4(b + last)));
+    for (int32_t i = 0; i < last; i += 4) {
+        th_write_s32(dst + i, (int32_t)max_s8x4(rd4(a + i), rd4(b + i)));
+    }
+}
+
+/* Two bottom rows' column maxima: rows [1, rows) of src (row step step) into d1, with row 0
+ * too into d (max_of2). Out of line: max_rows_bottom's loop (inlined into th_maxpool_s8)
+ * keeps the registers it had with one call here. */
+__attribute__((noinline)) static void max_bottom_pair(int8_t *d, int8_t *d1, const int8_t *src,
+                                                      int32_t step, int32_t rows, int32_t n)
+{
+    max_cols(d1, src + step, step, rows - 1, n);
+    max_of2(d, d1, src, n);
+}
+
 /* Output rows [y1, OH) of the padded layout, whose windows [ys, H) are cut by the bottom:
  * where cm1 is given (stride.h 1), two a pass, the second row's rows [ys + 1, H) into cm1,
- * the first's the same with row ys (read before either output row is written: th_nn.h
+ * the first's cm1's with row ys (max_of2; read before either output row is written: th_nn.h
  * (c)'s early reads); else a row at a time. src and dst: as max_chain_top's (dst at row y1). */
 static void max_rows_bottom(const th_pool_params *p, const th_dims *in, const th_dims *out,
                             const int8_t *src, int8_t *cm, int8_t *cm1, int32_t c0,
@@ -1040,9 +1069,7 @@ static void max_rows_bottom(const th_pool_params *p, const th_dims *in, const th
         if (ys >= h) {
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 0);
         } else if (cm1 != NULL && oy + 1 < out->h && ys + 1 < h) {
-            max_cols(cm1 + c0, src + (ys + 1) * row, row, h - ys - 1, span);
-            max_cols(cm + c0, src + ys * row, row, 1, span);
-            max_cols_acc(cm + c0, cm1 + c0, 0, 1, span);
+            max_bottom_pair(cm + c0, cm1 + c0, src + ys * row, row, h - ys, span);
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
             dst += orow;
             oy++;
@@ -1290,19 +1317,83 @@ TH_INLINE void c1_chunk(int8_t *cm, const int8_t *q, int32_t step, int32_t rows,
     th_write_s32(cm, (int32_t)v0);
 }
 
-/* count outputs sw bytes apart in cm, each the maximum of fw (a constant 4, or 5..8) bytes:
- * the word at its first byte (and the one ending at its last), folded, clamped (a constant). */
+/* The word of an output's window in cm: its first four bytes, with fw > 4 (fw a constant 4,
+ * or 5..8) their maximum with the four ending at its last byte. */
+TH_INLINE uint32_t c1_window(const int8_t *cm, int32_t fw)
+{
+    uint32_t v = rd4(cm);
+    if (fw > 4) {
+        max_in(&v, rd4(cm + fw - 4));
+    }
+    return v;
+}
+
+/* Four windows' words folded to their four maxima, output j in byte j: (w0, w2) and (w1, w3)
+ * halves paired (PKHBT / PKHTB) and maxed, then the even and odd bytes of the two results
+ * interleaved and maxed. 15 instructions against 4 x 6 folding each word alone. */
+TH_INLINE uint32_t c1_fold4(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3)
+{
+    const uint32_t m02 = max_s8x4((uint32_t)th_pkhbt((int32_t)w0, (int32_t)w2),
+                                  (uint32_t)th_pkhtb((int32_t)w0, (int32_t)w2));
+    const uint32_t m13 = max_s8x4((uint32_t)th_pkhbt((int32_t)w1, (int32_t)w3),
+                                  (uint32_t)th_pkhtb((int32_t)w1, (int32_t)w3));
+    const uint32_t lo = (m02 & 0x00FF00FFu) | ((m13 & 0x00FF00FFu) << 8);
+    const uint32_t hi = ((m02 >> 8) & 0x00FF00FFu) | (m13 & 0xFF00FF00u);
+    return max_s8x4(lo, hi);
+}
+
+/* count outputs sw bytes apart in cm, each the maximum of fw (a constant 4, or 5..8) bytes
+ * (c1_window), clamped (a constant): from four outputs four at a time (c1_fold4, one word
+ * stored), a count that is not a multiple of four ending with the four ending at the last
+ * output (bytes written twice with the same values); below four each folded alone. */
 TH_INLINE void c1_row(int8_t *dst, const int8_t *cm, int32_t sw, int32_t fw, int32_t count,
                       int32_t lo, int32_t hi, int clamp)
 {
-    for (int8_t *end = dst + count; dst < end; dst++, cm += sw) {
-        uint32_t v = rd4(cm);
-        if (fw > 4) {
-            max_in(&v, rd4(cm + fw - 4));
+    if (count < 4) {
+        for (int8_t *end = dst + count; dst < end; dst++, cm += sw) {
+            uint32_t v = c1_window(cm, fw);
+            max_in(&v, v >> 16);
+            max_in(&v, v >> 8);
+            *dst = (int8_t)(clamp ? th_clamp((int8_t)v, lo, hi) : (int8_t)v);
         }
-        max_in(&v, v >> 16);
-        max_in(&v, v >> 8);
-        *dst = (int8_t)(clamp ? th_clamp((int8_t)v, lo, hi) : (int8_t)v);
+        return;
+    }
+    const uint32_t lo4 = (uint32_t)(uint8_t)(int8_t)lo * 0x01010101u;
+    const uint32_t hi4 = (uint32_t)(uint8_t)(int8_t)hi * 0x01010101u;
+    int8_t *const last = dst + count - 4;
+    for (;;) {
+        uint32_t v = c1_fold4(c1_window(cm, fw), c1_window(cm + sw, fw),
+                              c1_window(cm + 2 * sw, fw), c1_window(cm + 3 * sw, fw));
+        if (clamp) {
+            v = min_s8x4(max_s8x4(v, lo4), hi4);
+        }
+        th_write_s32(dst, (int32_t)v);
+        if (dst == last) {
+            return;
+        }
+        dst += 4;
+        cm += 4 * sw;
+        if (dst > last) { /* back to the last four */
+            cm -= (dst - last) * sw;
+            dst = last;
+        }
+    }
+}
+
+/* One output row of max_c1_words from its column maxima cm (the padded layout): c1_row with
+ * its constants resolved, out of line: max_c1_words' row loop keeps its registers (inlined,
+ * its values spilled to the stack at ~20 instructions a row). */
+__attribute__((noinline)) static void c1_out(int8_t *dst, const int8_t *cm,
+                                             const th_pool_params *p, int32_t count)
+{
+    const int32_t sw = p->stride.w, fw = p->filter.w;
+    const int32_t lo = p->activation.min, hi = p->activation.max;
+    if (lo > -128 || hi < 127) {
+        c1_row(dst, cm, sw, fw, count, lo, hi, 1);
+    } else if (fw == 4) {
+        c1_row(dst, cm, sw, 4, count, lo, hi, 0);
+    } else {
+        c1_row(dst, cm, sw, fw, count, lo, hi, 0);
     }
 }
 
@@ -1316,8 +1407,8 @@ __attribute__((noinline)) static void max_c1_words(const th_pool_params *p, cons
     padded_bytes(p, in, out, &c0, &c1);
     const int32_t cols = max_padded_cols(p, out), span = c1 - c0;
     pad_rows(cm, NULL, c0, c1, cols);
-    const int32_t lo = p->activation.min, hi = p->activation.max, fw = p->filter.w;
-    const int32_t sw = p->stride.w, len = TH_MIN(12, span), last = span - len;
+    const int32_t lo = p->activation.min, hi = p->activation.max;
+    const int32_t len = TH_MIN(12, span), last = span - len;
     const int32_t o2 = len - 4, o1 = TH_MIN(4, o2);
     const int8_t *src = input + c0 - p->padding.w;
     for (int32_t n = 0; n < in->n; n++, src += in_h * in_w) {
@@ -1335,13 +1426,7 @@ __attribute__((noinline)) static void max_c1_words(const th_pool_params *p, cons
                 c1_chunk(cm + c0 + s, row + s, in_w, rows, 4, 8);
             }
             c1_chunk(cm + c0 + last, row + last, in_w, rows, o1, o2);
-            if (lo > -128 || hi < 127) {
-                c1_row(dst, cm, sw, fw, ow, lo, hi, 1);
-            } else if (fw == 4) {
-                c1_row(dst, cm, sw, 4, ow, lo, hi, 0);
-            } else {
-                c1_row(dst, cm, sw, fw, ow, lo, hi, 0);
-            }
+            c1_out(dst, cm, p, ow);
         }
     }
 }
