@@ -193,6 +193,9 @@ _BOUNDS = [
     # call's shared edges)
     (Op.ADD, (128, 7), (7,), -40, 50), (Op.SUB, (6,), (127, 6), -20, 30),
     (Op.SUB, (130, 4), (4,), -128, 40),
+    # MUL channel tables with a left shift of 7 (e = 0 in the tables' left-shifted inner
+    # words, mul_inner_words), long inner runs
+    (Op.MUL, (300, 6), (6,), -128, 127), (Op.MUL, (5,), (290, 5), -40, 60),
 ]
 
 

@@ -828,6 +828,39 @@ _MUL_CHOICE_FORMS = [((300,), (1,)), ((1, 250), (1,)), ((2, 220), (1,)), ((480,)
                      ((75, 9), (9,))]
 
 
+def test_mul_table_inner_words(kern_both):
+    """MUL channel and scalar tables whose inner words run long (wide tables: small products)
+    through each form of mul_inner_words: right shifts e of 1-15 (the left-shifted SMMLA form,
+    e = 15 its last), 16-20 (the plain loop), multipliers below 2^30 (the form's range check
+    on the run's ends falls back), clamps on either side: 0 mismatches against the NumPy
+    reference."""
+    rng = np.random.default_rng(1427)
+    forms = [((300, 5), (5,)), ((260, 3), (1, 3)), ((700,), (1,)), ((1, 290, 4), (1, 1, 4))]
+    shifts = [-1, -4, -9, -14, -15, -16, -18, -20]
+    for i in range(4 * len(shifts)):
+        big, small = forms[i % len(forms)]
+        pair = (big, small) if (i // 2) % 2 == 0 else (small, big)
+        zps = [int(v) for v in rng.integers(-128, 128, 3)]
+        shift = shifts[i % len(shifts)]
+        # normalized multipliers, and small ones from i >= 16 (2^10 .. 2^29)
+        mult = (int(rng.integers(2**30, 2**31)) if i < 16
+                else int(2 ** rng.uniform(10, 29.9)))  # fmt: skip
+        lo, hi = ((-128, 127) if i % 3 else
+                  (int(rng.integers(-128, -20)), int(rng.integers(20, 128))))  # fmt: skip
+        p = MulParams(input1_offset=-zps[0], input2_offset=-zps[1], output_offset=zps[2],
+                      output_multiplier=mult, output_shift=shift, activation_min=lo,
+                      activation_max=hi)
+        x = random_int8(rng, big)
+        y = random_int8(rng, small)
+        a, b = (x, y) if pair[0] == big else (y, x)
+        want, name, args, first = _binary_call(OpKind.MUL, a, b, p, tables=True)
+        status, bufs = kern_both.call(
+            name, ("null", None), *args, buf(shape_bytes(pair[0])), buf(a),
+            buf(shape_bytes(pair[1])), buf(b), buf(shape_bytes(want.shape)), out(want.size))
+        assert status == TH_OK
+        assert_same(i8(bufs[first + 4], want.shape), want, f"{name} {pair} case {i} {p}")
+
+
 def test_mul_table_choices(kern_both):
     """th_mul_s8 through the scalar and channel tables on either side of their cost
     estimates, either operand broadcast: 0 mismatches against the NumPy reference."""

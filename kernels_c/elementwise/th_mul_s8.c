@@ -486,11 +486,10 @@ TH_INLINE void mul_mono(const mul_consts *k, int32_t f, int32_t ox, th_nn_mono *
 }
 
 /* cnt table words of inner entries of one acc sign (zero point z), acc the first entry's:
- * four SMMLAR and shifts packed into a word store, 4.5 instructions an entry. Out of line:
- * its own registers. */
-__attribute__((noinline)) static void mul_inner_words(uint32_t acc, uint32_t kk, int32_t m,
-                                                      int32_t z, int32_t e, uint32_t *dst,
-                                                      int32_t cnt)
+ * four SMMLAR and shifts packed into a word store, 4.5 instructions an entry (e > 15; see
+ * mul_inner_words). */
+TH_INLINE void mul_inner_words_e(uint32_t acc, uint32_t kk, int32_t m, int32_t z, int32_t e,
+                                 uint32_t *dst, int32_t cnt)
 {
     const uint32_t k2 = 2u * kk, k3 = 3u * kk, k4 = 4u * kk;
     for (uint32_t *const end = dst + cnt; dst != end; dst++, acc += k4) {
@@ -498,6 +497,70 @@ __attribute__((noinline)) static void mul_inner_words(uint32_t acc, uint32_t kk,
                            th_smmlar((int32_t)(acc + kk), m, z) >> e,
                            th_smmlar((int32_t)(acc + k2), m, z) >> e,
                            th_smmlar((int32_t)(acc + k3), m, z) >> e);
+    }
+}
+
+/* SMMLA: acc + the high word of a * b, truncated (mod 2^32). */
+TH_INLINE uint32_t mul_smmla(int32_t a, int32_t b, uint32_t acc)
+{
+#if TH_NN_DSP_NATIVE
+    uint32_t r;
+    __asm__("smmla %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+    return r;
+#else
+    return acc + (uint32_t)(((int64_t)a * b) >> 32);
+#endif
+}
+
+/* The top half of t over the top half of b (PKHTB with ASR #16). */
+TH_INLINE uint32_t mul_pkhtb16(uint32_t t, uint32_t b)
+{
+#if TH_NN_DSP_NATIVE
+    uint32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(t), "r"(b));
+    return r;
+#else
+    return (t & UINT32_C(0xFFFF0000)) | (b >> 16);
+#endif
+}
+
+/* Inner words (mul_inner_words_e for e > 15); for e <= 15 with the shift moved to the left:
+ * SMMLA of acc << (16 - e) with the accumulator Z = 2^(15-e) + z 2^(16-e) + 2^23 gives Y with Y >> 16 = v + 128
+ * exactly (floor((Z 2^32 + acc m 2^(16-e)) / 2^48) = floor((acc m + 2^31 + z 2^32 +
+ * 2^(39+e)) / 2^(32+e)), SMMLAR's rounding and the shift by e in one floor), and v + 128 in
+ * [0, 255] leaves Y's top byte 0 (inner entries: v strictly inside int8); acc << (16 - e)
+ * must stay inside int32: checked on the run's two ends (acc is linear), which holds for
+ * every normalized multiplier (m >= 2^30 bounds |acc| by about 2^(10+e)). Two PKHTB put entries 0 and 2 (1 and 3) in the
+ * bytes 0 and 2 of a word, an ORR with a shift merges them and an EOR takes off the 128:
+ * 15 instructions a word against 18 (the ASR per entry and the BFIs). Out of line: its own
+ * registers. */
+__attribute__((noinline)) static void mul_inner_words(uint32_t acc, uint32_t kk, int32_t m,
+                                                      int32_t z, int32_t e, uint32_t *dst,
+                                                      int32_t cnt)
+{
+    /* short runs (most tables' inner words come in runs of one or two between edge words)
+     * keep the plain loop: its set-up is 10 instructions shorter */
+    if (cnt < 5 || e > 15) {
+        mul_inner_words_e(acc, kk, m, z, e, dst, cnt);
+        return;
+    }
+    const uint32_t lim = UINT32_C(1) << (15 + e);
+    const uint32_t last = acc + (4u * (uint32_t)cnt - 1u) * kk;
+    if (acc + lim >= 2u * lim || last + lim >= 2u * lim) { /* -lim <= acc < lim */
+        mul_inner_words_e(acc, kk, m, z, e, dst, cnt);
+        return;
+    }
+    const int32_t ls = 16 - e;
+    const uint32_t zz = (UINT32_C(1) << (15 - e)) + ((uint32_t)z << ls) + (UINT32_C(1) << 23);
+    const uint32_t k1 = kk << ls, k2 = 2u * k1, k3 = 3u * k1, k4 = 4u * k1;
+    acc <<= ls;
+    for (uint32_t *const end = dst + cnt; dst != end; dst++, acc += k4) {
+        const uint32_t y0 = mul_smmla((int32_t)acc, m, zz);
+        const uint32_t y1 = mul_smmla((int32_t)(acc + k1), m, zz);
+        const uint32_t y2 = mul_smmla((int32_t)(acc + k2), m, zz);
+        const uint32_t y3 = mul_smmla((int32_t)(acc + k3), m, zz);
+        const uint32_t ra = mul_pkhtb16(y2, y0), rb = mul_pkhtb16(y3, y1);
+        *dst = (ra | (rb << 8)) ^ UINT32_C(0x80808080);
     }
 }
 
@@ -744,8 +807,14 @@ TH_INLINE uint32_t mul_inner_est(const mul_consts *k, uint32_t m16, int32_t ox, 
  * looked-up output (th_nn_lut_run and th_nn_lut_strided 3.5). */
 #define TH_MUL_TABLE_FIXED10 4500 /* mul_fill_th + mul_table + a lut_column call */
 #define TH_MUL_SEARCH_FIXED10 9500 /* mul_fill (its binary searches, mul_table), lut_run8's */
-#define TH_MUL_INNER10 45
+#define TH_MUL_INNER10 45 /* e > 15; 3.75 (mul_inner_words' left-shifted form) up to 15 */
+#define TH_MUL_INNER10_LS 38
 #define TH_MUL_THRESHOLDS10 4500 /* th_nn_mono_thresholds, once per channel call */
+
+TH_INLINE int32_t mul_inner10(const mul_consts *k)
+{
+    return k->left || k->rq.e <= 15 ? TH_MUL_INNER10_LS : TH_MUL_INNER10;
+}
 
 TH_INLINE int32_t mul_row10(const mul_consts *k, int chan)
 {
@@ -775,7 +844,7 @@ TH_INLINE int mul_lut_pays(const mul_consts *k, int32_t f, int32_t ox, int32_t n
         return 0;
     }
     const uint32_t w = mul_inner_est(k, mul_m16(k), ox, f);
-    return TH_MUL_SEARCH_FIXED10 + TH_MUL_INNER10 * (int32_t)w < save;
+    return TH_MUL_SEARCH_FIXED10 + mul_inner10(k) * (int32_t)w < save;
 }
 
 /* The scalar table's pass over x (th_nn_lut_run), out of line: its own registers. */
@@ -821,7 +890,7 @@ TH_INLINE int mul_chan_lut_pays(const mul_consts *k, const int8_t *y, int32_t oy
     }
     /* the inner entries the tables may compute, as far as they still pay: at least 8 a
      * table (the edge words' entries, about), else no table pays and no estimate is made */
-    const uint32_t room = (uint32_t)(save - TH_MUL_TABLE_FIXED10 * n) / TH_MUL_INNER10;
+    const uint32_t room = (uint32_t)(save - TH_MUL_TABLE_FIXED10 * n) / (uint32_t)mul_inner10(k);
     if (room < 8u * (uint32_t)n) {
         return 0;
     }

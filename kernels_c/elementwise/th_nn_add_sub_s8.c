@@ -663,9 +663,9 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
  * th_fast_rq_apply2 (th_nn_mono_fill_th: the saturated ends as runs, their edges from the
  * call's acc edges, SMMLAR and a shift between them). */
 __attribute__((noinline)) static void mono_fill_th(const th_nn_mono *q, const th_nn_mono_th *th,
-                                                   int8_t *lut)
+                                                   int8_t *lut, th_nn_mono_runs *st)
 {
-    th_nn_mono_fill_th(q, th, lut);
+    th_nn_mono_fill_th(q, th, lut, st);
 }
 
 TH_INLINE void mono_of(const add_consts *k, int scalar1, int8_t s, th_nn_mono *qp)
@@ -726,8 +726,10 @@ __attribute__((noinline)) static th_status lut_run(const add_consts *k, int scal
     const int32_t *t = scalar1 ? k->t2 : k->t1;
     if (t != NULL) {
         th_nn_mono q;
+        th_nn_mono_runs st;
+        th_nn_mono_runs_none(&st);
         const th_nn_mono_th th = acc_edges(k, scalar1, s[0], s[0], &q);
-        mono_fill_th(&q, &th, lut);
+        mono_fill_th(&q, &th, lut, &st);
     } else {
         const uint32_t c = (uint32_t)(scalar1 ? in1(k, s[0]) : in2(k, s[0]));
         const th_fast_rq rq = k->rq;
@@ -761,9 +763,11 @@ __attribute__((noinline)) static void chan_lut(const add_consts *k, int bcast1,
      * any channel reaches, each table's edges are then searches on its table words
      * (th_nn_mono_fill_th). */
     const th_nn_mono_th th = acc_edges(k, bcast1, -128, 127, &q);
+    th_nn_mono_runs st; /* what lutw holds: runs written only where they change */
+    th_nn_mono_runs_none(&st);
     for (int32_t j = 0; j < n; j++) {
         mono_of(k, bcast1, row[j], &q);
-        mono_fill_th(&q, &th, (int8_t *)lutw);
+        mono_fill_th(&q, &th, (int8_t *)lutw, &st);
         lut_column((const int8_t *)lutw, x + j, n, rows, out + j);
     }
 }

@@ -351,6 +351,22 @@ TH_INLINE void th_nn_fill_bytes(int8_t *p, int32_t n, int32_t v)
     for (; n > 0 && ((uintptr_t)p & 3u) != 0; n--) {
         *p++ = (int8_t)v;
     }
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    /* 16 bytes a pass as two STRD of w twice (p is word aligned here): 4 instructions
+     * against 16 for four word stores in the loop below (a table's saturated runs) */
+    if (n >= 16) {
+        const int8_t *const end = p + (n & ~15);
+        __asm__ volatile("1:\n\t"
+                         "strd %[w], %[w], [%[p]], #8\n\t"
+                         "strd %[w], %[w], [%[p]], #8\n\t"
+                         "cmp %[p], %[e]\n\t"
+                         "bne 1b"
+                         : [p] "+r"(p)
+                         : [w] "r"(w), [e] "r"(end)
+                         : "cc", "memory");
+        n &= 15;
+    }
+#endif
     for (; n >= 4; n -= 4, p += 4) {
         th_write_s32(p, (int32_t)w);
     }
@@ -673,9 +689,31 @@ static __attribute__((noinline, unused)) void th_nn_mono_run_a(const th_nn_mono 
     }
 }
 
+/* What a table buffer holds for th_nn_mono_fill_th: vf over a in [-128, p), vl over
+ * [r, 128) (p = -128, r = 128: nothing known). The tables of one channel call share their
+ * run values and have their edges near each other, so a table writes its runs only where
+ * the previous one's differ: a few bytes against about 200 written again per channel. */
+typedef struct {
+    int32_t p;
+    int32_t r;
+    int32_t vf;
+    int32_t vl;
+} th_nn_mono_runs;
+
+/* A buffer whose contents are unknown (run values outside int8: never matched). */
+TH_INLINE void th_nn_mono_runs_none(th_nn_mono_runs *st)
+{
+    st->p = -128;
+    st->r = 128;
+    st->vf = 256;
+    st->vl = 256;
+}
+
 /* th_nn_mono_fill for tab != NULL and k = +-2 with the call's thresholds: the same edges
- * (v == lo iff acc <= alo, v == hi iff acc >= ahi), found on the table words. */
-TH_INLINE void th_nn_mono_fill_th(const th_nn_mono *q, const th_nn_mono_th *th, int8_t *lut)
+ * (v == lo iff acc <= alo, v == hi iff acc >= ahi), found on the table words; lut holds st's
+ * table (th_nn_mono_runs), and st then describes the new one. */
+TH_INLINE void th_nn_mono_fill_th(const th_nn_mono *q, const th_nn_mono_th *th, int8_t *lut,
+                                  th_nn_mono_runs *st)
 {
     const int32_t vf = th_nn_mono_v(q, -128), vl = th_nn_mono_v(q, 127);
     const int sat_f = vf == q->lo || vf == q->hi, sat_l = vl == q->lo || vl == q->hi;
@@ -691,10 +729,16 @@ TH_INLINE void th_nn_mono_fill_th(const th_nn_mono *q, const th_nn_mono_th *th, 
     /* the four ranges written out (a run of vf, the computed runs of either rzp, a run of
      * vl; the runs split where a changes sign), their bounds in registers */
     const int32_t rz1 = neg ? q->rzp_neg : q->rzp, rz2 = neg ? q->rzp : q->rzp_neg;
-    th_nn_mono_bytes_a(lut, -128, p, vf);
+    /* vf is already over [-128, kp) and vl over [kr, 128) (kp <= kr); [p, r) is computed */
+    const int32_t kp = st->vf == vf ? st->p : -128, kr = st->vl == vl ? st->r : 128;
+    th_nn_mono_bytes_a(lut, kp, p, vf);
     th_nn_mono_run_a(q, p, s, rz1, lut);
     th_nn_mono_run_a(q, s, r, rz2, lut);
-    th_nn_mono_bytes_a(lut, r, 128, vl);
+    th_nn_mono_bytes_a(lut, r, kr, vl);
+    st->p = p;
+    st->r = r;
+    st->vf = vf;
+    st->vl = vl;
 }
 #endif
 
