@@ -17,7 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from kernels.cases import Op, check_result
-from kernels.cases_ops import AddCase, MulCase
+from kernels.cases_ops import (
+    AddCase,
+    MulCase,
+    spatial_mul_nosign_cases,
+    spatial_nosign_cases,
+)
 from kernels.target import build_firmware, run_cases
 from tinyhost.arith.elementwise import AddParams, MulParams
 from tinyhost.arith.fixedpoint import quantize_multiplier
@@ -270,5 +275,19 @@ def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
     problems = [f"{name}: {p}" for name, c, r in zip(names, cases, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]
+    assert not problems, "\n".join(problems)
+
+
+def test_spatial_nosign_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
+    """The spatial loops with and without the rounding's sign term (th_add_prep /
+    th_mul_prep nosign 0, 1, 2: the host's proof picks the loop), ADD / SUB / MUL, either
+    side broadcast, every clamp, C 2-64, each pixel holding a tie a wrong loop would change;
+    prepared (the driver first compares the host's struct, nosign included, with
+    th_*_prepare's)."""
+    named = spatial_nosign_cases() + spatial_mul_nosign_cases()
+    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
+    run = run_cases(fw, [c for _, c in named], interleaved=True)
+    problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]
     assert not problems, "\n".join(problems)

@@ -28,7 +28,14 @@ from kernels.cases import (
     check_result,
     random_case,
 )
-from kernels.cases_ops import AddCase, MulCase, add_case, mul_case
+from kernels.cases_ops import (
+    AddCase,
+    MulCase,
+    add_case,
+    mul_case,
+    spatial_mul_nosign_cases,
+    spatial_nosign_cases,
+)
 from kernels.harness import BUILD_FLAG_DSP, BUILD_FLAG_INTERLEAVED, Driver, build_driver
 from kernels.layers import (
     FEW_CHANNEL_LAYERS,
@@ -268,6 +275,17 @@ def test_small_input_channel_convs_match_reference(driver: Driver) -> None:
     for case in small_cin_cases():
         problem = check_result(case, driver.run(case))
         assert problem is None, f"[{driver.build.variant}] {describe(case)}: {problem}"
+
+
+def test_spatial_nosign_loops_match_reference(driver: Driver) -> None:
+    """The spatial loops with and without the rounding's sign term (th_add_prep /
+    th_mul_prep nosign 0, 1, 2), ties in every pixel (kernels.cases_ops
+    spatial_nosign_cases, spatial_mul_nosign_cases); the driver compares the host's struct
+    with th_*_prepare's first (its exhaustive proof under the sanitizers). The same cases
+    run on QEMU in test_kernels_elementwise_target.py."""
+    for name, case in spatial_nosign_cases() + spatial_mul_nosign_cases():
+        problem = check_result(case, driver.run(case))
+        assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
 
 
 @pytest.mark.parametrize("op", [Op.ADD, Op.SUB, Op.MUL], ids=lambda op: op.name)

@@ -397,12 +397,25 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
  * SMULTT, |2f| <= 510), the doubled products th_fast_rq_apply2 takes; left (see fast_rows):
  * (x + ox) * f << (shift + 1) = x * fs + cs, one MLA. The n % 4 last outputs of a pixel
  * without a loop; each output written after its inputs are read. */
+TH_INLINE int32_t rq2_ns(int32_t acc2, const th_fast_rq *rq, int ns, int usat)
+{
+    int32_t y = th_smmlar(acc2, rq->multiplier, rq->round_zp);
+    if (!ns) {
+        y += acc2 >> 31;
+    }
+    return usat ? th_nn_usat8(y >> rq->e) : th_ssat8(y >> rq->e);
+}
+
 TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
-                         int32_t oy, int32_t n, int32_t rows, int8_t *out, int clamp, int left)
+                         int32_t oy, int32_t n, int32_t rows, int8_t *out, int clamp, int left,
+                         int ns)
 {
     /* clamp: th_nn_store4u's unsigned form, lo folded into the zero point */
     const int32_t lo = k->act_min, hi = k->act_max;
-    const th_fast_rq rq = clamp ? th_nn_rq_less(k->rq, lo) : k->rq;
+    th_fast_rq rq = clamp ? th_nn_rq_less(k->rq, lo) : k->rq;
+    if (ns) { /* the sign term proven idle (th_mul_prep nosign): round_zp - 1 for 2 */
+        rq.round_zp = (int32_t)((uint32_t)rq.round_zp - (uint32_t)(k->nosign == 2));
+    }
     const int32_t m = k->multiplier, zp = clamp ? k->out_offset - lo : k->out_offset;
     const int32_t sh = left ? k->shift + 1 : 1;
     const uint32_t k4 = th_nn_both_k4(lo, hi), c4 = th_nn_both_c4(hi);
@@ -414,8 +427,8 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
         const int32_t cs = (int32_t)((uint32_t)ox * (uint32_t)fs);
         const int32_t fp = (int32_t)(((uint32_t)fs & 0xFFFFu) | ((uint32_t)fs << 16));
 #define MS_V(p)                                                                               \
-    (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : th_nn_rq_apply2u((p), &rq))         \
-           : (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq)))
+    (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 1))            \
+           : (left ? th_ssat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 0)))
 #define MS_C(p) (clamp ? th_nn_from_u(MS_V(p), lo, hi) : MS_V(p))
 #define MS_P(j) (x[j] * fs + cs)
 #define MS_4(v0, v1, v2, v3)                                                                  \
@@ -453,17 +466,20 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
 
 typedef void (*spatial_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t *, int32_t,
                            int32_t, int32_t, int8_t *);
-#define SPATIAL(name, clamp, left)                                                            \
+#define SPATIAL(name, clamp, left, ns)                                                        \
     __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
                                                int32_t ox, const int8_t *y, int32_t oy,       \
                                                int32_t n, int32_t rows, int8_t *out)          \
     {                                                                                         \
-        spatial_t(k, x, ox, y, oy, n, rows, out, clamp, left);                                \
+        spatial_t(k, x, ox, y, oy, n, rows, out, clamp, left, ns);                            \
     }
-SPATIAL(spatial_fast, 0, 0)
-SPATIAL(spatial_fast_clamp, 1, 0)
-SPATIAL(spatial_left, 0, 1)
-SPATIAL(spatial_left_clamp, 1, 1)
+SPATIAL(spatial_fast, 0, 0, 0)
+SPATIAL(spatial_fast_clamp, 1, 0, 0)
+SPATIAL(spatial_left, 0, 1, 0)
+SPATIAL(spatial_left_clamp, 1, 1, 0)
+/* the sign term proven idle (th_mul_prep nosign): one instruction an output fewer */
+SPATIAL(spatial_fast_ns, 0, 0, 1)
+SPATIAL(spatial_fast_clamp_ns, 1, 0, 1)
 #undef SPATIAL
 
 /* The output table of x's int8 values (offset ox) times the factor f (the other input's value
@@ -989,9 +1005,10 @@ static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
 #endif
 }
 
-th_status th_mul_s8_prepare(const th_mul_params *params, const th_per_tensor_quant *quant,
-                            const th_shape *input1_shape, const th_shape *input2_shape,
-                            const th_shape *output_shape, th_mul_prep *prep)
+/* th_mul_s8_prepare without the nosign proof (nosign 0): the generic entry's per-call fill. */
+static th_status mul_prep_fill(const th_mul_params *params, const th_per_tensor_quant *quant,
+                               const th_shape *input1_shape, const th_shape *input2_shape,
+                               const th_shape *output_shape, th_mul_prep *prep)
 {
     if (params == NULL || quant == NULL || prep == NULL ||
         !th_nn_bcast_init(&prep->walk, input1_shape, input2_shape, output_shape)) {
@@ -1021,7 +1038,45 @@ th_status th_mul_s8_prepare(const th_mul_params *params, const th_per_tensor_qua
     if (k->fast) {
         k->rq = th_fast_rq_make(k->multiplier, k->shift, k->out_offset);
     }
+    k->nosign = 0;
     return TH_OK;
+}
+
+/* th_mul_prep's nosign, as th_nn_add_sub_s8.c's nosign_of over the 65536 products
+ * (x1 + offset1) * (x2 + offset2): the clamped output of th_fast_rq_apply without its sign
+ * term equals the one with it for all (1), or at round_zp - 1 for all (2), else 0. Only
+ * where fast (the right-shift rows that take th_fast_rq_apply). */
+static int32_t mul_nosign_of(const mul_consts *k)
+{
+    if (!k->fast) {
+        return 0;
+    }
+    const int64_t m = k->rq.multiplier, r = k->rq.round_zp;
+    const int32_t e = k->rq.e;
+    int ok1 = 1, ok2 = 1;
+    for (int32_t a = -128; a < 128 && (ok1 || ok2); a++) {
+        for (int32_t b = -128; b < 128; b++) {
+            const int64_t acc2 = 2 * (int64_t)((a + k->in1_offset) * (b + k->in2_offset));
+            const int64_t y = r + ((acc2 * m + (INT64_C(1) << 31)) >> 32);
+            const int32_t want = th_clamp((int32_t)((y + (acc2 < 0 ? -1 : 0)) >> e),
+                                          k->act_min, k->act_max);
+            ok1 = ok1 && th_clamp((int32_t)(y >> e), k->act_min, k->act_max) == want;
+            ok2 = ok2 && th_clamp((int32_t)((y - 1) >> e), k->act_min, k->act_max) == want;
+        }
+    }
+    return ok1 ? 1 : (ok2 ? 2 : 0);
+}
+
+th_status th_mul_s8_prepare(const th_mul_params *params, const th_per_tensor_quant *quant,
+                            const th_shape *input1_shape, const th_shape *input2_shape,
+                            const th_shape *output_shape, th_mul_prep *prep)
+{
+    const th_status st = mul_prep_fill(params, quant, input1_shape, input2_shape, output_shape,
+                                       prep);
+    if (st == TH_OK) {
+        prep->nosign = mul_nosign_of(prep);
+    }
+    return st;
 }
 
 th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const int8_t *input2,
@@ -1061,14 +1116,20 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
     /* Spatial broadcast: [rows, C] against [rows, 1] (either side). */
     if ((k->fast || (k->left && k->shift <= TH_MUL_SPATIAL_MAX_LEFT)) && b->rank == 2 &&
         rows > 1 && b->stride1[0] != 0 && b->stride2[0] != 0 &&
-        (b->stride1[1] == 0) != (b->stride2[1] == 0) && TH_NN_PATH(MUL_SPATIAL)) {
+        (b->stride1[1] == 0) != (b->stride2[1] == 0)) {
         const int bc1 = b->stride1[1] == 0;
         const int clamp = k->act_min > -128 || k->act_max < 127;
-        const spatial_fn f = k->left ? (clamp ? spatial_left_clamp : spatial_left)
-                                     : (clamp ? spatial_fast_clamp : spatial_fast);
-        f(k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset, bc1 ? input1 : input2,
-          bc1 ? k->in1_offset : k->in2_offset, inner, rows, output);
-        return TH_OK;
+        /* only the path picked is evaluated (a recording build notes each one evaluated) */
+        const int ns = !k->left && k->nosign != 0 && TH_NN_PATH(MUL_SPATIAL_NS);
+        const spatial_fn f = ns ? (clamp ? spatial_fast_clamp_ns : spatial_fast_ns)
+                             : !TH_NN_PATH(MUL_SPATIAL) ? NULL
+                             : k->left ? (clamp ? spatial_left_clamp : spatial_left)
+                                       : (clamp ? spatial_fast_clamp : spatial_fast);
+        if (f != NULL) {
+            f(k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset,
+              bc1 ? input1 : input2, bc1 ? k->in1_offset : k->in2_offset, inner, rows, output);
+            return TH_OK;
+        }
     }
 #endif
     th_nn_bcast_pos pos;
@@ -1089,7 +1150,7 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
     (void)ctx;
     th_mul_prep k;
     if (input1 == NULL || input2 == NULL || output == NULL ||
-        th_mul_s8_prepare(params, quant, input1_shape, input2_shape, output_shape, &k) != TH_OK ||
+        mul_prep_fill(params, quant, input1_shape, input2_shape, output_shape, &k) != TH_OK ||
         !th_nn_bcast_alias_ok(&k.walk, input1, input2, output)) {
         return TH_ERR_ARG;
     }

@@ -316,41 +316,84 @@ static bcast_rows_fn bcast_pick(int clamp, int neg)
                                : (TH_NN_PATH(ADD_BCAST_BOTH) ? bcast_row_add_both : NULL);
 }
 
+/* th_fast_rq_apply2 / th_nn_rq_apply2u, without the sign term when ns (th_add_prep nosign:
+ * proven idle for every input pair; rq's round_zp already lowered by 1 for nosign 2). */
+TH_INLINE int32_t rq2_ns(int32_t acc2, const th_fast_rq *rq, int ns)
+{
+    int32_t y = th_smmlar(acc2, rq->multiplier, rq->round_zp);
+    if (!ns) {
+        y += acc2 >> 31;
+    }
+    return th_ssat8(y >> rq->e);
+}
+
+TH_INLINE int32_t rq2u_ns(int32_t acc2, const th_fast_rq *rq, int ns)
+{
+    int32_t y = th_smmlar(acc2, rq->multiplier, rq->round_zp);
+    if (!ns) {
+        y += acc2 >> 31;
+    }
+    return th_nn_usat8(y >> rq->e);
+}
+
+TH_INLINE int32_t at_least(int32_t v, int32_t lo)
+{
+    return v < lo ? lo : v;
+}
+
 /* Spatial broadcast: `rows` pixels of n outputs, x's pixel r at x + r * n (out alike), the
  * broadcast input's value for pixel r at src[r] through its table tb. The pixel's doubled
  * rescaled value c = f2 * tb[src[r]] (f2 = -2 for SUB with input2 broadcast, else 2) stays
  * in a register for the pixel's n outputs (bcast_row, rstep 0). One call per layer: about 8
  * instructions a pixel besides its outputs, against about 40 through fast_rows' blocks of
- * row constants and a call per row. neg and clamp are constants after inlining. */
+ * row constants and a call per row. neg, clamp and ns are constants after inlining; ns: the
+ * sign term left out (th_add_prep nosign != 0), one instruction an output fewer. Eight
+ * outputs a pass (the pointer steps and the loop test shared by eight), then one group of
+ * four. */
 TH_INLINE void spatial_t(const add_consts *k, const int32_t *tb, int32_t f2, const int8_t *src,
                          const int32_t *t, const uint8_t *x, int32_t n, int32_t rows,
-                         int8_t *out, int neg, int clamp)
+                         int8_t *out, int neg, int clamp, int ns)
 {
     const int both = clamp == CLAMP_BOTH; /* th_nn_store4u's unsigned form */
     const int32_t lo = k->act_min, hi = k->act_max;
-    const th_fast_rq rq = both ? th_nn_rq_less(k->rq, lo) : k->rq;
+    th_fast_rq rq = both ? th_nn_rq_less(k->rq, lo) : k->rq;
+    if (ns) {
+        rq.round_zp = (int32_t)((uint32_t)rq.round_zp - (uint32_t)(k->nosign == 2));
+    }
     const uint32_t lo4 = both ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
     const uint32_t hi4 = both ? th_nn_both_c4(hi) : th_nn_splat4(hi);
     const uint8_t *s = (const uint8_t *)src;
     const uint8_t *const send = s + rows;
-    const int32_t n4 = n & ~3, nt = n & 3;
+    const int32_t n8 = n & ~7, n4 = n & 4, nt = n & 3;
     /* pixels are contiguous in x and out: both pointers just run on */
     do {
         const uint32_t c = (uint32_t)tb[*s++] * (uint32_t)f2;
 #define SP_S(j) (int32_t)(neg ? c - ((uint32_t)t[x[j]] << 1) : c + ((uint32_t)t[x[j]] << 1))
-#define SP_V(j) th_fast_rq_apply2(SP_S(j), &rq)
-#define SP_W(j) th_nn_rq_apply2u(SP_S(j), &rq)
-        for (const uint8_t *const e4 = x + n4; x != e4; x += 4, out += 4) {
-            if (both) {
-                th_nn_store4u(out, SP_W(0), SP_W(1), SP_W(2), SP_W(3), lo4, hi4);
-            } else {
-                th_nn_store4(out, SP_V(0), SP_V(1), SP_V(2), SP_V(3), clamp != CLAMP_NONE, 0,
-                             lo4, hi4);
-            }
+#define SP_V(j) rq2_ns(SP_S(j), &rq, ns)
+#define SP_W(j) rq2u_ns(SP_S(j), &rq, ns)
+#define SP_4(o, j)                                                                            \
+    do {                                                                                      \
+        if (both) {                                                                           \
+            th_nn_store4u(o, SP_W(j), SP_W(j + 1), SP_W(j + 2), SP_W(j + 3), lo4, hi4);      \
+        } else {                                                                              \
+            th_nn_store4(o, SP_V(j), SP_V(j + 1), SP_V(j + 2), SP_V(j + 3),                  \
+                         clamp != CLAMP_NONE, 0, lo4, hi4);                                   \
+        }                                                                                     \
+    } while (0)
+        for (const uint8_t *const e8 = x + n8; x != e8; x += 8, out += 8) {
+            SP_4(out, 0);
+            SP_4(out + 4, 4);
         }
-#define SP_O(j) (both ? th_nn_from_u(SP_W(j), lo, hi) : fast_out2(&rq, SP_S(j), clamp, lo, hi))
+        if (n4) {
+            SP_4(out, 0);
+            x += 4;
+            out += 4;
+        }
+#define SP_O(j)                                                                               \
+    (both ? th_nn_from_u(SP_W(j), lo, hi) : clamp == CLAMP_NONE ? SP_V(j) : at_least(SP_V(j), lo))
         TH_NN_EW_TAIL3(nt, x, out, SP_O);
 #undef SP_O
+#undef SP_4
 #undef SP_W
 #undef SP_V
 #undef SP_S
@@ -359,33 +402,59 @@ TH_INLINE void spatial_t(const add_consts *k, const int32_t *tb, int32_t f2, con
 
 typedef void (*spatial_fn)(const add_consts *, const int32_t *, int32_t, const int8_t *,
                            const int32_t *, const uint8_t *, int32_t, int32_t, int8_t *);
-#define SPATIAL(name, neg, clamp)                                                             \
+#define SPATIAL(name, neg, clamp, ns)                                                         \
     __attribute__((noinline)) static void name(const add_consts *k, const int32_t *tb,       \
                                                int32_t f2, const int8_t *src,                 \
                                                const int32_t *t, const uint8_t *x, int32_t n, \
                                                int32_t rows, int8_t *out)                     \
     {                                                                                         \
-        spatial_t(k, tb, f2, src, t, x, n, rows, out, neg, clamp);                            \
+        spatial_t(k, tb, f2, src, t, x, n, rows, out, neg, clamp, ns);                        \
     }
-SPATIAL(spatial_add_none, 0, CLAMP_NONE)
-SPATIAL(spatial_add_lo, 0, CLAMP_LO)
-SPATIAL(spatial_add_both, 0, CLAMP_BOTH)
-SPATIAL(spatial_neg_none, 1, CLAMP_NONE)
-SPATIAL(spatial_neg_lo, 1, CLAMP_LO)
-SPATIAL(spatial_neg_both, 1, CLAMP_BOTH)
+SPATIAL(spatial_add_none, 0, CLAMP_NONE, 0)
+SPATIAL(spatial_add_lo, 0, CLAMP_LO, 0)
+SPATIAL(spatial_add_both, 0, CLAMP_BOTH, 0)
+SPATIAL(spatial_neg_none, 1, CLAMP_NONE, 0)
+SPATIAL(spatial_neg_lo, 1, CLAMP_LO, 0)
+SPATIAL(spatial_neg_both, 1, CLAMP_BOTH, 0)
+SPATIAL(spatial_add_none_ns, 0, CLAMP_NONE, 1)
+SPATIAL(spatial_add_lo_ns, 0, CLAMP_LO, 1)
+SPATIAL(spatial_add_both_ns, 0, CLAMP_BOTH, 1)
+SPATIAL(spatial_neg_none_ns, 1, CLAMP_NONE, 1)
+SPATIAL(spatial_neg_lo_ns, 1, CLAMP_LO, 1)
+SPATIAL(spatial_neg_both_ns, 1, CLAMP_BOTH, 1)
 #undef SPATIAL
 
-/* The spatial loop for this clamp and sign, NULL where the build leaves it out. */
-static spatial_fn spatial_pick(int clamp, int neg)
+/* The spatial loop for this clamp and sign, NULL where the build leaves it out; ns: the
+ * sign term proven idle, its loop if kept, else the one with the term. */
+static spatial_fn spatial_pick(int clamp, int neg, int ns)
 {
-    if (neg) {
-        return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_SPATIAL_NEG) ? spatial_neg_none : NULL)
-               : clamp == CLAMP_LO ? (TH_NN_PATH(ADD_SPATIAL_NEG_LO) ? spatial_neg_lo : NULL)
-                                   : (TH_NN_PATH(ADD_SPATIAL_NEG_BOTH) ? spatial_neg_both : NULL);
+    /* only the path picked is evaluated (a recording build notes each one evaluated) */
+#define PICK(keep, fn) ((keep) ? (fn) : NULL)
+    spatial_fn f = NULL;
+    if (ns) {
+        if (neg) {
+            f = clamp == CLAMP_NONE ? PICK(TH_NN_PATH(ADD_SPATIAL_NEG_NS), spatial_neg_none_ns)
+                : clamp == CLAMP_LO ? PICK(TH_NN_PATH(ADD_SPATIAL_NEG_NS_LO), spatial_neg_lo_ns)
+                                    : PICK(TH_NN_PATH(ADD_SPATIAL_NEG_NS_BOTH),
+                                           spatial_neg_both_ns);
+        } else {
+            f = clamp == CLAMP_NONE ? PICK(TH_NN_PATH(ADD_SPATIAL_NS), spatial_add_none_ns)
+                : clamp == CLAMP_LO ? PICK(TH_NN_PATH(ADD_SPATIAL_NS_LO), spatial_add_lo_ns)
+                                    : PICK(TH_NN_PATH(ADD_SPATIAL_NS_BOTH), spatial_add_both_ns);
+        }
+        if (f != NULL) {
+            return f;
+        }
     }
-    return clamp == CLAMP_NONE ? (TH_NN_PATH(ADD_SPATIAL) ? spatial_add_none : NULL)
-           : clamp == CLAMP_LO ? (TH_NN_PATH(ADD_SPATIAL_LO) ? spatial_add_lo : NULL)
-                               : (TH_NN_PATH(ADD_SPATIAL_BOTH) ? spatial_add_both : NULL);
+    if (neg) {
+        return clamp == CLAMP_NONE ? PICK(TH_NN_PATH(ADD_SPATIAL_NEG), spatial_neg_none)
+               : clamp == CLAMP_LO ? PICK(TH_NN_PATH(ADD_SPATIAL_NEG_LO), spatial_neg_lo)
+                                   : PICK(TH_NN_PATH(ADD_SPATIAL_NEG_BOTH), spatial_neg_both);
+    }
+    return clamp == CLAMP_NONE ? PICK(TH_NN_PATH(ADD_SPATIAL), spatial_add_none)
+           : clamp == CLAMP_LO ? PICK(TH_NN_PATH(ADD_SPATIAL_LO), spatial_add_lo)
+                               : PICK(TH_NN_PATH(ADD_SPATIAL_BOTH), spatial_add_both);
+#undef PICK
 }
 
 /* Doubled rescaled value of input1 (which1) or input2 for x, negated when neg (mod 2^32). */
@@ -631,7 +700,8 @@ static int fast_rows(const add_consts *k, const int8_t *a, int32_t step_a, int32
         const int spatial = rows > 1 && (bcast1 ? row_a == 1 && row_b == n
                                                 : row_b == 1 && row_a == n) &&
                             k->t1 != NULL && k->t2 != NULL;
-        const spatial_fn sf = spatial ? spatial_pick(clamp, bcast1 && k->subtract) : NULL;
+        const spatial_fn sf =
+            spatial ? spatial_pick(clamp, bcast1 && k->subtract, k->nosign != 0) : NULL;
         if (sf != NULL) {
             sf(k, bcast1 ? k->t1 : k->t2, !bcast1 && k->subtract ? -2 : 2, bcast1 ? a : b,
                bcast1 ? k->t2 : k->t1, (const uint8_t *)(bcast1 ? b : a), n, rows, out);
@@ -1064,10 +1134,11 @@ static int multiplier_ok(int32_t m, int32_t shift)
     return m >= 0 && shift <= 0 && shift >= -31;
 }
 
-th_status th_add_s8_prepare(const th_add_params *params, const th_add_quant *quant,
-                            const int32_t *input1_table, const int32_t *input2_table,
-                            const th_shape *input1_shape, const th_shape *input2_shape,
-                            const th_shape *output_shape, int32_t subtract, th_add_prep *prep)
+/* th_add_s8_prepare without the nosign proof (nosign 0): the generic entries' per-call fill. */
+static th_status add_fill(const th_add_params *params, const th_add_quant *quant,
+                          const int32_t *input1_table, const int32_t *input2_table,
+                          const th_shape *input1_shape, const th_shape *input2_shape,
+                          const th_shape *output_shape, int32_t subtract, th_add_prep *prep)
 {
     if (params == NULL || quant == NULL || prep == NULL ||
         !th_nn_bcast_init(&prep->walk, input1_shape, input2_shape, output_shape)) {
@@ -1108,7 +1179,50 @@ th_status th_add_s8_prepare(const th_add_params *params, const th_add_quant *qua
     if (k->fast) {
         k->rq = th_fast_rq_make(k->mo, quant->output_shift, k->out_offset);
     }
+    k->nosign = 0;
     return TH_OK;
+}
+
+/* th_add_prep's nosign (th_nn_types.h): for every pair of int8 inputs, the output with the
+ * rounding's sign term against without it (rq as is: 1; round_zp - 1: 2), after the
+ * activation clamp (the int8 saturation lies inside it). Exhaustive, 65536 pairs in int64
+ * (every build alike, so the host's copy, arith/elementwise.py add_prep, matches): a tie
+ * reached on either side of zero costs the proof, not a result. Only where fast. */
+static int32_t nosign_of(const add_consts *k)
+{
+    if (!k->fast) {
+        return 0;
+    }
+    const int64_t m = k->rq.multiplier, r = k->rq.round_zp;
+    const int32_t e = k->rq.e;
+    int ok1 = 1, ok2 = 1;
+    for (int32_t a = -128; a < 128 && (ok1 || ok2); a++) {
+        const int64_t s1 = in1(k, (int8_t)a);
+        for (int32_t b = -128; b < 128; b++) {
+            const int64_t s2 = in2(k, (int8_t)b);
+            const int64_t acc2 = 2 * (k->subtract ? s1 - s2 : s1 + s2); /* |.| < 2^30 */
+            /* SMMLAR: r + floor((acc2 * m + 2^31) / 2^32), floors as arithmetic shifts */
+            const int64_t y = r + ((acc2 * m + (INT64_C(1) << 31)) >> 32);
+            const int64_t want = th_clamp((int32_t)((y + (acc2 < 0 ? -1 : 0)) >> e),
+                                          k->act_min, k->act_max);
+            ok1 = ok1 && th_clamp((int32_t)(y >> e), k->act_min, k->act_max) == want;
+            ok2 = ok2 && th_clamp((int32_t)((y - 1) >> e), k->act_min, k->act_max) == want;
+        }
+    }
+    return ok1 ? 1 : (ok2 ? 2 : 0);
+}
+
+th_status th_add_s8_prepare(const th_add_params *params, const th_add_quant *quant,
+                            const int32_t *input1_table, const int32_t *input2_table,
+                            const th_shape *input1_shape, const th_shape *input2_shape,
+                            const th_shape *output_shape, int32_t subtract, th_add_prep *prep)
+{
+    const th_status st = add_fill(params, quant, input1_table, input2_table, input1_shape,
+                                  input2_shape, output_shape, subtract, prep);
+    if (st == TH_OK) {
+        prep->nosign = nosign_of(prep);
+    }
+    return st;
 }
 
 th_status th_add_s8_prepared(const th_add_prep *k, const int8_t *input1, const int8_t *input2,
@@ -1188,8 +1302,8 @@ th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quan
 {
     th_add_prep k;
     if (input1 == NULL || input2 == NULL || output == NULL ||
-        th_add_s8_prepare(params, quant, input1_table, input2_table, input1_shape, input2_shape,
-                          output_shape, subtract, &k) != TH_OK ||
+        add_fill(params, quant, input1_table, input2_table, input1_shape, input2_shape,
+                 output_shape, subtract, &k) != TH_OK ||
         !th_nn_bcast_alias_ok(&k.walk, input1, input2, output)) {
         return TH_ERR_ARG;
     }

@@ -457,8 +457,10 @@ th_status th_sub_s8_tables(const th_context *ctx, const th_add_params *params,
                            const int8_t *input2, const th_shape *output_shape, int8_t *output);
 /* Prepared ADD / SUB (ARCHITECTURE.md §4.4b): th_add_s8_prepare checks what th_add_s8_tables
  * checks (tables may be NULL; subtract: 0 ADD, 1 SUB) except the pointers' overlap, and fills
- * *prep (TH_ERR_ARG: nothing valid in it); th_add_s8, th_sub_s8 and their _tables forms are
- * this, the overlap check, then th_add_s8_prepared. th_add_s8_prepared runs a prepared call
+ * *prep (TH_ERR_ARG: nothing valid in it), its nosign by an exhaustive proof over the 65536
+ * input pairs (about a million instructions: a set-up step, not per call); th_add_s8,
+ * th_sub_s8 and their _tables forms are this without the proof (nosign 0), the overlap
+ * check, then th_add_s8_prepared. th_add_s8_prepared runs a prepared call
  * with no checks: prep from th_add_s8_prepare (or the host's field-for-field copy, with
  * the same tables), inputs and output as th_add_s8's, the in-place rule kept; it returns
  * TH_OK. The compiled backend keeps each ADD / SUB's prep in flash and calls only this. */
@@ -472,8 +474,9 @@ th_status th_mul_s8(const th_context *ctx, const th_mul_params *params,
                     const th_per_tensor_quant *quant, const th_shape *input1_shape,
                     const int8_t *input1, const th_shape *input2_shape, const int8_t *input2,
                     const th_shape *output_shape, int8_t *output);
-/* Prepared MUL, as th_add_s8_prepare / th_add_s8_prepared: th_mul_s8 is th_mul_s8_prepare,
- * the overlap check, then th_mul_s8_prepared. */
+/* Prepared MUL, as th_add_s8_prepare / th_add_s8_prepared (nosign's proof over the 65536
+ * products): th_mul_s8 is th_mul_s8_prepare without the proof, the overlap check, then
+ * th_mul_s8_prepared. */
 th_status th_mul_s8_prepare(const th_mul_params *params, const th_per_tensor_quant *quant,
                             const th_shape *input1_shape, const th_shape *input2_shape,
                             const th_shape *output_shape, th_mul_prep *prep);

@@ -263,6 +263,24 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_SPATIAL_NEG_BOTH
 #define TH_NN_KEEP_ADD_SPATIAL_NEG_BOTH 1
 #endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_NS /* ... the sign term proven idle (th_add_prep nosign) */
+#define TH_NN_KEEP_ADD_SPATIAL_NS 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_NS_LO
+#define TH_NN_KEEP_ADD_SPATIAL_NS_LO 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_NS_BOTH
+#define TH_NN_KEEP_ADD_SPATIAL_NS_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_NEG_NS
+#define TH_NN_KEEP_ADD_SPATIAL_NEG_NS 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_NEG_NS_LO
+#define TH_NN_KEEP_ADD_SPATIAL_NEG_NS_LO 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SPATIAL_NEG_NS_BOTH
+#define TH_NN_KEEP_ADD_SPATIAL_NEG_NS_BOTH 1
+#endif
 
 #ifndef TH_NN_KEEP_AVG_LANES /* average pool: int16 lane sums, two channels a word */
 #define TH_NN_KEEP_AVG_LANES 1
@@ -345,6 +363,9 @@ void th_nn_path_taken(const char *name);
 #endif
 #ifndef TH_NN_KEEP_MUL_SPATIAL /* MUL spatial broadcast: the row loop in one call */
 #define TH_NN_KEEP_MUL_SPATIAL 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_NS /* ... the sign term proven idle (th_mul_prep nosign) */
+#define TH_NN_KEEP_MUL_SPATIAL_NS 1
 #endif
 
 #ifndef TH_NN_KEEP_FC_ROWS /* th_nn_fc_s8: whole blocks in one loop (no filter offset) */

@@ -215,6 +215,10 @@ typedef struct {
     int32_t subtract; /* 0: input1 + input2, 1: input1 - input2 */
     int32_t fast; /* th_fast_rq_apply exact for every sum (the DSP paths; set in every build) */
     th_fast_rq rq; /* of (mo, -eo, out_offset) when fast, else zeros */
+    /* The rounding's sign term (th_fast_rq_apply: + (acc < 0 ? -1 : 0)) proven idle for
+     * every pair of int8 inputs (th_add_s8_prepare, exhaustively; the generic entries leave
+     * 0): 0 keep it, 1 drop it, 2 drop it and use rq.round_zp - 1 (no tie above zero). */
+    int32_t nosign;
 } th_add_prep;
 
 /* MUL (arith.elementwise.MulParams); the multiplier comes as a th_per_tensor_quant. */
@@ -240,6 +244,7 @@ typedef struct {
     int32_t fast; /* th_fast_rq_apply exact for every product (|.| <= 255^2; every build) */
     int32_t left; /* shift in [0, 13]: the DSP left-shift rows */
     th_fast_rq rq; /* of (multiplier, shift, out_offset) when fast, else zeros */
+    int32_t nosign; /* as th_add_prep's, over the 65536 products (the fast rows only) */
 } th_mul_prep;
 
 /* PRELU (arith.binary.PreluParams): two MultiplyByQuantizedMultiplier pairs, s_in / s_out

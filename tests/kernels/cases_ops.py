@@ -412,3 +412,125 @@ def fits_firmware(case: OpCase) -> bool:
     out = int(np.prod(case.out_shape)) * (2 if case.op in WIDE_OUTPUT else 1)
     return record <= RECORD_CAP and out + 32 <= RESULT_CAP and \
         3 * record + 2 * out + 512 <= ARENA_CAP
+
+
+def _tie_pairs(acc2: np.ndarray, rq: dict, lo: int, hi: int) -> list[tuple[int, int]]:
+    """The (input1, input2) int8 pairs (acc2: their doubled accumulators, [256, 256] from
+    -128) whose clamped output without the fast requantization's sign term differs from the
+    one with it, at round_zp or round_zp - 1 (th_add_prep / th_mul_prep nosign's proof,
+    tinyhost.arith.elementwise._nosign)."""
+    y = rq["round_zp"] + ((acc2 * rq["multiplier"] + (1 << 31)) >> 32)
+    e = rq["e"]
+    want = np.clip((y + np.where(acc2 < 0, -1, 0)) >> e, lo, hi)
+    bad = (np.clip(y >> e, lo, hi) != want) | (np.clip((y - 1) >> e, lo, hi) != want)
+    return [(int(i) - 128, int(j) - 128) for i, j in zip(*np.nonzero(bad), strict=True)]
+
+
+def spatial_nosign_cases() -> list[tuple[str, AddCase]]:
+    """ADD / SUB spatial broadcasts ([H, W, C] against [H, W, 1], tables, prepared) for each
+    th_add_prep nosign (0: the loop with the sign term; 1, 2: without it, 2 at round_zp - 1),
+    each sign of the loop (SUB with input1 broadcast: neg), every clamp (none, lower, both),
+    C 2-64 (every n % 8), two pixels to many; the parameters searched until add_prep gives
+    the nosign wanted (power-of-two scales tie often, random ones rarely). Each pixel holds
+    a pair whose output a wrong choice changes (a tie the proof found, _tie_pairs), so the
+    loops without the term, or without round_zp - 1, would fail where they do not apply."""
+    cases = []
+    chans = [2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 33, 63, 64]
+    i = 0
+    for want in (0, 1, 2):
+        for op in (Op.ADD, Op.SUB):
+            for first in (True, False):  # the broadcast input: input2, or input1
+                for clamp in ("none", "lo", "both"):
+                    c = chans[i % len(chans)]
+                    hw = [(2, 1), (1, 3), (5, 7), (9, 11)][i % 4]
+                    rng = np.random.default_rng(700 + i)
+                    for _ in range(2000):
+                        pot = want == 0
+                        s1, s2, so = (float(2.0 ** int(rng.integers(-7, -2))) if pot else
+                                      float(np.float32(rng.uniform(0.01, 0.2)))
+                                      for _ in range(3))  # fmt: skip
+                        z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
+                        # bounds below the zero point too, where the ties of negative
+                        # sums lie
+                        lo = max(-127, zo - int(rng.integers(0, 60)))
+                        lo, hi = {"none": (-128, 127), "lo": (lo, 127),
+                                  "both": (lo, min(126, zo + round(6 / so)))}[clamp]
+                        if lo > hi:
+                            continue
+                        twice = 2 * max(s1, s2)
+                        m1, e1 = quantize_multiplier(s1 / twice)
+                        m2, e2 = quantize_multiplier(s2 / twice)
+                        mo, eo = quantize_multiplier(twice / ((1 << 20) * so))
+                        p = AddParams(-z1, -z2, zo, 20, m1, e1, m2, e2, mo, eo, lo, hi)
+                        big, small = (1, *hw, c), (1, *hw, 1)
+                        sa, sb = (big, small) if first else (small, big)
+                        prep = add_prep(p, sa, sb, big, op is Op.SUB)
+                        if prep["fast"] and prep["nosign"] == want:
+                            break
+                    else:
+                        raise AssertionError(f"no parameters with nosign {want} ({i})")
+                    a = rng.integers(-128, 128, sa).astype(np.int8)
+                    b = rng.integers(-128, 128, sb).astype(np.int8)
+                    t1, t2 = (np.roll(t.astype(np.int64), 128) for t in add_input_tables(p))
+                    acc2 = 2 * (t1[:, None] + (-t2 if op is Op.SUB else t2)[None, :])
+                    ties = _tie_pairs(acc2, prep["rq"], lo, hi)
+                    assert ties or want == 1
+                    big_x, small_x = (a, b) if first else (b, a)
+                    for k, pix in enumerate(np.ndindex(*hw)):
+                        if ties:
+                            ta, tb = ties[(k * 7919) % len(ties)]
+                            small_x[(0, *pix, 0)] = tb if first else ta
+                            big_x[(0, *pix, k % c)] = ta if first else tb
+                    case = AddCase(op, a, b, p, in_place=first and i % 2 == 0, tables=True,
+                                   prepared=True)
+                    cases.append((f"{op.name} {sa} {sb} {clamp} nosign {want}", case))
+                    i += 1
+    return cases
+
+
+def spatial_mul_nosign_cases() -> list[tuple[str, MulCase]]:
+    """MUL spatial broadcasts (right output shifts: the fast loop) for each th_mul_prep
+    nosign (0, 1, 2), either side broadcast, clamped or not, C 2-64, ties placed in every
+    pixel as spatial_nosign_cases does."""
+    cases = []
+    chans = [2, 3, 4, 5, 7, 8, 9, 13, 16, 31, 33, 64]
+    i = 0
+    for want in (0, 1, 2):
+        for first in (True, False):
+            for clamp in (False, True):
+                c = chans[i % len(chans)]
+                hw = [(2, 1), (1, 3), (5, 7), (9, 11)][i % 4]
+                rng = np.random.default_rng(900 + i)
+                for _ in range(4000):
+                    pot = want == 0 or rng.integers(0, 4) == 0
+                    ratio = (2.0 ** int(rng.integers(1, 8)) if pot
+                             else float(rng.uniform(1.5, 200.0)))  # fmt: skip
+                    m, sh = quantize_multiplier(1.0 / ratio)
+                    z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
+                    lo = max(-127, zo - int(rng.integers(0, 60))) if clamp else -128
+                    hi = min(126, zo + int(rng.integers(5, 60))) if clamp else 127
+                    p = MulParams(-z1, -z2, zo, m, sh, lo, hi)
+                    big, small = (1, *hw, c), (1, *hw, 1)
+                    sa, sb = (big, small) if first else (small, big)
+                    prep = mul_prep(p, sa, sb, big)
+                    if prep["fast"] and not prep["left"] and prep["nosign"] == want:
+                        break
+                else:
+                    raise AssertionError(f"no MUL parameters with nosign {want} ({i})")
+                a = rng.integers(-128, 128, sa).astype(np.int8)
+                b = rng.integers(-128, 128, sb).astype(np.int8)
+                x = np.arange(-128, 128, dtype=np.int64)
+                acc2 = 2 * ((x[:, None] - z1) * (x[None, :] - z2))
+                ties = _tie_pairs(acc2, prep["rq"], lo, hi)
+                assert ties or want == 1
+                big_x, small_x = (a, b) if first else (b, a)
+                for k, pix in enumerate(np.ndindex(*hw)):
+                    if ties:
+                        ta, tb = ties[(k * 7919) % len(ties)]
+                        small_x[(0, *pix, 0)] = tb if first else ta
+                        big_x[(0, *pix, k % c)] = ta if first else tb
+                cases.append((f"MUL {sa} {sb} clamp {clamp} nosign {want}",
+                              MulCase(Op.MUL, a, b, p, in_place=first and i % 2 == 0,
+                                      prepared=True)))
+                i += 1
+    return cases

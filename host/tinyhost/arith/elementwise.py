@@ -262,7 +262,27 @@ def add_prep(p: AddParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[
             "e2": -p.input2_shift, "mo": p.output_multiplier, "eo": -p.output_shift,
             "out_offset": p.output_offset, "act_min": p.activation_min,
             "act_max": p.activation_max, "subtract": int(subtract), "fast": int(fast),
-            "rq": rq}
+            "rq": rq, "nosign": _nosign(_add_acc2(p, subtract), rq, p.activation_min,
+                                        p.activation_max) if fast else 0}
+
+
+def _add_acc2(p: AddParams, subtract: bool) -> np.ndarray:
+    """2 (s1 +- s2) for every pair of int8 inputs, s_i the rescaled input (the tables)."""
+    t1, t2 = (t.astype(np.int64) for t in add_input_tables(p))
+    return 2 * ((t1[:, None] - t2[None, :]) if subtract else (t1[:, None] + t2[None, :]))
+
+
+def _nosign(acc2: np.ndarray, rq: dict, lo: int, hi: int) -> int:
+    """th_add_prep / th_mul_prep nosign, as the kernels' nosign_of / mul_nosign_of: over
+    every doubled accumulator acc2 of the call, th_fast_rq_apply2's output clamped to
+    [lo, hi] without its sign term equals the one with it at rq's round_zp (1) or at
+    round_zp - 1 (2); else 0."""
+    y = rq["round_zp"] + ((acc2 * rq["multiplier"] + (1 << 31)) >> 32)
+    e = rq["e"]
+    want = np.clip((y + np.where(acc2 < 0, -1, 0)) >> e, lo, hi)
+    if np.array_equal(np.clip(y >> e, lo, hi), want):
+        return 1
+    return 2 if np.array_equal(np.clip((y - 1) >> e, lo, hi), want) else 0
 
 
 def mul_prep(p: MulParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[int, ...]
@@ -278,7 +298,15 @@ def mul_prep(p: MulParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[
             "in2_offset": p.input2_offset, "multiplier": p.output_multiplier, "shift": sh,
             "out_offset": p.output_offset, "act_min": p.activation_min,
             "act_max": p.activation_max, "fast": int(fast), "left": int(0 <= sh <= _MUL_MAX_LEFT),
-            "rq": rq}
+            "rq": rq, "nosign": _nosign(_mul_acc2(p), rq, p.activation_min, p.activation_max)
+            if fast else 0}
+
+
+def _mul_acc2(p: MulParams) -> np.ndarray:
+    """2 (x1 + offset1)(x2 + offset2) for every pair of int8 inputs (th_fast_rq_apply's
+    doubled accumulator)."""
+    x = np.arange(-128, 128, dtype=np.int64)
+    return 2 * ((x[:, None] + p.input1_offset) * (x[None, :] + p.input2_offset))
 
 
 def prep_words(prep: dict) -> list[int]:

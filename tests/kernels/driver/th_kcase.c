@@ -597,9 +597,9 @@ static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
     run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
     const int tables = dc->n_ints > 0 && (dc->ints[0] & FLAG_TABLES);
     const int prepared = dc->n_ints > 0 && (dc->ints[0] & FLAG_PREPARED);
-    /* the int32 run of th_add_prep, walk to rq */
+    /* the int32 run of th_add_prep, walk to nosign */
     const size_t prep_off = offsetof(th_add_prep, walk);
-    const size_t prep_len = offsetof(th_add_prep, rq) + sizeof(th_fast_rq) - prep_off;
+    const size_t prep_len = offsetof(th_add_prep, nosign) + sizeof(int32_t) - prep_off;
     if (dc->n_ints < 25 || dc->n_blobs != (tables ? 4u : 2u) + (prepared ? 1u : 0u) ||
         (prepared && dc->blob_len[dc->n_blobs - 1] != prep_len)) {
         return rr;
