@@ -2,7 +2,7 @@
 firmware: exact instructions per call under the icount plugin.
 
     python bench/maxpool.py [--board mps2-an386] [--scratch fast|separable|none] [--trace]
-                            [SHAPE ...]
+                            [--prepared] [SHAPE ...]
 
 SHAPE as the pool sweep prints it, joined by underscores: 29x6x64_k6x4_s1_same (default: the
 sweep's max pools above 6 per element on main in session 16, and two that share their paths).
@@ -34,6 +34,7 @@ from tinyhost.arith.padding import compute_window_padding  # noqa: E402
 from tinyhost.arith.pool import PoolParams  # noqa: E402
 from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
 from tinyhost.ir import Padding  # noqa: E402
+from tinyhost.plan.scratch import maxpool_fast_scratch, maxpool_scratch  # noqa: E402
 
 DEFAULT = ["29x6x64_k6x4_s1_same", "24x3x12_k3x2_s1_valid", "34x48x7_k7x5_s1_valid",
            "30x4x4_k3x3_s2_same", "3x30x4_k2x7_s2_same", "4x4x20_k4x3_s1_same",
@@ -41,7 +42,7 @@ DEFAULT = ["29x6x64_k6x4_s1_same", "24x3x12_k3x2_s1_valid", "34x48x7_k7x5_s1_val
            "29x21x58_k3x2_s1_valid"]  # fmt: skip
 
 
-def case(text: str, scratch: str) -> PoolCase:
+def case(text: str, scratch: str, prepared: bool = False) -> PoolCase:
     hwc, k, s, pad = text.split("_")
     h, w, c = (int(v) for v in hwc.split("x"))
     kh, kw = (int(v) for v in k[1:].split("x"))
@@ -50,8 +51,16 @@ def case(text: str, scratch: str) -> PoolCase:
     p = PoolParams(stride, stride, kh, kw, pads.top, pads.left, pads.bottom, pads.right,
                    -128, 127)
     x = np.random.default_rng(h * w * c).integers(-128, 128, (1, h, w, c)).astype(np.int8)
+    given = None
+    if prepared:  # the compiled backend's call: th_maxpool_s8_prepared, the scratch granted
+        k, st = (kh, kw), (stride, stride)
+        ohw = (pads.out_h, pads.out_w)
+        given = {"none": 0, "separable": maxpool_scratch(w, c, ohw, k, st),
+                 "fast": max(maxpool_scratch(w, c, ohw, k, st),
+                             maxpool_fast_scratch(w, c, ohw, k, st))}[scratch]
     return PoolCase(Op.MAXPOOL, x, p, (1, pads.out_h, pads.out_w, c),
-                    no_scratch=scratch == "none", fast_scratch=scratch == "fast")
+                    no_scratch=scratch == "none", fast_scratch=scratch == "fast",
+                    prepared_scratch=given)
 
 
 def main() -> int:
@@ -60,9 +69,11 @@ def main() -> int:
     ap.add_argument("--build", default=str(REPO / "build" / "bench_maxpool"))
     ap.add_argument("--scratch", default="fast", choices=["fast", "separable", "none"])
     ap.add_argument("--trace", action="store_true", help="per-function counts")
+    ap.add_argument("--prepared", action="store_true",
+                    help="th_maxpool_s8_prepared on the host's struct (the compiled call)")
     ap.add_argument("shapes", nargs="*", default=DEFAULT)
     args = ap.parse_args()
-    cases = [case(t, args.scratch) for t in args.shapes]
+    cases = [case(t, args.scratch, args.prepared) for t in args.shapes]
     fw = build_firmware(args.board, Path(args.build), portable=False, big=True)
     run = run_cases(fw, cases, interleaved=True, icount=True, timeout=1800.0)
     for text, c, result, count in zip(args.shapes, cases, run.results, run.counts,

@@ -4,12 +4,13 @@ bench/pointwise_calls.py's --trace, counted between th_mark_start and th_mark_st
 as the executed lines of each function's disassembly with their counts. The counts say what
 an output costs: a line run once a block of four channels or once a row shows its loop.
 
-    python bench/pc_trace.py SHAPE [--maxpool] [--functions NAME ...] [--min N]
+    python bench/pc_trace.py SHAPE [--maxpool [--prepared]] [--functions NAME ...] [--min N]
                              [--build DIR]
 
 SHAPE: a kernel sweep shape as tests/kernels/sweep.py describes it (seeds 0-4), e.g.
 "19->142 per-tensor" (fully connected), "17x17x19" (the first shape containing it); with
---maxpool, a bench/maxpool.py shape (29x6x64_k6x4_s1_same). --functions: the functions to
+--maxpool, a bench/maxpool.py shape (29x6x64_k6x4_s1_same; --prepared: the compiled backend's
+call, th_maxpool_s8_prepared). --functions: the functions to
 disassemble (default: every function the call ran, most instructions first); --min: only the
 lines run at least N times. Outputs checked against the NumPy reference. Numbers, not a test.
 """
@@ -38,14 +39,14 @@ from kernels.target import build_firmware, run_cases  # noqa: E402
 from tinyhost.deploy import MARKER_OVERHEAD  # noqa: E402
 
 
-def find_case(shape: str, maxpool: bool):
+def find_case(shape: str, maxpool: bool, prepared: bool = False):
     """The case SHAPE names: bench/maxpool.py's, or the first sweep case containing it."""
     if maxpool:
         spec = importlib.util.spec_from_file_location("bench_maxpool",
                                                       REPO / "bench" / "maxpool.py")
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
-        return mod.case(shape, "fast")
+        return mod.case(shape, "fast", prepared)
     for seed in range(5):
         for _kind, case in sweep_cases(seed, 30):
             if shape in describe(case):
@@ -72,12 +73,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("shape")
     ap.add_argument("--maxpool", action="store_true", help="a bench/maxpool.py shape")
+    ap.add_argument("--prepared", action="store_true", help="with --maxpool: the prepared entry")
     ap.add_argument("--functions", nargs="*", default=[])
     ap.add_argument("--min", type=int, default=1, help="lines run at least this often")
     ap.add_argument("--board", default="mps2-an386")
     ap.add_argument("--build", default=str(REPO / "build" / "pc_trace"))
     args = ap.parse_args()
-    case = find_case(args.shape, args.maxpool)
+    case = find_case(args.shape, args.maxpool, args.prepared)
     fw = build_firmware(args.board, Path(args.build), portable=False, big=True)
     run = run_cases(fw, [case], interleaved=True, icount=True, timeout=600.0)
     problem = check_result(case, run.results[0])

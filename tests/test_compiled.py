@@ -99,6 +99,18 @@ def test_elementwise_calls_link_their_prepared_entries(tmp_path: Path) -> None:
     assert "th_add_s8_prepared(&prep" in source and "th_mul_s8_prepared(&prep" in source
 
 
+def test_max_pools_call_their_prepared_entry(tmp_path: Path) -> None:
+    """int8 MAX_POOL_2D is called through th_maxpool_s8_prepared on a th_maxpool_prep in
+    flash (§4.4b), made for the scratch the plan granted: its fields as
+    tinyhost.arith.pool.maxpool_prep gives them for the op's shapes and the grant."""
+    graph = read_model(REPO / "tests" / "models" / "pool_avg_max_same_valid_int8.tflite")
+    result = get_backend("compiled").convert(graph, load_board("mps2-an386"), tmp_path / "m")
+    source = (tmp_path / "m" / "model.c").read_text()
+    assert "th_maxpool_s8_prepared" in result.linked and "th_maxpool_s8" not in result.linked
+    assert "th_maxpool_s8(" not in source and "th_maxpool_s8_prepared(&ctx, &prep" in source
+    assert source.count("static const th_maxpool_prep prep = {.params = {.stride = ") == 2
+
+
 def test_interpreter_only_options_are_refused(tmp_path: Path) -> None:
     from tinyhost.errors import TinyhostError
 

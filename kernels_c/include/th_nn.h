@@ -44,7 +44,8 @@
  *      <= 4: up to four pixels read straight from the input before any of their outputs
  *      is written, th_nn_conv_direct_s8; the same bound holds for any group size).
  *  (c) Raster order: th_conv_s8 (every variant and build, grouped included),
- *      th_avgpool_s8 and th_maxpool_s8 compute output pixels in ascending (n, y, x) order,
+ *      th_avgpool_s8 and th_maxpool_s8 (its prepared entry alike: the same paths) compute
+ *      output pixels in ascending (n, y, x) order,
  *      and pixel q reads only its own window and writes only its own Cout bytes, at any
  *      time after pixel q starts (th_maxpool_s8 uses them as its running maximum; the
  *      DSP conv reads two pixels' windows before writing either, four with Cout <= 4, and
@@ -426,6 +427,17 @@ int32_t th_maxpool_s8_scratch_size_fast(const th_pool_params *params,
 th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output);
+/* Prepared MAX_POOL_2D (ARCHITECTURE.md §4.4b): th_maxpool_s8_prepare checks what
+ * th_maxpool_s8 checks and fills prep for a call given scratch bytes of scratch (the size
+ * of the ctx it will run with); th_maxpool_s8 is th_maxpool_s8_prepare then
+ * th_maxpool_s8_prepared. th_maxpool_s8_prepared runs with no checks: prep from
+ * th_maxpool_s8_prepare (or the host's word-for-word copy), ctx->buf with at least the
+ * scratch prep was made for (ctx unread where prep uses none). */
+th_status th_maxpool_s8_prepare(const th_pool_params *params, const th_dims *input_dims,
+                                const th_dims *output_dims, int32_t scratch,
+                                th_maxpool_prep *prep);
+th_status th_maxpool_s8_prepared(const th_context *ctx, const th_maxpool_prep *prep,
+                                 const int8_t *input, int8_t *output);
 
 /* ADD / SUB (input1 - input2) / MUL with NumPy broadcasting of up to TH_MAX_RANK dims:
  * shapes align on their last dims, a dim of 1 (or a missing one) broadcasts, and the

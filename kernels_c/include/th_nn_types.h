@@ -171,6 +171,29 @@ typedef struct {
     th_activation activation;
 } th_pool_params;
 
+/* A prepared int8 MAX_POOL_2D (th_maxpool_s8_prepare, th_maxpool_s8_prepared): the call's
+ * geometry and dispatch inputs made once for a given scratch size (ARCHITECTURE.md §4.4b).
+ * The generic entry fills it per call; the compiled backend on the host
+ * (tinyhost.arith.pool.maxpool_prep, checked word for word against th_maxpool_s8_prepare by
+ * the kernel tests) and keeps it in flash. Every field an int32, the same in every build
+ * (the DSP paths' fields are filled in portable and MVE builds too, and left unread). */
+typedef struct {
+    th_pool_params params;
+    th_dims in;
+    th_dims out;
+    int32_t fast;  /* the padded layout's scratch bytes (DSP), 0: not given or none */
+    int32_t sep;   /* the separable path's scratch bytes, 0: not given or none */
+    int32_t rows;  /* rows of column maxima in the fast scratch (1, 2 or 4; 1 without fast) */
+    int32_t c1;    /* 1: max_c1_words (one channel, strides >= 2, fast given) */
+    int32_t c0;    /* the column-maxima bytes computed from the input: [c0, c0 + span) */
+    int32_t span;  /* (padded: of the padded layout; else from column 0) */
+    int32_t cols;  /* the padded layout's bytes a row ((OW - 1) * SW + KW) * C, else 0 */
+    int32_t ya;    /* the lanes' output rows [ya, yb): windows inside the image ... */
+    int32_t yb;
+    int32_t rows_padded; /* ... in one max_rows_padded call (1) */
+    int32_t clamp; /* the activation range is not [-128, 127] */
+} th_maxpool_prep;
+
 /* ADD / SUB (arith.elementwise.AddParams): offsets, shift and clamp ... */
 typedef struct {
     int32_t input1_offset; /* -input1 zero point */

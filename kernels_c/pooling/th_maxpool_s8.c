@@ -15,6 +15,8 @@
  * windows' shared rows save maxima and loads over two pairs (k + 4 against 2k; at four rows
  * the same maxima, and the extra rows' padding cost more than the loads saved). */
 #define TH_MAXPOOL_QUAD_MIN 5
+/* Window widths of the stride-1 row pass's functions (taps_row_k) */
+#define TH_MAXPOOL_ROW_TAPS 7
 
 #if TH_NN_DSP_NATIVE
 /* Bytewise signed max of two words. One asm block: SEL must see SSUB8's GE flags. */
@@ -102,10 +104,6 @@ int32_t th_maxpool_s8_scratch_size(const th_pool_params *params, const th_dims *
     return (input_dims->w * input_dims->c + 3) & ~3;
 }
 
-/* Two rows of column maxima where the window slides down by one row (stride.h 1): the DSP
- * path computes two output rows' column maxima in one pass over their rows (max_pair_rows).
- * Portable and MVE builds have no such path. */
-#if TH_NN_HAS_DSP && !TH_NN_MVE
 /* Rows of column maxima in the fast scratch: four (quad_rows_call) where the window slides by
  * one row, is 4..TH_MAXPOOL_PAIR_ROWS rows high and the output has four rows, two
  * (max_pair_rows) from two rows high, else one. */
@@ -129,6 +127,99 @@ static int32_t max_fast_checked(const th_pool_params *p, const th_dims *in, cons
     return max_fast_rows(p, out) * ((cols * in->c + 3) & ~3);
 }
 
+/* Columns of the padded layout: L = (OW - 1) * SW + KW, from input column -pw. */
+static int32_t max_padded_cols(const th_pool_params *p, const th_dims *out)
+{
+    return (out->w - 1) * p->stride.w + p->filter.w;
+}
+
+/* The padded layout's bytes computed from the input: [c0, c1) of the row (input byte
+ * c0 - pw * C); the others hold the padding's -128. */
+TH_INLINE void padded_bytes(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                            int32_t *c0, int32_t *c1)
+{
+    const int32_t cols = max_padded_cols(p, out), pw = p->padding.w;
+    const int32_t t0 = TH_MIN(pw, cols), t1 = TH_MAX(t0, TH_MIN(in->w + pw, cols));
+    *c0 = t0 * in->c;
+    *c1 = t1 * in->c;
+}
+
+/* max_c1_words' shapes (below) */
+static int max_c1_applies(const th_pool_params *p, const th_dims *in, const th_dims *out)
+{
+    if (in->c != 1 || p->stride.h < 2 || p->stride.w < 2 || p->filter.w < 4 ||
+        p->filter.w > 8) {
+        return 0;
+    }
+    int32_t c0, c1;
+    padded_bytes(p, in, out, &c0, &c1);
+    return c1 - c0 >= 4; /* c1_cols' words */
+}
+
+/* th_maxpool_prep (th_nn_types.h) for a call given scratch bytes: the path inputs of
+ * th_maxpool_s8_prepared and max_lanes_image's geometry (its padded layout where the fast
+ * scratch is given, else the columns any window reads from column 0), made once: on small
+ * planes they were ~150-250 instructions a call (divisions, clipped-row ranges). The host's
+ * mirror is tinyhost.arith.pool.maxpool_prep. */
+th_status th_maxpool_s8_prepare(const th_pool_params *params, const th_dims *input_dims,
+                                const th_dims *output_dims, int32_t scratch,
+                                th_maxpool_prep *prep)
+{
+    /* no tensors here: prep stands in for th_nn_check_pool's pointers */
+    const int8_t *none = (const int8_t *)(const void *)prep;
+    const th_status status = th_nn_check_pool(params, input_dims, none, output_dims, none);
+    if (status != TH_OK) {
+        return status;
+    }
+    const th_pool_params *p = params;
+    const th_dims *in = input_dims, *out = output_dims;
+    th_maxpool_prep *k = prep;
+    k->params = *p;
+    k->in = *in;
+    k->out = *out;
+    k->clamp = p->activation.min > -128 || p->activation.max < 127;
+    const int32_t fast = max_fast_checked(p, in, out);
+    const int32_t sep = th_maxpool_s8_scratch_size(p, in, out);
+    k->fast = fast > 0 && scratch >= fast ? fast : 0;
+    k->sep = sep > 0 && scratch >= sep ? sep : 0;
+    k->rows = k->fast > 0 ? max_fast_rows(p, out) : 1;
+    k->c1 = k->fast > 0 && max_c1_applies(p, in, out);
+    const int32_t ch = in->c, sh = p->stride.h, ph = p->padding.h;
+    int32_t c0 = 0, c1;
+    if (k->fast > 0) {
+        padded_bytes(p, in, out, &c0, &c1);
+        k->cols = max_padded_cols(p, out) * ch;
+    } else {
+        const th_nn_window last =
+            th_nn_window_at(out->w - 1, p->stride.w, p->padding.w, p->filter.w, in->w);
+        c1 = (last.origin + last.end) * ch; /* columns any window reads */
+        k->cols = 0;
+    }
+    k->c0 = c0;
+    k->span = c1 - c0;
+    /* output rows [ya, yb): unclipped windows, origin oy * sh - ph >= 0, end <= H; padded,
+     * the rows cut by the top are max_chain_top's (with the row of origin 0 where there is
+     * one, unless at stride.h 1 it would leave the pairs of rows one row over), those after
+     * yb max_rows_bottom's */
+    const int chains = k->fast > 0 && k->span > 0;
+    int32_t ya = k->span > 0 ? TH_MIN((ph + sh - 1) / sh, out->h) : out->h;
+    const int32_t e = in->h - p->filter.h + ph;
+    const int32_t yb = e < 0 ? ya : TH_MAX(ya, TH_MIN(out->h, e / sh + 1));
+    if (chains && ph > 0 && ph % sh == 0 && ya < yb && (k->rows == 1 || (yb - ya) % 2 == 1)) {
+        ya++; /* the row of origin 0: the chain's next rows */
+    }
+    k->ya = ya;
+    k->yb = yb;
+    k->rows_padded = k->fast > 0 && (p->stride.w > 1 ||
+                                     (!k->clamp && p->filter.w <= TH_MAXPOOL_ROW_TAPS));
+    return TH_OK;
+}
+
+/* Two rows of column maxima where the window slides down by one row (stride.h 1): the DSP
+ * path computes two output rows' column maxima in one pass over their rows (max_pair_rows).
+ * Portable and MVE builds have no such path (max_fast_rows and max_fast_checked are built in
+ * every build: th_maxpool_s8_prepare fills the same struct everywhere). */
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 static int32_t max_fast_size(const th_pool_params *p, const th_dims *in, const th_dims *out)
 {
     if (in->w < 1 || in->c < 1 || out->w < 1 || out->h < 1 || p->filter.h < 1 ||
@@ -346,8 +437,6 @@ TH_INLINE void cols_fixed(int8_t *dst, const int8_t *src, int32_t step, int32_t 
 }
 
 #define TH_MAXPOOL_UNROLL 8
-/* Window widths of the stride-1 row pass's functions (taps_row_k) */
-#define TH_MAXPOOL_ROW_TAPS 7
 
 /* cols_fixed with the row count k (1..TH_MAXPOOL_UNROLL) made a constant. */
 TH_INLINE void cols_k(int8_t *dst, const int8_t *src, int32_t step, int32_t k, int32_t n,
@@ -882,23 +971,6 @@ static void max_chain_row(const th_pool_params *p, const th_dims *in, const th_d
     }
 }
 
-/* Columns of the padded layout: L = (OW - 1) * SW + KW, from input column -pw. */
-static int32_t max_padded_cols(const th_pool_params *p, const th_dims *out)
-{
-    return (out->w - 1) * p->stride.w + p->filter.w;
-}
-
-/* The padded layout's bytes computed from the input: [c0, c1) of the row (input byte
- * c0 - pw * C); the others hold the padding's -128. */
-TH_INLINE void padded_bytes(const th_pool_params *p, const th_dims *in, const th_dims *out,
-                            int32_t *c0, int32_t *c1)
-{
-    const int32_t cols = max_padded_cols(p, out), pw = p->padding.w;
-    const int32_t t0 = TH_MIN(pw, cols), t1 = TH_MAX(t0, TH_MIN(in->w + pw, cols));
-    *c0 = t0 * in->c;
-    *c1 = t1 * in->c;
-}
-
 /* The padding's -128s of a row of the padded layout, bytes [0, c0) and [c1, end) (end the
  * layout's bytes, the row's scratch round_up4(end)): where both sides have up to 32 bytes
  * (small), as words, no memset call (~40 instructions each on small planes; past 32 bytes
@@ -961,27 +1033,25 @@ static void __attribute__((noinline)) /* clang (the fuzz builds) has no noclone 
 #else
 static void __attribute__((noinline, noclone)) /* not split into more arguments (IPA-SRA) */
 #endif
-max_rows_padded(const th_pool_params *p, const th_dims *in, const th_dims *out,
-                const int8_t *image, int8_t *cm, int8_t *cm1, int8_t *dst, int32_t ya, int32_t yb)
+max_rows_padded(const th_maxpool_prep *k, const int8_t *image, int8_t *cm, int8_t *cm1,
+                int8_t *dst, int32_t ya, int32_t yb)
 {
-    const int32_t ch = in->c, ow = out->w, step = in->w * ch, orow = ow * ch;
+    const th_pool_params *p = &k->params;
+    const int32_t ch = k->in.c, ow = k->out.w, step = k->in.w * ch, orow = ow * ch;
     const int32_t fh = p->filter.h, fw = p->filter.w, sw = p->stride.w;
-    const int32_t act_min = p->activation.min, act_max = p->activation.max;
-    const int clamp = act_min > -128 || act_max < 127;
-    const uint32_t lo = (uint32_t)(uint8_t)(int8_t)act_min * 0x01010101u;
-    const uint32_t hi = (uint32_t)(uint8_t)(int8_t)act_max * 0x01010101u;
-    int32_t c0, c1;
-    padded_bytes(p, in, out, &c0, &c1);
-    const int32_t span = c1 - c0;
+    const int clamp = k->clamp;
+    const uint32_t lo = (uint32_t)(uint8_t)(int8_t)p->activation.min * 0x01010101u;
+    const uint32_t hi = (uint32_t)(uint8_t)(int8_t)p->activation.max * 0x01010101u;
+    const int32_t c0 = k->c0, c1 = c0 + k->span, span = k->span;
     const int8_t *src = image + (ya * p->stride.h - p->padding.h) * step + c0 -
                         p->padding.w * ch;
     int32_t y = ya;
     if (cm1 != NULL) {
         const int32_t dd = (int32_t)(cm1 - cm);
         /* four rows given where max_fast_rows says so (cm1 given: stride.h 1, KH <= 7) */
-        const int quad = fh >= TH_MAXPOOL_QUAD_MIN && out->h >= 4;
+        const int quad = k->rows == 4;
         if (quad && y + 4 <= yb) { /* rows 2-3's padding: only where the quads run */
-            pad_rows(cm + 2 * dd, cm + 3 * dd, c0, c1, max_padded_cols(p, out) * ch);
+            pad_rows(cm + 2 * dd, cm + 3 * dd, c0, c1, k->cols);
         }
         for (; quad && y + 4 <= yb; y += 4, src += 4 * step, dst += 4 * orow) {
             quad_rows_call(cm + c0, dd, src, step, fh, span);
@@ -1085,42 +1155,26 @@ static void max_rows_bottom(const th_pool_params *p, const th_dims *in, const th
  * row (NULL: none). Output rows [ya, yb) (windows of KH rows inside the image) in one call
  * where max_rows_padded's row pass applies;
  * the others a row at a time, two where both windows are unclipped (stride 1). */
-static void max_lanes_image(const th_pool_params *p, const th_dims *in, const int8_t *image,
-                            const th_dims *out, int8_t *dst, int8_t *cm, int8_t *cm1,
-                            int padded)
+static void max_lanes_image(const th_maxpool_prep *k, const int8_t *image, int8_t *dst,
+                            int8_t *cm, int8_t *cm1)
 {
+    const th_pool_params *p = &k->params;
+    const th_dims *in = &k->in, *out = &k->out;
     const int32_t in_w = in->w, ch = in->c, row = in_w * ch, orow = out->w * ch;
     const int32_t act_min = p->activation.min, act_max = p->activation.max;
-    const int clamp = act_min > -128 || act_max < 127;
+    const int clamp = k->clamp, padded = k->fast > 0;
     const uint32_t lo = (uint32_t)(uint8_t)(int8_t)act_min * 0x01010101u;
     const uint32_t hi = (uint32_t)(uint8_t)(int8_t)act_max * 0x01010101u;
-    const int32_t fh = p->filter.h, sh = p->stride.h, ph = p->padding.h, pw = p->padding.w;
-    /* the columns computed from the input: cm bytes [c0, c1), input bytes from c0 - off */
-    int32_t c0 = 0, c1, off = 0;
+    const int32_t fh = p->filter.h, sh = p->stride.h, ph = p->padding.h;
+    /* the columns computed from the input: cm bytes [c0, c0 + span), input bytes from
+     * c0 - off (th_maxpool_s8_prepare) */
+    const int32_t c0 = k->c0, span = k->span, off = padded ? p->padding.w * ch : 0;
     if (padded) {
-        const int32_t cols = max_padded_cols(p, out);
-        padded_bytes(p, in, out, &c0, &c1);
-        off = pw * ch;
-        pad_rows(cm, cm1, c0, c1, cols * ch);
-    } else {
-        const th_nn_window last = th_nn_window_at(out->w - 1, p->stride.w, pw, p->filter.w,
-                                                  in_w);
-        c1 = (last.origin + last.end) * ch; /* columns any window reads */
+        pad_rows(cm, cm1, c0, c0 + span, k->cols);
     }
-    const int32_t span = c1 - c0;
-    /* output rows [ya, yb): unclipped windows, origin oy * sh - ph >= 0, end <= H; padded,
-     * the rows cut by the top are max_chain_top's (with the row of origin 0 where there is
-     * one, unless at stride.h 1 it would leave the pairs of rows one row over), those after
-     * yb max_rows_bottom's */
     const int chains = padded && span > 0;
-    int32_t ya = span > 0 ? TH_MIN((ph + sh - 1) / sh, out->h) : out->h;
-    const int32_t e = in->h - fh + ph;
-    const int32_t yb = e < 0 ? ya : TH_MAX(ya, TH_MIN(out->h, e / sh + 1));
-    if (chains && ph > 0 && ph % sh == 0 && ya < yb && (cm1 == NULL || (yb - ya) % 2 == 1)) {
-        ya++; /* the row of origin 0: the chain's next rows */
-    }
-    const int rows_padded =
-        padded && (p->stride.w > 1 || (!clamp && p->filter.w <= TH_MAXPOOL_ROW_TAPS));
+    const int32_t ya = k->ya, yb = k->yb;
+    const int rows_padded = k->rows_padded;
     const int32_t yend = chains ? yb : out->h;
     if (chains && ya > 0) {
         max_chain_top(p, in, out, image + c0 - off, cm, c0, span, dst, ya, lo, hi, clamp);
@@ -1128,7 +1182,7 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
     }
     for (int32_t oy = chains ? ya : 0; oy < yend; oy++) {
         if (oy == ya && yb - ya >= 2 && rows_padded) { /* one row: its setup would not pay */
-            max_rows_padded(p, in, out, image, cm, cm1, dst, ya, yb);
+            max_rows_padded(k, image, cm, cm1, dst, ya, yb);
             dst += (yb - ya) * orow;
             oy = yb - 1;
             continue;
@@ -1165,15 +1219,15 @@ static void max_lanes_image(const th_pool_params *p, const th_dims *in, const in
 #if TH_NN_HAS_DSP && !TH_NN_MVE
 /* Every image through max_lanes_image: padded where fast > 0 (the fast scratch given), its
  * second (and third and fourth) row of column maxima where the fast size has them. */
-static void max_lanes(const th_context *ctx, const th_pool_params *p, const th_dims *in,
-                      const int8_t *input, const th_dims *out, int8_t *output, int32_t fast)
+static void max_lanes(const th_context *ctx, const th_maxpool_prep *k, const int8_t *input,
+                      int8_t *output)
 {
+    const th_dims *in = &k->in, *out = &k->out;
     const int32_t image_in = in->h * in->w * in->c, image_out = out->h * out->w * out->c;
-    const int32_t rows = fast > 0 ? max_fast_rows(p, out) : 1;
-    int8_t *cm1 = rows > 1 ? (int8_t *)ctx->buf + fast / rows : NULL;
+    int8_t *cm1 = k->rows > 1 ? (int8_t *)ctx->buf + k->fast / k->rows : NULL;
     for (int32_t n = 0; n < in->n; n++) {
-        max_lanes_image(p, in, input + n * image_in, out, output + n * image_out,
-                        (int8_t *)ctx->buf, cm1, fast > 0);
+        max_lanes_image(k, input + n * image_in, output + n * image_out, (int8_t *)ctx->buf,
+                        cm1);
     }
 }
 #endif
@@ -1266,17 +1320,6 @@ __attribute__((noinline)) static void max_direct_lanes(const th_pool_params *p,
  * column maxima of its window's rows (c1_cols), then per output the word(s) of its window
  * folded to one byte. On small planes max_lanes' calls and setup per row were most of the
  * count (13x11x1 k6x4 s3: ~1,000 of 1,535 instructions). */
-static int max_c1_applies(const th_pool_params *p, const th_dims *in, const th_dims *out)
-{
-    if (in->c != 1 || p->stride.h < 2 || p->stride.w < 2 || p->filter.w < 4 ||
-        p->filter.w > 8) {
-        return 0;
-    }
-    int32_t c0, c1;
-    padded_bytes(p, in, out, &c0, &c1);
-    return c1 - c0 >= 4; /* c1_cols' words */
-}
-
 /* a = max_s8x4(a, b) in place: no copy of the result out of an early-clobber register
  * (a move per maximum in c1_cols' loop). */
 TH_INLINE void max_in(uint32_t *a, uint32_t b)
@@ -1397,21 +1440,20 @@ __attribute__((noinline)) static void c1_out(int8_t *dst, const int8_t *cm,
     }
 }
 
-__attribute__((noinline)) static void max_c1_words(const th_pool_params *p, const th_dims *in,
-                                                   const int8_t *input, const th_dims *out,
-                                                   int8_t *dst, int8_t *cm)
+__attribute__((noinline)) static void max_c1_words(const th_maxpool_prep *k,
+                                                   const int8_t *input, int8_t *dst,
+                                                   int8_t *cm)
 {
-    const int32_t in_h = in->h, in_w = in->w, ow = out->w, oh = out->h;
+    const th_pool_params *p = &k->params;
+    const int32_t in_h = k->in.h, in_w = k->in.w, ow = k->out.w, oh = k->out.h;
     const int32_t sh = p->stride.h, fh = p->filter.h;
-    int32_t c0, c1;
-    padded_bytes(p, in, out, &c0, &c1);
-    const int32_t cols = max_padded_cols(p, out), span = c1 - c0;
-    pad_rows(cm, NULL, c0, c1, cols);
+    const int32_t c0 = k->c0, span = k->span; /* th_maxpool_s8_prepare's padded layout */
+    pad_rows(cm, NULL, c0, c0 + span, k->cols);
     const int32_t lo = p->activation.min, hi = p->activation.max;
     const int32_t len = TH_MIN(12, span), last = span - len;
     const int32_t o2 = len - 4, o1 = TH_MIN(4, o2);
     const int8_t *src = input + c0 - p->padding.w;
-    for (int32_t n = 0; n < in->n; n++, src += in_h * in_w) {
+    for (int32_t n = 0; n < k->in.n; n++, src += in_h * in_w) {
         int32_t ys = -p->padding.h;
         for (int32_t oy = 0; oy < oh; oy++, ys += sh, dst += ow) {
             const int32_t y0 = TH_MAX(ys, 0), rows = TH_MIN(ys + fh, in_h) - y0;
@@ -1436,41 +1478,47 @@ th_status th_maxpool_s8(const th_context *ctx, const th_pool_params *params,
                         const th_dims *input_dims, const int8_t *input,
                         const th_dims *output_dims, int8_t *output)
 {
-    const th_status status = th_nn_check_pool(params, input_dims, input, output_dims, output);
+    if (input == NULL || output == NULL) {
+        return TH_ERR_ARG;
+    }
+    /* the prepared call's struct made here per call, so the two entries cannot drift */
+    th_maxpool_prep k;
+    const int32_t scratch = ctx != NULL && ctx->buf != NULL ? ctx->size : 0;
+    const th_status status =
+        th_maxpool_s8_prepare(params, input_dims, output_dims, scratch, &k);
     if (status != TH_OK) {
         return status;
     }
+    return th_maxpool_s8_prepared(ctx, &k, input, output);
+}
+
+th_status th_maxpool_s8_prepared(const th_context *ctx, const th_maxpool_prep *prep,
+                                 const int8_t *input, int8_t *output)
+{
+    const th_maxpool_prep *k = prep;
+    const th_pool_params *params = &k->params;
+    const th_dims *input_dims = &k->in, *output_dims = &k->out;
     const int32_t in_h = input_dims->h;
     const int32_t in_w = input_dims->w;
     const int32_t channels = input_dims->c;
     const int32_t act_min = params->activation.min;
     const int32_t act_max = params->activation.max;
-    const int clamp = act_min > -128 || act_max < 127;
+    const int clamp = k->clamp;
     const int32_t image_in = in_h * in_w * channels;
     const int32_t image_out = output_dims->h * output_dims->w * channels;
-    const int has_buf = ctx != NULL && ctx->buf != NULL;
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-    /* the padded layout if given the room (the separable size then not computed where the
-     * path is kept), else the separable scratch's; one call site: max_lanes inlined */
-    int32_t fast = has_buf ? max_fast_checked(params, input_dims, output_dims) : 0;
-    fast = fast > 0 && ctx->size >= fast ? fast : 0;
-    if (fast > 0 && max_c1_applies(params, input_dims, output_dims) &&
-        TH_NN_PATH(MAX_C1_WORDS)) {
-        max_c1_words(params, input_dims, input, output_dims, output, (int8_t *)ctx->buf);
+    /* the path choice stays here (the build's kept paths, §4.2c): the padded layout where
+     * the fast scratch was given, else the separable scratch's */
+    if (k->c1 && TH_NN_PATH(MAX_C1_WORDS)) {
+        max_c1_words(k, input, output, (int8_t *)ctx->buf);
         return TH_OK;
     }
-    const int32_t need = has_buf && !(fast > 0 && TH_NN_KEEP_MAX_LANES)
-                             ? th_maxpool_s8_scratch_size(params, input_dims, output_dims)
-                             : 0;
-    if ((fast > 0 || (need > 0 && ctx->size >= need)) && TH_NN_PATH(MAX_LANES)) {
-        max_lanes(ctx, params, input_dims, input, output_dims, output, fast);
+    if ((k->fast > 0 || k->sep > 0) && TH_NN_PATH(MAX_LANES)) {
+        max_lanes(ctx, k, input, output);
         return TH_OK;
     }
-#else
-    const int32_t need =
-        has_buf ? th_maxpool_s8_scratch_size(params, input_dims, output_dims) : 0;
 #endif
-    if (need > 0 && ctx->size >= need) {
+    if (k->sep > 0) {
         for (int32_t n = 0; n < input_dims->n; n++) {
             max_separable_image(params, input_dims, input + n * image_in, output_dims,
                                 output + n * image_out, (int8_t *)ctx->buf);

@@ -40,7 +40,7 @@ from tinyhost.arith.elementwise import (
     prep_words,
 )
 from tinyhost.arith.fixedpoint import quantize_multiplier
-from tinyhost.arith.pool import PoolParams
+from tinyhost.arith.pool import PoolParams, maxpool_prep
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.reference.ops.elementwise import add_int8, mul_int8, sub_int8
 from tinyhost.reference.ops.pool import avg_pool_int8, max_pool_int8
@@ -64,6 +64,9 @@ class PoolCase:
     no_scratch: bool = False
     fast_scratch: bool = False  # the *_scratch_size_fast scratch where the kernel has one
     in_place_d: int | None = None  # the output this many bytes from the input, one buffer
+    # max pool: th_maxpool_s8_prepared on the host's th_maxpool_prep (checked first) for a
+    # call given this many scratch bytes
+    prepared_scratch: int | None = None
 
     def expected(self) -> np.ndarray:
         fn = avg_pool_int8 if self.op == Op.AVGPOOL else max_pool_int8
@@ -74,11 +77,17 @@ class PoolCase:
         flags = FLAG_NO_SCRATCH if self.no_scratch else 0
         flags |= FLAG_FAST_SCRATCH if self.fast_scratch else 0
         flags |= FLAG_IN_PLACE if self.in_place_d is not None else 0
+        flags |= FLAG_PREPARED if self.prepared_scratch is not None else 0
         ints = [flags, *self.x.shape, *self.out_shape, p.stride_h, p.stride_w, p.pad_top,
                 p.pad_left, p.filter_h, p.filter_w, p.act_min, p.act_max]
         if self.in_place_d is not None:
             ints.append(self.in_place_d)
-        return encode_record(case_id, self.op, ints, [self.x.astype(np.int8).tobytes()])
+        blobs = [self.x.astype(np.int8).tobytes()]
+        if self.prepared_scratch is not None:
+            ints.append(self.prepared_scratch)
+            prep = maxpool_prep(p, self.x.shape, self.out_shape, self.prepared_scratch)
+            blobs.append(np.asarray(prep_words(prep), "<i4").tobytes())
+        return encode_record(case_id, self.op, ints, blobs)
 
 
 @dataclass(frozen=True)

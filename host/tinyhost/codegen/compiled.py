@@ -41,7 +41,7 @@ from tinyhost.arith.elementwise import (
 )
 from tinyhost.arith.lstm import LstmParams
 from tinyhost.arith.padding import compute_window_padding
-from tinyhost.arith.pool import PoolParams
+from tinyhost.arith.pool import PoolParams, maxpool_prep
 from tinyhost.arith.reduce import MeanParams
 from tinyhost.arith.sigmoid16 import Sigmoid16Params
 from tinyhost.arith.softmax16 import Softmax16Params
@@ -837,6 +837,15 @@ class _Model:
                     f"{{{cout}, 1, 1, {cin}}}, out = {{{batches}, 1, 1, {cout}}};\n"
                     f"    return {call.function}(&ctx, &params, &quant, &in, "
                     f"{self.pointer(x, 'int8_t')}, &filter, {w}, {b}, &out, {y});"), ""
+        if isinstance(p, PoolParams) and call.function == "th_maxpool_s8":
+            # th_maxpool_s8_prepare's fields made here for the scratch granted (§4.4b)
+            grant = self.grants.for_op(call.op)
+            shapes = [tuple(int(d) for d in self.graph.tensors[t].shape) for t in (x, out)]
+            prep = maxpool_prep(p, *shapes, grant.size if grant is not None else 0)
+            return (f"{self.context(call.op)}\n"
+                    f"    static const th_maxpool_prep prep = {{{prep_initializer(prep)}}};\n"
+                    f"    return th_maxpool_s8_prepared(&ctx, &prep, "
+                    f"{self.pointer(x, 'int8_t')}, {y});"), ""
         if isinstance(p, PoolParams):
             return (f"{self.context(call.op)}\n"
                     f"    static const th_pool_params params = {{{{{p.stride_h}, {p.stride_w}}}, "
@@ -1338,12 +1347,14 @@ ADD_PREPARED = ("th_add_s8", "th_sub_s8", "th_add_s8_tables", "th_sub_s8_tables"
 
 
 def _entry_symbol(call: Call) -> str:
-    """The kernel entry a call's body calls: an int8 ADD / SUB / MUL its prepared entry
-    (Model.body), any other call its function."""
+    """The kernel entry a call's body calls: an int8 ADD / SUB / MUL / MAX_POOL_2D its
+    prepared entry (Model.body), any other call its function."""
     if isinstance(call.params, AddParams) and call.function in ADD_PREPARED:
         return "th_add_s8_prepared"
     if isinstance(call.params, MulParams) and call.function == "th_mul_s8":
         return "th_mul_s8_prepared"
+    if isinstance(call.params, PoolParams) and call.function == "th_maxpool_s8":
+        return "th_maxpool_s8_prepared"
     return call.function
 _WIDEN_FUNCTIONS = ("th_conv_s8", "th_fully_connected_s8", "th_fully_connected_per_channel_s8")
 

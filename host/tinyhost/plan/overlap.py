@@ -89,7 +89,8 @@ _LUT = (
 _BINARY = (OpKind.ADD, OpKind.SUB, OpKind.MUL, OpKind.MAXIMUM, OpKind.MINIMUM,
            OpKind.SQUARED_DIFFERENCE, OpKind.PRELU, OpKind.DIV)
 # Windowed kernels that write output pixels in raster order, each after its own window is
-# read (th_conv_s8 in all variants and builds, th_avgpool_s8, th_maxpool_s8). Depthwise is
+# read (th_conv_s8 in all variants and builds, th_avgpool_s8, th_maxpool_s8 and its prepared
+# entry, the compiled backend's call). Depthwise is
 # not among them: it works channel by channel over the whole image (DEPTHWISE_CHANNEL).
 _SLIDING = (
     OpKind.CONV_2D,

@@ -36,7 +36,7 @@ enum {
 #define FLAG_FAST_SCRATCH 2 /* dw, conv, maxpool, fc: the kernel's *_scratch_size_fast scratch */
 #define FLAG_NO_SCRATCH 4   /* pools: no scratch given (the direct paths) */
 #define FLAG_TABLES 8       /* add/sub: the host's input tables (th_add_s8_tables) */
-#define FLAG_PREPARED 16    /* add/sub/mul: the host's prepared struct, checked, then run */
+#define FLAG_PREPARED 16    /* add/sub/mul/maxpool: the host prepared struct, checked, run */
 #define MAX_INTS 64
 #define MAX_BLOBS 8
 
@@ -405,13 +405,16 @@ static int io_buffers(const th_kalloc *mem, int in_place, int64_t in_len, int64_
     return *input != NULL && *output != NULL;
 }
 
-/* pool ints: flags, in(4), out(4), stride(2), padding(2), filter(2), act(2)[, d]; blob:
- * input. In place: the output d bytes from the input in one buffer (th_nn.h (c); d = 0 when
- * not given). */
+/* pool ints: flags, in(4), out(4), stride(2), padding(2), filter(2), act(2)[, d][, scratch];
+ * blobs: input and, with FLAG_PREPARED (max pool), the host's th_maxpool_prep for a call
+ * given scratch bytes (the last int). In place: the output d bytes from the input in one
+ * buffer (th_nn.h (c); d = 0 when not given). */
 static run_result run_pool(const decoded_case *dc, const th_kalloc *mem)
 {
     run_result rr = {TH_KCASE_BAD_RECORD, NULL, 0};
-    if (dc->n_ints < 17 || dc->n_blobs != 1) {
+    const int prepared = dc->n_ints > 0 && (dc->ints[0] & FLAG_PREPARED);
+    if (dc->n_ints < (prepared ? 18u : 17u) || dc->n_blobs != (prepared ? 2u : 1u) ||
+        (prepared && (dc->op != OP_MAXPOOL || dc->blob_len[1] != sizeof(th_maxpool_prep)))) {
         return rr;
     }
     const int32_t *v = dc->ints;
@@ -452,6 +455,9 @@ static run_result run_pool(const decoded_case *dc, const th_kalloc *mem)
         const int32_t fast = th_maxpool_s8_scratch_size_fast(&p, &in_dims, &out_dims);
         size = fast > size ? fast : size;
     }
+    if (prepared) {
+        size = v[dc->n_ints - 1];
+    }
     th_context ctx = {NULL, 0};
     if (size > 0) {
         ctx.buf = mem->alloc(mem->self, (size_t)size);
@@ -460,6 +466,25 @@ static run_result run_pool(const decoded_case *dc, const th_kalloc *mem)
             rr.status = TH_KCASE_NO_MEMORY;
             return rr;
         }
+    }
+    if (prepared) {
+        /* the host's struct (tinyhost.arith.pool.maxpool_prep) must equal the kernel's word
+         * for word; then the prepared entry runs on the host's */
+        th_maxpool_prep mine, host;
+        memset(&mine, 0, sizeof mine);
+        rr.status = th_maxpool_s8_prepare(&p, &in_dims, &out_dims, size, &mine);
+        memcpy(&host, dc->blob[1], sizeof host);
+        if (rr.status == TH_OK && memcmp(&mine, &host, sizeof mine) != 0) {
+            rr.status = TH_KCASE_PREP_MISMATCH;
+        }
+        if (rr.status == TH_OK) {
+            th_kcase_before_kernel();
+            rr.status = th_maxpool_s8_prepared(&ctx, &host, input, output);
+            th_kcase_after_kernel();
+        }
+        rr.out = output;
+        rr.out_len = out_len;
+        return rr;
     }
     th_kcase_before_kernel();
     rr.status = dc->op == OP_AVGPOOL
