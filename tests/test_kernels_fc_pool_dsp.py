@@ -16,7 +16,8 @@ max_rows_padded (the padded layout's rows whose windows are inside the image, in
 its edges computed from the geometry and asserted reached (rows_padded_edges; in place:
 tests/test_plan_inplace_kernels.py); a mix of small planes cut by the top and bottom padding
 (explicit paddings, rows with no input row) aimed at the padded layout's chains
-(max_chain_top, max_rows_bottom; chain_edges asserted reached). MEAN over H and W of small
+(max_chain_top, its first two rows in one pass at stride.h 1, max_rows_bottom; chain_edges
+asserted reached). MEAN over H and W of small
 planes with 1-64 channels (eight channels a row pass, fast or exact requantization). All
 against the NumPy reference: on the host (ASan/UBSan, portable and emulated DSP builds) and
 one batch on QEMU mps2-an386 (Cortex-M4, the native DSP build).
@@ -487,7 +488,11 @@ def chain_edges(cases: list[PoolCase]) -> set[str]:
         if ya > -(-top // sh):
             got.add("top: the row of origin 0")
         done = 0
-        for oy in range(ya):
+        ye0 = min(h, fh - top)
+        if g.pairs and ya >= 2 and 0 < ye0 < h:  # max_top_pair, the chain going on in cm1
+            got.add("top: two rows" if ya == 2 else "top: two rows, then more")
+            done = ye0 + 1
+        for oy in range(2 if done else 0, ya):
             ye = min(h, oy * sh - top + fh)
             got.add("top: no input row" if ye <= 0 else "top: first rows" if done == 0
                     else "top: rows added" if ye > done else "top: none added")
@@ -514,7 +519,7 @@ def chain_edges(cases: list[PoolCase]) -> set[str]:
 
 
 CHAIN_EDGES = {"top: no input row", "top: first rows", "top: rows added", "top: none added",
-               "top: the row of origin 0",
+               "top: the row of origin 0", "top: two rows", "top: two rows, then more",
                "bottom: no input row", "bottom: two rows", "bottom: one row, stride.h 1",
                "bottom: one row", "clamp", "C < 4", "C >= 4", "two rows: under 4 bytes",
                "two rows: words", "two rows: last word back"}
