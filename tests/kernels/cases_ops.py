@@ -545,8 +545,8 @@ def spatial_mul_nosign_cases() -> list[tuple[str, MulCase]]:
 
 
 def spatial_mul_line_cases() -> list[tuple[str, MulCase]]:
-    """MUL spatial broadcasts on the host-proven line (th_mul_prep line, mul_line): either
-    side broadcast, clamped (the activation's bounds biting, or the upper one idle: hi 127)
+    """MUL spatial broadcasts on the host-proven line (th_mul_prep line, mul_line), and
+    channel and one-factor (scalar) broadcasts on the line's rows: either side broadcast, clamped (the activation's bounds biting, or the upper one idle: hi 127)
     and unclamped (left shifts 0 and 1: larger ones overflow int32 on the line), C 2-64
     (every n % 4), two pixels to many, every int8 value of x against each pixel's y where
     the tensor is large enough; the parameters searched until mul_line proves a line. The
@@ -554,11 +554,13 @@ def spatial_mul_line_cases() -> list[tuple[str, MulCase]]:
     cases = []
     chans = [2, 3, 4, 5, 7, 8, 9, 13, 16, 31, 33, 64]
     forms = [("clamp", 0), ("clamp", 0), ("hi127", 0), ("left", 0), ("left", -1)]
+    forms += [("clamp", 0), ("left", 0), ("clamp", 0)]  # channel rows, then one factor
     i = 0
-    for form, left in forms:
+    for f_i, (form, left) in enumerate(forms):
         for first in (True, False):
             c = chans[i % len(chans)]
             hw = [(2, 1), (1, 3), (5, 7), (9, 11), (16, 16)][i % 5]
+            bform = "spatial" if f_i < 5 else "channel" if f_i < 7 else "scalar"
             rng = np.random.default_rng(1900 + i)
             for _ in range(4000):
                 if form == "left":
@@ -575,7 +577,9 @@ def spatial_mul_line_cases() -> list[tuple[str, MulCase]]:
                 elif form == "hi127":
                     lo = max(-127, zo)
                 p = MulParams(-z1, -z2, zo, m, sh, lo, hi)
-                big, small = (1, *hw, c), (1, *hw, 1)
+                big = (1, *hw, c)
+                small = {"spatial": (1, *hw, 1), "channel": (1, 1, 1, c),
+                         "scalar": (1, 1, 1, 1)}[bform]  # fmt: skip
                 sa, sb = (big, small) if first else (small, big)
                 if mul_prep(p, sa, sb, big)["line"]:
                     break
@@ -587,7 +591,7 @@ def spatial_mul_line_cases() -> list[tuple[str, MulCase]]:
             flat = big_x.reshape(-1)
             flat[: min(256, flat.size)] = np.arange(-128, 128)[: min(256, flat.size)]
             for line in (True, False):
-                cases.append((f"MUL {sa} {sb} {form} shift {sh} line {line}",
+                cases.append((f"MUL {bform} {sa} {sb} {form} shift {sh} line {line}",
                               MulCase(Op.MUL, a, b, p, in_place=first and i % 2 == 0,
                                       prepared=True, line=line)))
             i += 1
