@@ -8,7 +8,9 @@
  * (th_nn_lut_run); a channel broadcast through an output table per channel (mul_chan_lut)
  * where those pay, else a stack row of factor pairs made once per call; a spatial broadcast
  * in one call, four outputs of a pixel from one word of x (spatial_t); outputs stored four to a
- * word, the clamp on the packed word. */
+ * word, the clamp on the packed word. Where the host proved th_mul_prep's line (prepared
+ * calls only), the spatial, channel and one-factor rows take it first: one MLA and one
+ * SSAT / USAT with ASR #16 an output (spatial_line_t, fast_rows' left 2). */
 #include <stddef.h>
 
 #include "th_nn.h"
