@@ -546,7 +546,8 @@ def spatial_mul_nosign_cases() -> list[tuple[str, MulCase]]:
 
 def spatial_mul_line_cases() -> list[tuple[str, MulCase]]:
     """MUL spatial broadcasts on the host-proven line (th_mul_prep line, mul_line), and
-    channel and one-factor (scalar) broadcasts on the line's rows: either side broadcast, clamped (the activation's bounds biting, or the upper one idle: hi 127)
+    channel and one-factor (scalar) broadcasts on the line's rows: either side broadcast,
+    clamped (the activation's bounds biting, or the upper one idle: hi 127)
     and unclamped (left shifts 0 and 1: larger ones overflow int32 on the line), C 2-64
     (every n % 4), two pixels to many, every int8 value of x against each pixel's y where
     the tensor is large enough; the parameters searched until mul_line proves a line. The
