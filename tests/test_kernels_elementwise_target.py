@@ -20,6 +20,7 @@ from kernels.cases import Op, check_result
 from kernels.cases_ops import (
     AddCase,
     MulCase,
+    spatial_mul_line_cases,
     spatial_mul_nosign_cases,
     spatial_nosign_cases,
 )
@@ -275,6 +276,20 @@ def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, cases, interleaved=True)
     problems = [f"{name}: {p}" for name, c, r in zip(names, cases, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]
+    assert not problems, "\n".join(problems)
+
+
+def test_spatial_mul_line_on_cortex_m4(kernel_fw_root: Path) -> None:
+    """MUL spatial broadcasts on the host-proven line (th_mul_prep line: one MLA and the
+    saturation an output), clamped (biting, hi idle) and unclamped left shifts, either side
+    broadcast, C 2-64, every int8 x; each case also with its line dropped (the other loops).
+    Prepared: the driver compares the host's struct with th_mul_s8_prepare's up to nosign
+    (its line fields "not proven") and runs the host's."""
+    named = spatial_mul_line_cases()
+    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
+    run = run_cases(fw, [c for _, c in named], interleaved=True)
+    problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]
     assert not problems, "\n".join(problems)
 

@@ -33,6 +33,7 @@ from kernels.cases_ops import (
     MulCase,
     add_case,
     mul_case,
+    spatial_mul_line_cases,
     spatial_mul_nosign_cases,
     spatial_nosign_cases,
 )
@@ -275,6 +276,15 @@ def test_small_input_channel_convs_match_reference(driver: Driver) -> None:
     for case in small_cin_cases():
         problem = check_result(case, driver.run(case))
         assert problem is None, f"[{driver.build.variant}] {describe(case)}: {problem}"
+
+
+def test_spatial_mul_line_matches_reference(driver: Driver) -> None:
+    """The MUL spatial line loops (th_mul_prep line, kernels.cases_ops
+    spatial_mul_line_cases) under the sanitizers, with and without the line; the same cases
+    run on QEMU in test_kernels_elementwise_target.py."""
+    for name, case in spatial_mul_line_cases():
+        problem = check_result(case, driver.run(case))
+        assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
 
 
 def test_spatial_nosign_loops_match_reference(driver: Driver) -> None:

@@ -8,7 +8,9 @@
  * (th_nn_lut_run); a channel broadcast through an output table per channel (mul_chan_lut)
  * where those pay, else a stack row of factor pairs made once per call; a spatial broadcast
  * in one call, four outputs of a pixel from one word of x (spatial_t); outputs stored four to a
- * word, the clamp on the packed word. */
+ * word, the clamp on the packed word. Where the host proved th_mul_prep's line (prepared
+ * calls only), the spatial, channel and one-factor rows take it first: one MLA and one
+ * SSAT / USAT with ASR #16 an output (spatial_line_t, fast_rows' left 2). */
 #include <stddef.h>
 
 #include "th_nn.h"
@@ -153,6 +155,26 @@ static void mve_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
 typedef void (*row_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t *, int32_t,
                        int32_t, int32_t, int8_t *);
 
+/* The line form's shift (th_mul_prep line; arith/elementwise.py MUL_LINE_E): an immediate,
+ * so the saturation takes it (SSAT / USAT with ASR #16), one loop for every layer. */
+#define TH_MUL_LINE_E 16
+
+/* sat(acc >> TH_MUL_LINE_E) to int8 (SSAT) or, usat, to [0, 255] (USAT), one instruction. */
+TH_INLINE int32_t mul_line_sat(int32_t acc, int usat)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+    if (usat) {
+        __asm__("usat %0, #8, %1, asr #16" : "=r"(r) : "r"(acc));
+    } else {
+        __asm__("ssat %0, #8, %1, asr #16" : "=r"(r) : "r"(acc));
+    }
+    return r;
+#else
+    return usat ? th_clamp(acc >> TH_MUL_LINE_E, 0, 255) : th_ssat8(acc >> TH_MUL_LINE_E);
+#endif
+}
+
 /* The DSP rows: x advancing (offset ox), y advancing too (same) or a constant factor f
  * (bcast); clamp (a constant after inlining): the activation range is narrower than int8's
  * (both requantizations saturate to int8 already). left: the shift L = shift is in [0,
@@ -160,7 +182,9 @@ typedef void (*row_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t
  * = floor((p * 2^L * M + 2^30) / 2^31) (its nudge-and-truncate equals this floor, see
  * th_fast_rq_apply) = SMMLAR(p << (L + 1), M, 0) exactly (|p| <= 255^2 < 2^16 keeps
  * p << (L + 1) inside int32), the zero point in SMMLAR's accumulator; else th_fast_rq_apply
- * (2p given). Kept out of line: their own registers. */
+ * (2p given). left 2: the host-proven line (th_mul_prep line), f the slope m of the factor's
+ * value (channel rows: gh's pairs (m, ox m + line_k)), mul_line_sat on x m + ox m + line_k.
+ * Kept out of line: their own registers. */
 TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
                          int32_t oy, int32_t f, const int32_t *gh, int32_t n, int8_t *out,
                          int bcast, int clamp, int left)
@@ -173,14 +197,17 @@ TH_INLINE void fast_rows(const mul_consts *k, const int8_t *x, int32_t ox, const
     const uint32_t k4 = th_nn_both_k4(lo, hi), c4 = th_nn_both_c4(hi);
     /* bcast 1: product << sh = x * fs + cs; bcast 2 (channel rows): x * g + h with the pair
      * (g, h) = gh[2i], gh[2i + 1] made the same way from the broadcast value at i */
-    const int32_t fs = (int32_t)((uint32_t)f << sh), cs = (int32_t)((uint32_t)(ox * f) << sh);
+    const int32_t fs = left == 2 ? f : (int32_t)((uint32_t)f << sh);
+    const int32_t cs = left == 2 ? (int32_t)((uint32_t)ox * (uint32_t)f + (uint32_t)k->line_k)
+                                 : (int32_t)((uint32_t)(ox * f) << sh);
 #define MUL_P(i)                                                                              \
     (bcast == 2 ? x[i] * gh[2 * (i)] + gh[2 * (i) + 1]                                        \
      : bcast    ? x[i] * fs + cs                                                              \
                 : (int32_t)((uint32_t)((x[i] + ox) * (y[i] + oy)) << sh))
 #define MUL_V(p)                                                                              \
-    (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : th_nn_rq_apply2u((p), &rq))         \
-           : (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq)))
+    (left == 2 ? mul_line_sat((p), clamp)                                                     \
+     : clamp   ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : th_nn_rq_apply2u((p), &rq))     \
+               : (left ? th_ssat8(th_smmlar((p), m, zp)) : th_fast_rq_apply2((p), &rq)))
 #define MUL_4(o, v0, v1, v2, v3)                                                              \
     do {                                                                                      \
         if (clamp) {                                                                          \
@@ -244,6 +271,8 @@ DSP_ROW(left_same, 0, 0, 1)
 DSP_ROW(left_same_clamp, 0, 1, 1)
 DSP_ROW(left_bcast, 1, 0, 1)
 DSP_ROW(left_bcast_clamp, 1, 1, 1)
+DSP_ROW(line_bcast, 1, 0, 2)
+DSP_ROW(line_bcast_clamp, 1, 1, 2)
 #undef DSP_ROW
 
 /* Channel broadcast rows (fast_rows' bcast 2): x against the pairs gh, n elements. */
@@ -256,6 +285,8 @@ typedef void (*chan_fn)(const mul_consts *, const int8_t *, const int32_t *, int
     }
 CHAN_ROW(chan_left, 0, 1)
 CHAN_ROW(chan_left_clamp, 1, 1)
+CHAN_ROW(chan_line, 0, 2)
+CHAN_ROW(chan_line_clamp, 1, 2)
 #undef CHAN_ROW
 
 /* Channel rows on the fast path (right shift), four outputs a pass: x's word split into
@@ -339,7 +370,7 @@ static void chanv_pack(const int8_t *y, int32_t oy, int32_t len, int32_t n, int3
 #define TH_MUL_CHAN_MAX 32
 __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t *x, int32_t ox,
                                               const int8_t *y, int32_t oy, int32_t n,
-                                              int32_t rows, int8_t *out)
+                                              int32_t rows, int8_t *out, int line)
 {
     if (!TH_NN_PATH(MUL_CHAN)) {
         return 0;
@@ -349,7 +380,7 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
     const int32_t block = n <= TH_MUL_CHAN_MAX / 2 ? n : TH_MUL_CHAN_MAX;
     int32_t reps = n <= TH_MUL_CHAN_MAX / 2 ? TH_MUL_CHAN_MAX / n : 1;
     reps = reps < rows ? reps : rows;
-    if (!k->left) { /* chanv_t: the packed factors in gh, the row loop in the call */
+    if (!line && !k->left) { /* chanv_t: the packed factors in gh, the row loop in the call */
         const chanv_fn fv = clamp ? chanv_fast_clamp : chanv_fast;
         if (reps > 1) { /* reps rows as one row of reps * n, then what is left */
             const int32_t len = reps * n, full = rows / reps, left = rows - full * reps;
@@ -368,14 +399,21 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
         }
         return 1;
     }
-    const chan_fn f = clamp ? chan_left_clamp : chan_left;
-    const int32_t sh = k->shift + 1;
+    /* line (th_mul_prep line proven): the pairs (m, ox m + line_k) of mul_line_sat's line;
+     * else the left rows' (g, ox g) */
+    const chan_fn f = line ? (clamp ? chan_line_clamp : chan_line)
+                           : (clamp ? chan_left_clamp : chan_left);
+    const int32_t sh = k->shift + 1, la = k->line_a, lt = k->line_t;
+    const uint32_t lr = line ? (UINT32_C(1) << (lt - 1)) + (uint32_t)oy * (uint32_t)la : 0u;
     for (int32_t j0 = 0; j0 < n; j0 += block) {
         const int32_t len = n - j0 < block ? n - j0 : block;
         for (int32_t j = 0; j < reps * len; j++) {
-            const int32_t g = (int32_t)((uint32_t)(y[j0 + j % len] + oy) << sh);
+            const int32_t yv = y[j0 + j % len];
+            const int32_t g = line ? (int32_t)((uint32_t)yv * (uint32_t)la + lr) >> lt
+                                   : (int32_t)((uint32_t)(yv + oy) << sh);
             gh[2 * j] = g;
-            gh[2 * j + 1] = (int32_t)((uint32_t)ox * (uint32_t)g);
+            gh[2 * j + 1] = (int32_t)((uint32_t)ox * (uint32_t)g +
+                                      (line ? (uint32_t)k->line_k : 0u));
         }
         for (int32_t r = 0; r < rows; r += reps) {
             const int32_t cnt = rows - r < reps ? rows - r : reps;
@@ -481,6 +519,52 @@ SPATIAL(spatial_left_clamp, 1, 1, 0)
 SPATIAL(spatial_fast_ns, 0, 0, 1)
 SPATIAL(spatial_fast_clamp_ns, 1, 0, 1)
 #undef SPATIAL
+
+/* Spatial broadcast on the host-proven line (th_mul_prep line, ARCHITECTURE.md §4.4b): per
+ * pixel the slope m = ((y + oy) line_a + 2^(line_t - 1)) >> line_t and c = ox m + line_k
+ * (three instructions after y's load), then per output LDRSB, MLA x m + c and the
+ * saturation with its shift (the proof covers every (x, y) pair exactly as computed here,
+ * int32 without wrap): four outputs packed to a word; clamp: USAT and th_nn_store4u's clamp
+ * of the packed word (the proof's target is the output less act_min). */
+TH_INLINE void spatial_line_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
+                              int32_t oy, int32_t n, int32_t rows, int8_t *out, int clamp)
+{
+    const int32_t lo = k->act_min, hi = k->act_max;
+    const uint32_t k4 = th_nn_both_k4(lo, hi), c4 = th_nn_both_c4(hi);
+    const int32_t la = k->line_a, lt = k->line_t, lk = k->line_k;
+    /* (y + oy) la + 2^(lt - 1) as y la + r (mod 2^32: the sum is inside int32, proven) */
+    const int32_t r = (int32_t)((uint32_t)oy * (uint32_t)la + (UINT32_C(1) << (lt - 1)));
+    const int32_t n4 = n & ~3, nt = n & 3;
+    const int8_t *const yend = y + rows;
+    do {
+        const int32_t m = (int32_t)((uint32_t)*y++ * (uint32_t)la + (uint32_t)r) >> lt;
+        const int32_t c = (int32_t)((uint32_t)ox * (uint32_t)m + (uint32_t)lk);
+#define ML_V(j) mul_line_sat((int32_t)((uint32_t)x[j] * (uint32_t)m + (uint32_t)c), clamp)
+        for (const int8_t *const e4 = x + n4; x != e4; x += 4, out += 4) {
+            const int32_t v0 = ML_V(0), v1 = ML_V(1), v2 = ML_V(2), v3 = ML_V(3);
+            if (clamp) {
+                th_nn_store4u(out, v0, v1, v2, v3, k4, c4);
+            } else {
+                th_nn_store4(out, v0, v1, v2, v3, 0, 0, 0, 0);
+            }
+        }
+#define ML_O(j) (clamp ? th_nn_from_u(ML_V(j), lo, hi) : ML_V(j))
+        TH_NN_EW_TAIL3(nt, x, out, ML_O);
+#undef ML_O
+#undef ML_V
+    } while (y != yend);
+}
+
+#define SPATIAL_LINE(name, clamp)                                                             \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t n, int32_t rows, int8_t *out)          \
+    {                                                                                         \
+        spatial_line_t(k, x, ox, y, oy, n, rows, out, clamp);                                 \
+    }
+SPATIAL_LINE(spatial_line, 0)
+SPATIAL_LINE(spatial_line_clamp, 1)
+#undef SPATIAL_LINE
 
 /* The output table of x's int8 values (offset ox) times the factor f (the other input's value
  * plus its offset): the product p = (x + ox) * f, linear in x, is requantized as fast_rows
@@ -980,6 +1064,22 @@ static void mul_row(const mul_consts *k, const int8_t *a, int32_t step_a, const 
     mve_row(k, a, step_a, b, step_b, n, out);
 #else
 #if TH_NN_HAS_DSP
+    /* one factor y for the row on the side the host's line names (th_mul_prep line): one MLA
+     * and the saturation an output */
+    if (k->line != 0 && (k->line == 1 ? step_b == 0 && step_a != 0 : step_a == 0 && step_b != 0) &&
+        TH_NN_PATH(MUL_ROW_LINE)) {
+        const int y1 = k->line == 2;
+        const int32_t oy = y1 ? k->in1_offset : k->in2_offset;
+        const int32_t yv = y1 ? a[0] : b[0];
+        const uint32_t la = (uint32_t)k->line_a;
+        const int32_t m = (int32_t)((uint32_t)(yv + oy) * la +
+                                    (UINT32_C(1) << (k->line_t - 1))) >> k->line_t;
+        const int8_t *x = y1 ? b : a;
+        const int clamp = k->act_min > -128 || k->act_max < 127;
+        (clamp ? line_bcast_clamp : line_bcast)(k, x, y1 ? k->in2_offset : k->in1_offset, x, 0,
+                                                m, n, out);
+        return;
+    }
     if ((k->fast || k->left) && (step_a != 0 || step_b != 0)) {
         const int clamp = k->act_min > -128 || k->act_max < 127;
         if (step_a != 0 && step_b != 0) {
@@ -1039,6 +1139,11 @@ static th_status mul_prep_fill(const th_mul_params *params, const th_per_tensor_
         k->rq = th_fast_rq_make(k->multiplier, k->shift, k->out_offset);
     }
     k->nosign = 0;
+    /* the line form is the host's proof alone (mul_line): not proven here */
+    k->line = 0;
+    k->line_a = 0;
+    k->line_t = 0;
+    k->line_k = 0;
     return TH_OK;
 }
 
@@ -1107,13 +1212,24 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
                          output)) {
             return TH_OK;
         }
+        const int line = k->line == (bc1 ? 2 : 1) && TH_NN_PATH(MUL_CHAN_LINE);
         if (mul_chan(k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset,
                      bc1 ? input1 : input2, bc1 ? k->in1_offset : k->in2_offset, inner, rows,
-                     output)) {
+                     output, line)) {
             return TH_OK;
         }
     }
     /* Spatial broadcast: [rows, C] against [rows, 1] (either side). */
+    if (b->rank == 2 && rows > 1 && b->stride1[0] != 0 && b->stride2[0] != 0 &&
+        (b->stride1[1] == 0) != (b->stride2[1] == 0) &&
+        k->line == (b->stride1[1] == 0 ? 2 : 1) && TH_NN_PATH(MUL_SPATIAL_LINE)) {
+        /* the host-proven line (th_mul_prep line): any multiplier and shift */
+        const int bc1 = k->line == 2;
+        (k->act_min > -128 || k->act_max < 127 ? spatial_line_clamp : spatial_line)(
+            k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset,
+            bc1 ? input1 : input2, bc1 ? k->in1_offset : k->in2_offset, inner, rows, output);
+        return TH_OK;
+    }
     if ((k->fast || (k->left && k->shift <= TH_MUL_SPATIAL_MAX_LEFT)) && b->rank == 2 &&
         rows > 1 && b->stride1[0] != 0 && b->stride2[0] != 0 &&
         (b->stride1[1] == 0) != (b->stride2[1] == 0)) {

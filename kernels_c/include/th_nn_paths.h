@@ -367,6 +367,15 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MUL_SPATIAL_NS /* ... the sign term proven idle (th_mul_prep nosign) */
 #define TH_NN_KEEP_MUL_SPATIAL_NS 1
 #endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_LINE /* ... one MLA an output (th_mul_prep line proven) */
+#define TH_NN_KEEP_MUL_SPATIAL_LINE 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_LINE /* MUL channel rows on th_mul_prep's proven line */
+#define TH_NN_KEEP_MUL_CHAN_LINE 1
+#endif
+#ifndef TH_NN_KEEP_MUL_ROW_LINE /* MUL rows of one factor (scalar) on the proven line */
+#define TH_NN_KEEP_MUL_ROW_LINE 1
+#endif
 
 #ifndef TH_NN_KEEP_FC_ROWS /* th_nn_fc_s8: whole blocks in one loop (no filter offset) */
 #define TH_NN_KEEP_FC_ROWS 1

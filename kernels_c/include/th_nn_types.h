@@ -268,6 +268,16 @@ typedef struct {
     int32_t left; /* shift in [0, 13]: the DSP left-shift rows */
     th_fast_rq rq; /* of (multiplier, shift, out_offset) when fast, else zeros */
     int32_t nosign; /* as th_add_prep's, over the 65536 products (the fast rows only) */
+    /* The line form (ARCHITECTURE.md §4.4b), proven on the host over the 65536 input pairs
+     * (tinyhost.arith.elementwise.mul_line; th_mul_s8_prepare and the generic entries leave
+     * line 0, "not proven"): for a factor value y, m = ((y + oy) line_a + 2^(line_t - 1)) >>
+     * line_t and every output is sat((x + ox) m + line_k) >> 16) (SSAT; USAT and the clamp
+     * to [act_min, act_max] where the activation is narrower than int8). line: 0 not
+     * proven, 1 input2 is the broadcast factor y (x input1), 2 input1 is. */
+    int32_t line;
+    int32_t line_a;
+    int32_t line_t;
+    int32_t line_k;
 } th_mul_prep;
 
 /* PRELU (arith.binary.PreluParams): two MultiplyByQuantizedMultiplier pairs, s_in / s_out

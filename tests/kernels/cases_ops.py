@@ -98,6 +98,7 @@ class MulCase:
     p: MulParams
     in_place: bool = False
     prepared: bool = False  # th_mul_s8_prepared on the host's th_mul_prep (checked first)
+    line: bool = True  # False: the struct's line fields "not proven" (0), the other paths
 
     @property
     def out_shape(self) -> tuple[int, ...]:
@@ -105,6 +106,13 @@ class MulCase:
 
     def expected(self) -> np.ndarray:
         return mul_int8(self.a, self.b, self.p)
+
+    def prep(self) -> dict:
+        """The th_mul_prep the case runs on (mul_prep, its line dropped unless `line`)."""
+        prep = mul_prep(self.p, self.a.shape, self.b.shape, self.out_shape)
+        if not self.line:
+            prep.update(line=0, line_a=0, line_t=0, line_k=0)
+        return prep
 
     def encode(self, case_id: int, interleaved: bool) -> bytes:
         p = self.p
@@ -114,8 +122,7 @@ class MulCase:
                 p.output_multiplier, p.output_shift, p.activation_min, p.activation_max]
         blobs = [self.a.astype(np.int8).tobytes(), self.b.astype(np.int8).tobytes()]
         if self.prepared:
-            prep = mul_prep(p, self.a.shape, self.b.shape, self.out_shape)
-            blobs.append(np.asarray(prep_words(prep), "<i4").tobytes())
+            blobs.append(np.asarray(prep_words(self.prep()), "<i4").tobytes())
         return encode_record(case_id, self.op, ints, blobs)
 
 
@@ -538,8 +545,64 @@ def spatial_mul_nosign_cases() -> list[tuple[str, MulCase]]:
                         ta, tb = ties[(k * 7919) % len(ties)]
                         small_x[(0, *pix, 0)] = tb if first else ta
                         big_x[(0, *pix, k % c)] = ta if first else tb
+                # the line dropped: these reach the right-shift loops (nosign's)
                 cases.append((f"MUL {sa} {sb} clamp {clamp} nosign {want}",
                               MulCase(Op.MUL, a, b, p, in_place=first and i % 2 == 0,
-                                      prepared=True)))
+                                      prepared=True, line=False)))
                 i += 1
+    return cases
+
+
+def spatial_mul_line_cases() -> list[tuple[str, MulCase]]:
+    """MUL spatial broadcasts on the host-proven line (th_mul_prep line, mul_line), and
+    channel and one-factor (scalar) broadcasts on the line's rows: either side broadcast,
+    clamped (the activation's bounds biting, or the upper one idle: hi 127)
+    and unclamped (left shifts 0 and 1: larger ones overflow int32 on the line), C 2-64
+    (every n % 4), two pixels to many, every int8 value of x against each pixel's y where
+    the tensor is large enough; the parameters searched until mul_line proves a line. The
+    same cases with the line dropped run on the other loops (line=False)."""
+    cases = []
+    chans = [2, 3, 4, 5, 7, 8, 9, 13, 16, 31, 33, 64]
+    forms = [("clamp", 0), ("clamp", 0), ("hi127", 0), ("left", 0), ("left", -1)]
+    forms += [("clamp", 0), ("left", 0), ("clamp", 0)]  # channel rows, then one factor
+    i = 0
+    for f_i, (form, left) in enumerate(forms):
+        for first in (True, False):
+            c = chans[i % len(chans)]
+            hw = [(2, 1), (1, 3), (5, 7), (9, 11), (16, 16)][i % 5]
+            bform = "spatial" if f_i < 5 else "channel" if f_i < 7 else "scalar"
+            rng = np.random.default_rng(1900 + i)
+            for _ in range(4000):
+                if form == "left":
+                    m, sh = quantize_multiplier(2.0 ** left * float(rng.uniform(1.0, 1.99)))
+                    z1, z2 = (int(v) for v in rng.integers(-20, 20, 2))
+                else:
+                    m, sh = quantize_multiplier(1.0 / float(rng.uniform(1.5, 300.0)))
+                    z1, z2 = (int(v) for v in rng.integers(-128, 128, 2))
+                zo = int(rng.integers(-128, 128))
+                lo, hi = -128, 127
+                if form == "clamp":
+                    lo = max(-127, zo - int(rng.integers(0, 60)))
+                    hi = min(126, zo + int(rng.integers(5, 60)))
+                elif form == "hi127":
+                    lo = max(-127, zo)
+                p = MulParams(-z1, -z2, zo, m, sh, lo, hi)
+                big = (1, *hw, c)
+                small = {"spatial": (1, *hw, 1), "channel": (1, 1, 1, c),
+                         "scalar": (1, 1, 1, 1)}[bform]  # fmt: skip
+                sa, sb = (big, small) if first else (small, big)
+                if mul_prep(p, sa, sb, big)["line"]:
+                    break
+            else:
+                raise AssertionError(f"no MUL parameters with a line ({form}, {i})")
+            a = rng.integers(-128, 128, sa).astype(np.int8)
+            b = rng.integers(-128, 128, sb).astype(np.int8)
+            big_x = a if first else b
+            flat = big_x.reshape(-1)
+            flat[: min(256, flat.size)] = np.arange(-128, 128)[: min(256, flat.size)]
+            for line in (True, False):
+                cases.append((f"MUL {bform} {sa} {sb} {form} shift {sh} line {line}",
+                              MulCase(Op.MUL, a, b, p, in_place=first and i % 2 == 0,
+                                      prepared=True, line=line)))
+            i += 1
     return cases

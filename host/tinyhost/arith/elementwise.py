@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tinyhost.arith.fixedpoint import (
+    multiply_by_quantized_multiplier,
     quantize_multiplier,
     rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul,
@@ -299,7 +300,77 @@ def mul_prep(p: MulParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[
             "out_offset": p.output_offset, "act_min": p.activation_min,
             "act_max": p.activation_max, "fast": int(fast), "left": int(0 <= sh <= _MUL_MAX_LEFT),
             "rq": rq, "nosign": _nosign(_mul_acc2(p), rq, p.activation_min, p.activation_max)
-            if fast else 0}
+            if fast else 0, **mul_line(p, _mul_factor_side(s1, s2))}
+
+
+# th_mul_prep's line form: acc = (x + ox) m_y + line_k in int32, out = sat(acc >> MUL_LINE_E)
+# (SSAT, or USAT and the clamp), m_y = ((y + oy) line_a + 2^(line_t - 1)) >> line_t.
+MUL_LINE_E = 16
+_MUL_LINE_SEARCH = 12  # line_a tried within this of the nearest to the real slope
+
+
+def _mul_factor_side(s1: tuple[int, ...], s2: tuple[int, ...]) -> int:
+    """th_mul_prep line's orientation: 1 where input2 is the broadcast factor y (fewer
+    elements than input1), 2 where input1 is, 0 for same-size inputs (no line)."""
+    n1, n2 = int(np.prod(s1)), int(np.prod(s2))
+    return 1 if n2 < n1 else 2 if n1 < n2 else 0
+
+
+def mul_line(p: MulParams, side: int) -> dict[str, int]:
+    """th_mul_prep's line fields (ARCHITECTURE.md §4.4b): for a fixed factor y the output is a
+    function of x alone, a staircase in x that one line floor(((x + ox) m_y + K) / 2^16)
+    (SSAT, or USAT then the clamp to [lo, hi] on lo's side) may reproduce. The slope m_y is
+    made from y on the device (one MLA and a shift a pixel: line_a, line_t), K is one
+    constant for the layer: searched here (line_a near the real multiplier, K's interval the
+    intersection of every pair's), then checked on all 65536 (x, y) pairs as the device
+    computes them (int32, no wrap). line 0 where no such line exists (the unclamped right
+    shifts mostly: TFLM's rounding ties away from zero on both sides of a product 0, which no
+    one line does) or side is 0; the kernel then keeps its other paths."""
+    none = {"line": 0, "line_a": 0, "line_t": 0, "line_k": 0}
+    if side == 0:
+        return none
+    ox, oy = (p.input1_offset, p.input2_offset) if side == 1 else (p.input2_offset,
+                                                                    p.input1_offset)
+    lo, hi = p.activation_min, p.activation_max
+    xs = np.arange(-128, 128, dtype=np.int64)
+    t = (xs + ox)[:, None]
+    f = (xs + oy)[None, :]
+    v = np.clip(multiply_by_quantized_multiplier(t * f, p.output_multiplier,
+                                                 p.output_shift).astype(np.int64)
+                + p.output_offset, lo, hi)
+    clamp = lo > -128 or hi < 127
+    want, a, b = (v - lo, 0, hi - lo) if clamp else (v, -128, 127)
+    e = MUL_LINE_E
+    slope = p.output_multiplier * 2.0 ** (p.output_shift - 31 + e)  # m_y per unit of y + oy
+    sh = 1  # m_y's shift: as large as |255 line_a| + 2^sh < 2^30 allows
+    while sh < 30 and abs(slope) * 2.0 ** (sh + 1) * 255 < 2.0 ** 29:
+        sh += 1
+    a0 = int(round(slope * 2.0 ** sh))
+    for da in sorted(range(-_MUL_LINE_SEARCH, _MUL_LINE_SEARCH + 1), key=abs):
+        la = a0 + da
+        fa = f * la + (1 << (sh - 1))
+        if np.abs(fa).max() >= 2**31:
+            continue
+        m = fa >> sh
+        base = t * m
+        kmin = int(np.where(want > a, want * 2**e - base, -(2**62)).max())
+        kmax = int(np.where(want < b, (want + 1) * 2**e - 1 - base, 2**62).min())
+        if kmin > kmax:
+            continue
+        k = min(max(0, kmin), kmax)
+        acc = base + k
+        if np.abs(acc).max() >= 2**31 or not _mul_line_ok(acc, v, lo, hi, clamp):
+            continue
+        return {"line": side, "line_a": la, "line_t": sh, "line_k": k}
+    return none
+
+
+def _mul_line_ok(acc: np.ndarray, v: np.ndarray, lo: int, hi: int, clamp: bool) -> bool:
+    """The line's outputs as the kernel makes them (arithmetic shift, SSAT, or USAT and
+    th_nn_store4u's clamp) equal the reference's v for every pair."""
+    s = acc >> MUL_LINE_E
+    out = lo + np.minimum(np.clip(s, 0, 255), hi - lo) if clamp else np.clip(s, -128, 127)
+    return bool(np.array_equal(out, v))
 
 
 def _mul_acc2(p: MulParams) -> np.ndarray:
