@@ -441,3 +441,91 @@ def test_direct_long_rows_on_cortex_m(kernel_fw_root: Path, board: str) -> None:
     for case, result in zip(cases, run.results, strict=True):
         problem = check_result(case, result)
         assert problem is None, f"[{board}] {case.x.shape}->{case.out_shape}: {problem}"
+
+
+def run_case(rng: np.random.Generator, i: int) -> ConvCase:
+    """Cout 1, dilation.w 1, filter rows of 1-8 words (KW * Cin <= 32) and padding left or
+    right (the edge patches), with the fast scratch and quads enough for the widened rows: path
+    CONV_DIRECT_ROW_RUN (each output row's patches and interior quads as asm runs, the input
+    offset folded in the bias of the filter rows inside). Cin 1-16, filters 1-7 x 1-7 and
+    K x 1, 3x3 every sixth (th_conv_3x3_s8), KH 17-18 every 23rd (above RUN_MAX_KH: the edge
+    rows as before), strides 1-2, dilation.h 1-2, top and bottom padding (rows with fewer
+    filter rows inside, and none), left and right padding up to the whole window, rows of
+    4-60 outputs (more than RUN_CHUNK quads: the sums' buffer flushed), two batches, clamps,
+    no bias, input offsets at both ends (scaled_conv_case)."""
+    cin = 1 + i % 16
+    if i % 6 == 0 and cin <= 10:
+        kh = kw = 3
+    else:
+        kw = int(rng.integers(1, min(7, 32 // cin) + 1))
+        kh = int(rng.integers(17, 19)) if i % 23 == 5 else int(rng.integers(1 if kw > 1 else 2, 8))
+    s = 1 + i % 2
+    dil = (1 + (i // 2) % 2 if kh != 3 or kw != 3 else 1, 1)
+    eff_h = (kh - 1) * dil[0] + 1
+    while True:
+        left, right = int(rng.integers(0, kw + 1)), int(rng.integers(0, kw + 1))
+        if left + right > 0:
+            break
+    out_w = int(rng.integers(4, 61 if cin <= 6 else 25))
+    in_w = (out_w - 1) * s + kw - left - right + int(rng.integers(0, s))
+    if in_w < 1:
+        in_w, left, right = (out_w - 1) * s + kw - 1, 1, 0
+    top, bottom = int(rng.integers(0, eff_h)), int(rng.integers(0, eff_h))
+    in_h = max(1, eff_h - top - bottom + int(rng.integers(0, 3 * s + 1)))
+    out_h = (in_h + top + bottom - eff_h) // s + 1
+    batches = 2 if i % 8 == 3 else 1
+    return scaled_conv_case(rng, i, (batches, in_h, in_w, cin), (1, kh, kw, cin),
+                            (batches, out_h, out_w), s, dil, [top, left, bottom, right],
+                            fast_scratch=True)
+
+
+def run_cases_of(seed: int, count: int) -> list[ConvCase]:
+    rng = np.random.default_rng(seed)
+    return [c for c in (run_case(rng, i) for i in range(count)) if fits_small_firmware(c)]
+
+
+def _runs(c: ConvCase) -> bool:
+    """The row runs apply (edge_rows' widening and RUN_MAX_KH; the edge scratch given)."""
+    kh, kw = c.w.shape[1:3]
+    return (c.p.dilation_w == 1 and kw * c.x.shape[3] <= 32 and kh <= 16
+            and c.x.shape[0] * c.out_shape[1] * ((c.out_shape[2] + 3) // 4)
+            * min(kh, c.x.shape[1]) >= 5 * kh)  # fmt: skip
+
+
+def test_run_cases_reach_the_branches() -> None:
+    cases = run_cases_of(32, 160)
+    assert len(cases) > 140
+    runs = [c for c in cases if _runs(c)]
+    assert len(runs) > 100
+    assert {c.x.shape[3] for c in runs} == set(range(1, 17))
+    assert {(c.w.shape[2] * c.x.shape[3] + 3) // 4 for c in runs} == set(range(1, 9))
+    assert any(c.w.shape[1:3] == (3, 3) and c.p.dilation_h == 1 for c in runs)
+    assert any(c.w.shape[2] == 1 for c in runs) and any(c.w.shape[1] == 1 for c in runs)
+    assert any(c.w.shape[1] > 16 for c in cases)  # the edge rows without runs
+    assert {c.p.stride_w for c in runs} == {1, 2} and any(c.p.dilation_h == 2 for c in runs)
+    assert sum(c.out_shape[2] > 32 for c in runs) > 10  # sums flushed within a row
+    assert any(c.p.pad_left >= c.w.shape[2] for c in runs)  # windows wholly in the padding
+    assert any(c.p.pad_right >= c.w.shape[2] for c in runs)
+    assert any(c.p.pad_left == 0 for c in runs) and any(c.p.pad_right == 0 for c in runs)
+    assert any(c.p.pad_top > 0 for c in runs) and any(c.p.pad_bottom > 0 for c in runs)
+    assert any(c.x.shape[0] == 2 for c in runs) and any(c.bias is None for c in runs)
+    assert any(c.p.act_min > -128 for c in runs)
+    assert {128, -127} <= {c.p.input_offset for c in runs}
+
+
+@pytest.mark.parametrize("variant", ["portable", "dsp"])
+def test_direct_runs_on_the_host(variant: str) -> None:
+    with Driver(build_driver(variant)) as driver:
+        for case in run_cases_of(32, 160):
+            problem = check_result(case, driver.run(case))
+            assert problem is None, f"[{variant}] {case.x.shape}->{case.out_shape}: {problem}"
+
+
+@pytest.mark.parametrize("board", ["mps2-an386", "mps2-an500"])
+def test_direct_runs_on_cortex_m(kernel_fw_root: Path, board: str) -> None:
+    cases = run_cases_of(33, 160)
+    assert sum(_runs(c) for c in cases) > 100
+    run = run_cases(build_firmware(board, kernel_fw_root), cases, interleaved=True)
+    for case, result in zip(cases, run.results, strict=True):
+        problem = check_result(case, result)
+        assert problem is None, f"[{board}] {case.x.shape}->{case.out_shape}: {problem}"

@@ -239,16 +239,18 @@ def test_small_cin_long_fields_fast_scratch_equals_the_c_function(build) -> None
 def test_conv_direct_edge_scratch_equals_the_c_function(build) -> None:
     """Cout 1 convs with short filter rows (path CONV_DIRECT_EDGES: the direct path's edge
     patches, fast scratch only): Python equals C for both sizes, SAME and VALID, strides 1-3,
-    dilations, one-column images, and the draw reaches layers the fast scratch takes (DSP)
-    and layers it does not (rows over 32 bytes, no border), given as fast scratch where the
-    ordinary scratch is smaller."""
+    dilations, one-column images, and the draw reaches layers the fast scratch takes (DSP;
+    3x3 filters through th_conv_3x3_s8 too, every seventh layer) and layers it does not (rows
+    over 32 bytes, no border), given as fast scratch where the ordinary scratch is smaller."""
     dsp, lib = build
     lib.th_conv_s8_scratch_size.restype = ctypes.c_int32
     lib.th_conv_s8_scratch_size_fast.restype = ctypes.c_int32
     rng = np.random.default_rng(29)
-    taken = offered = not_taken = 0
+    taken = offered = not_taken = threes = 0
     for i in range(200):
         cin, kh, kw = int(rng.integers(1, 9)), int(rng.integers(1, 8)), int(rng.integers(1, 10))
+        if i % 7 == 1:
+            kh = kw = 3
         s, dil = int(rng.integers(1, 4)), 1 if i % 5 else 2
         padding = Padding.SAME if i % 3 else Padding.VALID
         h = int(rng.integers((kh - 1) * dil + 1, 20))
@@ -267,7 +269,9 @@ def test_conv_direct_edge_scratch_equals_the_c_function(build) -> None:
         taken += edge > 0
         offered += edge > 0 and got[1] == edge  # (else the ordinary scratch holds it)
         not_taken += edge == 0
+        threes += (kh, kw, dil) == (3, 3, 1) and edge > 0 and got[1] == edge
     assert taken > 20 and not_taken > 20 and (offered > 4 if dsp else offered == 0)
+    assert threes > 4 if dsp else threes == 0
 
 
 def test_conv_few_cout_scratch_equals_the_c_function(build) -> None:

@@ -49,11 +49,16 @@ int32_t th_conv_s8_scratch_size_fast(const th_conv_params *params, const th_dims
         return th_conv_1x1_s8_scratch_size_fast(params, input_dims, filter_dims, output_dims);
     case CONV_3X3: {
 #if TH_NN_HAS_DSP && !TH_NN_MVE
-        /* Cout 2-3: the widened weights (th_conv_few_cout_s8.c); else no faster path */
+        /* Cout 2-3: the widened weights (th_conv_few_cout_s8.c); Cout 1: the direct path's
+         * edge patches and widened rows (th_nn_conv_direct_s8's row runs); else no faster
+         * path */
         const int32_t few =
             th_nn_conv_few_cout_scratch(params, input_dims, filter_dims, output_dims);
-        return few > th_conv_3x3_s8_scratch_size(params, input_dims, filter_dims, output_dims)
-                   ? few
+        const int32_t edge =
+            th_nn_conv_direct_edge_scratch(params, input_dims, filter_dims, output_dims);
+        const int32_t fast = TH_MAX(few, edge);
+        return fast > th_conv_3x3_s8_scratch_size(params, input_dims, filter_dims, output_dims)
+                   ? fast
                    : 0;
 #else
         return 0;

@@ -39,6 +39,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_CONV_DIRECT_EDGES /* ... Cout 1: border pixels as quads from a padded patch */
 #define TH_NN_KEEP_CONV_DIRECT_EDGES 1
 #endif
+#ifndef TH_NN_KEEP_CONV_DIRECT_ROW_RUN /* ... and with widened rows: each row's quads in asm runs */
+#define TH_NN_KEEP_CONV_DIRECT_ROW_RUN 1
+#endif
 #ifndef TH_NN_KEEP_CONV_FEW_COUT /* th_nn_conv_few_cout_s8: Cout 2-3, weights widened once */
 #define TH_NN_KEEP_CONV_FEW_COUT 1
 #endif

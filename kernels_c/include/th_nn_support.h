@@ -822,7 +822,9 @@ TH_INLINE int32_t th_nn_conv_direct_fast_scratch(const th_conv_params *params,
  * border pixels then take the quad loop from the patch, four at a time, not short clipped
  * runs one pixel at a time (7x55x5 k4x3 s2: 11,621 -> 10,657 instructions, Cortex-M4);
  * longer filter rows' runs pay less per pixel than the patch's copy (13x39x18 k7x7 s2,
- * 126-byte rows: +3%); else 0. */
+ * 126-byte rows: +3%); else 0. With the widened rows, each output row's patches and interior
+ * quads go as asm runs (path CONV_DIRECT_ROW_RUN). th_conv_3x3_s8 offers it too
+ * (th_conv_s8_scratch_size_fast; 59x19x5 k3x3 s2: 60,354 -> 47,967 instructions). */
 #define TH_NN_DIRECT_EDGE_MAX_RUN 32
 TH_INLINE int32_t th_nn_conv_direct_edge_scratch(const th_conv_params *params,
                                                  const th_dims *input_dims,

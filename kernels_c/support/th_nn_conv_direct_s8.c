@@ -197,6 +197,9 @@ typedef struct {
      * quad_rows_wide_long for rows over TH_NN_DIRECT_EDGE_MAX_RUN bytes), chosen once a call */
     void (*rows_fn)(const int8_t *, int32_t, const int8_t *, const int32_t *, int32_t, int32_t,
                     int32_t *);
+    /* edge_rows with wide (rows of 1-8 words, at most RUN_MAX_KH), path CONV_DIRECT_ROW_RUN:
+     * the rows' weight sums' prefix (widen_sums), else NULL */
+    const int32_t *wsum;
 } direct_geo;
 
 /* Channel c of 1, 2 or 4 pixels (each `dx` input bytes after the previous, same taps inside):
@@ -513,6 +516,169 @@ quad_rows_wide_long(const int8_t *x, int32_t dx, const int8_t *w, const int32_t 
         : "cc", "memory");
 }
 #undef TH_QUAD_WIDE_WORD
+/* ---- Row runs (path CONV_DIRECT_ROW_RUN; Cout 1, widened rows of 1-8 words) ---------------
+ * A run of quads along an output row in one asm call, the input offset folded in the bias:
+ * every tap a quad reads is inside the input or a patch byte of -input_offset, so
+ * sum((x + o) w) = sum(x w) + o sum(w) over the filter rows inside (modulo 2^32 as the
+ * products' sum itself), and the loop widens the input by SXTB16 without an offset register:
+ * the row count then stays in a register (5 instructions a filter row against
+ * quad_rows_wide's 7), and the quads follow each other without a call, the per-quad set-up
+ * and the sums' stores 16 instructions (one_quads' call per quad: ~45). */
+typedef struct {
+    int32_t adj;  /* row_step - 4 words: from a filter row's last word to the next row */
+    int32_t rows; /* filter rows inside (> 0) */
+    const int32_t *w; /* the widened rows from the first inside */
+    int32_t bias; /* the bias with the offset's part of those rows folded in */
+    int32_t back; /* 4 dx - rows row_step: from a quad's rows' end to the next quad */
+    int32_t dx;
+    int32_t entry; /* 8 - words: the TBH's entry into the eight unrolled words */
+} run_args;
+#define TH_RUN_PIXEL(S, ADDR)                                                                 \
+    "ldr %[u], " ADDR "\n\t"                                                                  \
+    "sxtb16 %[t], %[u]\n\t"                                                                    \
+    "smlad %[" S "], %[t], %[wl], %[" S "]\n\t"                                                \
+    "sxtb16 %[u], %[u], ror #8\n\t"                                                            \
+    "smlad %[" S "], %[u], %[wh], %[" S "]\n\t"
+#define TH_RUN_WORD                                                                           \
+    "ldrd %[wl], %[wh], [%[w]], #8\n\t"                                                        \
+    TH_RUN_PIXEL("s1", "[%[x], %[dx]]")                                                       \
+    TH_RUN_PIXEL("s2", "[%[x], %[dx], lsl #1]")                                               \
+    TH_RUN_PIXEL("s3", "[%[x], %[dx3]]")                                                      \
+    TH_RUN_PIXEL("s0", "[%[x]], #4")
+/* quads (> 0) quads from x (each 4 dx input bytes after the previous), their four sums each
+ * to sums in order. All 14 registers are the asm's; a's fields, the sums' pointer and the
+ * quads left are kept in 32 bytes below sp (not in the .su frame, as quad_rows_whole's). */
+static void __attribute__((noinline))
+quad_run_wide(const int8_t *x, const run_args *a, int32_t quads, int32_t *sums)
+{
+    int32_t s0;
+    int32_t s1;
+    int32_t s2;
+    int32_t s3;
+    int32_t w;
+    int32_t n;
+    int32_t cnt;
+    int32_t dx;
+    int32_t dx3;
+    int32_t wh;
+    int32_t wl = (int32_t)(uintptr_t)sums;
+    int32_t u = quads;
+    int32_t t = (int32_t)(uintptr_t)a;
+    __asm__ volatile(
+        "sub sp, sp, #32\n\t"
+        "ldrd %[s0], %[s1], [%[t]]\n\t"     /* adj, rows */
+        "strd %[s0], %[s1], [sp]\n\t"
+        "ldrd %[s0], %[s1], [%[t], #8]\n\t" /* w, bias */
+        "strd %[s0], %[s1], [sp, #8]\n\t"
+        "ldr %[s0], [%[t], #16]\n\t"        /* back */
+        "str %[s0], [sp, #16]\n\t"
+        "strd %[wl], %[u], [sp, #20]\n\t"   /* sums, quads */
+        "ldrd %[dx], %[n], [%[t], #20]\n\t" /* dx, entry */
+        "add %[dx3], %[dx], %[dx], lsl #1\n\t"
+        "6:\n\t"
+        "ldr %[s0], [sp, #12]\n\t"
+        "mov %[s1], %[s0]\n\t"
+        "mov %[s2], %[s0]\n\t"
+        "mov %[s3], %[s0]\n\t"
+        "ldr %[w], [sp, #8]\n\t"
+        "ldr %[cnt], [sp, #4]\n\t"
+        "4:\n\t"
+        "tbh [pc, %[n], lsl #1]\n\t"
+        "5:\n\t"
+        ".hword (10f - 5b) / 2, (11f - 5b) / 2, (12f - 5b) / 2, (13f - 5b) / 2\n\t"
+        ".hword (14f - 5b) / 2, (15f - 5b) / 2, (16f - 5b) / 2, (17f - 5b) / 2\n\t"
+        "10:\n\t" TH_RUN_WORD
+        "11:\n\t" TH_RUN_WORD
+        "12:\n\t" TH_RUN_WORD
+        "13:\n\t" TH_RUN_WORD
+        "14:\n\t" TH_RUN_WORD
+        "15:\n\t" TH_RUN_WORD
+        "16:\n\t" TH_RUN_WORD
+        "17:\n\t" TH_RUN_WORD
+        "ldr %[u], [sp]\n\t"
+        "add %[x], %[x], %[u]\n\t"
+        "subs %[cnt], %[cnt], #1\n\t"
+        "bne 4b\n\t"
+        "ldr %[t], [sp, #20]\n\t"
+        "strd %[s0], %[s1], [%[t]], #8\n\t"
+        "strd %[s2], %[s3], [%[t]], #8\n\t"
+        "str %[t], [sp, #20]\n\t"
+        "ldr %[u], [sp, #16]\n\t"
+        "add %[x], %[x], %[u]\n\t"
+        "ldr %[u], [sp, #24]\n\t"
+        "subs %[u], %[u], #1\n\t"
+        "str %[u], [sp, #24]\n\t"
+        "bne 6b\n\t"
+        "add sp, sp, #32\n\t"
+        : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [x] "+r"(x),
+          [w] "=&r"(w), [n] "=&r"(n), [cnt] "=&r"(cnt), [dx] "=&r"(dx), [dx3] "=&r"(dx3),
+          [wl] "+r"(wl), [wh] "=&r"(wh), [u] "+r"(u), [t] "+r"(t)
+        :
+        : "cc", "memory");
+}
+#undef TH_RUN_WORD
+#undef TH_RUN_PIXEL
+
+/* Quads per row buffer: their sums on the stack (128 bytes). */
+#define RUN_CHUNK 8
+
+/* The outputs of n pixels from their sums. */
+static int8_t *__attribute__((noinline))
+run_out(const int32_t *sums, int32_t n, const direct_rq *rq, const th_nn_out_stage *stage,
+        int8_t *out)
+{
+    int8_t *const end = out + n;
+    if (!stage->clamp && rq->fast) {
+        const th_fast_rq f = rq->rq;
+        int8_t *const end4 = out + (n & ~3); /* four a pass: 7 instructions an output, not 9 */
+        for (; out != end4; out += 4, sums += 4) {
+            out[0] = (int8_t)th_fast_rq_apply(sums[0], &f);
+            out[1] = (int8_t)th_fast_rq_apply(sums[1], &f);
+            out[2] = (int8_t)th_fast_rq_apply(sums[2], &f);
+            out[3] = (int8_t)th_fast_rq_apply(sums[3], &f);
+        }
+        for (; out != end; out++, sums++) {
+            *out = (int8_t)th_fast_rq_apply(*sums, &f);
+        }
+        return end;
+    }
+    for (; out != end; out++, sums++) {
+        *out = direct_out(*sums, rq, stage);
+    }
+    return end;
+}
+
+
+/* The row runs' filter rows: at most this many (their weight sums' prefix on the stack). */
+#define RUN_MAX_KH 16
+
+/* The widened rows of direct_geo.wide (as widen_rows: kh rows of `words` plain words at
+ * plain), and prefix[r] = the sum of rows [0, r)'s weights (r <= kh), modulo 2^32: the
+ * offset's part of a run's bias is o (prefix[ky_lo + rows] - prefix[ky_lo]). */
+static void __attribute__((noinline))
+widen_sums(const int32_t *plain, int32_t kh, int32_t words, int32_t *wd, int32_t *prefix)
+{
+    int32_t sum = 0;
+    prefix[0] = 0;
+    for (int32_t r = 1; r <= kh; r++) {
+        for (int32_t j = 0; j < words; j++, wd += 2) {
+            const int32_t v = *plain++;
+            const int32_t lo = th_sxtb16(v);
+            const int32_t hi = th_sxtb16_ror8(v);
+            wd[0] = lo;
+            wd[1] = hi;
+            sum = th_smlad(lo, 0x00010001, th_smlad(hi, 0x00010001, sum));
+        }
+        prefix[r] = sum;
+    }
+}
+
+/* The run bias of filter rows [ky_lo, ky_lo + rows). */
+TH_INLINE int32_t run_bias(const direct_geo *g, int32_t bias, int32_t ky_lo, int32_t rows)
+{
+    const uint32_t sum = (uint32_t)g->wsum[ky_lo + rows] - (uint32_t)g->wsum[ky_lo];
+    return th_add_wrap(bias, (int32_t)((uint32_t)g->offset * sum));
+}
 #undef TH_QUAD_WORDS
 #undef TH_QUAD_PIXEL
 #endif
@@ -1074,9 +1240,9 @@ TH_INLINE const int8_t *window_at(const direct_call *k, const int8_t *in_b, cons
  * input has the bytes), the padding after (rounded up), each over the last's overshoot; the
  * last row's words may reach the scratch's last word. (The quad's last word of a row reads up
  * to 3 bytes past its window: the next row or that word, against zero weights.) */
-static int8_t *TH_NO_MEMCPY_CALLS __attribute__((noinline))
-edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t rows,
-          int32_t ky_lo, int32_t x0, int32_t n, int8_t *out)
+TH_INLINE void TH_NO_MEMCPY_CALLS
+edge_patch(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t rows,
+           int32_t x0)
 {
     const direct_geo *g = k->g;
     const int32_t cin = g->cin;
@@ -1138,6 +1304,15 @@ edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t r
             th_write_s32(m + mid + 4 * j, pad4);
         }
     }
+}
+
+static int8_t *__attribute__((noinline))
+edge_quad(const direct_call *k, const edge_geo *e, const int8_t *row0, int32_t rows,
+          int32_t ky_lo, int32_t x0, int32_t n, int8_t *out)
+{
+    const direct_geo *g = k->g;
+    edge_patch(k, e, row0, rows, x0);
+    const int32_t pr = e->patch_row;
     int32_t acc[4];
     acc[0] = k->rq[0].bias;
     acc[1] = acc[0];
@@ -1216,6 +1391,219 @@ TH_INLINE int8_t *edge_row(const direct_call *k, const edge_geo *e, const int8_t
     return out;
 }
 
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+/* A patch's geometry (run_patch) for the windows from input column x0. */
+typedef struct {
+    int32_t x0;   /* INT32_MIN: none yet */
+    int32_t src;  /* the first input column's bytes from the row's start */
+    int32_t last; /* the bytes a row's copy reads (its whole words) */
+    int32_t some; /* some input column: the asm applies */
+    int32_t mid;  /* the input columns' bytes */
+    int32_t pg[7]; /* head words, pad4, head bytes, mid words, tail words, row step, patch row */
+} patch_plan;
+
+static void __attribute__((noinline))
+patch_plan_make(const direct_call *k, const edge_geo *e, int32_t x0, patch_plan *p)
+{
+    const int32_t cin = k->g->cin;
+    const int32_t lo = TH_MAX(x0, 0);
+    const int32_t hi = TH_MIN(x0 + e->cols, k->in->w);
+    const int32_t mid = hi > lo ? (hi - lo) * cin : 0;
+    const int32_t head = (lo - x0) * cin;
+    p->x0 = x0;
+    p->src = lo * cin;
+    p->last = th_round_up4(mid);
+    p->some = hi > lo;
+    p->mid = mid;
+    p->pg[0] = (head + 3) / 4;
+    p->pg[1] = e->pad4;
+    p->pg[2] = head;
+    p->pg[3] = (mid + 3) / 4;
+    p->pg[4] = (e->patch_row - head - mid + 3) / 4;
+    p->pg[5] = k->row_step;
+    p->pg[6] = e->patch_row;
+}
+
+/* The patch of p's four windows (as edge_patch) for the input rows from row0 of one output
+ * row: the padding words, the input's words (3 instructions a word), the padding after them;
+ * edge_patch where the last row's words would pass the input or no column is inside. */
+static void __attribute__((noinline))
+run_patch(const direct_call *k, const edge_geo *e, const patch_plan *p, const int8_t *row0,
+          int32_t rows)
+{
+    const int8_t *src = row0 + p->src;
+    if (!p->some || src + (rows - 1) * k->row_step + p->last > k->g->x_end) {
+        edge_patch(k, e, row0, rows, p->x0);
+        return;
+    }
+    const int32_t *pg = p->pg;
+    const int32_t mid = p->mid;
+    int8_t *d = e->patch;
+    int32_t a;
+    int32_t b;
+    int32_t n;
+    int32_t m;
+    int32_t t;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldrd %[n], %[b], [%[pg]]\n\t" /* head words, pad4 */
+        "mov %[m], %[d]\n\t"
+        "cmp %[n], #0\n\t"
+        "beq 3f\n\t"
+        "2:\n\t"
+        "str %[b], [%[m]], #4\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 2b\n\t"
+        "3:\n\t"
+        "ldrd %[m], %[n], [%[pg], #8]\n\t" /* head bytes, mid words (> 0) */
+        "add %[m], %[m], %[d]\n\t"
+        "mov %[t], %[s]\n\t"
+        "lsrs %[n], %[n], #1\n\t"
+        "bcc 4f\n\t"
+        "ldr %[a], [%[t]], #4\n\t"
+        "str %[a], [%[m]], #4\n\t"
+        "4:\n\t"
+        "beq 6f\n\t"
+        "5:\n\t"
+        "ldr %[a], [%[t]], #4\n\t"
+        "ldr %[b], [%[t]], #4\n\t"
+        "str %[a], [%[m]], #4\n\t"
+        "str %[b], [%[m]], #4\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 5b\n\t"
+        "6:\n\t"
+        "ldr %[n], [%[pg], #16]\n\t" /* tail words, from the input's end in the patch */
+        "cmp %[n], #0\n\t"
+        "beq 8f\n\t"
+        "ldr %[a], [%[pg], #4]\n\t"
+        "ldr %[b], [%[pg], #8]\n\t"
+        "add %[b], %[b], %[d]\n\t"
+        "add %[b], %[b], %[mid]\n\t"
+        "7:\n\t"
+        "str %[a], [%[b]], #4\n\t"
+        "subs %[n], %[n], #1\n\t"
+        "bne 7b\n\t"
+        "8:\n\t"
+        "ldrd %[a], %[b], [%[pg], #20]\n\t" /* row step, patch row */
+        "add %[s], %[s], %[a]\n\t"
+        "add %[d], %[d], %[b]\n\t"
+        "subs %[rows], %[rows], #1\n\t"
+        "bne 1b\n\t"
+        : [d] "+r"(d), [s] "+r"(src), [rows] "+r"(rows), [a] "=&r"(a), [b] "=&r"(b),
+          [n] "=&r"(n), [m] "=&r"(m), [t] "=&r"(t)
+        : [pg] "r"(pg), [mid] "r"(mid)
+        : "cc", "memory");
+}
+
+/* edge_rows with the widened rows' sums (g->wsum), path CONV_DIRECT_ROW_RUN: each output
+ * row's patches and interior quads as quad_run_wide runs into a buffer of sums (the offset
+ * folded in the bias of the row's filter rows inside, set again only where those change:
+ * top and bottom rows), then the row's outputs from it. */
+static void __attribute__((noinline))
+run_rows(const direct_call *k, const edge_geo *e, const int8_t *input, int8_t *out)
+{
+    const direct_geo *g = k->g;
+    const th_conv_params *params = k->params;
+    const int32_t out_w = k->outd->w;
+    const int32_t sw = params->stride.w;
+    const int32_t pad_w = params->padding.w;
+    const int32_t words = g->w_row / 4;
+    const int32_t dx = k->dx;
+    const direct_rq *rq = k->rq;
+    const th_nn_out_stage *stage = k->stage;
+    /* ia: the interior quads', pa: the patch's (its rows pr bytes apart, one quad a run) */
+    run_args ia = {k->row_step - g->w_row, 0, g->wide, 0, 0, dx, 8 - words};
+    run_args pa = {e->patch_row - g->w_row, 0, g->wide, 0, 0, dx, 8 - words};
+    int32_t prev_lo = -1;
+    int32_t prev_rows = -1;
+    patch_plan lp; /* the last left and right patches' geometry */
+    patch_plan rp;
+    lp.x0 = INT32_MIN;
+    rp.x0 = INT32_MIN;
+    int32_t sums[4 * RUN_CHUNK];
+    int32_t *const cap = sums + 4 * RUN_CHUNK;
+    const int32_t left_end = TH_MIN(e->qa, out_w); /* the left patches: [0, left_end) */
+    const int32_t in_bytes = k->in->h * k->row_bytes;
+    for (int32_t b = 0; b < k->in->n; b++, input += in_bytes) {
+        for (int32_t oy = 0; oy < k->outd->h; oy++) {
+            int32_t ky_lo;
+            int32_t ky_hi;
+            const int8_t *row0 =
+                row_taps(k, input, oy * params->stride.h - params->padding.h, &ky_lo, &ky_hi);
+            const int32_t rows = ky_hi - ky_lo;
+            if (rows <= 0) {
+                const int8_t v = direct_out(rq->bias, rq, stage);
+                for (int32_t ox = 0; ox < out_w; ox++) {
+                    out[ox] = v;
+                }
+                out += out_w;
+                continue;
+            }
+            if (ky_lo != prev_lo || rows != prev_rows) {
+                const int32_t *wd = g->wide + 2 * ky_lo * words;
+                ia.rows = rows;
+                ia.w = wd;
+                ia.bias = run_bias(g, rq->bias, ky_lo, rows);
+                ia.back = 4 * dx - rows * k->row_step;
+                pa.rows = rows;
+                pa.w = wd;
+                pa.bias = ia.bias;
+                prev_lo = ky_lo;
+                prev_rows = rows;
+            }
+            /* sums from p; row_out: the row's outputs not yet written */
+            int32_t *p = sums;
+            int32_t row_out = out_w;
+            int32_t ox = 0;
+            for (; ox < left_end; ox += 4) {
+                if (p == cap) {
+                    out = run_out(sums, 4 * RUN_CHUNK, rq, stage, out);
+                    row_out -= 4 * RUN_CHUNK;
+                    p = sums;
+                }
+                if (lp.x0 != ox * sw - pad_w) {
+                    patch_plan_make(k, e, ox * sw - pad_w, &lp);
+                }
+                run_patch(k, e, &lp, row0, rows);
+                quad_run_wide(e->patch, &pa, 1, p);
+                p += 4;
+            }
+            if (ox + 4 <= k->ox_end) {
+                const int8_t *xa = row0 + (ox * sw - pad_w) * g->cin;
+                int32_t quads = fit_quads(g, xa, dx, k->row_step, rows, (k->ox_end - ox) / 4);
+                ox += 4 * quads;
+                while (quads > 0) {
+                    if (p == cap) {
+                        out = run_out(sums, 4 * RUN_CHUNK, rq, stage, out);
+                        row_out -= 4 * RUN_CHUNK;
+                        p = sums;
+                    }
+                    const int32_t q = TH_MIN(quads, (int32_t)(cap - p) / 4);
+                    quad_run_wide(xa, &ia, q, p);
+                    p += 4 * q;
+                    xa += 4 * q * dx;
+                    quads -= q;
+                }
+            }
+            for (; ox < out_w; ox += 4) {
+                if (p == cap) {
+                    out = run_out(sums, 4 * RUN_CHUNK, rq, stage, out);
+                    row_out -= 4 * RUN_CHUNK;
+                    p = sums;
+                }
+                if (rp.x0 != ox * sw - pad_w) {
+                    patch_plan_make(k, e, ox * sw - pad_w, &rp);
+                }
+                run_patch(k, e, &rp, row0, rows);
+                quad_run_wide(e->patch, &pa, 1, p);
+                p += 4;
+            }
+            out = run_out(sums, row_out, rq, stage, out);
+        }
+    }
+}
+#endif
+
 /* Every output row with the edge patches, in raster order (no bands: the patch gives a band's
  * border pixels the quad loop already). Out of line: the rows path compiles as before. */
 static void __attribute__((noinline))
@@ -1230,6 +1618,7 @@ edge_rows(const direct_call *k, const th_context *ctx, int8_t *patch, const int8
      * (4x16x3 k7x7 s2, two rows of two quads: +2% with it). */
     direct_geo gw;
     direct_call kw;
+    int32_t wsum[RUN_MAX_KH + 1];
     const int32_t edge = th_nn_conv_direct_edge_scratch(k->params, k->in, k->filt, k->outd);
     const int32_t words = k->filt->h * k->g->w_row / 4;
     const int32_t kh = k->filt->h;
@@ -1239,19 +1628,39 @@ edge_rows(const direct_call *k, const th_context *ctx, int8_t *patch, const int8
         gw = *k->g;
         gw.wide = wd;
         gw.rows_fn = quad_rows_wide; /* (rows of at most TH_NN_DIRECT_EDGE_MAX_RUN bytes) */
-        widen_rows((const int32_t *)(const void *)gw.w, words, wd);
+        if (kh <= RUN_MAX_KH && TH_NN_PATH(CONV_DIRECT_ROW_RUN)) {
+            widen_sums((const int32_t *)(const void *)gw.w, kh, words / kh, wd, wsum);
+            gw.wsum = wsum;
+        } else {
+            widen_rows((const int32_t *)(const void *)gw.w, words, wd);
+        }
         kw = *k;
         kw.g = &gw;
         k = &kw;
     }
 #else
     (void)ctx;
+#if defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS
+    /* (run_rows is asm: recorded by the condition a native build takes it on) */
+    if (ctx->size >= th_nn_conv_direct_edge_scratch(k->params, k->in, k->filt, k->outd) &&
+        k->in->n * k->outd->h * ((k->outd->w + 3) / 4) * TH_MIN(k->filt->h, k->in->h) >=
+            5 * k->filt->h &&
+        k->filt->h <= 16) {
+        (void)TH_NN_PATH(CONV_DIRECT_ROW_RUN);
+    }
+#endif
 #endif
     const th_conv_params *params = k->params;
     const edge_geo e = {patch, (3 * params->stride.w + k->filt->w) * k->g->cin,
                         (int32_t)(0x01010101u * (uint8_t)(-params->input_offset)),
                         (params->padding.w + params->stride.w - 1) / params->stride.w,
                         3 * params->stride.w + k->filt->w};
+#if TH_NN_DSP_NATIVE && defined(__OPTIMIZE__)
+    if (k->g->wsum != NULL) {
+        run_rows(k, &e, input, out);
+        return;
+    }
+#endif
     const int32_t in_bytes = k->in->h * k->row_bytes;
     for (int32_t b = 0; b < k->in->n; b++, input += in_bytes) {
         for (int32_t oy = 0; oy < k->outd->h; oy++) {
@@ -1613,7 +2022,7 @@ void th_nn_conv_direct_s8(const th_context *ctx, const th_conv_params *params,
                                   params->dilation.w == 1 && (run & 3) == 0
                               ? filter /* the layer's filter: not the column view's */
                               : NULL,
-                          NULL, DIRECT_ROWS_WHOLE};
+                          NULL, DIRECT_ROWS_WHOLE, NULL};
     /* Given the fast scratch: every pixel from int8 columns (th_nn_conv_direct_fast_scratch). */
     const int32_t fast =
         th_nn_conv_direct_fast_scratch(params, input_dims, filter_dims, output_dims);

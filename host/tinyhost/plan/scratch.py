@@ -607,7 +607,7 @@ def conv_few_cout_scratch(graph: Graph, op: Op) -> int:
     Helium): the channel-inner path for Cout 2-3, groups 1, Cin >= 4, dilation.w 1, a filter
     that is not 1x1: the weights widened to int16, 2 * Cout * KH * round_up4(KW * Cin) bytes,
     and one staged window, KH * round_up4(KW * Cin); else 0. Offered by th_conv_3x3_s8 too
-    (th_conv_s8_scratch_size_fast), the only fast scratch of that variant."""
+    (th_conv_s8_scratch_size_fast, as conv_direct_edge_scratch for Cout 1)."""
     x = graph.tensors[op.inputs[0]].shape
     cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
     o = op.options
@@ -627,8 +627,8 @@ def conv_direct_edge_scratch(graph: Graph, op: Op) -> int:
     left or right of the input or (1-3 output rows) a last group of 3 pixels, not a one-column
     image with one output column: the padded filter rows, KH * round_up4(KW * Cin), a patch
     of KH rows of (3 stride.w + KW) * Cin bytes and a word, rounded up to words, then the
-    padded rows widened (twice their bytes); else 0. 3x3 filters with dilation 1 go to
-    th_conv_3x3_s8 (no fast scratch)."""
+    padded rows widened (twice their bytes); else 0. Offered by th_conv_3x3_s8 too
+    (th_conv_s8_scratch_size_fast: its Cout 1 row runs)."""
     x = graph.tensors[op.inputs[0]].shape
     cout, kh, kw, wc = graph.tensors[op.inputs[1]].shape
     o = op.options
@@ -636,7 +636,7 @@ def conv_direct_edge_scratch(graph: Graph, op: Op) -> int:
     ow = graph.tensors[op.outputs[0]].shape[2]
     if (cout != 1 or x[3] != wc or o.dilation_w != 1 or (kh, kw) == (1, 1)
             or kw * wc > DIRECT_EDGE_MAX_RUN or (x[2] == 1 and ow == 1)
-            or conv_variant(graph, op) != "th_conv_general_s8"):
+            or conv_variant(graph, op) not in ("th_conv_general_s8", "th_conv_3x3_s8")):
         return 0
     left = _pads(graph, op)[1]
     oh = graph.tensors[op.outputs[0]].shape[1]
