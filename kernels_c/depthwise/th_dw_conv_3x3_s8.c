@@ -2076,41 +2076,48 @@ static void make_geometry(dw_geometry *g, const th_dw_conv_params *params,
 
 #endif /* TH_NN_HAS_DSP */
 
-/* th_nn_quant_ok and th_nn_out_stage_init(..., th_acc_bound(9, 128, bias, C)) in one pass
- * over the channels (three scans took about 27 instructions a channel, this one about 12:
- * a small plane's call is mostly per-channel work). The fast requantization's shift range
- * lies inside th_nn_quant_ok's, so only a channel outside it needs th_nn_quant_ok's own
- * test. Returns th_nn_quant_ok. */
+/* th_nn_quant_ok and th_nn_out_stage_init(..., th_acc_bound(9, 128, bias, C)) from one
+ * pass over the channels: three scans took about 27 instructions a channel, this one 9
+ * (a small plane's call is mostly per-channel work). It ORs what it reads, each value
+ * then at most the OR: the multipliers (bit 31: one is negative), -1 - shift (the fast
+ * requantization's e - 1, in [0, TH_FAST_MAX_E) when the OR is) and |bias| - (bias < 0)
+ * (the bound holds when the OR is below it). Where an OR says no, the exact scans decide
+ * (th_nn_quant_ok, th_nn_out_stage_init). Returns th_nn_quant_ok. */
 static int __attribute__((noinline))
 dw_scan_channels(th_nn_out_stage *stage, const th_dw_conv_params *params,
                  const th_per_channel_quant *quant, const int32_t *bias, int32_t channels)
 {
     const int32_t *const mult = quant->multiplier;
     const int32_t *const shift = quant->shift;
-    uint32_t neg = 0; /* multipliers ORed: bit 31 set if one is negative */
-    uint32_t slow = 0; /* a shift outside the fast range */
-    uint32_t max_bias = 0;
+    /* th_acc_bound's taps part; a bias of magnitude below 2^29 minus it keeps |acc| < 2^29 */
+    const int64_t taps_bound = (int64_t)9 * 256 * 128;
+    uint32_t m_or = 0;
+    uint32_t e_or = 0;
+    uint32_t b_or = 0;
     if (bias != NULL) {
         for (int32_t c = 0; c < channels; c++) {
-            neg |= (uint32_t)mult[c];
-            slow |= !th_fast_shift_ok(shift[c]);
-            const uint32_t b = bias[c] < 0 ? 0u - (uint32_t)bias[c] : (uint32_t)bias[c];
-            max_bias = b > max_bias ? b : max_bias;
+            m_or |= (uint32_t)mult[c];
+            e_or |= ~(uint32_t)shift[c];
+            b_or |= (uint32_t)(bias[c] ^ (bias[c] >> 31));
         }
     } else {
         for (int32_t c = 0; c < channels; c++) {
-            neg |= (uint32_t)mult[c];
-            slow |= !th_fast_shift_ok(shift[c]);
+            m_or |= (uint32_t)mult[c];
+            e_or |= ~(uint32_t)shift[c];
         }
     }
-    if ((int32_t)neg < 0 || (slow && !th_nn_quant_ok(quant, channels))) {
-        return 0;
+    const int fast = (m_or >> 31) == 0 && e_or < (uint32_t)TH_FAST_MAX_E &&
+                     (int64_t)b_or + 1 + taps_bound < (INT64_C(1) << 29);
+    if (!fast) { /* the exact scans */
+        if (!th_nn_quant_ok(quant, channels)) {
+            return 0;
+        }
+        th_nn_out_stage_init(stage, quant, channels, params->output_offset,
+                             &params->activation, th_acc_bound(9, 128, bias, channels));
+        return 1;
     }
-    /* With no channels to scan it fills the fields and sets fast to TH_NN_HAS_DSP; the
-     * scan's verdict and the bound (th_acc_bound: 9 taps x 256 x 128 + max |bias|) then. */
+    /* Every channel passed: the fields, and fast (TH_NN_HAS_DSP) with no channel to scan. */
     th_nn_out_stage_init(stage, quant, 0, params->output_offset, &params->activation, 0);
-    stage->fast = stage->fast && !slow &&
-                  (int64_t)9 * 256 * 128 + (int64_t)max_bias < (INT64_C(1) << 29);
     return 1;
 }
 
