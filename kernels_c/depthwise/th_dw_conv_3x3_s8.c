@@ -2123,6 +2123,7 @@ static void make_geometry(dw_geometry *g, const th_dw_conv_params *params,
  * requantization's e - 1, in [0, TH_FAST_MAX_E) when the OR is) and |bias| - (bias < 0)
  * (the bound holds when the OR is below it). Where an OR says no, the exact scans decide
  * (th_nn_quant_ok, th_nn_out_stage_init). Returns th_nn_quant_ok. */
+#if TH_NN_HAS_DSP && !TH_NN_MVE
 static int __attribute__((noinline))
 dw_scan_channels(th_nn_out_stage *stage, const th_dw_conv_params *params,
                  const th_per_channel_quant *quant, const int32_t *bias, int32_t channels)
@@ -2160,6 +2161,7 @@ dw_scan_channels(th_nn_out_stage *stage, const th_dw_conv_params *params,
     th_nn_out_stage_init(stage, quant, 0, params->output_offset, &params->activation, 0);
     return 1;
 }
+#endif
 
 th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *params,
                             const th_per_channel_quant *quant, const th_dims *input_dims,
@@ -2167,6 +2169,7 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
                             const int8_t *filter, const int32_t *bias,
                             const th_dims *output_dims, int8_t *output)
 {
+#if TH_NN_HAS_DSP && !TH_NN_MVE
     /* The dims here, the per-channel quantization below in one pass with the output
      * stage's (dw_scan_channels). */
     th_status status = th_nn_check_dw_dims(params, quant, input_dims, input, filter_dims,
@@ -2178,6 +2181,13 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     if (!dw_scan_channels(&stage, params, quant, bias, output_dims->c)) {
         return TH_ERR_ARG;
     }
+#else /* no output stage to fill (Helium's kernel, the reference) */
+    th_status status = th_nn_check_dw(params, quant, input_dims, input, filter_dims, filter,
+                                      output_dims, output);
+    if (status != TH_OK) {
+        return status;
+    }
+#endif
     if (filter_dims->h != 3 || filter_dims->w != 3 || params->ch_mult != 1 ||
         params->dilation.h != 1 || params->dilation.w != 1 ||
         params->stride.h != params->stride.w || params->stride.h > 2) {
