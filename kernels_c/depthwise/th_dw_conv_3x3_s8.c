@@ -30,7 +30,8 @@ static int32_t plane_h(int32_t stride, int32_t out_h)
 
 /* Rough instructions of the assembly (dw_rows_*) per output row of n outputs: 57 per block
  * of four, 11 per row, 33 for a pair after the blocks, 19 for a single one; rows shorter
- * than four run the C loop (about 40 per output). */
+ * than four run the C loop (about 40 per output; rows of three now take dw_rows_s*_three,
+ * about 16 per output, but the estimate stays: plan/scratch.py mirrors this choice). */
 static int32_t row_cost(int32_t n)
 {
     if (n < 4) {
@@ -1326,12 +1327,12 @@ typedef char
     "ldrd r3, r4, [sp, #28]\n\t"                                                             \
     TH_DW_ASM_OUT("r6", "[r11]")
 
-#if TH_NN_KEEP_DW3X3_TAIL3
-/* Three outputs after a row's blocks (out_w % 4 == 3; path DW3X3_TAIL3) as one tail:
- * 2 loads + 6 MAC per filter row, the weights and requantization loaded once, 44
- * instructions where the pair and the single output take 51 and a jump between them. The
- * pointers move as the pair's (two outputs), the third output is stored in place, as the
- * single one is. Stride 1 (cols 0-5 of the window) ... */
+/* Three outputs after a row's blocks (out_w % 4 == 3; path DW3X3_TAIL3) as one tail, or a
+ * row of three alone (paths DW3X3_S{1,2}_THREE): 2 loads + 6 MAC per filter row, the
+ * weights and requantization loaded once, 44 instructions where the pair and the single
+ * output take 51 and a jump between them. The pointers move as the pair's (two outputs),
+ * the third output is stored in place, as the single one is. Stride 1 (cols 0-5 of the
+ * window) ... */
 #define TH_DW_THREE_S1(P, I0, I1, I2)                                                        \
     "ldrd r9, r10, [" P "], #4\n\t"                                                          \
     "smlad r6, r9, r3, " I0 "\n\t"                                                           \
@@ -1353,10 +1354,8 @@ typedef char
     "smlad r8, r9, r3, " I2 "\n\t"                                                           \
     "smlabt r8, r10, r4, r8\n\t"
 
-/* The tail at label 9, then to the row end; its jump is chosen with the others (pair and
- * single bits both set: the N and C flags, TH_DW_TAIL_PICK). */
-#define TH_DW_ASM_THREE(THREE)                                                               \
-    "9:\n\t"                                                                                 \
+/* The three outputs' block (r6 r7 r8; r11 ends at the third, r12 its step). */
+#define TH_DW_ASM_THREE_BLOCK(THREE)                                                         \
     "ldm sp, {r3, r4, r5}\n\t"                                                               \
     THREE("r0", "r5", "r5", "r5")                                                            \
     "ldrd r3, r4, [sp, #12]\n\t"                                                             \
@@ -1367,8 +1366,12 @@ typedef char
     TH_DW_ASM_OUT("r6", "[r11]")                                                             \
     TH_DW_ASM_OUT("r7", "[r11, r12]")                                                        \
     "add r11, r11, r12, lsl #1\n\t"                                                          \
-    TH_DW_ASM_OUT("r8", "[r11]")                                                             \
-    "b 6f\n\t"
+    TH_DW_ASM_OUT("r8", "[r11]")
+
+#if TH_NN_KEEP_DW3X3_TAIL3
+/* The tail at label 9, then to the row end; its jump is chosen with the others (pair and
+ * single bits both set: the N and C flags, TH_DW_TAIL_PICK). */
+#define TH_DW_ASM_THREE(THREE) "9:\n\t" TH_DW_ASM_THREE_BLOCK(THREE) "b 6f\n\t"
 /* After a pair (N): the three (C, a single too) or the pair alone. */
 #define TH_DW_TAIL_PICK                                                                      \
     "bpl 10f\n\t"                                                                            \
@@ -1541,6 +1544,29 @@ TH_DW_ROWS5_FN(dw_rows_s2_five_even, TH_DW_FIVE_S2, TH_DW_ASM_BLOCKS(TH_DW_ASM_S
 TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "2"),
                TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("2"))
 #undef TH_DW_ROWS5_FN
+
+/* Rows of exactly three outputs (paths DW3X3_S{1,2}_THREE; the last planes of a MobileNet,
+ * 6x6 -> 3x3 and 3x3 -> 3x3, ran the C loop at about 70 instructions an output): the
+ * three-output block alone, the rows counted in lr as the rows of five alone
+ * (dw_asm_prepare: done = 2, the pointers move as the block's). */
+#define TH_DW_ROWS3_FN(NAME, THREE)                                                          \
+    static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
+    {                                                                                        \
+        __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
+                         "sub sp, sp, " TH_DW_ASM_FRAME "\n\t"                               \
+                         TH_DW_ASM_FRAME_ARGS                                                \
+                         "ldr lr, [sp, #40]\n\t"                                             \
+                         "3:\n\t" TH_DW_ASM_THREE_BLOCK(THREE)                               \
+                         TH_DW_ASM_ROW_END_COUNTED);                                         \
+    }
+
+#if TH_NN_KEEP_DW3X3_S1_THREE
+TH_DW_ROWS3_FN(dw_rows_s1_three, TH_DW_THREE_S1)
+#endif
+#if TH_NN_KEEP_DW3X3_S2_THREE
+TH_DW_ROWS3_FN(dw_rows_s2_three, TH_DW_THREE_S2)
+#endif
+#undef TH_DW_ROWS3_FN
 #undef TH_DW_ASM_BLOCKS
 #undef TH_DW_ASM_FRAME_ARGS
 #undef TH_DW_ASM_ROW_END
@@ -1578,13 +1604,18 @@ TH_INLINE int dw_asm_five(int32_t n, int32_t stride)
 }
 
 /* Which assembly loop a call takes: 0 none (the C loop: requantization other than the fast
- * one without clamp, rows of fewer than four outputs, or a loop the build leaves out), else
- * dw_asm_five's, or 1 + 2 * (stride 2) + (odd count of 4-output blocks). Plain C, so that a
+ * one without clamp, rows of fewer than three outputs, or a loop the build leaves out), else
+ * 11 + (stride 2) for rows of three, dw_asm_five's, or 1 + 2 * (stride 2) + (odd count of
+ * 4-output blocks). Plain C, so that a
  * recording build on the host (th_nn_paths.h) sees the choice. */
 static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_stage *stage)
 {
-    if (!stage->fast || stage->clamp || g->out_cols < 4) {
+    if (!stage->fast || stage->clamp || g->out_cols < 3) {
         return 0;
+    }
+    if (g->out_cols == 3) { /* rows of three alone: 11 (stride 1), 12 */
+        return stride == 1 ? (TH_NN_PATH(DW3X3_S1_THREE) ? 11 : 0)
+                           : (TH_NN_PATH(DW3X3_S2_THREE) ? 12 : 0);
     }
     const int five = (g->out_cols & 3) == 1 ? dw_asm_five(g->out_cols, stride) : 0;
     if (five != 0) {
@@ -1602,7 +1633,7 @@ static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_
 static int dw_asm_loop(const dw_geometry *g, int32_t stride, const th_nn_out_stage *stage)
 {
     const int variant = dw_asm_variant(g, stride, stage);
-    if (variant != 0 && (g->out_cols & 3) == 3) {
+    if (variant != 0 && variant <= 4 && (g->out_cols & 3) == 3) {
         (void)TH_NN_PATH(DW3X3_TAIL3);
     }
     return variant;
@@ -1659,7 +1690,10 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     const int32_t looped = blocks - (TH_DW_ANY_FIVE && variant >= 5);
     /* Rows of five alone (variants 5 and 8) count their rows there instead. */
     const uint32_t iterations =
-        (TH_NN_KEEP_DW3X3_S1_FIVE && variant == 5) || (TH_NN_KEEP_DW3X3_S2_FIVE && variant == 8)
+        (TH_NN_KEEP_DW3X3_S1_FIVE && variant == 5) ||
+                (TH_NN_KEEP_DW3X3_S2_FIVE && variant == 8) ||
+                (TH_NN_KEEP_DW3X3_S1_THREE && variant == 11) ||
+                (TH_NN_KEEP_DW3X3_S2_THREE && variant == 12)
             ? (uint32_t)g->out_rows
             : (uint32_t)(looped + 1) / 2;
     call->count = ((0u - iterations) << 10) | ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
@@ -1699,6 +1733,12 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     call->quant = quant;
     /* (Loops the build leaves out are never named, so the linker drops them.) */
     call->rows_fn = variant == 1 && TH_NN_KEEP_DW3X3_S1_EVEN   ? dw_rows_s1_even
+#if TH_NN_KEEP_DW3X3_S1_THREE
+                    : variant == 11 ? dw_rows_s1_three
+#endif
+#if TH_NN_KEEP_DW3X3_S2_THREE
+                    : variant == 12 ? dw_rows_s2_three
+#endif
                     : variant == 2 && TH_NN_KEEP_DW3X3_S1_ODD  ? dw_rows_s1_odd
                     : variant == 3 && TH_NN_KEEP_DW3X3_S2_EVEN ? dw_rows_s2_even
                     : variant == 5 && TH_NN_KEEP_DW3X3_S1_FIVE ? dw_rows_s1_five
@@ -2076,17 +2116,78 @@ static void make_geometry(dw_geometry *g, const th_dw_conv_params *params,
 
 #endif /* TH_NN_HAS_DSP */
 
+/* th_nn_quant_ok and th_nn_out_stage_init(..., th_acc_bound(9, 128, bias, C)) from one
+ * pass over the channels: three scans took about 27 instructions a channel, this one 9
+ * (a small plane's call is mostly per-channel work). It ORs what it reads, each value
+ * then at most the OR: the multipliers (bit 31: one is negative), -1 - shift (the fast
+ * requantization's e - 1, in [0, TH_FAST_MAX_E) when the OR is) and |bias| - (bias < 0)
+ * (the bound holds when the OR is below it). Where an OR says no, the exact scans decide
+ * (th_nn_quant_ok, th_nn_out_stage_init). Returns th_nn_quant_ok. */
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+static int __attribute__((noinline))
+dw_scan_channels(th_nn_out_stage *stage, const th_dw_conv_params *params,
+                 const th_per_channel_quant *quant, const int32_t *bias, int32_t channels)
+{
+    const int32_t *const mult = quant->multiplier;
+    const int32_t *const shift = quant->shift;
+    /* th_acc_bound's taps part; a bias of magnitude below 2^29 minus it keeps |acc| < 2^29 */
+    const int64_t taps_bound = (int64_t)9 * 256 * 128;
+    uint32_t m_or = 0;
+    uint32_t e_or = 0;
+    uint32_t b_or = 0;
+    if (bias != NULL) {
+        for (int32_t c = 0; c < channels; c++) {
+            m_or |= (uint32_t)mult[c];
+            e_or |= ~(uint32_t)shift[c];
+            b_or |= (uint32_t)(bias[c] ^ (bias[c] >> 31));
+        }
+    } else {
+        for (int32_t c = 0; c < channels; c++) {
+            m_or |= (uint32_t)mult[c];
+            e_or |= ~(uint32_t)shift[c];
+        }
+    }
+    const int fast = (m_or >> 31) == 0 && e_or < (uint32_t)TH_FAST_MAX_E &&
+                     (int64_t)b_or + 1 + taps_bound < (INT64_C(1) << 29);
+    if (!fast) { /* the exact scans */
+        if (!th_nn_quant_ok(quant, channels)) {
+            return 0;
+        }
+        th_nn_out_stage_init(stage, quant, channels, params->output_offset,
+                             &params->activation, th_acc_bound(9, 128, bias, channels));
+        return 1;
+    }
+    /* Every channel passed: the fields, and fast (TH_NN_HAS_DSP) with no channel to scan. */
+    th_nn_out_stage_init(stage, quant, 0, params->output_offset, &params->activation, 0);
+    return 1;
+}
+#endif
+
 th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *params,
                             const th_per_channel_quant *quant, const th_dims *input_dims,
                             const int8_t *input, const th_dims *filter_dims,
                             const int8_t *filter, const int32_t *bias,
                             const th_dims *output_dims, int8_t *output)
 {
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    /* The dims here, the per-channel quantization below in one pass with the output
+     * stage's (dw_scan_channels). */
+    th_status status = th_nn_check_dw_dims(params, quant, input_dims, input, filter_dims,
+                                           filter, output_dims, output);
+    if (status != TH_OK) {
+        return status;
+    }
+    th_nn_out_stage stage;
+    if (!dw_scan_channels(&stage, params, quant, bias, output_dims->c)) {
+        return TH_ERR_ARG;
+    }
+#else /* no output stage to fill (Helium's kernel, the reference) */
     th_status status = th_nn_check_dw(params, quant, input_dims, input, filter_dims, filter,
                                       output_dims, output);
     if (status != TH_OK) {
         return status;
     }
+#endif
     if (filter_dims->h != 3 || filter_dims->w != 3 || params->ch_mult != 1 ||
         params->dilation.h != 1 || params->dilation.w != 1 ||
         params->stride.h != params->stride.w || params->stride.h > 2) {
@@ -2116,9 +2217,6 @@ th_status th_dw_conv_3x3_s8(const th_context *ctx, const th_dw_conv_params *para
     }
     /* Plane k at plane + k * slot (the plain plane's size; a transposed one fits in it). */
     const int32_t slot = plane_h(stride, output_dims->h) * plane_w(stride, output_dims->w);
-    th_nn_out_stage stage;
-    th_nn_out_stage_init(&stage, quant, channels, params->output_offset, &params->activation,
-                         th_acc_bound(9, 128, bias, channels));
     if (TH_NN_KEEP_DW3X3_GROUP4 && planes == 4) {
         fill_padding4(plane, &geo, params->input_offset, slot);
     } else {

@@ -198,6 +198,12 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_TAIL3 /* ... rows ending in three outputs after the blocks: one tail */
 #define TH_NN_KEEP_DW3X3_TAIL3 1
 #endif
+#ifndef TH_NN_KEEP_DW3X3_S1_THREE /* ... rows of exactly three outputs (a 3-wide output) */
+#define TH_NN_KEEP_DW3X3_S1_THREE 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_THREE
+#define TH_NN_KEEP_DW3X3_S2_THREE 1
+#endif
 #ifndef TH_NN_KEEP_DW_LINES /* general depthwise, channel-inner (th_dw_conv_lines_s8.c) */
 #define TH_NN_KEEP_DW_LINES 1
 #endif
