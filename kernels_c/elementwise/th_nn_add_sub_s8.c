@@ -1296,8 +1296,9 @@ SEP_CHAN(sep_chan_both, SEP_BOTH)
 
 /* The channel broadcast [rows, n] against the row `row` (input1's when bcast1) through
  * sep_chan_t: the row's table words into a stack row of at most TH_ADD_CHAN_MAX, short rows
- * repeated to fill it (consecutive rows are contiguous), long ones in column blocks. */
-static void sep_chan(sep_chan_fn f, const int32_t *tc, const int8_t *row, const int32_t *tx,
+ * repeated to fill it (consecutive rows are contiguous), long ones in column blocks. Out of
+ * line: its stack row stays off th_add_s8_prepared's frame (every path's). */
+__attribute__((noinline)) static void sep_chan(sep_chan_fn f, const int32_t *tc, const int8_t *row, const int32_t *tx,
                      const uint8_t *x, int32_t n, int32_t rows, int8_t *out, int32_t lo,
                      int32_t hi)
 {
