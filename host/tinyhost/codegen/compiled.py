@@ -1372,8 +1372,8 @@ def _sep_runs(prep: dict, tables: bool) -> bool:
             return not (tables and rows >= _ADD_CHAN_LUT_ROWS[clamped])
         return True
     if a == 0 and b == 1:
-        return rows == 1 or rb == n
-    return a == 1 and b == 0 and (rows == 1 or ra == n)
+        return rows == 1 or (rb == n and ra == 1)
+    return a == 1 and b == 0 and (rows == 1 or (ra == n and rb == 1))
 
 
 def _entry_symbol(call: Call) -> str:
