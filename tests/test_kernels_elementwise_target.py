@@ -20,6 +20,7 @@ from kernels.cases import Op, check_result
 from kernels.cases_ops import (
     AddCase,
     MulCase,
+    sep_cases,
     spatial_mul_line_cases,
     spatial_mul_nosign_cases,
     spatial_nosign_cases,
@@ -305,4 +306,22 @@ def test_spatial_nosign_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
     run = run_cases(fw, [c for _, c in named], interleaved=True)
     problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
                 if (p := check_result(c, r)) is not None]
+    assert not problems, "\n".join(problems)
+
+
+def test_separable_add_sub_on_cortex_m4(kernel_fw_root: Path) -> None:
+    """ADD / SUB through th_add_prep's separable form on the M4 (kernels.cases_ops sep_cases:
+    every sep_mode, spatial / same / channel / scalar, C 1-70, in place, unproven
+    parameters); then the proven ones with a C table one step off, which must change the
+    output of every case the form runs (the form is taken, in every shape it claims)."""
+    named = sep_cases()
+    wrong = [(n, replace(c, sep_bias=1 << 16)) for n, c in named
+             if "sep_mode None" not in n and "output tables" not in n]
+    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
+    run = run_cases(fw, [c for _, c in named + wrong], interleaved=True)
+    results = run.results
+    problems = [f"{name}: {p}" for (name, c), r in zip(named, results, strict=False)
+                if (p := check_result(c, r)) is not None]
+    problems += [f"{name}: a wrong table went unnoticed" for (name, c), r in
+                 zip(wrong, results[len(named):], strict=True) if check_result(c, r) is None]
     assert not problems, "\n".join(problems)

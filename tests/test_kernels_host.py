@@ -33,6 +33,7 @@ from kernels.cases_ops import (
     MulCase,
     add_case,
     mul_case,
+    sep_cases,
     spatial_mul_line_cases,
     spatial_mul_nosign_cases,
     spatial_nosign_cases,
@@ -312,3 +313,22 @@ def test_prepared_binary_matches_reference(driver: Driver, op: Op, data: st.Data
     case = mul_case(draw) if op is Op.MUL else add_case(draw, op)
     _check(driver, dataclasses.replace(case, prepared=True))
     _check(driver, dataclasses.replace(case, prepared=False))
+    if op is not Op.MUL:  # ... and with the host's separable form where it is proven
+        _check(driver, dataclasses.replace(case, prepared=True, sep=True))
+
+
+def test_separable_add_sub_match_reference(driver: Driver) -> None:
+    """ADD / SUB through th_add_prep's separable form (kernels.cases_ops sep_cases: every
+    sep_mode, every form, C 1-70, in place, and unproven parameters), under the sanitizers;
+    on the DSP builds a C table one step off must change the output of every case that
+    has the form (so each form does run it), on the portable one and the one without the
+    optional paths (which never read it) none. The same cases run on QEMU in
+    test_kernels_elementwise_target.py."""
+    dsp = driver.build.variant == "dsp"
+    for name, case in sep_cases():
+        problem = check_result(case, driver.run(case))
+        assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
+        if "sep_mode None" not in name and "output tables" not in name:
+            wrong = dataclasses.replace(case, sep_bias=1 << 16)
+            problem = check_result(wrong, driver.run(wrong))
+            assert (problem is not None) == dsp, f"[{driver.build.variant}] {name}: {problem}"

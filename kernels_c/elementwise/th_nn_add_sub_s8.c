@@ -1120,6 +1120,300 @@ __attribute__((noinline)) static int direct_fast(const add_consts *k, const int8
 
 #endif
 
+#if TH_NN_HAS_DSP
+/* ---- the separable form (th_add_prep sep, ARCHITECTURE.md §4.4b) ------------------------
+ *
+ * With the sign term idle, TFLM's output rescale of S = s1 +- s2 is one floor,
+ * out - zo = floor((S * mo + K) / 2^N) (N = 31 + eo, K = 2^30 + 2^(30 + eo)), so the output
+ * of a pair is floor(A[x] + B[y]) with A, B per value: the host picks int32 tables T (input1)
+ * and C (input2, zo and -L * 2^16 folded in) with u = USAT8((T[x] + C[y]) >> 16) and
+ * out = min(u, H) + L right for all 65536 pairs (arith/elementwise.py add_sep, exhaustive
+ * against the reference arithmetic, whatever the sign term does): no SMMLAR, no shift.
+ * (L, H) = (-128, 255) for sep_mode 0 (no clamp, or one that never bites), (act_min, 255)
+ * for 1, (act_min, act_max - act_min) for 2. Four outputs go as one word: the sums' high
+ * halfwords paired (PKHTB: outputs 0 and 2, 1 and 3), USAT16 #8 on each pair, ORR of the
+ * second shifted by 8 (bytes 0..3 in order), then L added per byte (UADD8), after H's
+ * UQADD8 for mode 2 (th_nn_store4u's pair): 7 instructions (8 for mode 2) for the four
+ * results against 4 saturations, 3 BFI and a clamp. Modes 0 and 1 share their code. */
+enum { SEP_LO, SEP_BOTH };
+#define TH_ADD_SEP_F 16
+
+/* One output's u from the table sum s (the run's last n % 4). */
+TH_INLINE int32_t sep_v(uint32_t s)
+{
+    return th_nn_usat8((int32_t)s >> TH_ADD_SEP_F);
+}
+
+/* The output of u: one at a time (packing the last n % 4 costs more in branches than it
+ * saves). */
+TH_INLINE int8_t sep_out(int32_t u, int mode, int32_t lo, int32_t hi)
+{
+    return mode == SEP_LO ? (int8_t)(u + lo) : th_nn_from_u(u, lo, hi);
+}
+
+/* Four table sums' outputs stored as one word at out; k4 / c4: splat(L) for SEP_LO,
+ * th_nn_both_k4 / th_nn_both_c4 for SEP_BOTH. */
+TH_INLINE void sep_store4(int8_t *out, uint32_t s0, uint32_t s1, uint32_t s2, uint32_t s3,
+                          int mode, uint32_t k4, uint32_t c4)
+{
+    const uint32_t a = th_nn_usat16_8((uint32_t)th_pkhtb((int32_t)s0, (int32_t)s2));
+    const uint32_t b = th_nn_usat16_8((uint32_t)th_pkhtb((int32_t)s1, (int32_t)s3));
+    const uint32_t w = a | (b << 8);
+    th_write_s32(out, (int32_t)(mode == SEP_BOTH ? th_nn_both4u(w, k4, c4) : th_nn_uadd8(w, k4)));
+}
+
+/* `rows` runs of n outputs, contiguous in x and out: run r's other input value src[r]
+ * gives the constant c = tc[.] held in a register, x's values go through tx (spatial
+ * broadcast; a scalar: rows 1). Eight outputs a pass, then four, then the rest; each group
+ * read before it is written (out may be x). The run's pieces come from n each time (kept
+ * per call they spilled: about 8 instructions a run more). */
+TH_INLINE void sep_rows_t(const int32_t *tc, const uint8_t *src, const int32_t *tx,
+                          const uint8_t *x, int32_t n, int32_t rows, int8_t *out, int32_t lo,
+                          int32_t hi, int mode)
+{
+    const uint32_t k4 = mode == SEP_BOTH ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
+    const uint32_t c4 = th_nn_both_c4(hi);
+    const uint8_t *const send = src + rows;
+    do {
+        const uint32_t c = (uint32_t)tc[*src++];
+#define SR_S(j) ((uint32_t)tx[x[j]] + c)
+#define SR_V(j) sep_v(SR_S(j))
+#define SR_4(o, j) sep_store4(o, SR_S(j), SR_S(j + 1), SR_S(j + 2), SR_S(j + 3), mode, k4, c4)
+        for (const uint8_t *const e8 = x + (n & ~7); x != e8; x += 8, out += 8) {
+            SR_4(out, 0);
+            SR_4(out + 4, 4);
+        }
+        if (n & 4) {
+            SR_4(out, 0);
+            x += 4;
+            out += 4;
+        }
+#define SR_O(j) sep_out(SR_V(j), mode, lo, hi)
+        TH_NN_EW_TAIL3(n & 3, x, out, SR_O);
+#undef SR_O
+#undef SR_4
+#undef SR_V
+#undef SR_S
+    } while (src != send);
+}
+
+/* n outputs of two advancing inputs (same shape): out = F(ta[a] + tb[b]). */
+TH_INLINE void sep_same_t(const int32_t *ta, const uint8_t *a, const int32_t *tb,
+                          const uint8_t *b, int32_t n, int8_t *out, int32_t lo, int32_t hi,
+                          int mode)
+{
+    const uint32_t k4 = mode == SEP_BOTH ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
+    const uint32_t c4 = th_nn_both_c4(hi);
+    const int32_t n8 = n & ~7, n4 = n & 4, nt = n & 3;
+#define SS_S(j) ((uint32_t)ta[a[j]] + (uint32_t)tb[b[j]])
+#define SS_V(j) sep_v(SS_S(j))
+#define SS_4(o, j) sep_store4(o, SS_S(j), SS_S(j + 1), SS_S(j + 2), SS_S(j + 3), mode, k4, c4)
+    for (const uint8_t *const e8 = a + n8; a != e8; a += 8, b += 8, out += 8) {
+        SS_4(out, 0);
+        SS_4(out + 4, 4);
+    }
+    if (n4) {
+        SS_4(out, 0);
+        a += 4;
+        b += 4;
+        out += 4;
+    }
+    if (nt & 2) {
+        const int32_t v0 = SS_V(0);
+        out[1] = sep_out(SS_V(1), mode, lo, hi);
+        out[0] = sep_out(v0, mode, lo, hi);
+        a += 2;
+        b += 2;
+        out += 2;
+    }
+    if (nt & 1) {
+        out[0] = sep_out(SS_V(0), mode, lo, hi);
+    }
+#undef SS_4
+#undef SS_V
+#undef SS_S
+}
+
+/* Channel broadcast: `rows` rows of n outputs, x's row r at x + r * row_x (out alike), each
+ * output x's value through tx plus the column's constant cr[j] (the broadcast input's table
+ * word, built once per call): a table load fewer than sep_same_t. */
+TH_INLINE void sep_chan_t(const int32_t *tx, const uint8_t *x, int32_t row_x,
+                          const int32_t *cr, int32_t n, int32_t rows, int8_t *out, int32_t lo,
+                          int32_t hi, int mode)
+{
+    const uint32_t k4 = mode == SEP_BOTH ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
+    const uint32_t c4 = th_nn_both_c4(hi);
+    const int32_t n8 = n & ~7, n4 = n & 4, nt = n & 3;
+    const int32_t skip = row_x - n;
+#define SC_S(j) ((uint32_t)tx[x[j]] + (uint32_t)c[j])
+#define SC_V(j) sep_v(SC_S(j))
+#define SC_4(o, j) sep_store4(o, SC_S(j), SC_S(j + 1), SC_S(j + 2), SC_S(j + 3), mode, k4, c4)
+    for (int32_t r = rows; r > 0; r--) {
+        const int32_t *c = cr;
+        for (const uint8_t *const e8 = x + n8; x != e8; x += 8, c += 8, out += 8) {
+            SC_4(out, 0);
+            SC_4(out + 4, 4);
+        }
+        if (n4) {
+            SC_4(out, 0);
+            x += 4;
+            c += 4;
+            out += 4;
+        }
+        if (nt & 2) {
+            const int32_t v0 = SC_V(0);
+            out[1] = sep_out(SC_V(1), mode, lo, hi);
+            out[0] = sep_out(v0, mode, lo, hi);
+            x += 2;
+            c += 2;
+            out += 2;
+        }
+        if (nt & 1) {
+            *out++ = sep_out(SC_V(0), mode, lo, hi);
+            x++;
+        }
+        x += skip;
+        out += skip;
+    }
+#undef SC_4
+#undef SC_V
+#undef SC_S
+}
+
+typedef void (*sep_chan_fn)(const int32_t *, const uint8_t *, int32_t, const int32_t *,
+                            int32_t, int32_t, int8_t *, int32_t, int32_t);
+#define SEP_CHAN(name, mode)                                                                  \
+    __attribute__((noinline)) static void name(const int32_t *tx, const uint8_t *x,          \
+                                               int32_t row_x, const int32_t *cr, int32_t n,   \
+                                               int32_t rows, int8_t *out, int32_t lo,         \
+                                               int32_t hi)                                    \
+    {                                                                                         \
+        sep_chan_t(tx, x, row_x, cr, n, rows, out, lo, hi, mode);                             \
+    }
+SEP_CHAN(sep_chan_lo, SEP_LO)
+SEP_CHAN(sep_chan_both, SEP_BOTH)
+#undef SEP_CHAN
+
+/* The channel broadcast [rows, n] against the row `row` (input1's when bcast1) through
+ * sep_chan_t: the row's table words into a stack row of at most TH_ADD_CHAN_MAX, short rows
+ * repeated to fill it (consecutive rows are contiguous), long ones in column blocks. Out of
+ * line: its stack row stays off th_add_s8_prepared's frame (every path's). */
+__attribute__((noinline)) static void sep_chan(sep_chan_fn f, const int32_t *tc, const int8_t *row, const int32_t *tx,
+                     const uint8_t *x, int32_t n, int32_t rows, int8_t *out, int32_t lo,
+                     int32_t hi)
+{
+    int32_t cr[TH_ADD_CHAN_MAX];
+    const uint8_t *u = (const uint8_t *)row;
+    if (n <= TH_ADD_CHAN_MAX / 2) {
+        int32_t reps = TH_ADD_CHAN_MAX / n;
+        reps = reps < rows ? reps : rows;
+        for (int32_t j = 0; j < n; j++) {
+            cr[j] = tc[u[j]];
+        }
+        for (int32_t j = n; j < reps * n; j++) {
+            cr[j] = cr[j - n];
+        }
+        const int32_t groups = rows / reps, len = reps * n, left = (rows - groups * reps) * n;
+        f(tx, x, len, cr, len, groups, out, lo, hi);
+        if (left > 0) {
+            f(tx, x + groups * len, left, cr, left, 1, out + groups * len, lo, hi);
+        }
+        return;
+    }
+    for (int32_t j0 = 0; j0 < n; j0 += TH_ADD_CHAN_MAX) {
+        const int32_t len = n - j0 < TH_ADD_CHAN_MAX ? n - j0 : TH_ADD_CHAN_MAX;
+        for (int32_t j = 0; j < len; j++) {
+            cr[j] = tc[u[j0 + j]];
+        }
+        f(tx, x + j0, n, cr, len, rows, out + j0, lo, hi);
+    }
+}
+
+typedef void (*sep_rows_fn)(const int32_t *, const uint8_t *, const int32_t *, const uint8_t *,
+                            int32_t, int32_t, int8_t *, int32_t, int32_t);
+typedef void (*sep_same_fn)(const int32_t *, const uint8_t *, const int32_t *, const uint8_t *,
+                            int32_t, int8_t *, int32_t, int32_t);
+#define SEP_FNS(rows_name, same_name, mode)                                                   \
+    __attribute__((noinline)) static void rows_name(                                          \
+        const int32_t *tc, const uint8_t *src, const int32_t *tx, const uint8_t *x,           \
+        int32_t n, int32_t rows, int8_t *out, int32_t lo, int32_t hi)                         \
+    {                                                                                         \
+        sep_rows_t(tc, src, tx, x, n, rows, out, lo, hi, mode);                               \
+    }                                                                                         \
+    __attribute__((noinline)) static void same_name(const int32_t *ta, const uint8_t *a,     \
+                                                    const int32_t *tb, const uint8_t *b,      \
+                                                    int32_t n, int8_t *out, int32_t lo,       \
+                                                    int32_t hi)                               \
+    {                                                                                         \
+        sep_same_t(ta, a, tb, b, n, out, lo, hi, mode);                                       \
+    }
+SEP_FNS(sep_rows_lo, sep_same_lo, SEP_LO)
+SEP_FNS(sep_rows_both, sep_same_both, SEP_BOTH)
+#undef SEP_FNS
+
+/* The separable form for a rank-1 or rank-2 walk (rows of n; input i's row r at
+ * in_i + r * row_i, steps step_i 0 or 1 in a row): 0 (nothing written) where it does not
+ * apply or the build left the path out. */
+static int sep_run(const add_consts *k, const int8_t *a, int32_t step_a, int32_t row_a,
+                   const int8_t *b, int32_t step_b, int32_t row_b, int32_t n, int32_t rows,
+                   int8_t *out)
+{
+    const int both = k->sep_mode == 2;
+    const int32_t lo = k->sep_mode == 0 ? -128 : k->act_min, hi = k->act_max; /* L; H + L */
+    const int32_t *t1 = k->sep, *t2 = k->sep + 256;
+    if (step_a == 1 && step_b == 1 && rows > 1 && (row_a == 0 || row_b == 0)) {
+        /* channel broadcast: many rows go to the output tables (chan_lut, 3.5 an output)
+         * where the call has the input tables */
+        const int32_t lut_rows = k->act_min == -128 && k->act_max == 127
+                                     ? TH_ADD_CHAN_LUT_ROWS
+                                     : TH_ADD_CHAN_LUT_ROWS_CLAMP;
+        if (rows >= lut_rows && k->t1 != NULL && k->t2 != NULL) {
+            return 0;
+        }
+        const sep_chan_fn f = both ? (TH_NN_PATH(ADD_SEP_CHAN_BOTH) ? sep_chan_both : NULL)
+                                   : (TH_NN_PATH(ADD_SEP_CHAN) ? sep_chan_lo : NULL);
+        if (f == NULL) {
+            return 0;
+        }
+        const int bcast1 = row_a == 0;
+        sep_chan(f, bcast1 ? t1 : t2, bcast1 ? a : b, bcast1 ? t2 : t1,
+                 (const uint8_t *)(bcast1 ? b : a), n, rows, out, lo, hi);
+        return 1;
+    }
+    if (step_a == 1 && step_b == 1) {
+        /* same shape: one run, or rows of them */
+        const sep_same_fn f = both ? (TH_NN_PATH(ADD_SEP_SAME_BOTH) ? sep_same_both : NULL)
+                                   : (TH_NN_PATH(ADD_SEP_SAME) ? sep_same_lo : NULL);
+        if (f == NULL) {
+            return 0;
+        }
+        if (rows == 1 || (row_a == n && row_b == n)) {
+            f(t1, (const uint8_t *)a, t2, (const uint8_t *)b, n * rows, out, lo, hi);
+            return 1;
+        }
+        for (int32_t r = 0; r < rows; r++) {
+            f(t1, (const uint8_t *)(a + r * row_a), t2, (const uint8_t *)(b + r * row_b), n,
+              out + r * n, lo, hi);
+        }
+        return 1;
+    }
+    /* one input constant along a row (step 0), the other contiguous across the rows */
+    const int bcast1 = step_a == 0;
+    if ((bcast1 ? step_b != 1 || (rows > 1 && (row_b != n || row_a != 1))
+                : step_a != 1 || step_b != 0 || (rows > 1 && (row_a != n || row_b != 1)))) {
+        return 0;
+    }
+    const sep_rows_fn f = both ? (TH_NN_PATH(ADD_SEP_ROWS_BOTH) ? sep_rows_both : NULL)
+                               : (TH_NN_PATH(ADD_SEP_ROWS) ? sep_rows_lo : NULL);
+    if (f == NULL) {
+        return 0;
+    }
+    f(bcast1 ? t1 : t2, (const uint8_t *)(bcast1 ? a : b), bcast1 ? t2 : t1,
+      (const uint8_t *)(bcast1 ? b : a), n, rows, out, lo, hi);
+    return 1;
+}
+#endif
+
 /* Largest |rescaled input| scale_input can return for these params (see the top). */
 static int32_t input_bound(int32_t left_shift, int32_t m, int32_t e)
 {
@@ -1180,6 +1474,8 @@ static th_status add_fill(const th_add_params *params, const th_add_quant *quant
         k->rq = th_fast_rq_make(k->mo, quant->output_shift, k->out_offset);
     }
     k->nosign = 0;
+    k->sep = NULL; /* not proven: the host's proof only (add_sep) */
+    k->sep_mode = 0;
     return TH_OK;
 }
 
@@ -1250,6 +1546,12 @@ th_status th_add_s8_prepared(const th_add_prep *k, const int8_t *input1, const i
     const int32_t inner = b->dims[b->rank - 1];
     const int32_t rows = b->count / inner;
 #if TH_NN_HAS_DSP
+    if (k->sep != NULL && b->rank <= 2 &&
+        sep_run(k, input1, b->stride1[b->rank - 1], b->rank == 2 ? b->stride1[0] : 0, input2,
+                b->stride2[b->rank - 1], b->rank == 2 ? b->stride2[0] : 0, inner, rows,
+                output)) {
+        return TH_OK;
+    }
     /* Two dims left (e.g. [H*W, C] against [C], or against [H*W, 1]): every row at once. */
     const int tables = k->fast && (k->t1 != NULL || k->t2 != NULL);
     if (tables && b->rank == 2 &&

@@ -136,6 +136,48 @@ TH_INLINE void th_nn_store4u(int8_t *out, int32_t u0, int32_t u1, int32_t u2, in
     th_write_s32(out, (int32_t)w);
 }
 
+/* Each signed halfword of w saturated to [0, 255] (USAT16 #8). */
+TH_INLINE uint32_t th_nn_usat16_8(uint32_t w)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__("usat16 %0, #8, %0" : "+r"(w));
+    return w;
+#else
+    const int32_t lo = (int16_t)(uint16_t)(w & 0xFFFFu), hi = (int16_t)(uint16_t)(w >> 16);
+    return (uint32_t)th_clamp(lo, 0, 255) | ((uint32_t)th_clamp(hi, 0, 255) << 16);
+#endif
+}
+
+/* The bytes of w plus those of k4, each modulo 256 (UADD8): USAT results u (see
+ * th_nn_both_k4) raised back by lo in one instruction per word when only the lower bound
+ * clamps (th_nn_add_sub_s8.c's separable rows). */
+TH_INLINE uint32_t th_nn_uadd8(uint32_t w, uint32_t k4)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__("uadd8 %0, %0, %1" : "+r"(w) : "r"(k4) : "cc");
+    return w;
+#else
+    return ((w & 0x7F7F7F7Fu) + (k4 & 0x7F7F7F7Fu)) ^ ((w ^ k4) & 0x80808080u);
+#endif
+}
+
+/* th_nn_store4u's two instructions on a word already packed, the word returned
+ * (th_nn_add_sub_s8.c's separable rows pack with USAT16). */
+TH_INLINE uint32_t th_nn_both4u(uint32_t w, uint32_t k4, uint32_t c4)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__("uqadd8 %0, %0, %1\n\tuadd8 %0, %0, %2" : "+r"(w) : "r"(k4), "r"(c4) : "cc");
+    return w;
+#else
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i += 8) {
+        const uint32_t s = ((w >> i) & 0xFFu) + ((k4 >> i) & 0xFFu);
+        r |= (((s > 255u ? 255u : s) + (c4 >> i)) & 0xFFu) << i;
+    }
+    return r;
+#endif
+}
+
 /* One output from its USAT result u: clamp(v, lo, hi) = min(u, hi - lo) + lo. */
 TH_INLINE int8_t th_nn_from_u(int32_t u, int32_t lo, int32_t hi)
 {

@@ -291,6 +291,26 @@ void th_nn_path_taken(const char *name);
 #define TH_NN_KEEP_ADD_SPATIAL_NEG_NS_BOTH 1
 #endif
 
+#ifndef TH_NN_KEEP_ADD_SEP_ROWS /* ADD/SUB separable form (th_add_prep sep): a constant a run */
+#define TH_NN_KEEP_ADD_SEP_ROWS 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_ROWS_BOTH /* ... both clamps (sep_mode 2) */
+#define TH_NN_KEEP_ADD_SEP_ROWS_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_SAME /* ... both inputs advancing (same shape) */
+#define TH_NN_KEEP_ADD_SEP_SAME 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_SAME_BOTH
+#define TH_NN_KEEP_ADD_SEP_SAME_BOTH 1
+#endif
+
+#ifndef TH_NN_KEEP_ADD_SEP_CHAN /* ... channel broadcast: the row's table words once */
+#define TH_NN_KEEP_ADD_SEP_CHAN 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_CHAN_BOTH
+#define TH_NN_KEEP_ADD_SEP_CHAN_BOTH 1
+#endif
+
 #ifndef TH_NN_KEEP_AVG_LANES /* average pool: int16 lane sums, two channels a word */
 #define TH_NN_KEEP_AVG_LANES 1
 #endif

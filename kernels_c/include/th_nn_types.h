@@ -242,6 +242,15 @@ typedef struct {
      * every pair of int8 inputs (th_add_s8_prepare, exhaustively; the generic entries leave
      * 0): 0 keep it, 1 drop it, 2 drop it and use rq.round_zp - 1 (no tie above zero). */
     int32_t nosign;
+    /* The separable form (ARCHITECTURE.md §4.4b), proven on the host only (add_sep: every
+     * one of the 65536 input pairs checked against TFLM's arithmetic; th_add_s8_prepare and
+     * the generic entries leave NULL / 0, "not proven", and never read them): with
+     * T = sep[(uint8_t)input1], C = sep[256 + (uint8_t)input2] (the output zero point, the
+     * sign of SUB and -L * 2^16 folded into C) the output is min(USAT8((T + C) >> 16), H) + L,
+     * no sum leaving int32: (L, H) = (-128, 255) for sep_mode 0, (act_min, 255) for 1,
+     * (act_min, act_max - act_min) for 2. Only where fast. */
+    const int32_t *sep;
+    int32_t sep_mode;
 } th_add_prep;
 
 /* MUL (arith.elementwise.MulParams); the multiplier comes as a th_per_tensor_quant. */

@@ -36,6 +36,7 @@ from tinyhost.arith.elementwise import (
     MulParams,
     add_input_tables,
     add_prep,
+    add_sep,
     mul_prep,
     prep_words,
 )
@@ -159,6 +160,8 @@ class AddCase:
     in_place: bool = False
     tables: bool = False
     prepared: bool = False  # th_add_s8_prepared on the host's th_add_prep (checked first)
+    sep: bool = False  # ... with the host's separable form (add_sep) where it is proven
+    sep_bias: int = 0  # added to every C word of the form (tests: a wrong table must show)
 
     @property
     def out_shape(self) -> tuple[int, ...]:
@@ -184,6 +187,11 @@ class AddCase:
         if self.prepared:
             prep = add_prep(p, self.a.shape, self.b.shape, self.out_shape, self.op is Op.SUB)
             blobs.append(np.asarray(prep_words(prep), "<i4").tobytes())
+            sep = add_sep(p, self.op is Op.SUB) if self.sep and prep["fast"] else None
+            if sep is not None:
+                words = sep[0].astype(np.int64)
+                words[256:] += self.sep_bias
+                blobs.append(np.append(words, sep[1]).astype("<i4").tobytes())
         return encode_record(case_id, self.op, ints, blobs)
 
 
@@ -501,6 +509,87 @@ def spatial_nosign_cases() -> list[tuple[str, AddCase]]:
                                    prepared=True)
                     cases.append((f"{op.name} {sa} {sb} {clamp} nosign {want}", case))
                     i += 1
+    return cases
+
+
+def _add_params_of(s1: float, s2: float, so: float, z1: int, z2: int, zo: int, lo: int,
+                   hi: int) -> AddParams:
+    """CalculateOpDataAdd's integers for these scales (as add_params)."""
+    twice = 2 * max(s1, s2)
+    m1, e1 = quantize_multiplier(s1 / twice)
+    m2, e2 = quantize_multiplier(s2 / twice)
+    mo, eo = quantize_multiplier(twice / ((1 << 20) * so))
+    return AddParams(-z1, -z2, zo, 20, m1, e1, m2, e2, mo, eo, lo, hi)
+
+
+def sep_params(mode: int | None, clamp: str, seed: int, sub: bool) -> AddParams:
+    """ADD / SUB parameters whose separable form (add_sep) has sep_mode `mode` (None: not
+    proven: power-of-two scales, whose ties the sign term decides), with the activation
+    `clamp`: none, lo (act_min above -128 only), both, or wide (bounds the outputs never
+    reach, the clamp idle: mode 0)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(4000):
+        if mode is None:
+            s1, s2, so = (float(2.0 ** int(rng.integers(-7, -2))) for _ in range(3))
+        else:
+            s1, s2, so = (float(np.float32(rng.uniform(0.01, 0.2))) for _ in range(3))
+        if clamp in ("lo", "wide"):
+            so = max(so, 2.5 * max(s1, s2))  # outputs away from the ends (no saturation)
+        z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
+        lo, hi = {"none": (-128, 127), "lo": (max(-127, zo), 127),
+                  "both": (max(-127, zo), min(126, zo + round(6 / so))),
+                  "wide": (-127, 126)}[clamp]  # fmt: skip
+        if lo > hi:
+            continue
+        p = _add_params_of(s1, s2, so, z1, z2, zo, lo, hi)
+        if not add_prep(p, (1,), (1,), (1,), sub)["fast"]:
+            continue
+        got = add_sep(p, sub)
+        if (got[1] if got is not None else None) == mode:
+            return p
+    raise AssertionError(f"no parameters with sep_mode {mode} ({clamp}, {seed})")
+
+
+def sep_cases() -> list[tuple[str, AddCase]]:
+    """ADD / SUB through the separable form (th_add_prep sep; prepared, the host's tables):
+    every sep_mode (0: no clamp or an idle one; 1: the lower bound; 2: both), each form the
+    kernel runs it on (spatial with either input broadcast, same shape, channel with either
+    input broadcast: short rows repeated, long rows in column blocks, rows past the output
+    tables' count with and without input tables, a small scalar), C 1-70 (every n % 8), tiny
+    to large, in place; and parameters where it is not proven (the other paths run)."""
+    cases = []
+    forms = [("spatial2", (5, 7), 13), ("spatial1", (9, 4), 31), ("same", (3, 11), 9),
+             ("chan2", (6, 5), 12), ("chan1", (4, 9), 40), ("chan2", (3, 1), 70),
+             ("scalar2", (1, 1), 37), ("spatial2", (2, 1), 2), ("spatial1", (20, 1), 1),
+             ("chan2", (17, 16), 3), ("same", (1, 1), 7), ("spatial2", (8, 8), 64),
+             ("chan1", (40, 10), 5), ("scalar1", (1, 1), 300)]  # fmt: skip
+    i = 0
+    for mode, clamp in ((0, "none"), (0, "wide"), (1, "lo"), (2, "both"), (None, "none")):
+        for op in (Op.ADD, Op.SUB):
+            for form, hw, c in forms:
+                p = sep_params(mode, clamp, 900 + i, op is Op.SUB)
+                rng = np.random.default_rng(1900 + i)
+                big = (1, *hw, c)
+                other = {"spatial": (1, *hw, 1), "same": big, "chan": (1, 1, 1, c),
+                         "scalar": (1, 1, 1, 1)}[form[:-1] if form[-1] in "12" else form]
+                sa, sb = (other, big) if form.endswith("1") else (big, other)
+                a = rng.integers(-128, 128, sa).astype(np.int8)
+                b = rng.integers(-128, 128, sb).astype(np.int8)
+                # output 0 (inputs a[0], b[0] in every form) off the clamp's bounds, so a
+                # table one step off changes it
+                x = np.arange(-128, 128, dtype=np.int8)
+                grid = (sub_int8 if op is Op.SUB else add_int8)(x[:, None], x[None, :], p)
+                inside = np.argwhere((grid > p.activation_min) & (grid < p.activation_max))
+                pick = inside[(7 * i) % len(inside)]
+                a.flat[0], b.flat[0] = x[pick[0]], x[pick[1]]
+                case = AddCase(op, a, b, p, in_place=sa == big and i % 2 == 0,
+                               tables=i % 3 != 0, prepared=True, sep=True)
+                # channel rows past chan_lut's count go to the output tables when the
+                # call has input tables (th_nn_add_sub_s8.c sep_run)
+                luts = form.startswith("chan") and case.tables and hw[0] * hw[1] >= 128
+                cases.append((f"{op.name} {form} {sa} {sb} {clamp} sep_mode {mode}"
+                              + (" output tables" if luts else ""), case))
+                i += 1
     return cases
 
 

@@ -286,6 +286,54 @@ def _nosign(acc2: np.ndarray, rq: dict, lo: int, hi: int) -> int:
     return 2 if np.array_equal(np.clip((y - 1) >> e, lo, hi), want) else 0
 
 
+SEP_SHIFT = 16  # th_nn_add_sub_s8.c TH_ADD_SEP_F
+
+
+def add_sep(p: AddParams, subtract: bool) -> tuple[np.ndarray, int] | None:
+    """th_add_prep's separable form (kernels_c/include/th_nn_types.h `sep`, `sep_mode`;
+    ARCHITECTURE.md §4.4b), or None where it is not proven (the kernel's other paths run).
+
+    With the rounding's sign term idle, TFLM's output rescale of S = s1 +- s2 is one floor,
+    out - zo = floor((S * mo + K) / 2^N), N = 31 + eo, K = 2^30 + 2^(30 + eo): a floor of
+    A[x] + B[y], separable. So with T[x] = floor(s1[x] * mo / 2^(N - 16)) each input2 value
+    y has an interval of C for which clamp((T[x] + C) >> 16, L, L + H) is TFLM's output for
+    all 256 x ((L, H) per sep_mode: (-128, 255) for 0, (act_min, 255) for 1, (act_min,
+    act_max - act_min) for 2); C[y] is taken from it, less L * 2^16 (the kernel computes
+    min(USAT8((T + C) >> 16), H) + L). The check is exhaustive over the 65536 pairs against
+    the reference arithmetic itself (sign term, double rounding, clamp), so the formula
+    above only guides the choice of T: a result is never assumed. Returns (512 int32:
+    T then C, indexed by the uint8 value; sep_mode), the cheapest mode that holds, or None
+    when no mode does or a sum leaves int32. Only where add_prep's `fast` holds."""
+    t1, t2 = (t.astype(np.int64) for t in add_input_tables(p))
+    raw = wrap_int32(t1[:, None] - t2[None, :] if subtract else t1[:, None] + t2[None, :])
+    scaled = rounding_divide_by_pot(
+        saturating_rounding_doubling_high_mul(raw, p.output_multiplier), -p.output_shift)
+    out = np.clip(np.asarray(scaled, np.int64) + p.output_offset, p.activation_min,
+                  p.activation_max)  # [x, y]: TFLM's output of the pair
+    big = 1 << 62
+    shift = 31 - p.output_shift - SEP_SHIFT  # N - 16 >= 16: t1 * mo < 2^62, no overflow
+    t = (t1 * p.output_multiplier) >> shift
+    for mode, lo, hi in ((0, -128, 127), (1, p.activation_min, p.activation_min + 255),
+                         (2, p.activation_min, p.activation_max)):
+        if mode == 1 and p.activation_min == -128:
+            continue  # the same as mode 0
+        # F(w) = clamp(w, lo, hi) must give out: w == out inside, w <= lo / w >= hi at a bound
+        wl = np.where(out == lo, -big, out << SEP_SHIFT)
+        wh = np.where(out == hi, big, ((out + 1) << SEP_SHIFT) - 1)
+        c_lo = (wl - t[:, None]).max(axis=0)
+        c_hi = (wh - t[:, None]).min(axis=0)
+        if (out < lo).any() or (out > hi).any() or (c_lo > c_hi).any():
+            continue
+        # any C inside the interval (an end of its finite part), then USAT8 of w - lo
+        c = np.where(c_lo > -big // 2, c_lo, np.where(c_hi < big // 2, c_hi, 0))
+        c = c - (lo << SEP_SHIFT)
+        sums = t[:, None] + c[None, :]
+        if sums.min() < -(1 << 31) or sums.max() >= 1 << 31:
+            return None
+        return np.concatenate([t, c]).astype("<i4"), mode
+    return None
+
+
 def mul_prep(p: MulParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[int, ...]
              ) -> dict[str, int | list[int] | dict]:  # fmt: skip
     """th_mul_prep (kernels_c/include/th_nn_types.h) as th_mul_s8_prepare fills it, as

@@ -35,6 +35,7 @@ from tinyhost.arith.elementwise import (
     AddParams,
     MulParams,
     add_prep,
+    add_sep,
     collapse_broadcast,
     mul_prep,
     prep_initializer,
@@ -311,6 +312,7 @@ class _Model:
         self.arrays: list[_Array] = []
         self._array_data: dict[str, np.ndarray] = {}
         self._tensor_arrays: dict[int, str] = {}
+        self.sep = False  # emit th_add_prep's separable tables (DSP builds, add_sep)
 
     # -- data ---------------------------------------------------------------------------------
 
@@ -882,11 +884,19 @@ class _Model:
             dims = [tuple(int(d) for d in self.graph.tensors[t].shape) for t in (a, b2, out)]
             prep = add_prep(p, *collapse_broadcast(*dims), call.function.startswith("th_sub"))
             t1 = t2 = "NULL"
-            if call.function.endswith("_tables"):
+            if call.function.endswith("_tables") and not (
+                    self.sep and prep["fast"] and _sep_runs(prep, True)):
                 t1 = self.array(f"op{i}_table1", np.asarray(call.arrays["table1"], np.int32))
                 t2 = self.array(f"op{i}_table2", np.asarray(call.arrays["table2"], np.int32))
+            tabled = call.function.endswith("_tables")
+            sep = add_sep(p, call.function.startswith("th_sub")) if self.sep and \
+                prep["fast"] and _sep_runs(prep, tabled) else None  # fmt: skip
+            tail = ""
+            if sep is not None:  # the kernel then never reads the input tables (t1, t2)
+                t1 = t2 = "NULL"
+                tail = f", .sep = {self.array(f'op{i}_sep', sep[0])}, .sep_mode = {sep[1]}"
             return (f"    static const th_add_prep prep = {{.t1 = {t1}, .t2 = {t2}, "
-                    f"{prep_initializer(prep)}}};\n"
+                    f"{prep_initializer(prep)}{tail}}};\n"
                     f"    return th_add_s8_prepared(&prep, {self.pointer(a, 'int8_t')}, "
                     f"{self.pointer(b2, 'int8_t')}, {self.pointer(out, 'int8_t', const=False)});"
                     ), ""
@@ -1346,6 +1356,35 @@ def choose_fusions(source: Graph, options: PlanOptions, fuse: str,
 ADD_PREPARED = ("th_add_s8", "th_sub_s8", "th_add_s8_tables", "th_sub_s8_tables")
 
 
+_ADD_LUT_MIN = 512  # th_nn_add_sub_s8.c TH_ADD_LUT_MIN
+_ADD_CHAN_LUT_ROWS = (224, 128)  # ... TH_ADD_CHAN_LUT_ROWS (no clamp), _CLAMP
+
+
+def _sep_runs(prep: dict, tables: bool) -> bool:
+    """th_add_s8_prepared takes the separable form (th_nn_add_sub_s8.c sep_run) for this
+    walk once its tables are given: a rank-1 or rank-2 walk, not a scalar broadcast from
+    TH_ADD_LUT_MIN outputs (lut_run comes first) nor, with input tables, a channel
+    broadcast of chan_lut's rows; one input advancing in a row with the other constant
+    along it, or both advancing. The tables are emitted only then (a wrong answer costs
+    flash or speed, never a result: the kernel decides again)."""
+    w = prep["walk"]
+    rank, dims, st1, st2 = w["rank"], w["dims"], w["stride1"], w["stride2"]
+    if rank > 2 or ((w["count1"] == 1 or w["count2"] == 1) and w["count"] >= _ADD_LUT_MIN):
+        return False
+    n = dims[rank - 1]
+    rows = w["count"] // n
+    a, b = st1[rank - 1], st2[rank - 1]
+    ra, rb = (st1[0], st2[0]) if rank == 2 else (0, 0)
+    if a == 1 and b == 1:
+        if rows > 1 and (ra == 0 or rb == 0):
+            clamped = prep["act_min"] > -128 or prep["act_max"] < 127
+            return not (tables and rows >= _ADD_CHAN_LUT_ROWS[clamped])
+        return True
+    if a == 0 and b == 1:
+        return rows == 1 or (rb == n and ra == 1)
+    return a == 1 and b == 0 and (rows == 1 or (ra == n and rb == 1))
+
+
 def _entry_symbol(call: Call) -> str:
     """The kernel entry a call's body calls: an int8 ADD / SUB / MUL / MAX_POOL_2D its
     prepared entry (Model.body), any other call its function."""
@@ -1523,6 +1562,7 @@ def _generate(graph: Graph, board: Board, name: str, arena_bytes: int | None,
     chosen = {op: extra for op, extra in per_source.items() if widen is None or op in widen}
     widened_calls = frozenset(c.op for c in calls if origin[c.op] in chosen)
     model = _Model(graph, plan, grants, target.interleaved, live, bands, widened_calls, dwpw)
+    model.sep = target.dsp and not target.mve  # the kernel reads th_add_prep's sep there only
     by_op = {c.op: c for c in calls}
     ops = []
     called: list[str] = []

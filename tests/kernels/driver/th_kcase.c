@@ -630,8 +630,14 @@ static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
     /* the int32 run of th_add_prep, walk to nosign */
     const size_t prep_off = offsetof(th_add_prep, walk);
     const size_t prep_len = offsetof(th_add_prep, nosign) + sizeof(int32_t) - prep_off;
-    if (dc->n_ints < 25 || dc->n_blobs != (tables ? 4u : 2u) + (prepared ? 1u : 0u) ||
-        (prepared && dc->blob_len[dc->n_blobs - 1] != prep_len)) {
+    /* prepared with the host's separable form (add_sep): one more blob, 512 table words and
+     * sep_mode, after the struct's run */
+    const uint32_t base_blobs = (tables ? 4u : 2u) + (prepared ? 1u : 0u);
+    const int sep = prepared && dc->n_blobs == base_blobs + 1u;
+    const uint32_t prep_blob = base_blobs - 1u;
+    if (dc->n_ints < 25 || (dc->n_blobs != base_blobs && !sep) ||
+        (prepared && dc->blob_len[prep_blob] != prep_len) ||
+        (sep && dc->blob_len[base_blobs] != 513u * sizeof(int32_t))) {
         return rr;
     }
     const int32_t *v = dc->ints;
@@ -664,9 +670,18 @@ static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
         memset(&mine, 0, sizeof mine); /* the walk's entries past its rank are left as found */
         memset(&host, 0, sizeof host);
         rr.status = th_add_s8_prepare(&p, &q, t1, t2, &s1, &s2, &so, dc->op == OP_SUB, &mine);
-        memcpy((uint8_t *)&host + prep_off, dc->blob[dc->n_blobs - 1], prep_len);
+        memcpy((uint8_t *)&host + prep_off, dc->blob[prep_blob], prep_len);
         host.t1 = t1;
         host.t2 = t2;
+        if (sep) { /* the kernel's prepare leaves it unproven (NULL); compared above */
+            const int32_t *words = copy_blob(mem, dc, base_blobs);
+            if (words == NULL) {
+                rr.status = TH_KCASE_NO_MEMORY;
+                return rr;
+            }
+            host.sep = words;
+            host.sep_mode = words[512];
+        }
         if (rr.status == TH_OK &&
             memcmp((const uint8_t *)&mine + prep_off, (const uint8_t *)&host + prep_off,
                    prep_len) != 0) {
