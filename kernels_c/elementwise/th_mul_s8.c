@@ -1156,17 +1156,11 @@ static int32_t mul_nosign_of(const mul_consts *k)
     if (!k->fast) {
         return 0;
     }
-    const int64_t m = k->rq.multiplier, r = k->rq.round_zp;
-    const int32_t e = k->rq.e;
     int ok1 = 1, ok2 = 1;
     for (int32_t a = -128; a < 128 && (ok1 || ok2); a++) {
         for (int32_t b = -128; b < 128; b++) {
             const int64_t acc2 = 2 * (int64_t)((a + k->in1_offset) * (b + k->in2_offset));
-            const int64_t y = r + ((acc2 * m + (INT64_C(1) << 31)) >> 32);
-            const int32_t want = th_clamp((int32_t)((y + (acc2 < 0 ? -1 : 0)) >> e),
-                                          k->act_min, k->act_max);
-            ok1 = ok1 && th_clamp((int32_t)(y >> e), k->act_min, k->act_max) == want;
-            ok2 = ok2 && th_clamp((int32_t)((y - 1) >> e), k->act_min, k->act_max) == want;
+            th_nn_nosign_pair(acc2, &k->rq, k->act_min, k->act_max, &ok1, &ok2);
         }
     }
     return ok1 ? 1 : (ok2 ? 2 : 0);

@@ -1489,20 +1489,13 @@ static int32_t nosign_of(const add_consts *k)
     if (!k->fast) {
         return 0;
     }
-    const int64_t m = k->rq.multiplier, r = k->rq.round_zp;
-    const int32_t e = k->rq.e;
     int ok1 = 1, ok2 = 1;
     for (int32_t a = -128; a < 128 && (ok1 || ok2); a++) {
         const int64_t s1 = in1(k, (int8_t)a);
         for (int32_t b = -128; b < 128; b++) {
             const int64_t s2 = in2(k, (int8_t)b);
             const int64_t acc2 = 2 * (k->subtract ? s1 - s2 : s1 + s2); /* |.| < 2^30 */
-            /* SMMLAR: r + floor((acc2 * m + 2^31) / 2^32), floors as arithmetic shifts */
-            const int64_t y = r + ((acc2 * m + (INT64_C(1) << 31)) >> 32);
-            const int64_t want = th_clamp((int32_t)((y + (acc2 < 0 ? -1 : 0)) >> e),
-                                          k->act_min, k->act_max);
-            ok1 = ok1 && th_clamp((int32_t)(y >> e), k->act_min, k->act_max) == want;
-            ok2 = ok2 && th_clamp((int32_t)((y - 1) >> e), k->act_min, k->act_max) == want;
+            th_nn_nosign_pair(acc2, &k->rq, k->act_min, k->act_max, &ok1, &ok2);
         }
     }
     return ok1 ? 1 : (ok2 ? 2 : 0);

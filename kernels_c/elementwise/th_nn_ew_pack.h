@@ -8,6 +8,19 @@
 
 #include "th_nn_support.h"
 
+/* One input pair of the nosign proofs (th_add_prep / th_mul_prep nosign), acc2 the doubled
+ * accumulator: clears *ok1 where dropping the rounding's sign term changes the clamped output,
+ * *ok2 where dropping it and lowering round_zp by one does. SMMLAR modelled in int64 as
+ * round_zp + floor((acc2 * m + 2^31) / 2^32), the floors as arithmetic shifts. */
+TH_INLINE void th_nn_nosign_pair(int64_t acc2, const th_fast_rq *rq, int32_t lo, int32_t hi,
+                                 int *ok1, int *ok2)
+{
+    const int64_t y = rq->round_zp + ((acc2 * rq->multiplier + (INT64_C(1) << 31)) >> 32);
+    const int32_t want = th_clamp((int32_t)((y + (acc2 < 0 ? -1 : 0)) >> rq->e), lo, hi);
+    *ok1 = *ok1 && th_clamp((int32_t)(y >> rq->e), lo, hi) == want;
+    *ok2 = *ok2 && th_clamp((int32_t)((y - 1) >> rq->e), lo, hi) == want;
+}
+
 /* Bytes 0..3 = the low bytes of v0..v3 (v1..v3 inserted with BFI). */
 TH_INLINE uint32_t th_nn_pack4(int32_t v0, int32_t v1, int32_t v2, int32_t v3)
 {
