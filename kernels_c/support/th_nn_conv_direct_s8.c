@@ -1551,52 +1551,38 @@ run_rows(const direct_call *k, const edge_geo *e, const int8_t *input, int8_t *o
                 prev_lo = ky_lo;
                 prev_rows = rows;
             }
+            /* the interior quads: columns [mid_lo, mid_hi), as many as fit in the input;
+             * the patches on either side, each side's geometry kept from the last row */
+            const int32_t mid_lo = th_round_up4(left_end);
+            int32_t mid_hi = mid_lo;
+            if (mid_lo + 4 <= k->ox_end) {
+                mid_hi += 4 * fit_quads(g, row0 + (mid_lo * sw - pad_w) * g->cin, dx,
+                                        k->row_step, rows, (k->ox_end - mid_lo) / 4);
+            }
             /* sums from p; row_out: the row's outputs not yet written */
             int32_t *p = sums;
             int32_t row_out = out_w;
-            int32_t ox = 0;
-            for (; ox < left_end; ox += 4) {
+            for (int32_t ox = 0; ox < out_w;) {
                 if (p == cap) {
                     out = run_out(sums, 4 * RUN_CHUNK, rq, stage, out);
                     row_out -= 4 * RUN_CHUNK;
                     p = sums;
                 }
-                if (lp.x0 != ox * sw - pad_w) {
-                    patch_plan_make(k, e, ox * sw - pad_w, &lp);
-                }
-                run_patch(k, e, &lp, row0, rows);
-                quad_run_wide(e->patch, &pa, 1, p);
-                p += 4;
-            }
-            if (ox + 4 <= k->ox_end) {
-                const int8_t *xa = row0 + (ox * sw - pad_w) * g->cin;
-                int32_t quads = fit_quads(g, xa, dx, k->row_step, rows, (k->ox_end - ox) / 4);
-                ox += 4 * quads;
-                while (quads > 0) {
-                    if (p == cap) {
-                        out = run_out(sums, 4 * RUN_CHUNK, rq, stage, out);
-                        row_out -= 4 * RUN_CHUNK;
-                        p = sums;
-                    }
-                    const int32_t q = TH_MIN(quads, (int32_t)(cap - p) / 4);
-                    quad_run_wide(xa, &ia, q, p);
+                if (ox >= mid_lo && ox < mid_hi) {
+                    const int32_t q = TH_MIN((mid_hi - ox) / 4, (int32_t)(cap - p) / 4);
+                    quad_run_wide(row0 + (ox * sw - pad_w) * g->cin, &ia, q, p);
                     p += 4 * q;
-                    xa += 4 * q * dx;
-                    quads -= q;
+                    ox += 4 * q;
+                    continue;
                 }
-            }
-            for (; ox < out_w; ox += 4) {
-                if (p == cap) {
-                    out = run_out(sums, 4 * RUN_CHUNK, rq, stage, out);
-                    row_out -= 4 * RUN_CHUNK;
-                    p = sums;
+                patch_plan *plan = ox < mid_lo ? &lp : &rp;
+                if (plan->x0 != ox * sw - pad_w) {
+                    patch_plan_make(k, e, ox * sw - pad_w, plan);
                 }
-                if (rp.x0 != ox * sw - pad_w) {
-                    patch_plan_make(k, e, ox * sw - pad_w, &rp);
-                }
-                run_patch(k, e, &rp, row0, rows);
+                run_patch(k, e, plan, row0, rows);
                 quad_run_wide(e->patch, &pa, 1, p);
                 p += 4;
+                ox += 4;
             }
             out = run_out(sums, row_out, rq, stage, out);
         }
