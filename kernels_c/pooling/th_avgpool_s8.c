@@ -1222,8 +1222,8 @@ typedef struct {
                                                        TH_S1_FT_E TH_S1_FT_L, "27", "28", \
                                                        "29")                              \
                          "b 9f\n\t" TH_S1_NE_ROW_LOOP                                  \
+                         "b 9f\n\t" TH_S1_W2_ROW_LOOP /* not last: FL falls through */ \
                          "b 9f\n\t" TH_S1_FL_ROW_LOOP                                  \
-                         "b 9f\n\t" TH_S1_W2_ROW_LOOP                                  \
                          "9:\n\t"                                                         \
                          "ldr r9, [sp, #20]\n\t"                                          \
                          "ldr r10, [sp, #16]\n\t"                                         \
