@@ -180,6 +180,32 @@ def fused_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     return draw_cases(seed, count, draw)
 
 
+def w2_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """Windows two columns wide (the row walker's TH_S1_W2_ROW_LOOP where both rows move:
+    acc + the entering column, which becomes acc; VALID takes it instead of mode 7's drift):
+    VALID and SAME (its right padding entering after the loop: acc left exact), window
+    heights 1-7, C 4-19 with every tail and either group parity, rows past the first few
+    (s1_steady_rows); one in four at the inputs' bounds, one in six clamped (the C loops),
+    one in five two images (avgpool_case)."""
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
+        c = [4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 19][i // 2 % 12]
+        fh = int(rng.integers(1, 8))
+        if 2 * fh < 3:
+            fh = 2
+        padding = Padding.VALID if i % 2 == 0 else Padding.SAME
+        h, w = int(rng.integers(fh, 3 * fh + 8)), int(rng.integers(2, 14))
+        if h * w * c > max_elements:
+            return None
+        case = avgpool_case(rng, i, (h, w, c), (fh, 2), (1, 1), padding)
+        if i % 4 == 1:
+            value = -128 if i % 8 == 1 else 127
+            return PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape)
+        return case
+
+    return draw_cases(seed, count, draw)
+
+
 def first_rows_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """Pools whose first output row's window holds two input rows (SAME with a 3-row filter,
     VALID or SAME with a 2-row one), C < 16 with every tail, odd and even: those two rows
@@ -329,6 +355,13 @@ def test_span_cases_reach_every_branch() -> None:
     two = [c for c in first if c.p.filter_h - c.p.pad_top == 2 and c.x.shape[1] >= 2]
     assert {c.x.shape[3] % 4 for c in two} == {0, 1, 2, 3}
     assert {c.p.stride_h for c in two} == {1, 2} and any(c.p.filter_w == 1 for c in two)
+    # windows two columns wide (TH_S1_W2_ROW_LOOP): VALID and SAME, every tail, either
+    # group parity, steady rows
+    w2 = [c for c in w2_cases(5, 48, 4000) if c.p.filter_w == 2]
+    for padded in (False, True):
+        sel = [c for c in w2 if (c.p.pad_right > 0) == padded and c.x.shape[1] >= c.p.filter_h + 2]
+        assert {c.x.shape[3] % 4 for c in sel} == {0, 1, 2, 3}
+        assert {c.x.shape[3] // 4 % 2 for c in sel} == {0, 1}
     small = small_count_cases(5, 40, 3000)
     corner = [c for c in small if (c.p.filter_h - max(c.p.pad_top, c.p.pad_bottom)) *
               (c.p.filter_w - max(c.p.pad_left, c.p.pad_right)) < 3]
@@ -340,7 +373,8 @@ def test_span_paths_on_the_host(variant: str) -> None:
     check_on_host(variant, span_cases(5, 120, 4000) + global_cases(5, 70, 8000) +
                   tail_cases(5, 60, 6000) + small_count_cases(5, 40, 3000) +
                   row_table_cases(5, 48, 4000) + fused_cases(5, 60, 6000) +
-                  in_place_cases(7, 60, 6000) + first_rows_cases(5, 60, 4000))
+                  in_place_cases(7, 60, 6000) + first_rows_cases(5, 60, 4000) +
+                  w2_cases(5, 48, 4000))
 
 
 @needs_qemu
@@ -348,7 +382,8 @@ def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_cortex_m4(kernel_fw_root, span_cases(6, 160, 6000) + global_cases(6, 60, 6000) +
                        tail_cases(6, 60, 6000) + small_count_cases(6, 40, 3000) +
                        row_table_cases(6, 60, 6000) + fused_cases(6, 80, 6000) +
-                       in_place_cases(8, 60, 6000) + first_rows_cases(6, 60, 4000), 430)
+                       in_place_cases(8, 60, 6000) + first_rows_cases(6, 60, 4000) +
+                       w2_cases(6, 60, 4000), 480)
 
 
 def test_tie_free_constants_are_exact() -> None:

@@ -959,6 +959,36 @@ typedef struct {
                        TH_S1_FL_PAIR(TH_S1_FP_E TH_S1_FP_L),                              \
                        TH_S1_FL_TAIL(TH_S1_FT_E TH_S1_FT_L), "34", "35", "36")            \
     "sub r2, r1, r2\n\t"
+/* Windows two columns wide, both rows moving (up 10: mode 4 where fw == 2, s1_fused_u): the
+ * window is acc (the column left of the entering one, exact: fw == 2 never drifts, mode 7
+ * is not taken) + the entering column, and the entering column, moved, is acc's next value
+ * (stored there too): no leaving column loaded or subtracted, 23 instructions a group where
+ * TH_S1_F_GROUP's acc + entering - leaving took 26 (mode 4; 25 with mode 7's drift). r2 is
+ * not read: the entry keeps r1 - r2 in the frame's free word [sp, #8], the exit sets r2
+ * back from r1 (the leaving column as the other loops step it, for the segment after). */
+#define TH_S1_W2_GROUP(UPD)                                                               \
+    "ldrd r10, r11, [r1]\n\t" UPD "strd r10, r11, [r1], #8\n\t"                           \
+    "ldrd r12, lr, [r0]\n\t"                                                              \
+    "strd r10, r11, [r0], #8\n\t"                                                         \
+    "sadd16 r10, r10, r12\n\t"                                                            \
+    "sadd16 r11, r11, lr\n\t"
+#define TH_S1_W2_PAIR(UPD)                                                                \
+    "ldr r10, [r1]\n\t" UPD "str r10, [r1], #4\n\t"                                       \
+    "ldr r12, [r0]\n\t"                                                                   \
+    "str r10, [r0], #4\n\t"                                                               \
+    "sadd16 r10, r10, r12\n\t" TH_S1_AVG2
+#define TH_S1_W2_TAIL(UPD)                                                                \
+    "ldrsh r11, [r1]\n\t" UPD "strh r11, [r1], #4\n\t"                                    \
+    "ldrsh r10, [r0]\n\t"                                                                 \
+    "strh r11, [r0], #2\n\t"                                                              \
+    "add r10, r10, r11\n\t" TH_S1_AVG1
+#define TH_S1_W2_ROW_LOOP                                                                 \
+    TH_S1_F_ROW_LOOP_X("sub r12, r1, r2\n\tstr r12, [sp, #8]\n\t",                        \
+                       TH_S1_W2_GROUP(TH_S1_F_E TH_S1_F_L),                               \
+                       TH_S1_W2_PAIR(TH_S1_FP_E TH_S1_FP_L),                              \
+                       TH_S1_W2_TAIL(TH_S1_FT_E TH_S1_FT_L), "38", "39", "40")            \
+    "ldr r12, [sp, #8]\n\t"                                                               \
+    "sub r2, r1, r12\n\t"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define TH_S1_MOVE(AL) TH_S1_UPDATE(TH_S1_RELOAD_##AL, TH_S1_STORE_##AL)
@@ -1078,7 +1108,8 @@ typedef struct {
     int32_t up;  /* 12: 2 u + the parity of the count of groups (s1_up), u: the leaving
                   * column + row e - row l (1), + row e (2), - row l (3), or kept (0);
                   * the fused order's 4 to 7 (s1_row's modes), 8 (right padding
-                  * entering), 9 (mode 4 where left padding leaves) */
+                  * entering), 9 (mode 4 where left padding leaves), 10 (mode 4,
+                  * windows two columns wide: TH_S1_W2_ROW_LOOP) */
 } s1_seg;
 
 /* s1_seg.up for update u: the parity picks a fused loop's entry (TH_S1_F_ROW_LOOP). */
@@ -1172,6 +1203,7 @@ typedef struct {
                          ".hword (242f - 8b) / 2, (24f - 8b) / 2, (272f - 8b) / 2\n\t"   \
                          ".hword (27f - 8b) / 2, (31f - 8b) / 2, (31f - 8b) / 2\n\t"     \
                          ".hword (342f - 8b) / 2, (34f - 8b) / 2\n\t"                     \
+                         ".hword (382f - 8b) / 2, (38f - 8b) / 2\n\t"                     \
                          TH_S1_ROW_LOOP(K, "", SKIP, "5", "6", "7")                        \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_MOVE(AL), MOVE, "2", "3", "4") \
                          "b 9f\n\t" TH_S1_ROW_LOOP(AL, TH_S1_ENTER1(TH_S1_RELOAD_##AL,     \
@@ -1190,6 +1222,7 @@ typedef struct {
                                                        TH_S1_FT_E TH_S1_FT_L, "27", "28", \
                                                        "29")                              \
                          "b 9f\n\t" TH_S1_NE_ROW_LOOP                                  \
+                         "b 9f\n\t" TH_S1_W2_ROW_LOOP /* not last: FL falls through */ \
                          "b 9f\n\t" TH_S1_FL_ROW_LOOP                                  \
                          "9:\n\t"                                                         \
                          "ldr r9, [sp, #20]\n\t"                                          \
@@ -1608,10 +1641,11 @@ static int32_t s1_seg_len(int32_t ox, int32_t pl, int32_t fw, int32_t in_w, int3
 
 #if TH_NN_DSP_NATIVE
 /* A moving segment's u for mode (s1_seg.up): 9 for mode 4 where its leaving columns are
- * left padding (bit 0 of left: TH_S1_FL_ROW_LOOP), else the mode. */
-TH_INLINE int s1_fused_u(int mode, uint32_t left)
+ * left padding (bit 0 of left: TH_S1_FL_ROW_LOOP), 10 for mode 4 with windows two columns
+ * wide (TH_S1_W2_ROW_LOOP; no left padding then), else the mode. */
+TH_INLINE int s1_fused_u(int mode, uint32_t left, int32_t fw)
 {
-    return mode == 4 && (left & 1u) ? 9 : mode;
+    return mode == 4 && (left & 1u) ? 9 : mode == 4 && fw == 2 ? 10 : mode;
 }
 
 /* Segments a row table holds (a window fw wide: at most 2 * fw - 1; more: s1_span each). */
@@ -1654,7 +1688,7 @@ __attribute__((noinline)) static void s1_table_rows(s1_segs *sg, int32_t rows, i
         s1_seg *g = &sg->seg[i];
         g->m = dv->m;
         g->a = dv->a;
-        g->up = s1_up((sg->inner >> i) & 1u ? s1_fused_u(mode, sg->inner >> (16 + i))
+        g->up = s1_up((sg->inner >> i) & 1u ? s1_fused_u(mode, sg->inner >> (16 + i), fw)
                       : fused                  ? 8
                                                : 0,
                       c4);
@@ -1712,7 +1746,7 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
              * order's first row of both rows moving after one entering): no rebuild */
             sg->mode = mode;
             for (int32_t i = 0; i < sg->n; i++) {
-                sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? s1_fused_u(mode, sg->inner >> (16 + i))
+                sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? s1_fused_u(mode, sg->inner >> (16 + i), fw)
                                       : fused                  ? 8
                                                                : 0,
                                       c4);
@@ -1752,7 +1786,7 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
                 const int moves = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1);
                 /* 8: the fused order's right padding enters (TH_S1_NE_ROW_LOOP) */
                 const uint32_t left = (uint32_t)(fused && ox + n <= pl);
-                g->up = s1_up(moves && mode != 0 ? s1_fused_u(mode, left)
+                g->up = s1_up(moves && mode != 0 ? s1_fused_u(mode, left, fw)
                               : fused && !moves  ? 8
                                                  : 0,
                               c4);
@@ -1923,8 +1957,9 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
     const int fused = s1 && by_channel && !clamp && c4 > 0;
     int32_t pys = 0, pye = 0; /* the previous output row's window rows */
     /* No padding column in any window (VALID): the group lanes may drift (s1_row mode 7),
-     * by `drift` so far. */
-    const int no_pad = pad_w == 0 && out->w - 1 + fw <= in_w;
+     * by `drift` so far; not for windows two columns wide (mode 4's TH_S1_W2_ROW_LOOP, exact,
+     * takes 2 instructions a group fewer than mode 7). */
+    const int no_pad = pad_w == 0 && out->w - 1 + fw <= in_w && fw != 2;
     int32_t drift = 0;
 #endif
     for (int32_t oy = 0; oy < out->h; oy++) {
