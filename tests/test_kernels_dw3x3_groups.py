@@ -30,38 +30,24 @@ build that leaves every optional path out (dsp_general: one plane at a time)."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kernels.cases import ConvCase, Op, check_result
-from kernels.harness import Driver, build_driver
-from kernels.sweep import describe
-from kernels.target import build_firmware, fits_small_firmware, run_cases
-from tinyhost.arith.conv import ConvParams
+from kernels.cases import ConvCase
+from kernels.dw3x3 import (
+    BOARDS,
+    check_on_host,
+    check_on_target,
+    dw3x3_case,
+    needs_gcc,
+    needs_target,
+    row_cost,
+)
+from kernels.target import fits_small_firmware
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
-
-
-def _case(rng: np.random.Generator, hw: tuple[int, int], c: int, s: int,
-          pads: tuple[int, int, int, int], batches: int = 1, bias: bool = True) -> ConvCase:
-    pt, pb, pl, pr = pads
-    oh = (hw[0] + pt + pb - 3) // s + 1
-    ow = (hw[1] + pl + pr - 3) // s + 1
-    assert oh >= 1 and ow >= 1
-    mult_q = rng.integers(1 << 30, (1 << 31) - 1, c, dtype=np.int64).astype(np.int32)
-    shift = rng.integers(-10, -6, c, endpoint=True).astype(np.int32)
-    p = ConvParams(input_offset=int(rng.integers(-127, 129)),
-                   output_offset=int(rng.integers(-128, 128)),
-                   out_multiplier=mult_q, out_shift=shift, act_min=-128, act_max=127,
-                   stride_h=s, stride_w=s, dilation_h=1, dilation_w=1, pad_top=pt,
-                   pad_left=pl, pad_bottom=pb, pad_right=pr, ch_mult=1)
-    x = rng.integers(-128, 128, (batches, *hw, c)).astype(np.int8)
-    w = rng.integers(-127, 128, (1, 3, 3, c)).astype(np.int8)
-    b = rng.integers(-20000, 20000, c).astype(np.int32) if bias else None
-    return ConvCase(Op.DW, x, w, b, p, (batches, oh, ow, c), fast_scratch=True)
+pytestmark = needs_gcc
 
 
 def _cases(seed: int, count: int, channels: tuple[int, int] = (1, 3),
@@ -83,7 +69,7 @@ def _cases(seed: int, count: int, channels: tuple[int, int] = (1, 3),
             pads = (1, 1, 1, 1)
             hw = (max(hw[0], 1), max(hw[1], 1))
         batches = 2 if i % 11 == 3 else 1
-        case = _case(rng, hw, c, s, pads, batches,  # type: ignore[arg-type]
+        case = dw3x3_case(rng, hw, c, s, pads, batches,  # type: ignore[arg-type]
                      bias=i % 9 != 4)
         out = int(np.prod(case.out_shape[1:]))
         # in place: also every C % 4 among 4-13 channels
@@ -125,7 +111,7 @@ def _narrow(seed: int) -> list[ConvCase]:
         rows = int(rng.integers(1, cols + pl + 1)) if i % 5 != 3 else int(rng.integers(12, 20))
         hw = (rows, cols) if i % 7 != 5 else (cols, rows)
         pads = (1, 1, pl, 2) if hw[1] == cols else (pl, 2, 1, 1)
-        cases.append(_case(rng, hw, 4 + i % 4, 1 + i // 8, pads, bias=i % 3 != 1))
+        cases.append(dw3x3_case(rng, hw, 4 + i % 4, 1 + i // 8, pads, bias=i % 3 != 1))
     return cases
 
 
@@ -148,7 +134,7 @@ def _short(seed: int) -> list[ConvCase]:
             hw, pads = (cols, min(rows, 5)), (pl, pr, 1, 1)
         if i % 5 == 4:  # VALID
             pads = (0, 0, 0, 0)
-        cases.append(_case(rng, hw, c, 1 + (i // 2) % 2, pads, bias=i % 3 != 1))
+        cases.append(dw3x3_case(rng, hw, c, 1 + (i // 2) % 2, pads, bias=i % 3 != 1))
     return cases
 
 
@@ -173,17 +159,12 @@ def _lone(seed: int) -> list[ConvCase]:
         if i % 6 == 5:  # VALID
             pads = (0, 0, 0, 0)
             hw = (max(hw[0], 3), max(hw[1], 3))
-        case = _case(rng, hw, c, 1 + (i // 3) % 2, pads, batches=1 + (i % 7 == 3),
+        case = dw3x3_case(rng, hw, c, 1 + (i // 3) % 2, pads, batches=1 + (i % 7 == 3),
                      bias=i % 4 != 1)
         if i % 5 == 2:
             case = dataclasses.replace(case, in_place=True)
         cases.append(case)
     return cases
-
-
-def _row_cost(n: int) -> int:
-    """th_dw_conv_3x3_s8.c row_cost: rough instructions of an output row of n."""
-    return 40 * n + 20 if n < 4 else 57 * (n // 4) + 11 + 33 * (n & 2 != 0) + 19 * (n & 1)
 
 
 def _rows_plain(seed: int, count: int = 24) -> list[ConvCase]:
@@ -198,11 +179,11 @@ def _rows_plain(seed: int, count: int = 24) -> list[ConvCase]:
         s = 1 + i % 2
         ow = int(rng.integers(4, 13))
         oh = int(rng.integers(ow + 1, 2 * ow))
-        if ow * _row_cost(oh) < oh * _row_cost(ow):
+        if ow * row_cost(oh) < oh * row_cost(ow):
             continue  # transposed
         pads = tuple(int(rng.integers(0, 2)) for _ in range(4))
         hw = ((oh - 1) * s + 3 - pads[0] - pads[1], (ow - 1) * s + 3 - pads[2] - pads[3])
-        cases.append(_case(rng, hw, 4 + i % 8, s, pads, bias=i % 3 != 1))
+        cases.append(dw3x3_case(rng, hw, 4 + i % 8, s, pads, bias=i % 3 != 1))
     return cases
 
 
@@ -212,16 +193,11 @@ def _rows_plain(seed: int, count: int = 24) -> list[ConvCase]:
 def test_dw3x3_few_channels_match_reference(variant: str) -> None:
     cases = (_all(315, 100) + _groups(317, 60) + _narrow(319) + _rows_plain(321)
              + _short(323) + _lone(325))
-    with Driver(build_driver(variant)) as driver:
-        for case in cases:
-            problem = check_result(case, driver.run(case))
-            assert problem is None, f"{describe(case)}: {problem}"
+    check_on_host(variant, cases)
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
-                    or shutil.which("qemu-system-arm") is None,
-                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500"))
+@needs_target
+@pytest.mark.parametrize("board", BOARDS)
 def test_dw3x3_few_channels_on_target(tmp_path: Path, board: str) -> None:
     """The copy assembly (quads, a first pixel, 1-3 last pixels, several rows) on QEMU."""
     cases = [c for c in _all(316, 90) if fits_small_firmware(c)]
@@ -234,16 +210,11 @@ def test_dw3x3_few_channels_on_target(tmp_path: Path, board: str) -> None:
     plain = [c for c in _rows_plain(322) if fits_small_firmware(c)]
     assert len(plain) >= 20
     cases += groups + plain + [c for c in _narrow(320) if fits_small_firmware(c)]
-    run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
-    for case, result in zip(cases, run.results, strict=True):
-        problem = check_result(case, result)
-        assert problem is None, f"{board} {describe(case)}: {problem}"
+    check_on_target(board, tmp_path, cases)
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
-                    or shutil.which("qemu-system-arm") is None,
-                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500"))
+@needs_target
+@pytest.mark.parametrize("board", BOARDS)
 def test_dw3x3_copy_short_on_target(tmp_path: Path, board: str) -> None:
     """copy4_rows_asm / copy4_last3_asm rows of 1-4 quads straight-line (DW3X3_COPY_SHORT)
     on QEMU (Cortex-M4 and M7), in every mode, next to rows of 5 quads (the loop); and
@@ -259,7 +230,4 @@ def test_dw3x3_copy_short_on_target(tmp_path: Path, board: str) -> None:
     assert len(lone) >= 30 and {c.out_shape[3] % 4 for c in lone} == {1, 2}
     assert any(c.in_place for c in lone) and any(c.out_shape[0] == 2 for c in lone)
     cases += lone
-    run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
-    for case, result in zip(cases, run.results, strict=True):
-        problem = check_result(case, result)
-        assert problem is None, f"{board} {describe(case)}: {problem}"
+    check_on_target(board, tmp_path, cases)

@@ -15,27 +15,23 @@ tall ones whose transposed rows are five or three-tailed.
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kernels.cases import ConvCase, check_result
-from kernels.harness import Driver, build_driver
-from kernels.sweep import describe
-from kernels.target import build_firmware, fits_small_firmware, run_cases
-from test_kernels_dw3x3_groups import _case as _case_of_input
+from kernels.cases import ConvCase
+from kernels.dw3x3 import (
+    BOARDS,
+    check_on_host,
+    check_on_target,
+    dw3x3_out_case,
+    needs_gcc,
+    needs_target,
+)
+from kernels.target import fits_small_firmware
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
-
-
-def _case(rng: np.random.Generator, oh: int, ow: int, c: int, s: int,
-          pads: tuple[int, int, int, int], batches: int = 1, bias: bool = True) -> ConvCase:
-    """A multiplier-1 3x3 depthwise whose output is oh x ow (input sized from the pads)."""
-    pt, pb, pl, pr = pads
-    hw = ((oh - 1) * s + 3 - pt - pb, (ow - 1) * s + 3 - pl - pr)
-    return _case_of_input(rng, hw, c, s, pads, batches, bias)
+pytestmark = needs_gcc
 
 
 def _cases(seed: int, count: int) -> list[ConvCase]:
@@ -57,7 +53,7 @@ def _cases(seed: int, count: int) -> list[ConvCase]:
             pads = (0, 1, *pads[2:])
         if ow == 1 and pads[2] + pads[3] > 1:
             pads = (*pads[:2], 0, 1)
-        case = _case(rng, oh, ow, c, s, pads, batches=1 + (i % 11 == 5), bias=i % 5 != 2)
+        case = dw3x3_out_case(rng, oh, ow, c, s, pads, batches=1 + (i % 11 == 5), bias=i % 5 != 2)
         if i % 6 == 1:
             case = dataclasses.replace(case, in_place=True)
         if i % 8 == 7:  # one plane at a time
@@ -83,20 +79,12 @@ def test_shapes_reach_the_paths() -> None:
 
 @pytest.mark.parametrize("variant", ("dsp", "dsp_general"))
 def test_dw3x3_tails_match_reference_on_host(variant: str) -> None:
-    with Driver(build_driver(variant)) as driver:
-        for case in _cases(325, 60):
-            problem = check_result(case, driver.run(case))
-            assert problem is None, f"{describe(case)}: {problem}"
+    check_on_host(variant, _cases(325, 60))
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
-                    or shutil.which("qemu-system-arm") is None,
-                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
-@pytest.mark.parametrize("board", ("mps2-an386", "mps2-an500"))
+@needs_target
+@pytest.mark.parametrize("board", BOARDS)
 def test_dw3x3_tails_on_target(tmp_path: Path, board: str) -> None:
     cases = [c for c in _cases(326, 120) if fits_small_firmware(c)]
     assert len(cases) >= 110
-    run = run_cases(build_firmware(board, tmp_path), cases, interleaved=True)
-    for case, result in zip(cases, run.results, strict=True):
-        problem = check_result(case, result)
-        assert problem is None, f"{board} {describe(case)}: {problem}"
+    check_on_target(board, tmp_path, cases)

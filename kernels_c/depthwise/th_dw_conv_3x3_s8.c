@@ -31,7 +31,8 @@ static int32_t plane_h(int32_t stride, int32_t out_h)
 /* Rough instructions of the assembly (dw_rows_*) per output row of n outputs: 57 per block
  * of four, 11 per row, 33 for a pair after the blocks, 19 for a single one; rows shorter
  * than four run the C loop (about 40 per output; rows of three now take dw_rows_s*_three,
- * about 16 per output, but the estimate stays: plan/scratch.py mirrors this choice). */
+ * about 16 per output, and rows of six dw_rows_s*_six, 93 a row, not 101, but the estimate
+ * stays: plan/scratch.py mirrors this choice). */
 static int32_t row_cost(int32_t n)
 {
     if (n < 4) {
@@ -1567,6 +1568,94 @@ TH_DW_ROWS3_FN(dw_rows_s1_three, TH_DW_THREE_S1)
 TH_DW_ROWS3_FN(dw_rows_s2_three, TH_DW_THREE_S2)
 #endif
 #undef TH_DW_ROWS3_FN
+
+/* Rows of exactly six outputs (paths DW3X3_S{1,2}_SIX; a MobileNet's 6x6 planes), where a
+ * block of four, a pair and their jumps took 105 instructions a row: one block of six,
+ * 93. Accumulators r6 r7 r8 r12 r5 lr for outputs 0-5 (r5 the start value until row 0's
+ * last use of it; output 5's first MAC comes before output 4's). Stride 1: 3 loads and 12
+ * MAC a filter row (cols 0-7; the pointer moves six columns) ... */
+#define TH_DW_SIX_S1(P, I0, I1, I2, I3, I4, I5)                                              \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlad r6, r9, r3, " I0 "\n\t"                                                           \
+    "smlatb r7, r9, r3, " I1 "\n\t"                                                          \
+    "smlabt r6, r10, r4, r6\n\t"                                                             \
+    "smlad r7, r10, r4, r7\n\t"                                                              \
+    "smlad r8, r10, r3, " I2 "\n\t"                                                          \
+    "smlatb r12, r10, r3, " I3 "\n\t"                                                        \
+    "ldr r9, [" P "], #4\n\t"                                                                \
+    "smlabt r8, r9, r4, r8\n\t"                                                              \
+    "smlad r12, r9, r4, r12\n\t"                                                             \
+    "smlatb lr, r9, r3, " I5 "\n\t"                                                          \
+    "smlad r5, r9, r3, " I4 "\n\t"                                                           \
+    "ldr r10, [" P "]\n\t"                                                                   \
+    "smlabt r5, r10, r4, r5\n\t"                                                             \
+    "smlad lr, r10, r4, lr\n\t"
+
+/* ... stride 2: 4 loads and 12 MAC (words 0-6, cols 0-13). */
+#define TH_DW_SIX_S2(P, I0, I1, I2, I3, I4, I5)                                              \
+    TH_DW_S2_HEAD(P, I0, I1, I2, I3, "r12")                                                  \
+    "ldrd r9, r10, [" P "], #8\n\t"                                                          \
+    "smlabt r12, r9, r4, r12\n\t"                                                            \
+    "smlad lr, r10, r3, " I5 "\n\t"                                                          \
+    "smlad r5, r9, r3, " I4 "\n\t"                                                           \
+    "smlabt r5, r10, r4, r5\n\t"                                                             \
+    "ldr r9, [" P "]\n\t"                                                                    \
+    "smlabt lr, r9, r4, lr\n\t"
+
+/* TH_DW_ASM_OUT with the shift in r10 (lr holds output 5). */
+#define TH_DW_ASM_OUT10(A, ADDR)                                                             \
+    "smmlar r9, " A ", r3, r4\n\t"                                                           \
+    "add r9, r9, " A ", asr #31\n\t"                                                         \
+    "asr r9, r9, r10\n\t"                                                                    \
+    "ssat r9, #8, r9\n\t"                                                                    \
+    "strb r9, " ADDR "\n\t"
+
+/* The row's six outputs: the shift from e_count's low byte to r10, the output step (frame
+ * word 13, as the rows of five keep it) to r6 once output 0 is stored; r11 ends six outputs
+ * on (dw_asm_prepare's done = 6 for one block and a pair). The rows are counted in frame
+ * word 10 (lr is an accumulator): its low byte stays the shift. */
+#define TH_DW_ROWS6_FN(NAME, SIX)                                                            \
+    static void __attribute__((naked, noinline)) NAME(dw_row_args *k)                        \
+    {                                                                                        \
+        __asm__ volatile("push {r4-r11, lr}\n\t"                                             \
+                         "sub sp, sp, " TH_DW_ASM_FRAME "\n\t"                               \
+                         TH_DW_ASM_FRAME_ARGS                                                \
+                         "str r12, [sp, #52]\n\t"                                            \
+                         "3:\n\t"                                                            \
+                         "ldm sp, {r3, r4, r5}\n\t"                                          \
+                         SIX("r0", "r5", "r5", "r5", "r5", "r5", "r5")                       \
+                         "ldrd r3, r4, [sp, #12]\n\t"                                        \
+                         SIX("r1", "r6", "r7", "r8", "r12", "r5", "lr")                      \
+                         "ldrd r3, r4, [sp, #20]\n\t"                                        \
+                         SIX("r2", "r6", "r7", "r8", "r12", "r5", "lr")                      \
+                         "ldrd r3, r4, [sp, #28]\n\t"                                        \
+                         "ldr r10, [sp, #40]\n\t"                                            \
+                         TH_DW_ASM_OUT10("r6", "[r11]")                                      \
+                         "ldr r6, [sp, #52]\n\t"                                             \
+                         TH_DW_ASM_OUT10("r7", "[r11, r6]")                                  \
+                         "add r11, r11, r6, lsl #1\n\t"                                      \
+                         TH_DW_ASM_OUT10("r8", "[r11]")                                      \
+                         TH_DW_ASM_OUT10("r12", "[r11, r6]")                                 \
+                         "add r11, r11, r6, lsl #1\n\t"                                      \
+                         TH_DW_ASM_OUT10("r5", "[r11]")                                      \
+                         TH_DW_ASM_OUT10("lr", "[r11, r6]")                                  \
+                         "add r11, r11, r6, lsl #1\n\t"                                      \
+                         TH_DW_ASM_ROW_END_WITH("ldr lr, [sp, #40]\n\t"                      \
+                                                "adds lr, lr, #1024\n\t"                     \
+                                                "str lr, [sp, #40]\n\t"                      \
+                                                "bcc 3b\n\t"));                              \
+    }
+
+#if TH_NN_KEEP_DW3X3_S1_SIX
+TH_DW_ROWS6_FN(dw_rows_s1_six, TH_DW_SIX_S1)
+#endif
+#if TH_NN_KEEP_DW3X3_S2_SIX
+TH_DW_ROWS6_FN(dw_rows_s2_six, TH_DW_SIX_S2)
+#endif
+#undef TH_DW_ROWS6_FN
+#undef TH_DW_ASM_OUT10
+#undef TH_DW_SIX_S1
+#undef TH_DW_SIX_S2
 #undef TH_DW_ASM_BLOCKS
 #undef TH_DW_ASM_FRAME_ARGS
 #undef TH_DW_ASM_ROW_END
@@ -1605,8 +1694,8 @@ TH_INLINE int dw_asm_five(int32_t n, int32_t stride)
 
 /* Which assembly loop a call takes: 0 none (the C loop: requantization other than the fast
  * one without clamp, rows of fewer than three outputs, or a loop the build leaves out), else
- * 11 + (stride 2) for rows of three, dw_asm_five's, or 1 + 2 * (stride 2) + (odd count of
- * 4-output blocks). Plain C, so that a
+ * 11 + (stride 2) for rows of three, 13 + (stride 2) for rows of six, dw_asm_five's, or
+ * 1 + 2 * (stride 2) + (odd count of 4-output blocks). Plain C, so that a
  * recording build on the host (th_nn_paths.h) sees the choice. */
 static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_stage *stage)
 {
@@ -1616,6 +1705,13 @@ static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_
     if (g->out_cols == 3) { /* rows of three alone: 11 (stride 1), 12 */
         return stride == 1 ? (TH_NN_PATH(DW3X3_S1_THREE) ? 11 : 0)
                            : (TH_NN_PATH(DW3X3_S2_THREE) ? 12 : 0);
+    }
+    if (g->out_cols == 6) { /* rows of six alone: 13, 14 (else a block and a pair) */
+        const int six = stride == 1 ? (TH_NN_PATH(DW3X3_S1_SIX) ? 13 : 0)
+                                    : (TH_NN_PATH(DW3X3_S2_SIX) ? 14 : 0);
+        if (six != 0) {
+            return six;
+        }
     }
     const int five = (g->out_cols & 3) == 1 ? dw_asm_five(g->out_cols, stride) : 0;
     if (five != 0) {
@@ -1693,7 +1789,9 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
         (TH_NN_KEEP_DW3X3_S1_FIVE && variant == 5) ||
                 (TH_NN_KEEP_DW3X3_S2_FIVE && variant == 8) ||
                 (TH_NN_KEEP_DW3X3_S1_THREE && variant == 11) ||
-                (TH_NN_KEEP_DW3X3_S2_THREE && variant == 12)
+                (TH_NN_KEEP_DW3X3_S2_THREE && variant == 12) ||
+                (TH_NN_KEEP_DW3X3_S1_SIX && variant == 13) ||
+                (TH_NN_KEEP_DW3X3_S2_SIX && variant == 14)
             ? (uint32_t)g->out_rows
             : (uint32_t)(looped + 1) / 2;
     call->count = ((0u - iterations) << 10) | ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
@@ -1738,6 +1836,12 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
 #endif
 #if TH_NN_KEEP_DW3X3_S2_THREE
                     : variant == 12 ? dw_rows_s2_three
+#endif
+#if TH_NN_KEEP_DW3X3_S1_SIX
+                    : variant == 13 ? dw_rows_s1_six
+#endif
+#if TH_NN_KEEP_DW3X3_S2_SIX
+                    : variant == 14 ? dw_rows_s2_six
 #endif
                     : variant == 2 && TH_NN_KEEP_DW3X3_S1_ODD  ? dw_rows_s1_odd
                     : variant == 3 && TH_NN_KEEP_DW3X3_S2_EVEN ? dw_rows_s2_even

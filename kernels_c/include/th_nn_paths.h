@@ -204,6 +204,12 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_S2_THREE
 #define TH_NN_KEEP_DW3X3_S2_THREE 1
 #endif
+#ifndef TH_NN_KEEP_DW3X3_S1_SIX /* ... rows of exactly six outputs (a 6-wide output) */
+#define TH_NN_KEEP_DW3X3_S1_SIX 1
+#endif
+#ifndef TH_NN_KEEP_DW3X3_S2_SIX
+#define TH_NN_KEEP_DW3X3_S2_SIX 1
+#endif
 #ifndef TH_NN_KEEP_DW_LINES /* general depthwise, channel-inner (th_dw_conv_lines_s8.c) */
 #define TH_NN_KEEP_DW_LINES 1
 #endif
