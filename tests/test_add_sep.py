@@ -76,3 +76,23 @@ def test_refused_where_a_sum_leaves_int32() -> None:
     """An output scale far below the inputs' (outputs 2^16 steps apart and more): None."""
     p = _add_params_of(0.5, 0.5, 0.5 / 40000, 0, 0, 0, -128, 127)
     assert add_sep(p, False) is None
+
+
+def test_channel_rows_choose_the_cheaper_form() -> None:
+    """codegen/compiled.py _sep_runs for channel rows past chan_lut's count (224 without a
+    clamp) with input tables: the separable walk where the per-channel output tables would
+    compute most entries (scales alike: hardly any output saturates), chan_lut where nearly
+    every entry is a saturated run (an output scale far under the inputs'); below the count
+    always the separable walk."""
+    from tinyhost.arith.elementwise import add_prep, add_unclamped_count
+    from tinyhost.codegen.compiled import _sep_runs
+
+    wide = _add_params_of(0.047, 0.061, 0.3, 3, -5, 2, -128, 127)
+    steep = _add_params_of(0.047, 0.061, 0.0041, 3, -5, 2, -128, 127)
+    assert add_unclamped_count(wide, False) > 200 > 30 > add_unclamped_count(steep, False)
+    for p, rows, sep in ((wide, 300, True), (steep, 300, False), (steep, 100, True),
+                         (wide, 3000, False)):
+        prep = add_prep(p, (rows, 32), (1, 32), (rows, 32), False)
+        assert prep["fast"]
+        assert _sep_runs(prep, True, p, False) is sep, (rows, sep)
+        assert _sep_runs(prep, False, p, False)  # no input tables: no chan_lut

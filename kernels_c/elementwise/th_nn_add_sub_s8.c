@@ -1145,10 +1145,11 @@ TH_INLINE int32_t sep_v(uint32_t s)
 }
 
 /* The output of u: one at a time (packing the last n % 4 costs more in branches than it
- * saves). */
-TH_INLINE int8_t sep_out(int32_t u, int mode, int32_t lo, int32_t hi)
+ * saves); mode 2 through sep_store4's two byte operations on the one byte (k4, c4 as
+ * there), which need no compare nor the bounds in registers. */
+TH_INLINE int8_t sep_out(int32_t u, int mode, int32_t lo, uint32_t k4, uint32_t c4)
 {
-    return mode == SEP_LO ? (int8_t)(u + lo) : th_nn_from_u(u, lo, hi);
+    return mode == SEP_LO ? (int8_t)(u + lo) : (int8_t)th_nn_both4u((uint32_t)u, k4, c4);
 }
 
 /* Four table sums' outputs stored as one word at out; k4 / c4: splat(L) for SEP_LO,
@@ -1188,7 +1189,7 @@ TH_INLINE void sep_rows_t(const int32_t *tc, const uint8_t *src, const int32_t *
             x += 4;
             out += 4;
         }
-#define SR_O(j) sep_out(SR_V(j), mode, lo, hi)
+#define SR_O(j) sep_out(SR_V(j), mode, lo, k4, c4)
         TH_NN_EW_TAIL3(n & 3, x, out, SR_O);
 #undef SR_O
 #undef SR_4
@@ -1220,14 +1221,14 @@ TH_INLINE void sep_same_t(const int32_t *ta, const uint8_t *a, const int32_t *tb
     }
     if (nt & 2) {
         const int32_t v0 = SS_V(0);
-        out[1] = sep_out(SS_V(1), mode, lo, hi);
-        out[0] = sep_out(v0, mode, lo, hi);
+        out[1] = sep_out(SS_V(1), mode, lo, k4, c4);
+        out[0] = sep_out(v0, mode, lo, k4, c4);
         a += 2;
         b += 2;
         out += 2;
     }
     if (nt & 1) {
-        out[0] = sep_out(SS_V(0), mode, lo, hi);
+        out[0] = sep_out(SS_V(0), mode, lo, k4, c4);
     }
 #undef SS_4
 #undef SS_V
@@ -1262,14 +1263,14 @@ TH_INLINE void sep_chan_t(const int32_t *tx, const uint8_t *x, int32_t row_x,
         }
         if (nt & 2) {
             const int32_t v0 = SC_V(0);
-            out[1] = sep_out(SC_V(1), mode, lo, hi);
-            out[0] = sep_out(v0, mode, lo, hi);
+            out[1] = sep_out(SC_V(1), mode, lo, k4, c4);
+            out[0] = sep_out(v0, mode, lo, k4, c4);
             x += 2;
             c += 2;
             out += 2;
         }
         if (nt & 1) {
-            *out++ = sep_out(SC_V(0), mode, lo, hi);
+            *out++ = sep_out(SC_V(0), mode, lo, k4, c4);
             x++;
         }
         x += skip;
@@ -1294,32 +1295,111 @@ SEP_CHAN(sep_chan_lo, SEP_LO)
 SEP_CHAN(sep_chan_both, SEP_BOTH)
 #undef SEP_CHAN
 
-/* The channel broadcast [rows, n] against the row `row` (input1's when bcast1) through
- * sep_chan_t: the row's table words into a stack row of at most TH_ADD_CHAN_MAX, short rows
- * repeated to fill it (consecutive rows are contiguous), long ones in column blocks. Out of
+/* The channel broadcast with rows of n <= TH_ADD_CHAN_MAX as one flat run of `total`
+ * outputs (x and out contiguous): output i adds the column constant cr[i mod len], cr the
+ * row's table words repeated to len = (TH_ADD_CHAN_MAX / n) * n plus six wrap words, so a
+ * group of four may straddle two rows and no row has a tail of its own (C 38: two single
+ * outputs and a re-entry a row before). On the M4 the groups run in assembly: LDM of the four
+ * constants, per output LDRB, LDR and ADD, sep_store4's seven (eight for mode 2) with
+ * post-incremented pointers: 5.5 (5.75) instructions an output, the wrap of cr once per len
+ * outputs (SUB, two loads of the words kept after the wrap words, CMP, branch). Whatever is
+ * left (fewer than len + 3 outputs) runs here in C, groups then single outputs, on wrap
+ * words enough for it never to wrap. */
+static void sep_chan_flat(const int32_t *tc, const uint8_t *u, const int32_t *tx,
+                          const uint8_t *x, int32_t n, int32_t total, int8_t *out, int32_t lo,
+                          int32_t hi, int mode)
+{
+    int32_t cr[TH_ADD_CHAN_MAX + 8];
+    /* whole rows, no more than the call has (a short call's set-up stays short) */
+    const int32_t reps = TH_ADD_CHAN_MAX / n, len = (reps < total / n ? reps : total / n) * n;
+    const uint32_t k4 = mode == SEP_BOTH ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
+    const uint32_t c4 = th_nn_both_c4(hi);
+    for (int32_t j = 0; j < n; j++) {
+        cr[j] = tc[u[j]];
+    }
+    /* the rest below reads below cr[len + 5] after the assembly, else below cr[total] */
+    const int32_t words = total >= len + 3 ? len + 6 : total;
+    for (int32_t j = n; j < words; j++) {
+        cr[j] = cr[j - n];
+    }
+    const int32_t *c = cr;
+    int8_t *const oend = out + total;
+    if (total >= len + 3) {
+        /* each pass of the outer loop starts at a phase of at most 3 and writes at most
+         * len + 3 outputs: it runs while that many are left */
+        int8_t *const osafe = oend - (len + 3);
+#if TH_NN_DSP_NATIVE
+        const int32_t *const cend = cr + len;
+        cr[len + 6] = len * 4;
+        cr[len + 7] = (int32_t)(uintptr_t)osafe;
+#define SEP_FLAT_ASM(clamp)                                                                   \
+    __asm__ volatile("1:\n\t"                                                                 \
+                     "ldmia %[c]!, {r4, r5, r6, lr}\n\t"                                      \
+                     "ldrb r8, [%[x], #1]\n\tldr r8, [%[t], r8, lsl #2]\n\tadd r5, r5, r8\n\t" \
+                     "ldrb r8, [%[x], #2]\n\tldr r8, [%[t], r8, lsl #2]\n\tadd r6, r6, r8\n\t" \
+                     "ldrb r8, [%[x], #3]\n\tldr r8, [%[t], r8, lsl #2]\n\tadd lr, lr, r8\n\t" \
+                     "ldrb r8, [%[x]], #4\n\tldr r8, [%[t], r8, lsl #2]\n\tadd r4, r4, r8\n\t" \
+                     "pkhtb r4, r6, r4, asr #16\n\t"                                          \
+                     "pkhtb r5, lr, r5, asr #16\n\t"                                          \
+                     "usat16 r4, #8, r4\n\t"                                                  \
+                     "usat16 r5, #8, r5\n\t"                                                  \
+                     "orr r4, r4, r5, lsl #8\n\t" clamp "str r4, [%[o]], #4\n\t"              \
+                     "cmp %[c], %[ce]\n\t"                                                    \
+                     "blo 1b\n\t"                                                             \
+                     "ldr r8, [%[ce], #24]\n\t"                                               \
+                     "sub %[c], %[c], r8\n\t"                                                 \
+                     "ldr r8, [%[ce], #28]\n\t"                                               \
+                     "cmp %[o], r8\n\t"                                                       \
+                     "bls 1b"                                                                 \
+                     : [c] "+r"(c), [x] "+r"(x), [o] "+r"(out)                                \
+                     : [t] "r"(tx), [ce] "r"(cend), [k] "r"(k4), [h] "r"(c4)                 \
+                     : "r4", "r5", "r6", "r8", "lr", "cc", "memory")
+        if (mode == SEP_BOTH) {
+            SEP_FLAT_ASM("uqadd8 r4, r4, %[k]\n\tuadd8 r4, r4, %[h]\n\t");
+        } else {
+            SEP_FLAT_ASM("uadd8 r4, r4, %[k]\n\t");
+        }
+#undef SEP_FLAT_ASM
+#else
+        do {
+            do {
+                sep_store4(out, (uint32_t)tx[x[0]] + (uint32_t)c[0],
+                           (uint32_t)tx[x[1]] + (uint32_t)c[1],
+                           (uint32_t)tx[x[2]] + (uint32_t)c[2],
+                           (uint32_t)tx[x[3]] + (uint32_t)c[3], mode, k4, c4);
+                x += 4;
+                out += 4;
+                c += 4;
+            } while (c < cr + len);
+            c -= len;
+        } while (out <= osafe);
+#endif
+    }
+    /* the rest: fewer than len + 3 outputs from a phase under 4, inside cr's len + 6 words */
+    for (; oend - out >= 4; x += 4, out += 4, c += 4) {
+        sep_store4(out, (uint32_t)tx[x[0]] + (uint32_t)c[0], (uint32_t)tx[x[1]] + (uint32_t)c[1],
+                   (uint32_t)tx[x[2]] + (uint32_t)c[2], (uint32_t)tx[x[3]] + (uint32_t)c[3], mode,
+                   k4, c4);
+    }
+    for (; out != oend; x++, out++, c++) {
+        *out = sep_out(sep_v((uint32_t)tx[x[0]] + (uint32_t)c[0]), mode, lo, k4, c4);
+    }
+}
+
+/* The channel broadcast [rows, n] against the row `row` (input1's when bcast1): rows of at
+ * most TH_ADD_CHAN_MAX as one flat run (sep_chan_flat), longer ones through sep_chan_t in
+ * column blocks of TH_ADD_CHAN_MAX, the block's table words in a stack row. Out of
  * line: its stack row stays off th_add_s8_prepared's frame (every path's). */
 __attribute__((noinline)) static void sep_chan(sep_chan_fn f, const int32_t *tc, const int8_t *row, const int32_t *tx,
                      const uint8_t *x, int32_t n, int32_t rows, int8_t *out, int32_t lo,
-                     int32_t hi)
+                     int32_t hi, int mode)
 {
-    int32_t cr[TH_ADD_CHAN_MAX];
     const uint8_t *u = (const uint8_t *)row;
-    if (n <= TH_ADD_CHAN_MAX / 2) {
-        int32_t reps = TH_ADD_CHAN_MAX / n;
-        reps = reps < rows ? reps : rows;
-        for (int32_t j = 0; j < n; j++) {
-            cr[j] = tc[u[j]];
-        }
-        for (int32_t j = n; j < reps * n; j++) {
-            cr[j] = cr[j - n];
-        }
-        const int32_t groups = rows / reps, len = reps * n, left = (rows - groups * reps) * n;
-        f(tx, x, len, cr, len, groups, out, lo, hi);
-        if (left > 0) {
-            f(tx, x + groups * len, left, cr, left, 1, out + groups * len, lo, hi);
-        }
+    if (n <= TH_ADD_CHAN_MAX) {
+        sep_chan_flat(tc, u, tx, x, n, n * rows, out, lo, hi, mode);
         return;
     }
+    int32_t cr[TH_ADD_CHAN_MAX];
     for (int32_t j0 = 0; j0 < n; j0 += TH_ADD_CHAN_MAX) {
         const int32_t len = n - j0 < TH_ADD_CHAN_MAX ? n - j0 : TH_ADD_CHAN_MAX;
         for (int32_t j = 0; j < len; j++) {
@@ -1351,6 +1431,90 @@ SEP_FNS(sep_rows_lo, sep_same_lo, SEP_LO)
 SEP_FNS(sep_rows_both, sep_same_both, SEP_BOTH)
 #undef SEP_FNS
 
+/* One group of four outputs whose constants may differ (a group crossing a pixel's end). */
+TH_INLINE void sep_mix4(int8_t *out, const int32_t *tx, const uint8_t *x, uint32_t c0,
+                        uint32_t c1, uint32_t c2, uint32_t c3, int mode, uint32_t k4,
+                        uint32_t c4)
+{
+    sep_store4(out, (uint32_t)tx[x[0]] + c0, (uint32_t)tx[x[1]] + c1, (uint32_t)tx[x[2]] + c2,
+               (uint32_t)tx[x[3]] + c3, mode, k4, c4);
+}
+
+/* Spatial runs of n = 4q + m outputs (m = n % 4 of 1-3; q >= 1 where m is 1) four pixels a
+ * block: the block's 4n outputs are n whole groups, so no pixel has a tail of single
+ * outputs (sep_rows_t's: about 6 instructions each, 8 for mode 2, a pixel of 7 about 8.4 an
+ * output). The group crossing a pixel's end takes its first s outputs' constant from that
+ * pixel, the rest from the next: s = 1, 2, 3 at the ends of pixels a, b, c for m = 1; 2, -, 2
+ * for m = 2; 3, 2, 1 for m = 3, the whole groups between. m is a constant after inlining;
+ * the last rows % 4 pixels go through `rest` (sep_rows_t). */
+TH_INLINE void sep_mix_t(const int32_t *tc, const uint8_t *src, const int32_t *tx,
+                         const uint8_t *x, int32_t n, int32_t rows, int8_t *out, int32_t lo,
+                         int32_t hi, int mode, int m, sep_rows_fn rest)
+{
+    const uint32_t k4 = mode == SEP_BOTH ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
+    const uint32_t c4 = th_nn_both_c4(hi);
+    const int32_t q = n >> 2;
+    const uint8_t *const send = src + (rows & ~3);
+#define MX_FULL(cnt, c)                                                                       \
+    for (int32_t g = (cnt); g > 0; g--, x += 4, out += 4) {                                   \
+        sep_mix4(out, tx, x, c, c, c, c, mode, k4, c4);                                       \
+    }
+#define MX_CROSS(s, a, b)                                                                     \
+    do {                                                                                      \
+        sep_mix4(out, tx, x, a, (s) > 1 ? a : b, (s) > 2 ? a : b, b, mode, k4, c4);           \
+        x += 4;                                                                               \
+        out += 4;                                                                             \
+    } while (0)
+    for (; src != send; src += 4) {
+        const uint32_t ca = (uint32_t)tc[src[0]], cb = (uint32_t)tc[src[1]];
+        const uint32_t cc = (uint32_t)tc[src[2]], cd = (uint32_t)tc[src[3]];
+        if (m == 1) {
+            MX_FULL(q, ca);
+            MX_CROSS(1, ca, cb);
+            MX_FULL(q - 1, cb);
+            MX_CROSS(2, cb, cc);
+            MX_FULL(q - 1, cc);
+            MX_CROSS(3, cc, cd);
+            MX_FULL(q, cd);
+        } else if (m == 2) {
+            MX_FULL(q, ca);
+            MX_CROSS(2, ca, cb);
+            MX_FULL(q, cb);
+            MX_FULL(q, cc);
+            MX_CROSS(2, cc, cd);
+            MX_FULL(q, cd);
+        } else {
+            MX_FULL(q, ca);
+            MX_CROSS(3, ca, cb);
+            MX_FULL(q, cb);
+            MX_CROSS(2, cb, cc);
+            MX_FULL(q, cc);
+            MX_CROSS(1, cc, cd);
+            MX_FULL(q, cd);
+        }
+    }
+#undef MX_CROSS
+#undef MX_FULL
+    if (rows & 3) {
+        rest(tc, send, tx, x, n, rows & 3, out, lo, hi);
+    }
+}
+
+#define SEP_MIX(name, mode, m, rest)                                                          \
+    __attribute__((noinline)) static void name(                                               \
+        const int32_t *tc, const uint8_t *src, const int32_t *tx, const uint8_t *x,           \
+        int32_t n, int32_t rows, int8_t *out, int32_t lo, int32_t hi)                         \
+    {                                                                                         \
+        sep_mix_t(tc, src, tx, x, n, rows, out, lo, hi, mode, m, rest);                       \
+    }
+SEP_MIX(sep_mix1_lo, SEP_LO, 1, sep_rows_lo)
+SEP_MIX(sep_mix2_lo, SEP_LO, 2, sep_rows_lo)
+SEP_MIX(sep_mix3_lo, SEP_LO, 3, sep_rows_lo)
+SEP_MIX(sep_mix1_both, SEP_BOTH, 1, sep_rows_both)
+SEP_MIX(sep_mix2_both, SEP_BOTH, 2, sep_rows_both)
+SEP_MIX(sep_mix3_both, SEP_BOTH, 3, sep_rows_both)
+#undef SEP_MIX
+
 /* The separable form for a rank-1 or rank-2 walk (rows of n; input i's row r at
  * in_i + r * row_i, steps step_i 0 or 1 in a row): 0 (nothing written) where it does not
  * apply or the build left the path out. */
@@ -1377,7 +1541,8 @@ static int sep_run(const add_consts *k, const int8_t *a, int32_t step_a, int32_t
         }
         const int bcast1 = row_a == 0;
         sep_chan(f, bcast1 ? t1 : t2, bcast1 ? a : b, bcast1 ? t2 : t1,
-                 (const uint8_t *)(bcast1 ? b : a), n, rows, out, lo, hi);
+                 (const uint8_t *)(bcast1 ? b : a), n, rows, out, lo, hi,
+                 both ? SEP_BOTH : SEP_LO);
         return 1;
     }
     if (step_a == 1 && step_b == 1) {
@@ -1403,8 +1568,25 @@ static int sep_run(const add_consts *k, const int8_t *a, int32_t step_a, int32_t
                 : step_a != 1 || step_b != 0 || (rows > 1 && (row_a != n || row_b != 1)))) {
         return 0;
     }
-    const sep_rows_fn f = both ? (TH_NN_PATH(ADD_SEP_ROWS_BOTH) ? sep_rows_both : NULL)
-                               : (TH_NN_PATH(ADD_SEP_ROWS) ? sep_rows_lo : NULL);
+    const int m = n & 3;
+    sep_rows_fn f = NULL;
+    if (rows >= 4 && m != 0 && (m != 1 || n >= 5) && n <= 40) {
+        /* four pixels a block, no single outputs (sep_mix_t); longer runs keep sep_rows_t's
+         * eight a pass (sweep seed 0: n 47-61 were 0.2-0.7% slower in blocks) */
+        if (both) {
+            f = m == 1   ? (TH_NN_PATH(ADD_SEP_MIX1_BOTH) ? sep_mix1_both : NULL)
+                : m == 2 ? (TH_NN_PATH(ADD_SEP_MIX2_BOTH) ? sep_mix2_both : NULL)
+                         : (TH_NN_PATH(ADD_SEP_MIX3_BOTH) ? sep_mix3_both : NULL);
+        } else {
+            f = m == 1   ? (TH_NN_PATH(ADD_SEP_MIX1) ? sep_mix1_lo : NULL)
+                : m == 2 ? (TH_NN_PATH(ADD_SEP_MIX2) ? sep_mix2_lo : NULL)
+                         : (TH_NN_PATH(ADD_SEP_MIX3) ? sep_mix3_lo : NULL);
+        }
+    }
+    if (f == NULL) {
+        f = both ? (TH_NN_PATH(ADD_SEP_ROWS_BOTH) ? sep_rows_both : NULL)
+                 : (TH_NN_PATH(ADD_SEP_ROWS) ? sep_rows_lo : NULL);
+    }
     if (f == NULL) {
         return 0;
     }

@@ -303,6 +303,24 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_SEP_ROWS_BOTH /* ... both clamps (sep_mode 2) */
 #define TH_NN_KEEP_ADD_SEP_ROWS_BOTH 1
 #endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIX1 /* ... runs of n % 4 == 1 four at a time (groups cross runs) */
+#define TH_NN_KEEP_ADD_SEP_MIX1 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIX2 /* ... n % 4 == 2 */
+#define TH_NN_KEEP_ADD_SEP_MIX2 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIX3 /* ... n % 4 == 3 */
+#define TH_NN_KEEP_ADD_SEP_MIX3 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIX1_BOTH /* ... the same, both clamps (sep_mode 2) */
+#define TH_NN_KEEP_ADD_SEP_MIX1_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIX2_BOTH
+#define TH_NN_KEEP_ADD_SEP_MIX2_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIX3_BOTH
+#define TH_NN_KEEP_ADD_SEP_MIX3_BOTH 1
+#endif
 #ifndef TH_NN_KEEP_ADD_SEP_SAME /* ... both inputs advancing (same shape) */
 #define TH_NN_KEEP_ADD_SEP_SAME 1
 #endif

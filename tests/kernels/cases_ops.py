@@ -553,16 +553,26 @@ def sep_params(mode: int | None, clamp: str, seed: int, sub: bool) -> AddParams:
 def sep_cases() -> list[tuple[str, AddCase]]:
     """ADD / SUB through the separable form (th_add_prep sep; prepared, the host's tables):
     every sep_mode (0: no clamp or an idle one; 1: the lower bound; 2: both), each form the
-    kernel runs it on (spatial with either input broadcast, same shape, channel with either
-    input broadcast: short rows repeated, long rows in column blocks, rows past the output
-    tables' count with and without input tables, a small scalar), C 1-70 (every n % 8), tiny
-    to large, in place; and parameters where it is not proven (the other paths run)."""
+    kernel runs it on (spatial with either input broadcast, n % 4 of 0-3 (sep_mix_t), same
+    shape, channel with either input broadcast: rows of at most 64 as one flat run
+    (sep_chan_flat: its assembly passes and its C rest on both sides of len + 3), long rows
+    in column blocks, rows past the output tables' count with and without input tables, a
+    small scalar), C 1-70 (every n % 8), tiny to large, in place; and parameters where it is
+    not proven (the other paths run)."""
     cases = []
     forms = [("spatial2", (5, 7), 13), ("spatial1", (9, 4), 31), ("same", (3, 11), 9),
              ("chan2", (6, 5), 12), ("chan1", (4, 9), 40), ("chan2", (3, 1), 70),
              ("scalar2", (1, 1), 37), ("spatial2", (2, 1), 2), ("spatial1", (20, 1), 1),
              ("chan2", (17, 16), 3), ("same", (1, 1), 7), ("spatial2", (8, 8), 64),
-             ("chan1", (40, 10), 5), ("scalar1", (1, 1), 300)]  # fmt: skip
+             ("chan1", (40, 10), 5), ("scalar1", (1, 1), 300),
+             # sep_chan_flat: all in C (3 outputs; 63 < len 63 + 3), one assembly pass at
+             # exactly len + 3 (22 rows of 3) and a 64-output rest after it (2 rows of 64)
+             ("chan2", (1, 3), 1), ("chan1", (3, 7), 3), ("chan2", (2, 11), 3),
+             ("chan1", (2, 1), 64),
+             # sep_mix_t (four pixels a block): n % 4 of 2 (q 1, 3 pixels left over), 2 (q 0),
+             # 3 (q 0, 2 left over), 1 (q 1, 3 left over)
+             ("spatial2", (3, 5), 6), ("spatial1", (2, 2), 2), ("spatial2", (1, 6), 3),
+             ("spatial1", (7, 1), 5)]  # fmt: skip
     i = 0
     for mode, clamp in ((0, "none"), (0, "wide"), (1, "lo"), (2, "both"), (None, "none")):
         for op in (Op.ADD, Op.SUB):

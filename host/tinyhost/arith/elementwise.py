@@ -334,6 +334,21 @@ def add_sep(p: AddParams, subtract: bool) -> tuple[np.ndarray, int] | None:
     return None
 
 
+def add_unclamped_count(p: AddParams, subtract: bool) -> float:
+    """The mean over input2's 256 values of the input1 values whose output lies strictly
+    inside the activation range: what a channel's output table (th_nn_add_sub_s8.c chan_lut)
+    computes entry by entry, its saturated ends being filled in runs. Guides
+    codegen/compiled.py's choice between those tables and the separable form; never a
+    result."""
+    t1, t2 = (t.astype(np.int64) for t in add_input_tables(p))
+    raw = wrap_int32(t1[:, None] - t2[None, :] if subtract else t1[:, None] + t2[None, :])
+    scaled = rounding_divide_by_pot(
+        saturating_rounding_doubling_high_mul(raw, p.output_multiplier), -p.output_shift)
+    out = np.asarray(scaled, np.int64) + p.output_offset
+    inside = (out > p.activation_min) & (out < p.activation_max)
+    return float(inside.sum(axis=0).mean())
+
+
 def mul_prep(p: MulParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[int, ...]
              ) -> dict[str, int | list[int] | dict]:  # fmt: skip
     """th_mul_prep (kernels_c/include/th_nn_types.h) as th_mul_s8_prepare fills it, as

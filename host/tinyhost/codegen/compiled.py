@@ -36,6 +36,7 @@ from tinyhost.arith.elementwise import (
     MulParams,
     add_prep,
     add_sep,
+    add_unclamped_count,
     collapse_broadcast,
     mul_prep,
     prep_initializer,
@@ -882,15 +883,16 @@ class _Model:
             # the kernel's per-call set-up made here (th_add_s8_prepare's fields, §4.4b)
             a, b2 = call.inputs[0], call.inputs[1]
             dims = [tuple(int(d) for d in self.graph.tensors[t].shape) for t in (a, b2, out)]
-            prep = add_prep(p, *collapse_broadcast(*dims), call.function.startswith("th_sub"))
+            sub = call.function.startswith("th_sub")
+            prep = add_prep(p, *collapse_broadcast(*dims), sub)
             t1 = t2 = "NULL"
             if call.function.endswith("_tables") and not (
-                    self.sep and prep["fast"] and _sep_runs(prep, True)):
+                    self.sep and prep["fast"] and _sep_runs(prep, True, p, sub)):
                 t1 = self.array(f"op{i}_table1", np.asarray(call.arrays["table1"], np.int32))
                 t2 = self.array(f"op{i}_table2", np.asarray(call.arrays["table2"], np.int32))
             tabled = call.function.endswith("_tables")
             sep = add_sep(p, call.function.startswith("th_sub")) if self.sep and \
-                prep["fast"] and _sep_runs(prep, tabled) else None  # fmt: skip
+                prep["fast"] and _sep_runs(prep, tabled, p, sub) else None  # fmt: skip
             tail = ""
             if sep is not None:  # the kernel then never reads the input tables (t1, t2)
                 t1 = t2 = "NULL"
@@ -1360,13 +1362,35 @@ _ADD_LUT_MIN = 512  # th_nn_add_sub_s8.c TH_ADD_LUT_MIN
 _ADD_CHAN_LUT_ROWS = (224, 128)  # ... TH_ADD_CHAN_LUT_ROWS (no clamp), _CLAMP
 
 
-def _sep_runs(prep: dict, tables: bool) -> bool:
+# Instructions per channel of chan_lut's output table against the input1 values it computes
+# one by one (arith/elementwise.py add_unclamped_count), measured on QEMU M4 (32 channels,
+# 300 rows, random scales); the per-output costs of chan_lut's lookups and of the separable
+# channel walk (sep_chan_flat: 5.7, 5.95 for sep_mode 2; rows over 64: sep_chan_t's 7.1).
+_CHAN_LUT_K = ((0, 20, 43, 82, 130, 175, 226, 256), (380, 480, 800, 1000, 1240, 1410, 1510, 1560))
+_CHAN_LUT_OUT, _SEP_CHAN_OUT = 3.5, (5.7, 5.7, 5.95)
+
+
+def _sep_chan_cheaper(p: AddParams, subtract: bool, n: int, rows: int) -> bool:
+    """A channel broadcast of `rows` rows of n: the separable walk's estimated instructions
+    under chan_lut's (per-channel tables and lookups)."""
+    sep = add_sep(p, subtract)
+    if sep is None:
+        return False
+    per_out = (_SEP_CHAN_OUT[sep[1]] if n <= 64 else 7.1) - _CHAN_LUT_OUT
+    k = float(np.interp(add_unclamped_count(p, subtract), *_CHAN_LUT_K))
+    return rows * n * per_out < n * k
+
+
+def _sep_runs(prep: dict, tables: bool, p: AddParams | None = None,
+              subtract: bool = False) -> bool:
     """th_add_s8_prepared takes the separable form (th_nn_add_sub_s8.c sep_run) for this
     walk once its tables are given: a rank-1 or rank-2 walk, not a scalar broadcast from
     TH_ADD_LUT_MIN outputs (lut_run comes first) nor, with input tables, a channel
-    broadcast of chan_lut's rows; one input advancing in a row with the other constant
-    along it, or both advancing. The tables are emitted only then (a wrong answer costs
-    flash or speed, never a result: the kernel decides again)."""
+    broadcast of chan_lut's rows unless `p` is given and the separable walk is estimated
+    cheaper there (_sep_chan_cheaper: then no input tables, so the kernel takes it); one
+    input advancing in a row with the other constant along it, or both advancing. The
+    tables are emitted only then (a wrong answer costs flash or speed, never a result: the
+    kernel decides again)."""
     w = prep["walk"]
     rank, dims, st1, st2 = w["rank"], w["dims"], w["stride1"], w["stride2"]
     if rank > 2 or ((w["count1"] == 1 or w["count2"] == 1) and w["count"] >= _ADD_LUT_MIN):
@@ -1378,7 +1402,8 @@ def _sep_runs(prep: dict, tables: bool) -> bool:
     if a == 1 and b == 1:
         if rows > 1 and (ra == 0 or rb == 0):
             clamped = prep["act_min"] > -128 or prep["act_max"] < 127
-            return not (tables and rows >= _ADD_CHAN_LUT_ROWS[clamped])
+            return not (tables and rows >= _ADD_CHAN_LUT_ROWS[clamped]) or (
+                p is not None and _sep_chan_cheaper(p, subtract, n, rows))
         return True
     if a == 0 and b == 1:
         return rows == 1 or (rb == n and ra == 1)
