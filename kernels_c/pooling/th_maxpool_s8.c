@@ -1408,17 +1408,44 @@ TH_INLINE uint32_t c1_window(const int8_t *cm, int32_t fw)
     return v;
 }
 
+/* UXTAB16: a plus b's bytes 0 and 2 (rotated right by 8 with r8: bytes 1 and 3), added to
+ * a's halfwords apart (the fold below adds them to zero bytes: an OR). */
+#if TH_NN_DSP_NATIVE
+TH_INLINE uint32_t uxtab16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("uxtab16 %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+TH_INLINE uint32_t uxtab16_r8(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("uxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+#else
+TH_INLINE uint32_t uxtab16(uint32_t a, uint32_t b)
+{
+    return ((a + (b & 0xFFu)) & 0xFFFFu) | ((a & 0xFFFF0000u) + (b & 0x00FF0000u));
+}
+TH_INLINE uint32_t uxtab16_r8(uint32_t a, uint32_t b)
+{
+    return uxtab16(a, (b >> 8) | (b << 24));
+}
+#endif
+
 /* Four windows' words folded to their four maxima, output j in byte j: (w0, w2) and (w1, w3)
  * halves paired (PKHBT / PKHTB) and maxed, then the even and odd bytes of the two results
- * interleaved and maxed. 15 instructions against 4 x 6 folding each word alone. */
+ * interleaved (UXTAB16 into the other's masked bytes) and maxed. 12 instructions against
+ * 4 x 6 folding each word alone. */
 TH_INLINE uint32_t c1_fold4(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3)
 {
     const uint32_t m02 = max_s8x4((uint32_t)th_pkhbt((int32_t)w0, (int32_t)w2),
                                   (uint32_t)th_pkhtb((int32_t)w0, (int32_t)w2));
     const uint32_t m13 = max_s8x4((uint32_t)th_pkhbt((int32_t)w1, (int32_t)w3),
                                   (uint32_t)th_pkhtb((int32_t)w1, (int32_t)w3));
-    const uint32_t lo = (m02 & 0x00FF00FFu) | ((m13 & 0x00FF00FFu) << 8);
-    const uint32_t hi = ((m02 >> 8) & 0x00FF00FFu) | (m13 & 0xFF00FF00u);
+    const uint32_t lo = uxtab16((m13 << 8) & 0xFF00FF00u, m02);
+    const uint32_t hi = uxtab16_r8(m13 & 0xFF00FF00u, m02);
     return max_s8x4(lo, hi);
 }
 
@@ -1462,7 +1489,15 @@ TH_INLINE void c1_row(int8_t *dst, const int8_t *cm, int32_t sw, int32_t fw, int
 
 /* One output row of max_c1_words from its column maxima cm (the padded layout): c1_row with
  * its constants resolved, out of line: max_c1_words' row loop keeps its registers (inlined,
- * its values spilled to the stack at ~20 instructions a row). */
+ * its values spilled to the stack at ~20 instructions a row). The common case (windows 4
+ * wide, no clamp: c1_out4) has its own function, which max_c1_words
+ * picks once (13x11x1 k6x4 s3: ~10 instructions a row of loads and tests fewer). */
+__attribute__((noinline)) static void c1_out4(int8_t *dst, const int8_t *cm,
+                                              const th_pool_params *p, int32_t count)
+{
+    c1_row(dst, cm, p->stride.w, 4, count, -128, 127, 0);
+}
+
 __attribute__((noinline)) static void c1_out(int8_t *dst, const int8_t *cm,
                                              const th_pool_params *p, int32_t count)
 {
@@ -1470,8 +1505,6 @@ __attribute__((noinline)) static void c1_out(int8_t *dst, const int8_t *cm,
     const int32_t lo = p->activation.min, hi = p->activation.max;
     if (lo > -128 || hi < 127) {
         c1_row(dst, cm, sw, fw, count, lo, hi, 1);
-    } else if (fw == 4) {
-        c1_row(dst, cm, sw, 4, count, lo, hi, 0);
     } else {
         c1_row(dst, cm, sw, fw, count, lo, hi, 0);
     }
@@ -1488,6 +1521,7 @@ __attribute__((noinline)) static void max_c1_words(const th_maxpool_prep *k,
     pad_rows(cm, NULL, c0, c0 + span, k->cols);
     const int32_t lo = p->activation.min, hi = p->activation.max;
     const int32_t len = TH_MIN(12, span), last = span - len;
+    const int out4 = p->filter.w == 4 && lo == -128 && hi == 127;
     const int32_t o2 = len - 4, o1 = TH_MIN(4, o2);
     const int8_t *src = input + c0 - p->padding.w;
     for (int32_t n = 0; n < k->in.n; n++, src += in_h * in_w) {
@@ -1505,7 +1539,11 @@ __attribute__((noinline)) static void max_c1_words(const th_maxpool_prep *k,
                 c1_chunk(cm + c0 + s, row + s, in_w, rows, 4, 8);
             }
             c1_chunk(cm + c0 + last, row + last, in_w, rows, o1, o2);
-            c1_out(dst, cm, p, ow);
+            if (out4) {
+                c1_out4(dst, cm, p, ow);
+            } else {
+                c1_out(dst, cm, p, ow);
+            }
         }
     }
 }
