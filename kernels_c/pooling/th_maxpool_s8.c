@@ -750,13 +750,48 @@ TH_INLINE void row_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t tap
     }
 }
 
+/* The stride-1 row pass's block geometry (row_fixed's) for a constant tap count, unclamped:
+ * blocks > 0 where pair_blocks runs, last the extra block's start or -1; made once by
+ * taps_rows_call for all its rows (the division and the block width's choice were ~40
+ * instructions a row in taps_row_<k>). */
+typedef struct {
+    int32_t ch, count, blocks, last;
+} row_geo;
+
+TH_INLINE row_geo row_geo_of(int32_t ch, int32_t taps, int32_t count)
+{
+    const int32_t n = count * ch, blk = ch + ((ch + 3) & ~3);
+    row_geo g = {ch, count, 0, -1};
+    if (taps >= 2 && (ch >= 4 || (ch >= 2 && taps >= 3)) && n >= blk) {
+        g.blocks = n / blk;
+        g.last = g.blocks * blk < n ? n - blk : -1;
+    }
+    return g;
+}
+
+/* row_fixed over g's geometry (taps a constant, no clamp). */
+TH_INLINE void row_geo_fixed(int8_t *out, const int8_t *src, const row_geo *g, int32_t taps)
+{
+    const int32_t ch = g->ch, blocks = g->blocks;
+    if (blocks > 0) {
+        const int32_t w = (ch + 3) & ~3, last = g->last;
+        TH_MAXPOOL_COLS(src, ch, taps + 1);
+        if (last >= 0) {
+            pair_blocks(out + last, a + last, b + last, 1, ch, w, taps, s1, s2, s3, 0, 0, 0);
+        }
+        pair_blocks(out, a, b, blocks, ch, w, taps, s1, s2, s3, 0, 0, 0);
+        return;
+    }
+    row_fixed(out, src, ch, 0, taps, g->count, 0, 0, 0); /* pair_blocks never runs here */
+}
+
 /* One function per tap count, as TH_MAXPOOL_PAIR_FN (no clamp: a clamped row takes the
  * variable count). */
 #define TH_MAXPOOL_TAPS_FN(k)                                                                 \
     __attribute__((noinline)) static void taps_row_##k(int8_t *out, const int8_t *src,        \
-                                                       int32_t ch, int32_t count)             \
+                                                       const row_geo *g)                      \
     {                                                                                         \
-        row_fixed(out, src, ch, k, k, count, 0, 0, 0);                                        \
+        row_geo_fixed(out, src, g, k);                                                        \
     }
 TH_MAXPOOL_TAPS_FN(1)
 TH_MAXPOOL_TAPS_FN(2)
@@ -766,21 +801,38 @@ TH_MAXPOOL_TAPS_FN(5)
 TH_MAXPOOL_TAPS_FN(6)
 TH_MAXPOOL_TAPS_FN(7)
 
-/* taps_row_<taps> (1..TH_MAXPOOL_ROW_TAPS) of the row, else 0 (nothing done): a direct call
- * per case (the stack bound's call graph sees every target, as it would not a pointer's). */
+#define TH_MAXPOOL_TAPS_ROWS(k)                                                               \
+    for (int32_t r = 0; r < rows; r++) {                                                      \
+        taps_row_##k(out + r * orow, src + r * dd, &g);                                       \
+    }                                                                                         \
+    return 1
+
+/* taps_row_<taps> (1..TH_MAXPOOL_ROW_TAPS) of rows rows (orow bytes apart in out, dd in
+ * src), else 0 (nothing done): a direct call per case (the stack bound's call graph sees
+ * every target, as it would not a pointer's). */
+TH_INLINE int taps_rows_call(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
+                             int32_t count, int32_t rows, int32_t orow, int32_t dd)
+{
+    if (taps < 1 || taps > TH_MAXPOOL_ROW_TAPS) {
+        return 0;
+    }
+    const row_geo g = row_geo_of(ch, taps, count);
+    switch (taps) {
+    case 1: TH_MAXPOOL_TAPS_ROWS(1);
+    case 2: TH_MAXPOOL_TAPS_ROWS(2);
+    case 3: TH_MAXPOOL_TAPS_ROWS(3);
+    case 4: TH_MAXPOOL_TAPS_ROWS(4);
+    case 5: TH_MAXPOOL_TAPS_ROWS(5);
+    case 6: TH_MAXPOOL_TAPS_ROWS(6);
+    default: TH_MAXPOOL_TAPS_ROWS(7);
+    }
+}
+
+/* One row of taps_rows_call. */
 TH_INLINE int taps_row_call(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
                             int32_t count)
 {
-    switch (taps) {
-    case 1: taps_row_1(out, src, ch, count); return 1;
-    case 2: taps_row_2(out, src, ch, count); return 1;
-    case 3: taps_row_3(out, src, ch, count); return 1;
-    case 4: taps_row_4(out, src, ch, count); return 1;
-    case 5: taps_row_5(out, src, ch, count); return 1;
-    case 6: taps_row_6(out, src, ch, count); return 1;
-    case 7: taps_row_7(out, src, ch, count); return 1;
-    default: return 0;
-    }
+    return taps_rows_call(taps, out, src, ch, count, 1, 0, 0);
 }
 
 __attribute__((noinline)) static void max_taps(int8_t *out, const int8_t *src, int32_t ch,
@@ -962,13 +1014,31 @@ static void max_chain_row(const th_pool_params *p, const th_dims *in, const th_d
                           int any)
 {
     if (any) {
-        max_row_out(p, in, out, cm, dst, lo, hi, clamp, 1);
+        /* unclamped at stride 1: taps_row_<KW> straight (max_taps' first choice) */
+        if (clamp || p->stride.w != 1 || !taps_row_call(p->filter.w, dst, cm, in->c, out->w)) {
+            max_row_out(p, in, out, cm, dst, lo, hi, clamp, 1);
+        }
         return;
     }
     memset(dst, -128, (size_t)(out->w * in->c)); /* TFLM's initial value */
     if (clamp) {
         clamp_pixel(dst, out->w * in->c, p->activation.min, p->activation.max);
     }
+}
+
+/* Two rows of a chain from cm and cm1 (both with window rows) into dst and the row after:
+ * unclamped at stride 1 one taps_rows_call (rows_fixed), else max_chain_row twice. */
+static void max_chain_pair(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                           const int8_t *cm, const int8_t *cm1, int8_t *dst, uint32_t lo,
+                           uint32_t hi, int clamp)
+{
+    const int32_t orow = out->w * in->c;
+    if (!clamp && p->stride.w == 1 &&
+        taps_rows_call(p->filter.w, dst, cm, in->c, out->w, 2, orow, (int32_t)(cm1 - cm))) {
+        return;
+    }
+    max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
+    max_chain_row(p, in, out, cm1, dst + orow, lo, hi, clamp, 1);
 }
 
 /* The padding's -128s of a row of the padded layout, bytes [0, c0) and [c1, end) (end the
@@ -1055,12 +1125,18 @@ max_rows_padded(const th_maxpool_prep *k, const int8_t *image, int8_t *cm, int8_
         }
         for (; quad && y + 4 <= yb; y += 4, src += 4 * step, dst += 4 * orow) {
             quad_rows_call(cm + c0, dd, src, step, fh, span);
+            if (sw == 1 && taps_rows_call(fw, dst, cm, ch, ow, 4, orow, dd)) {
+                continue; /* the four rows in one call (rows_fixed) */
+            }
             for (int32_t j = 0; j < 4; j++) {
                 padded_row(dst + j * orow, cm + j * dd, ch, sw, fw, ow, lo, hi, clamp);
             }
         }
         for (; y + 2 <= yb; y += 2, src += 2 * step, dst += 2 * orow) {
             pair_rows_call(cm + c0, dd, src, step, fh, span);
+            if (sw == 1 && taps_rows_call(fw, dst, cm, ch, ow, 2, orow, dd)) {
+                continue;
+            }
             padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
             padded_row(dst + orow, cm1, ch, sw, fw, ow, lo, hi, clamp);
         }
@@ -1068,6 +1144,71 @@ max_rows_padded(const th_maxpool_prep *k, const int8_t *image, int8_t *cm, int8_
     for (const int32_t sstep = p->stride.h * step; y < yb; y++, src += sstep, dst += orow) {
         max_cols(cm + c0, src, step, fh, span);
         padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
+    }
+}
+
+/* Two nested windows' column maxima in one pass: the maximum of rows 0..shared-1 from src
+ * (shared a constant 1..5, row step step) into ds, and of those and the row at src + eo into
+ * ds + dd (the tail as cols_fixed's). The clipped top pair (the window and the one a row
+ * longer) and bottom pair (the row above added) of max_top_pair and max_bottom_pair: one
+ * loop where max_cols and max_of2 were two passes with a call each (4x4x20 k4x3 s1 same:
+ * ~80 instructions a pair). */
+TH_INLINE void edge_fixed(int8_t *ds, int32_t dd, const int8_t *src, int32_t step, int32_t eo,
+                          int32_t shared, int32_t n)
+{
+    if (n < 4) {
+        for (int32_t i = 0; i < n; i++) {
+            int8_t v = src[i];
+            for (int32_t r = 1; r < shared; r++) {
+                v = max_b(v, src[r * step + i]);
+            }
+            ds[i] = v;
+            ds[dd + i] = max_b(v, src[eo + i]);
+        }
+        return;
+    }
+    TH_MAXPOOL_COLS(src, step, shared);
+    __asm__("" : "+r"(eo)); /* in a register over the loop (gcc reloaded it a word) */
+    const int8_t *end = src + (n & ~3);
+    if ((n & 3) != 0) { /* the last word first, as cols_fixed's */
+        const int32_t last = n - 4;
+        const uint32_t v = cols_word(NULL, a + last, b + last, shared, 0, s1, s2, s3);
+        th_write_s32(ds + last, (int32_t)v);
+        th_write_s32(ds + last + dd, (int32_t)max_s8x4(v, rd4(a + last + eo)));
+    }
+    for (; a < end; a += 4, b += 4, ds += 4) {
+        const uint32_t v = cols_word(NULL, a, b, shared, 0, s1, s2, s3);
+        th_write_s32(ds, (int32_t)v);
+        th_write_s32(ds + dd, (int32_t)max_s8x4(v, rd4(a + eo)));
+    }
+}
+
+#define TH_MAXPOOL_EDGE_FN(k)                                                                 \
+    __attribute__((noinline)) static void edge_rows_##k(int8_t *ds, int32_t dd,               \
+                                                        const int8_t *src, int32_t step,      \
+                                                        int32_t eo, int32_t n)                \
+    {                                                                                         \
+        edge_fixed(ds, dd, src, step, eo, k, n);                                              \
+    }
+TH_MAXPOOL_EDGE_FN(1)
+TH_MAXPOOL_EDGE_FN(2)
+TH_MAXPOOL_EDGE_FN(3)
+TH_MAXPOOL_EDGE_FN(4)
+TH_MAXPOOL_EDGE_FN(5)
+
+/* edge_rows_<shared> (1..5), else 0 (nothing done): a direct call per case. The pairs run
+ * where the fast scratch has two rows (KH <= TH_MAXPOOL_PAIR_ROWS) and both windows are
+ * clipped, the top pair's after two or more rows of padding: at most KH - 2 rows shared. */
+TH_INLINE int edge_rows_call(int8_t *ds, int32_t dd, const int8_t *src, int32_t step,
+                             int32_t eo, int32_t shared, int32_t n)
+{
+    switch (shared) {
+    case 1: edge_rows_1(ds, dd, src, step, eo, n); return 1;
+    case 2: edge_rows_2(ds, dd, src, step, eo, n); return 1;
+    case 3: edge_rows_3(ds, dd, src, step, eo, n); return 1;
+    case 4: edge_rows_4(ds, dd, src, step, eo, n); return 1;
+    case 5: edge_rows_5(ds, dd, src, step, eo, n); return 1;
+    default: return 0;
     }
 }
 
@@ -1096,6 +1237,9 @@ TH_INLINE void max_of2(int8_t *dst, const int8_t *a, const int8_t *b, int32_t n)
 __attribute__((noinline)) static void max_top_pair(int8_t *d, int8_t *d1, const int8_t *src,
                                                    int32_t step, int32_t rows, int32_t n)
 {
+    if (edge_rows_call(d, (int32_t)(d1 - d), src, step, rows * step, rows, n)) {
+        return;
+    }
     max_cols(d, src, step, rows, n);
     max_of2(d1, d, src + rows * step, n);
 }
@@ -1117,8 +1261,7 @@ static void max_chain_top(const th_pool_params *p, const th_dims *in, const th_d
         /* rows 0 and 1 (stride.h 1: windows [0, ye0) and [0, ye0 + 1)) in one pass, the
          * chain going on from cm1 */
         max_top_pair(cm + c0, cm1 + c0, src, row, ye0, span);
-        max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
-        max_chain_row(p, in, out, cm1, dst + orow, lo, hi, clamp, 1);
+        max_chain_pair(p, in, out, cm, cm1, dst, lo, hi, clamp);
         if (y0 == 2) {
             return;
         }
@@ -1157,6 +1300,9 @@ static void max_chain_top(const th_pool_params *p, const th_dims *in, const th_d
 __attribute__((noinline)) static void max_bottom_pair(int8_t *d, int8_t *d1, const int8_t *src,
                                                       int32_t step, int32_t rows, int32_t n)
 {
+    if (edge_rows_call(d1, (int32_t)(d - d1), src + step, step, -step, rows - 1, n)) {
+        return;
+    }
     max_cols(d1, src + step, step, rows - 1, n);
     max_of2(d, d1, src, n);
 }
@@ -1177,10 +1323,9 @@ static void max_rows_bottom(const th_pool_params *p, const th_dims *in, const th
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 0);
         } else if (cm1 != NULL && oy + 1 < out->h && ys + 1 < h) {
             max_bottom_pair(cm + c0, cm1 + c0, src + ys * row, row, h - ys, span);
-            max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
+            max_chain_pair(p, in, out, cm, cm1, dst, lo, hi, clamp);
             dst += orow;
             oy++;
-            max_chain_row(p, in, out, cm1, dst, lo, hi, clamp, 1);
         } else {
             max_cols(cm + c0, src + ys * row, row, h - ys, span);
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
