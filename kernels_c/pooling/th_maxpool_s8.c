@@ -750,48 +750,13 @@ TH_INLINE void row_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t tap
     }
 }
 
-/* The stride-1 row pass's block geometry (row_fixed's) for a constant tap count, unclamped:
- * blocks > 0 where pair_blocks runs, last the extra block's start or -1; made once by
- * taps_rows_call for all its rows (the division and the block width's choice were ~40
- * instructions a row in taps_row_<k>). */
-typedef struct {
-    int32_t ch, count, blocks, last;
-} row_geo;
-
-TH_INLINE row_geo row_geo_of(int32_t ch, int32_t taps, int32_t count)
-{
-    const int32_t n = count * ch, blk = ch + ((ch + 3) & ~3);
-    row_geo g = {ch, count, 0, -1};
-    if (taps >= 2 && (ch >= 4 || (ch >= 2 && taps >= 3)) && n >= blk) {
-        g.blocks = n / blk;
-        g.last = g.blocks * blk < n ? n - blk : -1;
-    }
-    return g;
-}
-
-/* row_fixed over g's geometry (taps a constant, no clamp). */
-TH_INLINE void row_geo_fixed(int8_t *out, const int8_t *src, const row_geo *g, int32_t taps)
-{
-    const int32_t ch = g->ch, blocks = g->blocks;
-    if (blocks > 0) {
-        const int32_t w = (ch + 3) & ~3, last = g->last;
-        TH_MAXPOOL_COLS(src, ch, taps + 1);
-        if (last >= 0) {
-            pair_blocks(out + last, a + last, b + last, 1, ch, w, taps, s1, s2, s3, 0, 0, 0);
-        }
-        pair_blocks(out, a, b, blocks, ch, w, taps, s1, s2, s3, 0, 0, 0);
-        return;
-    }
-    row_fixed(out, src, ch, 0, taps, g->count, 0, 0, 0); /* pair_blocks never runs here */
-}
-
 /* One function per tap count, as TH_MAXPOOL_PAIR_FN (no clamp: a clamped row takes the
  * variable count). */
 #define TH_MAXPOOL_TAPS_FN(k)                                                                 \
     __attribute__((noinline)) static void taps_row_##k(int8_t *out, const int8_t *src,        \
-                                                       const row_geo *g)                      \
+                                                       int32_t ch, int32_t count)             \
     {                                                                                         \
-        row_geo_fixed(out, src, g, k);                                                        \
+        row_fixed(out, src, ch, k, k, count, 0, 0, 0);                                        \
     }
 TH_MAXPOOL_TAPS_FN(1)
 TH_MAXPOOL_TAPS_FN(2)
@@ -801,9 +766,11 @@ TH_MAXPOOL_TAPS_FN(5)
 TH_MAXPOOL_TAPS_FN(6)
 TH_MAXPOOL_TAPS_FN(7)
 
+/* Rows r < rows of taps_row_<k>, from src + r * dd into out + r * orow: the tap count's
+ * dispatch once for all of them (max_rows_padded's quads and pairs, the chains' pairs). */
 #define TH_MAXPOOL_TAPS_ROWS(k)                                                               \
     for (int32_t r = 0; r < rows; r++) {                                                      \
-        taps_row_##k(out + r * orow, src + r * dd, &g);                                       \
+        taps_row_##k(out + r * orow, src + r * dd, ch, count);                                \
     }                                                                                         \
     return 1
 
@@ -816,7 +783,6 @@ TH_INLINE int taps_rows_call(int32_t taps, int8_t *out, const int8_t *src, int32
     if (taps < 1 || taps > TH_MAXPOOL_ROW_TAPS) {
         return 0;
     }
-    const row_geo g = row_geo_of(ch, taps, count);
     switch (taps) {
     case 1: TH_MAXPOOL_TAPS_ROWS(1);
     case 2: TH_MAXPOOL_TAPS_ROWS(2);
@@ -1014,10 +980,7 @@ static void max_chain_row(const th_pool_params *p, const th_dims *in, const th_d
                           int any)
 {
     if (any) {
-        /* unclamped at stride 1: taps_row_<KW> straight (max_taps' first choice) */
-        if (clamp || p->stride.w != 1 || !taps_row_call(p->filter.w, dst, cm, in->c, out->w)) {
-            max_row_out(p, in, out, cm, dst, lo, hi, clamp, 1);
-        }
+        max_row_out(p, in, out, cm, dst, lo, hi, clamp, 1);
         return;
     }
     memset(dst, -128, (size_t)(out->w * in->c)); /* TFLM's initial value */
@@ -1027,10 +990,10 @@ static void max_chain_row(const th_pool_params *p, const th_dims *in, const th_d
 }
 
 /* Two rows of a chain from cm and cm1 (both with window rows) into dst and the row after:
- * unclamped at stride 1 one taps_rows_call (rows_fixed), else max_chain_row twice. */
-static void max_chain_pair(const th_pool_params *p, const th_dims *in, const th_dims *out,
-                           const int8_t *cm, const int8_t *cm1, int8_t *dst, uint32_t lo,
-                           uint32_t hi, int clamp)
+ * unclamped at stride 1 one taps_rows_call, else max_chain_row twice. */
+TH_INLINE void max_chain_pair(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                              const int8_t *cm, const int8_t *cm1, int8_t *dst, uint32_t lo,
+                              uint32_t hi, int clamp)
 {
     const int32_t orow = out->w * in->c;
     if (!clamp && p->stride.w == 1 &&
@@ -1126,7 +1089,7 @@ max_rows_padded(const th_maxpool_prep *k, const int8_t *image, int8_t *cm, int8_
         for (; quad && y + 4 <= yb; y += 4, src += 4 * step, dst += 4 * orow) {
             quad_rows_call(cm + c0, dd, src, step, fh, span);
             if (sw == 1 && taps_rows_call(fw, dst, cm, ch, ow, 4, orow, dd)) {
-                continue; /* the four rows in one call (rows_fixed) */
+                continue; /* the four rows in one call (taps_rows_call) */
             }
             for (int32_t j = 0; j < 4; j++) {
                 padded_row(dst + j * orow, cm + j * dd, ch, sw, fw, ow, lo, hi, clamp);
