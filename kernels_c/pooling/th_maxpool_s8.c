@@ -766,21 +766,39 @@ TH_MAXPOOL_TAPS_FN(5)
 TH_MAXPOOL_TAPS_FN(6)
 TH_MAXPOOL_TAPS_FN(7)
 
-/* taps_row_<taps> (1..TH_MAXPOOL_ROW_TAPS) of the row, else 0 (nothing done): a direct call
- * per case (the stack bound's call graph sees every target, as it would not a pointer's). */
+/* Rows r < rows of taps_row_<k>, from src + r * dd into out + r * orow: the tap count's
+ * dispatch once for all of them (max_rows_padded's quads and pairs, the chains' pairs). */
+#define TH_MAXPOOL_TAPS_ROWS(k)                                                               \
+    for (int32_t r = 0; r < rows; r++) {                                                      \
+        taps_row_##k(out + r * orow, src + r * dd, ch, count);                                \
+    }                                                                                         \
+    return 1
+
+/* taps_row_<taps> (1..TH_MAXPOOL_ROW_TAPS) of rows rows (orow bytes apart in out, dd in
+ * src), else 0 (nothing done): a direct call per case (the stack bound's call graph sees
+ * every target, as it would not a pointer's). */
+TH_INLINE int taps_rows_call(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
+                             int32_t count, int32_t rows, int32_t orow, int32_t dd)
+{
+    if (taps < 1 || taps > TH_MAXPOOL_ROW_TAPS) {
+        return 0;
+    }
+    switch (taps) {
+    case 1: TH_MAXPOOL_TAPS_ROWS(1);
+    case 2: TH_MAXPOOL_TAPS_ROWS(2);
+    case 3: TH_MAXPOOL_TAPS_ROWS(3);
+    case 4: TH_MAXPOOL_TAPS_ROWS(4);
+    case 5: TH_MAXPOOL_TAPS_ROWS(5);
+    case 6: TH_MAXPOOL_TAPS_ROWS(6);
+    default: TH_MAXPOOL_TAPS_ROWS(7);
+    }
+}
+
+/* One row of taps_rows_call. */
 TH_INLINE int taps_row_call(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
                             int32_t count)
 {
-    switch (taps) {
-    case 1: taps_row_1(out, src, ch, count); return 1;
-    case 2: taps_row_2(out, src, ch, count); return 1;
-    case 3: taps_row_3(out, src, ch, count); return 1;
-    case 4: taps_row_4(out, src, ch, count); return 1;
-    case 5: taps_row_5(out, src, ch, count); return 1;
-    case 6: taps_row_6(out, src, ch, count); return 1;
-    case 7: taps_row_7(out, src, ch, count); return 1;
-    default: return 0;
-    }
+    return taps_rows_call(taps, out, src, ch, count, 1, 0, 0);
 }
 
 __attribute__((noinline)) static void max_taps(int8_t *out, const int8_t *src, int32_t ch,
@@ -971,6 +989,21 @@ static void max_chain_row(const th_pool_params *p, const th_dims *in, const th_d
     }
 }
 
+/* Two rows of a chain from cm and cm1 (both with window rows) into dst and the row after:
+ * unclamped at stride 1 one taps_rows_call, else max_chain_row twice. */
+TH_INLINE void max_chain_pair(const th_pool_params *p, const th_dims *in, const th_dims *out,
+                              const int8_t *cm, const int8_t *cm1, int8_t *dst, uint32_t lo,
+                              uint32_t hi, int clamp)
+{
+    const int32_t orow = out->w * in->c;
+    if (!clamp && p->stride.w == 1 &&
+        taps_rows_call(p->filter.w, dst, cm, in->c, out->w, 2, orow, (int32_t)(cm1 - cm))) {
+        return;
+    }
+    max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
+    max_chain_row(p, in, out, cm1, dst + orow, lo, hi, clamp, 1);
+}
+
 /* The padding's -128s of a row of the padded layout, bytes [0, c0) and [c1, end) (end the
  * layout's bytes, the row's scratch round_up4(end)): where both sides have up to 32 bytes
  * (small), as words, no memset call (~40 instructions each on small planes; past 32 bytes
@@ -1055,12 +1088,18 @@ max_rows_padded(const th_maxpool_prep *k, const int8_t *image, int8_t *cm, int8_
         }
         for (; quad && y + 4 <= yb; y += 4, src += 4 * step, dst += 4 * orow) {
             quad_rows_call(cm + c0, dd, src, step, fh, span);
+            if (sw == 1 && taps_rows_call(fw, dst, cm, ch, ow, 4, orow, dd)) {
+                continue; /* the four rows in one call (taps_rows_call) */
+            }
             for (int32_t j = 0; j < 4; j++) {
                 padded_row(dst + j * orow, cm + j * dd, ch, sw, fw, ow, lo, hi, clamp);
             }
         }
         for (; y + 2 <= yb; y += 2, src += 2 * step, dst += 2 * orow) {
             pair_rows_call(cm + c0, dd, src, step, fh, span);
+            if (sw == 1 && taps_rows_call(fw, dst, cm, ch, ow, 2, orow, dd)) {
+                continue;
+            }
             padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
             padded_row(dst + orow, cm1, ch, sw, fw, ow, lo, hi, clamp);
         }
@@ -1068,6 +1107,71 @@ max_rows_padded(const th_maxpool_prep *k, const int8_t *image, int8_t *cm, int8_
     for (const int32_t sstep = p->stride.h * step; y < yb; y++, src += sstep, dst += orow) {
         max_cols(cm + c0, src, step, fh, span);
         padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
+    }
+}
+
+/* Two nested windows' column maxima in one pass: the maximum of rows 0..shared-1 from src
+ * (shared a constant 1..5, row step step) into ds, and of those and the row at src + eo into
+ * ds + dd (the tail as cols_fixed's). The clipped top pair (the window and the one a row
+ * longer) and bottom pair (the row above added) of max_top_pair and max_bottom_pair: one
+ * loop where max_cols and max_of2 were two passes with a call each (4x4x20 k4x3 s1 same:
+ * ~80 instructions a pair). */
+TH_INLINE void edge_fixed(int8_t *ds, int32_t dd, const int8_t *src, int32_t step, int32_t eo,
+                          int32_t shared, int32_t n)
+{
+    if (n < 4) {
+        for (int32_t i = 0; i < n; i++) {
+            int8_t v = src[i];
+            for (int32_t r = 1; r < shared; r++) {
+                v = max_b(v, src[r * step + i]);
+            }
+            ds[i] = v;
+            ds[dd + i] = max_b(v, src[eo + i]);
+        }
+        return;
+    }
+    TH_MAXPOOL_COLS(src, step, shared);
+    __asm__("" : "+r"(eo)); /* in a register over the loop (gcc reloaded it a word) */
+    const int8_t *end = src + (n & ~3);
+    if ((n & 3) != 0) { /* the last word first, as cols_fixed's */
+        const int32_t last = n - 4;
+        const uint32_t v = cols_word(NULL, a + last, b + last, shared, 0, s1, s2, s3);
+        th_write_s32(ds + last, (int32_t)v);
+        th_write_s32(ds + last + dd, (int32_t)max_s8x4(v, rd4(a + last + eo)));
+    }
+    for (; a < end; a += 4, b += 4, ds += 4) {
+        const uint32_t v = cols_word(NULL, a, b, shared, 0, s1, s2, s3);
+        th_write_s32(ds, (int32_t)v);
+        th_write_s32(ds + dd, (int32_t)max_s8x4(v, rd4(a + eo)));
+    }
+}
+
+#define TH_MAXPOOL_EDGE_FN(k)                                                                 \
+    __attribute__((noinline)) static void edge_rows_##k(int8_t *ds, int32_t dd,               \
+                                                        const int8_t *src, int32_t step,      \
+                                                        int32_t eo, int32_t n)                \
+    {                                                                                         \
+        edge_fixed(ds, dd, src, step, eo, k, n);                                              \
+    }
+TH_MAXPOOL_EDGE_FN(1)
+TH_MAXPOOL_EDGE_FN(2)
+TH_MAXPOOL_EDGE_FN(3)
+TH_MAXPOOL_EDGE_FN(4)
+TH_MAXPOOL_EDGE_FN(5)
+
+/* edge_rows_<shared> (1..5), else 0 (nothing done): a direct call per case. The pairs run
+ * where the fast scratch has two rows (KH <= TH_MAXPOOL_PAIR_ROWS) and both windows are
+ * clipped, the top pair's after two or more rows of padding: at most KH - 2 rows shared. */
+TH_INLINE int edge_rows_call(int8_t *ds, int32_t dd, const int8_t *src, int32_t step,
+                             int32_t eo, int32_t shared, int32_t n)
+{
+    switch (shared) {
+    case 1: edge_rows_1(ds, dd, src, step, eo, n); return 1;
+    case 2: edge_rows_2(ds, dd, src, step, eo, n); return 1;
+    case 3: edge_rows_3(ds, dd, src, step, eo, n); return 1;
+    case 4: edge_rows_4(ds, dd, src, step, eo, n); return 1;
+    case 5: edge_rows_5(ds, dd, src, step, eo, n); return 1;
+    default: return 0;
     }
 }
 
@@ -1096,6 +1200,9 @@ TH_INLINE void max_of2(int8_t *dst, const int8_t *a, const int8_t *b, int32_t n)
 __attribute__((noinline)) static void max_top_pair(int8_t *d, int8_t *d1, const int8_t *src,
                                                    int32_t step, int32_t rows, int32_t n)
 {
+    if (edge_rows_call(d, (int32_t)(d1 - d), src, step, rows * step, rows, n)) {
+        return;
+    }
     max_cols(d, src, step, rows, n);
     max_of2(d1, d, src + rows * step, n);
 }
@@ -1117,8 +1224,7 @@ static void max_chain_top(const th_pool_params *p, const th_dims *in, const th_d
         /* rows 0 and 1 (stride.h 1: windows [0, ye0) and [0, ye0 + 1)) in one pass, the
          * chain going on from cm1 */
         max_top_pair(cm + c0, cm1 + c0, src, row, ye0, span);
-        max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
-        max_chain_row(p, in, out, cm1, dst + orow, lo, hi, clamp, 1);
+        max_chain_pair(p, in, out, cm, cm1, dst, lo, hi, clamp);
         if (y0 == 2) {
             return;
         }
@@ -1157,6 +1263,9 @@ static void max_chain_top(const th_pool_params *p, const th_dims *in, const th_d
 __attribute__((noinline)) static void max_bottom_pair(int8_t *d, int8_t *d1, const int8_t *src,
                                                       int32_t step, int32_t rows, int32_t n)
 {
+    if (edge_rows_call(d1, (int32_t)(d - d1), src + step, step, -step, rows - 1, n)) {
+        return;
+    }
     max_cols(d1, src + step, step, rows - 1, n);
     max_of2(d, d1, src, n);
 }
@@ -1177,10 +1286,9 @@ static void max_rows_bottom(const th_pool_params *p, const th_dims *in, const th
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 0);
         } else if (cm1 != NULL && oy + 1 < out->h && ys + 1 < h) {
             max_bottom_pair(cm + c0, cm1 + c0, src + ys * row, row, h - ys, span);
-            max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
+            max_chain_pair(p, in, out, cm, cm1, dst, lo, hi, clamp);
             dst += orow;
             oy++;
-            max_chain_row(p, in, out, cm1, dst, lo, hi, clamp, 1);
         } else {
             max_cols(cm + c0, src + ys * row, row, h - ys, span);
             max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
@@ -1408,17 +1516,44 @@ TH_INLINE uint32_t c1_window(const int8_t *cm, int32_t fw)
     return v;
 }
 
+/* UXTAB16: a plus b's bytes 0 and 2 (rotated right by 8 with r8: bytes 1 and 3), added to
+ * a's halfwords apart (the fold below adds them to zero bytes: an OR). */
+#if TH_NN_DSP_NATIVE
+TH_INLINE uint32_t uxtab16(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("uxtab16 %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+TH_INLINE uint32_t uxtab16_r8(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    __asm__("uxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+#else
+TH_INLINE uint32_t uxtab16(uint32_t a, uint32_t b)
+{
+    return ((a + (b & 0xFFu)) & 0xFFFFu) | ((a & 0xFFFF0000u) + (b & 0x00FF0000u));
+}
+TH_INLINE uint32_t uxtab16_r8(uint32_t a, uint32_t b)
+{
+    return uxtab16(a, (b >> 8) | (b << 24));
+}
+#endif
+
 /* Four windows' words folded to their four maxima, output j in byte j: (w0, w2) and (w1, w3)
  * halves paired (PKHBT / PKHTB) and maxed, then the even and odd bytes of the two results
- * interleaved and maxed. 15 instructions against 4 x 6 folding each word alone. */
+ * interleaved (UXTAB16 into the other's masked bytes) and maxed. 12 instructions against
+ * 4 x 6 folding each word alone. */
 TH_INLINE uint32_t c1_fold4(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3)
 {
     const uint32_t m02 = max_s8x4((uint32_t)th_pkhbt((int32_t)w0, (int32_t)w2),
                                   (uint32_t)th_pkhtb((int32_t)w0, (int32_t)w2));
     const uint32_t m13 = max_s8x4((uint32_t)th_pkhbt((int32_t)w1, (int32_t)w3),
                                   (uint32_t)th_pkhtb((int32_t)w1, (int32_t)w3));
-    const uint32_t lo = (m02 & 0x00FF00FFu) | ((m13 & 0x00FF00FFu) << 8);
-    const uint32_t hi = ((m02 >> 8) & 0x00FF00FFu) | (m13 & 0xFF00FF00u);
+    const uint32_t lo = uxtab16((m13 << 8) & 0xFF00FF00u, m02);
+    const uint32_t hi = uxtab16_r8(m13 & 0xFF00FF00u, m02);
     return max_s8x4(lo, hi);
 }
 
@@ -1462,7 +1597,15 @@ TH_INLINE void c1_row(int8_t *dst, const int8_t *cm, int32_t sw, int32_t fw, int
 
 /* One output row of max_c1_words from its column maxima cm (the padded layout): c1_row with
  * its constants resolved, out of line: max_c1_words' row loop keeps its registers (inlined,
- * its values spilled to the stack at ~20 instructions a row). */
+ * its values spilled to the stack at ~20 instructions a row). The common case (windows 4
+ * wide, no clamp: c1_out4) has its own function, which max_c1_words
+ * picks once (13x11x1 k6x4 s3: ~10 instructions a row of loads and tests fewer). */
+__attribute__((noinline)) static void c1_out4(int8_t *dst, const int8_t *cm,
+                                              const th_pool_params *p, int32_t count)
+{
+    c1_row(dst, cm, p->stride.w, 4, count, -128, 127, 0);
+}
+
 __attribute__((noinline)) static void c1_out(int8_t *dst, const int8_t *cm,
                                              const th_pool_params *p, int32_t count)
 {
@@ -1470,8 +1613,6 @@ __attribute__((noinline)) static void c1_out(int8_t *dst, const int8_t *cm,
     const int32_t lo = p->activation.min, hi = p->activation.max;
     if (lo > -128 || hi < 127) {
         c1_row(dst, cm, sw, fw, count, lo, hi, 1);
-    } else if (fw == 4) {
-        c1_row(dst, cm, sw, 4, count, lo, hi, 0);
     } else {
         c1_row(dst, cm, sw, fw, count, lo, hi, 0);
     }
@@ -1488,6 +1629,7 @@ __attribute__((noinline)) static void max_c1_words(const th_maxpool_prep *k,
     pad_rows(cm, NULL, c0, c0 + span, k->cols);
     const int32_t lo = p->activation.min, hi = p->activation.max;
     const int32_t len = TH_MIN(12, span), last = span - len;
+    const int out4 = p->filter.w == 4 && lo == -128 && hi == 127;
     const int32_t o2 = len - 4, o1 = TH_MIN(4, o2);
     const int8_t *src = input + c0 - p->padding.w;
     for (int32_t n = 0; n < k->in.n; n++, src += in_h * in_w) {
@@ -1505,7 +1647,11 @@ __attribute__((noinline)) static void max_c1_words(const th_maxpool_prep *k,
                 c1_chunk(cm + c0 + s, row + s, in_w, rows, 4, 8);
             }
             c1_chunk(cm + c0 + last, row + last, in_w, rows, o1, o2);
-            c1_out(dst, cm, p, ow);
+            if (out4) {
+                c1_out4(dst, cm, p, ow);
+            } else {
+                c1_out(dst, cm, p, ow);
+            }
         }
     }
 }

@@ -1,0 +1,109 @@
+"""th_maxpool_s8's clipped row pairs in one pass (edge_rows_<k>: the top chain's first two
+rows and the bottom's pairs: 1..5 shared rows, all there can be, the fast scratch having two
+rows up to windows 7 high) and the
+stride-1 row pass over several rows a call (taps_rows_call: max_rows_padded's quads and
+pairs, the chains' pairs), against the NumPy reference: stride 1, SAME and explicit paddings,
+windows 2..11 high and 1..8 wide, 1-21 channels, one and two images, clamped activations,
+through the prepared entry (the fast scratch) and the generic one, on the host (emulated DSP
+build, ASan/UBSan) and on QEMU mps2-an386 (Cortex-M4).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels.cases import Op, check_result
+from kernels.cases_ops import PoolCase, fits_firmware
+from kernels.harness import Driver, build_driver
+from kernels.target import build_firmware, run_cases
+from tinyhost.arith.pool import PoolParams, maxpool_prep
+
+
+def edge_cases(seed: int, count: int, max_elements: int = 2500) -> list[PoolCase]:
+    rng = np.random.default_rng(seed)
+    out: list[PoolCase] = []
+    while len(out) < count:
+        i = len(out)
+        fh, fw, c = 2 + i % 10, int(rng.integers(1, 9)), 1 + i % 21
+        h, w = int(rng.integers(1, 2 * fh + 6)), int(rng.integers(1, fw + 7))
+        if i % 3 == 2:  # explicit paddings up to the window
+            pt, pb = int(rng.integers(0, fh)), int(rng.integers(0, fh))
+            pl, pr = int(rng.integers(0, fw)), int(rng.integers(0, fw))
+        else:  # SAME at stride 1
+            pt, pl = (fh - 1) // 2, (fw - 1) // 2
+            pb, pr = fh - 1 - pt, fw - 1 - pl
+        oh, ow = h + pt + pb - fh + 1, w + pl + pr - fw + 1
+        n = 1 + i % 2
+        if oh < 1 or ow < 1 or n * h * w * c > max_elements:
+            continue
+        lo, hi = ((int(rng.integers(-128, 0)), int(rng.integers(0, 128))) if i % 5 == 4
+                  else (-128, 127))  # fmt: skip
+        p = PoolParams(1, 1, fh, fw, pt, pl, pb, pr, lo, hi)
+        x = rng.integers(-128, 128, (n, h, w, c)).astype(np.int8)
+        full = maxpool_prep(p, x.shape, (n, oh, ow, c), 1 << 30)
+        out.append(PoolCase(Op.MAXPOOL, x, p, (n, oh, ow, c),
+                            prepared_scratch=max(full["fast"], full["sep"])))
+    return out
+
+
+def shared_rows(case: PoolCase) -> set[int]:
+    """The shared row counts of the clipped pairs the case runs (max_chain_top's first two
+    rows, max_rows_bottom's pairs)."""
+    p, (_, h, _, _), oh = case.p, case.x.shape, case.out_shape[1]
+    k = maxpool_prep(p, case.x.shape, case.out_shape, case.prepared_scratch)
+    if not k["fast"] or k["rows"] < 2 or k["span"] <= 0:
+        return set()
+    seen = set()
+    ye0 = min(h, p.filter_h - p.pad_top)
+    if k["ya"] >= 2 and 0 < ye0 < h:
+        seen.add(ye0)
+    oy = k["yb"]
+    while oy < oh:
+        ys = oy - p.pad_top
+        if ys < h and oy + 1 < oh and ys + 1 < h:
+            seen.add(h - ys - 1)
+            oy += 1
+        oy += 1
+    return seen
+
+
+def test_the_mix_reaches_every_shared_count() -> None:
+    for seed in (7, 9):
+        seen = set().union(*(shared_rows(c) for c in edge_cases(seed, 160)))
+        assert seen == set(range(1, 6)), sorted(seen)
+
+
+def _generic(case: PoolCase) -> PoolCase:
+    return PoolCase(case.op, case.x, case.p, case.out_shape, fast_scratch=True)
+
+
+def _named(case: PoolCase) -> str:
+    p = case.p
+    return (f"{case.x.shape} k{p.filter_h}x{p.filter_w} pad {p.pad_top},{p.pad_left},"
+            f"{p.pad_bottom},{p.pad_right} act [{p.act_min}, {p.act_max}]")
+
+
+def test_edges_on_the_host() -> None:
+    with Driver(build_driver("dsp")) as driver:
+        for case in edge_cases(7, 160):
+            for c in (case, _generic(case)):
+                problem = check_result(c, driver.run(c))
+                assert problem is None, f"{_named(c)}: {problem}"
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
+                    or shutil.which("qemu-system-arm") is None,
+                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+def test_edges_on_cortex_m4(kernel_fw_root: Path) -> None:
+    cases = [c for c in edge_cases(9, 160) if fits_firmware(c)]
+    assert len(cases) >= 120
+    cases += [_generic(c) for c in cases[:40]]
+    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
+    problems = [f"{_named(c)}: {p}" for c, r in zip(cases, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]  # fmt: skip
+    assert not problems, f"{len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
+        problems[:8])
