@@ -435,18 +435,49 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
  * SMULTT, |2f| <= 510), the doubled products th_fast_rq_apply2 takes; left (see fast_rows):
  * (x + ox) * f << (shift + 1) = x * fs + cs, one MLA. The n % 4 last outputs of a pixel
  * without a loop; each output written after its inputs are read. */
-TH_INLINE int32_t rq2_ns(int32_t acc2, const th_fast_rq *rq, int ns, int usat)
+/* SSAT #8 of y >> ei, ei an immediate in [1, TH_MUL_IMM_E] (a constant after inlining):
+ * the shift in the saturation's operand, one instruction where ASR by a register and SSAT
+ * take two. */
+#define TH_MUL_IMM_E 8
+TH_INLINE int32_t mul_ssat8_imm(int32_t y, int ei)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+#define MUL_SSAT_E(E) __asm__("ssat %0, #8, %1, asr #" #E : "=r"(r) : "r"(y))
+    switch (ei) {
+    case 1: MUL_SSAT_E(1); break;
+    case 2: MUL_SSAT_E(2); break;
+    case 3: MUL_SSAT_E(3); break;
+    case 4: MUL_SSAT_E(4); break;
+    case 5: MUL_SSAT_E(5); break;
+    case 6: MUL_SSAT_E(6); break;
+    case 7: MUL_SSAT_E(7); break;
+    default: MUL_SSAT_E(8); break;
+    }
+#undef MUL_SSAT_E
+    return r;
+#else
+    return th_ssat8(y >> ei);
+#endif
+}
+
+/* th_fast_rq_apply2 (ns: the sign term dropped, th_mul_prep nosign; usat: th_nn_rq_apply2u's
+ * unsigned saturation); ei > 0: rq's e as that immediate (mul_ssat8_imm, int8 only). */
+TH_INLINE int32_t rq2_ns(int32_t acc2, const th_fast_rq *rq, int ns, int usat, int ei)
 {
     int32_t y = th_smmlar(acc2, rq->multiplier, rq->round_zp);
     if (!ns) {
         y += acc2 >> 31;
+    }
+    if (ei > 0 && !usat) {
+        return mul_ssat8_imm(y, ei);
     }
     return usat ? th_nn_usat8(y >> rq->e) : th_ssat8(y >> rq->e);
 }
 
 TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
                          int32_t oy, int32_t n, int32_t rows, int8_t *out, int clamp, int left,
-                         int ns)
+                         int ns, int ei)
 {
     /* clamp: th_nn_store4u's unsigned form, lo folded into the zero point */
     const int32_t lo = k->act_min, hi = k->act_max;
@@ -465,8 +496,8 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
         const int32_t cs = (int32_t)((uint32_t)ox * (uint32_t)fs);
         const int32_t fp = (int32_t)(((uint32_t)fs & 0xFFFFu) | ((uint32_t)fs << 16));
 #define MS_V(p)                                                                               \
-    (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 1))            \
-           : (left ? th_ssat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 0)))
+    (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 1, 0))         \
+           : (left ? th_ssat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 0, ei)))
 #define MS_C(p) (clamp ? th_nn_from_u(MS_V(p), lo, hi) : MS_V(p))
 #define MS_P(j) (x[j] * fs + cs)
 #define MS_4(v0, v1, v2, v3)                                                                  \
@@ -504,21 +535,48 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
 
 typedef void (*spatial_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t *, int32_t,
                            int32_t, int32_t, int8_t *);
-#define SPATIAL(name, clamp, left, ns)                                                        \
+#define SPATIAL(name, clamp, left, ns, ei)                                                    \
     __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
                                                int32_t ox, const int8_t *y, int32_t oy,       \
                                                int32_t n, int32_t rows, int8_t *out)          \
     {                                                                                         \
-        spatial_t(k, x, ox, y, oy, n, rows, out, clamp, left, ns);                            \
+        spatial_t(k, x, ox, y, oy, n, rows, out, clamp, left, ns, ei);                        \
     }
-SPATIAL(spatial_fast, 0, 0, 0)
-SPATIAL(spatial_fast_clamp, 1, 0, 0)
-SPATIAL(spatial_left, 0, 1, 0)
-SPATIAL(spatial_left_clamp, 1, 1, 0)
+SPATIAL(spatial_fast, 0, 0, 0, 0)
+SPATIAL(spatial_fast_clamp, 1, 0, 0, 0)
+SPATIAL(spatial_left, 0, 1, 0, 0)
+SPATIAL(spatial_left_clamp, 1, 1, 0, 0)
 /* the sign term proven idle (th_mul_prep nosign): one instruction an output fewer */
-SPATIAL(spatial_fast_ns, 0, 0, 1)
-SPATIAL(spatial_fast_clamp_ns, 1, 0, 1)
+SPATIAL(spatial_fast_ns, 0, 0, 1, 0)
+SPATIAL(spatial_fast_clamp_ns, 1, 0, 1, 0)
+/* int8 outputs with the sign term, e = -shift an immediate (mul_ssat8_imm): one instruction
+ * an output fewer, an instance (and a path) a shift of the 1-8 the sweep's scales give */
+SPATIAL(spatial_fast_e1, 0, 0, 0, 1)
+SPATIAL(spatial_fast_e2, 0, 0, 0, 2)
+SPATIAL(spatial_fast_e3, 0, 0, 0, 3)
+SPATIAL(spatial_fast_e4, 0, 0, 0, 4)
+SPATIAL(spatial_fast_e5, 0, 0, 0, 5)
+SPATIAL(spatial_fast_e6, 0, 0, 0, 6)
+SPATIAL(spatial_fast_e7, 0, 0, 0, 7)
+SPATIAL(spatial_fast_e8, 0, 0, 0, 8)
 #undef SPATIAL
+
+/* The immediate-shift instance for rq's e (spatial_fast_e1 .. e8) where the build keeps it,
+ * else NULL. */
+static spatial_fn spatial_imm(int32_t e)
+{
+    switch (e) {
+    case 1: return TH_NN_PATH(MUL_SPATIAL_E1) ? spatial_fast_e1 : NULL;
+    case 2: return TH_NN_PATH(MUL_SPATIAL_E2) ? spatial_fast_e2 : NULL;
+    case 3: return TH_NN_PATH(MUL_SPATIAL_E3) ? spatial_fast_e3 : NULL;
+    case 4: return TH_NN_PATH(MUL_SPATIAL_E4) ? spatial_fast_e4 : NULL;
+    case 5: return TH_NN_PATH(MUL_SPATIAL_E5) ? spatial_fast_e5 : NULL;
+    case 6: return TH_NN_PATH(MUL_SPATIAL_E6) ? spatial_fast_e6 : NULL;
+    case 7: return TH_NN_PATH(MUL_SPATIAL_E7) ? spatial_fast_e7 : NULL;
+    case 8: return TH_NN_PATH(MUL_SPATIAL_E8) ? spatial_fast_e8 : NULL;
+    default: return NULL;
+    }
+}
 
 /* Spatial broadcast on the host-proven line (th_mul_prep line, ARCHITECTURE.md §4.4b): per
  * pixel the slope m = ((y + oy) line_a + 2^(line_t - 1)) >> line_t and c = ox m + line_k
@@ -1231,7 +1289,10 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
         const int clamp = k->act_min > -128 || k->act_max < 127;
         /* only the path picked is evaluated (a recording build notes each one evaluated) */
         const int ns = !k->left && k->nosign != 0 && TH_NN_PATH(MUL_SPATIAL_NS);
+        /* with the sign term, unclamped: the immediate-shift instance where kept */
+        const spatial_fn fi = !ns && !k->left && !clamp ? spatial_imm(k->rq.e) : NULL;
         const spatial_fn f = ns ? (clamp ? spatial_fast_clamp_ns : spatial_fast_ns)
+                             : fi != NULL ? fi
                              : !TH_NN_PATH(MUL_SPATIAL) ? NULL
                              : k->left ? (clamp ? spatial_left_clamp : spatial_left)
                                        : (clamp ? spatial_fast_clamp : spatial_fast);
