@@ -491,15 +491,18 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
     const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
     const int32_t n4 = n & ~3, nt = n & 3;
     const int8_t *const yend = y + rows;
+    const uint32_t oys = (uint32_t)oy << sh;
     do {
-        const int32_t fs = (int32_t)((uint32_t)(*y++ + oy) << sh);
-        const int32_t cs = (int32_t)((uint32_t)ox * (uint32_t)fs);
-        const int32_t fp = (int32_t)(((uint32_t)fs & 0xFFFFu) | ((uint32_t)fs << 16));
+        const int32_t fs = (int32_t)(((uint32_t)*y++ << sh) + oys); /* (y + oy) << sh */
+        /* left: the tails' MLA constant; right: the tails take SMULBB of (x + ox) and fp as
+         * the words do (no constant live across the pixel's words: fewer spills) */
+        const int32_t cs = left ? (int32_t)((uint32_t)ox * (uint32_t)fs) : 0;
+        const int32_t fp = th_pkhbt(fs, fs); /* fs in both halfwords: one PKHBT */
 #define MS_V(p)                                                                               \
     (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 1, 0))         \
            : (left ? th_ssat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 0, ei)))
 #define MS_C(p) (clamp ? th_nn_from_u(MS_V(p), lo, hi) : MS_V(p))
-#define MS_P(j) (x[j] * fs + cs)
+#define MS_P(j) (left ? x[j] * fs + cs : th_nn_smulbb(x[j] + ox, fp))
 #define MS_4(v0, v1, v2, v3)                                                                  \
     do {                                                                                      \
         if (clamp) {                                                                          \
