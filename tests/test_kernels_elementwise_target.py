@@ -20,6 +20,7 @@ from kernels.cases import Op, check_result
 from kernels.cases_ops import (
     AddCase,
     MulCase,
+    imm_shift_mul_cases,
     sep_cases,
     spatial_mul_line_cases,
     spatial_mul_nosign_cases,
@@ -302,6 +303,18 @@ def test_spatial_nosign_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
     prepared (the driver first compares the host's struct, nosign included, with
     th_*_prepare's)."""
     named = spatial_nosign_cases() + spatial_mul_nosign_cases()
+    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
+    run = run_cases(fw, [c for _, c in named], interleaved=True)
+    problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]
+    assert not problems, "\n".join(problems)
+
+
+def test_mul_immediate_shift_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
+    """MUL spatial, channel and scalar broadcasts on the loops with e = -shift an immediate
+    (spatial_fast_e1..e8, chanv_fast_e1..e8) and e 9 (none: e in a register), the sign term
+    needed and placed in every pixel / column (kernels.cases_ops imm_shift_mul_cases)."""
+    named = imm_shift_mul_cases()
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, [c for _, c in named], interleaved=True)
     problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)

@@ -32,6 +32,7 @@ from kernels.cases_ops import (
     AddCase,
     MulCase,
     add_case,
+    imm_shift_mul_cases,
     mul_case,
     sep_cases,
     spatial_mul_line_cases,
@@ -284,6 +285,15 @@ def test_spatial_mul_line_matches_reference(driver: Driver) -> None:
     spatial_mul_line_cases) under the sanitizers, with and without the line; the same cases
     run on QEMU in test_kernels_elementwise_target.py."""
     for name, case in spatial_mul_line_cases():
+        problem = check_result(case, driver.run(case))
+        assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
+
+
+def test_mul_immediate_shift_loops_match_reference(driver: Driver) -> None:
+    """The MUL loops with e = -shift an immediate (kernels.cases_ops imm_shift_mul_cases:
+    spatial, channel, scalar, e 1-9, ties placed) under the sanitizers; on QEMU in
+    test_kernels_elementwise_target.py."""
+    for name, case in imm_shift_mul_cases():
         problem = check_result(case, driver.run(case))
         assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
 

@@ -289,6 +289,46 @@ CHAN_ROW(chan_line, 0, 2)
 CHAN_ROW(chan_line_clamp, 1, 2)
 #undef CHAN_ROW
 
+/* SSAT #8 of y >> ei, ei an immediate in [1, TH_MUL_IMM_E] (a constant after inlining):
+ * the shift in the saturation's operand, one instruction where ASR by a register and SSAT
+ * take two. */
+#define TH_MUL_IMM_E 8
+TH_INLINE int32_t mul_ssat8_imm(int32_t y, int ei)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t r;
+#define MUL_SSAT_E(E) __asm__("ssat %0, #8, %1, asr #" #E : "=r"(r) : "r"(y))
+    switch (ei) {
+    case 1: MUL_SSAT_E(1); break;
+    case 2: MUL_SSAT_E(2); break;
+    case 3: MUL_SSAT_E(3); break;
+    case 4: MUL_SSAT_E(4); break;
+    case 5: MUL_SSAT_E(5); break;
+    case 6: MUL_SSAT_E(6); break;
+    case 7: MUL_SSAT_E(7); break;
+    default: MUL_SSAT_E(8); break;
+    }
+#undef MUL_SSAT_E
+    return r;
+#else
+    return th_ssat8(y >> ei);
+#endif
+}
+
+/* th_fast_rq_apply2 (ns: the sign term dropped, th_mul_prep nosign; usat: th_nn_rq_apply2u's
+ * unsigned saturation); ei > 0: rq's e as that immediate (mul_ssat8_imm, int8 only). */
+TH_INLINE int32_t rq2_ns(int32_t acc2, const th_fast_rq *rq, int ns, int usat, int ei)
+{
+    int32_t y = th_smmlar(acc2, rq->multiplier, rq->round_zp);
+    if (!ns) {
+        y += acc2 >> 31;
+    }
+    if (ei > 0 && !usat) {
+        return mul_ssat8_imm(y, ei);
+    }
+    return usat ? th_nn_usat8(y >> rq->e) : th_ssat8(y >> rq->e);
+}
+
 /* Channel rows on the fast path (right shift), four outputs a pass: x's word split into
  * (x0 + ox, x2 + ox) and (x1 + ox, x3 + ox) halfwords (SXTAB16), the factors 2 (y + oy) of
  * those columns packed the same way (|.| <= 510) in two words pw[2q], pw[2q + 1], so SMULBB /
@@ -296,7 +336,7 @@ CHAN_ROW(chan_line_clamp, 1, 2)
  * factor a word after them. `rows` rows of n at stride `stride` (x and out alike); each group
  * read before it is written. */
 TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const int32_t *pw,
-                       int32_t n, int32_t rows, int32_t stride, int8_t *out, int clamp)
+                       int32_t n, int32_t rows, int32_t stride, int8_t *out, int clamp, int ei)
 {
     /* clamp: th_nn_store4u's unsigned form, lo folded into the zero point */
     const int32_t lo = k->act_min, hi = k->act_max;
@@ -317,7 +357,7 @@ TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const i
             const int32_t xw = th_read_s32(xe + j);
             const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
             const int32_t f02 = th_read_s32(we + 2 * j), f13 = th_read_s32(we + 2 * j + 4);
-#define CV_V(p) (clamp ? th_nn_rq_apply2u((p), &rq) : th_fast_rq_apply2((p), &rq))
+#define CV_V(p) (clamp ? th_nn_rq_apply2u((p), &rq) : rq2_ns((p), &rq, 0, 0, ei))
             const int32_t v0 = CV_V(th_nn_smulbb(x02, f02)), v1 = CV_V(th_nn_smulbb(x13, f13));
             const int32_t v2 = CV_V(th_nn_smultt(x02, f02)), v3 = CV_V(th_nn_smultt(x13, f13));
             if (clamp) {
@@ -336,30 +376,81 @@ TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const i
 
 typedef void (*chanv_fn)(const mul_consts *, const int8_t *, int32_t, const int32_t *, int32_t,
                          int32_t, int32_t, int8_t *);
-#define CHANV(name, clamp)                                                                    \
+#define CHANV(name, clamp, ei)                                                                \
     __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
                                                int32_t ox, const int32_t *pw, int32_t n,      \
                                                int32_t rows, int32_t stride, int8_t *out)     \
     {                                                                                         \
-        chanv_t(k, x, ox, pw, n, rows, stride, out, clamp);                                   \
+        chanv_t(k, x, ox, pw, n, rows, stride, out, clamp, ei);                               \
     }
-CHANV(chanv_fast, 0)
-CHANV(chanv_fast_clamp, 1)
+CHANV(chanv_fast, 0, 0)
+CHANV(chanv_fast_clamp, 1, 0)
+/* int8, e = -shift an immediate (mul_ssat8_imm): an instance (and a path) a shift */
+CHANV(chanv_fast_e1, 0, 1)
+CHANV(chanv_fast_e2, 0, 2)
+CHANV(chanv_fast_e3, 0, 3)
+CHANV(chanv_fast_e4, 0, 4)
+CHANV(chanv_fast_e5, 0, 5)
+CHANV(chanv_fast_e6, 0, 6)
+CHANV(chanv_fast_e7, 0, 7)
+CHANV(chanv_fast_e8, 0, 8)
 #undef CHANV
 
-/* chanv_t's packed factors of n columns, column j's factor f(j) = 2 (y[j % len] + oy). */
+/* The immediate-shift instance for rq's e (chanv_fast_e1 .. e8) where the build keeps it,
+ * else NULL. */
+static chanv_fn chanv_imm(int32_t e)
+{
+    switch (e) {
+    case 1: return TH_NN_PATH(MUL_CHAN_E1) ? chanv_fast_e1 : NULL;
+    case 2: return TH_NN_PATH(MUL_CHAN_E2) ? chanv_fast_e2 : NULL;
+    case 3: return TH_NN_PATH(MUL_CHAN_E3) ? chanv_fast_e3 : NULL;
+    case 4: return TH_NN_PATH(MUL_CHAN_E4) ? chanv_fast_e4 : NULL;
+    case 5: return TH_NN_PATH(MUL_CHAN_E5) ? chanv_fast_e5 : NULL;
+    case 6: return TH_NN_PATH(MUL_CHAN_E6) ? chanv_fast_e6 : NULL;
+    case 7: return TH_NN_PATH(MUL_CHAN_E7) ? chanv_fast_e7 : NULL;
+    case 8: return TH_NN_PATH(MUL_CHAN_E8) ? chanv_fast_e8 : NULL;
+    default: return NULL;
+    }
+}
+
+/* chanv_t's packed factors of n columns, column j's factor f(j) = 2 (y[j % len] + oy): y's
+ * bytes taken in turn by a pointer that wraps at len, four at a time without the wrap test
+ * where four remain before it (no division a column). */
 static void chanv_pack(const int8_t *y, int32_t oy, int32_t len, int32_t n, int32_t *pw)
 {
+    const int8_t *p = y;
+    const int8_t *const e = y + len;
+    const int32_t oy2 = 2 * oy;
     int32_t j = 0;
+#define F_NEXT(v)                                                                             \
+    do {                                                                                      \
+        (v) = 2 * *p++ + oy2;                                                                 \
+        if (p == e) {                                                                         \
+            p = y;                                                                            \
+        }                                                                                     \
+    } while (0)
     for (; j + 4 <= n; j += 4, pw += 2) {
-#define F(c) ((uint32_t)(2 * (y[(j + (c)) % len] + oy)) & 0xFFFFu)
-        pw[0] = (int32_t)(F(0) | (F(2) << 16));
-        pw[1] = (int32_t)(F(1) | (F(3) << 16));
-#undef F
+        int32_t f0, f1, f2, f3;
+        if (e - p > 4) {
+            f0 = 2 * p[0] + oy2;
+            f1 = 2 * p[1] + oy2;
+            f2 = 2 * p[2] + oy2;
+            f3 = 2 * p[3] + oy2;
+            p += 4;
+        } else {
+            F_NEXT(f0);
+            F_NEXT(f1);
+            F_NEXT(f2);
+            F_NEXT(f3);
+        }
+        pw[0] = th_pkhbt(f0, f2);
+        pw[1] = th_pkhbt(f1, f3);
     }
     for (; j < n; j++) {
-        *pw++ = 2 * (y[j % len] + oy);
+        F_NEXT(*pw);
+        pw++;
     }
+#undef F_NEXT
 }
 
 /* Channel broadcast: [rows, n] (x, input offset ox) against one row y of n (offset oy), on
@@ -368,6 +459,9 @@ static void chanv_pack(const int8_t *y, int32_t oy, int32_t len, int32_t n, int3
  * short rows repeated to fill it (consecutive rows are contiguous), long rows in column
  * blocks. 0 when the build leaves the path out. */
 #define TH_MUL_CHAN_MAX 32
+/* chanv_pack's columns in gh (two words a four, a word a column of a tail: len + len % 4
+ * <= this) */
+#define TH_MUL_CHAN_PACKED (4 * TH_MUL_CHAN_MAX)
 __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t *x, int32_t ox,
                                               const int8_t *y, int32_t oy, int32_t n,
                                               int32_t rows, int8_t *out, int line)
@@ -381,7 +475,23 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
     int32_t reps = n <= TH_MUL_CHAN_MAX / 2 ? TH_MUL_CHAN_MAX / n : 1;
     reps = reps < rows ? reps : rows;
     if (!line && !k->left) { /* chanv_t: the packed factors in gh, the row loop in the call */
-        const chanv_fn fv = clamp ? chanv_fast_clamp : chanv_fast;
+        const chanv_fn fi = clamp ? NULL : chanv_imm(k->rq.e);
+        const chanv_fn fv = clamp ? chanv_fast_clamp : fi != NULL ? fi : chanv_fast;
+        /* half a word a column: gh holds TH_MUL_CHAN_PACKED columns, so rows up to half of
+         * that are repeated, as many as fit, fewer (down by up to three) where a multiple of
+         * four columns leaves chanv_t's row no tail */
+        const int32_t cap = n <= TH_MUL_CHAN_PACKED / 2 ? TH_MUL_CHAN_PACKED / n : 1;
+        reps = cap;
+        for (int32_t r = cap; r > 0 && r > cap - 4; r--) {
+            if (((r * n) & 3) == 0) {
+                reps = r;
+                break;
+            }
+        }
+        reps = reps < rows ? reps : rows;
+        /* longer rows in blocks of a multiple of four columns (a block's tail word per
+         * column of n % 4 would not fit after TH_MUL_CHAN_PACKED columns' words) */
+        const int32_t pblock = TH_MUL_CHAN_PACKED - 4;
         if (reps > 1) { /* reps rows as one row of reps * n, then what is left */
             const int32_t len = reps * n, full = rows / reps, left = rows - full * reps;
             chanv_pack(y, oy, n, len, gh);
@@ -392,8 +502,8 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
             }
             return 1;
         }
-        for (int32_t j0 = 0; j0 < n; j0 += block) {
-            const int32_t len = n - j0 < block ? n - j0 : block;
+        for (int32_t j0 = 0; j0 < n; j0 += pblock) {
+            const int32_t len = n - j0 < pblock ? n - j0 : pblock;
             chanv_pack(y + j0, oy, len, len, gh);
             fv(k, x + j0, ox, gh, len, rows, n, out + j0);
         }
@@ -435,18 +545,9 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
  * SMULTT, |2f| <= 510), the doubled products th_fast_rq_apply2 takes; left (see fast_rows):
  * (x + ox) * f << (shift + 1) = x * fs + cs, one MLA. The n % 4 last outputs of a pixel
  * without a loop; each output written after its inputs are read. */
-TH_INLINE int32_t rq2_ns(int32_t acc2, const th_fast_rq *rq, int ns, int usat)
-{
-    int32_t y = th_smmlar(acc2, rq->multiplier, rq->round_zp);
-    if (!ns) {
-        y += acc2 >> 31;
-    }
-    return usat ? th_nn_usat8(y >> rq->e) : th_ssat8(y >> rq->e);
-}
-
 TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
                          int32_t oy, int32_t n, int32_t rows, int8_t *out, int clamp, int left,
-                         int ns)
+                         int ns, int ei)
 {
     /* clamp: th_nn_store4u's unsigned form, lo folded into the zero point */
     const int32_t lo = k->act_min, hi = k->act_max;
@@ -460,15 +561,18 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
     const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
     const int32_t n4 = n & ~3, nt = n & 3;
     const int8_t *const yend = y + rows;
+    const uint32_t oys = (uint32_t)oy << sh;
     do {
-        const int32_t fs = (int32_t)((uint32_t)(*y++ + oy) << sh);
-        const int32_t cs = (int32_t)((uint32_t)ox * (uint32_t)fs);
-        const int32_t fp = (int32_t)(((uint32_t)fs & 0xFFFFu) | ((uint32_t)fs << 16));
+        const int32_t fs = (int32_t)(((uint32_t)*y++ << sh) + oys); /* (y + oy) << sh */
+        /* left: the tails' MLA constant; right: the tails take SMULBB of (x + ox) and fp as
+         * the words do (no constant live across the pixel's words: fewer spills) */
+        const int32_t cs = left ? (int32_t)((uint32_t)ox * (uint32_t)fs) : 0;
+        const int32_t fp = th_pkhbt(fs, fs); /* fs in both halfwords: one PKHBT */
 #define MS_V(p)                                                                               \
-    (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 1))            \
-           : (left ? th_ssat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 0)))
+    (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 1, 0))         \
+           : (left ? th_ssat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 0, ei)))
 #define MS_C(p) (clamp ? th_nn_from_u(MS_V(p), lo, hi) : MS_V(p))
-#define MS_P(j) (x[j] * fs + cs)
+#define MS_P(j) (left ? x[j] * fs + cs : th_nn_smulbb(x[j] + ox, fp))
 #define MS_4(v0, v1, v2, v3)                                                                  \
     do {                                                                                      \
         if (clamp) {                                                                          \
@@ -504,21 +608,48 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
 
 typedef void (*spatial_fn)(const mul_consts *, const int8_t *, int32_t, const int8_t *, int32_t,
                            int32_t, int32_t, int8_t *);
-#define SPATIAL(name, clamp, left, ns)                                                        \
+#define SPATIAL(name, clamp, left, ns, ei)                                                    \
     __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
                                                int32_t ox, const int8_t *y, int32_t oy,       \
                                                int32_t n, int32_t rows, int8_t *out)          \
     {                                                                                         \
-        spatial_t(k, x, ox, y, oy, n, rows, out, clamp, left, ns);                            \
+        spatial_t(k, x, ox, y, oy, n, rows, out, clamp, left, ns, ei);                        \
     }
-SPATIAL(spatial_fast, 0, 0, 0)
-SPATIAL(spatial_fast_clamp, 1, 0, 0)
-SPATIAL(spatial_left, 0, 1, 0)
-SPATIAL(spatial_left_clamp, 1, 1, 0)
+SPATIAL(spatial_fast, 0, 0, 0, 0)
+SPATIAL(spatial_fast_clamp, 1, 0, 0, 0)
+SPATIAL(spatial_left, 0, 1, 0, 0)
+SPATIAL(spatial_left_clamp, 1, 1, 0, 0)
 /* the sign term proven idle (th_mul_prep nosign): one instruction an output fewer */
-SPATIAL(spatial_fast_ns, 0, 0, 1)
-SPATIAL(spatial_fast_clamp_ns, 1, 0, 1)
+SPATIAL(spatial_fast_ns, 0, 0, 1, 0)
+SPATIAL(spatial_fast_clamp_ns, 1, 0, 1, 0)
+/* int8 outputs with the sign term, e = -shift an immediate (mul_ssat8_imm): one instruction
+ * an output fewer, an instance (and a path) a shift of the 1-8 the sweep's scales give */
+SPATIAL(spatial_fast_e1, 0, 0, 0, 1)
+SPATIAL(spatial_fast_e2, 0, 0, 0, 2)
+SPATIAL(spatial_fast_e3, 0, 0, 0, 3)
+SPATIAL(spatial_fast_e4, 0, 0, 0, 4)
+SPATIAL(spatial_fast_e5, 0, 0, 0, 5)
+SPATIAL(spatial_fast_e6, 0, 0, 0, 6)
+SPATIAL(spatial_fast_e7, 0, 0, 0, 7)
+SPATIAL(spatial_fast_e8, 0, 0, 0, 8)
 #undef SPATIAL
+
+/* The immediate-shift instance for rq's e (spatial_fast_e1 .. e8) where the build keeps it,
+ * else NULL. */
+static spatial_fn spatial_imm(int32_t e)
+{
+    switch (e) {
+    case 1: return TH_NN_PATH(MUL_SPATIAL_E1) ? spatial_fast_e1 : NULL;
+    case 2: return TH_NN_PATH(MUL_SPATIAL_E2) ? spatial_fast_e2 : NULL;
+    case 3: return TH_NN_PATH(MUL_SPATIAL_E3) ? spatial_fast_e3 : NULL;
+    case 4: return TH_NN_PATH(MUL_SPATIAL_E4) ? spatial_fast_e4 : NULL;
+    case 5: return TH_NN_PATH(MUL_SPATIAL_E5) ? spatial_fast_e5 : NULL;
+    case 6: return TH_NN_PATH(MUL_SPATIAL_E6) ? spatial_fast_e6 : NULL;
+    case 7: return TH_NN_PATH(MUL_SPATIAL_E7) ? spatial_fast_e7 : NULL;
+    case 8: return TH_NN_PATH(MUL_SPATIAL_E8) ? spatial_fast_e8 : NULL;
+    default: return NULL;
+    }
+}
 
 /* Spatial broadcast on the host-proven line (th_mul_prep line, ARCHITECTURE.md §4.4b): per
  * pixel the slope m = ((y + oy) line_a + 2^(line_t - 1)) >> line_t and c = ox m + line_k
@@ -1213,32 +1344,36 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
             return TH_OK;
         }
     }
-    /* Spatial broadcast: [rows, C] against [rows, 1] (either side). */
-    if (b->rank == 2 && rows > 1 && b->stride1[0] != 0 && b->stride2[0] != 0 &&
-        (b->stride1[1] == 0) != (b->stride2[1] == 0) &&
-        k->line == (b->stride1[1] == 0 ? 2 : 1) && TH_NN_PATH(MUL_SPATIAL_LINE)) {
-        /* the host-proven line (th_mul_prep line): any multiplier and shift */
-        const int bc1 = k->line == 2;
-        (k->act_min > -128 || k->act_max < 127 ? spatial_line_clamp : spatial_line)(
-            k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset,
-            bc1 ? input1 : input2, bc1 ? k->in1_offset : k->in2_offset, inner, rows, output);
-        return TH_OK;
-    }
-    if ((k->fast || (k->left && k->shift <= TH_MUL_SPATIAL_MAX_LEFT)) && b->rank == 2 &&
-        rows > 1 && b->stride1[0] != 0 && b->stride2[0] != 0 &&
-        (b->stride1[1] == 0) != (b->stride2[1] == 0)) {
-        const int bc1 = b->stride1[1] == 0;
+    /* Spatial broadcast: [rows, C] against [rows, 1] (either side); a scalar broadcast
+     * (below the table's, either side) as one pixel of count channels. */
+    const int spatial = b->rank == 2 && rows > 1 && b->stride1[0] != 0 && b->stride2[0] != 0 &&
+                        (b->stride1[1] == 0) != (b->stride2[1] == 0);
+    if (spatial || b->count1 == 1 || b->count2 == 1) {
+        const int bc1 = spatial ? b->stride1[1] == 0 : b->count1 == 1;
+        const int32_t n = spatial ? inner : b->count, prow = spatial ? rows : 1;
+        const int8_t *const x = bc1 ? input2 : input1, *const y = bc1 ? input1 : input2;
+        const int32_t ox = bc1 ? k->in2_offset : k->in1_offset;
+        const int32_t oy = bc1 ? k->in1_offset : k->in2_offset;
         const int clamp = k->act_min > -128 || k->act_max < 127;
-        /* only the path picked is evaluated (a recording build notes each one evaluated) */
-        const int ns = !k->left && k->nosign != 0 && TH_NN_PATH(MUL_SPATIAL_NS);
-        const spatial_fn f = ns ? (clamp ? spatial_fast_clamp_ns : spatial_fast_ns)
-                             : !TH_NN_PATH(MUL_SPATIAL) ? NULL
-                             : k->left ? (clamp ? spatial_left_clamp : spatial_left)
-                                       : (clamp ? spatial_fast_clamp : spatial_fast);
-        if (f != NULL) {
-            f(k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset,
-              bc1 ? input1 : input2, bc1 ? k->in1_offset : k->in2_offset, inner, rows, output);
+        if (k->line == (bc1 ? 2 : 1) && TH_NN_PATH(MUL_SPATIAL_LINE)) {
+            /* the host-proven line (th_mul_prep line): any multiplier and shift */
+            (clamp ? spatial_line_clamp : spatial_line)(k, x, ox, y, oy, n, prow, output);
             return TH_OK;
+        }
+        if (k->fast || (k->left && k->shift <= TH_MUL_SPATIAL_MAX_LEFT)) {
+            /* only the path picked is evaluated (a recording build notes each one evaluated) */
+            const int ns = !k->left && k->nosign != 0 && TH_NN_PATH(MUL_SPATIAL_NS);
+            /* with the sign term, unclamped: the immediate-shift instance where kept */
+            const spatial_fn fi = !ns && !k->left && !clamp ? spatial_imm(k->rq.e) : NULL;
+            const spatial_fn f = ns ? (clamp ? spatial_fast_clamp_ns : spatial_fast_ns)
+                                 : fi != NULL ? fi
+                                 : !TH_NN_PATH(MUL_SPATIAL) ? NULL
+                                 : k->left ? (clamp ? spatial_left_clamp : spatial_left)
+                                           : (clamp ? spatial_fast_clamp : spatial_fast);
+            if (f != NULL) {
+                f(k, x, ox, y, oy, n, prow, output);
+                return TH_OK;
+            }
         }
     }
 #endif

@@ -411,6 +411,30 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MUL_CHAN /* MUL channel broadcast: the row's factors once */
 #define TH_NN_KEEP_MUL_CHAN 1
 #endif
+#ifndef TH_NN_KEEP_MUL_CHAN_E1 /* MUL channel rows, int8, sign term kept: SSAT ASR #1 */
+#define TH_NN_KEEP_MUL_CHAN_E1 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_E2 /* ... the same, ASR #2 */
+#define TH_NN_KEEP_MUL_CHAN_E2 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_E3 /* ... the same, ASR #3 */
+#define TH_NN_KEEP_MUL_CHAN_E3 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_E4 /* ... the same, ASR #4 */
+#define TH_NN_KEEP_MUL_CHAN_E4 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_E5 /* ... the same, ASR #5 */
+#define TH_NN_KEEP_MUL_CHAN_E5 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_E6 /* ... the same, ASR #6 */
+#define TH_NN_KEEP_MUL_CHAN_E6 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_E7 /* ... the same, ASR #7 */
+#define TH_NN_KEEP_MUL_CHAN_E7 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_E8 /* ... the same, ASR #8 */
+#define TH_NN_KEEP_MUL_CHAN_E8 1
+#endif
 #ifndef TH_NN_KEEP_MUL_CHAN_LUT /* MUL channel broadcast, many rows: a table a channel */
 #define TH_NN_KEEP_MUL_CHAN_LUT 1
 #endif
@@ -419,6 +443,30 @@ void th_nn_path_taken(const char *name);
 #endif
 #ifndef TH_NN_KEEP_MUL_SPATIAL_NS /* ... the sign term proven idle (th_mul_prep nosign) */
 #define TH_NN_KEEP_MUL_SPATIAL_NS 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_E1 /* MUL spatial, int8, sign term kept: SSAT ASR #1 (e = -shift) */
+#define TH_NN_KEEP_MUL_SPATIAL_E1 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_E2 /* ... the same, ASR #2 */
+#define TH_NN_KEEP_MUL_SPATIAL_E2 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_E3 /* ... the same, ASR #3 */
+#define TH_NN_KEEP_MUL_SPATIAL_E3 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_E4 /* ... the same, ASR #4 */
+#define TH_NN_KEEP_MUL_SPATIAL_E4 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_E5 /* ... the same, ASR #5 */
+#define TH_NN_KEEP_MUL_SPATIAL_E5 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_E6 /* ... the same, ASR #6 */
+#define TH_NN_KEEP_MUL_SPATIAL_E6 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_E7 /* ... the same, ASR #7 */
+#define TH_NN_KEEP_MUL_SPATIAL_E7 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_E8 /* ... the same, ASR #8 */
+#define TH_NN_KEEP_MUL_SPATIAL_E8 1
 #endif
 #ifndef TH_NN_KEEP_MUL_SPATIAL_LINE /* ... one MLA an output (th_mul_prep line proven) */
 #define TH_NN_KEEP_MUL_SPATIAL_LINE 1

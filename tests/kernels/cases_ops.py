@@ -652,6 +652,68 @@ def spatial_mul_nosign_cases() -> list[tuple[str, MulCase]]:
     return cases
 
 
+def imm_shift_mul_cases() -> list[tuple[str, MulCase]]:
+    """MUL broadcasts on th_mul_s8's immediate-shift loops (int8 outputs, the sign term kept,
+    e = -shift an immediate in SSAT: spatial_fast_e1..e8, chanv_fast_e1..e8) for every e in
+    1-8 and 9 (no instance: the loops with e in a register), spatial, channel (rows below the
+    tables', n % 4 every value, rows repeated in chanv_pack's row or in blocks) and scalar
+    (one pixel of the spatial loops, below the scalar table's count, and the clamp's loop),
+    either side broadcast, C 1-130; parameters with the sign term needed (nosign 0) and no
+    line, each pixel, channel or the scalar with a tie a loop without the sign term (or with
+    a wrong shift) would change; prepared (the host's struct, compared with the C one first)
+    and the generic entry."""
+    cases = []
+    forms = [("spatial", (3, 5), 13), ("spatial", (2, 2), 64), ("spatial", (4, 4), 6),
+             ("channel", (2, 5), 27), ("channel", (3, 4), 3), ("channel", (1, 2), 130),
+             ("channel", (2, 3), 70), ("scalar", (1, 1), 45), ("scalar", (2, 3), 30),
+             ("scalar", (1, 1), 3)]  # fmt: skip
+    i = 0
+    for e in range(1, 10):
+        for bform, hw, c in forms:
+            first = i % 2 == 0
+            clamp = bform == "scalar" and e % 3 == 0  # the scalar's clamped spatial loop
+            rng = np.random.default_rng(2900 + i)
+            for _ in range(4000):
+                m, sh = quantize_multiplier(float(rng.uniform(1.0, 1.999)) * 2.0 ** -(e + 1))
+                z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
+                lo = max(-127, zo - int(rng.integers(0, 60))) if clamp else -128
+                hi = min(126, zo + int(rng.integers(5, 60))) if clamp else 127
+                p = MulParams(-z1, -z2, zo, m, sh, lo, hi)
+                big = (1, *hw, c)
+                small = {"spatial": (1, *hw, 1), "channel": (1, 1, 1, c),
+                         "scalar": (1, 1, 1, 1)}[bform]  # fmt: skip
+                sa, sb = (big, small) if first else (small, big)
+                prep = mul_prep(p, sa, sb, big)
+                if sh == -e and prep["fast"] and prep["nosign"] == 0 and not prep["line"]:
+                    break
+            else:
+                raise AssertionError(f"no MUL parameters with nosign 0, e {e} ({i})")
+            a = rng.integers(-128, 128, sa).astype(np.int8)
+            b = rng.integers(-128, 128, sb).astype(np.int8)
+            x = np.arange(-128, 128, dtype=np.int64)
+            ties = _tie_pairs(2 * ((x[:, None] - z1) * (x[None, :] - z2)), prep["rq"], lo, hi)
+            assert ties
+            big_x, small_x = (a, b) if first else (b, a)
+            bflat, sflat = big_x.reshape(-1), small_x.reshape(-1)
+            if bform == "scalar":  # every tie of one factor value, in turn
+                ty = ties[0][1] if first else ties[0][0]
+                sflat[0] = ty
+                mine = [t for t in ties if (t[1] if first else t[0]) == ty]
+                for j in range(bflat.size):
+                    bflat[(j * 7) % bflat.size] = mine[j % len(mine)][0 if first else 1]
+            else:  # a tie in every pixel (spatial) or column (channel)
+                for j in range(sflat.size):
+                    ta, tb = ties[(j * 7919) % len(ties)]
+                    sflat[j] = tb if first else ta
+                    pos = j * c + j % c if bform == "spatial" else (j % (bflat.size // c)) * c + j
+                    bflat[pos] = ta if first else tb
+            cases.append((f"MUL {bform} {sa} {sb} e {e} clamp {clamp}",
+                          MulCase(Op.MUL, a, b, p, in_place=first and i % 4 == 0,
+                                  prepared=i % 3 != 0)))
+            i += 1
+    return cases
+
+
 def spatial_mul_line_cases() -> list[tuple[str, MulCase]]:
     """MUL spatial broadcasts on the host-proven line (th_mul_prep line, mul_line), and
     channel and one-factor (scalar) broadcasts on the line's rows: either side broadcast,
