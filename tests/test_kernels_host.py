@@ -49,6 +49,7 @@ from kernels.layers import (
 )
 from kernels.sweep import _conv_case, describe, sweep_cases
 from tinyhost.arith.conv import ConvParams, FullyConnectedParams
+from tinyhost.arith.elementwise import MulParams
 from tinyhost.codegen.layout import interleave_filter
 from tinyhost.plan.scratch import dw_plane_scratch
 
@@ -325,6 +326,23 @@ def test_prepared_binary_matches_reference(driver: Driver, op: Op, data: st.Data
     _check(driver, dataclasses.replace(case, prepared=False))
     if op is not Op.MUL:  # ... and with the host's separable form where it is proven
         _check(driver, dataclasses.replace(case, prepared=True, sep=True))
+
+
+def test_mul_saturated_requantization_matches_reference(driver: Driver) -> None:
+    """MUL's exact requantization with a left shift of 30: the requantized product lands
+    near INT32_MIN / INT32_MAX, where adding the output offset in 32 bits overflowed (UBSan)
+    and wrapped to the other clamp; the reference adds in 64 bits. Every sign of product,
+    offsets at both ends, each broadcast form, prepared and generic entries."""
+    rng = np.random.default_rng(30)
+    for zo in (-128, -36, 0, 127):
+        for b_shape in ((1, 3, 5, 4), (1, 1, 1, 4), (1, 1, 1, 1), (1, 3, 5, 1)):
+            a = rng.integers(-128, 128, (1, 3, 5, 4), dtype=np.int8)
+            b = rng.integers(-128, 128, b_shape, dtype=np.int8)
+            p = MulParams(input1_offset=3, input2_offset=-5, output_offset=zo,
+                          output_multiplier=(1 << 31) - 1, output_shift=30,
+                          activation_min=-128, activation_max=127)
+            for prepared in (False, True):
+                _check(driver, MulCase(Op.MUL, a, b, p, prepared=prepared))
 
 
 def test_separable_add_sub_match_reference(driver: Driver) -> None:

@@ -51,7 +51,10 @@ TH_INLINE int8_t mul_out(const mul_out_consts *c, int32_t product, int fast)
     }
 #endif
     (void)fast;
-    return (int8_t)th_clamp(th_requantize(product, c->m, c->shift) + c->zp, c->lo, c->hi);
+    /* large left shifts saturate the product near INT32_MIN/MAX: bound it before the
+     * offset so the sum cannot overflow and clamps as the exact (64-bit) sum does */
+    const int32_t r = th_clamp(th_requantize(product, c->m, c->shift), -256, 255);
+    return (int8_t)th_clamp(r + c->zp, c->lo, c->hi);
 }
 
 /* n outputs of (a[i * sa] + oa) * (b[i * sb] + ob), sa and sb 0 or 1 (0: that input
