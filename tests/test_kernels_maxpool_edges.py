@@ -10,16 +10,13 @@ build, ASan/UBSan) and on QEMU mps2-an386 (Cortex-M4).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-from kernels.cases import Op, check_result
-from kernels.cases_ops import PoolCase, fits_firmware
-from kernels.harness import Driver, build_driver
-from kernels.target import build_firmware, run_cases
+from kernels.cases import Op
+from kernels.cases_ops import PoolCase
+from kernels.maxpool import check_on_host, check_on_m4, needs_target
 from tinyhost.arith.pool import PoolParams, maxpool_prep
 
 
@@ -77,33 +74,10 @@ def test_the_mix_reaches_every_shared_count() -> None:
         assert seen == set(range(1, 6)), sorted(seen)
 
 
-def _generic(case: PoolCase) -> PoolCase:
-    return PoolCase(case.op, case.x, case.p, case.out_shape, fast_scratch=True)
-
-
-def _named(case: PoolCase) -> str:
-    p = case.p
-    return (f"{case.x.shape} k{p.filter_h}x{p.filter_w} pad {p.pad_top},{p.pad_left},"
-            f"{p.pad_bottom},{p.pad_right} act [{p.act_min}, {p.act_max}]")
-
-
 def test_edges_on_the_host() -> None:
-    with Driver(build_driver("dsp")) as driver:
-        for case in edge_cases(7, 160):
-            for c in (case, _generic(case)):
-                problem = check_result(c, driver.run(c))
-                assert problem is None, f"{_named(c)}: {problem}"
+    check_on_host("dsp", edge_cases(7, 160))
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
-                    or shutil.which("qemu-system-arm") is None,
-                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+@needs_target
 def test_edges_on_cortex_m4(kernel_fw_root: Path) -> None:
-    cases = [c for c in edge_cases(9, 160) if fits_firmware(c)]
-    assert len(cases) >= 120
-    cases += [_generic(c) for c in cases[:40]]
-    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
-    problems = [f"{_named(c)}: {p}" for c, r in zip(cases, run.results, strict=True)
-                if (p := check_result(c, r)) is not None]  # fmt: skip
-    assert not problems, f"{len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
-        problems[:8])
+    check_on_m4(kernel_fw_root, edge_cases(9, 160), 120, 40)

@@ -13,7 +13,6 @@ host (ASan/UBSan, portable and emulated DSP builds) and on QEMU mps2-an386 (Cort
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from unittest import mock
 
@@ -21,9 +20,9 @@ import numpy as np
 import pytest
 
 from kernels.cases import Op, check_result
-from kernels.cases_ops import PoolCase, fits_firmware
+from kernels.cases_ops import PoolCase
 from kernels.harness import Driver, build_driver
-from kernels.target import build_firmware, run_cases
+from kernels.maxpool import check_on_host, check_on_m4, needs_target
 from tinyhost.arith.padding import compute_window_padding
 from tinyhost.arith.pool import PoolParams, maxpool_prep
 from tinyhost.ir import Padding
@@ -78,17 +77,6 @@ def prepared_cases(seed: int, count: int, max_elements: int = 3000) -> list[Pool
     return out
 
 
-def _generic(case: PoolCase) -> PoolCase:
-    """The same call through th_maxpool_s8 with its largest scratch."""
-    return PoolCase(case.op, case.x, case.p, case.out_shape, fast_scratch=True)
-
-
-def _named(case: PoolCase) -> str:
-    p = case.p
-    return (f"{case.x.shape} k{p.filter_h}x{p.filter_w} s{p.stride_h} pad {p.pad_top},"
-            f"{p.pad_left} act [{p.act_min}, {p.act_max}] scratch {case.prepared_scratch}")
-
-
 def path_edges(cases: list[PoolCase]) -> set[str]:
     """What the mix reaches of the struct's branches (its fields)."""
     seen = set()
@@ -123,11 +111,7 @@ def test_prepared_mix_reaches_every_branch(seed: int) -> None:
 
 @pytest.mark.parametrize("variant", ["portable", "dsp"])
 def test_prepared_maxpool_on_the_host(variant: str) -> None:
-    with Driver(build_driver(variant)) as driver:
-        for case in prepared_cases(41, 240):
-            for c in (case, _generic(case)):
-                problem = check_result(c, driver.run(c))
-                assert problem is None, f"[{variant}] {_named(c)}: {problem}"
+    check_on_host(variant, prepared_cases(41, 240))
 
 
 @pytest.mark.parametrize("field", ["ya", "fast", "span"])
@@ -148,15 +132,6 @@ def test_a_differing_host_struct_is_refused(field: str) -> None:
     assert problem is not None and problem.startswith("status "), problem
 
 
-@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None
-                    or shutil.which("qemu-system-arm") is None,
-                    reason="arm-none-eabi-gcc or qemu-system-arm not installed")
+@needs_target
 def test_prepared_maxpool_on_cortex_m4(kernel_fw_root: Path) -> None:
-    cases = [c for c in prepared_cases(43, 240) if fits_firmware(c)]
-    assert len(cases) >= 200
-    cases += [_generic(c) for c in cases[:60]]
-    run = run_cases(build_firmware("mps2-an386", kernel_fw_root), cases, interleaved=True)
-    problems = [f"{_named(c)}: {p}" for c, r in zip(cases, run.results, strict=True)
-                if (p := check_result(c, r)) is not None]  # fmt: skip
-    assert not problems, f"{len(problems)} of {len(cases)} mismatch:\n" + "\n".join(
-        problems[:8])
+    check_on_m4(kernel_fw_root, prepared_cases(43, 240), 200, 60)
