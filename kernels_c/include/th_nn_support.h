@@ -270,6 +270,19 @@ TH_INLINE int32_t th_sxtab16_ror8(int32_t a, int32_t x)
     __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
     return r;
 }
+/* halfwords of a plus zero-extended bytes 0 and 2 of x (bytes 1 and 3 with _ror8) */
+TH_INLINE uint32_t th_uxtab16(uint32_t a, uint32_t x)
+{
+    uint32_t r;
+    __asm__("uxtab16 %0, %1, %2" : "=r"(r) : "r"(a), "r"(x));
+    return r;
+}
+TH_INLINE uint32_t th_uxtab16_ror8(uint32_t a, uint32_t x)
+{
+    uint32_t r;
+    __asm__("uxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
+    return r;
+}
 TH_INLINE int32_t th_sadd16(int32_t a, int32_t b)
 {
     return (int32_t)__sadd16((uint32_t)a, (uint32_t)b);
@@ -351,6 +364,14 @@ TH_INLINE int32_t th_sxtab16(int32_t a, int32_t x)
 TH_INLINE int32_t th_sxtab16_ror8(int32_t a, int32_t x)
 {
     return th_sadd16(a, th_sxtb16_ror8(x));
+}
+TH_INLINE uint32_t th_uxtab16(uint32_t a, uint32_t x)
+{
+    return ((a + (x & 0xFFu)) & 0xFFFFu) | ((a & 0xFFFF0000u) + (x & 0x00FF0000u));
+}
+TH_INLINE uint32_t th_uxtab16_ror8(uint32_t a, uint32_t x)
+{
+    return th_uxtab16(a, (x >> 8) | (x << 24));
 }
 TH_INLINE int32_t th_pkhbt(int32_t a, int32_t b)
 {

@@ -1516,32 +1516,6 @@ TH_INLINE uint32_t c1_window(const int8_t *cm, int32_t fw)
     return v;
 }
 
-/* UXTAB16: a plus b's bytes 0 and 2 (rotated right by 8 with r8: bytes 1 and 3), added to
- * a's halfwords apart (the fold below adds them to zero bytes: an OR). */
-#if TH_NN_DSP_NATIVE
-TH_INLINE uint32_t uxtab16(uint32_t a, uint32_t b)
-{
-    uint32_t r;
-    __asm__("uxtab16 %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-}
-TH_INLINE uint32_t uxtab16_r8(uint32_t a, uint32_t b)
-{
-    uint32_t r;
-    __asm__("uxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-}
-#else
-TH_INLINE uint32_t uxtab16(uint32_t a, uint32_t b)
-{
-    return ((a + (b & 0xFFu)) & 0xFFFFu) | ((a & 0xFFFF0000u) + (b & 0x00FF0000u));
-}
-TH_INLINE uint32_t uxtab16_r8(uint32_t a, uint32_t b)
-{
-    return uxtab16(a, (b >> 8) | (b << 24));
-}
-#endif
-
 /* Four windows' words folded to their four maxima, output j in byte j: (w0, w2) and (w1, w3)
  * halves paired (PKHBT / PKHTB) and maxed, then the even and odd bytes of the two results
  * interleaved (UXTAB16 into the other's masked bytes) and maxed. 12 instructions against
@@ -1552,8 +1526,8 @@ TH_INLINE uint32_t c1_fold4(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3)
                                   (uint32_t)th_pkhtb((int32_t)w0, (int32_t)w2));
     const uint32_t m13 = max_s8x4((uint32_t)th_pkhbt((int32_t)w1, (int32_t)w3),
                                   (uint32_t)th_pkhtb((int32_t)w1, (int32_t)w3));
-    const uint32_t lo = uxtab16((m13 << 8) & 0xFF00FF00u, m02);
-    const uint32_t hi = uxtab16_r8(m13 & 0xFF00FF00u, m02);
+    const uint32_t lo = th_uxtab16((m13 << 8) & 0xFF00FF00u, m02);
+    const uint32_t hi = th_uxtab16_ror8(m13 & 0xFF00FF00u, m02);
     return max_s8x4(lo, hi);
 }
 
