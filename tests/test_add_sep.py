@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernels.cases_ops import _add_params_of, sep_params
+from kernels.cases_ops import add_params_of, sep_params
 from tinyhost.arith.elementwise import SEP_SHIFT, AddParams, add_input_tables, add_sep
 from tinyhost.reference.ops.elementwise import add_int8, sub_int8
 
@@ -48,7 +48,7 @@ def test_random_scales_prove_and_match() -> None:
         s1, s2, so = (float(np.float32(rng.uniform(0.01, 0.2))) for _ in range(3))
         z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
         lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if i % 3 == 0 else (-128, 127)
-        p = _add_params_of(s1, s2, so, z1, z2, zo, lo, hi)
+        p = add_params_of(s1, s2, so, z1, z2, zo, lo, hi)
         sub = i % 2 == 1
         got = add_sep(p, sub)
         assert got is not None, p
@@ -74,7 +74,7 @@ def test_refused_where_the_sign_term_decides(sub: bool) -> None:
 
 def test_refused_where_a_sum_leaves_int32() -> None:
     """An output scale far below the inputs' (outputs 2^16 steps apart and more): None."""
-    p = _add_params_of(0.5, 0.5, 0.5 / 40000, 0, 0, 0, -128, 127)
+    p = add_params_of(0.5, 0.5, 0.5 / 40000, 0, 0, 0, -128, 127)
     assert add_sep(p, False) is None
 
 
@@ -87,8 +87,8 @@ def test_channel_rows_choose_the_cheaper_form() -> None:
     from tinyhost.arith.elementwise import add_prep, add_unclamped_count
     from tinyhost.codegen.compiled import _sep_runs
 
-    wide = _add_params_of(0.047, 0.061, 0.3, 3, -5, 2, -128, 127)
-    steep = _add_params_of(0.047, 0.061, 0.0041, 3, -5, 2, -128, 127)
+    wide = add_params_of(0.047, 0.061, 0.3, 3, -5, 2, -128, 127)
+    steep = add_params_of(0.047, 0.061, 0.0041, 3, -5, 2, -128, 127)
     assert add_unclamped_count(wide, False) > 200 > 30 > add_unclamped_count(steep, False)
     for p, rows, sep in ((wide, 300, True), (steep, 300, False), (steep, 100, True),
                          (wide, 3000, False)):

@@ -20,6 +20,7 @@ from kernels.cases import Op, check_result
 from kernels.cases_ops import (
     AddCase,
     MulCase,
+    add_params_of,
     imm_shift_mul_cases,
     sep_cases,
     spatial_mul_line_cases,
@@ -66,7 +67,7 @@ def _same_case(i: int, op: Op, n: int) -> AddCase:
     lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if i % 3 != 2 else (-128, 127)
     a = rng.integers(-128, 128, (1, 1, 1, n)).astype(np.int8)
     b = rng.integers(-128, 128, (1, 1, 1, n)).astype(np.int8)
-    return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), i % 3 == 1,
+    return AddCase(op, a, b, add_params_of(s1, s2, so, z1, z2, zo, lo, hi), i % 3 == 1,
                    tables=True)
 
 
@@ -95,7 +96,7 @@ def _linear_case(i: int, op: Op, sa: tuple, sb: tuple, lin: int) -> AddCase:
     so = float(rng.uniform(0.01, 0.2))
     z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
     lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if i % 2 else (-128, 127)
-    p = _add_params(s1, s2, so, z1, z2, zo, lo, hi)
+    p = add_params_of(s1, s2, so, z1, z2, zo, lo, hi)
     if lin == -1:  # neither multiplier 1/2 (the rescaled inputs still within TFLM's bounds)
         m1, e1 = quantize_multiplier(0.3)
         m2, e2 = quantize_multiplier(0.45 * s2 / s1)
@@ -120,16 +121,6 @@ _TABLES = [
 ]
 
 
-def _add_params(s1: float, s2: float, so: float, z1: int, z2: int, zo: int, lo: int,
-                hi: int) -> AddParams:
-    """TFLM's ADD parameters (left shift 20) for these scales and zero points."""
-    twice = 2 * max(s1, s2)
-    m1, e1 = quantize_multiplier(s1 / twice)
-    m2, e2 = quantize_multiplier(s2 / twice)
-    mo, eo = quantize_multiplier(twice / ((1 << 20) * so))
-    return AddParams(-z1, -z2, zo, 20, m1, e1, m2, e2, mo, eo, lo, hi)
-
-
 def _case(i: int, op: Op, sa: tuple, sb: tuple, spatial: bool = False) -> AddCase | MulCase:
     rng = np.random.default_rng(100 + i)
     s1, s2 = (float(np.float32(rng.uniform(0.01, 0.2))) for _ in range(2))
@@ -149,7 +140,7 @@ def _case(i: int, op: Op, sa: tuple, sb: tuple, spatial: bool = False) -> AddCas
         return MulCase(op, a, b, MulParams(-z1, -z2, zo, m, sh, lo, hi), in_place)
     so = float(rng.uniform(0.01, 0.2))
     lo, hi = (max(-128, zo), min(127, zo + round(6 / so))) if relu6 else (-128, 127)
-    return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), in_place,
+    return AddCase(op, a, b, add_params_of(s1, s2, so, z1, z2, zo, lo, hi), in_place,
                    tables=spatial)
 
 
@@ -173,7 +164,7 @@ def _table_case(i: int, op: Op, big: tuple, small: tuple) -> AddCase | MulCase:
     if op is Op.MUL:
         m, sh = quantize_multiplier(s1 * s2 / so)
         return MulCase(op, a, b, MulParams(-z1, -z2, zo, m, sh, lo, hi))
-    return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), tables=True)
+    return AddCase(op, a, b, add_params_of(s1, s2, so, z1, z2, zo, lo, hi), tables=True)
 
 
 # activation bounds forced inside int8 (the packed clamp of both bounds: USAT with the lower
@@ -223,7 +214,7 @@ def _bounds_case(i: int, op: Op, sa: tuple, sb: tuple, lo: int, hi: int) -> AddC
         m, sh = quantize_multiplier(s1 * s2 / so)
         return MulCase(op, a, b, MulParams(-z1, -z2, zo, m, sh, lo, hi), in_place)
     so = 2 * max(s1, s2) / float(rng.uniform(0.5, 2.0))
-    return AddCase(op, a, b, _add_params(s1, s2, so, z1, z2, zo, lo, hi), in_place,
+    return AddCase(op, a, b, add_params_of(s1, s2, so, z1, z2, zo, lo, hi), in_place,
                    tables=True)
 
 

@@ -512,7 +512,7 @@ def spatial_nosign_cases() -> list[tuple[str, AddCase]]:
     return cases
 
 
-def _add_params_of(s1: float, s2: float, so: float, z1: int, z2: int, zo: int, lo: int,
+def add_params_of(s1: float, s2: float, so: float, z1: int, z2: int, zo: int, lo: int,
                    hi: int) -> AddParams:
     """CalculateOpDataAdd's integers for these scales (as add_params)."""
     twice = 2 * max(s1, s2)
@@ -541,7 +541,7 @@ def sep_params(mode: int | None, clamp: str, seed: int, sub: bool) -> AddParams:
                   "wide": (-127, 126)}[clamp]  # fmt: skip
         if lo > hi:
             continue
-        p = _add_params_of(s1, s2, so, z1, z2, zo, lo, hi)
+        p = add_params_of(s1, s2, so, z1, z2, zo, lo, hi)
         if not add_prep(p, (1,), (1,), (1,), sub)["fast"]:
             continue
         got = add_sep(p, sub)
