@@ -1,7 +1,7 @@
 """th_maxpool_s8's clipped row pairs in one pass (edge_rows_<k>: the top chain's first two
 rows and the bottom's pairs: 1..5 shared rows, all there can be, the fast scratch having two
 rows up to windows 7 high) and the
-stride-1 row pass over several rows a call (taps_rows_call: max_rows_padded's quads and
+stride-1 row pass over several rows a call (taps_rows: max_rows_padded's quads and
 pairs, the chains' pairs), against the NumPy reference: stride 1, SAME and explicit paddings,
 windows 2..11 high and 1..8 wide, 1-21 channels, one and two images, clamped activations,
 through the prepared entry (the fast scratch) and the generic one, on the host (emulated DSP
@@ -10,6 +10,7 @@ build, ASan/UBSan) and on QEMU mps2-an386 (Cortex-M4).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -81,3 +82,52 @@ def test_edges_on_the_host() -> None:
 @needs_target
 def test_edges_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_m4(kernel_fw_root, edge_cases(9, 160), 120, 40)
+
+
+def row_pass_cases() -> list[PoolCase]:
+    """Stride-1 SAME pools, unclamped, the fast scratch: the row pass of rows_asm (Armv7E-M:
+    2-8 channels, windows 2..7 wide, w = channels rounded up to 4 bytes 4 or 8), with rows of
+    whole blocks (channels + w bytes) and rows ending in the block stepped back to the row's
+    end, over 1, 2 and 4 rows a call (heights from 5: max_rows_padded's quads and pairs)."""
+    rng = np.random.default_rng(31)
+    out: list[PoolCase] = []
+    for c in range(2, 9):
+        wb = (c + 3) & ~3
+        for fw in range(2, 8):
+            if c < 4 and fw < 3:
+                continue  # row_fixed's taps a word at a time: no pairs
+            blk = c + wb
+            # output width = input width (SAME): rows of whole blocks (n a multiple of
+            # blk), then one pixel more (n mod blk = c)
+            whole = blk // math.gcd(c, blk)
+            for w in (whole, whole + 1):
+                fh = 2 + (c + fw + w) % 6
+                h = fh + 3 + (c + fw) % 4
+                pt, pl = (fh - 1) // 2, (fw - 1) // 2
+                p = PoolParams(1, 1, fh, fw, pt, pl, fh - 1 - pt, fw - 1 - pl, -128, 127)
+                x = rng.integers(-128, 128, (1, h, w, c)).astype(np.int8)
+                full = maxpool_prep(p, x.shape, (1, h, w, c), 1 << 30)
+                out.append(PoolCase(Op.MAXPOOL, x, p, (1, h, w, c),
+                                    prepared_scratch=max(full["fast"], full["sep"])))
+    return out
+
+
+def test_row_pass_mix() -> None:
+    """Every window width 2..7 at w 4 and 8, rows of whole blocks and not."""
+    seen = set()
+    for case in row_pass_cases():
+        c, fw, n = case.x.shape[3], case.p.filter_w, case.out_shape[2] * case.x.shape[3]
+        wb = (c + 3) & ~3
+        assert n >= c + wb
+        seen.add((fw, wb, n % (c + wb) == 0))
+    assert seen == {(fw, wb, whole) for fw in range(2, 8) for wb in (4, 8)
+                    for whole in (False, True)}, sorted(seen)
+
+
+def test_row_pass_on_the_host() -> None:
+    check_on_host("dsp", row_pass_cases())
+
+
+@needs_target
+def test_row_pass_on_cortex_m4(kernel_fw_root: Path) -> None:
+    check_on_m4(kernel_fw_root, row_pass_cases(), 70, 10)

@@ -750,13 +750,118 @@ TH_INLINE void row_fixed(int8_t *out, const int8_t *src, int32_t ch, int32_t tap
     }
 }
 
+#if TH_NN_DSP_NATIVE
+/* v = max(v, x) bytewise (t: SSUB8's result, only its GE flags used). */
+#define TH_MP_MAX(x) "ssub8 %[t], %[v], %[" x "]\n\tsel %[v], %[v], %[" x "]\n\t"
+/* One pair of words (pair_word_rows at taps T, unclamped) at a, d: rows 1..T-1 into v (row 4,
+ * where T > 4, last: its load advances b), row T (y) with them into d + ch, row 0 (its load
+ * advancing a) into d (then d += 4). Taps r < 4 at a + r * ch, the others at b + (r - 4) *
+ * ch (col_word's layout). 3T + 3 instructions. */
+#define TH_MP_PAIR_WORD                                                                       \
+    "ldr %[v], [%[a], %[s1]]\n\t"                                                             \
+    ".if %c[T] > 2\n\tldr %[x], [%[a], %[s2]]\n\t" TH_MP_MAX("x") ".endif\n\t"                \
+    ".if %c[T] > 3\n\tldr %[x], [%[a], %[s3]]\n\t" TH_MP_MAX("x") ".endif\n\t"                \
+    ".if %c[T] > 5\n\tldr %[x], [%[b], %[s1]]\n\t" TH_MP_MAX("x") ".endif\n\t"                \
+    ".if %c[T] > 6\n\tldr %[x], [%[b], %[s2]]\n\t" TH_MP_MAX("x") ".endif\n\t"                \
+    ".if %c[T] == 2\n\tldr %[y], [%[a], %[s2]]\n\t.endif\n\t"                                 \
+    ".if %c[T] == 3\n\tldr %[y], [%[a], %[s3]]\n\t.endif\n\t"                                 \
+    ".if %c[T] == 4\n\tldr %[y], [%[b]], #4\n\t.endif\n\t"                                    \
+    ".if %c[T] == 5\n\tldr %[y], [%[b], %[s1]]\n\t.endif\n\t"                                 \
+    ".if %c[T] == 6\n\tldr %[y], [%[b], %[s2]]\n\t.endif\n\t"                                 \
+    ".if %c[T] == 7\n\tldr %[y], [%[b], %[s3]]\n\t.endif\n\t"                                 \
+    ".if %c[T] > 4\n\tldr %[x], [%[b]], #4\n\t" TH_MP_MAX("x") ".endif\n\t"                   \
+    "ssub8 %[t], %[v], %[y]\n\tsel %[y], %[v], %[y]\n\t"                                      \
+    "str %[y], [%[d], %[s1]]\n\t"                                                             \
+    "ldr %[x], [%[a]], #4\n\t"                                                                \
+    "ssub8 %[t], %[v], %[x]\n\tsel %[x], %[v], %[x]\n\t"                                      \
+    "str %[x], [%[d]], #4\n\t"
+
+/* rows rows of row_fixed's pair blocks (taps a constant 2..7, w = ch rounded up to 4 bytes a
+ * constant 4 or 8, n >= ch + w bytes a row), row r from src + r * dd into out + r * n (the
+ * padded layout's output rows are adjacent). The geometry once a call; a row is one asm
+ * loop over its blocks, the block ending at n (where blocks do not fill the row) after the
+ * others by stepping the pointers back: gcc's C kept the block's pointers, offsets and count
+ * in 14 registers and gave that last block its own spilling copy, plus a division and the
+ * geometry every row (43x9x6 k5x6 s1 same: 243 instructions a row for 4 blocks of 42). */
+TH_INLINE void rows_asm(int8_t *out, const int8_t *src, int32_t ch, int32_t w, int32_t taps,
+                        int32_t n, int32_t rows, int32_t dd)
+{
+    const int32_t blk = ch + w, blocks = n / blk, rem = n - blocks * blk;
+    const int32_t back = rem > 0 ? blk - rem : 0, s2 = 2 * ch, s3 = 3 * ch;
+    for (; rows > 0; rows--, out += n, src += dd) {
+        const int8_t *a = src, *b = taps >= 4 ? src + 4 * ch : src;
+        int8_t *d = out;
+        int32_t k = blocks, bk = back;
+        uint32_t v, x, y, t;
+        __asm__ volatile("1:\n\t" TH_MP_PAIR_WORD
+                         ".if %c[W] == 8\n\t" TH_MP_PAIR_WORD ".endif\n\t"
+                         "add %[a], %[a], %[s1]\n\t"
+                         ".if %c[T] > 3\n\tadd %[b], %[b], %[s1]\n\t.endif\n\t"
+                         "add %[d], %[d], %[s1]\n\t"
+                         "subs %[k], %[k], #1\n\t"
+                         "bne 1b\n\t"
+                         "cbz %[bk], 2f\n\t" /* the block ending at n */
+                         "sub %[a], %[a], %[bk]\n\t"
+                         ".if %c[T] > 3\n\tsub %[b], %[b], %[bk]\n\t.endif\n\t"
+                         "sub %[d], %[d], %[bk]\n\t"
+                         "movs %[k], #1\n\t"
+                         "movs %[bk], #0\n\t"
+                         "b 1b\n"
+                         "2:"
+                         : [a] "+&r"(a), [b] "+&r"(b), [d] "+&r"(d), [k] "+&r"(k),
+                           [bk] "+&l"(bk), [v] "=&r"(v), [x] "=&r"(x), [y] "=&r"(y),
+                           [t] "=&r"(t)
+                         : [s1] "r"(ch), [s2] "r"(s2), [s3] "r"(s3), [T] "i"(taps), [W] "i"(w)
+                         : "cc", "memory");
+    }
+}
+#endif
+
 /* One function per tap count, as TH_MAXPOOL_PAIR_FN (no clamp: a clamped row takes the
- * variable count). */
-#define TH_MAXPOOL_TAPS_FN(k)                                                                 \
-    __attribute__((noinline)) static void taps_row_##k(int8_t *out, const int8_t *src,        \
+ * variable count): a row. */
+#define TH_MAXPOOL_ROW_FN(k)                                                                  \
+    __attribute__((noinline)) static void row_taps_##k(int8_t *out, const int8_t *src,        \
                                                        int32_t ch, int32_t count)             \
     {                                                                                         \
         row_fixed(out, src, ch, k, k, count, 0, 0, 0);                                        \
+    }
+TH_MAXPOOL_ROW_FN(1)
+TH_MAXPOOL_ROW_FN(2)
+TH_MAXPOOL_ROW_FN(3)
+TH_MAXPOOL_ROW_FN(4)
+TH_MAXPOOL_ROW_FN(5)
+TH_MAXPOOL_ROW_FN(6)
+TH_MAXPOOL_ROW_FN(7)
+
+#if TH_NN_DSP_NATIVE
+/* rows_asm applies (row_fixed's pairs with w 4 or 8: 2-8 channels); ch <= 8 first, the
+ * wider rows' only extra test. */
+#define TH_MAXPOOL_ASM_ROWS(k)                                                                \
+    if (ch <= 8 && (k) >= 2 && (ch >= 4 || (ch >= 2 && (k) >= 3)) &&                          \
+        n >= ch + ((ch + 3) & ~3)) {                                                          \
+        if (ch <= 4) {                                                                        \
+            rows_asm(out, src, ch, 4, (k), n, rows, dd);                                      \
+        } else {                                                                              \
+            rows_asm(out, src, ch, 8, (k), n, rows, dd);                                      \
+        }                                                                                     \
+        return;                                                                               \
+    }
+#else
+#define TH_MAXPOOL_ASM_ROWS(k)
+#endif
+
+/* rows rows of row_taps_<k>, row r from src + r * dd into out + r * n (n = count * ch: the
+ * padded layout's output rows are adjacent); on Armv7E-M rows_asm where it applies. */
+#define TH_MAXPOOL_TAPS_FN(k)                                                                 \
+    __attribute__((noinline)) static void taps_row_##k(int8_t *out, const int8_t *src,        \
+                                                       int32_t ch, int32_t count,             \
+                                                       int32_t rows, int32_t dd)              \
+    {                                                                                         \
+        const int32_t n = count * ch;                                                         \
+        TH_MAXPOOL_ASM_ROWS(k)                                                                \
+        for (; rows > 0; rows--, out += n, src += dd) {                                       \
+            row_taps_##k(out, src, ch, count);                                                \
+        }                                                                                     \
     }
 TH_MAXPOOL_TAPS_FN(1)
 TH_MAXPOOL_TAPS_FN(2)
@@ -766,22 +871,34 @@ TH_MAXPOOL_TAPS_FN(5)
 TH_MAXPOOL_TAPS_FN(6)
 TH_MAXPOOL_TAPS_FN(7)
 
-/* Rows r < rows of taps_row_<k>, from src + r * dd into out + r * orow: the tap count's
- * dispatch once for all of them (max_rows_padded's quads and pairs, the chains' pairs). */
+/* Rows r < rows of row_taps_<k>, from src + r * dd into out + r * n. */
 #define TH_MAXPOOL_TAPS_ROWS(k)                                                               \
-    for (int32_t r = 0; r < rows; r++) {                                                      \
-        taps_row_##k(out + r * orow, src + r * dd, ch, count);                                \
+    for (; rows > 0; rows--, out += n, src += dd) {                                           \
+        row_taps_##k(out, src, ch, count);                                                    \
     }                                                                                         \
     return 1
 
-/* taps_row_<taps> (1..TH_MAXPOOL_ROW_TAPS) of rows rows (orow bytes apart in out, dd in
- * src), else 0 (nothing done): a direct call per case (the stack bound's call graph sees
- * every target, as it would not a pointer's). */
-TH_INLINE int taps_rows_call(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
-                             int32_t count, int32_t rows, int32_t orow, int32_t dd)
+/* The stride-1 row pass (unclamped) of rows rows, row r from src + r * dd into out + r * n
+ * (n = count * ch: the padded layout's output rows are adjacent), taps 1..TH_MAXPOOL_ROW_TAPS,
+ * else 0 (nothing done): up to 8 channels taps_row_<taps> (the rows' loop in the callee:
+ * rows_asm), more a row at a time (row_taps_<taps>, as before rows_asm: the callee's loop
+ * and arguments cost ~30 instructions a call there); a direct call per case (the stack
+ * bound's call graph sees every target, as it would not a pointer's). */
+TH_INLINE int taps_rows(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
+                        int32_t count, int32_t rows, int32_t dd)
 {
-    if (taps < 1 || taps > TH_MAXPOOL_ROW_TAPS) {
-        return 0;
+    const int32_t n = count * ch;
+    if (ch <= 8) {
+        switch (taps) {
+        case 1: taps_row_1(out, src, ch, count, rows, dd); return 1;
+        case 2: taps_row_2(out, src, ch, count, rows, dd); return 1;
+        case 3: taps_row_3(out, src, ch, count, rows, dd); return 1;
+        case 4: taps_row_4(out, src, ch, count, rows, dd); return 1;
+        case 5: taps_row_5(out, src, ch, count, rows, dd); return 1;
+        case 6: taps_row_6(out, src, ch, count, rows, dd); return 1;
+        case 7: taps_row_7(out, src, ch, count, rows, dd); return 1;
+        default: return 0;
+        }
     }
     switch (taps) {
     case 1: TH_MAXPOOL_TAPS_ROWS(1);
@@ -790,15 +907,16 @@ TH_INLINE int taps_rows_call(int32_t taps, int8_t *out, const int8_t *src, int32
     case 4: TH_MAXPOOL_TAPS_ROWS(4);
     case 5: TH_MAXPOOL_TAPS_ROWS(5);
     case 6: TH_MAXPOOL_TAPS_ROWS(6);
-    default: TH_MAXPOOL_TAPS_ROWS(7);
+    case 7: TH_MAXPOOL_TAPS_ROWS(7);
+    default: return 0;
     }
 }
 
-/* One row of taps_rows_call. */
+/* One row of taps_rows. */
 TH_INLINE int taps_row_call(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
                             int32_t count)
 {
-    return taps_rows_call(taps, out, src, ch, count, 1, 0, 0);
+    return taps_rows(taps, out, src, ch, count, 1, 0);
 }
 
 __attribute__((noinline)) static void max_taps(int8_t *out, const int8_t *src, int32_t ch,
@@ -990,14 +1108,14 @@ static void max_chain_row(const th_pool_params *p, const th_dims *in, const th_d
 }
 
 /* Two rows of a chain from cm and cm1 (both with window rows) into dst and the row after:
- * unclamped at stride 1 one taps_rows_call, else max_chain_row twice. */
+ * unclamped at stride 1 one taps_rows, else max_chain_row twice. */
 TH_INLINE void max_chain_pair(const th_pool_params *p, const th_dims *in, const th_dims *out,
                               const int8_t *cm, const int8_t *cm1, int8_t *dst, uint32_t lo,
                               uint32_t hi, int clamp)
 {
     const int32_t orow = out->w * in->c;
     if (!clamp && p->stride.w == 1 &&
-        taps_rows_call(p->filter.w, dst, cm, in->c, out->w, 2, orow, (int32_t)(cm1 - cm))) {
+        taps_rows(p->filter.w, dst, cm, in->c, out->w, 2, (int32_t)(cm1 - cm))) {
         return;
     }
     max_chain_row(p, in, out, cm, dst, lo, hi, clamp, 1);
@@ -1088,8 +1206,8 @@ max_rows_padded(const th_maxpool_prep *k, const int8_t *image, int8_t *cm, int8_
         }
         for (; quad && y + 4 <= yb; y += 4, src += 4 * step, dst += 4 * orow) {
             quad_rows_call(cm + c0, dd, src, step, fh, span);
-            if (sw == 1 && taps_rows_call(fw, dst, cm, ch, ow, 4, orow, dd)) {
-                continue; /* the four rows in one call (taps_rows_call) */
+            if (sw == 1 && taps_rows(fw, dst, cm, ch, ow, 4, dd)) {
+                continue; /* the four rows in one call (taps_rows) */
             }
             for (int32_t j = 0; j < 4; j++) {
                 padded_row(dst + j * orow, cm + j * dd, ch, sw, fw, ow, lo, hi, clamp);
@@ -1097,7 +1215,7 @@ max_rows_padded(const th_maxpool_prep *k, const int8_t *image, int8_t *cm, int8_
         }
         for (; y + 2 <= yb; y += 2, src += 2 * step, dst += 2 * orow) {
             pair_rows_call(cm + c0, dd, src, step, fh, span);
-            if (sw == 1 && taps_rows_call(fw, dst, cm, ch, ow, 2, orow, dd)) {
+            if (sw == 1 && taps_rows(fw, dst, cm, ch, ow, 2, dd)) {
                 continue;
             }
             padded_row(dst, cm, ch, sw, fw, ow, lo, hi, clamp);
