@@ -1935,12 +1935,21 @@ th_status th_add_s8_prepare(const th_add_params *params, const th_add_quant *qua
     return st;
 }
 
-/* Every path but the host's chosen loop (th_add_s8_prepared). Out of line: the choosing
- * code's frame and saves stay off the chosen loop's calls. */
-__attribute__((noinline)) static th_status add_prepared_body(const th_add_prep *k,
-                                                             const int8_t *input1,
-                                                             const int8_t *input2,
-                                                             int8_t *output)
+/* The host's choice of the loop (th_add_prep go) is built where the build keeps ADD_GO (a
+ * compiled model whose ADD / SUB calls carry one; always when recording). */
+#if TH_NN_HAS_DSP && !TH_NN_MVE &&                                                            \
+    ((defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS) || TH_NN_KEEP_ADD_GO)
+#define TH_ADD_GO_BUILT 1
+/* Out of line: the choosing code's frame and saves stay off the chosen loop's calls. */
+#define TH_ADD_BODY __attribute__((noinline)) static
+#else
+#define TH_ADD_GO_BUILT 0
+#define TH_ADD_BODY TH_INLINE /* th_add_s8_prepared as it was */
+#endif
+
+/* Every path but the host's chosen loop (th_add_s8_prepared). */
+TH_ADD_BODY th_status add_prepared_body(const th_add_prep *k, const int8_t *input1,
+                                        const int8_t *input2, int8_t *output)
 {
     const th_nn_bcast *b = &k->walk;
 #if TH_NN_MVE
@@ -2014,7 +2023,7 @@ __attribute__((noinline)) static th_status add_prepared_body(const th_add_prep *
     return TH_OK;
 }
 
-#if TH_NN_HAS_DSP && !TH_NN_MVE
+#if TH_ADD_GO_BUILT
 /* The host's loop, else (a path the build left out) the kernel's choice. Out of line: the
  * entry's other calls stay two tail calls and no frame. */
 __attribute__((noinline)) static th_status add_go(const th_add_prep *k, const int8_t *input1,
@@ -2030,13 +2039,15 @@ __attribute__((noinline)) static th_status add_go(const th_add_prep *k, const in
 th_status th_add_s8_prepared(const th_add_prep *k, const int8_t *input1, const int8_t *input2,
                              int8_t *output)
 {
-#if TH_NN_HAS_DSP && !TH_NN_MVE
-    if (k->go != 0) {
+#if TH_ADD_GO_BUILT
+    if (k->go != 0 && TH_NN_PATH(ADD_GO)) {
         return add_go(k, input1, input2, output);
     }
 #endif
     return add_prepared_body(k, input1, input2, output);
 }
+#undef TH_ADD_BODY
+#undef TH_ADD_GO_BUILT
 
 th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quant,
                            const int32_t *input1_table, const int32_t *input2_table,

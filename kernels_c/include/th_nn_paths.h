@@ -303,6 +303,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_SEP_ROWS_BOTH /* ... both clamps (sep_mode 2) */
 #define TH_NN_KEEP_ADD_SEP_ROWS_BOTH 1
 #endif
+#ifndef TH_NN_KEEP_ADD_GO /* ... the loop chosen on the host (th_add_prep go): no walk read */
+#define TH_NN_KEEP_ADD_GO 1
+#endif
 #ifndef TH_NN_KEEP_ADD_SEP_ROWS4 /* ... runs of n % 4 == 0: n % 8 known, no tests of the tail */
 #define TH_NN_KEEP_ADD_SEP_ROWS4 1
 #endif
