@@ -341,6 +341,10 @@ GO_SAME, GO_CHAN, GO_ROWS8, GO_ROWS84 = 10, 11, 12, 13
 _ADD_LUT_MIN = 512  # th_nn_add_sub_s8.c TH_ADD_LUT_MIN
 _ADD_CHAN_LUT_ROWS = (224, 128)  # ... TH_ADD_CHAN_LUT_ROWS (no clamp), _CLAMP
 _ADD_MIX_MAX = 40  # ... sep_run: runs of n % 4 != 0 up to this go four a block
+# add_go chooses for calls under this many outputs: there the ~60 instructions it saves are
+# over 0.5% of the call; past it they are not worth the dispatch's code (about 190 bytes)
+# in a model with no other such call (MLPerf ResNet-8's same-shape ADDs: 4096 outputs up)
+_GO_MAX_OUTPUTS = 2048
 
 
 def add_go(prep: dict, tables: bool) -> dict[str, int]:
@@ -349,11 +353,13 @@ def add_go(prep: dict, tables: bool) -> dict[str, int]:
     th_add_s8_prepared goes straight to it (the kernel still drops a path its build left
     out). All 0, "not chosen", where sep_run would not run (a walk of rank 3 and more, a
     scalar broadcast lut_run takes, channel rows chan_lut takes when the call has input
-    tables (`tables`), rows of the same shape that are not one run) or runs its row loop."""
+    tables (`tables`), rows of the same shape that are not one run) or runs its row loop,
+    and for calls of _GO_MAX_OUTPUTS outputs and more."""
     none = {"go": 0, "go_n": 0, "go_rows": 0}
     w = prep["walk"]
     rank, dims, st1, st2 = w["rank"], w["dims"], w["stride1"], w["stride2"]
-    if rank > 2 or ((w["count1"] == 1 or w["count2"] == 1) and w["count"] >= _ADD_LUT_MIN):
+    scalar = w["count1"] == 1 or w["count2"] == 1
+    if w["count"] >= _GO_MAX_OUTPUTS or rank > 2 or (scalar and w["count"] >= _ADD_LUT_MIN):
         return none
     n = dims[rank - 1]
     rows = w["count"] // n
