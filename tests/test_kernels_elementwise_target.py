@@ -28,7 +28,13 @@ from kernels.cases_ops import (
     spatial_nosign_cases,
 )
 from kernels.target import build_firmware, run_cases
-from tinyhost.arith.elementwise import AddParams, MulParams
+from tinyhost.arith.elementwise import (
+    AddParams,
+    MulParams,
+    add_go,
+    add_prep,
+    collapse_broadcast,
+)
 from tinyhost.arith.fixedpoint import quantize_multiplier
 
 # (op, first shape, second shape)
@@ -317,15 +323,31 @@ def test_separable_add_sub_on_cortex_m4(kernel_fw_root: Path) -> None:
     """ADD / SUB through th_add_prep's separable form on the M4 (kernels.cases_ops sep_cases:
     every sep_mode, spatial / same / channel / scalar, C 1-70, in place, unproven
     parameters); then the proven ones with a C table one step off, which must change the
-    output of every case the form runs (the form is taken, in every shape it claims)."""
+    output of every case the form runs (the form is taken, in every shape it claims). The
+    host's choice of the loop (th_add_prep go, each case's "... go" twin) must be the
+    kernel's own: the same loop, minus the choosing (at least 30 instructions a call fewer;
+    as many where the host leaves the choice to the kernel)."""
     named = sep_cases()
     wrong = [(n, replace(c, sep_bias=1 << 16)) for n, c in named
              if "sep_mode None" not in n and "output tables" not in n]
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
-    run = run_cases(fw, [c for _, c in named + wrong], interleaved=True)
+    run = run_cases(fw, [c for _, c in named + wrong], interleaved=True, icount=True)
     results = run.results
     problems = [f"{name}: {p}" for (name, c), r in zip(named, results, strict=False)
                 if (p := check_result(c, r)) is not None]
     problems += [f"{name}: a wrong table went unnoticed" for (name, c), r in
                  zip(wrong, results[len(named):], strict=True) if check_result(c, r) is None]
+    for i, (name, c) in enumerate(named):
+        if not c.go:
+            continue
+        own, chosen = run.counts[i - 1], run.counts[i]
+        assert named[i - 1][1].a is c.a and not named[i - 1][1].go
+        prep = add_prep(c.p, *collapse_broadcast(c.a.shape, c.b.shape, c.out_shape),
+                        c.op is Op.SUB)
+        if "sep_mode None" in name or not add_go(prep, c.tables)["go"]:  # the kernel chooses
+            ok = abs(chosen - own) <= 8
+        else:
+            ok = chosen <= own - 30
+        if not ok:
+            problems.append(f"{name}: {own} instructions choosing, {chosen} chosen by the host")
     assert not problems, "\n".join(problems)

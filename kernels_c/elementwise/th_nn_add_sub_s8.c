@@ -1170,8 +1170,13 @@ TH_INLINE void sep_store4(int8_t *out, uint32_t s0, uint32_t s1, uint32_t s2, ui
  * per call they spilled: about 8 instructions a run more). */
 TH_INLINE void sep_rows_t(const int32_t *tc, const uint8_t *src, const int32_t *tx,
                           const uint8_t *x, int32_t n, int32_t rows, int8_t *out, int32_t lo,
-                          int32_t hi, int mode)
+                          int32_t hi, int mode, int tails)
 {
+    /* tails 0 or 4: n % 8 known (n % 4 == 0), no tests of n's pieces a run: about 12
+     * instructions a run fewer (a pixel of 16: 109 -> 97) */
+    if (tails >= 0) {
+        n = (n & ~7) | tails;
+    }
     const uint32_t k4 = mode == SEP_BOTH ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
     const uint32_t c4 = th_nn_both_c4(hi);
     const uint8_t *const send = src + rows;
@@ -1190,7 +1195,9 @@ TH_INLINE void sep_rows_t(const int32_t *tc, const uint8_t *src, const int32_t *
             out += 4;
         }
 #define SR_O(j) sep_out(SR_V(j), mode, lo, k4, c4)
-        TH_NN_EW_TAIL3(n & 3, x, out, SR_O);
+        if (tails < 0) {
+            TH_NN_EW_TAIL3(n & 3, x, out, SR_O);
+        }
 #undef SR_O
 #undef SR_4
 #undef SR_V
@@ -1305,9 +1312,38 @@ SEP_CHAN(sep_chan_both, SEP_BOTH)
  * outputs (SUB, two loads of the words kept after the wrap words, CMP, branch). Whatever is
  * left (fewer than len + 3 outputs) runs here in C, groups then single outputs, on wrap
  * words enough for it never to wrap. */
-static void sep_chan_flat(const int32_t *tc, const uint8_t *u, const int32_t *tx,
-                          const uint8_t *x, int32_t n, int32_t total, int8_t *out, int32_t lo,
-                          int32_t hi, int mode)
+#if TH_NN_DSP_NATIVE
+/* sep_chan_flat's groups of four on the M4 while c < ce, then `after` (SEP_FLAT_WRAP: the
+ * wrap of c by the word at ce[6] and the next pass while out <= the word at ce[7]; "": none,
+ * the rest's whole groups on words that never wrap). */
+#define SEP_FLAT_WRAP                                                                         \
+    "ldr r8, [%[ce], #24]\n\t"                                                                \
+    "sub %[c], %[c], r8\n\t"                                                                  \
+    "ldr r8, [%[ce], #28]\n\t"                                                                \
+    "cmp %[o], r8\n\t"                                                                        \
+    "bls 1b"
+#define SEP_FLAT_ASM(after, clamp)                                                            \
+    __asm__ volatile("1:\n\t"                                                                 \
+                     "ldmia %[c]!, {r4, r5, r6, lr}\n\t"                                      \
+                     "ldrb r8, [%[x], #1]\n\tldr r8, [%[t], r8, lsl #2]\n\tadd r5, r5, r8\n\t" \
+                     "ldrb r8, [%[x], #2]\n\tldr r8, [%[t], r8, lsl #2]\n\tadd r6, r6, r8\n\t" \
+                     "ldrb r8, [%[x], #3]\n\tldr r8, [%[t], r8, lsl #2]\n\tadd lr, lr, r8\n\t" \
+                     "ldrb r8, [%[x]], #4\n\tldr r8, [%[t], r8, lsl #2]\n\tadd r4, r4, r8\n\t" \
+                     "pkhtb r4, r6, r4, asr #16\n\t"                                          \
+                     "pkhtb r5, lr, r5, asr #16\n\t"                                          \
+                     "usat16 r4, #8, r4\n\t"                                                  \
+                     "usat16 r5, #8, r5\n\t"                                                  \
+                     "orr r4, r4, r5, lsl #8\n\t" clamp "str r4, [%[o]], #4\n\t"              \
+                     "cmp %[c], %[ce]\n\t"                                                    \
+                     "blo 1b\n\t" after                                                       \
+                     : [c] "+r"(c), [x] "+r"(x), [o] "+r"(out)                                \
+                     : [t] "r"(tx), [ce] "r"(cend), [k] "r"(k4), [h] "r"(c4)                 \
+                     : "r4", "r5", "r6", "r8", "lr", "cc", "memory")
+#endif
+
+TH_INLINE void sep_chan_flat(const int32_t *tc, const uint8_t *u, const int32_t *tx,
+                             const uint8_t *x, int32_t n, int32_t total, int8_t *out, int32_t lo,
+                             int32_t hi, int mode)
 {
     int32_t cr[TH_ADD_CHAN_MAX + 8];
     /* whole rows, no more than the call has (a short call's set-up stays short) */
@@ -1332,34 +1368,11 @@ static void sep_chan_flat(const int32_t *tc, const uint8_t *u, const int32_t *tx
         const int32_t *const cend = cr + len;
         cr[len + 6] = len * 4;
         cr[len + 7] = (int32_t)(uintptr_t)osafe;
-#define SEP_FLAT_ASM(clamp)                                                                   \
-    __asm__ volatile("1:\n\t"                                                                 \
-                     "ldmia %[c]!, {r4, r5, r6, lr}\n\t"                                      \
-                     "ldrb r8, [%[x], #1]\n\tldr r8, [%[t], r8, lsl #2]\n\tadd r5, r5, r8\n\t" \
-                     "ldrb r8, [%[x], #2]\n\tldr r8, [%[t], r8, lsl #2]\n\tadd r6, r6, r8\n\t" \
-                     "ldrb r8, [%[x], #3]\n\tldr r8, [%[t], r8, lsl #2]\n\tadd lr, lr, r8\n\t" \
-                     "ldrb r8, [%[x]], #4\n\tldr r8, [%[t], r8, lsl #2]\n\tadd r4, r4, r8\n\t" \
-                     "pkhtb r4, r6, r4, asr #16\n\t"                                          \
-                     "pkhtb r5, lr, r5, asr #16\n\t"                                          \
-                     "usat16 r4, #8, r4\n\t"                                                  \
-                     "usat16 r5, #8, r5\n\t"                                                  \
-                     "orr r4, r4, r5, lsl #8\n\t" clamp "str r4, [%[o]], #4\n\t"              \
-                     "cmp %[c], %[ce]\n\t"                                                    \
-                     "blo 1b\n\t"                                                             \
-                     "ldr r8, [%[ce], #24]\n\t"                                               \
-                     "sub %[c], %[c], r8\n\t"                                                 \
-                     "ldr r8, [%[ce], #28]\n\t"                                               \
-                     "cmp %[o], r8\n\t"                                                       \
-                     "bls 1b"                                                                 \
-                     : [c] "+r"(c), [x] "+r"(x), [o] "+r"(out)                                \
-                     : [t] "r"(tx), [ce] "r"(cend), [k] "r"(k4), [h] "r"(c4)                 \
-                     : "r4", "r5", "r6", "r8", "lr", "cc", "memory")
         if (mode == SEP_BOTH) {
-            SEP_FLAT_ASM("uqadd8 r4, r4, %[k]\n\tuadd8 r4, r4, %[h]\n\t");
+            SEP_FLAT_ASM(SEP_FLAT_WRAP, "uqadd8 r4, r4, %[k]\n\tuadd8 r4, r4, %[h]\n\t");
         } else {
-            SEP_FLAT_ASM("uadd8 r4, r4, %[k]\n\t");
+            SEP_FLAT_ASM(SEP_FLAT_WRAP, "uadd8 r4, r4, %[k]\n\t");
         }
-#undef SEP_FLAT_ASM
 #else
         do {
             do {
@@ -1376,6 +1389,16 @@ static void sep_chan_flat(const int32_t *tc, const uint8_t *u, const int32_t *tx
 #endif
     }
     /* the rest: fewer than len + 3 outputs from a phase under 4, inside cr's len + 6 words */
+#if TH_NN_DSP_NATIVE
+    if (oend - out >= 4) { /* its whole groups in assembly too: 23 instructions a group, 33 in C */
+        const int32_t *const cend = c + ((oend - out) & ~3);
+        if (mode == SEP_BOTH) {
+            SEP_FLAT_ASM("", "uqadd8 r4, r4, %[k]\n\tuadd8 r4, r4, %[h]\n\t");
+        } else {
+            SEP_FLAT_ASM("", "uadd8 r4, r4, %[k]\n\t");
+        }
+    }
+#endif
     for (; oend - out >= 4; x += 4, out += 4, c += 4) {
         sep_store4(out, (uint32_t)tx[x[0]] + (uint32_t)c[0], (uint32_t)tx[x[1]] + (uint32_t)c[1],
                    (uint32_t)tx[x[2]] + (uint32_t)c[2], (uint32_t)tx[x[3]] + (uint32_t)c[3], mode,
@@ -1385,14 +1408,20 @@ static void sep_chan_flat(const int32_t *tc, const uint8_t *u, const int32_t *tx
         *out = sep_out(sep_v((uint32_t)tx[x[0]] + (uint32_t)c[0]), mode, lo, k4, c4);
     }
 }
+#if TH_NN_DSP_NATIVE
+#undef SEP_FLAT_ASM
+#undef SEP_FLAT_WRAP
+#endif
 
 /* The channel broadcast [rows, n] against the row `row` (input1's when bcast1): rows of at
  * most TH_ADD_CHAN_MAX as one flat run (sep_chan_flat), longer ones through sep_chan_t in
  * column blocks of TH_ADD_CHAN_MAX, the block's table words in a stack row. Out of
- * line: its stack row stays off th_add_s8_prepared's frame (every path's). */
-__attribute__((noinline)) static void sep_chan(sep_chan_fn f, const int32_t *tc, const int8_t *row, const int32_t *tx,
-                     const uint8_t *x, int32_t n, int32_t rows, int8_t *out, int32_t lo,
-                     int32_t hi, int mode)
+ * line (sep_chan_lo / sep_chan_both): its stack row stays off th_add_s8_prepared's frame
+ * (every path's), and the mode is a constant in the C rest of the flat run (a group there
+ * 25 instructions, not 40). */
+TH_INLINE void sep_chan(sep_chan_fn f, const int32_t *tc, const int8_t *row, const int32_t *tx,
+                        const uint8_t *x, int32_t n, int32_t rows, int8_t *out, int32_t lo,
+                        int32_t hi, int mode)
 {
     const uint8_t *u = (const uint8_t *)row;
     if (n <= TH_ADD_CHAN_MAX) {
@@ -1409,6 +1438,20 @@ __attribute__((noinline)) static void sep_chan(sep_chan_fn f, const int32_t *tc,
     }
 }
 
+typedef void (*sep_chan_entry)(const int32_t *, const int8_t *, const int32_t *,
+                               const uint8_t *, int32_t, int32_t, int8_t *, int32_t, int32_t);
+#define SEP_CHAN_ENTRY(name, f, mode)                                                         \
+    __attribute__((noinline)) static void name(const int32_t *tc, const int8_t *row,         \
+                                               const int32_t *tx, const uint8_t *x,           \
+                                               int32_t n, int32_t rows, int8_t *out,          \
+                                               int32_t lo, int32_t hi)                        \
+    {                                                                                         \
+        sep_chan(f, tc, row, tx, x, n, rows, out, lo, hi, mode);                              \
+    }
+SEP_CHAN_ENTRY(sep_chan_run_lo, sep_chan_lo, SEP_LO)
+SEP_CHAN_ENTRY(sep_chan_run_both, sep_chan_both, SEP_BOTH)
+#undef SEP_CHAN_ENTRY
+
 typedef void (*sep_rows_fn)(const int32_t *, const uint8_t *, const int32_t *, const uint8_t *,
                             int32_t, int32_t, int8_t *, int32_t, int32_t);
 typedef void (*sep_same_fn)(const int32_t *, const uint8_t *, const int32_t *, const uint8_t *,
@@ -1418,7 +1461,7 @@ typedef void (*sep_same_fn)(const int32_t *, const uint8_t *, const int32_t *, c
         const int32_t *tc, const uint8_t *src, const int32_t *tx, const uint8_t *x,           \
         int32_t n, int32_t rows, int8_t *out, int32_t lo, int32_t hi)                         \
     {                                                                                         \
-        sep_rows_t(tc, src, tx, x, n, rows, out, lo, hi, mode);                               \
+        sep_rows_t(tc, src, tx, x, n, rows, out, lo, hi, mode, -1);                           \
     }                                                                                         \
     __attribute__((noinline)) static void same_name(const int32_t *ta, const uint8_t *a,     \
                                                     const int32_t *tb, const uint8_t *b,      \
@@ -1430,6 +1473,20 @@ typedef void (*sep_same_fn)(const int32_t *, const uint8_t *, const int32_t *, c
 SEP_FNS(sep_rows_lo, sep_same_lo, SEP_LO)
 SEP_FNS(sep_rows_both, sep_same_both, SEP_BOTH)
 #undef SEP_FNS
+
+/* sep_rows_t for runs of n % 8 == 0 (tails 0) and n % 8 == 4 (tails 4) */
+#define SEP_ROWS4(name, mode, tails)                                                          \
+    __attribute__((noinline)) static void name(                                               \
+        const int32_t *tc, const uint8_t *src, const int32_t *tx, const uint8_t *x,           \
+        int32_t n, int32_t rows, int8_t *out, int32_t lo, int32_t hi)                         \
+    {                                                                                         \
+        sep_rows_t(tc, src, tx, x, n, rows, out, lo, hi, mode, tails);                        \
+    }
+SEP_ROWS4(sep_rows8_lo, SEP_LO, 0)
+SEP_ROWS4(sep_rows84_lo, SEP_LO, 4)
+SEP_ROWS4(sep_rows8_both, SEP_BOTH, 0)
+SEP_ROWS4(sep_rows84_both, SEP_BOTH, 4)
+#undef SEP_ROWS4
 
 /* One group of four outputs whose constants may differ (a group crossing a pixel's end). */
 TH_INLINE void sep_mix4(int8_t *out, const int32_t *tx, const uint8_t *x, uint32_t c0,
@@ -1449,15 +1506,34 @@ TH_INLINE void sep_mix4(int8_t *out, const int32_t *tx, const uint8_t *x, uint32
  * the last rows % 4 pixels go through `rest` (sep_rows_t). */
 TH_INLINE void sep_mix_t(const int32_t *tc, const uint8_t *src, const int32_t *tx,
                          const uint8_t *x, int32_t n, int32_t rows, int8_t *out, int32_t lo,
-                         int32_t hi, int mode, int m, sep_rows_fn rest)
+                         int32_t hi, int mode, int m, int qc, sep_rows_fn rest)
 {
     const uint32_t k4 = mode == SEP_BOTH ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
     const uint32_t c4 = th_nn_both_c4(hi);
-    const int32_t q = n >> 2;
+    /* qc >= 0: n's q as a constant (pixels of 2-3, 5-7, 9-11; qc <= 2), the block
+     * straight-line code: the runtime count's loops cost about 10 instructions each, 40 a
+     * block of 28 outputs (n 7), 60 of 40 (n 10) */
+    const int32_t q = qc >= 0 ? qc : n >> 2;
     const uint8_t *const send = src + (rows & ~3);
-#define MX_FULL(cnt, c)                                                                       \
-    for (int32_t g = (cnt); g > 0; g--, x += 4, out += 4) {                                   \
+#define MX_ONE(c)                                                                             \
+    do {                                                                                      \
         sep_mix4(out, tx, x, c, c, c, c, mode, k4, c4);                                       \
+        x += 4;                                                                               \
+        out += 4;                                                                             \
+    } while (0)
+    /* a constant count (qc 0-2) unrolled by hand: gcc -O2 keeps a loop of two */
+#define MX_FULL(cnt, c)                                                                       \
+    if (qc >= 0) {                                                                            \
+        if ((cnt) >= 1) {                                                                     \
+            MX_ONE(c);                                                                        \
+        }                                                                                     \
+        if ((cnt) >= 2) {                                                                     \
+            MX_ONE(c);                                                                        \
+        }                                                                                     \
+    } else {                                                                                  \
+        for (int32_t g = (cnt); g > 0; g--) {                                                 \
+            MX_ONE(c);                                                                        \
+        }                                                                                     \
     }
 #define MX_CROSS(s, a, b)                                                                     \
     do {                                                                                      \
@@ -1495,25 +1571,75 @@ TH_INLINE void sep_mix_t(const int32_t *tc, const uint8_t *src, const int32_t *t
     }
 #undef MX_CROSS
 #undef MX_FULL
+#undef MX_ONE
     if (rows & 3) {
         rest(tc, send, tx, x, n, rows & 3, out, lo, hi);
     }
 }
 
-#define SEP_MIX(name, mode, m, rest)                                                          \
+#define SEP_MIX(name, mode, m, qc, rest)                                                      \
     __attribute__((noinline)) static void name(                                               \
         const int32_t *tc, const uint8_t *src, const int32_t *tx, const uint8_t *x,           \
         int32_t n, int32_t rows, int8_t *out, int32_t lo, int32_t hi)                         \
     {                                                                                         \
-        sep_mix_t(tc, src, tx, x, n, rows, out, lo, hi, mode, m, rest);                       \
+        sep_mix_t(tc, src, tx, x, n, rows, out, lo, hi, mode, m, qc, rest);                   \
     }
-SEP_MIX(sep_mix1_lo, SEP_LO, 1, sep_rows_lo)
-SEP_MIX(sep_mix2_lo, SEP_LO, 2, sep_rows_lo)
-SEP_MIX(sep_mix3_lo, SEP_LO, 3, sep_rows_lo)
-SEP_MIX(sep_mix1_both, SEP_BOTH, 1, sep_rows_both)
-SEP_MIX(sep_mix2_both, SEP_BOTH, 2, sep_rows_both)
-SEP_MIX(sep_mix3_both, SEP_BOTH, 3, sep_rows_both)
+SEP_MIX(sep_mix1_lo, SEP_LO, 1, -1, sep_rows_lo)
+SEP_MIX(sep_mix2_lo, SEP_LO, 2, -1, sep_rows_lo)
+SEP_MIX(sep_mix3_lo, SEP_LO, 3, -1, sep_rows_lo)
+SEP_MIX(sep_mix1_both, SEP_BOTH, 1, -1, sep_rows_both)
+SEP_MIX(sep_mix2_both, SEP_BOTH, 2, -1, sep_rows_both)
+SEP_MIX(sep_mix3_both, SEP_BOTH, 3, -1, sep_rows_both)
+/* pixels of 2 and 3 (q 0), 5-7 (q 1) */
+SEP_MIX(sep_mix_n2_lo, SEP_LO, 2, 0, sep_rows_lo)
+SEP_MIX(sep_mix_n3_lo, SEP_LO, 3, 0, sep_rows_lo)
+SEP_MIX(sep_mix_n5_lo, SEP_LO, 1, 1, sep_rows_lo)
+SEP_MIX(sep_mix_n6_lo, SEP_LO, 2, 1, sep_rows_lo)
+SEP_MIX(sep_mix_n7_lo, SEP_LO, 3, 1, sep_rows_lo)
+SEP_MIX(sep_mix_n2_both, SEP_BOTH, 2, 0, sep_rows_both)
+SEP_MIX(sep_mix_n3_both, SEP_BOTH, 3, 0, sep_rows_both)
+SEP_MIX(sep_mix_n5_both, SEP_BOTH, 1, 1, sep_rows_both)
+SEP_MIX(sep_mix_n6_both, SEP_BOTH, 2, 1, sep_rows_both)
+SEP_MIX(sep_mix_n7_both, SEP_BOTH, 3, 1, sep_rows_both)
+/* ... 9-11 (q 2) */
+SEP_MIX(sep_mix_n9_lo, SEP_LO, 1, 2, sep_rows_lo)
+SEP_MIX(sep_mix_n10_lo, SEP_LO, 2, 2, sep_rows_lo)
+SEP_MIX(sep_mix_n11_lo, SEP_LO, 3, 2, sep_rows_lo)
+SEP_MIX(sep_mix_n9_both, SEP_BOTH, 1, 2, sep_rows_both)
+SEP_MIX(sep_mix_n10_both, SEP_BOTH, 2, 2, sep_rows_both)
+SEP_MIX(sep_mix_n11_both, SEP_BOTH, 3, 2, sep_rows_both)
 #undef SEP_MIX
+
+/* sep_mix_t for pixels of n < 12 (n != 1, 4, 8) with n's q a constant; NULL where the build
+ * left the path out. */
+static sep_rows_fn sep_mix_short(int32_t n, int both)
+{
+    if (n > 8) {
+        if (both) {
+            return TH_NN_PATH(ADD_SEP_MIXQ2_BOTH)
+                       ? (n == 9 ? sep_mix_n9_both : n == 10 ? sep_mix_n10_both : sep_mix_n11_both)
+                       : NULL;
+        }
+        return TH_NN_PATH(ADD_SEP_MIXQ2)
+                   ? (n == 9 ? sep_mix_n9_lo : n == 10 ? sep_mix_n10_lo : sep_mix_n11_lo)
+                   : NULL;
+    }
+    if (n < 4) {
+        if (both) {
+            return TH_NN_PATH(ADD_SEP_MIXQ0_BOTH) ? (n == 2 ? sep_mix_n2_both : sep_mix_n3_both)
+                                                  : NULL;
+        }
+        return TH_NN_PATH(ADD_SEP_MIXQ0) ? (n == 2 ? sep_mix_n2_lo : sep_mix_n3_lo) : NULL;
+    }
+    if (both) {
+        return TH_NN_PATH(ADD_SEP_MIXQ1_BOTH)
+                   ? (n == 5 ? sep_mix_n5_both : n == 6 ? sep_mix_n6_both : sep_mix_n7_both)
+                   : NULL;
+    }
+    return TH_NN_PATH(ADD_SEP_MIXQ1)
+               ? (n == 5 ? sep_mix_n5_lo : n == 6 ? sep_mix_n6_lo : sep_mix_n7_lo)
+               : NULL;
+}
 
 /* The separable form for a rank-1 or rank-2 walk (rows of n; input i's row r at
  * in_i + r * row_i, steps step_i 0 or 1 in a row): 0 (nothing written) where it does not
@@ -1534,15 +1660,15 @@ static int sep_run(const add_consts *k, const int8_t *a, int32_t step_a, int32_t
         if (rows >= lut_rows && k->t1 != NULL && k->t2 != NULL) {
             return 0;
         }
-        const sep_chan_fn f = both ? (TH_NN_PATH(ADD_SEP_CHAN_BOTH) ? sep_chan_both : NULL)
-                                   : (TH_NN_PATH(ADD_SEP_CHAN) ? sep_chan_lo : NULL);
+        const sep_chan_entry f = both
+                                     ? (TH_NN_PATH(ADD_SEP_CHAN_BOTH) ? sep_chan_run_both : NULL)
+                                     : (TH_NN_PATH(ADD_SEP_CHAN) ? sep_chan_run_lo : NULL);
         if (f == NULL) {
             return 0;
         }
         const int bcast1 = row_a == 0;
-        sep_chan(f, bcast1 ? t1 : t2, bcast1 ? a : b, bcast1 ? t2 : t1,
-                 (const uint8_t *)(bcast1 ? b : a), n, rows, out, lo, hi,
-                 both ? SEP_BOTH : SEP_LO);
+        f(bcast1 ? t1 : t2, bcast1 ? a : b, bcast1 ? t2 : t1, (const uint8_t *)(bcast1 ? b : a),
+          n, rows, out, lo, hi);
         return 1;
     }
     if (step_a == 1 && step_b == 1) {
@@ -1573,7 +1699,10 @@ static int sep_run(const add_consts *k, const int8_t *a, int32_t step_a, int32_t
     if (rows >= 4 && m != 0 && (m != 1 || n >= 5) && n <= 40) {
         /* four pixels a block, no single outputs (sep_mix_t); longer runs keep sep_rows_t's
          * eight a pass (sweep seed 0: n 47-61 were 0.2-0.7% slower in blocks) */
-        if (both) {
+        f = n < 12 ? sep_mix_short(n, both) : NULL;
+        if (f != NULL) {
+            /* the block's count known */
+        } else if (both) {
             f = m == 1   ? (TH_NN_PATH(ADD_SEP_MIX1_BOTH) ? sep_mix1_both : NULL)
                 : m == 2 ? (TH_NN_PATH(ADD_SEP_MIX2_BOTH) ? sep_mix2_both : NULL)
                          : (TH_NN_PATH(ADD_SEP_MIX3_BOTH) ? sep_mix3_both : NULL);
@@ -1582,6 +1711,12 @@ static int sep_run(const add_consts *k, const int8_t *a, int32_t step_a, int32_t
                 : m == 2 ? (TH_NN_PATH(ADD_SEP_MIX2) ? sep_mix2_lo : NULL)
                          : (TH_NN_PATH(ADD_SEP_MIX3) ? sep_mix3_lo : NULL);
         }
+    }
+    if (m == 0) {
+        /* n % 8 known: no tests of the run's pieces */
+        f = both ? (TH_NN_PATH(ADD_SEP_ROWS4_BOTH) ? (n & 4 ? sep_rows84_both : sep_rows8_both)
+                                                   : NULL)
+                 : (TH_NN_PATH(ADD_SEP_ROWS4) ? (n & 4 ? sep_rows84_lo : sep_rows8_lo) : NULL);
     }
     if (f == NULL) {
         f = both ? (TH_NN_PATH(ADD_SEP_ROWS_BOTH) ? sep_rows_both : NULL)
@@ -1592,6 +1727,107 @@ static int sep_run(const add_consts *k, const int8_t *a, int32_t step_a, int32_t
     }
     f(bcast1 ? t1 : t2, (const uint8_t *)(bcast1 ? a : b), bcast1 ? t2 : t1,
       (const uint8_t *)(bcast1 ? b : a), n, rows, out, lo, hi);
+    return 1;
+}
+
+/* The loop the host chose (th_add_prep go, the choice sep_run makes for the walk; the
+ * compiled backend knows the shapes): no walk to read, no checks, about 70 instructions a
+ * call fewer than th_add_s8_prepared's own choice. 0 where the build left the path out. */
+TH_INLINE int sep_go(const add_consts *k, const int8_t *in1, const int8_t *in2, int8_t *out)
+{
+    const int32_t go = k->go, n = k->go_n, rows = k->go_rows;
+    const int first = go & 1, both = k->sep_mode == 2;
+    const int32_t *const t1 = k->sep, *const t2 = k->sep + 256;
+    const int32_t *const tc = first ? t1 : t2, *const tx = first ? t2 : t1;
+    const uint8_t *const src = (const uint8_t *)(first ? in1 : in2);
+    const uint8_t *const x = (const uint8_t *)(first ? in2 : in1);
+    const int32_t lo = k->sep_mode == 0 ? -128 : k->act_min, hi = k->act_max;
+    sep_rows_fn f;
+#define GO_PICK(lo_kept, both_kept, lo_fn, both_fn)                                            \
+    (both ? ((both_kept) ? both_fn : NULL) : ((lo_kept) ? lo_fn : NULL))
+    switch (go >> 1) {
+    case TH_ADD_GO_ROWS:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_ROWS), TH_NN_PATH(ADD_SEP_ROWS_BOTH),
+                    sep_rows_lo, sep_rows_both);
+        break;
+    case TH_ADD_GO_ROWS8:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_ROWS4), TH_NN_PATH(ADD_SEP_ROWS4_BOTH),
+                    sep_rows8_lo, sep_rows8_both);
+        break;
+    case TH_ADD_GO_ROWS84:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_ROWS4), TH_NN_PATH(ADD_SEP_ROWS4_BOTH),
+                    sep_rows84_lo, sep_rows84_both);
+        break;
+    case TH_ADD_GO_MIX1:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIX1), TH_NN_PATH(ADD_SEP_MIX1_BOTH),
+                    sep_mix1_lo, sep_mix1_both);
+        break;
+    case TH_ADD_GO_MIX2:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIX2), TH_NN_PATH(ADD_SEP_MIX2_BOTH),
+                    sep_mix2_lo, sep_mix2_both);
+        break;
+    case TH_ADD_GO_MIX3:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIX3), TH_NN_PATH(ADD_SEP_MIX3_BOTH),
+                    sep_mix3_lo, sep_mix3_both);
+        break;
+    case TH_ADD_GO_MIX_N2:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIXQ0), TH_NN_PATH(ADD_SEP_MIXQ0_BOTH),
+                    sep_mix_n2_lo, sep_mix_n2_both);
+        break;
+    case TH_ADD_GO_MIX_N3:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIXQ0), TH_NN_PATH(ADD_SEP_MIXQ0_BOTH),
+                    sep_mix_n3_lo, sep_mix_n3_both);
+        break;
+    case TH_ADD_GO_MIX_N5:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIXQ1), TH_NN_PATH(ADD_SEP_MIXQ1_BOTH),
+                    sep_mix_n5_lo, sep_mix_n5_both);
+        break;
+    case TH_ADD_GO_MIX_N6:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIXQ1), TH_NN_PATH(ADD_SEP_MIXQ1_BOTH),
+                    sep_mix_n6_lo, sep_mix_n6_both);
+        break;
+    case TH_ADD_GO_MIX_N7:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIXQ1), TH_NN_PATH(ADD_SEP_MIXQ1_BOTH),
+                    sep_mix_n7_lo, sep_mix_n7_both);
+        break;
+    case TH_ADD_GO_MIX_N9:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIXQ2), TH_NN_PATH(ADD_SEP_MIXQ2_BOTH),
+                    sep_mix_n9_lo, sep_mix_n9_both);
+        break;
+    case TH_ADD_GO_MIX_N10:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIXQ2), TH_NN_PATH(ADD_SEP_MIXQ2_BOTH),
+                    sep_mix_n10_lo, sep_mix_n10_both);
+        break;
+    case TH_ADD_GO_MIX_N11:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_MIXQ2), TH_NN_PATH(ADD_SEP_MIXQ2_BOTH),
+                    sep_mix_n11_lo, sep_mix_n11_both);
+        break;
+    case TH_ADD_GO_SAME: {
+        const sep_same_fn g = GO_PICK(TH_NN_PATH(ADD_SEP_SAME),
+                                      TH_NN_PATH(ADD_SEP_SAME_BOTH), sep_same_lo, sep_same_both);
+        if (g == NULL) {
+            return 0;
+        }
+        g(tc, src, tx, x, n, out, lo, hi);
+        return 1;
+    }
+    case TH_ADD_GO_CHAN: {
+        const sep_chan_entry g = GO_PICK(TH_NN_PATH(ADD_SEP_CHAN), TH_NN_PATH(ADD_SEP_CHAN_BOTH),
+                                         sep_chan_run_lo, sep_chan_run_both);
+        if (g == NULL) {
+            return 0;
+        }
+        g(tc, (const int8_t *)src, tx, x, n, rows, out, lo, hi);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+#undef GO_PICK
+    if (f == NULL) {
+        return 0;
+    }
+    f(tc, src, tx, x, n, rows, out, lo, hi);
     return 1;
 }
 #endif
@@ -1658,6 +1894,9 @@ static th_status add_fill(const th_add_params *params, const th_add_quant *quant
     k->nosign = 0;
     k->sep = NULL; /* not proven: the host's proof only (add_sep) */
     k->sep_mode = 0;
+    k->go = 0; /* not chosen: the host's choice only (add_go) */
+    k->go_n = 0;
+    k->go_rows = 0;
     return TH_OK;
 }
 
@@ -1696,8 +1935,21 @@ th_status th_add_s8_prepare(const th_add_params *params, const th_add_quant *qua
     return st;
 }
 
-th_status th_add_s8_prepared(const th_add_prep *k, const int8_t *input1, const int8_t *input2,
-                             int8_t *output)
+/* The host's choice of the loop (th_add_prep go) is built where the build keeps ADD_GO (a
+ * compiled model whose ADD / SUB calls carry one; always when recording). */
+#if TH_NN_HAS_DSP && !TH_NN_MVE &&                                                            \
+    ((defined(TH_NN_RECORD_PATHS) && TH_NN_RECORD_PATHS) || TH_NN_KEEP_ADD_GO)
+#define TH_ADD_GO_BUILT 1
+/* Out of line: the choosing code's frame and saves stay off the chosen loop's calls. */
+#define TH_ADD_BODY __attribute__((noinline)) static
+#else
+#define TH_ADD_GO_BUILT 0
+#define TH_ADD_BODY TH_INLINE /* th_add_s8_prepared as it was */
+#endif
+
+/* Every path but the host's chosen loop (th_add_s8_prepared). */
+TH_ADD_BODY th_status add_prepared_body(const th_add_prep *k, const int8_t *input1,
+                                        const int8_t *input2, int8_t *output)
 {
     const th_nn_bcast *b = &k->walk;
 #if TH_NN_MVE
@@ -1770,6 +2022,32 @@ th_status th_add_s8_prepared(const th_add_prep *k, const int8_t *input1, const i
     }
     return TH_OK;
 }
+
+#if TH_ADD_GO_BUILT
+/* The host's loop, else (a path the build left out) the kernel's choice. Out of line: the
+ * entry's other calls stay two tail calls and no frame. */
+__attribute__((noinline)) static th_status add_go(const th_add_prep *k, const int8_t *input1,
+                                                  const int8_t *input2, int8_t *output)
+{
+    if (sep_go(k, input1, input2, output)) {
+        return TH_OK;
+    }
+    return add_prepared_body(k, input1, input2, output);
+}
+#endif
+
+th_status th_add_s8_prepared(const th_add_prep *k, const int8_t *input1, const int8_t *input2,
+                             int8_t *output)
+{
+#if TH_ADD_GO_BUILT
+    if (k->go != 0 && TH_NN_PATH(ADD_GO)) {
+        return add_go(k, input1, input2, output);
+    }
+#endif
+    return add_prepared_body(k, input1, input2, output);
+}
+#undef TH_ADD_BODY
+#undef TH_ADD_GO_BUILT
 
 th_status th_nn_add_sub_s8(const th_add_params *params, const th_add_quant *quant,
                            const int32_t *input1_table, const int32_t *input2_table,

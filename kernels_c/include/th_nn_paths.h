@@ -303,6 +303,15 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_SEP_ROWS_BOTH /* ... both clamps (sep_mode 2) */
 #define TH_NN_KEEP_ADD_SEP_ROWS_BOTH 1
 #endif
+#ifndef TH_NN_KEEP_ADD_GO /* ... the loop chosen on the host (th_add_prep go): no walk read */
+#define TH_NN_KEEP_ADD_GO 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_ROWS4 /* ... runs of n % 4 == 0: n % 8 known, no tests of the tail */
+#define TH_NN_KEEP_ADD_SEP_ROWS4 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_ROWS4_BOTH
+#define TH_NN_KEEP_ADD_SEP_ROWS4_BOTH 1
+#endif
 #ifndef TH_NN_KEEP_ADD_SEP_MIX1 /* ... runs of n % 4 == 1 four at a time (groups cross runs) */
 #define TH_NN_KEEP_ADD_SEP_MIX1 1
 #endif
@@ -320,6 +329,24 @@ void th_nn_path_taken(const char *name);
 #endif
 #ifndef TH_NN_KEEP_ADD_SEP_MIX3_BOTH
 #define TH_NN_KEEP_ADD_SEP_MIX3_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIXQ0 /* ... pixels of 2 and 3: the block in straight-line code */
+#define TH_NN_KEEP_ADD_SEP_MIXQ0 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIXQ1 /* ... pixels of 5-7 */
+#define TH_NN_KEEP_ADD_SEP_MIXQ1 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIXQ2 /* ... pixels of 9-11 */
+#define TH_NN_KEEP_ADD_SEP_MIXQ2 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIXQ0_BOTH
+#define TH_NN_KEEP_ADD_SEP_MIXQ0_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIXQ1_BOTH
+#define TH_NN_KEEP_ADD_SEP_MIXQ1_BOTH 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_MIXQ2_BOTH
+#define TH_NN_KEEP_ADD_SEP_MIXQ2_BOTH 1
 #endif
 #ifndef TH_NN_KEEP_ADD_SEP_SAME /* ... both inputs advancing (same shape) */
 #define TH_NN_KEEP_ADD_SEP_SAME 1

@@ -251,7 +251,37 @@ typedef struct {
      * (act_min, act_max - act_min) for 2. Only where fast. */
     const int32_t *sep;
     int32_t sep_mode;
+    /* The host's choice of the separable loop (ARCHITECTURE.md §4.4b; the compiled backend,
+     * tinyhost.arith.elementwise add_go, the same choice th_nn_add_sub_s8.c sep_run makes;
+     * th_add_s8_prepare and the generic entries leave go 0, "not chosen", and the kernel
+     * chooses): go = form * 2 + first, form a TH_ADD_GO_* and first 1 where input1 is the
+     * input read through the first table (the one constant along a run; input1 for the same
+     * shape), the loop's run length go_n and run count go_rows. Only with sep; a form the
+     * build left out runs the kernel's own choice. */
+    int32_t go;
+    int32_t go_n;
+    int32_t go_rows;
 } th_add_prep;
+
+/* th_add_prep go's forms (arith/elementwise.py GO_* mirrors them). */
+enum {
+    TH_ADD_GO_ROWS = 1, /* runs of n, a constant each (sep_rows_t) */
+    TH_ADD_GO_MIX1,     /* ... four runs a block, n % 4 == 1, 2, 3 (sep_mix_t) */
+    TH_ADD_GO_MIX2,
+    TH_ADD_GO_MIX3,
+    TH_ADD_GO_MIX_N2, /* ... n of 2, 3, 5, 6, 7: the block straight-line */
+    TH_ADD_GO_MIX_N3,
+    TH_ADD_GO_MIX_N5,
+    TH_ADD_GO_MIX_N6,
+    TH_ADD_GO_MIX_N7,
+    TH_ADD_GO_SAME, /* one run of n, both inputs advancing (sep_same_t) */
+    TH_ADD_GO_CHAN, /* go_rows rows of n against one row (sep_chan) */
+    TH_ADD_GO_ROWS8, /* runs of n % 8 == 0, a constant each (sep_rows_t, n % 8 known) */
+    TH_ADD_GO_ROWS84, /* ... n % 8 == 4 */
+    TH_ADD_GO_MIX_N9, /* four runs a block, n of 9, 10, 11: the block straight-line */
+    TH_ADD_GO_MIX_N10,
+    TH_ADD_GO_MIX_N11
+};
 
 /* MUL (arith.elementwise.MulParams); the multiplier comes as a th_per_tensor_quant. */
 typedef struct {

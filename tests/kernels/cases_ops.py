@@ -25,7 +25,7 @@ Same record format and rules as kernels/cases.py (expected outputs from the NumP
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from tinyhost.arith.activations import SoftmaxParams, calculate_input_radius
 from tinyhost.arith.elementwise import (
     AddParams,
     MulParams,
+    add_go,
     add_input_tables,
     add_prep,
     add_sep,
@@ -162,6 +163,7 @@ class AddCase:
     prepared: bool = False  # th_add_s8_prepared on the host's th_add_prep (checked first)
     sep: bool = False  # ... with the host's separable form (add_sep) where it is proven
     sep_bias: int = 0  # added to every C word of the form (tests: a wrong table must show)
+    go: bool = False  # ... and the host's choice of its loop (add_go), as the compiled backend
 
     @property
     def out_shape(self) -> tuple[int, ...]:
@@ -191,7 +193,10 @@ class AddCase:
             if sep is not None:
                 words = sep[0].astype(np.int64)
                 words[256:] += self.sep_bias
-                blobs.append(np.append(words, sep[1]).astype("<i4").tobytes())
+                tail = [sep[1]]
+                if self.go:
+                    tail += list(add_go(prep, self.tables).values())
+                blobs.append(np.append(words, tail).astype("<i4").tobytes())
         return encode_record(case_id, self.op, ints, blobs)
 
 
@@ -558,7 +563,8 @@ def sep_cases() -> list[tuple[str, AddCase]]:
     (sep_chan_flat: its assembly passes and its C rest on both sides of len + 3), long rows
     in column blocks, rows past the output tables' count with and without input tables, a
     small scalar), C 1-70 (every n % 8), tiny to large, in place; and parameters where it is
-    not proven (the other paths run)."""
+    not proven (the other paths run). Each case twice: the kernel choosing the loop, and the
+    host (th_add_prep go, add_go; name "... go"), as the compiled backend calls it."""
     cases = []
     forms = [("spatial2", (5, 7), 13), ("spatial1", (9, 4), 31), ("same", (3, 11), 9),
              ("chan2", (6, 5), 12), ("chan1", (4, 9), 40), ("chan2", (3, 1), 70),
@@ -572,7 +578,10 @@ def sep_cases() -> list[tuple[str, AddCase]]:
              # sep_mix_t (four pixels a block): n % 4 of 2 (q 1, 3 pixels left over), 2 (q 0),
              # 3 (q 0, 2 left over), 1 (q 1, 3 left over)
              ("spatial2", (3, 5), 6), ("spatial1", (2, 2), 2), ("spatial2", (1, 6), 3),
-             ("spatial1", (7, 1), 5)]  # fmt: skip
+             ("spatial1", (7, 1), 5),
+             # ... n < 8 as straight-line blocks (sep_mix_short): 7 (2 blocks and 1 pixel
+             # left), 3 (2 blocks), 2 (1 block, 2 left)
+             ("spatial2", (3, 3), 7), ("spatial1", (4, 2), 3), ("spatial2", (6, 1), 2)]  # fmt: skip
     i = 0
     for mode, clamp in ((0, "none"), (0, "wide"), (1, "lo"), (2, "both"), (None, "none")):
         for op in (Op.ADD, Op.SUB):
@@ -597,8 +606,11 @@ def sep_cases() -> list[tuple[str, AddCase]]:
                 # channel rows past chan_lut's count go to the output tables when the
                 # call has input tables (th_nn_add_sub_s8.c sep_run)
                 luts = form.startswith("chan") and case.tables and hw[0] * hw[1] >= 128
-                cases.append((f"{op.name} {form} {sa} {sb} {clamp} sep_mode {mode}"
-                              + (" output tables" if luts else ""), case))
+                name = (f"{op.name} {form} {sa} {sb} {clamp} sep_mode {mode}"
+                        + (" output tables" if luts else ""))
+                cases.append((name, case))
+                # the compiled backend's call: the host chose the loop (add_go)
+                cases.append((name + " go", replace(case, go=True)))
                 i += 1
     return cases
 

@@ -334,6 +334,57 @@ def add_sep(p: AddParams, subtract: bool) -> tuple[np.ndarray, int] | None:
     return None
 
 
+# th_nn_types.h TH_ADD_GO_*: th_add_prep go's forms (go = form * 2 + first)
+GO_ROWS, GO_MIX1, GO_MIX2, GO_MIX3 = 1, 2, 3, 4
+GO_MIX_SHORT = {2: 5, 3: 6, 5: 7, 6: 8, 7: 9, 9: 14, 10: 15, 11: 16}  # TH_ADD_GO_MIX_N*, by n
+GO_SAME, GO_CHAN, GO_ROWS8, GO_ROWS84 = 10, 11, 12, 13
+_ADD_LUT_MIN = 512  # th_nn_add_sub_s8.c TH_ADD_LUT_MIN
+_ADD_CHAN_LUT_ROWS = (224, 128)  # ... TH_ADD_CHAN_LUT_ROWS (no clamp), _CLAMP
+_ADD_MIX_MAX = 40  # ... sep_run: runs of n % 4 != 0 up to this go four a block
+# add_go chooses for calls under this many outputs: there the ~60 instructions it saves are
+# over 0.5% of the call; past it they are not worth the dispatch's code (about 190 bytes)
+# in a model with no other such call (MLPerf ResNet-8's same-shape ADDs: 4096 outputs up)
+_GO_MAX_OUTPUTS = 2048
+
+
+def add_go(prep: dict, tables: bool) -> dict[str, int]:
+    """th_add_prep's go, go_n, go_rows (th_nn_types.h; ARCHITECTURE.md §4.4b) for a call
+    with the separable form: the loop th_nn_add_sub_s8.c sep_run picks for this walk, so
+    th_add_s8_prepared goes straight to it (the kernel still drops a path its build left
+    out). All 0, "not chosen", where sep_run would not run (a walk of rank 3 and more, a
+    scalar broadcast lut_run takes, channel rows chan_lut takes when the call has input
+    tables (`tables`), rows of the same shape that are not one run) or runs its row loop,
+    and for calls of _GO_MAX_OUTPUTS outputs and more."""
+    none = {"go": 0, "go_n": 0, "go_rows": 0}
+    w = prep["walk"]
+    rank, dims, st1, st2 = w["rank"], w["dims"], w["stride1"], w["stride2"]
+    scalar = w["count1"] == 1 or w["count2"] == 1
+    if w["count"] >= _GO_MAX_OUTPUTS or rank > 2 or (scalar and w["count"] >= _ADD_LUT_MIN):
+        return none
+    n = dims[rank - 1]
+    rows = w["count"] // n
+    a, b = st1[rank - 1], st2[rank - 1]
+    ra, rb = (st1[0], st2[0]) if rank == 2 else (0, 0)
+    if a == 1 and b == 1 and rows > 1 and (ra == 0 or rb == 0):
+        clamped = prep["act_min"] > -128 or prep["act_max"] < 127
+        if tables and rows >= _ADD_CHAN_LUT_ROWS[clamped]:
+            return none
+        return {"go": GO_CHAN * 2 + int(ra == 0), "go_n": n, "go_rows": rows}
+    if a == 1 and b == 1:
+        if rows == 1 or (ra == n and rb == n):
+            return {"go": GO_SAME * 2 + 1, "go_n": n * rows, "go_rows": 1}
+        return none
+    first = a == 0
+    if (b != 1 or (rows > 1 and (rb != n or ra != 1))) if first else \
+            (a != 1 or b != 0 or (rows > 1 and (ra != n or rb != 1))):  # fmt: skip
+        return none
+    m = n % 4
+    form = (GO_ROWS8, GO_ROWS84)[n % 8 // 4] if m == 0 else GO_ROWS
+    if rows >= 4 and m != 0 and (m != 1 or n >= 5) and n <= _ADD_MIX_MAX:
+        form = GO_MIX_SHORT[n] if n < 12 else (GO_MIX1, GO_MIX2, GO_MIX3)[m - 1]
+    return {"go": form * 2 + int(first), "go_n": n, "go_rows": rows}
+
+
 def add_unclamped_count(p: AddParams, subtract: bool) -> float:
     """The mean over input2's 256 values of the input1 values whose output lies strictly
     inside the activation range: what a channel's output table (th_nn_add_sub_s8.c chan_lut)

@@ -34,6 +34,7 @@ from tinyhost.arith.conv import ConvParams, FullyConnectedParams
 from tinyhost.arith.elementwise import (
     AddParams,
     MulParams,
+    add_go,
     add_prep,
     add_sep,
     add_unclamped_count,
@@ -897,6 +898,9 @@ class _Model:
             if sep is not None:  # the kernel then never reads the input tables (t1, t2)
                 t1 = t2 = "NULL"
                 tail = f", .sep = {self.array(f'op{i}_sep', sep[0])}, .sep_mode = {sep[1]}"
+                go = add_go(prep, False)  # its loop chosen here (0: the kernel chooses)
+                if go["go"]:
+                    tail += "".join(f", .{k} = {v}" for k, v in go.items())
             return (f"    static const th_add_prep prep = {{.t1 = {t1}, .t2 = {t2}, "
                     f"{prep_initializer(prep)}{tail}}};\n"
                     f"    return th_add_s8_prepared(&prep, {self.pointer(a, 'int8_t')}, "

@@ -631,13 +631,14 @@ static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
     const size_t prep_off = offsetof(th_add_prep, walk);
     const size_t prep_len = offsetof(th_add_prep, nosign) + sizeof(int32_t) - prep_off;
     /* prepared with the host's separable form (add_sep): one more blob, 512 table words and
-     * sep_mode, after the struct's run */
+     * sep_mode, after the struct's run, and optionally the host's go, go_n, go_rows (add_go) */
     const uint32_t base_blobs = (tables ? 4u : 2u) + (prepared ? 1u : 0u);
     const int sep = prepared && dc->n_blobs == base_blobs + 1u;
     const uint32_t prep_blob = base_blobs - 1u;
     if (dc->n_ints < 25 || (dc->n_blobs != base_blobs && !sep) ||
         (prepared && dc->blob_len[prep_blob] != prep_len) ||
-        (sep && dc->blob_len[base_blobs] != 513u * sizeof(int32_t))) {
+        (sep && dc->blob_len[base_blobs] != 513u * sizeof(int32_t) &&
+         dc->blob_len[base_blobs] != 516u * sizeof(int32_t))) {
         return rr;
     }
     const int32_t *v = dc->ints;
@@ -681,6 +682,11 @@ static run_result run_add_sub(const decoded_case *dc, const th_kalloc *mem)
             }
             host.sep = words;
             host.sep_mode = words[512];
+            if (dc->blob_len[base_blobs] == 516u * sizeof(int32_t)) {
+                host.go = words[513];
+                host.go_n = words[514];
+                host.go_rows = words[515];
+            }
         }
         if (rr.status == TH_OK &&
             memcmp((const uint8_t *)&mine + prep_off, (const uint8_t *)&host + prep_off,
