@@ -2209,6 +2209,32 @@ static int avg_strided_applies(const th_pool_params *p)
     return p->stride.h >= 2 && p->stride.w >= 2 && (int64_t)p->filter.h * p->filter.w <= 256;
 }
 
+#if TH_NN_DSP_NATIVE
+/* (bottom of a, bottom of b) and (top of a, top of b): PKHBT / PKHTB, which gcc does not
+ * form from C. */
+TH_INLINE int32_t st_pk_lo(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+TH_INLINE int32_t st_pk_hi(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(b), "r"(a));
+    return r;
+}
+#else
+TH_INLINE int32_t st_pk_lo(int32_t a, int32_t b)
+{
+    return th_pkhbt(a, b);
+}
+TH_INLINE int32_t st_pk_hi(int32_t a, int32_t b)
+{
+    return th_pkhtb(a, b);
+}
+#endif
+
 /* Two words at p (word-aligned: cs starts at column 0 of the word-aligned scratch and f
  * is a multiple of four), then p + 4 halfwords (STRD with writeback on the target: one add
  * less per group than a store and a pointer step). */
@@ -2295,7 +2321,7 @@ TH_INLINE void st_cols_t(int16_t *cs, const int8_t *p, int32_t row, int32_t n, i
             a = th_sxtab16(a, v);
             b = th_sxtab16_ror8(b, v);
         }
-        o = st_store2_next16(o, th_pkhbt(a, b), th_pkhtb(a, b));
+        o = st_store2_next16(o, st_pk_lo(a, b), st_pk_hi(a, b));
     }
     for (; f < n; f++) {
         int32_t s = 0;
@@ -2461,7 +2487,7 @@ TH_INLINE int32_t st_pair_sum(const int8_t *p, int32_t row, int32_t rows, int fi
         a = th_sxtab16(a, v);
         b = th_sxtab16_ror8(b, v);
     }
-    return th_sadd16(th_pkhbt(a, b), th_pkhtb(a, b));
+    return th_sadd16(st_pk_lo(a, b), st_pk_hi(a, b));
 }
 
 /* n pixels (step bytes apart from p) whose windows are `rows` rows of two columns (the
