@@ -351,6 +351,13 @@ def test_span_cases_reach_every_branch() -> None:
     fresh = [c for c in cases + fused if c.x.shape[3] >= 4 and
              min(c.x.shape[1], c.p.filter_h - c.p.pad_top) >= (2 if c.x.shape[3] >= 16 else 3)]
     assert {c.x.shape[3] % 4 for c in fresh} == {0, 1, 2, 3}
+    # its unrolled heights (3 and 4 rows) and its two-rows loop (2, 5 or more), every tail
+    # (the channels past C & ~3 from the column's last four bytes)
+    def fresh_rows(c: PoolCase) -> int:
+        return min(c.x.shape[1], c.p.filter_h - c.p.pad_top)
+
+    for heights in ({3}, {4}, {2, *range(5, 16)}):
+        assert {c.x.shape[3] % 4 for c in fresh if fresh_rows(c) in heights} == {0, 1, 2, 3}
     first = first_rows_cases(5, 60, 4000)
     two = [c for c in first if c.p.filter_h - c.p.pad_top == 2 and c.x.shape[1] >= 2]
     assert {c.x.shape[3] % 4 for c in two} == {0, 1, 2, 3}

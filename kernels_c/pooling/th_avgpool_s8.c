@@ -1384,41 +1384,87 @@ __attribute__((noinline)) static void cols_rows2(int16_t *col, const int8_t *q, 
     }
 }
 
+/* The four bytes at r summed over nr >= 2 rows (row bytes apart) in int16 lanes: bytes 0
+ * and 2 in *pa, 1 and 3 in *pb. unrolled (a constant of each copy, with nr one too: the
+ * rows unrolled, ~3 instructions a row), or two rows a step. */
+TH_INLINE void fresh_lanes(const int8_t *r, int32_t row, int32_t nr, int unrolled, int32_t *pa,
+                           int32_t *pb)
+{
+    const int32_t v = th_read_s32(r);
+    int32_t a = th_sxtb16(v), b = th_sxtb16_ror8(v);
+    if (unrolled) {
+#pragma GCC unroll 8
+        for (int32_t i = 1; i < nr; i++) {
+            const int32_t u = th_read_s32(r + i * row);
+            a = th_sxtab16(a, u);
+            b = th_sxtab16_ror8(b, u);
+        }
+    } else {
+        int32_t i = 1;
+        for (r += row; i + 2 <= nr; i += 2, r += 2 * row) {
+            const int32_t u = th_read_s32(r), t = th_read_s32(r + row);
+            a = th_sxtab16(th_sxtab16(a, u), t);
+            b = th_sxtab16_ror8(th_sxtab16_ror8(b, u), t);
+        }
+        if (i < nr) {
+            const int32_t u = th_read_s32(r);
+            a = th_sxtab16(a, u);
+            b = th_sxtab16_ror8(b, u);
+        }
+    }
+    *pa = a;
+    *pb = b;
+}
+
+/* cols_fresh for one nr (a constant in each copy): per column its groups, then its 1..3
+ * other channels from the column's last four bytes (inside the pixel: C >= 5 there)
+ * summed as a group, their lanes stored (channel C - 3: b's low half, C - 2: a's high, C -
+ * 1: b's high; the sums' layout keeps these channels one halfword each, pidx). */
+TH_INLINE void cols_fresh_n(int16_t *col, const int8_t *q, int32_t row, int32_t nr, int u,
+                            int32_t n, int32_t ch, int32_t cst)
+{
+    const int32_t c4 = ch & ~3, t = ch - c4;
+    for (int32_t x = 0; x < n; x++, col += cst, q += ch) {
+        for (int32_t k = 0; k < c4; k += 4) {
+            int32_t a, b;
+            fresh_lanes(q + k, row, nr, u, &a, &b);
+            th_write_s32(col + k, a);
+            th_write_s32(col + k + 2, b);
+        }
+        if (t > 0) {
+            int32_t a, b;
+            fresh_lanes(q + ch - 4, row, nr, u, &a, &b);
+            col[ch - 1] = (int16_t)(uint16_t)((uint32_t)b >> 16);
+            if (t > 1) {
+                col[ch - 2] = (int16_t)(uint16_t)((uint32_t)a >> 16);
+                if (t > 2) {
+                    col[ch - 3] = (int16_t)(uint16_t)(uint32_t)b;
+                }
+            }
+        }
+    }
+}
+
 /* n columns' sums (col, cst halfwords apart) set afresh to nr >= 2 input rows (q: the first
- * row at the first column): the groups of four channels two rows a step, each group's sums
- * in registers (lanes_cols' general loop: ~7 instructions a row and ~10 a group; here ~4.5
- * and ~5: an image's first window rows, summed once), then the other channels. */
+ * row at the first column), each group's sums in registers over the rows (an image's first
+ * window rows, summed once). 3 and 4 rows unrolled (SAME's first windows up to 7 rows
+ * high: the row loop took ~21 instructions a group at nr = 3, unrolled ~14), other heights
+ * two rows a step; the channels past C & ~3 as one group's lanes (~5 instructions a row
+ * each by the scalar loop before). */
 __attribute__((noinline)) static void cols_fresh(int16_t *col, const int8_t *q, int32_t row,
                                                  int32_t nr, int32_t n, int32_t ch,
                                                  int32_t cst)
 {
-    const int32_t c4 = ch & ~3;
-    for (int32_t x = 0; x < n; x++, col += cst, q += ch) {
-        for (int32_t k = 0; k < c4; k += 4) {
-            const int8_t *r = q + k;
-            const int32_t v = th_read_s32(r), w = th_read_s32(r + row);
-            int32_t a = th_sxtab16(th_sxtb16(v), w), b = th_sxtab16_ror8(th_sxtb16_ror8(v), w);
-            int32_t i = 2;
-            for (r += 2 * row; i + 2 <= nr; i += 2, r += 2 * row) {
-                const int32_t u = th_read_s32(r), t = th_read_s32(r + row);
-                a = th_sxtab16(th_sxtab16(a, u), t);
-                b = th_sxtab16_ror8(th_sxtab16_ror8(b, u), t);
-            }
-            if (i < nr) {
-                const int32_t u = th_read_s32(r);
-                a = th_sxtab16(a, u);
-                b = th_sxtab16_ror8(b, u);
-            }
-            th_write_s32(col + k, a);
-            th_write_s32(col + k + 2, b);
-        }
-        for (int32_t c = c4; c < ch; c++) {
-            int32_t v = 0;
-            for (int32_t i = 0, o = c; i < nr; i++, o += row) {
-                v += q[o];
-            }
-            col[c] = (int16_t)v;
-        }
+    switch (nr) {
+    case 3:
+        cols_fresh_n(col, q, row, 3, 1, n, ch, cst);
+        break;
+    case 4:
+        cols_fresh_n(col, q, row, 4, 1, n, ch, cst);
+        break;
+    default:
+        cols_fresh_n(col, q, row, nr, 0, n, ch, cst);
+        break;
     }
 }
 
