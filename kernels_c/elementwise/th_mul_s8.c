@@ -906,14 +906,12 @@ TH_INLINE int32_t mul_cf_base(int32_t n)
     return (n & 1) ? 4 * n : (n & 2) ? 2 * n : n;
 }
 
-/* Whether the flat channel line applies to [rows, n] with the factor on `side` (for the
- * table's cost estimate too, so without TH_NN_PATH). */
+/* Whether the flat channel line applies to [rows, n] with the factor on `side`. */
 TH_INLINE int mul_cf_ok(const mul_consts *k, int32_t side, int32_t n, int32_t rows)
 {
     const int32_t base = mul_cf_base(n);
-    return TH_NN_KEEP_MUL_CHAN_LINE && TH_NN_KEEP_MUL_CHAN_LINE_FLAT && k->line == side &&
-           (k->act_min > -128 || k->act_max < 127) && base <= TH_MUL_CF_MAX &&
-           rows >= base / n;
+    return k->line == side && (k->act_min > -128 || k->act_max < 127) &&
+           base <= TH_MUL_CF_MAX && rows >= base / n;
 }
 
 /* The flat channel line (mul_cf_ok holds): x [rows, n] (offset ox) against y (offset oy). */
@@ -1328,14 +1326,16 @@ TH_INLINE int32_t mul_lut_min(const mul_consts *k)
 
 /* An output of spatial_line_px (mul_px_run's 18 instructions a word of four), where the
  * host's line holds for the broadcast on `side` (th_mul_prep line) and the output clamps:
- * what the scalar table must beat there, so tables pay from about 1011 outputs. */
+ * what the scalar table must beat there, so tables pay from about 1011 outputs. The paths
+ * named where the estimate counts on them: a recording run (th_nn_paths.h) then keeps them,
+ * so a pruned build estimates as the recording did and has the loop where data choose it. */
 #define TH_MUL_PX10 45
 /* An output of mul_chan_flat (20 a word, a run's and the pairs' set-up) */
 #define TH_MUL_CF10 53
 TH_INLINE int mul_line_px(const mul_consts *k, int32_t side)
 {
-    return TH_NN_KEEP_MUL_SPATIAL_LINE && TH_NN_KEEP_MUL_SPATIAL_LINE_PX && k->line == side &&
-           (k->act_min > -128 || k->act_max < 127);
+    return k->line == side && (k->act_min > -128 || k->act_max < 127) &&
+           TH_NN_PATH(MUL_SPATIAL_LINE) && TH_NN_PATH(MUL_SPATIAL_LINE_PX);
 }
 
 TH_INLINE int mul_lut_pays(const mul_consts *k, int px, int32_t f, int32_t ox, int32_t n)
@@ -1417,14 +1417,16 @@ __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t
     th_nn_lut_strided(lut, x, stride, count, out);
 }
 
-/* 1 when done (the tables paid: mul_chan_lut_pays), else 0. */
-__attribute__((noinline)) static int mul_chan_lut(const mul_consts *k, int y1, const int8_t *y,
+/* 1 when done (the tables paid: mul_chan_lut_pays, against mul_chan_flat's cost where cf),
+ * else 0. */
+__attribute__((noinline)) static int mul_chan_lut(const mul_consts *k, int cf, int y1,
+                                                  const int8_t *y,
                                                   const int8_t *x, int32_t n, int32_t rows,
                                                   int8_t *out)
 {
     const int32_t oy = y1 ? k->in1_offset : k->in2_offset;
     const int32_t ox = y1 ? k->in2_offset : k->in1_offset;
-    if (!mul_chan_lut_pays(k, mul_cf_ok(k, y1 ? 2 : 1, n, rows), y, oy, ox, n, rows)) {
+    if (!mul_chan_lut_pays(k, cf, y, oy, ox, n, rows)) {
         return 0;
     }
     uint32_t lutw[64];
@@ -1621,12 +1623,15 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
         const int bc1 = b->stride1[0] == 0;
         /* the data choose between the two: a recording run (th_nn_paths.h) keeps both */
         (void)TH_NN_PATH(MUL_CHAN);
+        /* the flat line, where it applies, against the tables (data choose: a recording run
+         * keeps both) */
+        const int cf = mul_cf_ok(k, bc1 ? 2 : 1, inner, rows) && TH_NN_PATH(MUL_CHAN_LINE_FLAT);
         if (rows >= TH_MUL_CHAN_LUT_ROWS && TH_NN_PATH(MUL_CHAN_LUT) &&
-            mul_chan_lut(k, bc1, bc1 ? input1 : input2, bc1 ? input2 : input1, inner, rows,
+            mul_chan_lut(k, cf, bc1, bc1 ? input1 : input2, bc1 ? input2 : input1, inner, rows,
                          output)) {
             return TH_OK;
         }
-        if (mul_cf_ok(k, bc1 ? 2 : 1, inner, rows) && TH_NN_PATH(MUL_CHAN_LINE_FLAT)) {
+        if (cf) {
             mul_chan_flat(k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset,
                           bc1 ? input1 : input2, bc1 ? k->in1_offset : k->in2_offset, inner,
                           rows, output);
