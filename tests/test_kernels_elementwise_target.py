@@ -22,6 +22,7 @@ from kernels.cases_ops import (
     MulCase,
     add_params_of,
     imm_shift_mul_cases,
+    mul_px_cf_cases,
     sep_cases,
     spatial_mul_line_cases,
     spatial_mul_nosign_cases,
@@ -286,6 +287,21 @@ def test_spatial_mul_line_on_cortex_m4(kernel_fw_root: Path) -> None:
     Prepared: the driver compares the host's struct with th_mul_s8_prepare's up to nosign
     (its line fields "not proven") and runs the host's."""
     named = spatial_mul_line_cases()
+    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
+    run = run_cases(fw, [c for _, c in named], interleaved=True)
+    problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
+                if (p := check_result(c, r)) is not None]
+    assert not problems, "\n".join(problems)
+
+
+def test_mul_line_asm_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
+    """MUL's clamped-line assembly loops (th_mul_s8.c mul_px_run: the host-chosen pixel loop,
+    th_mul_prep px; mul_cf_run: the flat channel rows) against the reference: spatial and
+    scalar broadcasts with C % 4 of 0-3, channel rows with runs, rows left and single
+    outputs, relu6 / relu_n1_to_1 / biting / idle bounds (kernels.cases_ops
+    mul_px_cf_cases); prepared (the driver checks px and px_w are 0 in th_mul_s8_prepare's
+    fill)."""
+    named = mul_px_cf_cases()
     fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
     run = run_cases(fw, [c for _, c in named], interleaved=True)
     problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)

@@ -34,6 +34,7 @@ from kernels.cases_ops import (
     add_case,
     imm_shift_mul_cases,
     mul_case,
+    mul_px_cf_cases,
     sep_cases,
     spatial_mul_line_cases,
     spatial_mul_nosign_cases,
@@ -286,6 +287,15 @@ def test_spatial_mul_line_matches_reference(driver: Driver) -> None:
     spatial_mul_line_cases) under the sanitizers, with and without the line; the same cases
     run on QEMU in test_kernels_elementwise_target.py."""
     for name, case in spatial_mul_line_cases():
+        problem = check_result(case, driver.run(case))
+        assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
+
+
+def test_mul_line_asm_loops_match_reference(driver: Driver) -> None:
+    """The C models of MUL's clamped-line assembly loops (mul_px_run from the host's px_w,
+    mul_cf_run; kernels.cases_ops mul_px_cf_cases) under the sanitizers; the assembly on
+    QEMU in test_kernels_elementwise_target.py."""
+    for name, case in mul_px_cf_cases():
         problem = check_result(case, driver.run(case))
         assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
 

@@ -700,6 +700,262 @@ SPATIAL_LINE(spatial_line, 0)
 SPATIAL_LINE(spatial_line_clamp, 1)
 #undef SPATIAL_LINE
 
+/* The clamped spatial line (spatial_line_t with clamp) in one assembly loop on the native
+ * DSP builds, where the compiled C spills 9 of its ~36 per-pixel instructions: per pixel one
+ * LDM brings the line's constants from the stack, m and c in three instructions, the n % 4
+ * first outputs one by one (LDRSB, MLA, USAT with ASR #16, the clamp's UQADD8 / UADD8 on the
+ * byte, STRB), then words of four: four LDRSB and MLA, the accumulators' top halfwords paired
+ * by PKHTB (acc >> 16 exactly: an int32 shifted by 16 is a halfword), USAT16 #8 saturates
+ * both lanes as USAT would, one ORR packs the two pairs, and th_nn_store4u's clamp (18
+ * instructions a word where the C loop takes 24). Exactly spatial_line_t's outputs
+ * (ARCHITECTURE.md §4.4b: the proof covers every (x, y) pair as computed here). pw: the block
+ * th_mul_prep px_w holds (mul_px_block: line_a, r, line_t, ox, line_k, n, n % 4, k4, c4,
+ * rows); n >= 4 (a word a pixel at least); each output written after its input is read (in
+ * place too). */
+#define TH_MUL_PX_WORDS 10
+#if TH_NN_DSP_NATIVE
+#define MUL_PX_ONE                                                                            \
+    "ldrsb r9, [r0], #1\n\t"                                                                  \
+    "mla r9, r9, r6, r7\n\t"                                                                  \
+    "usat r9, #8, r9, asr #16\n\t"                                                            \
+    "uqadd8 r9, r9, r4\n\t"                                                                   \
+    "uadd8 r9, r9, r5\n\t"                                                                    \
+    "strb r9, [r1], #1\n\t"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline)) mul_px_run(const int8_t *x, int8_t *out,
+                                                        const int8_t *y, const int32_t *pw)
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #24\n\t"
+        "ldmia r3!, {r4-r9}\n\t"                     /* la r lt ox lk n: to the stack */
+        "stmia sp, {r4-r9}\n\t"
+        "ldmia r3, {r3, r4, r5, r12}\n\t"            /* nt k4 c4 rows */
+        "add lr, r2, r12\n\t"                        /* y's end */
+        "1:\n\t"                                     /* a pixel */
+        "ldrsb r9, [r2], #1\n\t"
+        "ldmia sp, {r6, r7, r8, r10, r11, r12}\n\t"
+        "mla r6, r9, r6, r7\n\t"
+        "asr r6, r6, r8\n\t"                          /* m */
+        "mla r7, r10, r6, r11\n\t"                    /* c = ox m + lk */
+        "add r8, r0, r12\n\t"                         /* the pixel's end in x */
+        "cbz r3, 3f\n\t"
+        "cmp r3, #2\n\t"
+        "blt 2f\n\t"
+        "beq 4f\n\t"
+        MUL_PX_ONE
+        "4:\n\t"
+        MUL_PX_ONE
+        "2:\n\t"
+        MUL_PX_ONE
+        "3:\n\t"                                     /* words of four */
+        "ldrsb r9, [r0], #4\n\t"
+        "ldrsb r10, [r0, #-3]\n\t"
+        "ldrsb r11, [r0, #-2]\n\t"
+        "ldrsb r12, [r0, #-1]\n\t"
+        "mla r9, r9, r6, r7\n\t"
+        "mla r10, r10, r6, r7\n\t"
+        "mla r11, r11, r6, r7\n\t"
+        "mla r12, r12, r6, r7\n\t"
+        "pkhtb r9, r11, r9, asr #16\n\t"
+        "pkhtb r10, r12, r10, asr #16\n\t"
+        "usat16 r9, #8, r9\n\t"
+        "usat16 r10, #8, r10\n\t"
+        "orr r9, r9, r10, lsl #8\n\t"
+        "uqadd8 r9, r9, r4\n\t"
+        "uadd8 r9, r9, r5\n\t"
+        "str r9, [r1], #4\n\t"
+        "cmp r0, r8\n\t"
+        "bne 3b\n\t"
+        "cmp r2, lr\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #24\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#undef MUL_PX_ONE
+#else
+/* The host's model of mul_px_run, step for step from the same block (the emulated DSP builds
+ * test the block the host fills). */
+static void mul_px_run(const int8_t *x, int8_t *out, const int8_t *y, const int32_t *pw)
+{
+    const uint32_t la = (uint32_t)pw[0], r = (uint32_t)pw[1], ox = (uint32_t)pw[3];
+    const uint32_t lk = (uint32_t)pw[4], k4 = (uint32_t)pw[7], c4 = (uint32_t)pw[8];
+    const int32_t lt = pw[2], n = pw[5], nt = pw[6];
+    const int8_t *const yend = y + pw[9];
+    do {
+        const int32_t m = (int32_t)((uint32_t)*y++ * la + r) >> lt;
+        const uint32_t c = ox * (uint32_t)m + lk;
+        const int8_t *const e = x + n;
+        for (int32_t i = 0; i < nt; i++) {
+            const int32_t u = mul_line_sat((int32_t)((uint32_t)*x++ * (uint32_t)m + c), 1);
+            int8_t b[4];
+            th_nn_store4u(b, u, 0, 0, 0, k4, c4);
+            *out++ = b[0];
+        }
+        for (; x != e; x += 4, out += 4) {
+#define PX_V(j) mul_line_sat((int32_t)((uint32_t)x[j] * (uint32_t)m + c), 1)
+            th_nn_store4u(out, PX_V(0), PX_V(1), PX_V(2), PX_V(3), k4, c4);
+#undef PX_V
+        }
+    } while (y != yend);
+}
+#endif
+
+/* th_mul_prep px_w for the clamped line with x on the other side from the factor y (offsets
+ * ox, oy), pixels of n >= 4 outputs, `rows` of them; as arith/elementwise.py mul_px. */
+static void mul_px_block(const mul_consts *k, int32_t ox, int32_t oy, int32_t n, int32_t rows,
+                         int32_t *pw)
+{
+    const int32_t la = k->line_a, lt = k->line_t;
+    pw[0] = la;
+    pw[1] = (int32_t)((uint32_t)oy * (uint32_t)la + (UINT32_C(1) << (lt - 1)));
+    pw[2] = lt;
+    pw[3] = ox;
+    pw[4] = k->line_k;
+    pw[5] = n;
+    pw[6] = n & 3;
+    pw[7] = (int32_t)th_nn_both_k4(k->act_min, k->act_max);
+    pw[8] = (int32_t)th_nn_both_c4(k->act_max);
+    pw[9] = rows;
+}
+
+/* The clamped spatial line, n >= 4, where the host did not choose it (th_mul_prep px 0). */
+__attribute__((noinline)) static void spatial_line_px(const mul_consts *k, const int8_t *x,
+                                                      int32_t ox, const int8_t *y, int32_t oy,
+                                                      int32_t n, int32_t rows, int8_t *out)
+{
+    int32_t pw[TH_MUL_PX_WORDS];
+    mul_px_block(k, ox, oy, n, rows, pw);
+    mul_px_run(x, out, y, pw);
+}
+
+/* Channel rows on the clamped line, flat: [rows, n] against one row y of n, consecutive
+ * rows contiguous, so `reps` rows make one run of P = reps n outputs (a multiple of four)
+ * whose line pairs (m_j, c_j = ox m_j + line_k) a stack block gh holds in column order; the
+ * call is whole runs of P, gh's pointer reset each run, where mul_chan's rows of n (a tail
+ * each when n % 4 != 0) take about 6.5 an output. Per word of four: two LDM of two pairs,
+ * four LDRSB and MLA, then mul_px_run's PKHTB / USAT16 / ORR packing and the clamp: 20
+ * instructions. cb: k4, c4, P (outputs a run), the call's outputs (a multiple of P). */
+#define TH_MUL_CF_MAX 32 /* pairs in gh (256 bytes): n with lcm(n, 4) <= this */
+#if TH_NN_DSP_NATIVE
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static void __attribute__((naked, noinline)) mul_cf_run(const int8_t *x, int8_t *out,
+                                                        const int32_t *gh, const int32_t *cb)
+{
+    __asm__ volatile(
+        "push {r4-r11, lr}\n\t"
+        "sub sp, sp, #16\n\t"
+        "ldmia r3, {r4, r5, r6, r7}\n\t"             /* k4 c4 P count */
+        "add r7, r0, r7\n\t"                         /* x's end */
+        "stmia sp, {r2, r6, r7}\n\t"                 /* gh P end */
+        "1:\n\t"                                     /* a run of P */
+        "ldmia sp, {r2, r3}\n\t"
+        "add r3, r0, r3\n\t"
+        "2:\n\t"                                     /* a word of four */
+        "ldmia r2!, {r6, r7, r8, r9}\n\t"            /* m0 c0 m1 c1 */
+        "ldrsb r10, [r0], #4\n\t"
+        "ldrsb r11, [r0, #-3]\n\t"
+        "mla r7, r10, r6, r7\n\t"
+        "mla r9, r11, r8, r9\n\t"
+        "ldmia r2!, {r6, r8, r10, r11}\n\t"          /* m2 c2 m3 c3 */
+        "ldrsb r12, [r0, #-2]\n\t"
+        "ldrsb lr, [r0, #-1]\n\t"
+        "mla r8, r12, r6, r8\n\t"
+        "mla r11, lr, r10, r11\n\t"
+        "pkhtb r7, r8, r7, asr #16\n\t"
+        "pkhtb r9, r11, r9, asr #16\n\t"
+        "usat16 r7, #8, r7\n\t"
+        "usat16 r9, #8, r9\n\t"
+        "orr r7, r7, r9, lsl #8\n\t"
+        "uqadd8 r7, r7, r4\n\t"
+        "uadd8 r7, r7, r5\n\t"
+        "str r7, [r1], #4\n\t"
+        "cmp r0, r3\n\t"
+        "bne 2b\n\t"
+        "ldr r12, [sp, #8]\n\t"
+        "cmp r0, r12\n\t"
+        "bne 1b\n\t"
+        "add sp, sp, #16\n\t"
+        "pop {r4-r11, pc}\n\t");
+}
+#pragma GCC diagnostic pop
+#else
+/* The host's model of mul_cf_run from the same blocks. */
+static void mul_cf_run(const int8_t *x, int8_t *out, const int32_t *gh, const int32_t *cb)
+{
+    const uint32_t k4 = (uint32_t)cb[0], c4 = (uint32_t)cb[1];
+    const int8_t *const end = x + cb[3];
+    do {
+        const int32_t *g = gh;
+        for (const int8_t *const e = x + cb[2]; x != e; x += 4, out += 4, g += 8) {
+#define CF_V(j) mul_line_sat((int32_t)((uint32_t)x[j] * (uint32_t)g[2 * (j)] +               \
+                                       (uint32_t)g[2 * (j) + 1]), 1)
+            th_nn_store4u(out, CF_V(0), CF_V(1), CF_V(2), CF_V(3), k4, c4);
+#undef CF_V
+        }
+    } while (x != end);
+}
+#endif
+
+/* lcm(n, 4), the fewest columns of whole rows a run of words holds. */
+TH_INLINE int32_t mul_cf_base(int32_t n)
+{
+    return (n & 1) ? 4 * n : (n & 2) ? 2 * n : n;
+}
+
+/* Whether the flat channel line applies to [rows, n] with the factor on `side`. */
+TH_INLINE int mul_cf_ok(const mul_consts *k, int32_t side, int32_t n, int32_t rows)
+{
+    const int32_t base = mul_cf_base(n);
+    return k->line == side && (k->act_min > -128 || k->act_max < 127) &&
+           base <= TH_MUL_CF_MAX && rows >= base / n;
+}
+
+/* The flat channel line (mul_cf_ok holds): x [rows, n] (offset ox) against y (offset oy). */
+__attribute__((noinline)) static void mul_chan_flat(const mul_consts *k, const int8_t *x,
+                                                    int32_t ox, const int8_t *y, int32_t oy,
+                                                    int32_t n, int32_t rows, int8_t *out)
+{
+    const int32_t r0 = mul_cf_base(n) / n; /* rows a run holds at least */
+    int32_t reps = r0 * (TH_MUL_CF_MAX / (r0 * n));
+    const int32_t rmax = rows - rows % r0;
+    reps = reps < rmax ? reps : rmax;
+    const int32_t len = reps * n;
+    int32_t gh[2 * TH_MUL_CF_MAX];
+    const uint32_t la = (uint32_t)k->line_a, lk = (uint32_t)k->line_k;
+    const int32_t lt = k->line_t;
+    const uint32_t lr = (UINT32_C(1) << (lt - 1)) + (uint32_t)oy * la;
+    for (int32_t j = 0; j < n; j++) {
+        const int32_t m = (int32_t)((uint32_t)y[j] * la + lr) >> lt;
+        gh[2 * j] = m;
+        gh[2 * j + 1] = (int32_t)((uint32_t)ox * (uint32_t)m + lk);
+    }
+    for (int32_t j = 2 * n; j < 2 * len; j++) { /* the other rows of a run: copies */
+        gh[j] = gh[j - 2 * n];
+    }
+    int32_t cb[4];
+    cb[0] = (int32_t)th_nn_both_k4(k->act_min, k->act_max);
+    cb[1] = (int32_t)th_nn_both_c4(k->act_max);
+    cb[2] = len;
+    cb[3] = (rows / reps) * len;
+    mul_cf_run(x, out, gh, cb);
+    /* the rows left (fewer than reps): their words as one shorter run, then up to three */
+    const int32_t done = cb[3], left = rows * n - done, left4 = left & ~3;
+    if (left4 > 0) {
+        cb[2] = left4;
+        cb[3] = left4;
+        mul_cf_run(x + done, out + done, gh, cb);
+    }
+    for (int32_t i = left4; i < left; i++) {
+        const int32_t v = mul_line_sat((int32_t)((uint32_t)x[done + i] * (uint32_t)gh[2 * i] +
+                                                 (uint32_t)gh[2 * i + 1]), 1);
+        out[done + i] = th_nn_from_u(v, k->act_min, k->act_max);
+    }
+}
+
 /* The output table of x's int8 values (offset ox) times the factor f (the other input's value
  * plus its offset): the product p = (x + ox) * f, linear in x, is requantized as fast_rows
  * does (th_nn_mono_fill's acc = p << sh, sh = 1 with th_fast_rq_apply2's sign term (fast),
@@ -1068,9 +1324,24 @@ TH_INLINE int32_t mul_lut_min(const mul_consts *k)
     return k->left ? (clamp ? 330 : 393) : (clamp ? 208 : 255);
 }
 
-TH_INLINE int mul_lut_pays(const mul_consts *k, int32_t f, int32_t ox, int32_t n)
+/* An output of spatial_line_px (mul_px_run's 18 instructions a word of four), where the
+ * host's line holds for the broadcast on `side` (th_mul_prep line) and the output clamps:
+ * what the scalar table must beat there, so tables pay from about 1011 outputs. The paths
+ * named where the estimate counts on them: a recording run (th_nn_paths.h) then keeps them,
+ * so a pruned build estimates as the recording did and has the loop where data choose it. */
+#define TH_MUL_PX10 45
+/* An output of mul_chan_flat (20 a word, a run's and the pairs' set-up) */
+#define TH_MUL_CF10 53
+TH_INLINE int mul_line_px(const mul_consts *k, int32_t side)
 {
-    const int32_t save = (mul_row10(k, 0) - 35) * n; /* what the lookups save */
+    return k->line == side && (k->act_min > -128 || k->act_max < 127) &&
+           TH_NN_PATH(MUL_SPATIAL_LINE) && TH_NN_PATH(MUL_SPATIAL_LINE_PX);
+}
+
+TH_INLINE int mul_lut_pays(const mul_consts *k, int px, int32_t f, int32_t ox, int32_t n)
+{
+    /* what the lookups save */
+    const int32_t save = ((px ? TH_MUL_PX10 : mul_row10(k, 0)) - 35) * n;
     if (n >= 4096) { /* any table pays (and save stays inside int32) */
         return 1;
     }
@@ -1094,7 +1365,7 @@ __attribute__((noinline)) static int mul_lut(const mul_consts *k, int scalar1, c
 {
     const int32_t f = s[0] + (scalar1 ? k->in1_offset : k->in2_offset);
     const int32_t ox = scalar1 ? k->in2_offset : k->in1_offset;
-    if (!mul_lut_pays(k, f, ox, n)) {
+    if (!mul_lut_pays(k, mul_line_px(k, scalar1 ? 2 : 1), f, ox, n)) {
         return 0;
     }
     uint32_t lutw[64];
@@ -1111,14 +1382,15 @@ __attribute__((noinline)) static int mul_lut(const mul_consts *k, int scalar1, c
  * TH_MUL_CHAN_LUT_ROWS rows (mul_chan's 9.3 an output against 3.5: 4500 / 58 = 78, less
  * where a clamp makes the rows dearer). */
 #define TH_MUL_CHAN_LUT_ROWS 76
-TH_INLINE int mul_chan_lut_pays(const mul_consts *k, const int8_t *y, int32_t oy, int32_t ox,
-                                int32_t n, int32_t rows)
+TH_INLINE int mul_chan_lut_pays(const mul_consts *k, int cf, const int8_t *y, int32_t oy,
+                                int32_t ox, int32_t n, int32_t rows)
 {
     /* in int32 for rows * n <= 2^31 / 115 (the rows' cost times 10): else tables pay */
     if (rows * (int64_t)n > 16000000) {
         return 1;
     }
-    const int32_t save = (mul_row10(k, 1) - 35) * rows * n - TH_MUL_THRESHOLDS10;
+    const int32_t save = ((cf ? TH_MUL_CF10 : mul_row10(k, 1)) - 35) * rows * n -
+                         TH_MUL_THRESHOLDS10;
     if (save <= TH_MUL_TABLE_FIXED10 * n) {
         return 0;
     }
@@ -1145,14 +1417,16 @@ __attribute__((noinline)) static void lut_column(const int8_t *lut, const int8_t
     th_nn_lut_strided(lut, x, stride, count, out);
 }
 
-/* 1 when done (the tables paid: mul_chan_lut_pays), else 0. */
-__attribute__((noinline)) static int mul_chan_lut(const mul_consts *k, int y1, const int8_t *y,
+/* 1 when done (the tables paid: mul_chan_lut_pays, against mul_chan_flat's cost where cf),
+ * else 0. */
+__attribute__((noinline)) static int mul_chan_lut(const mul_consts *k, int cf, int y1,
+                                                  const int8_t *y,
                                                   const int8_t *x, int32_t n, int32_t rows,
                                                   int8_t *out)
 {
     const int32_t oy = y1 ? k->in1_offset : k->in2_offset;
     const int32_t ox = y1 ? k->in2_offset : k->in1_offset;
-    if (!mul_chan_lut_pays(k, y, oy, ox, n, rows)) {
+    if (!mul_chan_lut_pays(k, cf, y, oy, ox, n, rows)) {
         return 0;
     }
     uint32_t lutw[64];
@@ -1278,6 +1552,11 @@ static th_status mul_prep_fill(const th_mul_params *params, const th_per_tensor_
     k->line_a = 0;
     k->line_t = 0;
     k->line_k = 0;
+    /* px follows the line: not chosen here */
+    k->px = 0;
+    for (size_t i = 0; i < sizeof k->px_w / sizeof k->px_w[0]; i++) {
+        k->px_w[i] = 0;
+    }
     return TH_OK;
 }
 
@@ -1315,6 +1594,15 @@ th_status th_mul_s8_prepare(const th_mul_params *params, const th_per_tensor_qua
 th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const int8_t *input2,
                              int8_t *output)
 {
+#if TH_NN_HAS_DSP && !TH_NN_MVE
+    /* the host's choice (th_mul_prep px): the clamped line's pixel loop for the whole call,
+     * its constants made on the host */
+    if (k->px != 0 && TH_NN_PATH(MUL_SPATIAL_LINE_PX)) {
+        const int y1 = k->px == 2;
+        mul_px_run(y1 ? input2 : input1, output, y1 ? input1 : input2, k->px_w);
+        return TH_OK;
+    }
+#endif
     const th_nn_bcast *b = &k->walk;
     const int32_t inner = b->dims[b->rank - 1];
     const int32_t rows = b->count / inner;
@@ -1335,9 +1623,18 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
         const int bc1 = b->stride1[0] == 0;
         /* the data choose between the two: a recording run (th_nn_paths.h) keeps both */
         (void)TH_NN_PATH(MUL_CHAN);
+        /* the flat line, where it applies, against the tables (data choose: a recording run
+         * keeps both) */
+        const int cf = mul_cf_ok(k, bc1 ? 2 : 1, inner, rows) && TH_NN_PATH(MUL_CHAN_LINE_FLAT);
         if (rows >= TH_MUL_CHAN_LUT_ROWS && TH_NN_PATH(MUL_CHAN_LUT) &&
-            mul_chan_lut(k, bc1, bc1 ? input1 : input2, bc1 ? input2 : input1, inner, rows,
+            mul_chan_lut(k, cf, bc1, bc1 ? input1 : input2, bc1 ? input2 : input1, inner, rows,
                          output)) {
+            return TH_OK;
+        }
+        if (cf) {
+            mul_chan_flat(k, bc1 ? input2 : input1, bc1 ? k->in2_offset : k->in1_offset,
+                          bc1 ? input1 : input2, bc1 ? k->in1_offset : k->in2_offset, inner,
+                          rows, output);
             return TH_OK;
         }
         const int line = k->line == (bc1 ? 2 : 1) && TH_NN_PATH(MUL_CHAN_LINE);
@@ -1360,6 +1657,10 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
         const int clamp = k->act_min > -128 || k->act_max < 127;
         if (k->line == (bc1 ? 2 : 1) && TH_NN_PATH(MUL_SPATIAL_LINE)) {
             /* the host-proven line (th_mul_prep line): any multiplier and shift */
+            if (clamp && n >= 4 && TH_NN_PATH(MUL_SPATIAL_LINE_PX)) {
+                spatial_line_px(k, x, ox, y, oy, n, prow, output);
+                return TH_OK;
+            }
             (clamp ? spatial_line_clamp : spatial_line)(k, x, ox, y, oy, n, prow, output);
             return TH_OK;
         }

@@ -498,8 +498,14 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MUL_SPATIAL_LINE /* ... one MLA an output (th_mul_prep line proven) */
 #define TH_NN_KEEP_MUL_SPATIAL_LINE 1
 #endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_LINE_PX /* ... clamped, C >= 4: the pixel loop in assembly */
+#define TH_NN_KEEP_MUL_SPATIAL_LINE_PX 1
+#endif
 #ifndef TH_NN_KEEP_MUL_CHAN_LINE /* MUL channel rows on th_mul_prep's proven line */
 #define TH_NN_KEEP_MUL_CHAN_LINE 1
+#endif
+#ifndef TH_NN_KEEP_MUL_CHAN_LINE_FLAT /* ... clamped, lcm(C, 4) <= 32: rows as one flat run */
+#define TH_NN_KEEP_MUL_CHAN_LINE_FLAT 1
 #endif
 #ifndef TH_NN_KEEP_MUL_ROW_LINE /* MUL rows of one factor (scalar) on the proven line */
 #define TH_NN_KEEP_MUL_ROW_LINE 1

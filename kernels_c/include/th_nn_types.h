@@ -317,6 +317,15 @@ typedef struct {
     int32_t line_a;
     int32_t line_t;
     int32_t line_k;
+    /* The host's path choice (ARCHITECTURE.md §4.4b; arith/elementwise.py mul_px): 1 (x
+     * input1, the factor y input2) or 2 (the other way) where the line is proven, the
+     * activation clamps and the call is a spatial broadcast or a scalar one below any table's
+     * pay (C >= 4 outputs a pixel): th_mul_s8_prepared runs the whole call as the line's pixel
+     * loop on the DSP builds from px_w (line_a, (oy line_a + 2^(line_t - 1)) mod 2^32,
+     * line_t, ox, line_k, C, C % 4, th_nn_both_k4, th_nn_both_c4, pixels). 0: not chosen
+     * (th_mul_s8_prepare and the generic entries; px_w zeros), the kernel's own dispatch. */
+    int32_t px;
+    int32_t px_w[10];
 } th_mul_prep;
 
 /* PRELU (arith.binary.PreluParams): two MultiplyByQuantizedMultiplier pairs, s_in / s_out

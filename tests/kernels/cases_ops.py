@@ -113,7 +113,7 @@ class MulCase:
         """The th_mul_prep the case runs on (mul_prep, its line dropped unless `line`)."""
         prep = mul_prep(self.p, self.a.shape, self.b.shape, self.out_shape)
         if not self.line:
-            prep.update(line=0, line_a=0, line_t=0, line_k=0)
+            prep.update(line=0, line_a=0, line_t=0, line_k=0, px=0, px_w=[0] * 10)
         return prep
 
     def encode(self, case_id: int, interleaved: bool) -> bytes:
@@ -778,4 +778,80 @@ def spatial_mul_line_cases() -> list[tuple[str, MulCase]]:
                               MulCase(Op.MUL, a, b, p, in_place=first and i % 2 == 0,
                                       prepared=True, line=line)))
             i += 1
+    return cases
+
+
+# mul_px_cf_cases' parameters (z1, z2, zo, multiplier, shift, act_min, act_max), one per
+# shape: drawn as the sweep draws scales (0.01-0.2) with the clamp forms in turn, kept where
+# mul_line proves a line (the search takes minutes; the cases assert the line still holds)
+_PX_CF_PARAMS = [
+    (34, 52, 110, 2008684099, -2, 110, 127),
+    (29, 116, 1, 1286692033, 0, -49, 51),
+    (13, -111, -99, 1965205225, 0, -127, -54),
+    (-126, -80, 125, 1919270269, -2, 125, 127),
+    (-71, -58, 4, 1389493665, 0, -128, 56),
+    (-53, -52, 101, 1296770159, -2, 101, 127),
+    (-34, -53, 127, 2101717096, -6, 117, 127),
+    (69, -103, -38, 1410282929, 0, -55, 15),
+    (-30, -39, 18, 1197466335, 0, 5, 127),
+    (6, -9, 43, 2001722614, 0, -128, 59),
+    (-91, -24, 115, 1582774285, -6, 115, 127),
+    (-102, 93, 96, 1098010878, 0, 76, 116),
+    (110, -39, 126, 1084860488, -3, 88, 126),
+    (114, -47, -127, 2098707552, -4, -127, 127),
+    (123, -82, 13, 1092185834, 0, -128, 48),
+    (-102, -128, 125, 1586320743, -2, 125, 127),
+    (22, 116, -56, 1663746802, 0, -77, -35),
+    (-50, 51, 25, 1904837876, -6, 25, 64),
+    (104, 16, 88, 1473612709, 0, 83, 127),
+    (53, -57, 52, 1692298890, 0, -128, 85),
+    (88, -121, 67, 1344635307, -3, 67, 99),
+    (-18, 52, 127, 1346659308, -2, 102, 127),
+    (-82, -4, 91, 1257270801, 0, 57, 100),
+    (106, -17, 126, 1843090120, 0, 102, 127),
+    (37, -69, -122, 1269395038, 0, -128, -88),
+    (-84, 11, -15, 1595277243, 0, -15, 127),
+    (19, -77, 48, 1400221504, 0, 13, 83),
+    (39, 96, 31, 1151852642, 0, -16, 47),
+]
+
+
+def mul_px_cf_cases() -> list[tuple[str, MulCase]]:
+    """MUL on the clamped line's assembly loops (th_mul_s8.c): the host-chosen pixel loop
+    (th_mul_prep px, mul_px: spatial broadcasts and scalar ones below the table's 951
+    outputs, C % 4 each of 0-3, one pixel to many; asserted chosen) and the flat channel
+    rows (mul_chan_flat: lcm(C, 4) <= 32, runs of rows, the rows left as a shorter run and up
+    to three single outputs); clamps relu6-like (lo at the zero point), relu_n1_to_1-like,
+    both bounds biting, hi idle (127), lo idle (-128); either side broadcast, in place too;
+    every int8 value of x where the tensor is large enough."""
+    spatial = [((2, 1), 4), ((3, 5), 5), ((1, 7), 6), ((6, 6), 7), ((4, 2), 17),
+               ((2, 3), 30), ((16, 18), 17), ((2, 2), 64)]
+    scalar = [(1, 1, 4), (1, 3, 14), (7, 27, 2), (1, 1, 7), (31, 30, 1), (2, 3, 5)]
+    channel = [((24, 4), 10), ((3, 3), 3), ((5, 1), 10), ((2, 1), 2), ((9, 1), 3),
+               ((7, 2), 6), ((3, 4), 7), ((2, 5), 12), ((3, 1), 14), ((5, 3), 16),
+               ((2, 2), 20), ((3, 1), 28), ((4, 2), 32), ((13, 1), 5)]
+    shapes = ([("spatial", hw, c) for hw, c in spatial]
+              + [("scalar", (h, w), c) for h, w, c in scalar]
+              + [("channel", hw, c) for hw, c in channel])  # fmt: skip
+    cases = []
+    for i, ((bform, hw, c), (z1, z2, zo, m, sh, lo, hi)) in enumerate(
+            zip(shapes, _PX_CF_PARAMS, strict=True)):
+        first = i % 2 == 0
+        rng = np.random.default_rng(3100 + i)
+        big = (1, *hw, c)
+        small = {"spatial": (1, *hw, 1), "channel": (1, 1, 1, c),
+                 "scalar": (1, 1, 1, 1)}[bform]  # fmt: skip
+        sa, sb = (big, small) if first else (small, big)
+        p = MulParams(-z1, -z2, zo, m, sh, lo, hi)
+        prep = mul_prep(p, sa, sb, big)
+        assert prep["line"] == (1 if first else 2), (bform, hw, c)
+        # the host chooses the pixel loop for every spatial and scalar shape here
+        assert (prep["px"] != 0) == (bform != "channel"), (bform, hw, c)
+        a = rng.integers(-128, 128, sa).astype(np.int8)
+        b = rng.integers(-128, 128, sb).astype(np.int8)
+        flat = (a if first else b).reshape(-1)
+        flat[: min(256, flat.size)] = np.arange(-128, 128)[: min(256, flat.size)]
+        cases.append((f"MUL {bform} {sa} {sb} [{lo}, {hi}] shift {sh}",
+                      MulCase(Op.MUL, a, b, p, in_place=first and i % 4 == 0,
+                              prepared=True)))
     return cases

@@ -414,7 +414,8 @@ def mul_prep(p: MulParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[
             "out_offset": p.output_offset, "act_min": p.activation_min,
             "act_max": p.activation_max, "fast": int(fast), "left": int(0 <= sh <= _MUL_MAX_LEFT),
             "rq": rq, "nosign": _nosign(_mul_acc2(p), rq, p.activation_min, p.activation_max)
-            if fast else 0, **mul_line(p, _mul_factor_side(s1, s2))}
+            if fast else 0, **(line := mul_line(p, _mul_factor_side(s1, s2))),
+            **mul_px(p, line, s1, s2, out)}
 
 
 # th_mul_prep's line form: acc = (x + ox) m_y + line_k in int32, out = sat(acc >> MUL_LINE_E)
@@ -477,6 +478,48 @@ def mul_line(p: MulParams, side: int) -> dict[str, int]:
             continue
         return {"line": side, "line_a": la, "line_t": sh, "line_k": k}
     return none
+
+
+# th_mul_s8.c: a scalar table (mul_lut) cannot pay against the line's pixel loop below this
+# many outputs (10 instructions saved an output against TH_MUL_SEARCH_FIXED10's 950)
+_MUL_PX_LUT_MIN = 951
+
+
+def mul_px(p: MulParams, line: dict[str, int], s1: tuple[int, ...], s2: tuple[int, ...],
+           out: tuple[int, ...]) -> dict[str, int | list[int]]:
+    """th_mul_prep's px and px_w (ARCHITECTURE.md §4.4b): the host's choice of the clamped
+    line's pixel loop (th_mul_s8.c mul_px_run) for the whole call, with its constants, where
+    the line is proven (`line`, mul_line), the activation clamps and the call is a spatial
+    broadcast ([rows, C] against [rows, 1] as the walk collapses it, C >= 4) or a scalar one
+    of 4 to _MUL_PX_LUT_MIN - 1 outputs (where th_mul_s8_prepared's own dispatch takes the
+    same loop: no table pays). px 0 (px_w zeros) elsewhere."""
+    none = {"px": 0, "px_w": [0] * 10}
+    side = line["line"]
+    lo, hi = p.activation_min, p.activation_max
+    if side == 0 or not (lo > -128 or hi < 127):
+        return none
+    walk = broadcast_walk(s1, s2, out)
+    count, rank, dims = walk["count"], walk["rank"], walk["dims"]
+    st1, st2 = walk["stride1"], walk["stride2"]
+    if rank == 2 and dims[0] > 1 and st1[0] != 0 and st2[0] != 0 and \
+            (st1[1] == 0) != (st2[1] == 0) and (2 if st1[1] == 0 else 1) == side:
+        n, rows = dims[1], dims[0]
+    elif (walk["count2"] if side == 1 else walk["count1"]) == 1 and count < _MUL_PX_LUT_MIN:
+        n, rows = count, 1
+    else:
+        return none
+    if n < 4:
+        return none
+    ox, oy = (p.input1_offset, p.input2_offset) if side == 1 else (p.input2_offset,
+                                                                    p.input1_offset)
+    la, lt = line["line_a"], line["line_t"]
+
+    def splat(v: int) -> int:
+        return int(wrap_int32((v & 0xFF) * 0x01010101))
+
+    return {"px": side, "px_w": [la, int(wrap_int32(oy * la + (1 << (lt - 1)))), lt, ox,
+                                 line["line_k"], n, n & 3, splat(255 - (hi - lo)),
+                                 splat(hi + 1), rows]}
 
 
 def _mul_line_ok(acc: np.ndarray, v: np.ndarray, lo: int, hi: int, clamp: bool) -> bool:
