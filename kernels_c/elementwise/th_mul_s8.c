@@ -556,6 +556,32 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
     return 1;
 }
 
+/* The word at *p (any alignment), *p then advanced by four: LDR with write-back on the
+ * device (its own instruction, so a loop of two words a pass keeps both write-backs). */
+TH_INLINE int32_t mul_ldr_inc(const int8_t **p)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t v;
+    __asm__("ldr %0, [%1], #4" : "=r"(v), "+r"(*p) : "m"(*(const int8_t(*)[4]) * p));
+    return v;
+#else
+    const int32_t v = th_read_s32(*p);
+    *p += 4;
+    return v;
+#endif
+}
+
+/* w to the word at *p (any alignment), *p then advanced by four (STR with write-back). */
+TH_INLINE void mul_str_inc(int8_t **p, uint32_t w)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__("str %2, [%0], #4" : "+r"(*p), "=m"(*(int8_t(*)[4]) * p) : "r"(w));
+#else
+    th_write_s32(*p, (int32_t)w);
+    *p += 4;
+#endif
+}
+
 /* Spatial broadcast: [rows, n] (x, offset ox) against [rows, 1] (y, offset oy), one call per
  * layer; pixels are contiguous in x and out, so both pointers just run on and a pixel costs
  * about 10 instructions besides its outputs (its factor f = y + oy and what derives from it).
@@ -600,6 +626,27 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
             th_nn_store4(out, v0, v1, v2, v3, 0, 0, 0, 0);                                    \
         }                                                                                     \
     } while (0)
+        if (!clamp && !left) {
+            /* int8 right-shift rows: two words a pass (the loop's CMP / BNE a word of eight
+             * outputs: 49 instructions where two passes take 50), an odd word first */
+#define MS_W()                                                                                \
+    do {                                                                                      \
+        const int32_t xw = mul_ldr_inc(&x);                                                   \
+        const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);              \
+        mul_str_inc(&out, th_nn_pack4(MS_V(th_nn_smulbb(x02, fp)), MS_V(th_nn_smulbb(x13, fp)), \
+                                      MS_V(th_nn_smultt(x02, fp)),                            \
+                                      MS_V(th_nn_smultt(x13, fp))));                          \
+    } while (0)
+            const int8_t *const e8 = x + n4;
+            if ((n4 & 4) != 0) {
+                MS_W();
+            }
+            while (x != e8) {
+                MS_W();
+                MS_W();
+            }
+#undef MS_W
+        } else
         for (const int8_t *const e4 = x + n4; x != e4; x += 4, out += 4) {
             if (left) { /* |fs| < 2^15 (TH_MUL_SPATIAL_MAX_LEFT): x's word as sign-extended
                          * halfword lanes, the products accumulated onto cs by SMLABB /
