@@ -347,6 +347,32 @@ TH_INLINE void mul_ldrd2(const int32_t **p, int32_t *a, int32_t *b)
 #endif
 }
 
+/* The word at *p (any alignment), *p then advanced by four: LDR with write-back on the
+ * device (its own instruction, so a loop of two words a pass keeps both write-backs). */
+TH_INLINE int32_t mul_ldr_inc(const int8_t **p)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t v;
+    __asm__("ldr %0, [%1], #4" : "=r"(v), "+r"(*p) : "m"(*(const int8_t(*)[4]) * p));
+    return v;
+#else
+    const int32_t v = th_read_s32(*p);
+    *p += 4;
+    return v;
+#endif
+}
+
+/* w to the word at *p (any alignment), *p then advanced by four (STR with write-back). */
+TH_INLINE void mul_str_inc(int8_t **p, uint32_t w)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__("str %2, [%0], #4" : "+r"(*p), "=m"(*(int8_t(*)[4]) * p) : "r"(w));
+#else
+    th_write_s32(*p, (int32_t)w);
+    *p += 4;
+#endif
+}
+
 /* Channel rows on the fast path (right shift), four outputs a pass: x's word split into
  * (x0 + ox, x2 + ox) and (x1 + ox, x3 + ox) halfwords (SXTAB16), the factors 2 (y + oy) of
  * those columns packed the same way (|.| <= 510) in two words pw[2q], pw[2q + 1], so SMULBB /
@@ -371,12 +397,36 @@ TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const i
         const int8_t *const xe = xr + n4;
         int8_t *const oe = o + n4;
         const int32_t *fw = pw;
+#define CV_V(p) (clamp ? th_nn_rq_apply2u((p), &rq) : rq2_ns((p), &rq, 0, 0, ei))
+        if (!clamp) {
+            /* int8: two words a pass as spatial_t's (the loop's CMP / BNE a word of eight
+             * outputs), an odd word first */
+            const int8_t *xp = xr;
+            int8_t *op = o;
+#define CV_W()                                                                                \
+    do {                                                                                      \
+        const int32_t xw = mul_ldr_inc(&xp);                                                  \
+        const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);              \
+        int32_t f02, f13;                                                                     \
+        mul_ldrd2(&fw, &f02, &f13);                                                           \
+        mul_str_inc(&op, th_nn_pack4(CV_V(th_nn_smulbb(x02, f02)), CV_V(th_nn_smulbb(x13, f13)), \
+                                     CV_V(th_nn_smultt(x02, f02)),                            \
+                                     CV_V(th_nn_smultt(x13, f13))));                          \
+    } while (0)
+            if ((n4 & 4) != 0) {
+                CV_W();
+            }
+            while (xp != xe) {
+                CV_W();
+                CV_W();
+            }
+#undef CV_W
+        } else
         for (int32_t j = -n4; j != 0; j += 4) {
             const int32_t xw = th_read_s32(xe + j);
             const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
             int32_t f02, f13;
             mul_ldrd2(&fw, &f02, &f13);
-#define CV_V(p) (clamp ? th_nn_rq_apply2u((p), &rq) : rq2_ns((p), &rq, 0, 0, ei))
             const int32_t v0 = CV_V(th_nn_smulbb(x02, f02)), v1 = CV_V(th_nn_smulbb(x13, f13));
             const int32_t v2 = CV_V(th_nn_smultt(x02, f02)), v3 = CV_V(th_nn_smultt(x13, f13));
             if (clamp) {
@@ -554,32 +604,6 @@ __attribute__((noinline)) static int mul_chan(const mul_consts *k, const int8_t 
         }
     }
     return 1;
-}
-
-/* The word at *p (any alignment), *p then advanced by four: LDR with write-back on the
- * device (its own instruction, so a loop of two words a pass keeps both write-backs). */
-TH_INLINE int32_t mul_ldr_inc(const int8_t **p)
-{
-#if TH_NN_DSP_NATIVE
-    int32_t v;
-    __asm__("ldr %0, [%1], #4" : "=r"(v), "+r"(*p) : "m"(*(const int8_t(*)[4]) * p));
-    return v;
-#else
-    const int32_t v = th_read_s32(*p);
-    *p += 4;
-    return v;
-#endif
-}
-
-/* w to the word at *p (any alignment), *p then advanced by four (STR with write-back). */
-TH_INLINE void mul_str_inc(int8_t **p, uint32_t w)
-{
-#if TH_NN_DSP_NATIVE
-    __asm__("str %2, [%0], #4" : "+r"(*p), "=m"(*(int8_t(*)[4]) * p) : "r"(w));
-#else
-    th_write_s32(*p, (int32_t)w);
-    *p += 4;
-#endif
 }
 
 /* Spatial broadcast: [rows, n] (x, offset ox) against [rows, 1] (y, offset oy), one call per
