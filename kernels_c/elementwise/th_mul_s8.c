@@ -400,7 +400,7 @@ TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const i
 #define CV_V(p) (clamp ? th_nn_rq_apply2u((p), &rq) : rq2_ns((p), &rq, 0, 0, ei))
         if (!clamp) {
             /* int8: two words a pass as spatial_t's (the loop's CMP / BNE a word of eight
-             * outputs), an odd word first */
+             * outputs), an odd word by a jump into a pass's second word */
             const int8_t *xp = xr;
             int8_t *op = o;
 #define CV_W()                                                                                \
@@ -414,10 +414,11 @@ TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const i
                                      CV_V(th_nn_smultt(x13, f13))));                          \
     } while (0)
             if ((n4 & 4) != 0) {
-                CV_W();
+                goto cv_odd; /* into the pass's second word: one copy of the word */
             }
             while (xp != xe) {
                 CV_W();
+            cv_odd:
                 CV_W();
             }
 #undef CV_W
@@ -652,7 +653,8 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
     } while (0)
         if (!clamp && !left) {
             /* int8 right-shift rows: two words a pass (the loop's CMP / BNE a word of eight
-             * outputs: 49 instructions where two passes take 50), an odd word first */
+             * outputs: 48 instructions where two passes took 50), an odd word first (a jump into
+             * the pass's second word, as chanv_t's, makes GCC spill in the loop) */
 #define MS_W()                                                                                \
     do {                                                                                      \
         const int32_t xw = mul_ldr_inc(&x);                                                   \
