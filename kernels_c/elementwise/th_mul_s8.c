@@ -642,7 +642,9 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
     (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 1, 0))         \
            : (left ? th_ssat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 0, ei)))
 #define MS_C(p) (clamp ? th_nn_from_u(MS_V(p), lo, hi) : MS_V(p))
-#define MS_P(j) (left ? x[j] * fs + cs : th_nn_smulbb(x[j] + ox, fp))
+/* right: the tails' x + ox by SXTAB16 on ox2 (its low lane) as the words', so ox itself is not
+ * live across the pixels (one spill fewer a pixel) */
+#define MS_P(j) (left ? x[j] * fs + cs : th_nn_smulbb(th_sxtab16(ox2, (uint8_t)x[j]), fp))
 #define MS_4(v0, v1, v2, v3)                                                                  \
     do {                                                                                      \
         if (clamp) {                                                                          \
