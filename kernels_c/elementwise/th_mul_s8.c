@@ -1428,6 +1428,12 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
         b->count >= 208 && b->count >= mul_lut_min(k) &&
         TH_NN_PATH(MUL_LUT)) {
         const int scalar1 = b->count1 == 1;
+        /* the data choose between the table and the loop: a recording run keeps the loop's
+         * immediate-shift instance too (spatial_imm; a no-op where the paths are constants) */
+        if (k->line == 0 && !k->left && k->nosign == 0 && k->act_min == -128 &&
+            k->act_max == 127) {
+            (void)spatial_imm(k->rq.e);
+        }
         if (mul_lut(k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1, b->count,
                     output)) {
             return TH_OK;
@@ -1437,8 +1443,13 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
     if ((k->fast || k->left) && b->rank == 2 && rows > 1 && b->stride1[1] == 1 &&
         b->stride2[1] == 1 && (b->stride1[0] == 0 || b->stride2[0] == 0)) {
         const int bc1 = b->stride1[0] == 0;
-        /* the data choose between the two: a recording run (th_nn_paths.h) keeps both */
+        /* the data choose between the two: a recording run (th_nn_paths.h) keeps both, and
+         * the loop's immediate-shift instance (chanv_imm), which mul_chan only names when it
+         * runs (a no-op where the paths are constants) */
         (void)TH_NN_PATH(MUL_CHAN);
+        if (k->line != (bc1 ? 2 : 1) && !k->left && k->act_min == -128 && k->act_max == 127) {
+            (void)chanv_imm(k->rq.e);
+        }
         if (rows >= TH_MUL_CHAN_LUT_ROWS && TH_NN_PATH(MUL_CHAN_LUT) &&
             mul_chan_lut(k, bc1, bc1 ? input1 : input2, bc1 ? input2 : input1, inner, rows,
                          output)) {
