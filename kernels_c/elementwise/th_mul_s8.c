@@ -332,6 +332,47 @@ TH_INLINE int32_t rq2_ns(int32_t acc2, const th_fast_rq *rq, int ns, int usat, i
     return usat ? th_nn_usat8(y >> rq->e) : th_ssat8(y >> rq->e);
 }
 
+/* The two words at *p, *p then advanced by two: one LDRD with write-back on the device (GCC
+ * makes two indexed loads of the same C). */
+TH_INLINE void mul_ldrd2(const int32_t **p, int32_t *a, int32_t *b)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__("ldrd %0, %1, [%2], #8"
+            : "=r"(*a), "=r"(*b), "+r"(*p)
+            : "m"(*(const int32_t(*)[2]) * p));
+#else
+    *a = (*p)[0];
+    *b = (*p)[1];
+    *p += 2;
+#endif
+}
+
+/* The word at *p (any alignment), *p then advanced by four: LDR with write-back on the
+ * device (its own instruction, so a loop of two words a pass keeps both write-backs). */
+TH_INLINE int32_t mul_ldr_inc(const int8_t **p)
+{
+#if TH_NN_DSP_NATIVE
+    int32_t v;
+    __asm__("ldr %0, [%1], #4" : "=r"(v), "+r"(*p) : "m"(*(const int8_t(*)[4]) * p));
+    return v;
+#else
+    const int32_t v = th_read_s32(*p);
+    *p += 4;
+    return v;
+#endif
+}
+
+/* w to the word at *p (any alignment), *p then advanced by four (STR with write-back). */
+TH_INLINE void mul_str_inc(int8_t **p, uint32_t w)
+{
+#if TH_NN_DSP_NATIVE
+    __asm__("str %2, [%0], #4" : "+r"(*p), "=m"(*(int8_t(*)[4]) * p) : "r"(w));
+#else
+    th_write_s32(*p, (int32_t)w);
+    *p += 4;
+#endif
+}
+
 /* Channel rows on the fast path (right shift), four outputs a pass: x's word split into
  * (x0 + ox, x2 + ox) and (x1 + ox, x3 + ox) halfwords (SXTAB16), the factors 2 (y + oy) of
  * those columns packed the same way (|.| <= 510) in two words pw[2q], pw[2q + 1], so SMULBB /
@@ -348,19 +389,45 @@ TH_INLINE void chanv_t(const mul_consts *k, const int8_t *x, int32_t ox, const i
     const int32_t ox2 = (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16));
     const int32_t *tail = pw + 2 * (n >> 2);
     const int32_t n4 = n & ~3;
-    /* the factor words end at pw + n4 / 2: byte offset 2 i from there for x's byte i (one
-     * index for x, the factors and out, counting up to 0: its step is the loop's test) */
-    const uint8_t *const we = (const uint8_t *)tail;
+    /* one index for x and out, counting up to 0 (its step is the loop's test); the factor
+     * pairs through their own pointer (one LDRD with write-back a word) */
     for (int32_t r = 0; r < rows; r++) {
         const int8_t *xr = x + r * stride;
         int8_t *o = out + r * stride;
         const int8_t *const xe = xr + n4;
         int8_t *const oe = o + n4;
+        const int32_t *fw = pw;
+#define CV_V(p) (clamp ? th_nn_rq_apply2u((p), &rq) : rq2_ns((p), &rq, 0, 0, ei))
+        if (!clamp) {
+            /* int8: two words a pass as spatial_t's (the loop's CMP / BNE a word of eight
+             * outputs), an odd word by a jump into a pass's second word */
+            const int8_t *xp = xr;
+            int8_t *op = o;
+#define CV_W()                                                                                \
+    do {                                                                                      \
+        const int32_t xw = mul_ldr_inc(&xp);                                                  \
+        const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);              \
+        int32_t f02, f13;                                                                     \
+        mul_ldrd2(&fw, &f02, &f13);                                                           \
+        mul_str_inc(&op, th_nn_pack4(CV_V(th_nn_smulbb(x02, f02)), CV_V(th_nn_smulbb(x13, f13)), \
+                                     CV_V(th_nn_smultt(x02, f02)),                            \
+                                     CV_V(th_nn_smultt(x13, f13))));                          \
+    } while (0)
+            if ((n4 & 4) != 0) {
+                goto cv_odd; /* into the pass's second word: one copy of the word */
+            }
+            while (xp != xe) {
+                CV_W();
+            cv_odd:
+                CV_W();
+            }
+#undef CV_W
+        } else
         for (int32_t j = -n4; j != 0; j += 4) {
             const int32_t xw = th_read_s32(xe + j);
             const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
-            const int32_t f02 = th_read_s32(we + 2 * j), f13 = th_read_s32(we + 2 * j + 4);
-#define CV_V(p) (clamp ? th_nn_rq_apply2u((p), &rq) : rq2_ns((p), &rq, 0, 0, ei))
+            int32_t f02, f13;
+            mul_ldrd2(&fw, &f02, &f13);
             const int32_t v0 = CV_V(th_nn_smulbb(x02, f02)), v1 = CV_V(th_nn_smulbb(x13, f13));
             const int32_t v2 = CV_V(th_nn_smultt(x02, f02)), v3 = CV_V(th_nn_smultt(x13, f13));
             if (clamp) {
@@ -575,7 +642,9 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
     (clamp ? (left ? th_nn_usat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 1, 0))         \
            : (left ? th_ssat8(th_smmlar((p), m, zp)) : rq2_ns((p), &rq, ns, 0, ei)))
 #define MS_C(p) (clamp ? th_nn_from_u(MS_V(p), lo, hi) : MS_V(p))
-#define MS_P(j) (left ? x[j] * fs + cs : th_nn_smulbb(x[j] + ox, fp))
+/* right: the tails' x + ox by SXTAB16 on ox2 (its low lane) as the words', so ox itself is not
+ * live across the pixels (one spill fewer a pixel) */
+#define MS_P(j) (left ? x[j] * fs + cs : th_nn_smulbb(th_sxtab16(ox2, (uint8_t)x[j]), fp))
 #define MS_4(v0, v1, v2, v3)                                                                  \
     do {                                                                                      \
         if (clamp) {                                                                          \
@@ -584,6 +653,28 @@ TH_INLINE void spatial_t(const mul_consts *k, const int8_t *x, int32_t ox, const
             th_nn_store4(out, v0, v1, v2, v3, 0, 0, 0, 0);                                    \
         }                                                                                     \
     } while (0)
+        if (!clamp && !left) {
+            /* int8 right-shift rows: two words a pass (the loop's CMP / BNE a word of eight
+             * outputs: 48 instructions where two passes took 50), an odd word first (a jump into
+             * the pass's second word, as chanv_t's, makes GCC spill in the loop) */
+#define MS_W()                                                                                \
+    do {                                                                                      \
+        const int32_t xw = mul_ldr_inc(&x);                                                   \
+        const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);              \
+        mul_str_inc(&out, th_nn_pack4(MS_V(th_nn_smulbb(x02, fp)), MS_V(th_nn_smulbb(x13, fp)), \
+                                      MS_V(th_nn_smultt(x02, fp)),                            \
+                                      MS_V(th_nn_smultt(x13, fp))));                          \
+    } while (0)
+            const int8_t *const e8 = x + n4;
+            if ((n4 & 4) != 0) {
+                MS_W();
+            }
+            while (x != e8) {
+                MS_W();
+                MS_W();
+            }
+#undef MS_W
+        } else
         for (const int8_t *const e4 = x + n4; x != e4; x += 4, out += 4) {
             if (left) { /* |fs| < 2^15 (TH_MUL_SPATIAL_MAX_LEFT): x's word as sign-extended
                          * halfword lanes, the products accumulated onto cs by SMLABB /
@@ -1300,6 +1391,8 @@ TH_INLINE uint32_t mul_inner_est(const mul_consts *k, uint32_t m16, int32_t ox, 
 #define TH_MUL_INNER10 45 /* e > 15; 3.75 (mul_inner_words' left-shifted form) up to 15 */
 #define TH_MUL_INNER10_LS 38
 #define TH_MUL_THRESHOLDS10 4500 /* th_nn_mono_thresholds, once per channel call */
+#define TH_MUL_CHAN_IMM10 70 /* an output of chanv_t's immediate-shift instances */
+#define TH_MUL_SCALAR_IMM10 61 /* ... of spatial_t's, a scalar broadcast */
 
 TH_INLINE int32_t mul_inner10(const mul_consts *k)
 {
@@ -1310,6 +1403,12 @@ TH_INLINE int32_t mul_row10(const mul_consts *k, int chan)
 {
     const int clamp = k->act_min > -128 || k->act_max < 127;
     static const int8_t cost[2][2][2] = {{{75, 84}, {61, 66}}, {{93, 108}, {106, 115}}};
+    if (!k->left && !clamp && k->rq.e >= 1 && k->rq.e <= TH_MUL_IMM_E) {
+        /* the immediate-shift instances (chanv_imm, spatial_imm), two words a pass: chanv_t
+         * 6.8 to 7.0 an output measured with the call's factor packing (sweep channel rows,
+         * 10 to 62 columns), spatial_t as one pixel of a scalar's n 6.1 (n 256 to 640) */
+        return chan ? TH_MUL_CHAN_IMM10 : TH_MUL_SCALAR_IMM10;
+    }
     return cost[chan][k->left][clamp];
 }
 
@@ -1321,6 +1420,11 @@ TH_INLINE int32_t mul_row10(const mul_consts *k, int chan)
 TH_INLINE int32_t mul_lut_min(const mul_consts *k)
 {
     const int clamp = k->act_min > -128 || k->act_max < 127;
+    if (!k->left && !clamp && k->rq.e >= 1 && k->rq.e <= TH_MUL_IMM_E) {
+        /* measured: the loop cheaper at n 400 (2,517 against 2,611 to 2,723), the table at
+         * 512 (2,956 to 3,133 against 3,189 where the estimate takes it) */
+        return 448;
+    }
     return k->left ? (clamp ? 330 : 393) : (clamp ? 208 : 255);
 }
 
@@ -1612,6 +1716,12 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
         b->count >= 208 && b->count >= mul_lut_min(k) &&
         TH_NN_PATH(MUL_LUT)) {
         const int scalar1 = b->count1 == 1;
+        /* the data choose between the table and the loop: a recording run keeps the loop's
+         * immediate-shift instance too (spatial_imm; a no-op where the paths are constants) */
+        if (k->line == 0 && !k->left && k->nosign == 0 && k->act_min == -128 &&
+            k->act_max == 127) {
+            (void)spatial_imm(k->rq.e);
+        }
         if (mul_lut(k, scalar1, scalar1 ? input1 : input2, scalar1 ? input2 : input1, b->count,
                     output)) {
             return TH_OK;
@@ -1621,8 +1731,13 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
     if ((k->fast || k->left) && b->rank == 2 && rows > 1 && b->stride1[1] == 1 &&
         b->stride2[1] == 1 && (b->stride1[0] == 0 || b->stride2[0] == 0)) {
         const int bc1 = b->stride1[0] == 0;
-        /* the data choose between the two: a recording run (th_nn_paths.h) keeps both */
+        /* the data choose between the two: a recording run (th_nn_paths.h) keeps both, and
+         * the loop's immediate-shift instance (chanv_imm), which mul_chan only names when it
+         * runs (a no-op where the paths are constants) */
         (void)TH_NN_PATH(MUL_CHAN);
+        if (k->line != (bc1 ? 2 : 1) && !k->left && k->act_min == -128 && k->act_max == 127) {
+            (void)chanv_imm(k->rq.e);
+        }
         /* the flat line, where it applies, against the tables (data choose: a recording run
          * keeps both) */
         const int cf = mul_cf_ok(k, bc1 ? 2 : 1, inner, rows) && TH_NN_PATH(MUL_CHAN_LINE_FLAT);
