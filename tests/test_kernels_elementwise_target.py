@@ -11,6 +11,7 @@ reference."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -280,6 +281,15 @@ def test_elementwise_dsp_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
     assert not problems, "\n".join(problems)
 
 
+def named_problems_on_m4(named: Sequence[tuple[str, AddCase | MulCase]],
+                         kernel_fw_root: Path) -> list[str]:
+    """Run named cases in one Cortex-M4 kernel-firmware run; each mismatch with its name."""
+    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
+    run = run_cases(fw, [c for _, c in named], interleaved=True)
+    return [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
+            if (p := check_result(c, r)) is not None]
+
+
 def test_spatial_mul_line_on_cortex_m4(kernel_fw_root: Path) -> None:
     """MUL spatial broadcasts on the host-proven line (th_mul_prep line: one MLA and the
     saturation an output), clamped (biting, hi idle) and unclamped left shifts, either side
@@ -287,10 +297,7 @@ def test_spatial_mul_line_on_cortex_m4(kernel_fw_root: Path) -> None:
     Prepared: the driver compares the host's struct with th_mul_s8_prepare's up to nosign
     (its line fields "not proven") and runs the host's."""
     named = spatial_mul_line_cases()
-    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
-    run = run_cases(fw, [c for _, c in named], interleaved=True)
-    problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
-                if (p := check_result(c, r)) is not None]
+    problems = named_problems_on_m4(named, kernel_fw_root)
     assert not problems, "\n".join(problems)
 
 
@@ -302,10 +309,7 @@ def test_mul_line_asm_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
     mul_px_cf_cases); prepared (the driver checks px and px_w are 0 in th_mul_s8_prepare's
     fill)."""
     named = mul_px_cf_cases()
-    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
-    run = run_cases(fw, [c for _, c in named], interleaved=True)
-    problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
-                if (p := check_result(c, r)) is not None]
+    problems = named_problems_on_m4(named, kernel_fw_root)
     assert not problems, "\n".join(problems)
 
 
@@ -316,10 +320,7 @@ def test_spatial_nosign_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
     prepared (the driver first compares the host's struct, nosign included, with
     th_*_prepare's)."""
     named = spatial_nosign_cases() + spatial_mul_nosign_cases()
-    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
-    run = run_cases(fw, [c for _, c in named], interleaved=True)
-    problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
-                if (p := check_result(c, r)) is not None]
+    problems = named_problems_on_m4(named, kernel_fw_root)
     assert not problems, "\n".join(problems)
 
 
@@ -328,10 +329,7 @@ def test_mul_immediate_shift_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
     (spatial_fast_e1..e8, chanv_fast_e1..e8) and e 9 (none: e in a register), the sign term
     needed and placed in every pixel / column (kernels.cases_ops imm_shift_mul_cases)."""
     named = imm_shift_mul_cases()
-    fw = build_firmware("mps2-an386", kernel_fw_root, big=True)
-    run = run_cases(fw, [c for _, c in named], interleaved=True)
-    problems = [f"{name}: {p}" for (name, c), r in zip(named, run.results, strict=True)
-                if (p := check_result(c, r)) is not None]
+    problems = named_problems_on_m4(named, kernel_fw_root)
     assert not problems, "\n".join(problems)
 
 
