@@ -1539,12 +1539,104 @@ TH_DW_ROWS5_FN(dw_rows_s1_five_even, TH_DW_FIVE_S1, TH_DW_ASM_BLOCKS(TH_DW_ASM_S
                TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("1"))
 TH_DW_ROWS5_FN(dw_rows_s1_five_odd, TH_DW_FIVE_S1, TH_DW_ASM_BLOCKS(TH_DW_ASM_S1, "2"),
                TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("2"))
-TH_DW_ROWS5_FN(dw_rows_s2_five, TH_DW_FIVE_S2, "", "", TH_DW_ASM_ROW_END_COUNTED)
 TH_DW_ROWS5_FN(dw_rows_s2_five_even, TH_DW_FIVE_S2, TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "1"),
                TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("1"))
 TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, TH_DW_ASM_BLOCKS(TH_DW_ASM_S2, "2"),
                TH_DW_FIVE_RESTORE, TH_DW_ASM_ROW_END("2"))
 #undef TH_DW_ROWS5_FN
+
+/* Rows of exactly five outputs, stride 2 (path DW3X3_S2_FIVE; 10x10 -> 5x5 planes): a
+ * plane row is then 12 values, 6 words (plane_w), and the three rows of a window are
+ * consecutive, so one LDM brings a row's whole window (p1 = p0 + 12, p2 = p1 + 12; the
+ * third LDM, without writeback, leaves r0 at the next output row's first plane row).
+ * Three LDMs instead of nine LDRD; the row then has no free register, so the
+ * requantization words wait in the frame (one LDM) and the output and row count go back
+ * to it (one STRD): 68 instructions a row where TH_DW_ROWS5_FN's took 79. Registers: r0
+ * plane, r1-r6 a plane row's words, r7 r8 the filter row's W01 W12, r9-r12 lr
+ * accumulators of outputs 0-4 (lr the start value until row 0's last use of it); then
+ * r1-r6 multiplier, round_zp, e_count, output, its step, and o_skip plus two steps (the
+ * output pointer stops at output 2: output 4 is stored at [r4, r5, lsl #1]; o_skip is
+ * dw_asm_prepare's for done = 4), r7 the value stored.
+ * Frame: W01 W12 acc0 of filter row 0 (one LDM, as the record's first words), the six
+ * requantization words at 12, rows 1-2's weight words at 36, `next` at 52. */
+#define TH_DW_S2F_ROW(I0, I1, I2, I3)                                                        \
+    "smlad r9, r1, r7, " I0 "\n\t"                                                           \
+    "smlad r10, r2, r7, " I1 "\n\t"                                                          \
+    "smlad r11, r3, r7, " I2 "\n\t"                                                          \
+    "smlad r12, r4, r7, " I3 "\n\t"                                                          \
+    "smlad lr, r5, r7, lr\n\t"                                                               \
+    "smlabt r9, r2, r8, r9\n\t"                                                              \
+    "smlabt r10, r3, r8, r10\n\t"                                                            \
+    "smlabt r11, r4, r8, r11\n\t"                                                            \
+    "smlabt r12, r5, r8, r12\n\t"                                                            \
+    "smlabt lr, r6, r8, lr\n\t"
+#define TH_DW_S2F_OUT(A, ADDR)                                                               \
+    "smmlar r7, " A ", r1, r2\n\t"                                                           \
+    "add r7, r7, " A ", asr #31\n\t"                                                         \
+    "asr r7, r7, r3\n\t"                                                                     \
+    "ssat r7, #8, r7\n\t"                                                                    \
+    "strb r7, " ADDR "\n\t"
+#if TH_NN_KEEP_DW3X3_GROUP4
+#define TH_DW_S2F_NEXT_SAVE                                                                  \
+    "ldr r1, [r0, #80]\n\t"                                                                  \
+    "str r1, [sp, #52]\n\t"
+#define TH_DW_S2F_NEXT_RUN                                                                   \
+    "ldr r0, [sp, #52]\n\t"                                                                  \
+    "cmp r0, #0\n\t"                                                                         \
+    "bne 11b\n\t"
+#else
+#define TH_DW_S2F_NEXT_SAVE
+#define TH_DW_S2F_NEXT_RUN
+#endif
+static void __attribute__((naked, noinline)) dw_rows_s2_five(dw_row_args *k)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #56\n\t"
+                     "11:\n\t"
+                     TH_DW_S2F_NEXT_SAVE
+                     "ldm r0, {r1-r7}\n\t"
+                     "stm sp, {r1-r3}\n\t"
+                     "add r8, sp, #36\n\t"
+                     "stm r8, {r4-r7}\n\t"
+                     "ldrd r1, r2, [r0, #28]\n\t"
+                     "ldr r3, [r0, #40]\n\t"
+                     "ldrd r4, r5, [r0, #72]\n\t"
+                     "ldr r6, [r0, #48]\n\t"
+                     "add r6, r6, r5, lsl #1\n\t"
+                     "add r8, sp, #12\n\t"
+                     "stm r8, {r1-r6}\n\t"
+                     "ldr r0, [r0, #60]\n\t"
+                     "3:\n\t"
+                     "ldm r0!, {r1-r6}\n\t"
+                     "ldm sp, {r7, r8, lr}\n\t"
+                     /* row 0: every output starts from lr (acc0), output 4 last */
+                     TH_DW_S2F_ROW("lr", "lr", "lr", "lr")
+                     "ldm r0!, {r1-r6}\n\t"
+                     "ldrd r7, r8, [sp, #36]\n\t"
+                     TH_DW_S2F_ROW("r9", "r10", "r11", "r12")
+                     "ldm r0, {r1-r6}\n\t"
+                     "ldrd r7, r8, [sp, #44]\n\t"
+                     TH_DW_S2F_ROW("r9", "r10", "r11", "r12")
+                     "add r8, sp, #12\n\t"
+                     "ldm r8, {r1-r6}\n\t"
+                     TH_DW_S2F_OUT("r9", "[r4]")
+                     TH_DW_S2F_OUT("r10", "[r4, r5]")
+                     "add r4, r4, r5, lsl #1\n\t"
+                     TH_DW_S2F_OUT("r11", "[r4]")
+                     TH_DW_S2F_OUT("r12", "[r4, r5]")
+                     TH_DW_S2F_OUT("lr", "[r4, r5, lsl #1]")
+                     "add r4, r4, r6\n\t"
+                     "adds r3, r3, #1024\n\t"
+                     "strd r3, r4, [sp, #20]\n\t"
+                     "bcc 3b\n\t"
+                     TH_DW_S2F_NEXT_RUN
+                     "add sp, sp, #56\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#undef TH_DW_S2F_ROW
+#undef TH_DW_S2F_OUT
+#undef TH_DW_S2F_NEXT_SAVE
+#undef TH_DW_S2F_NEXT_RUN
 
 /* Rows of exactly three outputs (paths DW3X3_S{1,2}_THREE; the last planes of a MobileNet,
  * 6x6 -> 3x3 and 3x3 -> 3x3, ran the C loop at about 70 instructions an output): the
