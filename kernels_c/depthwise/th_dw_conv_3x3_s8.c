@@ -1602,7 +1602,6 @@ static void __attribute__((naked, noinline)) dw_rows_s2_five(dw_row_args *k)
                      "ldr r3, [r0, #40]\n\t"
                      "ldrd r4, r5, [r0, #72]\n\t"
                      "ldr r6, [r0, #48]\n\t"
-                     "add r6, r6, r5, lsl #1\n\t"
                      "add r8, sp, #12\n\t"
                      "stm r8, {r1-r6}\n\t"
                      "ldr r0, [r0, #60]\n\t"
@@ -1637,6 +1636,133 @@ static void __attribute__((naked, noinline)) dw_rows_s2_five(dw_row_args *k)
 #undef TH_DW_S2F_OUT
 #undef TH_DW_S2F_NEXT_SAVE
 #undef TH_DW_S2F_NEXT_RUN
+
+#if TH_NN_KEEP_DW3X3_S2_EIGHT
+/* Rows of exactly eight outputs, stride 2 (path DW3X3_S2_EIGHT; 15x15 -> 7x8, 17x17 ->
+ * 9x8): plane_w is 18, so a row's two blocks of four read words 0-4 and 4-8 of each
+ * plane row, one LDM of five words each. Block A walks plane rows 0, 1, 2 (filter rows 0-2),
+ * block B back up from row 2 to 0 (filter rows 2-0), the steps immediates (36 bytes a
+ * plane row): 116 instructions a row where dw_rows_s2_even's two blocks and row end took
+ * 129. Registers: r0 plane, r1-r5 a plane row's words, r6 r7 W01 W12, r8-r11 the block's
+ * accumulators (r8 the start value until its own first MAC), r12 the output, lr
+ * e_count (its low byte the shift, the rows counted above bit 10); for the stores
+ * r1-r4 multiplier, round_zp, output step, o_skip plus two steps (the output pointer
+ * moves two steps at a time, six in a row; o_skip is dw_asm_prepare's for done = 8).
+ * Frame: those four words, then the record's first seven (weights, start value) at 16,
+ * `next` at 44. */
+#define TH_DW_S2E_INIT(A, B, C, D)                                                           \
+    "smlad r9, " B ", r6, r8\n\t"                                                            \
+    "smlad r10, " C ", r6, r8\n\t"                                                           \
+    "smlad r11, " D ", r6, r8\n\t"                                                           \
+    "smlad r8, " A ", r6, r8\n\t"
+#define TH_DW_S2E_ACC(A, B, C, D)                                                            \
+    "smlad r8, " A ", r6, r8\n\t"                                                            \
+    "smlad r9, " B ", r6, r9\n\t"                                                            \
+    "smlad r10, " C ", r6, r10\n\t"                                                          \
+    "smlad r11, " D ", r6, r11\n\t"
+/* The third tap of each output: the next word's bottom half by W12's top. */
+#define TH_DW_S2E_THIRD(B, C, D, E)                                                          \
+    "smlabt r8, " B ", r7, r8\n\t"                                                           \
+    "smlabt r9, " C ", r7, r9\n\t"                                                           \
+    "smlabt r10, " D ", r7, r10\n\t"                                                         \
+    "smlabt r11, " E ", r7, r11\n\t"
+#define TH_DW_S2E_FIRST                                                                      \
+    TH_DW_S2E_INIT("r1", "r2", "r3", "r4") TH_DW_S2E_THIRD("r2", "r3", "r4", "r5")
+#define TH_DW_S2E_MORE                                                                       \
+    TH_DW_S2E_ACC("r1", "r2", "r3", "r4") TH_DW_S2E_THIRD("r2", "r3", "r4", "r5")
+/* Block B's first plane row: word 4 still in r5 from block A's last, words 5-8 in r1-r4. */
+#define TH_DW_S2E_FIRST_B                                                                    \
+    TH_DW_S2E_INIT("r5", "r1", "r2", "r3") TH_DW_S2E_THIRD("r1", "r2", "r3", "r4")
+#define TH_DW_S2E_OUT(A, ADDR)                                                               \
+    "smmlar r6, " A ", r1, r2\n\t"                                                           \
+    "add r6, r6, " A ", asr #31\n\t"                                                         \
+    "asr r6, r6, lr\n\t"                                                                     \
+    "ssat r6, #8, r6\n\t"                                                                    \
+    "strb r6, " ADDR "\n\t"
+#define TH_DW_S2E_STORES                                                                     \
+    "ldm sp, {r1-r4}\n\t"                                                                    \
+    TH_DW_S2E_OUT("r8", "[r12]")                                                             \
+    TH_DW_S2E_OUT("r9", "[r12, r3]")                                                         \
+    "add r12, r12, r3, lsl #1\n\t"                                                           \
+    TH_DW_S2E_OUT("r10", "[r12]")                                                            \
+    TH_DW_S2E_OUT("r11", "[r12, r3]")
+#if TH_NN_KEEP_DW3X3_GROUP4
+#define TH_DW_S2E_NEXT_SAVE                                                                  \
+    "ldr r1, [r0, #80]\n\t"                                                                  \
+    "str r1, [sp, #44]\n\t"
+#define TH_DW_S2E_NEXT_RUN                                                                   \
+    "ldr r0, [sp, #44]\n\t"                                                                  \
+    "cmp r0, #0\n\t"                                                                         \
+    "bne 11b\n\t"
+#else
+#define TH_DW_S2E_NEXT_SAVE
+#define TH_DW_S2E_NEXT_RUN
+#endif
+static void __attribute__((naked, noinline)) dw_rows_s2_eight(dw_row_args *k)
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #48\n\t"
+                     "11:\n\t"
+                     TH_DW_S2E_NEXT_SAVE
+                     "ldm r0, {r1-r7}\n\t"
+                     "add r8, sp, #16\n\t"
+                     "stm r8, {r1-r7}\n\t"
+                     "ldrd r1, r2, [r0, #28]\n\t"
+                     "ldrd r12, r3, [r0, #72]\n\t"
+                     "ldr r4, [r0, #48]\n\t"
+                     "stm sp, {r1-r4}\n\t"
+                     "ldr lr, [r0, #40]\n\t"
+                     "ldr r0, [r0, #60]\n\t"
+                     "3:\n\t"
+                     /* block A: outputs 0-3, plane rows 0-2 */
+                     "ldm r0, {r1-r5}\n\t"
+                     "ldrd r6, r7, [sp, #16]\n\t"
+                     "ldr r8, [sp, #24]\n\t"
+                     TH_DW_S2E_FIRST
+                     "add r0, r0, #36\n\t"
+                     "ldm r0, {r1-r5}\n\t"
+                     "ldrd r6, r7, [sp, #28]\n\t"
+                     TH_DW_S2E_MORE
+                     "add r0, r0, #36\n\t"
+                     "ldm r0!, {r1-r5}\n\t"
+                     "ldrd r6, r7, [sp, #36]\n\t"
+                     TH_DW_S2E_MORE
+                     TH_DW_S2E_STORES
+                     "add r12, r12, r3, lsl #1\n\t"
+                     /* block B: outputs 4-7, plane rows 2-0 (words 4-8; r0 at row 2's word 5) */
+                     "ldm r0, {r1-r4}\n\t"
+                     "ldrd r6, r7, [sp, #36]\n\t"
+                     "ldr r8, [sp, #24]\n\t"
+                     TH_DW_S2E_FIRST_B
+                     "sub r0, r0, #40\n\t"
+                     "ldm r0, {r1-r5}\n\t"
+                     "ldrd r6, r7, [sp, #28]\n\t"
+                     TH_DW_S2E_MORE
+                     "sub r0, r0, #36\n\t"
+                     "ldm r0, {r1-r5}\n\t"
+                     "ldrd r6, r7, [sp, #16]\n\t"
+                     TH_DW_S2E_MORE
+                     TH_DW_S2E_STORES
+                     "add r12, r12, r4\n\t"
+                     /* the next output row's windows: two plane rows down, words 0-4 */
+                     "add r0, r0, #56\n\t"
+                     "adds lr, lr, #1024\n\t"
+                     "bcc 3b\n\t"
+                     TH_DW_S2E_NEXT_RUN
+                     "add sp, sp, #48\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#undef TH_DW_S2E_INIT
+#undef TH_DW_S2E_ACC
+#undef TH_DW_S2E_THIRD
+#undef TH_DW_S2E_FIRST
+#undef TH_DW_S2E_MORE
+#undef TH_DW_S2E_FIRST_B
+#undef TH_DW_S2E_OUT
+#undef TH_DW_S2E_STORES
+#undef TH_DW_S2E_NEXT_SAVE
+#undef TH_DW_S2E_NEXT_RUN
+#endif
 
 /* Rows of exactly three outputs (paths DW3X3_S{1,2}_THREE; the last planes of a MobileNet,
  * 6x6 -> 3x3 and 3x3 -> 3x3, ran the C loop at about 70 instructions an output): the
@@ -1798,6 +1924,9 @@ static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_
         return stride == 1 ? (TH_NN_PATH(DW3X3_S1_THREE) ? 11 : 0)
                            : (TH_NN_PATH(DW3X3_S2_THREE) ? 12 : 0);
     }
+    if (g->out_cols == 8 && stride == 2 && TH_NN_PATH(DW3X3_S2_EIGHT)) {
+        return 15; /* rows of eight alone, stride 2 (else two blocks) */
+    }
     if (g->out_cols == 6) { /* rows of six alone: 13, 14 (else a block and a pair) */
         const int six = stride == 1 ? (TH_NN_PATH(DW3X3_S1_SIX) ? 13 : 0)
                                     : (TH_NN_PATH(DW3X3_S2_SIX) ? 14 : 0);
@@ -1873,6 +2002,9 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     const int32_t blocks = out_w / 4;
     const int32_t pair = out_w - 4 * blocks >= 2;
     const int32_t done = 4 * blocks + 2 * pair; /* outputs of a row before a single one */
+    /* Rows of five and of eight alone (variants 8 and 15) leave their output pointer two
+     * outputs short of done (their last outputs are stored at offsets from it). */
+    const int32_t o_done = done - ((variant == 8 || variant == 15) ? 2 : 0);
     /* Two blocks per iteration (an odd count enters at the second); the five-output loops
      * run one block fewer. */
     const int32_t looped = blocks - (TH_DW_ANY_FIVE && variant >= 5);
@@ -1883,7 +2015,8 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
                 (TH_NN_KEEP_DW3X3_S1_THREE && variant == 11) ||
                 (TH_NN_KEEP_DW3X3_S2_THREE && variant == 12) ||
                 (TH_NN_KEEP_DW3X3_S1_SIX && variant == 13) ||
-                (TH_NN_KEEP_DW3X3_S2_SIX && variant == 14)
+                (TH_NN_KEEP_DW3X3_S2_SIX && variant == 14) ||
+                (TH_NN_KEEP_DW3X3_S2_EIGHT && variant == 15)
             ? (uint32_t)g->out_rows
             : (uint32_t)(looped + 1) / 2;
     call->count = ((0u - iterations) << 10) | ((uint32_t)(pair | ((out_w & 1) << 1)) << 8);
@@ -1895,7 +2028,7 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     for (int32_t j = groups ? 0 : 3; j < 4; j++) {
         dw_row_args *const r = &call->k[j];
         r->p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
-        r->o_skip = g->out_row_step - done * g->out_col_step;
+        r->o_skip = g->out_row_step - o_done * g->out_col_step;
         r->cs = g->out_col_step;
         r->tail[0] = 0; /* each record's first channel works the tail jumps out */
         r->p0 = plane + j * slot;
@@ -1908,7 +2041,7 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
     (void)slot;
     (void)groups;
     call->k[0].p_skip = (int32_t)sizeof(int16_t) * (g->pw - done) * stride;
-    call->k[0].o_skip = g->out_row_step - done * g->out_col_step;
+    call->k[0].o_skip = g->out_row_step - o_done * g->out_col_step;
     call->o_span = g->out_rows * g->out_row_step;
     call->k[0].cs = g->out_col_step;
     call->k[0].tail[0] = 0; /* the first channel's call works the tail jumps out */
@@ -1934,6 +2067,9 @@ static int dw_asm_prepare(dw_asm_call *call, const dw_geometry *g, int32_t strid
 #endif
 #if TH_NN_KEEP_DW3X3_S2_SIX
                     : variant == 14 ? dw_rows_s2_six
+#endif
+#if TH_NN_KEEP_DW3X3_S2_EIGHT
+                    : variant == 15 ? dw_rows_s2_eight
 #endif
                     : variant == 2 && TH_NN_KEEP_DW3X3_S1_ODD  ? dw_rows_s1_odd
                     : variant == 3 && TH_NN_KEEP_DW3X3_S2_EVEN ? dw_rows_s2_even

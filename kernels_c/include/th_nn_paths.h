@@ -210,6 +210,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_DW3X3_S2_SIX
 #define TH_NN_KEEP_DW3X3_S2_SIX 1
 #endif
+#ifndef TH_NN_KEEP_DW3X3_S2_EIGHT /* ... rows of exactly eight outputs, stride 2 */
+#define TH_NN_KEEP_DW3X3_S2_EIGHT 1
+#endif
 #ifndef TH_NN_KEEP_DW_LINES /* general depthwise, channel-inner (th_dw_conv_lines_s8.c) */
 #define TH_NN_KEEP_DW_LINES 1
 #endif
