@@ -1554,9 +1554,9 @@ TH_DW_ROWS5_FN(dw_rows_s2_five_odd, TH_DW_FIVE_S2, TH_DW_ASM_BLOCKS(TH_DW_ASM_S2
  * to it (one STRD): 68 instructions a row where TH_DW_ROWS5_FN's took 79. Registers: r0
  * plane, r1-r6 a plane row's words, r7 r8 the filter row's W01 W12, r9-r12 lr
  * accumulators of outputs 0-4 (lr the start value until row 0's last use of it); then
- * r1-r6 multiplier, round_zp, e_count, output, its step, and o_skip plus two steps (the
- * output pointer stops at output 2: output 4 is stored at [r4, r5, lsl #1]; o_skip is
- * dw_asm_prepare's for done = 4), r7 the value stored.
+ * r1-r6 multiplier, round_zp, e_count, output, its step, o_skip (the output pointer
+ * stops at output 2, output 4 is stored at [r4, r5, lsl #1]: dw_asm_prepare's o_skip
+ * for variant 8 counts two outputs fewer than done = 4), r7 the value stored.
  * Frame: W01 W12 acc0 of filter row 0 (one LDM, as the record's first words), the six
  * requantization words at 12, rows 1-2's weight words at 36, `next` at 52. */
 #define TH_DW_S2F_ROW(I0, I1, I2, I3)                                                        \
@@ -1641,13 +1641,14 @@ static void __attribute__((naked, noinline)) dw_rows_s2_five(dw_row_args *k)
 /* Rows of exactly eight outputs, stride 2 (path DW3X3_S2_EIGHT; 15x15 -> 7x8, 17x17 ->
  * 9x8): plane_w is 18, so a row's two blocks of four read words 0-4 and 4-8 of each
  * plane row, one LDM of five words each. Block A walks plane rows 0, 1, 2 (filter rows 0-2),
- * block B back up from row 2 to 0 (filter rows 2-0), the steps immediates (36 bytes a
- * plane row): 116 instructions a row where dw_rows_s2_even's two blocks and row end took
+ * block B back up from row 2 to 0 (filter rows 2-0; in row 2 it loads words 5-8 only, word 4
+ * still in r5 from block A), the steps immediates (36 bytes a plane row): 115 instructions a row where dw_rows_s2_even's two blocks and row end took
  * 129. Registers: r0 plane, r1-r5 a plane row's words, r6 r7 W01 W12, r8-r11 the block's
  * accumulators (r8 the start value until its own first MAC), r12 the output, lr
  * e_count (its low byte the shift, the rows counted above bit 10); for the stores
- * r1-r4 multiplier, round_zp, output step, o_skip plus two steps (the output pointer
- * moves two steps at a time, six in a row; o_skip is dw_asm_prepare's for done = 8).
+ * r1-r4 multiplier, round_zp, output step, o_skip (the output pointer moves two steps
+ * at a time, six in a row: dw_asm_prepare's o_skip for variant 15 counts two outputs
+ * fewer than done = 8), r6 the value stored.
  * Frame: those four words, then the record's first seven (weights, start value) at 16,
  * `next` at 44. */
 #define TH_DW_S2E_INIT(A, B, C, D)                                                           \
@@ -1912,7 +1913,8 @@ TH_INLINE int dw_asm_five(int32_t n, int32_t stride)
 
 /* Which assembly loop a call takes: 0 none (the C loop: requantization other than the fast
  * one without clamp, rows of fewer than three outputs, or a loop the build leaves out), else
- * 11 + (stride 2) for rows of three, 13 + (stride 2) for rows of six, dw_asm_five's, or
+ * 11 + (stride 2) for rows of three, 13 + (stride 2) for rows of six, 15 for stride-2 rows
+ * of eight, dw_asm_five's, or
  * 1 + 2 * (stride 2) + (odd count of 4-output blocks). Plain C, so that a
  * recording build on the host (th_nn_paths.h) sees the choice. */
 static int dw_asm_variant(const dw_geometry *g, int32_t stride, const th_nn_out_stage *stage)
