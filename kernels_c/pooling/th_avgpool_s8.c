@@ -1031,8 +1031,11 @@ TH_S1_MOVE_RUN(s1_move_w, W)
  * before (a memset call, ~80 instructions a row at C = 49), then per column its groups and
  * its other channels added; G / T first load each (and in the fused order with both rows
  * moving, s1_row mode 4 or 7, move it + row e - row l and store it back: 16 instructions a
- * group where s1_move_w and a C sum took ~22 and a call). */
-#define TH_S1_WARM_RUN(NAME, G, T)                                                        \
+ * group where s1_move_w and a C sum took ~22 and a call). The other channels (C - c4 <=
+ * 3): P two at once (the halfwords of one word, LDR / STR, not always word-aligned; 10 or
+ * 12 instructions where T twice in a loop took 24 or 28), then T one (no loop: at most
+ * one is left), r11 the value either way. */
+#define TH_S1_WARM_RUN(NAME, G, T, P)                                                     \
 static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)                \
 {                                                                                      \
     __asm__ volatile("push {r4-r11, lr}\n\t"                                           \
@@ -1048,13 +1051,16 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
                      "strd r10, r11, [r0], #8\n\t"                                     \
                      "cmp r0, r8\n\t"                                                  \
                      "bne 3b\n\t"                                                      \
-                     "movs lr, r7\n\t"                                                 \
-                     "beq 6f\n\t"                                                      \
-                     "7:\n\t"                                                          \
+                     "cbz r7, 6f\n\t"                                                  \
+                     "cmp r7, #2\n\t" /* NZCV kept by P: lt 1, eq 2, gt 3 */            \
+                     "blt 71f\n\t"                                                     \
+                     P                                                                 \
+                     "str r11, [r0], #4\n\t"                                           \
+                     "beq 72f\n\t"                                                     \
+                     "71:\n\t"                                                         \
                      T                                                                 \
                      "strh r11, [r0], #2\n\t"                                          \
-                     "subs lr, lr, #1\n\t"                                             \
-                     "bne 7b\n\t"                                                      \
+                     "72:\n\t"                                                         \
                      "add r2, r2, r1\n\t" /* past the pad */                           \
                      "6:\n\t"                                                          \
                      "subs r5, r5, #1\n\t"                                             \
@@ -1069,15 +1075,20 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
                      "strd r10, r11, [r0], #8\n\t"                                     \
                      "cmp r0, r8\n\t"                                                  \
                      "bne 2b\n\t"                                                      \
-                     "movs lr, r7\n\t"                                                 \
-                     "beq 5f\n\t"                                                      \
-                     "4:\n\t"                                                          \
+                     "cbz r7, 5f\n\t"                                                  \
+                     "cmp r7, #2\n\t"                                                  \
+                     "blt 41f\n\t"                                                     \
+                     P                                                                 \
+                     "ldr r12, [r0]\n\t"                                               \
+                     "sadd16 r11, r11, r12\n\t"                                        \
+                     "str r11, [r0], #4\n\t"                                           \
+                     "beq 42f\n\t"                                                     \
+                     "41:\n\t"                                                         \
                      T                                                                 \
                      "ldrsh r12, [r0]\n\t"                                             \
                      "add r12, r12, r11\n\t"                                           \
                      "strh r12, [r0], #2\n\t"                                          \
-                     "subs lr, lr, #1\n\t"                                             \
-                     "bne 4b\n\t"                                                      \
+                     "42:\n\t"                                                         \
                      "add r2, r2, r1\n\t" /* past the pad */                           \
                      "5:\n\t"                                                          \
                      "subs r5, r5, #1\n\t"                                             \
@@ -1091,9 +1102,21 @@ static void __attribute__((naked, noinline)) NAME(const s1_asm_args *a)         
 #define TH_S1_W_MOVE(L)                                                                   \
     "ldrd r10, r11, [r2]\n\t" TH_S1_F_E L "strd r10, r11, [r2], #8\n\t"
 #define TH_S1_W_MOVE1 "ldrsh r11, [r2]\n\t" TH_S1_FT_E TH_S1_FT_L "strh r11, [r2], #2\n\t"
-TH_S1_WARM_RUN(s1_warm_w, TH_S1_W_MOVE(TH_S1_F_L), TH_S1_W_MOVE1)
-TH_S1_WARM_RUN(s1_warm_n, TH_S1_W_MOVE(TH_S1_F_LN), TH_S1_W_MOVE1)
-TH_S1_WARM_RUN(s1_sum_w, "ldrd r10, r11, [r2], #8\n\t", "ldrsh r11, [r2], #2\n\t")
+/* two channels' column (natural order) + row e - row l, exact (as TH_S1_P_MOVE, in r11) */
+#define TH_S1_W_MOVE2                                                                     \
+    "ldr r11, [r2]\n\t"                                                                   \
+    "ldrh r12, [r3], #2\n\t"                                                              \
+    "orr r12, r12, r12, lsl #8\n\t"                                                       \
+    "sxtab16 r11, r11, r12\n\t"                                                           \
+    "ldrh r12, [r4], #2\n\t"                                                              \
+    "orr r12, r12, r12, lsl #8\n\t"                                                       \
+    "sxtb16 r12, r12\n\t"                                                                 \
+    "ssub16 r11, r11, r12\n\t"                                                            \
+    "str r11, [r2], #4\n\t"
+TH_S1_WARM_RUN(s1_warm_w, TH_S1_W_MOVE(TH_S1_F_L), TH_S1_W_MOVE1, TH_S1_W_MOVE2)
+TH_S1_WARM_RUN(s1_warm_n, TH_S1_W_MOVE(TH_S1_F_LN), TH_S1_W_MOVE1, TH_S1_W_MOVE2)
+TH_S1_WARM_RUN(s1_sum_w, "ldrd r10, r11, [r2], #8\n\t", "ldrsh r11, [r2], #2\n\t",
+               "ldr r11, [r2], #4\n\t")
 /* A whole output row in one call (s1_row_run): its pixels as consecutive segments of one
  * count and one update (SAME's border pixels one or a few each, the interior one), walked
  * from a table so a border pixel costs its segment's ~10 instructions, not a call with its
@@ -1974,7 +1997,9 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
         for (int32_t k = 0; k < pad_w * cst; k++) {
             cs[k] = 0;
         }
-        for (int32_t k = (pad_w + in_w) * cst; k < avg_cs_cols(p, in, out) * cst; k++) {
+        /* the right padding's columns a window reads: up to the last window's, cs column
+         * W' - 1 + KW - 1 (none at VALID: a memset of KW - 1 columns a call saved) */
+        for (int32_t k = (pad_w + in_w) * cst; k < (out->w - 1 + fw) * cst; k++) {
             cs[k] = 0;
         }
     }
