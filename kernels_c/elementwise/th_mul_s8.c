@@ -718,15 +718,32 @@ SPATIAL(spatial_fast_ns, 0, 0, 1, 0)
 SPATIAL(spatial_fast_clamp_ns, 1, 0, 1, 0)
 /* int8 outputs with the sign term, e = -shift an immediate (mul_ssat8_imm): one instruction
  * an output fewer, an instance (and a path) a shift of the 1-8 the sweep's scales give */
-SPATIAL(spatial_fast_e1, 0, 0, 0, 1)
-SPATIAL(spatial_fast_e2, 0, 0, 0, 2)
-SPATIAL(spatial_fast_e3, 0, 0, 0, 3)
-SPATIAL(spatial_fast_e4, 0, 0, 0, 4)
-SPATIAL(spatial_fast_e5, 0, 0, 0, 5)
-SPATIAL(spatial_fast_e6, 0, 0, 0, 6)
-SPATIAL(spatial_fast_e7, 0, 0, 0, 7)
-SPATIAL(spatial_fast_e8, 0, 0, 0, 8)
 #undef SPATIAL
+static int spatial_pairs(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
+                         int32_t oy, int32_t n, int32_t rows, int8_t *out);
+/* the e instances: pixels of whole word pairs (C % 8 == 0, x and out word-aligned) by
+ * spatial_pairs' assembly loop where the build keeps it; the test here, not in the
+ * caller, so calls of other shapes pay one TST / branch */
+#define SPATIAL_E(name, ei)                                                                   \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t n, int32_t rows, int8_t *out)          \
+    {                                                                                         \
+        if ((n & 7) == 0 && (((uintptr_t)x | (uintptr_t)out) & 3u) == 0 &&                   \
+            spatial_pairs(k, x, ox, y, oy, n, rows, out)) {                                   \
+            return;                                                                           \
+        }                                                                                     \
+        spatial_t(k, x, ox, y, oy, n, rows, out, 0, 0, 0, ei);                                \
+    }
+SPATIAL_E(spatial_fast_e1, 1)
+SPATIAL_E(spatial_fast_e2, 2)
+SPATIAL_E(spatial_fast_e3, 3)
+SPATIAL_E(spatial_fast_e4, 4)
+SPATIAL_E(spatial_fast_e5, 5)
+SPATIAL_E(spatial_fast_e6, 6)
+SPATIAL_E(spatial_fast_e7, 7)
+SPATIAL_E(spatial_fast_e8, 8)
+#undef SPATIAL_E
 
 /* The immediate-shift instance for rq's e (spatial_fast_e1 .. e8) where the build keeps it,
  * else NULL. */
@@ -858,9 +875,9 @@ MUL_SP2(mul_sp2_e8, 8)
 
 typedef void (*sp2_fn)(const int8_t *, int8_t *, const int8_t *, const int32_t *);
 
-/* spatial_fast_e<e> as mul_sp2_e<e> for the caller's C % 8 == 0 (C >= 8: spatial rows), x
- * and out word-aligned (LDRD / STRD), where the build keeps MUL_SPATIAL_PAIRS and the e
- * instance; 1 when done. */
+/* spatial_fast_e<e> as mul_sp2_e<e> for the caller's C % 8 == 0 (C >= 8; one pixel: a
+ * scalar broadcast), x and out word-aligned (LDRD / STRD), where the build keeps
+ * MUL_SPATIAL_PAIRS and the e instance; 1 when done. */
 __attribute__((noinline)) static int spatial_pairs(const mul_consts *k, const int8_t *x,
                                                    int32_t ox, const int8_t *y, int32_t oy,
                                                    int32_t n, int32_t rows, int8_t *out)
@@ -1934,12 +1951,6 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
                                  : !TH_NN_PATH(MUL_SPATIAL) ? NULL
                                  : k->left ? (clamp ? spatial_left_clamp : spatial_left)
                                            : (clamp ? spatial_fast_clamp : spatial_fast);
-            /* spatial rows of whole word pairs: the e instance's assembly loop */
-            if (f != NULL && f == fi && spatial && (n & 7) == 0 &&
-                (((uintptr_t)x | (uintptr_t)output) & 3u) == 0 &&
-                spatial_pairs(k, x, ox, y, oy, n, prow, output)) {
-                return TH_OK;
-            }
             if (f != NULL) {
                 f(k, x, ox, y, oy, n, prow, output);
                 return TH_OK;
