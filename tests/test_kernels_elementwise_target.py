@@ -23,6 +23,7 @@ from kernels.cases_ops import (
     MulCase,
     add_params_of,
     imm_shift_mul_cases,
+    imm_shift_mul_pairs_cases,
     mul_px_cf_cases,
     sep_cases,
     spatial_mul_line_cases,
@@ -329,6 +330,15 @@ def test_mul_immediate_shift_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
     (spatial_fast_e1..e8, chanv_fast_e1..e8) and e 9 (none: e in a register), the sign term
     needed and placed in every pixel / column (kernels.cases_ops imm_shift_mul_cases)."""
     named = imm_shift_mul_cases()
+    problems = named_problems_on_m4(named, kernel_fw_root)
+    assert not problems, "\n".join(problems)
+
+
+def test_mul_spatial_pairs_on_cortex_m4(kernel_fw_root: Path) -> None:
+    """MUL spatial rows on the word-pair assembly loops (th_mul_s8.c mul_sp2_e1..e8: C % 8
+    == 0, LDRD / STRD), e 1-8, C 8 / 24 / 64 beside C % 8 == 4, a tie in every pixel
+    (kernels.cases_ops imm_shift_mul_pairs_cases)."""
+    named = imm_shift_mul_pairs_cases()
     problems = named_problems_on_m4(named, kernel_fw_root)
     assert not problems, "\n".join(problems)
 

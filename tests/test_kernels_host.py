@@ -33,6 +33,7 @@ from kernels.cases_ops import (
     MulCase,
     add_case,
     imm_shift_mul_cases,
+    imm_shift_mul_pairs_cases,
     mul_case,
     mul_px_cf_cases,
     sep_cases,
@@ -305,6 +306,15 @@ def test_mul_immediate_shift_loops_match_reference(driver: Driver) -> None:
     spatial, channel, scalar, e 1-9, ties placed) under the sanitizers; on QEMU in
     test_kernels_elementwise_target.py."""
     for name, case in imm_shift_mul_cases():
+        problem = check_result(case, driver.run(case))
+        assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
+
+
+def test_mul_spatial_pairs_match_reference(driver: Driver) -> None:
+    """The C model of MUL's spatial word-pair loops (mul_sp2_e1..e8; kernels.cases_ops
+    imm_shift_mul_pairs_cases) under the sanitizers; the assembly on QEMU in
+    test_kernels_elementwise_target.py."""
+    for name, case in imm_shift_mul_pairs_cases():
         problem = check_result(case, driver.run(case))
         assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
 

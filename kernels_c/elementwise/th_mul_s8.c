@@ -718,15 +718,32 @@ SPATIAL(spatial_fast_ns, 0, 0, 1, 0)
 SPATIAL(spatial_fast_clamp_ns, 1, 0, 1, 0)
 /* int8 outputs with the sign term, e = -shift an immediate (mul_ssat8_imm): one instruction
  * an output fewer, an instance (and a path) a shift of the 1-8 the sweep's scales give */
-SPATIAL(spatial_fast_e1, 0, 0, 0, 1)
-SPATIAL(spatial_fast_e2, 0, 0, 0, 2)
-SPATIAL(spatial_fast_e3, 0, 0, 0, 3)
-SPATIAL(spatial_fast_e4, 0, 0, 0, 4)
-SPATIAL(spatial_fast_e5, 0, 0, 0, 5)
-SPATIAL(spatial_fast_e6, 0, 0, 0, 6)
-SPATIAL(spatial_fast_e7, 0, 0, 0, 7)
-SPATIAL(spatial_fast_e8, 0, 0, 0, 8)
 #undef SPATIAL
+static int spatial_pairs(const mul_consts *k, const int8_t *x, int32_t ox, const int8_t *y,
+                         int32_t oy, int32_t n, int32_t rows, int8_t *out);
+/* the e instances: pixels of whole word pairs (C % 8 == 0, x and out word-aligned) by
+ * spatial_pairs' assembly loop where the build keeps it; the test here, not in the
+ * caller, so calls of other shapes pay one TST / branch */
+#define SPATIAL_E(name, ei)                                                                   \
+    __attribute__((noinline)) static void name(const mul_consts *k, const int8_t *x,          \
+                                               int32_t ox, const int8_t *y, int32_t oy,       \
+                                               int32_t n, int32_t rows, int8_t *out)          \
+    {                                                                                         \
+        if ((n & 7) == 0 && (((uintptr_t)x | (uintptr_t)out) & 3u) == 0 &&                   \
+            spatial_pairs(k, x, ox, y, oy, n, rows, out)) {                                   \
+            return;                                                                           \
+        }                                                                                     \
+        spatial_t(k, x, ox, y, oy, n, rows, out, 0, 0, 0, ei);                                \
+    }
+SPATIAL_E(spatial_fast_e1, 1)
+SPATIAL_E(spatial_fast_e2, 2)
+SPATIAL_E(spatial_fast_e3, 3)
+SPATIAL_E(spatial_fast_e4, 4)
+SPATIAL_E(spatial_fast_e5, 5)
+SPATIAL_E(spatial_fast_e6, 6)
+SPATIAL_E(spatial_fast_e7, 7)
+SPATIAL_E(spatial_fast_e8, 8)
+#undef SPATIAL_E
 
 /* The immediate-shift instance for rq's e (spatial_fast_e1 .. e8) where the build keeps it,
  * else NULL. */
@@ -743,6 +760,151 @@ static spatial_fn spatial_imm(int32_t e)
     case 8: return TH_NN_PATH(MUL_SPATIAL_E8) ? spatial_fast_e8 : NULL;
     default: return NULL;
     }
+}
+
+/* The int8 spatial rows of spatial_fast_e1..e8 (the sign term kept, e an immediate) where
+ * C % 8 == 0 and x and out are word-aligned, in one assembly loop on the native DSP builds:
+ * every pixel is whole word pairs, so one LDRD and one STRD carry two words of four outputs
+ * and nothing is live across the pixels but what 14 registers hold (the compiled C spills:
+ * ~16 instructions a pixel, 24 a word). A word: two SXTAB16 (x + ox in halfword lanes), per
+ * output SMULBB / SMULTT by fp = 2 (y + oy) in both halfwords, SMMLAR, the sign term's ADD
+ * (ASR #31) and SSAT #8 with ASR #e, three BFI: 21, so 23 a word with the pair's LDRD /
+ * STRD and CMP / BNE; a pixel 9 (its factor by LDRSB, ADD, PKHBT; y's pointer on the
+ * stack). Exactly rq2_ns(.., 0, 0, e)'s outputs (the same instructions). blk: ox2, the
+ * multiplier, rq's round_zp, 2 oy, C, pixels (rows >= 1); each pair of words written after
+ * it is read (in place too). */
+#define TH_MUL_SP2_WORDS 6
+#if TH_NN_DSP_NATIVE
+#define MUL_SP2_OUT(dst, mul, xr, E)                                                          \
+    mul " r10, " xr ", r4\n\t"                                                                \
+    "smmlar r11, r10, r5, r6\n\t"                                                             \
+    "add r11, r11, r10, asr #31\n\t"                                                          \
+    "ssat " dst ", #8, r11, asr #" #E "\n\t"
+#define MUL_SP2_WORD(xw, ow, E)                                                               \
+    "sxtab16 r9, r3, " xw ", ror #8\n\t"                                                      \
+    "sxtab16 " xw ", r3, " xw "\n\t"                                                          \
+    MUL_SP2_OUT(ow, "smulbb", xw, E)                                                          \
+    MUL_SP2_OUT("r11", "smulbb", "r9", E)                                                     \
+    "bfi " ow ", r11, #8, #8\n\t"                                                             \
+    MUL_SP2_OUT("r11", "smultt", xw, E)                                                       \
+    "bfi " ow ", r11, #16, #8\n\t"                                                            \
+    MUL_SP2_OUT("r11", "smultt", "r9", E)                                                     \
+    "bfi " ow ", r11, #24, #8\n\t"
+#define MUL_SP2(name, E)                                                                      \
+    static void __attribute__((naked, noinline)) name(const int8_t *x, int8_t *out,          \
+                                                      const int8_t *y, const int32_t *blk)    \
+    {                                                                                         \
+        __asm__ volatile(                                                                     \
+            "push {r4-r11, lr}\n\t"                                                           \
+            "sub sp, sp, #16\n\t"                                                             \
+            "ldmia r3, {r3, r5, r6, r7, r8, r9}\n\t" /* ox2 M rz 2oy C pixels */              \
+            "add r9, r2, r9\n\t"                                                              \
+            "strd r2, r9, [sp]\n\t"                  /* y, y's end */                         \
+            "strd r7, r8, [sp, #8]\n\t"              /* 2oy, C */                             \
+            "mov r7, r2\n\t"                                                                  \
+            "1:\n\t"                                 /* a pixel, r7 y */                      \
+            "ldrsb r10, [r7], #1\n\t"                                                         \
+            "ldrd r8, r9, [sp, #8]\n\t"                                                       \
+            "str r7, [sp]\n\t"                                                                \
+            "add r10, r8, r10, lsl #1\n\t"                                                    \
+            "pkhbt r4, r10, r10, lsl #16\n\t"        /* fp */                                 \
+            "add r2, r0, r9\n\t"                     /* the pixel's end in x */               \
+            "2:\n\t"                                 /* a pair of words */                    \
+            "ldrd r7, r8, [r0], #8\n\t"                                                       \
+            MUL_SP2_WORD("r7", "r12", E)                                                      \
+            MUL_SP2_WORD("r8", "lr", E)                                                       \
+            "strd r12, lr, [r1], #8\n\t"                                                      \
+            "cmp r0, r2\n\t"                                                                  \
+            "bne 2b\n\t"                                                                      \
+            "ldrd r7, r8, [sp]\n\t"                                                           \
+            "cmp r7, r8\n\t"                                                                  \
+            "bne 1b\n\t"                                                                      \
+            "add sp, sp, #16\n\t"                                                             \
+            "pop {r4-r11, pc}\n\t");                                                          \
+    }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+MUL_SP2(mul_sp2_e1, 1)
+MUL_SP2(mul_sp2_e2, 2)
+MUL_SP2(mul_sp2_e3, 3)
+MUL_SP2(mul_sp2_e4, 4)
+MUL_SP2(mul_sp2_e5, 5)
+MUL_SP2(mul_sp2_e6, 6)
+MUL_SP2(mul_sp2_e7, 7)
+MUL_SP2(mul_sp2_e8, 8)
+#pragma GCC diagnostic pop
+#undef MUL_SP2
+#undef MUL_SP2_WORD
+#undef MUL_SP2_OUT
+#else
+/* The host's model of the loop, step for step from the same block, e a parameter. */
+static void mul_sp2_t(const int8_t *x, int8_t *out, const int8_t *y, const int32_t *blk,
+                      int32_t e)
+{
+    const int32_t ox2 = blk[0], c = blk[4];
+    const th_fast_rq rq = {blk[1], blk[2], e};
+    const int8_t *const yend = y + blk[5];
+    do {
+        const int32_t fs = (int32_t)(((uint32_t)*y++ << 1) + (uint32_t)blk[3]);
+        const int32_t fp = th_pkhbt(fs, fs);
+        for (const int8_t *const e8 = x + c; x != e8; x += 4, out += 4) {
+            const int32_t xw = th_read_s32(x);
+            const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
+            th_write_s32(out, (int32_t)th_nn_pack4(rq2_ns(th_nn_smulbb(x02, fp), &rq, 0, 0, 0),
+                                                   rq2_ns(th_nn_smulbb(x13, fp), &rq, 0, 0, 0),
+                                                   rq2_ns(th_nn_smultt(x02, fp), &rq, 0, 0, 0),
+                                                   rq2_ns(th_nn_smultt(x13, fp), &rq, 0, 0, 0)));
+        }
+    } while (y != yend);
+}
+#define MUL_SP2(name, E)                                                                      \
+    static void name(const int8_t *x, int8_t *out, const int8_t *y, const int32_t *blk)       \
+    {                                                                                         \
+        mul_sp2_t(x, out, y, blk, E);                                                         \
+    }
+MUL_SP2(mul_sp2_e1, 1)
+MUL_SP2(mul_sp2_e2, 2)
+MUL_SP2(mul_sp2_e3, 3)
+MUL_SP2(mul_sp2_e4, 4)
+MUL_SP2(mul_sp2_e5, 5)
+MUL_SP2(mul_sp2_e6, 6)
+MUL_SP2(mul_sp2_e7, 7)
+MUL_SP2(mul_sp2_e8, 8)
+#undef MUL_SP2
+#endif
+
+typedef void (*sp2_fn)(const int8_t *, int8_t *, const int8_t *, const int32_t *);
+
+/* spatial_fast_e<e> as mul_sp2_e<e> for the caller's C % 8 == 0 (C >= 8; one pixel: a
+ * scalar broadcast), x and out word-aligned (LDRD / STRD), where the build keeps
+ * MUL_SPATIAL_PAIRS and the e instance; 1 when done. */
+__attribute__((noinline)) static int spatial_pairs(const mul_consts *k, const int8_t *x,
+                                                   int32_t ox, const int8_t *y, int32_t oy,
+                                                   int32_t n, int32_t rows, int8_t *out)
+{
+    if (!TH_NN_PATH(MUL_SPATIAL_PAIRS)) {
+        return 0;
+    }
+    sp2_fn f = NULL;
+    switch (k->rq.e) { /* the instance of spatial_imm's path (each kept alone, as there) */
+    case 1: f = TH_NN_PATH(MUL_SPATIAL_E1) ? mul_sp2_e1 : NULL; break;
+    case 2: f = TH_NN_PATH(MUL_SPATIAL_E2) ? mul_sp2_e2 : NULL; break;
+    case 3: f = TH_NN_PATH(MUL_SPATIAL_E3) ? mul_sp2_e3 : NULL; break;
+    case 4: f = TH_NN_PATH(MUL_SPATIAL_E4) ? mul_sp2_e4 : NULL; break;
+    case 5: f = TH_NN_PATH(MUL_SPATIAL_E5) ? mul_sp2_e5 : NULL; break;
+    case 6: f = TH_NN_PATH(MUL_SPATIAL_E6) ? mul_sp2_e6 : NULL; break;
+    case 7: f = TH_NN_PATH(MUL_SPATIAL_E7) ? mul_sp2_e7 : NULL; break;
+    case 8: f = TH_NN_PATH(MUL_SPATIAL_E8) ? mul_sp2_e8 : NULL; break;
+    default: break;
+    }
+    if (f == NULL) {
+        return 0;
+    }
+    const int32_t blk[TH_MUL_SP2_WORDS] = {
+        (int32_t)(((uint32_t)ox & 0xFFFFu) | ((uint32_t)ox << 16)), k->multiplier,
+        k->rq.round_zp, (int32_t)((uint32_t)oy << 1), n, rows};
+    f(x, out, y, blk);
+    return 1;
 }
 
 /* Spatial broadcast on the host-proven line (th_mul_prep line, ARCHITECTURE.md §4.4b): per

@@ -498,6 +498,9 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MUL_SPATIAL_E8 /* ... the same, ASR #8 */
 #define TH_NN_KEEP_MUL_SPATIAL_E8 1
 #endif
+#ifndef TH_NN_KEEP_MUL_SPATIAL_PAIRS /* ... C % 8 == 0, aligned: word pairs in assembly */
+#define TH_NN_KEEP_MUL_SPATIAL_PAIRS 1
+#endif
 #ifndef TH_NN_KEEP_MUL_SPATIAL_LINE /* ... one MLA an output (th_mul_prep line proven) */
 #define TH_NN_KEEP_MUL_SPATIAL_LINE 1
 #endif

@@ -664,7 +664,9 @@ def spatial_mul_nosign_cases() -> list[tuple[str, MulCase]]:
     return cases
 
 
-def imm_shift_mul_cases() -> list[tuple[str, MulCase]]:
+def imm_shift_mul_cases(forms: list[tuple[str, tuple[int, int], int]] | None = None,
+                        seed: int = 2900, es: range = range(1, 10)
+                        ) -> list[tuple[str, MulCase]]:  # fmt: skip
     """MUL broadcasts on th_mul_s8's immediate-shift loops (int8 outputs, the sign term kept,
     e = -shift an immediate in SSAT: spatial_fast_e1..e8, chanv_fast_e1..e8) for every e in
     1-8 and 9 (no instance: the loops with e in a register), spatial, channel (rows below the
@@ -675,16 +677,16 @@ def imm_shift_mul_cases() -> list[tuple[str, MulCase]]:
     a wrong shift) would change; prepared (the host's struct, compared with the C one first)
     and the generic entry."""
     cases = []
-    forms = [("spatial", (3, 5), 13), ("spatial", (2, 2), 64), ("spatial", (4, 4), 6),
-             ("channel", (2, 5), 27), ("channel", (3, 4), 3), ("channel", (1, 2), 130),
-             ("channel", (2, 3), 70), ("scalar", (1, 1), 45), ("scalar", (2, 3), 30),
-             ("scalar", (1, 1), 3)]  # fmt: skip
+    forms = forms or [("spatial", (3, 5), 13), ("spatial", (2, 2), 64), ("spatial", (4, 4), 6),
+                      ("channel", (2, 5), 27), ("channel", (3, 4), 3), ("channel", (1, 2), 130),
+                      ("channel", (2, 3), 70), ("scalar", (1, 1), 45), ("scalar", (2, 3), 30),
+                      ("scalar", (1, 1), 3)]  # fmt: skip
     i = 0
-    for e in range(1, 10):
+    for e in es:
         for bform, hw, c in forms:
             first = i % 2 == 0
             clamp = bform == "scalar" and e % 3 == 0  # the scalar's clamped spatial loop
-            rng = np.random.default_rng(2900 + i)
+            rng = np.random.default_rng(seed + i)
             for _ in range(4000):
                 m, sh = quantize_multiplier(float(rng.uniform(1.0, 1.999)) * 2.0 ** -(e + 1))
                 z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
@@ -724,6 +726,16 @@ def imm_shift_mul_cases() -> list[tuple[str, MulCase]]:
                                   prepared=i % 3 != 0)))
             i += 1
     return cases
+
+
+def imm_shift_mul_pairs_cases() -> list[tuple[str, MulCase]]:
+    """imm_shift_mul_cases' spatial broadcasts where th_mul_s8's word-pair loops run
+    (mul_sp2_e1..e8: C % 8 == 0, aligned buffers): C 8 (one pair a pixel), 24 (three), 64,
+    up to 35 pixels, e 1-8, either side broadcast, in place and prepared in turn, a tie in
+    every pixel; and C 12 / 36 (C % 8 == 4: spatial_fast_e<e>'s C loop) beside them."""
+    forms = [("spatial", (1, 1), 8), ("spatial", (5, 7), 8), ("spatial", (3, 3), 24),
+             ("spatial", (2, 3), 64), ("spatial", (3, 4), 12), ("spatial", (2, 2), 36)]
+    return imm_shift_mul_cases(forms, seed=3900, es=range(1, 9))
 
 
 def spatial_mul_line_cases() -> list[tuple[str, MulCase]]:
