@@ -131,3 +131,50 @@ def test_row_pass_on_the_host() -> None:
 @needs_target
 def test_row_pass_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_m4(kernel_fw_root, row_pass_cases(), 70, 10)
+
+
+def chain_cases() -> list[PoolCase]:
+    """Stride-1 SAME pools, unclamped, the fast scratch, 4-8 channels and windows 5-7 wide:
+    the row pass by running maxima (vh_rows: chains at channel 0 and channels - 4, blocks of
+    `taps` outputs and a last block of every size 1..taps-1 or none), output widths from
+    under one block to over two, over 1, 2 and 4 rows a call (max_taps, the chains' pairs,
+    max_rows_padded's pairs and quads)."""
+    rng = np.random.default_rng(32)
+    out: list[PoolCase] = []
+    for c in range(4, 9):
+        for fw in range(5, 8):
+            if c == 5 and fw == 5:
+                continue  # the pairs (vh_rows_call)
+            for w in range(1, 2 * fw + 3):
+                fh = 2 + (c + fw + w) % 6
+                h = fh + 1 + (c + w) % 5
+                pt, pl = (fh - 1) // 2, (fw - 1) // 2
+                p = PoolParams(1, 1, fh, fw, pt, pl, fh - 1 - pt, fw - 1 - pl, -128, 127)
+                x = rng.integers(-128, 128, (1, h, w, c)).astype(np.int8)
+                full = maxpool_prep(p, x.shape, (1, h, w, c), 1 << 30)
+                out.append(PoolCase(Op.MAXPOOL, x, p, (1, h, w, c),
+                                    prepared_scratch=max(full["fast"], full["sep"])))
+    return out
+
+
+def test_chain_mix() -> None:
+    """Every channel count 4-8 at windows 5-7 (but 5 at 5), every last-block size at rows of
+    no whole block and of one, and rows of two or more."""
+    seen = set()
+    for case in chain_cases():
+        c, fw, ow = case.x.shape[3], case.p.filter_w, case.out_shape[2]
+        seen.add((c, fw, ow % fw, min(ow // fw, 2)))
+    combos = {(c, fw) for c in range(4, 9) for fw in range(5, 8)} - {(5, 5)}
+    assert {(c, fw, r, b) for c, fw, r, b in seen if b < 2} == {
+        (c, fw, r, b) for c, fw in combos for r in range(fw) for b in range(2)
+        if (b, r) != (0, 0)}, sorted(seen)
+    assert {(c, fw) for c, fw, _, b in seen if b == 2} == combos
+
+
+def test_chains_on_the_host() -> None:
+    check_on_host("dsp", chain_cases())
+
+
+@needs_target
+def test_chains_on_cortex_m4(kernel_fw_root: Path) -> None:
+    check_on_m4(kernel_fw_root, chain_cases(), 190, 20)

@@ -817,6 +817,136 @@ TH_INLINE void rows_asm(int8_t *out, const int8_t *src, int32_t ch, int32_t w, i
 }
 #endif
 
+/* ---- Stride-1 row pass by running maxima (van Herk / Gil-Werman) ----------------------
+ * One chain: the word at channel offset c of every output pixel, out pixel x = the maximum of
+ * the words of pixels x..x+T-1 (taps T, ch bytes apart). Blocks of T outputs: the suffix
+ * maxima of the block's T words (T - 1 maxima), then a running prefix maximum over the next
+ * block's words (T - 2) and one maximum an output: 3T - 4 maxima and 2T - 1 loads for T
+ * outputs, whatever T, where the pairs ch bytes apart (pair_word_rows: 3T + 3 instructions a
+ * pair of words) grow with T. The words of a pixel: chains at 0 and ch - 4 (4-8 channels,
+ * bytes ch - 4..3 computed twice). ch and T constants: every load at an immediate offset. */
+TH_INLINE void vh_block(int8_t *o, const int8_t *q, int32_t ch, int32_t taps, int32_t r)
+{
+    uint32_t s[TH_MAXPOOL_ROW_TAPS];
+    s[taps - 1] = rd4(q + (taps - 1) * ch);
+#pragma GCC unroll 8
+    for (int32_t j = taps - 2; j >= 0; j--) {
+        s[j] = max_s8x4(rd4(q + j * ch), s[j + 1]);
+    }
+    th_write_s32(o, (int32_t)s[0]);
+    uint32_t p = 0;
+#pragma GCC unroll 8
+    for (int32_t j = 1; j < taps; j++) {
+        if (j >= r) { /* a block of r < T outputs (the chain's last): reads stop at its end */
+            return;
+        }
+        const uint32_t u = rd4(q + (taps - 1 + j) * ch);
+        p = j == 1 ? u : max_s8x4(p, u);
+        th_write_s32(o + j * ch, (int32_t)max_s8x4(s[j], p));
+    }
+}
+
+/* One block position (r outputs from o, sources from q) over rows rows: row j from
+ * q + j * dd into o + j * n. */
+TH_INLINE void vh_block_rows(int8_t *o, const int8_t *q, int32_t ch, int32_t taps, int32_t r,
+                             int32_t rows, int32_t n, int32_t dd)
+{
+    for (; rows > 0; rows--, o += n, q += dd) {
+        vh_block(o, q, ch, taps, r);
+    }
+}
+
+/* rows rows of the stride-1 row pass by chains (ch 4..8, taps constants), row j from src + j * dd into out + j * count * ch. The rows are the inner loop (a block position's
+ * pointers and a count, ~4 instructions a block) and the last block's size rem a constant
+ * per case, chosen once a call: per row and chain, whole blocks then the rest, with the
+ * rows outside, cost ~20 instructions a row more (loop tests, a switch, spills). */
+TH_INLINE void vh_rows(int8_t *out, const int8_t *src, int32_t ch, int32_t taps,
+                       int32_t count, int32_t rows, int32_t dd)
+{
+    const int32_t n = count * ch, rem = count % taps, whole = (count - rem) * ch;
+    for (int32_t c = 0;; c = ch - 4) {
+        int8_t *o = out + c;
+        const int8_t *q = src + c;
+        for (const int8_t *end = q + whole; q < end; q += taps * ch, o += taps * ch) {
+            vh_block_rows(o, q, ch, taps, taps, rows, n, dd);
+        }
+        switch (rem) {
+        case 0: break;
+        case 1: vh_block_rows(o, q, ch, taps, 1, rows, n, dd); break;
+        case 2: vh_block_rows(o, q, ch, taps, 2, rows, n, dd); break;
+        case 3: vh_block_rows(o, q, ch, taps, 3, rows, n, dd); break;
+        case 4: vh_block_rows(o, q, ch, taps, 4, rows, n, dd); break;
+        case 5: vh_block_rows(o, q, ch, taps, 5, rows, n, dd); break;
+        default: vh_block_rows(o, q, ch, taps, 6, rows, n, dd); break; /* taps 7 */
+        }
+        if (c == ch - 4) { /* the chains at 0 and ch - 4: one at 4 channels */
+            return;
+        }
+    }
+}
+
+#define TH_MAXPOOL_VH_FN(c, k)                                                                \
+    __attribute__((noinline)) static void vh_rows_##c##_##k(int8_t *out, const int8_t *src,  \
+                                                            int32_t count, int32_t rows,      \
+                                                            int32_t dd)                       \
+    {                                                                                         \
+        vh_rows(out, src, c, k, count, rows, dd);                                             \
+    }
+TH_MAXPOOL_VH_FN(4, 5)
+TH_MAXPOOL_VH_FN(4, 6)
+TH_MAXPOOL_VH_FN(4, 7)
+TH_MAXPOOL_VH_FN(5, 6)
+TH_MAXPOOL_VH_FN(5, 7)
+TH_MAXPOOL_VH_FN(6, 5)
+TH_MAXPOOL_VH_FN(6, 6)
+TH_MAXPOOL_VH_FN(6, 7)
+TH_MAXPOOL_VH_FN(7, 5)
+TH_MAXPOOL_VH_FN(7, 6)
+TH_MAXPOOL_VH_FN(7, 7)
+TH_MAXPOOL_VH_FN(8, 5)
+TH_MAXPOOL_VH_FN(8, 6)
+TH_MAXPOOL_VH_FN(8, 7)
+
+/* The chains where they take fewer instructions than the pairs (taps 5-7 at 4-8 channels,
+ * but 5 channels at 5 taps: 2 chain words a pixel against the pairs' 1.54), else 0. */
+TH_INLINE int vh_rows_call(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
+                           int32_t count, int32_t rows, int32_t dd)
+{
+#define TH_MAXPOOL_VH_CASE(c)                                                                 \
+    case c:                                                                                   \
+        if (taps == 5 && (c) != 5) {                                                          \
+            vh_rows_##c##_5(out, src, count, rows, dd);                                       \
+            return 1;                                                                         \
+        }                                                                                     \
+        if (taps == 6) {                                                                      \
+            vh_rows_##c##_6(out, src, count, rows, dd);                                       \
+            return 1;                                                                         \
+        }                                                                                     \
+        if (taps == 7) {                                                                      \
+            vh_rows_##c##_7(out, src, count, rows, dd);                                       \
+            return 1;                                                                         \
+        }                                                                                     \
+        return 0;
+    switch (ch) {
+    TH_MAXPOOL_VH_CASE(4)
+    TH_MAXPOOL_VH_CASE(6)
+    TH_MAXPOOL_VH_CASE(7)
+    TH_MAXPOOL_VH_CASE(8)
+    case 5:
+        if (taps == 6) {
+            vh_rows_5_6(out, src, count, rows, dd);
+            return 1;
+        }
+        if (taps == 7) {
+            vh_rows_5_7(out, src, count, rows, dd);
+            return 1;
+        }
+        return 0;
+    default: return 0;
+    }
+#undef TH_MAXPOOL_VH_CASE
+}
+
 /* One function per tap count, as TH_MAXPOOL_PAIR_FN (no clamp: a clamped row takes the
  * variable count): a row. */
 #define TH_MAXPOOL_ROW_FN(k)                                                                  \
@@ -871,6 +1001,22 @@ TH_MAXPOOL_TAPS_FN(5)
 TH_MAXPOOL_TAPS_FN(6)
 TH_MAXPOOL_TAPS_FN(7)
 
+/* taps_row_<k> (k 5..7) or, where vh_rows_call applies, the chains: a function of its own,
+ * taps_row_<k>'s rows loop keeping its registers (the test inside it spilled them: 34x48x7
+ * k7x5 s1 valid +8%). */
+#define TH_MAXPOOL_VH_TAPS_FN(k)                                                              \
+    __attribute__((noinline)) static void taps_vh_##k(int8_t *out, const int8_t *src,         \
+                                                      int32_t ch, int32_t count,              \
+                                                      int32_t rows, int32_t dd)               \
+    {                                                                                         \
+        if (!vh_rows_call((k), out, src, ch, count, rows, dd)) {                              \
+            taps_row_##k(out, src, ch, count, rows, dd);                                      \
+        }                                                                                     \
+    }
+TH_MAXPOOL_VH_TAPS_FN(5)
+TH_MAXPOOL_VH_TAPS_FN(6)
+TH_MAXPOOL_VH_TAPS_FN(7)
+
 /* Rows r < rows of row_taps_<k>, from src + r * dd into out + r * n. */
 #define TH_MAXPOOL_TAPS_ROWS(k)                                                               \
     for (; rows > 0; rows--, out += n, src += dd) {                                           \
@@ -894,9 +1040,9 @@ TH_INLINE int taps_rows(int32_t taps, int8_t *out, const int8_t *src, int32_t ch
         case 2: taps_row_2(out, src, ch, count, rows, dd); return 1;
         case 3: taps_row_3(out, src, ch, count, rows, dd); return 1;
         case 4: taps_row_4(out, src, ch, count, rows, dd); return 1;
-        case 5: taps_row_5(out, src, ch, count, rows, dd); return 1;
-        case 6: taps_row_6(out, src, ch, count, rows, dd); return 1;
-        case 7: taps_row_7(out, src, ch, count, rows, dd); return 1;
+        case 5: taps_vh_5(out, src, ch, count, rows, dd); return 1;
+        case 6: taps_vh_6(out, src, ch, count, rows, dd); return 1;
+        case 7: taps_vh_7(out, src, ch, count, rows, dd); return 1;
         default: return 0;
         }
     }
