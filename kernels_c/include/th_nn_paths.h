@@ -392,6 +392,48 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MAX_LANES /* max pool: column then row maxima, word loops (DSP) */
 #define TH_NN_KEEP_MAX_LANES 1
 #endif
+#ifndef TH_NN_KEEP_MAX_VH_4_5 /* MAX_LANES' stride-1 row pass by running maxima, 4 channels, window 5 wide */
+#define TH_NN_KEEP_MAX_VH_4_5 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_4_6 /* ... 4 channels, window 6 */
+#define TH_NN_KEEP_MAX_VH_4_6 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_4_7 /* ... 4 channels, window 7 */
+#define TH_NN_KEEP_MAX_VH_4_7 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_5_6 /* ... 5 channels, window 6 */
+#define TH_NN_KEEP_MAX_VH_5_6 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_5_7 /* ... 5 channels, window 7 */
+#define TH_NN_KEEP_MAX_VH_5_7 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_6_5 /* ... 6 channels, window 5 */
+#define TH_NN_KEEP_MAX_VH_6_5 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_6_6 /* ... 6 channels, window 6 */
+#define TH_NN_KEEP_MAX_VH_6_6 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_6_7 /* ... 6 channels, window 7 */
+#define TH_NN_KEEP_MAX_VH_6_7 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_7_5 /* ... 7 channels, window 5 */
+#define TH_NN_KEEP_MAX_VH_7_5 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_7_6 /* ... 7 channels, window 6 */
+#define TH_NN_KEEP_MAX_VH_7_6 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_7_7 /* ... 7 channels, window 7 */
+#define TH_NN_KEEP_MAX_VH_7_7 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_8_5 /* ... 8 channels, window 5 */
+#define TH_NN_KEEP_MAX_VH_8_5 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_8_6 /* ... 8 channels, window 6 */
+#define TH_NN_KEEP_MAX_VH_8_6 1
+#endif
+#ifndef TH_NN_KEEP_MAX_VH_8_7 /* ... 8 channels, window 7 */
+#define TH_NN_KEEP_MAX_VH_8_7 1
+#endif
 #ifndef TH_NN_KEEP_MAX_C1_WORDS /* max pool, 1 channel, strides >= 2: padded rows, one call */
 #define TH_NN_KEEP_MAX_C1_WORDS 1
 #endif

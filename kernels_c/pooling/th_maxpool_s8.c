@@ -914,15 +914,15 @@ TH_INLINE int vh_rows_call(int32_t taps, int8_t *out, const int8_t *src, int32_t
 {
 #define TH_MAXPOOL_VH_CASE(c)                                                                 \
     case c:                                                                                   \
-        if (taps == 5 && (c) != 5) {                                                          \
+        if (taps == 5 && (c) != 5 && TH_NN_PATH(MAX_VH_##c##_5)) {                            \
             vh_rows_##c##_5(out, src, count, rows, dd);                                       \
             return 1;                                                                         \
         }                                                                                     \
-        if (taps == 6) {                                                                      \
+        if (taps == 6 && TH_NN_PATH(MAX_VH_##c##_6)) {                                        \
             vh_rows_##c##_6(out, src, count, rows, dd);                                       \
             return 1;                                                                         \
         }                                                                                     \
-        if (taps == 7) {                                                                      \
+        if (taps == 7 && TH_NN_PATH(MAX_VH_##c##_7)) {                                        \
             vh_rows_##c##_7(out, src, count, rows, dd);                                       \
             return 1;                                                                         \
         }                                                                                     \
@@ -933,11 +933,11 @@ TH_INLINE int vh_rows_call(int32_t taps, int8_t *out, const int8_t *src, int32_t
     TH_MAXPOOL_VH_CASE(7)
     TH_MAXPOOL_VH_CASE(8)
     case 5:
-        if (taps == 6) {
+        if (taps == 6 && TH_NN_PATH(MAX_VH_5_6)) {
             vh_rows_5_6(out, src, count, rows, dd);
             return 1;
         }
-        if (taps == 7) {
+        if (taps == 7 && TH_NN_PATH(MAX_VH_5_7)) {
             vh_rows_5_7(out, src, count, rows, dd);
             return 1;
         }
