@@ -338,6 +338,7 @@ def add_sep(p: AddParams, subtract: bool) -> tuple[np.ndarray, int] | None:
 GO_ROWS, GO_MIX1, GO_MIX2, GO_MIX3 = 1, 2, 3, 4
 GO_MIX_SHORT = {2: 5, 3: 6, 5: 7, 6: 8, 7: 9, 9: 14, 10: 15, 11: 16}  # TH_ADD_GO_MIX_N*, by n
 GO_SAME, GO_CHAN, GO_ROWS8, GO_ROWS84 = 10, 11, 12, 13
+GO_ROWS16 = 17
 _ADD_LUT_MIN = 512  # th_nn_add_sub_s8.c TH_ADD_LUT_MIN
 _ADD_CHAN_LUT_ROWS = (224, 128)  # ... TH_ADD_CHAN_LUT_ROWS (no clamp), _CLAMP
 _ADD_MIX_MAX = 40  # ... sep_run: runs of n % 4 != 0 up to this go four a block
@@ -387,6 +388,8 @@ def add_go(prep: dict, tables: bool) -> dict[str, int]:
         return none
     m = n % 4
     form = (GO_ROWS8, GO_ROWS84)[n % 8 // 4] if m == 0 else GO_ROWS
+    if n == 16:
+        form = GO_ROWS16
     if rows >= 4 and m != 0 and (m != 1 or n >= 5) and n <= _ADD_MIX_MAX:
         form = GO_MIX_SHORT[n] if n < 12 else (GO_MIX1, GO_MIX2, GO_MIX3)[m - 1]
     return {"go": form * 2 + int(first), "go_n": n, "go_rows": rows}
