@@ -164,3 +164,37 @@ def test_patched_layers_bit_exact_on_qemu_with_one_profile_entry_per_step() -> N
     views = [n for n, i in zip(run.latency.per_op, g.plan.op_order, strict=True)
              if i in p.views]
     assert calls and min(calls) > 10 * max(views, default=0)
+
+
+_STEP_TABLE = re.compile(r"step_args\[(\d+)\]\[(\d+)\] = \{(\{.*?\})\};")
+
+
+@pytest.mark.parametrize(("name", "make", "request_"), CASES, ids=[c[0] for c in CASES])
+def test_step_tables_hold_each_column_once(name: str, make, request_) -> None:
+    """A step table's columns all differ: a value equal in every row to another column's (a
+    band's length in each of an ADD's counts) is read from that one column."""
+    g = generate(make(), load_board(BOARD), "m", patch=request_)
+    tables = _STEP_TABLE.findall(g.model_c)
+    assert tables
+    for n, m, body in tables:
+        rows = [tuple(int(v) for v in r.split(",")) for r in re.findall(r"\{([^{}]*)\}", body)]
+        assert len(rows) == int(n) and all(len(r) == int(m) for r in rows), body
+        columns = list(zip(*rows, strict=True))
+        assert len(set(columns)) == len(columns), body
+
+
+@needs_gcc
+@pytest.mark.skipif(not RESNET.is_file(), reason="MLPerf ResNet-8 not in the shared folder")
+def test_banded_add_prep_built_without_a_library_call() -> None:
+    """ResNet-8's ADD bands build their th_add_prep at run time (the band's length from the
+    step table). Its initializer names every field, 0 where unused (the host-chosen loop's
+    go, go_n, go_rows too): else GCC clears the struct's 188 bytes with a call of memset
+    first (~110 instructions a band). model.c, compiled as the firmware is, calls neither
+    memset nor memcpy."""
+    g = generate(read_model(RESNET), load_board(BOARD), "m",
+                 patch=default_patch("compiled", "speed"))  # fmt: skip
+    assert "\n    const th_add_prep prep = {" in g.model_c  # one built at run time
+    _code_bytes(g, "resnet-prep")
+    dis = subprocess.run(["arm-none-eabi-objdump", "-dr", str(BUILD / "resnet-prep" / "model.o")],
+                         check=True, capture_output=True, text=True).stdout  # fmt: skip
+    assert not re.search(r"R_ARM_THM_(CALL|JUMP24)\s+(memset|memcpy)\b", dis)

@@ -1173,8 +1173,10 @@ TH_INLINE void sep_rows_t(const int32_t *tc, const uint8_t *src, const int32_t *
                           int32_t hi, int mode, int tails)
 {
     /* tails 0 or 4: n % 8 known (n % 4 == 0), no tests of n's pieces a run: about 12
-     * instructions a run fewer (a pixel of 16: 109 -> 97) */
-    if (tails >= 0) {
+     * instructions a run fewer (a pixel of 16: 109 -> 97); 16: n is 16, the run one pass */
+    if (tails == 16) {
+        n = 16;
+    } else if (tails >= 0) {
         n = (n & ~7) | tails;
     }
     const uint32_t k4 = mode == SEP_BOTH ? th_nn_both_k4(lo, hi) : th_nn_splat4(lo);
@@ -1185,9 +1187,18 @@ TH_INLINE void sep_rows_t(const int32_t *tc, const uint8_t *src, const int32_t *
 #define SR_S(j) ((uint32_t)tx[x[j]] + c)
 #define SR_V(j) sep_v(SR_S(j))
 #define SR_4(o, j) sep_store4(o, SR_S(j), SR_S(j + 1), SR_S(j + 2), SR_S(j + 3), mode, k4, c4)
-        for (const uint8_t *const e8 = x + (n & ~7); x != e8; x += 8, out += 8) {
+        if (tails == 16) { /* no pass loop: a pixel of 16 97 -> ~82 */
             SR_4(out, 0);
             SR_4(out + 4, 4);
+            SR_4(out + 8, 8);
+            SR_4(out + 12, 12);
+            x += 16;
+            out += 16;
+        } else {
+            for (const uint8_t *const e8 = x + (n & ~7); x != e8; x += 8, out += 8) {
+                SR_4(out, 0);
+                SR_4(out + 4, 4);
+            }
         }
         if (n & 4) {
             SR_4(out, 0);
@@ -1474,7 +1485,7 @@ SEP_FNS(sep_rows_lo, sep_same_lo, SEP_LO)
 SEP_FNS(sep_rows_both, sep_same_both, SEP_BOTH)
 #undef SEP_FNS
 
-/* sep_rows_t for runs of n % 8 == 0 (tails 0) and n % 8 == 4 (tails 4) */
+/* sep_rows_t for runs of n % 8 == 0 (tails 0), n % 8 == 4 (tails 4) and n == 16 (tails 16) */
 #define SEP_ROWS4(name, mode, tails)                                                          \
     __attribute__((noinline)) static void name(                                               \
         const int32_t *tc, const uint8_t *src, const int32_t *tx, const uint8_t *x,           \
@@ -1486,6 +1497,8 @@ SEP_ROWS4(sep_rows8_lo, SEP_LO, 0)
 SEP_ROWS4(sep_rows84_lo, SEP_LO, 4)
 SEP_ROWS4(sep_rows8_both, SEP_BOTH, 0)
 SEP_ROWS4(sep_rows84_both, SEP_BOTH, 4)
+SEP_ROWS4(sep_rows16_lo, SEP_LO, 16)
+SEP_ROWS4(sep_rows16_both, SEP_BOTH, 16)
 #undef SEP_ROWS4
 
 /* One group of four outputs whose constants may differ (a group crossing a pixel's end). */
@@ -1717,6 +1730,10 @@ static int sep_run(const add_consts *k, const int8_t *a, int32_t step_a, int32_t
         f = both ? (TH_NN_PATH(ADD_SEP_ROWS4_BOTH) ? (n & 4 ? sep_rows84_both : sep_rows8_both)
                                                    : NULL)
                  : (TH_NN_PATH(ADD_SEP_ROWS4) ? (n & 4 ? sep_rows84_lo : sep_rows8_lo) : NULL);
+        if (n == 16) { /* the run straight-line */
+            f = both ? (TH_NN_PATH(ADD_SEP_ROWS16_BOTH) ? sep_rows16_both : f)
+                     : (TH_NN_PATH(ADD_SEP_ROWS16) ? sep_rows16_lo : f);
+        }
     }
     if (f == NULL) {
         f = both ? (TH_NN_PATH(ADD_SEP_ROWS_BOTH) ? sep_rows_both : NULL)
@@ -1757,6 +1774,10 @@ TH_INLINE int sep_go(const add_consts *k, const int8_t *in1, const int8_t *in2, 
     case TH_ADD_GO_ROWS84:
         f = GO_PICK(TH_NN_PATH(ADD_SEP_ROWS4), TH_NN_PATH(ADD_SEP_ROWS4_BOTH),
                     sep_rows84_lo, sep_rows84_both);
+        break;
+    case TH_ADD_GO_ROWS16:
+        f = GO_PICK(TH_NN_PATH(ADD_SEP_ROWS16), TH_NN_PATH(ADD_SEP_ROWS16_BOTH),
+                    sep_rows16_lo, sep_rows16_both);
         break;
     case TH_ADD_GO_MIX1:
         f = GO_PICK(TH_NN_PATH(ADD_SEP_MIX1), TH_NN_PATH(ADD_SEP_MIX1_BOTH),

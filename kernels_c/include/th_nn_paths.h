@@ -315,6 +315,12 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_ADD_SEP_ROWS4_BOTH
 #define TH_NN_KEEP_ADD_SEP_ROWS4_BOTH 1
 #endif
+#ifndef TH_NN_KEEP_ADD_SEP_ROWS16 /* ... runs of n == 16: the run straight-line */
+#define TH_NN_KEEP_ADD_SEP_ROWS16 1
+#endif
+#ifndef TH_NN_KEEP_ADD_SEP_ROWS16_BOTH
+#define TH_NN_KEEP_ADD_SEP_ROWS16_BOTH 1
+#endif
 #ifndef TH_NN_KEEP_ADD_SEP_MIX1 /* ... runs of n % 4 == 1 four at a time (groups cross runs) */
 #define TH_NN_KEEP_ADD_SEP_MIX1 1
 #endif

@@ -280,7 +280,8 @@ enum {
     TH_ADD_GO_ROWS84, /* ... n % 8 == 4 */
     TH_ADD_GO_MIX_N9, /* four runs a block, n of 9, 10, 11: the block straight-line */
     TH_ADD_GO_MIX_N10,
-    TH_ADD_GO_MIX_N11
+    TH_ADD_GO_MIX_N11,
+    TH_ADD_GO_ROWS16 /* runs of n == 16, a constant each: the run straight-line */
 };
 
 /* MUL (arith.elementwise.MulParams); the multiplier comes as a th_per_tensor_quant. */

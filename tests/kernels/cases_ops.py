@@ -581,7 +581,9 @@ def sep_cases() -> list[tuple[str, AddCase]]:
              ("spatial1", (7, 1), 5),
              # ... n < 8 as straight-line blocks (sep_mix_short): 7 (2 blocks and 1 pixel
              # left), 3 (2 blocks), 2 (1 block, 2 left)
-             ("spatial2", (3, 3), 7), ("spatial1", (4, 2), 3), ("spatial2", (6, 1), 2)]  # fmt: skip
+             ("spatial2", (3, 3), 7), ("spatial1", (4, 2), 3), ("spatial2", (6, 1), 2),
+             # ... pixels of 16, each straight-line (sep_rows16): 7 pixels, 1 pixel
+             ("spatial1", (7, 1), 16), ("spatial2", (1, 1), 16)]  # fmt: skip
     i = 0
     for mode, clamp in ((0, "none"), (0, "wide"), (1, "lo"), (2, "both"), (None, "none")):
         for op in (Op.ADD, Op.SUB):

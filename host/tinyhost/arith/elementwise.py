@@ -338,13 +338,18 @@ def add_sep(p: AddParams, subtract: bool) -> tuple[np.ndarray, int] | None:
 GO_ROWS, GO_MIX1, GO_MIX2, GO_MIX3 = 1, 2, 3, 4
 GO_MIX_SHORT = {2: 5, 3: 6, 5: 7, 6: 8, 7: 9, 9: 14, 10: 15, 11: 16}  # TH_ADD_GO_MIX_N*, by n
 GO_SAME, GO_CHAN, GO_ROWS8, GO_ROWS84 = 10, 11, 12, 13
+GO_ROWS16 = 17
 _ADD_LUT_MIN = 512  # th_nn_add_sub_s8.c TH_ADD_LUT_MIN
 _ADD_CHAN_LUT_ROWS = (224, 128)  # ... TH_ADD_CHAN_LUT_ROWS (no clamp), _CLAMP
 _ADD_MIX_MAX = 40  # ... sep_run: runs of n % 4 != 0 up to this go four a block
-# add_go chooses for calls under this many outputs: there the ~60 instructions it saves are
-# over 0.5% of the call; past it they are not worth the dispatch's code (about 190 bytes)
-# in a model with no other such call (MLPerf ResNet-8's same-shape ADDs: 4096 outputs up)
+# add_go chooses where what it saves is at least 0.5% of the call: past that it is not worth
+# the dispatch's code (add_go, about 140 bytes) in a model with no other such call. A
+# broadcast walk's choice (sep_run's tests) is ~60 instructions, a loop ~5.9 an output:
+# calls under 2048 outputs. A same-shape run's is one stride test, ~16 (MLPerf ResNet-8's
+# ADD bands: 152 -> 136 a call), its loop 7.4 an output: under 432 (the bands' 512 and 1536
+# keep the kernel's choice: 16 is 0.41% and 0.14% of them)
 _GO_MAX_OUTPUTS = 2048
+_GO_MAX_OUTPUTS_SAME = 432
 
 
 def add_go(prep: dict, tables: bool) -> dict[str, int]:
@@ -354,7 +359,8 @@ def add_go(prep: dict, tables: bool) -> dict[str, int]:
     out). All 0, "not chosen", where sep_run would not run (a walk of rank 3 and more, a
     scalar broadcast lut_run takes, channel rows chan_lut takes when the call has input
     tables (`tables`), rows of the same shape that are not one run) or runs its row loop,
-    and for calls of _GO_MAX_OUTPUTS outputs and more."""
+    and for calls of _GO_MAX_OUTPUTS outputs and more (same-shape runs:
+    _GO_MAX_OUTPUTS_SAME)."""
     none = {"go": 0, "go_n": 0, "go_rows": 0}
     w = prep["walk"]
     rank, dims, st1, st2 = w["rank"], w["dims"], w["stride1"], w["stride2"]
@@ -371,6 +377,8 @@ def add_go(prep: dict, tables: bool) -> dict[str, int]:
             return none
         return {"go": GO_CHAN * 2 + int(ra == 0), "go_n": n, "go_rows": rows}
     if a == 1 and b == 1:
+        if w["count"] >= _GO_MAX_OUTPUTS_SAME:
+            return none
         if rows == 1 or (ra == n and rb == n):
             return {"go": GO_SAME * 2 + 1, "go_n": n * rows, "go_rows": 1}
         return none
@@ -380,6 +388,8 @@ def add_go(prep: dict, tables: bool) -> dict[str, int]:
         return none
     m = n % 4
     form = (GO_ROWS8, GO_ROWS84)[n % 8 // 4] if m == 0 else GO_ROWS
+    if n == 16:
+        form = GO_ROWS16
     if rows >= 4 and m != 0 and (m != 1 or n >= 5) and n <= _ADD_MIX_MAX:
         form = GO_MIX_SHORT[n] if n < 12 else (GO_MIX1, GO_MIX2, GO_MIX3)[m - 1]
     return {"go": form * 2 + int(first), "go_n": n, "go_rows": rows}

@@ -894,13 +894,16 @@ class _Model:
             tabled = call.function.endswith("_tables")
             sep = add_sep(p, call.function.startswith("th_sub")) if self.sep and \
                 prep["fast"] and _sep_runs(prep, tabled, p, sub) else None  # fmt: skip
-            tail = ""
+            # Every field named, 0 where unused: a banded call's prep is built at run time
+            # (_compact_steps), and GCC clears an incompletely initialized struct with a call
+            # of memset first (188 B: ~110 instructions a call; ResNet-8's 12 ADD bands)
+            tail = ", .sep = NULL, .sep_mode = 0"
+            go = {"go": 0, "go_n": 0, "go_rows": 0}
             if sep is not None:  # the kernel then never reads the input tables (t1, t2)
                 t1 = t2 = "NULL"
                 tail = f", .sep = {self.array(f'op{i}_sep', sep[0])}, .sep_mode = {sep[1]}"
                 go = add_go(prep, False)  # its loop chosen here (0: the kernel chooses)
-                if go["go"]:
-                    tail += "".join(f", .{k} = {v}" for k, v in go.items())
+            tail += "".join(f", .{k} = {v}" for k, v in go.items())
             return (f"    static const th_add_prep prep = {{.t1 = {t1}, .t2 = {t2}, "
                     f"{prep_initializer(prep)}{tail}}};\n"
                     f"    return th_add_s8_prepared(&prep, {self.pointer(a, 'int8_t')}, "
@@ -1104,7 +1107,12 @@ def _compact_steps(ops: list[dict]) -> tuple[list[dict], list[dict]]:
                 steps[k] = {"function": ops[k]["function"], "row": 0}
                 names.add(ops[k]["function"])
             continue
-        table = [tuple(v[j] for j in varying) for v in values]
+        # a column equal to an earlier one in every row (a band's length in each of an
+        # ADD's counts) read from that one: fewer bytes a row
+        keys = {j: tuple(v[j] for v in values) for j in varying}
+        columns = list(dict.fromkeys(keys.values()))
+        column = {j: columns.index(key) for j, key in keys.items()}
+        table = list(zip(*columns, strict=True)) if columns else [()] * len(members)
         unique = list(dict.fromkeys(table))
         base = "patch_step" if scope == "patch" else f"op_{scope}_bands"
         name = next(n for n in (f"{base}{'' if i == 0 else f'_{i}'}" for i in range(99))
@@ -1112,13 +1120,13 @@ def _compact_steps(ops: list[dict]) -> tuple[list[dict], list[dict]]:
         names.add(name)
         kinds = " / ".join(sorted({ops[k]["kind"] for k in members}))
         note = re.sub(r"^band \d+ of \d+(; )?", "", first["note"]) if scope != "patch" else ""
-        rows = (f"{len(unique)} distinct rows of {len(varying)} values" if varying
+        rows = (f"{len(unique)} distinct rows of {len(columns)} values" if varying
                 else "the same code")
         shown = "; ".join(n for n in (note, f"{len(members)} steps, {rows}") if n)
         functions.append({"index": first["index"], "kind": kinds, "function": name,
                           "param": "uint32_t row", "note": shown,
                           "title": "patched stage" if scope == "patch" else None,
-                          "body": _template_body(stripped[members[0]], varying, unique)})
+                          "body": _template_body(stripped[members[0]], column, unique)})
         for k, row in zip(members, table, strict=True):
             steps[k] = {"function": name, "row": unique.index(row)}
     return functions, steps
@@ -1152,12 +1160,11 @@ def _split_static(line: str) -> list[str]:
     return out + [f"{indent}const {ctype} {', '.join(built)};"]
 
 
-def _template_body(body: str, varying: list[int], rows: list[tuple[int, ...]]) -> str:
-    """`body` with the literals in the `varying` columns (of the literals in order) read from
-    the table row `sa`, one of `rows`."""
-    if not varying:
+def _template_body(body: str, column: dict[int, int], rows: list[tuple[int, ...]]) -> str:
+    """`body` with the varying literals (`column`: a literal's index among the literals in
+    order -> its column) read from the table row `sa`, one of `rows`."""
+    if not column:
         return f"    (void)row;\n{body}"
-    column = {j: c for c, j in enumerate(varying)}
     position = iter(range(len(_LITERAL.findall(body))))
 
     def sub(m: re.Match[str]) -> str:
@@ -1173,7 +1180,7 @@ def _template_body(body: str, varying: list[int], rows: list[tuple[int, ...]]) -
     lo, hi = min(min(r) for r in rows), max(max(r) for r in rows)
     ctype = next(t for t, a, b in _ARG_TYPES if a <= lo and hi <= b)
     table = ", ".join("{" + ", ".join(map(str, r)) + "}" for r in rows)
-    return (f"    static const {ctype} step_args[{len(rows)}][{len(varying)}] = {{{table}}};\n"
+    return (f"    static const {ctype} step_args[{len(rows)}][{len(rows[0])}] = {{{table}}};\n"
             f"    const {ctype} *const sa = step_args[row];\n" + "\n".join(lines))
 
 
