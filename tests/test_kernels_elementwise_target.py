@@ -25,6 +25,7 @@ from kernels.cases_ops import (
     imm_shift_mul_cases,
     imm_shift_mul_pairs_cases,
     mul_px_cf_cases,
+    mul_sc_cases,
     sep_cases,
     spatial_mul_line_cases,
     spatial_mul_nosign_cases,
@@ -310,6 +311,17 @@ def test_mul_line_asm_loops_on_cortex_m4(kernel_fw_root: Path) -> None:
     mul_px_cf_cases); prepared (the driver checks px and px_w are 0 in th_mul_s8_prepare's
     fill)."""
     named = mul_px_cf_cases()
+    problems = named_problems_on_m4(named, kernel_fw_root)
+    assert not problems, "\n".join(problems)
+
+
+def test_mul_scalar_loop_on_cortex_m4(kernel_fw_root: Path) -> None:
+    """MUL's host-chosen int8 scalar loop in assembly (th_mul_prep sc, th_mul_s8.c
+    mul_sc_e1..e8: LDM / STM pairs of words, an odd word, the n % 4 last outputs) against the
+    reference: e 1-8, either side the scalar, 1-447 outputs, in place too, the scalar's ties
+    in x (kernels.cases_ops mul_sc_cases, sc asserted chosen); prepared (the driver checks
+    sc and sc_w are 0 in th_mul_s8_prepare's fill)."""
+    named = mul_sc_cases()
     problems = named_problems_on_m4(named, kernel_fw_root)
     assert not problems, "\n".join(problems)
 

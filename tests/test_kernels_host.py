@@ -36,6 +36,7 @@ from kernels.cases_ops import (
     imm_shift_mul_pairs_cases,
     mul_case,
     mul_px_cf_cases,
+    mul_sc_cases,
     sep_cases,
     spatial_mul_line_cases,
     spatial_mul_nosign_cases,
@@ -297,6 +298,15 @@ def test_mul_line_asm_loops_match_reference(driver: Driver) -> None:
     mul_cf_run; kernels.cases_ops mul_px_cf_cases) under the sanitizers; the assembly on
     QEMU in test_kernels_elementwise_target.py."""
     for name, case in mul_px_cf_cases():
+        problem = check_result(case, driver.run(case))
+        assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
+
+
+def test_mul_scalar_loop_matches_reference(driver: Driver) -> None:
+    """The C model of MUL's host-chosen int8 scalar loop (th_mul_s8.c mul_sc_e1..e8 from the
+    host's sc_w; kernels.cases_ops mul_sc_cases: e 1-8, 1-447 outputs, ties placed) under the
+    sanitizers; the assembly on QEMU in test_kernels_elementwise_target.py."""
+    for name, case in mul_sc_cases():
         problem = check_result(case, driver.run(case))
         assert problem is None, f"[{driver.build.variant}] {name}: {problem}"
 

@@ -907,6 +907,159 @@ __attribute__((noinline)) static int spatial_pairs(const mul_consts *k, const in
     return 1;
 }
 
+/* The host-chosen scalar loop (th_mul_prep sc, ARCHITECTURE.md §4.4b): an int8 scalar
+ * broadcast on the right-shift rows with the sign term, e = -shift an immediate. Outputs as
+ * spatial_t's (x's word split into (x0 + ox, x2 + ox) and (x1 + ox, x3 + ox) halfwords by
+ * SXTAB16, SMULBB / SMULTT by 2f in both halfwords, SMMLAR, the sign term, SSAT with ASR #e,
+ * BFI), but two words a load and a store (LDM / STM: 21 instructions a word where the C
+ * loops take 23 and their loop's test) and no set-up beyond one LDM of sc_w (n,
+ * multiplier, round_zp, ox in both halfwords, 2 oy): an odd word first, then pairs of words two a
+ * pass, then the n % 4 last outputs one by one. x and out word-aligned (LDM / STM; the
+ * caller checks); each output written after its inputs are read (in place too). */
+#define TH_MUL_SC_WORDS 5
+#if TH_NN_DSP_NATIVE
+/* One word of four from the word in XW (then its output word there): r4 M, r5 round_zp, r6
+ * ox2, r7 the factor pair; r8-r12 scratch. */
+#define MUL_SC_OUT(E, P, D)                                                                   \
+    "smmlar " D ", " P ", r4, r5\n\t"                                                         \
+    "add " D ", " D ", " P ", asr #31\n\t"                                                    \
+    "ssat " D ", #8, " D ", asr #" #E "\n\t"
+#define MUL_SC_WORD(E, XW)                                                                    \
+    "sxtab16 r8, r6, " XW "\n\t"                                                              \
+    "sxtab16 r9, r6, " XW ", ror #8\n\t"                                                      \
+    "smulbb r10, r8, r7\n\t"                                                                  \
+    "smultt r8, r8, r7\n\t"                                                                   \
+    "smulbb r11, r9, r7\n\t"                                                                  \
+    "smultt r9, r9, r7\n\t"                                                                   \
+    MUL_SC_OUT(E, "r10", XW)                                                                  \
+    MUL_SC_OUT(E, "r11", "r12")                                                               \
+    "bfi " XW ", r12, #8, #8\n\t"                                                             \
+    MUL_SC_OUT(E, "r8", "r12")                                                                \
+    "bfi " XW ", r12, #16, #8\n\t"                                                            \
+    MUL_SC_OUT(E, "r9", "r12")                                                                \
+    "bfi " XW ", r12, #24, #8\n\t"
+#define MUL_SC_PAIR(E)                                                                        \
+    "ldmia r0!, {r2, r3}\n\t"                                                                 \
+    MUL_SC_WORD(E, "r2")                                                                      \
+    MUL_SC_WORD(E, "r3")                                                                      \
+    "stmia r1!, {r2, r3}\n\t"
+#define MUL_SC_RUN(name, E)                                                                   \
+    static void __attribute__((naked, noinline)) name(const int8_t *x, int8_t *out,          \
+                                                      const int8_t *y, const int32_t *w)     \
+    {                                                                                         \
+        __asm__ volatile(                                                                     \
+            "push {r3-r11, lr}\n\t"                                                           \
+            "ldmia r3, {r3, r4, r5, r6, r7}\n\t"     /* n M rzp ox2 oy2 */                   \
+            "ldrsb r2, [r2]\n\t"                                                              \
+            "add r2, r7, r2, lsl #1\n\t"             /* 2 (y + oy) */                        \
+            "pkhbt r7, r2, r2, lsl #16\n\t"          /* in both halfwords */                 \
+            "tst r3, #4\n\t"                                                                  \
+            "beq 1f\n\t"                                                                      \
+            "ldr r2, [r0], #4\n\t"                   /* the odd word */                      \
+            MUL_SC_WORD(E, "r2")                                                              \
+            "str r2, [r1], #4\n\t"                                                            \
+            "1:\n\t"                                                                          \
+            "bics lr, r3, #7\n\t"                    /* Z: no pairs */                       \
+            "add lr, r0, lr\n\t"                     /* the pairs' end in x */               \
+            "beq 4f\n\t"                                                                      \
+            "tst r3, #8\n\t"                                                                  \
+            "bne 3f\n\t"                             /* an odd pair: the pass's second */    \
+            "2:\n\t"                                                                          \
+            MUL_SC_PAIR(E)                                                                    \
+            "3:\n\t"                                                                          \
+            MUL_SC_PAIR(E)                                                                    \
+            "cmp r0, lr\n\t"                                                                  \
+            "bne 2b\n\t"                                                                      \
+            "4:\n\t"                                                                          \
+            "ldr r8, [sp]\n\t"                                                                \
+            "ldr r8, [r8]\n\t"                                                                \
+            "ands r8, r8, #3\n\t"                    /* the last n % 4 one by one */         \
+            "beq 6f\n\t"                                                                      \
+            "5:\n\t"                                                                          \
+            "ldrb r2, [r0], #1\n\t"                                                           \
+            "sxtab16 r2, r6, r2\n\t"                                                          \
+            "smulbb r10, r2, r7\n\t"                                                          \
+            MUL_SC_OUT(E, "r10", "r2")                                                        \
+            "strb r2, [r1], #1\n\t"                                                           \
+            "subs r8, r8, #1\n\t"                                                             \
+            "bne 5b\n\t"                                                                      \
+            "6:\n\t"                                                                          \
+            "pop {r3-r11, pc}\n\t");                                                          \
+    }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+MUL_SC_RUN(mul_sc_e1, 1)
+MUL_SC_RUN(mul_sc_e2, 2)
+MUL_SC_RUN(mul_sc_e3, 3)
+MUL_SC_RUN(mul_sc_e4, 4)
+MUL_SC_RUN(mul_sc_e5, 5)
+MUL_SC_RUN(mul_sc_e6, 6)
+MUL_SC_RUN(mul_sc_e7, 7)
+MUL_SC_RUN(mul_sc_e8, 8)
+#pragma GCC diagnostic pop
+#undef MUL_SC_RUN
+#undef MUL_SC_PAIR
+#undef MUL_SC_WORD
+#undef MUL_SC_OUT
+#else
+/* The host's model of mul_sc_run, step for step from the same block (the emulated DSP builds
+ * test the block the host fills): e the instance's immediate. */
+TH_INLINE void mul_sc_model(const int8_t *x, int8_t *out, const int8_t *y, const int32_t *w,
+                            int ei)
+{
+    const int32_t n = w[0], m = w[1], z = w[2], ox2 = w[3];
+    const int32_t f2 = (int32_t)((uint32_t)w[4] + ((uint32_t)y[0] << 1));
+    const int32_t fp = th_pkhbt(f2, f2);
+#define SC_V(p) mul_ssat8_imm(th_smmlar((p), m, z) + ((p) >> 31), ei)
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32_t xw = th_read_s32(x + i);
+        const int32_t x02 = th_sxtab16(ox2, xw), x13 = th_sxtab16_ror8(ox2, xw);
+        th_write_s32(out + i, (int32_t)th_nn_pack4(SC_V(th_nn_smulbb(x02, fp)),
+                                                   SC_V(th_nn_smulbb(x13, fp)),
+                                                   SC_V(th_nn_smultt(x02, fp)),
+                                                   SC_V(th_nn_smultt(x13, fp))));
+    }
+    for (; i < n; i++) {
+        out[i] = (int8_t)SC_V(th_nn_smulbb(th_sxtab16(ox2, (uint8_t)x[i]), fp));
+    }
+#undef SC_V
+}
+
+#define MUL_SC_RUN(name, E)                                                                   \
+    static void name(const int8_t *x, int8_t *out, const int8_t *y, const int32_t *w)        \
+    {                                                                                         \
+        mul_sc_model(x, out, y, w, E);                                                        \
+    }
+MUL_SC_RUN(mul_sc_e1, 1)
+MUL_SC_RUN(mul_sc_e2, 2)
+MUL_SC_RUN(mul_sc_e3, 3)
+MUL_SC_RUN(mul_sc_e4, 4)
+MUL_SC_RUN(mul_sc_e5, 5)
+MUL_SC_RUN(mul_sc_e6, 6)
+MUL_SC_RUN(mul_sc_e7, 7)
+MUL_SC_RUN(mul_sc_e8, 8)
+#undef MUL_SC_RUN
+#endif
+
+typedef void (*mul_sc_fn)(const int8_t *, int8_t *, const int8_t *, const int32_t *);
+
+/* The scalar loop's instance for e where the build keeps it, else NULL. */
+static mul_sc_fn mul_sc_imm(int32_t e)
+{
+    switch (e) {
+    case 1: return TH_NN_PATH(MUL_SCALAR_E1) ? mul_sc_e1 : NULL;
+    case 2: return TH_NN_PATH(MUL_SCALAR_E2) ? mul_sc_e2 : NULL;
+    case 3: return TH_NN_PATH(MUL_SCALAR_E3) ? mul_sc_e3 : NULL;
+    case 4: return TH_NN_PATH(MUL_SCALAR_E4) ? mul_sc_e4 : NULL;
+    case 5: return TH_NN_PATH(MUL_SCALAR_E5) ? mul_sc_e5 : NULL;
+    case 6: return TH_NN_PATH(MUL_SCALAR_E6) ? mul_sc_e6 : NULL;
+    case 7: return TH_NN_PATH(MUL_SCALAR_E7) ? mul_sc_e7 : NULL;
+    case 8: return TH_NN_PATH(MUL_SCALAR_E8) ? mul_sc_e8 : NULL;
+    default: return NULL;
+    }
+}
+
 /* Spatial broadcast on the host-proven line (th_mul_prep line, ARCHITECTURE.md §4.4b): per
  * pixel the slope m = ((y + oy) line_a + 2^(line_t - 1)) >> line_t and c = ox m + line_k
  * (three instructions after y's load), then per output LDRSB, MLA x m + c and the
@@ -1823,6 +1976,11 @@ static th_status mul_prep_fill(const th_mul_params *params, const th_per_tensor_
     for (size_t i = 0; i < sizeof k->px_w / sizeof k->px_w[0]; i++) {
         k->px_w[i] = 0;
     }
+    /* sc: the host's choice alone, not chosen here */
+    k->sc = 0;
+    for (size_t i = 0; i < sizeof k->sc_w / sizeof k->sc_w[0]; i++) {
+        k->sc_w[i] = 0;
+    }
     return TH_OK;
 }
 
@@ -1867,6 +2025,17 @@ th_status th_mul_s8_prepared(const th_mul_prep *k, const int8_t *input1, const i
         const int y1 = k->px == 2;
         mul_px_run(y1 ? input2 : input1, output, y1 ? input1 : input2, k->px_w);
         return TH_OK;
+    }
+    /* the host's choice (th_mul_prep sc): the int8 scalar loop, where x and the output are
+     * word-aligned (its LDM / STM) */
+    if (k->sc != 0) {
+        const int y1 = k->sc == 2;
+        const int8_t *const x = y1 ? input2 : input1;
+        const mul_sc_fn f = mul_sc_imm(k->rq.e);
+        if (f != NULL && (((uintptr_t)x | (uintptr_t)output) & 3u) == 0) {
+            f(x, output, y1 ? input1 : input2, k->sc_w);
+            return TH_OK;
+        }
     }
 #endif
     const th_nn_bcast *b = &k->walk;

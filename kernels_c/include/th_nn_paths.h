@@ -555,6 +555,30 @@ void th_nn_path_taken(const char *name);
 #ifndef TH_NN_KEEP_MUL_SPATIAL_LINE_PX /* ... clamped, C >= 4: the pixel loop in assembly */
 #define TH_NN_KEEP_MUL_SPATIAL_LINE_PX 1
 #endif
+#ifndef TH_NN_KEEP_MUL_SCALAR_E1 /* MUL scalar, int8, sign term, host-chosen (sc): asm, SSAT ASR #1 */
+#define TH_NN_KEEP_MUL_SCALAR_E1 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SCALAR_E2 /* ... the same, ASR #2 */
+#define TH_NN_KEEP_MUL_SCALAR_E2 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SCALAR_E3 /* ... the same, ASR #3 */
+#define TH_NN_KEEP_MUL_SCALAR_E3 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SCALAR_E4 /* ... the same, ASR #4 */
+#define TH_NN_KEEP_MUL_SCALAR_E4 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SCALAR_E5 /* ... the same, ASR #5 */
+#define TH_NN_KEEP_MUL_SCALAR_E5 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SCALAR_E6 /* ... the same, ASR #6 */
+#define TH_NN_KEEP_MUL_SCALAR_E6 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SCALAR_E7 /* ... the same, ASR #7 */
+#define TH_NN_KEEP_MUL_SCALAR_E7 1
+#endif
+#ifndef TH_NN_KEEP_MUL_SCALAR_E8 /* ... the same, ASR #8 */
+#define TH_NN_KEEP_MUL_SCALAR_E8 1
+#endif
 #ifndef TH_NN_KEEP_MUL_CHAN_LINE /* MUL channel rows on th_mul_prep's proven line */
 #define TH_NN_KEEP_MUL_CHAN_LINE 1
 #endif

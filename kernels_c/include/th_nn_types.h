@@ -327,6 +327,15 @@ typedef struct {
      * (th_mul_s8_prepare and the generic entries; px_w zeros), the kernel's own dispatch. */
     int32_t px;
     int32_t px_w[10];
+    /* The host's scalar-loop choice (ARCHITECTURE.md §4.4b; arith/elementwise.py mul_sc): 1
+     * (x input1, the scalar y input2) or 2 (the other way) for an int8 (unclamped) scalar
+     * broadcast on the right-shift rows with the sign term (fast, nosign 0, no line), e =
+     * -shift in 1-8 and fewer outputs than any output table pays for: th_mul_s8_prepared runs
+     * it as one assembly loop (mul_sc_e1..e8, e an immediate) on the DSP builds from sc_w
+     * (outputs, multiplier, round_zp, ox in both halfwords, 2 oy) where x and the output are
+     * word-aligned. 0: not chosen (th_mul_s8_prepare and the generic entries; sc_w zeros). */
+    int32_t sc;
+    int32_t sc_w[5];
 } th_mul_prep;
 
 /* PRELU (arith.binary.PreluParams): two MultiplyByQuantizedMultiplier pairs, s_in / s_out

@@ -869,3 +869,49 @@ def mul_px_cf_cases() -> list[tuple[str, MulCase]]:
                       MulCase(Op.MUL, a, b, p, in_place=first and i % 4 == 0,
                               prepared=True)))
     return cases
+
+
+def mul_sc_cases() -> list[tuple[str, MulCase]]:
+    """MUL int8 scalar broadcasts on the host-chosen scalar loop (th_mul_prep sc, th_mul_s8.c
+    mul_sc_e1..e8: e = -shift an immediate, the sign term kept; asserted chosen): e 1-8,
+    either side the scalar, outputs 1-447 so that the loop's odd word, odd pair, pairs two a
+    pass and n % 4 last outputs each come with and without the others, in place too;
+    parameters with the sign term needed (nosign 0) and no line, x holding every output
+    where a loop without the sign term, or with another shift, differs (the scalar's ties),
+    then every int8 value. Prepared (the loop is the host's choice)."""
+    counts = [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 15, 16, 17, 22, 24, 27, 31, 36, 46, 180, 240,
+              447]
+    cases = []
+    for i, n in enumerate(counts * 2):
+        e = 1 + i % 8
+        first = i % 2 == 0  # input1 the large one, input2 the scalar
+        rng = np.random.default_rng(3300 + i)
+        big, small = (1, 1, 1, n), (1, 1, 1, 1)
+        sa, sb = (big, small) if first else (small, big)
+        for _ in range(4000):
+            m, sh = quantize_multiplier(float(rng.uniform(1.0, 1.999)) * 2.0 ** -(e + 1))
+            z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 3))
+            p = MulParams(-z1, -z2, zo, m, sh, -128, 127)
+            prep = mul_prep(p, sa, sb, big)
+            if prep["sc"] != 0:
+                break
+        else:
+            raise AssertionError(f"no MUL parameters the scalar loop takes, e {e} ({i})")
+        # one output: both inputs are scalars, input1 taken as the factor (as the kernel)
+        assert sh == -e and prep["sc"] == (1 if first and n > 1 else 2), (n, e)
+        x = np.arange(-128, 128, dtype=np.int64)
+        ties = _tie_pairs(2 * ((x[:, None] - z1) * (x[None, :] - z2)), prep["rq"], -128, 127)
+        assert ties
+        a = rng.integers(-128, 128, sa).astype(np.int8)
+        b = rng.integers(-128, 128, sb).astype(np.int8)
+        big_x, small_x = (a, b) if first else (b, a)
+        bflat, sflat = big_x.reshape(-1), small_x.reshape(-1)
+        ty = ties[(i * 7919) % len(ties)][1 if first else 0]
+        sflat[0] = ty  # the scalar of a tie: each of its ties in x in turn, then every value
+        mine = [t[0 if first else 1] for t in ties if t[1 if first else 0] == ty]
+        vals = mine + [v for v in range(-128, 128) if v not in mine]
+        bflat[:] = np.array([vals[j % len(vals)] for j in range(n)], np.int8)
+        cases.append((f"MUL scalar {sa} {sb} e {e}",
+                      MulCase(Op.MUL, a, b, p, in_place=first and i % 3 == 0,
+                              prepared=True)))
+    return cases

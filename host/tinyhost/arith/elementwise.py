@@ -419,13 +419,13 @@ def mul_prep(p: MulParams, s1: tuple[int, ...], s2: tuple[int, ...], out: tuple[
     rq = {"multiplier": p.output_multiplier,
           "round_zp": int(wrap_int32((1 << (-sh - 1)) + (p.output_offset << -sh))), "e": -sh} \
         if fast else {"multiplier": 0, "round_zp": 0, "e": 0}  # fmt: skip
+    nosign = _nosign(_mul_acc2(p), rq, p.activation_min, p.activation_max) if fast else 0
     return {"walk": broadcast_walk(s1, s2, out), "in1_offset": p.input1_offset,
             "in2_offset": p.input2_offset, "multiplier": p.output_multiplier, "shift": sh,
             "out_offset": p.output_offset, "act_min": p.activation_min,
             "act_max": p.activation_max, "fast": int(fast), "left": int(0 <= sh <= _MUL_MAX_LEFT),
-            "rq": rq, "nosign": _nosign(_mul_acc2(p), rq, p.activation_min, p.activation_max)
-            if fast else 0, **(line := mul_line(p, _mul_factor_side(s1, s2))),
-            **mul_px(p, line, s1, s2, out)}
+            "rq": rq, "nosign": nosign, **(line := mul_line(p, _mul_factor_side(s1, s2))),
+            **mul_px(p, line, s1, s2, out), **mul_sc(p, rq, nosign, line, s1, s2, out)}
 
 
 # th_mul_prep's line form: acc = (x + ox) m_y + line_k in int32, out = sat(acc >> MUL_LINE_E)
@@ -530,6 +530,36 @@ def mul_px(p: MulParams, line: dict[str, int], s1: tuple[int, ...], s2: tuple[in
     return {"px": side, "px_w": [la, int(wrap_int32(oy * la + (1 << (lt - 1)))), lt, ox,
                                  line["line_k"], n, n & 3, splat(255 - (hi - lo)),
                                  splat(hi + 1), rows]}
+
+
+# th_mul_s8.c: the scalar loop's immediate-shift instances (TH_MUL_IMM_E) and the least
+# outputs a scalar output table may pay for there (mul_lut_min's 448)
+_MUL_SC_MAX_E = 8
+_MUL_SC_LUT_MIN = 448
+
+
+def mul_sc(p: MulParams, rq: dict, nosign: int, line: dict[str, int], s1: tuple[int, ...],
+           s2: tuple[int, ...], out: tuple[int, ...]) -> dict[str, int | list[int]]:
+    """th_mul_prep's sc and sc_w (ARCHITECTURE.md §4.4b): the host's choice of the int8
+    scalar loop (th_mul_s8.c mul_sc_e1..e8: e = -shift an immediate, the rounding's sign term
+    kept) for the whole call, with its constants, where the call is a scalar broadcast of
+    fewer outputs than any output table pays for, the output is int8 (no clamp), the shift
+    right by 1-8 on the fast rows, the sign term not proven idle (nosign 0: the kernel's own
+    loops drop it) and no line (its loop is cheaper). sc: 1 where input2 is the scalar, 2
+    where input1 is; sc_w: outputs, multiplier, round_zp, ox in both halfwords, 2 oy (oy
+    the scalar's offset). sc 0 (sc_w zeros) elsewhere."""
+    none = {"sc": 0, "sc_w": [0] * 5}
+    walk = broadcast_walk(s1, s2, out)
+    count, c1, c2 = walk["count"], walk["count1"], walk["count2"]
+    if not (1 <= rq["e"] <= _MUL_SC_MAX_E) or nosign != 0 or line["line"] != 0 or \
+            (p.activation_min, p.activation_max) != (-128, 127) or count >= _MUL_SC_LUT_MIN or \
+            (c1 != 1 and c2 != 1):
+        return none
+    side = 2 if c1 == 1 else 1
+    ox, oy = (p.input1_offset, p.input2_offset) if side == 1 else (p.input2_offset,
+                                                                    p.input1_offset)
+    ox2 = int(wrap_int32((ox & 0xFFFF) | (ox << 16)))
+    return {"sc": side, "sc_w": [count, rq["multiplier"], rq["round_zp"], ox2, 2 * oy]}
 
 
 def _mul_line_ok(acc: np.ndarray, v: np.ndarray, lo: int, hi: int, clamp: bool) -> bool:

@@ -542,9 +542,9 @@ static run_result run_mul(const decoded_case *dc, const th_kalloc *mem)
     const th_context ctx = {NULL, 0};
     if (prepared) {
         /* as run_add_sub: the host's th_mul_prep (all int32) must equal the kernel's up to
-         * nosign; the line fields and the px choice are the host's alone (the kernel's are
-         * "not proven" / "not chosen", 0), so the host's run as they are (the reference
-         * checks the outputs) */
+         * nosign; the line fields and the px and sc choices are the host's alone (the
+         * kernel's are "not proven" / "not chosen", 0), so the host's run as they are (the
+         * reference checks the outputs) */
         th_mul_prep mine, host;
         memset(&mine, 0, sizeof mine); /* the walk's entries past its rank are left as found */
         rr.status = th_mul_s8_prepare(&p, &q, &s1, &s2, &so, &mine);
@@ -553,6 +553,10 @@ static run_result run_mul(const decoded_case *dc, const th_kalloc *mem)
         int32_t rest = mine.line | mine.line_a | mine.line_t | mine.line_k | mine.px;
         for (size_t i = 0; i < sizeof mine.px_w / sizeof mine.px_w[0]; i++) {
             rest |= mine.px_w[i];
+        }
+        rest |= mine.sc;
+        for (size_t i = 0; i < sizeof mine.sc_w / sizeof mine.sc_w[0]; i++) {
+            rest |= mine.sc_w[i];
         }
         if (rr.status == TH_OK && (memcmp(&mine, &host, upto) != 0 || rest != 0)) {
             rr.status = TH_KCASE_PREP_MISMATCH;
