@@ -2142,7 +2142,7 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
                 if (steady && mode != 4 && mode != 7) {
                     /* a full row after which only such rows follow (VALID's first row,
                      * SAME's first full one): their table now, not row oy + 1's general
-                     * step (11x7x18 k3x6 VALID: ~150 instructions an image less) */
+                     * step (6x7x18 k3x6 VALID: ~180 instructions a call less) */
                     const int m = 4 + 3 * no_pad;
                     if (rows == p->filter.h) {
                         /* the table as s1_row would set it for row oy + 1 (row oy's: rows
