@@ -180,6 +180,33 @@ def fused_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     return draw_cases(seed, count, draw)
 
 
+def few_rows_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
+    """Planes one to three rows taller than the window (VALID: 2-4 output rows; SAME: its
+    first full row then one to three more), windows wide beside few output columns (the
+    fused order's table for rows of both moving set after VALID's first row or SAME's first
+    full one, s1_steady_rows from the next row: one row, or more), windows two columns wide
+    (VALID's mode 4) among them; C 4-19 with every tail and either group parity, one in
+    four at the inputs' bounds, one in six clamped, one in five two images (avgpool_case)."""
+
+    def draw(rng: np.random.Generator, i: int) -> PoolCase | None:
+        c = [4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 16, 18, 19][i // 2 % 13]
+        fh, fw = int(rng.integers(1, 8)), int(rng.integers(2, 10))
+        if fh * fw < 3:
+            return None
+        h = fh + int(rng.integers(1, 4))
+        w = fw + int(rng.integers(0, 4))
+        padding = Padding.VALID if i % 2 == 0 else Padding.SAME
+        if h * w * c > max_elements:
+            return None
+        case = avgpool_case(rng, i, (h, w, c), (fh, fw), (1, 1), padding)
+        if i % 4 == 1:
+            value = -128 if i % 8 == 1 else 127
+            return PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape)
+        return case
+
+    return draw_cases(seed, count, draw)
+
+
 def w2_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """Windows two columns wide (the row walker's TH_S1_W2_ROW_LOOP where both rows move:
     acc + the entering column, which becomes acc; VALID takes it instead of mode 7's drift):
@@ -369,6 +396,17 @@ def test_span_cases_reach_every_branch() -> None:
         sel = [c for c in w2 if (c.p.pad_right > 0) == padded and c.x.shape[1] >= c.p.filter_h + 2]
         assert {c.x.shape[3] % 4 for c in sel} == {0, 1, 2, 3}
         assert {c.x.shape[3] // 4 % 2 for c in sel} == {0, 1}
+    # the steady rows' table set after VALID's first row or SAME's first full one (not
+    # clamped, C >= 4: the fused order), one steady row and more, every tail, either group
+    # parity, VALID's mode 7 and mode 4 (windows two columns wide)
+    few = [c for c in few_rows_cases(5, 60, 3000) if c.p.act_min == -128 and
+           c.p.act_max == 127 and 0 < c.p.filter_w - 1 - c.p.pad_left < c.x.shape[2]]
+    for padded in (False, True):
+        sel = [c for c in few if (c.p.pad_top > 0) == padded]
+        assert {c.x.shape[3] % 4 for c in sel} == {0, 1, 2, 3}
+        assert {c.x.shape[3] // 4 % 2 for c in sel} == {0, 1}
+        assert {c.x.shape[1] - c.p.filter_h >= 2 for c in sel} == {False, True}
+    assert {c.p.filter_w == 2 for c in few if c.p.pad_top == 0} == {False, True}
     small = small_count_cases(5, 40, 3000)
     corner = [c for c in small if (c.p.filter_h - max(c.p.pad_top, c.p.pad_bottom)) *
               (c.p.filter_w - max(c.p.pad_left, c.p.pad_right)) < 3]
@@ -381,7 +419,7 @@ def test_span_paths_on_the_host(variant: str) -> None:
                   tail_cases(5, 60, 6000) + small_count_cases(5, 40, 3000) +
                   row_table_cases(5, 48, 4000) + fused_cases(5, 60, 6000) +
                   in_place_cases(7, 60, 6000) + first_rows_cases(5, 60, 4000) +
-                  w2_cases(5, 48, 4000))
+                  w2_cases(5, 48, 4000) + few_rows_cases(5, 60, 3000))
 
 
 @needs_qemu
@@ -390,7 +428,7 @@ def test_span_paths_on_cortex_m4(kernel_fw_root: Path) -> None:
                        tail_cases(6, 60, 6000) + small_count_cases(6, 40, 3000) +
                        row_table_cases(6, 60, 6000) + fused_cases(6, 80, 6000) +
                        in_place_cases(8, 60, 6000) + first_rows_cases(6, 60, 4000) +
-                       w2_cases(6, 60, 4000), 480)
+                       w2_cases(6, 60, 4000) + few_rows_cases(6, 60, 3000), 480)
 
 
 def test_tie_free_constants_are_exact() -> None:

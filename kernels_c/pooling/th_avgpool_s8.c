@@ -1783,6 +1783,77 @@ static void s1_fused_move(int16_t *col, int32_t n, const int8_t *e, const int8_t
 }
 #endif
 
+#if TH_NN_DSP_NATIVE
+/* s1_row's table for rows of `rows` window rows and update `mode`, where either differs
+ * from the table's (a new update on the same segments, other counts on the same segments,
+ * else rebuilt; sg->n < 0: the row takes s1_span by segment). C >= 4, no clamp. Out of
+ * line (s1_row and s1_table_steady): a few times an image. */
+__attribute__((noinline)) static void s1_table_set(s1_segs *sg, int16_t *acc, int16_t *csb,
+                                                   int32_t rows, int mode, avg_s1_div *dv,
+                                                   int32_t pl, int32_t fw, int32_t in_w,
+                                                   int32_t out_w, int32_t ch, int32_t cst)
+{
+    const int fused = mode >= 4;
+    const int32_t c4 = ch & ~3;
+    if (sg->rows == rows && sg->mode != mode && sg->n > 0 && fused == (sg->mode >= 4)) {
+        /* the same segments, another update (a VALID image's last row, the fused
+         * order's first row of both rows moving after one entering): no rebuild */
+        sg->mode = mode;
+        for (int32_t i = 0; i < sg->n; i++) {
+            sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? s1_fused_u(mode, sg->inner >> (16 + i), fw)
+                                  : fused                  ? 8
+                                                           : 0,
+                                  c4);
+        }
+    }
+    const int split = fused ? 2 : mode != 0;
+    if (sg->rows > 0 && sg->rows != rows && sg->n > 0 &&
+        split == (sg->mode >= 4 ? 2 : sg->mode != 0)) {
+        s1_table_rows(sg, rows, mode, dv, pl, fw, in_w, ch);
+    }
+    if (sg->rows != rows || sg->mode != mode) {
+        int16_t *leave = csb - pl * cst; /* pixel 0's: csb's column -pl (cs's first) */
+        sg->run.acc = acc;
+        sg->run.enter = leave + (fw - 1) * cst;
+        sg->run.leave = leave;
+        sg->run.seg = sg->seg;
+        sg->run.c4 = c4;
+        sg->run.tail = ch - c4;
+        sg->rows = rows;
+        sg->inner = 0;
+        sg->mode = mode;
+        sg->n = 0;
+        for (int32_t ox = 0; ox < out_w;) {
+            const int32_t n = s1_seg_len(ox, pl, fw, in_w, out_w, split);
+            const int32_t count = rows * s1_cols_of(ox, pl, fw, in_w);
+            if (count < 3 || sg->n == TH_S1_SEGS) {
+                sg->n = -1;
+                break;
+            }
+            if (count != dv->count) {
+                avg_s1_div_set_t(dv, count, 1);
+            }
+            s1_seg *g = &sg->seg[sg->n++];
+            g->m = dv->m;
+            g->a = dv->a;
+            g->end = (ox + n) * ch;
+            const int moves = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1);
+            /* 8: the fused order's right padding enters (TH_S1_NE_ROW_LOOP) */
+            const uint32_t left = (uint32_t)(fused && ox + n <= pl);
+            g->up = s1_up(moves && mode != 0 ? s1_fused_u(mode, left, fw)
+                          : fused && !moves  ? 8
+                                             : 0,
+                          c4);
+            sg->inner |= ((uint32_t)((moves && mode != 0) || (!fused && ox >= pl)) |
+                          left << 16)
+                         << (sg->n - 1);
+            ox += n;
+        }
+    }
+}
+
+#endif
+
 /* One output row at stride 1 as spans over csb (the column sums from input column 0, zero
  * columns in the padding on both sides, so one column enters and one leaves every window):
  * the pixels of one count (rows * columns >= 3) and one update in one s1_span (or all of
@@ -1810,60 +1881,8 @@ TH_INLINE int s1_row(int16_t *acc, int16_t *csb, int32_t rows, const th_pool_par
     s1_segs *sg = (s1_segs *)segs;
     if (!dv->clamp && c4 > 0) {
         const int fused = mode >= 4;
-        if (sg->rows == rows && sg->mode != mode && sg->n > 0 && fused == (sg->mode >= 4)) {
-            /* the same segments, another update (a VALID image's last row, the fused
-             * order's first row of both rows moving after one entering): no rebuild */
-            sg->mode = mode;
-            for (int32_t i = 0; i < sg->n; i++) {
-                sg->seg[i].up = s1_up((sg->inner >> i) & 1u ? s1_fused_u(mode, sg->inner >> (16 + i), fw)
-                                      : fused                  ? 8
-                                                               : 0,
-                                      c4);
-            }
-        }
-        const int split = fused ? 2 : mode != 0;
-        if (sg->rows > 0 && sg->rows != rows && sg->n > 0 &&
-            split == (sg->mode >= 4 ? 2 : sg->mode != 0)) {
-            s1_table_rows(sg, rows, mode, dv, pl, fw, in_w, ch);
-        }
         if (sg->rows != rows || sg->mode != mode) {
-            int16_t *leave = csb - pl * cst; /* pixel 0's: csb's column -pl (cs's first) */
-            sg->run.acc = acc;
-            sg->run.enter = leave + (fw - 1) * cst;
-            sg->run.leave = leave;
-            sg->run.seg = sg->seg;
-            sg->run.c4 = c4;
-            sg->run.tail = ch - c4;
-            sg->rows = rows;
-            sg->inner = 0;
-            sg->mode = mode;
-            sg->n = 0;
-            for (int32_t ox = 0; ox < out_w;) {
-                const int32_t n = s1_seg_len(ox, pl, fw, in_w, out_w, split);
-                const int32_t count = rows * s1_cols_of(ox, pl, fw, in_w);
-                if (count < 3 || sg->n == TH_S1_SEGS) {
-                    sg->n = -1;
-                    break;
-                }
-                if (count != dv->count) {
-                    avg_s1_div_set_t(dv, count, 1);
-                }
-                s1_seg *g = &sg->seg[sg->n++];
-                g->m = dv->m;
-                g->a = dv->a;
-                g->end = (ox + n) * ch;
-                const int moves = s1_moves(ox, pl, fw, in_w, fused ? 2 : 1);
-                /* 8: the fused order's right padding enters (TH_S1_NE_ROW_LOOP) */
-                const uint32_t left = (uint32_t)(fused && ox + n <= pl);
-                g->up = s1_up(moves && mode != 0 ? s1_fused_u(mode, left, fw)
-                              : fused && !moves  ? 8
-                                                 : 0,
-                              c4);
-                sg->inner |= ((uint32_t)((moves && mode != 0) || (!fused && ox >= pl)) |
-                              left << 16)
-                             << (sg->n - 1);
-                ox += n;
-            }
+            s1_table_set(sg, acc, csb, rows, mode, dv, pl, fw, in_w, out_w, ch, cst);
         }
         if (sg->n > 0) {
             const int8_t *e = xe, *l = xl;
@@ -2119,8 +2138,23 @@ static void avg_lanes_image(const th_pool_params *p, const th_dims *in, const in
                 const int32_t x1 = TH_MIN(in_w, fw - 1 - pad_w);
                 const int32_t last =
                     TH_MIN(out->h - 1, in_h - p->filter.h + p->padding.h);
-                if (moved && (mode == 4 || mode == 7) && x1 > 0 && x1 < in_w && last > oy) {
-                    const int32_t k = last - oy, n7 = mode == 7;
+                int steady = moved && x1 > 0 && x1 < in_w && last > oy;
+                if (steady && mode != 4 && mode != 7) {
+                    /* a full row after which only such rows follow (VALID's first row,
+                     * SAME's first full one): their table now, not row oy + 1's general
+                     * step (6x7x18 k3x6 VALID: ~180 instructions a call less) */
+                    const int m = 4 + 3 * no_pad;
+                    if (rows == p->filter.h) {
+                        /* the table as s1_row would set it for row oy + 1 (row oy's: rows
+                         * == p->filter.h, another mode) */
+                        s1_table_set(&segs, acc, csb, rows, m, &dv, pad_w, fw, in_w, out->w,
+                                     ch, cst);
+                    }
+                    steady = rows == p->filter.h && segs.n > 0;
+                }
+                if (steady) {
+                    /* the rows' mode, 4 + 3 * no_pad as s1_row's rows of both moving */
+                    const int32_t k = last - oy, n7 = no_pad;
                     const s1_asm_args w = {acc, NULL, csb, image + ye * row, image + ys * row,
                                            NULL, x1, c4, ch - c4, 0,
                                            (int32_t)(((uint32_t)((drift + n7) * fw) & 0xFFFFu) *
