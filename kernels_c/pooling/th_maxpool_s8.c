@@ -912,39 +912,41 @@ TH_MAXPOOL_VH_FN(8, 7)
 TH_INLINE int vh_rows_call(int32_t taps, int8_t *out, const int8_t *src, int32_t ch,
                            int32_t count, int32_t rows, int32_t dd)
 {
-#define TH_MAXPOOL_VH_CASE(c)                                                                 \
-    case c:                                                                                   \
-        if (taps == 5 && (c) != 5 && TH_NN_PATH(MAX_VH_##c##_5)) {                            \
-            vh_rows_##c##_5(out, src, count, rows, dd);                                       \
-            return 1;                                                                         \
-        }                                                                                     \
-        if (taps == 6 && TH_NN_PATH(MAX_VH_##c##_6)) {                                        \
-            vh_rows_##c##_6(out, src, count, rows, dd);                                       \
-            return 1;                                                                         \
-        }                                                                                     \
-        if (taps == 7 && TH_NN_PATH(MAX_VH_##c##_7)) {                                        \
-            vh_rows_##c##_7(out, src, count, rows, dd);                                       \
-            return 1;                                                                         \
-        }                                                                                     \
-        return 0;
+/* keep: the instance's TH_NN_PATH, written out per instance (the path lists are read from
+ * the sources) */
+#define TH_MAXPOOL_VH_TRY(c, k, keep)                                                         \
+    if (taps == (k) && (keep)) {                                                              \
+        vh_rows_##c##_##k(out, src, count, rows, dd);                                         \
+        return 1;                                                                             \
+    }
     switch (ch) {
-    TH_MAXPOOL_VH_CASE(4)
-    TH_MAXPOOL_VH_CASE(6)
-    TH_MAXPOOL_VH_CASE(7)
-    TH_MAXPOOL_VH_CASE(8)
-    case 5:
-        if (taps == 6 && TH_NN_PATH(MAX_VH_5_6)) {
-            vh_rows_5_6(out, src, count, rows, dd);
-            return 1;
-        }
-        if (taps == 7 && TH_NN_PATH(MAX_VH_5_7)) {
-            vh_rows_5_7(out, src, count, rows, dd);
-            return 1;
-        }
+    case 4:
+        TH_MAXPOOL_VH_TRY(4, 5, TH_NN_PATH(MAX_VH_4_5))
+        TH_MAXPOOL_VH_TRY(4, 6, TH_NN_PATH(MAX_VH_4_6))
+        TH_MAXPOOL_VH_TRY(4, 7, TH_NN_PATH(MAX_VH_4_7))
+        return 0;
+    case 5: /* a window of 5 keeps the pair loop at 5 channels */
+        TH_MAXPOOL_VH_TRY(5, 6, TH_NN_PATH(MAX_VH_5_6))
+        TH_MAXPOOL_VH_TRY(5, 7, TH_NN_PATH(MAX_VH_5_7))
+        return 0;
+    case 6:
+        TH_MAXPOOL_VH_TRY(6, 5, TH_NN_PATH(MAX_VH_6_5))
+        TH_MAXPOOL_VH_TRY(6, 6, TH_NN_PATH(MAX_VH_6_6))
+        TH_MAXPOOL_VH_TRY(6, 7, TH_NN_PATH(MAX_VH_6_7))
+        return 0;
+    case 7:
+        TH_MAXPOOL_VH_TRY(7, 5, TH_NN_PATH(MAX_VH_7_5))
+        TH_MAXPOOL_VH_TRY(7, 6, TH_NN_PATH(MAX_VH_7_6))
+        TH_MAXPOOL_VH_TRY(7, 7, TH_NN_PATH(MAX_VH_7_7))
+        return 0;
+    case 8:
+        TH_MAXPOOL_VH_TRY(8, 5, TH_NN_PATH(MAX_VH_8_5))
+        TH_MAXPOOL_VH_TRY(8, 6, TH_NN_PATH(MAX_VH_8_6))
+        TH_MAXPOOL_VH_TRY(8, 7, TH_NN_PATH(MAX_VH_8_7))
         return 0;
     default: return 0;
     }
-#undef TH_MAXPOOL_VH_CASE
+#undef TH_MAXPOOL_VH_TRY
 }
 
 /* One function per tap count, as TH_MAXPOOL_PAIR_FN (no clamp: a clamped row takes the
