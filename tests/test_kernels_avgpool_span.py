@@ -52,6 +52,21 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not ins
 CHANNELS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 18, 31]
 
 
+def _stride1_case(rng: np.random.Generator, i: int, shape: tuple[int, int, int],
+                  window: tuple[int, int], padding: Padding, max_elements: int,
+                  bounds_at: int) -> PoolCase | None:
+    """A stride-1 average pool of draw i (None past max_elements); one in four draws
+    (i % 4 == bounds_at) with every input at a bound of int8 (-128 where i % 8 == bounds_at,
+    else 127)."""
+    if shape[0] * shape[1] * shape[2] > max_elements:
+        return None
+    case = avgpool_case(rng, i, shape, window, (1, 1), padding)
+    if i % 4 == bounds_at:
+        value = -128 if i % 8 == bounds_at else 127
+        return PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape)
+    return case
+
+
 def span_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
     """Stride-1 average pools cycling through CHANNELS; one in six clamped."""
 
@@ -101,13 +116,8 @@ def small_count_cases(seed: int, count: int, max_elements: int) -> list[PoolCase
         short, long = int(rng.integers(1, 3)), int(rng.integers(2, 5))
         fh, fw = (short, long) if i % 2 else (long, short)
         h, w = int(rng.integers(1, 3 * fh + 3)), int(rng.integers(1, 3 * fw + 3))
-        if h * w * c > max_elements:
-            return None
-        case = avgpool_case(rng, i, (h, w, c), (fh, fw), (1, 1), Padding.SAME)
-        if i % 4 == 3:
-            value = -128 if i % 8 == 3 else 127
-            return PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape)
-        return case
+        return _stride1_case(rng, i, (h, w, c), (fh, fw), Padding.SAME, max_elements,
+                             bounds_at=3)
 
     return draw_cases(seed, count, draw)
 
@@ -169,13 +179,8 @@ def fused_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
         else:  # SAME, a plane narrower than the window
             h, w = int(rng.integers(1, 3 * fh + 2)), int(rng.integers(1, fw))
             padding = Padding.SAME
-        if h * w * c > max_elements:
-            return None
-        case = avgpool_case(rng, i, (h, w, c), (fh, fw), (1, 1), padding)
-        if i % 4 == 0:
-            value = -128 if i % 8 == 0 else 127
-            return PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape)
-        return case
+        return _stride1_case(rng, i, (h, w, c), (fh, fw), padding, max_elements,
+                             bounds_at=0)
 
     return draw_cases(seed, count, draw)
 
@@ -196,13 +201,8 @@ def few_rows_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
         h = fh + int(rng.integers(1, 4))
         w = fw + int(rng.integers(0, 4))
         padding = Padding.VALID if i % 2 == 0 else Padding.SAME
-        if h * w * c > max_elements:
-            return None
-        case = avgpool_case(rng, i, (h, w, c), (fh, fw), (1, 1), padding)
-        if i % 4 == 1:
-            value = -128 if i % 8 == 1 else 127
-            return PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape)
-        return case
+        return _stride1_case(rng, i, (h, w, c), (fh, fw), padding, max_elements,
+                             bounds_at=1)
 
     return draw_cases(seed, count, draw)
 
@@ -222,13 +222,8 @@ def w2_cases(seed: int, count: int, max_elements: int) -> list[PoolCase]:
             fh = 2
         padding = Padding.VALID if i % 2 == 0 else Padding.SAME
         h, w = int(rng.integers(fh, 3 * fh + 8)), int(rng.integers(2, 14))
-        if h * w * c > max_elements:
-            return None
-        case = avgpool_case(rng, i, (h, w, c), (fh, 2), (1, 1), padding)
-        if i % 4 == 1:
-            value = -128 if i % 8 == 1 else 127
-            return PoolCase(case.op, np.full_like(case.x, value), case.p, case.out_shape)
-        return case
+        return _stride1_case(rng, i, (h, w, c), (fh, 2), padding, max_elements,
+                             bounds_at=1)
 
     return draw_cases(seed, count, draw)
 

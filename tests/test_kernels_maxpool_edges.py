@@ -84,6 +84,18 @@ def test_edges_on_cortex_m4(kernel_fw_root: Path) -> None:
     check_on_m4(kernel_fw_root, edge_cases(9, 160), 120, 40)
 
 
+def _same_s1_case(rng: np.random.Generator, h: int, w: int, c: int, fh: int,
+                  fw: int) -> PoolCase:
+    """An h x w x c max pool, window fh x fw, stride 1, SAME, unclamped, given the fast
+    scratch (or the separable one where larger)."""
+    pt, pl = (fh - 1) // 2, (fw - 1) // 2
+    p = PoolParams(1, 1, fh, fw, pt, pl, fh - 1 - pt, fw - 1 - pl, -128, 127)
+    x = rng.integers(-128, 128, (1, h, w, c)).astype(np.int8)
+    full = maxpool_prep(p, x.shape, (1, h, w, c), 1 << 30)
+    return PoolCase(Op.MAXPOOL, x, p, (1, h, w, c),
+                    prepared_scratch=max(full["fast"], full["sep"]))
+
+
 def row_pass_cases() -> list[PoolCase]:
     """Stride-1 SAME pools, unclamped, the fast scratch: the row pass of rows_asm (Armv7E-M:
     2-8 channels, windows 2..7 wide, w = channels rounded up to 4 bytes 4 or 8), with rows of
@@ -102,13 +114,7 @@ def row_pass_cases() -> list[PoolCase]:
             whole = blk // math.gcd(c, blk)
             for w in (whole, whole + 1):
                 fh = 2 + (c + fw + w) % 6
-                h = fh + 3 + (c + fw) % 4
-                pt, pl = (fh - 1) // 2, (fw - 1) // 2
-                p = PoolParams(1, 1, fh, fw, pt, pl, fh - 1 - pt, fw - 1 - pl, -128, 127)
-                x = rng.integers(-128, 128, (1, h, w, c)).astype(np.int8)
-                full = maxpool_prep(p, x.shape, (1, h, w, c), 1 << 30)
-                out.append(PoolCase(Op.MAXPOOL, x, p, (1, h, w, c),
-                                    prepared_scratch=max(full["fast"], full["sep"])))
+                out.append(_same_s1_case(rng, fh + 3 + (c + fw) % 4, w, c, fh, fw))
     return out
 
 
@@ -147,13 +153,7 @@ def chain_cases() -> list[PoolCase]:
                 continue  # the pairs (vh_rows_call)
             for w in range(1, 2 * fw + 3):
                 fh = 2 + (c + fw + w) % 6
-                h = fh + 1 + (c + w) % 5
-                pt, pl = (fh - 1) // 2, (fw - 1) // 2
-                p = PoolParams(1, 1, fh, fw, pt, pl, fh - 1 - pt, fw - 1 - pl, -128, 127)
-                x = rng.integers(-128, 128, (1, h, w, c)).astype(np.int8)
-                full = maxpool_prep(p, x.shape, (1, h, w, c), 1 << 30)
-                out.append(PoolCase(Op.MAXPOOL, x, p, (1, h, w, c),
-                                    prepared_scratch=max(full["fast"], full["sep"])))
+                out.append(_same_s1_case(rng, fh + 1 + (c + w) % 5, w, c, fh, fw))
     return out
 
 
